@@ -1,0 +1,93 @@
+#include "common.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "llmsim/core/error.hpp"
+
+namespace llmsim::cli {
+
+bool parse_args(int argc, char** argv, const po::options_description& opts, po::variables_map& vm,
+                const std::string& usage, const po::positional_options_description* positional) {
+  po::options_description all(opts);
+  all.add_options()("help,h", "show this help");
+  try {
+    auto parser = po::command_line_parser(argc - 1, argv + 1).options(all);
+    if (positional) parser.positional(*positional);
+    po::store(parser.run(), vm);
+    if (vm.count("help")) {
+      std::cout << usage << "\n\n" << all << "\n";
+      return false;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw ConfigError("arguments", e.what());
+  }
+  return true;
+}
+
+int guarded(const std::string& command, const std::function<int()>& body) {
+  const std::string prefix = "llmsim " + command + ": error: ";
+  try {
+    return body();
+  } catch (const ConfigError& e) {
+    std::cerr << prefix << e.what() << "\n";
+    return kBadInput;
+  } catch (const CalibrationDataError& e) {
+    std::cerr << prefix << e.what() << "\n";
+    return kBadInput;
+  } catch (const InternalError& e) {
+    std::cerr << prefix << e.what() << " (this is a bug in llmsim)\n";
+    return kInternal;
+  } catch (const Error& e) {
+    std::cerr << prefix << e.what() << "\n";
+    return kBadInput;
+  } catch (const po::error& e) {
+    std::cerr << prefix << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << prefix << "unexpected: " << e.what() << " (this is a bug in llmsim)\n";
+    return kInternal;
+  }
+}
+
+void print_json(const Json& j) { std::cout << j.dump(2) << "\n"; }
+
+void Table::print(std::ostream& out) const {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows_) {
+    if (width.size() < r.size()) width.resize(r.size(), 0);
+    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  }
+  auto numeric = [](const std::string& s) {
+    return !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '$');
+  };
+  for (std::size_t ri = 0; ri < rows_.size(); ++ri) {
+    const auto& r = rows_[ri];
+    std::string line;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      std::string pad(width[i] - r[i].size(), ' ');
+      line += (i ? "  " : "");
+      line += (ri > 0 && numeric(r[i])) ? pad + r[i] : r[i] + pad;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+    if (ri == 0) {
+      std::size_t total = 0;
+      for (auto w : width) total += w + 2;
+      out << std::string(total > 2 ? total - 2 : 0, '-') << "\n";
+    }
+  }
+}
+
+std::string fmt(double v, int decimals) {
+  if (std::isnan(v)) return "n/a";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string fmt_gb(double bytes) { return fmt(bytes / 1e9, 2) + " GB"; }
+
+}  // namespace llmsim::cli

@@ -1,0 +1,65 @@
+#pragma once
+// The error hierarchy of llmsim. Every bad input becomes a ConfigError that names the field (as a dotted
+// JSON path) and the offending value; Python sees ValueError, the CLI exits 2 with the message.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace llmsim {
+
+/// Root of all errors llmsim throws on purpose.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A user input (scenario, model config, GPU spec, trace, flag) is invalid.
+/// what() is "<path>: <problem>" for one problem, or the problems joined by "; " for several.
+class ConfigError : public Error {
+ public:
+  ConfigError(std::string path, std::string problem);
+  /// Several problems collected by a validate(): each is "path: problem".
+  explicit ConfigError(std::vector<std::string> problems);
+  const std::string& path() const noexcept { return path_; }
+  const std::vector<std::string>& problems() const noexcept { return problems_; }
+
+ private:
+  std::string path_;
+  std::vector<std::string> problems_;
+};
+
+/// A calibration raw file or profile is truncated, foreign or inconsistent.
+class CalibrationDataError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// An invariant of the simulator itself was broken: a bug in llmsim, never the user's input.
+class InternalError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Collects validation problems so validate() can report all of them at once.
+class Problems {
+ public:
+  void add(std::string path, std::string problem);
+  bool empty() const noexcept { return items_.empty(); }
+  /// Throws ConfigError with every collected problem; does nothing when there are none.
+  void throw_if_any() const;
+
+ private:
+  std::vector<std::string> items_;
+};
+
+/// Formats a number for messages: integers without decimals, others with up to 6 significant digits.
+std::string format_value(double v);
+
+}  // namespace llmsim
+
+/// Always-on invariant check (Release keeps it, unlike assert): throws llmsim::InternalError.
+#define LLMSIM_CHECK(cond, msg)                                                                  \
+  do {                                                                                           \
+    if (!(cond)) throw ::llmsim::InternalError(std::string("internal check failed: ") + (msg) + \
+                                               " [" #cond "] at " __FILE__);                     \
+  } while (0)

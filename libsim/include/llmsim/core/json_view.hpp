@@ -1,0 +1,80 @@
+#pragma once
+// Reading JSON input with errors that carry the dotted path of the offending field.
+//
+//   auto doc = parse_json(text, "scenario.json");
+//   JsonView root(doc, "");
+//   root.allow_only({"model", "quant", ...});            // unknown keys -> ConfigError listing valid ones
+//   double rate = root["workload"]["arrival"].number("rate");      // missing/wrong type -> ConfigError
+//   int seqs = root["engine"].integer_or("max_num_seqs", 256);
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace llmsim {
+
+using Json = nlohmann::json;
+
+/// Parses JSON text; syntax errors, nesting deeper than 64 levels and empty input become ConfigError
+/// naming `source` and the byte offset. Never throws anything but ConfigError.
+Json parse_json(std::string_view text, const std::string& source);
+
+/// Reads and parses a JSON file (ConfigError if it cannot be read).
+Json read_json_file(const std::string& path);
+
+/// Reads a whole text file (ConfigError naming `what` and the path if it cannot be read).
+std::string read_text_file(const std::string& path, std::string_view what);
+
+/// A read-only view of one JSON value and its path. Cheap to copy; must not outlive the document.
+class JsonView {
+ public:
+  JsonView(const Json& value, std::string path) : value_(&value), path_(std::move(path)) {}
+
+  const Json& json() const noexcept { return *value_; }
+  const std::string& path() const noexcept { return path_; }
+  /// Path of a child key: "a.b" + "c" -> "a.b.c".
+  std::string child_path(std::string_view key) const;
+
+  bool is_object() const noexcept { return value_->is_object(); }
+  bool has(std::string_view key) const;
+
+  /// The child `key`; ConfigError "<path>.key: missing" when absent or "<path>: expected an object".
+  JsonView operator[](std::string_view key) const;
+  /// Elements of an array (ConfigError when not an array); element paths are "path[i]".
+  std::vector<JsonView> elements() const;
+
+  /// Throws ConfigError when this is not an object or has keys outside `allowed` (listing them).
+  void allow_only(std::initializer_list<std::string_view> allowed) const;
+  void allow_only(const std::vector<std::string>& allowed) const;
+  /// Throws unless this is an object.
+  void expect_object() const;
+
+  // Typed reads of this value. Numbers must be finite; integers must be whole and fit in int64.
+  double as_number() const;
+  std::int64_t as_integer() const;
+  std::string as_string() const;
+  bool as_bool() const;
+
+  // Typed reads of a child; the *_or forms return `fallback` when the key is absent or null.
+  double number(std::string_view key) const { return (*this)[key].as_number(); }
+  std::int64_t integer(std::string_view key) const { return (*this)[key].as_integer(); }
+  std::string string(std::string_view key) const { return (*this)[key].as_string(); }
+  bool boolean(std::string_view key) const { return (*this)[key].as_bool(); }
+  double number_or(std::string_view key, double fallback) const;
+  std::int64_t integer_or(std::string_view key, std::int64_t fallback) const;
+  std::string string_or(std::string_view key, std::string fallback) const;
+  bool boolean_or(std::string_view key, bool fallback) const;
+
+  /// ConfigError at this value's path.
+  [[noreturn]] void fail(const std::string& problem) const;
+
+ private:
+  static std::string type_name(const Json& v);
+  const Json* value_;
+  std::string path_;
+};
+
+}  // namespace llmsim

@@ -1,0 +1,49 @@
+#pragma once
+// Layer 4 entry point: run one scenario through the discrete-event serving engine.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "llmsim/metrics/summary.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::engine {
+
+/// One finished (or rejected) request. Times in seconds of simulated time.
+struct RequestRecord {
+  std::int64_t id = 0;
+  std::int32_t tenant = 0;
+  std::int32_t replica = 0;
+  double arrival_s = 0, admitted_s = 0, first_token_s = 0, finish_s = 0;
+  std::int32_t input_tokens = 0, output_tokens = 0;
+  std::int32_t preemptions = 0;
+  bool warmup = false;
+};
+
+/// One engine iteration of one replica.
+struct IterationRecord {
+  double start_s = 0, duration_s = 0;
+  std::int32_t replica = 0;
+  std::int32_t prefill_tokens = 0, prefill_seqs = 0, decode_seqs = 0;
+  std::int32_t waiting = 0;
+  std::int64_t kv_blocks_used = 0;
+};
+
+struct SimulationOptions {
+  bool record_requests = false;
+  bool record_iterations = false;
+  /// Stop as "unstable" when the waiting queue exceeds this many requests (0 = automatic bound).
+  std::int64_t max_queue = 0;
+};
+
+struct SimulationResult {
+  metrics::Summary summary;              ///< cost fields left 0 here; analysis fills them
+  std::vector<RequestRecord> requests;   ///< when recorded
+  std::vector<IterationRecord> iterations;
+};
+
+/// Simulates the scenario. A model that does not fit yields summary.fits = false with the reason (no
+/// exception); invalid input throws ConfigError. Deterministic in (scenario, seed).
+SimulationResult simulate(const spec::ResolvedScenario& scenario, const SimulationOptions& options = {});
+
+}  // namespace llmsim::engine

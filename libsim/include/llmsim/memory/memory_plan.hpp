@@ -1,0 +1,52 @@
+#pragma once
+// Layer 2: does the model fit, and how many KV-cache tokens remain per GPU?
+#include <cstdint>
+#include <string>
+
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/deployment.hpp"
+#include "llmsim/spec/engine_config.hpp"
+#include "llmsim/spec/gpu_spec.hpp"
+#include "llmsim/spec/model_spec.hpp"
+#include "llmsim/spec/quantization.hpp"
+
+namespace llmsim::memory {
+
+/// Memory of one GPU of the deployment (the most loaded one under PP).
+struct PerGpuMemory {
+  std::int64_t total_bytes = 0;       ///< device memory
+  std::int64_t weights_bytes = 0;     ///< this GPU's shard of the weights (incl. quantization metadata)
+  std::int64_t kv_cache_bytes = 0;    ///< KV pool left for the cache (0 when it does not fit)
+  std::int64_t activation_bytes = 0;  ///< peak activations for max_num_batched_tokens (+ logits)
+  std::int64_t runtime_bytes = 0;     ///< CUDA context, cuBLAS workspace, CUDA graphs, all-reduce buffers
+  std::int64_t comm_buffer_bytes = 0; ///< part of runtime_bytes used by TP collectives
+  std::int64_t free_bytes = 0;        ///< reserved by gpu_memory_utilization (the margin), never used
+};
+
+struct MemoryPlan {
+  bool fits = false;
+  std::string reason;                      ///< empty when it fits: "weights need 28.0 GB per GPU but ..."
+  std::int64_t params = 0;
+  double kv_bytes_per_token = 0;           ///< whole model (all layers, all KV heads)
+  double kv_bytes_per_token_per_gpu = 0;   ///< this GPU's share under TP/PP
+  std::int64_t kv_capacity_tokens = 0;     ///< tokens the KV pool holds (per replica)
+  std::int64_t kv_capacity_blocks = 0;     ///< of engine.block_size tokens
+  std::int64_t max_concurrent_seqs = 0;    ///< sequences of max_model_len tokens that fit at once
+  int max_model_len = 0;
+  PerGpuMemory per_gpu;
+};
+
+/// Plans memory for one replica. A configuration that does not fit returns fits=false with a reason
+/// naming the term that overflowed and by how much. Invalid inputs (tp not dividing heads, ...) throw
+/// ConfigError.
+MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& quant, const spec::GpuSpec& gpu,
+                       const spec::ParallelConfig& parallel, const spec::EngineConfig& engine,
+                       int max_model_len);
+
+/// Weight bytes of the whole model in this format (embeddings and LM head per the format's rules).
+std::int64_t weight_bytes(const spec::ModelSpec& model, const spec::WeightFormat& format);
+
+/// JSON with the contract fields of `llmsim memory --json`.
+Json to_json(const MemoryPlan& plan);
+
+}  // namespace llmsim::memory

@@ -1,0 +1,72 @@
+#pragma once
+// Layer 3: the time of one engine iteration on a GPU, by a per-op roofline with measured efficiencies.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/perf/batch_shape.hpp"
+#include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/spec/deployment.hpp"
+#include "llmsim/spec/gpu_spec.hpp"
+#include "llmsim/spec/model_spec.hpp"
+#include "llmsim/spec/quantization.hpp"
+
+namespace llmsim::perf {
+
+enum class Bound { compute, memory, communication, overhead };
+std::string to_string(Bound b);
+
+/// One operator of the iteration, summed over all layers on the critical path.
+struct OpCost {
+  std::string name;      ///< "qkv_proj", "attention_prefill", "attention_decode", "o_proj", "mlp", "lm_head",
+                         ///< "norms_rotary_act", "sampling", "tp_allreduce", "pp_transfer", "launch", "cpu"
+  double time_s = 0;
+  double flops = 0;
+  double bytes = 0;
+  Bound bound = Bound::memory;
+  double peak_fraction = 0;  ///< achieved fraction of the bounding peak (FLOP/s or bytes/s)
+};
+
+struct StepCost {
+  double time_s = 0;
+  Bound bound = Bound::memory;   ///< the largest contributor's class
+  double flops = 0, bytes = 0;
+  std::vector<OpCost> ops;       ///< filled only by CostModel::breakdown()
+};
+
+class CostModel {
+ public:
+  /// Throws ConfigError when tp/pp do not divide the model, or the quantization needs a tensor path the
+  /// GPU lacks and has no fallback.
+  CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuSpec gpu, HardwareProfile profile,
+            spec::ParallelConfig parallel, bool cuda_graphs = true);
+
+  /// Seconds for one iteration of `batch` (hot path: O(1), no allocation). 0 for an empty batch.
+  double iteration_time(const BatchShape& batch) const;
+  /// The same time with its per-op breakdown (for `llmsim step`).
+  StepCost breakdown(const BatchShape& batch) const;
+  /// Seconds to move `bytes` between host and one GPU (swap-out/in of KV blocks).
+  double host_transfer_time(double bytes) const;
+
+  const spec::ModelSpec& model() const noexcept { return model_; }
+  const spec::GpuSpec& gpu() const noexcept { return gpu_; }
+  const HardwareProfile& profile() const noexcept { return profile_; }
+  const spec::ParallelConfig& parallel() const noexcept { return parallel_; }
+
+ private:
+  spec::ModelSpec model_;
+  spec::Quantization quant_;
+  spec::GpuSpec gpu_;
+  HardwareProfile profile_;
+  spec::ParallelConfig parallel_;
+  bool cuda_graphs_;
+  // Precomputed per-iteration constants (weight bytes per GPU, per-token FLOPs, ...) live in the .cpp's
+  // Constants struct to keep this header light.
+  struct Constants;
+  std::shared_ptr<const Constants> c_;
+};
+
+Json to_json(const StepCost& s);
+
+}  // namespace llmsim::perf

@@ -1,0 +1,29 @@
+#pragma once
+// How a model is deployed: which GPU, how many, tensor/pipeline parallel, replicas, price.
+#include <optional>
+#include <string>
+
+namespace llmsim::spec {
+
+struct ParallelConfig {
+  int tp = 1;  ///< tensor_parallel_size
+  int pp = 1;  ///< pipeline_parallel_size
+  int gpus() const noexcept { return tp * pp; }
+};
+
+enum class RouterPolicy { round_robin, least_outstanding, least_kv };
+std::string to_string(RouterPolicy r);
+RouterPolicy parse_router(const std::string& s, const std::string& path = "hardware.router");
+
+struct Deployment {
+  std::string gpu = "a100-80gb-sxm";      ///< catalogue id, "<id>:mig-…", or path to a GPU spec file
+  std::string gpu_profile;                ///< optional calibrated HardwareProfile file ("" = default profile)
+  ParallelConfig parallel;
+  int replicas = 1;
+  RouterPolicy router = RouterPolicy::least_outstanding;
+  std::optional<double> price_per_gpu_hour;  ///< overrides the catalogue placeholder
+  int gpus_total() const noexcept { return parallel.gpus() * replicas; }
+  void validate(const std::string& path = "hardware") const;
+};
+
+}  // namespace llmsim::spec

@@ -1,0 +1,47 @@
+#pragma once
+// Serving-engine knobs, named as vLLM names them.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace llmsim::spec {
+
+enum class SchedulerPolicy {
+  vllm,     ///< prefill-first continuous batching (vLLM without chunked prefill)
+  chunked,  ///< decode-first, prefills chunked into the leftover token budget (Sarathi-Serve)
+  static_batching  ///< request-level batching: a batch runs until its longest request ends ("static")
+};
+enum class PreemptionMode { recompute, swap };
+
+std::string to_string(SchedulerPolicy p);   ///< "vllm" | "chunked" | "static"
+std::string to_string(PreemptionMode p);    ///< "recompute" | "swap"
+SchedulerPolicy parse_policy(const std::string& s, const std::string& path = "engine.policy");
+PreemptionMode parse_preemption(const std::string& s, const std::string& path = "engine.preemption");
+
+/// Replaces the roofline cost model by a per-request service time drawn from a distribution, with one
+/// request in service at a time (max_num_seqs = 1). For checking the engine against queueing theory.
+struct SyntheticService {
+  enum class Kind { fixed, exponential, lognormal } kind = Kind::exponential;
+  double mean_s = 0.1;
+  double cv = 1.0;  ///< coefficient of variation (lognormal only)
+};
+
+struct EngineConfig {
+  SchedulerPolicy policy = SchedulerPolicy::vllm;
+  int max_num_seqs = 256;
+  int max_num_batched_tokens = 8192;
+  int block_size = 16;                  ///< KV block size in tokens
+  double gpu_memory_utilization = 0.90; ///< fraction of device memory the engine may use
+  PreemptionMode preemption = PreemptionMode::recompute;
+  int max_model_len = 0;                ///< 0 = the model's max_position_embeddings
+  double watermark = 0.01;              ///< fraction of KV blocks kept free at admission (vLLM default)
+  double swap_space_gb = 4;             ///< host swap space per GPU for preemption by swap
+  bool enable_prefix_caching = false;
+  bool cuda_graphs = true;              ///< decode iterations replayed from CUDA graphs (lower launch cost)
+  std::optional<SyntheticService> synthetic_service;  ///< JSON "engine.synthetic_service"; testing only
+
+  bool chunked_prefill() const noexcept { return policy == SchedulerPolicy::chunked; }
+  void validate(const std::string& path = "engine") const;
+};
+
+}  // namespace llmsim::spec

@@ -1,0 +1,58 @@
+#pragma once
+// Datasheet description of one GPU (or one MIG slice of it). Plain value type; validate() names bad fields.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/dtype.hpp"
+
+namespace llmsim::spec {
+
+/// One MIG profile of a data-centre GPU, e.g. "mig-3g.40gb": 3 of 7 compute slices, 40 GB.
+struct MigProfile {
+  std::string name;             ///< "mig-3g.40gb" (usable as "<gpu-id>:<name>")
+  int compute_slices = 0;       ///< g in "3g"
+  int total_compute_slices = 7; ///< slices of the full GPU (7 on A100/H100/H200)
+  int memory_slices = 0;        ///< memory slices of 8 (bandwidth and L2 scale with these)
+  std::int64_t memory_bytes = 0;
+};
+
+struct GpuSpec {
+  std::string id;                        ///< catalogue id, e.g. "a100-80gb-sxm" or "a100-80gb-sxm:mig-3g.40gb"
+  std::string name;                      ///< marketing name
+  std::int64_t memory_bytes = 0;         ///< usable device memory as marketed (GB = 1e9 B)
+  double memory_bandwidth = 0;           ///< peak DRAM bandwidth, bytes/s
+  // Dense tensor-core peaks in FLOP/s (or OP/s), 0 when the card has no such path.
+  // fp16/bf16 are with FP32 accumulate (what cuBLAS/PyTorch use; halved on GeForce).
+  double fp16_flops = 0, bf16_flops = 0, fp8_flops = 0, int8_ops = 0, int4_ops = 0;
+  double fp32_flops = 0;                 ///< non-tensor FP32 (CUDA cores), used for dequantisation work
+  int sm_count = 0;
+  std::int64_t l2_bytes = 0;
+  double tdp_watts = 0;
+  int pcie_gen = 4, pcie_lanes = 16;
+  double nvlink_bandwidth = 0;           ///< per direction, bytes/s; 0 = no NVLink
+  bool p2p = false;                      ///< peer-to-peer over PCIe works with the stock driver
+  bool ecc = false;
+  std::vector<MigProfile> mig_profiles;
+  double price_per_hour = 0;             ///< default rental price, USD per GPU-hour
+  bool price_is_placeholder = true;      ///< true: a rough market figure the user should override
+  std::string source;                    ///< where the figures come from (citations)
+  // Set when this spec is a MIG slice: fraction of the full GPU's compute and of its memory bandwidth.
+  double compute_fraction = 1.0, bandwidth_fraction = 1.0;
+
+  /// Dense tensor peak for `d` (FLOP/s); 0 when unsupported.
+  double tensor_peak(DType d) const;
+  /// PCIe bandwidth per direction, bytes/s (gen × lanes, after encoding).
+  double pcie_bandwidth() const;
+  /// The spec of one MIG slice ("mig-3g.40gb"); ConfigError listing valid profiles when unknown.
+  GpuSpec mig_slice(const std::string& profile_name) const;
+  /// Collects every problem (non-positive memory/bandwidth/peaks, ...) into one ConfigError at `path`.
+  void validate(const std::string& path = "gpu") const;
+};
+
+/// Reads a GPU spec file's JSON (format: data/gpus/*.json, documented in the README).
+GpuSpec gpu_spec_from_json(const JsonView& v);
+Json to_json(const GpuSpec& g);
+
+}  // namespace llmsim::spec

@@ -1,0 +1,40 @@
+#pragma once
+// Weight formats and KV-cache dtypes, with the bytes and compute paths the memory planner and cost model
+// need. Figures come from ../shared/reference/quantization.md (cited per format in quantization.cpp).
+#include <string>
+#include <vector>
+
+#include "llmsim/spec/dtype.hpp"
+
+namespace llmsim::spec {
+
+struct WeightFormat {
+  std::string id;                    ///< "fp16", "awq-int4", "gguf-q4_k_m", ...
+  std::string description;
+  double bits_per_weight = 16;       ///< stored bits per weight of quantized linears, metadata included
+  int group_size = 0;                ///< quantization group (0 = per-tensor/channel or n/a)
+  bool quantize_embeddings = false;  ///< embeddings stored in the format (else 16-bit)
+  double lm_head_bits = 16;          ///< bits per weight of the LM head (GGUF: Q6_K = 6.5625)
+  bool weight_only = false;          ///< true: dequantise to activation dtype and compute at its rate
+  DType compute_dtype = DType::fp16; ///< tensor-core path of the GEMMs (fp8/int8 for W8A8 formats)
+  DType fallback_compute_dtype = DType::fp16; ///< used when the GPU lacks compute_dtype (fp8 on A100 -> W8A16)
+  double dequant_bw_efficiency = 1.0;    ///< q_bw: fraction of the fp16 kernel's bandwidth efficiency (decode)
+  double dequant_compute_efficiency = 1.0; ///< q_c: fraction of the fp16 kernel's compute efficiency (prefill)
+};
+
+struct Quantization {
+  WeightFormat weights;
+  DType kv_dtype = DType::fp16;
+  double kv_bytes_per_element() const { return bytes_per_element(kv_dtype); }
+};
+
+/// The format with this id; ConfigError at `path` listing valid ids (and close matches) when unknown.
+const WeightFormat& weight_format(const std::string& id, const std::string& path = "quant.weights");
+/// Every shipped format id, in catalogue order.
+std::vector<std::string> weight_format_ids();
+/// Every shipped format.
+const std::vector<WeightFormat>& weight_formats();
+/// KV-cache dtypes accepted: fp16, bf16, fp8, int8, int4.
+DType parse_kv_dtype(const std::string& name, const std::string& path = "quant.kv_cache");
+
+}  // namespace llmsim::spec

@@ -1,0 +1,68 @@
+#pragma once
+// The one input: model, quantization, hardware, engine knobs, workload, SLO and cost extras.
+// JSON form documented in the README and ../shared/DESIGN.md; unknown keys are rejected with the valid ones.
+#include <string>
+
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/deployment.hpp"
+#include "llmsim/spec/engine_config.hpp"
+#include "llmsim/spec/gpu_spec.hpp"
+#include "llmsim/spec/model_spec.hpp"
+#include "llmsim/spec/quantization.hpp"
+#include "llmsim/spec/slo.hpp"
+#include "llmsim/spec/workload.hpp"
+
+namespace llmsim::spec {
+
+class Catalog;
+
+/// Money beyond the GPUs, and what the monthly bill and cold start assume.
+struct CostSpec {
+  double storage_per_month = 0;      ///< USD
+  double network_per_month = 0;      ///< USD
+  double ops_overhead_fraction = 0;  ///< added on top of GPU cost (e.g. 0.1 = +10%)
+  double spare_fraction = 0;         ///< extra replicas kept for failover, as a fraction
+  double hours_per_month = 730;
+  double target_qps = 0;             ///< load the monthly bill is sized for (0 = the offered load)
+  double network_gbps = 1.0;         ///< weight download speed for the cold-start estimate (Gbit/s)
+  void validate(const std::string& path = "cost") const;
+};
+
+struct Scenario {
+  std::string name;                  ///< optional label
+  std::string model = "llama-3.1-8b";  ///< catalogue id or path to a HF config.json
+  std::string weights = "fp16";      ///< quant.weights
+  std::string kv_cache = "fp16";     ///< quant.kv_cache ("auto" = fp16)
+  Deployment hardware;
+  EngineConfig engine;
+  Workload workload;
+  SloSpec slo;
+  CostSpec cost;
+  void validate() const;             ///< all sections; one ConfigError with every problem
+};
+
+/// Parses a scenario object (defaults for everything omitted); ConfigError with dotted paths.
+Scenario scenario_from_json(const JsonView& v);
+/// Parses scenario text (file contents).
+Scenario scenario_from_text(std::string_view text, const std::string& source);
+Json to_json(const Scenario& s);     ///< round-trips through scenario_from_json
+
+/// Sets a dotted path ("hardware.gpu", "workload.arrival.rate") in a scenario JSON object, creating
+/// intermediate objects; ConfigError when the path is not a scenario field.
+void set_json_path(Json& scenario, const std::string& dotted_path, const Json& value);
+
+/// A scenario with its ids looked up: the model, GPU and quantization as value types.
+struct ResolvedScenario {
+  Scenario scenario;
+  ModelSpec model;
+  GpuSpec gpu;
+  Quantization quant;
+  double price_per_gpu_hour = 0;     ///< scenario override or catalogue placeholder
+  int max_model_len = 0;             ///< engine.max_model_len or the model's limit
+};
+
+/// Looks up model/GPU/quant in `catalog` (or loads the files named), validates everything, checks
+/// cross-field rules (tp divides heads, lengths within max_model_len, ...). Throws ConfigError.
+ResolvedScenario resolve(const Scenario& s, const Catalog& catalog);
+
+}  // namespace llmsim::spec

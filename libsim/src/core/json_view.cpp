@@ -1,0 +1,155 @@
+#include "llmsim/core/json_view.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+
+namespace llmsim {
+
+namespace {
+constexpr int kMaxDepth = 64;
+}
+
+Json parse_json(std::string_view text, const std::string& source) {
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    throw ConfigError(source, "empty input, expected a JSON document");
+  }
+  // The callback bounds nesting so a hostile document cannot exhaust the stack.
+  auto depth_guard = [&](int depth, Json::parse_event_t, Json&) {
+    if (depth > kMaxDepth) {
+      throw ConfigError(source, "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
+    }
+    return true;
+  };
+  try {
+    return Json::parse(text.begin(), text.end(), depth_guard, /*allow_exceptions=*/true,
+                       /*ignore_comments=*/false);
+  } catch (const Json::parse_error& e) {
+    std::string msg = e.what();
+    // nlohmann's message starts with "[json.exception.parse_error.101] "; keep the readable part.
+    auto pos = msg.find("] ");
+    if (pos != std::string::npos) msg = msg.substr(pos + 2);
+    throw ConfigError(source, "invalid JSON: " + msg);
+  } catch (const Json::exception& e) {
+    throw ConfigError(source, std::string("invalid JSON: ") + e.what());
+  }
+}
+
+std::string read_text_file(const std::string& path, std::string_view what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(std::string(what), "cannot read file '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw ConfigError(std::string(what), "error reading file '" + path + "'");
+  return ss.str();
+}
+
+Json read_json_file(const std::string& path) { return parse_json(read_text_file(path, path), path); }
+
+std::string JsonView::child_path(std::string_view key) const {
+  return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+}
+
+bool JsonView::has(std::string_view key) const {
+  if (!value_->is_object()) return false;
+  auto it = value_->find(key);
+  return it != value_->end() && !it->is_null();
+}
+
+void JsonView::expect_object() const {
+  if (!value_->is_object()) fail("expected an object, got " + type_name(*value_));
+}
+
+JsonView JsonView::operator[](std::string_view key) const {
+  expect_object();
+  auto it = value_->find(key);
+  if (it == value_->end() || it->is_null()) throw ConfigError(child_path(key), "missing (required)");
+  return JsonView(*it, child_path(key));
+}
+
+std::vector<JsonView> JsonView::elements() const {
+  if (!value_->is_array()) fail("expected an array, got " + type_name(*value_));
+  std::vector<JsonView> out;
+  out.reserve(value_->size());
+  for (std::size_t i = 0; i < value_->size(); ++i) {
+    out.emplace_back((*value_)[i], path_ + "[" + std::to_string(i) + "]");
+  }
+  return out;
+}
+
+void JsonView::allow_only(const std::vector<std::string>& allowed) const {
+  expect_object();
+  for (auto it = value_->begin(); it != value_->end(); ++it) {
+    bool ok = false;
+    for (const auto& a : allowed) ok = ok || a == it.key();
+    if (!ok) throw ConfigError(child_path(it.key()), unknown_name_message("field", it.key(), allowed));
+  }
+}
+
+void JsonView::allow_only(std::initializer_list<std::string_view> allowed) const {
+  allow_only(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+std::string JsonView::type_name(const Json& v) {
+  if (v.is_number()) return "number " + v.dump();
+  if (v.is_string()) {
+    std::string s = v.get_ref<const std::string&>();
+    if (s.size() > 40) s = s.substr(0, 40) + "...";
+    return "string \"" + s + "\"";
+  }
+  return v.type_name();
+}
+
+double JsonView::as_number() const {
+  if (!value_->is_number()) fail("expected a number, got " + type_name(*value_));
+  double v = value_->get<double>();
+  if (!std::isfinite(v)) fail("expected a finite number");
+  return v;
+}
+
+std::int64_t JsonView::as_integer() const {
+  if (value_->is_number_integer()) {
+    if (value_->is_number_unsigned() &&
+        value_->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      fail("integer too large: " + value_->dump());
+    }
+    return value_->get<std::int64_t>();
+  }
+  if (value_->is_number_float()) {
+    double v = value_->get<double>();
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e18) return static_cast<std::int64_t>(v);
+    fail("expected a whole number, got " + value_->dump());
+  }
+  fail("expected an integer, got " + type_name(*value_));
+}
+
+std::string JsonView::as_string() const {
+  if (!value_->is_string()) fail("expected a string, got " + type_name(*value_));
+  return value_->get<std::string>();
+}
+
+bool JsonView::as_bool() const {
+  if (!value_->is_boolean()) fail("expected true or false, got " + type_name(*value_));
+  return value_->get<bool>();
+}
+
+double JsonView::number_or(std::string_view key, double fallback) const {
+  return has(key) ? number(key) : fallback;
+}
+std::int64_t JsonView::integer_or(std::string_view key, std::int64_t fallback) const {
+  return has(key) ? integer(key) : fallback;
+}
+std::string JsonView::string_or(std::string_view key, std::string fallback) const {
+  return has(key) ? string(key) : fallback;
+}
+bool JsonView::boolean_or(std::string_view key, bool fallback) const {
+  return has(key) ? boolean(key) : fallback;
+}
+
+void JsonView::fail(const std::string& problem) const { throw ConfigError(path_, problem); }
+
+}  // namespace llmsim

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages llmsim needs, once. Quiet and quick when all are present.
+set -euo pipefail
+packages=(
+  build-essential cmake make g++ pkg-config
+  catch2 libeigen3-dev libboost-dev libboost-random-dev libboost-program-options-dev
+  nlohmann-json3-dev pybind11-dev python3-dev python3-pybind11
+  python3-numpy python3-pandas python3-matplotlib python3-tqdm
+  python3-dask python3-distributed python3-nbclient python3-ipykernel jupyter-nbconvert
+  python3-pytest
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "llmsim setup: installing ${missing[*]}" >&2
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
