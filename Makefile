@@ -27,5 +27,9 @@ test: build
 bench: build
 	@scripts/bench.sh $(BUILD)
 
+# Measure a real card: make calibrate GPU=rtx4090-24gb OUT=raw.json (then: llmsim calibrate-fit raw.json -o profile.json)
+calibrate: build
+	@calibration/run_all.sh $(BUILD) $(GPU) $(OUT)
+
 clean:
 	rm -rf $(BUILD) $(BUILD).configure.log out
