@@ -13,7 +13,8 @@ bool parse_args(int argc, char** argv, const po::options_description& opts, po::
   po::options_description all(opts);
   all.add_options()("help,h", "show this help");
   try {
-    auto parser = po::command_line_parser(argc - 1, argv + 1).options(all);
+    // Boost skips argv[0] (here the subcommand name) itself.
+    auto parser = po::command_line_parser(argc, argv).options(all);
     if (positional) parser.positional(*positional);
     po::store(parser.run(), vm);
     if (vm.count("help")) {

@@ -21,7 +21,7 @@ struct MigProfile {
 struct GpuSpec {
   std::string id;                        ///< catalogue id, e.g. "a100-80gb-sxm" or "a100-80gb-sxm:mig-3g.40gb"
   std::string name;                      ///< marketing name
-  std::int64_t memory_bytes = 0;         ///< usable device memory as marketed (GB = 1e9 B)
+  std::int64_t memory_bytes = 0;         ///< device memory: the datasheet "GB" read as GiB (nvidia-smi: 4090 24,564 MiB)
   double memory_bandwidth = 0;           ///< peak DRAM bandwidth, bytes/s
   // Dense tensor-core peaks in FLOP/s (or OP/s), 0 when the card has no such path.
   // fp16/bf16 are with FP32 accumulate (what cuBLAS/PyTorch use; halved on GeForce).
@@ -39,6 +39,7 @@ struct GpuSpec {
   bool price_is_placeholder = true;      ///< true: a rough market figure the user should override
   std::string source;                    ///< where the figures come from (citations)
   // Set when this spec is a MIG slice: fraction of the full GPU's compute and of its memory bandwidth.
+  // A slice's memory_bytes, memory_bandwidth, peaks, sm_count and l2_bytes are already scaled by these.
   double compute_fraction = 1.0, bandwidth_fraction = 1.0;
 
   /// Dense tensor peak for `d` (FLOP/s); 0 when unsupported.

@@ -8,6 +8,8 @@
 
 namespace llmsim::spec {
 
+struct GpuSpec;
+
 struct WeightFormat {
   std::string id;                    ///< "fp16", "awq-int4", "gguf-q4_k_m", ...
   std::string description;
@@ -36,5 +38,8 @@ std::vector<std::string> weight_format_ids();
 const std::vector<WeightFormat>& weight_formats();
 /// KV-cache dtypes accepted: fp16, bf16, fp8, int8, int4.
 DType parse_kv_dtype(const std::string& name, const std::string& path = "quant.kv_cache");
+/// The format as it runs on `gpu`: unchanged when the GPU has its compute dtype, else switched to the
+/// weight-only fallback (fp8 on an A100 -> W8A16). ConfigError at `path` when neither path exists.
+WeightFormat format_for_gpu(const WeightFormat& format, const GpuSpec& gpu, const std::string& path = "quant.weights");
 
 }  // namespace llmsim::spec

@@ -1,0 +1,142 @@
+// `llmsim memory`: does the model fit this GPU, and how much KV cache is left?
+#include <iostream>
+
+#include "common.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/memory/memory_plan.hpp"
+#include "llmsim/spec/catalog.hpp"
+
+namespace llmsim::cli {
+
+namespace {
+
+int run_memory(int argc, char** argv) {
+  return guarded("memory", [&] {
+    po::options_description opts("llmsim memory options");
+    opts.add_options()
+        ("model", po::value<std::string>()->required(), "model id (llmsim catalog models) or path to a HF config.json")
+        ("gpu", po::value<std::string>()->required(), "GPU id (llmsim catalog gpus), '<gpu>:mig-<profile>', or a GPU spec file")
+        ("num-gpus", po::value<int>(), "GPUs of one replica (default tp x pp)")
+        ("tp", po::value<int>(), "tensor parallel size (default num-gpus / pp)")
+        ("pp", po::value<int>()->default_value(1), "pipeline parallel size")
+        ("quant", po::value<std::string>()->default_value("fp16"), "weight format (llmsim catalog quants)")
+        ("kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache dtype: fp16, bf16, fp8, int8, int4")
+        ("max-model-len", po::value<int>()->default_value(0), "context length to plan for (0 = the model's limit)")
+        ("gpu-memory-utilization", po::value<double>()->default_value(0.90), "fraction of GPU memory the engine may use")
+        ("max-num-batched-tokens", po::value<int>()->default_value(8192), "token budget of one iteration (sets the activation peak)")
+        ("max-num-seqs", po::value<int>()->default_value(256), "most sequences in one batch (sampler rows)")
+        ("block-size", po::value<int>()->default_value(16), "KV block size in tokens")
+        ("no-cuda-graphs", "plan without CUDA-graph memory (vLLM --enforce-eager)")
+        ("json", "print the plan as JSON");
+    po::variables_map vm;
+    if (!parse_args(argc, argv, opts, vm,
+                    "usage: llmsim memory --model M --gpu G [--num-gpus N --tp N] --quant Q [--kv-dtype D] "
+                    "[--max-model-len L] [--json]")) {
+      return kOk;
+    }
+    const auto& catalog = spec::Catalog::builtin();
+    Problems problems;
+    auto positive = [&](const char* flag, int v) {
+      if (v < 1) problems.add(std::string("--") + flag, "must be >= 1, got " + std::to_string(v));
+    };
+    const int pp = vm["pp"].as<int>();
+    positive("pp", pp);
+    int tp = 1;
+    if (vm.count("tp")) {
+      tp = vm["tp"].as<int>();
+      positive("tp", tp);
+    }
+    if (vm.count("num-gpus")) {
+      const int n = vm["num-gpus"].as<int>();
+      positive("num-gpus", n);
+      if (n >= 1 && pp >= 1 && !vm.count("tp")) {
+        if (n % pp != 0) problems.add("--num-gpus", "must be a multiple of --pp (" + std::to_string(pp) + "), got " + std::to_string(n));
+        tp = std::max(1, n / pp);
+      } else if (n >= 1 && tp >= 1 && pp >= 1 && n != tp * pp) {
+        problems.add("--num-gpus", "must equal tp x pp = " + std::to_string(tp * pp) + " for one replica, got " +
+                                       std::to_string(n));
+      }
+    }
+    const int max_model_len = vm["max-model-len"].as<int>();
+    if (max_model_len < 0) {
+      problems.add("--max-model-len", "must be >= 1 (or 0 for the model's limit), got " + std::to_string(max_model_len));
+    }
+    spec::EngineConfig engine;
+    engine.gpu_memory_utilization = vm["gpu-memory-utilization"].as<double>();
+    engine.max_num_batched_tokens = vm["max-num-batched-tokens"].as<int>();
+    engine.max_num_seqs = vm["max-num-seqs"].as<int>();
+    engine.block_size = vm["block-size"].as<int>();
+    engine.cuda_graphs = !vm.count("no-cuda-graphs");
+    positive("max-num-batched-tokens", engine.max_num_batched_tokens);
+    positive("max-num-seqs", engine.max_num_seqs);
+    positive("block-size", engine.block_size);
+    if (!(engine.gpu_memory_utilization > 0 && engine.gpu_memory_utilization <= 1)) {
+      problems.add("--gpu-memory-utilization", "must be in (0, 1], got " + format_value(engine.gpu_memory_utilization));
+    }
+    problems.throw_if_any();
+
+    const spec::ModelSpec model = catalog.model(vm["model"].as<std::string>(), "--model");
+    const spec::GpuSpec gpu = catalog.gpu(vm["gpu"].as<std::string>(), "--gpu");
+    spec::Quantization quant;
+    quant.weights = spec::format_for_gpu(spec::weight_format(vm["quant"].as<std::string>(), "--quant"), gpu, "--quant");
+    quant.kv_dtype = spec::parse_kv_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");
+    if (max_model_len > model.max_position_embeddings) {
+      throw ConfigError("--max-model-len", "must be <= the model's max_position_embeddings (" +
+                                               std::to_string(model.max_position_embeddings) + "), got " +
+                                               std::to_string(max_model_len));
+    }
+    spec::ParallelConfig par{tp, pp};
+    const auto plan = memory::plan_memory(model, quant, gpu, par, engine, max_model_len);
+
+    if (vm.count("json")) {
+      Json j = memory::to_json(plan);
+      j["model"] = model.id;
+      j["gpu"] = gpu.id;
+      j["num_gpus"] = par.gpus();
+      j["tp"] = tp;
+      j["pp"] = pp;
+      j["quant"] = quant.weights.id;
+      j["kv_dtype"] = std::string(spec::to_string(quant.kv_dtype));
+      j["gpu_memory_utilization"] = engine.gpu_memory_utilization;
+      print_json(j);
+      return kOk;
+    }
+    const auto& g = plan.per_gpu;
+    std::cout << model.id << " on " << (par.gpus() > 1 ? std::to_string(par.gpus()) + " x " : "") << gpu.id
+              << " (tp " << tp << ", pp " << pp << "), weights " << quant.weights.id << ", KV cache "
+              << spec::to_string(quant.kv_dtype) << ", max_model_len " << plan.max_model_len << "\n";
+    std::cout << "params " << fmt(static_cast<double>(plan.params) / 1e9, 2) << " B; KV cache "
+              << fmt(plan.kv_bytes_per_token, 0) << " bytes per token (" << fmt(plan.kv_bytes_per_token / 1024, 1)
+              << " KiB), " << fmt(plan.kv_bytes_per_token_per_gpu, 0) << " per GPU\n\n";
+    Table t({"per GPU", "bytes", "GB", "share"});
+    auto row = [&](const std::string& name, std::int64_t b) {
+      t.add({name, std::to_string(b), fmt(static_cast<double>(b) / 1e9, 2),
+             fmt(100.0 * static_cast<double>(b) / static_cast<double>(g.total_bytes), 1) + "%"});
+    };
+    row("weights", g.weights_bytes);
+    row("activations", g.activation_bytes);
+    row("runtime", g.runtime_bytes);
+    if (g.comm_buffer_bytes > 0) row("  of which NCCL", g.comm_buffer_bytes);
+    row("KV cache", g.kv_cache_bytes);
+    row("free (margin)", g.free_bytes);
+    row("total", g.total_bytes);
+    t.print(std::cout);
+    std::cout << "\n";
+    if (plan.fits) {
+      std::cout << "fits: yes. KV capacity " << plan.kv_capacity_tokens << " tokens (" << plan.kv_capacity_blocks
+                << " blocks of " << engine.block_size << "), " << plan.max_concurrent_seqs << " concurrent sequences of "
+                << plan.max_model_len << " tokens\n";
+    } else {
+      std::cout << "fits: NO, cannot run because " << plan.reason << "\n";
+    }
+    return kOk;
+  });
+}
+
+}  // namespace
+
+Command command_memory() {
+  return {"memory", "does a model fit a GPU: weights, KV cache, activations, runtime per GPU", &run_memory};
+}
+
+}  // namespace llmsim::cli

@@ -1,0 +1,126 @@
+#include "llmsim/spec/catalog.hpp"
+
+#include "catalog_data.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+
+namespace llmsim::spec {
+
+namespace {
+
+bool looks_like_path(const std::string& s) {
+  return s.find('/') != std::string::npos || (s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0);
+}
+
+std::string file_stem(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) name.resize(name.size() - 5);
+  return name;
+}
+
+// Errors inside a file name the file, so "model.hidden_size: missing" says which config.json.
+[[noreturn]] void rethrow_in_file(const ConfigError& e, const std::string& file) {
+  std::vector<std::string> problems;
+  for (const auto& p : e.problems()) problems.push_back(p + " (in '" + file + "')");
+  throw ConfigError(problems);
+}
+
+Catalog make_builtin() {
+  Catalog c;
+  for (std::size_t i = 0; i < detail::kGpuFilesCount; ++i) {
+    const auto& f = detail::kGpuFiles[i];
+    const Json doc = parse_json(f.text, std::string("data/gpus/") + f.name + ".json");
+    GpuSpec g = gpu_spec_from_json(JsonView(doc, std::string("data/gpus/") + f.name));
+    LLMSIM_CHECK(g.id == f.name, "data/gpus file name and id differ: " + std::string(f.name));
+    c.add_gpu(std::move(g));
+  }
+  for (std::size_t i = 0; i < detail::kModelFilesCount; ++i) {
+    const auto& f = detail::kModelFiles[i];
+    const Json doc = parse_json(f.text, std::string("data/models/") + f.name + ".json");
+    c.add_model(model_spec_from_hf_config(JsonView(doc, std::string("data/models/") + f.name), f.name));
+  }
+  return c;
+}
+
+}  // namespace
+
+const Catalog& Catalog::builtin() {
+  // Built once, immutable afterwards; function-local static initialisation is thread-safe.
+  static const Catalog catalog = make_builtin();
+  return catalog;
+}
+
+void Catalog::add_gpu(GpuSpec gpu) {
+  gpu.validate("gpu");
+  std::string id = gpu.id;
+  gpus_[id] = std::move(gpu);
+}
+
+void Catalog::add_model(ModelSpec model) {
+  model.validate("model");
+  if (model.id.empty()) throw ConfigError("model.id", "must not be empty");
+  std::string id = model.id;
+  models_[id] = std::move(model);
+}
+
+GpuSpec Catalog::gpu(const std::string& id_or_file, const std::string& path) const {
+  if (id_or_file.empty()) throw ConfigError(path, "must name a GPU (valid: " + [&] {
+    std::string s;
+    for (const auto& id : gpu_ids()) s += (s.empty() ? "" : ", ") + id;
+    return s;
+  }() + ")");
+  if (looks_like_path(id_or_file)) {
+    const Json doc = parse_json(read_text_file(id_or_file, path), id_or_file);
+    try {
+      return gpu_spec_from_json(JsonView(doc, path));
+    } catch (const ConfigError& e) {
+      rethrow_in_file(e, id_or_file);
+    }
+  }
+  const auto colon = id_or_file.find(':');
+  const std::string base = id_or_file.substr(0, colon);
+  auto it = gpus_.find(base);
+  if (it == gpus_.end()) it = gpus_.find(to_lower(base));
+  if (it == gpus_.end()) throw ConfigError(path, unknown_name_message("GPU", base, gpu_ids()));
+  if (colon == std::string::npos) return it->second;
+  const std::string profile = to_lower(id_or_file.substr(colon + 1));
+  std::vector<std::string> names;
+  for (const auto& m : it->second.mig_profiles) names.push_back(m.name);
+  for (const auto& n : names) {
+    if (n == profile) return it->second.mig_slice(n);
+  }
+  if (names.empty()) throw ConfigError(path, "'" + base + "' has no MIG profiles (asked for '" + profile + "')");
+  throw ConfigError(path, unknown_name_message("MIG profile of " + base, profile, names));
+}
+
+ModelSpec Catalog::model(const std::string& id_or_file, const std::string& path) const {
+  if (looks_like_path(id_or_file)) {
+    const Json doc = parse_json(read_text_file(id_or_file, path), id_or_file);
+    try {
+      return model_spec_from_hf_config(JsonView(doc, path), file_stem(id_or_file) == "config"
+                                                                 ? id_or_file
+                                                                 : file_stem(id_or_file));
+    } catch (const ConfigError& e) {
+      rethrow_in_file(e, id_or_file);
+    }
+  }
+  auto it = models_.find(id_or_file);
+  if (it == models_.end()) it = models_.find(to_lower(id_or_file));
+  if (it == models_.end()) throw ConfigError(path, unknown_name_message("model", id_or_file, model_ids()));
+  return it->second;
+}
+
+std::vector<std::string> Catalog::gpu_ids() const {
+  std::vector<std::string> out;
+  for (const auto& [id, g] : gpus_) out.push_back(id);
+  return out;
+}
+
+std::vector<std::string> Catalog::model_ids() const {
+  std::vector<std::string> out;
+  for (const auto& [id, m] : models_) out.push_back(id);
+  return out;
+}
+
+}  // namespace llmsim::spec

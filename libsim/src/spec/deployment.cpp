@@ -1,0 +1,41 @@
+#include "llmsim/spec/deployment.hpp"
+
+#include <cmath>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+
+namespace llmsim::spec {
+
+std::string to_string(RouterPolicy r) {
+  switch (r) {
+    case RouterPolicy::round_robin: return "round_robin";
+    case RouterPolicy::least_outstanding: return "least_outstanding";
+    case RouterPolicy::least_kv: return "least_kv";
+  }
+  throw InternalError("unknown RouterPolicy " + std::to_string(static_cast<int>(r)));
+}
+
+RouterPolicy parse_router(const std::string& s, const std::string& path) {
+  for (auto r : {RouterPolicy::round_robin, RouterPolicy::least_outstanding, RouterPolicy::least_kv}) {
+    if (s == to_string(r)) return r;
+  }
+  throw ConfigError(path, unknown_name_message("router policy", s, {"round_robin", "least_outstanding", "least_kv"}));
+}
+
+void Deployment::validate(const std::string& path) const {
+  Problems p;
+  if (gpu.empty()) p.add(path + ".gpu", "must name a GPU");
+  // Bounds keep products such as tp * pp * replicas far from overflow.
+  if (parallel.tp < 1 || parallel.tp > 1024) p.add(path + ".tp", "must be in 1..1024, got " + std::to_string(parallel.tp));
+  if (parallel.pp < 1 || parallel.pp > 1024) p.add(path + ".pp", "must be in 1..1024, got " + std::to_string(parallel.pp));
+  if (replicas < 1 || replicas > 100000) {
+    p.add(path + ".replicas", "must be in 1..100000, got " + std::to_string(replicas));
+  }
+  if (price_per_gpu_hour && (!(*price_per_gpu_hour >= 0) || !std::isfinite(*price_per_gpu_hour))) {
+    p.add(path + ".price_per_gpu_hour", "must be >= 0, got " + format_value(*price_per_gpu_hour));
+  }
+  p.throw_if_any();
+}
+
+}  // namespace llmsim::spec

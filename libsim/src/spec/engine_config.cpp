@@ -1,0 +1,67 @@
+#include "llmsim/spec/engine_config.hpp"
+
+#include <cmath>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+
+namespace llmsim::spec {
+
+std::string to_string(SchedulerPolicy p) {
+  switch (p) {
+    case SchedulerPolicy::vllm: return "vllm";
+    case SchedulerPolicy::chunked: return "chunked";
+    case SchedulerPolicy::static_batching: return "static";
+  }
+  throw InternalError("unknown SchedulerPolicy " + std::to_string(static_cast<int>(p)));
+}
+
+std::string to_string(PreemptionMode p) {
+  switch (p) {
+    case PreemptionMode::recompute: return "recompute";
+    case PreemptionMode::swap: return "swap";
+  }
+  throw InternalError("unknown PreemptionMode " + std::to_string(static_cast<int>(p)));
+}
+
+SchedulerPolicy parse_policy(const std::string& s, const std::string& path) {
+  for (auto p : {SchedulerPolicy::vllm, SchedulerPolicy::chunked, SchedulerPolicy::static_batching}) {
+    if (s == to_string(p)) return p;
+  }
+  throw ConfigError(path, unknown_name_message("scheduler policy", s, {"vllm", "chunked", "static"}));
+}
+
+PreemptionMode parse_preemption(const std::string& s, const std::string& path) {
+  for (auto p : {PreemptionMode::recompute, PreemptionMode::swap}) {
+    if (s == to_string(p)) return p;
+  }
+  throw ConfigError(path, unknown_name_message("preemption mode", s, {"recompute", "swap"}));
+}
+
+void EngineConfig::validate(const std::string& path) const {
+  Problems p;
+  auto at = [&](const char* f) { return path + "." + f; };
+  if (max_num_seqs < 1) p.add(at("max_num_seqs"), "must be >= 1, got " + std::to_string(max_num_seqs));
+  if (max_num_batched_tokens < 1) {
+    p.add(at("max_num_batched_tokens"), "must be >= 1, got " + std::to_string(max_num_batched_tokens));
+  }
+  if (block_size < 1 || block_size > 1024) p.add(at("block_size"), "must be in 1..1024, got " + std::to_string(block_size));
+  if (!(gpu_memory_utilization > 0 && gpu_memory_utilization <= 1)) {
+    p.add(at("gpu_memory_utilization"), "must be in (0, 1], got " + format_value(gpu_memory_utilization));
+  }
+  if (max_model_len < 0) p.add(at("max_model_len"), "must be >= 0 (0 = the model's limit), got " + std::to_string(max_model_len));
+  if (!(watermark >= 0 && watermark < 1)) p.add(at("watermark"), "must be in [0, 1), got " + format_value(watermark));
+  if (!(swap_space_gb >= 0) || !std::isfinite(swap_space_gb)) {
+    p.add(at("swap_space_gb"), "must be >= 0, got " + format_value(swap_space_gb));
+  }
+  if (synthetic_service) {
+    const auto& s = *synthetic_service;
+    if (!(s.mean_s > 0) || !std::isfinite(s.mean_s)) {
+      p.add(at("synthetic_service.mean_s"), "must be > 0, got " + format_value(s.mean_s));
+    }
+    if (!(s.cv > 0) || !std::isfinite(s.cv)) p.add(at("synthetic_service.cv"), "must be > 0, got " + format_value(s.cv));
+  }
+  p.throw_if_any();
+}
+
+}  // namespace llmsim::spec

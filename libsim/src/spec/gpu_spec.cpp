@@ -1,0 +1,229 @@
+#include "llmsim/spec/gpu_spec.hpp"
+
+#include <cmath>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+
+namespace llmsim::spec {
+
+namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// Per-lane PCIe rate per direction after line encoding, bytes/s: gen3 8 GT/s, gen4 16, gen5 32, gen6 64,
+// all with 128b/130b encoding (gen1/2: 2.5/5 GT/s with 8b/10b).
+double pcie_lane_bytes_per_s(int gen) {
+  switch (gen) {
+    case 1: return 2.5e9 * 0.8 / 8;
+    case 2: return 5e9 * 0.8 / 8;
+    case 3: return 8e9 * 128.0 / 130.0 / 8;
+    case 4: return 16e9 * 128.0 / 130.0 / 8;
+    case 5: return 32e9 * 128.0 / 130.0 / 8;
+    case 6: return 64e9 * 128.0 / 130.0 / 8;
+    default: return 0;
+  }
+}
+
+std::vector<std::string> profile_names(const GpuSpec& g) {
+  std::vector<std::string> out;
+  for (const auto& p : g.mig_profiles) out.push_back(p.name);
+  return out;
+}
+}  // namespace
+
+double GpuSpec::tensor_peak(DType d) const {
+  switch (d) {
+    case DType::fp16: return fp16_flops;
+    case DType::bf16: return bf16_flops;
+    case DType::fp8: return fp8_flops;
+    case DType::int8: return int8_ops;
+    case DType::int4: return int4_ops;
+    case DType::fp32: return fp32_flops;
+  }
+  return 0;
+}
+
+double GpuSpec::pcie_bandwidth() const { return pcie_lane_bytes_per_s(pcie_gen) * pcie_lanes; }
+
+GpuSpec GpuSpec::mig_slice(const std::string& profile_name) const {
+  for (const auto& p : mig_profiles) {
+    if (p.name != profile_name) continue;
+    // A MIG slice owns g of the 7 compute slices (SMs) and m of the 8 memory slices (capacity, bandwidth
+    // and L2 scale with those) [gpus-and-efficiency.md C5, MIG user guide S12].
+    GpuSpec s = *this;
+    const double cf = static_cast<double>(p.compute_slices) / p.total_compute_slices;
+    const double bf = static_cast<double>(p.memory_slices) / 8.0;
+    s.id = id + ":" + p.name;
+    s.name = name + " (MIG " + p.name.substr(4) + ")";
+    s.memory_bytes = p.memory_bytes > 0 ? p.memory_bytes
+                                        : static_cast<std::int64_t>(std::llround(memory_bytes * bf));
+    s.memory_bandwidth = memory_bandwidth * bf;
+    s.fp16_flops = fp16_flops * cf;
+    s.bf16_flops = bf16_flops * cf;
+    s.fp8_flops = fp8_flops * cf;
+    s.int8_ops = int8_ops * cf;
+    s.int4_ops = int4_ops * cf;
+    s.fp32_flops = fp32_flops * cf;
+    s.sm_count = static_cast<int>(std::lround(sm_count * cf));
+    s.l2_bytes = static_cast<std::int64_t>(std::llround(l2_bytes * bf));
+    s.tdp_watts = tdp_watts * cf;
+    s.nvlink_bandwidth = 0;  // a MIG instance cannot take part in NVLink collectives
+    s.p2p = false;
+    s.mig_profiles.clear();
+    s.price_per_hour = price_per_hour * cf;
+    s.compute_fraction = compute_fraction * cf;
+    s.bandwidth_fraction = bandwidth_fraction * bf;
+    s.source = source + " MIG slice " + p.name + ": compute x" + format_value(cf) + ", memory and bandwidth x" +
+               format_value(bf) + ".";
+    return s;
+  }
+  if (mig_profiles.empty()) throw ConfigError("gpu", "'" + id + "' has no MIG profiles (asked for '" + profile_name + "')");
+  throw ConfigError("gpu", unknown_name_message("MIG profile of " + id, profile_name, profile_names(*this)));
+}
+
+void GpuSpec::validate(const std::string& path) const {
+  Problems p;
+  auto positive = [&](const char* field, double v) {
+    if (!(v > 0) || !std::isfinite(v)) p.add(path + "." + field, "must be > 0, got " + format_value(v));
+  };
+  auto non_negative = [&](const char* field, double v) {
+    if (!(v >= 0) || !std::isfinite(v)) p.add(path + "." + field, "must be >= 0, got " + format_value(v));
+  };
+  if (id.empty()) p.add(path + ".id", "must not be empty");
+  positive("memory_bytes", static_cast<double>(memory_bytes));
+  positive("memory_bandwidth", memory_bandwidth);
+  positive("fp16_flops", fp16_flops);
+  non_negative("bf16_flops", bf16_flops);
+  non_negative("fp8_flops", fp8_flops);
+  non_negative("int8_ops", int8_ops);
+  non_negative("int4_ops", int4_ops);
+  positive("fp32_flops", fp32_flops);
+  positive("sm_count", sm_count);
+  non_negative("l2_bytes", static_cast<double>(l2_bytes));
+  non_negative("tdp_watts", tdp_watts);
+  if (pcie_lane_bytes_per_s(pcie_gen) == 0) p.add(path + ".pcie.gen", "must be 1..6, got " + std::to_string(pcie_gen));
+  if (pcie_lanes != 1 && pcie_lanes != 2 && pcie_lanes != 4 && pcie_lanes != 8 && pcie_lanes != 16) {
+    p.add(path + ".pcie.lanes", "must be 1, 2, 4, 8 or 16, got " + std::to_string(pcie_lanes));
+  }
+  non_negative("nvlink_bandwidth", nvlink_bandwidth);
+  non_negative("price_per_hour", price_per_hour);
+  if (!(compute_fraction > 0 && compute_fraction <= 1)) {
+    p.add(path + ".compute_fraction", "must be in (0, 1], got " + format_value(compute_fraction));
+  }
+  if (!(bandwidth_fraction > 0 && bandwidth_fraction <= 1)) {
+    p.add(path + ".bandwidth_fraction", "must be in (0, 1], got " + format_value(bandwidth_fraction));
+  }
+  for (std::size_t i = 0; i < mig_profiles.size(); ++i) {
+    const auto& m = mig_profiles[i];
+    const std::string mp = path + ".mig_profiles[" + std::to_string(i) + "]";
+    if (m.name.rfind("mig-", 0) != 0) p.add(mp + ".name", "must start with 'mig-', got '" + m.name + "'");
+    if (m.total_compute_slices < 1) {
+      p.add(mp + ".total_compute_slices", "must be >= 1, got " + std::to_string(m.total_compute_slices));
+    }
+    if (m.compute_slices < 1 || m.compute_slices > m.total_compute_slices) {
+      p.add(mp + ".compute_slices", "must be in 1.." + std::to_string(m.total_compute_slices) + ", got " +
+                                        std::to_string(m.compute_slices));
+    }
+    if (m.memory_slices < 1 || m.memory_slices > 8) {
+      p.add(mp + ".memory_slices", "must be in 1..8, got " + std::to_string(m.memory_slices));
+    }
+    if (m.memory_bytes < 0 || m.memory_bytes > memory_bytes) {
+      p.add(mp + ".memory_bytes", "must be in 0..memory_bytes, got " + std::to_string(m.memory_bytes));
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (mig_profiles[j].name == m.name) p.add(mp + ".name", "duplicate profile '" + m.name + "'");
+    }
+  }
+  p.throw_if_any();
+}
+
+GpuSpec gpu_spec_from_json(const JsonView& v) {
+  v.allow_only({"id", "name", "memory_gib", "memory_bandwidth_gb_per_s", "tensor_tflops", "fp32_tflops", "sm_count",
+                "l2_mib", "tdp_watts", "pcie", "nvlink_gb_per_s", "p2p", "ecc", "mig_profiles", "price_per_hour",
+                "price_is_placeholder", "source", "compute_fraction", "bandwidth_fraction"});
+  GpuSpec g;
+  g.id = v.string("id");
+  g.name = v.string_or("name", g.id);
+  // Capacities are printed as "GB" on datasheets but DRAM comes in power-of-two densities: a "24 GB" 4090 is
+  // 24 GiB (nvidia-smi: 24,564 MiB), the 48 GB mod shows 49,140 MiB [gpus-and-efficiency.md A4].
+  const double gib = v.number("memory_gib");
+  if (!(gib > 0)) v["memory_gib"].fail("must be > 0, got " + format_value(gib));
+  g.memory_bytes = static_cast<std::int64_t>(std::llround(gib * kGiB));
+  g.memory_bandwidth = v.number("memory_bandwidth_gb_per_s") * 1e9;
+  auto t = v["tensor_tflops"];
+  t.allow_only({"fp16", "bf16", "fp8", "int8", "int4"});
+  g.fp16_flops = t.number("fp16") * 1e12;
+  g.bf16_flops = t.number_or("bf16", 0) * 1e12;
+  g.fp8_flops = t.number_or("fp8", 0) * 1e12;
+  g.int8_ops = t.number_or("int8", 0) * 1e12;
+  g.int4_ops = t.number_or("int4", 0) * 1e12;
+  g.fp32_flops = v.number("fp32_tflops") * 1e12;
+  g.sm_count = static_cast<int>(v.integer("sm_count"));
+  g.l2_bytes = static_cast<std::int64_t>(std::llround(v.number_or("l2_mib", 0) * kMiB));
+  g.tdp_watts = v.number_or("tdp_watts", 0);
+  if (v.has("pcie")) {
+    auto pc = v["pcie"];
+    pc.allow_only({"gen", "lanes"});
+    g.pcie_gen = static_cast<int>(pc.integer_or("gen", 4));
+    g.pcie_lanes = static_cast<int>(pc.integer_or("lanes", 16));
+  }
+  g.nvlink_bandwidth = v.number_or("nvlink_gb_per_s", 0) * 1e9;
+  g.p2p = v.boolean_or("p2p", false);
+  g.ecc = v.boolean_or("ecc", false);
+  if (v.has("mig_profiles")) {
+    for (const auto& e : v["mig_profiles"].elements()) {
+      e.allow_only({"name", "compute_slices", "total_compute_slices", "memory_slices", "memory_gib"});
+      MigProfile m;
+      m.name = e.string("name");
+      m.compute_slices = static_cast<int>(e.integer("compute_slices"));
+      m.total_compute_slices = static_cast<int>(e.integer_or("total_compute_slices", 7));
+      m.memory_slices = static_cast<int>(e.integer("memory_slices"));
+      m.memory_bytes = e.has("memory_gib") ? static_cast<std::int64_t>(std::llround(e.number("memory_gib") * kGiB))
+                                           : static_cast<std::int64_t>(std::llround(
+                                                 static_cast<double>(g.memory_bytes) * m.memory_slices / 8.0));
+      g.mig_profiles.push_back(std::move(m));
+    }
+  }
+  g.price_per_hour = v.number_or("price_per_hour", 0);
+  g.price_is_placeholder = v.boolean_or("price_is_placeholder", true);
+  g.source = v.string_or("source", "");
+  g.compute_fraction = v.number_or("compute_fraction", 1.0);
+  g.bandwidth_fraction = v.number_or("bandwidth_fraction", 1.0);
+  g.validate(v.path().empty() ? "gpu" : v.path());
+  return g;
+}
+
+Json to_json(const GpuSpec& g) {
+  Json j;
+  j["id"] = g.id;
+  j["name"] = g.name;
+  j["memory_gib"] = static_cast<double>(g.memory_bytes) / kGiB;
+  j["memory_bandwidth_gb_per_s"] = g.memory_bandwidth / 1e9;
+  j["tensor_tflops"] = {{"fp16", g.fp16_flops / 1e12}, {"bf16", g.bf16_flops / 1e12}, {"fp8", g.fp8_flops / 1e12},
+                        {"int8", g.int8_ops / 1e12},   {"int4", g.int4_ops / 1e12}};
+  j["fp32_tflops"] = g.fp32_flops / 1e12;
+  j["sm_count"] = g.sm_count;
+  j["l2_mib"] = static_cast<double>(g.l2_bytes) / kMiB;
+  j["tdp_watts"] = g.tdp_watts;
+  j["pcie"] = {{"gen", g.pcie_gen}, {"lanes", g.pcie_lanes}};
+  j["nvlink_gb_per_s"] = g.nvlink_bandwidth / 1e9;
+  j["p2p"] = g.p2p;
+  j["ecc"] = g.ecc;
+  j["mig_profiles"] = Json::array();
+  for (const auto& m : g.mig_profiles) {
+    j["mig_profiles"].push_back({{"name", m.name},
+                                 {"compute_slices", m.compute_slices},
+                                 {"total_compute_slices", m.total_compute_slices},
+                                 {"memory_slices", m.memory_slices},
+                                 {"memory_gib", static_cast<double>(m.memory_bytes) / kGiB}});
+  }
+  j["price_per_hour"] = g.price_per_hour;
+  j["price_is_placeholder"] = g.price_is_placeholder;
+  j["source"] = g.source;
+  j["compute_fraction"] = g.compute_fraction;
+  j["bandwidth_fraction"] = g.bandwidth_fraction;
+  return j;
+}
+
+}  // namespace llmsim::spec

@@ -1,0 +1,103 @@
+#include "llmsim/spec/quantization.hpp"
+
+#include <algorithm>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+#include "llmsim/spec/gpu_spec.hpp"
+
+namespace llmsim::spec {
+
+namespace {
+// Every figure below comes from ../shared/reference/quantization.md ("Q§n" = its section n):
+// bits per weight include scales/zeros (§1), which tensors stay 16-bit (§2), the kernel multipliers q_bw
+// (weight-streaming, decode) and q_c (compute, prefill) relative to the FP16 kernels (§6).
+std::vector<WeightFormat> make_formats() {
+  std::vector<WeightFormat> f;
+  auto add = [&](WeightFormat w) { f.push_back(std::move(w)); };
+  // Q§1 "BF16/FP16": 16 bits; Q§6 row 1: q = 1.
+  add({"fp16", "FP16 weights and activations", 16, 0, false, 16, false, DType::fp16, DType::fp16, 1.0, 1.0});
+  add({"bf16", "BF16 weights and activations", 16, 0, false, 16, false, DType::bf16, DType::fp16, 1.0, 1.0});
+  // Q§1 "FP8 E4M3, per-tensor/per-channel": 8.0 bpw; Q§2: lm_head (and embeddings) stay 16-bit under vLLM FP8;
+  // Q§4: FP8 W8A8 needs compute capability >= 8.9, below it runs as FP8-Marlin W8A16 (the fallback);
+  // Q§6 FP8 W8A8 row: q_bw ≈ 1, q_c ≈ 1.
+  add({"fp8", "FP8 E4M3 weights and activations (W8A8; W8A16 Marlin on GPUs without FP8)", 8.0, 0, false, 16,
+       false, DType::fp8, DType::fp16, 1.0, 1.0});
+  // Q§1 "LLM.int8 / per-channel INT8": 8 + 32/K ≈ 8.0 bpw; Q§6 W8A16 row: q_bw ~0.8, compute at FP16 after
+  // dequantisation, q_c as W4 Marlin (0.6–0.75, midpoint 0.7).
+  add({"int8", "INT8 weight-only (W8A16), per-channel scales", 8.0, 0, false, 16, true, DType::fp16, DType::fp16,
+       0.8, 0.7});
+  // Q§1 "INT8 W8A8 (SmoothQuant / compressed-tensors)": ≈ 8.0 bpw; Q§6 INT8 W8A8 row: INT8 tensor cores, q ≈ 1.
+  add({"w8a8", "INT8 weights and activations (SmoothQuant-style W8A8)", 8.0, 0, false, 16, false, DType::int8,
+       DType::fp16, 1.0, 1.0});
+  // Q§1 AWQ row: 4 + 16/128 (fp16 scales) + 4/128 (packed zeros) = 4.156 bpw; Q§2: embed_tokens and lm_head
+  // stay 16-bit; Q§4: vLLM runs AWQ on awq_marlin; Q§6 Marlin row: q_bw 0.80–0.83, q_c 0.6–0.75.
+  add({"awq-int4", "AWQ 4-bit, group 128, asymmetric (Marlin kernel)", 4.0 + 16.0 / 128 + 4.0 / 128, 128, false,
+       16, true, DType::fp16, DType::fp16, 0.82, 0.7});
+  // Q§1 GPTQ row: 4.156 + 32/N (g_idx) ≈ 4.16 bpw; otherwise as AWQ (Q§2, Q§6 Marlin row).
+  add({"gptq-int4", "GPTQ 4-bit, group 128 (Marlin kernel)", 4.16, 128, false, 16, true, DType::fp16, DType::fp16,
+       0.82, 0.7});
+  // Q§1 bitsandbytes NF4 row: 4 + 32/64 (fp32 absmax per 64-block) = 4.5 bpw without double quantization
+  // (transformers' default); Q§2: embeddings and lm_head skipped; Q§6 NF4 row: q_bw ≈ 0.47 (4090) / 0.25 (H100),
+  // q_c < 0.6.
+  add({"nf4", "bitsandbytes NF4, block 64, no double quantization", 4.5, 64, false, 16, true, DType::fp16,
+       DType::fp16, 0.45, 0.55});
+  // Q§1/Q§2/Q§3 GGUF Q4_K_M: Q4_K (4.5 bpw) with attn_v and ffn_down in Q6_K (6.5625) in 16 of 32 layers ->
+  // 4.80 bpw over a Llama's linears [D]; token_embd in the base type, output.weight in Q6_K; gives the 4.91 GB
+  // of the published Llama-3.1-8B file (Q§3). Q§6 GGUF row: q_bw 0.65–0.87, q_c 0.84–0.96 of F16.
+  add({"gguf-q4_k_m", "llama.cpp GGUF Q4_K_M mixture (Q4_K + Q6_K)", 4.80, 256, true, 6.5625, true, DType::fp16,
+       DType::fp16, 0.76, 0.9});
+  // Q§1 GGUF Q8_0: 32-weight blocks of int8 + fp16 scale = 8.5 bpw for every tensor incl. output (Q§2: Q8_0
+  // stays Q8_0); Q§5.1: Q8_0 decodes 1.75x F16 against a 16/8.5 = 1.88x byte ratio -> q_bw ≈ 0.93.
+  add({"gguf-q8_0", "llama.cpp GGUF Q8_0", 8.5, 32, true, 8.5, true, DType::fp16, DType::fp16, 0.93, 0.9});
+  return f;
+}
+}  // namespace
+
+const std::vector<WeightFormat>& weight_formats() {
+  static const std::vector<WeightFormat> formats = make_formats();
+  return formats;
+}
+
+std::vector<std::string> weight_format_ids() {
+  std::vector<std::string> ids;
+  for (const auto& f : weight_formats()) ids.push_back(f.id);
+  return ids;
+}
+
+const WeightFormat& weight_format(const std::string& id, const std::string& path) {
+  const std::string lower = to_lower(id);
+  for (const auto& f : weight_formats()) {
+    if (f.id == lower) return f;
+  }
+  throw ConfigError(path, unknown_name_message("quantization format", id, weight_format_ids()));
+}
+
+DType parse_kv_dtype(const std::string& name, const std::string& path) {
+  const std::string lower = to_lower(name);
+  if (lower == "auto") return DType::fp16;  // vLLM's "auto" = the model dtype
+  for (DType d : {DType::fp16, DType::bf16, DType::fp8, DType::int8, DType::int4}) {
+    if (lower == to_string(d)) return d;
+  }
+  throw ConfigError(path, unknown_name_message("KV-cache dtype", name, {"auto", "fp16", "bf16", "fp8", "int8", "int4"}));
+}
+
+WeightFormat format_for_gpu(const WeightFormat& format, const GpuSpec& gpu, const std::string& path) {
+  if (gpu.tensor_peak(format.compute_dtype) > 0) return format;
+  if (format.fallback_compute_dtype != format.compute_dtype && gpu.tensor_peak(format.fallback_compute_dtype) > 0) {
+    // Q§4: FP8 on a GPU below compute capability 8.9 runs as FP8-Marlin weight-only (W8A16); Q§6 W8A16 row:
+    // q_bw ~0.8, q_c as Marlin (~0.7).
+    WeightFormat w = format;
+    w.description += " [" + gpu.id + " has no " + std::string(to_string(format.compute_dtype)) +
+                     " tensor cores: runs weight-only on " + std::string(to_string(format.fallback_compute_dtype)) + "]";
+    w.compute_dtype = format.fallback_compute_dtype;
+    w.weight_only = true;
+    w.dequant_bw_efficiency = std::min(w.dequant_bw_efficiency, 0.8);
+    w.dequant_compute_efficiency = std::min(w.dequant_compute_efficiency, 0.7);
+    return w;
+  }
+  throw ConfigError(path, "'" + format.id + "' computes in " + std::string(to_string(format.compute_dtype)) +
+                              ", which " + gpu.id + " lacks, and has no fallback it supports");
+}
+
+}  // namespace llmsim::spec

@@ -1,0 +1,166 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/memory/memory_plan.hpp"
+#include "llmsim/spec/catalog.hpp"
+
+using namespace llmsim;
+using namespace llmsim::spec;
+using llmsim::memory::plan_memory;
+using llmsim::memory::weight_bytes;
+
+namespace {
+const Catalog& cat() { return Catalog::builtin(); }
+
+Quantization quant(const std::string& w, DType kv = DType::fp16) {
+  Quantization q;
+  q.weights = weight_format(w);
+  q.kv_dtype = kv;
+  return q;
+}
+
+memory::MemoryPlan plan(const std::string& model, const std::string& gpu, const std::string& w, int tp = 1,
+                        int max_model_len = 8192, DType kv = DType::fp16, EngineConfig e = {}) {
+  const auto g = cat().gpu(gpu);
+  Quantization q = quant(w, kv);
+  q.weights = format_for_gpu(q.weights, g);
+  return plan_memory(cat().model(model), q, g, ParallelConfig{tp, 1}, e, max_model_len);
+}
+
+double gb(std::int64_t b) { return static_cast<double>(b) / 1e9; }
+}  // namespace
+
+TEST_CASE("weight bytes agree with published checkpoint sizes (quantization.md section 3)") {
+  const auto m8 = cat().model("llama-3.1-8b");
+  const auto m70 = cat().model("llama-3.1-70b");
+  CHECK(gb(weight_bytes(m8, weight_format("bf16"))) == Approx(16.06).epsilon(0.005));
+  CHECK(gb(weight_bytes(m8, weight_format("awq-int4"))) == Approx(5.73).epsilon(0.01));
+  CHECK(gb(weight_bytes(m8, weight_format("fp8"))) == Approx(9.09).epsilon(0.01));
+  CHECK(gb(weight_bytes(m8, weight_format("gguf-q8_0"))) == Approx(8.53).epsilon(0.01));
+  CHECK(gb(weight_bytes(m8, weight_format("gguf-q4_k_m"))) == Approx(4.91).epsilon(0.01));
+  CHECK(gb(weight_bytes(m70, weight_format("awq-int4"))) == Approx(39.77).epsilon(0.005));
+  CHECK(gb(weight_bytes(m70, weight_format("gguf-q4_k_m"))) == Approx(42.51).epsilon(0.01));
+  CHECK(gb(weight_bytes(m70, weight_format("bf16"))) == Approx(141.1).epsilon(0.005));
+  // 70B at 4 bits is ~35 GB before metadata; AWQ's scales/zeros and 16-bit embeddings add the rest.
+  CHECK(static_cast<double>(m70.param_count()) * 4 / 8 / 1e9 == Approx(35).epsilon(0.02));
+  CHECK(weight_bytes(m70, weight_format("awq-int4")) > weight_bytes(m70, weight_format("nf4")) - 3'000'000'000);
+}
+
+TEST_CASE("llama-3.1-8b fp16 on a 4090: fits with a few GB of KV") {
+  const auto p = plan("llama-3.1-8b", "rtx4090-24gb", "fp16");
+  CHECK(p.fits);
+  CHECK(p.reason.empty());
+  CHECK(p.kv_bytes_per_token == 131072);
+  CHECK(gb(p.per_gpu.weights_bytes) == Approx(16.06).epsilon(0.005));
+  CHECK(gb(p.per_gpu.kv_cache_bytes) > 3);
+  CHECK(gb(p.per_gpu.kv_cache_bytes) < 8);
+  CHECK(p.kv_capacity_tokens == p.kv_capacity_blocks * 16);
+  CHECK(p.kv_capacity_tokens * 131072 <= p.per_gpu.kv_cache_bytes);
+  CHECK((p.kv_capacity_blocks + 1) * 16 * 131072 > p.per_gpu.kv_cache_bytes);
+  CHECK(p.max_concurrent_seqs == p.kv_capacity_tokens / 8192);
+  const auto& g = p.per_gpu;
+  // every byte is accounted for
+  CHECK(g.weights_bytes + g.kv_cache_bytes + g.activation_bytes + g.runtime_bytes + g.free_bytes ==
+        Approx(static_cast<double>(g.total_bytes)).margin(4));
+  CHECK(g.comm_buffer_bytes == 0);
+}
+
+TEST_CASE("a 14B model at fp16 does not fit a 24 GB 4090, naming the weights") {
+  for (const char* model : {"qwen2.5-14b", "llama-2-13b"}) {
+    INFO(model);
+    const auto p = plan(model, "rtx4090-24gb", "fp16");
+    CHECK_FALSE(p.fits);
+    CHECK_THAT(p.reason, Catch::StartsWith("weights need"));
+    CHECK_THAT(p.reason, Catch::Contains("short by"));
+    CHECK(p.kv_capacity_tokens == 0);
+    CHECK(p.max_concurrent_seqs == 0);
+  }
+  CHECK(gb(plan("qwen2.5-14b", "rtx4090-24gb", "fp16").per_gpu.weights_bytes) == Approx(29.5).epsilon(0.01));
+}
+
+TEST_CASE("70B at 4-bit: no on a 4090 24GB, a few GB of KV on the 48GB, room on an A100 80GB") {
+  const auto small = plan("llama-3.1-70b", "rtx4090-24gb", "awq-int4");
+  CHECK_FALSE(small.fits);
+  CHECK_THAT(small.reason, Catch::Contains("weights"));
+  const auto modded = plan("llama-3.1-70b", "rtx4090-48gb", "awq-int4");
+  CHECK(modded.fits);
+  CHECK(gb(modded.per_gpu.kv_cache_bytes) > 1);
+  CHECK(gb(modded.per_gpu.kv_cache_bytes) < 8);
+  CHECK(modded.max_concurrent_seqs >= 1);  // 8k-token sequences at 320 KiB/token = 2.7 GB each
+  CHECK(modded.max_concurrent_seqs <= 3);
+  const auto a100 = plan("llama-3.1-70b", "a100-80gb-sxm", "awq-int4");
+  CHECK(a100.fits);
+  CHECK(gb(a100.per_gpu.kv_cache_bytes) > 25);
+  CHECK(a100.max_concurrent_seqs > 10 * modded.max_concurrent_seqs);
+}
+
+TEST_CASE("tp 2 over two 4090s halves weights per GPU and adds all-reduce buffers") {
+  const auto one = plan("llama-3.1-8b", "rtx4090-24gb", "fp16", 1);
+  const auto two = plan("llama-3.1-8b", "rtx4090-24gb", "fp16", 2);
+  CHECK(two.fits);
+  CHECK(static_cast<double>(two.per_gpu.weights_bytes) ==
+        Approx(static_cast<double>(one.per_gpu.weights_bytes) / 2).epsilon(0.001));
+  CHECK(two.per_gpu.comm_buffer_bytes > 0);
+  CHECK(two.per_gpu.runtime_bytes > one.per_gpu.runtime_bytes);
+  CHECK(two.kv_bytes_per_token_per_gpu == one.kv_bytes_per_token_per_gpu / 2);
+  CHECK(two.kv_capacity_tokens > 2 * one.kv_capacity_tokens);  // freed weight memory becomes KV
+  // qwen2.5-14b fits two 4090s at fp16 though not one
+  CHECK(plan("qwen2.5-14b", "rtx4090-24gb", "fp16", 2).fits);
+}
+
+TEST_CASE("tp must divide the heads") {
+  CHECK_THROWS_WITH(plan("llama-3.1-8b", "rtx4090-24gb", "fp16", 3), Catch::Contains("hardware.tp"));
+  // 8 KV heads over tp 16 are replicated (vLLM), 64 query heads divide
+  CHECK_NOTHROW(plan("llama-3.1-70b", "a100-80gb-sxm", "fp16", 16));
+  EngineConfig e;
+  CHECK_THROWS_AS(plan_memory(cat().model("llama-3.1-8b"), quant("fp16"), cat().gpu("a100-80gb-sxm"),
+                              ParallelConfig{1, 5}, e, 8192),
+                  ConfigError);
+  CHECK_THROWS_WITH(plan("llama-3.1-8b", "rtx4090-24gb", "fp16", 1, -5), Catch::Contains("max_model_len"));
+}
+
+TEST_CASE("knobs move the plan the right way") {
+  const auto base = plan("llama-3.1-8b", "a100-80gb-sxm", "fp16");
+  const auto fp8kv = plan("llama-3.1-8b", "a100-80gb-sxm", "fp16", 1, 8192, DType::fp8);
+  CHECK(static_cast<double>(fp8kv.kv_capacity_tokens) == Approx(2.0 * base.kv_capacity_tokens).epsilon(0.001));
+  EngineConfig big;
+  big.max_num_batched_tokens = 32768;
+  const auto bigger = plan("llama-3.1-8b", "a100-80gb-sxm", "fp16", 1, 8192, DType::fp16, big);
+  CHECK(bigger.per_gpu.activation_bytes > base.per_gpu.activation_bytes);
+  CHECK(bigger.kv_capacity_tokens < base.kv_capacity_tokens);
+  EngineConfig util;
+  util.gpu_memory_utilization = 0.5;
+  CHECK(plan("llama-3.1-8b", "a100-80gb-sxm", "fp16", 1, 8192, DType::fp16, util).kv_capacity_tokens <
+        base.kv_capacity_tokens);
+  // the full 128k context: one sequence needs 16 GiB of KV
+  const auto longctx = plan("llama-3.1-8b", "rtx4090-24gb", "fp16", 1, 131072);
+  CHECK_FALSE(longctx.fits);
+  CHECK_THAT(longctx.reason, Catch::Contains("max_model_len 131072"));
+  CHECK(plan("llama-3.1-8b", "a100-80gb-sxm", "fp16", 1, 0).max_model_len == 131072);
+}
+
+TEST_CASE("MIG slices plan with their share of memory") {
+  CHECK_FALSE(plan("llama-3.1-8b", "a100-80gb-sxm:mig-1g.10gb", "fp16").fits);
+  CHECK(plan("llama-3.1-8b", "a100-80gb-sxm:mig-3g.40gb", "fp16").fits);
+  CHECK(plan("llama-3.1-8b", "a100-80gb-sxm:mig-1g.10gb", "awq-int4").fits);
+}
+
+TEST_CASE("MoE weights count every expert") {
+  const auto p = plan("mixtral-8x7b", "a100-80gb-sxm", "fp16", 2);
+  CHECK(gb(p.per_gpu.weights_bytes) == Approx(46.7 * 2 / 2).epsilon(0.02));
+  CHECK(p.fits);
+}
+
+TEST_CASE("JSON carries the contract fields") {
+  const auto j = memory::to_json(plan("llama-3.1-8b", "rtx4090-24gb", "fp16"));
+  for (const char* k : {"fits", "reason", "kv_bytes_per_token", "kv_capacity_tokens", "max_concurrent_seqs", "params"}) {
+    CHECK(j.contains(k));
+  }
+  for (const char* k : {"weights_bytes", "kv_cache_bytes", "activation_bytes", "runtime_bytes", "free_bytes",
+                        "total_bytes"}) {
+    CHECK(j["per_gpu"].contains(k));
+  }
+  CHECK(j["kv_bytes_per_token"] == 131072);
+}

@@ -1,0 +1,203 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+using namespace llmsim;
+using namespace llmsim::spec;
+
+namespace {
+// The example of DESIGN.md's "Scenario format".
+const char* kDesignExample = R"({
+  "model": "llama-3.1-8b",
+  "quant": {"weights": "fp16", "kv_cache": "fp16"},
+  "hardware": {"gpu": "a100-80gb-sxm", "tp": 1, "pp": 1, "replicas": 1, "price_per_gpu_hour": 1.80},
+  "engine": {"policy": "vllm", "max_num_seqs": 256, "max_num_batched_tokens": 8192,
+             "block_size": 16, "gpu_memory_utilization": 0.90, "preemption": "recompute"},
+  "workload": {"arrival": {"process": "poisson", "rate": 4.0},
+               "input_tokens": {"dist": "lognormal", "mean": 512, "sigma": 0.8},
+               "output_tokens": {"dist": "fixed", "value": 256},
+               "num_requests": 2000, "warmup_requests": 100, "seed": 1},
+  "slo": {"ttft_ms": {"p95": 2000}, "tpot_ms": {"p95": 100}}
+})";
+
+Json design() { return parse_json(kDesignExample, "design"); }
+
+std::string error_of(const Json& j) {
+  try {
+    scenario_from_json(JsonView(j, ""));
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("DESIGN.md example parses with the values it states") {
+  const Scenario s = scenario_from_text(kDesignExample, "design");
+  CHECK(s.model == "llama-3.1-8b");
+  CHECK(s.hardware.gpu == "a100-80gb-sxm");
+  REQUIRE(s.hardware.price_per_gpu_hour);
+  CHECK(*s.hardware.price_per_gpu_hour == 1.80);
+  CHECK(s.engine.max_num_batched_tokens == 8192);
+  CHECK(std::get<PoissonArrivals>(s.workload.arrival).rate == 4.0);
+  CHECK(std::get<LogNormalLength>(s.workload.input_tokens).mean == 512);
+  CHECK(std::get<FixedLength>(s.workload.output_tokens).value == 256);
+  REQUIRE(s.slo.targets.size() == 2);
+  CHECK(s.slo.targets[0].metric == SloMetric::ttft);
+  CHECK(s.slo.targets[0].percentile == 95);
+  CHECK(s.slo.targets[0].max_ms == 2000);
+  CHECK(s.slo.targets[1].metric == SloMetric::tpot);
+}
+
+TEST_CASE("defaults fill an empty scenario") {
+  const Scenario s = scenario_from_text("{}", "empty");
+  CHECK(s.model == "llama-3.1-8b");
+  CHECK(s.engine.gpu_memory_utilization == 0.90);
+  CHECK(s.workload.num_requests == 2000);
+  CHECK(s.slo.empty());
+}
+
+TEST_CASE("to_json round-trips exactly") {
+  Json j = design();
+  j["workload"]["classes"] = Json::array(
+      {{{"name", "chat"},
+        {"arrival", {{"process", "gamma"}, {"rate", 1.7}, {"cv", 3.1}}},
+        {"input_tokens", {{"dist", "normal"}, {"mean", 700.5}, {"stddev", 80}, {"min", 10}, {"max", 4000}}},
+        {"output_tokens", {{"dist", "empirical"}, {"values", {12, 400, 33}}}},
+        {"slo", {{"e2e_ms", {{"p99.9", 30000}}}, {"min_attainment", 0.95}}}},
+       {{"name", "batch"},
+        {"arrival", {{"process", "onoff"}, {"rate_on", 5}, {"on_s", 30}, {"off_s", 90}, {"rate_off", 0.25}}},
+        {"input_tokens", {{"dist", "uniform"}, {"min", 100}, {"max", 300}}},
+        {"prefix_tokens", 64},
+        {"prefix_groups", 3}}});
+  j["engine"]["synthetic_service"] = {{"kind", "lognormal"}, {"mean_s", 0.123456789012345}, {"cv", 0.5}};
+  j["slo"]["itl_ms"] = {{"p50", 40.25}};
+  j["cost"] = {{"storage_per_month", 12.5}, {"ops_overhead_fraction", 0.1}};
+  const Scenario s1 = scenario_from_json(JsonView(j, ""));
+  const Json out1 = to_json(s1);
+  const Scenario s2 = scenario_from_json(JsonView(out1, ""));
+  CHECK(to_json(s2) == out1);
+  CHECK(out1["workload"]["classes"][0]["slo"]["e2e_ms"].contains("p99.9"));
+  CHECK(out1["engine"]["synthetic_service"]["mean_s"].get<double>() == 0.123456789012345);
+  CHECK(s2.workload.classes.size() == 2);
+  CHECK(std::get<OnOffArrivals>(s2.workload.classes[1].arrival).rate_off == 0.25);
+  CHECK(std::get<EmpiricalLength>(s2.workload.classes[0].output_tokens).values.size() == 3);
+  // the dumped text parses to the same scenario too (the Python binding passes text)
+  CHECK(to_json(scenario_from_text(out1.dump(), "dump")) == out1);
+}
+
+TEST_CASE("unknown keys are rejected listing the valid ones") {
+  Json j = design();
+  j["engine"]["max_num_seq"] = 3;
+  const auto msg = error_of(j);
+  CHECK_THAT(msg, Catch::StartsWith("engine.max_num_seq"));
+  CHECK_THAT(msg, Catch::Contains("did you mean 'max_num_seqs'"));
+  j = design();
+  j["modle"] = "x";
+  CHECK_THAT(error_of(j), Catch::Contains("valid: name, model"));
+  j = design();
+  j["workload"]["arrival"]["cv"] = 2;  // poisson has no cv
+  CHECK_THAT(error_of(j), Catch::StartsWith("workload.arrival.cv"));
+  j = design();
+  j["workload"]["arrival"]["process"] = "poison";
+  CHECK_THAT(error_of(j), Catch::Contains("did you mean 'poisson'"));
+}
+
+TEST_CASE("bad values name the field and the value") {
+  Json j = design();
+  j["workload"]["output_tokens"]["value"] = -5;
+  auto msg = error_of(j);
+  CHECK_THAT(msg, Catch::Contains("workload.output_tokens.value"));
+  CHECK_THAT(msg, Catch::Contains("-5"));
+  j = design();
+  j["workload"]["arrival"]["rate"] = -3;
+  CHECK_THAT(error_of(j), Catch::Contains("workload.arrival.rate: must be > 0, got -3"));
+  j = design();
+  j["engine"]["gpu_memory_utilization"] = 1.5;
+  CHECK_THAT(error_of(j), Catch::Contains("engine.gpu_memory_utilization"));
+  j = design();
+  j["slo"]["ttft_ms"] = {{"p0", 100}};
+  CHECK_THAT(error_of(j), Catch::Contains("slo.ttft_ms.p0"));
+  j = design();
+  j["slo"]["ttft_ms"] = {{"p101", 100}};
+  CHECK_THAT(error_of(j), Catch::Contains("(0, 100]"));
+  j = design();
+  j["slo"]["ttft_ms"] = {{"95", 100}};
+  CHECK_THAT(error_of(j), Catch::Contains("percentile key"));
+  j = design();
+  j["hardware"]["tp"] = 0;
+  j["workload"]["num_requests"] = 0;
+  msg = error_of(j);  // both problems in one error
+  CHECK_THAT(msg, Catch::Contains("hardware.tp"));
+  CHECK_THAT(msg, Catch::Contains("workload.num_requests"));
+  CHECK_THAT(error_of(parse_json("[1,2]", "t")), Catch::Contains("expected an object"));
+  CHECK_THROWS_AS(scenario_from_text("{\"model\": ", "t"), ConfigError);
+}
+
+TEST_CASE("set_json_path sets scenario fields and rejects others") {
+  Json j = design();
+  set_json_path(j, "hardware.gpu", "rtx4090-24gb");
+  set_json_path(j, "workload.arrival.rate", 8);
+  set_json_path(j, "quant.weights", "awq-int4");
+  set_json_path(j, "cost.network_gbps", 10);
+  set_json_path(j, "slo.e2e_ms.p99", 20000);
+  const Scenario s = scenario_from_json(JsonView(j, ""));
+  CHECK(s.hardware.gpu == "rtx4090-24gb");
+  CHECK(std::get<PoissonArrivals>(s.workload.arrival).rate == 8);
+  CHECK(s.weights == "awq-int4");
+  CHECK(s.cost.network_gbps == 10);
+  CHECK(s.slo.targets.size() == 3);
+  CHECK_THROWS_WITH(set_json_path(j, "hardware.gpus", "x"), Catch::Contains("did you mean 'gpu'"));
+  CHECK_THROWS_AS(set_json_path(j, "model.id", "x"), ConfigError);
+  CHECK_THROWS_AS(set_json_path(j, "workload.arrival.speed", 1), ConfigError);
+  CHECK_THROWS_AS(set_json_path(j, "engine..block_size", 1), ConfigError);
+  Json empty = Json::object();
+  set_json_path(empty, "engine.block_size", 32);
+  CHECK(empty["engine"]["block_size"] == 32);
+}
+
+TEST_CASE("resolve checks cross-field rules") {
+  const auto& cat = Catalog::builtin();
+  Scenario s = scenario_from_text(kDesignExample, "design");
+  const auto r = resolve(s, cat);
+  CHECK(r.model.id == "llama-3.1-8b");
+  CHECK(r.gpu.id == "a100-80gb-sxm");
+  CHECK(r.price_per_gpu_hour == 1.80);
+  // vllm policy without an explicit limit: the prompt must fit one iteration's budget
+  CHECK(r.max_model_len == 8192);
+  s.hardware.parallel.tp = 3;
+  CHECK_THROWS_WITH(resolve(s, cat), Catch::Contains("hardware.tp: must divide the model's num_attention_heads (32), got 3"));
+  s.hardware.parallel.tp = 2;
+  s.hardware.parallel.pp = 5;
+  CHECK_THROWS_WITH(resolve(s, cat), Catch::Contains("hardware.pp"));
+  s.hardware.parallel.pp = 1;
+  s.engine.max_model_len = 200000;
+  CHECK_THROWS_WITH(resolve(s, cat), Catch::Contains("engine.max_model_len"));
+  s.engine.max_model_len = 4096;
+  s.workload.input_tokens = FixedLength{5000};
+  CHECK_THROWS_WITH(resolve(s, cat), Catch::Contains("workload.input_tokens"));
+  s.workload.input_tokens = FixedLength{500};
+  s.hardware.gpu = "a100-80gb";
+  CHECK_THROWS_WITH(resolve(s, cat), Catch::Contains("hardware.gpu: unknown GPU"));
+  s.hardware.gpu = "a100-80gb-sxm";
+  s.hardware.price_per_gpu_hour.reset();
+  s.weights = "fp8";
+  const auto r2 = resolve(s, cat);
+  CHECK(r2.price_per_gpu_hour == cat.gpu("a100-80gb-sxm").price_per_hour);
+  CHECK(r2.quant.weights.compute_dtype == DType::fp16);  // W8A16 fallback on Ampere
+  s.engine.policy = SchedulerPolicy::chunked;
+  s.engine.max_model_len = 0;
+  CHECK(resolve(s, cat).max_model_len == 131072);
+}
+
+TEST_CASE("the shipped example scenario resolves") {
+  const auto path = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/chat-8b.json";
+  const Scenario s = scenario_from_text(read_text_file(path.string(), "scenario"), path.string());
+  const auto r = resolve(s, Catalog::builtin());
+  CHECK(r.max_model_len == 8192);
+  CHECK(std::get<LogNormalLength>(s.workload.input_tokens).mean == 1150);
+}
