@@ -1,0 +1,124 @@
+"""The CLI's commands as functions: memory, step, simulate (-> Result), capacity, compare."""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Mapping, Optional, Sequence
+
+import pandas as pd
+
+from . import _core
+from ._frames import records_frame, rows_frame
+from ._scenario import Scenario, normalize, to_text
+
+
+def _area(name: str):
+    """The _core submodule for one C++ area; a clear error when llmsim was built without that layer."""
+    sub = getattr(_core, name, None)
+    if sub is None:
+        raise RuntimeError(f"llmsim was built without the '{name}' layer (built areas: {list(_core.areas)}); "
+                           "rebuild after the layer's sources are in place")
+    return sub
+
+
+def _gpu_overrides(gpu: Optional[str], tp: Optional[int]) -> dict:
+    """`gpu="2xrtx4090-24gb"` means two of that card in one replica with tensor parallel 2 (as in compare)."""
+    out: dict = {}
+    if isinstance(gpu, str):
+        m = re.fullmatch(r"(\d+)x(.+)", gpu)
+        if m:
+            gpu, count = m.group(2), int(m.group(1))
+            if tp is not None and tp != count:
+                raise ValueError(f"hardware.tp: {tp} contradicts gpu '{m.group(0)}' ({count} GPUs, tp {count})")
+            tp = count
+    out["hardware.gpu"] = gpu
+    out["hardware.tp"] = tp
+    return out
+
+
+def _overrides(model=None, gpu=None, quant=None, kv_dtype=None, tp=None, pp=None, max_model_len=None,
+               **extra) -> dict:
+    out = {"model": model, "quant.weights": quant, "quant.kv_cache": kv_dtype, "hardware.pp": pp,
+           "engine.max_model_len": max_model_len}
+    out.update(_gpu_overrides(gpu, tp))
+    out.update(extra)
+    return out
+
+
+def memory(scenario: Optional[Scenario] = None, *, model: Optional[str] = None, gpu: Optional[str] = None,
+           quant: Optional[str] = None, kv_dtype: Optional[str] = None, tp: Optional[int] = None,
+           pp: Optional[int] = None, num_gpus: Optional[int] = None, max_model_len: Optional[int] = None,
+           gpu_memory_utilization: Optional[float] = None, max_num_batched_tokens: Optional[int] = None) -> dict:
+    """Does the model fit, and how much KV cache is left per GPU? (``llmsim memory --json`` fields.)
+
+    Keyword arguments override the scenario (defaults: the scenario format's defaults). ``num_gpus`` without
+    ``tp`` means tensor parallel over all of them. Bad input raises ValueError naming the field.
+    """
+    if num_gpus is not None and tp is None:
+        if num_gpus % (pp or 1):
+            raise ValueError(f"num_gpus: {num_gpus} is not a multiple of pp {pp}")
+        tp = num_gpus // (pp or 1)
+    text = to_text(scenario or {}, _overrides(model, gpu, quant, kv_dtype, tp, pp, max_model_len, **{
+        "engine.gpu_memory_utilization": gpu_memory_utilization,
+        "engine.max_num_batched_tokens": max_num_batched_tokens}))
+    return json.loads(_area("memory").plan(text))
+
+
+def step(scenario: Optional[Scenario] = None, *, prefill_tokens: int = 0, prefill_context: int = 0,
+         decode_seqs: int = 0, context: int = 0, model: Optional[str] = None, gpu: Optional[str] = None,
+         quant: Optional[str] = None, kv_dtype: Optional[str] = None, tp: Optional[int] = None,
+         pp: Optional[int] = None, gpu_profile: Optional[Any] = None) -> dict:
+    """Time of one engine iteration with its per-op roofline breakdown (``llmsim step --json`` fields:
+    time_ms, bound, ops, tokens_per_s). One prefill chunk of ``prefill_tokens`` after ``prefill_context``
+    cached tokens, plus ``decode_seqs`` sequences decoding at ``context`` tokens each."""
+    text = to_text(scenario or {}, _overrides(model, gpu, quant, kv_dtype, tp, pp, **{
+        "hardware.gpu_profile": gpu_profile}))
+    return json.loads(_area("step").step(text, int(prefill_tokens), int(prefill_context), int(decode_seqs),
+                                         int(context)))
+
+
+class Result:
+    """One simulation: ``summary`` (the DESIGN.md result object, identical to ``llmsim simulate --json``),
+    ``requests`` and ``iterations`` DataFrames when recorded (else None), and the normalized ``scenario``."""
+
+    def __init__(self, summary: dict, requests: Optional[pd.DataFrame], iterations: Optional[pd.DataFrame],
+                 scenario: dict):
+        self.summary = summary
+        self.requests = requests
+        self.iterations = iterations
+        self.scenario = scenario
+
+    def __getitem__(self, key: str) -> Any:
+        return self.summary[key]
+
+    def to_json(self, indent: Optional[int] = None) -> str:
+        """The summary as JSON text."""
+        return json.dumps(self.summary, indent=indent)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        if not s.get("fits", True):
+            return f"<llmsim.Result cannot run: {s.get('reason', '')}>"
+        p95 = lambda k: s.get(k, {}).get("p95", float("nan"))  # noqa: E731
+        return (f"<llmsim.Result {s.get('completed_requests')} requests, "
+                f"{s.get('throughput', {}).get('output_tokens_per_s', 0):.1f} out tok/s, "
+                f"P95 TTFT {p95('ttft_ms'):.1f} ms, P95 TPOT {p95('tpot_ms'):.1f} ms, "
+                f"SLO attainment {s.get('slo_attainment', 0):.3f}>")
+
+
+def simulate(scenario: Scenario, *, record_requests: bool = False, record_iterations: bool = False,
+             seed: Optional[int] = None, rate: Optional[float] = None, num_requests: Optional[int] = None,
+             gpu: Optional[str] = None, quant: Optional[str] = None) -> Result:
+    """Runs one scenario (dict or JSON file) and returns a Result; same scenario and seed give the same
+    numbers as ``llmsim simulate --json``. Keyword overrides mirror the CLI flags (``rate`` rescales the
+    offered load as ``--rate`` does: open-loop rates keep their class mix, a closed loop gets that concurrency). The GIL is released while
+    the simulation runs, so threads run simulations in parallel."""
+    over = {"workload.seed": seed, "workload.num_requests": num_requests, "quant.weights": quant}
+    over.update(_gpu_overrides(gpu, None) if gpu is not None else {})
+    text = to_text(scenario, over)
+    if hasattr(_core, "analysis"):
+        summary, req, it = _core.analysis.evaluate(text, record_requests, record_iterations, rate)
+    else:
+        summary, req, it = _area("engine").simulate(text, record_requests, record_iterations, rate)
+    return Result(json.loads(summary), records_frame(req) if record_requests else None,
+                  records_frame(it) if record_iterations else None, json.loads(text))

@@ -1,0 +1,63 @@
+"""What ships: GPUs, models and quantization formats as DataFrames, and loaders for your own specs."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping, Union
+
+import pandas as pd
+
+from . import _core
+
+Source = Union[Mapping[str, Any], str, os.PathLike]
+
+
+def _read(source: Source, what: str) -> str:
+    if isinstance(source, Mapping):
+        return json.dumps(dict(source))
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.is_file():
+            raise ValueError(f"{what}: no such file '{source}'")
+        return path.read_text()
+    raise ValueError(f"{what}: expected a dict or a file path, got {type(source).__name__}")
+
+
+def gpus() -> pd.DataFrame:
+    """One row per built-in GPU (index: id): memory (GB), bandwidth (GB/s), dense tensor peaks (TFLOP/s),
+    interconnect, MIG profiles and the placeholder hourly price."""
+    frame = pd.DataFrame(json.loads(_core.spec.gpus()))
+    return frame.set_index("id", drop=False).rename_axis(None)
+
+
+def models() -> pd.DataFrame:
+    """One row per built-in model (index: id): parameters, KV bytes per token, and the HF config fields."""
+    rows = json.loads(_core.spec.models())
+    frame = pd.json_normalize(rows, sep=".")
+    return frame.set_index("id", drop=False).rename_axis(None)
+
+
+def quants() -> pd.DataFrame:
+    """One row per weight format (index: id): bits per weight with metadata, compute path."""
+    frame = pd.DataFrame(json.loads(_core.spec.quants()))
+    return frame.set_index("id", drop=False).rename_axis(None)
+
+
+def load_gpu_spec(source: Source) -> dict:
+    """Validates a custom GPU spec (dict or JSON file, data/gpus format) and returns it with defaults filled.
+
+    Use the result (or the raw dict) as ``scenario["hardware"]["gpu"]``. Bad fields raise ValueError.
+    """
+    return json.loads(_core.spec.gpu_from_json(_read(source, "gpu")))
+
+
+def load_hf_config(source: Source, id: str | None = None) -> dict:
+    """Reads a Hugging Face ``config.json`` (dict or path): returns id, params, KV bytes per token and
+    the config as llmsim reads it. Use the config (or the raw dict) as ``scenario["model"]``."""
+    if id is None and isinstance(source, Mapping):
+        id = str(source.get("_name_or_path", "custom-model")).split("/")[-1]
+    elif id is None:  # a HF snapshot keeps config.json in a folder named after the model
+        path = Path(source)
+        id = path.parent.name if path.name == "config.json" else path.stem
+    return json.loads(_core.spec.model_from_hf_config(_read(source, "model"), id))

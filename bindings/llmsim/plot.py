@@ -1,0 +1,118 @@
+"""Matplotlib helpers for the questions planners ask. Each draws on ``ax`` (a new figure when None) and
+returns the Axes; none of them shows or saves anything."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional, Sequence
+
+import numpy as np
+import pandas as pd
+
+_GB = 1e9
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+        _, ax = plt.subplots(figsize=(7, 4))
+    return ax
+
+
+def latency_vs_load(frame: pd.DataFrame, *, x: str = "workload.arrival.rate", y: str = "ttft_ms.p95",
+                    by: Optional[str] = None, sla_ms: Optional[float] = None, ax=None, logy: bool = False):
+    """Latency percentile ``y`` against offered load ``x``, one line per value of ``by``, with the SLA as a
+    dashed horizontal line. Rows that do not fit (NaN) are left out."""
+    ax = _axes(ax)
+    groups = frame.groupby(by, sort=False) if by else [(None, frame)]
+    for key, g in groups:
+        g = g.dropna(subset=[y]).sort_values(x)
+        ax.plot(g[x], g[y], marker="o", label=str(key) if key is not None else y)
+    if sla_ms is not None:
+        ax.axhline(sla_ms, color="red", linestyle="--", linewidth=1, label=f"SLA {sla_ms:g} ms")
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    if logy:
+        ax.set_yscale("log")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    return ax
+
+
+def cost_vs_capacity(frame: pd.DataFrame, *, x: str = "max_qps", y: str = "cost_per_mtok_output_slo",
+                     label: Optional[str] = None, ax=None):
+    """Cost per million SLO-meeting output tokens against capacity; lower right is better. Options that
+    cannot run are listed in the title rather than drawn at zero."""
+    ax = _axes(ax)
+    ok = frame.dropna(subset=[x, y])
+    ax.scatter(ok[x], ok[y])
+    if label is not None:
+        for _, row in ok.iterrows():
+            ax.annotate(str(row[label]), (row[x], row[y]), textcoords="offset points", xytext=(4, 4),
+                        fontsize="small")
+        missing = frame.loc[~frame.index.isin(ok.index), label].astype(str).tolist()
+        if missing:
+            ax.set_title("cannot run / no capacity: " + ", ".join(missing), fontsize="small")
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    ax.grid(True, alpha=0.3)
+    return ax
+
+
+_MEMORY_TERMS = ["weights_bytes", "kv_cache_bytes", "activation_bytes", "runtime_bytes", "free_bytes"]
+
+
+def memory_breakdown(plans: Mapping[str, Mapping[str, Any]], *, ax=None):
+    """Stacked bars (GB per GPU) of weights, KV pool, activations, runtime and margin, one bar per plan
+    (``{label: llmsim.memory(...)}``); a hatched bar marks a plan that does not fit."""
+    ax = _axes(ax)
+    labels = list(plans)
+    bottom = np.zeros(len(labels))
+    for term in _MEMORY_TERMS:
+        values = np.array([plans[k]["per_gpu"].get(term, 0) / _GB for k in labels], dtype=float)
+        ax.bar(labels, values, bottom=bottom, label=term.replace("_bytes", ""))
+        bottom += values
+    totals = [plans[k]["per_gpu"].get("total_bytes", 0) / _GB for k in labels]
+    ax.scatter(labels, totals, marker="_", s=400, color="black", label="device memory", zorder=3)
+    for i, k in enumerate(labels):
+        if not plans[k].get("fits", True):
+            ax.bar([labels[i]], [max(bottom[i], totals[i])], fill=False, hatch="//", edgecolor="red")
+    ax.set_ylabel("GB per GPU")
+    ax.tick_params(axis="x", rotation=30)
+    ax.legend(fontsize="small")
+    return ax
+
+
+def _per_request(requests: pd.DataFrame, metric: str) -> np.ndarray:
+    r = requests[~requests["warmup"]] if "warmup" in requests else requests
+    if metric == "ttft":
+        v = (r["first_token_s"] - r["arrival_s"]) * 1e3
+    elif metric == "tpot":  # per request, as vLLM's benchmark reports it
+        r = r[r["output_tokens"] > 1]
+        v = (r["finish_s"] - r["first_token_s"]) / (r["output_tokens"] - 1) * 1e3
+    elif metric == "e2e":
+        v = (r["finish_s"] - r["arrival_s"]) * 1e3
+    elif metric == "queue":
+        v = (r["admitted_s"] - r["arrival_s"]) * 1e3
+    else:
+        raise ValueError(f"metric: unknown '{metric}' (valid: ttft, tpot, e2e, queue)")
+    return np.sort(v.to_numpy())
+
+
+def latency_cdf(results: Mapping[str, Any], *, metric: str = "ttft", sla_ms: Optional[float] = None, ax=None):
+    """Empirical CDF of a per-request latency (ttft, tpot, e2e, queue) for each ``{label: Result}`` run
+    with ``record_requests=True``. (Token-level ITL gaps are summarised in ``summary['itl_ms']``; the records
+    hold per-request times, whose mean gap is the TPOT.)"""
+    ax = _axes(ax)
+    for label, res in results.items():
+        req = getattr(res, "requests", res)
+        if req is None:
+            raise ValueError(f"{label}: simulate with record_requests=True to plot a CDF")
+        v = _per_request(req, metric)
+        if len(v):
+            ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=str(label))
+    if sla_ms is not None:
+        ax.axvline(sla_ms, color="red", linestyle="--", linewidth=1, label=f"SLA {sla_ms:g} ms")
+    ax.set_xlabel(f"{metric} (ms)")
+    ax.set_ylabel("fraction of requests")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    return ax

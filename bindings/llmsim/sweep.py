@@ -1,0 +1,180 @@
+"""Many scenarios at once: capacity, compare and sweep, on local threads or on a Dask cluster.
+
+Sweeps run in C++ on a thread pool with the GIL released (``jobs`` threads; rows always come back in grid
+order, identical for any thread count). With ``client=`` (a ``distributed.Client``) the points are cut into
+chunks evaluated on the cluster's workers by the same C++ code, so the frame is identical to the local one.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+import pandas as pd
+
+from . import _core
+from ._frames import rows_frame
+from ._scenario import Scenario, load, to_text
+from .api import _area
+
+Grid = Union[Mapping[str, Sequence[Any]], Sequence[Union[Scenario, Mapping[str, Any]]]]
+Point = Tuple[str, str]  # (labels JSON [[path, value], ...], scenario JSON text)
+
+
+def _frame(flat_rows: Iterable[str]) -> pd.DataFrame:
+    rows = [json.loads(r) for r in flat_rows]
+    if not rows:
+        return pd.DataFrame()
+    columns = [c for c, _ in rows[0]]
+    return pd.DataFrame.from_records([dict(r) for r in rows], columns=columns)
+
+
+def _tqdm(progress: bool, total: int, desc: str):
+    if not progress:
+        return None
+    from tqdm.auto import tqdm
+    return tqdm(total=total, desc=desc, unit="scenario")
+
+
+def _callback(bar):
+    if bar is None:
+        return None
+    def update(done: int, total: int) -> None:
+        bar.update(done - bar.n)
+    return update
+
+
+def expand_grid(base: Scenario, grid: Grid) -> List[Point]:
+    """The sweep's points. ``grid`` is either ``{dotted path: [values]}`` (cartesian product, last path
+    varying fastest — the CLI's order) or a list: with a ``base``, of ``{dotted path: value}`` overrides of
+    it; without one (``base=None``), of whole scenarios (dicts or JSON file paths). Bad paths or values raise ValueError naming the path and the point."""
+    base_text = to_text(base if base is not None else {})
+    points: List[Point] = []
+    if isinstance(grid, Mapping):
+        if not grid:
+            raise ValueError("grid: empty (give at least one field path with a list of values)")
+        paths = list(grid)
+        values = []
+        for p in paths:
+            v = grid[p]
+            if isinstance(v, (str, bytes)) or not isinstance(v, Sequence) or len(v) == 0:
+                raise ValueError(f"grid.{p}: expected a non-empty list of values, got {v!r}")
+            values.append(list(v))
+        for combo in itertools.product(*values):
+            labels = list(zip(paths, combo))
+            points.append(_point(base_text, labels, len(points)))
+        return points
+    if isinstance(grid, (str, bytes)) or not isinstance(grid, Sequence) or len(grid) == 0:
+        raise ValueError("grid: expected {path: [values]} or a non-empty list of scenarios/overrides")
+    for item in grid:
+        if base is not None and isinstance(item, Mapping):
+            points.append(_point(base_text, list(item.items()), len(points)))
+        else:
+            try:
+                points.append(("[]", to_text(item)))
+            except ValueError as e:
+                raise ValueError(f"grid point {len(points)}: {e}") from None
+    return points
+
+
+def _point(base_text: str, labels: List[Tuple[str, Any]], index: int) -> Point:
+    try:
+        text = to_text(json.loads(base_text), dict(labels))
+        label_text = json.dumps([[p, v] for p, v in labels], allow_nan=False)
+    except ValueError as e:
+        raise ValueError(f"grid point {index}: {e}") from None
+    return label_text, text
+
+
+def _run_chunk(points: List[Point], capacity: bool, capacity_options: dict) -> List[str]:
+    """One chunk on a Dask worker: the same C++ sweep, one thread (the cluster supplies the parallelism)."""
+    from llmsim import _core as core  # imported on the worker
+    return core.analysis.sweep(points, capacity, capacity_options, 1)
+
+
+def sweep(base: Optional[Scenario], grid_or_list: Grid, jobs: Optional[int] = None, client: Any = None,
+          progress: bool = True, capacity: bool = False, chunk_size: Optional[int] = None,
+          **capacity_options: Any) -> pd.DataFrame:
+    """One row per point, in grid order, with the grid's dotted paths as the first columns, then the
+    ``llmsim sweep`` CSV columns (identity, ``fits``, ``reason``, throughput, latency percentiles as
+    ``ttft_ms.p95`` ..., goodput, cost). A point that cannot run is a row with ``fits`` False, its reason and
+    NaN numbers. ``capacity=True`` runs a capacity search per point (options: num_requests, replications,
+    rel_tol, ...). ``jobs``: local threads (default: all cores). ``client``: a ``distributed.Client``."""
+    analysis = _area("analysis")
+    points = expand_grid(base, grid_or_list)
+    bar = _tqdm(progress, len(points), "sweep")
+    try:
+        if client is None:
+            jobs = jobs or os.cpu_count() or 1
+            flat = analysis.sweep(points, capacity, capacity_options, int(jobs), _callback(bar))
+        else:
+            flat = _on_dask(client, points, capacity, capacity_options, chunk_size, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    return _frame(flat)
+
+
+def _on_dask(client, points: List[Point], capacity: bool, capacity_options: dict, chunk_size: Optional[int],
+             bar) -> List[str]:
+    from distributed import as_completed
+    if chunk_size is None:  # a few chunks per worker thread balance load without drowning the scheduler
+        threads = sum(client.nthreads().values()) or 1
+        chunk_size = max(1, -(-len(points) // (4 * threads)))
+    chunks = [points[i:i + chunk_size] for i in range(0, len(points), chunk_size)]
+    futures = client.map(_run_chunk, chunks, capacity=capacity, capacity_options=capacity_options, pure=False)
+    index = {f.key: i for i, f in enumerate(futures)}
+    results: List[Optional[List[str]]] = [None] * len(chunks)
+    for future in as_completed(futures):
+        i = index[future.key]
+        results[i] = future.result()  # re-raises a worker's ValueError here
+        if bar is not None:
+            bar.update(len(chunks[i]))
+    return [row for chunk in results for row in chunk]
+
+
+def capacity(scenario: Scenario, *, num_requests: Optional[int] = None, warmup_requests: Optional[int] = None,
+             replications: Optional[int] = None, rel_tol: Optional[float] = None,
+             max_evaluations: Optional[int] = None, max_rate: Optional[float] = None, **overrides: Any) -> dict:
+    """The largest load meeting the scenario's SLO (``llmsim capacity --json`` row: max_qps, max_qps_ci95,
+    latency at capacity, cost per Mtok, replicas_needed, monthly_cost). ``overrides`` are dotted-path
+    scenario fields written with '__' for '.', e.g. ``hardware__gpu="rtx4090-24gb"``."""
+    opts = {k: v for k, v in dict(num_requests=num_requests, warmup_requests=warmup_requests,
+                                  replications=replications, rel_tol=rel_tol, max_evaluations=max_evaluations,
+                                  max_rate=max_rate).items() if v is not None}
+    text = to_text(scenario, {k.replace("__", "."): v for k, v in overrides.items()})
+    return json.loads(_area("analysis").capacity(text, opts))
+
+
+def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Optional[Sequence[str]] = None, *,
+            policies: Sequence[str] = (), max_num_seqs: Sequence[int] = (),
+            max_num_batched_tokens: Sequence[int] = (), rank_by: str = "monthly_cost",
+            jobs: Optional[int] = None, progress: bool = False, **capacity_options: Any) -> pd.DataFrame:
+    """``llmsim compare``: every GPU option (``"2xrtx4090-24gb"`` = two cards, TP 2) × quantization × engine
+    knob, each with a capacity search. One row per option (non-fitting ones with their reason and NaN
+    numbers) plus ``winner`` (cheapest meeting the SLO) and ``pareto`` (cost-vs-latency frontier) columns;
+    ``frame.attrs`` holds ``target_qps``, ``rank_by`` and the winner's label."""
+    def strings(v):
+        return [v] if isinstance(v, str) else list(v or [])
+    bar = _tqdm(progress, 0, "compare")
+    def update(done: int, total: int) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+    try:
+        flat, result_text = _area("analysis").compare(
+            to_text(scenario), strings(gpus), strings(quants), strings(policies),
+            [int(x) for x in max_num_seqs], [int(x) for x in max_num_batched_tokens], capacity_options,
+            rank_by, int(jobs or os.cpu_count() or 1), update if bar is not None else None)
+    finally:
+        if bar is not None:
+            bar.close()
+    frame = _frame(flat)
+    result = json.loads(result_text)
+    winner = result.get("winner")
+    pareto = set(result.get("pareto") or [])
+    if len(frame):
+        frame["winner"] = [winner == i for i in range(len(frame))]
+        frame["pareto"] = [i in pareto for i in range(len(frame))]
+    frame.attrs.update({k: v for k, v in result.items() if k not in ("rows",)})
+    return frame

@@ -1,0 +1,155 @@
+// llmsim._core.analysis: priced simulation, capacity search, compare and sweeps. Every call converts its
+// arguments with the GIL held and releases it around the C++ work, so Python threads run in parallel.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+
+#include "convert.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/analysis/capacity.hpp"
+#include "llmsim/analysis/compare.hpp"
+#include "llmsim/analysis/evaluate.hpp"
+#include "llmsim/analysis/row.hpp"
+#include "llmsim/analysis/sweep.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "records.hpp"
+
+namespace llmsim::python {
+
+namespace {
+
+// `rate` rescales the offered load as `llmsim simulate --rate` does (closed loop: concurrency; classes: mix kept).
+spec::ResolvedScenario resolved_of(const std::string& text, std::optional<double> rate = std::nullopt) {
+  Json doc = parse_text(text, "scenario");
+  spec::Scenario scenario = spec::scenario_from_json(JsonView(doc, ""));
+  if (rate) scenario.workload = spec::with_rate(scenario.workload, *rate);
+  return spec::resolve(scenario, spec::Catalog::builtin());
+}
+
+analysis::CapacityOptions capacity_options(const py::dict& d) {
+  analysis::CapacityOptions opt;
+  for (auto [key, value] : d) {
+    const auto k = key.cast<std::string>();
+    if (k == "num_requests") opt.num_requests = value.cast<std::int64_t>();
+    else if (k == "warmup_requests") opt.warmup_requests = value.cast<std::int64_t>();
+    else if (k == "replications") opt.replications = value.cast<int>();
+    else if (k == "rel_tol") opt.rel_tol = value.cast<double>();
+    else if (k == "max_evaluations") opt.max_evaluations = value.cast<int>();
+    else if (k == "max_rate") opt.max_rate = value.cast<double>();
+    else if (k == "max_concurrency") opt.max_concurrency = value.cast<int>();
+    else throw ConfigError("capacity." + k, "unknown option (valid: num_requests, warmup_requests, "
+                           "replications, rel_tol, max_evaluations, max_rate, max_concurrency)");
+  }
+  opt.validate("capacity");
+  return opt;
+}
+
+// A flattened row (CSV columns, as `llmsim sweep --out x.csv` writes them) as JSON [[column, value], ...].
+std::string flat_row(const analysis::Row& row) {
+  Json out = Json::array();
+  for (auto& [column, value] : analysis::flatten(row)) out.push_back(Json::array({column, value}));
+  return dump(out);
+}
+
+// Progress reports from C++ (always on the thread that called in, with the GIL released) into Python.
+analysis::Progress progress_of(const py::object& callback) {
+  if (callback.is_none()) return {};
+  return [callback](std::size_t done, std::size_t total) {
+    py::gil_scoped_acquire gil;
+    try {
+      callback(done, total);
+    } catch (py::error_already_set& e) {  // a failing progress bar must not abort (or tear down) the run
+      e.discard_as_unraisable("llmsim progress callback");
+    }
+  };
+}
+
+}  // namespace
+
+void register_analysis(py::module_& m) {
+  m.def("evaluate", [](const std::string& text, bool record_requests, bool record_iterations,
+                       std::optional<double> rate) {
+    engine::SimulationResult result;
+    {
+      py::gil_scoped_release nogil;
+      engine::SimulationOptions opt;
+      opt.record_requests = record_requests;
+      opt.record_iterations = record_iterations;
+      result = analysis::evaluate(resolved_of(text, rate), opt);
+    }
+    return py::make_tuple(dump(metrics::to_json(result.summary)), request_columns(result.requests),
+                          iteration_columns(result.iterations));
+  }, py::arg("scenario"), py::arg("record_requests") = false, py::arg("record_iterations") = false,
+     py::arg("rate") = py::none(),
+     "(summary JSON text with cost, request columns, iteration columns); GIL released while it runs.");
+
+  m.def("capacity", [](const std::string& text, const py::dict& options) {
+    analysis::RowOptions opt{true, capacity_options(options)};
+    py::gil_scoped_release nogil;
+    return dump(analysis::to_json(analysis::evaluate_row(resolved_of(text), opt)));
+  }, py::arg("scenario"), py::arg("options") = py::dict(),
+     "Capacity row (JSON text, `llmsim capacity --json` fields); GIL released while it runs.");
+
+  m.def("compare", [](const std::string& text, const std::vector<std::string>& gpus,
+                      const std::vector<std::string>& quants, const std::vector<std::string>& policies,
+                      const std::vector<int>& max_num_seqs, const std::vector<int>& max_num_batched_tokens,
+                      const py::dict& capacity, const std::string& rank_by, int jobs, const py::object& progress) {
+    analysis::CompareOptions opt;
+    opt.gpus = gpus;
+    opt.quants = quants;
+    opt.policies = policies;
+    opt.max_num_seqs = max_num_seqs;
+    opt.max_num_batched_tokens = max_num_batched_tokens;
+    opt.capacity = capacity_options(capacity);
+    opt.rank_by = analysis::parse_rank_by(rank_by, "rank_by");
+    opt.jobs = jobs;
+    auto report = progress_of(progress);
+    analysis::CompareResult result;
+    {
+      py::gil_scoped_release nogil;
+      Json doc = parse_text(text, "scenario");
+      result = analysis::compare(spec::scenario_from_json(JsonView(doc, "")), opt, report);
+    }
+    py::list rows;
+    for (const auto& row : result.rows) rows.append(flat_row(row));
+    return py::make_tuple(rows, dump(analysis::to_json(result)));
+  }, py::arg("scenario"), py::arg("gpus"), py::arg("quants"), py::arg("policies"), py::arg("max_num_seqs"),
+     py::arg("max_num_batched_tokens"), py::arg("capacity"), py::arg("rank_by"), py::arg("jobs"),
+     py::arg("progress") = py::none(),
+     "(flattened rows, compare JSON text); capacity search per option on `jobs` threads, GIL released.");
+
+  m.def("sweep", [](const std::vector<std::pair<std::string, std::string>>& points, bool capacity,
+                    const py::dict& capacity_opts, int jobs, const py::object& progress) {
+    analysis::SweepOptions opt;
+    opt.row.capacity = capacity;
+    opt.row.capacity_options = capacity_options(capacity_opts);
+    auto report = progress_of(progress);
+    std::vector<analysis::Row> rows;
+    {
+      py::gil_scoped_release nogil;
+      std::vector<analysis::SweepPoint> parsed(points.size());
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        try {
+          for (const auto& pair : parse_text(points[i].first, "labels")) {
+            parsed[i].labels.emplace_back(pair.at(0).get<std::string>(), pair.at(1));
+          }
+          Json doc = parse_text(points[i].second, "scenario");
+          parsed[i].scenario = spec::scenario_from_json(JsonView(doc, ""));
+        } catch (const ConfigError& e) {
+          // named as run_sweep names its points
+          throw ConfigError(std::vector<std::string>{"grid point " + std::to_string(i) + ": " + e.what()});
+        }
+      }
+      rows = analysis::run_sweep(parsed, jobs, report, opt);
+    }
+    py::list out;
+    for (const auto& row : rows) out.append(flat_row(row));
+    return out;
+  }, py::arg("points"), py::arg("capacity"), py::arg("capacity_options"), py::arg("jobs"),
+     py::arg("progress") = py::none(),
+     "Flattened rows of [(labels JSON [[path, value], ...], scenario JSON text)], in point order, on `jobs` "
+     "threads with the GIL released.");
+}
+
+}  // namespace llmsim::python

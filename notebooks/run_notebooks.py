@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+"""Executes every shipped notebook with nbclient (ctest: notebooks.execute) and fails on any error.
+
+The notebooks in git carry no outputs; executed copies go to --out. A notebook that raises, or that draws
+no plot, fails the run. Each notebook's wall time is printed (they are meant to take under a minute).
+"""
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+NOTEBOOKS = [
+    "4090_vs_a100.ipynb",
+    "quantization_under_memory_limits.ipynb",
+    "multi_gpu_scaling.ipynb",
+    "controlled_experiment.ipynb",
+    "calibration.ipynb",
+]
+
+
+def count_plots(nb) -> int:
+    return sum(1 for cell in nb.cells if cell.cell_type == "code" for out in cell.get("outputs", [])
+               if "image/png" in out.get("data", {}))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", default=None, help="folder for the executed copies")
+    ap.add_argument("--kernel", default="python3")
+    ap.add_argument("names", nargs="*", help="notebooks to run (default: all)")
+    args = ap.parse_args()
+    here = Path(__file__).resolve().parent
+    out = Path(args.out) if args.out else None
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+    failed = []
+    for name in args.names or NOTEBOOKS:
+        path = here / name
+        nb = nbformat.read(path, as_version=4)
+        if any(c.get("outputs") for c in nb.cells if c.cell_type == "code"):
+            failed.append(f"{name}: outputs must be stripped before committing")
+        start = time.perf_counter()
+        client = NotebookClient(nb, timeout=300, kernel_name=args.kernel,
+                                resources={"metadata": {"path": str(here)}})
+        try:
+            client.execute()
+            error = None
+        except CellExecutionError as e:
+            error = str(e).strip().splitlines()[-1] if str(e).strip() else repr(e)
+        except Exception as e:  # kernel died, timeout, missing kernel
+            error = f"{type(e).__name__}: {e}"
+        seconds = time.perf_counter() - start
+        plots = count_plots(nb)
+        if out:
+            nbformat.write(nb, out / name)
+        status = "ok" if error is None and plots > 0 else "FAILED"
+        print(f"{status:6} {name:45} {seconds:6.1f} s  {plots} plot(s)" + (f"  {error}" if error else ""),
+              flush=True)
+        if error is not None:
+            failed.append(f"{name}: {error}")
+        elif plots == 0:
+            failed.append(f"{name}: drew no plot")
+        elif seconds > 60:
+            print(f"WARN   {name} took {seconds:.0f} s (meant to run in under a minute)")
+    for f in failed:
+        print("error:", f, file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

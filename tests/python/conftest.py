@@ -1,0 +1,36 @@
+"""pytest fixtures for the llmsim package, run against the real compiled module (ctest: python.pytest)."""
+import copy
+import os
+
+import pytest
+
+import llmsim
+
+SMALL = {
+    "model": "llama-3.1-8b",
+    "quant": {"weights": "fp16", "kv_cache": "fp16"},
+    "hardware": {"gpu": "a100-80gb-sxm", "tp": 1, "replicas": 1, "price_per_gpu_hour": 1.8},
+    "workload": {"arrival": {"process": "poisson", "rate": 2.0},
+                 "input_tokens": {"dist": "lognormal", "mean": 512, "sigma": 0.8},
+                 "output_tokens": {"dist": "fixed", "value": 128},
+                 "num_requests": 150, "warmup_requests": 15, "seed": 7},
+    "slo": {"ttft_ms": {"p95": 2000}, "tpot_ms": {"p95": 100}},
+}
+
+
+def need(area):
+    if not hasattr(llmsim._core, area):
+        pytest.fail(f"llmsim._core was built without the '{area}' area (built: {list(llmsim._core.areas)})")
+
+
+@pytest.fixture
+def small():
+    return copy.deepcopy(SMALL)
+
+
+@pytest.fixture
+def cli():
+    path = os.environ.get("LLMSIM_CLI")
+    if not path or not os.path.exists(path):
+        pytest.skip("LLMSIM_CLI not set (ctest sets it when the CLI is built)")
+    return path

@@ -1,0 +1,58 @@
+import pytest
+
+import llmsim
+from conftest import need
+
+
+def test_memory_field_numbers():
+    need("memory")
+    p = llmsim.memory(model="llama-3.1-8b", gpu="a100-80gb-sxm")
+    assert p["fits"] and p["reason"] == ""
+    assert p["kv_bytes_per_token"] == 131072
+    assert p["kv_capacity_tokens"] > 100_000
+
+
+def test_14b_fp16_does_not_fit_a_4090():
+    p = llmsim.memory(model="qwen2.5-14b", gpu="rtx4090-24gb", quant="fp16")
+    assert not p["fits"]
+    assert "weights" in p["reason"]
+
+
+def test_tp2_halves_weights():
+    one = llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb")
+    two = llmsim.memory(model="llama-3.1-8b", gpu="2xrtx4090-24gb")
+    assert two == llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb", tp=2)
+    assert two["per_gpu"]["weights_bytes"] == pytest.approx(one["per_gpu"]["weights_bytes"] / 2, rel=0.05)
+    assert two["per_gpu"]["runtime_bytes"] > one["per_gpu"]["runtime_bytes"]  # all-reduce buffers
+
+
+def test_memory_cli_identical(cli):
+    import json
+    import subprocess
+    out = subprocess.run([cli, "memory", "--model", "llama-3.1-70b", "--gpu", "rtx4090-48gb", "--quant",
+                          "awq-int4", "--max-model-len", "8192", "--json"], capture_output=True, text=True,
+                         check=True).stdout
+    assert json.loads(out) == llmsim.memory(model="llama-3.1-70b", gpu="rtx4090-48gb", quant="awq-int4",
+                                            max_model_len=8192)
+    out = subprocess.run([cli, "memory", "--model", "qwen2.5-14b", "--gpu", "rtx4090-24gb", "--tp", "2",
+                          "--num-gpus", "2", "--max-model-len", "4096", "--json"], capture_output=True, text=True,
+                         check=True).stdout
+    assert json.loads(out) == llmsim.memory(model="qwen2.5-14b", gpu="2xrtx4090-24gb", max_model_len=4096)
+
+
+def test_step_decode_and_prefill():
+    need("step")
+    d = llmsim.step(model="llama-3.1-8b", gpu="rtx4090-24gb", decode_seqs=1, context=512)
+    # 16 GB of fp16 weights over 1008 GB/s: at least ~16 ms per decode step.
+    assert d["time_ms"] >= 16e9 / 1008e9 * 1e3
+    assert d["bound"] == "memory"
+    assert {op["name"] for op in d["ops"]} >= {"qkv_proj", "mlp", "lm_head"}
+    p = llmsim.step(model="llama-3.1-8b", gpu="rtx4090-24gb", prefill_tokens=4096)
+    assert p["bound"] == "compute"
+    a100 = llmsim.step(model="llama-3.1-8b", gpu="a100-80gb-sxm", decode_seqs=1, context=512)
+    assert a100["time_ms"] < d["time_ms"]
+
+
+def test_step_rejects_negative_lengths():
+    with pytest.raises(ValueError):
+        llmsim.step(model="llama-3.1-8b", gpu="rtx4090-24gb", decode_seqs=-1, context=10)

@@ -1,0 +1,85 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+import llmsim
+from conftest import need
+
+# 5 GPUs x 4 models x 2 formats x 5 rates = 200 scenarios, some of which cannot run (70B fp16 on a 4090).
+GRID = {
+    "hardware.gpu": ["rtx4090-24gb", "rtx4090-48gb", "l4-24gb", "a100-80gb-sxm", "h100-80gb-sxm"],
+    "model": ["llama-3.1-8b", "mistral-7b", "qwen2.5-14b", "llama-3.1-70b"],
+    "quant.weights": ["fp16", "awq-int4"],
+    "workload.arrival.rate": [0.25, 0.5, 1, 2, 4],
+}
+
+
+@pytest.fixture(scope="module")
+def base():
+    return {
+        "hardware": {"price_per_gpu_hour": 1.0},
+        "workload": {"arrival": {"process": "poisson", "rate": 1.0},
+                     "input_tokens": {"dist": "lognormal", "mean": 256, "sigma": 0.5},
+                     "output_tokens": {"dist": "fixed", "value": 32},
+                     "num_requests": 40, "warmup_requests": 4, "seed": 3},
+        "slo": {"ttft_ms": {"p95": 2000}, "tpot_ms": {"p95": 100}},
+    }
+
+
+@pytest.fixture(scope="module")
+def frame(base):
+    need("analysis")
+    return llmsim.sweep(base, GRID, jobs=2, progress=False)
+
+
+def test_one_row_per_scenario_in_grid_order(frame):
+    assert len(frame) == 200
+    assert list(frame.columns[:4]) == list(GRID)
+    # cartesian product, last path varying fastest
+    assert list(frame["workload.arrival.rate"][:5]) == GRID["workload.arrival.rate"]
+    assert list(frame["hardware.gpu"][::40]) == GRID["hardware.gpu"]
+
+
+def test_non_fitting_rows_have_reason_and_no_numbers(frame):
+    bad = frame[(frame["model"] == "llama-3.1-70b") & (frame["quant.weights"] == "fp16") &
+                (frame["hardware.gpu"] == "rtx4090-24gb")]
+    assert len(bad) == 5
+    assert (~bad["fits"].astype(bool)).all()
+    assert bad["reason"].str.len().gt(0).all()
+    numeric = [c for c in frame.columns if c.startswith("ttft_ms.")]
+    assert numeric and bad[numeric].isna().all().all()
+    good = frame[frame["fits"].astype(bool)]
+    assert len(good) > 100 and good["ttft_ms.p95"].notna().all()
+
+
+def test_thread_count_does_not_change_the_frame(base, frame):
+    pd.testing.assert_frame_equal(llmsim.sweep(base, GRID, jobs=1, progress=False), frame)
+
+
+def test_dask_local_cluster_gives_the_identical_frame(base, frame):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40) as cluster, distributed.Client(cluster) as client:
+        on_dask = llmsim.sweep(base, GRID, client=client, progress=False)
+        with pytest.raises(ValueError, match="hardware.gpu"):
+            llmsim.sweep(base, {"hardware.gpu": ["nope-gpu"]}, client=client, progress=False)
+    pd.testing.assert_frame_equal(on_dask, frame)
+
+
+def test_list_of_overrides_and_of_scenarios(base, frame):
+    overrides = [{"hardware.gpu": "a100-80gb-sxm", "model": "mistral-7b", "quant.weights": "fp16",
+                  "workload.arrival.rate": 2}]
+    row = llmsim.sweep(base, overrides, progress=False)
+    assert len(row) == 1
+    match = frame[(frame["hardware.gpu"] == "a100-80gb-sxm") & (frame["model"] == "mistral-7b") &
+                  (frame["quant.weights"] == "fp16") & (frame["workload.arrival.rate"] == 2)]
+    assert row["ttft_ms.p95"].iloc[0] == match["ttft_ms.p95"].iloc[0]
+    whole = llmsim.sweep(None, [dict(base, model="mistral-7b"), dict(base, model="llama-3.1-8b")], progress=False)
+    assert len(whole) == 2 and list(whole["model"]) == ["mistral-7b", "llama-3.1-8b"]
+
+
+def test_sweep_row_matches_simulate(base, frame):
+    s = llmsim.simulate(base, gpu="a100-80gb-sxm", rate=1)
+    row = frame[(frame["hardware.gpu"] == "a100-80gb-sxm") & (frame["model"] == "llama-3.1-8b") &
+                (frame["quant.weights"] == "fp16") & (frame["workload.arrival.rate"] == 1)]
+    assert row["ttft_ms.p95"].iloc[0] == s.summary["ttft_ms"]["p95"]
