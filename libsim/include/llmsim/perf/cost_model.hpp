@@ -1,5 +1,6 @@
 #pragma once
 // Layer 3: the time of one engine iteration on a GPU, by a per-op roofline with measured efficiencies.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +12,10 @@
 #include "llmsim/spec/gpu_spec.hpp"
 #include "llmsim/spec/model_spec.hpp"
 #include "llmsim/spec/quantization.hpp"
+
+namespace llmsim::spec {
+struct ResolvedScenario;
+}
 
 namespace llmsim::perf {
 
@@ -31,7 +36,8 @@ struct OpCost {
 struct StepCost {
   double time_s = 0;
   Bound bound = Bound::memory;   ///< the largest contributor's class
-  double flops = 0, bytes = 0;
+  double flops = 0, bytes = 0;   ///< per tensor-parallel rank, summed over the ops and all pipeline stages
+  std::int64_t tokens = 0;       ///< tokens processed by the iteration (prefill tokens + decode sequences)
   std::vector<OpCost> ops;       ///< filled only by CostModel::breakdown()
 };
 
@@ -43,6 +49,7 @@ class CostModel {
             spec::ParallelConfig parallel, bool cuda_graphs = true);
 
   /// Seconds for one iteration of `batch` (hot path: O(1), no allocation). 0 for an empty batch.
+  /// ConfigError (path "batch.<field>") for negative or inconsistent batch fields.
   double iteration_time(const BatchShape& batch) const;
   /// The same time with its per-op breakdown (for `llmsim step`).
   StepCost breakdown(const BatchShape& batch) const;
@@ -53,6 +60,11 @@ class CostModel {
   const spec::GpuSpec& gpu() const noexcept { return gpu_; }
   const HardwareProfile& profile() const noexcept { return profile_; }
   const spec::ParallelConfig& parallel() const noexcept { return parallel_; }
+  const spec::Quantization& quant() const noexcept { return quant_; }
+  /// The tensor-core dtype the GEMMs run on (after any fallback, e.g. fp8 -> fp16 on an A100).
+  spec::DType gemm_dtype() const noexcept;
+  /// Weight bytes one GPU streams per iteration for a batch that touches every expert (linears + LM head).
+  double weight_bytes_per_gpu() const noexcept;
 
  private:
   spec::ModelSpec model_;
@@ -67,6 +79,16 @@ class CostModel {
   std::shared_ptr<const Constants> c_;
 };
 
+/// Checks a batch shape: negative counts, prefill tokens without chunks, more last chunks than chunks, ...
+/// ConfigError with path "batch.<field>".
+void validate(const BatchShape& batch);
+
+/// The cost model of a resolved scenario: hardware.gpu_profile when set (ConfigError when the file's gpu_id
+/// is neither the scenario's GPU nor, for a MIG slice, its parent card), else default_profile(gpu).
+CostModel make_cost_model(const spec::ResolvedScenario& scenario);
+
+/// JSON of `llmsim step --json`: time_ms, bound, flops, bytes, tokens, tokens_per_s, ops[{name, time_ms,
+/// flops, bytes, bound, peak_fraction}].
 Json to_json(const StepCost& s);
 
 }  // namespace llmsim::perf

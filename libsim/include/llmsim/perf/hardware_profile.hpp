@@ -12,42 +12,58 @@
 
 namespace llmsim::perf {
 
-/// y(x) piecewise-linear in log(x), clamped at both ends. x strictly increasing, y in (0, 1.5].
+/// y(x) piecewise-linear in log(x), clamped at both ends. x strictly increasing and > 0, y in (0, 1.5].
+/// A one-point curve is a constant. at() does no allocation (the engine's hot path calls it).
 struct Curve {
   std::vector<double> x, y;
   double at(double xv) const;
   bool empty() const noexcept { return x.empty(); }
+  static Curve constant(double y) { return Curve{{1.0}, {y}}; }
 };
 
 struct HardwareProfile {
   std::string gpu_id;       ///< the GPU this profile describes (checked against the scenario's GPU)
   std::string source;       ///< "default: datasheet × priors (...)" or "calibrated <date> on <card>"
-  /// Achievable fraction of peak DRAM bandwidth for large streaming transfers.
+  /// Achievable fraction of peak DRAM bandwidth for streaming element-wise kernels (norms, KV writes, logits).
   double mem_bw_efficiency = 0.85;
-  /// Fraction of that sustained bandwidth reached by one kernel moving x bytes (small kernels lower).
+  /// Multiplier on mem_bw_efficiency for an element-wise kernel moving x bytes (small kernels lower).
+  /// Empty = 1 everywhere.
   Curve mem_bw_vs_bytes;
-  /// GEMM compute efficiency (fraction of dtype peak) vs M (tokens), per tensor-core dtype.
+  /// GEMM compute efficiency (fraction of the dtype's dense tensor peak) vs M (tokens), per tensor-core dtype.
+  /// A dtype without a curve uses the fp16 curve.
   std::map<spec::DType, Curve> gemm_eff_vs_m;
-  /// Weight-streaming efficiency of small-M GEMMs (fraction of peak bandwidth) vs M.
+  /// Weight-streaming efficiency of GEMMs (fraction of peak DRAM bandwidth) vs M (tokens).
   Curve gemm_bw_eff_vs_m;
-  double attn_prefill_efficiency = 0.6;    ///< FlashAttention-like prefill, fraction of fp16 peak
-  Curve attn_decode_bw_vs_context;         ///< paged decode attention, fraction of peak bandwidth vs context
+  /// Fixed time of one GEMM kernel (ramp-up, tail), seconds; added to its roofline time.
+  double gemm_fixed_s = 5e-6;
+  /// p of the smooth roofline t = (t_compute^p + t_memory^p)^(1/p); large p = the sharp max().
+  /// Near the ridge real kernels overlap compute and memory imperfectly; p≈2 fits Vidur's A100/H100 GEMMs.
+  double roofline_exponent = 2.0;
+  double attn_prefill_efficiency = 0.6;    ///< FlashAttention-like prefill, fraction of fp16 tensor peak
+  Curve attn_decode_bw_vs_context;         ///< paged decode attention, fraction of peak bandwidth vs mean context
   double kernel_launch_s = 2.5e-6;         ///< per kernel, eager
   double graph_launch_s = 1.3e-6;          ///< per kernel, CUDA-graph replay
   double cpu_overhead_per_iter_s = 2e-3;   ///< scheduler + sampling + framework per iteration
   double cpu_overhead_per_seq_s = 5e-6;    ///< per sequence in the batch (input prep, detokenise)
-  double link_bandwidth = 0;               ///< GPU↔GPU bytes/s per direction for collectives (0 = derive)
-  double link_latency_s = 10e-6;           ///< per collective step
+  double link_bandwidth = 0;               ///< GPU↔GPU all-reduce bus bandwidth, bytes/s (0 = derive from the spec)
+  double link_latency_s = 10e-6;           ///< per ring step of a collective
   double host_bandwidth = 0;               ///< host↔device bytes/s (swap, host-staged collectives; 0 = derive)
 
-  /// Checks ranges; ConfigError at `path` naming each bad field.
+  /// Checks ranges; ConfigError at `path` naming each bad field and value.
   void validate(const std::string& path = "profile") const;
 };
 
-/// The default profile of a catalogue GPU (datasheet peaks × efficiencies from cited measurements).
+/// The default profile of a GPU (datasheet peaks × efficiencies from cited measurements); the GPU's family
+/// (HBM data-centre Ampere, Hopper, GDDR GeForce/workstation) picks the priors. Never throws for a valid spec.
 HardwareProfile default_profile(const spec::GpuSpec& gpu);
-/// Reads a profile file's JSON; CalibrationDataError/ConfigError naming the bad field.
+/// Reads a profile file's JSON (fields as in to_json; omitted fields keep the defaults of the GPU named by
+/// "gpu_id" when `base` is given, else the struct defaults). ConfigError naming the bad field.
 HardwareProfile profile_from_json(const JsonView& v);
+HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base);
+/// Reads and parses a profile file. ConfigError (unreadable, bad JSON, bad field) naming the path.
+HardwareProfile load_profile(const std::string& path);
+/// Same, with omitted fields taken from `base` (normally default_profile of the scenario's GPU).
+HardwareProfile load_profile(const std::string& path, const HardwareProfile& base);
 Json to_json(const HardwareProfile& p);
 
 }  // namespace llmsim::perf

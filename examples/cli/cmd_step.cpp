@@ -1,0 +1,144 @@
+// `llmsim step`: the time of one engine iteration for a batch shape, with its per-op roofline breakdown.
+#include <algorithm>
+#include <iostream>
+#include <string>
+
+#include "common.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/memory/memory_plan.hpp"
+#include "llmsim/perf/cost_model.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/engine_config.hpp"
+#include "llmsim/spec/quantization.hpp"
+
+namespace llmsim::cli {
+
+namespace {
+
+const char* kUsage =
+    "usage: llmsim step --model M --gpu G [--quant Q] [--kv-dtype D] [--tp N] [--pp N]\n"
+    "                   [--prefill-tokens P --prefill-context C] [--decode-seqs B --context L]\n"
+    "                   [--gpu-profile FILE] [--eager] [--json]\n\n"
+    "Time of one serving-engine iteration: one prefill chunk of P tokens after C cached tokens, plus B\n"
+    "sequences decoding one token each with L tokens of context. Prints the per-op roofline breakdown.";
+
+std::int64_t non_negative(const po::variables_map& vm, const char* flag) {
+  const auto v = vm[flag].as<std::int64_t>();
+  if (v < 0) throw ConfigError(std::string("--") + flag, "must be >= 0, got " + std::to_string(v));
+  return v;
+}
+
+int run(int argc, char** argv) {
+  po::options_description opts("step options");
+  opts.add_options()
+      ("model", po::value<std::string>()->required(), "model id or path to a Hugging Face config.json")
+      ("gpu", po::value<std::string>()->required(), "GPU id ('a100-80gb-sxm', 'a100-80gb-sxm:mig-3g.40gb') or spec file")
+      ("quant", po::value<std::string>()->default_value("fp16"), "weight format (fp16, awq-int4, fp8, ...)")
+      ("kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache dtype (fp16, fp8, int8, ...)")
+      ("tp", po::value<int>()->default_value(1), "tensor-parallel size")
+      ("pp", po::value<int>()->default_value(1), "pipeline-parallel size")
+      ("prefill-tokens", po::value<std::int64_t>()->default_value(0), "tokens of the prefill chunk")
+      ("prefill-context", po::value<std::int64_t>()->default_value(0), "tokens already cached before the chunk")
+      ("decode-seqs", po::value<std::int64_t>()->default_value(0), "sequences decoding one token")
+      ("context", po::value<std::int64_t>()->default_value(0), "context length of each decoding sequence")
+      ("gpu-profile", po::value<std::string>()->default_value(""), "calibrated HardwareProfile JSON file")
+      ("eager", po::bool_switch(), "no CUDA graphs for decode-only batches")
+      ("json", po::bool_switch(), "print JSON");
+  po::variables_map vm;
+  if (!parse_args(argc, argv, opts, vm, kUsage)) return kOk;
+
+  const std::int64_t p_tokens = non_negative(vm, "prefill-tokens");
+  const std::int64_t p_context = non_negative(vm, "prefill-context");
+  const std::int64_t d_seqs = non_negative(vm, "decode-seqs");
+  const std::int64_t d_context = non_negative(vm, "context");
+  if (p_tokens == 0 && p_context > 0)
+    throw ConfigError("--prefill-context", "given without --prefill-tokens (a chunk needs tokens)");
+  if (d_seqs == 0 && d_context > 0) throw ConfigError("--context", "given without --decode-seqs");
+  if (p_tokens == 0 && d_seqs == 0)
+    throw ConfigError("arguments", "empty batch: give --prefill-tokens and/or --decode-seqs");
+
+  const auto& catalog = spec::Catalog::builtin();
+  const spec::ModelSpec model = catalog.model(vm["model"].as<std::string>(), "--model");
+  const spec::GpuSpec gpu = catalog.gpu(vm["gpu"].as<std::string>(), "--gpu");
+  spec::Quantization quant;
+  quant.weights = spec::weight_format(vm["quant"].as<std::string>(), "--quant");
+  quant.kv_dtype = spec::parse_kv_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");
+  spec::ParallelConfig parallel{vm["tp"].as<int>(), vm["pp"].as<int>()};
+  if (parallel.tp < 1) throw ConfigError("--tp", "must be >= 1, got " + std::to_string(parallel.tp));
+  if (parallel.pp < 1) throw ConfigError("--pp", "must be >= 1, got " + std::to_string(parallel.pp));
+
+  perf::HardwareProfile profile = perf::default_profile(gpu);
+  const std::string profile_path = vm["gpu-profile"].as<std::string>();
+  if (!profile_path.empty()) {
+    profile = perf::load_profile(profile_path, profile);
+    const std::string parent = gpu.id.substr(0, gpu.id.find(':'));
+    if (profile.gpu_id != gpu.id && profile.gpu_id != parent)
+      throw ConfigError("--gpu-profile", "profile '" + profile_path + "' describes GPU '" + profile.gpu_id +
+                                             "' but --gpu is '" + gpu.id + "'");
+  }
+  const bool eager = vm["eager"].as<bool>();
+  const perf::CostModel cm(model, quant, gpu, profile, parallel, !eager);
+
+  perf::BatchShape batch;
+  if (p_tokens > 0) batch.add_prefill(p_tokens, p_context, true);
+  if (d_seqs > 0) {
+    // All decode sequences share one context length: set the sums directly (O(1) whatever B is).
+    batch.decode_seqs = d_seqs;
+    batch.decode_context = d_seqs * d_context;
+  }
+
+  // The batch must fit in the KV cache that the memory plan leaves (vLLM's defaults otherwise).
+  spec::EngineConfig engine;
+  engine.cuda_graphs = !eager;
+  const std::int64_t longest = std::max(p_context + p_tokens, d_context + 1);
+  if (model.max_position_embeddings > 0 && longest > model.max_position_embeddings)
+    throw ConfigError(p_context + p_tokens >= d_context + 1 ? "--prefill-context" : "--context",
+                      "a sequence of " + std::to_string(longest) + " tokens exceeds the " +
+                          std::to_string(model.max_position_embeddings) + "-token context of " + model.id);
+  const int max_len = static_cast<int>(longest);
+  const memory::MemoryPlan plan = memory::plan_memory(model, cm.quant(), gpu, parallel, engine, max_len);
+  if (!plan.fits) throw ConfigError("--model", "does not fit: " + plan.reason);
+  const std::int64_t kv_needed = p_context + p_tokens + d_seqs * (d_context + 1);
+  if (kv_needed > plan.kv_capacity_tokens)
+    throw ConfigError("batch", "needs " + std::to_string(kv_needed) + " KV-cache tokens but " + gpu.id + " x" +
+                                   std::to_string(parallel.gpus()) + " holds " +
+                                   std::to_string(plan.kv_capacity_tokens) + " for " + model.id + " (" +
+                                   vm["quant"].as<std::string>() + ", KV " + vm["kv-dtype"].as<std::string>() + ")");
+
+  const perf::StepCost s = cm.breakdown(batch);
+  if (vm["json"].as<bool>()) {
+    Json j = perf::to_json(s);
+    j["model"] = model.id;
+    j["gpu"] = gpu.id;
+    j["quant"] = cm.quant().weights.id;
+    j["gemm_dtype"] = std::string(spec::to_string(cm.gemm_dtype()));
+    j["tp"] = parallel.tp;
+    j["pp"] = parallel.pp;
+    j["profile_source"] = cm.profile().source;
+    print_json(j);
+    return kOk;
+  }
+  std::cout << model.id << " on " << gpu.id << (parallel.gpus() > 1 ? " x" + std::to_string(parallel.gpus()) : "")
+            << " (" << cm.quant().weights.id << ", GEMMs in " << spec::to_string(cm.gemm_dtype()) << ", tp "
+            << parallel.tp << ", pp " << parallel.pp << "): prefill " << p_tokens << " tokens after " << p_context
+            << ", decode " << d_seqs << " seqs at context " << d_context << "\n";
+  std::cout << "profile: " << cm.profile().source << "\n\n";
+  Table t({"op", "time ms", "share %", "GFLOP", "MB", "bound", "% of peak"});
+  for (const auto& o : s.ops)
+    t.add({o.name, fmt(o.time_s * 1e3, 3), fmt(100 * o.time_s / s.time_s, 1), fmt(o.flops / 1e9, 2),
+           fmt(o.bytes / 1e6, 1), perf::to_string(o.bound),
+           o.bound == perf::Bound::overhead ? "" : fmt(100 * o.peak_fraction, 1)});
+  t.print(std::cout);
+  std::cout << "\niteration " << fmt(s.time_s * 1e3, 3) << " ms, bound by " << perf::to_string(s.bound) << ", "
+            << fmt(static_cast<double>(s.tokens) / s.time_s, 1) << " tokens/s\n";
+  return kOk;
+}
+
+}  // namespace
+
+Command command_step() {
+  return {"step", "time of one engine iteration with its per-op roofline breakdown",
+          [](int argc, char** argv) { return guarded("step", [&] { return run(argc, argv); }); }};
+}
+
+}  // namespace llmsim::cli

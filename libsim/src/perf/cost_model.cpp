@@ -1,0 +1,409 @@
+// The per-op roofline of one engine iteration. Formulas and the source of every constant are in
+// docs/cost-model.md; the hot path (iteration_time) is O(1) in the batch and allocation-free.
+#include "llmsim/perf/cost_model.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::perf {
+
+std::string to_string(Bound b) {
+  switch (b) {
+    case Bound::compute: return "compute";
+    case Bound::memory: return "memory";
+    case Bound::communication: return "communication";
+    case Bound::overhead: return "overhead";
+  }
+  return "memory";
+}
+
+namespace {
+
+enum Op : int {
+  kQkv, kAttnPrefill, kAttnDecode, kOProj, kMlp, kNorms, kLmHead, kSampling, kAllReduce, kPpTransfer, kLaunch, kCpu,
+  kNumOps
+};
+constexpr std::array<const char*, kNumOps> kOpNames = {
+    "qkv_proj", "attention_prefill", "attention_decode", "o_proj", "mlp", "norms_rotary_act",
+    "lm_head", "sampling", "tp_allreduce", "pp_transfer", "launch", "cpu"};
+
+/// One op's totals for the iteration (all layers); a plain struct so evaluation allocates nothing.
+struct Raw {
+  double time_s = 0, flops = 0, bytes = 0, peak_fraction = 0;
+  Bound bound = Bound::memory;
+};
+using RawOps = std::array<Raw, kNumOps>;
+
+constexpr double kActBytes = 2.0;  // fp16/bf16 activations
+
+}  // namespace
+
+struct CostModel::Constants {
+  // Model shape on one GPU (TP shard); all layers run on the critical path (see docs: PP assumption).
+  double layers = 0, hidden = 0, head_dim = 0, heads = 0, kv_heads = 0, inter = 0, vocab = 0;
+  double qkv_params = 0, o_params = 0, mlp_params = 0;  // per layer per GPU (mlp: dense, or one expert)
+  double experts = 0, experts_per_token = 0, router_params = 0;
+  double lm_params = 0;
+  double w_bytes_per_param = 2, lm_bytes_per_param = 2;
+  double kv_bytes_per_token_layer = 0;  // K+V of one token in one layer on this GPU
+  // Hardware.
+  double bw = 0, gemm_peak = 0, fp16_peak = 0;
+  double q_bw = 1, q_c = 1;
+  spec::DType gemm_dtype = spec::DType::fp16;
+  Curve gemm_eff, fp16_eff, gemm_bw, attn_decode, mem_vs_bytes;
+  double mem_eff = 0.85, gemm_fixed_s = 0, p = 2, attn_prefill_eff = 0.6;
+  double launch_eager_s = 0, launch_graph_s = 0, cpu_iter_s = 0, cpu_seq_s = 0;
+  int tp = 1, pp = 1;
+  double link_bw = 0, link_latency_s = 0;
+  double kernels_per_layer = 0, kernels_per_iter = 0;
+  bool cuda_graphs = true;
+
+  double pnorm(double a, double b) const {
+    if (p == 2.0) return std::sqrt(a * a + b * b);
+    if (p >= 32.0) return std::max(a, b);
+    const double m = std::max(a, b);
+    if (m <= 0) return 0;
+    return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p), 1.0 / p);
+  }
+
+  /// One GEMM type per layer: M rows through `params` weights (in -> out features) in `kernels` kernels,
+  /// times `count` layers.
+  Raw gemm(double m, double params, double in_dim, double out_dim, double bytes_per_param, const Curve& eff_c,
+           double peak, double qc, double qbw, double count, double kernels = 1) const {
+    Raw r;
+    if (m <= 0) return r;
+    const double flops = 2.0 * m * params;
+    const double bytes = params * bytes_per_param + m * (in_dim + out_dim) * kActBytes;
+    const double tc = flops / (peak * eff_c.at(m) * qc);
+    const double tm = bytes / (bw * gemm_bw.at(m) * qbw);
+    const double t = kernels * gemm_fixed_s + pnorm(tc, tm);
+    r.time_s = t * count;
+    r.flops = flops * count;
+    r.bytes = bytes * count;
+    r.bound = tc > tm ? Bound::compute : Bound::memory;
+    r.peak_fraction = tc > tm ? flops / t / peak : bytes / t / bw;
+    return r;
+  }
+
+  /// A streaming element-wise kernel moving `bytes` per layer, times `count`.
+  Raw stream(double bytes, double flops, double count) const {
+    Raw r;
+    if (bytes <= 0) return r;
+    const double t = bytes / (bw * mem_eff * mem_vs_bytes.at(bytes));
+    r.time_s = t * count;
+    r.bytes = bytes * count;
+    r.flops = flops * count;
+    r.bound = Bound::memory;
+    r.peak_fraction = bytes / t / bw;
+    return r;
+  }
+
+  /// Attention: FLOPs on the fp16 tensor path at the FlashAttention efficiency, bytes at `bw_eff`.
+  Raw attention(double flops, double bytes, double bw_eff) const {
+    Raw r;
+    if (bytes <= 0) return r;
+    const double tc = flops / (fp16_peak * attn_prefill_eff);
+    const double tm = bytes / (bw * bw_eff);
+    const double t = pnorm(tc, tm);
+    r.time_s = t * layers;
+    r.flops = flops * layers;
+    r.bytes = bytes * layers;
+    r.bound = tc > tm ? Bound::compute : Bound::memory;
+    r.peak_fraction = tc > tm ? flops / t / fp16_peak : bytes / t / bw;
+    return r;
+  }
+
+  /// Ring all-reduce of `bytes` over tp GPUs: 2(t-1)/t of the data crosses each link, 2(t-1) steps.
+  double allreduce_s(double bytes) const {
+    const double t = tp;
+    return 2.0 * (t - 1) / t * bytes / link_bw + 2.0 * (t - 1) * link_latency_s;
+  }
+
+  void evaluate(const BatchShape& b, RawOps& ops) const {
+    const double tokens = static_cast<double>(b.prefill_tokens + b.decode_seqs);
+    const double decode = static_cast<double>(b.decode_seqs);
+    const double lm_rows = static_cast<double>(b.prefill_last_chunks + b.decode_seqs);
+    const double seqs = static_cast<double>(b.prefill_seqs + b.decode_seqs);
+    const double q_width = heads * head_dim;  // query (and attention output) features on this GPU
+
+    ops[kQkv] = gemm(tokens, qkv_params, hidden, q_width + 2 * kv_heads * head_dim, w_bytes_per_param, gemm_eff,
+                     gemm_peak, q_c, q_bw, layers);
+    ops[kOProj] = gemm(tokens, o_params, q_width, hidden, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers);
+    if (experts > 1) {
+      // Expected distinct experts touched when each of `tokens` picks k of E: E(1 - (1 - k/E)^T).
+      const double touched = experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
+      const double m_per_expert = touched > 0 ? tokens * experts_per_token / touched : 0;
+      Raw e = gemm(m_per_expert, mlp_params, 2 * hidden, 3 * inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw,
+                   layers * touched, 2);
+      // One fused-MoE kernel pair per layer, not one per expert: keep one pair of fixed costs per layer.
+      e.time_s -= 2 * gemm_fixed_s * layers * std::max(0.0, touched - 1);
+      const Raw router = gemm(tokens, router_params, hidden, experts, 2.0, fp16_eff, fp16_peak, 1, 1, layers);
+      e.time_s += router.time_s;
+      e.flops += router.flops;
+      e.bytes += router.bytes;
+      ops[kMlp] = e;
+    } else {
+      // gate_up and down are two kernels with the same M: one roofline over both, two fixed costs.
+      ops[kMlp] = gemm(tokens, mlp_params, 2 * hidden, 3 * inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw,
+                       layers, 2);
+    }
+
+    if (b.prefill_tokens > 0) {
+      const double pt = static_cast<double>(b.prefill_tokens);
+      const double flops = 4.0 * b.prefill_attn_pairs * head_dim * heads;
+      const double bytes = pt * 2 * q_width * kActBytes +
+                           static_cast<double>(b.prefill_kv_tokens) * kv_bytes_per_token_layer +
+                           pt * kv_bytes_per_token_layer;  // + writing the chunk's K,V
+      ops[kAttnPrefill] = attention(flops, bytes, mem_eff);
+    }
+    if (b.decode_seqs > 0) {
+      const double ctx = static_cast<double>(b.decode_context) + decode;  // the new token attends to itself
+      const double flops = 4.0 * ctx * head_dim * heads;
+      const double bytes = ctx * kv_bytes_per_token_layer + decode * (2 * q_width * kActBytes + kv_bytes_per_token_layer);
+      ops[kAttnDecode] = attention(flops, bytes, attn_decode.at(ctx / decode));
+    }
+
+    // Per token per layer: two fused add+RMSNorms (read 2h, write 2h each), rotary on q and k (read+write),
+    // the gated activation (read 2I, write I) per routed expert.
+    const double act_elems = 8 * hidden + 2 * (heads + kv_heads) * head_dim +
+                             3 * inter * std::max(1.0, experts_per_token);
+    ops[kNorms] = stream(tokens * act_elems * kActBytes, tokens * act_elems, layers);
+    ops[kNorms].time_s += stream(tokens * 6 * hidden * kActBytes, 0, 1).time_s;  // embedding gather + final norm
+
+    ops[kLmHead] = gemm(lm_rows, lm_params, hidden, vocab / tp, lm_bytes_per_param, fp16_eff, fp16_peak, 1, 1, 1);
+    ops[kSampling] = stream(lm_rows * vocab * 4.0 * 2.0, lm_rows * vocab * 4.0, 1);  // fp32 logits, two passes
+
+    if (tp > 1) {
+      Raw& r = ops[kAllReduce];
+      const double msg = tokens * hidden * kActBytes;
+      r.time_s = 2 * layers * allreduce_s(msg);
+      r.bytes = 2 * layers * 2.0 * (tp - 1) / tp * msg;
+      r.bound = Bound::communication;
+      r.peak_fraction = r.time_s > 0 ? r.bytes / r.time_s / link_bw : 0;
+    }
+    if (pp > 1) {
+      Raw& r = ops[kPpTransfer];
+      const double msg = 2 * tokens * hidden * kActBytes;  // hidden state + residual
+      r.time_s = (pp - 1) * (msg / link_bw + link_latency_s);
+      r.bytes = (pp - 1) * msg;
+      r.bound = Bound::communication;
+      r.peak_fraction = r.time_s > 0 ? r.bytes / r.time_s / link_bw : 0;
+    }
+
+    // Kernel launches: CUDA graphs replay decode-only batches (vLLM captures those; serving-engines.md 1.7).
+    const double attn_kernels = (b.prefill_seqs > 0 ? 1 : 0) + (b.decode_seqs > 0 ? 1 : 0);
+    const double kernels = layers * (kernels_per_layer + attn_kernels) + kernels_per_iter;
+    const bool graph = cuda_graphs && b.prefill_seqs == 0;
+    ops[kLaunch].time_s = kernels * (graph ? launch_graph_s : launch_eager_s);
+    ops[kLaunch].bound = Bound::overhead;
+    ops[kCpu].time_s = cpu_iter_s + cpu_seq_s * seqs;
+    ops[kCpu].bound = Bound::overhead;
+  }
+};
+
+void validate(const BatchShape& b) {
+  Problems p;
+  auto nonneg = [&](const char* f, double v) {
+    if (!(v >= 0) || !std::isfinite(v)) p.add(std::string("batch.") + f, "must be >= 0, got " + format_value(v));
+  };
+  nonneg("prefill_seqs", static_cast<double>(b.prefill_seqs));
+  nonneg("prefill_tokens", static_cast<double>(b.prefill_tokens));
+  nonneg("prefill_attn_pairs", b.prefill_attn_pairs);
+  nonneg("prefill_kv_tokens", static_cast<double>(b.prefill_kv_tokens));
+  nonneg("prefill_last_chunks", static_cast<double>(b.prefill_last_chunks));
+  nonneg("decode_seqs", static_cast<double>(b.decode_seqs));
+  nonneg("decode_context", static_cast<double>(b.decode_context));
+  if (b.prefill_tokens > 0 && b.prefill_seqs == 0)
+    p.add("batch.prefill_seqs", "must be > 0 when prefill_tokens is " + format_value(double(b.prefill_tokens)));
+  if (b.prefill_seqs > b.prefill_tokens)
+    p.add("batch.prefill_tokens", "must be >= prefill_seqs (" + format_value(double(b.prefill_seqs)) + "), got " +
+                                      format_value(double(b.prefill_tokens)));
+  if (b.prefill_last_chunks > b.prefill_seqs)
+    p.add("batch.prefill_last_chunks", "must be <= prefill_seqs (" + format_value(double(b.prefill_seqs)) +
+                                           "), got " + format_value(double(b.prefill_last_chunks)));
+  if (b.prefill_kv_tokens < b.prefill_tokens)
+    p.add("batch.prefill_kv_tokens", "must be >= prefill_tokens (" + format_value(double(b.prefill_tokens)) +
+                                         "), got " + format_value(double(b.prefill_kv_tokens)));
+  p.throw_if_any();
+}
+
+CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuSpec gpu, HardwareProfile profile,
+                     spec::ParallelConfig parallel, bool cuda_graphs)
+    : model_(std::move(model)),
+      quant_(std::move(quant)),
+      gpu_(std::move(gpu)),
+      profile_(std::move(profile)),
+      parallel_(parallel),
+      cuda_graphs_(cuda_graphs) {
+  profile_.validate("profile");
+  const auto& m = model_;
+  const int tp = parallel_.tp, pp = parallel_.pp;
+  Problems problems;
+  if (tp < 1) problems.add("hardware.tp", "must be >= 1, got " + std::to_string(tp));
+  if (pp < 1) problems.add("hardware.pp", "must be >= 1, got " + std::to_string(pp));
+  if (m.hidden_size <= 0 || m.num_layers <= 0 || m.num_heads <= 0 || m.head_dim <= 0 || m.intermediate_size <= 0 ||
+      m.vocab_size <= 0)
+    problems.add("model", "hidden_size, num_layers, num_heads, head_dim, intermediate_size and vocab_size must be > 0");
+  problems.throw_if_any();
+  const int kv = m.num_kv_heads > 0 ? m.num_kv_heads : m.num_heads;
+  if (m.num_heads % tp != 0)
+    problems.add("hardware.tp", "tensor parallel " + std::to_string(tp) + " does not divide the " +
+                                    std::to_string(m.num_heads) + " attention heads of " + m.id);
+  if (kv % tp != 0 && tp % kv != 0)
+    problems.add("hardware.tp", "tensor parallel " + std::to_string(tp) + " and the " + std::to_string(kv) +
+                                    " KV heads of " + m.id + " must divide one another");
+  if (m.intermediate_size % tp != 0)
+    problems.add("hardware.tp", "tensor parallel " + std::to_string(tp) + " does not divide intermediate_size " +
+                                    std::to_string(m.intermediate_size) + " of " + m.id);
+  if (pp > m.num_layers)
+    problems.add("hardware.pp", "pipeline parallel " + std::to_string(pp) + " exceeds the " +
+                                    std::to_string(m.num_layers) + " layers of " + m.id);
+  if (!(gpu_.memory_bandwidth > 0) || !(gpu_.fp16_flops > 0))
+    problems.add("hardware.gpu", "'" + gpu_.id + "' needs a memory bandwidth and an fp16 tensor peak > 0");
+  problems.throw_if_any();
+
+  auto c = std::make_shared<Constants>();
+  const double t = tp;
+  c->tp = tp;
+  c->pp = pp;
+  c->layers = m.num_layers;
+  c->hidden = m.hidden_size;
+  c->head_dim = m.head_dim;
+  c->heads = m.num_heads / t;
+  c->kv_heads = kv >= tp ? static_cast<double>(kv / tp) : 1.0;  // fewer KV heads than GPUs: replicated
+  c->inter = m.intermediate_size / t;
+  c->vocab = m.vocab_size;
+  c->qkv_params = c->hidden * (c->heads + 2 * c->kv_heads) * c->head_dim +
+                  (m.attention_bias ? (c->heads + 2 * c->kv_heads) * c->head_dim : 0.0);
+  c->o_params = c->heads * c->head_dim * c->hidden;
+  c->mlp_params = 3.0 * c->hidden * c->inter;  // gated MLP (gate, up, down); per expert for MoE
+  if (m.is_moe()) {
+    c->experts = m.num_experts;
+    c->experts_per_token = std::max(1, m.experts_per_token);
+    c->router_params = c->hidden * m.num_experts;
+  }
+  c->lm_params = c->vocab * c->hidden / t;
+
+  // Weight-only formats dequantise to fp16 (rate x q_c, bandwidth x q_bw); W8A8/fp8 use their tensor path when
+  // the GPU has it, else spec::format_for_gpu turns them into the weight-only fallback (fp8 on A100 -> W8A16).
+  quant_.weights = spec::format_for_gpu(quant_.weights, gpu_, "quant.weights");  // ConfigError: no usable path
+  const auto& fmt = quant_.weights;
+  c->w_bytes_per_param = fmt.bits_per_weight / 8.0;
+  c->lm_bytes_per_param = fmt.lm_head_bits / 8.0;
+  c->kv_bytes_per_token_layer = 2.0 * c->kv_heads * c->head_dim * quant_.kv_bytes_per_element();
+
+  c->q_bw = fmt.dequant_bw_efficiency;
+  c->q_c = fmt.dequant_compute_efficiency;
+  c->gemm_dtype = fmt.weight_only ? spec::DType::fp16 : fmt.compute_dtype;
+  c->bw = gpu_.memory_bandwidth;
+  c->gemm_peak = gpu_.tensor_peak(c->gemm_dtype);
+  c->fp16_peak = gpu_.fp16_flops;
+  const auto fp16 = profile_.gemm_eff_vs_m.find(spec::DType::fp16);
+  c->fp16_eff = fp16->second;  // validate() guarantees it exists
+  const auto it = profile_.gemm_eff_vs_m.find(c->gemm_dtype);
+  c->gemm_eff = it != profile_.gemm_eff_vs_m.end() ? it->second : c->fp16_eff;
+  c->gemm_bw = profile_.gemm_bw_eff_vs_m;
+  c->attn_decode = profile_.attn_decode_bw_vs_context;
+  c->mem_vs_bytes = profile_.mem_bw_vs_bytes;
+  c->mem_eff = profile_.mem_bw_efficiency;
+  c->gemm_fixed_s = profile_.gemm_fixed_s;
+  c->p = profile_.roofline_exponent;
+  c->attn_prefill_eff = profile_.attn_prefill_efficiency;
+  c->launch_eager_s = profile_.kernel_launch_s;
+  c->launch_graph_s = profile_.graph_launch_s;
+  c->cpu_iter_s = profile_.cpu_overhead_per_iter_s;
+  c->cpu_seq_s = profile_.cpu_overhead_per_seq_s;
+  c->link_bw = profile_.link_bandwidth > 0 ? profile_.link_bandwidth : 0.6 * gpu_.pcie_bandwidth();
+  c->link_latency_s = profile_.link_latency_s;
+  // Kernels per layer: qkv, rotary, KV-cache write, o, 2 fused add+norm, gate_up, act, down (+ 2 all-reduces,
+  // + router/top-k/align for MoE); per iteration: embedding, final norm, LM head, sampling, input prep copies.
+  c->kernels_per_layer = 9 + (tp > 1 ? 2 : 0) + (m.is_moe() ? 3 : 0);
+  c->kernels_per_iter = 8;
+  c->cuda_graphs = cuda_graphs_;
+  if (!(c->link_bw > 0)) throw ConfigError("profile.link_bandwidth", "must be > 0 for " + gpu_.id);
+  c_ = std::move(c);
+}
+
+spec::DType CostModel::gemm_dtype() const noexcept { return c_->gemm_dtype; }
+
+double CostModel::weight_bytes_per_gpu() const noexcept {
+  const auto& c = *c_;
+  const double expert_count = c.experts > 1 ? c.experts : 1.0;
+  return c.layers / c.pp * (c.qkv_params + c.o_params + c.mlp_params * expert_count) * c.w_bytes_per_param +
+         c.lm_params * c.lm_bytes_per_param;
+}
+
+double CostModel::iteration_time(const BatchShape& batch) const {
+  validate(batch);
+  if (batch.empty()) return 0;
+  RawOps ops{};
+  c_->evaluate(batch, ops);
+  double t = 0;
+  for (const auto& o : ops) t += o.time_s;
+  return t;
+}
+
+StepCost CostModel::breakdown(const BatchShape& batch) const {
+  validate(batch);
+  StepCost s;
+  s.tokens = batch.tokens();
+  if (batch.empty()) return s;
+  RawOps ops{};
+  c_->evaluate(batch, ops);
+  std::array<double, 4> by_bound{};
+  for (int i = 0; i < kNumOps; ++i) {
+    const Raw& r = ops[i];
+    s.time_s += r.time_s;
+    s.flops += r.flops;
+    s.bytes += r.bytes;
+    by_bound[static_cast<int>(r.bound)] += r.time_s;
+    if (r.time_s > 0) s.ops.push_back(OpCost{kOpNames[i], r.time_s, r.flops, r.bytes, r.bound, r.peak_fraction});
+  }
+  s.bound = static_cast<Bound>(std::max_element(by_bound.begin(), by_bound.end()) - by_bound.begin());
+  return s;
+}
+
+double CostModel::host_transfer_time(double bytes) const {
+  if (!(bytes >= 0) || !std::isfinite(bytes))
+    throw ConfigError("bytes", "host transfer size must be >= 0, got " + format_value(bytes));
+  if (bytes == 0) return 0;
+  const double bw = profile_.host_bandwidth > 0 ? profile_.host_bandwidth : 0.85 * gpu_.pcie_bandwidth();
+  return profile_.link_latency_s + bytes / bw;
+}
+
+CostModel make_cost_model(const spec::ResolvedScenario& rs) {
+  const auto& hw = rs.scenario.hardware;
+  HardwareProfile profile = default_profile(rs.gpu);
+  if (!hw.gpu_profile.empty()) {
+    profile = load_profile(hw.gpu_profile, profile);
+    const std::string parent = rs.gpu.id.substr(0, rs.gpu.id.find(':'));
+    if (profile.gpu_id != rs.gpu.id && profile.gpu_id != parent)
+      throw ConfigError("hardware.gpu_profile", "profile '" + hw.gpu_profile + "' describes GPU '" + profile.gpu_id +
+                                                    "' but the scenario's GPU is '" + rs.gpu.id + "'");
+  }
+  return CostModel(rs.model, rs.quant, rs.gpu, std::move(profile), hw.parallel, rs.scenario.engine.cuda_graphs);
+}
+
+Json to_json(const StepCost& s) {
+  Json ops = Json::array();
+  for (const auto& o : s.ops)
+    ops.push_back(Json{{"name", o.name},
+                       {"time_ms", o.time_s * 1e3},
+                       {"flops", o.flops},
+                       {"bytes", o.bytes},
+                       {"bound", to_string(o.bound)},
+                       {"peak_fraction", o.peak_fraction}});
+  return Json{{"time_ms", s.time_s * 1e3},
+              {"bound", to_string(s.bound)},
+              {"flops", s.flops},
+              {"bytes", s.bytes},
+              {"tokens", s.tokens},
+              {"tokens_per_s", s.time_s > 0 ? static_cast<double>(s.tokens) / s.time_s : 0.0},
+              {"ops", ops}};
+}
+
+}  // namespace llmsim::perf
