@@ -1,0 +1,120 @@
+// `llmsim capacity`: the largest load a scenario's deployment carries inside its SLO, and what it costs.
+#include <iostream>
+
+#include "common.hpp"
+#include "llmsim/analysis/row.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::cli {
+
+namespace {
+
+std::string slo_text(const spec::SloSpec& slo) {
+  if (slo.empty()) return "none (capacity = the largest stable load)";
+  std::string s;
+  for (const auto& t : slo.targets)
+    s += (s.empty() ? "" : ", ") + spec::to_string(t.metric) + " p" + format_value(t.percentile) + " <= " +
+         format_value(t.max_ms);
+  if (slo.min_attainment) s += (s.empty() ? "" : ", ") + std::string("attainment >= ") + format_value(*slo.min_attainment);
+  return s;
+}
+
+std::string money(const Json& v, int decimals = 2) { return v.is_null() ? "-" : "$" + fmt(v.get<double>(), decimals); }
+std::string number(const Json& v, int decimals = 1) { return v.is_null() ? "-" : fmt(v.get<double>(), decimals); }
+
+void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
+  const Json j = analysis::to_json(row);
+  const auto& sc = rs.scenario;
+  std::cout << "capacity: " << row.name << " | " << rs.model.id << " " << row.quant << " on " << row.replicas << " x "
+            << sc.hardware.parallel.gpus() << " " << row.gpu << " (tp " << row.tp << ", pp " << row.pp << ")\n"
+            << "SLO: " << slo_text(sc.slo) << "\n";
+  if (!row.fits) {
+    std::cout << "cannot run: " << row.reason << "\n";
+    return;
+  }
+  const auto& cap = *row.capacity;
+  if (!cap.found) {
+    std::cout << "no capacity: " << row.reason << "\n";
+    return;
+  }
+  std::cout << "max QPS " << fmt(cap.max_qps, 2);
+  if (cap.max_concurrency) std::cout << " at " << *cap.max_concurrency << " concurrent users";
+  if (cap.replications.size() > 1)
+    std::cout << " (95% CI " << fmt(cap.ci95_lo, 2) << " to " << fmt(cap.ci95_hi, 2) << " over "
+              << cap.replications.size() << " seeds)";
+  std::cout << "; " << cap.evaluations << " simulations" << (cap.hit_limit ? "; search limit reached" : "") << "\n";
+  std::cout << "at capacity: goodput " << number(j["goodput_rps"], 2) << " req/s, " << number(j["goodput_output_tps"])
+            << " output tok/s; TTFT p95 " << number(j["ttft_ms"]["p95"]) << " ms, TPOT p95 "
+            << number(j["tpot_ms"]["p95"]) << " ms, E2E p95 " << number(j["e2e_ms"]["p95"]) << " ms\n";
+  std::cout << "cost: " << money(j["cost_per_hour"]) << "/h for this deployment, " << money(j["cost_per_mtok_output_slo"], 3)
+            << " per million SLO-meeting output tokens (" << money(j["cost_per_mtok_total_slo"], 3)
+            << " per million total), cold start " << number(j["cold_start_s"], 0) << " s at "
+            << format_value(sc.cost.network_gbps) << " Gbps"
+            << (rs.gpu.price_is_placeholder && !sc.hardware.price_per_gpu_hour
+                    ? "\n      (GPU price is a catalogue placeholder: set hardware.price_per_gpu_hour)"
+                    : "")
+            << "\n";
+  if (row.target_qps > 0 && row.replicas_needed) {
+    std::cout << "target " << fmt(row.target_qps, 2) << " QPS: " << *row.replicas_needed << " replica(s) of "
+              << sc.hardware.parallel.gpus() << " GPU(s), " << money(j["monthly_cost"], 0) << "/month at "
+              << format_value(sc.cost.hours_per_month) << " h";
+    if (row.at_target)
+      std::cout << "; each replica at " << number(j["at_target"]["load_qps"], 2) << " QPS sees TTFT p95 "
+                << number(j["at_target"]["ttft_ms"]["p95"]) << " ms, TPOT p95 " << number(j["at_target"]["tpot_ms"]["p95"])
+                << " ms";
+    std::cout << "\n";
+  }
+}
+
+int run_capacity(int argc, char** argv) {
+  return guarded("capacity", [&] {
+    analysis::CapacityOptions defaults;
+    po::options_description opts("llmsim capacity options");
+    opts.add_options()
+        ("scenario", po::value<std::string>()->required(), "scenario JSON file (its SLO defines capacity)")
+        ("json", "print the row as JSON (capacity/compare/sweep row format)")
+        ("gpu", po::value<std::string>(), "override hardware.gpu")
+        ("quant", po::value<std::string>(), "override quant.weights")
+        ("target-qps", po::value<double>(), "size the fleet for this load (default cost.target_qps, else the offered rate)")
+        ("replications", po::value<int>()->default_value(defaults.replications), "independent seeds for the 95% CI")
+        ("rel-tol", po::value<double>()->default_value(defaults.rel_tol), "relative tolerance of the bisection")
+        ("requests", po::value<long long>()->default_value(defaults.num_requests), "requests per simulation (at most the scenario's)")
+        ("max-evaluations", po::value<int>()->default_value(defaults.max_evaluations), "simulations per replication at most");
+    po::variables_map vm;
+    if (!parse_args(argc, argv, opts, vm,
+                    "usage: llmsim capacity --scenario FILE.json [--json] [--target-qps Q] [--replications N] "
+                    "[--rel-tol T] [--requests N]")) {
+      return kOk;
+    }
+    Json doc = read_json_file(vm["scenario"].as<std::string>());
+    if (vm.count("gpu")) spec::set_json_path(doc, "hardware.gpu", vm["gpu"].as<std::string>());
+    if (vm.count("quant")) spec::set_json_path(doc, "quant.weights", vm["quant"].as<std::string>());
+    if (vm.count("target-qps")) spec::set_json_path(doc, "cost.target_qps", vm["target-qps"].as<double>());
+    const auto resolved = spec::resolve(spec::scenario_from_json(JsonView(doc, "")), spec::Catalog::builtin());
+
+    analysis::RowOptions options;
+    options.capacity = true;
+    auto& c = options.capacity_options;
+    c.replications = vm["replications"].as<int>();
+    c.rel_tol = vm["rel-tol"].as<double>();
+    c.num_requests = vm["requests"].as<long long>();
+    c.warmup_requests = std::min<std::int64_t>(c.warmup_requests, c.num_requests / 10);
+    c.max_evaluations = vm["max-evaluations"].as<int>();
+    c.validate("capacity");
+    const analysis::Row row = analysis::evaluate_row(resolved, options);
+    if (vm.count("json")) print_json(analysis::to_json(row));
+    else print_human(resolved, row);
+    return kOk;
+  });
+}
+
+}  // namespace
+
+Command command_capacity() {
+  return {"capacity", "largest QPS inside the SLO (bisection, 95% CI), goodput and $/Mtok there, replicas for a target",
+          run_capacity};
+}
+
+}  // namespace llmsim::cli

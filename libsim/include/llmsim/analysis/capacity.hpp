@@ -1,0 +1,71 @@
+#pragma once
+// Capacity: the largest load (open loop: arrival rate; closed loop: concurrency) at which the scenario's
+// SLO holds, by bracketing and bisection on a fixed seed (common random numbers make the pass/fail test
+// nearly monotone in the load), with a 95% confidence interval from independent replications.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmsim/metrics/summary.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::analysis {
+
+struct CapacityOptions {
+  /// Requests per simulation (the scenario's num_requests when smaller) and warm-up requests excluded.
+  /// 600 measured requests put ~30 samples above the P95: enough for a stable tail, cheap enough that a
+  /// search of ~30 simulations takes well under 0.5 s (bench/bench_capacity.cpp).
+  std::int64_t num_requests = 600;
+  std::int64_t warmup_requests = 60;
+  int replications = 5;           ///< independent seeds for the confidence interval (1 = no interval)
+  double rel_tol = 0.03;          ///< bisection stops at this relative width
+  int max_evaluations = 40;       ///< per replication
+  double min_rate = 1e-3;         ///< open loop: below this req/s the SLO counts as never met
+  double max_rate = 1e5;          ///< open loop: searching stops here
+  int max_concurrency = 4096;     ///< closed loop: searching stops here
+  void validate(const std::string& path = "capacity") const;
+};
+
+struct CapacityResult {
+  bool fits = true;
+  std::string reason;             ///< why it cannot run, or why no load meets the SLO
+  bool closed_loop = false;
+  bool found = false;             ///< some load met the SLO (max_qps > 0)
+  bool hit_limit = false;         ///< the SLO still held at max_rate / max_concurrency
+  /// Largest arrival rate (req/s) meeting the SLO: the median over the replications of each seed's
+  /// bisection result (closed loop: completed requests per second at max_concurrency). Repeatable: the
+  /// replication seeds derive from the scenario's seed, so the same scenario gives the same number.
+  double max_qps = 0;
+  std::optional<int> max_concurrency;  ///< closed loop only
+  /// 95% confidence interval of the mean capacity over the replications (Student t); equal to
+  /// [max_qps, max_qps] with one replication.
+  double ci95_lo = 0, ci95_hi = 0;
+  std::vector<double> replications;    ///< capacity found with each seed (index 0 = the scenario's seed; 0 = none)
+  int evaluations = 0;                 ///< simulations run, all replications together
+  /// The median replication's run at max_qps (cost fields filled, rates steady-state for open loops);
+  /// only when found.
+  std::optional<metrics::Summary> at_capacity;
+};
+
+/// Searches the scenario's capacity. A configuration that does not fit returns fits = false with the
+/// reason; an unstable or not-fitting run counts as failing the SLO. ConfigError for trace-replay
+/// workloads (their rate is fixed by the trace) and for bad options. Deterministic.
+CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const CapacityOptions& options = {});
+
+/// The scenario as the capacity search runs it: num_requests/warm-up capped by `options`, the load set
+/// to `load` (open loop: total arrival rate; closed loop: concurrency), the seed replaced by `seed`.
+spec::ResolvedScenario at_load(const spec::ResolvedScenario& scenario, double load, std::uint64_t seed,
+                               const CapacityOptions& options);
+
+/// The summary's rates (throughput.*, goodput_*) and cost per Mtok rescaled to the long-run rates of a
+/// stable open-loop system, where completions per second equal the offered rate. A finite run's window
+/// ends when the last request drains, which biases its rates low (by ~25% for 600 requests with 30 s
+/// tails); the ratios (attainment, tokens per request) are unbiased and kept. Unchanged when the run is
+/// unstable or completed nothing.
+metrics::Summary steady_state_rates(const metrics::Summary& summary, double offered_rate);
+
+/// Student t quantile for a two-sided 95% interval with `dof` degrees of freedom (dof >= 1).
+double t95(int dof);
+
+}  // namespace llmsim::analysis

@@ -1,0 +1,73 @@
+#pragma once
+// Configuration search: GPU × count × parallelism × quantization × engine knobs for one model, workload and
+// SLO. Each option gets a capacity search; the result names the cheapest option meeting the SLO and the
+// Pareto frontier of cost against latency.
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmsim/analysis/capacity.hpp"
+#include "llmsim/analysis/parallel.hpp"
+#include "llmsim/analysis/row.hpp"
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::analysis {
+
+/// "rtx4090-24gb" (one card), "2xrtx4090-24gb" (two cards, tensor parallel 2, one replica),
+/// "2xrtx4090-24gb@pp" (pipeline parallel 2 instead).
+struct GpuOption {
+  std::string gpu;
+  int count = 1;
+  bool pipeline = false;
+  std::string label;  ///< as given
+};
+/// ConfigError at `path` for a count < 1 or > 64, an empty id or an unknown suffix.
+GpuOption parse_gpu_option(const std::string& text, const std::string& path = "--gpus");
+
+enum class RankBy {
+  monthly_cost,   ///< cheapest bill for the target load (replicas_needed × hourly × hours)
+  cost_per_mtok   ///< cheapest SLO-meeting output token at capacity
+};
+std::string to_string(RankBy r);
+RankBy parse_rank_by(const std::string& s, const std::string& path = "--rank-by");
+
+struct CompareOptions {
+  std::vector<std::string> gpus;               ///< GpuOption texts; empty = the scenario's deployment
+  std::vector<std::string> quants;             ///< weight format ids; empty = the scenario's
+  std::vector<std::string> policies;           ///< engine.policy values; empty = the scenario's
+  std::vector<int> max_num_seqs;               ///< empty = the scenario's
+  std::vector<int> max_num_batched_tokens;     ///< empty = the scenario's
+  /// USD per GPU-hour by GPU id, overriding the catalogue placeholders. The base scenario's
+  /// hardware.price_per_gpu_hour applies only to options on the base scenario's GPU.
+  std::map<std::string, double> prices;
+  CapacityOptions capacity;
+  RankBy rank_by = RankBy::monthly_cost;
+  int jobs = 1;
+  const spec::Catalog* catalog = nullptr;      ///< nullptr = spec::Catalog::builtin()
+};
+
+struct CompareResult {
+  std::vector<Row> rows;                 ///< option order: gpus × quants × policies × seqs × tokens
+  double target_qps = 0;
+  RankBy rank_by = RankBy::monthly_cost;
+  std::optional<std::size_t> winner;     ///< cheapest row meeting the SLO (nullopt: none does)
+  std::vector<std::size_t> pareto;       ///< rows on the cost-vs-latency frontier, cheapest first
+};
+
+/// Runs the comparison. Unknown GPU ids or formats are ConfigError (before anything runs); an option
+/// that cannot run (does not fit, or the model cannot be split that way) is a fits = false row with its
+/// reason and no numbers. Each option runs with one replica; scaling_efficiency compares an N-GPU option
+/// with the 1-GPU option of the same card and format (run as well when not listed).
+CompareResult compare(const spec::Scenario& base, const CompareOptions& options, const Progress& progress = {});
+
+/// Indices of the points not dominated in (cost, latency), both minimised, sorted by cost. Points with a
+/// non-finite coordinate are ignored.
+std::vector<std::size_t> pareto_frontier(const std::vector<std::pair<double, double>>& cost_latency);
+
+Json to_json(const CompareResult& result);
+
+}  // namespace llmsim::analysis

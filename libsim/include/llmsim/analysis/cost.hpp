@@ -1,0 +1,36 @@
+#pragma once
+// Money: what a deployment costs per hour and per month, what a million SLO-meeting tokens cost, and how
+// long the weights take to download. DESIGN.md "The question it must answer" holds the worked examples.
+#include <cstdint>
+#include <optional>
+
+#include "llmsim/metrics/summary.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::analysis {
+
+/// USD per million tokens served at `tokens_per_s` by something costing `hourly_usd` per hour:
+/// hourly ÷ (tokens/s × 3600) × 1e6 (4/h at 80 tok/s → 13.89). nullopt when tokens_per_s <= 0 (no tokens,
+/// no price per token — never a silent 0). ConfigError when hourly_usd is negative or not finite.
+std::optional<double> cost_per_mtok(double hourly_usd, double tokens_per_s);
+
+/// USD per hour of a deployment of `gpus` GPUs at `price_per_gpu_hour`:
+/// price × gpus × (1 + ops_overhead_fraction) + (storage + network per month) / hours_per_month.
+double hourly_cost(double price_per_gpu_hour, int gpus, const spec::CostSpec& cost);
+/// hourly_cost() of the scenario's whole deployment (tp × pp × replicas GPUs).
+double hourly_cost(const spec::ResolvedScenario& scenario);
+
+/// Seconds to download `weight_bytes` at `network_gbps` Gbit/s (80 GB over 1 Gbps = 640 s).
+/// ConfigError when network_gbps <= 0.
+double cold_start_s(std::int64_t weight_bytes, double network_gbps);
+
+/// Replicas needed to carry `target_qps` when one replica sustains `qps_per_replica`, plus the spare
+/// fraction (rounded up). nullopt when qps_per_replica <= 0 (no number of replicas is enough).
+std::optional<int> replicas_needed(double target_qps, double qps_per_replica, double spare_fraction);
+
+/// The cost fields of a simulated summary: per_hour of the deployment, per Mtok of SLO-meeting output and
+/// total tokens (goodput_output_tps / goodput_total_tps; 0 when no request met the SLO, as
+/// metrics::CostSummary documents), monthly bill at hours_per_month, cold start.
+metrics::CostSummary cost_summary(const spec::ResolvedScenario& scenario, const metrics::Summary& summary);
+
+}  // namespace llmsim::analysis

@@ -1,0 +1,70 @@
+#pragma once
+// One row of `capacity`, `compare` and `sweep`: an option's identity, whether it fits, and its numbers.
+// JSON names are a contract (DESIGN.md "Result format"): absent numbers are null, never 0.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "llmsim/analysis/capacity.hpp"
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/metrics/summary.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::analysis {
+
+struct Row {
+  std::vector<std::pair<std::string, Json>> labels;  ///< sweep: grid path → value, in grid order
+  std::string name;                                  ///< scenario name or option label ("2xrtx4090-24gb awq-int4")
+  // Identity (resolved ids).
+  std::string model, gpu, quant, kv_cache, policy;
+  int num_gpus = 1, tp = 1, pp = 1, replicas = 1;    ///< num_gpus = tp × pp × replicas
+  int max_num_seqs = 0, max_num_batched_tokens = 0;
+
+  bool fits = true;
+  std::string reason;                                ///< why it cannot run (fits = false) or found no capacity
+  /// Offered load (req/s) of `summary`: the scenario's rate in a sweep, max_qps in capacity/compare.
+  std::optional<double> load_qps;
+  /// The run the row's latency, goodput and cost numbers come from; absent when it does not fit.
+  std::optional<metrics::Summary> summary;
+  std::optional<CapacityResult> capacity;            ///< when a capacity search ran
+
+  double target_qps = 0;                             ///< cost.target_qps or the offered rate (0 = unknown)
+  std::optional<int> replicas_needed;                ///< replicas of this deployment for target_qps (+ spare)
+  /// USD per month: for target_qps with replicas_needed when a capacity search ran, else the scenario's
+  /// deployment as given.
+  std::optional<double> monthly_cost;
+  std::optional<double> scaling_efficiency;          ///< multi-GPU options in `compare`
+  /// One replica at target_qps / replicas_needed (the load each replica carries in that fleet).
+  std::optional<metrics::Summary> at_target;
+  std::optional<double> at_target_load_qps;
+
+  /// The row's SLO verdict: fits, and (capacity rows) some load met the SLO, (others) summary.slo_met.
+  bool meets_slo() const;
+};
+
+struct RowOptions {
+  bool capacity = false;            ///< run a capacity search (else one simulation at the scenario's load)
+  CapacityOptions capacity_options;
+};
+
+/// Identity fields of a row from a resolved scenario (no simulation).
+Row row_identity(const spec::ResolvedScenario& scenario);
+
+/// Simulates (and with options.capacity, searches capacity and sizes the fleet for the target load).
+/// A configuration that does not fit gives fits = false with the reason and no numbers.
+Row evaluate_row(const spec::ResolvedScenario& scenario, const RowOptions& options = {});
+
+/// The row as a JSON object with every contract field present (null where there is no number).
+Json to_json(const Row& row);
+
+/// The row flattened to columns for CSV and `--fail-if`: nested objects joined with '.', the CI as
+/// max_qps_ci95_lo/_hi, grid labels first under their dotted paths (a row column of the same name, such as
+/// "model", gives way to the label). Same columns for every row with the same labels.
+std::vector<std::pair<std::string, Json>> flatten(const Row& row);
+
+/// Column names flatten() produces for rows with these grid label paths.
+std::vector<std::string> row_columns(const std::vector<std::string>& label_paths = {});
+
+}  // namespace llmsim::analysis

@@ -1,0 +1,59 @@
+#pragma once
+// Sweeps: a grid of scenarios (a base plus lists per dotted field, cartesian product; or an explicit list)
+// run on a thread pool with deterministic, grid-ordered results.
+//
+//   {"base": "chat-8b.json",                       // path (relative to the grid file, else the cwd) or object
+//    "grid": {"hardware.gpu": ["rtx4090-24gb", "a100-80gb-sxm"],
+//             "workload.arrival.rate": [1, 2, 4, 8]}}
+//   {"scenarios": [{...scenario...}, "other.json"]}           // explicit list
+//   {"base": {...}, "scenarios": [{"hardware.gpu": "l4", "engine.max_num_seqs": 64}, ...]}  // base + overrides
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "llmsim/analysis/parallel.hpp"
+#include "llmsim/analysis/row.hpp"
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::analysis {
+
+struct SweepPoint {
+  std::vector<std::pair<std::string, Json>> labels;  ///< the grid values of this point, in grid order
+  spec::Scenario scenario;                           ///< parsed and validated
+};
+
+struct Grid {
+  std::vector<std::string> label_paths;  ///< the swept dotted paths, in grid order
+  std::vector<SweepPoint> points;        ///< cartesian product, last path varying fastest
+};
+
+/// Largest grid expand_grid() accepts (a typo such as a 10^9-point product is an error, not a hang).
+inline constexpr std::size_t kMaxGridPoints = 1'000'000;
+
+/// Expands a grid object. `base_dir` resolves relative paths (base or list entries) before the cwd.
+/// ConfigError for an empty grid or list, an unknown field path, a bad value (naming the point), or more
+/// than kMaxGridPoints points. A parsed Json object has lost its key order, so the axes run in
+/// `axis_order` when given (every grid key once), else sorted by path.
+Grid expand_grid(const JsonView& grid, const std::string& base_dir = "",
+                 const std::vector<std::string>& axis_order = {});
+/// Parses grid text and expands it with the axes in the order the text writes them.
+Grid parse_grid(std::string_view text, const std::string& source, const std::string& base_dir = "");
+/// Reads and expands a grid file (relative paths inside resolve against its folder first), axes in file order.
+Grid load_grid(const std::string& path);
+
+struct SweepOptions {
+  RowOptions row;                          ///< capacity search per point, or one simulation
+  const spec::Catalog* catalog = nullptr;  ///< nullptr = spec::Catalog::builtin()
+};
+
+/// Resolves every point first (ConfigError naming the first bad point), then evaluates them on `jobs`
+/// threads. Rows come back in point order whatever `jobs` is, identical for any thread count. A point
+/// the engine rejects as impossible (e.g. a format the GPU cannot run) becomes a fits = false row.
+std::vector<Row> run_sweep(const std::vector<SweepPoint>& points, int jobs, const Progress& progress = {},
+                           const SweepOptions& options = {});
+
+}  // namespace llmsim::analysis

@@ -1,0 +1,202 @@
+#include "llmsim/analysis/capacity.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <variant>
+
+#include "llmsim/analysis/bisection.hpp"
+#include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/evaluate.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/rng.hpp"
+
+namespace llmsim::analysis {
+
+void CapacityOptions::validate(const std::string& path) const {
+  Problems p;
+  if (num_requests < 10) p.add(path + ".num_requests", "must be >= 10, got " + std::to_string(num_requests));
+  if (warmup_requests < 0 || warmup_requests >= num_requests)
+    p.add(path + ".warmup_requests", "must be in [0, num_requests), got " + std::to_string(warmup_requests));
+  if (replications < 1 || replications > 1000)
+    p.add(path + ".replications", "must be in [1, 1000], got " + std::to_string(replications));
+  if (!(rel_tol > 0 && rel_tol < 1)) p.add(path + ".rel_tol", "must be in (0, 1), got " + format_value(rel_tol));
+  if (max_evaluations < 2) p.add(path + ".max_evaluations", "must be >= 2, got " + std::to_string(max_evaluations));
+  if (!(min_rate > 0) || !std::isfinite(min_rate))
+    p.add(path + ".min_rate", "must be > 0, got " + format_value(min_rate));
+  if (!(max_rate > min_rate) || !std::isfinite(max_rate))
+    p.add(path + ".max_rate", "must be > min_rate, got " + format_value(max_rate));
+  if (max_concurrency < 1) p.add(path + ".max_concurrency", "must be >= 1, got " + std::to_string(max_concurrency));
+  p.throw_if_any();
+}
+
+double t95(int dof) {
+  // Two-sided 95% Student t quantiles; beyond 30 degrees of freedom the normal 1.96 is within 2%.
+  static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  if (dof < 1) throw ConfigError("capacity.replications", "a confidence interval needs at least 2 replications");
+  if (dof <= 30) return table[dof - 1];
+  return 1.96 + 2.4 / dof;  // close to the exact quantile for dof > 30
+}
+
+namespace {
+
+enum class LoadKind { open, closed };
+
+LoadKind load_kind(const spec::Workload& w) {
+  const auto classes = w.effective_classes();
+  bool all_closed = true;
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    if (std::holds_alternative<spec::TraceReplay>(classes[i].arrival))
+      throw ConfigError("workload.arrival",
+                        "a capacity search varies the load, but trace replay fixes it (scale the trace with "
+                        "time_scale and simulate instead)");
+    all_closed = all_closed && std::holds_alternative<spec::ClosedLoop>(classes[i].arrival);
+  }
+  if (all_closed) return LoadKind::closed;
+  if (!spec::offered_rate(w))
+    throw ConfigError("workload.arrival", "a capacity search needs open-loop arrivals or a closed loop, not a mix");
+  return LoadKind::open;
+}
+
+int concurrency(const spec::Workload& w) {
+  int n = 0;
+  for (const auto& c : w.effective_classes())
+    if (const auto* cl = std::get_if<spec::ClosedLoop>(&c.arrival)) n += cl->concurrency;
+  return std::max(n, 1);
+}
+
+bool passes(const metrics::Summary& s) {
+  return s.fits && !s.unstable && s.completed_requests > 0 && s.slo_met;
+}
+
+}  // namespace
+
+metrics::Summary steady_state_rates(const metrics::Summary& in, double offered_rate) {
+  metrics::Summary s = in;
+  const double measured = in.throughput.requests_per_s;
+  if (in.unstable || !(measured > 0) || !(offered_rate > 0)) return s;
+  const double k = offered_rate / measured;
+  s.throughput.requests_per_s *= k;
+  s.throughput.input_tokens_per_s *= k;
+  s.throughput.output_tokens_per_s *= k;
+  s.throughput.total_tokens_per_s *= k;
+  s.goodput_rps *= k;
+  s.goodput_output_tps *= k;
+  s.goodput_total_tps *= k;
+  s.cost.per_mtok_output_slo = cost_per_mtok(s.cost.per_hour, s.goodput_output_tps).value_or(0.0);
+  s.cost.per_mtok_total_slo = cost_per_mtok(s.cost.per_hour, s.goodput_total_tps).value_or(0.0);
+  return s;
+}
+
+spec::ResolvedScenario at_load(const spec::ResolvedScenario& scenario, double load, std::uint64_t seed,
+                               const CapacityOptions& options) {
+  spec::ResolvedScenario r = scenario;
+  auto& w = r.scenario.workload;
+  w = spec::with_rate(w, load);
+  w.num_requests = std::min(w.num_requests, options.num_requests);
+  w.warmup_requests = std::min(w.warmup_requests, options.warmup_requests);
+  if (w.warmup_requests >= w.num_requests) w.warmup_requests = w.num_requests / 10;
+  w.seed = seed;
+  return r;
+}
+
+CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const CapacityOptions& options) {
+  options.validate();
+  CapacityResult out;
+  const auto kind = load_kind(scenario.scenario.workload);
+  out.closed_loop = kind == LoadKind::closed;
+
+  SearchLimits limits;
+  limits.rel_tol = options.rel_tol;
+  limits.max_evaluations = options.max_evaluations;
+  limits.integer = out.closed_loop;
+  limits.min_x = out.closed_loop ? 1.0 : options.min_rate;
+  limits.max_x = out.closed_loop ? static_cast<double>(options.max_concurrency) : options.max_rate;
+  const double start = out.closed_loop ? concurrency(scenario.scenario.workload)
+                                       : std::max(spec::offered_rate(scenario.scenario.workload).value_or(1.0),
+                                                  limits.min_x);
+
+  const std::uint64_t seed0 = scenario.scenario.workload.seed;
+  struct Replication {
+    bool found = false, hit_max = false;
+    double load = 0, qps = 0;
+    std::optional<metrics::Summary> summary;  // the run at `load`
+  };
+  std::vector<Replication> reps;
+  for (int rep = 0; rep < options.replications; ++rep) {
+    const std::uint64_t seed = rep == 0 ? seed0 : derive_seed(seed0, "capacity-replication", rep);
+    std::optional<metrics::Summary> last_pass;
+    bool not_fitting = false;
+    auto test = [&](double load) {
+      auto result = evaluate(at_load(scenario, load, seed, options));
+      if (!result.summary.fits) {
+        not_fitting = true;
+        out.reason = result.summary.reason;
+        return false;
+      }
+      const bool ok = passes(result.summary);
+      if (ok) last_pass = std::move(result.summary);  // the pass point only grows, so this is the run at it
+      return ok;
+    };
+    SearchLimits lim = limits;
+    double from = start;
+    if (rep > 0 && reps.front().found) {
+      from = reps.front().load;  // later replications start at the first one's answer
+      lim.growth = 1.25;
+    }
+    const SearchResult s = search_max_passing(test, from, lim);
+    out.evaluations += s.evaluations;
+    if (not_fitting) {  // memory does not depend on the load: one such run settles it
+      out.fits = false;
+      return out;
+    }
+    Replication r;
+    r.found = s.found;
+    r.hit_max = s.hit_max;
+    if (s.found) {
+      r.load = s.pass;
+      r.qps = out.closed_loop ? last_pass->throughput.requests_per_s : s.pass;
+      r.summary = out.closed_loop ? *last_pass : steady_state_rates(*last_pass, s.pass);
+    }
+    reps.push_back(std::move(r));
+  }
+
+  // The point estimate is the median replication (lower median for an even count): robust to one unlucky
+  // seed, and its run met the SLO at exactly that load, so the latencies reported there are real.
+  std::vector<std::size_t> order(reps.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return reps[a].qps < reps[b].qps; });
+  const Replication& median = reps[order[(order.size() - 1) / 2]];
+  for (const auto& r : reps) {
+    out.replications.push_back(r.qps);
+    out.hit_limit = out.hit_limit || r.hit_max;
+  }
+  if (!median.found) {
+    out.found = false;
+    out.reason = "the SLO is not met even at the lowest load searched (" + format_value(limits.min_x) +
+                 (out.closed_loop ? " concurrent users)" : " req/s)") +
+                 (reps.size() > 1 ? " with most of the seeds" : "");
+    return out;
+  }
+  out.found = true;
+  out.max_qps = median.qps;
+  out.at_capacity = median.summary;
+  if (out.closed_loop) out.max_concurrency = static_cast<int>(median.load);
+
+  const auto n = static_cast<double>(out.replications.size());
+  double mean = 0;
+  for (double v : out.replications) mean += v / n;
+  if (out.replications.size() < 2) {
+    out.ci95_lo = out.ci95_hi = out.max_qps;
+  } else {
+    double ss = 0;
+    for (double v : out.replications) ss += (v - mean) * (v - mean);
+    const double half = t95(static_cast<int>(n) - 1) * std::sqrt(ss / (n - 1) / n);
+    out.ci95_lo = std::max(0.0, mean - half);
+    out.ci95_hi = mean + half;
+  }
+  return out;
+}
+
+}  // namespace llmsim::analysis

@@ -1,0 +1,259 @@
+#include "llmsim/analysis/row.hpp"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/evaluate.hpp"
+#include "llmsim/spec/dtype.hpp"
+#include "llmsim/spec/engine_config.hpp"
+
+namespace llmsim::analysis {
+
+bool Row::meets_slo() const {
+  if (!fits) return false;
+  if (capacity) return capacity->found;
+  return summary && summary->slo_met && !summary->unstable;
+}
+
+Row row_identity(const spec::ResolvedScenario& s) {
+  Row row;
+  const auto& hw = s.scenario.hardware;
+  row.model = s.model.id;
+  row.gpu = s.gpu.id;
+  row.quant = s.quant.weights.id;
+  row.kv_cache = std::string(spec::to_string(s.quant.kv_dtype));
+  row.policy = spec::to_string(s.scenario.engine.policy);
+  row.tp = hw.parallel.tp;
+  row.pp = hw.parallel.pp;
+  row.replicas = hw.replicas;
+  row.num_gpus = hw.gpus_total();
+  row.max_num_seqs = s.scenario.engine.max_num_seqs;
+  row.max_num_batched_tokens = s.scenario.engine.max_num_batched_tokens;
+  row.name = !s.scenario.name.empty() ? s.scenario.name
+             : (row.num_gpus > 1 ? std::to_string(row.num_gpus) + "x" : std::string()) + row.gpu + " " + row.quant;
+  const auto& w = s.scenario.workload;
+  row.target_qps = s.scenario.cost.target_qps > 0 ? s.scenario.cost.target_qps : spec::offered_rate(w).value_or(0.0);
+  return row;
+}
+
+Row evaluate_row(const spec::ResolvedScenario& s, const RowOptions& options) {
+  Row row = row_identity(s);
+  const auto& cost = s.scenario.cost;
+  if (!options.capacity) {
+    auto result = evaluate(s);
+    if (!result.summary.fits) {
+      row.fits = false;
+      row.reason = result.summary.reason;
+      return row;
+    }
+    row.load_qps = spec::offered_rate(s.scenario.workload);
+    row.monthly_cost = result.summary.cost.monthly;
+    if (result.summary.unstable) row.reason = result.summary.reason;
+    row.summary = std::move(result.summary);
+    return row;
+  }
+
+  CapacityResult cap = find_capacity(s, options.capacity_options);
+  if (!cap.fits) {
+    row.fits = false;
+    row.reason = cap.reason;
+    return row;
+  }
+  if (!cap.found) row.reason = cap.reason;
+  if (cap.found) {
+    row.summary = cap.at_capacity;
+    row.load_qps = cap.closed_loop ? row.summary->throughput.requests_per_s : cap.max_qps;
+    const double per_replica = cap.max_qps / s.scenario.hardware.replicas;
+    if (row.target_qps > 0) {
+      row.replicas_needed = replicas_needed(row.target_qps, per_replica, cost.spare_fraction);
+      if (row.replicas_needed) {
+        const int gpus = s.scenario.hardware.parallel.gpus() * *row.replicas_needed;
+        row.monthly_cost = hourly_cost(s.price_per_gpu_hour, gpus, cost) * cost.hours_per_month;
+        if (!cap.closed_loop) {
+          // What users see in that fleet: each replica (spares idle) carries its share of the target.
+          const int serving = *replicas_needed(row.target_qps, per_replica, 0.0);
+          spec::ResolvedScenario one = at_load(s, row.target_qps / serving, s.scenario.workload.seed,
+                                               options.capacity_options);
+          one.scenario.hardware.replicas = 1;
+          row.at_target = steady_state_rates(evaluate(one).summary, row.target_qps / serving);
+          row.at_target_load_qps = row.target_qps / serving;
+        }
+      }
+    }
+  }
+  row.capacity = std::move(cap);
+  return row;
+}
+
+namespace {
+
+Json num(std::optional<double> v) {
+  if (!v || !std::isfinite(*v)) return nullptr;
+  return *v;
+}
+
+Json latency(const metrics::Summary* s, const metrics::LatencyStats metrics::Summary::*field) {
+  Json j = Json::object();
+  const metrics::LatencyStats* l = s ? &(s->*field) : nullptr;
+  const bool have = l && l->count > 0;
+  j["p50"] = have ? Json(l->p50) : Json(nullptr);
+  j["p90"] = have ? Json(l->p90) : Json(nullptr);
+  j["p95"] = have ? Json(l->p95) : Json(nullptr);
+  j["p99"] = have ? Json(l->p99) : Json(nullptr);
+  j["mean"] = have ? Json(l->mean) : Json(nullptr);
+  return j;
+}
+
+std::optional<double> opt(const metrics::Summary* s, double v) {
+  if (!s) return std::nullopt;
+  return v;
+}
+
+// Latency, goodput and per-token cost of one run; every key present, null without a run.
+void summary_fields(Json& j, const metrics::Summary* s) {
+  j["slo_met"] = s ? Json(s->slo_met && !s->unstable) : Json(nullptr);
+  j["slo_attainment"] = num(opt(s, s ? s->slo_attainment : 0));
+  j["goodput_rps"] = num(opt(s, s ? s->goodput_rps : 0));
+  j["goodput_output_tps"] = num(opt(s, s ? s->goodput_output_tps : 0));
+  j["goodput_total_tps"] = num(opt(s, s ? s->goodput_total_tps : 0));
+  j["ttft_ms"] = latency(s, &metrics::Summary::ttft_ms);
+  j["tpot_ms"] = latency(s, &metrics::Summary::tpot_ms);
+  j["itl_ms"] = latency(s, &metrics::Summary::itl_ms);
+  j["e2e_ms"] = latency(s, &metrics::Summary::e2e_ms);
+  // Recomputed rather than read from summary.cost so that "no SLO-meeting token" is null, not 0.
+  j["cost_per_mtok_output_slo"] = s ? num(cost_per_mtok(s->cost.per_hour, s->goodput_output_tps)) : Json(nullptr);
+  j["cost_per_mtok_total_slo"] = s ? num(cost_per_mtok(s->cost.per_hour, s->goodput_total_tps)) : Json(nullptr);
+}
+
+void flatten_into(const std::string& prefix, const Json& j, std::vector<std::pair<std::string, Json>>& out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it)
+      flatten_into(prefix.empty() ? it.key() : prefix + "." + it.key(), it.value(), out);
+  } else {
+    out.emplace_back(prefix, j);
+  }
+}
+
+}  // namespace
+
+Json to_json(const Row& r) {
+  const metrics::Summary* s = r.summary ? &*r.summary : nullptr;
+  Json j = Json::object();  // nlohmann's object is ordered by key; columns are ordered by row_columns()
+  j["name"] = r.name;
+  j["model"] = r.model;
+  j["gpu"] = r.gpu;
+  j["quant"] = r.quant;
+  j["kv_cache"] = r.kv_cache;
+  j["policy"] = r.policy;
+  j["num_gpus"] = r.num_gpus;
+  j["tp"] = r.tp;
+  j["pp"] = r.pp;
+  j["replicas"] = r.replicas;
+  j["max_num_seqs"] = r.max_num_seqs;
+  j["max_num_batched_tokens"] = r.max_num_batched_tokens;
+  Json grid = Json::object();
+  for (const auto& [path, value] : r.labels) grid[path] = value;
+  j["grid"] = grid;
+  j["fits"] = r.fits;
+  j["reason"] = r.reason;
+  j["meets_slo"] = r.meets_slo();
+  j["unstable"] = s ? Json(s->unstable) : Json(nullptr);
+  j["load_qps"] = s ? num(r.load_qps) : Json(nullptr);
+  j["completed_requests"] = s ? Json(s->completed_requests) : Json(nullptr);
+  j["preemptions"] = s ? Json(s->preemptions) : Json(nullptr);
+  Json tp = Json::object();
+  tp["requests_per_s"] = s ? Json(s->throughput.requests_per_s) : Json(nullptr);
+  tp["input_tokens_per_s"] = s ? Json(s->throughput.input_tokens_per_s) : Json(nullptr);
+  tp["output_tokens_per_s"] = s ? Json(s->throughput.output_tokens_per_s) : Json(nullptr);
+  tp["total_tokens_per_s"] = s ? Json(s->throughput.total_tokens_per_s) : Json(nullptr);
+  j["throughput"] = tp;
+  summary_fields(j, s);
+  j["queue_ms"] = latency(s, &metrics::Summary::queue_ms);
+  j["kv_peak_used_fraction"] = s ? Json(s->kv.peak_used_fraction) : Json(nullptr);
+  j["mfu"] = s ? Json(s->mfu) : Json(nullptr);
+  j["mbu"] = s ? Json(s->mbu) : Json(nullptr);
+  j["cost_per_hour"] = s ? Json(s->cost.per_hour) : Json(nullptr);
+  j["cold_start_s"] = s ? Json(s->cost.cold_start_s) : Json(nullptr);
+  j["monthly_cost"] = num(r.monthly_cost);
+
+  const CapacityResult* c = r.capacity && r.capacity->found ? &*r.capacity : nullptr;
+  j["max_qps"] = c ? Json(c->max_qps) : Json(nullptr);
+  j["max_qps_ci95"] = c ? Json::array({c->ci95_lo, c->ci95_hi}) : Json::array({nullptr, nullptr});
+  j["max_concurrency"] = c && c->max_concurrency ? Json(*c->max_concurrency) : Json(nullptr);
+  j["capacity_evaluations"] = r.capacity ? Json(r.capacity->evaluations) : Json(nullptr);
+  j["target_qps"] = r.target_qps > 0 ? Json(r.target_qps) : Json(nullptr);
+  j["replicas_needed"] = r.replicas_needed ? Json(*r.replicas_needed) : Json(nullptr);
+  j["scaling_efficiency"] = num(r.scaling_efficiency);
+  Json at = Json::object();
+  const metrics::Summary* t = r.at_target ? &*r.at_target : nullptr;
+  at["load_qps"] = t ? num(r.at_target_load_qps) : Json(nullptr);
+  summary_fields(at, t);
+  j["at_target"] = at;
+  return j;
+}
+
+std::vector<std::string> row_columns(const std::vector<std::string>& label_paths) {
+  // The columns of an empty row are the schema: every key is always written.
+  Row empty;
+  empty.fits = false;
+  std::vector<std::string> cols;
+  std::set<std::string> seen;
+  const Json j = to_json(empty);
+  std::vector<std::pair<std::string, Json>> flat;
+  static const char* order[] = {"name", "model", "gpu", "quant", "kv_cache", "policy", "num_gpus", "tp", "pp",
+                                "replicas", "max_num_seqs", "max_num_batched_tokens", "fits", "reason",
+                                "meets_slo", "unstable", "load_qps", "max_qps", "max_qps_ci95",
+                                "max_concurrency", "capacity_evaluations", "target_qps", "replicas_needed",
+                                "monthly_cost", "scaling_efficiency", "cost_per_hour", "cost_per_mtok_output_slo",
+                                "cost_per_mtok_total_slo", "cold_start_s", "completed_requests", "preemptions",
+                                "throughput", "slo_met", "slo_attainment", "goodput_rps", "goodput_output_tps",
+                                "goodput_total_tps", "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "queue_ms",
+                                "kv_peak_used_fraction", "mfu", "mbu", "at_target"};
+  std::vector<std::string> row_keys;
+  for (const char* key : order) {
+    if (std::string(key) == "max_qps_ci95") {
+      row_keys.push_back("max_qps_ci95_lo");
+      row_keys.push_back("max_qps_ci95_hi");
+      continue;
+    }
+    flat.clear();
+    flatten_into(key, j.at(key), flat);
+    for (auto& [k, v] : flat) row_keys.push_back(k);
+  }
+  // Grid labels come first under their own paths; a row column of the same name (e.g. "model") gives way.
+  for (const auto& p : label_paths)
+    if (seen.insert(p).second) cols.push_back(p);
+  for (auto& k : row_keys)
+    if (!seen.count(k)) cols.push_back(k);
+  return cols;
+}
+
+std::vector<std::pair<std::string, Json>> flatten(const Row& row) {
+  const Json j = to_json(row);
+  std::map<std::string, Json> by_key;
+  std::vector<std::pair<std::string, Json>> flat;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "grid") continue;
+    if (it.key() == "max_qps_ci95") {
+      by_key["max_qps_ci95_lo"] = it.value()[0];
+      by_key["max_qps_ci95_hi"] = it.value()[1];
+      continue;
+    }
+    flat.clear();
+    flatten_into(it.key(), it.value(), flat);
+    for (auto& [k, v] : flat) by_key[k] = v;
+  }
+  std::vector<std::string> label_paths;
+  for (const auto& l : row.labels) label_paths.push_back(l.first);
+  const Json& grid = j.at("grid");
+  std::vector<std::pair<std::string, Json>> out;
+  for (const auto& col : row_columns(label_paths)) {
+    if (grid.contains(col)) out.emplace_back(col, grid.at(col));
+    else out.emplace_back(col, by_key.at(col));
+  }
+  return out;
+}
+
+}  // namespace llmsim::analysis

@@ -1,0 +1,223 @@
+#include "llmsim/analysis/sweep.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "llmsim/core/error.hpp"
+
+namespace llmsim::analysis {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Relative paths resolve against the grid file's folder first, then the working directory.
+std::string locate(const std::string& path, const std::string& base_dir) {
+  if (!base_dir.empty() && fs::path(path).is_relative()) {
+    const fs::path candidate = fs::path(base_dir) / path;
+    std::error_code ec;
+    if (fs::exists(candidate, ec)) return candidate.string();
+  }
+  return path;
+}
+
+Json load_scenario_json(const JsonView& v, const std::string& base_dir) {
+  if (v.json().is_string()) {
+    const std::string file = locate(v.as_string(), base_dir);
+    try {
+      return read_json_file(file);
+    } catch (const ConfigError& e) {
+      throw ConfigError(v.path(), e.what());
+    }
+  }
+  v.expect_object();
+  return v.json();
+}
+
+std::string label_text(const std::vector<std::pair<std::string, Json>>& labels) {
+  std::string s;
+  for (const auto& [k, v] : labels) s += (s.empty() ? "" : ", ") + k + "=" + v.dump();
+  return s;
+}
+
+spec::Scenario parse_point(const Json& doc, std::size_t index, const std::vector<std::pair<std::string, Json>>& labels) {
+  try {
+    return spec::scenario_from_json(JsonView(doc, ""));
+  } catch (const ConfigError& e) {
+    throw ConfigError("grid point " + std::to_string(index) + (labels.empty() ? "" : " (" + label_text(labels) + ")"),
+                      e.what());
+  }
+}
+
+}  // namespace
+
+Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::vector<std::string>& axis_order) {
+  Grid out;
+  if (grid.json().is_array()) {  // a bare list of scenarios
+    Json wrapped = Json::object();
+    wrapped["scenarios"] = grid.json();
+    return expand_grid(JsonView(wrapped, grid.path()), base_dir, axis_order);
+  }
+  grid.allow_only({"base", "grid", "scenarios", "name", "description"});
+  const bool has_grid = grid.has("grid"), has_list = grid.has("scenarios");
+  if (has_grid && has_list) grid.fail("give either 'grid' (lists per field) or 'scenarios' (a list), not both");
+  if (!has_grid && !has_list) grid.fail("empty grid: give 'base' and 'grid' (lists per field) or 'scenarios'");
+
+  if (has_grid) {
+    if (!grid.has("base")) grid.fail("'grid' needs a 'base' scenario (a path or an object)");
+    const JsonView g = grid["grid"];
+    g.expect_object();
+    if (g.json().empty()) g.fail("empty grid: list at least one field path with its values");
+    const Json base = load_scenario_json(grid["base"], base_dir);
+    std::vector<std::string> keys;
+    for (auto it = g.json().begin(); it != g.json().end(); ++it) keys.push_back(it.key());
+    if (!axis_order.empty()) {
+      std::vector<std::string> sorted_order = axis_order;
+      std::sort(sorted_order.begin(), sorted_order.end());
+      LLMSIM_CHECK(sorted_order == keys, "axis_order must list every grid key once");
+      keys = axis_order;
+    }
+    std::vector<std::pair<std::string, std::vector<Json>>> axes;
+    std::size_t total = 1;
+    for (const auto& key : keys) {
+      const Json& values = g.json().at(key);
+      const JsonView axis(values, g.child_path(key));
+      if (!axis.json().is_array()) axis.fail("expected a list of values, got " + values.dump());
+      if (axis.json().empty()) axis.fail("empty list: give at least one value");
+      Json probe = base;
+      try {
+        spec::set_json_path(probe, key, values.front());
+      } catch (const ConfigError& e) {
+        throw ConfigError(axis.path(), e.what());  // a path that is not a scenario field
+      }
+      axes.emplace_back(key, std::vector<Json>(values.begin(), values.end()));
+      out.label_paths.push_back(key);
+      if (total > kMaxGridPoints / axes.back().second.size())
+        g.fail("the grid has more than " + std::to_string(kMaxGridPoints) + " points");
+      total *= axes.back().second.size();
+    }
+    out.points.reserve(total);
+    std::vector<std::size_t> idx(axes.size(), 0);
+    for (std::size_t n = 0; n < total; ++n) {
+      Json doc = base;
+      SweepPoint p;
+      for (std::size_t a = 0; a < axes.size(); ++a) {
+        const Json& value = axes[a].second[idx[a]];
+        spec::set_json_path(doc, axes[a].first, value);
+        p.labels.emplace_back(axes[a].first, value);
+      }
+      p.scenario = parse_point(doc, n, p.labels);
+      out.points.push_back(std::move(p));
+      for (std::size_t a = axes.size(); a-- > 0;) {  // last axis varies fastest
+        if (++idx[a] < axes[a].second.size()) break;
+        idx[a] = 0;
+      }
+    }
+    return out;
+  }
+
+  const JsonView list = grid["scenarios"];
+  const auto entries = list.elements();
+  if (entries.empty()) list.fail("empty grid: the list of scenarios is empty");
+  if (entries.size() > kMaxGridPoints) list.fail("more than " + std::to_string(kMaxGridPoints) + " scenarios");
+  if (grid.has("base")) {  // base + per-point overrides by dotted path
+    const Json base = load_scenario_json(grid["base"], base_dir);
+    for (const auto& e : entries) {
+      e.expect_object();
+      for (auto it = e.json().begin(); it != e.json().end(); ++it) {
+        bool seen = false;
+        for (const auto& p : out.label_paths) seen = seen || p == it.key();
+        if (!seen) out.label_paths.push_back(it.key());
+      }
+    }
+    for (std::size_t n = 0; n < entries.size(); ++n) {
+      Json doc = base;
+      SweepPoint p;
+      for (const auto& path : out.label_paths) {
+        if (entries[n].has(path)) {
+          try {
+            spec::set_json_path(doc, path, entries[n].json().at(path));
+          } catch (const ConfigError& e) {
+            throw ConfigError(entries[n].child_path(path), e.what());
+          }
+          p.labels.emplace_back(path, entries[n].json().at(path));
+        } else {
+          p.labels.emplace_back(path, nullptr);
+        }
+      }
+      p.scenario = parse_point(doc, n, p.labels);
+      out.points.push_back(std::move(p));
+    }
+    return out;
+  }
+  out.label_paths = {"scenario"};
+  for (std::size_t n = 0; n < entries.size(); ++n) {
+    const Json doc = load_scenario_json(entries[n], base_dir);
+    SweepPoint p;
+    p.labels.emplace_back("scenario", entries[n].json().is_string() ? entries[n].json() : Json(doc.value("name", std::to_string(n))));
+    p.scenario = parse_point(doc, n, p.labels);
+    out.points.push_back(std::move(p));
+  }
+  return out;
+}
+
+Grid parse_grid(std::string_view text, const std::string& source, const std::string& base_dir) {
+  const Json doc = parse_json(text, source);  // ConfigError for bad syntax, with the source and offset
+  std::vector<std::string> order;
+  if (doc.is_object() && doc.contains("grid") && doc["grid"].is_object()) {
+    // Only the key order is taken from this second, order-keeping parse.
+    const auto ordered = nlohmann::ordered_json::parse(text, nullptr, false);
+    if (!ordered.is_discarded() && ordered.contains("grid"))
+      for (auto it = ordered["grid"].begin(); it != ordered["grid"].end(); ++it) order.push_back(it.key());
+    std::vector<std::string> sorted_order = order;
+    std::sort(sorted_order.begin(), sorted_order.end());
+    if (std::adjacent_find(sorted_order.begin(), sorted_order.end()) != sorted_order.end()) order.clear();
+  }
+  return expand_grid(JsonView(doc, ""), base_dir, order);
+}
+
+Grid load_grid(const std::string& path) {
+  return parse_grid(read_text_file(path, "grid file"), path, fs::path(path).parent_path().string());
+}
+
+std::vector<Row> run_sweep(const std::vector<SweepPoint>& points, int jobs, const Progress& progress,
+                           const SweepOptions& options) {
+  if (points.empty()) throw ConfigError("grid", "empty grid: nothing to run");
+  if (jobs < 1) throw ConfigError("--jobs", "must be >= 1, got " + std::to_string(jobs));
+  const spec::Catalog& catalog = options.catalog ? *options.catalog : spec::Catalog::builtin();
+  if (options.row.capacity) options.row.capacity_options.validate();
+
+  // Resolve everything first: a typo in point 900 should fail in milliseconds, not after 899 simulations.
+  std::vector<spec::ResolvedScenario> resolved;
+  resolved.reserve(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    try {
+      resolved.push_back(spec::resolve(points[i].scenario, catalog));
+    } catch (const ConfigError& e) {
+      throw ConfigError("grid point " + std::to_string(i) +
+                            (points[i].labels.empty() ? "" : " (" + label_text(points[i].labels) + ")"),
+                        e.what());
+    }
+  }
+
+  std::vector<Row> rows(points.size());
+  parallel_for(
+      points.size(), jobs,
+      [&](std::size_t i) {
+        Row row;
+        try {
+          row = evaluate_row(resolved[i], options.row);
+        } catch (const ConfigError& e) {
+          // The engine refused this combination (e.g. a split the model does not allow): a row that cannot run.
+          row = row_identity(resolved[i]);
+          row.fits = false;
+          row.reason = std::string("cannot run: ") + e.what();
+        }
+        row.labels = points[i].labels;
+        rows[i] = std::move(row);
+      },
+      progress);
+  return rows;
+}
+
+}  // namespace llmsim::analysis

@@ -1,0 +1,191 @@
+// Capacity search, SLO-filtered cost and rows on the real engine (small runs).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "llmsim/analysis/capacity.hpp"
+#include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/evaluate.hpp"
+#include "llmsim/analysis/row.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/spec/scenario.hpp"
+#include "scenarios.hpp"
+
+using namespace llmsim;
+using test::chat_json;
+using test::resolve_json;
+
+namespace {
+
+analysis::CapacityOptions quick() {
+  analysis::CapacityOptions o;
+  o.num_requests = 300;
+  o.warmup_requests = 30;
+  o.replications = 3;
+  o.rel_tol = 0.04;
+  return o;
+}
+
+double capacity_of(const Json& j) {
+  const auto r = analysis::find_capacity(resolve_json(j), quick());
+  REQUIRE(r.fits);
+  REQUIRE(r.found);
+  return r.max_qps;
+}
+
+}  // namespace
+
+TEST_CASE("cost per Mtok counts only tokens of requests that met the SLO", "[analysis][cost][engine]") {
+  // The SLO does not change the dynamics, so a TTFT target at the run's own median fails about half.
+  Json j = chat_json("rtx4090-24gb");
+  spec::set_json_path(j, "workload.arrival.rate", 2.5);
+  const double median = analysis::evaluate(resolve_json(j)).summary.ttft_ms.p50;
+  REQUIRE(median > 0);
+  j["slo"] = Json::object();
+  j["slo"]["ttft_ms"] = Json::object();
+  j["slo"]["ttft_ms"]["p95"] = median;
+  const auto s = resolve_json(j);
+  const auto r = analysis::evaluate(s).summary;
+  REQUIRE(r.fits);
+  INFO("attainment " << r.slo_attainment);
+  REQUIRE(r.slo_attainment > 0.05);
+  REQUIRE(r.slo_attainment < 0.95);
+  CHECK(r.goodput_output_tps < r.throughput.output_tokens_per_s);
+  CHECK(r.cost.per_hour == Approx(2.0));
+  CHECK(r.cost.monthly == Approx(2.0 * 730));
+  CHECK(r.cost.per_mtok_output_slo == Approx(2.0 / (r.goodput_output_tps * 3600) * 1e6));
+  CHECK(r.cost.per_mtok_total_slo == Approx(2.0 / (r.goodput_total_tps * 3600) * 1e6));
+  // Dearer than if every token counted.
+  CHECK(r.cost.per_mtok_output_slo > *analysis::cost_per_mtok(2.0, r.throughput.output_tokens_per_s) * 1.02);
+  // 16 GB of fp16 weights over 1 Gbps.
+  CHECK(r.cost.cold_start_s == Approx(128.5).epsilon(0.01));
+}
+
+TEST_CASE("no request meeting the SLO gives no price per token, shown as null", "[analysis][cost][engine]") {
+  Json j = chat_json();
+  spec::set_json_path(j, "slo", Json::parse(R"({"ttft_ms": {"p95": 0.001}})"));
+  analysis::Row row = analysis::evaluate_row(resolve_json(j));
+  REQUIRE(row.fits);
+  REQUIRE(row.summary);
+  CHECK(row.summary->slo_attainment == 0);
+  CHECK(row.summary->cost.per_mtok_output_slo == 0);  // metrics::CostSummary's documented "none met"
+  const Json out = analysis::to_json(row);
+  CHECK(out["cost_per_mtok_output_slo"].is_null());
+  CHECK(out["cost_per_mtok_total_slo"].is_null());
+  CHECK_FALSE(out["meets_slo"].get<bool>());
+}
+
+TEST_CASE("capacity search is repeatable and brackets the SLO", "[analysis][capacity][engine]") {
+  const auto s = resolve_json(chat_json());
+  const auto a = analysis::find_capacity(s, quick());
+  const auto b = analysis::find_capacity(s, quick());
+  REQUIRE(a.found);
+  CHECK(a.max_qps == b.max_qps);
+  CHECK(a.ci95_lo == b.ci95_lo);
+  CHECK(a.ci95_hi == b.ci95_hi);
+  CHECK(a.evaluations == b.evaluations);
+  CHECK(a.replications.size() == 3);
+  CHECK(a.ci95_lo <= a.ci95_hi);
+  CHECK(a.max_qps > 0.5);
+  REQUIRE(a.at_capacity);
+  CHECK(a.at_capacity->slo_met);
+  CHECK(a.at_capacity->ttft_ms.p95 <= 2000);
+  // Steady-state rates: completions per second equal the offered rate at capacity.
+  CHECK(a.at_capacity->throughput.requests_per_s == Approx(a.max_qps));
+  // Clearly above capacity the SLO fails on the same seed.
+  auto over = analysis::evaluate(analysis::at_load(s, a.max_qps * 1.5, s.scenario.workload.seed, quick())).summary;
+  CHECK((!over.slo_met || over.unstable));
+}
+
+TEST_CASE("capacity is monotone: more GPUs or a faster GPU never lowers it", "[analysis][capacity][engine]") {
+  const double slow = capacity_of(chat_json("rtx4090-24gb"));
+  const double big = capacity_of(chat_json("rtx4090-48gb"));
+  const double fast = capacity_of(chat_json("a100-80gb-sxm"));
+  Json two = chat_json("a100-80gb-sxm");
+  spec::set_json_path(two, "hardware.replicas", 2);
+  const double doubled = capacity_of(two);
+  INFO("4090-24 " << slow << ", 4090-48 " << big << ", a100 " << fast << ", 2 x a100 " << doubled);
+  CHECK(big >= slow);
+  CHECK(fast >= slow);
+  CHECK(doubled >= fast);
+  CHECK(doubled > 1.5 * fast);  // two replicas behind a router carry nearly twice the load
+}
+
+TEST_CASE("a configuration that does not fit is a row with its reason and no numbers", "[analysis][row][engine]") {
+  const auto s = resolve_json(chat_json("rtx4090-24gb", "llama-3.1-70b", "fp16"));
+  analysis::RowOptions opt;
+  opt.capacity = true;
+  opt.capacity_options = quick();
+  const auto row = analysis::evaluate_row(s, opt);
+  CHECK_FALSE(row.fits);
+  CHECK_FALSE(row.reason.empty());
+  const Json j = analysis::to_json(row);
+  CHECK(j["fits"] == false);
+  CHECK(j["reason"].get<std::string>() == row.reason);
+  for (const char* k : {"max_qps", "goodput_rps", "goodput_output_tps", "slo_attainment", "cost_per_mtok_output_slo",
+                        "cost_per_mtok_total_slo", "monthly_cost", "replicas_needed", "scaling_efficiency"})
+    CHECK(j[k].is_null());
+  for (const char* k : {"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"})
+    for (const char* p : {"p50", "p90", "p95", "p99", "mean"}) CHECK(j[k][p].is_null());
+  CHECK(j["max_qps_ci95"][0].is_null());
+  // Flattened, every column is present, the numbers empty.
+  for (const auto& [col, v] : analysis::flatten(row))
+    if (col.rfind("ttft_ms.", 0) == 0 || col == "max_qps") CHECK(v.is_null());
+}
+
+TEST_CASE("a capacity row sizes the fleet for the target load", "[analysis][row][engine]") {
+  Json j = chat_json("rtx4090-24gb");
+  spec::set_json_path(j, "cost.target_qps", 10.0);
+  spec::set_json_path(j, "cost.spare_fraction", 0.25);
+  analysis::RowOptions opt;
+  opt.capacity = true;
+  opt.capacity_options = quick();
+  const auto row = analysis::evaluate_row(resolve_json(j), opt);
+  REQUIRE(row.capacity);
+  REQUIRE(row.capacity->found);
+  REQUIRE(row.replicas_needed);
+  const int serving = static_cast<int>(std::ceil(10.0 / row.capacity->max_qps - 1e-9));
+  CHECK(*row.replicas_needed == static_cast<int>(std::ceil(serving * 1.25 - 1e-9)));
+  CHECK(*row.monthly_cost == Approx(2.0 * *row.replicas_needed * 730));
+  REQUIRE(row.at_target);
+  CHECK(*row.at_target_load_qps == Approx(10.0 / serving));
+  CHECK(*row.at_target_load_qps <= row.capacity->max_qps + 1e-9);
+}
+
+TEST_CASE("closed-loop capacity is a whole number of users", "[analysis][capacity][engine]") {
+  Json j = chat_json();
+  spec::set_json_path(j, "workload.arrival", Json::parse(R"({"process": "closed", "concurrency": 4})"));
+  const auto r = analysis::find_capacity(resolve_json(j), quick());
+  REQUIRE(r.found);
+  REQUIRE(r.max_concurrency);
+  CHECK(*r.max_concurrency >= 1);
+  CHECK(r.closed_loop);
+  CHECK(r.max_qps > 0);
+}
+
+TEST_CASE("capacity refuses trace replay and bad options", "[analysis][capacity]") {
+  auto opt = quick();
+  opt.rel_tol = 0;
+  CHECK_THROWS_AS(opt.validate(), ConfigError);
+  opt = quick();
+  opt.replications = 0;
+  CHECK_THROWS_AS(opt.validate(), ConfigError);
+  CHECK(analysis::t95(1) == Approx(12.706));
+  CHECK(analysis::t95(4) == Approx(2.776));
+  CHECK(analysis::t95(1000) == Approx(1.96).epsilon(0.01));
+}
+
+TEST_CASE("an SLO percentile outside (0, 100] is a clear error", "[analysis][slo]") {
+  for (double bad : {0.0, -5.0, 100.5}) {
+    Json j = chat_json();
+    j["slo"] = Json::parse(R"({"ttft_ms": {}})");
+    j["slo"]["ttft_ms"]["p" + format_value(bad)] = 2000;
+    INFO("percentile " << bad);
+    try {
+      resolve_json(j);
+      FAIL("expected ConfigError");
+    } catch (const ConfigError& e) {
+      CHECK(std::string(e.what()).find("slo") != std::string::npos);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+// `compare` end to end on the engine: a non-fitting option is a row with its reason and no numbers, the
+// winner meets the SLO, multi-GPU rows carry scaling efficiency.
+#include <catch2/catch.hpp>
+
+#include "llmsim/analysis/compare.hpp"
+#include "llmsim/core/error.hpp"
+#include "scenarios.hpp"
+
+using namespace llmsim;
+
+TEST_CASE("compare: cannot-run rows, winner, scaling efficiency", "[analysis][compare][engine]") {
+  // Qwen2.5-14B at fp16 (~29.5 GB of weights) cannot run on one 24 GB card; two A100s split it by TP.
+  const Json j = test::chat_json("a100-80gb-sxm", "qwen2.5-14b", "fp16");
+  const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
+  analysis::CompareOptions o;
+  o.gpus = {"rtx4090-24gb", "a100-80gb-sxm", "2xa100-80gb-sxm"};
+  o.capacity.num_requests = 200;
+  o.capacity.warmup_requests = 20;
+  o.capacity.replications = 2;
+  o.capacity.rel_tol = 0.05;
+  o.jobs = 2;
+  const auto r = analysis::compare(base, o);
+  REQUIRE(r.rows.size() == 3);
+  CHECK(r.target_qps == Approx(2.0));
+  const Json bad = analysis::to_json(r.rows[0]);
+  CHECK(bad["fits"] == false);
+  CHECK_FALSE(bad["reason"].get<std::string>().empty());
+  for (const char* k : {"max_qps", "goodput_rps", "goodput_output_tps", "slo_attainment", "cost_per_mtok_output_slo",
+                        "monthly_cost", "replicas_needed"})
+    CHECK(bad[k].is_null());
+  CHECK(bad["ttft_ms"]["p95"].is_null());
+  CHECK(bad["tpot_ms"]["p95"].is_null());
+  REQUIRE(r.rows[1].fits);
+  REQUIRE(r.rows[1].capacity);
+  CHECK(r.rows[1].capacity->found);
+  CHECK_FALSE(r.rows[1].scaling_efficiency);
+  REQUIRE(r.rows[2].scaling_efficiency);
+  // Neither KV- nor prefill-starved on one A100 here, so two cards give between 0.5x and ~1x each.
+  CHECK(*r.rows[2].scaling_efficiency > 0.5);
+  CHECK(*r.rows[2].scaling_efficiency < 1.3);
+  CHECK(r.rows[2].num_gpus == 2);
+  CHECK(r.rows[2].tp == 2);
+  REQUIRE(r.winner);
+  CHECK(*r.winner != 0);
+  CHECK(r.rows[*r.winner].meets_slo());
+  for (auto i : r.pareto) CHECK(i != 0);
+  const Json doc = analysis::to_json(r);
+  CHECK(doc["rows"][*r.winner]["winner"] == true);
+  CHECK(doc["winner_name"] == r.rows[*r.winner].name);
+  // Typos are errors before anything runs.
+  o.gpus = {"a100-80gb-sxn"};
+  CHECK_THROWS_AS(analysis::compare(base, o), ConfigError);
+  o.gpus = {"a100-80gb-sxm"};
+  o.quants = {"awq-int5"};
+  CHECK_THROWS_AS(analysis::compare(base, o), ConfigError);
+}

@@ -1,0 +1,61 @@
+// Cost arithmetic: DESIGN.md's worked examples, extras, cold start and fleet sizing.
+#include <catch2/catch.hpp>
+
+#include "llmsim/analysis/cost.hpp"
+#include "llmsim/core/error.hpp"
+
+using namespace llmsim;
+using analysis::cost_per_mtok;
+
+TEST_CASE("cost per million tokens matches DESIGN.md's worked examples", "[analysis][cost]") {
+  REQUIRE(cost_per_mtok(4.0, 80.0).has_value());
+  CHECK(*cost_per_mtok(4.0, 80.0) == Approx(13.888889).epsilon(1e-6));
+  CHECK(*cost_per_mtok(7.0, 160.0) == Approx(12.152778).epsilon(1e-6));
+  // Rounded as DESIGN.md writes them.
+  CHECK(std::round(*cost_per_mtok(4.0, 80.0) * 10) / 10 == Approx(13.9));
+  CHECK(std::round(*cost_per_mtok(7.0, 160.0) * 10) / 10 == Approx(12.2));
+  // Twice the tokens for the same money halves the price per token.
+  CHECK(*cost_per_mtok(4.0, 160.0) == Approx(*cost_per_mtok(4.0, 80.0) / 2));
+}
+
+TEST_CASE("no tokens means no price per token, not a price of zero", "[analysis][cost]") {
+  CHECK_FALSE(cost_per_mtok(4.0, 0.0).has_value());
+  CHECK_FALSE(cost_per_mtok(4.0, -1.0).has_value());
+  CHECK_FALSE(cost_per_mtok(4.0, std::nan("")).has_value());
+  CHECK(*cost_per_mtok(0.0, 10.0) == 0.0);  // a free GPU is free
+  CHECK_THROWS_AS(cost_per_mtok(-1.0, 10.0), ConfigError);
+  CHECK_THROWS_AS(cost_per_mtok(std::numeric_limits<double>::infinity(), 10.0), ConfigError);
+}
+
+TEST_CASE("hourly cost adds ops overhead and monthly extras", "[analysis][cost]") {
+  spec::CostSpec c;
+  CHECK(analysis::hourly_cost(1.8, 1, c) == Approx(1.8));
+  CHECK(analysis::hourly_cost(0.4, 2, c) == Approx(0.8));
+  c.ops_overhead_fraction = 0.1;
+  c.storage_per_month = 73;
+  c.network_per_month = 73;
+  c.hours_per_month = 730;
+  // 2 × 1.0 × 1.1 + 146 / 730
+  CHECK(analysis::hourly_cost(1.0, 2, c) == Approx(2.2 + 0.2));
+  CHECK_THROWS_AS(analysis::hourly_cost(-1.0, 1, c), ConfigError);
+  CHECK_THROWS_AS(analysis::hourly_cost(1.0, 0, c), ConfigError);
+  c.hours_per_month = 0;
+  CHECK_THROWS_AS(analysis::hourly_cost(1.0, 1, c), ConfigError);
+}
+
+TEST_CASE("cold start: 80 GB over 1 Gbps is 640 s", "[analysis][cost]") {
+  CHECK(analysis::cold_start_s(80'000'000'000LL, 1.0) == Approx(640.0));
+  CHECK(analysis::cold_start_s(80'000'000'000LL, 10.0) == Approx(64.0));
+  CHECK(analysis::cold_start_s(16'000'000'000LL, 1.0) == Approx(128.0));
+  CHECK_THROWS_AS(analysis::cold_start_s(1, 0.0), ConfigError);
+}
+
+TEST_CASE("replicas needed round up, include spares, and refuse zero capacity", "[analysis][cost]") {
+  CHECK(*analysis::replicas_needed(8.0, 2.0, 0.0) == 4);
+  CHECK(*analysis::replicas_needed(8.1, 2.0, 0.0) == 5);
+  CHECK(*analysis::replicas_needed(1.0, 10.0, 0.0) == 1);
+  CHECK(*analysis::replicas_needed(8.0, 2.0, 0.25) == 5);
+  CHECK(*analysis::replicas_needed(8.0, 2.0, 0.2) == 5);  // 4 × 1.2 = 4.8 -> 5
+  CHECK_FALSE(analysis::replicas_needed(8.0, 0.0, 0.0).has_value());
+  CHECK(*analysis::replicas_needed(0.0, 2.0, 0.0) == 0);
+}

@@ -1,0 +1,131 @@
+// Grid expansion, deterministic threaded sweeps, and --fail-if on real rows.
+#include <catch2/catch.hpp>
+
+#include "llmsim/analysis/fail_if.hpp"
+#include "llmsim/analysis/sweep.hpp"
+#include "llmsim/core/error.hpp"
+#include "scenarios.hpp"
+
+using namespace llmsim;
+using test::chat_json;
+
+namespace {
+
+std::string grid_text(const std::string& grid) {
+  Json base = chat_json();
+  base["workload"]["num_requests"] = 120;
+  base["workload"]["warmup_requests"] = 10;
+  return R"({"base": )" + base.dump() + R"(, "grid": )" + grid + "}";
+}
+
+}  // namespace
+
+TEST_CASE("a grid is the cartesian product in file order, last path fastest", "[analysis][sweep]") {
+  const auto g = analysis::parse_grid(
+      grid_text(R"({"workload.arrival.rate": [1, 2, 4], "hardware.gpu": ["rtx4090-24gb", "a100-80gb-sxm"]})"), "t");
+  REQUIRE(g.label_paths == std::vector<std::string>{"workload.arrival.rate", "hardware.gpu"});
+  REQUIRE(g.points.size() == 6);
+  CHECK(g.points[0].labels[0].second == 1);
+  CHECK(g.points[0].labels[1].second == "rtx4090-24gb");
+  CHECK(g.points[1].labels[1].second == "a100-80gb-sxm");
+  CHECK(g.points[2].labels[0].second == 2);
+  CHECK(g.points[5].scenario.hardware.gpu == "a100-80gb-sxm");
+  CHECK(*spec::offered_rate(g.points[5].scenario.workload) == Approx(4));
+}
+
+TEST_CASE("bad grids are clear errors", "[analysis][sweep]") {
+  auto fails_with = [](const std::string& text, const std::string& needle) {
+    try {
+      analysis::parse_grid(text, "grid.json");
+      FAIL("expected ConfigError for " << text);
+    } catch (const ConfigError& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find(needle) != std::string::npos);
+    }
+  };
+  fails_with(grid_text("{}"), "empty grid");
+  fails_with(grid_text(R"({"hardware.gpu": []})"), "empty list");
+  fails_with(grid_text(R"({"hardware.gpu": "a100-80gb-sxm"})"), "expected a list");
+  fails_with(grid_text(R"({"hardware.gpux": ["a"]})"), "hardware.gpux");
+  fails_with(R"({"scenarios": []})", "empty grid");
+  fails_with(R"({})", "empty grid");
+  fails_with(R"({"grid": {"hardware.gpu": ["a"]}})", "base");
+  fails_with(grid_text(R"({"workload.arrival.rate": [1, -2]})"), "grid point 1");
+  CHECK_THROWS_AS(analysis::run_sweep({}, 1), ConfigError);
+}
+
+TEST_CASE("explicit scenario lists and per-point overrides", "[analysis][sweep]") {
+  Json base = chat_json();
+  Json list = Json::object();
+  list["base"] = base;
+  list["scenarios"] = Json::parse(R"([{"hardware.gpu": "rtx4090-24gb"}, {"engine.max_num_seqs": 32}])");
+  const auto g = analysis::expand_grid(JsonView(list, ""));
+  REQUIRE(g.points.size() == 2);
+  CHECK(g.points[0].scenario.hardware.gpu == "rtx4090-24gb");
+  CHECK(g.points[1].scenario.engine.max_num_seqs == 32);
+  CHECK(g.points[1].labels.size() == 2);  // every point has every label (null where not set)
+  CHECK(g.points[1].labels[0].second.is_null());
+
+  Json plain = Json::array({base, base});
+  plain[1]["name"] = "second";
+  const auto h = analysis::expand_grid(JsonView(plain, ""));
+  REQUIRE(h.points.size() == 2);
+  CHECK(h.points[1].labels[0].second == "second");
+}
+
+TEST_CASE("sweep rows come back in grid order, identical for any thread count", "[analysis][sweep][engine]") {
+  const auto g = analysis::parse_grid(
+      grid_text(R"({"hardware.gpu": ["rtx4090-24gb", "a100-80gb-sxm"], "model": ["llama-3.1-8b", "llama-3.1-70b"],
+                    "workload.arrival.rate": [0.5, 2]})"),
+      "t");
+  REQUIRE(g.points.size() == 8);
+  std::vector<std::size_t> seen;
+  const auto one = analysis::run_sweep(g.points, 1);
+  const auto two = analysis::run_sweep(g.points, 2, [&](std::size_t done, std::size_t) { seen.push_back(done); });
+  REQUIRE(one.size() == 8);
+  REQUIRE(two.size() == 8);
+  for (std::size_t i = 0; i < 8; ++i) CHECK(analysis::to_json(one[i]).dump() == analysis::to_json(two[i]).dump());
+  CHECK(seen.back() == 8);
+  // 70B fp16 does not fit one 24 GB card: a row with its reason and no numbers.
+  CHECK_FALSE(one[2].fits);
+  CHECK_FALSE(one[2].reason.empty());
+  CHECK_FALSE(one[2].summary);
+  CHECK(one[0].fits);
+  CHECK(one[0].labels[0].second == "rtx4090-24gb");
+  // Columns: grid labels first, the same for every row.
+  const auto cols = analysis::row_columns(g.label_paths);
+  CHECK(cols[0] == "hardware.gpu");
+  CHECK(cols[1] == "model");
+  CHECK(cols[2] == "workload.arrival.rate");
+  for (const auto& r : one) {
+    const auto flat = analysis::flatten(r);
+    REQUIRE(flat.size() == cols.size());
+    for (std::size_t k = 0; k < cols.size(); ++k) CHECK(flat[k].first == cols[k]);
+  }
+}
+
+TEST_CASE("--fail-if flags exactly the rows that violate it", "[analysis][sweep][fail_if][engine]") {
+  const auto g = analysis::parse_grid(grid_text(R"({"workload.arrival.rate": [0.5, 1, 2, 4, 8]})"), "t");
+  const auto rows = analysis::run_sweep(g.points, 2);
+  const auto cols = analysis::row_columns(g.label_paths);
+  // A bound between two rows' values splits them.
+  std::vector<double> p95;
+  for (const auto& r : rows) {
+    REQUIRE(r.summary);
+    p95.push_back(r.summary->ttft_ms.p95);
+  }
+  std::vector<double> sorted = p95;
+  std::sort(sorted.begin(), sorted.end());
+  const double bound = 0.5 * (sorted[1] + sorted[2]);
+  const auto cond = analysis::parse_fail_if("ttft_ms.p95 > " + std::to_string(bound), cols);
+  int flagged = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const bool hit = !analysis::violations({cond}, analysis::flatten(rows[i])).empty();
+    CHECK(hit == (p95[i] > bound));
+    flagged += hit;
+  }
+  CHECK(flagged == 3);
+  const auto none = analysis::parse_fail_if("ttft_ms.p95 > " + std::to_string(sorted.back() + 1), cols);
+  for (const auto& r : rows) CHECK(analysis::violations({none}, analysis::flatten(r)).empty());
+  CHECK_THROWS_AS(analysis::parse_fail_if("ttft.p95 > 1", cols), ConfigError);
+}
