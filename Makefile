@@ -13,7 +13,7 @@ setup:
 	@scripts/setup.sh
 
 configure: setup
-	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || (cat $(BUILD).configure.log; exit 1)
+	@test -f $(BUILD)/CMakeCache.txt || { mkdir -p $(BUILD) && cmake -S . -B $(BUILD) $(CMAKE_FLAGS) > $(BUILD)/configure.log 2>&1 || { cat $(BUILD)/configure.log; rm -f $(BUILD)/CMakeCache.txt; exit 1; }; }
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory -s
@@ -32,4 +32,4 @@ calibrate: build
 	@calibration/run_all.sh $(BUILD) $(GPU) $(OUT)
 
 clean:
-	rm -rf $(BUILD) $(BUILD).configure.log out
+	rm -rf $(BUILD) out
