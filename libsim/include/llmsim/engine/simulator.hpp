@@ -32,7 +32,8 @@ struct IterationRecord {
 struct SimulationOptions {
   bool record_requests = false;
   bool record_iterations = false;
-  /// Stop as "unstable" when the waiting queue exceeds this many requests (0 = automatic bound).
+  /// Stop as "unstable" when the waiting queue exceeds this many requests (0 = automatic bound:
+  /// max(2000, 16 × max_num_seqs × replicas); synthetic service counts one slot per server).
   std::int64_t max_queue = 0;
 };
 

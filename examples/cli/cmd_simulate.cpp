@@ -1,0 +1,132 @@
+// `llmsim simulate`: run one scenario through the serving engine and print the summary.
+#include <fstream>
+#include <iostream>
+
+#include "common.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/analysis/evaluate.hpp"
+#include "llmsim/engine/simulator.hpp"
+#include "llmsim/metrics/summary.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::cli {
+
+namespace {
+
+void write_requests_csv(const std::string& file, const std::vector<engine::RequestRecord>& recs) {
+  std::ofstream out(file);
+  if (!out) throw ConfigError("--requests-csv", "cannot write '" + file + "'");
+  out << "id,tenant,replica,arrival_s,admitted_s,first_token_s,finish_s,input_tokens,output_tokens,preemptions,warmup\n";
+  out.precision(9);
+  for (const auto& r : recs)
+    out << r.id << ',' << r.tenant << ',' << r.replica << ',' << r.arrival_s << ',' << r.admitted_s << ','
+        << r.first_token_s << ',' << r.finish_s << ',' << r.input_tokens << ',' << r.output_tokens << ','
+        << r.preemptions << ',' << (r.warmup ? 1 : 0) << '\n';
+}
+
+void write_iterations_csv(const std::string& file, const std::vector<engine::IterationRecord>& recs) {
+  std::ofstream out(file);
+  if (!out) throw ConfigError("--iterations-csv", "cannot write '" + file + "'");
+  out << "start_s,duration_s,replica,prefill_tokens,prefill_seqs,decode_seqs,waiting,kv_blocks_used\n";
+  out.precision(9);
+  for (const auto& r : recs)
+    out << r.start_s << ',' << r.duration_s << ',' << r.replica << ',' << r.prefill_tokens << ',' << r.prefill_seqs
+        << ',' << r.decode_seqs << ',' << r.waiting << ',' << r.kv_blocks_used << '\n';
+}
+
+void print_latency(Table& t, const char* name, const metrics::LatencyStats& l) {
+  t.add({name, fmt(l.mean, 1), fmt(l.p50, 1), fmt(l.p90, 1), fmt(l.p95, 1), fmt(l.p99, 1)});
+}
+
+void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
+  const auto& sc = rs.scenario;
+  std::cout << "scenario: " << (sc.name.empty() ? sc.model : sc.name) << " | " << rs.model.id << " " << sc.weights
+            << " on " << sc.hardware.replicas << " x " << sc.hardware.parallel.gpus() << " " << rs.gpu.id
+            << " | policy " << spec::to_string(sc.engine.policy) << "\n";
+  if (!s.fits) {
+    std::cout << "cannot run: " << s.reason << "\n";
+    return;
+  }
+  if (s.unstable) std::cout << "UNSTABLE: " << s.reason << "\n";
+  std::cout << "completed " << s.completed_requests << " requests in " << fmt(s.duration_s, 1) << " s"
+            << " (rejected " << s.rejected_requests << ", clipped " << s.clipped_requests << ", preemptions "
+            << s.preemptions << ", iterations " << s.iterations << ")\n";
+  std::cout << "throughput " << fmt(s.throughput.requests_per_s, 2) << " req/s, "
+            << fmt(s.throughput.output_tokens_per_s, 1) << " output tok/s, " << fmt(s.throughput.total_tokens_per_s, 1)
+            << " total tok/s; mean in system " << fmt(s.mean_in_system, 2) << "\n\n";
+  Table t({"latency (ms)", "mean", "p50", "p90", "p95", "p99"});
+  print_latency(t, "TTFT", s.ttft_ms);
+  print_latency(t, "TPOT", s.tpot_ms);
+  print_latency(t, "ITL", s.itl_ms);
+  print_latency(t, "E2E", s.e2e_ms);
+  print_latency(t, "queue", s.queue_ms);
+  t.print(std::cout);
+  std::cout << "\nSLO " << (sc.slo.empty() ? "(none)" : s.slo_met ? "met" : "NOT met") << "; attainment "
+            << fmt(100 * s.slo_attainment, 1) << "%, goodput " << fmt(s.goodput_rps, 2) << " req/s, "
+            << fmt(s.goodput_output_tps, 1) << " output tok/s\n";
+  std::cout << "KV capacity " << s.kv.capacity_tokens << " tokens/replica, peak " << fmt(100 * s.kv.peak_used_fraction, 1)
+            << "%, mean " << fmt(100 * s.kv.mean_used_fraction, 1) << "%; MFU " << fmt(100 * s.mfu, 1) << "%, MBU "
+            << fmt(100 * s.mbu, 1) << "%\n";
+  std::cout << "cost $" << fmt(s.cost.per_hour, 2) << "/h, $" << fmt(s.cost.monthly, 0) << "/month; "
+            << (s.cost.per_mtok_output_slo > 0 ? "$" + fmt(s.cost.per_mtok_output_slo, 3)
+                                               : std::string("n/a (no request met the SLO)"))
+            << " per million SLO-meeting output tokens; cold start " << fmt(s.cost.cold_start_s, 0) << " s\n";
+  for (const auto& c : s.classes)
+    std::cout << "  class " << c.name << ": " << c.completed_requests << " done, TTFT p95 " << fmt(c.ttft_ms.p95, 1)
+              << " ms, TPOT p95 " << fmt(c.tpot_ms.p95, 1) << " ms, attainment " << fmt(100 * c.slo_attainment, 1)
+              << "%, SLO " << (c.slo_met ? "met" : "NOT met") << "\n";
+}
+
+int run_simulate(int argc, char** argv) {
+  return guarded("simulate", [&] {
+    po::options_description opts("llmsim simulate options");
+    opts.add_options()
+        ("scenario", po::value<std::string>()->required(), "scenario JSON file")
+        ("json", "print the summary as JSON (the result format)")
+        ("requests-csv", po::value<std::string>(), "write one row per request to this CSV file")
+        ("iterations-csv", po::value<std::string>(), "write one row per engine iteration to this CSV file")
+        ("seed", po::value<long long>(), "override workload.seed")
+        ("rate", po::value<double>(), "override the offered rate (requests/s; closed loop: concurrency)")
+        ("num-requests", po::value<long long>(), "override workload.num_requests")
+        ("gpu", po::value<std::string>(), "override hardware.gpu")
+        ("quant", po::value<std::string>(), "override quant.weights");
+    po::variables_map vm;
+    if (!parse_args(argc, argv, opts, vm,
+                    "usage: llmsim simulate --scenario FILE.json [--json] [--requests-csv F] [--iterations-csv F] "
+                    "[--seed N] [--rate QPS] [--num-requests N] [--gpu G] [--quant Q]")) {
+      return kOk;
+    }
+    const std::string file = vm["scenario"].as<std::string>();
+    Json doc = read_json_file(file);
+    if (vm.count("seed")) {
+      if (vm["seed"].as<long long>() < 0) throw ConfigError("--seed", "must be >= 0, got " + std::to_string(vm["seed"].as<long long>()));
+      spec::set_json_path(doc, "workload.seed", vm["seed"].as<long long>());
+    }
+    if (vm.count("num-requests")) spec::set_json_path(doc, "workload.num_requests", vm["num-requests"].as<long long>());
+    if (vm.count("gpu")) spec::set_json_path(doc, "hardware.gpu", vm["gpu"].as<std::string>());
+    if (vm.count("quant")) spec::set_json_path(doc, "quant.weights", vm["quant"].as<std::string>());
+    spec::Scenario scenario = spec::scenario_from_json(JsonView(doc, ""));
+    if (vm.count("rate")) scenario.workload = spec::with_rate(scenario.workload, vm["rate"].as<double>());
+    const auto resolved = spec::resolve(scenario, spec::Catalog::builtin());
+
+    engine::SimulationOptions options;
+    options.record_requests = vm.count("requests-csv") > 0;
+    options.record_iterations = vm.count("iterations-csv") > 0;
+    const auto result = analysis::evaluate(resolved, options);  // simulate + the cost fields
+    if (vm.count("requests-csv")) write_requests_csv(vm["requests-csv"].as<std::string>(), result.requests);
+    if (vm.count("iterations-csv")) write_iterations_csv(vm["iterations-csv"].as<std::string>(), result.iterations);
+    if (vm.count("json")) print_json(metrics::to_json(result.summary));
+    else print_human(resolved, result.summary);
+    return kOk;
+  });
+}
+
+}  // namespace
+
+Command command_simulate() {
+  return {"simulate", "run a scenario through the serving engine: latency percentiles, throughput, SLO, KV use",
+          run_simulate};
+}
+
+}  // namespace llmsim::cli

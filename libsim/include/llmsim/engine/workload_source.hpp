@@ -1,0 +1,60 @@
+#pragma once
+// Sampling the workload: arrival processes, length distributions, trace and empirical CSV reading.
+// Boost.Random engines and distributions only, so a seed reproduces a run on every standard library.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmsim/core/rng.hpp"
+#include "llmsim/spec/workload.hpp"
+
+namespace llmsim::engine {
+
+/// One request of a replayed trace (arrival relative to the trace's first row, seconds).
+struct TraceRow {
+  double arrival_s = 0;
+  std::int64_t input_tokens = 0, output_tokens = 0;
+};
+
+/// Parses a trace CSV. The header picks the layout (case-insensitive, extra columns ignored):
+/// plain `arrival_time_s,input_tokens,output_tokens`, Azure `TIMESTAMP,ContextTokens,GeneratedTokens`
+/// (TIMESTAMP in seconds or as "YYYY-MM-DD HH:MM:SS[.fff]"), Splitwise
+/// `arrived_at,num_prefill_tokens,num_decode_tokens`. Rows are sorted by time and shifted so the first
+/// arrives at 0. A bad row throws ConfigError "<source>:<line>: ..." naming the column and value.
+std::vector<TraceRow> parse_trace(std::string_view text, const std::string& source);
+/// Reads and parses a trace file (ConfigError at `path` when it cannot be read).
+std::vector<TraceRow> read_trace(const std::string& file, const std::string& path = "workload.arrival.path");
+
+/// The integer column `column` of a CSV file (header row names the columns); values must be >= 1.
+std::vector<std::int64_t> read_csv_column(const std::string& file, const std::string& column,
+                                          const std::string& path);
+
+/// Draws token counts from one LengthDist; every draw is >= 1 (and <= max for bounded forms).
+class LengthSampler {
+ public:
+  /// Loads an empirical CSV column when the distribution names a file. ConfigError at `path` for invalid
+  /// parameters (empty empirical data, min > max, non-positive mean, ...).
+  LengthSampler(const spec::LengthDist& dist, const std::string& path, std::int64_t max_len);
+  std::int64_t sample(RandomEngine& rng) const;
+  /// Mean of the distribution before clipping to the model's length (for capacity hints).
+  double mean() const noexcept { return mean_; }
+
+ private:
+  spec::LengthDist dist_;
+  double mu_ = 0, sigma_ = 0, mean_ = 0;  // lognormal parameters of ln(x)
+  std::int64_t max_len_ = 0;
+};
+
+/// Next-arrival generator for one open-loop class (Poisson, Gamma, constant, on/off).
+class ArrivalSampler {
+ public:
+  ArrivalSampler(const spec::ArrivalSpec& spec, const std::string& path);
+  /// Time of the first arrival after `now_s` (strictly later for rate-limited processes).
+  double next(double now_s, RandomEngine& rng) const;
+
+ private:
+  spec::ArrivalSpec spec_;
+};
+
+}  // namespace llmsim::engine

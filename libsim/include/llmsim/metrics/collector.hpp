@@ -1,0 +1,92 @@
+#pragma once
+// The metrics observer of a run: the engine reports finished requests, inter-token gaps and changes of the
+// number of requests in the system; summarize() turns them into the Summary. Memory is independent of the
+// run length (histograms of fixed size, running sums).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llmsim/metrics/latency_histogram.hpp"
+#include "llmsim/metrics/summary.hpp"
+#include "llmsim/spec/slo.hpp"
+
+namespace llmsim::metrics {
+
+/// One tenant class as the collector sees it: its name and the SLO its requests are judged by.
+struct ClassInfo {
+  std::string name;
+  spec::SloSpec slo;
+};
+
+/// A measured request that finished. Times in seconds of simulated time.
+struct FinishedRequest {
+  std::int32_t tenant = 0;
+  double arrival_s = 0, admitted_s = 0, first_token_s = 0, finish_s = 0;
+  std::int64_t input_tokens = 0, output_tokens = 0;
+};
+
+/// Integral of a piecewise-constant quantity over time.
+class TimeIntegral {
+ public:
+  /// The quantity becomes `value` at time `now_s` (now_s never decreases).
+  void set(double now_s, double value) {
+    if (started_) integral_ += value_ * (now_s - last_s_);
+    else { started_ = true; start_s_ = now_s; }
+    last_s_ = now_s;
+    value_ = value;
+  }
+  double value() const noexcept { return value_; }
+  /// ∫ value dt from the first set() to `end_s`.
+  double integral(double end_s) const { return started_ ? integral_ + value_ * (end_s - last_s_) : 0.0; }
+  double start_s() const noexcept { return start_s_; }
+  bool started() const noexcept { return started_; }
+
+ private:
+  bool started_ = false;
+  double start_s_ = 0, last_s_ = 0, value_ = 0, integral_ = 0;
+};
+
+class Collector {
+ public:
+  /// `classes` in tenant order (at least one); `overall_slo` is the scenario's SLO (its percentiles are
+  /// reported in the overall stats).
+  Collector(std::vector<ClassInfo> classes, spec::SloSpec overall_slo);
+
+  /// A measured (post-warm-up) request finished with all its tokens.
+  void on_request_finished(const FinishedRequest& r);
+  /// `weight` inter-token gaps of `gap_s` each (one per sequence that received a token after that gap).
+  void on_token_gap(double gap_s, double weight) { itl_.add(gap_s * 1e3, weight); }
+  /// A measured request entered (+1) or left (−1) the system at `now_s`.
+  void on_in_system_change(double now_s, int delta) {
+    in_system_ += delta;
+    in_system_avg_.set(now_s, in_system_);
+  }
+  std::int64_t in_system() const noexcept { return in_system_; }
+  std::int64_t completed() const noexcept { return completed_; }
+
+  /// The latency, throughput and SLO part of the Summary over the window [start_s, end_s]
+  /// (KV, utilisation, counters of rejections and preemptions are filled by the engine).
+  Summary summarize(double start_s, double end_s) const;
+
+  /// Whether one request meets every per-request threshold of `slo` (ITL targets are judged on the
+  /// distribution only: a per-request ITL maximum is not tracked).
+  static bool request_meets(const spec::SloSpec& slo, double ttft_ms, double tpot_ms, bool has_tpot,
+                            double e2e_ms);
+
+ private:
+  struct PerClass {
+    LatencyHistogram ttft, tpot, e2e;
+    std::int64_t completed = 0, good = 0;
+    double good_output_tokens = 0, good_total_tokens = 0;
+  };
+  std::vector<ClassInfo> classes_;
+  spec::SloSpec overall_slo_;
+  std::vector<PerClass> per_class_;
+  LatencyHistogram ttft_, tpot_, itl_, e2e_, queue_;
+  std::int64_t completed_ = 0, good_ = 0;
+  double input_tokens_ = 0, output_tokens_ = 0, good_output_tokens_ = 0, good_total_tokens_ = 0;
+  std::int64_t in_system_ = 0;
+  TimeIntegral in_system_avg_;
+};
+
+}  // namespace llmsim::metrics

@@ -1,0 +1,46 @@
+#pragma once
+// Streaming latency distribution: mean exactly, percentiles from a log-binned Boost.Histogram whose
+// memory does not depend on the number of samples.
+#include <tuple>
+#include <vector>
+
+#include <boost/histogram.hpp>
+
+#include "llmsim/metrics/summary.hpp"
+
+namespace llmsim::metrics {
+
+/// Values in milliseconds from 1e-4 ms to 1e9 ms in bins 1% wide (relative), plus under/overflow; within a
+/// bin percentiles interpolate geometrically, so a percentile is within ~0.5% of the exact order statistic.
+/// Values below the range (including 0) and above it are kept and reported through the exact min / max.
+class LatencyHistogram {
+ public:
+  LatencyHistogram();
+
+  /// Adds `weight` samples of `value_ms` (weight > 0; e.g. one inter-token gap shared by many sequences).
+  void add(double value_ms, double weight = 1.0) {
+    h_(value_ms, boost::histogram::weight(weight));
+    sum_ += value_ms * weight;
+    weight_ += weight;
+    if (value_ms < min_) min_ = value_ms;
+    if (value_ms > max_) max_ = value_ms;
+  }
+
+  double count() const noexcept { return weight_; }
+  double mean() const noexcept { return weight_ > 0 ? sum_ / weight_ : 0.0; }
+  double max() const noexcept { return weight_ > 0 ? max_ : 0.0; }
+  double min() const noexcept { return weight_ > 0 ? min_ : 0.0; }
+  /// The q-th percentile, q in (0, 100]; 0 when empty.
+  double percentile(double q) const;
+  /// mean/p50/p90/p95/p99/max/count plus the extra percentiles asked for.
+  LatencyStats stats(const std::vector<double>& extra_percentiles = {}) const;
+
+ private:
+  using Axis = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;
+  using Hist = boost::histogram::histogram<std::tuple<Axis>, boost::histogram::dense_storage<double>>;
+  Hist h_;
+  double sum_ = 0, weight_ = 0;
+  double min_, max_;
+};
+
+}  // namespace llmsim::metrics

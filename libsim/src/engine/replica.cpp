@@ -1,0 +1,456 @@
+#include "replica.hpp"
+
+#include <algorithm>
+#include <functional>
+
+#include "llmsim/core/error.hpp"
+
+namespace llmsim::engine::detail {
+
+Replica::Replica(std::int32_t index, const ReplicaConfig& cfg, KvBlockManager kv, const perf::CostModel& cost,
+                 SeqPool& pool, metrics::Collector& metrics)
+    : index_(index), cfg_(cfg), kv_(std::move(kv)), cost_(&cost), pool_(&pool), metrics_(&metrics),
+      phase_count_(static_cast<std::size_t>(kv_.block_size()), 0) {
+  finish_heap_.reserve(static_cast<std::size_t>(cfg_.max_num_seqs) + 16);
+  fresh_.reserve(64);
+  itl_groups_.reserve(64);
+  prefill_done_.reserve(static_cast<std::size_t>(cfg_.max_num_seqs) + 16);
+  record_.replica = index_;
+  kv_used_.set(0.0, 0.0);
+}
+
+void Replica::enqueue(std::int32_t i) {
+  Seq& s = (*pool_)[i];
+  s.replica = index_;
+  s.state = SeqState::waiting;
+  waiting_.push_back(i);
+  ++outstanding_;
+}
+
+// ---- running list ----
+
+void Replica::link_tail(std::int32_t i) {
+  Seq& s = (*pool_)[i];
+  s.prev = tail_;
+  s.next = -1;
+  if (tail_ >= 0) (*pool_)[tail_].next = i;
+  else head_ = i;
+  tail_ = i;
+  ++running_;
+}
+
+void Replica::unlink(std::int32_t i) {
+  Seq& s = (*pool_)[i];
+  if (s.prev >= 0) (*pool_)[s.prev].next = s.next;
+  else head_ = s.next;
+  if (s.next >= 0) (*pool_)[s.next].prev = s.prev;
+  else tail_ = s.prev;
+  s.prev = s.next = -1;
+  --running_;
+}
+
+// ---- decode set ----
+
+std::int64_t Replica::phase_of(const Seq& s) const {
+  const std::int64_t bs = kv_.block_size();
+  return (((s.k0 + 1 - s.ctx0) % bs) + bs) % bs;
+}
+
+void Replica::start_decoding(std::int32_t i, double /*now_s*/, bool fresh_group_member) {
+  Seq& s = (*pool_)[i];
+  s.state = SeqState::decoding;
+  s.k0 = step_;
+  s.gen_base = s.generated;
+  ++s.stamp;
+  ++n_dec_;
+  if (s.measured) ++n_dec_measured_;
+  ctx_sum_ += s.ctx0;
+  ++phase_count_[static_cast<std::size_t>(phase_of(s))];
+  if (!s.finished) {
+    finish_heap_.push_back(FinishEntry{s.k0 + s.output - s.gen_base, i, s.stamp});
+    std::push_heap(finish_heap_.begin(), finish_heap_.end(), std::greater<>{});
+  }
+  s.fresh_group = -1;
+  if (fresh_group_member) {
+    if (fresh_.empty() || fresh_.back().time_s != s.last_token_s) fresh_.push_back(FreshGroup{s.last_token_s, 0});
+    s.fresh_group = static_cast<std::int32_t>(fresh_.size() - 1);
+    if (s.measured) {
+      ++fresh_.back().measured;
+      ++fresh_total_measured_;
+    }
+  }
+}
+
+void Replica::leave_decoding(std::int32_t i) {
+  Seq& s = (*pool_)[i];
+  LLMSIM_CHECK(s.state == SeqState::decoding, "leaving the decode set without being in it");
+  ++s.stamp;
+  --n_dec_;
+  if (s.measured) --n_dec_measured_;
+  ctx_sum_ -= tokens_now(s);
+  --phase_count_[static_cast<std::size_t>(phase_of(s))];
+  const bool fresh = s.k0 == step_;  // has not decoded since it joined: its last token came from elsewhere
+  if (fresh && s.fresh_group >= 0 && s.measured) {
+    --fresh_[static_cast<std::size_t>(s.fresh_group)].measured;
+    --fresh_total_measured_;
+  }
+  if (!fresh) s.last_token_s = last_decode_end_s_;
+  s.fresh_group = -1;
+  if (!s.finished) s.generated = s.gen_base + (step_ - s.k0);
+}
+
+// ---- blocks ----
+
+void Replica::release_blocks(Seq& s) {
+  std::int64_t own = s.state == SeqState::decoding ? decoding_own_blocks(s) : s.own_blocks;
+  kv_.release(own);
+  s.own_blocks = 0;
+  if (s.prefix_blocks > 0) {
+    kv_.release_prefix(s.prefix_group);
+    s.prefix_blocks = 0;
+  }
+}
+
+bool Replica::try_admit(std::int32_t i, double now_s) {
+  Seq& s = (*pool_)[i];
+  const std::int64_t bs = kv_.block_size();
+  const std::int64_t total = kv_.blocks_for(s.prefill_target);
+  // A shared prefix is used in whole blocks and never covers the last prompt token (it must be computed).
+  bool use_prefix = cfg_.prefix_caching && s.prefix_group >= 0;
+  std::int64_t pb = use_prefix ? kv_.prefix_blocks(s.prefix_group) : 0;
+  if (pb <= 0 || pb * bs > s.prefill_target - 1) use_prefix = false, pb = 0;
+  const std::int64_t own = total - pb;
+  const std::int64_t cost = own + (use_prefix ? kv_.prefix_cost(s.prefix_group) : 0);
+  if (!kv_.can_admit(cost)) return false;
+  bool hit = false;
+  if (use_prefix) hit = kv_.acquire_prefix(s.prefix_group);
+  kv_.allocate(own);
+  s.own_blocks = own;
+  s.prefix_blocks = pb;
+  s.prefilled = hit ? pb * bs : 0;
+  s.state = SeqState::prefill;
+  if (s.admitted_s < 0) s.admitted_s = now_s;
+  link_tail(i);
+  return true;
+}
+
+std::int64_t Replica::preempt_tail(double now_s, std::int64_t next_step) {
+  (void)now_s;
+  const std::int32_t i = tail_;
+  LLMSIM_CHECK(i >= 0, "preemption with nothing running");
+  Seq& s = (*pool_)[i];
+  const std::int64_t bs = kv_.block_size();
+  std::int64_t demand = 0;
+  std::int64_t tokens = 0;
+  const bool was_decoding = s.state == SeqState::decoding;
+  std::int64_t swap_blocks = 0;
+  bool swap = false;
+  if (was_decoding) {
+    demand = phase_of(s) == next_step % bs ? 1 : 0;
+    tokens = tokens_now(s);
+    swap_blocks = decoding_own_blocks(s);
+    // Swap needs the whole KV private to the victim (a shared prefix would be recomputed instead).
+    swap = !s.finished && cfg_.swap && s.prefix_blocks == 0 && kv_.can_swap_out(swap_blocks);
+    if (swap) kv_.swap_out(swap_blocks);
+    else release_blocks(s);  // uses the decode-state block count
+    leave_decoding(i);
+  } else {
+    release_blocks(s);
+    auto it = std::find(chunked_partial_.begin(), chunked_partial_.end(), i);
+    if (it != chunked_partial_.end()) chunked_partial_.erase(it);
+  }
+  unlink(i);
+  if (s.finished) {  // static batching padding: its request is complete already
+    --static_done_;
+    s.state = SeqState::done;
+    pool_->release(i);
+    return demand;
+  }
+  ++preemptions_;
+  ++s.preemptions;
+  preempted_this_step_ = true;
+  if (swap) {
+    // The victim's KV goes to host memory (PCIe time added to this step); it resumes decoding later.
+    swap_bytes_ += static_cast<double>(swap_blocks) * cfg_.block_bytes;
+    s.own_blocks = swap_blocks;
+    s.ctx0 = tokens;
+    s.state = SeqState::swapped;
+    swapped_.push_back(i);
+  } else {
+    // Recompute: forget the KV, re-prefill prompt + generated tokens later, from the front of the queue.
+    s.prefill_target = s.input + s.generated;
+    s.prefilled = 0;
+    s.state = SeqState::waiting;
+    waiting_.push_front(i);
+  }
+  return demand;
+}
+
+bool Replica::grow_decoders(double now_s) {
+  const std::int64_t next = step_ + 1;
+  const std::int64_t bs = kv_.block_size();
+  std::int64_t need = phase_count_[static_cast<std::size_t>(next % bs)];
+  bool preempted = false;
+  while (need > kv_.free()) {
+    need -= preempt_tail(now_s, next);
+    preempted = true;
+  }
+  kv_.allocate(need);
+  return preempted;
+}
+
+void Replica::swap_in(double now_s) {
+  const std::int64_t bs = kv_.block_size();
+  while (!swapped_.empty()) {
+    const std::int32_t i = swapped_.front();
+    Seq& s = (*pool_)[i];
+    if (running_ >= cfg_.max_num_seqs) break;
+    const std::int64_t growth = s.ctx0 % bs == 0 ? 1 : 0;  // its first decode after resuming needs a block
+    if (!kv_.can_admit(s.own_blocks + growth)) break;
+    swapped_.pop_front();
+    kv_.swap_in(s.own_blocks);
+    kv_.allocate(growth);
+    swap_bytes_ += static_cast<double>(s.own_blocks) * cfg_.block_bytes;
+    s.own_blocks = 0;
+    link_tail(i);
+    start_decoding(i, now_s, true);
+  }
+}
+
+void Replica::add_prefill_chunk(std::int32_t i, std::int64_t chunk, perf::BatchShape& shape) {
+  Seq& s = (*pool_)[i];
+  const bool last = s.prefilled + chunk == s.prefill_target;
+  shape.add_prefill(chunk, s.prefilled, last);
+  s.prefilled += chunk;
+  if (last) prefill_done_.push_back(i);
+}
+
+// ---- policies ----
+
+void Replica::schedule_vllm(double now_s, perf::BatchShape& shape) {
+  // Prefill-first: a step is all prompts (FCFS from the queue head, whole prompt + watermark, head-of-line
+  // blocking) or, when none can be admitted, all decodes. Swapped requests block admissions.
+  if (swapped_.empty()) {
+    std::int64_t tokens = 0;
+    bool any = false;
+    while (!waiting_.empty() && running_ < cfg_.max_num_seqs) {
+      const std::int32_t i = waiting_.front();
+      const Seq& s = (*pool_)[i];
+      const std::int64_t t = s.prefill_target;  // upper bound before a prefix hit is known
+      if (any && tokens + t > cfg_.max_num_batched_tokens) break;
+      if (!try_admit(i, now_s)) break;
+      waiting_.pop_front();
+      const std::int64_t chunk = s.prefill_target - s.prefilled;
+      add_prefill_chunk(i, chunk, shape);
+      tokens += chunk;
+      any = true;
+    }
+    if (any) return;
+  }
+  if (n_dec_ == 0 && swapped_.empty()) return;
+  const bool preempted = n_dec_ > 0 ? grow_decoders(now_s) : false;
+  if (!preempted) swap_in(now_s);
+  if (n_dec_ == 0) return;
+  itl_old_measured_ = n_dec_measured_ - fresh_total_measured_;
+  itl_groups_.swap(fresh_);
+  fresh_.clear();
+  fresh_total_measured_ = 0;
+  decode_step_ = true;
+  ++step_;
+  shape.decode_seqs = n_dec_;
+  shape.decode_context = ctx_sum_;
+}
+
+void Replica::schedule_chunked(double now_s, perf::BatchShape& shape) {
+  // Decode-first: every decoder takes one token, partial prefills then new prompts fill the leftover
+  // budget in chunks (Sarathi-Serve / vLLM chunked prefill). No admissions in a step that preempted.
+  bool preempted = n_dec_ > 0 ? grow_decoders(now_s) : false;
+  if (!preempted) swap_in(now_s);
+  if (n_dec_ > 0) {
+    itl_old_measured_ = n_dec_measured_ - fresh_total_measured_;
+    itl_groups_.swap(fresh_);
+    fresh_.clear();
+    fresh_total_measured_ = 0;
+    decode_step_ = true;
+    ++step_;
+    shape.decode_seqs = n_dec_;
+    shape.decode_context = ctx_sum_;
+  }
+  std::int64_t budget = cfg_.max_num_batched_tokens - n_dec_;
+  for (std::size_t k = 0; k < chunked_partial_.size() && budget > 0; ++k) {
+    const std::int32_t i = chunked_partial_[k];
+    const Seq& s = (*pool_)[i];
+    const std::int64_t chunk = std::min(s.prefill_target - s.prefilled, budget);
+    add_prefill_chunk(i, chunk, shape);
+    budget -= chunk;
+  }
+  if (preempted) return;
+  while (budget > 0 && !waiting_.empty() && running_ < cfg_.max_num_seqs) {
+    const std::int32_t i = waiting_.front();
+    if (!try_admit(i, now_s)) break;
+    waiting_.pop_front();
+    const Seq& s = (*pool_)[i];
+    const std::int64_t chunk = std::min(s.prefill_target - s.prefilled, budget);
+    add_prefill_chunk(i, chunk, shape);
+    if (s.prefilled < s.prefill_target) chunked_partial_.push_back(i);
+    budget -= chunk;
+  }
+}
+
+void Replica::schedule_static(double now_s, perf::BatchShape& shape) {
+  // Request-level batching: admit a batch only when the previous one is gone; it runs (finished requests as
+  // padding) until its longest request ends.
+  if (running_ > 0 && static_done_ == running_) release_static_batch();
+  if (running_ == 0) {
+    std::int64_t tokens = 0;
+    while (!waiting_.empty() && running_ < cfg_.max_num_seqs) {
+      const std::int32_t i = waiting_.front();
+      const std::int64_t t = (*pool_)[i].prefill_target;
+      if (running_ > 0 && tokens + t > cfg_.max_num_batched_tokens) break;
+      if (!try_admit(i, now_s)) break;
+      waiting_.pop_front();
+      const Seq& s = (*pool_)[i];
+      const std::int64_t chunk = s.prefill_target - s.prefilled;
+      add_prefill_chunk(i, chunk, shape);
+      tokens += chunk;
+    }
+    return;
+  }
+  if (n_dec_ == 0) return;
+  grow_decoders(now_s);
+  if (n_dec_ == 0) return;
+  itl_old_measured_ = n_dec_measured_ - fresh_total_measured_;
+  itl_groups_.swap(fresh_);
+  fresh_.clear();
+  fresh_total_measured_ = 0;
+  decode_step_ = true;
+  ++step_;
+  shape.decode_seqs = n_dec_;
+  shape.decode_context = ctx_sum_;
+}
+
+void Replica::release_static_batch() {
+  while (head_ >= 0) {
+    const std::int32_t i = head_;
+    Seq& s = (*pool_)[i];
+    LLMSIM_CHECK(s.finished, "static batch released with an unfinished request");
+    release_blocks(s);
+    if (s.state == SeqState::decoding) leave_decoding(i);
+    unlink(i);
+    s.state = SeqState::done;
+    pool_->release(i);
+  }
+  static_done_ = 0;
+}
+
+// ---- iteration lifecycle ----
+
+bool Replica::start_iteration(double now_s) {
+  LLMSIM_CHECK(!busy_, "iteration started while one is in flight");
+  perf::BatchShape shape;
+  decode_step_ = false;
+  preempted_this_step_ = false;
+  swap_bytes_ = 0;
+  // A step that only preempted (everything went back to the queue) schedules again; bounded because each
+  // retry either runs work or finds the replica idle.
+  for (int attempt = 0; attempt < 3 && shape.empty(); ++attempt) {
+    switch (cfg_.policy) {
+      case spec::SchedulerPolicy::vllm: schedule_vllm(now_s, shape); break;
+      case spec::SchedulerPolicy::chunked: schedule_chunked(now_s, shape); break;
+      case spec::SchedulerPolicy::static_batching: schedule_static(now_s, shape); break;
+    }
+    if (!preempted_this_step_) break;
+  }
+  kv_used_.set(now_s, static_cast<double>(kv_.used()));
+  if (shape.empty()) return false;
+  duration_s_ = cost_->iteration_time(shape);
+  if (swap_bytes_ > 0) duration_s_ += cost_->host_transfer_time(swap_bytes_);
+  LLMSIM_CHECK(duration_s_ > 0, "the cost model returned a non-positive iteration time");
+  busy_ = true;
+  work_.busy_s += duration_s_;
+  work_.tokens += static_cast<double>(shape.tokens());
+  work_.prefill_tokens += static_cast<double>(shape.prefill_tokens);
+  work_.attn_pairs += shape.prefill_attn_pairs;
+  work_.decode_context += static_cast<double>(shape.decode_context + shape.decode_seqs);
+  work_.prefill_kv_tokens += static_cast<double>(shape.prefill_kv_tokens);
+  work_.iterations += 1;
+  work_.swap_bytes += swap_bytes_;
+  record_.start_s = now_s;
+  record_.duration_s = duration_s_;
+  record_.prefill_tokens = static_cast<std::int32_t>(shape.prefill_tokens);
+  record_.prefill_seqs = static_cast<std::int32_t>(shape.prefill_seqs);
+  record_.decode_seqs = static_cast<std::int32_t>(shape.decode_seqs);
+  record_.waiting = static_cast<std::int32_t>(waiting_.size());
+  record_.kv_blocks_used = kv_.used();
+  return true;
+}
+
+void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished) {
+  LLMSIM_CHECK(busy_, "iteration finished while none is in flight");
+  busy_ = false;
+  const bool is_static = cfg_.policy == spec::SchedulerPolicy::static_batching;
+  if (decode_step_) {
+    // Every decoder emitted one token; gaps grouped by when each got its previous token.
+    if (itl_old_measured_ > 0)
+      metrics_->on_token_gap(now_s - last_decode_end_s_, static_cast<double>(itl_old_measured_));
+    for (const auto& g : itl_groups_)
+      if (g.measured > 0) metrics_->on_token_gap(now_s - g.time_s, static_cast<double>(g.measured));
+    itl_groups_.clear();
+    last_decode_end_s_ = now_s;
+    ctx_sum_ += n_dec_;
+    while (!finish_heap_.empty() && finish_heap_.front().step <= step_) {
+      const FinishEntry e = finish_heap_.front();
+      std::pop_heap(finish_heap_.begin(), finish_heap_.end(), std::greater<>{});
+      finish_heap_.pop_back();
+      Seq& s = (*pool_)[e.seq];
+      if (s.stamp != e.stamp || s.state != SeqState::decoding) continue;  // left the decode set meanwhile
+      LLMSIM_CHECK(e.step == step_, "a sequence missed its finishing step");
+      s.generated = s.output;
+      s.last_token_s = now_s;
+      s.finished = true;
+      --outstanding_;
+      finished.push_back(e.seq);
+      if (is_static) {
+        ++static_done_;
+      } else {
+        release_blocks(s);
+        leave_decoding(e.seq);
+        unlink(e.seq);
+        s.state = SeqState::done;
+      }
+    }
+  }
+  for (const std::int32_t i : prefill_done_) {
+    Seq& s = (*pool_)[i];
+    if (cfg_.policy == spec::SchedulerPolicy::chunked) {
+      auto it = std::find(chunked_partial_.begin(), chunked_partial_.end(), i);
+      if (it != chunked_partial_.end()) chunked_partial_.erase(it);
+    }
+    // The step that completes a prompt samples a token: the first one, or the next one after a recompute.
+    if (s.first_token_s < 0) s.first_token_s = now_s;
+    else if (s.measured) metrics_->on_token_gap(now_s - s.last_token_s, 1.0);
+    s.last_token_s = now_s;
+    s.generated += 1;
+    s.ctx0 = s.prefill_target;
+    if (s.generated >= s.output) {
+      s.finished = true;
+      --outstanding_;
+      finished.push_back(i);
+      if (is_static) {
+        ++static_done_;
+        start_decoding(i, now_s, false);  // padding: keeps its slot and grows with the batch
+      } else {
+        release_blocks(s);
+        unlink(i);
+        s.state = SeqState::done;
+      }
+    } else {
+      start_decoding(i, now_s, true);
+    }
+  }
+  prefill_done_.clear();
+  if (is_static && running_ > 0 && static_done_ == running_) release_static_batch();
+  kv_used_.set(now_s, static_cast<double>(kv_.used()));
+}
+
+}  // namespace llmsim::engine::detail

@@ -1,0 +1,220 @@
+#pragma once
+// One serving replica: scheduler policy (vllm / chunked / static), KV block manager, and the bookkeeping
+// that keeps every iteration O(1) in the batch size (private to the engine).
+//
+// Decode bookkeeping without touching every sequence each step: all decoding sequences of a replica decode
+// in every decode iteration (max_num_batched_tokens >= max_num_seqs), so a sequence that started decoding
+// after decode step k0 with ctx0 tokens in its KV cache has ctx0 + (k − k0) tokens after step k. It needs a
+// new block in step k iff (k − k0 − 1 + ctx0) % block_size == 0, i.e. iff k ≡ k0 + 1 − ctx0 (mod block_size):
+// counting sequences per residue gives each step's block demand in O(1). Finishing steps are known in advance
+// (a heap, O(log n) per request), Σ context grows by the number of decoders per step.
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "llmsim/engine/kv_block_manager.hpp"
+#include "llmsim/engine/simulator.hpp"
+#include "llmsim/metrics/collector.hpp"
+#include "llmsim/perf/batch_shape.hpp"
+#include "llmsim/perf/cost_model.hpp"
+#include "llmsim/spec/engine_config.hpp"
+
+namespace llmsim::engine::detail {
+
+enum class SeqState : std::uint8_t { free, waiting, prefill, decoding, swapped, done };
+
+/// A request inside the engine (slab entry). Tokens are int64 to keep sums exact.
+struct Seq {
+  std::int64_t id = 0;
+  std::int32_t tenant = 0, replica = -1, source = -1;
+  double arrival_s = 0, admitted_s = -1, first_token_s = -1, last_token_s = 0;
+  std::int64_t input = 0, output = 0;
+  std::int64_t generated = 0;       ///< tokens emitted (valid while not decoding)
+  std::int64_t prefill_target = 0;  ///< tokens to have in the KV cache when the prefill ends
+  std::int64_t prefilled = 0;       ///< of those, computed (or found cached) so far
+  std::int64_t own_blocks = 0;      ///< blocks held while waiting for/in prefill or swapped
+  std::int64_t k0 = 0, ctx0 = 0, gen_base = 0;  ///< decode origin (see file comment)
+  std::int64_t prefix_blocks = 0;   ///< shared prefix blocks referenced (prefix caching)
+  std::int32_t prefix_group = -1;
+  std::int32_t preemptions = 0;
+  std::int32_t fresh_group = -1;    ///< index into the replica's fresh-decoder groups, -1 = decoded before
+  std::uint32_t stamp = 0;          ///< bumped when leaving the decode set (lazy heap deletion)
+  SeqState state = SeqState::free;
+  bool measured = false;
+  bool finished = false;            ///< all tokens emitted (static batching keeps it as padding)
+  std::int32_t prev = -1, next = -1;  ///< running list (admission order)
+};
+
+/// Slab of sequences with a free list: memory follows the number in flight, not the run length.
+class SeqPool {
+ public:
+  std::int32_t acquire() {
+    if (!free_.empty()) {
+      const auto i = free_.back();
+      free_.pop_back();
+      seqs_[static_cast<std::size_t>(i)] = Seq{};
+      return i;
+    }
+    seqs_.emplace_back();
+    return static_cast<std::int32_t>(seqs_.size() - 1);
+  }
+  void release(std::int32_t i) {
+    seqs_[static_cast<std::size_t>(i)].state = SeqState::free;
+    free_.push_back(i);
+  }
+  Seq& operator[](std::int32_t i) { return seqs_[static_cast<std::size_t>(i)]; }
+  const Seq& operator[](std::int32_t i) const { return seqs_[static_cast<std::size_t>(i)]; }
+  std::size_t capacity() const noexcept { return seqs_.size(); }
+
+ private:
+  std::vector<Seq> seqs_;
+  std::vector<std::int32_t> free_;
+};
+
+/// Growable ring buffer of indices: deque semantics without per-element allocation.
+class IndexRing {
+ public:
+  bool empty() const noexcept { return size_ == 0; }
+  std::size_t size() const noexcept { return size_; }
+  std::int32_t front() const { return buf_[head_]; }
+  void push_back(std::int32_t v) {
+    grow_if_full();
+    buf_[(head_ + size_) & (buf_.size() - 1)] = v;
+    ++size_;
+  }
+  void push_front(std::int32_t v) {
+    grow_if_full();
+    head_ = (head_ + buf_.size() - 1) & (buf_.size() - 1);
+    buf_[head_] = v;
+    ++size_;
+  }
+  void pop_front() {
+    head_ = (head_ + 1) & (buf_.size() - 1);
+    --size_;
+  }
+
+ private:
+  void grow_if_full() {
+    if (size_ < buf_.size()) return;
+    std::vector<std::int32_t> nb(buf_.empty() ? 64 : buf_.size() * 2);
+    for (std::size_t i = 0; i < size_; ++i) nb[i] = buf_[(head_ + i) & (buf_.size() - 1)];
+    buf_.swap(nb);
+    head_ = 0;
+  }
+  std::vector<std::int32_t> buf_;
+  std::size_t head_ = 0, size_ = 0;
+};
+
+struct ReplicaConfig {
+  spec::SchedulerPolicy policy = spec::SchedulerPolicy::vllm;
+  std::int64_t max_num_seqs = 256, max_num_batched_tokens = 8192;
+  bool swap = false;
+  double block_bytes = 0;  ///< per GPU, for swap transfer times
+  bool prefix_caching = false;
+};
+
+/// Accumulated over a replica's iterations, for MFU/MBU.
+struct WorkTotals {
+  double busy_s = 0;
+  double tokens = 0, prefill_tokens = 0, attn_pairs = 0, decode_context = 0, prefill_kv_tokens = 0;
+  double iterations = 0, swap_bytes = 0;
+};
+
+class Replica {
+ public:
+  Replica(std::int32_t index, const ReplicaConfig& cfg, KvBlockManager kv, const perf::CostModel& cost,
+          SeqPool& pool, metrics::Collector& metrics);
+
+  /// A routed request joins the waiting queue.
+  void enqueue(std::int32_t seq);
+  /// Builds the next iteration at `now_s`; returns false when there is nothing to run. On true,
+  /// duration_s() is the iteration's length and record() describes it.
+  bool start_iteration(double now_s);
+  /// Ends the iteration in flight at `now_s`; appends sequences that emitted their last token to `finished`
+  /// (they are out of the replica unless static batching keeps them as padding).
+  void finish_iteration(double now_s, std::vector<std::int32_t>& finished);
+
+  bool busy() const noexcept { return busy_; }
+  double duration_s() const noexcept { return duration_s_; }
+  const IterationRecord& record() const noexcept { return record_; }
+  /// Requests routed here and not finished (waiting, running, swapped).
+  std::int64_t outstanding() const noexcept { return outstanding_; }
+  std::int64_t waiting() const noexcept { return static_cast<std::int64_t>(waiting_.size()); }
+  const KvBlockManager& kv() const noexcept { return kv_; }
+  std::int64_t preemptions() const noexcept { return preemptions_; }
+  const WorkTotals& work() const noexcept { return work_; }
+  /// ∫ KV blocks used dt since the start of the run.
+  const metrics::TimeIntegral& kv_integral() const noexcept { return kv_used_; }
+
+ private:
+  // Running list (admission order; the tail is the preemption victim).
+  void link_tail(std::int32_t i);
+  void unlink(std::int32_t i);
+  // Decode set membership.
+  void start_decoding(std::int32_t i, double now_s, bool fresh_group_member);
+  void leave_decoding(std::int32_t i);
+  std::int64_t phase_of(const Seq& s) const;
+  std::int64_t tokens_now(const Seq& s) const { return s.ctx0 + (step_ - s.k0); }
+  std::int64_t decoding_own_blocks(const Seq& s) const { return kv_.blocks_for(tokens_now(s)) - s.prefix_blocks; }
+  // Admission of waiting requests (whole prompt allocated, watermark kept).
+  bool try_admit(std::int32_t i, double now_s);
+  // Preempts the running tail; returns its growth demand this step (0/1) so the caller can lower its need.
+  std::int64_t preempt_tail(double now_s, std::int64_t next_step);
+  void release_blocks(Seq& s);
+  // Policies.
+  void schedule_vllm(double now_s, perf::BatchShape& shape);
+  void schedule_chunked(double now_s, perf::BatchShape& shape);
+  void schedule_static(double now_s, perf::BatchShape& shape);
+  bool grow_decoders(double now_s);  ///< allocates this step's growth, preempting as needed
+  void swap_in(double now_s);
+  void add_prefill_chunk(std::int32_t i, std::int64_t chunk, perf::BatchShape& shape);
+  void release_static_batch();
+
+  std::int32_t index_;
+  ReplicaConfig cfg_;
+  KvBlockManager kv_;
+  const perf::CostModel* cost_;
+  SeqPool* pool_;
+  metrics::Collector* metrics_;
+
+  IndexRing waiting_, swapped_;
+  std::int32_t head_ = -1, tail_ = -1;
+  std::int64_t running_ = 0;       ///< sequences in the running list (prefilling, decoding, padding)
+  std::int64_t outstanding_ = 0;
+  std::int64_t static_done_ = 0;   ///< static batching: finished sequences still padding the batch
+
+  // Decode set.
+  std::int64_t step_ = 0;          ///< decode iterations started so far
+  std::int64_t n_dec_ = 0, n_dec_measured_ = 0, ctx_sum_ = 0;
+  std::vector<std::int64_t> phase_count_;
+  struct FinishEntry {
+    std::int64_t step;
+    std::int32_t seq;
+    std::uint32_t stamp;
+    bool operator>(const FinishEntry& o) const { return step != o.step ? step > o.step : seq > o.seq; }
+  };
+  std::vector<FinishEntry> finish_heap_;
+  // Decoders whose last token was not produced by the previous decode iteration, grouped by that time.
+  struct FreshGroup { double time_s; std::int64_t measured; };
+  std::vector<FreshGroup> fresh_;
+  std::int64_t fresh_total_measured_ = 0;
+  double last_decode_end_s_ = 0;
+
+  // The iteration in flight.
+  bool busy_ = false;
+  bool decode_step_ = false;
+  bool preempted_this_step_ = false;
+  double duration_s_ = 0;
+  double swap_bytes_ = 0;
+  std::vector<std::int32_t> prefill_done_;  ///< sequences whose prompt completes with this iteration
+  std::vector<std::int32_t> chunked_partial_;  ///< chunked policy: partially prefilled, admission order
+  std::vector<FreshGroup> itl_groups_;     ///< snapshot of fresh_ for this decode iteration
+  std::int64_t itl_old_measured_ = 0;
+  IterationRecord record_;
+
+  std::int64_t preemptions_ = 0;
+  WorkTotals work_;
+  metrics::TimeIntegral kv_used_;
+};
+
+}  // namespace llmsim::engine::detail

@@ -1,0 +1,340 @@
+#include "llmsim/engine/workload_source.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include <boost/random/exponential_distribution.hpp>
+#include <boost/random/gamma_distribution.hpp>
+#include <boost/random/lognormal_distribution.hpp>
+#include <boost/random/normal_distribution.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/core/names.hpp"
+
+namespace llmsim::engine {
+
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+std::string trim(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '"' || s[b] == '\r')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '"' || s[e - 1] == '\r')) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::vector<std::string> split_csv(std::string_view line) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= line.size(); ++i) {
+    if (i == line.size() || line[i] == ',') {
+      out.push_back(trim(line.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+/// Lines of a text with their 1-based numbers; blank lines skipped.
+std::vector<std::pair<std::size_t, std::string_view>> lines_of(std::string_view text) {
+  std::vector<std::pair<std::size_t, std::string_view>> out;
+  std::size_t n = 0, start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    ++n;
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") != std::string_view::npos) out.emplace_back(n, line);
+    if (end == text.size()) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+bool parse_double(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return errno == 0 && end == s.c_str() + s.size() && std::isfinite(out);
+}
+
+// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+/// "YYYY-MM-DD HH:MM:SS[.fff]" (or with 'T') as seconds since the epoch.
+bool parse_datetime(const std::string& s, double& out) {
+  int y, mo, d, h, mi;
+  double sec;
+  char sep;
+  if (std::sscanf(s.c_str(), "%d-%d-%d%c%d:%d:%lf", &y, &mo, &d, &sep, &h, &mi, &sec) != 7) return false;
+  if ((sep != ' ' && sep != 'T') || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 ||
+      mi > 59 || sec < 0 || sec >= 61)
+    return false;
+  out = static_cast<double>(days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d))) * 86400.0 +
+        h * 3600.0 + mi * 60.0 + sec;
+  return true;
+}
+
+int column_index(const std::vector<std::string>& header, std::string_view name) {
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (to_lower(header[i]) == to_lower(name)) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace
+
+std::vector<TraceRow> parse_trace(std::string_view text, const std::string& source) {
+  const auto lines = lines_of(text);
+  if (lines.empty()) throw ConfigError(source, "trace is empty (expected a header row and at least one request)");
+  const auto header = split_csv(lines.front().second);
+  struct Layout { const char* time; const char* input; const char* output; };
+  static const Layout layouts[] = {{"arrival_time_s", "input_tokens", "output_tokens"},
+                                   {"TIMESTAMP", "ContextTokens", "GeneratedTokens"},
+                                   {"arrived_at", "num_prefill_tokens", "num_decode_tokens"}};
+  int ti = -1, ii = -1, oi = -1;
+  for (const auto& l : layouts) {
+    ti = column_index(header, l.time);
+    ii = column_index(header, l.input);
+    oi = column_index(header, l.output);
+    if (ti >= 0 && ii >= 0 && oi >= 0) break;
+  }
+  if (ti < 0 || ii < 0 || oi < 0)
+    throw ConfigError(source + ":" + std::to_string(lines.front().first),
+                      "unrecognised trace header '" + std::string(lines.front().second) +
+                          "' (expected arrival_time_s,input_tokens,output_tokens or TIMESTAMP,ContextTokens,"
+                          "GeneratedTokens or arrived_at,num_prefill_tokens,num_decode_tokens)");
+  const std::size_t need = static_cast<std::size_t>(std::max({ti, ii, oi})) + 1;
+  std::vector<TraceRow> rows;
+  rows.reserve(lines.size() - 1);
+  for (std::size_t li = 1; li < lines.size(); ++li) {
+    const auto [line_no, line] = lines[li];
+    const std::string where = source + ":" + std::to_string(line_no);
+    const auto f = split_csv(line);
+    if (f.size() < need)
+      throw ConfigError(where, "expected " + std::to_string(header.size()) + " columns, got " +
+                                   std::to_string(f.size()) + " in '" + std::string(line) + "'");
+    TraceRow r;
+    const auto& ts = f[static_cast<std::size_t>(ti)];
+    if (!parse_double(ts, r.arrival_s) && !parse_datetime(ts, r.arrival_s))
+      throw ConfigError(where, "column " + header[static_cast<std::size_t>(ti)] + ": not a time: '" + ts + "'");
+    if (r.arrival_s < 0)
+      throw ConfigError(where, "column " + header[static_cast<std::size_t>(ti)] + ": must be >= 0, got " + ts);
+    auto tokens = [&](int col, bool allow_zero) {
+      const auto& v = f[static_cast<std::size_t>(col)];
+      double x;
+      if (!parse_double(v, x) || x != std::floor(x))
+        throw ConfigError(where, "column " + header[static_cast<std::size_t>(col)] + ": not a whole number: '" + v + "'");
+      if (x < (allow_zero ? 0 : 1) || x > 1e9)
+        throw ConfigError(where, "column " + header[static_cast<std::size_t>(col)] + ": must be " +
+                                     (allow_zero ? ">= 0" : ">= 1") + " (and <= 1e9), got " + v);
+      return static_cast<std::int64_t>(x);
+    };
+    r.input_tokens = tokens(ii, false);
+    // Production traces contain requests that generated nothing; they still take one decode step.
+    r.output_tokens = std::max<std::int64_t>(1, tokens(oi, true));
+    rows.push_back(r);
+  }
+  if (rows.empty()) throw ConfigError(source, "trace has a header but no requests");
+  std::stable_sort(rows.begin(), rows.end(), [](const TraceRow& a, const TraceRow& b) { return a.arrival_s < b.arrival_s; });
+  const double t0 = rows.front().arrival_s;
+  for (auto& r : rows) r.arrival_s -= t0;
+  return rows;
+}
+
+std::vector<TraceRow> read_trace(const std::string& file, const std::string& path) {
+  std::string text;
+  try {
+    text = read_text_file(file, "trace");
+  } catch (const ConfigError& e) {
+    throw ConfigError(path, e.what());
+  }
+  return parse_trace(text, file);
+}
+
+std::vector<std::int64_t> read_csv_column(const std::string& file, const std::string& column,
+                                          const std::string& path) {
+  std::string text;
+  try {
+    text = read_text_file(file, "empirical length file");
+  } catch (const ConfigError& e) {
+    throw ConfigError(path, e.what());
+  }
+  const auto lines = lines_of(text);
+  if (lines.empty()) throw ConfigError(path, "'" + file + "' is empty");
+  const auto header = split_csv(lines.front().second);
+  const int ci = column_index(header, column);
+  if (ci < 0) throw ConfigError(path + ".column", unknown_name_message("column", column, header));
+  std::vector<std::int64_t> values;
+  values.reserve(lines.size() - 1);
+  for (std::size_t li = 1; li < lines.size(); ++li) {
+    const auto f = split_csv(lines[li].second);
+    const std::string where = file + ":" + std::to_string(lines[li].first);
+    if (f.size() <= static_cast<std::size_t>(ci)) throw ConfigError(where, "missing column " + column);
+    double x;
+    const auto& v = f[static_cast<std::size_t>(ci)];
+    if (!parse_double(v, x) || x != std::floor(x) || x < 1 || x > 1e9)
+      throw ConfigError(where, "column " + column + ": expected a whole number >= 1, got '" + v + "'");
+    values.push_back(static_cast<std::int64_t>(x));
+  }
+  if (values.empty()) throw ConfigError(path, "'" + file + "' has no values in column " + column);
+  return values;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+LengthSampler::LengthSampler(const spec::LengthDist& dist, const std::string& path, std::int64_t max_len)
+    : dist_(dist), max_len_(max_len) {
+  Problems p;
+  std::visit(Overloaded{
+                 [&](const spec::FixedLength& d) {
+                   if (d.value < 1) p.add(path + ".value", "must be >= 1, got " + std::to_string(d.value));
+                   mean_ = static_cast<double>(d.value);
+                 },
+                 [&](const spec::UniformLength& d) {
+                   if (d.min < 1) p.add(path + ".min", "must be >= 1, got " + std::to_string(d.min));
+                   if (d.max < d.min)
+                     p.add(path + ".max", "must be >= min (" + std::to_string(d.min) + "), got " + std::to_string(d.max));
+                   mean_ = (static_cast<double>(d.min) + static_cast<double>(d.max)) / 2;
+                 },
+                 [&](const spec::NormalLength& d) {
+                   if (!(d.mean > 0)) p.add(path + ".mean", "must be > 0, got " + format_value(d.mean));
+                   if (!(d.stddev >= 0)) p.add(path + ".stddev", "must be >= 0, got " + format_value(d.stddev));
+                   if (d.min < 1) p.add(path + ".min", "must be >= 1, got " + std::to_string(d.min));
+                   if (d.max != 0 && d.max < d.min) p.add(path + ".max", "must be >= min or 0, got " + std::to_string(d.max));
+                   mean_ = d.mean;
+                 },
+                 [&](const spec::LogNormalLength& d) {
+                   if (!(d.mean > 0)) p.add(path + ".mean", "must be > 0, got " + format_value(d.mean));
+                   if (!(d.sigma >= 0) || d.sigma > 5) p.add(path + ".sigma", "must be in [0, 5], got " + format_value(d.sigma));
+                   sigma_ = d.sigma;
+                   mu_ = d.mean > 0 ? std::log(d.mean) - d.sigma * d.sigma / 2 : 0;
+                   mean_ = d.mean;
+                 },
+                 [&](spec::EmpiricalLength& d) {
+                   if (d.values.empty() && !d.path.empty()) d.values = read_csv_column(d.path, d.column, path);
+                   if (d.values.empty()) p.add(path + ".values", "empty: give values or a path and column");
+                   double sum = 0;
+                   for (std::size_t i = 0; i < d.values.size(); ++i) {
+                     if (d.values[i] < 1) {
+                       p.add(path + ".values[" + std::to_string(i) + "]", "must be >= 1, got " + std::to_string(d.values[i]));
+                       break;
+                     }
+                     sum += static_cast<double>(d.values[i]);
+                   }
+                   mean_ = d.values.empty() ? 0 : sum / static_cast<double>(d.values.size());
+                 },
+             },
+             dist_);
+  p.throw_if_any();
+}
+
+std::int64_t LengthSampler::sample(RandomEngine& rng) const {
+  return std::visit(
+      Overloaded{
+          [](const spec::FixedLength& d) -> std::int64_t { return d.value; },
+          [&](const spec::UniformLength& d) -> std::int64_t {
+            return boost::random::uniform_int_distribution<std::int64_t>(d.min, d.max)(rng);
+          },
+          [&](const spec::NormalLength& d) -> std::int64_t {
+            const double x = boost::random::normal_distribution<double>(d.mean, d.stddev)(rng);
+            const double hi = d.max > 0 ? static_cast<double>(d.max) : (max_len_ > 0 ? static_cast<double>(max_len_) : 1e9);
+            return static_cast<std::int64_t>(std::llround(std::clamp(x, static_cast<double>(std::max<std::int64_t>(1, d.min)), hi)));
+          },
+          [&](const spec::LogNormalLength&) -> std::int64_t {
+            const double x = boost::random::lognormal_distribution<double>(mu_, sigma_)(rng);
+            return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(std::min(x, 1e9))));
+          },
+          [&](const spec::EmpiricalLength& d) -> std::int64_t {
+            const auto i = boost::random::uniform_int_distribution<std::size_t>(0, d.values.size() - 1)(rng);
+            return d.values[i];
+          },
+      },
+      dist_);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+ArrivalSampler::ArrivalSampler(const spec::ArrivalSpec& spec, const std::string& path) : spec_(spec) {
+  Problems p;
+  auto positive = [&](double v, const std::string& field) {
+    if (!(v > 0) || !std::isfinite(v)) p.add(path + "." + field, "must be > 0, got " + format_value(v));
+  };
+  std::visit(Overloaded{
+                 [&](const spec::PoissonArrivals& a) { positive(a.rate, "rate"); },
+                 [&](const spec::GammaArrivals& a) {
+                   positive(a.rate, "rate");
+                   positive(a.cv, "cv");
+                 },
+                 [&](const spec::ConstantArrivals& a) { positive(a.rate, "rate"); },
+                 [&](const spec::OnOffArrivals& a) {
+                   positive(a.rate_on, "rate_on");
+                   positive(a.on_s, "on_s");
+                   if (!(a.off_s >= 0)) p.add(path + ".off_s", "must be >= 0, got " + format_value(a.off_s));
+                   if (!(a.rate_off >= 0)) p.add(path + ".rate_off", "must be >= 0, got " + format_value(a.rate_off));
+                 },
+                 [&](const spec::ClosedLoop&) { throw InternalError("ArrivalSampler given a closed loop"); },
+                 [&](const spec::TraceReplay&) { throw InternalError("ArrivalSampler given a trace"); },
+             },
+             spec_);
+  p.throw_if_any();
+}
+
+double ArrivalSampler::next(double now_s, RandomEngine& rng) const {
+  return std::visit(
+      Overloaded{
+          [&](const spec::PoissonArrivals& a) {
+            return now_s + boost::random::exponential_distribution<double>(a.rate)(rng);
+          },
+          [&](const spec::GammaArrivals& a) {
+            // Gamma gaps with mean 1/rate and coefficient of variation cv: shape 1/cv², scale cv²/rate.
+            const double shape = 1.0 / (a.cv * a.cv);
+            return now_s + boost::random::gamma_distribution<double>(shape, 1.0 / (a.rate * shape))(rng);
+          },
+          [&](const spec::ConstantArrivals& a) { return now_s + 1.0 / a.rate; },
+          [&](const spec::OnOffArrivals& a) {
+            // Piecewise-constant-rate Poisson: an exponential gap that crosses a phase boundary is redrawn
+            // from the boundary (memorylessness makes this exact). The phase advances every loop turn.
+            const double period = a.on_s + a.off_s;
+            double t = now_s;
+            double n = std::floor(t / period);
+            bool on = t < n * period + a.on_s;
+            for (;;) {
+              const double boundary = on ? n * period + a.on_s : (n + 1) * period;
+              const double rate = on ? a.rate_on : a.rate_off;
+              if (rate > 0) {
+                const double cand = t + boost::random::exponential_distribution<double>(rate)(rng);
+                if (cand < boundary) return cand;
+              }
+              t = std::max(t, boundary);
+              if (on) on = a.off_s <= 0;  // no off phase: stay on, next cycle
+              else on = true;
+              if (on) n += 1;
+            }
+          },
+          [&](const spec::ClosedLoop&) -> double { throw InternalError("closed loop has no arrival sampler"); },
+          [&](const spec::TraceReplay&) -> double { throw InternalError("trace has no arrival sampler"); },
+      },
+      spec_);
+}
+
+}  // namespace llmsim::engine

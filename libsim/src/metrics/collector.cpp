@@ -1,0 +1,159 @@
+#include "llmsim/metrics/collector.hpp"
+
+#include <algorithm>
+
+#include "llmsim/core/error.hpp"
+
+namespace llmsim::metrics {
+
+namespace {
+
+std::vector<double> slo_percentiles(const spec::SloSpec& slo, spec::SloMetric metric) {
+  std::vector<double> qs;
+  for (const auto& t : slo.targets)
+    if (t.metric == metric && std::find(qs.begin(), qs.end(), t.percentile) == qs.end()) qs.push_back(t.percentile);
+  return qs;
+}
+
+}  // namespace
+
+Collector::Collector(std::vector<ClassInfo> classes, spec::SloSpec overall_slo)
+    : classes_(std::move(classes)), overall_slo_(std::move(overall_slo)), per_class_(classes_.size()) {
+  LLMSIM_CHECK(!classes_.empty(), "a collector needs at least one tenant class");
+}
+
+bool Collector::request_meets(const spec::SloSpec& slo, double ttft_ms, double tpot_ms, bool has_tpot,
+                              double e2e_ms) {
+  for (const auto& t : slo.targets) {
+    switch (t.metric) {
+      case spec::SloMetric::ttft:
+        if (ttft_ms > t.max_ms) return false;
+        break;
+      case spec::SloMetric::tpot:
+        if (has_tpot && tpot_ms > t.max_ms) return false;
+        break;
+      case spec::SloMetric::e2e:
+        if (e2e_ms > t.max_ms) return false;
+        break;
+      case spec::SloMetric::itl:
+        break;
+    }
+  }
+  return true;
+}
+
+void Collector::on_request_finished(const FinishedRequest& r) {
+  LLMSIM_CHECK(r.tenant >= 0 && static_cast<std::size_t>(r.tenant) < per_class_.size(), "tenant index out of range");
+  const double ttft_ms = (r.first_token_s - r.arrival_s) * 1e3;
+  const double e2e_ms = (r.finish_s - r.arrival_s) * 1e3;
+  const double queue_ms = (r.admitted_s - r.arrival_s) * 1e3;
+  const bool has_tpot = r.output_tokens > 1;
+  const double tpot_ms = has_tpot ? (r.finish_s - r.first_token_s) * 1e3 / static_cast<double>(r.output_tokens - 1) : 0;
+  auto& c = per_class_[static_cast<std::size_t>(r.tenant)];
+  const bool per_class = per_class_.size() > 1;  // one class: its distributions are the overall ones
+  ttft_.add(ttft_ms);
+  e2e_.add(e2e_ms);
+  queue_.add(queue_ms);
+  if (has_tpot) tpot_.add(tpot_ms);
+  if (per_class) {
+    c.ttft.add(ttft_ms);
+    c.e2e.add(e2e_ms);
+    if (has_tpot) c.tpot.add(tpot_ms);
+  }
+  ++completed_;
+  ++c.completed;
+  input_tokens_ += static_cast<double>(r.input_tokens);
+  output_tokens_ += static_cast<double>(r.output_tokens);
+  if (request_meets(classes_[static_cast<std::size_t>(r.tenant)].slo, ttft_ms, tpot_ms, has_tpot, e2e_ms)) {
+    ++good_;
+    ++c.good;
+    const double out = static_cast<double>(r.output_tokens), total = out + static_cast<double>(r.input_tokens);
+    good_output_tokens_ += out;
+    good_total_tokens_ += total;
+    c.good_output_tokens += out;
+    c.good_total_tokens += total;
+  }
+}
+
+namespace {
+
+double stat_for(const LatencyStats& s, double q) {
+  for (const auto& [pq, v] : s.quantiles)
+    if (pq == q) return v;
+  return 0;
+}
+
+/// Every percentile target of `slo` holds on these distributions, and min_attainment if set.
+bool slo_holds(const spec::SloSpec& slo, const LatencyStats& ttft, const LatencyStats& tpot,
+               const LatencyStats& itl, const LatencyStats& e2e, double attainment, std::int64_t completed) {
+  if (slo.empty()) return true;
+  if (completed == 0) return false;  // nothing finished: no evidence the SLO holds
+  for (const auto& t : slo.targets) {
+    const LatencyStats* s = nullptr;
+    switch (t.metric) {
+      case spec::SloMetric::ttft: s = &ttft; break;
+      case spec::SloMetric::tpot: s = &tpot; break;
+      case spec::SloMetric::itl: s = &itl; break;
+      case spec::SloMetric::e2e: s = &e2e; break;
+    }
+    if (s->count > 0 && stat_for(*s, t.percentile) > t.max_ms) return false;
+  }
+  if (slo.min_attainment && attainment < *slo.min_attainment) return false;
+  return true;
+}
+
+}  // namespace
+
+Summary Collector::summarize(double start_s, double end_s) const {
+  Summary s;
+  const double duration = std::max(0.0, end_s - start_s);
+  s.duration_s = duration;
+  s.completed_requests = completed_;
+  s.mean_in_system = duration > 0 ? in_system_avg_.integral(end_s) / duration : 0.0;
+  if (duration > 0) {
+    s.throughput.requests_per_s = static_cast<double>(completed_) / duration;
+    s.throughput.input_tokens_per_s = input_tokens_ / duration;
+    s.throughput.output_tokens_per_s = output_tokens_ / duration;
+    s.throughput.total_tokens_per_s = (input_tokens_ + output_tokens_) / duration;
+    s.goodput_rps = static_cast<double>(good_) / duration;
+    s.goodput_output_tps = good_output_tokens_ / duration;
+    s.goodput_total_tps = good_total_tokens_ / duration;
+  }
+  s.slo_attainment = completed_ > 0 ? static_cast<double>(good_) / static_cast<double>(completed_) : 0.0;
+
+  // Percentiles asked for by any SLO (overall or per class) are reported with the stats.
+  auto wanted = [&](spec::SloMetric m) {
+    std::vector<double> qs = slo_percentiles(overall_slo_, m);
+    for (const auto& c : classes_)
+      for (double q : slo_percentiles(c.slo, m))
+        if (std::find(qs.begin(), qs.end(), q) == qs.end()) qs.push_back(q);
+    return qs;
+  };
+  s.ttft_ms = ttft_.stats(wanted(spec::SloMetric::ttft));
+  s.tpot_ms = tpot_.stats(wanted(spec::SloMetric::tpot));
+  s.itl_ms = itl_.stats(wanted(spec::SloMetric::itl));
+  s.e2e_ms = e2e_.stats(wanted(spec::SloMetric::e2e));
+  s.queue_ms = queue_.stats();
+
+  s.slo_met = true;
+  for (std::size_t i = 0; i < classes_.size(); ++i) {
+    const auto& pc = per_class_[i];
+    ClassSummary cs;
+    cs.name = classes_[i].name;
+    cs.completed_requests = pc.completed;
+    cs.slo_attainment = pc.completed > 0 ? static_cast<double>(pc.good) / static_cast<double>(pc.completed) : 0.0;
+    cs.goodput_rps = duration > 0 ? static_cast<double>(pc.good) / duration : 0.0;
+    const auto& slo = classes_[i].slo;
+    const bool own = classes_.size() > 1;
+    cs.ttft_ms = (own ? pc.ttft : ttft_).stats(slo_percentiles(slo, spec::SloMetric::ttft));
+    cs.tpot_ms = (own ? pc.tpot : tpot_).stats(slo_percentiles(slo, spec::SloMetric::tpot));
+    cs.e2e_ms = (own ? pc.e2e : e2e_).stats(slo_percentiles(slo, spec::SloMetric::e2e));
+    // A class is judged on its own distributions; ITL is pooled over classes (see docs/engine.md).
+    cs.slo_met = slo_holds(slo, cs.ttft_ms, cs.tpot_ms, s.itl_ms, cs.e2e_ms, cs.slo_attainment, pc.completed);
+    s.slo_met = s.slo_met && cs.slo_met;
+    if (classes_.size() > 1) s.classes.push_back(std::move(cs));
+  }
+  return s;
+}
+
+}  // namespace llmsim::metrics

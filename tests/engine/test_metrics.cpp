@@ -1,0 +1,121 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <boost/random/lognormal_distribution.hpp>
+
+#include "llmsim/core/rng.hpp"
+#include "llmsim/metrics/collector.hpp"
+#include "llmsim/metrics/latency_histogram.hpp"
+
+using namespace llmsim;
+using namespace llmsim::metrics;
+
+namespace {
+double exact_percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const auto k = static_cast<std::size_t>(std::ceil(q / 100.0 * static_cast<double>(v.size()))) - 1;
+  return v[std::min(k, v.size() - 1)];
+}
+}  // namespace
+
+TEST_CASE("histogram percentiles are within 1% of the exact order statistics") {
+  auto rng = rng_stream(7, "test");
+  boost::random::lognormal_distribution<double> d(std::log(200.0), 1.2);
+  LatencyHistogram h;
+  std::vector<double> v;
+  for (int i = 0; i < 200000; ++i) {
+    const double x = d(rng);
+    v.push_back(x);
+    h.add(x);
+  }
+  double sum = 0;
+  for (double x : v) sum += x;
+  REQUIRE(h.mean() == Approx(sum / static_cast<double>(v.size())).epsilon(1e-9));
+  for (double q : {50.0, 90.0, 95.0, 99.0, 99.9}) {
+    const double e = exact_percentile(v, q);
+    CHECK(std::abs(h.percentile(q) - e) / e < 0.01);
+  }
+  REQUIRE(h.percentile(100) == *std::max_element(v.begin(), v.end()));
+  const auto s = h.stats({99.9});
+  REQUIRE(s.count == 200000);
+  REQUIRE(s.quantiles.size() == 1);
+}
+
+TEST_CASE("histogram handles weights, zeros, a single sample and emptiness") {
+  LatencyHistogram empty;
+  REQUIRE(empty.percentile(50) == 0);
+  REQUIRE(empty.stats().count == 0);
+
+  LatencyHistogram one;
+  one.add(42.0);
+  REQUIRE(one.percentile(50) == Approx(42.0));
+  REQUIRE(one.percentile(99) == Approx(42.0));
+
+  LatencyHistogram w;
+  w.add(10.0, 99.0);  // 99 gaps of 10 ms
+  w.add(1000.0, 1.0);
+  REQUIRE(w.count() == 100);
+  REQUIRE(w.percentile(50) == Approx(10.0).epsilon(0.01));
+  REQUIRE(w.percentile(99.5) == Approx(1000.0).epsilon(0.01));
+  REQUIRE(w.mean() == Approx((990.0 + 1000.0) / 100));
+
+  LatencyHistogram z;
+  for (int i = 0; i < 10; ++i) z.add(0.0);
+  z.add(5.0);
+  REQUIRE(z.percentile(50) == 0.0);
+  REQUIRE(z.percentile(100) == 5.0);
+}
+
+TEST_CASE("collector: throughput, goodput, attainment, SLO verdict and Little's law bookkeeping") {
+  spec::SloSpec slo;
+  slo.targets.push_back({spec::SloMetric::ttft, 90, 100});  // P90 TTFT <= 100 ms
+  slo.targets.push_back({spec::SloMetric::tpot, 50, 50});   // P50 TPOT <= 50 ms (requests: 45 and 20 ms)
+  Collector c({ClassInfo{"default", slo}}, slo);
+  // 10 requests, one second apart, each 0.5 s long; 9 fast TTFT (50 ms), one slow (300 ms).
+  for (int i = 0; i < 10; ++i) {
+    const double a = i;
+    c.on_in_system_change(a, +1);
+    FinishedRequest r;
+    r.arrival_s = a;
+    r.admitted_s = a + 0.01;
+    r.first_token_s = a + (i == 9 ? 0.3 : 0.05);
+    r.finish_s = a + 0.5;
+    r.input_tokens = 100;
+    r.output_tokens = 11;
+    c.on_request_finished(r);
+    c.on_in_system_change(r.finish_s, -1);
+  }
+  const Summary s = c.summarize(0.0, 9.5);
+  REQUIRE(s.completed_requests == 10);
+  REQUIRE(s.throughput.requests_per_s == Approx(10 / 9.5));
+  REQUIRE(s.throughput.output_tokens_per_s == Approx(110 / 9.5));
+  REQUIRE(s.slo_attainment == Approx(0.9));  // the slow-TTFT request is not good
+  REQUIRE(s.goodput_rps == Approx(9 / 9.5));
+  REQUIRE(s.goodput_output_tps == Approx(99 / 9.5));
+  REQUIRE(s.slo_met);  // P90 TTFT is still a fast one
+  REQUIRE(s.mean_in_system == Approx(s.throughput.requests_per_s * s.e2e_ms.mean / 1e3));
+  REQUIRE(s.queue_ms.mean == Approx(10.0));
+}
+
+TEST_CASE("collector: a percentile target that fails makes slo_met false") {
+  spec::SloSpec slo;
+  slo.targets.push_back({spec::SloMetric::e2e, 50, 100});
+  Collector c({ClassInfo{"default", slo}}, slo);
+  FinishedRequest r;
+  r.finish_s = 1.0;
+  r.first_token_s = 0.5;
+  r.output_tokens = 2;
+  c.on_request_finished(r);
+  const Summary s = c.summarize(0, 1);
+  REQUIRE_FALSE(s.slo_met);
+  REQUIRE(s.slo_attainment == 0);
+  const Json j = to_json(s);
+  for (const char* k : {"fits", "reason", "unstable", "completed_requests", "rejected_requests", "preemptions",
+                        "duration_s", "mean_in_system", "throughput", "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms",
+                        "queue_ms", "slo_attainment", "goodput_rps", "goodput_output_tps", "kv", "utilization", "cost"})
+    REQUIRE(j.contains(k));
+  REQUIRE(j["e2e_ms"]["p50"].get<double>() == Approx(1000.0));
+  REQUIRE(j["e2e_ms"].contains("p95"));
+}
