@@ -123,3 +123,18 @@ TEST_CASE("llmsim catalog lists what ships") {
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("did you mean 'gpus'"));
 }
+
+TEST_CASE("a '%' in an argument is refused instead of hanging Boost's error formatter (fuzz/regressions)") {
+  // Reproducer of fuzz/regressions/cli_program_options_placeholder_hang; `timeout` turns a hang into 124.
+  const std::string cmd = std::string("timeout 10 '") + LLMSIM_CLI_PATH + "' step '--tp%original_token%' -4b 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  CHECK_THAT(out, Catch::Contains("'%' is not allowed"));
+}
