@@ -5,7 +5,7 @@ PYTHON ?= /usr/bin/python3
 JOBS   ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=$(PYTHON)
 
-.PHONY: all setup configure build run test bench validate calibrate install clean
+.PHONY: all setup configure build run test test-sanitize fuzz bench validate calibrate clean
 
 all: build
 
@@ -23,6 +23,20 @@ run: build
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Predictions against the public measurements in ../shared/reference (skips when it is absent).
+validate: build
+	@scripts/validate.sh $(BUILD)
+
+# The C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan).
+test-sanitize: setup
+	@scripts/test_sanitize.sh
+
+# libFuzzer harnesses over every loader and the CLI parser, FUZZ_SECONDS each (build-fuzz).
+FUZZ_SECONDS ?= 60
+fuzz:
+	@scripts/setup.sh fuzz
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 bench: build
 	@scripts/bench.sh $(BUILD)

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages llmsim needs, once. Quiet and quick when all are present.
+#   scripts/setup.sh          what `make build/run/test` need
+#   scripts/setup.sh fuzz     plus clang and its sanitizer runtimes (libFuzzer) for `make fuzz`
 set -euo pipefail
 packages=(
   build-essential cmake make g++ pkg-config
@@ -9,6 +11,7 @@ packages=(
   python3-dask python3-distributed python3-nbclient python3-ipykernel jupyter-nbconvert
   python3-pytest
 )
+if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
