@@ -251,6 +251,11 @@ void Replica::schedule_vllm(double now_s, perf::BatchShape& shape) {
   const bool preempted = n_dec_ > 0 ? grow_decoders(now_s) : false;
   if (!preempted) swap_in(now_s);
   if (n_dec_ == 0) return;
+  begin_decode_step(shape);
+}
+
+void Replica::begin_decode_step(perf::BatchShape& shape) {
+  // Every running decoder emits one token this step; the ITL groups of the previous step become "old".
   itl_old_measured_ = n_dec_measured_ - fresh_total_measured_;
   itl_groups_.swap(fresh_);
   fresh_.clear();
@@ -267,14 +272,7 @@ void Replica::schedule_chunked(double now_s, perf::BatchShape& shape) {
   bool preempted = n_dec_ > 0 ? grow_decoders(now_s) : false;
   if (!preempted) swap_in(now_s);
   if (n_dec_ > 0) {
-    itl_old_measured_ = n_dec_measured_ - fresh_total_measured_;
-    itl_groups_.swap(fresh_);
-    fresh_.clear();
-    fresh_total_measured_ = 0;
-    decode_step_ = true;
-    ++step_;
-    shape.decode_seqs = n_dec_;
-    shape.decode_context = ctx_sum_;
+    begin_decode_step(shape);
   }
   std::int64_t budget = cfg_.max_num_batched_tokens - n_dec_;
   for (std::size_t k = 0; k < chunked_partial_.size() && budget > 0; ++k) {
@@ -319,14 +317,7 @@ void Replica::schedule_static(double now_s, perf::BatchShape& shape) {
   if (n_dec_ == 0) return;
   grow_decoders(now_s);
   if (n_dec_ == 0) return;
-  itl_old_measured_ = n_dec_measured_ - fresh_total_measured_;
-  itl_groups_.swap(fresh_);
-  fresh_.clear();
-  fresh_total_measured_ = 0;
-  decode_step_ = true;
-  ++step_;
-  shape.decode_seqs = n_dec_;
-  shape.decode_context = ctx_sum_;
+  begin_decode_step(shape);
 }
 
 void Replica::release_static_batch() {

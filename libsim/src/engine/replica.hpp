@@ -165,6 +165,7 @@ class Replica {
   void schedule_vllm(double now_s, perf::BatchShape& shape);
   void schedule_chunked(double now_s, perf::BatchShape& shape);
   void schedule_static(double now_s, perf::BatchShape& shape);
+  void begin_decode_step(perf::BatchShape& shape);  ///< adds every running decoder to this step
   bool grow_decoders(double now_s);  ///< allocates this step's growth, preempting as needed
   void swap_in(double now_s);
   void add_prefill_chunk(std::int32_t i, std::int64_t chunk, perf::BatchShape& shape);

@@ -13,19 +13,13 @@
 #include <boost/random/uniform_int_distribution.hpp>
 
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/overloaded.hpp"
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/core/names.hpp"
 
 namespace llmsim::engine {
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 std::string trim(std::string_view s) {
   std::size_t b = 0, e = s.size();

@@ -4,19 +4,13 @@
 #include <map>
 
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/overloaded.hpp"
 #include "llmsim/core/names.hpp"
 #include "llmsim/spec/catalog.hpp"
 
 namespace llmsim::spec {
 
 namespace {
-
-template <class... Ts>
-struct overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-overloaded(Ts...) -> overloaded<Ts...>;
 
 int read_int(const JsonView& v, std::string_view key, int fallback) {
   if (!v.has(key)) return fallback;
@@ -272,7 +266,7 @@ CostSpec read_cost(const JsonView& v) {
 // ---- writers (full form: every field, so the output documents the defaults too) ----
 Json arrival_json(const ArrivalSpec& a) {
   return std::visit(
-      overloaded{
+      Overloaded{
           [](const PoissonArrivals& x) { return Json{{"process", "poisson"}, {"rate", x.rate}}; },
           [](const GammaArrivals& x) { return Json{{"process", "gamma"}, {"rate", x.rate}, {"cv", x.cv}}; },
           [](const ConstantArrivals& x) { return Json{{"process", "constant"}, {"rate", x.rate}}; },
@@ -290,7 +284,7 @@ Json arrival_json(const ArrivalSpec& a) {
 
 Json length_json(const LengthDist& d) {
   return std::visit(
-      overloaded{
+      Overloaded{
           [](const FixedLength& x) { return Json{{"dist", "fixed"}, {"value", x.value}}; },
           [](const UniformLength& x) { return Json{{"dist", "uniform"}, {"min", x.min}, {"max", x.max}}; },
           [](const NormalLength& x) {
@@ -317,7 +311,8 @@ Json slo_json(const SloSpec& s) {
     // %.17g keeps any percentile exact; format_value would round to 6 digits.
     char buf[40];
     std::snprintf(buf, sizeof buf, "%.17g", t.percentile);
-    std::string key = "p" + format_value(t.percentile);
+    std::string key = "p";  // appended, not "p" + string: GCC 12 warns falsely (-Wrestrict) on the latter
+    key += format_value(t.percentile);
     if (std::stod(key.substr(1)) != t.percentile) key = std::string("p") + buf;
     j[to_string(t.metric)][key] = t.max_ms;
   }

@@ -3,17 +3,11 @@
 #include <cmath>
 
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/overloaded.hpp"
 
 namespace llmsim::spec {
 
 namespace {
-
-template <class... Ts>
-struct overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-overloaded(Ts...) -> overloaded<Ts...>;
 
 bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
 bool finite_non_negative(double v) { return std::isfinite(v) && v >= 0; }
@@ -25,7 +19,7 @@ void check_arrival(const ArrivalSpec& a, const std::string& path, Problems& p) {
   auto non_negative = [&](const char* f, double v) {
     if (!finite_non_negative(v)) p.add(path + "." + f, "must be >= 0, got " + format_value(v));
   };
-  std::visit(overloaded{
+  std::visit(Overloaded{
                  [&](const PoissonArrivals& x) { positive("rate", x.rate); },
                  [&](const GammaArrivals& x) {
                    positive("rate", x.rate);
@@ -56,7 +50,7 @@ void check_length(const LengthDist& d, const std::string& path, Problems& p) {
   auto at_least_one = [&](const char* f, std::int64_t v) {
     if (v < 1) p.add(path + "." + f, "must be >= 1 token, got " + std::to_string(v));
   };
-  std::visit(overloaded{
+  std::visit(Overloaded{
                  [&](const FixedLength& x) { at_least_one("value", x.value); },
                  [&](const UniformLength& x) {
                    at_least_one("min", x.min);
@@ -100,7 +94,7 @@ void check_length(const LengthDist& d, const std::string& path, Problems& p) {
 }
 
 std::optional<double> class_rate(const ArrivalSpec& a) {
-  return std::visit(overloaded{
+  return std::visit(Overloaded{
                         [](const PoissonArrivals& x) -> std::optional<double> { return x.rate; },
                         [](const GammaArrivals& x) -> std::optional<double> { return x.rate; },
                         [](const ConstantArrivals& x) -> std::optional<double> { return x.rate; },
@@ -114,7 +108,7 @@ std::optional<double> class_rate(const ArrivalSpec& a) {
 }
 
 void scale_arrival(ArrivalSpec& a, double factor) {
-  std::visit(overloaded{
+  std::visit(Overloaded{
                  [&](PoissonArrivals& x) { x.rate *= factor; },
                  [&](GammaArrivals& x) { x.rate *= factor; },
                  [&](ConstantArrivals& x) { x.rate *= factor; },
@@ -155,7 +149,7 @@ void Workload::validate(const std::string& path) const {
   if (classes.empty()) {
     check_class(arrival, input_tokens, output_tokens, prefix_tokens, prefix_groups, path);
   } else {
-    int closed = 0, trace = 0;
+    int trace = 0;
     for (std::size_t i = 0; i < classes.size(); ++i) {
       const auto& c = classes[i];
       const std::string cp = path + ".classes[" + std::to_string(i) + "]";
@@ -171,7 +165,6 @@ void Workload::validate(const std::string& path) const {
           for (const auto& s : e.problems()) p.add("", s);
         }
       }
-      closed += std::holds_alternative<ClosedLoop>(c.arrival);
       trace += std::holds_alternative<TraceReplay>(c.arrival);
     }
     if (trace > 0 && classes.size() > 1) p.add(path + ".classes", "a trace replay must be the only class");
