@@ -311,8 +311,7 @@ Json slo_json(const SloSpec& s) {
     // %.17g keeps any percentile exact; format_value would round to 6 digits.
     char buf[40];
     std::snprintf(buf, sizeof buf, "%.17g", t.percentile);
-    std::string key = "p";  // appended, not "p" + string: GCC 12 warns falsely (-Wrestrict) on the latter
-    key += format_value(t.percentile);
+    std::string key = "p" + format_value(t.percentile);
     if (std::stod(key.substr(1)) != t.percentile) key = std::string("p") + buf;
     j[to_string(t.metric)][key] = t.max_ms;
   }
