@@ -152,6 +152,7 @@ TEST_CASE("randomized scenarios keep every invariant", "[invariants]") {
     } else {
       REQUIRE(static_cast<std::int64_t>(r.requests.size()) + s.rejected_requests == n);
       REQUIRE(s.preemptions == preempted);
+      REQUIRE(r.kv_blocks_in_use_at_end == 0);  // every block returned once the run drained
     }
     if (s.preemptions > 0) ++with_preemption;
     if (s.preemptions > 0 && e.preemption == spec::PreemptionMode::swap) ++swaps;

@@ -551,7 +551,10 @@ SimulationResult Simulation::run() {
   s.rejected_requests = rejected_;
   s.clipped_requests = clipped_;
   s.iterations = iterations_;
-  for (const auto& r : replicas_) s.preemptions += r.preemptions();
+  for (const auto& r : replicas_) {
+    s.preemptions += r.preemptions();
+    result_.kv_blocks_in_use_at_end += r.kv().used();
+  }
   fill_utilization(s, end_s);
   result_.summary = std::move(s);
   return std::move(result_);

@@ -41,6 +41,9 @@ struct SimulationResult {
   metrics::Summary summary;              ///< cost fields left 0 here; analysis fills them
   std::vector<RequestRecord> requests;   ///< when recorded
   std::vector<IterationRecord> iterations;
+  /// KV blocks still allocated on all replicas when the run ended: 0 after a run that drained (an invariant
+  /// the trust tests check); in-flight requests' blocks after an unstable or horizon-cut run.
+  std::int64_t kv_blocks_in_use_at_end = 0;
 };
 
 /// Simulates the scenario. A model that does not fit yields summary.fits = false with the reason (no
