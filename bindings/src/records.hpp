@@ -46,6 +46,7 @@ inline py::dict iteration_columns(const std::vector<engine::IterationRecord>& r)
   d["start_s"] = column<double>(r, [](const I& x) { return x.start_s; });
   d["duration_s"] = column<double>(r, [](const I& x) { return x.duration_s; });
   d["replica"] = column<std::int32_t>(r, [](const I& x) { return x.replica; });
+  d["virtual_engine"] = column<std::int32_t>(r, [](const I& x) { return x.virtual_engine; });
   d["prefill_tokens"] = column<std::int32_t>(r, [](const I& x) { return x.prefill_tokens; });
   d["prefill_seqs"] = column<std::int32_t>(r, [](const I& x) { return x.prefill_seqs; });
   d["decode_seqs"] = column<std::int32_t>(r, [](const I& x) { return x.decode_seqs; });

@@ -28,10 +28,10 @@ void write_requests_csv(const std::string& file, const std::vector<engine::Reque
 void write_iterations_csv(const std::string& file, const std::vector<engine::IterationRecord>& recs) {
   std::ofstream out(file);
   if (!out) throw ConfigError("--iterations-csv", "cannot write '" + file + "'");
-  out << "start_s,duration_s,replica,prefill_tokens,prefill_seqs,decode_seqs,waiting,kv_blocks_used\n";
+  out << "start_s,duration_s,replica,virtual_engine,prefill_tokens,prefill_seqs,decode_seqs,waiting,kv_blocks_used\n";
   out.precision(9);
   for (const auto& r : recs)
-    out << r.start_s << ',' << r.duration_s << ',' << r.replica << ',' << r.prefill_tokens << ',' << r.prefill_seqs
+    out << r.start_s << ',' << r.duration_s << ',' << r.replica << ',' << r.virtual_engine << ',' << r.prefill_tokens << ',' << r.prefill_seqs
         << ',' << r.decode_seqs << ',' << r.waiting << ',' << r.kv_blocks_used << '\n';
 }
 

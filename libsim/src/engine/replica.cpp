@@ -7,7 +7,7 @@
 
 namespace llmsim::engine::detail {
 
-Replica::Replica(std::int32_t index, const ReplicaConfig& cfg, KvBlockManager kv, const perf::CostModel& cost,
+Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaConfig& cfg, KvBlockManager kv, const perf::CostModel& cost,
                  SeqPool& pool, metrics::Collector& metrics)
     : index_(index), cfg_(cfg), kv_(std::move(kv)), cost_(&cost), pool_(&pool), metrics_(&metrics),
       phase_count_(static_cast<std::size_t>(kv_.block_size()), 0) {
@@ -16,6 +16,7 @@ Replica::Replica(std::int32_t index, const ReplicaConfig& cfg, KvBlockManager kv
   itl_groups_.reserve(64);
   prefill_done_.reserve(static_cast<std::size_t>(cfg_.max_num_seqs) + 16);
   record_.replica = index_;
+  record_.virtual_engine = virtual_engine;
   kv_used_.set(0.0, 0.0);
 }
 

@@ -122,7 +122,8 @@ struct WorkTotals {
 
 class Replica {
  public:
-  Replica(std::int32_t index, const ReplicaConfig& cfg, KvBlockManager kv, const perf::CostModel& cost,
+  /// `index` is the deployment replica; `virtual_engine` which of its pipeline's concurrent batches this is.
+  Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaConfig& cfg, KvBlockManager kv, const perf::CostModel& cost,
           SeqPool& pool, metrics::Collector& metrics);
 
   /// A routed request joins the waiting queue.

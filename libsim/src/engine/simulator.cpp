@@ -16,12 +16,14 @@
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/metrics/collector.hpp"
 #include "llmsim/perf/cost_model.hpp"
+#include "pipeline.hpp"
 #include "replica.hpp"
 
 namespace llmsim::engine {
 
 namespace {
 
+using detail::Pipeline;
 using detail::Replica;
 using detail::ReplicaConfig;
 using detail::Seq;
@@ -66,6 +68,8 @@ class Simulation {
   void finish_request(std::int32_t seq, double now_s);
   void start_service(std::int32_t server, std::int32_t seq, double now_s);
   std::int32_t route() const;
+  std::int64_t group_outstanding(std::int32_t g) const;
+  double group_kv_fraction(std::int32_t g) const;
   std::int64_t waiting_total() const;
   void fill_utilization(metrics::Summary& s, double end_s) const;
 
@@ -79,7 +83,11 @@ class Simulation {
   std::unique_ptr<perf::CostModel> cost_;
   memory::MemoryPlan plan_;
   SeqPool pool_;
+  // One Replica per virtual engine: deployment replica g owns replicas_[g·k, (g+1)·k), k = engines_per_group_,
+  // and its pipeline stages pipelines_[g].
   std::vector<Replica> replicas_;
+  std::int32_t engines_per_group_ = 1;
+  std::vector<Pipeline> pipelines_;
   EventQueue events_;
   std::vector<std::int32_t> finished_;
   SimulationResult result_;
@@ -193,16 +201,21 @@ void Simulation::build_replicas() {
   cfg.swap = e.preemption == spec::PreemptionMode::swap && e.policy != spec::SchedulerPolicy::static_batching;
   cfg.block_bytes = plan_.kv_bytes_per_token_per_gpu * e.block_size;
   cfg.prefix_caching = e.enable_prefix_caching;
+  // Under pipeline parallel each virtual engine schedules its own requests in 1/k of the KV and swap space.
+  const int pp = sc.hardware.parallel.pp;
+  const std::int64_t kv_blocks = plan_.kv_capacity_blocks / engines_per_group_;
   const std::int64_t host_blocks =
-      cfg.block_bytes > 0 ? static_cast<std::int64_t>(e.swap_space_gb * kGiB / cfg.block_bytes) : 0;
+      cfg.block_bytes > 0 ? static_cast<std::int64_t>(e.swap_space_gb * kGiB / cfg.block_bytes) / engines_per_group_ : 0;
   std::vector<std::int64_t> prefix_blocks;
   for (std::size_t c = 0; c < classes_.size(); ++c)
     for (int g = 0; g < tenants_[c].prefix_groups; ++g) prefix_blocks.push_back(classes_[c].prefix_tokens / e.block_size);
-  replicas_.reserve(static_cast<std::size_t>(sc.hardware.replicas));
-  for (int r = 0; r < sc.hardware.replicas; ++r)
-    replicas_.emplace_back(r, cfg,
-                           KvBlockManager(plan_.kv_capacity_blocks, e.block_size, e.watermark, host_blocks, prefix_blocks),
-                           *cost_, pool_, *collector_);
+  replicas_.reserve(static_cast<std::size_t>(sc.hardware.replicas * engines_per_group_));
+  for (int r = 0; r < sc.hardware.replicas; ++r) {
+    pipelines_.emplace_back(pp);
+    for (int v = 0; v < engines_per_group_; ++v)
+      replicas_.emplace_back(r, v, cfg, KvBlockManager(kv_blocks, e.block_size, e.watermark, host_blocks, prefix_blocks),
+                             *cost_, pool_, *collector_);
+  }
 }
 
 std::int64_t Simulation::waiting_total() const {
@@ -212,34 +225,51 @@ std::int64_t Simulation::waiting_total() const {
   return w;
 }
 
+std::int64_t Simulation::group_outstanding(std::int32_t g) const {
+  std::int64_t n = 0;
+  for (std::int32_t v = 0; v < engines_per_group_; ++v) n += replicas_[static_cast<std::size_t>(g * engines_per_group_ + v)].outstanding();
+  return n;
+}
+
+double Simulation::group_kv_fraction(std::int32_t g) const {
+  std::int64_t used = 0, cap = 0;
+  for (std::int32_t v = 0; v < engines_per_group_; ++v) {
+    const auto& kv = replicas_[static_cast<std::size_t>(g * engines_per_group_ + v)].kv();
+    used += kv.used();
+    cap += kv.capacity();
+  }
+  return static_cast<double>(used) / static_cast<double>(cap);
+}
+
 std::int32_t Simulation::route() const {
-  const auto n = static_cast<std::int32_t>(replicas_.size());
-  if (n == 1) return 0;
-  switch (rs_.scenario.hardware.router) {
-    case spec::RouterPolicy::round_robin: {
-      const std::int32_t r = rr_next_;
-      rr_next_ = (rr_next_ + 1) % n;
-      return r;
-    }
-    case spec::RouterPolicy::least_outstanding: {
-      std::int32_t best = 0;
-      for (std::int32_t r = 1; r < n; ++r)
-        if (replicas_[static_cast<std::size_t>(r)].outstanding() < replicas_[static_cast<std::size_t>(best)].outstanding()) best = r;
-      return best;
-    }
-    case spec::RouterPolicy::least_kv: {
-      std::int32_t best = 0;
-      for (std::int32_t r = 1; r < n; ++r) {
-        const auto& a = replicas_[static_cast<std::size_t>(r)];
-        const auto& b = replicas_[static_cast<std::size_t>(best)];
-        if (a.kv().used_fraction() < b.kv().used_fraction() ||
-            (a.kv().used_fraction() == b.kv().used_fraction() && a.outstanding() < b.outstanding()))
-          best = r;
-      }
-      return best;
+  // The router picks a deployment replica; inside it, the virtual engine with the fewest unfinished requests
+  // takes the request (as vLLM v0 does).
+  const auto n = static_cast<std::int32_t>(pipelines_.size());
+  std::int32_t g = 0;
+  if (n > 1) {
+    switch (rs_.scenario.hardware.router) {
+      case spec::RouterPolicy::round_robin:
+        g = rr_next_;
+        rr_next_ = (rr_next_ + 1) % n;
+        break;
+      case spec::RouterPolicy::least_outstanding:
+        for (std::int32_t r = 1; r < n; ++r)
+          if (group_outstanding(r) < group_outstanding(g)) g = r;
+        break;
+      case spec::RouterPolicy::least_kv:
+        for (std::int32_t r = 1; r < n; ++r) {
+          const double a = group_kv_fraction(r), b = group_kv_fraction(g);
+          if (a < b || (a == b && group_outstanding(r) < group_outstanding(g))) g = r;
+        }
+        break;
     }
   }
-  return 0;
+  std::int32_t best = g * engines_per_group_;
+  for (std::int32_t v = 1; v < engines_per_group_; ++v) {
+    const std::int32_t e = g * engines_per_group_ + v;
+    if (replicas_[static_cast<std::size_t>(e)].outstanding() < replicas_[static_cast<std::size_t>(best)].outstanding()) best = e;
+  }
+  return best;
 }
 
 void Simulation::schedule_next(std::int32_t si, double now_s) {
@@ -363,9 +393,15 @@ void Simulation::start_replica(std::int32_t r, double now_s) {
   if (rep.busy()) return;
   if (!rep.start_iteration(now_s)) return;
   ++iterations_;
-  peak_kv_fraction_ = std::max(peak_kv_fraction_, rep.kv().used_fraction());
-  if (opt_.record_iterations) result_.iterations.push_back(rep.record());
-  events_.schedule(now_s + rep.duration_s(), EventKind::iteration_done, r);
+  const std::int32_t g = r / engines_per_group_;
+  peak_kv_fraction_ = std::max(peak_kv_fraction_, engines_per_group_ == 1 ? rep.kv().used_fraction() : group_kv_fraction(g));
+  const Pipeline::Pass pass = pipelines_[static_cast<std::size_t>(g)].pass(now_s, rep.duration_s());
+  if (opt_.record_iterations) {
+    result_.iterations.push_back(rep.record());
+    result_.iterations.back().start_s = pass.entry_s;
+    result_.iterations.back().duration_s = pass.exit_s - pass.entry_s;
+  }
+  events_.schedule(pass.exit_s, EventKind::iteration_done, r);
 }
 
 void Simulation::finish_request(std::int32_t i, double now_s) {
@@ -468,7 +504,7 @@ void Simulation::fill_utilization(metrics::Summary& sum, double end_s) const {
   double busy = 0, tokens = 0, pairs = 0, kv_tokens = 0, iters = 0;
   for (const auto& r : replicas_) {
     const auto& w = r.work();
-    busy += w.busy_s;
+    busy += w.busy_s / engines_per_group_;  // a replica's k concurrent batches share its GPUs
     tokens += w.tokens;
     pairs += w.attn_pairs + w.decode_context;
     kv_tokens += w.decode_context + w.prefill_kv_tokens;
@@ -502,9 +538,14 @@ SimulationResult Simulation::run() {
   build_workload();
   if (!synthetic_) {
     plan_ = memory::plan_memory(rs_.model, rs_.quant, rs_.gpu, sc.hardware.parallel, sc.engine, rs_.max_model_len);
-    if (!plan_.fits || plan_.kv_capacity_blocks <= 0) {
+    const int pp = sc.hardware.parallel.pp;
+    engines_per_group_ = sc.engine.max_concurrent_batches == 0 ? pp : std::min(sc.engine.max_concurrent_batches, pp);
+    if (!plan_.fits || plan_.kv_capacity_blocks < engines_per_group_) {
       result_.summary.fits = false;
-      result_.summary.reason = plan_.reason.empty() ? "no room for a single KV block" : plan_.reason;
+      result_.summary.reason = !plan_.reason.empty() ? plan_.reason
+                               : engines_per_group_ == 1 ? "no room for a single KV block"
+                                                         : "no room for a KV block in each of the " +
+                                                               std::to_string(engines_per_group_) + " concurrent batches";
       result_.summary.slo_met = false;
       return std::move(result_);
     }
@@ -515,7 +556,8 @@ SimulationResult Simulation::run() {
     server_seq_.assign(static_cast<std::size_t>(sc.hardware.replicas), -1);
   }
   const std::int64_t slots = synthetic_ ? 1 : sc.engine.max_num_seqs;
-  max_queue_ = opt_.max_queue > 0 ? opt_.max_queue : std::max<std::int64_t>(2000, 16 * slots * sc.hardware.replicas);
+  const auto servers = synthetic_ ? static_cast<std::int64_t>(sc.hardware.replicas) : static_cast<std::int64_t>(replicas_.size());
+  max_queue_ = opt_.max_queue > 0 ? opt_.max_queue : std::max<std::int64_t>(2000, 16 * slots * servers);
   bool open_loop = true;
   for (const auto& s : sources_) open_loop = open_loop && s.kind == Source::Kind::open;
   if (open_loop && sc.workload.num_requests >= 200) half_mark_ = sc.workload.num_requests / 2;

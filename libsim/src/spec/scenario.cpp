@@ -25,7 +25,8 @@ const std::vector<std::string> kQuantKeys{"weights", "kv_cache"};
 const std::vector<std::string> kHardwareKeys{"gpu", "gpu_profile", "tp", "pp", "replicas", "router", "price_per_gpu_hour"};
 const std::vector<std::string> kEngineKeys{"policy", "max_num_seqs", "max_num_batched_tokens", "block_size",
                                            "gpu_memory_utilization", "preemption", "max_model_len", "watermark",
-                                           "swap_space_gb", "enable_prefix_caching", "cuda_graphs", "synthetic_service"};
+                                           "swap_space_gb", "enable_prefix_caching", "cuda_graphs", "max_concurrent_batches",
+                                           "synthetic_service"};
 const std::vector<std::string> kSyntheticKeys{"kind", "mean_s", "cv"};
 const std::vector<std::string> kWorkloadKeys{"arrival", "input_tokens", "output_tokens", "prefix_tokens", "prefix_groups",
                                              "classes", "num_requests", "warmup_requests", "horizon_s", "seed", "too_long"};
@@ -213,6 +214,7 @@ EngineConfig read_engine(const JsonView& v) {
   e.swap_space_gb = v.number_or("swap_space_gb", e.swap_space_gb);
   e.enable_prefix_caching = v.boolean_or("enable_prefix_caching", e.enable_prefix_caching);
   e.cuda_graphs = v.boolean_or("cuda_graphs", e.cuda_graphs);
+  e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
   if (v.has("synthetic_service")) {
     auto s = v["synthetic_service"];
     s.allow_only(kSyntheticKeys);
@@ -425,7 +427,8 @@ Json to_json(const Scenario& s) {
           {"watermark", e.watermark},
           {"swap_space_gb", e.swap_space_gb},
           {"enable_prefix_caching", e.enable_prefix_caching},
-          {"cuda_graphs", e.cuda_graphs}};
+          {"cuda_graphs", e.cuda_graphs},
+          {"max_concurrent_batches", e.max_concurrent_batches}};
   if (e.synthetic_service) {
     ej["synthetic_service"] = {{"kind", synthetic_kind(e.synthetic_service->kind)},
                                {"mean_s", e.synthetic_service->mean_s},

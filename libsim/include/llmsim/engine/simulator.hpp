@@ -20,10 +20,12 @@ struct RequestRecord {
   bool warmup = false;
 };
 
-/// One engine iteration of one replica.
+/// One engine iteration of one replica. Under pipeline parallel, start_s is when the batch entered the
+/// first stage and duration_s runs until it left the last one.
 struct IterationRecord {
   double start_s = 0, duration_s = 0;
   std::int32_t replica = 0;
+  std::int32_t virtual_engine = 0;  ///< which of the replica's concurrent batches (0 without pipeline parallel)
   std::int32_t prefill_tokens = 0, prefill_seqs = 0, decode_seqs = 0;
   std::int32_t waiting = 0;
   std::int64_t kv_blocks_used = 0;

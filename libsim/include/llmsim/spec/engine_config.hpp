@@ -38,6 +38,9 @@ struct EngineConfig {
   double swap_space_gb = 4;             ///< host swap space per GPU for preemption by swap
   bool enable_prefix_caching = false;
   bool cuda_graphs = true;              ///< decode iterations replayed from CUDA graphs (lower launch cost)
+  /// Batches in flight under pipeline parallel, each from its own virtual engine with 1/k of the KV cache
+  /// (vLLM v0's virtual engines): 0 = pp (one per stage), 1 = one batch at a time (stages idle (pp−1)/pp).
+  int max_concurrent_batches = 0;
   std::optional<SyntheticService> synthetic_service;  ///< JSON "engine.synthetic_service"; testing only
 
   bool chunked_prefill() const noexcept { return policy == SchedulerPolicy::chunked; }

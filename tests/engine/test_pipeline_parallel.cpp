@@ -1,0 +1,107 @@
+// Pipeline parallel: k batches in flight from k virtual engines over pp stages (engine.max_concurrent_batches).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "llmsim/engine/simulator.hpp"
+#include "llmsim/perf/cost_model.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+using namespace llmsim;
+using engine::SimulationOptions;
+using engine::simulate;
+
+namespace {
+
+spec::ResolvedScenario make(int pp, int batches_in_flight, const Json& workload) {
+  const Json j = {{"model", "llama-3.1-8b"}, {"quant", {{"weights", "fp16"}, {"kv_cache", "fp16"}}},
+                  {"hardware", {{"gpu", "rtx4090-24gb"}, {"pp", pp}}},
+                  {"engine", {{"max_num_seqs", 64}, {"max_model_len", 4096}, {"max_concurrent_batches", batches_in_flight}}},
+                  {"workload", workload}};
+  return spec::resolve(spec::scenario_from_json(JsonView(j, "")), spec::Catalog::builtin());
+}
+
+Json closed_loop(int users, int requests) {
+  return {{"arrival", {{"process", "closed"}, {"concurrency", users}}},
+          {"input_tokens", {{"dist", "fixed"}, {"value", 256}}},
+          {"output_tokens", {{"dist", "fixed"}, {"value", 128}}},
+          {"num_requests", requests}, {"warmup_requests", 0}};
+}
+
+}  // namespace
+
+TEST_CASE("pipeline parallel: one request alone takes the full pipeline latency, whatever the batches in flight") {
+  const Json w = {{"arrival", {{"process", "constant"}, {"rate", 1.0}}},
+                  {"input_tokens", {{"dist", "fixed"}, {"value", 512}}},
+                  {"output_tokens", {{"dist", "fixed"}, {"value", 2}}},
+                  {"num_requests", 1}, {"warmup_requests", 0}};
+  for (int k : {0, 1}) {
+    const auto rs = make(2, k, w);
+    const auto s = simulate(rs).summary;
+    perf::BatchShape prefill;
+    prefill.add_prefill(512, 0, true);
+    REQUIRE(s.ttft_ms.mean == Approx(perf::make_cost_model(rs).iteration_time(prefill) * 1e3).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("pipeline parallel: a batch per stage overlaps the stages, one batch in flight leaves them idle") {
+  // Prefill-heavy load: each stage is compute-bound on its half of the layers, so two batches in flight
+  // keep both GPUs working and nearly double the throughput of one batch at a time.
+  Json w = closed_loop(32, 1200);
+  w["input_tokens"]["value"] = 2048;
+  w["output_tokens"]["value"] = 2;
+  const auto overlapped = simulate(make(2, 0, w)).summary;
+  const auto serial = simulate(make(2, 1, w)).summary;
+  const auto single_gpu = simulate(make(1, 0, w)).summary;
+  INFO("pp2 overlapped " << overlapped.throughput.input_tokens_per_s << " serial " << serial.throughput.input_tokens_per_s
+                         << " one GPU " << single_gpu.throughput.input_tokens_per_s << " prompt tok/s");
+  REQUIRE(overlapped.throughput.input_tokens_per_s > 1.7 * serial.throughput.input_tokens_per_s);
+  REQUIRE(overlapped.throughput.input_tokens_per_s < 2.05 * serial.throughput.input_tokens_per_s);
+  // One batch in flight over two GPUs is no faster than one GPU (it adds the stage transfer).
+  REQUIRE(serial.throughput.input_tokens_per_s < 1.01 * single_gpu.throughput.input_tokens_per_s);
+  REQUIRE(overlapped.mfu > 1.7 * serial.mfu);
+}
+
+TEST_CASE("pipeline parallel: memory-bound decode gains little from overlap (each micro-batch re-reads the weights)") {
+  const Json w = closed_loop(64, 1500);
+  const auto overlapped = simulate(make(2, 0, w)).summary;
+  const auto serial = simulate(make(2, 1, w)).summary;
+  INFO("pp2 overlapped " << overlapped.throughput.output_tokens_per_s << " serial " << serial.throughput.output_tokens_per_s);
+  REQUIRE(overlapped.throughput.output_tokens_per_s > serial.throughput.output_tokens_per_s);
+  REQUIRE(overlapped.throughput.output_tokens_per_s < 1.35 * serial.throughput.output_tokens_per_s);
+}
+
+TEST_CASE("pipeline parallel: each virtual engine runs one batch at a time and at most pp are in flight") {
+  SimulationOptions opt;
+  opt.record_iterations = true;
+  const int pp = 4;
+  const auto res = simulate(make(pp, 0, closed_loop(48, 600)), opt);
+  REQUIRE(res.summary.completed_requests == 600);
+  REQUIRE(res.kv_blocks_in_use_at_end == 0);
+  std::map<int, std::vector<engine::IterationRecord>> per_engine;
+  std::vector<std::pair<double, int>> edges;
+  for (const auto& it : res.iterations) {
+    per_engine[it.virtual_engine].push_back(it);
+    edges.emplace_back(it.start_s, +1);
+    edges.emplace_back(it.start_s + it.duration_s, -1);
+  }
+  REQUIRE(per_engine.size() == static_cast<std::size_t>(pp));  // requests spread over every virtual engine
+  for (auto& [v, its] : per_engine) {
+    std::sort(its.begin(), its.end(), [](const auto& a, const auto& b) { return a.start_s < b.start_s; });
+    for (std::size_t i = 1; i < its.size(); ++i) REQUIRE(its[i].start_s >= its[i - 1].start_s + its[i - 1].duration_s - 1e-12);
+  }
+  std::sort(edges.begin(), edges.end());  // at equal times an exit (-1) sorts before an entry
+  int in_flight = 0, most = 0;
+  for (const auto& [t, d] : edges) most = std::max(most, in_flight += d);
+  REQUIRE(most == pp);
+}
+
+TEST_CASE("pipeline parallel: batches in flight above pp act as pp; negative is an error naming the field") {
+  const Json w = closed_loop(16, 200);
+  REQUIRE(simulate(make(2, 8, w)).summary.throughput.output_tokens_per_s ==
+          simulate(make(2, 2, w)).summary.throughput.output_tokens_per_s);
+  REQUIRE_THROWS_WITH(simulate(make(2, -1, w)), Catch::Contains("engine.max_concurrent_batches"));
+}
