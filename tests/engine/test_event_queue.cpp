@@ -12,9 +12,11 @@ TEST_CASE("event queue orders by time, then phase, then insertion") {
   q.schedule(1.0, EventKind::iteration_done, 3);  // same time, earlier phase: runs before the arrival
   q.schedule(1.0, EventKind::arrival, 4);         // same time and phase: after target 2 (scheduled earlier)
   q.schedule(0.5, EventKind::arrival, 5);
+  q.schedule(1.0, EventKind::replica_start, 6);  // scheduled before arrival 7 but runs after every arrival at 1.0
+  q.schedule(1.0, EventKind::arrival, 7);
   std::vector<int> order;
   while (!q.empty()) order.push_back(q.pop().target);
-  REQUIRE(order == std::vector<int>{5, 3, 2, 4, 1});
+  REQUIRE(order == std::vector<int>{5, 3, 2, 4, 7, 6, 1});
   REQUIRE(q.now() == 2.0);
 }
 

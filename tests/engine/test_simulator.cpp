@@ -109,6 +109,23 @@ TEST_CASE("queueing adds to TTFT: two simultaneous prompts under a one-sequence 
   check_little(res.summary);
 }
 
+TEST_CASE("requests arriving at the same instant share the idle replica's first batch") {
+  // Four closed-loop users send at t = 0 and again the instant their reply ends: every batch holds all four.
+  const Json w = {{"arrival", {{"process", "closed"}, {"concurrency", 4}}},
+                  {"input_tokens", {{"dist", "fixed"}, {"value", 512}}},
+                  {"output_tokens", {{"dist", "fixed"}, {"value", 64}}},
+                  {"num_requests", 40}, {"warmup_requests", 0}};
+  for (const char* policy : {"static", "vllm", "chunked"}) {
+    INFO(policy);
+    SimulationOptions opt;
+    opt.record_iterations = true;
+    const auto res = simulate(make(base(w, {{"policy", policy}, {"max_num_seqs", 4}})), opt);
+    REQUIRE(res.summary.completed_requests == 40);
+    for (const auto& it : res.iterations) REQUIRE(it.prefill_seqs + it.decode_seqs == 4);
+    REQUIRE(res.iterations.size() == 10 * 64);  // ten rounds of one prefill and 63 decode steps
+  }
+}
+
 TEST_CASE("chunked prefill lowers P99 ITL against vllm on a mixed workload") {
   const Json w = {{"arrival", {{"process", "poisson"}, {"rate", 4.0}}},
                   {"input_tokens", {{"dist", "lognormal"}, {"mean", 3000}, {"sigma", 0.6}}},

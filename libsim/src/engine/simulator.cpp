@@ -87,6 +87,7 @@ class Simulation {
   // and its pipeline stages pipelines_[g].
   std::vector<Replica> replicas_;
   std::int32_t engines_per_group_ = 1;
+  std::vector<char> start_pending_;  ///< per replica: a replica_start event is queued
   std::vector<Pipeline> pipelines_;
   EventQueue events_;
   std::vector<std::int32_t> finished_;
@@ -216,6 +217,7 @@ void Simulation::build_replicas() {
       replicas_.emplace_back(r, v, cfg, KvBlockManager(kv_blocks, e.block_size, e.watermark, host_blocks, prefix_blocks),
                              *cost_, pool_, *collector_);
   }
+  start_pending_.assign(replicas_.size(), 0);
 }
 
 std::int64_t Simulation::waiting_total() const {
@@ -366,7 +368,11 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   } else {
     const std::int32_t r = route();
     replicas_[static_cast<std::size_t>(r)].enqueue(i);
-    start_replica(r, now_s);
+    const auto ri = static_cast<std::size_t>(r);
+    if (!replicas_[ri].busy() && !start_pending_[ri]) {
+      start_pending_[ri] = 1;
+      events_.schedule(now_s, EventKind::replica_start, r);
+    }
   }
   if (waiting_total() > max_queue_) {
     unstable_ = true;
@@ -578,9 +584,16 @@ SimulationResult Simulation::run() {
     }
     const Event e = events_.pop();
     end_s = e.time_s;
-    if (e.kind == EventKind::arrival) on_arrival(e.target, e.time_s);
-    else if (synthetic_) on_service_done(e.target, e.time_s);
-    else on_iteration_done(e.target, e.time_s);
+    if (e.kind == EventKind::arrival) {
+      on_arrival(e.target, e.time_s);
+    } else if (e.kind == EventKind::replica_start) {
+      start_pending_[static_cast<std::size_t>(e.target)] = 0;
+      start_replica(e.target, e.time_s);
+    } else if (synthetic_) {
+      on_service_done(e.target, e.time_s);
+    } else {
+      on_iteration_done(e.target, e.time_s);
+    }
   }
   if (!unstable_ && events_.empty() && in_system_all_ > 0)
     throw InternalError("simulation stalled with " + std::to_string(in_system_all_) + " requests unfinished");
