@@ -5,6 +5,7 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::cli {
 
@@ -21,7 +22,7 @@ int run_memory(int argc, char** argv) {
         ("pp", po::value<int>()->default_value(1), "pipeline parallel size")
         ("quant", po::value<std::string>()->default_value("fp16"), "weight format (llmsim catalog quants)")
         ("kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache dtype: fp16, bf16, fp8, int8, int4")
-        ("max-model-len", po::value<int>()->default_value(0), "context length to plan for (0 = the model's limit)")
+        ("max-model-len", po::value<int>()->default_value(0), "context length to plan for (0 = the model's limit capped at --max-num-batched-tokens, as in a scenario)")
         ("gpu-memory-utilization", po::value<double>()->default_value(0.90), "fraction of GPU memory the engine may use")
         ("max-num-batched-tokens", po::value<int>()->default_value(8192), "token budget of one iteration (sets the activation peak)")
         ("max-num-seqs", po::value<int>()->default_value(256), "most sequences in one batch (sampler rows)")
@@ -86,7 +87,8 @@ int run_memory(int argc, char** argv) {
                                                std::to_string(max_model_len));
     }
     spec::ParallelConfig par{tp, pp};
-    const auto plan = memory::plan_memory(model, quant, gpu, par, engine, max_model_len);
+    const int plan_len = max_model_len > 0 ? max_model_len : spec::default_max_model_len(model, engine);
+    const auto plan = memory::plan_memory(model, quant, gpu, par, engine, plan_len);
 
     if (vm.count("json")) {
       Json j = memory::to_json(plan);
@@ -129,6 +131,9 @@ int run_memory(int argc, char** argv) {
     } else {
       std::cout << "fits: NO, cannot run because " << plan.reason << "\n";
     }
+    if (plan.longest_context_tokens > 0)
+      std::cout << "longest context one sequence can have: " << plan.longest_context_tokens << " tokens (model limit "
+                << model.max_position_embeddings << ")\n";
     return kOk;
   });
 }

@@ -67,6 +67,19 @@ TEST_CASE("llama-3.1-8b fp16 on a 4090: fits with a few GB of KV") {
   CHECK(g.comm_buffer_bytes == 0);
 }
 
+TEST_CASE("the longest context is the KV pool's, or the model's where the pool holds more") {
+  // At the model's full 131k context a 4090 fails, yet tells how long one sequence may be.
+  const auto full = plan("llama-3.1-8b", "rtx4090-24gb", "fp16", 1, 131072);
+  CHECK_FALSE(full.fits);
+  CHECK(full.longest_context_tokens == full.kv_capacity_tokens);
+  CHECK(full.longest_context_tokens > 8192);
+  CHECK(full.longest_context_tokens < 131072);
+  const auto a100 = plan("llama-3.1-8b", "a100-80gb-sxm", "fp16", 1, 131072);
+  CHECK(a100.fits);
+  CHECK(a100.longest_context_tokens == 131072);
+  CHECK(plan("qwen2.5-14b", "rtx4090-24gb", "fp16").longest_context_tokens == 0);  // the weights do not fit
+}
+
 TEST_CASE("a 14B model at fp16 does not fit a 24 GB 4090, naming the weights") {
   for (const char* model : {"qwen2.5-14b", "llama-2-13b"}) {
     INFO(model);

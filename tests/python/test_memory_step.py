@@ -26,6 +26,17 @@ def test_tp2_halves_weights():
     assert two["per_gpu"]["runtime_bytes"] > one["per_gpu"]["runtime_bytes"]  # all-reduce buffers
 
 
+def test_memory_default_context_as_in_a_scenario(cli):
+    """Without --max-model-len the CLI plans the scenario default (8192 here), as simulate does."""
+    import json
+    import subprocess
+    out = json.loads(subprocess.run([cli, "memory", "--model", "llama-3.1-8b", "--gpu", "rtx4090-24gb", "--json"],
+                                    capture_output=True, text=True, check=True).stdout)
+    assert out == llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb")
+    assert out["fits"] and out["max_model_len"] == 8192
+    assert 8192 < out["longest_context_tokens"] < 131072
+
+
 def test_memory_cli_identical(cli):
     import json
     import subprocess

@@ -199,6 +199,7 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const i64 blocks = static_cast<i64>(std::floor(kv_pool / block_bytes));
   const i64 blocks_per_seq = (plan.max_model_len + engine.block_size - 1) / engine.block_size;
   const i64 tokens_cap = blocks * engine.block_size;
+  plan.longest_context_tokens = std::min<i64>(tokens_cap, model.max_position_embeddings);
   if (blocks < blocks_per_seq) {
     // vLLM refuses to start when one max_model_len sequence does not fit the KV cache.
     plan.reason = "KV cache of " + gb(kv_pool) + per_gpu_note + " holds " + std::to_string(tokens_cap) +
@@ -228,6 +229,7 @@ Json to_json(const MemoryPlan& plan) {
               {"kv_capacity_tokens", plan.kv_capacity_tokens},
               {"kv_capacity_blocks", plan.kv_capacity_blocks},
               {"max_concurrent_seqs", plan.max_concurrent_seqs},
+              {"longest_context_tokens", plan.longest_context_tokens},
               {"max_model_len", plan.max_model_len},
               {"per_gpu",
                {{"total_bytes", g.total_bytes},

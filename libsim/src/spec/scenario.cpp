@@ -543,6 +543,11 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
   (*node)[parts.back()] = value;
 }
 
+int default_max_model_len(const ModelSpec& m, const EngineConfig& e) {
+  // vLLM refuses max_num_batched_tokens < max_model_len without chunked prefill.
+  return e.chunked_prefill() ? m.max_position_embeddings : std::min(m.max_position_embeddings, e.max_num_batched_tokens);
+}
+
 ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
   s.validate();
   ResolvedScenario r;
@@ -588,15 +593,7 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
                                       std::to_string(m.max_position_embeddings) + "), got " +
                                       std::to_string(e.max_model_len));
   }
-  if (e.max_model_len > 0) {
-    r.max_model_len = e.max_model_len;
-  } else if (e.policy == SchedulerPolicy::chunked) {
-    r.max_model_len = m.max_position_embeddings;
-  } else {
-    // Without chunked prefill a whole prompt must fit one iteration's token budget (vLLM refuses
-    // max_num_batched_tokens < max_model_len), so the default limit is capped by the budget.
-    r.max_model_len = std::min(m.max_position_embeddings, e.max_num_batched_tokens);
-  }
+  r.max_model_len = e.max_model_len > 0 ? e.max_model_len : default_max_model_len(m, e);
   if (e.policy != SchedulerPolicy::chunked && e.max_model_len > 0 && e.max_num_batched_tokens < e.max_model_len) {
     p.add("engine.max_num_batched_tokens",
           "must be >= max_model_len (" + std::to_string(e.max_model_len) + ") unless policy is 'chunked', got " +

@@ -32,6 +32,7 @@ struct MemoryPlan {
   std::int64_t kv_capacity_tokens = 0;     ///< tokens the KV pool holds (per replica)
   std::int64_t kv_capacity_blocks = 0;     ///< of engine.block_size tokens
   std::int64_t max_concurrent_seqs = 0;    ///< sequences of max_model_len tokens that fit at once
+  std::int64_t longest_context_tokens = 0; ///< one sequence's limit: the KV pool or the model, whichever is less
   int max_model_len = 0;
   PerGpuMemory per_gpu;
 };

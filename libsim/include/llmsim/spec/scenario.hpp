@@ -58,8 +58,12 @@ struct ResolvedScenario {
   GpuSpec gpu;
   Quantization quant;
   double price_per_gpu_hour = 0;     ///< scenario override or catalogue placeholder
-  int max_model_len = 0;             ///< engine.max_model_len or the model's limit
+  int max_model_len = 0;             ///< engine.max_model_len, else default_max_model_len
 };
+
+/// The context limit when engine.max_model_len is 0: the model's limit, capped at max_num_batched_tokens
+/// unless prefill is chunked (without chunking a whole prompt must fit one iteration's token budget).
+int default_max_model_len(const ModelSpec& m, const EngineConfig& e);
 
 /// Looks up model/GPU/quant in `catalog` (or loads the files named), validates everything, checks
 /// cross-field rules (tp divides heads, lengths within max_model_len, ...). Throws ConfigError.
