@@ -385,7 +385,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
     // Open loop: the number in system should not keep growing over the second half of the arrivals.
     const double arrivals = static_cast<double>(issued_ - half_mark_);
     const double growth = static_cast<double>(in_system_all_ - in_system_at_half_);
-    if (arrivals >= 100 && growth > 0.05 * arrivals && growth > 5 * std::sqrt(arrivals) + 8) {
+    if (arrivals >= 100 && growth > 0.05 * arrivals && growth > 3 * std::sqrt(arrivals) + 8) {
       unstable_ = true;
       unstable_reason_ = "unstable: requests in the system grew by " + std::to_string(static_cast<std::int64_t>(growth)) +
                          " over the last " + std::to_string(static_cast<std::int64_t>(arrivals)) +
