@@ -255,6 +255,53 @@ TEST_CASE("single-stream decode and prefill vs llama.cpp measurements") {
   CHECK(median(hbm_decode) < 1.5);
 }
 
+TEST_CASE("GGUF Q4_K_M prefill and decode vs llama.cpp measurements") {
+  const fs::path file = kRef / "llamacpp-gpu-benchmarks.csv";
+  if (!have_reference(file)) return;
+  const std::map<std::string, std::string> gpu_ids = {
+      {"RTX 3090 24GB", "rtx3090-24gb"},  {"RTX 4090 24GB", "rtx4090-24gb"},  {"L40S 48GB", "l40s-48gb"},
+      {"A100 PCIe 80GB", "a100-80gb-pcie"}, {"A100 SXM4 80GB", "a100-80gb-sxm"}, {"H100 PCIe 80GB", "h100-80gb-pcie"}};
+  const std::map<std::string, std::string> model_ids = {{"Llama-3-8B", "llama-3.1-8b"}, {"Llama-3-70B", "llama-3.1-70b"}};
+  const Csv csv = read_csv(file);
+  const auto c_gpu = csv.col("gpu"), c_n = csv.col("num_gpus"), c_model = csv.col("model"),
+             c_prec = csv.col("precision"), c_metric = csv.col("metric"), c_in = csv.col("input_len"),
+             c_out = csv.col("output_len"), c_val = csv.col("value"), c_notes = csv.col("notes");
+  std::vector<double> prefill_abs, decode_err;
+  std::printf("\nllama.cpp GGUF Q4_K_M single-stream speeds (tokens/s): prediction vs measurement\n");
+  for (const auto& r : csv.rows) {
+    if (r[c_n] != "1" || r[c_prec] != "Q4_K_M (GGUF)" || r[c_notes].find("SUSPECT") != std::string::npos) continue;
+    const auto g = gpu_ids.find(r[c_gpu]);
+    const auto m = model_ids.find(r[c_model]);
+    if (g == gpu_ids.end() || m == model_ids.end()) continue;
+    const perf::CostModel cm = model_on(spec::Catalog::builtin().model(m->second), g->second, "gguf-q4_k_m");
+    const std::string metric = r[c_metric];
+    double pred = 0;
+    if (metric == "prefill_throughput_pp" && std::stoll(r[c_in]) == 512) {
+      perf::BatchShape b;
+      b.add_prefill(512, 0, true);
+      pred = 512 / cm.iteration_time(b);
+    } else if (metric == "decode_throughput_tg" && std::stoll(r[c_out]) == 512) {
+      pred = 1.0 / cm.iteration_time(decode(1, 256));
+    } else {
+      continue;
+    }
+    const double err = pred / std::stod(r[c_val]) - 1;
+    (metric == "prefill_throughput_pp" ? prefill_abs : decode_err).push_back(metric == "prefill_throughput_pp" ? std::abs(err) : err);
+    std::printf("%-16s %-12s %-8s %9.1f %9.1f %+8.1f\n", r[c_gpu].c_str(), r[c_model].c_str(),
+                metric == "prefill_throughput_pp" ? "prefill" : "decode", pred, std::stod(r[c_val]), 100 * err);
+  }
+  std::vector<double> decode_abs;
+  for (double e : decode_err) decode_abs.push_back(std::abs(e));
+  std::printf("GGUF Q4_K_M prefill: median |error| %.1f%% (n=%zu); decode: median |error| %.1f%%, signed %+.1f%% (n=%zu)\n",
+              100 * median(prefill_abs), prefill_abs.size(), 100 * median(decode_abs), 100 * median(decode_err),
+              decode_err.size());
+  REQUIRE(prefill_abs.size() >= 8);
+  REQUIRE(decode_err.size() >= 8);
+  // Without the max_compute_flops plateau the A100/H100/L40S prefill was predicted 2-3x too fast (median +107%).
+  CHECK(median(prefill_abs) < 0.15);
+  CHECK(median(decode_abs) < 0.25);
+}
+
 TEST_CASE("end-to-end batch-1..16 speeds of vLLM and gpt-fast from the reference notes") {
   if (!have_reference(kRef / "quantization.md")) return;
   struct Point { const char* what; const char* model; const char* gpu; const char* quant; int batch; int in, out;

@@ -408,6 +408,11 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->fp16_eff = LogCurve(fp16->second);  // validate() guarantees it exists
   const auto it = profile_.gemm_eff_vs_m.find(c->gemm_dtype);
   c->gemm_eff = it != profile_.gemm_eff_vs_m.end() ? LogCurve(it->second) : c->fp16_eff;
+  if (fmt.max_compute_flops > 0) {
+    // Folded into q_c against the large-M rate, so the per-iteration path is unchanged.
+    const double large_m_rate = c->gemm_peak * c->gemm_eff.at(4096) * c->q_c;
+    if (large_m_rate > fmt.max_compute_flops) c->q_c *= fmt.max_compute_flops / large_m_rate;
+  }
   c->gemm_bw = LogCurve(profile_.gemm_bw_eff_vs_m);
   c->attn_decode = DenseCurve(profile_.attn_decode_bw_vs_context);
   c->mem_vs_bytes = LogCurve(profile_.mem_bw_vs_bytes);

@@ -45,11 +45,16 @@ std::vector<WeightFormat> make_formats() {
   // Q§1/Q§2/Q§3 GGUF Q4_K_M: Q4_K (4.5 bpw) with attn_v and ffn_down in Q6_K (6.5625) in 16 of 32 layers ->
   // 4.80 bpw over a Llama's linears [D]; token_embd in the base type, output.weight in Q6_K; gives the 4.91 GB
   // of the published Llama-3.1-8B file (Q§3). Q§6 GGUF row: q_bw 0.65–0.87, q_c 0.84–0.96 of F16.
+  // llama.cpp's prefill (pp512, Llama-3 8B/70B Q4_K_M on 3090, 4090, L40S, A100, H100; llamacpp-gpu-benchmarks.csv)
+  // plateaus near 1.0e14 FLOP/s of linear layers on every card above a 3090: the fit of max_compute_flops
+  // (median |error| 10% over those 10 rows, tests/perf/test_reference.cpp).
+  constexpr double kGgufMaxFlops = 1.0e14;
   add({"gguf-q4_k_m", "llama.cpp GGUF Q4_K_M mixture (Q4_K + Q6_K)", 4.80, 256, true, 6.5625, true, DType::fp16,
-       DType::fp16, 0.76, 0.9});
+       DType::fp16, 0.76, 0.9, kGgufMaxFlops});
   // Q§1 GGUF Q8_0: 32-weight blocks of int8 + fp16 scale = 8.5 bpw for every tensor incl. output (Q§2: Q8_0
   // stays Q8_0); Q§5.1: Q8_0 decodes 1.75x F16 against a 16/8.5 = 1.88x byte ratio -> q_bw ≈ 0.93.
-  add({"gguf-q8_0", "llama.cpp GGUF Q8_0", 8.5, 32, true, 8.5, true, DType::fp16, DType::fp16, 0.93, 0.9});
+  // Same MMQ kernels as Q4_K_M, so the same plateau is assumed [D].
+  add({"gguf-q8_0", "llama.cpp GGUF Q8_0", 8.5, 32, true, 8.5, true, DType::fp16, DType::fp16, 0.93, 0.9, kGgufMaxFlops});
   return f;
 }
 }  // namespace

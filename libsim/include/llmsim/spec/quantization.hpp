@@ -22,6 +22,9 @@ struct WeightFormat {
   DType fallback_compute_dtype = DType::fp16; ///< used when the GPU lacks compute_dtype (fp8 on A100 -> W8A16)
   double dequant_bw_efficiency = 1.0;    ///< q_bw: fraction of the fp16 kernel's bandwidth efficiency (decode)
   double dequant_compute_efficiency = 1.0; ///< q_c: fraction of the fp16 kernel's compute efficiency (prefill)
+  /// Most FLOP/s its linear layers reach on any GPU (0 = no limit beyond q_c): llama.cpp's GGUF kernels
+  /// plateau at about the same rate on every card larger than a 3090.
+  double max_compute_flops = 0;
 };
 
 struct Quantization {
