@@ -18,7 +18,7 @@ TEST_CASE("builtin catalogue ships the GPUs and models of issue 2") {
     CHECK(g.price_per_hour > 0);
     CHECK_FALSE(g.source.empty());
   }
-  CHECK(cat.gpu_ids().size() == 13);
+  CHECK(cat.gpu_ids().size() == 14);
   for (const char* id : {"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "mistral-7b",
                          "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-32b", "qwen2.5-72b", "mixtral-8x7b"}) {
     INFO(id);
