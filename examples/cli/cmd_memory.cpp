@@ -1,4 +1,5 @@
 // `llmsim memory`: does the model fit this GPU, and how much KV cache is left?
+#include <cmath>
 #include <iostream>
 
 #include "common.hpp"
@@ -28,11 +29,12 @@ int run_memory(int argc, char** argv) {
         ("max-num-seqs", po::value<int>()->default_value(256), "most sequences in one batch (sampler rows)")
         ("block-size", po::value<int>()->default_value(16), "KV block size in tokens")
         ("no-cuda-graphs", "plan without CUDA-graph memory (vLLM --enforce-eager)")
+        ("cpu-offload-gb", po::value<double>()->default_value(0), "GiB of weights per GPU kept in host memory (vLLM --cpu-offload-gb)")
         ("json", "print the plan as JSON");
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
                     "usage: llmsim memory --model M --gpu G [--num-gpus N --tp N] --quant Q [--kv-dtype D] "
-                    "[--max-model-len L] [--json]")) {
+                    "[--max-model-len L] [--cpu-offload-gb G] [--json]")) {
       return kOk;
     }
     const auto& catalog = spec::Catalog::builtin();
@@ -68,6 +70,10 @@ int run_memory(int argc, char** argv) {
     engine.max_num_seqs = vm["max-num-seqs"].as<int>();
     engine.block_size = vm["block-size"].as<int>();
     engine.cuda_graphs = !vm.count("no-cuda-graphs");
+    engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
+    if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb)) {
+      problems.add("--cpu-offload-gb", "must be >= 0, got " + format_value(engine.cpu_offload_gb));
+    }
     positive("max-num-batched-tokens", engine.max_num_batched_tokens);
     positive("max-num-seqs", engine.max_num_seqs);
     positive("block-size", engine.block_size);
@@ -123,6 +129,9 @@ int run_memory(int argc, char** argv) {
     row("free (margin)", g.free_bytes);
     row("total", g.total_bytes);
     t.print(std::cout);
+    if (g.offloaded_weights_bytes > 0)
+      std::cout << "plus " << fmt(static_cast<double>(g.offloaded_weights_bytes) / 1e9, 2)
+                << " GB of weights in host memory, copied over PCIe in every iteration\n";
     std::cout << "\n";
     if (plan.fits) {
       std::cout << "fits: yes. KV capacity " << plan.kv_capacity_tokens << " tokens (" << plan.kv_capacity_blocks

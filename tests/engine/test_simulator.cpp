@@ -302,6 +302,25 @@ TEST_CASE("a mild overload that grows the queue steadily is caught as unstable")
   REQUIRE_FALSE(simulate(make(j)).summary.unstable);
 }
 
+TEST_CASE("CPU weight offload runs a 70B model on a 4090 at the pace of PCIe") {
+  const Json w = {{"arrival", {{"process", "closed"}, {"concurrency", 1}}},
+                  {"input_tokens", {{"dist", "fixed"}, {"value", 512}}},
+                  {"output_tokens", {{"dist", "fixed"}, {"value", 16}}},
+                  {"num_requests", 2}, {"warmup_requests", 0}};
+  Json j = base(w, {{"max_num_seqs", 16}, {"max_model_len", 4096}, {"max_num_batched_tokens", 4096}});
+  j["model"] = "llama-3.1-70b";
+  j["quant"]["weights"] = "awq-int4";
+  j["hardware"]["gpu"] = "rtx4090-24gb";
+  REQUIRE_FALSE(simulate(make(j)).summary.fits);
+  j["engine"]["cpu_offload_gb"] = 20;
+  const auto s = simulate(make(j)).summary;
+  REQUIRE(s.fits);
+  REQUIRE(s.completed_requests == 2);
+  // Every decode step copies 20 GiB over PCIe 4.0 x16: well over half a second per token.
+  REQUIRE(s.tpot_ms.mean > 20 * 1.073741824 / 32.0 * 1e3);
+  REQUIRE(s.tpot_ms.mean < 20 * 1.073741824 / 20.0 * 1e3 + 100);
+}
+
 TEST_CASE("a model that does not fit is reported, not thrown") {
   Json j = base({{"num_requests", 10}, {"warmup_requests", 0}});
   j["model"] = "llama-3.1-70b";

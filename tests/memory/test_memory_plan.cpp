@@ -80,6 +80,23 @@ TEST_CASE("the longest context is the KV pool's, or the model's where the pool h
   CHECK(plan("qwen2.5-14b", "rtx4090-24gb", "fp16").longest_context_tokens == 0);  // the weights do not fit
 }
 
+TEST_CASE("CPU offload keeps part of the weights in host memory so a larger model fits") {
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  const auto no = plan("llama-3.1-70b", "rtx4090-24gb", "awq-int4", 1, 4096);
+  CHECK_FALSE(no.fits);
+  CHECK_THAT(no.reason, Catch::Contains("cpu_offload_gb"));
+  EngineConfig e;
+  e.cpu_offload_gb = 20;
+  const auto yes = plan("llama-3.1-70b", "rtx4090-24gb", "awq-int4", 1, 4096, DType::fp16, e);
+  CHECK(yes.fits);
+  CHECK(yes.per_gpu.offloaded_weights_bytes == static_cast<std::int64_t>(20 * kGiB));
+  CHECK(yes.per_gpu.weights_bytes + yes.per_gpu.offloaded_weights_bytes == Approx(39.77e9).epsilon(0.005));
+  e.cpu_offload_gb = 1000;  // more than the weights: all of them, and the GPU holds none
+  const auto all = plan("llama-3.1-8b", "rtx4090-24gb", "fp16", 1, 8192, DType::fp16, e);
+  CHECK(all.per_gpu.weights_bytes == 0);
+  CHECK(all.per_gpu.offloaded_weights_bytes == Approx(16.06e9).epsilon(0.005));
+}
+
 TEST_CASE("a 14B model at fp16 does not fit a 24 GB 4090, naming the weights") {
   for (const char* model : {"qwen2.5-14b", "llama-2-13b"}) {
     INFO(model);

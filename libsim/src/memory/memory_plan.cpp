@@ -147,7 +147,9 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
 
   const double total = static_cast<double>(gpu.memory_bytes);
   const double budget = std::floor(total * engine.gpu_memory_utilization);
-  const double weights = gpu_weight_bytes(model, quant.weights, parallel);
+  const double shard = gpu_weight_bytes(model, quant.weights, parallel);
+  const double offloaded = std::min(shard, engine.cpu_offload_gb * kGiB);
+  const double weights = shard - offloaded;
   const i64 tokens = engine.max_num_batched_tokens;
   const i64 rows = std::min<i64>(engine.max_num_seqs, tokens);
   const double act = activation_bytes(model, parallel, tokens, rows);
@@ -170,6 +172,7 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   auto& pg = plan.per_gpu;
   pg.total_bytes = gpu.memory_bytes;
   pg.weights_bytes = static_cast<i64>(std::llround(weights));
+  pg.offloaded_weights_bytes = static_cast<i64>(std::llround(offloaded));
   pg.activation_bytes = static_cast<i64>(std::llround(act));
   pg.runtime_bytes = static_cast<i64>(std::llround(runtime));
   pg.comm_buffer_bytes = static_cast<i64>(std::llround(comm));
@@ -179,8 +182,9 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const std::string of_gpu = " of the " + gb(total) + " " + gpu.id;
   const std::string per_gpu_note = multi_gpu ? " per GPU" : "";
   if (weights > budget) {
-    plan.reason = "weights need " + gb(weights) + per_gpu_note + " but " + util + of_gpu + " allows " + gb(budget) +
-                  "; short by " + gb(weights - budget);
+    plan.reason = "weights need " + gb(weights) + per_gpu_note + (offloaded > 0 ? " beside the offloaded " + gb(offloaded) : "") +
+                  " but " + util + of_gpu + " allows " + gb(budget) + "; short by " + gb(weights - budget) +
+                  " (engine.cpu_offload_gb can keep part in host memory, copied over PCIe every iteration)";
     return plan;
   }
   if (weights + act > budget) {
@@ -234,6 +238,7 @@ Json to_json(const MemoryPlan& plan) {
               {"per_gpu",
                {{"total_bytes", g.total_bytes},
                 {"weights_bytes", g.weights_bytes},
+                {"offloaded_weights_bytes", g.offloaded_weights_bytes},
                 {"kv_cache_bytes", g.kv_cache_bytes},
                 {"activation_bytes", g.activation_bytes},
                 {"runtime_bytes", g.runtime_bytes},

@@ -27,12 +27,12 @@ std::string to_string(Bound b) {
 namespace {
 
 enum Op : int {
-  kQkv, kAttnPrefill, kAttnDecode, kOProj, kMlp, kNorms, kLmHead, kSampling, kAllReduce, kPpTransfer, kLaunch, kCpu,
-  kNumOps
+  kQkv, kAttnPrefill, kAttnDecode, kOProj, kMlp, kNorms, kLmHead, kSampling, kAllReduce, kPpTransfer, kOffload,
+  kLaunch, kCpu, kNumOps
 };
 constexpr std::array<const char*, kNumOps> kOpNames = {
     "qkv_proj", "attention_prefill", "attention_decode", "o_proj", "mlp", "norms_rotary_act",
-    "lm_head", "sampling", "tp_allreduce", "pp_transfer", "launch", "cpu"};
+    "lm_head", "sampling", "tp_allreduce", "pp_transfer", "weight_offload", "launch", "cpu"};
 
 /// One op's totals for the iteration (all layers); a plain struct so evaluation allocates nothing.
 struct Raw {
@@ -130,6 +130,7 @@ struct CostModel::Constants {
   double link_bw = 0, link_latency_s = 0;
   double kernels_per_layer = 0, kernels_per_iter = 0;
   bool cuda_graphs = true;
+  double offload_bytes = 0, offload_s = 0, host_bw = 0;  // weights copied from host memory every iteration
   /// table[n]: token-only op times for n tokens / n LM-head rows, n in [0, kTableTokens], filled by the very
   /// functions evaluate() uses, so iteration_time's sum is bit-identical to the direct one.
   std::vector<TokenRow> table;
@@ -280,6 +281,18 @@ struct CostModel::Constants {
     ops[kLaunch].bound = Bound::overhead;
     ops[kCpu].time_s = cpu_iter_s + cpu_seq_s * seqs;
     ops[kCpu].bound = Bound::overhead;
+    if (offload_s > 0) {
+      ops[kOffload].time_s = offload_s;
+      ops[kOffload].bytes = offload_bytes;
+      ops[kOffload].bound = Bound::communication;
+      ops[kOffload].peak_fraction = offload_bytes / offload_s / host_bw;
+    }
+  }
+
+  double weights_per_gpu() const {
+    const double expert_count = experts > 1 ? experts : 1.0;
+    return layers / pp * (qkv_params + o_params + mlp_params * expert_count) * w_bytes_per_param +
+           lm_params * lm_bytes_per_param;
   }
 
   void evaluate(const BatchShape& b, RawOps& ops) const {
@@ -334,7 +347,7 @@ void validate(const BatchShape& b) {
 }
 
 CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuSpec gpu, HardwareProfile profile,
-                     spec::ParallelConfig parallel, bool cuda_graphs)
+                     spec::ParallelConfig parallel, bool cuda_graphs, double cpu_offload_bytes)
     : model_(std::move(model)),
       quant_(std::move(quant)),
       gpu_(std::move(gpu)),
@@ -431,6 +444,15 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->kernels_per_layer = 9 + (tp > 1 ? 2 : 0) + (m.is_moe() ? 3 : 0);
   c->kernels_per_iter = 8;
   c->cuda_graphs = cuda_graphs_;
+  if (!(cpu_offload_bytes >= 0) || !std::isfinite(cpu_offload_bytes))
+    throw ConfigError("engine.cpu_offload_gb", "must be >= 0, got " + format_value(cpu_offload_bytes / (1 << 30)));
+  if (cpu_offload_bytes > 0) {
+    // Each stage copies its offloaded shard in turn; TP ranks copy theirs in parallel over their own links.
+    const double per_gpu = std::min(cpu_offload_bytes, c->weights_per_gpu());
+    c->offload_bytes = pp * per_gpu;
+    c->offload_s = pp * host_transfer_time(per_gpu);
+    c->host_bw = host_bandwidth();
+  }
   if (!(c->link_bw > 0)) throw ConfigError("profile.link_bandwidth", "must be > 0 for " + gpu_.id);
   c->fill_table();
   c_ = std::move(c);
@@ -439,10 +461,7 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
 spec::DType CostModel::gemm_dtype() const noexcept { return c_->gemm_dtype; }
 
 double CostModel::weight_bytes_per_gpu() const noexcept {
-  const auto& c = *c_;
-  const double expert_count = c.experts > 1 ? c.experts : 1.0;
-  return c.layers / c.pp * (c.qkv_params + c.o_params + c.mlp_params * expert_count) * c.w_bytes_per_param +
-         c.lm_params * c.lm_bytes_per_param;
+  return c_->weights_per_gpu();
 }
 
 double CostModel::iteration_time(const BatchShape& batch) const {
@@ -497,8 +516,11 @@ double CostModel::host_transfer_time(double bytes) const {
   if (!(bytes >= 0) || !std::isfinite(bytes))
     throw ConfigError("bytes", "host transfer size must be >= 0, got " + format_value(bytes));
   if (bytes == 0) return 0;
-  const double bw = profile_.host_bandwidth > 0 ? profile_.host_bandwidth : 0.85 * gpu_.pcie_bandwidth();
-  return profile_.link_latency_s + bytes / bw;
+  return profile_.link_latency_s + bytes / host_bandwidth();
+}
+
+double CostModel::host_bandwidth() const {
+  return profile_.host_bandwidth > 0 ? profile_.host_bandwidth : 0.85 * gpu_.pcie_bandwidth();
 }
 
 CostModel make_cost_model(const spec::ResolvedScenario& rs) {
@@ -511,7 +533,8 @@ CostModel make_cost_model(const spec::ResolvedScenario& rs) {
       throw ConfigError("hardware.gpu_profile", "profile '" + hw.gpu_profile + "' describes GPU '" + profile.gpu_id +
                                                     "' but the scenario's GPU is '" + rs.gpu.id + "'");
   }
-  return CostModel(rs.model, rs.quant, rs.gpu, std::move(profile), hw.parallel, rs.scenario.engine.cuda_graphs);
+  return CostModel(rs.model, rs.quant, rs.gpu, std::move(profile), hw.parallel, rs.scenario.engine.cuda_graphs,
+                   rs.scenario.engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0);
 }
 
 Json to_json(const StepCost& s) {

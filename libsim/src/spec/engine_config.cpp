@@ -54,6 +54,9 @@ void EngineConfig::validate(const std::string& path) const {
   if (!(swap_space_gb >= 0) || !std::isfinite(swap_space_gb)) {
     p.add(at("swap_space_gb"), "must be >= 0, got " + format_value(swap_space_gb));
   }
+  if (!(cpu_offload_gb >= 0) || !std::isfinite(cpu_offload_gb)) {
+    p.add(at("cpu_offload_gb"), "must be >= 0, got " + format_value(cpu_offload_gb));
+  }
   if (max_concurrent_batches < 0) {
     p.add(at("max_concurrent_batches"), "must be >= 0 (0 = one per pipeline stage), got " +
                                             std::to_string(max_concurrent_batches));

@@ -25,7 +25,7 @@ const std::vector<std::string> kQuantKeys{"weights", "kv_cache"};
 const std::vector<std::string> kHardwareKeys{"gpu", "gpu_profile", "tp", "pp", "replicas", "router", "price_per_gpu_hour"};
 const std::vector<std::string> kEngineKeys{"policy", "max_num_seqs", "max_num_batched_tokens", "block_size",
                                            "gpu_memory_utilization", "preemption", "max_model_len", "watermark",
-                                           "swap_space_gb", "enable_prefix_caching", "cuda_graphs", "max_concurrent_batches",
+                                           "swap_space_gb", "enable_prefix_caching", "cuda_graphs", "max_concurrent_batches", "cpu_offload_gb",
                                            "synthetic_service"};
 const std::vector<std::string> kSyntheticKeys{"kind", "mean_s", "cv"};
 const std::vector<std::string> kWorkloadKeys{"arrival", "input_tokens", "output_tokens", "prefix_tokens", "prefix_groups",
@@ -215,6 +215,7 @@ EngineConfig read_engine(const JsonView& v) {
   e.enable_prefix_caching = v.boolean_or("enable_prefix_caching", e.enable_prefix_caching);
   e.cuda_graphs = v.boolean_or("cuda_graphs", e.cuda_graphs);
   e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
+  e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
   if (v.has("synthetic_service")) {
     auto s = v["synthetic_service"];
     s.allow_only(kSyntheticKeys);
@@ -428,7 +429,8 @@ Json to_json(const Scenario& s) {
           {"swap_space_gb", e.swap_space_gb},
           {"enable_prefix_caching", e.enable_prefix_caching},
           {"cuda_graphs", e.cuda_graphs},
-          {"max_concurrent_batches", e.max_concurrent_batches}};
+          {"max_concurrent_batches", e.max_concurrent_batches},
+          {"cpu_offload_gb", e.cpu_offload_gb}};
   if (e.synthetic_service) {
     ej["synthetic_service"] = {{"kind", synthetic_kind(e.synthetic_service->kind)},
                                {"mean_s", e.synthetic_service->mean_s},

@@ -15,7 +15,8 @@ namespace llmsim::memory {
 /// Memory of one GPU of the deployment (the most loaded one under PP).
 struct PerGpuMemory {
   std::int64_t total_bytes = 0;       ///< device memory
-  std::int64_t weights_bytes = 0;     ///< this GPU's shard of the weights (incl. quantization metadata)
+  std::int64_t weights_bytes = 0;     ///< this GPU's shard of the weights resident on it (incl. quantization metadata)
+  std::int64_t offloaded_weights_bytes = 0;  ///< of its shard, kept in host memory (engine.cpu_offload_gb)
   std::int64_t kv_cache_bytes = 0;    ///< KV pool left for the cache (0 when it does not fit)
   std::int64_t activation_bytes = 0;  ///< peak activations for max_num_batched_tokens (+ logits)
   std::int64_t runtime_bytes = 0;     ///< CUDA context, cuBLAS workspace, CUDA graphs, all-reduce buffers

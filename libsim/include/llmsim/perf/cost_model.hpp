@@ -46,7 +46,7 @@ class CostModel {
   /// Throws ConfigError when tp/pp do not divide the model, or the quantization needs a tensor path the
   /// GPU lacks and has no fallback.
   CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuSpec gpu, HardwareProfile profile,
-            spec::ParallelConfig parallel, bool cuda_graphs = true);
+            spec::ParallelConfig parallel, bool cuda_graphs = true, double cpu_offload_bytes = 0);
 
   /// Seconds for one iteration of `batch` (hot path: O(1), no allocation). 0 for an empty batch.
   /// ConfigError (path "batch.<field>") for negative or inconsistent batch fields.
@@ -73,6 +73,7 @@ class CostModel {
   HardwareProfile profile_;
   spec::ParallelConfig parallel_;
   bool cuda_graphs_;
+  double host_bandwidth() const;  ///< host<->device copies: the profile's, else 0.85 of the PCIe rate
   // Precomputed per-iteration constants (weight bytes per GPU, per-token FLOPs, ...) live in the .cpp's
   // Constants struct to keep this header light.
   struct Constants;

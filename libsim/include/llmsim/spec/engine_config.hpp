@@ -41,6 +41,9 @@ struct EngineConfig {
   /// Batches in flight under pipeline parallel, each from its own virtual engine with 1/k of the KV cache
   /// (vLLM v0's virtual engines): 0 = pp (one per stage), 1 = one batch at a time (stages idle (pp−1)/pp).
   int max_concurrent_batches = 0;
+  /// GiB of weights per GPU kept in host memory and copied over PCIe in every forward pass (vLLM
+  /// --cpu-offload-gb): a model larger than the GPU runs, at the host link's pace.
+  double cpu_offload_gb = 0;
   std::optional<SyntheticService> synthetic_service;  ///< JSON "engine.synthetic_service"; testing only
 
   bool chunked_prefill() const noexcept { return policy == SchedulerPolicy::chunked; }
