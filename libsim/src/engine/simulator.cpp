@@ -87,6 +87,7 @@ class Simulation {
   // and its pipeline stages pipelines_[g].
   std::vector<Replica> replicas_;
   std::int32_t engines_per_group_ = 1;
+  int pipeline_stages_ = 1;
   std::vector<char> start_pending_;  ///< per replica: a replica_start event is queued
   std::vector<Pipeline> pipelines_;
   EventQueue events_;
@@ -204,6 +205,7 @@ void Simulation::build_replicas() {
   cfg.prefix_caching = e.enable_prefix_caching;
   // Under pipeline parallel each virtual engine schedules its own requests in 1/k of the KV and swap space.
   const int pp = sc.hardware.parallel.pp;
+  pipeline_stages_ = pp;
   const std::int64_t kv_blocks = plan_.kv_capacity_blocks / engines_per_group_;
   const std::int64_t host_blocks =
       cfg.block_bytes > 0 ? static_cast<std::int64_t>(e.swap_space_gb * kGiB / cfg.block_bytes) / engines_per_group_ : 0;
@@ -399,9 +401,14 @@ void Simulation::start_replica(std::int32_t r, double now_s) {
   if (rep.busy()) return;
   if (!rep.start_iteration(now_s)) return;
   ++iterations_;
-  const std::int32_t g = r / engines_per_group_;
-  peak_kv_fraction_ = std::max(peak_kv_fraction_, engines_per_group_ == 1 ? rep.kv().used_fraction() : group_kv_fraction(g));
-  const Pipeline::Pass pass = pipelines_[static_cast<std::size_t>(g)].pass(now_s, rep.duration_s());
+  Pipeline::Pass pass{now_s, now_s + rep.duration_s()};
+  if (pipeline_stages_ == 1) {
+    peak_kv_fraction_ = std::max(peak_kv_fraction_, rep.kv().used_fraction());
+  } else {  // kept off the common path: a division and a loop over the stages
+    const std::int32_t g = r / engines_per_group_;
+    peak_kv_fraction_ = std::max(peak_kv_fraction_, group_kv_fraction(g));
+    pass = pipelines_[static_cast<std::size_t>(g)].pass(now_s, rep.duration_s());
+  }
   if (opt_.record_iterations) {
     result_.iterations.push_back(rep.record());
     result_.iterations.back().start_s = pass.entry_s;
