@@ -53,17 +53,26 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
             << " per million total), cold start " << number(j["cold_start_s"], 0) << " s at "
             << format_value(sc.cost.network_gbps) << " Gbps"
             << (rs.gpu.price_is_placeholder && !sc.hardware.price_per_gpu_hour
-                    ? "\n      (GPU price is a catalogue placeholder: set hardware.price_per_gpu_hour)"
+                    ? "\n      (GPU price is a catalogue placeholder: set hardware.price_per_gpu_hour or pass --price)"
                     : "")
             << "\n";
-  if (row.target_qps > 0 && row.replicas_needed) {
-    std::cout << "target " << fmt(row.target_qps, 2) << " QPS: " << *row.replicas_needed << " replica(s) of "
-              << sc.hardware.parallel.gpus() << " GPU(s), " << money(j["monthly_cost"], 0) << "/month at "
-              << format_value(sc.cost.hours_per_month) << " h";
-    if (row.at_target)
-      std::cout << "; each replica at " << number(j["at_target"]["load_qps"], 2) << " QPS sees TTFT p95 "
-                << number(j["at_target"]["ttft_ms"]["p95"]) << " ms, TPOT p95 " << number(j["at_target"]["tpot_ms"]["p95"])
+  if (row.replicas_needed) {
+    const bool closed = cap.closed_loop;
+    std::cout << "target " << (closed ? std::to_string(*row.target_concurrency) + " users" : fmt(row.target_qps, 2) + " QPS")
+              << ": " << *row.replicas_needed << " replica(s) of " << sc.hardware.parallel.gpus() << " GPU(s), "
+              << money(j["monthly_cost"], 0) << "/month at " << format_value(sc.cost.hours_per_month) << " h";
+    if (row.replicas_added > 0)
+      std::cout << " (" << row.replicas_added << " more than max QPS suggests: one replica missed the SLO at that share)";
+    if (row.at_target) {
+      const Json& at = j["at_target"];
+      std::cout << "; each replica "
+                << (closed ? "with " + std::to_string(*row.at_target_concurrency) + " users (" + number(at["load_qps"], 2) + " req/s)"
+                           : "at " + number(at["load_qps"], 2) + " QPS")
+                << " sees TTFT p95 " << number(at["ttft_ms"]["p95"]) << " ms, TPOT p95 " << number(at["tpot_ms"]["p95"])
                 << " ms";
+      if (!analysis::run_meets_slo(*row.at_target))
+        std::cout << "\nSLO NOT met at target load: " << analysis::slo_failures(sc, *row.at_target);
+    }
     std::cout << "\n";
   }
 }
@@ -75,24 +84,25 @@ int run_capacity(int argc, char** argv) {
     opts.add_options()
         ("scenario", po::value<std::string>()->required(), "scenario JSON file (its SLO defines capacity)")
         ("json", "print the row as JSON (capacity/compare/sweep row format)")
-        ("gpu", po::value<std::string>(), "override hardware.gpu")
         ("quant", po::value<std::string>(), "override quant.weights")
         ("target-qps", po::value<double>(), "size the fleet for this load (default cost.target_qps, else the offered rate)")
         ("replications", po::value<int>()->default_value(defaults.replications), "independent seeds for the 95% CI")
         ("rel-tol", po::value<double>()->default_value(defaults.rel_tol), "relative tolerance of the bisection")
         ("requests", po::value<long long>()->default_value(defaults.num_requests), "requests per simulation (at most the scenario's)")
         ("max-evaluations", po::value<int>()->default_value(defaults.max_evaluations), "simulations per replication at most");
+    add_gpu_options(opts);
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim capacity --scenario FILE.json [--json] [--target-qps Q] [--replications N] "
-                    "[--rel-tol T] [--requests N]")) {
+                    "usage: llmsim capacity --scenario FILE.json [--json] [--gpu G] [--price USD] [--target-qps Q] "
+                    "[--replications N] [--rel-tol T] [--requests N]")) {
       return kOk;
     }
     Json doc = read_json_file(vm["scenario"].as<std::string>());
-    if (vm.count("gpu")) spec::set_json_path(doc, "hardware.gpu", vm["gpu"].as<std::string>());
     if (vm.count("quant")) spec::set_json_path(doc, "quant.weights", vm["quant"].as<std::string>());
     if (vm.count("target-qps")) spec::set_json_path(doc, "cost.target_qps", vm["target-qps"].as<double>());
-    const auto resolved = spec::resolve(spec::scenario_from_json(JsonView(doc, "")), spec::Catalog::builtin());
+    spec::Scenario scenario = spec::scenario_from_json(JsonView(doc, ""));
+    apply_gpu_options(scenario, vm);
+    const auto resolved = spec::resolve(scenario, spec::Catalog::builtin());
 
     analysis::RowOptions options;
     options.capacity = true;

@@ -32,7 +32,7 @@ void list_gpus(bool json) {
   }
   t.print(std::cout);
   std::cout << "\nMIG slices are GPU ids too, e.g. a100-80gb-sxm:mig-3g.40gb. Prices are rough market figures: "
-               "override them (hardware.price_per_gpu_hour).\n";
+               "override them (hardware.price_per_gpu_hour, --price, compare --prices).\n";
 }
 
 void list_models(bool json) {

@@ -7,6 +7,7 @@
 
 #include "common.hpp"
 #include "llmsim/analysis/compare.hpp"
+#include "llmsim/analysis/cost.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario.hpp"
@@ -48,35 +49,64 @@ std::string cell(const Json& v, int decimals, const std::string& prefix = "") {
   return v.is_null() ? "-" : prefix + fmt(v.get<double>(), decimals);
 }
 
+// Notes for one row: why it has no numbers, or what to know about its fleet at the target load.
+std::string row_note(const analysis::Row& row, const spec::Scenario& base) {
+  std::vector<std::string> notes;
+  if (!row.fits) notes.push_back(row.reason);
+  else if (!row.meets_slo()) notes.push_back(row.reason.empty() ? "SLO not met" : row.reason);
+  if (row.capacity && row.capacity->hit_limit) notes.push_back("search limit reached");
+  if (row.at_target && !analysis::run_meets_slo(*row.at_target))
+    notes.push_back("SLO NOT met at target load (" + analysis::slo_failures(base, *row.at_target) + ")");
+  if (row.replicas_added > 0) notes.push_back("+" + std::to_string(row.replicas_added) + " replica(s) for the SLO at target");
+  if (row.num_gpus > 1 && row.meets_slo() && !row.scaling_efficiency) notes.push_back("no 1-GPU capacity to scale from");
+  std::string s;
+  for (const auto& n : notes) s += (s.empty() ? "" : "; ") + n;
+  return s;
+}
+
 void print_table(const analysis::CompareResult& r, const spec::Scenario& base, const analysis::CompareOptions& o) {
   const Json doc = analysis::to_json(r);
-  Table t({"option", "fits", "max QPS", "goodput tok/s", "TTFT p95", "TPOT p95", "$/Mtok out", "replicas",
-           "$/month", "scaling", "note"});
+  const bool closed = r.target_concurrency.has_value();  // capacity is then in users, not an arrival rate
+  std::vector<std::string> header{"option", "fits"};
+  if (closed) header.insert(header.end(), {"max users", "req/s"});
+  else header.push_back("max QPS");
+  header.insert(header.end(), {"goodput tok/s", "TTFT p95", "TPOT p95", "$/Mtok out", "replicas", "$/month",
+                               "scale eff", "note"});
+  Table t(header);
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const Json& j = doc["rows"][i];
     const auto& row = r.rows[i];
-    std::string note;
-    if (!row.fits) note = row.reason;
-    else if (!row.meets_slo()) note = row.reason.empty() ? "SLO not met" : row.reason;
-    else if (row.capacity && row.capacity->hit_limit) note = "search limit reached";
+    std::string note = row_note(row, base);
     const bool win = r.winner && *r.winner == i;
     if (win) note = "<- winner" + (note.empty() ? "" : "; " + note);
     else if (j["pareto"].get<bool>()) note = "pareto" + (note.empty() ? "" : "; " + note);
     // The mark leads the name, which also keeps "2x..." names left-aligned (Table right-aligns digits).
-    t.add({(win ? "* " : "  ") + row.name, row.fits ? "yes" : "no", cell(j["max_qps"], 2), cell(j["goodput_output_tps"], 0),
-           cell(j["ttft_ms"]["p95"], 0), cell(j["tpot_ms"]["p95"], 1), cell(j["cost_per_mtok_output_slo"], 3, "$"),
-           j["replicas_needed"].is_null() ? "-" : std::to_string(j["replicas_needed"].get<int>()),
-           cell(j["monthly_cost"], 0, "$"), cell(j["scaling_efficiency"], 2), note});
+    std::vector<std::string> cells{(win ? "* " : "  ") + row.name, row.fits ? "yes" : "no"};
+    if (closed) cells.insert(cells.end(), {cell(j["max_concurrency"], 0), cell(j["max_qps"], 2)});
+    else cells.push_back(cell(j["max_qps"], 2));
+    cells.insert(cells.end(), {cell(j["goodput_output_tps"], 0), cell(j["ttft_ms"]["p95"], 0), cell(j["tpot_ms"]["p95"], 1),
+                               cell(j["cost_per_mtok_output_slo"], 3, "$"), cell(j["replicas_needed"], 0),
+                               cell(j["monthly_cost"], 0, "$"), cell(j["scaling_efficiency"], 2), note});
+    t.add(cells);
   }
   std::cout << "compare: " << base.model << " | SLO";
   if (base.slo.empty()) std::cout << " none (capacity = largest stable load)";
   for (const auto& s : base.slo.targets)
     std::cout << " " << spec::to_string(s.metric) << " p" << format_value(s.percentile) << " <= " << format_value(s.max_ms);
-  std::cout << " | target " << (r.target_qps > 0 ? fmt(r.target_qps, 2) + " QPS" : std::string("n/a")) << "\n\n";
+  std::cout << " | target "
+            << (closed ? std::to_string(*r.target_concurrency) + " closed-loop users"
+                : r.target_qps > 0 ? fmt(r.target_qps, 2) + " QPS" : std::string("n/a"))
+            << "\n\n";
   t.print(std::cout);
-  std::cout << "\nmax QPS = largest Poisson rate meeting the SLO on one replica; goodput, TTFT/TPOT and $/Mtok at that "
-               "load (SLO-meeting tokens only);\nreplicas and $/month sized for the target load at "
-            << format_value(base.cost.hours_per_month) << " h/month; scaling = goodput(N GPUs) / (N x goodput(1 GPU)).\n";
+  std::cout << (closed ? "\nmax users = most concurrent closed-loop users one replica serves inside the SLO; req/s = "
+                        "requests completed per second there;\n"
+                      : "\nmax QPS = largest arrival rate (req/s) one replica serves inside the SLO;\n")
+            << "goodput, TTFT/TPOT and $/Mtok at that load (SLO-meeting tokens only); replicas and $/month: enough\n"
+               "replicas that each meets the SLO at its share of the target, at "
+            << format_value(base.cost.hours_per_month)
+            << " h/month.\nscale eff = goodput at SLO capacity of N GPUs / (N x that of 1 GPU of the same card, format and "
+               "knobs);\nabove 1 when one card is starved (less KV room, so preemptions; or a prefill too slow for the "
+               "TTFT target); '-' for 1 GPU\nor when the 1-GPU option has no capacity.\n";
   std::string prices;
   std::vector<std::string> seen;
   const auto& catalog = spec::Catalog::builtin();
@@ -84,11 +114,11 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base, c
     if (!row.summary || std::find(seen.begin(), seen.end(), row.gpu) != seen.end()) continue;
     seen.push_back(row.gpu);
     const auto gpu = catalog.gpu(row.gpu);
-    double price = gpu.price_per_hour;
-    bool placeholder = gpu.price_is_placeholder;
-    if (auto it = o.prices.find(row.gpu); it != o.prices.end()) price = it->second, placeholder = false;
-    else if (row.gpu == base.hardware.gpu && base.hardware.price_per_gpu_hour)
-      price = *base.hardware.price_per_gpu_hour, placeholder = false;
+    // The same rule compare() billed with.
+    const auto given = analysis::price_on_gpu(base.hardware.gpu, base.hardware.price_per_gpu_hour, row.gpu,
+                                              analysis::price_for(o.prices, row.gpu));
+    const double price = given.value_or(gpu.price_per_hour);
+    const bool placeholder = !given && gpu.price_is_placeholder;
     prices += (prices.empty() ? "" : ", ") + row.gpu + " $" + fmt(price, 2) + (placeholder ? " (placeholder)" : "");
   }
   if (!prices.empty())
@@ -103,7 +133,9 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base, c
               << cell(j["monthly_cost"], 0, "$") << "/month for " << cell(j["replicas_needed"], 0) << " replica(s), "
               << cell(j["cost_per_mtok_output_slo"], 3, "$") << " per million output tokens at capacity\n";
   } else {
-    std::cout << "winner: none — no option meets the SLO\n";
+    const bool any = std::any_of(r.rows.begin(), r.rows.end(), [](const analysis::Row& row) { return row.meets_slo(); });
+    std::cout << "winner: none — " << (any ? "no option's fleet meets the SLO at the target load" : "no option meets the SLO")
+              << "\n";
   }
 }
 

@@ -89,12 +89,12 @@ int run_simulate(int argc, char** argv) {
         ("seed", po::value<long long>(), "override workload.seed")
         ("rate", po::value<double>(), "override the offered rate (requests/s; closed loop: concurrency)")
         ("num-requests", po::value<long long>(), "override workload.num_requests")
-        ("gpu", po::value<std::string>(), "override hardware.gpu")
         ("quant", po::value<std::string>(), "override quant.weights");
+    add_gpu_options(opts);
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
                     "usage: llmsim simulate --scenario FILE.json [--json] [--requests-csv F] [--iterations-csv F] "
-                    "[--seed N] [--rate QPS] [--num-requests N] [--gpu G] [--quant Q]")) {
+                    "[--seed N] [--rate QPS] [--num-requests N] [--gpu G] [--price USD] [--quant Q]")) {
       return kOk;
     }
     const std::string file = vm["scenario"].as<std::string>();
@@ -104,9 +104,9 @@ int run_simulate(int argc, char** argv) {
       spec::set_json_path(doc, "workload.seed", vm["seed"].as<long long>());
     }
     if (vm.count("num-requests")) spec::set_json_path(doc, "workload.num_requests", vm["num-requests"].as<long long>());
-    if (vm.count("gpu")) spec::set_json_path(doc, "hardware.gpu", vm["gpu"].as<std::string>());
     if (vm.count("quant")) spec::set_json_path(doc, "quant.weights", vm["quant"].as<std::string>());
     spec::Scenario scenario = spec::scenario_from_json(JsonView(doc, ""));
+    apply_gpu_options(scenario, vm);
     if (vm.count("rate")) scenario.workload = spec::with_rate(scenario.workload, vm["rate"].as<double>());
     const auto resolved = spec::resolve(scenario, spec::Catalog::builtin());
 

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "llmsim/analysis/cost.hpp"
 #include "llmsim/core/error.hpp"
 
 namespace llmsim::cli {
@@ -59,6 +60,22 @@ int guarded(const std::string& command, const std::function<int()>& body) {
     std::cerr << prefix << "unexpected: " << e.what() << " (this is a bug in llmsim)\n";
     return kInternal;
   }
+}
+
+void add_gpu_options(po::options_description& opts) {
+  opts.add_options()
+      ("gpu", po::value<std::string>(), "override hardware.gpu (billed at --price, else its catalogue price)")
+      ("price", po::value<double>(), "USD per GPU-hour (overrides hardware.price_per_gpu_hour)");
+}
+
+void apply_gpu_options(spec::Scenario& s, const po::variables_map& vm) {
+  std::optional<double> price;
+  if (vm.count("price")) {
+    price = vm["price"].as<double>();
+    if (!(*price >= 0) || !std::isfinite(*price)) throw ConfigError("--price", "must be >= 0, got " + format_value(*price));
+    s.hardware.price_per_gpu_hour = price;
+  }
+  if (vm.count("gpu")) analysis::set_gpu(s, vm["gpu"].as<std::string>(), price);
 }
 
 void print_json(const Json& j) { std::cout << j.dump(2) << "\n"; }

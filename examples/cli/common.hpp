@@ -8,6 +8,7 @@
 #include <boost/program_options.hpp>
 
 #include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::cli {
 
@@ -30,6 +31,12 @@ bool parse_args(int argc, char** argv, const po::options_description& opts, po::
 /// Runs `body`, turning exceptions into a one-line message on stderr and an exit code:
 /// ConfigError/program_options errors -> 2, other llmsim::Error -> 2, InternalError/other -> 3.
 int guarded(const std::string& command, const std::function<int()>& body);
+
+/// Adds --gpu (override hardware.gpu) and --price (USD per GPU-hour) to a scenario command's options.
+void add_gpu_options(po::options_description& opts);
+/// Applies --gpu and --price to a parsed scenario. The scenario's price_per_gpu_hour priced its own card, so a
+/// --gpu card is billed at --price, else at its catalogue price (analysis::set_gpu, the rule compare uses).
+void apply_gpu_options(spec::Scenario& scenario, const po::variables_map& vm);
 
 /// Pretty-prints JSON to stdout followed by a newline.
 void print_json(const Json& j);

@@ -54,3 +54,45 @@ TEST_CASE("compare: cannot-run rows, winner, scaling efficiency", "[analysis][co
   o.quants = {"awq-int5"};
   CHECK_THROWS_AS(analysis::compare(base, o), ConfigError);
 }
+
+TEST_CASE("compare on a closed loop sizes fleets in users and names a winner", "[analysis][compare][engine]") {
+  // Closed loops have no arrival rate: capacity is in users (max_concurrency), and so is the target.
+  Json j = test::chat_json();
+  spec::set_json_path(j, "workload.arrival", Json::parse(R"({"process": "closed", "concurrency": 8, "think_time_s": 0})"));
+  const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
+  analysis::CompareOptions o;
+  o.gpus = {"rtx4090-24gb", "2xrtx4090-24gb", "a100-80gb-pcie"};
+  o.capacity.num_requests = 200;
+  o.capacity.warmup_requests = 20;
+  o.capacity.replications = 2;
+  o.capacity.rel_tol = 0.05;
+  o.jobs = 2;
+  const auto r = analysis::compare(base, o);
+  REQUIRE(r.rows.size() == 3);
+  CHECK(r.target_qps == 0);
+  REQUIRE(r.target_concurrency);
+  CHECK(*r.target_concurrency == 8);
+  for (const auto& row : r.rows) {
+    INFO(row.name);
+    REQUIRE(row.meets_slo());
+    REQUIRE(row.capacity->max_concurrency);
+    REQUIRE(row.replicas_needed);
+    const int estimate = (8 + *row.capacity->max_concurrency - 1) / *row.capacity->max_concurrency;
+    CHECK(*row.replicas_needed == estimate + row.replicas_added);
+    REQUIRE(row.monthly_cost);
+    REQUIRE(row.at_target);
+    REQUIRE(row.at_target_concurrency);
+    CHECK(*row.at_target_concurrency == (8 + *row.replicas_needed - 1) / *row.replicas_needed);
+  }
+  REQUIRE(r.winner);  // every option meets the SLO, so the cheapest fleet wins
+  CHECK(r.rows[*r.winner].meets_slo());
+  const Json doc = analysis::to_json(r);
+  CHECK(doc["target_concurrency"] == 8);
+  CHECK(doc["rows"][0]["target_concurrency"] == 8);
+  CHECK(doc["rows"][0]["max_concurrency"].is_number());
+  CHECK(doc["rows"][0]["at_target"]["concurrency"].is_number());
+  // A rate target means nothing for a fixed number of users: a clear error, not a silently ignored number.
+  spec::Scenario with_rate = base;
+  with_rate.cost.target_qps = 3;
+  CHECK_THROWS_AS(analysis::compare(with_rate, o), ConfigError);
+}

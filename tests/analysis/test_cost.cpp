@@ -3,6 +3,7 @@
 
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/spec/catalog.hpp"
 
 using namespace llmsim;
 using analysis::cost_per_mtok;
@@ -58,4 +59,26 @@ TEST_CASE("replicas needed round up, include spares, and refuse zero capacity", 
   CHECK(*analysis::replicas_needed(8.0, 2.0, 0.2) == 5);  // 4 × 1.2 = 4.8 -> 5
   CHECK_FALSE(analysis::replicas_needed(8.0, 0.0, 0.0).has_value());
   CHECK(*analysis::replicas_needed(0.0, 2.0, 0.0) == 0);
+}
+
+TEST_CASE("a scenario's price follows its GPU: it priced that card, not another", "[analysis][cost][price]") {
+  using analysis::price_on_gpu;
+  // Same card: the scenario's price stays; another card: its catalogue price (nullopt); an explicit price wins.
+  CHECK(price_on_gpu("a100-80gb-sxm", 1.8, "a100-80gb-sxm") == 1.8);
+  CHECK_FALSE(price_on_gpu("a100-80gb-sxm", 1.8, "rtx4090-24gb"));
+  CHECK(price_on_gpu("a100-80gb-sxm", 1.8, "rtx4090-24gb", 0.7) == 0.7);
+  CHECK(price_on_gpu("a100-80gb-sxm", std::nullopt, "a100-80gb-sxm", 2.5) == 2.5);
+  CHECK_FALSE(price_on_gpu("a100-80gb-sxm", std::nullopt, "a100-80gb-sxm"));
+
+  spec::Scenario s;
+  s.hardware.gpu = "a100-80gb-sxm";
+  s.hardware.price_per_gpu_hour = 1.8;
+  analysis::set_gpu(s, "rtx4090-24gb");
+  CHECK(s.hardware.gpu == "rtx4090-24gb");
+  CHECK_FALSE(s.hardware.price_per_gpu_hour);
+  // Resolved, the 4090 is billed at its own catalogue price, as compare bills it.
+  const auto r = spec::resolve(s, spec::Catalog::builtin());
+  CHECK(r.price_per_gpu_hour == Approx(spec::Catalog::builtin().gpu("rtx4090-24gb").price_per_hour));
+  analysis::set_gpu(s, "a100-80gb-pcie", 1.5);
+  CHECK(s.hardware.price_per_gpu_hour == 1.5);
 }

@@ -33,6 +33,28 @@ TEST_CASE("a grid is the cartesian product in file order, last path fastest", "[
   CHECK(*spec::offered_rate(g.points[5].scenario.workload) == Approx(4));
 }
 
+TEST_CASE("a grid over hardware.gpu bills each card at its own price, not the base's", "[analysis][sweep][price]") {
+  // chat_json's base prices its A100 at $2.0/h; a 4090 point must not inherit that price.
+  const auto g = analysis::parse_grid(grid_text(R"({"hardware.gpu": ["rtx4090-24gb", "a100-80gb-sxm"]})"), "t");
+  REQUIRE(g.points.size() == 2);
+  CHECK_FALSE(g.points[0].scenario.hardware.price_per_gpu_hour);  // the 4090's catalogue price applies
+  CHECK(g.points[1].scenario.hardware.price_per_gpu_hour == 2.0);  // the base's own card keeps its price
+  const auto rows = analysis::run_sweep(g.points, 1);
+  REQUIRE(rows[0].summary);
+  CHECK(rows[0].summary->cost.per_hour == Approx(spec::Catalog::builtin().gpu("rtx4090-24gb").price_per_hour));
+  // A point that prices its card itself keeps that price, in a grid or in per-point overrides.
+  const auto priced = analysis::parse_grid(
+      grid_text(R"({"hardware.gpu": ["rtx4090-24gb"], "hardware.price_per_gpu_hour": [0.4]})"), "t");
+  CHECK(priced.points[0].scenario.hardware.price_per_gpu_hour == 0.4);
+  Json base = chat_json();
+  const auto list = analysis::parse_grid(
+      R"({"base": )" + base.dump() +
+          R"(, "scenarios": [{"hardware.gpu": "rtx4090-24gb"}, {"hardware.gpu": "l4-24gb", "hardware.price_per_gpu_hour": 0.3}]})",
+      "t");
+  CHECK_FALSE(list.points[0].scenario.hardware.price_per_gpu_hour);
+  CHECK(list.points[1].scenario.hardware.price_per_gpu_hour == 0.3);
+}
+
 TEST_CASE("bad grids are clear errors", "[analysis][sweep]") {
   auto fails_with = [](const std::string& text, const std::string& needle) {
     try {

@@ -131,3 +131,119 @@ TEST_CASE("a '%' in an argument is refused instead of hanging Boost's error form
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("'%' is not allowed"));
 }
+
+namespace {
+
+// The chat workload of examples/scenarios/chat-8b.json, on `hardware`, with `arrival` and `extra` top-level keys.
+std::string chat_scenario(const std::string& model, const std::string& weights, const std::string& hardware,
+                          const std::string& arrival = R"({"process": "poisson", "rate": 4.0})") {
+  return R"({"model": ")" + model + R"(", "quant": {"weights": ")" + weights + R"("}, "hardware": )" + hardware + R"(,
+    "engine": {"max_model_len": 8192},
+    "workload": {"arrival": )" + arrival + R"(,
+                 "input_tokens": {"dist": "lognormal", "mean": 1150, "sigma": 1.0},
+                 "output_tokens": {"dist": "lognormal", "mean": 210, "sigma": 0.86},
+                 "num_requests": 600, "warmup_requests": 60, "seed": 1},
+    "slo": {"ttft_ms": {"p95": 2000}, "tpot_ms": {"p95": 100}}})";
+}
+
+double catalogue_price(const std::string& gpu) {
+  const auto r = run("catalog gpus --json", false);
+  REQUIRE(r.code == 0);
+  for (const auto& g : llmsim::parse_json(r.out, "stdout"))
+    if (g["id"] == gpu) return g["price_per_hour"].get<double>();
+  FAIL("no GPU " << gpu);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("--gpu bills the new card at its own price, as compare does, not at the scenario's") {
+  const auto file = temp_file("priced-a100.json",
+                              chat_scenario("llama-3.1-8b", "fp16", R"({"gpu": "a100-80gb-sxm", "price_per_gpu_hour": 1.8})"));
+  const std::string sc = "--scenario '" + file.string() + "' ";
+  const double rtx = catalogue_price("rtx4090-24gb");
+  REQUIRE(rtx != Approx(1.8));
+  auto cost_per_hour = [](const std::string& args) {
+    const auto r = run(args, false);
+    REQUIRE(r.code == 0);
+    const auto j = llmsim::parse_json(r.out, "stdout");
+    return j.contains("cost_per_hour") ? j["cost_per_hour"].get<double>() : j["cost"]["per_hour"].get<double>();
+  };
+  CHECK(cost_per_hour("capacity " + sc + "--json --replications 1") == Approx(1.8));
+  CHECK(cost_per_hour("capacity " + sc + "--json --replications 1 --gpu a100-80gb-sxm") == Approx(1.8));
+  CHECK(cost_per_hour("capacity " + sc + "--json --replications 1 --gpu rtx4090-24gb") == Approx(rtx));
+  CHECK(cost_per_hour("capacity " + sc + "--json --replications 1 --gpu rtx4090-24gb --price 0.7") == Approx(0.7));
+  CHECK(cost_per_hour("simulate " + sc + "--json --rate 1 --gpu rtx4090-24gb") == Approx(rtx));
+  CHECK(cost_per_hour("simulate " + sc + "--json --rate 1 --price 2.5") == Approx(2.5));
+  const auto r = run("compare " + sc + "--gpus rtx4090-24gb --json -q --replications 1", false);
+  REQUIRE(r.code == 0);
+  CHECK(llmsim::parse_json(r.out, "stdout")["rows"][0]["cost_per_hour"].get<double>() == Approx(rtx));
+  const auto bad = run("capacity " + sc + "--price -1");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.out, Catch::Contains("--price: must be >= 0, got -1"));
+}
+
+TEST_CASE("compare on a closed loop searches users, shows them, and names a winner") {
+  const auto file = temp_file("closed.json", chat_scenario("llama-3.1-8b", "fp16", R"({"gpu": "a100-80gb-sxm"})",
+                                                           R"({"process": "closed", "concurrency": 8, "think_time_s": 0})"));
+  const std::string args = "compare --scenario '" + file.string() +
+                           "' --gpus rtx4090-24gb,2xrtx4090-24gb,a100-80gb-pcie -q --replications 2";
+  auto r = run(args);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("target 8 closed-loop users"));
+  CHECK_THAT(r.out, Catch::Contains("max users"));
+  CHECK_THAT(r.out, Catch::Contains("max users = most concurrent closed-loop users one replica serves inside the SLO"));
+  CHECK_THAT(r.out, Catch::Contains("winner (monthly_cost): "));
+  CHECK_THAT(r.out, !Catch::Contains("winner: none"));
+  CHECK_THAT(r.out, !Catch::Contains("Poisson"));
+  r = run(args + " --json", false);
+  REQUIRE(r.code == 0);
+  const auto j = llmsim::parse_json(r.out, "stdout");
+  CHECK(j["target_concurrency"] == 8);
+  CHECK_FALSE(j["winner"].is_null());
+  for (const auto& row : j["rows"]) {
+    CHECK(row["meets_slo"] == true);
+    CHECK(row["max_concurrency"].is_number());
+    CHECK(row["replicas_needed"].is_number());
+    CHECK(row["at_target"]["slo_met"] == true);
+  }
+  r = run(args + " --target-qps 3");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("cost.target_qps: a closed-loop workload is sized for its 8 users"));
+}
+
+TEST_CASE("a fleet that misses the SLO at the target load says so, and does not win") {
+  // 70B AWQ on two A100s: P95 TTFT sits near 2 s even at light load (long prompts' prefill), so one replica at
+  // its share of 4 QPS misses it on the scenario's seed at every fleet size up to twice the estimate.
+  const auto file = temp_file("70b-awq.json", chat_scenario("llama-3.1-70b", "awq-int4", R"({"gpu": "a100-80gb-sxm", "tp": 2})"));
+  auto r = run("capacity --scenario '" + file.string() + "'");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\nSLO NOT met at target load: ttft_ms.p95 = "));
+  r = run("compare --scenario '" + file.string() + "' --gpus 2xa100-80gb-sxm -q");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("SLO NOT met at target load (ttft_ms.p95 = "));
+  CHECK_THAT(r.out, Catch::Contains("winner: none — no option's fleet meets the SLO at the target load"));
+}
+
+TEST_CASE("no capacity names the failing target and its value at the lowest load tried") {
+  auto text = chat_scenario("llama-3.1-8b", "fp16", R"({"gpu": "a100-80gb-sxm"})");
+  text.replace(text.find(R"("ttft_ms": {"p95": 2000})"), 24, R"("ttft_ms": {"p95": 30})");
+  const auto file = temp_file("tight.json", text);
+  const auto r = run("capacity --scenario '" + file.string() + "'");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("no capacity: the SLO is not met even at the lowest load tried (0.001 req/s, most of "
+                                    "the seeds): ttft_ms.p95 = "));
+  CHECK_THAT(r.out, Catch::Contains(" ms > 30\n"));
+}
+
+TEST_CASE("compare explains its scaling column, and why it is blank") {
+  // Qwen2.5-14B fp16 does not fit one 24 GB card, so its 2-card option has no 1-GPU capacity to scale from.
+  const auto file = temp_file("qwen14b.json", chat_scenario("qwen2.5-14b", "fp16", R"({"gpu": "a100-80gb-sxm"})"));
+  const auto r = run("compare --scenario '" + file.string() + "' --gpus rtx4090-24gb,2xrtx4090-24gb -q --replications 2");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("scale eff"));
+  CHECK_THAT(r.out, Catch::Contains("scale eff = goodput at SLO capacity of N GPUs / (N x that of 1 GPU"));
+  CHECK_THAT(r.out, Catch::Contains("above 1 when one card is starved"));
+  CHECK_THAT(r.out, Catch::Contains("no 1-GPU capacity to scale from"));
+  std::filesystem::remove_all(file.parent_path());
+}

@@ -83,3 +83,24 @@ def test_sweep_row_matches_simulate(base, frame):
     row = frame[(frame["hardware.gpu"] == "a100-80gb-sxm") & (frame["model"] == "llama-3.1-8b") &
                 (frame["quant.weights"] == "fp16") & (frame["workload.arrival.rate"] == 1)]
     assert row["ttft_ms.p95"].iloc[0] == s.summary["ttft_ms"]["p95"]
+
+
+def test_a_grid_over_gpus_bills_each_card_at_its_own_price(cli, tmp_path):
+    """The base's price was for the base's card; other cards fall back to their catalogue price, as in the CLI."""
+    import json
+    import subprocess
+    need("analysis")
+    base = {"hardware": {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": 1.8},
+            "workload": {"arrival": {"process": "poisson", "rate": 1.0}, "num_requests": 20, "warmup_requests": 0}}
+    grid = {"hardware.gpu": ["a100-80gb-sxm", "rtx4090-24gb"]}
+    rows = llmsim.sweep(base, grid, jobs=1, progress=False)
+    catalogue = llmsim.catalog.gpus().set_index("id")
+    assert list(rows["cost_per_hour"]) == [1.8, catalogue.loc["rtx4090-24gb", "price_per_hour"]]
+    # An explicit price on the point wins.
+    both = llmsim.sweep(base, {**grid, "hardware.price_per_gpu_hour": [0.7]}, jobs=1, progress=False)
+    assert list(both["cost_per_hour"]) == [0.7, 0.7]
+    grid_file = tmp_path / "grid.json"
+    grid_file.write_text(json.dumps({"base": base, "grid": grid}))
+    out = tmp_path / "rows.json"
+    subprocess.run([cli, "sweep", "--grid", str(grid_file), "--out", str(out)], check=True, capture_output=True)
+    assert [r["cost_per_hour"] for r in json.loads(out.read_text())] == list(rows["cost_per_hour"])

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <variant>
 
 #include "llmsim/analysis/bisection.hpp"
@@ -59,18 +60,75 @@ LoadKind load_kind(const spec::Workload& w) {
   return LoadKind::open;
 }
 
-int concurrency(const spec::Workload& w) {
-  int n = 0;
-  for (const auto& c : w.effective_classes())
-    if (const auto* cl = std::get_if<spec::ClosedLoop>(&c.arrival)) n += cl->concurrency;
-  return std::max(n, 1);
+std::string number(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
 }
 
-bool passes(const metrics::Summary& s) {
-  return s.fits && !s.unstable && s.completed_requests > 0 && s.slo_met;
+// Percentile q of a latency: the SLO's percentiles are among `quantiles` (the collector adds them).
+std::optional<double> percentile(const metrics::LatencyStats& l, double q) {
+  for (const auto& [pq, v] : l.quantiles)
+    if (pq == q) return v;
+  if (q == 50) return l.p50;
+  if (q == 90) return l.p90;
+  if (q == 95) return l.p95;
+  if (q == 99) return l.p99;
+  return std::nullopt;
+}
+
+const metrics::LatencyStats& latency_of(spec::SloMetric m, const metrics::Summary& s, const metrics::ClassSummary* c) {
+  switch (m) {
+    case spec::SloMetric::ttft: return c ? c->ttft_ms : s.ttft_ms;
+    case spec::SloMetric::tpot: return c ? c->tpot_ms : s.tpot_ms;
+    case spec::SloMetric::e2e: return c ? c->e2e_ms : s.e2e_ms;
+    case spec::SloMetric::itl: break;
+  }
+  return s.itl_ms;  // ITL is pooled over classes (docs/engine.md)
 }
 
 }  // namespace
+
+std::optional<int> closed_loop_users(const spec::Workload& w) {
+  int n = 0;
+  for (const auto& c : w.effective_classes()) {
+    const auto* cl = std::get_if<spec::ClosedLoop>(&c.arrival);
+    if (!cl) return std::nullopt;
+    n += cl->concurrency;
+  }
+  return n;
+}
+
+bool run_meets_slo(const metrics::Summary& s) {
+  return s.fits && !s.unstable && s.completed_requests > 0 && s.slo_met;
+}
+
+std::string slo_failures(const spec::Scenario& sc, const metrics::Summary& s) {
+  if (!s.fits) return "does not fit: " + s.reason;
+  if (s.unstable) return "unstable: " + s.reason;
+  if (s.completed_requests == 0) return "no request completed";
+  std::string out;
+  auto add = [&](const std::string& text) { out += (out.empty() ? "" : "; ") + text; };
+  const auto classes = sc.workload.effective_classes();
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    const spec::SloSpec& slo = classes[i].slo ? *classes[i].slo : sc.slo;
+    // With several classes each is judged on its own distributions (summary.classes), as the collector does.
+    const metrics::ClassSummary* c = i < s.classes.size() ? &s.classes[i] : nullptr;
+    const std::string who = c ? "class " + c->name + ": " : "";
+    for (const auto& t : slo.targets) {
+      const auto& l = latency_of(t.metric, s, c);
+      const auto v = percentile(l, t.percentile);
+      if (l.count > 0 && v && *v > t.max_ms)
+        add(who + spec::to_string(t.metric) + ".p" + format_value(t.percentile) + " = " + number(*v, *v < 100 ? 1 : 0) +
+            " ms > " + format_value(t.max_ms));
+    }
+    const double attainment = c ? c->slo_attainment : s.slo_attainment;
+    if (slo.min_attainment && attainment < *slo.min_attainment)
+      add(who + "slo_attainment = " + number(attainment, 3) + " < " + format_value(*slo.min_attainment));
+  }
+  if (out.empty() && !s.slo_met) out = "SLO not met";
+  return out;
+}
 
 metrics::Summary steady_state_rates(const metrics::Summary& in, double offered_rate) {
   metrics::Summary s = in;
@@ -113,7 +171,7 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
   limits.integer = out.closed_loop;
   limits.min_x = out.closed_loop ? 1.0 : options.min_rate;
   limits.max_x = out.closed_loop ? static_cast<double>(options.max_concurrency) : options.max_rate;
-  const double start = out.closed_loop ? concurrency(scenario.scenario.workload)
+  const double start = out.closed_loop ? std::max(1, *closed_loop_users(scenario.scenario.workload))
                                        : std::max(spec::offered_rate(scenario.scenario.workload).value_or(1.0),
                                                   limits.min_x);
 
@@ -122,11 +180,14 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
     bool found = false, hit_max = false;
     double load = 0, qps = 0;
     std::optional<metrics::Summary> summary;  // the run at `load`
+    double lowest_fail = 0;                   // the lowest load tried that failed, and its run
+    std::optional<metrics::Summary> lowest_fail_summary;
   };
   std::vector<Replication> reps;
   for (int rep = 0; rep < options.replications; ++rep) {
     const std::uint64_t seed = rep == 0 ? seed0 : derive_seed(seed0, "capacity-replication", rep);
     std::optional<metrics::Summary> last_pass;
+    Replication r;
     bool not_fitting = false;
     auto test = [&](double load) {
       auto result = evaluate(at_load(scenario, load, seed, options));
@@ -135,8 +196,13 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
         out.reason = result.summary.reason;
         return false;
       }
-      const bool ok = passes(result.summary);
-      if (ok) last_pass = std::move(result.summary);  // the pass point only grows, so this is the run at it
+      const bool ok = run_meets_slo(result.summary);
+      if (ok) {
+        last_pass = std::move(result.summary);  // the pass point only grows, so this is the run at it
+      } else if (!r.lowest_fail_summary || load < r.lowest_fail) {
+        r.lowest_fail = load;  // kept to say why no load meets the SLO
+        r.lowest_fail_summary = std::move(result.summary);
+      }
       return ok;
     };
     SearchLimits lim = limits;
@@ -151,7 +217,6 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
       out.fits = false;
       return out;
     }
-    Replication r;
     r.found = s.found;
     r.hit_max = s.hit_max;
     if (s.found) {
@@ -174,9 +239,11 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
   }
   if (!median.found) {
     out.found = false;
-    out.reason = "the SLO is not met even at the lowest load searched (" + format_value(limits.min_x) +
-                 (out.closed_loop ? " concurrent users)" : " req/s)") +
-                 (reps.size() > 1 ? " with most of the seeds" : "");
+    const double low = median.lowest_fail_summary ? median.lowest_fail : limits.min_x;
+    out.reason = "the SLO is not met even at the lowest load tried (" + format_value(low) +
+                 (out.closed_loop ? " concurrent user(s)" : " req/s") + (reps.size() > 1 ? ", most of the seeds" : "") +
+                 ")" +
+                 (median.lowest_fail_summary ? ": " + slo_failures(scenario.scenario, *median.lowest_fail_summary) : "");
     return out;
   }
   out.found = true;

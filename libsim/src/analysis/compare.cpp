@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 
+#include "llmsim/analysis/cost.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
 
@@ -74,6 +75,7 @@ struct Option {
 
 std::optional<double> rank_value(const Row& r, RankBy by) {
   if (!r.meets_slo()) return std::nullopt;
+  if (r.at_target && !run_meets_slo(*r.at_target)) return std::nullopt;  // its fleet misses the SLO at the target
   if (by == RankBy::monthly_cost) return r.monthly_cost;
   if (!r.summary) return std::nullopt;
   const double tps = r.summary->goodput_output_tps;
@@ -83,10 +85,16 @@ std::optional<double> rank_value(const Row& r, RankBy by) {
 
 }  // namespace
 
+std::optional<double> price_for(const std::map<std::string, double>& prices, const std::string& gpu) {
+  const auto it = prices.find(gpu);
+  return it == prices.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
 CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, const Progress& progress) {
   const spec::Catalog& catalog = opt.catalog ? *opt.catalog : spec::Catalog::builtin();
   opt.capacity.validate("capacity");
   if (opt.jobs < 1) throw ConfigError("--jobs", "must be >= 1, got " + std::to_string(opt.jobs));
+  check_fleet_target(base);
 
   // Everything named is checked before anything runs: a typo is an error, not a "cannot run" row.
   std::vector<GpuOption> gpus;
@@ -121,12 +129,10 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
     Option o;
     o.scenario = base;
     auto& hw = o.scenario.hardware;
-    hw.gpu = g.gpu;
+    set_gpu(o.scenario, g.gpu, price_for(opt.prices, g.gpu));
     hw.parallel.tp = g.pipeline ? 1 : g.count;
     hw.parallel.pp = g.pipeline ? g.count : 1;
     hw.replicas = 1;
-    if (auto it = opt.prices.find(g.gpu); it != opt.prices.end()) hw.price_per_gpu_hour = it->second;
-    else if (g.gpu != base.hardware.gpu) hw.price_per_gpu_hour.reset();
     o.scenario.weights = q;
     o.scenario.engine.policy = pol;
     o.scenario.engine.max_num_seqs = s;
@@ -198,6 +204,7 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
           row.reason = std::string("cannot run: ") + e.what();
           row.target_qps = base.cost.target_qps > 0 ? base.cost.target_qps
                                                     : spec::offered_rate(base.workload).value_or(0.0);
+          row.target_concurrency = closed_loop_users(base.workload);
         }
         row.name = options[i].name;
         rows[i] = std::move(row);
@@ -223,6 +230,7 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
   rows.resize(listed);
   out.rows = std::move(rows);
   out.target_qps = base.cost.target_qps > 0 ? base.cost.target_qps : spec::offered_rate(base.workload).value_or(0.0);
+  out.target_concurrency = closed_loop_users(base.workload);
   // Ties on the criterion (equal bills) go to the cheaper token, then to the earlier option.
   const RankBy other = opt.rank_by == RankBy::monthly_cost ? RankBy::cost_per_mtok : RankBy::monthly_cost;
   std::pair<double, double> best{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
@@ -247,6 +255,7 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
 Json to_json(const CompareResult& r) {
   Json j = Json::object();
   j["target_qps"] = r.target_qps > 0 ? Json(r.target_qps) : Json(nullptr);
+  j["target_concurrency"] = r.target_concurrency ? Json(*r.target_concurrency) : Json(nullptr);
   j["rank_by"] = to_string(r.rank_by);
   j["winner"] = r.winner ? Json(*r.winner) : Json(nullptr);
   j["winner_name"] = r.winner ? Json(r.rows[*r.winner].name) : Json(nullptr);

@@ -30,6 +30,17 @@ double hourly_cost(const spec::ResolvedScenario& s) {
   return hourly_cost(s.price_per_gpu_hour, s.scenario.hardware.gpus_total(), s.scenario.cost);
 }
 
+std::optional<double> price_on_gpu(const std::string& own_gpu, std::optional<double> own_price, const std::string& gpu,
+                                   std::optional<double> price) {
+  if (price) return price;
+  return gpu == own_gpu ? own_price : std::nullopt;
+}
+
+void set_gpu(spec::Scenario& s, const std::string& gpu, std::optional<double> price) {
+  s.hardware.price_per_gpu_hour = price_on_gpu(s.hardware.gpu, s.hardware.price_per_gpu_hour, gpu, price);
+  s.hardware.gpu = gpu;
+}
+
 double cold_start_s(std::int64_t weight_bytes, double network_gbps) {
   if (!std::isfinite(network_gbps) || network_gbps <= 0)
     throw ConfigError("cost.network_gbps", "must be > 0, got " + format_value(network_gbps));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "llmsim/analysis/cost.hpp"
 #include "llmsim/core/error.hpp"
 
 namespace llmsim::analysis {
@@ -47,6 +48,18 @@ spec::Scenario parse_point(const Json& doc, std::size_t index, const std::vector
     throw ConfigError("grid point " + std::to_string(index) + (labels.empty() ? "" : " (" + label_text(labels) + ")"),
                       e.what());
   }
+}
+
+// The base's price_per_gpu_hour priced the base's card: a point on another card that sets no price of its own is
+// billed at that card's catalogue price (price_on_gpu, as compare and --gpu do).
+void reprice(SweepPoint& p, const Json& base) {
+  for (const auto& [path, value] : p.labels)
+    if ((path == "hardware" || path == "hardware.price_per_gpu_hour") && !value.is_null()) return;
+  const Json hw = base.value("hardware", Json::object());
+  const std::string base_gpu =
+      hw.is_object() && hw.contains("gpu") && hw["gpu"].is_string() ? hw["gpu"].get<std::string>() : spec::Deployment{}.gpu;
+  auto& h = p.scenario.hardware;
+  h.price_per_gpu_hour = price_on_gpu(base_gpu, h.price_per_gpu_hour, h.gpu);
 }
 
 }  // namespace
@@ -107,6 +120,7 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
         p.labels.emplace_back(axes[a].first, value);
       }
       p.scenario = parse_point(doc, n, p.labels);
+      reprice(p, base);
       out.points.push_back(std::move(p));
       for (std::size_t a = axes.size(); a-- > 0;) {  // last axis varies fastest
         if (++idx[a] < axes[a].second.size()) break;
@@ -146,6 +160,7 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
         }
       }
       p.scenario = parse_point(doc, n, p.labels);
+      reprice(p, base);
       out.points.push_back(std::move(p));
     }
     return out;

@@ -29,7 +29,9 @@ struct CapacityOptions {
 
 struct CapacityResult {
   bool fits = true;
-  std::string reason;             ///< why it cannot run, or why no load meets the SLO
+  /// Why it cannot run, or why no load meets the SLO: the lowest load tried and its failing targets
+  /// (slo_failures()), e.g. "... at 0.001 req/s: ttft_ms.p95 = 4204 ms > 2000".
+  std::string reason;
   bool closed_loop = false;
   bool found = false;             ///< some load met the SLO (max_qps > 0)
   bool hit_limit = false;         ///< the SLO still held at max_rate / max_concurrency
@@ -64,6 +66,17 @@ spec::ResolvedScenario at_load(const spec::ResolvedScenario& scenario, double lo
 /// tails); the ratios (attainment, tokens per request) are unbiased and kept. Unchanged when the run is
 /// unstable or completed nothing.
 metrics::Summary steady_state_rates(const metrics::Summary& summary, double offered_rate);
+
+/// Users of a closed-loop workload (concurrency summed over its classes); nullopt unless every class is closed.
+std::optional<int> closed_loop_users(const spec::Workload& workload);
+
+/// The capacity search's verdict on one run: it fits, is stable, completed requests and met the SLO.
+bool run_meets_slo(const metrics::Summary& summary);
+
+/// Why a run misses its SLO, naming each failing target with its value, e.g.
+/// "ttft_ms.p95 = 4204 ms > 2000; slo_attainment = 0.81 < 0.9" (tenant classes prefixed "class NAME: ");
+/// also "does not fit: ...", "unstable: ..." or "no request completed". Empty when run_meets_slo().
+std::string slo_failures(const spec::Scenario& scenario, const metrics::Summary& summary);
 
 /// Student t quantile for a two-sided 95% interval with `dof` degrees of freedom (dof >= 1).
 double t95(int dof);

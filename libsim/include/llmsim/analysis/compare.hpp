@@ -50,11 +50,16 @@ struct CompareOptions {
   const spec::Catalog* catalog = nullptr;      ///< nullptr = spec::Catalog::builtin()
 };
 
+/// The --prices entry for `gpu`, if any.
+std::optional<double> price_for(const std::map<std::string, double>& prices, const std::string& gpu);
+
 struct CompareResult {
   std::vector<Row> rows;                 ///< option order: gpus × quants × policies × seqs × tokens
-  double target_qps = 0;
+  double target_qps = 0;                 ///< open loop: the load (req/s) fleets are sized for
+  std::optional<int> target_concurrency; ///< closed loop: the users fleets are sized for
   RankBy rank_by = RankBy::monthly_cost;
-  std::optional<std::size_t> winner;     ///< cheapest row meeting the SLO (nullopt: none does)
+  /// Cheapest row meeting the SLO at capacity and, in its sized fleet, at the target (nullopt: none does).
+  std::optional<std::size_t> winner;
   std::vector<std::size_t> pareto;       ///< rows on the cost-vs-latency frontier, cheapest first
 };
 

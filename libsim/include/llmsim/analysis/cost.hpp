@@ -3,6 +3,7 @@
 // long the weights take to download. DESIGN.md "The question it must answer" holds the worked examples.
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "llmsim/metrics/summary.hpp"
 #include "llmsim/spec/scenario.hpp"
@@ -19,6 +20,15 @@ std::optional<double> cost_per_mtok(double hourly_usd, double tokens_per_s);
 double hourly_cost(double price_per_gpu_hour, int gpus, const spec::CostSpec& cost);
 /// hourly_cost() of the scenario's whole deployment (tp × pp × replicas GPUs).
 double hourly_cost(const spec::ResolvedScenario& scenario);
+
+/// The price per GPU-hour to bill when a scenario written for `own_gpu` (priced `own_price`, if it says) runs on
+/// `gpu`: `price` when given (--price, --prices); else `own_price` only on the same card, since it priced that
+/// card; else nullopt, i.e. the new card's catalogue price. compare, capacity/simulate --gpu and sweep grids over
+/// hardware.gpu all price through this, so a card costs the same wherever it is asked about.
+std::optional<double> price_on_gpu(const std::string& own_gpu, std::optional<double> own_price, const std::string& gpu,
+                                   std::optional<double> price = std::nullopt);
+/// Puts the scenario on `gpu`, priced by price_on_gpu().
+void set_gpu(spec::Scenario& scenario, const std::string& gpu, std::optional<double> price = std::nullopt);
 
 /// Seconds to download `weight_bytes` at `network_gbps` Gbit/s (80 GB over 1 Gbps = 640 s).
 /// ConfigError when network_gbps <= 0.

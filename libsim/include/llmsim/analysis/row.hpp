@@ -31,14 +31,20 @@ struct Row {
   std::optional<CapacityResult> capacity;            ///< when a capacity search ran
 
   double target_qps = 0;                             ///< cost.target_qps or the offered rate (0 = unknown)
-  std::optional<int> replicas_needed;                ///< replicas of this deployment for target_qps (+ spare)
+  std::optional<int> target_concurrency;             ///< closed loop: the users the fleet is sized for
+  /// Replicas of this deployment for the target (+ spare): enough serving replicas that one of them meets the
+  /// SLO at its share of the target (see evaluate_row).
+  std::optional<int> replicas_needed;
+  int replicas_added = 0;                            ///< serving replicas beyond ⌈target / capacity⌉ the SLO needed
   /// USD per month: for target_qps with replicas_needed when a capacity search ran, else the scenario's
   /// deployment as given.
   std::optional<double> monthly_cost;
   std::optional<double> scaling_efficiency;          ///< multi-GPU options in `compare`
-  /// One replica at target_qps / replicas_needed (the load each replica carries in that fleet).
+  /// One serving replica at its share of the target: target_qps / serving replicas (closed loop:
+  /// ⌈target_concurrency / serving replicas⌉ users); spares idle.
   std::optional<metrics::Summary> at_target;
-  std::optional<double> at_target_load_qps;
+  std::optional<double> at_target_load_qps;          ///< its offered rate (closed loop: completed req/s)
+  std::optional<int> at_target_concurrency;          ///< closed loop: its users
 
   /// The row's SLO verdict: fits, and (capacity rows) some load met the SLO, (others) summary.slo_met.
   bool meets_slo() const;
@@ -52,9 +58,16 @@ struct RowOptions {
 /// Identity fields of a row from a resolved scenario (no simulation).
 Row row_identity(const spec::ResolvedScenario& scenario);
 
-/// Simulates (and with options.capacity, searches capacity and sizes the fleet for the target load).
-/// A configuration that does not fit gives fits = false with the reason and no numbers.
+/// Simulates (and with options.capacity, searches capacity and sizes the fleet for the target load: open loop
+/// target_qps, closed loop the workload's users). Sizing starts at ⌈target / capacity per replica⌉ serving
+/// replicas; while one replica at its share misses the SLO, the fleet grows ~10% a step (at least one
+/// replica) up to twice that; when no size meets it the first count stays and at_target shows the miss.
+/// A configuration that does not fit gives fits = false with the reason and no numbers. ConfigError as
+/// check_fleet_target().
 Row evaluate_row(const spec::ResolvedScenario& scenario, const RowOptions& options = {});
+
+/// ConfigError when a closed-loop scenario sets cost.target_qps: its fleet is sized for its users, not a rate.
+void check_fleet_target(const spec::Scenario& scenario);
 
 /// The row as a JSON object with every contract field present (null where there is no number).
 Json to_json(const Row& row);
