@@ -11,7 +11,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p out
 
 "$llmsim" compare --scenario examples/scenarios/chat-8b.json \
-  --gpus rtx4090-24gb,rtx4090-48gb,2xrtx4090-24gb,a100-80gb-pcie,a100-80gb-sxm \
+  --gpus rtx4090-24gb,rtx4090-48gb,2xrtx4090-24gb,2xrtx4090-24gb@pp,a100-80gb-pcie,a100-80gb-sxm \
   --quants fp16,awq-int4 --jobs "$jobs" -q --out out/compare.json
 
 # Latency against offered load for the same options (the second plot).
