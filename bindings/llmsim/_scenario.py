@@ -100,3 +100,21 @@ def normalize(scenario: Scenario, **overrides: Any) -> dict:
 def resolve(scenario: Scenario, **overrides: Any) -> dict:
     """The scenario with its model, GPU and price looked up and every cross-field rule checked."""
     return json.loads(_core.spec.resolve(to_text(scenario, overrides)))
+
+
+def reprice_for_gpu(base: dict, text: str, labels: dict) -> str:
+    """`text` is `base` with `labels` (dotted paths) applied. The base's price_per_gpu_hour priced the base's
+    card: on another card, without a price of its own, the text drops it so that card's catalogue price applies
+    (as the CLI's sweep, compare and --gpu do)."""
+    if "hardware" in labels or labels.get("hardware.price_per_gpu_hour") is not None:
+        return text
+    point = json.loads(text)
+    hw = point.get("hardware")
+    if not isinstance(hw, dict) or "price_per_gpu_hour" not in hw:
+        return text
+    default_gpu = json.loads(_core.spec.normalize_scenario("{}"))["hardware"]["gpu"]
+    base_hw = base.get("hardware") if isinstance(base.get("hardware"), dict) else {}
+    if hw.get("gpu", default_gpu) != base_hw.get("gpu", default_gpu):
+        del hw["price_per_gpu_hour"]
+        return json.dumps(point)
+    return text

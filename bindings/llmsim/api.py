@@ -9,7 +9,7 @@ import pandas as pd
 
 from . import _core
 from ._frames import records_frame, rows_frame
-from ._scenario import Scenario, normalize, to_text
+from ._scenario import Scenario, normalize, reprice_for_gpu, to_text
 
 
 def _area(name: str):
@@ -21,26 +21,28 @@ def _area(name: str):
     return sub
 
 
-def _gpu_overrides(gpu: Optional[str], tp: Optional[int]) -> dict:
-    """`gpu="2xrtx4090-24gb"` means two of that card in one replica with tensor parallel 2 (as in compare)."""
-    out: dict = {}
+def _gpu_overrides(gpu: Optional[str], tp: Optional[int], pp: Optional[int] = None) -> dict:
+    """`gpu="2xrtx4090-24gb"` means two of that card in one replica with tensor parallel 2, and
+    `"2xrtx4090-24gb@pp"` the same cards as a two-stage pipeline (as in compare)."""
     if isinstance(gpu, str):
-        m = re.fullmatch(r"(\d+)x(.+)", gpu)
+        m = re.fullmatch(r"(\d+)x(.+?)(?:@(\w+))?", gpu)
         if m:
-            gpu, count = m.group(2), int(m.group(1))
-            if tp is not None and tp != count:
-                raise ValueError(f"hardware.tp: {tp} contradicts gpu '{m.group(0)}' ({count} GPUs, tp {count})")
-            tp = count
-    out["hardware.gpu"] = gpu
-    out["hardware.tp"] = tp
-    return out
+            gpu, count, how = m.group(2), int(m.group(1)), m.group(3) or "tp"
+            if how not in ("tp", "pp"):
+                raise ValueError(f"hardware.gpu: unknown suffix '@{how}' in '{m.group(0)}' (valid: @tp, @pp)")
+            split = {"tp": count, "pp": 1} if how == "tp" else {"tp": 1, "pp": count}
+            for name, given in (("tp", tp), ("pp", pp)):
+                if given is not None and given != split[name]:
+                    raise ValueError(f"hardware.{name}: {given} contradicts gpu '{m.group(0)}' "
+                                     f"({count} GPUs, tp {split['tp']}, pp {split['pp']})")
+            tp, pp = split["tp"], split["pp"]
+    return {"hardware.gpu": gpu, "hardware.tp": tp, "hardware.pp": pp}
 
 
 def _overrides(model=None, gpu=None, quant=None, kv_dtype=None, tp=None, pp=None, max_model_len=None,
                **extra) -> dict:
-    out = {"model": model, "quant.weights": quant, "quant.kv_cache": kv_dtype, "hardware.pp": pp,
-           "engine.max_model_len": max_model_len}
-    out.update(_gpu_overrides(gpu, tp))
+    out = {"model": model, "quant.weights": quant, "quant.kv_cache": kv_dtype, "engine.max_model_len": max_model_len}
+    out.update(_gpu_overrides(gpu, tp, pp))
     out.update(extra)
     return out
 
@@ -115,7 +117,7 @@ def simulate(scenario: Scenario, *, record_requests: bool = False, record_iterat
     the simulation runs, so threads run simulations in parallel."""
     over = {"workload.seed": seed, "workload.num_requests": num_requests, "quant.weights": quant}
     over.update(_gpu_overrides(gpu, None) if gpu is not None else {})
-    text = to_text(scenario, over)
+    text = reprice_for_gpu(json.loads(to_text(scenario)), to_text(scenario, over), over)
     if hasattr(_core, "analysis"):
         summary, req, it = _core.analysis.evaluate(text, record_requests, record_iterations, rate)
     else:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import _core
 from ._frames import rows_frame
-from ._scenario import Scenario, load, to_text
+from ._scenario import Scenario, load, reprice_for_gpu, to_text
 from .api import _area
 
 Grid = Union[Mapping[str, Sequence[Any]], Sequence[Union[Scenario, Mapping[str, Any]]]]
@@ -82,28 +82,11 @@ def _point(base_text: str, labels: List[Tuple[str, Any]], index: int) -> Point:
     try:
         base = json.loads(base_text)
         text = to_text(base, dict(labels))
-        text = _reprice(base, text, dict(labels))
+        text = reprice_for_gpu(base, text, dict(labels))
         label_text = json.dumps([[p, v] for p, v in labels], allow_nan=False)
     except ValueError as e:
         raise ValueError(f"grid point {index}: {e}") from None
     return label_text, text
-
-
-def _reprice(base: dict, text: str, labels: dict) -> str:
-    """The base's price_per_gpu_hour priced the base's card: a point on another card that sets no price of its
-    own is billed at that card's catalogue price (as the CLI's sweep, compare and --gpu do)."""
-    if "hardware" in labels or labels.get("hardware.price_per_gpu_hour") is not None:
-        return text
-    point = json.loads(text)
-    hw = point.get("hardware")
-    if not isinstance(hw, dict) or "price_per_gpu_hour" not in hw:
-        return text
-    default_gpu = json.loads(_core.spec.normalize_scenario("{}"))["hardware"]["gpu"]
-    base_hw = base.get("hardware") if isinstance(base.get("hardware"), dict) else {}
-    if hw.get("gpu", default_gpu) != base_hw.get("gpu", default_gpu):
-        del hw["price_per_gpu_hour"]
-        return json.dumps(point)
-    return text
 
 
 def _run_chunk(points: List[Point], capacity: bool, capacity_options: dict) -> List[str]:

@@ -67,3 +67,15 @@ def test_step_decode_and_prefill():
 def test_step_rejects_negative_lengths():
     with pytest.raises(ValueError):
         llmsim.step(model="llama-3.1-8b", gpu="rtx4090-24gb", decode_seqs=-1, context=10)
+
+
+def test_gpu_option_strings_as_in_compare():
+    """'2xcard' is tensor parallel 2, '2xcard@pp' a two-stage pipeline; both put half the weights on a GPU."""
+    tp = llmsim.memory(model="llama-3.1-8b", gpu="2xrtx4090-24gb")
+    pp = llmsim.memory(model="llama-3.1-8b", gpu="2xrtx4090-24gb@pp")
+    assert pp == llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb", pp=2)
+    assert pp["per_gpu"]["weights_bytes"] == pytest.approx(tp["per_gpu"]["weights_bytes"], rel=0.05)
+    with pytest.raises(ValueError, match="@xx"):
+        llmsim.memory(model="llama-3.1-8b", gpu="2xrtx4090-24gb@xx")
+    with pytest.raises(ValueError, match="hardware.pp"):
+        llmsim.memory(model="llama-3.1-8b", gpu="2xrtx4090-24gb@pp", pp=1)

@@ -45,6 +45,7 @@ def test_deterministic_and_seeded(small):
 def test_overrides_match_edited_scenario(small):
     edited = json.loads(json.dumps(small))
     edited["hardware"]["gpu"] = "rtx4090-24gb"
+    edited["hardware"].pop("price_per_gpu_hour", None)  # its price was the other card's (as the CLI's --gpu)
     edited["workload"]["arrival"]["rate"] = 1.0
     assert llmsim.simulate(small, gpu="rtx4090-24gb", rate=1.0).summary == llmsim.simulate(edited).summary
 
@@ -108,3 +109,12 @@ def test_compare(small):
     f70 = llmsim.compare(big, gpus=["rtx4090-24gb"], quants=["fp16"], replications=1)
     assert not f70["fits"].iloc[0] and f70["reason"].iloc[0]
     assert f70["max_qps"].isna().all()
+
+
+def test_gpu_override_bills_the_new_card_at_its_own_price():
+    sc = {"hardware": {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": 1.8},
+          "workload": {"num_requests": 20, "warmup_requests": 0}}
+    own = llmsim.catalog.gpus().set_index("id").loc["rtx4090-24gb", "price_per_hour"]
+    assert llmsim.simulate(sc).summary["cost"]["per_hour"] == 1.8
+    assert llmsim.simulate(sc, gpu="rtx4090-24gb").summary["cost"]["per_hour"] == own
+    assert llmsim.simulate(sc, gpu="2xrtx4090-24gb@pp").summary["cost"]["per_hour"] == 2 * own
