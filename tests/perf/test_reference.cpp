@@ -94,6 +94,26 @@ const perf::OpCost* find_op(const perf::StepCost& s, const std::string& name) {
   return nullptr;
 }
 
+/// llama-bench rows of llamacpp-gpu-benchmarks.csv: the cards and models in our catalogue, and the columns used.
+struct LlamaBench {
+  Csv csv;
+  std::size_t gpu, n, model, prec, metric, in, out, val, notes;
+  explicit LlamaBench(const fs::path& file) : csv(read_csv(file)) {
+    gpu = csv.col("gpu"), n = csv.col("num_gpus"), model = csv.col("model"), prec = csv.col("precision");
+    metric = csv.col("metric"), in = csv.col("input_len"), out = csv.col("output_len"), val = csv.col("value");
+    notes = csv.col("notes");
+  }
+  /// Catalogue GPU id of a single-GPU, non-suspect row (empty when the card is not ours).
+  std::string gpu_id(const std::vector<std::string>& r) const {
+    static const std::map<std::string, std::string> ids = {
+        {"RTX 3090 24GB", "rtx3090-24gb"},    {"RTX 4090 24GB", "rtx4090-24gb"},   {"L40S 48GB", "l40s-48gb"},
+        {"A100 PCIe 80GB", "a100-80gb-pcie"}, {"A100 SXM4 80GB", "a100-80gb-sxm"}, {"H100 PCIe 80GB", "h100-80gb-pcie"}};
+    if (r[n] != "1" || r[notes].find("SUSPECT") != std::string::npos) return "";
+    const auto it = ids.find(r[gpu]);
+    return it == ids.end() ? "" : it->second;
+  }
+};
+
 perf::CostModel model_on(const spec::ModelSpec& m, const std::string& gpu_id, const std::string& quant = "fp16",
                          int tp = 1) {
   const auto g = spec::Catalog::builtin().gpu(gpu_id);
@@ -190,28 +210,21 @@ TEST_CASE("per-operator times vs Vidur's A100/H100 profiles") {
 TEST_CASE("single-stream decode and prefill vs llama.cpp measurements") {
   const fs::path file = kRef / "llamacpp-gpu-benchmarks.csv";
   if (!have_reference(file)) return;
-  const std::map<std::string, std::string> gpu_ids = {
-      {"RTX 3090 24GB", "rtx3090-24gb"},  {"RTX 4090 24GB", "rtx4090-24gb"},  {"L40S 48GB", "l40s-48gb"},
-      {"A100 PCIe 80GB", "a100-80gb-pcie"}, {"A100 SXM4 80GB", "a100-80gb-sxm"}, {"H100 PCIe 80GB", "h100-80gb-pcie"}};
   const std::map<std::string, std::string> model_ids = {{"Llama-3-8B", "llama-3.1-8b"}, {"Llama-2-7B", "llama-2-7b"}};
-  const Csv csv = read_csv(file);
-  const auto c_gpu = csv.col("gpu"), c_n = csv.col("num_gpus"), c_model = csv.col("model"),
-             c_prec = csv.col("precision"), c_metric = csv.col("metric"), c_in = csv.col("input_len"),
-             c_out = csv.col("output_len"), c_val = csv.col("value"), c_notes = csv.col("notes");
+  const LlamaBench lb(file);
   std::vector<double> gddr_decode, hbm_decode, gddr_prefill;
   std::printf("\nllama.cpp F16 single-stream speeds (tokens/s): vLLM-class prediction vs measurement\n");
   std::printf("%-16s %-12s %-8s %6s %6s %9s %9s %8s\n", "gpu", "model", "metric", "in", "out", "pred", "meas", "err%");
-  for (const auto& r : csv.rows) {
-    if (r[c_n] != "1" || r[c_prec].rfind("F16", 0) != 0 || r[c_notes].find("SUSPECT") != std::string::npos) continue;
-    const auto g = gpu_ids.find(r[c_gpu]);
-    const auto m = model_ids.find(r[c_model]);
-    if (g == gpu_ids.end() || m == model_ids.end()) continue;
+  for (const auto& r : lb.csv.rows) {
+    const std::string gpu_id = lb.gpu_id(r);
+    const auto m = model_ids.find(r[lb.model]);
+    if (gpu_id.empty() || r[lb.prec].rfind("F16", 0) != 0 || m == model_ids.end()) continue;
     const auto model = spec::Catalog::builtin().model(m->second);
-    const auto gpu = spec::Catalog::builtin().gpu(g->second);
-    const perf::CostModel cm = model_on(model, g->second);
-    const std::int64_t in = std::stoll(r[c_in]), out = std::stoll(r[c_out]);
+    const auto gpu = spec::Catalog::builtin().gpu(gpu_id);
+    const perf::CostModel cm = model_on(model, gpu_id);
+    const std::int64_t in = std::stoll(r[lb.in]), out = std::stoll(r[lb.out]);
     const bool hbm = !gpu.mig_profiles.empty();
-    const std::string metric = r[c_metric];
+    const std::string metric = r[lb.metric];
     double pred = 0;
     if (metric == "decode_throughput_tg" || metric == "decode_throughput_eval") {
       // tg: generate `out` tokens from empty context; eval: after the prompt, context shift at n_ctx 512.
@@ -229,12 +242,12 @@ TEST_CASE("single-stream decode and prefill vs llama.cpp measurements") {
     } else {
       continue;
     }
-    const double meas = std::stod(r[c_val]);
+    const double meas = std::stod(r[lb.val]);
     const double err = pred / meas - 1;
     const bool is_decode = metric.rfind("decode", 0) == 0;
     (is_decode ? (hbm ? hbm_decode : gddr_decode) : gddr_prefill).push_back(is_decode ? err : std::abs(err));
     if (!is_decode && hbm) gddr_prefill.pop_back();  // HBM prefill rows: printed, not asserted (see below)
-    std::printf("%-16s %-12s %-8s %6lld %6lld %9.1f %9.1f %+8.1f\n", r[c_gpu].c_str(), r[c_model].c_str(),
+    std::printf("%-16s %-12s %-8s %6lld %6lld %9.1f %9.1f %+8.1f\n", r[lb.gpu].c_str(), r[lb.model].c_str(),
                 is_decode ? "decode" : "prefill", static_cast<long long>(in), static_cast<long long>(out), pred, meas,
                 100 * err);
   }
@@ -258,37 +271,30 @@ TEST_CASE("single-stream decode and prefill vs llama.cpp measurements") {
 TEST_CASE("GGUF Q4_K_M prefill and decode vs llama.cpp measurements") {
   const fs::path file = kRef / "llamacpp-gpu-benchmarks.csv";
   if (!have_reference(file)) return;
-  const std::map<std::string, std::string> gpu_ids = {
-      {"RTX 3090 24GB", "rtx3090-24gb"},  {"RTX 4090 24GB", "rtx4090-24gb"},  {"L40S 48GB", "l40s-48gb"},
-      {"A100 PCIe 80GB", "a100-80gb-pcie"}, {"A100 SXM4 80GB", "a100-80gb-sxm"}, {"H100 PCIe 80GB", "h100-80gb-pcie"}};
   const std::map<std::string, std::string> model_ids = {{"Llama-3-8B", "llama-3.1-8b"}, {"Llama-3-70B", "llama-3.1-70b"}};
-  const Csv csv = read_csv(file);
-  const auto c_gpu = csv.col("gpu"), c_n = csv.col("num_gpus"), c_model = csv.col("model"),
-             c_prec = csv.col("precision"), c_metric = csv.col("metric"), c_in = csv.col("input_len"),
-             c_out = csv.col("output_len"), c_val = csv.col("value"), c_notes = csv.col("notes");
+  const LlamaBench lb(file);
   std::vector<double> prefill_abs, decode_err;
   std::printf("\nllama.cpp GGUF Q4_K_M single-stream speeds (tokens/s): prediction vs measurement\n");
-  for (const auto& r : csv.rows) {
-    if (r[c_n] != "1" || r[c_prec] != "Q4_K_M (GGUF)" || r[c_notes].find("SUSPECT") != std::string::npos) continue;
-    const auto g = gpu_ids.find(r[c_gpu]);
-    const auto m = model_ids.find(r[c_model]);
-    if (g == gpu_ids.end() || m == model_ids.end()) continue;
-    const perf::CostModel cm = model_on(spec::Catalog::builtin().model(m->second), g->second, "gguf-q4_k_m");
-    const std::string metric = r[c_metric];
+  for (const auto& r : lb.csv.rows) {
+    const std::string gpu_id = lb.gpu_id(r);
+    const auto m = model_ids.find(r[lb.model]);
+    if (gpu_id.empty() || r[lb.prec] != "Q4_K_M (GGUF)" || m == model_ids.end()) continue;
+    const perf::CostModel cm = model_on(spec::Catalog::builtin().model(m->second), gpu_id, "gguf-q4_k_m");
+    const std::string metric = r[lb.metric];
     double pred = 0;
-    if (metric == "prefill_throughput_pp" && std::stoll(r[c_in]) == 512) {
+    if (metric == "prefill_throughput_pp" && std::stoll(r[lb.in]) == 512) {
       perf::BatchShape b;
       b.add_prefill(512, 0, true);
       pred = 512 / cm.iteration_time(b);
-    } else if (metric == "decode_throughput_tg" && std::stoll(r[c_out]) == 512) {
+    } else if (metric == "decode_throughput_tg" && std::stoll(r[lb.out]) == 512) {
       pred = 1.0 / cm.iteration_time(decode(1, 256));
     } else {
       continue;
     }
-    const double err = pred / std::stod(r[c_val]) - 1;
+    const double err = pred / std::stod(r[lb.val]) - 1;
     (metric == "prefill_throughput_pp" ? prefill_abs : decode_err).push_back(metric == "prefill_throughput_pp" ? std::abs(err) : err);
-    std::printf("%-16s %-12s %-8s %9.1f %9.1f %+8.1f\n", r[c_gpu].c_str(), r[c_model].c_str(),
-                metric == "prefill_throughput_pp" ? "prefill" : "decode", pred, std::stod(r[c_val]), 100 * err);
+    std::printf("%-16s %-12s %-8s %9.1f %9.1f %+8.1f\n", r[lb.gpu].c_str(), r[lb.model].c_str(),
+                metric == "prefill_throughput_pp" ? "prefill" : "decode", pred, std::stod(r[lb.val]), 100 * err);
   }
   std::vector<double> decode_abs;
   for (double e : decode_err) decode_abs.push_back(std::abs(e));
