@@ -2,7 +2,7 @@
 # The fidelity report (`make validate`): predictions against the public measurements in ../shared/reference
 # and the calibration runs in data/, one row per measurement with its relative error and the median.
 # The comparisons are the cost-model engineer's reference tests (tests/perf/test_reference.cpp: Vidur
-# operator timings, llama.cpp single-stream rows, end-to-end vLLM/gpt-fast figures) plus the trust layer's
+# operator timings, llama.cpp single-stream F16 and GGUF rows, end-to-end vLLM/gpt-fast figures) plus the trust layer's
 # calibration-data check (tests/trust/test_validate.cpp); each asserts its stated tolerance, so a regression
 # fails this script. Without the reference folder the comparisons print a WARN and pass.
 #   scripts/validate.sh [build-dir]
@@ -13,7 +13,7 @@ BUILD=${1:-build}
 cmake --build "$BUILD" --target test_perf test_trust -j "${JOBS:-$(nproc)}" -- --no-print-directory -s
 status=0
 # Catch2 v2 takes one test spec; commas separate the names.
-"$BUILD/bin/test_perf" "per-operator times vs Vidur's A100/H100 profiles,single-stream decode and prefill vs llama.cpp measurements,end-to-end batch-1..16 speeds of vLLM and gpt-fast from the reference notes" || status=1
+"$BUILD/bin/test_perf" "per-operator times vs Vidur's A100/H100 profiles,single-stream decode and prefill vs llama.cpp measurements,GGUF Q4_K_M prefill and decode vs llama.cpp measurements,end-to-end batch-1..16 speeds of vLLM and gpt-fast from the reference notes" || status=1
 "$BUILD/bin/test_trust" "[validate]" || status=1
 [ $status -eq 0 ] && echo "validate: all comparisons within their stated tolerances" || echo "validate: REGRESSION (see above)"
 exit $status
