@@ -1,5 +1,6 @@
 // `llmsim step`: the time of one engine iteration for a batch shape, with its per-op roofline breakdown.
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <string>
 
@@ -18,7 +19,7 @@ namespace {
 const char* kUsage =
     "usage: llmsim step --model M --gpu G [--quant Q] [--kv-dtype D] [--tp N] [--pp N]\n"
     "                   [--prefill-tokens P --prefill-context C] [--decode-seqs B --context L]\n"
-    "                   [--gpu-profile FILE] [--eager] [--json]\n\n"
+    "                   [--gpu-profile FILE] [--eager] [--cpu-offload-gb G] [--json]\n\n"
     "Time of one serving-engine iteration: one prefill chunk of P tokens after C cached tokens, plus B\n"
     "sequences decoding one token each with L tokens of context. Prints the per-op roofline breakdown.";
 
@@ -43,6 +44,7 @@ int run(int argc, char** argv) {
       ("context", po::value<std::int64_t>()->default_value(0), "context length of each decoding sequence")
       ("gpu-profile", po::value<std::string>()->default_value(""), "calibrated HardwareProfile JSON file")
       ("eager", po::bool_switch(), "no CUDA graphs for decode-only batches")
+      ("cpu-offload-gb", po::value<double>()->default_value(0), "GiB of weights per GPU in host memory (vLLM --cpu-offload-gb)")
       ("json", po::bool_switch(), "print JSON");
   po::variables_map vm;
   if (!parse_args(argc, argv, opts, vm, kUsage)) return kOk;
@@ -77,7 +79,12 @@ int run(int argc, char** argv) {
                                              "' but --gpu is '" + gpu.id + "'");
   }
   const bool eager = vm["eager"].as<bool>();
-  const perf::CostModel cm(model, quant, gpu, profile, parallel, !eager);
+  spec::EngineConfig engine;
+  engine.cuda_graphs = !eager;
+  engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
+  if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb))
+    throw ConfigError("--cpu-offload-gb", "must be >= 0, got " + format_value(engine.cpu_offload_gb));
+  const perf::CostModel cm(model, quant, gpu, profile, parallel, !eager, engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0);
 
   perf::BatchShape batch;
   if (p_tokens > 0) batch.add_prefill(p_tokens, p_context, true);
@@ -88,8 +95,6 @@ int run(int argc, char** argv) {
   }
 
   // The batch must fit in the KV cache that the memory plan leaves (vLLM's defaults otherwise).
-  spec::EngineConfig engine;
-  engine.cuda_graphs = !eager;
   const std::int64_t longest = std::max(p_context + p_tokens, d_context + 1);
   if (model.max_position_embeddings > 0 && longest > model.max_position_embeddings)
     throw ConfigError(p_context + p_tokens >= d_context + 1 ? "--prefill-context" : "--context",

@@ -68,6 +68,22 @@ TEST_CASE("llmsim memory answers") {
   CHECK(run("memory --model llama-3.1-8b --gpu a100-80gb-sxm:mig-3g.40gb --quant fp8").code == 0);
 }
 
+TEST_CASE("--cpu-offload-gb lets memory and step run a model larger than the card, at PCIe speed") {
+  const std::string m70 = "--model llama-3.1-70b --gpu rtx4090-24gb --quant awq-int4 ";
+  auto r = run("memory " + m70 + "--max-model-len 4096 --cpu-offload-gb 20");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("fits: yes"));
+  CHECK_THAT(r.out, Catch::Contains("GB of weights in host memory"));
+  r = run("step " + m70 + "--decode-seqs 1 --context 512");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("cpu_offload_gb"));  // the reason suggests the way out
+  r = run("step " + m70 + "--decode-seqs 1 --context 512 --cpu-offload-gb 20 --json", false);
+  REQUIRE(r.code == 0);
+  const auto j = llmsim::parse_json(r.out, "stdout");
+  CHECK(j["time_ms"].get<double>() > 600);  // 20 GiB over PCIe 4.0 x16 every step
+  CHECK(run("step " + m70 + "--decode-seqs 1 --cpu-offload-gb -1").code == 2);
+}
+
 TEST_CASE("bad inputs exit 2 naming the culprit") {
   auto r = run("memory --model llama-3.1-8b --gpu rtx4090 --quant fp16");
   CHECK(r.code == 2);
