@@ -8,17 +8,27 @@
 
 using namespace llmsim;
 
-TEST_CASE("compare: cannot-run rows, winner, scaling efficiency", "[analysis][compare][engine]") {
-  // Qwen2.5-14B at fp16 (~29.5 GB of weights) cannot run on one 24 GB card; two A100s split it by TP.
-  const Json j = test::chat_json("a100-80gb-sxm", "qwen2.5-14b", "fp16");
-  const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
+namespace {
+
+/// Options for `gpus` with a short, loose capacity search (enough to rank, cheap enough for a unit test).
+analysis::CompareOptions quick(std::vector<std::string> gpus) {
   analysis::CompareOptions o;
-  o.gpus = {"rtx4090-24gb", "a100-80gb-sxm", "2xa100-80gb-sxm"};
+  o.gpus = std::move(gpus);
   o.capacity.num_requests = 200;
   o.capacity.warmup_requests = 20;
   o.capacity.replications = 2;
   o.capacity.rel_tol = 0.05;
   o.jobs = 2;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("compare: cannot-run rows, winner, scaling efficiency", "[analysis][compare][engine]") {
+  // Qwen2.5-14B at fp16 (~29.5 GB of weights) cannot run on one 24 GB card; two A100s split it by TP.
+  const Json j = test::chat_json("a100-80gb-sxm", "qwen2.5-14b", "fp16");
+  const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
+  analysis::CompareOptions o = quick({"rtx4090-24gb", "a100-80gb-sxm", "2xa100-80gb-sxm"});
   const auto r = analysis::compare(base, o);
   REQUIRE(r.rows.size() == 3);
   CHECK(r.target_qps == Approx(2.0));
@@ -60,13 +70,7 @@ TEST_CASE("compare on a closed loop sizes fleets in users and names a winner", "
   Json j = test::chat_json();
   spec::set_json_path(j, "workload.arrival", Json::parse(R"({"process": "closed", "concurrency": 8, "think_time_s": 0})"));
   const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
-  analysis::CompareOptions o;
-  o.gpus = {"rtx4090-24gb", "2xrtx4090-24gb", "a100-80gb-pcie"};
-  o.capacity.num_requests = 200;
-  o.capacity.warmup_requests = 20;
-  o.capacity.replications = 2;
-  o.capacity.rel_tol = 0.05;
-  o.jobs = 2;
+  const analysis::CompareOptions o = quick({"rtx4090-24gb", "2xrtx4090-24gb", "a100-80gb-pcie"});
   const auto r = analysis::compare(base, o);
   REQUIRE(r.rows.size() == 3);
   CHECK(r.target_qps == 0);
