@@ -7,10 +7,11 @@
 #include "llmsim/core/overloaded.hpp"
 #include "llmsim/core/names.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "scenario_json.hpp"
 
 namespace llmsim::spec {
 
-namespace {
+namespace detail {
 
 int read_int(const JsonView& v, std::string_view key, int fallback) {
   if (!v.has(key)) return fallback;
@@ -18,36 +19,6 @@ int read_int(const JsonView& v, std::string_view key, int fallback) {
   if (x < -(std::int64_t{1} << 31) + 1 || x > (std::int64_t{1} << 31) - 1) v[key].fail("out of range: " + std::to_string(x));
   return static_cast<int>(x);
 }
-
-// ---- field lists: the parsers, writers and set_json_path share them ----
-const std::vector<std::string> kTopKeys{"name", "model", "quant", "hardware", "engine", "workload", "slo", "cost"};
-const std::vector<std::string> kQuantKeys{"weights", "kv_cache"};
-const std::vector<std::string> kHardwareKeys{"gpu", "gpu_profile", "tp", "pp", "replicas", "router", "price_per_gpu_hour"};
-const std::vector<std::string> kEngineKeys{"policy", "max_num_seqs", "max_num_batched_tokens", "block_size",
-                                           "gpu_memory_utilization", "preemption", "max_model_len", "watermark",
-                                           "swap_space_gb", "enable_prefix_caching", "cuda_graphs", "max_concurrent_batches", "cpu_offload_gb",
-                                           "synthetic_service"};
-const std::vector<std::string> kSyntheticKeys{"kind", "mean_s", "cv"};
-const std::vector<std::string> kWorkloadKeys{"arrival", "input_tokens", "output_tokens", "prefix_tokens", "prefix_groups",
-                                             "classes", "num_requests", "warmup_requests", "horizon_s", "seed", "too_long"};
-const std::vector<std::string> kClassKeys{"name", "arrival", "input_tokens", "output_tokens", "slo", "prefix_tokens",
-                                          "prefix_groups"};
-const std::vector<std::string> kCostKeys{"storage_per_month", "network_per_month", "ops_overhead_fraction", "spare_fraction",
-                                         "hours_per_month", "target_qps", "network_gbps"};
-const std::vector<std::string> kSloMetrics{"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"};
-const std::map<std::string, std::vector<std::string>> kArrivalKeys{
-    {"poisson", {"process", "rate"}},
-    {"gamma", {"process", "rate", "cv"}},
-    {"constant", {"process", "rate"}},
-    {"onoff", {"process", "rate_on", "on_s", "off_s", "rate_off"}},
-    {"closed", {"process", "concurrency", "think_time_s"}},
-    {"trace", {"process", "path", "time_scale"}}};
-const std::map<std::string, std::vector<std::string>> kLengthKeys{
-    {"fixed", {"dist", "value"}},
-    {"uniform", {"dist", "min", "max"}},
-    {"normal", {"dist", "mean", "stddev", "min", "max"}},
-    {"lognormal", {"dist", "mean", "sigma"}},
-    {"empirical", {"dist", "values", "path", "column"}}};
 
 std::vector<std::string> keys_of(const std::map<std::string, std::vector<std::string>>& m) {
   std::vector<std::string> out;
@@ -67,178 +38,11 @@ std::vector<std::string> union_of(const std::map<std::string, std::vector<std::s
   return out;
 }
 
-// ---- readers ----
-ArrivalSpec read_arrival(const JsonView& v) {
-  const std::string process = v.string("process");
-  auto it = kArrivalKeys.find(process);
-  if (it == kArrivalKeys.end()) {
-    throw ConfigError(v.child_path("process"), unknown_name_message("arrival process", process, keys_of(kArrivalKeys)));
-  }
-  v.allow_only(it->second);
-  if (process == "poisson") return PoissonArrivals{v.number("rate")};
-  if (process == "gamma") return GammaArrivals{v.number("rate"), v.number_or("cv", GammaArrivals{}.cv)};
-  if (process == "constant") return ConstantArrivals{v.number("rate")};
-  if (process == "onoff") {
-    OnOffArrivals d;
-    return OnOffArrivals{v.number("rate_on"), v.number_or("on_s", d.on_s), v.number_or("off_s", d.off_s),
-                         v.number_or("rate_off", d.rate_off)};
-  }
-  if (process == "closed") {
-    return ClosedLoop{read_int(v, "concurrency", ClosedLoop{}.concurrency), v.number_or("think_time_s", 0)};
-  }
-  return TraceReplay{v.string("path"), v.number_or("time_scale", 1.0)};
-}
+}  // namespace detail
 
-LengthDist read_length(const JsonView& v) {
-  const std::string dist = v.string("dist");
-  auto it = kLengthKeys.find(dist);
-  if (it == kLengthKeys.end()) {
-    throw ConfigError(v.child_path("dist"), unknown_name_message("length distribution", dist, keys_of(kLengthKeys)));
-  }
-  v.allow_only(it->second);
-  if (dist == "fixed") return FixedLength{v.integer("value")};
-  if (dist == "uniform") return UniformLength{v.integer("min"), v.integer("max")};
-  if (dist == "normal") {
-    NormalLength d;
-    return NormalLength{v.number("mean"), v.number("stddev"), v.integer_or("min", d.min), v.integer_or("max", d.max)};
-  }
-  if (dist == "lognormal") return LogNormalLength{v.number("mean"), v.number_or("sigma", LogNormalLength{}.sigma)};
-  EmpiricalLength e;
-  if (v.has("values")) {
-    for (const auto& x : v["values"].elements()) e.values.push_back(x.as_integer());
-  }
-  e.path = v.string_or("path", "");
-  e.column = v.string_or("column", "");
-  return e;
-}
+using namespace detail;
 
-SloSpec read_slo(const JsonView& v) {
-  std::vector<std::string> allowed = kSloMetrics;
-  allowed.push_back("min_attainment");
-  v.allow_only(allowed);
-  SloSpec s;
-  for (std::size_t mi = 0; mi < kSloMetrics.size(); ++mi) {
-    if (!v.has(kSloMetrics[mi])) continue;
-    auto m = v[kSloMetrics[mi]];
-    m.expect_object();
-    for (auto it = m.json().begin(); it != m.json().end(); ++it) {
-      const std::string& key = it.key();
-      const std::string kp = m.child_path(key);
-      // Percentile keys are written "p50", "p95", "p99.9".
-      double pct = 0;
-      bool ok = key.size() > 1 && key[0] == 'p';
-      if (ok) {
-        std::size_t used = 0;
-        try {
-          pct = std::stod(key.substr(1), &used);
-        } catch (const std::exception&) {
-          ok = false;
-        }
-        ok = ok && used == key.size() - 1 && std::isfinite(pct);
-      }
-      if (!ok) throw ConfigError(kp, "expected a percentile key such as p50, p95 or p99.9");
-      if (!(pct > 0 && pct <= 100)) throw ConfigError(kp, "percentile must be in (0, 100], got " + format_value(pct));
-      SloTarget t;
-      t.metric = static_cast<SloMetric>(mi);
-      t.percentile = pct;
-      t.max_ms = JsonView(*it, kp).as_number();
-      s.targets.push_back(t);
-    }
-  }
-  if (v.has("min_attainment")) s.min_attainment = v.number("min_attainment");
-  return s;
-}
-
-TenantClass read_class(const JsonView& v, std::size_t index) {
-  v.allow_only(kClassKeys);
-  TenantClass c;
-  c.name = v.string_or("name", "class" + std::to_string(index));
-  if (v.has("arrival")) c.arrival = read_arrival(v["arrival"]);
-  if (v.has("input_tokens")) c.input_tokens = read_length(v["input_tokens"]);
-  if (v.has("output_tokens")) c.output_tokens = read_length(v["output_tokens"]);
-  if (v.has("slo")) c.slo = read_slo(v["slo"]);
-  c.prefix_tokens = v.integer_or("prefix_tokens", 0);
-  c.prefix_groups = read_int(v, "prefix_groups", 0);
-  return c;
-}
-
-Workload read_workload(const JsonView& v) {
-  v.allow_only(kWorkloadKeys);
-  Workload w;
-  if (v.has("arrival")) w.arrival = read_arrival(v["arrival"]);
-  if (v.has("input_tokens")) w.input_tokens = read_length(v["input_tokens"]);
-  if (v.has("output_tokens")) w.output_tokens = read_length(v["output_tokens"]);
-  w.prefix_tokens = v.integer_or("prefix_tokens", w.prefix_tokens);
-  w.prefix_groups = read_int(v, "prefix_groups", w.prefix_groups);
-  if (v.has("classes")) {
-    auto elems = v["classes"].elements();
-    for (std::size_t i = 0; i < elems.size(); ++i) w.classes.push_back(read_class(elems[i], i));
-  }
-  w.num_requests = v.integer_or("num_requests", w.num_requests);
-  w.warmup_requests = v.integer_or("warmup_requests", w.warmup_requests);
-  w.horizon_s = v.number_or("horizon_s", w.horizon_s);
-  if (v.has("seed")) {
-    const auto& j = v["seed"].json();
-    if (j.is_number_unsigned()) {
-      w.seed = j.get<std::uint64_t>();
-    } else {
-      const auto s = v.integer("seed");
-      if (s < 0) v["seed"].fail("must be >= 0, got " + std::to_string(s));
-      w.seed = static_cast<std::uint64_t>(s);
-    }
-  }
-  if (v.has("too_long")) {
-    const std::string t = v.string("too_long");
-    if (t == "clip") {
-      w.too_long = TooLongPolicy::clip;
-    } else if (t == "reject") {
-      w.too_long = TooLongPolicy::reject;
-    } else {
-      throw ConfigError(v.child_path("too_long"), unknown_name_message("too-long policy", t, {"clip", "reject"}));
-    }
-  }
-  return w;
-}
-
-EngineConfig read_engine(const JsonView& v) {
-  v.allow_only(kEngineKeys);
-  EngineConfig e;
-  if (v.has("policy")) e.policy = parse_policy(v.string("policy"), v.child_path("policy"));
-  e.max_num_seqs = read_int(v, "max_num_seqs", e.max_num_seqs);
-  e.max_num_batched_tokens = read_int(v, "max_num_batched_tokens", e.max_num_batched_tokens);
-  e.block_size = read_int(v, "block_size", e.block_size);
-  e.gpu_memory_utilization = v.number_or("gpu_memory_utilization", e.gpu_memory_utilization);
-  if (v.has("preemption")) e.preemption = parse_preemption(v.string("preemption"), v.child_path("preemption"));
-  e.max_model_len = read_int(v, "max_model_len", e.max_model_len);
-  e.watermark = v.number_or("watermark", e.watermark);
-  e.swap_space_gb = v.number_or("swap_space_gb", e.swap_space_gb);
-  e.enable_prefix_caching = v.boolean_or("enable_prefix_caching", e.enable_prefix_caching);
-  e.cuda_graphs = v.boolean_or("cuda_graphs", e.cuda_graphs);
-  e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
-  e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
-  if (v.has("synthetic_service")) {
-    auto s = v["synthetic_service"];
-    s.allow_only(kSyntheticKeys);
-    SyntheticService ss;
-    if (s.has("kind")) {
-      const std::string k = s.string("kind");
-      if (k == "fixed") {
-        ss.kind = SyntheticService::Kind::fixed;
-      } else if (k == "exponential") {
-        ss.kind = SyntheticService::Kind::exponential;
-      } else if (k == "lognormal") {
-        ss.kind = SyntheticService::Kind::lognormal;
-      } else {
-        throw ConfigError(s.child_path("kind"),
-                          unknown_name_message("service distribution", k, {"fixed", "exponential", "lognormal"}));
-      }
-    }
-    ss.mean_s = s.number_or("mean_s", ss.mean_s);
-    ss.cv = s.number_or("cv", ss.cv);
-    e.synthetic_service = ss;
-  }
-  return e;
-}
+namespace {
 
 Deployment read_hardware(const JsonView& v) {
   v.allow_only(kHardwareKeys);
@@ -264,71 +68,6 @@ CostSpec read_cost(const JsonView& v) {
   c.target_qps = v.number_or("target_qps", c.target_qps);
   c.network_gbps = v.number_or("network_gbps", c.network_gbps);
   return c;
-}
-
-// ---- writers (full form: every field, so the output documents the defaults too) ----
-Json arrival_json(const ArrivalSpec& a) {
-  return std::visit(
-      Overloaded{
-          [](const PoissonArrivals& x) { return Json{{"process", "poisson"}, {"rate", x.rate}}; },
-          [](const GammaArrivals& x) { return Json{{"process", "gamma"}, {"rate", x.rate}, {"cv", x.cv}}; },
-          [](const ConstantArrivals& x) { return Json{{"process", "constant"}, {"rate", x.rate}}; },
-          [](const OnOffArrivals& x) {
-            return Json{{"process", "onoff"}, {"rate_on", x.rate_on}, {"on_s", x.on_s}, {"off_s", x.off_s},
-                        {"rate_off", x.rate_off}};
-          },
-          [](const ClosedLoop& x) {
-            return Json{{"process", "closed"}, {"concurrency", x.concurrency}, {"think_time_s", x.think_time_s}};
-          },
-          [](const TraceReplay& x) { return Json{{"process", "trace"}, {"path", x.path}, {"time_scale", x.time_scale}}; },
-      },
-      a);
-}
-
-Json length_json(const LengthDist& d) {
-  return std::visit(
-      Overloaded{
-          [](const FixedLength& x) { return Json{{"dist", "fixed"}, {"value", x.value}}; },
-          [](const UniformLength& x) { return Json{{"dist", "uniform"}, {"min", x.min}, {"max", x.max}}; },
-          [](const NormalLength& x) {
-            return Json{{"dist", "normal"}, {"mean", x.mean}, {"stddev", x.stddev}, {"min", x.min}, {"max", x.max}};
-          },
-          [](const LogNormalLength& x) { return Json{{"dist", "lognormal"}, {"mean", x.mean}, {"sigma", x.sigma}}; },
-          [](const EmpiricalLength& x) {
-            Json j{{"dist", "empirical"}};
-            if (!x.path.empty()) {
-              j["path"] = x.path;
-              if (!x.column.empty()) j["column"] = x.column;
-            } else {
-              j["values"] = x.values;
-            }
-            return j;
-          },
-      },
-      d);
-}
-
-Json slo_json(const SloSpec& s) {
-  Json j = Json::object();
-  for (const auto& t : s.targets) {
-    // %.17g keeps any percentile exact; format_value would round to 6 digits.
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", t.percentile);
-    std::string key = "p" + format_value(t.percentile);
-    if (std::stod(key.substr(1)) != t.percentile) key = std::string("p") + buf;
-    j[to_string(t.metric)][key] = t.max_ms;
-  }
-  if (s.min_attainment) j["min_attainment"] = *s.min_attainment;
-  return j;
-}
-
-const char* synthetic_kind(SyntheticService::Kind k) {
-  switch (k) {
-    case SyntheticService::Kind::fixed: return "fixed";
-    case SyntheticService::Kind::exponential: return "exponential";
-    case SyntheticService::Kind::lognormal: return "lognormal";
-  }
-  return "exponential";
 }
 
 void check_path_component(const std::string& comp, const std::vector<std::string>& valid, const std::string& so_far) {
@@ -417,51 +156,8 @@ Json to_json(const Scenario& s) {
           {"router", to_string(s.hardware.router)}};
   if (s.hardware.price_per_gpu_hour) hw["price_per_gpu_hour"] = *s.hardware.price_per_gpu_hour;
   j["hardware"] = hw;
-  const auto& e = s.engine;
-  Json ej{{"policy", to_string(e.policy)},
-          {"max_num_seqs", e.max_num_seqs},
-          {"max_num_batched_tokens", e.max_num_batched_tokens},
-          {"block_size", e.block_size},
-          {"gpu_memory_utilization", e.gpu_memory_utilization},
-          {"preemption", to_string(e.preemption)},
-          {"max_model_len", e.max_model_len},
-          {"watermark", e.watermark},
-          {"swap_space_gb", e.swap_space_gb},
-          {"enable_prefix_caching", e.enable_prefix_caching},
-          {"cuda_graphs", e.cuda_graphs},
-          {"max_concurrent_batches", e.max_concurrent_batches},
-          {"cpu_offload_gb", e.cpu_offload_gb}};
-  if (e.synthetic_service) {
-    ej["synthetic_service"] = {{"kind", synthetic_kind(e.synthetic_service->kind)},
-                               {"mean_s", e.synthetic_service->mean_s},
-                               {"cv", e.synthetic_service->cv}};
-  }
-  j["engine"] = ej;
-  const auto& w = s.workload;
-  Json wj{{"arrival", arrival_json(w.arrival)},
-          {"input_tokens", length_json(w.input_tokens)},
-          {"output_tokens", length_json(w.output_tokens)},
-          {"prefix_tokens", w.prefix_tokens},
-          {"prefix_groups", w.prefix_groups},
-          {"num_requests", w.num_requests},
-          {"warmup_requests", w.warmup_requests},
-          {"horizon_s", w.horizon_s},
-          {"seed", w.seed},
-          {"too_long", w.too_long == TooLongPolicy::clip ? "clip" : "reject"}};
-  if (!w.classes.empty()) {
-    wj["classes"] = Json::array();
-    for (const auto& c : w.classes) {
-      Json cj{{"name", c.name},
-              {"arrival", arrival_json(c.arrival)},
-              {"input_tokens", length_json(c.input_tokens)},
-              {"output_tokens", length_json(c.output_tokens)},
-              {"prefix_tokens", c.prefix_tokens},
-              {"prefix_groups", c.prefix_groups}};
-      if (c.slo) cj["slo"] = slo_json(*c.slo);
-      wj["classes"].push_back(cj);
-    }
-  }
-  j["workload"] = wj;
+  j["engine"] = engine_json(s.engine);
+  j["workload"] = workload_json(s.workload);
   j["slo"] = slo_json(s.slo);
   const auto& c = s.cost;
   j["cost"] = {{"storage_per_month", c.storage_per_month},

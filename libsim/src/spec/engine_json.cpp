@@ -1,0 +1,83 @@
+// The engine section of the scenario JSON (vLLM-named knobs).
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+#include "scenario_json.hpp"
+
+namespace llmsim::spec::detail {
+
+namespace {
+
+const char* synthetic_kind(SyntheticService::Kind k) {
+  switch (k) {
+    case SyntheticService::Kind::fixed: return "fixed";
+    case SyntheticService::Kind::exponential: return "exponential";
+    case SyntheticService::Kind::lognormal: return "lognormal";
+  }
+  return "exponential";
+}
+
+}  // namespace
+
+EngineConfig read_engine(const JsonView& v) {
+  v.allow_only(kEngineKeys);
+  EngineConfig e;
+  if (v.has("policy")) e.policy = parse_policy(v.string("policy"), v.child_path("policy"));
+  e.max_num_seqs = read_int(v, "max_num_seqs", e.max_num_seqs);
+  e.max_num_batched_tokens = read_int(v, "max_num_batched_tokens", e.max_num_batched_tokens);
+  e.block_size = read_int(v, "block_size", e.block_size);
+  e.gpu_memory_utilization = v.number_or("gpu_memory_utilization", e.gpu_memory_utilization);
+  if (v.has("preemption")) e.preemption = parse_preemption(v.string("preemption"), v.child_path("preemption"));
+  e.max_model_len = read_int(v, "max_model_len", e.max_model_len);
+  e.watermark = v.number_or("watermark", e.watermark);
+  e.swap_space_gb = v.number_or("swap_space_gb", e.swap_space_gb);
+  e.enable_prefix_caching = v.boolean_or("enable_prefix_caching", e.enable_prefix_caching);
+  e.cuda_graphs = v.boolean_or("cuda_graphs", e.cuda_graphs);
+  e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
+  e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
+  if (v.has("synthetic_service")) {
+    auto s = v["synthetic_service"];
+    s.allow_only(kSyntheticKeys);
+    SyntheticService ss;
+    if (s.has("kind")) {
+      const std::string k = s.string("kind");
+      if (k == "fixed") {
+        ss.kind = SyntheticService::Kind::fixed;
+      } else if (k == "exponential") {
+        ss.kind = SyntheticService::Kind::exponential;
+      } else if (k == "lognormal") {
+        ss.kind = SyntheticService::Kind::lognormal;
+      } else {
+        throw ConfigError(s.child_path("kind"),
+                          unknown_name_message("service distribution", k, {"fixed", "exponential", "lognormal"}));
+      }
+    }
+    ss.mean_s = s.number_or("mean_s", ss.mean_s);
+    ss.cv = s.number_or("cv", ss.cv);
+    e.synthetic_service = ss;
+  }
+  return e;
+}
+
+Json engine_json(const EngineConfig& e) {
+  Json ej{{"policy", to_string(e.policy)},
+          {"max_num_seqs", e.max_num_seqs},
+          {"max_num_batched_tokens", e.max_num_batched_tokens},
+          {"block_size", e.block_size},
+          {"gpu_memory_utilization", e.gpu_memory_utilization},
+          {"preemption", to_string(e.preemption)},
+          {"max_model_len", e.max_model_len},
+          {"watermark", e.watermark},
+          {"swap_space_gb", e.swap_space_gb},
+          {"enable_prefix_caching", e.enable_prefix_caching},
+          {"cuda_graphs", e.cuda_graphs},
+          {"max_concurrent_batches", e.max_concurrent_batches},
+          {"cpu_offload_gb", e.cpu_offload_gb}};
+  if (e.synthetic_service) {
+    ej["synthetic_service"] = {{"kind", synthetic_kind(e.synthetic_service->kind)},
+                               {"mean_s", e.synthetic_service->mean_s},
+                               {"cv", e.synthetic_service->cv}};
+  }
+  return ej;
+}
+
+}  // namespace llmsim::spec::detail

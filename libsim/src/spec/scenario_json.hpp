@@ -1,0 +1,66 @@
+#pragma once
+// Private to the spec layer: the scenario's JSON field lists and the per-section readers and writers shared by
+// scenario.cpp (top level, hardware, cost, set_json_path, resolve), workload_json.cpp and engine_json.cpp.
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/engine_config.hpp"
+#include "llmsim/spec/slo.hpp"
+#include "llmsim/spec/workload.hpp"
+
+namespace llmsim::spec::detail {
+
+// ---- field lists: the parsers, writers and set_json_path share them ----
+inline const std::vector<std::string> kTopKeys{"name", "model", "quant", "hardware", "engine", "workload", "slo", "cost"};
+inline const std::vector<std::string> kQuantKeys{"weights", "kv_cache"};
+inline const std::vector<std::string> kHardwareKeys{"gpu", "gpu_profile", "tp", "pp", "replicas", "router", "price_per_gpu_hour"};
+inline const std::vector<std::string> kEngineKeys{"policy", "max_num_seqs", "max_num_batched_tokens", "block_size",
+                                           "gpu_memory_utilization", "preemption", "max_model_len", "watermark",
+                                           "swap_space_gb", "enable_prefix_caching", "cuda_graphs", "max_concurrent_batches", "cpu_offload_gb",
+                                           "synthetic_service"};
+inline const std::vector<std::string> kSyntheticKeys{"kind", "mean_s", "cv"};
+inline const std::vector<std::string> kWorkloadKeys{"arrival", "input_tokens", "output_tokens", "prefix_tokens", "prefix_groups",
+                                             "classes", "num_requests", "warmup_requests", "horizon_s", "seed", "too_long"};
+inline const std::vector<std::string> kClassKeys{"name", "arrival", "input_tokens", "output_tokens", "slo", "prefix_tokens",
+                                          "prefix_groups"};
+inline const std::vector<std::string> kCostKeys{"storage_per_month", "network_per_month", "ops_overhead_fraction", "spare_fraction",
+                                         "hours_per_month", "target_qps", "network_gbps"};
+inline const std::vector<std::string> kSloMetrics{"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"};
+inline const std::map<std::string, std::vector<std::string>> kArrivalKeys{
+    {"poisson", {"process", "rate"}},
+    {"gamma", {"process", "rate", "cv"}},
+    {"constant", {"process", "rate"}},
+    {"onoff", {"process", "rate_on", "on_s", "off_s", "rate_off"}},
+    {"closed", {"process", "concurrency", "think_time_s"}},
+    {"trace", {"process", "path", "time_scale"}}};
+inline const std::map<std::string, std::vector<std::string>> kLengthKeys{
+    {"fixed", {"dist", "value"}},
+    {"uniform", {"dist", "min", "max"}},
+    {"normal", {"dist", "mean", "stddev", "min", "max"}},
+    {"lognormal", {"dist", "mean", "sigma"}},
+    {"empirical", {"dist", "values", "path", "column"}}};
+
+/// An int field (range-checked), or `fallback` when absent.
+int read_int(const JsonView& v, std::string_view key, int fallback);
+std::vector<std::string> keys_of(const std::map<std::string, std::vector<std::string>>& m);
+/// Every field name of every variant, once each, in first-seen order.
+std::vector<std::string> union_of(const std::map<std::string, std::vector<std::string>>& m);
+
+// ---- workload_json.cpp ----
+ArrivalSpec read_arrival(const JsonView& v);
+LengthDist read_length(const JsonView& v);
+SloSpec read_slo(const JsonView& v);
+Workload read_workload(const JsonView& v);
+Json arrival_json(const ArrivalSpec& a);
+Json length_json(const LengthDist& d);
+Json slo_json(const SloSpec& s);
+Json workload_json(const Workload& w);  ///< full form: every field
+
+// ---- engine_json.cpp ----
+EngineConfig read_engine(const JsonView& v);
+Json engine_json(const EngineConfig& e);  ///< full form: every field
+
+}  // namespace llmsim::spec::detail

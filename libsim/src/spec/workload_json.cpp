@@ -1,0 +1,229 @@
+// The workload section of the scenario JSON: arrival processes, length distributions, tenant classes, SLOs.
+#include <cmath>
+#include <cstdio>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+#include "llmsim/core/overloaded.hpp"
+#include "scenario_json.hpp"
+
+namespace llmsim::spec::detail {
+
+ArrivalSpec read_arrival(const JsonView& v) {
+  const std::string process = v.string("process");
+  auto it = kArrivalKeys.find(process);
+  if (it == kArrivalKeys.end()) {
+    throw ConfigError(v.child_path("process"), unknown_name_message("arrival process", process, keys_of(kArrivalKeys)));
+  }
+  v.allow_only(it->second);
+  if (process == "poisson") return PoissonArrivals{v.number("rate")};
+  if (process == "gamma") return GammaArrivals{v.number("rate"), v.number_or("cv", GammaArrivals{}.cv)};
+  if (process == "constant") return ConstantArrivals{v.number("rate")};
+  if (process == "onoff") {
+    OnOffArrivals d;
+    return OnOffArrivals{v.number("rate_on"), v.number_or("on_s", d.on_s), v.number_or("off_s", d.off_s),
+                         v.number_or("rate_off", d.rate_off)};
+  }
+  if (process == "closed") {
+    return ClosedLoop{read_int(v, "concurrency", ClosedLoop{}.concurrency), v.number_or("think_time_s", 0)};
+  }
+  return TraceReplay{v.string("path"), v.number_or("time_scale", 1.0)};
+}
+
+LengthDist read_length(const JsonView& v) {
+  const std::string dist = v.string("dist");
+  auto it = kLengthKeys.find(dist);
+  if (it == kLengthKeys.end()) {
+    throw ConfigError(v.child_path("dist"), unknown_name_message("length distribution", dist, keys_of(kLengthKeys)));
+  }
+  v.allow_only(it->second);
+  if (dist == "fixed") return FixedLength{v.integer("value")};
+  if (dist == "uniform") return UniformLength{v.integer("min"), v.integer("max")};
+  if (dist == "normal") {
+    NormalLength d;
+    return NormalLength{v.number("mean"), v.number("stddev"), v.integer_or("min", d.min), v.integer_or("max", d.max)};
+  }
+  if (dist == "lognormal") return LogNormalLength{v.number("mean"), v.number_or("sigma", LogNormalLength{}.sigma)};
+  EmpiricalLength e;
+  if (v.has("values")) {
+    for (const auto& x : v["values"].elements()) e.values.push_back(x.as_integer());
+  }
+  e.path = v.string_or("path", "");
+  e.column = v.string_or("column", "");
+  return e;
+}
+
+SloSpec read_slo(const JsonView& v) {
+  std::vector<std::string> allowed = kSloMetrics;
+  allowed.push_back("min_attainment");
+  v.allow_only(allowed);
+  SloSpec s;
+  for (std::size_t mi = 0; mi < kSloMetrics.size(); ++mi) {
+    if (!v.has(kSloMetrics[mi])) continue;
+    auto m = v[kSloMetrics[mi]];
+    m.expect_object();
+    for (auto it = m.json().begin(); it != m.json().end(); ++it) {
+      const std::string& key = it.key();
+      const std::string kp = m.child_path(key);
+      // Percentile keys are written "p50", "p95", "p99.9".
+      double pct = 0;
+      bool ok = key.size() > 1 && key[0] == 'p';
+      if (ok) {
+        std::size_t used = 0;
+        try {
+          pct = std::stod(key.substr(1), &used);
+        } catch (const std::exception&) {
+          ok = false;
+        }
+        ok = ok && used == key.size() - 1 && std::isfinite(pct);
+      }
+      if (!ok) throw ConfigError(kp, "expected a percentile key such as p50, p95 or p99.9");
+      if (!(pct > 0 && pct <= 100)) throw ConfigError(kp, "percentile must be in (0, 100], got " + format_value(pct));
+      SloTarget t;
+      t.metric = static_cast<SloMetric>(mi);
+      t.percentile = pct;
+      t.max_ms = JsonView(*it, kp).as_number();
+      s.targets.push_back(t);
+    }
+  }
+  if (v.has("min_attainment")) s.min_attainment = v.number("min_attainment");
+  return s;
+}
+
+namespace {
+
+TenantClass read_class(const JsonView& v, std::size_t index) {
+  v.allow_only(kClassKeys);
+  TenantClass c;
+  c.name = v.string_or("name", "class" + std::to_string(index));
+  if (v.has("arrival")) c.arrival = read_arrival(v["arrival"]);
+  if (v.has("input_tokens")) c.input_tokens = read_length(v["input_tokens"]);
+  if (v.has("output_tokens")) c.output_tokens = read_length(v["output_tokens"]);
+  if (v.has("slo")) c.slo = read_slo(v["slo"]);
+  c.prefix_tokens = v.integer_or("prefix_tokens", 0);
+  c.prefix_groups = read_int(v, "prefix_groups", 0);
+  return c;
+}
+
+}  // namespace
+
+Workload read_workload(const JsonView& v) {
+  v.allow_only(kWorkloadKeys);
+  Workload w;
+  if (v.has("arrival")) w.arrival = read_arrival(v["arrival"]);
+  if (v.has("input_tokens")) w.input_tokens = read_length(v["input_tokens"]);
+  if (v.has("output_tokens")) w.output_tokens = read_length(v["output_tokens"]);
+  w.prefix_tokens = v.integer_or("prefix_tokens", w.prefix_tokens);
+  w.prefix_groups = read_int(v, "prefix_groups", w.prefix_groups);
+  if (v.has("classes")) {
+    auto elems = v["classes"].elements();
+    for (std::size_t i = 0; i < elems.size(); ++i) w.classes.push_back(read_class(elems[i], i));
+  }
+  w.num_requests = v.integer_or("num_requests", w.num_requests);
+  w.warmup_requests = v.integer_or("warmup_requests", w.warmup_requests);
+  w.horizon_s = v.number_or("horizon_s", w.horizon_s);
+  if (v.has("seed")) {
+    const auto& j = v["seed"].json();
+    if (j.is_number_unsigned()) {
+      w.seed = j.get<std::uint64_t>();
+    } else {
+      const auto s = v.integer("seed");
+      if (s < 0) v["seed"].fail("must be >= 0, got " + std::to_string(s));
+      w.seed = static_cast<std::uint64_t>(s);
+    }
+  }
+  if (v.has("too_long")) {
+    const std::string t = v.string("too_long");
+    if (t == "clip") {
+      w.too_long = TooLongPolicy::clip;
+    } else if (t == "reject") {
+      w.too_long = TooLongPolicy::reject;
+    } else {
+      throw ConfigError(v.child_path("too_long"), unknown_name_message("too-long policy", t, {"clip", "reject"}));
+    }
+  }
+  return w;
+}
+Json arrival_json(const ArrivalSpec& a) {
+  return std::visit(
+      Overloaded{
+          [](const PoissonArrivals& x) { return Json{{"process", "poisson"}, {"rate", x.rate}}; },
+          [](const GammaArrivals& x) { return Json{{"process", "gamma"}, {"rate", x.rate}, {"cv", x.cv}}; },
+          [](const ConstantArrivals& x) { return Json{{"process", "constant"}, {"rate", x.rate}}; },
+          [](const OnOffArrivals& x) {
+            return Json{{"process", "onoff"}, {"rate_on", x.rate_on}, {"on_s", x.on_s}, {"off_s", x.off_s},
+                        {"rate_off", x.rate_off}};
+          },
+          [](const ClosedLoop& x) {
+            return Json{{"process", "closed"}, {"concurrency", x.concurrency}, {"think_time_s", x.think_time_s}};
+          },
+          [](const TraceReplay& x) { return Json{{"process", "trace"}, {"path", x.path}, {"time_scale", x.time_scale}}; },
+      },
+      a);
+}
+
+Json length_json(const LengthDist& d) {
+  return std::visit(
+      Overloaded{
+          [](const FixedLength& x) { return Json{{"dist", "fixed"}, {"value", x.value}}; },
+          [](const UniformLength& x) { return Json{{"dist", "uniform"}, {"min", x.min}, {"max", x.max}}; },
+          [](const NormalLength& x) {
+            return Json{{"dist", "normal"}, {"mean", x.mean}, {"stddev", x.stddev}, {"min", x.min}, {"max", x.max}};
+          },
+          [](const LogNormalLength& x) { return Json{{"dist", "lognormal"}, {"mean", x.mean}, {"sigma", x.sigma}}; },
+          [](const EmpiricalLength& x) {
+            Json j{{"dist", "empirical"}};
+            if (!x.path.empty()) {
+              j["path"] = x.path;
+              if (!x.column.empty()) j["column"] = x.column;
+            } else {
+              j["values"] = x.values;
+            }
+            return j;
+          },
+      },
+      d);
+}
+
+Json slo_json(const SloSpec& s) {
+  Json j = Json::object();
+  for (const auto& t : s.targets) {
+    // %.17g keeps any percentile exact; format_value would round to 6 digits.
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", t.percentile);
+    std::string key = "p" + format_value(t.percentile);
+    if (std::stod(key.substr(1)) != t.percentile) key = std::string("p") + buf;
+    j[to_string(t.metric)][key] = t.max_ms;
+  }
+  if (s.min_attainment) j["min_attainment"] = *s.min_attainment;
+  return j;
+}
+
+Json workload_json(const Workload& w) {
+  Json wj{{"arrival", arrival_json(w.arrival)},
+          {"input_tokens", length_json(w.input_tokens)},
+          {"output_tokens", length_json(w.output_tokens)},
+          {"prefix_tokens", w.prefix_tokens},
+          {"prefix_groups", w.prefix_groups},
+          {"num_requests", w.num_requests},
+          {"warmup_requests", w.warmup_requests},
+          {"horizon_s", w.horizon_s},
+          {"seed", w.seed},
+          {"too_long", w.too_long == TooLongPolicy::clip ? "clip" : "reject"}};
+  if (!w.classes.empty()) {
+    wj["classes"] = Json::array();
+    for (const auto& c : w.classes) {
+      Json cj{{"name", c.name},
+              {"arrival", arrival_json(c.arrival)},
+              {"input_tokens", length_json(c.input_tokens)},
+              {"output_tokens", length_json(c.output_tokens)},
+              {"prefix_tokens", c.prefix_tokens},
+              {"prefix_groups", c.prefix_groups}};
+      if (c.slo) cj["slo"] = slo_json(*c.slo);
+      wj["classes"].push_back(cj);
+    }
+  }
+  return wj;
+}
+
+}  // namespace llmsim::spec::detail
