@@ -347,7 +347,8 @@ bool Replica::start_iteration(double now_s) {
   // retry either runs work or finds the replica idle.
   for (int attempt = 0; attempt < 3 && shape.empty(); ++attempt) {
     switch (cfg_.policy) {
-      case spec::SchedulerPolicy::vllm: schedule_vllm(now_s, shape); break;
+      case spec::SchedulerPolicy::vllm:
+      case spec::SchedulerPolicy::vllm_v0: schedule_vllm(now_s, shape); break;
       case spec::SchedulerPolicy::chunked: schedule_chunked(now_s, shape); break;
       case spec::SchedulerPolicy::static_batching: schedule_static(now_s, shape); break;
     }

@@ -584,7 +584,12 @@ SimulationResult Simulation::run() {
   }
   double end_s = 0;
   const double horizon = sc.workload.horizon_s;
+  std::uint32_t until_cancel_check = 0;
   while (!events_.empty() && !unstable_) {
+    if (opt_.cancel && ++until_cancel_check == 4096) {
+      until_cancel_check = 0;
+      if (opt_.cancel->load(std::memory_order_relaxed)) throw Cancelled("simulation cancelled");
+    }
     if (horizon > 0 && events_.peek().time_s > horizon) {
       end_s = horizon;
       break;

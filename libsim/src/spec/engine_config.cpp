@@ -10,6 +10,7 @@ namespace llmsim::spec {
 std::string to_string(SchedulerPolicy p) {
   switch (p) {
     case SchedulerPolicy::vllm: return "vllm";
+    case SchedulerPolicy::vllm_v0: return "vllm-v0";
     case SchedulerPolicy::chunked: return "chunked";
     case SchedulerPolicy::static_batching: return "static";
   }
@@ -25,10 +26,11 @@ std::string to_string(PreemptionMode p) {
 }
 
 SchedulerPolicy parse_policy(const std::string& s, const std::string& path) {
-  for (auto p : {SchedulerPolicy::vllm, SchedulerPolicy::chunked, SchedulerPolicy::static_batching}) {
+  for (auto p : {SchedulerPolicy::vllm, SchedulerPolicy::vllm_v0, SchedulerPolicy::chunked,
+                 SchedulerPolicy::static_batching}) {
     if (s == to_string(p)) return p;
   }
-  throw ConfigError(path, unknown_name_message("scheduler policy", s, {"vllm", "chunked", "static"}));
+  throw ConfigError(path, unknown_name_message("scheduler policy", s, {"vllm", "vllm-v0", "chunked", "static"}));
 }
 
 PreemptionMode parse_preemption(const std::string& s, const std::string& path) {

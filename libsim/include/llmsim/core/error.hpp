@@ -40,6 +40,13 @@ class InternalError : public Error {
   using Error::Error;
 };
 
+/// A run was stopped on request (SimulationOptions::cancel, a Python KeyboardInterrupt, a CLI signal):
+/// not an error in the input or in llmsim; callers return or raise with what had finished.
+class Cancelled : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Collects validation problems so validate() can report all of them at once.
 class Problems {
  public:

@@ -1,5 +1,6 @@
 #pragma once
 // Layer 4 entry point: run one scenario through the discrete-event serving engine.
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -37,6 +38,9 @@ struct SimulationOptions {
   /// Stop as "unstable" when the waiting queue exceeds this many requests (0 = automatic bound:
   /// max(2000, 16 × max_num_seqs × replicas); synthetic service counts one slot per server).
   std::int64_t max_queue = 0;
+  /// When set, the run checks the flag every few thousand events and throws llmsim::Cancelled once it is
+  /// true (Python's KeyboardInterrupt, CLI signals): a long simulation stops within milliseconds.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct SimulationResult {

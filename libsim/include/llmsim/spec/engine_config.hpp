@@ -8,6 +8,7 @@ namespace llmsim::spec {
 
 enum class SchedulerPolicy {
   vllm,     ///< prefill-first continuous batching (vLLM without chunked prefill)
+  vllm_v0,  ///< "vllm-v0": vLLM V0's prefill-first scheduler, by name (runs as `vllm` until V1 becomes that)
   chunked,  ///< decode-first, prefills chunked into the leftover token budget (Sarathi-Serve)
   static_batching  ///< request-level batching: a batch runs until its longest request ends ("static")
 };
