@@ -44,11 +44,19 @@ inline std::string read_file(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-/// A folder of this test process under the temp dir (tests of several checkouts may run at once).
+/// A folder of this test process under the temp dir (tests of several checkouts may run at once), removed
+/// when the process exits.
 inline std::filesystem::path scratch_dir() {
-  const auto dir = std::filesystem::temp_directory_path() / ("llmsim_test_cli_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+  struct Scratch {
+    std::filesystem::path dir = std::filesystem::temp_directory_path() / ("llmsim_test_cli_" + std::to_string(getpid()));
+    ~Scratch() {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  };
+  static const Scratch scratch;
+  std::filesystem::create_directories(scratch.dir);
+  return scratch.dir;
 }
 
 inline std::filesystem::path temp_file(const std::string& name, const std::string& text) {
