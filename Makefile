@@ -5,15 +5,17 @@ PYTHON ?= /usr/bin/python3
 JOBS   ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=$(PYTHON)
 
-.PHONY: all setup configure build run test test-sanitize fuzz bench validate calibrate clean
+.PHONY: all setup configure build run test test-sanitize fuzz bench validate calibrate check-install clean
 
 all: build
 
 setup:
 	@scripts/setup.sh
 
+# ccache (installed by setup) makes rebuilds of an unchanged tree, and CI re-runs, take seconds.
 configure: setup
-	@test -f $(BUILD)/CMakeCache.txt || { mkdir -p $(BUILD) && cmake -S . -B $(BUILD) $(CMAKE_FLAGS) > $(BUILD)/configure.log 2>&1 || { cat $(BUILD)/configure.log; rm -f $(BUILD)/CMakeCache.txt; exit 1; }; }
+	@test -f $(BUILD)/CMakeCache.txt || { mkdir -p $(BUILD) && cmake -S . -B $(BUILD) $(CMAKE_FLAGS) \
+	  $$(command -v ccache >/dev/null && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache) > $(BUILD)/configure.log 2>&1 || { cat $(BUILD)/configure.log; rm -f $(BUILD)/CMakeCache.txt; exit 1; }; }
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory -s
@@ -44,6 +46,10 @@ bench: build
 # Measure a real card: make calibrate GPU=rtx4090-24gb OUT=raw.json (then: llmsim calibrate-fit raw.json -o profile.json)
 calibrate: build
 	@calibration/run_all.sh $(BUILD) $(GPU) $(OUT)
+
+# A fresh clone of the committed tree, pip-installed offline into a venv and imported (minutes; see the script).
+check-install: setup
+	@PYTHON=$(PYTHON) scripts/check_fresh_install.sh
 
 clean:
 	rm -rf $(BUILD) out

@@ -4,12 +4,13 @@
 #   scripts/setup.sh fuzz     plus clang and its sanitizer runtimes (libFuzzer) for `make fuzz`
 set -euo pipefail
 packages=(
-  build-essential cmake make g++ pkg-config
+  build-essential cmake make g++ pkg-config ccache
   catch2 libeigen3-dev libboost-dev libboost-random-dev libboost-program-options-dev
   nlohmann-json3-dev pybind11-dev python3-dev python3-pybind11
   python3-numpy python3-pandas python3-matplotlib python3-tqdm
   python3-dask python3-distributed python3-nbclient python3-ipykernel jupyter-nbconvert
   python3-pytest
+  python3-venv python3-pip python3-setuptools python3-wheel
 )
 if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()

@@ -81,8 +81,9 @@ int run_capacity(int argc, char** argv) {
   return guarded("capacity", [&] {
     analysis::CapacityOptions defaults;
     po::options_description opts("llmsim capacity options");
+    po::positional_options_description pos;
+    add_scenario_options(opts, pos, "scenario JSON file (its SLO defines capacity)");
     opts.add_options()
-        ("scenario", po::value<std::string>()->required(), "scenario JSON file (its SLO defines capacity)")
         ("json", "print the row as JSON (capacity/compare/sweep row format)")
         ("quant", po::value<std::string>(), "override quant.weights")
         ("target-qps", po::value<double>(), "size the fleet for this load (default cost.target_qps, else the offered rate)")
@@ -93,11 +94,12 @@ int run_capacity(int argc, char** argv) {
     add_gpu_options(opts);
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim capacity --scenario FILE.json [--json] [--gpu G] [--price USD] [--target-qps Q] "
-                    "[--replications N] [--rel-tol T] [--requests N]")) {
+                    "usage: llmsim capacity SCENARIO.json [--set PATH=VALUE ...] [--json] [--gpu G] [--price USD] "
+                    "[--target-qps Q] [--replications N] [--rel-tol T] [--requests N]",
+                    &pos)) {
       return kOk;
     }
-    Json doc = read_json_file(vm["scenario"].as<std::string>());
+    Json doc = load_scenario(vm);
     if (vm.count("quant")) spec::set_json_path(doc, "quant.weights", vm["quant"].as<std::string>());
     if (vm.count("target-qps")) spec::set_json_path(doc, "cost.target_qps", vm["target-qps"].as<double>());
     spec::Scenario scenario = spec::scenario_from_json(JsonView(doc, ""));

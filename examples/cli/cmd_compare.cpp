@@ -149,8 +149,9 @@ int run_compare(int argc, char** argv) {
   return guarded("compare", [&] {
     analysis::CapacityOptions defaults;
     po::options_description opts("llmsim compare options");
+    po::positional_options_description pos;
+    add_scenario_options(opts, pos, "base scenario JSON file (model, workload, SLO, cost)");
     opts.add_options()
-        ("scenario", po::value<std::string>()->required(), "base scenario JSON file (model, workload, SLO, cost)")
         ("gpus", po::value<std::string>(), "comma list: rtx4090-24gb,2xrtx4090-24gb,a100-80gb-sxm,4xh100-80gb-sxm@pp "
                                            "(NxGPU = N cards, tensor parallel; @pp = pipeline)")
         ("quants", po::value<std::string>(), "comma list of weight formats (default: the scenario's)")
@@ -165,15 +166,16 @@ int run_compare(int argc, char** argv) {
         ("rel-tol", po::value<double>()->default_value(defaults.rel_tol), "relative tolerance of the capacity bisection")
         ("requests", po::value<long long>()->default_value(defaults.num_requests), "requests per simulation (at most the scenario's)")
         ("out", po::value<std::string>(), "also write the JSON result to this file")
-        ("quiet,q", "no progress on stderr")
         ("json", "print the JSON result instead of the table");
+    add_progress_options(opts);
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim compare --scenario base.json --gpus G1,2xG2,... [--quants fp16,awq-int4] "
-                    "[--jobs N] [--json] [--out result.json]")) {
+                    "usage: llmsim compare BASE.json --gpus G1,2xG2,... [--quants fp16,awq-int4] "
+                    "[--set PATH=VALUE ...] [--jobs N] [--json] [--out result.json]",
+                    &pos)) {
       return kOk;
     }
-    Json doc = read_json_file(vm["scenario"].as<std::string>());
+    Json doc = load_scenario(vm);
     if (vm.count("target-qps")) spec::set_json_path(doc, "cost.target_qps", vm["target-qps"].as<double>());
     const spec::Scenario base = spec::scenario_from_json(JsonView(doc, ""));
 
@@ -208,11 +210,7 @@ int run_compare(int argc, char** argv) {
     o.capacity.num_requests = vm["requests"].as<long long>();
     o.capacity.warmup_requests = std::min<std::int64_t>(o.capacity.warmup_requests, o.capacity.num_requests / 10);
 
-    const bool quiet = vm.count("quiet") > 0;
-    const auto result = analysis::compare(base, o, [quiet](std::size_t done, std::size_t total) {
-      if (quiet) return;
-      std::cerr << "\rcompare: " << done << "/" << total << " options" << (done == total ? "\n" : "") << std::flush;
-    });
+    const auto result = analysis::compare(base, o, ProgressLine("compare", "options", vm));
     if (vm.count("out")) write_rows(vm["out"].as<std::string>(), result);
     if (vm.count("json")) print_json(analysis::to_json(result));
     else print_table(result, base, o);

@@ -81,8 +81,9 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
 int run_simulate(int argc, char** argv) {
   return guarded("simulate", [&] {
     po::options_description opts("llmsim simulate options");
+    po::positional_options_description pos;
+    add_scenario_options(opts, pos);
     opts.add_options()
-        ("scenario", po::value<std::string>()->required(), "scenario JSON file")
         ("json", "print the summary as JSON (the result format)")
         ("requests-csv", po::value<std::string>(), "write one row per request to this CSV file")
         ("iterations-csv", po::value<std::string>(), "write one row per engine iteration to this CSV file")
@@ -93,12 +94,12 @@ int run_simulate(int argc, char** argv) {
     add_gpu_options(opts);
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim simulate --scenario FILE.json [--json] [--requests-csv F] [--iterations-csv F] "
-                    "[--seed N] [--rate QPS] [--num-requests N] [--gpu G] [--price USD] [--quant Q]")) {
+                    "usage: llmsim simulate SCENARIO.json [--set PATH=VALUE ...] [--json] [--requests-csv F] "
+                    "[--iterations-csv F] [--seed N] [--rate QPS] [--num-requests N] [--gpu G] [--price USD] [--quant Q]",
+                    &pos)) {
       return kOk;
     }
-    const std::string file = vm["scenario"].as<std::string>();
-    Json doc = read_json_file(file);
+    Json doc = load_scenario(vm);
     if (vm.count("seed")) {
       if (vm["seed"].as<long long>() < 0) throw ConfigError("--seed", "must be >= 0, got " + std::to_string(vm["seed"].as<long long>()));
       spec::set_json_path(doc, "workload.seed", vm["seed"].as<long long>());

@@ -76,23 +76,28 @@ int run_sweep(int argc, char** argv) {
   return guarded("sweep", [&] {
     analysis::CapacityOptions defaults;
     po::options_description opts("llmsim sweep options");
+    po::positional_options_description pos;
+    pos.add("grid", 1);
     opts.add_options()
-        ("grid", po::value<std::string>()->required(), "grid JSON file: {\"base\": ..., \"grid\": {path: [values]}} or {\"scenarios\": [...]}")
+        ("grid", po::value<std::string>()->required(), "grid JSON file (or as the first argument): {\"base\": ..., \"grid\": {path: [values]}} or {\"scenarios\": [...]}")
         ("out", po::value<std::string>(), "write the rows to results.csv or results.json")
         ("jobs,j", po::value<int>()->default_value(1), "threads (rows and results do not depend on it)")
         ("fail-if", po::value<std::vector<std::string>>()->composing(),
          "'FIELD OP VALUE' (OP: < <= > >= == !=), repeatable: exit 1 when any row satisfies it")
         ("capacity", "run a capacity search per point (adds max_qps, replicas_needed, monthly_cost)")
         ("replications", po::value<int>()->default_value(defaults.replications), "with --capacity: seeds for the CI")
-        ("quiet,q", "no progress on stderr")
         ("json", "print the rows as JSON instead of the table");
+    add_set_option(opts);
+    add_progress_options(opts);
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim sweep --grid grid.json [--out results.csv|.json] [--jobs N] "
-                    "[--fail-if 'ttft_ms.p95 > 2000' ...] [--capacity]")) {
+                    "usage: llmsim sweep GRID.json [--set PATH=VALUE ...] [--out results.csv|.json] [--jobs N] "
+                    "[--fail-if 'ttft_ms.p95 > 2000' ...] [--capacity]",
+                    &pos)) {
       return kOk;
     }
-    const analysis::Grid grid = analysis::load_grid(vm["grid"].as<std::string>());
+    analysis::Grid grid = analysis::load_grid(vm["grid"].as<std::string>());
+    apply_sets(grid, vm);  // every point, before anything runs
     // Conditions are checked before anything runs: a typo in a field name is exit 2 in milliseconds.
     std::vector<analysis::FailIf> bounds;
     if (vm.count("fail-if")) {
@@ -108,16 +113,7 @@ int run_sweep(int argc, char** argv) {
     analysis::SweepOptions options;
     options.row.capacity = vm.count("capacity") > 0;
     options.row.capacity_options.replications = vm["replications"].as<int>();
-    const bool quiet = vm.count("quiet") > 0;
-    std::size_t last_percent = 101;
-    const auto rows = analysis::run_sweep(grid.points, vm["jobs"].as<int>(), [&](std::size_t done, std::size_t total) {
-      if (quiet) return;
-      const std::size_t percent = done * 100 / total;
-      if (percent == last_percent && done != total) return;
-      last_percent = percent;
-      std::cerr << "\rsweep: " << done << "/" << total << " points (" << percent << "%)" << (done == total ? "\n" : "")
-                << std::flush;
-    });
+    const auto rows = analysis::run_sweep(grid.points, vm["jobs"].as<int>(), ProgressLine("sweep", "points", vm));
     if (vm.count("out")) write_out(vm["out"].as<std::string>(), rows);
     if (vm.count("json")) {
       Json arr = Json::array();

@@ -1,14 +1,81 @@
 #include "common.hpp"
 
+#include <unistd.h>
+
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
+#include <sstream>
 #include <string_view>
 
+#include <boost/make_shared.hpp>
+
 #include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/sweep.hpp"
 #include "llmsim/core/error.hpp"
 
 namespace llmsim::cli {
+
+namespace {
+
+// Boost prints a default through lexical_cast, which writes a double with 17 significant digits
+// ("(=0.029999999999999999)"). The help shows the shortest text that reads back as the same double.
+std::string clean_default(std::string name) {
+  const auto open = name.rfind("(=");
+  if (open == std::string::npos || name.back() != ')') return name;
+  const std::string text = name.substr(open + 2, name.size() - open - 3);
+  if (text.find_first_of(".eE") == std::string::npos) return name;  // integers and words print as given
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size()) return name;
+  char buf[32];
+  const auto [out, ec2] = std::to_chars(buf, buf + sizeof buf, v);  // shortest round-trip form
+  if (ec2 != std::errc()) return name;
+  return name.substr(0, open + 2) + std::string(buf, out) + ")";
+}
+
+// Shows an option's value as `text` and otherwise behaves like `inner` (for formatting only: never parses).
+class DisplayValue : public po::value_semantic {
+ public:
+  DisplayValue(const po::value_semantic& inner, std::string text) : inner_(inner), text_(std::move(text)) {}
+  std::string name() const override { return text_; }
+  unsigned min_tokens() const override { return inner_.min_tokens(); }
+  unsigned max_tokens() const override { return inner_.max_tokens(); }
+  bool is_composing() const override { return inner_.is_composing(); }
+  bool is_required() const override { return inner_.is_required(); }
+  void parse(boost::any&, const std::vector<std::string>&, bool) const override {}
+  bool apply_default(boost::any&) const override { return false; }
+  void notify(const boost::any&) const override {}
+
+ private:
+  const po::value_semantic& inner_;
+  std::string text_;
+};
+
+// `opts` as Boost lays it out, with clean_default() applied to every option's value text.
+po::options_description help_view(const po::options_description& opts) {
+  // Boost 1.74 has no caption accessor: its printout starts with "caption:" when there is one.
+  std::ostringstream printed;
+  printed << opts;
+  std::string caption = printed.str().substr(0, printed.str().find('\n'));
+  caption = !caption.empty() && caption.back() == ':' ? caption.substr(0, caption.size() - 1) : "";
+  po::options_description view(caption);
+  for (const auto& o : opts.options()) {
+    std::string spec = o->long_name();
+    const std::string shown = o->canonical_display_name(po::command_line_style::allow_dash_for_short);
+    if (shown.size() == 2 && shown[0] == '-') spec += std::string(",") + shown[1];
+    const auto& semantic = *o->semantic();
+    view.add(boost::make_shared<po::option_description>(
+        spec.c_str(), new DisplayValue(semantic, clean_default(semantic.name())), o->description().c_str()));
+  }
+  return view;
+}
+
+constexpr const char* kExtra = "llmsim-extra-arguments";  // collects arguments beyond the positional ones
+
+}  // namespace
 
 bool parse_args(int argc, char** argv, const po::options_description& opts, po::variables_map& vm,
                 const std::string& usage, const po::positional_options_description* positional) {
@@ -21,20 +88,127 @@ bool parse_args(int argc, char** argv, const po::options_description& opts, po::
       throw ConfigError("arguments", "'%' is not allowed in arguments, got '" + std::string(argv[i]) + "'");
     }
   }
+  // Arguments beyond the command's positional ones land in a hidden option, so the error can name them.
+  po::positional_options_description pos = positional ? *positional : po::positional_options_description();
+  const unsigned takes = pos.max_total_count();
+  const bool bounded = takes != std::numeric_limits<unsigned>::max();  // nothing can follow "all the rest"
+  if (bounded) pos.add(kExtra, -1);
+  po::options_description parsing(all);
+  parsing.add_options()(kExtra, po::value<std::vector<std::string>>());
   try {
     // Boost skips argv[0] (here the subcommand name) itself.
-    auto parser = po::command_line_parser(argc, argv).options(all);
-    if (positional) parser.positional(*positional);
-    po::store(parser.run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(parsing).positional(pos).run(), vm);
     if (vm.count("help")) {
-      std::cout << usage << "\n\n" << all << "\n";
+      std::cout << usage << "\n\n" << help_view(all) << "\n";
       return false;
     }
+    if (bounded && vm.count(kExtra)) {
+      const auto& extra = vm[kExtra].as<std::vector<std::string>>();
+      std::string taken;
+      for (unsigned i = 0; i < takes; ++i) taken += (i ? ", " : "") + pos.name_for_position(i);
+      throw ConfigError("arguments", "unexpected argument '" + extra.front() + "' (" +
+                                         (takes ? "this command takes one " + taken + " argument"
+                                                : std::string("this command takes options only")) + ")");
+    }
     po::notify(vm);
+  } catch (const po::multiple_occurrences& e) {
+    const std::string name = e.get_option_name();
+    throw ConfigError(name, "given more than once" +
+                                std::string(positional && positional->max_total_count() > 0 &&
+                                                    name == "--" + positional->name_for_position(0)
+                                                ? " (as the first argument and as " + name + ", or twice); give one"
+                                                : ""));
   } catch (const po::error& e) {
     throw ConfigError("arguments", e.what());
   }
   return true;
+}
+
+void add_scenario_options(po::options_description& opts, po::positional_options_description& positional,
+                          const char* what) {
+  opts.add_options()("scenario", po::value<std::string>()->required(),
+                     (std::string(what) + " (or as the first argument)").c_str());
+  positional.add("scenario", 1);
+  add_set_option(opts);
+}
+
+void add_set_option(po::options_description& opts) {
+  opts.add_options()("set", po::value<std::vector<std::string>>()->composing(),
+                     "PATH=VALUE, repeatable: set a scenario field by its dotted path before the other flags "
+                     "apply (--set workload.arrival.rate=8 --set hardware.gpu=a100-80gb-sxm); VALUE is JSON, "
+                     "else a plain string");
+}
+
+std::pair<std::string, Json> parse_set(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos) throw ConfigError("--set", "expected PATH=VALUE, got '" + text + "'");
+  const std::string value = text.substr(eq + 1);
+  Json v = Json::parse(value, nullptr, /*allow_exceptions=*/false);
+  if (v.is_discarded()) v = value;  // a bare string: hardware.gpu=a100-80gb-sxm
+  return {text.substr(0, eq), std::move(v)};
+}
+
+void apply_sets(Json& scenario, const po::variables_map& vm) {
+  if (!vm.count("set")) return;
+  for (const auto& text : vm["set"].as<std::vector<std::string>>()) {
+    const auto [path, value] = parse_set(text);
+    spec::set_json_path(scenario, path, value);
+  }
+}
+
+Json load_scenario(const po::variables_map& vm) {
+  Json doc = read_json_file(vm["scenario"].as<std::string>());
+  apply_sets(doc, vm);
+  return doc;
+}
+
+void apply_sets(analysis::Grid& grid, const po::variables_map& vm) {
+  if (!vm.count("set")) return;
+  std::vector<std::pair<std::string, Json>> sets;
+  for (const auto& text : vm["set"].as<std::vector<std::string>>()) {
+    auto set = parse_set(text);
+    for (const auto& axis : grid.label_paths)
+      if (axis == set.first) throw ConfigError("--set", "'" + set.first + "' is an axis of this grid; change it in the grid");
+    sets.push_back(std::move(set));
+  }
+  for (std::size_t i = 0; i < grid.points.size(); ++i) {
+    Json doc = spec::to_json(grid.points[i].scenario);
+    for (const auto& [path, value] : sets) spec::set_json_path(doc, path, value);
+    grid.points[i].scenario = spec::scenario_from_json(JsonView(doc, ""));
+  }
+}
+
+void add_progress_options(po::options_description& opts) {
+  opts.add_options()
+      ("progress", "progress on stderr even when it is not a terminal (plain lines, no carriage returns)")
+      ("quiet,q", "no progress on stderr");
+}
+
+ProgressLine::ProgressLine(std::string label, std::string unit, const po::variables_map& vm)
+    : label_(std::move(label)), unit_(std::move(unit)) {
+  const bool forced = vm.count("progress") > 0, quiet = vm.count("quiet") > 0;
+  if (forced && quiet) throw ConfigError("--progress", "conflicts with --quiet; give one");
+  if (quiet) return;
+  if (isatty(STDERR_FILENO)) mode_ = Mode::terminal;
+  else if (forced) mode_ = Mode::lines;
+}
+
+void ProgressLine::operator()(std::size_t done, std::size_t total) {
+  if (mode_ == Mode::off || total == 0) return;
+  const std::size_t percent = done * 100 / total;
+  const std::string text = label_ + ": " + std::to_string(done) + "/" + std::to_string(total) + " " + unit_ + " (" +
+                           std::to_string(percent) + "%)";
+  if (mode_ == Mode::terminal) {
+    if (percent == last_ && done != total) return;
+    last_ = percent;
+    std::cerr << "\r" << text << (done == total ? "\n" : "") << std::flush;
+    return;
+  }
+  const std::size_t decile = percent / 10;
+  if (decile == last_ && done != total) return;
+  if (done == total && last_ == 10) return;
+  last_ = decile;
+  std::cerr << text << "\n" << std::flush;
 }
 
 int guarded(const std::string& command, const std::function<int()>& body) {

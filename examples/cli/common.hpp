@@ -3,12 +3,17 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/program_options.hpp>
 
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::analysis {
+struct Grid;
+}
 
 namespace llmsim::cli {
 
@@ -24,9 +29,49 @@ struct Command {
 };
 
 /// Parses argv against `opts` (plus --help). Returns false and prints usage to stdout when --help was
-/// given. Unknown or malformed options throw ConfigError naming the option.
+/// given; the help shows each default as the shortest text that reads back as it ("(=0.03)"). Unknown or
+/// malformed options, an option given twice and an argument beyond `positional` throw ConfigError naming
+/// the option or the argument.
 bool parse_args(int argc, char** argv, const po::options_description& opts, po::variables_map& vm,
                 const std::string& usage, const po::positional_options_description* positional = nullptr);
+
+/// The input of a scenario command: the file as the first argument or as --scenario FILE (one of the two,
+/// once), and --set PATH=VALUE (repeatable). Adds both options to `opts` and the argument to `positional`.
+void add_scenario_options(po::options_description& opts, po::positional_options_description& positional,
+                          const char* what = "scenario JSON file");
+/// Reads the scenario file and applies every --set in order (then the command applies its named flags).
+Json load_scenario(const po::variables_map& vm);
+/// Adds --set PATH=VALUE (repeatable) alone, for commands whose input is not one scenario (sweep).
+void add_set_option(po::options_description& opts);
+/// "PATH=VALUE" -> (PATH, VALUE as JSON when it parses as JSON, else the bare string): "rate=8" -> 8,
+/// "hardware.gpu=a100-80gb-sxm" -> "a100-80gb-sxm", 'slo.ttft_ms={"p95": 500}' -> an object.
+/// ConfigError("--set") without '='.
+std::pair<std::string, Json> parse_set(const std::string& text);
+/// Applies the --set overrides to a scenario document through spec::set_json_path (ConfigError names the
+/// path when it is not a scenario field).
+void apply_sets(Json& scenario, const po::variables_map& vm);
+
+/// Applies the --set overrides to every point of a sweep grid; ConfigError when a path is one of the
+/// grid's axes (the grid already sets it per point).
+void apply_sets(analysis::Grid& grid, const po::variables_map& vm);
+
+/// Adds --progress (progress lines on stderr even when it is not a terminal) and --quiet/-q (none).
+void add_progress_options(po::options_description& opts);
+
+/// Progress of a long command on stderr, for analysis::Progress callbacks. On a terminal (and not --quiet)
+/// one line rewritten in place with '\r'; with --progress and stderr not a terminal (a file, a pipe, CI
+/// logs) a plain line per 10%, never '\r'; otherwise nothing.
+class ProgressLine {
+ public:
+  /// `label` starts each line ("sweep"), `unit` names the items ("points").
+  ProgressLine(std::string label, std::string unit, const po::variables_map& vm);
+  void operator()(std::size_t done, std::size_t total);
+
+ private:
+  std::string label_, unit_;
+  enum class Mode { off, terminal, lines } mode_ = Mode::off;
+  std::size_t last_ = static_cast<std::size_t>(-1);  ///< last percent (terminal) or decile (lines) shown
+};
 
 /// Runs `body`, turning exceptions into a one-line message on stderr and an exit code:
 /// ConfigError/program_options errors -> 2, other llmsim::Error -> 2, InternalError/other -> 3.

@@ -1,47 +1,15 @@
 // Runs build/bin/llmsim as a user would: exit 0 on success, 2 with a one-line message naming the culprit.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
+#include "cli_util.hpp"
 #include "llmsim/core/json_view.hpp"
 
-namespace {
-
-struct Run {
-  int code = -1;
-  std::string out;  // stdout, then stderr
-};
-
-Run run(const std::string& args, bool with_stderr = true) {
-  // `timeout` turns a hang into exit 124, a failed check instead of a stuck test run.
-  const std::string cmd =
-      std::string("timeout 60 '") + LLMSIM_CLI_PATH + "' " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  Run r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::filesystem::path temp_file(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / "llmsim_test_cli";
-  std::filesystem::create_directories(dir);
-  const auto path = dir / name;
-  std::ofstream(path) << text;
-  return path;
-}
-
-}  // namespace
+using llmsim::test::run;
+using llmsim::test::temp_file;
 
 TEST_CASE("llmsim memory answers") {
   auto r = run("memory --model llama-3.1-8b --gpu rtx4090-24gb --quant fp16 --max-model-len 8192");

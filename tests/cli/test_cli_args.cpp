@@ -1,0 +1,150 @@
+// The argument plumbing every command shares (examples/cli/common.cpp): the scenario as the first argument,
+// --set PATH=VALUE overrides, help defaults as written, and progress only where a person watches it.
+#include <catch2/catch.hpp>
+
+#include <regex>
+#include <string>
+
+#include "cli_util.hpp"
+#include "llmsim/core/json_view.hpp"
+
+using llmsim::test::read_file;
+using llmsim::test::run;
+using llmsim::test::run_shell;
+using llmsim::test::temp_file;
+
+namespace {
+
+const char* kScenario = R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": 1.8},
+  "workload": {"arrival": {"process": "poisson", "rate": 4}, "num_requests": 200, "warmup_requests": 20, "seed": 3},
+  "slo": {"ttft_ms": {"p95": 2000}, "tpot_ms": {"p95": 100}}})";
+
+std::string scenario_file() { return "'" + temp_file("args-scenario.json", kScenario).string() + "'"; }
+
+// A two-point grid on the scenario above.
+std::string grid_file() {
+  temp_file("args-scenario.json", kScenario);
+  return "'" + temp_file("args-grid.json", R"({"base": "args-scenario.json", "grid": {"workload.arrival.rate": [1, 2]}})")
+                   .string() + "'";
+}
+
+llmsim::Json json_of(const std::string& args) {
+  const auto r = run(args, false);
+  INFO("llmsim " << args);
+  REQUIRE(r.code == 0);
+  return llmsim::parse_json(r.out, "stdout");
+}
+
+}  // namespace
+
+TEST_CASE("the scenario is the first argument or --scenario, once") {
+  const std::string sc = scenario_file();
+  const auto positional = json_of("simulate " + sc + " --json");
+  CHECK(positional == json_of("simulate --scenario " + sc + " --json"));
+  CHECK(positional["completed_requests"] == 180);
+  CHECK(json_of("capacity " + sc + " --json --requests 200 --replications 1")["max_qps"].get<double>() > 0);
+  const auto cmp = json_of("compare " + sc + " --gpus a100-80gb-sxm --requests 200 --replications 1 --json");
+  CHECK(cmp["rows"].size() == 1);
+  CHECK(json_of("sweep " + grid_file() + " --json").size() == 2);
+
+  auto r = run("simulate " + sc + " other.json");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("unexpected argument 'other.json'"));
+  CHECK_THAT(r.out, Catch::Contains("takes one scenario argument"));
+  r = run("simulate " + sc + " --scenario " + sc);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--scenario: given more than once"));
+  r = run("sweep " + grid_file() + " extra.json");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("unexpected argument 'extra.json'"));
+  r = run("memory llama-3.1-8b --gpu rtx4090-24gb --model llama-3.1-8b");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("unexpected argument 'llama-3.1-8b' (this command takes options only)"));
+  r = run("simulate");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("scenario"));
+}
+
+TEST_CASE("--set PATH=VALUE edits the scenario as editing the file would, on every scenario command") {
+  const std::string sc = scenario_file();
+  // Numbers, strings and objects: the same result as the edited file.
+  const auto set = json_of("simulate " + sc + " --set workload.num_requests=120 --set hardware.gpu=rtx4090-24gb --json");
+  auto edited = llmsim::parse_json(kScenario, "scenario");
+  edited["workload"]["num_requests"] = 120;
+  edited["hardware"]["gpu"] = "rtx4090-24gb";
+  CHECK(set == json_of("simulate '" + temp_file("args-edited.json", edited.dump()).string() + "' --json"));
+  CHECK(set["completed_requests"] == 100);
+  CHECK(set["kv"]["capacity_tokens"] != json_of("simulate " + sc + " --json")["kv"]["capacity_tokens"]);
+  CHECK(json_of("simulate " + sc + R"( --set 'slo={"ttft_ms": {"p95": 1}}' --json)")["slo_met"] == false);
+  // The named flags apply after --set.
+  CHECK(json_of("simulate " + sc + " --set workload.num_requests=120 --num-requests 60 --json")["completed_requests"] == 40);
+
+  // capacity and compare read it too: an unknown model is refused by name, an impossible SLO has no capacity.
+  auto r = run("capacity " + sc + " --set model=llama-9b --requests 200");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("unknown model 'llama-9b'"));
+  const std::string cmp = "compare " + sc + " --gpus a100-80gb-sxm --requests 200 --replications 1 --json";
+  CHECK(json_of(cmp)["rows"][0]["max_qps"].get<double>() > 0);
+  CHECK(json_of(cmp + " --set slo.ttft_ms.p95=0.001")["rows"][0]["max_qps"].is_null());
+  // sweep: every point, unless the path is one of the grid's axes.
+  const auto rows = json_of("sweep " + grid_file() + " --set workload.num_requests=60 --json");
+  REQUIRE(rows.size() == 2);
+  for (const auto& row : rows) CHECK(row["completed_requests"] == 40);
+  r = run("sweep " + grid_file() + " --set workload.arrival.rate=3");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("'workload.arrival.rate' is an axis of this grid"));
+
+  r = run("simulate " + sc + " --set workload.arival.rate=3");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("arival"));
+  CHECK_THAT(r.out, Catch::Contains("arrival"));  // the valid field is named
+  r = run("simulate " + sc + " --set workload.num_requests");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--set: expected PATH=VALUE, got 'workload.num_requests'"));
+  r = run("simulate " + sc + " --set workload.arrival.rate=fast");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("workload.arrival.rate"));
+  CHECK_THAT(r.out, Catch::Contains("fast"));
+}
+
+TEST_CASE("help shows defaults as they are written, not as 17 significant digits") {
+  const std::regex long_expansion(R"([0-9]\.[0-9]{9,})");  // 0.029999999999999999, 0.90000000000000002
+  for (const char* cmd : {"memory", "catalog", "step", "simulate", "capacity", "compare", "sweep", "calibrate-fit"}) {
+    const auto r = run(std::string(cmd) + " --help");
+    INFO(cmd << ":\n" << r.out);
+    CHECK(r.code == 0);
+    CHECK_FALSE(std::regex_search(r.out, long_expansion));
+  }
+  CHECK_THAT(run("capacity --help").out, Catch::Contains("--rel-tol arg (=0.03)"));
+  CHECK_THAT(run("memory --help").out, Catch::Contains("--gpu-memory-utilization arg (=0.9)"));
+  CHECK_THAT(run("simulate --help").out, Catch::Contains("usage: llmsim simulate SCENARIO.json"));
+}
+
+TEST_CASE("progress goes to a terminal, or as plain lines with --progress, never '\\r' into a file") {
+  const std::string grid = grid_file(), sc = scenario_file();
+  const auto dir = llmsim::test::scratch_dir();
+  const std::string out = "'" + (dir / "stdout.txt").string() + "'", err = "'" + (dir / "stderr.txt").string() + "'";
+  // stderr is a file: no progress at all unless asked for.
+  auto r = run_shell(llmsim::test::cli() + " sweep " + grid + " --json > " + out + " 2> " + err);
+  CHECK(r.code == 0);
+  CHECK(read_file(dir / "stderr.txt").empty());
+  r = run_shell(llmsim::test::cli() + " compare " + sc + " --gpus a100-80gb-sxm --requests 200 --replications 1 > " + out +
+                " 2> " + err);
+  CHECK(r.code == 0);
+  CHECK(read_file(dir / "stderr.txt").empty());
+  // --progress: lines, no carriage returns.
+  r = run_shell(llmsim::test::cli() + " sweep " + grid + " --json --progress > " + out + " 2> " + err);
+  CHECK(r.code == 0);
+  const std::string lines = read_file(dir / "stderr.txt");
+  CHECK_THAT(lines, Catch::Contains("sweep: 2/2 points (100%)\n"));
+  CHECK(lines.find('\r') == std::string::npos);
+  CHECK(llmsim::parse_json(read_file(dir / "stdout.txt"), "stdout").size() == 2);  // stdout untouched
+  // A terminal (script(1) gives the command one): the line is rewritten in place.
+  r = run_shell("script -qfec \"" + llmsim::test::cli() + " sweep " + grid + " --out '" + (dir / "rows.csv").string() +
+                "'\" /dev/null");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\rsweep: 2/2 points (100%)"));
+  r = run_shell(llmsim::test::cli() + " sweep " + grid + " --progress --quiet 2>&1");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--progress: conflicts with --quiet"));
+}
