@@ -43,6 +43,10 @@ double LatencyHistogram::percentile(double q) const {
   return max_;
 }
 
+double LatencyHistogram::stddev() const noexcept {
+  return weight_ > 0 && m2_ > 0 ? std::sqrt(m2_ / weight_) : 0.0;
+}
+
 LatencyStats LatencyHistogram::stats(const std::vector<double>& extra_percentiles) const {
   LatencyStats s;
   s.count = static_cast<std::int64_t>(std::llround(weight_));
@@ -51,6 +55,7 @@ LatencyStats LatencyHistogram::stats(const std::vector<double>& extra_percentile
     return s;
   }
   s.mean = mean();
+  s.stddev = stddev();
   s.p50 = percentile(50);
   s.p90 = percentile(90);
   s.p95 = percentile(95);

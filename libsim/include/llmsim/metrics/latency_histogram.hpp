@@ -22,6 +22,10 @@ class LatencyHistogram {
     h_(value_ms, boost::histogram::weight(weight));
     sum_ += value_ms * weight;
     weight_ += weight;
+    // West's weighted form of Welford's running variance (stable when the spread is tiny against the mean).
+    const double delta = value_ms - wmean_;
+    wmean_ += delta * weight / weight_;
+    m2_ += weight * delta * (value_ms - wmean_);
     if (value_ms < min_) min_ = value_ms;
     if (value_ms > max_) max_ = value_ms;
   }
@@ -30,6 +34,8 @@ class LatencyHistogram {
   double mean() const noexcept { return weight_ > 0 ? sum_ / weight_ : 0.0; }
   double max() const noexcept { return weight_ > 0 ? max_ : 0.0; }
   double min() const noexcept { return weight_ > 0 ? min_ : 0.0; }
+  /// Population standard deviation (numpy's default, as vLLM's benchmark reports std_*_ms); 0 when empty.
+  double stddev() const noexcept;
   /// The q-th percentile, q in (0, 100]; 0 when empty.
   double percentile(double q) const;
   /// mean/p50/p90/p95/p99/max/count plus the extra percentiles asked for.
@@ -39,7 +45,7 @@ class LatencyHistogram {
   using Axis = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;
   using Hist = boost::histogram::histogram<std::tuple<Axis>, boost::histogram::dense_storage<double>>;
   Hist h_;
-  double sum_ = 0, weight_ = 0;
+  double sum_ = 0, weight_ = 0, wmean_ = 0, m2_ = 0;
   double min_, max_;
 };
 
