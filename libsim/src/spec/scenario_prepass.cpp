@@ -261,7 +261,18 @@ const std::vector<std::pair<std::string, std::string>>& variant_fields() {
 const std::vector<VllmAlias>& vllm_aliases() {
   static const std::vector<VllmAlias> a = [] {
     std::vector<VllmAlias> out;
-    for (const auto& r : rules()) out.push_back(r.alias);
+    for (const auto& r : rules()) {
+      VllmAlias a = r.alias;
+      switch (r.kind) {
+        case Kind::integer: a.type = VllmAlias::Type::integer; break;
+        case Kind::number: a.type = VllmAlias::Type::number; break;
+        case Kind::boolean:
+        case Kind::chunked_prefill:
+        case Kind::enforce_eager: a.type = VllmAlias::Type::boolean; break;
+        default: a.type = VllmAlias::Type::string; break;
+      }
+      out.push_back(std::move(a));
+    }
     return out;
   }();
   return a;

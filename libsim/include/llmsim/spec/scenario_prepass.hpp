@@ -22,9 +22,11 @@ namespace llmsim::spec {
 /// One vLLM spelling llmsim accepts: `name` (a key in the sections listed) stands for the canonical
 /// dotted field `target`.
 struct VllmAlias {
+  enum class Type { integer, number, boolean, string };
   std::string name;                   ///< vLLM's engine-argument name, e.g. "tensor_parallel_size"
   std::string target;                 ///< canonical dotted path, e.g. "hardware.tp"
   std::vector<std::string> sections;  ///< where the key is accepted: "" (top level), "engine", "hardware", "quant"
+  Type type = Type::string;           ///< the JSON type vLLM's value has (a boolean is a bare --flag)
 };
 
 /// Every key alias, in documentation order.
