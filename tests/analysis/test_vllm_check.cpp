@@ -239,8 +239,8 @@ TEST_CASE("check replays the file's requests and states every number it reports"
 }
 
 TEST_CASE("check on three real runs: predictions within the stated bounds") {
-  // The measured-vs-predicted errors of docs/vllm.md. vLLM 0.5.4 spends most of a decode step on the CPU
-  // (serving-engines.md §3: GPU busy 38% of the time), which llmsim does not model yet: on the H100 runs it
+  // The measured-vs-predicted errors of docs/vllm.md. vLLM 0.5.4 leaves the GPU idle for milliseconds per decode
+  // step (CPU work; vLLM RFC #6854, serving-engines.md §3), which llmsim does not model yet: on the H100 runs it
   // predicts 1.3x (80 requests) and 2.2x (320 requests) the measured throughput. The bound is loose on purpose;
   // it fails when a change moves the prediction further from the measurement than that.
   for (const char* f : {kH100_80, kH100_320}) {
