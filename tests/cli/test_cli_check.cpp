@@ -32,7 +32,7 @@ Out cli(const std::string& args, const char* redirect = "2>&1") {
 const std::string kData = std::string(LLMSIM_SOURCE_DIR) + "/tests/data/vllm_results/";
 const std::string kArgs =
     "--vllm-args 'vllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-model-len 2048 --max-num-seqs 256 "
-    "--max-num-batched-tokens 2048 --gpu-memory-utilization 0.95'";
+    "--max-num-batched-tokens 2048 --enable-chunked-prefill False --gpu-memory-utilization 0.95'";
 
 }  // namespace
 

@@ -12,7 +12,7 @@ import llmsim
 DATA = Path(os.environ.get("LLMSIM_SOURCE_DIR", Path(__file__).resolve().parents[2])) / "tests/data/vllm_results"
 H100 = DATA / "lambdalabs-h100-llama3-8b-v0.5.4-np80.json"
 ARGS = ("vllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-model-len 2048 --max-num-seqs 256 "
-        "--max-num-batched-tokens 2048 --gpu-memory-utilization 0.95")
+        "--max-num-batched-tokens 2048 --enable-chunked-prefill False --gpu-memory-utilization 0.95")
 
 
 def test_check_returns_one_row_per_reported_number():
