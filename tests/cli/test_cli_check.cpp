@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "llmsim/core/json_view.hpp"
@@ -50,6 +51,17 @@ TEST_CASE("llmsim check prints measured beside predicted for a real vLLM result"
   CHECK(doc["fits"] == true);
   CHECK(doc["rows"].size() == 23);
   CHECK(doc["scenario"]["engine"]["max_num_seqs"] == 256);
+  // --scenario-out writes what was simulated; `llmsim simulate` runs it to the same numbers.
+  const std::string out = (std::filesystem::temp_directory_path() / "llmsim_check_scenario.json").string();
+  REQUIRE(cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model "
+              "llama-3.1-8b --scenario-out " + out + " " + kArgs, "> /dev/null 2>&1").code == 0);
+  const auto sim = cli("simulate --scenario " + out + " --json", "2>/dev/null");
+  REQUIRE(sim.code == 0);
+  const auto s = llmsim::parse_json(sim.text, "stdout");
+  for (const auto& r : doc["rows"]) {
+    if (r["key"] == "mean_tpot_ms") CHECK(s["mean_tpot_ms"].get<double>() == Approx(r["predicted"].get<double>()));
+    if (r["key"] == "duration") CHECK(s["duration"].get<double>() == Approx(r["predicted"].get<double>()));
+  }
 }
 
 TEST_CASE("llmsim check refuses bad input with one line naming the file or field") {
