@@ -196,6 +196,8 @@ TEST_CASE("a `vllm serve` command line becomes vLLM-named scenario keys") {
   CHECK_THAT(err("vllm serve m --gpu-memory-utilization"), Catch::Contains("--gpu-memory-utilization"));
   CHECK_THAT(err("vllm serve m --served-model-name 'x"), Catch::Contains("unterminated"));
   CHECK_THAT(err("vllm serve a --model b"), Catch::Contains("--model"));
+  // Odd tokens are unmodelled flags, not crashes.
+  CHECK(spec::parse_vllm_serve_args("vllm serve m -- --= ---x 3").not_modelled.size() == 3);
 }
 
 TEST_CASE("check replays the file's requests and states every number it reports") {

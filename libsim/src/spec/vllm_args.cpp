@@ -48,7 +48,8 @@ const std::set<std::string>& unmodelled_flags() {
 }
 
 std::string flag_name(std::string_view token) {
-  std::string n(token.substr(token.find_first_not_of('-')));
+  const auto start = token.find_first_not_of('-');
+  std::string n(start == std::string_view::npos ? std::string_view() : token.substr(start));
   const auto eq = n.find('=');
   if (eq != std::string::npos) n = n.substr(0, eq);
   std::replace(n.begin(), n.end(), '-', '_');
