@@ -1,5 +1,6 @@
 #include "llmsim/metrics/latency_histogram.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -44,7 +45,9 @@ double LatencyHistogram::percentile(double q) const {
 }
 
 double LatencyHistogram::stddev() const noexcept {
-  return weight_ > 0 && m2_ > 0 ? std::sqrt(m2_ / weight_) : 0.0;
+  if (weight_ <= 0) return 0.0;
+  const double m = shifted_sum_ / weight_;
+  return std::sqrt(std::max(0.0, shifted_sq_ / weight_ - m * m));
 }
 
 LatencyStats LatencyHistogram::stats(const std::vector<double>& extra_percentiles) const {

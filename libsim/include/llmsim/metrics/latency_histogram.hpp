@@ -21,11 +21,13 @@ class LatencyHistogram {
   void add(double value_ms, double weight = 1.0) {
     h_(value_ms, boost::histogram::weight(weight));
     sum_ += value_ms * weight;
+    // Variance from sums shifted by the first sample (no division in the hot path; the shift keeps it
+    // exact when the spread is tiny against the mean, where plain E[x²] − mean² cancels).
+    if (weight_ <= 0) shift_ = value_ms;
+    const double d = value_ms - shift_;
+    shifted_sum_ += d * weight;
+    shifted_sq_ += d * d * weight;
     weight_ += weight;
-    // West's weighted form of Welford's running variance (stable when the spread is tiny against the mean).
-    const double delta = value_ms - wmean_;
-    wmean_ += delta * weight / weight_;
-    m2_ += weight * delta * (value_ms - wmean_);
     if (value_ms < min_) min_ = value_ms;
     if (value_ms > max_) max_ = value_ms;
   }
@@ -45,7 +47,7 @@ class LatencyHistogram {
   using Axis = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;
   using Hist = boost::histogram::histogram<std::tuple<Axis>, boost::histogram::dense_storage<double>>;
   Hist h_;
-  double sum_ = 0, weight_ = 0, wmean_ = 0, m2_ = 0;
+  double sum_ = 0, weight_ = 0, shift_ = 0, shifted_sum_ = 0, shifted_sq_ = 0;
   double min_, max_;
 };
 
