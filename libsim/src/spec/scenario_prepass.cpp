@@ -234,7 +234,7 @@ Json variant_default(const std::string& tag, const std::string& name) {
   static const std::vector<Json> arrivals = variant_defaults<ArrivalSpec>(detail::arrival_json);
   static const std::vector<Json> lengths = variant_defaults<LengthDist>(detail::length_json);
   for (const auto& j : tag == "process" ? arrivals : lengths)
-    if (j[tag] == name) return j;
+    if (j.value(tag, Json()) == name) return j;
   return Json();
 }
 
@@ -342,7 +342,7 @@ Json merge_onto_defaults(const Json& doc) {
       for (const auto& [field, tag] : variant_fields()) {
         auto f = c.find(field);
         if (f == c.end() || !f->is_object()) continue;
-        Json merged = start_for(tag, *f, class_defaults[field]);
+        Json merged = start_for(tag, *f, class_defaults.at(field));
         merged.merge_patch(*f);
         *f = std::move(merged);
       }
