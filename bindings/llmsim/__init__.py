@@ -12,6 +12,7 @@ from . import _core
 from ._core import CalibrationDataError, ConfigError
 from ._scenario import normalize as scenario, resolve
 from .api import Result, memory, simulate, step
+from .check import check
 from . import catalog
 from .catalog import load_gpu_spec, load_hf_config
 from .sweep import capacity, compare, expand_grid, sweep
@@ -19,5 +20,5 @@ from . import plot
 
 __all__ = ["ConfigError", "CalibrationDataError", "Result", "memory", "step", "simulate", "capacity",
            "compare", "sweep", "expand_grid", "scenario", "resolve", "catalog", "load_gpu_spec",
-           "load_hf_config", "plot"]
+           "load_hf_config", "plot", "check"]
 __version__ = "0.1.0"

@@ -12,6 +12,7 @@
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/row.hpp"
 #include "llmsim/analysis/sweep.hpp"
+#include "llmsim/analysis/vllm_check.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "records.hpp"
 
@@ -150,6 +151,19 @@ void register_analysis(py::module_& m) {
      py::arg("progress") = py::none(),
      "Flattened rows of [(labels JSON [[path, value], ...], scenario JSON text)], in point order, on `jobs` "
      "threads with the GIL released.");
+
+  m.def("check_vllm", [](const std::string& result_text, const std::string& source, const std::string& scenario_text,
+                         const std::string& vllm_args, const std::string& model, const std::string& gpu) {
+    py::gil_scoped_release nogil;
+    analysis::VllmCheckOptions o;
+    o.scenario = parse_text(scenario_text, "scenario");
+    o.vllm_args = vllm_args;
+    o.model = model;
+    o.gpu = gpu;
+    return dump(analysis::to_json(analysis::check_vllm_result(analysis::parse_vllm_result(result_text, source), o)));
+  }, py::arg("result"), py::arg("source"), py::arg("scenario"), py::arg("vllm_args"), py::arg("model"), py::arg("gpu"),
+     "A vLLM benchmark result (JSON text) beside llmsim's prediction: the check JSON text (rows, notes, scenario); "
+     "GIL released while it runs.");
 }
 
 }  // namespace llmsim::python

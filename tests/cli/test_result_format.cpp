@@ -34,9 +34,12 @@ std::set<std::string> documented() {
   return names;
 }
 
-// An SLO's own percentile ("p99.9") is documented once, as `pQ`.
+// An SLO's own percentile ("p99.9", vLLM's "p99.9_ttft_ms") is documented once, as `pQ` / `pQ_ttft_ms`.
 bool is_documented(const std::set<std::string>& doc, const std::string& key) {
   static const std::regex percentile(R"(p[0-9]+(\.[0-9]+)?)");
+  static const std::regex vllm_percentile(R"(p[0-9]+(\.[0-9]+)?(_[a-z0-9]+_ms))");
+  std::smatch m;
+  if (std::regex_match(key, m, vllm_percentile) && doc.count("pQ" + m[2].str())) return true;
   return doc.count(key) || (std::regex_match(key, percentile) && doc.count("pQ"));
 }
 

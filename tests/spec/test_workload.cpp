@@ -65,7 +65,7 @@ TEST_CASE("offered_rate and with_rate keep the class mix") {
   CHECK_FALSE(offered_rate(closed));
   CHECK(std::get<ClosedLoop>(with_rate(closed, 12.4).arrival).concurrency == 12);
   Workload trace;
-  trace.arrival = TraceReplay{"t.csv", 1};
+  trace.arrival = TraceReplay{"t.csv", 1, {}};
   CHECK_FALSE(offered_rate(trace));
   CHECK_THROWS_AS(with_rate(trace, 2), ConfigError);
   CHECK_THROWS_AS(with_rate(w, -1), ConfigError);

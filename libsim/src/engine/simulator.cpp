@@ -173,11 +173,13 @@ void Simulation::build_workload() {
     } else if (const auto* tr = std::get_if<spec::TraceReplay>(&tc.arrival)) {
       if (!(tr->time_scale > 0) || !std::isfinite(tr->time_scale))
         throw ConfigError(apath + ".time_scale", "must be > 0, got " + format_value(tr->time_scale));
-      if (tr->path.empty()) throw ConfigError(apath + ".path", "missing: the trace CSV file to replay");
+      if (tr->path.empty() && tr->requests.empty())
+        throw ConfigError(apath + ".path", "missing: the trace CSV file to replay");
       Source s;
       s.kind = Source::Kind::trace;
       s.tenant = static_cast<std::int32_t>(c);
-      s.rows = std::make_shared<const std::vector<TraceRow>>(read_trace(tr->path, apath + ".path"));
+      s.rows = std::make_shared<const std::vector<TraceRow>>(tr->requests.empty() ? read_trace(tr->path, apath + ".path")
+                                                                                  : trace_rows(tr->requests));
       s.time_scale = tr->time_scale;
       sources_.push_back(std::move(s));
     } else {

@@ -95,6 +95,12 @@ int column_index(const std::vector<std::string>& header, std::string_view name) 
   return -1;
 }
 
+void sort_and_shift(std::vector<TraceRow>& rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const TraceRow& a, const TraceRow& b) { return a.arrival_s < b.arrival_s; });
+  const double t0 = rows.empty() ? 0.0 : rows.front().arrival_s;
+  for (auto& r : rows) r.arrival_s -= t0;
+}
+
 }  // namespace
 
 std::vector<TraceRow> parse_trace(std::string_view text, const std::string& source) {
@@ -149,9 +155,15 @@ std::vector<TraceRow> parse_trace(std::string_view text, const std::string& sour
     rows.push_back(r);
   }
   if (rows.empty()) throw ConfigError(source, "trace has a header but no requests");
-  std::stable_sort(rows.begin(), rows.end(), [](const TraceRow& a, const TraceRow& b) { return a.arrival_s < b.arrival_s; });
-  const double t0 = rows.front().arrival_s;
-  for (auto& r : rows) r.arrival_s -= t0;
+  sort_and_shift(rows);
+  return rows;
+}
+
+std::vector<TraceRow> trace_rows(const std::vector<spec::TraceRequest>& requests) {
+  std::vector<TraceRow> rows;
+  rows.reserve(requests.size());
+  for (const auto& q : requests) rows.push_back({q.arrival_s, q.input_tokens, std::max<std::int64_t>(1, q.output_tokens)});
+  sort_and_shift(rows);
   return rows;
 }
 

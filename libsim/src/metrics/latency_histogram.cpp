@@ -1,5 +1,6 @@
 #include "llmsim/metrics/latency_histogram.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -43,6 +44,12 @@ double LatencyHistogram::percentile(double q) const {
   return max_;
 }
 
+double LatencyHistogram::stddev() const noexcept {
+  if (weight_ <= 0) return 0.0;
+  const double m = shifted_sum_ / weight_;
+  return std::sqrt(std::max(0.0, shifted_sq_ / weight_ - m * m));
+}
+
 LatencyStats LatencyHistogram::stats(const std::vector<double>& extra_percentiles) const {
   LatencyStats s;
   s.count = static_cast<std::int64_t>(std::llround(weight_));
@@ -51,6 +58,7 @@ LatencyStats LatencyHistogram::stats(const std::vector<double>& extra_percentile
     return s;
   }
   s.mean = mean();
+  s.stddev = stddev();
   s.p50 = percentile(50);
   s.p90 = percentile(90);
   s.p95 = percentile(95);

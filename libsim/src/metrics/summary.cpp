@@ -1,4 +1,5 @@
 #include "llmsim/metrics/summary.hpp"
+#include "llmsim/metrics/vllm_keys.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -74,6 +75,7 @@ Json to_json(const Summary& s) {
     }
     j["classes"] = std::move(classes);
   }
+  add_vllm_keys(j, s);  // vLLM's benchmark key names beside ours (metrics/vllm_keys.hpp)
   return j;
 }
 

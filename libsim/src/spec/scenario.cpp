@@ -7,6 +7,7 @@
 #include "llmsim/core/overloaded.hpp"
 #include "llmsim/core/names.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/scenario_prepass.hpp"
 #include "scenario_json.hpp"
 
 namespace llmsim::spec {
@@ -118,7 +119,9 @@ void Scenario::validate() const {
   p.throw_if_any();
 }
 
-Scenario scenario_from_json(const JsonView& v) {
+Scenario scenario_from_json(const JsonView& in) {
+  const Json doc = prepare_scenario_json(in);  // vLLM's names -> canonical, then merged onto the defaults
+  const JsonView v(doc, in.path());
   v.allow_only(kTopKeys);
   Scenario s;
   s.name = v.string_or("name", "");

@@ -35,7 +35,7 @@ inline const std::map<std::string, std::vector<std::string>> kArrivalKeys{
     {"constant", {"process", "rate"}},
     {"onoff", {"process", "rate_on", "on_s", "off_s", "rate_off"}},
     {"closed", {"process", "concurrency", "think_time_s"}},
-    {"trace", {"process", "path", "time_scale"}}};
+    {"trace", {"process", "path", "time_scale", "requests"}}};
 inline const std::map<std::string, std::vector<std::string>> kLengthKeys{
     {"fixed", {"dist", "value"}},
     {"uniform", {"dist", "min", "max"}},

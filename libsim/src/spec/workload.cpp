@@ -39,8 +39,15 @@ void check_arrival(const ArrivalSpec& a, const std::string& path, Problems& p) {
                    non_negative("think_time_s", x.think_time_s);
                  },
                  [&](const TraceReplay& x) {
-                   if (x.path.empty()) p.add(path + ".path", "must name a CSV trace file");
+                   if (x.path.empty() && x.requests.empty()) p.add(path + ".path", "must name a CSV trace file");
                    positive("time_scale", x.time_scale);
+                   for (std::size_t i = 0; i < x.requests.size(); ++i) {
+                     const auto& q = x.requests[i];
+                     const std::string at = path + ".requests[" + std::to_string(i) + "]";
+                     if (!(q.arrival_s >= 0) || !std::isfinite(q.arrival_s)) p.add(at, "arrival must be >= 0 s, got " + format_value(q.arrival_s));
+                     if (q.input_tokens < 1 || q.input_tokens > 1'000'000'000) p.add(at, "input tokens must be in 1..1e9, got " + std::to_string(q.input_tokens));
+                     if (q.output_tokens < 0 || q.output_tokens > 1'000'000'000) p.add(at, "output tokens must be in 0..1e9, got " + std::to_string(q.output_tokens));
+                   }
                  },
              },
              a);

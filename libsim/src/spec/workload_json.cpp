@@ -27,7 +27,15 @@ ArrivalSpec read_arrival(const JsonView& v) {
   if (process == "closed") {
     return ClosedLoop{read_int(v, "concurrency", ClosedLoop{}.concurrency), v.number_or("think_time_s", 0)};
   }
-  return TraceReplay{v.string("path"), v.number_or("time_scale", 1.0)};
+  TraceReplay t{v.has("requests") ? v.string_or("path", "") : v.string("path"), v.number_or("time_scale", 1.0), {}};
+  if (v.has("requests")) {
+    for (const auto& r : v["requests"].elements()) {
+      const auto cols = r.elements();
+      if (cols.size() != 3) r.fail("expected [arrival_s, input_tokens, output_tokens], got " + std::to_string(cols.size()) + " values");
+      t.requests.push_back({cols[0].as_number(), cols[1].as_integer(), cols[2].as_integer()});
+    }
+  }
+  return t;
 }
 
 LengthDist read_length(const JsonView& v) {
@@ -157,7 +165,14 @@ Json arrival_json(const ArrivalSpec& a) {
           [](const ClosedLoop& x) {
             return Json{{"process", "closed"}, {"concurrency", x.concurrency}, {"think_time_s", x.think_time_s}};
           },
-          [](const TraceReplay& x) { return Json{{"process", "trace"}, {"path", x.path}, {"time_scale", x.time_scale}}; },
+          [](const TraceReplay& x) {
+            Json j{{"process", "trace"}, {"path", x.path}, {"time_scale", x.time_scale}};
+            if (!x.requests.empty()) {
+              j["requests"] = Json::array();
+              for (const auto& q : x.requests) j["requests"].push_back({q.arrival_s, q.input_tokens, q.output_tokens});
+            }
+            return j;
+          },
       },
       a);
 }

@@ -23,6 +23,9 @@ struct TraceRow {
 /// `arrived_at,num_prefill_tokens,num_decode_tokens`. Rows are sorted by time and shifted so the first
 /// arrives at 0. A bad row throws ConfigError "<source>:<line>: ..." naming the column and value.
 std::vector<TraceRow> parse_trace(std::string_view text, const std::string& source);
+/// An inline trace (spec::TraceReplay::requests) as rows, by the CSV rules: sorted by time, shifted to start
+/// at 0, an output of 0 tokens run as 1.
+std::vector<TraceRow> trace_rows(const std::vector<spec::TraceRequest>& requests);
 /// Reads and parses a trace file (ConfigError at `path` when it cannot be read).
 std::vector<TraceRow> read_trace(const std::string& file, const std::string& path = "workload.arrival.path");
 

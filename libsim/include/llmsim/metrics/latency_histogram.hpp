@@ -21,6 +21,12 @@ class LatencyHistogram {
   void add(double value_ms, double weight = 1.0) {
     h_(value_ms, boost::histogram::weight(weight));
     sum_ += value_ms * weight;
+    // Variance from sums shifted by the first sample (no division in the hot path; the shift keeps it
+    // exact when the spread is tiny against the mean, where plain E[x²] − mean² cancels).
+    if (weight_ <= 0) shift_ = value_ms;
+    const double d = value_ms - shift_;
+    shifted_sum_ += d * weight;
+    shifted_sq_ += d * d * weight;
     weight_ += weight;
     if (value_ms < min_) min_ = value_ms;
     if (value_ms > max_) max_ = value_ms;
@@ -30,6 +36,8 @@ class LatencyHistogram {
   double mean() const noexcept { return weight_ > 0 ? sum_ / weight_ : 0.0; }
   double max() const noexcept { return weight_ > 0 ? max_ : 0.0; }
   double min() const noexcept { return weight_ > 0 ? min_ : 0.0; }
+  /// Population standard deviation (numpy's default, as vLLM's benchmark reports std_*_ms); 0 when empty.
+  double stddev() const noexcept;
   /// The q-th percentile, q in (0, 100]; 0 when empty.
   double percentile(double q) const;
   /// mean/p50/p90/p95/p99/max/count plus the extra percentiles asked for.
@@ -39,7 +47,7 @@ class LatencyHistogram {
   using Axis = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;
   using Hist = boost::histogram::histogram<std::tuple<Axis>, boost::histogram::dense_storage<double>>;
   Hist h_;
-  double sum_ = 0, weight_ = 0;
+  double sum_ = 0, weight_ = 0, shift_ = 0, shifted_sum_ = 0, shifted_sq_ = 0;
   double min_, max_;
 };
 

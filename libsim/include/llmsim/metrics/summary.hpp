@@ -12,6 +12,7 @@ namespace llmsim::metrics {
 /// Mean and percentiles of one latency, in milliseconds. All 0 when there were no samples (count = 0).
 struct LatencyStats {
   double mean = 0, p50 = 0, p90 = 0, p95 = 0, p99 = 0;
+  double stddev = 0;  ///< population standard deviation (vLLM's std_*_ms)
   std::int64_t count = 0;
   double max = 0;
   /// Percentile q in (0,100] from the underlying histogram (filled by the metrics collector).

@@ -18,9 +18,17 @@ struct ConstantArrivals { double rate = 1.0; };
 struct OnOffArrivals { double rate_on = 2.0; double on_s = 60; double off_s = 60; double rate_off = 0; };
 /// N users, each sends its next request think_time_s after its previous one finished.
 struct ClosedLoop { int concurrency = 1; double think_time_s = 0; };
+/// One request of an inline trace: arrival (s), prompt tokens (>= 1), output tokens (>= 0; 0 runs as 1).
+struct TraceRequest { double arrival_s = 0; std::int64_t input_tokens = 1, output_tokens = 1; };
 /// Replays a CSV trace: plain (arrival_time_s,input_tokens,output_tokens), Azure
-/// (TIMESTAMP,ContextTokens,GeneratedTokens) or Splitwise (arrived_at,num_prefill_tokens,num_decode_tokens).
-struct TraceReplay { std::string path; double time_scale = 1.0; };  ///< arrival times are divided by time_scale
+/// (TIMESTAMP,ContextTokens,GeneratedTokens) or Splitwise (arrived_at,num_prefill_tokens,num_decode_tokens);
+/// or, when `requests` is non-empty, those requests (JSON "requests": [[arrival_s, input, output], ...]) — the
+/// per-request lengths of a vLLM benchmark result replay this way, with no file.
+struct TraceReplay {
+  std::string path;
+  double time_scale = 1.0;  ///< arrival times are divided by time_scale
+  std::vector<TraceRequest> requests;
+};
 using ArrivalSpec =
     std::variant<PoissonArrivals, GammaArrivals, ConstantArrivals, OnOffArrivals, ClosedLoop, TraceReplay>;
 

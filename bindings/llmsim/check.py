@@ -1,0 +1,55 @@
+"""Measured against predicted: a vLLM benchmark result beside llmsim's prediction for the same run.
+
+    df = llmsim.check("vllm-inf-Llama-3.1-8B.json", gpu="h100-80gb-sxm",
+                      vllm_args="vllm serve meta-llama/Llama-3.1-8B-Instruct --max-num-seqs 128")
+    df[["key", "measured", "predicted", "rel_error"]]
+
+The reading of the file, the mapping of the ``vllm serve`` command line and every formula live in C++
+(``analysis/vllm_check.hpp``); this module only converts arguments and builds the DataFrame.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping, Optional, Union
+
+import numpy as np
+import pandas as pd
+
+from ._scenario import Scenario, to_text
+from .api import _area
+
+VllmResult = Union[str, os.PathLike, Mapping[str, Any]]
+
+
+def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_args: Optional[str] = None,
+          model: Optional[str] = None, gpu: Optional[str] = None) -> pd.DataFrame:
+    """One row per number the vLLM result reports: ``key`` (vLLM's name), ``measured``, ``predicted``,
+    ``rel_error`` ((predicted − measured) / measured) and ``note``; NaN where llmsim cannot state a number.
+
+    ``vllm_result`` is the file ``vllm bench serve --save-result`` (or ``benchmark_serving.py``) wrote, or its
+    parsed dict. The file does not record the GPU: pass ``gpu=`` or a ``scenario`` naming ``hardware.gpu``.
+    ``vllm_args`` is the server's command line; ``model`` a catalogue id or config.json overriding the file's
+    ``model_id``. ``df.attrs`` holds ``notes`` (assumptions, what is not comparable), ``scenario`` (what was
+    simulated), ``fits``, ``reason`` and ``source``. Bad input raises ValueError naming the file and field.
+    """
+    if isinstance(vllm_result, Mapping):
+        text, source = json.dumps(dict(vllm_result)), "vllm_result"
+    elif isinstance(vllm_result, (str, os.PathLike)):
+        path = Path(vllm_result)
+        if not path.is_file():
+            raise ValueError(f"vllm_result: no such file '{vllm_result}'")
+        text, source = path.read_text(), str(vllm_result)
+    else:
+        raise ValueError(f"vllm_result: expected a file path or a dict, got {type(vllm_result).__name__}")
+    out = json.loads(_area("analysis").check_vllm(text, source, to_text(scenario or {}), vllm_args or "",
+                                                  model or "", gpu or ""))
+    rows = [{"key": r["key"], "measured": float(r["measured"]),
+             "predicted": np.nan if r["predicted"] is None else float(r["predicted"]),
+             "rel_error": np.nan if r["rel_error"] is None else float(r["rel_error"]),
+             "note": r["note"]} for r in out["rows"]]
+    df = pd.DataFrame(rows, columns=["key", "measured", "predicted", "rel_error", "note"])
+    df.attrs.update(notes=out["notes"], scenario=out["scenario"], fits=out["fits"], reason=out["reason"],
+                    source=out["source"])
+    return df

@@ -1,0 +1,68 @@
+#pragma once
+// Measured against predicted: a vLLM benchmark result (vllm_result.hpp) becomes a scenario — the model,
+// the requests' lengths (replayed one by one when the file has input_lens/output_lens), the arrival rate or
+// client concurrency, the server's engine arguments (vllm_args.hpp) — which is simulated; every metric the
+// file reports is then computed from the simulated requests by vLLM's own definitions (TTFT, TPOT over
+// outputs > 1 token, E2EL; numpy's mean, median, population std and linearly interpolated percentiles;
+// throughputs over first send to last completion) and set beside the measurement with the relative error.
+// docs/vllm.md describes the mapping and what it cannot know (the GPU, the vLLM version).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmsim/analysis/vllm_result.hpp"
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::analysis {
+
+struct VllmCheckOptions {
+  Json scenario = Json::object();  ///< a (partial) scenario to start from: GPU, price, engine knobs, seed
+  std::string vllm_args;           ///< the measured server's command line: "vllm serve MODEL -tp 2 ..."
+  std::string model;               ///< catalogue id or config.json path; overrides the file's model_id
+  std::string gpu;                 ///< GPU id or spec file; required unless `scenario` names hardware.gpu
+};
+
+struct VllmCheckRow {
+  std::string key;                  ///< vLLM's key, e.g. "p99_ttft_ms", "output_throughput"
+  double measured = 0;
+  std::optional<double> predicted;  ///< empty when llmsim cannot state it (the reason is in `note`)
+  std::optional<double> rel_error;  ///< (predicted − measured) / measured
+  std::string note;                 ///< why a row is not comparable, when it is not
+};
+
+struct VllmCheck {
+  std::string source;
+  spec::Scenario scenario;          ///< what was simulated (to_json gives a scenario `llmsim simulate` runs)
+  bool fits = true;
+  std::string reason;               ///< why the configuration cannot run (fits = false)
+  std::vector<VllmCheckRow> rows;   ///< one per number in the file, in the file's order
+  std::vector<std::string> notes;   ///< how the file became a scenario, and what is not comparable
+};
+
+/// The scenario of a result: options.scenario, then the vLLM arguments, then the model (options.model,
+/// else the arguments', else the scenario's, else the file's model_id matched to a catalogue id), the GPU
+/// (options.gpu, else the scenario's hardware.gpu: ConfigError when neither names it — the file does not),
+/// and the workload from the file. Each assumption is appended to `notes`.
+spec::Scenario vllm_check_scenario(const VllmResult& result, const VllmCheckOptions& options,
+                                   const spec::Catalog& catalog, std::vector<std::string>& notes);
+
+/// Simulates the result's scenario and compares. A configuration that does not fit comes back with
+/// fits = false and no predictions; bad input throws ConfigError.
+VllmCheck check_vllm_result(const VllmResult& result, const VllmCheckOptions& options = {},
+                            const spec::Catalog& catalog = spec::Catalog::builtin());
+
+/// {"source", "fits", "reason", "scenario", "rows": [{"key", "measured", "predicted", "rel_error", "note"}],
+/// "notes"}; predicted and rel_error are null when not stated.
+Json to_json(const VllmCheck& check);
+
+/// The catalogue id a Hugging Face model name stands for ("meta-llama/Meta-Llama-3.1-8B-Instruct" ->
+/// "llama-3.1-8b": the last path part, lower case, without a "meta-" prefix, "-instruct"/"-chat"/"-hf"
+/// and quantization suffixes), or nullopt when the catalogue has no such id.
+std::optional<std::string> catalogue_model_for(const std::string& hf_name, const spec::Catalog& catalog);
+
+/// numpy.percentile(values, q) with its default linear interpolation (q in [0, 100]); 0 when empty.
+double numpy_percentile(std::vector<double> values, double q);
+
+}  // namespace llmsim::analysis

@@ -1,0 +1,34 @@
+#pragma once
+// A `vllm serve ...` command line (or `python -m vllm.entrypoints.openai.api_server ...`) as scenario JSON.
+// The flags llmsim models become vLLM-named scenario keys, which the scenario pre-pass maps to the canonical
+// fields (scenario_prepass.hpp holds that one table); the others are reported, never dropped silently.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmsim/core/json_view.hpp"
+
+namespace llmsim::spec {
+
+struct VllmServeArgs {
+  std::string model;                      ///< the positional model or --model ("" when not given)
+  Json engine_args = Json::object();      ///< modelled flags by vLLM's name: {"tensor_parallel_size": 2, ...}
+  std::vector<std::string> ignored;       ///< flags that do not change performance (--port, --host, --api-key ...)
+  std::vector<std::string> not_modelled;  ///< flags that may change performance and llmsim does not model
+};
+
+/// Splits a shell command line the way a POSIX shell would for plain words, '...' and "..." quotes,
+/// backslash escapes and line continuations. ConfigError at `what` for an unterminated quote.
+std::vector<std::string> split_command_line(std::string_view line, const std::string& what = "--vllm-args");
+
+/// Parses the command line of a vLLM server: `--flag value`, `--flag=value`, bare boolean flags and their
+/// `--no-flag` forms, the short names -tp/-pp/-dp/-q, a positional model after `serve`, leading
+/// `VAR=value` environment assignments. Values of modelled flags are type-checked (ConfigError naming the
+/// flag and value, e.g. "--max-num-seqs: expected an integer, got 'many'").
+VllmServeArgs parse_vllm_serve_args(std::string_view command_line);
+
+/// The scenario patch of those arguments: {"model": ..., "tensor_parallel_size": 2, ...} (vLLM's names at
+/// the top level, as a `vllm serve --config` file has them); merge it onto a scenario and parse.
+Json scenario_patch(const VllmServeArgs& args);
+
+}  // namespace llmsim::spec

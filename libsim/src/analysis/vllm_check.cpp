@@ -1,0 +1,364 @@
+// vLLM result -> scenario -> simulation -> the file's metrics by vLLM's definitions. The metric formulas
+// follow calculate_metrics() of vllm/benchmarks/serve.py (benchmark_serving.py before it), summarised in
+// ../shared/reference/serving-engines.md §4.
+#include "llmsim/analysis/vllm_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include <boost/random/gamma_distribution.hpp>
+
+#include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/evaluate.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+#include "llmsim/core/rng.hpp"
+#include "llmsim/spec/scenario_prepass.hpp"
+#include "llmsim/spec/vllm_args.hpp"
+
+namespace llmsim::analysis {
+
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto p = s.find(sep, start);
+    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
+    if (p == std::string::npos) return out;
+    start = p + 1;
+  }
+}
+
+std::string base_name(const std::string& hf_name) {
+  std::string n = to_lower(hf_name);
+  while (!n.empty() && n.back() == '/') n.pop_back();
+  const auto slash = n.rfind('/');
+  return slash == std::string::npos ? n : n.substr(slash + 1);
+}
+
+/// The weight format a checkpoint name announces ("...-FP8", "...-AWQ", "...-GPTQ-Int4"), or "".
+std::string quant_in_name(const std::string& hf_name) {
+  for (const auto& t : split(base_name(hf_name), '-')) {
+    if (t == "fp8") return "fp8";
+    if (t == "awq") return "awq-int4";
+    if (t == "gptq") return "gptq-int4";
+    if (t == "w8a8") return "w8a8";
+    if (t == "bnb" || t == "nf4") return "nf4";
+  }
+  return "";
+}
+
+/// Numbers of a sample as numpy computes them (np.mean, np.median, np.std with ddof 0, np.percentile).
+struct Sample {
+  std::vector<double> v;
+  double mean() const { return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); }
+  double stddev() const {
+    if (v.empty()) return 0.0;
+    const double m = mean();
+    double s = 0;
+    for (double x : v) s += (x - m) * (x - m);
+    return std::sqrt(s / static_cast<double>(v.size()));
+  }
+  std::optional<double> stat(const VllmLatencyStat& s) const {
+    if (s.statistic == "mean") return mean();
+    if (s.statistic == "median") return numpy_percentile(v, 50);
+    if (s.statistic == "std") return stddev();
+    return numpy_percentile(v, s.percentile);
+  }
+};
+
+/// The predicted ITL statistic from the run's ITL distribution (the engine keeps a histogram of every gap,
+/// not the gaps): mean, median, std, and the percentiles it reports.
+std::optional<double> itl_stat(const metrics::LatencyStats& l, const VllmLatencyStat& s) {
+  if (s.statistic == "mean") return l.mean;
+  if (s.statistic == "median") return l.p50;
+  if (s.statistic == "std") return l.stddev;
+  if (s.percentile == 50) return l.p50;
+  if (s.percentile == 90) return l.p90;
+  if (s.percentile == 95) return l.p95;
+  if (s.percentile == 99) return l.p99;
+  for (const auto& [q, v] : l.quantiles)
+    if (q == s.percentile) return v;
+  return std::nullopt;
+}
+
+std::string fmt(double v, int digits = 3) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+}  // namespace
+
+double numpy_percentile(std::vector<double> values, double q) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const double rank = std::clamp(q, 0.0, 100.0) / 100.0 * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(rank));
+  const auto hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (values[hi] - values[lo]) * (rank - static_cast<double>(lo));
+}
+
+namespace {
+/// The last path part of a model name without "meta-", "-instruct", versions and quantization suffixes.
+std::string reduced_name(const std::string& hf_name) {
+  std::string n = base_name(hf_name);
+  if (n.rfind("meta-", 0) == 0) n = n.substr(5);
+  static const std::vector<std::string> drop{"instruct", "chat", "hf", "it", "base", "fp8", "dynamic", "awq",
+                                             "gptq", "int4", "int8", "w8a8", "w4a16", "bnb", "4bit", "nf4"};
+  std::string kept;
+  for (const auto& t : split(n, '-')) {
+    const bool version = t.size() > 1 && t[0] == 'v' && std::isdigit(static_cast<unsigned char>(t[1]));
+    if (std::find(drop.begin(), drop.end(), t) != drop.end() || version) continue;
+    kept += (kept.empty() ? "" : "-") + t;
+  }
+  return kept;
+}
+}  // namespace
+
+std::optional<std::string> catalogue_model_for(const std::string& hf_name, const spec::Catalog& catalog) {
+  if (catalog.models().count(base_name(hf_name))) return base_name(hf_name);
+  const std::string r = reduced_name(hf_name);
+  if (catalog.models().count(r)) return r;
+  return std::nullopt;
+}
+
+spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& o, const spec::Catalog& catalog,
+                                   std::vector<std::string>& notes) {
+  if (!o.scenario.is_object()) throw ConfigError("scenario", "expected a JSON object");
+  Json doc = o.scenario;
+  const bool scenario_model = doc.contains("model") && !doc["model"].is_null();
+  // The server's arguments: vLLM's names at the top level, mapped by the scenario pre-pass.
+  spec::VllmServeArgs args;
+  if (!o.vllm_args.empty()) {
+    args = spec::parse_vllm_serve_args(o.vllm_args);
+    for (auto it = args.engine_args.begin(); it != args.engine_args.end(); ++it) doc[it.key()] = it.value();
+    if (!args.not_modelled.empty()) {
+      std::string s;
+      for (const auto& f : args.not_modelled) s += (s.empty() ? "" : ", ") + f;
+      notes.push_back("vLLM arguments llmsim does not model (the prediction ignores them): " + s);
+    }
+  }
+  // The model: --model, the command line's, the scenario's, else the file's model_id by name.
+  std::string hf_name = r.model_id;
+  if (!o.model.empty()) {
+    doc["model"] = o.model;
+  } else if (!args.model.empty() || !scenario_model) {
+    hf_name = args.model.empty() ? r.model_id : args.model;
+    if (hf_name.empty()) {
+      throw ConfigError(r.source, "model_id: missing; name the model (--model ID or config.json)");
+    }
+    if (const auto id = catalogue_model_for(hf_name, catalog)) {
+      doc["model"] = *id;
+      if (*id != base_name(hf_name)) {
+        notes.push_back("model '" + hf_name + "' is sized as catalogue model '" + *id +
+                        "' (matched by name; --model ID or a config.json overrides)");
+      }
+    } else if (hf_name.find('/') == std::string::npos || hf_name.ends_with(".json")) {
+      doc["model"] = hf_name;  // a catalogue id or a config.json path as given
+    } else {
+      std::string msg = "'" + hf_name + "' is not a catalogue model";
+      const auto close = close_matches(reduced_name(hf_name), catalog.model_ids());
+      for (std::size_t i = 0; i < close.size(); ++i) msg += (i ? ", " : " (closest: ") + close[i];
+      if (!close.empty()) msg += ")";
+      throw ConfigError("model", msg + "; pass --model with a catalogue id (llmsim catalog models) or the "
+                                       "checkpoint's config.json");
+    }
+  }
+  // A quantized checkpoint announces itself in its name (vLLM reads its quantization_config).
+  const bool quant_given = (doc.contains("quant") && doc["quant"].is_object() && doc["quant"].contains("weights")) ||
+                           doc.contains("quantization") || doc.contains("dtype");
+  if (!quant_given && (!doc.contains("quant") || doc["quant"].is_object())) {
+    const std::string q = quant_in_name(hf_name);
+    if (!q.empty()) {
+      doc["quant"]["weights"] = q;
+      notes.push_back("weights '" + q + "' from the checkpoint name '" + hf_name + "'");
+    }
+  }
+  // The workload from the file.
+  const bool lists = !r.input_lens.empty();
+  const auto n = static_cast<std::int64_t>(lists ? r.input_lens.size() : static_cast<std::size_t>(r.completed));
+  if (n < 1) throw ConfigError(r.source, "completed: no request completed, nothing to compare");
+  const std::int64_t mean_in = std::max<std::int64_t>(1, std::llround(static_cast<double>(r.total_input_tokens) / static_cast<double>(std::max<std::int64_t>(1, r.completed))));
+  const std::int64_t mean_out = std::max<std::int64_t>(1, std::llround(static_cast<double>(r.total_output_tokens) / static_cast<double>(std::max<std::int64_t>(1, r.completed))));
+  if (!lists) {
+    notes.push_back("the file has no per-request lengths (saved without details): every request is " +
+                    std::to_string(mean_in) + " prompt / " + std::to_string(mean_out) + " output tokens, the means");
+  }
+  Json& w = doc["workload"];
+  if (!w.is_object()) w = Json::object();
+  w["num_requests"] = n;
+  w["warmup_requests"] = 0;
+  const std::uint64_t seed = w.contains("seed") && w["seed"].is_number_unsigned() ? w["seed"].get<std::uint64_t>() : 1;
+  auto length_values = [&](const std::vector<std::int64_t>& v) {
+    Json vals = Json::array();
+    for (auto x : v) vals.push_back(std::max<std::int64_t>(1, x));
+    return Json{{"dist", "empirical"}, {"values", vals}};
+  };
+  if (r.max_concurrency && !r.request_rate) {
+    // The client's semaphore: C requests in flight, the next sent as one finishes — a closed loop.
+    w["arrival"] = {{"process", "closed"}, {"concurrency", *r.max_concurrency}, {"think_time_s", 0}};
+    if (lists) {
+      w["input_tokens"] = length_values(r.input_lens);
+      w["output_tokens"] = length_values(r.output_lens);
+      notes.push_back("max_concurrency " + std::to_string(*r.max_concurrency) +
+                      ": a closed loop drawing lengths from the file's lists (their pairing is not kept)");
+    } else {
+      w["input_tokens"] = {{"dist", "fixed"}, {"value", mean_in}};
+      w["output_tokens"] = {{"dist", "fixed"}, {"value", mean_out}};
+    }
+  } else {
+    // Every request in the file's order; arrival times are all 0 for request_rate inf, else drawn as vLLM's
+    // client draws them (Gamma gaps of shape `burstiness`, mean 1/rate; the first sent at once).
+    if (r.max_concurrency) {
+      notes.push_back("max_concurrency " + std::to_string(*r.max_concurrency) + " with a finite request_rate: " +
+                      "the client's cap on requests in flight is not modelled");
+    }
+    auto rng = rng_stream(seed, "vllm_check_arrivals");
+    double t = 0;
+    Json reqs = Json::array();
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (i > 0 && r.request_rate) {
+        t += boost::random::gamma_distribution<double>(r.burstiness, 1.0 / (*r.request_rate * r.burstiness))(rng);
+      }
+      const auto k = static_cast<std::size_t>(i);
+      reqs.push_back({t, lists ? r.input_lens[k] : mean_in, lists ? r.output_lens[k] : mean_out});
+    }
+    w["arrival"] = {{"process", "trace"}, {"requests", reqs}};
+    if (r.request_rate) {
+      notes.push_back("request_rate " + fmt(*r.request_rate) + "/s: arrival times drawn like vLLM's client (Gamma, "
+                      "burstiness " + fmt(r.burstiness) + "), not the measured ones (the file does not record them)");
+    }
+  }
+  spec::Scenario s = spec::scenario_from_json(JsonView(doc, ""));
+  if (!o.gpu.empty()) {
+    set_gpu(s, o.gpu);
+  } else if (!(o.scenario.contains("hardware") && o.scenario["hardware"].is_object() &&
+               o.scenario["hardware"].contains("gpu"))) {
+    throw ConfigError("--gpu", "the vLLM result does not record which GPU ran it: name it (--gpu ID, or "
+                               "hardware.gpu in the scenario)");
+  }
+  notes.push_back("the file does not record vLLM's version or scheduler: simulated with policy '" +
+                  spec::to_string(s.engine.policy) + "'; the client's warm-up request is not simulated");
+  if (!r.backend.empty() && r.backend != "vllm" && r.backend != "openai" && r.backend != "openai-chat") {
+    notes.push_back("the measured server was '" + r.backend + "' (backend), while llmsim models vLLM's engine");
+  }
+  return s;
+}
+
+VllmCheck check_vllm_result(const VllmResult& r, const VllmCheckOptions& o, const spec::Catalog& catalog) {
+  VllmCheck c;
+  c.source = r.source;
+  c.scenario = vllm_check_scenario(r, o, catalog, c.notes);
+  const auto resolved = spec::resolve(c.scenario, catalog);
+  engine::SimulationOptions opt;
+  opt.record_requests = true;
+  const auto result = evaluate(resolved, opt);
+  c.fits = result.summary.fits;
+  c.reason = result.summary.reason;
+  if (result.summary.unstable) c.notes.push_back("the simulated run was unstable: " + result.summary.reason);
+
+  // Per-request numbers as vLLM's client computes them. Request i of the file is the i-th issued (ids follow
+  // the trace order). A request that streamed no text (output 0) was timed by clients before vLLM 0.11 with
+  // TTFT 0 — the measured mean includes those zeros, so the predicted one does too.
+  const bool lists = !r.input_lens.empty();
+  std::int64_t zero_out = 0;
+  if (lists) zero_out = std::count(r.output_lens.begin(), r.output_lens.end(), std::int64_t{0});
+  const bool replayed = std::holds_alternative<spec::TraceReplay>(c.scenario.workload.arrival);
+  Sample ttft, tpot, e2el;
+  double t0 = 0, t1 = 0, in_tokens = 0, out_tokens = 0;
+  bool first = true;
+  for (const auto& q : result.requests) {
+    const auto k = static_cast<std::size_t>(q.id);
+    const bool empty = replayed && lists && k < r.output_lens.size() && r.output_lens[k] == 0;
+    const double out = empty ? 0.0 : static_cast<double>(q.output_tokens);
+    ttft.v.push_back(empty ? 0.0 : (q.first_token_s - q.arrival_s) * 1e3);
+    e2el.v.push_back((q.finish_s - q.arrival_s) * 1e3);
+    if (out > 1) tpot.v.push_back((q.finish_s - q.first_token_s) * 1e3 / (out - 1));
+    in_tokens += q.input_tokens;
+    out_tokens += out;
+    t0 = first ? q.arrival_s : std::min(t0, q.arrival_s);
+    t1 = first ? q.finish_s : std::max(t1, q.finish_s);
+    first = false;
+  }
+  const double completed = static_cast<double>(result.requests.size());
+  const double duration = t1 - t0;
+  if (zero_out > 0 && replayed) {
+    c.notes.push_back(std::to_string(zero_out) + " requests streamed no text (output_lens 0): vLLM's client " +
+                      "recorded TTFT 0 for them, so the predicted TTFT statistics count them as 0 too");
+  }
+  if (c.fits && result.requests.size() != static_cast<std::size_t>(c.scenario.workload.num_requests)) {
+    c.notes.push_back("only " + std::to_string(result.requests.size()) + " of " +
+                      std::to_string(c.scenario.workload.num_requests) + " requests finished in the simulation");
+  }
+  // ITL per streamed chunk: multi-step scheduling (--num-scheduler-steps n, vLLM 0.6) or stream batching
+  // sends several tokens per chunk, so the client sees fewer, longer gaps than tokens.
+  double mean_itl = 0, mean_tpot = 0;
+  for (const auto& l : r.latencies) {
+    if (l.statistic == "mean" && l.metric == "itl") mean_itl = l.value_ms;
+    if (l.statistic == "mean" && l.metric == "tpot") mean_tpot = l.value_ms;
+  }
+  const bool chunked_itl = mean_tpot > 0 && mean_itl > 1.5 * mean_tpot;
+  if (chunked_itl) {
+    c.notes.push_back("measured ITL is " + fmt(mean_itl / mean_tpot, 2) + "x the TPOT: tokens were streamed " +
+                      "several per chunk (multi-step scheduling or stream batching), so ITL counts chunks and is " +
+                      "not comparable with llmsim's per-token ITL; compare TPOT");
+  }
+
+  auto row = [&](const std::string& key, double measured, std::optional<double> predicted, std::string note = "") {
+    VllmCheckRow x{key, measured, c.fits ? predicted : std::nullopt, std::nullopt, std::move(note)};
+    if (x.predicted && measured != 0 && std::isfinite(*x.predicted)) x.rel_error = (*x.predicted - measured) / measured;
+    c.rows.push_back(std::move(x));
+  };
+  for (const auto& s : r.scalars) {
+    std::optional<double> p;
+    std::string note;
+    if (duration > 0) {
+      if (s.key == "duration") p = duration;
+      else if (s.key == "completed") p = completed;
+      else if (s.key == "total_input_tokens") p = in_tokens;
+      else if (s.key == "total_output_tokens") p = out_tokens;
+      else if (s.key == "request_throughput") p = completed / duration;
+      else if (s.key == "input_throughput") p = in_tokens / duration;
+      else if (s.key == "output_throughput") p = out_tokens / duration;
+      else if (s.key == "total_token_throughput") p = (in_tokens + out_tokens) / duration;
+      else if (s.key == "failed") p = 0.0;
+      else note = "needs the --goodput SLO of the run, which the file does not record";
+    }
+    row(s.key, s.value, p, note);
+  }
+  for (const auto& l : r.latencies) {
+    std::optional<double> p;
+    std::string note;
+    if (l.metric == "ttft") p = ttft.stat(l);
+    else if (l.metric == "tpot") p = tpot.stat(l);
+    else if (l.metric == "e2el") p = e2el.stat(l);
+    else {
+      p = itl_stat(result.summary.itl_ms, l);
+      if (!p) note = "llmsim keeps ITL p50/p90/p95/p99 only";
+      if (chunked_itl) note = "measured per streamed chunk, predicted per token";
+    }
+    row(l.key, l.value_ms, p, note);
+  }
+  return c;
+}
+
+Json to_json(const VllmCheck& c) {
+  Json rows = Json::array();
+  for (const auto& r : c.rows) {
+    rows.push_back({{"key", r.key},
+                    {"measured", r.measured},
+                    {"predicted", r.predicted ? Json(*r.predicted) : Json()},
+                    {"rel_error", r.rel_error ? Json(*r.rel_error) : Json()},
+                    {"note", r.note}});
+  }
+  return Json{{"source", c.source}, {"fits", c.fits},          {"reason", c.reason},
+              {"scenario", spec::to_json(c.scenario)},            {"rows", rows},
+              {"notes", c.notes}};
+}
+
+}  // namespace llmsim::analysis

@@ -1,0 +1,82 @@
+// `llmsim check` as a user runs it: a table for a real vLLM result, exit 2 with one line naming the
+// culprit for a file of another tool, a malformed file or a missing GPU.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "llmsim/core/json_view.hpp"
+
+namespace {
+
+struct Out {
+  int code = -1;
+  std::string text;
+};
+
+Out cli(const std::string& args, const char* redirect = "2>&1") {
+  const std::string cmd = std::string("timeout 60 '") + LLMSIM_CLI_PATH + "' " + args + " " + redirect;
+  Out o;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) o.text.append(buf, n);
+  const int status = pclose(p);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+const std::string kData = std::string(LLMSIM_SOURCE_DIR) + "/tests/data/vllm_results/";
+const std::string kArgs =
+    "--vllm-args 'vllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-model-len 2048 --max-num-seqs 256 "
+    "--max-num-batched-tokens 2048 --enable-chunked-prefill False --gpu-memory-utilization 0.95'";
+
+}  // namespace
+
+TEST_CASE("llmsim check prints measured beside predicted for a real vLLM result") {
+  const auto r = cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm "
+                        "--model llama-3.1-8b " + kArgs);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.text, Catch::Contains("metric") && Catch::Contains("measured") && Catch::Contains("predicted"));
+  CHECK_THAT(r.text, Catch::Contains("total_output_tokens") && Catch::Contains("14101"));
+  CHECK_THAT(r.text, Catch::Contains("p99_latency_ms"));
+  const auto j = cli("check --vllm-result " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu "
+                        "h100-80gb-sxm --model llama-3.1-8b --json " + kArgs, "2>/dev/null");
+  REQUIRE(j.code == 0);
+  const auto doc = llmsim::parse_json(j.text, "stdout");
+  CHECK(doc["fits"] == true);
+  CHECK(doc["rows"].size() == 23);
+  CHECK(doc["scenario"]["engine"]["max_num_seqs"] == 256);
+  // --scenario-out writes what was simulated; `llmsim simulate` runs it to the same numbers.
+  const std::string out = (std::filesystem::temp_directory_path() / "llmsim_check_scenario.json").string();
+  REQUIRE(cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model "
+              "llama-3.1-8b --scenario-out " + out + " " + kArgs, "> /dev/null 2>&1").code == 0);
+  const auto sim = cli("simulate --scenario " + out + " --json", "2>/dev/null");
+  REQUIRE(sim.code == 0);
+  const auto s = llmsim::parse_json(sim.text, "stdout");
+  for (const auto& r : doc["rows"]) {
+    if (r["key"] == "mean_tpot_ms") CHECK(s["mean_tpot_ms"].get<double>() == Approx(r["predicted"].get<double>()));
+    if (r["key"] == "duration") CHECK(s["duration"].get<double>() == Approx(r["predicted"].get<double>()));
+  }
+}
+
+TEST_CASE("llmsim check refuses bad input with one line naming the file or field") {
+  auto r = cli("check " + kData + "README.md --gpu h100-80gb-sxm");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::Contains("README.md") && Catch::Contains("invalid JSON"));
+  r = cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --model llama-3.1-8b");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::StartsWith("llmsim check: error: --gpu:"));
+  r = cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::Contains("not a catalogue model") && Catch::Contains("--model"));
+  r = cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model "
+             "llama-3.1-8b --vllm-args 'vllm serve m --max-num-seqs lots'");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::Contains("--max-num-seqs: expected an integer, got 'lots'"));
+  CHECK(std::count(r.text.begin(), r.text.end(), '\n') == 1);
+}

@@ -1,0 +1,81 @@
+"""llmsim.check: a real vLLM result beside the prediction, as a DataFrame; the same numbers as the CLI."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import llmsim
+
+DATA = Path(os.environ.get("LLMSIM_SOURCE_DIR", Path(__file__).resolve().parents[2])) / "tests/data/vllm_results"
+H100 = DATA / "lambdalabs-h100-llama3-8b-v0.5.4-np80.json"
+ARGS = ("vllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-model-len 2048 --max-num-seqs 256 "
+        "--max-num-batched-tokens 2048 --enable-chunked-prefill False --gpu-memory-utilization 0.95")
+
+
+def test_check_returns_one_row_per_reported_number():
+    df = llmsim.check(H100, gpu="h100-80gb-sxm", model="llama-3.1-8b", vllm_args=ARGS)
+    assert list(df.columns) == ["key", "measured", "predicted", "rel_error", "note"]
+    assert len(df) == 23
+    assert df["measured"].dtype == float and df["predicted"].dtype == float
+    row = df.set_index("key")
+    assert row.loc["total_output_tokens", "measured"] == 14101
+    assert row.loc["total_output_tokens", "predicted"] == 14101
+    assert row.loc["mean_ttft_ms", "measured"] == pytest.approx(374.0024648257531)
+    err = row.loc["p99_latency_ms"]
+    assert err["rel_error"] == pytest.approx((err["predicted"] - err["measured"]) / err["measured"])
+    assert df.attrs["fits"] is True
+    assert df.attrs["scenario"]["hardware"]["gpu"] == "h100-80gb-sxm"
+    assert any("streamed no text" in n for n in df.attrs["notes"])
+
+
+def test_check_takes_a_parsed_dict_and_a_scenario_for_the_gpu():
+    result = json.loads(H100.read_text())
+    df = llmsim.check(result, scenario={"hardware": {"gpu": "h100-80gb-sxm"}}, model="llama-3.1-8b", vllm_args=ARGS)
+    ref = llmsim.check(H100, gpu="h100-80gb-sxm", model="llama-3.1-8b", vllm_args=ARGS)
+    assert np.allclose(df["predicted"], ref["predicted"])
+
+
+def test_check_matches_the_cli():
+    cli = os.environ.get("LLMSIM_CLI")
+    if not cli:
+        pytest.skip("CLI not built")
+    out = subprocess.run([cli, "check", str(H100), "--gpu", "h100-80gb-sxm", "--model", "llama-3.1-8b",
+                          "--vllm-args", ARGS, "--json"], capture_output=True, text=True, check=True).stdout
+    rows = {r["key"]: r["predicted"] for r in json.loads(out)["rows"]}
+    df = llmsim.check(H100, gpu="h100-80gb-sxm", model="llama-3.1-8b", vllm_args=ARGS).set_index("key")
+    for key, value in rows.items():
+        assert df.loc[key, "predicted"] == pytest.approx(value, rel=1e-12)
+
+
+def test_check_bad_input_is_a_value_error_naming_the_culprit(tmp_path):
+    with pytest.raises(ValueError, match="--gpu"):
+        llmsim.check(H100, model="llama-3.1-8b")
+    foreign = tmp_path / "llmperf.json"
+    foreign.write_text('{"results_ttft_s_mean": 0.2}')
+    with pytest.raises(ValueError, match="llmperf.json: not a vLLM benchmark result.*LLMPerf"):
+        llmsim.check(foreign, gpu="h100-80gb-sxm")
+    with pytest.raises(ValueError, match="no such file"):
+        llmsim.check(tmp_path / "missing.json", gpu="h100-80gb-sxm")
+
+
+def test_result_json_has_vllm_keys():
+    r = llmsim.simulate({"workload": {"arrival": {"rate": 2}, "num_requests": 200}})
+    s = r.summary
+    assert s["mean_ttft_ms"] == s["ttft_ms"]["mean"]
+    assert s["p99_e2el_ms"] == s["e2e_ms"]["p99"]
+    assert s["completed"] == s["completed_requests"]
+    assert s["std_tpot_ms"] > 0
+
+
+def test_vllm_names_and_partial_scenarios_from_python():
+    s = llmsim.scenario({"engine": {"tensor_parallel_size": 2, "kv_cache_dtype": "fp8_e4m3"},
+                         "workload": {"arrival": {"rate": 8}}})
+    assert s["hardware"]["tp"] == 2
+    assert s["quant"]["kv_cache"] == "fp8"
+    assert "tensor_parallel_size" not in s["engine"]
+    assert s["workload"]["arrival"] == {"process": "poisson", "rate": 8.0}
+    with pytest.raises(ValueError, match="engine.tensor_parallel_size"):
+        llmsim.scenario({"hardware": {"tp": 1}, "engine": {"tensor_parallel_size": 2}})
