@@ -115,11 +115,11 @@ struct LlamaBench {
 };
 
 perf::CostModel model_on(const spec::ModelSpec& m, const std::string& gpu_id, const std::string& quant = "fp16",
-                         int tp = 1) {
+                         int tp = 1, perf::EngineGeneration engine = perf::EngineGeneration::vllm_v1) {
   const auto g = spec::Catalog::builtin().gpu(gpu_id);
   spec::Quantization q;
   q.weights = spec::weight_format(quant);
-  return perf::CostModel(m, q, g, perf::default_profile(g), spec::ParallelConfig{tp, 1});
+  return perf::CostModel(m, q, g, perf::default_profile(g), spec::ParallelConfig{tp, 1}, true, 0, engine);
 }
 
 perf::BatchShape decode(std::int64_t seqs, std::int64_t context) {
@@ -310,16 +310,19 @@ TEST_CASE("GGUF Q4_K_M prefill and decode vs llama.cpp measurements") {
 
 TEST_CASE("end-to-end batch-1..16 speeds of vLLM and gpt-fast from the reference notes") {
   if (!have_reference(kRef / "quantization.md")) return;
+  using perf::EngineGeneration;
+  constexpr auto V0 = EngineGeneration::vllm_v0, V1 = EngineGeneration::vllm_v1;
   struct Point { const char* what; const char* model; const char* gpu; const char* quant; int batch; int in, out;
-                 bool latency; double meas; };
-  // quantization.md §5.1 [24]: Qwen2.5-7B-Instruct, vLLM 0.6.3, A100 80GB (SXM assumed), batch 1, 2048 tokens.
+                 bool latency; double meas; EngineGeneration engine = EngineGeneration::vllm_v1; int tp = 1; };
+  // quantization.md §5.1 [24]: Qwen2.5-7B-Instruct, vLLM 0.6.3 (the V0 engine), A100 80GB (SXM assumed), batch 1,
+  // 2048 tokens.
   // quantization.md §5.1 [16]: vLLM on H100 (SXM assumed), Llama-3.1-8B, 256 in / 32 out, request latency (s).
   // gpus-and-efficiency.md B3 [S17]: gpt-fast Llama-2-7B bf16 on A100-80GB (330 W cap), batch 1.
   const std::vector<Point> points = {
-      {"vLLM Qwen2.5 A100", "qwen2.5-7b", "a100-80gb-sxm", "bf16", 1, 1, 2048, false, 84.3},
-      {"vLLM Qwen2.5 A100", "qwen2.5-7b", "a100-80gb-sxm", "int8", 1, 1, 2048, false, 122.0},
-      {"vLLM Qwen2.5 A100", "qwen2.5-7b", "a100-80gb-sxm", "gptq-int4", 1, 1, 2048, false, 154.1},
-      {"vLLM Qwen2.5 A100", "qwen2.5-7b", "a100-80gb-sxm", "awq-int4", 1, 1, 2048, false, 148.1},
+      {"vLLM Qwen2.5 A100", "qwen2.5-7b", "a100-80gb-sxm", "bf16", 1, 1, 2048, false, 84.3, V0},
+      {"vLLM Qwen2.5 A100", "qwen2.5-7b", "a100-80gb-sxm", "int8", 1, 1, 2048, false, 122.0, V0},
+      {"vLLM Qwen2.5 A100", "qwen2.5-7b", "a100-80gb-sxm", "gptq-int4", 1, 1, 2048, false, 154.1, V0},
+      {"vLLM Qwen2.5 A100", "qwen2.5-7b", "a100-80gb-sxm", "awq-int4", 1, 1, 2048, false, 148.1, V0},
       {"vLLM Llama H100", "llama-3.1-8b", "h100-80gb-sxm", "bf16", 1, 256, 32, true, 0.236},
       {"vLLM Llama H100", "llama-3.1-8b", "h100-80gb-sxm", "bf16", 4, 256, 32, true, 0.260},
       {"vLLM Llama H100", "llama-3.1-8b", "h100-80gb-sxm", "bf16", 8, 256, 32, true, 0.284},
@@ -334,7 +337,8 @@ TEST_CASE("end-to-end batch-1..16 speeds of vLLM and gpt-fast from the reference
   std::printf("\nEnd-to-end figures: prediction vs measurement\n");
   for (const auto& p : points) {
     const auto model = spec::Catalog::builtin().model(p.model);
-    const perf::CostModel cm = model_on(model, p.gpu, p.quant);
+    const perf::CostModel cm = model_on(model, p.gpu, p.quant, p.tp, p.engine);
+    (void)V1;
     // Prefill all prompts in one iteration, then out-1 decode steps at growing context.
     perf::BatchShape pre;
     for (int i = 0; i < p.batch; ++i) pre.add_prefill(p.in, 0, true);
