@@ -58,7 +58,8 @@ TEST_CASE("llama-3.1-8b fp16 on a 4090: fits with a few GB of KV") {
   CHECK(gb(p.per_gpu.kv_cache_bytes) < 8);
   CHECK(p.kv_capacity_tokens == p.kv_capacity_blocks * 16);
   CHECK(p.kv_capacity_tokens * 131072 <= p.per_gpu.kv_cache_bytes);
-  CHECK((p.kv_capacity_blocks + 1) * 16 * 131072 > p.per_gpu.kv_cache_bytes);
+  // vLLM V1 keeps one null block out of the pool, so the pool holds one block more than the capacity.
+  CHECK((p.kv_capacity_blocks + 2) * 16 * 131072 > p.per_gpu.kv_cache_bytes);
   CHECK(p.max_concurrent_seqs == p.kv_capacity_tokens / 8192);
   const auto& g = p.per_gpu;
   // every byte is accounted for

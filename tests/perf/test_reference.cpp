@@ -147,6 +147,7 @@ TEST_CASE("per-operator times vs Vidur's A100/H100 profiles") {
   std::printf("%-5s %-16s %-9s %3s %6s %10s %10s %8s\n", "gpu", "model", "op", "tp", "M", "pred_ms", "meas_ms", "err%");
   for (const auto& g : gpus) {
     std::vector<double> errs, norm_errs;
+    std::map<std::string, std::vector<double>> signed_by_group;  // "tp2 M<=64" -> signed errors
     for (const auto& mname : models) {
       const fs::path file = root / g.dir / "meta-llama" / mname / "mlp.csv";
       if (!fs::exists(file)) continue;
@@ -179,6 +180,7 @@ TEST_CASE("per-operator times vs Vidur's A100/H100 profiles") {
           const double err = pred / meas - 1;
           errs.push_back(std::abs(err));
           per_op[ours + " tp" + std::to_string(tp)].push_back(std::abs(err));
+          signed_by_group["tp" + std::to_string(tp) + (M <= 64 ? " M<=64" : " M>64")].push_back(err);
           if ((M == 1 || M == 64 || M == 512 || M == 4096) && (tp == 1 || tp == 4))
             std::printf("%-5s %-16s %-9s %3d %6lld %10.4f %10.4f %+8.1f\n", g.dir, mname.c_str(), ours.c_str(), tp,
                         static_cast<long long>(M), pred, meas, 100 * err);
@@ -192,6 +194,8 @@ TEST_CASE("per-operator times vs Vidur's A100/H100 profiles") {
         std::printf("  %-5s %-16s %-14s median |err| %5.1f%%  p90 %5.1f%%  (n=%zu)\n", g.dir, mname.c_str(), k.c_str(),
                     100 * median(v), 100 * percentile(v, 0.9), v.size());
     }
+    for (const auto& [k, v] : signed_by_group)
+      std::printf("  %-5s %-12s signed median %+5.1f%%  (n=%zu)\n", g.dir, k.c_str(), 100 * median(v), v.size());
     const double med = median(errs), p90 = percentile(errs, 0.9);
     std::printf("%s: GEMM ops median |error| %.1f%%, p90 %.1f%% over %zu points; element-wise (M>=1024) median "
                 "|error| %.1f%%\n", g.dir, 100 * med, 100 * p90, errs.size(), 100 * median(norm_errs));
