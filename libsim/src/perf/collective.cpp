@@ -110,9 +110,10 @@ double AllReduceModel::time_s(double bytes) const {
   if (tp_ < 2 || !(bytes > 0)) return 0;
   switch (algorithm(bytes)) {
     case AllReduceAlgorithm::custom_one_shot: return custom_s_ + link_bytes(bytes) / peer_bw_;
-    // Two stages, each with its own synchronisation (csrc/custom_all_reduce.cuh): H100 TP4 0.5 MB two-stage
-    // 17 us vs one-stage 10 (vllm#24111).
-    case AllReduceAlgorithm::custom_two_shot: return 2.0 * custom_s_ + link_bytes(bytes) / peer_bw_;
+    // Two stages (reduce-scatter by peer reads into a buffer the peers then read back), each with its own
+    // synchronisation (csrc/custom_all_reduce.cuh); the stages move their bytes at half the one-stage rate [D]:
+    // H100 TP4 two-stage 1/2/4 MB in 18/27/43 us (vllm-project/vllm#24111) = 12 us + 2 × 1.5 MB/MB at 375 GB/s.
+    case AllReduceAlgorithm::custom_two_shot: return 2.0 * custom_s_ + 2.0 * link_bytes(bytes) / peer_bw_;
     case AllReduceAlgorithm::nccl_ring:
     case AllReduceAlgorithm::nccl_host_staged: return nccl_call_s_ + link_bytes(bytes) / ring_bw_;
     case AllReduceAlgorithm::none: return 0;

@@ -22,10 +22,13 @@ constexpr double kPagedPartitionTokens = 512;
 constexpr double kPagedV1MaxContext = 8192;
 constexpr double kPagedV1MinItems = 512;
 // CUDA-core instructions PagedAttention spends per (cached token × query head) at head_dim d: 13.6·d [D] from
-// vllm-project/vllm#2744 (A100-40GB PCIe, 64 query / 8 KV heads, context 1024, batch 4: PagedAttention v1 68.6
-// µs) after the streaming and per-wave terms of this model; the same fit reproduces its batch-1 v2 time (29.6 µs)
-// within 8%.
+// vllm-project/vllm#2744 (A100-40GB PCIe, 64 query / 8 KV heads, context 1024, bf16): with the streaming and
+// per-wave terms of this model it reproduces v2's 29.6 us at batch 1 and 71.4 us at batch 4 within 8%.
 constexpr double kPagedOpsPerTokenHeadPerDim = 13.6;
+// Resident CTAs per SM: FlashAttention's and FlashInfer's decode CTAs occupy an SM each (Vidur's timings jump at
+// every multiple of the SM count: 108 on the A100, 132 on the H100); PagedAttention's 128-thread CTAs with little
+// shared memory fit several [D]; 4 reproduces vllm#2744's batch-4 v2 time (71.4 us).
+constexpr double kPagedCtasPerSm = 4;
 
 double pnorm(double a, double b, double p) {
   if (a <= 0) return b;
@@ -82,6 +85,7 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
                                            DecodeAttentionBackend backend, double pnorm_p)
     : backend_(backend), shape_(shape), p_(pnorm_p) {
   sms_ = std::max(1, gpu.sm_count);
+  slots_ = backend == DecodeAttentionBackend::paged_unpacked ? kPagedCtasPerSm * sms_ : sms_;
   bw_cap_ = gpu.memory_bandwidth * profile.attn_decode_bw_efficiency;
   cta_bw_ = profile.attn_decode_cta_bandwidth;
   cta_s_ = profile.attn_decode_cta_s;
@@ -122,13 +126,13 @@ DecodeAttentionCost DecodeAttentionModel::per_layer(double seqs, double context)
     const double partitions = std::ceil(mean_ctx / kPagedPartitionTokens);
     const bool v2 = mean_ctx > kPagedV1MaxContext || (partitions > 1 && items <= kPagedV1MinItems);
     splits = v2 ? partitions : 1;
-  } else if (items < kSplitFillFraction * sms_) {
+  } else if (items < kSplitFillFraction * slots_) {
     const double by_tokens = std::max(1.0, std::ceil(mean_ctx / kSplitMinTokens));
-    splits = std::clamp(std::floor(sms_ / items), 1.0, std::min(kSplitMaxSplits, by_tokens));
+    splits = std::clamp(std::floor(slots_ / items), 1.0, std::min(kSplitMaxSplits, by_tokens));
   }
   c.ctas = items * splits;
   c.splits = splits;
-  c.waves = std::ceil(c.ctas / sms_);
+  c.waves = std::ceil(c.ctas / slots_);
 
   // Bytes: K and V of every cached token once per KV head (re-reads of the query heads of an unpacked kernel hit
   // L2), the query and the output of every query head in fp16, and the fp32 partial outputs of a split.
@@ -144,7 +148,7 @@ DecodeAttentionCost DecodeAttentionModel::per_layer(double seqs, double context)
   // run the kernel cannot reach the DRAM limit. Only the fixed per-wave cost is quantized by waves: CTAs of a
   // real batch differ in length and the block scheduler overlaps waves (an equal-work wave model of the stream
   // doubles the error against Vidur's kernel timings, docs/cost-model.md).
-  const double running = std::min(c.ctas, sms_);
+  const double running = std::min(c.ctas, slots_);
   const double t_stream = c.bytes / std::min(bw_cap_, running * cta_bw_);
 
   // CUDA-core work: converting low-precision K/V (per reading CTA) and, for the unpacked kernel, the dot

@@ -72,7 +72,7 @@ class DecodeAttentionModel {
  private:
   DecodeAttentionBackend backend_ = DecodeAttentionBackend::flash_attn;
   AttentionShape shape_;
-  double sms_ = 1, bw_cap_ = 0, cta_bw_ = 0, cta_s_ = 0, fixed_s_ = 0, p_ = 2;
+  double sms_ = 1, slots_ = 1, bw_cap_ = 0, cta_bw_ = 0, cta_s_ = 0, fixed_s_ = 0, p_ = 2;
   double convert_ops_ = 0;        ///< per K/V element, per CTA that reads it
   double alu_rate_ = 0;           ///< CUDA-core instructions/s of the whole GPU (FP32 FMA rate)
   double kv_bytes_per_token_ = 0; ///< K+V of one token for one KV head
