@@ -200,25 +200,31 @@ TEST_CASE("the all-reduce probe reads one all-reduce off the cost model", "[vali
   CHECK(op == Approx(2.0 * model.num_layers * allreduce_s("a100-80gb-sxm", 2, 16.0 * model.hidden_size * 2)));
 }
 
-TEST_CASE("reference sets stay within the tolerances they have always been held to", "[validation]") {
-  const auto rows = reference_rows();
-  if (rows.empty()) {
-    WARN("reference data not found at " << kRef.string() << "; skipping the reference comparisons");
-    return;
-  }
+namespace {
+
+/// One tolerance a set has always been held to (moved from tests/perf/test_reference.cpp, not loosened).
+struct SetCheck {
+  std::string what;
+  std::size_t n = 0, min_n = 0;
+  double value = 0, low = -1e300, high = 1e300;  ///< passes when min_n <= n and low < value < high
+  bool ok() const { return n >= min_n && value > low && value < high; }
+};
+
+std::vector<SetCheck> set_checks(const std::vector<Row>& rows) {
+  std::vector<SetCheck> c;
+  auto add = [&](std::string what, const std::vector<double>& e, double value, double low, double high,
+                 std::size_t min_n) { c.push_back({std::move(what), e.size(), min_n, value, low, high}); };
   // Vidur GEMMs: the default A100/H100 GEMM efficiencies were fitted to these profiles (docs/cost-model.md), so this
   // checks that one roofline per op holds across models, TP and M = 1..32k: 10 % median / 25 % p90 catch a broken
   // formula without flagging tile quantization. Element-wise kernels: the right size only.
-  for (const char* gpu : {"a100-80gb-sxm", "h100-80gb-sxm"}) {
-    INFO(gpu);
+  for (const std::string gpu : {"a100-80gb-sxm", "h100-80gb-sxm"}) {
     const auto gemm = errors(rows, true, true, [&](const Row& r) { return r.set == "vidur-ops" && r.gpu == gpu && r.scored; });
     const auto norms = errors(rows, true, true, [&](const Row& r) {
       return r.set == "vidur-ops" && r.gpu == gpu && r.metric == "norms_rotary_act";
     });
-    REQUIRE(gemm.size() > 1000);
-    CHECK(median(gemm) < 0.10);
-    CHECK(percentile(gemm, 0.9) < 0.25);
-    CHECK(median(norms) < 0.6);
+    add("Vidur " + gpu + " GEMM ops, median |err|", gemm, median(gemm), -1, 0.10, 1001);
+    add("Vidur " + gpu + " GEMM ops, p90 |err|", gemm, percentile(gemm, 0.9), -1, 0.25, 1001);
+    add("Vidur " + gpu + " element-wise (M >= 1024), median |err|", norms, median(norms), -1, 0.6, 1);
   }
   // llama.cpp (errors on tokens/s, as always): GeForce/L40S F16 decode within 15 %, prefill 30 %; on A100/H100
   // llama.cpp reaches 33-55 % of HBM bandwidth while llmsim models a vLLM-class ~70 %: faster by a bounded margin.
@@ -228,23 +234,34 @@ TEST_CASE("reference sets stay within the tolerances they have always been held 
     };
   };
   const auto gddr_decode = errors(rows, true, true, f16(true, "decode_tok_per_s"));
+  const auto gddr_prefill = errors(rows, true, true, f16(true, "prefill_tok_per_s"));
   const auto hbm_decode = errors(rows, true, false, f16(false, "decode_tok_per_s"));
-  REQUIRE(gddr_decode.size() >= 8);
-  REQUIRE(hbm_decode.size() >= 8);
-  CHECK(median(gddr_decode) < 0.15);
-  CHECK(median(errors(rows, true, true, f16(true, "prefill_tok_per_s"))) < 0.30);
-  CHECK(median(hbm_decode) > 0.1);
-  CHECK(median(hbm_decode) < 1.5);
+  add("llama.cpp F16 decode, GDDR cards, median |err|", gddr_decode, median(gddr_decode), -1, 0.15, 8);
+  add("llama.cpp F16 prefill, GDDR cards, median |err|", gddr_prefill, median(gddr_prefill), -1, 0.30, 1);
+  add("llama.cpp F16 decode, HBM cards, median signed (tok/s)", hbm_decode, median(hbm_decode), 0.1, 1.5, 8);
   // GGUF Q4_K_M: without the 1e14 FLOP/s plateau the A100/H100/L40S prefill was 2-3x too fast.
   auto gguf = [](const char* metric) {
     return [=](const Row& r) { return r.set == "llamacpp" && r.weights == "gguf-q4_k_m" && r.metric == metric; };
   };
   const auto gguf_prefill = errors(rows, true, true, gguf("prefill_tok_per_s"));
   const auto gguf_decode = errors(rows, true, true, gguf("decode_tok_per_s"));
-  REQUIRE(gguf_prefill.size() >= 8);
-  REQUIRE(gguf_decode.size() >= 8);
-  CHECK(median(gguf_prefill) < 0.15);
-  CHECK(median(gguf_decode) < 0.25);
+  add("llama.cpp GGUF Q4_K_M prefill, median |err|", gguf_prefill, median(gguf_prefill), -1, 0.15, 8);
+  add("llama.cpp GGUF Q4_K_M decode, median |err|", gguf_decode, median(gguf_decode), -1, 0.25, 8);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("reference sets stay within the tolerances they have always been held to", "[validation]") {
+  const auto rows = reference_rows();
+  if (rows.empty()) {
+    WARN("reference data not found at " << kRef.string() << "; skipping the reference comparisons");
+    return;
+  }
+  for (const auto& c : set_checks(rows)) {
+    INFO(c.what << ": n=" << c.n << " value " << c.value << " bounds (" << c.low << ", " << c.high << ")");
+    CHECK(c.ok());
+  }
 }
 
 TEST_CASE("vLLM H100 batch 1-16 latencies stay within 15 % median and 30 % worst case", "[validation]") {
@@ -267,7 +284,17 @@ TEST_CASE("validation report", "[.validate]") {
   const Bounds bounds;
   const auto groups = group_stats(rows);
   print_groups(stdout, groups, bounds);
-  const auto v = violations(groups, bounds);
+  if (!ref.empty()) {
+    std::printf("\nReference sets against the tolerances they have always been held to\n");
+    for (const auto& c : set_checks(ref))
+      std::printf("  %-62s n=%-6zu %+7.1f%%  bounds (%s, %s)  %s\n", c.what.c_str(), c.n, 100 * c.value,
+                  c.low <= -1 ? "-" : (std::to_string(static_cast<int>(std::lround(100 * c.low))) + "%").c_str(),
+                  (std::to_string(static_cast<int>(std::lround(100 * c.high))) + "%").c_str(), c.ok() ? "ok" : "VIOLATED");
+  }
+  auto v = violations(groups, bounds);
+  if (!ref.empty())
+    for (const auto& c : set_checks(ref))
+      if (!c.ok()) v.push_back("reference set: " + c.what);
   std::printf("\n%s\n", v.empty() ? "validate: every judged group within its bounds" : "validate: bounds violated:");
   for (const auto& s : v) std::printf("  %s\n", s.c_str());
   std::fflush(stdout);
