@@ -280,6 +280,13 @@ TEST_CASE("validation report", "[.validate]") {
   rows.insert(rows.end(), ref.begin(), ref.end());
   std::printf("\nllmsim validation report: %zu measurements (%zu scored)\n\n", rows.size(),
               static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.scored; })));
+  std::map<std::string, std::pair<int, int>> per_set;  // rows, scored
+  for (const Row& r : rows) {
+    ++per_set[r.set].first;
+    per_set[r.set].second += r.scored ? 1 : 0;
+  }
+  for (const auto& [set, n] : per_set) std::printf("  %-18s %6d rows, %6d scored\n", set.c_str(), n.first, n.second);
+  std::printf("\n");
   print_rows(stdout, rows);
   const Bounds bounds;
   const auto groups = group_stats(rows);
