@@ -82,6 +82,10 @@ Row read_row(const CsvTable& t, std::size_t r, const std::string& set) {
   // What the measured time is dominated by: the prompt for a prefill, else the mean decode context.
   row.context = row.metric == "prefill_s" ? static_cast<double>(row.input)
                                           : static_cast<double>(row.input) + static_cast<double>(row.output) / 2.0;
+  (void)t.integer(r, "requests", 1, 0);  // serving rows only; empty for static batches
+  if (!t.text(r, "message_bytes").empty())
+    throw ConfigError(row.where + ": message_bytes", "is for collective rows; metric " + row.metric +
+                                                         " needs it empty, got '" + t.text(r, "message_bytes") + "'");
   row.note = t.text(r, "exclude");
   row.scored = row.note.empty();
   return row;
@@ -103,7 +107,7 @@ double predict(const Row& row, const CsvTable& t, std::size_t r) {
 
 std::vector<Row> load_set(const fs::path& csv) {
   const CsvTable t(csv);
-  for (const char* c : {"source", "engine_version", "requests", "message_bytes", "notes"}) (void)t.col(c);
+  for (const char* c : {"source", "engine_version", "notes"}) (void)t.col(c);
   std::vector<Row> rows;
   const std::string set = csv.stem().string();
   for (std::size_t r = 0; r < t.rows(); ++r) {

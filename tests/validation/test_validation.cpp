@@ -113,6 +113,10 @@ TEST_CASE("a malformed set row is refused naming the file, line, column and valu
   CHECK_THAT(load_error(",vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,fp16,fp16,1,5,200,,,,yes,output_tok_per_s,100,tok/s,,"),
              Catch::Contains("source"));
   CHECK_THAT(load_error("src,vllm,v1,a100-80gb-sxm,1,1"), Catch::Contains("bad.csv:2") && Catch::Contains("fields"));
+  CHECK_THAT(load_error("src,vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,fp16,fp16,1,5,200,-3,,,yes,output_tok_per_s,100,tok/s,,"),
+             Catch::Contains("bad.csv:2: requests") && Catch::Contains("'-3'"));
+  CHECK_THAT(load_error("src,vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,fp16,fp16,1,5,200,,,4096,yes,output_tok_per_s,100,tok/s,,"),
+             Catch::Contains("bad.csv:2: message_bytes"));
   // An excluded row is kept for the record but not predicted: an unknown format there is no error.
   CHECK(load_error("src,vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,int4-g32,fp16,1,5,200,,,,yes,output_tok_per_s,100,tok/s,"
                    "no catalogue format,")
@@ -251,6 +255,15 @@ std::vector<SetCheck> set_checks(const std::vector<Row>& rows) {
 }
 
 }  // namespace
+
+TEST_CASE("without the reference folder the reference producers return no rows", "[validation]") {
+  // What a user's checkout sees: the report then WARNs and judges the repository's sets alone.
+  const fs::path absent = fs::temp_directory_path() / "llmsim-no-such-reference-folder";
+  REQUIRE_FALSE(fs::exists(absent));
+  CHECK(vidur_op_rows(absent).empty());
+  CHECK(vidur_allreduce_rows(absent).empty());
+  CHECK(llamacpp_rows(absent).empty());
+}
 
 TEST_CASE("reference sets stay within the tolerances they have always been held to", "[validation]") {
   const auto rows = reference_rows();
