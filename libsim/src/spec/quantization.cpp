@@ -58,7 +58,7 @@ std::vector<WeightFormat> make_formats() {
   // of the published Llama-3.1-8B file (Q§3). Q§6 GGUF row: q_bw 0.65–0.87, q_c 0.84–0.96 of F16.
   // llama.cpp's prefill (pp512, Llama-3 8B/70B Q4_K_M on 3090, 4090, L40S, A100, H100; llamacpp-gpu-benchmarks.csv)
   // plateaus near 1.0e14 FLOP/s of linear layers on every card above a 3090: the fit of max_compute_flops
-  // (median |error| 10% over those 10 rows, tests/perf/test_reference.cpp).
+  // (median |error| 10% over those 10 rows, tests/validation/reference_sets.cpp, make validate).
   constexpr double kGgufMaxFlops = 1.0e14;
   add({"gguf-q4_k_m", "llama.cpp GGUF Q4_K_M mixture (Q4_K + Q6_K)", 4.80, 256, true, 6.5625, true, DType::fp16,
        DType::fp16, 0.76, 0.9, kGgufMaxFlops});
