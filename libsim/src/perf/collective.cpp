@@ -67,10 +67,12 @@ AllReduceModel::AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& 
     ring_step_s_ = gpu.p2p ? 12e-6 : 25e-6;
   }
   if (link_ != TpLink::nvlink && tp_ > 4) ring_bw_ *= kPcieCrossSocketFactor;
-  // NCCL over NVLink uses its low-latency protocol: one call costs about one step whatever the ring length
-  // (Vidur NCCL all-reduce of 16 KB: A100 DGX 16-25 us for 4-8 GPUs; H100 TP4 0.5 MB 17 us, vllm#24111). Rings
-  // through PCIe or host memory pay each of the 2(t-1) steps.
-  nccl_call_s_ = link_ == TpLink::nvlink ? 2.0 * ring_step_s_ : 2.0 * (tp_ - 1) * ring_step_s_;
+  // Over NVSwitch NCCL's bus bandwidth grows with the ring: B·(1 − k/n), k = 0.6 on Hopper, 0.25 on Ampere, both
+  // fitted to Vidur's all-reduce timings with the profile's B (hardware_profile.cpp).
+  if (link_ == TpLink::nvlink) ring_bw_ *= 1.0 - (gpu_family(gpu) == GpuFamily::hopper_hbm ? 0.6 : 0.25) / tp_;
+  // NCCL's fixed cost per call: over NVLink (n + 2) × link_latency_s, as Vidur's A100/H100 timings fit
+  // (hardware_profile.cpp); rings through PCIe or host memory pay each of their 2(n-1) steps.
+  nccl_call_s_ = link_ == TpLink::nvlink ? (tp_ + 2.0) * ring_step_s_ : 2.0 * (tp_ - 1) * ring_step_s_;
 
   custom_s_ = profile.custom_allreduce_latency_s;
   if (profile.custom_allreduce_bandwidth > 0) {

@@ -256,8 +256,9 @@ struct CostModel::Constants {
       r.time_s = a.time_s * layers;
       r.flops = a.flops * layers;
       r.bytes = a.bytes * layers;
-      r.bound = Bound::memory;
-      r.peak_fraction = a.bytes / a.time_s / bw;
+      // CUDA-core bound (software fp8 conversion, PagedAttention's dot products): judged against the FP32 rate.
+      r.bound = a.alu_bound ? Bound::compute : Bound::memory;
+      r.peak_fraction = a.alu_bound ? a.flops / a.time_s / (2.0 * alu_rate) : a.bytes / a.time_s / bw;
     }
 
     // Kernel launches: which kernels replay from CUDA graphs depends on the engine (engine_overhead.hpp).

@@ -210,10 +210,17 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
   // vLLM's custom all-reduce: ~6 us fixed on NVLink [D] (H100 one stage, vllm-project/vllm#24111: TP2 0.5 MB 7 us;
   // TP4 0.5/1/2/4 MB 10/15/22/38 us = 6 us + peer reads; B300 16-256 KiB 7-9 us, #37756); over PCIe P2P the flag
   // round trips cross PCIe: 10 us assumed [D]. The peer-read bandwidth is derived in collective.cpp.
+  // NCCL over NVLink for the messages serving sends (8-512 MiB, prefill chunks): Vidur's all-reduce timings
+  // (vidur/profiling/network/{a100,h100}_{dgx,pairwise_nvlink}, CUDA-graph replays, message = its "size" in
+  // bytes as Vidur's own predictor reads it) fit t = α + 2(n-1)/n·S/busbw with busbw 171/190/188 GB/s on A100
+  // and 286/345/377 GB/s on H100 for 2/4/8 GPUs, α 45/67/91 us and 16/23/41 us [D]. As B·(1 − k/n): B = 0.65 of
+  // the per-direction NVLink, k = 0.25 (A100) and B = 0.9, k = 0.6 (H100) — collective.cpp applies the (1 − k/n);
+  // α = (n + 2) × 11 us and × 4 us. nccl-tests reach 0.78-0.82 only at >= 256 MB-1 GB (B5).
   const double pcie = gpu.pcie_bandwidth();
   if (gpu.nvlink_bandwidth > 0) {
-    p.link_bandwidth = 0.8 * gpu.nvlink_bandwidth;
-    p.link_latency_s = 8e-6;
+    const bool hopper = fam == Family::hopper_hbm;
+    p.link_bandwidth = (hopper ? 0.9 : 0.65) * gpu.nvlink_bandwidth;
+    p.link_latency_s = hopper ? 4e-6 : 11e-6;
     p.custom_allreduce_latency_s = 6e-6;
   } else if (gpu.p2p) {
     p.link_bandwidth = 0.75 * pcie;
