@@ -367,7 +367,7 @@ TEST_CASE("fixed per-iteration costs follow the engine: vLLM V1 below V0, eager 
   const auto v1 = with(perf::EngineGeneration::vllm_v1, true), v0 = with(perf::EngineGeneration::vllm_v0, true);
   const auto eager = with(perf::EngineGeneration::vllm_v1, false);
   // Batch-1 decode: V1's persistent batch and incremental input preparation take ~1 ms off V0's ~2 ms
-  // (vllm#17866, #42131; quantization.md §5.1): the 8B step gets ~1 ms shorter.
+  // (vllm#17866, #42131; V0: RFC #6854, #10634): the 8B step gets ~1 ms shorter.
   const auto one = decode(1, 512);
   CHECK(v0.iteration_time(one) - v1.iteration_time(one) == Approx(1e-3).margin(2e-4));
   CHECK(op_time(v1.breakdown(one), "cpu") == Approx(1.004e-3).epsilon(0.01));
