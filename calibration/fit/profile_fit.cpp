@@ -437,9 +437,9 @@ FitReport fit_profile(const RawResults& raw, const spec::GpuSpec& gpu, perf::Har
   fit_gemm(raw, gpu, r, kept);
   fit_attention(raw, gpu, r, kept);
   fit_overheads(raw, r, kept);
-  // Engine properties, not measured by microbenchmarks.
+  // Engine properties and collective terms our programs do not measure (they time copies, not NCCL).
   for (const char* f : {"cpu_overhead_per_iter_s", "cpu_overhead_per_seq_s", "v0_cpu_overhead_per_iter_s",
-                        "v0_cpu_overhead_per_seq_s", "custom_allreduce_latency_s", "custom_allreduce_bandwidth"})
+                        "v0_cpu_overhead_per_seq_s", "custom_allreduce_latency_s", "custom_allreduce_bandwidth", "nccl_ll_step_s"})
     kept.push_back(f);
   r.kept_from_base = kept;
   if (raw.skipped > 0) r.notes.push_back(std::to_string(raw.skipped) + " records were marked skipped by the programs");

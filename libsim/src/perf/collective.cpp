@@ -19,6 +19,14 @@ constexpr double kOneShotMax4 = 512.0 * 1024, kOneShotMax8 = 256.0 * 1024;
 // NVIDIA/nccl#1639 (gpus-and-efficiency.md B5): on PCIe the ring is limited by the host; 8 GPUs (two root
 // complexes / sockets) reach 28 GB/s bus bandwidth where 4 reach 35: 0.8.
 constexpr double kPcieCrossSocketFactor = 28.0 / 35.0;
+// NCCL's LL protocol (src/graph/tuning.cc): base latency 6.6 us per ring all-reduce call, and half the bus
+// bandwidth (8-byte stores carrying 4 bytes of data and a 4-byte flag: `busBw * .5`). Its per-step latency is
+// the profile's nccl_ll_step_s; a ring that crosses sockets (more than 4 PCIe GPUs) waits for the slowest hop in
+// every step: 8 × RTX 4090 all-reduce 8 B in 42.6 us (NVIDIA/nccl#1530), 8 × RTX 3090 in 54 us (NVIDIA/nccl#1439)
+// = 6.6 + 14 × 2.6-3.4 us, against ~1 us per step for two GPUs on one root complex [D].
+constexpr double kNcclLLBaseS = 6.6e-6;
+constexpr double kNcclLLBandwidthFraction = 0.5;
+constexpr double kPcieCrossSocketLLStepFactor = 3.0;
 
 bool contains(const std::string& s, std::string_view part) { return to_lower(s).find(part) != std::string::npos; }
 
@@ -73,6 +81,10 @@ AllReduceModel::AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& 
   // NCCL's fixed cost per call: over NVLink (n + 2) × link_latency_s, as Vidur's A100/H100 timings fit
   // (hardware_profile.cpp); rings through PCIe or host memory pay each of their 2(n-1) steps.
   nccl_call_s_ = link_ == TpLink::nvlink ? (tp_ + 2.0) * ring_step_s_ : 2.0 * (tp_ - 1) * ring_step_s_;
+  // Small messages: NCCL's LL protocol, low latency at half the bandwidth; NCCL picks whichever is faster.
+  const double ll_step = profile.nccl_ll_step_s * (link_ != TpLink::nvlink && tp_ > 4 ? kPcieCrossSocketLLStepFactor : 1.0);
+  ll_call_s_ = kNcclLLBaseS + 2.0 * (tp_ - 1) * ll_step;
+  ll_bw_ = kNcclLLBandwidthFraction * ring_bw_;
 
   custom_s_ = profile.custom_allreduce_latency_s;
   if (profile.custom_allreduce_bandwidth > 0) {
@@ -117,7 +129,8 @@ double AllReduceModel::time_s(double bytes) const {
     // H100 TP4 two-stage 1/2/4 MB in 18/27/43 us (vllm-project/vllm#24111) = 12 us + 2 × 1.5 MB/MB at 375 GB/s.
     case AllReduceAlgorithm::custom_two_shot: return 2.0 * custom_s_ + 2.0 * link_bytes(bytes) / peer_bw_;
     case AllReduceAlgorithm::nccl_ring:
-    case AllReduceAlgorithm::nccl_host_staged: return nccl_call_s_ + link_bytes(bytes) / ring_bw_;
+    case AllReduceAlgorithm::nccl_host_staged:
+      return std::min(nccl_call_s_ + link_bytes(bytes) / ring_bw_, ll_call_s_ + link_bytes(bytes) / ll_bw_);
     case AllReduceAlgorithm::none: return 0;
   }
   return 0;

@@ -98,6 +98,7 @@ void HardwareProfile::validate(const std::string& path) const {
   in_range("v0_cpu_overhead_per_seq_s", v0_cpu_overhead_per_seq_s, 0, 1e-1, false);
   in_range("link_bandwidth", link_bandwidth, 0, 1e13, false);
   in_range("link_latency_s", link_latency_s, 0, 1e-1, false);
+  in_range("nccl_ll_step_s", nccl_ll_step_s, 0, 1e-2, false);
   in_range("custom_allreduce_latency_s", custom_allreduce_latency_s, 0, 1e-1, false);
   in_range("custom_allreduce_bandwidth", custom_allreduce_bandwidth, 0, 1e13, false);
   in_range("host_bandwidth", host_bandwidth, 0, 1e13, false);
@@ -216,6 +217,11 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
   // and 286/345/377 GB/s on H100 for 2/4/8 GPUs, α 45/67/91 us and 16/23/41 us [D]. As B·(1 − k/n): B = 0.65 of
   // the per-direction NVLink, k = 0.25 (A100) and B = 0.9, k = 0.6 (H100) — collective.cpp applies the (1 − k/n);
   // α = (n + 2) × 11 us and × 4 us. nccl-tests reach 0.78-0.82 only at >= 256 MB-1 GB (B5).
+  // Small messages go through NCCL's LL protocol instead (collective.cpp): 6.6 us + 2(n-1) steps of ~1 us [D] —
+  // 2 RTX 4090s without P2P all-reduce 8 B-2 KB in 8.3-8.6 us (nccl-tests, tinygrad/open-gpu-kernel-modules#45);
+  // vLLM's PyNccl on 4 H100s 0.5 MB in 17 us under CUDA graphs (vllm-project/vllm#24111) = 6.6 + 6 × 1 us + the
+  // bytes at half the bus bandwidth. Eight PCIe GPUs span two sockets: collective.cpp triples the step there.
+  p.nccl_ll_step_s = 1e-6;
   const double pcie = gpu.pcie_bandwidth();
   if (gpu.nvlink_bandwidth > 0) {
     const bool hopper = fam == Family::hopper_hbm;
@@ -263,7 +269,7 @@ HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base
                 "gemm_bw_eff_vs_m", "gemm_fixed_s", "roofline_exponent", "attn_prefill_efficiency",
                 "attn_decode_bw_efficiency", "attn_decode_cta_bandwidth", "attn_decode_cta_s", "attn_decode_fixed_s",
                 "kernel_launch_s", "graph_launch_s", "cpu_overhead_per_iter_s", "cpu_overhead_per_seq_s",
-                "v0_cpu_overhead_per_iter_s", "v0_cpu_overhead_per_seq_s", "link_bandwidth", "link_latency_s",
+                "v0_cpu_overhead_per_iter_s", "v0_cpu_overhead_per_seq_s", "link_bandwidth", "link_latency_s", "nccl_ll_step_s",
                 "custom_allreduce_latency_s", "custom_allreduce_bandwidth", "host_bandwidth"});
   if (v.has("format")) {
     const std::string f = v.string("format");
@@ -299,6 +305,7 @@ HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base
   p.v0_cpu_overhead_per_seq_s = v.number_or("v0_cpu_overhead_per_seq_s", p.v0_cpu_overhead_per_seq_s);
   p.link_bandwidth = v.number_or("link_bandwidth", p.link_bandwidth);
   p.link_latency_s = v.number_or("link_latency_s", p.link_latency_s);
+  p.nccl_ll_step_s = v.number_or("nccl_ll_step_s", p.nccl_ll_step_s);
   p.custom_allreduce_latency_s = v.number_or("custom_allreduce_latency_s", p.custom_allreduce_latency_s);
   p.custom_allreduce_bandwidth = v.number_or("custom_allreduce_bandwidth", p.custom_allreduce_bandwidth);
   p.host_bandwidth = v.number_or("host_bandwidth", p.host_bandwidth);
@@ -340,6 +347,7 @@ Json to_json(const HardwareProfile& p) {
               {"v0_cpu_overhead_per_seq_s", p.v0_cpu_overhead_per_seq_s},
               {"link_bandwidth", p.link_bandwidth},
               {"link_latency_s", p.link_latency_s},
+              {"nccl_ll_step_s", p.nccl_ll_step_s},
               {"custom_allreduce_latency_s", p.custom_allreduce_latency_s},
               {"custom_allreduce_bandwidth", p.custom_allreduce_bandwidth},
               {"host_bandwidth", p.host_bandwidth}};

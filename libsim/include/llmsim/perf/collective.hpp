@@ -46,6 +46,7 @@ class AllReduceModel {
   bool custom_ = false;           ///< vLLM's custom all-reduce is on for this group
   bool fully_connected_ = false;  ///< every GPU reaches every other over NVLink (NVSwitch)
   double ring_bw_ = 1, ring_step_s_ = 0, nccl_call_s_ = 0;
+  double ll_bw_ = 1, ll_call_s_ = 0;  ///< NCCL's LL protocol for small messages
   double peer_bw_ = 1, custom_s_ = 0;
 };
 

@@ -54,7 +54,10 @@ struct HardwareProfile {
   double v0_cpu_overhead_per_iter_s = 2e-3;
   double v0_cpu_overhead_per_seq_s = 1e-5;
   double link_bandwidth = 0;               ///< NCCL ring all-reduce bus bandwidth, bytes/s (0 = derive from the spec)
-  double link_latency_s = 10e-6;           ///< per NCCL ring step of a collective
+  double link_latency_s = 10e-6;           ///< per NCCL ring step of a collective (Simple protocol)
+  /// Per ring step of NCCL's low-latency (LL) protocol, which NCCL picks for small messages: a flag round trip
+  /// between neighbours (collective.cpp adds NCCL's 6.6 us base per call).
+  double nccl_ll_step_s = 1e-6;
   /// vLLM's custom all-reduce (P2P GPUs): fixed time of its one-stage kernel, and the bytes/s one GPU reads from
   /// its peers (0 = derive from the link). Not used where the GPUs have no P2P.
   double custom_allreduce_latency_s = 6e-6;
