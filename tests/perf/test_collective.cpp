@@ -67,6 +67,12 @@ TEST_CASE("PCIe all-reduce: NCCL's low-latency protocol for small messages, bus 
   CHECK(eight.bus_bandwidth() == Approx(0.8 * four.bus_bandwidth()));
   CHECK(four.time_s(64 * MiB) == Approx(1.5 * 64 * MiB / four.bus_bandwidth()).epsilon(0.05));
   CHECK(eight.time_s(64 * MiB) > four.time_s(64 * MiB));
+  // NVLink groups where vLLM's custom kernel is off (3 GPUs) take NCCL too: small messages at the LL latency,
+  // 6.6 us + 4 steps of 1 us (H100, vllm#24111's PyNccl) or 2.7 us (A100, 8 × A100 32 KB in 44 us, B5) —
+  // not the Simple protocol's (t + 2) × 4 / 11 us that Vidur's >= 8 MiB timings fit.
+  CHECK(ar("h100-80gb-sxm", 3).algorithm(16 * KiB) == AllReduceAlgorithm::nccl_ring);
+  CHECK(ar("h100-80gb-sxm", 3).time_s(16 * KiB) * 1e6 == Approx(10.6 + 0.2).epsilon(0.05));
+  CHECK(ar("a100-80gb-sxm", 3).time_s(16 * KiB) * 1e6 == Approx(17.4 + 0.3).epsilon(0.05));
 }
 
 TEST_CASE("TP4 decode on NVLink is no longer dominated by all-reduce latency") {

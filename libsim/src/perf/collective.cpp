@@ -20,12 +20,14 @@ constexpr double kOneShotMax4 = 512.0 * 1024, kOneShotMax8 = 256.0 * 1024;
 // complexes / sockets) reach 28 GB/s bus bandwidth where 4 reach 35: 0.8.
 constexpr double kPcieCrossSocketFactor = 28.0 / 35.0;
 // NCCL's LL protocol (src/graph/tuning.cc): base latency 6.6 us per ring all-reduce call, and half the bus
-// bandwidth (8-byte stores carrying 4 bytes of data and a 4-byte flag: `busBw * .5`). Its per-step latency is
+// bandwidth (8-byte stores carrying 4 bytes of data and a 4-byte flag: `busBw * .5`) up to llMaxBw for one node
+// (87.7 GB/s from sm80, 141 GB/s from sm90). Its per-step latency is
 // the profile's nccl_ll_step_s; a ring that crosses sockets (more than 4 PCIe GPUs) waits for the slowest hop in
 // every step: 8 × RTX 4090 all-reduce 8 B in 42.6 us (NVIDIA/nccl#1530), 8 × RTX 3090 in 54 us (NVIDIA/nccl#1439)
 // = 6.6 + 14 × 2.6-3.4 us, against ~1 us per step for two GPUs on one root complex [D].
 constexpr double kNcclLLBaseS = 6.6e-6;
 constexpr double kNcclLLBandwidthFraction = 0.5;
+constexpr double kNcclLLMaxBwAmpere = 87.7e9, kNcclLLMaxBwHopper = 141e9;
 constexpr double kPcieCrossSocketLLStepFactor = 3.0;
 
 bool contains(const std::string& s, std::string_view part) { return to_lower(s).find(part) != std::string::npos; }
@@ -84,7 +86,8 @@ AllReduceModel::AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& 
   // Small messages: NCCL's LL protocol, low latency at half the bandwidth; NCCL picks whichever is faster.
   const double ll_step = profile.nccl_ll_step_s * (link_ != TpLink::nvlink && tp_ > 4 ? kPcieCrossSocketLLStepFactor : 1.0);
   ll_call_s_ = kNcclLLBaseS + 2.0 * (tp_ - 1) * ll_step;
-  ll_bw_ = kNcclLLBandwidthFraction * ring_bw_;
+  ll_bw_ = std::min(kNcclLLBandwidthFraction * ring_bw_,
+                    gpu_family(gpu) == GpuFamily::hopper_hbm ? kNcclLLMaxBwHopper : kNcclLLMaxBwAmpere);
 
   custom_s_ = profile.custom_allreduce_latency_s;
   if (profile.custom_allreduce_bandwidth > 0) {

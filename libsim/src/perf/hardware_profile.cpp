@@ -217,11 +217,12 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
   // and 286/345/377 GB/s on H100 for 2/4/8 GPUs, α 45/67/91 us and 16/23/41 us [D]. As B·(1 − k/n): B = 0.65 of
   // the per-direction NVLink, k = 0.25 (A100) and B = 0.9, k = 0.6 (H100) — collective.cpp applies the (1 − k/n);
   // α = (n + 2) × 11 us and × 4 us. nccl-tests reach 0.78-0.82 only at >= 256 MB-1 GB (B5).
-  // Small messages go through NCCL's LL protocol instead (collective.cpp): 6.6 us + 2(n-1) steps of ~1 us [D] —
-  // 2 RTX 4090s without P2P all-reduce 8 B-2 KB in 8.3-8.6 us (nccl-tests, tinygrad/open-gpu-kernel-modules#45);
-  // vLLM's PyNccl on 4 H100s 0.5 MB in 17 us under CUDA graphs (vllm-project/vllm#24111) = 6.6 + 6 × 1 us + the
-  // bytes at half the bus bandwidth. Eight PCIe GPUs span two sockets: collective.cpp triples the step there.
-  p.nccl_ll_step_s = 1e-6;
+  // Small messages go through NCCL's LL protocol instead (collective.cpp): 6.6 us + 2(n-1) steps [D]. PCIe: 2 RTX
+  // 4090s without P2P all-reduce 8 B-2 KB in 8.3-8.6 us (nccl-tests, tinygrad/open-gpu-kernel-modules#45): ~1 us;
+  // eight PCIe GPUs span two sockets and collective.cpp triples the step there. Hopper NVLink: vLLM's PyNccl on 4
+  // H100s 0.5 MB in 17 us under CUDA graphs (vllm-project/vllm#24111) = 6.6 + 6 × 1 us + the bytes at the LL rate.
+  // Ampere NVLink: 8 A100s 32 KB in 44 us (nccl-tests, gpus-and-efficiency.md B5) = 6.6 + 14 × 2.7 us.
+  p.nccl_ll_step_s = gpu.nvlink_bandwidth > 0 && fam == Family::ampere_hbm ? 2.7e-6 : 1e-6;
   const double pcie = gpu.pcie_bandwidth();
   if (gpu.nvlink_bandwidth > 0) {
     const bool hopper = fam == Family::hopper_hbm;
