@@ -7,6 +7,7 @@
 
 #include "least_squares.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/perf/decode_attention.hpp"
 
 namespace llmsim::calibration {
 namespace {
@@ -237,25 +238,86 @@ void fit_gemm(const RawResults& raw, const spec::GpuSpec& gpu, FitReport& r, std
 }
 
 // ---- Attention. ----
-void fit_attention(const RawResults& raw, const spec::GpuSpec& gpu, FitReport& r, std::vector<std::string>& kept) {
-  if (raw.attn_decode.empty()) {
-    kept.push_back("attn_decode_bw_vs_context");
-  } else {
-    std::map<double, std::vector<double>> by_ctx;
-    for (const auto& p : raw.attn_decode) by_ctx[p.context].push_back(p.bytes / (p.time_s * gpu.memory_bandwidth));
-    perf::Curve c;
-    std::vector<double> rel;
-    for (const auto& [ctx, v] : by_ctx) {
-      c.x.push_back(ctx);
-      c.y.push_back(clamp_eff(geomean(v), "attn_decode_bw_vs_context at " + fmt(ctx), r.notes));
-      for (double e : v) rel.push_back(e / c.y.back() - 1.0);
-    }
-    r.profile.attn_decode_bw_vs_context = c;
-    r.terms.push_back(term("attn_decode_bw_vs_context",
-                           "per context: geometric mean over batch sizes of (K+V+Q+O bytes)/(T·peak BW)", rel,
-                           fmt(c.x.size()) + " contexts, " + fmt(c.y.front()) + " at " + fmt(c.x.front()) + " … " +
-                               fmt(c.y.back()) + " at " + fmt(c.x.back())));
+// Decode: the cost model's kernel model (perf/decode_attention.hpp) per point,
+//   T = t_fixed·(1 + [split]) + waves·t_cta + bytes / min(e·BW, running CTAs·r_cta),
+// with (e, r_cta) searched on a grid and (t_fixed, t_cta), which enter linearly, solved by weighted least
+// squares in relative error for each grid point; the best grid point wins.
+void fit_decode_attention(const RawResults& raw, const spec::GpuSpec& gpu, FitReport& r,
+                          std::vector<std::string>& kept) {
+  const std::vector<std::string> fields = {"attn_decode_bw_efficiency", "attn_decode_cta_bandwidth", "attn_decode_cta_s",
+                                           "attn_decode_fixed_s"};
+  if (raw.attn_decode.size() < 4) {
+    if (!raw.attn_decode.empty())
+      r.notes.push_back("attn_decode: " + std::to_string(raw.attn_decode.size()) + " points are too few to fit 4 terms");
+    kept.insert(kept.end(), fields.begin(), fields.end());
+    return;
   }
+  struct Best {
+    double e = 0, rcta = 0, t0 = 0, tc = 0, rms = 1e300;
+    std::vector<double> rel;
+  } best;
+  std::vector<double> a(raw.attn_decode.size()), w(a.size()), st(a.size());
+  for (int ie = 0; ie <= 90; ++ie) {
+    const double e = 0.30 + 0.01 * ie;
+    for (int ir = 0; ir <= 48; ++ir) {
+      const double rcta = 2e9 * std::pow(2.0, ir / 8.0);  // 2 … 128 GB/s in 2^(1/8) steps
+      perf::HardwareProfile trial = r.profile;
+      trial.attn_decode_bw_efficiency = e;
+      trial.attn_decode_cta_bandwidth = rcta;
+      trial.attn_decode_cta_s = 0;
+      trial.attn_decode_fixed_s = 0;
+      // Normal equations of Σ ((a t0 + w tc + s − T)/T)² in (t0, tc), clamped at zero.
+      double saa = 0, saw = 0, sww = 0, say = 0, swy = 0;
+      for (std::size_t i = 0; i < raw.attn_decode.size(); ++i) {
+        const auto& p = raw.attn_decode[i];
+        const perf::DecodeAttentionModel m(gpu, trial, perf::AttentionShape{p.heads, p.kv_heads, p.head_dim, 2.0},
+                                           spec::DType::fp16, perf::DecodeAttentionBackend::flash_attn, r.profile.roofline_exponent);
+        const auto c = m.per_layer(p.batch, p.batch * (p.context - 1));
+        a[i] = c.splits > 1 ? 2.0 : 1.0;
+        w[i] = c.waves;
+        st[i] = c.stream_s;
+        const double inv = 1.0 / p.time_s, ai = a[i] * inv, wi = w[i] * inv, yi = (p.time_s - st[i]) * inv;
+        saa += ai * ai, saw += ai * wi, sww += wi * wi, say += ai * yi, swy += wi * yi;
+      }
+      double t0 = 0, tc = 0;
+      const double det = saa * sww - saw * saw;
+      if (det > 0) t0 = (say * sww - swy * saw) / det, tc = (swy * saa - say * saw) / det;
+      if (t0 < 0 || tc < 0 || !(det > 0)) {
+        const double t0_only = saa > 0 ? std::max(0.0, say / saa) : 0, tc_only = sww > 0 ? std::max(0.0, swy / sww) : 0;
+        // Keep whichever single term explains more.
+        double e0 = 0, e1 = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          const double T = raw.attn_decode[i].time_s;
+          e0 += std::pow((a[i] * t0_only + st[i] - T) / T, 2);
+          e1 += std::pow((w[i] * tc_only + st[i] - T) / T, 2);
+        }
+        t0 = e0 <= e1 ? t0_only : 0;
+        tc = e0 <= e1 ? 0 : tc_only;
+      }
+      std::vector<double> rel(a.size());
+      double ss = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        const double T = raw.attn_decode[i].time_s;
+        rel[i] = (a[i] * t0 + w[i] * tc + st[i] - T) / T;
+        ss += rel[i] * rel[i];
+      }
+      const double rms = std::sqrt(ss / static_cast<double>(a.size()));
+      if (rms < best.rms) best = {e, rcta, t0, tc, rms, rel};
+    }
+  }
+  r.profile.attn_decode_bw_efficiency = best.e;
+  r.profile.attn_decode_cta_bandwidth = best.rcta;
+  r.profile.attn_decode_cta_s = std::min(best.tc, 1e-2);
+  r.profile.attn_decode_fixed_s = std::min(best.t0, 1e-2);
+  r.terms.push_back(term("attn_decode_*",
+                         "T = t_fixed·(1+split) + waves·t_cta + bytes/min(e·BW, CTAs·r_cta) (perf/decode_attention.hpp)",
+                         best.rel,
+                         "e = " + fmt(best.e) + ", r_cta = " + fmt(best.rcta * 1e-9) + " GB/s, t_cta = " +
+                             fmt(best.tc * 1e6) + " us, t_fixed = " + fmt(best.t0 * 1e6) + " us"));
+}
+
+void fit_attention(const RawResults& raw, const spec::GpuSpec& gpu, FitReport& r, std::vector<std::string>& kept) {
+  fit_decode_attention(raw, gpu, r, kept);
   if (raw.attn_prefill.empty()) {
     kept.push_back("attn_prefill_efficiency");
     return;
@@ -375,8 +437,10 @@ FitReport fit_profile(const RawResults& raw, const spec::GpuSpec& gpu, perf::Har
   fit_gemm(raw, gpu, r, kept);
   fit_attention(raw, gpu, r, kept);
   fit_overheads(raw, r, kept);
-  kept.push_back("cpu_overhead_per_iter_s");  // an engine property, not measured by microbenchmarks
-  kept.push_back("cpu_overhead_per_seq_s");
+  // Engine properties and collective terms our programs do not measure (they time copies, not NCCL).
+  for (const char* f : {"cpu_overhead_per_iter_s", "cpu_overhead_per_seq_s", "v0_cpu_overhead_per_iter_s",
+                        "v0_cpu_overhead_per_seq_s", "custom_allreduce_latency_s", "custom_allreduce_bandwidth", "nccl_ll_step_s"})
+    kept.push_back(f);
   r.kept_from_base = kept;
   if (raw.skipped > 0) r.notes.push_back(std::to_string(raw.skipped) + " records were marked skipped by the programs");
   for (const auto& t : raw.ignored_tests) r.notes.push_back("records of test '" + t + "' are not used by the fit");

@@ -93,6 +93,9 @@ RawResults parse_raw_results(const std::string& body, const std::string& source)
       AttnDecodePoint p{rec.string_or("impl", "unknown"), positive(rec, "batch", source), 0,
                         positive(rec, "bytes", source), t};
       p.context = rec.has("mean_context") ? positive(rec, "mean_context", source) : positive(rec, "context", source);
+      if (rec.has("heads")) p.heads = positive(rec, "heads", source);
+      if (rec.has("kv_heads")) p.kv_heads = positive(rec, "kv_heads", source);
+      if (rec.has("head_dim")) p.head_dim = positive(rec, "head_dim", source);
       raw.attn_decode.push_back(p);
     } else if (test == "attn_prefill") {
       raw.attn_prefill.push_back({rec.string_or("impl", "unknown"), rec.string_or("dtype", "fp16"),

@@ -26,6 +26,7 @@ struct AttnDecodePoint {
   std::string impl;
   double batch = 0, context = 0;  ///< context: mean tokens per sequence
   double bytes = 0, time_s = 0;
+  double heads = 32, kv_heads = 8, head_dim = 128;  ///< the shape measured (Llama-3-8B's when not recorded)
 };
 struct AttnPrefillPoint {
   std::string impl, dtype;

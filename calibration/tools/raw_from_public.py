@@ -3,7 +3,8 @@
 
 No run of our CUDA programs produced it: every record is converted from a figure transcribed in
 ../shared/reference (Vidur's measured A100 operator and NCCL timings; the BabelStream, nvbandwidth,
-FlashAttention-2 and RRZE launch figures of gpus-and-efficiency.md Part B) and says where it came from
+FlashAttention-2 and RRZE launch figures of gpus-and-efficiency.md Part B; Vidur's A100 decode-attention
+timings, transcribed below) and says where it came from
 in its "origin" field. Times are those reported, or bytes/flops divided by the reported rate where the
 source gives a rate.
 
@@ -128,6 +129,36 @@ def part_b_records(ref):
     return recs
 
 
+# Vidur's measured decode-attention kernel times on an A100 80GB SXM (FlashInfer backend, block size 16,
+# Llama-3-8B: 32 query / 8 KV heads of 128, TP 1 and 4), median of 5 kineto timings, transcribed from
+# data/profiling/compute/a100/meta-llama/Meta-Llama-3-8B/attention.csv of microsoft/vidur (the file is stored
+# through Git LFS; read from its public copies, e.g. sw5sh/cs378-assignment3@7ac2fe9). It is not in
+# ../shared/reference, hence the table. Rows: (TP, batch, cached tokens per sequence, time in ms).
+VIDUR_A100_DECODE = [
+    (4, 59, 16128, 0.744), (4, 64, 16128, 0.771), (4, 108, 16128, 1.073), (4, 109, 16128, 1.231),
+    (4, 128, 16128, 1.329), (4, 144, 16128, 1.424),
+    (4, 11, 384, 0.019), (4, 32, 384, 0.020), (4, 54, 384, 0.021), (4, 55, 384, 0.027), (4, 64, 384, 0.028),
+    (4, 89, 384, 0.034),
+    (1, 37, 3392, 0.312), (1, 40, 3392, 0.336), (1, 41, 3392, 0.413), (1, 64, 3392, 0.568), (1, 81, 3392, 0.666),
+    (1, 82, 3392, 0.738), (1, 108, 3392, 0.887), (1, 112, 3392, 0.911),
+]
+
+
+def attention_decode_records():
+    recs = []
+    for tp, batch, cached, ms in VIDUR_A100_DECODE:
+        heads, kv_heads, hd = 32 // tp, 8 // tp, 128
+        tokens = batch * (cached + 1)  # the new token attends to itself
+        kv_bytes = tokens * kv_heads * hd * 2 * 2
+        qo_bytes = batch * heads * hd * 2 * 2
+        recs.append({"test": "attn_decode", "impl": "flashinfer", "kv_dtype": "fp16", "batch": batch,
+                     "context": cached + 1, "mean_context": cached + 1, "heads": heads, "kv_heads": kv_heads,
+                     "head_dim": hd, "page_size": 16, "bytes": kv_bytes + qo_bytes, "time_us_median": ms * 1e3,
+                     "origin": "Vidur A100 decode attention (FlashInfer), Meta-Llama-3-8B TP%d, %d sequences x %d "
+                               "cached tokens (microsoft/vidur attention.csv, transcribed)" % (tp, batch, cached)})
+    return recs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reference", default=DEFAULT_REF)
@@ -135,12 +166,13 @@ def main():
     args = ap.parse_args()
     if not os.path.isdir(args.reference):
         die("reference folder %s not found" % args.reference)
-    measurements = part_b_records(args.reference) + gemm_records(args.reference) + peer_records(args.reference)
+    measurements = (part_b_records(args.reference) + gemm_records(args.reference) + peer_records(args.reference) +
+                    attention_decode_records())
     raw = {
         "format": "llmsim-calibration-raw",
         "version": 1,
         "gpu_id": "a100-80gb-sxm",
-        "source": "converted from public measurements (Vidur A100 operator and NCCL profiles; BabelStream, "
+        "source": "converted from public measurements (Vidur A100 operator, decode-attention and NCCL profiles; BabelStream, "
                   "nvbandwidth, FlashAttention-2 and RRZE figures of gpus-and-efficiency.md), not a run of "
                   "llmsim's calibration programs",
         "date": "public sources (2023-2025)",

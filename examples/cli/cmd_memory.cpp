@@ -122,13 +122,21 @@ int run_memory(int argc, char** argv) {
              fmt(100.0 * static_cast<double>(b) / static_cast<double>(g.total_bytes), 1) + "%"});
     };
     row("weights", g.weights_bytes);
-    row("activations", g.activation_bytes);
+    row("activations (profiling peak)", g.activation_bytes);
     row("runtime", g.runtime_bytes);
-    if (g.comm_buffer_bytes > 0) row("  of which NCCL", g.comm_buffer_bytes);
+    row("  CUDA context", g.cuda_context_bytes);
+    if (g.cuda_graph_bytes > 0) row("  CUDA graphs", g.cuda_graph_bytes);
+    if (g.comm_buffer_bytes > 0) row("  NCCL / all-reduce buffers", g.comm_buffer_bytes);
+    const std::int64_t other = g.runtime_bytes - g.cuda_context_bytes - g.cuda_graph_bytes - g.comm_buffer_bytes;
+    if (other > 0) row("  other non-torch", other);
     row("KV cache", g.kv_cache_bytes);
     row("free (margin)", g.free_bytes);
     row("total", g.total_bytes);
     t.print(std::cout);
+    std::cout << "gpu_memory_utilization " << fmt(engine.gpu_memory_utilization, 2) << " x total = "
+              << fmt(static_cast<double>(g.requested_bytes) / 1e9, 2)
+              << " GB shared by weights, activations, non-torch memory and the KV cache; the CUDA context"
+              << (g.cuda_graph_bytes > 0 ? ", CUDA graphs" : "") << " and communicators use the rest (vLLM V1)\n";
     if (g.offloaded_weights_bytes > 0)
       std::cout << "plus " << fmt(static_cast<double>(g.offloaded_weights_bytes) / 1e9, 2)
                 << " GB of weights in host memory, copied over PCIe in every iteration\n";

@@ -7,6 +7,7 @@
 #include "common.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/memory_plan.hpp"
+#include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/engine_config.hpp"
@@ -19,7 +20,7 @@ namespace {
 const char* kUsage =
     "usage: llmsim step --model M --gpu G [--quant Q] [--kv-dtype D] [--tp N] [--pp N]\n"
     "                   [--prefill-tokens P --prefill-context C] [--decode-seqs B --context L]\n"
-    "                   [--gpu-profile FILE] [--eager] [--cpu-offload-gb G] [--json]\n\n"
+    "                   [--gpu-profile FILE] [--eager] [--engine vllm|vllm-v0] [--cpu-offload-gb G] [--json]\n\n"
     "Time of one serving-engine iteration: one prefill chunk of P tokens after C cached tokens, plus B\n"
     "sequences decoding one token each with L tokens of context. Prints the per-op roofline breakdown.";
 
@@ -43,7 +44,9 @@ int run(int argc, char** argv) {
       ("decode-seqs", po::value<std::int64_t>()->default_value(0), "sequences decoding one token")
       ("context", po::value<std::int64_t>()->default_value(0), "context length of each decoding sequence")
       ("gpu-profile", po::value<std::string>()->default_value(""), "calibrated HardwareProfile JSON file")
-      ("eager", po::bool_switch(), "no CUDA graphs for decode-only batches")
+      ("eager", po::bool_switch(), "no CUDA graphs (vLLM --enforce-eager)")
+      ("engine", po::value<std::string>()->default_value("vllm"),
+       "engine whose kernels and overheads to model: vllm (V1) or vllm-v0")
       ("cpu-offload-gb", po::value<double>()->default_value(0), "GiB of weights per GPU in host memory (vLLM --cpu-offload-gb)")
       ("json", po::bool_switch(), "print JSON");
   po::variables_map vm;
@@ -81,10 +84,16 @@ int run(int argc, char** argv) {
   const bool eager = vm["eager"].as<bool>();
   spec::EngineConfig engine;
   engine.cuda_graphs = !eager;
+  const std::string engine_name = vm["engine"].as<std::string>();
+  if (engine_name != "vllm" && engine_name != "vllm-v0")
+    throw ConfigError("--engine", "must be 'vllm' (V1) or 'vllm-v0', got '" + engine_name + "'");
+  engine.policy = spec::parse_policy(engine_name, "--engine");
+  const perf::EngineGeneration generation = perf::engine_generation(engine.policy);
   engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
   if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb))
     throw ConfigError("--cpu-offload-gb", "must be >= 0, got " + format_value(engine.cpu_offload_gb));
-  const perf::CostModel cm(model, quant, gpu, profile, parallel, !eager, engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0);
+  const perf::CostModel cm(model, quant, gpu, profile, parallel, !eager, engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
+                           generation);
 
   perf::BatchShape batch;
   if (p_tokens > 0) batch.add_prefill(p_tokens, p_context, true);
@@ -111,6 +120,9 @@ int run(int argc, char** argv) {
                                    vm["quant"].as<std::string>() + ", KV " + vm["kv-dtype"].as<std::string>() + ")");
 
   const perf::StepCost s = cm.breakdown(batch);
+  const std::string backend = perf::to_string(cm.decode_attention_backend());
+  const perf::AllReduceModel allreduce(gpu, cm.profile(), parallel.tp);
+  const std::string ar = perf::to_string(allreduce.algorithm(static_cast<double>(batch.tokens()) * model.hidden_size * 2));
   if (vm["json"].as<bool>()) {
     Json j = perf::to_json(s);
     j["model"] = model.id;
@@ -120,6 +132,9 @@ int run(int argc, char** argv) {
     j["tp"] = parallel.tp;
     j["pp"] = parallel.pp;
     j["profile_source"] = cm.profile().source;
+    j["engine"] = perf::to_string(generation);
+    j["decode_attention_backend"] = backend;
+    j["allreduce_algorithm"] = ar;
     print_json(j);
     return kOk;
   }
@@ -127,6 +142,8 @@ int run(int argc, char** argv) {
             << " (" << cm.quant().weights.id << ", GEMMs in " << spec::to_string(cm.gemm_dtype()) << ", tp "
             << parallel.tp << ", pp " << parallel.pp << "): prefill " << p_tokens << " tokens after " << p_context
             << ", decode " << d_seqs << " seqs at context " << d_context << "\n";
+  std::cout << "engine " << perf::to_string(generation) << "; decode attention: " << backend
+            << (parallel.tp > 1 ? "; all-reduce: " + ar + " over " + perf::to_string(allreduce.link()) : "") << "\n";
   std::cout << "profile: " << cm.profile().source << "\n\n";
   Table t({"op", "time ms", "share %", "GFLOP", "MB", "bound", "% of peak"});
   for (const auto& o : s.ops)

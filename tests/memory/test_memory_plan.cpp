@@ -58,7 +58,8 @@ TEST_CASE("llama-3.1-8b fp16 on a 4090: fits with a few GB of KV") {
   CHECK(gb(p.per_gpu.kv_cache_bytes) < 8);
   CHECK(p.kv_capacity_tokens == p.kv_capacity_blocks * 16);
   CHECK(p.kv_capacity_tokens * 131072 <= p.per_gpu.kv_cache_bytes);
-  CHECK((p.kv_capacity_blocks + 1) * 16 * 131072 > p.per_gpu.kv_cache_bytes);
+  // vLLM V1 keeps one null block out of the pool, so the pool holds one block more than the capacity.
+  CHECK((p.kv_capacity_blocks + 2) * 16 * 131072 > p.per_gpu.kv_cache_bytes);
   CHECK(p.max_concurrent_seqs == p.kv_capacity_tokens / 8192);
   const auto& g = p.per_gpu;
   // every byte is accounted for
@@ -193,4 +194,66 @@ TEST_CASE("JSON carries the contract fields") {
     CHECK(j["per_gpu"].contains(k));
   }
   CHECK(j["kv_bytes_per_token"] == 131072);
+}
+
+TEST_CASE("the activation term is vLLM's profiling peak: the larger of the forward and the sampler") {
+  // Llama-3.1-8B, 8192 batched tokens, 256 sequences (gpu_model_runner.profile_run): forward = hidden + residual
+  // (2·T·h·2) + gate_up and activation (T·3·I·2) = 838,860,800 B; sampler = hidden states still held (T·h·2) +
+  // the 256 rows' hidden (R·h·2) + 14 B per logit (bf16 logits, fp32 copy, fp32 probabilities, fp32 exponential
+  // draw) = 528,875,520 B. Freed tensors stay cached, so the peak is the larger, not the sum.
+  const auto p = plan("llama-3.1-8b", "a100-80gb-sxm", "bf16");
+  CHECK(p.per_gpu.activation_bytes == 838'860'800);
+  // 1024 sequences: the sampler's 1024 × 128,256 logits (1.84 GB) become the peak.
+  EngineConfig e;
+  e.max_num_seqs = 1024;
+  const auto wide = plan("llama-3.1-8b", "a100-80gb-sxm", "bf16", 1, 8192, DType::fp16, e);
+  CHECK(wide.per_gpu.activation_bytes == 67'108'864 + 1024LL * 4096 * 2 + 1024LL * 128256 * 14);
+  CHECK(wide.kv_capacity_tokens < p.kv_capacity_tokens);
+}
+
+TEST_CASE("tight memory: 70B on four A100 40GB leaves what vLLM's worker leaves") {
+  // Per GPU: 35.28 GB of weights; the profiling peak at 8192 tokens 0.62 GB; NCCL's buffers for the profiling
+  // run's 134 MB all-reduce, created outside PyTorch over NVLink: 32 channels × 2 neighbours × 16 MiB = 1 GiB
+  // (vLLM 0.11 logs 0.95-1.38 GiB of non-torch memory for TP runs). The former plan charged activations and
+  // logits together and 0.3 GB of NCCL buffers, and left 2.17 GB of KV cache (26.5k tokens); vLLM sizes the
+  // pool from total × util minus all of these.
+  const auto p = plan("llama-3.1-70b", "a100-40gb-sxm", "bf16", 4);
+  REQUIRE(p.fits);
+  CHECK(p.per_gpu.non_torch_bytes == 1LL << 30);
+  CHECK(gb(p.per_gpu.activation_bytes) == Approx(0.62).epsilon(0.01));
+  CHECK(gb(p.per_gpu.kv_cache_bytes) > 1.4);
+  CHECK(gb(p.per_gpu.kv_cache_bytes) < 1.8);
+  CHECK(p.kv_capacity_tokens < 22000);
+  // Over PCIe NCCL opens fewer channels: 4 × 2 × 16 MiB.
+  CHECK(plan("llama-3.1-8b", "l40s-48gb", "bf16", 2).per_gpu.non_torch_bytes == 128LL << 20);
+  // One GPU: no NCCL, only the small non-torch growth single-GPU logs show.
+  CHECK(gb(plan("llama-3.1-8b", "a100-80gb-sxm", "bf16").per_gpu.non_torch_bytes) < 0.1);
+}
+
+TEST_CASE("V0 charges more to the budget than V1") {
+  // vLLM V0 (0.6.x) took its free-memory baseline before the communicators existed and its dummy sampler sorts
+  // for top-k/top-p; V1 snapshots after them and skips the sort.
+  EngineConfig v0;
+  v0.policy = SchedulerPolicy::vllm_v0;
+  const auto a = plan("llama-3.1-70b", "a100-40gb-sxm", "bf16", 4);
+  const auto b = plan("llama-3.1-70b", "a100-40gb-sxm", "bf16", 4, 8192, DType::fp16, v0);
+  CHECK(b.per_gpu.kv_cache_bytes < a.per_gpu.kv_cache_bytes);
+}
+
+TEST_CASE("the headroom must hold the CUDA context, communicators and graphs") {
+  // V1 refuses to start when total × util exceeds the memory free after the CUDA context (~0.5 GiB).
+  EngineConfig e;
+  e.gpu_memory_utilization = 0.999;
+  const auto refused = plan("llama-3.1-8b", "a100-80gb-sxm", "bf16", 1, 8192, DType::fp16, e);
+  CHECK_FALSE(refused.fits);
+  CHECK_THAT(refused.reason, Catch::Contains("refuses to start"));
+  // Graphs (0.25 GiB + 13 MiB per layer) are captured after the KV cache is sized: a headroom too small for them
+  // costs KV room (or an out-of-memory error in vLLM); without graphs the pool is larger.
+  e.gpu_memory_utilization = 0.97;
+  const auto graphs = plan("llama-3.1-8b", "rtx4090-24gb", "fp16", 1, 8192, DType::fp16, e);
+  e.cuda_graphs = false;
+  const auto eager = plan("llama-3.1-8b", "rtx4090-24gb", "fp16", 1, 8192, DType::fp16, e);
+  CHECK(graphs.per_gpu.cuda_graph_bytes > 0);
+  CHECK(eager.per_gpu.cuda_graph_bytes == 0);
+  CHECK(eager.per_gpu.kv_cache_bytes > graphs.per_gpu.kv_cache_bytes);
 }

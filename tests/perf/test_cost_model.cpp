@@ -358,3 +358,54 @@ TEST_CASE("iteration_time equals the breakdown's total and carries sums only") {
   CHECK(j["ops"].size() == s.ops.size());
   CHECK(j["tokens_per_s"].get<double>() == Approx(b.tokens() / s.time_s));
 }
+
+TEST_CASE("fixed per-iteration costs follow the engine: vLLM V1 below V0, eager above both") {
+  const auto g = gpu("h100-80gb-sxm");
+  auto with = [&](perf::EngineGeneration e, bool graphs) {
+    return CostModel(llama8b(), quant("bf16"), g, perf::default_profile(g), spec::ParallelConfig{}, graphs, 0, e);
+  };
+  const auto v1 = with(perf::EngineGeneration::vllm_v1, true), v0 = with(perf::EngineGeneration::vllm_v0, true);
+  const auto eager = with(perf::EngineGeneration::vllm_v1, false);
+  // Batch-1 decode: V1's persistent batch and incremental input preparation take ~1 ms off V0's ~2 ms
+  // (vllm#17866, #42131; V0: RFC #6854, #10634): the 8B step gets ~1 ms shorter.
+  const auto one = decode(1, 512);
+  CHECK(v0.iteration_time(one) - v1.iteration_time(one) == Approx(1e-3).margin(2e-4));
+  CHECK(op_time(v1.breakdown(one), "cpu") == Approx(1.004e-3).epsilon(0.01));
+  // Without CUDA graphs every kernel launches eagerly (2.5 vs 1.3 us per kernel).
+  CHECK(op_time(eager.breakdown(one), "launch") > 1.8 * op_time(v1.breakdown(one), "launch"));
+  // A mixed batch of 64 decodes and a 256-token chunk: V1 replays piecewise graphs (attention eager), V0 runs it
+  // eagerly; above 512 tokens V1 runs eagerly too.
+  BatchShape mixed = decode(64, 512);
+  mixed.add_prefill(256, 0, true);
+  const double l1 = op_time(v1.breakdown(mixed), "launch"), l0 = op_time(v0.breakdown(mixed), "launch");
+  CHECK(l1 < 0.7 * l0);
+  CHECK(l1 > op_time(v1.breakdown(decode(64, 512)), "launch"));
+  BatchShape big = decode(64, 512);
+  big.add_prefill(2048, 0, true);
+  CHECK(op_time(v1.breakdown(big), "launch") == Approx(op_time(v0.breakdown(big), "launch")));
+  // The scenario's policy picks the engine.
+  CHECK(perf::engine_generation(spec::SchedulerPolicy::vllm_v0) == perf::EngineGeneration::vllm_v0);
+  CHECK(perf::engine_generation(spec::SchedulerPolicy::vllm) == perf::EngineGeneration::vllm_v1);
+}
+
+TEST_CASE("Marlin 4-bit decode: dequantisation costs CUDA-core time where FP32 is scarce against bandwidth") {
+  // One large weight-streaming GEMM at M = 1 (the Marlin README's benchmark shape class): 4-bit vs fp16 speed-up.
+  // Ideal 16/4.156 = 3.85. Measured: 3.12 on an A100 (vllm#2497 bench.py), "essentially ideal" on an A10
+  // (IST-DASLab/marlin README); the 4090 has 4x the A100's FP32 rate per byte of bandwidth.
+  auto speedup = [](const std::string& id) {
+    spec::ModelSpec m = llama8b(1);
+    m.hidden_size = 8192;
+    m.intermediate_size = 28672;
+    m.num_heads = 64;
+    m.vocab_size = 32;  // keep the LM head out of the way
+    const auto g = gpu(id);
+    const CostModel f16(m, quant("fp16"), g, perf::default_profile(g), spec::ParallelConfig{});
+    const CostModel awq(m, quant("awq-int4"), g, perf::default_profile(g), spec::ParallelConfig{});
+    return op_time(f16.breakdown(decode(1, 16)), "mlp") / op_time(awq.breakdown(decode(1, 16)), "mlp");
+  };
+  INFO("A100 " << speedup("a100-80gb-sxm") << ", A10 " << speedup("a10-24gb") << ", 4090 " << speedup("rtx4090-24gb"));
+  CHECK(speedup("a100-80gb-sxm") == Approx(3.12).epsilon(0.05));
+  CHECK(speedup("a10-24gb") > 3.6);
+  CHECK(speedup("rtx4090-24gb") > 3.6);
+  CHECK(speedup("h100-80gb-sxm") > speedup("a100-80gb-sxm"));
+}

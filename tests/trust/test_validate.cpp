@@ -1,7 +1,7 @@
 // Fidelity against the calibration runs checked into data/profiles/raw/: each raw file is fitted and every
 // fitted profile term is printed with the number of measurements it covers and the relative residual of the
 // profile's prediction against them; the report ends with the median. Part of `make validate` (the public
-// reference comparisons are tests/perf/test_reference.cpp, run by scripts/validate.sh beside this).
+// reference comparisons are tests/validation/, run by scripts/validate.sh beside this).
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine_memory.hpp"
 #include "llmsim/core/error.hpp"
 
 namespace llmsim::memory {
@@ -12,24 +13,6 @@ namespace {
 using i64 = std::int64_t;
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kGiB = 1024.0 * kMiB;
-
-// ---- Runtime constants (per GPU). Estimates to calibrate; each says where it comes from. ----
-// CUDA context plus the PyTorch/cuBLAS/attention kernel images loaded lazily (CUDA >= 11.7 lazy loading):
-// an idle PyTorch process shows ~300-600 MiB in nvidia-smi on Ampere/Hopper. vLLM >= 0.6.5 takes its
-// profiling baseline after the context exists, so the context lives in the (1 - gpu_memory_utilization)
-// headroom, not in the KV budget (serving-engines.md 1.6, 2.4).
-constexpr double kCudaContextBytes = 512 * kMiB;
-// PyTorch's default cuBLAS workspace, CUBLAS_WORKSPACE_CONFIG=":4096:8" = 8 x 4 MiB; counted by vLLM as
-// non-torch memory inside the budget.
-constexpr double kCublasWorkspaceBytes = 32 * kMiB;
-// CUDA graphs of decode batches: vLLM's own log warns they take "1~3 GiB" per GPU and captures them after
-// sizing the KV cache, i.e. in the headroom (serving-engines.md 1.6); we charge the low end.
-constexpr double kCudaGraphBytes = 1 * kGiB;
-// NCCL keeps NCCL_BUFFSIZE = 4 MiB (its documented default) per channel and direction for each ring
-// neighbour; NVLink/P2P rings open ~16 channels, host-staged PCIe rings ~4. vLLM's custom all-reduce
-// (P2P GPUs only) adds IPC buffers of 2 x 8 MiB. Non-torch memory inside the budget.
-constexpr double kNcclBuffSize = 4 * kMiB;
-constexpr double kCustomAllreduceBytes = 16 * kMiB;
 
 struct Shape {
   int layers = 0;         // layers on the most loaded pipeline stage
@@ -76,23 +59,6 @@ double gpu_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, c
   return par.pp == 1 ? layers + e + hd : layers + std::max(e, hd);
 }
 
-// Peak activation memory of one forward pass over `tokens` tokens plus the sampler over `rows` rows, as vLLM's
-// profile run measures it (serving-engines.md 2.4): BF16 hidden + residual streams, the larger of the
-// attention (QKV + output) and MLP (gate/up + activation; MoE: top-k experts per token) intermediates of
-// one layer, and FP32 logits + probabilities for the sampled rows. Freed tensors stay in PyTorch's caching
-// allocator, so the terms are added.
-double activation_bytes(const spec::ModelSpec& m, const spec::ParallelConfig& par, i64 tokens, i64 rows) {
-  const double t = static_cast<double>(tokens), h = m.hidden_size, hd = m.head_dim;
-  const double q = static_cast<double>(m.num_heads) * hd / par.tp;
-  const double kv = static_cast<double>(std::max(1, m.num_kv_heads / par.tp)) * hd;
-  const double residual = 2 * t * h * 2;
-  const double attn = t * (q + 2 * kv) * 2 + t * q * 2;
-  const double inter = static_cast<double>(m.intermediate_size) / par.tp * (m.is_moe() ? m.experts_per_token : 1);
-  const double mlp = t * 2 * inter * 2 + t * inter * 2;
-  const double logits = static_cast<double>(rows) * m.vocab_size * 4 * 2;
-  return residual + std::max(attn, mlp) + logits;
-}
-
 std::string gb(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f GB", bytes / 1e9);
@@ -131,6 +97,8 @@ void check_inputs(const spec::ModelSpec& model, const spec::GpuSpec& gpu, const 
 
 }  // namespace
 
+// (The activation peak and runtime terms follow vLLM's worker: engine_memory.cpp.)
+
 std::int64_t weight_bytes(const spec::ModelSpec& model, const spec::WeightFormat& format) {
   return static_cast<i64>(std::llround(gpu_weight_bytes(model, format, spec::ParallelConfig{})));
 }
@@ -145,24 +113,21 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   plan.kv_bytes_per_token = model.kv_bytes_per_token(quant.kv_bytes_per_element());
   plan.kv_bytes_per_token_per_gpu = 2.0 * s.layers * s.kv_heads_gpu * model.head_dim * quant.kv_bytes_per_element();
 
+  // vLLM's worker (V1 gpu_worker.determine_available_memory; V0 worker.determine_num_available_blocks): KV bytes =
+  // total × gpu_memory_utilization − (weights + activation peak of the profiling run + memory allocated outside
+  // PyTorch meanwhile); CUDA context, communicators (V1) and CUDA graphs live in the remaining headroom.
   const double total = static_cast<double>(gpu.memory_bytes);
   const double budget = std::floor(total * engine.gpu_memory_utilization);
   const double shard = gpu_weight_bytes(model, quant.weights, parallel);
   const double offloaded = std::min(shard, engine.cpu_offload_gb * kGiB);
   const double weights = shard - offloaded;
   const i64 tokens = engine.max_num_batched_tokens;
-  const i64 rows = std::min<i64>(engine.max_num_seqs, tokens);
-  const double act = activation_bytes(model, parallel, tokens, rows);
   const bool multi_gpu = parallel.tp > 1 || parallel.pp > 1;
-  const bool fast_link = gpu.p2p || gpu.nvlink_bandwidth > 0;
-  double comm = 0;
-  if (multi_gpu) {
-    const double channels = fast_link ? 16 : 4;
-    comm = channels * 2 /*directions*/ * 2 /*ring neighbours*/ * kNcclBuffSize;
-    if (parallel.tp > 1 && fast_link) comm += kCustomAllreduceBytes;
-  }
-  const double in_budget_runtime = kCublasWorkspaceBytes + comm;
-  const double headroom_runtime = kCudaContextBytes + (engine.cuda_graphs ? kCudaGraphBytes : 0);
+  const detail::EngineMemory em = detail::engine_memory(model, gpu, parallel, engine);
+  const double act = em.activation;
+  const double comm = em.non_torch * (multi_gpu ? 1.0 : 0.0) + em.comm_init;
+  const double in_budget_runtime = em.in_budget() - act;
+  const double headroom_runtime = em.in_headroom();
   const double runtime = in_budget_runtime + headroom_runtime;
   const double headroom = total - budget;
   // What the context and graphs do not find in the headroom comes out of the KV pool.
@@ -176,11 +141,24 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   pg.activation_bytes = static_cast<i64>(std::llround(act));
   pg.runtime_bytes = static_cast<i64>(std::llround(runtime));
   pg.comm_buffer_bytes = static_cast<i64>(std::llround(comm));
+  pg.cuda_context_bytes = static_cast<i64>(std::llround(em.context));
+  pg.cuda_graph_bytes = static_cast<i64>(std::llround(em.cuda_graphs));
+  pg.non_torch_bytes = static_cast<i64>(std::llround(em.non_torch));
+  pg.requested_bytes = static_cast<i64>(std::llround(budget));
   pg.free_bytes = static_cast<i64>(std::llround(std::max(0.0, headroom - headroom_runtime)));
 
   const std::string util = "gpu_memory_utilization " + format_value(engine.gpu_memory_utilization);
   const std::string of_gpu = " of the " + gb(total) + " " + gpu.id;
   const std::string per_gpu_note = multi_gpu ? " per GPU" : "";
+  // vLLM (V1) refuses to start when total × util exceeds the free memory it finds after the CUDA context and the
+  // communicators exist ("Free memory on device ... is less than desired GPU memory utilization").
+  const double startup_free = total - em.context - (em.v0 ? 0.0 : em.comm_init);
+  if (!em.v0 && budget > startup_free) {
+    plan.reason = util + " asks for " + gb(budget) + of_gpu + " but only " + gb(startup_free) +
+                  " is free after the CUDA context" + (multi_gpu ? " and communicators" : "") +
+                  " (vLLM refuses to start); lower gpu_memory_utilization";
+    return plan;
+  }
   if (weights > budget) {
     plan.reason = "weights need " + gb(weights) + per_gpu_note + (offloaded > 0 ? " beside the offloaded " + gb(offloaded) : "") +
                   " but " + util + of_gpu + " allows " + gb(budget) + "; short by " + gb(weights - budget) +
@@ -194,13 +172,14 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
     return plan;
   }
   if (kv_pool <= 0) {
-    plan.reason = "runtime (CUDA context, cuBLAS workspace, CUDA graphs" + std::string(multi_gpu ? ", NCCL buffers" : "") +
+    plan.reason = "runtime (CUDA context, CUDA graphs" + std::string(multi_gpu ? ", NCCL buffers" : "") +
                   ") needs " + gb(runtime) + " beside " + gb(weights) + " of weights and " + gb(act) +
                   " of activations" + per_gpu_note + "; nothing is left for the KV cache (short by " + gb(-kv_pool) + ")";
     return plan;
   }
   const double block_bytes = plan.kv_bytes_per_token_per_gpu * engine.block_size;
-  const i64 blocks = static_cast<i64>(std::floor(kv_pool / block_bytes));
+  // V1's block pool keeps one null block that no request can use (vllm/v1/core/block_pool.py).
+  const i64 blocks = std::max<i64>(0, static_cast<i64>(std::floor(kv_pool / block_bytes)) - (em.v0 ? 0 : 1));
   const i64 blocks_per_seq = (plan.max_model_len + engine.block_size - 1) / engine.block_size;
   const i64 tokens_cap = blocks * engine.block_size;
   plan.longest_context_tokens = std::min<i64>(tokens_cap, model.max_position_embeddings);
@@ -243,6 +222,10 @@ Json to_json(const MemoryPlan& plan) {
                 {"activation_bytes", g.activation_bytes},
                 {"runtime_bytes", g.runtime_bytes},
                 {"comm_buffer_bytes", g.comm_buffer_bytes},
+                {"cuda_context_bytes", g.cuda_context_bytes},
+                {"cuda_graph_bytes", g.cuda_graph_bytes},
+                {"non_torch_bytes", g.non_torch_bytes},
+                {"requested_bytes", g.requested_bytes},
                 {"free_bytes", g.free_bytes}}}};
 }
 

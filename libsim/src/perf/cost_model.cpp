@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "llmsim/core/error.hpp"
+#include "llmsim/perf/collective.hpp"
+#include "llmsim/perf/decode_attention.hpp"
+#include "llmsim/perf/engine_overhead.hpp"
 #include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::perf {
@@ -68,30 +71,6 @@ struct LogCurve {
   }
 };
 
-/// A LogCurve sampled at every whole x between its first and last knot, read by linear interpolation: the
-/// decode-attention efficiency is asked for a mean context length every iteration, and the table avoids a
-/// std::log per call. Between whole numbers the curve is log-linear and the table linear; the difference is
-/// below 1e-4 relative at x = 16 and shrinks as 1/x² (far inside the curve's own uncertainty).
-struct DenseCurve {
-  LogCurve curve;
-  double x0 = 0;
-  std::vector<double> table;  // table[i] = curve.at(x0 + i)
-  DenseCurve() = default;
-  explicit DenseCurve(const Curve& c) : curve(c) {
-    if (curve.x.size() < 2) return;
-    x0 = std::ceil(curve.x.front());
-    const double x1 = std::floor(curve.x.back());
-    for (double xv = x0; xv <= x1; xv += 1) table.push_back(curve.at(xv));
-  }
-  double at(double xv) const {
-    const double u = xv - x0;
-    if (table.size() < 2 || !(u >= 0) || u >= static_cast<double>(table.size() - 1)) return curve.at(xv);
-    const auto i = static_cast<std::size_t>(u);
-    const double f = u - static_cast<double>(i);
-    return table[i] + f * (table[i + 1] - table[i]);
-  }
-};
-
 /// Times of the ops that depend only on the token count (and LM-head rows): one row per count.
 struct TokenRow {
   double qkv = 0, o_proj = 0, mlp = 0, norms = 0, allreduce = 0, pp = 0;  // indexed by tokens
@@ -123,13 +102,15 @@ struct CostModel::Constants {
   double q_bw = 1, q_c = 1;
   spec::DType gemm_dtype = spec::DType::fp16;
   LogCurve gemm_eff, fp16_eff, gemm_bw, mem_vs_bytes;
-  DenseCurve attn_decode;
   double mem_eff = 0.85, gemm_fixed_s = 0, p = 2, attn_prefill_eff = 0.6;
-  double launch_eager_s = 0, launch_graph_s = 0, cpu_iter_s = 0, cpu_seq_s = 0;
+  double alu_rate = 0;                 ///< CUDA-core instructions/s (FP32 FMA rate)
+  double dequant_ops_per_weight = 0;   ///< CUDA-core instructions to dequantise one weight (weight-only formats)
+  DecodeAttentionModel attn_decode;
+  AllReduceModel allreduce;
+  EngineOverheadModel overhead;
   int tp = 1, pp = 1;
   double link_bw = 0, link_latency_s = 0;
   double kernels_per_layer = 0, kernels_per_iter = 0;
-  bool cuda_graphs = true;
   double offload_bytes = 0, offload_s = 0, host_bw = 0;  // weights copied from host memory every iteration
   /// table[n]: token-only op times for n tokens / n LM-head rows, n in [0, kTableTokens], filled by the very
   /// functions evaluate() uses, so iteration_time's sum is bit-identical to the direct one.
@@ -146,13 +127,18 @@ struct CostModel::Constants {
   /// One GEMM type per layer: M rows through `params` weights (in -> out features) in `kernels` kernels,
   /// times `count` layers.
   Raw gemm(double m, double params, double in_dim, double out_dim, double bytes_per_param, const LogCurve& eff_c,
-           double peak, double qc, double qbw, double count, double kernels = 1) const {
+           double peak, double qc, double qbw, double count, double kernels = 1, double dequant_ops = 0) const {
     Raw r;
     if (m <= 0) return r;
     const double flops = 2.0 * m * params;
     const double bytes = params * bytes_per_param + m * (in_dim + out_dim) * kActBytes;
     const double tc = flops / (peak * eff_c.at(m) * qc);
-    const double tm = bytes / (bw * gemm_bw.at(m) * qbw);
+    double tm = bytes / (bw * gemm_bw.at(m) * qbw);
+    if (dequant_ops > 0) {
+      // Weight-only kernels (Marlin) dequantise every weight on CUDA cores once per 64-row block of M, overlapped
+      // with the weight stream as well as two pipelines overlap (the smooth roofline).
+      tm = pnorm(tm, params * dequant_ops * std::ceil(m / 64.0) / alu_rate);
+    }
     const double t = kernels * gemm_fixed_s + pnorm(tc, tm);
     r.time_s = t * count;
     r.flops = flops * count;
@@ -190,24 +176,20 @@ struct CostModel::Constants {
     return r;
   }
 
-  /// Ring all-reduce of `bytes` over tp GPUs: 2(t-1)/t of the data crosses each link, 2(t-1) steps.
-  double allreduce_s(double bytes) const {
-    const double t = tp;
-    return 2.0 * (t - 1) / t * bytes / link_bw + 2.0 * (t - 1) * link_latency_s;
-  }
 
   /// Ops that depend only on the iteration's token count: the linears, norms and collectives.
   void token_ops(double tokens, RawOps& ops) const {
     const double q_width = heads * head_dim;  // query (and attention output) features on this GPU
     ops[kQkv] = gemm(tokens, qkv_params, hidden, q_width + 2 * kv_heads * head_dim, w_bytes_per_param, gemm_eff,
-                     gemm_peak, q_c, q_bw, layers);
-    ops[kOProj] = gemm(tokens, o_params, q_width, hidden, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers);
+                     gemm_peak, q_c, q_bw, layers, 1, dequant_ops_per_weight);
+    ops[kOProj] = gemm(tokens, o_params, q_width, hidden, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1,
+                       dequant_ops_per_weight);
     if (experts > 1) {
       // Expected distinct experts touched when each of `tokens` picks k of E: E(1 - (1 - k/E)^T).
       const double touched = experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
       const double m_per_expert = touched > 0 ? tokens * experts_per_token / touched : 0;
       Raw e = gemm(m_per_expert, mlp_params, 2 * hidden, 3 * inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw,
-                   layers * touched, 2);
+                   layers * touched, 2, dequant_ops_per_weight);
       // One fused-MoE kernel pair per layer, not one per expert: keep one pair of fixed costs per layer.
       e.time_s -= 2 * gemm_fixed_s * layers * std::max(0.0, touched - 1);
       const Raw router = gemm(tokens, router_params, hidden, experts, 2.0, fp16_eff, fp16_peak, 1, 1, layers);
@@ -218,7 +200,7 @@ struct CostModel::Constants {
     } else {
       // gate_up and down are two kernels with the same M: one roofline over both, two fixed costs.
       ops[kMlp] = gemm(tokens, mlp_params, 2 * hidden, 3 * inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw,
-                       layers, 2);
+                       layers, 2, dequant_ops_per_weight);
     }
 
     // Per token per layer: two fused add+RMSNorms (read 2h, write 2h each), rotary on q and k (read+write),
@@ -229,12 +211,13 @@ struct CostModel::Constants {
     ops[kNorms].time_s += stream(tokens * 6 * hidden * kActBytes, 0, 1).time_s;  // embedding gather + final norm
 
     if (tp > 1) {
+      // Two all-reduces per layer (after o_proj and after down_proj), algorithm by message size.
       Raw& r = ops[kAllReduce];
       const double msg = tokens * hidden * kActBytes;
-      r.time_s = 2 * layers * allreduce_s(msg);
-      r.bytes = 2 * layers * 2.0 * (tp - 1) / tp * msg;
+      r.time_s = 2 * layers * allreduce.time_s(msg);
+      r.bytes = 2 * layers * allreduce.link_bytes(msg);
       r.bound = Bound::communication;
-      r.peak_fraction = r.time_s > 0 ? r.bytes / r.time_s / link_bw : 0;
+      r.peak_fraction = r.time_s > 0 ? r.bytes / r.time_s / allreduce.bus_bandwidth() : 0;
     }
     if (pp > 1) {
       Raw& r = ops[kPpTransfer];
@@ -256,7 +239,7 @@ struct CostModel::Constants {
   void batch_ops(const BatchShape& b, RawOps& ops) const {
     const double decode = static_cast<double>(b.decode_seqs);
     const double seqs = static_cast<double>(b.prefill_seqs + b.decode_seqs);
-    const double q_width = heads * head_dim;
+    const double q_width = heads * head_dim;  // query features on this GPU
 
     if (b.prefill_tokens > 0) {
       const double pt = static_cast<double>(b.prefill_tokens);
@@ -267,19 +250,24 @@ struct CostModel::Constants {
       ops[kAttnPrefill] = attention(flops, bytes, mem_eff);
     }
     if (b.decode_seqs > 0) {
-      const double ctx = static_cast<double>(b.decode_context) + decode;  // the new token attends to itself
-      const double flops = 4.0 * ctx * head_dim * heads;
-      const double bytes = ctx * kv_bytes_per_token_layer + decode * (2 * q_width * kActBytes + kv_bytes_per_token_layer);
-      ops[kAttnDecode] = attention(flops, bytes, attn_decode.at(ctx / decode));
+      // The paged decode kernel: backend, CTAs, per-CTA streaming, waves, conversion (decode_attention.hpp).
+      const DecodeAttentionCost a = attn_decode.per_layer(decode, static_cast<double>(b.decode_context));
+      Raw& r = ops[kAttnDecode];
+      r.time_s = a.time_s * layers;
+      r.flops = a.flops * layers;
+      r.bytes = a.bytes * layers;
+      // CUDA-core bound (software fp8 conversion, PagedAttention's dot products): judged against the FP32 rate.
+      r.bound = a.alu_bound ? Bound::compute : Bound::memory;
+      r.peak_fraction = a.alu_bound ? a.flops / a.time_s / (2.0 * alu_rate) : a.bytes / a.time_s / bw;
     }
 
-    // Kernel launches: CUDA graphs replay decode-only batches (vLLM captures those; serving-engines.md 1.7).
+    // Kernel launches: which kernels replay from CUDA graphs depends on the engine (engine_overhead.hpp).
     const double attn_kernels = (b.prefill_seqs > 0 ? 1 : 0) + (b.decode_seqs > 0 ? 1 : 0);
     const double kernels = layers * (kernels_per_layer + attn_kernels) + kernels_per_iter;
-    const bool graph = cuda_graphs && b.prefill_seqs == 0;
-    ops[kLaunch].time_s = kernels * (graph ? launch_graph_s : launch_eager_s);
+    ops[kLaunch].time_s =
+        overhead.launch_s(kernels, layers * attn_kernels, b.prefill_tokens + b.decode_seqs, b.prefill_seqs == 0);
     ops[kLaunch].bound = Bound::overhead;
-    ops[kCpu].time_s = cpu_iter_s + cpu_seq_s * seqs;
+    ops[kCpu].time_s = overhead.cpu_s(seqs);
     ops[kCpu].bound = Bound::overhead;
     if (offload_s > 0) {
       ops[kOffload].time_s = offload_s;
@@ -347,13 +335,14 @@ void validate(const BatchShape& b) {
 }
 
 CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuSpec gpu, HardwareProfile profile,
-                     spec::ParallelConfig parallel, bool cuda_graphs, double cpu_offload_bytes)
+                     spec::ParallelConfig parallel, bool cuda_graphs, double cpu_offload_bytes, EngineGeneration engine)
     : model_(std::move(model)),
       quant_(std::move(quant)),
       gpu_(std::move(gpu)),
       profile_(std::move(profile)),
       parallel_(parallel),
-      cuda_graphs_(cuda_graphs) {
+      cuda_graphs_(cuda_graphs),
+      engine_(engine) {
   profile_.validate("profile");
   const auto& m = model_;
   const int tp = parallel_.tp, pp = parallel_.pp;
@@ -427,23 +416,24 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     if (large_m_rate > fmt.max_compute_flops) c->q_c *= fmt.max_compute_flops / large_m_rate;
   }
   c->gemm_bw = LogCurve(profile_.gemm_bw_eff_vs_m);
-  c->attn_decode = DenseCurve(profile_.attn_decode_bw_vs_context);
   c->mem_vs_bytes = LogCurve(profile_.mem_bw_vs_bytes);
   c->mem_eff = profile_.mem_bw_efficiency;
   c->gemm_fixed_s = profile_.gemm_fixed_s;
   c->p = profile_.roofline_exponent;
   c->attn_prefill_eff = profile_.attn_prefill_efficiency;
-  c->launch_eager_s = profile_.kernel_launch_s;
-  c->launch_graph_s = profile_.graph_launch_s;
-  c->cpu_iter_s = profile_.cpu_overhead_per_iter_s;
-  c->cpu_seq_s = profile_.cpu_overhead_per_seq_s;
+  c->alu_rate = gpu_.fp32_flops / 2.0;
+  c->dequant_ops_per_weight = fmt.weight_only ? fmt.dequant_alu_ops_per_weight : 0.0;
+  const AttentionShape shape{c->heads, c->kv_heads, c->head_dim, quant_.kv_bytes_per_element()};
+  c->attn_decode = DecodeAttentionModel(gpu_, profile_, shape, quant_.kv_dtype,
+                                        choose_decode_backend(gpu_, quant_.kv_dtype, engine_), c->p);
+  c->allreduce = AllReduceModel(gpu_, profile_, tp);
+  c->overhead = EngineOverheadModel(profile_, engine_, cuda_graphs_);
   c->link_bw = profile_.link_bandwidth > 0 ? profile_.link_bandwidth : 0.6 * gpu_.pcie_bandwidth();
   c->link_latency_s = profile_.link_latency_s;
   // Kernels per layer: qkv, rotary, KV-cache write, o, 2 fused add+norm, gate_up, act, down (+ 2 all-reduces,
   // + router/top-k/align for MoE); per iteration: embedding, final norm, LM head, sampling, input prep copies.
   c->kernels_per_layer = 9 + (tp > 1 ? 2 : 0) + (m.is_moe() ? 3 : 0);
   c->kernels_per_iter = 8;
-  c->cuda_graphs = cuda_graphs_;
   if (!(cpu_offload_bytes >= 0) || !std::isfinite(cpu_offload_bytes))
     throw ConfigError("engine.cpu_offload_gb", "must be >= 0, got " + format_value(cpu_offload_bytes / (1 << 30)));
   if (cpu_offload_bytes > 0) {
@@ -459,6 +449,8 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
 }
 
 spec::DType CostModel::gemm_dtype() const noexcept { return c_->gemm_dtype; }
+
+DecodeAttentionBackend CostModel::decode_attention_backend() const noexcept { return c_->attn_decode.backend(); }
 
 double CostModel::weight_bytes_per_gpu() const noexcept {
   return c_->weights_per_gpu();
@@ -523,6 +515,12 @@ double CostModel::host_bandwidth() const {
   return profile_.host_bandwidth > 0 ? profile_.host_bandwidth : 0.85 * gpu_.pcie_bandwidth();
 }
 
+EngineGeneration engine_generation(spec::SchedulerPolicy policy) {
+  // "vllm-v0" names V0; every other policy runs on the default engine, vLLM V1 (whose unified scheduler is the
+  // chunked one; static batches in vLLM's benchmark_latency also run on it).
+  return policy == spec::SchedulerPolicy::vllm_v0 ? EngineGeneration::vllm_v0 : EngineGeneration::vllm_v1;
+}
+
 CostModel make_cost_model(const spec::ResolvedScenario& rs) {
   const auto& hw = rs.scenario.hardware;
   HardwareProfile profile = default_profile(rs.gpu);
@@ -534,7 +532,8 @@ CostModel make_cost_model(const spec::ResolvedScenario& rs) {
                                                     "' but the scenario's GPU is '" + rs.gpu.id + "'");
   }
   return CostModel(rs.model, rs.quant, rs.gpu, std::move(profile), hw.parallel, rs.scenario.engine.cuda_graphs,
-                   rs.scenario.engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0);
+                   rs.scenario.engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
+                   engine_generation(rs.scenario.engine.policy));
 }
 
 Json to_json(const StepCost& s) {

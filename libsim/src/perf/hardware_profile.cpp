@@ -34,13 +34,15 @@ Curve scaled(const Curve& c, double f) {
   return r;
 }
 
-enum class Family { ampere_hbm, hopper_hbm, gddr };
+using Family = GpuFamily;
 
 bool contains(const std::string& s, std::string_view part) { return to_lower(s).find(part) != std::string::npos; }
 
+}  // namespace
+
 // HBM data-centre parts are recognised by name (and by having MIG, which only HBM parts offer); Hopper by
 // HBM plus an FP8 tensor path. Everything else is treated as a GDDR GeForce/workstation card.
-Family family_of(const spec::GpuSpec& gpu) {
+GpuFamily gpu_family(const spec::GpuSpec& gpu) {
   bool hbm = !gpu.mig_profiles.empty() || gpu.compute_fraction < 1.0 || gpu.bandwidth_fraction < 1.0;
   for (std::string_view k : {"a100", "a800", "a30", "h100", "h800", "h200", "h20", "gh200", "b200", "mi300"}) {
     hbm = hbm || contains(gpu.id, k) || contains(gpu.name, k);
@@ -48,6 +50,8 @@ Family family_of(const spec::GpuSpec& gpu) {
   if (!hbm) return Family::gddr;
   return gpu.fp8_flops > 0 ? Family::hopper_hbm : Family::ampere_hbm;
 }
+
+namespace {
 
 void check_curve(const Curve& c, const std::string& path, double max_y, Problems& p) {
   if (c.x.size() != c.y.size()) {
@@ -84,19 +88,25 @@ void HardwareProfile::validate(const std::string& path) const {
   in_range("attn_prefill_efficiency", attn_prefill_efficiency, 0, 1.5);
   in_range("kernel_launch_s", kernel_launch_s, 0, 1e-2, false);
   in_range("graph_launch_s", graph_launch_s, 0, 1e-2, false);
+  in_range("attn_decode_bw_efficiency", attn_decode_bw_efficiency, 0, 1.5);
+  in_range("attn_decode_cta_bandwidth", attn_decode_cta_bandwidth, 0, 1e13);
+  in_range("attn_decode_cta_s", attn_decode_cta_s, 0, 1e-2, false);
+  in_range("attn_decode_fixed_s", attn_decode_fixed_s, 0, 1e-2, false);
   in_range("cpu_overhead_per_iter_s", cpu_overhead_per_iter_s, 0, 1.0, false);
   in_range("cpu_overhead_per_seq_s", cpu_overhead_per_seq_s, 0, 1e-1, false);
+  in_range("v0_cpu_overhead_per_iter_s", v0_cpu_overhead_per_iter_s, 0, 1.0, false);
+  in_range("v0_cpu_overhead_per_seq_s", v0_cpu_overhead_per_seq_s, 0, 1e-1, false);
   in_range("link_bandwidth", link_bandwidth, 0, 1e13, false);
   in_range("link_latency_s", link_latency_s, 0, 1e-1, false);
+  in_range("nccl_ll_step_s", nccl_ll_step_s, 0, 1e-2, false);
+  in_range("custom_allreduce_latency_s", custom_allreduce_latency_s, 0, 1e-1, false);
+  in_range("custom_allreduce_bandwidth", custom_allreduce_bandwidth, 0, 1e13, false);
   in_range("host_bandwidth", host_bandwidth, 0, 1e13, false);
   check_curve(mem_bw_vs_bytes, path + ".mem_bw_vs_bytes", 1.5, p);
   check_curve(gemm_bw_eff_vs_m, path + ".gemm_bw_eff_vs_m", 1.5, p);
-  check_curve(attn_decode_bw_vs_context, path + ".attn_decode_bw_vs_context", 1.5, p);
   for (const auto& [dt, c] : gemm_eff_vs_m)
     check_curve(c, path + ".gemm_eff_vs_m." + std::string(spec::to_string(dt)), 1.5, p);
   if (gemm_bw_eff_vs_m.empty()) p.add(path + ".gemm_bw_eff_vs_m", "missing (a curve or a number is required)");
-  if (attn_decode_bw_vs_context.empty())
-    p.add(path + ".attn_decode_bw_vs_context", "missing (a curve or a number is required)");
   if (gemm_eff_vs_m.find(spec::DType::fp16) == gemm_eff_vs_m.end())
     p.add(path + ".gemm_eff_vs_m.fp16", "missing (every profile needs the fp16 GEMM curve)");
   p.throw_if_any();
@@ -106,21 +116,32 @@ void HardwareProfile::validate(const std::string& path) const {
 HardwareProfile default_profile(const spec::GpuSpec& gpu) {
   HardwareProfile p;
   p.gpu_id = gpu.id;
-  const Family fam = family_of(gpu);
+  const Family fam = gpu_family(gpu);
 
   // Kernel fixed costs: RRZE gpu-small-kernels A100/H200 2.5-2.6 us eager, 1.3-1.4 us graph
   // (gpus-and-efficiency.md B6, prior B8).
   p.kernel_launch_s = 2.5e-6;
   p.graph_launch_s = 1.3e-6;
-  // vLLM-class engine: ~2 ms of scheduling/sampling/input prep per step, +~10 us per sequence. [D] from
-  // Qwen2.5-7B on A100 with vLLM 0.6.3 (BF16 84.3 vs AWQ 148.1 tok/s imply ≈2.5-3.3 ms of fixed per-step cost
-  // including launches; quantization.md §5.1) and the 5-6 ms V0 gap at batch 256 (serving-engines.md §3).
-  p.cpu_overhead_per_iter_s = 2e-3;
-  p.cpu_overhead_per_seq_s = 1e-5;
+  // Engine CPU time serialized with the GPU (docs/cost-model.md, "Overheads"). vLLM V0: ~2 ms per step, +~10 us
+  // per sequence [D] from the 0.6.x decode gaps (RFC vllm-project/vllm#6854: ~4 ms bubbles between steps, 5-13 ms
+  // before async output processing; #10634: 5-6 ms at batch 256, serving-engines.md §3) and vllm#9856's TP2
+  // Llama-3.1-8B latency on two A100s under V0 (2.30 s, reproduced within 2% with these values). vLLM V1 keeps a persistent batch and prepares inputs incrementally: ~1 ms per step
+  // [D] from Llama-3.2-1B serving at TPOT 2.64 ms on V1 (vllm-project/vllm#17866) less its ~1.5 ms of GPU time, and
+  // the 0.2 ms scheduler + 0.2 ms state update + 0.05 ms input preparation per decode step that #42131 measures;
+  // per sequence ~4 us [D] (#42131: the decode fast path cuts the scheduler's per-step work 5×, so V1's
+  // per-request bookkeeping is well below V0's 10 us).
+  p.cpu_overhead_per_iter_s = 1e-3;
+  p.cpu_overhead_per_seq_s = 4e-6;
+  p.v0_cpu_overhead_per_iter_s = 2e-3;
+  p.v0_cpu_overhead_per_seq_s = 1e-5;
   p.roofline_exponent = 2.0;  // [D] least-error exponent on Vidur A100/H100 GEMMs (1.5-2)
 
-  const Curve ctx_hbm = curve({16, 256, 1024, 4096}, {0.35, 0.6, 0.75, 0.85});
-  const Curve ctx_gddr = curve({16, 256, 1024, 4096}, {0.35, 0.65, 0.8, 0.9});
+  // Decode attention (decode_attention.hpp): per call ~5 us and per wave of CTAs ~5 us [D] from Vidur's kernel
+  // timings (A100 FlashInfer, Llama-3-8B TP4, 384 cached tokens: 19-21 us for 11-54 sequences, +6-8 us when the
+  // grid passes one wave of 108 CTAs; H100 FlashAttention, Llama-3.1-405B TP1, 32 tokens: +7 us per wave of 132
+  // CTAs) and ONNX Runtime's FA2 H100 nvbench (~3 us per wave at 32 tokens, microsoft/onnxruntime#21414).
+  p.attn_decode_fixed_s = 5e-6;
+  p.attn_decode_cta_s = 5e-6;
   switch (fam) {
     case Family::ampere_hbm:
       // Streaming: HBM prior 0.85 (B1 A100 80GB triad 0.83-0.88; B8).
@@ -132,7 +153,10 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
       p.gemm_bw_eff_vs_m = Curve::constant(0.8);
       p.gemm_fixed_s = 6e-6;
       p.attn_prefill_efficiency = 0.6;  // FlashAttention-2 fwd on A100 SXM: 58% of 312 (B4)
-      p.attn_decode_bw_vs_context = ctx_hbm;
+      // Vidur A100 FlashInfer decode (Llama-3-8B TP1, 3392 tokens, 40-112 sequences): 77-84% of 2039 GB/s; one
+      // wave of 108 CTAs streams 1.74 MB each in 0.112 ms = 15.5 GB/s per CTA, so 108 CTAs already reach the cap.
+      p.attn_decode_bw_efficiency = 0.83;
+      p.attn_decode_cta_bandwidth = 16e9;
       p.source = "default: datasheet x priors for HBM data-centre Ampere (docs/cost-model.md)";
       break;
     case Family::hopper_hbm:
@@ -143,7 +167,13 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
       p.gemm_bw_eff_vs_m = Curve::constant(0.925);
       p.gemm_fixed_s = 6e-6;
       p.attn_prefill_efficiency = 0.5;  // between FA2 (33%) and FA3 (75%) on H100 (B4)
-      p.attn_decode_bw_vs_context = ctx_hbm;
+      // Paged decode on H100 reaches only ~half of its 3.35 TB/s: Vidur FlashAttention (405B TP1, 2176 tokens,
+      // 64-128 sequences) 1.5-1.65 TB/s; FA3 paged, 16 sequences × 2000-4000 tokens, 1.80-1.85 TB/s
+      // (Dao-AILab/flash-attention#1572); FA2 paged nvbench 47% at 256 tokens and rising
+      // (microsoft/onnxruntime#21414). 132 CTAs, one per SM, at ~13 GB/s each (bytes in flight / HBM latency)
+      // give 1.7 TB/s: the same per-CTA rate as on the A100, on a card with 2.2× its bandwidth [D].
+      p.attn_decode_bw_efficiency = 0.85;
+      p.attn_decode_cta_bandwidth = 13e9;
       p.source = "default: datasheet x priors for HBM Hopper (docs/cost-model.md)";
       break;
     case Family::gddr:
@@ -156,7 +186,10 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
       p.gemm_bw_eff_vs_m = Curve::constant(0.85);
       p.gemm_fixed_s = 4e-6;
       p.attn_prefill_efficiency = 0.6;  // FA2-class kernels on Ampere/Ada, as on A100 (B4) [D]
-      p.attn_decode_bw_vs_context = ctx_gddr;  // FlashInfer: close to 100% on the 4090 for long contexts (B4)
+      // FlashInfer decode: "close to 100%" of the 4090's bandwidth for long contexts (B4); 0.9 as for streaming.
+      // The per-CTA rate of the A100 (16 GB/s × 128 SMs = 2 TB/s) never binds on a 1 TB/s card.
+      p.attn_decode_bw_efficiency = 0.9;
+      p.attn_decode_cta_bandwidth = 16e9;
       p.source = "default: datasheet x priors for GDDR GeForce/workstation cards (docs/cost-model.md)";
       break;
   }
@@ -175,16 +208,35 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
   // (host-staged through SHM) ~18-21 GB/s on Gen4 x16 = ~0.6 of the x16 rate (B5); PCIe with P2P 22-25 GB/s
   // (patched 4090 P2P, A40 P2P on: 40-50 bidirectional) = ~0.75 (B5). Latency per ring step: tens of us
   // (B5; Vidur pairwise NVLink 2-GPU all-reduce of small messages 7-60 us) [D].
+  // vLLM's custom all-reduce: ~6 us fixed on NVLink [D] (H100 one stage, vllm-project/vllm#24111: TP2 0.5 MB 7 us;
+  // TP4 0.5/1/2/4 MB 10/15/22/38 us = 6 us + peer reads; B300 16-256 KiB 7-9 us, #37756); over PCIe P2P the flag
+  // round trips cross PCIe: 10 us assumed [D]. The peer-read bandwidth is derived in collective.cpp.
+  // NCCL over NVLink for the messages serving sends (8-512 MiB, prefill chunks): Vidur's all-reduce timings
+  // (vidur/profiling/network/{a100,h100}_{dgx,pairwise_nvlink}, CUDA-graph replays, message = its "size" in
+  // bytes as Vidur's own predictor reads it) fit t = α + 2(n-1)/n·S/busbw with busbw 171/190/188 GB/s on A100
+  // and 286/345/377 GB/s on H100 for 2/4/8 GPUs, α 45/67/91 us and 16/23/41 us [D]. As B·(1 − k/n): B = 0.65 of
+  // the per-direction NVLink, k = 0.25 (A100) and B = 0.9, k = 0.6 (H100) — collective.cpp applies the (1 − k/n);
+  // α = (n + 2) × 11 us and × 4 us. nccl-tests reach 0.78-0.82 only at >= 256 MB-1 GB (B5).
+  // Small messages go through NCCL's LL protocol instead (collective.cpp): 6.6 us + 2(n-1) steps [D]. PCIe: 2 RTX
+  // 4090s without P2P all-reduce 8 B-2 KB in 8.3-8.6 us (nccl-tests, tinygrad/open-gpu-kernel-modules#45): ~1 us;
+  // eight PCIe GPUs span two sockets and collective.cpp triples the step there. Hopper NVLink: vLLM's PyNccl on 4
+  // H100s 0.5 MB in 17 us under CUDA graphs (vllm-project/vllm#24111) = 6.6 + 6 × 1 us + the bytes at the LL rate.
+  // Ampere NVLink: 8 A100s 32 KB in 44 us (nccl-tests, gpus-and-efficiency.md B5) = 6.6 + 14 × 2.7 us.
+  p.nccl_ll_step_s = gpu.nvlink_bandwidth > 0 && fam == Family::ampere_hbm ? 2.7e-6 : 1e-6;
   const double pcie = gpu.pcie_bandwidth();
   if (gpu.nvlink_bandwidth > 0) {
-    p.link_bandwidth = 0.8 * gpu.nvlink_bandwidth;
-    p.link_latency_s = 8e-6;
+    const bool hopper = fam == Family::hopper_hbm;
+    p.link_bandwidth = (hopper ? 0.9 : 0.65) * gpu.nvlink_bandwidth;
+    p.link_latency_s = hopper ? 4e-6 : 11e-6;
+    p.custom_allreduce_latency_s = 6e-6;
   } else if (gpu.p2p) {
     p.link_bandwidth = 0.75 * pcie;
     p.link_latency_s = 12e-6;
+    p.custom_allreduce_latency_s = 10e-6;
   } else {
     p.link_bandwidth = 0.6 * pcie;
     p.link_latency_s = 25e-6;
+    p.custom_allreduce_latency_s = 10e-6;  // unused: no P2P, no custom all-reduce
   }
   p.host_bandwidth = 0.85 * pcie;  // host<->device 0.82-0.88 of PCIe x16 per direction (B5/B8)
   return p;
@@ -210,10 +262,16 @@ Json curve_to_json(const Curve& c) { return Json{{"x", c.x}, {"y", c.y}}; }
 }  // namespace
 
 HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base) {
+  if (v.has("attn_decode_bw_vs_context"))
+    v["attn_decode_bw_vs_context"].fail(
+        "was replaced by the decode-attention kernel model: attn_decode_bw_efficiency, attn_decode_cta_bandwidth, "
+        "attn_decode_cta_s, attn_decode_fixed_s (docs/cost-model.md; `llmsim calibrate-fit` writes them)");
   v.allow_only({"format", "gpu_id", "source", "mem_bw_efficiency", "mem_bw_vs_bytes", "gemm_eff_vs_m",
                 "gemm_bw_eff_vs_m", "gemm_fixed_s", "roofline_exponent", "attn_prefill_efficiency",
-                "attn_decode_bw_vs_context", "kernel_launch_s", "graph_launch_s", "cpu_overhead_per_iter_s",
-                "cpu_overhead_per_seq_s", "link_bandwidth", "link_latency_s", "host_bandwidth"});
+                "attn_decode_bw_efficiency", "attn_decode_cta_bandwidth", "attn_decode_cta_s", "attn_decode_fixed_s",
+                "kernel_launch_s", "graph_launch_s", "cpu_overhead_per_iter_s", "cpu_overhead_per_seq_s",
+                "v0_cpu_overhead_per_iter_s", "v0_cpu_overhead_per_seq_s", "link_bandwidth", "link_latency_s", "nccl_ll_step_s",
+                "custom_allreduce_latency_s", "custom_allreduce_bandwidth", "host_bandwidth"});
   if (v.has("format")) {
     const std::string f = v.string("format");
     if (f != "llmsim-hardware-profile/1")
@@ -236,14 +294,21 @@ HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base
   p.gemm_fixed_s = v.number_or("gemm_fixed_s", p.gemm_fixed_s);
   p.roofline_exponent = v.number_or("roofline_exponent", p.roofline_exponent);
   p.attn_prefill_efficiency = v.number_or("attn_prefill_efficiency", p.attn_prefill_efficiency);
-  if (v.has("attn_decode_bw_vs_context"))
-    p.attn_decode_bw_vs_context = curve_from_json(v["attn_decode_bw_vs_context"]);
+  p.attn_decode_bw_efficiency = v.number_or("attn_decode_bw_efficiency", p.attn_decode_bw_efficiency);
+  p.attn_decode_cta_bandwidth = v.number_or("attn_decode_cta_bandwidth", p.attn_decode_cta_bandwidth);
+  p.attn_decode_cta_s = v.number_or("attn_decode_cta_s", p.attn_decode_cta_s);
+  p.attn_decode_fixed_s = v.number_or("attn_decode_fixed_s", p.attn_decode_fixed_s);
   p.kernel_launch_s = v.number_or("kernel_launch_s", p.kernel_launch_s);
   p.graph_launch_s = v.number_or("graph_launch_s", p.graph_launch_s);
   p.cpu_overhead_per_iter_s = v.number_or("cpu_overhead_per_iter_s", p.cpu_overhead_per_iter_s);
   p.cpu_overhead_per_seq_s = v.number_or("cpu_overhead_per_seq_s", p.cpu_overhead_per_seq_s);
+  p.v0_cpu_overhead_per_iter_s = v.number_or("v0_cpu_overhead_per_iter_s", p.v0_cpu_overhead_per_iter_s);
+  p.v0_cpu_overhead_per_seq_s = v.number_or("v0_cpu_overhead_per_seq_s", p.v0_cpu_overhead_per_seq_s);
   p.link_bandwidth = v.number_or("link_bandwidth", p.link_bandwidth);
   p.link_latency_s = v.number_or("link_latency_s", p.link_latency_s);
+  p.nccl_ll_step_s = v.number_or("nccl_ll_step_s", p.nccl_ll_step_s);
+  p.custom_allreduce_latency_s = v.number_or("custom_allreduce_latency_s", p.custom_allreduce_latency_s);
+  p.custom_allreduce_bandwidth = v.number_or("custom_allreduce_bandwidth", p.custom_allreduce_bandwidth);
   p.host_bandwidth = v.number_or("host_bandwidth", p.host_bandwidth);
   p.validate(v.path().empty() ? "profile" : v.path());
   return p;
@@ -271,13 +336,21 @@ Json to_json(const HardwareProfile& p) {
               {"gemm_fixed_s", p.gemm_fixed_s},
               {"roofline_exponent", p.roofline_exponent},
               {"attn_prefill_efficiency", p.attn_prefill_efficiency},
-              {"attn_decode_bw_vs_context", curve_to_json(p.attn_decode_bw_vs_context)},
+              {"attn_decode_bw_efficiency", p.attn_decode_bw_efficiency},
+              {"attn_decode_cta_bandwidth", p.attn_decode_cta_bandwidth},
+              {"attn_decode_cta_s", p.attn_decode_cta_s},
+              {"attn_decode_fixed_s", p.attn_decode_fixed_s},
               {"kernel_launch_s", p.kernel_launch_s},
               {"graph_launch_s", p.graph_launch_s},
               {"cpu_overhead_per_iter_s", p.cpu_overhead_per_iter_s},
               {"cpu_overhead_per_seq_s", p.cpu_overhead_per_seq_s},
+              {"v0_cpu_overhead_per_iter_s", p.v0_cpu_overhead_per_iter_s},
+              {"v0_cpu_overhead_per_seq_s", p.v0_cpu_overhead_per_seq_s},
               {"link_bandwidth", p.link_bandwidth},
               {"link_latency_s", p.link_latency_s},
+              {"nccl_ll_step_s", p.nccl_ll_step_s},
+              {"custom_allreduce_latency_s", p.custom_allreduce_latency_s},
+              {"custom_allreduce_bandwidth", p.custom_allreduce_bandwidth},
               {"host_bandwidth", p.host_bandwidth}};
 }
 

@@ -23,20 +23,31 @@ std::vector<WeightFormat> make_formats() {
   // Q§6 FP8 W8A8 row: q_bw ≈ 1, q_c ≈ 1.
   add({"fp8", "FP8 E4M3 weights and activations (W8A8; W8A16 Marlin on GPUs without FP8)", 8.0, 0, false, 16,
        false, DType::fp8, DType::fp16, 1.0, 1.0});
-  // Q§1 "LLM.int8 / per-channel INT8": 8 + 32/K ≈ 8.0 bpw; Q§6 W8A16 row: q_bw ~0.8, compute at FP16 after
-  // dequantisation, q_c as W4 Marlin (0.6–0.75, midpoint 0.7).
-  add({"int8", "INT8 weight-only (W8A16), per-channel scales", 8.0, 0, false, 16, true, DType::fp16, DType::fp16,
-       0.8, 0.7});
+  // Marlin-class weight-only kernels (vLLM gptq_marlin/awq_marlin, Q§4) stream weights as well as the FP16 kernels
+  // do — "essentially ideal speedups" to batch 16-32 on an A10 (IST-DASLab/marlin README) — so q_bw = 1; what they
+  // lose on some GPUs is CUDA-core time to dequantise (README: dequantisation and tensor-core instructions ordered
+  // "to ensure that both GPU pipelines are well saturated"). Instructions per weight: 4-bit 2.25 [D]: Marlin's
+  // dequant() spends 2 lop3 + hsub2 + hfma2 per 4 weights and a scale hmul2 per pair (≈1.6) plus addressing; 2.25
+  // reproduces its measured 3.12× of the ideal 3.87× on an A100 (vllm-project/vllm#2497, bench.py, 1158 GB/s at
+  // batch 1; Q§5.1), and then gives 99% of ideal on the A10 and ~100% on the 4090. 8-bit 1.0 [D]: one prmt +
+  // hsub2 per pair and the scale.
+  constexpr double kMarlin4bitOps = 2.25, kMarlin8bitOps = 1.0;
+  // Q§1 "LLM.int8 / per-channel INT8": 8 + 32/K ≈ 8.0 bpw; Q§6 W8A16 row: compute at FP16 after dequantisation,
+  // q_c as W4 Marlin (0.6–0.75, midpoint 0.7); vLLM runs GPTQ-Int8 on Marlin (Q§4).
+  add({"int8", "INT8 weight-only (W8A16), per-channel scales (Marlin kernel)", 8.0, 0, false, 16, true, DType::fp16,
+       DType::fp16, 1.0, 0.7, 0, kMarlin8bitOps});
   // Q§1 "INT8 W8A8 (SmoothQuant / compressed-tensors)": ≈ 8.0 bpw; Q§6 INT8 W8A8 row: INT8 tensor cores, q ≈ 1.
   add({"w8a8", "INT8 weights and activations (SmoothQuant-style W8A8)", 8.0, 0, false, 16, false, DType::int8,
        DType::fp16, 1.0, 1.0});
   // Q§1 AWQ row: 4 + 16/128 (fp16 scales) + 4/128 (packed zeros) = 4.156 bpw; Q§2: embed_tokens and lm_head
-  // stay 16-bit; Q§4: vLLM runs AWQ on awq_marlin; Q§6 Marlin row: q_bw 0.80–0.83, q_c 0.6–0.75.
+  // stay 16-bit; Q§4: vLLM runs AWQ on awq_marlin; Q§6 Marlin row: q_c 0.6–0.75; q_bw and the dequantisation
+  // work as above (Q§6's q_bw 0.80–0.83 is the A100's, which the ALU term reproduces).
   add({"awq-int4", "AWQ 4-bit, group 128, asymmetric (Marlin kernel)", 4.0 + 16.0 / 128 + 4.0 / 128, 128, false,
-       16, true, DType::fp16, DType::fp16, 0.82, 0.7});
-  // Q§1 GPTQ row: 4.156 + 32/N (g_idx) ≈ 4.16 bpw; otherwise as AWQ (Q§2, Q§6 Marlin row).
+       16, true, DType::fp16, DType::fp16, 1.0, 0.7, 0, kMarlin4bitOps});
+  // Q§1 GPTQ row: 4.156 + 32/N (g_idx) ≈ 4.16 bpw; otherwise as AWQ (Q§2, Q§6 Marlin row; Machete on Hopper is
+  // assumed to behave as Marlin at small M, Q§6).
   add({"gptq-int4", "GPTQ 4-bit, group 128 (Marlin kernel)", 4.16, 128, false, 16, true, DType::fp16, DType::fp16,
-       0.82, 0.7});
+       1.0, 0.7, 0, kMarlin4bitOps});
   // Q§1 bitsandbytes NF4 row: 4 + 32/64 (fp32 absmax per 64-block) = 4.5 bpw without double quantization
   // (transformers' default); Q§2: embeddings and lm_head skipped; Q§6 NF4 row: q_bw ≈ 0.47 (4090) / 0.25 (H100),
   // q_c < 0.6.
@@ -47,7 +58,7 @@ std::vector<WeightFormat> make_formats() {
   // of the published Llama-3.1-8B file (Q§3). Q§6 GGUF row: q_bw 0.65–0.87, q_c 0.84–0.96 of F16.
   // llama.cpp's prefill (pp512, Llama-3 8B/70B Q4_K_M on 3090, 4090, L40S, A100, H100; llamacpp-gpu-benchmarks.csv)
   // plateaus near 1.0e14 FLOP/s of linear layers on every card above a 3090: the fit of max_compute_flops
-  // (median |error| 10% over those 10 rows, tests/perf/test_reference.cpp).
+  // (median |error| 10% over those 10 rows, tests/validation/reference_sets.cpp, make validate).
   constexpr double kGgufMaxFlops = 1.0e14;
   add({"gguf-q4_k_m", "llama.cpp GGUF Q4_K_M mixture (Q4_K + Q6_K)", 4.80, 256, true, 6.5625, true, DType::fp16,
        DType::fp16, 0.76, 0.9, kGgufMaxFlops});
@@ -90,15 +101,17 @@ DType parse_kv_dtype(const std::string& name, const std::string& path) {
 WeightFormat format_for_gpu(const WeightFormat& format, const GpuSpec& gpu, const std::string& path) {
   if (gpu.tensor_peak(format.compute_dtype) > 0) return format;
   if (format.fallback_compute_dtype != format.compute_dtype && gpu.tensor_peak(format.fallback_compute_dtype) > 0) {
-    // Q§4: FP8 on a GPU below compute capability 8.9 runs as FP8-Marlin weight-only (W8A16); Q§6 W8A16 row:
-    // q_bw ~0.8, q_c as Marlin (~0.7).
+    // Q§4: FP8 on a GPU below compute capability 8.9 runs as FP8-Marlin weight-only (W8A16); q_c as Marlin
+    // (~0.7, Q§6 W8A16 row).
     WeightFormat w = format;
     w.description += " [" + gpu.id + " has no " + std::string(to_string(format.compute_dtype)) +
                      " tensor cores: runs weight-only on " + std::string(to_string(format.fallback_compute_dtype)) + "]";
     w.compute_dtype = format.fallback_compute_dtype;
     w.weight_only = true;
-    w.dequant_bw_efficiency = std::min(w.dequant_bw_efficiency, 0.8);
+    // FP8-Marlin streams 8-bit weights like the INT8 Marlin path and dequantises with the same bit tricks.
+    w.dequant_bw_efficiency = std::min(w.dequant_bw_efficiency, 1.0);
     w.dequant_compute_efficiency = std::min(w.dequant_compute_efficiency, 0.7);
+    w.dequant_alu_ops_per_weight = std::max(w.dequant_alu_ops_per_weight, 1.0);
     return w;
   }
   throw ConfigError(path, "'" + format.id + "' computes in " + std::string(to_string(format.compute_dtype)) +

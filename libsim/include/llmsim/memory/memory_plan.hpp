@@ -19,8 +19,13 @@ struct PerGpuMemory {
   std::int64_t offloaded_weights_bytes = 0;  ///< of its shard, kept in host memory (engine.cpu_offload_gb)
   std::int64_t kv_cache_bytes = 0;    ///< KV pool left for the cache (0 when it does not fit)
   std::int64_t activation_bytes = 0;  ///< peak activations for max_num_batched_tokens (+ logits)
-  std::int64_t runtime_bytes = 0;     ///< CUDA context, cuBLAS workspace, CUDA graphs, all-reduce buffers
-  std::int64_t comm_buffer_bytes = 0; ///< part of runtime_bytes used by TP collectives
+  std::int64_t runtime_bytes = 0;     ///< CUDA context, CUDA graphs, NCCL and all-reduce buffers, other non-torch memory
+  std::int64_t comm_buffer_bytes = 0; ///< part of runtime_bytes used by TP collectives (NCCL, custom all-reduce)
+  std::int64_t cuda_context_bytes = 0;  ///< part of runtime_bytes: CUDA context (in the headroom)
+  std::int64_t cuda_graph_bytes = 0;    ///< part of runtime_bytes: CUDA graphs captured after sizing (in the headroom)
+  std::int64_t non_torch_bytes = 0;     ///< part of runtime_bytes: allocated outside PyTorch during profiling (budget)
+  std::int64_t requested_bytes = 0;     ///< total × gpu_memory_utilization: what weights, activations, runtime
+                                        ///< charged to the budget and the KV cache share
   std::int64_t free_bytes = 0;        ///< reserved by gpu_memory_utilization (the margin), never used
 };
 

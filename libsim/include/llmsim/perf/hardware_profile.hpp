@@ -40,18 +40,39 @@ struct HardwareProfile {
   /// Near the ridge real kernels overlap compute and memory imperfectly; p≈2 fits Vidur's A100/H100 GEMMs.
   double roofline_exponent = 2.0;
   double attn_prefill_efficiency = 0.6;    ///< FlashAttention-like prefill, fraction of fp16 tensor peak
-  Curve attn_decode_bw_vs_context;         ///< paged decode attention, fraction of peak bandwidth vs mean context
+  // Paged decode attention (perf/decode_attention.hpp): T = t_fixed + waves·t_cta + bytes / min(e·BW, CTAs·r_cta).
+  double attn_decode_bw_efficiency = 0.83;  ///< e: most of peak DRAM bandwidth the kernel streams K/V at
+  double attn_decode_cta_bandwidth = 16e9;  ///< r_cta: bytes/s one running CTA streams (bytes in flight / latency)
+  double attn_decode_cta_s = 5e-6;          ///< t_cta: fixed time per wave of CTAs (Q load, softmax, O write)
+  double attn_decode_fixed_s = 5e-6;        ///< t_fixed: per kernel call (twice with a split-KV combine kernel)
   double kernel_launch_s = 2.5e-6;         ///< per kernel, eager
   double graph_launch_s = 1.3e-6;          ///< per kernel, CUDA-graph replay
-  double cpu_overhead_per_iter_s = 2e-3;   ///< scheduler + sampling + framework per iteration
-  double cpu_overhead_per_seq_s = 5e-6;    ///< per sequence in the batch (input prep, detokenise)
-  double link_bandwidth = 0;               ///< GPU↔GPU all-reduce bus bandwidth, bytes/s (0 = derive from the spec)
-  double link_latency_s = 10e-6;           ///< per ring step of a collective
+  /// Engine CPU time serialized with the GPU, per iteration and per sequence: vLLM V1 (the default engine) ...
+  double cpu_overhead_per_iter_s = 1e-3;
+  double cpu_overhead_per_seq_s = 4e-6;
+  /// ... and vLLM V0 (engine.policy "vllm-v0").
+  double v0_cpu_overhead_per_iter_s = 2e-3;
+  double v0_cpu_overhead_per_seq_s = 1e-5;
+  double link_bandwidth = 0;               ///< NCCL ring all-reduce bus bandwidth, bytes/s (0 = derive from the spec)
+  double link_latency_s = 10e-6;           ///< per NCCL ring step of a collective (Simple protocol)
+  /// Per ring step of NCCL's low-latency (LL) protocol, which NCCL picks for small messages: a flag round trip
+  /// between neighbours (collective.cpp adds NCCL's 6.6 us base per call).
+  double nccl_ll_step_s = 1e-6;
+  /// vLLM's custom all-reduce (P2P GPUs): fixed time of its one-stage kernel, and the bytes/s one GPU reads from
+  /// its peers (0 = derive from the link). Not used where the GPUs have no P2P.
+  double custom_allreduce_latency_s = 6e-6;
+  double custom_allreduce_bandwidth = 0;
   double host_bandwidth = 0;               ///< host↔device bytes/s (swap, host-staged collectives; 0 = derive)
 
   /// Checks ranges; ConfigError at `path` naming each bad field and value.
   void validate(const std::string& path = "profile") const;
 };
+
+/// The GPU families whose kernels and defaults differ: HBM data-centre Ampere (A100/A800/A30, anything with
+/// MIG but no FP8), Hopper-class HBM parts with FP8 tensor cores (H100/H200/H20/GH200), and everything else
+/// (GDDR GeForce/workstation/inference cards: 3090, 4090, L4, L40S, A10, RTX 6000 Ada).
+enum class GpuFamily { ampere_hbm, hopper_hbm, gddr };
+GpuFamily gpu_family(const spec::GpuSpec& gpu);
 
 /// The default profile of a GPU (datasheet peaks × efficiencies from cited measurements); the GPU's family
 /// (HBM data-centre Ampere, Hopper, GDDR GeForce/workstation) picks the priors. Never throws for a valid spec.

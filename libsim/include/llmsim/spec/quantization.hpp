@@ -25,6 +25,10 @@ struct WeightFormat {
   /// Most FLOP/s its linear layers reach on any GPU (0 = no limit beyond q_c): llama.cpp's GGUF kernels
   /// plateau at about the same rate on every card larger than a 3090.
   double max_compute_flops = 0;
+  /// CUDA-core instructions a weight-only kernel spends to dequantise one weight (Marlin: bit tricks + scale),
+  /// overlapped with the weight stream; 0 = already inside dequant_bw_efficiency (bitsandbytes, GGUF).
+  /// Where the GPU's FP32 rate is low against its bandwidth (A100) this, not the memory path, limits decode.
+  double dequant_alu_ops_per_weight = 0;
 };
 
 struct Quantization {

@@ -1,0 +1,84 @@
+#pragma once
+// Decode attention over a paged KV cache, the way serving kernels run it (docs/cost-model.md, "Decode
+// attention"): which backend the engine picks for this GPU and KV dtype, how many thread blocks (CTAs) it
+// launches (KV heads × sequences × KV splits), how fast one running CTA can stream K/V, per-wave fixed
+// costs, and the CUDA-core work of the kernels that convert low-precision KV or compute on CUDA cores.
+// Evaluated from the batch sums (sequences, Σ context) in O(1).
+#include <string>
+
+#include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/spec/dtype.hpp"
+#include "llmsim/spec/gpu_spec.hpp"
+
+namespace llmsim::perf {
+
+/// Which serving engine's kernels and overheads a cost model describes.
+enum class EngineGeneration {
+  vllm_v1,  ///< vLLM V1 (the default): FlashAttention-2/3 decode, piecewise CUDA graphs, persistent batch
+  vllm_v0,  ///< vLLM V0 (0.5–0.6): FlashAttention-2, or PagedAttention v1/v2 when the KV cache is fp8
+};
+std::string to_string(EngineGeneration g);
+
+enum class DecodeAttentionBackend {
+  flash_attn,       ///< FlashAttention-2 (Ampere/Ada) or -3 (Hopper) paged decode: query heads of a KV head packed
+  flash_attn_fp8,   ///< FlashAttention-3 with an fp8 KV cache: fp8 tensor-core math, no conversion (Hopper)
+  flashinfer,       ///< FlashInfer batch decode, GQA packed, KV converted to fp16 in the kernel (V1, fp8 KV)
+  paged_unpacked,   ///< vLLM's PagedAttention v1/v2: one CTA per query head, CUDA-core dot products (V0, fp8 KV)
+};
+std::string to_string(DecodeAttentionBackend b);
+
+/// The decode-attention backend vLLM selects (vllm/platforms/cuda.py, attention selectors; see the docs table).
+DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, EngineGeneration engine);
+
+/// CUDA-core instructions to turn one stored KV element into fp16 for the attention math: 0 for fp16/bf16;
+/// for 8-bit KV one `cvt.f16x2.e4m3x2` per pair plus the scale on GPUs with FP8 hardware (sm ≥ 89), else
+/// cuda_fp8.hpp's bit-manipulation sequence (~12 integer ops). See docs/cost-model.md.
+double kv_convert_ops_per_element(const spec::GpuSpec& gpu, spec::DType kv_dtype);
+
+/// Per-GPU attention shape of one layer.
+struct AttentionShape {
+  double heads = 0;              ///< query heads on this GPU
+  double kv_heads = 0;           ///< KV heads on this GPU (>= 1)
+  double head_dim = 0;
+  double kv_bytes_per_element = 2;
+};
+
+/// One layer's decode attention for a batch.
+struct DecodeAttentionCost {
+  double time_s = 0;
+  double bytes = 0;   ///< K/V read + Q read + O write (DRAM)
+  double flops = 0;   ///< 4 · context · head_dim · heads
+  double ctas = 0;    ///< thread blocks launched
+  double splits = 1;  ///< KV splits per (sequence, head) work item
+  double waves = 0;   ///< ceil(ctas / SMs)
+  double stream_s = 0;  ///< the streaming/CUDA-core part alone (time_s less the fixed and per-wave costs)
+  bool alu_bound = false;  ///< CUDA-core work (conversion, CUDA-core math) exceeds the streaming time
+};
+
+/// The kernel model. Constructed once per cost model; time() allocates nothing.
+class DecodeAttentionModel {
+ public:
+  DecodeAttentionModel() = default;
+  /// `pnorm_p`: the smooth-roofline exponent used to combine streaming and CUDA-core time.
+  DecodeAttentionModel(const spec::GpuSpec& gpu, const HardwareProfile& profile, const AttentionShape& shape,
+                       spec::DType kv_dtype, DecodeAttentionBackend backend, double pnorm_p);
+
+  /// One layer for `seqs` sequences holding `context` cached tokens in total (each also attends to its new
+  /// token). 0 for seqs <= 0.
+  DecodeAttentionCost per_layer(double seqs, double context) const;
+
+  DecodeAttentionBackend backend() const noexcept { return backend_; }
+
+ private:
+  DecodeAttentionBackend backend_ = DecodeAttentionBackend::flash_attn;
+  AttentionShape shape_;
+  double sms_ = 1, slots_ = 1, bw_cap_ = 0, cta_bw_ = 0, cta_s_ = 0, fixed_s_ = 0, p_ = 2;
+  double convert_ops_ = 0;        ///< per K/V element, per CTA that reads it
+  double alu_rate_ = 0;           ///< CUDA-core instructions/s of the whole GPU (FP32 FMA rate)
+  double kv_bytes_per_token_ = 0; ///< K+V of one token for one KV head
+  double ctas_per_seq_ = 0;       ///< work items per sequence before splitting (KV heads, or query heads)
+  double readers_per_element_ = 1;  ///< CTAs that read (and convert) each K/V element: 1 packed, GQA ratio unpacked
+  double cuda_core_ops_per_token_head_ = 0;  ///< unpacked kernel: instructions per (token × query head)
+};
+
+}  // namespace llmsim::perf

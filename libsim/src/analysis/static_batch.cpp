@@ -1,0 +1,107 @@
+#include "llmsim/analysis/static_batch.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "llmsim/core/error.hpp"
+
+namespace llmsim::analysis {
+
+namespace {
+constexpr std::int64_t kMaxTokens = std::numeric_limits<std::int32_t>::max();
+}
+
+double StaticBatchTiming::output_tokens_per_s() const noexcept {
+  const double t = total_s();
+  return t > 0 ? static_cast<double>(batch * output_tokens) / t : 0.0;
+}
+
+double StaticBatchTiming::median_decode_step_s() const {
+  if (decode_step_s.empty()) return 0.0;
+  std::vector<double> v = decode_step_s;
+  const std::size_t n = v.size(), mid = n / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  if (n % 2) return v[mid];
+  const double upper = v[mid];
+  return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
+}
+
+StaticBatchTiming static_batch(const perf::CostModel& model, std::int64_t batch, std::int64_t input_tokens,
+                               std::int64_t output_tokens, const StaticBatchOptions& options) {
+  Problems p;
+  if (batch < 1) p.add("batch", "must be >= 1, got " + std::to_string(batch));
+  if (input_tokens < 1) p.add("input_tokens", "must be >= 1, got " + std::to_string(input_tokens));
+  if (output_tokens < 1) p.add("output_tokens", "must be >= 1, got " + std::to_string(output_tokens));
+  if (options.max_batched_tokens < 0)
+    p.add("max_batched_tokens", "must be >= 0 (0 = no limit), got " + std::to_string(options.max_batched_tokens));
+  if (input_tokens > 0 && output_tokens > 0 && input_tokens + output_tokens > kMaxTokens)
+    p.add("input_tokens", "input + output must fit in 2^31 tokens, got " + std::to_string(input_tokens) + " + " +
+                              std::to_string(output_tokens));
+  if (batch > kMaxTokens) p.add("batch", "must be < 2^31, got " + std::to_string(batch));
+  p.throw_if_any();
+
+  StaticBatchTiming t;
+  t.batch = batch;
+  t.input_tokens = input_tokens;
+  t.output_tokens = output_tokens;
+
+  // Prefill: pack whole prompts into iterations of at most `budget` tokens; all full iterations have the
+  // same shape, so each distinct shape is timed once.
+  const std::int64_t budget = options.max_batched_tokens > 0 ? options.max_batched_tokens : batch * input_tokens;
+  auto prompts = [&](std::int64_t n) {
+    perf::BatchShape s;
+    for (std::int64_t i = 0; i < n; ++i) s.add_prefill(input_tokens, 0, true);
+    return s;
+  };
+  if (input_tokens <= budget) {
+    const std::int64_t per_step = std::min(batch, budget / input_tokens);  // >= 1
+    const std::int64_t full = batch / per_step, rest = batch % per_step;
+    t.prefill_s = static_cast<double>(full) * model.iteration_time(prompts(per_step));
+    if (rest > 0) t.prefill_s += model.iteration_time(prompts(rest));
+    t.prefill_iterations = full + (rest > 0 ? 1 : 0);
+  } else {
+    // Each prompt alone, in budget-sized chunks attending to its earlier chunks.
+    double one = 0;
+    std::int64_t chunks = 0;
+    for (std::int64_t before = 0; before < input_tokens; before += budget, ++chunks) {
+      const std::int64_t chunk = std::min(budget, input_tokens - before);
+      perf::BatchShape s;
+      s.add_prefill(chunk, before, before + chunk >= input_tokens);
+      one += model.iteration_time(s);
+    }
+    t.prefill_s = static_cast<double>(batch) * one;
+    t.prefill_iterations = batch * chunks;
+  }
+
+  // Decode: all sequences step together; iteration k attends to input + k − 1 cached tokens.
+  t.decode_step_s.reserve(static_cast<std::size_t>(output_tokens - 1));
+  for (std::int64_t k = 1; k < output_tokens; ++k) {
+    perf::BatchShape d;
+    d.decode_seqs = batch;
+    d.decode_context = batch * (input_tokens + k - 1);
+    const double s = model.iteration_time(d);
+    t.decode_step_s.push_back(s);
+    t.decode_s += s;
+  }
+  return t;
+}
+
+double decode_run_s(const perf::CostModel& model, std::int64_t batch, std::int64_t context, std::int64_t steps) {
+  Problems p;
+  if (batch < 1) p.add("batch", "must be >= 1, got " + std::to_string(batch));
+  if (context < 0) p.add("context", "must be >= 0, got " + std::to_string(context));
+  if (steps < 1) p.add("steps", "must be >= 1, got " + std::to_string(steps));
+  if (context > kMaxTokens || steps > kMaxTokens || batch > kMaxTokens)
+    p.add("steps", "batch, context and steps must each be < 2^31");
+  p.throw_if_any();
+  double s = 0;
+  for (std::int64_t k = 0; k < steps; ++k) {
+    perf::BatchShape d;
+    d.decode_seqs = batch;
+    d.decode_context = batch * (context + k);
+    s += model.iteration_time(d);
+  }
+  return s;
+}
+
+}  // namespace llmsim::analysis

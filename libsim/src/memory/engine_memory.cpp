@@ -1,0 +1,72 @@
+// vLLM's memory accounting, term by term; sources in docs/cost-model.md ("Memory plan").
+#include "engine_memory.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace llmsim::memory::detail {
+
+namespace {
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kGiB = 1024.0 * kMiB;
+
+// CUDA context and lazily loaded kernel images before vLLM's snapshot: vLLM 0.11 startup lines "Free memory on
+// device (39.0/39.49 GiB)", "(78.66/79.19 GiB)", "(23.08/23.53 GiB)", "(43.9/44.39 GiB)" show 0.45-0.53 GiB in use
+// on single-GPU starts.
+constexpr double kCudaContextBytes = 0.5 * kGiB;
+// At start: NCCL communicators (lazy connection, NCCL >= 2.22) and vLLM's custom all-reduce buffers: meta + 8 MiB
+// buffer + 8 MiB rank data + an 8 MiB registered buffer (custom_all_reduce.py). A TP start on an H200 shows 0.60
+// GiB in use against 0.53 GiB single-GPU [D]: ~0.07 GiB.
+constexpr double kCommInitBytes = 72 * kMiB;
+// NCCL's buffers for the profiling run's all-reduce of max_num_batched_tokens × hidden (larger than the custom
+// all-reduce's 8 MiB, so NCCL runs and connects its rings): NCCL_BUFFSIZE 4 MiB per protocol buffer; with the
+// Simple and LL128 protocols, send and receive side, ≈ 16 MiB per channel and ring neighbour [D]; NCCL opens
+// ~32 channels over NVLink/NVSwitch and ~4 over PCIe or shared memory [D]. 32 channels × 2 neighbours × 16 MiB =
+// 1 GiB, as the non-torch memory vLLM 0.11 logs for TP runs: 1.38 GiB (H200), 0.95 GiB (B200 TP4); single-GPU
+// runs log 0.02-0.07 GiB.
+constexpr double kNcclBytesPerChannelPeer = 16 * kMiB;
+constexpr double kSingleGpuNonTorch = 0.05 * kGiB;
+// CUDA graphs: vLLM warns they take "1~3 GiB" per GPU (serving-engines.md 1.6). The graph pool holds the
+// captured batches' intermediate tensors and every graph's kernel nodes, i.e. it grows with the layers captured:
+// vLLM 0.11 logs "Graph capturing finished ... took" 0.67-0.68 GiB for 28-32-layer 7-8 B models on one GPU and
+// 2.37 GiB for a ~90-layer model under TP on an H200: 0.25 GiB plus 13 MiB per layer on the GPU [D].
+constexpr double kGraphBaseBytes = 0.25 * kGiB;
+constexpr double kGraphBytesPerLayer = 13 * kMiB;
+
+bool is_v0(const spec::EngineConfig& e) { return e.policy == spec::SchedulerPolicy::vllm_v0; }
+}  // namespace
+
+EngineMemory engine_memory(const spec::ModelSpec& m, const spec::GpuSpec& gpu, const spec::ParallelConfig& par,
+                           const spec::EngineConfig& engine) {
+  EngineMemory r;
+  r.v0 = is_v0(engine);
+  // Profiling run (gpu_model_runner.profile_run / V0 model_runner.profile_run): one forward over
+  // max_num_batched_tokens tokens spread over min(max_num_seqs, tokens) requests, then the sampler over those
+  // requests' last hidden states. Freed tensors return to PyTorch's cache, so the peak is the larger of the two
+  // phases' live tensors.
+  const double t = static_cast<double>(engine.max_num_batched_tokens), h = m.hidden_size, hd = m.head_dim;
+  const double rows = std::min<double>(engine.max_num_seqs, t);
+  const double q = static_cast<double>(m.num_heads) * hd / par.tp;
+  const double kv = static_cast<double>(std::max(1, m.num_kv_heads / par.tp)) * hd;
+  const double inter = static_cast<double>(m.intermediate_size) / par.tp * (m.is_moe() ? m.experts_per_token : 1);
+  const double residual = 2 * t * h * 2;              // hidden states and residual, bf16
+  const double attn = t * (q + 2 * kv) * 2 + t * q * 2;  // qkv and attention output
+  const double mlp = t * 2 * inter * 2 + t * inter * 2;  // gate_up and the activation's output
+  const double forward = residual + std::max(attn, mlp);
+  // Sampler: bf16 logits gathered to the full vocabulary, their fp32 copy, fp32 probabilities and the fp32
+  // exponential draw of random sampling = 14 bytes per (row, token); V0's dummy run asks for top-k/top-p, whose
+  // sort adds fp32 values and int64 indices (26 bytes). Hidden states of the forward are still held.
+  const double per_logit = r.v0 ? 26.0 : 14.0;
+  const double sampler = t * h * 2 + rows * h * 2 + rows * static_cast<double>(m.vocab_size) * per_logit;
+  r.activation = std::max(forward, sampler);
+
+  const bool multi = par.tp > 1 || par.pp > 1;
+  const bool nvlink = gpu.nvlink_bandwidth > 0;
+  r.non_torch = multi ? (nvlink ? 32.0 : 4.0) * 2.0 * kNcclBytesPerChannelPeer : kSingleGpuNonTorch;
+  r.comm_init = multi ? kCommInitBytes : 0.0;
+  r.context = kCudaContextBytes;
+  if (engine.cuda_graphs) r.cuda_graphs = kGraphBaseBytes + kGraphBytesPerLayer * m.num_layers / par.pp;
+  return r;
+}
+
+}  // namespace llmsim::memory::detail

@@ -1,0 +1,142 @@
+// Tensor-parallel all-reduce by message size, algorithm and link. Sources: docs/cost-model.md, "Tensor parallel".
+#include "llmsim/perf/collective.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+#include "llmsim/core/names.hpp"
+
+namespace llmsim::perf {
+
+namespace {
+
+// vllm/distributed/device_communicators/custom_all_reduce.py: max_size 8 MiB, world sizes 2/4/6/8, P2P required,
+// and for more than two GPUs only when they are fully connected over NVLink.
+constexpr double kCustomMaxBytes = 8.0 * 1024 * 1024;
+// csrc/custom_all_reduce.cuh: one stage for 2 GPUs; fully connected groups use one stage below 512 KiB (<= 4
+// GPUs) or 256 KiB (<= 8 GPUs) and two stages above.
+constexpr double kOneShotMax4 = 512.0 * 1024, kOneShotMax8 = 256.0 * 1024;
+// NVIDIA/nccl#1639 (gpus-and-efficiency.md B5): on PCIe the ring is limited by the host; 8 GPUs (two root
+// complexes / sockets) reach 28 GB/s bus bandwidth where 4 reach 35: 0.8.
+constexpr double kPcieCrossSocketFactor = 28.0 / 35.0;
+// NCCL's LL protocol (src/graph/tuning.cc): base latency 6.6 us per ring all-reduce call, and half the bus
+// bandwidth (8-byte stores carrying 4 bytes of data and a 4-byte flag: `busBw * .5`) up to llMaxBw for one node
+// (87.7 GB/s from sm80, 141 GB/s from sm90). Its per-step latency is
+// the profile's nccl_ll_step_s; a ring that crosses sockets (more than 4 PCIe GPUs) waits for the slowest hop in
+// every step: 8 × RTX 4090 all-reduce 8 B in 42.6 us (NVIDIA/nccl#1530), 8 × RTX 3090 in 54 us (NVIDIA/nccl#1439)
+// = 6.6 + 14 × 2.6-3.4 us, against ~1 us per step for two GPUs on one root complex [D].
+constexpr double kNcclLLBaseS = 6.6e-6;
+constexpr double kNcclLLBandwidthFraction = 0.5;
+constexpr double kNcclLLMaxBwAmpere = 87.7e9, kNcclLLMaxBwHopper = 141e9;
+constexpr double kPcieCrossSocketLLStepFactor = 3.0;
+
+bool contains(const std::string& s, std::string_view part) { return to_lower(s).find(part) != std::string::npos; }
+
+}  // namespace
+
+std::string to_string(AllReduceAlgorithm a) {
+  switch (a) {
+    case AllReduceAlgorithm::none: return "none";
+    case AllReduceAlgorithm::custom_one_shot: return "custom one-shot";
+    case AllReduceAlgorithm::custom_two_shot: return "custom two-shot";
+    case AllReduceAlgorithm::nccl_ring: return "nccl ring";
+    case AllReduceAlgorithm::nccl_host_staged: return "nccl host-staged";
+  }
+  return "none";
+}
+
+std::string to_string(TpLink l) {
+  switch (l) {
+    case TpLink::nvlink: return "nvlink";
+    case TpLink::pcie_p2p: return "pcie-p2p";
+    case TpLink::pcie_host: return "pcie-host";
+  }
+  return "nvlink";
+}
+
+AllReduceModel::AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& profile, int tp) : tp_(tp) {
+  if (tp_ < 2) return;
+  const double pcie = gpu.pcie_bandwidth();
+  // SXM boards join all GPUs through NVSwitch; NVLink bridges (PCIe cards, GeForce) join pairs only.
+  const bool switch_board = contains(gpu.id, "sxm") || contains(gpu.name, "sxm") || gpu_family(gpu) == GpuFamily::hopper_hbm;
+  const bool nvlink = gpu.nvlink_bandwidth > 0 && (tp_ == 2 || switch_board);
+  fully_connected_ = nvlink;
+  link_ = nvlink ? TpLink::nvlink : (gpu.p2p ? TpLink::pcie_p2p : TpLink::pcie_host);
+  custom_ = link_ != TpLink::pcie_host && (tp_ == 2 || fully_connected_) &&
+            (tp_ == 2 || tp_ == 4 || tp_ == 6 || tp_ == 8);
+
+  // The profile's link figures describe the card's own GPU-GPU link; a group that cannot use it (bridged pairs
+  // beyond two GPUs) falls back to PCIe with the default profile's PCIe figures (hardware_profile.cpp).
+  const bool profile_link = gpu.nvlink_bandwidth > 0 ? link_ == TpLink::nvlink : true;
+  if (profile_link) {
+    ring_bw_ = profile.link_bandwidth > 0 ? profile.link_bandwidth
+                                          : (link_ == TpLink::nvlink ? 0.8 * gpu.nvlink_bandwidth : 0.6 * pcie);
+    ring_step_s_ = profile.link_latency_s;
+  } else {
+    ring_bw_ = gpu.p2p ? 0.75 * pcie : 0.6 * pcie;
+    ring_step_s_ = gpu.p2p ? 12e-6 : 25e-6;
+  }
+  if (link_ != TpLink::nvlink && tp_ > 4) ring_bw_ *= kPcieCrossSocketFactor;
+  // Over NVSwitch NCCL's bus bandwidth grows with the ring: B·(1 − k/n), k = 0.6 on Hopper, 0.25 on Ampere, both
+  // fitted to Vidur's all-reduce timings with the profile's B (hardware_profile.cpp).
+  if (link_ == TpLink::nvlink) ring_bw_ *= 1.0 - (gpu_family(gpu) == GpuFamily::hopper_hbm ? 0.6 : 0.25) / tp_;
+  // NCCL's fixed cost per call: over NVLink (n + 2) × link_latency_s, as Vidur's A100/H100 timings fit
+  // (hardware_profile.cpp); rings through PCIe or host memory pay each of their 2(n-1) steps.
+  nccl_call_s_ = link_ == TpLink::nvlink ? (tp_ + 2.0) * ring_step_s_ : 2.0 * (tp_ - 1) * ring_step_s_;
+  // Small messages: NCCL's LL protocol, low latency at half the bandwidth; NCCL picks whichever is faster.
+  const double ll_step = profile.nccl_ll_step_s * (link_ != TpLink::nvlink && tp_ > 4 ? kPcieCrossSocketLLStepFactor : 1.0);
+  ll_call_s_ = kNcclLLBaseS + 2.0 * (tp_ - 1) * ll_step;
+  ll_bw_ = std::min(kNcclLLBandwidthFraction * ring_bw_,
+                    gpu_family(gpu) == GpuFamily::hopper_hbm ? kNcclLLMaxBwHopper : kNcclLLMaxBwAmpere);
+
+  custom_s_ = profile.custom_allreduce_latency_s;
+  if (profile.custom_allreduce_bandwidth > 0) {
+    peer_bw_ = profile.custom_allreduce_bandwidth;
+  } else {
+    // One GPU reading its peers: H100 TP4 one-stage 0.5/1/2/4 MB in 10/15/22/38 us (vllm-project/vllm#24111) is
+    // 6 us + 3 MB read per MB at 375 GB/s = 0.83 of NVLink's 450 GB/s per direction; PCIe P2P as NCCL's 0.75.
+    peer_bw_ = link_ == TpLink::nvlink ? 0.83 * gpu.nvlink_bandwidth : 0.75 * pcie;
+  }
+}
+
+AllReduceAlgorithm AllReduceModel::algorithm(double bytes) const {
+  if (tp_ < 2) return AllReduceAlgorithm::none;
+  if (custom_ && bytes < kCustomMaxBytes) {
+    if (tp_ == 2) return AllReduceAlgorithm::custom_one_shot;
+    if ((tp_ <= 4 && bytes < kOneShotMax4) || (tp_ <= 8 && bytes < kOneShotMax8))
+      return AllReduceAlgorithm::custom_one_shot;
+    return AllReduceAlgorithm::custom_two_shot;
+  }
+  return link_ == TpLink::pcie_host ? AllReduceAlgorithm::nccl_host_staged : AllReduceAlgorithm::nccl_ring;
+}
+
+double AllReduceModel::link_bytes(double bytes) const {
+  if (tp_ < 2 || !(bytes > 0)) return 0;
+  const double t = tp_;
+  switch (algorithm(bytes)) {
+    case AllReduceAlgorithm::custom_one_shot: return (t - 1) * bytes;  // every peer's full buffer is read
+    case AllReduceAlgorithm::custom_two_shot:
+    case AllReduceAlgorithm::nccl_ring:
+    case AllReduceAlgorithm::nccl_host_staged: return 2.0 * (t - 1) / t * bytes;
+    case AllReduceAlgorithm::none: return 0;
+  }
+  return 0;
+}
+
+double AllReduceModel::time_s(double bytes) const {
+  if (tp_ < 2 || !(bytes > 0)) return 0;
+  switch (algorithm(bytes)) {
+    case AllReduceAlgorithm::custom_one_shot: return custom_s_ + link_bytes(bytes) / peer_bw_;
+    // Two stages (reduce-scatter by peer reads into a buffer the peers then read back), each with its own
+    // synchronisation (csrc/custom_all_reduce.cuh); the stages move their bytes at half the one-stage rate [D]:
+    // H100 TP4 two-stage 1/2/4 MB in 18/27/43 us (vllm-project/vllm#24111) = 12 us + 2 × 1.5 MB/MB at 375 GB/s.
+    case AllReduceAlgorithm::custom_two_shot: return 2.0 * custom_s_ + 2.0 * link_bytes(bytes) / peer_bw_;
+    case AllReduceAlgorithm::nccl_ring:
+    case AllReduceAlgorithm::nccl_host_staged:
+      return std::min(nccl_call_s_ + link_bytes(bytes) / ring_bw_, ll_call_s_ + link_bytes(bytes) / ll_bw_);
+    case AllReduceAlgorithm::none: return 0;
+  }
+  return 0;
+}
+
+}  // namespace llmsim::perf

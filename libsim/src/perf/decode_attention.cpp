@@ -1,0 +1,166 @@
+// Decode attention as the serving kernels run it. Formulas and the source of every constant: docs/cost-model.md,
+// "Decode attention".
+#include "llmsim/perf/decode_attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace llmsim::perf {
+
+namespace {
+
+// FlashAttention-2's split-KV heuristic splits only while the grid fills less than 0.8 of the SMs, into at most
+// 128 splits of at least one kBlockN (128 tokens for head_dim 128) each (flash_api.cpp num_splits_heuristic,
+// flash_fwd_launch_template.h); FlashInfer's planner and FA3 likewise split to fill the SMs once.
+constexpr double kSplitFillFraction = 0.8;
+constexpr double kSplitMaxSplits = 128;
+constexpr double kSplitMinTokens = 128;
+// vLLM's PagedAttention v2 partitions the context into 512-token pieces and is used instead of v1 when the
+// context exceeds 8192 tokens or when there are few sequences × heads (<= 512) and more than one partition
+// (csrc/attention/paged_attention_v1/v2, vllm/attention/ops/paged_attn.py).
+constexpr double kPagedPartitionTokens = 512;
+constexpr double kPagedV1MaxContext = 8192;
+constexpr double kPagedV1MinItems = 512;
+// CUDA-core instructions PagedAttention spends per (cached token × query head) at head_dim d: 13.6·d [D] from
+// vllm-project/vllm#2744 (A100-40GB PCIe, 64 query / 8 KV heads, context 1024, bf16): with the streaming and
+// per-wave terms of this model it reproduces v2's 29.6 us at batch 1 and 71.4 us at batch 4 within 8%.
+constexpr double kPagedOpsPerTokenHeadPerDim = 13.6;
+// Resident CTAs per SM: FlashAttention's and FlashInfer's decode CTAs occupy an SM each (Vidur's timings jump at
+// every multiple of the SM count: 108 on the A100, 132 on the H100); PagedAttention's 128-thread CTAs with little
+// shared memory fit several [D]; 4 reproduces vllm#2744's batch-4 v2 time (71.4 us).
+constexpr double kPagedCtasPerSm = 4;
+
+double pnorm(double a, double b, double p) {
+  if (a <= 0) return b;
+  if (b <= 0) return a;
+  if (p == 2.0) return std::sqrt(a * a + b * b);
+  if (p >= 32.0) return std::max(a, b);
+  const double m = std::max(a, b);
+  return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p), 1.0 / p);
+}
+
+bool is_8bit_float(spec::DType d) { return d == spec::DType::fp8; }
+
+}  // namespace
+
+std::string to_string(EngineGeneration g) { return g == EngineGeneration::vllm_v0 ? "vllm-v0" : "vllm-v1"; }
+
+std::string to_string(DecodeAttentionBackend b) {
+  switch (b) {
+    case DecodeAttentionBackend::flash_attn: return "flash-attn";
+    case DecodeAttentionBackend::flash_attn_fp8: return "flash-attn3-fp8";
+    case DecodeAttentionBackend::flashinfer: return "flashinfer";
+    case DecodeAttentionBackend::paged_unpacked: return "paged-attention";
+  }
+  return "flash-attn";
+}
+
+DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, EngineGeneration engine) {
+  if (spec::bytes_per_element(kv_dtype) >= 2) return DecodeAttentionBackend::flash_attn;
+  // Quantized KV: FlashAttention-2 has no low-precision KV path. vLLM V0 then falls back to xFormers + its own
+  // PagedAttention kernels ("Cannot use FlashAttention-2 backend for FP8 KV cache"); V1 runs FA3 in FP8 on
+  // Hopper and FlashInfer (which converts in the kernel) elsewhere (vllm/platforms/cuda.py).
+  if (engine == EngineGeneration::vllm_v0) return DecodeAttentionBackend::paged_unpacked;
+  if (is_8bit_float(kv_dtype) && gpu_family(gpu) == GpuFamily::hopper_hbm) return DecodeAttentionBackend::flash_attn_fp8;
+  return DecodeAttentionBackend::flashinfer;
+}
+
+double kv_convert_ops_per_element(const spec::GpuSpec& gpu, spec::DType kv_dtype) {
+  switch (kv_dtype) {
+    case spec::DType::fp16:
+    case spec::DType::bf16:
+    case spec::DType::fp32: return 0;
+    // sm >= 89: cvt.rn.f16x2.e4m3x2 converts a pair (0.5/element) and one hmul2 applies the scale (0.5/element).
+    // Below: cuda_fp8.hpp's __nv_cvt_fp8_to_halfraw for __CUDA_ARCH__ < 890 extracts sign, exponent and
+    // mantissa, re-biases, tests NaN and zero/denormal and reassembles — about 12 integer operations.
+    case spec::DType::fp8: return gpu.fp8_flops > 0 ? 1.0 : 12.0;
+    case spec::DType::int8: return 2.0;  // I2F + scale
+    case spec::DType::int4: return 3.0;  // unpack + I2F + scale
+  }
+  return 0;
+}
+
+DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const HardwareProfile& profile,
+                                           const AttentionShape& shape, spec::DType kv_dtype,
+                                           DecodeAttentionBackend backend, double pnorm_p)
+    : backend_(backend), shape_(shape), p_(pnorm_p) {
+  sms_ = std::max(1, gpu.sm_count);
+  slots_ = backend == DecodeAttentionBackend::paged_unpacked ? kPagedCtasPerSm * sms_ : sms_;
+  bw_cap_ = gpu.memory_bandwidth * profile.attn_decode_bw_efficiency;
+  cta_bw_ = profile.attn_decode_cta_bandwidth;
+  cta_s_ = profile.attn_decode_cta_s;
+  fixed_s_ = profile.attn_decode_fixed_s;
+  alu_rate_ = gpu.fp32_flops / 2.0;  // one FMA (2 FLOPs) per lane per instruction
+  kv_bytes_per_token_ = 2.0 * shape_.head_dim * shape_.kv_bytes_per_element;
+  const double group = shape_.heads / std::max(1.0, shape_.kv_heads);
+  switch (backend_) {
+    case DecodeAttentionBackend::flash_attn:
+      ctas_per_seq_ = shape_.kv_heads;
+      break;
+    case DecodeAttentionBackend::flash_attn_fp8:
+      ctas_per_seq_ = shape_.kv_heads;  // fp8 K/V feed FP8 tensor cores directly: nothing to convert
+      break;
+    case DecodeAttentionBackend::flashinfer:
+      ctas_per_seq_ = shape_.kv_heads;
+      convert_ops_ = kv_convert_ops_per_element(gpu, kv_dtype);
+      break;
+    case DecodeAttentionBackend::paged_unpacked:
+      ctas_per_seq_ = shape_.heads;  // one CTA per query head: each of the `group` heads reads and converts K/V
+      readers_per_element_ = group;
+      convert_ops_ = kv_convert_ops_per_element(gpu, kv_dtype);
+      cuda_core_ops_per_token_head_ = kPagedOpsPerTokenHeadPerDim * shape_.head_dim;
+      break;
+  }
+}
+
+DecodeAttentionCost DecodeAttentionModel::per_layer(double seqs, double context) const {
+  DecodeAttentionCost c;
+  if (!(seqs > 0)) return c;
+  const double tokens = context + seqs;  // every sequence also attends to its new token
+  const double mean_ctx = tokens / seqs;
+  const double items = seqs * ctas_per_seq_;
+
+  // KV splits: fill the GPU once when the (sequence × head) grid is small.
+  double splits = 1;
+  if (backend_ == DecodeAttentionBackend::paged_unpacked) {
+    const double partitions = std::ceil(mean_ctx / kPagedPartitionTokens);
+    const bool v2 = mean_ctx > kPagedV1MaxContext || (partitions > 1 && items <= kPagedV1MinItems);
+    splits = v2 ? partitions : 1;
+  } else if (items < kSplitFillFraction * slots_) {
+    const double by_tokens = std::max(1.0, std::ceil(mean_ctx / kSplitMinTokens));
+    splits = std::clamp(std::floor(slots_ / items), 1.0, std::min(kSplitMaxSplits, by_tokens));
+  }
+  c.ctas = items * splits;
+  c.splits = splits;
+  c.waves = std::ceil(c.ctas / slots_);
+
+  // Bytes: K and V of every cached token once per KV head (re-reads of the query heads of an unpacked kernel hit
+  // L2), the query and the output of every query head in fp16, and the fp32 partial outputs of a split.
+  // (+ writing the new token's K and V, which vLLM does in its own cache kernel just before).
+  const double kv_bytes = (tokens + seqs) * shape_.kv_heads * kv_bytes_per_token_;
+  const double qo_bytes = seqs * shape_.heads * shape_.head_dim * 2.0 * 2.0;
+  const double heads_per_cta = shape_.heads / std::max(1.0, ctas_per_seq_);
+  const double split_bytes = splits > 1 ? c.ctas * heads_per_cta * shape_.head_dim * 4.0 * 2.0 : 0.0;
+  c.bytes = kv_bytes + qo_bytes + split_bytes;
+  c.flops = 4.0 * tokens * shape_.head_dim * shape_.heads;
+
+  // Streaming: each running CTA keeps a bounded number of bytes in flight (Little's law), so until enough CTAs
+  // run the kernel cannot reach the DRAM limit. Only the fixed per-wave cost is quantized by waves: CTAs of a
+  // real batch differ in length and the block scheduler overlaps waves (an equal-work wave model of the stream
+  // doubles the error against Vidur's kernel timings, docs/cost-model.md).
+  const double running = std::min(c.ctas, slots_);
+  const double t_stream = c.bytes / std::min(bw_cap_, running * cta_bw_);
+
+  // CUDA-core work: converting low-precision K/V (per reading CTA) and, for the unpacked kernel, the dot
+  // products themselves; only the SMs that hold a CTA contribute.
+  const double elements = tokens * shape_.kv_heads * 2.0 * shape_.head_dim * readers_per_element_;
+  const double ops = elements * convert_ops_ + tokens * shape_.heads * cuda_core_ops_per_token_head_;
+  const double t_alu = ops > 0 ? ops / (alu_rate_ * std::min(1.0, running / sms_)) : 0.0;
+  c.alu_bound = t_alu > t_stream;
+
+  c.stream_s = pnorm(t_stream, t_alu, p_);
+  c.time_s = fixed_s_ * (splits > 1 ? 2.0 : 1.0) + c.waves * cta_s_ + c.stream_s;
+  return c;
+}
+
+}  // namespace llmsim::perf

@@ -1,0 +1,322 @@
+// The validation report (`make validate`, docs/trust.md): llmsim's predictions of public measurements — the sets
+// in data/validation and the reference data in ../shared/reference — one line per row and a grouped table, with
+// the bias bound per group and the overall bounds asserted. The report itself is the hidden test case
+// "[.validate]" (scripts/validate.sh runs it); the visible cases below run in `make test`: the sets parse and are
+// predicted, the report's statistics are right, the all-reduce probe reads the cost model correctly, and the
+// reference sets stay within the tolerances they have always been held to.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/perf/cost_model.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "reference_sets.hpp"
+#include "repo_sets.hpp"
+#include "report.hpp"
+
+using namespace llmsim;
+using namespace llmsim::validation;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kSets = fs::path(LLMSIM_DATA_DIR) / "validation";
+const fs::path kRef = LLMSIM_REFERENCE_DIR;
+
+std::vector<double> errors(const std::vector<Row>& rows, bool native, bool absolute,
+                           const std::function<bool(const Row&)>& keep) {
+  std::vector<double> e;
+  for (const Row& r : rows) {
+    if (!keep(r)) continue;
+    const double x = native ? r.native_error() : r.time_error();
+    e.push_back(absolute ? std::abs(x) : x);
+  }
+  return e;
+}
+
+std::vector<Row> reference_rows() {
+  std::vector<Row> rows;
+  for (auto part : {vidur_op_rows(kRef), vidur_allreduce_rows(kRef), llamacpp_rows(kRef)})
+    rows.insert(rows.end(), part.begin(), part.end());
+  return rows;
+}
+
+/// Writes a one-row set file and returns the error message of loading it ("" when it loads).
+std::string load_error(const std::string& row, const std::string& name = "bad.csv") {
+  const fs::path dir = fs::temp_directory_path() / ("llmsim_validation_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ifstream good(kSets / "gpt_fast.csv");
+  std::string header;
+  std::getline(good, header);
+  const fs::path file = dir / name;
+  std::ofstream(file) << header << "\n" << row << "\n";
+  std::string what;
+  try {
+    load_set(file);
+  } catch (const ConfigError& e) {
+    what = e.what();
+  }
+  fs::remove_all(dir);
+  return what;
+}
+
+}  // namespace
+
+TEST_CASE("the repository's measurement sets parse and every scored row is predicted", "[validation]") {
+  const auto rows = repo_set_rows(kSets);
+  REQUIRE(rows.size() >= 100);
+  std::map<std::string, int> per_set;
+  int scored = 0;
+  for (const Row& r : rows) {
+    INFO(r.where);
+    ++per_set[r.set];
+    CHECK(r.measured > 0);
+    if (r.scored) {
+      ++scored;
+      CHECK(std::isfinite(r.predicted));
+      CHECK(r.predicted > 0);
+    } else {
+      CHECK_FALSE(r.note.empty());  // an excluded row says why
+    }
+  }
+  CHECK(per_set.size() >= 5);
+  CHECK(scored >= 80);
+}
+
+TEST_CASE("a malformed set row is refused naming the file, line, column and value", "[validation]") {
+  const std::string ok =
+      "src,vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,fp16,fp16,1,5,200,,,,yes,output_tok_per_s,100,tok/s,,";
+  CHECK(load_error(ok).empty());
+  CHECK_THAT(load_error("src,vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,fp16,fp16,1,5,200,,,,yes,output_tok_per_s,fast,tok/s,,"),
+             Catch::Contains("bad.csv:2: value") && Catch::Contains("'fast'"));
+  CHECK_THAT(load_error("src,vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,fp16,fp16,1,5,200,,,,yes,output_tok_per_s,100,s,,"),
+             Catch::Contains("bad.csv:2: unit") && Catch::Contains("tok/s"));
+  CHECK_THAT(load_error("src,vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,fp16,fp16,1,5,200,,,,yes,tokens,100,tok/s,,"),
+             Catch::Contains("unknown metric 'tokens'") && Catch::Contains("output_tok_per_s"));
+  CHECK_THAT(load_error("src,vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,fp16,fp16,0,5,200,,,,yes,output_tok_per_s,100,tok/s,,"),
+             Catch::Contains("bad.csv:2: batch") && Catch::Contains("'0'"));
+  CHECK_THAT(load_error("src,vllm,v1,a100-80gb-sxm,2,1,llama-2-7b,fp16,fp16,1,5,200,,,,yes,output_tok_per_s,100,tok/s,,"),
+             Catch::Contains("bad.csv:2: gpus"));
+  CHECK_THAT(load_error("src,vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,fp99,fp16,1,5,200,,,,yes,output_tok_per_s,100,tok/s,,"),
+             Catch::Contains("bad.csv:2") && Catch::Contains("fp99"));
+  CHECK_THAT(load_error("src,vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,fp16,fp16,1,5,200,,,,maybe,output_tok_per_s,100,tok/s,,"),
+             Catch::Contains("cuda_graphs") && Catch::Contains("'maybe'"));
+  CHECK_THAT(load_error(",vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,fp16,fp16,1,5,200,,,,yes,output_tok_per_s,100,tok/s,,"),
+             Catch::Contains("source"));
+  CHECK_THAT(load_error("src,vllm,v1,a100-80gb-sxm,1,1"), Catch::Contains("bad.csv:2") && Catch::Contains("fields"));
+  CHECK_THAT(load_error("src,vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,fp16,fp16,1,5,200,-3,,,yes,output_tok_per_s,100,tok/s,,"),
+             Catch::Contains("bad.csv:2: requests") && Catch::Contains("'-3'"));
+  CHECK_THAT(load_error("src,vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,fp16,fp16,1,5,200,,,4096,yes,output_tok_per_s,100,tok/s,,"),
+             Catch::Contains("bad.csv:2: message_bytes"));
+  // An excluded row is kept for the record but not predicted: an unknown format there is no error.
+  CHECK(load_error("src,vllm,v1,a100-80gb-sxm,1,1,llama-2-7b,int4-g32,fp16,1,5,200,,,,yes,output_tok_per_s,100,tok/s,"
+                   "no catalogue format,")
+            .empty());
+}
+
+TEST_CASE("grouped statistics: median, p90 and signed median on the time scale", "[validation]") {
+  std::vector<Row> rows;
+  auto add = [&](double pred, double meas, bool tput, std::int64_t batch, int tp) {
+    Row r;
+    r.set = "s";
+    r.engine = "vllm";
+    r.gpu = "g";
+    r.weights = "fp16";
+    r.metric = tput ? "output_tok_per_s" : "batch_latency_s";
+    r.higher_is_better = tput;
+    r.batch = batch;
+    r.tp = tp;
+    r.context = 100;
+    r.predicted = pred;
+    r.measured = meas;
+    rows.push_back(r);
+  };
+  // Times: +10 %, +20 %, −10 %; a throughput predicted 2x the measurement is a time error of −50 %.
+  add(1.1, 1.0, false, 1, 1);
+  add(1.2, 1.0, false, 1, 1);
+  add(0.9, 1.0, false, 64, 2);
+  add(200, 100, true, 64, 2);
+  Row excluded = rows.front();
+  excluded.scored = false;
+  excluded.predicted = 100;  // would dominate every group if it were counted
+  rows.push_back(excluded);
+  CHECK(rows[3].time_error() == Approx(-0.5));
+  const auto groups = group_stats(rows);
+  auto find = [&](const std::string& d, const std::string& v) {
+    for (const auto& g : groups)
+      if (g.dimension == d && g.value == v) return g;
+    FAIL("no group " << d << "=" << v);
+    return GroupStats{};
+  };
+  const auto all = find("engine.all", "all");
+  CHECK(all.n == 4);
+  CHECK(all.signed_median == Approx(0.0).margin(1e-12));  // (−0.1 + 0.1) / 2
+  CHECK(all.median_abs == Approx(0.15));               // |e| = 0.1 0.1 0.2 0.5
+  CHECK(all.p90_abs == Approx(0.5));
+  CHECK(find("batch", "1").signed_median == Approx(0.15));
+  CHECK(find("batch", "64+").signed_median == Approx(-0.3));
+  CHECK(find("tp", "2").n == 2);
+  CHECK(find("context", "<=256").n == 4);
+  // Bounds: a group is judged only from min_points on.
+  Bounds b;
+  b.min_points = 2;
+  b.engine_median_abs = 0.10;
+  const auto v = violations(groups, b);
+  CHECK(std::any_of(v.begin(), v.end(), [](const std::string& s) { return s.find("batch=64+") != std::string::npos; }));
+  CHECK(std::any_of(v.begin(), v.end(), [](const std::string& s) { return s.find("overall") != std::string::npos; }));
+  b.min_points = 10;
+  b.engine_median_abs = 0.2;
+  b.engine_p90_abs = 0.6;
+  CHECK(violations(groups, b).empty());
+  CHECK(batch_bucket(1) == "1");
+  CHECK(batch_bucket(31) == "16-31");
+  CHECK(context_bucket(2048) == "1025-2048");
+  CHECK(size_bucket(8.0 * 1024 * 1024) == "8-64MiB");
+}
+
+TEST_CASE("the all-reduce probe reads one all-reduce off the cost model", "[validation]") {
+  CHECK(allreduce_s("a100-80gb-sxm", 1, 1e6) == 0);
+  const double small = allreduce_s("a100-80gb-sxm", 8, 64 * 1024), large = allreduce_s("a100-80gb-sxm", 8, 64e6);
+  CHECK(small > 0);
+  CHECK(large > small);
+  // A real model's decode step runs two all-reduces per layer of batch × hidden × 2 bytes: the probe must charge
+  // exactly half a layer's tp_allreduce for the same message.
+  const auto gpu = spec::Catalog::builtin().gpu("a100-80gb-sxm");
+  spec::Quantization q;
+  q.weights = spec::weight_format("bf16");
+  const auto model = spec::Catalog::builtin().model("llama-3.1-8b");
+  const perf::CostModel cm(model, q, gpu, perf::default_profile(gpu), spec::ParallelConfig{2, 1});
+  perf::BatchShape b;
+  b.decode_seqs = 16;
+  b.decode_context = 16 * 100;
+  double op = 0;
+  for (const auto& o : cm.breakdown(b).ops)
+    if (o.name == "tp_allreduce") op = o.time_s;
+  CHECK(op == Approx(2.0 * model.num_layers * allreduce_s("a100-80gb-sxm", 2, 16.0 * model.hidden_size * 2)));
+}
+
+namespace {
+
+/// One tolerance a set has always been held to (moved from tests/perf/test_reference.cpp, not loosened).
+struct SetCheck {
+  std::string what;
+  std::size_t n = 0, min_n = 0;
+  double value = 0, low = -1e300, high = 1e300;  ///< passes when min_n <= n and low < value < high
+  bool ok() const { return n >= min_n && value > low && value < high; }
+};
+
+std::vector<SetCheck> set_checks(const std::vector<Row>& rows) {
+  std::vector<SetCheck> c;
+  auto add = [&](std::string what, const std::vector<double>& e, double value, double low, double high,
+                 std::size_t min_n) { c.push_back({std::move(what), e.size(), min_n, value, low, high}); };
+  // Vidur GEMMs: the default A100/H100 GEMM efficiencies were fitted to these profiles (docs/cost-model.md), so this
+  // checks that one roofline per op holds across models, TP and M = 1..32k: 10 % median / 25 % p90 catch a broken
+  // formula without flagging tile quantization. Element-wise kernels: the right size only.
+  for (const std::string gpu : {"a100-80gb-sxm", "h100-80gb-sxm"}) {
+    const auto gemm = errors(rows, true, true, [&](const Row& r) { return r.set == "vidur-ops" && r.gpu == gpu && r.scored; });
+    const auto norms = errors(rows, true, true, [&](const Row& r) {
+      return r.set == "vidur-ops" && r.gpu == gpu && r.metric == "norms_rotary_act";
+    });
+    add("Vidur " + gpu + " GEMM ops, median |err|", gemm, median(gemm), -1, 0.10, 1001);
+    add("Vidur " + gpu + " GEMM ops, p90 |err|", gemm, percentile(gemm, 0.9), -1, 0.25, 1001);
+    add("Vidur " + gpu + " element-wise (M >= 1024), median |err|", norms, median(norms), -1, 0.6, 1);
+  }
+  // llama.cpp (errors on tokens/s, as always): GeForce/L40S F16 decode within 15 %, prefill 30 %; on A100/H100
+  // llama.cpp reaches 33-55 % of HBM bandwidth while llmsim models a vLLM-class ~70 %: faster by a bounded margin.
+  auto f16 = [](bool scored, const char* metric) {
+    return [=](const Row& r) {
+      return r.set == "llamacpp" && r.weights == "fp16" && r.scored == scored && r.metric == metric;
+    };
+  };
+  const auto gddr_decode = errors(rows, true, true, f16(true, "decode_tok_per_s"));
+  const auto gddr_prefill = errors(rows, true, true, f16(true, "prefill_tok_per_s"));
+  const auto hbm_decode = errors(rows, true, false, f16(false, "decode_tok_per_s"));
+  add("llama.cpp F16 decode, GDDR cards, median |err|", gddr_decode, median(gddr_decode), -1, 0.15, 8);
+  add("llama.cpp F16 prefill, GDDR cards, median |err|", gddr_prefill, median(gddr_prefill), -1, 0.30, 1);
+  add("llama.cpp F16 decode, HBM cards, median signed (tok/s)", hbm_decode, median(hbm_decode), 0.1, 1.5, 8);
+  // GGUF Q4_K_M: without the 1e14 FLOP/s plateau the A100/H100/L40S prefill was 2-3x too fast.
+  auto gguf = [](const char* metric) {
+    return [=](const Row& r) { return r.set == "llamacpp" && r.weights == "gguf-q4_k_m" && r.metric == metric; };
+  };
+  const auto gguf_prefill = errors(rows, true, true, gguf("prefill_tok_per_s"));
+  const auto gguf_decode = errors(rows, true, true, gguf("decode_tok_per_s"));
+  add("llama.cpp GGUF Q4_K_M prefill, median |err|", gguf_prefill, median(gguf_prefill), -1, 0.15, 8);
+  add("llama.cpp GGUF Q4_K_M decode, median |err|", gguf_decode, median(gguf_decode), -1, 0.25, 8);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("without the reference folder the reference producers return no rows", "[validation]") {
+  // What a user's checkout sees: the report then WARNs and judges the repository's sets alone.
+  const fs::path absent = fs::temp_directory_path() / "llmsim-no-such-reference-folder";
+  REQUIRE_FALSE(fs::exists(absent));
+  CHECK(vidur_op_rows(absent).empty());
+  CHECK(vidur_allreduce_rows(absent).empty());
+  CHECK(llamacpp_rows(absent).empty());
+}
+
+TEST_CASE("reference sets stay within the tolerances they have always been held to", "[validation]") {
+  const auto rows = reference_rows();
+  if (rows.empty()) {
+    WARN("reference data not found at " << kRef.string() << "; skipping the reference comparisons");
+    return;
+  }
+  for (const auto& c : set_checks(rows)) {
+    INFO(c.what << ": n=" << c.n << " value " << c.value << " bounds (" << c.low << ", " << c.high << ")");
+    CHECK(c.ok());
+  }
+}
+
+TEST_CASE("vLLM H100 batch 1-16 latencies stay within 15 % median and 30 % worst case", "[validation]") {
+  // The end-to-end claim tests/perf/test_reference.cpp held for these points (PR #23197 via quantization.md).
+  const auto rows = load_set(kSets / "vllm_pr23197.csv");
+  const auto e = errors(rows, false, true, [](const Row& r) { return r.scored; });
+  REQUIRE(e.size() == 8);
+  CHECK(median(e) < 0.15);
+  CHECK(percentile(e, 1.0) < 0.30);
+}
+
+TEST_CASE("validation report", "[.validate]") {
+  std::vector<Row> rows = repo_set_rows(kSets);
+  const auto ref = reference_rows();
+  if (ref.empty()) WARN("reference data not found at " << kRef.string() << "; reporting the repository's sets only");
+  rows.insert(rows.end(), ref.begin(), ref.end());
+  std::printf("\nllmsim validation report: %zu measurements (%zu scored)\n\n", rows.size(),
+              static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.scored; })));
+  std::map<std::string, std::pair<int, int>> per_set;  // rows, scored
+  for (const Row& r : rows) {
+    ++per_set[r.set].first;
+    per_set[r.set].second += r.scored ? 1 : 0;
+  }
+  for (const auto& [set, n] : per_set) std::printf("  %-18s %6d rows, %6d scored\n", set.c_str(), n.first, n.second);
+  std::printf("\n");
+  print_rows(stdout, rows);
+  const Bounds bounds;
+  const auto groups = group_stats(rows);
+  print_groups(stdout, groups, bounds);
+  if (!ref.empty()) {
+    std::printf("\nReference sets against the tolerances they have always been held to\n");
+    for (const auto& c : set_checks(ref))
+      std::printf("  %-62s n=%-6zu %+7.1f%%  bounds (%s, %s)  %s\n", c.what.c_str(), c.n, 100 * c.value,
+                  c.low <= -1 ? "-" : (std::to_string(static_cast<int>(std::lround(100 * c.low))) + "%").c_str(),
+                  (std::to_string(static_cast<int>(std::lround(100 * c.high))) + "%").c_str(), c.ok() ? "ok" : "VIOLATED");
+  }
+  auto v = violations(groups, bounds);
+  if (!ref.empty())
+    for (const auto& c : set_checks(ref))
+      if (!c.ok()) v.push_back("reference set: " + c.what);
+  std::printf("\n%s\n", v.empty() ? "validate: every judged group within its bounds" : "validate: bounds violated:");
+  for (const auto& s : v) std::printf("  %s\n", s.c_str());
+  std::fflush(stdout);
+  for (const auto& s : v) FAIL_CHECK(s);
+}
