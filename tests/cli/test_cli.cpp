@@ -258,8 +258,107 @@ TEST_CASE("compare explains its scaling column, and why it is blank") {
   const auto r = run("compare --scenario '" + file.string() + "' --gpus rtx4090-24gb,2xrtx4090-24gb -q --replications 2");
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("scale eff"));
-  CHECK_THAT(r.out, Catch::Contains("scale eff = goodput at SLO capacity of N GPUs / (N x that of 1 GPU"));
+  CHECK_THAT(r.out, Catch::Contains("scale eff = SLO-meeting output tok/s of N GPUs / (N x that of 1 GPU"));
+  CHECK_THAT(r.out, Catch::Contains("with the same concurrent users"));
+  CHECK_THAT(r.out, Catch::Contains("cap/GPU = capacity per GPU against 1 GPU's"));
   CHECK_THAT(r.out, Catch::Contains("above 1 when one card is starved"));
   CHECK_THAT(r.out, Catch::Contains("no 1-GPU capacity to scale from"));
   std::filesystem::remove_all(file.parent_path());
+}
+
+TEST_CASE("compare's money is at the user's load: 0.1 QPS on a 4090 costs ~$6.9 per Mtok, not the capacity figure") {
+  const auto path = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/chat-8b.json";
+  const std::string args = "compare --scenario '" + path.string() + "' --gpus rtx4090-24gb,a100-80gb-sxm --quants awq-int4 "
+                           "-q --replications 2 --target-qps 0.1";
+  auto r = run(args + " --json", false);
+  REQUIRE(r.code == 0);
+  const auto j = llmsim::parse_json(r.out, "stdout");
+  const auto& rtx = j["rows"][0];
+  // One $0.50/h replica for 0.1 QPS × ~200 output tokens: 0.5 / (20.2 tok/s × 3600) × 1e6 ≈ $6.88.
+  CHECK(rtx["cost_per_mtok_output_at_target"].get<double>() == Approx(6.88).epsilon(0.02));
+  CHECK(rtx["cost_per_mtok_output_slo"].get<double>() < 0.5);  // the capacity figure the table used to lead with
+  CHECK(rtx["price_is_placeholder"] == true);
+  CHECK(rtx["currency"] == "USD");
+  CHECK(j["rows"][1]["cost_per_mtok_output_at_target"].get<double>() > 20);  // the A100's $1.80/h for the same tokens
+  r = run(args);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("$/Mtok@target"));
+  CHECK_THAT(r.out, Catch::Contains("winner (monthly_cost): rtx4090-24gb awq-int4 — $6.8"));
+  CHECK_THAT(r.out, Catch::Contains(" per million output tokens at 0.10 QPS"));
+  CHECK_THAT(r.out, Catch::Contains("placeholder prices are rough market figures"));
+  // A 4-bit winner carries the published quality delta, and the statement that llmsim does not model quality.
+  CHECK_THAT(r.out, Catch::Contains("quality (published)"));
+  CHECK_THAT(r.out, Catch::Contains("awq-int4: quality not modelled by llmsim; published: WikiText-2 perplexity"));
+}
+
+TEST_CASE("every command takes GPU options: 2xrtx4090-24gb@pp and 2xa100-80gb-pcie+nvlink") {
+  auto r = run("memory --model llama-3.1-70b --gpu 2xrtx4090-24gb@pp --quant awq-int4 --max-model-len 4096 --json", false);
+  REQUIRE(r.code == 0);
+  auto j = llmsim::parse_json(r.out, "stdout");
+  CHECK((j["tp"] == 1 && j["pp"] == 2 && j["num_gpus"] == 2));
+  r = run("step --model llama-3.1-70b --gpu 2xa100-80gb-pcie+nvlink --decode-seqs 8 --context 1024 --json", false);
+  REQUIRE(r.code == 0);
+  const double bridged = llmsim::parse_json(r.out, "stdout")["time_ms"].get<double>();
+  r = run("step --model llama-3.1-70b --gpu 2xa100-80gb-pcie --decode-seqs 8 --context 1024 --json", false);
+  REQUIRE(r.code == 0);
+  CHECK(bridged < llmsim::parse_json(r.out, "stdout")["time_ms"].get<double>());  // all-reduce over the bridge
+  const auto file = temp_file("opt-8b.json", chat_scenario("llama-3.1-8b", "fp16", R"({"gpu": "2xrtx4090-24gb@pp"})"));
+  r = run("simulate --scenario '" + file.string() + "' --json --rate 1", false);
+  REQUIRE(r.code == 0);
+  r = run("capacity --scenario '" + file.string() + "' --replications 1 --gpu 2xa100-80gb-pcie+nvlink");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("interconnect: NVLink bridge, 300 GB/s per direction"));
+  r = run("capacity --scenario '" + file.string() + "' --replications 1 --json", false);
+  REQUIRE(r.code == 0);
+  j = llmsim::parse_json(r.out, "stdout");
+  CHECK((j["tp"] == 1 && j["pp"] == 2 && j["num_gpus"] == 2));
+  CHECK_THAT(j["interconnect"].get<std::string>(), Catch::Contains("without P2P"));
+  const auto grid = temp_file("grid-options.json", R"({"base": ")" + file.string() + R"(",
+      "grid": {"hardware.gpu": ["rtx4090-24gb", "2xrtx4090-24gb", "2xrtx4090-24gb@pp", "a100-80gb-sxm"]}})");
+  const auto csv = grid.parent_path() / "rows.json";
+  r = run("sweep --grid '" + grid.string() + "' -q --out '" + csv.string() + "'");
+  REQUIRE(r.code == 0);
+  std::ifstream in(csv);
+  const auto rows = llmsim::parse_json(std::string(std::istreambuf_iterator<char>(in), {}), "rows");
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[1]["num_gpus"] == 2);
+  CHECK(rows[1]["tp"] == 2);
+  CHECK(rows[2]["pp"] == 2);
+  // Two PCIe A100s without "+nvlink": the compare output says it assumed no bridge.
+  r = run("compare --scenario '" + file.string() + "' --gpus 2xa100-80gb-pcie -q --replications 1");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("2xa100-80gb-pcie: PCIe 4.0 x16 with P2P; no NVLink bridge assumed (+nvlink for a bridged pair)"));
+}
+
+TEST_CASE("bad money input exits 2 naming the field") {
+  auto r = run("memory --model llama-3.1-8b --gpu 2xrtx4090-24gb+nvlink");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--gpu: 'rtx4090-24gb' has no NVLink bridge connector"));
+  r = run("memory --model llama-3.1-8b --gpu 2xrtx4090-24gb --tp 4");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--tp: tp 4 x pp 1 contradicts gpu '2xrtx4090-24gb'"));
+  const auto misplaced = temp_file("misplaced.json", chat_scenario("llama-3.1-8b", "fp16",
+                                                                   R"({"gpu": "rtx4090-24gb", "electricity_per_kwh": 0.15})"));
+  r = run("capacity --scenario '" + misplaced.string() + "'");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("hardware.electricity_per_kwh: belongs under cost (cost.electricity_per_kwh)"));
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  auto text = chat_scenario("llama-3.1-8b", "fp16", R"({"gpu": "rtx4090-24gb"})");
+  text.insert(text.rfind('}'), R"(, "cost": {"electricity_per_kwh": -0.2, "currency": "HKD"})");
+  const auto negative = temp_file("negative.json", text);
+  r = run("compare --scenario '" + negative.string() + "' -q");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("cost.electricity_per_kwh: must be >= 0, got -0.2"));
+  r = run("compare --scenario '" + misplaced.string() + "' --purchase-prices rtx4090-24gb=-5 -q");
+  CHECK(r.code == 2);
+  std::string hkd_text = chat_scenario("llama-3.1-8b", "fp16", R"({"gpu": "rtx4090-24gb"})");
+  hkd_text.insert(hkd_text.rfind('}'), R"(, "cost": {"currency": "HKD"})");
+  const auto hkd_file = temp_file("hkd2.json", hkd_text);
+  r = run("capacity --scenario '" + hkd_file.string() + "'");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("hardware.price_per_gpu_hour: cost.currency is HKD"));
+  r = run("capacity --scenario '" + hkd_file.string() + "' --price 3.9 --replications 1");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("HKD 3.90 per GPU-hour (HKD)"));
+  std::filesystem::remove_all(misplaced.parent_path());
 }
