@@ -47,6 +47,8 @@ TEST_CASE("llmsim memory answers") {
   auto r = run("memory --model llama-3.1-8b --gpu rtx4090-24gb --quant fp16 --max-model-len 8192");
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("fits: yes"));
+  CHECK_THAT(r.out, Catch::Contains("  GB     GiB"));  // decimal and binary side by side, each named
+  CHECK_THAT(r.out, Catch::Contains("16.06  14.96"));  // 8B fp16 weights: 16.06 GB = 14.96 GiB
   r = run("memory --model qwen2.5-14b --gpu rtx4090-24gb --quant fp16");
   CHECK(r.code == 0);  // a valid question whose answer is "no"
   CHECK_THAT(r.out, Catch::Contains("cannot run because weights need"));
@@ -361,4 +363,33 @@ TEST_CASE("bad money input exits 2 naming the field") {
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("HKD 3.90 per GPU-hour (HKD)"));
   std::filesystem::remove_all(misplaced.parent_path());
+}
+
+TEST_CASE("equal monthly bills go to the cheaper token at the target load, not at capacity") {
+  // chat-8b at 4 QPS: one 4090 needs two replicas, two 4090s one — several options cost the same per month.
+  const auto path = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/chat-8b.json";
+  const auto r = run("compare --scenario '" + path.string() +
+                         "' --gpus rtx4090-24gb,2xrtx4090-24gb --quants fp16,awq-int4 -q --replications 2 --json",
+                     false);
+  REQUIRE(r.code == 0);
+  const auto j = llmsim::parse_json(r.out, "stdout");
+  REQUIRE_FALSE(j["winner"].is_null());
+  const auto& w = j["rows"][j["winner"].get<std::size_t>()];
+  const double bill = w["monthly_cost"].get<double>();
+  const llmsim::Json* cheapest_at_capacity = nullptr;
+  for (const auto& row : j["rows"]) {
+    if (row["monthly_cost"].is_null() || !row["meets_slo"].get<bool>()) continue;
+    CHECK(bill <= row["monthly_cost"].get<double>());
+    if (row["monthly_cost"].get<double>() != bill) continue;
+    CHECK(w["cost_per_mtok_output_at_target"].get<double>() <= row["cost_per_mtok_output_at_target"].get<double>());
+    if (!cheapest_at_capacity ||
+        row["cost_per_mtok_output_slo"].get<double>() < (*cheapest_at_capacity)["cost_per_mtok_output_slo"].get<double>())
+      cheapest_at_capacity = &row;
+  }
+  // Where the two orders disagree (they did when this was written: 2x4090 fp16 at $0.344/Mtok at 4 QPS against the
+  // 4090 AWQ pair, $0.357 at 4 QPS but $0.197 at capacity), the target load decides.
+  REQUIRE(cheapest_at_capacity);
+  if ((*cheapest_at_capacity)["name"] != w["name"])
+    CHECK((*cheapest_at_capacity)["cost_per_mtok_output_at_target"].get<double>() >=
+          w["cost_per_mtok_output_at_target"].get<double>());
 }
