@@ -369,7 +369,7 @@ TEST_CASE("equal monthly bills go to the cheaper token at the target load, not a
   // chat-8b at 4 QPS: one 4090 needs two replicas, two 4090s one — several options cost the same per month.
   const auto path = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/chat-8b.json";
   const auto r = run("compare --scenario '" + path.string() +
-                         "' --gpus rtx4090-24gb,2xrtx4090-24gb --quants fp16,awq-int4 -q --replications 2 --json",
+                         "' --gpus rtx4090-24gb,2xrtx4090-24gb --quants fp16,awq-int4 -q --json",
                      false);
   REQUIRE(r.code == 0);
   const auto j = llmsim::parse_json(r.out, "stdout");
