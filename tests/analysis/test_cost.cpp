@@ -132,3 +132,15 @@ TEST_CASE("$/Mtok at the target load is the fleet's bill over its serving replic
   CHECK_FALSE(analysis::fleet_cost_per_mtok(1.5, 0, 100.0));
   CHECK_FALSE(analysis::fleet_cost_per_mtok(1.5, 2, 0.0));
 }
+
+TEST_CASE("a period's bill from GPU-hours: a fixed fleet's month equals its hourly cost x hours", "[analysis][cost]") {
+  spec::CostSpec c;
+  c.ops_overhead_fraction = 0.1;
+  c.storage_per_month = 73;
+  // 2 GPUs for a 730 h month at 0.5/h: 730 × 2 × 0.5 × 1.1 + 73.
+  CHECK(analysis::period_cost(0.5, 2 * 730.0, 730.0, c) == Approx(803 + 73));
+  CHECK(analysis::period_cost(0.5, 2 * 730.0, 730.0, c) == Approx(analysis::hourly_cost(0.5, 2, c) * 730));
+  // An autoscaled fleet is billed for the replica-hours it held: 10 h at 4 GPUs and 14 h at 1 GPU in one day.
+  CHECK(analysis::period_cost(0.5, 10 * 4 + 14 * 1, 24.0, c) == Approx(54 * 0.5 * 1.1 + 73.0 * 24 / 730));
+  CHECK_THROWS_AS(analysis::period_cost(0.5, -1, 24, c), ConfigError);
+}

@@ -15,16 +15,23 @@ std::optional<double> cost_per_mtok(double hourly_usd, double tokens_per_s) {
   return hourly_usd / (tokens_per_s * 3600.0) * 1e6;
 }
 
-double hourly_cost(double price_per_gpu_hour, int gpus, const spec::CostSpec& cost) {
+double period_cost(double price_per_gpu_hour, double gpu_hours, double period_hours, const spec::CostSpec& cost) {
   Problems p;
   if (!std::isfinite(price_per_gpu_hour) || price_per_gpu_hour < 0)
     p.add("hardware.price_per_gpu_hour", "must be >= 0, got " + format_value(price_per_gpu_hour));
-  if (gpus < 1) p.add("hardware", "needs at least one GPU, got " + std::to_string(gpus));
+  if (!(gpu_hours >= 0) || !std::isfinite(gpu_hours)) p.add("gpu_hours", "must be >= 0, got " + format_value(gpu_hours));
+  if (!(period_hours >= 0) || !std::isfinite(period_hours))
+    p.add("period_hours", "must be >= 0, got " + format_value(period_hours));
   if (!(cost.hours_per_month > 0))
     p.add("cost.hours_per_month", "must be > 0, got " + format_value(cost.hours_per_month));
   p.throw_if_any();
-  const double extras = (cost.storage_per_month + cost.network_per_month) / cost.hours_per_month;
-  return price_per_gpu_hour * gpus * (1.0 + cost.ops_overhead_fraction) + extras;
+  const double extras = (cost.storage_per_month + cost.network_per_month) * period_hours / cost.hours_per_month;
+  return price_per_gpu_hour * gpu_hours * (1.0 + cost.ops_overhead_fraction) + extras;
+}
+
+double hourly_cost(double price_per_gpu_hour, int gpus, const spec::CostSpec& cost) {
+  if (gpus < 1) throw ConfigError("hardware", "needs at least one GPU, got " + std::to_string(gpus));
+  return period_cost(price_per_gpu_hour, gpus, 1.0, cost);
 }
 
 double hourly_cost(const spec::ResolvedScenario& s) {

@@ -207,6 +207,8 @@ void summary_fields(Json& j, const metrics::Summary* s) {
   j["tpot_ms"] = latency(s, &metrics::Summary::tpot_ms);
   j["itl_ms"] = latency(s, &metrics::Summary::itl_ms);
   j["e2e_ms"] = latency(s, &metrics::Summary::e2e_ms);
+  // Share of the run the GPUs were running iterations: what owned hardware's energy is priced at.
+  j["busy_fraction"] = s && s->busy_fraction >= 0 ? Json(s->busy_fraction) : Json(nullptr);
   // Recomputed rather than read from summary.cost so that "no SLO-meeting token" is null, not 0.
   j["cost_per_mtok_output_slo"] = s ? num(cost_per_mtok(s->cost.per_hour, s->goodput_output_tps)) : Json(nullptr);
   j["cost_per_mtok_total_slo"] = s ? num(cost_per_mtok(s->cost.per_hour, s->goodput_total_tps)) : Json(nullptr);
@@ -278,7 +280,6 @@ Json to_json(const Row& r) {
   j["break_even_months"] = num(r.break_even_months);
   j["owned_note"] = r.owned_note;
   j["quality_caveat"] = r.quality_caveat;
-  j["busy_fraction"] = s && s->busy_fraction >= 0 ? Json(s->busy_fraction) : Json(nullptr);
 
   const CapacityResult* c = r.capacity && r.capacity->found ? &*r.capacity : nullptr;
   j["max_qps"] = c ? Json(c->max_qps) : Json(nullptr);

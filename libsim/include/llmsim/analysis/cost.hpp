@@ -17,7 +17,12 @@ namespace llmsim::analysis {
 /// no price per token — never a silent 0). ConfigError when hourly_usd is negative or not finite.
 std::optional<double> cost_per_mtok(double hourly_usd, double tokens_per_s);
 
-/// USD per hour of a deployment of `gpus` GPUs at `price_per_gpu_hour`:
+/// What renting costs over a period of `period_hours` in which the GPUs were held for `gpu_hours` in total (a fixed
+/// fleet: gpus × period; an autoscaled one: the sum of its replica-hours × GPUs per replica):
+/// price × gpu_hours × (1 + ops_overhead_fraction) + (storage + network per month) × period_hours / hours_per_month.
+/// In cost.currency. ConfigError for a negative price, hours or a bad hours_per_month.
+double period_cost(double price_per_gpu_hour, double gpu_hours, double period_hours, const spec::CostSpec& cost);
+/// Per hour of a deployment of `gpus` GPUs at `price_per_gpu_hour`: period_cost over one hour,
 /// price × gpus × (1 + ops_overhead_fraction) + (storage + network per month) / hours_per_month.
 double hourly_cost(double price_per_gpu_hour, int gpus, const spec::CostSpec& cost);
 /// hourly_cost() of the scenario's whole deployment (tp × pp × replicas GPUs).
