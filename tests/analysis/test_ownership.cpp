@@ -2,6 +2,7 @@
 // months after which buying has cost less than renting — checked against hand computations.
 #include <catch2/catch.hpp>
 
+#include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/ownership.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
@@ -67,4 +68,25 @@ TEST_CASE("owning is not priced without an electricity price or a purchase price
   CHECK_THAT(why, Catch::Contains("purchase price for a100-80gb-sxm"));
   s.hardware.purchase_price_per_gpu = 15000;
   CHECK(analysis::owned_gpu_hour(spec::resolve(s, spec::Catalog::builtin()), 1.0));
+}
+
+TEST_CASE("the engine's busy fraction is per GPU: a two-stage pipeline keeps each GPU busy as TP does",
+          "[analysis][ownership][engine]") {
+  // The same load on 2 cards as TP2 and as a two-stage pipeline with a batch per stage: each GPU of the pipeline runs
+  // half of every pass, so its busy share is the pass time over 2 — not over the 2 virtual engines x 2 stages.
+  Json j = Json::parse(R"({"model": "llama-3.1-8b", "hardware": {"gpu": "2xrtx4090-24gb"},
+    "workload": {"arrival": {"process": "poisson", "rate": 0.2}, "input_tokens": {"dist": "fixed", "value": 512},
+                 "output_tokens": {"dist": "fixed", "value": 64}, "num_requests": 200, "warmup_requests": 20,
+                 "seed": 5}})");
+  auto busy = [&](const std::string& gpu) {
+    spec::set_json_path(j, "hardware.gpu", gpu);
+    const auto s = spec::resolve(spec::scenario_from_json(JsonView(j, "")), spec::Catalog::builtin());
+    return analysis::evaluate(s).summary.busy_fraction;
+  };
+  const double tp = busy("2xrtx4090-24gb"), pp = busy("2xrtx4090-24gb@pp");
+  // At 0.2 QPS one request is in flight at a time: TP's GPUs run the whole pass, each pipeline GPU half of a pass
+  // about as long (no all-reduce, half the layers each), so the shares are of the same order.
+  CHECK(tp > 0.05);
+  CHECK(tp < 0.6);
+  CHECK(pp == Approx(tp).epsilon(0.5));
 }

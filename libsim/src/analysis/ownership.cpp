@@ -29,7 +29,7 @@ std::optional<OwnedGpuHour> owned_gpu_hour(const spec::ResolvedScenario& s, doub
   if (!c.electricity_per_kwh) return none("owned cost needs cost.electricity_per_kwh");
   if (!s.purchase_price_per_gpu)
     return none(c.currency == "USD" ? "owned cost needs a purchase price for " + s.gpu.id +
-                                          " (hardware.purchase_price_per_gpu; the catalogue has none)"
+                                          " (hardware.purchase_price_per_gpu or compare --purchase-prices; the catalogue has none)"
                                     : "owned cost needs hardware.purchase_price_per_gpu in " + c.currency +
                                           " (the catalogue's prices are USD)");
   if (!(s.gpu.tdp_watts > 0)) return none("owned cost needs the board power (tdp_watts) of " + s.gpu.id);
