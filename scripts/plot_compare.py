@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Plots for the main job from `llmsim compare --out` JSON and `llmsim sweep --out` CSVs.
 
-out/cost_vs_capacity.png: $ per million SLO-meeting output tokens against capacity (max QPS inside the SLO),
-one point per option that fits, the winner circled; options that cannot run are listed with their reason.
+out/compare_costs.png: the monthly bill for the target load per option, labelled with $ per million SLO-meeting
+output tokens at that load, replicas and $/Mtok at capacity, the winner marked, "placeholder prices" said when they
+are (llmsim.plot.compare_costs: the same plot Python users get); options that cannot run are listed.
 out/latency_vs_load.png: P95 TTFT and P95 TPOT against offered load per option, with the SLO lines.
+Needs the llmsim package on PYTHONPATH (build/python).
 """
 import argparse
 import json
@@ -27,31 +29,14 @@ def slo_limits(scenario_path):
 
 
 def plot_cost(compare, path):
-    rows = compare["rows"]
-    fig, ax = plt.subplots(figsize=(8, 5.5))
-    cannot = []
-    for i, r in enumerate(rows):
-        if not r["fits"] or r["max_qps"] is None or r["cost_per_mtok_output_slo"] is None:
-            cannot.append(f'{r["name"]}: {r["reason"] or "SLO not met at any load"}')
-            continue
-        winner = compare["winner"] == i
-        marker = "o" if r["quant"] == "fp16" else "s"
-        ax.scatter(r["max_qps"], r["cost_per_mtok_output_slo"], marker=marker, s=60, zorder=3,
-                   edgecolors="black" if winner else "none", linewidths=2 if winner else 0)
-        lo, hi = r["max_qps_ci95"]
-        if lo is not None and hi is not None:
-            ax.plot([lo, hi], [r["cost_per_mtok_output_slo"]] * 2, color="grey", lw=1, zorder=2)
-        ax.annotate(r["name"] + ("  (winner)" if winner else ""), (r["max_qps"], r["cost_per_mtok_output_slo"]),
-                    textcoords="offset points", xytext=(6, 4), fontsize=8)
-    ax.set_xlabel("capacity: max QPS inside the SLO on one replica (grey: 95% CI)")
-    ax.set_ylabel("$ per million SLO-meeting output tokens at capacity")
-    target = compare.get("target_qps")
-    ax.set_title(f"Cost vs capacity (o fp16, \u25a1 awq-int4); winner by {compare['rank_by']}"
-                 + (f" for {target:g} QPS" if target else ""), fontsize=10)
-    ax.grid(alpha=0.3)
-    if cannot:
-        fig.text(0.01, 0.01, "cannot run: " + "; ".join(cannot), fontsize=7, wrap=True)
-    fig.tight_layout(rect=(0, 0.05 if cannot else 0, 1, 1))
+    import llmsim.plot
+    frame = pd.json_normalize(compare["rows"], sep=".")
+    target = (f"{compare['target_qps']:g} QPS" if compare.get("target_qps")
+              else f"{compare['target_concurrency']} users" if compare.get("target_concurrency") else None)
+    fig, ax = plt.subplots(figsize=(11, 0.45 * len(frame) + 2))
+    llmsim.plot.compare_costs(frame, target=target, ax=ax)
+    ax.set_title(ax.get_title() + f"; winner by {compare['rank_by']}", fontsize=10)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
@@ -90,7 +75,7 @@ def main():
     os.makedirs(args.outdir, exist_ok=True)
     with open(args.compare_json) as f:
         compare = json.load(f)
-    written = [os.path.join(args.outdir, "cost_vs_capacity.png")]
+    written = [os.path.join(args.outdir, "compare_costs.png")]
     plot_cost(compare, written[0])
     if args.sweep_csv:
         frames = []

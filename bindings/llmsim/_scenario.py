@@ -72,12 +72,16 @@ def _inline_specs(s: dict) -> dict:
 
 
 def to_text(scenario: Scenario, overrides: Mapping[str, Any] | None = None) -> str:
-    """JSON text of the scenario with dotted-path overrides applied (the C++ rule, as sweep grids use)."""
+    """JSON text of the scenario with dotted-path overrides applied by libsim (``analysis::apply_overrides``, as sweep
+    grids apply them): a path that is not a scenario field is a ValueError, and an override that moves the scenario
+    to another card drops the price that priced the old one, so the new card is billed at its own (catalogue) price
+    unless the overrides set one. ``None`` values are skipped."""
     s = load(scenario)
     try:
         text = json.dumps(_inline_specs(s), allow_nan=False)
     except (TypeError, ValueError) as e:
         raise ValueError(f"scenario: not representable as JSON ({e})") from None
+    pairs = []
     for path, value in (overrides or {}).items():
         if value is None:
             continue
@@ -85,11 +89,13 @@ def to_text(scenario: Scenario, overrides: Mapping[str, Any] | None = None) -> s
             stem = "model" if path == "model" else str(value.get("id", "gpu"))
             value = materialize(value, stem)
         try:
-            value_text = json.dumps(value, allow_nan=False)
+            json.dumps(value, allow_nan=False)
         except (TypeError, ValueError) as e:
             raise ValueError(f"{path}: not representable as JSON ({e})") from None
-        text = _core.spec.set_path(text, path, value_text)
-    return text
+        pairs.append([path, value])
+    if not pairs:
+        return text
+    return _core.analysis.apply_overrides(text, json.dumps(pairs, allow_nan=False))
 
 
 def normalize(scenario: Scenario, **overrides: Any) -> dict:
@@ -100,21 +106,3 @@ def normalize(scenario: Scenario, **overrides: Any) -> dict:
 def resolve(scenario: Scenario, **overrides: Any) -> dict:
     """The scenario with its model, GPU and price looked up and every cross-field rule checked."""
     return json.loads(_core.spec.resolve(to_text(scenario, overrides)))
-
-
-def reprice_for_gpu(base: dict, text: str, labels: dict) -> str:
-    """`text` is `base` with `labels` (dotted paths) applied. The base's price_per_gpu_hour priced the base's
-    card: on another card, without a price of its own, the text drops it so that card's catalogue price applies
-    (as the CLI's sweep, compare and --gpu do)."""
-    if "hardware" in labels or labels.get("hardware.price_per_gpu_hour") is not None:
-        return text
-    point = json.loads(text)
-    hw = point.get("hardware")
-    if not isinstance(hw, dict) or "price_per_gpu_hour" not in hw:
-        return text
-    default_gpu = json.loads(_core.spec.normalize_scenario("{}"))["hardware"]["gpu"]
-    base_hw = base.get("hardware") if isinstance(base.get("hardware"), dict) else {}
-    if hw.get("gpu", default_gpu) != base_hw.get("gpu", default_gpu):
-        del hw["price_per_gpu_hour"]
-        return json.dumps(point)
-    return text

@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Mapping, Optional, Sequence
 
 import pandas as pd
 
 from . import _core
 from ._frames import records_frame, rows_frame
-from ._scenario import Scenario, normalize, reprice_for_gpu, to_text
+from ._scenario import Scenario, normalize, to_text
 
 
 def _area(name: str):
@@ -21,28 +20,12 @@ def _area(name: str):
     return sub
 
 
-def _gpu_overrides(gpu: Optional[str], tp: Optional[int], pp: Optional[int] = None) -> dict:
-    """`gpu="2xrtx4090-24gb"` means two of that card in one replica with tensor parallel 2, and
-    `"2xrtx4090-24gb@pp"` the same cards as a two-stage pipeline (as in compare)."""
-    if isinstance(gpu, str):
-        m = re.fullmatch(r"(\d+)x(.+?)(?:@(\w+))?", gpu)
-        if m:
-            gpu, count, how = m.group(2), int(m.group(1)), m.group(3) or "tp"
-            if how not in ("tp", "pp"):
-                raise ValueError(f"hardware.gpu: unknown suffix '@{how}' in '{m.group(0)}' (valid: @tp, @pp)")
-            split = {"tp": count, "pp": 1} if how == "tp" else {"tp": 1, "pp": count}
-            for name, given in (("tp", tp), ("pp", pp)):
-                if given is not None and given != split[name]:
-                    raise ValueError(f"hardware.{name}: {given} contradicts gpu '{m.group(0)}' "
-                                     f"({count} GPUs, tp {split['tp']}, pp {split['pp']})")
-            tp, pp = split["tp"], split["pp"]
-    return {"hardware.gpu": gpu, "hardware.tp": tp, "hardware.pp": pp}
-
-
 def _overrides(model=None, gpu=None, quant=None, kv_dtype=None, tp=None, pp=None, max_model_len=None,
                **extra) -> dict:
-    out = {"model": model, "quant.weights": quant, "quant.kv_cache": kv_dtype, "engine.max_model_len": max_model_len}
-    out.update(_gpu_overrides(gpu, tp, pp))
+    """Keyword arguments as dotted scenario paths. ``gpu`` is any GPU option libsim parses ("2xrtx4090-24gb@pp",
+    "2xa100-80gb-pcie+nvlink"): its count becomes tp x pp there, and a tp/pp that contradicts it is a ValueError."""
+    out = {"model": model, "quant.weights": quant, "quant.kv_cache": kv_dtype, "engine.max_model_len": max_model_len,
+           "hardware.gpu": gpu, "hardware.tp": tp, "hardware.pp": pp}
     out.update(extra)
     return out
 
@@ -115,9 +98,9 @@ def simulate(scenario: Scenario, *, record_requests: bool = False, record_iterat
     numbers as ``llmsim simulate --json``. Keyword overrides mirror the CLI flags (``rate`` rescales the
     offered load as ``--rate`` does: open-loop rates keep their class mix, a closed loop gets that concurrency). The GIL is released while
     the simulation runs, so threads run simulations in parallel."""
-    over = {"workload.seed": seed, "workload.num_requests": num_requests, "quant.weights": quant}
-    over.update(_gpu_overrides(gpu, None) if gpu is not None else {})
-    text = reprice_for_gpu(json.loads(to_text(scenario)), to_text(scenario, over), over)
+    over = {"workload.seed": seed, "workload.num_requests": num_requests, "quant.weights": quant,
+            "hardware.gpu": gpu}
+    text = to_text(scenario, over)
     if hasattr(_core, "analysis"):
         summary, req, it = _core.analysis.evaluate(text, record_requests, record_iterations, rate)
     else:

@@ -25,8 +25,10 @@ def _read(source: Source, what: str) -> str:
 
 
 def gpus() -> pd.DataFrame:
-    """One row per built-in GPU (index: id): memory (GB), bandwidth (GB/s), dense tensor peaks (TFLOP/s),
-    interconnect, MIG profiles and the placeholder hourly price."""
+    """One row per built-in GPU (index: id): memory (``memory_gib``: the datasheet's "GB", which are GiB; and
+    ``memory_gb``, decimal), bandwidth (GB/s), dense tensor peaks (TFLOP/s), interconnect (NVLink, the optional
+    NVLink bridge of PCIe cards), board power under load and idle, MIG profiles, the placeholder hourly price and
+    the purchase price (USD; NaN where none is known)."""
     frame = pd.DataFrame(json.loads(_core.spec.gpus()))
     return frame.set_index("id", drop=False).rename_axis(None)
 
@@ -42,6 +44,19 @@ def quants() -> pd.DataFrame:
     """One row per weight format (index: id): bits per weight with metadata, compute path."""
     frame = pd.DataFrame(json.loads(_core.spec.quants()))
     return frame.set_index("id", drop=False).rename_axis(None)
+
+
+def quality() -> pd.DataFrame:
+    """Published accuracy/perplexity deltas of quantized models against their 16-bit originals (format, model,
+    metric, baseline, quantized, delta, source). llmsim does not model output quality: this is the table its
+    compare caveat quotes wherever a quantized option wins."""
+    return pd.DataFrame(json.loads(_core.analysis.quality()))
+
+
+def gpu_option(text: str) -> dict:
+    """A GPU option as libsim parses it everywhere: ``"2xa100-80gb-pcie+nvlink"`` ->
+    ``{"card": "a100-80gb-pcie", "count": 2, "pipeline": False, "nvlink_bridge": True, ...}``."""
+    return json.loads(_core.spec.gpu_option(text))
 
 
 def load_gpu_spec(source: Source) -> dict:

@@ -57,6 +57,56 @@ def cost_vs_capacity(frame: pd.DataFrame, *, x: str = "max_qps", y: str = "cost_
     return ax
 
 
+def _money(v: float, currency: str, decimals: int = 0) -> str:
+    # "\$": a bare "$" starts matplotlib mathtext.
+    return ("\\$" if currency == "USD" else currency + " ") + f"{v:,.{decimals}f}"
+
+
+def compare_costs(frame: pd.DataFrame, *, target: Optional[str] = None, ax=None):
+    """The buyer's answer from a ``llmsim.compare`` frame (or ``llmsim compare --out`` rows): one bar per option, the
+    monthly bill for the target load (``monthly_cost``), each labelled with its $ per million SLO-meeting output
+    tokens at the target load, its replicas and its $/Mtok at capacity; the winner filled and marked. The title
+    names the target and says "placeholder prices" when any option was priced at a catalogue placeholder; options
+    that cannot run or miss the SLO are listed below the axes rather than drawn at zero."""
+    ax = _axes(ax)
+    currency = str(frame["currency"].iloc[0]) if "currency" in frame and len(frame) else "USD"
+    ok = frame.dropna(subset=["monthly_cost", "cost_per_mtok_output_at_target"])
+    if "meets_slo" in ok:
+        ok = ok[ok["meets_slo"].astype(bool)]
+    # Cheapest at the top; equal bills ordered by the token cost at the target load, as the winner is.
+    ok = ok.sort_values(["monthly_cost", "cost_per_mtok_output_at_target"], ascending=False, kind="stable")
+    winner = ok["winner"].astype(bool) if "winner" in ok else pd.Series(False, index=ok.index)
+    names = ok["name"].astype(str).tolist()
+    colors = ["tab:green" if w else "tab:gray" for w in winner]
+    ax.barh(names, ok["monthly_cost"], color=colors, alpha=0.85)
+    top = float(ok["monthly_cost"].max()) if len(ok) else 1.0
+    for y, (_, row) in enumerate(ok.iterrows()):
+        label = (f"{_money(row['monthly_cost'], currency)}/month, "
+                 f"{_money(row['cost_per_mtok_output_at_target'], currency, 3)}/Mtok, "
+                 f"{int(row['replicas_needed'])} replica(s)"
+                 + (f"; {_money(row['cost_per_mtok_output_slo'], currency, 3)}/Mtok at capacity"
+                    if pd.notna(row.get("cost_per_mtok_output_slo")) else "")
+                 + ("  <- winner" if winner.iloc[y] else ""))
+        ax.text(row["monthly_cost"] + 0.01 * top, y, label, va="center", fontsize="x-small",
+                fontweight="bold" if winner.iloc[y] else "normal")
+    ax.set_xlim(0, top * 2.1)
+    ax.set_xlabel(f"monthly bill for the target load ({currency}/month)")
+    placeholder = "price_is_placeholder" in frame and frame["price_is_placeholder"].fillna(False).astype(bool).any()
+    if target is None and "target_qps" in frame and frame["target_qps"].notna().any():
+        target = f"{frame['target_qps'].dropna().iloc[0]:g} QPS"
+    if target is None and "target_concurrency" in frame and frame["target_concurrency"].notna().any():
+        target = f"{int(frame['target_concurrency'].dropna().iloc[0])} users"
+    ax.set_title(f"Cost at the target load{(' (' + target + ')') if target else ''}"
+                 + ("; placeholder prices - set yours" if placeholder else ""), fontsize="small")
+    ax.grid(True, axis="x", alpha=0.3)
+    left_out = frame.loc[~frame.index.isin(ok.index)]
+    if len(left_out):
+        reasons = [f"{r['name']}: {r['reason'] or 'SLO not met at the target load'}" for _, r in left_out.iterrows()]
+        ax.annotate("not shown: " + "; ".join(reasons)[:400], (0, 0), xycoords="figure fraction", xytext=(4, 4),
+                    textcoords="offset points", fontsize="xx-small", va="bottom")
+    return ax
+
+
 _MEMORY_TERMS = ["weights_bytes", "kv_cache_bytes", "activation_bytes", "runtime_bytes", "free_bytes"]
 
 

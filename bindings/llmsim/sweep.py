@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import _core
 from ._frames import rows_frame
-from ._scenario import Scenario, load, reprice_for_gpu, to_text
+from ._scenario import Scenario, load, to_text
 from .api import _area
 
 Grid = Union[Mapping[str, Sequence[Any]], Sequence[Union[Scenario, Mapping[str, Any]]]]
@@ -80,9 +80,7 @@ def expand_grid(base: Scenario, grid: Grid) -> List[Point]:
 
 def _point(base_text: str, labels: List[Tuple[str, Any]], index: int) -> Point:
     try:
-        base = json.loads(base_text)
-        text = to_text(base, dict(labels))
-        text = reprice_for_gpu(base, text, dict(labels))
+        text = to_text(json.loads(base_text), dict(labels))  # libsim reprices a point moved to another card
         label_text = json.dumps([[p, v] for p, v in labels], allow_nan=False)
     except ValueError as e:
         raise ValueError(f"grid point {index}: {e}") from None
@@ -140,8 +138,10 @@ def capacity(scenario: Scenario, *, num_requests: Optional[int] = None, warmup_r
              replications: Optional[int] = None, rel_tol: Optional[float] = None,
              max_evaluations: Optional[int] = None, max_rate: Optional[float] = None, **overrides: Any) -> dict:
     """The largest load meeting the scenario's SLO (``llmsim capacity --json`` row: max_qps, max_qps_ci95,
-    latency at capacity, cost per Mtok, replicas_needed, monthly_cost). ``overrides`` are dotted-path
-    scenario fields written with '__' for '.', e.g. ``hardware__gpu="rtx4090-24gb"``."""
+    latency at capacity, cost per Mtok at the target load and at capacity, replicas_needed, monthly_cost).
+    ``overrides`` are dotted-path scenario fields written with '__' for '.', e.g. ``hardware__gpu="rtx4090-24gb"``
+    or ``hardware__gpu="2xrtx4090-24gb@pp"``; a scenario moved to another card is billed at that card's price (its
+    catalogue placeholder unless ``hardware__price_per_gpu_hour`` is given), never at the old card's."""
     opts = {k: v for k, v in dict(num_requests=num_requests, warmup_requests=warmup_requests,
                                   replications=replications, rel_tol=rel_tol, max_evaluations=max_evaluations,
                                   max_rate=max_rate).items() if v is not None}
@@ -152,11 +152,16 @@ def capacity(scenario: Scenario, *, num_requests: Optional[int] = None, warmup_r
 def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Optional[Sequence[str]] = None, *,
             policies: Sequence[str] = (), max_num_seqs: Sequence[int] = (),
             max_num_batched_tokens: Sequence[int] = (), rank_by: str = "monthly_cost",
+            prices: Optional[Mapping[str, float]] = None, purchase_prices: Optional[Mapping[str, float]] = None,
             jobs: Optional[int] = None, progress: bool = False, **capacity_options: Any) -> pd.DataFrame:
-    """``llmsim compare``: every GPU option (``"2xrtx4090-24gb"`` = two cards, TP 2) × quantization × engine
-    knob, each with a capacity search. One row per option (non-fitting ones with their reason and NaN
-    numbers) plus ``winner`` (cheapest meeting the SLO) and ``pareto`` (cost-vs-latency frontier) columns;
-    ``frame.attrs`` holds ``target_qps``, ``rank_by`` and the winner's label."""
+    """``llmsim compare``: every GPU option (``"2xrtx4090-24gb"`` = two cards, TP 2; ``"@pp"`` pipeline;
+    ``"+nvlink"`` a bridged pair) × quantization × engine knob, each with a capacity search. One row per option
+    (non-fitting ones with their reason and NaN numbers), money at the user's load first
+    (``cost_per_mtok_output_at_target``, ``monthly_cost``, ``replicas_needed``), then at capacity, scaling, owned
+    hardware and the ``quality_caveat``; plus ``winner`` (cheapest meeting the SLO; equal bills go to the cheaper
+    token at the target load) and ``pareto`` (cost-vs-latency frontier) columns. ``prices`` / ``purchase_prices``:
+    ``{gpu id: price}`` per GPU-hour / per card, overriding the catalogue. ``frame.attrs`` holds ``target_qps``,
+    ``rank_by`` and the winner's label."""
     def strings(v):
         return [v] if isinstance(v, str) else list(v or [])
     bar = _tqdm(progress, 0, "compare")
@@ -167,7 +172,9 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
         flat, result_text = _area("analysis").compare(
             to_text(scenario), strings(gpus), strings(quants), strings(policies),
             [int(x) for x in max_num_seqs], [int(x) for x in max_num_batched_tokens], capacity_options,
-            rank_by, int(jobs or os.cpu_count() or 1), update if bar is not None else None)
+            rank_by, int(jobs or os.cpu_count() or 1), update if bar is not None else None,
+            {str(k): float(v) for k, v in (prices or {}).items()},
+            {str(k): float(v) for k, v in (purchase_prices or {}).items()})
     finally:
         if bar is not None:
             bar.close()

@@ -3,12 +3,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <map>
 #include <optional>
 
 #include "convert.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/analysis/capacity.hpp"
 #include "llmsim/analysis/compare.hpp"
+#include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/quality.hpp"
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/row.hpp"
 #include "llmsim/analysis/sweep.hpp"
@@ -92,11 +95,41 @@ void register_analysis(py::module_& m) {
   }, py::arg("scenario"), py::arg("options") = py::dict(),
      "Capacity row (JSON text, `llmsim capacity --json` fields); GIL released while it runs.");
 
+  m.def("apply_overrides", [](const std::string& text, const std::string& overrides) {
+    std::vector<std::pair<std::string, Json>> pairs;
+    for (const auto& pair : parse_text(overrides, "overrides")) pairs.emplace_back(pair.at(0).get<std::string>(), pair.at(1));
+    return dump(analysis::apply_overrides(parse_text(text, "scenario"), pairs));
+  }, py::arg("scenario"), py::arg("overrides"),
+     "Scenario JSON text with [[dotted path, value], ...] applied and repriced (a card moved to keeps no other "
+     "card's price), as libsim's analysis::apply_overrides does for every face.");
+
+  m.def("set_gpu", [](const std::string& text, const std::string& gpu, std::optional<double> price,
+                      std::optional<double> purchase_price) {
+    Json doc = parse_text(text, "scenario");
+    spec::Scenario s = spec::scenario_from_json(JsonView(doc, ""));
+    analysis::set_gpu(s, gpu, price, purchase_price);
+    return dump(spec::to_json(s));
+  }, py::arg("scenario"), py::arg("gpu"), py::arg("price") = py::none(), py::arg("purchase_price") = py::none(),
+     "The scenario (normalized JSON text) put on `gpu`, priced by price_on_gpu (the CLI's --gpu/--price rule).");
+
+  m.def("quality", [] {
+    Json out = Json::array();
+    for (const auto& q : analysis::quality_deltas())
+      out.push_back({{"format", q.format}, {"model", q.model}, {"params_b", q.params_b}, {"metric", q.metric},
+                     {"baseline", q.baseline != 0 ? Json(q.baseline) : Json(nullptr)},
+                     {"quantized", q.quantized != 0 ? Json(q.quantized) : Json(nullptr)},
+                     {"delta", q.delta}, {"source", q.source}, {"text", q.text()}});
+    return dump(out);
+  }, "JSON list of the published quality deltas per quantization format (llmsim does not model quality).");
+
   m.def("compare", [](const std::string& text, const std::vector<std::string>& gpus,
                       const std::vector<std::string>& quants, const std::vector<std::string>& policies,
                       const std::vector<int>& max_num_seqs, const std::vector<int>& max_num_batched_tokens,
-                      const py::dict& capacity, const std::string& rank_by, int jobs, const py::object& progress) {
+                      const py::dict& capacity, const std::string& rank_by, int jobs, const py::object& progress,
+                      const std::map<std::string, double>& prices, const std::map<std::string, double>& purchase_prices) {
     analysis::CompareOptions opt;
+    opt.prices = prices;
+    opt.purchase_prices = purchase_prices;
     opt.gpus = gpus;
     opt.quants = quants;
     opt.policies = policies;
@@ -117,7 +150,8 @@ void register_analysis(py::module_& m) {
     return py::make_tuple(rows, dump(analysis::to_json(result)));
   }, py::arg("scenario"), py::arg("gpus"), py::arg("quants"), py::arg("policies"), py::arg("max_num_seqs"),
      py::arg("max_num_batched_tokens"), py::arg("capacity"), py::arg("rank_by"), py::arg("jobs"),
-     py::arg("progress") = py::none(),
+     py::arg("progress") = py::none(), py::arg("prices") = std::map<std::string, double>{},
+     py::arg("purchase_prices") = std::map<std::string, double>{},
      "(flattened rows, compare JSON text); capacity search per option on `jobs` threads, GIL released.");
 
   m.def("sweep", [](const std::vector<std::pair<std::string, std::string>>& points, bool capacity,

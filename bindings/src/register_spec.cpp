@@ -3,6 +3,7 @@
 
 #include "convert.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/gpu_option.hpp"
 #include "llmsim/spec/quantization.hpp"
 #include "llmsim/spec/scenario.hpp"
 
@@ -20,12 +21,14 @@ Json model_entry(const spec::ModelSpec& m) {
               {"config", spec::to_json(m)}};
 }
 
-// A GPU as a catalogue table row: decimal units named in the keys, MIG profiles as a list of names.
+// A GPU as a catalogue table row: units named in the keys (memory in GiB as the datasheet "GB" means, and in
+// decimal GB), MIG profiles as a list of names.
 Json gpu_entry(const spec::GpuSpec& g) {
   Json migs = Json::array();
   for (const auto& p : g.mig_profiles) migs.push_back(g.id + ":" + p.name);
   return Json{{"id", g.id},
               {"name", g.name},
+              {"memory_gib", static_cast<double>(g.memory_bytes) / (1024.0 * 1024.0 * 1024.0)},
               {"memory_gb", static_cast<double>(g.memory_bytes) / 1e9},
               {"memory_bytes", g.memory_bytes},
               {"memory_bandwidth_gb_per_s", g.memory_bandwidth / 1e9},
@@ -38,15 +41,19 @@ Json gpu_entry(const spec::GpuSpec& g) {
               {"sm_count", g.sm_count},
               {"l2_mb", static_cast<double>(g.l2_bytes) / 1e6},
               {"tdp_watts", g.tdp_watts},
+              {"idle_watts", g.idle_watts > 0 ? Json(g.idle_watts) : Json(nullptr)},
               {"pcie_gen", g.pcie_gen},
               {"pcie_lanes", g.pcie_lanes},
               {"pcie_gb_per_s", g.pcie_bandwidth() / 1e9},
               {"nvlink_gb_per_s", g.nvlink_bandwidth / 1e9},
+              {"nvlink_bridge_gb_per_s", g.nvlink_bridge_bandwidth / 1e9},
               {"p2p", g.p2p},
               {"ecc", g.ecc},
               {"mig_profiles", migs},
               {"price_per_hour", g.price_per_hour},
               {"price_is_placeholder", g.price_is_placeholder},
+              {"purchase_price", g.purchase_price > 0 ? Json(g.purchase_price) : Json(nullptr)},
+              {"purchase_price_is_placeholder", g.purchase_price_is_placeholder},
               {"source", g.source}};
 }
 
@@ -108,8 +115,21 @@ void register_spec(py::module_& m) {
                      {"model", model_entry(r.model)},
                      {"gpu", spec::to_json(r.gpu)},
                      {"price_per_gpu_hour", r.price_per_gpu_hour},
+                     {"price_is_placeholder", r.price_is_placeholder},
+                     {"purchase_price_per_gpu", r.purchase_price_per_gpu ? Json(*r.purchase_price_per_gpu) : Json(nullptr)},
+                     {"interconnect", r.interconnect},
                      {"max_model_len", r.max_model_len}});
   }, py::arg("text"), "Looks up and validates everything a scenario names (ConfigError on any problem).");
+
+  m.def("gpu_option", [](const std::string& text) {
+    const spec::GpuOption o = spec::parse_gpu_option(text);
+    return dump(Json{{"card", o.card},
+                     {"count", o.count},
+                     {"count_given", o.count_given},
+                     {"pipeline", o.pipeline},
+                     {"nvlink_bridge", o.nvlink_bridge},
+                     {"text", o.text}});
+  }, py::arg("text"), "A GPU option string ('2xrtx4090-24gb@pp', '2xa100-80gb-pcie+nvlink') parsed by libsim's one parser.");
 
   m.def("set_path", [](const std::string& scenario_text, const std::string& dotted, const std::string& value) {
     Json doc = parse_text(scenario_text, "scenario");

@@ -21,15 +21,18 @@ std::string slo_text(const spec::SloSpec& slo) {
   return s;
 }
 
-std::string money(const Json& v, int decimals = 2) { return v.is_null() ? "-" : "$" + fmt(v.get<double>(), decimals); }
+std::string currency_mark(const std::string& currency) { return currency == "USD" ? "$" : currency + " "; }
 std::string number(const Json& v, int decimals = 1) { return v.is_null() ? "-" : fmt(v.get<double>(), decimals); }
 
 void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
   const Json j = analysis::to_json(row);
   const auto& sc = rs.scenario;
+  const std::string cur = currency_mark(sc.cost.currency);
+  auto money = [&](const Json& v, int decimals = 2) { return v.is_null() ? "-" : cur + fmt(v.get<double>(), decimals); };
   std::cout << "capacity: " << row.name << " | " << rs.model.id << " " << row.quant << " on " << row.replicas << " x "
             << sc.hardware.parallel.gpus() << " " << row.gpu << " (tp " << row.tp << ", pp " << row.pp << ")\n"
             << "SLO: " << slo_text(sc.slo) << "\n";
+  if (!rs.interconnect.empty()) std::cout << "interconnect: " << rs.interconnect << "\n";
   if (!row.fits) {
     std::cout << "cannot run: " << row.reason << "\n";
     return;
@@ -48,19 +51,12 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
   std::cout << "at capacity: goodput " << number(j["goodput_rps"], 2) << " req/s, " << number(j["goodput_output_tps"])
             << " output tok/s; TTFT p95 " << number(j["ttft_ms"]["p95"]) << " ms, TPOT p95 "
             << number(j["tpot_ms"]["p95"]) << " ms, E2E p95 " << number(j["e2e_ms"]["p95"]) << " ms\n";
-  std::cout << "cost: " << money(j["cost_per_hour"]) << "/h for this deployment, " << money(j["cost_per_mtok_output_slo"], 3)
-            << " per million SLO-meeting output tokens (" << money(j["cost_per_mtok_total_slo"], 3)
-            << " per million total), cold start " << number(j["cold_start_s"], 0) << " s at "
-            << format_value(sc.cost.network_gbps) << " Gbps"
-            << (rs.gpu.price_is_placeholder && !sc.hardware.price_per_gpu_hour
-                    ? "\n      (GPU price is a catalogue placeholder: set hardware.price_per_gpu_hour or pass --price)"
-                    : "")
-            << "\n";
+  const bool closed = cap.closed_loop;
   if (row.replicas_needed) {
-    const bool closed = cap.closed_loop;
     std::cout << "target " << (closed ? std::to_string(*row.target_concurrency) + " users" : fmt(row.target_qps, 2) + " QPS")
-              << ": " << *row.replicas_needed << " replica(s) of " << sc.hardware.parallel.gpus() << " GPU(s), "
-              << money(j["monthly_cost"], 0) << "/month at " << format_value(sc.cost.hours_per_month) << " h";
+              << ": " << money(j["cost_per_mtok_output_at_target"], 3) << " per million SLO-meeting output tokens, "
+              << money(j["monthly_cost"], 0) << "/month for " << *row.replicas_needed << " replica(s) of "
+              << sc.hardware.parallel.gpus() << " GPU(s) at " << format_value(sc.cost.hours_per_month) << " h";
     if (row.replicas_added > 0)
       std::cout << " (" << row.replicas_added << " more than max QPS suggests: one replica missed the SLO at that share)";
     if (row.at_target) {
@@ -75,6 +71,25 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
     }
     std::cout << "\n";
   }
+  std::cout << "cost at capacity: " << money(j["cost_per_hour"]) << "/h for one deployment, "
+            << money(j["cost_per_mtok_output_slo"], 3) << " per million SLO-meeting output tokens ("
+            << money(j["cost_per_mtok_total_slo"], 3) << " per million total): the floor a fully loaded fleet approaches; "
+            << "cold start " << number(j["cold_start_s"], 0) << " s at " << format_value(sc.cost.network_gbps) << " Gbps\n";
+  std::cout << "price: " << cur << fmt(rs.price_per_gpu_hour, 2) << " per GPU-hour (" << sc.cost.currency << ")"
+            << (rs.price_is_placeholder ? ", a catalogue placeholder: set hardware.price_per_gpu_hour or pass --price" : "")
+            << "\n";
+  if (!j["owned_monthly_cost"].is_null()) {
+    std::cout << "owned: " << money(j["owned_monthly_cost"], 0) << "/month for the same fleet ("
+              << money(j["owned_cost_per_gpu_hour"], 3) << " per GPU-hour: purchase "
+              << money(j["purchase_price_per_gpu"], 0) << " over " << format_value(sc.cost.depreciation_years)
+              << " y, energy, hosting), " << money(j["owned_cost_per_mtok_output_at_target"], 3)
+              << " per million output tokens; buying pays back after "
+              << (j["break_even_months"].is_null() ? std::string("never") : fmt(j["break_even_months"].get<double>(), 1) + " months")
+              << (row.owned_note.empty() ? "" : " (" + row.owned_note + ")") << "\n";
+  } else if (!row.owned_note.empty() && sc.cost.electricity_per_kwh) {
+    std::cout << "owned: " << row.owned_note << "\n";
+  }
+  if (!row.quality_caveat.empty()) std::cout << row.quant << ": " << row.quality_caveat << "\n";
 }
 
 int run_capacity(int argc, char** argv) {

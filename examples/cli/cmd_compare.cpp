@@ -1,6 +1,9 @@
 // `llmsim compare`: every GPU × count × format × engine option for one model, workload and SLO, side by side:
-// fits or why not, capacity, goodput, latency, $/Mtok, monthly bill, with the cheapest SLO-meeting option marked.
+// fits or why not, $/Mtok and the monthly bill at the user's load (and at capacity), latency, scaling, owned hardware,
+// with the cheapest SLO-meeting option marked.
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -8,6 +11,7 @@
 #include "common.hpp"
 #include "llmsim/analysis/compare.hpp"
 #include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/quality.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario.hpp"
@@ -64,15 +68,31 @@ std::string row_note(const analysis::Row& row, const spec::Scenario& base) {
   return s;
 }
 
-void print_table(const analysis::CompareResult& r, const spec::Scenario& base, const analysis::CompareOptions& o) {
+// "rtx4090-24gb awq-int4" -> "WikiText-2 perplexity +0.13 on Llama-2-7B": the table's short form of the caveat.
+std::string quality_cell(const analysis::Row& row) {
+  if (row.quant == "fp16" || row.quant == "bf16") return "-";
+  const auto q = analysis::nearest_quality_delta(row.quant, row.params);
+  if (!q) return "not in table";
+  const bool ppl = q->metric.find("perplexity") != std::string::npos;
+  return (ppl ? "PPL " : "OpenLLM ") + fmt(q->delta, std::abs(q->delta) < 0.01 ? 4 : 2) + " " + q->model;
+}
+
+void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
   const Json doc = analysis::to_json(r);
   const bool closed = r.target_concurrency.has_value();  // capacity is then in users, not an arrival rate
-  std::vector<std::string> header{"option", "fits"};
+  const std::string cur = base.cost.currency == "USD" ? "$" : base.cost.currency + " ";
+  const bool owned = std::any_of(r.rows.begin(), r.rows.end(), [](const analysis::Row& row) { return row.owned_monthly_cost.has_value(); });
+  const analysis::Row* winner = r.winner ? &r.rows[*r.winner] : nullptr;
+  const bool quality = winner && analysis::is_4bit(winner->quant);  // a 4-bit option wins: show what it may cost in quality
+  std::vector<std::string> header{"option", "fits", "$/Mtok@target", "$/month", "replicas", "$/Mtok@cap"};
   if (closed) header.insert(header.end(), {"max users", "req/s"});
   else header.push_back("max QPS");
-  header.insert(header.end(), {"goodput tok/s", "TTFT p95", "TPOT p95", "$/Mtok out", "replicas", "$/month",
-                               "scale eff", "note"});
+  header.insert(header.end(), {"goodput tok/s", "TTFT p95", "TPOT p95", "scale eff", "cap/GPU"});
+  if (owned) header.insert(header.end(), {"owned $/month", "buy pays back"});
+  if (quality) header.push_back("quality (published)");
+  header.push_back("note");
   Table t(header);
+  std::vector<std::string> links;
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const Json& j = doc["rows"][i];
     const auto& row = r.rows[i];
@@ -81,62 +101,112 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base, c
     if (win) note = "<- winner" + (note.empty() ? "" : "; " + note);
     else if (j["pareto"].get<bool>()) note = "pareto" + (note.empty() ? "" : "; " + note);
     // The mark leads the name, which also keeps "2x..." names left-aligned (Table right-aligns digits).
-    std::vector<std::string> cells{(win ? "* " : "  ") + row.name, row.fits ? "yes" : "no"};
+    std::vector<std::string> cells{(win ? "* " : "  ") + row.name, row.fits ? "yes" : "no",
+                                   cell(j["cost_per_mtok_output_at_target"], 3, cur), cell(j["monthly_cost"], 0, cur),
+                                   cell(j["replicas_needed"], 0), cell(j["cost_per_mtok_output_slo"], 3, cur)};
     if (closed) cells.insert(cells.end(), {cell(j["max_concurrency"], 0), cell(j["max_qps"], 2)});
     else cells.push_back(cell(j["max_qps"], 2));
     cells.insert(cells.end(), {cell(j["goodput_output_tps"], 0), cell(j["ttft_ms"]["p95"], 0), cell(j["tpot_ms"]["p95"], 1),
-                               cell(j["cost_per_mtok_output_slo"], 3, "$"), cell(j["replicas_needed"], 0),
-                               cell(j["monthly_cost"], 0, "$"), cell(j["scaling_efficiency"], 2), note});
+                               cell(j["scaling_efficiency"], 2), cell(j["capacity_ratio_per_gpu"], 2)});
+    if (owned) {
+      const Json& months = j["break_even_months"];
+      cells.push_back(cell(j["owned_monthly_cost"], 0, cur));
+      cells.push_back(months.is_null() ? (j["owned_monthly_cost"].is_null() ? "-" : "never") : fmt(months.get<double>(), 1) + " months");
+    }
+    if (quality) cells.push_back(quality_cell(row));
+    cells.push_back(note);
     t.add(cells);
+    if (!row.interconnect.empty() && row.fits)
+      links.push_back(row.name.substr(0, row.name.find(' ')) + ": " + row.interconnect);
   }
   std::cout << "compare: " << base.model << " | SLO";
   if (base.slo.empty()) std::cout << " none (capacity = largest stable load)";
   for (const auto& s : base.slo.targets)
     std::cout << " " << spec::to_string(s.metric) << " p" << format_value(s.percentile) << " <= " << format_value(s.max_ms);
-  std::cout << " | target "
-            << (closed ? std::to_string(*r.target_concurrency) + " closed-loop users"
-                : r.target_qps > 0 ? fmt(r.target_qps, 2) + " QPS" : std::string("n/a"))
-            << "\n\n";
+  const std::string target = closed ? std::to_string(*r.target_concurrency) + " closed-loop users"
+                             : r.target_qps > 0 ? fmt(r.target_qps, 2) + " QPS" : std::string("n/a");
+  std::cout << " | target " << target << "\n\n";
   t.print(std::cout);
-  std::cout << (closed ? "\nmax users = most concurrent closed-loop users one replica serves inside the SLO; req/s = "
-                        "requests completed per second there;\n"
-                      : "\nmax QPS = largest arrival rate (req/s) one replica serves inside the SLO;\n")
-            << "goodput, TTFT/TPOT and $/Mtok at that load (SLO-meeting tokens only); replicas and $/month: enough\n"
-               "replicas that each meets the SLO at its share of the target, at "
-            << format_value(base.cost.hours_per_month)
-            << " h/month.\nscale eff = goodput at SLO capacity of N GPUs / (N x that of 1 GPU of the same card, format and "
-               "knobs);\nabove 1 when one card is starved (less KV room, so preemptions; or a prefill too slow for the "
-               "TTFT target); '-' for 1 GPU\nor when the 1-GPU option has no capacity.\n";
-  std::string prices;
+  std::cout << "\n$/Mtok@target and $/month: the fleet for the target load (" << target
+            << "; replicas that each meet the SLO at their share, spares and\nextras included, "
+            << format_value(base.cost.hours_per_month) << " h/month), per million SLO-meeting output tokens. "
+            << "$/Mtok@cap: one replica at its capacity,\nthe floor a fully loaded fleet approaches. "
+            << (closed ? "max users = most concurrent closed-loop users one replica serves inside the SLO; req/s =\n"
+                         "requests completed per second there. "
+                       : "max QPS = largest arrival rate (req/s) one replica serves inside the SLO. ")
+            << "goodput, TTFT/TPOT at that capacity.\n"
+               "scale eff = SLO-meeting output tok/s of N GPUs / (N x that of 1 GPU of the same card, format and knobs), both\n"
+               "with the same concurrent users (those 1 GPU carries at its SLO capacity): the field guides' definition.\n"
+               "cap/GPU = capacity per GPU against 1 GPU's, each at its own capacity (above 1 when one card is starved of\n"
+               "KV room or too slow in prefill for the TTFT target). '-' for 1 GPU or when the 1-GPU option has no capacity.\n";
   std::vector<std::string> seen;
-  const auto& catalog = spec::Catalog::builtin();
+  for (const auto& l : links)
+    if (std::find(seen.begin(), seen.end(), l) == seen.end()) seen.push_back(l);
+  if (!seen.empty()) {
+    std::cout << "interconnect assumed:";
+    for (const auto& l : seen) std::cout << "\n  " << l;
+    std::cout << "\n";
+  }
+  std::string prices;
+  std::vector<std::string> seen_gpu;
+  bool placeholder = false;
   for (const auto& row : r.rows) {
-    if (!row.summary || std::find(seen.begin(), seen.end(), row.gpu) != seen.end()) continue;
-    seen.push_back(row.gpu);
-    const auto gpu = catalog.gpu(row.gpu);
-    // The same rule compare() billed with.
-    const auto given = analysis::price_on_gpu(base.hardware.gpu, base.hardware.price_per_gpu_hour, row.gpu,
-                                              analysis::price_for(o.prices, row.gpu));
-    const double price = given.value_or(gpu.price_per_hour);
-    const bool placeholder = !given && gpu.price_is_placeholder;
-    prices += (prices.empty() ? "" : ", ") + row.gpu + " $" + fmt(price, 2) + (placeholder ? " (placeholder)" : "");
+    if (!row.fits || std::find(seen_gpu.begin(), seen_gpu.end(), row.gpu) != seen_gpu.end()) continue;
+    seen_gpu.push_back(row.gpu);
+    placeholder = placeholder || row.price_is_placeholder;
+    prices += (prices.empty() ? "" : ", ") + row.gpu + " " + cur + fmt(row.price_per_gpu_hour, 2) +
+              (row.price_is_placeholder ? " (placeholder)" : "");
   }
   if (!prices.empty())
-    std::cout << "prices per GPU-hour: " << prices << (prices.find("placeholder") != std::string::npos
-                                                         ? "\n  placeholders are rough market figures: pass --prices gpu=USD,..."
-                                                         : "")
+    std::cout << "prices per GPU-hour (" << base.cost.currency << "): " << prices
+              << (placeholder ? "\n  placeholder prices are rough market figures, not quotes: pass --prices gpu=PRICE,..." : "")
               << "\n";
-  if (r.winner) {
-    const auto& w = r.rows[*r.winner];
+  if (owned || base.cost.electricity_per_kwh) {
+    const auto& c = base.cost;
+    std::cout << "owned: purchase over " << format_value(c.depreciation_years) << " years, energy at "
+              << (c.electricity_per_kwh ? cur + fmt(*c.electricity_per_kwh, 3) : std::string("-")) << "/kWh x PUE "
+              << format_value(c.pue) << " (board power: datasheet under load, measured idle), hosting " << cur
+              << format_value(c.hosting_per_gpu_month) << "/GPU-month; 'buy pays back' = months until buying has cost "
+              << "less than renting.\n";
+    std::vector<std::string> why;
+    for (const auto& row : r.rows)
+      if (row.fits && !row.owned_note.empty() && std::find(why.begin(), why.end(), row.gpu + ": " + row.owned_note) == why.end())
+        why.push_back(row.gpu + ": " + row.owned_note);
+    for (const auto& w : why) std::cout << "  " << w << "\n";
+  } else {
+    std::cout << "owned hardware: set cost.electricity_per_kwh (and purchase prices: --purchase-prices gpu=PRICE) to price "
+                 "buying beside renting.\n";
+  }
+  if (winner) {
     const Json& j = doc["rows"][*r.winner];
-    std::cout << "winner (" << analysis::to_string(r.rank_by) << "): " << w.name << " — "
-              << cell(j["monthly_cost"], 0, "$") << "/month for " << cell(j["replicas_needed"], 0) << " replica(s), "
-              << cell(j["cost_per_mtok_output_slo"], 3, "$") << " per million output tokens at capacity\n";
+    std::cout << "winner (" << analysis::to_string(r.rank_by) << "): " << winner->name << " — "
+              << cell(j["cost_per_mtok_output_at_target"], 3, cur) << " per million output tokens at " << target << ", "
+              << cell(j["monthly_cost"], 0, cur) << "/month for " << cell(j["replicas_needed"], 0) << " replica(s) ("
+              << cell(j["cost_per_mtok_output_slo"], 3, cur) << "/Mtok at capacity)\n";
+    if (!winner->quality_caveat.empty())
+      std::cout << "  " << winner->quant << ": " << winner->quality_caveat
+                << (analysis::is_4bit(winner->quant) ? "\n  check your own quality evals before choosing a 4-bit format"
+                                                     : "")
+                << "\n";
   } else {
     const bool any = std::any_of(r.rows.begin(), r.rows.end(), [](const analysis::Row& row) { return row.meets_slo(); });
     std::cout << "winner: none — " << (any ? "no option's fleet meets the SLO at the target load" : "no option meets the SLO")
               << "\n";
   }
+}
+
+std::map<std::string, double> price_map(const std::string& list, const std::string& flag) {
+  std::map<std::string, double> out;
+  for (const auto& item : split_list(list)) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) throw ConfigError(flag, "expected gpu=PRICE, got '" + item + "'");
+    char* end = nullptr;
+    const std::string value = item.substr(eq + 1);
+    const double price = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0') throw ConfigError(flag, "expected a number after '=', got '" + item + "'");
+    out[item.substr(0, eq)] = price;
+  }
+  return out;
 }
 
 void write_rows(const std::string& file, const analysis::CompareResult& r) {
@@ -152,15 +222,17 @@ int run_compare(int argc, char** argv) {
     po::positional_options_description pos;
     add_scenario_options(opts, pos, "base scenario JSON file (model, workload, SLO, cost)");
     opts.add_options()
-        ("gpus", po::value<std::string>(), "comma list: rtx4090-24gb,2xrtx4090-24gb,a100-80gb-sxm,4xh100-80gb-sxm@pp "
-                                           "(NxGPU = N cards, tensor parallel; @pp = pipeline)")
+        ("gpus", po::value<std::string>(), "comma list: rtx4090-24gb,2xrtx4090-24gb,2xa100-80gb-pcie+nvlink,4xh100-80gb-sxm@pp "
+                                           "(NxGPU = N cards, tensor parallel; @pp = pipeline; +nvlink = bridged pair)")
         ("quants", po::value<std::string>(), "comma list of weight formats (default: the scenario's)")
         ("policies", po::value<std::string>(), "comma list of scheduler policies: vllm,chunked,static")
         ("max-num-seqs", po::value<std::string>(), "comma list of engine.max_num_seqs values")
         ("max-num-batched-tokens", po::value<std::string>(), "comma list of engine.max_num_batched_tokens values")
-        ("prices", po::value<std::string>(), "comma list gpu=USD per GPU-hour, overriding catalogue placeholders")
+        ("prices", po::value<std::string>(), "comma list gpu=PRICE per GPU-hour (cost.currency), overriding catalogue placeholders")
+        ("purchase-prices", po::value<std::string>(), "comma list gpu=PRICE to buy one card (owned hardware), overriding the catalogue's")
         ("target-qps", po::value<double>(), "load to size the fleet for (default cost.target_qps, else the offered rate)")
-        ("rank-by", po::value<std::string>()->default_value("monthly_cost"), "winner criterion: monthly_cost or cost_per_mtok")
+        ("rank-by", po::value<std::string>()->default_value("monthly_cost"),
+         "winner criterion: monthly_cost, cost_per_mtok (at the target load) or cost_per_mtok_at_capacity")
         ("jobs,j", po::value<int>()->default_value(1), "threads")
         ("replications", po::value<int>()->default_value(defaults.replications), "independent seeds for the 95% CI")
         ("rel-tol", po::value<double>()->default_value(defaults.rel_tol), "relative tolerance of the capacity bisection")
@@ -192,17 +264,8 @@ int run_compare(int argc, char** argv) {
     if (vm.count("max-num-seqs")) o.max_num_seqs = int_list(vm["max-num-seqs"].as<std::string>(), "--max-num-seqs");
     if (vm.count("max-num-batched-tokens"))
       o.max_num_batched_tokens = int_list(vm["max-num-batched-tokens"].as<std::string>(), "--max-num-batched-tokens");
-    if (vm.count("prices")) {
-      for (const auto& item : split_list(vm["prices"].as<std::string>())) {
-        const auto eq = item.find('=');
-        if (eq == std::string::npos) throw ConfigError("--prices", "expected gpu=USD, got '" + item + "'");
-        char* end = nullptr;
-        const std::string value = item.substr(eq + 1);
-        const double price = std::strtod(value.c_str(), &end);
-        if (value.empty() || *end != '\0') throw ConfigError("--prices", "expected a number after '=', got '" + item + "'");
-        o.prices[item.substr(0, eq)] = price;
-      }
-    }
+    if (vm.count("prices")) o.prices = price_map(vm["prices"].as<std::string>(), "--prices");
+    if (vm.count("purchase-prices")) o.purchase_prices = price_map(vm["purchase-prices"].as<std::string>(), "--purchase-prices");
     o.rank_by = analysis::parse_rank_by(vm["rank-by"].as<std::string>());
     o.jobs = vm["jobs"].as<int>();
     o.capacity.replications = vm["replications"].as<int>();
@@ -213,7 +276,7 @@ int run_compare(int argc, char** argv) {
     const auto result = analysis::compare(base, o, ProgressLine("compare", "options", vm));
     if (vm.count("out")) write_rows(vm["out"].as<std::string>(), result);
     if (vm.count("json")) print_json(analysis::to_json(result));
-    else print_table(result, base, o);
+    else print_table(result, base);
     return kOk;
   });
 }

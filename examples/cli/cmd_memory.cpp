@@ -6,6 +6,7 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/gpu_option.hpp"
 #include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::cli {
@@ -17,7 +18,8 @@ int run_memory(int argc, char** argv) {
     po::options_description opts("llmsim memory options");
     opts.add_options()
         ("model", po::value<std::string>()->required(), "model id (llmsim catalog models) or path to a HF config.json")
-        ("gpu", po::value<std::string>()->required(), "GPU id (llmsim catalog gpus), '<gpu>:mig-<profile>', or a GPU spec file")
+        ("gpu", po::value<std::string>()->required(), "GPU id (llmsim catalog gpus), '<gpu>:mig-<profile>', a GPU spec file, "
+                                                       "or an option such as 2xrtx4090-24gb@pp, 2xa100-80gb-pcie+nvlink")
         ("num-gpus", po::value<int>(), "GPUs of one replica (default tp x pp)")
         ("tp", po::value<int>(), "tensor parallel size (default num-gpus / pp)")
         ("pp", po::value<int>()->default_value(1), "pipeline parallel size")
@@ -83,7 +85,10 @@ int run_memory(int argc, char** argv) {
     problems.throw_if_any();
 
     const spec::ModelSpec model = catalog.model(vm["model"].as<std::string>(), "--model");
-    const spec::GpuSpec gpu = catalog.gpu(vm["gpu"].as<std::string>(), "--gpu");
+    // One GPU-option rule for every command: "2x…" sets the split unless --tp/--pp/--num-gpus say it (and agree).
+    const auto option = spec::parse_gpu_option(vm["gpu"].as<std::string>(), "--gpu");
+    const spec::ParallelConfig par = spec::split_for(option, {tp, pp}, "--tp");
+    const spec::GpuSpec gpu = spec::gpu_for(option, par.gpus(), catalog, "--gpu");
     spec::Quantization quant;
     quant.weights = spec::format_for_gpu(spec::weight_format(vm["quant"].as<std::string>(), "--quant"), gpu, "--quant");
     quant.kv_dtype = spec::parse_kv_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");
@@ -92,7 +97,6 @@ int run_memory(int argc, char** argv) {
                                                std::to_string(model.max_position_embeddings) + "), got " +
                                                std::to_string(max_model_len));
     }
-    spec::ParallelConfig par{tp, pp};
     const int plan_len = max_model_len > 0 ? max_model_len : spec::default_max_model_len(model, engine);
     const auto plan = memory::plan_memory(model, quant, gpu, par, engine, plan_len);
 
@@ -101,8 +105,8 @@ int run_memory(int argc, char** argv) {
       j["model"] = model.id;
       j["gpu"] = gpu.id;
       j["num_gpus"] = par.gpus();
-      j["tp"] = tp;
-      j["pp"] = pp;
+      j["tp"] = par.tp;
+      j["pp"] = par.pp;
       j["quant"] = quant.weights.id;
       j["kv_dtype"] = std::string(spec::to_string(quant.kv_dtype));
       j["gpu_memory_utilization"] = engine.gpu_memory_utilization;
@@ -111,14 +115,17 @@ int run_memory(int argc, char** argv) {
     }
     const auto& g = plan.per_gpu;
     std::cout << model.id << " on " << (par.gpus() > 1 ? std::to_string(par.gpus()) + " x " : "") << gpu.id
-              << " (tp " << tp << ", pp " << pp << "), weights " << quant.weights.id << ", KV cache "
+              << " (tp " << par.tp << ", pp " << par.pp << "), weights " << quant.weights.id << ", KV cache "
               << spec::to_string(quant.kv_dtype) << ", max_model_len " << plan.max_model_len << "\n";
     std::cout << "params " << fmt(static_cast<double>(plan.params) / 1e9, 2) << " B; KV cache "
               << fmt(plan.kv_bytes_per_token, 0) << " bytes per token (" << fmt(plan.kv_bytes_per_token / 1024, 1)
               << " KiB), " << fmt(plan.kv_bytes_per_token_per_gpu, 0) << " per GPU\n\n";
-    Table t({"per GPU", "bytes", "GB", "share"});
+    // GB = 10^9 bytes (the model-size arithmetic of the guides), GiB = 2^30 (what nvidia-smi's MiB and a card's
+    // "24 GB" mean): both, so neither has to be converted by hand.
+    Table t({"per GPU", "bytes", "GB", "GiB", "share"});
     auto row = [&](const std::string& name, std::int64_t b) {
       t.add({name, std::to_string(b), fmt(static_cast<double>(b) / 1e9, 2),
+             fmt(static_cast<double>(b) / (1024.0 * 1024.0 * 1024.0), 2),
              fmt(100.0 * static_cast<double>(b) / static_cast<double>(g.total_bytes), 1) + "%"});
     };
     row("weights", g.weights_bytes);

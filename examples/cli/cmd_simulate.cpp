@@ -44,6 +44,7 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   std::cout << "scenario: " << (sc.name.empty() ? sc.model : sc.name) << " | " << rs.model.id << " " << sc.weights
             << " on " << sc.hardware.replicas << " x " << sc.hardware.parallel.gpus() << " " << rs.gpu.id
             << " | policy " << spec::to_string(sc.engine.policy) << "\n";
+  if (!rs.interconnect.empty()) std::cout << "interconnect: " << rs.interconnect << "\n";
   if (!s.fits) {
     std::cout << "cannot run: " << s.reason << "\n";
     return;
@@ -68,8 +69,10 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   std::cout << "KV capacity " << s.kv.capacity_tokens << " tokens/replica, peak " << fmt(100 * s.kv.peak_used_fraction, 1)
             << "%, mean " << fmt(100 * s.kv.mean_used_fraction, 1) << "%; MFU " << fmt(100 * s.mfu, 1) << "%, MBU "
             << fmt(100 * s.mbu, 1) << "%\n";
-  std::cout << "cost $" << fmt(s.cost.per_hour, 2) << "/h, $" << fmt(s.cost.monthly, 0) << "/month; "
-            << (s.cost.per_mtok_output_slo > 0 ? "$" + fmt(s.cost.per_mtok_output_slo, 3)
+  const std::string cur = sc.cost.currency == "USD" ? "$" : sc.cost.currency + " ";  // money is labelled, never converted
+  std::cout << "cost " << cur << fmt(s.cost.per_hour, 2) << "/h, " << cur << fmt(s.cost.monthly, 0) << "/month"
+            << (rs.price_is_placeholder ? " (placeholder price)" : "") << "; "
+            << (s.cost.per_mtok_output_slo > 0 ? cur + fmt(s.cost.per_mtok_output_slo, 3)
                                                : std::string("n/a (no request met the SLO)"))
             << " per million SLO-meeting output tokens; cold start " << fmt(s.cost.cold_start_s, 0) << " s\n";
   for (const auto& c : s.classes)

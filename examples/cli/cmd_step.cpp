@@ -10,6 +10,7 @@
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/gpu_option.hpp"
 #include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/quantization.hpp"
 
@@ -34,7 +35,8 @@ int run(int argc, char** argv) {
   po::options_description opts("step options");
   opts.add_options()
       ("model", po::value<std::string>()->required(), "model id or path to a Hugging Face config.json")
-      ("gpu", po::value<std::string>()->required(), "GPU id ('a100-80gb-sxm', 'a100-80gb-sxm:mig-3g.40gb') or spec file")
+      ("gpu", po::value<std::string>()->required(), "GPU id ('a100-80gb-sxm', 'a100-80gb-sxm:mig-3g.40gb'), spec file, or "
+                                                     "an option such as 2xrtx4090-24gb@pp, 2xa100-80gb-pcie+nvlink")
       ("quant", po::value<std::string>()->default_value("fp16"), "weight format (fp16, awq-int4, fp8, ...)")
       ("kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache dtype (fp16, fp8, int8, ...)")
       ("tp", po::value<int>()->default_value(1), "tensor-parallel size")
@@ -64,14 +66,16 @@ int run(int argc, char** argv) {
 
   const auto& catalog = spec::Catalog::builtin();
   const spec::ModelSpec model = catalog.model(vm["model"].as<std::string>(), "--model");
-  const spec::GpuSpec gpu = catalog.gpu(vm["gpu"].as<std::string>(), "--gpu");
-  spec::Quantization quant;
-  quant.weights = spec::weight_format(vm["quant"].as<std::string>(), "--quant");
-  quant.kv_dtype = spec::parse_kv_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");
   spec::ParallelConfig parallel{vm["tp"].as<int>(), vm["pp"].as<int>()};
   if (parallel.tp < 1) throw ConfigError("--tp", "must be >= 1, got " + std::to_string(parallel.tp));
   if (parallel.pp < 1) throw ConfigError("--pp", "must be >= 1, got " + std::to_string(parallel.pp));
-
+  // One GPU-option rule for every command: "2x…" sets the split unless --tp/--pp say it (and agree).
+  const auto option = spec::parse_gpu_option(vm["gpu"].as<std::string>(), "--gpu");
+  parallel = spec::split_for(option, parallel, "--tp");
+  const spec::GpuSpec gpu = spec::gpu_for(option, parallel.gpus(), catalog, "--gpu");
+  spec::Quantization quant;
+  quant.weights = spec::weight_format(vm["quant"].as<std::string>(), "--quant");
+  quant.kv_dtype = spec::parse_kv_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");
   perf::HardwareProfile profile = perf::default_profile(gpu);
   const std::string profile_path = vm["gpu-profile"].as<std::string>();
   if (!profile_path.empty()) {

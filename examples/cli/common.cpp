@@ -238,8 +238,9 @@ int guarded(const std::string& command, const std::function<int()>& body) {
 
 void add_gpu_options(po::options_description& opts) {
   opts.add_options()
-      ("gpu", po::value<std::string>(), "override hardware.gpu (billed at --price, else its catalogue price)")
-      ("price", po::value<double>(), "USD per GPU-hour (overrides hardware.price_per_gpu_hour)");
+      ("gpu", po::value<std::string>(), "override hardware.gpu: a GPU option such as rtx4090-24gb, 2xrtx4090-24gb@pp, "
+                                        "2xa100-80gb-pcie+nvlink (billed at --price, else its catalogue price)")
+      ("price", po::value<double>(), "price per GPU-hour in cost.currency (overrides hardware.price_per_gpu_hour)");
 }
 
 void apply_gpu_options(spec::Scenario& s, const po::variables_map& vm) {

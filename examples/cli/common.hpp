@@ -77,7 +77,7 @@ class ProgressLine {
 /// ConfigError/program_options errors -> 2, other llmsim::Error -> 2, InternalError/other -> 3.
 int guarded(const std::string& command, const std::function<int()>& body);
 
-/// Adds --gpu (override hardware.gpu) and --price (USD per GPU-hour) to a scenario command's options.
+/// Adds --gpu (override hardware.gpu with a GPU option) and --price (per GPU-hour, cost.currency) to a scenario command's options.
 void add_gpu_options(po::options_description& opts);
 /// Applies --gpu and --price to a parsed scenario. The scenario's price_per_gpu_hour priced its own card, so a
 /// --gpu card is billed at --price, else at its catalogue price (analysis::set_gpu, the rule compare uses).

@@ -100,3 +100,43 @@ TEST_CASE("compare on a closed loop sizes fleets in users and names a winner", "
   with_rate.cost.target_qps = 3;
   CHECK_THROWS_AS(analysis::compare(with_rate, o), ConfigError);
 }
+
+TEST_CASE("compare leads with money at the target load and breaks equal bills by it", "[analysis][compare][engine]") {
+  // At 0.1 QPS one replica of anything is enough, so the bill is the hourly price and the token cost at the target
+  // is that bill over the few tokens 0.1 QPS brings: far above the cost at capacity.
+  Json j = test::chat_json();
+  spec::set_json_path(j, "cost.target_qps", 0.1);
+  const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
+  analysis::CompareOptions o = quick({"rtx4090-24gb", "2xrtx4090-24gb", "a100-80gb-sxm"});
+  o.quants = {"fp16", "awq-int4"};
+  const auto r = analysis::compare(base, o);
+  REQUIRE(r.rows.size() == 6);
+  for (const auto& row : r.rows) {
+    INFO(row.name);
+    REQUIRE(row.meets_slo());
+    REQUIRE(row.replicas_needed);
+    REQUIRE(row.at_target);
+    REQUIRE(row.cost_per_mtok_output_at_target);
+    // By hand: the fleet's hourly bill over the tokens its serving replicas deliver at their share of the target.
+    const double hourly = *row.monthly_cost / base.cost.hours_per_month;
+    CHECK(*row.cost_per_mtok_output_at_target ==
+          Approx(hourly / (*row.replicas_needed * row.at_target->goodput_output_tps * 3600) * 1e6));
+    CHECK(*row.cost_per_mtok_output_at_target > 5 * row.summary->cost.per_mtok_output_slo);
+    CHECK(row.price_per_gpu_hour > 0);
+  }
+  // The winner has the smallest bill, and among equal bills the cheapest token at the target load.
+  REQUIRE(r.winner);
+  const auto& w = r.rows[*r.winner];
+  for (const auto& row : r.rows) {
+    INFO(row.name);
+    CHECK(*w.monthly_cost <= *row.monthly_cost);
+    if (*row.monthly_cost == *w.monthly_cost)
+      CHECK(*w.cost_per_mtok_output_at_target <= *row.cost_per_mtok_output_at_target);
+  }
+  // Ranking by the token cost at the target load is a criterion of its own.
+  o.rank_by = analysis::RankBy::cost_per_mtok;
+  const auto by_token = analysis::compare(base, o);
+  REQUIRE(by_token.winner);
+  for (const auto& row : by_token.rows)
+    CHECK(*by_token.rows[*by_token.winner].cost_per_mtok_output_at_target <= *row.cost_per_mtok_output_at_target);
+}

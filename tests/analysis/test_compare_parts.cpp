@@ -1,4 +1,4 @@
-// Pieces of `compare` that need no simulation: GPU option syntax, ranking names, the Pareto frontier.
+// Pieces of `compare` that need no simulation: ranking names, the Pareto frontier (GPU options: tests/spec).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -8,28 +8,10 @@
 
 using namespace llmsim;
 
-TEST_CASE("GPU options: count prefix, parallel suffix", "[analysis][compare]") {
-  auto one = analysis::parse_gpu_option("rtx4090-24gb");
-  CHECK(one.gpu == "rtx4090-24gb");
-  CHECK(one.count == 1);
-  auto two = analysis::parse_gpu_option("2xrtx4090-24gb");
-  CHECK(two.gpu == "rtx4090-24gb");
-  CHECK(two.count == 2);
-  CHECK_FALSE(two.pipeline);
-  auto pp = analysis::parse_gpu_option("4xa100-80gb-sxm@pp");
-  CHECK(pp.count == 4);
-  CHECK(pp.pipeline);
-  CHECK(analysis::parse_gpu_option("a100-80gb-sxm:mig-3g.40gb").gpu == "a100-80gb-sxm:mig-3g.40gb");
-  CHECK(analysis::parse_gpu_option("3090").gpu == "3090");  // digits without 'x' are part of the id
-  CHECK_THROWS_AS(analysis::parse_gpu_option("0xrtx4090-24gb"), ConfigError);
-  CHECK_THROWS_AS(analysis::parse_gpu_option("100xrtx4090-24gb"), ConfigError);
-  CHECK_THROWS_AS(analysis::parse_gpu_option("2x"), ConfigError);
-  CHECK_THROWS_AS(analysis::parse_gpu_option("2xrtx4090-24gb@dp"), ConfigError);
-}
-
 TEST_CASE("ranking names", "[analysis][compare]") {
   CHECK(analysis::parse_rank_by("monthly_cost") == analysis::RankBy::monthly_cost);
   CHECK(analysis::parse_rank_by("cost_per_mtok") == analysis::RankBy::cost_per_mtok);
+  CHECK(analysis::parse_rank_by("cost_per_mtok_at_capacity") == analysis::RankBy::cost_per_mtok_at_capacity);
   CHECK_THROWS_AS(analysis::parse_rank_by("cheapest"), ConfigError);
 }
 

@@ -82,3 +82,65 @@ TEST_CASE("a scenario's price follows its GPU: it priced that card, not another"
   analysis::set_gpu(s, "a100-80gb-pcie", 1.5);
   CHECK(s.hardware.price_per_gpu_hour == 1.5);
 }
+
+TEST_CASE("the price follows the card, not the option text: 2xa100 is still an A100", "[analysis][cost][price]") {
+  using analysis::price_on_gpu;
+  // A count, split or bridge does not change the card, so the scenario's price of that card still applies.
+  CHECK(price_on_gpu("a100-80gb-sxm", 1.8, "2xa100-80gb-sxm") == 1.8);
+  CHECK(price_on_gpu("a100-80gb-pcie", 1.5, "2xa100-80gb-pcie+nvlink") == 1.5);
+  CHECK(price_on_gpu("2xrtx4090-24gb", 0.4, "rtx4090-24gb@pp") == 0.4);
+  CHECK_FALSE(price_on_gpu("2xa100-80gb-sxm", 1.8, "2xrtx4090-24gb"));
+  // The purchase price follows the same rule.
+  spec::Scenario s;
+  s.hardware.gpu = "rtx4090-24gb";
+  s.hardware.price_per_gpu_hour = 0.4;
+  s.hardware.purchase_price_per_gpu = 1800;
+  analysis::set_gpu(s, "2xrtx4090-24gb@pp");
+  CHECK(s.hardware.price_per_gpu_hour == 0.4);
+  CHECK(s.hardware.purchase_price_per_gpu == 1800);
+  analysis::set_gpu(s, "a100-80gb-sxm");
+  CHECK_FALSE(s.hardware.price_per_gpu_hour);
+  CHECK_FALSE(s.hardware.purchase_price_per_gpu);
+}
+
+TEST_CASE("overrides reprice in C++: a scenario moved to another card keeps no other card's price",
+          "[analysis][cost][price]") {
+  // chat-8b prices its A100 at $1.80/h; Python's hardware__gpu= and sweep points go through apply_overrides.
+  const Json base = Json::parse(R"({"hardware": {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": 1.8,
+                                                 "purchase_price_per_gpu": 15000}})");
+  auto price = [](const Json& doc) {
+    return spec::resolve(spec::scenario_from_json(JsonView(doc, "")), spec::Catalog::builtin()).price_per_gpu_hour;
+  };
+  const double rtx = spec::Catalog::builtin().gpu("rtx4090-24gb").price_per_hour;
+  CHECK(price(base) == 1.8);
+  const Json moved = analysis::apply_overrides(base, {{"hardware.gpu", "rtx4090-24gb"}});
+  CHECK_FALSE(moved["hardware"].contains("price_per_gpu_hour"));
+  CHECK_FALSE(moved["hardware"].contains("purchase_price_per_gpu"));
+  CHECK(price(moved) == Approx(rtx));
+  CHECK(price(analysis::apply_overrides(base, {{"hardware.gpu", "2xa100-80gb-sxm"}})) == 1.8);
+  CHECK(price(analysis::apply_overrides(base, {{"hardware.gpu", "rtx4090-24gb"}, {"hardware.price_per_gpu_hour", 0.7}})) ==
+        0.7);
+  CHECK(price(analysis::apply_overrides(base, {{"hardware.price_per_gpu_hour", 0.7}, {"hardware.gpu", "rtx4090-24gb"}})) ==
+        0.7);
+  CHECK(price(analysis::apply_overrides(base, {{"workload.seed", 3}})) == 1.8);
+  CHECK_THROWS_AS(analysis::apply_overrides(base, {{"hardware.gpus", "x"}}), ConfigError);
+}
+
+TEST_CASE("$/Mtok at the target load is the fleet's bill over its serving replicas' tokens", "[analysis][cost]") {
+  // 2 serving replicas at 100 tok/s each, the fleet (with a spare) costing 1.5/h: 1.5 / (200 × 3600) × 1e6.
+  CHECK(*analysis::fleet_cost_per_mtok(1.5, 2, 100.0) == Approx(1.5 / 720000.0 * 1e6));
+  CHECK_FALSE(analysis::fleet_cost_per_mtok(1.5, 0, 100.0));
+  CHECK_FALSE(analysis::fleet_cost_per_mtok(1.5, 2, 0.0));
+}
+
+TEST_CASE("a period's bill from GPU-hours: a fixed fleet's month equals its hourly cost x hours", "[analysis][cost]") {
+  spec::CostSpec c;
+  c.ops_overhead_fraction = 0.1;
+  c.storage_per_month = 73;
+  // 2 GPUs for a 730 h month at 0.5/h: 730 × 2 × 0.5 × 1.1 + 73.
+  CHECK(analysis::period_cost(0.5, 2 * 730.0, 730.0, c) == Approx(803 + 73));
+  CHECK(analysis::period_cost(0.5, 2 * 730.0, 730.0, c) == Approx(analysis::hourly_cost(0.5, 2, c) * 730));
+  // An autoscaled fleet is billed for the replica-hours it held: 10 h at 4 GPUs and 14 h at 1 GPU in one day.
+  CHECK(analysis::period_cost(0.5, 10 * 4 + 14 * 1, 24.0, c) == Approx(54 * 0.5 * 1.1 + 73.0 * 24 / 730));
+  CHECK_THROWS_AS(analysis::period_cost(0.5, -1, 24, c), ConfigError);
+}

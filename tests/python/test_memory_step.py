@@ -70,12 +70,16 @@ def test_step_rejects_negative_lengths():
 
 
 def test_gpu_option_strings_as_in_compare():
-    """'2xcard' is tensor parallel 2, '2xcard@pp' a two-stage pipeline; both put half the weights on a GPU."""
+    """'2xcard' is tensor parallel 2, '2xcard@pp' a two-stage pipeline; both put half the weights on a GPU. libsim
+    parses them (one rule for every face); tp/pp left at 1 take the option's split, others must agree with it."""
     tp = llmsim.memory(model="llama-3.1-8b", gpu="2xrtx4090-24gb")
     pp = llmsim.memory(model="llama-3.1-8b", gpu="2xrtx4090-24gb@pp")
     assert pp == llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb", pp=2)
     assert pp["per_gpu"]["weights_bytes"] == pytest.approx(tp["per_gpu"]["weights_bytes"], rel=0.05)
     with pytest.raises(ValueError, match="@xx"):
         llmsim.memory(model="llama-3.1-8b", gpu="2xrtx4090-24gb@xx")
-    with pytest.raises(ValueError, match="hardware.pp"):
-        llmsim.memory(model="llama-3.1-8b", gpu="2xrtx4090-24gb@pp", pp=1)
+    with pytest.raises(ValueError, match="hardware.tp: tp 1 x pp 4 contradicts gpu '2xrtx4090-24gb@pp'"):
+        llmsim.memory(model="llama-3.1-8b", gpu="2xrtx4090-24gb@pp", pp=4)
+    with pytest.raises(ValueError, match="hardware.tp"):
+        llmsim.memory(model="llama-3.1-8b", gpu="2xrtx4090-24gb@pp", tp=2)
+    assert llmsim.memory(model="llama-3.1-8b", gpu="2xrtx4090-24gb@pp", pp=2) == pp

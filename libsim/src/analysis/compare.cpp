@@ -7,42 +7,27 @@
 #include <set>
 
 #include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/scaling.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
+#include "llmsim/spec/gpu_option.hpp"
 
 namespace llmsim::analysis {
 
-GpuOption parse_gpu_option(const std::string& text, const std::string& path) {
-  GpuOption o;
-  o.label = text;
-  std::string rest = text;
-  const auto at = rest.rfind('@');
-  if (at != std::string::npos) {
-    const std::string suffix = rest.substr(at + 1);
-    if (suffix == "pp") o.pipeline = true;
-    else if (suffix != "tp") throw ConfigError(path, "unknown suffix '@" + suffix + "' in '" + text + "' (valid: @tp, @pp)");
-    rest = rest.substr(0, at);
+std::string to_string(RankBy r) {
+  switch (r) {
+    case RankBy::monthly_cost: return "monthly_cost";
+    case RankBy::cost_per_mtok: return "cost_per_mtok";
+    case RankBy::cost_per_mtok_at_capacity: return "cost_per_mtok_at_capacity";
   }
-  // "<N>x<id>": a count prefix only when digits are followed by 'x' (ids themselves may start with digits).
-  std::size_t digits = 0;
-  while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
-  if (digits > 0 && digits < rest.size() && rest[digits] == 'x') {
-    if (digits > 3) throw ConfigError(path, "GPU count in '" + text + "' must be 1..64");
-    o.count = std::stoi(rest.substr(0, digits));
-    rest = rest.substr(digits + 1);
-  }
-  if (o.count < 1 || o.count > 64) throw ConfigError(path, "GPU count in '" + text + "' must be 1..64");
-  if (rest.empty()) throw ConfigError(path, "missing GPU id in '" + text + "'");
-  o.gpu = rest;
-  return o;
+  throw InternalError("unknown RankBy " + std::to_string(static_cast<int>(r)));
 }
-
-std::string to_string(RankBy r) { return r == RankBy::monthly_cost ? "monthly_cost" : "cost_per_mtok"; }
 
 RankBy parse_rank_by(const std::string& s, const std::string& path) {
   if (s == "monthly_cost" || s == "monthly") return RankBy::monthly_cost;
   if (s == "cost_per_mtok" || s == "mtok") return RankBy::cost_per_mtok;
-  throw ConfigError(path, unknown_name_message("ranking", s, {"monthly_cost", "cost_per_mtok"}));
+  if (s == "cost_per_mtok_at_capacity") return RankBy::cost_per_mtok_at_capacity;
+  throw ConfigError(path, unknown_name_message("ranking", s, {"monthly_cost", "cost_per_mtok", "cost_per_mtok_at_capacity"}));
 }
 
 std::vector<std::size_t> pareto_frontier(const std::vector<std::pair<double, double>>& pts) {
@@ -68,19 +53,32 @@ namespace {
 struct Option {
   spec::Scenario scenario;
   std::string name;
+  std::string card;               ///< the GPU option's card (scaling baselines match on it)
   std::size_t single = SIZE_MAX;  ///< index of the 1-GPU counterpart (multi-GPU options)
   bool listed = true;             ///< false: run only as a scaling baseline
-  int count = 1;
+  int count = 1;                  ///< GPUs of one replica
 };
 
 std::optional<double> rank_value(const Row& r, RankBy by) {
   if (!r.meets_slo()) return std::nullopt;
   if (r.at_target && !run_meets_slo(*r.at_target)) return std::nullopt;  // its fleet misses the SLO at the target
-  if (by == RankBy::monthly_cost) return r.monthly_cost;
-  if (!r.summary) return std::nullopt;
-  const double tps = r.summary->goodput_output_tps;
-  if (!(tps > 0)) return std::nullopt;
-  return r.summary->cost.per_hour / (tps * 3600.0) * 1e6;
+  switch (by) {
+    case RankBy::monthly_cost: return r.monthly_cost;
+    case RankBy::cost_per_mtok: return r.cost_per_mtok_output_at_target;
+    case RankBy::cost_per_mtok_at_capacity:
+      if (!r.summary) return std::nullopt;
+      return cost_per_mtok(r.summary->cost.per_hour, r.summary->goodput_output_tps);
+  }
+  return std::nullopt;
+}
+
+// The ranking key: the criterion, then the cheaper token at the target load, then at capacity (never "no number").
+std::vector<double> rank_key(const Row& r, RankBy by) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> key{rank_value(r, by).value_or(inf)};
+  for (RankBy tie : {RankBy::cost_per_mtok, RankBy::cost_per_mtok_at_capacity})
+    if (tie != by) key.push_back(rank_value(r, tie).value_or(inf));
+  return key;
 }
 
 }  // namespace
@@ -96,25 +94,31 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
   if (opt.jobs < 1) throw ConfigError("--jobs", "must be >= 1, got " + std::to_string(opt.jobs));
   check_fleet_target(base);
 
-  // Everything named is checked before anything runs: a typo is an error, not a "cannot run" row.
-  std::vector<GpuOption> gpus;
+  // Everything named is checked before anything runs: a typo is an error, not a "cannot run" row. Options without a
+  // count prefix run on one card each, except the scenario's own deployment when no GPUs are listed.
+  struct Named {
+    spec::GpuOption option;
+    spec::ParallelConfig parallel;
+  };
+  std::vector<Named> gpus;
   if (opt.gpus.empty()) {
-    GpuOption g;
-    g.gpu = base.hardware.gpu;
-    g.count = base.hardware.parallel.gpus();
-    g.pipeline = base.hardware.parallel.pp > 1 && base.hardware.parallel.tp == 1;
-    g.label = (g.count > 1 ? std::to_string(g.count) + "x" : "") + g.gpu;
-    gpus.push_back(g);
+    const auto o = spec::parse_gpu_option(base.hardware.gpu);
+    gpus.push_back({o, spec::split_for(o, base.hardware.parallel)});
   }
   for (const auto& t : opt.gpus) {
-    gpus.push_back(parse_gpu_option(t));
-    catalog.gpu(gpus.back().gpu, "--gpus");
+    const auto o = spec::parse_gpu_option(t, "--gpus");
+    catalog.gpu(o.card, "--gpus");
+    gpus.push_back({o, spec::split_for(o, {1, 1}, "--gpus")});
   }
-  for (const auto& [id, price] : opt.prices) {
-    catalog.gpu(id, "--prices");
-    if (!(price >= 0) || !std::isfinite(price))
-      throw ConfigError("--prices", id + " must cost >= 0 per hour, got " + format_value(price));
-  }
+  auto check_prices = [&](const std::map<std::string, double>& prices, const char* flag) {
+    for (const auto& [id, price] : prices) {
+      catalog.gpu(id, flag);
+      if (!(price >= 0) || !std::isfinite(price))
+        throw ConfigError(flag, id + " must cost >= 0, got " + format_value(price));
+    }
+  };
+  check_prices(opt.prices, "--prices");
+  check_prices(opt.purchase_prices, "--purchase-prices");
   std::vector<std::string> quants = opt.quants.empty() ? std::vector<std::string>{base.weights} : opt.quants;
   for (const auto& q : quants) spec::weight_format(q, "--quants");
   std::vector<spec::SchedulerPolicy> policies;
@@ -125,25 +129,27 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
                                                              : opt.max_num_batched_tokens;
 
   std::vector<Option> options;
-  auto make = [&](const GpuOption& g, const std::string& q, spec::SchedulerPolicy pol, int s, int t, bool listed) {
+  auto make = [&](const Named& g, const std::string& q, spec::SchedulerPolicy pol, int s, int t, bool listed) {
     Option o;
     o.scenario = base;
     auto& hw = o.scenario.hardware;
-    set_gpu(o.scenario, g.gpu, price_for(opt.prices, g.gpu));
-    hw.parallel.tp = g.pipeline ? 1 : g.count;
-    hw.parallel.pp = g.pipeline ? g.count : 1;
+    // The price follows the card (price_on_gpu); resolve() turns the option's count into tp × pp.
+    set_gpu(o.scenario, g.option.text, price_for(opt.prices, g.option.card), price_for(opt.purchase_prices, g.option.card));
+    hw.parallel = g.parallel;
     hw.replicas = 1;
     o.scenario.weights = q;
     o.scenario.engine.policy = pol;
     o.scenario.engine.max_num_seqs = s;
     o.scenario.engine.max_num_batched_tokens = t;
-    o.name = g.label + " " + q;
+    const bool labelled = g.option.count_given || g.parallel.gpus() == 1;
+    o.name = (labelled ? g.option.text : std::to_string(g.parallel.gpus()) + "x" + g.option.text) + " " + q;
     if (policies.size() > 1) o.name += " " + spec::to_string(pol);
     if (seqs.size() > 1) o.name += " seqs=" + std::to_string(s);
     if (toks.size() > 1) o.name += " tokens=" + std::to_string(t);
     o.scenario.name = o.name;
     o.listed = listed;
-    o.count = g.count;
+    o.card = g.option.card;
+    o.count = g.parallel.gpus();
     return o;
   };
   for (const auto& g : gpus)
@@ -151,14 +157,14 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
       for (auto pol : policies)
         for (int s : seqs)
           for (int t : toks) options.push_back(make(g, q, pol, s, t, true));
-  // Multi-GPU options need their 1-GPU counterpart for scaling efficiency.
+  // Multi-GPU options need their 1-GPU counterpart (the same card, format and knobs) for scaling efficiency.
   const std::size_t listed = options.size();
   for (std::size_t i = 0; i < listed; ++i) {
     if (options[i].count == 1) continue;
     const auto& sc = options[i].scenario;
     for (std::size_t j = 0; j < options.size(); ++j) {
       const auto& c = options[j].scenario;
-      if (options[j].count == 1 && c.hardware.gpu == sc.hardware.gpu && c.weights == sc.weights &&
+      if (options[j].count == 1 && options[j].card == options[i].card && c.weights == sc.weights &&
           c.engine.policy == sc.engine.policy && c.engine.max_num_seqs == sc.engine.max_num_seqs &&
           c.engine.max_num_batched_tokens == sc.engine.max_num_batched_tokens) {
         options[i].single = j;
@@ -166,9 +172,7 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
       }
     }
     if (options[i].single == SIZE_MAX) {
-      GpuOption one;
-      one.gpu = sc.hardware.gpu;
-      one.label = one.gpu;
+      Named one{spec::parse_gpu_option(options[i].card), {1, 1}};
       options.push_back(make(one, sc.weights, sc.engine.policy, sc.engine.max_num_seqs,
                              sc.engine.max_num_batched_tokens, false));
       options[i].single = options.size() - 1;
@@ -179,20 +183,22 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
   row_options.capacity = true;
   row_options.capacity_options = opt.capacity;
   std::vector<Row> rows(options.size());
+  std::vector<std::optional<spec::ResolvedScenario>> resolved(options.size());
   std::size_t visible_done = 0;
   parallel_for(
       options.size(), opt.jobs,
       [&](std::size_t i) {
         Row row;
         try {
-          const auto resolved = spec::resolve(options[i].scenario, catalog);
-          row = evaluate_row(resolved, row_options);
+          resolved[i] = spec::resolve(options[i].scenario, catalog);
+          row = evaluate_row(*resolved[i], row_options);
         } catch (const ConfigError& e) {
           // The model cannot be run this way (a split that does not divide it, a format the card lacks).
+          resolved[i].reset();
           row = Row{};
           row.name = options[i].name;
           row.model = base.model;
-          row.gpu = options[i].scenario.hardware.gpu;
+          row.gpu = options[i].card;
           row.quant = options[i].scenario.weights;
           row.policy = spec::to_string(options[i].scenario.engine.policy);
           row.tp = options[i].scenario.hardware.parallel.tp;
@@ -200,6 +206,7 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
           row.num_gpus = options[i].count;
           row.max_num_seqs = options[i].scenario.engine.max_num_seqs;
           row.max_num_batched_tokens = options[i].scenario.engine.max_num_batched_tokens;
+          row.currency = base.cost.currency;
           row.fits = false;
           row.reason = std::string("cannot run: ") + e.what();
           row.target_qps = base.cost.target_qps > 0 ? base.cost.target_qps
@@ -216,14 +223,26 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
       })
                : Progress{});
 
-  for (std::size_t i = 0; i < listed; ++i) {
-    if (options[i].single == SIZE_MAX) continue;
+  // Scaling: the guides' efficiency at one load (the users one GPU carries at its SLO capacity), two short runs per
+  // multi-GPU option; and the ratio of capacities per GPU, each option at its own capacity.
+  std::vector<std::size_t> multi;
+  for (std::size_t i = 0; i < listed; ++i)
+    if (options[i].single != SIZE_MAX) multi.push_back(i);
+  parallel_for(multi.size(), opt.jobs, [&](std::size_t k) {
+    const std::size_t i = multi[k];
     const Row& one = rows[options[i].single];
     Row& r = rows[i];
-    if (r.summary && r.capacity && r.capacity->found && one.summary && one.capacity && one.capacity->found &&
-        one.summary->goodput_output_tps > 0)
-      r.scaling_efficiency = r.summary->goodput_output_tps / (options[i].count * one.summary->goodput_output_tps);
-  }
+    if (!(r.summary && r.capacity && r.capacity->found && one.summary && one.capacity && one.capacity->found))
+      return;
+    if (one.summary->goodput_output_tps > 0)
+      r.capacity_ratio_per_gpu = r.summary->goodput_output_tps / (options[i].count * one.summary->goodput_output_tps);
+    const auto users = scaling_concurrency(*one.capacity);
+    if (!users || !resolved[i] || !resolved[options[i].single]) return;
+    r.scaling_concurrency = users;
+    r.scaling_efficiency =
+        scaling_efficiency(goodput_at_concurrency(*resolved[i], *users, opt.capacity), options[i].count,
+                           goodput_at_concurrency(*resolved[options[i].single], *users, opt.capacity));
+  });
 
   CompareResult out;
   out.rank_by = opt.rank_by;
@@ -231,15 +250,13 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
   out.rows = std::move(rows);
   out.target_qps = base.cost.target_qps > 0 ? base.cost.target_qps : spec::offered_rate(base.workload).value_or(0.0);
   out.target_concurrency = closed_loop_users(base.workload);
-  // Ties on the criterion (equal bills) go to the cheaper token, then to the earlier option.
-  const RankBy other = opt.rank_by == RankBy::monthly_cost ? RankBy::cost_per_mtok : RankBy::monthly_cost;
-  std::pair<double, double> best{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  std::vector<double> best;
   std::vector<std::pair<double, double>> points;
   for (std::size_t i = 0; i < out.rows.size(); ++i) {
     const Row& r = out.rows[i];
     const auto v = rank_value(r, opt.rank_by);
-    const std::pair<double, double> key{v.value_or(0), rank_value(r, other).value_or(std::numeric_limits<double>::infinity())};
-    if (v && key < best) {
+    const auto key = rank_key(r, opt.rank_by);
+    if (v && (best.empty() || key < best)) {
       best = key;
       out.winner = i;
     }

@@ -4,6 +4,7 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/memory_plan.hpp"
+#include "llmsim/spec/gpu_option.hpp"
 
 namespace llmsim::analysis {
 
@@ -14,16 +15,23 @@ std::optional<double> cost_per_mtok(double hourly_usd, double tokens_per_s) {
   return hourly_usd / (tokens_per_s * 3600.0) * 1e6;
 }
 
-double hourly_cost(double price_per_gpu_hour, int gpus, const spec::CostSpec& cost) {
+double period_cost(double price_per_gpu_hour, double gpu_hours, double period_hours, const spec::CostSpec& cost) {
   Problems p;
   if (!std::isfinite(price_per_gpu_hour) || price_per_gpu_hour < 0)
     p.add("hardware.price_per_gpu_hour", "must be >= 0, got " + format_value(price_per_gpu_hour));
-  if (gpus < 1) p.add("hardware", "needs at least one GPU, got " + std::to_string(gpus));
+  if (!(gpu_hours >= 0) || !std::isfinite(gpu_hours)) p.add("gpu_hours", "must be >= 0, got " + format_value(gpu_hours));
+  if (!(period_hours >= 0) || !std::isfinite(period_hours))
+    p.add("period_hours", "must be >= 0, got " + format_value(period_hours));
   if (!(cost.hours_per_month > 0))
     p.add("cost.hours_per_month", "must be > 0, got " + format_value(cost.hours_per_month));
   p.throw_if_any();
-  const double extras = (cost.storage_per_month + cost.network_per_month) / cost.hours_per_month;
-  return price_per_gpu_hour * gpus * (1.0 + cost.ops_overhead_fraction) + extras;
+  const double extras = (cost.storage_per_month + cost.network_per_month) * period_hours / cost.hours_per_month;
+  return price_per_gpu_hour * gpu_hours * (1.0 + cost.ops_overhead_fraction) + extras;
+}
+
+double hourly_cost(double price_per_gpu_hour, int gpus, const spec::CostSpec& cost) {
+  if (gpus < 1) throw ConfigError("hardware", "needs at least one GPU, got " + std::to_string(gpus));
+  return period_cost(price_per_gpu_hour, gpus, 1.0, cost);
 }
 
 double hourly_cost(const spec::ResolvedScenario& s) {
@@ -33,12 +41,53 @@ double hourly_cost(const spec::ResolvedScenario& s) {
 std::optional<double> price_on_gpu(const std::string& own_gpu, std::optional<double> own_price, const std::string& gpu,
                                    std::optional<double> price) {
   if (price) return price;
-  return gpu == own_gpu ? own_price : std::nullopt;
+  const auto card = [](const std::string& option) {
+    try {
+      return spec::parse_gpu_option(option).card;
+    } catch (const ConfigError&) {
+      return option;  // not an option: compare as written, and let resolve() report it
+    }
+  };
+  return own_gpu == gpu || card(own_gpu) == card(gpu) ? own_price : std::nullopt;
 }
 
-void set_gpu(spec::Scenario& s, const std::string& gpu, std::optional<double> price) {
-  s.hardware.price_per_gpu_hour = price_on_gpu(s.hardware.gpu, s.hardware.price_per_gpu_hour, gpu, price);
-  s.hardware.gpu = gpu;
+void set_gpu(spec::Scenario& s, const std::string& gpu, std::optional<double> price,
+             std::optional<double> purchase_price) {
+  auto& hw = s.hardware;
+  hw.price_per_gpu_hour = price_on_gpu(hw.gpu, hw.price_per_gpu_hour, gpu, price);
+  hw.purchase_price_per_gpu = price_on_gpu(hw.gpu, hw.purchase_price_per_gpu, gpu, purchase_price);
+  hw.gpu = gpu;
+}
+
+Json apply_overrides(Json doc, const std::vector<std::pair<std::string, Json>>& overrides) {
+  auto gpu_of = [](const Json& d) {
+    const Json* hw = d.is_object() && d.contains("hardware") ? &d["hardware"] : nullptr;
+    return hw && hw->is_object() && hw->contains("gpu") && (*hw)["gpu"].is_string() ? (*hw)["gpu"].get<std::string>()
+                                                                                  : spec::Deployment{}.gpu;
+  };
+  const std::string base_gpu = gpu_of(doc);
+  bool hardware_given = false, price_given = false, purchase_given = false;
+  for (const auto& [path, value] : overrides) {
+    spec::set_json_path(doc, path, value);
+    hardware_given = hardware_given || path == "hardware";
+    price_given = price_given || (path == "hardware.price_per_gpu_hour" && !value.is_null());
+    purchase_given = purchase_given || (path == "hardware.purchase_price_per_gpu" && !value.is_null());
+  }
+  if (hardware_given || !doc.contains("hardware") || !doc["hardware"].is_object()) return doc;
+  Json& hw = doc["hardware"];
+  const std::string gpu = gpu_of(doc);
+  auto reprice = [&](const char* key, bool given) {
+    if (given || !hw.contains(key) || !hw[key].is_number()) return;
+    if (!price_on_gpu(base_gpu, hw[key].get<double>(), gpu)) hw.erase(key);
+  };
+  reprice("price_per_gpu_hour", price_given);
+  reprice("purchase_price_per_gpu", purchase_given);
+  return doc;
+}
+
+std::optional<double> fleet_cost_per_mtok(double fleet_hourly, int serving, double tokens_per_s_per_replica) {
+  if (serving < 1) return std::nullopt;
+  return cost_per_mtok(fleet_hourly, serving * tokens_per_s_per_replica);
 }
 
 double cold_start_s(std::int64_t weight_bytes, double network_gbps) {

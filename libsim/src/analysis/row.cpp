@@ -6,6 +6,8 @@
 
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/evaluate.hpp"
+#include "llmsim/analysis/ownership.hpp"
+#include "llmsim/analysis/quality.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/dtype.hpp"
 #include "llmsim/spec/engine_config.hpp"
@@ -32,6 +34,14 @@ Row row_identity(const spec::ResolvedScenario& s) {
   row.num_gpus = hw.gpus_total();
   row.max_num_seqs = s.scenario.engine.max_num_seqs;
   row.max_num_batched_tokens = s.scenario.engine.max_num_batched_tokens;
+  row.interconnect = s.interconnect;
+  row.params = static_cast<double>(s.model.param_count());
+  row.currency = s.scenario.cost.currency;
+  row.price_per_gpu_hour = s.price_per_gpu_hour;
+  row.price_is_placeholder = s.price_is_placeholder;
+  row.purchase_price_per_gpu = s.purchase_price_per_gpu;
+  row.purchase_price_is_placeholder = s.purchase_price_is_placeholder;
+  row.quality_caveat = quality_caveat(row.quant, row.params);
   row.name = !s.scenario.name.empty() ? s.scenario.name
              : (row.num_gpus > 1 ? std::to_string(row.num_gpus) + "x" : std::string()) + row.gpu + " " + row.quant;
   const auto& w = s.scenario.workload;
@@ -49,6 +59,33 @@ void check_fleet_target(const spec::Scenario& s) {
 
 namespace {
 
+// Owning the fleet instead of renting it: `serving` replicas busy `busy` of the time (the engine's measure), the other
+// `total - serving` idle spares; priced like rental (hourly_cost), per Mtok over the serving replicas' tokens.
+void price_owned(Row& row, const spec::ResolvedScenario& s, int serving, int total, double busy,
+                 std::optional<double> output_tps_per_replica) {
+  std::string why;
+  const bool busy_known = busy >= 0;
+  const auto loaded = owned_gpu_hour(s, busy_known ? std::min(busy, 1.0) : 1.0, &why);
+  if (!loaded) {
+    row.owned_note = why;
+    return;
+  }
+  const OwnedGpuHour idle = *owned_gpu_hour(s, 0.0);
+  const auto& cost = s.scenario.cost;
+  const double per_gpu = (serving * loaded->total() + (total - serving) * idle.total()) / total;
+  const double running = (serving * loaded->running() + (total - serving) * idle.running()) / total;
+  const double hourly = hourly_cost(per_gpu, s.scenario.hardware.parallel.gpus() * total, cost);
+  row.owned_cost_per_gpu_hour = per_gpu;
+  row.owned_monthly_cost = hourly * cost.hours_per_month;
+  if (output_tps_per_replica) row.owned_cost_per_mtok_output_at_target = fleet_cost_per_mtok(hourly, serving, *output_tps_per_replica);
+  row.break_even_months = break_even_months(*s.purchase_price_per_gpu, s.price_per_gpu_hour, running, cost.hours_per_month);
+  std::vector<std::string> notes;
+  if (!busy_known) notes.push_back("busy time unknown: energy at full board power");
+  if (!loaded->idle_power_known) notes.push_back("idle power of " + s.gpu.id + " unknown: idle priced at board power");
+  if (s.purchase_price_is_placeholder) notes.push_back("purchase price is a placeholder");
+  if (!row.break_even_months) notes.push_back("renting costs no more than running an owned card: buying never pays back");
+  for (const auto& n : notes) row.owned_note += (row.owned_note.empty() ? "" : "; ") + n;
+}
 
 void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult& cap, const CapacityOptions& copt) {
   const auto& cost = s.scenario.cost;
@@ -78,7 +115,13 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
   row.replicas_added = serving - *estimate;
   row.replicas_needed = replicas_needed(serving, 1.0, cost.spare_fraction);
   const int gpus = s.scenario.hardware.parallel.gpus() * *row.replicas_needed;
-  row.monthly_cost = hourly_cost(s.price_per_gpu_hour, gpus, cost) * cost.hours_per_month;
+  const double fleet_hourly = hourly_cost(s.price_per_gpu_hour, gpus, cost);
+  row.monthly_cost = fleet_hourly * cost.hours_per_month;
+  if (at.fits) {
+    row.cost_per_mtok_output_at_target = fleet_cost_per_mtok(fleet_hourly, serving, at.goodput_output_tps);
+    row.cost_per_mtok_total_at_target = fleet_cost_per_mtok(fleet_hourly, serving, at.goodput_total_tps);
+  }
+  price_owned(row, s, serving, *row.replicas_needed, at.busy_fraction, at.goodput_output_tps);
   row.at_target_load_qps = cap.closed_loop ? at.throughput.requests_per_s : share(serving);
   if (cap.closed_loop) row.at_target_concurrency = static_cast<int>(share(serving));
   row.at_target = std::move(at);
@@ -98,6 +141,16 @@ Row evaluate_row(const spec::ResolvedScenario& s, const RowOptions& options) {
     row.load_qps = spec::offered_rate(s.scenario.workload);
     row.monthly_cost = result.summary.cost.monthly;
     if (result.summary.unstable) row.reason = result.summary.reason;
+    // The run is at the user's load when no other target is set: then its $/Mtok is the one at the target.
+    const bool at_target = !(s.scenario.cost.target_qps > 0);
+    const auto& sum = result.summary;
+    if (at_target) {
+      row.cost_per_mtok_output_at_target = cost_per_mtok(sum.cost.per_hour, sum.goodput_output_tps);
+      row.cost_per_mtok_total_at_target = cost_per_mtok(sum.cost.per_hour, sum.goodput_total_tps);
+    }
+    const int replicas = s.scenario.hardware.replicas;
+    price_owned(row, s, replicas, replicas, sum.busy_fraction,
+                at_target ? std::optional<double>(sum.goodput_output_tps / replicas) : std::nullopt);
     row.summary = std::move(result.summary);
     return row;
   }
@@ -154,6 +207,8 @@ void summary_fields(Json& j, const metrics::Summary* s) {
   j["tpot_ms"] = latency(s, &metrics::Summary::tpot_ms);
   j["itl_ms"] = latency(s, &metrics::Summary::itl_ms);
   j["e2e_ms"] = latency(s, &metrics::Summary::e2e_ms);
+  // Share of the run the GPUs were running iterations: what owned hardware's energy is priced at.
+  j["busy_fraction"] = s && s->busy_fraction >= 0 ? Json(s->busy_fraction) : Json(nullptr);
   // Recomputed rather than read from summary.cost so that "no SLO-meeting token" is null, not 0.
   j["cost_per_mtok_output_slo"] = s ? num(cost_per_mtok(s->cost.per_hour, s->goodput_output_tps)) : Json(nullptr);
   j["cost_per_mtok_total_slo"] = s ? num(cost_per_mtok(s->cost.per_hour, s->goodput_total_tps)) : Json(nullptr);
@@ -185,6 +240,7 @@ Json to_json(const Row& r) {
   j["replicas"] = r.replicas;
   j["max_num_seqs"] = r.max_num_seqs;
   j["max_num_batched_tokens"] = r.max_num_batched_tokens;
+  j["interconnect"] = r.interconnect;
   Json grid = Json::object();
   for (const auto& [path, value] : r.labels) grid[path] = value;
   j["grid"] = grid;
@@ -209,6 +265,21 @@ Json to_json(const Row& r) {
   j["cost_per_hour"] = s ? Json(s->cost.per_hour) : Json(nullptr);
   j["cold_start_s"] = s ? Json(s->cost.cold_start_s) : Json(nullptr);
   j["monthly_cost"] = num(r.monthly_cost);
+  j["currency"] = r.currency;
+  j["price_per_gpu_hour"] = r.fits ? Json(r.price_per_gpu_hour) : Json(nullptr);
+  j["price_is_placeholder"] = r.fits ? Json(r.price_is_placeholder) : Json(nullptr);
+  j["cost_per_mtok_output_at_target"] = num(r.cost_per_mtok_output_at_target);
+  j["cost_per_mtok_total_at_target"] = num(r.cost_per_mtok_total_at_target);
+  j["capacity_ratio_per_gpu"] = num(r.capacity_ratio_per_gpu);
+  j["scaling_concurrency"] = r.scaling_concurrency ? Json(*r.scaling_concurrency) : Json(nullptr);
+  j["purchase_price_per_gpu"] = num(r.purchase_price_per_gpu);
+  j["purchase_price_is_placeholder"] = r.purchase_price_per_gpu ? Json(r.purchase_price_is_placeholder) : Json(nullptr);
+  j["owned_cost_per_gpu_hour"] = num(r.owned_cost_per_gpu_hour);
+  j["owned_monthly_cost"] = num(r.owned_monthly_cost);
+  j["owned_cost_per_mtok_output_at_target"] = num(r.owned_cost_per_mtok_output_at_target);
+  j["break_even_months"] = num(r.break_even_months);
+  j["owned_note"] = r.owned_note;
+  j["quality_caveat"] = r.quality_caveat;
 
   const CapacityResult* c = r.capacity && r.capacity->found ? &*r.capacity : nullptr;
   j["max_qps"] = c ? Json(c->max_qps) : Json(nullptr);
@@ -236,13 +307,18 @@ std::vector<std::string> row_columns(const std::vector<std::string>& label_paths
   std::set<std::string> seen;
   const Json j = to_json(empty);
   std::vector<std::pair<std::string, Json>> flat;
+  // Money at the user's load leads; what it is at capacity, owned and the caveats follow.
   static const char* order[] = {"name", "model", "gpu", "quant", "kv_cache", "policy", "num_gpus", "tp", "pp",
-                                "replicas", "max_num_seqs", "max_num_batched_tokens", "fits", "reason",
-                                "meets_slo", "unstable", "load_qps", "max_qps", "max_qps_ci95",
-                                "max_concurrency", "capacity_evaluations", "target_qps", "target_concurrency",
-                                "replicas_needed",
-                                "monthly_cost", "scaling_efficiency", "cost_per_hour", "cost_per_mtok_output_slo",
-                                "cost_per_mtok_total_slo", "cold_start_s", "completed_requests", "preemptions",
+                                "replicas", "interconnect", "max_num_seqs", "max_num_batched_tokens", "fits", "reason",
+                                "meets_slo", "unstable", "currency", "cost_per_mtok_output_at_target",
+                                "cost_per_mtok_total_at_target", "monthly_cost", "replicas_needed", "target_qps",
+                                "target_concurrency", "load_qps", "max_qps", "max_qps_ci95", "max_concurrency",
+                                "capacity_evaluations", "scaling_efficiency", "scaling_concurrency",
+                                "capacity_ratio_per_gpu", "price_per_gpu_hour", "price_is_placeholder", "cost_per_hour",
+                                "cost_per_mtok_output_slo", "cost_per_mtok_total_slo", "purchase_price_per_gpu",
+                                "purchase_price_is_placeholder", "owned_cost_per_gpu_hour", "owned_monthly_cost",
+                                "owned_cost_per_mtok_output_at_target", "break_even_months", "owned_note",
+                                "quality_caveat", "busy_fraction", "cold_start_s", "completed_requests", "preemptions",
                                 "throughput", "slo_met", "slo_attainment", "goodput_rps", "goodput_output_tps",
                                 "goodput_total_tps", "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "queue_ms",
                                 "kv_peak_used_fraction", "mfu", "mbu", "at_target"};

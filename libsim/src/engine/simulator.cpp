@@ -534,6 +534,10 @@ void Simulation::fill_utilization(metrics::Summary& sum, double end_s) const {
                        plan_.kv_bytes_per_token * kv_tokens;
   if (busy > 0 && peak > 0) sum.mfu = flops / (busy * gpus * peak);
   if (busy > 0 && rs_.gpu.memory_bandwidth > 0) sum.mbu = bytes / (busy * gpus * rs_.gpu.memory_bandwidth);
+  // Per GPU: an iteration's pass spends latency/pp on each pipeline stage (pipeline.hpp), and TP ranks run together.
+  double pass_s = 0;
+  for (const auto& r : replicas_) pass_s += r.work().busy_s;
+  if (end_s > 0) sum.busy_fraction = std::min(1.0, pass_s / (sc.hardware.parallel.pp * sc.hardware.replicas * end_s));
 
   double cap = 0, used_integral = 0;
   for (std::size_t r = 0; r < replicas_.size(); ++r) {

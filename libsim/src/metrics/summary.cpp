@@ -56,6 +56,7 @@ Json to_json(const Summary& s) {
              {"peak_used_fraction", s.kv.peak_used_fraction},
              {"mean_used_fraction", s.kv.mean_used_fraction}};
   j["utilization"] = {{"mfu", s.mfu}, {"mbu", s.mbu}};
+  j["utilization"]["busy_fraction"] = s.busy_fraction >= 0 ? Json(s.busy_fraction) : Json(nullptr);
   j["cost"] = {{"per_hour", s.cost.per_hour},
                {"per_mtok_output_slo", s.cost.per_mtok_output_slo},
                {"per_mtok_total_slo", s.cost.per_mtok_total_slo},

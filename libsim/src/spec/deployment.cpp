@@ -4,6 +4,7 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
+#include "llmsim/spec/gpu_option.hpp"
 
 namespace llmsim::spec {
 
@@ -25,7 +26,15 @@ RouterPolicy parse_router(const std::string& s, const std::string& path) {
 
 void Deployment::validate(const std::string& path) const {
   Problems p;
-  if (gpu.empty()) p.add(path + ".gpu", "must name a GPU");
+  if (gpu.empty()) {
+    p.add(path + ".gpu", "must name a GPU");
+  } else {
+    try {  // the option's syntax, and a count that agrees with tp/pp, are checked where the file is read
+      split_for(parse_gpu_option(gpu, path + ".gpu"), parallel, path + ".tp");
+    } catch (const ConfigError& e) {
+      for (const auto& x : e.problems()) p.add("", x);
+    }
+  }
   // Bounds keep products such as tp * pp * replicas far from overflow.
   if (parallel.tp < 1 || parallel.tp > 1024) p.add(path + ".tp", "must be in 1..1024, got " + std::to_string(parallel.tp));
   if (parallel.pp < 1 || parallel.pp > 1024) p.add(path + ".pp", "must be in 1..1024, got " + std::to_string(parallel.pp));
@@ -34,6 +43,9 @@ void Deployment::validate(const std::string& path) const {
   }
   if (price_per_gpu_hour && (!(*price_per_gpu_hour >= 0) || !std::isfinite(*price_per_gpu_hour))) {
     p.add(path + ".price_per_gpu_hour", "must be >= 0, got " + format_value(*price_per_gpu_hour));
+  }
+  if (purchase_price_per_gpu && (!(*purchase_price_per_gpu >= 0) || !std::isfinite(*purchase_price_per_gpu))) {
+    p.add(path + ".purchase_price_per_gpu", "must be >= 0, got " + format_value(*purchase_price_per_gpu));
   }
   p.throw_if_any();
 }

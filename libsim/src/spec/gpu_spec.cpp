@@ -69,6 +69,9 @@ GpuSpec GpuSpec::mig_slice(const std::string& profile_name) const {
     s.l2_bytes = static_cast<std::int64_t>(std::llround(l2_bytes * bf));
     s.tdp_watts = tdp_watts * cf;
     s.nvlink_bandwidth = 0;  // a MIG instance cannot take part in NVLink collectives
+    s.nvlink_bridge_bandwidth = 0;
+    s.idle_watts = idle_watts * cf;
+    s.purchase_price = purchase_price * cf;  // a slice's share of the card
     s.p2p = false;
     s.mig_profiles.clear();
     s.price_per_hour = price_per_hour * cf;
@@ -102,11 +105,16 @@ void GpuSpec::validate(const std::string& path) const {
   positive("sm_count", sm_count);
   non_negative("l2_bytes", static_cast<double>(l2_bytes));
   non_negative("tdp_watts", tdp_watts);
+  non_negative("idle_watts", idle_watts);
+  if (tdp_watts > 0 && idle_watts > tdp_watts)
+    p.add(path + ".idle_watts", "must be <= tdp_watts (" + format_value(tdp_watts) + "), got " + format_value(idle_watts));
+  non_negative("purchase_price", purchase_price);
   if (pcie_lane_bytes_per_s(pcie_gen) == 0) p.add(path + ".pcie.gen", "must be 1..6, got " + std::to_string(pcie_gen));
   if (pcie_lanes != 1 && pcie_lanes != 2 && pcie_lanes != 4 && pcie_lanes != 8 && pcie_lanes != 16) {
     p.add(path + ".pcie.lanes", "must be 1, 2, 4, 8 or 16, got " + std::to_string(pcie_lanes));
   }
   non_negative("nvlink_bandwidth", nvlink_bandwidth);
+  non_negative("nvlink_bridge_gb_per_s", nvlink_bridge_bandwidth);
   non_negative("price_per_hour", price_per_hour);
   if (!(compute_fraction > 0 && compute_fraction <= 1)) {
     p.add(path + ".compute_fraction", "must be in (0, 1], got " + format_value(compute_fraction));
@@ -140,8 +148,9 @@ void GpuSpec::validate(const std::string& path) const {
 
 GpuSpec gpu_spec_from_json(const JsonView& v) {
   v.allow_only({"id", "name", "memory_gib", "memory_bandwidth_gb_per_s", "tensor_tflops", "fp32_tflops", "sm_count",
-                "l2_mib", "tdp_watts", "pcie", "nvlink_gb_per_s", "p2p", "ecc", "mig_profiles", "price_per_hour",
-                "price_is_placeholder", "source", "compute_fraction", "bandwidth_fraction"});
+                "l2_mib", "tdp_watts", "idle_watts", "pcie", "nvlink_gb_per_s", "nvlink_bridge_gb_per_s", "p2p", "ecc",
+                "mig_profiles", "price_per_hour", "price_is_placeholder", "purchase_price",
+                "purchase_price_is_placeholder", "source", "compute_fraction", "bandwidth_fraction"});
   GpuSpec g;
   g.id = v.string("id");
   g.name = v.string_or("name", g.id);
@@ -162,6 +171,7 @@ GpuSpec gpu_spec_from_json(const JsonView& v) {
   g.sm_count = static_cast<int>(v.integer("sm_count"));
   g.l2_bytes = static_cast<std::int64_t>(std::llround(v.number_or("l2_mib", 0) * kMiB));
   g.tdp_watts = v.number_or("tdp_watts", 0);
+  g.idle_watts = v.number_or("idle_watts", 0);
   if (v.has("pcie")) {
     auto pc = v["pcie"];
     pc.allow_only({"gen", "lanes"});
@@ -169,6 +179,7 @@ GpuSpec gpu_spec_from_json(const JsonView& v) {
     g.pcie_lanes = static_cast<int>(pc.integer_or("lanes", 16));
   }
   g.nvlink_bandwidth = v.number_or("nvlink_gb_per_s", 0) * 1e9;
+  g.nvlink_bridge_bandwidth = v.number_or("nvlink_bridge_gb_per_s", 0) * 1e9;
   g.p2p = v.boolean_or("p2p", false);
   g.ecc = v.boolean_or("ecc", false);
   if (v.has("mig_profiles")) {
@@ -187,6 +198,8 @@ GpuSpec gpu_spec_from_json(const JsonView& v) {
   }
   g.price_per_hour = v.number_or("price_per_hour", 0);
   g.price_is_placeholder = v.boolean_or("price_is_placeholder", true);
+  g.purchase_price = v.number_or("purchase_price", 0);
+  g.purchase_price_is_placeholder = v.boolean_or("purchase_price_is_placeholder", true);
   g.source = v.string_or("source", "");
   g.compute_fraction = v.number_or("compute_fraction", 1.0);
   g.bandwidth_fraction = v.number_or("bandwidth_fraction", 1.0);
@@ -206,8 +219,10 @@ Json to_json(const GpuSpec& g) {
   j["sm_count"] = g.sm_count;
   j["l2_mib"] = static_cast<double>(g.l2_bytes) / kMiB;
   j["tdp_watts"] = g.tdp_watts;
+  j["idle_watts"] = g.idle_watts;
   j["pcie"] = {{"gen", g.pcie_gen}, {"lanes", g.pcie_lanes}};
   j["nvlink_gb_per_s"] = g.nvlink_bandwidth / 1e9;
+  j["nvlink_bridge_gb_per_s"] = g.nvlink_bridge_bandwidth / 1e9;
   j["p2p"] = g.p2p;
   j["ecc"] = g.ecc;
   j["mig_profiles"] = Json::array();
@@ -220,6 +235,8 @@ Json to_json(const GpuSpec& g) {
   }
   j["price_per_hour"] = g.price_per_hour;
   j["price_is_placeholder"] = g.price_is_placeholder;
+  j["purchase_price"] = g.purchase_price;
+  j["purchase_price_is_placeholder"] = g.purchase_price_is_placeholder;
   j["source"] = g.source;
   j["compute_fraction"] = g.compute_fraction;
   j["bandwidth_fraction"] = g.bandwidth_fraction;

@@ -8,6 +8,7 @@
 #include "llmsim/core/names.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario_prepass.hpp"
+#include "llmsim/spec/gpu_option.hpp"
 #include "scenario_json.hpp"
 
 namespace llmsim::spec {
@@ -45,7 +46,25 @@ using namespace detail;
 
 namespace {
 
+bool contains(const std::vector<std::string>& keys, const std::string& k) {
+  for (const auto& x : keys)
+    if (x == k) return true;
+  return false;
+}
+
+// A field of one section written in another ("hardware.electricity_per_kwh") gets told where it belongs rather
+// than only "unknown field".
+void check_misplaced(const JsonView& v, const std::vector<std::string>& own, const char* other_name,
+                     const std::vector<std::string>& other) {
+  if (!v.is_object()) return;
+  for (auto it = v.json().begin(); it != v.json().end(); ++it)
+    if (!contains(own, it.key()) && contains(other, it.key()))
+      throw ConfigError(v.child_path(it.key()), "belongs under " + std::string(other_name) + " (" + other_name + "." +
+                                                    it.key() + "), not " + v.path());
+}
+
 Deployment read_hardware(const JsonView& v) {
+  check_misplaced(v, kHardwareKeys, "cost", kCostKeys);
   v.allow_only(kHardwareKeys);
   Deployment d;
   d.gpu = v.string_or("gpu", d.gpu);
@@ -55,10 +74,12 @@ Deployment read_hardware(const JsonView& v) {
   d.replicas = read_int(v, "replicas", 1);
   if (v.has("router")) d.router = parse_router(v.string("router"), v.child_path("router"));
   if (v.has("price_per_gpu_hour")) d.price_per_gpu_hour = v.number("price_per_gpu_hour");
+  if (v.has("purchase_price_per_gpu")) d.purchase_price_per_gpu = v.number("purchase_price_per_gpu");
   return d;
 }
 
 CostSpec read_cost(const JsonView& v) {
+  check_misplaced(v, kCostKeys, "hardware", kHardwareKeys);
   v.allow_only(kCostKeys);
   CostSpec c;
   c.storage_per_month = v.number_or("storage_per_month", c.storage_per_month);
@@ -68,6 +89,11 @@ CostSpec read_cost(const JsonView& v) {
   c.hours_per_month = v.number_or("hours_per_month", c.hours_per_month);
   c.target_qps = v.number_or("target_qps", c.target_qps);
   c.network_gbps = v.number_or("network_gbps", c.network_gbps);
+  c.currency = v.string_or("currency", c.currency);
+  if (v.has("electricity_per_kwh")) c.electricity_per_kwh = v.number("electricity_per_kwh");
+  c.pue = v.number_or("pue", c.pue);
+  c.depreciation_years = v.number_or("depreciation_years", c.depreciation_years);
+  c.hosting_per_gpu_month = v.number_or("hosting_per_gpu_month", c.hosting_per_gpu_month);
   return c;
 }
 
@@ -75,6 +101,10 @@ void check_path_component(const std::string& comp, const std::vector<std::string
   for (const auto& v : valid) {
     if (v == comp) return;
   }
+  if (so_far == "hardware" && contains(kCostKeys, comp))
+    throw ConfigError(so_far + "." + comp, "belongs under cost (cost." + comp + "), not hardware");
+  if (so_far == "cost" && contains(kHardwareKeys, comp))
+    throw ConfigError(so_far + "." + comp, "belongs under hardware (hardware." + comp + "), not cost");
   throw ConfigError(so_far.empty() ? comp : so_far + "." + comp, unknown_name_message("scenario field", comp, valid));
 }
 
@@ -96,6 +126,16 @@ void CostSpec::validate(const std::string& path) const {
   if (!(network_gbps > 0) || !std::isfinite(network_gbps)) {
     p.add(path + ".network_gbps", "must be > 0, got " + format_value(network_gbps));
   }
+  bool code = currency.size() == 3;
+  for (char ch : currency) code = code && ch >= 'A' && ch <= 'Z';
+  if (!code) p.add(path + ".currency", "must be an ISO 4217 code of three capital letters (USD, HKD, CNY), got '" +
+                                           currency + "'");
+  if (electricity_per_kwh) non_negative("electricity_per_kwh", *electricity_per_kwh);
+  if (!(pue >= 1 && pue <= 5)) p.add(path + ".pue", "must be in [1, 5] (total facility power / IT power), got " +
+                                                        format_value(pue));
+  if (!(depreciation_years > 0 && depreciation_years <= 30))
+    p.add(path + ".depreciation_years", "must be in (0, 30], got " + format_value(depreciation_years));
+  non_negative("hosting_per_gpu_month", hosting_per_gpu_month);
   p.throw_if_any();
 }
 
@@ -158,6 +198,7 @@ Json to_json(const Scenario& s) {
           {"replicas", s.hardware.replicas},
           {"router", to_string(s.hardware.router)}};
   if (s.hardware.price_per_gpu_hour) hw["price_per_gpu_hour"] = *s.hardware.price_per_gpu_hour;
+  if (s.hardware.purchase_price_per_gpu) hw["purchase_price_per_gpu"] = *s.hardware.purchase_price_per_gpu;
   j["hardware"] = hw;
   j["engine"] = engine_json(s.engine);
   j["workload"] = workload_json(s.workload);
@@ -169,7 +210,12 @@ Json to_json(const Scenario& s) {
                {"spare_fraction", c.spare_fraction},
                {"hours_per_month", c.hours_per_month},
                {"target_qps", c.target_qps},
-               {"network_gbps", c.network_gbps}};
+               {"network_gbps", c.network_gbps},
+               {"currency", c.currency},
+               {"pue", c.pue},
+               {"depreciation_years", c.depreciation_years},
+               {"hosting_per_gpu_month", c.hosting_per_gpu_month}};
+  if (c.electricity_per_kwh) j["cost"]["electricity_per_kwh"] = *c.electricity_per_kwh;
   return j;
 }
 
@@ -262,16 +308,41 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
     }
   };
   collect([&] { r.model = catalog.model(s.model, "model"); });
-  collect([&] { r.gpu = catalog.gpu(s.hardware.gpu, "hardware.gpu"); });
+  collect([&] {
+    const GpuOption option = parse_gpu_option(s.hardware.gpu, "hardware.gpu");
+    r.scenario.hardware.parallel = split_for(option, s.hardware.parallel, "hardware.tp");
+    r.gpu = gpu_for(option, r.scenario.hardware.parallel.gpus(), catalog, "hardware.gpu");
+    r.interconnect = interconnect(r.gpu, r.scenario.hardware.parallel.gpus(), option.nvlink_bridge);
+  });
   p.throw_if_any();
   r.quant.weights = format_for_gpu(weight_format(s.weights, "quant.weights"), r.gpu, "quant.weights");
   r.quant.kv_dtype = parse_kv_dtype(s.kv_cache, "quant.kv_cache");
   // An FP8/INT8/INT4 KV cache needs no tensor path: vLLM stores FP8 KV on Ampere too and dequantises it in
   // the attention kernel [quantization.md §7], so any GPU accepts any KV dtype.
-  r.price_per_gpu_hour = s.hardware.price_per_gpu_hour ? *s.hardware.price_per_gpu_hour : r.gpu.price_per_hour;
+  // Catalogue prices are USD; in another currency only the user's own figures can be used (no exchange rates).
+  const bool usd = s.cost.currency == "USD";
+  if (s.hardware.price_per_gpu_hour) {
+    r.price_per_gpu_hour = *s.hardware.price_per_gpu_hour;
+    r.price_is_placeholder = false;
+  } else if (usd) {
+    r.price_per_gpu_hour = r.gpu.price_per_hour;
+    r.price_is_placeholder = r.gpu.price_is_placeholder;
+  } else {
+    p.add("hardware.price_per_gpu_hour",
+          "cost.currency is " + s.cost.currency + " but the catalogue's price of " + r.gpu.id + " ($" +
+              format_value(r.gpu.price_per_hour) + "/h) is in USD; give the price per GPU-hour in " + s.cost.currency +
+              " (llmsim assumes no exchange rate)");
+  }
+  if (s.hardware.purchase_price_per_gpu) {
+    r.purchase_price_per_gpu = s.hardware.purchase_price_per_gpu;
+    r.purchase_price_is_placeholder = false;
+  } else if (usd && r.gpu.purchase_price > 0) {
+    r.purchase_price_per_gpu = r.gpu.purchase_price;
+    r.purchase_price_is_placeholder = r.gpu.purchase_price_is_placeholder;
+  }
 
   const auto& m = r.model;
-  const int tp = s.hardware.parallel.tp, pp = s.hardware.parallel.pp;
+  const int tp = r.scenario.hardware.parallel.tp, pp = r.scenario.hardware.parallel.pp;
   if (m.num_heads % tp != 0) {
     p.add("hardware.tp", "must divide the model's num_attention_heads (" + std::to_string(m.num_heads) + "), got " +
                              std::to_string(tp));

@@ -16,7 +16,9 @@ namespace llmsim::spec::detail {
 // ---- field lists: the parsers, writers and set_json_path share them ----
 inline const std::vector<std::string> kTopKeys{"name", "model", "quant", "hardware", "engine", "workload", "slo", "cost"};
 inline const std::vector<std::string> kQuantKeys{"weights", "kv_cache"};
-inline const std::vector<std::string> kHardwareKeys{"gpu", "gpu_profile", "tp", "pp", "replicas", "router", "price_per_gpu_hour"};
+inline const std::vector<std::string> kHardwareKeys{"gpu",      "gpu_profile", "tp",
+                                                   "pp",       "replicas",    "router",
+                                                   "price_per_gpu_hour", "purchase_price_per_gpu"};
 inline const std::vector<std::string> kEngineKeys{"policy", "max_num_seqs", "max_num_batched_tokens", "block_size",
                                            "gpu_memory_utilization", "preemption", "max_model_len", "watermark",
                                            "swap_space_gb", "enable_prefix_caching", "cuda_graphs", "max_concurrent_batches", "cpu_offload_gb",
@@ -27,7 +29,8 @@ inline const std::vector<std::string> kWorkloadKeys{"arrival", "input_tokens", "
 inline const std::vector<std::string> kClassKeys{"name", "arrival", "input_tokens", "output_tokens", "slo", "prefix_tokens",
                                           "prefix_groups"};
 inline const std::vector<std::string> kCostKeys{"storage_per_month", "network_per_month", "ops_overhead_fraction", "spare_fraction",
-                                         "hours_per_month", "target_qps", "network_gbps"};
+                                         "hours_per_month", "target_qps", "network_gbps", "currency",
+                                         "electricity_per_kwh", "pue", "depreciation_years", "hosting_per_gpu_month"};
 inline const std::vector<std::string> kSloMetrics{"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"};
 inline const std::map<std::string, std::vector<std::string>> kArrivalKeys{
     {"poisson", {"process", "rate"}},

@@ -17,33 +17,25 @@
 
 namespace llmsim::analysis {
 
-/// "rtx4090-24gb" (one card), "2xrtx4090-24gb" (two cards, tensor parallel 2, one replica),
-/// "2xrtx4090-24gb@pp" (pipeline parallel 2 instead).
-struct GpuOption {
-  std::string gpu;
-  int count = 1;
-  bool pipeline = false;
-  std::string label;  ///< as given
-};
-/// ConfigError at `path` for a count < 1 or > 64, an empty id or an unknown suffix.
-GpuOption parse_gpu_option(const std::string& text, const std::string& path = "--gpus");
-
 enum class RankBy {
-  monthly_cost,   ///< cheapest bill for the target load (replicas_needed × hourly × hours)
-  cost_per_mtok   ///< cheapest SLO-meeting output token at capacity
+  monthly_cost,               ///< cheapest bill for the target load (replicas_needed × hourly × hours)
+  cost_per_mtok,              ///< cheapest SLO-meeting output token at the target load (the fleet's)
+  cost_per_mtok_at_capacity   ///< cheapest SLO-meeting output token with one replica at its capacity
 };
 std::string to_string(RankBy r);
 RankBy parse_rank_by(const std::string& s, const std::string& path = "--rank-by");
 
 struct CompareOptions {
-  std::vector<std::string> gpus;               ///< GpuOption texts; empty = the scenario's deployment
+  std::vector<std::string> gpus;               ///< GPU options (spec/gpu_option.hpp); empty = the scenario's deployment
   std::vector<std::string> quants;             ///< weight format ids; empty = the scenario's
   std::vector<std::string> policies;           ///< engine.policy values; empty = the scenario's
   std::vector<int> max_num_seqs;               ///< empty = the scenario's
   std::vector<int> max_num_batched_tokens;     ///< empty = the scenario's
-  /// USD per GPU-hour by GPU id, overriding the catalogue placeholders. The base scenario's
+  /// Price per GPU-hour by GPU id (cost.currency), overriding the catalogue placeholders. The base scenario's
   /// hardware.price_per_gpu_hour applies only to options on the base scenario's GPU.
   std::map<std::string, double> prices;
+  /// Purchase price per card by GPU id (owned hardware), overriding the catalogue's; same rule as `prices`.
+  std::map<std::string, double> purchase_prices;
   CapacityOptions capacity;
   RankBy rank_by = RankBy::monthly_cost;
   int jobs = 1;
@@ -58,15 +50,17 @@ struct CompareResult {
   double target_qps = 0;                 ///< open loop: the load (req/s) fleets are sized for
   std::optional<int> target_concurrency; ///< closed loop: the users fleets are sized for
   RankBy rank_by = RankBy::monthly_cost;
-  /// Cheapest row meeting the SLO at capacity and, in its sized fleet, at the target (nullopt: none does).
+  /// Cheapest row meeting the SLO at capacity and, in its sized fleet, at the target (nullopt: none does); equal
+  /// bills go to the cheaper token at the target load, then at capacity, then to the earlier option.
   std::optional<std::size_t> winner;
   std::vector<std::size_t> pareto;       ///< rows on the cost-vs-latency frontier, cheapest first
 };
 
 /// Runs the comparison. Unknown GPU ids or formats are ConfigError (before anything runs); an option
 /// that cannot run (does not fit, or the model cannot be split that way) is a fits = false row with its
-/// reason and no numbers. Each option runs with one replica; scaling_efficiency compares an N-GPU option
-/// with the 1-GPU option of the same card and format (run as well when not listed).
+/// reason and no numbers. Each option runs with one replica; scaling_efficiency (analysis/scaling.hpp) and
+/// capacity_ratio_per_gpu compare an N-GPU option with the 1-GPU option of the same card, format and knobs (run as
+/// well when not listed).
 CompareResult compare(const spec::Scenario& base, const CompareOptions& options, const Progress& progress = {});
 
 /// Indices of the points not dominated in (cost, latency), both minimised, sorted by cost. Points with a

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "llmsim/metrics/summary.hpp"
 #include "llmsim/spec/scenario.hpp"
@@ -15,24 +17,44 @@ namespace llmsim::analysis {
 /// no price per token — never a silent 0). ConfigError when hourly_usd is negative or not finite.
 std::optional<double> cost_per_mtok(double hourly_usd, double tokens_per_s);
 
-/// USD per hour of a deployment of `gpus` GPUs at `price_per_gpu_hour`:
+/// What renting costs over a period of `period_hours` in which the GPUs were held for `gpu_hours` in total (a fixed
+/// fleet: gpus × period; an autoscaled one: the sum of its replica-hours × GPUs per replica):
+/// price × gpu_hours × (1 + ops_overhead_fraction) + (storage + network per month) × period_hours / hours_per_month.
+/// In cost.currency. ConfigError for a negative price, hours or a bad hours_per_month.
+double period_cost(double price_per_gpu_hour, double gpu_hours, double period_hours, const spec::CostSpec& cost);
+/// Per hour of a deployment of `gpus` GPUs at `price_per_gpu_hour`: period_cost over one hour,
 /// price × gpus × (1 + ops_overhead_fraction) + (storage + network per month) / hours_per_month.
 double hourly_cost(double price_per_gpu_hour, int gpus, const spec::CostSpec& cost);
 /// hourly_cost() of the scenario's whole deployment (tp × pp × replicas GPUs).
 double hourly_cost(const spec::ResolvedScenario& scenario);
 
 /// The price per GPU-hour to bill when a scenario written for `own_gpu` (priced `own_price`, if it says) runs on
-/// `gpu`: `price` when given (--price, --prices); else `own_price` only on the same card, since it priced that
-/// card; else nullopt, i.e. the new card's catalogue price. compare, capacity/simulate --gpu and sweep grids over
-/// hardware.gpu all price through this, so a card costs the same wherever it is asked about.
+/// `gpu` (both GPU options, spec/gpu_option.hpp: "2xa100-80gb-sxm" is still an A100 SXM): `price` when given
+/// (--price, --prices); else `own_price` only on the same card, since it priced that card; else nullopt, i.e. the
+/// new card's catalogue price. compare, capacity/simulate --gpu, sweep grids over hardware.gpu and Python all
+/// price through this, so a card costs the same wherever it is asked about. The purchase price follows the card by
+/// the same rule.
 std::optional<double> price_on_gpu(const std::string& own_gpu, std::optional<double> own_price, const std::string& gpu,
                                    std::optional<double> price = std::nullopt);
-/// Puts the scenario on `gpu`, priced by price_on_gpu().
-void set_gpu(spec::Scenario& scenario, const std::string& gpu, std::optional<double> price = std::nullopt);
+/// Puts the scenario on `gpu` (a GPU option), priced by price_on_gpu() (hourly `price`, purchase `purchase_price`).
+void set_gpu(spec::Scenario& scenario, const std::string& gpu, std::optional<double> price = std::nullopt,
+             std::optional<double> purchase_price = std::nullopt);
+
+/// The scenario JSON object with dotted-path overrides applied (spec::set_json_path, in order), then repriced as
+/// set_gpu() does: when the overrides move it to another card without pricing it (hardware.price_per_gpu_hour /
+/// hardware.purchase_price_per_gpu, or a whole "hardware" object), the base's prices — which priced the base's card
+/// — are dropped so the new card's catalogue prices apply. What Python's keyword overrides and its sweep points use.
+/// ConfigError for a path that is not a scenario field.
+Json apply_overrides(Json scenario, const std::vector<std::pair<std::string, Json>>& overrides);
 
 /// Seconds to download `weight_bytes` at `network_gbps` Gbit/s (80 GB over 1 Gbps = 640 s).
 /// ConfigError when network_gbps <= 0.
 double cold_start_s(std::int64_t weight_bytes, double network_gbps);
+
+/// USD (cost.currency) per million tokens of a fleet costing `fleet_hourly` per hour whose `serving` replicas each
+/// deliver `tokens_per_s_per_replica` SLO-meeting tokens (spares deliver none): what a million tokens cost at the
+/// user's load. nullopt without tokens.
+std::optional<double> fleet_cost_per_mtok(double fleet_hourly, int serving, double tokens_per_s_per_replica);
 
 /// Replicas needed to carry `target_qps` when one replica sustains `qps_per_replica`, plus the spare
 /// fraction (rounded up). nullopt when qps_per_replica <= 0 (no number of replicas is enough).

@@ -21,6 +21,12 @@ struct Row {
   std::string model, gpu, quant, kv_cache, policy;
   int num_gpus = 1, tp = 1, pp = 1, replicas = 1;    ///< num_gpus = tp × pp × replicas
   int max_num_seqs = 0, max_num_batched_tokens = 0;
+  std::string interconnect;                          ///< what one replica's GPUs talk over ("" for one GPU)
+  double params = 0;                                 ///< the model's parameters (for the quality caveat)
+  // Money identity: what the GPU-hour was billed at, and in which currency.
+  std::string currency = "USD";
+  double price_per_gpu_hour = 0;
+  bool price_is_placeholder = true;                  ///< the catalogue's rough market figure, not a price given
 
   bool fits = true;
   std::string reason;                                ///< why it cannot run (fits = false) or found no capacity
@@ -39,7 +45,27 @@ struct Row {
   /// USD per month: for target_qps with replicas_needed when a capacity search ran, else the scenario's
   /// deployment as given.
   std::optional<double> monthly_cost;
-  std::optional<double> scaling_efficiency;          ///< multi-GPU options in `compare`
+  /// What a million SLO-meeting output (total) tokens cost at the user's load: the fleet's hourly cost (spares and
+  /// extras included) over the tokens its serving replicas deliver at their share of the target. Capacity rows:
+  /// that fleet; sweep rows: the run itself when it is at the target load (cost.target_qps unset).
+  std::optional<double> cost_per_mtok_output_at_target, cost_per_mtok_total_at_target;
+  /// The guides' multi-GPU scaling efficiency (compare, multi-GPU options): SLO-meeting output tokens/s of the N-GPU
+  /// replica ÷ (N × that of one GPU of the same card, format and knobs), both at `scaling_concurrency` closed-loop
+  /// users — the concurrency one GPU carries at its SLO capacity (analysis/scaling.hpp).
+  std::optional<double> scaling_efficiency;
+  std::optional<int> scaling_concurrency;
+  /// Capacity per GPU against one GPU's: goodput at SLO capacity of N GPUs ÷ (N × that of 1 GPU), each at its own
+  /// capacity (what compare showed as "scale eff" before; above 1 when one card is starved).
+  std::optional<double> capacity_ratio_per_gpu;
+  // Owned hardware (analysis/ownership.hpp), for the same fleet; null when it cannot be priced (owned_note says why).
+  std::optional<double> purchase_price_per_gpu;
+  bool purchase_price_is_placeholder = true;
+  std::optional<double> owned_cost_per_gpu_hour;     ///< depreciation + energy + hosting, averaged over the fleet's GPUs
+  std::optional<double> owned_monthly_cost;          ///< the fleet owned, priced like rental (ops overhead, extras)
+  std::optional<double> owned_cost_per_mtok_output_at_target;
+  std::optional<double> break_even_months;           ///< months after which buying has cost less than renting
+  std::string owned_note;                            ///< why owned is null, or what it assumed
+  std::string quality_caveat;                        ///< quantized formats: llmsim does not model quality (quality.hpp)
   /// One serving replica at its share of the target: target_qps / serving replicas (closed loop:
   /// ⌈target_concurrency / serving replicas⌉ users); spares idle.
   std::optional<metrics::Summary> at_target;

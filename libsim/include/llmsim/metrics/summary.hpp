@@ -59,6 +59,9 @@ struct Summary {
   double goodput_rps = 0, goodput_output_tps = 0, goodput_total_tps = 0;
   KvStats kv;
   double mfu = 0, mbu = 0;            ///< model FLOPs / bandwidth utilisation over busy time
+  /// Fraction of the run the replicas' GPUs were running iterations (board power under load); < 0 = unknown
+  /// (synthetic service). Prices owned hardware's energy (analysis/ownership.hpp).
+  double busy_fraction = -1;
   std::int64_t iterations = 0;
   CostSummary cost;
   std::vector<ClassSummary> classes;

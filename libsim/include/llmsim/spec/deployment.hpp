@@ -16,12 +16,18 @@ std::string to_string(RouterPolicy r);
 RouterPolicy parse_router(const std::string& s, const std::string& path = "hardware.router");
 
 struct Deployment {
-  std::string gpu = "a100-80gb-sxm";      ///< catalogue id, "<id>:mig-…", or path to a GPU spec file
+  /// A GPU option (spec/gpu_option.hpp): catalogue id, "<id>:mig-…" or path to a GPU spec file, with an optional
+  /// count and split ("2xrtx4090-24gb", "2xrtx4090-24gb@pp", "2xa100-80gb-pcie+nvlink"); resolve() turns the count
+  /// into tp × pp.
+  std::string gpu = "a100-80gb-sxm";
   std::string gpu_profile;                ///< optional calibrated HardwareProfile file ("" = default profile)
   ParallelConfig parallel;
   int replicas = 1;
   RouterPolicy router = RouterPolicy::least_outstanding;
-  std::optional<double> price_per_gpu_hour;  ///< overrides the catalogue placeholder
+  std::optional<double> price_per_gpu_hour;      ///< overrides the catalogue placeholder (in cost.currency)
+  std::optional<double> purchase_price_per_gpu;  ///< to buy one card (cost.currency); overrides the catalogue's
+  /// GPUs of the deployment as written; resolve() may raise tp × pp from a count prefix ("2x…"), so use the
+  /// resolved scenario's value.
   int gpus_total() const noexcept { return parallel.gpus() * replicas; }
   void validate(const std::string& path = "hardware") const;
 };

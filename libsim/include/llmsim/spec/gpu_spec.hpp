@@ -29,14 +29,20 @@ struct GpuSpec {
   double fp32_flops = 0;                 ///< non-tensor FP32 (CUDA cores), used for dequantisation work
   int sm_count = 0;
   std::int64_t l2_bytes = 0;
-  double tdp_watts = 0;
+  double tdp_watts = 0;                  ///< board power under load (datasheet TDP/TGP), W
+  /// Board power with nothing running, W (nvidia-smi readings; 0 = unknown, then idle is priced at tdp_watts).
+  double idle_watts = 0;
   int pcie_gen = 4, pcie_lanes = 16;
   double nvlink_bandwidth = 0;           ///< per direction, bytes/s; 0 = no NVLink
+  /// Per direction, bytes/s, of the optional 2-way NVLink bridge of a PCIe card ("+nvlink"); 0 = no bridge connector.
+  double nvlink_bridge_bandwidth = 0;
   bool p2p = false;                      ///< peer-to-peer over PCIe works with the stock driver
   bool ecc = false;
   std::vector<MigProfile> mig_profiles;
   double price_per_hour = 0;             ///< default rental price, USD per GPU-hour
   bool price_is_placeholder = true;      ///< true: a rough market figure the user should override
+  double purchase_price = 0;             ///< USD to buy one card (0 = none known: owned cost needs one given)
+  bool purchase_price_is_placeholder = true;  ///< false only for a vendor list price (MSRP)
   std::string source;                    ///< where the figures come from (citations)
   // Set when this spec is a MIG slice: fraction of the full GPU's compute and of its memory bandwidth.
   // A slice's memory_bytes, memory_bandwidth, peaks, sm_count and l2_bytes are already scaled by these.

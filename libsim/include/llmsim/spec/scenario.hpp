@@ -1,6 +1,7 @@
 #pragma once
 // The one input: model, quantization, hardware, engine knobs, workload, SLO and cost extras.
 // JSON form documented in the README and ../shared/DESIGN.md; unknown keys are rejected with the valid ones.
+#include <optional>
 #include <string>
 
 #include "llmsim/core/json_view.hpp"
@@ -16,7 +17,7 @@ namespace llmsim::spec {
 
 class Catalog;
 
-/// Money beyond the GPUs, and what the monthly bill and cold start assume.
+/// Money beyond the GPUs, what the monthly bill and cold start assume, and what owning the cards costs.
 struct CostSpec {
   double storage_per_month = 0;      ///< USD
   double network_per_month = 0;      ///< USD
@@ -25,6 +26,14 @@ struct CostSpec {
   double hours_per_month = 730;
   double target_qps = 0;             ///< load the monthly bill is sized for (0 = the offered load)
   double network_gbps = 1.0;         ///< weight download speed for the cold-start estimate (Gbit/s)
+  /// Labels every money figure (ISO 4217 code). The catalogue's prices are USD and no exchange rate is assumed, so
+  /// with another currency every price used must be given (resolve() says which is missing).
+  std::string currency = "USD";
+  // Owned hardware (analysis/ownership.hpp): computed only when electricity_per_kwh is given.
+  std::optional<double> electricity_per_kwh;  ///< energy price, currency per kWh
+  double pue = 1.0;                  ///< facility power usage effectiveness (>= 1; 1 counts no cooling overhead)
+  double depreciation_years = 3;     ///< purchase price spread straight-line over this many years
+  double hosting_per_gpu_month = 0;  ///< rack space / colocation per GPU per month, currency
   void validate(const std::string& path = "cost") const;
 };
 
@@ -58,6 +67,11 @@ struct ResolvedScenario {
   GpuSpec gpu;
   Quantization quant;
   double price_per_gpu_hour = 0;     ///< scenario override or catalogue placeholder
+  bool price_is_placeholder = true;  ///< the catalogue's rough market figure, not a price the user gave
+  /// Price of one card: hardware.purchase_price_per_gpu, else the catalogue's; nullopt when neither is known.
+  std::optional<double> purchase_price_per_gpu;
+  bool purchase_price_is_placeholder = true;
+  std::string interconnect;          ///< what one replica's GPUs talk over (spec::interconnect); "" for one GPU
   int max_model_len = 0;             ///< engine.max_model_len, else default_max_model_len
 };
 
@@ -66,7 +80,10 @@ struct ResolvedScenario {
 int default_max_model_len(const ModelSpec& m, const EngineConfig& e);
 
 /// Looks up model/GPU/quant in `catalog` (or loads the files named), validates everything, checks
-/// cross-field rules (tp divides heads, lengths within max_model_len, ...). Throws ConfigError.
+/// cross-field rules (tp divides heads, lengths within max_model_len, ...). A GPU option's count becomes the
+/// resolved hardware.parallel (hardware.gpu keeps the text, so resolving again gives the same result), "+nvlink"
+/// the resolved GPU's NVLink bandwidth. With a cost.currency other than USD, a catalogue price (USD) cannot be
+/// used: hardware.price_per_gpu_hour must be given. Throws ConfigError.
 ResolvedScenario resolve(const Scenario& s, const Catalog& catalog);
 
 }  // namespace llmsim::spec

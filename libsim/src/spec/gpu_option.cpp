@@ -1,0 +1,119 @@
+#include "llmsim/spec/gpu_option.hpp"
+
+#include <cctype>
+#include <cstdio>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/spec/catalog.hpp"
+
+namespace llmsim::spec {
+
+namespace {
+
+constexpr int kMaxCount = 64;
+
+// A tail after '@' or '+' is a suffix only when it could not be part of a file name ("gpu@2.json", "a/b+c/x.json").
+bool suffix_like(const std::string& tail) {
+  return tail.find('/') == std::string::npos && tail.find('.') == std::string::npos;
+}
+
+std::string gb_per_s(double bytes_per_s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", bytes_per_s / 1e9);
+  return buf;
+}
+
+}  // namespace
+
+GpuOption parse_gpu_option(const std::string& text, const std::string& path) {
+  GpuOption o;
+  o.text = text;
+  std::string rest = text;
+  // Suffixes come off the end, in either order, each at most once.
+  bool parallel_given = false;
+  while (true) {
+    const auto cut = rest.find_last_of("@+");
+    if (cut == std::string::npos || !suffix_like(rest.substr(cut + 1))) break;
+    const std::string suffix = rest.substr(cut);
+    if (suffix == "@pp" || suffix == "@tp") {
+      if (parallel_given) throw ConfigError(path, "two parallel suffixes in '" + text + "' (give one of @tp, @pp)");
+      parallel_given = true;
+      o.pipeline = suffix == "@pp";
+    } else if (suffix == "+nvlink") {
+      if (o.nvlink_bridge) throw ConfigError(path, "'+nvlink' given twice in '" + text + "'");
+      o.nvlink_bridge = true;
+    } else {
+      throw ConfigError(path, "unknown suffix '" + suffix + "' in '" + text + "' (valid: @tp, @pp, +nvlink)");
+    }
+    rest.resize(cut);
+  }
+  // "<N>x<id>": a count prefix only when digits are followed by 'x', 'X' or '×' (ids themselves may start with
+  // digits, such as a file "3090.json").
+  std::size_t digits = 0;
+  while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
+  std::size_t mark = 0;
+  if (digits > 0 && digits < rest.size() && (rest[digits] == 'x' || rest[digits] == 'X')) mark = 1;
+  else if (digits > 0 && rest.compare(digits, 2, "\xC3\x97") == 0) mark = 2;  // U+00D7 MULTIPLICATION SIGN
+  if (mark > 0) {
+    const std::string count = rest.substr(0, digits);
+    if (digits > 3 || std::stoi(count) < 1 || std::stoi(count) > kMaxCount)
+      throw ConfigError(path, "GPU count in '" + text + "' must be 1.." + std::to_string(kMaxCount) + ", got " + count);
+    o.count = std::stoi(count);
+    o.count_given = true;
+    rest = rest.substr(digits + mark);
+  }
+  if (rest.empty()) throw ConfigError(path, "missing GPU id in '" + text + "'");
+  if (rest.find_first_of("@+") != std::string::npos && suffix_like(rest.substr(rest.find_first_of("@+") + 1)))
+    throw ConfigError(path, "unexpected '" + rest.substr(rest.find_first_of("@+")) + "' in '" + text +
+                                "' (write [<N>x]<gpu>[@tp|@pp][+nvlink])");
+  o.card = rest;
+  return o;
+}
+
+ParallelConfig split_for(const GpuOption& o, ParallelConfig given, const std::string& tp_path) {
+  if (!o.count_given) {
+    if (o.pipeline && given.tp > 1)
+      throw ConfigError(tp_path, "'" + o.text + "' asks for a pipeline (@pp) but tp is " + std::to_string(given.tp));
+    return given;
+  }
+  const ParallelConfig split = o.pipeline ? ParallelConfig{1, o.count} : ParallelConfig{o.count, 1};
+  if (given.gpus() == 1) return split;
+  if (given.gpus() == o.count && (!o.pipeline || given.tp == 1)) return given;
+  throw ConfigError(tp_path, "tp " + std::to_string(given.tp) + " x pp " + std::to_string(given.pp) +
+                                      " contradicts gpu '" + o.text + "' (" + std::to_string(o.count) + " GPUs, tp " +
+                                      std::to_string(split.tp) + ", pp " + std::to_string(split.pp) +
+                                      "); give one or make them agree");
+}
+
+GpuSpec gpu_for(const GpuOption& o, int gpus_per_replica, const Catalog& catalog, const std::string& path) {
+  GpuSpec g = catalog.gpu(o.card, path);
+  if (!o.nvlink_bridge) return g;
+  if (g.nvlink_bandwidth > 0)
+    throw ConfigError(path, "'" + g.id + "' already has NVLink (" + gb_per_s(g.nvlink_bandwidth) +
+                                " GB/s per direction); +nvlink is for PCIe cards joined by a bridge");
+  if (!(g.nvlink_bridge_bandwidth > 0)) {
+    std::string with;
+    for (const auto& [id, c] : catalog.gpus())
+      if (c.nvlink_bridge_bandwidth > 0) with += (with.empty() ? "" : ", ") + id;
+    throw ConfigError(path, "'" + g.id + "' has no NVLink bridge connector (cards with one: " +
+                                (with.empty() ? std::string("none") : with) + ")");
+  }
+  if (gpus_per_replica != 2)
+    throw ConfigError(path, "an NVLink bridge joins a pair of cards; '" + o.text + "' has " +
+                                std::to_string(gpus_per_replica) + " GPUs per replica");
+  g.nvlink_bandwidth = g.nvlink_bridge_bandwidth;
+  g.p2p = true;  // peers reach each other over the bridge
+  return g;
+}
+
+std::string interconnect(const GpuSpec& g, int gpus_per_replica, bool bridged) {
+  if (gpus_per_replica < 2) return "";
+  if (g.nvlink_bandwidth > 0)
+    return std::string(bridged ? "NVLink bridge, " : "NVLink, ") + gb_per_s(g.nvlink_bandwidth) + " GB/s per direction";
+  std::string s = "PCIe " + std::to_string(g.pcie_gen) + ".0 x" + std::to_string(g.pcie_lanes) +
+                  (g.p2p ? " with P2P" : " without P2P (host-staged)");
+  if (g.nvlink_bridge_bandwidth > 0) s += "; no NVLink bridge assumed (+nvlink for a bridged pair)";
+  return s;
+}
+
+}  // namespace llmsim::spec
