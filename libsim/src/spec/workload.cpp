@@ -301,7 +301,7 @@ void Workload::check_derived(const std::string& path) const {
       users += cl->concurrency;
       // Each user sends about num_requests / users requests, each after its think time.
       const double rounds = std::ceil(static_cast<double>(num_requests) / std::max(1, cl->concurrency));
-      if (cl->think_time_s * rounds > kMaxSimulatedSeconds) {
+      if (cl->think_time_s * rounds > kMaxSimulatedSeconds && horizon_s <= 0) {
         p.add(class_path(i) + ".think_time_s",
               format_value(cl->think_time_s) + " s of think time over " + format_value(rounds) + " rounds spans " +
                   format_value(cl->think_time_s * rounds) + " s of simulated time, beyond the 1e9 s the clock "
@@ -317,7 +317,8 @@ void Workload::check_derived(const std::string& path) const {
   if (offline > 0 && offline < cls.size()) {
     p.add(path + ".classes", "an offline class (every request at t = 0) cannot be mixed with other arrival processes");
   }
-  if (const auto span = workload_span(cls, static_cast<double>(num_requests))) {
+  // A horizon bounds the simulated time by itself (arrivals after it are never issued).
+  if (const auto span = workload_span(cls, static_cast<double>(num_requests)); span && horizon_s <= 0) {
     if (!(*span <= kMaxSimulatedSeconds)) {
       const std::string where = cls.size() == 1 ? class_path(0) + "." + rate_field(cls[0].arrival) : path + ".classes";
       p.add(where, std::to_string(num_requests) + " requests at " + format_value(static_cast<double>(num_requests) / *span) +
