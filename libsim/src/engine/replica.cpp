@@ -327,8 +327,6 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
   LLMSIM_CHECK(busy_, "iteration finished while none is in flight");
   busy_ = false;
   const bool is_static = cfg_.policy == spec::SchedulerPolicy::static_batching;
-  const std::size_t finished_before = finished.size();
-  double first_token_inputs = 0;
   if (decode_step_) {
     // Every decoder emitted one token; gaps grouped by when each got its previous token.
     if (itl_old_measured_ > 0)
@@ -367,12 +365,8 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       if (it != chunked_partial_.end()) chunked_partial_.erase(it);
     }
     // The step that completes a prompt samples a token: the first one, or the next one after a recompute.
-    if (s.first_token_s < 0) {
-      s.first_token_s = now_s;
-      first_token_inputs += static_cast<double>(s.input);
-    } else if (s.measured) {
-      metrics_->on_token_gap(now_s - s.last_token_s, 1.0);
-    }
+    if (s.first_token_s < 0) s.first_token_s = now_s;
+    else if (s.measured) metrics_->on_token_gap(now_s - s.last_token_s, 1.0);
     s.last_token_s = now_s;
     s.generated += 1;
     s.ctx0 = s.prefill_target;
@@ -400,8 +394,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
     sat_.time_s += elapsed;
     sat_.iterations += 1;
     sat_.output_tokens += static_cast<double>(emitting_);
-    sat_.input_tokens += first_token_inputs;
-    sat_.completions += static_cast<double>(finished.size() - finished_before);
+    sat_.prefill_tokens += static_cast<double>(record_.prefill_tokens);
     sat_.seq_time += static_cast<double>(record_.prefill_seqs + record_.decode_seqs) * elapsed;
   }
 }

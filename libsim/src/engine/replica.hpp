@@ -129,10 +129,9 @@ struct WorkTotals {
 /// the replica served at its saturation rate during them.
 struct SaturationTotals {
   double time_s = 0, iterations = 0;
-  double output_tokens = 0;  ///< tokens emitted (decodes and completed prefills; static padding excluded)
-  double input_tokens = 0;   ///< prompts of requests whose first token came in such an iteration
-  double completions = 0;
-  double seq_time = 0;       ///< Σ sequences × duration
+  double output_tokens = 0;   ///< tokens emitted (decodes and completed prefills; static padding excluded)
+  double prefill_tokens = 0;  ///< prompt tokens computed (recomputation included: it is work done)
+  double seq_time = 0;        ///< Σ sequences × duration
 };
 
 class Replica {

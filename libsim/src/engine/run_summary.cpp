@@ -57,8 +57,7 @@ void fill_batch_and_saturation(metrics::Summary& sum, const RunFacts& f) {
     t.time_s += s.time_s;
     t.iterations += s.iterations;
     t.output_tokens += s.output_tokens;
-    t.input_tokens += s.input_tokens;
-    t.completions += s.completions;
+    t.prefill_tokens += s.prefill_tokens;
     t.seq_time += s.seq_time;
   }
   if (busy > 0) sum.batch.mean_seqs = seq_time / busy;
@@ -68,11 +67,17 @@ void fill_batch_and_saturation(metrics::Summary& sum, const RunFacts& f) {
   if (busy > 0) sat.busy_fraction = std::min(1.0, t.time_s / busy);
   if (t.time_s <= 0) return;
   const double engines = static_cast<double>(f.replicas.size());
-  sat.throughput.requests_per_s = t.completions / t.time_s * engines;
-  sat.throughput.input_tokens_per_s = t.input_tokens / t.time_s * engines;
   sat.throughput.output_tokens_per_s = t.output_tokens / t.time_s * engines;
+  sat.throughput.input_tokens_per_s = t.prefill_tokens / t.time_s * engines;
   sat.throughput.total_tokens_per_s = sat.throughput.input_tokens_per_s + sat.throughput.output_tokens_per_s;
   sat.mean_batch = t.seq_time / t.time_s;
+  // Requests per second follow from the output side: a request is done when its output is, so the engine
+  // completes output rate / mean output length. Over a long saturated stretch the prompt side agrees (input
+  // rate / mean prompt length); in a short one the prompts run ahead (a batch filling up, a spike's backlog
+  // being admitted), which input_tokens_per_s shows. Completions counted inside the saturated iterations would
+  // tilt with those transients (a batch filling up completes nothing yet).
+  const auto& run = sum.throughput;
+  if (run.requests_per_s > 0) sat.throughput.requests_per_s = sat.throughput.output_tokens_per_s / (run.output_tokens_per_s / run.requests_per_s);
 }
 
 }  // namespace

@@ -55,7 +55,10 @@ struct OfferedLoad {
 /// batch at its token budget, max_num_seqs or KV limit). Rates are per deployment: the per-engine rate over
 /// those iterations times the engines (replicas × batches in flight). All 0 when never saturated (JSON null).
 struct Saturation {
-  Throughput throughput;              ///< requests (completions), input (prompts served), output tokens per s
+  /// Output tokens emitted and prompt tokens computed in those iterations, per second of them; requests/s =
+  /// output tokens/s / the run's mean output length. Over a long saturated stretch input tokens/s / mean prompt
+  /// length agrees; in a short one (a spike's backlog, a batch filling up) the prompt side runs ahead.
+  Throughput throughput;
   double time_s = 0;                  ///< summed over engines
   double busy_fraction = 0;           ///< of the engines' busy time
   std::int64_t iterations = 0;
