@@ -82,7 +82,7 @@ void KvBlockManager::evict_for(std::int64_t blocks) {
 
 // ---- blocks ----
 
-void KvBlockManager::allocate(std::int64_t blocks) {
+void KvBlockManager::allocate_evicting(std::int64_t blocks) {
   LLMSIM_CHECK(blocks >= 0 && blocks <= free(), "KV allocation beyond the free blocks");
   evict_for(blocks);
   used_ += blocks;

@@ -274,7 +274,7 @@ void Simulation::start_replica(std::int32_t r, double now_s) {
   Replica& rep = replicas_[static_cast<std::size_t>(r)];
   if (rep.busy()) return;
   const bool started = rep.start_iteration(now_s);
-  sample_state(now_s);
+  if (series_) sample_state(now_s);
   if (!started) return;
   ++iterations_;
   Pipeline::Pass pass{now_s, now_s + rep.duration_s()};

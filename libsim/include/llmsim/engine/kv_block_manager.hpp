@@ -33,7 +33,15 @@ class KvBlockManager {
   /// Growth test: the watermark does not apply to decode growth.
   bool can_grow(std::int64_t blocks) const noexcept { return blocks <= free(); }
   /// Takes `blocks` (evicting cached blocks as needed); InternalError if they are not free.
-  void allocate(std::int64_t blocks);
+  void allocate(std::int64_t blocks) {
+    // Hot path (every decode step that crosses a block boundary): raw free blocks suffice, nothing to evict.
+    if (blocks >= 0 && blocks <= capacity_ - used_ - cached_unreferenced_) {
+      used_ += blocks;
+      if (used_ > peak_used_) peak_used_ = used_;
+      return;
+    }
+    allocate_evicting(blocks);
+  }
   void release(std::int64_t blocks);
 
   // Host swap space.
@@ -80,6 +88,7 @@ class KvBlockManager {
   void lru_push(std::int32_t id);
   void lru_remove(std::int32_t id);
   void evict_for(std::int64_t blocks);
+  void allocate_evicting(std::int64_t blocks);
   std::int32_t find_prefix(std::uint64_t key) const;
   const Entry* from_handle(std::int64_t handle) const;
 
