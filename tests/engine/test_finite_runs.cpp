@@ -10,22 +10,15 @@
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario.hpp"
+#include "engine_test_util.hpp"
 
 using namespace llmsim;
 using engine::SimulationOptions;
 using engine::simulate;
+using test::make;
+using test::scenario;
 
 namespace {
-
-spec::ResolvedScenario make(const Json& j) {
-  return spec::resolve(spec::scenario_from_json(JsonView(j, "")), spec::Catalog::builtin());
-}
-
-Json scenario(const Json& workload, const Json& engine = Json::object(), const char* gpu = "a100-80gb-sxm") {
-  Json e = {{"max_model_len", 8192}};
-  for (auto it = engine.begin(); it != engine.end(); ++it) e[it.key()] = it.value();
-  return Json{{"model", "llama-3.1-8b"}, {"hardware", {{"gpu", gpu}}}, {"engine", e}, {"workload", workload}};
-}
 
 /// Achieved throughput = measured completions / (first measured arrival .. last completion), from the records.
 void check_achieved(const engine::SimulationResult& r) {

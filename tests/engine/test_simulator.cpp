@@ -10,16 +10,14 @@
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario.hpp"
+#include "engine_test_util.hpp"
 
 using namespace llmsim;
 using engine::SimulationOptions;
 using engine::simulate;
+using test::make;
 
 namespace {
-
-spec::ResolvedScenario make(const Json& j) {
-  return spec::resolve(spec::scenario_from_json(JsonView(j, "")), spec::Catalog::builtin());
-}
 
 Json base(const Json& workload, const Json& engine = Json::object()) {
   Json e = {{"policy", "vllm"}, {"max_num_seqs", 256}, {"max_num_batched_tokens", 8192}};

@@ -252,6 +252,20 @@ void Replica::swap_in(double now_s) {
   }
 }
 
+std::int64_t Replica::admit_chunked(double now_s, std::int64_t budget, bool whole_prompt, perf::BatchShape& shape) {
+  while (budget > 0 && !waiting_.empty() && running_ < cfg_.max_num_seqs) {
+    const std::int32_t i = waiting_.front();
+    if (!try_admit(i, now_s, whole_prompt ? (*pool_)[i].prefill_target : budget)) break;
+    waiting_.pop_front();
+    const Seq& s = (*pool_)[i];
+    const std::int64_t chunk = std::min(s.prefill_target - s.prefilled, budget);
+    add_prefill_chunk(i, chunk, shape);
+    if (s.prefilled < s.prefill_target) chunked_partial_.push_back(i);
+    budget -= chunk;
+  }
+  return budget;
+}
+
 void Replica::add_prefill_chunk(std::int32_t i, std::int64_t chunk, perf::BatchShape& shape) {
   Seq& s = (*pool_)[i];
   const bool last = s.prefilled + chunk == s.prefill_target;

@@ -195,6 +195,10 @@ class Replica {
   bool grow_decoders(double now_s);  ///< allocates this step's growth, preempting as needed
   void swap_in(double now_s);
   void add_prefill_chunk(std::int32_t i, std::int64_t chunk, perf::BatchShape& shape);
+  /// Admits waiting requests from the head while budget and max_num_seqs allow, each with a chunk of the budget
+  /// (a prompt left unfinished continues next step); V1 allocates the chunk's blocks, V0 the whole prompt's
+  /// (`whole_prompt`). Stops at the first that does not fit. Returns the budget left.
+  std::int64_t admit_chunked(double now_s, std::int64_t budget, bool whole_prompt, perf::BatchShape& shape);
   void release_static_batch();
 
   std::int32_t index_;

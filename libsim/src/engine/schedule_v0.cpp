@@ -52,17 +52,7 @@ void Replica::schedule_chunked(double now_s, perf::BatchShape& shape) {
     budget -= chunk;
   }
   if (preempted) return;
-  while (budget > 0 && !waiting_.empty() && running_ < cfg_.max_num_seqs) {
-    const std::int32_t i = waiting_.front();
-    // V0 allocates the whole prompt at admission (the first chunk is cut from it below).
-    if (!try_admit(i, now_s, (*pool_)[i].prefill_target)) break;
-    waiting_.pop_front();
-    const Seq& s = (*pool_)[i];
-    const std::int64_t chunk = std::min(s.prefill_target - s.prefilled, budget);
-    add_prefill_chunk(i, chunk, shape);
-    if (s.prefilled < s.prefill_target) chunked_partial_.push_back(i);
-    budget -= chunk;
-  }
+  admit_chunked(now_s, budget, /*whole_prompt=*/true, shape);  // V0 allocates the whole prompt at admission
 }
 
 void Replica::schedule_static(double now_s, perf::BatchShape& shape) {

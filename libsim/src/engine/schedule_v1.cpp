@@ -51,16 +51,7 @@ void Replica::schedule_v1(double now_s, perf::BatchShape& shape) {
   if (preempted) return;  // no admissions in a step that preempted
 
   // Waiting requests, FCFS; each allocates the blocks of its cached tokens and its first chunk.
-  while (budget > 0 && !waiting_.empty() && running_ < cfg_.max_num_seqs) {
-    const std::int32_t i = waiting_.front();
-    if (!try_admit(i, now_s, budget)) break;
-    waiting_.pop_front();
-    const Seq& s = (*pool_)[i];
-    const std::int64_t chunk = std::min(s.prefill_target - s.prefilled, budget);
-    add_prefill_chunk(i, chunk, shape);
-    if (s.prefilled < s.prefill_target) chunked_partial_.push_back(i);
-    budget -= chunk;
-  }
+  admit_chunked(now_s, budget, /*whole_prompt=*/false, shape);
 }
 
 }  // namespace llmsim::engine::detail
