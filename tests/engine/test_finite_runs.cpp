@@ -3,7 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/engine/simulator.hpp"
@@ -262,4 +265,23 @@ TEST_CASE("the measurement window: steady state ends at the last measured arriva
   CHECK(ss.throughput.requests_per_s == Approx(s.offered.requests_per_s).epsilon(0.08));
   CHECK(s.throughput.requests_per_s < s.offered.requests_per_s);
   CHECK(ss.slo_attainment == Approx(1.0));  // no SLO: every departure counts as good
+}
+
+TEST_CASE("a run still stops on SimulationOptions::cancel (Python's Ctrl-C, CLI signals)") {
+  const Json w = {{"arrival", {{"process", "poisson"}, {"rate", 8.0}}},
+                  {"input_tokens", {{"dist", "fixed"}, {"value", 100}}},
+                  {"output_tokens", {{"dist", "fixed"}, {"value", 50}}},
+                  {"num_requests", 20000000}, {"warmup_requests", 0}};
+  std::atomic<bool> flag{true};
+  SimulationOptions opt;
+  opt.cancel = &flag;
+  CHECK_THROWS_AS(simulate(make(scenario(w)), opt), Cancelled);
+  // Raised from another thread while the run is under way: twenty million requests would take many seconds.
+  flag = false;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    flag = true;
+  });
+  CHECK_THROWS_AS(simulate(make(scenario(w)), opt), Cancelled);
+  stopper.join();
 }
