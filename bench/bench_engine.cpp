@@ -1,5 +1,5 @@
 // Simulator throughput: how many simulated requests per wall-clock second the engine handles.
-// llama-3.1-8b fp16 on a100-80gb-sxm, vllm policy, Poisson arrivals at ~80% of the measured capacity,
+// llama-3.1-8b fp16 on a100-80gb-sxm, vllm policy (vLLM V1's scheduler), Poisson arrivals at ~80% of the measured capacity,
 // lognormal lengths (input mean 512, output mean 256). Prints what it measured; no pass/fail.
 //   bench_engine [num_requests]   (default 1,000,000)
 #include <sys/resource.h>

@@ -19,6 +19,7 @@ NOTEBOOKS = [
     "multi_gpu_scaling.ipynb",
     "controlled_experiment.ipynb",
     "calibration.ipynb",
+    "load_spike.ipynb",
 ]
 
 

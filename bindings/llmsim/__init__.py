@@ -16,9 +16,10 @@ from .check import check
 from . import catalog
 from .catalog import load_gpu_spec, load_hf_config
 from .sweep import capacity, compare, expand_grid, sweep
+from .throughput import throughput
 from . import plot
 
-__all__ = ["ConfigError", "CalibrationDataError", "Result", "memory", "step", "simulate", "capacity",
+__all__ = ["ConfigError", "CalibrationDataError", "Result", "memory", "step", "simulate", "throughput", "capacity",
            "compare", "sweep", "expand_grid", "scenario", "resolve", "catalog", "load_gpu_spec",
            "load_hf_config", "plot", "check"]
 __version__ = "0.1.0"

@@ -64,14 +64,17 @@ def step(scenario: Optional[Scenario] = None, *, prefill_tokens: int = 0, prefil
 
 class Result:
     """One simulation: ``summary`` (the DESIGN.md result object, identical to ``llmsim simulate --json``),
-    ``requests`` and ``iterations`` DataFrames when recorded (else None), and the normalized ``scenario``."""
+    ``requests`` and ``iterations`` DataFrames when recorded (else None), ``time_series`` (one row per window:
+    queue, batch, KV use, arrivals, completions, TTFT/E2E percentiles) when asked for, and the normalized
+    ``scenario``."""
 
     def __init__(self, summary: dict, requests: Optional[pd.DataFrame], iterations: Optional[pd.DataFrame],
-                 scenario: dict):
+                 scenario: dict, time_series: Optional[pd.DataFrame] = None):
         self.summary = summary
         self.requests = requests
         self.iterations = iterations
         self.scenario = scenario
+        self.time_series = time_series
 
     def __getitem__(self, key: str) -> Any:
         return self.summary[key]
@@ -93,17 +96,24 @@ class Result:
 
 def simulate(scenario: Scenario, *, record_requests: bool = False, record_iterations: bool = False,
              seed: Optional[int] = None, rate: Optional[float] = None, num_requests: Optional[int] = None,
-             gpu: Optional[str] = None, quant: Optional[str] = None) -> Result:
+             gpu: Optional[str] = None, quant: Optional[str] = None, time_series: Any = None) -> Result:
     """Runs one scenario (dict or JSON file) and returns a Result; same scenario and seed give the same
     numbers as ``llmsim simulate --json``. Keyword overrides mirror the CLI flags (``rate`` rescales the
-    offered load as ``--rate`` does: open-loop rates keep their class mix, a closed loop gets that concurrency). The GIL is released while
-    the simulation runs, so threads run simulations in parallel."""
+    offered load as ``--rate`` does: open-loop rates keep their class mix, a closed loop gets that concurrency).
+    ``time_series`` (``--time-series``): a window width in seconds, or True for automatic windows; the result's
+    ``time_series`` frame then has one row per window. The GIL is released while the simulation runs, so
+    threads run simulations in parallel."""
     over = {"workload.seed": seed, "workload.num_requests": num_requests, "quant.weights": quant,
             "hardware.gpu": gpu}
     text = to_text(scenario, over)
+    window = -1.0 if time_series is None or time_series is False else 0.0 if time_series is True else float(time_series)
+    if time_series is not None and time_series is not False and time_series is not True and not window >= 0:
+        raise ValueError(f"time_series: must be a window in seconds >= 0 or True, got {time_series!r}")
     if hasattr(_core, "analysis"):
-        summary, req, it = _core.analysis.evaluate(text, record_requests, record_iterations, rate)
+        summary, req, it, series = _core.analysis.evaluate(text, record_requests, record_iterations, rate, window)
     else:
         summary, req, it = _area("engine").simulate(text, record_requests, record_iterations, rate)
+        series = "[]"
     return Result(json.loads(summary), records_frame(req) if record_requests else None,
-                  records_frame(it) if record_iterations else None, json.loads(text))
+                  records_frame(it) if record_iterations else None, json.loads(text),
+                  pd.DataFrame(json.loads(series)) if window >= 0 else None)

@@ -166,3 +166,39 @@ def latency_cdf(results: Mapping[str, Any], *, metric: str = "ttft", sla_ms: Opt
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     return ax
+
+
+_SERIES_LABELS = {"mean_waiting": "requests waiting", "max_waiting": "most waiting", "mean_running": "sequences running",
+                  "mean_kv_used": "KV used (fraction)", "arrivals": "arrivals", "completions": "completions",
+                  "ttft_p95_ms": "TTFT p95 (ms)", "ttft_p50_ms": "TTFT p50 (ms)", "e2e_p95_ms": "E2E p95 (ms)",
+                  "output_tokens_per_s": "output tok/s"}
+
+
+def time_series(series: Any, *, y: Sequence[str] = ("mean_waiting", "mean_running"), right: Sequence[str] = (),
+                ax=None, logy: bool = False):
+    """A run over time (``simulate(..., time_series=...)``): each column of ``y`` against the middle of its window,
+    and the columns of ``right`` (e.g. ``"ttft_p95_ms"``) on a second y axis, dashed. ``series`` is the Result or
+    its ``time_series`` frame. A spike shows as the queue building while arrivals exceed the saturation rate and
+    draining after; windows where nothing finished have no latency (gaps, not zeros)."""
+    frame = getattr(series, "time_series", series)
+    if frame is None or len(frame) == 0:
+        raise ValueError("time_series: no windows (run simulate(..., time_series=True or a width in seconds))")
+    ax = _axes(ax)
+    mid = (frame["start_s"] + frame["end_s"]) / 2
+    for col in y:
+        ax.plot(mid, frame[col], label=_SERIES_LABELS.get(col, col))
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel(", ".join(_SERIES_LABELS.get(c, c) for c in y))
+    if logy:
+        ax.set_yscale("log")
+    ax.grid(True, alpha=0.3)
+    handles, labels = ax.get_legend_handles_labels()
+    if right:
+        ax2 = ax.twinx()
+        for col in right:
+            ax2.plot(mid, frame[col].astype(float), linestyle="--", color="tab:red", label=_SERIES_LABELS.get(col, col))
+        ax2.set_ylabel(", ".join(_SERIES_LABELS.get(c, c) for c in right))
+        h2, l2 = ax2.get_legend_handles_labels()
+        handles, labels = handles + h2, labels + l2
+    ax.legend(handles, labels, fontsize="small", loc="upper left")
+    return ax

@@ -15,6 +15,7 @@
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/row.hpp"
 #include "llmsim/analysis/sweep.hpp"
+#include "llmsim/analysis/throughput.hpp"
 #include "llmsim/analysis/vllm_check.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "records.hpp"
@@ -73,20 +74,32 @@ analysis::Progress progress_of(const py::object& callback) {
 
 void register_analysis(py::module_& m) {
   m.def("evaluate", [](const std::string& text, bool record_requests, bool record_iterations,
-                       std::optional<double> rate) {
+                       std::optional<double> rate, double time_series_s) {
     engine::SimulationResult result;
     {
       py::gil_scoped_release nogil;
       engine::SimulationOptions opt;
       opt.record_requests = record_requests;
       opt.record_iterations = record_iterations;
+      opt.time_series_window_s = time_series_s;
       result = analysis::evaluate(resolved_of(text, rate), opt);
     }
     return py::make_tuple(dump(metrics::to_json(result.summary)), request_columns(result.requests),
-                          iteration_columns(result.iterations));
+                          iteration_columns(result.iterations), dump(metrics::to_json(result.time_series)));
   }, py::arg("scenario"), py::arg("record_requests") = false, py::arg("record_iterations") = false,
-     py::arg("rate") = py::none(),
-     "(summary JSON text with cost, request columns, iteration columns); GIL released while it runs.");
+     py::arg("rate") = py::none(), py::arg("time_series_s") = -1.0,
+     "(summary JSON text with cost, request columns, iteration columns, time-series JSON text); time_series_s: "
+     "window width (0 = automatic, < 0 = off). GIL released while it runs.");
+
+  m.def("throughput", [](const std::string& text, std::int64_t num_requests) {
+    py::gil_scoped_release nogil;
+    Json doc = parse_text(text, "scenario");
+    analysis::ThroughputOptions opt;
+    opt.num_requests = num_requests;
+    return dump(analysis::to_json(
+        analysis::max_throughput(spec::scenario_from_json(JsonView(doc, "")), spec::Catalog::builtin(), opt)));
+  }, py::arg("scenario"), py::arg("num_requests") = 0,
+     "`llmsim throughput --json` of the scenario (every request at t = 0) as JSON text; GIL released.");
 
   m.def("capacity", [](const std::string& text, const py::dict& options) {
     analysis::RowOptions opt{true, capacity_options(options)};

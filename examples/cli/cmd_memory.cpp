@@ -25,10 +25,10 @@ int run_memory(int argc, char** argv) {
         ("pp", po::value<int>()->default_value(1), "pipeline parallel size")
         ("quant", po::value<std::string>()->default_value("fp16"), "weight format (llmsim catalog quants)")
         ("kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache dtype: fp16, bf16, fp8, int8, int4")
-        ("max-model-len", po::value<int>()->default_value(0), "context length to plan for (0 = the model's limit capped at --max-num-batched-tokens, as in a scenario)")
+        ("max-model-len", po::value<int>()->default_value(0), "context length to plan for (0 = the model's limit, as in a scenario: vLLM V1 chunks prompts)")
         ("gpu-memory-utilization", po::value<double>()->default_value(0.90), "fraction of GPU memory the engine may use")
-        ("max-num-batched-tokens", po::value<int>()->default_value(8192), "token budget of one iteration (sets the activation peak)")
-        ("max-num-seqs", po::value<int>()->default_value(256), "most sequences in one batch (sampler rows)")
+        ("max-num-batched-tokens", po::value<int>(), "token budget of one iteration (sets the activation peak; default: vLLM V1's for the GPU, as in a scenario)")
+        ("max-num-seqs", po::value<int>(), "most sequences in one batch (sampler rows; default: vLLM V1's for the GPU)")
         ("block-size", po::value<int>()->default_value(16), "KV block size in tokens")
         ("no-cuda-graphs", "plan without CUDA-graph memory (vLLM --enforce-eager)")
         ("cpu-offload-gb", po::value<double>()->default_value(0), "GiB of weights per GPU kept in host memory (vLLM --cpu-offload-gb)")
@@ -68,16 +68,17 @@ int run_memory(int argc, char** argv) {
     }
     spec::EngineConfig engine;
     engine.gpu_memory_utilization = vm["gpu-memory-utilization"].as<double>();
-    engine.max_num_batched_tokens = vm["max-num-batched-tokens"].as<int>();
-    engine.max_num_seqs = vm["max-num-seqs"].as<int>();
+    // Unset knobs take the policy's defaults for the GPU below (spec::effective_engine), as a scenario does.
+    engine.max_num_batched_tokens = vm.count("max-num-batched-tokens") ? vm["max-num-batched-tokens"].as<int>() : 0;
+    engine.max_num_seqs = vm.count("max-num-seqs") ? vm["max-num-seqs"].as<int>() : 0;
     engine.block_size = vm["block-size"].as<int>();
     engine.cuda_graphs = !vm.count("no-cuda-graphs");
     engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
     if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb)) {
       problems.add("--cpu-offload-gb", "must be >= 0, got " + format_value(engine.cpu_offload_gb));
     }
-    positive("max-num-batched-tokens", engine.max_num_batched_tokens);
-    positive("max-num-seqs", engine.max_num_seqs);
+    if (vm.count("max-num-batched-tokens")) positive("max-num-batched-tokens", engine.max_num_batched_tokens);
+    if (vm.count("max-num-seqs")) positive("max-num-seqs", engine.max_num_seqs);
     positive("block-size", engine.block_size);
     if (!(engine.gpu_memory_utilization > 0 && engine.gpu_memory_utilization <= 1)) {
       problems.add("--gpu-memory-utilization", "must be in (0, 1], got " + format_value(engine.gpu_memory_utilization));
@@ -89,6 +90,7 @@ int run_memory(int argc, char** argv) {
     const auto option = spec::parse_gpu_option(vm["gpu"].as<std::string>(), "--gpu");
     const spec::ParallelConfig par = spec::split_for(option, {tp, pp}, "--tp");
     const spec::GpuSpec gpu = spec::gpu_for(option, par.gpus(), catalog, "--gpu");
+    engine = spec::effective_engine(engine, gpu, false);
     spec::Quantization quant;
     quant.weights = spec::format_for_gpu(spec::weight_format(vm["quant"].as<std::string>(), "--quant"), gpu, "--quant");
     quant.kv_dtype = spec::parse_kv_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");

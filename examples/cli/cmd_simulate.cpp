@@ -1,4 +1,5 @@
 // `llmsim simulate`: run one scenario through the serving engine and print the summary.
+#include <cmath>
 #include <fstream>
 #include <iostream>
 
@@ -7,6 +8,7 @@
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/engine/simulator.hpp"
 #include "llmsim/metrics/summary.hpp"
+#include "llmsim/metrics/time_series.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario.hpp"
 
@@ -39,6 +41,27 @@ void print_latency(Table& t, const char* name, const metrics::LatencyStats& l) {
   t.add({name, fmt(l.mean, 1), fmt(l.p50, 1), fmt(l.p90, 1), fmt(l.p95, 1), fmt(l.p99, 1)});
 }
 
+void print_rates(Table& t, const char* name, const metrics::Throughput& r, bool present) {
+  auto v = [&](double x, int d) { return present ? fmt(x, d) : std::string("-"); };
+  t.add({name, v(r.requests_per_s, 2), v(r.output_tokens_per_s, 1), v(r.total_tokens_per_s, 1)});
+}
+
+void print_time_series(const std::vector<metrics::TimeWindow>& ts) {
+  if (ts.empty()) return;
+  // At most ~30 rows: every k-th window, so a long run still fits a screen (--json has them all).
+  const std::size_t step = (ts.size() + 29) / 30;
+  Table t({"window (s)", "arrivals", "done", "waiting", "max wait", "running", "KV %", "TTFT p95 ms"});
+  for (std::size_t i = 0; i < ts.size(); i += step) {
+    const auto& w = ts[i];
+    t.add({fmt(w.start_s, 0) + "-" + fmt(w.end_s, 0), std::to_string(w.arrivals), std::to_string(w.completions),
+           fmt(w.mean_waiting, 1), fmt(w.max_waiting, 0), fmt(w.mean_running, 1), fmt(100 * w.mean_kv_used, 1),
+           w.has_latency ? fmt(w.ttft_p95_ms, 0) : std::string("-")});
+  }
+  std::cout << "\ntime series (" << ts.size() << " windows of " << fmt(ts.front().end_s - ts.front().start_s, 2)
+            << " s" << (step > 1 ? ", every " + std::to_string(step) + "th shown" : std::string()) << ")\n";
+  t.print(std::cout);
+}
+
 void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   const auto& sc = rs.scenario;
   std::cout << "scenario: " << (sc.name.empty() ? sc.model : sc.name) << " | " << rs.model.id << " " << sc.weights
@@ -49,13 +72,27 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
     std::cout << "cannot run: " << s.reason << "\n";
     return;
   }
+  std::cout << "engine: " << s.engine;
+  if (!sc.engine.synthetic_service)
+    std::cout << ", max_num_seqs " << sc.engine.max_num_seqs << ", max_num_batched_tokens " << sc.engine.max_num_batched_tokens;
+  std::cout << "\n";
   if (s.unstable) std::cout << "UNSTABLE: " << s.reason << "\n";
+  else if (!s.complete) std::cout << "INCOMPLETE: " << s.reason << "\n";
   std::cout << "completed " << s.completed_requests << " requests in " << fmt(s.duration_s, 1) << " s"
             << " (rejected " << s.rejected_requests << ", clipped " << s.clipped_requests << ", preemptions "
-            << s.preemptions << ", iterations " << s.iterations << ")\n";
-  std::cout << "throughput " << fmt(s.throughput.requests_per_s, 2) << " req/s, "
-            << fmt(s.throughput.output_tokens_per_s, 1) << " output tok/s, " << fmt(s.throughput.total_tokens_per_s, 1)
-            << " total tok/s; mean in system " << fmt(s.mean_in_system, 2) << "\n\n";
+            << s.preemptions << ", iterations " << s.iterations << "); mean in system " << fmt(s.mean_in_system, 2)
+            << ", batch up to " << s.batch.max_seqs << " sequences\n\n";
+  Table rates({"throughput", "req/s", "output tok/s", "total tok/s"});
+  metrics::Throughput offered;
+  offered.requests_per_s = s.offered.requests_per_s;
+  const bool has_offered = s.offered.window_s > 0;
+  rates.add({"offered", has_offered ? fmt(offered.requests_per_s, 2) : std::string("all at once"), "", ""});
+  print_rates(rates, "achieved over the run", s.throughput, true);
+  print_rates(rates, "steady state (to the last arrival)", s.steady_state.throughput, s.steady_state.window_s > 0);
+  print_rates(rates, "saturation (while requests waited)", s.saturation.throughput, s.saturation.time_s > 0);
+  rates.print(std::cout);
+  std::cout << "drain after the last arrival: " << fmt(s.drain.duration_s, 1) << " s, " << s.drain.completed_requests
+            << " requests\n\n";
   Table t({"latency (ms)", "mean", "p50", "p90", "p95", "p99"});
   print_latency(t, "TTFT", s.ttft_ms);
   print_latency(t, "TPOT", s.tpot_ms);
@@ -90,6 +127,8 @@ int run_simulate(int argc, char** argv) {
         ("json", "print the summary as JSON (the result format)")
         ("requests-csv", po::value<std::string>(), "write one row per request to this CSV file")
         ("iterations-csv", po::value<std::string>(), "write one row per engine iteration to this CSV file")
+        ("time-series", po::value<double>(), "report the run per window of this many seconds (0 = automatic): queue, "
+                                             "batch, KV use, arrivals, completions, TTFT (in --json: \"time_series\")")
         ("seed", po::value<long long>(), "override workload.seed")
         ("rate", po::value<double>(), "override the offered rate (requests/s; closed loop: concurrency)")
         ("num-requests", po::value<long long>(), "override workload.num_requests")
@@ -98,7 +137,8 @@ int run_simulate(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
                     "usage: llmsim simulate SCENARIO.json [--set PATH=VALUE ...] [--json] [--requests-csv F] "
-                    "[--iterations-csv F] [--seed N] [--rate QPS] [--num-requests N] [--gpu G] [--price USD] [--quant Q]",
+                    "[--iterations-csv F] [--time-series S] [--seed N] [--rate QPS] [--num-requests N] [--gpu G] "
+                    "[--price USD] [--quant Q]",
                     &pos)) {
       return kOk;
     }
@@ -117,11 +157,22 @@ int run_simulate(int argc, char** argv) {
     engine::SimulationOptions options;
     options.record_requests = vm.count("requests-csv") > 0;
     options.record_iterations = vm.count("iterations-csv") > 0;
+    if (vm.count("time-series")) {
+      options.time_series_window_s = vm["time-series"].as<double>();
+      if (!(options.time_series_window_s >= 0) || !std::isfinite(options.time_series_window_s))
+        throw ConfigError("--time-series", "must be >= 0 seconds (0 = automatic), got " + format_value(options.time_series_window_s));
+    }
     const auto result = analysis::evaluate(resolved, options);  // simulate + the cost fields
     if (vm.count("requests-csv")) write_requests_csv(vm["requests-csv"].as<std::string>(), result.requests);
     if (vm.count("iterations-csv")) write_iterations_csv(vm["iterations-csv"].as<std::string>(), result.iterations);
-    if (vm.count("json")) print_json(metrics::to_json(result.summary));
-    else print_human(resolved, result.summary);
+    if (vm.count("json")) {
+      Json j = metrics::to_json(result.summary);
+      if (vm.count("time-series")) j["time_series"] = metrics::to_json(result.time_series);
+      print_json(j);
+    } else {
+      print_human(resolved, result.summary);
+      print_time_series(result.time_series);
+    }
     return kOk;
   });
 }

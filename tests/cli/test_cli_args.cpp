@@ -16,6 +16,7 @@ using llmsim::test::temp_file;
 namespace {
 
 const char* kScenario = R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": 1.8},
+  "engine": {"max_model_len": 8192},
   "workload": {"arrival": {"process": "poisson", "rate": 4}, "num_requests": 200, "warmup_requests": 20, "seed": 3},
   "slo": {"ttft_ms": {"p95": 2000}, "tpot_ms": {"p95": 100}}})";
 

@@ -10,16 +10,14 @@
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario.hpp"
+#include "engine_test_util.hpp"
 
 using namespace llmsim;
 using engine::SimulationOptions;
 using engine::simulate;
+using test::make;
 
 namespace {
-
-spec::ResolvedScenario make(const Json& j) {
-  return spec::resolve(spec::scenario_from_json(JsonView(j, "")), spec::Catalog::builtin());
-}
 
 Json base(const Json& workload, const Json& engine = Json::object()) {
   Json e = {{"policy", "vllm"}, {"max_num_seqs", 256}, {"max_num_batched_tokens", 8192}};
@@ -115,7 +113,7 @@ TEST_CASE("requests arriving at the same instant share the idle replica's first 
                   {"input_tokens", {{"dist", "fixed"}, {"value", 512}}},
                   {"output_tokens", {{"dist", "fixed"}, {"value", 64}}},
                   {"num_requests", 40}, {"warmup_requests", 0}};
-  for (const char* policy : {"static", "vllm", "chunked"}) {
+  for (const char* policy : {"static", "vllm", "vllm-v0", "chunked"}) {
     INFO(policy);
     SimulationOptions opt;
     opt.record_iterations = true;
@@ -126,30 +124,36 @@ TEST_CASE("requests arriving at the same instant share the idle replica's first 
   }
 }
 
-TEST_CASE("chunked prefill lowers P99 ITL against vllm on a mixed workload") {
+TEST_CASE("chunked prefill (V1, V0 chunked) lowers P99 ITL against vLLM V0's prefill-first steps") {
   const Json w = {{"arrival", {{"process", "poisson"}, {"rate", 3.0}}},
                   {"input_tokens", {{"dist", "lognormal"}, {"mean", 3000}, {"sigma", 0.6}}},
                   {"output_tokens", {{"dist", "fixed"}, {"value", 200}}},
                   {"num_requests", 1500}, {"warmup_requests", 100}, {"seed", 11}};
-  const auto v = simulate(make(base(w, {{"policy", "vllm"}, {"max_num_batched_tokens", 16384}}))).summary;
+  const auto v = simulate(make(base(w, {{"policy", "vllm-v0"}, {"max_num_batched_tokens", 16384}}))).summary;
   const auto c = simulate(make(base(w, {{"policy", "chunked"}, {"max_num_batched_tokens", 512}}))).summary;
-  INFO("vllm p99 ITL " << v.itl_ms.p99 << " ms, chunked " << c.itl_ms.p99 << " ms");
+  const auto v1 = simulate(make(base(w, {{"policy", "vllm"}, {"max_num_batched_tokens", 2048}}))).summary;
+  INFO("vllm-v0 p99 ITL " << v.itl_ms.p99 << " ms, chunked " << c.itl_ms.p99 << " ms, V1 " << v1.itl_ms.p99 << " ms");
   REQUIRE_FALSE(v.unstable);
   REQUIRE_FALSE(c.unstable);
+  REQUIRE_FALSE(v1.unstable);
   REQUIRE(c.itl_ms.p99 < 0.7 * v.itl_ms.p99);
+  REQUIRE(v1.itl_ms.p99 < 0.7 * v.itl_ms.p99);  // V1 never stalls decodes for a whole prompt
   REQUIRE(v.ttft_ms.p50 < c.ttft_ms.p50);  // prefill-first admits prompts sooner
   check_little(v);
   check_little(c);
+  check_little(v1);
 }
 
 TEST_CASE("KV exhaustion preempts, and every preempted request still finishes with all its tokens") {
-  for (const char* mode : {"recompute", "swap"}) {
-    DYNAMIC_SECTION("preemption " << mode) {
+  // V1 preempts by recompute only; swapping is vLLM V0's.
+  for (const auto& [policy, mode] : {std::pair{"vllm", "recompute"}, std::pair{"vllm-v0", "swap"}}) {
+    DYNAMIC_SECTION("policy " << policy << ", preemption " << mode) {
       const Json w = {{"arrival", {{"process", "closed"}, {"concurrency", 48}}},
                       {"input_tokens", {{"dist", "uniform"}, {"min", 500}, {"max", 1500}}},
                       {"output_tokens", {{"dist", "fixed"}, {"value", 700}}},
                       {"num_requests", 300}, {"warmup_requests", 0}};
-      Json j = base(w, {{"preemption", mode}, {"max_num_batched_tokens", 4096}});
+      Json j = base(w, {{"policy", policy}, {"preemption", mode}, {"max_num_batched_tokens", 4096},
+                        {"max_model_len", 4096}});
       j["hardware"]["gpu"] = "rtx4090-24gb";
       const auto rs = make(j);
       SimulationOptions opt;
@@ -176,8 +180,9 @@ TEST_CASE("KV exhaustion preempts, and every preempted request still finishes wi
 }
 
 TEST_CASE("every policy survives KV exhaustion with either preemption mode") {
-  for (const char* policy : {"vllm", "chunked", "static"})
+  for (const char* policy : {"vllm", "vllm-v0", "chunked", "static"})
     for (const char* mode : {"recompute", "swap"}) {
+      if (std::string(policy) == "vllm" && std::string(mode) == "swap") continue;  // V1 has no swap path
       const Json w = {{"arrival", {{"process", "closed"}, {"concurrency", 40}}},
                       {"input_tokens", {{"dist", "uniform"}, {"min", 200}, {"max", 2000}}},
                       {"output_tokens", {{"dist", "uniform"}, {"min", 200}, {"max", 1500}}},
@@ -261,22 +266,38 @@ TEST_CASE("synthetic service reproduces M/M/1, M/D/1 and M/M/c") {
   check_little(mm2);
 }
 
-TEST_CASE("overload ends promptly with unstable = true") {
+TEST_CASE("overload is flagged unstable, and a finite run still serves every request") {
   const Json w = {{"arrival", {{"process", "poisson"}, {"rate", 500.0}}},
                   {"input_tokens", {{"dist", "fixed"}, {"value", 1000}}},
                   {"output_tokens", {{"dist", "fixed"}, {"value", 500}}},
-                  {"num_requests", 1000000}, {"warmup_requests", 0}};
+                  {"num_requests", 3000}, {"warmup_requests", 0}};
   const auto s = simulate(make(base(w))).summary;
   REQUIRE(s.unstable);
+  REQUIRE(s.complete);
+  REQUIRE(s.completed_requests == 3000);
   REQUIRE_FALSE(s.slo_met);
-  REQUIRE(s.reason.find("unstable") != std::string::npos);
+  REQUIRE_THAT(s.reason, Catch::Contains("unstable") && Catch::Contains("saturation throughput"));
+  // The capacity search's shortcut stops as soon as the run is known to be unstable.
+  SimulationOptions stop;
+  stop.stop_when_unstable = true;
+  const auto big = base({{"arrival", {{"process", "poisson"}, {"rate", 500.0}}},
+                         {"input_tokens", {{"dist", "fixed"}, {"value", 1000}}},
+                         {"output_tokens", {{"dist", "fixed"}, {"value", 500}}},
+                         {"num_requests", 1000000}, {"warmup_requests", 0}});
+  const auto early = simulate(make(big), stop).summary;
+  REQUIRE(early.unstable);
+  REQUIRE_FALSE(early.complete);
+  REQUIRE(early.iterations < 20000);
   Json syn = base({{"arrival", {{"process", "poisson"}, {"rate", 20.0}}}, {"num_requests", 1000000}},
                   {{"synthetic_service", {{"kind", "fixed"}, {"mean_s", 0.1}}}});
-  REQUIRE(simulate(make(syn)).summary.unstable);
+  REQUIRE(simulate(make(syn), stop).summary.unstable);
   // Mild overload that never reaches the queue bound is caught by the growth check.
   Json mild = base({{"arrival", {{"process", "poisson"}, {"rate", 13.0}}}, {"num_requests", 4000}, {"warmup_requests", 0}},
                    {{"synthetic_service", {{"kind", "fixed"}, {"mean_s", 0.1}}}});
-  REQUIRE(simulate(make(mild)).summary.unstable);
+  const auto m = simulate(make(mild)).summary;
+  REQUIRE(m.unstable);
+  REQUIRE(m.complete);
+  REQUIRE(m.completed_requests == 4000);
   Json fine = base({{"arrival", {{"process", "poisson"}, {"rate", 8.0}}}, {"num_requests", 4000}, {"warmup_requests", 0}},
                    {{"synthetic_service", {{"kind", "fixed"}, {"mean_s", 0.1}}}});
   REQUIRE_FALSE(simulate(make(fine)).summary.unstable);
@@ -366,7 +387,7 @@ TEST_CASE("static batching, replicas and routers, prefix caching, horizon") {
   shared["prefix_tokens"] = 1024;
   shared["prefix_groups"] = 2;
   shared["input_tokens"] = {{"dist", "uniform"}, {"min", 1100}, {"max", 1300}};
-  const auto nocache = simulate(make(base(shared))).summary;
+  const auto nocache = simulate(make(base(shared, {{"enable_prefix_caching", false}}))).summary;
   const auto cache = simulate(make(base(shared, {{"enable_prefix_caching", true}}))).summary;
   REQUIRE(cache.ttft_ms.mean < 0.7 * nocache.ttft_ms.mean);
   check_little(cache);

@@ -10,6 +10,8 @@ SMALL = {
     "model": "llama-3.1-8b",
     "quant": {"weights": "fp16", "kv_cache": "fp16"},
     "hardware": {"gpu": "a100-80gb-sxm", "tp": 1, "replicas": 1, "price_per_gpu_hour": 1.8},
+    # vLLM V1 (the default policy) plans for the model's whole context unless told otherwise; 24 GB cards need this.
+    "engine": {"max_model_len": 8192},
     "workload": {"arrival": {"process": "poisson", "rate": 2.0},
                  "input_tokens": {"dist": "lognormal", "mean": 512, "sigma": 0.8},
                  "output_tokens": {"dist": "fixed", "value": 128},

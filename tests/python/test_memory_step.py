@@ -27,14 +27,17 @@ def test_tp2_halves_weights():
 
 
 def test_memory_default_context_as_in_a_scenario(cli):
-    """Without --max-model-len the CLI plans the scenario default (8192 here), as simulate does."""
+    """Without --max-model-len the CLI plans the scenario default, as simulate does: vLLM V1 chunks prompts, so
+    that is the model's whole context (131072 here), which a 24 GB card cannot hold, as vLLM V1 refuses to start."""
     import json
     import subprocess
     out = json.loads(subprocess.run([cli, "memory", "--model", "llama-3.1-8b", "--gpu", "rtx4090-24gb", "--json"],
                                     capture_output=True, text=True, check=True).stdout)
     assert out == llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb")
-    assert out["fits"] and out["max_model_len"] == 8192
+    assert not out["fits"] and out["max_model_len"] == 131072 and "max_model_len" in out["reason"]
     assert 8192 < out["longest_context_tokens"] < 131072
+    fits = llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb", max_model_len=8192)
+    assert fits["fits"] and fits["max_model_len"] == 8192
 
 
 def test_memory_cli_identical(cli):

@@ -90,7 +90,7 @@ def test_a_grid_over_gpus_bills_each_card_at_its_own_price(cli, tmp_path):
     import json
     import subprocess
     need("analysis")
-    base = {"hardware": {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": 1.8},
+    base = {"hardware": {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": 1.8}, "engine": {"max_model_len": 8192},
             "workload": {"arrival": {"process": "poisson", "rate": 1.0}, "num_requests": 20, "warmup_requests": 0}}
     grid = {"hardware.gpu": ["a100-80gb-sxm", "rtx4090-24gb"]}
     rows = llmsim.sweep(base, grid, jobs=1, progress=False)

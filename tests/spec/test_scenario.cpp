@@ -167,8 +167,12 @@ TEST_CASE("resolve checks cross-field rules") {
   CHECK(r.model.id == "llama-3.1-8b");
   CHECK(r.gpu.id == "a100-80gb-sxm");
   CHECK(r.price_per_gpu_hour == 1.80);
-  // vllm policy without an explicit limit: the prompt must fit one iteration's budget
-  CHECK(r.max_model_len == 8192);
+  // vllm (V1) chunks prompts, so without an explicit limit the context is the model's, as in vLLM V1; V0's
+  // prefill-first policy must fit a prompt in one iteration's budget
+  CHECK(r.max_model_len == 131072);
+  Scenario v0 = s;
+  v0.engine.policy = SchedulerPolicy::vllm_v0;
+  CHECK(resolve(v0, cat).max_model_len == 8192);
   s.hardware.parallel.tp = 3;
   CHECK_THROWS_WITH(resolve(s, cat), Catch::Contains("hardware.tp: must divide the model's num_attention_heads (32), got 3"));
   s.hardware.parallel.tp = 2;

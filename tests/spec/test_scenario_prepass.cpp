@@ -91,20 +91,24 @@ TEST_CASE("a complete scenario is unchanged by the pre-pass") {
 TEST_CASE("vLLM's engine-argument names are accepted and shown canonical") {
   const Scenario s = parse(R"({"engine": {"tensor_parallel_size": 2, "pipeline_parallel_size": 1,
       "enable_chunked_prefill": true, "kv_cache_dtype": "fp8_e4m3", "quantization": "awq", "enforce_eager": true,
-      "swap_space": 8, "max_num_seqs": 128, "preemption_mode": "swap"}})");
+      "max_num_seqs": 128}})");
   CHECK(s.hardware.parallel.tp == 2);
   CHECK(s.engine.chunked_prefill());
   CHECK(s.kv_cache == "fp8");
   CHECK(s.weights == "awq-int4");
   CHECK_FALSE(s.engine.cuda_graphs);
-  CHECK(s.engine.swap_space_gb == 8);
   CHECK(s.engine.max_num_seqs == 128);
-  CHECK(s.engine.preemption == PreemptionMode::swap);
   const Json out = to_json(s);
   CHECK_FALSE(out["engine"].contains("tensor_parallel_size"));
   CHECK_FALSE(out["engine"].contains("enforce_eager"));
   CHECK(out["quant"]["kv_cache"] == "fp8");
   CHECK(out["hardware"]["tp"] == 2);
+  // Swapping needs V0 (vLLM V1 preempts by recompute only): without chunked prefill the names select it.
+  const Scenario v0 = parse(R"({"engine": {"enable_chunked_prefill": false, "swap_space": 8,
+      "preemption_mode": "swap"}})");
+  CHECK(v0.engine.policy == SchedulerPolicy::vllm_v0);
+  CHECK(v0.engine.swap_space_gb == 8);
+  CHECK(v0.engine.preemption == PreemptionMode::swap);
 }
 
 TEST_CASE("a flat vLLM config (as `vllm serve --config` takes) works at the top level") {

@@ -17,7 +17,8 @@ namespace {
 Json scenario(std::uint64_t seed, const std::string& policy = "chunked") {
   return Json{{"model", "llama-3.1-8b"},
               {"hardware", {{"gpu", "rtx4090-24gb"}, {"replicas", 2}, {"router", "least_kv"}}},
-              {"engine", {{"policy", policy}, {"preemption", "swap"}, {"max_num_seqs", 64}, {"max_model_len", 8192}}},
+              {"engine", {{"policy", policy}, {"preemption", policy == "vllm" ? "recompute" : "swap"},
+                          {"max_num_seqs", 64}, {"max_model_len", 8192}}},
               {"workload",
                {{"arrival", {{"process", "gamma"}, {"rate", 6.0}, {"cv", 2.0}}},
                 {"input_tokens", {{"dist", "lognormal"}, {"mean", 700}, {"sigma", 0.9}}},

@@ -52,6 +52,10 @@ LoadKind load_kind(const spec::Workload& w) {
       throw ConfigError("workload.arrival",
                         "a capacity search varies the load, but trace replay fixes it (scale the trace with "
                         "time_scale and simulate instead)");
+    if (std::holds_alternative<spec::OfflineArrivals>(classes[i].arrival))
+      throw ConfigError("workload.arrival",
+                        "a capacity search varies the load, but an offline run puts every request at t = 0 (its "
+                        "maximum throughput is `llmsim throughput`)");
     all_closed = all_closed && std::holds_alternative<spec::ClosedLoop>(classes[i].arrival);
   }
   if (all_closed) return LoadKind::closed;
@@ -132,16 +136,22 @@ std::string slo_failures(const spec::Scenario& sc, const metrics::Summary& s) {
 
 metrics::Summary steady_state_rates(const metrics::Summary& in, double offered_rate) {
   metrics::Summary s = in;
-  const double measured = in.throughput.requests_per_s;
-  if (in.unstable || !(measured > 0) || !(offered_rate > 0)) return s;
+  if (in.unstable || !(offered_rate > 0)) return s;
+  // The mix (tokens per request, share of requests meeting the SLO) comes from the steady-state window, which
+  // ends at the last measured arrival and so is not diluted by the drain tail; with no such window (too few
+  // requests) from the whole run. The rate itself is the offered one: a stable open loop completes what arrives.
+  const bool steady = in.steady_state.window_s > 0 && in.steady_state.departures >= 10;
+  const metrics::Throughput& from = steady ? in.steady_state.throughput : in.throughput;
+  const double measured = from.requests_per_s;
+  if (!(measured > 0)) return s;
   const double k = offered_rate / measured;
-  s.throughput.requests_per_s *= k;
-  s.throughput.input_tokens_per_s *= k;
-  s.throughput.output_tokens_per_s *= k;
-  s.throughput.total_tokens_per_s *= k;
-  s.goodput_rps *= k;
-  s.goodput_output_tps *= k;
-  s.goodput_total_tps *= k;
+  s.throughput.requests_per_s = offered_rate;
+  s.throughput.input_tokens_per_s = from.input_tokens_per_s * k;
+  s.throughput.output_tokens_per_s = from.output_tokens_per_s * k;
+  s.throughput.total_tokens_per_s = from.total_tokens_per_s * k;
+  s.goodput_rps = (steady ? in.steady_state.goodput_rps : in.goodput_rps) * k;
+  s.goodput_output_tps = (steady ? in.steady_state.goodput_output_tps : in.goodput_output_tps) * k;
+  s.goodput_total_tps = (steady ? in.steady_state.goodput_total_tps : in.goodput_total_tps) * k;
   s.cost.per_mtok_output_slo = cost_per_mtok(s.cost.per_hour, s.goodput_output_tps).value_or(0.0);
   s.cost.per_mtok_total_slo = cost_per_mtok(s.cost.per_hour, s.goodput_total_tps).value_or(0.0);
   return s;
@@ -189,8 +199,12 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
     std::optional<metrics::Summary> last_pass;
     Replication r;
     bool not_fitting = false;
+    // An unstable run fails the SLO whatever happens after the overload shows, so the search stops such runs
+    // there (the one place the engine's early stop is used; every other run goes to its end).
+    engine::SimulationOptions sim;
+    sim.stop_when_unstable = true;
     auto test = [&](double load) {
-      auto result = evaluate(at_load(scenario, load, seed, options));
+      auto result = evaluate(at_load(scenario, load, seed, options), sim);
       if (!result.summary.fits) {
         not_fitting = true;
         out.reason = result.summary.reason;

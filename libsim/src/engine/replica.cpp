@@ -107,28 +107,48 @@ void Replica::release_blocks(Seq& s) {
   kv_.release(own);
   s.own_blocks = 0;
   if (s.prefix_blocks > 0) {
-    kv_.release_prefix(s.prefix_group);
+    kv_.release_prefix(s.prefix_key);
     s.prefix_blocks = 0;
   }
 }
 
-bool Replica::try_admit(std::int32_t i, double now_s) {
-  Seq& s = (*pool_)[i];
+std::int64_t Replica::cached_tokens(const Seq& s, std::int64_t* prefix_blocks, std::int64_t* own_blocks) const {
+  *prefix_blocks = *own_blocks = 0;
+  if (!cfg_.prefix_caching) return 0;
   const std::int64_t bs = kv_.block_size();
-  const std::int64_t total = kv_.blocks_for(s.prefill_target);
-  // A shared prefix is used in whole blocks and never covers the last prompt token (it must be computed).
-  bool use_prefix = cfg_.prefix_caching && s.prefix_group >= 0;
-  std::int64_t pb = use_prefix ? kv_.prefix_blocks(s.prefix_group) : 0;
-  if (pb <= 0 || pb * bs > s.prefill_target - 1) use_prefix = false, pb = 0;
-  const std::int64_t own = total - pb;
-  const std::int64_t cost = own + (use_prefix ? kv_.prefix_cost(s.prefix_group) : 0);
+  // A hit is whole blocks and never covers the prompt's last token: its logits must be computed.
+  const std::int64_t max_blocks = (s.prefill_target - 1) / bs;
+  std::int64_t chain = 0;  // cached blocks from the start of the sequence
+  bool unbroken = true;
+  if (s.prefix_len > 0 && s.prefix_len <= max_blocks) {
+    *prefix_blocks = s.prefix_len;  // referenced whole; its resident part is the hit
+    chain = std::min(kv_.prefix_resident(s.prefix_key), s.prefix_len);
+    unbroken = chain == s.prefix_len;  // blocks after an evicted one cannot be matched (chained hashes)
+  }
+  if (unbroken && s.cache_handle >= 0) {
+    *own_blocks = std::min(kv_.entry_resident(s.cache_handle), max_blocks - *prefix_blocks);
+    chain += *own_blocks;
+  }
+  return chain * bs;
+}
+
+bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) {
+  Seq& s = (*pool_)[i];
+  std::int64_t pb = 0, own_hit = 0;
+  const std::int64_t cached = cached_tokens(s, &pb, &own_hit);
+  const std::int64_t chunk = std::min(first_chunk, s.prefill_target - cached);
+  LLMSIM_CHECK(chunk >= 1, "admission without a token to compute");
+  // Blocks held after admission: the prefix (shared), then own blocks for the cached and the chunk's tokens.
+  const std::int64_t own = kv_.blocks_for(cached + chunk) - pb;
+  const std::int64_t cost = own + (pb > 0 ? kv_.prefix_cost(s.prefix_key, pb) : 0);
   if (!kv_.can_admit(cost)) return false;
-  bool hit = false;
-  if (use_prefix) hit = kv_.acquire_prefix(s.prefix_group);
-  kv_.allocate(own);
+  const std::int64_t taken = kv_.reclaim(s.cache_handle, own_hit);  // own blocks kept since a preemption
+  s.cache_handle = -1;
+  if (pb > 0) kv_.acquire_prefix(s.prefix_key, pb);
+  kv_.allocate(own - taken);
   s.own_blocks = own;
   s.prefix_blocks = pb;
-  s.prefilled = hit ? pb * bs : 0;
+  s.prefilled = cached;
   s.state = SeqState::prefill;
   if (s.admitted_s < 0) s.admitted_s = now_s;
   link_tail(i);
@@ -146,6 +166,20 @@ std::int64_t Replica::preempt_tail(double now_s, std::int64_t next_step) {
   const bool was_decoding = s.state == SeqState::decoding;
   std::int64_t swap_blocks = 0;
   bool swap = false;
+  // Recompute keeps the victim's full computed blocks in the cache when prefix caching is on (vLLM V1 frees
+  // them with their hashes): re-admitted before they are evicted, it re-prefills only the rest.
+  auto release_for_recompute = [&](std::int64_t computed, std::int64_t own_held) {
+    if (cfg_.prefix_caching && !s.finished) {
+      const std::int64_t full = std::clamp<std::int64_t>(computed / bs - s.prefix_blocks, 0, own_held);
+      s.cache_handle = kv_.cache_released(full);
+      kv_.release(own_held - full);
+      s.own_blocks = 0;
+      if (s.prefix_blocks > 0) kv_.release_prefix(s.prefix_key);
+      s.prefix_blocks = 0;
+    } else {
+      release_blocks(s);
+    }
+  };
   if (was_decoding) {
     demand = phase_of(s) == next_step % bs ? 1 : 0;
     tokens = tokens_now(s);
@@ -153,10 +187,10 @@ std::int64_t Replica::preempt_tail(double now_s, std::int64_t next_step) {
     // Swap needs the whole KV private to the victim (a shared prefix would be recomputed instead).
     swap = !s.finished && cfg_.swap && s.prefix_blocks == 0 && kv_.can_swap_out(swap_blocks);
     if (swap) kv_.swap_out(swap_blocks);
-    else release_blocks(s);  // uses the decode-state block count
+    else release_for_recompute(tokens, swap_blocks);  // uses the decode-state block count
     leave_decoding(i);
   } else {
-    release_blocks(s);
+    release_for_recompute(s.prefilled, s.own_blocks);
     auto it = std::find(chunked_partial_.begin(), chunked_partial_.end(), i);
     if (it != chunked_partial_.end()) chunked_partial_.erase(it);
   }
@@ -218,41 +252,26 @@ void Replica::swap_in(double now_s) {
   }
 }
 
+std::int64_t Replica::admit_chunked(double now_s, std::int64_t budget, bool whole_prompt, perf::BatchShape& shape) {
+  while (budget > 0 && !waiting_.empty() && running_ < cfg_.max_num_seqs) {
+    const std::int32_t i = waiting_.front();
+    if (!try_admit(i, now_s, whole_prompt ? (*pool_)[i].prefill_target : budget)) break;
+    waiting_.pop_front();
+    const Seq& s = (*pool_)[i];
+    const std::int64_t chunk = std::min(s.prefill_target - s.prefilled, budget);
+    add_prefill_chunk(i, chunk, shape);
+    if (s.prefilled < s.prefill_target) chunked_partial_.push_back(i);
+    budget -= chunk;
+  }
+  return budget;
+}
+
 void Replica::add_prefill_chunk(std::int32_t i, std::int64_t chunk, perf::BatchShape& shape) {
   Seq& s = (*pool_)[i];
   const bool last = s.prefilled + chunk == s.prefill_target;
   shape.add_prefill(chunk, s.prefilled, last);
   s.prefilled += chunk;
   if (last) prefill_done_.push_back(i);
-}
-
-// ---- policies ----
-
-void Replica::schedule_vllm(double now_s, perf::BatchShape& shape) {
-  // Prefill-first: a step is all prompts (FCFS from the queue head, whole prompt + watermark, head-of-line
-  // blocking) or, when none can be admitted, all decodes. Swapped requests block admissions.
-  if (swapped_.empty()) {
-    std::int64_t tokens = 0;
-    bool any = false;
-    while (!waiting_.empty() && running_ < cfg_.max_num_seqs) {
-      const std::int32_t i = waiting_.front();
-      const Seq& s = (*pool_)[i];
-      const std::int64_t t = s.prefill_target;  // upper bound before a prefix hit is known
-      if (any && tokens + t > cfg_.max_num_batched_tokens) break;
-      if (!try_admit(i, now_s)) break;
-      waiting_.pop_front();
-      const std::int64_t chunk = s.prefill_target - s.prefilled;
-      add_prefill_chunk(i, chunk, shape);
-      tokens += chunk;
-      any = true;
-    }
-    if (any) return;
-  }
-  if (n_dec_ == 0 && swapped_.empty()) return;
-  const bool preempted = n_dec_ > 0 ? grow_decoders(now_s) : false;
-  if (!preempted) swap_in(now_s);
-  if (n_dec_ == 0) return;
-  begin_decode_step(shape);
 }
 
 void Replica::begin_decode_step(perf::BatchShape& shape) {
@@ -267,74 +286,6 @@ void Replica::begin_decode_step(perf::BatchShape& shape) {
   shape.decode_context = ctx_sum_;
 }
 
-void Replica::schedule_chunked(double now_s, perf::BatchShape& shape) {
-  // Decode-first: every decoder takes one token, partial prefills then new prompts fill the leftover
-  // budget in chunks (Sarathi-Serve / vLLM chunked prefill). No admissions in a step that preempted.
-  bool preempted = n_dec_ > 0 ? grow_decoders(now_s) : false;
-  if (!preempted) swap_in(now_s);
-  if (n_dec_ > 0) {
-    begin_decode_step(shape);
-  }
-  std::int64_t budget = cfg_.max_num_batched_tokens - n_dec_;
-  for (std::size_t k = 0; k < chunked_partial_.size() && budget > 0; ++k) {
-    const std::int32_t i = chunked_partial_[k];
-    const Seq& s = (*pool_)[i];
-    const std::int64_t chunk = std::min(s.prefill_target - s.prefilled, budget);
-    add_prefill_chunk(i, chunk, shape);
-    budget -= chunk;
-  }
-  if (preempted) return;
-  while (budget > 0 && !waiting_.empty() && running_ < cfg_.max_num_seqs) {
-    const std::int32_t i = waiting_.front();
-    if (!try_admit(i, now_s)) break;
-    waiting_.pop_front();
-    const Seq& s = (*pool_)[i];
-    const std::int64_t chunk = std::min(s.prefill_target - s.prefilled, budget);
-    add_prefill_chunk(i, chunk, shape);
-    if (s.prefilled < s.prefill_target) chunked_partial_.push_back(i);
-    budget -= chunk;
-  }
-}
-
-void Replica::schedule_static(double now_s, perf::BatchShape& shape) {
-  // Request-level batching: admit a batch only when the previous one is gone; it runs (finished requests as
-  // padding) until its longest request ends.
-  if (running_ > 0 && static_done_ == running_) release_static_batch();
-  if (running_ == 0) {
-    std::int64_t tokens = 0;
-    while (!waiting_.empty() && running_ < cfg_.max_num_seqs) {
-      const std::int32_t i = waiting_.front();
-      const std::int64_t t = (*pool_)[i].prefill_target;
-      if (running_ > 0 && tokens + t > cfg_.max_num_batched_tokens) break;
-      if (!try_admit(i, now_s)) break;
-      waiting_.pop_front();
-      const Seq& s = (*pool_)[i];
-      const std::int64_t chunk = s.prefill_target - s.prefilled;
-      add_prefill_chunk(i, chunk, shape);
-      tokens += chunk;
-    }
-    return;
-  }
-  if (n_dec_ == 0) return;
-  grow_decoders(now_s);
-  if (n_dec_ == 0) return;
-  begin_decode_step(shape);
-}
-
-void Replica::release_static_batch() {
-  while (head_ >= 0) {
-    const std::int32_t i = head_;
-    Seq& s = (*pool_)[i];
-    LLMSIM_CHECK(s.finished, "static batch released with an unfinished request");
-    release_blocks(s);
-    if (s.state == SeqState::decoding) leave_decoding(i);
-    unlink(i);
-    s.state = SeqState::done;
-    pool_->release(i);
-  }
-  static_done_ = 0;
-}
-
 // ---- iteration lifecycle ----
 
 bool Replica::start_iteration(double now_s) {
@@ -347,8 +298,8 @@ bool Replica::start_iteration(double now_s) {
   // retry either runs work or finds the replica idle.
   for (int attempt = 0; attempt < 3 && shape.empty(); ++attempt) {
     switch (cfg_.policy) {
-      case spec::SchedulerPolicy::vllm:
-      case spec::SchedulerPolicy::vllm_v0: schedule_vllm(now_s, shape); break;
+      case spec::SchedulerPolicy::vllm: schedule_v1(now_s, shape); break;
+      case spec::SchedulerPolicy::vllm_v0: schedule_vllm_v0(now_s, shape); break;
       case spec::SchedulerPolicy::chunked: schedule_chunked(now_s, shape); break;
       case spec::SchedulerPolicy::static_batching: schedule_static(now_s, shape); break;
     }
@@ -356,6 +307,11 @@ bool Replica::start_iteration(double now_s) {
   }
   kv_used_.set(now_s, static_cast<double>(kv_.used()));
   if (shape.empty()) return false;
+  // Requests left waiting: the batch is at a limit (token budget, max_num_seqs, KV blocks, or a static batch
+  // still running), so this iteration runs at the replica's saturation rate.
+  saturated_ = !waiting_.empty() || !swapped_.empty();
+  const std::int64_t padding = cfg_.policy == spec::SchedulerPolicy::static_batching ? static_done_ : 0;
+  emitting_ = shape.decode_seqs - padding + shape.prefill_last_chunks;
   duration_s_ = cost_->iteration_time(shape);
   if (swap_bytes_ > 0) duration_s_ += cost_->host_transfer_time(swap_bytes_);
   LLMSIM_CHECK(duration_s_ > 0, "the cost model returned a non-positive iteration time");
@@ -368,6 +324,9 @@ bool Replica::start_iteration(double now_s) {
   work_.prefill_kv_tokens += static_cast<double>(shape.prefill_kv_tokens);
   work_.iterations += 1;
   work_.swap_bytes += swap_bytes_;
+  const std::int64_t seqs = shape.decode_seqs + shape.prefill_seqs;
+  work_.seq_time += static_cast<double>(seqs) * duration_s_;
+  work_.max_seqs = std::max(work_.max_seqs, seqs);
   record_.start_s = now_s;
   record_.duration_s = duration_s_;
   record_.prefill_tokens = static_cast<std::int32_t>(shape.prefill_tokens);
@@ -415,7 +374,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
   }
   for (const std::int32_t i : prefill_done_) {
     Seq& s = (*pool_)[i];
-    if (cfg_.policy == spec::SchedulerPolicy::chunked) {
+    if (!chunked_partial_.empty()) {
       auto it = std::find(chunked_partial_.begin(), chunked_partial_.end(), i);
       if (it != chunked_partial_.end()) chunked_partial_.erase(it);
     }
@@ -444,6 +403,14 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
   prefill_done_.clear();
   if (is_static && running_ > 0 && static_done_ == running_) release_static_batch();
   kv_used_.set(now_s, static_cast<double>(kv_.used()));
+  if (saturated_) {
+    const double elapsed = now_s - record_.start_s;  // under pipeline parallel, includes waits at busy stages
+    sat_.time_s += elapsed;
+    sat_.iterations += 1;
+    sat_.output_tokens += static_cast<double>(emitting_);
+    sat_.prefill_tokens += static_cast<double>(record_.prefill_tokens);
+    sat_.seq_time += static_cast<double>(record_.prefill_seqs + record_.decode_seqs) * elapsed;
+  }
 }
 
 }  // namespace llmsim::engine::detail

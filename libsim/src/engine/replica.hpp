@@ -1,6 +1,7 @@
 #pragma once
-// One serving replica: scheduler policy (vllm / chunked / static), KV block manager, and the bookkeeping
-// that keeps every iteration O(1) in the batch size (private to the engine).
+// One serving replica: KV block manager, running list, decode set and iteration lifecycle (replica.cpp), and
+// the per-step batch formation of each policy (schedule_v1.cpp: vLLM V1; schedule_v0.cpp: vLLM V0, chunked,
+// static), with the bookkeeping that keeps every iteration O(1) in the batch size (private to the engine).
 //
 // Decode bookkeeping without touching every sequence each step: all decoding sequences of a replica decode
 // in every decode iteration (max_num_batched_tokens >= max_num_seqs), so a sequence that started decoding
@@ -35,7 +36,9 @@ struct Seq {
   std::int64_t own_blocks = 0;      ///< blocks held while waiting for/in prefill or swapped
   std::int64_t k0 = 0, ctx0 = 0, gen_base = 0;  ///< decode origin (see file comment)
   std::int64_t prefix_blocks = 0;   ///< shared prefix blocks referenced (prefix caching)
-  std::int32_t prefix_group = -1;
+  std::uint64_t prefix_key = 0;     ///< the shared prefix drawn (tenant class, group)
+  std::int64_t prefix_len = 0;      ///< its length in whole blocks (0 = none)
+  std::int64_t cache_handle = -1;   ///< own blocks kept in the KV cache since a preemption (prefix caching)
   std::int32_t preemptions = 0;
   std::int32_t fresh_group = -1;    ///< index into the replica's fresh-decoder groups, -1 = decoded before
   std::uint32_t stamp = 0;          ///< bumped when leaving the decode set (lazy heap deletion)
@@ -113,11 +116,22 @@ struct ReplicaConfig {
   bool prefix_caching = false;
 };
 
-/// Accumulated over a replica's iterations, for MFU/MBU.
+/// Accumulated over a replica's iterations, for MFU/MBU and the batch size reached.
 struct WorkTotals {
   double busy_s = 0;
   double tokens = 0, prefill_tokens = 0, attn_pairs = 0, decode_context = 0, prefill_kv_tokens = 0;
   double iterations = 0, swap_bytes = 0;
+  double seq_time = 0;        ///< Σ sequences in the iteration × its duration
+  std::int64_t max_seqs = 0;  ///< most sequences in one iteration
+};
+
+/// Iterations that left requests waiting (the batch was at a limit: token budget, max_num_seqs or KV blocks):
+/// the replica served at its saturation rate during them.
+struct SaturationTotals {
+  double time_s = 0, iterations = 0;
+  double output_tokens = 0;   ///< tokens emitted (decodes and completed prefills; static padding excluded)
+  double prefill_tokens = 0;  ///< prompt tokens computed (recomputation included: it is work done)
+  double seq_time = 0;        ///< Σ sequences × duration
 };
 
 class Replica {
@@ -138,12 +152,17 @@ class Replica {
   bool busy() const noexcept { return busy_; }
   double duration_s() const noexcept { return duration_s_; }
   const IterationRecord& record() const noexcept { return record_; }
+  /// Sequences that emit a real token in the iteration in flight (decodes and completed prefills).
+  std::int64_t tokens_emitted() const noexcept { return emitting_; }
   /// Requests routed here and not finished (waiting, running, swapped).
   std::int64_t outstanding() const noexcept { return outstanding_; }
   std::int64_t waiting() const noexcept { return static_cast<std::int64_t>(waiting_.size()); }
   const KvBlockManager& kv() const noexcept { return kv_; }
   std::int64_t preemptions() const noexcept { return preemptions_; }
   const WorkTotals& work() const noexcept { return work_; }
+  const SaturationTotals& saturation() const noexcept { return sat_; }
+  /// Sequences in the running list (prefilling, decoding, static padding).
+  std::int64_t running() const noexcept { return running_; }
   /// ∫ KV blocks used dt since the start of the run.
   const metrics::TimeIntegral& kv_integral() const noexcept { return kv_used_; }
 
@@ -157,19 +176,29 @@ class Replica {
   std::int64_t phase_of(const Seq& s) const;
   std::int64_t tokens_now(const Seq& s) const { return s.ctx0 + (step_ - s.k0); }
   std::int64_t decoding_own_blocks(const Seq& s) const { return kv_.blocks_for(tokens_now(s)) - s.prefix_blocks; }
-  // Admission of waiting requests (whole prompt allocated, watermark kept).
-  bool try_admit(std::int32_t i, double now_s);
+  // Admission of a waiting request with `first_chunk` tokens to compute now (whole prompt for V0 policies):
+  // cache hits (shared prefix, own blocks kept since a preemption) are taken, blocks for the cached tokens plus
+  // the chunk allocated, leaving the watermark free. False (nothing changed) when they do not fit.
+  bool try_admit(std::int32_t i, double now_s, std::int64_t first_chunk);
+  /// Tokens of `s`'s prefill target already in the cache (whole blocks, never the last token): what an
+  /// admission would skip.
+  std::int64_t cached_tokens(const Seq& s, std::int64_t* prefix_blocks, std::int64_t* own_blocks) const;
   // Preempts the running tail; returns its growth demand this step (0/1) so the caller can lower its need.
   std::int64_t preempt_tail(double now_s, std::int64_t next_step);
   void release_blocks(Seq& s);
-  // Policies.
-  void schedule_vllm(double now_s, perf::BatchShape& shape);
+  // Policies (schedule_v0.cpp, schedule_v1.cpp).
+  void schedule_v1(double now_s, perf::BatchShape& shape);
+  void schedule_vllm_v0(double now_s, perf::BatchShape& shape);
   void schedule_chunked(double now_s, perf::BatchShape& shape);
   void schedule_static(double now_s, perf::BatchShape& shape);
   void begin_decode_step(perf::BatchShape& shape);  ///< adds every running decoder to this step
   bool grow_decoders(double now_s);  ///< allocates this step's growth, preempting as needed
   void swap_in(double now_s);
   void add_prefill_chunk(std::int32_t i, std::int64_t chunk, perf::BatchShape& shape);
+  /// Admits waiting requests from the head while budget and max_num_seqs allow, each with a chunk of the budget
+  /// (a prompt left unfinished continues next step); V1 allocates the chunk's blocks, V0 the whole prompt's
+  /// (`whole_prompt`). Stops at the first that does not fit. Returns the budget left.
+  std::int64_t admit_chunked(double now_s, std::int64_t budget, bool whole_prompt, perf::BatchShape& shape);
   void release_static_batch();
 
   std::int32_t index_;
@@ -206,6 +235,8 @@ class Replica {
   bool busy_ = false;
   bool decode_step_ = false;
   bool preempted_this_step_ = false;
+  bool saturated_ = false;        ///< requests were left waiting when this iteration was formed
+  std::int64_t emitting_ = 0;     ///< sequences emitting a real token in this iteration
   double duration_s_ = 0;
   double swap_bytes_ = 0;
   std::vector<std::int32_t> prefill_done_;  ///< sequences whose prompt completes with this iteration
@@ -216,6 +247,7 @@ class Replica {
 
   std::int64_t preemptions_ = 0;
   WorkTotals work_;
+  SaturationTotals sat_;
   metrics::TimeIntegral kv_used_;
 };
 

@@ -281,29 +281,63 @@ std::int64_t LengthSampler::sample(RandomEngine& rng) const {
 // ---------------------------------------------------------------------------------------------------------
 
 ArrivalSampler::ArrivalSampler(const spec::ArrivalSpec& spec, const std::string& path) : spec_(spec) {
-  Problems p;
-  auto positive = [&](double v, const std::string& field) {
-    if (!(v > 0) || !std::isfinite(v)) p.add(path + "." + field, "must be > 0, got " + format_value(v));
-  };
-  std::visit(Overloaded{
-                 [&](const spec::PoissonArrivals& a) { positive(a.rate, "rate"); },
-                 [&](const spec::GammaArrivals& a) {
-                   positive(a.rate, "rate");
-                   positive(a.cv, "cv");
-                 },
-                 [&](const spec::ConstantArrivals& a) { positive(a.rate, "rate"); },
-                 [&](const spec::OnOffArrivals& a) {
-                   positive(a.rate_on, "rate_on");
-                   positive(a.on_s, "on_s");
-                   if (!(a.off_s >= 0)) p.add(path + ".off_s", "must be >= 0, got " + format_value(a.off_s));
-                   if (!(a.rate_off >= 0)) p.add(path + ".rate_off", "must be >= 0, got " + format_value(a.rate_off));
-                 },
-                 [&](const spec::ClosedLoop&) { throw InternalError("ArrivalSampler given a closed loop"); },
-                 [&](const spec::TraceReplay&) { throw InternalError("ArrivalSampler given a trace"); },
-             },
-             spec_);
-  p.throw_if_any();
+  if (std::holds_alternative<spec::ClosedLoop>(spec_)) throw InternalError("ArrivalSampler given a closed loop");
+  if (std::holds_alternative<spec::TraceReplay>(spec_)) throw InternalError("ArrivalSampler given a trace");
+  spec::validate_arrival(spec_, path);  // the one set of bounds (spec/workload.cpp)
 }
+
+namespace {
+
+/// Poisson arrivals with a rate λ(t) that is constant on each [from_s, next from_s): the next arrival after
+/// `now` is where the integrated rate Λ(t) − Λ(now) reaches the unit-exponential draw `e` (a time change of a
+/// unit-rate Poisson process: exact, and O(segments crossed)). +inf when the rate stays 0 for good.
+double next_piecewise(const std::vector<std::pair<double, double>>& rates, double now, double e) {
+  auto j = static_cast<std::size_t>(
+      std::upper_bound(rates.begin(), rates.end(), now, [](double t, const auto& seg) { return t < seg.first; }) -
+      rates.begin());
+  j = j == 0 ? 0 : j - 1;
+  double t = now;
+  for (; j < rates.size(); ++j) {
+    const double end = j + 1 < rates.size() ? rates[j + 1].first : std::numeric_limits<double>::infinity();
+    const double r = rates[j].second;
+    if (r > 0) {
+      if (e < r * (end - t)) return t + e / r;
+      e -= r * (end - t);
+    }
+    t = end;
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+/// On/off arrivals (rate_on for on_s, then rate_off for off_s, repeating) by the same time change, in O(1):
+/// the rest of the current phase, then whole periods of intensity rate_on·on_s + rate_off·off_s at once.
+double next_onoff(const spec::OnOffArrivals& a, double now, double e) {
+  const double period = a.on_s + a.off_s;
+  const double per_period = a.rate_on * a.on_s + a.rate_off * a.off_s;
+  double start = std::floor(now / period) * period;  // start of the current period
+  double pos = std::clamp(now - start, 0.0, period);
+  for (int guard = 0; guard < 8; ++guard) {
+    if (pos < a.on_s) {  // in the on phase
+      const double avail = a.rate_on * (a.on_s - pos);
+      if (e < avail) return start + pos + e / a.rate_on;
+      e -= avail;
+      pos = a.on_s;
+    }
+    if (a.rate_off > 0) {  // in the off phase
+      const double avail = a.rate_off * (period - pos);
+      if (e < avail) return start + pos + e / a.rate_off;
+      e -= avail;
+    }
+    // Whole periods in one step; rounding may leave e just above a period's intensity, hence the loop.
+    const double k = std::floor(e / per_period);
+    e -= k * per_period;
+    start += (k + 1) * period;
+    pos = 0;
+  }
+  return start;  // unreachable in exact arithmetic: e < per_period after the first turn
+}
+
+}  // namespace
 
 double ArrivalSampler::next(double now_s, RandomEngine& rng) const {
   return std::visit(
@@ -318,25 +352,12 @@ double ArrivalSampler::next(double now_s, RandomEngine& rng) const {
           },
           [&](const spec::ConstantArrivals& a) { return now_s + 1.0 / a.rate; },
           [&](const spec::OnOffArrivals& a) {
-            // Piecewise-constant-rate Poisson: an exponential gap that crosses a phase boundary is redrawn
-            // from the boundary (memorylessness makes this exact). The phase advances every loop turn.
-            const double period = a.on_s + a.off_s;
-            double t = now_s;
-            double n = std::floor(t / period);
-            bool on = t < n * period + a.on_s;
-            for (;;) {
-              const double boundary = on ? n * period + a.on_s : (n + 1) * period;
-              const double rate = on ? a.rate_on : a.rate_off;
-              if (rate > 0) {
-                const double cand = t + boost::random::exponential_distribution<double>(rate)(rng);
-                if (cand < boundary) return cand;
-              }
-              t = std::max(t, boundary);
-              if (on) on = a.off_s <= 0;  // no off phase: stay on, next cycle
-              else on = true;
-              if (on) n += 1;
-            }
+            return next_onoff(a, now_s, boost::random::exponential_distribution<double>(1.0)(rng));
           },
+          [&](const spec::PiecewiseArrivals& a) {
+            return next_piecewise(a.rates, now_s, boost::random::exponential_distribution<double>(1.0)(rng));
+          },
+          [&](const spec::OfflineArrivals&) { return now_s; },
           [&](const spec::ClosedLoop&) -> double { throw InternalError("closed loop has no arrival sampler"); },
           [&](const spec::TraceReplay&) -> double { throw InternalError("trace has no arrival sampler"); },
       },

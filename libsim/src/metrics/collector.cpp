@@ -49,6 +49,17 @@ void Collector::on_request_finished(const FinishedRequest& r) {
   const double queue_ms = (r.admitted_s - r.arrival_s) * 1e3;
   const bool has_tpot = r.output_tokens > 1;
   const double tpot_ms = has_tpot ? (r.finish_s - r.first_token_s) * 1e3 / static_cast<double>(r.output_tokens - 1) : 0;
+  const bool meets = request_meets(classes_[static_cast<std::size_t>(r.tenant)].slo, ttft_ms, tpot_ms, has_tpot, e2e_ms);
+  const double out = static_cast<double>(r.output_tokens), in = static_cast<double>(r.input_tokens);
+  ++dep_.requests;
+  dep_.input_tokens += in;
+  dep_.output_tokens += out;
+  if (meets) {
+    ++dep_.good;
+    dep_.good_output_tokens += out;
+    dep_.good_total_tokens += in + out;
+  }
+  if (!r.measured) return;
   auto& c = per_class_[static_cast<std::size_t>(r.tenant)];
   const bool per_class = per_class_.size() > 1;  // one class: its distributions are the overall ones
   ttft_.add(ttft_ms);
@@ -64,15 +75,28 @@ void Collector::on_request_finished(const FinishedRequest& r) {
   ++c.completed;
   input_tokens_ += static_cast<double>(r.input_tokens);
   output_tokens_ += static_cast<double>(r.output_tokens);
-  if (request_meets(classes_[static_cast<std::size_t>(r.tenant)].slo, ttft_ms, tpot_ms, has_tpot, e2e_ms)) {
+  if (meets) {
     ++good_;
     ++c.good;
-    const double out = static_cast<double>(r.output_tokens), total = out + static_cast<double>(r.input_tokens);
+    const double total = out + in;
     good_output_tokens_ += out;
     good_total_tokens_ += total;
     c.good_output_tokens += out;
     c.good_total_tokens += total;
   }
+}
+
+void Collector::mark_window_start(double now_s) {
+  window_started_ = true;
+  window_start_s_ = now_s;
+  dep_at_start_ = dep_;
+}
+
+void Collector::mark_steady_end(double now_s) {
+  steady_ended_ = true;
+  steady_end_s_ = now_s;
+  dep_at_end_ = dep_;
+  completed_at_steady_end_ = completed_;
 }
 
 namespace {
@@ -120,6 +144,29 @@ Summary Collector::summarize(double start_s, double end_s) const {
     s.goodput_total_tps = good_total_tokens_ / duration;
   }
   s.slo_attainment = completed_ > 0 ? static_cast<double>(good_) / static_cast<double>(completed_) : 0.0;
+  if (window_started_ && steady_ended_) {
+    auto& ss = s.steady_state;
+    ss.start_s = window_start_s_;
+    ss.end_s = steady_end_s_;
+    ss.window_s = steady_end_s_ - window_start_s_;
+    ss.departures = dep_at_end_.requests - dep_at_start_.requests;
+    const double good = static_cast<double>(dep_at_end_.good - dep_at_start_.good);
+    if (ss.departures > 0) ss.slo_attainment = good / static_cast<double>(ss.departures);
+    if (ss.window_s > 0) {
+      const double w = ss.window_s;
+      const double in = dep_at_end_.input_tokens - dep_at_start_.input_tokens;
+      const double out = dep_at_end_.output_tokens - dep_at_start_.output_tokens;
+      ss.throughput.requests_per_s = static_cast<double>(ss.departures) / w;
+      ss.throughput.input_tokens_per_s = in / w;
+      ss.throughput.output_tokens_per_s = out / w;
+      ss.throughput.total_tokens_per_s = (in + out) / w;
+      ss.goodput_rps = good / w;
+      ss.goodput_output_tps = (dep_at_end_.good_output_tokens - dep_at_start_.good_output_tokens) / w;
+      ss.goodput_total_tps = (dep_at_end_.good_total_tokens - dep_at_start_.good_total_tokens) / w;
+    }
+    s.drain.duration_s = std::max(0.0, end_s - steady_end_s_);
+    s.drain.completed_requests = completed_ - completed_at_steady_end_;
+  }
 
   // Percentiles asked for by any SLO (overall or per class) are reported with the stats.
   auto wanted = [&](spec::SloMetric m) {

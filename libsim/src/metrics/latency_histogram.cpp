@@ -20,28 +20,45 @@ LatencyHistogram::LatencyHistogram()
       max_(-std::numeric_limits<double>::infinity()) {}
 
 double LatencyHistogram::percentile(double q) const {
-  if (weight_ <= 0) return 0.0;
-  if (q >= 100) return max_;
-  const double target = q / 100.0 * weight_;
+  double v = 0;
+  percentiles(&q, &v, 1);
+  return v;
+}
+
+void LatencyHistogram::percentiles(const double* qs, double* out, std::size_t n) const {
+  // One pass over the bins for all of them: each q asks for the value below which q % of the weight lies,
+  // interpolated geometrically inside its bin and clamped to the exact min/max. `qs` need not be sorted.
+  for (std::size_t k = 0; k < n; ++k) out[k] = weight_ > 0 ? max_ : 0.0;
+  if (weight_ <= 0) return;
+  std::size_t remaining = 0;
+  for (std::size_t k = 0; k < n; ++k) remaining += qs[k] < 100;
+  if (remaining == 0) return;
+  std::vector<char> done(n, 0);
   const auto& ax = h_.axis(0);
   double cum = 0;
   // Bin -1 is underflow, kBins is overflow.
-  for (int i = -1; i <= static_cast<int>(kBins); ++i) {
+  for (int i = -1; i <= static_cast<int>(kBins) && remaining > 0; ++i) {
     const double w = h_.at(i);
     if (w <= 0) continue;
-    if (cum + w >= target) {
-      if (i < 0) return min_;
-      if (i >= static_cast<int>(kBins)) return max_;
-      const double lo = ax.bin(i).lower(), hi = ax.bin(i).upper();
-      const double frac = (target - cum) / w;
-      double v = lo * std::pow(hi / lo, frac);
-      if (v < min_) v = min_;
-      if (v > max_) v = max_;
-      return v;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (done[k] || qs[k] >= 100) continue;
+      const double target = qs[k] / 100.0 * weight_;
+      if (cum + w < target) continue;
+      double v;
+      if (i < 0) {
+        v = min_;
+      } else if (i >= static_cast<int>(kBins)) {
+        v = max_;
+      } else {
+        const double lo = ax.bin(i).lower(), hi = ax.bin(i).upper();
+        v = std::clamp(lo * std::pow(hi / lo, (target - cum) / w), min_, max_);
+      }
+      out[k] = v;
+      done[k] = 1;
+      --remaining;
     }
     cum += w;
   }
-  return max_;
 }
 
 double LatencyHistogram::stddev() const noexcept {
@@ -59,12 +76,16 @@ LatencyStats LatencyHistogram::stats(const std::vector<double>& extra_percentile
   }
   s.mean = mean();
   s.stddev = stddev();
-  s.p50 = percentile(50);
-  s.p90 = percentile(90);
-  s.p95 = percentile(95);
-  s.p99 = percentile(99);
+  std::vector<double> qs = {50, 90, 95, 99};
+  qs.insert(qs.end(), extra_percentiles.begin(), extra_percentiles.end());
+  std::vector<double> v(qs.size());
+  percentiles(qs.data(), v.data(), qs.size());
+  s.p50 = v[0];
+  s.p90 = v[1];
+  s.p95 = v[2];
+  s.p99 = v[3];
   s.max = max_;
-  for (double q : extra_percentiles) s.quantiles.emplace_back(q, percentile(q));
+  for (std::size_t k = 0; k < extra_percentiles.size(); ++k) s.quantiles.emplace_back(extra_percentiles[k], v[4 + k]);
   return s;
 }
 

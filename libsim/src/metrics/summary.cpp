@@ -14,6 +14,14 @@ std::string percentile_key(double q) {
   else std::snprintf(buf, sizeof buf, "p%g", q);
   return buf;
 }
+Json or_null(double v, bool present) { return present ? Json(v) : Json(nullptr); }
+
+Json rates_json(const Throughput& t, bool present) {
+  return {{"requests_per_s", or_null(t.requests_per_s, present)},
+          {"input_tokens_per_s", or_null(t.input_tokens_per_s, present)},
+          {"output_tokens_per_s", or_null(t.output_tokens_per_s, present)},
+          {"total_tokens_per_s", or_null(t.total_tokens_per_s, present)}};
+}
 }  // namespace
 
 Json to_json(const LatencyStats& l) {
@@ -38,10 +46,36 @@ Json to_json(const Summary& s) {
   j["iterations"] = s.iterations;
   j["duration_s"] = s.duration_s;
   j["mean_in_system"] = s.mean_in_system;
-  j["throughput"] = {{"requests_per_s", s.throughput.requests_per_s},
-                     {"input_tokens_per_s", s.throughput.input_tokens_per_s},
-                     {"output_tokens_per_s", s.throughput.output_tokens_per_s},
-                     {"total_tokens_per_s", s.throughput.total_tokens_per_s}};
+  j["complete"] = s.complete;
+  j["engine"] = s.engine;
+  j["throughput"] = rates_json(s.throughput, true);  // numbers always (0 when nothing finished), as before
+  j["offered"] = {{"arrivals", s.offered.arrivals},
+                  {"window_s", s.offered.window_s},
+                  {"requests_per_s", or_null(s.offered.requests_per_s, s.offered.window_s > 0)}};
+  {
+    const bool sat = s.saturation.time_s > 0;
+    Json sj = rates_json(s.saturation.throughput, sat);
+    sj["time_s"] = s.saturation.time_s;
+    sj["busy_fraction"] = s.saturation.busy_fraction;
+    sj["iterations"] = s.saturation.iterations;
+    sj["mean_batch"] = or_null(s.saturation.mean_batch, sat);
+    j["saturation"] = std::move(sj);
+  }
+  j["batch"] = {{"max_seqs", s.batch.max_seqs}, {"mean_seqs", s.batch.mean_seqs}};
+  {
+    const bool has = s.steady_state.window_s > 0;
+    Json ss = rates_json(s.steady_state.throughput, has);
+    ss["start_s"] = s.steady_state.start_s;
+    ss["end_s"] = s.steady_state.end_s;
+    ss["window_s"] = s.steady_state.window_s;
+    ss["departures"] = s.steady_state.departures;
+    ss["goodput_rps"] = or_null(s.steady_state.goodput_rps, has);
+    ss["goodput_output_tps"] = or_null(s.steady_state.goodput_output_tps, has);
+    ss["goodput_total_tps"] = or_null(s.steady_state.goodput_total_tps, has);
+    ss["slo_attainment"] = or_null(s.steady_state.slo_attainment, s.steady_state.departures > 0);
+    j["steady_state"] = std::move(ss);
+  }
+  j["drain"] = {{"duration_s", s.drain.duration_s}, {"completed_requests", s.drain.completed_requests}};
   j["ttft_ms"] = to_json(s.ttft_ms);
   j["tpot_ms"] = to_json(s.tpot_ms);
   j["itl_ms"] = to_json(s.itl_ms);
@@ -62,6 +96,17 @@ Json to_json(const Summary& s) {
                {"per_mtok_total_slo", s.cost.per_mtok_total_slo},
                {"monthly", s.cost.monthly},
                {"cold_start_s", s.cost.cold_start_s}};
+  // vLLM's benchmark names (vllm bench serve), as aliases of the fields above.
+  j["request_throughput"] = s.throughput.requests_per_s;
+  j["output_throughput"] = s.throughput.output_tokens_per_s;
+  j["total_token_throughput"] = s.throughput.total_tokens_per_s;
+  for (const auto& [name, l] : {std::pair{"ttft", &s.ttft_ms}, std::pair{"tpot", &s.tpot_ms},
+                                std::pair{"itl", &s.itl_ms}, std::pair{"e2el", &s.e2e_ms}}) {
+    const std::string n = name;
+    j["mean_" + n + "_ms"] = l->mean;
+    j["median_" + n + "_ms"] = l->p50;
+    j["p99_" + n + "_ms"] = l->p99;
+  }
   if (!s.classes.empty()) {
     Json classes = Json::array();
     for (const auto& c : s.classes) {

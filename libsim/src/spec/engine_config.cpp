@@ -4,6 +4,7 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
+#include "llmsim/spec/gpu_spec.hpp"
 
 namespace llmsim::spec {
 
@@ -13,6 +14,16 @@ std::string to_string(SchedulerPolicy p) {
     case SchedulerPolicy::vllm_v0: return "vllm-v0";
     case SchedulerPolicy::chunked: return "chunked";
     case SchedulerPolicy::static_batching: return "static";
+  }
+  throw InternalError("unknown SchedulerPolicy " + std::to_string(static_cast<int>(p)));
+}
+
+std::string engine_name(SchedulerPolicy p) {
+  switch (p) {
+    case SchedulerPolicy::vllm: return "vLLM V1 (0.11 scheduler)";
+    case SchedulerPolicy::vllm_v0: return "vLLM V0 (0.6 prefill-first scheduler)";
+    case SchedulerPolicy::chunked: return "chunked prefill (vLLM V0 chunked / Sarathi-Serve)";
+    case SchedulerPolicy::static_batching: return "static batching";
   }
   throw InternalError("unknown SchedulerPolicy " + std::to_string(static_cast<int>(p)));
 }
@@ -43,8 +54,9 @@ PreemptionMode parse_preemption(const std::string& s, const std::string& path) {
 void EngineConfig::validate(const std::string& path) const {
   Problems p;
   auto at = [&](const char* f) { return path + "." + f; };
-  if (max_num_seqs < 1) p.add(at("max_num_seqs"), "must be >= 1, got " + std::to_string(max_num_seqs));
-  if (max_num_batched_tokens < 1) {
+  // 0 = the policy's default (effective_engine); the JSON reader refuses an explicit 0.
+  if (max_num_seqs < 0) p.add(at("max_num_seqs"), "must be >= 1, got " + std::to_string(max_num_seqs));
+  if (max_num_batched_tokens < 0) {
     p.add(at("max_num_batched_tokens"), "must be >= 1, got " + std::to_string(max_num_batched_tokens));
   }
   if (block_size < 1 || block_size > 1024) p.add(at("block_size"), "must be in 1..1024, got " + std::to_string(block_size));
@@ -52,9 +64,17 @@ void EngineConfig::validate(const std::string& path) const {
     p.add(at("gpu_memory_utilization"), "must be in (0, 1], got " + format_value(gpu_memory_utilization));
   }
   if (max_model_len < 0) p.add(at("max_model_len"), "must be >= 0 (0 = the model's limit), got " + std::to_string(max_model_len));
-  if (!(watermark >= 0 && watermark < 1)) p.add(at("watermark"), "must be in [0, 1), got " + format_value(watermark));
-  if (!(swap_space_gb >= 0) || !std::isfinite(swap_space_gb)) {
-    p.add(at("swap_space_gb"), "must be >= 0, got " + format_value(swap_space_gb));
+  if (watermark && !(*watermark >= 0 && *watermark < 1)) {
+    p.add(at("watermark"), "must be in [0, 1), got " + format_value(*watermark));
+  }
+  // Host blocks = swap_space_gb GiB / block bytes must stay a representable count: 1e6 GiB (a petabyte per
+  // GPU) is far beyond any host.
+  if (!(swap_space_gb >= 0 && swap_space_gb <= 1e6)) {
+    p.add(at("swap_space_gb"), "must be in [0, 1e6] GiB, got " + format_value(swap_space_gb));
+  }
+  if (policy == SchedulerPolicy::vllm && preemption == PreemptionMode::swap && !synthetic_service) {
+    p.add(at("preemption"), "vLLM V1 (policy 'vllm') preempts by recompute only, it has no swap path; use "
+                            "policy 'vllm-v0' to model swapping");
   }
   if (!(cpu_offload_gb >= 0) || !std::isfinite(cpu_offload_gb)) {
     p.add(at("cpu_offload_gb"), "must be >= 0, got " + format_value(cpu_offload_gb));
@@ -65,12 +85,34 @@ void EngineConfig::validate(const std::string& path) const {
   }
   if (synthetic_service) {
     const auto& s = *synthetic_service;
-    if (!(s.mean_s > 0) || !std::isfinite(s.mean_s)) {
-      p.add(at("synthetic_service.mean_s"), "must be > 0, got " + format_value(s.mean_s));
+    // Bounded so every drawn service time is a finite, positive duration the clock resolves.
+    if (!(s.mean_s >= 1e-9 && s.mean_s <= 1e6)) {
+      p.add(at("synthetic_service.mean_s"), "must be in [1e-9, 1e6] s, got " + format_value(s.mean_s));
     }
-    if (!(s.cv > 0) || !std::isfinite(s.cv)) p.add(at("synthetic_service.cv"), "must be > 0, got " + format_value(s.cv));
+    if (!(s.cv >= 1e-3 && s.cv <= 100)) {
+      p.add(at("synthetic_service.cv"), "must be in [0.001, 100], got " + format_value(s.cv));
+    }
   }
   p.throw_if_any();
+}
+
+EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool offline) {
+  EngineConfig r = e;
+  int tokens = 8192, seqs = 256;
+  if (e.policy == SchedulerPolicy::vllm) {
+    // vLLM's rule reads the device's total memory and name: large cards other than the A100 get the larger
+    // defaults (PR #17885 kept the A100 out: a large budget lowered its throughput).
+    const std::string id = to_lower(gpu.id + " " + gpu.name);
+    const bool large = static_cast<double>(gpu.memory_bytes) >= 70.0 * 1024 * 1024 * 1024 &&
+                       id.find("a100") == std::string::npos;
+    tokens = large ? (offline ? 16384 : 8192) : (offline ? 8192 : 2048);
+    seqs = large ? 1024 : 256;
+  }
+  if (r.max_num_batched_tokens == 0) r.max_num_batched_tokens = tokens;
+  if (r.max_num_seqs == 0) r.max_num_seqs = seqs;
+  r.watermark = e.watermark_or_default();
+  r.enable_prefix_caching = e.prefix_caching();
+  return r;
 }
 
 }  // namespace llmsim::spec

@@ -22,15 +22,19 @@ EngineConfig read_engine(const JsonView& v) {
   v.allow_only(kEngineKeys);
   EngineConfig e;
   if (v.has("policy")) e.policy = parse_policy(v.string("policy"), v.child_path("policy"));
-  e.max_num_seqs = read_int(v, "max_num_seqs", e.max_num_seqs);
-  e.max_num_batched_tokens = read_int(v, "max_num_batched_tokens", e.max_num_batched_tokens);
+  // Absent = the policy's default (spec::effective_engine); an explicit value must be a real limit.
+  for (auto [key, field] : {std::pair{"max_num_seqs", &e.max_num_seqs},
+                            std::pair{"max_num_batched_tokens", &e.max_num_batched_tokens}}) {
+    *field = read_int(v, key, 0);
+    if (v.has(key) && *field < 1) v[key].fail("must be >= 1, got " + std::to_string(*field));
+  }
   e.block_size = read_int(v, "block_size", e.block_size);
   e.gpu_memory_utilization = v.number_or("gpu_memory_utilization", e.gpu_memory_utilization);
   if (v.has("preemption")) e.preemption = parse_preemption(v.string("preemption"), v.child_path("preemption"));
   e.max_model_len = read_int(v, "max_model_len", e.max_model_len);
-  e.watermark = v.number_or("watermark", e.watermark);
+  if (v.has("watermark")) e.watermark = v.number("watermark");
   e.swap_space_gb = v.number_or("swap_space_gb", e.swap_space_gb);
-  e.enable_prefix_caching = v.boolean_or("enable_prefix_caching", e.enable_prefix_caching);
+  if (v.has("enable_prefix_caching")) e.enable_prefix_caching = v.boolean("enable_prefix_caching");
   e.cuda_graphs = v.boolean_or("cuda_graphs", e.cuda_graphs);
   e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
   e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
@@ -60,18 +64,19 @@ EngineConfig read_engine(const JsonView& v) {
 
 Json engine_json(const EngineConfig& e) {
   Json ej{{"policy", to_string(e.policy)},
-          {"max_num_seqs", e.max_num_seqs},
-          {"max_num_batched_tokens", e.max_num_batched_tokens},
           {"block_size", e.block_size},
           {"gpu_memory_utilization", e.gpu_memory_utilization},
           {"preemption", to_string(e.preemption)},
           {"max_model_len", e.max_model_len},
-          {"watermark", e.watermark},
           {"swap_space_gb", e.swap_space_gb},
-          {"enable_prefix_caching", e.enable_prefix_caching},
           {"cuda_graphs", e.cuda_graphs},
           {"max_concurrent_batches", e.max_concurrent_batches},
           {"cpu_offload_gb", e.cpu_offload_gb}};
+  // Knobs left to the policy's default are written only once set, so the text round-trips to the same defaults.
+  if (e.max_num_seqs > 0) ej["max_num_seqs"] = e.max_num_seqs;
+  if (e.max_num_batched_tokens > 0) ej["max_num_batched_tokens"] = e.max_num_batched_tokens;
+  if (e.watermark) ej["watermark"] = *e.watermark;
+  if (e.enable_prefix_caching) ej["enable_prefix_caching"] = *e.enable_prefix_caching;
   if (e.synthetic_service) {
     ej["synthetic_service"] = {{"kind", synthetic_kind(e.synthetic_service->kind)},
                                {"mean_s", e.synthetic_service->mean_s},

@@ -173,7 +173,8 @@ Scenario scenario_from_json(const JsonView& in) {
     s.kv_cache = q.string_or("kv_cache", s.kv_cache);
   }
   if (v.has("hardware")) s.hardware = read_hardware(v["hardware"]);
-  if (v.has("engine")) s.engine = read_engine(v["engine"]);
+  // An absent section reads as an empty one: knobs left out take the policy's defaults at resolve().
+  s.engine = read_engine(v.has("engine") ? v["engine"] : JsonView(kEmptyObject, v.child_path("engine")));
   if (v.has("workload")) s.workload = read_workload(v["workload"]);
   if (v.has("slo")) s.slo = read_slo(v["slo"]);
   if (v.has("cost")) s.cost = read_cost(v["cost"]);
@@ -359,16 +360,19 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
     p.add("hardware.tp", "must divide the model's intermediate_size (" + std::to_string(m.intermediate_size) +
                              "), got " + std::to_string(tp));
   }
-  const auto& e = s.engine;
+  // Knobs left unset take the defaults of the engine the policy models (vLLM V1: by GPU and entry point).
+  r.scenario.engine = effective_engine(s.engine, r.gpu, offline_workload(s.workload));
+  const auto& e = r.scenario.engine;
   if (e.max_model_len > m.max_position_embeddings) {
     p.add("engine.max_model_len", "must be <= the model's max_position_embeddings (" +
                                       std::to_string(m.max_position_embeddings) + "), got " +
                                       std::to_string(e.max_model_len));
   }
   r.max_model_len = e.max_model_len > 0 ? e.max_model_len : default_max_model_len(m, e);
-  if (e.policy != SchedulerPolicy::chunked && e.max_model_len > 0 && e.max_num_batched_tokens < e.max_model_len) {
+  if (!e.chunked_prefill() && e.max_model_len > 0 && e.max_num_batched_tokens < e.max_model_len) {
     p.add("engine.max_num_batched_tokens",
-          "must be >= max_model_len (" + std::to_string(e.max_model_len) + ") unless policy is 'chunked', got " +
+          "must be >= max_model_len (" + std::to_string(e.max_model_len) + ") unless prefills are chunked (policy "
+          "'vllm' or 'chunked'), got " +
               std::to_string(e.max_num_batched_tokens));
   }
   if (e.max_num_seqs > e.max_num_batched_tokens) {

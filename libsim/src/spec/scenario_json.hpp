@@ -38,13 +38,17 @@ inline const std::map<std::string, std::vector<std::string>> kArrivalKeys{
     {"constant", {"process", "rate"}},
     {"onoff", {"process", "rate_on", "on_s", "off_s", "rate_off"}},
     {"closed", {"process", "concurrency", "think_time_s"}},
-    {"trace", {"process", "path", "time_scale", "requests"}}};
+    {"trace", {"process", "path", "time_scale", "requests"}},
+    {"offline", {"process", "weight"}},
+    {"piecewise", {"process", "rates"}}};
 inline const std::map<std::string, std::vector<std::string>> kLengthKeys{
     {"fixed", {"dist", "value"}},
     {"uniform", {"dist", "min", "max"}},
     {"normal", {"dist", "mean", "stddev", "min", "max"}},
     {"lognormal", {"dist", "mean", "sigma"}},
     {"empirical", {"dist", "values", "path", "column"}}};
+
+inline const Json kEmptyObject = Json::object();
 
 /// An int field (range-checked), or `fallback` when absent.
 int read_int(const JsonView& v, std::string_view key, int fallback);

@@ -317,38 +317,35 @@ Json normalize_vllm_names(const JsonView& v) {
 
 Json merge_onto_defaults(const Json& doc) {
   if (!doc.is_object()) return doc;
-  Json base = default_scenario();
-  auto w = doc.find("workload");
-  if (w != doc.end() && w->is_object()) {
-    for (const auto& [field, tag] : variant_fields()) {
-      auto f = w->find(field);
-      if (f != w->end() && f->is_object()) base["workload"][field] = start_for(tag, *f, base["workload"][field]);
-    }
-  }
+  // RFC 7386 onto an empty object: members set to null are removed, so their readers apply the defaults. Fields
+  // that are absent stay absent — some defaults depend on others (an offline workload has no warm-up, V1's batch
+  // knobs follow the GPU), so materialising a default document here would fix them too early.
+  Json base = Json::object();
   base.merge_patch(doc);
-  // Tenant classes: each element's partial arrival/lengths start from TenantClass's defaults (or from the
-  // variant they name), like the single-class fields above.
-  if (!base["workload"].is_object()) return base;  // the workload reader reports the type
-  Json& classes = base["workload"]["classes"];
-  if (classes.is_array()) {
+  // A partial arrival / length object starts from the default variant (or from the variant it names).
+  auto patch_variants = [](Json& section, const Json& defaults) {
+    for (const auto& [field, tag] : variant_fields()) {
+      auto f = section.find(field);
+      if (f == section.end() || !f->is_object()) continue;
+      Json merged = start_for(tag, *f, defaults.at(field));
+      merged.merge_patch(*f);
+      *f = std::move(merged);
+    }
+  };
+  auto w = base.find("workload");
+  if (w == base.end() || !w->is_object()) return base;  // the workload reader reports the type
+  static const Json workload_defaults = default_scenario()["workload"];
+  patch_variants(*w, workload_defaults);
+  auto classes = w->find("classes");
+  if (classes != w->end() && classes->is_array()) {
     static const Json class_defaults = [] {
       const TenantClass c;
       return Json{{"arrival", detail::arrival_json(c.arrival)},
                   {"input_tokens", detail::length_json(c.input_tokens)},
                   {"output_tokens", detail::length_json(c.output_tokens)}};
     }();
-    for (auto& c : classes) {
-      if (!c.is_object()) continue;
-      for (const auto& [field, tag] : variant_fields()) {
-        auto f = c.find(field);
-        if (f == c.end() || !f->is_object()) continue;
-        Json merged = start_for(tag, *f, class_defaults.at(field));
-        merged.merge_patch(*f);
-        *f = std::move(merged);
-      }
-    }
-  } else if (classes.is_null()) {
-    base["workload"].erase("classes");
+    for (auto& c : *classes)
+      if (c.is_object()) patch_variants(c, class_defaults);
   }
   return base;
 }

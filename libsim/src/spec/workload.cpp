@@ -1,6 +1,8 @@
 #include "llmsim/spec/workload.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/overloaded.hpp"
@@ -19,24 +21,33 @@ void check_arrival(const ArrivalSpec& a, const std::string& path, Problems& p) {
   auto non_negative = [&](const char* f, double v) {
     if (!finite_non_negative(v)) p.add(path + "." + f, "must be >= 0, got " + format_value(v));
   };
+  // A time the scenario sets directly must lie within the clock's precise range (kMaxSimulatedSeconds).
+  auto seconds = [&](const char* f, double v, double lo) {
+    if (!(v >= lo && v <= kMaxSimulatedSeconds)) {
+      p.add(path + "." + f, "must be in [" + format_value(lo) + ", 1e9] s, got " + format_value(v));
+    }
+  };
   std::visit(Overloaded{
                  [&](const PoissonArrivals& x) { positive("rate", x.rate); },
                  [&](const GammaArrivals& x) {
                    positive("rate", x.rate);
-                   positive("cv", x.cv);
+                   // Gaps are Gamma(1/cv², cv²/rate): beyond these bounds the shape under- or overflows and the
+                   // draws degenerate (all zero, or NaN).
+                   if (!(x.cv >= 1e-3 && x.cv <= 100)) p.add(path + ".cv", "must be in [0.001, 100], got " + format_value(x.cv));
                  },
                  [&](const ConstantArrivals& x) { positive("rate", x.rate); },
                  [&](const OnOffArrivals& x) {
                    positive("rate_on", x.rate_on);
-                   positive("on_s", x.on_s);
-                   non_negative("off_s", x.off_s);
+                   seconds("on_s", x.on_s, 1e-6);
+                   seconds("off_s", x.off_s, 0);
                    non_negative("rate_off", x.rate_off);
                  },
                  [&](const ClosedLoop& x) {
-                   if (x.concurrency < 1 || x.concurrency > 10'000'000) {
-                     p.add(path + ".concurrency", "must be in 1..10000000, got " + std::to_string(x.concurrency));
+                   if (x.concurrency < 1 || x.concurrency > kMaxUsers) {
+                     p.add(path + ".concurrency", "must be in 1.." + std::to_string(kMaxUsers) + ", got " +
+                                                      std::to_string(x.concurrency));
                    }
-                   non_negative("think_time_s", x.think_time_s);
+                   seconds("think_time_s", x.think_time_s, 0);
                  },
                  [&](const TraceReplay& x) {
                    if (x.path.empty() && x.requests.empty()) p.add(path + ".path", "must name a CSV trace file");
@@ -49,8 +60,62 @@ void check_arrival(const ArrivalSpec& a, const std::string& path, Problems& p) {
                      if (q.output_tokens < 0 || q.output_tokens > 1'000'000'000) p.add(at, "output tokens must be in 0..1e9, got " + std::to_string(q.output_tokens));
                    }
                  },
+                 [&](const OfflineArrivals& x) { positive("weight", x.weight); },
+                 [&](const PiecewiseArrivals& x) {
+                   if (x.rates.empty()) {
+                     p.add(path + ".rates", "must list at least one [from_s, rate] pair, e.g. [[0, 4], [60, 12], [120, 4]]");
+                     return;
+                   }
+                   bool any_positive = false;
+                   for (std::size_t i = 0; i < x.rates.size(); ++i) {
+                     const auto [t, r] = x.rates[i];
+                     const std::string at = path + ".rates[" + std::to_string(i) + "]";
+                     if (i == 0 && t != 0) p.add(at + "[0]", "the schedule must start at 0 s, got " + format_value(t));
+                     if (!(t >= 0 && t <= kMaxSimulatedSeconds)) p.add(at + "[0]", "must be in [0, 1e9] s, got " + format_value(t));
+                     if (i > 0 && !(t > x.rates[i - 1].first)) {
+                       p.add(at + "[0]", "times must increase, got " + format_value(t) + " after " +
+                                             format_value(x.rates[i - 1].first));
+                     }
+                     if (!finite_non_negative(r)) p.add(at + "[1]", "rate must be >= 0, got " + format_value(r));
+                     any_positive = any_positive || r > 0;
+                   }
+                   if (!any_positive) p.add(path + ".rates", "every rate is 0: no request would ever arrive");
+                 },
              },
              a);
+}
+
+/// Time in seconds until a class at the given arrival process has issued `n` requests on average; nullopt for
+/// closed loops, traces and offline runs (their spans are not set by a rate).
+std::optional<double> expected_span(const ArrivalSpec& a, double n) {
+  if (const auto* pw = std::get_if<PiecewiseArrivals>(&a)) {
+    // Bisection on the expected count; a schedule that ends (last rate 0) stops at its last breakpoint.
+    const double last = pw->rates.back().first;
+    if (pw->rates.back().second <= 0 && piecewise_count(*pw, last) <= n) return last;
+    double lo = 0, hi = std::max(1.0, last);
+    while (piecewise_count(*pw, hi) < n && hi < 1e300) hi *= 2;
+    for (int i = 0; i < 200 && hi - lo > 1e-9 * hi; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (piecewise_count(*pw, mid) < n ? lo : hi) = mid;
+    }
+    return hi;
+  }
+  return std::visit(Overloaded{
+                        [&](const PoissonArrivals& x) -> std::optional<double> { return n / x.rate; },
+                        [&](const GammaArrivals& x) -> std::optional<double> { return n / x.rate; },
+                        [&](const ConstantArrivals& x) -> std::optional<double> { return n / x.rate; },
+                        [&](const OnOffArrivals& x) -> std::optional<double> {
+                          return n * (x.on_s + x.off_s) / (x.rate_on * x.on_s + x.rate_off * x.off_s);
+                        },
+                        [](const auto&) -> std::optional<double> { return std::nullopt; },
+                    },
+                    a);
+}
+
+const char* rate_field(const ArrivalSpec& a) {
+  if (std::holds_alternative<OnOffArrivals>(a)) return "rate_on";
+  if (std::holds_alternative<PiecewiseArrivals>(a)) return "rates";
+  return "rate";
 }
 
 void check_length(const LengthDist& d, const std::string& path, Problems& p) {
@@ -100,7 +165,8 @@ void check_length(const LengthDist& d, const std::string& path, Problems& p) {
              d);
 }
 
-std::optional<double> class_rate(const ArrivalSpec& a) {
+/// Offered rate of one class over `span` seconds (piecewise: its mean over [0, span]).
+std::optional<double> class_rate(const ArrivalSpec& a, double span) {
   return std::visit(Overloaded{
                         [](const PoissonArrivals& x) -> std::optional<double> { return x.rate; },
                         [](const GammaArrivals& x) -> std::optional<double> { return x.rate; },
@@ -108,8 +174,10 @@ std::optional<double> class_rate(const ArrivalSpec& a) {
                         [](const OnOffArrivals& x) -> std::optional<double> {
                           return (x.rate_on * x.on_s + x.rate_off * x.off_s) / (x.on_s + x.off_s);
                         },
-                        [](const ClosedLoop&) -> std::optional<double> { return std::nullopt; },
-                        [](const TraceReplay&) -> std::optional<double> { return std::nullopt; },
+                        [&](const PiecewiseArrivals& x) -> std::optional<double> {
+                          return span > 0 ? piecewise_count(x, span) / span : x.rates.front().second;
+                        },
+                        [](const auto&) -> std::optional<double> { return std::nullopt; },
                     },
                     a);
 }
@@ -123,10 +191,40 @@ void scale_arrival(ArrivalSpec& a, double factor) {
                    x.rate_on *= factor;
                    x.rate_off *= factor;
                  },
-                 [](ClosedLoop&) {},
-                 [](TraceReplay&) {},
+                 [&](PiecewiseArrivals& x) {
+                   for (auto& [t, r] : x.rates) r *= factor;
+                 },
+                 [](auto&) {},
              },
              a);
+}
+
+/// Seconds until the open-loop classes together have issued `n` requests on average (the classes share
+/// num_requests); nullopt when a class is not rate-driven.
+std::optional<double> workload_span(const std::vector<TenantClass>& classes, double n) {
+  bool piecewise = false;
+  double total = 0;
+  for (const auto& c : classes) {
+    piecewise = piecewise || std::holds_alternative<PiecewiseArrivals>(c.arrival);
+    const auto r = class_rate(c.arrival, 0);
+    if (!r) return std::nullopt;
+    total += *r;
+  }
+  if (!piecewise) return total > 0 ? std::optional<double>(n / total) : std::nullopt;
+  if (classes.size() == 1) return expected_span(classes.front().arrival, n);
+  // Several classes with a schedule among them: bisection on the summed expected count.
+  auto count = [&](double t) {
+    double c = 0;
+    for (const auto& k : classes) c += t * *class_rate(k.arrival, t);
+    return c;
+  };
+  double lo = 0, hi = 1;
+  while (count(hi) < n && hi < 1e300) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-9 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (count(mid) < n ? lo : hi) = mid;
+  }
+  return hi;
 }
 
 }  // namespace
@@ -153,17 +251,21 @@ void Workload::validate(const std::string& path) const {
     if (prefix < 0) p.add(cp + ".prefix_tokens", "must be >= 0, got " + std::to_string(prefix));
     if (groups < 0) p.add(cp + ".prefix_groups", "must be >= 0, got " + std::to_string(groups));
   };
+  if (classes.size() > static_cast<std::size_t>(kMaxClasses)) {
+    // Checked first: per-class checks below and per-class state in the engine scale with the count.
+    throw ConfigError(path + ".classes",
+                      "at most " + std::to_string(kMaxClasses) + " tenant classes, got " + std::to_string(classes.size()));
+  }
   if (classes.empty()) {
     check_class(arrival, input_tokens, output_tokens, prefix_tokens, prefix_groups, path);
   } else {
     int trace = 0;
+    std::set<std::string> names;
     for (std::size_t i = 0; i < classes.size(); ++i) {
       const auto& c = classes[i];
       const std::string cp = path + ".classes[" + std::to_string(i) + "]";
       if (c.name.empty()) p.add(cp + ".name", "must not be empty");
-      for (std::size_t j = 0; j < i; ++j) {
-        if (classes[j].name == c.name) p.add(cp + ".name", "duplicate class name '" + c.name + "'");
-      }
+      if (!names.insert(c.name).second) p.add(cp + ".name", "duplicate class name '" + c.name + "'");
       check_class(c.arrival, c.input_tokens, c.output_tokens, c.prefix_tokens, c.prefix_groups, cp);
       if (c.slo) {
         try {
@@ -176,23 +278,91 @@ void Workload::validate(const std::string& path) const {
     }
     if (trace > 0 && classes.size() > 1) p.add(path + ".classes", "a trace replay must be the only class");
   }
-  if (num_requests < 1) p.add(path + ".num_requests", "must be >= 1, got " + std::to_string(num_requests));
+  if (num_requests < 1 || num_requests > 10'000'000'000LL) {
+    p.add(path + ".num_requests", "must be in 1..1e10, got " + std::to_string(num_requests));
+  }
   if (warmup_requests < 0) p.add(path + ".warmup_requests", "must be >= 0, got " + std::to_string(warmup_requests));
   if (num_requests >= 1 && warmup_requests >= num_requests) {
     p.add(path + ".warmup_requests", "must be < num_requests (" + std::to_string(num_requests) + "), got " +
                                          std::to_string(warmup_requests));
   }
-  if (!finite_non_negative(horizon_s)) p.add(path + ".horizon_s", "must be >= 0, got " + format_value(horizon_s));
+  if (!(horizon_s >= 0 && horizon_s <= kMaxSimulatedSeconds)) {
+    p.add(path + ".horizon_s", "must be in [0, 1e9] s (0 = no limit), got " + format_value(horizon_s));
+  }
+  p.throw_if_any();
+  check_derived(path);
+}
+
+void Workload::check_derived(const std::string& path) const {
+  // Quantities computed from several fields: every time the run will reach stays in the clock's precise
+  // range, the users fit the state allocated for them, and the offline form is not mixed with others.
+  Problems p;
+  const auto cls = effective_classes();
+  auto class_path = [&](std::size_t i) {
+    return classes.empty() ? path + ".arrival" : path + ".classes[" + std::to_string(i) + "].arrival";
+  };
+  std::int64_t users = 0;
+  std::size_t offline = 0;
+  for (std::size_t i = 0; i < cls.size(); ++i) {
+    if (const auto* cl = std::get_if<ClosedLoop>(&cls[i].arrival)) {
+      users += cl->concurrency;
+      // Each user sends about num_requests / users requests, each after its think time.
+      const double rounds = std::ceil(static_cast<double>(num_requests) / std::max(1, cl->concurrency));
+      if (cl->think_time_s * rounds > kMaxSimulatedSeconds && horizon_s <= 0) {
+        p.add(class_path(i) + ".think_time_s",
+              format_value(cl->think_time_s) + " s of think time over " + format_value(rounds) + " rounds spans " +
+                  format_value(cl->think_time_s * rounds) + " s of simulated time, beyond the 1e9 s the clock "
+                  "resolves to 0.2 µs: lower it or workload.num_requests");
+      }
+    }
+    offline += std::holds_alternative<OfflineArrivals>(cls[i].arrival);
+  }
+  if (users > kMaxUsers) {
+    p.add(path + ".classes", "the closed-loop users of all classes must total <= " + std::to_string(kMaxUsers) +
+                                 ", got " + std::to_string(users));
+  }
+  if (offline > 0 && offline < cls.size()) {
+    p.add(path + ".classes", "an offline class (every request at t = 0) cannot be mixed with other arrival processes");
+  }
+  // A horizon bounds the simulated time by itself (arrivals after it are never issued).
+  if (const auto span = workload_span(cls, static_cast<double>(num_requests)); span && horizon_s <= 0) {
+    if (!(*span <= kMaxSimulatedSeconds)) {
+      const std::string where = cls.size() == 1 ? class_path(0) + "." + rate_field(cls[0].arrival) : path + ".classes";
+      p.add(where, std::to_string(num_requests) + " requests at " + format_value(static_cast<double>(num_requests) / *span) +
+                       " req/s take " + format_value(*span) + " s of simulated time, beyond the 1e9 s (about 32 years) "
+                       "the clock resolves to 0.2 µs: raise the rate or lower workload.num_requests");
+    }
+  }
   p.throw_if_any();
 }
 
-std::optional<double> offered_rate(const Workload& w) {
-  double total = 0;
-  for (const auto& c : w.effective_classes()) {
-    auto r = class_rate(c.arrival);
-    if (!r) return std::nullopt;
-    total += *r;
+void validate_arrival(const ArrivalSpec& a, const std::string& path) {
+  Problems p;
+  check_arrival(a, path, p);
+  p.throw_if_any();
+}
+
+bool offline_workload(const Workload& w) {
+  for (const auto& c : w.effective_classes())
+    if (!std::holds_alternative<OfflineArrivals>(c.arrival)) return false;
+  return true;
+}
+
+double piecewise_count(const PiecewiseArrivals& a, double t) {
+  double n = 0;
+  for (std::size_t i = 0; i < a.rates.size() && a.rates[i].first < t; ++i) {
+    const double end = i + 1 < a.rates.size() ? std::min(t, a.rates[i + 1].first) : t;
+    n += a.rates[i].second * (end - a.rates[i].first);
   }
+  return n;
+}
+
+std::optional<double> offered_rate(const Workload& w) {
+  const auto classes = w.effective_classes();
+  const auto span = workload_span(classes, static_cast<double>(std::max<std::int64_t>(1, w.num_requests)));
+  if (!span) return std::nullopt;
+  double total = 0;
+  for (const auto& c : classes) total += *class_rate(c.arrival, *span);
   return total;
 }
 
@@ -200,37 +370,41 @@ Workload with_rate(const Workload& w, double rate) {
   if (!finite_positive(rate)) throw ConfigError("workload.arrival.rate", "must be > 0, got " + format_value(rate));
   Workload out = w;
   auto classes = w.effective_classes();
-  bool any_trace = false, all_closed = true, any_closed = false;
+  bool any_trace = false, all_closed = true, any_closed = false, any_offline = false;
   for (const auto& c : classes) {
     any_trace = any_trace || std::holds_alternative<TraceReplay>(c.arrival);
+    any_offline = any_offline || std::holds_alternative<OfflineArrivals>(c.arrival);
     const bool closed = std::holds_alternative<ClosedLoop>(c.arrival);
     all_closed = all_closed && closed;
     any_closed = any_closed || closed;
   }
   if (any_trace) throw ConfigError("workload.arrival", "a trace replay has its own arrival times; its rate cannot be set");
+  if (any_offline) throw ConfigError("workload.arrival", "an offline run puts every request at t = 0; it has no rate to set");
   if (any_closed && !all_closed) {
     throw ConfigError("workload.classes", "cannot set one rate for a mix of open- and closed-loop classes");
   }
-  auto apply = [&](ArrivalSpec& a, double share) {
-    if (auto* cl = std::get_if<ClosedLoop>(&a)) {
-      cl->concurrency = std::max(1, static_cast<int>(std::lround(std::min(rate * share, 1e7))));
-    } else {
-      const double current = *class_rate(a);
-      scale_arrival(a, rate * share / current);
-    }
+  auto each = [&](auto&& fn) {
+    if (out.classes.empty()) fn(out.arrival, 0);
+    else for (std::size_t i = 0; i < out.classes.size(); ++i) fn(out.classes[i].arrival, i);
   };
-  // Shares keep the class mix: by offered rate (open loop) or by concurrency (closed loop).
-  double total = 0;
-  std::vector<double> weight;
-  for (const auto& c : classes) {
-    const double x = all_closed ? std::get<ClosedLoop>(c.arrival).concurrency : *class_rate(c.arrival);
-    weight.push_back(x);
-    total += x;
+  if (all_closed) {
+    // Users keep the classes' shares of the concurrency.
+    double total = 0;
+    for (const auto& c : classes) total += std::get<ClosedLoop>(c.arrival).concurrency;
+    each([&](ArrivalSpec& a, std::size_t i) {
+      const double share = std::get<ClosedLoop>(classes[i].arrival).concurrency / total;
+      std::get<ClosedLoop>(a).concurrency =
+          std::max(1, static_cast<int>(std::lround(std::min(rate * share, static_cast<double>(kMaxUsers)))));
+    });
+    return out;
   }
-  if (w.classes.empty()) {
-    apply(out.arrival, 1.0);
-  } else {
-    for (std::size_t i = 0; i < out.classes.size(); ++i) apply(out.classes[i].arrival, weight[i] / total);
+  // One factor for every class keeps the mix. Stationary processes need one step; a piecewise schedule's mean
+  // rate depends on the span num_requests take, so the factor is refined until the offered rate matches.
+  for (int iter = 0; iter < 60; ++iter) {
+    const double current = *offered_rate(out);
+    const double k = rate / current;
+    if (std::abs(k - 1) < 1e-12) break;
+    each([&](ArrivalSpec& a, std::size_t) { scale_arrival(a, k); });
   }
   return out;
 }

@@ -27,6 +27,17 @@ ArrivalSpec read_arrival(const JsonView& v) {
   if (process == "closed") {
     return ClosedLoop{read_int(v, "concurrency", ClosedLoop{}.concurrency), v.number_or("think_time_s", 0)};
   }
+  if (process == "offline") return OfflineArrivals{v.number_or("weight", 1.0)};
+  if (process == "piecewise") {
+    PiecewiseArrivals a;
+    a.rates.clear();
+    for (const auto& e : v["rates"].elements()) {
+      const auto pair = e.elements();
+      if (pair.size() != 2) e.fail("expected [from_s, rate] (seconds, requests/s), got " + e.json().dump());
+      a.rates.emplace_back(pair[0].as_number(), pair[1].as_number());
+    }
+    return a;
+  }
   TraceReplay t{v.has("requests") ? v.string_or("path", "") : v.string("path"), v.number_or("time_scale", 1.0), {}};
   if (v.has("requests")) {
     for (const auto& r : v["requests"].elements()) {
@@ -140,6 +151,8 @@ Workload read_workload(const JsonView& v) {
       w.seed = static_cast<std::uint64_t>(s);
     }
   }
+  // `vllm bench throughput` measures every request: an offline run has no warm-up unless one is asked for.
+  if (!v.has("warmup_requests") && offline_workload(w)) w.warmup_requests = 0;
   if (v.has("too_long")) {
     const std::string t = v.string("too_long");
     if (t == "clip") {
@@ -172,6 +185,12 @@ Json arrival_json(const ArrivalSpec& a) {
               for (const auto& q : x.requests) j["requests"].push_back({q.arrival_s, q.input_tokens, q.output_tokens});
             }
             return j;
+          },
+          [](const OfflineArrivals& x) { return Json{{"process", "offline"}, {"weight", x.weight}}; },
+          [](const PiecewiseArrivals& x) {
+            Json rates = Json::array();
+            for (const auto& [t, r] : x.rates) rates.push_back(Json::array({t, r}));
+            return Json{{"process", "piecewise"}, {"rates", rates}};
           },
       },
       a);

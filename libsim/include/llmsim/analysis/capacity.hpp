@@ -51,8 +51,9 @@ struct CapacityResult {
 };
 
 /// Searches the scenario's capacity. A configuration that does not fit returns fits = false with the
-/// reason; an unstable or not-fitting run counts as failing the SLO. ConfigError for trace-replay
-/// workloads (their rate is fixed by the trace) and for bad options. Deterministic.
+/// reason; an unstable or not-fitting run counts as failing the SLO, and the search's simulations stop as soon
+/// as they are known to be unstable (SimulationOptions::stop_when_unstable). ConfigError for trace-replay and
+/// offline workloads (their load is fixed) and for bad options. Deterministic.
 CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const CapacityOptions& options = {});
 
 /// The scenario as the capacity search runs it: num_requests/warm-up capped by `options`, the load set
@@ -60,10 +61,11 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
 spec::ResolvedScenario at_load(const spec::ResolvedScenario& scenario, double load, std::uint64_t seed,
                                const CapacityOptions& options);
 
-/// The summary's rates (throughput.*, goodput_*) and cost per Mtok rescaled to the long-run rates of a
-/// stable open-loop system, where completions per second equal the offered rate. A finite run's window
-/// ends when the last request drains, which biases its rates low (by ~25% for 600 requests with 30 s
-/// tails); the ratios (attainment, tokens per request) are unbiased and kept. Unchanged when the run is
+/// The summary's rates (throughput.*, goodput_*) and cost per Mtok as the long-run rates of a stable open-loop
+/// system: completions per second equal the offered rate, and tokens per request and the share meeting the
+/// SLO are those of the steady-state window (first to last measured arrival: summary.steady_state), which the
+/// drain tail does not dilute (the whole run's rates fall ~25% low for 600 requests with 30 s tails). Falls
+/// back to the whole run's ratios when the window holds fewer than 10 departures. Unchanged when the run is
 /// unstable or completed nothing.
 metrics::Summary steady_state_rates(const metrics::Summary& summary, double offered_rate);
 

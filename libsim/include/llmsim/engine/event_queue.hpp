@@ -28,7 +28,7 @@ class EventQueue {
   void schedule(double time_s, EventKind kind, std::int32_t target) {
     LLMSIM_CHECK(time_s >= now_s_, "event scheduled in the past");
     heap_.push_back(Event{time_s, next_seq_++, kind, target});
-    std::push_heap(heap_.begin(), heap_.end(), later);
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
   }
   bool empty() const noexcept { return heap_.empty(); }
   std::size_t size() const noexcept { return heap_.size(); }
@@ -40,7 +40,7 @@ class EventQueue {
   /// Removes and returns the next event; now() becomes its time.
   Event pop() {
     LLMSIM_CHECK(!heap_.empty(), "pop on an empty event queue");
-    std::pop_heap(heap_.begin(), heap_.end(), later);
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
     Event e = heap_.back();
     heap_.pop_back();
     now_s_ = e.time_s;
@@ -51,12 +51,15 @@ class EventQueue {
   void reserve(std::size_t n) { heap_.reserve(n); }
 
  private:
-  // std heap functions build a max-heap; "later" puts the earliest (time, phase, seq) on top.
-  static bool later(const Event& a, const Event& b) {
-    if (a.time_s != b.time_s) return a.time_s > b.time_s;
-    if (a.kind != b.kind) return a.kind > b.kind;
-    return a.seq > b.seq;
-  }
+  // std heap functions build a max-heap; "later" puts the earliest (time, phase, seq) on top. A function
+  // object (not a function pointer) so the heap operations inline the comparison.
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const noexcept {
+      if (a.time_s != b.time_s) return a.time_s > b.time_s;
+      if (a.kind != b.kind) return a.kind > b.kind;
+      return a.seq > b.seq;
+    }
+  };
   std::vector<Event> heap_;
   std::uint64_t next_seq_ = 0;
   double now_s_ = 0;

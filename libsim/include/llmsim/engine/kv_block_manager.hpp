@@ -1,35 +1,47 @@
 #pragma once
 // Paged KV-cache accounting of one replica: blocks of block_size tokens, an admission watermark, host swap
-// space, and shared prompt-prefix blocks (prefix caching) kept while referenced and, unreferenced, until
-// evicted least-recently-used when blocks run short.
+// space, and a cache of blocks whose content is kept after release (prefix caching): shared prompt prefixes
+// and the blocks a preempted request computed. Cached blocks nobody references count as free and are evicted
+// least-recently-released first, each entry's deepest blocks first (vLLM V1's free-block queue:
+// vllm/v1/core/block_pool.py, ../shared/reference/serving-engines.md §2.3). Memory is proportional to the
+// entries in use or cached (each cached entry holds at least one block), never to a user-given count.
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace llmsim::engine {
 
 class KvBlockManager {
  public:
-  /// `capacity_blocks` > 0, `block_size` > 0, `watermark` in [0, 1) of the capacity, `host_blocks` >= 0,
-  /// `prefix_groups` shared prefixes of `prefix_blocks[g]` blocks each.
-  KvBlockManager(std::int64_t capacity_blocks, int block_size, double watermark, std::int64_t host_blocks,
-                 std::vector<std::int64_t> prefix_blocks = {});
+  /// `capacity_blocks` > 0, `block_size` > 0, `watermark` in [0, 1) of the capacity, `host_blocks` >= 0.
+  KvBlockManager(std::int64_t capacity_blocks, int block_size, double watermark, std::int64_t host_blocks);
 
   std::int64_t blocks_for(std::int64_t tokens) const noexcept { return (tokens + block_size_ - 1) / block_size_; }
   int block_size() const noexcept { return block_size_; }
   std::int64_t capacity() const noexcept { return capacity_; }
-  /// Blocks held by sequences (own and referenced shared prefixes).
+  /// Blocks held by sequences (own and referenced cache entries).
   std::int64_t used() const noexcept { return used_; }
-  /// Blocks available to an allocation (unreferenced cached prefixes count: they can be evicted).
+  /// Blocks available to an allocation (unreferenced cached blocks count: they can be evicted).
   std::int64_t free() const noexcept { return capacity_ - used_; }
   std::int64_t watermark_blocks() const noexcept { return watermark_; }
   double used_fraction() const noexcept { return static_cast<double>(used_) / static_cast<double>(capacity_); }
+  /// Unreferenced blocks whose content is still cached (evictable).
+  std::int64_t cached_free() const noexcept { return cached_unreferenced_; }
 
-  /// Admission test (vLLM can_allocate): `blocks` more leave at least the watermark free.
+  /// Admission test (vLLM V0 can_allocate): `blocks` more leave at least the watermark free.
   bool can_admit(std::int64_t blocks) const noexcept { return free() - blocks >= watermark_; }
   /// Growth test: the watermark does not apply to decode growth.
   bool can_grow(std::int64_t blocks) const noexcept { return blocks <= free(); }
-  /// Takes `blocks` (evicting cached prefixes as needed); InternalError if they are not free.
-  void allocate(std::int64_t blocks);
+  /// Takes `blocks` (evicting cached blocks as needed); InternalError if they are not free.
+  void allocate(std::int64_t blocks) {
+    // Hot path (every decode step that crosses a block boundary): raw free blocks suffice, nothing to evict.
+    if (blocks >= 0 && blocks <= capacity_ - used_ - cached_unreferenced_) {
+      used_ += blocks;
+      if (used_ > peak_used_) peak_used_ = used_;
+      return;
+    }
+    allocate_evicting(blocks);
+  }
   void release(std::int64_t blocks);
 
   // Host swap space.
@@ -37,33 +49,59 @@ class KvBlockManager {
   void swap_out(std::int64_t blocks);  ///< release on the GPU, hold on the host
   void swap_in(std::int64_t blocks);   ///< release on the host, allocate on the GPU
 
-  // Prefix caching. acquire_prefix returns true on a hit (the prefix's KV is resident); on a miss the
-  // prefix blocks are allocated (the caller must have checked can_admit for them).
-  std::int64_t prefix_blocks(int group) const { return prefixes_[static_cast<std::size_t>(group)].blocks; }
-  bool prefix_resident(int group) const { return prefixes_[static_cast<std::size_t>(group)].resident; }
-  /// Blocks an acquire of `group` would newly take from the free pool (0 when referenced already).
-  std::int64_t prefix_cost(int group) const;
-  bool acquire_prefix(int group);
-  void release_prefix(int group);
+  // ---- shared prompt prefixes, by key (a tenant class's prefix group), created on first use ----
+  /// Blocks of prefix `key` resident in the cache (0 when never computed or evicted).
+  std::int64_t prefix_resident(std::uint64_t key) const;
+  /// Blocks an acquire of a `blocks`-block prefix would newly take from the free pool (0 when referenced).
+  std::int64_t prefix_cost(std::uint64_t key, std::int64_t blocks) const;
+  /// References prefix `key` of `blocks` blocks; returns the blocks that were resident (the cache hit). Missing
+  /// blocks are allocated (the caller computes them; the caller checked the cost fits).
+  std::int64_t acquire_prefix(std::uint64_t key, std::int64_t blocks);
+  void release_prefix(std::uint64_t key);
+
+  // ---- a preempted request's own computed blocks ----
+  /// Moves `blocks` of the caller's held blocks into a new cache entry (unreferenced, evictable); returns a
+  /// handle to it, or -1 when `blocks` is 0. A handle stays valid (and harmless) after its entry was evicted.
+  std::int64_t cache_released(std::int64_t blocks);
+  /// Blocks of the entry still resident (0 once evicted).
+  std::int64_t entry_resident(std::int64_t handle) const;
+  /// Takes up to `want` resident blocks of the entry back as held blocks (a cache hit) and drops the entry;
+  /// returns the blocks taken (0 once evicted).
+  std::int64_t reclaim(std::int64_t handle, std::int64_t want);
 
   std::int64_t peak_used() const noexcept { return peak_used_; }
+  /// Cache entries allocated (referenced or cached): bounded by sequences in flight + cached blocks.
+  std::size_t cache_entries() const noexcept { return entries_.size() - free_entries_.size(); }
 
  private:
-  void evict_for(std::int64_t blocks);
-  struct Prefix {
-    std::int64_t blocks = 0;
+  struct Entry {
+    std::int64_t blocks = 0;    ///< full size (prefix) or blocks cached (released request)
+    std::int64_t resident = 0;  ///< of those, still in the cache
     std::int64_t refs = 0;
-    bool resident = false;
-    std::uint64_t last_release = 0;
+    std::uint64_t key = 0;
+    std::uint32_t generation = 0;  ///< bumped when the slot is reused, so stale handles miss
+    bool prefix = false, in_lru = false;
+    std::int32_t lru_prev = -1, lru_next = -1;
   };
+  std::int32_t new_entry();
+  void drop_entry(std::int32_t id);
+  void lru_push(std::int32_t id);
+  void lru_remove(std::int32_t id);
+  void evict_for(std::int64_t blocks);
+  void allocate_evicting(std::int64_t blocks);
+  std::int32_t find_prefix(std::uint64_t key) const;
+  const Entry* from_handle(std::int64_t handle) const;
+
   std::int64_t capacity_;
   int block_size_;
   std::int64_t watermark_;
   std::int64_t used_ = 0, peak_used_ = 0;
-  std::int64_t cached_unreferenced_ = 0;  ///< resident prefix blocks nobody references (evictable)
+  std::int64_t cached_unreferenced_ = 0;  ///< resident blocks of unreferenced entries (evictable)
   std::int64_t host_capacity_, host_used_ = 0;
-  std::vector<Prefix> prefixes_;
-  std::uint64_t clock_ = 0;
+  std::vector<Entry> entries_;
+  std::vector<std::int32_t> free_entries_;
+  std::unordered_map<std::uint64_t, std::int32_t> prefixes_;
+  std::int32_t lru_head_ = -1, lru_tail_ = -1;  ///< least / most recently released unreferenced entries
 };
 
 }  // namespace llmsim::engine

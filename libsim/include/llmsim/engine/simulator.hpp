@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "llmsim/metrics/summary.hpp"
+#include "llmsim/metrics/time_series.hpp"
 #include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::engine {
@@ -35,9 +36,22 @@ struct IterationRecord {
 struct SimulationOptions {
   bool record_requests = false;
   bool record_iterations = false;
-  /// Stop as "unstable" when the waiting queue exceeds this many requests (0 = automatic bound:
-  /// max(2000, 16 × max_num_seqs × replicas); synthetic service counts one slot per server).
+  /// Early stop at overload, for the capacity search only (analysis::find_capacity sets it): the run ends as
+  /// soon as it is known to be unstable — the waiting queue passed `max_queue`, or the number in the system
+  /// grew over the second half of the arrivals — since such a run fails the SLO whatever happens next. Off,
+  /// every finite workload runs to its end and overload is only flagged (summary.unstable and its reason).
+  bool stop_when_unstable = false;
+  /// With stop_when_unstable: the waiting-queue bound (0 = automatic: max(2000, 16 × max_num_seqs × batches in
+  /// flight × replicas); synthetic service counts one slot per server).
   std::int64_t max_queue = 0;
+  /// Memory bound: a run with more requests than this in the system at once stops there, flagged unstable and
+  /// incomplete (summary.complete = false), its summary covering the run until then. Memory is proportional to
+  /// the requests in the system (~200 B each), so the default 500,000 keeps a run under ~100 MB. An offline
+  /// workload (all requests at t = 0) larger than this is a ConfigError at workload.num_requests.
+  std::int64_t max_in_system = 500'000;
+  /// Time series of the run (SimulationResult::time_series): window width in simulated seconds; 0 =
+  /// automatic (about 256-512 windows over the run); negative = off (the default).
+  double time_series_window_s = -1;
   /// When set, the run checks the flag every few thousand events and throws llmsim::Cancelled once it is
   /// true (Python's KeyboardInterrupt, CLI signals): a long simulation stops within milliseconds.
   const std::atomic<bool>* cancel = nullptr;
@@ -47,6 +61,7 @@ struct SimulationResult {
   metrics::Summary summary;              ///< cost fields left 0 here; analysis fills them
   std::vector<RequestRecord> requests;   ///< when recorded
   std::vector<IterationRecord> iterations;
+  std::vector<metrics::TimeWindow> time_series;  ///< when SimulationOptions::time_series_window_s >= 0
   /// KV blocks still allocated on all replicas when the run ended: 0 after a run that drained (an invariant
   /// the trust tests check); in-flight requests' blocks after an unstable or horizon-cut run.
   std::int64_t kv_blocks_in_use_at_end = 0;

@@ -49,11 +49,13 @@ class LengthSampler {
   std::int64_t max_len_ = 0;
 };
 
-/// Next-arrival generator for one open-loop class (Poisson, Gamma, constant, on/off).
+/// Next-arrival generator for one open-loop class (Poisson, Gamma, constant, on/off, piecewise-constant rate,
+/// offline). ConfigError at `path` for invalid parameters (spec::validate_arrival).
 class ArrivalSampler {
  public:
   ArrivalSampler(const spec::ArrivalSpec& spec, const std::string& path);
-  /// Time of the first arrival after `now_s` (strictly later for rate-limited processes).
+  /// Time of the first arrival after `now_s` (>= now_s; `now_s` itself for offline); +inf when a schedule's
+  /// rate stays 0 from there on. O(1) per draw (piecewise: O(segments crossed)).
   double next(double now_s, RandomEngine& rng) const;
 
  private:

@@ -18,11 +18,12 @@ struct ClassInfo {
   spec::SloSpec slo;
 };
 
-/// A measured request that finished. Times in seconds of simulated time.
+/// A request that finished. Times in seconds of simulated time.
 struct FinishedRequest {
   std::int32_t tenant = 0;
   double arrival_s = 0, admitted_s = 0, first_token_s = 0, finish_s = 0;
   std::int64_t input_tokens = 0, output_tokens = 0;
+  bool measured = true;  ///< false for warm-up requests: they count as departures only (steady-state rates)
 };
 
 /// Integral of a piecewise-constant quantity over time.
@@ -52,8 +53,13 @@ class Collector {
   /// reported in the overall stats).
   Collector(std::vector<ClassInfo> classes, spec::SloSpec overall_slo);
 
-  /// A measured (post-warm-up) request finished with all its tokens.
+  /// A request finished with all its tokens: a departure for the steady-state window, and, when measured
+  /// (post-warm-up), a sample of every statistic.
   void on_request_finished(const FinishedRequest& r);
+  /// The measured window opens at the first measured arrival (`now_s`).
+  void mark_window_start(double now_s);
+  /// The steady state ends at the last measured arrival (`now_s`): later completions form the drain tail.
+  void mark_steady_end(double now_s);
   /// `weight` inter-token gaps of `gap_s` each (one per sequence that received a token after that gap).
   void on_token_gap(double gap_s, double weight) { itl_.add(gap_s * 1e3, weight); }
   /// A measured request entered (+1) or left (−1) the system at `now_s`.
@@ -79,8 +85,17 @@ class Collector {
     std::int64_t completed = 0, good = 0;
     double good_output_tokens = 0, good_total_tokens = 0;
   };
+  /// Departures of every request (warm-up included) and those that met their class's SLO.
+  struct Departures {
+    std::int64_t requests = 0, good = 0;
+    double input_tokens = 0, output_tokens = 0, good_output_tokens = 0, good_total_tokens = 0;
+  };
   std::vector<ClassInfo> classes_;
   spec::SloSpec overall_slo_;
+  Departures dep_, dep_at_start_, dep_at_end_;
+  bool window_started_ = false, steady_ended_ = false;
+  double window_start_s_ = 0, steady_end_s_ = 0;
+  std::int64_t completed_at_steady_end_ = 0;
   std::vector<PerClass> per_class_;
   LatencyHistogram ttft_, tpot_, itl_, e2e_, queue_;
   std::int64_t completed_ = 0, good_ = 0;

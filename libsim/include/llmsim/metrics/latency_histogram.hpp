@@ -40,6 +40,8 @@ class LatencyHistogram {
   double stddev() const noexcept;
   /// The q-th percentile, q in (0, 100]; 0 when empty.
   double percentile(double q) const;
+  /// out[k] = percentile(qs[k]) for k < n, in one pass over the bins.
+  void percentiles(const double* qs, double* out, std::size_t n) const;
   /// mean/p50/p90/p95/p99/max/count plus the extra percentiles asked for.
   LatencyStats stats(const std::vector<double>& extra_percentiles = {}) const;
 

@@ -45,14 +45,67 @@ struct ClassSummary {
   LatencyStats ttft_ms, tpot_ms, e2e_ms;
 };
 
+/// The load offered over the run: measured arrivals over the time they took to arrive (realized, not nominal).
+struct OfferedLoad {
+  std::int64_t arrivals = 0;          ///< measured requests that arrived (rejected ones included)
+  double window_s = 0;                ///< first to last measured arrival (0: all at once, e.g. offline)
+  double requests_per_s = 0;          ///< arrivals / window_s; 0 when the window is 0 (JSON null)
+};
+
+/// The service rate while requests were waiting: iterations formed with requests left in the queue (the
+/// batch at its token budget, max_num_seqs or KV limit). Rates are per deployment: the per-engine rate over
+/// those iterations times the engines (replicas × batches in flight). All 0 when never saturated (JSON null).
+struct Saturation {
+  /// Output tokens emitted and prompt tokens computed in those iterations, per second of them; requests/s =
+  /// output tokens/s / the run's mean output length. Over a long saturated stretch input tokens/s / mean prompt
+  /// length agrees; in a short one (a spike's backlog, a batch filling up) the prompt side runs ahead.
+  Throughput throughput;
+  double time_s = 0;                  ///< summed over engines
+  double busy_fraction = 0;           ///< of the engines' busy time
+  std::int64_t iterations = 0;
+  double mean_batch = 0;              ///< sequences per iteration, time-weighted, while saturated
+};
+
+/// Sequences per iteration over the run (prefill chunks + decodes; static padding included).
+struct BatchStats {
+  std::int64_t max_seqs = 0;
+  double mean_seqs = 0;               ///< time-weighted over busy time
+};
+
+/// The steady state: from the first to the last measured arrival, every request that finished (warm-up
+/// included) divided by that window — unbiased for a stationary system, unlike the whole run, whose drain tail
+/// has no arrivals. Goodput counts the finished requests that met their SLO. Empty (window 0) for offline runs.
+struct SteadyState {
+  double start_s = 0, end_s = 0, window_s = 0;
+  std::int64_t departures = 0;
+  Throughput throughput;
+  double goodput_rps = 0, goodput_output_tps = 0, goodput_total_tps = 0;
+  double slo_attainment = 0;          ///< of those departures
+};
+
+/// After the last measured arrival: the time until the last measured request finished, and those it took.
+struct DrainTail {
+  double duration_s = 0;
+  std::int64_t completed_requests = 0;
+};
+
 struct Summary {
   bool fits = true;
-  std::string reason;                 ///< why it cannot run (fits = false) or why unstable
-  bool unstable = false;              ///< queue grew without bound: arrivals faster than service
+  std::string reason;                 ///< why it cannot run (fits = false), why unstable, or why incomplete
+  bool unstable = false;              ///< arrivals faster than service: the number in system kept growing
+  /// Every issued request was served to its end (false: the run hit workload.horizon_s, the memory bound on
+  /// requests in the system, the clock's range, or stopped at overload for a capacity search).
+  bool complete = true;
+  std::string engine;                 ///< the engine and version the policy models ("vLLM V1 (0.11 scheduler)")
   std::int64_t completed_requests = 0, rejected_requests = 0, clipped_requests = 0, preemptions = 0;
-  double duration_s = 0;              ///< simulated time of the measured window
-  double mean_in_system = 0;          ///< time-average of requests arrived and not finished (measured window)
-  Throughput throughput;
+  double duration_s = 0;              ///< the run: first measured arrival to the last event
+  double mean_in_system = 0;          ///< time-average of requests arrived and not finished (over the run)
+  Throughput throughput;              ///< achieved over the run: measured completions (and their tokens) / duration_s
+  OfferedLoad offered;
+  Saturation saturation;
+  BatchStats batch;
+  SteadyState steady_state;
+  DrainTail drain;
   LatencyStats ttft_ms, tpot_ms, itl_ms, e2e_ms, queue_ms;
   double slo_attainment = 0;          ///< fraction of measured requests meeting every per-request threshold
   bool slo_met = true;                ///< every percentile target (and min_attainment) holds

@@ -6,38 +6,52 @@
 
 namespace llmsim::spec {
 
+struct GpuSpec;
+
 enum class SchedulerPolicy {
-  vllm,     ///< prefill-first continuous batching (vLLM without chunked prefill)
-  vllm_v0,  ///< "vllm-v0": vLLM V0's prefill-first scheduler, by name (runs as `vllm` until V1 becomes that)
-  chunked,  ///< decode-first, prefills chunked into the leftover token budget (Sarathi-Serve)
+  /// "vllm": vLLM V1's unified scheduler (the only engine of vLLM >= 0.8; defaults of the 0.11 line): decodes and
+  /// prefill chunks share every step under max_num_batched_tokens, KV blocks allocated per chunk, no watermark,
+  /// prefix caching on, preemption by recompute of the newest running request.
+  vllm,
+  vllm_v0,  ///< "vllm-v0": vLLM V0's prefill-first scheduler (0.5-0.6, chunked prefill off)
+  chunked,  ///< decode-first, prefills chunked into the leftover token budget (V0 chunked prefill, Sarathi-Serve)
   static_batching  ///< request-level batching: a batch runs until its longest request ends ("static")
 };
 enum class PreemptionMode { recompute, swap };
 
-std::string to_string(SchedulerPolicy p);   ///< "vllm" | "chunked" | "static"
+std::string to_string(SchedulerPolicy p);   ///< "vllm" | "vllm-v0" | "chunked" | "static"
 std::string to_string(PreemptionMode p);    ///< "recompute" | "swap"
 SchedulerPolicy parse_policy(const std::string& s, const std::string& path = "engine.policy");
 PreemptionMode parse_preemption(const std::string& s, const std::string& path = "engine.preemption");
+/// The engine and version a policy models, for result summaries ("vLLM V1 (0.11 scheduler)", ...).
+std::string engine_name(SchedulerPolicy p);
 
 /// Replaces the roofline cost model by a per-request service time drawn from a distribution, with one
 /// request in service at a time (max_num_seqs = 1). For checking the engine against queueing theory.
 struct SyntheticService {
   enum class Kind { fixed, exponential, lognormal } kind = Kind::exponential;
-  double mean_s = 0.1;
-  double cv = 1.0;  ///< coefficient of variation (lognormal only)
+  double mean_s = 0.1;  ///< in [1e-9, 1e6] s
+  double cv = 1.0;      ///< coefficient of variation (lognormal only), in [1e-3, 100]
 };
 
 struct EngineConfig {
   SchedulerPolicy policy = SchedulerPolicy::vllm;
+  /// Most sequences running at once; 0 = the policy's default (effective_engine), which is what a scenario
+  /// read from JSON without the key gets. A config built in C++ starts at vLLM V0's 256.
   int max_num_seqs = 256;
+  /// Token budget of one iteration; 0 = the policy's default (effective_engine), as for max_num_seqs. A config
+  /// built in C++ starts at 8192.
   int max_num_batched_tokens = 8192;
   int block_size = 16;                  ///< KV block size in tokens
   double gpu_memory_utilization = 0.90; ///< fraction of device memory the engine may use
   PreemptionMode preemption = PreemptionMode::recompute;
   int max_model_len = 0;                ///< 0 = the model's max_position_embeddings
-  double watermark = 0.01;              ///< fraction of KV blocks kept free at admission (vLLM default)
-  double swap_space_gb = 4;             ///< host swap space per GPU for preemption by swap
-  bool enable_prefix_caching = false;
+  /// Fraction of KV blocks kept free at admission; unset = 0.01 (vLLM V0) or 0 (V1 has no watermark).
+  std::optional<double> watermark;
+  double swap_space_gb = 4;             ///< host swap space per GPU for preemption by swap, GiB (<= 1e6)
+  /// Reuse of cached KV blocks (shared prompt prefixes, a preempted request's own blocks); unset = on for V1,
+  /// off for the other policies (vLLM's defaults).
+  std::optional<bool> enable_prefix_caching;
   bool cuda_graphs = true;              ///< decode iterations replayed from CUDA graphs (lower launch cost)
   /// Batches in flight under pipeline parallel, each from its own virtual engine with 1/k of the KV cache
   /// (vLLM v0's virtual engines): 0 = pp (one per stage), 1 = one batch at a time (stages idle (pp−1)/pp).
@@ -47,8 +61,26 @@ struct EngineConfig {
   double cpu_offload_gb = 0;
   std::optional<SyntheticService> synthetic_service;  ///< JSON "engine.synthetic_service"; testing only
 
-  bool chunked_prefill() const noexcept { return policy == SchedulerPolicy::chunked; }
+  /// Prompts are split into chunks that share steps with decodes (V1 always; the `chunked` policy).
+  bool chunked_prefill() const noexcept {
+    return policy == SchedulerPolicy::vllm || policy == SchedulerPolicy::chunked;
+  }
+  double watermark_or_default() const noexcept {
+    return watermark ? *watermark : policy == SchedulerPolicy::vllm ? 0.0 : 0.01;
+  }
+  bool prefix_caching() const noexcept {
+    return enable_prefix_caching ? *enable_prefix_caching : policy == SchedulerPolicy::vllm;
+  }
+  /// Checks the knobs on their own (0 = default is accepted for max_num_seqs / max_num_batched_tokens).
   void validate(const std::string& path = "engine") const;
 };
+
+/// The configuration the engine runs: unset knobs filled with the defaults of the engine the policy models.
+/// vLLM V1 (vllm/engine/arg_utils.py get_batch_defaults, 0.11 line): on a GPU with >= 70 GiB that is not an
+/// A100 (H100, H200, MI300) max_num_batched_tokens 8192 for `vllm serve` and 16384 for the offline LLM class
+/// (`vllm bench throughput`), max_num_seqs 1024; on every other GPU 2048 / 8192 and 256. The other policies:
+/// 8192 and 256 (vLLM V0's max_num_seqs; llmsim's long-standing budget). `offline` selects the LLM-class
+/// defaults (every request present at t = 0). Watermark and prefix caching as documented on the fields.
+EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool offline);
 
 }  // namespace llmsim::spec

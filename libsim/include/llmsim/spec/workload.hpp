@@ -29,8 +29,24 @@ struct TraceReplay {
   double time_scale = 1.0;  ///< arrival times are divided by time_scale
   std::vector<TraceRequest> requests;
 };
-using ArrivalSpec =
-    std::variant<PoissonArrivals, GammaArrivals, ConstantArrivals, OnOffArrivals, ClosedLoop, TraceReplay>;
+/// Every request present at t = 0, as `vllm bench throughput` (the offline LLM class) runs them. With several
+/// offline classes the requests interleave in proportion to `weight`.
+struct OfflineArrivals { double weight = 1.0; };
+/// Poisson with a rate that is piecewise constant in time: `rates` = [(from_s, req/s), ...] with from_s strictly
+/// increasing from 0; the last rate holds for ever (0 ends the arrivals). E.g. a 3x one-minute spike:
+/// [(0, 4), (60, 12), (120, 4)].
+struct PiecewiseArrivals { std::vector<std::pair<double, double>> rates{{0.0, 1.0}}; };
+using ArrivalSpec = std::variant<PoissonArrivals, GammaArrivals, ConstantArrivals, OnOffArrivals, ClosedLoop,
+                                 TraceReplay, OfflineArrivals, PiecewiseArrivals>;
+
+/// The simulated clock is a double in seconds; up to this time it resolves better than 0.2 µs, so latencies of
+/// milliseconds keep 5+ significant digits. Every time a scenario implies (expected arrival span, think
+/// times, horizon, trace times) must stay below it, or validation names the field.
+inline constexpr double kMaxSimulatedSeconds = 1e9;
+/// Most tenant classes, and most closed-loop users over all classes, a workload may have: beyond these the
+/// per-class statistics and per-user state would be allocated up front for no realistic scenario.
+inline constexpr int kMaxClasses = 1024;
+inline constexpr std::int64_t kMaxUsers = 1'000'000;
 
 // ---- length distributions (tokens) ----
 struct FixedLength { std::int64_t value = 256; };
@@ -72,13 +88,27 @@ struct Workload {
 
   /// The tenant classes, the single-class form turned into one class named "default".
   std::vector<TenantClass> effective_classes() const;
+  /// Every field on its own, then the derived quantities (check_derived). One ConfigError with every problem.
   void validate(const std::string& path = "workload") const;
+  /// Quantities derived from several fields: the simulated time the arrivals and think times imply stays
+  /// within kMaxSimulatedSeconds (names the rate / think_time_s), closed-loop users total <= kMaxUsers, an
+  /// offline class is not mixed with other processes.
+  void check_derived(const std::string& path = "workload") const;
 };
 
-/// Mean offered arrival rate (requests/s) summed over classes; nullopt for closed loop or traces.
+/// Mean offered arrival rate (requests/s) summed over classes; nullopt for closed loop, traces and offline
+/// runs. A piecewise schedule's rate is its mean over the time it takes to issue num_requests (or until its
+/// rate drops to 0 for good).
 std::optional<double> offered_rate(const Workload& w);
+/// True when every class is offline (all requests at t = 0): the engine then takes the offline entry point's
+/// defaults (spec::effective_engine).
+bool offline_workload(const Workload& w);
+/// Checks one arrival process on its own (rates, CVs, phase lengths, schedule order); ConfigError at `path`.
+void validate_arrival(const ArrivalSpec& a, const std::string& path);
+/// Expected number of arrivals of a piecewise schedule in [0, t].
+double piecewise_count(const PiecewiseArrivals& a, double t);
 /// The same workload with its open-loop rates scaled so the total offered rate is `rate` (class mix kept);
-/// a closed loop gets concurrency = round(rate). ConfigError for trace replay or rate <= 0.
+/// a closed loop gets concurrency = round(rate). ConfigError for trace replay, offline runs or rate <= 0.
 Workload with_rate(const Workload& w, double rate);
 
 }  // namespace llmsim::spec

@@ -1,0 +1,31 @@
+#pragma once
+// The router (private to the engine): picks the deployment replica a request goes to on arrival
+// (round_robin, least_outstanding, least_kv), then, inside it, the virtual engine (pipeline batch in flight)
+// with the fewest unfinished requests, as vLLM v0 does.
+#include <cstdint>
+#include <vector>
+
+#include "llmsim/spec/deployment.hpp"
+#include "replica.hpp"
+
+namespace llmsim::engine::detail {
+
+class Router {
+ public:
+  /// `groups` deployment replicas of `engines_per_group` virtual engines each (replicas[g·k + v]).
+  Router(spec::RouterPolicy policy, std::int32_t groups, std::int32_t engines_per_group)
+      : policy_(policy), groups_(groups), per_group_(engines_per_group) {}
+
+  /// The engine (index into `replicas`) that takes the next request.
+  std::int32_t route(const std::vector<Replica>& replicas);
+  /// KV blocks used / capacity over the virtual engines of deployment replica `g`.
+  double group_kv_fraction(const std::vector<Replica>& replicas, std::int32_t g) const;
+
+ private:
+  std::int64_t group_outstanding(const std::vector<Replica>& replicas, std::int32_t g) const;
+  spec::RouterPolicy policy_;
+  std::int32_t groups_, per_group_;
+  std::int32_t rr_next_ = 0;
+};
+
+}  // namespace llmsim::engine::detail

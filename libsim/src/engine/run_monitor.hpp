@@ -1,0 +1,72 @@
+#pragma once
+// Watches a run for overload and for the bounds that end it early (private to the engine):
+//  * overload: in an open loop, the number of requests in the system grew over the second half of the arrivals
+//    by more than 5 % of them and more than 3√n + 8 (at exactly critical load it is a random walk with
+//    standard deviation ≈ √(2n) over those arrivals, so 3√n is ≈ 2.1 σ: more is drift, not noise); with
+//    stop_when_unstable (capacity search) also a waiting queue beyond max_queue, and the run stops there;
+//  * the memory bound on requests in the system (SimulationOptions::max_in_system) and the clock's precise
+//    range (spec::kMaxSimulatedSeconds): the run stops, flagged incomplete.
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+namespace llmsim::engine::detail {
+
+class RunMonitor {
+ public:
+  RunMonitor(bool stop_when_unstable, std::int64_t max_queue, std::int64_t max_in_system)
+      : stop_when_unstable_(stop_when_unstable), max_queue_(max_queue), max_in_system_(max_in_system) {}
+
+  /// Enables the growth check for an open loop of `num_requests` (>= 200) arrivals.
+  void watch_growth(std::int64_t num_requests) { half_mark_ = num_requests / 2; }
+
+  /// After the `issued`-th request arrived, with `in_system` requests arrived and unfinished and `waiting` not
+  /// admitted. Flags overload and the memory bound; stop() tells the event loop to end the run.
+  void after_arrival(std::int64_t issued, std::int64_t num_requests, std::int64_t in_system, std::int64_t waiting) {
+    if (issued == half_mark_) in_system_at_half_ = in_system;
+    if (stop_when_unstable_ && waiting > max_queue_ && !unstable_) {
+      flag("the waiting queue grew beyond " + std::to_string(max_queue_) + " requests (arrivals faster than service)");
+      end_early(kStopped);
+    }
+    if (in_system > max_in_system_) {
+      if (!unstable_) flag("more than " + std::to_string(max_in_system_) + " requests were in the system at once");
+      end_early("stopped when " + std::to_string(in_system) + " requests were in the system at once (the memory bound, "
+                "SimulationOptions::max_in_system); the summary covers the run until then");
+    }
+    if (issued == num_requests && half_mark_ > 0) {
+      const double arrivals = static_cast<double>(issued - half_mark_);
+      const double growth = static_cast<double>(in_system - in_system_at_half_);
+      if (arrivals >= 100 && growth > 0.05 * arrivals && growth > 3 * std::sqrt(arrivals) + 8 && !unstable_) {
+        flag("requests in the system grew by " + std::to_string(static_cast<std::int64_t>(growth)) + " over the last " +
+             std::to_string(static_cast<std::int64_t>(arrivals)) + " arrivals (arrivals faster than service)");
+        if (stop_when_unstable_) end_early(kStopped);
+      }
+    }
+  }
+  /// The run ends before serving every request it issued (a guard, the horizon, or the capacity-search stop).
+  void end_early(std::string why) {
+    stop_ = true;
+    complete_ = false;
+    if (incomplete_reason_.empty()) incomplete_reason_ = std::move(why);
+  }
+
+  bool stop() const noexcept { return stop_; }
+  bool unstable() const noexcept { return unstable_; }
+  bool complete() const noexcept { return complete_; }
+  const std::string& unstable_reason() const noexcept { return unstable_reason_; }
+  const std::string& incomplete_reason() const noexcept { return incomplete_reason_; }
+
+ private:
+  static constexpr const char* kStopped = "stopped at overload (SimulationOptions::stop_when_unstable)";
+  void flag(std::string why) {
+    unstable_ = true;
+    unstable_reason_ = "unstable: " + std::move(why);
+  }
+  bool stop_when_unstable_;
+  std::int64_t max_queue_, max_in_system_;
+  std::int64_t half_mark_ = -1, in_system_at_half_ = 0;
+  bool unstable_ = false, stop_ = false, complete_ = true;
+  std::string unstable_reason_, incomplete_reason_;
+};
+
+}  // namespace llmsim::engine::detail

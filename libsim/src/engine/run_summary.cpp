@@ -1,0 +1,96 @@
+#include "run_summary.hpp"
+
+#include <algorithm>
+
+namespace llmsim::engine::detail {
+
+namespace {
+
+void fill_utilization(metrics::Summary& sum, const RunFacts& f) {
+  const auto& sc = f.rs.scenario;
+  const auto& m = f.rs.model;
+  // Model FLOPs: 2 per active parameter per token, plus attention (QKᵀ and PV, 2 FLOPs per MAC) over the
+  // query-key pairs; bytes: weights once per iteration plus KV reads of decode and prefill attention.
+  double busy = 0, tokens = 0, pairs = 0, kv_tokens = 0, iters = 0;
+  for (const auto& r : f.replicas) {
+    const auto& w = r.work();
+    busy += w.busy_s / f.engines_per_group;  // a replica's k concurrent batches share its GPUs
+    tokens += w.tokens;
+    pairs += w.attn_pairs + w.decode_context;
+    kv_tokens += w.decode_context + w.prefill_kv_tokens;
+    iters += w.iterations;
+  }
+  const double gpus = static_cast<double>(sc.hardware.parallel.gpus());
+  double peak = f.rs.gpu.tensor_peak(f.rs.quant.weights.compute_dtype);
+  if (!(peak > 0)) peak = f.rs.gpu.tensor_peak(f.rs.quant.weights.fallback_compute_dtype);
+  const double flops = 2.0 * static_cast<double>(m.active_param_count()) * tokens +
+                       4.0 * m.num_layers * static_cast<double>(m.num_heads) * m.head_dim * pairs;
+  const double bytes = static_cast<double>(memory::weight_bytes(m, f.rs.quant.weights)) * iters +
+                       f.plan.kv_bytes_per_token * kv_tokens;
+  if (busy > 0 && peak > 0) sum.mfu = flops / (busy * gpus * peak);
+  if (busy > 0 && f.rs.gpu.memory_bandwidth > 0) sum.mbu = bytes / (busy * gpus * f.rs.gpu.memory_bandwidth);
+  // Per GPU: an iteration's pass spends latency/pp on each pipeline stage (pipeline.hpp), and TP ranks run together,
+  // so a GPU is busy for Σ pass time / (pp × replicas) of the run (owned hardware prices its energy at this).
+  double pass_s = 0;
+  for (const auto& r : f.replicas) pass_s += r.work().busy_s;
+  if (f.end_s > 0) sum.busy_fraction = std::min(1.0, pass_s / (sc.hardware.parallel.pp * sc.hardware.replicas * f.end_s));
+}
+
+void fill_kv(metrics::Summary& sum, const RunFacts& f) {
+  double cap = 0, used_integral = 0;
+  for (std::size_t r = 0; r < f.replicas.size(); ++r) {
+    cap += static_cast<double>(f.replicas[r].kv().capacity());
+    const double at_start = r < f.kv_integral_at_window.size() ? f.kv_integral_at_window[r] : 0.0;
+    used_integral += f.replicas[r].kv_integral().integral(f.end_s) - at_start;
+  }
+  sum.kv.capacity_tokens = f.plan.kv_capacity_tokens;
+  sum.kv.peak_used_fraction = f.peak_kv_fraction;
+  if (sum.duration_s > 0 && cap > 0) sum.kv.mean_used_fraction = used_integral / (cap * sum.duration_s);
+}
+
+void fill_batch_and_saturation(metrics::Summary& sum, const RunFacts& f) {
+  // Each engine (a replica, or one of a pipeline's batches in flight) serves its iterations back to back, so
+  // its rate while saturated is what it emitted then over the time those iterations took; the deployment's is
+  // that rate times the engines, as if all were saturated at once.
+  double busy = 0, seq_time = 0;
+  SaturationTotals t;
+  for (const auto& r : f.replicas) {
+    busy += r.work().busy_s;
+    seq_time += r.work().seq_time;
+    sum.batch.max_seqs = std::max(sum.batch.max_seqs, r.work().max_seqs);
+    const auto& s = r.saturation();
+    t.time_s += s.time_s;
+    t.iterations += s.iterations;
+    t.output_tokens += s.output_tokens;
+    t.prefill_tokens += s.prefill_tokens;
+    t.seq_time += s.seq_time;
+  }
+  if (busy > 0) sum.batch.mean_seqs = seq_time / busy;
+  auto& sat = sum.saturation;
+  sat.time_s = t.time_s;
+  sat.iterations = static_cast<std::int64_t>(t.iterations);
+  if (busy > 0) sat.busy_fraction = std::min(1.0, t.time_s / busy);
+  if (t.time_s <= 0) return;
+  const double engines = static_cast<double>(f.replicas.size());
+  sat.throughput.output_tokens_per_s = t.output_tokens / t.time_s * engines;
+  sat.throughput.input_tokens_per_s = t.prefill_tokens / t.time_s * engines;
+  sat.throughput.total_tokens_per_s = sat.throughput.input_tokens_per_s + sat.throughput.output_tokens_per_s;
+  sat.mean_batch = t.seq_time / t.time_s;
+  // Requests per second follow from the output side: a request is done when its output is, so the engine
+  // completes output rate / mean output length. Over a long saturated stretch the prompt side agrees (input
+  // rate / mean prompt length); in a short one the prompts run ahead (a batch filling up, a spike's backlog
+  // being admitted), which input_tokens_per_s shows. Completions counted inside the saturated iterations would
+  // tilt with those transients (a batch filling up completes nothing yet).
+  const auto& run = sum.throughput;
+  if (run.requests_per_s > 0) sat.throughput.requests_per_s = sat.throughput.output_tokens_per_s / (run.output_tokens_per_s / run.requests_per_s);
+}
+
+}  // namespace
+
+void fill_engine(metrics::Summary& summary, const RunFacts& facts) {
+  fill_utilization(summary, facts);
+  fill_kv(summary, facts);
+  fill_batch_and_saturation(summary, facts);
+}
+
+}  // namespace llmsim::engine::detail

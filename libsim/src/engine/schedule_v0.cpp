@@ -1,0 +1,97 @@
+// Batch formation of the vLLM V0-era policies (private to the engine): `vllm-v0` (prefill-first), `chunked`
+// (decode-first with chunked prefills, whole prompts allocated at admission) and `static` (request-level
+// batching). The mechanics they share (admission, growth, preemption, decode set) live in replica.cpp.
+#include <algorithm>
+
+#include "llmsim/core/error.hpp"
+#include "replica.hpp"
+
+namespace llmsim::engine::detail {
+
+void Replica::schedule_vllm_v0(double now_s, perf::BatchShape& shape) {
+  // Prefill-first: a step is all prompts (FCFS from the queue head, whole prompt + watermark, head-of-line
+  // blocking) or, when none can be admitted, all decodes. Swapped requests block admissions.
+  if (swapped_.empty()) {
+    std::int64_t tokens = 0;
+    bool any = false;
+    while (!waiting_.empty() && running_ < cfg_.max_num_seqs) {
+      const std::int32_t i = waiting_.front();
+      const Seq& s = (*pool_)[i];
+      const std::int64_t t = s.prefill_target;  // upper bound before a prefix hit is known
+      if (any && tokens + t > cfg_.max_num_batched_tokens) break;
+      if (!try_admit(i, now_s, t)) break;
+      waiting_.pop_front();
+      const std::int64_t chunk = s.prefill_target - s.prefilled;
+      add_prefill_chunk(i, chunk, shape);
+      tokens += chunk;
+      any = true;
+    }
+    if (any) return;
+  }
+  if (n_dec_ == 0 && swapped_.empty()) return;
+  const bool preempted = n_dec_ > 0 ? grow_decoders(now_s) : false;
+  if (!preempted) swap_in(now_s);
+  if (n_dec_ == 0) return;
+  begin_decode_step(shape);
+}
+
+void Replica::schedule_chunked(double now_s, perf::BatchShape& shape) {
+  // Decode-first: every decoder takes one token, partial prefills then new prompts fill the leftover
+  // budget in chunks (Sarathi-Serve / vLLM chunked prefill). No admissions in a step that preempted.
+  bool preempted = n_dec_ > 0 ? grow_decoders(now_s) : false;
+  if (!preempted) swap_in(now_s);
+  if (n_dec_ > 0) {
+    begin_decode_step(shape);
+  }
+  std::int64_t budget = cfg_.max_num_batched_tokens - n_dec_;
+  for (std::size_t k = 0; k < chunked_partial_.size() && budget > 0; ++k) {
+    const std::int32_t i = chunked_partial_[k];
+    const Seq& s = (*pool_)[i];
+    const std::int64_t chunk = std::min(s.prefill_target - s.prefilled, budget);
+    add_prefill_chunk(i, chunk, shape);
+    budget -= chunk;
+  }
+  if (preempted) return;
+  admit_chunked(now_s, budget, /*whole_prompt=*/true, shape);  // V0 allocates the whole prompt at admission
+}
+
+void Replica::schedule_static(double now_s, perf::BatchShape& shape) {
+  // Request-level batching: admit a batch only when the previous one is gone; it runs (finished requests as
+  // padding) until its longest request ends.
+  if (running_ > 0 && static_done_ == running_) release_static_batch();
+  if (running_ == 0) {
+    std::int64_t tokens = 0;
+    while (!waiting_.empty() && running_ < cfg_.max_num_seqs) {
+      const std::int32_t i = waiting_.front();
+      const std::int64_t t = (*pool_)[i].prefill_target;
+      if (running_ > 0 && tokens + t > cfg_.max_num_batched_tokens) break;
+      if (!try_admit(i, now_s, t)) break;
+      waiting_.pop_front();
+      const Seq& s = (*pool_)[i];
+      const std::int64_t chunk = s.prefill_target - s.prefilled;
+      add_prefill_chunk(i, chunk, shape);
+      tokens += chunk;
+    }
+    return;
+  }
+  if (n_dec_ == 0) return;
+  grow_decoders(now_s);
+  if (n_dec_ == 0) return;
+  begin_decode_step(shape);
+}
+
+void Replica::release_static_batch() {
+  while (head_ >= 0) {
+    const std::int32_t i = head_;
+    Seq& s = (*pool_)[i];
+    LLMSIM_CHECK(s.finished, "static batch released with an unfinished request");
+    release_blocks(s);
+    if (s.state == SeqState::decoding) leave_decoding(i);
+    unlink(i);
+    s.state = SeqState::done;
+    pool_->release(i);
+  }
+  static_done_ = 0;
+}
+
+}  // namespace llmsim::engine::detail

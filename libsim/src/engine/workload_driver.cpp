@@ -1,0 +1,159 @@
+#include "workload_driver.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <boost/random/uniform_int_distribution.hpp>
+
+#include "llmsim/core/error.hpp"
+
+namespace llmsim::engine::detail {
+
+WorkloadDriver::WorkloadDriver(const spec::ResolvedScenario& rs, int block_size, bool prefix_caching) : rs_(&rs) {
+  const auto& w = rs.scenario.workload;
+  w.validate("workload");  // also run by resolve(); repeated here for scenarios changed after it (at_load)
+  classes_ = w.effective_classes();
+  const bool multi = !w.classes.empty();
+  const std::int64_t max_len = rs.max_model_len > 0 ? rs.max_model_len : 0;
+  for (std::size_t c = 0; c < classes_.size(); ++c) {
+    const auto& tc = classes_[c];
+    const std::string cpath = multi ? "workload.classes[" + std::to_string(c) + "]" : "workload";
+    const auto ci = static_cast<std::uint64_t>(c);
+    const auto tenant = static_cast<std::int32_t>(c);
+    Tenant t;
+    t.input = std::make_unique<LengthSampler>(tc.input_tokens, cpath + ".input_tokens", max_len);
+    t.output = std::make_unique<LengthSampler>(tc.output_tokens, cpath + ".output_tokens", max_len);
+    t.input_rng = rng_stream(w.seed, "input_tokens", ci);
+    t.output_rng = rng_stream(w.seed, "output_tokens", ci);
+    t.prefix_rng = rng_stream(w.seed, "prefix", ci);
+    // Groups are drawn per request and get their cache entry on first use: nothing is allocated per group.
+    if (prefix_caching && tc.prefix_groups > 0 && tc.prefix_tokens / block_size > 0) {
+      t.prefix_groups = tc.prefix_groups;
+      t.prefix_blocks = tc.prefix_tokens / block_size;
+    }
+    const std::string apath = cpath + ".arrival";
+    if (const auto* cl = std::get_if<spec::ClosedLoop>(&tc.arrival)) {
+      t.think_s = cl->think_time_s;
+      for (int u = 0; u < cl->concurrency; ++u) {
+        kinds_.push_back(Kind::user);
+        tenant_of_.push_back(tenant);
+        open_index_.push_back(-1);
+      }
+    } else if (const auto* tr = std::get_if<spec::TraceReplay>(&tc.arrival)) {
+      // Requests given inline (a vLLM result's per-request lengths) replay with no file to read.
+      trace_ = tr->requests.empty() ? read_trace(tr->path, apath + ".path") : trace_rows(tr->requests);
+      time_scale_ = tr->time_scale;
+      const double last = trace_.back().arrival_s / time_scale_;
+      if (!(last <= spec::kMaxSimulatedSeconds)) {
+        throw ConfigError(apath + ".time_scale",
+                          "the trace's last arrival at " + format_value(trace_.back().arrival_s) + " s / time_scale " +
+                              format_value(time_scale_) + " = " + format_value(last) +
+                              " s lies beyond the 1e9 s the clock resolves to 0.2 µs: raise time_scale");
+      }
+      kinds_.push_back(Kind::trace);
+      tenant_of_.push_back(tenant);
+      open_index_.push_back(-1);
+    } else if (const auto* off = std::get_if<spec::OfflineArrivals>(&tc.arrival)) {
+      if (offline_tenants_.empty()) {  // one source serves every offline class
+        kinds_.push_back(Kind::offline);
+        tenant_of_.push_back(tenant);
+        open_index_.push_back(-1);
+      }
+      offline_tenants_.push_back(tenant);
+      offline_weight_.push_back(off->weight);
+      offline_credit_.push_back(0);
+    } else {
+      Open o;
+      o.sampler = std::make_unique<ArrivalSampler>(tc.arrival, apath);
+      o.rng = rng_stream(w.seed, "arrivals", ci);
+      kinds_.push_back(Kind::open);
+      tenant_of_.push_back(tenant);
+      open_index_.push_back(static_cast<std::int32_t>(open_.size()));
+      open_.push_back(std::move(o));
+    }
+    tenants_.push_back(std::move(t));
+  }
+}
+
+std::vector<metrics::ClassInfo> WorkloadDriver::class_infos() const {
+  std::vector<metrics::ClassInfo> out;
+  for (const auto& c : classes_) out.push_back(metrics::ClassInfo{c.name, c.slo ? *c.slo : rs_->scenario.slo});
+  return out;
+}
+
+std::optional<double> WorkloadDriver::checked(double t) const {
+  // Past the clock's precise range a source is done (validation keeps expected spans far inside it).
+  if (!(t <= spec::kMaxSimulatedSeconds)) return std::nullopt;
+  return t;
+}
+
+std::optional<double> WorkloadDriver::first_time(std::int32_t si) {
+  switch (kinds_[static_cast<std::size_t>(si)]) {
+    case Kind::user:
+    case Kind::offline: return 0.0;
+    default: return next_time(si, 0.0);
+  }
+}
+
+std::optional<double> WorkloadDriver::next_time(std::int32_t si, double now_s) {
+  const auto s = static_cast<std::size_t>(si);
+  switch (kinds_[s]) {
+    case Kind::open: {
+      Open& o = open_[static_cast<std::size_t>(open_index_[s])];
+      return checked(o.sampler->next(now_s, o.rng));
+    }
+    case Kind::offline: return now_s;  // the next one at the same instant (a later sequence number)
+    case Kind::user: return checked(now_s + tenants_[static_cast<std::size_t>(tenant_of_[s])].think_s);
+    case Kind::trace:
+      if (next_row_ >= trace_.size()) return std::nullopt;
+      return std::max(now_s, trace_[next_row_].arrival_s / time_scale_);
+  }
+  return std::nullopt;
+}
+
+std::int32_t WorkloadDriver::offline_pick() {
+  // Smooth weighted round robin: deterministic, and any prefix of the sequence follows the weights closely.
+  double total = 0;
+  std::size_t best = 0;
+  for (std::size_t k = 0; k < offline_tenants_.size(); ++k) {
+    offline_credit_[k] += offline_weight_[k];
+    total += offline_weight_[k];
+    if (offline_credit_[k] > offline_credit_[best]) best = k;
+  }
+  offline_credit_[best] -= total;
+  return offline_tenants_[best];
+}
+
+DrawnRequest WorkloadDriver::draw(std::int32_t si) {
+  const auto s = static_cast<std::size_t>(si);
+  DrawnRequest r;
+  r.tenant = kinds_[s] == Kind::offline ? offline_pick() : tenant_of_[s];
+  Tenant& t = tenants_[static_cast<std::size_t>(r.tenant)];
+  if (kinds_[s] == Kind::trace) {
+    const auto& row = trace_[next_row_++];
+    r.input = row.input_tokens;
+    r.output = row.output_tokens;
+  } else {
+    r.input = t.input->sample(t.input_rng);
+    r.output = t.output->sample(t.output_rng);
+  }
+  if (t.prefix_groups > 0) {
+    const auto g = boost::random::uniform_int_distribution<std::int64_t>(0, t.prefix_groups - 1)(t.prefix_rng);
+    r.prefix_key = (static_cast<std::uint64_t>(r.tenant) << 32) | static_cast<std::uint64_t>(g);
+    r.prefix_len = t.prefix_blocks;
+  }
+  // Lengths beyond the model's context are clipped (input first) or, under too_long = "reject", refused.
+  const std::int64_t max_len = rs_->max_model_len;
+  if (max_len > 0 && r.input + r.output > max_len) {
+    if (rs_->scenario.workload.too_long == spec::TooLongPolicy::reject) {
+      r.too_long = true;
+    } else {
+      r.input = std::min(r.input, max_len - 1);
+      r.output = std::min(r.output, max_len - r.input);
+      r.clipped = true;
+    }
+  }
+  return r;
+}
+
+}  // namespace llmsim::engine::detail

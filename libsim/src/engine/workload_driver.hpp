@@ -1,0 +1,79 @@
+#pragma once
+// Where requests come from (private to the engine): one source per open-loop class, one offline source for the
+// offline classes, one per closed-loop user, one per trace. The driver draws each request's lengths and shared
+// prefix and says when a source's next request arrives; the simulation turns that into arrival events.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "llmsim/core/rng.hpp"
+#include "llmsim/engine/workload_source.hpp"
+#include "llmsim/metrics/collector.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::engine::detail {
+
+/// A request as drawn, before it enters the engine.
+struct DrawnRequest {
+  std::int32_t tenant = 0;
+  std::int64_t input = 0, output = 0;
+  std::uint64_t prefix_key = 0;  ///< (tenant class, prefix group); meaningful when prefix_len > 0
+  std::int64_t prefix_len = 0;   ///< shared prefix in whole KV blocks (0 = none or prefix caching off)
+  bool clipped = false;          ///< shortened to max_model_len
+  bool too_long = false;         ///< longer than max_model_len under workload.too_long = "reject"
+};
+
+class WorkloadDriver {
+ public:
+  /// Builds the sources of `rs`'s workload. `block_size` and `prefix_caching` decide the shared prefixes'
+  /// length in blocks. ConfigError (with the field's path) for invalid workload input, including trace rows
+  /// whose scaled times pass kMaxSimulatedSeconds.
+  WorkloadDriver(const spec::ResolvedScenario& rs, int block_size, bool prefix_caching);
+
+  std::int32_t sources() const noexcept { return static_cast<std::int32_t>(kinds_.size()); }
+  /// A closed-loop user: its next request follows its previous one's end (or rejection) by its think time.
+  bool is_user(std::int32_t source) const noexcept { return kinds_[static_cast<std::size_t>(source)] == Kind::user; }
+  /// The classes as the metrics collector sees them.
+  std::vector<metrics::ClassInfo> class_infos() const;
+  /// When `source` sends first (users and offline sources at 0); nullopt when it never sends.
+  std::optional<double> first_time(std::int32_t source);
+  /// When `source` sends next after a request at (open loop, trace, offline) or a reply to a user at `now_s`;
+  /// nullopt when it has no more requests (end of trace, schedule at rate 0, or past kMaxSimulatedSeconds).
+  std::optional<double> next_time(std::int32_t source, double now_s);
+  /// Draws the next request of `source` (advances its random streams or its trace row).
+  DrawnRequest draw(std::int32_t source);
+
+ private:
+  enum class Kind : std::uint8_t { open, offline, user, trace };
+  struct Tenant {
+    std::unique_ptr<LengthSampler> input, output;
+    RandomEngine input_rng, output_rng, prefix_rng;
+    std::int32_t prefix_groups = 0;
+    std::int64_t prefix_blocks = 0;
+    double think_s = 0;
+  };
+  struct Open {
+    std::unique_ptr<ArrivalSampler> sampler;
+    RandomEngine rng;
+  };
+  std::optional<double> checked(double t) const;
+  std::int32_t offline_pick();
+
+  const spec::ResolvedScenario* rs_;
+  std::vector<spec::TenantClass> classes_;
+  std::vector<Tenant> tenants_;
+  std::vector<Kind> kinds_;               ///< per source
+  std::vector<std::int32_t> tenant_of_;   ///< per source (users: their class)
+  std::vector<Open> open_;                ///< per open-loop source, indexed by open_index_
+  std::vector<std::int32_t> open_index_;  ///< per source: index into open_ (-1 otherwise)
+  std::vector<TraceRow> trace_;
+  std::size_t next_row_ = 0;
+  double time_scale_ = 1;
+  // Offline classes interleave by weight (smooth weighted round robin): credit += weight, pick the largest.
+  std::vector<std::int32_t> offline_tenants_;
+  std::vector<double> offline_weight_, offline_credit_;
+  std::int32_t offline_next_ = -1;  ///< tenant of the next offline request
+};
+
+}  // namespace llmsim::engine::detail

@@ -1,0 +1,21 @@
+#pragma once
+// Helpers shared by the engine tests: a scenario from JSON, resolved against the built-in catalogue, and the
+// llama-3.1-8b scenario most tests start from.
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::test {
+
+inline spec::ResolvedScenario make(const Json& j) {
+  return spec::resolve(spec::scenario_from_json(JsonView(j, "")), spec::Catalog::builtin());
+}
+
+/// llama-3.1-8b fp16 on `gpu` with max_model_len 8192 and the given engine knobs (the rest at defaults).
+inline Json scenario(const Json& workload, const Json& engine = Json::object(), const char* gpu = "a100-80gb-sxm") {
+  Json e = {{"max_model_len", 8192}};
+  for (auto it = engine.begin(); it != engine.end(); ++it) e[it.key()] = it.value();
+  return Json{{"model", "llama-3.1-8b"}, {"hardware", {{"gpu", gpu}}}, {"engine", e}, {"workload", workload}};
+}
+
+}  // namespace llmsim::test
