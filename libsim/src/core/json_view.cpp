@@ -1,9 +1,9 @@
 #include "llmsim/core/json_view.hpp"
 
 #include <cmath>
-#include <fstream>
+#include <map>
 #include <limits>
-#include <sstream>
+#include <vector>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
@@ -12,7 +12,76 @@ namespace llmsim {
 
 namespace {
 constexpr int kMaxDepth = 64;
+
+std::string line_column(std::string_view text, std::size_t offset) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') ++line, col = 1;
+    else ++col;
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(col);
 }
+
+// Scans JSON text that nlohmann has already accepted (so it is well formed) for a key repeated within one
+// object; throws ConfigError naming both positions and the object's path. O(n log k) in the text size.
+void refuse_duplicate_keys(std::string_view text, const std::string& source) {
+  struct Frame {
+    bool object = false;
+    std::string path;                           // dotted path of this container
+    std::size_t elements = 0;                   // arrays: index of the current element
+    bool expect_key = true;                     // objects: the next string is a key
+    std::map<std::string, std::size_t> keys;    // objects: key -> offset of its opening quote
+    std::string last_key;
+  };
+  std::vector<Frame> stack;
+  auto child_path = [&]() -> std::string {
+    if (stack.empty()) return "";
+    const Frame& f = stack.back();
+    if (f.object) return f.path.empty() ? f.last_key : f.path + "." + f.last_key;
+    return f.path + "[" + std::to_string(f.elements) + "]";
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '{' || c == '[') {
+      Frame f;
+      f.object = c == '{';
+      f.path = child_path();
+      stack.push_back(std::move(f));
+    } else if (c == '}' || c == ']') {
+      if (!stack.empty()) stack.pop_back();
+    } else if (c == ',') {
+      if (!stack.empty()) {
+        if (stack.back().object) stack.back().expect_key = true;
+        else ++stack.back().elements;
+      }
+    } else if (c == '"') {
+      const std::size_t start = i;
+      bool escaped = false;
+      for (++i; i < text.size(); ++i) {
+        if (text[i] == '\\') {
+          ++i;
+          escaped = true;
+        } else if (text[i] == '"') {
+          break;
+        }
+      }
+      if (stack.empty() || !stack.back().object || !stack.back().expect_key) continue;
+      Frame& f = stack.back();
+      std::string key(text.substr(start + 1, i - start - 1));
+      if (escaped) key = Json::parse(text.substr(start, i - start + 1)).get<std::string>();  // "\u0061" is "a"
+      f.expect_key = false;
+      f.last_key = key;
+      const auto [it, inserted] = f.keys.emplace(key, start);
+      if (!inserted) {
+        const std::string where = f.path.empty() ? "" : " in '" + f.path + "'";
+        throw ConfigError(source, "duplicate key '" + key + "'" + where + " at " + line_column(text, start) +
+                                      " (first at " + line_column(text, it->second) +
+                                      "): each key may appear once in an object");
+      }
+    }
+  }
+}
+}  // namespace
 
 Json parse_json(std::string_view text, const std::string& source) {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
@@ -26,8 +95,10 @@ Json parse_json(std::string_view text, const std::string& source) {
     return true;
   };
   try {
-    return Json::parse(text.begin(), text.end(), depth_guard, /*allow_exceptions=*/true,
-                       /*ignore_comments=*/false);
+    Json doc = Json::parse(text.begin(), text.end(), depth_guard, /*allow_exceptions=*/true,
+                           /*ignore_comments=*/false);
+    refuse_duplicate_keys(text, source);
+    return doc;
   } catch (const Json::parse_error& e) {
     std::string msg = e.what();
     // nlohmann's message starts with "[json.exception.parse_error.101] "; keep the readable part.
@@ -37,15 +108,6 @@ Json parse_json(std::string_view text, const std::string& source) {
   } catch (const Json::exception& e) {
     throw ConfigError(source, std::string("invalid JSON: ") + e.what());
   }
-}
-
-std::string read_text_file(const std::string& path, std::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(std::string(what), "cannot read file '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw ConfigError(std::string(what), "error reading file '" + path + "'");
-  return ss.str();
 }
 
 Json read_json_file(const std::string& path) { return parse_json(read_text_file(path, path), path); }

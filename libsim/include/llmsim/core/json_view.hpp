@@ -14,19 +14,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "llmsim/core/input_file.hpp"
+
 namespace llmsim {
 
 using Json = nlohmann::json;
 
-/// Parses JSON text; syntax errors, nesting deeper than 64 levels and empty input become ConfigError
-/// naming `source` and the byte offset. Never throws anything but ConfigError.
+/// Parses JSON text strictly: syntax errors, nesting deeper than 64 levels, empty input and a key repeated in
+/// one object (RFC 8259 leaves that to the reader; last-wins would silently drop the first value) become
+/// ConfigError naming `source` and the position (the duplicate: both, as line and column, with the object's
+/// path). Never throws anything but ConfigError.
 Json parse_json(std::string_view text, const std::string& source);
 
-/// Reads and parses a JSON file (ConfigError if it cannot be read).
+/// Reads (read_text_file: regular files up to kMaxJsonFileBytes) and parses a JSON file.
 Json read_json_file(const std::string& path);
-
-/// Reads a whole text file (ConfigError naming `what` and the path if it cannot be read).
-std::string read_text_file(const std::string& path, std::string_view what);
 
 /// A read-only view of one JSON value and its path. Cheap to copy; must not outlive the document.
 class JsonView {
