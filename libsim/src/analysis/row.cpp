@@ -57,7 +57,10 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
       (cap.closed_loop ? static_cast<double>(*cap.max_concurrency) : cap.max_qps) / s.scenario.hardware.replicas;
   if (!(target > 0)) return;
   const auto estimate = replicas_needed(target, per_replica, 0.0);
-  if (!estimate) return;
+  if (!estimate)  // more replicas than a count holds: an answer of "null" would read as "nothing needed"
+    throw ConfigError(cap.closed_loop ? "workload.arrival.concurrency" : "cost.target_qps",
+                      format_value(target) + (cap.closed_loop ? " users" : " req/s") + " needs more than 1e9 replicas at " +
+                          format_value(per_replica) + " per replica");
   auto share = [&](int serving) { return cap.closed_loop ? std::ceil(target / serving) : target / serving; };
   auto run_share = [&](int serving) {  // one serving replica at its share, on the scenario's own seed
     spec::ResolvedScenario one = at_load(s, share(serving), s.scenario.workload.seed, copt);

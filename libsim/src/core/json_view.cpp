@@ -110,7 +110,13 @@ Json parse_json(std::string_view text, const std::string& source) {
   }
 }
 
-Json read_json_file(const std::string& path) { return parse_json(read_text_file(path, path), path); }
+Json read_json_file(const std::string& path) { return parse_json(read_text_file(path, ""), path); }
+
+bool is_inline_json(std::string_view ref) { return !ref.empty() && ref.front() == '{'; }
+
+Json read_json_ref(const std::string& ref, const std::string& path) {
+  return is_inline_json(ref) ? parse_json(ref, path) : read_json_file(ref);
+}
 
 std::string JsonView::child_path(std::string_view key) const {
   return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
@@ -187,6 +193,18 @@ std::int64_t JsonView::as_integer() const {
     fail("expected a whole number, got " + value_->dump());
   }
   fail("expected an integer, got " + type_name(*value_));
+}
+
+std::int64_t JsonView::as_integer_in(std::int64_t lo, std::int64_t hi) const {
+  const std::int64_t v = as_integer();
+  if (v < lo || v > hi) fail("must be in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + std::to_string(v));
+  return v;
+}
+
+double JsonView::as_number_in(double lo, double hi) const {
+  const double v = as_number();
+  if (!(v >= lo && v <= hi)) fail("must be in [" + format_value(lo) + ", " + format_value(hi) + "], got " + format_value(v));
+  return v;
 }
 
 std::string JsonView::as_string() const {
