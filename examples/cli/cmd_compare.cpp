@@ -1,11 +1,13 @@
 // `llmsim compare`: every GPU × count × format × engine option for one model, workload and SLO, side by side:
 // fits or why not, capacity, goodput, latency, $/Mtok, monthly bill, with the cheapest SLO-meeting option marked.
 #include <algorithm>
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "common.hpp"
+#include "output_file.hpp"
+#include "signals.hpp"
 #include "llmsim/analysis/compare.hpp"
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/core/error.hpp"
@@ -139,10 +141,9 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base, c
   }
 }
 
-void write_rows(const std::string& file, const analysis::CompareResult& r) {
-  std::ofstream out(file);
-  if (!out) throw ConfigError("--out", "cannot write '" + file + "'");
-  out << analysis::to_json(r).dump(2) << "\n";
+void write_rows(OutputFile& out, const analysis::CompareResult& r) {
+  out.write(analysis::to_json(r).dump(2) + "\n");
+  out.commit();
 }
 
 int run_compare(int argc, char** argv) {
@@ -208,12 +209,16 @@ int run_compare(int argc, char** argv) {
     o.capacity.num_requests = vm["requests"].as<long long>();
     o.capacity.warmup_requests = std::min<std::int64_t>(o.capacity.warmup_requests, o.capacity.num_requests / 10);
 
+    std::optional<OutputFile> out;  // opened before the work: a missing directory fails now
+    if (vm.count("out")) out.emplace(vm["out"].as<std::string>(), "--out");
+    CancelScope interrupts;
+    o.capacity.cancel = interrupts.flag();  // every capacity search stops within one simulation
     const bool quiet = vm.count("quiet") > 0;
     const auto result = analysis::compare(base, o, [quiet](std::size_t done, std::size_t total) {
       if (quiet) return;
       std::cerr << "\rcompare: " << done << "/" << total << " options" << (done == total ? "\n" : "") << std::flush;
     });
-    if (vm.count("out")) write_rows(vm["out"].as<std::string>(), result);
+    if (out) write_rows(*out, result);
     if (vm.count("json")) print_json(analysis::to_json(result));
     else print_table(result, base, o);
     return kOk;

@@ -1,12 +1,16 @@
 #include "common.hpp"
 
 #include <cmath>
+#include <csignal>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string_view>
 
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/core/error.hpp"
+#include "signals.hpp"
 
 namespace llmsim::cli {
 
@@ -23,8 +27,10 @@ bool parse_args(int argc, char** argv, const po::options_description& opts, po::
   }
   try {
     // Boost skips argv[0] (here the subcommand name) itself.
-    auto parser = po::command_line_parser(argc, argv).options(all);
-    if (positional) parser.positional(*positional);
+    // Without a positional description Boost stores stray words nowhere and says nothing: `llmsim simulate
+    // --scenario a.json b.json` would silently ignore b.json. An empty description makes them an error.
+    static const po::positional_options_description none;
+    auto parser = po::command_line_parser(argc, argv).options(all).positional(positional ? *positional : none);
     po::store(parser.run(), vm);
     if (vm.count("help")) {
       std::cout << usage << "\n\n" << all << "\n";
@@ -47,6 +53,10 @@ int guarded(const std::string& command, const std::function<int()>& body) {
   } catch (const CalibrationDataError& e) {
     std::cerr << prefix << e.what() << "\n";
     return kBadInput;
+  } catch (const Cancelled& e) {
+    const int sig = interrupt_signal();
+    std::cerr << "llmsim " << command << ": " << e.what() << "; unfinished outputs were removed\n";
+    return 128 + (sig > 0 ? sig : SIGINT);
   } catch (const InternalError& e) {
     std::cerr << prefix << e.what() << " (this is a bug in llmsim)\n";
     return kInternal;
@@ -79,6 +89,12 @@ void apply_gpu_options(spec::Scenario& s, const po::variables_map& vm) {
 }
 
 void print_json(const Json& j) { std::cout << j.dump(2) << "\n"; }
+
+void check_stdout() {
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
+    throw ConfigError("stdout", std::string("cannot write the output: ") + std::strerror(errno ? errno : EIO));
+}
 
 void Table::print(std::ostream& out) const {
   std::vector<std::size_t> width;

@@ -14,7 +14,9 @@ namespace llmsim::cli {
 
 namespace po = boost::program_options;
 
-/// Exit codes: 0 success, 1 a stated bound was violated (--fail-if), 2 bad input, 3 internal error.
+/// Exit codes: 0 success, 1 a stated bound was violated (--fail-if), 2 bad input (or an output that cannot be
+/// written: a full disk, a missing directory), 3 internal error, 128 + N interrupted by signal N (130 SIGINT,
+/// 143 SIGTERM).
 enum ExitCode { kOk = 0, kBoundViolated = 1, kBadInput = 2, kInternal = 3 };
 
 struct Command {
@@ -29,7 +31,8 @@ bool parse_args(int argc, char** argv, const po::options_description& opts, po::
                 const std::string& usage, const po::positional_options_description* positional = nullptr);
 
 /// Runs `body`, turning exceptions into a one-line message on stderr and an exit code:
-/// ConfigError/program_options errors -> 2, other llmsim::Error -> 2, InternalError/other -> 3.
+/// ConfigError/program_options errors -> 2, other llmsim::Error -> 2, Cancelled -> 128 + signal,
+/// InternalError/other -> 3.
 int guarded(const std::string& command, const std::function<int()>& body);
 
 /// Adds --gpu (override hardware.gpu) and --price (USD per GPU-hour) to a scenario command's options.
@@ -40,6 +43,9 @@ void apply_gpu_options(spec::Scenario& scenario, const po::variables_map& vm);
 
 /// Pretty-prints JSON to stdout followed by a newline.
 void print_json(const Json& j);
+
+/// Flushes stdout; ConfigError when the text did not all get out (stdout on a full disk, a closed pipe).
+void check_stdout();
 
 /// A plain aligned text table: first row is the header; numbers are right-aligned.
 class Table {

@@ -190,7 +190,9 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
     Replication r;
     bool not_fitting = false;
     auto test = [&](double load) {
-      auto result = evaluate(at_load(scenario, load, seed, options));
+      engine::SimulationOptions sim;
+      sim.cancel = options.cancel;
+      auto result = evaluate(at_load(scenario, load, seed, options), sim);
       if (!result.summary.fits) {
         not_fitting = true;
         out.reason = result.summary.reason;

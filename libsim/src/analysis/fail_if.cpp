@@ -117,7 +117,10 @@ bool apply(CompareOp op, const T& a, const T& b) {
   return false;
 }
 
-std::string shown(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string shown(const Json& v) {
+  if (v.is_number()) return format_value(v.get<double>());
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
 
 }  // namespace
 

@@ -1,0 +1,55 @@
+#include "signals.hpp"
+
+#include <csignal>
+#include <string>
+
+#include "llmsim/core/error.hpp"
+
+namespace llmsim::cli {
+
+namespace {
+
+std::atomic<bool> g_cancel{false};
+volatile std::sig_atomic_t g_signal = 0;
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
+
+struct sigaction g_old_int, g_old_term;
+
+extern "C" void on_signal(int sig) {
+  if (g_cancel.load(std::memory_order_relaxed)) {  // a second signal: stop now, as without the scope
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  g_signal = sig;
+  g_cancel.store(true, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+CancelScope::CancelScope() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: a blocking write returns EINTR and checks the flag
+  sigaction(SIGINT, &sa, &g_old_int);
+  sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+CancelScope::~CancelScope() {
+  sigaction(SIGINT, &g_old_int, nullptr);
+  sigaction(SIGTERM, &g_old_term, nullptr);
+}
+
+const std::atomic<bool>* CancelScope::flag() const noexcept { return &g_cancel; }
+
+bool interrupted() noexcept { return g_cancel.load(std::memory_order_relaxed); }
+
+int interrupt_signal() noexcept { return g_signal; }
+
+void throw_interrupted() {
+  const int sig = g_signal;
+  throw Cancelled(sig == SIGTERM ? "interrupted by SIGTERM" : sig == SIGINT ? "interrupted by SIGINT" : "interrupted");
+}
+
+}  // namespace llmsim::cli
