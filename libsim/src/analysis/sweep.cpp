@@ -164,8 +164,8 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
         if (entries[n].has(path)) {
           try {
             spec::set_json_path(doc, path, entries[n].json().at(path));
-          } catch (const ConfigError& e) {
-            throw ConfigError(entries[n].child_path(path), e.what());
+          } catch (const ConfigError& e) {  // named as parse_point names a point
+            throw ConfigError("grid point " + std::to_string(n) + " (" + entries[n].path() + ")", e.what());
           }
           p.labels.emplace_back(path, entries[n].json().at(path));
         } else {
