@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <string_view>
 
 #include "llmsim/analysis/cost.hpp"
@@ -65,6 +66,9 @@ int guarded(const std::string& command, const std::function<int()>& body) {
     return kBadInput;
   } catch (const po::error& e) {
     std::cerr << prefix << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::bad_alloc&) {  // the machine's limit, not a bug: say which knobs use memory
+    std::cerr << prefix << "out of memory (fewer --jobs, fewer requests, or no per-request records need less)\n";
     return kBadInput;
   } catch (const std::exception& e) {
     std::cerr << prefix << "unexpected: " << e.what() << " (this is a bug in llmsim)\n";
