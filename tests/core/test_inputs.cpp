@@ -146,3 +146,11 @@ TEST_CASE("error messages escape control and non-UTF-8 bytes and are bounded", "
   CHECK(std::string(e.what()).find('\r') == std::string::npos);
   CHECK(std::string(InternalError(std::string("x\ny")).what()) == "x\\x0Ay");
 }
+
+TEST_CASE("a JSON number beyond double's range names its field; a syntax error says where", "[core][json]") {
+  CHECK(error_of([] { parse_json(R"({"workload": {"arrival": {"rate": 1e999}}})", "s.json"); }) ==
+        "workload.arrival.rate: the number 1e999 is out of range (s.json, line 1, column 35)");
+  CHECK_THAT(error_of([] { parse_json(R"({"a": [1, 2, -1e999]})", "s.json"); }), Catch::StartsWith("a[2]: the number -1e999"));
+  CHECK_THAT(error_of([] { parse_json(R"({"engine": {"max_num_seqs": 8x}})", "s.json"); }),
+             Catch::StartsWith("s.json: invalid JSON") && Catch::EndsWith("(in 'engine.max_num_seqs')"));
+}

@@ -1,5 +1,6 @@
 #include "llmsim/core/json_view.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <limits>
@@ -22,30 +23,33 @@ std::string line_column(std::string_view text, std::size_t offset) {
   return "line " + std::to_string(line) + ", column " + std::to_string(col);
 }
 
-// Scans JSON text that nlohmann has already accepted (so it is well formed) for a key repeated within one
-// object; throws ConfigError naming both positions and the object's path. O(n log k) in the text size.
-void refuse_duplicate_keys(std::string_view text, const std::string& source) {
-  struct Frame {
-    bool object = false;
-    std::string path;                           // dotted path of this container
-    std::size_t elements = 0;                   // arrays: index of the current element
-    bool expect_key = true;                     // objects: the next string is a key
-    std::map<std::string, std::size_t> keys;    // objects: key -> offset of its opening quote
-    std::string last_key;
-  };
+// Walks the structure of JSON text (well formed up to where it is asked to stop), keeping the dotted path of the
+// value being read. `on_key(key, offset, frame)` sees each object key; returns false to stop early.
+struct Frame {
+  bool object = false;
+  std::string path;                          // dotted path of this container
+  std::size_t elements = 0;                  // arrays: index of the current element
+  bool expect_key = true;                    // objects: the next string is a key
+  std::map<std::string, std::size_t> keys;   // objects: key -> offset of its opening quote
+  std::string last_key;
+};
+
+std::string child_path_of(const std::vector<Frame>& stack) {
+  if (stack.empty()) return "";
+  const Frame& f = stack.back();
+  if (f.object) return f.path.empty() ? f.last_key : f.path + "." + f.last_key;
+  return f.path + "[" + std::to_string(f.elements) + "]";
+}
+
+template <class OnKey>
+std::vector<Frame> walk(std::string_view text, std::size_t stop, OnKey&& on_key) {
   std::vector<Frame> stack;
-  auto child_path = [&]() -> std::string {
-    if (stack.empty()) return "";
-    const Frame& f = stack.back();
-    if (f.object) return f.path.empty() ? f.last_key : f.path + "." + f.last_key;
-    return f.path + "[" + std::to_string(f.elements) + "]";
-  };
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  for (std::size_t i = 0; i < text.size() && i < stop; ++i) {
     const char c = text[i];
     if (c == '{' || c == '[') {
       Frame f;
       f.object = c == '{';
-      f.path = child_path();
+      f.path = child_path_of(stack);
       stack.push_back(std::move(f));
     } else if (c == '}' || c == ']') {
       if (!stack.empty()) stack.pop_back();
@@ -65,22 +69,54 @@ void refuse_duplicate_keys(std::string_view text, const std::string& source) {
           break;
         }
       }
+      if (i >= text.size() || i >= stop) break;
       if (stack.empty() || !stack.back().object || !stack.back().expect_key) continue;
       Frame& f = stack.back();
       std::string key(text.substr(start + 1, i - start - 1));
       if (escaped) key = Json::parse(text.substr(start, i - start + 1)).get<std::string>();  // "\u0061" is "a"
       f.expect_key = false;
       f.last_key = key;
-      const auto [it, inserted] = f.keys.emplace(key, start);
-      if (!inserted) {
-        const std::string where = f.path.empty() ? "" : " in '" + f.path + "'";
-        throw ConfigError(source, "duplicate key '" + key + "'" + where + " at " + line_column(text, start) +
-                                      " (first at " + line_column(text, it->second) +
-                                      "): each key may appear once in an object");
-      }
+      on_key(key, start, f);
     }
   }
+  return stack;
 }
+
+// A key repeated within one object of text nlohmann accepted: ConfigError naming both positions and the path.
+void refuse_duplicate_keys(std::string_view text, const std::string& source) {
+  walk(text, text.size(), [&](const std::string& key, std::size_t start, Frame& f) {
+    const auto [it, inserted] = f.keys.emplace(key, start);
+    if (!inserted) {
+      const std::string where = f.path.empty() ? "" : " in '" + f.path + "'";
+      throw ConfigError(source, "duplicate key '" + key + "'" + where + " at " + line_column(text, start) +
+                                    " (first at " + line_column(text, it->second) +
+                                    "): each key may appear once in an object");
+    }
+  });
+}
+
+// The dotted path of the value at `offset` (for messages about a syntax error there).
+std::string path_at(std::string_view text, std::size_t offset) {
+  try {
+    return child_path_of(walk(text, offset, [](const std::string&, std::size_t, Frame&) {}));
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+// Offset of the number literal `token` as a value (after ':' ',' or '['), or npos.
+std::size_t number_offset(std::string_view text, const std::string& token) {
+  for (std::size_t at = text.find(token); at != std::string_view::npos; at = text.find(token, at + 1)) {
+    std::size_t before = at;
+    while (before > 0 && std::isspace(static_cast<unsigned char>(text[before - 1]))) --before;
+    const char prev = before == 0 ? ':' : text[before - 1];
+    const std::size_t end = at + token.size();
+    const bool delimited = end >= text.size() || std::string_view(",]} \t\r\n").find(text[end]) != std::string_view::npos;
+    if ((prev == ':' || prev == ',' || prev == '[') && delimited) return at;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 Json parse_json(std::string_view text, const std::string& source) {
@@ -104,7 +140,18 @@ Json parse_json(std::string_view text, const std::string& source) {
     // nlohmann's message starts with "[json.exception.parse_error.101] "; keep the readable part.
     auto pos = msg.find("] ");
     if (pos != std::string::npos) msg = msg.substr(pos + 2);
-    throw ConfigError(source, "invalid JSON: " + msg);
+    const std::string path = e.byte > 0 ? path_at(text, e.byte - 1) : "";
+    throw ConfigError(source, "invalid JSON: " + msg + (path.empty() ? "" : " (in '" + path + "')"));
+  } catch (const Json::out_of_range& e) {
+    // A number beyond double's range ("1e999"): name the field it was given for, as for any out-of-range value.
+    std::string msg = e.what();
+    const auto q1 = msg.find('\''), q2 = msg.rfind('\'');
+    const std::string token = q1 != std::string::npos && q2 > q1 ? msg.substr(q1 + 1, q2 - q1 - 1) : "";
+    const std::size_t at = token.empty() ? std::string_view::npos : number_offset(text, token);
+    const std::string path = at == std::string_view::npos ? "" : path_at(text, at);
+    if (!path.empty())
+      throw ConfigError(path, "the number " + token + " is out of range (" + source + ", " + line_column(text, at) + ")");
+    throw ConfigError(source, "invalid JSON: the number " + token + " is out of range");
   } catch (const Json::exception& e) {
     throw ConfigError(source, std::string("invalid JSON: ") + e.what());
   }

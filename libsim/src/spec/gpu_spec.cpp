@@ -14,6 +14,7 @@ constexpr double kMaxGiB = 1e6;
 constexpr int kMaxInt = 1 << 30;
 constexpr double kMaxRate = 1e9;            // TFLOP/s, GB/s, W: a million times today's cards, still finite after scaling
 constexpr double kMaxPricePerHour = 1e6;    // USD per GPU-hour
+constexpr double kMaxLinkGBps = 1e4;        // NVLink 5 is 1,800 GB/s; the profile's link_bandwidth stops at 1e13 B/s
 
 double number_in(const JsonView& v, std::string_view key, double hi) { return v.has(key) ? v[key].as_number_in(0, hi) : 0.0; }
 
@@ -176,7 +177,7 @@ GpuSpec gpu_spec_from_json(const JsonView& v) {
     if (pc.has("gen")) g.pcie_gen = static_cast<int>(pc["gen"].as_integer_in(1, 6));
     if (pc.has("lanes")) g.pcie_lanes = static_cast<int>(pc["lanes"].as_integer_in(1, 16));
   }
-  g.nvlink_bandwidth = number_in(v, "nvlink_gb_per_s", kMaxRate) * 1e9;
+  g.nvlink_bandwidth = number_in(v, "nvlink_gb_per_s", kMaxLinkGBps) * 1e9;
   g.p2p = v.boolean_or("p2p", false);
   g.ecc = v.boolean_or("ecc", false);
   if (v.has("mig_profiles")) {
