@@ -209,9 +209,9 @@ int run_compare(int argc, char** argv) {
     o.capacity.num_requests = vm["requests"].as<long long>();
     o.capacity.warmup_requests = std::min<std::int64_t>(o.capacity.warmup_requests, o.capacity.num_requests / 10);
 
+    CancelScope interrupts;  // first, so that no signal can leave a temporary output file behind
     std::optional<OutputFile> out;  // opened before the work: a missing directory fails now
     if (vm.count("out")) out.emplace(vm["out"].as<std::string>(), "--out");
-    CancelScope interrupts;
     o.capacity.cancel = interrupts.flag();  // every capacity search stops within one simulation
     const bool quiet = vm.count("quiet") > 0;
     const auto result = analysis::compare(base, o, [quiet](std::size_t done, std::size_t total) {

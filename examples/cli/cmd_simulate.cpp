@@ -120,11 +120,11 @@ int run_simulate(int argc, char** argv) {
     if (vm.count("rate")) scenario.workload = spec::with_rate(scenario.workload, vm["rate"].as<double>());
     const auto resolved = spec::resolve(scenario, spec::Catalog::builtin());
 
+    CancelScope interrupts;  // first, so that no signal can leave a temporary output file behind
     // Output files open before the run: a missing directory fails now, not after the simulation.
     std::optional<OutputFile> requests_csv, iterations_csv;
     if (vm.count("requests-csv")) requests_csv.emplace(vm["requests-csv"].as<std::string>(), "--requests-csv");
     if (vm.count("iterations-csv")) iterations_csv.emplace(vm["iterations-csv"].as<std::string>(), "--iterations-csv");
-    CancelScope interrupts;
     engine::SimulationOptions options;
     options.record_requests = requests_csv.has_value();
     options.record_iterations = iterations_csv.has_value();

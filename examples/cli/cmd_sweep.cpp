@@ -177,13 +177,15 @@ int run_sweep(int argc, char** argv) {
         if (!vm[flag].defaulted()) throw ConfigError(std::string("--") + flag, "needs --capacity");
     c.validate("capacity");
 
+    CancelScope interrupts;  // first, so that no signal can leave a temporary output file behind
     // Outputs are opened before the work: a missing directory or a bad name fails in milliseconds.
     std::optional<OutputFile> out, journal;
     std::string journal_path;
     std::map<std::size_t, RowRecord> done;
-    std::vector<std::string> keys(grid.points.size());
-    for (std::size_t i = 0; i < grid.points.size(); ++i) keys[i] = analysis::point_key(grid.points[i], options.row);
+    std::vector<std::string> keys;  // fingerprints tie journal lines to points (only needed with --out)
     if (vm.count("out")) {
+      keys.resize(grid.points.size());
+      for (std::size_t i = 0; i < grid.points.size(); ++i) keys[i] = analysis::point_key(grid.points[i], options.row);
       const std::string f = vm["out"].as<std::string>();
       if (!ends_with(f, ".csv") && !ends_with(f, ".json"))
         throw ConfigError("--out", "expected a .csv or .json file name, got '" + f + "'");
@@ -217,7 +219,6 @@ int run_sweep(int argc, char** argv) {
       std::cerr << "llmsim sweep: resuming: " << done.size() << " of " << grid.points.size()
                 << " points done in " << journal_path << "\n";
 
-    CancelScope interrupts;
     options.row.cancel = interrupts.flag();
     options.on_warning = [](const std::string& m) { std::cerr << "llmsim sweep: warning: " << m << "\n"; };
     std::size_t finished = done.size();

@@ -22,7 +22,8 @@ OutputFile::OutputFile(std::string path, std::string flag, Mode mode) : path_(st
   struct stat st {};
   const bool exists = ::stat(path_.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) throw ConfigError(flag_, "'" + path_ + "' is a directory, expected a file name");
-  in_place_ = mode == Mode::append || (exists && !S_ISREG(st.st_mode));
+  journal_ = mode == Mode::append;
+  in_place_ = journal_ || (exists && !S_ISREG(st.st_mode));
   if (in_place_) {
     const int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY | (mode == Mode::append ? O_APPEND | O_CREAT : 0);
     fd_ = ::open(path_.c_str(), flags, 0666);
@@ -59,7 +60,7 @@ void OutputFile::fail(const std::string& what, int err) {
 }
 
 void OutputFile::write(std::string_view data) {
-  if (interrupted()) throw_interrupted();
+  if (interrupted() && !journal_) throw_interrupted();  // a journal keeps every finished row, even now
   buffer_.append(data);
   if (buffer_.size() >= kBuffer) flush();
 }
@@ -71,7 +72,7 @@ void OutputFile::flush() {
     const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
     if (n < 0) {
       if (errno == EINTR) {
-        if (interrupted()) throw_interrupted();
+        if (interrupted() && !journal_) throw_interrupted();
         continue;
       }
       fail("cannot write", errno);

@@ -22,7 +22,8 @@ class OutputFile {
   ~OutputFile();
 
   /// Buffers `data`; every write(2) is checked (ConfigError at `flag` with the system's reason: "No space left on
-  /// device"). Throws llmsim::Cancelled when the CLI was interrupted, so a signal stops a long write too.
+  /// device"). Throws llmsim::Cancelled when the CLI was interrupted, so a signal stops a long write too — except
+  /// in append mode, where the rows that did finish are still written.
   void write(std::string_view data);
   /// Writes what is buffered now (append mode: so that each journal line is on disk when its row is done).
   void flush();
@@ -37,6 +38,7 @@ class OutputFile {
   std::string buffer_;
   int fd_ = -1;
   bool in_place_ = false;
+  bool journal_ = false;
 };
 
 }  // namespace llmsim::cli
