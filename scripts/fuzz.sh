@@ -10,7 +10,7 @@ shift || true
 BUILD=${FUZZ_BUILD:-build-fuzz}
 CXX_FUZZ=${CXX_FUZZ:-$(command -v clang++-14 || command -v clang++)}
 HARNESSES=("$@")
-[ ${#HARNESSES[@]} -gt 0 ] || HARNESSES=(scenario hf_config gpu_spec trace calibration_raw profile cli vllm)
+[ ${#HARNESSES[@]} -gt 0 ] || HARNESSES=(scenario hf_config gpu_spec trace csv sweep_journal calibration_raw profile cli vllm)
 
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
   cmake -S fuzz -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CXX_FUZZ" > "$BUILD.configure.log" 2>&1 \

@@ -9,7 +9,7 @@ packages=(
   nlohmann-json3-dev pybind11-dev python3-dev python3-pybind11
   python3-numpy python3-pandas python3-matplotlib python3-tqdm
   python3-dask python3-distributed python3-nbclient python3-ipykernel jupyter-nbconvert
-  python3-pytest
+  python3-pytest python3-hypothesis
   python3-venv python3-pip python3-setuptools python3-wheel
 )
 if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi

@@ -1,98 +1,77 @@
 """Scenario plumbing: dicts (or JSON files) to the JSON text the C++ core parses, exactly as the CLI does.
 
-A scenario may name its model and GPU by catalogue id or file path, as in the CLI. From Python it may also
-carry them inline — ``"model": {<HF config.json>}``, ``"hardware": {"gpu": {<GPU spec>}}`` — and those are
-written once to a content-addressed file and passed by path, so every code path (threads, Dask workers on
-this machine, the CLI) reads the same bytes.
+A scenario may name its model and GPU by catalogue id or file path, as in the CLI, or carry them inline —
+``"model": {<HF config.json>}``, ``"hardware": {"gpu": {<GPU spec>}}``, ``"hardware": {"gpu_profile": {...}}``.
+Inline specs travel inside the scenario's JSON text (the C++ parser reads the objects); nothing is written to a
+file, so no other user of the machine can change what a scenario runs. Values may be numpy scalars or arrays
+(converted to plain numbers and lists); anything else that is not JSON raises ``ConfigError`` naming the field.
+Files are read by the C++ core: regular files only, size-capped, duplicate keys refused.
 """
 from __future__ import annotations
 
-import copy
-import hashlib
 import json
+import math
 import os
-import re
-import tempfile
-from pathlib import Path
 from typing import Any, Mapping, Union
 
 from . import _core
+from ._core import ConfigError
 
 Scenario = Union[Mapping[str, Any], str, os.PathLike]
 
 
-def _spec_dir() -> Path:
-    d = Path(tempfile.gettempdir()) / f"llmsim-specs-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
-    d.mkdir(parents=True, exist_ok=True)
-    return d
+def plain(value: Any, path: str = "") -> Any:
+    """``value`` as plain JSON data: numpy scalars and arrays become Python numbers and lists, tuples lists.
+    ConfigError naming ``path`` for NaN/inf, non-string keys and values JSON cannot hold."""
+    where = path or "scenario"
+    if value is None or isinstance(value, (bool, str)):
+        return str(value) if isinstance(value, str) else value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ConfigError(f"{where}: expected a finite number, got {value}")
+        return float(value)
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ConfigError(f"{where}: keys must be strings, got {key!r}")
+            out[key] = plain(item, f"{path}.{key}" if path else key)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [plain(item, f"{where}[{i}]") for i, item in enumerate(value)]
+    if type(value).__module__ == "numpy" and callable(getattr(value, "tolist", None)):
+        return plain(value.tolist(), path)  # np.int64(3) -> 3, np.array([1, 2]) -> [1, 2], np.bool_ -> bool
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise ConfigError(f"{where}: a {type(value).__name__} is not representable as JSON")
 
 
-def materialize(obj: Mapping[str, Any], stem: str) -> str:
-    """Writes a JSON object to a content-addressed file (atomically) and returns its path."""
-    text = json.dumps(obj, sort_keys=True, separators=(",", ":"))
-    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", stem).strip("-") or "spec"
-    path = _spec_dir() / f"{safe}-{digest}.json"
-    if not path.exists():
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    return str(path)
+def read_json(path: Union[str, os.PathLike], what: str) -> Any:
+    """A JSON file, read and strictly parsed by the C++ core (ConfigError naming ``what``)."""
+    return json.loads(_core.spec.read_json(os.fspath(path), what))
 
 
 def load(scenario: Scenario) -> dict:
-    """A scenario as a fresh dict: from a mapping (deep-copied) or a JSON file path."""
+    """A scenario as a fresh plain dict: from a mapping (converted, so never aliased) or a JSON file path."""
     if isinstance(scenario, Mapping):
-        return copy.deepcopy(dict(scenario))
+        return plain(scenario)
     if isinstance(scenario, (str, os.PathLike)):
-        path = Path(scenario)
-        if not path.is_file():
-            raise ValueError(f"scenario: no such file '{scenario}' (pass a dict or a JSON file path)")
-        data = json.loads(path.read_text())
+        data = read_json(scenario, "scenario")
         if not isinstance(data, dict):
-            raise ValueError(f"scenario: {scenario} must hold a JSON object, got {type(data).__name__}")
+            raise ConfigError(f"scenario: {os.fspath(scenario)} must hold a JSON object, got {type(data).__name__}")
         return data
-    raise ValueError(f"scenario: expected a dict or a JSON file path, got {type(scenario).__name__}")
-
-
-def _inline_specs(s: dict) -> dict:
-    model = s.get("model")
-    if isinstance(model, Mapping):
-        s["model"] = materialize(model, str(model.get("_name_or_path", "model")).split("/")[-1])
-    hw = s.get("hardware")
-    if isinstance(hw, Mapping):
-        hw = dict(hw)
-        if isinstance(hw.get("gpu"), Mapping):
-            hw["gpu"] = materialize(hw["gpu"], str(hw["gpu"].get("id", "gpu")))
-        if isinstance(hw.get("gpu_profile"), Mapping):
-            hw["gpu_profile"] = materialize(hw["gpu_profile"], "profile-" + str(hw["gpu_profile"].get("gpu_id", "")))
-        s["hardware"] = hw
-    return s
+    raise ConfigError(f"scenario: expected a dict or a JSON file path, got {type(scenario).__name__}")
 
 
 def to_text(scenario: Scenario, overrides: Mapping[str, Any] | None = None) -> str:
     """JSON text of the scenario with dotted-path overrides applied by libsim (``analysis::apply_overrides``, as sweep
     grids apply them): a path that is not a scenario field is a ValueError, and an override that moves the scenario
     to another card drops the price that priced the old one, so the new card is billed at its own (catalogue) price
-    unless the overrides set one. ``None`` values are skipped."""
-    s = load(scenario)
-    try:
-        text = json.dumps(_inline_specs(s), allow_nan=False)
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"scenario: not representable as JSON ({e})") from None
-    pairs = []
-    for path, value in (overrides or {}).items():
-        if value is None:
-            continue
-        if isinstance(value, Mapping) and path in ("model", "hardware.gpu", "hardware.gpu_profile"):
-            stem = "model" if path == "model" else str(value.get("id", "gpu"))
-            value = materialize(value, stem)
-        try:
-            json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"{path}: not representable as JSON ({e})") from None
-        pairs.append([path, value])
+    unless the overrides set one. ``None`` values are skipped; numpy values are converted (``plain``)."""
+    text = json.dumps(load(scenario), allow_nan=False)
+    pairs = [[path, plain(value, path)] for path, value in (overrides or {}).items() if value is not None]
     if not pairs:
         return text
     return _core.analysis.apply_overrides(text, json.dumps(pairs, allow_nan=False))

@@ -9,18 +9,16 @@ from typing import Any, Mapping, Union
 import pandas as pd
 
 from . import _core
+from ._scenario import plain
 
 Source = Union[Mapping[str, Any], str, os.PathLike]
 
 
 def _read(source: Source, what: str) -> str:
     if isinstance(source, Mapping):
-        return json.dumps(dict(source))
-    if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if not path.is_file():
-            raise ValueError(f"{what}: no such file '{source}'")
-        return path.read_text()
+        return json.dumps(plain(source, what), allow_nan=False)
+    if isinstance(source, (str, os.PathLike)):  # read by the C++ core: regular files, size-capped, strict JSON
+        return _core.spec.read_json(os.fspath(source), what)
     raise ValueError(f"{what}: expected a dict or a file path, got {type(source).__name__}")
 
 

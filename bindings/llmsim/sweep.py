@@ -15,19 +15,22 @@ import pandas as pd
 
 from . import _core
 from ._frames import rows_frame
-from ._scenario import Scenario, load, to_text
+from ._scenario import Scenario, load, plain, to_text
 from .api import _area
 
 Grid = Union[Mapping[str, Sequence[Any]], Sequence[Union[Scenario, Mapping[str, Any]]]]
 Point = Tuple[str, str]  # (labels JSON [[path, value], ...], scenario JSON text)
 
 
-def _frame(flat_rows: Iterable[str]) -> pd.DataFrame:
+def _frame(flat_rows: Iterable[str], index: Optional[List[int]] = None) -> pd.DataFrame:
     rows = [json.loads(r) for r in flat_rows]
     if not rows:
         return pd.DataFrame()
     columns = [c for c, _ in rows[0]]
-    return pd.DataFrame.from_records([dict(r) for r in rows], columns=columns)
+    frame = pd.DataFrame.from_records([dict(r) for r in rows], columns=columns)
+    if index is not None:
+        frame.index = index
+    return frame
 
 
 def _tqdm(progress: bool, total: int, desc: str):
@@ -48,43 +51,34 @@ def _callback(bar):
 def expand_grid(base: Scenario, grid: Grid) -> List[Point]:
     """The sweep's points. ``grid`` is either ``{dotted path: [values]}`` (cartesian product, last path
     varying fastest — the CLI's order) or a list: with a ``base``, of ``{dotted path: value}`` overrides of
-    it; without one (``base=None``), of whole scenarios (dicts or JSON file paths). Bad paths or values raise ValueError naming the path and the point."""
-    base_text = to_text(base if base is not None else {})
-    points: List[Point] = []
+    it; without one (``base=None``), of whole scenarios (dicts or JSON file paths). Values may be numpy arrays.
+    Grids and override lists are expanded by the C++ core exactly as ``llmsim sweep`` expands them (overlapping
+    paths such as ``workload.arrival`` and ``workload.arrival.rate`` are refused; a point on another card is
+    billed at that card's price). Bad paths or values raise ValueError naming the path and the point."""
     if isinstance(grid, Mapping):
         if not grid:
             raise ValueError("grid: empty (give at least one field path with a list of values)")
-        paths = list(grid)
-        values = []
-        for p in paths:
-            v = grid[p]
-            if isinstance(v, (str, bytes)) or not isinstance(v, Sequence) or len(v) == 0:
+        axes = {}
+        for p, v in grid.items():
+            values = plain(v, f"grid.{p}") if not isinstance(v, (str, bytes)) else v
+            if not isinstance(values, list) or len(values) == 0:
                 raise ValueError(f"grid.{p}: expected a non-empty list of values, got {v!r}")
-            values.append(list(v))
-        for combo in itertools.product(*values):
-            labels = list(zip(paths, combo))
-            points.append(_point(base_text, labels, len(points)))
-        return points
-    if isinstance(grid, (str, bytes)) or not isinstance(grid, Sequence) or len(grid) == 0:
+            axes[str(p)] = values
+        doc = {"base": load(base if base is not None else {}), "grid": axes}
+        return [tuple(p) for p in _area("analysis").expand_grid(json.dumps(doc, allow_nan=False), list(axes))]
+    items = plain(grid, "grid") if type(grid).__module__ == "numpy" else grid
+    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence) or len(items) == 0:
         raise ValueError("grid: expected {path: [values]} or a non-empty list of scenarios/overrides")
-    for item in grid:
-        if base is not None and isinstance(item, Mapping):
-            points.append(_point(base_text, list(item.items()), len(points)))
-        else:
-            try:
-                points.append(("[]", to_text(item)))
-            except ValueError as e:
-                raise ValueError(f"grid point {len(points)}: {e}") from None
+    if base is not None and all(isinstance(item, Mapping) for item in items):
+        doc = {"base": load(base), "scenarios": [plain(item, f"grid[{i}]") for i, item in enumerate(items)]}
+        return [tuple(p) for p in _area("analysis").expand_grid(json.dumps(doc, allow_nan=False), [])]
+    points: List[Point] = []
+    for item in items:
+        try:
+            points.append(("[]", to_text(item)))
+        except ValueError as e:
+            raise ValueError(f"grid point {len(points)}: {e}") from None
     return points
-
-
-def _point(base_text: str, labels: List[Tuple[str, Any]], index: int) -> Point:
-    try:
-        text = to_text(json.loads(base_text), dict(labels))  # libsim reprices a point moved to another card
-        label_text = json.dumps([[p, v] for p, v in labels], allow_nan=False)
-    except ValueError as e:
-        raise ValueError(f"grid point {index}: {e}") from None
-    return label_text, text
 
 
 def _run_chunk(points: List[Point], capacity: bool, capacity_options: dict) -> List[str]:
@@ -100,7 +94,11 @@ def sweep(base: Optional[Scenario], grid_or_list: Grid, jobs: Optional[int] = No
     ``llmsim sweep`` CSV columns (identity, ``fits``, ``reason``, throughput, latency percentiles as
     ``ttft_ms.p95`` ..., goodput, cost). A point that cannot run is a row with ``fits`` False, its reason and
     NaN numbers. ``capacity=True`` runs a capacity search per point (options: num_requests, replications,
-    rel_tol, ...). ``jobs``: local threads (default: all cores). ``client``: a ``distributed.Client``."""
+    rel_tol, ...). ``jobs``: local threads (default: all cores; fewer, with a RuntimeWarning, when the system
+    refuses to start that many). ``client``: a ``distributed.Client``.
+
+    Ctrl-C (a notebook's "interrupt kernel") stops the sweep within a simulation's few thousand events and
+    raises KeyboardInterrupt with ``.partial``: the rows that had finished, as a frame indexed by grid point."""
     analysis = _area("analysis")
     points = expand_grid(base, grid_or_list)
     bar = _tqdm(progress, len(points), "sweep")
@@ -110,6 +108,12 @@ def sweep(base: Optional[Scenario], grid_or_list: Grid, jobs: Optional[int] = No
             flat = analysis.sweep(points, capacity, capacity_options, int(jobs), _callback(bar))
         else:
             flat = _on_dask(client, points, capacity, capacity_options, chunk_size, bar)
+    except KeyboardInterrupt as e:
+        # What had finished, as a frame indexed by grid point, so an interrupted sweep loses no computed row.
+        finished = getattr(e, "partial_rows", None)
+        if finished is not None:
+            e.partial = _frame([row for _, row in finished], index=[i for i, _ in finished])
+        raise
     finally:
         if bar is not None:
             bar.close()
@@ -126,11 +130,17 @@ def _on_dask(client, points: List[Point], capacity: bool, capacity_options: dict
     futures = client.map(_run_chunk, chunks, capacity=capacity, capacity_options=capacity_options, pure=False)
     index = {f.key: i for i, f in enumerate(futures)}
     results: List[Optional[List[str]]] = [None] * len(chunks)
-    for future in as_completed(futures):
-        i = index[future.key]
-        results[i] = future.result()  # re-raises a worker's ValueError here
-        if bar is not None:
-            bar.update(len(chunks[i]))
+    try:
+        for future in as_completed(futures):
+            i = index[future.key]
+            results[i] = future.result()  # re-raises a worker's ValueError here
+            if bar is not None:
+                bar.update(len(chunks[i]))
+    except KeyboardInterrupt as e:  # stop the cluster's work; keep the chunks that came back
+        client.cancel(futures)
+        e.partial_rows = [(i * chunk_size + k, row) for i, chunk in enumerate(results) if chunk is not None
+                          for k, row in enumerate(chunk)]
+        raise
     return [row for chunk in results for row in chunk]
 
 

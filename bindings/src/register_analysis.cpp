@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "convert.hpp"
+#include "interrupt.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/analysis/capacity.hpp"
 #include "llmsim/analysis/compare.hpp"
@@ -75,21 +76,22 @@ analysis::Progress progress_of(const py::object& callback) {
 void register_analysis(py::module_& m) {
   m.def("evaluate", [](const std::string& text, bool record_requests, bool record_iterations,
                        std::optional<double> rate, double time_series_s) {
-    engine::SimulationResult result;
-    {
-      py::gil_scoped_release nogil;
+    std::atomic<bool> cancel{false};
+    Warnings warnings;
+    engine::SimulationResult result = run_interruptible(cancel, warnings, [&] {
       engine::SimulationOptions opt;
       opt.record_requests = record_requests;
       opt.record_iterations = record_iterations;
       opt.time_series_window_s = time_series_s;
-      result = analysis::evaluate(resolved_of(text, rate), opt);
-    }
+      opt.cancel = &cancel;
+      return analysis::evaluate(resolved_of(text, rate), opt);
+    });
     return py::make_tuple(dump(metrics::to_json(result.summary)), request_columns(result.requests),
                           iteration_columns(result.iterations), dump(metrics::to_json(result.time_series)));
   }, py::arg("scenario"), py::arg("record_requests") = false, py::arg("record_iterations") = false,
      py::arg("rate") = py::none(), py::arg("time_series_s") = -1.0,
      "(summary JSON text with cost, request columns, iteration columns, time-series JSON text); time_series_s: "
-     "window width (0 = automatic, < 0 = off). GIL released while it runs.");
+     "window width (0 = automatic, < 0 = off). GIL released while it runs, Ctrl-C stops it (KeyboardInterrupt).");
 
   m.def("throughput", [](const std::string& text, std::int64_t num_requests) {
     py::gil_scoped_release nogil;
@@ -103,10 +105,13 @@ void register_analysis(py::module_& m) {
 
   m.def("capacity", [](const std::string& text, const py::dict& options) {
     analysis::RowOptions opt{true, capacity_options(options)};
-    py::gil_scoped_release nogil;
-    return dump(analysis::to_json(analysis::evaluate_row(resolved_of(text), opt)));
+    std::atomic<bool> cancel{false};
+    opt.cancel = &cancel;
+    Warnings warnings;
+    return run_interruptible(cancel, warnings,
+                             [&] { return dump(analysis::to_json(analysis::evaluate_row(resolved_of(text), opt))); });
   }, py::arg("scenario"), py::arg("options") = py::dict(),
-     "Capacity row (JSON text, `llmsim capacity --json` fields); GIL released while it runs.");
+     "Capacity row (JSON text, `llmsim capacity --json` fields); GIL released while it runs, Ctrl-C stops it.");
 
   m.def("apply_overrides", [](const std::string& text, const std::string& overrides) {
     std::vector<std::pair<std::string, Json>> pairs;
@@ -151,13 +156,14 @@ void register_analysis(py::module_& m) {
     opt.capacity = capacity_options(capacity);
     opt.rank_by = analysis::parse_rank_by(rank_by, "rank_by");
     opt.jobs = jobs;
+    std::atomic<bool> cancel{false};
+    opt.capacity.cancel = &cancel;  // each option's capacity search stops within one simulation
     auto report = progress_of(progress);
-    analysis::CompareResult result;
-    {
-      py::gil_scoped_release nogil;
+    Warnings warnings;
+    analysis::CompareResult result = run_interruptible(cancel, warnings, [&] {
       Json doc = parse_text(text, "scenario");
-      result = analysis::compare(spec::scenario_from_json(JsonView(doc, "")), opt, report);
-    }
+      return analysis::compare(spec::scenario_from_json(JsonView(doc, "")), opt, report);
+    });
     py::list rows;
     for (const auto& row : result.rows) rows.append(flat_row(row));
     return py::make_tuple(rows, dump(analysis::to_json(result)));
@@ -165,39 +171,70 @@ void register_analysis(py::module_& m) {
      py::arg("max_num_batched_tokens"), py::arg("capacity"), py::arg("rank_by"), py::arg("jobs"),
      py::arg("progress") = py::none(), py::arg("prices") = std::map<std::string, double>{},
      py::arg("purchase_prices") = std::map<std::string, double>{},
-     "(flattened rows, compare JSON text); capacity search per option on `jobs` threads, GIL released.");
+     "(flattened rows, compare JSON text); capacity search per option on `jobs` threads, GIL released, Ctrl-C "
+     "stops it.");
+
+  m.def("expand_grid", [](const std::string& grid_text, const std::vector<std::string>& axis_order) {
+    // The CLI's grid rules (cartesian order, overlapping axes refused, per-card repricing) for Python's grids.
+    const Json doc = parse_text(grid_text, "grid");
+    const analysis::Grid grid = analysis::expand_grid(JsonView(doc, ""), "", axis_order);
+    py::list out;
+    for (const auto& p : grid.points) {
+      Json labels = Json::array();
+      for (const auto& [path, value] : p.labels) labels.push_back(Json::array({path, value}));
+      out.append(py::make_tuple(dump(labels), dump(spec::to_json(p.scenario))));
+    }
+    return out;
+  }, py::arg("grid"), py::arg("axis_order") = std::vector<std::string>{},
+     "Points of a grid object ({\"base\": {...}, \"grid\": {...}} or {\"base\": {...}, \"scenarios\": [...]}) as "
+     "[(labels JSON, scenario JSON text)], exactly as `llmsim sweep` expands them.");
 
   m.def("sweep", [](const std::vector<std::pair<std::string, std::string>>& points, bool capacity,
                     const py::dict& capacity_opts, int jobs, const py::object& progress) {
     analysis::SweepOptions opt;
     opt.row.capacity = capacity;
     opt.row.capacity_options = capacity_options(capacity_opts);
+    std::atomic<bool> cancel{false};
+    opt.row.cancel = &cancel;
+    Warnings warnings;
+    opt.on_warning = warnings.sink();
+    // Rows as they finish, so an interrupted sweep still hands back what it computed.
+    std::vector<std::optional<std::string>> finished(points.size());
+    opt.on_row = [&](std::size_t i, const analysis::Row& row) { finished[i] = flat_row(row); };
     auto report = progress_of(progress);
-    std::vector<analysis::Row> rows;
-    {
-      py::gil_scoped_release nogil;
-      std::vector<analysis::SweepPoint> parsed(points.size());
-      for (std::size_t i = 0; i < points.size(); ++i) {
-        try {
-          for (const auto& pair : parse_text(points[i].first, "labels")) {
-            parsed[i].labels.emplace_back(pair.at(0).get<std::string>(), pair.at(1));
+    run_interruptible(
+        cancel, warnings,
+        [&] {
+          std::vector<analysis::SweepPoint> parsed(points.size());
+          for (std::size_t i = 0; i < points.size(); ++i) {
+            try {
+              for (const auto& pair : parse_text(points[i].first, "labels")) {
+                parsed[i].labels.emplace_back(pair.at(0).get<std::string>(), pair.at(1));
+              }
+              Json doc = parse_text(points[i].second, "scenario");
+              parsed[i].scenario = spec::scenario_from_json(JsonView(doc, ""));
+            } catch (const ConfigError& e) {
+              // named as run_sweep names its points
+              throw ConfigError(std::vector<std::string>{"grid point " + std::to_string(i) + ": " + e.what()});
+            }
           }
-          Json doc = parse_text(points[i].second, "scenario");
-          parsed[i].scenario = spec::scenario_from_json(JsonView(doc, ""));
-        } catch (const ConfigError& e) {
-          // named as run_sweep names its points
-          throw ConfigError(std::vector<std::string>{"grid point " + std::to_string(i) + ": " + e.what()});
-        }
-      }
-      rows = analysis::run_sweep(parsed, jobs, report, opt);
-    }
+          analysis::run_sweep(parsed, jobs, report, opt);
+          return true;
+        },
+        [&](py::error_already_set& e) {  // KeyboardInterrupt.partial_rows: [(point, flat row JSON), ...]
+          py::list partial;
+          for (std::size_t i = 0; i < finished.size(); ++i)
+            if (finished[i]) partial.append(py::make_tuple(i, *finished[i]));
+          if (py::hasattr(e.value(), "__dict__")) e.value().attr("partial_rows") = partial;
+        });
     py::list out;
-    for (const auto& row : rows) out.append(flat_row(row));
+    for (const auto& row : finished) out.append(row ? py::object(py::str(*row)) : py::object(py::none()));
     return out;
   }, py::arg("points"), py::arg("capacity"), py::arg("capacity_options"), py::arg("jobs"),
      py::arg("progress") = py::none(),
      "Flattened rows of [(labels JSON [[path, value], ...], scenario JSON text)], in point order, on `jobs` "
-     "threads with the GIL released.");
+     "threads with the GIL released. Ctrl-C stops it: the KeyboardInterrupt carries `partial_rows`, the "
+     "[(point, row)] that had finished.");
 
   m.def("check_vllm", [](const std::string& result_text, const std::string& source, const std::string& scenario_text,
                          const std::string& vllm_args, const std::string& model, const std::string& gpu) {

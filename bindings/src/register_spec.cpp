@@ -131,6 +131,16 @@ void register_spec(py::module_& m) {
                      {"text", o.text}});
   }, py::arg("text"), "A GPU option string ('2xrtx4090-24gb@pp', '2xa100-80gb-pcie+nvlink') parsed by libsim's one parser.");
 
+  m.def("read_json", [](const std::string& path, const std::string& what) {
+    // Python reads its JSON inputs here: regular files only, size-capped, strict (duplicate keys refused).
+    return dump(parse_json(read_text_file(path, what), path));
+  }, py::arg("path"), py::arg("what"),
+     "The JSON file at `path` as compact JSON text (ConfigError naming `what` for a missing, special, huge or "
+     "malformed file, or a duplicate key).");
+
+  m.def("check_json", [](const std::string& text, const std::string& source) { return dump(parse_json(text, source)); },
+        py::arg("text"), py::arg("source"), "Strictly parses JSON text and returns it compact (duplicate keys refused).");
+
   m.def("set_path", [](const std::string& scenario_text, const std::string& dotted, const std::string& value) {
     Json doc = parse_text(scenario_text, "scenario");
     spec::set_json_path(doc, dotted, parse_text(value, dotted));

@@ -1,9 +1,10 @@
 // `llmsim calibrate-fit raw.json -o profile.json`: fits a hardware profile to the raw results of the
 // calibration programs (calibration/run_all.sh) and prints the residual of every fitted term.
-#include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "common.hpp"
+#include "output_file.hpp"
 #include "fit/profile_fit.hpp"
 #include "fit/raw_results.hpp"
 #include "llmsim/core/error.hpp"
@@ -25,6 +26,10 @@ int run(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm, "usage: llmsim calibrate-fit RAW.json [-o PROFILE.json] [--gpu ID]", &pos))
       return static_cast<int>(kOk);
+    // Outputs open before the fit: a missing directory fails now.
+    std::optional<OutputFile> output, report_file;
+    if (vm.count("output")) output.emplace(vm["output"].as<std::string>(), "--output");
+    if (vm.count("report")) report_file.emplace(vm["report"].as<std::string>(), "--report");
     const std::string raw_path = vm["raw"].as<std::string>();
     const auto raw = calibration::parse_raw_results(read_text_file(raw_path, "raw results"), raw_path);
     const std::string gpu_name = vm.count("gpu") ? vm["gpu"].as<std::string>() : raw.gpu_id;
@@ -50,17 +55,13 @@ int run(int argc, char** argv) {
     if (to_stdout) {
       print_json(profile);
     } else {
-      const std::string path = vm["output"].as<std::string>();
-      std::ofstream f(path);
-      f << profile.dump(2) << "\n";
-      if (!f) throw ConfigError("--output", "cannot write '" + path + "'");
-      out << "wrote " << path << "\n";
+      output->write(profile.dump(2) + "\n");
+      output->commit();
+      out << "wrote " << output->path() << "\n";
     }
-    if (vm.count("report")) {
-      const std::string path = vm["report"].as<std::string>();
-      std::ofstream f(path);
-      f << calibration::to_json(report).dump(2) << "\n";
-      if (!f) throw ConfigError("--report", "cannot write '" + path + "'");
+    if (report_file) {
+      report_file->write(calibration::to_json(report).dump(2) + "\n");
+      report_file->commit();
     }
     return static_cast<int>(kOk);
   });

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "common.hpp"
+#include "signals.hpp"
 #include "llmsim/analysis/row.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
@@ -130,6 +131,8 @@ int run_capacity(int argc, char** argv) {
     c.warmup_requests = std::min<std::int64_t>(c.warmup_requests, c.num_requests / 10);
     c.max_evaluations = vm["max-evaluations"].as<int>();
     c.validate("capacity");
+    CancelScope interrupts;
+    options.cancel = interrupts.flag();
     const analysis::Row row = analysis::evaluate_row(resolved, options);
     if (vm.count("json")) print_json(analysis::to_json(row));
     else print_human(resolved, row);

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "common.hpp"
+#include "output_file.hpp"
+#include "signals.hpp"
 #include "llmsim/analysis/compare.hpp"
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/quality.hpp"
@@ -209,10 +211,9 @@ std::map<std::string, double> price_map(const std::string& list, const std::stri
   return out;
 }
 
-void write_rows(const std::string& file, const analysis::CompareResult& r) {
-  std::ofstream out(file);
-  if (!out) throw ConfigError("--out", "cannot write '" + file + "'");
-  out << analysis::to_json(r).dump(2) << "\n";
+void write_rows(OutputFile& out, const analysis::CompareResult& r) {
+  out.write(analysis::to_json(r).dump(2) + "\n");
+  out.commit();
 }
 
 int run_compare(int argc, char** argv) {
@@ -273,8 +274,12 @@ int run_compare(int argc, char** argv) {
     o.capacity.num_requests = vm["requests"].as<long long>();
     o.capacity.warmup_requests = std::min<std::int64_t>(o.capacity.warmup_requests, o.capacity.num_requests / 10);
 
+    CancelScope interrupts;  // first, so that no signal can leave a temporary output file behind
+    std::optional<OutputFile> out;  // opened before the work: a missing directory fails now
+    if (vm.count("out")) out.emplace(vm["out"].as<std::string>(), "--out");
+    o.capacity.cancel = interrupts.flag();  // every capacity search stops within one simulation
     const auto result = analysis::compare(base, o, ProgressLine("compare", "options", vm));
-    if (vm.count("out")) write_rows(vm["out"].as<std::string>(), result);
+    if (out) write_rows(*out, result);
     if (vm.count("json")) print_json(analysis::to_json(result));
     else print_table(result, base);
     return kOk;

@@ -1,9 +1,12 @@
 // `llmsim simulate`: run one scenario through the serving engine and print the summary.
 #include <cmath>
-#include <fstream>
 #include <iostream>
+#include <optional>
+#include <sstream>
 
 #include "common.hpp"
+#include "output_file.hpp"
+#include "signals.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/engine/simulator.hpp"
@@ -16,25 +19,32 @@ namespace llmsim::cli {
 
 namespace {
 
-void write_requests_csv(const std::string& file, const std::vector<engine::RequestRecord>& recs) {
-  std::ofstream out(file);
-  if (!out) throw ConfigError("--requests-csv", "cannot write '" + file + "'");
-  out << "id,tenant,replica,arrival_s,admitted_s,first_token_s,finish_s,input_tokens,output_tokens,preemptions,warmup\n";
-  out.precision(9);
-  for (const auto& r : recs)
-    out << r.id << ',' << r.tenant << ',' << r.replica << ',' << r.arrival_s << ',' << r.admitted_s << ','
-        << r.first_token_s << ',' << r.finish_s << ',' << r.input_tokens << ',' << r.output_tokens << ','
-        << r.preemptions << ',' << (r.warmup ? 1 : 0) << '\n';
+// Records as CSV through an OutputFile: every write checked, the file complete at its final path or absent.
+void write_requests_csv(OutputFile& out, const std::vector<engine::RequestRecord>& recs) {
+  out.write("id,tenant,replica,arrival_s,admitted_s,first_token_s,finish_s,input_tokens,output_tokens,preemptions,warmup\n");
+  std::ostringstream line;
+  line.precision(9);
+  for (const auto& r : recs) {
+    line.str("");
+    line << r.id << ',' << r.tenant << ',' << r.replica << ',' << r.arrival_s << ',' << r.admitted_s << ','
+         << r.first_token_s << ',' << r.finish_s << ',' << r.input_tokens << ',' << r.output_tokens << ','
+         << r.preemptions << ',' << (r.warmup ? 1 : 0) << '\n';
+    out.write(line.str());
+  }
+  out.commit();
 }
 
-void write_iterations_csv(const std::string& file, const std::vector<engine::IterationRecord>& recs) {
-  std::ofstream out(file);
-  if (!out) throw ConfigError("--iterations-csv", "cannot write '" + file + "'");
-  out << "start_s,duration_s,replica,virtual_engine,prefill_tokens,prefill_seqs,decode_seqs,waiting,kv_blocks_used\n";
-  out.precision(9);
-  for (const auto& r : recs)
-    out << r.start_s << ',' << r.duration_s << ',' << r.replica << ',' << r.virtual_engine << ',' << r.prefill_tokens << ',' << r.prefill_seqs
-        << ',' << r.decode_seqs << ',' << r.waiting << ',' << r.kv_blocks_used << '\n';
+void write_iterations_csv(OutputFile& out, const std::vector<engine::IterationRecord>& recs) {
+  out.write("start_s,duration_s,replica,virtual_engine,prefill_tokens,prefill_seqs,decode_seqs,waiting,kv_blocks_used\n");
+  std::ostringstream line;
+  line.precision(9);
+  for (const auto& r : recs) {
+    line.str("");
+    line << r.start_s << ',' << r.duration_s << ',' << r.replica << ',' << r.virtual_engine << ',' << r.prefill_tokens
+         << ',' << r.prefill_seqs << ',' << r.decode_seqs << ',' << r.waiting << ',' << r.kv_blocks_used << '\n';
+    out.write(line.str());
+  }
+  out.commit();
 }
 
 void print_latency(Table& t, const char* name, const metrics::LatencyStats& l) {
@@ -154,17 +164,23 @@ int run_simulate(int argc, char** argv) {
     if (vm.count("rate")) scenario.workload = spec::with_rate(scenario.workload, vm["rate"].as<double>());
     const auto resolved = spec::resolve(scenario, spec::Catalog::builtin());
 
+    CancelScope interrupts;  // first, so that no signal can leave a temporary output file behind
+    // Output files open before the run: a missing directory fails now, not after the simulation.
+    std::optional<OutputFile> requests_csv, iterations_csv;
+    if (vm.count("requests-csv")) requests_csv.emplace(vm["requests-csv"].as<std::string>(), "--requests-csv");
+    if (vm.count("iterations-csv")) iterations_csv.emplace(vm["iterations-csv"].as<std::string>(), "--iterations-csv");
     engine::SimulationOptions options;
-    options.record_requests = vm.count("requests-csv") > 0;
-    options.record_iterations = vm.count("iterations-csv") > 0;
+    options.record_requests = requests_csv.has_value();
+    options.record_iterations = iterations_csv.has_value();
+    options.cancel = interrupts.flag();
     if (vm.count("time-series")) {
       options.time_series_window_s = vm["time-series"].as<double>();
       if (!(options.time_series_window_s >= 0) || !std::isfinite(options.time_series_window_s))
         throw ConfigError("--time-series", "must be >= 0 seconds (0 = automatic), got " + format_value(options.time_series_window_s));
     }
     const auto result = analysis::evaluate(resolved, options);  // simulate + the cost fields
-    if (vm.count("requests-csv")) write_requests_csv(vm["requests-csv"].as<std::string>(), result.requests);
-    if (vm.count("iterations-csv")) write_iterations_csv(vm["iterations-csv"].as<std::string>(), result.iterations);
+    if (requests_csv) write_requests_csv(*requests_csv, result.requests);
+    if (iterations_csv) write_iterations_csv(*iterations_csv, result.iterations);
     if (vm.count("json")) {
       Json j = metrics::to_json(result.summary);
       if (vm.count("time-series")) j["time_series"] = metrics::to_json(result.time_series);

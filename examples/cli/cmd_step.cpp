@@ -5,8 +5,8 @@
 #include <string>
 
 #include "common.hpp"
+#include "llmsim/analysis/step.hpp"
 #include "llmsim/core/error.hpp"
-#include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/catalog.hpp"
@@ -24,12 +24,6 @@ const char* kUsage =
     "                   [--gpu-profile FILE] [--eager] [--engine vllm|vllm-v0] [--cpu-offload-gb G] [--json]\n\n"
     "Time of one serving-engine iteration: one prefill chunk of P tokens after C cached tokens, plus B\n"
     "sequences decoding one token each with L tokens of context. Prints the per-op roofline breakdown.";
-
-std::int64_t non_negative(const po::variables_map& vm, const char* flag) {
-  const auto v = vm[flag].as<std::int64_t>();
-  if (v < 0) throw ConfigError(std::string("--") + flag, "must be >= 0, got " + std::to_string(v));
-  return v;
-}
 
 int run(int argc, char** argv) {
   po::options_description opts("step options");
@@ -54,15 +48,8 @@ int run(int argc, char** argv) {
   po::variables_map vm;
   if (!parse_args(argc, argv, opts, vm, kUsage)) return kOk;
 
-  const std::int64_t p_tokens = non_negative(vm, "prefill-tokens");
-  const std::int64_t p_context = non_negative(vm, "prefill-context");
-  const std::int64_t d_seqs = non_negative(vm, "decode-seqs");
-  const std::int64_t d_context = non_negative(vm, "context");
-  if (p_tokens == 0 && p_context > 0)
-    throw ConfigError("--prefill-context", "given without --prefill-tokens (a chunk needs tokens)");
-  if (d_seqs == 0 && d_context > 0) throw ConfigError("--context", "given without --decode-seqs");
-  if (p_tokens == 0 && d_seqs == 0)
-    throw ConfigError("arguments", "empty batch: give --prefill-tokens and/or --decode-seqs");
+  const analysis::StepLengths lengths{vm["prefill-tokens"].as<std::int64_t>(), vm["prefill-context"].as<std::int64_t>(),
+                                      vm["decode-seqs"].as<std::int64_t>(), vm["context"].as<std::int64_t>()};
 
   const auto& catalog = spec::Catalog::builtin();
   const spec::ModelSpec model = catalog.model(vm["model"].as<std::string>(), "--model");
@@ -99,34 +86,12 @@ int run(int argc, char** argv) {
   const perf::CostModel cm(model, quant, gpu, profile, parallel, !eager, engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
                            generation);
 
-  perf::BatchShape batch;
-  if (p_tokens > 0) batch.add_prefill(p_tokens, p_context, true);
-  if (d_seqs > 0) {
-    // All decode sequences share one context length: set the sums directly (O(1) whatever B is).
-    batch.decode_seqs = d_seqs;
-    batch.decode_context = d_seqs * d_context;
-  }
-
-  // The batch must fit in the KV cache that the memory plan leaves (vLLM's defaults otherwise).
-  const std::int64_t longest = std::max(p_context + p_tokens, d_context + 1);
-  if (model.max_position_embeddings > 0 && longest > model.max_position_embeddings)
-    throw ConfigError(p_context + p_tokens >= d_context + 1 ? "--prefill-context" : "--context",
-                      "a sequence of " + std::to_string(longest) + " tokens exceeds the " +
-                          std::to_string(model.max_position_embeddings) + "-token context of " + model.id);
-  const int max_len = static_cast<int>(longest);
-  const memory::MemoryPlan plan = memory::plan_memory(model, cm.quant(), gpu, parallel, engine, max_len);
-  if (!plan.fits) throw ConfigError("--model", "does not fit: " + plan.reason);
-  const std::int64_t kv_needed = p_context + p_tokens + d_seqs * (d_context + 1);
-  if (kv_needed > plan.kv_capacity_tokens)
-    throw ConfigError("batch", "needs " + std::to_string(kv_needed) + " KV-cache tokens but " + gpu.id + " x" +
-                                   std::to_string(parallel.gpus()) + " holds " +
-                                   std::to_string(plan.kv_capacity_tokens) + " for " + model.id + " (" +
-                                   vm["quant"].as<std::string>() + ", KV " + vm["kv-dtype"].as<std::string>() + ")");
-
-  const perf::StepCost s = cm.breakdown(batch);
+  // The same checks (lengths, context, memory, KV room) as Python's llmsim.step().
+  const perf::StepCost s = analysis::step_cost(cm, engine, lengths, analysis::StepNames::cli_flags);
   const std::string backend = perf::to_string(cm.decode_attention_backend());
   const perf::AllReduceModel allreduce(gpu, cm.profile(), parallel.tp);
-  const std::string ar = perf::to_string(allreduce.algorithm(static_cast<double>(batch.tokens()) * model.hidden_size * 2));
+  const double step_tokens = static_cast<double>(s.tokens);
+  const std::string ar = perf::to_string(allreduce.algorithm(step_tokens * model.hidden_size * 2));
   if (vm["json"].as<bool>()) {
     Json j = perf::to_json(s);
     j["model"] = model.id;
@@ -144,8 +109,9 @@ int run(int argc, char** argv) {
   }
   std::cout << model.id << " on " << gpu.id << (parallel.gpus() > 1 ? " x" + std::to_string(parallel.gpus()) : "")
             << " (" << cm.quant().weights.id << ", GEMMs in " << spec::to_string(cm.gemm_dtype()) << ", tp "
-            << parallel.tp << ", pp " << parallel.pp << "): prefill " << p_tokens << " tokens after " << p_context
-            << ", decode " << d_seqs << " seqs at context " << d_context << "\n";
+            << parallel.tp << ", pp " << parallel.pp << "): prefill " << lengths.prefill_tokens << " tokens after "
+            << lengths.prefill_context << ", decode " << lengths.decode_seqs << " seqs at context " << lengths.context
+            << "\n";
   std::cout << "engine " << perf::to_string(generation) << "; decode attention: " << backend
             << (parallel.tp > 1 ? "; all-reduce: " + ar + " over " + perf::to_string(allreduce.link()) : "") << "\n";
   std::cout << "profile: " << cm.profile().source << "\n\n";

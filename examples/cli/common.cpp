@@ -4,9 +4,13 @@
 
 #include <charconv>
 #include <cmath>
+#include <csignal>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <limits>
+#include <new>
 #include <sstream>
 #include <string_view>
 
@@ -15,6 +19,7 @@
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/sweep.hpp"
 #include "llmsim/core/error.hpp"
+#include "signals.hpp"
 
 namespace llmsim::cli {
 
@@ -221,6 +226,10 @@ int guarded(const std::string& command, const std::function<int()>& body) {
   } catch (const CalibrationDataError& e) {
     std::cerr << prefix << e.what() << "\n";
     return kBadInput;
+  } catch (const Cancelled& e) {
+    const int sig = interrupt_signal();
+    std::cerr << "llmsim " << command << ": " << e.what() << "; unfinished outputs were removed\n";
+    return 128 + (sig > 0 ? sig : SIGINT);
   } catch (const InternalError& e) {
     std::cerr << prefix << e.what() << " (this is a bug in llmsim)\n";
     return kInternal;
@@ -229,6 +238,9 @@ int guarded(const std::string& command, const std::function<int()>& body) {
     return kBadInput;
   } catch (const po::error& e) {
     std::cerr << prefix << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::bad_alloc&) {  // the machine's limit, not a bug: say which knobs use memory
+    std::cerr << prefix << "out of memory (fewer --jobs, fewer requests, or no per-request records need less)\n";
     return kBadInput;
   } catch (const std::exception& e) {
     std::cerr << prefix << "unexpected: " << e.what() << " (this is a bug in llmsim)\n";
@@ -254,6 +266,12 @@ void apply_gpu_options(spec::Scenario& s, const po::variables_map& vm) {
 }
 
 void print_json(const Json& j) { std::cout << j.dump(2) << "\n"; }
+
+void check_stdout() {
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
+    throw ConfigError("stdout", std::string("cannot write the output: ") + std::strerror(errno ? errno : EIO));
+}
 
 void Table::print(std::ostream& out) const {
   std::vector<std::size_t> width;

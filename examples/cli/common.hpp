@@ -19,7 +19,9 @@ namespace llmsim::cli {
 
 namespace po = boost::program_options;
 
-/// Exit codes: 0 success, 1 a stated bound was violated (--fail-if), 2 bad input, 3 internal error.
+/// Exit codes: 0 success, 1 a stated bound was violated (--fail-if), 2 bad input (or an output that cannot be
+/// written: a full disk, a missing directory), 3 internal error, 128 + N interrupted by signal N (130 SIGINT,
+/// 143 SIGTERM).
 enum ExitCode { kOk = 0, kBoundViolated = 1, kBadInput = 2, kInternal = 3 };
 
 struct Command {
@@ -74,7 +76,8 @@ class ProgressLine {
 };
 
 /// Runs `body`, turning exceptions into a one-line message on stderr and an exit code:
-/// ConfigError/program_options errors -> 2, other llmsim::Error -> 2, InternalError/other -> 3.
+/// ConfigError/program_options errors -> 2, other llmsim::Error -> 2, Cancelled -> 128 + signal,
+/// InternalError/other -> 3.
 int guarded(const std::string& command, const std::function<int()>& body);
 
 /// Adds --gpu (override hardware.gpu with a GPU option) and --price (per GPU-hour, cost.currency) to a scenario command's options.
@@ -85,6 +88,9 @@ void apply_gpu_options(spec::Scenario& scenario, const po::variables_map& vm);
 
 /// Pretty-prints JSON to stdout followed by a newline.
 void print_json(const Json& j);
+
+/// Flushes stdout; ConfigError when the text did not all get out (stdout on a full disk, a closed pipe).
+void check_stdout();
 
 /// A plain aligned text table: first row is the header; numbers are right-aligned.
 class Table {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
 
 namespace llmsim::cli {
@@ -47,11 +48,20 @@ int main(int argc, char** argv) {
   for (auto& ch : wanted) ch = ch == '-' ? '_' : ch;
   std::vector<std::string> names;
   for (const auto& c : commands()) {
-    if (wanted == c.name) return c.run(argc - 1, argv + 1);
+    if (wanted == c.name) {
+      const int code = c.run(argc - 1, argv + 1);
+      // A result that did not reach stdout (a full disk, /dev/full) is not a success.
+      const int out = llmsim::cli::guarded(argv[1], [] {
+        llmsim::cli::check_stdout();
+        return static_cast<int>(llmsim::cli::kOk);
+      });
+      return code == llmsim::cli::kOk ? out : code;
+    }
     std::string n = c.name;
     for (auto& ch : n) ch = ch == '_' ? '-' : ch;
     names.push_back(n);
   }
-  std::cerr << "llmsim: error: " << llmsim::unknown_name_message("command", argv[1], names) << "\n";
+  std::cerr << "llmsim: error: " << llmsim::printable(llmsim::unknown_name_message("command", argv[1], names), 1000)
+            << "\n";
   return llmsim::cli::kBadInput;
 }

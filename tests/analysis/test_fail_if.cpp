@@ -58,7 +58,10 @@ TEST_CASE("fail-if triggers exactly when the row's value satisfies the condition
   CHECK(triggers(gt, 2000.5));
   CHECK_FALSE(triggers(gt, 2000.0));
   CHECK_FALSE(triggers(gt, 10.0));
-  CHECK_FALSE(triggers(gt, nullptr));  // no number (does not fit): not this bound's business
+  // No number (does not fit, completed nothing, no capacity search) cannot show the bound holds: a CI gate
+  // fails on it unless the caller allows missing values (--allow-missing).
+  CHECK(triggers(gt, nullptr));
+  CHECK_FALSE(triggers(gt, nullptr, /*allow_missing=*/true));
   auto le = parse_fail_if("max_qps <= 4", kFields);
   CHECK(triggers(le, 4.0));
   CHECK(triggers(le, 3.0));
@@ -75,4 +78,54 @@ TEST_CASE("fail-if triggers exactly when the row's value satisfies the condition
   REQUIRE(v.size() == 1);
   CHECK(v[0].find("ttft_ms.p95 > 2000") != std::string::npos);
   CHECK(v[0].find("2500") != std::string::npos);
+}
+
+TEST_CASE("fail-if values are typed by the row schema: booleans are true or false only", "[analysis][fail_if]") {
+  const auto schema = analysis::row_schema();
+  auto kind = [&](const std::string& column) {
+    for (const auto& [c, k] : schema)
+      if (c == column) return k;
+    FAIL("no column " << column);
+    return analysis::ValueKind::any;
+  };
+  CHECK(kind("fits") == analysis::ValueKind::boolean);
+  CHECK(kind("slo_met") == analysis::ValueKind::boolean);
+  CHECK(kind("unstable") == analysis::ValueKind::boolean);
+  CHECK(kind("max_qps") == analysis::ValueKind::number);
+  CHECK(kind("ttft_ms.p95") == analysis::ValueKind::number);
+  CHECK(kind("at_target.ttft_ms.p95") == analysis::ValueKind::number);
+  CHECK(kind("gpu") == analysis::ValueKind::string);
+  // These used to parse as strings that never matched, so the gate passed whatever the rows said.
+  for (const char* bad : {"fits == maybe", "fits == FALSE", "fits == 0", "fits < 1", "fits == 'false'",
+                          "max_qps == fast", "max_qps < 1,000", "max_qps > 0x10", "gpu > a100", "slo_met != yes"})
+    CHECK_THROWS_AS(parse_fail_if(bad, schema), ConfigError);
+  CHECK_THROWS_WITH(parse_fail_if("fits == maybe", schema), Catch::Contains("'fits' holds true or false"));
+  CHECK(parse_fail_if("fits == false", schema).value == false);
+  CHECK(parse_fail_if("slo_met != true", schema).value == true);
+  CHECK(parse_fail_if("gpu == 5", schema).value == "5");  // a string column compares text
+  CHECK(parse_fail_if("max_qps < 1e3", schema).value == 1000.0);
+}
+
+TEST_CASE("fail-if on a grid label takes the kind of its values", "[analysis][fail_if]") {
+  const auto schema = analysis::row_schema({"workload.arrival.rate", "hardware.gpu", "mixed"},
+                                           {{1.0, 2.0}, {"l4", "a100-80gb-sxm"}, {1.0, "x"}});
+  CHECK(parse_fail_if("workload.arrival.rate > 1", schema).value == 1.0);
+  CHECK_THROWS_AS(parse_fail_if("workload.arrival.rate > fast", schema), ConfigError);
+  CHECK_THROWS_AS(parse_fail_if("hardware.gpu < l4", schema), ConfigError);
+  CHECK(parse_fail_if("mixed == x", schema).value == "x");
+}
+
+TEST_CASE("a field with no value in any row is an error, not a passing gate", "[analysis][fail_if]") {
+  const auto schema = analysis::row_schema();
+  const auto cond = parse_fail_if("max_qps < 1000", schema);
+  const std::vector<std::vector<std::pair<std::string, Json>>> none = {{{"max_qps", nullptr}}, {{"max_qps", nullptr}}};
+  CHECK_THROWS_WITH(analysis::require_values({cond}, none),
+                    Catch::Contains("'max_qps' has no value in any row") && Catch::Contains("--capacity"));
+  const std::vector<std::vector<std::pair<std::string, Json>>> some = {{{"max_qps", nullptr}}, {{"max_qps", 12.0}}};
+  CHECK_NOTHROW(analysis::require_values({cond}, some));
+  // The row without a value violates the bound; the other is checked on its number.
+  CHECK(analysis::violations({cond}, some[0]).size() == 1);
+  CHECK_THAT(analysis::violations({cond}, some[0])[0], Catch::Contains("got no value"));
+  CHECK(analysis::violations({cond}, some[0], /*allow_missing=*/true).empty());
+  CHECK(analysis::violations({cond}, some[1]).size() == 1);
 }

@@ -203,6 +203,7 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
     // there (the one place the engine's early stop is used; every other run goes to its end).
     engine::SimulationOptions sim;
     sim.stop_when_unstable = true;
+    sim.cancel = options.cancel;
     auto test = [&](double load) {
       auto result = evaluate(at_load(scenario, load, seed, options), sim);
       if (!result.summary.fits) {

@@ -94,12 +94,17 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
       (cap.closed_loop ? static_cast<double>(*cap.max_concurrency) : cap.max_qps) / s.scenario.hardware.replicas;
   if (!(target > 0)) return;
   const auto estimate = replicas_needed(target, per_replica, 0.0);
-  if (!estimate) return;
+  if (!estimate)  // more replicas than a count holds: an answer of "null" would read as "nothing needed"
+    throw ConfigError(cap.closed_loop ? "workload.arrival.concurrency" : "cost.target_qps",
+                      format_value(target) + (cap.closed_loop ? " users" : " req/s") + " needs more than 1e9 replicas at " +
+                          format_value(per_replica) + " per replica");
   auto share = [&](int serving) { return cap.closed_loop ? std::ceil(target / serving) : target / serving; };
   auto run_share = [&](int serving) {  // one serving replica at its share, on the scenario's own seed
     spec::ResolvedScenario one = at_load(s, share(serving), s.scenario.workload.seed, copt);
     one.scenario.hardware.replicas = 1;
-    metrics::Summary summary = evaluate(one).summary;
+    engine::SimulationOptions sim;
+    sim.cancel = copt.cancel;
+    metrics::Summary summary = evaluate(one, sim).summary;
     return cap.closed_loop ? summary : steady_state_rates(summary, share(serving));
   };
   // Capacity comes from a noisy search (600-request P95s, the median of several seeds), so one replica at a share
@@ -132,7 +137,9 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
 Row evaluate_row(const spec::ResolvedScenario& s, const RowOptions& options) {
   Row row = row_identity(s);
   if (!options.capacity) {
-    auto result = evaluate(s);
+    engine::SimulationOptions sim;
+    sim.cancel = options.cancel;
+    auto result = evaluate(s, sim);
     if (!result.summary.fits) {
       row.fits = false;
       row.reason = result.summary.reason;
@@ -156,7 +163,9 @@ Row evaluate_row(const spec::ResolvedScenario& s, const RowOptions& options) {
   }
 
   check_fleet_target(s.scenario);
-  CapacityResult cap = find_capacity(s, options.capacity_options);
+  CapacityOptions copt = options.capacity_options;
+  if (options.cancel) copt.cancel = options.cancel;
+  CapacityResult cap = find_capacity(s, copt);
   if (!cap.fits) {
     row.fits = false;
     row.reason = cap.reason;
@@ -166,7 +175,7 @@ Row evaluate_row(const spec::ResolvedScenario& s, const RowOptions& options) {
   if (cap.found) {
     row.summary = cap.at_capacity;
     row.load_qps = cap.closed_loop ? row.summary->throughput.requests_per_s : cap.max_qps;
-    size_fleet(row, s, cap, options.capacity_options);
+    size_fleet(row, s, cap, copt);
   }
   row.capacity = std::move(cap);
   return row;

@@ -56,13 +56,24 @@ void reprice(SweepPoint& p, const Json& base) {
   for (const auto& [path, value] : p.labels)
     if ((path == "hardware" || path == "hardware.price_per_gpu_hour") && !value.is_null()) return;
   const Json hw = base.value("hardware", Json::object());
-  const std::string base_gpu =
-      hw.is_object() && hw.contains("gpu") && hw["gpu"].is_string() ? hw["gpu"].get<std::string>() : spec::Deployment{}.gpu;
+  // An inline GPU object is held as its compact text (spec::Deployment::gpu), so compare in that form.
+  std::string base_gpu = spec::Deployment{}.gpu;
+  if (hw.is_object() && hw.contains("gpu") && hw["gpu"].is_string()) base_gpu = hw["gpu"].get<std::string>();
+  if (hw.is_object() && hw.contains("gpu") && hw["gpu"].is_object()) base_gpu = hw["gpu"].dump();
   auto& h = p.scenario.hardware;
   h.price_per_gpu_hour = price_on_gpu(base_gpu, h.price_per_gpu_hour, h.gpu);
 }
 
 }  // namespace
+
+void refuse_overlapping_paths(const std::vector<std::string>& paths, const std::string& where) {
+  for (const auto& a : paths)
+    for (const auto& b : paths)
+      if (a.size() < b.size() && b.compare(0, a.size(), a) == 0 && b[a.size()] == '.')
+        throw ConfigError(where, "'" + a + "' and '" + b + "' overlap: the second is a field of the first, so one "
+                                 "would overwrite the other and rows would be labelled with values they did not run; "
+                                 "sweep one of them");
+}
 
 Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::vector<std::string>& axis_order) {
   Grid out;
@@ -90,6 +101,7 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
       LLMSIM_CHECK(sorted_order == keys, "axis_order must list every grid key once");
       keys = axis_order;
     }
+    refuse_overlapping_paths(keys, g.path().empty() ? "grid" : g.path());
     std::vector<std::pair<std::string, std::vector<Json>>> axes;
     std::size_t total = 1;
     for (const auto& key : keys) {
@@ -144,6 +156,7 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
         if (!seen) out.label_paths.push_back(it.key());
       }
     }
+    refuse_overlapping_paths(out.label_paths, list.path().empty() ? "scenarios" : list.path());
     for (std::size_t n = 0; n < entries.size(); ++n) {
       Json doc = base;
       SweepPoint p;
@@ -151,8 +164,8 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
         if (entries[n].has(path)) {
           try {
             spec::set_json_path(doc, path, entries[n].json().at(path));
-          } catch (const ConfigError& e) {
-            throw ConfigError(entries[n].child_path(path), e.what());
+          } catch (const ConfigError& e) {  // named as parse_point names a point
+            throw ConfigError("grid point " + std::to_string(n) + " (" + entries[n].path() + ")", e.what());
           }
           p.labels.emplace_back(path, entries[n].json().at(path));
         } else {
@@ -216,6 +229,11 @@ std::vector<Row> run_sweep(const std::vector<SweepPoint>& points, int jobs, cons
   }
 
   std::vector<Row> rows(points.size());
+  ParallelHooks hooks;
+  hooks.progress = progress;
+  hooks.cancel = options.row.cancel;
+  hooks.on_warning = options.on_warning;
+  if (options.on_row) hooks.on_done = [&](std::size_t i) { options.on_row(i, rows[i]); };
   parallel_for(
       points.size(), jobs,
       [&](std::size_t i) {
@@ -231,7 +249,7 @@ std::vector<Row> run_sweep(const std::vector<SweepPoint>& points, int jobs, cons
         row.labels = points[i].labels;
         rows[i] = std::move(row);
       },
-      progress);
+      hooks);
   return rows;
 }
 

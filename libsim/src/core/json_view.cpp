@@ -1,9 +1,10 @@
 #include "llmsim/core/json_view.hpp"
 
+#include <cctype>
 #include <cmath>
-#include <fstream>
+#include <map>
 #include <limits>
-#include <sstream>
+#include <vector>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
@@ -12,7 +13,111 @@ namespace llmsim {
 
 namespace {
 constexpr int kMaxDepth = 64;
+
+std::string line_column(std::string_view text, std::size_t offset) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') ++line, col = 1;
+    else ++col;
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(col);
 }
+
+// Walks the structure of JSON text (well formed up to where it is asked to stop), keeping the dotted path of the
+// value being read. `on_key(key, offset, frame)` sees each object key; returns false to stop early.
+struct Frame {
+  bool object = false;
+  std::string path;                          // dotted path of this container
+  std::size_t elements = 0;                  // arrays: index of the current element
+  bool expect_key = true;                    // objects: the next string is a key
+  std::map<std::string, std::size_t> keys;   // objects: key -> offset of its opening quote
+  std::string last_key;
+};
+
+std::string child_path_of(const std::vector<Frame>& stack) {
+  if (stack.empty()) return "";
+  const Frame& f = stack.back();
+  if (f.object) return f.path.empty() ? f.last_key : f.path + "." + f.last_key;
+  return f.path + "[" + std::to_string(f.elements) + "]";
+}
+
+template <class OnKey>
+std::vector<Frame> walk(std::string_view text, std::size_t stop, OnKey&& on_key) {
+  std::vector<Frame> stack;
+  for (std::size_t i = 0; i < text.size() && i < stop; ++i) {
+    const char c = text[i];
+    if (c == '{' || c == '[') {
+      Frame f;
+      f.object = c == '{';
+      f.path = child_path_of(stack);
+      stack.push_back(std::move(f));
+    } else if (c == '}' || c == ']') {
+      if (!stack.empty()) stack.pop_back();
+    } else if (c == ',') {
+      if (!stack.empty()) {
+        if (stack.back().object) stack.back().expect_key = true;
+        else ++stack.back().elements;
+      }
+    } else if (c == '"') {
+      const std::size_t start = i;
+      bool escaped = false;
+      for (++i; i < text.size(); ++i) {
+        if (text[i] == '\\') {
+          ++i;
+          escaped = true;
+        } else if (text[i] == '"') {
+          break;
+        }
+      }
+      if (i >= text.size() || i >= stop) break;
+      if (stack.empty() || !stack.back().object || !stack.back().expect_key) continue;
+      Frame& f = stack.back();
+      std::string key(text.substr(start + 1, i - start - 1));
+      if (escaped) key = Json::parse(text.substr(start, i - start + 1)).get<std::string>();  // "\u0061" is "a"
+      f.expect_key = false;
+      f.last_key = key;
+      on_key(key, start, f);
+    }
+  }
+  return stack;
+}
+
+// A key repeated within one object of text nlohmann accepted: ConfigError naming both positions and the path.
+void refuse_duplicate_keys(std::string_view text, const std::string& source) {
+  walk(text, text.size(), [&](const std::string& key, std::size_t start, Frame& f) {
+    const auto [it, inserted] = f.keys.emplace(key, start);
+    if (!inserted) {
+      const std::string where = f.path.empty() ? "" : " in '" + f.path + "'";
+      throw ConfigError(source, "duplicate key '" + key + "'" + where + " at " + line_column(text, start) +
+                                    " (first at " + line_column(text, it->second) +
+                                    "): each key may appear once in an object");
+    }
+  });
+}
+
+// The dotted path of the value at `offset` (for messages about a syntax error there).
+std::string path_at(std::string_view text, std::size_t offset) {
+  try {
+    return child_path_of(walk(text, offset, [](const std::string&, std::size_t, Frame&) {}));
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+// Offset of the number literal `token` as a value (after ':' ',' or '['), or npos.
+std::size_t number_offset(std::string_view text, const std::string& token) {
+  for (std::size_t at = text.find(token); at != std::string_view::npos; at = text.find(token, at + 1)) {
+    std::size_t before = at;
+    while (before > 0 && std::isspace(static_cast<unsigned char>(text[before - 1]))) --before;
+    const char prev = before == 0 ? ':' : text[before - 1];
+    const std::size_t end = at + token.size();
+    const bool delimited = end >= text.size() || std::string_view(",]} \t\r\n").find(text[end]) != std::string_view::npos;
+    if ((prev == ':' || prev == ',' || prev == '[') && delimited) return at;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
 
 Json parse_json(std::string_view text, const std::string& source) {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
@@ -26,29 +131,39 @@ Json parse_json(std::string_view text, const std::string& source) {
     return true;
   };
   try {
-    return Json::parse(text.begin(), text.end(), depth_guard, /*allow_exceptions=*/true,
-                       /*ignore_comments=*/false);
+    Json doc = Json::parse(text.begin(), text.end(), depth_guard, /*allow_exceptions=*/true,
+                           /*ignore_comments=*/false);
+    refuse_duplicate_keys(text, source);
+    return doc;
   } catch (const Json::parse_error& e) {
     std::string msg = e.what();
     // nlohmann's message starts with "[json.exception.parse_error.101] "; keep the readable part.
     auto pos = msg.find("] ");
     if (pos != std::string::npos) msg = msg.substr(pos + 2);
-    throw ConfigError(source, "invalid JSON: " + msg);
+    const std::string path = e.byte > 0 ? path_at(text, e.byte - 1) : "";
+    throw ConfigError(source, "invalid JSON: " + msg + (path.empty() ? "" : " (in '" + path + "')"));
+  } catch (const Json::out_of_range& e) {
+    // A number beyond double's range ("1e999"): name the field it was given for, as for any out-of-range value.
+    std::string msg = e.what();
+    const auto q1 = msg.find('\''), q2 = msg.rfind('\'');
+    const std::string token = q1 != std::string::npos && q2 > q1 ? msg.substr(q1 + 1, q2 - q1 - 1) : "";
+    const std::size_t at = token.empty() ? std::string_view::npos : number_offset(text, token);
+    const std::string path = at == std::string_view::npos ? "" : path_at(text, at);
+    if (!path.empty())
+      throw ConfigError(path, "the number " + token + " is out of range (" + source + ", " + line_column(text, at) + ")");
+    throw ConfigError(source, "invalid JSON: the number " + token + " is out of range");
   } catch (const Json::exception& e) {
     throw ConfigError(source, std::string("invalid JSON: ") + e.what());
   }
 }
 
-std::string read_text_file(const std::string& path, std::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(std::string(what), "cannot read file '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw ConfigError(std::string(what), "error reading file '" + path + "'");
-  return ss.str();
-}
+Json read_json_file(const std::string& path) { return parse_json(read_text_file(path, ""), path); }
 
-Json read_json_file(const std::string& path) { return parse_json(read_text_file(path, path), path); }
+bool is_inline_json(std::string_view ref) { return !ref.empty() && ref.front() == '{'; }
+
+Json read_json_ref(const std::string& ref, const std::string& path) {
+  return is_inline_json(ref) ? parse_json(ref, path) : read_json_file(ref);
+}
 
 std::string JsonView::child_path(std::string_view key) const {
   return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
@@ -125,6 +240,18 @@ std::int64_t JsonView::as_integer() const {
     fail("expected a whole number, got " + value_->dump());
   }
   fail("expected an integer, got " + type_name(*value_));
+}
+
+std::int64_t JsonView::as_integer_in(std::int64_t lo, std::int64_t hi) const {
+  const std::int64_t v = as_integer();
+  if (v < lo || v > hi) fail("must be in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + std::to_string(v));
+  return v;
+}
+
+double JsonView::as_number_in(double lo, double hi) const {
+  const double v = as_number();
+  if (!(v >= lo && v <= hi)) fail("must be in [" + format_value(lo) + ", " + format_value(hi) + "], got " + format_value(v));
+  return v;
 }
 
 std::string JsonView::as_string() const {

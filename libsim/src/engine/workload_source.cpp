@@ -1,9 +1,8 @@
 #include "llmsim/engine/workload_source.hpp"
 
 #include <algorithm>
-#include <cerrno>
+#include <cstdio>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 
 #include <boost/random/exponential_distribution.hpp>
@@ -12,7 +11,9 @@
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
 
+#include "llmsim/core/csv.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/number.hpp"
 #include "llmsim/core/overloaded.hpp"
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/core/names.hpp"
@@ -20,50 +21,6 @@
 namespace llmsim::engine {
 
 namespace {
-
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '"' || s[b] == '\r')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '"' || s[e - 1] == '\r')) --e;
-  return std::string(s.substr(b, e - b));
-}
-
-std::vector<std::string> split_csv(std::string_view line) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= line.size(); ++i) {
-    if (i == line.size() || line[i] == ',') {
-      out.push_back(trim(line.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-  return out;
-}
-
-/// Lines of a text with their 1-based numbers; blank lines skipped.
-std::vector<std::pair<std::size_t, std::string_view>> lines_of(std::string_view text) {
-  std::vector<std::pair<std::size_t, std::string_view>> out;
-  std::size_t n = 0, start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    ++n;
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") != std::string_view::npos) out.emplace_back(n, line);
-    if (end == text.size()) break;
-    start = end + 1;
-  }
-  return out;
-}
-
-bool parse_double(const std::string& s, double& out) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  out = std::strtod(s.c_str(), &end);
-  return errno == 0 && end == s.c_str() + s.size() && std::isfinite(out);
-}
 
 // Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
 std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
@@ -80,8 +37,11 @@ bool parse_datetime(const std::string& s, double& out) {
   int y, mo, d, h, mi;
   double sec;
   char sep;
-  if (std::sscanf(s.c_str(), "%d-%d-%d%c%d:%d:%lf", &y, &mo, &d, &sep, &h, &mi, &sec) != 7) return false;
-  if ((sep != ' ' && sep != 'T') || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 ||
+  int used = 0;  // the whole field must be the date: "2024-01-01 00:00:00junk" is not a time
+  if (std::sscanf(s.c_str(), "%d-%d-%d%c%d:%d:%lf%n", &y, &mo, &d, &sep, &h, &mi, &sec, &used) != 7 ||
+      static_cast<std::size_t>(used) != s.size())
+    return false;
+  if (y < 1 || y > 9999 || (sep != ' ' && sep != 'T') || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 ||
       mi > 59 || sec < 0 || sec >= 61)
     return false;
   out = static_cast<double>(days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d))) * 86400.0 +
@@ -101,12 +61,28 @@ void sort_and_shift(std::vector<TraceRow>& rows) {
   for (auto& r : rows) r.arrival_s -= t0;
 }
 
+// A whole number of tokens in [lo, 1e9]: strict decimal (parse_number), so "1,000" or "12abc" is an error naming
+// the file, line and field, never a different count.
+std::int64_t token_count(const CsvReader& csv, const std::vector<std::string>& f, int col, const std::string& name,
+                         std::int64_t lo) {
+  const auto& v = f[static_cast<std::size_t>(col)];
+  const auto x = parse_number(v);
+  const std::string where = csv.where(static_cast<std::size_t>(col)) + ": column " + printable(name, 60);
+  if (!x || *x != std::floor(*x))
+    throw ConfigError(where, "expected a whole number of tokens, got '" + printable(v, 60) + "'" +
+                                 (v.find(',') != std::string::npos ? " (no thousands separators)" : ""));
+  if (*x < static_cast<double>(lo) || *x > 1e9)
+    throw ConfigError(where, "must be in " + std::to_string(lo) + "..1e9, got " + printable(v, 60));
+  return static_cast<std::int64_t>(*x);
+}
+
 }  // namespace
 
 std::vector<TraceRow> parse_trace(std::string_view text, const std::string& source) {
-  const auto lines = lines_of(text);
-  if (lines.empty()) throw ConfigError(source, "trace is empty (expected a header row and at least one request)");
-  const auto header = split_csv(lines.front().second);
+  CsvReader csv(text, source);
+  std::vector<std::string> header, f;
+  if (!csv.next(header)) throw ConfigError(source, "trace is empty (expected a header row and at least one request)");
+  const std::size_t header_line = csv.line();
   struct Layout { const char* time; const char* input; const char* output; };
   static const Layout layouts[] = {{"arrival_time_s", "input_tokens", "output_tokens"},
                                    {"TIMESTAMP", "ContextTokens", "GeneratedTokens"},
@@ -118,40 +94,31 @@ std::vector<TraceRow> parse_trace(std::string_view text, const std::string& sour
     oi = column_index(header, l.output);
     if (ti >= 0 && ii >= 0 && oi >= 0) break;
   }
-  if (ti < 0 || ii < 0 || oi < 0)
-    throw ConfigError(source + ":" + std::to_string(lines.front().first),
-                      "unrecognised trace header '" + std::string(lines.front().second) +
+  if (ti < 0 || ii < 0 || oi < 0) {
+    std::string names;
+    for (const auto& h : header) names += (names.empty() ? "" : ",") + h;
+    throw ConfigError(source + ":" + std::to_string(header_line),
+                      "unrecognised trace header '" + printable(names, 120) +
                           "' (expected arrival_time_s,input_tokens,output_tokens or TIMESTAMP,ContextTokens,"
                           "GeneratedTokens or arrived_at,num_prefill_tokens,num_decode_tokens)");
+  }
   const std::size_t need = static_cast<std::size_t>(std::max({ti, ii, oi})) + 1;
   std::vector<TraceRow> rows;
-  rows.reserve(lines.size() - 1);
-  for (std::size_t li = 1; li < lines.size(); ++li) {
-    const auto [line_no, line] = lines[li];
-    const std::string where = source + ":" + std::to_string(line_no);
-    const auto f = split_csv(line);
+  while (csv.next(f)) {
     if (f.size() < need)
-      throw ConfigError(where, "expected " + std::to_string(header.size()) + " columns, got " +
-                                   std::to_string(f.size()) + " in '" + std::string(line) + "'");
+      throw ConfigError(csv.where(), "expected " + std::to_string(header.size()) + " columns, got " +
+                                         std::to_string(f.size()));
     TraceRow r;
     const auto& ts = f[static_cast<std::size_t>(ti)];
-    if (!parse_double(ts, r.arrival_s) && !parse_datetime(ts, r.arrival_s))
-      throw ConfigError(where, "column " + header[static_cast<std::size_t>(ti)] + ": not a time: '" + ts + "'");
-    if (r.arrival_s < 0)
-      throw ConfigError(where, "column " + header[static_cast<std::size_t>(ti)] + ": must be >= 0, got " + ts);
-    auto tokens = [&](int col, bool allow_zero) {
-      const auto& v = f[static_cast<std::size_t>(col)];
-      double x;
-      if (!parse_double(v, x) || x != std::floor(x))
-        throw ConfigError(where, "column " + header[static_cast<std::size_t>(col)] + ": not a whole number: '" + v + "'");
-      if (x < (allow_zero ? 0 : 1) || x > 1e9)
-        throw ConfigError(where, "column " + header[static_cast<std::size_t>(col)] + ": must be " +
-                                     (allow_zero ? ">= 0" : ">= 1") + " (and <= 1e9), got " + v);
-      return static_cast<std::int64_t>(x);
-    };
-    r.input_tokens = tokens(ii, false);
+    const std::string time_where = csv.where(static_cast<std::size_t>(ti)) + ": column " +
+                                   printable(header[static_cast<std::size_t>(ti)], 60);
+    if (const auto t = parse_number(ts)) r.arrival_s = *t;
+    else if (!parse_datetime(ts, r.arrival_s)) throw ConfigError(time_where, "not a time: '" + printable(ts, 60) + "'");
+    if (!(r.arrival_s >= 0) || !std::isfinite(r.arrival_s))
+      throw ConfigError(time_where, "must be >= 0, got " + printable(ts, 60));
+    r.input_tokens = token_count(csv, f, ii, header[static_cast<std::size_t>(ii)], 1);
     // Production traces contain requests that generated nothing; they still take one decode step.
-    r.output_tokens = std::max<std::int64_t>(1, tokens(oi, true));
+    r.output_tokens = std::max<std::int64_t>(1, token_count(csv, f, oi, header[static_cast<std::size_t>(oi)], 0));
     rows.push_back(r);
   }
   if (rows.empty()) throw ConfigError(source, "trace has a header but no requests");
@@ -170,40 +137,40 @@ std::vector<TraceRow> trace_rows(const std::vector<spec::TraceRequest>& requests
 std::vector<TraceRow> read_trace(const std::string& file, const std::string& path) {
   std::string text;
   try {
-    text = read_text_file(file, "trace");
+    text = read_text_file(file, "trace", kMaxCsvFileBytes);
   } catch (const ConfigError& e) {
     throw ConfigError(path, e.what());
   }
   return parse_trace(text, file);
 }
 
+std::vector<std::int64_t> parse_csv_column(std::string_view text, const std::string& source, const std::string& column,
+                                           const std::string& path) {
+  CsvReader csv(text, source);
+  std::vector<std::string> header, f;
+  if (!csv.next(header)) throw ConfigError(path, "'" + source + "' is empty");
+  const int ci = column_index(header, column);
+  if (ci < 0) throw ConfigError(path + ".column", unknown_name_message("column", column, header));
+  std::vector<std::int64_t> values;
+  while (csv.next(f)) {
+    if (f.size() <= static_cast<std::size_t>(ci))
+      throw ConfigError(csv.where(), "missing column " + printable(column, 60) + " (the row has " +
+                                         std::to_string(f.size()) + " fields)");
+    values.push_back(token_count(csv, f, ci, column, 1));
+  }
+  if (values.empty()) throw ConfigError(path, "'" + source + "' has no values in column " + column);
+  return values;
+}
+
 std::vector<std::int64_t> read_csv_column(const std::string& file, const std::string& column,
                                           const std::string& path) {
   std::string text;
   try {
-    text = read_text_file(file, "empirical length file");
+    text = read_text_file(file, "empirical length file", kMaxCsvFileBytes);
   } catch (const ConfigError& e) {
     throw ConfigError(path, e.what());
   }
-  const auto lines = lines_of(text);
-  if (lines.empty()) throw ConfigError(path, "'" + file + "' is empty");
-  const auto header = split_csv(lines.front().second);
-  const int ci = column_index(header, column);
-  if (ci < 0) throw ConfigError(path + ".column", unknown_name_message("column", column, header));
-  std::vector<std::int64_t> values;
-  values.reserve(lines.size() - 1);
-  for (std::size_t li = 1; li < lines.size(); ++li) {
-    const auto f = split_csv(lines[li].second);
-    const std::string where = file + ":" + std::to_string(lines[li].first);
-    if (f.size() <= static_cast<std::size_t>(ci)) throw ConfigError(where, "missing column " + column);
-    double x;
-    const auto& v = f[static_cast<std::size_t>(ci)];
-    if (!parse_double(v, x) || x != std::floor(x) || x < 1 || x > 1e9)
-      throw ConfigError(where, "column " + column + ": expected a whole number >= 1, got '" + v + "'");
-    values.push_back(static_cast<std::int64_t>(x));
-  }
-  if (values.empty()) throw ConfigError(path, "'" + file + "' has no values in column " + column);
-  return values;
+  return parse_csv_column(text, file, column, path);
 }
 
 // ---------------------------------------------------------------------------------------------------------

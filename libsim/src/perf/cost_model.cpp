@@ -528,7 +528,9 @@ CostModel make_cost_model(const spec::ResolvedScenario& rs) {
     profile = load_profile(hw.gpu_profile, profile);
     const std::string parent = rs.gpu.id.substr(0, rs.gpu.id.find(':'));
     if (profile.gpu_id != rs.gpu.id && profile.gpu_id != parent)
-      throw ConfigError("hardware.gpu_profile", "profile '" + hw.gpu_profile + "' describes GPU '" + profile.gpu_id +
+      throw ConfigError("hardware.gpu_profile", (is_inline_json(hw.gpu_profile) ? std::string("the inline profile")
+                                                                                : "profile '" + hw.gpu_profile + "'") +
+                                                    " describes GPU '" + profile.gpu_id +
                                                     "' but the scenario's GPU is '" + rs.gpu.id + "'");
   }
   return CostModel(rs.model, rs.quant, rs.gpu, std::move(profile), hw.parallel, rs.scenario.engine.cuda_graphs,

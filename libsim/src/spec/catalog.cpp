@@ -70,6 +70,10 @@ GpuSpec Catalog::gpu(const std::string& id_or_file, const std::string& path) con
     for (const auto& id : gpu_ids()) s += (s.empty() ? "" : ", ") + id;
     return s;
   }() + ")");
+  if (is_inline_json(id_or_file)) {  // a scenario's inline object: errors name its fields, e.g. hardware.gpu.id
+    const Json doc = parse_json(id_or_file, path);
+    return gpu_spec_from_json(JsonView(doc, path));
+  }
   if (looks_like_path(id_or_file)) {
     const Json doc = parse_json(read_text_file(id_or_file, path), id_or_file);
     try {
@@ -95,6 +99,16 @@ GpuSpec Catalog::gpu(const std::string& id_or_file, const std::string& path) con
 }
 
 ModelSpec Catalog::model(const std::string& id_or_file, const std::string& path) const {
+  if (is_inline_json(id_or_file)) {  // an inline HF config: named after its _name_or_path, as a snapshot folder is
+    const Json doc = parse_json(id_or_file, path);
+    std::string id = "inline-model";
+    if (doc.is_object() && doc.contains("_name_or_path") && doc["_name_or_path"].is_string()) {
+      const std::string name = doc["_name_or_path"].get<std::string>();
+      const std::string tail = name.substr(name.find_last_of('/') == std::string::npos ? 0 : name.find_last_of('/') + 1);
+      if (!tail.empty()) id = tail;
+    }
+    return model_spec_from_hf_config(JsonView(doc, path), id);
+  }
   if (looks_like_path(id_or_file)) {
     const Json doc = parse_json(read_text_file(id_or_file, path), id_or_file);
     try {

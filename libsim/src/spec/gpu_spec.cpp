@@ -10,6 +10,14 @@ namespace llmsim::spec {
 namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kMaxGiB = 1e6;
+constexpr int kMaxInt = 1 << 30;
+constexpr double kMaxRate = 1e9;            // TFLOP/s, GB/s, W: a million times today's cards, still finite after scaling
+constexpr double kMaxPricePerHour = 1e6;    // USD per GPU-hour
+constexpr double kMaxPurchase = 1e9;        // USD per card
+constexpr double kMaxLinkGBps = 1e4;        // NVLink 5 is 1,800 GB/s; the profile's link_bandwidth stops at 1e13 B/s
+
+double number_in(const JsonView& v, std::string_view key, double hi) { return v.has(key) ? v[key].as_number_in(0, hi) : 0.0; }
 
 // Per-lane PCIe rate per direction after line encoding, bytes/s: gen3 8 GT/s, gen4 16, gen5 32, gen6 64,
 // all with 128b/130b encoding (gen1/2: 2.5/5 GT/s with 8b/10b).
@@ -156,30 +164,32 @@ GpuSpec gpu_spec_from_json(const JsonView& v) {
   g.name = v.string_or("name", g.id);
   // Capacities are printed as "GB" on datasheets but DRAM comes in power-of-two densities: a "24 GB" 4090 is
   // 24 GiB (nvidia-smi: 24,564 MiB), the 48 GB mod shows 49,140 MiB [gpus-and-efficiency.md A4].
-  const double gib = v.number("memory_gib");
+  // Sizes are converted to int64 bytes: bounded first, so 1e15 GiB is an error naming the field, not an
+  // overflowed negative byte count. 1e6 GiB (about a petabyte) is far beyond any card and far below int64.
+  const double gib = v["memory_gib"].as_number_in(0, kMaxGiB);
   if (!(gib > 0)) v["memory_gib"].fail("must be > 0, got " + format_value(gib));
   g.memory_bytes = static_cast<std::int64_t>(std::llround(gib * kGiB));
-  g.memory_bandwidth = v.number("memory_bandwidth_gb_per_s") * 1e9;
+  g.memory_bandwidth = v["memory_bandwidth_gb_per_s"].as_number_in(0, kMaxRate) * 1e9;
   auto t = v["tensor_tflops"];
   t.allow_only({"fp16", "bf16", "fp8", "int8", "int4"});
-  g.fp16_flops = t.number("fp16") * 1e12;
-  g.bf16_flops = t.number_or("bf16", 0) * 1e12;
-  g.fp8_flops = t.number_or("fp8", 0) * 1e12;
-  g.int8_ops = t.number_or("int8", 0) * 1e12;
-  g.int4_ops = t.number_or("int4", 0) * 1e12;
-  g.fp32_flops = v.number("fp32_tflops") * 1e12;
-  g.sm_count = static_cast<int>(v.integer("sm_count"));
-  g.l2_bytes = static_cast<std::int64_t>(std::llround(v.number_or("l2_mib", 0) * kMiB));
-  g.tdp_watts = v.number_or("tdp_watts", 0);
-  g.idle_watts = v.number_or("idle_watts", 0);
+  g.fp16_flops = t["fp16"].as_number_in(0, kMaxRate) * 1e12;
+  g.bf16_flops = number_in(t, "bf16", kMaxRate) * 1e12;
+  g.fp8_flops = number_in(t, "fp8", kMaxRate) * 1e12;
+  g.int8_ops = number_in(t, "int8", kMaxRate) * 1e12;
+  g.int4_ops = number_in(t, "int4", kMaxRate) * 1e12;
+  g.fp32_flops = v["fp32_tflops"].as_number_in(0, kMaxRate) * 1e12;
+  g.sm_count = static_cast<int>(v["sm_count"].as_integer_in(1, kMaxInt));
+  g.l2_bytes = v.has("l2_mib") ? static_cast<std::int64_t>(std::llround(v["l2_mib"].as_number_in(0, kMaxGiB * 1024) * kMiB)) : 0;
+  g.tdp_watts = number_in(v, "tdp_watts", kMaxRate);
+  g.idle_watts = number_in(v, "idle_watts", kMaxRate);
   if (v.has("pcie")) {
     auto pc = v["pcie"];
     pc.allow_only({"gen", "lanes"});
-    g.pcie_gen = static_cast<int>(pc.integer_or("gen", 4));
-    g.pcie_lanes = static_cast<int>(pc.integer_or("lanes", 16));
+    if (pc.has("gen")) g.pcie_gen = static_cast<int>(pc["gen"].as_integer_in(1, 6));
+    if (pc.has("lanes")) g.pcie_lanes = static_cast<int>(pc["lanes"].as_integer_in(1, 16));
   }
-  g.nvlink_bandwidth = v.number_or("nvlink_gb_per_s", 0) * 1e9;
-  g.nvlink_bridge_bandwidth = v.number_or("nvlink_bridge_gb_per_s", 0) * 1e9;
+  g.nvlink_bandwidth = number_in(v, "nvlink_gb_per_s", kMaxLinkGBps) * 1e9;
+  g.nvlink_bridge_bandwidth = number_in(v, "nvlink_bridge_gb_per_s", kMaxLinkGBps) * 1e9;
   g.p2p = v.boolean_or("p2p", false);
   g.ecc = v.boolean_or("ecc", false);
   if (v.has("mig_profiles")) {
@@ -187,18 +197,20 @@ GpuSpec gpu_spec_from_json(const JsonView& v) {
       e.allow_only({"name", "compute_slices", "total_compute_slices", "memory_slices", "memory_gib"});
       MigProfile m;
       m.name = e.string("name");
-      m.compute_slices = static_cast<int>(e.integer("compute_slices"));
-      m.total_compute_slices = static_cast<int>(e.integer_or("total_compute_slices", 7));
-      m.memory_slices = static_cast<int>(e.integer("memory_slices"));
-      m.memory_bytes = e.has("memory_gib") ? static_cast<std::int64_t>(std::llround(e.number("memory_gib") * kGiB))
+      m.compute_slices = static_cast<int>(e["compute_slices"].as_integer_in(1, kMaxInt));
+      m.total_compute_slices = e.has("total_compute_slices")
+                                   ? static_cast<int>(e["total_compute_slices"].as_integer_in(1, kMaxInt))
+                                   : 7;
+      m.memory_slices = static_cast<int>(e["memory_slices"].as_integer_in(1, 8));
+      m.memory_bytes = e.has("memory_gib") ? static_cast<std::int64_t>(std::llround(e["memory_gib"].as_number_in(0, kMaxGiB) * kGiB))
                                            : static_cast<std::int64_t>(std::llround(
                                                  static_cast<double>(g.memory_bytes) * m.memory_slices / 8.0));
       g.mig_profiles.push_back(std::move(m));
     }
   }
-  g.price_per_hour = v.number_or("price_per_hour", 0);
+  g.price_per_hour = number_in(v, "price_per_hour", kMaxPricePerHour);
   g.price_is_placeholder = v.boolean_or("price_is_placeholder", true);
-  g.purchase_price = v.number_or("purchase_price", 0);
+  g.purchase_price = number_in(v, "purchase_price", kMaxPurchase);
   g.purchase_price_is_placeholder = v.boolean_or("purchase_price_is_placeholder", true);
   g.source = v.string_or("source", "");
   g.compute_fraction = v.number_or("compute_fraction", 1.0);

@@ -1,11 +1,14 @@
 #include "llmsim/spec/model_spec.hpp"
 
+#include <algorithm>
+
 #include "llmsim/core/error.hpp"
 
 namespace llmsim::spec {
 
 namespace {
 using i64 = std::int64_t;
+constexpr double kMaxParams = 1e15;
 
 int read_positive_int(const JsonView& v, std::string_view key) {
   const i64 x = v.integer(key);
@@ -75,6 +78,22 @@ void ModelSpec::validate(const std::string& path) const {
     p.add(path + ".num_experts_per_tok", "must be in 1.." + std::to_string(num_experts) + " for a MoE model, got " +
                                              std::to_string(experts_per_token));
   }
+  // Parameter and byte counts are int64 products of these dimensions: each dimension alone may be valid while
+  // the product overflows (and reads back negative). The count in double bounds them all; 1e15 parameters is
+  // ~500x the largest published model.
+  if (p.empty()) {
+    const double h = hidden_size, q = static_cast<double>(num_heads) * head_dim,
+                 kv = static_cast<double>(num_kv_heads) * head_dim, experts = std::max(1, num_experts);
+    const double per_layer = 2 * h * q + 2 * h * kv + experts * (3 * h * intermediate_size + h) + 2 * h;
+    const double params = num_layers * per_layer + 2.0 * vocab_size * h + h;
+    if (!(params <= kMaxParams))
+      p.add(path, "the dimensions give " + format_value(params) + " parameters, more than " + format_value(kMaxParams) +
+                      " (hidden_size " + std::to_string(hidden_size) + ", num_hidden_layers " +
+                      std::to_string(num_layers) + ", num_attention_heads " + std::to_string(num_heads) +
+                      ", head_dim " + std::to_string(head_dim) + ", intermediate_size " +
+                      std::to_string(intermediate_size) + ", vocab_size " + std::to_string(vocab_size) +
+                      (is_moe() ? ", num_local_experts " + std::to_string(num_experts) : std::string()) + ")");
+  }
   p.throw_if_any();
 }
 
@@ -118,7 +137,7 @@ ModelSpec model_spec_from_hf_config(const JsonView& v, std::string id) {
   if (m.is_moe()) {
     m.experts_per_token = read_positive_int(v, "num_experts_per_tok");
   } else if (v.has("num_experts_per_tok")) {
-    m.experts_per_token = static_cast<int>(v.integer("num_experts_per_tok"));
+    m.experts_per_token = static_cast<int>(v["num_experts_per_tok"].as_integer_in(0, 1 << 20));
   }
   m.validate(v.path().empty() ? "model" : v.path());
   return m;

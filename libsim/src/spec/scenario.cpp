@@ -63,12 +63,27 @@ void check_misplaced(const JsonView& v, const std::vector<std::string>& own, con
                                                     it.key() + "), not " + v.path());
 }
 
+constexpr double kMaxUsd = 1e15;           // ten times world GDP per year (USD): any larger amount is an input error
+constexpr std::int64_t kMaxGpus = 10'000'000;
+
+// A spec named by id or file, or given inline as an object (kept as its compact text, see is_inline_json()).
+std::string spec_ref(const JsonView& v, std::string_view key, std::string fallback) {
+  if (!v.has(key)) return fallback;
+  const JsonView f = v[key];
+  if (f.json().is_object()) return f.json().dump();
+  return f.as_string();
+}
+
+Json spec_ref_json(const std::string& ref, const std::string& path) {
+  return is_inline_json(ref) ? parse_json(ref, path) : Json(ref);
+}
+
 Deployment read_hardware(const JsonView& v) {
   check_misplaced(v, kHardwareKeys, "cost", kCostKeys);
   v.allow_only(kHardwareKeys);
   Deployment d;
-  d.gpu = v.string_or("gpu", d.gpu);
-  d.gpu_profile = v.string_or("gpu_profile", "");
+  d.gpu = spec_ref(v, "gpu", d.gpu);
+  d.gpu_profile = spec_ref(v, "gpu_profile", "");
   d.parallel.tp = read_int(v, "tp", 1);
   d.parallel.pp = read_int(v, "pp", 1);
   d.replicas = read_int(v, "replicas", 1);
@@ -97,6 +112,20 @@ CostSpec read_cost(const JsonView& v) {
   return c;
 }
 
+// The deployment's own monthly bill (the cost layer's formula bounded from above: no spare, no fleet sizing) must
+// be a finite amount in range; a price of 1e308 $/h printed "$inf/month" before. Names the price that caused it.
+void check_monthly_bill(const Scenario& s, double price) {
+  const auto& c = s.cost;
+  const double gpus = static_cast<double>(s.hardware.parallel.tp) * s.hardware.parallel.pp * s.hardware.replicas;
+  const double monthly = price * gpus * (1 + c.ops_overhead_fraction) * c.hours_per_month + c.storage_per_month +
+                         c.network_per_month;
+  if (monthly <= kMaxUsd) return;
+  const std::string field = s.hardware.price_per_gpu_hour ? "hardware.price_per_gpu_hour" : "hardware.gpu.price_per_hour";
+  throw ConfigError(field, format_value(price) + " " + c.currency + " per GPU-hour makes the monthly bill of " +
+                               std::to_string(static_cast<std::int64_t>(gpus)) + " GPU(s) " + format_value(monthly) +
+                               " " + c.currency + ", more than " + format_value(kMaxUsd));
+}
+
 void check_path_component(const std::string& comp, const std::vector<std::string>& valid, const std::string& so_far) {
   for (const auto& v : valid) {
     if (v == comp) return;
@@ -120,6 +149,16 @@ void CostSpec::validate(const std::string& path) const {
   non_negative("ops_overhead_fraction", ops_overhead_fraction);
   non_negative("spare_fraction", spare_fraction);
   non_negative("target_qps", target_qps);
+  // Upper bounds keep what is computed from these (monthly bills, fleet sizes) finite and in range; each is far
+  // beyond any real deployment (the busiest public LLM services serve ~1e5 requests/s).
+  auto at_most = [&](const char* f, double v, double hi, const char* why) {
+    if (v > hi) p.add(path + "." + f, "must be <= " + format_value(hi) + " (" + why + "), got " + format_value(v));
+  };
+  at_most("storage_per_month", storage_per_month, kMaxUsd, "USD");
+  at_most("network_per_month", network_per_month, kMaxUsd, "USD");
+  at_most("ops_overhead_fraction", ops_overhead_fraction, 100, "+10000%");
+  at_most("spare_fraction", spare_fraction, 100, "100 spare replicas per serving one");
+  at_most("target_qps", target_qps, 1e9, "requests/s; the fleet size for it must fit in a count");
   if (!(hours_per_month > 0 && hours_per_month <= 744)) {
     p.add(path + ".hours_per_month", "must be in (0, 744], got " + format_value(hours_per_month));
   }
@@ -156,6 +195,11 @@ void Scenario::validate() const {
   collect([&] { workload.validate("workload"); });
   collect([&] { slo.validate("slo"); });
   collect([&] { cost.validate("cost"); });
+  // Derived counts: each factor is bounded, their product too (an int product of tp, pp and replicas overflowed).
+  const std::int64_t gpus = std::int64_t{hardware.parallel.tp} * hardware.parallel.pp * hardware.replicas;
+  if (p.empty() && gpus > kMaxGpus)
+    p.add("hardware.replicas", "tp x pp x replicas = " + std::to_string(gpus) + " GPUs, more than " +
+                                   std::to_string(kMaxGpus) + ", got " + std::to_string(hardware.replicas) + " replicas");
   p.throw_if_any();
 }
 
@@ -165,7 +209,7 @@ Scenario scenario_from_json(const JsonView& in) {
   v.allow_only(kTopKeys);
   Scenario s;
   s.name = v.string_or("name", "");
-  s.model = v.string_or("model", s.model);
+  s.model = spec_ref(v, "model", s.model);
   if (v.has("quant")) {
     auto q = v["quant"];
     q.allow_only(kQuantKeys);
@@ -190,10 +234,10 @@ Scenario scenario_from_text(std::string_view text, const std::string& source) {
 Json to_json(const Scenario& s) {
   Json j;
   j["name"] = s.name;
-  j["model"] = s.model;
+  j["model"] = spec_ref_json(s.model, "model");
   j["quant"] = {{"weights", s.weights}, {"kv_cache", s.kv_cache}};
-  Json hw{{"gpu", s.hardware.gpu},
-          {"gpu_profile", s.hardware.gpu_profile},
+  Json hw{{"gpu", spec_ref_json(s.hardware.gpu, "hardware.gpu")},
+          {"gpu_profile", spec_ref_json(s.hardware.gpu_profile, "hardware.gpu_profile")},
           {"tp", s.hardware.parallel.tp},
           {"pp", s.hardware.parallel.pp},
           {"replicas", s.hardware.replicas},
@@ -341,6 +385,7 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
     r.purchase_price_per_gpu = r.gpu.purchase_price;
     r.purchase_price_is_placeholder = r.gpu.purchase_price_is_placeholder;
   }
+  check_monthly_bill(r.scenario, r.price_per_gpu_hour);
 
   const auto& m = r.model;
   const int tp = r.scenario.hardware.parallel.tp, pp = r.scenario.hardware.parallel.pp;

@@ -119,8 +119,11 @@ const char* rate_field(const ArrivalSpec& a) {
 }
 
 void check_length(const LengthDist& d, const std::string& path, Problems& p) {
+  // Token counts are bounded above as the CSV readers bound them: sums such as prompt + output must stay far from
+  // int64 overflow (a 2^63-1-token output passed validation and broke the engine's step accounting).
+  constexpr std::int64_t kMaxTokens = 1'000'000'000;
   auto at_least_one = [&](const char* f, std::int64_t v) {
-    if (v < 1) p.add(path + "." + f, "must be >= 1 token, got " + std::to_string(v));
+    if (v < 1 || v > kMaxTokens) p.add(path + "." + f, "must be in 1..1e9 tokens, got " + std::to_string(v));
   };
   std::visit(Overloaded{
                  [&](const FixedLength& x) { at_least_one("value", x.value); },
@@ -128,6 +131,8 @@ void check_length(const LengthDist& d, const std::string& path, Problems& p) {
                    at_least_one("min", x.min);
                    if (x.max < x.min) {
                      p.add(path + ".max", "must be >= min (" + std::to_string(x.min) + "), got " + std::to_string(x.max));
+                   } else {
+                     at_least_one("max", x.max);
                    }
                  },
                  [&](const NormalLength& x) {
@@ -136,14 +141,16 @@ void check_length(const LengthDist& d, const std::string& path, Problems& p) {
                      p.add(path + ".stddev", "must be >= 0, got " + format_value(x.stddev));
                    }
                    at_least_one("min", x.min);
+                   if (x.max > kMaxTokens) p.add(path + ".max", "must be at most 1e9 tokens, got " + std::to_string(x.max));
+                   if (x.mean > kMaxTokens) p.add(path + ".mean", "must be at most 1e9 tokens, got " + format_value(x.mean));
                    if (x.max != 0 && x.max < x.min) {
                      p.add(path + ".max", "must be 0 (model limit) or >= min (" + std::to_string(x.min) + "), got " +
                                               std::to_string(x.max));
                    }
                  },
                  [&](const LogNormalLength& x) {
-                   if (!finite_positive(x.mean) || x.mean < 1) {
-                     p.add(path + ".mean", "must be >= 1 token, got " + format_value(x.mean));
+                   if (!finite_positive(x.mean) || x.mean < 1 || x.mean > kMaxTokens) {
+                     p.add(path + ".mean", "must be in [1, 1e9] tokens, got " + format_value(x.mean));
                    }
                    if (!finite_non_negative(x.sigma) || x.sigma > 10) {
                      p.add(path + ".sigma", "must be in [0, 10], got " + format_value(x.sigma));
@@ -155,9 +162,10 @@ void check_length(const LengthDist& d, const std::string& path, Problems& p) {
                    }
                    if (!x.values.empty() && !x.path.empty()) p.add(path, "give either 'values' or 'path', not both");
                    for (std::size_t i = 0; i < x.values.size(); ++i) {
-                     if (x.values[i] < 1) {
+                     if (x.values[i] < 1 || x.values[i] > kMaxTokens) {
                        p.add(path + ".values[" + std::to_string(i) + "]",
-                             "must be >= 1 token, got " + std::to_string(x.values[i]));
+                             "must be in 1..1e9 tokens, got " + std::to_string(x.values[i]));
+                       break;
                      }
                    }
                  },

@@ -2,6 +2,7 @@
 // Capacity: the largest load (open loop: arrival rate; closed loop: concurrency) at which the scenario's
 // SLO holds, by bracketing and bisection on a fixed seed (common random numbers make the pass/fail test
 // nearly monotone in the load), with a 95% confidence interval from independent replications.
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +25,9 @@ struct CapacityOptions {
   double min_rate = 1e-3;         ///< open loop: below this req/s the SLO counts as never met
   double max_rate = 1e5;          ///< open loop: searching stops here
   int max_concurrency = 4096;     ///< closed loop: searching stops here
+  /// Passed to every simulation of the search (engine::SimulationOptions::cancel): set, the search throws
+  /// llmsim::Cancelled within one simulation's few thousand events.
+  const std::atomic<bool>* cancel = nullptr;
   void validate(const std::string& path = "capacity") const;
 };
 

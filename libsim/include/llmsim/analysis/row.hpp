@@ -79,6 +79,9 @@ struct Row {
 struct RowOptions {
   bool capacity = false;            ///< run a capacity search (else one simulation at the scenario's load)
   CapacityOptions capacity_options;
+  /// Passed to every simulation the row runs (engine::SimulationOptions::cancel): set, evaluate_row throws
+  /// llmsim::Cancelled promptly.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// Identity fields of a row from a resolved scenario (no simulation).

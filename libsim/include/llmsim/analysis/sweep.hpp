@@ -8,6 +8,7 @@
 //   {"scenarios": [{...scenario...}, "other.json"]}           // explicit list
 //   {"base": {...}, "scenarios": [{"hardware.gpu": "l4", "engine.max_num_seqs": 64}, ...]}  // base + overrides
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,8 +36,10 @@ struct Grid {
 inline constexpr std::size_t kMaxGridPoints = 1'000'000;
 
 /// Expands a grid object. `base_dir` resolves relative paths (base or list entries) before the cwd.
-/// ConfigError for an empty grid or list, an unknown field path, a bad value (naming the point), or more
-/// than kMaxGridPoints points. A parsed Json object has lost its key order, so the axes run in
+/// ConfigError for an empty grid or list, an unknown field path, a bad value (naming the point), more
+/// than kMaxGridPoints points, or two swept paths of which one lies inside the other ("workload.arrival" and
+/// "workload.arrival.rate": one would overwrite the other, and rows would be labelled with values they did not
+/// run). A parsed Json object has lost its key order, so the axes run in
 /// `axis_order` when given (every grid key once), else sorted by path.
 Grid expand_grid(const JsonView& grid, const std::string& base_dir = "",
                  const std::vector<std::string>& axis_order = {});
@@ -45,14 +48,22 @@ Grid parse_grid(std::string_view text, const std::string& source, const std::str
 /// Reads and expands a grid file (relative paths inside resolve against its folder first), axes in file order.
 Grid load_grid(const std::string& path);
 
+/// ConfigError at `where` when one of `paths` lies inside another (a path and one of its sub-fields).
+void refuse_overlapping_paths(const std::vector<std::string>& paths, const std::string& where = "grid");
+
 struct SweepOptions {
-  RowOptions row;                          ///< capacity search per point, or one simulation
+  RowOptions row;                          ///< capacity search per point, or one simulation (and row.cancel)
   const spec::Catalog* catalog = nullptr;  ///< nullptr = spec::Catalog::builtin()
+  /// Each finished row with its point index, on the calling thread, in completion order (a sweep writes its
+  /// rows as they finish, so an interrupted one keeps them). An exception from it stops the sweep.
+  std::function<void(std::size_t index, const Row& row)> on_row;
+  std::function<void(const std::string&)> on_warning;  ///< e.g. fewer threads than `jobs` could be started
 };
 
 /// Resolves every point first (ConfigError naming the first bad point), then evaluates them on `jobs`
 /// threads. Rows come back in point order whatever `jobs` is, identical for any thread count. A point
 /// the engine rejects as impossible (e.g. a format the GPU cannot run) becomes a fits = false row.
+/// With options.row.cancel set, throws llmsim::Cancelled promptly (the finished rows went to on_row).
 std::vector<Row> run_sweep(const std::vector<SweepPoint>& points, int jobs, const Progress& progress = {},
                            const SweepOptions& options = {});
 

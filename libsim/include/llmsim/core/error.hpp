@@ -1,16 +1,28 @@
 #pragma once
 // The error hierarchy of llmsim. Every bad input becomes a ConfigError that names the field (as a dotted
 // JSON path) and the offending value; Python sees ValueError, the CLI exits 2 with the message.
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmsim {
 
-/// Root of all errors llmsim throws on purpose.
+/// `text` made fit for a one-line message: control characters (newlines, NUL, ESC, ...) and bytes that are not
+/// valid UTF-8 become "\xNN"; valid UTF-8 (field guides are in Chinese) is kept. Longer than `max_bytes`, it is
+/// cut at a character boundary and ends in "...". Idempotent: printable(printable(s)) == printable(s).
+std::string printable(std::string_view text, std::size_t max_bytes = 200);
+
+/// Longest message an llmsim error carries (a hostile input cannot make a multi-megabyte message).
+inline constexpr std::size_t kMaxMessageBytes = 4000;
+
+/// Root of all errors llmsim throws on purpose. The message goes through printable(), so an echoed input
+/// (a file's first line, a flag's value) can never put raw control bytes or invalid UTF-8 on a terminal.
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& what) : std::runtime_error(printable(what, kMaxMessageBytes)) {}
+  explicit Error(const char* what) : Error(std::string(what)) {}
 };
 
 /// A user input (scenario, model config, GPU spec, trace, flag) is invalid.

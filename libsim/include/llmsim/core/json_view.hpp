@@ -14,19 +14,28 @@
 
 #include <nlohmann/json.hpp>
 
+#include "llmsim/core/input_file.hpp"
+
 namespace llmsim {
 
 using Json = nlohmann::json;
 
-/// Parses JSON text; syntax errors, nesting deeper than 64 levels and empty input become ConfigError
-/// naming `source` and the byte offset. Never throws anything but ConfigError.
+/// Parses JSON text strictly: syntax errors, nesting deeper than 64 levels, empty input and a key repeated in
+/// one object (RFC 8259 leaves that to the reader; last-wins would silently drop the first value) become
+/// ConfigError naming `source` and the position (the duplicate: both, as line and column, with the object's
+/// path). Never throws anything but ConfigError.
 Json parse_json(std::string_view text, const std::string& source);
 
-/// Reads and parses a JSON file (ConfigError if it cannot be read).
+/// Reads (read_text_file: regular files up to kMaxJsonFileBytes) and parses a JSON file.
 Json read_json_file(const std::string& path);
 
-/// Reads a whole text file (ConfigError naming `what` and the path if it cannot be read).
-std::string read_text_file(const std::string& path, std::string_view what);
+/// Where a scenario names a spec file (model, hardware.gpu, hardware.gpu_profile) it may give the object
+/// inline instead; the field then holds the object's compact JSON text, which starts with '{' (so a file name
+/// cannot). True for such a text.
+bool is_inline_json(std::string_view ref);
+/// The document `ref` names: an inline object's text (parsed, errors at `path`) or a file (read_json_file).
+/// Nothing is written anywhere: inline specs never pass through a file.
+Json read_json_ref(const std::string& ref, const std::string& path);
 
 /// A read-only view of one JSON value and its path. Cheap to copy; must not outlive the document.
 class JsonView {
@@ -55,6 +64,11 @@ class JsonView {
   // Typed reads of this value. Numbers must be finite; integers must be whole and fit in int64.
   double as_number() const;
   std::int64_t as_integer() const;
+  /// A whole number in [lo, hi] (as_integer() plus the range, named in the error): use it for every value
+  /// stored in an `int`, so 1e12 is an error rather than a truncated count.
+  std::int64_t as_integer_in(std::int64_t lo, std::int64_t hi) const;
+  /// A finite number in [lo, hi].
+  double as_number_in(double lo, double hi) const;
   std::string as_string() const;
   bool as_bool() const;
 

@@ -17,11 +17,12 @@ struct TraceRow {
   std::int64_t input_tokens = 0, output_tokens = 0;
 };
 
-/// Parses a trace CSV. The header picks the layout (case-insensitive, extra columns ignored):
+/// Parses a trace CSV (core/csv.hpp: RFC 4180 quoting, BOM, CRLF/LF/CR). The header picks the layout (case-insensitive, extra columns ignored):
 /// plain `arrival_time_s,input_tokens,output_tokens`, Azure `TIMESTAMP,ContextTokens,GeneratedTokens`
 /// (TIMESTAMP in seconds or as "YYYY-MM-DD HH:MM:SS[.fff]"), Splitwise
 /// `arrived_at,num_prefill_tokens,num_decode_tokens`. Rows are sorted by time and shifted so the first
-/// arrives at 0. A bad row throws ConfigError "<source>:<line>: ..." naming the column and value.
+/// arrives at 0. A bad row throws ConfigError "<source>:<line>:<field>: column NAME: ..." with the value;
+/// numbers are strict (parse_number: "1,000" is an error, not 1).
 std::vector<TraceRow> parse_trace(std::string_view text, const std::string& source);
 /// An inline trace (spec::TraceReplay::requests) as rows, by the CSV rules: sorted by time, shifted to start
 /// at 0, an output of 0 tokens run as 1.
@@ -29,7 +30,10 @@ std::vector<TraceRow> trace_rows(const std::vector<spec::TraceRequest>& requests
 /// Reads and parses a trace file (ConfigError at `path` when it cannot be read).
 std::vector<TraceRow> read_trace(const std::string& file, const std::string& path = "workload.arrival.path");
 
-/// The integer column `column` of a CSV file (header row names the columns); values must be >= 1.
+/// The integer column `column` of CSV text (header row names the columns); values must be whole, in 1..1e9.
+std::vector<std::int64_t> parse_csv_column(std::string_view text, const std::string& source, const std::string& column,
+                                           const std::string& path);
+/// Reads (up to kMaxCsvFileBytes, regular files only) and parses one column of a CSV file.
 std::vector<std::int64_t> read_csv_column(const std::string& file, const std::string& column,
                                           const std::string& path);
 

@@ -1,0 +1,29 @@
+#pragma once
+// `llmsim step` and Python's `llmsim.step()`: the time of one engine iteration for a batch shape given as
+// lengths — after checking that the batch is one the engine could run (lengths, the model's context, memory).
+// One rule for both faces: a batch the CLI refuses, Python refuses with the same reason.
+#include <cstdint>
+#include <string>
+
+#include "llmsim/perf/cost_model.hpp"
+#include "llmsim/spec/engine_config.hpp"
+
+namespace llmsim::analysis {
+
+/// One prefill chunk of `prefill_tokens` after `prefill_context` cached tokens, plus `decode_seqs` sequences
+/// decoding one token each at `context` tokens of context (all zero = none of that kind).
+struct StepLengths {
+  std::int64_t prefill_tokens = 0, prefill_context = 0, decode_seqs = 0, context = 0;
+};
+
+/// How errors name the lengths: the CLI's flags ("--prefill-tokens") or Python's keywords ("prefill_tokens").
+enum class StepNames { cli_flags, keywords };
+
+/// The per-op cost of the iteration on `cm` (its model, format, GPU and split). ConfigError, naming the length,
+/// for a negative length, a context without its sequences, an empty batch, a sequence longer than the model's
+/// context, a model that does not fit (memory::plan_memory with `engine`, planned for the longest sequence),
+/// or a batch needing more KV-cache tokens than the plan leaves.
+perf::StepCost step_cost(const perf::CostModel& cm, const spec::EngineConfig& engine, const StepLengths& lengths,
+                         StepNames names = StepNames::keywords);
+
+}  // namespace llmsim::analysis

@@ -1,0 +1,14 @@
+#pragma once
+// Strict, locale-independent number parsing for text inputs (CSV fields, --fail-if values).
+#include <optional>
+#include <string_view>
+
+namespace llmsim {
+
+/// The finite decimal number `text` spells, or nullopt: an optional sign, digits with an optional fraction
+/// and exponent ("12", "-0.5", "1e3", "+7"). Nothing else is accepted — no spaces, thousands separators
+/// ("1,000"), hex ("0x10"), "inf"/"nan" or trailing text ("12abc") — so a malformed value is an error, never
+/// a different number. The result does not depend on the C locale.
+std::optional<double> parse_number(std::string_view text);
+
+}  // namespace llmsim

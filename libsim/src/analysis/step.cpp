@@ -1,0 +1,69 @@
+#include "llmsim/analysis/step.hpp"
+
+#include <algorithm>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/memory/memory_plan.hpp"
+#include "llmsim/spec/dtype.hpp"
+
+namespace llmsim::analysis {
+
+perf::StepCost step_cost(const perf::CostModel& cm, const spec::EngineConfig& engine, const StepLengths& l,
+                         StepNames names) {
+  auto name = [&](const std::string& keyword) {
+    if (names == StepNames::keywords) return keyword;
+    std::string flag = "--" + keyword;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return flag;
+  };
+  Problems p;
+  auto non_negative = [&](const char* keyword, std::int64_t v) {
+    if (v < 0) p.add(name(keyword), "must be >= 0, got " + std::to_string(v));
+  };
+  non_negative("prefill_tokens", l.prefill_tokens);
+  non_negative("prefill_context", l.prefill_context);
+  non_negative("decode_seqs", l.decode_seqs);
+  non_negative("context", l.context);
+  p.throw_if_any();
+  if (l.prefill_tokens == 0 && l.prefill_context > 0)
+    p.add(name("prefill_context"), "given without " + name("prefill_tokens") + " (a chunk needs tokens)");
+  if (l.decode_seqs == 0 && l.context > 0) p.add(name("context"), "given without " + name("decode_seqs"));
+  if (l.decode_seqs > 0 && l.context < 1)
+    p.add(name("context"), "must be >= 1 when " + name("decode_seqs") + " > 0 (a decoding sequence has a prompt)");
+  if (l.prefill_tokens == 0 && l.decode_seqs == 0)
+    p.add(names == StepNames::keywords ? "step" : "arguments",
+          "empty batch: give " + name("prefill_tokens") + " and/or " + name("decode_seqs"));
+  p.throw_if_any();
+
+  const auto& model = cm.model();
+  const auto& gpu = cm.gpu();
+  // In double: lengths are user numbers, and their sums must not overflow before they are compared.
+  const double prefill_len = static_cast<double>(l.prefill_context) + static_cast<double>(l.prefill_tokens);
+  const double decode_len = static_cast<double>(l.context) + 1;
+  const double longest = std::max(prefill_len, decode_len);
+  if (longest > model.max_position_embeddings)
+    throw ConfigError(name(prefill_len >= decode_len ? (l.prefill_context > 0 ? "prefill_context" : "prefill_tokens")
+                                                     : "context"),
+                      "a sequence of " + format_value(longest) + " tokens exceeds the " +
+                          std::to_string(model.max_position_embeddings) + "-token context of " + model.id);
+  // The batch must fit in the KV cache the memory plan leaves (planned, as vLLM does, for the longest sequence).
+  const memory::MemoryPlan plan =
+      memory::plan_memory(model, cm.quant(), gpu, cm.parallel(), engine, static_cast<int>(longest));
+  if (!plan.fits) throw ConfigError(names == StepNames::keywords ? "model" : "--model", "does not fit: " + plan.reason);
+  const double kv_needed = prefill_len + static_cast<double>(l.decode_seqs) * decode_len;
+  if (kv_needed > static_cast<double>(plan.kv_capacity_tokens))
+    throw ConfigError("batch", "needs " + format_value(kv_needed) + " KV-cache tokens but " + gpu.id + " x" +
+                                   std::to_string(cm.parallel().gpus()) + " holds " +
+                                   std::to_string(plan.kv_capacity_tokens) + " for " + model.id + " (" +
+                                   cm.quant().weights.id + ", KV " + std::string(spec::to_string(cm.quant().kv_dtype)) +
+                                   ")");
+  perf::BatchShape batch;
+  if (l.prefill_tokens > 0) batch.add_prefill(l.prefill_tokens, l.prefill_context, true);
+  // All decode sequences share one context length: set the sums add_decode() would build (O(1) in decode_seqs).
+  batch.decode_seqs = l.decode_seqs;
+  batch.decode_context = l.decode_seqs * l.context;  // <= kv_needed, so in range
+  perf::validate(batch);
+  return cm.breakdown(batch);
+}
+
+}  // namespace llmsim::analysis

@@ -1,0 +1,23 @@
+#include "llmsim/core/number.hpp"
+
+#include <charconv>
+#include <cmath>
+
+namespace llmsim {
+
+std::optional<double> parse_number(std::string_view text) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);  // from_chars takes '-' but not '+'
+  if (text.empty()) return std::nullopt;
+  bool digit = false;
+  for (const char c : text) {
+    if (c >= '0' && c <= '9') digit = true;
+    else if (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+') return std::nullopt;  // no inf/nan/hex
+  }
+  if (!digit) return std::nullopt;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, std::chars_format::general);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+}  // namespace llmsim
