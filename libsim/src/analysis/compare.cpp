@@ -100,6 +100,7 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
     spec::GpuOption option;
     spec::ParallelConfig parallel;
   };
+  catalog.model(base.model, "model");  // every option runs this model: an unknown one is the scenario's error
   std::vector<Named> gpus;
   if (opt.gpus.empty()) {
     const auto o = spec::parse_gpu_option(base.hardware.gpu);
