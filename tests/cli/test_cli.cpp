@@ -60,9 +60,9 @@ TEST_CASE("bad inputs exit 2 naming the culprit") {
   CHECK_THAT(r.out, Catch::Contains("unknown GPU 'rtx4090'; did you mean 'rtx4090-24gb'"));
   // compare: an unknown model is the scenario's error (exit 2), not a "cannot run" row per option with exit 0.
   const auto chat = (std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/chat-8b.json").string();
-  r = run("compare '" + chat + "' --set model=llama3.1-8b --gpus rtx4090-24gb -q");
+  r = run("compare '" + chat + "' --set model=nonesuch-7b --gpus rtx4090-24gb -q");
   CHECK(r.code == 2);
-  CHECK_THAT(r.out, Catch::Contains("model: unknown model 'llama3.1-8b'"));
+  CHECK_THAT(r.out, Catch::Contains("model: unknown model 'nonesuch-7b'"));
   r = run("memory --model llama3.1-8b --gpu rtx4090-24gb");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("did you mean 'llama-3.1-8b'"));
