@@ -34,6 +34,7 @@ EngineConfig read_engine(const JsonView& v) {
   e.cuda_graphs = v.boolean_or("cuda_graphs", e.cuda_graphs);
   e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
   e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
+  if (v.has("runtime")) e.runtime = parse_runtime(v.string("runtime"), v.child_path("runtime"));
   if (v.has("synthetic_service")) {
     auto s = v["synthetic_service"];
     s.allow_only(kSyntheticKeys);
@@ -72,6 +73,7 @@ Json engine_json(const EngineConfig& e) {
           {"cuda_graphs", e.cuda_graphs},
           {"max_concurrent_batches", e.max_concurrent_batches},
           {"cpu_offload_gb", e.cpu_offload_gb}};
+  if (e.runtime) ej["runtime"] = to_string(*e.runtime);
   if (e.synthetic_service) {
     ej["synthetic_service"] = {{"kind", synthetic_kind(e.synthetic_service->kind)},
                                {"mean_s", e.synthetic_service->mean_s},
