@@ -21,7 +21,7 @@ namespace {
 const char* kUsage =
     "usage: llmsim step --model M --gpu G [--quant Q] [--kv-dtype D] [--tp N] [--pp N]\n"
     "                   [--prefill-tokens P --prefill-context C] [--decode-seqs B --context L]\n"
-    "                   [--gpu-profile FILE] [--eager] [--engine vllm|vllm-v0] [--cpu-offload-gb G] [--json]\n\n"
+    "                   [--gpu-profile FILE] [--eager] [--engine vllm|RUNTIME] [--cpu-offload-gb G] [--json]\n\n"
     "Time of one serving-engine iteration: one prefill chunk of P tokens after C cached tokens, plus B\n"
     "sequences decoding one token each with L tokens of context. Prints the per-op roofline breakdown.";
 
@@ -42,7 +42,8 @@ int run(int argc, char** argv) {
       ("gpu-profile", po::value<std::string>()->default_value(""), "calibrated HardwareProfile JSON file")
       ("eager", po::bool_switch(), "no CUDA graphs (vLLM --enforce-eager)")
       ("engine", po::value<std::string>()->default_value("vllm"),
-       "engine whose kernels and overheads to model: vllm (V1) or vllm-v0")
+       "runtime whose kernels and overheads to model: vllm (V1), vllm-v0, or a runtime name (vllm-v1, vllm-v0.5, vllm-v0-paged, "
+       "sglang, lmdeploy-turbomind, gpt-fast, llama.cpp)")
       ("cpu-offload-gb", po::value<double>()->default_value(0), "GiB of weights per GPU in host memory (vLLM --cpu-offload-gb)")
       ("json", po::bool_switch(), "print JSON");
   po::variables_map vm;
@@ -76,10 +77,11 @@ int run(int argc, char** argv) {
   spec::EngineConfig engine;
   engine.cuda_graphs = !eager;
   const std::string engine_name = vm["engine"].as<std::string>();
-  if (engine_name != "vllm" && engine_name != "vllm-v0")
-    throw ConfigError("--engine", "must be 'vllm' (V1) or 'vllm-v0', got '" + engine_name + "'");
-  engine.policy = spec::parse_policy(engine_name, "--engine");
-  const perf::EngineGeneration generation = perf::engine_generation(engine.policy);
+  if (engine_name == "vllm" || engine_name == "vllm-v0")
+    engine.policy = spec::parse_policy(engine_name, "--engine");
+  else
+    engine.runtime = spec::parse_runtime(engine_name, "--engine");
+  const perf::Runtime generation = perf::runtime_of(engine);
   engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
   if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb))
     throw ConfigError("--cpu-offload-gb", "must be >= 0, got " + format_value(engine.cpu_offload_gb));
@@ -89,7 +91,7 @@ int run(int argc, char** argv) {
   // The same checks (lengths, context, memory, KV room) as Python's llmsim.step().
   const perf::StepCost s = analysis::step_cost(cm, engine, lengths, analysis::StepNames::cli_flags);
   const std::string backend = perf::to_string(cm.decode_attention_backend());
-  const perf::AllReduceModel allreduce(gpu, cm.profile(), parallel.tp);
+  const perf::AllReduceModel allreduce(gpu, cm.profile(), parallel.tp, perf::runtime_traits(generation).allreduce);
   const double step_tokens = static_cast<double>(s.tokens);
   const std::string ar = perf::to_string(allreduce.algorithm(step_tokens * model.hidden_size * 2));
   if (vm["json"].as<bool>()) {

@@ -16,11 +16,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-perf::CostModel model_on(const spec::ModelSpec& m, const std::string& gpu_id, const std::string& quant, int tp) {
+perf::CostModel model_on(const spec::ModelSpec& m, const std::string& gpu_id, const std::string& quant, int tp,
+                         perf::Runtime runtime = perf::Runtime::vllm_v1) {
   const auto g = spec::Catalog::builtin().gpu(gpu_id);
   spec::Quantization q;
   q.weights = spec::weight_format(quant);
-  return perf::CostModel(m, q, g, perf::default_profile(g), spec::ParallelConfig{tp, 1});
+  return perf::CostModel(m, q, g, perf::default_profile(g), spec::ParallelConfig{tp, 1}, true, 0, runtime);
 }
 
 const perf::OpCost& find_op(const perf::StepCost& s, const std::string& name) {
@@ -180,9 +181,10 @@ std::vector<Row> llamacpp_rows(const fs::path& reference) {
     const std::string metric = csv.text(r, "metric");
     const std::int64_t in = csv.integer(r, "input_len", 0, 0), out = csv.integer(r, "output_len", 0, 0);
     const perf::CostModel cm = model_on(spec::Catalog::builtin().model(m->second.first), g->second,
-                                        m->second.second, 1);
+                                        m->second.second, 1, perf::Runtime::llama_cpp);
     Row row;
     row.set = "llamacpp";
+    row.runtime = perf::to_string(perf::Runtime::llama_cpp);
     row.where = "reference/llamacpp-gpu-benchmarks.csv:" + csv.where(r);
     row.engine = "llama.cpp";
     row.gpu = g->second;

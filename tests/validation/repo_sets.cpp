@@ -26,7 +26,8 @@ const std::vector<std::pair<std::string, std::string>>& set_metrics() {
 }
 
 perf::CostModel cost_model_for(const std::string& gpu_id, const std::string& model, const std::string& weights,
-                               const std::string& kv_dtype, int tp, bool cuda_graphs, const fs::path& set_dir) {
+                               const std::string& kv_dtype, int tp, bool cuda_graphs, const fs::path& set_dir,
+                               perf::Runtime runtime) {
   const auto& catalog = spec::Catalog::builtin();
   const auto gpu = catalog.gpu(gpu_id, "gpu");
   const bool is_file = model.find('/') != std::string::npos || model.ends_with(".json");
@@ -34,7 +35,8 @@ perf::CostModel cost_model_for(const std::string& gpu_id, const std::string& mod
   spec::Quantization q;
   q.weights = spec::weight_format(weights, "weights");
   q.kv_dtype = spec::parse_kv_dtype(kv_dtype, "kv_dtype");
-  return perf::CostModel(spec, q, gpu, perf::default_profile(gpu), spec::ParallelConfig{tp, 1}, cuda_graphs);
+  return perf::CostModel(spec, q, gpu, perf::default_profile(gpu), spec::ParallelConfig{tp, 1}, cuda_graphs, 0,
+                         runtime);
 }
 
 namespace {
@@ -53,6 +55,8 @@ Row read_row(const CsvTable& t, std::size_t r, const std::string& set) {
   row.where = t.where(r);
   row.kind = Kind::engine;
   row.engine = t.text(r, "engine");
+  row.runtime = t.text(r, "runtime");
+  (void)spec::parse_runtime(row.runtime, row.where + ": runtime");
   row.gpu = t.text(r, "gpu");
   row.model = t.text(r, "model");
   row.weights = t.text(r, "weights");
@@ -93,7 +97,8 @@ Row read_row(const CsvTable& t, std::size_t r, const std::string& set) {
 
 double predict(const Row& row, const CsvTable& t, std::size_t r) {
   const perf::CostModel cm = cost_model_for(row.gpu, row.model, row.weights, row.kv_dtype, row.tp,
-                                            yes_no(t, r, "cuda_graphs", true), t.file().parent_path());
+                                            yes_no(t, r, "cuda_graphs", true), t.file().parent_path(),
+                                            spec::parse_runtime(row.runtime, row.where + ": runtime"));
   analysis::StaticBatchOptions o;
   o.max_batched_tokens = t.integer(r, "max_batched_tokens", 0, 0);
   const auto s = analysis::static_batch(cm, row.batch, row.input, row.output, o);

@@ -18,6 +18,7 @@ struct Row {
   std::string where;    ///< file:line of the measurement (traceability)
   Kind kind = Kind::engine;
   std::string engine;   ///< "vllm", "sglang", "lmdeploy-turbomind", "gpt-fast", "llama.cpp", "nccl"
+  std::string runtime;  ///< the runtime llmsim prices the row as (spec::Runtime name; "" for op/collective rows)
   std::string gpu;      ///< catalogue id
   std::string model;    ///< catalogue id, file, or operator name for op rows
   std::string weights;  ///< weight format id ("" for collectives)

@@ -33,7 +33,12 @@ constexpr double kSingleGpuNonTorch = 0.05 * kGiB;
 constexpr double kGraphBaseBytes = 0.25 * kGiB;
 constexpr double kGraphBytesPerLayer = 13 * kMiB;
 
-bool is_v0(const spec::EngineConfig& e) { return e.policy == spec::SchedulerPolicy::vllm_v0; }
+// vLLM V0's worker takes its memory snapshot before the communicators; the other runtimes are sized as vLLM V1's
+// worker sizes them (docs/cost-model.md "Memory plan": other runtimes' own accounting is not modelled).
+bool is_v0(const spec::EngineConfig& e) {
+  const auto r = e.resolved_runtime();
+  return r == spec::Runtime::vllm_v0 || r == spec::Runtime::vllm_v0_sync || r == spec::Runtime::vllm_v0_paged;
+}
 }  // namespace
 
 EngineMemory engine_memory(const spec::ModelSpec& m, const spec::GpuSpec& gpu, const spec::ParallelConfig& par,

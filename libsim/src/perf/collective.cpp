@@ -54,7 +54,8 @@ std::string to_string(TpLink l) {
   return "nvlink";
 }
 
-AllReduceModel::AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& profile, int tp) : tp_(tp) {
+AllReduceModel::AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& profile, int tp, AllReduceImpl impl)
+    : tp_(tp) {
   if (tp_ < 2) return;
   const double pcie = gpu.pcie_bandwidth();
   // SXM boards join all GPUs through NVSwitch; NVLink bridges (PCIe cards, GeForce) join pairs only.
@@ -62,7 +63,7 @@ AllReduceModel::AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& 
   const bool nvlink = gpu.nvlink_bandwidth > 0 && (tp_ == 2 || switch_board);
   fully_connected_ = nvlink;
   link_ = nvlink ? TpLink::nvlink : (gpu.p2p ? TpLink::pcie_p2p : TpLink::pcie_host);
-  custom_ = link_ != TpLink::pcie_host && (tp_ == 2 || fully_connected_) &&
+  custom_ = impl == AllReduceImpl::custom_or_nccl && link_ != TpLink::pcie_host && (tp_ == 2 || fully_connected_) &&
             (tp_ == 2 || tp_ == 4 || tp_ == 6 || tp_ == 8);
 
   // The profile's link figures describe the card's own GPU-GPU link; a group that cannot use it (bridged pairs

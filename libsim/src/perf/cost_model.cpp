@@ -261,11 +261,9 @@ struct CostModel::Constants {
       r.peak_fraction = a.alu_bound ? a.flops / a.time_s / (2.0 * alu_rate) : a.bytes / a.time_s / bw;
     }
 
-    // Kernel launches: which kernels replay from CUDA graphs depends on the engine (engine_overhead.hpp).
-    const double attn_kernels = (b.prefill_seqs > 0 ? 1 : 0) + (b.decode_seqs > 0 ? 1 : 0);
-    const double kernels = layers * (kernels_per_layer + attn_kernels) + kernels_per_iter;
-    ops[kLaunch].time_s =
-        overhead.launch_s(kernels, layers * attn_kernels, b.prefill_tokens + b.decode_seqs, b.prefill_seqs == 0);
+    // Kernel launches: which kernels replay from CUDA graphs depends on the runtime (engine_overhead.hpp); a runtime
+    // whose host runs ahead is charged after the GPU's work is summed (finish_launch).
+    ops[kLaunch].time_s = launch(b, 0.0);
     ops[kLaunch].bound = Bound::overhead;
     ops[kCpu].time_s = overhead.cpu_s(seqs);
     ops[kCpu].bound = Bound::overhead;
@@ -275,6 +273,24 @@ struct CostModel::Constants {
       ops[kOffload].bound = Bound::communication;
       ops[kOffload].peak_fraction = offload_bytes / offload_s / host_bw;
     }
+  }
+
+  /// Launch time of batch `b` whose other kernels keep the GPU busy for `gpu_busy_s`.
+  double launch(const BatchShape& b, double gpu_busy_s) const {
+    const double attn_kernels = (b.prefill_seqs > 0 ? 1 : 0) + (b.decode_seqs > 0 ? 1 : 0);
+    const double kernels = layers * (kernels_per_layer + attn_kernels) + kernels_per_iter;
+    return overhead.launch_s(kernels, layers * attn_kernels, b.prefill_tokens + b.decode_seqs, b.prefill_seqs == 0,
+                             gpu_busy_s);
+  }
+
+  /// For a runtime whose host runs ahead of the GPU, the launch term depends on the GPU's work (all ops but the
+  /// launches and the CPU's serialized time): recomputed once the other ops are known.
+  void finish_launch(const BatchShape& b, RawOps& ops) const {
+    if (!overhead.launch_depends_on_gpu()) return;
+    double busy = 0;
+    for (int i = 0; i < kNumOps; ++i)
+      if (i != kLaunch && i != kCpu) busy += ops[i].time_s;
+    ops[kLaunch].time_s = launch(b, busy);
   }
 
   double weights_per_gpu() const {
@@ -287,6 +303,7 @@ struct CostModel::Constants {
     token_ops(static_cast<double>(b.prefill_tokens + b.decode_seqs), ops);
     lm_ops(static_cast<double>(b.prefill_last_chunks + b.decode_seqs), ops);
     batch_ops(b, ops);
+    finish_launch(b, ops);
   }
 
   void fill_table() {
@@ -335,14 +352,14 @@ void validate(const BatchShape& b) {
 }
 
 CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuSpec gpu, HardwareProfile profile,
-                     spec::ParallelConfig parallel, bool cuda_graphs, double cpu_offload_bytes, EngineGeneration engine)
+                     spec::ParallelConfig parallel, bool cuda_graphs, double cpu_offload_bytes, Runtime runtime)
     : model_(std::move(model)),
       quant_(std::move(quant)),
       gpu_(std::move(gpu)),
       profile_(std::move(profile)),
       parallel_(parallel),
       cuda_graphs_(cuda_graphs),
-      engine_(engine) {
+      runtime_(runtime) {
   profile_.validate("profile");
   const auto& m = model_;
   const int tp = parallel_.tp, pp = parallel_.pp;
@@ -425,9 +442,9 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->dequant_ops_per_weight = fmt.weight_only ? fmt.dequant_alu_ops_per_weight : 0.0;
   const AttentionShape shape{c->heads, c->kv_heads, c->head_dim, quant_.kv_bytes_per_element()};
   c->attn_decode = DecodeAttentionModel(gpu_, profile_, shape, quant_.kv_dtype,
-                                        choose_decode_backend(gpu_, quant_.kv_dtype, engine_), c->p);
-  c->allreduce = AllReduceModel(gpu_, profile_, tp);
-  c->overhead = EngineOverheadModel(profile_, engine_, cuda_graphs_);
+                                        choose_decode_backend(gpu_, quant_.kv_dtype, runtime_), c->p);
+  c->allreduce = AllReduceModel(gpu_, profile_, tp, runtime_traits(runtime_).allreduce);
+  c->overhead = EngineOverheadModel(profile_, runtime_, cuda_graphs_);
   c->link_bw = profile_.link_bandwidth > 0 ? profile_.link_bandwidth : 0.6 * gpu_.pcie_bandwidth();
   c->link_latency_s = profile_.link_latency_s;
   // Kernels per layer: qkv, rotary, KV-cache write, o, 2 fused add+norm, gate_up, act, down (+ 2 all-reduces,
@@ -477,6 +494,7 @@ double CostModel::iteration_time(const BatchShape& batch) const {
     ops[kPpTransfer].time_s = rt.pp;
     ops[kLmHead].time_s = rl.lm_head;
     ops[kSampling].time_s = rl.sampling;
+    c.finish_launch(batch, ops);
   }
   // Summed in op order, as breakdown() does, so both give the same bits.
   double t = 0;
@@ -515,10 +533,12 @@ double CostModel::host_bandwidth() const {
   return profile_.host_bandwidth > 0 ? profile_.host_bandwidth : 0.85 * gpu_.pcie_bandwidth();
 }
 
-EngineGeneration engine_generation(spec::SchedulerPolicy policy) {
+Runtime engine_generation(spec::SchedulerPolicy policy) {
   // "vllm-v0" names V0; every other policy runs on the default engine, vLLM V1 (whose unified scheduler is the
   // chunked one; static batches in vLLM's benchmark_latency also run on it).
-  return policy == spec::SchedulerPolicy::vllm_v0 ? EngineGeneration::vllm_v0 : EngineGeneration::vllm_v1;
+  spec::EngineConfig e;
+  e.policy = policy;
+  return runtime_of(e);
 }
 
 CostModel make_cost_model(const spec::ResolvedScenario& rs) {
@@ -535,7 +555,7 @@ CostModel make_cost_model(const spec::ResolvedScenario& rs) {
   }
   return CostModel(rs.model, rs.quant, rs.gpu, std::move(profile), hw.parallel, rs.scenario.engine.cuda_graphs,
                    rs.scenario.engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
-                   engine_generation(rs.scenario.engine.policy));
+                   runtime_of(rs.scenario.engine));
 }
 
 Json to_json(const StepCost& s) {

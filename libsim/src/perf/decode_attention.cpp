@@ -30,6 +30,22 @@ constexpr double kPagedOpsPerTokenHeadPerDim = 13.6;
 // shared memory fit several [D]; 4 reproduces vllm#2744's batch-4 v2 time (71.4 us).
 constexpr double kPagedCtasPerSm = 4;
 
+// LMDeploy TurboMind v0.1 decoder_multihead_attention (src/turbomind/kernels/decoder_multihead_attention, dispatch in
+// decoder_multihead_attention.cu, split rule in LlamaDecoderSelfAttentionLayer.cc): grid (heads / HeadPerCta,
+// batch, split_k) of 4-warp CTAs, HeadPerCta = 4, 2 or 1 query heads sharing their KV head's tiles (the largest that
+// divides the GQA group); split_k = min(ceil(kMaxSplitK = 16 / batch), ceil(context / kSliceLen = 1024)), with a
+// reduce kernel when > 1. sm80+: 5 stages of 32-key × 128-dim fp16 tiles (40 KiB) + a kSliceLen fp32 score row per
+// head + Q/O/reductions in static shared memory.
+constexpr double kTmMaxSplitK = 16;
+constexpr double kTmSliceLen = 1024;
+constexpr double kTmTileBytes = 5.0 * 32 * 128 * 2;
+constexpr double kTmPerHeadBytes = 1024 * 4.0 + 128 * (2.0 + 4.0) + 64;
+constexpr double kTmReservedPerCta = 1024;  // the runtime's 1 KiB per block (sm80+)
+// CUDA-core instructions per (cached token × query head): the q·k and p·v FMAs in fp32 (2·d), the fp16 → fp32
+// conversion of the token's K and V row (2·d elements in f16x2 pairs: d instructions, shared by the CTA's heads), and
+// the 8-lane shuffle reduction of each score plus the online softmax (~50) [D, from the kernel's thread map].
+constexpr double kTmReductionOps = 50;
+
 double pnorm(double a, double b, double p) {
   if (a <= 0) return b;
   if (b <= 0) return a;
@@ -43,24 +59,33 @@ bool is_8bit_float(spec::DType d) { return d == spec::DType::fp8; }
 
 }  // namespace
 
-std::string to_string(EngineGeneration g) { return g == EngineGeneration::vllm_v0 ? "vllm-v0" : "vllm-v1"; }
-
 std::string to_string(DecodeAttentionBackend b) {
   switch (b) {
     case DecodeAttentionBackend::flash_attn: return "flash-attn";
     case DecodeAttentionBackend::flash_attn_fp8: return "flash-attn3-fp8";
     case DecodeAttentionBackend::flashinfer: return "flashinfer";
     case DecodeAttentionBackend::paged_unpacked: return "paged-attention";
+    case DecodeAttentionBackend::turbomind: return "turbomind";
   }
   return "flash-attn";
 }
 
-DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, EngineGeneration engine) {
+DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, Runtime runtime) {
+  switch (runtime) {
+    case Runtime::vllm_v0_paged:
+      // vLLM before 0.4 decoded with its own PagedAttention v1/v2 kernels whatever the KV dtype.
+      return DecodeAttentionBackend::paged_unpacked;
+    case Runtime::sglang:
+      // SGLang's default attention backend is FlashInfer (GQA packed; converts a quantized KV cache in the kernel).
+      return DecodeAttentionBackend::flashinfer;
+    case Runtime::lmdeploy_turbomind: return DecodeAttentionBackend::turbomind;
+    default: break;
+  }
   if (spec::bytes_per_element(kv_dtype) >= 2) return DecodeAttentionBackend::flash_attn;
   // Quantized KV: FlashAttention-2 has no low-precision KV path. vLLM V0 then falls back to xFormers + its own
   // PagedAttention kernels ("Cannot use FlashAttention-2 backend for FP8 KV cache"); V1 runs FA3 in FP8 on
   // Hopper and FlashInfer (which converts in the kernel) elsewhere (vllm/platforms/cuda.py).
-  if (engine == EngineGeneration::vllm_v0) return DecodeAttentionBackend::paged_unpacked;
+  if (runtime == Runtime::vllm_v0 || runtime == Runtime::vllm_v0_sync) return DecodeAttentionBackend::paged_unpacked;
   if (is_8bit_float(kv_dtype) && gpu_family(gpu) == GpuFamily::hopper_hbm) return DecodeAttentionBackend::flash_attn_fp8;
   return DecodeAttentionBackend::flashinfer;
 }
@@ -78,6 +103,17 @@ double kv_convert_ops_per_element(const spec::GpuSpec& gpu, spec::DType kv_dtype
     case spec::DType::int4: return 3.0;  // unpack + I2F + scale
   }
   return 0;
+}
+
+double turbomind_ctas_per_sm(const spec::GpuSpec& gpu, double heads_per_cta) {
+  double smem_per_sm = 0;
+  switch (gpu_family(gpu)) {
+    case GpuFamily::ampere_hbm: smem_per_sm = 164.0 * 1024; break;
+    case GpuFamily::hopper_hbm: smem_per_sm = 228.0 * 1024; break;
+    case GpuFamily::gddr: smem_per_sm = 100.0 * 1024; break;
+  }
+  const double per_cta = kTmTileBytes + heads_per_cta * kTmPerHeadBytes + kTmReservedPerCta;
+  return std::clamp(std::floor(smem_per_sm / per_cta), 1.0, 16.0);  // 16 = 2048 threads / 128
 }
 
 DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const HardwareProfile& profile,
@@ -110,6 +146,15 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
       convert_ops_ = kv_convert_ops_per_element(gpu, kv_dtype);
       cuda_core_ops_per_token_head_ = kPagedOpsPerTokenHeadPerDim * shape_.head_dim;
       break;
+    case DecodeAttentionBackend::turbomind: {
+      const double hpc = std::fmod(group, 4.0) == 0 ? 4.0 : (std::fmod(group, 2.0) == 0 ? 2.0 : 1.0);
+      ctas_per_seq_ = shape_.heads / hpc;
+      readers_per_element_ = group / hpc;  // CTAs that read (and convert) each K/V element
+      slots_ = turbomind_ctas_per_sm(gpu, hpc) * sms_;
+      convert_ops_ = kv_convert_ops_per_element(gpu, kv_dtype);
+      cuda_core_ops_per_token_head_ = 2.0 * shape_.head_dim + shape_.head_dim / hpc + kTmReductionOps;
+      break;
+    }
   }
 }
 
@@ -126,6 +171,8 @@ DecodeAttentionCost DecodeAttentionModel::per_layer(double seqs, double context)
     const double partitions = std::ceil(mean_ctx / kPagedPartitionTokens);
     const bool v2 = mean_ctx > kPagedV1MaxContext || (partitions > 1 && items <= kPagedV1MinItems);
     splits = v2 ? partitions : 1;
+  } else if (backend_ == DecodeAttentionBackend::turbomind) {
+    splits = std::min(std::max(1.0, std::ceil(kTmMaxSplitK / seqs)), std::ceil(mean_ctx / kTmSliceLen));
   } else if (items < kSplitFillFraction * slots_) {
     const double by_tokens = std::max(1.0, std::ceil(mean_ctx / kSplitMinTokens));
     splits = std::clamp(std::floor(slots_ / items), 1.0, std::min(kSplitMaxSplits, by_tokens));

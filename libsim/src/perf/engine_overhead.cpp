@@ -1,5 +1,7 @@
-// Graph/eager launch rules and serialized CPU time per engine generation; sources in docs/cost-model.md.
+// Graph/eager launch rules and serialized CPU time per runtime; sources in docs/cost-model.md.
 #include "llmsim/perf/engine_overhead.hpp"
+
+#include <algorithm>
 
 namespace llmsim::perf {
 
@@ -12,29 +14,53 @@ constexpr std::int64_t kV0MaxGraphBatch = 256;
 constexpr std::int64_t kV1MaxGraphTokens = 512;
 }  // namespace
 
-EngineOverheadModel::EngineOverheadModel(const HardwareProfile& profile, EngineGeneration engine, bool cuda_graphs)
-    : engine_(engine), cuda_graphs_(cuda_graphs), eager_s_(profile.kernel_launch_s), graph_s_(profile.graph_launch_s) {
-  if (engine == EngineGeneration::vllm_v0) {
-    per_iter_s_ = profile.v0_cpu_overhead_per_iter_s;
-    per_seq_s_ = profile.v0_cpu_overhead_per_seq_s;
-  } else {
-    per_iter_s_ = profile.cpu_overhead_per_iter_s;
-    per_seq_s_ = profile.cpu_overhead_per_seq_s;
+EngineOverheadModel::EngineOverheadModel(const HardwareProfile& profile, Runtime runtime, bool cuda_graphs)
+    : runtime_(runtime),
+      traits_(runtime_traits(runtime)),
+      cuda_graphs_(cuda_graphs && traits_.graphs != GraphMode::none),
+      eager_s_(profile.kernel_launch_s),
+      graph_s_(profile.graph_launch_s) {
+  switch (traits_.cpu) {
+    case CpuCost::profile_v1:
+      per_iter_s_ = profile.cpu_overhead_per_iter_s;
+      per_seq_s_ = profile.cpu_overhead_per_seq_s;
+      break;
+    case CpuCost::profile_v0:
+      per_iter_s_ = profile.v0_cpu_overhead_per_iter_s;
+      per_seq_s_ = profile.v0_cpu_overhead_per_seq_s;
+      break;
+    case CpuCost::fixed:
+      per_iter_s_ = traits_.cpu_per_iter_s;
+      per_seq_s_ = traits_.cpu_per_seq_s;
+      break;
   }
+  per_seq_s_ += traits_.sync_output_per_seq_s;
 }
 
-double EngineOverheadModel::launch_s(double kernels, double attention_kernels, std::int64_t tokens,
-                                     bool decode_only) const {
-  if (!cuda_graphs_) return kernels * eager_s_;
-  if (engine_ == EngineGeneration::vllm_v0) {
-    const bool graph = decode_only && tokens <= kV0MaxGraphBatch;
-    return kernels * (graph ? graph_s_ : eager_s_);
+double EngineOverheadModel::graph_kernels(double kernels, double attention_kernels, std::int64_t tokens,
+                                          bool decode_only) const {
+  if (!cuda_graphs_) return 0;
+  switch (traits_.graphs) {
+    case GraphMode::vllm_v0: return decode_only && tokens <= kV0MaxGraphBatch ? kernels : 0;
+    case GraphMode::vllm_v1:
+      if (tokens > kV1MaxGraphTokens) return 0;
+      // Piecewise graphs leave attention outside (launched eagerly between the pieces); pure decode replays full
+      // graphs (FULL_AND_PIECEWISE, vLLM 0.11, #25444).
+      return decode_only ? kernels : kernels - attention_kernels;
+    case GraphMode::decode_only: return decode_only && tokens <= traits_.max_graph_batch ? kernels : 0;
+    case GraphMode::none: return 0;
   }
-  if (tokens > kV1MaxGraphTokens) return kernels * eager_s_;
-  // Piecewise graphs leave attention outside (launched eagerly between the pieces); pure decode replays full
-  // graphs (FULL_AND_PIECEWISE, vLLM 0.11, #25444).
-  const double eager = decode_only ? 0.0 : attention_kernels;
-  return (kernels - eager) * graph_s_ + eager * eager_s_;
+  return 0;
+}
+
+double EngineOverheadModel::launch_s(double kernels, double attention_kernels, std::int64_t tokens, bool decode_only,
+                                     double gpu_busy_s) const {
+  const double graphed = graph_kernels(kernels, attention_kernels, tokens, decode_only);
+  const double eager = kernels - graphed;
+  if (!traits_.host_runs_ahead) return graphed * graph_s_ + eager * eager_s_;
+  // The host enqueues while the GPU works: the GPU still pays its own gap per kernel, and waits for the host only
+  // where enqueueing the eager kernels takes longer than the GPU's work.
+  return std::max(kernels * graph_s_, graphed * graph_s_ + eager * eager_s_ - gpu_busy_s);
 }
 
 }  // namespace llmsim::perf

@@ -51,6 +51,40 @@ PreemptionMode parse_preemption(const std::string& s, const std::string& path) {
   throw ConfigError(path, unknown_name_message("preemption mode", s, {"recompute", "swap"}));
 }
 
+namespace {
+constexpr Runtime kRuntimes[] = {Runtime::vllm_v1, Runtime::vllm_v0, Runtime::vllm_v0_sync, Runtime::vllm_v0_paged, Runtime::sglang,
+                                 Runtime::lmdeploy_turbomind, Runtime::gpt_fast, Runtime::llama_cpp};
+}  // namespace
+
+std::string to_string(Runtime r) {
+  switch (r) {
+    case Runtime::vllm_v1: return "vllm-v1";
+    case Runtime::vllm_v0: return "vllm-v0";
+    case Runtime::vllm_v0_sync: return "vllm-v0.5";
+    case Runtime::vllm_v0_paged: return "vllm-v0-paged";
+    case Runtime::sglang: return "sglang";
+    case Runtime::lmdeploy_turbomind: return "lmdeploy-turbomind";
+    case Runtime::gpt_fast: return "gpt-fast";
+    case Runtime::llama_cpp: return "llama.cpp";
+  }
+  throw InternalError("unknown Runtime " + std::to_string(static_cast<int>(r)));
+}
+
+const std::vector<std::string>& runtime_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (auto r : kRuntimes) v.push_back(to_string(r));
+    return v;
+  }();
+  return names;
+}
+
+Runtime parse_runtime(const std::string& s, const std::string& path) {
+  for (auto r : kRuntimes)
+    if (s == to_string(r)) return r;
+  throw ConfigError(path, unknown_name_message("runtime", s, runtime_names()));
+}
+
 void EngineConfig::validate(const std::string& path) const {
   Problems p;
   auto at = [&](const char* f) { return path + "." + f; };

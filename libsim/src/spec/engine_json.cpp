@@ -38,6 +38,7 @@ EngineConfig read_engine(const JsonView& v) {
   e.cuda_graphs = v.boolean_or("cuda_graphs", e.cuda_graphs);
   e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
   e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
+  if (v.has("runtime")) e.runtime = parse_runtime(v.string("runtime"), v.child_path("runtime"));
   if (v.has("synthetic_service")) {
     auto s = v["synthetic_service"];
     s.allow_only(kSyntheticKeys);
@@ -77,6 +78,7 @@ Json engine_json(const EngineConfig& e) {
   if (e.max_num_batched_tokens > 0) ej["max_num_batched_tokens"] = e.max_num_batched_tokens;
   if (e.watermark) ej["watermark"] = *e.watermark;
   if (e.enable_prefix_caching) ej["enable_prefix_caching"] = *e.enable_prefix_caching;
+  if (e.runtime) ej["runtime"] = to_string(*e.runtime);
   if (e.synthetic_service) {
     ej["synthetic_service"] = {{"kind", synthetic_kind(e.synthetic_service->kind)},
                                {"mean_s", e.synthetic_service->mean_s},

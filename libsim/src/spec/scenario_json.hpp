@@ -22,7 +22,7 @@ inline const std::vector<std::string> kHardwareKeys{"gpu",      "gpu_profile", "
 inline const std::vector<std::string> kEngineKeys{"policy", "max_num_seqs", "max_num_batched_tokens", "block_size",
                                            "gpu_memory_utilization", "preemption", "max_model_len", "watermark",
                                            "swap_space_gb", "enable_prefix_caching", "cuda_graphs", "max_concurrent_batches", "cpu_offload_gb",
-                                           "synthetic_service"};
+                                           "runtime", "synthetic_service"};
 inline const std::vector<std::string> kSyntheticKeys{"kind", "mean_s", "cv"};
 inline const std::vector<std::string> kWorkloadKeys{"arrival", "input_tokens", "output_tokens", "prefix_tokens", "prefix_groups",
                                              "classes", "num_requests", "warmup_requests", "horizon_s", "seed", "too_long"};

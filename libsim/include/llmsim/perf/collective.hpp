@@ -6,6 +6,7 @@
 #include <string>
 
 #include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/perf/runtime.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
 
 namespace llmsim::perf {
@@ -26,10 +27,13 @@ std::string to_string(TpLink l);
 class AllReduceModel {
  public:
   AllReduceModel() = default;
-  /// `tp` GPUs of `gpu` in one node. ConfigError-free: tp < 2 gives a model that costs nothing.
-  AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& profile, int tp);
+  /// `tp` GPUs of `gpu` in one node, all-reducing with `impl` (the runtime's). ConfigError-free: tp < 2 gives a
+  /// model that costs nothing.
+  AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& profile, int tp,
+                 AllReduceImpl impl = AllReduceImpl::custom_or_nccl);
 
-  /// The algorithm vLLM picks for a message of `bytes` (csrc/custom_all_reduce.cuh, custom_all_reduce.py).
+  /// The algorithm the runtime picks for a message of `bytes` (vLLM: csrc/custom_all_reduce.cuh,
+  /// custom_all_reduce.py).
   AllReduceAlgorithm algorithm(double bytes) const;
   /// Seconds for one all-reduce of `bytes` per GPU (0 for bytes <= 0 or tp < 2).
   double time_s(double bytes) const;

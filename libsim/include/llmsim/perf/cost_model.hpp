@@ -9,6 +9,7 @@
 #include "llmsim/perf/batch_shape.hpp"
 #include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/perf/runtime.hpp"
 #include "llmsim/spec/deployment.hpp"
 #include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
@@ -46,10 +47,11 @@ struct StepCost {
 class CostModel {
  public:
   /// Throws ConfigError when tp/pp do not divide the model, or the quantization needs a tensor path the
-  /// GPU lacks and has no fallback. `engine` picks the attention backends, graph rules and CPU costs.
+  /// GPU lacks and has no fallback. `runtime` picks the attention backends, graph rules, all-reduce and CPU costs
+  /// (perf/runtime.hpp).
   CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuSpec gpu, HardwareProfile profile,
             spec::ParallelConfig parallel, bool cuda_graphs = true, double cpu_offload_bytes = 0,
-            EngineGeneration engine = EngineGeneration::vllm_v1);
+            Runtime runtime = Runtime::vllm_v1);
 
   /// Seconds for one iteration of `batch` (hot path: O(1), no allocation). 0 for an empty batch.
   /// ConfigError (path "batch.<field>") for negative or inconsistent batch fields.
@@ -68,7 +70,8 @@ class CostModel {
   spec::DType gemm_dtype() const noexcept;
   /// Weight bytes one GPU streams per iteration for a batch that touches every expert (linears + LM head).
   double weight_bytes_per_gpu() const noexcept;
-  EngineGeneration engine() const noexcept { return engine_; }
+  Runtime runtime() const noexcept { return runtime_; }
+  Runtime engine() const noexcept { return runtime_; }  ///< former name of runtime()
   /// The decode-attention backend the engine runs for this GPU and KV dtype.
   DecodeAttentionBackend decode_attention_backend() const noexcept;
 
@@ -79,7 +82,7 @@ class CostModel {
   HardwareProfile profile_;
   spec::ParallelConfig parallel_;
   bool cuda_graphs_;
-  EngineGeneration engine_;
+  Runtime runtime_;
   double host_bandwidth() const;  ///< host<->device copies: the profile's, else 0.85 of the PCIe rate
   // Precomputed per-iteration constants (weight bytes per GPU, per-token FLOPs, ...) live in the .cpp's
   // Constants struct to keep this header light.
@@ -91,8 +94,8 @@ class CostModel {
 /// ConfigError with path "batch.<field>".
 void validate(const BatchShape& batch);
 
-/// The engine generation a scheduler policy runs on: "vllm-v0" → V0, everything else → V1.
-EngineGeneration engine_generation(spec::SchedulerPolicy policy);
+/// The vLLM generation a scheduler policy runs on when engine.runtime is unset: "vllm-v0" → V0, else V1.
+Runtime engine_generation(spec::SchedulerPolicy policy);
 
 /// The cost model of a resolved scenario: hardware.gpu_profile when set (ConfigError when the file's gpu_id
 /// is neither the scenario's GPU nor, for a MIG slice, its parent card), else default_profile(gpu).

@@ -7,28 +7,24 @@
 #include <string>
 
 #include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/perf/runtime.hpp"
 #include "llmsim/spec/dtype.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
 
 namespace llmsim::perf {
-
-/// Which serving engine's kernels and overheads a cost model describes.
-enum class EngineGeneration {
-  vllm_v1,  ///< vLLM V1 (the default): FlashAttention-2/3 decode, piecewise CUDA graphs, persistent batch
-  vllm_v0,  ///< vLLM V0 (0.5–0.6): FlashAttention-2, or PagedAttention v1/v2 when the KV cache is fp8
-};
-std::string to_string(EngineGeneration g);
 
 enum class DecodeAttentionBackend {
   flash_attn,       ///< FlashAttention-2 (Ampere/Ada) or -3 (Hopper) paged decode: query heads of a KV head packed
   flash_attn_fp8,   ///< FlashAttention-3 with an fp8 KV cache: fp8 tensor-core math, no conversion (Hopper)
   flashinfer,       ///< FlashInfer batch decode, GQA packed, KV converted to fp16 in the kernel (V1, fp8 KV)
   paged_unpacked,   ///< vLLM's PagedAttention v1/v2: one CTA per query head, CUDA-core dot products (V0, fp8 KV)
+  turbomind,        ///< LMDeploy TurboMind v0.1 decoder attention: up to 4 query heads of a KV head per CTA, CUDA cores
 };
 std::string to_string(DecodeAttentionBackend b);
 
-/// The decode-attention backend vLLM selects (vllm/platforms/cuda.py, attention selectors; see the docs table).
-DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, EngineGeneration engine);
+/// The decode-attention backend a runtime selects for this GPU and KV dtype (vLLM: vllm/platforms/cuda.py and the
+/// attention selectors; the other runtimes: docs/cost-model.md "Runtimes").
+DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, Runtime runtime);
 
 /// CUDA-core instructions to turn one stored KV element into fp16 for the attention math: 0 for fp16/bf16;
 /// for 8-bit KV one `cvt.f16x2.e4m3x2` per pair plus the scale on GPUs with FP8 hardware (sm ≥ 89), else
@@ -78,7 +74,12 @@ class DecodeAttentionModel {
   double kv_bytes_per_token_ = 0; ///< K+V of one token for one KV head
   double ctas_per_seq_ = 0;       ///< work items per sequence before splitting (KV heads, or query heads)
   double readers_per_element_ = 1;  ///< CTAs that read (and convert) each K/V element: 1 packed, GQA ratio unpacked
-  double cuda_core_ops_per_token_head_ = 0;  ///< unpacked kernel: instructions per (token × query head)
+  double cuda_core_ops_per_token_head_ = 0;  ///< CUDA-core kernels: instructions per (token × query head)
 };
+
+/// Resident CTAs per SM of TurboMind v0.1's decoder attention kernel for `heads_per_cta` query heads per CTA:
+/// shared memory per SM (CUDA C Programming Guide: 164 KiB sm80, 100 KiB sm86/sm89, 228 KiB sm90) over the
+/// kernel's 5-stage K/V tile pipeline and score buffer (decoder_multihead_attention_template.h).
+double turbomind_ctas_per_sm(const spec::GpuSpec& gpu, double heads_per_cta);
 
 }  // namespace llmsim::perf

@@ -1,32 +1,40 @@
 #pragma once
-// The serving engine's fixed costs around the GPU work of one iteration (docs/cost-model.md, "Overheads"):
-// which kernels replay from CUDA graphs and which launch eagerly, and the CPU time (scheduling, input
-// preparation, sampling bookkeeping) serialized with the GPU — for vLLM V1 (the default) and V0.
+// The serving runtime's fixed costs around the GPU work of one iteration (docs/cost-model.md, "Overheads" and
+// "Runtimes"): which kernels replay from CUDA graphs and which launch eagerly, whether eager launches hide behind the
+// GPU's work, and the CPU time (scheduling, input preparation, sampling bookkeeping) serialized with the GPU.
 #include <cstdint>
 
-#include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/perf/runtime.hpp"
 
 namespace llmsim::perf {
 
 class EngineOverheadModel {
  public:
   EngineOverheadModel() = default;
-  EngineOverheadModel(const HardwareProfile& profile, EngineGeneration engine, bool cuda_graphs);
+  EngineOverheadModel(const HardwareProfile& profile, Runtime runtime, bool cuda_graphs);
 
   /// Launch time of an iteration with `kernels` kernels of which `attention_kernels` are attention kernels,
-  /// `tokens` scheduled tokens, and no prefill when `decode_only`.
-  /// vLLM V0 replays graphs for decode-only batches of up to 256 sequences; V1 replays piecewise graphs (all but
-  /// attention) for any batch of up to 512 tokens and full graphs (attention included) for decode-only ones.
-  double launch_s(double kernels, double attention_kernels, std::int64_t tokens, bool decode_only) const;
+  /// `tokens` scheduled tokens, and no prefill when `decode_only`, for a step whose kernels keep the GPU busy for
+  /// `gpu_busy_s`. Graph replays cost graph_launch_s per kernel. Eager launches cost kernel_launch_s each — unless
+  /// the runtime's host runs ahead of the GPU, when only the GPU's own gap between kernels (graph_launch_s) shows,
+  /// or the part of the host's enqueue time the GPU's work does not cover, whichever is larger.
+  double launch_s(double kernels, double attention_kernels, std::int64_t tokens, bool decode_only,
+                  double gpu_busy_s) const;
+  /// True when launch_s depends on gpu_busy_s (the caller then sums the GPU work first).
+  bool launch_depends_on_gpu() const noexcept { return traits_.host_runs_ahead; }
   /// CPU time serialized with the GPU for `seqs` sequences in the batch.
   double cpu_s(double seqs) const { return per_iter_s_ + per_seq_s_ * seqs; }
-  EngineGeneration engine() const noexcept { return engine_; }
+  Runtime runtime() const noexcept { return runtime_; }
+  const RuntimeTraits& traits() const noexcept { return traits_; }
 
  private:
-  EngineGeneration engine_ = EngineGeneration::vllm_v1;
+  Runtime runtime_ = Runtime::vllm_v1;
+  RuntimeTraits traits_;
   bool cuda_graphs_ = true;
   double eager_s_ = 0, graph_s_ = 0, per_iter_s_ = 0, per_seq_s_ = 0;
+  /// Fraction of `kernels` that replay from a graph for this batch (the rest launch eagerly).
+  double graph_kernels(double kernels, double attention_kernels, std::int64_t tokens, bool decode_only) const;
 };
 
 }  // namespace llmsim::perf

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace llmsim::spec {
 
@@ -25,6 +26,23 @@ SchedulerPolicy parse_policy(const std::string& s, const std::string& path = "en
 PreemptionMode parse_preemption(const std::string& s, const std::string& path = "engine.preemption");
 /// The engine and version a policy models, for result summaries ("vLLM V1 (0.11 scheduler)", ...).
 std::string engine_name(SchedulerPolicy p);
+/// The serving runtime whose fixed costs, CUDA-graph rules, all-reduce and attention kernels the cost model
+/// prices (its meaning lives in perf/runtime.hpp, docs/cost-model.md "Runtimes"). JSON `engine.runtime`.
+enum class Runtime {
+  vllm_v1,             ///< "vllm-v1": vLLM V1 (0.8+), the default
+  vllm_v0,             ///< "vllm-v0": vLLM V0 0.6 (FlashAttention, asynchronous output processing)
+  vllm_v0_sync,        ///< "vllm-v0.5": vLLM V0 0.4-0.5 (FlashAttention, outputs processed after every step)
+  vllm_v0_paged,       ///< "vllm-v0-paged": vLLM V0 before FlashAttention (0.2-0.3: PagedAttention decode kernels)
+  sglang,              ///< "sglang": SGLang (2024, FlashInfer)
+  lmdeploy_turbomind,  ///< "lmdeploy-turbomind": LMDeploy's TurboMind C++ engine (v0.1)
+  gpt_fast,            ///< "gpt-fast": torch.compile + CUDA graphs, no scheduler
+  llama_cpp,           ///< "llama.cpp": llama.cpp's CUDA backend
+};
+
+std::string to_string(Runtime r);           ///< "vllm-v1" | "vllm-v0" | ... (the JSON names above)
+/// ConfigError at `path` listing the valid names for an unknown one.
+Runtime parse_runtime(const std::string& s, const std::string& path = "engine.runtime");
+const std::vector<std::string>& runtime_names();
 
 /// Replaces the roofline cost model by a per-request service time drawn from a distribution, with one
 /// request in service at a time (max_num_seqs = 1). For checking the engine against queueing theory.
@@ -60,6 +78,8 @@ struct EngineConfig {
   /// --cpu-offload-gb): a model larger than the GPU runs, at the host link's pace.
   double cpu_offload_gb = 0;
   std::optional<SyntheticService> synthetic_service;  ///< JSON "engine.synthetic_service"; testing only
+  /// JSON "engine.runtime": the runtime the cost model prices; unset = vLLM V0 for policy "vllm-v0", else V1.
+  std::optional<Runtime> runtime;
 
   /// Prompts are split into chunks that share steps with decodes (V1 always; the `chunked` policy).
   bool chunked_prefill() const noexcept {
@@ -70,6 +90,11 @@ struct EngineConfig {
   }
   bool prefix_caching() const noexcept {
     return enable_prefix_caching ? *enable_prefix_caching : policy == SchedulerPolicy::vllm;
+  }
+  /// The runtime this engine runs: `runtime` when set, else vLLM V0 for policy "vllm-v0", else vLLM V1.
+  Runtime resolved_runtime() const noexcept {
+    if (runtime) return *runtime;
+    return policy == SchedulerPolicy::vllm_v0 ? Runtime::vllm_v0 : Runtime::vllm_v1;
   }
   /// Checks the knobs on their own (0 = default is accepted for max_num_seqs / max_num_batched_tokens).
   void validate(const std::string& path = "engine") const;

@@ -1,0 +1,59 @@
+#pragma once
+// The serving runtime around the model's kernels (docs/cost-model.md, "Runtimes"): which kernels it replays from
+// CUDA graphs, whether its host loop waits for the GPU every step and how long it then keeps the GPU idle, which
+// all-reduce it runs under tensor parallel and which decode-attention kernels it picks. The runtime's names live in
+// spec (engine.runtime); what they mean for the cost lives here.
+#include <string>
+
+#include "llmsim/spec/engine_config.hpp"
+
+namespace llmsim::perf {
+
+using Runtime = spec::Runtime;
+/// The former name of the runtime dimension (vLLM V1/V0 only).
+using EngineGeneration = spec::Runtime;
+std::string to_string(Runtime r);
+
+/// Which kernels a runtime replays from CUDA graphs.
+enum class GraphMode {
+  vllm_v1,      ///< piecewise graphs (attention launched eagerly) for batches of <= 512 tokens, full graphs for decode
+  vllm_v0,      ///< full graphs for decode-only batches of <= 256 sequences
+  decode_only,  ///< full graphs for decode-only batches of <= max_graph_batch sequences (SGLang, gpt-fast, llama.cpp)
+  none,         ///< every kernel launched eagerly (LMDeploy TurboMind v0.1)
+};
+
+/// The all-reduce a runtime runs between tensor-parallel GPUs.
+enum class AllReduceImpl {
+  custom_or_nccl,  ///< a one-/two-shot peer-read kernel for small messages (vLLM's custom all-reduce, which SGLang
+                   ///< also uses; PyTorch's intra-node one-shot for gpt-fast), NCCL beyond it (perf/collective)
+  nccl,            ///< NCCL for every message
+};
+
+/// Where a runtime's serialized CPU time per iteration comes from.
+enum class CpuCost {
+  profile_v1,  ///< the profile's cpu_overhead_per_iter_s / _per_seq_s (a Python step loop as vLLM V1's)
+  profile_v0,  ///< the profile's v0_cpu_overhead_per_iter_s / _per_seq_s
+  fixed,       ///< RuntimeTraits::cpu_per_iter_s / cpu_per_seq_s (a C++ loop, or none on the critical path)
+};
+
+struct RuntimeTraits {
+  GraphMode graphs = GraphMode::vllm_v1;
+  int max_graph_batch = 0;       ///< decode_only: largest decode batch replayed from a graph
+  /// The host enqueues kernels without waiting for the GPU within a step (a C++ loop or a compiled graph): eager
+  /// launches overlap the GPU's work, which then waits only when the host is the slower of the two.
+  bool host_runs_ahead = false;
+  CpuCost cpu = CpuCost::profile_v1;
+  double cpu_per_iter_s = 0, cpu_per_seq_s = 0;  ///< CpuCost::fixed
+  /// CPU time per sequence to turn each step's sampled token into the request's output (detokenize, build the
+  /// output object, check stop conditions) when the engine does it synchronously between steps; on top of `cpu`.
+  double sync_output_per_seq_s = 0;
+  AllReduceImpl allreduce = AllReduceImpl::custom_or_nccl;
+};
+
+/// The traits of `r`; sources in docs/cost-model.md "Runtimes".
+RuntimeTraits runtime_traits(Runtime r);
+
+/// The runtime a scenario's engine runs: engine.runtime when set, else vLLM V0 for policy "vllm-v0", else V1.
+Runtime runtime_of(const spec::EngineConfig& engine);
+
+}  // namespace llmsim::perf

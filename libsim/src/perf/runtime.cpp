@@ -1,0 +1,71 @@
+// What each serving runtime does around the model's kernels. Sources of every value: docs/cost-model.md, "Runtimes".
+#include "llmsim/perf/runtime.hpp"
+
+#include <limits>
+
+namespace llmsim::perf {
+
+std::string to_string(Runtime r) { return spec::to_string(r); }
+
+RuntimeTraits runtime_traits(Runtime r) {
+  RuntimeTraits t;
+  switch (r) {
+    case Runtime::vllm_v1:
+      break;  // the defaults: piecewise graphs, the profile's V1 CPU time, custom all-reduce
+    case Runtime::vllm_v0:
+      t.graphs = GraphMode::vllm_v0;
+      t.cpu = CpuCost::profile_v0;
+      break;
+    case Runtime::vllm_v0_sync:
+    case Runtime::vllm_v0_paged:
+      // Before 0.6's asynchronous output processor (vllm#6913, #7049) LLMEngine.step ran _process_model_outputs
+      // after every step while the GPU waited: 0.2 ms at batch 1 and 3.4 ms at batch 32 on Llama-3-70B / 4 H100
+      // (RFC #6913's profile) = 0.1 ms per sequence; RFC #6854 shows the same 5-13 ms decode bubbles.
+      t.graphs = GraphMode::vllm_v0;
+      t.cpu = CpuCost::profile_v0;
+      t.sync_output_per_seq_s = 100e-6;
+      break;
+    case Runtime::sglang:
+      // bench_one_batch drives the model runner from Python every step (as vLLM V1's loop: the V1 profile terms);
+      // decode batches replay full graphs up to cuda_graph_max_bs (160 assumed; the validation rows hold 32).
+      t.graphs = GraphMode::decode_only;
+      t.max_graph_batch = 160;
+      break;
+    case Runtime::lmdeploy_turbomind:
+      // TurboMind v0.1 (LlamaBatch.cc): a C++ thread per GPU launches every kernel eagerly, no CUDA graphs; each step
+      // ends in Finish(): D2H of the batch's output ids and sequence lengths, cudaStreamSynchronize, host bookkeeping,
+      // then the next step's H2D copies and launches. The GPU idles for that gap only: ~30 us of synchronous
+      // relaunch (G§B6: 10–20 us for a launch after the host waited, plus the sync's wake-up) and ~1 us per sequence
+      // (two host copies of its session_len × 4-byte id row at ~10–25 GB/s) [D]. All-reduce: ftNcclAllReduceSum.
+      t.graphs = GraphMode::none;
+      t.host_runs_ahead = true;
+      t.cpu = CpuCost::fixed;
+      t.cpu_per_iter_s = 30e-6;
+      t.cpu_per_seq_s = 1e-6;
+      t.allreduce = AllReduceImpl::nccl;
+      break;
+    case Runtime::gpt_fast:
+      // generate.py's decode loop calls a torch.compile(mode="reduce-overhead") step (one CUDA graph) and never
+      // synchronizes until the end: the host runs ahead, no CPU time on the critical path. Tensor parallel uses
+      // PyTorch's intra-node one-shot all-reduce (ENABLE_INTRA_NODE_COMM=1, pytorch#114001; README of 2023-12-16).
+      t.graphs = GraphMode::decode_only;
+      t.max_graph_batch = std::numeric_limits<int>::max();
+      t.host_runs_ahead = true;
+      t.cpu = CpuCost::fixed;
+      break;
+    case Runtime::llama_cpp:
+      // llama-bench's tg loop synchronizes every token; the CUDA backend replays one graph for a batch-1 decode
+      // (llama.cpp#6766) and rebuilds the ggml graph on the CPU each token: ~0.6 ms left after graphs (NVIDIA's
+      // "up to 10 %" further gain on a 6.1 ms H100 token, llama.cpp#6763) [D].
+      t.graphs = GraphMode::decode_only;
+      t.max_graph_batch = 1;
+      t.cpu = CpuCost::fixed;
+      t.cpu_per_iter_s = 0.6e-3;
+      break;
+  }
+  return t;
+}
+
+Runtime runtime_of(const spec::EngineConfig& engine) { return engine.resolved_runtime(); }
+
+}  // namespace llmsim::perf
