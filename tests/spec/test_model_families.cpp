@@ -259,3 +259,17 @@ TEST_CASE("tensor parallel rules follow the MoE and MLA shapes") {
   read(c).check_tensor_parallel(8, r);
   CHECK_THROWS_WITH(r.throw_if_any(), Catch::Contains("moe_intermediate_size (772)"));
 }
+
+TEST_CASE("InternLM (v1) is read as Llama, its 'bias' on q, k, v and o") {
+  // data/validation/models/internlm-20b.json's shape (lmdeploy's validation rows); vLLM loads it with llama.py.
+  Json c = {{"architectures", Json::array({"InternLMForCausalLM"})}, {"model_type", "internlm"},
+            {"hidden_size", 5120}, {"intermediate_size", 13824}, {"num_hidden_layers", 60},
+            {"num_attention_heads", 40}, {"num_key_value_heads", 40}, {"vocab_size", 103168},
+            {"max_position_embeddings", 4096}};
+  const ModelSpec plain = read(c);
+  CHECK(billions(plain.param_count()) == Approx(20).epsilon(0.03));  // InternLM-20B
+  c["bias"] = true;  // internlm/internlm-7b's config
+  const ModelSpec biased = read(c);
+  CHECK(biased.attention_bias);
+  CHECK(biased.param_count() - plain.param_count() == 60 * 4 * 5120);
+}

@@ -58,6 +58,9 @@ const std::vector<Family>& families() {
       {"llama", Kind::llama, {"LlamaForCausalLM"}, {"attention_bias", "mlp_bias", "sliding_window"}},
       // Mistral runs as Llama in vLLM; sliding_window applies to every layer (model-level window, cache_config).
       {"mistral", Kind::mistral, {"MistralForCausalLM"}, {"attention_bias", "mlp_bias", "sliding_window"}},
+      // InternLM (v1) runs as Llama in vLLM (registry: InternLMForCausalLM -> llama.py); its "bias" puts biases on
+      // q, k, v and o as attention_bias does (llama.py: attention_bias or config.bias, "Support internlm/internlm-7b").
+      {"internlm", Kind::llama, {"InternLMForCausalLM"}, {"bias", "mlp_bias"}},
       // vllm/model_executor/models/mixtral.py: every layer a MoE of num_local_experts experts of intermediate_size.
       {"mixtral", Kind::mixtral, {"MixtralForCausalLM"},
        {"sliding_window", "num_local_experts", "num_experts_per_tok"}},
@@ -280,7 +283,7 @@ struct Reader {
     m.tie_word_embeddings = gemma || v.boolean_or("tie_word_embeddings", false);
     // Qwen2 (and Qwen2-MoE) have q/k/v biases but their config.json carries no attention_bias key.
     const bool qwen2 = k == Kind::qwen2 || k == Kind::qwen2_moe;
-    m.attention_bias = qwen2 || v.boolean_or("attention_bias", false);
+    m.attention_bias = qwen2 || v.boolean_or("attention_bias", false) || v.boolean_or("bias", false);
     if (m.attention_bias && (k == Kind::llama || k == Kind::mistral))
       m.bias_params_per_layer += m.hidden_size;  // LlamaAttention's bias is on o_proj too
     if (v.boolean_or("mlp_bias", false)) m.bias_params_per_layer += 2 * i64{m.intermediate_size} + m.hidden_size;
