@@ -103,6 +103,7 @@ struct CostModel::Constants {
   // the up-projection; the attention's query/key and value head dims as it runs.
   bool mla = false;
   double kv_b_params = 0, prefill_qk_dim = 0, prefill_v_dim = 0, kv_latent = 0;
+  double rotary_norm_elems = 0;  // per token per layer: rotary on q and k (+ MLA's latent RMSNorms)
   double lm_params = 0;
   double w_bytes_per_param = 2, lm_bytes_per_param = 2;
   double kv_bytes_per_token_layer = 0;  // K+V of one token in one layer on this GPU, as prefill attention reads it
@@ -243,7 +244,7 @@ struct CostModel::Constants {
     const double act_inter = experts > 1 ? (dense_layers * inter + moe_layers * (expert_inter * experts_per_token +
                                                                                   shared_inter)) / layers
                                          : inter;
-    const double act_elems = 8 * hidden + 2 * (heads + kv_heads) * head_dim + 3 * act_inter;
+    const double act_elems = 8 * hidden + rotary_norm_elems + 3 * act_inter;
     ops[kNorms] = stream(tokens * act_elems * kActBytes, tokens * act_elems, layers);
     ops[kNorms].time_s += stream(tokens * 6 * hidden * kActBytes, 0, 1).time_s;  // embedding gather + final norm
 
@@ -459,6 +460,7 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->o_params = c->heads * c->head_dim * c->hidden;
   c->prefill_qk_dim = c->head_dim;
   c->prefill_v_dim = c->head_dim;
+  c->rotary_norm_elems = 2 * (c->heads + c->kv_heads) * c->head_dim;  // rotary reads and writes q and k
   if (m.is_mla()) {
     // DeepseekV2MLAAttention on one rank: the replicated q_a + kv_a projection (hidden -> q_lora + kv_lora + rope),
     // q_b (or q_proj) and o_proj sharded by heads; kv_b_proj (kv_lora -> heads × (nope + v)) sharded by heads.
@@ -472,6 +474,9 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->head_dim = qk;
     c->kv_heads = c->heads;  // prefill attends per head on the up-projected K/V
     c->prefill_v_dim = m.v_head_dim;
+    // Rotary touches only the rope part of q (per head) and the shared k_pe; q_a/kv_a_layernorm read and write
+    // the q and KV latents.
+    c->rotary_norm_elems = 2 * (c->heads + 1) * m.qk_rope_head_dim + 2 * (static_cast<double>(m.q_lora_rank) + m.kv_lora_rank);
   }
   c->mlp_params = 3.0 * c->hidden * c->inter;  // a dense layer's gated MLP (gate, up, down)
   c->dense_layers = m.num_layers;
