@@ -273,3 +273,34 @@ TEST_CASE("InternLM (v1) is read as Llama, its 'bias' on q, k, v and o") {
   CHECK(biased.attention_bias);
   CHECK(biased.param_count() - plain.param_count() == 60 * 4 * 5120);
 }
+
+TEST_CASE("implausibly large sizes are refused before any count could overflow") {
+  // Each field is within the reader's 2^30, but experts × hidden × width × layers would wrap int64.
+  Json c = cat("deepseek-v3").source;
+  c["hidden_size"] = 1 << 30;
+  c["n_routed_experts"] = 1 << 20;
+  c["num_hidden_layers"] = 1 << 20;
+  CHECK_THROWS_WITH(read(c), Catch::Contains("implausibly large"));
+  c = cat("qwen3-30b-a3b").source;
+  c["moe_intermediate_size"] = 1 << 30;
+  c["num_experts"] = 1 << 30;
+  c["num_experts_per_tok"] = 8;
+  CHECK_THROWS_WITH(read(c), Catch::Contains("implausibly large"));
+  c = cat("deepseek-v3").source;
+  c["n_shared_experts"] = 1 << 20;
+  CHECK_THROWS_WITH(read(c), Catch::Contains("model.n_shared_experts"));
+  // The closed-form layer counts agree with the layouts above at a size a loop could not afford.
+  c = cat("qwen3-30b-a3b").source;
+  c["num_hidden_layers"] = 1 << 30;
+  c["hidden_size"] = 8;
+  c["head_dim"] = 2;
+  c["num_attention_heads"] = 4;
+  c["num_key_value_heads"] = 4;
+  c["moe_intermediate_size"] = 8;
+  c["intermediate_size"] = 8;
+  c["vocab_size"] = 8;
+  c["decoder_sparse_step"] = 4;
+  c["mlp_only_layers"] = Json::array({3, 5});
+  const ModelSpec big = read(c);
+  CHECK(big.moe_layers() == (1 << 28) - 1);  // every 4th layer, less layer 3
+}

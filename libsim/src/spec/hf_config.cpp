@@ -241,6 +241,10 @@ i64 siglip_params(const JsonView& v) {
   const i64 layers = size_key(v, "num_hidden_layers", 12), channels = size_key(v, "num_channels", 3);
   const i64 image = size_key(v, "image_size", 224), patch = size_key(v, "patch_size", 16);
   size_key(v, "num_attention_heads", 12);  // checked, not needed: q/k/v/o are h × h whatever the head count
+  // int64 products below: bound them first (SigLIP-so400m has ~4e8 parameters).
+  const long double bound = static_cast<long double>(channels) * image * image * h +
+                            static_cast<long double>(layers) * (8 * h * h + 2 * h * inter) + 16 * h;
+  if (bound > 1e15L) v.fail("sizes allow " + format_value(static_cast<double>(bound)) + " parameters: implausibly large");
   const i64 patches = (image / patch) * (image / patch);
   const i64 embeddings = channels * patch * patch * h + h + patches * h;
   const i64 layer = 2 * 2 * h + 4 * (h * h + h) + (h * inter + inter) + (inter * h + h);
@@ -307,9 +311,11 @@ struct Reader {
         mlp_only.insert(i);
       }
     }
-    int sparse = 0;
-    for (int i = 0; i < m.num_layers; ++i) sparse += (mlp_only.count(i) == 0 && (i + 1) % step == 0) ? 1 : 0;
-    m.dense_layers = m.num_layers - sparse;
+    // Layers with (i + 1) % step == 0, less those of them listed in mlp_only_layers (closed form: no loop over a
+    // layer count read from the file).
+    i64 sparse = m.num_layers / step;
+    for (const i64 i : mlp_only) sparse -= (i + 1) % step == 0 ? 1 : 0;
+    m.dense_layers = m.num_layers - static_cast<int>(sparse);
     if (f->kind == Kind::qwen2_moe) {
       m.shared_expert_intermediate_size = read_non_negative_int(v, "shared_expert_intermediate_size", 0);
       m.shared_expert_gate = m.shared_expert_intermediate_size > 0;
@@ -322,18 +328,22 @@ struct Reader {
     m.qk_nope_head_dim = read_positive_int(v, "qk_nope_head_dim");
     m.qk_rope_head_dim = read_positive_int(v, "qk_rope_head_dim");
     m.v_head_dim = read_positive_int(v, "v_head_dim");
+    if (i64{m.qk_nope_head_dim} + m.qk_rope_head_dim > (i64{1} << 30))
+      v["qk_rope_head_dim"].fail("with qk_nope_head_dim exceeds 2^30");
     m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
     m.num_kv_heads = m.num_heads;  // prefill runs MHA on the up-projected K/V; the cache holds one latent per token
     m.num_experts = read_non_negative_int(v, "n_routed_experts", 0);
     if (m.num_experts > 0) {
       m.experts_per_token = read_positive_int(v, "num_experts_per_tok");
       m.moe_intermediate_size = read_positive_int(v, "moe_intermediate_size");
-      m.shared_expert_intermediate_size = read_non_negative_int(v, "n_shared_experts", 0) * m.moe_intermediate_size;
-      const int first_dense = read_non_negative_int(v, "first_k_dense_replace", 0);
-      const int freq = positive_or(v, "moe_layer_freq", 1);
-      int sparse = 0;
-      for (int i = 0; i < m.num_layers; ++i) sparse += (i >= first_dense && i % freq == 0) ? 1 : 0;
-      m.dense_layers = m.num_layers - sparse;
+      const i64 shared = i64{read_non_negative_int(v, "n_shared_experts", 0)} * m.moe_intermediate_size;
+      if (shared > (i64{1} << 30)) v["n_shared_experts"].fail("times moe_intermediate_size exceeds 2^30");
+      m.shared_expert_intermediate_size = static_cast<int>(shared);
+      // Sparse layers: i >= first_k_dense_replace and i % moe_layer_freq == 0, counted in closed form.
+      const i64 first_dense = read_non_negative_int(v, "first_k_dense_replace", 0);
+      const i64 freq = positive_or(v, "moe_layer_freq", 1), layers = m.num_layers;
+      const i64 sparse = first_dense >= layers ? 0 : (layers - 1) / freq - (first_dense + freq - 1) / freq + 1;
+      m.dense_layers = static_cast<int>(layers - sparse);
     }
     m.mtp_layers = read_non_negative_int(v, "num_nextn_predict_layers", 0);
     if (m.mtp_layers > 0) {
@@ -341,6 +351,9 @@ struct Reader {
       // (MTP) Module weights"): one MoE decoder layer, enorm + hnorm, eh_proj (2h → h), a final norm and its own copy
       // of the embedding and the LM head. vLLM skips these weights unless a deepseek_mtp speculator loads them
       // (deepseek_v2.py load_weights: "skip spec decode layers for main model").
+      Problems p;  // the counts below are int64 products of the fields: bound them first
+      m.check_magnitude(p, v.path());
+      p.throw_if_any();
       const i64 h = m.hidden_size;
       const i64 layer = m.attention_params_per_layer() + m.norm_params_per_layer() +
                         (m.num_experts > 0 ? m.moe_mlp_params() : m.dense_mlp_params());

@@ -2,6 +2,8 @@
 // Reading config.json is hf_config.cpp; the formulas and their sources are in docs/cost-model.md ("Model families").
 #include "llmsim/spec/model_spec.hpp"
 
+#include <algorithm>
+
 #include "llmsim/core/error.hpp"
 
 namespace llmsim::spec {
@@ -104,6 +106,23 @@ void ModelSpec::check_tensor_parallel(int tp, Problems& p, const std::string& pa
   }
 }
 
+void ModelSpec::check_magnitude(Problems& p, const std::string& path) const {
+  using ld = long double;
+  auto x = [](auto v) { return static_cast<ld>(v); };
+  const ld heads = x(num_heads);
+  const ld widest = std::max({x(hidden_size), heads * head_dim, x(num_kv_heads) * head_dim, x(intermediate_size),
+                              x(moe_intermediate_size), x(shared_expert_intermediate_size), x(q_lora_rank),
+                              x(kv_lora_rank) + qk_rope_head_dim, heads * (x(qk_nope_head_dim) + qk_rope_head_dim),
+                              heads * (x(qk_nope_head_dim) + v_head_dim), x(norms_per_layer) * hidden_size});
+  const ld bound = x(num_layers) * 16 * widest * widest * (std::max(x(1), x(num_experts)) + 2) +
+                   2 * x(vocab_size) * hidden_size + x(bias_params_per_layer) * num_layers + x(vision_params);
+  constexpr ld kLimit = 1e17;  // int64 holds 9.2e18; the largest published model has ~2e12 parameters
+  if (bound > kLimit)
+    p.add(path, "its sizes allow up to " + format_value(static_cast<double>(bound)) +
+                    " parameters, more than llmsim counts (1e17): a hidden_size, num_hidden_layers, expert count or "
+                    "width is implausibly large");
+}
+
 void ModelSpec::validate(const std::string& path) const {
   Problems p;
   auto positive = [&](const char* field, int v) {
@@ -146,9 +165,11 @@ void ModelSpec::validate(const std::string& path) const {
     p.add(path + ".sliding_layers", "must be <= num_hidden_layers (" + std::to_string(num_layers) + "), got " +
                                         std::to_string(sliding_layers));
   }
-  if (is_mla() && (qk_nope_head_dim + qk_rope_head_dim < 1 || v_head_dim < 1)) {
+  if (is_mla() && (i64{qk_nope_head_dim} + qk_rope_head_dim < 1 || v_head_dim < 1)) {
     p.add(path + ".kv_lora_rank", "an MLA model needs qk_nope_head_dim + qk_rope_head_dim >= 1 and v_head_dim >= 1");
   }
+  p.throw_if_any();  // the bound below reads the fields checked above
+  check_magnitude(p, path);
   p.throw_if_any();
 }
 

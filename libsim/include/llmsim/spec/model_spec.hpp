@@ -90,6 +90,11 @@ struct ModelSpec {
   /// widths), added to `p` at `path`. Nothing added when it can.
   void check_tensor_parallel(int tp, Problems& p, const std::string& path = "hardware.tp") const;
 
+  /// Adds a problem at `path` when the sizes are so large that a parameter count could overflow int64 (an upper
+  /// bound in long double: layers × 16 × widest² × (experts + 2) + embeddings); no real model is within 10^3 of it.
+  /// Call before deriving counts from fields read from a file (validate() calls it).
+  void check_magnitude(Problems& p, const std::string& path = "model") const;
+
   /// Collects every problem into one ConfigError at `path`.
   void validate(const std::string& path = "model") const;
 };
