@@ -232,6 +232,10 @@ struct CostModel::Constants {
       if (dense_layers > 0)
         add(e, gemm(tokens, mlp_params, 2 * hidden, 3 * inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw,
                     dense_layers, 2, dequant_ops_per_weight));
+      // The fraction of peak over the whole op (the per-expert GEMM's own fraction counted one expert's bytes
+      // against its time, and not the router, shared experts or dense layers added here).
+      if (e.time_s > 0)
+        e.peak_fraction = e.bound == Bound::compute ? e.flops / e.time_s / gemm_peak : e.bytes / e.time_s / bw;
       ops[kMlp] = e;
     } else {
       // gate_up and down are two kernels with the same M: one roofline over both, two fixed costs.
@@ -274,20 +278,11 @@ struct CostModel::Constants {
   }
 
   /// Ops that depend on the batch's composition: attention, kernel launches, CPU overhead.
-  void batch_ops(const BatchShape& b, RawOps& ops) const {
+  /// The terms of sliding-window layers and of MLA (docs/cost-model.md, "Model families") added to `ops`.
+  [[gnu::noinline]] void family_ops(const BatchShape& b, RawOps& ops) const {
     const double decode = static_cast<double>(b.decode_seqs);
-    const double seqs = static_cast<double>(b.prefill_seqs + b.decode_seqs);
-
     if (b.prefill_tokens > 0) {
       const double pt = static_cast<double>(b.prefill_tokens), kv_tokens = static_cast<double>(b.prefill_kv_tokens);
-      // Per query-key pair: QK^T over the query/key head dim and PV over the value head dim (MLA prefill runs full
-      // heads of nope+rope and v_head_dim on the up-projected K/V; vLLM's compute-friendly path).
-      const double per_pair = 2.0 * heads * (prefill_qk_dim + prefill_v_dim);
-      auto bytes_of = [&](double kv) {
-        return pt * heads * (prefill_qk_dim + prefill_v_dim) * kActBytes + kv * kv_bytes_per_token_layer +
-               pt * kv_cache_write_bytes;  // + writing the chunk's K,V
-      };
-      ops[kAttnPrefill] = attention(per_pair * b.prefill_attn_pairs, bytes_of(kv_tokens), mem_eff, full_layers);
       if (sliding_layers > 0) {
         // A sliding layer's query at position p sees min(p, window) keys. The batch carries sums only, so the chunks
         // are taken as alike (n chunks of T/n tokens after (K − T)/n cached ones): exact for one chunk or equal
@@ -295,7 +290,10 @@ struct CostModel::Constants {
         const double n = static_cast<double>(b.prefill_seqs), chunk = pt / n, before = (kv_tokens - pt) / n;
         const double pairs = n * windowed_pairs(before, chunk, window);
         const double kv = n * (std::min(before, window) + chunk);
-        add(ops[kAttnPrefill], attention(per_pair * pairs, bytes_of(kv), mem_eff, sliding_layers));
+        const Raw r = attention(2.0 * heads * (prefill_qk_dim + prefill_v_dim) * pairs, prefill_bytes(pt, kv), mem_eff,
+                                sliding_layers);
+        if (ops[kAttnPrefill].time_s > 0) add(ops[kAttnPrefill], r);
+        else ops[kAttnPrefill] = r;  // every layer slides (Mistral v0.1): its bound and peak fraction
       }
       if (mla) {
         // kv_b_proj up-projects the latent of every KV token the chunks attend to (vLLM computes the cached context's
@@ -305,26 +303,19 @@ struct CostModel::Constants {
       }
     }
     if (b.decode_seqs > 0) {
-      // The paged decode kernel: backend, CTAs, per-CTA streaming, waves, conversion (decode_attention.hpp).
-      const double context = static_cast<double>(b.decode_context);
-      const DecodeAttentionCost a = attn_decode.per_layer(decode, context);
-      Raw& r = ops[kAttnDecode];
-      r.time_s = a.time_s * full_layers;
-      r.flops = a.flops * full_layers;
-      r.bytes = a.bytes * full_layers;
-      bool alu_bound = a.alu_bound;
       if (sliding_layers > 0) {
         // Sliding layers read at most the window per sequence: Σ min(c_i, W) <= min(Σ c_i, n·W), an upper bound
         // from the sums the batch carries (exact when every context is inside the window, or all beyond it).
+        const double context = static_cast<double>(b.decode_context);
         const DecodeAttentionCost s = attn_decode.per_layer(decode, std::min(context, decode * window));
+        Raw& r = ops[kAttnDecode];
         r.time_s += s.time_s * sliding_layers;
         r.flops += s.flops * sliding_layers;
         r.bytes += s.bytes * sliding_layers;
-        alu_bound = alu_bound || s.alu_bound;
+        const bool alu_bound = (full_layers > 0 && r.bound == Bound::compute) || s.alu_bound;
+        r.bound = alu_bound ? Bound::compute : Bound::memory;
+        r.peak_fraction = alu_bound ? r.flops / r.time_s / (2.0 * alu_rate) : r.bytes / r.time_s / bw;
       }
-      // CUDA-core bound (software fp8 conversion, PagedAttention's dot products): judged against the FP32 rate.
-      r.bound = alu_bound ? Bound::compute : Bound::memory;
-      r.peak_fraction = alu_bound ? r.flops / r.time_s / (2.0 * alu_rate) : r.bytes / r.time_s / bw;
       if (mla) {
         // Absorbed decode (vLLM's data-movement-friendly path): q_nope × W_UK into the latent, attention over the
         // latent, then × W_UV: kv_b_proj's weights once per iteration, 2 FLOPs per weight per decode token.
@@ -332,13 +323,46 @@ struct CostModel::Constants {
                             gemm_eff, gemm_peak, q_c, q_bw, layers, 2, dequant_ops_per_weight));
       }
     }
-
     if (ops[kKvB].time_s > 0) {
       Raw& r = ops[kKvB];
       const double tc = r.flops / gemm_peak, tm = r.bytes / bw;
       r.bound = tc > tm ? Bound::compute : Bound::memory;
       r.peak_fraction = (tc > tm ? tc : tm) / r.time_s;
     }
+  }
+
+  /// Prefill attention bytes of `pt` query tokens over `kv` KV tokens: queries and outputs, the KV read, and writing
+  /// the chunk's K,V (MLA: its latent).
+  double prefill_bytes(double pt, double kv) const {
+    return pt * heads * (prefill_qk_dim + prefill_v_dim) * kActBytes + kv * kv_bytes_per_token_layer +
+           pt * kv_cache_write_bytes;
+  }
+
+  [[gnu::always_inline]] void batch_ops(const BatchShape& b, RawOps& ops) const {
+    const double decode = static_cast<double>(b.decode_seqs);
+    const double seqs = static_cast<double>(b.prefill_seqs + b.decode_seqs);
+
+    if (b.prefill_tokens > 0) {
+      // Per query-key pair: QK^T over the query/key head dim and PV over the value head dim (MLA prefill runs full
+      // heads of nope+rope and v_head_dim on the up-projected K/V; vLLM's compute-friendly path).
+      ops[kAttnPrefill] = attention(2.0 * heads * (prefill_qk_dim + prefill_v_dim) * b.prefill_attn_pairs,
+                                    prefill_bytes(static_cast<double>(b.prefill_tokens),
+                                                  static_cast<double>(b.prefill_kv_tokens)),
+                                    mem_eff, full_layers);
+    }
+    if (b.decode_seqs > 0) {
+      // The paged decode kernel: backend, CTAs, per-CTA streaming, waves, conversion (decode_attention.hpp).
+      const DecodeAttentionCost a = attn_decode.per_layer(decode, static_cast<double>(b.decode_context));
+      Raw& r = ops[kAttnDecode];
+      r.time_s = a.time_s * full_layers;
+      r.flops = a.flops * full_layers;
+      r.bytes = a.bytes * full_layers;
+      // CUDA-core bound (software fp8 conversion, PagedAttention's dot products): judged against the FP32 rate.
+      r.bound = a.alu_bound ? Bound::compute : Bound::memory;
+      r.peak_fraction = a.alu_bound ? a.flops / a.time_s / (2.0 * alu_rate) : a.bytes / a.time_s / bw;
+    }
+    // Sliding-window layers and MLA's kv_b_proj: kept out of line so the common path stays as short as it was.
+    if (sliding_layers > 0 || mla) [[unlikely]] family_ops(b, ops);
 
     // Kernel launches: which kernels replay from CUDA graphs depends on the engine (engine_overhead.hpp).
     const double attn_kernels = (b.prefill_seqs > 0 ? 1 : 0) + (b.decode_seqs > 0 ? 1 : 0);

@@ -97,6 +97,9 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
                                            const AttentionShape& shape, spec::DType kv_dtype,
                                            DecodeAttentionBackend backend, double pnorm_p)
     : backend_(backend), shape_(shape), p_(pnorm_p) {
+  // Resolve the defaults once, so per_layer reads plain fields.
+  shape_.v_head_dim = shape.v_dim();
+  shape_.kv_elements = shape.kv_elements_per_head();
   sms_ = std::max(1, gpu.sm_count);
   slots_ = backend == DecodeAttentionBackend::paged_unpacked ? kPagedCtasPerSm * sms_ : sms_;
   bw_cap_ = gpu.memory_bandwidth * profile.attn_decode_bw_efficiency;
@@ -159,11 +162,11 @@ DecodeAttentionCost DecodeAttentionModel::per_layer(double seqs, double context)
   // L2), the query and the output of every query head in fp16, and the fp32 partial outputs of a split.
   // (+ writing the new token's K and V, which vLLM does in its own cache kernel just before).
   const double kv_bytes = (tokens + seqs) * shape_.kv_heads * kv_bytes_per_token_;
-  const double qo_bytes = seqs * shape_.heads * (shape_.head_dim + shape_.v_dim()) * 2.0;
+  const double qo_bytes = seqs * shape_.heads * (shape_.head_dim + shape_.v_head_dim) * 2.0;
   const double heads_per_cta = shape_.heads / std::max(1.0, ctas_per_seq_);
-  const double split_bytes = splits > 1 ? c.ctas * heads_per_cta * shape_.v_dim() * 4.0 * 2.0 : 0.0;
+  const double split_bytes = splits > 1 ? c.ctas * heads_per_cta * shape_.v_head_dim * 4.0 * 2.0 : 0.0;
   c.bytes = kv_bytes + qo_bytes + split_bytes;
-  c.flops = 2.0 * tokens * shape_.heads * (shape_.head_dim + shape_.v_dim());
+  c.flops = 2.0 * tokens * shape_.heads * (shape_.head_dim + shape_.v_head_dim);
 
   // Streaming: each running CTA keeps a bounded number of bytes in flight (Little's law), so until enough CTAs
   // run the kernel cannot reach the DRAM limit. Only the fixed per-wave cost is quantized by waves: CTAs of a
@@ -174,7 +177,7 @@ DecodeAttentionCost DecodeAttentionModel::per_layer(double seqs, double context)
 
   // CUDA-core work: converting low-precision K/V (per reading CTA) and, for the unpacked kernel, the dot
   // products themselves; only the SMs that hold a CTA contribute.
-  const double elements = tokens * shape_.kv_heads * shape_.kv_elements_per_head() * readers_per_element_;
+  const double elements = tokens * shape_.kv_heads * shape_.kv_elements * readers_per_element_;
   const double ops = elements * convert_ops_ + tokens * shape_.heads * cuda_core_ops_per_token_head_;
   const double t_alu = ops > 0 ? ops / (alu_rate_ * std::min(1.0, running / sms_)) : 0.0;
   c.alu_bound = t_alu > t_stream;
