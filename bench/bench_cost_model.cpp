@@ -35,7 +35,10 @@ int main() {
   struct Case { const char* model; const char* gpu; const char* quant; int tp; };
   const Case cases[] = {{"llama-3.1-8b", "a100-80gb-sxm", "fp16", 1},
                         {"llama-3.1-70b", "h100-80gb-sxm", "fp8", 4},
-                        {"mixtral-8x7b", "rtx4090-24gb", "awq-int4", 2}};
+                        {"mixtral-8x7b", "rtx4090-24gb", "awq-int4", 2},
+                        // MLA + shared experts + dense layers; sliding-window layers (extra terms per iteration)
+                        {"deepseek-v3", "h200-141gb-sxm", "fp8", 8},
+                        {"gemma-3-27b", "h100-80gb-sxm", "fp16", 1}};
   double sink = 0;
   std::printf("bench_cost_model: CostModel::iteration_time / breakdown calls per second\n");
   std::printf("%-14s %-14s %-9s %3s %10s %16s %16s\n", "model", "gpu", "quant", "tp", "decode_seqs", "iter_time/s",

@@ -25,6 +25,7 @@ void register_memory(py::module_& m) {
     out["quant"] = r.quant.weights.id;
     out["kv_dtype"] = std::string(spec::to_string(r.quant.kv_dtype));
     out["gpu_memory_utilization"] = r.scenario.engine.gpu_memory_utilization;
+    out["notes"] = r.notes;  // what resolving assumed (the checkpoint's quantization_config, MTP layers, ...)
     return dump(out);
   }, py::arg("scenario"),
      "Memory plan of the scenario's replica as JSON text (`llmsim memory --json` fields), planned for the "

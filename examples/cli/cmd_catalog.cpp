@@ -56,7 +56,9 @@ void list_models(bool json) {
     if (m.is_moe()) params += " (" + fmt(static_cast<double>(m.active_param_count()) / 1e9, 1) + " active)";
     t.add({id, m.architecture, params, std::to_string(m.num_layers), std::to_string(m.hidden_size),
            std::to_string(m.num_heads) + "/" + std::to_string(m.num_kv_heads), std::to_string(m.head_dim),
-           std::to_string(m.intermediate_size) + (m.is_moe() ? " x" + std::to_string(m.num_experts) : ""),
+           // MoE: one routed expert's width × their count
+           std::to_string(m.is_moe() ? m.expert_intermediate_size() : m.intermediate_size) +
+               (m.is_moe() ? " x" + std::to_string(m.num_experts) : ""),
            std::to_string(m.vocab_size), std::to_string(m.max_position_embeddings),
            fmt(m.kv_bytes_per_token(2.0) / 1024, 0)});
   }

@@ -23,7 +23,7 @@ int run_memory(int argc, char** argv) {
         ("num-gpus", po::value<int>(), "GPUs of one replica (default tp x pp)")
         ("tp", po::value<int>(), "tensor parallel size (default num-gpus / pp)")
         ("pp", po::value<int>()->default_value(1), "pipeline parallel size")
-        ("quant", po::value<std::string>()->default_value("fp16"), "weight format (llmsim catalog quants)")
+        ("quant", po::value<std::string>()->default_value("auto"), "weight format (llmsim catalog quants; auto = the checkpoint's quantization_config, else fp16)")
         ("kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache dtype: fp16, bf16, fp8, int8, int4")
         ("max-model-len", po::value<int>()->default_value(0), "context length to plan for (0 = the model's limit, as in a scenario: vLLM V1 chunks prompts)")
         ("gpu-memory-utilization", po::value<double>()->default_value(0.90), "fraction of GPU memory the engine may use")
@@ -92,7 +92,9 @@ int run_memory(int argc, char** argv) {
     const spec::GpuSpec gpu = spec::gpu_for(option, par.gpus(), catalog, "--gpu");
     engine = spec::effective_engine(engine, gpu, false);
     spec::Quantization quant;
-    quant.weights = spec::format_for_gpu(spec::weight_format(vm["quant"].as<std::string>(), "--quant"), gpu, "--quant");
+    std::vector<std::string> notes = model.notes;
+    quant.weights = spec::format_for_gpu(spec::weight_format_for_model(model, vm["quant"].as<std::string>(), "--quant", notes),
+                                         gpu, "--quant");
     quant.kv_dtype = spec::parse_kv_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");
     if (max_model_len > model.max_position_embeddings) {
       throw ConfigError("--max-model-len", "must be <= the model's max_position_embeddings (" +
@@ -112,6 +114,7 @@ int run_memory(int argc, char** argv) {
       j["quant"] = quant.weights.id;
       j["kv_dtype"] = std::string(spec::to_string(quant.kv_dtype));
       j["gpu_memory_utilization"] = engine.gpu_memory_utilization;
+      j["notes"] = notes;
       print_json(j);
       return kOk;
     }
@@ -121,7 +124,13 @@ int run_memory(int argc, char** argv) {
               << spec::to_string(quant.kv_dtype) << ", max_model_len " << plan.max_model_len << "\n";
     std::cout << "params " << fmt(static_cast<double>(plan.params) / 1e9, 2) << " B; KV cache "
               << fmt(plan.kv_bytes_per_token, 0) << " bytes per token (" << fmt(plan.kv_bytes_per_token / 1024, 1)
-              << " KiB), " << fmt(plan.kv_bytes_per_token_per_gpu, 0) << " per GPU\n\n";
+              << " KiB), " << fmt(plan.kv_bytes_per_token_per_gpu, 0) << " per GPU"
+              << (plan.kv_sliding_window > 0 ? "; sliding-window layers keep " + std::to_string(plan.kv_sliding_window) +
+                                                    " tokens (" + std::to_string(plan.kv_cache_groups) + " KV-cache groups)"
+                                              : std::string())
+              << "\n";
+    for (const auto& n : notes) std::cout << "note: " << n << "\n";
+    std::cout << "\n";
     // GB = 10^9 bytes (the model-size arithmetic of the guides), GiB = 2^30 (what nvidia-smi's MiB and a card's
     // "24 GB" mean): both, so neither has to be converted by hand.
     Table t({"per GPU", "bytes", "GB", "GiB", "share"});

@@ -31,7 +31,7 @@ int run(int argc, char** argv) {
       ("model", po::value<std::string>()->required(), "model id or path to a Hugging Face config.json")
       ("gpu", po::value<std::string>()->required(), "GPU id ('a100-80gb-sxm', 'a100-80gb-sxm:mig-3g.40gb'), spec file, or "
                                                      "an option such as 2xrtx4090-24gb@pp, 2xa100-80gb-pcie+nvlink")
-      ("quant", po::value<std::string>()->default_value("fp16"), "weight format (fp16, awq-int4, fp8, ...)")
+      ("quant", po::value<std::string>()->default_value("auto"), "weight format (fp16, awq-int4, fp8, ...; auto = the checkpoint's)")
       ("kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache dtype (fp16, fp8, int8, ...)")
       ("tp", po::value<int>()->default_value(1), "tensor-parallel size")
       ("pp", po::value<int>()->default_value(1), "pipeline-parallel size")
@@ -62,7 +62,8 @@ int run(int argc, char** argv) {
   parallel = spec::split_for(option, parallel, "--tp");
   const spec::GpuSpec gpu = spec::gpu_for(option, parallel.gpus(), catalog, "--gpu");
   spec::Quantization quant;
-  quant.weights = spec::weight_format(vm["quant"].as<std::string>(), "--quant");
+  std::vector<std::string> notes = model.notes;
+  quant.weights = spec::weight_format_for_model(model, vm["quant"].as<std::string>(), "--quant", notes);
   quant.kv_dtype = spec::parse_kv_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");
   perf::HardwareProfile profile = perf::default_profile(gpu);
   const std::string profile_path = vm["gpu-profile"].as<std::string>();
@@ -106,6 +107,7 @@ int run(int argc, char** argv) {
     j["engine"] = perf::to_string(generation);
     j["decode_attention_backend"] = backend;
     j["allreduce_algorithm"] = ar;
+    j["notes"] = notes;
     print_json(j);
     return kOk;
   }
@@ -116,6 +118,7 @@ int run(int argc, char** argv) {
             << "\n";
   std::cout << "engine " << perf::to_string(generation) << "; decode attention: " << backend
             << (parallel.tp > 1 ? "; all-reduce: " + ar + " over " + perf::to_string(allreduce.link()) : "") << "\n";
+  for (const auto& n : notes) std::cout << "note: " << n << "\n";
   std::cout << "profile: " << cm.profile().source << "\n\n";
   Table t({"op", "time ms", "share %", "GFLOP", "MB", "bound", "% of peak"});
   for (const auto& o : s.ops)

@@ -105,10 +105,10 @@ TEST_CASE("llmsim catalog lists what ships") {
   r = run("catalog models --json", false);
   REQUIRE(r.code == 0);
   const auto models = llmsim::parse_json(r.out, "stdout");
-  CHECK(models.size() == 11);
+  CHECK(models.size() == 28);  // data/models (libsim/src/spec/CMakeLists.txt)
   r = run("catalog quants --json", false);
   REQUIRE(r.code == 0);
-  CHECK(llmsim::parse_json(r.out, "stdout")["weights"].size() == 10);
+  CHECK(llmsim::parse_json(r.out, "stdout")["weights"].size() == 13);
   r = run("catalog gpus --json", false);
   REQUIRE(r.code == 0);
   CHECK(llmsim::parse_json(r.out, "stdout").size() == 14);

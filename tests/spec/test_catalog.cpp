@@ -20,11 +20,16 @@ TEST_CASE("builtin catalogue ships the GPUs and models of issue 2") {
   }
   CHECK(cat.gpu_ids().size() == 14);
   for (const char* id : {"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "mistral-7b",
-                         "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-32b", "qwen2.5-72b", "mixtral-8x7b"}) {
+                         "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-32b", "qwen2.5-72b", "mixtral-8x7b",
+                         // issue 15: the models people deploy now
+                         "llama-3.2-1b", "llama-3.2-3b", "llama-3.3-70b", "qwen3-8b", "qwen3-14b", "qwen3-32b",
+                         "qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3", "deepseek-r1", "mistral-7b-v0.3",
+                         "mistral-small-24b", "mixtral-8x22b", "gemma-2-9b", "gemma-2-27b", "gemma-3-12b",
+                         "gemma-3-27b"}) {
     INFO(id);
     CHECK(cat.model(id).id == id);
   }
-  CHECK(cat.model_ids().size() == 11);
+  CHECK(cat.model_ids().size() == 28);
 }
 
 TEST_CASE("GPU figures follow the datasheet table") {

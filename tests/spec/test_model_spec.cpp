@@ -44,14 +44,17 @@ TEST_CASE("HF config defaults and aliases") {
   CHECK(m.num_kv_heads == 16);    // = heads
   CHECK_FALSE(m.attention_bias);
   CHECK_FALSE(m.is_moe());
-  c["num_experts"] = 4;
+  c["num_experts"] = 4;  // a config naming no family reads num_experts as Mixtral's experts
   c["num_experts_per_tok"] = 2;
   c["head_dim"] = 64;
-  c["model_type"] = "qwen2";
   m = model_spec_from_hf_config(JsonView(c, "model"), "tiny");
   CHECK(m.num_experts == 4);
   CHECK(m.experts_per_token == 2);
   CHECK(m.head_dim == 64);
+  c.erase("num_experts");
+  c.erase("num_experts_per_tok");
+  c["model_type"] = "qwen2";
+  m = model_spec_from_hf_config(JsonView(c, "model"), "tiny");
   CHECK(m.attention_bias);  // Qwen2 has QKV bias without saying so
   CHECK(Catalog::builtin().model("qwen2.5-7b").attention_bias);
   CHECK_FALSE(Catalog::builtin().model("llama-3.1-8b").attention_bias);

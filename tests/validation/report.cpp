@@ -75,7 +75,11 @@ std::vector<GroupStats> group_stats(const std::vector<Row>& rows) {
 
 namespace {
 bool biased(const GroupStats& g, const Bounds& b) {
-  return g.n >= b.min_points && std::abs(g.signed_median) > b.max_signed_median;
+  const KnownGap* gap = b.gap(g.dimension, g.value);
+  return g.n >= b.min_points && std::abs(g.signed_median) > (gap ? gap->max_signed_median : b.max_signed_median);
+}
+bool known_gap(const GroupStats& g, const Bounds& b) {
+  return g.n >= b.min_points && b.gap(g.dimension, g.value) && std::abs(g.signed_median) > b.max_signed_median;
 }
 }  // namespace
 
@@ -84,8 +88,11 @@ std::vector<std::string> violations(const std::vector<GroupStats>& groups, const
   char buf[256];
   for (const auto& g : groups) {
     if (biased(g, b)) {
-      std::snprintf(buf, sizeof buf, "bias: %s=%s n=%zu signed median %+.1f%% (bound +-%.0f%%)", g.dimension.c_str(),
-                    g.value.c_str(), g.n, 100 * g.signed_median, 100 * b.max_signed_median);
+      const KnownGap* gap = b.gap(g.dimension, g.value);
+      std::snprintf(buf, sizeof buf, "bias: %s=%s n=%zu signed median %+.1f%% (bound +-%.0f%%%s)", g.dimension.c_str(),
+                    g.value.c_str(), g.n, 100 * g.signed_median,
+                    100 * (gap ? gap->max_signed_median : b.max_signed_median),
+                    gap ? ", a known gap's ratchet: it grew" : "");
       v.emplace_back(buf);
     }
     if (g.dimension == "engine.all") {
@@ -153,7 +160,11 @@ void print_groups(std::FILE* out, const std::vector<GroupStats>& groups, const B
   for (const auto& g : groups) {
     if (g.dimension != last && !last.empty()) std::fprintf(out, "\n");
     last = g.dimension;
-    const char* mark = g.n < b.min_points ? "(few points)" : biased(g, b) ? "BIASED" : "ok";
+    const char* mark = g.n < b.min_points  ? "(few points)"
+                       : biased(g, b)      ? "BIASED"
+                       : known_gap(g, b)   ? "KNOWN GAP"
+                       : b.gap(g.dimension, g.value) ? "ok (known gap closed: remove it from Bounds)"
+                                                     : "ok";
     std::fprintf(out, "%-16s %-22.22s %6zu %8.1f%% %8.1f%% %+8.1f%%  %s\n", g.dimension.c_str(), g.value.c_str(), g.n,
                  100 * g.median_abs, 100 * g.p90_abs, 100 * g.signed_median, mark);
   }

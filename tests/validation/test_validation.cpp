@@ -185,6 +185,23 @@ TEST_CASE("grouped statistics: median, p90 and signed median on the time scale",
   CHECK(size_bucket(8.0 * 1024 * 1024) == "8-64MiB");
 }
 
+TEST_CASE("a known gap is held to its ratchet, every other group to the general bound", "[validation]") {
+  Bounds b;
+  b.known_gaps = {{"gpu", "rtx4090-24gb", 0.08, "test"}};
+  auto group = [](const std::string& value, double signed_median) {
+    return GroupStats{"gpu", value, 13, std::abs(signed_median), std::abs(signed_median), signed_median};
+  };
+  CHECK(violations({group("rtx4090-24gb", 0.076)}, b).empty());  // open, at today's size
+  CHECK(violations({group("rtx4090-24gb", -0.079)}, b).empty());
+  const auto grew = violations({group("rtx4090-24gb", 0.085)}, b);  // the gap grew: CI fails
+  REQUIRE(grew.size() == 1);
+  CHECK(grew[0].find("ratchet") != std::string::npos);
+  CHECK(violations({group("rtx3090-24gb", 0.076)}, b).size() == 1);  // any other group: the general 5 %
+  CHECK(b.gap("gpu", "rtx4090-24gb") != nullptr);
+  CHECK(b.gap("gpu", "rtx3090-24gb") == nullptr);
+  CHECK(Bounds{}.known_gaps.size() <= 1);  // a gap is an open issue, not a place to park failing groups
+}
+
 TEST_CASE("the all-reduce probe reads one all-reduce off the cost model", "[validation]") {
   CHECK(allreduce_s("a100-80gb-sxm", 1, 1e6) == 0);
   const double small = allreduce_s("a100-80gb-sxm", 8, 64 * 1024), large = allreduce_s("a100-80gb-sxm", 8, 64e6);
@@ -306,6 +323,13 @@ TEST_CASE("validation report", "[.validate]") {
   const Bounds bounds;
   const auto groups = group_stats(rows);
   print_groups(stdout, groups, bounds);
+  if (!bounds.known_gaps.empty()) {
+    std::printf("\nKnown gaps (open issues; held to a ratchet at today's size instead of +-%.0f%%):\n",
+                100 * bounds.max_signed_median);
+    for (const auto& g : bounds.known_gaps)
+      std::printf("  %s=%s: |signed median| <= %.0f%%: %s\n", g.dimension.c_str(), g.value.c_str(),
+                  100 * g.max_signed_median, g.why.c_str());
+  }
   if (!ref.empty()) {
     std::printf("\nReference sets against the tolerances they have always been held to\n");
     for (const auto& c : set_checks(ref))

@@ -121,7 +121,14 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
   check_prices(opt.prices, "--prices");
   check_prices(opt.purchase_prices, "--purchase-prices");
   std::vector<std::string> quants = opt.quants.empty() ? std::vector<std::string>{base.weights} : opt.quants;
-  for (const auto& q : quants) spec::weight_format(q, "--quants");
+  for (auto& q : quants) {
+    // "auto" (the scenario default) is the checkpoint's own format: named, so each row says what it planned.
+    std::vector<std::string> unused;
+    if (to_lower(q) == spec::kAutoWeights)
+      q = spec::weight_format_for_model(catalog.model(base.model), q, "--quants", unused).id;
+    else
+      spec::weight_format(q, "--quants");
+  }
   std::vector<spec::SchedulerPolicy> policies;
   for (const auto& p : opt.policies) policies.push_back(spec::parse_policy(p, "--policies"));
   if (policies.empty()) policies.push_back(base.engine.policy);

@@ -255,6 +255,9 @@ VllmCheck check_vllm_result(const VllmResult& r, const VllmCheckOptions& o, cons
   c.source = r.source;
   c.scenario = vllm_check_scenario(r, o, catalog, c.notes);
   const auto resolved = spec::resolve(c.scenario, catalog);
+  // quant.weights "auto" shown as the format planned (the checkpoint's), with what resolving assumed.
+  c.scenario.weights = resolved.scenario.weights;
+  c.notes.insert(c.notes.end(), resolved.notes.begin(), resolved.notes.end());
   engine::SimulationOptions opt;
   opt.record_requests = true;
   const auto result = evaluate(resolved, opt);

@@ -51,11 +51,27 @@ EngineMemory engine_memory(const spec::ModelSpec& m, const spec::GpuSpec& gpu, c
   // phases' live tensors.
   const double t = static_cast<double>(engine.max_num_batched_tokens), h = m.hidden_size, hd = m.head_dim;
   const double rows = std::min<double>(engine.max_num_seqs, t);
-  const double q = static_cast<double>(m.num_heads) * hd / par.tp;
-  const double kv = static_cast<double>(std::max(1, m.num_kv_heads / par.tp)) * hd;
-  const double inter = static_cast<double>(m.intermediate_size) / par.tp * (m.is_moe() ? m.experts_per_token : 1);
-  const double residual = 2 * t * h * 2;              // hidden states and residual, bf16
-  const double attn = t * (q + 2 * kv) * 2 + t * q * 2;  // qkv and attention output
+  const double heads = static_cast<double>(m.num_heads) / par.tp;
+  const double residual = 2 * t * h * 2;  // hidden states and residual, bf16
+  double attn = 0;
+  if (m.is_mla()) {
+    // MLA prefill (vLLM's compute-friendly path): q of nope+rope per head, the latent from kv_a, K/V up-projected
+    // per head by kv_b (k_pe broadcast to every head), and the attention output of v_head_dim per head.
+    const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    attn = t * (heads * qk + m.kv_lora_rank + m.qk_rope_head_dim + heads * (qk + m.v_head_dim)) * 2 +
+           t * heads * m.v_head_dim * 2;
+  } else {
+    const double q = heads * hd;
+    const double kv = static_cast<double>(std::max(1, m.num_kv_heads / par.tp)) * hd;
+    attn = t * (q + 2 * kv) * 2 + t * q * 2;  // qkv and attention output
+  }
+  // The widest MLP of the model: a dense layer, or a MoE layer's routed experts (top-k per token, fused MoE's
+  // intermediate caches) plus its shared experts.
+  double inter = m.is_moe() && m.dense_layers == 0 ? 0.0 : static_cast<double>(m.intermediate_size) / par.tp;
+  if (m.is_moe()) {
+    inter = std::max(inter, (static_cast<double>(m.expert_intermediate_size()) * m.experts_per_token +
+                             m.shared_expert_intermediate_size) / par.tp);
+  }
   const double mlp = t * 2 * inter * 2 + t * inter * 2;  // gate_up and the activation's output
   const double forward = residual + std::max(attn, mlp);
   // Sampler: bf16 logits gathered to the full vocabulary, their fp32 copy, fp32 probabilities and the fp32

@@ -6,6 +6,7 @@
 
 #include "engine_memory.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/memory/kv_layout.hpp"
 
 namespace llmsim::memory {
 
@@ -14,37 +15,42 @@ using i64 = std::int64_t;
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kGiB = 1024.0 * kMiB;
 
-struct Shape {
-  int layers = 0;         // layers on the most loaded pipeline stage
-  int kv_heads_gpu = 0;   // KV heads held by one GPU (replicated when tp > num_kv_heads)
-  bool has_embed = true;  // this stage holds the embedding table
-  bool has_head = true;   // and the LM head + final norm
-};
-
-Shape stage_shape(const spec::ModelSpec& m, const spec::ParallelConfig& par) {
-  Shape s;
-  s.layers = m.num_layers / par.pp;
-  s.kv_heads_gpu = std::max(1, m.num_kv_heads / par.tp);
-  return s;
-}
-
-// Bytes of one decoder layer's weights on one GPU (tp shards, quantized linears, 16-bit biases/norms/router).
-double layer_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp, int kv_heads_gpu) {
-  const double h = m.hidden_size, hd = m.head_dim;
-  const double q = static_cast<double>(m.num_heads) * hd / tp;
-  const double kv = static_cast<double>(kv_heads_gpu) * hd;
-  const double attn_linear = h * q + 2 * h * kv + q * h;
-  const double experts = m.is_moe() ? m.num_experts : 1;
-  const double mlp_linear = experts * 3 * h * (static_cast<double>(m.intermediate_size) / tp);
-  double sixteen_bit = 2 * h;                  // the two RMSNorms, replicated
-  if (m.attention_bias) sixteen_bit += q + 2 * kv;
-  if (m.is_moe()) sixteen_bit += h * m.num_experts;  // the router stays 16-bit (quantization.md §2)
-  return (attn_linear + mlp_linear) * f.bits_per_weight / 8 + sixteen_bit * 2;
+// Bytes of one decoder layer's weights on one GPU: tp-sharded linears in the format, the 16-bit rest (norms, biases,
+// router, replicated-in-vLLM small projections stay as the format says). `moe` picks the MLP of a MoE layer.
+double layer_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp, bool moe) {
+  const double h = m.hidden_size, bpw = f.bits_per_weight / 8;
+  double linear = 0, sixteen_bit = static_cast<double>(m.norm_params_per_layer());
+  if (m.is_mla()) {
+    // DeepseekV2MLAAttention: fused_qkv_a_proj / kv_a_proj_with_mqa are replicated on every rank (disable_tp); q_b (or
+    // q_proj), kv_b and o are sharded by heads.
+    const double heads = static_cast<double>(m.num_heads) / tp, qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    const double replicated = h * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim);
+    const double q = m.q_lora_rank > 0 ? static_cast<double>(m.q_lora_rank) * heads * qk : h * heads * qk;
+    linear = replicated + q + m.kv_lora_rank * heads * (m.qk_nope_head_dim + m.v_head_dim) + heads * m.v_head_dim * h;
+    sixteen_bit += m.q_lora_rank + m.kv_lora_rank;  // q_a_layernorm, kv_a_layernorm
+  } else {
+    const double hd = m.head_dim;
+    const double q = static_cast<double>(m.num_heads) * hd / tp;
+    const double kv = static_cast<double>(std::max(1, m.num_kv_heads / tp)) * hd;  // replicated when tp > kv heads
+    linear = h * q + 2 * h * kv + q * h;
+    if (m.attention_bias) sixteen_bit += q + 2 * kv;
+    if (m.qk_norm) sixteen_bit += 2 * hd;
+  }
+  if (moe) {
+    linear += (static_cast<double>(m.num_experts) * m.expert_intermediate_size() + m.shared_expert_intermediate_size) *
+              3 * h / tp;
+    sixteen_bit += h * m.num_experts + (m.shared_expert_gate ? h : 0);  // the router stays 16-bit (quantization.md §2)
+  } else {
+    linear += 3 * h * (static_cast<double>(m.intermediate_size) / tp);
+  }
+  return linear * bpw + sixteen_bit * 2;
 }
 
 double embed_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp) {
   const double bits = f.quantize_embeddings ? f.bits_per_weight : 16;
-  return static_cast<double>(m.embedding_params()) * bits / 8 / tp;  // vocab-parallel under TP
+  // vocab-parallel under TP; a multimodal checkpoint's vision tower (16-bit, tp-sharded like the decoder's linears in
+  // vLLM's SigLIP) sits on the first stage with the embedding.
+  return (static_cast<double>(m.embedding_params()) * bits / 8 + static_cast<double>(m.vision_params) * 2) / tp;
 }
 
 double head_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp) {
@@ -52,8 +58,10 @@ double head_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp)
 }
 
 double gpu_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, const spec::ParallelConfig& par) {
-  const Shape s = stage_shape(m, par);
-  const double layers = s.layers * layer_weight_bytes(m, f, par.tp, s.kv_heads_gpu);
+  const int stage = m.num_layers / par.pp;
+  // The most loaded stage holds as many MoE layers as there are (DeepSeek's dense layers are the first three).
+  const int moe = std::min(stage, m.moe_layers());
+  const double layers = moe * layer_weight_bytes(m, f, par.tp, true) + (stage - moe) * layer_weight_bytes(m, f, par.tp, false);
   const double e = embed_bytes(m, f, par.tp), hd = head_bytes(m, f, par.tp);
   // With pp > 1 the first stage holds the embeddings and the last the LM head; report the heavier one.
   return par.pp == 1 ? layers + e + hd : layers + std::max(e, hd);
@@ -74,17 +82,7 @@ void check_inputs(const spec::ModelSpec& model, const spec::GpuSpec& gpu, const 
   if (par.tp < 1) p.add("hardware.tp", "must be >= 1, got " + std::to_string(par.tp));
   if (par.pp < 1) p.add("hardware.pp", "must be >= 1, got " + std::to_string(par.pp));
   p.throw_if_any();
-  if (model.num_heads % par.tp != 0) {
-    p.add("hardware.tp", "must divide the model's num_attention_heads (" + std::to_string(model.num_heads) +
-                             "), got " + std::to_string(par.tp));
-  } else if (model.num_kv_heads % par.tp != 0 && par.tp % model.num_kv_heads != 0) {
-    p.add("hardware.tp", "must divide the model's num_key_value_heads (" + std::to_string(model.num_kv_heads) +
-                             ") or be a multiple of it, got " + std::to_string(par.tp));
-  }
-  if (model.intermediate_size % par.tp != 0) {
-    p.add("hardware.tp", "must divide the model's intermediate_size (" + std::to_string(model.intermediate_size) +
-                             "), got " + std::to_string(par.tp));
-  }
+  model.check_tensor_parallel(par.tp, p, "hardware.tp");
   if (model.num_layers % par.pp != 0) {
     p.add("hardware.pp", "must divide the model's num_hidden_layers (" + std::to_string(model.num_layers) +
                              "), got " + std::to_string(par.pp));
@@ -109,9 +107,7 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   MemoryPlan plan;
   plan.params = model.param_count();
   plan.max_model_len = max_model_len > 0 ? max_model_len : model.max_position_embeddings;
-  const Shape s = stage_shape(model, parallel);
   plan.kv_bytes_per_token = model.kv_bytes_per_token(quant.kv_bytes_per_element());
-  plan.kv_bytes_per_token_per_gpu = 2.0 * s.layers * s.kv_heads_gpu * model.head_dim * quant.kv_bytes_per_element();
 
   // vLLM's worker (V1 gpu_worker.determine_available_memory; V0 worker.determine_num_available_blocks): KV bytes =
   // total × gpu_memory_utilization − (weights + activation peak of the profiling run + memory allocated outside
@@ -124,6 +120,11 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const i64 tokens = engine.max_num_batched_tokens;
   const bool multi_gpu = parallel.tp > 1 || parallel.pp > 1;
   const detail::EngineMemory em = detail::engine_memory(model, gpu, parallel, engine);
+  // vLLM V1's hybrid KV-cache manager gives sliding layers only their window; V0 allocates every layer in full.
+  const KvLayout layout = kv_layout(model, parallel, quant.kv_bytes_per_element(), !em.v0);
+  plan.kv_bytes_per_token_per_gpu = layout.bytes_per_token_all_groups();
+  plan.kv_sliding_window = layout.sliding_groups > 0 ? layout.window : 0;
+  plan.kv_cache_groups = layout.groups();
   const double act = em.activation;
   const double comm = em.non_torch * (multi_gpu ? 1.0 : 0.0) + em.comm_init;
   const double in_budget_runtime = em.in_budget() - act;
@@ -177,28 +178,32 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
                   " of activations" + per_gpu_note + "; nothing is left for the KV cache (short by " + gb(-kv_pool) + ")";
     return plan;
   }
-  const double block_bytes = plan.kv_bytes_per_token_per_gpu * engine.block_size;
-  // V1's block pool keeps one null block that no request can use (vllm/v1/core/block_pool.py).
-  const i64 blocks = std::max<i64>(0, static_cast<i64>(std::floor(kv_pool / block_bytes)) - (em.v0 ? 0 : 1));
-  const i64 blocks_per_seq = (plan.max_model_len + engine.block_size - 1) / engine.block_size;
+  // The pool is cut into blocks of a page per layer of a group (kv_layout.hpp); V1's block pool keeps one null block
+  // that no request can use (vllm/v1/core/block_pool.py). The engine charges every group per token, as vLLM's "GPU KV
+  // cache size" counts (num_blocks // groups × block_size): exact inside the window, conservative beyond it.
+  const i64 pool_blocks =
+      std::max<i64>(0, static_cast<i64>(std::floor(kv_pool / layout.pool_block_bytes(engine.block_size))) - (em.v0 ? 0 : 1));
+  const i64 blocks = pool_blocks / layout.groups();
   const i64 tokens_cap = blocks * engine.block_size;
-  plan.longest_context_tokens = std::min<i64>(tokens_cap, model.max_position_embeddings);
-  if (blocks < blocks_per_seq) {
-    // vLLM refuses to start when one max_model_len sequence does not fit the KV cache.
-    plan.reason = "KV cache of " + gb(kv_pool) + per_gpu_note + " holds " + std::to_string(tokens_cap) +
-                  " tokens, fewer than one sequence of max_model_len " + std::to_string(plan.max_model_len) +
-                  " (short by " + gb(static_cast<double>(blocks_per_seq) * block_bytes - kv_pool) +
-                  "); lower max_model_len";
-    pg.kv_cache_bytes = static_cast<i64>(std::llround(kv_pool));
-    plan.kv_capacity_blocks = blocks;
-    plan.kv_capacity_tokens = tokens_cap;
-    return plan;
-  }
-  plan.fits = true;
+  // What one max_model_len sequence holds (vLLM's _check_enough_kv_cache_memory and max concurrency use the same
+  // per-group sums, sliding groups capped at their window).
+  const i64 chunk = engine.max_num_batched_tokens;
+  const i64 blocks_per_seq = layout.blocks_for(plan.max_model_len, engine.block_size, chunk);
+  plan.longest_context_tokens = layout.longest_context(pool_blocks, engine.block_size, chunk, model.max_position_embeddings);
   pg.kv_cache_bytes = static_cast<i64>(std::llround(kv_pool));
   plan.kv_capacity_blocks = blocks;
   plan.kv_capacity_tokens = tokens_cap;
-  plan.max_concurrent_seqs = blocks / blocks_per_seq;
+  if (pool_blocks < blocks_per_seq) {
+    // vLLM refuses to start when one max_model_len sequence does not fit the KV cache.
+    plan.reason = "KV cache of " + gb(kv_pool) + per_gpu_note + " holds " + std::to_string(plan.longest_context_tokens) +
+                  " tokens of one sequence, fewer than max_model_len " + std::to_string(plan.max_model_len) +
+                  " (short by " + gb(static_cast<double>(blocks_per_seq - pool_blocks) *
+                                     layout.pool_block_bytes(engine.block_size)) +
+                  "); lower max_model_len";
+    return plan;
+  }
+  plan.fits = true;
+  plan.max_concurrent_seqs = pool_blocks / blocks_per_seq;
   return plan;
 }
 
@@ -213,6 +218,8 @@ Json to_json(const MemoryPlan& plan) {
               {"kv_capacity_blocks", plan.kv_capacity_blocks},
               {"max_concurrent_seqs", plan.max_concurrent_seqs},
               {"longest_context_tokens", plan.longest_context_tokens},
+              {"kv_sliding_window", plan.kv_sliding_window},
+              {"kv_cache_groups", plan.kv_cache_groups},
               {"max_model_len", plan.max_model_len},
               {"per_gpu",
                {{"total_bytes", g.total_bytes},

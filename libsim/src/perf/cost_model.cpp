@@ -30,11 +30,11 @@ std::string to_string(Bound b) {
 namespace {
 
 enum Op : int {
-  kQkv, kAttnPrefill, kAttnDecode, kOProj, kMlp, kNorms, kLmHead, kSampling, kAllReduce, kPpTransfer, kOffload,
+  kQkv, kAttnPrefill, kAttnDecode, kKvB, kOProj, kMlp, kNorms, kLmHead, kSampling, kAllReduce, kPpTransfer, kOffload,
   kLaunch, kCpu, kNumOps
 };
 constexpr std::array<const char*, kNumOps> kOpNames = {
-    "qkv_proj", "attention_prefill", "attention_decode", "o_proj", "mlp", "norms_rotary_act",
+    "qkv_proj", "attention_prefill", "attention_decode", "kv_b_proj", "o_proj", "mlp", "norms_rotary_act",
     "lm_head", "sampling", "tp_allreduce", "pp_transfer", "weight_offload", "launch", "cpu"};
 
 /// One op's totals for the iteration (all layers); a plain struct so evaluation allocates nothing.
@@ -92,11 +92,22 @@ inline bool maybe_invalid(const BatchShape& b) {
 struct CostModel::Constants {
   // Model shape on one GPU (TP shard); all layers run on the critical path (see docs: PP assumption).
   double layers = 0, hidden = 0, head_dim = 0, heads = 0, kv_heads = 0, inter = 0, vocab = 0;
-  double qkv_params = 0, o_params = 0, mlp_params = 0;  // per layer per GPU (mlp: dense, or one expert)
+  double qkv_params = 0, o_params = 0, mlp_params = 0;  // per layer per GPU (mlp: a dense layer's MLP)
   double experts = 0, experts_per_token = 0, router_params = 0;
+  // Layer mix (docs/cost-model.md, "Model families"): dense-MLP and MoE layers; full and sliding-window attention.
+  double dense_layers = 0, moe_layers = 0;
+  double expert_params = 0, expert_inter = 0;  // one routed expert on this GPU
+  double shared_params = 0, shared_inter = 0;  // a MoE layer's shared experts on this GPU (DeepSeek, Qwen2-MoE)
+  double full_layers = 0, sliding_layers = 0, window = 0;
+  // MLA (DeepSeek): kv_b_proj's weights, run per decode token as the absorbed W_UK / W_UV and per prefill KV token as
+  // the up-projection; the attention's query/key and value head dims as it runs.
+  bool mla = false;
+  double kv_b_params = 0, prefill_qk_dim = 0, prefill_v_dim = 0, kv_latent = 0;
+  double rotary_norm_elems = 0;  // per token per layer: rotary on q and k (+ MLA's latent RMSNorms)
   double lm_params = 0;
   double w_bytes_per_param = 2, lm_bytes_per_param = 2;
-  double kv_bytes_per_token_layer = 0;  // K+V of one token in one layer on this GPU
+  double kv_bytes_per_token_layer = 0;  // K+V of one token in one layer on this GPU, as prefill attention reads it
+  double kv_cache_write_bytes = 0;      // what one new token writes into one layer's KV cache
   // Hardware.
   double bw = 0, gemm_peak = 0, fp16_peak = 0;
   double q_bw = 1, q_c = 1;
@@ -161,41 +172,70 @@ struct CostModel::Constants {
     return r;
   }
 
-  /// Attention: FLOPs on the fp16 tensor path at the FlashAttention efficiency, bytes at `bw_eff`.
-  Raw attention(double flops, double bytes, double bw_eff) const {
+  /// Attention: FLOPs on the fp16 tensor path at the FlashAttention efficiency, bytes at `bw_eff`, times `count`
+  /// layers.
+  Raw attention(double flops, double bytes, double bw_eff, double count) const {
     Raw r;
-    if (bytes <= 0) return r;
+    if (bytes <= 0 || count <= 0) return r;
     const double tc = flops / (fp16_peak * attn_prefill_eff);
     const double tm = bytes / (bw * bw_eff);
     const double t = pnorm(tc, tm);
-    r.time_s = t * layers;
-    r.flops = flops * layers;
-    r.bytes = bytes * layers;
+    r.time_s = t * count;
+    r.flops = flops * count;
+    r.bytes = bytes * count;
     r.bound = tc > tm ? Bound::compute : Bound::memory;
     r.peak_fraction = tc > tm ? flops / t / fp16_peak : bytes / t / bw;
     return r;
   }
 
 
+  /// Σ_{j=1..chunk} min(before + j, window): causal query-key pairs of one chunk after `before` cached tokens when
+  /// each query sees at most `window` keys.
+  static double windowed_pairs(double before, double chunk, double window) {
+    if (before + chunk <= window) return chunk * (before + (chunk + 1) / 2);
+    if (before >= window) return chunk * window;
+    const double k = window - before;  // queries still inside the window
+    return k * before + k * (k + 1) / 2 + (chunk - k) * window;
+  }
+
+  static void add(Raw& into, const Raw& r) {
+    into.time_s += r.time_s;
+    into.flops += r.flops;
+    into.bytes += r.bytes;
+  }
+
   /// Ops that depend only on the iteration's token count: the linears, norms and collectives.
   void token_ops(double tokens, RawOps& ops) const {
     const double q_width = heads * head_dim;  // query (and attention output) features on this GPU
-    ops[kQkv] = gemm(tokens, qkv_params, hidden, q_width + 2 * kv_heads * head_dim, w_bytes_per_param, gemm_eff,
-                     gemm_peak, q_c, q_bw, layers, 1, dequant_ops_per_weight);
-    ops[kOProj] = gemm(tokens, o_params, q_width, hidden, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1,
+    // MLA: the replicated q_a/kv_a projection and q_b (or q_proj) produce q and the latent; o_proj reads v_head_dim
+    // per head. Other models: fused q/k/v, o_proj reading the query width.
+    const double qkv_out = mla ? q_width + kv_latent : q_width + 2 * kv_heads * head_dim;
+    const double o_in = mla ? heads * prefill_v_dim : q_width;
+    ops[kQkv] = gemm(tokens, qkv_params, hidden, qkv_out, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1,
+                     dequant_ops_per_weight);
+    ops[kOProj] = gemm(tokens, o_params, o_in, hidden, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1,
                        dequant_ops_per_weight);
     if (experts > 1) {
       // Expected distinct experts touched when each of `tokens` picks k of E: E(1 - (1 - k/E)^T).
       const double touched = experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
       const double m_per_expert = touched > 0 ? tokens * experts_per_token / touched : 0;
-      Raw e = gemm(m_per_expert, mlp_params, 2 * hidden, 3 * inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw,
-                   layers * touched, 2, dequant_ops_per_weight);
+      Raw e = gemm(m_per_expert, expert_params, 2 * hidden, 3 * expert_inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c,
+                   q_bw, moe_layers * touched, 2, dequant_ops_per_weight);
       // One fused-MoE kernel pair per layer, not one per expert: keep one pair of fixed costs per layer.
-      e.time_s -= 2 * gemm_fixed_s * layers * std::max(0.0, touched - 1);
-      const Raw router = gemm(tokens, router_params, hidden, experts, 2.0, fp16_eff, fp16_peak, 1, 1, layers);
-      e.time_s += router.time_s;
-      e.flops += router.flops;
-      e.bytes += router.bytes;
+      e.time_s -= 2 * gemm_fixed_s * moe_layers * std::max(0.0, touched - 1);
+      add(e, gemm(tokens, router_params, hidden, experts, 2.0, fp16_eff, fp16_peak, 1, 1, moe_layers));
+      // Shared experts run every token, as a dense MLP beside the routed ones; dense layers (DeepSeek's first three,
+      // Qwen's mlp_only_layers) run their own MLP.
+      if (shared_params > 0)
+        add(e, gemm(tokens, shared_params, 2 * hidden, 3 * shared_inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c,
+                    q_bw, moe_layers, 2, dequant_ops_per_weight));
+      if (dense_layers > 0)
+        add(e, gemm(tokens, mlp_params, 2 * hidden, 3 * inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw,
+                    dense_layers, 2, dequant_ops_per_weight));
+      // The fraction of peak over the whole op (the per-expert GEMM's own fraction counted one expert's bytes
+      // against its time, and not the router, shared experts or dense layers added here).
+      if (e.time_s > 0)
+        e.peak_fraction = e.bound == Bound::compute ? e.flops / e.time_s / gemm_peak : e.bytes / e.time_s / bw;
       ops[kMlp] = e;
     } else {
       // gate_up and down are two kernels with the same M: one roofline over both, two fixed costs.
@@ -204,9 +244,11 @@ struct CostModel::Constants {
     }
 
     // Per token per layer: two fused add+RMSNorms (read 2h, write 2h each), rotary on q and k (read+write),
-    // the gated activation (read 2I, write I) per routed expert.
-    const double act_elems = 8 * hidden + 2 * (heads + kv_heads) * head_dim +
-                             3 * inter * std::max(1.0, experts_per_token);
+    // the gated activation (read 2I, write I) per routed expert (and shared expert), averaged over the layer mix.
+    const double act_inter = experts > 1 ? (dense_layers * inter + moe_layers * (expert_inter * experts_per_token +
+                                                                                  shared_inter)) / layers
+                                         : inter;
+    const double act_elems = 8 * hidden + rotary_norm_elems + 3 * act_inter;
     ops[kNorms] = stream(tokens * act_elems * kActBytes, tokens * act_elems, layers);
     ops[kNorms].time_s += stream(tokens * 6 * hidden * kActBytes, 0, 1).time_s;  // embedding gather + final norm
 
@@ -236,30 +278,91 @@ struct CostModel::Constants {
   }
 
   /// Ops that depend on the batch's composition: attention, kernel launches, CPU overhead.
-  void batch_ops(const BatchShape& b, RawOps& ops) const {
+  /// The terms of sliding-window layers and of MLA (docs/cost-model.md, "Model families") added to `ops`.
+  [[gnu::noinline]] void family_ops(const BatchShape& b, RawOps& ops) const {
+    const double decode = static_cast<double>(b.decode_seqs);
+    if (b.prefill_tokens > 0) {
+      const double pt = static_cast<double>(b.prefill_tokens), kv_tokens = static_cast<double>(b.prefill_kv_tokens);
+      if (sliding_layers > 0) {
+        // A sliding layer's query at position p sees min(p, window) keys. The batch carries sums only, so the chunks
+        // are taken as alike (n chunks of T/n tokens after (K − T)/n cached ones): exact for one chunk or equal
+        // chunks, an estimate otherwise.
+        const double n = static_cast<double>(b.prefill_seqs), chunk = pt / n, before = (kv_tokens - pt) / n;
+        const double pairs = n * windowed_pairs(before, chunk, window);
+        const double kv = n * (std::min(before, window) + chunk);
+        const Raw r = attention(2.0 * heads * (prefill_qk_dim + prefill_v_dim) * pairs, prefill_bytes(pt, kv), mem_eff,
+                                sliding_layers);
+        if (ops[kAttnPrefill].time_s > 0) add(ops[kAttnPrefill], r);
+        else ops[kAttnPrefill] = r;  // every layer slides (Mistral v0.1): its bound and peak fraction
+      }
+      if (mla) {
+        // kv_b_proj up-projects the latent of every KV token the chunks attend to (vLLM computes the cached context's
+        // K/V chunk by chunk in _compute_prefill_context).
+        add(ops[kKvB], gemm(kv_tokens, kv_b_params, kv_latent, heads * (prefill_qk_dim + prefill_v_dim),
+                            w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1, dequant_ops_per_weight));
+      }
+    }
+    if (b.decode_seqs > 0) {
+      if (sliding_layers > 0) {
+        // Sliding layers read at most the window per sequence: Σ min(c_i, W) <= min(Σ c_i, n·W), an upper bound
+        // from the sums the batch carries (exact when every context is inside the window, or all beyond it).
+        const double context = static_cast<double>(b.decode_context);
+        const DecodeAttentionCost s = attn_decode.per_layer(decode, std::min(context, decode * window));
+        Raw& r = ops[kAttnDecode];
+        r.time_s += s.time_s * sliding_layers;
+        r.flops += s.flops * sliding_layers;
+        r.bytes += s.bytes * sliding_layers;
+        const bool alu_bound = (full_layers > 0 && r.bound == Bound::compute) || s.alu_bound;
+        r.bound = alu_bound ? Bound::compute : Bound::memory;
+        r.peak_fraction = alu_bound ? r.flops / r.time_s / (2.0 * alu_rate) : r.bytes / r.time_s / bw;
+      }
+      if (mla) {
+        // Absorbed decode (vLLM's data-movement-friendly path): q_nope × W_UK into the latent, attention over the
+        // latent, then × W_UV: kv_b_proj's weights once per iteration, 2 FLOPs per weight per decode token.
+        add(ops[kKvB], gemm(decode, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, w_bytes_per_param,
+                            gemm_eff, gemm_peak, q_c, q_bw, layers, 2, dequant_ops_per_weight));
+      }
+    }
+    if (ops[kKvB].time_s > 0) {
+      Raw& r = ops[kKvB];
+      const double tc = r.flops / gemm_peak, tm = r.bytes / bw;
+      r.bound = tc > tm ? Bound::compute : Bound::memory;
+      r.peak_fraction = (tc > tm ? tc : tm) / r.time_s;
+    }
+  }
+
+  /// Prefill attention bytes of `pt` query tokens over `kv` KV tokens: queries and outputs, the KV read, and writing
+  /// the chunk's K,V (MLA: its latent).
+  double prefill_bytes(double pt, double kv) const {
+    return pt * heads * (prefill_qk_dim + prefill_v_dim) * kActBytes + kv * kv_bytes_per_token_layer +
+           pt * kv_cache_write_bytes;
+  }
+
+  [[gnu::always_inline]] void batch_ops(const BatchShape& b, RawOps& ops) const {
     const double decode = static_cast<double>(b.decode_seqs);
     const double seqs = static_cast<double>(b.prefill_seqs + b.decode_seqs);
-    const double q_width = heads * head_dim;  // query features on this GPU
 
     if (b.prefill_tokens > 0) {
-      const double pt = static_cast<double>(b.prefill_tokens);
-      const double flops = 4.0 * b.prefill_attn_pairs * head_dim * heads;
-      const double bytes = pt * 2 * q_width * kActBytes +
-                           static_cast<double>(b.prefill_kv_tokens) * kv_bytes_per_token_layer +
-                           pt * kv_bytes_per_token_layer;  // + writing the chunk's K,V
-      ops[kAttnPrefill] = attention(flops, bytes, mem_eff);
+      // Per query-key pair: QK^T over the query/key head dim and PV over the value head dim (MLA prefill runs full
+      // heads of nope+rope and v_head_dim on the up-projected K/V; vLLM's compute-friendly path).
+      ops[kAttnPrefill] = attention(2.0 * heads * (prefill_qk_dim + prefill_v_dim) * b.prefill_attn_pairs,
+                                    prefill_bytes(static_cast<double>(b.prefill_tokens),
+                                                  static_cast<double>(b.prefill_kv_tokens)),
+                                    mem_eff, full_layers);
     }
     if (b.decode_seqs > 0) {
       // The paged decode kernel: backend, CTAs, per-CTA streaming, waves, conversion (decode_attention.hpp).
       const DecodeAttentionCost a = attn_decode.per_layer(decode, static_cast<double>(b.decode_context));
       Raw& r = ops[kAttnDecode];
-      r.time_s = a.time_s * layers;
-      r.flops = a.flops * layers;
-      r.bytes = a.bytes * layers;
+      r.time_s = a.time_s * full_layers;
+      r.flops = a.flops * full_layers;
+      r.bytes = a.bytes * full_layers;
       // CUDA-core bound (software fp8 conversion, PagedAttention's dot products): judged against the FP32 rate.
       r.bound = a.alu_bound ? Bound::compute : Bound::memory;
       r.peak_fraction = a.alu_bound ? a.flops / a.time_s / (2.0 * alu_rate) : a.bytes / a.time_s / bw;
     }
+    // Sliding-window layers and MLA's kv_b_proj: kept out of line so the common path stays as short as it was.
+    if (sliding_layers > 0 || mla) [[unlikely]] family_ops(b, ops);
 
     // Kernel launches: which kernels replay from CUDA graphs depends on the runtime (engine_overhead.hpp); a runtime
     // whose host runs ahead is charged after the GPU's work is summed (finish_launch).
@@ -294,9 +397,12 @@ struct CostModel::Constants {
   }
 
   double weights_per_gpu() const {
-    const double expert_count = experts > 1 ? experts : 1.0;
-    return layers / pp * (qkv_params + o_params + mlp_params * expert_count) * w_bytes_per_param +
-           lm_params * lm_bytes_per_param;
+    const double stage = layers / pp;
+    // The most loaded stage holds as many MoE layers as there are (as the memory plan assumes).
+    const double moe = std::min(stage, moe_layers);
+    const double mlp = experts > 1 ? moe * (experts * expert_params + shared_params) + (stage - moe) * mlp_params
+                                   : stage * mlp_params;
+    return (stage * (qkv_params + o_params + kv_b_params) + mlp) * w_bytes_per_param + lm_params * lm_bytes_per_param;
   }
 
   void evaluate(const BatchShape& b, RawOps& ops) const {
@@ -371,15 +477,7 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     problems.add("model", "hidden_size, num_layers, num_heads, head_dim, intermediate_size and vocab_size must be > 0");
   problems.throw_if_any();
   const int kv = m.num_kv_heads > 0 ? m.num_kv_heads : m.num_heads;
-  if (m.num_heads % tp != 0)
-    problems.add("hardware.tp", "tensor parallel " + std::to_string(tp) + " does not divide the " +
-                                    std::to_string(m.num_heads) + " attention heads of " + m.id);
-  if (kv % tp != 0 && tp % kv != 0)
-    problems.add("hardware.tp", "tensor parallel " + std::to_string(tp) + " and the " + std::to_string(kv) +
-                                    " KV heads of " + m.id + " must divide one another");
-  if (m.intermediate_size % tp != 0)
-    problems.add("hardware.tp", "tensor parallel " + std::to_string(tp) + " does not divide intermediate_size " +
-                                    std::to_string(m.intermediate_size) + " of " + m.id);
+  m.check_tensor_parallel(tp, problems, "hardware.tp");
   if (pp > m.num_layers)
     problems.add("hardware.pp", "pipeline parallel " + std::to_string(pp) + " exceeds the " +
                                     std::to_string(m.num_layers) + " layers of " + m.id);
@@ -401,12 +499,42 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->qkv_params = c->hidden * (c->heads + 2 * c->kv_heads) * c->head_dim +
                   (m.attention_bias ? (c->heads + 2 * c->kv_heads) * c->head_dim : 0.0);
   c->o_params = c->heads * c->head_dim * c->hidden;
-  c->mlp_params = 3.0 * c->hidden * c->inter;  // gated MLP (gate, up, down); per expert for MoE
+  c->prefill_qk_dim = c->head_dim;
+  c->prefill_v_dim = c->head_dim;
+  c->rotary_norm_elems = 2 * (c->heads + c->kv_heads) * c->head_dim;  // rotary reads and writes q and k
+  if (m.is_mla()) {
+    // DeepseekV2MLAAttention on one rank: the replicated q_a + kv_a projection (hidden -> q_lora + kv_lora + rope),
+    // q_b (or q_proj) and o_proj sharded by heads; kv_b_proj (kv_lora -> heads × (nope + v)) sharded by heads.
+    c->mla = true;
+    c->kv_latent = static_cast<double>(m.kv_lora_rank) + m.qk_rope_head_dim;
+    const double qk = static_cast<double>(m.qk_nope_head_dim) + m.qk_rope_head_dim;
+    c->qkv_params = c->hidden * (static_cast<double>(m.q_lora_rank) + c->kv_latent) +
+                    (m.q_lora_rank > 0 ? m.q_lora_rank : c->hidden) * c->heads * qk;
+    c->o_params = c->heads * m.v_head_dim * c->hidden;
+    c->kv_b_params = static_cast<double>(m.kv_lora_rank) * c->heads * (m.qk_nope_head_dim + m.v_head_dim);
+    c->head_dim = qk;
+    c->kv_heads = c->heads;  // prefill attends per head on the up-projected K/V
+    c->prefill_v_dim = m.v_head_dim;
+    // Rotary touches only the rope part of q (per head) and the shared k_pe; q_a/kv_a_layernorm read and write
+    // the q and KV latents.
+    c->rotary_norm_elems = 2 * (c->heads + 1) * m.qk_rope_head_dim + 2 * (static_cast<double>(m.q_lora_rank) + m.kv_lora_rank);
+  }
+  c->mlp_params = 3.0 * c->hidden * c->inter;  // a dense layer's gated MLP (gate, up, down)
+  c->dense_layers = m.num_layers;
   if (m.is_moe()) {
     c->experts = m.num_experts;
     c->experts_per_token = std::max(1, m.experts_per_token);
-    c->router_params = c->hidden * m.num_experts;
+    c->router_params = c->hidden * m.num_experts + (m.shared_expert_gate ? c->hidden : 0.0);
+    c->dense_layers = m.dense_layers;
+    c->moe_layers = m.moe_layers();
+    c->expert_inter = m.expert_intermediate_size() / t;
+    c->expert_params = 3.0 * c->hidden * c->expert_inter;
+    c->shared_inter = m.shared_expert_intermediate_size / t;
+    c->shared_params = 3.0 * c->hidden * c->shared_inter;
   }
+  c->sliding_layers = m.has_sliding_window() ? m.sliding_layers : 0;
+  c->full_layers = m.num_layers - c->sliding_layers;
+  c->window = m.sliding_window;
   c->lm_params = c->vocab * c->hidden / t;
 
   // Weight-only formats dequantise to fp16 (rate x q_c, bandwidth x q_bw); W8A8/fp8 use their tensor path when
@@ -416,6 +544,13 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->w_bytes_per_param = fmt.bits_per_weight / 8.0;
   c->lm_bytes_per_param = fmt.lm_head_bits / 8.0;
   c->kv_bytes_per_token_layer = 2.0 * c->kv_heads * c->head_dim * quant_.kv_bytes_per_element();
+  c->kv_cache_write_bytes = c->kv_bytes_per_token_layer;
+  if (m.is_mla()) {
+    // Prefill reads each KV token's latent from the cache and FlashAttention reads its up-projected K and V per head;
+    // a new token writes one latent.
+    c->kv_cache_write_bytes = c->kv_latent * quant_.kv_bytes_per_element();
+    c->kv_bytes_per_token_layer = c->kv_cache_write_bytes + c->heads * (c->head_dim + c->prefill_v_dim) * kActBytes;
+  }
 
   c->q_bw = fmt.dequant_bw_efficiency;
   c->q_c = fmt.dequant_compute_efficiency;
@@ -440,16 +575,23 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->attn_prefill_eff = profile_.attn_prefill_efficiency;
   c->alu_rate = gpu_.fp32_flops / 2.0;
   c->dequant_ops_per_weight = fmt.weight_only ? fmt.dequant_alu_ops_per_weight : 0.0;
-  const AttentionShape shape{c->heads, c->kv_heads, c->head_dim, quant_.kv_bytes_per_element()};
+  // MLA decode is MQA over the latent (vLLM's data-movement-friendly path): one KV "head" of kv_lora + rope elements
+  // per token whose first kv_lora serve as V (mla_attention.py: "MQA with QK headdim = Lkv + R, V headdim = Lkv").
+  const AttentionShape shape = m.is_mla()
+                                   ? AttentionShape{c->heads, 1.0, c->kv_latent, quant_.kv_bytes_per_element(),
+                                                    static_cast<double>(m.kv_lora_rank), c->kv_latent}
+                                   : AttentionShape{c->heads, c->kv_heads, c->head_dim, quant_.kv_bytes_per_element()};
   c->attn_decode = DecodeAttentionModel(gpu_, profile_, shape, quant_.kv_dtype,
-                                        choose_decode_backend(gpu_, quant_.kv_dtype, runtime_), c->p);
+                                        choose_decode_backend(gpu_, quant_.kv_dtype, runtime_, m.is_mla()), c->p);
   c->allreduce = AllReduceModel(gpu_, profile_, tp, runtime_traits(runtime_).allreduce);
   c->overhead = EngineOverheadModel(profile_, runtime_, cuda_graphs_);
   c->link_bw = profile_.link_bandwidth > 0 ? profile_.link_bandwidth : 0.6 * gpu_.pcie_bandwidth();
   c->link_latency_s = profile_.link_latency_s;
   // Kernels per layer: qkv, rotary, KV-cache write, o, 2 fused add+norm, gate_up, act, down (+ 2 all-reduces,
   // + router/top-k/align for MoE); per iteration: embedding, final norm, LM head, sampling, input prep copies.
-  c->kernels_per_layer = 9 + (tp > 1 ? 2 : 0) + (m.is_moe() ? 3 : 0);
+  // MLA adds its two latent RMSNorms and the kv_b bmm; shared experts their gate_up, act and down.
+  c->kernels_per_layer = 9 + (tp > 1 ? 2 : 0) + (m.is_moe() ? 3.0 * c->moe_layers / c->layers : 0.0) +
+                         (m.is_mla() ? 3 : 0) + (c->shared_params > 0 ? 3.0 * c->moe_layers / c->layers : 0.0);
   c->kernels_per_iter = 8;
   if (!(cpu_offload_bytes >= 0) || !std::isfinite(cpu_offload_bytes))
     throw ConfigError("engine.cpu_offload_gb", "must be >= 0, got " + format_value(cpu_offload_bytes / (1 << 30)));

@@ -29,6 +29,12 @@ constexpr double kPagedOpsPerTokenHeadPerDim = 13.6;
 // every multiple of the SM count: 108 on the A100, 132 on the H100); PagedAttention's 128-thread CTAs with little
 // shared memory fit several [D]; 4 reproduces vllm#2744's batch-4 v2 time (71.4 us).
 constexpr double kPagedCtasPerSm = 4;
+// Query heads one packed decode CTA holds (see the flash_attn case below).
+constexpr double kMaxPackedHeads = 64;
+// FlashMLA's per-CTA streaming rate: its README reports "up to 3000 GB/s in memory-bound configuration" on an H800
+// SXM5 (132 SMs, one CTA per SM from its tile scheduler) -> 3000 GB/s / 132 = 22.7 GB/s per CTA [D], against the
+// 13 GB/s of FlashAttention's paged decode CTAs on Hopper (docs/cost-model.md, "Decode attention").
+constexpr double kFlashMlaCtaBandwidth = 3000e9 / 132;
 
 // LMDeploy TurboMind v0.1 decoder_multihead_attention (src/turbomind/kernels/decoder_multihead_attention, dispatch in
 // decoder_multihead_attention.cu, split rule in LlamaDecoderSelfAttentionLayer.cc): grid (heads / HeadPerCta,
@@ -66,11 +72,19 @@ std::string to_string(DecodeAttentionBackend b) {
     case DecodeAttentionBackend::flashinfer: return "flashinfer";
     case DecodeAttentionBackend::paged_unpacked: return "paged-attention";
     case DecodeAttentionBackend::turbomind: return "turbomind";
+    case DecodeAttentionBackend::flash_mla: return "flash-mla";
+    case DecodeAttentionBackend::triton_mla: return "triton-mla";
   }
   return "flash-attn";
 }
 
-DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, Runtime runtime) {
+DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, Runtime runtime,
+                                             bool mla) {
+  // MLA models: vLLM defaults to FlashMLA where it is supported (Hopper; it forces block size 64), else its Triton
+  // MLA kernel (vllm/platforms/cuda.py, "we default to FlashMLA backend"). Other runtimes' MLA kernels are priced
+  // the same way.
+  if (mla) return gpu_family(gpu) == GpuFamily::hopper_hbm ? DecodeAttentionBackend::flash_mla
+                                                          : DecodeAttentionBackend::triton_mla;
   switch (runtime) {
     case Runtime::vllm_v0_paged:
       // vLLM before 0.4 decoded with its own PagedAttention v1/v2 kernels whatever the KV dtype.
@@ -120,6 +134,9 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
                                            const AttentionShape& shape, spec::DType kv_dtype,
                                            DecodeAttentionBackend backend, double pnorm_p)
     : backend_(backend), shape_(shape), p_(pnorm_p) {
+  // Resolve the defaults once, so per_layer reads plain fields.
+  shape_.v_head_dim = shape.v_dim();
+  shape_.kv_elements = shape.kv_elements_per_head();
   sms_ = std::max(1, gpu.sm_count);
   slots_ = backend == DecodeAttentionBackend::paged_unpacked ? kPagedCtasPerSm * sms_ : sms_;
   bw_cap_ = gpu.memory_bandwidth * profile.attn_decode_bw_efficiency;
@@ -127,11 +144,19 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
   cta_s_ = profile.attn_decode_cta_s;
   fixed_s_ = profile.attn_decode_fixed_s;
   alu_rate_ = gpu.fp32_flops / 2.0;  // one FMA (2 FLOPs) per lane per instruction
-  kv_bytes_per_token_ = 2.0 * shape_.head_dim * shape_.kv_bytes_per_element;
+  kv_bytes_per_token_ = shape_.kv_elements_per_head() * shape_.kv_bytes_per_element;
   const double group = shape_.heads / std::max(1.0, shape_.kv_heads);
   switch (backend_) {
     case DecodeAttentionBackend::flash_attn:
-      ctas_per_seq_ = shape_.kv_heads;
+    case DecodeAttentionBackend::triton_mla:
+      // The packed query heads of a KV head share a CTA up to 64 (FlashAttention's kBlockM rows).
+      ctas_per_seq_ = shape_.kv_heads * std::max(1.0, std::ceil(group / kMaxPackedHeads));
+      break;
+    case DecodeAttentionBackend::flash_mla:
+      // FlashMLA tiles 64 query heads per CTA (128 heads on one GPU: two CTAs per sequence) and streams faster per CTA.
+      ctas_per_seq_ = shape_.kv_heads * std::max(1.0, std::ceil(group / kMaxPackedHeads));
+      cta_bw_ = kFlashMlaCtaBandwidth;
+      convert_ops_ = kv_convert_ops_per_element(gpu, kv_dtype);
       break;
     case DecodeAttentionBackend::flash_attn_fp8:
       ctas_per_seq_ = shape_.kv_heads;  // fp8 K/V feed FP8 tensor cores directly: nothing to convert
@@ -185,11 +210,11 @@ DecodeAttentionCost DecodeAttentionModel::per_layer(double seqs, double context)
   // L2), the query and the output of every query head in fp16, and the fp32 partial outputs of a split.
   // (+ writing the new token's K and V, which vLLM does in its own cache kernel just before).
   const double kv_bytes = (tokens + seqs) * shape_.kv_heads * kv_bytes_per_token_;
-  const double qo_bytes = seqs * shape_.heads * shape_.head_dim * 2.0 * 2.0;
+  const double qo_bytes = seqs * shape_.heads * (shape_.head_dim + shape_.v_head_dim) * 2.0;
   const double heads_per_cta = shape_.heads / std::max(1.0, ctas_per_seq_);
-  const double split_bytes = splits > 1 ? c.ctas * heads_per_cta * shape_.head_dim * 4.0 * 2.0 : 0.0;
+  const double split_bytes = splits > 1 ? c.ctas * heads_per_cta * shape_.v_head_dim * 4.0 * 2.0 : 0.0;
   c.bytes = kv_bytes + qo_bytes + split_bytes;
-  c.flops = 4.0 * tokens * shape_.head_dim * shape_.heads;
+  c.flops = 2.0 * tokens * shape_.heads * (shape_.head_dim + shape_.v_head_dim);
 
   // Streaming: each running CTA keeps a bounded number of bytes in flight (Little's law), so until enough CTAs
   // run the kernel cannot reach the DRAM limit. Only the fixed per-wave cost is quantized by waves: CTAs of a
@@ -200,7 +225,7 @@ DecodeAttentionCost DecodeAttentionModel::per_layer(double seqs, double context)
 
   // CUDA-core work: converting low-precision K/V (per reading CTA) and, for the unpacked kernel, the dot
   // products themselves; only the SMs that hold a CTA contribute.
-  const double elements = tokens * shape_.kv_heads * 2.0 * shape_.head_dim * readers_per_element_;
+  const double elements = tokens * shape_.kv_heads * shape_.kv_elements * readers_per_element_;
   const double ops = elements * convert_ops_ + tokens * shape_.heads * cuda_core_ops_per_token_head_;
   const double t_alu = ops > 0 ? ops / (alu_rate_ * std::min(1.0, running / sms_)) : 0.0;
   c.alu_bound = t_alu > t_stream;

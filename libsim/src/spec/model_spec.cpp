@@ -1,3 +1,5 @@
+// What a ModelSpec derives: parameter counts per layer type, KV elements per token, tensor-parallel rules.
+// Reading config.json is hf_config.cpp; the formulas and their sources are in docs/cost-model.md ("Model families").
 #include "llmsim/spec/model_spec.hpp"
 
 #include <algorithm>
@@ -8,58 +10,126 @@ namespace llmsim::spec {
 
 namespace {
 using i64 = std::int64_t;
-constexpr double kMaxParams = 1e15;
-
-int read_positive_int(const JsonView& v, std::string_view key) {
-  const i64 x = v.integer(key);
-  if (x < 1 || x > (i64{1} << 30)) v[key].fail("must be a positive integer, got " + std::to_string(x));
-  return static_cast<int>(x);
-}
 }  // namespace
 
+i64 ModelSpec::kv_elements_per_token_per_layer() const {
+  // vLLM's MLA cache: one latent of kv_lora_rank + qk_rope_head_dim per token (MLAAttentionSpec, one "head").
+  if (is_mla()) return i64{kv_lora_rank} + qk_rope_head_dim;
+  return 2 * i64{num_kv_heads} * head_dim;
+}
+
 i64 ModelSpec::attention_params_per_layer() const {
-  const i64 h = hidden_size, q = i64{num_heads} * head_dim, kv = i64{num_kv_heads} * head_dim;
-  i64 n = h * q + 2 * h * kv + q * h;  // q, k, v, o projections
+  const i64 h = hidden_size;
+  if (is_mla()) {
+    // vllm/model_executor/models/deepseek_v2.py, DeepseekV2MLAAttention: q_a_proj (hidden → q_lora_rank) +
+    // q_a_layernorm + q_b_proj (→ heads × (nope + rope)), or q_proj directly; kv_a_proj_with_mqa (hidden →
+    // kv_lora_rank + rope) + kv_a_layernorm; kv_b_proj (kv_lora_rank → heads × (nope + v)); o_proj (heads × v → hidden).
+    const i64 qk = i64{qk_nope_head_dim} + qk_rope_head_dim, heads = num_heads;
+    const i64 q = q_lora_rank > 0 ? h * q_lora_rank + q_lora_rank + i64{q_lora_rank} * heads * qk : h * heads * qk;
+    const i64 kv_a = h * (i64{kv_lora_rank} + qk_rope_head_dim) + kv_lora_rank;
+    const i64 kv_b = i64{kv_lora_rank} * heads * (i64{qk_nope_head_dim} + v_head_dim);
+    const i64 o = heads * i64{v_head_dim} * h;
+    return q + kv_a + kv_b + o;
+  }
+  const i64 q = i64{num_heads} * head_dim, kv = i64{num_kv_heads} * head_dim;
+  i64 n = h * q + 2 * h * kv + q * h;   // q, k, v, o projections
   if (attention_bias) n += q + 2 * kv;  // Qwen2: biases on q, k, v only
+  if (qk_norm) n += 2 * i64{head_dim};  // Qwen3 / Gemma-3 q_norm, k_norm (one weight per head dimension)
   return n;
 }
 
-i64 ModelSpec::mlp_params_per_layer() const {
-  const i64 expert = 3 * i64{hidden_size} * intermediate_size;  // gate, up, down (SwiGLU)
-  if (!is_moe()) return expert;
-  return num_experts * expert + i64{hidden_size} * num_experts;  // + router
+i64 ModelSpec::dense_mlp_params() const { return 3 * i64{hidden_size} * intermediate_size; }  // gate, up, down
+
+i64 ModelSpec::moe_mlp_params() const {
+  const i64 h = hidden_size;
+  const i64 routed = i64{num_experts} * 3 * h * expert_intermediate_size();
+  const i64 shared = 3 * h * shared_expert_intermediate_size;
+  return routed + shared + h * num_experts + (shared_expert_gate ? h : 0);  // + router (+ Qwen2-MoE's shared gate)
 }
 
-i64 ModelSpec::active_mlp_params_per_layer() const {
-  const i64 expert = 3 * i64{hidden_size} * intermediate_size;
-  if (!is_moe()) return expert;
-  return experts_per_token * expert + i64{hidden_size} * num_experts;
+i64 ModelSpec::active_moe_mlp_params() const {
+  const i64 h = hidden_size;
+  return i64{experts_per_token} * 3 * h * expert_intermediate_size() + 3 * h * shared_expert_intermediate_size +
+         h * num_experts + (shared_expert_gate ? h : 0);
 }
 
-i64 ModelSpec::norm_params_per_layer() const { return 2 * i64{hidden_size}; }  // input + post-attention RMSNorm
+i64 ModelSpec::mlp_params_per_layer() const { return is_moe() ? moe_mlp_params() : dense_mlp_params(); }
+
+i64 ModelSpec::active_mlp_params_per_layer() const { return is_moe() ? active_moe_mlp_params() : dense_mlp_params(); }
+
+i64 ModelSpec::norm_params_per_layer() const { return i64{norms_per_layer} * hidden_size + bias_params_per_layer; }
 
 i64 ModelSpec::embedding_params() const { return i64{vocab_size} * hidden_size; }
 
 i64 ModelSpec::lm_head_params() const { return tie_word_embeddings ? 0 : i64{vocab_size} * hidden_size; }
 
 i64 ModelSpec::param_count() const {
-  return num_layers * (attention_params_per_layer() + mlp_params_per_layer() + norm_params_per_layer()) +
-         embedding_params() + lm_head_params() + hidden_size;  // + final norm
+  const i64 dense = is_moe() ? dense_layers : num_layers;
+  return i64{num_layers} * (attention_params_per_layer() + norm_params_per_layer()) + dense * dense_mlp_params() +
+         i64{moe_layers()} * moe_mlp_params() + embedding_params() + lm_head_params() + hidden_size +  // + final norm
+         vision_params;
 }
 
 i64 ModelSpec::active_param_count() const {
-  return num_layers * (attention_params_per_layer() + active_mlp_params_per_layer() + norm_params_per_layer()) +
-         embedding_params() + lm_head_params() + hidden_size;
+  const i64 dense = is_moe() ? dense_layers : num_layers;
+  return i64{num_layers} * (attention_params_per_layer() + norm_params_per_layer()) + dense * dense_mlp_params() +
+         i64{moe_layers()} * active_moe_mlp_params() + embedding_params() + lm_head_params() + hidden_size;
 }
 
 double ModelSpec::kv_bytes_per_token(double bytes_per_element) const {
-  return 2.0 * num_layers * num_kv_heads * head_dim * bytes_per_element;
+  return static_cast<double>(num_layers) * static_cast<double>(kv_elements_per_token_per_layer()) * bytes_per_element;
+}
+
+void ModelSpec::check_tensor_parallel(int tp, Problems& p, const std::string& path) const {
+  if (tp < 1) return;  // reported by the deployment's own validation
+  const std::string got = ", got " + std::to_string(tp);
+  if (num_heads % tp != 0) {
+    p.add(path, "must divide the model's num_attention_heads (" + std::to_string(num_heads) + ")" + got);
+    return;
+  }
+  // vLLM shards KV heads over tp, or replicates them when tp is a multiple of their count. MLA's latent cache is
+  // one "head" that every rank keeps whole.
+  if (!is_mla() && num_kv_heads > 0 && num_kv_heads % tp != 0 && tp % num_kv_heads != 0) {
+    p.add(path, "must divide the model's num_key_value_heads (" + std::to_string(num_kv_heads) +
+                    ") or be a multiple of it" + got);
+  }
+  // Column-parallel gate/up and row-parallel down split the MLP width (FusedMoE splits each expert's the same way).
+  if ((!is_moe() || dense_layers > 0) && intermediate_size % tp != 0) {
+    p.add(path, "must divide the model's intermediate_size (" + std::to_string(intermediate_size) + ")" + got);
+  }
+  if (is_moe() && expert_intermediate_size() % tp != 0) {
+    p.add(path, "must divide the model's moe_intermediate_size (" + std::to_string(expert_intermediate_size()) + ")" + got);
+  }
+  if (shared_expert_intermediate_size % tp != 0) {
+    p.add(path, "must divide the width of the model's shared experts (" +
+                    std::to_string(shared_expert_intermediate_size) + ")" + got);
+  }
+}
+
+void ModelSpec::check_magnitude(Problems& p, const std::string& path) const {
+  using ld = long double;
+  auto x = [](auto v) { return static_cast<ld>(v); };
+  const ld heads = x(num_heads);
+  const ld widest = std::max({x(hidden_size), heads * head_dim, x(num_kv_heads) * head_dim, x(intermediate_size),
+                              x(moe_intermediate_size), x(shared_expert_intermediate_size), x(q_lora_rank),
+                              x(kv_lora_rank) + qk_rope_head_dim, heads * (x(qk_nope_head_dim) + qk_rope_head_dim),
+                              heads * (x(qk_nope_head_dim) + v_head_dim), x(norms_per_layer) * hidden_size});
+  const ld bound = x(num_layers) * 16 * widest * widest * (std::max(x(1), x(num_experts)) + 2) +
+                   2 * x(vocab_size) * hidden_size + x(bias_params_per_layer) * num_layers + x(vision_params);
+  constexpr ld kLimit = 1e17;  // int64 holds 9.2e18; the largest published model has ~2e12 parameters
+  if (bound > kLimit)
+    p.add(path, "its sizes allow up to " + format_value(static_cast<double>(bound)) +
+                    " parameters, more than llmsim counts (1e17): a hidden_size, num_hidden_layers, expert count or "
+                    "width is implausibly large");
 }
 
 void ModelSpec::validate(const std::string& path) const {
   Problems p;
   auto positive = [&](const char* field, int v) {
     if (v < 1) p.add(path + "." + field, "must be >= 1, got " + std::to_string(v));
+  };
+  auto non_negative = [&](const char* field, int v) {
+    if (v < 0) p.add(path + "." + field, "must be >= 0, got " + std::to_string(v));
   };
   positive("hidden_size", hidden_size);
   positive("num_hidden_layers", num_layers);
@@ -69,6 +139,15 @@ void ModelSpec::validate(const std::string& path) const {
   positive("intermediate_size", intermediate_size);
   positive("vocab_size", vocab_size);
   positive("max_position_embeddings", max_position_embeddings);
+  positive("norms_per_layer", norms_per_layer);
+  for (const auto& [field, v] :
+       {std::pair<const char*, int>{"moe_intermediate_size", moe_intermediate_size},
+        {"shared_expert_intermediate_size", shared_expert_intermediate_size}, {"dense_layers", dense_layers},
+        {"q_lora_rank", q_lora_rank}, {"kv_lora_rank", kv_lora_rank}, {"qk_nope_head_dim", qk_nope_head_dim},
+        {"qk_rope_head_dim", qk_rope_head_dim}, {"v_head_dim", v_head_dim}, {"sliding_window", sliding_window},
+        {"sliding_layers", sliding_layers}, {"num_nextn_predict_layers", mtp_layers}})
+    non_negative(field, v);
+  if (vision_params < 0) p.add(path + ".vision_config", "parameters must be >= 0, got " + std::to_string(vision_params));
   if (num_heads >= 1 && num_kv_heads >= 1 && num_heads % num_kv_heads != 0) {
     p.add(path + ".num_key_value_heads", "must divide num_attention_heads (" + std::to_string(num_heads) +
                                              "), got " + std::to_string(num_kv_heads));
@@ -78,74 +157,27 @@ void ModelSpec::validate(const std::string& path) const {
     p.add(path + ".num_experts_per_tok", "must be in 1.." + std::to_string(num_experts) + " for a MoE model, got " +
                                              std::to_string(experts_per_token));
   }
-  // Parameter and byte counts are int64 products of these dimensions: each dimension alone may be valid while
-  // the product overflows (and reads back negative). The count in double bounds them all; 1e15 parameters is
-  // ~500x the largest published model.
-  if (p.empty()) {
-    const double h = hidden_size, q = static_cast<double>(num_heads) * head_dim,
-                 kv = static_cast<double>(num_kv_heads) * head_dim, experts = std::max(1, num_experts);
-    const double per_layer = 2 * h * q + 2 * h * kv + experts * (3 * h * intermediate_size + h) + 2 * h;
-    const double params = num_layers * per_layer + 2.0 * vocab_size * h + h;
-    if (!(params <= kMaxParams))
-      p.add(path, "the dimensions give " + format_value(params) + " parameters, more than " + format_value(kMaxParams) +
-                      " (hidden_size " + std::to_string(hidden_size) + ", num_hidden_layers " +
-                      std::to_string(num_layers) + ", num_attention_heads " + std::to_string(num_heads) +
-                      ", head_dim " + std::to_string(head_dim) + ", intermediate_size " +
-                      std::to_string(intermediate_size) + ", vocab_size " + std::to_string(vocab_size) +
-                      (is_moe() ? ", num_local_experts " + std::to_string(num_experts) : std::string()) + ")");
+  if (dense_layers > num_layers) {
+    p.add(path + ".dense_layers", "must be <= num_hidden_layers (" + std::to_string(num_layers) + "), got " +
+                                      std::to_string(dense_layers));
   }
+  if (sliding_layers > num_layers) {
+    p.add(path + ".sliding_layers", "must be <= num_hidden_layers (" + std::to_string(num_layers) + "), got " +
+                                        std::to_string(sliding_layers));
+  }
+  if (is_mla() && (i64{qk_nope_head_dim} + qk_rope_head_dim < 1 || v_head_dim < 1)) {
+    p.add(path + ".kv_lora_rank", "an MLA model needs qk_nope_head_dim + qk_rope_head_dim >= 1 and v_head_dim >= 1");
+  }
+  p.throw_if_any();  // the bound below reads the fields checked above
+  check_magnitude(p, path);
   p.throw_if_any();
 }
 
-ModelSpec model_spec_from_hf_config(const JsonView& v, std::string id) {
-  v.expect_object();
-  ModelSpec m;
-  m.id = std::move(id);
-  if (v.has("architectures")) {
-    auto archs = v["architectures"].elements();
-    if (!archs.empty()) m.architecture = archs.front().as_string();
-  }
-  const std::string model_type = v.string_or("model_type", "");
-  if (m.architecture.empty()) m.architecture = model_type;
-  m.hidden_size = read_positive_int(v, "hidden_size");
-  m.num_layers = read_positive_int(v, "num_hidden_layers");
-  m.num_heads = read_positive_int(v, "num_attention_heads");
-  m.num_kv_heads = v.has("num_key_value_heads") ? read_positive_int(v, "num_key_value_heads") : m.num_heads;
-  if (v.has("head_dim")) {
-    m.head_dim = read_positive_int(v, "head_dim");
-  } else {
-    if (m.hidden_size % m.num_heads != 0) {
-      v["num_attention_heads"].fail("must divide hidden_size (" + std::to_string(m.hidden_size) +
-                                    ") when head_dim is absent, got " + std::to_string(m.num_heads));
-    }
-    m.head_dim = m.hidden_size / m.num_heads;
-  }
-  m.intermediate_size = read_positive_int(v, "intermediate_size");
-  m.vocab_size = read_positive_int(v, "vocab_size");
-  m.max_position_embeddings = read_positive_int(v, "max_position_embeddings");
-  m.tie_word_embeddings = v.boolean_or("tie_word_embeddings", false);
-  // Qwen2 has q/k/v biases but its config.json carries no attention_bias key.
-  m.attention_bias = v.boolean_or("attention_bias", model_type == "qwen2");
-  for (const char* key : {"num_local_experts", "num_experts"}) {
-    if (v.has(key)) {
-      const auto n = v.integer(key);
-      if (n < 0 || n > 1 << 20) v[key].fail("must be >= 0, got " + std::to_string(n));
-      m.num_experts = static_cast<int>(n);
-      break;
-    }
-  }
-  if (m.is_moe()) {
-    m.experts_per_token = read_positive_int(v, "num_experts_per_tok");
-  } else if (v.has("num_experts_per_tok")) {
-    m.experts_per_token = static_cast<int>(v["num_experts_per_tok"].as_integer_in(0, 1 << 20));
-  }
-  m.validate(v.path().empty() ? "model" : v.path());
-  return m;
-}
-
 Json to_json(const ModelSpec& m) {
+  if (!m.source.is_null()) return m.source;
   Json j;
   j["architectures"] = Json::array({m.architecture});
+  if (!m.model_type.empty()) j["model_type"] = m.model_type;
   j["hidden_size"] = m.hidden_size;
   j["num_hidden_layers"] = m.num_layers;
   j["num_attention_heads"] = m.num_heads;

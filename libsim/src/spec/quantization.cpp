@@ -48,11 +48,27 @@ std::vector<WeightFormat> make_formats() {
   // assumed to behave as Marlin at small M, Q§6).
   add({"gptq-int4", "GPTQ 4-bit, group 128 (Marlin kernel)", 4.16, 128, false, 16, true, DType::fp16, DType::fp16,
        1.0, 0.7, 0, kMarlin4bitOps});
+  // Q§1 "W4A16 symmetric, no zeros (compressed-tensors pack-quantized, native Marlin format)": 4 + 16/128 = 4.125 bpw;
+  // vLLM runs it on the same Marlin kernel as GPTQ (CompressedTensorsWNA16 → MarlinLinearKernel, Q§4), so the
+  // kernel multipliers are GPTQ's.
+  add({"w4a16", "compressed-tensors W4A16, symmetric, group 128 (Marlin kernel)", 4.125, 128, false, 16, true,
+       DType::fp16, DType::fp16, 1.0, 0.7, 0, kMarlin4bitOps});
   // Q§1 bitsandbytes NF4 row: 4 + 32/64 (fp32 absmax per 64-block) = 4.5 bpw without double quantization
   // (transformers' default); Q§2: embeddings and lm_head skipped; Q§6 NF4 row: q_bw ≈ 0.47 (4090) / 0.25 (H100),
   // q_c < 0.6.
   add({"nf4", "bitsandbytes NF4, block 64, no double quantization", 4.5, 64, false, 16, true, DType::fp16,
        DType::fp16, 0.45, 0.55});
+  // Q§1 "NF4 + double quantization": 4 + 8/64 + 32/(64·256) = 4.127 bpw. Q§5.1 (bitsandbytes benchmark, Llama-3.1-8B,
+  // × BF16): NF4+DQ reaches 1.20 / 0.59 at batch 1 (4090 / H100) where NF4 reaches 1.43 / 0.74 over 16/4.127 vs
+  // 16/4.5 of the bytes: its streaming efficiency is 0.77 / 0.73 of NF4's [D] -> q_bw 0.45 × 0.75; at batch 32
+  // 0.64 / 0.45 against 0.66 / 0.54 -> q_c 0.55 × 0.9 [D].
+  add({"nf4-dq", "bitsandbytes NF4, block 64, double quantization", 4.0 + 8.0 / 64 + 32.0 / (64 * 256), 64, false,
+       16, true, DType::fp16, DType::fp16, 0.45 * 0.75, 0.55 * 0.9});
+  // Q§1 "LLM.int8() (bnb Linear8bitLt)": 8 + 32/K ≈ 8.0 bpw, 16-bit outlier path. Q§5.1: 0.47× (4090) and 0.30× (H100)
+  // of BF16 at batch 1 while streaming half the bytes -> q_bw = speed / (16/8) = 0.235 / 0.15, midpoint 0.19 [D];
+  // Q§6 "never faster than BF16": 0.59 / 0.30 at batch 32 -> q_c 0.45 [D].
+  add({"bnb-int8", "bitsandbytes LLM.int8 (8-bit, fp16 outlier columns)", 8.0, 0, false, 16, true, DType::fp16,
+       DType::fp16, 0.19, 0.45});
   // Q§1/Q§2/Q§3 GGUF Q4_K_M: Q4_K (4.5 bpw) with attn_v and ffn_down in Q6_K (6.5625) in 16 of 32 layers ->
   // 4.80 bpw over a Llama's linears [D]; token_embd in the base type, output.weight in Q6_K; gives the 4.91 GB
   // of the published Llama-3.1-8B file (Q§3). Q§6 GGUF row: q_bw 0.65–0.87, q_c 0.84–0.96 of F16.
@@ -81,12 +97,46 @@ std::vector<std::string> weight_format_ids() {
   return ids;
 }
 
-const WeightFormat& weight_format(const std::string& id, const std::string& path) {
+namespace {
+// Stored bits per weight of a group-quantized format at group size g (0 = one scale per output channel, whose
+// overhead over K >= 1024 inputs is below 0.02 bit and taken as 0.01). Q§1: AWQ packs a 4-bit zero beside each fp16
+// scale (+20/g), GPTQ likewise plus g_idx (+~0.004), compressed-tensors' symmetric W4A16 stores scales only (+16/g),
+// GPTQ 8-bit stores an 8-bit zero (+24/g).
+double group_bits(const std::string& base, int g) {
+  const double per_channel = 0.01;
+  if (base == "awq-int4") return 4 + (g > 0 ? 20.0 / g : per_channel);
+  if (base == "gptq-int4") return 4 + (g > 0 ? 20.0 / g : per_channel) + 0.004;
+  if (base == "w4a16") return 4 + (g > 0 ? 16.0 / g : per_channel);
+  return 8 + (g > 0 ? 24.0 / g : per_channel);  // int8 (GPTQ 8-bit)
+}
+}  // namespace
+
+WeightFormat weight_format(const std::string& id, const std::string& path) {
   const std::string lower = to_lower(id);
   for (const auto& f : weight_formats()) {
     if (f.id == lower) return f;
   }
-  throw ConfigError(path, unknown_name_message("quantization format", id, weight_format_ids()));
+  // Group-size variants: "<base>-g32|-g64|-g128|-gch" of the Marlin-run group formats (Marlin supports group sizes
+  // -1/32/64/128 only, Q§1 notes).
+  const auto dash = lower.rfind("-g");
+  if (dash != std::string::npos) {
+    const std::string base = lower.substr(0, dash), group = lower.substr(dash + 2);
+    const bool known_base = base == "awq-int4" || base == "gptq-int4" || base == "w4a16" || base == "int8";
+    const int g = group == "32" ? 32 : group == "64" ? 64 : group == "128" ? 128 : group == "ch" ? 0 : -1;
+    if (known_base && g >= 0) {
+      if (base == "awq-int4" && g == 0) throw ConfigError(path, "AWQ has no per-channel variant, got '" + id + "'");
+      WeightFormat f;
+      for (const auto& b : weight_formats())
+        if (b.id == base) f = b;
+      f.id = lower;
+      f.group_size = g;
+      f.bits_per_weight = group_bits(base, g);
+      f.description += g > 0 ? " [group " + std::to_string(g) + "]" : " [per-channel scales]";
+      return f;
+    }
+  }
+  throw ConfigError(path, unknown_name_message("quantization format", id, weight_format_ids()) +
+                              " (group-size variants: awq-int4/gptq-int4/w4a16/int8 + -g32, -g64, -g128 or -gch)");
 }
 
 DType parse_kv_dtype(const std::string& name, const std::string& path) {

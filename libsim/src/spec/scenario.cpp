@@ -188,7 +188,9 @@ void Scenario::validate() const {
     }
   };
   if (model.empty()) p.add("model", "must name a model");
-  collect([&] { weight_format(weights, "quant.weights"); });
+  collect([&] {
+    if (to_lower(weights) != kAutoWeights) weight_format(weights, "quant.weights");
+  });
   collect([&] { parse_kv_dtype(kv_cache, "quant.kv_cache"); });
   collect([&] { hardware.validate("hardware"); });
   collect([&] { engine.validate("engine"); });
@@ -360,7 +362,12 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
     r.interconnect = interconnect(r.gpu, r.scenario.hardware.parallel.gpus(), option.nvlink_bridge);
   });
   p.throw_if_any();
-  r.quant.weights = format_for_gpu(weight_format(s.weights, "quant.weights"), r.gpu, "quant.weights");
+  r.notes = r.model.notes;
+  const WeightFormat format = weight_format_for_model(r.model, s.weights, "quant.weights", r.notes);
+  // The resolved scenario names the format it runs (an "auto" resolves to the checkpoint's), so resolving it again
+  // gives the same plan and every output shows the format used.
+  r.scenario.weights = format.id;
+  r.quant.weights = format_for_gpu(format, r.gpu, "quant.weights");
   r.quant.kv_dtype = parse_kv_dtype(s.kv_cache, "quant.kv_cache");
   // An FP8/INT8/INT4 KV cache needs no tensor path: vLLM stores FP8 KV on Ampere too and dequantises it in
   // the attention kernel [quantization.md §7], so any GPU accepts any KV dtype.
@@ -389,21 +396,10 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
 
   const auto& m = r.model;
   const int tp = r.scenario.hardware.parallel.tp, pp = r.scenario.hardware.parallel.pp;
-  if (m.num_heads % tp != 0) {
-    p.add("hardware.tp", "must divide the model's num_attention_heads (" + std::to_string(m.num_heads) + "), got " +
-                             std::to_string(tp));
-  } else if (m.num_kv_heads % tp != 0 && tp % m.num_kv_heads != 0) {
-    // vLLM shards KV heads over tp, or replicates them when tp is a multiple of their count.
-    p.add("hardware.tp", "must divide the model's num_key_value_heads (" + std::to_string(m.num_kv_heads) +
-                             ") or be a multiple of it, got " + std::to_string(tp));
-  }
+  m.check_tensor_parallel(tp, p, "hardware.tp");
   if (m.num_layers % pp != 0) {
     p.add("hardware.pp", "must divide the model's num_hidden_layers (" + std::to_string(m.num_layers) + "), got " +
                              std::to_string(pp));
-  }
-  if (m.intermediate_size % tp != 0) {
-    p.add("hardware.tp", "must divide the model's intermediate_size (" + std::to_string(m.intermediate_size) +
-                             "), got " + std::to_string(tp));
   }
   // Knobs left unset take the defaults of the engine the policy models (vLLM V1: by GPU and entry point).
   r.scenario.engine = effective_engine(s.engine, r.gpu, offline_workload(s.workload));

@@ -33,11 +33,16 @@ struct MemoryPlan {
   bool fits = false;
   std::string reason;                      ///< empty when it fits: "weights need 28.0 GB per GPU but ..."
   std::int64_t params = 0;
-  double kv_bytes_per_token = 0;           ///< whole model (all layers, all KV heads)
-  double kv_bytes_per_token_per_gpu = 0;   ///< this GPU's share under TP/PP
-  std::int64_t kv_capacity_tokens = 0;     ///< tokens the KV pool holds (per replica)
+  double kv_bytes_per_token = 0;           ///< whole model at full context (all layers, all KV heads; MLA: latent)
+  double kv_bytes_per_token_per_gpu = 0;   ///< what the KV pool charges a token on this GPU under TP/PP (every
+                                           ///< KV-cache group holds it: sliding layers and group padding included)
+  int kv_sliding_window = 0;               ///< window of the sliding-window KV groups (0 = none; kv_layout.hpp)
+  int kv_cache_groups = 1;                 ///< vLLM's KV-cache groups (1 unless full and sliding layers mix)
+  std::int64_t kv_capacity_tokens = 0;     ///< tokens the KV pool holds (per replica) when every group holds them
+                                           ///< (vLLM's "GPU KV cache size"); sequences past the window take less
   std::int64_t kv_capacity_blocks = 0;     ///< of engine.block_size tokens
-  std::int64_t max_concurrent_seqs = 0;    ///< sequences of max_model_len tokens that fit at once
+  std::int64_t max_concurrent_seqs = 0;    ///< sequences of max_model_len tokens that fit at once (sliding windows
+                                           ///< counted as vLLM's "Maximum concurrency" does)
   std::int64_t longest_context_tokens = 0; ///< one sequence's limit: the KV pool or the model, whichever is less
   int max_model_len = 0;
   PerGpuMemory per_gpu;

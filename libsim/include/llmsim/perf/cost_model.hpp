@@ -27,8 +27,8 @@ std::string to_string(Bound b);
 
 /// One operator of the iteration, summed over all layers on the critical path.
 struct OpCost {
-  std::string name;      ///< "qkv_proj", "attention_prefill", "attention_decode", "o_proj", "mlp", "lm_head",
-                         ///< "norms_rotary_act", "sampling", "tp_allreduce", "pp_transfer", "launch", "cpu"
+  std::string name;      ///< "qkv_proj", "attention_prefill", "attention_decode", "kv_b_proj" (MLA), "o_proj", "mlp",
+                         ///< "lm_head", "norms_rotary_act", "sampling", "tp_allreduce", "pp_transfer", "launch", "cpu"
   double time_s = 0;
   double flops = 0;
   double bytes = 0;

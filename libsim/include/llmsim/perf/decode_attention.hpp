@@ -19,12 +19,16 @@ enum class DecodeAttentionBackend {
   flashinfer,       ///< FlashInfer batch decode, GQA packed, KV converted to fp16 in the kernel (V1, fp8 KV)
   paged_unpacked,   ///< vLLM's PagedAttention v1/v2: one CTA per query head, CUDA-core dot products (V0, fp8 KV)
   turbomind,        ///< LMDeploy TurboMind v0.1 decoder attention: up to 4 query heads of a KV head per CTA, CUDA cores
+  flash_mla,        ///< FlashMLA (Hopper): MQA over the MLA latent, 64 query heads per CTA
+  triton_mla,       ///< vLLM's Triton MLA decode (other GPUs): modelled with the packed kernel's parameters
 };
 std::string to_string(DecodeAttentionBackend b);
 
 /// The decode-attention backend a runtime selects for this GPU and KV dtype (vLLM: vllm/platforms/cuda.py and the
-/// attention selectors; the other runtimes: docs/cost-model.md "Runtimes").
-DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, Runtime runtime);
+/// attention selectors; the other runtimes: docs/cost-model.md "Runtimes"). `mla`: the model's attention is
+/// multi-head latent attention (DeepSeek), which vLLM runs on its MLA backends.
+DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, Runtime runtime,
+                                             bool mla = false);
 
 /// CUDA-core instructions to turn one stored KV element into fp16 for the attention math: 0 for fp16/bf16;
 /// for 8-bit KV one `cvt.f16x2.e4m3x2` per pair plus the scale on GPUs with FP8 hardware (sm ≥ 89), else
@@ -35,8 +39,13 @@ double kv_convert_ops_per_element(const spec::GpuSpec& gpu, spec::DType kv_dtype
 struct AttentionShape {
   double heads = 0;              ///< query heads on this GPU
   double kv_heads = 0;           ///< KV heads on this GPU (>= 1)
-  double head_dim = 0;
+  double head_dim = 0;           ///< query/key head dimension
   double kv_bytes_per_element = 2;
+  double v_head_dim = 0;         ///< value head dimension (0 = head_dim)
+  double kv_elements = 0;        ///< K+V elements one token stores per KV head (0 = head_dim + v_head_dim; MLA: the
+                                 ///< latent, whose first v_head_dim elements are also V)
+  double v_dim() const noexcept { return v_head_dim > 0 ? v_head_dim : head_dim; }
+  double kv_elements_per_head() const noexcept { return kv_elements > 0 ? kv_elements : head_dim + v_dim(); }
 };
 
 /// One layer's decode attention for a batch.

@@ -1,47 +1,108 @@
 #pragma once
-// Architecture of a decoder-only transformer, read from a Hugging Face config.json.
+// Architecture of a decoder-only transformer, read from a Hugging Face config.json. Families llmsim sizes
+// correctly are listed in hf_config.cpp (docs/cost-model.md, "Model families"); any other architecture, or a key
+// of a known family that could change the size and is not understood, is a ConfigError naming the key.
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "llmsim/core/error.hpp"
 #include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/quantization.hpp"
 
 namespace llmsim::spec {
 
 struct ModelSpec {
   std::string id;                  ///< catalogue id or file name
   std::string architecture;        ///< HF "architectures"[0] or model_type, informational
+  std::string model_type;          ///< HF model_type ("" for a config that names none: read as a Llama-style decoder)
   int hidden_size = 0;
-  int num_layers = 0;              ///< num_hidden_layers
+  int num_layers = 0;              ///< num_hidden_layers (decoder layers that run; MTP layers not included)
   int num_heads = 0;               ///< num_attention_heads
-  int num_kv_heads = 0;            ///< num_key_value_heads (defaults to num_heads)
-  int head_dim = 0;                ///< head_dim (defaults to hidden_size / num_heads)
-  int intermediate_size = 0;       ///< per expert for MoE
+  int num_kv_heads = 0;            ///< num_key_value_heads (defaults to num_heads; MLA: the heads of its prefill MHA)
+  int head_dim = 0;                ///< query/key head dimension (defaults to hidden_size / num_heads; MLA: nope + rope)
+  int intermediate_size = 0;       ///< dense MLP width (MoE models: of their dense layers; Mixtral: per expert)
   int vocab_size = 0;
   int max_position_embeddings = 0;
   bool tie_word_embeddings = false;
   bool attention_bias = false;     ///< QKV bias (Qwen2)
-  int num_experts = 0;             ///< 0 = dense; num_local_experts for MoE
+  bool qk_norm = false;            ///< per-head RMSNorm of q and k (Qwen3, Gemma-3): 2 × head_dim weights per layer
+  int norms_per_layer = 2;         ///< RMSNorms of hidden_size per layer (Gemma-2/3: 4, pre/post attention and MLP)
+  std::int64_t bias_params_per_layer = 0;  ///< biases beyond q/k/v (Llama attention_bias on o_proj, mlp_bias)
+
+  // Mixture of experts.
+  int num_experts = 0;             ///< routed experts (num_local_experts / num_experts / n_routed_experts); 0 = dense
   int experts_per_token = 0;       ///< num_experts_per_tok
+  int moe_intermediate_size = 0;   ///< width of one routed expert (0 = intermediate_size, as Mixtral)
+  int shared_expert_intermediate_size = 0;  ///< all shared experts of a MoE layer together (DeepSeek, Qwen2-MoE)
+  bool shared_expert_gate = false; ///< Qwen2-MoE's sigmoid gate of the shared expert (hidden → 1)
+  int dense_layers = 0;            ///< layers of a MoE model with a dense MLP of intermediate_size instead of experts
+
+  // Multi-head latent attention (DeepSeek-V2/V3): the KV cache holds kv_lora_rank + qk_rope_head_dim per token.
+  int q_lora_rank = 0;             ///< 0 = q projected directly from the hidden state
+  int kv_lora_rank = 0;            ///< > 0 marks an MLA model
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;              ///< MLA value head dimension (other models: head_dim)
+
+  // Sliding-window attention (Mistral v0.1: every layer; Gemma-2: every other layer; Gemma-3: 5 of 6).
+  int sliding_window = 0;          ///< tokens a sliding layer attends to; 0 = none
+  int sliding_layers = 0;          ///< layers that use it (the others attend to the whole context)
+
+  int mtp_layers = 0;              ///< num_nextn_predict_layers: multi-token-prediction modules, not loaded by vLLM
+                                   ///< unless speculative decoding runs them (not counted in the sizes below)
+  std::int64_t mtp_params = 0;     ///< their parameters as the checkpoint stores them (DeepSeek-V3: ~14 B)
+  std::int64_t vision_params = 0;  ///< vision tower + projector of a multimodal checkpoint (loaded, 16-bit; text
+                                   ///< requests never run it)
+  CheckpointQuantization quantization;  ///< from quantization_config; format "" = 16-bit checkpoint
+  std::vector<std::string> notes;  ///< what llmsim assumed while reading the config (shown with the model)
+  Json source;                     ///< the config it was read from (null for a spec built in code)
 
   bool is_moe() const noexcept { return num_experts > 1; }
-  // Parameter counts (elements). Linear = q,k,v,o + MLP per layer; embeddings and LM head separate.
-  std::int64_t attention_params_per_layer() const;   ///< q,k,v,o weights (+ biases)
-  std::int64_t mlp_params_per_layer() const;         ///< all experts' gate/up/down (+ router for MoE)
-  std::int64_t active_mlp_params_per_layer() const;  ///< experts_per_token experts (+ router)
-  std::int64_t norm_params_per_layer() const;
+  bool is_mla() const noexcept { return kv_lora_rank > 0; }
+  bool has_sliding_window() const noexcept { return sliding_window > 0 && sliding_layers > 0; }
+  int expert_intermediate_size() const noexcept { return moe_intermediate_size > 0 ? moe_intermediate_size : intermediate_size; }
+  int moe_layers() const noexcept { return is_moe() ? num_layers - dense_layers : 0; }
+  int full_attention_layers() const noexcept { return num_layers - (has_sliding_window() ? sliding_layers : 0); }
+  int value_head_dim() const noexcept { return is_mla() ? v_head_dim : head_dim; }
+  /// Elements one token stores in the KV cache of one layer: 2 × kv_heads × head_dim, or MLA's one latent
+  /// vector kv_lora_rank + qk_rope_head_dim (vLLM's MLA cache has no separate K and V).
+  std::int64_t kv_elements_per_token_per_layer() const;
+
+  // Parameter counts (elements).
+  std::int64_t attention_params_per_layer() const;   ///< q,k,v,o (MLA: q_a/q_b, kv_a, kv_b, o and their norms) + biases, qk norms
+  std::int64_t dense_mlp_params() const;             ///< one dense gated MLP (gate, up, down) of intermediate_size
+  std::int64_t moe_mlp_params() const;               ///< one MoE layer: routed + shared experts, router, shared gate
+  std::int64_t active_moe_mlp_params() const;        ///< what one token runs of it: experts_per_token experts + shared + router
+  std::int64_t mlp_params_per_layer() const;         ///< MoE models: a MoE layer's; dense models: dense_mlp_params()
+  std::int64_t active_mlp_params_per_layer() const;  ///< per token, of that layer
+  std::int64_t norm_params_per_layer() const;         ///< RMSNorms + bias_params_per_layer (kept 16-bit)
   std::int64_t embedding_params() const;             ///< vocab × hidden
   std::int64_t lm_head_params() const;               ///< 0 when tied
-  std::int64_t param_count() const;                  ///< everything, as published
-  std::int64_t active_param_count() const;           ///< per token (MoE: routed experts only)
-  /// KV bytes per token for the whole model: 2 × layers × kv_heads × head_dim × bytes_per_element.
+  std::int64_t param_count() const;                  ///< everything vLLM loads, as published (no MTP layers)
+  std::int64_t active_param_count() const;           ///< per text token (MoE: routed experts only; no vision tower)
+  /// KV bytes per token for the whole model at full context: layers × kv_elements_per_token_per_layer × bytes
+  /// (2 × layers × kv_heads × head_dim × bytes for GQA/MHA). Sliding layers count here too; what they actually
+  /// keep is memory::KvLayout's business.
   double kv_bytes_per_token(double bytes_per_element) const;
+
+  /// Why tensor parallel `tp` cannot split this model the way vLLM shards it (heads, KV heads, MLP and expert
+  /// widths), added to `p` at `path`. Nothing added when it can.
+  void check_tensor_parallel(int tp, Problems& p, const std::string& path = "hardware.tp") const;
+
+  /// Adds a problem at `path` when the sizes are so large that a parameter count could overflow int64 (an upper
+  /// bound in long double: layers × 16 × widest² × (experts + 2) + embeddings); no real model is within 10^3 of it.
+  /// Call before deriving counts from fields read from a file (validate() calls it).
+  void check_magnitude(Problems& p, const std::string& path = "model") const;
 
   /// Collects every problem into one ConfigError at `path`.
   void validate(const std::string& path = "model") const;
 };
 
-/// Reads a Hugging Face config.json; missing or malformed fields -> ConfigError naming them.
+/// Reads a Hugging Face config.json; missing or malformed fields, an architecture llmsim cannot size and keys it
+/// does not understand -> ConfigError naming them (paths under `v.path()`).
 ModelSpec model_spec_from_hf_config(const JsonView& v, std::string id);
-Json to_json(const ModelSpec& m);  ///< HF config.json form
+/// HF config.json form: the config it was read from, else one synthesized from the fields (Llama-style).
+Json to_json(const ModelSpec& m);
 
 }  // namespace llmsim::spec

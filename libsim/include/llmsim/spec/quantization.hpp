@@ -4,11 +4,20 @@
 #include <string>
 #include <vector>
 
+#include "llmsim/core/json_view.hpp"
 #include "llmsim/spec/dtype.hpp"
 
 namespace llmsim::spec {
 
 struct GpuSpec;
+struct ModelSpec;
+
+/// How a checkpoint's config.json says its weights are stored (its quantization_config), as an llmsim format.
+struct CheckpointQuantization {
+  std::string format;       ///< llmsim weight-format id ("awq-int4", "gptq-int4-g64", "fp8", ...); "" = 16-bit
+  std::string method;       ///< quantization_config.quant_method as written ("awq", "compressed-tensors", ...)
+  std::string description;  ///< what was read, for messages: "awq 4-bit, group 128"
+};
 
 struct WeightFormat {
   std::string id;                    ///< "fp16", "awq-int4", "gguf-q4_k_m", ...
@@ -37,8 +46,24 @@ struct Quantization {
   double kv_bytes_per_element() const { return bytes_per_element(kv_dtype); }
 };
 
-/// The format with this id; ConfigError at `path` listing valid ids (and close matches) when unknown.
-const WeightFormat& weight_format(const std::string& id, const std::string& path = "quant.weights");
+/// The format with this id; ConfigError at `path` listing valid ids (and close matches) when unknown. Group-size
+/// variants of the group-quantized formats are spelled "<id>-g32", "-g64", "-g128" or "-gch" (per channel):
+/// awq-int4, gptq-int4, w4a16 and int8 (GPTQ 8-bit); Marlin runs no other group size.
+WeightFormat weight_format(const std::string& id, const std::string& path = "quant.weights");
+/// quant.weights' default: the checkpoint's own format (its quantization_config), else 16-bit.
+inline constexpr const char* kAutoWeights = "auto";
+
+/// The format a model runs in: `requested` ("auto" = the checkpoint's quantization_config, else fp16), else the
+/// format named. A named format that differs from the checkpoint's is allowed (the user may plan a re-quantized
+/// copy) and recorded in `notes`. ConfigError at `path` for an unknown format.
+WeightFormat weight_format_for_model(const ModelSpec& model, const std::string& requested, const std::string& path,
+                                     std::vector<std::string>& notes);
+
+/// Reads a config.json's quantization_config (AWQ, GPTQ, FP8, compressed-tensors, bitsandbytes) into the llmsim
+/// format that stores and runs the weights the same way; assumptions go to `notes`. ConfigError naming the field
+/// for a method, bit width, group size or scheme llmsim does not model.
+CheckpointQuantization checkpoint_quantization(const JsonView& quantization_config, std::vector<std::string>& notes);
+
 /// Every shipped format id, in catalogue order.
 std::vector<std::string> weight_format_ids();
 /// Every shipped format.

@@ -3,6 +3,7 @@
 // JSON form documented in the README and ../shared/DESIGN.md; unknown keys are rejected with the valid ones.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/spec/deployment.hpp"
@@ -40,7 +41,7 @@ struct CostSpec {
 struct Scenario {
   std::string name;                  ///< optional label
   std::string model = "llama-3.1-8b";  ///< catalogue id or path to a HF config.json
-  std::string weights = "fp16";      ///< quant.weights
+  std::string weights = kAutoWeights;  ///< quant.weights; "auto" = the checkpoint's quantization_config, else fp16
   std::string kv_cache = "fp16";     ///< quant.kv_cache ("auto" = fp16)
   Deployment hardware;
   EngineConfig engine;
@@ -73,6 +74,9 @@ struct ResolvedScenario {
   bool purchase_price_is_placeholder = true;
   std::string interconnect;          ///< what one replica's GPUs talk over (spec::interconnect); "" for one GPU
   int max_model_len = 0;             ///< engine.max_model_len, else default_max_model_len
+  /// What resolving assumed that the user should know: the model's own notes (hf_config) and a quant.weights that
+  /// overrides the checkpoint's quantization_config.
+  std::vector<std::string> notes;
 };
 
 /// The context limit when engine.max_model_len is 0: the model's limit, capped at max_num_batched_tokens

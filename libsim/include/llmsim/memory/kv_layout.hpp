@@ -1,0 +1,43 @@
+#pragma once
+// How vLLM lays out one GPU's KV cache (docs/cost-model.md, "KV cache layout"). Layers of one attention type share a
+// block table; a model with full and sliding-window layers (Gemma-2/3) has its layers split into KV-cache groups of
+// equal size, the last group of a type padded (vllm/v1/core/kv_cache_utils.py, _get_kv_cache_groups_uniform_page_size);
+// all groups draw blocks of the same size from one pool, and a sliding group frees the blocks that leave its window
+// (SlidingWindowManager). MLA keeps one latent per token that every tensor-parallel rank holds whole.
+#include <cstdint>
+
+#include "llmsim/spec/deployment.hpp"
+#include "llmsim/spec/model_spec.hpp"
+
+namespace llmsim::memory {
+
+struct KvLayout {
+  double bytes_per_token_layer = 0;  ///< K+V (MLA: the latent) of one token in one layer on this GPU
+  int layers = 0;                    ///< attention layers on this GPU's pipeline stage
+  int window = 0;                    ///< sliding window of the sliding groups (0 = none)
+  int group_size = 0;                ///< layers per KV-cache group (padding included)
+  int full_groups = 0;               ///< groups of full-attention layers
+  int sliding_groups = 0;            ///< groups of sliding-window layers
+
+  int groups() const noexcept { return full_groups + sliding_groups; }
+  /// Bytes of one pool block: a page of `block_size` tokens for each layer of a group.
+  double pool_block_bytes(int block_size) const noexcept { return bytes_per_token_layer * group_size * block_size; }
+  /// Bytes a token costs when every group holds it (all tokens inside the window): vLLM's "GPU KV cache size: N
+  /// tokens" counts the pool this way (num_blocks // groups × block_size).
+  double bytes_per_token_all_groups() const noexcept { return bytes_per_token_layer * group_size * groups(); }
+  /// Pool blocks one sequence of `context` tokens holds: a block per block_size tokens in every full group, and in
+  /// every sliding group only those still inside the window, window − 1 + `chunk` tokens plus one (vLLM's
+  /// SlidingWindowSpec.max_memory_usage_bytes with chunk = max_num_batched_tokens).
+  std::int64_t blocks_for(std::int64_t context, int block_size, std::int64_t chunk) const noexcept;
+  /// The longest context one sequence can reach in `pool_blocks` blocks (0 when not even one token fits; capped at
+  /// `limit` when sliding groups alone make length free).
+  std::int64_t longest_context(std::int64_t pool_blocks, int block_size, std::int64_t chunk,
+                               std::int64_t limit) const noexcept;
+};
+
+/// The layout of the most loaded pipeline stage. `hybrid_manager` false (vLLM V0, or
+/// --disable-hybrid-kv-cache-manager) gives every layer full-context KV, as those engines allocate it.
+KvLayout kv_layout(const spec::ModelSpec& model, const spec::ParallelConfig& parallel, double kv_bytes_per_element,
+                   bool hybrid_manager);
+
+}  // namespace llmsim::memory

@@ -1,0 +1,67 @@
+// vLLM's KV-cache groups and what one sequence holds in them; the rules are quoted in kv_layout.hpp and
+// docs/cost-model.md ("KV cache layout").
+#include "llmsim/memory/kv_layout.hpp"
+
+#include <algorithm>
+
+namespace llmsim::memory {
+
+namespace {
+std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+}  // namespace
+
+std::int64_t KvLayout::blocks_for(std::int64_t context, int block_size, std::int64_t chunk) const noexcept {
+  if (context <= 0 || block_size <= 0) return 0;
+  const std::int64_t full = cdiv(context, block_size);
+  std::int64_t sliding = full;
+  if (window > 0) sliding = std::min(full, cdiv(std::min<std::int64_t>(window - 1 + chunk, context), block_size) + 1);
+  return full_groups * full + sliding_groups * sliding;
+}
+
+std::int64_t KvLayout::longest_context(std::int64_t pool_blocks, int block_size, std::int64_t chunk,
+                                       std::int64_t limit) const noexcept {
+  if (groups() == 0 || block_size <= 0 || blocks_for(1, block_size, chunk) > pool_blocks) return 0;
+  // blocks_for is non-decreasing in the context: bisect on it.
+  std::int64_t lo = 1, hi = limit;
+  if (blocks_for(hi, block_size, chunk) <= pool_blocks) return hi;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (blocks_for(mid, block_size, chunk) <= pool_blocks ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, double kv_bytes_per_element,
+                   bool hybrid_manager) {
+  KvLayout k;
+  const int tp = std::max(1, par.tp), pp = std::max(1, par.pp);
+  // Per layer on one GPU: KV heads are sharded over tp (replicated when tp exceeds them); MLA's latent is one
+  // "head" (MLAAttentionSpec, num_kv_heads 1) that every rank stores whole.
+  const double elements = m.is_mla() ? static_cast<double>(m.kv_elements_per_token_per_layer())
+                                     : 2.0 * std::max(1, m.num_kv_heads / tp) * m.head_dim;
+  k.bytes_per_token_layer = elements * kv_bytes_per_element;
+  k.layers = m.num_layers / pp;
+  // Sliding layers are spread through the model (Gemma: every other, or 5 of 6), so a stage holds its share.
+  const int sliding = hybrid_manager && m.has_sliding_window()
+                          ? static_cast<int>(static_cast<std::int64_t>(m.sliding_layers) * k.layers / m.num_layers)
+                          : 0;
+  const int full = k.layers - sliding;
+  if (sliding == 0 || full == 0) {
+    // One attention type: one group of every layer (a model whose layers all slide keeps only the window).
+    k.group_size = k.layers;
+    k.full_groups = full > 0 ? 1 : 0;
+    k.sliding_groups = sliding > 0 ? 1 : 0;
+    k.window = sliding > 0 ? m.sliding_window : 0;
+    return k;
+  }
+  // _get_kv_cache_groups_uniform_page_size: the group size is the smaller type's layer count, or the larger one's
+  // when it is less than 1.5× the smaller (fewer padding layers); each type is padded to whole groups.
+  const int lo = std::min(full, sliding), hi = std::max(full, sliding);
+  k.group_size = hi < 1.5 * lo ? hi : lo;
+  k.full_groups = static_cast<int>(cdiv(full, k.group_size));
+  k.sliding_groups = static_cast<int>(cdiv(sliding, k.group_size));
+  k.window = m.sliding_window;
+  return k;
+}
+
+}  // namespace llmsim::memory

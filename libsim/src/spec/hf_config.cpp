@@ -1,0 +1,504 @@
+// Reading a Hugging Face config.json into a ModelSpec, family by family. Each family has an allow-list of the keys
+// llmsim understands; any other key — one that may change the model's size in a way llmsim does not know — and any
+// other architecture is a ConfigError naming it, never a silently wrong size. Layer layouts follow vLLM's model code
+// (vllm/model_executor/models/*.py, cited per family); docs/cost-model.md, "Model families", has the table.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+#include "llmsim/spec/model_spec.hpp"
+#include "llmsim/spec/quantization.hpp"
+
+namespace llmsim::spec {
+
+namespace {
+using i64 = std::int64_t;
+
+enum class Kind { generic, llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, deepseek, gemma, gemma2,
+                  gemma3_text, gemma3 };
+
+struct Family {
+  const char* model_type;
+  Kind kind;
+  std::vector<const char*> architectures;  // HF class names that load it
+  std::vector<const char*> keys;           // understood beyond kCommonKeys and the text-model keys
+};
+
+// Keys that never change a decoder's size: metadata, tokens, numerics, RoPE, and the generation defaults old
+// transformers versions serialized into every config.
+const std::set<std::string>& common_keys() {
+  static const std::set<std::string> k = {
+      "architectures", "model_type", "_name_or_path", "transformers_version", "torch_dtype", "dtype", "use_cache",
+      "initializer_range", "bos_token_id", "eos_token_id", "pad_token_id", "sep_token_id", "decoder_start_token_id",
+      "rms_norm_eps", "rope_theta", "rope_scaling", "rope_parameters", "attention_dropout", "hidden_act",
+      "hidden_activation", "auto_map", "quantization_config", "pretraining_tp", "tokenizer_class", "return_dict",
+      "output_hidden_states", "output_attentions", "torchscript", "id2label", "label2id", "task_specific_params",
+      "problem_type", "prefix", "max_length", "min_length", "do_sample", "early_stopping", "num_beams",
+      "num_beam_groups", "diversity_penalty", "temperature", "top_k", "top_p", "typical_p", "repetition_penalty",
+      "length_penalty", "no_repeat_ngram_size", "encoder_no_repeat_ngram_size", "bad_words_ids",
+      "num_return_sequences", "chunk_size_feed_forward", "output_scores", "return_dict_in_generate",
+      "forced_bos_token_id", "forced_eos_token_id", "remove_invalid_values", "exponential_decay_length_penalty",
+      "suppress_tokens", "begin_suppress_tokens", "finetuning_task", "tf_legacy_loss", "use_bfloat16",
+      "is_decoder", "is_encoder_decoder", "add_cross_attention", "cross_attention_hidden_size", "tie_encoder_decoder",
+      "pruned_heads", "router_aux_loss_coef", "output_router_logits", "router_jitter_noise", "initializer_factor",
+      "layer_types"};
+  return k;
+}
+
+// Keys of every text decoder (their values are read below).
+const std::vector<const char*> kTextKeys = {
+    "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
+    "intermediate_size", "vocab_size", "max_position_embeddings", "tie_word_embeddings"};
+
+const std::vector<Family>& families() {
+  static const std::vector<Family> f = {
+      // vllm/model_executor/models/llama.py: q,k,v,o (+ attention_bias), gated MLP (+ mlp_bias), 2 RMSNorms.
+      {"llama", Kind::llama, {"LlamaForCausalLM"}, {"attention_bias", "mlp_bias", "sliding_window"}},
+      // Mistral runs as Llama in vLLM; sliding_window applies to every layer (model-level window, cache_config).
+      {"mistral", Kind::mistral, {"MistralForCausalLM"}, {"attention_bias", "mlp_bias", "sliding_window"}},
+      // InternLM (v1) runs as Llama in vLLM (registry: InternLMForCausalLM -> llama.py); its "bias" puts biases on
+      // q, k, v and o as attention_bias does (llama.py: attention_bias or config.bias, "Support internlm/internlm-7b").
+      {"internlm", Kind::llama, {"InternLMForCausalLM"}, {"bias", "mlp_bias"}},
+      // vllm/model_executor/models/mixtral.py: every layer a MoE of num_local_experts experts of intermediate_size.
+      {"mixtral", Kind::mixtral, {"MixtralForCausalLM"},
+       {"sliding_window", "num_local_experts", "num_experts_per_tok"}},
+      // vllm/model_executor/models/qwen2.py: q/k/v bias always on.
+      {"qwen2", Kind::qwen2, {"Qwen2ForCausalLM"},
+       {"sliding_window", "use_sliding_window", "max_window_layers", "use_mrope"}},
+      // vllm/model_executor/models/qwen2_moe.py: Qwen2MoeSparseMoeBlock = experts + shared_expert + its sigmoid gate;
+      // a layer is sparse when not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0.
+      {"qwen2_moe", Kind::qwen2_moe, {"Qwen2MoeForCausalLM"},
+       {"sliding_window", "use_sliding_window", "max_window_layers", "num_experts", "num_experts_per_tok",
+        "moe_intermediate_size", "shared_expert_intermediate_size", "decoder_sparse_step", "mlp_only_layers",
+        "norm_topk_prob", "qkv_bias"}},
+      // vllm/model_executor/models/qwen3.py: Qwen2's layout without q/k/v bias (attention_bias), + q_norm/k_norm.
+      {"qwen3", Kind::qwen3, {"Qwen3ForCausalLM"},
+       {"attention_bias", "sliding_window", "use_sliding_window", "max_window_layers"}},
+      // vllm/model_executor/models/qwen3_moe.py: routed experts only (no shared expert), same sparse-step rule.
+      {"qwen3_moe", Kind::qwen3_moe, {"Qwen3MoeForCausalLM"},
+       {"attention_bias", "sliding_window", "use_sliding_window", "max_window_layers", "num_experts",
+        "num_experts_per_tok", "moe_intermediate_size", "decoder_sparse_step", "mlp_only_layers", "norm_topk_prob"}},
+      // vllm/model_executor/models/deepseek_v2.py (V2, V2.5, V3, R1): MLA attention; DeepseekV2MoE from layer
+      // first_k_dense_replace on (every moe_layer_freq-th), with n_shared_experts × moe_intermediate_size shared.
+      {"deepseek_v2", Kind::deepseek, {"DeepseekV2ForCausalLM"}, {}},
+      {"deepseek_v3", Kind::deepseek, {"DeepseekV3ForCausalLM"}, {}},
+      // vllm/model_executor/models/gemma.py / gemma2.py / gemma3.py: tied embeddings; Gemma-2/3 put RMSNorms before
+      // and after both attention and MLP (4 per layer); Gemma-3 adds q_norm/k_norm.
+      {"gemma", Kind::gemma, {"GemmaForCausalLM"}, {"attention_bias"}},
+      {"gemma2", Kind::gemma2, {"Gemma2ForCausalLM"},
+       {"attention_bias", "sliding_window", "sliding_window_size", "query_pre_attn_scalar", "attn_logit_softcapping",
+        "final_logit_softcapping", "cache_implementation"}},
+      {"gemma3_text", Kind::gemma3_text, {"Gemma3ForCausalLM"},
+       {"attention_bias", "sliding_window", "sliding_window_pattern", "_sliding_window_pattern",
+        "query_pre_attn_scalar", "attn_logit_softcapping", "final_logit_softcapping", "cache_implementation",
+        "rope_local_base_freq", "use_bidirectional_attention"}},
+      // The multimodal Gemma-3 (12B, 27B): text_config as gemma3_text, a SigLIP vision tower and a projector.
+      {"gemma3", Kind::gemma3, {"Gemma3ForConditionalGeneration"},
+       {"text_config", "vision_config", "boi_token_index", "eoi_token_index", "image_token_index",
+        "mm_tokens_per_image"}},
+  };
+  return f;
+}
+
+const std::vector<const char*> kDeepseekKeys = {
+    "moe_intermediate_size", "n_shared_experts", "n_routed_experts", "routed_scaling_factor", "kv_lora_rank",
+    "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "qk_head_dim", "v_head_dim", "topk_method", "n_group",
+    "topk_group", "num_experts_per_tok", "moe_layer_freq", "first_k_dense_replace", "norm_topk_prob",
+    "scoring_func", "aux_loss_alpha", "seq_aux", "ep_size", "num_nextn_predict_layers", "attention_bias",
+    "rope_interleave"};
+
+// What a key outside every allow-list usually signals, for the message.
+std::string what_key_signals(const std::string& key) {
+  static const std::pair<const char*, const char*> hints[] = {
+      {"vision_config", "a vision tower"}, {"audio_config", "an audio tower"},
+      {"cross_attention_layers", "cross-attention layers"}, {"attn_type_list", "linear-attention layers"},
+      {"linear_attn_config", "linear-attention layers"}, {"mamba", "Mamba/SSM layers"}, {"ssm", "Mamba/SSM layers"},
+      {"conv_kernel", "convolution (SSM) layers"}, {"index_", "a sparse-attention indexer"},
+      {"num_nextn_predict_layers", "multi-token-prediction layers"}, {"expert", "a mixture of experts"},
+      {"lora_rank", "latent (MLA) attention"}, {"encoder", "an encoder"}};
+  for (const auto& [pattern, meaning] : hints) {
+    if (key.find(pattern) != std::string::npos) return std::string(" (it looks like ") + meaning + ")";
+  }
+  return "";
+}
+
+std::vector<std::string> family_names() {
+  std::vector<std::string> out;
+  for (const auto& f : families()) out.emplace_back(f.model_type);
+  return out;
+}
+
+const Family* find_by_model_type(const std::string& t) {
+  for (const auto& f : families())
+    if (t == f.model_type) return &f;
+  return nullptr;
+}
+
+const Family* find_by_architecture(const std::string& a) {
+  for (const auto& f : families())
+    for (const char* arch : f.architectures)
+      if (a == arch) return &f;
+  return nullptr;
+}
+
+int read_positive_int(const JsonView& v, std::string_view key) {
+  const i64 x = v.integer(key);
+  if (x < 1 || x > (i64{1} << 30)) v[key].fail("must be a positive integer, got " + std::to_string(x));
+  return static_cast<int>(x);
+}
+
+int read_non_negative_int(const JsonView& v, std::string_view key, int fallback) {
+  if (!v.has(key) || v.json().at(std::string(key)).is_null()) return fallback;
+  const i64 x = v.integer(key);
+  if (x < 0 || x > (i64{1} << 30)) v[key].fail("must be a non-negative integer, got " + std::to_string(x));
+  return static_cast<int>(x);
+}
+
+int positive_or(const JsonView& v, std::string_view key, int fallback) {
+  if (!v.has(key) || v.json().at(std::string(key)).is_null()) return fallback;
+  return read_positive_int(v, key);
+}
+
+bool falsy(const Json& j) {
+  return j.is_null() || (j.is_boolean() && !j.get<bool>()) || (j.is_object() && j.empty()) ||
+         (j.is_array() && j.empty());
+}
+
+/// Rejects keys outside the allow-list, and keys every config carries whose non-default value changes the model.
+void check_keys(const JsonView& v, const Family* f, const std::vector<const char*>& extra) {
+  Problems p;
+  const std::string family = f ? std::string("'") + f->model_type + "'" : "a config without model_type";
+  for (auto it = v.json().begin(); it != v.json().end(); ++it) {
+    const std::string& key = it.key();
+    bool ok = common_keys().count(key) > 0;
+    for (const char* k : kTextKeys) ok = ok || key == k;
+    if (f)
+      for (const char* k : f->keys) ok = ok || key == k;
+    for (const char* k : extra) ok = ok || key == k;
+    if (!ok) {
+      p.add(v.child_path(key), "llmsim does not know what this key does to the size of " + family + " model" +
+                                   what_key_signals(key) +
+                                   ", so it cannot size it (remove the key if it does not change the architecture)");
+    }
+  }
+  for (const char* key : {"is_encoder_decoder", "add_cross_attention", "tie_encoder_decoder",
+                          "cross_attention_hidden_size", "pruned_heads", "use_mrope", "use_bidirectional_attention"}) {
+    auto it = v.json().find(key);
+    if (it != v.json().end() && !falsy(*it))
+      p.add(v.child_path(key), "is " + it->dump() + ": llmsim sizes causal decoder-only text models, without this");
+  }
+  p.throw_if_any();
+}
+
+/// Integer `key`, or the transformers class default when the config omits it (only where HF writes nested configs
+/// as a diff against those defaults); else required.
+int size_key(const JsonView& v, std::string_view key, int class_default) {
+  if (class_default > 0 && (!v.has(key) || v.json().at(std::string(key)).is_null())) return class_default;
+  return read_positive_int(v, key);
+}
+
+/// Sliding layers from layer_types when given (each "full_attention" or "sliding_attention", one per layer).
+/// Returns -1 when the config has no layer_types.
+int sliding_layers_from_types(const JsonView& v, int layers) {
+  if (!v.has("layer_types") || v.json().at("layer_types").is_null()) return -1;
+  const auto types = v["layer_types"].elements();
+  if (static_cast<int>(types.size()) != layers) {
+    v["layer_types"].fail("has " + std::to_string(types.size()) + " entries for " + std::to_string(layers) +
+                          " layers");
+  }
+  int sliding = 0;
+  for (const auto& t : types) {
+    const std::string s = t.as_string();
+    if (s == "sliding_attention") ++sliding;
+    else if (s != "full_attention")
+      t.fail("is '" + s + "': llmsim sizes full_attention and sliding_attention layers only");
+  }
+  return sliding;
+}
+
+/// Parameters of a SigLIP vision tower without its pooling head (transformers SiglipVisionModel; vLLM
+/// model_executor/models/siglip.py): patch conv + position embedding, per layer two LayerNorms, q/k/v/o with biases
+/// and a biased two-layer MLP, a final LayerNorm. Nested config: SiglipVisionConfig's defaults fill what it omits.
+i64 siglip_params(const JsonView& v) {
+  v.expect_object();
+  static const std::vector<const char*> keys = {
+      "hidden_size", "image_size", "intermediate_size", "model_type", "num_attention_heads", "num_hidden_layers",
+      "patch_size", "vision_use_head", "num_channels", "hidden_act", "layer_norm_eps", "attention_dropout",
+      "torch_dtype", "dtype", "initializer_range"};
+  Problems p;
+  for (auto it = v.json().begin(); it != v.json().end(); ++it) {
+    if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return it.key() == k; }) == keys.end())
+      p.add(v.child_path(it.key()), "llmsim does not know what this key does to the size of a SigLIP vision tower, so "
+                                    "it cannot size it");
+  }
+  p.throw_if_any();
+  const std::string type = v.string_or("model_type", "siglip_vision_model");
+  if (type != "siglip_vision_model") v["model_type"].fail("llmsim sizes SigLIP vision towers only, got '" + type + "'");
+  if (v.boolean_or("vision_use_head", false)) v["vision_use_head"].fail("the attention-pooling head is not sized by llmsim");
+  const i64 h = size_key(v, "hidden_size", 768), inter = size_key(v, "intermediate_size", 3072);
+  const i64 layers = size_key(v, "num_hidden_layers", 12), channels = size_key(v, "num_channels", 3);
+  const i64 image = size_key(v, "image_size", 224), patch = size_key(v, "patch_size", 16);
+  size_key(v, "num_attention_heads", 12);  // checked, not needed: q/k/v/o are h × h whatever the head count
+  // int64 products below: bound them first (SigLIP-so400m has ~4e8 parameters).
+  const long double bound = static_cast<long double>(channels) * image * image * h +
+                            static_cast<long double>(layers) * (8 * h * h + 2 * h * inter) + 16 * h;
+  if (bound > 1e15L) v.fail("sizes allow " + format_value(static_cast<double>(bound)) + " parameters: implausibly large");
+  const i64 patches = (image / patch) * (image / patch);
+  const i64 embeddings = channels * patch * patch * h + h + patches * h;
+  const i64 layer = 2 * 2 * h + 4 * (h * h + h) + (h * inter + inter) + (inter * h + h);
+  return embeddings + layers * layer + 2 * h;
+}
+
+struct Reader {
+  const JsonView& v;
+  const Family* f;
+  ModelSpec& m;
+  bool nested_defaults = false;  // gemma3_text inside gemma3: transformers wrote only what differs from its defaults
+
+  int key(std::string_view k, int gemma3_default) { return size_key(v, k, nested_defaults ? gemma3_default : 0); }
+
+  void text_decoder() {
+    m.hidden_size = key("hidden_size", 2304);
+    m.num_layers = key("num_hidden_layers", 26);
+    m.num_heads = key("num_attention_heads", 8);
+    m.num_kv_heads = v.has("num_key_value_heads") && !v.json().at("num_key_value_heads").is_null()
+                         ? read_positive_int(v, "num_key_value_heads")
+                         : (nested_defaults ? 4 : m.num_heads);
+    if (v.has("head_dim") && !v.json().at("head_dim").is_null()) {
+      m.head_dim = read_positive_int(v, "head_dim");
+    } else if (nested_defaults) {
+      m.head_dim = 256;
+    } else {
+      if (m.hidden_size % m.num_heads != 0) {
+        v["num_attention_heads"].fail("must divide hidden_size (" + std::to_string(m.hidden_size) +
+                                      ") when head_dim is absent, got " + std::to_string(m.num_heads));
+      }
+      m.head_dim = m.hidden_size / m.num_heads;
+    }
+    m.intermediate_size = key("intermediate_size", 9216);
+    m.vocab_size = key("vocab_size", 262208);
+    m.max_position_embeddings = key("max_position_embeddings", 131072);
+    const Kind k = f ? f->kind : Kind::generic;
+    const bool gemma = k == Kind::gemma || k == Kind::gemma2 || k == Kind::gemma3_text;
+    // transformers' Gemma configs default tie_word_embeddings to true (and so omit it); vLLM's Gemma models always
+    // share the embedding as the LM head.
+    m.tie_word_embeddings = gemma || v.boolean_or("tie_word_embeddings", false);
+    // Qwen2 (and Qwen2-MoE) have q/k/v biases but their config.json carries no attention_bias key.
+    const bool qwen2 = k == Kind::qwen2 || k == Kind::qwen2_moe;
+    m.attention_bias = qwen2 || v.boolean_or("attention_bias", false) || v.boolean_or("bias", false);
+    if (m.attention_bias && (k == Kind::llama || k == Kind::mistral))
+      m.bias_params_per_layer += m.hidden_size;  // LlamaAttention's bias is on o_proj too
+    if (v.boolean_or("mlp_bias", false)) m.bias_params_per_layer += 2 * i64{m.intermediate_size} + m.hidden_size;
+    m.qk_norm = k == Kind::qwen3 || k == Kind::qwen3_moe || k == Kind::gemma3_text;
+    m.norms_per_layer = (k == Kind::gemma2 || k == Kind::gemma3_text) ? 4 : 2;
+  }
+
+  // A MoE layer is sparse unless listed in mlp_only_layers, and only every decoder_sparse_step-th layer is
+  // (Qwen2MoeDecoderLayer / Qwen3MoeDecoderLayer).
+  void qwen_moe() {
+    m.num_experts = read_non_negative_int(v, "num_experts", 0);
+    if (m.num_experts == 0) return;
+    m.experts_per_token = read_positive_int(v, "num_experts_per_tok");
+    m.moe_intermediate_size = read_positive_int(v, "moe_intermediate_size");
+    const int step = positive_or(v, "decoder_sparse_step", 1);
+    std::set<i64> mlp_only;
+    if (v.has("mlp_only_layers") && !v.json().at("mlp_only_layers").is_null()) {
+      for (const auto& e : v["mlp_only_layers"].elements()) {
+        const i64 i = e.as_integer();
+        if (i < 0 || i >= m.num_layers) e.fail("must be a layer index in 0.." + std::to_string(m.num_layers - 1));
+        mlp_only.insert(i);
+      }
+    }
+    // Layers with (i + 1) % step == 0, less those of them listed in mlp_only_layers (closed form: no loop over a
+    // layer count read from the file).
+    i64 sparse = m.num_layers / step;
+    for (const i64 i : mlp_only) sparse -= (i + 1) % step == 0 ? 1 : 0;
+    m.dense_layers = m.num_layers - static_cast<int>(sparse);
+    if (f->kind == Kind::qwen2_moe) {
+      m.shared_expert_intermediate_size = read_non_negative_int(v, "shared_expert_intermediate_size", 0);
+      m.shared_expert_gate = m.shared_expert_intermediate_size > 0;
+    }
+  }
+
+  void deepseek() {
+    m.q_lora_rank = read_non_negative_int(v, "q_lora_rank", 0);
+    m.kv_lora_rank = read_positive_int(v, "kv_lora_rank");
+    m.qk_nope_head_dim = read_positive_int(v, "qk_nope_head_dim");
+    m.qk_rope_head_dim = read_positive_int(v, "qk_rope_head_dim");
+    m.v_head_dim = read_positive_int(v, "v_head_dim");
+    if (i64{m.qk_nope_head_dim} + m.qk_rope_head_dim > (i64{1} << 30))
+      v["qk_rope_head_dim"].fail("with qk_nope_head_dim exceeds 2^30");
+    m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    m.num_kv_heads = m.num_heads;  // prefill runs MHA on the up-projected K/V; the cache holds one latent per token
+    m.num_experts = read_non_negative_int(v, "n_routed_experts", 0);
+    if (m.num_experts > 0) {
+      m.experts_per_token = read_positive_int(v, "num_experts_per_tok");
+      m.moe_intermediate_size = read_positive_int(v, "moe_intermediate_size");
+      const i64 shared = i64{read_non_negative_int(v, "n_shared_experts", 0)} * m.moe_intermediate_size;
+      if (shared > (i64{1} << 30)) v["n_shared_experts"].fail("times moe_intermediate_size exceeds 2^30");
+      m.shared_expert_intermediate_size = static_cast<int>(shared);
+      // Sparse layers: i >= first_k_dense_replace and i % moe_layer_freq == 0, counted in closed form.
+      const i64 first_dense = read_non_negative_int(v, "first_k_dense_replace", 0);
+      const i64 freq = positive_or(v, "moe_layer_freq", 1), layers = m.num_layers;
+      const i64 sparse = first_dense >= layers ? 0 : (layers - 1) / freq - (first_dense + freq - 1) / freq + 1;
+      m.dense_layers = static_cast<int>(layers - sparse);
+    }
+    m.mtp_layers = read_non_negative_int(v, "num_nextn_predict_layers", 0);
+    if (m.mtp_layers > 0) {
+      // DeepSeek-V3's MTP module (its README: "671B of the Main Model weights and 14B of the Multi-Token Prediction
+      // (MTP) Module weights"): one MoE decoder layer, enorm + hnorm, eh_proj (2h → h), a final norm and its own copy
+      // of the embedding and the LM head. vLLM skips these weights unless a deepseek_mtp speculator loads them
+      // (deepseek_v2.py load_weights: "skip spec decode layers for main model").
+      Problems p;  // the counts below are int64 products of the fields: bound them first
+      m.check_magnitude(p, v.path());
+      p.throw_if_any();
+      const i64 h = m.hidden_size;
+      const i64 layer = m.attention_params_per_layer() + m.norm_params_per_layer() +
+                        (m.num_experts > 0 ? m.moe_mlp_params() : m.dense_mlp_params());
+      m.mtp_params = m.mtp_layers * (layer + 2 * h + 2 * h * h + h + 2 * m.embedding_params());
+      m.notes.push_back(std::to_string(m.mtp_layers) +
+                        " multi-token-prediction layer(s) in the checkpoint are not loaded by vLLM without speculative "
+                        "decoding; not counted");
+    }
+  }
+
+  void sliding_window() {
+    const Kind k = f ? f->kind : Kind::generic;
+    const int window = read_non_negative_int(v, "sliding_window", 0);
+    const bool qwen = k == Kind::qwen2 || k == Kind::qwen2_moe || k == Kind::qwen3 || k == Kind::qwen3_moe;
+    if (qwen) {
+      // vLLM's ModelConfig drops a Qwen config's sliding_window unless use_sliding_window is set.
+      if (v.boolean_or("use_sliding_window", false))
+        v["use_sliding_window"].fail("is true: llmsim does not model Qwen's sliding-window layers (max_window_layers)");
+      const int typed = sliding_layers_from_types(v, m.num_layers);
+      if (typed > 0) v["layer_types"].fail("names sliding_attention layers while use_sliding_window is false");
+      return;
+    }
+    int sliding = sliding_layers_from_types(v, m.num_layers);
+    if (sliding < 0) {
+      if (k == Kind::gemma2) {
+        sliding = (m.num_layers + 1) / 2;  // Gemma-2: even layers slide (layer_idx % 2 == 0)
+      } else if (k == Kind::gemma3_text) {
+        // Gemma-3: every sliding_window_pattern-th layer is global ((i + 1) % pattern == 0), the rest slide.
+        const int pattern = v.has("sliding_window_pattern") ? positive_or(v, "sliding_window_pattern", 6)
+                                                            : positive_or(v, "_sliding_window_pattern", 6);
+        sliding = m.num_layers - m.num_layers / pattern;
+      } else {
+        // Llama/Mistral/Mixtral: a model-level window applies to every layer (vLLM's Attention takes
+        // cache_config.sliding_window when the layer names none).
+        sliding = window > 0 ? m.num_layers : 0;
+      }
+    }
+    const int w = (k == Kind::gemma3_text && nested_defaults && !v.has("sliding_window")) ? 4096 : window;
+    if (sliding > 0 && w <= 0) v.fail("has sliding_attention layers but no sliding_window");
+    if (sliding > 0 && w < m.max_position_embeddings) {
+      m.sliding_window = w;
+      m.sliding_layers = sliding;
+    }
+  }
+};
+
+void read_quantization(const JsonView& v, ModelSpec& m) {
+  if (v.has("quantization_config") && !v.json().at("quantization_config").is_null())
+    m.quantization = checkpoint_quantization(v["quantization_config"], m.notes);
+}
+
+ModelSpec read_text_model(const JsonView& v, const Family* f, std::string id, bool nested_defaults) {
+  v.expect_object();
+  std::vector<const char*> extra;
+  if (!f) extra = {"attention_bias", "mlp_bias", "sliding_window", "num_local_experts", "num_experts",
+                   "num_experts_per_tok"};
+  else if (f->kind == Kind::deepseek) extra = kDeepseekKeys;
+  check_keys(v, f, extra);
+  ModelSpec m;
+  m.id = std::move(id);
+  m.model_type = f ? f->model_type : "";
+  Reader r{v, f, m, nested_defaults};
+  r.text_decoder();
+  const Kind k = f ? f->kind : Kind::generic;
+  if (k == Kind::generic || k == Kind::mixtral) {
+    // Mixtral (and a config naming no family): every layer a MoE of experts as wide as intermediate_size.
+    for (const char* key : {"num_local_experts", "num_experts"}) {
+      if (v.has(key) && !v.json().at(key).is_null()) {
+        const auto n = v.integer(key);
+        if (n < 0 || n > 1 << 20) v[key].fail("must be >= 0, got " + std::to_string(n));
+        m.num_experts = static_cast<int>(n);
+        break;
+      }
+    }
+    if (m.is_moe()) {
+      m.experts_per_token = read_positive_int(v, "num_experts_per_tok");
+    } else if (v.has("num_experts_per_tok") && !v.json().at("num_experts_per_tok").is_null()) {
+      m.experts_per_token = static_cast<int>(v.integer("num_experts_per_tok"));
+    }
+  } else if (k == Kind::qwen2_moe || k == Kind::qwen3_moe) {
+    r.qwen_moe();
+  } else if (k == Kind::deepseek) {
+    r.deepseek();
+  }
+  r.sliding_window();
+  read_quantization(v, m);
+  return m;
+}
+
+}  // namespace
+
+ModelSpec model_spec_from_hf_config(const JsonView& v, std::string id) {
+  v.expect_object();
+  const std::string path = v.path().empty() ? "model" : v.path();
+  std::string architecture;
+  if (v.has("architectures") && !v.json().at("architectures").is_null()) {
+    auto archs = v["architectures"].elements();
+    if (!archs.empty()) architecture = archs.front().as_string();
+  }
+  const std::string model_type = v.has("model_type") ? v.string("model_type") : "";
+  const Family* f = nullptr;
+  if (!model_type.empty()) {
+    f = find_by_model_type(model_type);
+    if (!f) {
+      v["model_type"].fail("llmsim cannot size this architecture (" +
+                           unknown_name_message("model_type", model_type, family_names()) +
+                           "); a wrong size would be worse than none");
+    }
+  } else if (!architecture.empty()) {
+    f = find_by_architecture(architecture);
+    if (!f) {
+      std::vector<std::string> archs;
+      for (const auto& fam : families())
+        for (const char* a : fam.architectures) archs.emplace_back(a);
+      v["architectures"].elements().front().fail("llmsim cannot size this architecture (" +
+                                                 unknown_name_message("architecture", architecture, archs) + ")");
+    }
+  }
+  ModelSpec m;
+  if (f && f->kind == Kind::gemma3) {
+    check_keys(v, f, {});
+    if (!v.has("text_config")) v.fail("a Gemma-3 multimodal config needs text_config");
+    if (!v.has("vision_config")) v.fail("a Gemma-3 multimodal config needs vision_config (llmsim will not guess the "
+                                        "vision tower)");
+    const JsonView text = v["text_config"];
+    text.expect_object();
+    const std::string text_type = text.string_or("model_type", "gemma3_text");
+    if (text_type != "gemma3_text") text["model_type"].fail("must be gemma3_text, got '" + text_type + "'");
+    m = read_text_model(text, find_by_model_type("gemma3_text"), id, true);
+    // Gemma3MultiModalProjector: mm_input_projection_weight (vision hidden × text hidden) + mm_soft_emb_norm.
+    const JsonView vision = v["vision_config"];
+    const i64 vh = size_key(vision, "hidden_size", 768);
+    m.vision_params = siglip_params(vision) + vh * m.hidden_size + vh;
+    m.model_type = f->model_type;
+    m.notes.push_back("the vision tower and projector (" + format_value(static_cast<double>(m.vision_params) / 1e9) +
+                      " B parameters, 16-bit) are loaded and counted in memory; text requests never run them");
+    read_quantization(v, m);
+  } else {
+    m = read_text_model(v, f, id, false);
+  }
+  m.id = std::move(id);
+  m.architecture = architecture.empty() ? model_type : architecture;
+  m.source = v.json();
+  m.validate(path);
+  return m;
+}
+
+}  // namespace llmsim::spec

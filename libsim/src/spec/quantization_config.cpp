@@ -1,0 +1,173 @@
+// A checkpoint's quantization_config → the llmsim weight format that stores and runs its weights the same way, and
+// which format a model runs in when the scenario leaves quant.weights at "auto". Which vLLM kernel each method
+// selects: ../shared/reference/quantization.md §4 (awq/gptq → awq_marlin/gptq_marlin, compressed-tensors schemes,
+// fp8, bitsandbytes); bits per weight per format: its §1 (quantization.cpp).
+#include <algorithm>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+#include "llmsim/spec/model_spec.hpp"
+#include "llmsim/spec/quantization.hpp"
+
+namespace llmsim::spec {
+
+namespace {
+
+/// The format id of `base` ("awq-int4", "gptq-int4", "w4a16", "int8") at a config's group size (-1 or 0 = per
+/// output channel). The group-128 forms of the 4-bit formats and per-channel int8 are the catalogue formats.
+std::string group_format(const std::string& base, const JsonView& at, std::int64_t g) {
+  if (g == -1 || g == 0) {
+    if (base == "awq-int4") at.fail("is per-channel: AWQ checkpoints are group-quantized");
+    return base == "int8" ? "int8" : base + "-gch";
+  }
+  if (g == 128) return base == "int8" ? "int8-g128" : base;
+  if (g == 32 || g == 64) return base + "-g" + std::to_string(g);
+  at.fail("is " + std::to_string(g) + ": vLLM's Marlin kernels (and llmsim) run group sizes -1, 32, 64 and 128 only");
+}
+
+std::int64_t int_or(const JsonView& v, const char* key, std::int64_t fallback) {
+  if (!v.has(key) || v.json().at(key).is_null()) return fallback;
+  return v.integer(key);
+}
+
+bool lm_head_in(const JsonView& v) { return v.has("lm_head") && !v.json().at("lm_head").is_null() && v.boolean("lm_head"); }
+
+void note_lm_head(const JsonView& qc, std::vector<std::string>& notes) {
+  if (lm_head_in(qc))
+    notes.push_back("quantization_config.lm_head is true: llmsim counts the LM head at 16 bits (a little more memory "
+                    "than the checkpoint needs)");
+}
+
+CheckpointQuantization awq(const JsonView& qc, std::vector<std::string>& notes) {
+  const std::int64_t bits = int_or(qc, "bits", int_or(qc, "w_bit", 4));
+  if (bits != 4) qc[qc.has("bits") ? "bits" : "w_bit"].fail("is " + std::to_string(bits) + ": AWQ is modelled at 4 bits only");
+  const std::int64_t g = int_or(qc, "group_size", int_or(qc, "q_group_size", 128));
+  const std::string format = group_format("awq-int4", qc.has("q_group_size") ? qc["q_group_size"] : qc, g);
+  if (qc.has("modules_to_not_convert") && qc.json().at("modules_to_not_convert").is_array() &&
+      !qc.json().at("modules_to_not_convert").empty())
+    notes.push_back("quantization_config.modules_to_not_convert lists modules kept 16-bit; llmsim quantizes every "
+                    "decoder linear layer");
+  note_lm_head(qc, notes);
+  return {format, "awq", "AWQ 4-bit, group " + std::to_string(g)};
+}
+
+CheckpointQuantization gptq(const JsonView& qc, std::vector<std::string>& notes) {
+  const std::int64_t bits = int_or(qc, "bits", 4);
+  if (bits != 4 && bits != 8) qc["bits"].fail("is " + std::to_string(bits) + ": GPTQ is modelled at 4 or 8 bits");
+  if (qc.has("dynamic") && !qc.json().at("dynamic").is_null() && !qc.json().at("dynamic").empty())
+    qc["dynamic"].fail("sets per-module bit widths, which llmsim does not model");
+  const std::int64_t g = int_or(qc, "group_size", 128);
+  note_lm_head(qc, notes);
+  // GPTQ 8-bit runs on the same W8A16 Marlin path as the int8 format.
+  const std::string format = group_format(bits == 4 ? "gptq-int4" : "int8", qc.has("group_size") ? qc["group_size"] : qc, g);
+  return {format, "gptq", "GPTQ " + std::to_string(bits) + "-bit, group " + std::to_string(g)};
+}
+
+CheckpointQuantization fp8(const JsonView& qc, std::vector<std::string>& notes) {
+  if (qc.has("weight_block_size") && !qc.json().at("weight_block_size").is_null())
+    notes.push_back("FP8 weights with block-wise scales (weight_block_size): 8 + 32/16384 bits per weight, counted as 8");
+  return {"fp8", "fp8", "FP8 E4M3 weights and activations"};
+}
+
+// compressed-tensors (llm-compressor): config_groups[*].weights / input_activations say the scheme; vLLM picks
+// CompressedTensorsW8A8Fp8, W8A8Int8, W8A16Fp8 or WNA16 from them.
+CheckpointQuantization compressed_tensors(const JsonView& qc, std::vector<std::string>& notes) {
+  const std::string fmt = qc.string_or("format", "");
+  if (fmt.find("24") != std::string::npos || fmt.find("sparse") != std::string::npos)
+    qc["format"].fail("is '" + fmt + "': 2:4-sparse weights are not modelled");
+  if (!qc.has("config_groups")) qc.fail("compressed-tensors without config_groups: llmsim cannot tell the scheme");
+  const JsonView groups = qc["config_groups"];
+  groups.expect_object();
+  std::string format, description;
+  for (auto it = groups.json().begin(); it != groups.json().end(); ++it) {
+    const JsonView g = groups[it.key()];
+    const JsonView w = g["weights"];
+    const std::int64_t bits = w.integer("num_bits");
+    const std::string type = w.string_or("type", "int");
+    const std::string strategy = w.string_or("strategy", "tensor");
+    const bool acts = g.has("input_activations") && !g.json().at("input_activations").is_null();
+    const std::string act_type = acts ? g["input_activations"].string_or("type", "int") : "";
+    std::string f;
+    if (type == "float" && bits == 8) {
+      // FP8 weights without FP8 activations run as FP8-Marlin W8A16, which streams and dequantises 8-bit weights as
+      // the INT8 Marlin path does (quantization.md §4).
+      f = acts && act_type == "float" ? "fp8" : "int8";
+    } else if (type == "int" && bits == 8) {
+      const std::int64_t gs = strategy == "group" ? int_or(w, "group_size", 128) : -1;
+      f = acts ? "w8a8" : group_format("int8", w.has("group_size") ? w["group_size"] : w, gs);
+    } else if (type == "int" && bits == 4 && !acts) {
+      const bool symmetric = !w.has("symmetric") || w.json().at("symmetric").is_null() || w.boolean("symmetric");
+      const std::int64_t gs = strategy == "group" ? int_or(w, "group_size", 128) : -1;
+      // Asymmetric W4A16 stores a zero point per group as GPTQ does (+4/g bits).
+      f = group_format(symmetric ? "w4a16" : "gptq-int4", w.has("group_size") ? w["group_size"] : w, gs);
+    } else {
+      w.fail("is " + type + " " + std::to_string(bits) + "-bit" + (acts ? " with " + act_type + " activations" : "") +
+             ": llmsim models compressed-tensors FP8 (W8A8, W8A16), INT8 (W8A8, W8A16) and INT4 W4A16 only");
+    }
+    if (!format.empty() && f != format)
+      groups.fail("mixes schemes (" + format + " and " + f + "): llmsim plans one weight format per model");
+    format = f;
+    description = "compressed-tensors " + type + " " + std::to_string(bits) + "-bit weights" +
+                  (acts ? ", " + act_type + " activations" : ", 16-bit activations");
+  }
+  if (format.empty()) groups.fail("names no scheme");
+  if (qc.has("kv_cache_scheme") && !qc.json().at("kv_cache_scheme").is_null())
+    notes.push_back("the checkpoint carries an FP8 KV-cache scheme: vLLM uses it when kv_cache_dtype is auto; set "
+                    "quant.kv_cache to fp8 to plan it");
+  if (qc.has("ignore") && qc.json().at("ignore").is_array()) {
+    for (const auto& e : qc.json().at("ignore")) {
+      const std::string name = e.is_string() ? e.get<std::string>() : "";
+      if (name != "lm_head" && name.find("gate") == std::string::npos && name.find("vision") == std::string::npos) {
+        notes.push_back("quantization_config.ignore keeps '" + name + "' 16-bit; llmsim quantizes every decoder linear");
+        break;
+      }
+    }
+  }
+  return {format, "compressed-tensors", description};
+}
+
+CheckpointQuantization bitsandbytes(const JsonView& qc, std::vector<std::string>& notes) {
+  if (qc.boolean_or("load_in_4bit", false)) {
+    const std::string type = qc.string_or("bnb_4bit_quant_type", "fp4");
+    if (type != "nf4" && type != "fp4") qc["bnb_4bit_quant_type"].fail("is '" + type + "': expected nf4 or fp4");
+    if (type == "fp4") notes.push_back("bitsandbytes FP4 stores and dequantises like NF4 (same 64-weight blocks): "
+                                       "planned as nf4");
+    const bool dq = qc.boolean_or("bnb_4bit_use_double_quant", false);
+    return {dq ? "nf4-dq" : "nf4", "bitsandbytes",
+            "bitsandbytes " + type + (dq ? " with double quantization" : "")};
+  }
+  if (qc.boolean_or("load_in_8bit", false)) return {"bnb-int8", "bitsandbytes", "bitsandbytes LLM.int8"};
+  qc.fail("bitsandbytes config without load_in_4bit or load_in_8bit");
+}
+
+}  // namespace
+
+CheckpointQuantization checkpoint_quantization(const JsonView& qc, std::vector<std::string>& notes) {
+  qc.expect_object();
+  std::string method = to_lower(qc.string("quant_method"));
+  if (method == "awq_marlin") method = "awq";
+  if (method == "gptq_marlin") method = "gptq";
+  if (method == "fbgemm_fp8") method = "fp8";
+  if (method == "awq") return awq(qc, notes);
+  if (method == "gptq") return gptq(qc, notes);
+  if (method == "fp8") return fp8(qc, notes);
+  if (method == "compressed-tensors") return compressed_tensors(qc, notes);
+  if (method == "bitsandbytes") return bitsandbytes(qc, notes);
+  qc["quant_method"].fail(unknown_name_message("quantization method", method,
+                                               {"awq", "gptq", "fp8", "compressed-tensors", "bitsandbytes"}) +
+                          ": llmsim cannot tell how many bytes its weights take");
+}
+
+WeightFormat weight_format_for_model(const ModelSpec& model, const std::string& requested, const std::string& path,
+                                     std::vector<std::string>& notes) {
+  const std::string& own = model.quantization.format;
+  if (requested.empty() || to_lower(requested) == kAutoWeights) return weight_format(own.empty() ? "fp16" : own, path);
+  WeightFormat f = weight_format(requested, path);
+  if (!own.empty() && f.id != own) {
+    notes.push_back(path + " '" + f.id + "' differs from the checkpoint's quantization_config (" +
+                    model.quantization.description + ", '" + own + "'): planned as " + f.id + ", as asked");
+  }
+  return f;
+}
+
+}  // namespace llmsim::spec

@@ -1,0 +1,119 @@
+// Memory plans of the issue-15 families: MLA's latent cache (replicated over tensor parallel), MoE weights by layer
+// type, vLLM's hybrid KV-cache groups for sliding-window layers, and checkpoints that fit or are refused.
+#include <catch2/catch.hpp>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/memory/kv_layout.hpp"
+#include "llmsim/memory/memory_plan.hpp"
+#include "llmsim/spec/catalog.hpp"
+
+using namespace llmsim;
+using namespace llmsim::spec;
+using llmsim::memory::kv_layout;
+using llmsim::memory::plan_memory;
+
+namespace {
+const Catalog& cat() { return Catalog::builtin(); }
+
+memory::MemoryPlan plan(const std::string& model, const std::string& gpu, const std::string& w, int tp,
+                        int max_model_len, EngineConfig e = {}) {
+  const auto g = cat().gpu(gpu);
+  Quantization q;
+  q.weights = format_for_gpu(weight_format(w), g);
+  return plan_memory(cat().model(model), q, g, ParallelConfig{tp, 1}, e, max_model_len);
+}
+
+double gb(std::int64_t b) { return static_cast<double>(b) / 1e9; }
+}  // namespace
+
+TEST_CASE("DeepSeek-V3 fits 8 x H200 in its FP8 checkpoint format, with MLA's latent cache on every rank") {
+  const auto p = plan("deepseek-v3", "h200-141gb-sxm", "fp8", 8, 32768);
+  INFO(p.reason);
+  CHECK(p.fits);
+  // 671 B at 1 byte over 8 ranks, plus what every rank holds whole: the q_a/kv_a projections (61 × 15.1 M at fp8),
+  // the 16-bit routers and norms, and its eighth of the 16-bit embedding and LM head.
+  CHECK(gb(p.per_gpu.weights_bytes) == Approx(85.1).epsilon(0.01));
+  // The latent (512 + 64) × 61 layers × 2 bytes is not split by tensor parallel (MLAAttentionSpec, one KV head).
+  CHECK(p.kv_bytes_per_token == 70272);
+  CHECK(p.kv_bytes_per_token_per_gpu == 70272);
+  // Its KV pool holds hundreds of thousands of tokens: 49 GB / 70 KB.
+  CHECK(p.kv_capacity_tokens > 600000);
+  // 8 x H100 (80 GB) cannot hold it: weights alone exceed 0.9 of each card.
+  const auto h100 = plan("deepseek-v3", "h100-80gb-sxm", "fp8", 8, 32768);
+  CHECK_FALSE(h100.fits);
+  CHECK_THAT(h100.reason, Catch::Contains("weights need"));
+  // GQA keys are sharded instead: Llama-3.3-70B's 8 KV heads over tp 8 -> one per rank.
+  CHECK(plan("llama-3.3-70b", "h100-80gb-sxm", "fp8", 8, 8192).kv_bytes_per_token_per_gpu == 2.0 * 80 * 1 * 128 * 2);
+}
+
+TEST_CASE("Qwen3-30B-A3B in AWQ fits one RTX 4090; in 16-bit it does not") {
+  const auto p = plan("qwen3-30b-a3b", "rtx4090-24gb", "awq-int4", 1, 8192);
+  INFO(p.reason);
+  CHECK(p.fits);
+  // By hand: quantized linears = 48 layers × (attention 2048 × (4096 + 2 × 512) + 4096 × 2048, and 128 experts of
+  // 3 × 2048 × 768) at 4.156 bits; 16-bit = embedding + LM head (2 × 151936 × 2048), routers (48 × 2048 × 128),
+  // norms (48 × (2 × 2048 + 2 × 128) + 2048).
+  const double linear = 48.0 * (2048.0 * (4096 + 2 * 512) + 4096.0 * 2048 + 128.0 * 3 * 2048 * 768);
+  const double sixteen = 2.0 * 151936 * 2048 + 48.0 * 2048 * 128 + 48.0 * (2 * 2048 + 2 * 128) + 2048;
+  CHECK(static_cast<double>(p.per_gpu.weights_bytes) ==
+        Approx(linear * (4.0 + 16.0 / 128 + 4.0 / 128) / 8 + sixteen * 2).epsilon(1e-6));
+  CHECK(p.kv_bytes_per_token_per_gpu == 2.0 * 48 * 4 * 128 * 2);
+  CHECK(p.max_concurrent_seqs >= 4);
+  const auto fp16 = plan("qwen3-30b-a3b", "rtx4090-24gb", "fp16", 1, 8192);
+  CHECK_FALSE(fp16.fits);
+  CHECK_THAT(fp16.reason, Catch::Contains("weights need 61."));
+}
+
+TEST_CASE("sliding-window layers: vLLM's KV-cache groups, padding and what one sequence holds") {
+  const auto g3 = cat().model("gemma-3-27b");
+  const auto l = kv_layout(g3, ParallelConfig{1, 1}, 2.0, true);
+  // 62 layers = 10 full + 52 sliding: groups of 10 layers (the smaller type), the sliding type padded to 6 groups.
+  CHECK(l.group_size == 10);
+  CHECK(l.full_groups == 1);
+  CHECK(l.sliding_groups == 6);
+  CHECK(l.window == 1024);
+  CHECK(l.bytes_per_token_layer == 2.0 * 16 * 128 * 2);
+  // Inside the window every group holds every token: 70 layer-pages per 62 layers (vLLM warns of the padding).
+  CHECK(l.bytes_per_token_all_groups() == 70 * l.bytes_per_token_layer);
+  // A 32k sequence: 2048 blocks in the full group; each sliding group keeps window − 1 + the 8192-token chunk
+  // (577 blocks), as vLLM's SlidingWindowSpec.max_memory_usage_bytes counts.
+  CHECK(l.blocks_for(32768, 16, 8192) == 2048 + 6 * 577);
+  CHECK(l.blocks_for(512, 16, 8192) == 7 * 32);
+  // Against full KV in every layer (V0, or --disable-hybrid-kv-cache-manager): 62 layers × 2048 blocks per layer.
+  const auto full = kv_layout(g3, ParallelConfig{1, 1}, 2.0, false);
+  CHECK(full.groups() == 1);
+  CHECK(full.group_size == 62);
+  CHECK(static_cast<double>(l.blocks_for(32768, 16, 8192)) * l.group_size <
+        0.45 * static_cast<double>(full.blocks_for(32768, 16, 8192)) * full.group_size);
+
+  // Gemma-2: 21 + 21 layers -> two groups of 21, no padding.
+  const auto g2 = kv_layout(cat().model("gemma-2-9b"), ParallelConfig{1, 1}, 2.0, true);
+  CHECK(g2.group_size == 21);
+  CHECK(g2.full_groups == 1);
+  CHECK(g2.sliding_groups == 1);
+  // Mistral-7B v0.1: every layer slides -> one group that keeps only the window.
+  const auto mi = kv_layout(cat().model("mistral-7b"), ParallelConfig{1, 1}, 2.0, true);
+  CHECK(mi.groups() == 1);
+  CHECK(mi.full_groups == 0);
+  CHECK(mi.blocks_for(32768, 16, 8192) == (4095 + 8192 + 15) / 16 + 1);
+}
+
+TEST_CASE("the memory plan counts sliding windows as vLLM's V1 does, and V0 in full") {
+  EngineConfig v1;
+  EngineConfig v0;
+  v0.policy = SchedulerPolicy::vllm_v0;
+  const auto a = plan("gemma-3-27b", "h200-141gb-sxm", "fp16", 1, 32768, v1);
+  const auto b = plan("gemma-3-27b", "h200-141gb-sxm", "fp16", 1, 32768, v0);
+  INFO(a.reason << " / " << b.reason);
+  REQUIRE(a.fits);
+  CHECK(a.kv_sliding_window == 1024);
+  CHECK(a.kv_cache_groups == 7);
+  CHECK(b.kv_sliding_window == 0);
+  CHECK(b.kv_cache_groups == 1);
+  // Concurrency of 32k-token sequences: the window saves 57% of the per-sequence KV (5510 × 10 against 2048 × 62
+  // layer-pages), so V1 holds about twice the sequences V0 does on the same pool.
+  CHECK(static_cast<double>(a.max_concurrent_seqs) >= 1.9 * std::max<std::int64_t>(1, b.max_concurrent_seqs));
+  // vLLM's "GPU KV cache size" counts every group per token (padding included): fewer tokens than 62 layers would.
+  CHECK(a.kv_bytes_per_token_per_gpu == 70.0 * 8192);
+  CHECK(b.kv_bytes_per_token_per_gpu == 62.0 * 8192);
+}

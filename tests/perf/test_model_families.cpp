@@ -1,0 +1,116 @@
+// The cost model on the issue-15 shapes: MoE runs its active parameters (routed top-k, shared experts, dense
+// layers), MLA decodes over its latent with the absorbed projections and prefills full heads, sliding-window layers
+// read at most their window. Hand counts from the configs; no timings asserted.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "llmsim/perf/cost_model.hpp"
+#include "llmsim/spec/catalog.hpp"
+
+using namespace llmsim;
+using perf::BatchShape;
+using perf::CostModel;
+
+namespace {
+
+CostModel on(const std::string& model, const std::string& gpu_id, const std::string& w = "fp16", int tp = 1,
+             spec::ModelSpec* edit = nullptr) {
+  const auto& cat = spec::Catalog::builtin();
+  const auto g = cat.gpu(gpu_id);
+  spec::Quantization q;
+  q.weights = spec::weight_format(w);
+  return CostModel(edit ? *edit : cat.model(model), q, g, perf::default_profile(g), spec::ParallelConfig{tp, 1});
+}
+
+BatchShape decode(std::int64_t seqs, std::int64_t context) {
+  BatchShape b;
+  b.decode_seqs = seqs;
+  b.decode_context = seqs * context;
+  return b;
+}
+
+double op_value(const perf::StepCost& s, const std::string& name, bool bytes = false) {
+  for (const auto& o : s.ops)
+    if (o.name == name) return bytes ? o.bytes : o.flops;
+  return 0;
+}
+
+// FLOPs of the weight GEMMs one decode token runs: 2 per weight it touches.
+double linear_flops(const perf::StepCost& s) {
+  return op_value(s, "qkv_proj") + op_value(s, "kv_b_proj") + op_value(s, "o_proj") + op_value(s, "mlp") +
+         op_value(s, "lm_head");
+}
+
+}  // namespace
+
+TEST_CASE("one decode token runs the MoE's active parameters: Qwen3-30B-A3B ~3.3 B, DeepSeek-V3 ~37 B") {
+  const auto& cat = spec::Catalog::builtin();
+  for (const char* id : {"qwen3-30b-a3b", "deepseek-v3", "mixtral-8x22b"}) {
+    INFO(id);
+    const auto m = cat.model(id);
+    const CostModel cm = on(id, "h200-141gb-sxm", "bf16");
+    // 2 FLOPs per active weight; the embedding is a gather, and norms are not GEMMs.
+    const double expected = 2.0 * static_cast<double>(m.active_param_count() - m.embedding_params() -
+                                                       m.num_layers * m.norm_params_per_layer() - m.hidden_size);
+    CHECK(linear_flops(cm.breakdown(decode(1, 1024))) == Approx(expected).epsilon(0.002));
+  }
+  // Qwen3-30B-A3B reads ~3 B weights per token at batch 1, not its 30 B (the reader before gave every expert the
+  // dense 6144 width: 233 B).
+  const double qwen = linear_flops(on("qwen3-30b-a3b", "h200-141gb-sxm", "bf16").breakdown(decode(1, 1024))) / 2;
+  CHECK(qwen / 1e9 == Approx(3.3 - 0.31).epsilon(0.03));
+}
+
+TEST_CASE("MoE weights streamed grow with the experts a batch touches") {
+  const CostModel cm = on("qwen3-30b-a3b", "h200-141gb-sxm", "bf16");
+  const double one = op_value(cm.breakdown(decode(1, 512)), "mlp", true);
+  const double many = op_value(cm.breakdown(decode(64, 512)), "mlp", true);
+  // 64 tokens × 8 picks touch 128 × (1 − (120/128)^64) = 126 of 128 experts, against 8 for one token.
+  CHECK(many / one == Approx(126.0 / 8).epsilon(0.05));
+}
+
+TEST_CASE("MLA decode reads one latent per token and layer; prefill computes full heads") {
+  const CostModel cm = on("deepseek-v3", "h200-141gb-sxm", "fp8", 8);
+  CHECK(perf::to_string(cm.decode_attention_backend()) == "flash-mla");
+  CHECK(perf::to_string(on("deepseek-v3", "a100-80gb-sxm", "fp16", 8).decode_attention_backend()) == "triton-mla");
+  // 128 sequences fill the SMs (no split-KV partials): bytes are the latents and the queries/outputs.
+  const auto s = cm.breakdown(decode(128, 8192));
+  // (8192 cached + 1 new) tokens + writing the new one, 576 bf16 elements each, on all 61 layers; every rank reads
+  // the latent whole. Queries/outputs: 16 heads per rank × (576 + 512) × 2 bytes.
+  const double latent = 128.0 * 8194 * 576 * 2, qo = 128.0 * 16 * (576 + 512) * 2;
+  CHECK(op_value(s, "attention_decode", true) == Approx(61 * (latent + qo)).epsilon(1e-9));
+  // MQA over the latent: 16 heads per rank × (576 QK + 512 PV) × 2 FLOPs per attended token and layer.
+  CHECK(op_value(s, "attention_decode") == Approx(61.0 * 128 * 8193 * 16 * 2 * (576 + 512)).epsilon(1e-9));
+  // The absorbed W_UK / W_UV run once per decode token: kv_b_proj's 512 × 16 × 256 weights per layer, 2 FLOPs each.
+  CHECK(op_value(s, "kv_b_proj") == Approx(61.0 * 128 * 2 * 512 * 16 * 256));
+
+  BatchShape p;
+  p.add_prefill(2048, 0, true);
+  const auto pf = cm.breakdown(p);
+  // Prefill: full heads, 2 × 16 × (192 + 128) FLOPs per causal pair, and kv_b up-projects every KV token.
+  CHECK(op_value(pf, "attention_prefill") == Approx(61.0 * 2 * 16 * (192 + 128) * p.prefill_attn_pairs));
+  CHECK(op_value(pf, "kv_b_proj") == Approx(61.0 * 2 * 2048 * 512 * 16 * 256));
+}
+
+TEST_CASE("sliding-window layers read at most their window") {
+  const auto& cat = spec::Catalog::builtin();
+  spec::ModelSpec full = cat.model("gemma-2-9b");
+  full.sliding_layers = 0;
+  const CostModel swa = on("gemma-2-9b", "a100-80gb-sxm");
+  const CostModel all = on("gemma-2-9b", "a100-80gb-sxm", "fp16", 1, &full);
+  // Inside the 4096-token window nothing changes.
+  CHECK(swa.iteration_time(decode(8, 2000)) == Approx(all.iteration_time(decode(8, 2000))));
+  // At 8000 tokens the 21 sliding layers read 4096 + 1 per sequence, the 21 full ones 8000 + 1 (+ the new token).
+  const double b_swa = op_value(swa.breakdown(decode(8, 8000)), "attention_decode", true);
+  const double b_all = op_value(all.breakdown(decode(8, 8000)), "attention_decode", true);
+  CHECK(b_swa / b_all == Approx((8002.0 + 4098.0) / (2 * 8002.0)).epsilon(0.01));
+  CHECK(swa.iteration_time(decode(8, 8000)) < all.iteration_time(decode(8, 8000)));
+  // Prefill of 8000 tokens: a sliding layer's query sees at most 4096 keys.
+  BatchShape p;
+  p.add_prefill(8000, 0, true);
+  const double f_swa = op_value(swa.breakdown(p), "attention_prefill");
+  const double f_all = op_value(all.breakdown(p), "attention_prefill");
+  // Σ_{j<=8000} min(j, 4096) = 4096 · 4097 / 2 + 3904 · 4096 pairs on the 21 sliding layers.
+  const double windowed = 4096.0 * 4097 / 2 + 3904.0 * 4096;
+  CHECK(f_swa / f_all == Approx((p.prefill_attn_pairs + windowed) / (2 * p.prefill_attn_pairs)).epsilon(1e-9));
+}
