@@ -13,6 +13,7 @@
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/perf/engine_overhead.hpp"
+#include "llmsim/perf/prefill_scores.hpp"
 #include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::perf {
@@ -104,6 +105,8 @@ struct CostModel::Constants {
   LogCurve gemm_eff, fp16_eff, gemm_bw, mem_vs_bytes;
   double mem_eff = 0.85, gemm_fixed_s = 0, p = 2, attn_prefill_eff = 0.6;
   double alu_rate = 0;                 ///< CUDA-core instructions/s (FP32 FMA rate)
+  bool materialised_scores = false;    ///< prefill attention as GEMM -> softmax -> GEMM (perf/prefill_scores.hpp)
+  double l2_bytes = 0;
   double dequant_ops_per_weight = 0;   ///< CUDA-core instructions to dequantise one weight (weight-only formats)
   DecodeAttentionModel attn_decode;
   AllReduceModel allreduce;
@@ -248,6 +251,19 @@ struct CostModel::Constants {
                            static_cast<double>(b.prefill_kv_tokens) * kv_bytes_per_token_layer +
                            pt * kv_bytes_per_token_layer;  // + writing the chunk's K,V
       ops[kAttnPrefill] = attention(flops, bytes, mem_eff);
+      if (materialised_scores) {
+        // The unified KV view: every query token scores every KV cell of the batch (masked ones too); the two
+        // batched GEMMs then run at the attention rate and the score traffic is serialized between them.
+        const double scores = heads * pt * static_cast<double>(b.prefill_kv_tokens);
+        const double tc = 4.0 * scores * head_dim / (fp16_peak * attn_prefill_eff);
+        const double sb = materialised_score_bytes(scores, l2_bytes);
+        Raw& r = ops[kAttnPrefill];
+        r.time_s = (tc + bytes / (bw * mem_eff) + sb / (bw * mem_eff)) * layers;
+        r.flops = 4.0 * scores * head_dim * layers;
+        r.bytes = (bytes + sb) * layers;
+        r.bound = Bound::memory;
+        r.peak_fraction = r.bytes / r.time_s / bw;
+      }
     }
     if (b.decode_seqs > 0) {
       // The paged decode kernel: backend, CTAs, per-CTA streaming, waves, conversion (decode_attention.hpp).
@@ -439,6 +455,8 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->p = profile_.roofline_exponent;
   c->attn_prefill_eff = profile_.attn_prefill_efficiency;
   c->alu_rate = gpu_.fp32_flops / 2.0;
+  c->materialised_scores = runtime_traits(runtime_).materialises_prefill_scores;
+  c->l2_bytes = static_cast<double>(gpu_.l2_bytes);
   c->dequant_ops_per_weight = fmt.weight_only ? fmt.dequant_alu_ops_per_weight : 0.0;
   const AttentionShape shape{c->heads, c->kv_heads, c->head_dim, quant_.kv_bytes_per_element()};
   c->attn_decode = DecodeAttentionModel(gpu_, profile_, shape, quant_.kv_dtype,
