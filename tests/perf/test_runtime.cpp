@@ -7,6 +7,7 @@
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/perf/engine_overhead.hpp"
+#include "llmsim/perf/prefill_scores.hpp"
 #include "llmsim/perf/runtime.hpp"
 #include "llmsim/spec/catalog.hpp"
 
@@ -141,4 +142,36 @@ TEST_CASE("TurboMind's decoder attention: shared memory sets resident CTAs, and 
   CHECK(k.per_layer(1, 512).splits == 1);
   // Llama-2-7B is MHA: each KV head is read by one CTA, so the bytes are the cache's.
   CHECK(k.per_layer(16, 16 * 1024).bytes == Approx(16 * 1024 * 32 * 128 * 2 * 2.0).epsilon(0.01));
+}
+
+TEST_CASE("llama.cpp's prefill without flash attention moves its score matrix through DRAM", "[perf][runtime]") {
+  // perf/prefill_scores.hpp: fp16 GEMM output, fp32 copy, softmax output, fp16 copy: 12 bytes written per score;
+  // each read back from DRAM only beyond what the L2 still holds (up to 12 more bytes per score).
+  CHECK(perf::materialised_score_bytes(0, 72e6) == 0);
+  CHECK(perf::materialised_score_bytes(1e6, 72e6) == Approx(12e6));          // 4 MB fp32: the L2 serves the reads
+  CHECK(perf::materialised_score_bytes(1e9, 0) == Approx(24e9));             // no L2: every read from DRAM
+  CHECK(perf::materialised_score_bytes(1e9, 72e6) == Approx(24e9 - 4 * 72e6));
+
+  // A 512-token ubatch after 7680 cached tokens (llama-bench pp8192's last ubatch), Llama-3.1-8B on a 4090:
+  // 32 heads × 512 × 8192 scores per layer = 537 MB fp32, far beyond the 72 MB L2.
+  perf::BatchShape b;
+  b.prefill_seqs = 1;
+  b.prefill_tokens = 512;
+  b.prefill_kv_tokens = 8192;
+  b.prefill_attn_pairs = 512.0 * 7680 + 512.0 * 513 / 2;
+  b.prefill_last_chunks = 0;
+  const auto lc = cost("llama-3.1-8b", "rtx4090-24gb", Runtime::llama_cpp);
+  const auto fa = cost("llama-3.1-8b", "rtx4090-24gb", Runtime::gpt_fast);
+  const double scores = 32.0 * 512 * 8192;
+  const double score_s = 32 * perf::materialised_score_bytes(scores, 72.0 * 1024 * 1024) / 1008e9;
+  // Direction and size: llama.cpp pays at least the score traffic at the datasheet bandwidth (~0.8 s per layer
+  // stack here), a fused kernel a small fraction of it.
+  CHECK(op(lc, b, "attention_prefill") > score_s);
+  CHECK(op(lc, b, "attention_prefill") < 1.5 * score_s);
+  CHECK(op(fa, b, "attention_prefill") < 0.3 * op(lc, b, "attention_prefill"));
+  // A first ubatch of 512 (17 MB of fp16 scores per layer) stays in L2: only the write-backs, a few % of the step.
+  perf::BatchShape first = b;
+  first.prefill_kv_tokens = 512;
+  first.prefill_attn_pairs = 512.0 * 513 / 2;
+  CHECK(op(lc, first, "attention_prefill") < 0.1 * lc.iteration_time(first));
 }

@@ -13,6 +13,7 @@
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/perf/engine_overhead.hpp"
+#include "llmsim/perf/prefill_scores.hpp"
 #include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::perf {
@@ -115,6 +116,8 @@ struct CostModel::Constants {
   LogCurve gemm_eff, fp16_eff, gemm_bw, mem_vs_bytes;
   double mem_eff = 0.85, gemm_fixed_s = 0, p = 2, attn_prefill_eff = 0.6;
   double alu_rate = 0;                 ///< CUDA-core instructions/s (FP32 FMA rate)
+  bool materialised_scores = false;    ///< prefill attention as GEMM -> softmax -> GEMM (perf/prefill_scores.hpp)
+  double l2_bytes = 0;
   double dequant_ops_per_weight = 0;   ///< CUDA-core instructions to dequantise one weight (weight-only formats)
   DecodeAttentionModel attn_decode;
   AllReduceModel allreduce;
@@ -345,10 +348,23 @@ struct CostModel::Constants {
     if (b.prefill_tokens > 0) {
       // Per query-key pair: QK^T over the query/key head dim and PV over the value head dim (MLA prefill runs full
       // heads of nope+rope and v_head_dim on the up-projected K/V; vLLM's compute-friendly path).
-      ops[kAttnPrefill] = attention(2.0 * heads * (prefill_qk_dim + prefill_v_dim) * b.prefill_attn_pairs,
-                                    prefill_bytes(static_cast<double>(b.prefill_tokens),
-                                                  static_cast<double>(b.prefill_kv_tokens)),
+      const double pt = static_cast<double>(b.prefill_tokens);
+      const double bytes = prefill_bytes(pt, static_cast<double>(b.prefill_kv_tokens));
+      ops[kAttnPrefill] = attention(2.0 * heads * (prefill_qk_dim + prefill_v_dim) * b.prefill_attn_pairs, bytes,
                                     mem_eff, full_layers);
+      if (materialised_scores) {
+        // The unified KV view: every query token scores every KV cell of the batch (masked ones too); the two
+        // batched GEMMs then run at the attention rate and the score traffic is serialized between them.
+        const double scores = heads * pt * static_cast<double>(b.prefill_kv_tokens);
+        const double tc = 2.0 * scores * (prefill_qk_dim + prefill_v_dim) / (fp16_peak * attn_prefill_eff);
+        const double sb = materialised_score_bytes(scores, l2_bytes);
+        Raw& r = ops[kAttnPrefill];
+        r.time_s = (tc + bytes / (bw * mem_eff) + sb / (bw * mem_eff)) * full_layers;
+        r.flops = 2.0 * scores * (prefill_qk_dim + prefill_v_dim) * full_layers;
+        r.bytes = (bytes + sb) * full_layers;
+        r.bound = Bound::memory;
+        r.peak_fraction = r.bytes / r.time_s / bw;
+      }
     }
     if (b.decode_seqs > 0) {
       // The paged decode kernel: backend, CTAs, per-CTA streaming, waves, conversion (decode_attention.hpp).
@@ -574,6 +590,8 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->p = profile_.roofline_exponent;
   c->attn_prefill_eff = profile_.attn_prefill_efficiency;
   c->alu_rate = gpu_.fp32_flops / 2.0;
+  c->materialised_scores = runtime_traits(runtime_).materialises_prefill_scores;
+  c->l2_bytes = static_cast<double>(gpu_.l2_bytes);
   c->dequant_ops_per_weight = fmt.weight_only ? fmt.dequant_alu_ops_per_weight : 0.0;
   // MLA decode is MQA over the latent (vLLM's data-movement-friendly path): one KV "head" of kv_lora + rope elements
   // per token whose first kv_lora serve as V (mla_attention.py: "MQA with QK headdim = Lkv + R, V headdim = Lkv").

@@ -61,6 +61,10 @@ RuntimeTraits runtime_traits(Runtime r) {
       t.max_graph_batch = 1;
       t.cpu = CpuCost::fixed;
       t.cpu_per_iter_s = 0.6e-3;
+      // llama-bench of May 2024 (build 2824) runs with flash_attn = 0 by default (FA arrived opt-in as -fa in
+      // llama.cpp#5021, 2024-04-30): prefill attention is mul_mat(K, Q) -> soft_max_ext -> mul_mat(V, KQ) over the
+      // whole KV view of the unified cache, with the scores materialised (perf/prefill_scores.hpp).
+      t.materialises_prefill_scores = true;
       break;
   }
   return t;

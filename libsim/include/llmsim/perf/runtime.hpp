@@ -48,6 +48,9 @@ struct RuntimeTraits {
   /// output object, check stop conditions) when the engine does it synchronously between steps; on top of `cpu`.
   double sync_output_per_seq_s = 0;
   AllReduceImpl allreduce = AllReduceImpl::custom_or_nccl;
+  /// Prefill attention without a fused (flash) kernel: the score matrix of heads × tokens × KV cells is written to
+  /// and read back from memory between a batched GEMM, a softmax and a second GEMM (perf/prefill_scores.hpp).
+  bool materialises_prefill_scores = false;
 };
 
 /// The traits of `r`; sources in docs/cost-model.md "Runtimes".
