@@ -176,6 +176,8 @@ Trace parse_trace(std::string_view text, const std::string& source, const spec::
   const std::size_t first = text.find_first_not_of(" \t\r\n", text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0);
   const bool jsonl = options.format == "mooncake" || (options.format == "auto" && first != std::string_view::npos &&
                                                       text[first] == '{');
+  if (jsonl && (!options.model.empty() || !options.log_type.empty()))
+    throw ConfigError(source, "model and log_type filter BurstGPT traces; this is a Mooncake (JSONL) trace");
   detail::RawTrace raw = jsonl ? detail::parse_mooncake(text, source, options) : parse_csv_trace(text, source, options);
   if (raw.first_s == std::numeric_limits<double>::infinity()) throw ConfigError(source, "trace has no requests");
   Trace& t = raw.trace;
@@ -192,8 +194,8 @@ Trace parse_trace(std::string_view text, const std::string& source, const spec::
   rows.erase(rows.begin() + to, rows.end());
   rows.erase(rows.begin(), rows.begin() + from);
   if (rows.empty())
-    throw ConfigError(source, "no request left after the selection (" + describe_selection(options, t.format) + ") of " +
-                                  std::to_string(n) + " rows in window");
+    throw ConfigError(source, "no request left after the selection (" + describe_selection(options, t.format) +
+                                  "); " + std::to_string(n) + " rows passed the filters and the time window");
   sort_and_shift(rows);
   return std::move(raw.trace);
 }

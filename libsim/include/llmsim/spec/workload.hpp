@@ -35,8 +35,8 @@ struct TraceReplay {
   double time_scale = 1.0;  ///< arrival times are divided by time_scale
   std::vector<TraceRequest> requests;
   std::string format = "auto";          ///< one of kTraceFormats
-  std::string model;                    ///< BurstGPT: keep rows of this Model ("ChatGPT", "GPT-4"; "" = all)
-  std::string log_type;                 ///< BurstGPT: "Conversation" or "API" (its "... log" values; "" = all)
+  std::string model{};                  ///< BurstGPT: keep rows of this Model ("ChatGPT", "GPT-4"; "" = all)
+  std::string log_type{};               ///< BurstGPT: "Conversation" or "API" (its "... log" values; "" = all)
   bool keep_failed = false;             ///< BurstGPT: replay failed rows (Response tokens 0) as 1-token replies
   double start_s = 0, duration_s = 0;   ///< time window [start_s, start_s + duration_s); duration 0 = to the end
   std::int64_t start_row = 0, max_rows = 0;  ///< row window; max_rows 0 = all
