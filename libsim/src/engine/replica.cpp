@@ -102,31 +102,83 @@ void Replica::leave_decoding(std::int32_t i) {
 
 // ---- blocks ----
 
+void Replica::release_shared(Seq& s) {
+  if (s.prefix_blocks > 0) {
+    if (s.chain) {
+      // Deepest block first, as vLLM frees a request's blocks in reverse order: the LRU list evicts them first,
+      // so a prefix cut short keeps its first blocks (and a cached block's parent stays cached while it is).
+      for (std::int64_t k = s.prefix_blocks - 1; k >= 0; --k) kv_.release_block(block_key(s, k));
+    } else {
+      kv_.release_prefix(s.prefix_key);
+    }
+  }
+  s.prefix_blocks = 0;
+}
+
 void Replica::release_blocks(Seq& s) {
   std::int64_t own = s.state == SeqState::decoding ? decoding_own_blocks(s) : s.own_blocks;
   kv_.release(own);
   s.own_blocks = 0;
-  if (s.prefix_blocks > 0) {
-    kv_.release_prefix(s.prefix_key);
-    s.prefix_blocks = 0;
+  release_shared(s);
+}
+
+// ---- block-hash traces ----
+// The trace hashes the prompt per hash block of H tokens (Mooncake: 512); the engine's blocks are block_size B
+// tokens. Engine block k holds tokens [kB, (k+1)B), which end inside hash block j = ((k+1)B − 1) / H: the chained
+// hash up to j fixes every token before the block's end, so it names block k's content and prefix (as vLLM's
+// parent-chained block hash does); the key adds k for the block's place inside hash block j. With B dividing H
+// each hash block covers H/B engine blocks. Tokens shared inside a hash block whose id differs are not
+// visible in the trace: those blocks count as misses (at most one hash block per request).
+
+std::uint64_t Replica::block_key(const Seq& s, std::int64_t k) const {
+  const std::int64_t j = ((k + 1) * kv_.block_size() - 1) / cfg_.hash_block_tokens;
+  return KvBlockManager::block_key(s.chain[j], k);
+}
+
+std::int64_t Replica::hashed_hit(const Seq& s, std::int64_t max_blocks, std::int64_t* evictable) const {
+  // vLLM's find_longest_cache_hit: walk from the first block, stop at the first one not cached.
+  const std::int64_t limit = std::min(max_blocks, s.input / kv_.block_size());  // blocks with a key: prompt only
+  std::int64_t k = 0;
+  *evictable = 0;
+  for (; k < limit; ++k) {
+    const int state = kv_.block_state(block_key(s, k));
+    if (state < 0) break;
+    *evictable += state == 0;
+  }
+  return k;
+}
+
+void Replica::publish_blocks(Seq& s) {
+  // vLLM V1 caches a request's full blocks as it allocates them for the tokens scheduled (allocate_slots ->
+  // cache_blocks), so a request admitted after it in the same step already hits them. Prompt blocks only: the
+  // trace has no hash for generated tokens.
+  const std::int64_t full = std::min(s.prefilled, s.input) / kv_.block_size();
+  while (s.prefix_blocks < full && s.own_blocks > 0 && kv_.publish_block(block_key(s, s.prefix_blocks))) {
+    ++s.prefix_blocks;
+    --s.own_blocks;
   }
 }
 
-std::int64_t Replica::cached_tokens(const Seq& s, std::int64_t* prefix_blocks, std::int64_t* own_blocks) const {
-  *prefix_blocks = *own_blocks = 0;
+std::int64_t Replica::cached_tokens(const Seq& s, std::int64_t* prefix_blocks, std::int64_t* own_blocks,
+                                    std::int64_t* shared_cost) const {
+  *prefix_blocks = *own_blocks = *shared_cost = 0;
   if (!cfg_.prefix_caching) return 0;
   const std::int64_t bs = kv_.block_size();
   // A hit is whole blocks and never covers the prompt's last token: its logits must be computed.
   const std::int64_t max_blocks = (s.prefill_target - 1) / bs;
   std::int64_t chain = 0;  // cached blocks from the start of the sequence
   bool unbroken = true;
-  if (s.prefix_len > 0 && s.prefix_len <= max_blocks) {
+  if (s.chain) {
+    chain = *prefix_blocks = hashed_hit(s, max_blocks, shared_cost);
+    unbroken = chain == s.cached_after;  // the own entry continues the blocks it held when preempted
+  } else if (s.prefix_len > 0 && s.prefix_len <= max_blocks) {
     *prefix_blocks = s.prefix_len;  // referenced whole; its resident part is the hit
+    *shared_cost = kv_.prefix_cost(s.prefix_key, s.prefix_len);
     chain = std::min(kv_.prefix_resident(s.prefix_key), s.prefix_len);
     unbroken = chain == s.prefix_len;  // blocks after an evicted one cannot be matched (chained hashes)
   }
   if (unbroken && s.cache_handle >= 0) {
-    *own_blocks = std::min(kv_.entry_resident(s.cache_handle), max_blocks - *prefix_blocks);
+    *own_blocks = std::min(kv_.entry_resident(s.cache_handle), max_blocks - chain);
     chain += *own_blocks;
   }
   return chain * bs;
@@ -134,18 +186,26 @@ std::int64_t Replica::cached_tokens(const Seq& s, std::int64_t* prefix_blocks, s
 
 bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) {
   Seq& s = (*pool_)[i];
-  std::int64_t pb = 0, own_hit = 0;
-  const std::int64_t cached = cached_tokens(s, &pb, &own_hit);
+  std::int64_t pb = 0, own_hit = 0, shared_cost = 0;
+  const std::int64_t cached = cached_tokens(s, &pb, &own_hit, &shared_cost);
   const std::int64_t chunk = std::min(first_chunk, s.prefill_target - cached);
   LLMSIM_CHECK(chunk >= 1, "admission without a token to compute");
   // Blocks held after admission: the prefix (shared), then own blocks for the cached and the chunk's tokens.
   const std::int64_t own = kv_.blocks_for(cached + chunk) - pb;
-  const std::int64_t cost = own + (pb > 0 ? kv_.prefix_cost(s.prefix_key, pb) : 0);
+  const std::int64_t cost = own + shared_cost;
   if (!kv_.can_admit(cost)) return false;
   const std::int64_t taken = kv_.reclaim(s.cache_handle, own_hit);  // own blocks kept since a preemption
   s.cache_handle = -1;
-  if (pb > 0) kv_.acquire_prefix(s.prefix_key, pb);
+  if (s.chain) {
+    for (std::int64_t k = 0; k < pb; ++k) kv_.acquire_block(block_key(s, k));
+  } else if (pb > 0) {
+    kv_.acquire_prefix(s.prefix_key, pb);
+  }
   kv_.allocate(own - taken);
+  if (s.measured && cfg_.prefix_caching) {
+    work_.prefix_query_tokens += static_cast<double>(s.prefill_target);
+    work_.prefix_hit_tokens += static_cast<double>(cached);
+  }
   s.own_blocks = own;
   s.prefix_blocks = pb;
   s.prefilled = cached;
@@ -172,10 +232,10 @@ std::int64_t Replica::preempt_tail(double now_s, std::int64_t next_step) {
     if (cfg_.prefix_caching && !s.finished) {
       const std::int64_t full = std::clamp<std::int64_t>(computed / bs - s.prefix_blocks, 0, own_held);
       s.cache_handle = kv_.cache_released(full);
+      s.cached_after = s.prefix_blocks;
       kv_.release(own_held - full);
       s.own_blocks = 0;
-      if (s.prefix_blocks > 0) kv_.release_prefix(s.prefix_key);
-      s.prefix_blocks = 0;
+      release_shared(s);
     } else {
       release_blocks(s);
     }
@@ -271,6 +331,7 @@ void Replica::add_prefill_chunk(std::int32_t i, std::int64_t chunk, perf::BatchS
   const bool last = s.prefilled + chunk == s.prefill_target;
   shape.add_prefill(chunk, s.prefilled, last);
   s.prefilled += chunk;
+  if (s.chain) publish_blocks(s);
   if (last) prefill_done_.push_back(i);
 }
 

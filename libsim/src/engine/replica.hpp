@@ -39,6 +39,10 @@ struct Seq {
   std::uint64_t prefix_key = 0;     ///< the shared prefix drawn (tenant class, group)
   std::int64_t prefix_len = 0;      ///< its length in whole blocks (0 = none)
   std::int64_t cache_handle = -1;   ///< own blocks kept in the KV cache since a preemption (prefix caching)
+  /// Block-hash traces: chained hashes of the prompt's hash blocks (DrawnRequest::chain); its first
+  /// prefix_blocks blocks are then held as cached blocks keyed by them. nullptr otherwise.
+  const std::uint64_t* chain = nullptr;
+  std::int64_t cached_after = 0;    ///< block-hash traces: the block at which the cache_handle entry starts
   std::int32_t preemptions = 0;
   std::int32_t fresh_group = -1;    ///< index into the replica's fresh-decoder groups, -1 = decoded before
   std::uint32_t stamp = 0;          ///< bumped when leaving the decode set (lazy heap deletion)
@@ -114,6 +118,7 @@ struct ReplicaConfig {
   bool swap = false;
   double block_bytes = 0;  ///< per GPU, for swap transfer times
   bool prefix_caching = false;
+  int hash_block_tokens = 0;  ///< prompt tokens per block hash of a block-hash trace (Seq::chain), else 0
 };
 
 /// Accumulated over a replica's iterations, for MFU/MBU and the batch size reached.
@@ -123,6 +128,9 @@ struct WorkTotals {
   double iterations = 0, swap_bytes = 0;
   double seq_time = 0;        ///< Σ sequences in the iteration × its duration
   std::int64_t max_seqs = 0;  ///< most sequences in one iteration
+  /// Prefix caching, measured requests: prompt tokens looked up at each admission and found cached (vLLM's
+  /// PrefixCacheStats queries and hits).
+  double prefix_query_tokens = 0, prefix_hit_tokens = 0;
 };
 
 /// Iterations that left requests waiting (the batch was at a limit: token budget, max_num_seqs or KV blocks):
@@ -182,7 +190,15 @@ class Replica {
   bool try_admit(std::int32_t i, double now_s, std::int64_t first_chunk);
   /// Tokens of `s`'s prefill target already in the cache (whole blocks, never the last token): what an
   /// admission would skip.
-  std::int64_t cached_tokens(const Seq& s, std::int64_t* prefix_blocks, std::int64_t* own_blocks) const;
+  /// `shared_cost`: blocks taking the shared part would newly take from the free pool.
+  std::int64_t cached_tokens(const Seq& s, std::int64_t* prefix_blocks, std::int64_t* own_blocks,
+                             std::int64_t* shared_cost) const;
+  // Block-hash traces (replica.cpp): the cache key of `s`'s block k; the length of the run of cached blocks from
+  // the first (counting in `evictable` those unreferenced); publishing the prompt's newly computed full blocks.
+  std::uint64_t block_key(const Seq& s, std::int64_t k) const;
+  std::int64_t hashed_hit(const Seq& s, std::int64_t max_blocks, std::int64_t* evictable) const;
+  void publish_blocks(Seq& s);
+  void release_shared(Seq& s);  ///< drops the references to the shared prefix or the cached hashed blocks
   // Preempts the running tail; returns its growth demand this step (0/1) so the caller can lower its need.
   std::int64_t preempt_tail(double now_s, std::int64_t next_step);
   void release_blocks(Seq& s);

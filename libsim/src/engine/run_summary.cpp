@@ -44,6 +44,10 @@ void fill_kv(metrics::Summary& sum, const RunFacts& f) {
     used_integral += f.replicas[r].kv_integral().integral(f.end_s) - at_start;
   }
   sum.kv.capacity_tokens = f.plan.kv_capacity_tokens;
+  for (const auto& r : f.replicas) {
+    sum.kv.prefix_cache_query_tokens += r.work().prefix_query_tokens;
+    sum.kv.prefix_cache_hit_tokens += r.work().prefix_hit_tokens;
+  }
   sum.kv.peak_used_fraction = f.peak_kv_fraction;
   if (sum.duration_s > 0 && cap > 0) sum.kv.mean_used_fraction = used_integral / (cap * sum.duration_s);
 }

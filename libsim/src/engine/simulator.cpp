@@ -157,6 +157,7 @@ void Simulation::build_replicas() {
   cfg.swap = e.preemption == spec::PreemptionMode::swap && e.policy != spec::SchedulerPolicy::static_batching;
   cfg.block_bytes = plan_.kv_bytes_per_token_per_gpu * e.block_size;
   cfg.prefix_caching = e.prefix_caching();
+  cfg.hash_block_tokens = driver_->hash_block_tokens();
   // Under pipeline parallel each virtual engine schedules its own requests in 1/k of the KV and swap space.
   const std::int64_t reserved = e.policy == spec::SchedulerPolicy::vllm ? 1 : 0;
   const std::int64_t kv_blocks = plan_.kv_capacity_blocks / engines_per_group_ - reserved;
@@ -248,6 +249,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   s.prefill_target = d.input;
   s.prefix_key = d.prefix_key;
   s.prefix_len = d.prefix_len;
+  s.chain = d.chain;
   s.measured = measured;
   s.state = SeqState::waiting;
   ++in_system_all_;

@@ -6,6 +6,7 @@
 #include <boost/random/uniform_int_distribution.hpp>
 
 #include "llmsim/core/error.hpp"
+#include "llmsim/engine/kv_block_manager.hpp"
 
 namespace llmsim::engine::detail {
 
@@ -41,12 +42,26 @@ WorkloadDriver::WorkloadDriver(const spec::ResolvedScenario& rs, int block_size,
       }
     } else if (const auto* tr = std::get_if<spec::TraceReplay>(&tc.arrival)) {
       // Requests given inline (a vLLM result's per-request lengths) replay with no file to read.
-      trace_ = tr->requests.empty() ? read_trace(tr->path, apath + ".path") : trace_rows(tr->requests);
+      if (tr->requests.empty()) trace_ = load_trace(*tr, apath);
+      else trace_.rows = trace_rows(tr->requests);
       time_scale_ = tr->time_scale;
-      const double last = trace_.back().arrival_s / time_scale_;
+      if (!trace_.hash_ids.empty() && prefix_caching) {
+        if (tc.prefix_groups > 0)
+          throw ConfigError(cpath + ".prefix_groups", "the trace's hash_ids set each request's shared prefix; "
+                                                      "prefix_groups must be 0, got " + std::to_string(tc.prefix_groups));
+        t.prefix_groups = 0;
+        // Each row's ids chained as vLLM chains block hashes: a block's key names its whole prefix.
+        chain_.resize(trace_.hash_ids.size());
+        for (const auto& row : trace_.rows) {
+          std::uint64_t h = 0;
+          for (std::int64_t k = row.hash_begin; k < row.hash_begin + row.hash_count; ++k)
+            chain_[static_cast<std::size_t>(k)] = h = KvBlockManager::chain_hash(h, trace_.hash_ids[static_cast<std::size_t>(k)]);
+        }
+      }
+      const double last = trace_.rows.back().arrival_s / time_scale_;
       if (!(last <= spec::kMaxSimulatedSeconds)) {
         throw ConfigError(apath + ".time_scale",
-                          "the trace's last arrival at " + format_value(trace_.back().arrival_s) + " s / time_scale " +
+                          "the trace's last arrival at " + format_value(trace_.rows.back().arrival_s) + " s / time_scale " +
                               format_value(time_scale_) + " = " + format_value(last) +
                               " s lies beyond the 1e9 s the clock resolves to 0.2 µs: raise time_scale");
       }
@@ -105,8 +120,8 @@ std::optional<double> WorkloadDriver::next_time(std::int32_t si, double now_s) {
     case Kind::offline: return now_s;  // the next one at the same instant (a later sequence number)
     case Kind::user: return checked(now_s + tenants_[static_cast<std::size_t>(tenant_of_[s])].think_s);
     case Kind::trace:
-      if (next_row_ >= trace_.size()) return std::nullopt;
-      return std::max(now_s, trace_[next_row_].arrival_s / time_scale_);
+      if (next_row_ >= trace_.rows.size()) return std::nullopt;
+      return std::max(now_s, trace_.rows[next_row_].arrival_s / time_scale_);
   }
   return std::nullopt;
 }
@@ -130,9 +145,10 @@ DrawnRequest WorkloadDriver::draw(std::int32_t si) {
   r.tenant = kinds_[s] == Kind::offline ? offline_pick() : tenant_of_[s];
   Tenant& t = tenants_[static_cast<std::size_t>(r.tenant)];
   if (kinds_[s] == Kind::trace) {
-    const auto& row = trace_[next_row_++];
+    const auto& row = trace_.rows[next_row_++];
     r.input = row.input_tokens;
     r.output = row.output_tokens;
+    if (!chain_.empty() && row.hash_count > 0) r.chain = chain_.data() + row.hash_begin;
   } else {
     r.input = t.input->sample(t.input_rng);
     r.output = t.output->sample(t.output_rng);

@@ -20,6 +20,9 @@ struct DrawnRequest {
   std::int64_t input = 0, output = 0;
   std::uint64_t prefix_key = 0;  ///< (tenant class, prefix group); meaningful when prefix_len > 0
   std::int64_t prefix_len = 0;   ///< shared prefix in whole KV blocks (0 = none or prefix caching off)
+  /// Block-hash traces (Mooncake) with prefix caching on: the chained hash of the prompt's first j + 1 hash
+  /// blocks at chain[j] (KvBlockManager::chain_hash), hash_block_tokens() tokens each; nullptr otherwise.
+  const std::uint64_t* chain = nullptr;
   bool clipped = false;          ///< shortened to max_model_len
   bool too_long = false;         ///< longer than max_model_len under workload.too_long = "reject"
 };
@@ -41,6 +44,8 @@ class WorkloadDriver {
   /// When `source` sends next after a request at (open loop, trace, offline) or a reply to a user at `now_s`;
   /// nullopt when it has no more requests (end of trace, schedule at rate 0, or past kMaxSimulatedSeconds).
   std::optional<double> next_time(std::int32_t source, double now_s);
+  /// Prompt tokens per block hash of a trace that carries them (DrawnRequest::chain), else 0.
+  int hash_block_tokens() const noexcept { return chain_.empty() ? 0 : trace_.hash_block_tokens; }
   /// Draws the next request of `source` (advances its random streams or its trace row).
   DrawnRequest draw(std::int32_t source);
 
@@ -67,7 +72,8 @@ class WorkloadDriver {
   std::vector<std::int32_t> tenant_of_;   ///< per source (users: their class)
   std::vector<Open> open_;                ///< per open-loop source, indexed by open_index_
   std::vector<std::int32_t> open_index_;  ///< per source: index into open_ (-1 otherwise)
-  std::vector<TraceRow> trace_;
+  Trace trace_;
+  std::vector<std::uint64_t> chain_;  ///< trace_.hash_ids chained (prefix caching on), per row as hash_ids
   std::size_t next_row_ = 0;
   double time_scale_ = 1;
   // Offline classes interleave by weight (smooth weighted round robin): credit += weight, pick the largest.

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <boost/random/exponential_distribution.hpp>
 #include <boost/random/gamma_distribution.hpp>
@@ -17,6 +18,8 @@
 #include "llmsim/core/overloaded.hpp"
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/core/names.hpp"
+#include "llmsim/core/input_file.hpp"
+#include "trace_parse.hpp"
 
 namespace llmsim::engine {
 
@@ -61,49 +64,59 @@ void sort_and_shift(std::vector<TraceRow>& rows) {
   for (auto& r : rows) r.arrival_s -= t0;
 }
 
-// A whole number of tokens in [lo, 1e9]: strict decimal (parse_number), so "1,000" or "12abc" is an error naming
-// the file, line and field, never a different count.
 std::int64_t token_count(const CsvReader& csv, const std::vector<std::string>& f, int col, const std::string& name,
                          std::int64_t lo) {
-  const auto& v = f[static_cast<std::size_t>(col)];
-  const auto x = parse_number(v);
-  const std::string where = csv.where(static_cast<std::size_t>(col)) + ": column " + printable(name, 60);
-  if (!x || *x != std::floor(*x))
-    throw ConfigError(where, "expected a whole number of tokens, got '" + printable(v, 60) + "'" +
-                                 (v.find(',') != std::string::npos ? " (no thousands separators)" : ""));
-  if (*x < static_cast<double>(lo) || *x > 1e9)
-    throw ConfigError(where, "must be in " + std::to_string(lo) + "..1e9, got " + printable(v, 60));
-  return static_cast<std::int64_t>(*x);
+  return detail::parse_token_count(f[static_cast<std::size_t>(col)],
+                                   csv.where(static_cast<std::size_t>(col)) + ": column " + printable(name, 60), lo);
 }
 
-}  // namespace
+struct Layout {
+  const char* format;
+  const char* time;
+  const char* input;
+  const char* output;
+};
+constexpr Layout kLayouts[] = {{"plain", "arrival_time_s", "input_tokens", "output_tokens"},
+                               {"azure", "TIMESTAMP", "ContextTokens", "GeneratedTokens"},
+                               {"splitwise", "arrived_at", "num_prefill_tokens", "num_decode_tokens"},
+                               {"burstgpt", "Timestamp", "Request tokens", "Response tokens"}};
 
-std::vector<TraceRow> parse_trace(std::string_view text, const std::string& source) {
+detail::RawTrace parse_csv_trace(std::string_view text, const std::string& source, const spec::TraceReplay& options) {
   CsvReader csv(text, source);
   std::vector<std::string> header, f;
   if (!csv.next(header)) throw ConfigError(source, "trace is empty (expected a header row and at least one request)");
-  const std::size_t header_line = csv.line();
-  struct Layout { const char* time; const char* input; const char* output; };
-  static const Layout layouts[] = {{"arrival_time_s", "input_tokens", "output_tokens"},
-                                   {"TIMESTAMP", "ContextTokens", "GeneratedTokens"},
-                                   {"arrived_at", "num_prefill_tokens", "num_decode_tokens"}};
+  const std::string header_at = source + ":" + std::to_string(csv.line());
+  const Layout* layout = nullptr;
   int ti = -1, ii = -1, oi = -1;
-  for (const auto& l : layouts) {
+  for (const auto& l : kLayouts) {
+    if (options.format != "auto" && options.format != l.format) continue;
     ti = column_index(header, l.time);
     ii = column_index(header, l.input);
     oi = column_index(header, l.output);
-    if (ti >= 0 && ii >= 0 && oi >= 0) break;
+    if (ti >= 0 && ii >= 0 && oi >= 0) {
+      layout = &l;
+      break;
+    }
   }
-  if (ti < 0 || ii < 0 || oi < 0) {
-    std::string names;
+  if (!layout) {
+    std::string names, expected;
     for (const auto& h : header) names += (names.empty() ? "" : ",") + h;
-    throw ConfigError(source + ":" + std::to_string(header_line),
-                      "unrecognised trace header '" + printable(names, 120) +
-                          "' (expected arrival_time_s,input_tokens,output_tokens or TIMESTAMP,ContextTokens,"
-                          "GeneratedTokens or arrived_at,num_prefill_tokens,num_decode_tokens)");
+    for (const auto& l : kLayouts)
+      if (options.format == "auto" || options.format == l.format)
+        expected += std::string(expected.empty() ? "" : " or ") + l.time + "," + l.input + "," + l.output;
+    throw ConfigError(header_at, "unrecognised " + (options.format == "auto" ? std::string("trace") : options.format) +
+                                     " header '" + printable(names, 120) + "' (expected " + expected + ")");
   }
+  const bool burstgpt = std::string_view(layout->format) == "burstgpt";
+  if (!burstgpt && (!options.model.empty() || !options.log_type.empty()))
+    throw ConfigError(header_at, std::string("model and log_type filter BurstGPT traces; this header is the ") +
+                                     layout->format + " layout");
+  const std::optional<detail::BurstGptFilter> filter =
+      burstgpt ? std::optional<detail::BurstGptFilter>(std::in_place, header, options, header_at) : std::nullopt;
   const std::size_t need = static_cast<std::size_t>(std::max({ti, ii, oi})) + 1;
-  std::vector<TraceRow> rows;
+  detail::RawTrace out;
+  out.trace.format = layout->format;
+  auto& rows = out.trace.rows;
   while (csv.next(f)) {
     if (f.size() < need)
       throw ConfigError(csv.where(), "expected " + std::to_string(header.size()) + " columns, got " +
@@ -117,13 +130,80 @@ std::vector<TraceRow> parse_trace(std::string_view text, const std::string& sour
     if (!(r.arrival_s >= 0) || !std::isfinite(r.arrival_s))
       throw ConfigError(time_where, "must be >= 0, got " + printable(ts, 60));
     r.input_tokens = token_count(csv, f, ii, header[static_cast<std::size_t>(ii)], 1);
+    r.output_tokens = token_count(csv, f, oi, header[static_cast<std::size_t>(oi)], 0);
+    out.first_s = std::min(out.first_s, r.arrival_s);  // every valid row sets the trace's clock, filtered or not
+    if (filter && (!filter->keep(f) || !filter->keep_output(r.output_tokens))) continue;
     // Production traces contain requests that generated nothing; they still take one decode step.
-    r.output_tokens = std::max<std::int64_t>(1, token_count(csv, f, oi, header[static_cast<std::size_t>(oi)], 0));
+    r.output_tokens = std::max<std::int64_t>(1, r.output_tokens);
     rows.push_back(r);
   }
-  if (rows.empty()) throw ConfigError(source, "trace has a header but no requests");
+  if (out.first_s == std::numeric_limits<double>::infinity())
+    throw ConfigError(source, "trace has a header but no requests");
+  return out;
+}
+
+std::string describe_selection(const spec::TraceReplay& o, const std::string& format) {
+  std::string s;
+  auto add = [&](const std::string& x) { s += (s.empty() ? "" : ", ") + x; };
+  if (!o.model.empty()) add("model '" + printable(o.model, 40) + "'");
+  if (!o.log_type.empty()) add("log_type '" + printable(o.log_type, 40) + "'");
+  if (!o.keep_failed && format == "burstgpt") add("failed rows dropped");
+  if (o.start_s > 0 || o.duration_s > 0)
+    add("time window from " + format_value(o.start_s) + " s" +
+        (o.duration_s > 0 ? " for " + format_value(o.duration_s) + " s" : std::string()));
+  if (o.start_row > 0) add("start_row " + std::to_string(o.start_row));
+  if (o.max_rows > 0) add("max_rows " + std::to_string(o.max_rows));
+  return s;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::int64_t parse_token_count(std::string_view v, const std::string& where, std::int64_t lo) {
+  const auto x = parse_number(v);
+  if (!x || *x != std::floor(*x))
+    throw ConfigError(where, "expected a whole number of tokens, got '" + printable(v, 60) + "'" +
+                                 (v.find(',') != std::string_view::npos ? " (no thousands separators)" : ""));
+  if (*x < static_cast<double>(lo) || *x > 1e9)
+    throw ConfigError(where, "must be in " + std::to_string(lo) + "..1e9, got " + printable(v, 60));
+  return static_cast<std::int64_t>(*x);
+}
+
+}  // namespace detail
+
+Trace parse_trace(std::string_view text, const std::string& source, const spec::TraceReplay& options) {
+  const std::size_t first = text.find_first_not_of(" \t\r\n", text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0);
+  const bool jsonl = options.format == "mooncake" || (options.format == "auto" && first != std::string_view::npos &&
+                                                      text[first] == '{');
+  if (jsonl && (!options.model.empty() || !options.log_type.empty()))
+    throw ConfigError(source, "model and log_type filter BurstGPT traces; this is a Mooncake (JSONL) trace");
+  detail::RawTrace raw = jsonl ? detail::parse_mooncake(text, source, options) : parse_csv_trace(text, source, options);
+  if (raw.first_s == std::numeric_limits<double>::infinity()) throw ConfigError(source, "trace has no requests");
+  Trace& t = raw.trace;
+  auto& rows = t.rows;
+  std::stable_sort(rows.begin(), rows.end(), [](const TraceRow& a, const TraceRow& b) { return a.arrival_s < b.arrival_s; });
+  // The time window on the trace's own clock (from its first row), then the row window over what is left.
+  if (options.start_s > 0 || options.duration_s > 0) {
+    const double lo = options.start_s, hi = options.duration_s > 0 ? options.start_s + options.duration_s : HUGE_VAL;
+    std::erase_if(rows, [&](const TraceRow& r) { return !(r.arrival_s - raw.first_s >= lo && r.arrival_s - raw.first_s < hi); });
+  }
+  const auto n = static_cast<std::int64_t>(rows.size());
+  const std::int64_t from = std::min(options.start_row, n);
+  const std::int64_t to = options.max_rows > 0 ? std::min(n, from + options.max_rows) : n;
+  rows.erase(rows.begin() + to, rows.end());
+  rows.erase(rows.begin(), rows.begin() + from);
+  if (rows.empty())
+    throw ConfigError(source, "no request left after the selection (" + describe_selection(options, t.format) +
+                                  "); " + std::to_string(n) + " rows passed the filters and the time window");
   sort_and_shift(rows);
-  return rows;
+  return std::move(raw.trace);
+}
+
+std::vector<TraceRow> parse_trace(std::string_view text, const std::string& source) {
+  spec::TraceReplay options;
+  options.keep_failed = true;  // no filter: today's formats replay a 0-token reply as 1 token
+  return parse_trace(text, source, options).rows;
 }
 
 std::vector<TraceRow> trace_rows(const std::vector<spec::TraceRequest>& requests) {
@@ -132,6 +212,16 @@ std::vector<TraceRow> trace_rows(const std::vector<spec::TraceRequest>& requests
   for (const auto& q : requests) rows.push_back({q.arrival_s, q.input_tokens, std::max<std::int64_t>(1, q.output_tokens)});
   sort_and_shift(rows);
   return rows;
+}
+
+Trace load_trace(const spec::TraceReplay& options, const std::string& path) {
+  std::string text;
+  try {
+    text = read_text_file(options.path, "trace", kMaxCsvFileBytes);
+  } catch (const ConfigError& e) {
+    throw ConfigError(path + ".path", e.what());
+  }
+  return parse_trace(text, options.path, options);
 }
 
 std::vector<TraceRow> read_trace(const std::string& file, const std::string& path) {

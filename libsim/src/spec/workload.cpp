@@ -52,6 +52,16 @@ void check_arrival(const ArrivalSpec& a, const std::string& path, Problems& p) {
                  [&](const TraceReplay& x) {
                    if (x.path.empty() && x.requests.empty()) p.add(path + ".path", "must name a CSV trace file");
                    positive("time_scale", x.time_scale);
+                   seconds("start_s", x.start_s, 0);
+                   seconds("duration_s", x.duration_s, 0);
+                   if (x.start_row < 0) p.add(path + ".start_row", "must be >= 0, got " + std::to_string(x.start_row));
+                   if (x.max_rows < 0) p.add(path + ".max_rows", "must be >= 0 (0 = all), got " + std::to_string(x.max_rows));
+                   if (x.hash_block_tokens < 1 || x.hash_block_tokens > 1'000'000)
+                     p.add(path + ".hash_block_tokens", "must be in 1..1e6, got " + std::to_string(x.hash_block_tokens));
+                   if ((!x.model.empty() || !x.log_type.empty() || x.keep_failed) && x.format != "auto" && x.format != "burstgpt")
+                     p.add(path + ".format", "model, log_type and failed filter BurstGPT traces, got format " + x.format);
+                   if (!x.requests.empty() && (x.format != "auto" || !x.model.empty() || !x.log_type.empty()))
+                     p.add(path + ".format", "inline requests have no file format or filters");
                    for (std::size_t i = 0; i < x.requests.size(); ++i) {
                      const auto& q = x.requests[i];
                      const std::string at = path + ".requests[" + std::to_string(i) + "]";

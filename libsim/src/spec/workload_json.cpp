@@ -1,4 +1,5 @@
 // The workload section of the scenario JSON: arrival processes, length distributions, tenant classes, SLOs.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -38,7 +39,25 @@ ArrivalSpec read_arrival(const JsonView& v) {
     }
     return a;
   }
-  TraceReplay t{v.has("requests") ? v.string_or("path", "") : v.string("path"), v.number_or("time_scale", 1.0), {}};
+  TraceReplay t;
+  t.path = v.has("requests") ? v.string_or("path", "") : v.string("path");
+  t.time_scale = v.number_or("time_scale", 1.0);
+  t.format = v.string_or("format", t.format);
+  if (std::find(kTraceFormats.begin(), kTraceFormats.end(), t.format) == kTraceFormats.end())
+    throw ConfigError(v.child_path("format"), unknown_name_message("trace format", t.format, kTraceFormats));
+  t.model = v.string_or("model", "");
+  t.log_type = v.string_or("log_type", "");
+  if (v.has("failed")) {
+    const std::string f = v.string("failed");
+    if (f != "drop" && f != "keep")
+      throw ConfigError(v.child_path("failed"), unknown_name_message("failed-row policy", f, {"drop", "keep"}));
+    t.keep_failed = f == "keep";
+  }
+  t.start_s = v.number_or("start_s", 0);
+  t.duration_s = v.number_or("duration_s", 0);
+  t.start_row = v.integer_or("start_row", 0);
+  t.max_rows = v.integer_or("max_rows", 0);
+  t.hash_block_tokens = read_int(v, "hash_block_tokens", t.hash_block_tokens);
   if (v.has("requests")) {
     for (const auto& r : v["requests"].elements()) {
       const auto cols = r.elements();
@@ -180,6 +199,17 @@ Json arrival_json(const ArrivalSpec& a) {
           },
           [](const TraceReplay& x) {
             Json j{{"process", "trace"}, {"path", x.path}, {"time_scale", x.time_scale}};
+            // The selection keys only when set, so a plain trace writes what it always wrote.
+            const TraceReplay d;
+            if (x.format != d.format) j["format"] = x.format;
+            if (!x.model.empty()) j["model"] = x.model;
+            if (!x.log_type.empty()) j["log_type"] = x.log_type;
+            if (x.keep_failed) j["failed"] = "keep";
+            if (x.start_s != d.start_s) j["start_s"] = x.start_s;
+            if (x.duration_s != d.duration_s) j["duration_s"] = x.duration_s;
+            if (x.start_row != d.start_row) j["start_row"] = x.start_row;
+            if (x.max_rows != d.max_rows) j["max_rows"] = x.max_rows;
+            if (x.hash_block_tokens != d.hash_block_tokens) j["hash_block_tokens"] = x.hash_block_tokens;
             if (!x.requests.empty()) {
               j["requests"] = Json::array();
               for (const auto& q : x.requests) j["requests"].push_back({q.arrival_s, q.input_tokens, q.output_tokens});

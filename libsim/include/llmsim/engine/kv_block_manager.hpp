@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "llmsim/engine/block_hash_index.hpp"
+
 namespace llmsim::engine {
 
 class KvBlockManager {
@@ -69,6 +71,25 @@ class KvBlockManager {
   /// returns the blocks taken (0 once evicted).
   std::int64_t reclaim(std::int64_t handle, std::int64_t want);
 
+  // ---- blocks cached by content hash (traces that carry block hashes, e.g. Mooncake's hash_ids) ----
+  // vLLM's automatic prefix caching: every full block is hashed with its parent's hash
+  // (vllm/v1/core/kv_cache_utils.py hash_block_tokens), so a block's key names the whole prefix up to it and a
+  // lookup walks a prompt's blocks from the first until one is missing (find_longest_cache_hit). Each keyed block
+  // is an entry of one block in the same LRU list as the other cached entries.
+  /// The key of a sequence's block `block_index` whose tokens end inside the prefix named by `chain_hash`.
+  static std::uint64_t block_key(std::uint64_t chain_hash, std::int64_t block_index) noexcept;
+  /// The hash of a prefix extended by one more block of content `block_id` (`parent` 0 for the first block).
+  static std::uint64_t chain_hash(std::uint64_t parent, std::uint64_t block_id) noexcept;
+  /// -1: `key` not cached; 0: cached and unreferenced (a hit takes one block from the evictable pool); 1: referenced.
+  int block_state(std::uint64_t key) const noexcept;
+  /// References the cached block `key` (a hit; block_state(key) >= 0).
+  void acquire_block(std::uint64_t key);
+  /// Registers one of the caller's held blocks as the cached block `key`, referenced once; false (nothing
+  /// changes) when `key` is cached already.
+  bool publish_block(std::uint64_t key);
+  /// Drops a reference to block `key`; unreferenced, it stays cached (evictable) until evicted.
+  void release_block(std::uint64_t key);
+
   std::int64_t peak_used() const noexcept { return peak_used_; }
   /// Cache entries allocated (referenced or cached): bounded by sequences in flight + cached blocks.
   std::size_t cache_entries() const noexcept { return entries_.size() - free_entries_.size(); }
@@ -80,7 +101,7 @@ class KvBlockManager {
     std::int64_t refs = 0;
     std::uint64_t key = 0;
     std::uint32_t generation = 0;  ///< bumped when the slot is reused, so stale handles miss
-    bool prefix = false, in_lru = false;
+    bool prefix = false, hashed = false, in_lru = false;
     std::int32_t lru_prev = -1, lru_next = -1;
   };
   std::int32_t new_entry();
@@ -101,6 +122,7 @@ class KvBlockManager {
   std::vector<Entry> entries_;
   std::vector<std::int32_t> free_entries_;
   std::unordered_map<std::uint64_t, std::int32_t> prefixes_;
+  BlockHashIndex hashed_;  ///< block key -> entry of one block
   std::int32_t lru_head_ = -1, lru_tail_ = -1;  ///< least / most recently released unreferenced entries
 };
 

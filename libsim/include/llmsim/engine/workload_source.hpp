@@ -15,19 +15,38 @@ namespace llmsim::engine {
 struct TraceRow {
   double arrival_s = 0;
   std::int64_t input_tokens = 0, output_tokens = 0;
+  std::int64_t hash_begin = 0;  ///< Mooncake: the row's block hash ids are Trace::hash_ids[hash_begin, + hash_count)
+  std::int32_t hash_count = 0;
 };
 
-/// Parses a trace CSV (core/csv.hpp: RFC 4180 quoting, BOM, CRLF/LF/CR). The header picks the layout (case-insensitive, extra columns ignored):
-/// plain `arrival_time_s,input_tokens,output_tokens`, Azure `TIMESTAMP,ContextTokens,GeneratedTokens`
-/// (TIMESTAMP in seconds or as "YYYY-MM-DD HH:MM:SS[.fff]"), Splitwise
-/// `arrived_at,num_prefill_tokens,num_decode_tokens`. Rows are sorted by time and shifted so the first
-/// arrives at 0. A bad row throws ConfigError "<source>:<line>:<field>: column NAME: ..." with the value;
-/// numbers are strict (parse_number: "1,000" is an error, not 1).
+/// A parsed trace: its rows in time order, the first at 0, and (Mooncake) their block hash ids.
+struct Trace {
+  std::vector<TraceRow> rows;
+  std::vector<std::uint64_t> hash_ids;  ///< concatenated per row (TraceRow::hash_begin/hash_count)
+  int hash_block_tokens = 0;            ///< prompt tokens per hash id; 0 = the trace carries no block hashes
+  std::string format;                   ///< the layout read: plain, azure, splitwise, burstgpt or mooncake
+};
+
+/// Parses a trace in `options.format` ("auto": a line starting with '{' is Mooncake JSONL, otherwise a CSV whose
+/// header picks the layout, case-insensitive, extra columns ignored): plain `arrival_time_s,input_tokens,
+/// output_tokens`, Azure `TIMESTAMP,ContextTokens,GeneratedTokens` (TIMESTAMP in seconds or as
+/// "YYYY-MM-DD HH:MM:SS[.fff]"), Splitwise `arrived_at,num_prefill_tokens,num_decode_tokens`, BurstGPT
+/// `Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type` (trace_burstgpt.cpp), Mooncake
+/// `{"timestamp": ms, "input_length", "output_length", "hash_ids": [...]}` (trace_mooncake.cpp). CSV goes through
+/// core/csv.hpp (RFC 4180 quoting, BOM, CRLF/LF/CR); numbers are strict (parse_number: "1,000" is an error, not 1).
+/// Then the selection of spec::TraceReplay (filters, time window, row window); rows are sorted by time and
+/// shifted so the first arrives at 0. A bad row throws ConfigError "<source>:<line>[:<field>]: column/field NAME:
+/// ..." with the value; a selection that keeps no row throws naming the selection.
+Trace parse_trace(std::string_view text, const std::string& source, const spec::TraceReplay& options);
+/// parse_trace with every option at its default (format auto, no selection); the rows only.
 std::vector<TraceRow> parse_trace(std::string_view text, const std::string& source);
 /// An inline trace (spec::TraceReplay::requests) as rows, by the CSV rules: sorted by time, shifted to start
 /// at 0, an output of 0 tokens run as 1.
 std::vector<TraceRow> trace_rows(const std::vector<spec::TraceRequest>& requests);
-/// Reads and parses a trace file (ConfigError at `path` when it cannot be read).
+/// Reads (up to kMaxCsvFileBytes, regular files only) and parses `options.path` (ConfigError at `path` when it
+/// cannot be read).
+Trace load_trace(const spec::TraceReplay& options, const std::string& path = "workload.arrival");
+/// Reads and parses a trace file with the default options (ConfigError at `path` when it cannot be read).
 std::vector<TraceRow> read_trace(const std::string& file, const std::string& path = "workload.arrival.path");
 
 /// The integer column `column` of CSV text (header row names the columns); values must be whole, in 1..1e9.

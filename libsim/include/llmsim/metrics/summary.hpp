@@ -26,6 +26,10 @@ struct Throughput {
 struct KvStats {
   std::int64_t capacity_tokens = 0;
   double peak_used_fraction = 0, mean_used_fraction = 0;
+  /// Prefix caching (measured requests, every admission, re-admissions after preemption included, as vLLM's
+  /// PrefixCacheStats counts): prompt tokens looked up and found cached. JSON hit rate null when none were
+  /// looked up (caching off).
+  double prefix_cache_query_tokens = 0, prefix_cache_hit_tokens = 0;
 };
 
 struct CostSummary {

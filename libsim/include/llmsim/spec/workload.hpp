@@ -20,14 +20,27 @@ struct OnOffArrivals { double rate_on = 2.0; double on_s = 60; double off_s = 60
 struct ClosedLoop { int concurrency = 1; double think_time_s = 0; };
 /// One request of an inline trace: arrival (s), prompt tokens (>= 1), output tokens (>= 0; 0 runs as 1).
 struct TraceRequest { double arrival_s = 0; std::int64_t input_tokens = 1, output_tokens = 1; };
-/// Replays a CSV trace: plain (arrival_time_s,input_tokens,output_tokens), Azure
-/// (TIMESTAMP,ContextTokens,GeneratedTokens) or Splitwise (arrived_at,num_prefill_tokens,num_decode_tokens);
-/// or, when `requests` is non-empty, those requests (JSON "requests": [[arrival_s, input, output], ...]) — the
-/// per-request lengths of a vLLM benchmark result replay this way, with no file.
+/// Trace file formats: `auto` tells them apart by content (a JSON line is Mooncake, a CSV header names its layout).
+inline const std::vector<std::string> kTraceFormats{"auto", "plain", "azure", "splitwise", "burstgpt", "mooncake"};
+/// Replays a trace file: CSV plain (arrival_time_s,input_tokens,output_tokens), Azure
+/// (TIMESTAMP,ContextTokens,GeneratedTokens), Splitwise (arrived_at,num_prefill_tokens,num_decode_tokens), BurstGPT
+/// (Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type) or Mooncake JSONL (timestamp in ms,
+/// input_length, output_length, hash_ids: one id per `hash_block_tokens` prompt tokens, equal ids = equal prefix
+/// blocks, which drive prefix-cache hits); or, when `requests` is non-empty, those requests (JSON "requests":
+/// [[arrival_s, input, output], ...]) — the per-request lengths of a vLLM benchmark result replay this way.
+/// Selection, in this order: the BurstGPT filters, the time window (seconds on the trace's own clock from its
+/// first row, before time_scale), then the row window (rows left after the filters, in time order).
 struct TraceReplay {
   std::string path;
   double time_scale = 1.0;  ///< arrival times are divided by time_scale
   std::vector<TraceRequest> requests;
+  std::string format = "auto";          ///< one of kTraceFormats
+  std::string model{};                  ///< BurstGPT: keep rows of this Model ("ChatGPT", "GPT-4"; "" = all)
+  std::string log_type{};               ///< BurstGPT: "Conversation" or "API" (its "... log" values; "" = all)
+  bool keep_failed = false;             ///< BurstGPT: replay failed rows (Response tokens 0) as 1-token replies
+  double start_s = 0, duration_s = 0;   ///< time window [start_s, start_s + duration_s); duration 0 = to the end
+  std::int64_t start_row = 0, max_rows = 0;  ///< row window; max_rows 0 = all
+  int hash_block_tokens = 512;          ///< Mooncake: prompt tokens per hash id (the published traces: 512)
 };
 /// Every request present at t = 0, as `vllm bench throughput` (the offline LLM class) runs them. With several
 /// offline classes the requests interleave in proportion to `weight`.
