@@ -25,7 +25,8 @@ inline const std::vector<std::string> kEngineKeys{"policy", "max_num_seqs", "max
                                            "synthetic_service"};
 inline const std::vector<std::string> kSyntheticKeys{"kind", "mean_s", "cv"};
 inline const std::vector<std::string> kWorkloadKeys{"arrival", "input_tokens", "output_tokens", "prefix_tokens", "prefix_groups",
-                                             "classes", "num_requests", "warmup_requests", "horizon_s", "seed", "too_long"};
+                                             "classes", "num_requests", "warmup_requests", "horizon_s", "seed", "too_long",
+                                             "daily_profile", "days"};
 inline const std::vector<std::string> kClassKeys{"name", "arrival", "input_tokens", "output_tokens", "slo", "prefix_tokens",
                                           "prefix_groups"};
 inline const std::vector<std::string> kCostKeys{"storage_per_month", "network_per_month", "ops_overhead_fraction", "spare_fraction",
