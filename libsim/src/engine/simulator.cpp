@@ -11,11 +11,13 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/rng.hpp"
+#include "llmsim/engine/autoscaler.hpp"
 #include "llmsim/engine/event_queue.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/metrics/collector.hpp"
 #include "llmsim/metrics/time_series.hpp"
 #include "llmsim/perf/cost_model.hpp"
+#include "autoscaler.hpp"
 #include "pipeline.hpp"
 #include "replica.hpp"
 #include "router.hpp"
@@ -39,7 +41,7 @@ class Simulation {
 
  private:
   bool build();  ///< false when the model does not fit (result_.summary says why)
-  void build_replicas();
+  void build_replicas(std::int32_t groups);
   void schedule_next(std::int32_t source, double now_s, bool after_arrival);
   void on_arrival(std::int32_t source, double now_s);
   void on_iteration_done(std::int32_t replica, double now_s);
@@ -47,6 +49,13 @@ class Simulation {
   void start_replica(std::int32_t r, double now_s);
   void start_service(std::int32_t server, std::int32_t seq, double now_s);
   void finish_request(std::int32_t seq, double now_s);
+  void assign(std::int32_t seq, std::int32_t engine, double now_s);  ///< a routed request joins its engine
+  // The fleet (autoscaler.hpp): evaluations, replicas becoming ready, the bill's counts.
+  void on_autoscale(double now_s);
+  void on_replica_ready(std::int32_t group, double now_s);
+  void fleet_changed(double now_s);
+  void dispatch_pending(double now_s);
+  std::int64_t group_outstanding(std::int32_t group) const;
   std::int64_t waiting_total() const;
   void sample_state(double now_s);
   void event_loop();
@@ -61,6 +70,11 @@ class Simulation {
   std::unique_ptr<Router> router_;
   std::unique_ptr<SyntheticService> synthetic_;
   std::unique_ptr<RunMonitor> monitor_;
+  std::unique_ptr<Fleet> fleet_;             ///< deployment replicas' states (not for the synthetic service)
+  std::unique_ptr<Autoscaler> autoscaler_;   ///< when the scenario has an autoscaler
+  Autoscaler::Actions actions_;
+  metrics::FleetMeter meter_;
+  IndexRing pending_;                        ///< requests that arrived while no replica was ready
   memory::MemoryPlan plan_;
   SeqPool pool_;
   // One Replica per virtual engine: deployment replica g owns replicas_[g·k, (g+1)·k), k = engines_per_group_,
@@ -109,6 +123,8 @@ bool Simulation::build() {
   collector_ = std::make_unique<metrics::Collector>(driver_->class_infos(), sc.slo);
   result_.summary.engine = synthetic ? "synthetic service (M/G/c queue)" : spec::engine_name(e.policy);
   std::int64_t slots = 1, servers = sc.hardware.replicas;
+  if (synthetic && sc.autoscaler)
+    throw ConfigError("autoscaler", "cannot scale the synthetic service (engine.synthetic_service): it has no replicas to start");
   if (synthetic) {
     synthetic_ = std::make_unique<SyntheticService>(*e.synthetic_service, sc.hardware.replicas,
                                                     rng_stream(w.seed, "service"));
@@ -129,8 +145,17 @@ bool Simulation::build() {
       return false;
     }
     cost_ = std::make_unique<perf::CostModel>(perf::make_cost_model(rs_));
-    build_replicas();
-    router_ = std::make_unique<Router>(sc.hardware.router, sc.hardware.replicas, engines_per_group_);
+    // An autoscaled fleet holds max_replicas replicas, min_replicas of them serving at t = 0, the rest off.
+    const auto& as = sc.autoscaler;
+    const std::int32_t groups = as ? as->max_replicas : sc.hardware.replicas;
+    build_replicas(groups);
+    router_ = std::make_unique<Router>(sc.hardware.router, groups, engines_per_group_);
+    fleet_ = std::make_unique<Fleet>(groups, as ? as->min_replicas : groups);
+    if (as) {
+      autoscaler_ = std::make_unique<Autoscaler>(*as, scale_up_delay_s(rs_),
+                                                 static_cast<double>(e.max_num_seqs) * engines_per_group_);
+      router_->set_ready_mask(&fleet_->ready_mask());
+    }
     slots = e.max_num_seqs;
     servers = static_cast<std::int64_t>(replicas_.size());
   }
@@ -146,7 +171,7 @@ bool Simulation::build() {
   return true;
 }
 
-void Simulation::build_replicas() {
+void Simulation::build_replicas(std::int32_t groups) {
   const auto& sc = rs_.scenario;
   const auto& e = sc.engine;
   ReplicaConfig cfg;
@@ -163,8 +188,8 @@ void Simulation::build_replicas() {
   // Swap space is bounded by validation (<= 1e6 GiB); the block count saturates rather than overflow.
   const double host = cfg.block_bytes > 0 ? e.swap_space_gb * kGiB / cfg.block_bytes / engines_per_group_ : 0;
   const auto host_blocks = static_cast<std::int64_t>(std::min(host, 4e18));
-  replicas_.reserve(static_cast<std::size_t>(sc.hardware.replicas * engines_per_group_));
-  for (int r = 0; r < sc.hardware.replicas; ++r) {
+  replicas_.reserve(static_cast<std::size_t>(groups * engines_per_group_));
+  for (int r = 0; r < groups; ++r) {
     pipelines_.emplace_back(sc.hardware.parallel.pp);
     for (int v = 0; v < engines_per_group_; ++v)
       replicas_.emplace_back(r, v, cfg, KvBlockManager(kv_blocks, e.block_size, e.watermark_or_default(), host_blocks),
@@ -223,6 +248,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
     collector_->mark_steady_end(now_s);  // the last call (the last measured arrival) ends the steady state
   }
   if (series_) series_->on_arrival(now_s);
+  meter_.on_arrival(now_s);
   clipped_ += d.clipped;
   // A request whose whole sequence could never fit in an empty KV cache would preempt itself forever.
   bool reject = d.too_long;
@@ -252,6 +278,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   s.state = SeqState::waiting;
   ++in_system_all_;
   if (measured) collector_->on_in_system_change(now_s, +1);
+  if (autoscaler_) autoscaler_->on_in_system(now_s, in_system_all_);
 
   if (synthetic_) {
     const std::int32_t server = synthetic_->free_server();
@@ -259,15 +286,56 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
     else synthetic_->queue().push_back(i);
   } else {
     const std::int32_t r = router_->route(replicas_);
-    const auto ri = static_cast<std::size_t>(r);
-    replicas_[ri].enqueue(i);
-    if (!replicas_[ri].busy() && !start_pending_[ri]) {
-      start_pending_[ri] = 1;
-      events_.schedule(now_s, EventKind::replica_start, r);
-    }
+    if (r < 0) pending_.push_back(i);  // no replica ready (scaled to zero, all starting): wait for one
+    else assign(i, r, now_s);
   }
   monitor_->after_arrival(issued_, w.num_requests, in_system_all_, waiting_total());
   if (!driver_->is_user(si)) schedule_next(si, now_s, true);
+}
+
+void Simulation::assign(std::int32_t i, std::int32_t r, double now_s) {
+  const auto ri = static_cast<std::size_t>(r);
+  replicas_[ri].enqueue(i);
+  if (!replicas_[ri].busy() && !start_pending_[ri]) {
+    start_pending_[ri] = 1;
+    events_.schedule(now_s, EventKind::replica_start, r);
+  }
+}
+
+std::int64_t Simulation::group_outstanding(std::int32_t g) const {
+  std::int64_t n = 0;
+  for (std::int32_t v = 0; v < engines_per_group_; ++v)
+    n += replicas_[static_cast<std::size_t>(g * engines_per_group_ + v)].outstanding();
+  return n;
+}
+
+void Simulation::fleet_changed(double now_s) { meter_.on_fleet(now_s, fleet_->billed(), fleet_->ready()); }
+
+void Simulation::dispatch_pending(double now_s) {
+  while (!pending_.empty()) {
+    const std::int32_t r = router_->route(replicas_);
+    if (r < 0) return;
+    const std::int32_t i = pending_.front();
+    pending_.pop_front();
+    assign(i, r, now_s);
+  }
+}
+
+void Simulation::on_autoscale(double now_s) {
+  autoscaler_->tick(now_s, *fleet_, [&](std::int32_t g) { return group_outstanding(g); }, actions_);
+  for (const auto g : actions_.start) events_.schedule(now_s + autoscaler_->scale_up_delay_s(), EventKind::replica_ready, g);
+  fleet_changed(now_s);
+  dispatch_pending(now_s);  // a draining replica taken back is ready at once
+  // Evaluations go on while anything else is still to happen (they alone never keep a finished run alive).
+  if (!events_.empty() || in_system_all_ > 0)
+    events_.schedule(now_s + autoscaler_->interval_s(), EventKind::autoscale, 0);
+}
+
+void Simulation::on_replica_ready(std::int32_t g, double now_s) {
+  if (fleet_->state(g) != GroupState::starting) return;
+  fleet_->set(g, GroupState::ready);
+  fleet_changed(now_s);
+  dispatch_pending(now_s);
 }
 
 void Simulation::start_replica(std::int32_t r, double now_s) {
@@ -305,8 +373,16 @@ void Simulation::finish_request(std::int32_t i, double now_s) {
   f.input_tokens = s.input;
   f.output_tokens = s.output;
   f.measured = s.measured;
-  collector_->on_request_finished(f);
+  meter_.on_finish(now_s, collector_->on_request_finished(f));
   if (s.measured) collector_->on_in_system_change(now_s, -1);
+  if (autoscaler_) {
+    autoscaler_->on_in_system(now_s, in_system_all_);
+    // A draining replica that finished its last request stops (and stops being billed).
+    if (s.replica >= 0 && fleet_->state(s.replica) == GroupState::draining && group_outstanding(s.replica) == 0) {
+      fleet_->set(s.replica, GroupState::off);
+      fleet_changed(now_s);
+    }
+  }
   if (series_) series_->on_finish(now_s, (s.first_token_s - s.arrival_s) * 1e3, (now_s - s.arrival_s) * 1e3);
   if (opt_.record_requests) {
     RequestRecord rec;
@@ -396,8 +472,13 @@ void Simulation::event_loop() {
       break;
     }
     const Event e = events_.pop();
-    end_s = e.time_s;
-    if (e.kind == EventKind::arrival) {
+    // The run ends with its last request: fleet events (evaluations) do not extend it.
+    if (e.kind <= EventKind::replica_start) end_s = e.time_s;
+    if (e.kind == EventKind::autoscale) {
+      on_autoscale(e.time_s);
+    } else if (e.kind == EventKind::replica_ready) {
+      on_replica_ready(e.target, e.time_s);
+    } else if (e.kind == EventKind::arrival) {
       on_arrival(e.target, e.time_s);
     } else if (e.kind == EventKind::replica_start) {
       start_pending_[static_cast<std::size_t>(e.target)] = 0;
@@ -436,6 +517,17 @@ void Simulation::finish(double end_s) {
     }
     RunFacts facts{rs_, plan_, replicas_, engines_per_group_, kv_integral_at_window_, peak_kv_fraction_, end_s};
     fill_engine(s, facts);
+    double busy = 0;
+    for (const auto& r : replicas_) busy += r.work().busy_s;
+    s.fleet = meter_.summarize(end_s, busy / engines_per_group_);
+  } else {
+    s.fleet = meter_.summarize(end_s, 0);
+  }
+  s.fleet.autoscaled = autoscaler_ != nullptr;
+  if (autoscaler_) {
+    s.fleet.scale_ups = autoscaler_->scale_ups();
+    s.fleet.scale_downs = autoscaler_->scale_downs();
+    s.fleet.scale_up_delay_s = autoscaler_->scale_up_delay_s();
   }
   if (s.unstable && s.saturation.time_s > 0 && s.offered.window_s > 0)
     s.reason += " — offered " + format_value(s.offered.requests_per_s) + " req/s against a saturation throughput of " +
@@ -449,6 +541,9 @@ SimulationResult Simulation::run() {
   if (opt_.record_requests)
     result_.requests.reserve(static_cast<std::size_t>(std::min<std::int64_t>(rs_.scenario.workload.num_requests, 1 << 24)));
   events_.reserve(static_cast<std::size_t>(driver_->sources()) + replicas_.size() + 16);
+  if (fleet_) fleet_changed(0);
+  else meter_.on_fleet(0, rs_.scenario.hardware.replicas, rs_.scenario.hardware.replicas);  // synthetic servers
+  if (autoscaler_) events_.schedule(autoscaler_->interval_s(), EventKind::autoscale, 0);
   for (std::int32_t i = 0; i < driver_->sources(); ++i) {
     // Closed-loop users and offline runs send their first request at t = 0; other sources draw theirs.
     if (driver_->is_user(i)) events_.schedule(0.0, EventKind::arrival, i);

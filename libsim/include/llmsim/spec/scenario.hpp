@@ -5,6 +5,7 @@
 #include <string>
 
 #include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/autoscaler.hpp"
 #include "llmsim/spec/deployment.hpp"
 #include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
@@ -47,6 +48,7 @@ struct Scenario {
   Workload workload;
   SloSpec slo;
   CostSpec cost;
+  std::optional<AutoscalerSpec> autoscaler;  ///< absent = a fixed fleet of hardware.replicas
   void validate() const;             ///< all sections; one ConfigError with every problem
 };
 
