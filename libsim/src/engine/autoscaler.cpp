@@ -29,7 +29,8 @@ double scale_up_delay_s(const spec::ResolvedScenario& rs) {
 namespace detail {
 
 Fleet::Fleet(std::int32_t groups, std::int32_t ready)
-    : state_(static_cast<std::size_t>(groups), GroupState::off), ready_mask_(static_cast<std::size_t>(groups), 0) {
+    : state_(static_cast<std::size_t>(groups), GroupState::off), ready_mask_(static_cast<std::size_t>(groups), 0),
+      off_(groups) {
   for (std::int32_t g = 0; g < std::min(groups, ready); ++g) set(g, GroupState::ready);
 }
 
@@ -39,6 +40,7 @@ void Fleet::set(std::int32_t g, GroupState s) {
     if (x == GroupState::ready) ready_ += d;
     if (x == GroupState::starting) starting_ += d;
     if (x == GroupState::draining) draining_ += d;
+    if (x == GroupState::off) off_ += d;
   };
   count(cur, -1);
   count(s, +1);

@@ -14,7 +14,8 @@
 
 namespace llmsim::engine::detail {
 
-enum class GroupState : std::uint8_t { off, starting, ready, draining, failed };
+/// standby: a hot spare (billed, loaded, not routed to); failed: down until repaired (billed: the machine is held).
+enum class GroupState : std::uint8_t { off, starting, ready, draining, failed, standby };
 
 class Fleet {
  public:
@@ -26,15 +27,14 @@ class Fleet {
   const std::vector<char>& ready_mask() const noexcept { return ready_mask_; }
   std::int32_t ready() const noexcept { return ready_; }
   std::int32_t starting() const noexcept { return starting_; }
-  /// Replicas paid for: starting, ready or draining (a failed replica is being repaired or replaced by the
-  /// provider and billed only when `bill_failed`).
-  std::int32_t billed() const noexcept { return starting_ + ready_ + draining_; }
+  /// Replicas paid for: every state but off (a failed machine is still held while it is repaired).
+  std::int32_t billed() const noexcept { return size() - off_; }
   std::int32_t size() const noexcept { return static_cast<std::int32_t>(state_.size()); }
 
  private:
   std::vector<GroupState> state_;
   std::vector<char> ready_mask_;
-  std::int32_t ready_ = 0, starting_ = 0, draining_ = 0;
+  std::int32_t ready_ = 0, starting_ = 0, draining_ = 0, off_ = 0;
 };
 
 class Autoscaler {
