@@ -20,6 +20,7 @@ NOTEBOOKS = [
     "controlled_experiment.ipynb",
     "calibration.ipynb",
     "load_spike.ipynb",
+    "a_month_4090_vs_a100.ipynb",
 ]
 
 

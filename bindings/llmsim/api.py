@@ -7,7 +7,7 @@ from typing import Any, Mapping, Optional, Sequence
 import pandas as pd
 
 from . import _core
-from ._frames import records_frame, rows_frame
+from ._frames import fleet_hours_frame, records_frame, rows_frame
 from ._scenario import Scenario, normalize, to_text
 
 
@@ -78,6 +78,12 @@ class Result:
 
     def __getitem__(self, key: str) -> Any:
         return self.summary[key]
+
+    @property
+    def fleet_hours(self) -> pd.DataFrame:
+        """The fleet hour by hour (``summary["fleet"]["hours"]``, computed in C++): arrivals, completions, SLO
+        attainment, replicas billed and ready — an autoscaled fleet's daily shape and its cold starts."""
+        return fleet_hours_frame(self.summary)
 
     def to_json(self, indent: Optional[int] = None) -> str:
         """The summary as JSON text."""

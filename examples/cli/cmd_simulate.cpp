@@ -1,5 +1,6 @@
 // `llmsim simulate`: run one scenario through the serving engine and print the summary.
 #include <cmath>
+#include <iomanip>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -122,6 +123,28 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
             << (s.cost.per_mtok_output_slo > 0 ? cur + fmt(s.cost.per_mtok_output_slo, 3)
                                                : std::string("n/a (no request met the SLO)"))
             << " per million SLO-meeting output tokens; cold start " << fmt(s.cost.cold_start_s, 0) << " s\n";
+  // The run's own bill (fleet.replica_hours): for an autoscaled fleet the line above prices hardware.replicas
+  // held all month, this one what the simulated period actually held.
+  const auto& f = s.fleet;
+  if (s.cost.period_hours > 0) {
+    std::cout << "fleet " << (f.autoscaled ? "autoscaled" : "fixed") << ": " << fmt(f.replica_hours, 1)
+              << " replica-hours over " << fmt(s.cost.period_hours, 1) << " h (" << fmt(f.idle_replica_hours, 1)
+              << " idle), peak " << f.peak_replicas << " replicas";
+    if (f.autoscaled)
+      std::cout << ", " << f.scale_ups << " starts of " << fmt(f.scale_up_delay_s, 0) << " s, " << f.scale_downs << " stops";
+    std::cout << "; bill " << cur << fmt(s.cost.period, 2) << " (" << cur << fmt(s.cost.period_monthly, 0) << "/month), "
+              << (s.cost.period_per_mtok_output_slo > 0 ? cur + fmt(s.cost.period_per_mtok_output_slo, 3) : std::string("n/a"))
+              << " per million SLO-meeting output tokens\n";
+  }
+  if (f.hours.size() > 1 && f.autoscaled) {
+    std::cout << "hour  arrivals  SLO met  replicas billed/ready\n";
+    for (const auto& h : f.hours) {
+      const double a = h.slo_attainment();
+      std::cout << std::setw(4) << static_cast<long long>(h.start_s / 3600) << std::setw(10) << h.arrivals << std::setw(8)
+                << (a >= 0 ? fmt(100 * a, 1) + "%" : std::string("-")) << "   " << fmt(h.replicas_billed, 2) << " / "
+                << fmt(h.replicas_ready, 2) << "\n";
+    }
+  }
   for (const auto& c : s.classes)
     std::cout << "  class " << c.name << ": " << c.completed_requests << " done, TTFT p95 " << fmt(c.ttft_ms.p95, 1)
               << " ms, TPOT p95 " << fmt(c.tpot_ms.p95, 1) << " ms, attainment " << fmt(100 * c.slo_attainment, 1)

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "llmsim/core/error.hpp"
+#include "llmsim/engine/autoscaler.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/spec/gpu_option.hpp"
 
@@ -91,9 +92,7 @@ std::optional<double> fleet_cost_per_mtok(double fleet_hourly, int serving, doub
 }
 
 double cold_start_s(std::int64_t weight_bytes, double network_gbps) {
-  if (!std::isfinite(network_gbps) || network_gbps <= 0)
-    throw ConfigError("cost.network_gbps", "must be > 0, got " + format_value(network_gbps));
-  return static_cast<double>(weight_bytes) * 8.0 / (network_gbps * 1e9);
+  return engine::weight_load_s(static_cast<double>(weight_bytes), network_gbps);
 }
 
 std::optional<int> replicas_needed(double target_qps, double qps_per_replica, double spare_fraction) {
@@ -115,6 +114,18 @@ metrics::CostSummary cost_summary(const spec::ResolvedScenario& s, const metrics
   if (summary.fits) {
     c.per_mtok_output_slo = cost_per_mtok(c.per_hour, summary.goodput_output_tps).value_or(0.0);
     c.per_mtok_total_slo = cost_per_mtok(c.per_hour, summary.goodput_total_tps).value_or(0.0);
+    // The run's own bill: the replica-hours the fleet was held (autoscaled or fixed) over the simulated period,
+    // divided by the SLO-meeting output tokens the run delivered (failed and timed-out requests never count).
+    const double period_h = summary.fleet.hours.empty() ? 0 : summary.fleet.hours.back().end_s / 3600;
+    if (period_h > 0) {
+      const auto& p = s.scenario.hardware.parallel;
+      const double gpu_hours = summary.fleet.replica_hours * p.tp * p.pp;
+      c.period_hours = period_h;
+      c.period = period_cost(s.price_per_gpu_hour, gpu_hours, period_h, s.scenario.cost);
+      c.period_monthly = c.period * s.scenario.cost.hours_per_month / period_h;
+      const double good_tokens = summary.goodput_output_tps * summary.duration_s;
+      if (good_tokens > 0) c.period_per_mtok_output_slo = c.period / good_tokens * 1e6;
+    }
   }
   return c;
 }

@@ -9,7 +9,7 @@ namespace llmsim::engine::detail {
 
 Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaConfig& cfg, KvBlockManager kv, const perf::CostModel& cost,
                  SeqPool& pool, metrics::Collector& metrics)
-    : index_(index), cfg_(cfg), kv_(std::move(kv)), cost_(&cost), pool_(&pool), metrics_(&metrics),
+    : index_(index), cfg_(cfg), kv_initial_(kv), kv_(std::move(kv)), cost_(&cost), pool_(&pool), metrics_(&metrics),
       phase_count_(static_cast<std::size_t>(kv_.block_size()), 0) {
   finish_heap_.reserve(static_cast<std::size_t>(cfg_.max_num_seqs) + 16);
   fresh_.reserve(64);
@@ -472,6 +472,35 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
     sat_.prefill_tokens += static_cast<double>(record_.prefill_tokens);
     sat_.seq_time += static_cast<double>(record_.prefill_seqs + record_.decode_seqs) * elapsed;
   }
+}
+
+void Replica::evict_all(double now_s, std::vector<std::int32_t>& out, std::vector<std::int64_t>& produced) {
+  auto take = [&](std::int32_t i) {
+    Seq& s = (*pool_)[i];
+    if (s.finished) {  // static-batching padding: reported when its last token came, only holding a slot
+      s.state = SeqState::done;
+      pool_->release(i);
+      return;
+    }
+    produced.push_back(s.state == SeqState::decoding ? s.gen_base + (step_ - s.k0) : s.generated);
+    out.push_back(i);
+  };
+  for (std::int32_t i = head_; i >= 0;) {
+    const std::int32_t next = (*pool_)[i].next;
+    take(i);
+    i = next;
+  }
+  for (; !waiting_.empty(); waiting_.pop_front()) take(waiting_.front());
+  for (; !swapped_.empty(); swapped_.pop_front()) take(swapped_.front());
+  // Restart empty, keeping what was measured so far.
+  Replica fresh(index_, record_.virtual_engine, cfg_, kv_initial_, *cost_, *pool_, *metrics_);
+  fresh.work_ = work_;
+  fresh.sat_ = sat_;
+  fresh.preemptions_ = preemptions_;
+  fresh.kv_used_ = kv_used_;
+  fresh.kv_used_.set(now_s, 0.0);
+  fresh.last_decode_end_s_ = now_s;
+  *this = std::move(fresh);
 }
 
 }  // namespace llmsim::engine::detail

@@ -173,6 +173,12 @@ class Replica {
   std::int64_t running() const noexcept { return running_; }
   /// ∫ KV blocks used dt since the start of the run.
   const metrics::TimeIntegral& kv_integral() const noexcept { return kv_used_; }
+  /// A failure at `now_s` (engine/failures.hpp): every request the replica holds leaves it — running ones in
+  /// admission order, then waiting, then swapped — appended to `out`, with the output tokens each had produced in
+  /// `produced`; static-batching padding (already reported) goes back to the pool. The replica restarts empty, its
+  /// KV pool fresh, keeping its accumulated totals; an iteration in flight is lost (the caller ignores its
+  /// completion event). The sequences keep their old per-replica state: the caller resets or releases them.
+  void evict_all(double now_s, std::vector<std::int32_t>& out, std::vector<std::int64_t>& produced);
 
  private:
   // Running list (admission order; the tail is the preemption victim).
@@ -219,6 +225,7 @@ class Replica {
 
   std::int32_t index_;
   ReplicaConfig cfg_;
+  KvBlockManager kv_initial_;  ///< the empty pool, restored after a failure (declared before kv_: copied first)
   KvBlockManager kv_;
   const perf::CostModel* cost_;
   SeqPool* pool_;

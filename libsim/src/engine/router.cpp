@@ -20,18 +20,26 @@ double Router::group_kv_fraction(const std::vector<Replica>& replicas, std::int3
 
 std::int32_t Router::route(const std::vector<Replica>& replicas) {
   std::int32_t g = 0;
+  if (ready_) {  // a dynamic fleet: start from the first ready group, skip the others
+    while (g < groups_ && !ok(g)) ++g;
+    if (g == groups_) return -1;
+  }
   if (groups_ > 1) {
     switch (policy_) {
       case spec::RouterPolicy::round_robin:
-        g = rr_next_;
-        rr_next_ = (rr_next_ + 1) % groups_;
+        for (std::int32_t k = 0; k < groups_; ++k) {
+          g = rr_next_;
+          rr_next_ = (rr_next_ + 1) % groups_;
+          if (ok(g)) break;
+        }
         break;
       case spec::RouterPolicy::least_outstanding:
-        for (std::int32_t r = 1; r < groups_; ++r)
-          if (group_outstanding(replicas, r) < group_outstanding(replicas, g)) g = r;
+        for (std::int32_t r = g + 1; r < groups_; ++r)
+          if (ok(r) && group_outstanding(replicas, r) < group_outstanding(replicas, g)) g = r;
         break;
       case spec::RouterPolicy::least_kv:
-        for (std::int32_t r = 1; r < groups_; ++r) {
+        for (std::int32_t r = g + 1; r < groups_; ++r) {
+          if (!ok(r)) continue;
           const double a = group_kv_fraction(replicas, r), b = group_kv_fraction(replicas, g);
           if (a < b || (a == b && group_outstanding(replicas, r) < group_outstanding(replicas, g))) g = r;
         }

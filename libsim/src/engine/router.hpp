@@ -16,8 +16,10 @@ class Router {
   Router(spec::RouterPolicy policy, std::int32_t groups, std::int32_t engines_per_group)
       : policy_(policy), groups_(groups), per_group_(engines_per_group) {}
 
-  /// The engine (index into `replicas`) that takes the next request.
+  /// The engine (index into `replicas`) that takes the next request; -1 when no deployment replica is ready.
   std::int32_t route(const std::vector<Replica>& replicas);
+  /// Restricts routing to the groups whose byte is non-zero (the fleet's ready replicas); null = all of them.
+  void set_ready_mask(const std::vector<char>* ready) noexcept { ready_ = ready; }
   /// KV blocks used / capacity over the virtual engines of deployment replica `g`.
   double group_kv_fraction(const std::vector<Replica>& replicas, std::int32_t g) const;
 
@@ -26,6 +28,8 @@ class Router {
   spec::RouterPolicy policy_;
   std::int32_t groups_, per_group_;
   std::int32_t rr_next_ = 0;
+  const std::vector<char>* ready_ = nullptr;
+  bool ok(std::int32_t g) const { return !ready_ || (*ready_)[static_cast<std::size_t>(g)]; }
 };
 
 }  // namespace llmsim::engine::detail

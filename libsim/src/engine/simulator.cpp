@@ -11,11 +11,14 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/rng.hpp"
+#include "llmsim/engine/autoscaler.hpp"
 #include "llmsim/engine/event_queue.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/metrics/collector.hpp"
 #include "llmsim/metrics/time_series.hpp"
 #include "llmsim/perf/cost_model.hpp"
+#include "autoscaler.hpp"
+#include "failures.hpp"
 #include "pipeline.hpp"
 #include "replica.hpp"
 #include "router.hpp"
@@ -39,7 +42,7 @@ class Simulation {
 
  private:
   bool build();  ///< false when the model does not fit (result_.summary says why)
-  void build_replicas();
+  void build_replicas(std::int32_t groups);
   void schedule_next(std::int32_t source, double now_s, bool after_arrival);
   void on_arrival(std::int32_t source, double now_s);
   void on_iteration_done(std::int32_t replica, double now_s);
@@ -47,6 +50,19 @@ class Simulation {
   void start_replica(std::int32_t r, double now_s);
   void start_service(std::int32_t server, std::int32_t seq, double now_s);
   void finish_request(std::int32_t seq, double now_s);
+  void assign(std::int32_t seq, std::int32_t engine, double now_s);  ///< a routed request joins its engine
+  // The fleet (autoscaler.hpp): evaluations, replicas becoming ready, the bill's counts.
+  void on_autoscale(double now_s);
+  void on_replica_ready(std::int32_t group, double now_s);
+  void fleet_changed(double now_s);
+  void dispatch_pending(double now_s);
+  std::int64_t group_outstanding(std::int32_t group) const;
+  // Failures (failures.hpp): a replica going down and coming back; its requests re-queued or failed.
+  void schedule_fleet(double t, EventKind kind, std::int32_t target);
+  bool work_left() const { return events_.size() > fleet_events_ || in_system_all_ > 0; }
+  void on_replica_down(std::int32_t target, double now_s);
+  void on_replica_up(std::int32_t group, double now_s);
+  void requeue_or_fail(std::int32_t seq, std::int64_t produced, double now_s);
   std::int64_t waiting_total() const;
   void sample_state(double now_s);
   void event_loop();
@@ -61,6 +77,19 @@ class Simulation {
   std::unique_ptr<Router> router_;
   std::unique_ptr<SyntheticService> synthetic_;
   std::unique_ptr<RunMonitor> monitor_;
+  std::unique_ptr<Fleet> fleet_;             ///< deployment replicas' states (not for the synthetic service)
+  std::unique_ptr<Autoscaler> autoscaler_;   ///< when the scenario has an autoscaler
+  Autoscaler::Actions actions_;
+  metrics::FleetMeter meter_;
+  IndexRing pending_;                        ///< requests that arrived while no replica was ready
+  std::unique_ptr<FailureModel> failures_;
+  std::vector<std::int32_t> skip_done_;      ///< per engine: completions of iterations lost to a failure
+  std::vector<std::int32_t> evicted_;
+  std::vector<std::int64_t> produced_;
+  std::size_t fleet_events_ = 0;             ///< queued fleet events (autoscale .. replica_up)
+  std::int32_t serving_ = 0;                 ///< replicas meant to serve (a fixed fleet without its spares)
+  std::int64_t failed_ = 0, requeued_ = 0, replica_failures_ = 0;
+  double wasted_tokens_ = 0;
   memory::MemoryPlan plan_;
   SeqPool pool_;
   // One Replica per virtual engine: deployment replica g owns replicas_[g·k, (g+1)·k), k = engines_per_group_,
@@ -109,6 +138,10 @@ bool Simulation::build() {
   collector_ = std::make_unique<metrics::Collector>(driver_->class_infos(), sc.slo);
   result_.summary.engine = synthetic ? "synthetic service (M/G/c queue)" : spec::engine_name(e.policy);
   std::int64_t slots = 1, servers = sc.hardware.replicas;
+  if (synthetic && sc.autoscaler)
+    throw ConfigError("autoscaler", "cannot scale the synthetic service (engine.synthetic_service): it has no replicas to start");
+  if (synthetic && (!sc.failures.empty() || sc.failures.spares > 0))
+    throw ConfigError("failures", "the synthetic service (engine.synthetic_service) has no replicas to fail");
   if (synthetic) {
     synthetic_ = std::make_unique<SyntheticService>(*e.synthetic_service, sc.hardware.replicas,
                                                     rng_stream(w.seed, "service"));
@@ -129,8 +162,27 @@ bool Simulation::build() {
       return false;
     }
     cost_ = std::make_unique<perf::CostModel>(perf::make_cost_model(rs_));
-    build_replicas();
-    router_ = std::make_unique<Router>(sc.hardware.router, sc.hardware.replicas, engines_per_group_);
+    // An autoscaled fleet holds max_replicas replicas, min_replicas of them serving at t = 0, the rest off.
+    const auto& as = sc.autoscaler;
+    const auto& fs = sc.failures;
+    serving_ = as ? as->max_replicas : sc.hardware.replicas;
+    const std::int32_t groups = serving_ + fs.spares;  // hot spares wait in standby
+    for (std::size_t k = 0; k < fs.outages.size(); ++k)
+      if (fs.outages[k].replica >= groups)
+        throw ConfigError("failures.outages[" + std::to_string(k) + "][2]",
+                          "replica must be < " + std::to_string(groups) + " (the fleet's replicas), got " +
+                              std::to_string(fs.outages[k].replica));
+    build_replicas(groups);
+    router_ = std::make_unique<Router>(sc.hardware.router, groups, engines_per_group_);
+    fleet_ = std::make_unique<Fleet>(groups, as ? as->min_replicas : serving_);
+    for (std::int32_t g = serving_; g < groups; ++g) fleet_->set(g, GroupState::standby);
+    if (as) {
+      autoscaler_ = std::make_unique<Autoscaler>(*as, scale_up_delay_s(rs_),
+                                                 static_cast<double>(e.max_num_seqs) * engines_per_group_);
+    }
+    if (!fs.empty()) failures_ = std::make_unique<FailureModel>(fs, groups, w.seed);
+    if (as || failures_ || fs.spares > 0) router_->set_ready_mask(&fleet_->ready_mask());
+    skip_done_.assign(replicas_.size(), 0);
     slots = e.max_num_seqs;
     servers = static_cast<std::int64_t>(replicas_.size());
   }
@@ -146,7 +198,7 @@ bool Simulation::build() {
   return true;
 }
 
-void Simulation::build_replicas() {
+void Simulation::build_replicas(std::int32_t groups) {
   const auto& sc = rs_.scenario;
   const auto& e = sc.engine;
   ReplicaConfig cfg;
@@ -164,8 +216,8 @@ void Simulation::build_replicas() {
   // Swap space is bounded by validation (<= 1e6 GiB); the block count saturates rather than overflow.
   const double host = cfg.block_bytes > 0 ? e.swap_space_gb * kGiB / cfg.block_bytes / engines_per_group_ : 0;
   const auto host_blocks = static_cast<std::int64_t>(std::min(host, 4e18));
-  replicas_.reserve(static_cast<std::size_t>(sc.hardware.replicas * engines_per_group_));
-  for (int r = 0; r < sc.hardware.replicas; ++r) {
+  replicas_.reserve(static_cast<std::size_t>(groups * engines_per_group_));
+  for (int r = 0; r < groups; ++r) {
     pipelines_.emplace_back(sc.hardware.parallel.pp);
     for (int v = 0; v < engines_per_group_; ++v)
       replicas_.emplace_back(r, v, cfg, KvBlockManager(kv_blocks, e.block_size, e.watermark_or_default(), host_blocks),
@@ -224,6 +276,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
     collector_->mark_steady_end(now_s);  // the last call (the last measured arrival) ends the steady state
   }
   if (series_) series_->on_arrival(now_s);
+  meter_.on_arrival(now_s);
   clipped_ += d.clipped;
   // A request whose whole sequence could never fit in an empty KV cache would preempt itself forever.
   bool reject = d.too_long;
@@ -254,6 +307,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   s.state = SeqState::waiting;
   ++in_system_all_;
   if (measured) collector_->on_in_system_change(now_s, +1);
+  if (autoscaler_) autoscaler_->on_in_system(now_s, in_system_all_);
 
   if (synthetic_) {
     const std::int32_t server = synthetic_->free_server();
@@ -261,15 +315,143 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
     else synthetic_->queue().push_back(i);
   } else {
     const std::int32_t r = router_->route(replicas_);
-    const auto ri = static_cast<std::size_t>(r);
-    replicas_[ri].enqueue(i);
-    if (!replicas_[ri].busy() && !start_pending_[ri]) {
-      start_pending_[ri] = 1;
-      events_.schedule(now_s, EventKind::replica_start, r);
-    }
+    if (r < 0) pending_.push_back(i);  // no replica ready (scaled to zero, all starting): wait for one
+    else assign(i, r, now_s);
   }
   monitor_->after_arrival(issued_, w.num_requests, in_system_all_, waiting_total());
   if (!driver_->is_user(si)) schedule_next(si, now_s, true);
+}
+
+void Simulation::assign(std::int32_t i, std::int32_t r, double now_s) {
+  const auto ri = static_cast<std::size_t>(r);
+  replicas_[ri].enqueue(i);
+  if (!replicas_[ri].busy() && !start_pending_[ri]) {
+    start_pending_[ri] = 1;
+    events_.schedule(now_s, EventKind::replica_start, r);
+  }
+}
+
+std::int64_t Simulation::group_outstanding(std::int32_t g) const {
+  std::int64_t n = 0;
+  for (std::int32_t v = 0; v < engines_per_group_; ++v)
+    n += replicas_[static_cast<std::size_t>(g * engines_per_group_ + v)].outstanding();
+  return n;
+}
+
+void Simulation::fleet_changed(double now_s) { meter_.on_fleet(now_s, fleet_->billed(), fleet_->ready()); }
+
+void Simulation::dispatch_pending(double now_s) {
+  while (!pending_.empty()) {
+    const std::int32_t r = router_->route(replicas_);
+    if (r < 0) return;
+    const std::int32_t i = pending_.front();
+    pending_.pop_front();
+    assign(i, r, now_s);
+  }
+}
+
+void Simulation::on_autoscale(double now_s) {
+  autoscaler_->tick(now_s, *fleet_, [&](std::int32_t g) { return group_outstanding(g); }, actions_);
+  for (const auto g : actions_.start) schedule_fleet(now_s + autoscaler_->scale_up_delay_s(), EventKind::replica_ready, g);
+  fleet_changed(now_s);
+  dispatch_pending(now_s);  // a draining replica taken back is ready at once
+  // Evaluations go on while anything else is still to happen (they alone never keep a finished run alive).
+  if (work_left()) schedule_fleet(now_s + autoscaler_->interval_s(), EventKind::autoscale, 0);
+}
+
+void Simulation::schedule_fleet(double t, EventKind kind, std::int32_t target) {
+  ++fleet_events_;
+  events_.schedule(t, kind, target);
+}
+
+void Simulation::on_replica_down(std::int32_t target, double now_s) {
+  const auto& fs = rs_.scenario.failures;
+  const bool scheduled = target < 0;  // a listed outage (-1 - its index), else a random failure of replica `target`
+  const std::int32_t g = scheduled ? fs.outages[static_cast<std::size_t>(-1 - target)].replica : target;
+  if (!work_left()) return;  // after the run's last request: nothing to fail, nothing more to bill
+  const GroupState st = fleet_->state(g);
+  if (st != GroupState::ready && st != GroupState::draining && st != GroupState::standby) {
+    // Off, starting or already down: nothing to fail; a random clock runs on.
+    if (!scheduled && work_left()) schedule_fleet(now_s + failures_->time_to_failure(g), EventKind::replica_down, g);
+    return;
+  }
+  ++replica_failures_;
+  fleet_->set(g, GroupState::failed);
+  if (st != GroupState::standby)  // a hot spare takes the failed replica's place at once
+    for (std::int32_t h = 0; h < fleet_->size(); ++h)
+      if (fleet_->state(h) == GroupState::standby) {
+        fleet_->set(h, GroupState::ready);
+        break;
+      }
+  fleet_changed(now_s);
+  evicted_.clear();
+  produced_.clear();
+  for (std::int32_t v = 0; v < engines_per_group_; ++v) {
+    const auto e = static_cast<std::size_t>(g * engines_per_group_ + v);
+    if (replicas_[e].busy()) ++skip_done_[e];  // its iteration is lost with it
+    replicas_[e].evict_all(now_s, evicted_, produced_);
+  }
+  for (std::size_t k = 0; k < evicted_.size(); ++k) requeue_or_fail(evicted_[k], produced_[k], now_s);
+  const double down = scheduled ? fs.outages[static_cast<std::size_t>(-1 - target)].duration_s : failures_->time_to_repair(g);
+  schedule_fleet(now_s + down, EventKind::replica_up, scheduled ? -1 - g : g);
+}
+
+void Simulation::requeue_or_fail(std::int32_t i, std::int64_t produced, double now_s) {
+  Seq& s = pool_[i];
+  if (rs_.scenario.failures.on_failure == spec::OnFailure::requeue) {
+    // The request starts again from scratch elsewhere (a client's retry): a new stream, a new first token.
+    Seq again;
+    again.id = s.id;
+    again.tenant = s.tenant;
+    again.source = s.source;
+    again.arrival_s = s.arrival_s;
+    again.input = s.input;
+    again.output = s.output;
+    again.prefill_target = s.input;
+    again.prefix_key = s.prefix_key;
+    again.prefix_len = s.prefix_len;
+    again.measured = s.measured;
+    again.preemptions = s.preemptions;
+    again.stamp = s.stamp + 1;
+    again.state = SeqState::waiting;
+    s = again;
+    ++requeued_;
+    const std::int32_t r = router_->route(replicas_);
+    if (r < 0) pending_.push_back(i);
+    else assign(i, r, now_s);
+    return;
+  }
+  // Lost: never completed, never in goodput or the tokens the cost is divided by; its tokens were wasted work.
+  ++failed_;
+  wasted_tokens_ += static_cast<double>(produced);
+  --in_system_all_;
+  if (s.measured) collector_->on_in_system_change(now_s, -1);
+  if (autoscaler_) autoscaler_->on_in_system(now_s, in_system_all_);
+  meter_.on_failed(now_s);
+  const std::int32_t source = s.source;
+  s.state = SeqState::done;
+  pool_.release(i);
+  if (driver_->is_user(source)) schedule_next(source, now_s, true);  // a closed-loop user moves on
+}
+
+void Simulation::on_replica_up(std::int32_t target, double now_s) {
+  const bool scheduled = target < 0;
+  const std::int32_t g = scheduled ? -1 - target : target;
+  if (fleet_->state(g) != GroupState::failed || !work_left()) return;
+  // Back in service, or in standby when the spares already fill the serving places.
+  const bool spare = !autoscaler_ && fleet_->ready() >= serving_;
+  fleet_->set(g, spare ? GroupState::standby : GroupState::ready);
+  fleet_changed(now_s);
+  dispatch_pending(now_s);
+  if (!scheduled && failures_->random() && work_left())
+    schedule_fleet(now_s + failures_->time_to_failure(g), EventKind::replica_down, g);
+}
+
+void Simulation::on_replica_ready(std::int32_t g, double now_s) {
+  if (fleet_->state(g) != GroupState::starting) return;
+  fleet_->set(g, GroupState::ready);
+  fleet_changed(now_s);
+  dispatch_pending(now_s);
 }
 
 void Simulation::start_replica(std::int32_t r, double now_s) {
@@ -307,8 +489,16 @@ void Simulation::finish_request(std::int32_t i, double now_s) {
   f.input_tokens = s.input;
   f.output_tokens = s.output;
   f.measured = s.measured;
-  collector_->on_request_finished(f);
+  meter_.on_finish(now_s, collector_->on_request_finished(f));
   if (s.measured) collector_->on_in_system_change(now_s, -1);
+  if (autoscaler_) {
+    autoscaler_->on_in_system(now_s, in_system_all_);
+    // A draining replica that finished its last request stops (and stops being billed).
+    if (s.replica >= 0 && fleet_->state(s.replica) == GroupState::draining && group_outstanding(s.replica) == 0) {
+      fleet_->set(s.replica, GroupState::off);
+      fleet_changed(now_s);
+    }
+  }
   if (series_) series_->on_finish(now_s, (s.first_token_s - s.arrival_s) * 1e3, (now_s - s.arrival_s) * 1e3);
   if (opt_.record_requests) {
     RequestRecord rec;
@@ -331,6 +521,10 @@ void Simulation::finish_request(std::int32_t i, double now_s) {
 }
 
 void Simulation::on_iteration_done(std::int32_t r, double now_s) {
+  if (!skip_done_.empty() && skip_done_[static_cast<std::size_t>(r)] > 0) {  // lost with a failed replica
+    --skip_done_[static_cast<std::size_t>(r)];
+    return;
+  }
   finished_.clear();
   Replica& rep = replicas_[static_cast<std::size_t>(r)];
   rep.finish_iteration(now_s, finished_);
@@ -398,8 +592,18 @@ void Simulation::event_loop() {
       break;
     }
     const Event e = events_.pop();
-    end_s = e.time_s;
-    if (e.kind == EventKind::arrival) {
+    // The run ends with its last request: fleet events (evaluations) do not extend it.
+    if (e.kind <= EventKind::replica_start) end_s = e.time_s;
+    else --fleet_events_;
+    if (e.kind == EventKind::replica_down) {
+      on_replica_down(e.target, e.time_s);
+    } else if (e.kind == EventKind::replica_up) {
+      on_replica_up(e.target, e.time_s);
+    } else if (e.kind == EventKind::autoscale) {
+      on_autoscale(e.time_s);
+    } else if (e.kind == EventKind::replica_ready) {
+      on_replica_ready(e.target, e.time_s);
+    } else if (e.kind == EventKind::arrival) {
       on_arrival(e.target, e.time_s);
     } else if (e.kind == EventKind::replica_start) {
       start_pending_[static_cast<std::size_t>(e.target)] = 0;
@@ -438,6 +642,21 @@ void Simulation::finish(double end_s) {
     }
     RunFacts facts{rs_, plan_, replicas_, engines_per_group_, kv_integral_at_window_, peak_kv_fraction_, end_s};
     fill_engine(s, facts);
+    double busy = 0;
+    for (const auto& r : replicas_) busy += r.work().busy_s;
+    s.fleet = meter_.summarize(end_s, busy / engines_per_group_);
+  } else {
+    s.fleet = meter_.summarize(end_s, 0);
+  }
+  s.fleet.autoscaled = autoscaler_ != nullptr;
+  s.fleet.failures = replica_failures_;
+  s.failed_requests = failed_;
+  s.requeued_requests = requeued_;
+  s.wasted_output_tokens = wasted_tokens_;
+  if (autoscaler_) {
+    s.fleet.scale_ups = autoscaler_->scale_ups();
+    s.fleet.scale_downs = autoscaler_->scale_downs();
+    s.fleet.scale_up_delay_s = autoscaler_->scale_up_delay_s();
   }
   if (s.unstable && s.saturation.time_s > 0 && s.offered.window_s > 0)
     s.reason += " — offered " + format_value(s.offered.requests_per_s) + " req/s against a saturation throughput of " +
@@ -451,6 +670,17 @@ SimulationResult Simulation::run() {
   if (opt_.record_requests)
     result_.requests.reserve(static_cast<std::size_t>(std::min<std::int64_t>(rs_.scenario.workload.num_requests, 1 << 24)));
   events_.reserve(static_cast<std::size_t>(driver_->sources()) + replicas_.size() + 16);
+  if (fleet_) fleet_changed(0);
+  else meter_.on_fleet(0, rs_.scenario.hardware.replicas, rs_.scenario.hardware.replicas);  // synthetic servers
+  if (autoscaler_) schedule_fleet(autoscaler_->interval_s(), EventKind::autoscale, 0);
+  if (failures_) {
+    const auto& fs = rs_.scenario.failures;
+    for (std::size_t k = 0; k < fs.outages.size(); ++k)
+      schedule_fleet(fs.outages[k].start_s, EventKind::replica_down, -1 - static_cast<std::int32_t>(k));
+    if (failures_->random())
+      for (std::int32_t g = 0; g < fleet_->size(); ++g)
+        schedule_fleet(failures_->time_to_failure(g), EventKind::replica_down, g);
+  }
   for (std::int32_t i = 0; i < driver_->sources(); ++i) {
     // Closed-loop users and offline runs send their first request at t = 0; other sources draw theirs.
     if (driver_->is_user(i)) events_.schedule(0.0, EventKind::arrival, i);

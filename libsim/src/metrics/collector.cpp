@@ -42,7 +42,7 @@ bool Collector::request_meets(const spec::SloSpec& slo, double ttft_ms, double t
   return true;
 }
 
-void Collector::on_request_finished(const FinishedRequest& r) {
+bool Collector::on_request_finished(const FinishedRequest& r) {
   LLMSIM_CHECK(r.tenant >= 0 && static_cast<std::size_t>(r.tenant) < per_class_.size(), "tenant index out of range");
   const double ttft_ms = (r.first_token_s - r.arrival_s) * 1e3;
   const double e2e_ms = (r.finish_s - r.arrival_s) * 1e3;
@@ -59,7 +59,7 @@ void Collector::on_request_finished(const FinishedRequest& r) {
     dep_.good_output_tokens += out;
     dep_.good_total_tokens += in + out;
   }
-  if (!r.measured) return;
+  if (!r.measured) return meets;
   auto& c = per_class_[static_cast<std::size_t>(r.tenant)];
   const bool per_class = per_class_.size() > 1;  // one class: its distributions are the overall ones
   ttft_.add(ttft_ms);
@@ -84,6 +84,7 @@ void Collector::on_request_finished(const FinishedRequest& r) {
     c.good_output_tokens += out;
     c.good_total_tokens += total;
   }
+  return meets;
 }
 
 void Collector::mark_window_start(double now_s) {

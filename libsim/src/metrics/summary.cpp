@@ -100,7 +100,33 @@ Json to_json(const Summary& s) {
                {"per_mtok_output_slo", s.cost.per_mtok_output_slo},
                {"per_mtok_total_slo", s.cost.per_mtok_total_slo},
                {"monthly", s.cost.monthly},
-               {"cold_start_s", s.cost.cold_start_s}};
+               {"cold_start_s", s.cost.cold_start_s},
+               {"period", s.cost.period},
+               {"period_hours", s.cost.period_hours},
+               {"period_monthly", s.cost.period_monthly},
+               {"period_per_mtok_output_slo", s.cost.period_per_mtok_output_slo}};
+  j["failed_requests"] = s.failed_requests;
+  j["timed_out_requests"] = s.timed_out_requests;
+  j["requeued_requests"] = s.requeued_requests;
+  j["wasted_output_tokens"] = s.wasted_output_tokens;
+  Json hours = Json::array();
+  for (const auto& h : s.fleet.hours) {
+    const double a = h.slo_attainment();
+    hours.push_back({{"start_s", h.start_s}, {"end_s", h.end_s}, {"arrivals", h.arrivals}, {"completed", h.completed},
+                     {"good", h.good}, {"failed", h.failed}, {"timed_out", h.timed_out},
+                     {"slo_attainment", a >= 0 ? Json(a) : Json(nullptr)}, {"replicas_billed", h.replicas_billed},
+                     {"replicas_ready", h.replicas_ready}});
+  }
+  j["fleet"] = {{"autoscaled", s.fleet.autoscaled},
+                {"replica_hours", s.fleet.replica_hours},
+                {"ready_replica_hours", s.fleet.ready_replica_hours},
+                {"idle_replica_hours", s.fleet.idle_replica_hours},
+                {"scale_ups", s.fleet.scale_ups},
+                {"scale_downs", s.fleet.scale_downs},
+                {"peak_replicas", s.fleet.peak_replicas},
+                {"scale_up_delay_s", s.fleet.scale_up_delay_s},
+                {"failures", s.fleet.failures},
+                {"hours", std::move(hours)}};
   // vLLM's benchmark names (vllm bench serve), as aliases of the fields above.
   j["request_throughput"] = s.throughput.requests_per_s;
   j["output_throughput"] = s.throughput.output_tokens_per_s;

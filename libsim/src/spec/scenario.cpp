@@ -197,6 +197,8 @@ void Scenario::validate() const {
   collect([&] { workload.validate("workload"); });
   collect([&] { slo.validate("slo"); });
   collect([&] { cost.validate("cost"); });
+  if (autoscaler) collect([&] { autoscaler->validate("autoscaler"); });
+  collect([&] { failures.validate("failures"); });
   // Derived counts: each factor is bounded, their product too (an int product of tp, pp and replicas overflowed).
   const std::int64_t gpus = std::int64_t{hardware.parallel.tp} * hardware.parallel.pp * hardware.replicas;
   if (p.empty() && gpus > kMaxGpus)
@@ -224,6 +226,8 @@ Scenario scenario_from_json(const JsonView& in) {
   if (v.has("workload")) s.workload = read_workload(v["workload"]);
   if (v.has("slo")) s.slo = read_slo(v["slo"]);
   if (v.has("cost")) s.cost = read_cost(v["cost"]);
+  if (v.has("autoscaler") && !v["autoscaler"].json().is_null()) s.autoscaler = autoscaler_from_json(v["autoscaler"]);
+  if (v.has("failures")) s.failures = failures_from_json(v["failures"]);
   s.validate();
   return s;
 }
@@ -263,6 +267,8 @@ Json to_json(const Scenario& s) {
                {"depreciation_years", c.depreciation_years},
                {"hosting_per_gpu_month", c.hosting_per_gpu_month}};
   if (c.electricity_per_kwh) j["cost"]["electricity_per_kwh"] = *c.electricity_per_kwh;
+  if (s.autoscaler) j["autoscaler"] = to_json(*s.autoscaler);
+  if (!s.failures.empty() || s.failures.spares > 0) j["failures"] = to_json(s.failures);
   return j;
 }
 
@@ -291,6 +297,9 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
   };
   if (top == "name" || top == "model") {
     need_depth(1);
+  } else if (top == "autoscaler" || top == "failures") {
+    if (parts.size() > 1) check_path_component(parts[1], top == "autoscaler" ? kAutoscalerKeys : kFailureKeys, top);
+    need_depth(2);
   } else if (top == "quant" || top == "hardware" || top == "cost") {
     if (parts.size() > 1) {
       check_path_component(parts[1], top == "quant" ? kQuantKeys : top == "hardware" ? kHardwareKeys : kCostKeys, top);

@@ -14,7 +14,11 @@
 namespace llmsim::spec::detail {
 
 // ---- field lists: the parsers, writers and set_json_path share them ----
-inline const std::vector<std::string> kTopKeys{"name", "model", "quant", "hardware", "engine", "workload", "slo", "cost"};
+inline const std::vector<std::string> kTopKeys{"name", "model", "quant", "hardware", "engine", "workload", "slo", "cost", "autoscaler", "failures"};
+inline const std::vector<std::string> kFailureKeys{"mtbf_h", "mttr_h", "outages", "on_failure", "spares"};
+inline const std::vector<std::string> kAutoscalerKeys{"min_replicas", "max_replicas", "target_utilization", "queue_per_replica",
+                                                  "interval_s", "scale_up_delay_s", "scale_down_delay_s", "load_gbps",
+                                                  "engine_start_s"};
 inline const std::vector<std::string> kQuantKeys{"weights", "kv_cache"};
 inline const std::vector<std::string> kHardwareKeys{"gpu",      "gpu_profile", "tp",
                                                    "pp",       "replicas",    "router",
@@ -25,7 +29,8 @@ inline const std::vector<std::string> kEngineKeys{"policy", "max_num_seqs", "max
                                            "runtime", "synthetic_service"};
 inline const std::vector<std::string> kSyntheticKeys{"kind", "mean_s", "cv"};
 inline const std::vector<std::string> kWorkloadKeys{"arrival", "input_tokens", "output_tokens", "prefix_tokens", "prefix_groups",
-                                             "classes", "num_requests", "warmup_requests", "horizon_s", "seed", "too_long"};
+                                             "classes", "num_requests", "warmup_requests", "horizon_s", "seed", "too_long",
+                                             "daily_profile", "days"};
 inline const std::vector<std::string> kClassKeys{"name", "arrival", "input_tokens", "output_tokens", "slo", "prefix_tokens",
                                           "prefix_groups"};
 inline const std::vector<std::string> kCostKeys{"storage_per_month", "network_per_month", "ops_overhead_fraction", "spare_fraction",

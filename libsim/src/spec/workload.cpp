@@ -9,6 +9,9 @@
 
 namespace llmsim::spec {
 
+// daily_profile.cpp
+void check_daily_profile(const DailyProfile& p, int days, const std::string& path, Problems& problems);
+
 namespace {
 
 bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
@@ -248,15 +251,23 @@ std::optional<double> workload_span(const std::vector<TenantClass>& classes, dou
 }  // namespace
 
 std::vector<TenantClass> Workload::effective_classes() const {
-  if (!classes.empty()) return classes;
-  TenantClass c;
-  c.name = "default";
-  c.arrival = arrival;
-  c.input_tokens = input_tokens;
-  c.output_tokens = output_tokens;
-  c.prefix_tokens = prefix_tokens;
-  c.prefix_groups = prefix_groups;
-  return {c};
+  std::vector<TenantClass> out = classes;
+  if (out.empty()) {
+    TenantClass c;
+    c.name = "default";
+    c.arrival = arrival;
+    c.input_tokens = input_tokens;
+    c.output_tokens = output_tokens;
+    c.prefix_tokens = prefix_tokens;
+    c.prefix_groups = prefix_groups;
+    out.push_back(std::move(c));
+  }
+  // The daily curve scales each Poisson class's base rate hour by hour (validation refuses other processes).
+  if (!daily_profile.empty())
+    for (auto& c : out)
+      if (const auto* p = std::get_if<PoissonArrivals>(&c.arrival))
+        c.arrival = compile_daily_profile(daily_profile, days, p->rate);
+  return out;
 }
 
 void Workload::validate(const std::string& path) const {
@@ -306,6 +317,18 @@ void Workload::validate(const std::string& path) const {
   }
   if (!(horizon_s >= 0 && horizon_s <= kMaxSimulatedSeconds)) {
     p.add(path + ".horizon_s", "must be in [0, 1e9] s (0 = no limit), got " + format_value(horizon_s));
+  }
+  if (!daily_profile.empty()) {
+    check_daily_profile(daily_profile, days, path + ".daily_profile", p);
+    const auto one = [&](const ArrivalSpec& a, const std::string& ap) {
+      if (!std::holds_alternative<PoissonArrivals>(a))
+        p.add(ap + ".process", "a daily_profile scales a Poisson base rate; use process \"poisson\"");
+    };
+    if (classes.empty()) one(arrival, path + ".arrival");
+    for (std::size_t i = 0; i < classes.size(); ++i)
+      one(classes[i].arrival, path + ".classes[" + std::to_string(i) + "].arrival");
+  } else if (days != 1) {
+    p.add(path + ".days", "repeats a daily_profile; without one it must be 1, got " + std::to_string(days));
   }
   p.throw_if_any();
   check_derived(path);

@@ -170,6 +170,26 @@ Workload read_workload(const JsonView& v) {
       w.seed = static_cast<std::uint64_t>(s);
     }
   }
+  if (v.has("daily_profile")) {
+    const auto dp = v["daily_profile"];
+    if (dp.json().is_array() && !dp.json().empty() && dp.json().front().is_array()) {
+      for (const auto& e : dp.elements()) {  // [time_s, multiplier] pairs (what workload_json writes for points)
+        const auto pair = e.elements();
+        if (pair.size() != 2) e.fail("expected [time_s, multiplier], got " + e.json().dump());
+        w.daily_profile.points.emplace_back(pair[0].as_number(), pair[1].as_number());
+      }
+    } else if (dp.json().is_array()) {
+      for (const auto& x : dp.elements()) w.daily_profile.hourly.push_back(x.as_number());
+      if (w.daily_profile.hourly.size() != 24)
+        dp.fail("expected 24 hourly multipliers of the base rate, got " + std::to_string(w.daily_profile.hourly.size()));
+    } else {
+      dp.allow_only({"csv"});
+      w.daily_profile = read_daily_profile_csv(dp.string("csv"), dp.child_path("csv"));
+    }
+  }
+  w.days = read_int(v, "days", w.days);
+  // A day's run ends with its last day (the schedule's rate drops to 0), not at the default request count.
+  if (!w.daily_profile.empty() && !v.has("num_requests")) w.num_requests = kDailyProfileRequests;
   // `vllm bench throughput` measures every request: an offline run has no warm-up unless one is asked for.
   if (!v.has("warmup_requests") && offline_workload(w)) w.warmup_requests = 0;
   if (v.has("too_long")) {
@@ -273,7 +293,14 @@ Json workload_json(const Workload& w) {
           {"warmup_requests", w.warmup_requests},
           {"horizon_s", w.horizon_s},
           {"seed", w.seed},
-          {"too_long", w.too_long == TooLongPolicy::clip ? "clip" : "reject"}};
+          {"too_long", w.too_long == TooLongPolicy::clip ? "clip" : "reject"},
+          {"days", w.days}};
+  if (!w.daily_profile.hourly.empty()) wj["daily_profile"] = w.daily_profile.hourly;
+  else if (!w.daily_profile.csv.empty()) wj["daily_profile"] = Json{{"csv", w.daily_profile.csv}};
+  else if (!w.daily_profile.points.empty()) {
+    wj["daily_profile"] = Json::array();  // points given in code: written as inline [time_s, multiplier] pairs
+    for (const auto& [t, m] : w.daily_profile.points) wj["daily_profile"].push_back(Json::array({t, m}));
+  }
   if (!w.classes.empty()) {
     wj["classes"] = Json::array();
     for (const auto& c : w.classes) {

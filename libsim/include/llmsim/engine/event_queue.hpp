@@ -12,14 +12,17 @@ namespace llmsim::engine {
 /// Phase breaks ties at equal times: an iteration that ends at t frees its slots before a request arriving
 /// at t is routed, and an idle replica starts work at t only after every request arriving at t has joined
 /// its queue (so simultaneous arrivals share a batch); among equal (time, phase) the earlier-scheduled
-/// event runs first.
-enum class EventKind : std::uint8_t { iteration_done = 0, arrival = 1, replica_start = 2 };
+/// event runs first. Fleet events come last at a time: the autoscaler's evaluation (autoscale), a started
+/// replica becoming ready (replica_ready), a replica failing and coming back (replica_down, replica_up).
+enum class EventKind : std::uint8_t {
+  iteration_done = 0, arrival = 1, replica_start = 2, autoscale = 3, replica_ready = 4, replica_down = 5, replica_up = 6
+};
 
 struct Event {
   double time_s = 0;
   std::uint64_t seq = 0;    ///< insertion counter: ties at equal (time, phase) run in scheduling order
   EventKind kind = EventKind::arrival;
-  std::int32_t target = 0;  ///< replica (iteration_done, replica_start) or arrival source (arrival)
+  std::int32_t target = 0;  ///< replica (iteration_done, replica_start, fleet events) or arrival source (arrival)
 };
 
 class EventQueue {

@@ -55,7 +55,8 @@ class Collector {
 
   /// A request finished with all its tokens: a departure for the steady-state window, and, when measured
   /// (post-warm-up), a sample of every statistic.
-  void on_request_finished(const FinishedRequest& r);
+  /// Returns whether the request met every per-request SLO threshold (its "good" flag).
+  bool on_request_finished(const FinishedRequest& r);
   /// The measured window opens at the first measured arrival (`now_s`).
   void mark_window_start(double now_s);
   /// The steady state ends at the last measured arrival (`now_s`): later completions form the drain tail.

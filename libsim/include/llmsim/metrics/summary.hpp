@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "llmsim/core/json_view.hpp"
+#include "llmsim/metrics/fleet.hpp"
 
 namespace llmsim::metrics {
 
@@ -38,6 +39,11 @@ struct CostSummary {
   double per_mtok_total_slo = 0;      ///< USD per million input+output tokens of SLO-meeting requests
   double monthly = 0;                 ///< USD per month (hours_per_month)
   double cold_start_s = 0;            ///< weight download time at cost.network_gbps
+  /// The run's own bill (analysis::period_cost of fleet.replica_hours): what the simulated period cost as the
+  /// fleet was held (autoscaled: its replica-hours; fixed: every replica all the time), that bill scaled to
+  /// hours_per_month, and per million SLO-meeting output tokens of the run (failed and timed-out requests never
+  /// count). 0 when the run has no duration; per_mtok 0 when no request met the SLO.
+  double period = 0, period_hours = 0, period_monthly = 0, period_per_mtok_output_slo = 0;
 };
 
 /// Per tenant class (only when the workload has several).
@@ -102,6 +108,12 @@ struct Summary {
   bool complete = true;
   std::string engine;                 ///< the engine and version the policy models ("vLLM V1 (0.11 scheduler)")
   std::int64_t completed_requests = 0, rejected_requests = 0, clipped_requests = 0, preemptions = 0;
+  /// Requests lost to a replica failure (hardware.failures.on_failure = "fail") and cancelled by the client's
+  /// timeout (workload.timeout_s): not completed, never in goodput or the tokens the cost is divided by. Their
+  /// tokens already produced are work paid for and thrown away (wasted_output_tokens).
+  std::int64_t failed_requests = 0, timed_out_requests = 0, requeued_requests = 0;
+  double wasted_output_tokens = 0;
+  FleetSummary fleet;
   double duration_s = 0;              ///< the run: first measured arrival to the last event
   double mean_in_system = 0;          ///< time-average of requests arrived and not finished (over the run)
   Throughput throughput;              ///< achieved over the run: measured completions (and their tokens) / duration_s

@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/autoscaler.hpp"
 #include "llmsim/spec/deployment.hpp"
+#include "llmsim/spec/failures.hpp"
 #include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
 #include "llmsim/spec/model_spec.hpp"
@@ -48,6 +50,8 @@ struct Scenario {
   Workload workload;
   SloSpec slo;
   CostSpec cost;
+  std::optional<AutoscalerSpec> autoscaler;  ///< absent = a fixed fleet of hardware.replicas
+  FailureSpec failures;              ///< empty = replicas never fail
   void validate() const;             ///< all sections; one ConfigError with every problem
 };
 

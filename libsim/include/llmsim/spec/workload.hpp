@@ -84,6 +84,21 @@ struct TenantClass {
 
 enum class TooLongPolicy { clip, reject };  ///< what happens to a request longer than max_model_len
 
+/// A day's load shape: multipliers of each open-loop class's Poisson base rate, either 24 hourly values
+/// (`hourly`, JSON `"daily_profile": [24 numbers]`) or breakpoints (seconds into the day, multiplier) read from a
+/// CSV (`points`, JSON `{"csv": "file"}` with columns time_s,rate; the rate column is a multiplier of the base
+/// rate, so a base rate of 1 req/s makes it an absolute rate). Compiled onto PiecewiseArrivals (one rule:
+/// compile_daily_profile) and repeated for Workload::days.
+struct DailyProfile {
+  std::vector<double> hourly;
+  std::vector<std::pair<double, double>> points;
+  std::string csv;  ///< the file `points` came from (kept for the scenario's JSON)
+  bool empty() const noexcept { return hourly.empty() && points.empty(); }
+};
+inline constexpr double kSecondsPerDay = 86400.0;
+/// workload.num_requests when a daily profile is given without one: the most allowed, so the days end the run.
+inline constexpr std::int64_t kDailyProfileRequests = 10'000'000'000LL;  ///< what happens to a request longer than max_model_len
+
 struct Workload {
   // The single-class form; `classes`, when non-empty, replaces it.
   ArrivalSpec arrival = PoissonArrivals{};
@@ -98,8 +113,11 @@ struct Workload {
   double horizon_s = 0;                 ///< also stop at this simulated time (0 = no limit)
   std::uint64_t seed = 1;
   TooLongPolicy too_long = TooLongPolicy::clip;
+  DailyProfile daily_profile;           ///< empty = the arrival processes as given
+  int days = 1;                         ///< the daily profile repeats this many days, then arrivals end
 
-  /// The tenant classes, the single-class form turned into one class named "default".
+  /// The tenant classes, the single-class form turned into one class named "default"; with a daily profile
+  /// each class's Poisson arrivals become the compiled piecewise schedule (compile_daily_profile).
   std::vector<TenantClass> effective_classes() const;
   /// Every field on its own, then the derived quantities (check_derived). One ConfigError with every problem.
   void validate(const std::string& path = "workload") const;
@@ -118,6 +136,12 @@ std::optional<double> offered_rate(const Workload& w);
 bool offline_workload(const Workload& w);
 /// Checks one arrival process on its own (rates, CVs, phase lengths, schedule order); ConfigError at `path`.
 void validate_arrival(const ArrivalSpec& a, const std::string& path);
+/// The piecewise schedule of a Poisson base rate under a daily profile over `days` days: breakpoints at each
+/// hour (or CSV time) of each day at base_rate × multiplier, then 0 at days × 86400 s (the arrivals end).
+PiecewiseArrivals compile_daily_profile(const DailyProfile& profile, int days, double base_rate);
+/// Reads a daily profile CSV (columns time_s and rate; strict numbers): ConfigError naming `path` for a file
+/// that cannot be read and "file:line:field" for a bad row. Validation of the values is DailyProfile's.
+DailyProfile read_daily_profile_csv(const std::string& file, const std::string& path);
 /// Expected number of arrivals of a piecewise schedule in [0, t].
 double piecewise_count(const PiecewiseArrivals& a, double t);
 /// The same workload with its open-loop rates scaled so the total offered rate is `rate` (class mix kept);
