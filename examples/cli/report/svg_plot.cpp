@@ -125,7 +125,7 @@ std::string render_svg(const Chart& c) {
   const double total_h = legend.empty() ? c.height : ly + 18;
 
   std::string o;
-  o += "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" + std::to_string(c.width) + "\" height=\"" +
+  o += "<svg role=\"img\" width=\"" + std::to_string(c.width) + "\" height=\"" +
        num(total_h) + "\" viewBox=\"0 0 " + std::to_string(c.width) + " " + num(total_h) +
        "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   o += "<title>" + escape(c.title) + "</title>\n";

@@ -34,7 +34,8 @@ struct Chart {
   std::string empty_text = "no data to plot";  ///< drawn in the frame when no series has a point
 };
 
-/// The chart as an <svg> element (role="img", with a <title>), sized in CSS pixels.
+/// The chart as an <svg> element to put inside an HTML page (no xmlns: HTML gives inline SVG its namespace), with
+/// role="img" and a <title>, sized in CSS pixels.
 std::string render_svg(const Chart& chart);
 
 /// Tick values covering [lo, hi]: about `target` round steps (1, 2, 5 × 10^k); for log axes, powers of ten (and
