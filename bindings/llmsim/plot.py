@@ -226,27 +226,28 @@ def time_series(series: Any, *, y: Sequence[str] = ("mean_waiting", "mean_runnin
 
 
 def compare(frame: pd.DataFrame, *, target: Optional[str] = None, title: Optional[str] = None):
-    """The buyer's answer from a ``llmsim.compare`` frame as one Figure: left, the monthly bill for the target load
+    """The buyer's answer from a ``llmsim.compare`` frame as one Figure: on top, the monthly bill for the target load
     per option (``compare_costs``: winner filled and marked, $/Mtok at the target and at capacity, replicas, options
-    that cannot run listed, "placeholder prices" said when they are); right, cost per million SLO-meeting output
+    that cannot run listed, "placeholder prices" said when they are); below, cost per million SLO-meeting output
     tokens against capacity per replica (``cost_vs_capacity``), the winner ringed. Returns the Figure."""
     import matplotlib.pyplot as plt
     if not isinstance(frame, pd.DataFrame) or "monthly_cost" not in frame.columns:
         raise ValueError("compare: expected the frame llmsim.compare returns (it has a monthly_cost column)")
-    fig, (left, right) = plt.subplots(1, 2, figsize=(14, max(3.5, 0.45 * len(frame) + 1.5)),
-                                      gridspec_kw={"width_ratios": [3, 2]})
+    bars = max(2.5, 0.4 * len(frame) + 1.2)
+    fig, (left, right) = plt.subplots(2, 1, figsize=(11, bars + 4.5), gridspec_kw={"height_ratios": [bars, 4.5]})
     compare_costs(frame, target=target, ax=left)
     cost_vs_capacity(frame, label="name", ax=right)
     if "winner" in frame and frame["winner"].fillna(False).astype(bool).any():
         w = frame[frame["winner"].fillna(False).astype(bool)].iloc[0]
         right.scatter([w["max_qps"]], [w["cost_per_mtok_output_slo"]], s=220, facecolors="none",
                       edgecolors="tab:green", linewidths=2, label=f"winner: {w['name']}")
-        right.legend(fontsize="small")
+        right.legend(fontsize="small", loc="best")
     right.set_xlabel("capacity per replica (max QPS inside the SLO)")
-    right.set_ylabel("cost per million SLO-meeting output tokens at capacity")
+    right.set_ylabel("per Mtok SLO-meeting output\nat capacity")
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
+    # Fixed margins: tight_layout would make room for compare_costs' wide "not shown" note and squash the axes.
+    fig.subplots_adjust(left=0.22, right=0.97, top=0.93 if title else 0.96, bottom=0.08, hspace=0.35)
     return fig
 
 

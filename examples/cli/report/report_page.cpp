@@ -101,7 +101,7 @@ h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.25em;margin-top:1.8em;bord
 .headline.none{background:#fbeeee;border-left-color:#e15759}
 .warning{background:#fff6dd;border-left:6px solid #edc948;padding:.6em 1em;margin:1em 0}
 table{border-collapse:collapse;margin:.6em 0;font-size:.92em} th,td{border:1px solid #ddd;padding:.3em .55em;vertical-align:top}
-th{background:#f3f3f3;text-align:left} td.num{text-align:right;white-space:nowrap} td:first-child{white-space:nowrap}
+th{background:#f3f3f3;text-align:left} td.num{text-align:right;white-space:nowrap} td:first-child{white-space:nowrap} td.note{min-width:16em}
 tr.winner td{background:#eef6ee;font-weight:bold} td.bad{color:#b22} td.placeholder{color:#9a6b00}
 .badge{display:inline-block;background:#edc948;color:#222;border-radius:3px;padding:0 .35em;font-size:.8em;font-weight:bold}
 .plots{display:flex;flex-wrap:wrap;gap:1em} .plots figure{margin:0} figcaption{font-size:.85em;color:#555;max-width:640px}
@@ -210,7 +210,7 @@ std::string render_report(const ReportInput& in) {
                       number_cell(s && s->ttft_ms.count > 0 ? number(s->ttft_ms.p95, 0) : "\u2013"),
                       number_cell(s && s->tpot_ms.count > 0 ? number(s->tpot_ms.p95, 1) : "\u2013"),
                       number_cell(row.fits ? price_cell_text(row, base) : "\u2013", row.price_is_placeholder ? "placeholder" : ""),
-                      text_cell(row_note(row, base))});
+                      text_cell(row_note(row, base), "note")});
       classes.push_back(win ? "winner" : "");
     }
     o += table(header, rows, classes);
