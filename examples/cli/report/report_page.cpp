@@ -95,13 +95,13 @@ std::string price_cell_text(const analysis::Row& r, const spec::Scenario& base) 
 }
 
 const char* kStyle = R"(
-body{font-family:-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:2em auto;max-width:1100px;color:#222;line-height:1.45;padding:0 1em}
+body{font-family:-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:2em auto;max-width:1200px;color:#222;line-height:1.45;padding:0 1em}
 h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ddd;padding-bottom:.2em}
 .headline{font-size:1.2em;background:#eef6ee;border-left:6px solid #59a14f;padding:.8em 1em;margin:1em 0}
 .headline.none{background:#fbeeee;border-left-color:#e15759}
 .warning{background:#fff6dd;border-left:6px solid #edc948;padding:.6em 1em;margin:1em 0}
 table{border-collapse:collapse;margin:.6em 0;font-size:.92em} th,td{border:1px solid #ddd;padding:.3em .55em;vertical-align:top}
-th{background:#f3f3f3;text-align:left} td.num{text-align:right;white-space:nowrap} td:first-child{white-space:nowrap} td.note{min-width:16em}
+th{background:#f3f3f3;text-align:left} td.num{text-align:right;white-space:nowrap} td:first-child{white-space:nowrap} td.note{min-width:11em}
 tr.winner td{background:#eef6ee;font-weight:bold} td.bad{color:#b22} td.placeholder{color:#9a6b00}
 .badge{display:inline-block;background:#edc948;color:#222;border-radius:3px;padding:0 .35em;font-size:.8em;font-weight:bold}
 .plots{display:flex;flex-wrap:wrap;gap:1em} .plots figure{margin:0} figcaption{font-size:.85em;color:#555;max-width:640px}
@@ -123,7 +123,7 @@ std::string headline(const ReportInput& in) {
   const std::string question = "For " + in.base.model + " at " + target_text(r) + " with " + slo_text(in.base);
   if (!r.winner) {
     std::size_t fits = static_cast<std::size_t>(std::count_if(r.rows.begin(), r.rows.end(), [](const auto& row) { return row.fits; }));
-    return question + ", none of the " + std::to_string(r.rows.size()) + " options compared meets the SLO (" +
+    return question + ", none of the " + std::to_string(r.rows.size()) + " option(s) compared meets the SLO (" +
            std::to_string(fits) + " can run at all): relax the SLO, shorten the requests, or try larger GPUs.";
   }
   const analysis::Row& w = r.rows[*r.winner];
