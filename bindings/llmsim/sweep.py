@@ -108,6 +108,8 @@ def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Gr
     Ctrl-C (a notebook's "interrupt kernel") stops the sweep within a simulation's few thousand events and
     raises KeyboardInterrupt with ``.partial``: the rows that had finished, as a frame indexed by grid point."""
     check_sep(sep)
+    if grid is None and "grid_or_list" in capacity_options:  # the keyword's earlier name
+        grid = capacity_options.pop("grid_or_list")
     if grid is None:
         if base is None or isinstance(base, (Mapping, str, bytes, os.PathLike)):
             raise ValueError("sweep: give a base scenario and a grid ({path: [values]} or a list of overrides), or "

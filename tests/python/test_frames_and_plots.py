@@ -69,6 +69,9 @@ def test_sweep_takes_a_list_of_scenarios_or_a_base_and_a_grid(small):
     pd.testing.assert_frame_equal(listed, llmsim.sweep(None, [small, other], progress=False, jobs=1))
     gridded = llmsim.sweep(small, {"hardware.gpu": ["a100-80gb-sxm"]}, progress=False, jobs=1)
     assert gridded["ttft_ms.p95"].iloc[0] == listed["ttft_ms.p95"].iloc[0]
+    # The keyword's earlier name still works.
+    pd.testing.assert_frame_equal(gridded, llmsim.sweep(small, grid_or_list={"hardware.gpu": ["a100-80gb-sxm"]},
+                                                        progress=False, jobs=1))
     with pytest.raises(ValueError, match="list of scenarios"):
         llmsim.sweep(small)  # one scenario and no grid
     with pytest.raises(ValueError, match="list of scenarios"):

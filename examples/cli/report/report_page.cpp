@@ -76,16 +76,30 @@ bool meets_at_target(const analysis::Row& r) {
   return r.meets_slo() && r.monthly_cost && (!r.at_target || analysis::run_meets_slo(*r.at_target));
 }
 
-std::string why_not(const analysis::Row& r, const analysis::Row* winner, const spec::Scenario& base) {
+double at_capacity_per_mtok(const analysis::Row& r) {
+  return r.summary && r.capacity && r.capacity->found ? r.summary->cost.per_mtok_output_slo : kNaN;
+}
+
+std::string why_not(const analysis::Row& r, const analysis::Row* winner, const spec::Scenario& base, analysis::RankBy by) {
   if (!r.fits) return "cannot run: " + r.reason;
   if (!r.meets_slo()) return "misses the SLO at every load tried: " + (r.reason.empty() ? std::string("SLO not met") : r.reason);
   if (!meets_at_target(r)) return row_note(r, base);
-  if (winner && r.monthly_cost && winner->monthly_cost) {
+  if (!winner) return row_note(r, base);
+  if (by != analysis::RankBy::monthly_cost) {
+    const bool target = by == analysis::RankBy::cost_per_mtok;
+    const double mine = target ? value(r.cost_per_mtok_output_at_target) : at_capacity_per_mtok(r);
+    const double best = target ? value(winner->cost_per_mtok_output_at_target) : at_capacity_per_mtok(*winner);
+    return "meets the SLO but costs " + money(base, mine, 3) + " per million output tokens " +
+           (target ? "at the target load" : "at capacity") + ", against the winner's " + money(base, best, 3);
+  }
+  if (r.monthly_cost && winner->monthly_cost) {
     const double extra = *r.monthly_cost - *winner->monthly_cost;
     if (extra > 0)
       return "meets the SLO but costs " + money(base, *r.monthly_cost, 0) + "/month, " + money(base, extra, 0) + " (" +
              number(100 * extra / *winner->monthly_cost, 0) + "%) more";
-    return "same monthly bill, but a dearer token at the target load";
+    return "same monthly bill, but a dearer token at the target load (" +
+           money(base, value(r.cost_per_mtok_output_at_target), 3) + " against " +
+           money(base, value(winner->cost_per_mtok_output_at_target), 3) + " per million)";
   }
   return row_note(r, base);
 }
@@ -205,7 +219,7 @@ std::string render_report(const ReportInput& in) {
                       text_cell(ok ? "yes" : "no", ok ? "" : "bad"), number_cell(money(base, value(row.monthly_cost), 0)),
                       number_cell(row.replicas_needed ? std::to_string(*row.replicas_needed) : "\u2013"),
                       number_cell(money(base, value(row.cost_per_mtok_output_at_target), 3)),
-                      number_cell(money(base, s && row.capacity && row.capacity->found ? s->cost.per_mtok_output_slo : kNaN, 3)),
+                      number_cell(money(base, at_capacity_per_mtok(row), 3)),
                       number_cell(closed ? number(cap, 0) : sig3(cap)),
                       number_cell(s && s->ttft_ms.count > 0 ? number(s->ttft_ms.p95, 0) : "\u2013"),
                       number_cell(s && s->tpot_ms.count > 0 ? number(s->tpot_ms.p95, 1) : "\u2013"),
@@ -237,7 +251,7 @@ std::string render_report(const ReportInput& in) {
     std::vector<std::vector<Cell>> rows;
     for (std::size_t i = 0; i < r.rows.size(); ++i) {
       if (r.winner && *r.winner == i) continue;
-      rows.push_back({text_cell(r.rows[i].name), text_cell(why_not(r.rows[i], winner, base))});
+      rows.push_back({text_cell(r.rows[i].name), text_cell(why_not(r.rows[i], winner, base, r.rank_by))});
     }
     if (!rows.empty()) o += "<p>Why not the others:</p>\n" + table({"option", "why not"}, rows);
   }
@@ -250,10 +264,9 @@ std::string render_report(const ReportInput& in) {
     for (std::size_t i = 0; i < r.rows.size(); ++i) {
       const auto& row = r.rows[i];
       if (!row.fits) continue;
-      const auto* s = row.summary ? &*row.summary : nullptr;
       rows.push_back({text_cell(row.name), number_cell(money(base, value(row.monthly_cost), 0)),
                       number_cell(money(base, value(row.cost_per_mtok_output_at_target), 3)),
-                      number_cell(money(base, s && row.capacity && row.capacity->found ? s->cost.per_mtok_output_slo : kNaN, 3)),
+                      number_cell(money(base, at_capacity_per_mtok(row), 3)),
                       number_cell(std::to_string(row.num_gpus) + " \u00d7 " + price_cell_text(row, base),
                                   row.price_is_placeholder ? "placeholder" : "")});
       classes.push_back(r.winner && *r.winner == i ? "winner" : "");
