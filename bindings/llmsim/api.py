@@ -112,9 +112,9 @@ class Result:
 
 
 def frame(rows: Any, sep: str = ".") -> pd.DataFrame:
-    """Result objects as a DataFrame with the column names and types of ``sweep`` frames: a ``simulate``
-    summary, a ``capacity`` row, a ``Result``, or a list of them (one row each). Nested fields become
-    ``ttft_ms.p95`` (``ttft_ms_p95`` with ``sep="_"``); numbers are float64 with NaN where absent."""
+    """``simulate`` results as a DataFrame with the column names and types of ``sweep`` frames: a ``Result``, its
+    ``summary`` dict, or a list of them (one row each). Nested fields become ``ttft_ms.p95`` (``ttft_ms_p95`` with
+    ``sep="_"``); numbers are float64 with NaN where absent. (A capacity row: ``capacity(..., frame=True)``.)"""
     items = rows if isinstance(rows, (list, tuple)) else [rows]
     return rows_frame([r.summary if isinstance(r, Result) else r for r in items], sep=sep)
 

@@ -162,16 +162,22 @@ def _on_dask(client, points: List[Point], capacity: bool, capacity_options: dict
 
 def capacity(scenario: Scenario, *, num_requests: Optional[int] = None, warmup_requests: Optional[int] = None,
              replications: Optional[int] = None, rel_tol: Optional[float] = None,
-             max_evaluations: Optional[int] = None, max_rate: Optional[float] = None, **overrides: Any) -> dict:
+             max_evaluations: Optional[int] = None, max_rate: Optional[float] = None, frame: bool = False,
+             sep: str = ".", **overrides: Any) -> Union[dict, pd.DataFrame]:
     """The largest load meeting the scenario's SLO (``llmsim capacity --json`` row: max_qps, max_qps_ci95,
     latency at capacity, cost per Mtok at the target load and at capacity, replicas_needed, monthly_cost).
     ``overrides`` are dotted-path scenario fields written with '__' for '.', e.g. ``hardware__gpu="rtx4090-24gb"``
     or ``hardware__gpu="2xrtx4090-24gb@pp"``; a scenario moved to another card is billed at that card's price (its
-    catalogue placeholder unless ``hardware__price_per_gpu_hour`` is given), never at the old card's."""
+    catalogue placeholder unless ``hardware__price_per_gpu_hour`` is given), never at the old card's. ``frame=True``
+    returns the row as a one-row DataFrame with the columns and types of ``sweep(..., capacity=True)`` frames
+    (``sep`` as there)."""
+    check_sep(sep)
     opts = {k: v for k, v in dict(num_requests=num_requests, warmup_requests=warmup_requests,
                                   replications=replications, rel_tol=rel_tol, max_evaluations=max_evaluations,
                                   max_rate=max_rate).items() if v is not None}
     text = to_text(scenario, {k.replace("__", "."): v for k, v in overrides.items()})
+    if frame:
+        return _frame([_area("analysis").capacity(text, opts, True)], sep=sep)
     return json.loads(_area("analysis").capacity(text, opts))
 
 

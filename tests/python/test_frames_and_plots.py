@@ -57,6 +57,13 @@ def test_query_friendly_names_are_consistent_across_frames(small):
     assert {"ttft_ms_p95", "tpot_ms_p99", "throughput_output_tokens_per_s", "goodput_rps"} <= set(one.columns)
     both = llmsim.frame([llmsim.simulate(small), llmsim.simulate(small, rate=1)], sep="_")
     assert len(both) == 2 and both.query("ttft_ms_p95 > 0").shape[0] == 2
+    # A capacity row as a frame: the same columns as a capacity sweep's (C++ flattens both).
+    cap = llmsim.capacity(small, replications=1, num_requests=150, frame=True, sep="_")
+    swept = llmsim.sweep(None, [small], progress=False, jobs=1, capacity=True, replications=1, num_requests=150,
+                         sep="_")
+    assert list(cap.columns) == list(swept.columns)
+    assert cap["max_qps"].dtype == np.float64 and cap["max_qps"].iloc[0] == swept["max_qps"].iloc[0] > 0
+    assert cap.query("max_qps_ci95_lo <= max_qps").shape[0] == 1
     with pytest.raises(ValueError, match="sep"):
         llmsim.sweep(small, {"workload.arrival.rate": [1]}, progress=False, sep="/")
 
