@@ -70,7 +70,7 @@ std::string render_svg(const Chart& c) {
   const double pw = c.width - left - right, ph = c.height - top - bottom;
   // Data ranges: x from 0 (loads, capacities), y from 0 (linear) or the smallest value (log), references included.
   double xmax = 0, ymin = std::numeric_limits<double>::infinity(), ymax = 0;
-  bool any = false;
+  bool any = false, marked = false;  // points drawn / saturation marks drawn
   for (const auto& s : c.series) {
     for (const auto& [x, y] : s.points) {
       if (!std::isfinite(x) || !usable(y, c.log_y)) continue;
@@ -80,7 +80,10 @@ std::string render_svg(const Chart& c) {
       ymax = std::max(ymax, y);
     }
     for (double x : s.saturated_x)
-      if (std::isfinite(x)) xmax = std::max(xmax, x);
+      if (std::isfinite(x)) {
+        xmax = std::max(xmax, x);
+        marked = true;
+      }
   }
   for (const auto& r : c.references)
     if (usable(r.y, c.log_y)) {
@@ -152,7 +155,7 @@ std::string render_svg(const Chart& c) {
     o += "<line x1=\"" + num(left) + "\" x2=\"" + num(left + pw) + "\" y1=\"" + num(Y(r.y)) + "\" y2=\"" + num(Y(r.y)) +
          "\" stroke=\"" + escape(r.color) + "\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n";
   }
-  if (!any) {
+  if (!any && !marked) {
     o += "<text x=\"" + num(left + pw / 2) + "\" y=\"" + num(top + ph / 2) + "\" text-anchor=\"middle\" fill=\"#777\">" +
          escape(c.empty_text) + "</text>\n";
   }
