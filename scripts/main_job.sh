@@ -2,7 +2,8 @@
 # The main job (`make run`): which card should serve llama-3.1-8b chat traffic (examples/scenarios/chat-8b.json:
 # Poisson 4 QPS, P95 TTFT <= 2 s, P95 TPOT <= 100 ms) at the lowest cost? Prints the comparison table — $/Mtok and
 # the monthly bill at that load first, the winner marked, owned cards beside rented ones — and writes
-# out/compare.json, out/latency_vs_load*.csv and two PNG plots. Takes seconds.
+# out/compare.json, out/latency_vs_load*.csv, two PNG plots and out/report.html (the same comparison as one page to
+# share: the answer, the options, the winner and why, costs and latency plots, placeholder prices flagged). Takes seconds.
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
@@ -23,6 +24,11 @@ json.dump(s, open("out/chat-8b-owned.json", "w"), indent=2)
 "$llmsim" compare --scenario out/chat-8b-owned.json \
   --gpus rtx4090-24gb,rtx4090-48gb,2xrtx4090-24gb,2xrtx4090-24gb@pp,a100-80gb-pcie,a100-80gb-sxm \
   --quants fp16,awq-int4 --jobs "$jobs" -q --out out/compare.json
+
+# The same options as a self-contained HTML page for whoever decides (prints its headline sentence).
+"$llmsim" report out/chat-8b-owned.json \
+  --gpus rtx4090-24gb,rtx4090-48gb,2xrtx4090-24gb,2xrtx4090-24gb@pp,a100-80gb-pcie,a100-80gb-sxm \
+  --quants fp16,awq-int4 --jobs "$jobs" -q -o out/report.html
 
 # Latency against offered load for the same options (the second plot).
 "$llmsim" sweep --grid examples/scenarios/grid-latency-vs-load.json --jobs "$jobs" -q --out out/latency_vs_load.csv

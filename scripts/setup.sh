@@ -11,6 +11,7 @@ packages=(
   python3-dask python3-distributed python3-nbclient python3-ipykernel jupyter-nbconvert
   python3-pytest python3-hypothesis
   python3-venv python3-pip python3-setuptools python3-wheel
+  chromium
 )
 if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()

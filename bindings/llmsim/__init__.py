@@ -11,7 +11,7 @@ Scenarios are dicts in the CLI's JSON format (or paths to such files). Bad input
 from . import _core
 from ._core import CalibrationDataError, ConfigError
 from ._scenario import normalize as scenario, resolve
-from .api import Result, memory, simulate, step
+from .api import Result, frame, memory, simulate, step
 from .check import check
 from . import catalog
 from .catalog import load_gpu_spec, load_hf_config
@@ -19,7 +19,7 @@ from .sweep import capacity, compare, expand_grid, sweep
 from .throughput import throughput
 from . import plot
 
-__all__ = ["ConfigError", "CalibrationDataError", "Result", "memory", "step", "simulate", "throughput", "capacity",
+__all__ = ["ConfigError", "CalibrationDataError", "Result", "frame", "memory", "step", "simulate", "throughput", "capacity",
            "compare", "sweep", "expand_grid", "scenario", "resolve", "catalog", "load_gpu_spec",
            "load_hf_config", "plot", "check"]
 __version__ = "0.1.0"

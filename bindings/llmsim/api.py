@@ -89,15 +89,40 @@ class Result:
         """The summary as JSON text."""
         return json.dumps(self.summary, indent=indent)
 
+    def to_frame(self, sep: str = ".") -> pd.DataFrame:
+        """The summary as a one-row DataFrame with the same column names and types as ``sweep`` frames
+        (``ttft_ms.p95``, or ``ttft_ms_p95`` with ``sep="_"``; numbers float64, missing ones NaN)."""
+        return rows_frame([self.summary], sep=sep)
+
     def __repr__(self) -> str:
+        """The verdicts first — fits, stable or saturated, SLO met — then the numbers behind them."""
         s = self.summary
         if not s.get("fits", True):
             return f"<llmsim.Result cannot run: {s.get('reason', '')}>"
-        p95 = lambda k: s.get(k, {}).get("p95", float("nan"))  # noqa: E731
-        return (f"<llmsim.Result {s.get('completed_requests')} requests, "
-                f"{s.get('throughput', {}).get('output_tokens_per_s', 0):.1f} out tok/s, "
-                f"P95 TTFT {p95('ttft_ms'):.1f} ms, P95 TPOT {p95('tpot_ms'):.1f} ms, "
-                f"SLO attainment {s.get('slo_attainment', 0):.3f}>")
+        verdicts = ["fits"]
+        if s.get("unstable"):
+            sat = (s.get("saturation") or {}).get("requests_per_s")
+            verdicts.append("UNSTABLE (saturated: arrivals outpace service"
+                            + (f", which tops out at {sat:.3g} req/s" if isinstance(sat, (int, float)) else "") + ")")
+        else:
+            verdicts.append("stable")
+        slo = s.get("slo_met")
+        if slo is not None:
+            verdicts.append("SLO met" if slo else "SLO NOT met")
+        p95 = lambda k: (s.get(k) or {}).get("p95", float("nan"))  # noqa: E731
+        att = s.get("slo_attainment")
+        return (f"<llmsim.Result {', '.join(verdicts)}: {s.get('completed_requests')} requests, "
+                f"{(s.get('throughput') or {}).get('output_tokens_per_s', 0):.1f} out tok/s, "
+                f"P95 TTFT {p95('ttft_ms'):.1f} ms, P95 TPOT {p95('tpot_ms'):.1f} ms"
+                + (f", SLO attainment {att:.3f}" if isinstance(att, (int, float)) else "") + ">")
+
+
+def frame(rows: Any, sep: str = ".") -> pd.DataFrame:
+    """``simulate`` results as a DataFrame with the column names and types of ``sweep`` frames: a ``Result``, its
+    ``summary`` dict, or a list of them (one row each). Nested fields become ``ttft_ms.p95`` (``ttft_ms_p95`` with
+    ``sep="_"``); numbers are float64 with NaN where absent. (A capacity row: ``capacity(..., frame=True)``.)"""
+    items = rows if isinstance(rows, (list, tuple)) else [rows]
+    return rows_frame([r.summary if isinstance(r, Result) else r for r in items], sep=sep)
 
 
 def simulate(scenario: Scenario, *, record_requests: bool = False, record_iterations: bool = False,

@@ -1,5 +1,6 @@
-"""Matplotlib helpers for the questions planners ask. Each draws on ``ax`` (a new figure when None) and
-returns the Axes; none of them shows or saves anything."""
+"""Matplotlib helpers for the questions planners ask. The single-panel helpers draw on ``ax`` (a new figure when
+None) and return the Axes; ``compare`` and ``timeline`` build a whole figure and return the Figure. None of them
+shows or saves anything."""
 from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Sequence
@@ -17,15 +18,35 @@ def _axes(ax):
     return ax
 
 
+def _col(frame: pd.DataFrame, name: str) -> str:
+    """``name`` as the frame spells it: frames made with ``sep="_"`` have ``ttft_ms_p95`` for ``ttft_ms.p95``."""
+    if name in frame.columns or name.replace(".", "_") not in frame.columns:
+        return name
+    return name.replace(".", "_")
+
+
 def latency_vs_load(frame: pd.DataFrame, *, x: str = "workload.arrival.rate", y: str = "ttft_ms.p95",
                     by: Optional[str] = None, sla_ms: Optional[float] = None, ax=None, logy: bool = False):
     """Latency percentile ``y`` against offered load ``x``, one line per value of ``by``, with the SLA as a
-    dashed horizontal line. Rows that do not fit (NaN) are left out."""
+    dashed horizontal line. Rows that do not fit (NaN) are left out. Loads past saturation (``unstable`` rows: the
+    queue grew for the whole run, so their percentiles measure the run's length, not a latency) are not drawn as
+    latencies: each line stops at its last stable load and an "x" on the axis's top edge marks each saturated load,
+    labelled "saturated"."""
     ax = _axes(ax)
+    x, y = _col(frame, x), _col(frame, y)
     groups = frame.groupby(by, sort=False) if by else [(None, frame)]
+    saturated_label = True
     for key, g in groups:
         g = g.dropna(subset=[y]).sort_values(x)
-        ax.plot(g[x], g[y], marker="o", label=str(key) if key is not None else y)
+        unstable = g["unstable"].fillna(False).astype(bool) if "unstable" in g else pd.Series(False, index=g.index)
+        stable = g[~unstable]
+        (line,) = ax.plot(stable[x], stable[y], marker="o", label=str(key) if key is not None else y)
+        if unstable.any():
+            # At the top edge, in axes coordinates: a mark of where the option saturated, not a latency.
+            ax.plot(g.loc[unstable, x], [1.0] * int(unstable.sum()), linestyle="none", marker="x", markersize=9,
+                    color=line.get_color(), transform=ax.get_xaxis_transform(), clip_on=False,
+                    label="saturated (queue grows without bound)" if saturated_label else None)
+            saturated_label = False
     if sla_ms is not None:
         ax.axhline(sla_ms, color="red", linestyle="--", linewidth=1, label=f"SLA {sla_ms:g} ms")
     ax.set_xlabel(x)
@@ -202,3 +223,77 @@ def time_series(series: Any, *, y: Sequence[str] = ("mean_waiting", "mean_runnin
         handles, labels = handles + h2, labels + l2
     ax.legend(handles, labels, fontsize="small", loc="upper left")
     return ax
+
+
+def compare(frame: pd.DataFrame, *, target: Optional[str] = None, title: Optional[str] = None):
+    """The buyer's answer from a ``llmsim.compare`` frame as one Figure: on top, the monthly bill for the target load
+    per option (``compare_costs``: winner filled and marked, $/Mtok at the target and at capacity, replicas, options
+    that cannot run listed, "placeholder prices" said when they are); below, cost per million SLO-meeting output
+    tokens against capacity per replica (``cost_vs_capacity``), the winner ringed. Returns the Figure."""
+    import matplotlib.pyplot as plt
+    if not isinstance(frame, pd.DataFrame) or "monthly_cost" not in frame.columns:
+        raise ValueError("compare: expected the frame llmsim.compare returns (it has a monthly_cost column)")
+    bars = max(2.5, 0.4 * len(frame) + 1.2)
+    fig, (left, right) = plt.subplots(2, 1, figsize=(11, bars + 4.5), gridspec_kw={"height_ratios": [bars, 4.5]})
+    compare_costs(frame, target=target, ax=left)
+    cost_vs_capacity(frame, label="name", ax=right)
+    if "winner" in frame and frame["winner"].fillna(False).astype(bool).any():
+        w = frame[frame["winner"].fillna(False).astype(bool)].iloc[0]
+        right.scatter([w["max_qps"]], [w["cost_per_mtok_output_slo"]], s=220, facecolors="none",
+                      edgecolors="tab:green", linewidths=2, label=f"winner: {w['name']}")
+        right.legend(fontsize="small", loc="best")
+    right.set_xlabel("capacity per replica (max QPS inside the SLO)")
+    right.set_ylabel("per Mtok SLO-meeting output\nat capacity")
+    if title:
+        fig.suptitle(title)
+    # Fixed margins: tight_layout would make room for compare_costs' wide "not shown" note and squash the axes.
+    fig.subplots_adjust(left=0.22, right=0.97, top=0.93 if title else 0.96, bottom=0.08, hspace=0.35)
+    return fig
+
+
+def timeline(result: Any, *, title: Optional[str] = None):
+    """One run over time as a Figure of three panels sharing the time axis — the queue (requests waiting, mean and
+    most per window, with arrivals), the batch (sequences running), and the KV cache in use (mean and peak fraction
+    of the pool) — from ``simulate(..., time_series=True)``. ``result`` is that Result or its ``time_series`` frame.
+    A run that saturated says so in the title. Returns the Figure."""
+    import matplotlib.pyplot as plt
+    frame = getattr(result, "time_series", result)
+    if frame is None or not isinstance(frame, pd.DataFrame) or len(frame) == 0:
+        raise ValueError("timeline: no time series (run llmsim.simulate(..., time_series=True))")
+    missing = [c for c in ("start_s", "end_s", "mean_waiting", "mean_running", "mean_kv_used") if c not in frame]
+    if missing:
+        raise ValueError(f"timeline: not a simulate() time series (missing columns {missing})")
+    mid = (frame["start_s"] + frame["end_s"]) / 2
+    fig, (q, b, kv) = plt.subplots(3, 1, figsize=(9, 7), sharex=True)
+    q.plot(mid, frame["mean_waiting"], label="waiting (mean)")
+    if "max_waiting" in frame:
+        q.plot(mid, frame["max_waiting"], linestyle=":", label="waiting (most)")
+    q.set_ylabel("queue (requests)")
+    if "arrivals" in frame:
+        width = (frame["end_s"] - frame["start_s"]).replace(0, np.nan)
+        q2 = q.twinx()
+        q2.plot(mid, frame["arrivals"] / width, color="tab:gray", alpha=0.6, linewidth=1, label="arrivals/s")
+        q2.set_ylabel("arrivals/s", color="tab:gray")
+    q.legend(fontsize="small", loc="upper left")
+    b.plot(mid, frame["mean_running"], color="tab:orange", label="running (mean)")
+    if "max_running" in frame:
+        b.plot(mid, frame["max_running"], color="tab:orange", linestyle=":", label="running (most)")
+    b.set_ylabel("batch (sequences)")
+    b.legend(fontsize="small", loc="upper left")
+    kv.plot(mid, frame["mean_kv_used"], color="tab:purple", label="KV used (mean)")
+    if "max_kv_used" in frame:
+        kv.plot(mid, frame["max_kv_used"], color="tab:purple", linestyle=":", label="KV used (peak)")
+    kv.set_ylim(0, 1.05)
+    kv.set_ylabel("KV cache used (fraction)")
+    kv.set_xlabel("simulated time (s)")
+    kv.legend(fontsize="small", loc="upper left")
+    for a in (q, b, kv):
+        a.grid(True, alpha=0.3)
+    summary = getattr(result, "summary", None) or {}
+    heading = title or ""
+    if summary.get("unstable"):
+        heading += ("; " if heading else "") + "saturated: arrivals outpaced service (queue grew without bound)"
+    if heading:
+        fig.suptitle(heading, fontsize="medium")
+    fig.tight_layout()
+    return fig

@@ -14,7 +14,7 @@ from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Unio
 import pandas as pd
 
 from . import _core
-from ._frames import rows_frame
+from ._frames import check_sep, named, typed
 from ._scenario import Scenario, load, plain, to_text
 from .api import _area
 
@@ -22,7 +22,8 @@ Grid = Union[Mapping[str, Sequence[Any]], Sequence[Union[Scenario, Mapping[str, 
 Point = Tuple[str, str]  # (labels JSON [[path, value], ...], scenario JSON text)
 
 
-def _frame(flat_rows: Iterable[str], index: Optional[List[int]] = None) -> pd.DataFrame:
+def _frame(flat_rows: Iterable[str], index: Optional[List[int]] = None, sep: str = ".") -> pd.DataFrame:
+    """Flattened C++ rows as a typed frame (numbers float64 with NaN, never None; see _frames)."""
     rows = [json.loads(r) for r in flat_rows]
     if not rows:
         return pd.DataFrame()
@@ -30,7 +31,7 @@ def _frame(flat_rows: Iterable[str], index: Optional[List[int]] = None) -> pd.Da
     frame = pd.DataFrame.from_records([dict(r) for r in rows], columns=columns)
     if index is not None:
         frame.index = index
-    return frame
+    return named(typed(frame), sep)
 
 
 def _tqdm(progress: bool, total: int, desc: str):
@@ -87,20 +88,35 @@ def _run_chunk(points: List[Point], capacity: bool, capacity_options: dict) -> L
     return core.analysis.sweep(points, capacity, capacity_options, 1)
 
 
-def sweep(base: Optional[Scenario], grid_or_list: Grid, jobs: Optional[int] = None, client: Any = None,
-          progress: bool = True, capacity: bool = False, chunk_size: Optional[int] = None,
-          **capacity_options: Any) -> pd.DataFrame:
+def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Grid] = None,
+          jobs: Optional[int] = None, client: Any = None, progress: bool = True, capacity: bool = False,
+          chunk_size: Optional[int] = None, sep: str = ".", **capacity_options: Any) -> pd.DataFrame:
     """One row per point, in grid order, with the grid's dotted paths as the first columns, then the
     ``llmsim sweep`` CSV columns (identity, ``fits``, ``reason``, throughput, latency percentiles as
-    ``ttft_ms.p95`` ..., goodput, cost). A point that cannot run is a row with ``fits`` False, its reason and
-    NaN numbers. ``capacity=True`` runs a capacity search per point (options: num_requests, replications,
-    rel_tol, ...). ``jobs``: local threads (default: all cores; fewer, with a RuntimeWarning, when the system
-    refuses to start that many). ``client``: a ``distributed.Client``.
+    ``ttft_ms.p95`` ..., goodput, cost). Three ways to call it:
+
+    * ``sweep(base, {"hardware.gpu": [...], "workload.arrival.rate": [...]})``: a grid over a base scenario;
+    * ``sweep(base, [{"hardware.gpu": "l4"}, ...])``: a list of overrides of the base;
+    * ``sweep([scenario, "other.json", ...])`` (or ``sweep(None, [...])``): a list of whole scenarios.
+
+    Numeric columns are float64 with NaN where a point has no number (a point that cannot run is a row with
+    ``fits`` False, its reason and NaN numbers); ``sep="_"`` names columns ``ttft_ms_p95``, ``hardware_gpu`` ... so
+    that ``frame.query("ttft_ms_p95 < 2000")`` works. ``capacity=True`` runs a capacity search per point (options:
+    num_requests, replications, rel_tol, ...). ``jobs``: local threads (default: all cores; fewer, with a
+    RuntimeWarning, when the system refuses to start that many). ``client``: a ``distributed.Client``.
 
     Ctrl-C (a notebook's "interrupt kernel") stops the sweep within a simulation's few thousand events and
     raises KeyboardInterrupt with ``.partial``: the rows that had finished, as a frame indexed by grid point."""
+    check_sep(sep)
+    if grid is None and "grid_or_list" in capacity_options:  # the keyword's earlier name
+        grid = capacity_options.pop("grid_or_list")
+    if grid is None:
+        if base is None or isinstance(base, (Mapping, str, bytes, os.PathLike)):
+            raise ValueError("sweep: give a base scenario and a grid ({path: [values]} or a list of overrides), or "
+                             "a list of scenarios: sweep([scenario, ...])")
+        base, grid = None, base
     analysis = _area("analysis")
-    points = expand_grid(base, grid_or_list)
+    points = expand_grid(base, grid)
     bar = _tqdm(progress, len(points), "sweep")
     try:
         if client is None:
@@ -112,12 +128,12 @@ def sweep(base: Optional[Scenario], grid_or_list: Grid, jobs: Optional[int] = No
         # What had finished, as a frame indexed by grid point, so an interrupted sweep loses no computed row.
         finished = getattr(e, "partial_rows", None)
         if finished is not None:
-            e.partial = _frame([row for _, row in finished], index=[i for i, _ in finished])
+            e.partial = _frame([row for _, row in finished], index=[i for i, _ in finished], sep=sep)
         raise
     finally:
         if bar is not None:
             bar.close()
-    return _frame(flat)
+    return _frame(flat, sep=sep)
 
 
 def _on_dask(client, points: List[Point], capacity: bool, capacity_options: dict, chunk_size: Optional[int],
@@ -146,16 +162,22 @@ def _on_dask(client, points: List[Point], capacity: bool, capacity_options: dict
 
 def capacity(scenario: Scenario, *, num_requests: Optional[int] = None, warmup_requests: Optional[int] = None,
              replications: Optional[int] = None, rel_tol: Optional[float] = None,
-             max_evaluations: Optional[int] = None, max_rate: Optional[float] = None, **overrides: Any) -> dict:
+             max_evaluations: Optional[int] = None, max_rate: Optional[float] = None, frame: bool = False,
+             sep: str = ".", **overrides: Any) -> Union[dict, pd.DataFrame]:
     """The largest load meeting the scenario's SLO (``llmsim capacity --json`` row: max_qps, max_qps_ci95,
     latency at capacity, cost per Mtok at the target load and at capacity, replicas_needed, monthly_cost).
     ``overrides`` are dotted-path scenario fields written with '__' for '.', e.g. ``hardware__gpu="rtx4090-24gb"``
     or ``hardware__gpu="2xrtx4090-24gb@pp"``; a scenario moved to another card is billed at that card's price (its
-    catalogue placeholder unless ``hardware__price_per_gpu_hour`` is given), never at the old card's."""
+    catalogue placeholder unless ``hardware__price_per_gpu_hour`` is given), never at the old card's. ``frame=True``
+    returns the row as a one-row DataFrame with the columns and types of ``sweep(..., capacity=True)`` frames
+    (``sep`` as there)."""
+    check_sep(sep)
     opts = {k: v for k, v in dict(num_requests=num_requests, warmup_requests=warmup_requests,
                                   replications=replications, rel_tol=rel_tol, max_evaluations=max_evaluations,
                                   max_rate=max_rate).items() if v is not None}
     text = to_text(scenario, {k.replace("__", "."): v for k, v in overrides.items()})
+    if frame:
+        return _frame([_area("analysis").capacity(text, opts, True)], sep=sep)
     return json.loads(_area("analysis").capacity(text, opts))
 
 
@@ -163,7 +185,8 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
             policies: Sequence[str] = (), max_num_seqs: Sequence[int] = (),
             max_num_batched_tokens: Sequence[int] = (), rank_by: str = "monthly_cost",
             prices: Optional[Mapping[str, float]] = None, purchase_prices: Optional[Mapping[str, float]] = None,
-            jobs: Optional[int] = None, progress: bool = False, **capacity_options: Any) -> pd.DataFrame:
+            jobs: Optional[int] = None, progress: bool = False, sep: str = ".",
+            **capacity_options: Any) -> pd.DataFrame:
     """``llmsim compare``: every GPU option (``"2xrtx4090-24gb"`` = two cards, TP 2; ``"@pp"`` pipeline;
     ``"+nvlink"`` a bridged pair) × quantization × engine knob, each with a capacity search. One row per option
     (non-fitting ones with their reason and NaN numbers), money at the user's load first
@@ -171,7 +194,9 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
     hardware and the ``quality_caveat``; plus ``winner`` (cheapest meeting the SLO; equal bills go to the cheaper
     token at the target load) and ``pareto`` (cost-vs-latency frontier) columns. ``prices`` / ``purchase_prices``:
     ``{gpu id: price}`` per GPU-hour / per card, overriding the catalogue. ``frame.attrs`` holds ``target_qps``,
-    ``rank_by`` and the winner's label."""
+    ``rank_by`` and the winner's label. Numbers are float64 with NaN where an option has none; ``sep="_"`` gives
+    query-friendly column names as in ``sweep``."""
+    check_sep(sep)
     def strings(v):
         return [v] if isinstance(v, str) else list(v or [])
     bar = _tqdm(progress, 0, "compare")
@@ -188,7 +213,7 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
     finally:
         if bar is not None:
             bar.close()
-    frame = _frame(flat)
+    frame = _frame(flat, sep=sep)
     result = json.loads(result_text)
     winner = result.get("winner")
     pareto = set(result.get("pareto") or [])

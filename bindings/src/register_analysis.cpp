@@ -103,15 +103,18 @@ void register_analysis(py::module_& m) {
   }, py::arg("scenario"), py::arg("num_requests") = 0,
      "`llmsim throughput --json` of the scenario (every request at t = 0) as JSON text; GIL released.");
 
-  m.def("capacity", [](const std::string& text, const py::dict& options) {
+  m.def("capacity", [](const std::string& text, const py::dict& options, bool flat) {
     analysis::RowOptions opt{true, capacity_options(options)};
     std::atomic<bool> cancel{false};
     opt.cancel = &cancel;
     Warnings warnings;
-    return run_interruptible(cancel, warnings,
-                             [&] { return dump(analysis::to_json(analysis::evaluate_row(resolved_of(text), opt))); });
-  }, py::arg("scenario"), py::arg("options") = py::dict(),
-     "Capacity row (JSON text, `llmsim capacity --json` fields); GIL released while it runs, Ctrl-C stops it.");
+    return run_interruptible(cancel, warnings, [&] {
+      const analysis::Row row = analysis::evaluate_row(resolved_of(text), opt);
+      return flat ? flat_row(row) : dump(analysis::to_json(row));
+    });
+  }, py::arg("scenario"), py::arg("options") = py::dict(), py::arg("flat") = false,
+     "Capacity row (JSON text, `llmsim capacity --json` fields; flat: the sweep's [[column, value], ...]); GIL "
+     "released while it runs, Ctrl-C stops it.");
 
   m.def("apply_overrides", [](const std::string& text, const std::string& overrides) {
     std::vector<std::pair<std::string, Json>> pairs;
