@@ -53,19 +53,21 @@ void print_human(const analysis::ThroughputResult& r) {
 int run_throughput(int argc, char** argv) {
   return guarded("throughput", [&] {
     po::options_description opts("llmsim throughput options");
+    po::positional_options_description pos;
+    add_scenario_options(opts, pos, "scenario JSON file (its arrivals are replaced: all at t = 0)");
     opts.add_options()
-        ("scenario", po::value<std::string>()->required(), "scenario JSON file (its arrivals are replaced: all at t = 0)")
         ("json", "print the result as JSON")
         ("num-requests", po::value<long long>(), "requests at t = 0 (default: the scenario's workload.num_requests)")
         ("quant", po::value<std::string>(), "override quant.weights");
     add_gpu_options(opts);
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim throughput --scenario FILE.json [--json] [--num-requests N] [--gpu G] [--price USD] "
-                    "[--quant Q]")) {
+                    "usage: llmsim throughput FILE.json [--json] [--num-requests N] [--gpu G] [--price USD] "
+                    "[--quant Q] [--set PATH=VALUE]",
+                    &pos)) {
       return kOk;
     }
-    Json doc = read_json_file(vm["scenario"].as<std::string>());
+    Json doc = load_scenario(vm);
     if (vm.count("quant")) spec::set_json_path(doc, "quant.weights", vm["quant"].as<std::string>());
     spec::Scenario scenario = spec::scenario_from_json(JsonView(doc, ""));
     apply_gpu_options(scenario, vm);

@@ -47,6 +47,9 @@ TEST_CASE("the scenario is the first argument or --scenario, once") {
   const auto cmp = json_of("compare " + sc + " --gpus a100-80gb-sxm --requests 200 --replications 1 --json");
   CHECK(cmp["rows"].size() == 1);
   CHECK(json_of("sweep " + grid_file() + " --json").size() == 2);
+  // throughput too (the README's tour calls it so): the same result as with --scenario.
+  const auto tp = json_of("throughput " + sc + " --num-requests 50 --json");
+  CHECK(tp == json_of("throughput --scenario " + sc + " --num-requests 50 --json"));
 
   auto r = run("simulate " + sc + " other.json");
   CHECK(r.code == 2);
