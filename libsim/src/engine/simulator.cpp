@@ -410,6 +410,7 @@ void Simulation::requeue_or_fail(std::int32_t i, std::int64_t produced, double n
     again.prefill_target = s.input;
     again.prefix_key = s.prefix_key;
     again.prefix_len = s.prefix_len;
+    again.chain = s.chain;  // a block-hash trace's prompt keeps its hashes: the retry can hit the cache
     again.measured = s.measured;
     again.preemptions = s.preemptions;
     again.stamp = s.stamp + 1;
