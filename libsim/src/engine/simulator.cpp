@@ -4,110 +4,11 @@
 // (overload and bounds), run_summary (what the replicas measured, in the summary).
 #include "llmsim/engine/simulator.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <memory>
-#include <optional>
-
-#include "llmsim/core/error.hpp"
-#include "llmsim/core/rng.hpp"
-#include "llmsim/engine/autoscaler.hpp"
-#include "llmsim/engine/event_queue.hpp"
-#include "llmsim/memory/memory_plan.hpp"
-#include "llmsim/metrics/collector.hpp"
-#include "llmsim/metrics/time_series.hpp"
-#include "llmsim/perf/cost_model.hpp"
-#include "autoscaler.hpp"
-#include "failures.hpp"
-#include "pipeline.hpp"
-#include "replica.hpp"
-#include "router.hpp"
-#include "run_monitor.hpp"
-#include "run_summary.hpp"
-#include "synthetic_service.hpp"
-#include "workload_driver.hpp"
+#include "simulation.hpp"
 
 namespace llmsim::engine {
 
-namespace {
-
-using namespace detail;
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-class Simulation {
- public:
-  Simulation(const spec::ResolvedScenario& rs, const SimulationOptions& opt) : rs_(rs), opt_(opt) {}
-  SimulationResult run();
-
- private:
-  bool build();  ///< false when the model does not fit (result_.summary says why)
-  void build_replicas(std::int32_t groups);
-  void schedule_next(std::int32_t source, double now_s, bool after_arrival);
-  void on_arrival(std::int32_t source, double now_s);
-  void on_iteration_done(std::int32_t replica, double now_s);
-  void on_service_done(std::int32_t server, double now_s);
-  void start_replica(std::int32_t r, double now_s);
-  void start_service(std::int32_t server, std::int32_t seq, double now_s);
-  void finish_request(std::int32_t seq, double now_s);
-  void assign(std::int32_t seq, std::int32_t engine, double now_s);  ///< a routed request joins its engine
-  // The fleet (autoscaler.hpp): evaluations, replicas becoming ready, the bill's counts.
-  void on_autoscale(double now_s);
-  void on_replica_ready(std::int32_t group, double now_s);
-  void fleet_changed(double now_s);
-  void dispatch_pending(double now_s);
-  std::int64_t group_outstanding(std::int32_t group) const;
-  // Failures (failures.hpp): a replica going down and coming back; its requests re-queued or failed.
-  void schedule_fleet(double t, EventKind kind, std::int32_t target);
-  bool work_left() const { return events_.size() > fleet_events_ || in_system_all_ > 0; }
-  void on_replica_down(std::int32_t target, double now_s);
-  void on_replica_up(std::int32_t group, double now_s);
-  void requeue_or_fail(std::int32_t seq, std::int64_t produced, double now_s);
-  std::int64_t waiting_total() const;
-  void sample_state(double now_s);
-  void event_loop();
-  void finish(double end_s);
-
-  const spec::ResolvedScenario& rs_;
-  SimulationOptions opt_;
-  std::unique_ptr<WorkloadDriver> driver_;
-  std::unique_ptr<metrics::Collector> collector_;
-  std::unique_ptr<metrics::TimeSeries> series_;
-  std::unique_ptr<perf::CostModel> cost_;
-  std::unique_ptr<Router> router_;
-  std::unique_ptr<SyntheticService> synthetic_;
-  std::unique_ptr<RunMonitor> monitor_;
-  std::unique_ptr<Fleet> fleet_;             ///< deployment replicas' states (not for the synthetic service)
-  std::unique_ptr<Autoscaler> autoscaler_;   ///< when the scenario has an autoscaler
-  Autoscaler::Actions actions_;
-  metrics::FleetMeter meter_;
-  IndexRing pending_;                        ///< requests that arrived while no replica was ready
-  std::unique_ptr<FailureModel> failures_;
-  std::vector<std::int32_t> skip_done_;      ///< per engine: completions of iterations lost to a failure
-  std::vector<std::int32_t> evicted_;
-  std::vector<std::int64_t> produced_;
-  std::size_t fleet_events_ = 0;             ///< queued fleet events (autoscale .. replica_up)
-  std::int32_t serving_ = 0;                 ///< replicas meant to serve (a fixed fleet without its spares)
-  std::int64_t failed_ = 0, requeued_ = 0, replica_failures_ = 0;
-  double wasted_tokens_ = 0;
-  memory::MemoryPlan plan_;
-  SeqPool pool_;
-  // One Replica per virtual engine: deployment replica g owns replicas_[g·k, (g+1)·k), k = engines_per_group_,
-  // and its pipeline stages pipelines_[g].
-  std::vector<Replica> replicas_;
-  std::int32_t engines_per_group_ = 1;
-  std::vector<char> start_pending_;  ///< per replica: a replica_start event is queued
-  std::vector<Pipeline> pipelines_;
-  EventQueue events_;
-  std::vector<std::int32_t> finished_;
-  SimulationResult result_;
-
-  std::int64_t issued_ = 0, in_system_all_ = 0, rejected_ = 0, clipped_ = 0, iterations_ = 0;
-  std::int64_t measured_arrivals_ = 0;
-  double first_measured_s_ = -1, last_measured_s_ = 0;
-  std::vector<double> kv_integral_at_window_;
-  double peak_kv_fraction_ = 0;
-};
+namespace detail {
 
 bool Simulation::build() {
   const auto& sc = rs_.scenario;
@@ -329,130 +230,6 @@ void Simulation::assign(std::int32_t i, std::int32_t r, double now_s) {
     start_pending_[ri] = 1;
     events_.schedule(now_s, EventKind::replica_start, r);
   }
-}
-
-std::int64_t Simulation::group_outstanding(std::int32_t g) const {
-  std::int64_t n = 0;
-  for (std::int32_t v = 0; v < engines_per_group_; ++v)
-    n += replicas_[static_cast<std::size_t>(g * engines_per_group_ + v)].outstanding();
-  return n;
-}
-
-void Simulation::fleet_changed(double now_s) { meter_.on_fleet(now_s, fleet_->billed(), fleet_->ready()); }
-
-void Simulation::dispatch_pending(double now_s) {
-  while (!pending_.empty()) {
-    const std::int32_t r = router_->route(replicas_);
-    if (r < 0) return;
-    const std::int32_t i = pending_.front();
-    pending_.pop_front();
-    assign(i, r, now_s);
-  }
-}
-
-void Simulation::on_autoscale(double now_s) {
-  autoscaler_->tick(now_s, *fleet_, [&](std::int32_t g) { return group_outstanding(g); }, actions_);
-  for (const auto g : actions_.start) schedule_fleet(now_s + autoscaler_->scale_up_delay_s(), EventKind::replica_ready, g);
-  fleet_changed(now_s);
-  dispatch_pending(now_s);  // a draining replica taken back is ready at once
-  // Evaluations go on while anything else is still to happen (they alone never keep a finished run alive).
-  if (work_left()) schedule_fleet(now_s + autoscaler_->interval_s(), EventKind::autoscale, 0);
-}
-
-void Simulation::schedule_fleet(double t, EventKind kind, std::int32_t target) {
-  ++fleet_events_;
-  events_.schedule(t, kind, target);
-}
-
-void Simulation::on_replica_down(std::int32_t target, double now_s) {
-  const auto& fs = rs_.scenario.failures;
-  const bool scheduled = target < 0;  // a listed outage (-1 - its index), else a random failure of replica `target`
-  const std::int32_t g = scheduled ? fs.outages[static_cast<std::size_t>(-1 - target)].replica : target;
-  if (!work_left()) return;  // after the run's last request: nothing to fail, nothing more to bill
-  const GroupState st = fleet_->state(g);
-  if (st != GroupState::ready && st != GroupState::draining && st != GroupState::standby) {
-    // Off, starting or already down: nothing to fail; a random clock runs on.
-    if (!scheduled && work_left()) schedule_fleet(now_s + failures_->time_to_failure(g), EventKind::replica_down, g);
-    return;
-  }
-  ++replica_failures_;
-  fleet_->set(g, GroupState::failed);
-  if (st != GroupState::standby)  // a hot spare takes the failed replica's place at once
-    for (std::int32_t h = 0; h < fleet_->size(); ++h)
-      if (fleet_->state(h) == GroupState::standby) {
-        fleet_->set(h, GroupState::ready);
-        break;
-      }
-  fleet_changed(now_s);
-  evicted_.clear();
-  produced_.clear();
-  for (std::int32_t v = 0; v < engines_per_group_; ++v) {
-    const auto e = static_cast<std::size_t>(g * engines_per_group_ + v);
-    if (replicas_[e].busy()) ++skip_done_[e];  // its iteration is lost with it
-    replicas_[e].evict_all(now_s, evicted_, produced_);
-  }
-  for (std::size_t k = 0; k < evicted_.size(); ++k) requeue_or_fail(evicted_[k], produced_[k], now_s);
-  const double down = scheduled ? fs.outages[static_cast<std::size_t>(-1 - target)].duration_s : failures_->time_to_repair(g);
-  schedule_fleet(now_s + down, EventKind::replica_up, scheduled ? -1 - g : g);
-}
-
-void Simulation::requeue_or_fail(std::int32_t i, std::int64_t produced, double now_s) {
-  Seq& s = pool_[i];
-  if (rs_.scenario.failures.on_failure == spec::OnFailure::requeue) {
-    // The request starts again from scratch elsewhere (a client's retry): a new stream, a new first token.
-    Seq again;
-    again.id = s.id;
-    again.tenant = s.tenant;
-    again.source = s.source;
-    again.arrival_s = s.arrival_s;
-    again.input = s.input;
-    again.output = s.output;
-    again.prefill_target = s.input;
-    again.prefix_key = s.prefix_key;
-    again.prefix_len = s.prefix_len;
-    again.chain = s.chain;  // a block-hash trace's prompt keeps its hashes: the retry can hit the cache
-    again.measured = s.measured;
-    again.preemptions = s.preemptions;
-    again.stamp = s.stamp + 1;
-    again.state = SeqState::waiting;
-    s = again;
-    ++requeued_;
-    const std::int32_t r = router_->route(replicas_);
-    if (r < 0) pending_.push_back(i);
-    else assign(i, r, now_s);
-    return;
-  }
-  // Lost: never completed, never in goodput or the tokens the cost is divided by; its tokens were wasted work.
-  ++failed_;
-  wasted_tokens_ += static_cast<double>(produced);
-  --in_system_all_;
-  if (s.measured) collector_->on_in_system_change(now_s, -1);
-  if (autoscaler_) autoscaler_->on_in_system(now_s, in_system_all_);
-  meter_.on_failed(now_s);
-  const std::int32_t source = s.source;
-  s.state = SeqState::done;
-  pool_.release(i);
-  if (driver_->is_user(source)) schedule_next(source, now_s, true);  // a closed-loop user moves on
-}
-
-void Simulation::on_replica_up(std::int32_t target, double now_s) {
-  const bool scheduled = target < 0;
-  const std::int32_t g = scheduled ? -1 - target : target;
-  if (fleet_->state(g) != GroupState::failed || !work_left()) return;
-  // Back in service, or in standby when the spares already fill the serving places.
-  const bool spare = !autoscaler_ && fleet_->ready() >= serving_;
-  fleet_->set(g, spare ? GroupState::standby : GroupState::ready);
-  fleet_changed(now_s);
-  dispatch_pending(now_s);
-  if (!scheduled && failures_->random() && work_left())
-    schedule_fleet(now_s + failures_->time_to_failure(g), EventKind::replica_down, g);
-}
-
-void Simulation::on_replica_ready(std::int32_t g, double now_s) {
-  if (fleet_->state(g) != GroupState::starting) return;
-  fleet_->set(g, GroupState::ready);
-  fleet_changed(now_s);
-  dispatch_pending(now_s);
 }
 
 void Simulation::start_replica(std::int32_t r, double now_s) {
@@ -691,10 +468,10 @@ SimulationResult Simulation::run() {
   return std::move(result_);
 }
 
-}  // namespace
+}  // namespace detail
 
 SimulationResult simulate(const spec::ResolvedScenario& scenario, const SimulationOptions& options) {
-  Simulation sim(scenario, options);
+  detail::Simulation sim(scenario, options);
   return sim.run();
 }
 

@@ -1,0 +1,107 @@
+// The orchestrator of one run (simulator.cpp builds it and runs its event loop). Its handlers are split by
+// concern: simulator.cpp (arrivals, iterations, completions, the loop, the summary) and simulation_fleet.cpp
+// (the autoscaler's evaluations, replicas becoming ready, failures and re-queues). Internal to the engine layer.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/rng.hpp"
+#include "llmsim/engine/autoscaler.hpp"
+#include "llmsim/engine/event_queue.hpp"
+#include "llmsim/memory/memory_plan.hpp"
+#include "llmsim/metrics/collector.hpp"
+#include "llmsim/metrics/time_series.hpp"
+#include "llmsim/perf/cost_model.hpp"
+#include "autoscaler.hpp"
+#include "failures.hpp"
+#include "pipeline.hpp"
+#include "replica.hpp"
+#include "router.hpp"
+#include "run_monitor.hpp"
+#include "run_summary.hpp"
+#include "synthetic_service.hpp"
+#include "workload_driver.hpp"
+
+namespace llmsim::engine::detail {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+class Simulation {
+ public:
+  Simulation(const spec::ResolvedScenario& rs, const SimulationOptions& opt) : rs_(rs), opt_(opt) {}
+  SimulationResult run();
+
+ private:
+  bool build();  ///< false when the model does not fit (result_.summary says why)
+  void build_replicas(std::int32_t groups);
+  void schedule_next(std::int32_t source, double now_s, bool after_arrival);
+  void on_arrival(std::int32_t source, double now_s);
+  void on_iteration_done(std::int32_t replica, double now_s);
+  void on_service_done(std::int32_t server, double now_s);
+  void start_replica(std::int32_t r, double now_s);
+  void start_service(std::int32_t server, std::int32_t seq, double now_s);
+  void finish_request(std::int32_t seq, double now_s);
+  void assign(std::int32_t seq, std::int32_t engine, double now_s);  ///< a routed request joins its engine
+  // The fleet (autoscaler.hpp): evaluations, replicas becoming ready, the bill's counts.
+  void on_autoscale(double now_s);
+  void on_replica_ready(std::int32_t group, double now_s);
+  void fleet_changed(double now_s);
+  void dispatch_pending(double now_s);
+  std::int64_t group_outstanding(std::int32_t group) const;
+  // Failures (failures.hpp): a replica going down and coming back; its requests re-queued or failed.
+  void schedule_fleet(double t, EventKind kind, std::int32_t target);
+  bool work_left() const { return events_.size() > fleet_events_ || in_system_all_ > 0; }
+  void on_replica_down(std::int32_t target, double now_s);
+  void on_replica_up(std::int32_t group, double now_s);
+  void requeue_or_fail(std::int32_t seq, std::int64_t produced, double now_s);
+  std::int64_t waiting_total() const;
+  void sample_state(double now_s);
+  void event_loop();
+  void finish(double end_s);
+
+  const spec::ResolvedScenario& rs_;
+  SimulationOptions opt_;
+  std::unique_ptr<WorkloadDriver> driver_;
+  std::unique_ptr<metrics::Collector> collector_;
+  std::unique_ptr<metrics::TimeSeries> series_;
+  std::unique_ptr<perf::CostModel> cost_;
+  std::unique_ptr<Router> router_;
+  std::unique_ptr<SyntheticService> synthetic_;
+  std::unique_ptr<RunMonitor> monitor_;
+  std::unique_ptr<Fleet> fleet_;             ///< deployment replicas' states (not for the synthetic service)
+  std::unique_ptr<Autoscaler> autoscaler_;   ///< when the scenario has an autoscaler
+  Autoscaler::Actions actions_;
+  metrics::FleetMeter meter_;
+  IndexRing pending_;                        ///< requests that arrived while no replica was ready
+  std::unique_ptr<FailureModel> failures_;
+  std::vector<std::int32_t> skip_done_;      ///< per engine: completions of iterations lost to a failure
+  std::vector<std::int32_t> evicted_;
+  std::vector<std::int64_t> produced_;
+  std::size_t fleet_events_ = 0;             ///< queued fleet events (autoscale .. replica_up)
+  std::int32_t serving_ = 0;                 ///< replicas meant to serve (a fixed fleet without its spares)
+  std::int64_t failed_ = 0, requeued_ = 0, replica_failures_ = 0;
+  double wasted_tokens_ = 0;
+  memory::MemoryPlan plan_;
+  SeqPool pool_;
+  // One Replica per virtual engine: deployment replica g owns replicas_[g·k, (g+1)·k), k = engines_per_group_,
+  // and its pipeline stages pipelines_[g].
+  std::vector<Replica> replicas_;
+  std::int32_t engines_per_group_ = 1;
+  std::vector<char> start_pending_;  ///< per replica: a replica_start event is queued
+  std::vector<Pipeline> pipelines_;
+  EventQueue events_;
+  std::vector<std::int32_t> finished_;
+  SimulationResult result_;
+
+  std::int64_t issued_ = 0, in_system_all_ = 0, rejected_ = 0, clipped_ = 0, iterations_ = 0;
+  std::int64_t measured_arrivals_ = 0;
+  double first_measured_s_ = -1, last_measured_s_ = 0;
+  std::vector<double> kv_integral_at_window_;
+  double peak_kv_fraction_ = 0;
+};
+
+}  // namespace llmsim::engine::detail
