@@ -148,6 +148,10 @@ TEST_CASE("numpy's percentile (linear interpolation) and HF names to catalogue i
   CHECK(catalogue_model_for("Qwen/Qwen2.5-7B-Instruct", cat) == "qwen2.5-7b");
   CHECK(catalogue_model_for("neuralmagic/Meta-Llama-3.1-8B-FP8", cat) == "llama-3.1-8b");
   CHECK_FALSE(catalogue_model_for("meta-llama/Meta-Llama-3-8B-Instruct", cat).has_value());  // not in the catalogue
+  // A versioned name matches its own version before the unversioned family (v0.3 is not v0.1).
+  CHECK(catalogue_model_for("mistralai/Mistral-7B-Instruct-v0.3", cat) == "mistral-7b-v0.3");
+  CHECK(catalogue_model_for("mistralai/Mistral-7B-Instruct-v0.1", cat) == "mistral-7b");
+  CHECK(catalogue_model_for("Qwen/Qwen3-30B-A3B-AWQ", cat) == "qwen3-30b-a3b");
 }
 
 TEST_CASE("a `vllm serve` command line becomes vLLM-named scenario keys") {
@@ -210,6 +214,9 @@ TEST_CASE("check replays the file's requests and states every number it reports"
   CHECK(s.hardware.gpu == "h100-80gb-sxm");
   CHECK(s.engine.max_num_batched_tokens == 2048);
   CHECK(s.engine.max_model_len == 2048);
+  // The knobs shown are the ones simulated, not the scenario's 0 = "engine default" placeholders.
+  CHECK(s.engine.max_num_seqs > 0);
+  CHECK(s.hardware.parallel.gpus() == 1);
   CHECK(s.workload.num_requests == 80);
   CHECK(s.workload.warmup_requests == 0);
   REQUIRE(std::holds_alternative<spec::TraceReplay>(s.workload.arrival));

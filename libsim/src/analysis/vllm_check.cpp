@@ -104,8 +104,9 @@ double numpy_percentile(std::vector<double> values, double q) {
 }
 
 namespace {
-/// The last path part of a model name without "meta-", "-instruct", versions and quantization suffixes.
-std::string reduced_name(const std::string& hf_name) {
+/// The last path part of a model name without "meta-", "-instruct", quantization suffixes and (unless
+/// keep_version) versions: "Mistral-7B-Instruct-v0.3" -> "mistral-7b-v0.3", or "mistral-7b" without its version.
+std::string reduced_name(const std::string& hf_name, bool keep_version = false) {
   std::string n = base_name(hf_name);
   if (n.rfind("meta-", 0) == 0) n = n.substr(5);
   static const std::vector<std::string> drop{"instruct", "chat", "hf", "it", "base", "fp8", "dynamic", "awq",
@@ -113,7 +114,7 @@ std::string reduced_name(const std::string& hf_name) {
   std::string kept;
   for (const auto& t : split(n, '-')) {
     const bool version = t.size() > 1 && t[0] == 'v' && std::isdigit(static_cast<unsigned char>(t[1]));
-    if (std::find(drop.begin(), drop.end(), t) != drop.end() || version) continue;
+    if (std::find(drop.begin(), drop.end(), t) != drop.end() || (version && !keep_version)) continue;
     kept += (kept.empty() ? "" : "-") + t;
   }
   return kept;
@@ -122,8 +123,11 @@ std::string reduced_name(const std::string& hf_name) {
 
 std::optional<std::string> catalogue_model_for(const std::string& hf_name, const spec::Catalog& catalog) {
   if (catalog.models().count(base_name(hf_name))) return base_name(hf_name);
-  const std::string r = reduced_name(hf_name);
-  if (catalog.models().count(r)) return r;
+  // The versioned name first: Mistral-7B v0.3 (32768-token vocabulary, no sliding window) is not v0.1.
+  for (const bool keep_version : {true, false}) {
+    const std::string r = reduced_name(hf_name, keep_version);
+    if (catalog.models().count(r)) return r;
+  }
   return std::nullopt;
 }
 
@@ -243,7 +247,9 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
                                "hardware.gpu in the scenario)");
   }
   notes.push_back("the file does not record vLLM's version or scheduler: simulated with policy '" +
-                  spec::to_string(s.engine.policy) + "'; the client's warm-up request is not simulated");
+                  spec::to_string(s.engine.policy) + "' on runtime '" + spec::to_string(s.engine.resolved_runtime()) +
+                  "' (engine.policy / engine.runtime in --scenario set them); the client's warm-up request is not "
+                  "simulated");
   if (!r.backend.empty() && r.backend != "vllm" && r.backend != "openai" && r.backend != "openai-chat") {
     notes.push_back("the measured server was '" + r.backend + "' (backend), while llmsim models vLLM's engine");
   }
@@ -257,6 +263,9 @@ VllmCheck check_vllm_result(const VllmResult& r, const VllmCheckOptions& o, cons
   const auto resolved = spec::resolve(c.scenario, catalog);
   // quant.weights "auto" shown as the format planned (the checkpoint's), with what resolving assumed.
   c.scenario.weights = resolved.scenario.weights;
+  // ... and the engine knobs and GPU split resolving chose (the scenario keeps 0 = "the engine's default").
+  c.scenario.engine = resolved.scenario.engine;
+  c.scenario.hardware.parallel = resolved.scenario.hardware.parallel;
   c.notes.insert(c.notes.end(), resolved.notes.begin(), resolved.notes.end());
   engine::SimulationOptions opt;
   opt.record_requests = true;
