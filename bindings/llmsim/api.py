@@ -39,10 +39,8 @@ def memory(scenario: Optional[Scenario] = None, *, model: Optional[str] = None, 
     Keyword arguments override the scenario (defaults: the scenario format's defaults). ``num_gpus`` without
     ``tp`` means tensor parallel over all of them. Bad input raises ValueError naming the field.
     """
-    if num_gpus is not None and tp is None:
-        if num_gpus % (pp or 1):
-            raise ValueError(f"num_gpus: {num_gpus} is not a multiple of pp {pp}")
-        tp = num_gpus // (pp or 1)
+    if num_gpus is not None:  # libsim's rule: tp = num_gpus / pp unless tp is given, then they must agree
+        tp, pp = _core.spec.split_for_count(int(num_gpus), None if tp is None else int(tp), int(pp or 1))
     text = to_text(scenario or {}, _overrides(model, gpu, quant, kv_dtype, tp, pp, max_model_len, **{
         "engine.gpu_memory_utilization": gpu_memory_utilization,
         "engine.max_num_batched_tokens": max_num_batched_tokens}))

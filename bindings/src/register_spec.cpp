@@ -1,5 +1,6 @@
 // llmsim._core.spec: catalogues, scenario parsing and the loaders for user GPU specs and HF configs.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include "convert.hpp"
 #include "llmsim/spec/catalog.hpp"
@@ -130,6 +131,12 @@ void register_spec(py::module_& m) {
                      {"nvlink_bridge", o.nvlink_bridge},
                      {"text", o.text}});
   }, py::arg("text"), "A GPU option string ('2xrtx4090-24gb@pp', '2xa100-80gb-pcie+nvlink') parsed by libsim's one parser.");
+
+  m.def("split_for_count", [](int num_gpus, std::optional<int> tp, int pp) {
+    const spec::ParallelConfig p = spec::split_for_count(num_gpus, tp, pp);
+    return py::make_tuple(p.tp, p.pp);
+  }, py::arg("num_gpus"), py::arg("tp"), py::arg("pp"),
+     "One replica's (tp, pp) from a GPU count: tp = num_gpus / pp unless tp is given (then they must agree).");
 
   m.def("read_json", [](const std::string& path, const std::string& what) {
     // Python reads its JSON inputs here: regular files only, size-capped, strict (duplicate keys refused).

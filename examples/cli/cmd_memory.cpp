@@ -51,15 +51,13 @@ int run_memory(int argc, char** argv) {
       tp = vm["tp"].as<int>();
       positive("tp", tp);
     }
-    if (vm.count("num-gpus")) {
-      const int n = vm["num-gpus"].as<int>();
-      positive("num-gpus", n);
-      if (n >= 1 && pp >= 1 && !vm.count("tp")) {
-        if (n % pp != 0) problems.add("--num-gpus", "must be a multiple of --pp (" + std::to_string(pp) + "), got " + std::to_string(n));
-        tp = std::max(1, n / pp);
-      } else if (n >= 1 && tp >= 1 && pp >= 1 && n != tp * pp) {
-        problems.add("--num-gpus", "must equal tp x pp = " + std::to_string(tp * pp) + " for one replica, got " +
-                                       std::to_string(n));
+    if (vm.count("num-gpus") && pp >= 1 && tp >= 1) {
+      try {  // one rule (spec::split_for_count), with the CLI's flag names
+        tp = spec::split_for_count(vm["num-gpus"].as<int>(), vm.count("tp") ? std::optional<int>(tp) : std::nullopt, pp,
+                                   "--num-gpus").tp;
+      } catch (const ConfigError& e) {
+        const std::string what = e.what();  // "--num-gpus: <problem>" (tp and pp were checked above)
+        problems.add(e.path(), what.substr(what.find(": ") + 2));
       }
     }
     const int max_model_len = vm["max-model-len"].as<int>();

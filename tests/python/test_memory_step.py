@@ -54,6 +54,24 @@ def test_memory_cli_identical(cli):
     assert json.loads(out) == llmsim.memory(model="qwen2.5-14b", gpu="2xrtx4090-24gb", max_model_len=4096)
 
 
+def test_num_gpus_follows_the_cli_rule(cli):
+    """num_gpus goes through libsim's one rule (spec::split_for_count), as `llmsim memory --num-gpus` does."""
+    import json
+    import subprocess
+    args = ["--model", "llama-3.1-70b", "--gpu", "a100-80gb-sxm", "--max-model-len", "4096"]
+    out = json.loads(subprocess.run([cli, "memory", *args, "--num-gpus", "4", "--pp", "2", "--json"],
+                                    capture_output=True, text=True, check=True).stdout)
+    py = llmsim.memory(model="llama-3.1-70b", gpu="a100-80gb-sxm", max_model_len=4096, num_gpus=4, pp=2)
+    assert py == out and (py["tp"], py["pp"]) == (2, 2)
+    with pytest.raises(ValueError, match="num_gpus.*multiple of pp"):
+        llmsim.memory(model="llama-3.1-8b", num_gpus=3, pp=2)
+    with pytest.raises(ValueError, match="num_gpus.*tp x pp = 2"):
+        llmsim.memory(model="llama-3.1-8b", num_gpus=4, tp=2)
+    bad = subprocess.run([cli, "memory", *args, "--num-gpus", "4", "--tp", "2", "--json"], capture_output=True,
+                         text=True)
+    assert bad.returncode == 2 and "--num-gpus" in bad.stderr and "tp x pp = 2" in bad.stderr
+
+
 def test_step_decode_and_prefill():
     need("step")
     d = llmsim.step(model="llama-3.1-8b", gpu="rtx4090-24gb", decode_seqs=1, context=512)

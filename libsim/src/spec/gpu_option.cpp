@@ -85,6 +85,21 @@ ParallelConfig split_for(const GpuOption& o, ParallelConfig given, const std::st
                                       "); give one or make them agree");
 }
 
+ParallelConfig split_for_count(int num_gpus, std::optional<int> tp, int pp, const std::string& path) {
+  if (num_gpus < 1) throw ConfigError(path, "must be >= 1, got " + std::to_string(num_gpus));
+  if (pp < 1) throw ConfigError("pp", "must be >= 1, got " + std::to_string(pp));
+  if (!tp) {
+    if (num_gpus % pp != 0)
+      throw ConfigError(path, "must be a multiple of pp (" + std::to_string(pp) + "), got " + std::to_string(num_gpus));
+    return {num_gpus / pp, pp};
+  }
+  if (*tp < 1) throw ConfigError("tp", "must be >= 1, got " + std::to_string(*tp));
+  if (num_gpus != *tp * pp)
+    throw ConfigError(path, "must equal tp x pp = " + std::to_string(*tp * pp) + " for one replica, got " +
+                                std::to_string(num_gpus));
+  return {*tp, pp};
+}
+
 GpuSpec gpu_for(const GpuOption& o, int gpus_per_replica, const Catalog& catalog, const std::string& path) {
   GpuSpec g = catalog.gpu(o.card, path);
   if (!o.nvlink_bridge) return g;

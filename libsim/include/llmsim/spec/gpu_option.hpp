@@ -4,6 +4,7 @@
 // "2xrtx4090-24gb@pp" (the same cards as a two-stage pipeline), "2xa100-80gb-pcie+nvlink" (a pair of PCIe cards
 // joined by an NVLink bridge). One parser, here; every command, scenario file, grid and Python reach it through
 // spec::resolve().
+#include <optional>
 #include <string>
 
 #include "llmsim/spec/deployment.hpp"
@@ -31,6 +32,11 @@ GpuOption parse_gpu_option(const std::string& text, const std::string& path = "h
 /// is; with one, the option's split (tp = N, or pp = N for "@pp") when `given` is 1 × 1, else `given` when it
 /// agrees (tp × pp = N, and tp = 1 for "@pp"). ConfigError at `tp_path` naming both when they contradict.
 ParallelConfig split_for(const GpuOption& option, ParallelConfig given, const std::string& tp_path = "hardware.tp");
+
+/// One replica's split from a GPU count (`llmsim memory --num-gpus`, Python `memory(num_gpus=)`): without `tp`,
+/// tensor parallel over num_gpus / pp; with it, num_gpus must equal tp x pp. ConfigError at `path` otherwise
+/// (num_gpus < 1, not a multiple of pp, or contradicting tp x pp).
+ParallelConfig split_for_count(int num_gpus, std::optional<int> tp, int pp, const std::string& path = "num_gpus");
 
 /// The card's spec as one replica of `gpus_per_replica` cards sees it: "+nvlink" gives it the bridge's NVLink
 /// bandwidth (GpuSpec::nvlink_bridge_bandwidth, from the datasheet) and peer-to-peer access. ConfigError at `path`
