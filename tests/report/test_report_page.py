@@ -120,6 +120,7 @@ def main():
     with open(os.path.join(source, "examples", "scenarios", "chat-8b.json")) as f:
         s = json.load(f)
     s["workload"]["num_requests"] = 400
+    s.setdefault("cost", {})["electricity_per_kwh"] = 0.15  # owned hardware priced beside rental
     with open(scenario, "w") as f:
         json.dump(s, f)
     bad_input(cli, scenario, work)
@@ -158,7 +159,7 @@ def main():
         if section not in visible:
             fail(f"section '{section}' missing from the rendered page")
     for phrase in ["rent ", "per million output tokens", "PLACEHOLDER PRICES", "(placeholder)", "cannot run",
-                   "Why not the others", "SLO: P95", "saturated", 'in <b id="injected">bold</b> & "quotes"']:
+                   "Why not the others", "SLO: P95", "Owning the cards instead of renting", "buying pays back after", "saturated", 'in <b id="injected">bold</b> & "quotes"']:
         if phrase not in visible:
             fail(f"'{phrase}' missing from the rendered page text")
     if len(probe["svg"]) < 3:

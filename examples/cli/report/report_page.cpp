@@ -276,6 +276,42 @@ std::string render_report(const ReportInput& in) {
       o += table({"option", "monthly bill at target", "per Mtok at target", "per Mtok at capacity", "GPUs per replica \u00d7 GPU-hour"},
                  rows, classes);
   }
+  // Owned hardware beside rental (analysis/ownership.hpp), as `compare` prints it: only when the scenario prices
+  // energy (cost.electricity_per_kwh); otherwise one line says how to get it.
+  {
+    const auto& c = base.cost;
+    std::vector<std::vector<Cell>> rows;
+    std::vector<std::string> notes;
+    for (const auto& row : r.rows) {
+      if (!row.fits) continue;
+      if (row.owned_monthly_cost) {
+        const std::string payback = row.break_even_months ? number(*row.break_even_months, 1) + " months" : "never";
+        rows.push_back({text_cell(row.name),
+                        number_cell(row.purchase_price_per_gpu ? money(base, *row.purchase_price_per_gpu, 0) : "\u2013",
+                                    row.purchase_price_is_placeholder ? "placeholder" : ""),
+                        number_cell(money(base, value(row.owned_cost_per_gpu_hour), 3)),
+                        number_cell(money(base, *row.owned_monthly_cost, 0)),
+                        number_cell(money(base, value(row.owned_cost_per_mtok_output_at_target), 3)),
+                        number_cell(money(base, value(row.monthly_cost), 0)), text_cell(payback)});
+      } else if (!row.owned_note.empty()) {
+        const std::string n = row.gpu + ": " + row.owned_note;
+        if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+      }
+    }
+    if (!rows.empty()) {
+      o += "<h3 id=\"owned\">Owning the cards instead of renting</h3>\n";
+      o += table({"option", "price per card", "owned GPU-hour", "owned monthly bill", "owned per Mtok at target",
+                  "rented monthly bill", "buying pays back after"}, rows);
+      o += "<p class=\"small\">Purchase spread over " + escape(format_value(c.depreciation_years)) +
+           " years, energy at " + escape(money(base, value(c.electricity_per_kwh), 3)) + "/kWh \u00d7 PUE " +
+           escape(format_value(c.pue)) + " (board power under load from the datasheet, idle as measured), hosting " +
+           escape(money(base, c.hosting_per_gpu_month, 0)) + " per GPU-month.</p>\n";
+    } else if (!c.electricity_per_kwh) {
+      o += "<p class=\"small\">Owned hardware is not priced: set cost.electricity_per_kwh (and purchase prices) in the "
+           "scenario to see buying beside renting.</p>\n";
+    }
+    for (const auto& n : notes) o += "<p class=\"small\">Owned: " + escape(n) + "</p>\n";
+  }
   Chart cost;
   cost.title = "Cost per million SLO-meeting output tokens vs capacity";
   cost.x_label = closed ? "capacity per replica (concurrent users inside the SLO)" : "capacity per replica (max QPS inside the SLO)";
