@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${ASAN_BUILD:-build-asan}
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLMSIM_SANITIZE=ON -DLLMSIM_BUILD_PYTHON=OFF \
+  # -O1 -g1: line tables for the reports' stack traces at a fraction of -O2 -g's build time (tests build at -O0).
+  cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DLLMSIM_SANITIZE=ON -DLLMSIM_BUILD_PYTHON=OFF \
     -DLLMSIM_BUILD_CALIBRATION=OFF -DLLMSIM_BUILD_BENCH=OFF > "$BUILD.configure.log" 2>&1 \
     || { cat "$BUILD.configure.log"; exit 1; }
 fi
