@@ -37,6 +37,7 @@ BatchShape proposer_decode_step(const BatchShape& b) {
   const std::int64_t k = b.spec_tokens;
   s.decode_seqs = b.decode_seqs + b.prefill_last_chunks;
   // Contexts after the first pass, advanced to the middle of the k − 1 steps (attention is linear in the context).
+  // The batch's sums cannot tell finishing chunks from the others, so every chunk's context counts: an upper bound.
   s.decode_context = b.decode_context + b.decode_seqs * (k + 1) + b.prefill_kv_tokens + s.decode_seqs * (k - 1) / 2;
   return s;
 }
