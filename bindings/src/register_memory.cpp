@@ -12,8 +12,7 @@ void register_memory(py::module_& m) {
   m.def("plan", [](const std::string& text) {
     Json doc = parse_text(text, "scenario");
     spec::ResolvedScenario r = spec::resolve(spec::scenario_from_json(JsonView(doc, "")), spec::Catalog::builtin());
-    memory::MemoryPlan plan = memory::plan_memory(r.model, r.quant, r.gpu, r.scenario.hardware.parallel,
-                                                  r.scenario.engine, r.max_model_len);
+    memory::MemoryPlan plan = memory::plan_memory(r);
     Json out = memory::to_json(plan);
     // The identity fields `llmsim memory --json` adds, so the two outputs compare equal.
     const auto& par = r.scenario.hardware.parallel;

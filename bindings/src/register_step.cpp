@@ -17,7 +17,9 @@ void register_step(py::module_& m) {
     spec::ResolvedScenario r = spec::resolve(spec::scenario_from_json(JsonView(doc, "")), spec::Catalog::builtin());
     // The same checks (lengths, context, memory, KV room) as `llmsim step`.
     const analysis::StepLengths lengths{prefill_tokens, prefill_context, decode_seqs, context};
-    perf::StepCost cost = analysis::step_cost(perf::make_cost_model(r), r.scenario.engine, lengths);
+    // With engine.speculative the decoders verify k + 1 tokens each and the proposer is an op (`llmsim step --speculative`).
+    perf::StepCost cost = analysis::step_cost(perf::make_cost_model(r), r.scenario.engine, lengths,
+                                              analysis::StepNames::keywords, r.speculation ? &*r.speculation : nullptr);
     Json out = perf::to_json(cost);
     if (!out.contains("tokens_per_s")) {
       out["tokens_per_s"] = cost.time_s > 0 ? static_cast<double>(cost.tokens) / cost.time_s : 0.0;

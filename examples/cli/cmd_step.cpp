@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "common.hpp"
@@ -9,6 +10,7 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/cost_model.hpp"
+#include "llmsim/perf/speculative.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/gpu_option.hpp"
 #include "llmsim/spec/engine_config.hpp"
@@ -45,6 +47,10 @@ int run(int argc, char** argv) {
        "runtime whose kernels and overheads to model: vllm (V1), vllm-v0, or a runtime name (vllm-v1, vllm-v0.5, vllm-v0-paged, "
        "sglang, lmdeploy-turbomind, gpt-fast, llama.cpp)")
       ("cpu-offload-gb", po::value<double>()->default_value(0), "GiB of weights per GPU in host memory (vLLM --cpu-offload-gb)")
+      ("speculative", po::value<std::string>()->default_value(""),
+       "speculative decoding: the verification step of --decode-seqs with its proposer (draft, ngram, eagle, mtp)")
+      ("draft-model", po::value<std::string>()->default_value(""), "draft model id or config.json (--speculative draft)")
+      ("num-speculative-tokens", po::value<int>()->default_value(1), "k: tokens proposed per sequence (--speculative)")
       ("json", po::bool_switch(), "print JSON");
   po::variables_map vm;
   if (!parse_args(argc, argv, opts, vm, kUsage)) return kOk;
@@ -86,11 +92,25 @@ int run(int argc, char** argv) {
   engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
   if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb))
     throw ConfigError("--cpu-offload-gb", "must be >= 0, got " + format_value(engine.cpu_offload_gb));
-  const perf::CostModel cm(model, quant, gpu, profile, parallel, !eager, engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
-                           generation);
+  perf::CostModel cm(model, quant, gpu, profile, parallel, !eager, engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
+                     generation);
+  std::optional<spec::ResolvedSpeculation> speculation;
+  const std::string method = vm["speculative"].as<std::string>();
+  if (!method.empty() || !vm["num-speculative-tokens"].defaulted() || !vm["draft-model"].as<std::string>().empty()) {
+    if (method.empty()) throw ConfigError("--speculative", "name the method (draft, ngram, eagle, mtp)");
+    spec::SpeculativeConfig sc;
+    sc.method = spec::parse_speculative_method(method, "--speculative");
+    sc.draft_model = vm["draft-model"].as<std::string>();
+    const int k = vm["num-speculative-tokens"].as<int>();
+    sc.num_speculative_tokens = k;
+    // One step's cost does not depend on the acceptance rate (it sets how many tokens the step yields).
+    speculation = spec::resolve_speculation(sc, spec::default_acceptance_rate(sc.method).value_or(0.5), model, catalog);
+    cm.set_proposer(perf::make_proposer(cm, *speculation, !eager));
+  }
 
   // The same checks (lengths, context, memory, KV room) as Python's llmsim.step().
-  const perf::StepCost s = analysis::step_cost(cm, engine, lengths, analysis::StepNames::cli_flags);
+  const perf::StepCost s = analysis::step_cost(cm, engine, lengths, analysis::StepNames::cli_flags,
+                                               speculation ? &*speculation : nullptr);
   const std::string backend = perf::to_string(cm.decode_attention_backend());
   const perf::AllReduceModel allreduce(gpu, cm.profile(), parallel.tp, perf::runtime_traits(generation).allreduce);
   const double step_tokens = static_cast<double>(s.tokens);
@@ -108,6 +128,10 @@ int run(int argc, char** argv) {
     j["decode_attention_backend"] = backend;
     j["allreduce_algorithm"] = ar;
     j["notes"] = notes;
+    if (speculation) {
+      j["speculative"] = {{"method", spec::to_string(speculation->config.method)},
+                          {"num_speculative_tokens", speculation->config.num_speculative_tokens}};
+    }
     print_json(j);
     return kOk;
   }
@@ -118,6 +142,11 @@ int run(int argc, char** argv) {
             << "\n";
   std::cout << "engine " << perf::to_string(generation) << "; decode attention: " << backend
             << (parallel.tp > 1 ? "; all-reduce: " + ar + " over " + perf::to_string(allreduce.link()) : "") << "\n";
+  if (speculation)
+    std::cout << "speculative decoding: " << spec::to_string(speculation->config.method) << ", k = "
+              << speculation->config.num_speculative_tokens << ": each decoder verifies k + 1 tokens; 'proposer' is "
+              << (speculation->proposer ? speculation->proposer->id : std::string("the CPU's n-gram lookup (no GPU time)"))
+              << "\n";
   for (const auto& n : notes) std::cout << "note: " << n << "\n";
   std::cout << "profile: " << cm.profile().source << "\n\n";
   Table t({"op", "time ms", "share %", "GFLOP", "MB", "bound", "% of peak"});

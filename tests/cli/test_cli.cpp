@@ -54,6 +54,34 @@ TEST_CASE("--cpu-offload-gb lets memory and step run a model larger than the car
   CHECK(run("step " + m70 + "--decode-seqs 1 --cpu-offload-gb -1").code == 2);
 }
 
+TEST_CASE("step --speculative prices the verification step with its proposer; simulate reports it") {
+  const std::string m = "step --model llama-3.1-8b --gpu rtx4090-24gb --quant fp16 --decode-seqs 1 --context 1000 ";
+  auto r = run(m + "--speculative draft --draft-model llama-3.2-1b --num-speculative-tokens 4 --json", false);
+  REQUIRE(r.code == 0);
+  const auto j = llmsim::parse_json(r.out, "stdout");
+  CHECK(j["tokens"] == 5);
+  CHECK(j["speculative"]["num_speculative_tokens"] == 4);
+  bool proposer = false;
+  for (const auto& op : j["ops"]) proposer = proposer || (op["name"] == "proposer" && op["time_ms"].get<double>() > 1);
+  CHECK(proposer);
+  r = run(m + "--speculative draft --draft-model llama-3.1-70b");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("engine.speculative.draft_model") && Catch::Contains("smaller"));
+  CHECK(run(m + "--speculative eagle --num-speculative-tokens 0").code == 2);
+  CHECK(run(m + "--num-speculative-tokens 3").code == 2);
+  const auto sd = (std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/specdec-8b-4090.json").string();
+  r = run("simulate --scenario '" + sd + "' --set workload.num_requests=120 --set workload.warmup_requests=10 --json",
+          false);
+  REQUIRE(r.code == 0);
+  const auto s = llmsim::parse_json(r.out, "stdout");
+  CHECK(s["speculative"]["method"] == "draft");
+  CHECK(s["speculative"]["mean_tokens_per_step"].get<double>() > 2.5);
+  CHECK(s["speculative"]["proposer_time_fraction"].get<double>() > 0.1);
+  r = run("simulate --scenario '" + sd + "' --set workload.speculative_acceptance_rate=1.5");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("workload.speculative_acceptance_rate"));
+}
+
 TEST_CASE("bad inputs exit 2 naming the culprit") {
   auto r = run("memory --model llama-3.1-8b --gpu rtx4090 --quant fp16");
   CHECK(r.code == 2);

@@ -9,7 +9,7 @@
 namespace llmsim::analysis {
 
 perf::StepCost step_cost(const perf::CostModel& cm, const spec::EngineConfig& engine, const StepLengths& l,
-                         StepNames names) {
+                         StepNames names, const spec::ResolvedSpeculation* speculation) {
   auto name = [&](const std::string& keyword) {
     if (names == StepNames::keywords) return keyword;
     std::string flag = "--" + keyword;
@@ -48,7 +48,9 @@ perf::StepCost step_cost(const perf::CostModel& cm, const spec::EngineConfig& en
                           std::to_string(model.max_position_embeddings) + "-token context of " + model.id);
   // The batch must fit in the KV cache the memory plan leaves (planned, as vLLM does, for the longest sequence).
   const memory::MemoryPlan plan =
-      memory::plan_memory(model, cm.quant(), gpu, cm.parallel(), engine, static_cast<int>(longest));
+      memory::plan_memory(model, cm.quant(), gpu, cm.parallel(), engine, static_cast<int>(longest),
+                          speculation ? memory::proposer_memory(*speculation, cm.quant(), cm.parallel().tp)
+                                      : memory::ProposerMemory{});
   if (!plan.fits) throw ConfigError(names == StepNames::keywords ? "model" : "--model", "does not fit: " + plan.reason);
   const double kv_needed = prefill_len + static_cast<double>(l.decode_seqs) * decode_len;
   if (kv_needed > static_cast<double>(plan.kv_capacity_tokens))
@@ -62,6 +64,7 @@ perf::StepCost step_cost(const perf::CostModel& cm, const spec::EngineConfig& en
   // All decode sequences share one context length: set the sums add_decode() would build (O(1) in decode_seqs).
   batch.decode_seqs = l.decode_seqs;
   batch.decode_context = l.decode_seqs * l.context;  // <= kv_needed, so in range
+  if (speculation) batch.spec_tokens = speculation->config.num_speculative_tokens;
   perf::validate(batch);
   return cm.breakdown(batch);
 }

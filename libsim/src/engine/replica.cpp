@@ -10,7 +10,9 @@ namespace llmsim::engine::detail {
 Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaConfig& cfg, KvBlockManager kv, const perf::CostModel& cost,
                  SeqPool& pool, metrics::Collector& metrics)
     : index_(index), cfg_(cfg), kv_initial_(kv), kv_(std::move(kv)), cost_(&cost), pool_(&pool), metrics_(&metrics),
-      phase_count_(static_cast<std::size_t>(kv_.block_size()), 0) {
+      phase_count_(static_cast<std::size_t>(kv_.block_size()), 0), spec_(cfg.spec_expected_tokens) {
+  LLMSIM_CHECK(cfg_.spec_tokens == 0 || (cfg_.spec_expected_tokens >= 1 && cfg_.spec_expected_tokens <= cfg_.spec_tokens + 1.0),
+               "speculative decoding's expected tokens per step outside [1, k + 1]");
   finish_heap_.reserve(static_cast<std::size_t>(cfg_.max_num_seqs) + 16);
   fresh_.reserve(64);
   itl_groups_.reserve(64);
@@ -55,6 +57,14 @@ void Replica::unlink(std::int32_t i) {
 std::int64_t Replica::phase_of(const Seq& s) const {
   const std::int64_t bs = kv_.block_size();
   return (((s.k0 + 1 - s.ctx0) % bs) + bs) % bs;
+}
+
+std::int64_t Replica::growth_of(std::int64_t phase, std::int64_t n) const {
+  // Clock values step_+1 .. step_+n congruent to `phase` (mod block_size): n <= k + 1, a handful.
+  const std::int64_t bs = kv_.block_size();
+  std::int64_t c = 0;
+  for (std::int64_t t = step_ + 1; t <= step_ + n; ++t) c += (t % bs) == phase;
+  return c;
 }
 
 void Replica::start_decoding(std::int32_t i, double /*now_s*/, bool fresh_group_member) {
@@ -215,7 +225,7 @@ bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) 
   return true;
 }
 
-std::int64_t Replica::preempt_tail(double now_s, std::int64_t next_step) {
+std::int64_t Replica::preempt_tail(double now_s) {
   (void)now_s;
   const std::int32_t i = tail_;
   LLMSIM_CHECK(i >= 0, "preemption with nothing running");
@@ -241,7 +251,7 @@ std::int64_t Replica::preempt_tail(double now_s, std::int64_t next_step) {
     }
   };
   if (was_decoding) {
-    demand = phase_of(s) == next_step % bs ? 1 : 0;
+    demand = growth_of(phase_of(s), next_step_tokens());
     tokens = tokens_now(s);
     swap_blocks = decoding_own_blocks(s);
     // Swap needs the whole KV private to the victim (a shared prefix would be recomputed instead).
@@ -282,12 +292,13 @@ std::int64_t Replica::preempt_tail(double now_s, std::int64_t next_step) {
 }
 
 bool Replica::grow_decoders(double now_s) {
-  const std::int64_t next = step_ + 1;
   const std::int64_t bs = kv_.block_size();
-  std::int64_t need = phase_count_[static_cast<std::size_t>(next % bs)];
+  const std::int64_t n = next_step_tokens();
+  std::int64_t need = 0;
+  for (std::int64_t t = step_ + 1; t <= step_ + n; ++t) need += phase_count_[static_cast<std::size_t>(t % bs)];
   bool preempted = false;
   while (need > kv_.free()) {
-    need -= preempt_tail(now_s, next);
+    need -= preempt_tail(now_s);
     preempted = true;
   }
   kv_.allocate(need);
@@ -295,12 +306,12 @@ bool Replica::grow_decoders(double now_s) {
 }
 
 void Replica::swap_in(double now_s) {
-  const std::int64_t bs = kv_.block_size();
   while (!swapped_.empty()) {
     const std::int32_t i = swapped_.front();
     Seq& s = (*pool_)[i];
     if (running_ >= cfg_.max_num_seqs) break;
-    const std::int64_t growth = s.ctx0 % bs == 0 ? 1 : 0;  // its first decode after resuming needs a block
+    // Blocks its first decode step after resuming needs (its n positions from ctx0).
+    const std::int64_t growth = kv_.blocks_for(s.ctx0 + next_step_tokens()) - kv_.blocks_for(s.ctx0);
     if (!kv_.can_admit(s.own_blocks + growth)) break;
     swapped_.pop_front();
     kv_.swap_in(s.own_blocks);
@@ -342,9 +353,11 @@ void Replica::begin_decode_step(perf::BatchShape& shape) {
   fresh_.clear();
   fresh_total_measured_ = 0;
   decode_step_ = true;
-  ++step_;
+  step_tokens_ = cfg_.spec_tokens > 0 ? spec_.advance() : 1;
+  step_ += step_tokens_;
   shape.decode_seqs = n_dec_;
   shape.decode_context = ctx_sum_;
+  shape.spec_tokens = cfg_.spec_tokens;
 }
 
 // ---- iteration lifecycle ----
@@ -372,8 +385,14 @@ bool Replica::start_iteration(double now_s) {
   // still running), so this iteration runs at the replica's saturation rate.
   saturated_ = !waiting_.empty() || !swapped_.empty();
   const std::int64_t padding = cfg_.policy == spec::SchedulerPolicy::static_batching ? static_done_ : 0;
-  emitting_ = shape.decode_seqs - padding + shape.prefill_last_chunks;
-  duration_s_ = cost_->iteration_time(shape);
+  emitting_ = (shape.decode_seqs - padding) * (decode_step_ ? step_tokens_ : 1) + shape.prefill_last_chunks;
+  double proposer_s = 0;
+  duration_s_ = shape.spec_tokens > 0 ? cost_->iteration_time(shape, &proposer_s) : cost_->iteration_time(shape);
+  if (shape.spec_tokens > 0 && shape.decode_seqs > 0) {
+    work_.spec_steps += 1;
+    work_.spec_seq_steps += static_cast<double>(shape.decode_seqs - padding);
+    work_.proposer_s += proposer_s;
+  }
   if (swap_bytes_ > 0) duration_s_ += cost_->host_transfer_time(swap_bytes_);
   LLMSIM_CHECK(duration_s_ > 0, "the cost model returned a non-positive iteration time");
   busy_ = true;
@@ -410,14 +429,15 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       if (g.measured > 0) metrics_->on_token_gap(now_s - g.time_s, static_cast<double>(g.measured));
     itl_groups_.clear();
     last_decode_end_s_ = now_s;
-    ctx_sum_ += n_dec_;
+    ctx_sum_ += n_dec_ * step_tokens_;
     while (!finish_heap_.empty() && finish_heap_.front().step <= step_) {
       const FinishEntry e = finish_heap_.front();
       std::pop_heap(finish_heap_.begin(), finish_heap_.end(), std::greater<>{});
       finish_heap_.pop_back();
       Seq& s = (*pool_)[e.seq];
       if (s.stamp != e.stamp || s.state != SeqState::decoding) continue;  // left the decode set meanwhile
-      LLMSIM_CHECK(e.step == step_, "a sequence missed its finishing step");
+      LLMSIM_CHECK(e.step > step_ - step_tokens_, "a sequence missed its finishing step");
+      emitting_ -= step_ - e.step;  // a step never emits more than the sequence's remaining output
       s.generated = s.output;
       s.last_token_s = now_s;
       s.finished = true;
@@ -433,6 +453,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       }
     }
   }
+  if (decode_step_ && cfg_.spec_tokens > 0) work_.spec_emitted += static_cast<double>(emitting_ - static_cast<std::int64_t>(prefill_done_.size()));
   for (const std::int32_t i : prefill_done_) {
     Seq& s = (*pool_)[i];
     if (!chunked_partial_.empty()) {
@@ -482,7 +503,7 @@ void Replica::evict_all(double now_s, std::vector<std::int32_t>& out, std::vecto
       pool_->release(i);
       return;
     }
-    produced.push_back(s.state == SeqState::decoding ? s.gen_base + (step_ - s.k0) : s.generated);
+    produced.push_back(s.state == SeqState::decoding ? std::min(s.output, s.gen_base + (step_ - s.k0)) : s.generated);
     out.push_back(i);
   };
   for (std::int32_t i = head_; i >= 0;) {

@@ -8,7 +8,9 @@
 // after decode step k0 with ctx0 tokens in its KV cache has ctx0 + (k − k0) tokens after step k. It needs a
 // new block in step k iff (k − k0 − 1 + ctx0) % block_size == 0, i.e. iff k ≡ k0 + 1 − ctx0 (mod block_size):
 // counting sequences per residue gives each step's block demand in O(1). Finishing steps are known in advance
-// (a heap, O(log n) per request), Σ context grows by the number of decoders per step.
+// (a heap, O(log n) per request), Σ context grows by the number of decoders per step. Under speculative decoding
+// every decoder emits the same n tokens in a step (engine/speculative.hpp), so k counts tokens, not steps: a step
+// advances it by n, and the residues of the n positions it writes give the block demand.
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "llmsim/perf/batch_shape.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/engine_config.hpp"
+#include "speculative.hpp"
 
 namespace llmsim::engine::detail {
 
@@ -119,6 +122,10 @@ struct ReplicaConfig {
   double block_bytes = 0;  ///< per GPU, for swap transfer times
   bool prefix_caching = false;
   int hash_block_tokens = 0;  ///< prompt tokens per block hash of a block-hash trace (Seq::chain), else 0
+  /// Speculative decoding (engine/speculative.hpp): draft tokens each decoder verifies per step (k; 0 = off) and
+  /// the expected tokens each emits per step, (1 − α^{k+1}) / (1 − α).
+  std::int64_t spec_tokens = 0;
+  double spec_expected_tokens = 1;
 };
 
 /// Accumulated over a replica's iterations, for MFU/MBU and the batch size reached.
@@ -128,6 +135,9 @@ struct WorkTotals {
   double iterations = 0, swap_bytes = 0;
   double seq_time = 0;        ///< Σ sequences in the iteration × its duration
   std::int64_t max_seqs = 0;  ///< most sequences in one iteration
+  /// Speculative decoding: verification steps run, Σ decoders over them, tokens those decoders emitted (each
+  /// stopping at its last), and seconds of the steps spent in the proposer.
+  double spec_steps = 0, spec_seq_steps = 0, spec_emitted = 0, proposer_s = 0;
   /// Prefix caching, measured requests: prompt tokens looked up at each admission and found cached (vLLM's
   /// PrefixCacheStats queries and hits).
   double prefix_query_tokens = 0, prefix_hit_tokens = 0;
@@ -189,6 +199,11 @@ class Replica {
   void leave_decoding(std::int32_t i);
   std::int64_t phase_of(const Seq& s) const;
   std::int64_t tokens_now(const Seq& s) const { return s.ctx0 + (step_ - s.k0); }
+  /// Tokens every decoder emits in the next decode step: 1, or under speculative decoding the expected count
+  /// spread over steps deterministically (engine/speculative.hpp).
+  std::int64_t next_step_tokens() const noexcept { return cfg_.spec_tokens > 0 ? spec_.next() : 1; }
+  /// Blocks a decoder of phase `phase` needs when the token clock advances by `n` from step_.
+  std::int64_t growth_of(std::int64_t phase, std::int64_t n) const;
   std::int64_t decoding_own_blocks(const Seq& s) const { return kv_.blocks_for(tokens_now(s)) - s.prefix_blocks; }
   // Admission of a waiting request with `first_chunk` tokens to compute now (whole prompt for V0 policies):
   // cache hits (shared prefix, own blocks kept since a preemption) are taken, blocks for the cached tokens plus
@@ -206,7 +221,7 @@ class Replica {
   void publish_blocks(Seq& s);
   void release_shared(Seq& s);  ///< drops the references to the shared prefix or the cached hashed blocks
   // Preempts the running tail; returns its growth demand this step (0/1) so the caller can lower its need.
-  std::int64_t preempt_tail(double now_s, std::int64_t next_step);
+  std::int64_t preempt_tail(double now_s);
   void release_blocks(Seq& s);
   // Policies (schedule_v0.cpp, schedule_v1.cpp).
   void schedule_v1(double now_s, perf::BatchShape& shape);
@@ -238,9 +253,13 @@ class Replica {
   std::int64_t static_done_ = 0;   ///< static batching: finished sequences still padding the batch
 
   // Decode set.
-  std::int64_t step_ = 0;          ///< decode iterations started so far
+  /// The decode token clock: tokens every decoder has emitted in the decode steps started so far (one per step;
+  /// under speculative decoding the step's count, the same for all decoders).
+  std::int64_t step_ = 0;
+  std::int64_t step_tokens_ = 1;   ///< tokens per decoder in the decode step in flight
   std::int64_t n_dec_ = 0, n_dec_measured_ = 0, ctx_sum_ = 0;
   std::vector<std::int64_t> phase_count_;
+  SpeculativeTokens spec_;         ///< tokens per decode step under speculative decoding
   struct FinishEntry {
     std::int64_t step;
     std::int32_t seq;

@@ -89,10 +89,35 @@ void fill_batch_and_saturation(metrics::Summary& sum, const RunFacts& f) {
   if (run.requests_per_s > 0) sat.throughput.requests_per_s = sat.throughput.output_tokens_per_s / (run.output_tokens_per_s / run.requests_per_s);
 }
 
+void fill_speculative(metrics::Summary& sum, const RunFacts& f) {
+  if (!f.rs.speculation) return;
+  const auto& rsp = *f.rs.speculation;
+  auto& sp = sum.speculative;
+  sp.enabled = true;
+  sp.method = spec::to_string(rsp.config.method);
+  sp.num_speculative_tokens = rsp.config.num_speculative_tokens;
+  sp.acceptance_rate = rsp.acceptance_rate;
+  double seq_steps = 0, emitted = 0, proposer = 0, busy = 0;
+  for (const auto& r : f.replicas) {
+    const auto& w = r.work();
+    sp.steps += w.spec_steps;
+    seq_steps += w.spec_seq_steps;
+    emitted += w.spec_emitted;
+    proposer += w.proposer_s;
+    busy += w.busy_s;
+  }
+  if (seq_steps > 0) {
+    sp.mean_tokens_per_step = emitted / seq_steps;
+    sp.mean_accepted_tokens = sp.mean_tokens_per_step - 1;
+  }
+  if (busy > 0) sp.proposer_time_fraction = proposer / busy;
+}
+
 }  // namespace
 
 void fill_engine(metrics::Summary& summary, const RunFacts& facts) {
   fill_utilization(summary, facts);
+  fill_speculative(summary, facts);
   fill_kv(summary, facts);
   fill_batch_and_saturation(summary, facts);
 }

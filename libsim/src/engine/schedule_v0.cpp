@@ -43,7 +43,7 @@ void Replica::schedule_chunked(double now_s, perf::BatchShape& shape) {
   if (n_dec_ > 0) {
     begin_decode_step(shape);
   }
-  std::int64_t budget = cfg_.max_num_batched_tokens - n_dec_;
+  std::int64_t budget = cfg_.max_num_batched_tokens - n_dec_ * (1 + cfg_.spec_tokens);  // 1 + k per decoder
   for (std::size_t k = 0; k < chunked_partial_.size() && budget > 0; ++k) {
     const std::int32_t i = chunked_partial_[k];
     const Seq& s = (*pool_)[i];

@@ -24,7 +24,7 @@ void Replica::schedule_v1(double now_s, perf::BatchShape& shape) {
   // Decoders first: growth blocks for this step, preempting from the tail (the partial prefill goes first).
   bool preempted = n_dec_ > 0 ? grow_decoders(now_s) : false;
   if (n_dec_ > 0) begin_decode_step(shape);
-  std::int64_t budget = cfg_.max_num_batched_tokens - shape.decode_seqs;
+  std::int64_t budget = cfg_.max_num_batched_tokens - shape.tokens();  // a decoder takes 1 + k tokens
 
   // Then the partial prefill at the tail continues with the next chunk, allocating its blocks.
   for (std::size_t k = 0; k < chunked_partial_.size() && budget > 0;) {
@@ -37,7 +37,7 @@ void Replica::schedule_v1(double now_s, perf::BatchShape& shape) {
       LLMSIM_CHECK(tail_ >= 0 && (*pool_)[tail_].state != SeqState::decoding,
                    "V1: a decoder behind a partial prefill (the running list lost its order)");
       self_preempted = tail_ == i;
-      preempt_tail(now_s, step_ + 1);  // erases the victim from chunked_partial_
+      preempt_tail(now_s);  // erases the victim from chunked_partial_
       preempted = true;
       if (self_preempted) break;
     }

@@ -47,7 +47,7 @@ bool Simulation::build() {
     synthetic_ = std::make_unique<SyntheticService>(*e.synthetic_service, sc.hardware.replicas,
                                                     rng_stream(w.seed, "service"));
   } else {
-    plan_ = memory::plan_memory(rs_.model, rs_.quant, rs_.gpu, sc.hardware.parallel, e, rs_.max_model_len);
+    plan_ = memory::plan_memory(rs_);
     const int pp = sc.hardware.parallel.pp;
     engines_per_group_ = e.max_concurrent_batches == 0 ? pp : std::min(e.max_concurrent_batches, pp);
     // vLLM V1 keeps one block of the pool as its null block (vllm/v1/core/block_pool.py).
@@ -111,6 +111,10 @@ void Simulation::build_replicas(std::int32_t groups) {
   cfg.block_bytes = plan_.kv_bytes_per_token_per_gpu * e.block_size;
   cfg.prefix_caching = e.prefix_caching();
   cfg.hash_block_tokens = driver_->hash_block_tokens();
+  if (rs_.speculation) {
+    cfg.spec_tokens = rs_.speculation->config.num_speculative_tokens;
+    cfg.spec_expected_tokens = rs_.speculation->expected_tokens;
+  }
   // Under pipeline parallel each virtual engine schedules its own requests in 1/k of the KV and swap space.
   const std::int64_t reserved = e.policy == spec::SchedulerPolicy::vllm ? 1 : 0;
   const std::int64_t kv_blocks = plan_.kv_capacity_blocks / engines_per_group_ - reserved;

@@ -102,7 +102,8 @@ std::int64_t weight_bytes(const spec::ModelSpec& model, const spec::WeightFormat
 }
 
 MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& quant, const spec::GpuSpec& gpu,
-                       const spec::ParallelConfig& parallel, const spec::EngineConfig& engine, int max_model_len) {
+                       const spec::ParallelConfig& parallel, const spec::EngineConfig& engine, int max_model_len,
+                       const ProposerMemory& proposer) {
   check_inputs(model, gpu, parallel, engine, max_model_len);
   MemoryPlan plan;
   plan.params = model.param_count();
@@ -116,13 +117,17 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const double budget = std::floor(total * engine.gpu_memory_utilization);
   const double shard = gpu_weight_bytes(model, quant.weights, parallel);
   const double offloaded = std::min(shard, engine.cpu_offload_gb * kGiB);
-  const double weights = shard - offloaded;
+  const double weights = shard - offloaded + proposer.weight_bytes_per_gpu;
   const i64 tokens = engine.max_num_batched_tokens;
   const bool multi_gpu = parallel.tp > 1 || parallel.pp > 1;
   const detail::EngineMemory em = detail::engine_memory(model, gpu, parallel, engine);
   // vLLM V1's hybrid KV-cache manager gives sliding layers only their window; V0 allocates every layer in full.
   const KvLayout layout = kv_layout(model, parallel, quant.kv_bytes_per_element(), !em.v0);
-  plan.kv_bytes_per_token_per_gpu = layout.bytes_per_token_all_groups();
+  // The proposer's KV sits in the same blocks (one block table per request): each block costs its bytes too.
+  const double target_kv_token = layout.bytes_per_token_all_groups();
+  const double kv_share = target_kv_token / (target_kv_token + proposer.kv_bytes_per_token_per_gpu);
+  plan.kv_bytes_per_token_per_gpu = target_kv_token + proposer.kv_bytes_per_token_per_gpu;
+  plan.proposer_kv_bytes_per_token_per_gpu = proposer.kv_bytes_per_token_per_gpu;
   plan.kv_sliding_window = layout.sliding_groups > 0 ? layout.window : 0;
   plan.kv_cache_groups = layout.groups();
   const double act = em.activation;
@@ -137,7 +142,7 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
 
   auto& pg = plan.per_gpu;
   pg.total_bytes = gpu.memory_bytes;
-  pg.weights_bytes = static_cast<i64>(std::llround(weights));
+  pg.weights_bytes = static_cast<i64>(std::llround(shard - offloaded));
   pg.offloaded_weights_bytes = static_cast<i64>(std::llround(offloaded));
   pg.activation_bytes = static_cast<i64>(std::llround(act));
   pg.runtime_bytes = static_cast<i64>(std::llround(runtime));
@@ -147,6 +152,7 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   pg.non_torch_bytes = static_cast<i64>(std::llround(em.non_torch));
   pg.requested_bytes = static_cast<i64>(std::llround(budget));
   pg.free_bytes = static_cast<i64>(std::llround(std::max(0.0, headroom - headroom_runtime)));
+  pg.proposer_weights_bytes = static_cast<i64>(std::llround(proposer.weight_bytes_per_gpu));
 
   const std::string util = "gpu_memory_utilization " + format_value(engine.gpu_memory_utilization);
   const std::string of_gpu = " of the " + gb(total) + " " + gpu.id;
@@ -161,7 +167,9 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
     return plan;
   }
   if (weights > budget) {
-    plan.reason = "weights need " + gb(weights) + per_gpu_note + (offloaded > 0 ? " beside the offloaded " + gb(offloaded) : "") +
+    plan.reason = "weights need " + gb(weights) + per_gpu_note +
+                  (proposer.weight_bytes_per_gpu > 0 ? " (" + gb(proposer.weight_bytes_per_gpu) + " of them the speculative proposer's)" : "") +
+                  (offloaded > 0 ? " beside the offloaded " + gb(offloaded) : "") +
                   " but " + util + of_gpu + " allows " + gb(budget) + "; short by " + gb(weights - budget) +
                   " (engine.cpu_offload_gb can keep part in host memory, copied over PCIe every iteration)";
     return plan;
@@ -181,8 +189,8 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   // The pool is cut into blocks of a page per layer of a group (kv_layout.hpp); V1's block pool keeps one null block
   // that no request can use (vllm/v1/core/block_pool.py). The engine charges every group per token, as vLLM's "GPU KV
   // cache size" counts (num_blocks // groups × block_size): exact inside the window, conservative beyond it.
-  const i64 pool_blocks =
-      std::max<i64>(0, static_cast<i64>(std::floor(kv_pool / layout.pool_block_bytes(engine.block_size))) - (em.v0 ? 0 : 1));
+  const i64 pool_blocks = std::max<i64>(
+      0, static_cast<i64>(std::floor(kv_pool * kv_share / layout.pool_block_bytes(engine.block_size))) - (em.v0 ? 0 : 1));
   const i64 blocks = pool_blocks / layout.groups();
   const i64 tokens_cap = blocks * engine.block_size;
   // What one max_model_len sequence holds (vLLM's _check_enough_kv_cache_memory and max concurrency use the same
@@ -233,7 +241,9 @@ Json to_json(const MemoryPlan& plan) {
                 {"cuda_graph_bytes", g.cuda_graph_bytes},
                 {"non_torch_bytes", g.non_torch_bytes},
                 {"requested_bytes", g.requested_bytes},
-                {"free_bytes", g.free_bytes}}}};
+                {"free_bytes", g.free_bytes},
+                {"proposer_weights_bytes", g.proposer_weights_bytes}}},
+              {"proposer_kv_bytes_per_token_per_gpu", plan.proposer_kv_bytes_per_token_per_gpu}};
 }
 
 }  // namespace llmsim::memory

@@ -62,6 +62,18 @@ Json to_json(const Summary& s) {
     j["saturation"] = std::move(sj);
   }
   j["batch"] = {{"max_seqs", s.batch.max_seqs}, {"mean_seqs", s.batch.mean_seqs}};
+  if (s.speculative.enabled) {
+    const auto& sp = s.speculative;
+    j["speculative"] = {{"method", sp.method},
+                        {"num_speculative_tokens", sp.num_speculative_tokens},
+                        {"acceptance_rate", sp.acceptance_rate},
+                        {"steps", sp.steps},
+                        {"mean_tokens_per_step", sp.mean_tokens_per_step},
+                        {"mean_accepted_tokens", sp.mean_accepted_tokens},
+                        {"proposer_time_fraction", sp.proposer_time_fraction}};
+  } else {
+    j["speculative"] = nullptr;
+  }
   {
     const bool has = s.steady_state.window_s > 0;
     Json ss = rates_json(s.steady_state.throughput, has);

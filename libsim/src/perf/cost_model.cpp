@@ -14,6 +14,7 @@
 #include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/perf/engine_overhead.hpp"
 #include "llmsim/perf/prefill_scores.hpp"
+#include "llmsim/perf/speculative.hpp"
 #include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::perf {
@@ -32,11 +33,11 @@ namespace {
 
 enum Op : int {
   kQkv, kAttnPrefill, kAttnDecode, kKvB, kOProj, kMlp, kNorms, kLmHead, kSampling, kAllReduce, kPpTransfer, kOffload,
-  kLaunch, kCpu, kNumOps
+  kLaunch, kCpu, kProposer, kNumOps
 };
 constexpr std::array<const char*, kNumOps> kOpNames = {
     "qkv_proj", "attention_prefill", "attention_decode", "kv_b_proj", "o_proj", "mlp", "norms_rotary_act",
-    "lm_head", "sampling", "tp_allreduce", "pp_transfer", "weight_offload", "launch", "cpu"};
+    "lm_head", "sampling", "tp_allreduce", "pp_transfer", "weight_offload", "launch", "cpu", "proposer"};
 
 /// One op's totals for the iteration (all layers); a plain struct so evaluation allocates nothing.
 struct Raw {
@@ -83,7 +84,7 @@ struct TokenRow {
 inline bool maybe_invalid(const BatchShape& b) {
   return (b.prefill_seqs < 0) | (b.prefill_tokens < 0) | !(b.prefill_attn_pairs >= 0) |
          !(b.prefill_attn_pairs <= std::numeric_limits<double>::max()) | (b.prefill_kv_tokens < 0) |
-         (b.prefill_last_chunks < 0) | (b.decode_seqs < 0) | (b.decode_context < 0) |
+         (b.prefill_last_chunks < 0) | (b.decode_seqs < 0) | (b.decode_context < 0) | (b.spec_tokens < 0) |
          ((b.prefill_tokens > 0) & (b.prefill_seqs == 0)) | (b.prefill_seqs > b.prefill_tokens) |
          (b.prefill_last_chunks > b.prefill_seqs) | (b.prefill_kv_tokens < b.prefill_tokens);
 }
@@ -122,6 +123,7 @@ struct CostModel::Constants {
   DecodeAttentionModel attn_decode;
   AllReduceModel allreduce;
   EngineOverheadModel overhead;
+  bool charge_cpu = true;  ///< false for a speculative proposer (its step's CPU time is the target's)
   int tp = 1, pp = 1;
   double link_bw = 0, link_latency_s = 0;
   double kernels_per_layer = 0, kernels_per_iter = 0;
@@ -384,7 +386,7 @@ struct CostModel::Constants {
     // whose host runs ahead is charged after the GPU's work is summed (finish_launch).
     ops[kLaunch].time_s = launch(b, 0.0);
     ops[kLaunch].bound = Bound::overhead;
-    ops[kCpu].time_s = overhead.cpu_s(seqs);
+    ops[kCpu].time_s = charge_cpu ? overhead.cpu_s(seqs) : 0.0;
     ops[kCpu].bound = Bound::overhead;
     if (offload_s > 0) {
       ops[kOffload].time_s = offload_s;
@@ -422,9 +424,51 @@ struct CostModel::Constants {
   }
 
   void evaluate(const BatchShape& b, RawOps& ops) const {
+    if (b.spec_tokens > 0) [[unlikely]] {
+      verification_ops(b, ops, false);
+      return;
+    }
     token_ops(static_cast<double>(b.prefill_tokens + b.decode_seqs), ops);
     lm_ops(static_cast<double>(b.prefill_last_chunks + b.decode_seqs), ops);
     batch_ops(b, ops);
+    finish_launch(b, ops);
+  }
+
+  /// Token-only ops for `tokens` and `lm_rows` from the table when both fit it (bit-identical to computing them).
+  void token_and_lm_ops(std::int64_t tokens, std::int64_t lm_rows, RawOps& ops, bool use_table) const {
+    if (!use_table || tokens > kTableTokens || lm_rows > kTableTokens) {
+      token_ops(static_cast<double>(tokens), ops);
+      lm_ops(static_cast<double>(lm_rows), ops);
+      return;
+    }
+    const TokenRow& rt = table[static_cast<std::size_t>(tokens)];
+    const TokenRow& rl = table[static_cast<std::size_t>(lm_rows)];
+    ops[kQkv].time_s = rt.qkv;
+    ops[kOProj].time_s = rt.o_proj;
+    ops[kMlp].time_s = rt.mlp;
+    ops[kNorms].time_s = rt.norms;
+    ops[kAllReduce].time_s = rt.allreduce;
+    ops[kPpTransfer].time_s = rt.pp;
+    ops[kLmHead].time_s = rl.lm_head;
+    ops[kSampling].time_s = rl.sampling;
+  }
+
+  /// The target's side of a speculative step (perf/speculative.hpp): the linears over prefill tokens + d·(k + 1),
+  /// LM head and sampler over every verified position, and the decoders' attention over k + 1 queries each: at
+  /// least the decode kernel's streaming of their KV (the same KV is read) and at least the prefill roofline of
+  /// the (k + 1)-token chunks (their FLOPs grow k + 1 times: where large batches turn verification compute-bound).
+  void verification_ops(const BatchShape& b, RawOps& ops, bool use_table) const {
+    const VerificationSums v = verification_sums(b);
+    const std::int64_t q = b.decode_seqs * (b.spec_tokens + 1);
+    token_and_lm_ops(b.prefill_tokens + q, b.prefill_last_chunks + q, ops, use_table);
+    batch_ops(b, ops);  // prefill chunks; the decode kernel over the decoders' KV; launches and CPU
+    if (b.decode_seqs > 0) {
+      const Raw r = attention(2.0 * heads * (prefill_qk_dim + prefill_v_dim) * v.attn_pairs,
+                              prefill_bytes(v.queries, v.kv_tokens), mem_eff, full_layers);
+      Raw& a = ops[kAttnDecode];
+      if (r.time_s > a.time_s) a = r;
+      else a.flops = r.flops;
+    }
     finish_launch(b, ops);
   }
 
@@ -459,6 +503,7 @@ void validate(const BatchShape& b) {
   nonneg("prefill_last_chunks", static_cast<double>(b.prefill_last_chunks));
   nonneg("decode_seqs", static_cast<double>(b.decode_seqs));
   nonneg("decode_context", static_cast<double>(b.decode_context));
+  nonneg("spec_tokens", static_cast<double>(b.spec_tokens));
   if (b.prefill_tokens > 0 && b.prefill_seqs == 0)
     p.add("batch.prefill_seqs", "must be > 0 when prefill_tokens is " + format_value(double(b.prefill_tokens)));
   if (b.prefill_seqs > b.prefill_tokens)
@@ -633,9 +678,41 @@ double CostModel::weight_bytes_per_gpu() const noexcept {
   return c_->weights_per_gpu();
 }
 
+double CostModel::iteration_time(const BatchShape& batch, double* proposer_s) const {
+  if (maybe_invalid(batch)) validate(batch);
+  *proposer_s = 0;
+  if (batch.empty()) return 0;
+  if (batch.spec_tokens == 0) return iteration_time(batch);
+  RawOps ops{};
+  c_->verification_ops(batch, ops, true);
+  ops[kProposer].time_s = *proposer_s = proposer_time(batch);
+  double t = 0;
+  for (const auto& o : ops) t += o.time_s;
+  return t;
+}
+
+double CostModel::proposer_time(const BatchShape& b) const {
+  if (!proposer_ || b.spec_tokens == 0) return 0;
+  const double first = proposer_->iteration_time(proposer_first_pass(b));
+  const double later = b.spec_tokens > 1 ? proposer_->iteration_time(proposer_decode_step(b)) : 0.0;
+  return first + static_cast<double>(b.spec_tokens - 1) * later;
+}
+
+CostModel CostModel::without_cpu_overhead() const {
+  CostModel m = *this;
+  auto c = std::make_shared<Constants>(*c_);
+  c->charge_cpu = false;
+  m.c_ = std::move(c);
+  return m;
+}
+
 double CostModel::iteration_time(const BatchShape& batch) const {
   if (maybe_invalid(batch)) validate(batch);  // throws the ConfigError naming the field
   if (batch.empty()) return 0;
+  if (batch.spec_tokens > 0) [[unlikely]] {
+    double proposer = 0;
+    return iteration_time(batch, &proposer);
+  }
   const Constants& c = *c_;
   RawOps ops{};
   const std::int64_t tokens = batch.prefill_tokens + batch.decode_seqs;
@@ -669,6 +746,17 @@ StepCost CostModel::breakdown(const BatchShape& batch) const {
   if (batch.empty()) return s;
   RawOps ops{};
   c_->evaluate(batch, ops);
+  if (batch.spec_tokens > 0 && proposer_) {
+    const StepCost first = proposer_->breakdown(proposer_first_pass(batch));
+    const StepCost later = batch.spec_tokens > 1 ? proposer_->breakdown(proposer_decode_step(batch)) : StepCost{};
+    const double n = static_cast<double>(batch.spec_tokens - 1);
+    Raw& r = ops[kProposer];
+    r.time_s = proposer_time(batch);
+    r.flops = first.flops + n * later.flops;
+    r.bytes = first.bytes + n * later.bytes;
+    r.bound = first.bound;
+    r.peak_fraction = r.time_s > 0 ? r.bytes / r.time_s / gpu_.memory_bandwidth : 0;
+  }
   std::array<double, 4> by_bound{};
   for (int i = 0; i < kNumOps; ++i) {
     const Raw& r = ops[i];
@@ -713,9 +801,11 @@ CostModel make_cost_model(const spec::ResolvedScenario& rs) {
                                                     " describes GPU '" + profile.gpu_id +
                                                     "' but the scenario's GPU is '" + rs.gpu.id + "'");
   }
-  return CostModel(rs.model, rs.quant, rs.gpu, std::move(profile), hw.parallel, rs.scenario.engine.cuda_graphs,
+  CostModel target(rs.model, rs.quant, rs.gpu, std::move(profile), hw.parallel, rs.scenario.engine.cuda_graphs,
                    rs.scenario.engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
                    runtime_of(rs.scenario.engine));
+  if (rs.speculation) target.set_proposer(make_proposer(target, *rs.speculation, rs.scenario.engine.cuda_graphs));
+  return target;
 }
 
 Json to_json(const StepCost& s) {

@@ -127,6 +127,13 @@ void EngineConfig::validate(const std::string& path) const {
       p.add(at("synthetic_service.cv"), "must be in [0.001, 100], got " + format_value(s.cv));
     }
   }
+  if (speculative) {
+    try {
+      speculative->validate(at("speculative"));
+    } catch (const ConfigError& e) {
+      for (const auto& x : e.problems()) p.add("", x);
+    }
+  }
   p.throw_if_any();
 }
 

@@ -39,6 +39,15 @@ EngineConfig read_engine(const JsonView& v) {
   e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
   e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
   if (v.has("runtime")) e.runtime = parse_runtime(v.string("runtime"), v.child_path("runtime"));
+  if (v.has("speculative")) {
+    auto s = v["speculative"];
+    s.allow_only(kSpeculativeKeys);
+    SpeculativeConfig sc;
+    if (s.has("method")) sc.method = parse_speculative_method(s.string("method"), s.child_path("method"));
+    if (s.has("draft_model")) sc.draft_model = s.string("draft_model");
+    sc.num_speculative_tokens = read_int(s, "num_speculative_tokens", sc.num_speculative_tokens);
+    e.speculative = sc;
+  }
   if (v.has("synthetic_service")) {
     auto s = v["synthetic_service"];
     s.allow_only(kSyntheticKeys);
@@ -79,6 +88,12 @@ Json engine_json(const EngineConfig& e) {
   if (e.watermark) ej["watermark"] = *e.watermark;
   if (e.enable_prefix_caching) ej["enable_prefix_caching"] = *e.enable_prefix_caching;
   if (e.runtime) ej["runtime"] = to_string(*e.runtime);
+  if (e.speculative) {
+    Json sj{{"method", to_string(e.speculative->method)},
+            {"num_speculative_tokens", e.speculative->num_speculative_tokens}};
+    if (!e.speculative->draft_model.empty()) sj["draft_model"] = e.speculative->draft_model;
+    ej["speculative"] = sj;
+  }
   if (e.synthetic_service) {
     ej["synthetic_service"] = {{"kind", synthetic_kind(e.synthetic_service->kind)},
                                {"mean_s", e.synthetic_service->mean_s},

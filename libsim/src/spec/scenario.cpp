@@ -308,8 +308,8 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
   } else if (top == "engine") {
     if (parts.size() > 1) check_path_component(parts[1], kEngineKeys, top);
     if (parts.size() > 2) {
-      if (parts[1] != "synthetic_service") need_depth(2);
-      check_path_component(parts[2], kSyntheticKeys, "engine.synthetic_service");
+      if (parts[1] != "synthetic_service" && parts[1] != "speculative") need_depth(2);
+      check_path_component(parts[2], parts[1] == "speculative" ? kSpeculativeKeys : kSyntheticKeys, "engine." + parts[1]);
     }
     need_depth(3);
   } else if (top == "slo") {
@@ -428,6 +428,17 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
   if (e.max_num_seqs > e.max_num_batched_tokens) {
     p.add("engine.max_num_seqs", "must be <= max_num_batched_tokens (" + std::to_string(e.max_num_batched_tokens) +
                                      ") so every running sequence can decode, got " + std::to_string(e.max_num_seqs));
+  }
+  if (e.speculative) {
+    collect([&] { r.speculation = resolve_speculation(*e.speculative, s.workload.speculative_acceptance_rate, m, catalog); });
+    // Every decoder verifies k + 1 tokens per step; the engine runs all of them in every step (as without
+    // speculation), so the token budget must hold them (vLLM would shorten some proposals instead).
+    const std::int64_t need = static_cast<std::int64_t>(e.max_num_seqs) * (e.speculative->num_speculative_tokens + 1);
+    if (need > e.max_num_batched_tokens)
+      p.add("engine.speculative.num_speculative_tokens",
+            "max_num_seqs (" + std::to_string(e.max_num_seqs) + ") x (k + 1) = " + std::to_string(need) +
+                " verified tokens exceed max_num_batched_tokens (" + std::to_string(e.max_num_batched_tokens) +
+                "); lower k or max_num_seqs, or raise max_num_batched_tokens");
   }
   // Lengths that can never fit the context.
   const auto classes = s.workload.effective_classes();

@@ -26,11 +26,12 @@ inline const std::vector<std::string> kHardwareKeys{"gpu",      "gpu_profile", "
 inline const std::vector<std::string> kEngineKeys{"policy", "max_num_seqs", "max_num_batched_tokens", "block_size",
                                            "gpu_memory_utilization", "preemption", "max_model_len", "watermark",
                                            "swap_space_gb", "enable_prefix_caching", "cuda_graphs", "max_concurrent_batches", "cpu_offload_gb",
-                                           "runtime", "synthetic_service"};
+                                           "runtime", "synthetic_service", "speculative"};
+inline const std::vector<std::string> kSpeculativeKeys{"method", "draft_model", "num_speculative_tokens"};
 inline const std::vector<std::string> kSyntheticKeys{"kind", "mean_s", "cv"};
 inline const std::vector<std::string> kWorkloadKeys{"arrival", "input_tokens", "output_tokens", "prefix_tokens", "prefix_groups",
                                              "classes", "num_requests", "warmup_requests", "horizon_s", "seed", "too_long",
-                                             "daily_profile", "days"};
+                                             "daily_profile", "days", "speculative_acceptance_rate"};
 inline const std::vector<std::string> kClassKeys{"name", "arrival", "input_tokens", "output_tokens", "slo", "prefix_tokens",
                                           "prefix_groups"};
 inline const std::vector<std::string> kCostKeys{"storage_per_month", "network_per_month", "ops_overhead_fraction", "spare_fraction",

@@ -315,6 +315,10 @@ void Workload::validate(const std::string& path) const {
     p.add(path + ".warmup_requests", "must be < num_requests (" + std::to_string(num_requests) + "), got " +
                                          std::to_string(warmup_requests));
   }
+  if (speculative_acceptance_rate && !(*speculative_acceptance_rate >= 0 && *speculative_acceptance_rate <= 1)) {
+    p.add(path + ".speculative_acceptance_rate",
+          "must be a probability in [0, 1], got " + format_value(*speculative_acceptance_rate));
+  }
   if (!(horizon_s >= 0 && horizon_s <= kMaxSimulatedSeconds)) {
     p.add(path + ".horizon_s", "must be in [0, 1e9] s (0 = no limit), got " + format_value(horizon_s));
   }

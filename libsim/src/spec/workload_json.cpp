@@ -188,6 +188,7 @@ Workload read_workload(const JsonView& v) {
     }
   }
   w.days = read_int(v, "days", w.days);
+  if (v.has("speculative_acceptance_rate")) w.speculative_acceptance_rate = v.number("speculative_acceptance_rate");
   // A day's run ends with its last day (the schedule's rate drops to 0), not at the default request count.
   if (!w.daily_profile.empty() && !v.has("num_requests")) w.num_requests = kDailyProfileRequests;
   // `vllm bench throughput` measures every request: an offline run has no warm-up unless one is asked for.
@@ -295,6 +296,7 @@ Json workload_json(const Workload& w) {
           {"seed", w.seed},
           {"too_long", w.too_long == TooLongPolicy::clip ? "clip" : "reject"},
           {"days", w.days}};
+  if (w.speculative_acceptance_rate) wj["speculative_acceptance_rate"] = *w.speculative_acceptance_rate;
   if (!w.daily_profile.hourly.empty()) wj["daily_profile"] = w.daily_profile.hourly;
   else if (!w.daily_profile.csv.empty()) wj["daily_profile"] = Json{{"csv", w.daily_profile.csv}};
   else if (!w.daily_profile.points.empty()) {

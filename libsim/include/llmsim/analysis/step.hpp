@@ -23,7 +23,9 @@ enum class StepNames { cli_flags, keywords };
 /// for a negative length, a context without its sequences, an empty batch, a sequence longer than the model's
 /// context, a model that does not fit (memory::plan_memory with `engine`, planned for the longest sequence),
 /// or a batch needing more KV-cache tokens than the plan leaves.
+/// With `speculation` (cm carrying its proposer, perf::make_proposer) the decoders verify k + 1 tokens each and
+/// the proposer's passes are an op of their own; the memory plan holds the proposer too.
 perf::StepCost step_cost(const perf::CostModel& cm, const spec::EngineConfig& engine, const StepLengths& lengths,
-                         StepNames names = StepNames::keywords);
+                         StepNames names = StepNames::keywords, const spec::ResolvedSpeculation* speculation = nullptr);
 
 }  // namespace llmsim::analysis

@@ -10,6 +10,11 @@
 #include "llmsim/spec/model_spec.hpp"
 #include "llmsim/spec/quantization.hpp"
 
+namespace llmsim::spec {
+struct ResolvedScenario;
+struct ResolvedSpeculation;
+}
+
 namespace llmsim::memory {
 
 /// Memory of one GPU of the deployment (the most loaded one under PP).
@@ -27,6 +32,7 @@ struct PerGpuMemory {
   std::int64_t requested_bytes = 0;     ///< total × gpu_memory_utilization: what weights, activations, runtime
                                         ///< charged to the budget and the KV cache share
   std::int64_t free_bytes = 0;        ///< reserved by gpu_memory_utilization (the margin), never used
+  std::int64_t proposer_weights_bytes = 0;  ///< speculative decoding's draft model / head on this GPU (beside weights_bytes)
 };
 
 struct MemoryPlan {
@@ -45,15 +51,33 @@ struct MemoryPlan {
                                            ///< counted as vLLM's "Maximum concurrency" does)
   std::int64_t longest_context_tokens = 0; ///< one sequence's limit: the KV pool or the model, whichever is less
   int max_model_len = 0;
+  double proposer_kv_bytes_per_token_per_gpu = 0;  ///< part of kv_bytes_per_token_per_gpu: the proposer's own KV
   PerGpuMemory per_gpu;
+};
+
+/// What speculative decoding's proposer adds to a GPU (memory/proposer_memory.cpp): its weights, taken from the
+/// budget before the KV cache as vLLM loads the drafter beside the model, and its KV per token, held in the same
+/// blocks as the target's (vLLM V1 allocates the drafter's attention layers in the one KV-cache config).
+struct ProposerMemory {
+  double weight_bytes_per_gpu = 0;
+  double kv_bytes_per_token_per_gpu = 0;
 };
 
 /// Plans memory for one replica. A configuration that does not fit returns fits=false with a reason
 /// naming the term that overflowed and by how much. Invalid inputs (tp not dividing heads, ...) throw
 /// ConfigError.
+/// `proposer`: speculative decoding's share (proposer_memory); none by default.
 MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& quant, const spec::GpuSpec& gpu,
                        const spec::ParallelConfig& parallel, const spec::EngineConfig& engine,
-                       int max_model_len);
+                       int max_model_len, const ProposerMemory& proposer = {});
+
+/// The proposer's memory on each GPU of a tensor-parallel group of `tp` with the target's quantization `quant`:
+/// zero for n-gram.
+ProposerMemory proposer_memory(const spec::ResolvedSpeculation& speculation, const spec::Quantization& quant, int tp);
+/// The same for a resolved scenario; zero without speculative decoding.
+ProposerMemory proposer_memory(const spec::ResolvedScenario& scenario);
+/// plan_memory for a resolved scenario's replica, with its proposer.
+MemoryPlan plan_memory(const spec::ResolvedScenario& scenario);
 
 /// Weight bytes of the whole model in this format (embeddings and LM head per the format's rules).
 std::int64_t weight_bytes(const spec::ModelSpec& model, const spec::WeightFormat& format);

@@ -82,6 +82,18 @@ struct BatchStats {
   double mean_seqs = 0;               ///< time-weighted over busy time
 };
 
+/// Speculative decoding over the run (docs/speculative-decoding.md); `enabled` false = off (JSON null).
+struct SpeculativeStats {
+  bool enabled = false;
+  std::string method;                 ///< "draft" | "ngram" | "eagle" | "mtp"
+  int num_speculative_tokens = 0;     ///< k
+  double acceptance_rate = 0;         ///< α the run assumed (the workload's or the method's default)
+  double steps = 0;                   ///< verification steps (iterations with decoders), all replicas
+  double mean_tokens_per_step = 0;    ///< tokens a decoder emitted per step: 1 + mean accepted (≈ (1−α^{k+1})/(1−α))
+  double mean_accepted_tokens = 0;    ///< proposals accepted per decoder per step
+  double proposer_time_fraction = 0;  ///< share of the replicas' busy time spent in the proposer (draft GPU time)
+};
+
 /// The steady state: from the first to the last measured arrival, every request that finished (warm-up
 /// included) divided by that window — unbiased for a stationary system, unlike the whole run, whose drain tail
 /// has no arrivals. Goodput counts the finished requests that met their SLO. Empty (window 0) for offline runs.
@@ -120,6 +132,7 @@ struct Summary {
   OfferedLoad offered;
   Saturation saturation;
   BatchStats batch;
+  SpeculativeStats speculative;
   SteadyState steady_state;
   DrainTail drain;
   LatencyStats ttft_ms, tpot_ms, itl_ms, e2e_ms, queue_ms;

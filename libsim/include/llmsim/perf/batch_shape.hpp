@@ -12,6 +12,9 @@ struct BatchShape {
   std::int64_t prefill_last_chunks = 0; ///< chunks that finish their prompt (they run the LM head)
   std::int64_t decode_seqs = 0;       ///< sequences decoding one token
   std::int64_t decode_context = 0;    ///< Σ context lengths (tokens already in the KV cache) of those
+  /// Speculative decoding: tokens each decoding sequence proposes and the target verifies this step (k), so each
+  /// scores k + 1 tokens (perf/speculative.hpp); 0 = plain decode.
+  std::int64_t spec_tokens = 0;
 
   void add_prefill(std::int64_t chunk, std::int64_t context_before, bool last_chunk) {
     prefill_seqs += 1;
@@ -24,7 +27,8 @@ struct BatchShape {
     decode_seqs += 1;
     decode_context += context;
   }
-  std::int64_t tokens() const noexcept { return prefill_tokens + decode_seqs; }
+  /// Tokens through the target's linears: prefill tokens + (k + 1) per decoding sequence.
+  std::int64_t tokens() const noexcept { return prefill_tokens + decode_seqs * (1 + spec_tokens); }
   bool empty() const noexcept { return prefill_seqs == 0 && decode_seqs == 0; }
 };
 

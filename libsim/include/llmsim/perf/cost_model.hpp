@@ -56,8 +56,18 @@ class CostModel {
   /// Seconds for one iteration of `batch` (hot path: O(1), no allocation). 0 for an empty batch.
   /// ConfigError (path "batch.<field>") for negative or inconsistent batch fields.
   double iteration_time(const BatchShape& batch) const;
+  /// The same, with the proposer's part of it in `*proposer_s` (0 unless batch.spec_tokens > 0 and a proposer is
+  /// set): for the draft's share of GPU time.
+  double iteration_time(const BatchShape& batch, double* proposer_s) const;
   /// The same time with its per-op breakdown (for `llmsim step`).
   StepCost breakdown(const BatchShape& batch) const;
+  /// Speculative decoding's GPU proposer (a draft model, an EAGLE head or MTP module as a one-layer model), whose
+  /// passes a batch with spec_tokens > 0 adds (perf/speculative.hpp); nullptr (the default) = none, as for n-gram
+  /// proposals made on the CPU. Give it without_cpu_overhead(): the engine's step CPU time is the target's.
+  void set_proposer(std::shared_ptr<const CostModel> proposer) { proposer_ = std::move(proposer); }
+  const CostModel* proposer() const noexcept { return proposer_.get(); }
+  /// A copy that charges no per-step CPU (scheduling) time: for a proposer running inside the target's step.
+  CostModel without_cpu_overhead() const;
   /// Seconds to move `bytes` between host and one GPU (swap-out/in of KV blocks).
   double host_transfer_time(double bytes) const;
 
@@ -88,6 +98,8 @@ class CostModel {
   // Constants struct to keep this header light.
   struct Constants;
   std::shared_ptr<const Constants> c_;
+  std::shared_ptr<const CostModel> proposer_;
+  double proposer_time(const BatchShape& batch) const;  ///< speculative step's proposer passes (0 without one)
 };
 
 /// Checks a batch shape: negative counts, prefill tokens without chunks, more last chunks than chunks, ...
@@ -97,7 +109,8 @@ void validate(const BatchShape& batch);
 /// The vLLM generation a scheduler policy runs on when engine.runtime is unset: "vllm-v0" → V0, else V1.
 Runtime engine_generation(spec::SchedulerPolicy policy);
 
-/// The cost model of a resolved scenario: hardware.gpu_profile when set (ConfigError when the file's gpu_id
+/// The cost model of a resolved scenario (with speculative decoding's proposer when engine.speculative is set):
+/// hardware.gpu_profile when set (ConfigError when the file's gpu_id
 /// is neither the scenario's GPU nor, for a MIG slice, its parent card), else default_profile(gpu).
 CostModel make_cost_model(const spec::ResolvedScenario& scenario);
 

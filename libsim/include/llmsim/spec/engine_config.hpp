@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "llmsim/spec/speculative.hpp"
+
 namespace llmsim::spec {
 
 struct GpuSpec;
@@ -80,6 +82,8 @@ struct EngineConfig {
   std::optional<SyntheticService> synthetic_service;  ///< JSON "engine.synthetic_service"; testing only
   /// JSON "engine.runtime": the runtime the cost model prices; unset = vLLM V0 for policy "vllm-v0", else V1.
   std::optional<Runtime> runtime;
+  /// JSON "engine.speculative": speculative decoding (spec/speculative.hpp); absent = off.
+  std::optional<SpeculativeConfig> speculative;
 
   /// Prompts are split into chunks that share steps with decodes (V1 always; the `chunked` policy).
   bool chunked_prefill() const noexcept {

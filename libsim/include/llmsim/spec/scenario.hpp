@@ -14,6 +14,7 @@
 #include "llmsim/spec/model_spec.hpp"
 #include "llmsim/spec/quantization.hpp"
 #include "llmsim/spec/slo.hpp"
+#include "llmsim/spec/speculative.hpp"
 #include "llmsim/spec/workload.hpp"
 
 namespace llmsim::spec {
@@ -81,6 +82,8 @@ struct ResolvedScenario {
   /// What resolving assumed that the user should know: the model's own notes (hf_config) and a quant.weights that
   /// overrides the checkpoint's quantization_config.
   std::vector<std::string> notes;
+  /// engine.speculative resolved: its proposer model and acceptance rate (absent = no speculative decoding).
+  std::optional<ResolvedSpeculation> speculation;
 };
 
 /// The context limit when engine.max_model_len is 0: the model's limit, capped at max_num_batched_tokens

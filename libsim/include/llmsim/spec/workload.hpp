@@ -115,6 +115,9 @@ struct Workload {
   TooLongPolicy too_long = TooLongPolicy::clip;
   DailyProfile daily_profile;           ///< empty = the arrival processes as given
   int days = 1;                         ///< the daily profile repeats this many days, then arrivals end
+  /// Speculative decoding: probability that the target accepts each proposed token, in [0, 1]; unset = the
+  /// method's cited default (spec::default_acceptance_rate). Ignored when engine.speculative is absent.
+  std::optional<double> speculative_acceptance_rate;
 
   /// The tenant classes, the single-class form turned into one class named "default"; with a daily profile
   /// each class's Poisson arrivals become the compiled piecewise schedule (compile_daily_profile).

@@ -1,0 +1,36 @@
+// Speculative decoding's proposer in GPU memory (memory_plan.hpp ProposerMemory; docs/speculative-decoding.md).
+// vLLM loads the drafter on every rank of the target's tensor-parallel group (draft_tensor_parallel_size defaults
+// to the target's) beside the model, before profiling, so its weights come out of the KV budget; V1 builds one
+// KV-cache config over the target's and the drafter's attention layers (gpu_model_runner.get_kv_cache_spec walks
+// every Attention layer of the forward context, the drafter's included), so each block holds both.
+#include <algorithm>
+
+#include "llmsim/memory/memory_plan.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::memory {
+
+ProposerMemory proposer_memory(const spec::ResolvedSpeculation& sp, const spec::Quantization& quant, int tp) {
+  ProposerMemory m;
+  if (!sp.proposer) return m;
+  const auto& p = *sp.proposer;
+  const double bytes_per_param = sp.proposer_shares_target_format ? quant.weights.bits_per_weight / 8.0 : 2.0;
+  m.weight_bytes_per_gpu = static_cast<double>(sp.proposer_params) * bytes_per_param / tp;
+  // KV heads shard over tp (replicated when fewer than the GPUs); MLA's latent is replicated on every rank.
+  const double kv_heads = p.num_kv_heads > 0 ? p.num_kv_heads : p.num_heads;
+  const double shard = p.is_mla() ? 1.0 : std::max(1.0, kv_heads / tp) / kv_heads;
+  m.kv_bytes_per_token_per_gpu = p.kv_bytes_per_token(quant.kv_bytes_per_element()) * shard;
+  return m;
+}
+
+ProposerMemory proposer_memory(const spec::ResolvedScenario& rs) {
+  if (!rs.speculation) return {};
+  return proposer_memory(*rs.speculation, rs.quant, rs.scenario.hardware.parallel.tp);
+}
+
+MemoryPlan plan_memory(const spec::ResolvedScenario& rs) {
+  return plan_memory(rs.model, rs.quant, rs.gpu, rs.scenario.hardware.parallel, rs.scenario.engine, rs.max_model_len,
+                     proposer_memory(rs));
+}
+
+}  // namespace llmsim::memory
