@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/engine/simulator.hpp"
@@ -102,19 +103,23 @@ TEST_CASE("a lone request's TTFT is its prefill, the KV transfer and the decode 
 }
 
 TEST_CASE("transfers from one prefill replica queue on its link", "[disagg]") {
-  // Two requests arriving together over a slow link: the second's KV waits for the first's.
+  // Two requests arriving together over a slow link: the second's KV waits for the first's to cross.
   Json j = disagg(1, "after_prefill", 2048, 2, 1000);
   j["workload"]["arrival"] = {{"process", "constant"}, {"rate", 1e6}};
-  j["disaggregation"]["prefill"]["engine"] = {{"max_num_batched_tokens", 8192}};  // both prompts in one step
   SimulationOptions o;
-  o.record_requests = true;
+  o.record_iterations = true;
   const auto r = simulate(make(j), o);
   REQUIRE(r.summary.completed_requests == 2);
+  std::vector<double> prefill_ends;  // the prefill replica's steps, one prompt each
+  for (const auto& it : r.iterations)
+    if (it.replica == 0) prefill_ends.push_back(it.start_s + it.duration_s);
+  REQUIRE(prefill_ends.size() == 2);
   const auto& d = *r.summary.disaggregation;
-  const double wire = kv_bytes(make(j).model, 2048) / (1e9 / 8);  // 2.1 s each
-  // Both prompts are prefilled in one batch; the second transfer ends one wire time after the first.
-  CHECK(d.transfer_ms.max == Approx((2 * wire + 20e-6) * 1e3).epsilon(1e-3));
+  const double wire = kv_bytes(make(j).model, 2048) / (1e9 / 8);  // 2.1 s each: longer than a prefill
   CHECK(d.transfer_ms.count == 2);
+  CHECK(2 * d.transfer_ms.mean - d.transfer_ms.max == Approx((wire + 20e-6) * 1e3).epsilon(1e-3));  // the first: no wait
+  // The second leaves when the first has crossed: prefill end 1 + 2 wire times, counted from its own prefill end.
+  CHECK(d.transfer_ms.max == Approx((prefill_ends[0] + 2 * wire + 20e-6 - prefill_ends[1]) * 1e3).epsilon(1e-3));
   CHECK(r.kv_blocks_in_use_at_end == 0);  // both pools freed every block
 }
 
