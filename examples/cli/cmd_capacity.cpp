@@ -30,10 +30,13 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
   const auto& sc = rs.scenario;
   const std::string cur = currency_mark(sc.cost.currency);
   auto money = [&](const Json& v, int decimals = 2) { return v.is_null() ? "-" : cur + fmt(v.get<double>(), decimals); };
+  // GPUs of one deployment replica; a disaggregated deployment (both pools) is the unit that is copied.
+  const int unit_gpus = sc.disaggregation ? row.num_gpus : sc.hardware.parallel.gpus();
   std::cout << "capacity: " << row.name << " | " << rs.model.id << " " << row.quant << " on " << row.replicas << " x "
-            << sc.hardware.parallel.gpus() << " " << row.gpu << " (tp " << row.tp << ", pp " << row.pp << ")\n"
+            << unit_gpus << " " << row.gpu << " (tp " << row.tp << ", pp " << row.pp << ")\n"
             << "SLO: " << slo_text(sc.slo) << "\n";
-  if (!rs.interconnect.empty()) std::cout << "interconnect: " << rs.interconnect << "\n";
+  if (!rs.interconnect.empty() && !sc.disaggregation) std::cout << "interconnect: " << rs.interconnect << "\n";
+  print_disaggregation(rs, row.capacity && row.capacity->at_capacity ? &*row.capacity->at_capacity : nullptr);
   if (!row.fits) {
     std::cout << "cannot run: " << row.reason << "\n";
     return;
@@ -57,7 +60,7 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
     std::cout << "target " << (closed ? std::to_string(*row.target_concurrency) + " users" : fmt(row.target_qps, 2) + " QPS")
               << ": " << money(j["cost_per_mtok_output_at_target"], 3) << " per million SLO-meeting output tokens, "
               << money(j["monthly_cost"], 0) << "/month for " << *row.replicas_needed << " replica(s) of "
-              << sc.hardware.parallel.gpus() << " GPU(s) at " << format_value(sc.cost.hours_per_month) << " h";
+              << unit_gpus << " GPU(s) at " << format_value(sc.cost.hours_per_month) << " h";
     if (row.replicas_added > 0)
       std::cout << " (" << row.replicas_added << " more than max QPS suggests: one replica missed the SLO at that share)";
     if (row.at_target) {

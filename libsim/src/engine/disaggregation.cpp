@@ -39,6 +39,9 @@ Disaggregation::Disaggregation(const spec::ResolvedScenario& rs) : rs_(rs) {
       throw ConfigError(std::string("disaggregation.") + role + ".pp",
                         "pipeline parallel inside a disaggregated pool is not modelled; use tp, got pp = " +
                             std::to_string(pool.scenario.hardware.parallel.pp));
+    if (pool.scenario.engine.policy == spec::SchedulerPolicy::static_batching)
+      throw ConfigError(std::string("disaggregation.") + role + ".engine.policy",
+                        "static batching in a disaggregated pool is not modelled; use vllm, vllm-v0 or chunked");
     if (pool.scenario.engine.synthetic_service)
       throw ConfigError(std::string("disaggregation.") + role + ".engine.synthetic_service",
                         "the synthetic service has no prefill or decode phase to split");

@@ -375,7 +375,8 @@ bool Replica::start_iteration(double now_s) {
   // still running), so this iteration runs at the replica's saturation rate.
   saturated_ = !waiting_.empty() || !swapped_.empty();
   const std::int64_t padding = cfg_.policy == spec::SchedulerPolicy::static_batching ? static_done_ : 0;
-  emitting_ = shape.decode_seqs - padding + shape.prefill_last_chunks;
+  // A prefill-only replica's sampled token is discarded (the decode pool emits the first token).
+  emitting_ = cfg_.prefill_only ? 0 : shape.decode_seqs - padding + shape.prefill_last_chunks;
   duration_s_ = cost_->iteration_time(shape);
   if (swap_bytes_ > 0) duration_s_ += cost_->host_transfer_time(swap_bytes_);
   LLMSIM_CHECK(duration_s_ > 0, "the cost model returned a non-positive iteration time");
