@@ -79,9 +79,14 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
             << money(j["cost_per_mtok_output_slo"], 3) << " per million SLO-meeting output tokens ("
             << money(j["cost_per_mtok_total_slo"], 3) << " per million total): the floor a fully loaded fleet approaches; "
             << "cold start " << number(j["cold_start_s"], 0) << " s at " << format_value(sc.cost.network_gbps) << " Gbps\n";
-  std::cout << "price: " << cur << fmt(rs.price_per_gpu_hour, 2) << " per GPU-hour (" << sc.cost.currency << ")"
-            << (rs.price_is_placeholder ? ", a catalogue placeholder: set hardware.price_per_gpu_hour or pass --price" : "")
-            << "\n";
+  if (sc.disaggregation)  // each pool's price is on its line above
+    std::cout << "price: " << cur << fmt(row.price_per_gpu_hour, 2) << " per GPU-hour on average over both pools ("
+              << sc.cost.currency << ")"
+              << (row.price_is_placeholder ? ", a catalogue placeholder in a pool: set its price_per_gpu_hour" : "") << "\n";
+  else
+    std::cout << "price: " << cur << fmt(rs.price_per_gpu_hour, 2) << " per GPU-hour (" << sc.cost.currency << ")"
+              << (rs.price_is_placeholder ? ", a catalogue placeholder: set hardware.price_per_gpu_hour or pass --price" : "")
+              << "\n";
   if (!j["owned_monthly_cost"].is_null()) {
     std::cout << "owned: " << money(j["owned_monthly_cost"], 0) << "/month for the same fleet ("
               << money(j["owned_cost_per_gpu_hour"], 3) << " per GPU-hour: purchase "
