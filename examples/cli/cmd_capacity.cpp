@@ -30,10 +30,13 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
   const auto& sc = rs.scenario;
   const std::string cur = currency_mark(sc.cost.currency);
   auto money = [&](const Json& v, int decimals = 2) { return v.is_null() ? "-" : cur + fmt(v.get<double>(), decimals); };
+  // GPUs of one deployment replica; a disaggregated deployment (both pools) is the unit that is copied.
+  const int unit_gpus = sc.disaggregation ? row.num_gpus : sc.hardware.parallel.gpus();
   std::cout << "capacity: " << row.name << " | " << rs.model.id << " " << row.quant << " on " << row.replicas << " x "
-            << sc.hardware.parallel.gpus() << " " << row.gpu << " (tp " << row.tp << ", pp " << row.pp << ")\n"
+            << unit_gpus << " " << row.gpu << " (tp " << row.tp << ", pp " << row.pp << ")\n"
             << "SLO: " << slo_text(sc.slo) << "\n";
-  if (!rs.interconnect.empty()) std::cout << "interconnect: " << rs.interconnect << "\n";
+  if (!rs.interconnect.empty() && !sc.disaggregation) std::cout << "interconnect: " << rs.interconnect << "\n";
+  print_disaggregation(rs, row.capacity && row.capacity->at_capacity ? &*row.capacity->at_capacity : nullptr);
   if (!row.fits) {
     std::cout << "cannot run: " << row.reason << "\n";
     return;
@@ -57,7 +60,7 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
     std::cout << "target " << (closed ? std::to_string(*row.target_concurrency) + " users" : fmt(row.target_qps, 2) + " QPS")
               << ": " << money(j["cost_per_mtok_output_at_target"], 3) << " per million SLO-meeting output tokens, "
               << money(j["monthly_cost"], 0) << "/month for " << *row.replicas_needed << " replica(s) of "
-              << sc.hardware.parallel.gpus() << " GPU(s) at " << format_value(sc.cost.hours_per_month) << " h";
+              << unit_gpus << " GPU(s) at " << format_value(sc.cost.hours_per_month) << " h";
     if (row.replicas_added > 0)
       std::cout << " (" << row.replicas_added << " more than max QPS suggests: one replica missed the SLO at that share)";
     if (row.at_target) {
@@ -76,9 +79,14 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
             << money(j["cost_per_mtok_output_slo"], 3) << " per million SLO-meeting output tokens ("
             << money(j["cost_per_mtok_total_slo"], 3) << " per million total): the floor a fully loaded fleet approaches; "
             << "cold start " << number(j["cold_start_s"], 0) << " s at " << format_value(sc.cost.network_gbps) << " Gbps\n";
-  std::cout << "price: " << cur << fmt(rs.price_per_gpu_hour, 2) << " per GPU-hour (" << sc.cost.currency << ")"
-            << (rs.price_is_placeholder ? ", a catalogue placeholder: set hardware.price_per_gpu_hour or pass --price" : "")
-            << "\n";
+  if (sc.disaggregation)  // each pool's price is on its line above
+    std::cout << "price: " << cur << fmt(row.price_per_gpu_hour, 2) << " per GPU-hour on average over both pools ("
+              << sc.cost.currency << ")"
+              << (row.price_is_placeholder ? ", a catalogue placeholder in a pool: set its price_per_gpu_hour" : "") << "\n";
+  else
+    std::cout << "price: " << cur << fmt(rs.price_per_gpu_hour, 2) << " per GPU-hour (" << sc.cost.currency << ")"
+              << (rs.price_is_placeholder ? ", a catalogue placeholder: set hardware.price_per_gpu_hour or pass --price" : "")
+              << "\n";
   if (!j["owned_monthly_cost"].is_null()) {
     std::cout << "owned: " << money(j["owned_monthly_cost"], 0) << "/month for the same fleet ("
               << money(j["owned_cost_per_gpu_hour"], 3) << " per GPU-hour: purchase "

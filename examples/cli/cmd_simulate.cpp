@@ -73,18 +73,27 @@ void print_time_series(const std::vector<metrics::TimeWindow>& ts) {
   t.print(std::cout);
 }
 
+// A catalogue price (not the user's) in the bill: the deployment's card, or either pool's.
+bool placeholder_price(const spec::ResolvedScenario& rs) {
+  if (rs.disagg_pools.empty()) return rs.price_is_placeholder;
+  return rs.disagg_pools[0].price_is_placeholder || rs.disagg_pools[1].price_is_placeholder;
+}
+
 void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   const auto& sc = rs.scenario;
   std::cout << "scenario: " << (sc.name.empty() ? sc.model : sc.name) << " | " << rs.model.id << " " << sc.weights
-            << " on " << sc.hardware.replicas << " x " << sc.hardware.parallel.gpus() << " " << rs.gpu.id
+            << (sc.disaggregation ? std::string(" disaggregated (pools below)")
+                                  : " on " + std::to_string(sc.hardware.replicas) + " x " +
+                                        std::to_string(sc.hardware.parallel.gpus()) + " " + rs.gpu.id)
             << " | policy " << spec::to_string(sc.engine.policy) << "\n";
-  if (!rs.interconnect.empty()) std::cout << "interconnect: " << rs.interconnect << "\n";
+  if (!rs.interconnect.empty() && !sc.disaggregation) std::cout << "interconnect: " << rs.interconnect << "\n";
+  print_disaggregation(rs, s.fits ? &s : nullptr);
   if (!s.fits) {
     std::cout << "cannot run: " << s.reason << "\n";
     return;
   }
   std::cout << "engine: " << s.engine;
-  if (!sc.engine.synthetic_service)
+  if (!sc.engine.synthetic_service && !sc.disaggregation)  // a pool's knobs are on its line above
     std::cout << ", max_num_seqs " << sc.engine.max_num_seqs << ", max_num_batched_tokens " << sc.engine.max_num_batched_tokens;
   std::cout << "\n";
   if (s.unstable) std::cout << "UNSTABLE: " << s.reason << "\n";
@@ -119,7 +128,7 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
             << fmt(100 * s.mbu, 1) << "%\n";
   const std::string cur = sc.cost.currency == "USD" ? "$" : sc.cost.currency + " ";  // money is labelled, never converted
   std::cout << "cost " << cur << fmt(s.cost.per_hour, 2) << "/h, " << cur << fmt(s.cost.monthly, 0) << "/month"
-            << (rs.price_is_placeholder ? " (placeholder price)" : "") << "; "
+            << (placeholder_price(rs) ? " (placeholder price)" : "") << "; "
             << (s.cost.per_mtok_output_slo > 0 ? cur + fmt(s.cost.per_mtok_output_slo, 3)
                                                : std::string("n/a (no request met the SLO)"))
             << " per million SLO-meeting output tokens; cold start " << fmt(s.cost.cold_start_s, 0) << " s\n";

@@ -309,4 +309,30 @@ std::string fmt(double v, int decimals) {
 
 std::string fmt_gb(double bytes) { return fmt(bytes / 1e9, 2) + " GB"; }
 
+void print_disaggregation(const spec::ResolvedScenario& rs, const metrics::Summary* summary) {
+  if (!rs.scenario.disaggregation || rs.disagg_pools.size() != 2) return;
+  const auto& d = *rs.scenario.disaggregation;
+  for (std::size_t k = 0; k < 2; ++k) {
+    const auto& p = rs.disagg_pools[k];
+    const auto& hw = p.scenario.hardware;
+    std::cout << (k == 0 ? "prefill pool: " : "decode pool:  ") << hw.replicas << " x " << hw.parallel.gpus() << " "
+              << p.gpu.id << " at $" << fmt(p.price_per_gpu_hour, 2) << "/GPU-h"
+              << (p.price_is_placeholder ? " (placeholder)" : "") << ", max_num_seqs " << p.scenario.engine.max_num_seqs
+              << ", max_num_batched_tokens " << p.scenario.engine.max_num_batched_tokens << "\n";
+  }
+  std::cout << "KV link: " << spec::to_string(d.link.kind) << " " << fmt(d.link.bandwidth_gbps, 0) << " Gbit/s, "
+            << fmt(d.link.latency_s() * 1e6, 0) << " us per transfer, " << spec::to_string(d.transfer) << "\n";
+  if (!summary || !summary->disaggregation) return;
+  const auto& sd = *summary->disaggregation;
+  std::cout << "KV transfer: " << fmt(sd.mean_transfer_mb, 1) << " MB per request, p50 " << fmt(sd.transfer_ms.p50, 1)
+            << " ms, p95 " << fmt(sd.transfer_ms.p95, 1) << " ms (in TTFT); decode admission wait p50 "
+            << fmt(sd.decode_wait_ms.p50, 1) << " ms, p95 " << fmt(sd.decode_wait_ms.p95, 1) << " ms\n";
+  for (const auto& p : sd.pools)
+    std::cout << "  " << p.role << " pool: busy " << fmt(100 * p.busy_fraction, 1) << "%, MFU " << fmt(100 * p.mfu, 1)
+              << "%, MBU " << fmt(100 * p.mbu, 1) << "%, KV mean " << fmt(100 * p.kv_mean_used_fraction, 1)
+              << "%, saturates at " << (p.saturation_requests_per_s > 0 ? fmt(p.saturation_requests_per_s, 2) + " req/s"
+                                                                         : std::string("(never saturated)"))
+              << "\n";
+}
+
 }  // namespace llmsim::cli

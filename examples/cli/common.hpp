@@ -9,6 +9,7 @@
 #include <boost/program_options.hpp>
 
 #include "llmsim/core/json_view.hpp"
+#include "llmsim/metrics/summary.hpp"
 #include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::analysis {
@@ -102,6 +103,10 @@ class Table {
  private:
   std::vector<std::vector<std::string>> rows_;
 };
+
+/// A disaggregated scenario's pools and link (one line each), then, given a run's summary, its KV transfers, the
+/// decode pool's admission wait and each pool's load. Prints nothing for a colocated scenario.
+void print_disaggregation(const spec::ResolvedScenario& rs, const metrics::Summary* summary);
 
 /// Fixed-point formatting for tables: fmt(3.14159, 2) = "3.14".
 std::string fmt(double v, int decimals = 2);

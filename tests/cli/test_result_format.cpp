@@ -94,6 +94,17 @@ TEST_CASE("docs/result-format.md documents every field and column llmsim writes"
   check_csv_header(doc, dir / "requests.csv", true);
   check_csv_header(doc, dir / "iterations.csv", true);
 
+  // A disaggregated scenario adds its own object (docs/disaggregation.md).
+  const auto dis = temp_file("format-disagg.json", R"({"model": "llama-3.1-8b", "engine": {"max_model_len": 8192},
+    "disaggregation": {"prefill": {"gpu": "a100-80gb-sxm"}, "decode": {"gpu": "rtx4090-24gb"},
+                       "link": {"kind": "ethernet", "bandwidth_gbps": 100}},
+    "workload": {"num_requests": 100, "warmup_requests": 10}})");
+  r = run("simulate '" + dis.string() + "' --json", false);
+  REQUIRE(r.code == 0);
+  const auto disagg = llmsim::parse_json(r.out, "simulate");
+  REQUIRE(disagg.contains("disaggregation"));
+  check_keys(doc, disagg, "simulate");
+
   r = run("capacity " + s + " --json --requests 200 --replications 2", false);
   REQUIRE(r.code == 0);
   check_keys(doc, llmsim::parse_json(r.out, "capacity"), "capacity");

@@ -118,3 +118,22 @@ def test_gpu_override_bills_the_new_card_at_its_own_price():
     assert llmsim.simulate(sc).summary["cost"]["per_hour"] == 1.8
     assert llmsim.simulate(sc, gpu="rtx4090-24gb").summary["cost"]["per_hour"] == own
     assert llmsim.simulate(sc, gpu="2xrtx4090-24gb@pp").summary["cost"]["per_hour"] == 2 * own
+
+
+def test_disaggregated_scenario_passes_through():
+    # The scenario's disaggregation section goes to C++ as JSON; its result object comes back in the summary.
+    need("engine")
+    sc = {"model": "llama-3.1-8b", "engine": {"max_model_len": 8192},
+          "disaggregation": {"prefill": {"gpu": "a100-80gb-sxm"}, "decode": {"gpu": "rtx4090-24gb", "replicas": 2},
+                             "link": {"kind": "ethernet", "bandwidth_gbps": 100}},
+          "workload": {"num_requests": 60, "warmup_requests": 0}}
+    s = llmsim.simulate(sc).summary
+    d = s["disaggregation"]
+    assert [p["role"] for p in d["pools"]] == ["prefill", "decode"]
+    assert d["pools"][1]["gpus"] == 2 and d["transfer_ms"]["p50"] > 0
+    slow = llmsim.simulate({**sc, "disaggregation": {**sc["disaggregation"],
+                                                     "link": {"kind": "ethernet", "bandwidth_gbps": 10}}}).summary
+    assert slow["ttft_ms"]["mean"] > s["ttft_ms"]["mean"]
+    bad = {**sc, "disaggregation": {**sc["disaggregation"], "link": {"kind": "ethernet"}}}
+    with pytest.raises(ValueError, match="disaggregation.link.bandwidth_gbps"):
+        llmsim.simulate(bad)

@@ -35,7 +35,16 @@ double hourly_cost(double price_per_gpu_hour, int gpus, const spec::CostSpec& co
   return period_cost(price_per_gpu_hour, gpus, 1.0, cost);
 }
 
+double gpus_hourly(const spec::ResolvedScenario& s) {
+  if (s.disagg_pools.empty()) return s.price_per_gpu_hour * s.scenario.hardware.gpus_total();
+  double usd = 0;
+  for (const auto& p : s.disagg_pools) usd += p.price_per_gpu_hour * p.scenario.hardware.gpus_total();
+  return usd;
+}
+
 double hourly_cost(const spec::ResolvedScenario& s) {
+  // Disaggregated: both pools' GPUs, each at its own price (period_cost at a unit price over the priced GPU-hours).
+  if (!s.disagg_pools.empty()) return period_cost(1.0, gpus_hourly(s), 1.0, s.scenario.cost);
   return hourly_cost(s.price_per_gpu_hour, s.scenario.hardware.gpus_total(), s.scenario.cost);
 }
 
@@ -121,7 +130,9 @@ metrics::CostSummary cost_summary(const spec::ResolvedScenario& s, const metrics
       const auto& p = s.scenario.hardware.parallel;
       const double gpu_hours = summary.fleet.replica_hours * p.tp * p.pp;
       c.period_hours = period_h;
-      c.period = period_cost(s.price_per_gpu_hour, gpu_hours, period_h, s.scenario.cost);
+      // Disaggregated pools are a fixed fleet: every pool's GPUs, at their prices, for the whole period.
+      c.period = s.disagg_pools.empty() ? period_cost(s.price_per_gpu_hour, gpu_hours, period_h, s.scenario.cost)
+                                        : period_cost(1.0, gpus_hourly(s) * period_h, period_h, s.scenario.cost);
       c.period_monthly = c.period * s.scenario.cost.hours_per_month / period_h;
       const double good_tokens = summary.goodput_output_tps * summary.duration_s;
       if (good_tokens > 0) c.period_per_mtok_output_slo = c.period / good_tokens * 1e6;

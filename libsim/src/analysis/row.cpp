@@ -42,6 +42,18 @@ Row row_identity(const spec::ResolvedScenario& s) {
   row.purchase_price_per_gpu = s.purchase_price_per_gpu;
   row.purchase_price_is_placeholder = s.purchase_price_is_placeholder;
   row.quality_caveat = quality_caveat(row.quant, row.params);
+  if (!s.disagg_pools.empty()) {  // one disaggregated deployment: "prefill card/decode card", both pools' GPUs
+    const auto& p = s.disagg_pools[0];
+    const auto& d = s.disagg_pools[1];
+    row.gpu = p.gpu.id + "/" + d.gpu.id;
+    row.tp = p.scenario.hardware.parallel.tp;
+    row.pp = p.scenario.hardware.parallel.pp;
+    row.replicas = 1;
+    row.num_gpus = p.scenario.hardware.gpus_total() + d.scenario.hardware.gpus_total();
+    row.interconnect = spec::to_string(s.scenario.disaggregation->link.kind);
+    row.price_per_gpu_hour = gpus_hourly(s) / row.num_gpus;  // the mean over the pools' GPUs
+    row.price_is_placeholder = p.price_is_placeholder || d.price_is_placeholder;
+  }
   row.name = !s.scenario.name.empty() ? s.scenario.name
              : (row.num_gpus > 1 ? std::to_string(row.num_gpus) + "x" : std::string()) + row.gpu + " " + row.quant;
   const auto& w = s.scenario.workload;
@@ -63,6 +75,10 @@ namespace {
 // `total - serving` idle spares; priced like rental (hourly_cost), per Mtok over the serving replicas' tokens.
 void price_owned(Row& row, const spec::ResolvedScenario& s, int serving, int total, double busy,
                  std::optional<double> output_tps_per_replica) {
+  if (!s.disagg_pools.empty()) {  // owning two card types: not priced yet (docs/disaggregation.md)
+    row.owned_note = "owned hardware is not priced for disaggregated pools";
+    return;
+  }
   std::string why;
   const bool busy_known = busy >= 0;
   const auto loaded = owned_gpu_hour(s, busy_known ? std::min(busy, 1.0) : 1.0, &why);
@@ -120,7 +136,10 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
   row.replicas_added = serving - *estimate;
   row.replicas_needed = replicas_needed(serving, 1.0, cost.spare_fraction);
   const int gpus = s.scenario.hardware.parallel.gpus() * *row.replicas_needed;
-  const double fleet_hourly = hourly_cost(s.price_per_gpu_hour, gpus, cost);
+  // A disaggregated deployment is the unit copied: its pools' GPUs at their prices, replicas_needed times.
+  const double fleet_hourly = s.disagg_pools.empty()
+                                  ? hourly_cost(s.price_per_gpu_hour, gpus, cost)
+                                  : period_cost(1.0, gpus_hourly(s) * *row.replicas_needed, 1.0, cost);
   row.monthly_cost = fleet_hourly * cost.hours_per_month;
   if (at.fits) {
     row.cost_per_mtok_output_at_target = fleet_cost_per_mtok(fleet_hourly, serving, at.goodput_output_tps);

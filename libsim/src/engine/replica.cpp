@@ -172,6 +172,7 @@ void Replica::publish_blocks(Seq& s) {
 std::int64_t Replica::cached_tokens(const Seq& s, std::int64_t* prefix_blocks, std::int64_t* own_blocks,
                                     std::int64_t* shared_cost) const {
   *prefix_blocks = *own_blocks = *shared_cost = 0;
+  if (s.remote_tokens > 0) return s.remote_tokens;  // disaggregation: the KV came over the link (own blocks)
   if (!cfg_.prefix_caching) return 0;
   const std::int64_t bs = kv_.block_size();
   // A hit is whole blocks and never covers the prompt's last token: its logits must be computed.
@@ -221,6 +222,7 @@ bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) 
   s.prefilled = cached;
   s.state = SeqState::prefill;
   if (s.admitted_s < 0) s.admitted_s = now_s;
+  if (s.remote_tokens > 0 && s.decode_admitted_s < 0) s.decode_admitted_s = now_s;
   link_tail(i);
   return true;
 }
@@ -285,6 +287,7 @@ std::int64_t Replica::preempt_tail(double now_s) {
     // Recompute: forget the KV, re-prefill prompt + generated tokens later, from the front of the queue.
     s.prefill_target = s.input + s.generated;
     s.prefilled = 0;
+    s.remote_tokens = 0;  // a transferred KV is gone too: the decode replica recomputes it (as vLLM does)
     s.state = SeqState::waiting;
     waiting_.push_front(i);
   }
@@ -385,7 +388,9 @@ bool Replica::start_iteration(double now_s) {
   // still running), so this iteration runs at the replica's saturation rate.
   saturated_ = !waiting_.empty() || !swapped_.empty();
   const std::int64_t padding = cfg_.policy == spec::SchedulerPolicy::static_batching ? static_done_ : 0;
-  emitting_ = (shape.decode_seqs - padding) * (decode_step_ ? step_tokens_ : 1) + shape.prefill_last_chunks;
+  // A prefill-only replica's sampled token is discarded (the decode pool emits the first token).
+  emitting_ = cfg_.prefill_only ? 0
+                                : (shape.decode_seqs - padding) * (decode_step_ ? step_tokens_ : 1) + shape.prefill_last_chunks;
   double proposer_s = 0;
   duration_s_ = shape.spec_tokens > 0 ? cost_->iteration_time(shape, &proposer_s) : cost_->iteration_time(shape);
   if (shape.spec_tokens > 0 && shape.decode_seqs > 0) {
@@ -460,6 +465,13 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       auto it = std::find(chunked_partial_.begin(), chunked_partial_.end(), i);
       if (it != chunked_partial_.end()) chunked_partial_.erase(it);
     }
+    if (cfg_.prefill_only) {  // disaggregation: the KV leaves for the decode pool, its blocks held until it has
+      s.state = SeqState::handoff;
+      --outstanding_;
+      unlink(i);
+      finished.push_back(i);
+      continue;
+    }
     // The step that completes a prompt samples a token: the first one, or the next one after a recompute.
     if (s.first_token_s < 0) s.first_token_s = now_s;
     else if (s.measured) metrics_->on_token_gap(now_s - s.last_token_s, 1.0);
@@ -493,6 +505,14 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
     sat_.prefill_tokens += static_cast<double>(record_.prefill_tokens);
     sat_.seq_time += static_cast<double>(record_.prefill_seqs + record_.decode_seqs) * elapsed;
   }
+}
+
+void Replica::release_handoff(std::int32_t i, double now_s) {
+  Seq& s = (*pool_)[i];
+  LLMSIM_CHECK(s.state == SeqState::handoff, "releasing the KV of a request that was not handed off");
+  release_blocks(s);
+  s.state = SeqState::waiting;
+  kv_used_.set(now_s, static_cast<double>(kv_.used()));
 }
 
 void Replica::evict_all(double now_s, std::vector<std::int32_t>& out, std::vector<std::int64_t>& produced) {

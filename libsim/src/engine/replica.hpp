@@ -25,7 +25,9 @@
 
 namespace llmsim::engine::detail {
 
-enum class SeqState : std::uint8_t { free, waiting, prefill, decoding, swapped, done };
+/// handoff: a prefill-only replica computed the prompt; its KV blocks stay held until the transfer to a decode pool
+/// ends (disaggregation.hpp).
+enum class SeqState : std::uint8_t { free, waiting, prefill, decoding, swapped, done, handoff };
 
 /// A request inside the engine (slab entry). Tokens are int64 to keep sums exact.
 struct Seq {
@@ -46,6 +48,10 @@ struct Seq {
   /// prefix_blocks blocks are then held as cached blocks keyed by them. nullptr otherwise.
   const std::uint64_t* chain = nullptr;
   std::int64_t cached_after = 0;    ///< block-hash traces: the block at which the cache_handle entry starts
+  /// Disaggregation: prompt tokens whose KV arrived from the prefill pool (a decode replica admits them as computed,
+  /// vLLM's KV connector "external" tokens); the time it arrived and the time a decode replica admitted it.
+  std::int64_t remote_tokens = 0;
+  double handoff_s = -1, decode_admitted_s = -1;
   std::int32_t preemptions = 0;
   std::int32_t fresh_group = -1;    ///< index into the replica's fresh-decoder groups, -1 = decoded before
   std::uint32_t stamp = 0;          ///< bumped when leaving the decode set (lazy heap deletion)
@@ -126,6 +132,9 @@ struct ReplicaConfig {
   /// the expected tokens each emits per step, (1 − α^{k+1}) / (1 − α).
   std::int64_t spec_tokens = 0;
   double spec_expected_tokens = 1;
+  /// Disaggregation's prefill pool: a request whose prompt is computed leaves in state handoff (reported with the
+  /// finished ones), its KV blocks held until release_handoff().
+  bool prefill_only = false;
 };
 
 /// Accumulated over a replica's iterations, for MFU/MBU and the batch size reached.
@@ -188,6 +197,8 @@ class Replica {
   /// `produced`; static-batching padding (already reported) goes back to the pool. The replica restarts empty, its
   /// KV pool fresh, keeping its accumulated totals; an iteration in flight is lost (the caller ignores its
   /// completion event). The sequences keep their old per-replica state: the caller resets or releases them.
+  /// Frees the KV blocks of a request handed off at the end of its prefill (prefill_only), once its transfer ended.
+  void release_handoff(std::int32_t seq, double now_s);
   void evict_all(double now_s, std::vector<std::int32_t>& out, std::vector<std::int64_t>& produced);
 
  private:

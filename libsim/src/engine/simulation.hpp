@@ -17,6 +17,7 @@
 #include "llmsim/metrics/time_series.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "autoscaler.hpp"
+#include "disaggregation.hpp"
 #include "failures.hpp"
 #include "pipeline.hpp"
 #include "replica.hpp"
@@ -37,7 +38,9 @@ class Simulation {
 
  private:
   bool build();  ///< false when the model does not fit (result_.summary says why)
-  void build_replicas(std::int32_t groups);
+  /// `groups` replicas of `pool` (the scenario, or a disaggregated pool) appended to replicas_.
+  void build_replicas(const spec::ResolvedScenario& pool, const memory::MemoryPlan& plan, const perf::CostModel& cost,
+                      std::int32_t groups, bool prefill_only);
   void schedule_next(std::int32_t source, double now_s, bool after_arrival);
   void on_arrival(std::int32_t source, double now_s);
   void on_iteration_done(std::int32_t replica, double now_s);
@@ -46,6 +49,10 @@ class Simulation {
   void start_service(std::int32_t server, std::int32_t seq, double now_s);
   void finish_request(std::int32_t seq, double now_s);
   void assign(std::int32_t seq, std::int32_t engine, double now_s);  ///< a routed request joins its engine
+  void wake(std::int32_t engine, double now_s);  ///< an idle engine with work starts an iteration at now_s
+  // Disaggregation (disaggregation.hpp): a prefilled request's KV leaves; it arrives at the decode pool.
+  void on_prefilled(std::int32_t seq, std::int32_t prefill_replica, double now_s);
+  void on_kv_arrived(std::int32_t seq, double now_s);
   // The fleet (autoscaler.hpp): evaluations, replicas becoming ready, the bill's counts.
   void on_autoscale(double now_s);
   void on_replica_ready(std::int32_t group, double now_s);
@@ -78,6 +85,7 @@ class Simulation {
   metrics::FleetMeter meter_;
   IndexRing pending_;                        ///< requests that arrived while no replica was ready
   std::unique_ptr<FailureModel> failures_;
+  std::unique_ptr<Disaggregation> disagg_;   ///< with scenario.disaggregation
   std::vector<std::int32_t> skip_done_;      ///< per engine: completions of iterations lost to a failure
   std::vector<std::int32_t> evicted_;
   std::vector<std::int64_t> produced_;

@@ -12,7 +12,10 @@ namespace detail {
 
 bool Simulation::build() {
   const auto& sc = rs_.scenario;
-  const auto& e = sc.engine;
+  // Disaggregated: the prefill pool takes the arrivals (its engine and hardware), the decode pool is added below.
+  if (sc.disaggregation) disagg_ = std::make_unique<Disaggregation>(rs_);
+  const spec::ResolvedScenario& front = disagg_ ? disagg_->prefill() : rs_;
+  const auto& e = front.scenario.engine;
   e.validate("engine");
   sc.hardware.validate("hardware");
   const bool synthetic = e.synthetic_service.has_value();
@@ -47,35 +50,43 @@ bool Simulation::build() {
     synthetic_ = std::make_unique<SyntheticService>(*e.synthetic_service, sc.hardware.replicas,
                                                     rng_stream(w.seed, "service"));
   } else {
-    plan_ = memory::plan_memory(rs_);
-    const int pp = sc.hardware.parallel.pp;
+    plan_ = memory::plan_memory(front);
+    const int pp = front.scenario.hardware.parallel.pp;
     engines_per_group_ = e.max_concurrent_batches == 0 ? pp : std::min(e.max_concurrent_batches, pp);
     // vLLM V1 keeps one block of the pool as its null block (vllm/v1/core/block_pool.py).
     const std::int64_t reserved = e.policy == spec::SchedulerPolicy::vllm ? 1 : 0;
-    if (!plan_.fits || plan_.kv_capacity_blocks / engines_per_group_ - reserved < 1) {
+    const std::string unfit = disagg_ ? disagg_->unfit(plan_) : "";
+    if (!unfit.empty() || !plan_.fits || plan_.kv_capacity_blocks / engines_per_group_ - reserved < 1) {
       auto& s = result_.summary;
       s.fits = false;
-      s.reason = !plan_.reason.empty() ? plan_.reason
+      s.reason = !unfit.empty() ? unfit : !plan_.reason.empty() ? plan_.reason
                  : engines_per_group_ == 1 ? "no room for a single KV block"
                                            : "no room for a KV block in each of the " +
                                                  std::to_string(engines_per_group_) + " concurrent batches";
       s.slo_met = false;
       return false;
     }
-    cost_ = std::make_unique<perf::CostModel>(perf::make_cost_model(rs_));
+    cost_ = std::make_unique<perf::CostModel>(perf::make_cost_model(front));
     // An autoscaled fleet holds max_replicas replicas, min_replicas of them serving at t = 0, the rest off.
     const auto& as = sc.autoscaler;
     const auto& fs = sc.failures;
-    serving_ = as ? as->max_replicas : sc.hardware.replicas;
+    serving_ = as ? as->max_replicas : front.scenario.hardware.replicas;
     const std::int32_t groups = serving_ + fs.spares;  // hot spares wait in standby
     for (std::size_t k = 0; k < fs.outages.size(); ++k)
       if (fs.outages[k].replica >= groups)
         throw ConfigError("failures.outages[" + std::to_string(k) + "][2]",
                           "replica must be < " + std::to_string(groups) + " (the fleet's replicas), got " +
                               std::to_string(fs.outages[k].replica));
-    build_replicas(groups);
-    router_ = std::make_unique<Router>(sc.hardware.router, groups, engines_per_group_);
-    fleet_ = std::make_unique<Fleet>(groups, as ? as->min_replicas : serving_);
+    build_replicas(front, plan_, *cost_, groups, disagg_ != nullptr);
+    router_ = std::make_unique<Router>(front.scenario.hardware.router, groups, engines_per_group_);
+    std::int32_t billed = groups;
+    if (disagg_) {  // the decode pool's replicas follow the prefill pool's (one engine each: no pipeline parallel)
+      const std::int32_t decode_groups = disagg_->decode().scenario.hardware.replicas;
+      build_replicas(disagg_->decode(), disagg_->decode_plan(), disagg_->decode_cost(), decode_groups, false);
+      disagg_->set_replicas(groups, decode_groups);
+      billed = serving_ = groups + decode_groups;
+    }
+    fleet_ = std::make_unique<Fleet>(billed, as ? as->min_replicas : serving_);
     for (std::int32_t g = serving_; g < groups; ++g) fleet_->set(g, GroupState::standby);
     if (as) {
       autoscaler_ = std::make_unique<Autoscaler>(*as, scale_up_delay_s(rs_),
@@ -99,34 +110,37 @@ bool Simulation::build() {
   return true;
 }
 
-void Simulation::build_replicas(std::int32_t groups) {
-  const auto& sc = rs_.scenario;
+void Simulation::build_replicas(const spec::ResolvedScenario& pool, const memory::MemoryPlan& plan,
+                                const perf::CostModel& cost, std::int32_t groups, bool prefill_only) {
+  const auto& sc = pool.scenario;
   const auto& e = sc.engine;
   ReplicaConfig cfg;
+  cfg.prefill_only = prefill_only;
   cfg.policy = e.policy;
   cfg.max_num_seqs = e.max_num_seqs;
   cfg.max_num_batched_tokens = e.max_num_batched_tokens;
   // Static batching re-runs a preempted request in a later batch, so it always recomputes.
   cfg.swap = e.preemption == spec::PreemptionMode::swap && e.policy != spec::SchedulerPolicy::static_batching;
-  cfg.block_bytes = plan_.kv_bytes_per_token_per_gpu * e.block_size;
+  cfg.block_bytes = plan.kv_bytes_per_token_per_gpu * e.block_size;
   cfg.prefix_caching = e.prefix_caching();
   cfg.hash_block_tokens = driver_->hash_block_tokens();
-  if (rs_.speculation) {
-    cfg.spec_tokens = rs_.speculation->config.num_speculative_tokens;
-    cfg.spec_expected_tokens = rs_.speculation->expected_tokens;
+  if (pool.speculation) {  // a pool's engine patch may turn speculation on or off for that pool alone
+    cfg.spec_tokens = pool.speculation->config.num_speculative_tokens;
+    cfg.spec_expected_tokens = pool.speculation->expected_tokens;
   }
   // Under pipeline parallel each virtual engine schedules its own requests in 1/k of the KV and swap space.
   const std::int64_t reserved = e.policy == spec::SchedulerPolicy::vllm ? 1 : 0;
-  const std::int64_t kv_blocks = plan_.kv_capacity_blocks / engines_per_group_ - reserved;
+  const std::int64_t kv_blocks = plan.kv_capacity_blocks / engines_per_group_ - reserved;
   // Swap space is bounded by validation (<= 1e6 GiB); the block count saturates rather than overflow.
   const double host = cfg.block_bytes > 0 ? e.swap_space_gb * kGiB / cfg.block_bytes / engines_per_group_ : 0;
   const auto host_blocks = static_cast<std::int64_t>(std::min(host, 4e18));
-  replicas_.reserve(static_cast<std::size_t>(groups * engines_per_group_));
-  for (int r = 0; r < groups; ++r) {
+  const auto first = static_cast<std::int32_t>(pipelines_.size());
+  replicas_.reserve(replicas_.size() + static_cast<std::size_t>(groups * engines_per_group_));
+  for (int r = first; r < first + groups; ++r) {
     pipelines_.emplace_back(sc.hardware.parallel.pp);
     for (int v = 0; v < engines_per_group_; ++v)
       replicas_.emplace_back(r, v, cfg, KvBlockManager(kv_blocks, e.block_size, e.watermark_or_default(), host_blocks),
-                             *cost_, pool_, *collector_);
+                             cost, pool_, *collector_);
   }
   start_pending_.assign(replicas_.size(), 0);
 }
@@ -185,7 +199,9 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   clipped_ += d.clipped;
   // A request whose whole sequence could never fit in an empty KV cache would preempt itself forever.
   bool reject = d.too_long;
-  if (!reject && !synthetic_) {
+  if (!reject && disagg_) {
+    reject = disagg_->never_fits(d.input, d.output, replicas_);
+  } else if (!reject && !synthetic_) {
     const auto& kv = replicas_.front().kv();
     reject = kv.blocks_for(d.input + d.output) > kv.capacity() - kv.watermark_blocks();
   }
@@ -228,12 +244,27 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
 }
 
 void Simulation::assign(std::int32_t i, std::int32_t r, double now_s) {
+  replicas_[static_cast<std::size_t>(r)].enqueue(i);
+  wake(r, now_s);
+}
+
+void Simulation::wake(std::int32_t r, double now_s) {
   const auto ri = static_cast<std::size_t>(r);
-  replicas_[ri].enqueue(i);
   if (!replicas_[ri].busy() && !start_pending_[ri]) {
     start_pending_[ri] = 1;
     events_.schedule(now_s, EventKind::replica_start, r);
   }
+}
+
+void Simulation::on_prefilled(std::int32_t i, std::int32_t r, double now_s) {
+  events_.schedule(disagg_->transfer(pool_[i], r, now_s), EventKind::kv_transfer_done, i);
+}
+
+void Simulation::on_kv_arrived(std::int32_t i, double now_s) {
+  const std::int32_t from = pool_[i].replica;
+  replicas_[static_cast<std::size_t>(from)].release_handoff(i, now_s);  // the prefill replica frees the KV now
+  if (replicas_[static_cast<std::size_t>(from)].waiting() > 0) wake(from, now_s);  // freed blocks may admit more
+  assign(i, disagg_->arrive(pool_[i], replicas_, now_s), now_s);
 }
 
 void Simulation::start_replica(std::int32_t r, double now_s) {
@@ -272,6 +303,7 @@ void Simulation::finish_request(std::int32_t i, double now_s) {
   f.output_tokens = s.output;
   f.measured = s.measured;
   meter_.on_finish(now_s, collector_->on_request_finished(f));
+  if (disagg_) disagg_->on_finished(s);
   if (s.measured) collector_->on_in_system_change(now_s, -1);
   if (autoscaler_) {
     autoscaler_->on_in_system(now_s, in_system_all_);
@@ -311,7 +343,10 @@ void Simulation::on_iteration_done(std::int32_t r, double now_s) {
   Replica& rep = replicas_[static_cast<std::size_t>(r)];
   rep.finish_iteration(now_s, finished_);
   if (series_) series_->on_tokens(now_s, static_cast<double>(rep.tokens_emitted()));
-  for (const auto i : finished_) finish_request(i, now_s);
+  for (const auto i : finished_) {
+    if (pool_[i].state == SeqState::handoff) on_prefilled(i, r, now_s);  // disaggregation: the KV leaves
+    else finish_request(i, now_s);
+  }
   start_replica(r, now_s);
 }
 
@@ -387,6 +422,8 @@ void Simulation::event_loop() {
       on_replica_ready(e.target, e.time_s);
     } else if (e.kind == EventKind::arrival) {
       on_arrival(e.target, e.time_s);
+    } else if (e.kind == EventKind::kv_transfer_done) {
+      on_kv_arrived(e.target, e.time_s);
     } else if (e.kind == EventKind::replica_start) {
       start_pending_[static_cast<std::size_t>(e.target)] = 0;
       start_replica(e.target, e.time_s);
@@ -422,8 +459,12 @@ void Simulation::finish(double end_s) {
       s.preemptions += r.preemptions();
       result_.kv_blocks_in_use_at_end += r.kv().used();
     }
-    RunFacts facts{rs_, plan_, replicas_, engines_per_group_, kv_integral_at_window_, peak_kv_fraction_, end_s};
-    fill_engine(s, facts);
+    if (disagg_) {
+      disagg_->summarize(s, plan_, replicas_, kv_integral_at_window_, peak_kv_fraction_, end_s);
+    } else {
+      RunFacts facts{rs_, plan_, replicas_, engines_per_group_, kv_integral_at_window_, peak_kv_fraction_, end_s};
+      fill_engine(s, facts);
+    }
     double busy = 0;
     for (const auto& r : replicas_) busy += r.work().busy_s;
     s.fleet = meter_.summarize(end_s, busy / engines_per_group_);

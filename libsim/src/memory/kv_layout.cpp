@@ -65,3 +65,17 @@ KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, do
 }
 
 }  // namespace llmsim::memory
+
+namespace llmsim::memory {
+
+double kv_bytes_of_context(const spec::ModelSpec& model, double bytes_per_element, std::int64_t tokens) {
+  if (tokens <= 0) return 0;
+  const double all_layers = model.kv_bytes_per_token(bytes_per_element);
+  const auto n = static_cast<double>(tokens);
+  if (!model.has_sliding_window() || model.num_layers <= 0) return all_layers * n;
+  const double per_layer = all_layers / model.num_layers;
+  const double sliding = std::min<double>(n, model.sliding_window);
+  return per_layer * (model.full_attention_layers() * n + model.sliding_layers * sliding);
+}
+
+}  // namespace llmsim::memory

@@ -139,6 +139,23 @@ Json to_json(const Summary& s) {
                 {"scale_up_delay_s", s.fleet.scale_up_delay_s},
                 {"failures", s.fleet.failures},
                 {"hours", std::move(hours)}};
+  if (s.disaggregation) {
+    const auto& d = *s.disaggregation;
+    Json pools = Json::array();
+    for (const auto& p : d.pools)
+      pools.push_back({{"role", p.role}, {"gpu", p.gpu}, {"gpus", p.gpus}, {"replicas", p.replicas},
+                       {"price_per_gpu_hour", p.price_per_gpu_hour}, {"busy_fraction", p.busy_fraction},
+                       {"mfu", p.mfu}, {"mbu", p.mbu}, {"kv_mean_used_fraction", p.kv_mean_used_fraction},
+                       {"saturation_requests_per_s", p.saturation_requests_per_s}});
+    j["disaggregation"] = {{"link", d.link},
+                           {"link_gbps", d.link_gbps},
+                           {"link_latency_us", d.link_latency_us},
+                           {"transfer", d.transfer},
+                           {"transfer_ms", to_json(d.transfer_ms)},
+                           {"decode_wait_ms", to_json(d.decode_wait_ms)},
+                           {"mean_transfer_mb", d.mean_transfer_mb},
+                           {"pools", std::move(pools)}};
+  }
   // vLLM's benchmark names (vllm bench serve), as aliases of the fields above.
   j["request_throughput"] = s.throughput.requests_per_s;
   j["output_throughput"] = s.throughput.output_tokens_per_s;

@@ -9,6 +9,7 @@
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario_prepass.hpp"
 #include "llmsim/spec/gpu_option.hpp"
+#include "llmsim/spec/pool.hpp"
 #include "scenario_json.hpp"
 
 namespace llmsim::spec {
@@ -78,21 +79,6 @@ Json spec_ref_json(const std::string& ref, const std::string& path) {
   return is_inline_json(ref) ? parse_json(ref, path) : Json(ref);
 }
 
-Deployment read_hardware(const JsonView& v) {
-  check_misplaced(v, kHardwareKeys, "cost", kCostKeys);
-  v.allow_only(kHardwareKeys);
-  Deployment d;
-  d.gpu = spec_ref(v, "gpu", d.gpu);
-  d.gpu_profile = spec_ref(v, "gpu_profile", "");
-  d.parallel.tp = read_int(v, "tp", 1);
-  d.parallel.pp = read_int(v, "pp", 1);
-  d.replicas = read_int(v, "replicas", 1);
-  if (v.has("router")) d.router = parse_router(v.string("router"), v.child_path("router"));
-  if (v.has("price_per_gpu_hour")) d.price_per_gpu_hour = v.number("price_per_gpu_hour");
-  if (v.has("purchase_price_per_gpu")) d.purchase_price_per_gpu = v.number("purchase_price_per_gpu");
-  return d;
-}
-
 CostSpec read_cost(const JsonView& v) {
   check_misplaced(v, kCostKeys, "hardware", kHardwareKeys);
   v.allow_only(kCostKeys);
@@ -138,6 +124,37 @@ void check_path_component(const std::string& comp, const std::vector<std::string
 }
 
 }  // namespace
+
+namespace detail {
+
+Deployment read_hardware(const JsonView& v) {
+  check_misplaced(v, kHardwareKeys, "cost", kCostKeys);
+  v.allow_only(kHardwareKeys);
+  Deployment d;
+  d.gpu = spec_ref(v, "gpu", d.gpu);
+  d.gpu_profile = spec_ref(v, "gpu_profile", "");
+  d.parallel.tp = read_int(v, "tp", 1);
+  d.parallel.pp = read_int(v, "pp", 1);
+  d.replicas = read_int(v, "replicas", 1);
+  if (v.has("router")) d.router = parse_router(v.string("router"), v.child_path("router"));
+  if (v.has("price_per_gpu_hour")) d.price_per_gpu_hour = v.number("price_per_gpu_hour");
+  if (v.has("purchase_price_per_gpu")) d.purchase_price_per_gpu = v.number("purchase_price_per_gpu");
+  return d;
+}
+
+Json hardware_json(const Deployment& d) {
+  Json hw{{"gpu", spec_ref_json(d.gpu, "hardware.gpu")},
+          {"gpu_profile", spec_ref_json(d.gpu_profile, "hardware.gpu_profile")},
+          {"tp", d.parallel.tp},
+          {"pp", d.parallel.pp},
+          {"replicas", d.replicas},
+          {"router", to_string(d.router)}};
+  if (d.price_per_gpu_hour) hw["price_per_gpu_hour"] = *d.price_per_gpu_hour;
+  if (d.purchase_price_per_gpu) hw["purchase_price_per_gpu"] = *d.purchase_price_per_gpu;
+  return hw;
+}
+
+}  // namespace detail
 
 void CostSpec::validate(const std::string& path) const {
   Problems p;
@@ -199,6 +216,7 @@ void Scenario::validate() const {
   collect([&] { cost.validate("cost"); });
   if (autoscaler) collect([&] { autoscaler->validate("autoscaler"); });
   collect([&] { failures.validate("failures"); });
+  if (disaggregation) collect([&] { disaggregation->validate("disaggregation"); });
   // Derived counts: each factor is bounded, their product too (an int product of tp, pp and replicas overflowed).
   const std::int64_t gpus = std::int64_t{hardware.parallel.tp} * hardware.parallel.pp * hardware.replicas;
   if (p.empty() && gpus > kMaxGpus)
@@ -228,6 +246,8 @@ Scenario scenario_from_json(const JsonView& in) {
   if (v.has("cost")) s.cost = read_cost(v["cost"]);
   if (v.has("autoscaler") && !v["autoscaler"].json().is_null()) s.autoscaler = autoscaler_from_json(v["autoscaler"]);
   if (v.has("failures")) s.failures = failures_from_json(v["failures"]);
+  if (v.has("disaggregation") && !v["disaggregation"].json().is_null())
+    s.disaggregation = disaggregation_from_json(v["disaggregation"]);
   s.validate();
   return s;
 }
@@ -242,15 +262,7 @@ Json to_json(const Scenario& s) {
   j["name"] = s.name;
   j["model"] = spec_ref_json(s.model, "model");
   j["quant"] = {{"weights", s.weights}, {"kv_cache", s.kv_cache}};
-  Json hw{{"gpu", spec_ref_json(s.hardware.gpu, "hardware.gpu")},
-          {"gpu_profile", spec_ref_json(s.hardware.gpu_profile, "hardware.gpu_profile")},
-          {"tp", s.hardware.parallel.tp},
-          {"pp", s.hardware.parallel.pp},
-          {"replicas", s.hardware.replicas},
-          {"router", to_string(s.hardware.router)}};
-  if (s.hardware.price_per_gpu_hour) hw["price_per_gpu_hour"] = *s.hardware.price_per_gpu_hour;
-  if (s.hardware.purchase_price_per_gpu) hw["purchase_price_per_gpu"] = *s.hardware.purchase_price_per_gpu;
-  j["hardware"] = hw;
+  j["hardware"] = hardware_json(s.hardware);
   j["engine"] = engine_json(s.engine);
   j["workload"] = workload_json(s.workload);
   j["slo"] = slo_json(s.slo);
@@ -269,6 +281,7 @@ Json to_json(const Scenario& s) {
   if (c.electricity_per_kwh) j["cost"]["electricity_per_kwh"] = *c.electricity_per_kwh;
   if (s.autoscaler) j["autoscaler"] = to_json(*s.autoscaler);
   if (!s.failures.empty() || s.failures.spares > 0) j["failures"] = to_json(s.failures);
+  if (s.disaggregation) j["disaggregation"] = to_json(*s.disaggregation);
   return j;
 }
 
@@ -312,6 +325,24 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
       check_path_component(parts[2], parts[1] == "speculative" ? kSpeculativeKeys : kSyntheticKeys, "engine." + parts[1]);
     }
     need_depth(3);
+  } else if (top == "disaggregation") {
+    // disaggregation.{prefill,decode}.<hardware field> / .engine.<engine field>, .link.<field>, .transfer
+    if (parts.size() > 1) check_path_component(parts[1], disaggregation_keys(), top);
+    if (parts.size() > 2) {
+      const std::string sec = top + "." + parts[1];
+      if (parts[1] == "link") {
+        check_path_component(parts[2], link_keys(), sec);
+      } else if (parts[1] == "prefill" || parts[1] == "decode") {
+        std::vector<std::string> pool = kHardwareKeys;
+        pool.emplace_back("engine");
+        check_path_component(parts[2], pool, sec);
+        if (parts[2] != "engine") need_depth(3);
+        if (parts.size() > 3) check_path_component(parts[3], kEngineKeys, sec + ".engine");
+      } else {
+        need_depth(2);
+      }
+    }
+    need_depth(4);
   } else if (top == "slo") {
     std::vector<std::string> allowed = kSloMetrics;
     allowed.push_back("min_attainment");
@@ -350,6 +381,33 @@ int default_max_model_len(const ModelSpec& m, const EngineConfig& e) {
   // vLLM refuses max_num_batched_tokens < max_model_len without chunked prefill.
   return e.chunked_prefill() ? m.max_position_embeddings : std::min(m.max_position_embeddings, e.max_num_batched_tokens);
 }
+
+namespace {
+
+// Each pool resolved as its own scenario; resolve()'s "hardware.tp" / "engine.max_num_seqs" become the pool's
+// "disaggregation.decode.tp" / "disaggregation.decode.engine.max_num_seqs".
+std::vector<ResolvedScenario> resolve_disaggregation(const Scenario& s, const Catalog& catalog) {
+  std::vector<ResolvedScenario> pools;
+  Problems p;
+  for (const char* role : {"prefill", "decode"}) {
+    const PoolSpec& pool = std::string(role) == "prefill" ? s.disaggregation->prefill : s.disaggregation->decode;
+    const std::string at = std::string("disaggregation.") + role;
+    try {
+      pools.push_back(resolve_pool(s, pool.hardware, &pool.engine, catalog));
+    } catch (const ConfigError& e) {
+      for (auto x : e.problems()) {
+        if (x.rfind("hardware.", 0) == 0) x = at + x.substr(8);
+        else if (x.rfind("engine.", 0) == 0) x = at + "." + x;
+        else if (x.rfind("hardware:", 0) == 0) x = at + x.substr(8);
+        p.add("", x);
+      }
+    }
+  }
+  p.throw_if_any();
+  return pools;
+}
+
+}  // namespace
 
 ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
   s.validate();
@@ -467,6 +525,7 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
     }
   }
   p.throw_if_any();
+  if (s.disaggregation) r.disagg_pools = resolve_disaggregation(s, catalog);
   return r;
 }
 

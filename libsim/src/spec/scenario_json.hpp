@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/deployment.hpp"
 #include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/slo.hpp"
 #include "llmsim/spec/workload.hpp"
@@ -14,7 +15,7 @@
 namespace llmsim::spec::detail {
 
 // ---- field lists: the parsers, writers and set_json_path share them ----
-inline const std::vector<std::string> kTopKeys{"name", "model", "quant", "hardware", "engine", "workload", "slo", "cost", "autoscaler", "failures"};
+inline const std::vector<std::string> kTopKeys{"name", "model", "quant", "hardware", "engine", "workload", "slo", "cost", "autoscaler", "failures", "disaggregation"};
 inline const std::vector<std::string> kFailureKeys{"mtbf_h", "mttr_h", "outages", "on_failure", "spares"};
 inline const std::vector<std::string> kAutoscalerKeys{"min_replicas", "max_replicas", "target_utilization", "queue_per_replica",
                                                   "interval_s", "scale_up_delay_s", "scale_down_delay_s", "load_gbps",
@@ -72,6 +73,10 @@ Json arrival_json(const ArrivalSpec& a);
 Json length_json(const LengthDist& d);
 Json slo_json(const SloSpec& s);
 Json workload_json(const Workload& w);  ///< full form: every field
+
+// ---- scenario.cpp: the hardware section (also a pool's form, spec/pool.hpp) ----
+Deployment read_hardware(const JsonView& v);
+Json hardware_json(const Deployment& d);  ///< full form: every field
 
 // ---- engine_json.cpp ----
 EngineConfig read_engine(const JsonView& v);

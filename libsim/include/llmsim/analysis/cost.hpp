@@ -25,8 +25,12 @@ double period_cost(double price_per_gpu_hour, double gpu_hours, double period_ho
 /// Per hour of a deployment of `gpus` GPUs at `price_per_gpu_hour`: period_cost over one hour,
 /// price × gpus × (1 + ops_overhead_fraction) + (storage + network per month) / hours_per_month.
 double hourly_cost(double price_per_gpu_hour, int gpus, const spec::CostSpec& cost);
-/// hourly_cost() of the scenario's whole deployment (tp × pp × replicas GPUs).
+/// hourly_cost() of the scenario's whole deployment (tp × pp × replicas GPUs; disaggregated: both pools' GPUs, each
+/// at its own price).
 double hourly_cost(const spec::ResolvedScenario& scenario);
+/// What the deployment's GPUs alone cost per hour (no overhead, no extras): price × GPUs, summed over the pools of a
+/// disaggregated deployment.
+double gpus_hourly(const spec::ResolvedScenario& scenario);
 
 /// The price per GPU-hour to bill when a scenario written for `own_gpu` (priced `own_price`, if it says) runs on
 /// `gpu` (both GPU options, spec/gpu_option.hpp: "2xa100-80gb-sxm" is still an A100 SXM): `price` when given

@@ -41,3 +41,12 @@ KvLayout kv_layout(const spec::ModelSpec& model, const spec::ParallelConfig& par
                    bool hybrid_manager);
 
 }  // namespace llmsim::memory
+
+namespace llmsim::memory {
+
+/// KV bytes of a sequence's first `tokens` tokens over the whole model (every layer and KV head; MLA: the latent)
+/// at `bytes_per_element`: what moving its KV cache to another replica moves (disaggregated prefill/decode).
+/// Sliding-window layers hold only their last `sliding_window` tokens. 0 for tokens <= 0.
+double kv_bytes_of_context(const spec::ModelSpec& model, double bytes_per_element, std::int64_t tokens);
+
+}  // namespace llmsim::memory

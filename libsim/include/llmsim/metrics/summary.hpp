@@ -2,6 +2,7 @@
 // The one output: what `llmsim simulate --json` prints and Python's Result.summary holds.
 // Field names are a contract (DESIGN.md "Result format"): add, never rename.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,31 @@ struct DrainTail {
   std::int64_t completed_requests = 0;
 };
 
+/// One pool of a disaggregated deployment (docs/disaggregation.md): what it is and how busy it was.
+struct PoolSummary {
+  std::string role;                   ///< "prefill" or "decode"
+  std::string gpu;                    ///< resolved GPU id
+  std::int64_t gpus = 0, replicas = 0;  ///< GPUs of the pool (tp × pp × replicas) and its replicas
+  double price_per_gpu_hour = 0;      ///< in cost.currency
+  double busy_fraction = 0;           ///< of the run, the pool's replicas were running iterations
+  double mfu = 0, mbu = 0;            ///< over the pool's busy time
+  double kv_mean_used_fraction = 0;
+  /// Requests per second the pool sustains while saturated (prefill: prompt tokens/s ÷ mean prompt; decode:
+  /// output tokens/s ÷ mean output); 0 when it never saturated.
+  double saturation_requests_per_s = 0;
+};
+
+/// Disaggregated prefill/decode: the KV transfers and the decode pool's admission queue (measured requests).
+struct DisaggregationSummary {
+  std::string link;                   ///< link kind
+  double link_gbps = 0, link_latency_us = 0;
+  std::string transfer;               ///< after_prefill | layerwise
+  LatencyStats transfer_ms;           ///< prefill end to KV arrival: link queueing + latency + bytes ÷ bandwidth
+  LatencyStats decode_wait_ms;        ///< KV arrival to admission on a decode replica (its KV blocks free)
+  double mean_transfer_mb = 0;        ///< KV bytes moved per request, MB (1e6)
+  std::vector<PoolSummary> pools;     ///< prefill, decode
+};
+
 struct Summary {
   bool fits = true;
   std::string reason;                 ///< why it cannot run (fits = false), why unstable, or why incomplete
@@ -147,6 +173,7 @@ struct Summary {
   std::int64_t iterations = 0;
   CostSummary cost;
   std::vector<ClassSummary> classes;
+  std::optional<DisaggregationSummary> disaggregation;  ///< with scenario.disaggregation only
 };
 
 /// The DESIGN.md result object (plus extra fields).

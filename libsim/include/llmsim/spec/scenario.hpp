@@ -8,6 +8,7 @@
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/spec/autoscaler.hpp"
 #include "llmsim/spec/deployment.hpp"
+#include "llmsim/spec/disaggregation.hpp"
 #include "llmsim/spec/failures.hpp"
 #include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
@@ -53,6 +54,9 @@ struct Scenario {
   CostSpec cost;
   std::optional<AutoscalerSpec> autoscaler;  ///< absent = a fixed fleet of hardware.replicas
   FailureSpec failures;              ///< empty = replicas never fail
+  /// Separate prefill and decode pools joined by a KV link (docs/disaggregation.md); absent = colocated. When
+  /// present the pools serve the load and `hardware` is not used.
+  std::optional<DisaggregationSpec> disaggregation;
   void validate() const;             ///< all sections; one ConfigError with every problem
 };
 
@@ -84,6 +88,9 @@ struct ResolvedScenario {
   std::vector<std::string> notes;
   /// engine.speculative resolved: its proposer model and acceptance rate (absent = no speculative decoding).
   std::optional<ResolvedSpeculation> speculation;
+  /// With scenario.disaggregation: the prefill pool [0] and the decode pool [1], each resolved by resolve_pool()
+  /// (the scenario on that pool's hardware and engine); empty otherwise.
+  std::vector<ResolvedScenario> disagg_pools;
 };
 
 /// The context limit when engine.max_model_len is 0: the model's limit, capped at max_num_batched_tokens
