@@ -29,7 +29,7 @@ inline const std::vector<std::string> kEngineKeys{"policy", "max_num_seqs", "max
                                            "runtime", "synthetic_service"};
 inline const std::vector<std::string> kSyntheticKeys{"kind", "mean_s", "cv"};
 inline const std::vector<std::string> kWorkloadKeys{"arrival", "input_tokens", "output_tokens", "prefix_tokens", "prefix_groups",
-                                             "classes", "num_requests", "warmup_requests", "horizon_s", "seed", "too_long",
+                                             "classes", "num_requests", "warmup_requests", "horizon_s", "timeout_s", "seed", "too_long",
                                              "daily_profile", "days"};
 inline const std::vector<std::string> kClassKeys{"name", "arrival", "input_tokens", "output_tokens", "slo", "prefix_tokens",
                                           "prefix_groups"};

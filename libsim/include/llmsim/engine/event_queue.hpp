@@ -13,9 +13,11 @@ namespace llmsim::engine {
 /// at t is routed, and an idle replica starts work at t only after every request arriving at t has joined
 /// its queue (so simultaneous arrivals share a batch); among equal (time, phase) the earlier-scheduled
 /// event runs first. Fleet events come last at a time: the autoscaler's evaluation (autoscale), a started
-/// replica becoming ready (replica_ready), a replica failing and coming back (replica_down, replica_up).
+/// replica becoming ready (replica_ready), a replica failing and coming back (replica_down, replica_up), then the
+/// client-timeout timer (timeout): a request whose last token comes at its deadline finished in time.
 enum class EventKind : std::uint8_t {
-  iteration_done = 0, arrival = 1, replica_start = 2, autoscale = 3, replica_ready = 4, replica_down = 5, replica_up = 6
+  iteration_done = 0, arrival = 1, replica_start = 2, autoscale = 3, replica_ready = 4, replica_down = 5, replica_up = 6,
+  timeout = 7
 };
 
 struct Event {
