@@ -101,7 +101,12 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   std::cout << "completed " << s.completed_requests << " requests in " << fmt(s.duration_s, 1) << " s"
             << " (rejected " << s.rejected_requests << ", clipped " << s.clipped_requests << ", preemptions "
             << s.preemptions << ", iterations " << s.iterations << "); mean in system " << fmt(s.mean_in_system, 2)
-            << ", batch up to " << s.batch.max_seqs << " sequences\n\n";
+            << ", batch up to " << s.batch.max_seqs << " sequences\n";
+  if (s.failed_requests + s.timed_out_requests + s.requeued_requests + s.unfinished_requests > 0)
+    std::cout << "not completed: failed " << s.failed_requests << ", timed out " << s.timed_out_requests
+              << ", unfinished at the end " << s.unfinished_requests << " (requeued " << s.requeued_requests << "); "
+              << fmt(s.wasted_output_tokens, 0) << " output tokens wasted\n";
+  std::cout << "\n";
   Table rates({"throughput", "req/s", "output tok/s", "total tok/s"});
   metrics::Throughput offered;
   offered.requests_per_s = s.offered.requests_per_s;
@@ -127,13 +132,12 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
             << "%, mean " << fmt(100 * s.kv.mean_used_fraction, 1) << "%; MFU " << fmt(100 * s.mfu, 1) << "%, MBU "
             << fmt(100 * s.mbu, 1) << "%\n";
   const std::string cur = sc.cost.currency == "USD" ? "$" : sc.cost.currency + " ";  // money is labelled, never converted
-  std::cout << "cost " << cur << fmt(s.cost.per_hour, 2) << "/h, " << cur << fmt(s.cost.monthly, 0) << "/month"
-            << (placeholder_price(rs) ? " (placeholder price)" : "") << "; "
+  std::cout << "cost " << cur << fmt(s.cost.per_hour, 2) << "/h" << (s.fleet.autoscaled ? " (autoscaled: mean over the run)" : "")
+            << ", " << cur << fmt(s.cost.monthly, 0) << "/month" << (placeholder_price(rs) ? " (placeholder price)" : "") << "; "
             << (s.cost.per_mtok_output_slo > 0 ? cur + fmt(s.cost.per_mtok_output_slo, 3)
                                                : std::string("n/a (no request met the SLO)"))
             << " per million SLO-meeting output tokens; cold start " << fmt(s.cost.cold_start_s, 0) << " s\n";
-  // The run's own bill (fleet.replica_hours): for an autoscaled fleet the line above prices hardware.replicas
-  // held all month, this one what the simulated period actually held.
+  // The run's own bill (fleet.replica_hours), which the line above leads with for an autoscaled fleet.
   const auto& f = s.fleet;
   if (s.cost.period_hours > 0) {
     std::cout << "fleet " << (f.autoscaled ? "autoscaled" : "fixed") << ": " << fmt(f.replica_hours, 1)

@@ -89,6 +89,15 @@ TEST_CASE("an autoscaled fleet bills fewer replica-hours than a fixed max fleet;
   CHECK(cold.cost.period_per_mtok_output_slo ==
         Approx(cold.cost.period / (cold.goodput_output_tps * cold.duration_s) * 1e6));
   CHECK(cold.cost.period_per_mtok_output_slo < fixed.cost.period_per_mtok_output_slo);
+  // The headline of an autoscaled run is that bill, not hardware.replicas (1) held all the time; a fixed fleet's
+  // is its replicas held all the time.
+  CHECK(cold.cost.per_hour == Approx(cold.cost.period / cold.cost.period_hours));
+  CHECK(cold.cost.per_hour > 1.2 * 0.5);  // more than one replica on average
+  CHECK(cold.cost.monthly == Approx(cold.cost.period_monthly));
+  CHECK(cold.cost.per_mtok_output_slo == Approx(cold.cost.period_per_mtok_output_slo));
+  CHECK(cold.cost.per_mtok_total_slo == Approx(cold.cost.period / (cold.goodput_total_tps * cold.duration_s) * 1e6));
+  CHECK(fixed.cost.per_hour == Approx(4 * 0.5));
+  CHECK(fixed.cost.monthly == Approx(4 * 0.5 * 730));
 }
 
 TEST_CASE("the default scale-up delay is the cold start: weights over the load link plus the engine start",
@@ -136,4 +145,25 @@ TEST_CASE("a fleet scaled to zero queues requests until a replica is ready", "[a
   CHECK(s.fleet.scale_ups >= 1);
   // Billed from the decision to start, ready only after the cold start.
   CHECK(s.fleet.replica_hours - s.fleet.ready_replica_hours >= s.fleet.scale_ups * 120.0 / 3600 - 1e-6);
+}
+
+TEST_CASE("timed-out requests are not in the tokens the cost is divided by", "[analysis][month]") {
+  Json j = {{"model", "llama-3.1-8b"},
+            {"hardware", {{"gpu", "a100-80gb-sxm"}, {"price_per_gpu_hour", 2.0}}},
+            {"engine", {{"max_model_len", 4096}}},
+            {"workload",
+             {{"arrival", {{"process", "poisson"}, {"rate", 20}}},  // ~1.5 x what one A100 serves
+              {"input_tokens", {{"dist", "fixed"}, {"value", 512}}},
+              {"output_tokens", {{"dist", "fixed"}, {"value", 256}}},
+              {"num_requests", 800},
+              {"warmup_requests", 0},
+              {"timeout_s", 20}}},
+            {"slo", {{"ttft_ms", {{"p95", 30000}}}}}};
+  const auto s = analysis::evaluate(make(j)).summary;
+  REQUIRE(s.timed_out_requests > 0);
+  REQUIRE(s.completed_requests > 0);
+  // Every completed request meets the loose TTFT target: the good tokens are exactly the completed ones'.
+  CHECK(s.goodput_output_tps * s.duration_s == Approx(256.0 * s.completed_requests));
+  CHECK(s.cost.per_mtok_output_slo == Approx(2.0 / (256.0 * s.completed_requests / s.duration_s * 3600) * 1e6));
+  CHECK(s.cost.period_per_mtok_output_slo == Approx(s.cost.period / (256.0 * s.completed_requests) * 1e6));
 }

@@ -202,6 +202,9 @@ TEST_CASE("disaggregation: bad input names the field", "[disagg][spec]") {
   j = disagg(100);
   j["disaggregation"]["prefill"]["gpu"] = "2xa100-80gb-sxm@pp";
   CHECK_THAT(err(j), Catch::Contains("disaggregation.prefill.pp"));
+  j = disagg(100);
+  j["workload"]["timeout_s"] = 30;  // a request could time out mid-transfer: refused, not silently mishandled
+  CHECK_THAT(err(j), Catch::Contains("workload.timeout_s") && Catch::Contains("not modelled"));
   // NaN cannot be written in JSON; the struct's validate() refuses it.
   spec::DisaggregationSpec d;
   d.link.bandwidth_gbps = std::numeric_limits<double>::quiet_NaN();

@@ -50,6 +50,10 @@ TEST_CASE("a failed replica's requests are re-queued and all complete later, or 
   CHECK(fl.completed_requests + fl.failed_requests == 800);
   CHECK(fl.wasted_output_tokens > 0);
   CHECK(fl.goodput_output_tps * fl.duration_s < base.goodput_output_tps * base.duration_s);
+  // SLO attainment counts the lost requests as misses: good ÷ (completed + failed), not good ÷ completed.
+  CHECK(fl.slo_attainment * static_cast<double>(fl.completed_requests + fl.failed_requests) ==
+        Approx(fl.goodput_rps * fl.duration_s));
+  CHECK(fl.slo_attainment <= 1.0 - static_cast<double>(fl.failed_requests) / 800);
   std::int64_t failed_in_hours = 0;
   for (const auto& h : fl.fleet.hours) failed_in_hours += h.failed;
   CHECK(failed_in_hours == fl.failed_requests);
@@ -82,4 +86,15 @@ TEST_CASE("bad failure settings are ConfigErrors naming the field") {
   CHECK_THROWS_WITH(make(fleet({{"outages", {{10, -5}}}})), Catch::Contains("failures.outages[0][1]"));
   CHECK_THROWS_WITH(make(fleet({{"on_failure", "retry"}})), Catch::Contains("failures.on_failure"));
   CHECK_THROWS_WITH(engine::simulate(make(fleet({{"outages", {{10, 5, 7}}}}))), Catch::Contains("failures.outages[0][2]"));
+}
+
+TEST_CASE("requests unfinished when the run ends count as SLO misses", "[failures]") {
+  Json j = fleet(nullptr, 1);
+  j["workload"]["horizon_s"] = 40;  // ~320 arrivals, a batch still in flight at the cut
+  const auto s = engine::simulate(make(j)).summary;
+  REQUIRE_FALSE(s.complete);
+  CHECK(s.unfinished_requests > 0);
+  CHECK(s.slo_attainment * static_cast<double>(s.completed_requests + s.unfinished_requests) ==
+        Approx(s.goodput_rps * s.duration_s));
+  CHECK(s.slo_attainment < 1.0);
 }

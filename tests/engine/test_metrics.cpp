@@ -76,7 +76,7 @@ TEST_CASE("collector: throughput, goodput, attainment, SLO verdict and Little's 
   // 10 requests, one second apart, each 0.5 s long; 9 fast TTFT (50 ms), one slow (300 ms).
   for (int i = 0; i < 10; ++i) {
     const double a = i;
-    c.on_in_system_change(a, +1);
+    c.on_in_system_change(a, +1, 0);
     FinishedRequest r;
     r.arrival_s = a;
     r.admitted_s = a + 0.01;
@@ -85,7 +85,7 @@ TEST_CASE("collector: throughput, goodput, attainment, SLO verdict and Little's 
     r.input_tokens = 100;
     r.output_tokens = 11;
     c.on_request_finished(r);
-    c.on_in_system_change(r.finish_s, -1);
+    c.on_in_system_change(r.finish_s, -1, 0);
   }
   const Summary s = c.summarize(0.0, 9.5);
   REQUIRE(s.completed_requests == 10);

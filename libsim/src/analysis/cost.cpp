@@ -136,6 +136,15 @@ metrics::CostSummary cost_summary(const spec::ResolvedScenario& s, const metrics
       c.period_monthly = c.period * s.scenario.cost.hours_per_month / period_h;
       const double good_tokens = summary.goodput_output_tps * summary.duration_s;
       if (good_tokens > 0) c.period_per_mtok_output_slo = c.period / good_tokens * 1e6;
+      // An autoscaled fleet is not hardware.replicas held all month: its headline is its own bill — the mean
+      // hourly cost of the replica-hours it held, that bill per month and per million SLO-meeting tokens.
+      if (summary.fleet.autoscaled) {
+        c.per_hour = c.period / period_h;
+        c.monthly = c.period_monthly;
+        c.per_mtok_output_slo = c.period_per_mtok_output_slo;
+        const double good_total = summary.goodput_total_tps * summary.duration_s;
+        c.per_mtok_total_slo = good_total > 0 ? c.period / good_total * 1e6 : 0.0;
+      }
     }
   }
   return c;

@@ -47,6 +47,7 @@ spec::Scenario offline_scenario(const spec::Scenario& scenario, const Throughput
   if (options.num_requests > 0) w.num_requests = options.num_requests;
   w.warmup_requests = 0;  // vllm bench throughput measures every request
   w.horizon_s = 0;
+  w.timeout_s = 0;  // nor does it time requests out (every request is queued at t = 0)
   return s;
 }
 

@@ -107,6 +107,11 @@ void KvBlockManager::swap_in(std::int64_t blocks) {
   host_used_ -= blocks;
 }
 
+void KvBlockManager::drop_swapped(std::int64_t blocks) {
+  LLMSIM_CHECK(blocks >= 0 && blocks <= host_used_, "dropping blocks that were not swapped out");
+  host_used_ -= blocks;
+}
+
 // ---- shared prefixes ----
 
 std::int32_t KvBlockManager::find_prefix(std::uint64_t key) const {

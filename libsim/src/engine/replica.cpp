@@ -367,6 +367,7 @@ void Replica::begin_decode_step(perf::BatchShape& shape) {
 
 bool Replica::start_iteration(double now_s) {
   LLMSIM_CHECK(!busy_, "iteration started while one is in flight");
+  if (!cancels_.empty()) apply_cancels();  // the boundary after the step in which their clients gave up
   perf::BatchShape shape;
   decode_step_ = false;
   preempted_this_step_ = false;

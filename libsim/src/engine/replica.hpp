@@ -55,9 +55,11 @@ struct Seq {
   std::int32_t preemptions = 0;
   std::int32_t fresh_group = -1;    ///< index into the replica's fresh-decoder groups, -1 = decoded before
   std::uint32_t stamp = 0;          ///< bumped when leaving the decode set (lazy heap deletion)
+  std::int32_t engine = -1;         ///< the engine (Simulation::replicas_ index) holding it, -1 = not routed
   SeqState state = SeqState::free;
   bool measured = false;
   bool finished = false;            ///< all tokens emitted (static batching keeps it as padding)
+  bool timed_out = false;           ///< cancelled by the client's timeout (counted; leaving the engine)
   std::int32_t prev = -1, next = -1;  ///< running list (admission order)
 };
 
@@ -107,6 +109,18 @@ class IndexRing {
   void pop_front() {
     head_ = (head_ + 1) & (buf_.size() - 1);
     --size_;
+  }
+  /// Removes `v` (false when absent), searching from the front: O(its position). Timeouts hit the oldest
+  /// requests, which FCFS queues keep near the front.
+  bool erase(std::int32_t v) {
+    const std::size_t mask = buf_.size() - 1;
+    for (std::size_t k = 0; k < size_; ++k) {
+      if (buf_[(head_ + k) & mask] != v) continue;
+      for (; k > 0; --k) buf_[(head_ + k) & mask] = buf_[(head_ + k - 1) & mask];  // close the gap from the front
+      pop_front();
+      return true;
+    }
+    return false;
   }
 
  private:
@@ -200,6 +214,12 @@ class Replica {
   /// Frees the KV blocks of a request handed off at the end of its prefill (prefill_only), once its transfer ended.
   void release_handoff(std::int32_t seq, double now_s);
   void evict_all(double now_s, std::vector<std::int32_t>& out, std::vector<std::int64_t>& produced);
+  /// The client's timeout cancels request `seq`, held here (the caller set Seq::timed_out and counted it). Waiting
+  /// or swapped, it leaves at once (swapped: its host blocks freed); running, it leaves at the next iteration
+  /// boundary — out of the batch, its KV blocks freed — as vLLM applies an abort between engine steps (at once
+  /// when no iteration is in flight). A request that leaves goes back to the pool; under static batching a running
+  /// one becomes padding until its batch ends. Returns the output tokens it had produced (wasted work).
+  std::int64_t cancel(std::int32_t seq);
 
  private:
   // Running list (admission order; the tail is the preemption victim).
@@ -248,6 +268,7 @@ class Replica {
   /// (`whole_prompt`). Stops at the first that does not fit. Returns the budget left.
   std::int64_t admit_chunked(double now_s, std::int64_t budget, bool whole_prompt, perf::BatchShape& shape);
   void release_static_batch();
+  void apply_cancels();  ///< at the iteration boundary: running requests whose client timed out leave
 
   std::int32_t index_;
   ReplicaConfig cfg_;
@@ -294,6 +315,7 @@ class Replica {
   double swap_bytes_ = 0;
   std::vector<std::int32_t> prefill_done_;  ///< sequences whose prompt completes with this iteration
   std::vector<std::int32_t> chunked_partial_;  ///< chunked policy: partially prefilled, admission order
+  std::vector<std::int32_t> cancels_;      ///< running requests timed out during the iteration in flight
   std::vector<FreshGroup> itl_groups_;     ///< snapshot of fresh_ for this decode iteration
   std::int64_t itl_old_measured_ = 0;
   IterationRecord record_;

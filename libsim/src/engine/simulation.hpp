@@ -25,6 +25,7 @@
 #include "run_monitor.hpp"
 #include "run_summary.hpp"
 #include "synthetic_service.hpp"
+#include "timeouts.hpp"
 #include "workload_driver.hpp"
 
 namespace llmsim::engine::detail {
@@ -65,6 +66,11 @@ class Simulation {
   void on_replica_down(std::int32_t target, double now_s);
   void on_replica_up(std::int32_t group, double now_s);
   void requeue_or_fail(std::int32_t seq, std::int64_t produced, double now_s);
+  void stop_if_drained(std::int32_t group, double now_s);  ///< a draining replica with nothing left stops
+  // Client timeouts (timeouts.hpp / timeouts.cpp).
+  void watch_timeout(std::int32_t seq, std::int64_t id, double now_s);
+  bool on_timeout(double now_s);  ///< true when a request was cancelled (the run's last event can be one)
+  bool cancel_request(std::int32_t seq, std::int64_t id, double now_s);
   std::int64_t waiting_total() const;
   void sample_state(double now_s);
   void event_loop();
@@ -86,12 +92,13 @@ class Simulation {
   IndexRing pending_;                        ///< requests that arrived while no replica was ready
   std::unique_ptr<FailureModel> failures_;
   std::unique_ptr<Disaggregation> disagg_;   ///< with scenario.disaggregation
+  std::unique_ptr<Timeouts> timeouts_;       ///< when workload.timeout_s > 0
   std::vector<std::int32_t> skip_done_;      ///< per engine: completions of iterations lost to a failure
   std::vector<std::int32_t> evicted_;
   std::vector<std::int64_t> produced_;
-  std::size_t fleet_events_ = 0;             ///< queued fleet events (autoscale .. replica_up)
+  std::size_t fleet_events_ = 0;             ///< queued fleet events (autoscale .. replica_up) and timeout timers
   std::int32_t serving_ = 0;                 ///< replicas meant to serve (a fixed fleet without its spares)
-  std::int64_t failed_ = 0, requeued_ = 0, replica_failures_ = 0;
+  std::int64_t failed_ = 0, requeued_ = 0, replica_failures_ = 0, timed_out_ = 0;
   double wasted_tokens_ = 0;
   memory::MemoryPlan plan_;
   SeqPool pool_;

@@ -12,6 +12,14 @@ std::int64_t Simulation::group_outstanding(std::int32_t g) const {
   return n;
 }
 
+void Simulation::stop_if_drained(std::int32_t g, double now_s) {
+  // A draining replica that has no request left stops (and stops being billed).
+  if (g >= 0 && fleet_->state(g) == GroupState::draining && group_outstanding(g) == 0) {
+    fleet_->set(g, GroupState::off);
+    fleet_changed(now_s);
+  }
+}
+
 void Simulation::fleet_changed(double now_s) { meter_.on_fleet(now_s, fleet_->billed(), fleet_->ready()); }
 
 void Simulation::dispatch_pending(double now_s) {
@@ -72,6 +80,11 @@ void Simulation::on_replica_down(std::int32_t target, double now_s) {
 
 void Simulation::requeue_or_fail(std::int32_t i, std::int64_t produced, double now_s) {
   Seq& s = pool_[i];
+  if (s.timed_out) {  // its client had given up (counted then); the failure only frees its slot
+    s.state = SeqState::done;
+    pool_.release(i);
+    return;
+  }
   if (rs_.scenario.failures.on_failure == spec::OnFailure::requeue) {
     // The request starts again from scratch elsewhere (a client's retry): a new stream, a new first token.
     Seq again;
@@ -100,7 +113,7 @@ void Simulation::requeue_or_fail(std::int32_t i, std::int64_t produced, double n
   ++failed_;
   wasted_tokens_ += static_cast<double>(produced);
   --in_system_all_;
-  if (s.measured) collector_->on_in_system_change(now_s, -1);
+  collector_->on_request_lost(now_s, s.tenant, s.measured);
   if (autoscaler_) autoscaler_->on_in_system(now_s, in_system_all_);
   meter_.on_failed(now_s);
   const std::int32_t source = s.source;

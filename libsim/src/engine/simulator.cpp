@@ -98,6 +98,7 @@ bool Simulation::build() {
     slots = e.max_num_seqs;
     servers = static_cast<std::int64_t>(replicas_.size());
   }
+  if (w.timeout_s > 0) timeouts_ = std::make_unique<Timeouts>(w.timeout_s);
   const std::int64_t max_queue = opt_.max_queue > 0 ? opt_.max_queue : std::max<std::int64_t>(2000, 16 * slots * servers);
   monitor_ = std::make_unique<RunMonitor>(opt_.stop_when_unstable, max_queue, opt_.max_in_system);
   bool open_loop = true;
@@ -227,8 +228,9 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   s.measured = measured;
   s.state = SeqState::waiting;
   ++in_system_all_;
-  if (measured) collector_->on_in_system_change(now_s, +1);
+  if (measured) collector_->on_in_system_change(now_s, +1, s.tenant);
   if (autoscaler_) autoscaler_->on_in_system(now_s, in_system_all_);
+  if (timeouts_) watch_timeout(i, id, now_s);
 
   if (synthetic_) {
     const std::int32_t server = synthetic_->free_server();
@@ -244,6 +246,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
 }
 
 void Simulation::assign(std::int32_t i, std::int32_t r, double now_s) {
+  pool_[i].engine = r;
   replicas_[static_cast<std::size_t>(r)].enqueue(i);
   wake(r, now_s);
 }
@@ -272,7 +275,10 @@ void Simulation::start_replica(std::int32_t r, double now_s) {
   if (rep.busy()) return;
   const bool started = rep.start_iteration(now_s);
   if (series_) sample_state(now_s);
-  if (!started) return;
+  if (!started) {
+    if (timeouts_ && autoscaler_) stop_if_drained(r / engines_per_group_, now_s);  // its last requests timed out
+    return;
+  }
   ++iterations_;
   Pipeline::Pass pass{now_s, now_s + rep.duration_s()};
   if (pipelines_.size() == replicas_.size()) {  // no pipeline parallel: one engine per deployment replica
@@ -292,6 +298,10 @@ void Simulation::start_replica(std::int32_t r, double now_s) {
 
 void Simulation::finish_request(std::int32_t i, double now_s) {
   Seq& s = pool_[i];
+  if (s.timed_out) {  // its client gave up before this last token (counted then): the slot is all that is left
+    if (s.state == SeqState::done) pool_.release(i);  // static-batching padding is released by its replica
+    return;
+  }
   --in_system_all_;
   metrics::FinishedRequest f;
   f.tenant = s.tenant;
@@ -304,14 +314,10 @@ void Simulation::finish_request(std::int32_t i, double now_s) {
   f.measured = s.measured;
   meter_.on_finish(now_s, collector_->on_request_finished(f));
   if (disagg_) disagg_->on_finished(s);
-  if (s.measured) collector_->on_in_system_change(now_s, -1);
+  if (s.measured) collector_->on_in_system_change(now_s, -1, s.tenant);
   if (autoscaler_) {
     autoscaler_->on_in_system(now_s, in_system_all_);
-    // A draining replica that finished its last request stops (and stops being billed).
-    if (s.replica >= 0 && fleet_->state(s.replica) == GroupState::draining && group_outstanding(s.replica) == 0) {
-      fleet_->set(s.replica, GroupState::off);
-      fleet_changed(now_s);
-    }
+    stop_if_drained(s.replica, now_s);
   }
   if (series_) series_->on_finish(now_s, (s.first_token_s - s.arrival_s) * 1e3, (now_s - s.arrival_s) * 1e3);
   if (opt_.record_requests) {
@@ -373,6 +379,18 @@ void Simulation::start_service(std::int32_t server, std::int32_t i, double now_s
 void Simulation::on_service_done(std::int32_t server, double now_s) {
   const std::int32_t i = synthetic_->finish(server);
   Seq& s = pool_[i];
+  if (s.timed_out) {  // served to the end for a client that had gone (the synthetic server has no abort)
+    s.state = SeqState::done;
+    pool_.release(i);
+    if (!synthetic_->queue().empty()) {
+      const std::int32_t next = synthetic_->queue().front();
+      synthetic_->queue().pop_front();
+      start_service(server, next, now_s);
+    } else {
+      sample_state(now_s);
+    }
+    return;
+  }
   // The whole response is one iteration: TTFT = E2E = wait + service.
   s.first_token_s = now_s;
   s.state = SeqState::done;
@@ -420,6 +438,8 @@ void Simulation::event_loop() {
       on_autoscale(e.time_s);
     } else if (e.kind == EventKind::replica_ready) {
       on_replica_ready(e.target, e.time_s);
+    } else if (e.kind == EventKind::timeout) {
+      if (on_timeout(e.time_s)) end_s = e.time_s;  // a cancelled request ends there; a stale timer does not count
     } else if (e.kind == EventKind::arrival) {
       on_arrival(e.target, e.time_s);
     } else if (e.kind == EventKind::kv_transfer_done) {
@@ -474,6 +494,7 @@ void Simulation::finish(double end_s) {
   s.fleet.autoscaled = autoscaler_ != nullptr;
   s.fleet.failures = replica_failures_;
   s.failed_requests = failed_;
+  s.timed_out_requests = timed_out_;
   s.requeued_requests = requeued_;
   s.wasted_output_tokens = wasted_tokens_;
   if (autoscaler_) {

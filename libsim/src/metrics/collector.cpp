@@ -87,6 +87,15 @@ bool Collector::on_request_finished(const FinishedRequest& r) {
   return meets;
 }
 
+void Collector::on_request_lost(double now_s, std::int32_t tenant, bool measured) {
+  LLMSIM_CHECK(tenant >= 0 && static_cast<std::size_t>(tenant) < per_class_.size(), "tenant index out of range");
+  ++dep_.lost;
+  if (!measured) return;
+  on_in_system_change(now_s, -1, tenant);
+  ++lost_;
+  ++per_class_[static_cast<std::size_t>(tenant)].lost;
+}
+
 void Collector::mark_window_start(double now_s) {
   window_started_ = true;
   window_start_s_ = now_s;
@@ -102,26 +111,33 @@ void Collector::mark_steady_end(double now_s) {
 
 namespace {
 
-double stat_for(const LatencyStats& s, double q) {
-  for (const auto& [pq, v] : s.quantiles)
-    if (pq == q) return v;
-  return 0;
+double attainment(std::int64_t good, std::int64_t ended) {
+  return ended > 0 ? static_cast<double>(good) / static_cast<double>(ended) : 0.0;
 }
 
-/// Every percentile target of `slo` holds on these distributions, and min_attainment if set.
-bool slo_holds(const spec::SloSpec& slo, const LatencyStats& ttft, const LatencyStats& tpot,
-               const LatencyStats& itl, const LatencyStats& e2e, double attainment, std::int64_t completed) {
+/// Every percentile target of `slo` holds, and min_attainment if set. Requests that entered and never finished
+/// (`lost`: failed, timed out, unfinished at the end) count as latencies above every target: the p-th percentile
+/// over all `completed + lost` requests is the survivors' percentile at p × (completed + lost) / completed, and
+/// fails outright when the lost ones are more than the (100 − p) % tail. With nothing lost this is the plain
+/// percentile. ITL targets are judged on the gaps that happened.
+bool slo_holds(const spec::SloSpec& slo, const LatencyHistogram& ttft, const LatencyHistogram& tpot,
+               const LatencyHistogram& itl, const LatencyHistogram& e2e, double attainment, std::int64_t completed,
+               std::int64_t lost) {
   if (slo.empty()) return true;
   if (completed == 0) return false;  // nothing finished: no evidence the SLO holds
   for (const auto& t : slo.targets) {
-    const LatencyStats* s = nullptr;
+    const LatencyHistogram* h = nullptr;
     switch (t.metric) {
-      case spec::SloMetric::ttft: s = &ttft; break;
-      case spec::SloMetric::tpot: s = &tpot; break;
-      case spec::SloMetric::itl: s = &itl; break;
-      case spec::SloMetric::e2e: s = &e2e; break;
+      case spec::SloMetric::ttft: h = &ttft; break;
+      case spec::SloMetric::tpot: h = &tpot; break;
+      case spec::SloMetric::itl: h = &itl; break;
+      case spec::SloMetric::e2e: h = &e2e; break;
     }
-    if (s->count > 0 && stat_for(*s, t.percentile) > t.max_ms) return false;
+    const double n = h->count();
+    if (n <= 0) continue;
+    const double missing = t.metric == spec::SloMetric::itl ? 0.0 : static_cast<double>(lost);
+    const double q = t.percentile * ((n + missing) / n);
+    if (q > 100 || h->percentile(q) > t.max_ms) return false;
   }
   if (slo.min_attainment && attainment < *slo.min_attainment) return false;
   return true;
@@ -144,7 +160,10 @@ Summary Collector::summarize(double start_s, double end_s) const {
     s.goodput_output_tps = good_output_tokens_ / duration;
     s.goodput_total_tps = good_total_tokens_ / duration;
   }
-  s.slo_attainment = completed_ > 0 ? static_cast<double>(good_) / static_cast<double>(completed_) : 0.0;
+  // Attainment is over every measured request that entered the system: completed, lost (failed, timed out) and
+  // still unfinished when the run ended — a request that never finished did not meet its SLO (docs/result-format.md).
+  s.unfinished_requests = in_system_;
+  s.slo_attainment = attainment(good_, completed_ + lost_ + in_system_);
   if (window_started_ && steady_ended_) {
     auto& ss = s.steady_state;
     ss.start_s = window_start_s_;
@@ -152,7 +171,8 @@ Summary Collector::summarize(double start_s, double end_s) const {
     ss.window_s = steady_end_s_ - window_start_s_;
     ss.departures = dep_at_end_.requests - dep_at_start_.requests;
     const double good = static_cast<double>(dep_at_end_.good - dep_at_start_.good);
-    if (ss.departures > 0) ss.slo_attainment = good / static_cast<double>(ss.departures);
+    const std::int64_t ended = ss.departures + dep_at_end_.lost - dep_at_start_.lost;  // lost ones are misses
+    if (ended > 0) ss.slo_attainment = good / static_cast<double>(ended);
     if (ss.window_s > 0) {
       const double w = ss.window_s;
       const double in = dep_at_end_.input_tokens - dep_at_start_.input_tokens;
@@ -189,7 +209,7 @@ Summary Collector::summarize(double start_s, double end_s) const {
     ClassSummary cs;
     cs.name = classes_[i].name;
     cs.completed_requests = pc.completed;
-    cs.slo_attainment = pc.completed > 0 ? static_cast<double>(pc.good) / static_cast<double>(pc.completed) : 0.0;
+    cs.slo_attainment = attainment(pc.good, pc.completed + pc.lost + pc.in_system);
     cs.goodput_rps = duration > 0 ? static_cast<double>(pc.good) / duration : 0.0;
     const auto& slo = classes_[i].slo;
     const bool own = classes_.size() > 1;
@@ -197,7 +217,8 @@ Summary Collector::summarize(double start_s, double end_s) const {
     cs.tpot_ms = (own ? pc.tpot : tpot_).stats(slo_percentiles(slo, spec::SloMetric::tpot));
     cs.e2e_ms = (own ? pc.e2e : e2e_).stats(slo_percentiles(slo, spec::SloMetric::e2e));
     // A class is judged on its own distributions; ITL is pooled over classes (see docs/engine.md).
-    cs.slo_met = slo_holds(slo, cs.ttft_ms, cs.tpot_ms, s.itl_ms, cs.e2e_ms, cs.slo_attainment, pc.completed);
+    cs.slo_met = slo_holds(slo, own ? pc.ttft : ttft_, own ? pc.tpot : tpot_, itl_, own ? pc.e2e : e2e_,
+                           cs.slo_attainment, pc.completed, pc.lost + pc.in_system);
     s.slo_met = s.slo_met && cs.slo_met;
     if (classes_.size() > 1) s.classes.push_back(std::move(cs));
   }

@@ -119,6 +119,7 @@ Json to_json(const Summary& s) {
                {"period_per_mtok_output_slo", s.cost.period_per_mtok_output_slo}};
   j["failed_requests"] = s.failed_requests;
   j["timed_out_requests"] = s.timed_out_requests;
+  j["unfinished_requests"] = s.unfinished_requests;
   j["requeued_requests"] = s.requeued_requests;
   j["wasted_output_tokens"] = s.wasted_output_tokens;
   Json hours = Json::array();

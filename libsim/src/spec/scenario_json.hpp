@@ -31,7 +31,7 @@ inline const std::vector<std::string> kEngineKeys{"policy", "max_num_seqs", "max
 inline const std::vector<std::string> kSpeculativeKeys{"method", "draft_model", "num_speculative_tokens"};
 inline const std::vector<std::string> kSyntheticKeys{"kind", "mean_s", "cv"};
 inline const std::vector<std::string> kWorkloadKeys{"arrival", "input_tokens", "output_tokens", "prefix_tokens", "prefix_groups",
-                                             "classes", "num_requests", "warmup_requests", "horizon_s", "seed", "too_long",
+                                             "classes", "num_requests", "warmup_requests", "horizon_s", "timeout_s", "seed", "too_long",
                                              "daily_profile", "days", "speculative_acceptance_rate"};
 inline const std::vector<std::string> kClassKeys{"name", "arrival", "input_tokens", "output_tokens", "slo", "prefix_tokens",
                                           "prefix_groups"};

@@ -322,6 +322,9 @@ void Workload::validate(const std::string& path) const {
   if (!(horizon_s >= 0 && horizon_s <= kMaxSimulatedSeconds)) {
     p.add(path + ".horizon_s", "must be in [0, 1e9] s (0 = no limit), got " + format_value(horizon_s));
   }
+  if (!(timeout_s >= 0 && timeout_s <= kMaxSimulatedSeconds)) {
+    p.add(path + ".timeout_s", "must be in [0, 1e9] s (0 = no client timeout), got " + format_value(timeout_s));
+  }
   if (!daily_profile.empty()) {
     check_daily_profile(daily_profile, days, path + ".daily_profile", p);
     const auto one = [&](const ArrivalSpec& a, const std::string& ap) {

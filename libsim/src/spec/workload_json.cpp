@@ -160,6 +160,7 @@ Workload read_workload(const JsonView& v) {
   w.num_requests = v.integer_or("num_requests", w.num_requests);
   w.warmup_requests = v.integer_or("warmup_requests", w.warmup_requests);
   w.horizon_s = v.number_or("horizon_s", w.horizon_s);
+  w.timeout_s = v.number_or("timeout_s", w.timeout_s);
   if (v.has("seed")) {
     const auto& j = v["seed"].json();
     if (j.is_number_unsigned()) {
@@ -293,6 +294,7 @@ Json workload_json(const Workload& w) {
           {"num_requests", w.num_requests},
           {"warmup_requests", w.warmup_requests},
           {"horizon_s", w.horizon_s},
+          {"timeout_s", w.timeout_s},
           {"seed", w.seed},
           {"too_long", w.too_long == TooLongPolicy::clip ? "clip" : "reject"},
           {"days", w.days}};

@@ -66,7 +66,9 @@ std::optional<int> replicas_needed(double target_qps, double qps_per_replica, do
 
 /// The cost fields of a simulated summary: per_hour of the deployment, per Mtok of SLO-meeting output and
 /// total tokens (goodput_output_tps / goodput_total_tps; 0 when no request met the SLO, as
-/// metrics::CostSummary documents), monthly bill at hours_per_month, cold start.
+/// metrics::CostSummary documents), monthly bill at hours_per_month, cold start. For an autoscaled run the headline
+/// fields (per_hour, monthly, per_mtok_*) are the run's own bill (period: the replica-hours it held), not
+/// hardware.replicas held all the time.
 metrics::CostSummary cost_summary(const spec::ResolvedScenario& scenario, const metrics::Summary& summary);
 
 }  // namespace llmsim::analysis

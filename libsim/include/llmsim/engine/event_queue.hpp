@@ -13,11 +13,12 @@ namespace llmsim::engine {
 /// at t is routed, and an idle replica starts work at t only after every request arriving at t has joined
 /// its queue (so simultaneous arrivals share a batch); among equal (time, phase) the earlier-scheduled
 /// event runs first. Fleet events come last at a time: the autoscaler's evaluation (autoscale), a started
-/// replica becoming ready (replica_ready), a replica failing and coming back (replica_down, replica_up). A KV
+/// replica becoming ready (replica_ready), a replica failing and coming back (replica_down, replica_up), then the
+/// client-timeout timer (timeout): a request whose last token comes at its deadline finished in time. A KV
 /// transfer ending (disaggregation) joins its decode replica's queue before idle replicas start at that time.
 enum class EventKind : std::uint8_t {
   iteration_done = 0, arrival = 1, kv_transfer_done = 2, replica_start = 3, autoscale = 4, replica_ready = 5,
-  replica_down = 6, replica_up = 7
+  replica_down = 6, replica_up = 7, timeout = 8
 };
 
 struct Event {

@@ -50,6 +50,7 @@ class KvBlockManager {
   bool can_swap_out(std::int64_t blocks) const noexcept { return host_used_ + blocks <= host_capacity_; }
   void swap_out(std::int64_t blocks);  ///< release on the GPU, hold on the host
   void swap_in(std::int64_t blocks);   ///< release on the host, allocate on the GPU
+  void drop_swapped(std::int64_t blocks);  ///< release on the host (a swapped request was cancelled)
 
   // ---- shared prompt prefixes, by key (a tenant class's prefix group), created on first use ----
   /// Blocks of prefix `key` resident in the cache (0 when never computed or evicted).

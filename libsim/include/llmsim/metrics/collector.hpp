@@ -63,11 +63,15 @@ class Collector {
   void mark_steady_end(double now_s);
   /// `weight` inter-token gaps of `gap_s` each (one per sequence that received a token after that gap).
   void on_token_gap(double gap_s, double weight) { itl_.add(gap_s * 1e3, weight); }
-  /// A measured request entered (+1) or left (−1) the system at `now_s`.
-  void on_in_system_change(double now_s, int delta) {
+  /// A measured request of class `tenant` entered (+1) or left (−1) the system at `now_s`.
+  void on_in_system_change(double now_s, int delta, std::int32_t tenant) {
     in_system_ += delta;
     in_system_avg_.set(now_s, in_system_);
+    per_class_[static_cast<std::size_t>(tenant)].in_system += delta;
   }
+  /// A request of class `tenant` left at `now_s` without finishing: lost with a failed replica or cancelled by its
+  /// client's timeout. It leaves the system and, when measured, is a miss for SLO attainment.
+  void on_request_lost(double now_s, std::int32_t tenant, bool measured);
   std::int64_t in_system() const noexcept { return in_system_; }
   std::int64_t completed() const noexcept { return completed_; }
 
@@ -84,11 +88,13 @@ class Collector {
   struct PerClass {
     LatencyHistogram ttft, tpot, e2e;
     std::int64_t completed = 0, good = 0;
+    std::int64_t lost = 0;       ///< measured requests that failed or timed out
+    std::int64_t in_system = 0;  ///< measured requests arrived and not yet ended
     double good_output_tokens = 0, good_total_tokens = 0;
   };
   /// Departures of every request (warm-up included) and those that met their class's SLO.
   struct Departures {
-    std::int64_t requests = 0, good = 0;
+    std::int64_t requests = 0, good = 0, lost = 0;
     double input_tokens = 0, output_tokens = 0, good_output_tokens = 0, good_total_tokens = 0;
   };
   std::vector<ClassInfo> classes_;
@@ -99,7 +105,7 @@ class Collector {
   std::int64_t completed_at_steady_end_ = 0;
   std::vector<PerClass> per_class_;
   LatencyHistogram ttft_, tpot_, itl_, e2e_, queue_;
-  std::int64_t completed_ = 0, good_ = 0;
+  std::int64_t completed_ = 0, good_ = 0, lost_ = 0;
   double input_tokens_ = 0, output_tokens_ = 0, good_output_tokens_ = 0, good_total_tokens_ = 0;
   std::int64_t in_system_ = 0;
   TimeIntegral in_system_avg_;

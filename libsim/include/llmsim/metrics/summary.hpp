@@ -35,7 +35,9 @@ struct KvStats {
 };
 
 struct CostSummary {
-  double per_hour = 0;                ///< all GPUs of the deployment + extras, USD/h
+  /// The headline (per_hour .. monthly): a fixed deployment's GPUs + extras held all the time; an autoscaled fleet's
+  /// own bill (per_hour = period ÷ period_hours, monthly = period_monthly, per Mtok over the run's SLO-meeting tokens).
+  double per_hour = 0;                ///< USD/h (cost.currency)
   double per_mtok_output_slo = 0;     ///< USD per million output tokens of SLO-meeting requests (0 = none met)
   double per_mtok_total_slo = 0;      ///< USD per million input+output tokens of SLO-meeting requests
   double monthly = 0;                 ///< USD per month (hours_per_month)
@@ -150,6 +152,9 @@ struct Summary {
   /// timeout (workload.timeout_s): not completed, never in goodput or the tokens the cost is divided by. Their
   /// tokens already produced are work paid for and thrown away (wasted_output_tokens).
   std::int64_t failed_requests = 0, timed_out_requests = 0, requeued_requests = 0;
+  /// Measured requests still in the system when the run ended (workload.horizon_s, a bound, an overload stop):
+  /// misses for slo_attainment.
+  std::int64_t unfinished_requests = 0;
   double wasted_output_tokens = 0;
   FleetSummary fleet;
   double duration_s = 0;              ///< the run: first measured arrival to the last event
@@ -162,7 +167,9 @@ struct Summary {
   SteadyState steady_state;
   DrainTail drain;
   LatencyStats ttft_ms, tpot_ms, itl_ms, e2e_ms, queue_ms;
-  double slo_attainment = 0;          ///< fraction of measured requests meeting every per-request threshold
+  /// Measured requests that met every per-request threshold ÷ measured requests that entered the system
+  /// (completed + failed + timed out + unfinished at the end; rejected ones never entered).
+  double slo_attainment = 0;
   bool slo_met = true;                ///< every percentile target (and min_attainment) holds
   double goodput_rps = 0, goodput_output_tps = 0, goodput_total_tps = 0;
   KvStats kv;

@@ -111,6 +111,9 @@ struct Workload {
   std::int64_t num_requests = 2000;     ///< stop after this many arrivals (open loop) / completions (closed)
   std::int64_t warmup_requests = 100;   ///< first requests excluded from statistics
   double horizon_s = 0;                 ///< also stop at this simulated time (0 = no limit)
+  /// Client timeout: a request not finished this many seconds after its arrival is cancelled wherever it is
+  /// (counted as timed out, its KV freed; engine/timeouts.hpp). 0 = off.
+  double timeout_s = 0;
   std::uint64_t seed = 1;
   TooLongPolicy too_long = TooLongPolicy::clip;
   DailyProfile daily_profile;           ///< empty = the arrival processes as given
