@@ -4,6 +4,7 @@
 // (overload and bounds), run_summary (what the replicas measured, in the summary).
 #include "llmsim/engine/simulator.hpp"
 
+#include "llmsim/engine/replica_speed.hpp"
 #include "simulation.hpp"
 
 namespace llmsim::engine {
@@ -47,26 +48,16 @@ bool Simulation::build() {
     synthetic_ = std::make_unique<SyntheticService>(*e.synthetic_service, sc.hardware.replicas,
                                                     rng_stream(w.seed, "service"));
   } else {
-    plan_ = memory::plan_memory(rs_.model, rs_.quant, rs_.gpu, sc.hardware.parallel, e, rs_.max_model_len);
-    const int pp = sc.hardware.parallel.pp;
-    engines_per_group_ = e.max_concurrent_batches == 0 ? pp : std::min(e.max_concurrent_batches, pp);
-    // vLLM V1 keeps one block of the pool as its null block (vllm/v1/core/block_pool.py).
-    const std::int64_t reserved = e.policy == spec::SchedulerPolicy::vllm ? 1 : 0;
-    if (!plan_.fits || plan_.kv_capacity_blocks / engines_per_group_ - reserved < 1) {
-      auto& s = result_.summary;
-      s.fits = false;
-      s.reason = !plan_.reason.empty() ? plan_.reason
-                 : engines_per_group_ == 1 ? "no room for a single KV block"
-                                           : "no room for a KV block in each of the " +
-                                                 std::to_string(engines_per_group_) + " concurrent batches";
-      s.slo_met = false;
-      return false;
-    }
-    cost_ = std::make_unique<perf::CostModel>(perf::make_cost_model(rs_));
+    if (!plan_pools()) return false;
+    plan_ = pools_.front().plan;
     // An autoscaled fleet holds max_replicas replicas, min_replicas of them serving at t = 0, the rest off.
     const auto& as = sc.autoscaler;
     const auto& fs = sc.failures;
     serving_ = as ? as->max_replicas : sc.hardware.replicas;
+    if (!rs_.fleet.empty()) {
+      serving_ = 0;
+      for (const auto& m : rs_.fleet) serving_ += m.scenario.hardware.replicas;
+    }
     const std::int32_t groups = serving_ + fs.spares;  // hot spares wait in standby
     for (std::size_t k = 0; k < fs.outages.size(); ++k)
       if (fs.outages[k].replica >= groups)
@@ -75,6 +66,7 @@ bool Simulation::build() {
                               std::to_string(fs.outages[k].replica));
     build_replicas(groups);
     router_ = std::make_unique<Router>(sc.hardware.router, groups, engines_per_group_);
+    set_router_speeds();
     fleet_ = std::make_unique<Fleet>(groups, as ? as->min_replicas : serving_);
     for (std::int32_t g = serving_; g < groups; ++g) fleet_->set(g, GroupState::standby);
     if (as) {
@@ -99,32 +91,89 @@ bool Simulation::build() {
   return true;
 }
 
+bool Simulation::plan_pools() {
+  const bool fleet = !rs_.fleet.empty();
+  const std::size_t n = fleet ? rs_.fleet.size() : 1;
+  pools_.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const spec::ResolvedScenario& m = fleet ? rs_.fleet[k] : rs_;
+    const std::string at = "hardware.fleet[" + std::to_string(k) + "]";
+    const auto& e = m.scenario.engine;
+    Pool& pool = pools_[k];
+    pool.rs = &m;
+    pool.plan = memory::plan_memory(m.model, m.quant, m.gpu, m.scenario.hardware.parallel, e, m.max_model_len);
+    const int pp = m.scenario.hardware.parallel.pp;
+    const std::int32_t epg = e.max_concurrent_batches == 0 ? pp : std::min(e.max_concurrent_batches, pp);
+    if (k == 0) engines_per_group_ = epg;
+    else if (epg != engines_per_group_)  // the router and the fleet index engines as group × k + v
+      throw ConfigError(at + ".pp", "every fleet member must run as many concurrent batches (pipeline stages) as "
+                                    "the first (" + std::to_string(engines_per_group_) + "), got " + std::to_string(epg) +
+                                    ": mixing pipeline depths in one fleet is not modelled");
+    // vLLM V1 keeps one block of the pool as its null block (vllm/v1/core/block_pool.py).
+    const std::int64_t reserved = e.policy == spec::SchedulerPolicy::vllm ? 1 : 0;
+    if (!pool.plan.fits || pool.plan.kv_capacity_blocks / engines_per_group_ - reserved < 1) {
+      auto& s = result_.summary;
+      s.fits = false;
+      s.reason = !pool.plan.reason.empty() ? pool.plan.reason
+                 : engines_per_group_ == 1 ? "no room for a single KV block"
+                                           : "no room for a KV block in each of the " +
+                                                 std::to_string(engines_per_group_) + " concurrent batches";
+      if (fleet) s.reason = at + " (" + m.scenario.hardware.gpu + "): " + s.reason;
+      s.slo_met = false;
+      return false;
+    }
+    pool.cost = std::make_unique<perf::CostModel>(perf::make_cost_model(m));
+  }
+  return true;
+}
+
 void Simulation::build_replicas(std::int32_t groups) {
-  const auto& sc = rs_.scenario;
-  const auto& e = sc.engine;
-  ReplicaConfig cfg;
-  cfg.policy = e.policy;
-  cfg.max_num_seqs = e.max_num_seqs;
-  cfg.max_num_batched_tokens = e.max_num_batched_tokens;
-  // Static batching re-runs a preempted request in a later batch, so it always recomputes.
-  cfg.swap = e.preemption == spec::PreemptionMode::swap && e.policy != spec::SchedulerPolicy::static_batching;
-  cfg.block_bytes = plan_.kv_bytes_per_token_per_gpu * e.block_size;
-  cfg.prefix_caching = e.prefix_caching();
-  cfg.hash_block_tokens = driver_->hash_block_tokens();
-  // Under pipeline parallel each virtual engine schedules its own requests in 1/k of the KV and swap space.
-  const std::int64_t reserved = e.policy == spec::SchedulerPolicy::vllm ? 1 : 0;
-  const std::int64_t kv_blocks = plan_.kv_capacity_blocks / engines_per_group_ - reserved;
-  // Swap space is bounded by validation (<= 1e6 GiB); the block count saturates rather than overflow.
-  const double host = cfg.block_bytes > 0 ? e.swap_space_gb * kGiB / cfg.block_bytes / engines_per_group_ : 0;
-  const auto host_blocks = static_cast<std::int64_t>(std::min(host, 4e18));
   replicas_.reserve(static_cast<std::size_t>(groups * engines_per_group_));
-  for (int r = 0; r < groups; ++r) {
-    pipelines_.emplace_back(sc.hardware.parallel.pp);
-    for (int v = 0; v < engines_per_group_; ++v)
-      replicas_.emplace_back(r, v, cfg, KvBlockManager(kv_blocks, e.block_size, e.watermark_or_default(), host_blocks),
-                             *cost_, pool_, *collector_);
+  for (auto& pool : pools_) {
+    const auto& hw = pool.rs->scenario.hardware;
+    const auto& e = pool.rs->scenario.engine;
+    ReplicaConfig cfg;
+    cfg.policy = e.policy;
+    cfg.max_num_seqs = e.max_num_seqs;
+    cfg.max_num_batched_tokens = e.max_num_batched_tokens;
+    // Static batching re-runs a preempted request in a later batch, so it always recomputes.
+    cfg.swap = e.preemption == spec::PreemptionMode::swap && e.policy != spec::SchedulerPolicy::static_batching;
+    cfg.block_bytes = pool.plan.kv_bytes_per_token_per_gpu * e.block_size;
+    cfg.prefix_caching = e.prefix_caching();
+    cfg.hash_block_tokens = driver_->hash_block_tokens();
+    // Under pipeline parallel each virtual engine schedules its own requests in 1/k of the KV and swap space.
+    const std::int64_t reserved = e.policy == spec::SchedulerPolicy::vllm ? 1 : 0;
+    const std::int64_t kv_blocks = pool.plan.kv_capacity_blocks / engines_per_group_ - reserved;
+    // Swap space is bounded by validation (<= 1e6 GiB); the block count saturates rather than overflow.
+    const double host = cfg.block_bytes > 0 ? e.swap_space_gb * kGiB / cfg.block_bytes / engines_per_group_ : 0;
+    const auto host_blocks = static_cast<std::int64_t>(std::min(host, 4e18));
+    pool.first_engine = static_cast<std::int32_t>(replicas_.size());
+    // A fleet member has its own replicas; a homogeneous deployment all `groups` (serving, standby, spares).
+    const std::int32_t pool_groups = rs_.fleet.empty() ? groups : hw.replicas;
+    for (int i = 0; i < pool_groups; ++i) {
+      const auto r = static_cast<std::int32_t>(pipelines_.size());
+      pipelines_.emplace_back(hw.parallel.pp);
+      for (int v = 0; v < engines_per_group_; ++v)
+        replicas_.emplace_back(r, v, cfg, KvBlockManager(kv_blocks, e.block_size, e.watermark_or_default(), host_blocks),
+                               *pool.cost, pool_, *collector_);
+    }
   }
   start_pending_.assign(replicas_.size(), 0);
+}
+
+void Simulation::set_router_speeds() {
+  const auto policy = rs_.scenario.hardware.router;
+  if (policy != spec::RouterPolicy::weighted_least_outstanding && policy != spec::RouterPolicy::shortest_expected_delay)
+    return;
+  const MeanLengths len = mean_lengths(rs_.scenario.workload);
+  std::vector<double> weight, rate;
+  for (const auto& pool : pools_) {
+    const ReplicaSpeed sp = replica_speed(*pool.cost, pool.plan, pool.rs->scenario.engine, len);
+    const std::size_t groups = rs_.fleet.empty() ? pipelines_.size() : static_cast<std::size_t>(pool.rs->scenario.hardware.replicas);
+    weight.insert(weight.end(), groups, sp.decode_tokens_per_s);
+    rate.insert(rate.end(), groups, sp.requests_per_s);
+  }
+  router_->set_speeds(std::move(weight), std::move(rate));
 }
 
 std::int64_t Simulation::waiting_total() const {
@@ -181,8 +230,9 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   clipped_ += d.clipped;
   // A request whose whole sequence could never fit in an empty KV cache would preempt itself forever.
   bool reject = d.too_long;
-  if (!reject && !synthetic_) {
-    const auto& kv = replicas_.front().kv();
+  // In a fleet, a request must fit every member's cache (the router does not look at lengths).
+  for (std::size_t k = 0; !reject && !synthetic_ && k < pools_.size(); ++k) {
+    const auto& kv = replicas_[static_cast<std::size_t>(pools_[k].first_engine)].kv();
     reject = kv.blocks_for(d.input + d.output) > kv.capacity() - kv.watermark_blocks();
   }
   if (reject) {

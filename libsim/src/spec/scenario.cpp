@@ -7,6 +7,7 @@
 #include "llmsim/core/overloaded.hpp"
 #include "llmsim/core/names.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/fleet.hpp"
 #include "llmsim/spec/scenario_prepass.hpp"
 #include "llmsim/spec/gpu_option.hpp"
 #include "scenario_json.hpp"
@@ -78,9 +79,8 @@ Json spec_ref_json(const std::string& ref, const std::string& path) {
   return is_inline_json(ref) ? parse_json(ref, path) : Json(ref);
 }
 
-Deployment read_hardware(const JsonView& v) {
-  check_misplaced(v, kHardwareKeys, "cost", kCostKeys);
-  v.allow_only(kHardwareKeys);
+Deployment read_pool(const JsonView& v, const std::vector<std::string>& keys) {
+  v.allow_only(keys);
   Deployment d;
   d.gpu = spec_ref(v, "gpu", d.gpu);
   d.gpu_profile = spec_ref(v, "gpu_profile", "");
@@ -91,6 +91,39 @@ Deployment read_hardware(const JsonView& v) {
   if (v.has("price_per_gpu_hour")) d.price_per_gpu_hour = v.number("price_per_gpu_hour");
   if (v.has("purchase_price_per_gpu")) d.purchase_price_per_gpu = v.number("purchase_price_per_gpu");
   return d;
+}
+
+Deployment read_hardware(const JsonView& v) {
+  check_misplaced(v, kHardwareKeys, "cost", kCostKeys);
+  if (!v.has("fleet") || v["fleet"].json().is_null()) return read_pool(v, kHardwareKeys);
+  // A fleet: the section holds the members and the router; everything else is said per member.
+  v.allow_only({"fleet", "router"});
+  Deployment d;
+  if (v.has("router")) d.router = parse_router(v.string("router"), v.child_path("router"));
+  const JsonView f = v["fleet"];
+  if (!f.json().is_array()) f.fail("must be a list of pools ({\"gpu\": ..., \"replicas\": ...}), got a " +
+                                   std::string(f.json().type_name()));
+  if (f.json().empty()) f.fail("must name at least one pool");
+  for (const JsonView& m : f.elements()) {
+    m.expect_object();
+    FleetMember member;
+    member.hardware = read_pool(m, kFleetMemberKeys);
+    member.hardware.router = d.router;
+    if (m.has("engine") && !m["engine"].json().is_null()) member.engine = m["engine"].json();
+    d.fleet.push_back(std::move(member));
+  }
+  return d;
+}
+
+Json pool_json(const Deployment& h) {
+  Json hw{{"gpu", spec_ref_json(h.gpu, "hardware.gpu")},
+          {"gpu_profile", spec_ref_json(h.gpu_profile, "hardware.gpu_profile")},
+          {"tp", h.parallel.tp},
+          {"pp", h.parallel.pp},
+          {"replicas", h.replicas}};
+  if (h.price_per_gpu_hour) hw["price_per_gpu_hour"] = *h.price_per_gpu_hour;
+  if (h.purchase_price_per_gpu) hw["purchase_price_per_gpu"] = *h.purchase_price_per_gpu;
+  return hw;
 }
 
 CostSpec read_cost(const JsonView& v) {
@@ -242,14 +275,18 @@ Json to_json(const Scenario& s) {
   j["name"] = s.name;
   j["model"] = spec_ref_json(s.model, "model");
   j["quant"] = {{"weights", s.weights}, {"kv_cache", s.kv_cache}};
-  Json hw{{"gpu", spec_ref_json(s.hardware.gpu, "hardware.gpu")},
-          {"gpu_profile", spec_ref_json(s.hardware.gpu_profile, "hardware.gpu_profile")},
-          {"tp", s.hardware.parallel.tp},
-          {"pp", s.hardware.parallel.pp},
-          {"replicas", s.hardware.replicas},
-          {"router", to_string(s.hardware.router)}};
-  if (s.hardware.price_per_gpu_hour) hw["price_per_gpu_hour"] = *s.hardware.price_per_gpu_hour;
-  if (s.hardware.purchase_price_per_gpu) hw["purchase_price_per_gpu"] = *s.hardware.purchase_price_per_gpu;
+  Json hw;
+  if (s.hardware.fleet.empty()) {
+    hw = pool_json(s.hardware);
+  } else {
+    hw["fleet"] = Json::array();
+    for (const auto& m : s.hardware.fleet) {
+      Json mj = pool_json(m.hardware);
+      if (m.engine) mj["engine"] = *m.engine;
+      hw["fleet"].push_back(std::move(mj));
+    }
+  }
+  hw["router"] = to_string(s.hardware.router);
   j["hardware"] = hw;
   j["engine"] = engine_json(s.engine);
   j["workload"] = workload_json(s.workload);
@@ -353,6 +390,7 @@ int default_max_model_len(const ModelSpec& m, const EngineConfig& e) {
 
 ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
   s.validate();
+  if (!s.hardware.fleet.empty()) return resolve_fleet(s, catalog);
   ResolvedScenario r;
   r.scenario = s;
   Problems p;

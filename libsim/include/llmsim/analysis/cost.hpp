@@ -27,6 +27,10 @@ double period_cost(double price_per_gpu_hour, double gpu_hours, double period_ho
 double hourly_cost(double price_per_gpu_hour, int gpus, const spec::CostSpec& cost);
 /// hourly_cost() of the scenario's whole deployment (tp × pp × replicas GPUs).
 double hourly_cost(const spec::ResolvedScenario& scenario);
+/// Deployment replicas of the scenario: hardware.replicas, or summed over a heterogeneous fleet's members.
+int serving_replicas(const spec::ResolvedScenario& s);
+/// GPUs of the unit a capacity row sizes copies of: one replica (tp × pp), or a whole heterogeneous fleet.
+int gpus_per_unit(const spec::ResolvedScenario& s);
 
 /// The price per GPU-hour to bill when a scenario written for `own_gpu` (priced `own_price`, if it says) runs on
 /// `gpu` (both GPU options, spec/gpu_option.hpp: "2xa100-80gb-sxm" is still an A100 SXM): `price` when given
