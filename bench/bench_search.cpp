@@ -2,7 +2,7 @@
 // (tensor parallel) and 2/4 (pipeline parallel) × 4 weight formats × 2 KV dtypes × 4 max_num_seqs × 4
 // max_num_batched_tokens (> 10,000 configurations), with a capacity search per surviving configuration, on 2
 // threads. Prints the wall time and the counts. Target: < 60 s on 2 cores. Run from the repository root, or pass
-// a scenario file and a target QPS.
+// a scenario file, a target QPS and a front_cost_ratio (1 = branch-and-bound for the winner only).
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   using namespace llmsim;
   const std::string file = argc > 1 ? argv[1] : std::string("examples/scenarios/chat-8b.json");
   const double target = argc > 2 ? std::stod(argv[2]) : 20.0;
+  const double ratio = argc > 3 ? std::stod(argv[3]) : analysis::SearchOptions{}.front_cost_ratio;
   const Json doc = read_json_file(file);
   const auto& catalog = spec::Catalog::builtin();
   std::vector<std::string> gpus;
@@ -27,9 +28,11 @@ int main(int argc, char** argv) {
   o.target_qps = target;
   o.axes = analysis::default_search_axes(gpus);
   o.jobs = 2;
+  o.front_cost_ratio = ratio;
   std::size_t space = 1;
   for (const auto& a : o.axes) space *= a.values.size();
-  std::printf("search: %s at %.1f req/s over %zu configurations, 2 threads\n", file.c_str(), target, space);
+  std::printf("search: %s at %.1f req/s over %zu configurations, 2 threads, front_cost_ratio %.2f\n", file.c_str(),
+              target, space, ratio);
   const auto t0 = std::chrono::steady_clock::now();
   const auto r = analysis::search(doc, o, catalog);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -124,6 +124,12 @@ TEST_CASE("search: bad inputs name the field", "[search]") {
   o.axes[2].path = "engine.max_num_sequences";
   CHECK_THROWS_WITH(analysis::plan_search(base(), o, cat), Contains("search.axes[2].path"));
   o = small_options(1);
+  o.axes = {{"hardware.gpu", {"nope-gpu"}}};  // every configuration invalid: an error, not an empty answer
+  CHECK_THROWS_WITH(analysis::plan_search(base(), o, cat), Contains("nope-gpu"));
+  Json closed = base();
+  closed["workload"]["arrival"] = {{"process", "closed"}, {"concurrency", 8}};
+  CHECK_THROWS_WITH(analysis::plan_search(closed, small_options(1), cat), Contains("workload.arrival"));
+  o = small_options(1);
   o.budget_per_month = 0;
   CHECK_THROWS_WITH(analysis::plan_search(base(), o, cat), Contains("search.budget_per_month"));
 }

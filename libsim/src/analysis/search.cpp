@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "llmsim/analysis/cost.hpp"
@@ -53,15 +54,27 @@ std::vector<std::size_t> pareto(const std::vector<const SearchEvaluation*>& item
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (!items[i]) continue;
     bool dominated = false;
-    for (std::size_t j = 0; j < items.size() && !dominated; ++j) dominated = j != i && items[j] && dominates(*items[j], *items[i]);
+    for (std::size_t j = 0; j < items.size() && !dominated; ++j) {
+      if (j == i || !items[j]) continue;
+      const auto& a = *items[j];
+      const auto& b = *items[i];
+      // An identical point earlier in the order (a knob that changed nothing at the target) stands for both.
+      const bool same = a.monthly_cost == b.monthly_cost && a.ttft_p95_ms == b.ttft_p95_ms && a.tpot_p95_ms == b.tpot_p95_ms;
+      dominated = dominates(a, b) || (same && j < i);
+    }
     if (!dominated) out.push_back(i);
   }
   return out;
 }
 
-std::string money(double v, const std::string& currency) {
-  return (currency == "USD" ? "$" : currency + " ") + format_value(std::round(v));
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
 }
+
+std::string money(double v, const std::string& currency) { return (currency == "USD" ? "$" : currency + " ") + fixed(v, 0); }
+std::string money2(double v, const std::string& currency) { return (currency == "USD" ? "$" : currency + " ") + fixed(v, 2); }
 
 }  // namespace
 
@@ -118,7 +131,7 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
     try {
       spec::set_json_path(probe, axes[i].path, axes[i].values.front());
     } catch (const ConfigError& e) {
-      throw ConfigError("search.axes[" + std::to_string(i) + "].path", axes[i].path + ": " + e.what());
+      throw ConfigError("search.axes[" + std::to_string(i) + "].path", e.what());
     }
     total *= static_cast<std::int64_t>(axes[i].values.size());
     if (total > kMaxConfigurations)
@@ -195,6 +208,8 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
       case Fate::kept: plan.candidates.push_back(std::move(s.c)); break;
     }
   }
+  if (plan.invalid == total)  // nothing could run: a bad value on some axis, not an empty answer
+    throw ConfigError("search.axes", "every configuration is invalid, e.g. " + plan.invalid_examples.front());
   std::stable_sort(plan.candidates.begin(), plan.candidates.end(), [](const SearchCandidate& a, const SearchCandidate& b) {
     return a.monthly_lower_bound < b.monthly_lower_bound;
   });
@@ -313,9 +328,9 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
   const auto& we = w.evaluation;
   r.reasons.push_back(w.candidate.name + " is the cheapest at " + money(we.monthly_cost, cur) + "/month: " +
                       std::to_string(we.replicas) + " replica(s) of " + std::to_string(w.candidate.gpus_per_replica) +
-                      " GPU(s) at " + format_value(w.candidate.price_per_gpu_hour) + "/GPU-h, each carrying up to " +
-                      format_value(we.capacity_qps) + " req/s within the SLO; at the target P95 TTFT " +
-                      format_value(we.ttft_p95_ms) + " ms, P95 TPOT " + format_value(we.tpot_p95_ms) + " ms");
+                      " GPU(s) at " + money2(w.candidate.price_per_gpu_hour, cur) + "/GPU-h, each carrying up to " +
+                      fixed(we.capacity_qps, 2) + " req/s within the SLO; at the target P95 TTFT " +
+                      fixed(we.ttft_p95_ms, 0) + " ms, P95 TPOT " + fixed(we.tpot_p95_ms, 1) + " ms");
   // The runner-up: the next front member, else the cheapest other feasible configuration of the first pass.
   const SearchCandidate* rc = nullptr;
   const SearchEvaluation* re = nullptr;
@@ -332,13 +347,14 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
     const double per_gpu_w = we.capacity_qps / (w.candidate.gpus_per_replica * w.candidate.price_per_gpu_hour);
     const double per_gpu_r = re->capacity_qps / (rc->gpus_per_replica * rc->price_per_gpu_hour);
     std::string lacks = re->ttft_p95_ms < we.ttft_p95_ms || re->tpot_p95_ms < we.tpot_p95_ms
-                            ? "it buys lower latency (P95 TTFT " + format_value(re->ttft_p95_ms) + " ms, TPOT " +
-                                  format_value(re->tpot_p95_ms) + " ms) at a higher bill"
+                            ? "it buys lower latency (P95 TTFT " + fixed(re->ttft_p95_ms, 0) + " ms, TPOT " +
+                                  fixed(re->tpot_p95_ms, 1) + " ms) at a higher bill"
                             : "it is no faster at the target";
-    r.reasons.push_back("runner-up " + rc->name + " costs " + money(re->monthly_cost, cur) + "/month (" +
-                        std::to_string(re->replicas) + " replica(s) of " + std::to_string(rc->gpus_per_replica) +
-                        " GPU(s)); it carries " + format_value(per_gpu_r) + " req/s per GPU-dollar-hour against the "
-                        "winner's " + format_value(per_gpu_w) + "; " + lacks);
+    const double extra = we.monthly_cost > 0 ? (re->monthly_cost / we.monthly_cost - 1) * 100 : 0;
+    r.reasons.push_back("runner-up " + rc->name + " costs " + money(re->monthly_cost, cur) + "/month (+" +
+                        fixed(extra, 0) + "%, " + std::to_string(re->replicas) + " replica(s) of " +
+                        std::to_string(rc->gpus_per_replica) + " GPU(s)): it carries " + fixed(per_gpu_r, 2) +
+                        " req/s per GPU-dollar-hour against the winner's " + fixed(per_gpu_w, 2) + "; " + lacks);
   } else {
     r.reasons.push_back("no other configuration met the SLO at the target");
   }
