@@ -1,6 +1,7 @@
 // The orchestrator of one run (simulator.cpp builds it and runs its event loop). Its handlers are split by
 // concern: simulator.cpp (arrivals, iterations, completions, the loop, the summary) and simulation_fleet.cpp
-// (the autoscaler's evaluations, replicas becoming ready, failures and re-queues). Internal to the engine layer.
+// (the autoscaler's evaluations, replicas becoming ready, failures and re-queues), simulation_pools.cpp (the pools:
+// one per heterogeneous-fleet member, each with its memory plan, cost model and replicas). Internal to the engine layer.
 #pragma once
 
 #include <algorithm>
