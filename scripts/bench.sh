@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every benchmark in bench/ and prints what it measured (not part of `make test`).
+# Runs every benchmark in bench/ (bench_engine, bench_capacity, bench_sweep, bench_day, bench_search, ...) and prints
+# what it measured (not part of `make test`).
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."

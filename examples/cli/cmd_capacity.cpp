@@ -3,6 +3,7 @@
 
 #include "common.hpp"
 #include "signals.hpp"
+#include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/row.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
@@ -30,11 +31,19 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
   const auto& sc = rs.scenario;
   const std::string cur = currency_mark(sc.cost.currency);
   auto money = [&](const Json& v, int decimals = 2) { return v.is_null() ? "-" : cur + fmt(v.get<double>(), decimals); };
-  // GPUs of one deployment replica; a disaggregated deployment (both pools) is the unit that is copied.
-  const int unit_gpus = sc.disaggregation ? row.num_gpus : sc.hardware.parallel.gpus();
-  std::cout << "capacity: " << row.name << " | " << rs.model.id << " " << row.quant << " on " << row.replicas << " x "
-            << unit_gpus << " " << row.gpu << " (tp " << row.tp << ", pp " << row.pp << ")\n"
-            << "SLO: " << slo_text(sc.slo) << "\n";
+  std::cout << "capacity: " << row.name << " | " << rs.model.id << " " << row.quant << " on ";
+  if (rs.fleet.empty()) {  // a disaggregated deployment (both pools) is the unit that is copied
+    std::cout << row.replicas << " x " << analysis::gpus_per_unit(rs) << " " << row.gpu << " (tp " << row.tp << ", pp "
+              << row.pp << ")";
+  } else {  // a heterogeneous fleet: its members, and the router that spreads the load over them
+    std::cout << "a fleet of";
+    for (std::size_t i = 0; i < rs.fleet.size(); ++i) {
+      const auto& m = rs.fleet[i].scenario.hardware;
+      std::cout << (i ? " +" : "") << " " << m.replicas << " x " << m.parallel.gpus() << " " << rs.fleet[i].gpu.id;
+    }
+    std::cout << " (router " << spec::to_string(sc.hardware.router) << "; copies of the whole fleet below)";
+  }
+  std::cout << "\nSLO: " << slo_text(sc.slo) << "\n";
   if (!rs.interconnect.empty() && !sc.disaggregation) std::cout << "interconnect: " << rs.interconnect << "\n";
   print_disaggregation(rs, row.capacity && row.capacity->at_capacity ? &*row.capacity->at_capacity : nullptr);
   if (!row.fits) {
@@ -59,8 +68,8 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
   if (row.replicas_needed) {
     std::cout << "target " << (closed ? std::to_string(*row.target_concurrency) + " users" : fmt(row.target_qps, 2) + " QPS")
               << ": " << money(j["cost_per_mtok_output_at_target"], 3) << " per million SLO-meeting output tokens, "
-              << money(j["monthly_cost"], 0) << "/month for " << *row.replicas_needed << " replica(s) of "
-              << unit_gpus << " GPU(s) at " << format_value(sc.cost.hours_per_month) << " h";
+              << money(j["monthly_cost"], 0) << "/month for " << *row.replicas_needed
+              << (rs.fleet.empty() ? " replica(s) of " : " fleet(s) of ") << analysis::gpus_per_unit(rs) << " GPU(s) at " << format_value(sc.cost.hours_per_month) << " h";
     if (row.replicas_added > 0)
       std::cout << " (" << row.replicas_added << " more than max QPS suggests: one replica missed the SLO at that share)";
     if (row.at_target) {

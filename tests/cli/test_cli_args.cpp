@@ -113,7 +113,7 @@ TEST_CASE("--set PATH=VALUE edits the scenario as editing the file would, on eve
 
 TEST_CASE("help shows defaults as they are written, not as 17 significant digits") {
   const std::regex long_expansion(R"([0-9]\.[0-9]{9,})");  // 0.029999999999999999, 0.90000000000000002
-  for (const char* cmd : {"memory", "catalog", "step", "simulate", "capacity", "compare", "sweep", "calibrate-fit"}) {
+  for (const char* cmd : {"memory", "catalog", "step", "simulate", "capacity", "compare", "sweep", "search", "calibrate-fit"}) {
     const auto r = run(std::string(cmd) + " --help");
     INFO(cmd << ":\n" << r.out);
     CHECK(r.code == 0);
@@ -151,4 +151,23 @@ TEST_CASE("progress goes to a terminal, or as plain lines with --progress, never
   r = run_shell(llmsim::test::cli() + " sweep " + grid + " --progress --quiet 2>&1");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("--progress: conflicts with --quiet"));
+}
+
+TEST_CASE("search: a small space gives a front and a winner; bad input is exit 2 naming the field") {
+  const std::string sc = scenario_file();
+  const std::string space = " --target-qps 6 --gpus rtx4090-24gb,a100-80gb-sxm --axis 'quant.weights=[\"fp16\",\"awq-int4\"]'";
+  const auto j = json_of("search " + sc + space + " --json -");
+  CHECK(j["counts"]["enumerated"] == 4);
+  REQUIRE(j["winner"].is_object());
+  CHECK(j["winner"]["monthly_cost"].get<double>() == j["front"][0]["monthly_cost"].get<double>());
+  CHECK(j["reasons"].size() == 2);
+  auto r = run("search " + sc + " --target-qps -1");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("search.target_qps"));
+  r = run("search " + sc + " --target-qps 2 --axis 'engine.max_num_seq=[8]'");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("search.axes[1].path"));
+  r = run("search " + sc + " --target-qps 2 --gpus nope-gpu");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("nope-gpu"));
 }

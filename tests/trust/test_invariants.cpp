@@ -71,7 +71,7 @@ Generated random_scenario(std::uint32_t seed) {
       {"hardware",
        {{"gpu", p.of<std::string>({"rtx4090-24gb", "a100-40gb-pcie", "l4-24gb"})},
         {"replicas", static_cast<int>(1 + p.index(3))},
-        {"router", p.of<std::string>({"round_robin", "least_outstanding", "least_kv"})}}},
+        {"router", p.of<std::string>({"round_robin", "least_outstanding", "least_kv", "weighted_least_outstanding", "shortest_expected_delay"})}}},
       {"engine",
        {{"policy", policy},
         {"preemption", v1 ? std::string("recompute") : p.of<std::string>({"recompute", "swap"})},  // V1: no swap

@@ -9,6 +9,17 @@
 
 namespace llmsim::analysis {
 
+int serving_replicas(const spec::ResolvedScenario& s) {
+  if (s.fleet.empty()) return s.scenario.hardware.replicas;
+  int n = 0;
+  for (const auto& m : s.fleet) n += m.scenario.hardware.replicas;
+  return n;
+}
+
+int gpus_per_unit(const spec::ResolvedScenario& s) {
+  return s.fleet.empty() && s.disagg_pools.empty() ? s.scenario.hardware.parallel.gpus() : spec::total_gpus(s);
+}
+
 std::optional<double> cost_per_mtok(double hourly_usd, double tokens_per_s) {
   if (!std::isfinite(hourly_usd) || hourly_usd < 0)
     throw ConfigError("cost.per_hour", "must be a finite number >= 0, got " + format_value(hourly_usd));
@@ -36,7 +47,8 @@ double hourly_cost(double price_per_gpu_hour, int gpus, const spec::CostSpec& co
 }
 
 double gpus_hourly(const spec::ResolvedScenario& s) {
-  if (s.disagg_pools.empty()) return s.price_per_gpu_hour * s.scenario.hardware.gpus_total();
+  // A fleet's price is the GPU-weighted mean of its members' (spec::resolve_fleet): × its GPUs = Σ price × GPUs.
+  if (s.disagg_pools.empty()) return s.price_per_gpu_hour * spec::total_gpus(s);
   double usd = 0;
   for (const auto& p : s.disagg_pools) usd += p.price_per_gpu_hour * p.scenario.hardware.gpus_total();
   return usd;
@@ -45,7 +57,7 @@ double gpus_hourly(const spec::ResolvedScenario& s) {
 double hourly_cost(const spec::ResolvedScenario& s) {
   // Disaggregated: both pools' GPUs, each at its own price (period_cost at a unit price over the priced GPU-hours).
   if (!s.disagg_pools.empty()) return period_cost(1.0, gpus_hourly(s), 1.0, s.scenario.cost);
-  return hourly_cost(s.price_per_gpu_hour, s.scenario.hardware.gpus_total(), s.scenario.cost);
+  return hourly_cost(s.price_per_gpu_hour, spec::total_gpus(s), s.scenario.cost);
 }
 
 std::optional<double> price_on_gpu(const std::string& own_gpu, std::optional<double> own_price, const std::string& gpu,
@@ -127,8 +139,11 @@ metrics::CostSummary cost_summary(const spec::ResolvedScenario& s, const metrics
     // divided by the SLO-meeting output tokens the run delivered (failed and timed-out requests never count).
     const double period_h = summary.fleet.hours.empty() ? 0 : summary.fleet.hours.back().end_s / 3600;
     if (period_h > 0) {
-      const auto& p = s.scenario.hardware.parallel;
-      const double gpu_hours = summary.fleet.replica_hours * p.tp * p.pp;
+      // GPUs per replica: tp × pp, or a fixed heterogeneous fleet's mean (all its replicas serve throughout).
+      const double gpus_per_replica =
+          s.fleet.empty() ? s.scenario.hardware.parallel.gpus()
+                          : static_cast<double>(spec::total_gpus(s)) / serving_replicas(s);
+      const double gpu_hours = summary.fleet.replica_hours * gpus_per_replica;
       c.period_hours = period_h;
       // Disaggregated pools are a fixed fleet: every pool's GPUs, at their prices, for the whole period.
       c.period = s.disagg_pools.empty() ? period_cost(s.price_per_gpu_hour, gpu_hours, period_h, s.scenario.cost)

@@ -31,7 +31,7 @@ Row row_identity(const spec::ResolvedScenario& s) {
   row.tp = hw.parallel.tp;
   row.pp = hw.parallel.pp;
   row.replicas = hw.replicas;
-  row.num_gpus = hw.gpus_total();
+  row.num_gpus = spec::total_gpus(s);
   row.max_num_seqs = s.scenario.engine.max_num_seqs;
   row.max_num_batched_tokens = s.scenario.engine.max_num_batched_tokens;
   row.interconnect = s.interconnect;
@@ -106,8 +106,10 @@ void price_owned(Row& row, const spec::ResolvedScenario& s, int serving, int tot
 void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult& cap, const CapacityOptions& copt) {
   const auto& cost = s.scenario.cost;
   const double target = cap.closed_loop ? row.target_concurrency.value_or(0) : row.target_qps;
+  // The unit sized: one replica, or a heterogeneous fleet as a whole (its capacity is the mix's, not a replica's).
+  const bool fleet = !s.fleet.empty();
   const double per_replica =
-      (cap.closed_loop ? static_cast<double>(*cap.max_concurrency) : cap.max_qps) / s.scenario.hardware.replicas;
+      (cap.closed_loop ? static_cast<double>(*cap.max_concurrency) : cap.max_qps) / (fleet ? 1 : s.scenario.hardware.replicas);
   if (!(target > 0)) return;
   const auto estimate = replicas_needed(target, per_replica, 0.0);
   if (!estimate)  // more replicas than a count holds: an answer of "null" would read as "nothing needed"
@@ -117,7 +119,7 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
   auto share = [&](int serving) { return cap.closed_loop ? std::ceil(target / serving) : target / serving; };
   auto run_share = [&](int serving) {  // one serving replica at its share, on the scenario's own seed
     spec::ResolvedScenario one = at_load(s, share(serving), s.scenario.workload.seed, copt);
-    one.scenario.hardware.replicas = 1;
+    if (!fleet) one.scenario.hardware.replicas = 1;
     engine::SimulationOptions sim;
     sim.cancel = copt.cancel;
     metrics::Summary summary = evaluate(one, sim).summary;
@@ -135,7 +137,7 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
   }
   row.replicas_added = serving - *estimate;
   row.replicas_needed = replicas_needed(serving, 1.0, cost.spare_fraction);
-  const int gpus = s.scenario.hardware.parallel.gpus() * *row.replicas_needed;
+  const int gpus = gpus_per_unit(s) * *row.replicas_needed;
   // A disaggregated deployment is the unit copied: its pools' GPUs at their prices, replicas_needed times.
   const double fleet_hourly = s.disagg_pools.empty()
                                   ? hourly_cost(s.price_per_gpu_hour, gpus, cost)

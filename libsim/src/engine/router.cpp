@@ -18,6 +18,16 @@ double Router::group_kv_fraction(const std::vector<Replica>& replicas, std::int3
   return static_cast<double>(used) / static_cast<double>(cap);
 }
 
+double Router::score(const std::vector<Replica>& replicas, std::int32_t g) const {
+  const auto n = static_cast<double>(group_outstanding(replicas, g));
+  const auto i = static_cast<std::size_t>(g);
+  // Weighted least outstanding: requests in flight per unit of speed (vLLM production-stack / llm-d route by
+  // load; weighting by speed is the heterogeneous form). Shortest expected delay (Whitt 1986): the time to serve
+  // what is there plus the new request at the replica's service rate.
+  if (policy_ == spec::RouterPolicy::weighted_least_outstanding) return weight_.empty() ? n : n / weight_[i];
+  return rate_.empty() ? n + 1 : (n + 1) / rate_[i];
+}
+
 std::int32_t Router::route(const std::vector<Replica>& replicas) {
   std::int32_t g = 0;
   if (ready_) {  // a dynamic fleet: start from the first ready group, skip the others
@@ -37,6 +47,16 @@ std::int32_t Router::route(const std::vector<Replica>& replicas) {
         for (std::int32_t r = g + 1; r < groups_; ++r)
           if (ok(r) && group_outstanding(replicas, r) < group_outstanding(replicas, g)) g = r;
         break;
+      case spec::RouterPolicy::weighted_least_outstanding:
+      case spec::RouterPolicy::shortest_expected_delay: {
+        double best = score(replicas, g);
+        for (std::int32_t r = g + 1; r < groups_; ++r) {
+          if (!ok(r)) continue;
+          const double x = score(replicas, r);
+          if (x < best) best = x, g = r;
+        }
+        break;
+      }
       case spec::RouterPolicy::least_kv:
         for (std::int32_t r = g + 1; r < groups_; ++r) {
           if (!ok(r)) continue;

@@ -1,7 +1,8 @@
 #pragma once
 // The router (private to the engine): picks the deployment replica a request goes to on arrival
-// (round_robin, least_outstanding, least_kv), then, inside it, the virtual engine (pipeline batch in flight)
-// with the fewest unfinished requests, as vLLM v0 does.
+// (round_robin, least_outstanding, least_kv, and the speed-aware weighted_least_outstanding and
+// shortest_expected_delay for heterogeneous fleets: docs/fleets.md), then, inside it, the virtual engine (pipeline
+// batch in flight) with the fewest unfinished requests, as vLLM v0 does.
 #include <cstdint>
 #include <vector>
 
@@ -16,6 +17,14 @@ class Router {
   Router(spec::RouterPolicy policy, std::int32_t groups, std::int32_t engines_per_group)
       : policy_(policy), groups_(groups), per_group_(engines_per_group) {}
 
+  /// The speed-aware policies' per-group speeds (> 0): weighted_least_outstanding divides outstanding requests by
+  /// `weight[g]` (decode tokens/s), shortest_expected_delay divides (outstanding + 1) by `rate[g]` (requests/s at
+  /// saturation). Unset, every group counts as equally fast.
+  void set_speeds(std::vector<double> weight, std::vector<double> rate) {
+    weight_ = std::move(weight);
+    rate_ = std::move(rate);
+  }
+
   /// The engine (index into `replicas`) that takes the next request; -1 when no deployment replica is ready.
   std::int32_t route(const std::vector<Replica>& replicas);
   /// Restricts routing to the groups whose byte is non-zero (the fleet's ready replicas); null = all of them.
@@ -25,7 +34,9 @@ class Router {
 
  private:
   std::int64_t group_outstanding(const std::vector<Replica>& replicas, std::int32_t g) const;
+  double score(const std::vector<Replica>& replicas, std::int32_t g) const;  ///< speed-aware: lower is better
   spec::RouterPolicy policy_;
+  std::vector<double> weight_, rate_;
   std::int32_t groups_, per_group_;
   std::int32_t rr_next_ = 0;
   const std::vector<char>* ready_ = nullptr;

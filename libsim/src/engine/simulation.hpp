@@ -1,6 +1,7 @@
 // The orchestrator of one run (simulator.cpp builds it and runs its event loop). Its handlers are split by
 // concern: simulator.cpp (arrivals, iterations, completions, the loop, the summary) and simulation_fleet.cpp
-// (the autoscaler's evaluations, replicas becoming ready, failures and re-queues). Internal to the engine layer.
+// (the autoscaler's evaluations, replicas becoming ready, failures and re-queues), simulation_pools.cpp (the pools:
+// one per heterogeneous-fleet member, each with its memory plan, cost model and replicas). Internal to the engine layer.
 #pragma once
 
 #include <algorithm>
@@ -39,9 +40,14 @@ class Simulation {
 
  private:
   bool build();  ///< false when the model does not fit (result_.summary says why)
-  /// `groups` replicas of `pool` (the scenario, or a disaggregated pool) appended to replicas_.
-  void build_replicas(const spec::ResolvedScenario& pool, const memory::MemoryPlan& plan, const perf::CostModel& cost,
-                      std::int32_t groups, bool prefill_only);
+  /// `groups` replicas of `pool` (the scenario, a fleet member or a disaggregated pool) appended to replicas_.
+  void build_pool_replicas(const spec::ResolvedScenario& pool, const memory::MemoryPlan& plan,
+                           const perf::CostModel& cost, std::int32_t groups, bool prefill_only);
+  /// One pool per fleet member (one for a homogeneous deployment, or a disaggregated deployment's prefill pool): its
+  /// memory plan and cost model; false when one does not fit (result_.summary says which and why).
+  bool plan_pools();
+  void build_replicas(std::int32_t groups);
+  void set_router_speeds();
   void schedule_next(std::int32_t source, double now_s, bool after_arrival);
   void on_arrival(std::int32_t source, double now_s);
   void on_iteration_done(std::int32_t replica, double now_s);
@@ -81,7 +87,15 @@ class Simulation {
   std::unique_ptr<WorkloadDriver> driver_;
   std::unique_ptr<metrics::Collector> collector_;
   std::unique_ptr<metrics::TimeSeries> series_;
-  std::unique_ptr<perf::CostModel> cost_;
+  /// Replicas of one card type and layout: the deployment itself, or one member of a heterogeneous fleet
+  /// (hardware.fleet), each with its own memory plan and cost model (its replicas hold references to it).
+  struct Pool {
+    const spec::ResolvedScenario* rs = nullptr;
+    memory::MemoryPlan plan;
+    std::unique_ptr<perf::CostModel> cost;
+    std::int32_t first_engine = 0;  ///< index of its first Replica in replicas_
+  };
+  std::vector<Pool> pools_;
   std::unique_ptr<Router> router_;
   std::unique_ptr<SyntheticService> synthetic_;
   std::unique_ptr<RunMonitor> monitor_;

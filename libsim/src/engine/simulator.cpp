@@ -50,39 +50,29 @@ bool Simulation::build() {
     synthetic_ = std::make_unique<SyntheticService>(*e.synthetic_service, sc.hardware.replicas,
                                                     rng_stream(w.seed, "service"));
   } else {
-    plan_ = memory::plan_memory(front);
-    const int pp = front.scenario.hardware.parallel.pp;
-    engines_per_group_ = e.max_concurrent_batches == 0 ? pp : std::min(e.max_concurrent_batches, pp);
-    // vLLM V1 keeps one block of the pool as its null block (vllm/v1/core/block_pool.py).
-    const std::int64_t reserved = e.policy == spec::SchedulerPolicy::vllm ? 1 : 0;
-    const std::string unfit = disagg_ ? disagg_->unfit(plan_) : "";
-    if (!unfit.empty() || !plan_.fits || plan_.kv_capacity_blocks / engines_per_group_ - reserved < 1) {
-      auto& s = result_.summary;
-      s.fits = false;
-      s.reason = !unfit.empty() ? unfit : !plan_.reason.empty() ? plan_.reason
-                 : engines_per_group_ == 1 ? "no room for a single KV block"
-                                           : "no room for a KV block in each of the " +
-                                                 std::to_string(engines_per_group_) + " concurrent batches";
-      s.slo_met = false;
-      return false;
-    }
-    cost_ = std::make_unique<perf::CostModel>(perf::make_cost_model(front));
+    if (!plan_pools()) return false;
+    plan_ = pools_.front().plan;
     // An autoscaled fleet holds max_replicas replicas, min_replicas of them serving at t = 0, the rest off.
     const auto& as = sc.autoscaler;
     const auto& fs = sc.failures;
     serving_ = as ? as->max_replicas : front.scenario.hardware.replicas;
+    if (!rs_.fleet.empty()) {
+      serving_ = 0;
+      for (const auto& m : rs_.fleet) serving_ += m.scenario.hardware.replicas;
+    }
     const std::int32_t groups = serving_ + fs.spares;  // hot spares wait in standby
     for (std::size_t k = 0; k < fs.outages.size(); ++k)
       if (fs.outages[k].replica >= groups)
         throw ConfigError("failures.outages[" + std::to_string(k) + "][2]",
                           "replica must be < " + std::to_string(groups) + " (the fleet's replicas), got " +
                               std::to_string(fs.outages[k].replica));
-    build_replicas(front, plan_, *cost_, groups, disagg_ != nullptr);
+    build_replicas(groups);
     router_ = std::make_unique<Router>(front.scenario.hardware.router, groups, engines_per_group_);
+    set_router_speeds();
     std::int32_t billed = groups;
     if (disagg_) {  // the decode pool's replicas follow the prefill pool's (one engine each: no pipeline parallel)
       const std::int32_t decode_groups = disagg_->decode().scenario.hardware.replicas;
-      build_replicas(disagg_->decode(), disagg_->decode_plan(), disagg_->decode_cost(), decode_groups, false);
+      build_pool_replicas(disagg_->decode(), disagg_->decode_plan(), disagg_->decode_cost(), decode_groups, false);
       disagg_->set_replicas(groups, decode_groups);
       billed = serving_ = groups + decode_groups;
     }
@@ -111,8 +101,8 @@ bool Simulation::build() {
   return true;
 }
 
-void Simulation::build_replicas(const spec::ResolvedScenario& pool, const memory::MemoryPlan& plan,
-                                const perf::CostModel& cost, std::int32_t groups, bool prefill_only) {
+void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const memory::MemoryPlan& plan,
+                                     const perf::CostModel& cost, std::int32_t groups, bool prefill_only) {
   const auto& sc = pool.scenario;
   const auto& e = sc.engine;
   ReplicaConfig cfg;
@@ -202,9 +192,12 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   bool reject = d.too_long;
   if (!reject && disagg_) {
     reject = disagg_->never_fits(d.input, d.output, replicas_);
-  } else if (!reject && !synthetic_) {
-    const auto& kv = replicas_.front().kv();
-    reject = kv.blocks_for(d.input + d.output) > kv.capacity() - kv.watermark_blocks();
+  } else {
+    // In a fleet, a request must fit every member's cache (the router does not look at lengths).
+    for (std::size_t k = 0; !reject && !synthetic_ && k < pools_.size(); ++k) {
+      const auto& kv = replicas_[static_cast<std::size_t>(pools_[k].first_engine)].kv();
+      reject = kv.blocks_for(d.input + d.output) > kv.capacity() - kv.watermark_blocks();
+    }
   }
   if (reject) {
     ++rejected_;

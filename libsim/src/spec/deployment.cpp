@@ -13,19 +13,35 @@ std::string to_string(RouterPolicy r) {
     case RouterPolicy::round_robin: return "round_robin";
     case RouterPolicy::least_outstanding: return "least_outstanding";
     case RouterPolicy::least_kv: return "least_kv";
+    case RouterPolicy::weighted_least_outstanding: return "weighted_least_outstanding";
+    case RouterPolicy::shortest_expected_delay: return "shortest_expected_delay";
   }
   throw InternalError("unknown RouterPolicy " + std::to_string(static_cast<int>(r)));
 }
 
 RouterPolicy parse_router(const std::string& s, const std::string& path) {
-  for (auto r : {RouterPolicy::round_robin, RouterPolicy::least_outstanding, RouterPolicy::least_kv}) {
+  std::vector<std::string> names;
+  for (auto r : {RouterPolicy::round_robin, RouterPolicy::least_outstanding, RouterPolicy::least_kv,
+                 RouterPolicy::weighted_least_outstanding, RouterPolicy::shortest_expected_delay}) {
     if (s == to_string(r)) return r;
+    names.push_back(to_string(r));
   }
-  throw ConfigError(path, unknown_name_message("router policy", s, {"round_robin", "least_outstanding", "least_kv"}));
+  throw ConfigError(path, unknown_name_message("router policy", s, names));
 }
 
 void Deployment::validate(const std::string& path) const {
   Problems p;
+  for (std::size_t i = 0; i < fleet.size(); ++i) {
+    const std::string mp = path + ".fleet[" + std::to_string(i) + "]";
+    if (!fleet[i].hardware.fleet.empty()) p.add(mp + ".fleet", "a fleet member cannot itself be a fleet");
+    if (fleet[i].engine && !fleet[i].engine->is_object())
+      p.add(mp + ".engine", "must be an object of engine overrides, got " + std::string(fleet[i].engine->type_name()));
+    try {
+      fleet[i].hardware.validate(mp);
+    } catch (const ConfigError& e) {
+      for (const auto& x : e.problems()) p.add("", x);
+    }
+  }
   if (gpu.empty()) {
     p.add(path + ".gpu", "must name a GPU");
   } else {

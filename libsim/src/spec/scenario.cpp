@@ -7,6 +7,7 @@
 #include "llmsim/core/overloaded.hpp"
 #include "llmsim/core/names.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/fleet.hpp"
 #include "llmsim/spec/scenario_prepass.hpp"
 #include "llmsim/spec/gpu_option.hpp"
 #include "llmsim/spec/pool.hpp"
@@ -79,6 +80,31 @@ Json spec_ref_json(const std::string& ref, const std::string& path) {
   return is_inline_json(ref) ? parse_json(ref, path) : Json(ref);
 }
 
+Deployment read_pool_fields(const JsonView& v, const std::vector<std::string>& keys) {
+  v.allow_only(keys);
+  Deployment d;
+  d.gpu = spec_ref(v, "gpu", d.gpu);
+  d.gpu_profile = spec_ref(v, "gpu_profile", "");
+  d.parallel.tp = read_int(v, "tp", 1);
+  d.parallel.pp = read_int(v, "pp", 1);
+  d.replicas = read_int(v, "replicas", 1);
+  if (v.has("router")) d.router = parse_router(v.string("router"), v.child_path("router"));
+  if (v.has("price_per_gpu_hour")) d.price_per_gpu_hour = v.number("price_per_gpu_hour");
+  if (v.has("purchase_price_per_gpu")) d.purchase_price_per_gpu = v.number("purchase_price_per_gpu");
+  return d;
+}
+
+Json member_json(const Deployment& h) {  ///< a fleet member: hardware_json without the router
+  Json hw{{"gpu", spec_ref_json(h.gpu, "hardware.gpu")},
+          {"gpu_profile", spec_ref_json(h.gpu_profile, "hardware.gpu_profile")},
+          {"tp", h.parallel.tp},
+          {"pp", h.parallel.pp},
+          {"replicas", h.replicas}};
+  if (h.price_per_gpu_hour) hw["price_per_gpu_hour"] = *h.price_per_gpu_hour;
+  if (h.purchase_price_per_gpu) hw["purchase_price_per_gpu"] = *h.purchase_price_per_gpu;
+  return hw;
+}
+
 CostSpec read_cost(const JsonView& v) {
   check_misplaced(v, kCostKeys, "hardware", kHardwareKeys);
   v.allow_only(kCostKeys);
@@ -129,28 +155,38 @@ namespace detail {
 
 Deployment read_hardware(const JsonView& v) {
   check_misplaced(v, kHardwareKeys, "cost", kCostKeys);
-  v.allow_only(kHardwareKeys);
+  if (!v.has("fleet") || v["fleet"].json().is_null()) return read_pool_fields(v, kHardwareKeys);
+  // A fleet: the section holds the members and the router; everything else is said per member.
+  v.allow_only({"fleet", "router"});
   Deployment d;
-  d.gpu = spec_ref(v, "gpu", d.gpu);
-  d.gpu_profile = spec_ref(v, "gpu_profile", "");
-  d.parallel.tp = read_int(v, "tp", 1);
-  d.parallel.pp = read_int(v, "pp", 1);
-  d.replicas = read_int(v, "replicas", 1);
   if (v.has("router")) d.router = parse_router(v.string("router"), v.child_path("router"));
-  if (v.has("price_per_gpu_hour")) d.price_per_gpu_hour = v.number("price_per_gpu_hour");
-  if (v.has("purchase_price_per_gpu")) d.purchase_price_per_gpu = v.number("purchase_price_per_gpu");
+  const JsonView f = v["fleet"];
+  if (!f.json().is_array()) f.fail("must be a list of pools ({\"gpu\": ..., \"replicas\": ...}), got a " +
+                                   std::string(f.json().type_name()));
+  if (f.json().empty()) f.fail("must name at least one pool");
+  for (const JsonView& m : f.elements()) {
+    m.expect_object();
+    FleetMember member;
+    member.hardware = read_pool_fields(m, kFleetMemberKeys);
+    member.hardware.router = d.router;
+    if (m.has("engine") && !m["engine"].json().is_null()) member.engine = m["engine"].json();
+    d.fleet.push_back(std::move(member));
+  }
   return d;
 }
 
 Json hardware_json(const Deployment& d) {
-  Json hw{{"gpu", spec_ref_json(d.gpu, "hardware.gpu")},
-          {"gpu_profile", spec_ref_json(d.gpu_profile, "hardware.gpu_profile")},
-          {"tp", d.parallel.tp},
-          {"pp", d.parallel.pp},
-          {"replicas", d.replicas},
-          {"router", to_string(d.router)}};
-  if (d.price_per_gpu_hour) hw["price_per_gpu_hour"] = *d.price_per_gpu_hour;
-  if (d.purchase_price_per_gpu) hw["purchase_price_per_gpu"] = *d.purchase_price_per_gpu;
+  if (!d.fleet.empty()) {  // a fleet: its members and the router that spreads the load over them
+    Json hw{{"fleet", Json::array()}, {"router", to_string(d.router)}};
+    for (const auto& m : d.fleet) {
+      Json mj = member_json(m.hardware);
+      if (m.engine) mj["engine"] = *m.engine;
+      hw["fleet"].push_back(std::move(mj));
+    }
+    return hw;
+  }
+  Json hw = member_json(d);
+  hw["router"] = to_string(d.router);
   return hw;
 }
 
@@ -411,6 +447,7 @@ std::vector<ResolvedScenario> resolve_disaggregation(const Scenario& s, const Ca
 
 ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
   s.validate();
+  if (!s.hardware.fleet.empty()) return resolve_fleet(s, catalog);
   ResolvedScenario r;
   r.scenario = s;
   Problems p;

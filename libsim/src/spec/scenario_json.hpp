@@ -23,7 +23,10 @@ inline const std::vector<std::string> kAutoscalerKeys{"min_replicas", "max_repli
 inline const std::vector<std::string> kQuantKeys{"weights", "kv_cache"};
 inline const std::vector<std::string> kHardwareKeys{"gpu",      "gpu_profile", "tp",
                                                    "pp",       "replicas",    "router",
-                                                   "price_per_gpu_hour", "purchase_price_per_gpu"};
+                                                   "price_per_gpu_hour", "purchase_price_per_gpu", "fleet"};
+/// A member of hardware.fleet: a pool written like the hardware section, plus its engine overrides.
+inline const std::vector<std::string> kFleetMemberKeys{"gpu", "gpu_profile", "tp", "pp", "replicas",
+                                                       "price_per_gpu_hour", "purchase_price_per_gpu", "engine"};
 inline const std::vector<std::string> kEngineKeys{"policy", "max_num_seqs", "max_num_batched_tokens", "block_size",
                                            "gpu_memory_utilization", "preemption", "max_model_len", "watermark",
                                            "swap_space_gb", "enable_prefix_caching", "cuda_graphs", "max_concurrent_batches", "cpu_offload_gb",

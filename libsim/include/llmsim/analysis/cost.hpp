@@ -31,6 +31,10 @@ double hourly_cost(const spec::ResolvedScenario& scenario);
 /// What the deployment's GPUs alone cost per hour (no overhead, no extras): price × GPUs, summed over the pools of a
 /// disaggregated deployment.
 double gpus_hourly(const spec::ResolvedScenario& scenario);
+/// Deployment replicas of the scenario: hardware.replicas, or summed over a heterogeneous fleet's members.
+int serving_replicas(const spec::ResolvedScenario& s);
+/// GPUs of the unit a capacity row sizes copies of: one replica (tp × pp), or a whole heterogeneous fleet.
+int gpus_per_unit(const spec::ResolvedScenario& s);
 
 /// The price per GPU-hour to bill when a scenario written for `own_gpu` (priced `own_price`, if it says) runs on
 /// `gpu` (both GPU options, spec/gpu_option.hpp: "2xa100-80gb-sxm" is still an A100 SXM): `price` when given

@@ -2,6 +2,9 @@
 // How a model is deployed: which GPU, how many, tensor/pipeline parallel, replicas, price.
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "llmsim/core/json_view.hpp"
 
 namespace llmsim::spec {
 
@@ -11,9 +14,14 @@ struct ParallelConfig {
   int gpus() const noexcept { return tp * pp; }
 };
 
-enum class RouterPolicy { round_robin, least_outstanding, least_kv };
+/// How a request picks a deployment replica. The speed-aware ones (weighted_least_outstanding,
+/// shortest_expected_delay) matter in a heterogeneous fleet (hardware.fleet); with equal replicas
+/// weighted_least_outstanding is least_outstanding. See docs/fleets.md.
+enum class RouterPolicy { round_robin, least_outstanding, least_kv, weighted_least_outstanding, shortest_expected_delay };
 std::string to_string(RouterPolicy r);
 RouterPolicy parse_router(const std::string& s, const std::string& path = "hardware.router");
+
+struct FleetMember;
 
 struct Deployment {
   /// A GPU option (spec/gpu_option.hpp): catalogue id, "<id>:mig-…" or path to a GPU spec file, with an optional
@@ -29,7 +37,18 @@ struct Deployment {
   /// GPUs of the deployment as written; resolve() may raise tp × pp from a count prefix ("2x…"), so use the
   /// resolved scenario's value.
   int gpus_total() const noexcept { return parallel.gpus() * replicas; }
+  /// A heterogeneous fleet (JSON "hardware": {"fleet": [<pool>, ...], "router": ...}): each member is a pool of
+  /// replicas of its own card type and layout; empty = `gpu` × `replicas` as above. With a fleet, the other keys
+  /// of this section (gpu, tp, ...) are not given: they belong to the members.
+  std::vector<FleetMember> fleet;
   void validate(const std::string& path = "hardware") const;
+};
+
+/// One pool of a fleet: written exactly like the hardware section (without fleet/router), plus an optional
+/// `engine` object merged onto the scenario's engine section (RFC 7386 merge patch) for this pool only.
+struct FleetMember {
+  Deployment hardware;
+  std::optional<Json> engine;
 };
 
 }  // namespace llmsim::spec

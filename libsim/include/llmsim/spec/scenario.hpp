@@ -91,7 +91,14 @@ struct ResolvedScenario {
   /// With scenario.disaggregation: the prefill pool [0] and the decode pool [1], each resolved by resolve_pool()
   /// (the scenario on that pool's hardware and engine); empty otherwise.
   std::vector<ResolvedScenario> disagg_pools;
+  /// A heterogeneous fleet's members, each resolved on its own (spec/fleet.hpp); empty for hardware.gpu ×
+  /// hardware.replicas. With a fleet, model/gpu/quant/engine above are the first member's and
+  /// price_per_gpu_hour the GPU-weighted mean over the members.
+  std::vector<ResolvedScenario> fleet;
 };
+
+/// GPUs of the whole deployment: tp × pp × replicas, or summed over a fleet's members.
+int total_gpus(const ResolvedScenario& s);
 
 /// The context limit when engine.max_model_len is 0: the model's limit, capped at max_num_batched_tokens
 /// unless prefill is chunked (without chunking a whole prompt must fit one iteration's token budget).

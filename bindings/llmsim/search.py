@@ -1,0 +1,123 @@
+"""``llmsim.search``: the cheapest deployments meeting the scenario's SLO at a target load.
+
+The space, the pruning, the branch-and-bound order and the front are C++ (``analysis/search.hpp``); this module
+only runs them: on local threads (one C++ call), or with ``client=`` on a Dask cluster, where each wave of
+candidates the C++ planner chose is cut into chunks evaluated by the compiled module on the workers, and the
+evaluations are handed back to the C++ wave rule and front builder — so both give the identical front.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
+
+import pandas as pd
+
+from ._scenario import Scenario, plain, to_text
+from .api import _area
+
+
+def _options(target_qps, budget, axes, gpus, jobs, wave, front_cost_ratio, screen, final_check) -> str:
+    core = _area("search")
+    if axes is None:
+        axis_list = json.loads(core.default_axes([str(g) for g in (gpus or [])]))
+    else:
+        if isinstance(axes, Mapping):
+            items = list(axes.items())
+        else:
+            items = [tuple(a) for a in axes]
+        axis_list = [[str(p), plain(v, f"axes.{p}")] for p, v in items]
+        if gpus is not None and not any(p == "hardware.gpu" for p, _ in axis_list):
+            axis_list.insert(0, ["hardware.gpu", [str(g) for g in gpus]])
+    doc = {"target_qps": float(target_qps), "axes": axis_list, "jobs": int(jobs), "wave": int(wave),
+           "front_cost_ratio": float(front_cost_ratio)}
+    if budget is not None:
+        doc["budget_per_month"] = float(budget)
+    if screen:
+        doc["screen"] = dict(screen)
+    if final_check:
+        doc["final_check"] = dict(final_check)
+    return json.dumps(doc, allow_nan=False)
+
+
+def _evaluate_chunk(candidates: List[str], options: str, final_check: bool) -> List[str]:
+    """One chunk on a Dask worker: the compiled evaluator, one candidate after another."""
+    from llmsim import _core as core  # imported on the worker
+    return [core.search.evaluate(c, options, final_check) for c in candidates]
+
+
+def _on_dask(client, candidates: List[str], options: str, final_check: bool, chunk_size: Optional[int]) -> List[str]:
+    if not candidates:
+        return []
+    if chunk_size is None:
+        threads = sum(client.nthreads().values()) or 1
+        chunk_size = max(1, -(-len(candidates) // (2 * threads)))
+    chunks = [candidates[i:i + chunk_size] for i in range(0, len(candidates), chunk_size)]
+    futures = client.map(_evaluate_chunk, chunks, options=options, final_check=final_check, pure=False)
+    try:
+        results = client.gather(futures)  # in chunk order; re-raises a worker's ValueError
+    except KeyboardInterrupt:
+        client.cancel(futures)
+        raise
+    return [e for chunk in results for e in chunk]
+
+
+def _frame(result: dict) -> pd.DataFrame:
+    rows = []
+    winner = result.get("winner")
+    for m in result["front"]:
+        row = {"name": m["name"]}
+        row.update(m["point"])
+        row.update({k: v for k, v in m.items() if k not in ("name", "point")})
+        row["winner"] = winner is not None and m["name"] == winner["name"]
+        rows.append(row)
+    frame = pd.DataFrame.from_records(rows)
+    for c in ("monthly_cost", "capacity_qps_per_replica", "ttft_p95_ms", "tpot_p95_ms", "cost_per_mtok_output",
+              "price_per_gpu_hour", "monthly_lower_bound"):
+        if c in frame:
+            frame[c] = pd.to_numeric(frame[c], errors="coerce").astype("float64")
+    frame.attrs.update({"target_qps": result["target_qps"], "budget_per_month": result["budget_per_month"],
+                        "currency": result["currency"], "counts": result["counts"], "reasons": result["reasons"],
+                        "winner": winner["name"] if winner else None})
+    return frame
+
+
+def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = None,
+           axes: Optional[Any] = None, gpus: Optional[Sequence[str]] = None, client: Any = None,
+           jobs: Optional[int] = None, wave: int = 32, front_cost_ratio: float = 2.0,
+           screen: Optional[Mapping[str, Any]] = None, final_check: Optional[Mapping[str, Any]] = None,
+           chunk_size: Optional[int] = None, raw: bool = False):
+    """The Pareto front (monthly cost vs P95 TTFT vs P95 TPOT at ``target_qps``) of the deployments that meet the
+    scenario's SLO, as a DataFrame: one row per front member (``name``, the axis values, ``replicas``,
+    ``num_gpus``, ``monthly_cost``, ``capacity_qps_per_replica``, ``ttft_p95_ms``, ``tpot_p95_ms``,
+    ``cost_per_mtok_output``, ``winner``), cheapest first; ``frame.attrs`` holds the counts (enumerated, pruned by
+    memory / budget / bound, simulated, feasible, rechecked), the ``reasons`` (why the winner won, what the
+    runner-up lacks) and the ``winner``'s name.
+
+    ``axes``: ``{path: [values]}`` (or ``[(path, values), ...]``) replacing the default space (hardware.gpu,
+    quant.weights, quant.kv_cache, engine.max_num_seqs, engine.max_num_batched_tokens); ``gpus``: the GPU options
+    of the hardware.gpu axis. ``budget``: monthly bill cap. ``screen`` / ``final_check``: capacity options
+    (num_requests, warmup_requests, replications, rel_tol) of the first pass and of the front's re-check.
+    ``jobs``: local threads (default: all cores); ``client``: a ``distributed.Client`` — the result is identical.
+    ``raw=True`` returns the result JSON as a dict. Bad input raises ValueError naming the field."""
+    core = _area("search")
+    text = to_text(scenario)
+    jobs = int(jobs or os.cpu_count() or 1)
+    options = _options(target_qps, budget, axes, gpus, jobs if client is None else 1, wave, front_cost_ratio,
+                       screen, final_check)
+    if client is None:
+        result = json.loads(core.search(text, options))
+    else:
+        plan = core.plan(text, options)
+        done: List[Optional[str]] = [None] * len(plan)
+        while True:
+            positions = core.next_wave(plan, done, options)
+            if not positions:
+                break
+            evals = _on_dask(client, [plan.candidate(i) for i in positions], options, False, chunk_size)
+            for i, e in zip(positions, evals):
+                done[i] = e
+        front = core.front_positions(done, options)
+        finals = _on_dask(client, [plan.candidate(i) for i in front], options, True, chunk_size)
+        result = json.loads(core.assemble(plan, done, finals, options))
+    return result if raw else _frame(result)

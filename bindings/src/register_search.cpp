@@ -1,0 +1,99 @@
+// llmsim._core.search: the deployment search (analysis/search.hpp). The threaded search is one call; for a Dask
+// cluster the steps are exposed so that Python only ships the candidates the C++ planner produced to workers
+// (evaluate) and hands their evaluations back to the C++ wave rule and front builder: one rule, in C++.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "convert.hpp"
+#include "interrupt.hpp"
+#include "llmsim/analysis/search.hpp"
+#include "llmsim/spec/catalog.hpp"
+
+namespace llmsim::python {
+
+namespace {
+
+analysis::SearchOptions options_of(const std::string& text) {
+  const Json doc = parse_text(text, "search options");
+  return analysis::search_options_from_json(JsonView(doc, "search"));
+}
+
+std::vector<std::optional<analysis::SearchEvaluation>> evaluations_of(const std::vector<std::optional<std::string>>& done) {
+  std::vector<std::optional<analysis::SearchEvaluation>> out(done.size());
+  for (std::size_t i = 0; i < done.size(); ++i) {
+    if (!done[i]) continue;
+    const Json j = parse_text(*done[i], "evaluation");
+    out[i] = analysis::evaluation_from_json(JsonView(j, "evaluation"));
+  }
+  return out;
+}
+
+}  // namespace
+
+void register_search(py::module_& m) {
+  py::class_<analysis::SearchPlan>(m, "SearchPlan", "Surviving candidates of a search (opaque; see llmsim.search)")
+      .def("__len__", [](const analysis::SearchPlan& p) { return p.candidates.size(); })
+      .def("candidate", [](const analysis::SearchPlan& p, std::size_t i) {
+        if (i >= p.candidates.size()) throw py::index_error("candidate " + std::to_string(i));
+        return dump(analysis::to_json(p.candidates[i]));
+      }, py::arg("position"), "The candidate at `position` as JSON text (what a worker evaluates).");
+
+  m.def("default_axes", [](const std::vector<std::string>& gpus) { return dump(analysis::to_json(analysis::default_search_axes(gpus))); },
+        py::arg("gpus") = std::vector<std::string>{}, "The default axes as JSON [[path, [values]], ...].");
+
+  m.def("plan", [](const std::string& scenario, const std::string& options) {
+    std::atomic<bool> cancel{false};
+    Warnings warnings;
+    return run_interruptible(cancel, warnings, [&] {
+      auto o = options_of(options);
+      o.cancel = &cancel;
+      return analysis::plan_search(parse_text(scenario, "scenario"), o, spec::Catalog::builtin());
+    });
+  }, py::arg("scenario"), py::arg("options"), "Enumerate and prune statically (GIL released).");
+
+  m.def("next_wave", [](const analysis::SearchPlan& plan, const std::vector<std::optional<std::string>>& done,
+                        const std::string& options) {
+    return analysis::next_wave(plan, evaluations_of(done), options_of(options));
+  }, py::arg("plan"), py::arg("done"), py::arg("options"),
+     "Positions to evaluate next (branch-and-bound) given the evaluations so far (JSON text or None per position).");
+
+  m.def("evaluate", [](const std::string& candidate, const std::string& options, bool final_check) {
+    std::atomic<bool> cancel{false};
+    Warnings warnings;
+    return run_interruptible(cancel, warnings, [&] {
+      const auto o = options_of(options);
+      const Json c = parse_text(candidate, "candidate");
+      return dump(analysis::to_json(analysis::evaluate_candidate(analysis::candidate_from_json(JsonView(c, "candidate")),
+                                                                 final_check ? o.final_check : o.screen,
+                                                                 spec::Catalog::builtin(), &cancel)));
+    });
+  }, py::arg("candidate"), py::arg("options"), py::arg("final_check") = false,
+     "One candidate's capacity and fleet at the target (evaluation JSON text); GIL released, Ctrl-C stops it.");
+
+  m.def("front_positions", [](const std::vector<std::optional<std::string>>& done, const std::string& options) {
+    return analysis::pareto_positions(evaluations_of(done), options_of(options).budget_per_month);
+  }, py::arg("done"), py::arg("options"), "Positions of the first-pass Pareto front (to re-check).");
+
+  m.def("assemble", [](const analysis::SearchPlan& plan, const std::vector<std::optional<std::string>>& done,
+                       const std::vector<std::string>& finals, const std::string& options) {
+    std::vector<analysis::SearchEvaluation> f;
+    for (const auto& t : finals) {
+      const Json j = parse_text(t, "evaluation");
+      f.push_back(analysis::evaluation_from_json(JsonView(j, "evaluation")));
+    }
+    return dump(analysis::to_json(analysis::assemble_search(plan, evaluations_of(done), f, options_of(options))));
+  }, py::arg("plan"), py::arg("done"), py::arg("finals"), py::arg("options"), "The result JSON text.");
+
+  m.def("search", [](const std::string& scenario, const std::string& options) {
+    std::atomic<bool> cancel{false};
+    Warnings warnings;
+    return run_interruptible(cancel, warnings, [&] {
+      auto o = options_of(options);
+      o.cancel = &cancel;
+      return dump(analysis::to_json(analysis::search(parse_text(scenario, "scenario"), o, spec::Catalog::builtin())));
+    });
+  }, py::arg("scenario"), py::arg("options"),
+     "The whole search on options.jobs threads (result JSON text); GIL released, Ctrl-C stops it.");
+}
+
+}  // namespace llmsim::python

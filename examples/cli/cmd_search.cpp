@@ -1,0 +1,128 @@
+// `llmsim search`: the cheapest deployments meeting the scenario's SLO at a target load (analysis/search.hpp).
+#include <iostream>
+#include <optional>
+
+#include "common.hpp"
+#include "output_file.hpp"
+#include "signals.hpp"
+#include "llmsim/analysis/search.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/gpu_option.hpp"
+
+namespace llmsim::cli {
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const auto comma = s.find(',', start);
+    const std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+void print_human(const analysis::SearchResult& r) {
+  const Json j = analysis::to_json(r);
+  const auto& c = j["counts"];
+  const std::string cur = r.currency == "USD" ? "$" : r.currency + " ";
+  std::cout << "search: " << fmt(r.target_qps, 2) << " req/s"
+            << (r.budget_per_month ? ", budget " + cur + fmt(*r.budget_per_month, 0) + "/month" : std::string()) << "\n"
+            << "configurations: " << c["enumerated"] << " enumerated, " << c["invalid"] << " invalid, "
+            << c["pruned_memory"] << " pruned by memory, " << c["pruned_budget"] << " by the budget bound, "
+            << c["pruned_bound"] << " by branch-and-bound, " << c["simulated"] << " simulated (" << c["feasible"]
+            << " feasible), front re-checked: " << c["rechecked"] << "\n";
+  if (!r.front.empty()) {
+    std::cout << "Pareto front (monthly cost vs P95 TTFT vs P95 TPOT at the target):\n";
+    for (std::size_t i = 0; i < r.front.size(); ++i) {
+      const auto& m = r.front[i];
+      const auto& e = m.evaluation;
+      std::cout << (r.winner && *r.winner == i ? "* " : "  ") << m.candidate.name << ": " << cur
+                << fmt(e.monthly_cost, 0) << "/month, " << e.replicas << " x " << m.candidate.gpus_per_replica
+                << " GPU(s), capacity " << fmt(e.capacity_qps, 2) << " req/s per replica, TTFT p95 "
+                << fmt(e.ttft_p95_ms, 0) << " ms, TPOT p95 " << fmt(e.tpot_p95_ms, 1) << " ms\n";
+    }
+  }
+  for (const auto& reason : r.reasons) std::cout << reason << "\n";
+}
+
+int run_search(int argc, char** argv) {
+  return guarded("search", [&] {
+    po::options_description opts("llmsim search options");
+    po::positional_options_description pos;
+    add_scenario_options(opts, pos, "scenario JSON file (model, workload, SLO; its hardware is searched over)");
+    opts.add_options()
+        ("target-qps", po::value<double>()->required(), "the load (req/s) the deployment must carry within the SLO")
+        ("budget", po::value<double>(), "drop configurations whose monthly bill exceeds this (cost.currency)")
+        ("gpus", po::value<std::string>(), "comma-separated GPU options for the hardware.gpu axis (default: six cards x 1/2/4/8 GPUs, TP and PP)")
+        ("axis", po::value<std::vector<std::string>>()->composing(),
+         "PATH=[v1,v2,...] (JSON list), repeatable: replaces the default axes (hardware.gpu stays unless given)")
+        ("jobs,j", po::value<int>()->default_value(1), "threads (the result does not depend on it)")
+        ("json", po::value<std::string>(), "write the result as JSON to this file ('-' = stdout)");
+    add_progress_options(opts);
+    po::variables_map vm;
+    if (!parse_args(argc, argv, opts, vm,
+                    "usage: llmsim search SCENARIO.json --target-qps Q [--budget USD_PER_MONTH] [--gpus G1,G2,...] "
+                    "[--axis PATH=[...] ...] [--jobs N] [--json out.json]",
+                    &pos)) {
+      return kOk;
+    }
+    const Json doc = load_scenario(vm);
+    analysis::SearchOptions o;
+    o.target_qps = vm["target-qps"].as<double>();
+    if (vm.count("budget")) o.budget_per_month = vm["budget"].as<double>();
+    o.jobs = vm["jobs"].as<int>();
+    std::vector<std::string> gpus;
+    if (vm.count("gpus")) {
+      gpus = split_list(vm["gpus"].as<std::string>());
+      if (gpus.empty()) throw ConfigError("--gpus", "must list at least one GPU option");
+      for (const auto& g : gpus) spec::parse_gpu_option(g, "--gpus");
+    }
+    o.axes = analysis::default_search_axes(gpus);
+    if (vm.count("axis")) {
+      std::vector<analysis::SearchAxis> given;
+      bool gpu_given = false;
+      for (const auto& text : vm["axis"].as<std::vector<std::string>>()) {
+        const auto [path, value] = parse_set(text);
+        if (!value.is_array()) throw ConfigError("--axis " + path, "must be a JSON list of values, got " + value.dump());
+        given.push_back({path, std::vector<Json>(value.begin(), value.end())});
+        gpu_given = gpu_given || path == "hardware.gpu";
+      }
+      if (!gpu_given) given.insert(given.begin(), o.axes.front());
+      o.axes = std::move(given);
+    }
+    std::optional<OutputFile> out;  // opened before the work: a missing directory fails now
+    const bool json_stdout = vm.count("json") && vm["json"].as<std::string>() == "-";
+    if (vm.count("json") && !json_stdout) out.emplace(vm["json"].as<std::string>(), "--json");
+    ProgressLine progress("search", "configurations", vm);
+    o.progress = [&](std::size_t done, std::size_t total) { progress(done, total); };
+    CancelScope interrupts;
+    o.cancel = interrupts.flag();
+    const auto result = analysis::search(doc, o, spec::Catalog::builtin());
+    if (json_stdout) {
+      print_json(analysis::to_json(result));
+      return kOk;
+    }
+    if (out) {
+      out->write(analysis::to_json(result).dump(2) + "\n");
+      out->commit();
+    }
+    print_human(result);
+    return kOk;
+  });
+}
+
+}  // namespace
+
+Command command_search() {
+  return {"search", "cheapest deployments meeting the SLO at --target-qps: pruned enumeration, capacity per survivor, "
+                    "Pareto front and winner",
+          run_search};
+}
+
+}  // namespace llmsim::cli

@@ -1,0 +1,153 @@
+#pragma once
+// `llmsim search`: the cheapest deployments that meet the scenario's SLO at a target load. The deployment space is
+// data — axes of scenario JSON paths and their candidate values — enumerated as a cartesian product, pruned before
+// simulating (resolve errors, memory fit, an analytic throughput bound → minimum replicas → a monthly-cost lower
+// bound against the budget and, branch-and-bound, against the cheapest configuration found so far), then each
+// survivor's capacity is searched and its fleet sized for the target (evaluate_row). Output: the Pareto front of
+// monthly cost vs P95 TTFT vs P95 TPOT at the target, and the winner with its reasons. docs/search.md.
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "llmsim/analysis/capacity.hpp"
+#include "llmsim/analysis/parallel.hpp"
+#include "llmsim/core/json_view.hpp"
+
+namespace llmsim::spec {
+class Catalog;
+}
+
+namespace llmsim::analysis {
+
+/// One dimension of the space: a dotted scenario path (as in a sweep grid: "hardware.gpu", "quant.weights",
+/// "engine.max_num_seqs", any field set_json_path accepts, so later sections such as "disaggregation.*" or
+/// "engine.speculative" work as axes once the scenario knows them) and the values to try.
+struct SearchAxis {
+  std::string path;
+  std::vector<Json> values;
+};
+
+/// The default axes: hardware.gpu over `gpus` (GPU options; empty = a default list of cards × 1, 2, 4, 8 GPUs as
+/// tensor parallel, and 2 and 4 as pipeline parallel), quant.weights (fp16, fp8, int8, awq-int4), quant.kv_cache
+/// (fp16, fp8), engine.max_num_seqs (64..512) and engine.max_num_batched_tokens (2048..16384; in vLLM V1 also the
+/// chunked-prefill chunk size).
+std::vector<SearchAxis> default_search_axes(const std::vector<std::string>& gpus = {});
+
+struct SearchOptions {
+  double target_qps = 0;                    ///< req/s the fleet must carry within the SLO (> 0)
+  std::optional<double> budget_per_month;   ///< configurations whose monthly bill would exceed it are dropped
+  std::vector<SearchAxis> axes;             ///< empty = default_search_axes()
+  /// First pass, per surviving configuration: a cheaper capacity search (fewer requests, one seed).
+  CapacityOptions screen = [] {
+    CapacityOptions c;
+    c.num_requests = 300;
+    c.warmup_requests = 30;
+    c.replications = 1;
+    c.rel_tol = 0.05;
+    return c;
+  }();
+  /// The front is re-checked at these settings (the capacity defaults but 3 seeds) and re-assembled.
+  CapacityOptions final_check = [] {
+    CapacityOptions c;
+    c.replications = 3;
+    return c;
+  }();
+  /// Branch-and-bound: a configuration whose cost lower bound exceeds this × the cheapest feasible bill found so far
+  /// is not simulated (it could not be the winner, nor a front member cheaper than that many times the winner).
+  double front_cost_ratio = 2.0;
+  int wave = 32;   ///< configurations simulated between bound updates (fixed: the result does not depend on jobs)
+  int jobs = 1;    ///< threads
+  const std::atomic<bool>* cancel = nullptr;
+  Progress progress;  ///< (simulated so far, surviving the static pruning)
+  void validate(const std::string& path = "search") const;
+};
+
+/// A configuration that survived the static pruning, with everything a worker needs to evaluate it.
+struct SearchCandidate {
+  std::int64_t index = 0;                               ///< position in the enumeration (cartesian, last axis fastest)
+  std::vector<std::pair<std::string, Json>> point;      ///< axis path → value
+  Json scenario;                                         ///< the full scenario, cost.target_qps set
+  std::string name;                                      ///< "2xa100-80gb-sxm awq-int4 kv=fp8 seqs=128 mnbt=8192"
+  int gpus_per_replica = 1;
+  double price_per_gpu_hour = 0;
+  double qps_bound_per_replica = 0;                      ///< replica_speed().requests_per_s_bound
+  int min_replicas = 1;                                  ///< ⌈target ÷ bound⌉
+  double monthly_lower_bound = 0;                        ///< the bill of min_replicas (hourly_cost × hours/month)
+};
+
+/// One candidate's capacity and its fleet at the target.
+struct SearchEvaluation {
+  std::int64_t index = -1;
+  bool fits = true;
+  bool meets_slo = false;        ///< capacity found and the sized fleet meets the SLO at its share of the target
+  std::string reason;            ///< why not
+  double capacity_qps = 0;       ///< per replica
+  int replicas = 0;              ///< for the target (row.replicas_needed)
+  double monthly_cost = 0;
+  double ttft_p95_ms = 0, tpot_p95_ms = 0;  ///< one replica at its share of the target
+  std::optional<double> cost_per_mtok_output;
+};
+
+struct SearchPlan {
+  std::vector<SearchCandidate> candidates;  ///< sorted by monthly_lower_bound, then index
+  std::int64_t enumerated = 0, invalid = 0, pruned_memory = 0, pruned_budget = 0;
+  std::vector<std::string> invalid_examples;  ///< the first few reasons (resolve errors)
+};
+
+struct SearchFrontMember {
+  SearchCandidate candidate;
+  SearchEvaluation evaluation;  ///< at final_check settings
+};
+
+struct SearchResult {
+  double target_qps = 0;
+  std::optional<double> budget_per_month;
+  std::int64_t enumerated = 0, invalid = 0, pruned_memory = 0, pruned_budget = 0, pruned_bound = 0, simulated = 0,
+               feasible = 0, rechecked = 0;
+  std::vector<SearchFrontMember> front;   ///< by monthly cost, then P95 TTFT
+  std::optional<std::size_t> winner;      ///< into front: the cheapest (then lowest P95 TTFT)
+  std::vector<std::string> reasons;       ///< why the winner won, what the runner-up lacks
+  std::string currency = "USD";
+};
+
+/// Enumerates the axes over `base` (a scenario JSON object) and prunes statically. ConfigError for bad options,
+/// an empty axis or a path that is not a scenario field (naming search.axes[i]). Runs on options.jobs threads;
+/// the plan does not depend on them.
+SearchPlan plan_search(const Json& base, const SearchOptions& options, const spec::Catalog& catalog);
+
+/// Capacity search (`capacity` options) and fleet sizing of one candidate (what a Dask worker runs).
+SearchEvaluation evaluate_candidate(const SearchCandidate& candidate, const CapacityOptions& capacity,
+                                    const spec::Catalog& catalog, const std::atomic<bool>* cancel = nullptr);
+
+/// Branch-and-bound: positions (into plan.candidates) to simulate next given the evaluations so far
+/// (`done[i]` for position i, in order); empty when the search is complete.
+std::vector<std::size_t> next_wave(const SearchPlan& plan, const std::vector<std::optional<SearchEvaluation>>& done,
+                                   const SearchOptions& options);
+
+/// Positions of the Pareto front (cost, P95 TTFT, P95 TPOT; all lower-is-better) among feasible evaluations.
+std::vector<std::size_t> pareto_positions(const std::vector<std::optional<SearchEvaluation>>& done,
+                                          const std::optional<double>& budget_per_month);
+
+/// The result from the first-pass evaluations and the front's re-checks (`final_evals[i]` for position
+/// pareto_positions(first)[i]).
+SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::optional<SearchEvaluation>>& first,
+                             const std::vector<SearchEvaluation>& final_evals, const SearchOptions& options);
+
+/// The whole search on threads: plan, waves, re-check, assemble. Deterministic for any options.jobs.
+SearchResult search(const Json& base, const SearchOptions& options, const spec::Catalog& catalog);
+
+Json to_json(const SearchCandidate& c);
+SearchCandidate candidate_from_json(const JsonView& v);
+Json to_json(const SearchEvaluation& e);
+SearchEvaluation evaluation_from_json(const JsonView& v);
+Json to_json(const SearchResult& r);
+/// Options from JSON (keys: target_qps, budget_per_month, axes [[path, [values]], ...] in order, jobs, wave,
+/// front_cost_ratio, screen/final_check {num_requests, warmup_requests, replications, rel_tol}).
+SearchOptions search_options_from_json(const JsonView& v);
+/// Axes as that JSON: [[path, [values]], ...].
+Json to_json(const std::vector<SearchAxis>& axes);
+
+}  // namespace llmsim::analysis

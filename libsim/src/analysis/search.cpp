@@ -1,0 +1,512 @@
+#include "llmsim/analysis/search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/row.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/engine/replica_speed.hpp"
+#include "llmsim/memory/memory_plan.hpp"
+#include "llmsim/perf/cost_model.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+namespace llmsim::analysis {
+
+namespace {
+
+constexpr std::int64_t kMaxConfigurations = 5'000'000;  // enumeration is eager: each candidate keeps its scenario
+
+std::string value_text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+std::string candidate_name(const std::vector<std::pair<std::string, Json>>& point) {
+  std::string name;
+  for (const auto& [path, value] : point) {
+    const auto dot = path.rfind('.');
+    const std::string leaf = dot == std::string::npos ? path : path.substr(dot + 1);
+    std::string part;
+    if (path == "hardware.gpu" || path == "quant.weights") part = value_text(value);
+    else if (path == "quant.kv_cache") part = "kv=" + value_text(value);
+    else if (path == "engine.max_num_seqs") part = "seqs=" + value_text(value);
+    else if (path == "engine.max_num_batched_tokens") part = "mnbt=" + value_text(value);
+    else part = leaf + "=" + value_text(value);
+    name += (name.empty() ? "" : " ") + part;
+  }
+  return name;
+}
+
+bool feasible(const SearchEvaluation& e, const std::optional<double>& budget) {
+  return e.fits && e.meets_slo && (!budget || e.monthly_cost <= *budget);
+}
+
+bool dominates(const SearchEvaluation& a, const SearchEvaluation& b) {
+  const bool no_worse = a.monthly_cost <= b.monthly_cost && a.ttft_p95_ms <= b.ttft_p95_ms && a.tpot_p95_ms <= b.tpot_p95_ms;
+  const bool better = a.monthly_cost < b.monthly_cost || a.ttft_p95_ms < b.ttft_p95_ms || a.tpot_p95_ms < b.tpot_p95_ms;
+  return no_worse && better;
+}
+
+// Non-dominated among `items` (pointers may be null = not feasible), as indices into items.
+std::vector<std::size_t> pareto(const std::vector<const SearchEvaluation*>& items) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!items[i]) continue;
+    bool dominated = false;
+    for (std::size_t j = 0; j < items.size() && !dominated; ++j) {
+      if (j == i || !items[j]) continue;
+      const auto& a = *items[j];
+      const auto& b = *items[i];
+      // An identical point earlier in the order (a knob that changed nothing at the target) stands for both.
+      const bool same = a.monthly_cost == b.monthly_cost && a.ttft_p95_ms == b.ttft_p95_ms && a.tpot_p95_ms == b.tpot_p95_ms;
+      dominated = dominates(a, b) || (same && j < i);
+    }
+    if (!dominated) out.push_back(i);
+  }
+  return out;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string money(double v, const std::string& currency) { return (currency == "USD" ? "$" : currency + " ") + fixed(v, 0); }
+std::string money2(double v, const std::string& currency) { return (currency == "USD" ? "$" : currency + " ") + fixed(v, 2); }
+
+}  // namespace
+
+std::vector<SearchAxis> default_search_axes(const std::vector<std::string>& gpus) {
+  std::vector<Json> gpu_values;
+  if (!gpus.empty()) {
+    for (const auto& g : gpus) gpu_values.emplace_back(g);
+  } else {
+    for (const std::string card : {"rtx4090-24gb", "rtx4090-48gb", "l40s-48gb", "a100-80gb-pcie", "a100-80gb-sxm",
+                                   "h100-80gb-sxm"})
+      for (const std::string count : {"", "2x", "4x", "8x", "2x@pp", "4x@pp"})
+        gpu_values.emplace_back(count.empty() ? card
+                                : count.back() == 'p' ? count.substr(0, 2) + card + "@pp"
+                                                      : count + card);
+  }
+  return {{"hardware.gpu", gpu_values},
+          {"quant.weights", {"fp16", "fp8", "int8", "awq-int4"}},
+          {"quant.kv_cache", {"fp16", "fp8"}},
+          {"engine.max_num_seqs", {64, 128, 256, 512}},
+          {"engine.max_num_batched_tokens", {2048, 4096, 8192, 16384}}};
+}
+
+void SearchOptions::validate(const std::string& path) const {
+  Problems p;
+  if (!(target_qps > 0) || !std::isfinite(target_qps))
+    p.add(path + ".target_qps", "must be a request rate > 0, got " + format_value(target_qps));
+  if (budget_per_month && (!(*budget_per_month > 0) || !std::isfinite(*budget_per_month)))
+    p.add(path + ".budget_per_month", "must be > 0, got " + format_value(*budget_per_month));
+  if (!(front_cost_ratio >= 1) || !std::isfinite(front_cost_ratio))
+    p.add(path + ".front_cost_ratio", "must be >= 1, got " + format_value(front_cost_ratio));
+  if (wave < 1) p.add(path + ".wave", "must be >= 1, got " + std::to_string(wave));
+  if (jobs < 1) p.add(path + ".jobs", "must be >= 1, got " + std::to_string(jobs));
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const std::string at = path + ".axes[" + std::to_string(i) + "]";
+    if (axes[i].path.empty()) p.add(at + ".path", "must name a scenario field");
+    if (axes[i].values.empty()) p.add(at + " (" + axes[i].path + ")", "must list at least one value");
+  }
+  p.throw_if_any();
+  screen.validate(path + ".screen");
+  final_check.validate(path + ".final_check");
+}
+
+SearchPlan plan_search(const Json& base, const SearchOptions& options, const spec::Catalog& catalog) {
+  options.validate();
+  const std::vector<SearchAxis> axes = options.axes.empty() ? default_search_axes() : options.axes;
+  if (!base.is_object()) throw ConfigError("scenario", "must be a JSON object");
+  if (base.contains("hardware") && base["hardware"].is_object() && base["hardware"].contains("fleet"))
+    throw ConfigError("hardware.fleet", "search explores one card type per deployment; give the base as a plain "
+                                        "hardware section (a fleet is evaluated with `capacity`)");
+  // Every path must be a scenario field: try each on the base.
+  std::int64_t total = 1;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    Json probe = base;
+    try {
+      spec::set_json_path(probe, axes[i].path, axes[i].values.front());
+    } catch (const ConfigError& e) {
+      throw ConfigError("search.axes[" + std::to_string(i) + "].path", e.what());
+    }
+    total *= static_cast<std::int64_t>(axes[i].values.size());
+    if (total > kMaxConfigurations)
+      throw ConfigError("search.axes", "the space has more than " + std::to_string(kMaxConfigurations) +
+                                           " configurations; narrow an axis");
+  }
+  {  // the fleet is sized for a request rate: an open-loop workload
+    Json probe = base;
+    spec::set_json_path(probe, "cost.target_qps", options.target_qps);
+    const spec::Scenario sc = spec::scenario_from_json(JsonView(probe, ""));
+    if (closed_loop_users(sc.workload) || !spec::offered_rate(sc.workload))
+      throw ConfigError("workload.arrival", "search sizes a fleet for a request rate (--target-qps): it needs an "
+                                            "open-loop workload (poisson, gamma, constant, onoff, piecewise), not a "
+                                            "closed loop, a trace or an offline batch");
+  }
+  SearchPlan plan;
+  plan.enumerated = total;
+  enum class Fate { invalid, memory, budget, kept };
+  struct Slot {
+    Fate fate = Fate::invalid;
+    std::string why;
+    SearchCandidate c;
+  };
+  std::vector<Slot> slots(static_cast<std::size_t>(total));
+  parallel_for(slots.size(), options.jobs, [&](std::size_t k) {
+    Slot& s = slots[k];
+    SearchCandidate& c = s.c;
+    c.index = static_cast<std::int64_t>(k);
+    std::vector<std::pair<std::string, Json>> overrides{{"hardware.replicas", 1}};
+    std::size_t rest = k;
+    std::vector<std::size_t> digit(axes.size());
+    for (std::size_t a = axes.size(); a-- > 0;) {  // the last axis varies fastest
+      digit[a] = rest % axes[a].values.size();
+      rest /= axes[a].values.size();
+    }
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      c.point.emplace_back(axes[a].path, axes[a].values[digit[a]]);
+      overrides.emplace_back(axes[a].path, axes[a].values[digit[a]]);
+    }
+    overrides.emplace_back("cost.target_qps", options.target_qps);
+    c.name = candidate_name(c.point);
+    try {
+      c.scenario = apply_overrides(base, overrides);
+      const spec::ResolvedScenario rs = spec::resolve(spec::scenario_from_json(JsonView(c.scenario, "")), catalog);
+      const auto& e = rs.scenario.engine;
+      const auto mp = memory::plan_memory(rs.model, rs.quant, rs.gpu, rs.scenario.hardware.parallel, e, rs.max_model_len);
+      if (!mp.fits || mp.kv_capacity_blocks < 2) {
+        s.fate = Fate::memory;
+        return;
+      }
+      const auto model = perf::make_cost_model(rs);
+      const auto speed = engine::replica_speed(model, mp, e, engine::mean_lengths(rs.scenario.workload));
+      c.gpus_per_replica = rs.scenario.hardware.parallel.gpus();
+      c.price_per_gpu_hour = rs.price_per_gpu_hour;
+      c.qps_bound_per_replica = speed.requests_per_s_bound;
+      const auto& cs = rs.scenario.cost;
+      c.min_replicas = replicas_needed(options.target_qps, speed.requests_per_s_bound, cs.spare_fraction).value_or(1000000000);
+      // What evaluate_row bills for min_replicas replicas: no configuration can cost less than this.
+      c.monthly_lower_bound = hourly_cost(c.price_per_gpu_hour, c.gpus_per_replica * c.min_replicas, cs) * cs.hours_per_month;
+      s.fate = options.budget_per_month && c.monthly_lower_bound > *options.budget_per_month ? Fate::budget : Fate::kept;
+    } catch (const ConfigError& e) {
+      s.fate = Fate::invalid;
+      s.why = c.name + ": " + e.what();
+    }
+  }, ParallelHooks{{}, {}, {}, options.cancel});
+  for (auto& s : slots) {
+    switch (s.fate) {
+      case Fate::invalid:
+        ++plan.invalid;
+        if (plan.invalid_examples.size() < 5) plan.invalid_examples.push_back(s.why);
+        break;
+      case Fate::memory: ++plan.pruned_memory; break;
+      case Fate::budget: ++plan.pruned_budget; break;
+      case Fate::kept: plan.candidates.push_back(std::move(s.c)); break;
+    }
+  }
+  if (plan.invalid == total)  // nothing could run: a bad value on some axis, not an empty answer
+    throw ConfigError("search.axes", "every configuration is invalid, e.g. " + plan.invalid_examples.front());
+  std::stable_sort(plan.candidates.begin(), plan.candidates.end(), [](const SearchCandidate& a, const SearchCandidate& b) {
+    return a.monthly_lower_bound < b.monthly_lower_bound;
+  });
+  return plan;
+}
+
+SearchEvaluation evaluate_candidate(const SearchCandidate& c, const CapacityOptions& capacity,
+                                    const spec::Catalog& catalog, const std::atomic<bool>* cancel) {
+  SearchEvaluation e;
+  e.index = c.index;
+  RowOptions ro;
+  ro.capacity = true;
+  ro.capacity_options = capacity;
+  ro.cancel = cancel;
+  Row row;
+  try {
+    row = evaluate_row(spec::resolve(spec::scenario_from_json(JsonView(c.scenario, "")), catalog), ro);
+  } catch (const ConfigError& x) {  // this configuration's own limit (e.g. more than 1e9 replicas): not feasible
+    e.fits = false;
+    e.reason = x.what();
+    return e;
+  }
+  e.fits = row.fits;
+  e.reason = row.reason;
+  if (!row.fits || !row.capacity || !row.capacity->found) {
+    if (e.reason.empty() && row.capacity) e.reason = row.capacity->reason;
+    return e;
+  }
+  e.capacity_qps = row.capacity->max_qps;
+  e.replicas = row.replicas_needed.value_or(0);
+  e.monthly_cost = row.monthly_cost.value_or(0);
+  e.cost_per_mtok_output = row.cost_per_mtok_output_at_target;
+  if (row.at_target) {
+    e.ttft_p95_ms = row.at_target->ttft_ms.p95;
+    e.tpot_p95_ms = row.at_target->tpot_ms.p95;
+    e.meets_slo = run_meets_slo(*row.at_target);
+    if (!e.meets_slo) e.reason = "misses the SLO at its share of the target even with " + std::to_string(e.replicas) + " replicas";
+  }
+  return e;
+}
+
+std::vector<std::size_t> next_wave(const SearchPlan& plan, const std::vector<std::optional<SearchEvaluation>>& done,
+                                   const SearchOptions& options) {
+  double best = std::numeric_limits<double>::infinity();
+  std::size_t first_open = plan.candidates.size();
+  for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
+    if (i < done.size() && done[i]) {
+      if (feasible(*done[i], options.budget_per_month)) best = std::min(best, done[i]->monthly_cost);
+    } else if (first_open == plan.candidates.size()) {
+      first_open = i;
+    }
+  }
+  double cutoff = best * options.front_cost_ratio;
+  if (options.budget_per_month) cutoff = std::min(cutoff, *options.budget_per_month);
+  std::vector<std::size_t> out;
+  for (std::size_t i = first_open; i < plan.candidates.size() && out.size() < static_cast<std::size_t>(options.wave); ++i) {
+    if (i < done.size() && done[i]) continue;
+    if (plan.candidates[i].monthly_lower_bound > cutoff) break;  // sorted by the bound: the rest are out too
+    out.push_back(i);
+  }
+  return out;
+}
+
+std::vector<std::size_t> pareto_positions(const std::vector<std::optional<SearchEvaluation>>& done,
+                                          const std::optional<double>& budget) {
+  std::vector<const SearchEvaluation*> items;
+  for (const auto& d : done) items.push_back(d && feasible(*d, budget) ? &*d : nullptr);
+  return pareto(items);
+}
+
+SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::optional<SearchEvaluation>>& first,
+                             const std::vector<SearchEvaluation>& final_evals, const SearchOptions& options) {
+  SearchResult r;
+  r.target_qps = options.target_qps;
+  r.budget_per_month = options.budget_per_month;
+  r.enumerated = plan.enumerated;
+  r.invalid = plan.invalid;
+  r.pruned_memory = plan.pruned_memory;
+  r.pruned_budget = plan.pruned_budget;
+  for (const auto& d : first) {
+    if (!d) continue;
+    ++r.simulated;
+    if (feasible(*d, options.budget_per_month)) ++r.feasible;
+  }
+  r.pruned_bound = static_cast<std::int64_t>(plan.candidates.size()) - r.simulated;
+  const auto positions = pareto_positions(first, options.budget_per_month);
+  if (final_evals.size() != positions.size())
+    throw InternalError("search: " + std::to_string(final_evals.size()) + " re-checks for a front of " +
+                        std::to_string(positions.size()));
+  r.rechecked = static_cast<std::int64_t>(final_evals.size());
+  // The re-checked front: members still feasible at the full settings, and not dominated among themselves.
+  std::vector<const SearchEvaluation*> items;
+  for (const auto& f : final_evals) items.push_back(feasible(f, options.budget_per_month) ? &f : nullptr);
+  for (const auto k : pareto(items)) r.front.push_back({plan.candidates[positions[k]], final_evals[k]});
+  std::sort(r.front.begin(), r.front.end(), [](const SearchFrontMember& a, const SearchFrontMember& b) {
+    const auto& x = a.evaluation;
+    const auto& y = b.evaluation;
+    if (x.monthly_cost != y.monthly_cost) return x.monthly_cost < y.monthly_cost;
+    if (x.ttft_p95_ms != y.ttft_p95_ms) return x.ttft_p95_ms < y.ttft_p95_ms;
+    return a.candidate.index < b.candidate.index;
+  });
+  if (!plan.candidates.empty()) {
+    const Json& sc = plan.candidates.front().scenario;
+    if (sc.contains("cost") && sc["cost"].contains("currency")) r.currency = sc["cost"]["currency"].get<std::string>();
+  }
+  const std::string cur = r.currency;
+  if (r.front.empty()) {
+    r.reasons.push_back("no configuration meets the SLO at " + format_value(r.target_qps) + " req/s" +
+                        (r.budget_per_month ? " within " + money(*r.budget_per_month, cur) + "/month" : std::string()) +
+                        ": " + std::to_string(r.simulated) + " simulated, " + std::to_string(r.feasible) +
+                        " feasible in the first pass");
+    return r;
+  }
+  r.winner = 0;
+  const auto& w = r.front[0];
+  const auto& we = w.evaluation;
+  r.reasons.push_back(w.candidate.name + " is the cheapest at " + money(we.monthly_cost, cur) + "/month: " +
+                      std::to_string(we.replicas) + " replica(s) of " + std::to_string(w.candidate.gpus_per_replica) +
+                      " GPU(s) at " + money2(w.candidate.price_per_gpu_hour, cur) + "/GPU-h, each carrying up to " +
+                      fixed(we.capacity_qps, 2) + " req/s within the SLO; at the target P95 TTFT " +
+                      fixed(we.ttft_p95_ms, 0) + " ms, P95 TPOT " + fixed(we.tpot_p95_ms, 1) + " ms");
+  // The runner-up: the next front member, else the cheapest other feasible configuration of the first pass.
+  const SearchCandidate* rc = nullptr;
+  const SearchEvaluation* re = nullptr;
+  if (r.front.size() > 1) {
+    rc = &r.front[1].candidate;
+    re = &r.front[1].evaluation;
+  } else {
+    for (std::size_t i = 0; i < first.size(); ++i) {
+      if (!first[i] || !feasible(*first[i], options.budget_per_month) || plan.candidates[i].index == w.candidate.index) continue;
+      if (!re || first[i]->monthly_cost < re->monthly_cost) rc = &plan.candidates[i], re = &*first[i];
+    }
+  }
+  if (rc) {
+    const double per_gpu_w = we.capacity_qps / (w.candidate.gpus_per_replica * w.candidate.price_per_gpu_hour);
+    const double per_gpu_r = re->capacity_qps / (rc->gpus_per_replica * rc->price_per_gpu_hour);
+    std::string lacks = re->ttft_p95_ms < we.ttft_p95_ms || re->tpot_p95_ms < we.tpot_p95_ms
+                            ? "it buys lower latency (P95 TTFT " + fixed(re->ttft_p95_ms, 0) + " ms, TPOT " +
+                                  fixed(re->tpot_p95_ms, 1) + " ms) at a higher bill"
+                            : "it is no faster at the target";
+    const double extra = we.monthly_cost > 0 ? (re->monthly_cost / we.monthly_cost - 1) * 100 : 0;
+    r.reasons.push_back("runner-up " + rc->name + " costs " + money(re->monthly_cost, cur) + "/month (+" +
+                        fixed(extra, 0) + "%, " + std::to_string(re->replicas) + " replica(s) of " +
+                        std::to_string(rc->gpus_per_replica) + " GPU(s)): it carries " + fixed(per_gpu_r, 2) +
+                        " req/s per GPU-dollar-hour against the winner's " + fixed(per_gpu_w, 2) + "; " + lacks);
+  } else {
+    r.reasons.push_back("no other configuration met the SLO at the target");
+  }
+  return r;
+}
+
+SearchResult search(const Json& base, const SearchOptions& options, const spec::Catalog& catalog) {
+  const SearchPlan plan = plan_search(base, options, catalog);
+  std::vector<std::optional<SearchEvaluation>> done(plan.candidates.size());
+  std::size_t simulated = 0;
+  for (auto wave = next_wave(plan, done, options); !wave.empty(); wave = next_wave(plan, done, options)) {
+    std::vector<SearchEvaluation> out(wave.size());
+    parallel_for(wave.size(), options.jobs, [&](std::size_t k) {
+      out[k] = evaluate_candidate(plan.candidates[wave[k]], options.screen, catalog, options.cancel);
+    }, ParallelHooks{{}, {}, {}, options.cancel});
+    for (std::size_t k = 0; k < wave.size(); ++k) done[wave[k]] = std::move(out[k]);
+    simulated += wave.size();
+    if (options.progress) options.progress(simulated, plan.candidates.size());
+  }
+  const auto positions = pareto_positions(done, options.budget_per_month);
+  std::vector<SearchEvaluation> finals(positions.size());
+  parallel_for(positions.size(), options.jobs, [&](std::size_t k) {
+    finals[k] = evaluate_candidate(plan.candidates[positions[k]], options.final_check, catalog, options.cancel);
+  }, ParallelHooks{{}, {}, {}, options.cancel});
+  return assemble_search(plan, done, finals, options);
+}
+
+Json to_json(const SearchCandidate& c) {
+  Json point = Json::array();
+  for (const auto& [path, value] : c.point) point.push_back(Json{{"path", path}, {"value", value}});
+  return Json{{"index", c.index},
+              {"point", point},
+              {"scenario", c.scenario},
+              {"name", c.name},
+              {"gpus_per_replica", c.gpus_per_replica},
+              {"price_per_gpu_hour", c.price_per_gpu_hour},
+              {"qps_bound_per_replica", c.qps_bound_per_replica},
+              {"min_replicas", c.min_replicas},
+              {"monthly_lower_bound", c.monthly_lower_bound}};
+}
+
+SearchCandidate candidate_from_json(const JsonView& v) {
+  SearchCandidate c;
+  c.index = v.integer("index");
+  for (const auto& p : v["point"].elements()) c.point.emplace_back(p.string("path"), p["value"].json());
+  c.scenario = v["scenario"].json();
+  c.name = v.string("name");
+  c.gpus_per_replica = static_cast<int>(v.integer("gpus_per_replica"));
+  c.price_per_gpu_hour = v.number("price_per_gpu_hour");
+  c.qps_bound_per_replica = v.number("qps_bound_per_replica");
+  c.min_replicas = static_cast<int>(v.integer("min_replicas"));
+  c.monthly_lower_bound = v.number("monthly_lower_bound");
+  return c;
+}
+
+Json to_json(const SearchEvaluation& e) {
+  return Json{{"index", e.index},
+              {"fits", e.fits},
+              {"meets_slo", e.meets_slo},
+              {"reason", e.reason},
+              {"capacity_qps", e.capacity_qps},
+              {"replicas", e.replicas},
+              {"monthly_cost", e.monthly_cost},
+              {"ttft_p95_ms", e.ttft_p95_ms},
+              {"tpot_p95_ms", e.tpot_p95_ms},
+              {"cost_per_mtok_output", e.cost_per_mtok_output ? Json(*e.cost_per_mtok_output) : Json(nullptr)}};
+}
+
+SearchEvaluation evaluation_from_json(const JsonView& v) {
+  SearchEvaluation e;
+  e.index = v.integer("index");
+  e.fits = v.boolean("fits");
+  e.meets_slo = v.boolean("meets_slo");
+  e.reason = v.string("reason");
+  e.capacity_qps = v.number("capacity_qps");
+  e.replicas = static_cast<int>(v.integer("replicas"));
+  e.monthly_cost = v.number("monthly_cost");
+  e.ttft_p95_ms = v.number("ttft_p95_ms");
+  e.tpot_p95_ms = v.number("tpot_p95_ms");
+  if (v.has("cost_per_mtok_output") && !v["cost_per_mtok_output"].json().is_null())
+    e.cost_per_mtok_output = v.number("cost_per_mtok_output");
+  return e;
+}
+
+Json to_json(const SearchResult& r) {
+  auto member = [](const SearchFrontMember& m) {
+    Json point = Json::object();
+    for (const auto& [path, value] : m.candidate.point) point[path] = value;
+    const auto& e = m.evaluation;
+    return Json{{"name", m.candidate.name},
+                {"point", point},
+                {"gpus_per_replica", m.candidate.gpus_per_replica},
+                {"replicas", e.replicas},
+                {"num_gpus", e.replicas * m.candidate.gpus_per_replica},
+                {"price_per_gpu_hour", m.candidate.price_per_gpu_hour},
+                {"monthly_cost", e.monthly_cost},
+                {"capacity_qps_per_replica", e.capacity_qps},
+                {"ttft_p95_ms", e.ttft_p95_ms},
+                {"tpot_p95_ms", e.tpot_p95_ms},
+                {"cost_per_mtok_output", e.cost_per_mtok_output ? Json(*e.cost_per_mtok_output) : Json(nullptr)},
+                {"monthly_lower_bound", m.candidate.monthly_lower_bound}};
+  };
+  Json front = Json::array();
+  for (const auto& m : r.front) front.push_back(member(m));
+  return Json{{"target_qps", r.target_qps},
+              {"budget_per_month", r.budget_per_month ? Json(*r.budget_per_month) : Json(nullptr)},
+              {"currency", r.currency},
+              {"counts",
+               {{"enumerated", r.enumerated},
+                {"invalid", r.invalid},
+                {"pruned_memory", r.pruned_memory},
+                {"pruned_budget", r.pruned_budget},
+                {"pruned_bound", r.pruned_bound},
+                {"simulated", r.simulated},
+                {"feasible", r.feasible},
+                {"rechecked", r.rechecked}}},
+              {"front", front},
+              {"winner", r.winner ? member(r.front[*r.winner]) : Json(nullptr)},
+              {"reasons", r.reasons}};
+}
+
+Json to_json(const std::vector<SearchAxis>& axes) {
+  Json out = Json::array();
+  for (const auto& a : axes) out.push_back(Json::array({a.path, a.values}));
+  return out;
+}
+
+SearchOptions search_options_from_json(const JsonView& v) {
+  v.allow_only({"target_qps", "budget_per_month", "axes", "jobs", "wave", "front_cost_ratio", "screen", "final_check"});
+  SearchOptions o;
+  o.target_qps = v.number_or("target_qps", 0);
+  if (v.has("budget_per_month") && !v["budget_per_month"].json().is_null()) o.budget_per_month = v.number("budget_per_month");
+  if (v.has("axes")) {  // [[path, [values]], ...] in enumeration order (an object would sort its keys)
+    for (const auto& a : v["axes"].elements()) {
+      const auto pair = a.elements();
+      if (pair.size() != 2 || !pair[1].json().is_array()) a.fail("must be [path, [values]]");
+      o.axes.push_back({pair[0].as_string(), std::vector<Json>(pair[1].json().begin(), pair[1].json().end())});
+    }
+  }
+  o.jobs = static_cast<int>(v.integer_or("jobs", 1));
+  o.wave = static_cast<int>(v.integer_or("wave", o.wave));
+  o.front_cost_ratio = v.number_or("front_cost_ratio", o.front_cost_ratio);
+  auto cap = [](const JsonView& c, CapacityOptions& x) {
+    c.allow_only({"num_requests", "warmup_requests", "replications", "rel_tol"});
+    x.num_requests = c.integer_or("num_requests", x.num_requests);
+    x.warmup_requests = c.integer_or("warmup_requests", x.warmup_requests);
+    x.replications = static_cast<int>(c.integer_or("replications", x.replications));
+    x.rel_tol = c.number_or("rel_tol", x.rel_tol);
+  };
+  if (v.has("screen")) cap(v["screen"], o.screen);
+  if (v.has("final_check")) cap(v["final_check"], o.final_check);
+  return o;
+}
+
+}  // namespace llmsim::analysis

@@ -1,0 +1,56 @@
+#include "llmsim/spec/fleet.hpp"
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/spec/pool.hpp"
+
+namespace llmsim::spec {
+
+ResolvedScenario resolve_fleet(const Scenario& s, const Catalog& catalog) {
+  Problems p;
+  if (s.hardware.fleet.empty()) p.add("hardware.fleet", "must name at least one pool");
+  if (s.autoscaler) p.add("autoscaler", "cannot scale a heterogeneous fleet (hardware.fleet): not modelled");
+  if (!s.failures.empty() || s.failures.spares > 0)
+    p.add("failures", "replica failures of a heterogeneous fleet (hardware.fleet) are not modelled");
+  if (s.engine.synthetic_service) p.add("engine.synthetic_service", "has no replicas to form a fleet (hardware.fleet)");
+  p.throw_if_any();
+  Scenario base = s;
+  base.hardware = Deployment{};
+  std::vector<ResolvedScenario> members;
+  for (std::size_t i = 0; i < s.hardware.fleet.size(); ++i) {
+    const auto& m = s.hardware.fleet[i];
+    const std::string at = "hardware.fleet[" + std::to_string(i) + "]";
+    try {
+      members.push_back(resolve_pool(base, m.hardware, m.engine ? &*m.engine : nullptr, catalog));
+    } catch (const ConfigError& e) {
+      for (const auto& x : e.problems()) p.add(at, x);
+    }
+  }
+  p.throw_if_any();
+  ResolvedScenario r = members.front();
+  r.scenario.hardware = s.hardware;
+  double rent = 0;
+  int gpus = 0;
+  r.price_is_placeholder = false;
+  for (const auto& m : members) {
+    rent += m.price_per_gpu_hour * m.scenario.hardware.gpus_total();
+    gpus += m.scenario.hardware.gpus_total();
+    r.price_is_placeholder = r.price_is_placeholder || m.price_is_placeholder;
+    // A fleet's resolved members are its hardware as run (counts from "2x…" options applied).
+    r.scenario.hardware.fleet[static_cast<std::size_t>(&m - members.data())].hardware = m.scenario.hardware;
+  }
+  r.price_per_gpu_hour = rent / gpus;
+  r.purchase_price_per_gpu.reset();  // owning a mixed fleet is not priced
+  r.fleet = std::move(members);
+  return r;
+}
+
+int total_gpus(const ResolvedScenario& s) {
+  // A heterogeneous fleet's members, or a disaggregated deployment's prefill and decode pools.
+  const auto& parts = !s.fleet.empty() ? s.fleet : s.disagg_pools;
+  if (parts.empty()) return s.scenario.hardware.gpus_total();
+  int n = 0;
+  for (const auto& m : parts) n += m.scenario.hardware.gpus_total();
+  return n;
+}
+
+}  // namespace llmsim::spec

@@ -1,0 +1,124 @@
+// Heterogeneous fleets (hardware.fleet): pools of different cards behind one router, each pool with its own memory
+// plan and cost model; the speed-aware routers send the faster card more of the load.
+#include <catch2/catch.hpp>
+
+#include "engine_test_util.hpp"
+#include "llmsim/engine/replica_speed.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/engine/simulator.hpp"
+#include "llmsim/memory/memory_plan.hpp"
+#include "llmsim/perf/cost_model.hpp"
+
+using namespace llmsim;
+using Catch::Contains;
+
+namespace {
+
+Json fleet_json(const std::string& router, double rate = 6.0) {
+  Json j = test::scenario({{"arrival", {{"process", "poisson"}, {"rate", rate}}},
+                           {"input_tokens", {{"dist", "fixed"}, {"value", 600}}},
+                           {"output_tokens", {{"dist", "fixed"}, {"value", 150}}},
+                           {"num_requests", 600},
+                           {"warmup_requests", 60},
+                           {"seed", 3}});
+  j["hardware"] = {{"router", router},
+                   {"fleet", Json::array({Json{{"gpu", "rtx4090-24gb"}, {"replicas", 1}, {"price_per_gpu_hour", 0.4}},
+                                          Json{{"gpu", "a100-80gb-sxm"}, {"replicas", 1}, {"price_per_gpu_hour", 1.8}}})}};
+  return j;
+}
+
+// Requests served by each deployment replica (group 0 = the 4090, 1 = the A100).
+std::pair<int, int> served(const Json& j) {
+  engine::SimulationOptions o;
+  o.record_requests = true;
+  const auto r = engine::simulate(test::make(j), o);
+  REQUIRE(r.summary.fits);
+  int a = 0, b = 0;
+  for (const auto& q : r.requests) (q.replica == 0 ? a : b) += 1;
+  return {a, b};
+}
+
+}  // namespace
+
+TEST_CASE("a fleet's speed-aware routers send the faster card more requests; round robin splits them evenly", "[fleet]") {
+  const auto [rr4090, rr_a100] = served(fleet_json("round_robin"));
+  CHECK(std::abs(rr4090 - rr_a100) <= 1);
+  for (const char* router : {"weighted_least_outstanding", "shortest_expected_delay"}) {
+    INFO(router);
+    const auto [s4090, s_a100] = served(fleet_json(router));
+    // The A100 decodes ~2x as fast (2039 vs 1008 GB/s for 16 GB of weights): it takes well over half.
+    CHECK(s_a100 > 1.3 * s4090);
+  }
+}
+
+TEST_CASE("replica_speed: the A100 outruns the 4090 in every estimate, and the bound is above the estimate", "[fleet]") {
+  const auto a = test::make(test::scenario({}, {}, "a100-80gb-sxm"));
+  const auto b = test::make(test::scenario({}, {}, "rtx4090-24gb"));
+  const auto len = engine::mean_lengths(a.scenario.workload);
+  CHECK(len.input == 1150);
+  CHECK(len.output == 210);
+  auto speed = [&](const spec::ResolvedScenario& s) {
+    const auto plan = memory::plan_memory(s.model, s.quant, s.gpu, s.scenario.hardware.parallel, s.scenario.engine,
+                                          s.max_model_len);
+    return engine::replica_speed(perf::make_cost_model(s), plan, s.scenario.engine, len);
+  };
+  const auto fa = speed(a), fb = speed(b);
+  CHECK(fa.decode_tokens_per_s > 1.5 * fb.decode_tokens_per_s);
+  CHECK(fa.requests_per_s > fb.requests_per_s);
+  CHECK(fa.requests_per_s_bound > fa.requests_per_s);
+  CHECK(fb.requests_per_s_bound > fb.requests_per_s);
+}
+
+TEST_CASE("a fleet of one pool runs exactly as the same hardware written plainly", "[fleet]") {
+  Json plain = fleet_json("least_outstanding", 3.0);
+  plain["hardware"] = {{"gpu", "a100-80gb-sxm"}, {"replicas", 2}, {"price_per_gpu_hour", 1.8}};
+  Json fleet = fleet_json("least_outstanding", 3.0);
+  fleet["hardware"]["fleet"] = Json::array({Json{{"gpu", "a100-80gb-sxm"}, {"replicas", 2}, {"price_per_gpu_hour", 1.8}}});
+  const auto a = engine::simulate(test::make(plain)).summary;
+  const auto b = engine::simulate(test::make(fleet)).summary;
+  CHECK(a.ttft_ms.p95 == b.ttft_ms.p95);
+  CHECK(a.tpot_ms.p95 == b.tpot_ms.p95);
+  CHECK(a.iterations == b.iterations);
+}
+
+TEST_CASE("a fleet member's engine overrides apply to that member only", "[fleet]") {
+  Json j = fleet_json("round_robin", 2.0);
+  j["hardware"]["fleet"][1]["engine"] = {{"max_num_seqs", 7}};
+  const auto rs = test::make(j);
+  REQUIRE(rs.fleet.size() == 2);
+  CHECK(rs.fleet[1].scenario.engine.max_num_seqs == 7);
+  CHECK(rs.fleet[0].scenario.engine.max_num_seqs != 7);
+  CHECK(spec::total_gpus(rs) == 2);
+  // The GPU-weighted mean price: (0.4 + 1.8) / 2.
+  CHECK(rs.price_per_gpu_hour == 1.1);
+}
+
+TEST_CASE("bad fleets name hardware.fleet[i]", "[fleet]") {
+  Json empty = fleet_json("round_robin");
+  empty["hardware"]["fleet"] = Json::array();
+  CHECK_THROWS_WITH(test::make(empty), Contains("hardware.fleet"));
+  Json bad_gpu = fleet_json("round_robin");
+  bad_gpu["hardware"]["fleet"][1]["gpu"] = "a200-nonsense";
+  CHECK_THROWS_WITH(test::make(bad_gpu), Contains("hardware.fleet[1]"));
+  Json bad_knob = fleet_json("round_robin");
+  bad_knob["hardware"]["fleet"][0]["engine"] = {{"max_num_seqs", -3}};
+  CHECK_THROWS_WITH(test::make(bad_knob), Contains("hardware.fleet[0]"));
+  Json mixed = fleet_json("round_robin");
+  mixed["hardware"]["gpu"] = "a100-80gb-sxm";
+  CHECK_THROWS_AS(test::make(mixed), ConfigError);
+  // llama-3.1-70b in fp16 (140 GB) cannot fit one 4090: the run says which member, and why.
+  Json big = fleet_json("round_robin");
+  big["model"] = "llama-3.1-70b";
+  big["hardware"]["fleet"][1]["gpu"] = "8xa100-80gb-sxm";
+  const auto r = engine::simulate(test::make(big));
+  CHECK_FALSE(r.summary.fits);
+  CHECK_THAT(r.summary.reason, Contains("hardware.fleet[0]"));
+}
+
+TEST_CASE("a fleet round-trips through its JSON", "[fleet]") {
+  const auto s = spec::scenario_from_json(JsonView(fleet_json("shortest_expected_delay"), ""));
+  const auto back = spec::scenario_from_json(JsonView(spec::to_json(s), ""));
+  REQUIRE(back.hardware.fleet.size() == 2);
+  CHECK(back.hardware.fleet[0].hardware.gpu == "rtx4090-24gb");
+  CHECK(back.hardware.router == spec::RouterPolicy::shortest_expected_delay);
+}

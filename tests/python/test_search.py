@@ -1,0 +1,61 @@
+import pandas as pd
+import pytest
+
+import llmsim
+from conftest import need
+
+AXES = {"hardware.gpu": ["rtx4090-24gb", "a100-80gb-sxm", "2xrtx4090-24gb"],
+        "quant.weights": ["fp16", "awq-int4"],
+        "engine.max_num_seqs": [32, 128]}
+SCREEN = {"num_requests": 200, "warmup_requests": 20, "replications": 1}
+
+
+@pytest.fixture(scope="module")
+def base():
+    return {
+        "model": "llama-3.1-8b",
+        "engine": {"max_model_len": 8192},
+        "workload": {"arrival": {"process": "poisson", "rate": 1.0},
+                     "input_tokens": {"dist": "lognormal", "mean": 800, "sigma": 0.8},
+                     "output_tokens": {"dist": "lognormal", "mean": 150, "sigma": 0.6},
+                     "num_requests": 400, "warmup_requests": 40, "seed": 7},
+        "slo": {"ttft_ms": {"p95": 2000}, "tpot_ms": {"p95": 100}},
+    }
+
+
+@pytest.fixture(scope="module")
+def front(base):
+    need("search")
+    return llmsim.search(base, 4.0, axes=AXES, jobs=2, screen=SCREEN, final_check=SCREEN, front_cost_ratio=3.0)
+
+
+def test_front_is_sorted_with_one_winner_and_counts(front):
+    assert len(front) >= 1
+    assert front["winner"].sum() == 1 and bool(front["winner"].iloc[0])
+    assert list(front["monthly_cost"]) == sorted(front["monthly_cost"])
+    counts = front.attrs["counts"]
+    assert counts["enumerated"] == 12
+    assert counts["simulated"] + counts["pruned_bound"] + counts["pruned_memory"] + counts["pruned_budget"] + \
+        counts["invalid"] == 12
+    assert front.attrs["winner"] == front["name"].iloc[0]
+    assert "cheapest" in front.attrs["reasons"][0]
+
+
+def test_dask_local_cluster_gives_the_identical_front(base, front):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40) as cluster, distributed.Client(cluster) as client:
+        on_dask = llmsim.search(base, 4.0, axes=AXES, client=client, screen=SCREEN, final_check=SCREEN,
+                                front_cost_ratio=3.0)
+    pd.testing.assert_frame_equal(on_dask, front)
+    assert on_dask.attrs == front.attrs
+
+
+def test_bad_inputs_name_the_field(base):
+    need("search")
+    with pytest.raises(ValueError, match="target_qps"):
+        llmsim.search(base, 0, axes=AXES)
+    with pytest.raises(ValueError, match=r"search.axes\[1\]"):
+        llmsim.search(base, 1, axes={"hardware.gpu": ["a100-80gb-sxm"], "engine.max_num_seqs": []})
+    with pytest.raises(ValueError, match=r"search.axes\[0\].path"):
+        llmsim.search(base, 1, axes={"engine.nonsense": [1]})
