@@ -120,6 +120,9 @@ struct CostModel::Constants {
   bool materialised_scores = false;    ///< prefill attention as GEMM -> softmax -> GEMM (perf/prefill_scores.hpp)
   double l2_bytes = 0;
   double dequant_ops_per_weight = 0;   ///< CUDA-core instructions to dequantise one weight (weight-only formats)
+  /// Issue-bound decode GEMV of the format (llama.cpp mul_mat_vec_q): thread-instructions per weight and per weight
+  /// and activation column, for M <= gemv_max_rows, against the GPU's instruction issue rate.
+  double gemv_ops = 0, gemv_ops_per_column = 0, gemv_max_rows = 0, issue_rate = 0;
   DecodeAttentionModel attn_decode;
   AllReduceModel allreduce;
   EngineOverheadModel overhead;
@@ -143,17 +146,22 @@ struct CostModel::Constants {
   /// One GEMM type per layer: M rows through `params` weights (in -> out features) in `kernels` kernels,
   /// times `count` layers.
   Raw gemm(double m, double params, double in_dim, double out_dim, double bytes_per_param, const LogCurve& eff_c,
-           double peak, double qc, double qbw, double count, double kernels = 1, double dequant_ops = 0) const {
+           double peak, double qc, double qbw, double count, double kernels = 1, bool in_format = false) const {
     Raw r;
     if (m <= 0) return r;
     const double flops = 2.0 * m * params;
     const double bytes = params * bytes_per_param + m * (in_dim + out_dim) * kActBytes;
     const double tc = flops / (peak * eff_c.at(m) * qc);
     double tm = bytes / (bw * gemm_bw.at(m) * qbw);
-    if (dequant_ops > 0) {
+    if (in_format && dequant_ops_per_weight > 0) {
       // Weight-only kernels (Marlin) dequantise every weight on CUDA cores once per 64-row block of M, overlapped
       // with the weight stream as well as two pipelines overlap (the smooth roofline).
-      tm = pnorm(tm, params * dequant_ops * std::ceil(m / 64.0) / alu_rate);
+      tm = pnorm(tm, params * dequant_ops_per_weight * std::ceil(m / 64.0) / alu_rate);
+    }
+    if (in_format && m <= gemv_max_rows) {
+      // GEMV kernels that compute on CUDA cores (llama.cpp's mul_mat_vec_q) issue instructions per weight and per
+      // weight and column; the issue slots, overlapped with the stream, bound them where the bandwidth is high.
+      tm = pnorm(tm, params * (gemv_ops + gemv_ops_per_column * m) / issue_rate);
     }
     const double t = kernels * gemm_fixed_s + pnorm(tc, tm);
     r.time_s = t * count;
@@ -217,15 +225,15 @@ struct CostModel::Constants {
     const double qkv_out = mla ? q_width + kv_latent : q_width + 2 * kv_heads * head_dim;
     const double o_in = mla ? heads * prefill_v_dim : q_width;
     ops[kQkv] = gemm(tokens, qkv_params, hidden, qkv_out, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1,
-                     dequant_ops_per_weight);
+                     true);
     ops[kOProj] = gemm(tokens, o_params, o_in, hidden, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1,
-                       dequant_ops_per_weight);
+                       true);
     if (experts > 1) {
       // Expected distinct experts touched when each of `tokens` picks k of E: E(1 - (1 - k/E)^T).
       const double touched = experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
       const double m_per_expert = touched > 0 ? tokens * experts_per_token / touched : 0;
       Raw e = gemm(m_per_expert, expert_params, 2 * hidden, 3 * expert_inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c,
-                   q_bw, moe_layers * touched, 2, dequant_ops_per_weight);
+                   q_bw, moe_layers * touched, 2, true);
       // One fused-MoE kernel pair per layer, not one per expert: keep one pair of fixed costs per layer.
       e.time_s -= 2 * gemm_fixed_s * moe_layers * std::max(0.0, touched - 1);
       add(e, gemm(tokens, router_params, hidden, experts, 2.0, fp16_eff, fp16_peak, 1, 1, moe_layers));
@@ -233,10 +241,10 @@ struct CostModel::Constants {
       // Qwen's mlp_only_layers) run their own MLP.
       if (shared_params > 0)
         add(e, gemm(tokens, shared_params, 2 * hidden, 3 * shared_inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c,
-                    q_bw, moe_layers, 2, dequant_ops_per_weight));
+                    q_bw, moe_layers, 2, true));
       if (dense_layers > 0)
         add(e, gemm(tokens, mlp_params, 2 * hidden, 3 * inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw,
-                    dense_layers, 2, dequant_ops_per_weight));
+                    dense_layers, 2, true));
       // The fraction of peak over the whole op (the per-expert GEMM's own fraction counted one expert's bytes
       // against its time, and not the router, shared experts or dense layers added here).
       if (e.time_s > 0)
@@ -245,7 +253,7 @@ struct CostModel::Constants {
     } else {
       // gate_up and down are two kernels with the same M: one roofline over both, two fixed costs.
       ops[kMlp] = gemm(tokens, mlp_params, 2 * hidden, 3 * inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw,
-                       layers, 2, dequant_ops_per_weight);
+                       layers, 2, true);
     }
 
     // Per token per layer: two fused add+RMSNorms (read 2h, write 2h each), rotary on q and k (read+write),
@@ -304,7 +312,7 @@ struct CostModel::Constants {
         // kv_b_proj up-projects the latent of every KV token the chunks attend to (vLLM computes the cached context's
         // K/V chunk by chunk in _compute_prefill_context).
         add(ops[kKvB], gemm(kv_tokens, kv_b_params, kv_latent, heads * (prefill_qk_dim + prefill_v_dim),
-                            w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1, dequant_ops_per_weight));
+                            w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1, true));
       }
     }
     if (b.decode_seqs > 0) {
@@ -325,7 +333,7 @@ struct CostModel::Constants {
         // Absorbed decode (vLLM's data-movement-friendly path): q_nope × W_UK into the latent, attention over the
         // latent, then × W_UV: kv_b_proj's weights once per iteration, 2 FLOPs per weight per decode token.
         add(ops[kKvB], gemm(decode, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, w_bytes_per_param,
-                            gemm_eff, gemm_peak, q_c, q_bw, layers, 2, dequant_ops_per_weight));
+                            gemm_eff, gemm_peak, q_c, q_bw, layers, 2, true));
       }
     }
     if (ops[kKvB].time_s > 0) {
@@ -638,6 +646,10 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->materialised_scores = runtime_traits(runtime_).materialises_prefill_scores;
   c->l2_bytes = static_cast<double>(gpu_.l2_bytes);
   c->dequant_ops_per_weight = fmt.weight_only ? fmt.dequant_alu_ops_per_weight : 0.0;
+  c->gemv_ops = fmt.gemv_ops_per_weight;
+  c->gemv_ops_per_column = fmt.gemv_ops_per_weight_column;
+  c->gemv_max_rows = fmt.gemv_max_rows;
+  c->issue_rate = instruction_issue_rate(gpu_);
   // MLA decode is MQA over the latent (vLLM's data-movement-friendly path): one KV "head" of kv_lora + rope elements
   // per token whose first kv_lora serve as V (mla_attention.py: "MQA with QK headdim = Lkv + R, V headdim = Lkv").
   const AttentionShape shape = m.is_mla()

@@ -51,6 +51,14 @@ GpuFamily gpu_family(const spec::GpuSpec& gpu) {
   return gpu.fp8_flops > 0 ? Family::hopper_hbm : Family::ampere_hbm;
 }
 
+// NVIDIA's architecture whitepapers: the GA100 SM has 64 FP32 cores in 4 partitions; the GA102, AD102 and GH100 SMs
+// have 128 (GA102/AD102 pair a dedicated FP32 datapath with an FP32/INT32 one); each partition's scheduler issues one
+// warp-instruction per clock on all of them.
+double instruction_issue_rate(const spec::GpuSpec& gpu) {
+  const double fp32_lanes_per_sm = gpu_family(gpu) == Family::ampere_hbm ? 64.0 : 128.0;
+  return gpu.fp32_flops / 2.0 * (128.0 / fp32_lanes_per_sm);
+}
+
 namespace {
 
 void check_curve(const Curve& c, const std::string& path, double max_y, Problems& p) {

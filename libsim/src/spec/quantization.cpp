@@ -71,17 +71,35 @@ std::vector<WeightFormat> make_formats() {
        DType::fp16, 0.19, 0.45});
   // Q§1/Q§2/Q§3 GGUF Q4_K_M: Q4_K (4.5 bpw) with attn_v and ffn_down in Q6_K (6.5625) in 16 of 32 layers ->
   // 4.80 bpw over a Llama's linears [D]; token_embd in the base type, output.weight in Q6_K; gives the 4.91 GB
-  // of the published Llama-3.1-8B file (Q§3). Q§6 GGUF row: q_bw 0.65–0.87, q_c 0.84–0.96 of F16.
+  // of the published Llama-3.1-8B file (Q§3). Q§6 GGUF row: q_c 0.84–0.96 of F16.
   // llama.cpp's prefill (pp512, Llama-3 8B/70B Q4_K_M on 3090, 4090, L40S, A100, H100; llamacpp-gpu-benchmarks.csv)
   // plateaus near 1.0e14 FLOP/s of linear layers on every card above a 3090: the fit of max_compute_flops
   // (median |error| 10% over those 10 rows, tests/validation/reference_sets.cpp, make validate).
   constexpr double kGgufMaxFlops = 1.0e14;
-  add({"gguf-q4_k_m", "llama.cpp GGUF Q4_K_M mixture (Q4_K + Q6_K)", 4.80, 256, true, 6.5625, true, DType::fp16,
-       DType::fp16, 0.76, 0.9, kGgufMaxFlops});
+  // Decode (M <= 8, MMVQ_MAX_BATCH_SIZE) runs ggml-cuda's mul_mat_vec_q: integer dp4a dot products against the
+  // activations quantised to q8_1, on CUDA cores. Its weight stream is not what limits it: 128-thread CTAs of 32-38
+  // registers (ptxas, sm_80/86/89/90) fit 12-16 per SM, each with a 1152-byte iteration of Q4_K super-blocks in
+  // flight (14-18 KB per SM), where DRAM needs 1.3-4.8 KB per SM to saturate (RRZE gpu-stream occupancy scans,
+  // docs/cost-model.md) -> q_bw = 1. What it costs is issue slots: the kernel's loop at llama.cpp build 2824
+  // (4426e29, the reference runs' build; PTX of nvcc 13.0 for sm_89, counted for 1..8 columns) issues per weight
+  // 1.44 (Q4_K) / 4.69 (Q6_K) / 1.5 (Q8_0) thread-instructions to unpack weights and scales, plus 3.88 / 4.25 / 1.19
+  // per weight and activation column for the dp4a products and their scaling. Q4_K_M's mixture (20 % of a Llama-3-8B's
+  // streamed weights in Q6_K: ffn_down and attn_v of 16 layers, output.weight) -> 2.1 + 3.95·M [D].
+  WeightFormat q4km{"gguf-q4_k_m", "llama.cpp GGUF Q4_K_M mixture (Q4_K + Q6_K)", 4.80, 256, true, 6.5625, true,
+                    DType::fp16, DType::fp16, 1.0, 0.9, kGgufMaxFlops};
+  q4km.gemv_ops_per_weight = 0.8 * 1.44 + 0.2 * 4.69;
+  q4km.gemv_ops_per_weight_column = 0.8 * 3.88 + 0.2 * 4.25;
+  q4km.gemv_max_rows = 8;
+  add(q4km);
   // Q§1 GGUF Q8_0: 32-weight blocks of int8 + fp16 scale = 8.5 bpw for every tensor incl. output (Q§2: Q8_0
-  // stays Q8_0); Q§5.1: Q8_0 decodes 1.75x F16 against a 16/8.5 = 1.88x byte ratio -> q_bw ≈ 0.93.
-  // Same MMQ kernels as Q4_K_M, so the same plateau is assumed [D].
-  add({"gguf-q8_0", "llama.cpp GGUF Q8_0", 8.5, 32, true, 8.5, true, DType::fp16, DType::fp16, 0.93, 0.9, kGgufMaxFlops});
+  // stays Q8_0). Same kernels as Q4_K_M: the same prefill plateau is assumed [D] and decode runs mul_mat_vec_q with
+  // the Q8_0 instruction counts above (q_bw = 1, as for Q4_K_M; formerly 0.93 from Q§5.1's README ratio).
+  WeightFormat q80{"gguf-q8_0", "llama.cpp GGUF Q8_0", 8.5, 32, true, 8.5, true, DType::fp16, DType::fp16, 1.0, 0.9,
+                   kGgufMaxFlops};
+  q80.gemv_ops_per_weight = 1.5;
+  q80.gemv_ops_per_weight_column = 1.19;
+  q80.gemv_max_rows = 8;
+  add(q80);
   return f;
 }
 }  // namespace

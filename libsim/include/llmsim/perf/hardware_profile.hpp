@@ -74,6 +74,12 @@ struct HardwareProfile {
 enum class GpuFamily { ampere_hbm, hopper_hbm, gddr };
 GpuFamily gpu_family(const spec::GpuSpec& gpu);
 
+/// Thread-instructions per second the GPU's warp schedulers issue: 4 per SM, one warp-instruction (32 threads) per
+/// clock each, on Ampere, Ada and Hopper. The clock comes from the FP32 peak: 64 FP32 lanes per SM on data-centre
+/// Ampere (GA100), 128 on the others (GA10x, AD10x, GH100, GB20x), so the rate is the FP32 FLOP/s on GA100 and half
+/// of it elsewhere. The limit of kernels that are bound by instruction issue (docs/cost-model.md, "GGUF decode GEMV").
+double instruction_issue_rate(const spec::GpuSpec& gpu);
+
 /// The default profile of a GPU (datasheet peaks × efficiencies from cited measurements); the GPU's family
 /// (HBM data-centre Ampere, Hopper, GDDR GeForce/workstation) picks the priors. Never throws for a valid spec.
 HardwareProfile default_profile(const spec::GpuSpec& gpu);

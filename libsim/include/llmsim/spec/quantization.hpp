@@ -38,6 +38,13 @@ struct WeightFormat {
   /// overlapped with the weight stream; 0 = already inside dequant_bw_efficiency (bitsandbytes, GGUF).
   /// Where the GPU's FP32 rate is low against its bandwidth (A100) this, not the memory path, limits decode.
   double dequant_alu_ops_per_weight = 0;
+  /// Decode GEMV kernels that compute on CUDA cores at small M (llama.cpp's mul_mat_vec_q): thread-instructions
+  /// the kernel issues per weight (unpacking the weight and its scales) plus per weight and activation column (the
+  /// dp4a dot products and their scaling), for M <= gemv_max_rows. The issue rate, not the weight stream, then
+  /// limits where it is low against the bandwidth (perf/cost_model, docs/cost-model.md "GGUF decode GEMV").
+  double gemv_ops_per_weight = 0;
+  double gemv_ops_per_weight_column = 0;
+  int gemv_max_rows = 0;  ///< largest M the GEMV kernel runs (0 = none); beyond it the format's GEMM path
 };
 
 struct Quantization {
