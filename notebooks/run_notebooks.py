@@ -21,6 +21,7 @@ NOTEBOOKS = [
     "calibration.ipynb",
     "load_spike.ipynb",
     "a_month_4090_vs_a100.ipynb",
+    "cheapest_70b_at_10qps.ipynb",
 ]
 
 

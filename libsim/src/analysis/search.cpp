@@ -346,10 +346,14 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
   if (rc) {
     const double per_gpu_w = we.capacity_qps / (w.candidate.gpus_per_replica * w.candidate.price_per_gpu_hour);
     const double per_gpu_r = re->capacity_qps / (rc->gpus_per_replica * rc->price_per_gpu_hour);
-    std::string lacks = re->ttft_p95_ms < we.ttft_p95_ms || re->tpot_p95_ms < we.tpot_p95_ms
-                            ? "it buys lower latency (P95 TTFT " + fixed(re->ttft_p95_ms, 0) + " ms, TPOT " +
-                                  fixed(re->tpot_p95_ms, 1) + " ms) at a higher bill"
-                            : "it is no faster at the target";
+    const bool tie = re->monthly_cost == we.monthly_cost;  // the front's order then goes by P95 TTFT
+    const bool faster = re->ttft_p95_ms < we.ttft_p95_ms || re->tpot_p95_ms < we.tpot_p95_ms;
+    std::string lacks = tie ? "it ties on the bill and the tie goes to the lower P95 TTFT (" + fixed(we.ttft_p95_ms, 0) +
+                                  " against its " + fixed(re->ttft_p95_ms, 0) + " ms; its P95 TPOT " +
+                                  fixed(re->tpot_p95_ms, 1) + " ms against " + fixed(we.tpot_p95_ms, 1) + ")"
+                        : faster ? "it buys lower latency (P95 TTFT " + fixed(re->ttft_p95_ms, 0) + " ms, TPOT " +
+                                       fixed(re->tpot_p95_ms, 1) + " ms) at a higher bill"
+                                 : "it is no faster at the target";
     const double extra = we.monthly_cost > 0 ? (re->monthly_cost / we.monthly_cost - 1) * 100 : 0;
     r.reasons.push_back("runner-up " + rc->name + " costs " + money(re->monthly_cost, cur) + "/month (+" +
                         fixed(extra, 0) + "%, " + std::to_string(re->replicas) + " replica(s) of " +
