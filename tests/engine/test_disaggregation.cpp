@@ -202,6 +202,11 @@ TEST_CASE("disaggregation: bad input names the field", "[disagg][spec]") {
   j = disagg(100);
   j["disaggregation"]["prefill"]["gpu"] = "2xa100-80gb-sxm@pp";
   CHECK_THAT(err(j), Catch::Contains("disaggregation.prefill.pp"));
+  // A disaggregated scenario does not use hardware's card fields: setting one (a sweep axis, --set, compare) is an
+  // error naming the pool paths, not a silent no-op that labels identical results with another card.
+  j = disagg(100);
+  CHECK_THROWS_WITH(spec::set_json_path(j, "hardware.gpu", "rtx4090-24gb"),
+                    Catch::Contains("hardware.gpu") && Catch::Contains("disaggregation.<pool>.gpu"));
   j = disagg(100);
   j["workload"]["timeout_s"] = 30;  // a request could time out mid-transfer: refused, not silently mishandled
   CHECK_THAT(err(j), Catch::Contains("workload.timeout_s") && Catch::Contains("not modelled"));
