@@ -71,10 +71,12 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
               << money(j["monthly_cost"], 0) << "/month for " << *row.replicas_needed
               << (rs.fleet.empty() ? " replica(s) of " : " fleet(s) of ") << analysis::gpus_per_unit(rs) << " GPU(s) at " << format_value(sc.cost.hours_per_month) << " h";
     if (row.replicas_added > 0)
-      std::cout << " (" << row.replicas_added << " more than max QPS suggests: one replica missed the SLO at that share)";
+      std::cout << " (" << row.replicas_added << " more than max QPS suggests: one copy missed the SLO at that share)";
     if (row.at_target) {
       const Json& at = j["at_target"];
-      std::cout << "; each replica "
+      // The unit copied: a replica, a whole heterogeneous fleet, or a disaggregated deployment (both pools).
+      const char* unit = !rs.fleet.empty() ? "; each fleet " : sc.disaggregation ? "; each deployment " : "; each replica ";
+      std::cout << unit
                 << (closed ? "with " + std::to_string(*row.at_target_concurrency) + " users (" + number(at["load_qps"], 2) + " req/s)"
                            : "at " + number(at["load_qps"], 2) + " QPS")
                 << " sees TTFT p95 " << number(at["ttft_ms"]["p95"]) << " ms, TPOT p95 " << number(at["tpot_ms"]["p95"])
