@@ -137,3 +137,10 @@ def test_disaggregated_scenario_passes_through():
     bad = {**sc, "disaggregation": {**sc["disaggregation"], "link": {"kind": "ethernet"}}}
     with pytest.raises(ValueError, match="disaggregation.link.bandwidth_gbps"):
         llmsim.simulate(bad)
+    # A sweep over the link: the transfer and decode-wait columns are in the frame, speculation's is NaN here.
+    f = llmsim.sweep(sc, {"disaggregation.link.bandwidth_gbps": [10, 100]}, jobs=1, progress=False)
+    assert f["kv_transfer_ms.p50"].iloc[0] > 5 * f["kv_transfer_ms.p50"].iloc[1] > 0
+    assert f["decode_wait_ms.p95"].notna().all() and f["spec_tokens_per_step"].isna().all()
+    # hardware's card fields are not this scenario's cards: an override is refused, never silently ignored.
+    with pytest.raises(ValueError, match="disaggregation.<pool>.gpu"):
+        llmsim.capacity(sc, hardware__gpu="h100-80gb-sxm")

@@ -290,6 +290,14 @@ Json to_json(const Row& r) {
   summary_fields(j, s);
   j["queue_ms"] = latency(s, &metrics::Summary::queue_ms);
   j["kv_peak_used_fraction"] = s ? Json(s->kv.peak_used_fraction) : Json(nullptr);
+  // Disaggregated runs: the KV transfer and the decode pool's admission wait (null otherwise); speculative
+  // decoding: tokens a decoder emitted per step (null when off).
+  const metrics::DisaggregationSummary* d = s && s->disaggregation ? &*s->disaggregation : nullptr;
+  j["kv_transfer_ms"] = {{"p50", d ? Json(d->transfer_ms.p50) : Json(nullptr)},
+                         {"p95", d ? Json(d->transfer_ms.p95) : Json(nullptr)}};
+  j["decode_wait_ms"] = {{"p50", d ? Json(d->decode_wait_ms.p50) : Json(nullptr)},
+                         {"p95", d ? Json(d->decode_wait_ms.p95) : Json(nullptr)}};
+  j["spec_tokens_per_step"] = s && s->speculative.enabled ? Json(s->speculative.mean_tokens_per_step) : Json(nullptr);
   j["mfu"] = s ? Json(s->mfu) : Json(nullptr);
   j["mbu"] = s ? Json(s->mbu) : Json(nullptr);
   j["cost_per_hour"] = s ? Json(s->cost.per_hour) : Json(nullptr);
@@ -351,7 +359,8 @@ std::vector<std::string> row_columns(const std::vector<std::string>& label_paths
                                 "quality_caveat", "busy_fraction", "cold_start_s", "completed_requests", "preemptions",
                                 "throughput", "slo_met", "slo_attainment", "goodput_rps", "goodput_output_tps",
                                 "goodput_total_tps", "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "queue_ms",
-                                "kv_peak_used_fraction", "mfu", "mbu", "at_target"};
+                                "kv_peak_used_fraction", "kv_transfer_ms", "decode_wait_ms", "spec_tokens_per_step",
+                                "mfu", "mbu", "at_target"};
   std::vector<std::string> row_keys;
   for (const char* key : order) {
     if (std::string(key) == "max_qps_ci95") {
