@@ -61,6 +61,28 @@ struct Seq {
   bool finished = false;            ///< all tokens emitted (static batching keeps it as padding)
   bool timed_out = false;           ///< cancelled by the client's timeout (counted; leaving the engine)
   std::int32_t prev = -1, next = -1;  ///< running list (admission order)
+
+  /// The same request started again from scratch (a client's retry after its replica failed): its identity and
+  /// what it asked for, with no engine progress — a new stream, a new first token. A block-hash trace's prompt
+  /// keeps its hashes, so the retry can hit the cache; `stamp` moves on so stale heap entries stay stale.
+  Seq retry_attempt() const {
+    Seq again;
+    again.id = id;
+    again.tenant = tenant;
+    again.source = source;
+    again.arrival_s = arrival_s;
+    again.input = input;
+    again.output = output;
+    again.prefill_target = input;
+    again.prefix_key = prefix_key;
+    again.prefix_len = prefix_len;
+    again.chain = chain;
+    again.measured = measured;
+    again.preemptions = preemptions;
+    again.stamp = stamp + 1;
+    again.state = SeqState::waiting;
+    return again;
+  }
 };
 
 /// Slab of sequences with a free list: memory follows the number in flight, not the run length.

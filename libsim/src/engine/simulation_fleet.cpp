@@ -86,23 +86,7 @@ void Simulation::requeue_or_fail(std::int32_t i, std::int64_t produced, double n
     return;
   }
   if (rs_.scenario.failures.on_failure == spec::OnFailure::requeue) {
-    // The request starts again from scratch elsewhere (a client's retry): a new stream, a new first token.
-    Seq again;
-    again.id = s.id;
-    again.tenant = s.tenant;
-    again.source = s.source;
-    again.arrival_s = s.arrival_s;
-    again.input = s.input;
-    again.output = s.output;
-    again.prefill_target = s.input;
-    again.prefix_key = s.prefix_key;
-    again.prefix_len = s.prefix_len;
-    again.chain = s.chain;  // a block-hash trace's prompt keeps its hashes: the retry can hit the cache
-    again.measured = s.measured;
-    again.preemptions = s.preemptions;
-    again.stamp = s.stamp + 1;
-    again.state = SeqState::waiting;
-    s = again;
+    s = s.retry_attempt();  // from scratch elsewhere (a client's retry): a new stream, a new first token
     ++requeued_;
     const std::int32_t r = router_->route(replicas_);
     if (r < 0) pending_.push_back(i);

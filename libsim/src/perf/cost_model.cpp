@@ -731,18 +731,9 @@ double CostModel::iteration_time(const BatchShape& batch) const {
   if (tokens > kTableTokens) {
     c.evaluate(batch, ops);
   } else {
-    // lm rows <= tokens (a last chunk is a prefill chunk of >= 1 token), so both rows exist.
-    const TokenRow& rt = c.table[static_cast<std::size_t>(tokens)];
-    const TokenRow& rl = c.table[static_cast<std::size_t>(batch.prefill_last_chunks + batch.decode_seqs)];
+    // lm rows <= tokens (a last chunk is a prefill chunk of >= 1 token), so both rows are in the table.
     c.batch_ops(batch, ops);
-    ops[kQkv].time_s = rt.qkv;
-    ops[kOProj].time_s = rt.o_proj;
-    ops[kMlp].time_s = rt.mlp;
-    ops[kNorms].time_s = rt.norms;
-    ops[kAllReduce].time_s = rt.allreduce;
-    ops[kPpTransfer].time_s = rt.pp;
-    ops[kLmHead].time_s = rl.lm_head;
-    ops[kSampling].time_s = rl.sampling;
+    c.token_and_lm_ops(tokens, batch.prefill_last_chunks + batch.decode_seqs, ops, true);
     c.finish_launch(batch, ops);
   }
   // Summed in op order, as breakdown() does, so both give the same bits.

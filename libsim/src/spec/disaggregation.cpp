@@ -90,13 +90,7 @@ const std::vector<std::string>& link_keys() {
 
 void DisaggregationSpec::validate(const std::string& path) const {
   Problems p;
-  auto collect = [&](auto&& fn) {
-    try {
-      fn();
-    } catch (const ConfigError& e) {
-      for (const auto& x : e.problems()) p.add("", x);
-    }
-  };
+  auto collect = [&](auto&& fn) { p.collect(fn); };
   collect([&] { prefill.hardware.validate(path + ".prefill"); });
   collect([&] { decode.hardware.validate(path + ".decode"); });
   // 1e6 Gbit/s is ~100x NVLink 5; anything above is an input error, as is a link that moves (almost) nothing:

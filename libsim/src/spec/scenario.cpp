@@ -233,13 +233,7 @@ void CostSpec::validate(const std::string& path) const {
 
 void Scenario::validate() const {
   Problems p;
-  auto collect = [&](auto&& fn) {
-    try {
-      fn();
-    } catch (const ConfigError& e) {
-      for (const auto& s : e.problems()) p.add("", s);
-    }
-  };
+  auto collect = [&](auto&& fn) { p.collect(fn); };
   if (model.empty()) p.add("model", "must name a model");
   collect([&] {
     if (to_lower(weights) != kAutoWeights) weight_format(weights, "quant.weights");
@@ -466,13 +460,7 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
   ResolvedScenario r;
   r.scenario = s;
   Problems p;
-  auto collect = [&](auto&& fn) {
-    try {
-      fn();
-    } catch (const ConfigError& e) {
-      for (const auto& x : e.problems()) p.add("", x);
-    }
-  };
+  auto collect = [&](auto&& fn) { p.collect(fn); };
   collect([&] { r.model = catalog.model(s.model, "model"); });
   collect([&] {
     const GpuOption option = parse_gpu_option(s.hardware.gpu, "hardware.gpu");

@@ -63,6 +63,15 @@ class Cancelled : public Error {
 class Problems {
  public:
   void add(std::string path, std::string problem);
+  /// Runs `fn`; the problems of a ConfigError it throws join these (so one validate() reports every one).
+  template <class F>
+  void collect(F&& fn) {
+    try {
+      fn();
+    } catch (const ConfigError& e) {
+      for (const auto& x : e.problems()) add("", x);
+    }
+  }
   bool empty() const noexcept { return items_.empty(); }
   /// Throws ConfigError with every collected problem; does nothing when there are none.
   void throw_if_any() const;
