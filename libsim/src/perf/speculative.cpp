@@ -1,6 +1,7 @@
 // Shapes of a speculative-decoding step (perf/speculative.hpp; docs/speculative-decoding.md).
 #include "llmsim/perf/speculative.hpp"
 
+#include "cost_model_ops.hpp"
 #include "llmsim/core/error.hpp"
 
 namespace llmsim::perf {
@@ -56,6 +57,21 @@ std::shared_ptr<const CostModel> make_proposer(const CostModel& target, const sp
     throw ConfigError("engine.speculative", "the proposer '" + sp.proposer->id + "' cannot run at the target's tensor "
                                             "parallel " + std::to_string(target.parallel().tp) + ": " + e.what());
   }
+}
+
+void CostModel::Constants::verification_ops(const BatchShape& b, RawOps& ops, bool use_table) const {
+  const VerificationSums v = verification_sums(b);
+  const std::int64_t q = b.decode_seqs * (b.spec_tokens + 1);
+  token_and_lm_ops(b.prefill_tokens + q, b.prefill_last_chunks + q, ops, use_table);
+  batch_ops(b, ops);  // prefill chunks; the decode kernel over the decoders' KV; launches and CPU
+  if (b.decode_seqs > 0) {
+    const Raw r = attention(2.0 * heads * (prefill_qk_dim + prefill_v_dim) * v.attn_pairs,
+                            prefill_bytes(v.queries, v.kv_tokens), mem_eff, full_layers);
+    Raw& a = ops[kAttnDecode];
+    if (r.time_s > a.time_s) a = r;
+    else a.flops = r.flops;
+  }
+  finish_launch(b, ops);
 }
 
 }  // namespace llmsim::perf

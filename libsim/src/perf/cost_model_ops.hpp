@@ -1,0 +1,430 @@
+// Private to perf: the constants of one CostModel and the op formulas of one engine iteration (the roofline
+// per op; docs/cost-model.md). Included by cost_model.cpp (the public API), cost_model_setup.cpp (the constants
+// from the specs), model_families.cpp (sliding-window and MLA terms) and speculative.cpp (verification).
+// The hot path's functions are defined here, in the class, so iteration_time inlines them.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "llmsim/perf/collective.hpp"
+#include "llmsim/perf/cost_model.hpp"
+#include "llmsim/perf/decode_attention.hpp"
+#include "llmsim/perf/engine_overhead.hpp"
+#include "llmsim/perf/prefill_scores.hpp"
+
+namespace llmsim::perf {
+namespace cost_detail {
+
+enum Op : int {
+  kQkv, kAttnPrefill, kAttnDecode, kKvB, kOProj, kMlp, kNorms, kLmHead, kSampling, kAllReduce, kPpTransfer, kOffload,
+  kLaunch, kCpu, kProposer, kNumOps
+};
+inline constexpr std::array<const char*, kNumOps> kOpNames = {
+    "qkv_proj", "attention_prefill", "attention_decode", "kv_b_proj", "o_proj", "mlp", "norms_rotary_act",
+    "lm_head", "sampling", "tp_allreduce", "pp_transfer", "weight_offload", "launch", "cpu", "proposer"};
+
+/// One op's totals for the iteration (all layers); a plain struct so evaluation allocates nothing.
+struct Raw {
+  double time_s = 0, flops = 0, bytes = 0, peak_fraction = 0;
+  Bound bound = Bound::memory;
+};
+using RawOps = std::array<Raw, kNumOps>;
+
+inline constexpr double kActBytes = 2.0;  // fp16/bf16 activations
+
+/// Batches of up to this many tokens read the token-only ops from a table (see CostModel::Constants::table).
+/// 8192 is vLLM's default max_num_batched_tokens; larger batches take the direct (bit-identical) path. The
+/// table costs ~0.6 ms and 0.5 MB per CostModel, paid once per simulation.
+inline constexpr std::int64_t kTableTokens = 8192;
+
+/// Curve::at with the knots' logarithms computed once: the same expressions on the same values, so the
+/// results are bit-identical, minus two std::log calls per lookup.
+struct LogCurve {
+  std::vector<double> x, y, lx;
+  LogCurve() = default;
+  explicit LogCurve(const Curve& c) : x(c.x), y(c.y) {
+    for (double v : x) lx.push_back(std::log(v));
+  }
+  double at(double xv) const {
+    if (x.empty()) return 1.0;
+    if (x.size() == 1 || xv <= x.front()) return y.front();
+    if (xv >= x.back()) return y.back();
+    std::size_t i = 1;
+    while (x[i] < xv) ++i;
+    const double l0 = lx[i - 1], l1 = lx[i];
+    const double w = (std::log(xv) - l0) / (l1 - l0);
+    return y[i - 1] + w * (y[i] - y[i - 1]);
+  }
+};
+
+/// Times of the ops that depend only on the token count (and LM-head rows): one row per count.
+struct TokenRow {
+  double qkv = 0, o_proj = 0, mlp = 0, norms = 0, allreduce = 0, pp = 0;  // indexed by tokens
+  double lm_head = 0, sampling = 0;                                      // indexed by LM-head rows
+};
+
+/// The same conditions validate() rejects, as branch-free comparisons: the hot path calls the (allocating,
+/// message-building) validate() only when one of them holds.
+inline bool maybe_invalid(const BatchShape& b) {
+  return (b.prefill_seqs < 0) | (b.prefill_tokens < 0) | !(b.prefill_attn_pairs >= 0) |
+         !(b.prefill_attn_pairs <= std::numeric_limits<double>::max()) | (b.prefill_kv_tokens < 0) |
+         (b.prefill_last_chunks < 0) | (b.decode_seqs < 0) | (b.decode_context < 0) | (b.spec_tokens < 0) |
+         ((b.prefill_tokens > 0) & (b.prefill_seqs == 0)) | (b.prefill_seqs > b.prefill_tokens) |
+         (b.prefill_last_chunks > b.prefill_seqs) | (b.prefill_kv_tokens < b.prefill_tokens);
+}
+
+}  // namespace cost_detail
+
+using namespace cost_detail;  // NOLINT: the op table's names read as in the formulas
+
+struct CostModel::Constants {
+  // Model shape on one GPU (TP shard); all layers run on the critical path (see docs: PP assumption).
+  double layers = 0, hidden = 0, head_dim = 0, heads = 0, kv_heads = 0, inter = 0, vocab = 0;
+  double qkv_params = 0, o_params = 0, mlp_params = 0;  // per layer per GPU (mlp: a dense layer's MLP)
+  double experts = 0, experts_per_token = 0, router_params = 0;
+  // Layer mix (docs/cost-model.md, "Model families"): dense-MLP and MoE layers; full and sliding-window attention.
+  double dense_layers = 0, moe_layers = 0;
+  double expert_params = 0, expert_inter = 0;  // one routed expert on this GPU
+  double shared_params = 0, shared_inter = 0;  // a MoE layer's shared experts on this GPU (DeepSeek, Qwen2-MoE)
+  double full_layers = 0, sliding_layers = 0, window = 0;
+  // MLA (DeepSeek): kv_b_proj's weights, run per decode token as the absorbed W_UK / W_UV and per prefill KV token as
+  // the up-projection; the attention's query/key and value head dims as it runs.
+  bool mla = false;
+  double kv_b_params = 0, prefill_qk_dim = 0, prefill_v_dim = 0, kv_latent = 0;
+  double rotary_norm_elems = 0;  // per token per layer: rotary on q and k (+ MLA's latent RMSNorms)
+  double lm_params = 0;
+  double w_bytes_per_param = 2, lm_bytes_per_param = 2;
+  double kv_bytes_per_token_layer = 0;  // K+V of one token in one layer on this GPU, as prefill attention reads it
+  double kv_cache_write_bytes = 0;      // what one new token writes into one layer's KV cache
+  // Hardware.
+  double bw = 0, gemm_peak = 0, fp16_peak = 0;
+  double q_bw = 1, q_c = 1;
+  spec::DType gemm_dtype = spec::DType::fp16;
+  LogCurve gemm_eff, fp16_eff, gemm_bw, mem_vs_bytes;
+  double mem_eff = 0.85, gemm_fixed_s = 0, p = 2, attn_prefill_eff = 0.6;
+  double alu_rate = 0;                 ///< CUDA-core instructions/s (FP32 FMA rate)
+  bool materialised_scores = false;    ///< prefill attention as GEMM -> softmax -> GEMM (perf/prefill_scores.hpp)
+  double l2_bytes = 0;
+  double dequant_ops_per_weight = 0;   ///< CUDA-core instructions to dequantise one weight (weight-only formats)
+  /// Issue-bound decode GEMV of the format (llama.cpp mul_mat_vec_q): thread-instructions per weight and per weight
+  /// and activation column, for M <= gemv_max_rows, against the GPU's instruction issue rate.
+  double gemv_ops = 0, gemv_ops_per_column = 0, gemv_max_rows = 0, issue_rate = 0;
+  DecodeAttentionModel attn_decode;
+  AllReduceModel allreduce;
+  EngineOverheadModel overhead;
+  bool charge_cpu = true;  ///< false for a speculative proposer (its step's CPU time is the target's)
+  int tp = 1, pp = 1;
+  double link_bw = 0, link_latency_s = 0;
+  double kernels_per_layer = 0, kernels_per_iter = 0;
+  double offload_bytes = 0, offload_s = 0, host_bw = 0;  // weights copied from host memory every iteration
+  /// table[n]: token-only op times for n tokens / n LM-head rows, n in [0, kTableTokens], filled by the very
+  /// functions evaluate() uses, so iteration_time's sum is bit-identical to the direct one.
+  std::vector<TokenRow> table;
+
+  double pnorm(double a, double b) const {
+    if (p == 2.0) return std::sqrt(a * a + b * b);
+    if (p >= 32.0) return std::max(a, b);
+    const double m = std::max(a, b);
+    if (m <= 0) return 0;
+    return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p), 1.0 / p);
+  }
+
+  /// One GEMM type per layer: M rows through `params` weights (in -> out features) in `kernels` kernels,
+  /// times `count` layers.
+  Raw gemm(double m, double params, double in_dim, double out_dim, double bytes_per_param, const LogCurve& eff_c,
+           double peak, double qc, double qbw, double count, double kernels = 1, bool in_format = false) const {
+    Raw r;
+    if (m <= 0) return r;
+    const double flops = 2.0 * m * params;
+    const double bytes = params * bytes_per_param + m * (in_dim + out_dim) * kActBytes;
+    const double tc = flops / (peak * eff_c.at(m) * qc);
+    double tm = bytes / (bw * gemm_bw.at(m) * qbw);
+    if (in_format && dequant_ops_per_weight > 0) {
+      // Weight-only kernels (Marlin) dequantise every weight on CUDA cores once per 64-row block of M, overlapped
+      // with the weight stream as well as two pipelines overlap (the smooth roofline).
+      tm = pnorm(tm, params * dequant_ops_per_weight * std::ceil(m / 64.0) / alu_rate);
+    }
+    if (in_format && m <= gemv_max_rows) {
+      // GEMV kernels that compute on CUDA cores (llama.cpp's mul_mat_vec_q) issue instructions per weight and per
+      // weight and column; the issue slots, overlapped with the stream, bound them where the bandwidth is high.
+      tm = pnorm(tm, params * (gemv_ops + gemv_ops_per_column * m) / issue_rate);
+    }
+    const double t = kernels * gemm_fixed_s + pnorm(tc, tm);
+    r.time_s = t * count;
+    r.flops = flops * count;
+    r.bytes = bytes * count;
+    r.bound = tc > tm ? Bound::compute : Bound::memory;
+    r.peak_fraction = tc > tm ? flops / t / peak : bytes / t / bw;
+    return r;
+  }
+
+  /// A streaming element-wise kernel moving `bytes` per layer, times `count`.
+  Raw stream(double bytes, double flops, double count) const {
+    Raw r;
+    if (bytes <= 0) return r;
+    const double t = bytes / (bw * mem_eff * mem_vs_bytes.at(bytes));
+    r.time_s = t * count;
+    r.bytes = bytes * count;
+    r.flops = flops * count;
+    r.bound = Bound::memory;
+    r.peak_fraction = bytes / t / bw;
+    return r;
+  }
+
+  /// Attention: FLOPs on the fp16 tensor path at the FlashAttention efficiency, bytes at `bw_eff`, times `count`
+  /// layers.
+  Raw attention(double flops, double bytes, double bw_eff, double count) const {
+    Raw r;
+    if (bytes <= 0 || count <= 0) return r;
+    const double tc = flops / (fp16_peak * attn_prefill_eff);
+    const double tm = bytes / (bw * bw_eff);
+    const double t = pnorm(tc, tm);
+    r.time_s = t * count;
+    r.flops = flops * count;
+    r.bytes = bytes * count;
+    r.bound = tc > tm ? Bound::compute : Bound::memory;
+    r.peak_fraction = tc > tm ? flops / t / fp16_peak : bytes / t / bw;
+    return r;
+  }
+
+
+  /// Σ_{j=1..chunk} min(before + j, window): causal query-key pairs of one chunk after `before` cached tokens when
+  /// each query sees at most `window` keys.
+  static double windowed_pairs(double before, double chunk, double window) {
+    if (before + chunk <= window) return chunk * (before + (chunk + 1) / 2);
+    if (before >= window) return chunk * window;
+    const double k = window - before;  // queries still inside the window
+    return k * before + k * (k + 1) / 2 + (chunk - k) * window;
+  }
+
+  static void add(Raw& into, const Raw& r) {
+    into.time_s += r.time_s;
+    into.flops += r.flops;
+    into.bytes += r.bytes;
+  }
+
+  /// Ops that depend only on the iteration's token count: the linears, norms and collectives.
+  void token_ops(double tokens, RawOps& ops) const {
+    const double q_width = heads * head_dim;  // query (and attention output) features on this GPU
+    // MLA: the replicated q_a/kv_a projection and q_b (or q_proj) produce q and the latent; o_proj reads v_head_dim
+    // per head. Other models: fused q/k/v, o_proj reading the query width.
+    const double qkv_out = mla ? q_width + kv_latent : q_width + 2 * kv_heads * head_dim;
+    const double o_in = mla ? heads * prefill_v_dim : q_width;
+    ops[kQkv] = gemm(tokens, qkv_params, hidden, qkv_out, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1,
+                     true);
+    ops[kOProj] = gemm(tokens, o_params, o_in, hidden, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1,
+                       true);
+    if (experts > 1) {
+      // Expected distinct experts touched when each of `tokens` picks k of E: E(1 - (1 - k/E)^T).
+      const double touched = experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
+      const double m_per_expert = touched > 0 ? tokens * experts_per_token / touched : 0;
+      Raw e = gemm(m_per_expert, expert_params, 2 * hidden, 3 * expert_inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c,
+                   q_bw, moe_layers * touched, 2, true);
+      // One fused-MoE kernel pair per layer, not one per expert: keep one pair of fixed costs per layer.
+      e.time_s -= 2 * gemm_fixed_s * moe_layers * std::max(0.0, touched - 1);
+      add(e, gemm(tokens, router_params, hidden, experts, 2.0, fp16_eff, fp16_peak, 1, 1, moe_layers));
+      // Shared experts run every token, as a dense MLP beside the routed ones; dense layers (DeepSeek's first three,
+      // Qwen's mlp_only_layers) run their own MLP.
+      if (shared_params > 0)
+        add(e, gemm(tokens, shared_params, 2 * hidden, 3 * shared_inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c,
+                    q_bw, moe_layers, 2, true));
+      if (dense_layers > 0)
+        add(e, gemm(tokens, mlp_params, 2 * hidden, 3 * inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw,
+                    dense_layers, 2, true));
+      // The fraction of peak over the whole op (the per-expert GEMM's own fraction counted one expert's bytes
+      // against its time, and not the router, shared experts or dense layers added here).
+      if (e.time_s > 0)
+        e.peak_fraction = e.bound == Bound::compute ? e.flops / e.time_s / gemm_peak : e.bytes / e.time_s / bw;
+      ops[kMlp] = e;
+    } else {
+      // gate_up and down are two kernels with the same M: one roofline over both, two fixed costs.
+      ops[kMlp] = gemm(tokens, mlp_params, 2 * hidden, 3 * inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw,
+                       layers, 2, true);
+    }
+
+    // Per token per layer: two fused add+RMSNorms (read 2h, write 2h each), rotary on q and k (read+write),
+    // the gated activation (read 2I, write I) per routed expert (and shared expert), averaged over the layer mix.
+    const double act_inter = experts > 1 ? (dense_layers * inter + moe_layers * (expert_inter * experts_per_token +
+                                                                                  shared_inter)) / layers
+                                         : inter;
+    const double act_elems = 8 * hidden + rotary_norm_elems + 3 * act_inter;
+    ops[kNorms] = stream(tokens * act_elems * kActBytes, tokens * act_elems, layers);
+    ops[kNorms].time_s += stream(tokens * 6 * hidden * kActBytes, 0, 1).time_s;  // embedding gather + final norm
+
+    if (tp > 1) {
+      // Two all-reduces per layer (after o_proj and after down_proj), algorithm by message size.
+      Raw& r = ops[kAllReduce];
+      const double msg = tokens * hidden * kActBytes;
+      r.time_s = 2 * layers * allreduce.time_s(msg);
+      r.bytes = 2 * layers * allreduce.link_bytes(msg);
+      r.bound = Bound::communication;
+      r.peak_fraction = r.time_s > 0 ? r.bytes / r.time_s / allreduce.bus_bandwidth() : 0;
+    }
+    if (pp > 1) {
+      Raw& r = ops[kPpTransfer];
+      const double msg = 2 * tokens * hidden * kActBytes;  // hidden state + residual
+      r.time_s = (pp - 1) * (msg / link_bw + link_latency_s);
+      r.bytes = (pp - 1) * msg;
+      r.bound = Bound::communication;
+      r.peak_fraction = r.time_s > 0 ? r.bytes / r.time_s / link_bw : 0;
+    }
+  }
+
+  /// The LM head and sampling over `lm_rows` rows (prompts that finish plus decoding sequences).
+  void lm_ops(double lm_rows, RawOps& ops) const {
+    ops[kLmHead] = gemm(lm_rows, lm_params, hidden, vocab / tp, lm_bytes_per_param, fp16_eff, fp16_peak, 1, 1, 1);
+    ops[kSampling] = stream(lm_rows * vocab * 4.0 * 2.0, lm_rows * vocab * 4.0, 1);  // fp32 logits, two passes
+  }
+
+  /// The terms of sliding-window layers and of MLA (docs/cost-model.md, "Model families") added to `ops`.
+  [[gnu::noinline]] void family_ops(const BatchShape& b, RawOps& ops) const;
+
+  /// Prefill attention bytes of `pt` query tokens over `kv` KV tokens: queries and outputs, the KV read, and writing
+  /// the chunk's K,V (MLA: its latent).
+  double prefill_bytes(double pt, double kv) const {
+    return pt * heads * (prefill_qk_dim + prefill_v_dim) * kActBytes + kv * kv_bytes_per_token_layer +
+           pt * kv_cache_write_bytes;
+  }
+
+  /// Ops that depend on the batch's composition: attention, kernel launches, CPU overhead.
+  [[gnu::always_inline]] void batch_ops(const BatchShape& b, RawOps& ops) const {
+    const double decode = static_cast<double>(b.decode_seqs);
+    const double seqs = static_cast<double>(b.prefill_seqs + b.decode_seqs);
+
+    if (b.prefill_tokens > 0) {
+      // Per query-key pair: QK^T over the query/key head dim and PV over the value head dim (MLA prefill runs full
+      // heads of nope+rope and v_head_dim on the up-projected K/V; vLLM's compute-friendly path).
+      const double pt = static_cast<double>(b.prefill_tokens);
+      const double bytes = prefill_bytes(pt, static_cast<double>(b.prefill_kv_tokens));
+      ops[kAttnPrefill] = attention(2.0 * heads * (prefill_qk_dim + prefill_v_dim) * b.prefill_attn_pairs, bytes,
+                                    mem_eff, full_layers);
+      if (materialised_scores) {
+        // The unified KV view: every query token scores every KV cell of the batch (masked ones too); the two
+        // batched GEMMs then run at the attention rate and the score traffic is serialized between them.
+        const double scores = heads * pt * static_cast<double>(b.prefill_kv_tokens);
+        const double tc = 2.0 * scores * (prefill_qk_dim + prefill_v_dim) / (fp16_peak * attn_prefill_eff);
+        const double sb = materialised_score_bytes(scores, l2_bytes);
+        Raw& r = ops[kAttnPrefill];
+        r.time_s = (tc + bytes / (bw * mem_eff) + sb / (bw * mem_eff)) * full_layers;
+        r.flops = 2.0 * scores * (prefill_qk_dim + prefill_v_dim) * full_layers;
+        r.bytes = (bytes + sb) * full_layers;
+        r.bound = Bound::memory;
+        r.peak_fraction = r.bytes / r.time_s / bw;
+      }
+    }
+    if (b.decode_seqs > 0) {
+      // The paged decode kernel: backend, CTAs, per-CTA streaming, waves, conversion (decode_attention.hpp).
+      const DecodeAttentionCost a = attn_decode.per_layer(decode, static_cast<double>(b.decode_context));
+      Raw& r = ops[kAttnDecode];
+      r.time_s = a.time_s * full_layers;
+      r.flops = a.flops * full_layers;
+      r.bytes = a.bytes * full_layers;
+      // CUDA-core bound (software fp8 conversion, PagedAttention's dot products): judged against the FP32 rate.
+      r.bound = a.alu_bound ? Bound::compute : Bound::memory;
+      r.peak_fraction = a.alu_bound ? a.flops / a.time_s / (2.0 * alu_rate) : a.bytes / a.time_s / bw;
+    }
+    // Sliding-window layers and MLA's kv_b_proj: kept out of line so the common path stays as short as it was.
+    if (sliding_layers > 0 || mla) [[unlikely]] family_ops(b, ops);
+
+    // Kernel launches: which kernels replay from CUDA graphs depends on the runtime (engine_overhead.hpp); a runtime
+    // whose host runs ahead is charged after the GPU's work is summed (finish_launch).
+    ops[kLaunch].time_s = launch(b, 0.0);
+    ops[kLaunch].bound = Bound::overhead;
+    ops[kCpu].time_s = charge_cpu ? overhead.cpu_s(seqs) : 0.0;
+    ops[kCpu].bound = Bound::overhead;
+    if (offload_s > 0) {
+      ops[kOffload].time_s = offload_s;
+      ops[kOffload].bytes = offload_bytes;
+      ops[kOffload].bound = Bound::communication;
+      ops[kOffload].peak_fraction = offload_bytes / offload_s / host_bw;
+    }
+  }
+
+  /// Launch time of batch `b` whose other kernels keep the GPU busy for `gpu_busy_s`.
+  double launch(const BatchShape& b, double gpu_busy_s) const {
+    const double attn_kernels = (b.prefill_seqs > 0 ? 1 : 0) + (b.decode_seqs > 0 ? 1 : 0);
+    const double kernels = layers * (kernels_per_layer + attn_kernels) + kernels_per_iter;
+    return overhead.launch_s(kernels, layers * attn_kernels, b.prefill_tokens + b.decode_seqs, b.prefill_seqs == 0,
+                             gpu_busy_s);
+  }
+
+  /// For a runtime whose host runs ahead of the GPU, the launch term depends on the GPU's work (all ops but the
+  /// launches and the CPU's serialized time): recomputed once the other ops are known.
+  void finish_launch(const BatchShape& b, RawOps& ops) const {
+    if (!overhead.launch_depends_on_gpu()) return;
+    double busy = 0;
+    for (int i = 0; i < kNumOps; ++i)
+      if (i != kLaunch && i != kCpu) busy += ops[i].time_s;
+    ops[kLaunch].time_s = launch(b, busy);
+  }
+
+  double weights_per_gpu() const {
+    const double stage = layers / pp;
+    // The most loaded stage holds as many MoE layers as there are (as the memory plan assumes).
+    const double moe = std::min(stage, moe_layers);
+    const double mlp = experts > 1 ? moe * (experts * expert_params + shared_params) + (stage - moe) * mlp_params
+                                   : stage * mlp_params;
+    return (stage * (qkv_params + o_params + kv_b_params) + mlp) * w_bytes_per_param + lm_params * lm_bytes_per_param;
+  }
+
+  void evaluate(const BatchShape& b, RawOps& ops) const {
+    if (b.spec_tokens > 0) [[unlikely]] {
+      verification_ops(b, ops, false);
+      return;
+    }
+    token_ops(static_cast<double>(b.prefill_tokens + b.decode_seqs), ops);
+    lm_ops(static_cast<double>(b.prefill_last_chunks + b.decode_seqs), ops);
+    batch_ops(b, ops);
+    finish_launch(b, ops);
+  }
+
+  /// Token-only ops for `tokens` and `lm_rows` from the table when both fit it (bit-identical to computing them).
+  void token_and_lm_ops(std::int64_t tokens, std::int64_t lm_rows, RawOps& ops, bool use_table) const {
+    if (!use_table || tokens > kTableTokens || lm_rows > kTableTokens) {
+      token_ops(static_cast<double>(tokens), ops);
+      lm_ops(static_cast<double>(lm_rows), ops);
+      return;
+    }
+    const TokenRow& rt = table[static_cast<std::size_t>(tokens)];
+    const TokenRow& rl = table[static_cast<std::size_t>(lm_rows)];
+    ops[kQkv].time_s = rt.qkv;
+    ops[kOProj].time_s = rt.o_proj;
+    ops[kMlp].time_s = rt.mlp;
+    ops[kNorms].time_s = rt.norms;
+    ops[kAllReduce].time_s = rt.allreduce;
+    ops[kPpTransfer].time_s = rt.pp;
+    ops[kLmHead].time_s = rl.lm_head;
+    ops[kSampling].time_s = rl.sampling;
+  }
+
+  /// The target's side of a speculative step (perf/speculative.hpp): the linears over prefill tokens + d·(k + 1),
+  /// LM head and sampler over every verified position, and the decoders' attention over k + 1 queries each: at
+  /// least the decode kernel's streaming of their KV (the same KV is read) and at least the prefill roofline of
+  /// the (k + 1)-token chunks (their FLOPs grow k + 1 times: where large batches turn verification compute-bound).
+  void verification_ops(const BatchShape& b, RawOps& ops, bool use_table) const;
+
+  void fill_table() {
+    table.resize(kTableTokens + 1);
+    for (std::int64_t n = 0; n <= kTableTokens; ++n) {
+      RawOps ops{};
+      token_ops(static_cast<double>(n), ops);
+      lm_ops(static_cast<double>(n), ops);
+      TokenRow& r = table[static_cast<std::size_t>(n)];
+      r.qkv = ops[kQkv].time_s;
+      r.o_proj = ops[kOProj].time_s;
+      r.mlp = ops[kMlp].time_s;
+      r.norms = ops[kNorms].time_s;
+      r.allreduce = ops[kAllReduce].time_s;
+      r.pp = ops[kPpTransfer].time_s;
+      r.lm_head = ops[kLmHead].time_s;
+      r.sampling = ops[kSampling].time_s;
+    }
+  }
+};
+
+}  // namespace llmsim::perf

@@ -1,0 +1,169 @@
+// The constants of one CostModel from the model, format, GPU, profile and layout (the op formulas they feed are in
+// cost_model_ops.hpp; the source of every constant in docs/cost-model.md).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "cost_model_ops.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/perf/speculative.hpp"
+
+namespace llmsim::perf {
+
+CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuSpec gpu, HardwareProfile profile,
+                     spec::ParallelConfig parallel, bool cuda_graphs, double cpu_offload_bytes, Runtime runtime)
+    : model_(std::move(model)),
+      quant_(std::move(quant)),
+      gpu_(std::move(gpu)),
+      profile_(std::move(profile)),
+      parallel_(parallel),
+      cuda_graphs_(cuda_graphs),
+      runtime_(runtime) {
+  profile_.validate("profile");
+  const auto& m = model_;
+  const int tp = parallel_.tp, pp = parallel_.pp;
+  Problems problems;
+  if (tp < 1) problems.add("hardware.tp", "must be >= 1, got " + std::to_string(tp));
+  if (pp < 1) problems.add("hardware.pp", "must be >= 1, got " + std::to_string(pp));
+  if (m.hidden_size <= 0 || m.num_layers <= 0 || m.num_heads <= 0 || m.head_dim <= 0 || m.intermediate_size <= 0 ||
+      m.vocab_size <= 0)
+    problems.add("model", "hidden_size, num_layers, num_heads, head_dim, intermediate_size and vocab_size must be > 0");
+  problems.throw_if_any();
+  const int kv = m.num_kv_heads > 0 ? m.num_kv_heads : m.num_heads;
+  m.check_tensor_parallel(tp, problems, "hardware.tp");
+  if (pp > m.num_layers)
+    problems.add("hardware.pp", "pipeline parallel " + std::to_string(pp) + " exceeds the " +
+                                    std::to_string(m.num_layers) + " layers of " + m.id);
+  if (!(gpu_.memory_bandwidth > 0) || !(gpu_.fp16_flops > 0))
+    problems.add("hardware.gpu", "'" + gpu_.id + "' needs a memory bandwidth and an fp16 tensor peak > 0");
+  problems.throw_if_any();
+
+  auto c = std::make_shared<Constants>();
+  const double t = tp;
+  c->tp = tp;
+  c->pp = pp;
+  c->layers = m.num_layers;
+  c->hidden = m.hidden_size;
+  c->head_dim = m.head_dim;
+  c->heads = m.num_heads / t;
+  c->kv_heads = kv >= tp ? static_cast<double>(kv / tp) : 1.0;  // fewer KV heads than GPUs: replicated
+  c->inter = m.intermediate_size / t;
+  c->vocab = m.vocab_size;
+  c->qkv_params = c->hidden * (c->heads + 2 * c->kv_heads) * c->head_dim +
+                  (m.attention_bias ? (c->heads + 2 * c->kv_heads) * c->head_dim : 0.0);
+  c->o_params = c->heads * c->head_dim * c->hidden;
+  c->prefill_qk_dim = c->head_dim;
+  c->prefill_v_dim = c->head_dim;
+  c->rotary_norm_elems = 2 * (c->heads + c->kv_heads) * c->head_dim;  // rotary reads and writes q and k
+  if (m.is_mla()) {
+    // DeepseekV2MLAAttention on one rank: the replicated q_a + kv_a projection (hidden -> q_lora + kv_lora + rope),
+    // q_b (or q_proj) and o_proj sharded by heads; kv_b_proj (kv_lora -> heads × (nope + v)) sharded by heads.
+    c->mla = true;
+    c->kv_latent = static_cast<double>(m.kv_lora_rank) + m.qk_rope_head_dim;
+    const double qk = static_cast<double>(m.qk_nope_head_dim) + m.qk_rope_head_dim;
+    c->qkv_params = c->hidden * (static_cast<double>(m.q_lora_rank) + c->kv_latent) +
+                    (m.q_lora_rank > 0 ? m.q_lora_rank : c->hidden) * c->heads * qk;
+    c->o_params = c->heads * m.v_head_dim * c->hidden;
+    c->kv_b_params = static_cast<double>(m.kv_lora_rank) * c->heads * (m.qk_nope_head_dim + m.v_head_dim);
+    c->head_dim = qk;
+    c->kv_heads = c->heads;  // prefill attends per head on the up-projected K/V
+    c->prefill_v_dim = m.v_head_dim;
+    // Rotary touches only the rope part of q (per head) and the shared k_pe; q_a/kv_a_layernorm read and write
+    // the q and KV latents.
+    c->rotary_norm_elems = 2 * (c->heads + 1) * m.qk_rope_head_dim + 2 * (static_cast<double>(m.q_lora_rank) + m.kv_lora_rank);
+  }
+  c->mlp_params = 3.0 * c->hidden * c->inter;  // a dense layer's gated MLP (gate, up, down)
+  c->dense_layers = m.num_layers;
+  if (m.is_moe()) {
+    c->experts = m.num_experts;
+    c->experts_per_token = std::max(1, m.experts_per_token);
+    c->router_params = c->hidden * m.num_experts + (m.shared_expert_gate ? c->hidden : 0.0);
+    c->dense_layers = m.dense_layers;
+    c->moe_layers = m.moe_layers();
+    c->expert_inter = m.expert_intermediate_size() / t;
+    c->expert_params = 3.0 * c->hidden * c->expert_inter;
+    c->shared_inter = m.shared_expert_intermediate_size / t;
+    c->shared_params = 3.0 * c->hidden * c->shared_inter;
+  }
+  c->sliding_layers = m.has_sliding_window() ? m.sliding_layers : 0;
+  c->full_layers = m.num_layers - c->sliding_layers;
+  c->window = m.sliding_window;
+  c->lm_params = c->vocab * c->hidden / t;
+
+  // Weight-only formats dequantise to fp16 (rate x q_c, bandwidth x q_bw); W8A8/fp8 use their tensor path when
+  // the GPU has it, else spec::format_for_gpu turns them into the weight-only fallback (fp8 on A100 -> W8A16).
+  quant_.weights = spec::format_for_gpu(quant_.weights, gpu_, "quant.weights");  // ConfigError: no usable path
+  const auto& fmt = quant_.weights;
+  c->w_bytes_per_param = fmt.bits_per_weight / 8.0;
+  c->lm_bytes_per_param = fmt.lm_head_bits / 8.0;
+  c->kv_bytes_per_token_layer = 2.0 * c->kv_heads * c->head_dim * quant_.kv_bytes_per_element();
+  c->kv_cache_write_bytes = c->kv_bytes_per_token_layer;
+  if (m.is_mla()) {
+    // Prefill reads each KV token's latent from the cache and FlashAttention reads its up-projected K and V per head;
+    // a new token writes one latent.
+    c->kv_cache_write_bytes = c->kv_latent * quant_.kv_bytes_per_element();
+    c->kv_bytes_per_token_layer = c->kv_cache_write_bytes + c->heads * (c->head_dim + c->prefill_v_dim) * kActBytes;
+  }
+
+  c->q_bw = fmt.dequant_bw_efficiency;
+  c->q_c = fmt.dequant_compute_efficiency;
+  c->gemm_dtype = fmt.weight_only ? spec::DType::fp16 : fmt.compute_dtype;
+  c->bw = gpu_.memory_bandwidth;
+  c->gemm_peak = gpu_.tensor_peak(c->gemm_dtype);
+  c->fp16_peak = gpu_.fp16_flops;
+  const auto fp16 = profile_.gemm_eff_vs_m.find(spec::DType::fp16);
+  c->fp16_eff = LogCurve(fp16->second);  // validate() guarantees it exists
+  const auto it = profile_.gemm_eff_vs_m.find(c->gemm_dtype);
+  c->gemm_eff = it != profile_.gemm_eff_vs_m.end() ? LogCurve(it->second) : c->fp16_eff;
+  if (fmt.max_compute_flops > 0) {
+    // Folded into q_c against the large-M rate, so the per-iteration path is unchanged.
+    const double large_m_rate = c->gemm_peak * c->gemm_eff.at(4096) * c->q_c;
+    if (large_m_rate > fmt.max_compute_flops) c->q_c *= fmt.max_compute_flops / large_m_rate;
+  }
+  c->gemm_bw = LogCurve(profile_.gemm_bw_eff_vs_m);
+  c->mem_vs_bytes = LogCurve(profile_.mem_bw_vs_bytes);
+  c->mem_eff = profile_.mem_bw_efficiency;
+  c->gemm_fixed_s = profile_.gemm_fixed_s;
+  c->p = profile_.roofline_exponent;
+  c->attn_prefill_eff = profile_.attn_prefill_efficiency;
+  c->alu_rate = gpu_.fp32_flops / 2.0;
+  c->materialised_scores = runtime_traits(runtime_).materialises_prefill_scores;
+  c->l2_bytes = static_cast<double>(gpu_.l2_bytes);
+  c->dequant_ops_per_weight = fmt.weight_only ? fmt.dequant_alu_ops_per_weight : 0.0;
+  c->gemv_ops = fmt.gemv_ops_per_weight;
+  c->gemv_ops_per_column = fmt.gemv_ops_per_weight_column;
+  c->gemv_max_rows = fmt.gemv_max_rows;
+  c->issue_rate = instruction_issue_rate(gpu_);
+  // MLA decode is MQA over the latent (vLLM's data-movement-friendly path): one KV "head" of kv_lora + rope elements
+  // per token whose first kv_lora serve as V (mla_attention.py: "MQA with QK headdim = Lkv + R, V headdim = Lkv").
+  const AttentionShape shape = m.is_mla()
+                                   ? AttentionShape{c->heads, 1.0, c->kv_latent, quant_.kv_bytes_per_element(),
+                                                    static_cast<double>(m.kv_lora_rank), c->kv_latent}
+                                   : AttentionShape{c->heads, c->kv_heads, c->head_dim, quant_.kv_bytes_per_element()};
+  c->attn_decode = DecodeAttentionModel(gpu_, profile_, shape, quant_.kv_dtype,
+                                        choose_decode_backend(gpu_, quant_.kv_dtype, runtime_, m.is_mla()), c->p);
+  c->allreduce = AllReduceModel(gpu_, profile_, tp, runtime_traits(runtime_).allreduce);
+  c->overhead = EngineOverheadModel(profile_, runtime_, cuda_graphs_);
+  c->link_bw = profile_.link_bandwidth > 0 ? profile_.link_bandwidth : 0.6 * gpu_.pcie_bandwidth();
+  c->link_latency_s = profile_.link_latency_s;
+  // Kernels per layer: qkv, rotary, KV-cache write, o, 2 fused add+norm, gate_up, act, down (+ 2 all-reduces,
+  // + router/top-k/align for MoE); per iteration: embedding, final norm, LM head, sampling, input prep copies.
+  // MLA adds its two latent RMSNorms and the kv_b bmm; shared experts their gate_up, act and down.
+  c->kernels_per_layer = 9 + (tp > 1 ? 2 : 0) + (m.is_moe() ? 3.0 * c->moe_layers / c->layers : 0.0) +
+                         (m.is_mla() ? 3 : 0) + (c->shared_params > 0 ? 3.0 * c->moe_layers / c->layers : 0.0);
+  c->kernels_per_iter = 8;
+  if (!(cpu_offload_bytes >= 0) || !std::isfinite(cpu_offload_bytes))
+    throw ConfigError("engine.cpu_offload_gb", "must be >= 0, got " + format_value(cpu_offload_bytes / (1 << 30)));
+  if (cpu_offload_bytes > 0) {
+    // Each stage copies its offloaded shard in turn; TP ranks copy theirs in parallel over their own links.
+    const double per_gpu = std::min(cpu_offload_bytes, c->weights_per_gpu());
+    c->offload_bytes = pp * per_gpu;
+    c->offload_s = pp * host_transfer_time(per_gpu);
+    c->host_bw = host_bandwidth();
+  }
+  if (!(c->link_bw > 0)) throw ConfigError("profile.link_bandwidth", "must be > 0 for " + gpu_.id);
+  c->fill_table();
+  c_ = std::move(c);
+}
+
+}  // namespace llmsim::perf

@@ -1,0 +1,59 @@
+// The terms of sliding-window layers and of MLA (DeepSeek) in one iteration (docs/cost-model.md, "Model
+// families"): kept out of line so the common path stays short.
+#include "cost_model_ops.hpp"
+
+namespace llmsim::perf {
+
+void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
+  const double decode = static_cast<double>(b.decode_seqs);
+  if (b.prefill_tokens > 0) {
+    const double pt = static_cast<double>(b.prefill_tokens), kv_tokens = static_cast<double>(b.prefill_kv_tokens);
+    if (sliding_layers > 0) {
+      // A sliding layer's query at position p sees min(p, window) keys. The batch carries sums only, so the chunks
+      // are taken as alike (n chunks of T/n tokens after (K − T)/n cached ones): exact for one chunk or equal
+      // chunks, an estimate otherwise.
+      const double n = static_cast<double>(b.prefill_seqs), chunk = pt / n, before = (kv_tokens - pt) / n;
+      const double pairs = n * windowed_pairs(before, chunk, window);
+      const double kv = n * (std::min(before, window) + chunk);
+      const Raw r = attention(2.0 * heads * (prefill_qk_dim + prefill_v_dim) * pairs, prefill_bytes(pt, kv), mem_eff,
+                              sliding_layers);
+      if (ops[kAttnPrefill].time_s > 0) add(ops[kAttnPrefill], r);
+      else ops[kAttnPrefill] = r;  // every layer slides (Mistral v0.1): its bound and peak fraction
+    }
+    if (mla) {
+      // kv_b_proj up-projects the latent of every KV token the chunks attend to (vLLM computes the cached context's
+      // K/V chunk by chunk in _compute_prefill_context).
+      add(ops[kKvB], gemm(kv_tokens, kv_b_params, kv_latent, heads * (prefill_qk_dim + prefill_v_dim),
+                          w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1, true));
+    }
+  }
+  if (b.decode_seqs > 0) {
+    if (sliding_layers > 0) {
+      // Sliding layers read at most the window per sequence: Σ min(c_i, W) <= min(Σ c_i, n·W), an upper bound
+      // from the sums the batch carries (exact when every context is inside the window, or all beyond it).
+      const double context = static_cast<double>(b.decode_context);
+      const DecodeAttentionCost s = attn_decode.per_layer(decode, std::min(context, decode * window));
+      Raw& r = ops[kAttnDecode];
+      r.time_s += s.time_s * sliding_layers;
+      r.flops += s.flops * sliding_layers;
+      r.bytes += s.bytes * sliding_layers;
+      const bool alu_bound = (full_layers > 0 && r.bound == Bound::compute) || s.alu_bound;
+      r.bound = alu_bound ? Bound::compute : Bound::memory;
+      r.peak_fraction = alu_bound ? r.flops / r.time_s / (2.0 * alu_rate) : r.bytes / r.time_s / bw;
+    }
+    if (mla) {
+      // Absorbed decode (vLLM's data-movement-friendly path): q_nope × W_UK into the latent, attention over the
+      // latent, then × W_UV: kv_b_proj's weights once per iteration, 2 FLOPs per weight per decode token.
+      add(ops[kKvB], gemm(decode, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, w_bytes_per_param,
+                          gemm_eff, gemm_peak, q_c, q_bw, layers, 2, true));
+    }
+  }
+  if (ops[kKvB].time_s > 0) {
+    Raw& r = ops[kKvB];
+    const double tc = r.flops / gemm_peak, tm = r.bytes / bw;
+    r.bound = tc > tm ? Bound::compute : Bound::memory;
+    r.peak_fraction = (tc > tm ? tc : tm) / r.time_s;
+  }
+}
+
+}  // namespace llmsim::perf
