@@ -122,3 +122,30 @@ TEST_CASE("a fleet round-trips through its JSON", "[fleet]") {
   CHECK(back.hardware.fleet[0].hardware.gpu == "rtx4090-24gb");
   CHECK(back.hardware.router == spec::RouterPolicy::shortest_expected_delay);
 }
+
+TEST_CASE("a fleet's MFU, MBU and busy fraction count each member's work against its own card", "[fleet]") {
+  // The same two cards listed in either order carry the same work under round robin (requests alternate), so the
+  // fleet's utilisation must not depend on which card is listed first (it once used the first member's peaks).
+  auto run = [](Json j) {
+    const auto r = engine::simulate(test::make(j), {});
+    REQUIRE(r.summary.fits);
+    return r.summary;
+  };
+  Json a = fleet_json("round_robin", 0.5);
+  Json b = a;
+  std::swap(b["hardware"]["fleet"][0], b["hardware"]["fleet"][1]);
+  const auto sa = run(a), sb = run(b);
+  CHECK(sa.mbu == Approx(sb.mbu).epsilon(0.05));
+  CHECK(sa.mfu == Approx(sb.mfu).epsilon(0.05));
+  CHECK(sa.busy_fraction == Approx(sb.busy_fraction).epsilon(0.05));
+  CHECK(sa.busy_fraction < 0.9);  // 0.5 req/s on two replicas: neither is busy all the time
+  // A fleet of two identical members is the homogeneous deployment of two replicas: the same figures.
+  Json same = a;
+  same["hardware"]["fleet"][0]["gpu"] = "a100-80gb-sxm";
+  Json homo = a;
+  homo["hardware"] = {{"router", "round_robin"}, {"gpu", "a100-80gb-sxm"}, {"replicas", 2}, {"price_per_gpu_hour", 1.8}};
+  const auto sf = run(same), sh = run(homo);
+  CHECK(sf.mbu == Approx(sh.mbu).epsilon(1e-9));
+  CHECK(sf.mfu == Approx(sh.mfu).epsilon(1e-9));
+  CHECK(sf.busy_fraction == Approx(sh.busy_fraction).epsilon(1e-9));
+}

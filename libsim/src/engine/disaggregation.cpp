@@ -151,11 +151,9 @@ void Disaggregation::summarize(metrics::Summary& s, const memory::MemoryPlan& pr
     const auto& pool = pre ? prefill() : decode();
     const std::size_t first = pre ? 0 : static_cast<std::size_t>(prefill_count_);
     const std::size_t last = pre ? static_cast<std::size_t>(prefill_count_) : replicas.size();
-    // fill_engine reads a vector of replicas: the pool's slice (copied once, at the end of the run).
-    const std::vector<Replica> slice(replicas.begin() + static_cast<std::ptrdiff_t>(first),
-                                     replicas.begin() + static_cast<std::ptrdiff_t>(last));
-    std::vector<double> at_window;
-    for (std::size_t r = first; r < last && r < kv_at_window.size(); ++r) at_window.push_back(kv_at_window[r]);
+    const std::span<const Replica> slice(replicas.data() + first, last - first);
+    const std::span<const double> at_window(kv_at_window.data() + std::min(first, kv_at_window.size()),
+                                            kv_at_window.size() - std::min(first, kv_at_window.size()));
     metrics::Summary ps = s;  // the run's duration and throughput; the engine fields are the pool's
     fill_engine(ps, RunFacts{pool, pre ? prefill_plan : decode_plan_, slice, 1, at_window, peak_kv_fraction, end_s});
     metrics::PoolSummary out;

@@ -6,12 +6,19 @@ namespace llmsim::engine::detail {
 
 namespace {
 
-void fill_utilization(metrics::Summary& sum, const RunFacts& f) {
+/// One deployment's (or fleet member's) work against what its GPUs could have done while busy.
+struct Utilization {
+  double flops = 0, flop_capacity = 0;  ///< model FLOPs; busy GPU-seconds × tensor peak
+  double bytes = 0, byte_capacity = 0;  ///< bytes moved; busy GPU-seconds × memory bandwidth
+  double pass_s = 0, stage_s = 0;       ///< Σ pass time; pipeline stages × replicas × run time
+};
+
+Utilization utilization(const RunFacts& f) {
   const auto& sc = f.rs.scenario;
   const auto& m = f.rs.model;
   // Model FLOPs: 2 per active parameter per token, plus attention (QKᵀ and PV, 2 FLOPs per MAC) over the
   // query-key pairs; bytes: weights once per iteration plus KV reads of decode and prefill attention.
-  double busy = 0, tokens = 0, pairs = 0, kv_tokens = 0, iters = 0;
+  double busy = 0, tokens = 0, pairs = 0, kv_tokens = 0, iters = 0, pass_s = 0;
   for (const auto& r : f.replicas) {
     const auto& w = r.work();
     busy += w.busy_s / f.engines_per_group;  // a replica's k concurrent batches share its GPUs
@@ -19,21 +26,29 @@ void fill_utilization(metrics::Summary& sum, const RunFacts& f) {
     pairs += w.attn_pairs + w.decode_context;
     kv_tokens += w.decode_context + w.prefill_kv_tokens;
     iters += w.iterations;
+    pass_s += w.busy_s;
   }
   const double gpus = static_cast<double>(sc.hardware.parallel.gpus());
   double peak = f.rs.gpu.tensor_peak(f.rs.quant.weights.compute_dtype);
   if (!(peak > 0)) peak = f.rs.gpu.tensor_peak(f.rs.quant.weights.fallback_compute_dtype);
-  const double flops = 2.0 * static_cast<double>(m.active_param_count()) * tokens +
-                       4.0 * m.num_layers * static_cast<double>(m.num_heads) * m.head_dim * pairs;
-  const double bytes = static_cast<double>(memory::weight_bytes(m, f.rs.quant.weights)) * iters +
-                       f.plan.kv_bytes_per_token * kv_tokens;
-  if (busy > 0 && peak > 0) sum.mfu = flops / (busy * gpus * peak);
-  if (busy > 0 && f.rs.gpu.memory_bandwidth > 0) sum.mbu = bytes / (busy * gpus * f.rs.gpu.memory_bandwidth);
+  Utilization u;
+  u.flops = 2.0 * static_cast<double>(m.active_param_count()) * tokens +
+            4.0 * m.num_layers * static_cast<double>(m.num_heads) * m.head_dim * pairs;
+  u.bytes = static_cast<double>(memory::weight_bytes(m, f.rs.quant.weights)) * iters +
+            f.plan.kv_bytes_per_token * kv_tokens;
+  if (peak > 0) u.flop_capacity = busy * gpus * peak;
+  if (f.rs.gpu.memory_bandwidth > 0) u.byte_capacity = busy * gpus * f.rs.gpu.memory_bandwidth;
   // Per GPU: an iteration's pass spends latency/pp on each pipeline stage (pipeline.hpp), and TP ranks run together,
   // so a GPU is busy for Σ pass time / (pp × replicas) of the run (owned hardware prices its energy at this).
-  double pass_s = 0;
-  for (const auto& r : f.replicas) pass_s += r.work().busy_s;
-  if (f.end_s > 0) sum.busy_fraction = std::min(1.0, pass_s / (sc.hardware.parallel.pp * sc.hardware.replicas * f.end_s));
+  u.pass_s = pass_s;
+  u.stage_s = static_cast<double>(sc.hardware.parallel.pp) * sc.hardware.replicas * f.end_s;
+  return u;
+}
+
+void apply(metrics::Summary& sum, const Utilization& u) {
+  if (u.flop_capacity > 0) sum.mfu = u.flops / u.flop_capacity;
+  if (u.byte_capacity > 0) sum.mbu = u.bytes / u.byte_capacity;
+  if (u.stage_s > 0) sum.busy_fraction = std::min(1.0, u.pass_s / u.stage_s);
 }
 
 void fill_kv(metrics::Summary& sum, const RunFacts& f) {
@@ -116,10 +131,26 @@ void fill_speculative(metrics::Summary& sum, const RunFacts& f) {
 }  // namespace
 
 void fill_engine(metrics::Summary& summary, const RunFacts& facts) {
-  fill_utilization(summary, facts);
+  apply(summary, utilization(facts));
   fill_speculative(summary, facts);
   fill_kv(summary, facts);
   fill_batch_and_saturation(summary, facts);
+}
+
+void fill_fleet_utilization(metrics::Summary& summary, std::span<const RunFacts> members) {
+  Utilization total;
+  for (const auto& f : members) {
+    const Utilization u = utilization(f);
+    total.flops += u.flops;
+    total.flop_capacity += u.flop_capacity;
+    total.bytes += u.bytes;
+    total.byte_capacity += u.byte_capacity;
+    // Busy GPU-seconds over GPU-seconds: a member's stage time counts its tp GPUs.
+    const double tp = f.rs.scenario.hardware.parallel.tp;
+    total.pass_s += u.pass_s * tp;
+    total.stage_s += u.stage_s * tp;
+  }
+  apply(summary, total);
 }
 
 }  // namespace llmsim::engine::detail

@@ -2,6 +2,7 @@
 // What the replicas measured, into the summary (private to the engine): utilisation (MFU, MBU), KV use, the
 // batch size reached, and the saturation throughput.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "llmsim/memory/memory_plan.hpp"
@@ -14,14 +15,18 @@ namespace llmsim::engine::detail {
 struct RunFacts {
   const spec::ResolvedScenario& rs;
   const memory::MemoryPlan& plan;
-  const std::vector<Replica>& replicas;
+  std::span<const Replica> replicas;  ///< the deployment's, or one pool's slice of them
   std::int32_t engines_per_group;
-  const std::vector<double>& kv_integral_at_window;  ///< per replica, ∫ KV used dt at the measured window's start
+  std::span<const double> kv_integral_at_window;  ///< per replica, ∫ KV used dt at the measured window's start
   double peak_kv_fraction;
   double end_s;
 };
 
 /// Fills summary.mfu/mbu, kv, batch and saturation (summary.duration_s must be set).
 void fill_engine(metrics::Summary& summary, const RunFacts& facts);
+
+/// A heterogeneous fleet's MFU, MBU and busy fraction: each member's work against its own card's peaks, GPUs and
+/// replicas (facts: one per member, its slice of the replicas), summed over the fleet.
+void fill_fleet_utilization(metrics::Summary& summary, std::span<const RunFacts> members);
 
 }  // namespace llmsim::engine::detail

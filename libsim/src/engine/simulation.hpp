@@ -46,6 +46,8 @@ class Simulation {
   /// One pool per fleet member (one for a homogeneous deployment, or a disaggregated deployment's prefill pool): its
   /// memory plan and cost model; false when one does not fit (result_.summary says which and why).
   bool plan_pools();
+  /// Each fleet member's replicas with its own scenario and plan, for the summary's per-card utilisation.
+  std::vector<RunFacts> fleet_facts(double end_s) const;
   void build_replicas(std::int32_t groups);
   void set_router_speeds();
   void schedule_next(std::int32_t source, double now_s, bool after_arrival);

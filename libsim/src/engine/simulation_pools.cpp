@@ -69,4 +69,15 @@ void Simulation::set_router_speeds() {
   router_->set_speeds(std::move(weight), std::move(rate));
 }
 
+std::vector<RunFacts> Simulation::fleet_facts(double end_s) const {
+  std::vector<RunFacts> out;
+  for (std::size_t k = 0; k < pools_.size(); ++k) {
+    const std::size_t first = static_cast<std::size_t>(pools_[k].first_engine);
+    const std::size_t last = k + 1 < pools_.size() ? static_cast<std::size_t>(pools_[k + 1].first_engine) : replicas_.size();
+    out.push_back(RunFacts{*pools_[k].rs, pools_[k].plan, std::span<const Replica>(replicas_).subspan(first, last - first),
+                           engines_per_group_, {}, peak_kv_fraction_, end_s});
+  }
+  return out;
+}
+
 }  // namespace llmsim::engine::detail
