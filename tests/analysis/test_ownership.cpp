@@ -4,6 +4,7 @@
 
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/ownership.hpp"
+#include "llmsim/analysis/row.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
 
@@ -89,4 +90,48 @@ TEST_CASE("the engine's busy fraction is per GPU: a two-stage pipeline keeps eac
   CHECK(tp > 0.05);
   CHECK(tp < 0.6);
   CHECK(pp == Approx(tp).epsilon(0.5));
+}
+
+TEST_CASE("owning a mixed fleet or disaggregated pools: each card at its own price and power", "[analysis][ownership]") {
+  const char* base = R"({"model": "llama-3.1-8b", "engine": {"max_model_len": 8192},
+    "cost": {"electricity_per_kwh": 0.2, "pue": 1.3, "depreciation_years": 3},
+    "workload": {"arrival": {"process": "poisson", "rate": 1.0}, "input_tokens": {"dist": "fixed", "value": 512},
+                 "output_tokens": {"dist": "fixed", "value": 64}, "num_requests": 200, "warmup_requests": 20,
+                 "seed": 5}})";
+  const Json a100 = {{"gpu", "a100-80gb-sxm"}, {"replicas", 1}, {"price_per_gpu_hour", 1.8}, {"purchase_price_per_gpu", 15000}};
+  const Json r4090 = {{"gpu", "rtx4090-24gb"}, {"replicas", 2}, {"price_per_gpu_hour", 0.4}, {"purchase_price_per_gpu", 1600}};
+  auto resolve = [](const Json& j) { return spec::resolve(spec::scenario_from_json(JsonView(j, "")), spec::Catalog::builtin()); };
+  // By hand: each part's GPUs × its owned hour at the busy fraction the run measured for it.
+  auto by_hand = [](const std::vector<std::pair<const spec::ResolvedScenario*, double>>& parts) {
+    double hourly = 0;
+    for (const auto& [m, busy] : parts) hourly += m->scenario.hardware.gpus_total() * analysis::owned_gpu_hour(*m, busy)->total();
+    return hourly;
+  };
+
+  Json fleet = Json::parse(base);
+  fleet["hardware"] = {{"router", "round_robin"}, {"fleet", Json::array({a100, r4090})}};
+  const auto fs = resolve(fleet);
+  const auto row = analysis::evaluate_row(fs);
+  INFO(row.reason);
+  REQUIRE(row.fits);
+  REQUIRE(row.owned_monthly_cost);  // it was "not priced" (the fleet had no single purchase price)
+  const double busy = row.summary->busy_fraction;
+  const double hours = fs.scenario.cost.hours_per_month;
+  CHECK(*row.owned_monthly_cost == Approx(by_hand({{&fs.fleet[0], busy}, {&fs.fleet[1], busy}}) * hours));
+  CHECK(*row.owned_cost_per_gpu_hour == Approx(*row.owned_monthly_cost / hours / 3));
+  // Break-even per GPU over the mix: the fleet's purchase over what owning saves each month against renting it.
+  const double running = 1 * analysis::owned_gpu_hour(fs.fleet[0], busy)->running() + 2 * analysis::owned_gpu_hour(fs.fleet[1], busy)->running();
+  REQUIRE(row.break_even_months);
+  CHECK(*row.break_even_months == Approx((15000 + 2 * 1600) / ((1.8 + 2 * 0.4 - running) * hours)));
+
+  Json disagg = Json::parse(base);
+  disagg["disaggregation"] = {{"prefill", a100}, {"decode", r4090}, {"link", {{"kind", "ethernet"}, {"bandwidth_gbps", 100}}}};
+  const auto ds = resolve(disagg);
+  const auto drow = analysis::evaluate_row(ds);
+  REQUIRE(drow.fits);
+  REQUIRE(drow.owned_monthly_cost);  // it was "not priced for disaggregated pools"
+  const auto& pools = drow.summary->disaggregation->pools;
+  CHECK(pools[0].busy_fraction != Approx(pools[1].busy_fraction));  // each pool's energy at its own busy share
+  CHECK(*drow.owned_monthly_cost ==
+        Approx(by_hand({{&ds.disagg_pools[0], pools[0].busy_fraction}, {&ds.disagg_pools[1], pools[1].busy_fraction}}) * hours));
 }

@@ -1,5 +1,6 @@
 #include "llmsim/analysis/row.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -71,34 +72,74 @@ void check_fleet_target(const spec::Scenario& s) {
 
 namespace {
 
-// Owning the fleet instead of renting it: `serving` replicas busy `busy` of the time (the engine's measure), the other
-// `total - serving` idle spares; priced like rental (hourly_cost), per Mtok over the serving replicas' tokens.
+// One card type of the unit sized (the deployment's replica, a heterogeneous fleet's member, a disaggregated pool):
+// its resolved scenario, its GPUs in one unit and how busy they were.
+struct OwnedPart {
+  const spec::ResolvedScenario* rs;
+  int gpus;
+  double busy;  // < 0: unknown
+};
+
+std::vector<OwnedPart> owned_parts(const spec::ResolvedScenario& s, const metrics::Summary* at, double busy) {
+  std::vector<OwnedPart> parts;
+  if (!s.fleet.empty()) {
+    // The fleet's busy fraction (GPU-weighted over its members) stands for each member's.
+    for (const auto& m : s.fleet) parts.push_back({&m, m.scenario.hardware.gpus_total(), busy});
+  } else if (!s.disagg_pools.empty()) {
+    for (std::size_t k = 0; k < s.disagg_pools.size(); ++k) {
+      const auto& p = s.disagg_pools[k];
+      const bool measured = at && at->disaggregation && k < at->disaggregation->pools.size();
+      parts.push_back({&p, p.scenario.hardware.gpus_total(), measured ? at->disaggregation->pools[k].busy_fraction : busy});
+    }
+  } else {
+    parts.push_back({&s, s.scenario.hardware.parallel.gpus(), busy});
+  }
+  return parts;
+}
+
+// Owning the units instead of renting them: `serving` units busy as the engine measured, the other `total - serving`
+// idle spares; each card type at its own purchase price and board power; priced like rental (hourly_cost), per Mtok
+// over the serving units' tokens. `at`: the run the busy fractions come from (a disaggregated pool's own), if any.
 void price_owned(Row& row, const spec::ResolvedScenario& s, int serving, int total, double busy,
-                 std::optional<double> output_tps_per_replica) {
-  if (!s.disagg_pools.empty()) {  // owning two card types: not priced yet (docs/disaggregation.md)
-    row.owned_note = "owned hardware is not priced for disaggregated pools";
-    return;
+                 std::optional<double> output_tps_per_replica, const metrics::Summary* at = nullptr) {
+  double loaded_hour = 0, idle_hour = 0, running_loaded = 0, running_idle = 0, purchase = 0, rent = 0;
+  int unit_gpus = 0;
+  std::vector<std::string> notes;
+  for (const auto& part : owned_parts(s, at, busy)) {
+    const spec::ResolvedScenario& m = *part.rs;
+    std::string why;
+    const bool busy_known = part.busy >= 0;
+    const auto loaded = owned_gpu_hour(m, busy_known ? std::min(part.busy, 1.0) : 1.0, &why);
+    if (!loaded) {
+      row.owned_note = why;
+      return;
+    }
+    const OwnedGpuHour idle = *owned_gpu_hour(m, 0.0);
+    loaded_hour += part.gpus * loaded->total();
+    idle_hour += part.gpus * idle.total();
+    running_loaded += part.gpus * loaded->running();
+    running_idle += part.gpus * idle.running();
+    purchase += part.gpus * *m.purchase_price_per_gpu;
+    rent += part.gpus * m.price_per_gpu_hour;
+    unit_gpus += part.gpus;
+    auto note = [&](const std::string& n) {
+      if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+    };
+    if (!busy_known) note("busy time unknown: energy at full board power");
+    if (!loaded->idle_power_known) note("idle power of " + m.gpu.id + " unknown: idle priced at board power");
+    if (m.purchase_price_is_placeholder) note("purchase price is a placeholder");
   }
-  std::string why;
-  const bool busy_known = busy >= 0;
-  const auto loaded = owned_gpu_hour(s, busy_known ? std::min(busy, 1.0) : 1.0, &why);
-  if (!loaded) {
-    row.owned_note = why;
-    return;
-  }
-  const OwnedGpuHour idle = *owned_gpu_hour(s, 0.0);
+  if (!s.fleet.empty()) notes.push_back("each fleet member's energy at the fleet's busy fraction");
   const auto& cost = s.scenario.cost;
-  const double per_gpu = (serving * loaded->total() + (total - serving) * idle.total()) / total;
-  const double running = (serving * loaded->running() + (total - serving) * idle.running()) / total;
-  const double hourly = hourly_cost(per_gpu, s.scenario.hardware.parallel.gpus() * total, cost);
+  const double gpus = static_cast<double>(unit_gpus) * total;
+  const double per_gpu = (serving * loaded_hour + (total - serving) * idle_hour) / gpus;
+  const double running = (serving * running_loaded + (total - serving) * running_idle) / gpus;
+  const double hourly = hourly_cost(per_gpu, unit_gpus * total, cost);
   row.owned_cost_per_gpu_hour = per_gpu;
   row.owned_monthly_cost = hourly * cost.hours_per_month;
   if (output_tps_per_replica) row.owned_cost_per_mtok_output_at_target = fleet_cost_per_mtok(hourly, serving, *output_tps_per_replica);
-  row.break_even_months = break_even_months(*s.purchase_price_per_gpu, s.price_per_gpu_hour, running, cost.hours_per_month);
-  std::vector<std::string> notes;
-  if (!busy_known) notes.push_back("busy time unknown: energy at full board power");
-  if (!loaded->idle_power_known) notes.push_back("idle power of " + s.gpu.id + " unknown: idle priced at board power");
-  if (s.purchase_price_is_placeholder) notes.push_back("purchase price is a placeholder");
+  // Per GPU, averaged over the card types (one type: its own price, rent and running cost).
+  row.break_even_months = break_even_months(purchase / unit_gpus, rent / unit_gpus, running, cost.hours_per_month);
   if (!row.break_even_months) notes.push_back("renting costs no more than running an owned card: buying never pays back");
   for (const auto& n : notes) row.owned_note += (row.owned_note.empty() ? "" : "; ") + n;
 }
@@ -147,7 +188,7 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
     row.cost_per_mtok_output_at_target = fleet_cost_per_mtok(fleet_hourly, serving, at.goodput_output_tps);
     row.cost_per_mtok_total_at_target = fleet_cost_per_mtok(fleet_hourly, serving, at.goodput_total_tps);
   }
-  price_owned(row, s, serving, *row.replicas_needed, at.busy_fraction, at.goodput_output_tps);
+  price_owned(row, s, serving, *row.replicas_needed, at.busy_fraction, at.goodput_output_tps, &at);
   row.at_target_load_qps = cap.closed_loop ? at.throughput.requests_per_s : share(serving);
   if (cap.closed_loop) row.at_target_concurrency = static_cast<int>(share(serving));
   row.at_target = std::move(at);
@@ -178,7 +219,7 @@ Row evaluate_row(const spec::ResolvedScenario& s, const RowOptions& options) {
     }
     const int replicas = s.scenario.hardware.replicas;
     price_owned(row, s, replicas, replicas, sum.busy_fraction,
-                at_target ? std::optional<double>(sum.goodput_output_tps / replicas) : std::nullopt);
+                at_target ? std::optional<double>(sum.goodput_output_tps / replicas) : std::nullopt, &sum);
     row.summary = std::move(result.summary);
     return row;
   }

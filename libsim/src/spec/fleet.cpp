@@ -39,7 +39,7 @@ ResolvedScenario resolve_fleet(const Scenario& s, const Catalog& catalog) {
     r.scenario.hardware.fleet[static_cast<std::size_t>(&m - members.data())].hardware = m.scenario.hardware;
   }
   r.price_per_gpu_hour = rent / gpus;
-  r.purchase_price_per_gpu.reset();  // owning a mixed fleet is not priced
+  r.purchase_price_per_gpu.reset();  // no one card price: owning is priced per member (analysis/row.cpp)
   r.fleet = std::move(members);
   return r;
 }
