@@ -234,3 +234,32 @@ TEST_CASE("disaggregation: a pool that cannot hold the model or one request does
   CHECK_THAT(r.summary.reason, Catch::StartsWith("does not fit, because disaggregation.decode") &&
                                    Catch::Contains("weights"));
 }
+
+TEST_CASE("after the prefill the decode side admits first, then reads the KV (vLLM's pull)", "[disagg]") {
+  // Two prompts together; the decode replica's KV cache holds one request (197 blocks of 16 tokens; one request
+  // needs 129). vLLM's NixlConnector allocates the decode blocks when the scheduler admits the request and only then
+  // reads the KV, so the second read starts when the first request has finished and freed its blocks — its KV waits
+  // on the prefill replica, not on the decode one.
+  Json j = disagg(10, "after_prefill", 2048, 2, 1000);
+  j["workload"]["arrival"] = {{"process", "constant"}, {"rate", 1e6}};
+  j["disaggregation"]["decode"]["engine"] = {{"gpu_memory_utilization", 0.66}, {"max_model_len", 2560}};
+  SimulationOptions o;
+  o.record_requests = true;
+  o.record_iterations = true;
+  const auto r = simulate(make(j), o);
+  REQUIRE(r.summary.completed_requests == 2);
+  auto a = r.requests[0], b = r.requests[1];
+  if (b.finish_s < a.finish_s) std::swap(a, b);
+  std::vector<double> prefill_ends;
+  for (const auto& it : r.iterations)
+    if (it.replica == 0) prefill_ends.push_back(it.start_s + it.duration_s);
+  REQUIRE(prefill_ends.size() == 2);
+  const double wire = kv_bytes(make(j).model, 2048) / (10e9 / 8);  // 0.21 s
+  // The second read starts at the first's finish (its admission) and takes the wire time: nothing of it crossed
+  // while the request waited.
+  CHECK(b.first_token_s - a.finish_s > wire + 20e-6);
+  const auto& d = *r.summary.disaggregation;
+  CHECK(d.transfer_ms.max == Approx((wire + 20e-6) * 1e3).epsilon(1e-3));  // no link queue: the reads never overlap
+  CHECK(d.decode_wait_ms.max == Approx((a.finish_s - prefill_ends[1]) * 1e3).epsilon(1e-3));
+  CHECK(r.kv_blocks_in_use_at_end == 0);  // the prefill replica freed each prompt's blocks when its read ended
+}

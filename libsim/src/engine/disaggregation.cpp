@@ -89,12 +89,39 @@ bool Disaggregation::never_fits(std::int64_t input, std::int64_t output, const s
          d.blocks_for(input + output) > d.capacity() - d.watermark_blocks();
 }
 
-double Disaggregation::transfer(Seq& s, std::int32_t prefill_replica, double now_s) {
-  const auto& spec = *rs_.scenario.disaggregation;
+bool Disaggregation::pulls() const noexcept {
+  return rs_.scenario.disaggregation->transfer == spec::KvTransferMode::after_prefill;
+}
+
+std::int64_t Disaggregation::remote_tokens(const Seq& s) const {
   // vLLM's NixlConnector moves the prompt's whole blocks (get_num_new_matched_tokens: round_down(prompt, block_size));
   // the decode side computes the rest, and at least the prompt's last token, whose logits give the first token.
   const std::int64_t bs = decode().scenario.engine.block_size;
-  const std::int64_t tokens = s.input / bs * bs;
+  return s.input / bs * bs;
+}
+
+std::int32_t Disaggregation::hand_over(std::int32_t seq, Seq& s, const HeldKv& held, const std::vector<Replica>& replicas,
+                                       double now_s) {
+  held_[seq] = held;
+  const std::int32_t to = arrive(s, replicas, now_s);
+  s.remote_tokens = std::min(remote_tokens(s), s.input - 1);
+  // A prompt shorter than a block has no whole block to read, but the hand-over still costs the link's latency once
+  // (the notification that frees the prefill side's blocks), as every transfer does.
+  s.kv_pending = true;
+  return to;
+}
+
+HeldKv Disaggregation::take_held(std::int32_t seq) {
+  const auto it = held_.find(seq);
+  LLMSIM_CHECK(it != held_.end(), "a KV read ended for a request whose prefill blocks are not held");
+  const HeldKv held = it->second;
+  held_.erase(it);
+  return held;
+}
+
+double Disaggregation::transfer(Seq& s, std::int32_t prefill_replica, double now_s) {
+  const auto& spec = *rs_.scenario.disaggregation;
+  const std::int64_t tokens = remote_tokens(s);
   const double bytes = memory::kv_bytes_of_context(rs_.model, kv_bytes_per_element_, tokens);
   const double wire = bytes / spec.link.bytes_per_s();
   double& free_at = link_free_s_[static_cast<std::size_t>(prefill_replica)];

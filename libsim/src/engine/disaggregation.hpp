@@ -1,15 +1,18 @@
 #pragma once
 // Disaggregated prefill/decode (private to the engine; docs/disaggregation.md). The simulation's replicas are the
 // prefill pool's [0, P) — prefill-only (ReplicaConfig::prefill_only), routed as `hardware.router` says — then the
-// decode pool's [P, P + D). A request is prefilled on a prefill replica, which keeps its KV blocks; the KV crosses
-// that replica's link (one transfer at a time, FIFO); when it has arrived the prefill replica frees the blocks and
-// a decode replica (least outstanding) queues the request with the transferred tokens counted as computed. The
-// decode replica computes the rest of the prompt (at least the last token, as vLLM's KV connector does) and emits
-// the first token, then decodes. This class decides transfer times and the decode replica, and measures both
-// queues; Simulation applies its decisions.
+// decode pool's [P, P + D). A request is prefilled on a prefill replica, which keeps its KV blocks until the KV has
+// crossed that replica's link (one transfer at a time, FIFO). After the prefill (pull, vLLM's NixlConnector) the
+// request queues at a decode replica (least outstanding) at once; when the decode scheduler admits it, it allocates
+// blocks for the KV and the read starts; when it ends, the prefill replica frees its blocks and the request heads
+// the decode queue with the transferred tokens counted as computed. Layer-wise (push) the KV streams as the prefill
+// runs and the request queues at the decode replica when it has arrived. The decode replica computes the rest of
+// the prompt (at least the last token, as vLLM's KV connector does) and emits the first token, then decodes. This
+// class decides transfer times and the decode replica, and measures both queues; Simulation applies its decisions.
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "llmsim/memory/memory_plan.hpp"
@@ -41,8 +44,16 @@ class Disaggregation {
   /// A request that could never run: its prompt exceeds a prefill replica's KV, or its whole sequence a decode's.
   bool never_fits(std::int64_t input, std::int64_t output, const std::vector<Replica>& replicas) const;
 
-  /// `s` finished its prefill on `prefill_replica` at `now_s`: queues its KV on that replica's link and returns when
-  /// it arrives at the decode pool (sets s.remote_tokens).
+  /// True when the decode side pulls the KV after admitting the request (after_prefill); false when the prefill
+  /// side pushes it as it computes (layerwise).
+  bool pulls() const noexcept;
+  /// Pull: `s` finished its prefill at `now_s`, its KV held as `held` on its prefill replica: readies it for the
+  /// decode pool with its KV pending (s.remote_tokens, s.kv_pending) and returns the decode replica that takes it.
+  std::int32_t hand_over(std::int32_t seq, Seq& s, const HeldKv& held, const std::vector<Replica>& replicas, double now_s);
+  /// Pull: the prefill replica's hold on `seq`'s blocks, once its read ended (forgotten here).
+  HeldKv take_held(std::int32_t seq);
+  /// The KV of `s` (prefilled on `prefill_replica`) crosses that replica's link from `now_s` (push: the prefill's
+  /// end; pull: the decode admission): returns when it has arrived (sets s.remote_tokens).
   double transfer(Seq& s, std::int32_t prefill_replica, double now_s);
   /// `s`'s KV arrived at `now_s`: readies it for the decode pool and returns the decode replica that takes it.
   std::int32_t arrive(Seq& s, const std::vector<Replica>& replicas, double now_s);
@@ -55,12 +66,15 @@ class Disaggregation {
                  const std::vector<double>& kv_at_window, double peak_kv_fraction, double end_s) const;
 
  private:
+  std::int64_t remote_tokens(const Seq& s) const;  ///< prompt tokens whose KV crosses the link (whole blocks)
+
   const spec::ResolvedScenario& rs_;
   memory::MemoryPlan decode_plan_;
   std::unique_ptr<perf::CostModel> decode_cost_;
   double kv_bytes_per_element_ = 0;
   std::int32_t prefill_count_ = 0, decode_count_ = 0;
   std::vector<double> link_free_s_;  ///< per prefill replica: when its link finishes the transfers queued on it
+  std::unordered_map<std::int32_t, HeldKv> held_;  ///< pull: prefill blocks of requests whose KV is not read yet
   metrics::LatencyHistogram transfer_ms_, decode_wait_ms_;
   double bytes_sum_ = 0, transfers_ = 0;
 };

@@ -203,9 +203,10 @@ bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) 
   LLMSIM_CHECK(chunk >= 1, "admission without a token to compute");
   // Blocks held after admission: the prefix (shared), then own blocks for the cached and the chunk's tokens.
   const std::int64_t own = kv_.blocks_for(cached + chunk) - pb;
-  const std::int64_t cost = own + shared_cost;
+  const std::int64_t held = s.own_blocks;  // a waiting request holds none, but a pulled KV's (replica_handoff.cpp)
+  const std::int64_t cost = own + shared_cost - held;
   if (!kv_.can_admit(cost)) return false;
-  const std::int64_t taken = kv_.reclaim(s.cache_handle, own_hit);  // own blocks kept since a preemption
+  const std::int64_t taken = kv_.reclaim(s.cache_handle, own_hit) + held;  // own blocks kept since a preemption
   s.cache_handle = -1;
   if (s.chain) {
     for (std::int64_t k = 0; k < pb; ++k) kv_.acquire_block(block_key(s, k));
@@ -329,6 +330,11 @@ void Replica::swap_in(double now_s) {
 std::int64_t Replica::admit_chunked(double now_s, std::int64_t budget, bool whole_prompt, perf::BatchShape& shape) {
   while (budget > 0 && !waiting_.empty() && running_ < cfg_.max_num_seqs) {
     const std::int32_t i = waiting_.front();
+    if ((*pool_)[i].kv_pending) [[unlikely]] {  // disaggregation: allocate and read the KV, compute nothing yet
+      if (!start_pull(i, now_s)) break;
+      waiting_.pop_front();
+      continue;
+    }
     if (!try_admit(i, now_s, whole_prompt ? (*pool_)[i].prefill_target : budget)) break;
     waiting_.pop_front();
     const Seq& s = (*pool_)[i];
@@ -506,14 +512,6 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
     sat_.prefill_tokens += static_cast<double>(record_.prefill_tokens);
     sat_.seq_time += static_cast<double>(record_.prefill_seqs + record_.decode_seqs) * elapsed;
   }
-}
-
-void Replica::release_handoff(std::int32_t i, double now_s) {
-  Seq& s = (*pool_)[i];
-  LLMSIM_CHECK(s.state == SeqState::handoff, "releasing the KV of a request that was not handed off");
-  release_blocks(s);
-  s.state = SeqState::waiting;
-  kv_used_.set(now_s, static_cast<double>(kv_.used()));
 }
 
 void Replica::evict_all(double now_s, std::vector<std::int32_t>& out, std::vector<std::int64_t>& produced) {

@@ -26,8 +26,8 @@
 namespace llmsim::engine::detail {
 
 /// handoff: a prefill-only replica computed the prompt; its KV blocks stay held until the transfer to a decode pool
-/// ends (disaggregation.hpp).
-enum class SeqState : std::uint8_t { free, waiting, prefill, decoding, swapped, done, handoff };
+/// ends. receiving: a decode replica allocated blocks for the prompt's KV and is reading it (disaggregation.hpp).
+enum class SeqState : std::uint8_t { free, waiting, prefill, decoding, swapped, done, handoff, receiving };
 
 /// A request inside the engine (slab entry). Tokens are int64 to keep sums exact.
 struct Seq {
@@ -52,6 +52,7 @@ struct Seq {
   /// vLLM's KV connector "external" tokens); the time it arrived and the time a decode replica admitted it.
   std::int64_t remote_tokens = 0;
   double handoff_s = -1, decode_admitted_s = -1;
+  std::int32_t kv_source = -1;      ///< disaggregation: the prefill replica holding its KV until the transfer ends
   std::int32_t preemptions = 0;
   std::int32_t fresh_group = -1;    ///< index into the replica's fresh-decoder groups, -1 = decoded before
   std::uint32_t stamp = 0;          ///< bumped when leaving the decode set (lazy heap deletion)
@@ -60,6 +61,9 @@ struct Seq {
   bool measured = false;
   bool finished = false;            ///< all tokens emitted (static batching keeps it as padding)
   bool timed_out = false;           ///< cancelled by the client's timeout (counted; leaving the engine)
+  /// Disaggregation, pull: queued at a decode replica whose KV is still on the prefill replica; admission
+  /// allocates blocks for it and starts the read (Replica::start_pull) instead of computing.
+  bool kv_pending = false;
   std::int32_t prev = -1, next = -1;  ///< running list (admission order)
 
   /// The same request started again from scratch (a client's retry after its replica failed): its identity and
@@ -197,6 +201,11 @@ struct SaturationTotals {
   double seq_time = 0;        ///< Σ sequences × duration
 };
 
+/// KV blocks a prefill replica holds for a handed-off request (own and shared prefix blocks).
+struct HeldKv {
+  std::int64_t own = 0, prefix = 0;
+};
+
 class Replica {
  public:
   /// `index` is the deployment replica; `virtual_engine` which of its pipeline's concurrent batches this is.
@@ -228,13 +237,23 @@ class Replica {
   std::int64_t running() const noexcept { return running_; }
   /// ∫ KV blocks used dt since the start of the run.
   const metrics::TimeIntegral& kv_integral() const noexcept { return kv_used_; }
+  // ---- disaggregation (replica_handoff.cpp; docs/disaggregation.md) ----
+  /// Frees the KV blocks of a request handed off at the end of its prefill (prefill_only), once its transfer ended.
+  void release_handoff(std::int32_t seq, double now_s);
+  /// Pull: the prefill replica's hold on a handed-off request's blocks, taken out of the Seq (which the decode
+  /// replica uses from now on) and released later by release_held().
+  HeldKv detach_handoff(std::int32_t seq);
+  void release_held(std::int32_t seq, const HeldKv& held, double now_s);
+  /// Pull, decode side: requests whose KV read began in the last start_iteration (blocks allocated; the caller
+  /// starts the transfers and clears the list), and the read of `seq` ended: it queues first, blocks held.
+  std::vector<std::int32_t>& pulls() noexcept { return pulls_; }
+  void kv_received(std::int32_t seq);
+
   /// A failure at `now_s` (engine/failures.hpp): every request the replica holds leaves it — running ones in
   /// admission order, then waiting, then swapped — appended to `out`, with the output tokens each had produced in
   /// `produced`; static-batching padding (already reported) goes back to the pool. The replica restarts empty, its
   /// KV pool fresh, keeping its accumulated totals; an iteration in flight is lost (the caller ignores its
   /// completion event). The sequences keep their old per-replica state: the caller resets or releases them.
-  /// Frees the KV blocks of a request handed off at the end of its prefill (prefill_only), once its transfer ended.
-  void release_handoff(std::int32_t seq, double now_s);
   void evict_all(double now_s, std::vector<std::int32_t>& out, std::vector<std::int64_t>& produced);
   /// The client's timeout cancels request `seq`, held here (the caller set Seq::timed_out and counted it). Waiting
   /// or swapped, it leaves at once (swapped: its host blocks freed); running, it leaves at the next iteration
@@ -261,6 +280,8 @@ class Replica {
   // Admission of a waiting request with `first_chunk` tokens to compute now (whole prompt for V0 policies):
   // cache hits (shared prefix, own blocks kept since a preemption) are taken, blocks for the cached tokens plus
   // the chunk allocated, leaving the watermark free. False (nothing changed) when they do not fit.
+  /// Pull: allocates blocks for the remote KV of waiting request `seq` and starts its read; false when they do not fit.
+  bool start_pull(std::int32_t seq, double now_s);
   bool try_admit(std::int32_t i, double now_s, std::int64_t first_chunk);
   /// Tokens of `s`'s prefill target already in the cache (whole blocks, never the last token): what an
   /// admission would skip.
@@ -337,6 +358,7 @@ class Replica {
   double swap_bytes_ = 0;
   std::vector<std::int32_t> prefill_done_;  ///< sequences whose prompt completes with this iteration
   std::vector<std::int32_t> chunked_partial_;  ///< chunked policy: partially prefilled, admission order
+  std::vector<std::int32_t> pulls_;        ///< pull reads started by the last start_iteration
   std::vector<std::int32_t> cancels_;      ///< running requests timed out during the iteration in flight
   std::vector<FreshGroup> itl_groups_;     ///< snapshot of fresh_ for this decode iteration
   std::int64_t itl_old_measured_ = 0;

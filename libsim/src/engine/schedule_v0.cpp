@@ -17,6 +17,11 @@ void Replica::schedule_vllm_v0(double now_s, perf::BatchShape& shape) {
     while (!waiting_.empty() && running_ < cfg_.max_num_seqs) {
       const std::int32_t i = waiting_.front();
       const Seq& s = (*pool_)[i];
+      if (s.kv_pending) [[unlikely]] {  // disaggregation: allocate and read the KV, compute nothing yet
+        if (!start_pull(i, now_s)) break;
+        waiting_.pop_front();
+        continue;
+      }
       const std::int64_t t = s.prefill_target;  // upper bound before a prefix hit is known
       if (any && tokens + t > cfg_.max_num_batched_tokens) break;
       if (!try_admit(i, now_s, t)) break;

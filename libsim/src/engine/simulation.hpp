@@ -61,6 +61,8 @@ class Simulation {
   void wake(std::int32_t engine, double now_s);  ///< an idle engine with work starts an iteration at now_s
   // Disaggregation (disaggregation.hpp): a prefilled request's KV leaves; it arrives at the decode pool.
   void on_prefilled(std::int32_t seq, std::int32_t prefill_replica, double now_s);
+  /// Pull: the KV reads a decode replica's admission started, onto their prefill replicas' links.
+  void start_pulls(Replica& rep, double now_s);
   void on_kv_arrived(std::int32_t seq, double now_s);
   // The fleet (autoscaler.hpp): evaluations, replicas becoming ready, the bill's counts.
   void on_autoscale(double now_s);

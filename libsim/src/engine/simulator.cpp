@@ -253,20 +253,42 @@ void Simulation::wake(std::int32_t r, double now_s) {
 }
 
 void Simulation::on_prefilled(std::int32_t i, std::int32_t r, double now_s) {
-  events_.schedule(disagg_->transfer(pool_[i], r, now_s), EventKind::kv_transfer_done, i);
+  Seq& s = pool_[i];
+  s.kv_source = r;
+  if (!disagg_->pulls()) {  // layer-wise: the KV streamed as the prefill ran; the decode side takes it on arrival
+    events_.schedule(disagg_->transfer(s, r, now_s), EventKind::kv_transfer_done, i);
+    return;
+  }
+  // Pull: the request queues at a decode replica now; its admission there starts the read (start_pulls).
+  Replica& from = replicas_[static_cast<std::size_t>(r)];
+  assign(i, disagg_->hand_over(i, s, from.detach_handoff(i), replicas_, now_s), now_s);
+}
+
+void Simulation::start_pulls(Replica& rep, double now_s) {
+  for (const std::int32_t i : rep.pulls())
+    events_.schedule(disagg_->transfer(pool_[i], pool_[i].kv_source, now_s), EventKind::kv_transfer_done, i);
+  rep.pulls().clear();
 }
 
 void Simulation::on_kv_arrived(std::int32_t i, double now_s) {
-  const std::int32_t from = pool_[i].replica;
-  replicas_[static_cast<std::size_t>(from)].release_handoff(i, now_s);  // the prefill replica frees the KV now
-  if (replicas_[static_cast<std::size_t>(from)].waiting() > 0) wake(from, now_s);  // freed blocks may admit more
-  assign(i, disagg_->arrive(pool_[i], replicas_, now_s), now_s);
+  const std::int32_t from = pool_[i].kv_source;
+  Replica& source = replicas_[static_cast<std::size_t>(from)];
+  if (disagg_->pulls()) {
+    source.release_held(i, disagg_->take_held(i), now_s);  // the prefill replica frees the KV now
+    replicas_[static_cast<std::size_t>(pool_[i].engine)].kv_received(i);
+    wake(pool_[i].engine, now_s);
+  } else {
+    source.release_handoff(i, now_s);  // the prefill replica frees the KV now
+    assign(i, disagg_->arrive(pool_[i], replicas_, now_s), now_s);
+  }
+  if (source.waiting() > 0) wake(from, now_s);  // freed blocks may admit more
 }
 
 void Simulation::start_replica(std::int32_t r, double now_s) {
   Replica& rep = replicas_[static_cast<std::size_t>(r)];
   if (rep.busy()) return;
   const bool started = rep.start_iteration(now_s);
+  if (disagg_ && !rep.pulls().empty()) start_pulls(rep, now_s);
   if (series_) sample_state(now_s);
   if (!started) {
     if (timeouts_ && autoscaler_) stop_if_drained(r / engines_per_group_, now_s);  // its last requests timed out
