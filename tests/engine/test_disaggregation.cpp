@@ -263,3 +263,22 @@ TEST_CASE("after the prefill the decode side admits first, then reads the KV (vL
   CHECK(d.decode_wait_ms.max == Approx((a.finish_s - prefill_ends[1]) * 1e3).epsilon(1e-3));
   CHECK(r.kv_blocks_in_use_at_end == 0);  // the prefill replica freed each prompt's blocks when its read ended
 }
+
+TEST_CASE("prefill replicas sharing one link queue their transfers on it", "[disagg]") {
+  // Two prefill replicas prefill two prompts at once; the decode replica reads both KVs from its first step. With a
+  // link each the reads overlap; sharing one (link.shared: one NIC or uplink), the second waits for the first.
+  Json j = disagg(10, "after_prefill", 2048, 2, 1000);
+  j["workload"]["arrival"] = {{"process", "constant"}, {"rate", 1e6}};
+  j["disaggregation"]["prefill"]["replicas"] = 2;
+  const double wire = kv_bytes(make(j).model, 2048) / (10e9 / 8);
+  auto slowest_ms = [&](bool shared) {
+    j["disaggregation"]["link"]["shared"] = shared;
+    const auto r = simulate(make(j));
+    REQUIRE(r.summary.completed_requests == 2);
+    return r.summary.disaggregation->transfer_ms.max;
+  };
+  CHECK(slowest_ms(false) == Approx((wire + 20e-6) * 1e3).epsilon(1e-3));
+  CHECK(slowest_ms(true) == Approx((2 * wire + 20e-6) * 1e3).epsilon(1e-3));
+  j["disaggregation"]["link"]["shared"] = "yes";
+  CHECK_THROWS_WITH(make(j), Catch::Contains("disaggregation.link.shared"));
+}

@@ -79,7 +79,8 @@ std::string Disaggregation::unfit(const memory::MemoryPlan& prefill_plan) const 
 void Disaggregation::set_replicas(std::int32_t prefill_count, std::int32_t decode_count) {
   prefill_count_ = prefill_count;
   decode_count_ = decode_count;
-  link_free_s_.assign(static_cast<std::size_t>(prefill_count), 0.0);
+  // One queue per prefill replica's link, or a single one when they share it.
+  link_free_s_.assign(rs_.scenario.disaggregation->link.shared ? 1 : static_cast<std::size_t>(prefill_count), 0.0);
 }
 
 bool Disaggregation::never_fits(std::int64_t input, std::int64_t output, const std::vector<Replica>& replicas) const {
@@ -124,7 +125,7 @@ double Disaggregation::transfer(Seq& s, std::int32_t prefill_replica, double now
   const std::int64_t tokens = remote_tokens(s);
   const double bytes = memory::kv_bytes_of_context(rs_.model, kv_bytes_per_element_, tokens);
   const double wire = bytes / spec.link.bytes_per_s();
-  double& free_at = link_free_s_[static_cast<std::size_t>(prefill_replica)];
+  double& free_at = link_free_s_[link_free_s_.size() == 1 ? 0 : static_cast<std::size_t>(prefill_replica)];
   double end = 0;
   if (spec.transfer == spec::KvTransferMode::layerwise) {
     // Each layer's KV leaves as soon as that layer is computed: the stream starts with the prefill (or when the link

@@ -84,7 +84,7 @@ const std::vector<std::string>& disaggregation_keys() {
 }
 
 const std::vector<std::string>& link_keys() {
-  static const std::vector<std::string> k{"kind", "bandwidth_gbps", "latency_us"};
+  static const std::vector<std::string> k{"kind", "bandwidth_gbps", "latency_us", "shared"};
   return k;
 }
 
@@ -119,6 +119,7 @@ DisaggregationSpec disaggregation_from_json(const JsonView& v) {
                       "nccl-tests or nixlbench)");
   d.link.bandwidth_gbps = l.number("bandwidth_gbps");
   if (l.has("latency_us") && !l["latency_us"].json().is_null()) d.link.latency_us = l.number("latency_us");
+  if (l.has("shared")) d.link.shared = l.boolean("shared");
   if (v.has("transfer")) {
     const std::string t = v.string("transfer");
     if (t == "after_prefill") d.transfer = KvTransferMode::after_prefill;
@@ -132,6 +133,7 @@ DisaggregationSpec disaggregation_from_json(const JsonView& v) {
 Json to_json(const DisaggregationSpec& d) {
   Json link{{"kind", to_string(d.link.kind)}, {"bandwidth_gbps", d.link.bandwidth_gbps}};
   if (d.link.latency_us) link["latency_us"] = *d.link.latency_us;
+  if (d.link.shared) link["shared"] = true;
   return Json{{"prefill", pool_json(d.prefill)},
               {"decode", pool_json(d.decode)},
               {"link", link},

@@ -34,6 +34,9 @@ struct KvLink {
   LinkKind kind = LinkKind::ethernet;
   double bandwidth_gbps = 0;          ///< Gbit/s one prefill replica can send at (required, > 0)
   std::optional<double> latency_us;   ///< per transfer; absent = default_latency_us(kind)
+  /// false: each prefill replica has its own link at bandwidth_gbps (a NIC per node); true: all prefill replicas
+  /// share one link at bandwidth_gbps (one NIC or uplink), their transfers queued on it first come first served.
+  bool shared = false;
   double latency_s() const;
   double bytes_per_s() const noexcept { return bandwidth_gbps * 1e9 / 8; }
 };
