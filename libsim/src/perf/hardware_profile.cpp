@@ -198,6 +198,17 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
       // The per-CTA rate of the A100 (16 GB/s × 128 SMs = 2 TB/s) never binds on a 1 TB/s card.
       p.attn_decode_bw_efficiency = 0.9;
       p.attn_decode_cta_bandwidth = 16e9;
+      // Kernel fixed costs measured on the GDDR dies themselves (RRZE gpu-small-kernels @1038c5d, 64 KiB SCALE
+      // kernels back to back, a40*.txt / l40*.txt) [D]: AD102 (L40, the 4090's and L40S's die; FP8 tensor cores)
+      // 1.64-1.77 us per kernel enqueued on a stream, 0.94-1.13 us replayed from a graph; GA102 (A40, the 3090's and
+      // A10's class; no FP8) 2.05-2.26 / 1.09-1.39 us. The A100/H200 values above stay for HBM parts.
+      if (gpu.fp8_flops > 0) {
+        p.kernel_launch_s = 1.7e-6;
+        p.graph_launch_s = 1.0e-6;
+      } else {
+        p.kernel_launch_s = 2.1e-6;
+        p.graph_launch_s = 1.2e-6;
+      }
       p.source = "default: datasheet x priors for GDDR GeForce/workstation cards (docs/cost-model.md)";
       break;
   }
