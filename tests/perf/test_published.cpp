@@ -41,8 +41,9 @@ TEST_CASE("4-bit batch-1 decode on the RTX 4090 vs ExLlamaV2's published speeds"
     for (const auto& o : s.ops) t += o.name == "cpu" ? 0.0 : o.time_s;
     const double err = (1.0 / t) / meas - 1;
     std::printf("%-12s pred %6.1f meas %6.1f err %+5.1f%%\n", model, 1.0 / t, meas, 100 * err);
-    // Formerly 35-40% too slow (q_bw 0.82 on the 4090); Marlin-class kernels reach most of its bandwidth.
-    CHECK(std::fabs(err) < 0.15);
+    // Formerly 35-40% too slow (q_bw 0.82 on the 4090), then -13.6 / -11.3 % under the one GDDR GEMV prior; with
+    // Ada's own decode-GEMV efficiency (0.915) -7.3 / -4.8 % (ExLlamaV2's own loop and sampling are in its figure).
+    CHECK(std::fabs(err) < 0.10);
   }
 }
 

@@ -42,13 +42,11 @@ struct Bounds {
   double max_signed_median = 0.05;   ///< |signed median| of a judged group
   double engine_median_abs = 0.10;   ///< all scored engine rows: median |error|
   double engine_p90_abs = 0.25;      ///< all scored engine rows: p90 |error|
-  /// Open gaps (docs/trust.md "Known gaps"). The 4090 (issue 12, fourth round): GGUF Q4_K_M decode is fixed (+18 ->
-  /// -0.7 %, the issue-bound mul_mat_vec_q); what keeps the group at +7.3 % is llama.cpp's F16 decode and prefill
-  /// (+3...+8 %: the 4090 streams its GEMVs at ~0.89 of peak where the 3090 and L40S reach ~0.81 under one GDDR
-  /// prior, no per-card source), LMDeploy TurboMind's AWQ batch-1 rows (+17/+20 %) and Q4_K_M pp512 (+15 %).
-  std::vector<KnownGap> known_gaps = {
-      {"gpu", "rtx4090-24gb", 0.075,
-       "issue 12 open: F16 GEMV efficiency per GDDR card, TurboMind int4 batch-1 GEMV, llama.cpp Q4_K_M prefill"}};
+  /// Open gaps (docs/trust.md "Known gaps"): none today. The last one, the RTX 4090 (issue 12: +9.0 % in the first
+  /// round, +7.3 % in the fourth, ratchet 7.5 %), closed in the fifth round at +3.3 % with the decode-GEMV efficiency
+  /// of the die's generation (Ada 0.915 against GA102's 0.85), inline GDDR ECC and the GDDR dies' measured kernel
+  /// fixed costs (docs/cost-model.md, "Hardware profile").
+  std::vector<KnownGap> known_gaps = {};
   /// The known gap this group is, or null.
   const KnownGap* gap(const std::string& dimension, const std::string& value) const {
     for (const auto& g : known_gaps)

@@ -189,15 +189,42 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
       // GeForce large GEMMs reach ~100% of the FP32-acc spec (B2: 4090 172 TF, 158.6-167 in an issue, of 165.2;
       // 3090 Ti ~100%): boost clocks run above the spec clock. llama.cpp's F16 pp512 stays 3-8% slow even at 1.0.
       p.gemm_eff_vs_m[spec::DType::fp16] = Curve::constant(1.0);
-      // llama.cpp batch-1 F16 decode reaches 80-93% of peak on GeForce/workstation cards (reference README;
-      // 4090 Llama-3-8B 54.8 tok/s = 0.88 TB/s); B8 decode-GEMV prior 0.80 -> 0.85 [D].
-      p.gemm_bw_eff_vs_m = Curve::constant(0.85);
+      // Decode GEMVs stream weights at a fraction of peak that depends on the die's generation, not on what a
+      // linear read reaches (clpeak reads 0.914 of peak on a 4090 and 0.915 on a 3090, whose F16 GEMVs differ by
+      // 6 points). [D] from llama.cpp's batch-1 F16 decode (reference CSV, Llama-3-8B tg512, build 2824-2843) on the
+      // cards llmsim does not score, with this model's own non-GEMV time per token (~2 ms) taken off: Ada (AD10x,
+      // the GDDR parts with FP8 tensor cores) RTX 4080 0.925, RTX 4000 Ada 0.910, 5000 Ada 0.916, 6000 Ada 0.914
+      // -> 0.915; Ampere GA102 RTX A6000 0.866, A40 0.797 with ECC on (0.850 without, below) -> 0.85 (B8's decode
+      // GEMV prior 0.80 -> 0.85; Vidur's A40 cuBLAS GEMV at M = 1 reads 0.81 with ECC).
+      p.gemm_bw_eff_vs_m = Curve::constant(gpu.fp8_flops > 0 ? 0.915 : 0.85);
       p.gemm_fixed_s = 4e-6;
       p.attn_prefill_efficiency = 0.6;  // FA2-class kernels on Ampere/Ada, as on A100 (B4) [D]
       // FlashInfer decode: "close to 100%" of the 4090's bandwidth for long contexts (B4); 0.9 as for streaming.
       // The per-CTA rate of the A100 (16 GB/s × 128 SMs = 2 TB/s) never binds on a 1 TB/s card.
       p.attn_decode_bw_efficiency = 0.9;
       p.attn_decode_cta_bandwidth = 16e9;
+      // Kernel fixed costs measured on the GDDR dies themselves (RRZE gpu-small-kernels @1038c5d, 64 KiB SCALE
+      // kernels back to back, a40*.txt / l40*.txt) [D]: AD102 (L40, the 4090's and L40S's die; FP8 tensor cores)
+      // 1.64-1.77 us per kernel enqueued on a stream, 0.94-1.13 us replayed from a graph; GA102 (A40, the 3090's and
+      // A10's class; no FP8) 2.05-2.26 / 1.09-1.39 us. The A100/H200 values above stay for HBM parts.
+      if (gpu.fp8_flops > 0) {
+        p.kernel_launch_s = 1.7e-6;
+        p.graph_launch_s = 1.0e-6;
+      } else {
+        p.kernel_launch_s = 2.1e-6;
+        p.graph_launch_s = 1.2e-6;
+      }
+      if (gpu.ecc) {
+        // GDDR has no side-band ECC bits: with ECC on (data-centre GDDR cards ship with it on) the check bits live in
+        // 1/16 of the DRAM itself — nvidia-smi shows 46,068 of 49,152 MiB on an L40S, A40 or L20, 23,028 of 24,576
+        // MiB on an A10 — and are read along with the data, so every DRAM stream carries 15/16 of the bus's bytes.
+        // Cross-check [D]: llama.cpp F16 decode on the same die with and without ECC: A40 / RTX A6000 0.797 / 0.866
+        // (0.92), L40S / RTX 6000 Ada 0.836 / 0.914 (0.91), against 15/16 = 0.94. HBM parts keep ECC out of band.
+        constexpr double kInlineEcc = 15.0 / 16.0;
+        p.mem_bw_efficiency *= kInlineEcc;
+        p.gemm_bw_eff_vs_m = scaled(p.gemm_bw_eff_vs_m, kInlineEcc);
+        p.attn_decode_bw_efficiency *= kInlineEcc;
+      }
       p.source = "default: datasheet x priors for GDDR GeForce/workstation cards (docs/cost-model.md)";
       break;
   }
