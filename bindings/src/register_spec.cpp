@@ -50,6 +50,7 @@ Json gpu_entry(const spec::GpuSpec& g) {
               {"nvlink_bridge_gb_per_s", g.nvlink_bridge_bandwidth / 1e9},
               {"p2p", g.p2p},
               {"ecc", g.ecc},
+              {"inline_ecc", g.inline_ecc},
               {"mig_profiles", migs},
               {"price_per_hour", g.price_per_hour},
               {"price_is_placeholder", g.price_is_placeholder},

@@ -257,3 +257,22 @@ TEST_CASE("the headroom must hold the CUDA context, communicators and graphs") {
   CHECK(eager.per_gpu.cuda_graph_bytes == 0);
   CHECK(eager.per_gpu.kv_cache_bytes > graphs.per_gpu.kv_cache_bytes);
 }
+
+TEST_CASE("inline ECC: a GDDR card with ECC on exposes 15/16 of its memory, and the KV cache shrinks by that", "[memory]") {
+  // nvidia-smi on an L40S with ECC on (as it ships): 46,068 of 49,152 MiB — the check bits live in the DRAM.
+  GpuSpec g = cat().gpu("l40s-48gb");
+  REQUIRE(g.ecc);
+  REQUIRE(g.inline_ecc);
+  const auto q = quant("fp16");
+  const auto on = plan_memory(cat().model("llama-3.1-8b"), q, g, ParallelConfig{1, 1}, EngineConfig{}, 8192);
+  g.ecc = false;  // nvidia-smi -e 0: the whole 48 GiB
+  const auto off = plan_memory(cat().model("llama-3.1-8b"), q, g, ParallelConfig{1, 1}, EngineConfig{}, 8192);
+  CHECK(on.per_gpu.total_bytes == 48LL * 1024 * 1024 * 1024 / 16 * 15);
+  CHECK(std::abs(on.per_gpu.total_bytes / 1048576.0 - 46068) < 16);  // within 16 MiB of what nvidia-smi shows
+  CHECK(off.per_gpu.total_bytes == 48LL * 1024 * 1024 * 1024);
+  // The KV cache loses gpu_memory_utilization × 3 GiB (weights and runtime do not change).
+  CHECK(static_cast<double>(off.kv_capacity_tokens - on.kv_capacity_tokens) * on.kv_bytes_per_token_per_gpu ==
+        Approx(0.9 * 3.0 * 1024 * 1024 * 1024).epsilon(0.01));
+  // HBM keeps its ECC bits out of band: an A100's plan sees its whole memory.
+  CHECK(plan("llama-3.1-8b", "a100-80gb-sxm", "fp16").per_gpu.total_bytes == 80LL * 1024 * 1024 * 1024);
+}

@@ -113,7 +113,7 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   // vLLM's worker (V1 gpu_worker.determine_available_memory; V0 worker.determine_num_available_blocks): KV bytes =
   // total × gpu_memory_utilization − (weights + activation peak of the profiling run + memory allocated outside
   // PyTorch meanwhile); CUDA context, communicators (V1) and CUDA graphs live in the remaining headroom.
-  const double total = static_cast<double>(gpu.memory_bytes);
+  const double total = static_cast<double>(gpu.usable_memory_bytes());  // inline ECC's check bits are not exposed
   const double budget = std::floor(total * engine.gpu_memory_utilization);
   const double shard = gpu_weight_bytes(model, quant.weights, parallel);
   const double offloaded = std::min(shard, engine.cpu_offload_gb * kGiB);
@@ -141,7 +141,7 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const double kv_pool = budget - weights - act - in_budget_runtime - deficit;
 
   auto& pg = plan.per_gpu;
-  pg.total_bytes = gpu.memory_bytes;
+  pg.total_bytes = gpu.usable_memory_bytes();
   pg.weights_bytes = static_cast<i64>(std::llround(shard - offloaded));
   pg.offloaded_weights_bytes = static_cast<i64>(std::llround(offloaded));
   pg.activation_bytes = static_cast<i64>(std::llround(act));

@@ -214,13 +214,14 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
         p.kernel_launch_s = 2.1e-6;
         p.graph_launch_s = 1.2e-6;
       }
-      if (gpu.ecc) {
+      if (gpu.ecc_data_fraction() < 1.0) {
         // GDDR has no side-band ECC bits: with ECC on (data-centre GDDR cards ship with it on) the check bits live in
         // 1/16 of the DRAM itself — nvidia-smi shows 46,068 of 49,152 MiB on an L40S, A40 or L20, 23,028 of 24,576
-        // MiB on an A10 — and are read along with the data, so every DRAM stream carries 15/16 of the bus's bytes.
+        // MiB on an A10 (spec::GpuSpec::inline_ecc; the memory plan sizes the KV cache on the rest) — and are read
+        // along with the data, so every DRAM stream carries 15/16 of the bus's bytes.
         // Cross-check [D]: llama.cpp F16 decode on the same die with and without ECC: A40 / RTX A6000 0.797 / 0.866
         // (0.92), L40S / RTX 6000 Ada 0.836 / 0.914 (0.91), against 15/16 = 0.94. HBM parts keep ECC out of band.
-        constexpr double kInlineEcc = 15.0 / 16.0;
+        const double kInlineEcc = gpu.ecc_data_fraction();
         p.mem_bw_efficiency *= kInlineEcc;
         p.gemm_bw_eff_vs_m = scaled(p.gemm_bw_eff_vs_m, kInlineEcc);
         p.attn_decode_bw_efficiency *= kInlineEcc;

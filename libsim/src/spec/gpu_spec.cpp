@@ -156,7 +156,7 @@ void GpuSpec::validate(const std::string& path) const {
 
 GpuSpec gpu_spec_from_json(const JsonView& v) {
   v.allow_only({"id", "name", "memory_gib", "memory_bandwidth_gb_per_s", "tensor_tflops", "fp32_tflops", "sm_count",
-                "l2_mib", "tdp_watts", "idle_watts", "pcie", "nvlink_gb_per_s", "nvlink_bridge_gb_per_s", "p2p", "ecc",
+                "l2_mib", "tdp_watts", "idle_watts", "pcie", "nvlink_gb_per_s", "nvlink_bridge_gb_per_s", "p2p", "ecc", "inline_ecc",
                 "mig_profiles", "price_per_hour", "price_is_placeholder", "purchase_price",
                 "purchase_price_is_placeholder", "source", "compute_fraction", "bandwidth_fraction"});
   GpuSpec g;
@@ -192,6 +192,7 @@ GpuSpec gpu_spec_from_json(const JsonView& v) {
   g.nvlink_bridge_bandwidth = number_in(v, "nvlink_bridge_gb_per_s", kMaxLinkGBps) * 1e9;
   g.p2p = v.boolean_or("p2p", false);
   g.ecc = v.boolean_or("ecc", false);
+  g.inline_ecc = v.boolean_or("inline_ecc", false);
   if (v.has("mig_profiles")) {
     for (const auto& e : v["mig_profiles"].elements()) {
       e.allow_only({"name", "compute_slices", "total_compute_slices", "memory_slices", "memory_gib"});
@@ -237,6 +238,7 @@ Json to_json(const GpuSpec& g) {
   j["nvlink_bridge_gb_per_s"] = g.nvlink_bridge_bandwidth / 1e9;
   j["p2p"] = g.p2p;
   j["ecc"] = g.ecc;
+  j["inline_ecc"] = g.inline_ecc;
   j["mig_profiles"] = Json::array();
   for (const auto& m : g.mig_profiles) {
     j["mig_profiles"].push_back({{"name", m.name},

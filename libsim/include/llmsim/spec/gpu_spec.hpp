@@ -37,7 +37,16 @@ struct GpuSpec {
   /// Per direction, bytes/s, of the optional 2-way NVLink bridge of a PCIe card ("+nvlink"); 0 = no bridge connector.
   double nvlink_bridge_bandwidth = 0;
   bool p2p = false;                      ///< peer-to-peer over PCIe works with the stock driver
-  bool ecc = false;
+  bool ecc = false;                      ///< ECC on (as the card ships: data-centre cards on, GeForce off)
+  /// ECC check bits stored in the DRAM itself (GDDR parts have no side-band bits; HBM does): with ecc on they take
+  /// 1/16 of the memory and of every DRAM stream (nvidia-smi: L40S 46,068 of 49,152 MiB, A10 23,028 of 24,576).
+  bool inline_ecc = false;
+  /// Share of the DRAM, capacity and stream, that carries data: 15/16 with inline ECC on, else 1.
+  double ecc_data_fraction() const noexcept { return ecc && inline_ecc ? 15.0 / 16.0 : 1.0; }
+  /// Memory the driver exposes (what vLLM's torch.cuda.mem_get_info total sees): memory_bytes less inline ECC.
+  std::int64_t usable_memory_bytes() const noexcept {
+    return ecc && inline_ecc ? memory_bytes / 16 * 15 : memory_bytes;
+  }
   std::vector<MigProfile> mig_profiles;
   double price_per_hour = 0;             ///< default rental price, USD per GPU-hour
   bool price_is_placeholder = true;      ///< true: a rough market figure the user should override
