@@ -90,10 +90,11 @@ def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = N
            screen: Optional[Mapping[str, Any]] = None, final_check: Optional[Mapping[str, Any]] = None,
            chunk_size: Optional[int] = None, raw: bool = False):
     """The Pareto front (monthly cost vs P95 TTFT vs P95 TPOT at ``target_qps``) of the deployments that meet the
-    scenario's SLO, as a DataFrame: one row per front member (``name``, the axis values, ``replicas``,
+    scenario's SLO with bills within ``front_cost_ratio`` of the cheapest, as a DataFrame: one row per front member (``name``, the axis values, ``replicas``,
     ``num_gpus``, ``monthly_cost``, ``capacity_qps_per_replica``, ``ttft_p95_ms``, ``tpot_p95_ms``,
     ``cost_per_mtok_output``, ``winner``), cheapest first; ``frame.attrs`` holds the counts (enumerated, pruned by
-    memory / budget / bound, simulated, feasible, rechecked), the ``reasons`` (why the winner won, what the
+    memory / budget / bound, simulated, screened — those whose capacity search gave up once their bill was
+    shown over the branch-and-bound cutoff —, feasible, rechecked), the ``reasons`` (why the winner won, what the
     runner-up lacks) and the ``winner``'s name.
 
     ``axes``: ``{path: [values]}`` (or ``[(path, values), ...]``) replacing the default space (hardware.gpu,

@@ -284,10 +284,7 @@ std::vector<std::size_t> pareto_positions(const std::vector<std::optional<Search
                                           const SearchOptions& options) {
   // The front's window: feasible and within front_cost_ratio of the cheapest (what branch-and-bound guarantees to
   // have simulated in full, whatever the order; a costlier member would depend on what the bound let through).
-  double best = std::numeric_limits<double>::infinity();
-  for (const auto& d : done)
-    if (d && feasible(*d, options.budget_per_month)) best = std::min(best, d->monthly_cost);
-  const double window = best * options.front_cost_ratio;
+  const double window = search_cutoff(done, options);  // (a feasible bill is within the budget anyway)
   std::vector<const SearchEvaluation*> items;
   for (const auto& d : done)
     items.push_back(d && feasible(*d, options.budget_per_month) && !detail::over_cutoff(d->monthly_cost, window) ? &*d

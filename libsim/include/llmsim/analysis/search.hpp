@@ -56,8 +56,10 @@ struct SearchOptions {
     c.replications = 3;
     return c;
   }();
-  /// Branch-and-bound: a configuration whose cost lower bound exceeds this × the cheapest feasible bill found so far
-  /// is not simulated (it could not be the winner, nor a front member cheaper than that many times the winner).
+  /// The front's cost window: members' bills are within this × the cheapest feasible bill. Branch-and-bound: a
+  /// configuration whose cost lower bound exceeds this × the cheapest feasible bill found so far is not simulated,
+  /// and one whose capacity search shows its bill over it is screened out (it could not be the winner, nor a front
+  /// member). 1 = the winner only.
   double front_cost_ratio = 2.0;
   int wave = 32;   ///< configurations simulated between bound updates (fixed: the result does not depend on jobs)
   int jobs = 1;    ///< threads
