@@ -40,20 +40,22 @@ def _options(target_qps, budget, axes, gpus, jobs, wave, front_cost_ratio, scree
     return json.dumps(doc, allow_nan=False)
 
 
-def _evaluate_chunk(candidates: List[str], options: str, final_check: bool) -> List[str]:
+def _evaluate_chunk(candidates: List[str], options: str, final_check: bool, max_bill: float) -> List[str]:
     """One chunk on a Dask worker: the compiled evaluator, one candidate after another."""
     from llmsim import _core as core  # imported on the worker
-    return [core.search.evaluate(c, options, final_check) for c in candidates]
+    return [core.search.evaluate(c, options, final_check, max_bill) for c in candidates]
 
 
-def _on_dask(client, candidates: List[str], options: str, final_check: bool, chunk_size: Optional[int]) -> List[str]:
+def _on_dask(client, candidates: List[str], options: str, final_check: bool, chunk_size: Optional[int],
+             max_bill: float = float("inf")) -> List[str]:
     if not candidates:
         return []
     if chunk_size is None:
         threads = sum(client.nthreads().values()) or 1
         chunk_size = max(1, -(-len(candidates) // (2 * threads)))
     chunks = [candidates[i:i + chunk_size] for i in range(0, len(candidates), chunk_size)]
-    futures = client.map(_evaluate_chunk, chunks, options=options, final_check=final_check, pure=False)
+    futures = client.map(_evaluate_chunk, chunks, options=options, final_check=final_check, max_bill=max_bill,
+                         pure=False)
     try:
         results = client.gather(futures)  # in chunk order; re-raises a worker's ValueError
     except KeyboardInterrupt:
@@ -88,10 +90,11 @@ def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = N
            screen: Optional[Mapping[str, Any]] = None, final_check: Optional[Mapping[str, Any]] = None,
            chunk_size: Optional[int] = None, raw: bool = False):
     """The Pareto front (monthly cost vs P95 TTFT vs P95 TPOT at ``target_qps``) of the deployments that meet the
-    scenario's SLO, as a DataFrame: one row per front member (``name``, the axis values, ``replicas``,
+    scenario's SLO with bills within ``front_cost_ratio`` of the cheapest, as a DataFrame: one row per front member (``name``, the axis values, ``replicas``,
     ``num_gpus``, ``monthly_cost``, ``capacity_qps_per_replica``, ``ttft_p95_ms``, ``tpot_p95_ms``,
     ``cost_per_mtok_output``, ``winner``), cheapest first; ``frame.attrs`` holds the counts (enumerated, pruned by
-    memory / budget / bound, simulated, feasible, rechecked), the ``reasons`` (why the winner won, what the
+    memory / budget / bound, simulated, screened — those whose capacity search gave up once their bill was
+    shown over the branch-and-bound cutoff —, feasible, rechecked), the ``reasons`` (why the winner won, what the
     runner-up lacks) and the ``winner``'s name.
 
     ``axes``: ``{path: [values]}`` (or ``[(path, values), ...]``) replacing the default space (hardware.gpu,
@@ -114,7 +117,8 @@ def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = N
             positions = core.next_wave(plan, done, options)
             if not positions:
                 break
-            evals = _on_dask(client, [plan.candidate(i) for i in positions], options, False, chunk_size)
+            cutoff = core.cutoff(done, options)  # the wave's branch-and-bound cutoff, as the threaded search uses
+            evals = _on_dask(client, [plan.candidate(i) for i in positions], options, False, chunk_size, cutoff)
             for i, e in zip(positions, evals):
                 done[i] = e
         front = core.front_positions(done, options)

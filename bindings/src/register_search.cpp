@@ -1,6 +1,8 @@
 // llmsim._core.search: the deployment search (analysis/search.hpp). The threaded search is one call; for a Dask
 // cluster the steps are exposed so that Python only ships the candidates the C++ planner produced to workers
 // (evaluate) and hands their evaluations back to the C++ wave rule and front builder: one rule, in C++.
+#include <limits>
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -57,7 +59,11 @@ void register_search(py::module_& m) {
   }, py::arg("plan"), py::arg("done"), py::arg("options"),
      "Positions to evaluate next (branch-and-bound) given the evaluations so far (JSON text or None per position).");
 
-  m.def("evaluate", [](const std::string& candidate, const std::string& options, bool final_check) {
+  m.def("cutoff", [](const std::vector<std::optional<std::string>>& done, const std::string& options) {
+    return analysis::search_cutoff(evaluations_of(done), options_of(options));
+  }, py::arg("done"), py::arg("options"), "The branch-and-bound cutoff (monthly bill) the next wave is screened against.");
+
+  m.def("evaluate", [](const std::string& candidate, const std::string& options, bool final_check, double max_bill) {
     std::atomic<bool> cancel{false};
     Warnings warnings;
     return run_interruptible(cancel, warnings, [&] {
@@ -65,13 +71,15 @@ void register_search(py::module_& m) {
       const Json c = parse_text(candidate, "candidate");
       return dump(analysis::to_json(analysis::evaluate_candidate(analysis::candidate_from_json(JsonView(c, "candidate")),
                                                                  final_check ? o.final_check : o.screen,
-                                                                 spec::Catalog::builtin(), &cancel)));
+                                                                 spec::Catalog::builtin(), &cancel, max_bill)));
     });
   }, py::arg("candidate"), py::arg("options"), py::arg("final_check") = false,
-     "One candidate's capacity and fleet at the target (evaluation JSON text); GIL released, Ctrl-C stops it.");
+     py::arg("max_bill") = std::numeric_limits<double>::infinity(),
+     "One candidate's capacity and fleet at the target (evaluation JSON text), screened against `max_bill` (the "
+     "wave's cutoff); GIL released, Ctrl-C stops it.");
 
   m.def("front_positions", [](const std::vector<std::optional<std::string>>& done, const std::string& options) {
-    return analysis::pareto_positions(evaluations_of(done), options_of(options).budget_per_month);
+    return analysis::pareto_positions(evaluations_of(done), options_of(options));
   }, py::arg("done"), py::arg("options"), "Positions of the first-pass Pareto front (to re-check).");
 
   m.def("assemble", [](const analysis::SearchPlan& plan, const std::vector<std::optional<std::string>>& done,

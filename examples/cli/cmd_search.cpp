@@ -35,8 +35,8 @@ void print_human(const analysis::SearchResult& r) {
             << (r.budget_per_month ? ", budget " + cur + fmt(*r.budget_per_month, 0) + "/month" : std::string()) << "\n"
             << "configurations: " << c["enumerated"] << " enumerated, " << c["invalid"] << " invalid, "
             << c["pruned_memory"] << " pruned by memory, " << c["pruned_budget"] << " by the budget bound, "
-            << c["pruned_bound"] << " by branch-and-bound, " << c["simulated"] << " simulated (" << c["feasible"]
-            << " feasible), front re-checked: " << c["rechecked"] << "\n";
+            << c["pruned_bound"] << " by branch-and-bound, " << c["simulated"] << " simulated (" << c["screened"]
+            << " screened out early, " << c["feasible"] << " feasible), front re-checked: " << c["rechecked"] << "\n";
   if (!r.front.empty()) {
     std::cout << "Pareto front (monthly cost vs P95 TTFT vs P95 TPOT at the target):\n";
     for (std::size_t i = 0; i < r.front.size(); ++i) {

@@ -99,3 +99,36 @@ TEST_CASE("inconsistent search limits are rejected", "[analysis][bisection]") {
   lim.growth = 1.0;
   CHECK_THROWS_AS(search_max_passing(t, 1.0, lim), ConfigError);
 }
+
+TEST_CASE("bisection gives up once a failure shows the answer is below give_up_below, and only then", "[analysis][bisection]") {
+  int calls = 0;
+  auto below_10 = [&](double x) { return ++calls, x <= 10.0; };
+  SearchLimits lim;
+  lim.rel_tol = 0.01;
+  lim.give_up_below = 20;  // 1, 2, 4, 8 pass, 16 fails: the answer is below 16 < 20, so stop there
+  auto r = search_max_passing(below_10, 1.0, lim);
+  CHECK(r.gave_up);
+  CHECK_FALSE(r.found);
+  CHECK(r.fail == 16.0);
+  CHECK(r.pass == 8.0);
+  CHECK(r.evaluations == 5);
+  CHECK(calls == 5);
+  // A threshold the answer is above never stops the search, and the answer is the one without it.
+  SearchLimits plain = lim;
+  plain.give_up_below = 0;
+  lim.give_up_below = 9.5;
+  const auto with = search_max_passing(below_10, 1.0, lim);
+  const auto without = search_max_passing(below_10, 1.0, plain);
+  CHECK_FALSE(with.gave_up);
+  REQUIRE(with.found);
+  CHECK(with.pass == without.pass);
+  CHECK(with.fail == without.fail);
+  CHECK(with.evaluations == without.evaluations);
+  // Starting above a failing region: the first failure below the threshold stops the halving.
+  lim.give_up_below = 50;
+  r = search_max_passing(below_10, 40.0, lim);
+  CHECK(r.gave_up);
+  CHECK(r.evaluations == 1);
+  lim.give_up_below = -1;
+  CHECK_THROWS_AS(search_max_passing(below_10, 1.0, lim), ConfigError);
+}

@@ -1,6 +1,9 @@
 // analysis::search: enumeration, pruning (memory, throughput bound, budget, branch-and-bound), the Pareto front.
 #include <catch2/catch.hpp>
 
+#include <optional>
+#include <set>
+
 #include "llmsim/analysis/search.hpp"
 #include "scenarios.hpp"
 
@@ -32,28 +35,147 @@ Json base() {
 
 }  // namespace
 
-TEST_CASE("search: pruning never drops a configuration that is feasible and cheaper than the winner (brute force)", "[search]") {
-  const auto opt = small_options(6.0);
+// The front by brute force: every candidate of the plan evaluated in full (no bound, no screening), then the
+// search's own definition: feasible, within front_cost_ratio of the cheapest bill, not dominated (ties: the first
+// in enumeration order). Returns enumeration indices.
+std::set<std::int64_t> brute_front(const analysis::SearchPlan& plan, const analysis::SearchOptions& opt,
+                                   std::vector<std::optional<analysis::SearchEvaluation>>& all) {
+  all.clear();
+  for (const auto& c : plan.candidates) all.push_back(analysis::evaluate_candidate(c, opt.screen, spec::Catalog::builtin()));
+  std::set<std::int64_t> out;
+  double best = 1e300;
+  for (const auto& e : all)
+    if (e->meets_slo) best = std::min(best, e->monthly_cost);
+  std::vector<std::size_t> in_window;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i]->meets_slo && all[i]->monthly_cost <= opt.front_cost_ratio * best * (1 + 1e-9)) in_window.push_back(i);
+  for (const auto i : in_window) {
+    const auto& b = *all[i];
+    bool dominated = false;
+    for (const auto j : in_window) {
+      if (j == i) continue;
+      const auto& a = *all[j];
+      const bool le = a.monthly_cost <= b.monthly_cost && a.ttft_p95_ms <= b.ttft_p95_ms && a.tpot_p95_ms <= b.tpot_p95_ms;
+      const bool lt = a.monthly_cost < b.monthly_cost || a.ttft_p95_ms < b.ttft_p95_ms || a.tpot_p95_ms < b.tpot_p95_ms;
+      const bool same = le && !lt;
+      dominated = dominated || (le && lt) || (same && plan.candidates[j].index < plan.candidates[i].index);
+    }
+    if (!dominated) out.insert(plan.candidates[i].index);
+  }
+  return out;
+}
+
+TEST_CASE("search: the bound, the screening and branch-and-bound never drop a front member or the winner (brute force)",
+          "[search]") {
+  for (const double ratio : {1.0, 2.0}) {
+    auto opt = small_options(6.0);
+    opt.axes[0].values.push_back("2xrtx4090-24gb@pp");  // pipeline parallel: batches in flight (the bound's x k)
+    opt.front_cost_ratio = ratio;
+    const auto& cat = spec::Catalog::builtin();
+    const auto plan = analysis::plan_search(base(), opt, cat);
+    CHECK(plan.enumerated == 16);
+    CHECK(plan.invalid + plan.pruned_memory + plan.pruned_budget + static_cast<std::int64_t>(plan.candidates.size()) == 16);
+    const auto result = analysis::search(base(), opt, cat);
+    REQUIRE(result.winner);
+    INFO("front_cost_ratio " << ratio);
+    CHECK(result.pruned_bound + result.screened > 0);  // something was cut short in this space
+    std::vector<std::optional<analysis::SearchEvaluation>> all;
+    const auto brute = brute_front(plan, opt, all);
+    // The re-check runs at the same settings here, so the searched front is the brute-force front exactly.
+    std::set<std::int64_t> searched;
+    for (const auto& m : result.front) searched.insert(m.candidate.index);
+    CHECK(searched == brute);
+    double brute_best = 1e300;
+    for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
+      const auto& c = plan.candidates[i];
+      const auto& e = *all[i];
+      INFO(c.name);
+      // The analytic bound is above what the simulation finds, and the cost bound below the bill.
+      CHECK(e.capacity_qps <= c.qps_bound_per_replica);
+      if (e.meets_slo) {
+        CHECK(e.monthly_cost >= c.monthly_lower_bound * (1 - 1e-9));
+        brute_best = std::min(brute_best, e.monthly_cost);
+      }
+    }
+    CHECK(result.front[*result.winner].evaluation.monthly_cost == brute_best);
+  }
+}
+
+TEST_CASE("search: a screened evaluation is one whose bill is over the cutoff; below it the evaluation is unchanged",
+          "[search]") {
   const auto& cat = spec::Catalog::builtin();
+  auto opt = small_options(6.0);
+  opt.axes = {{"hardware.gpu", {"rtx4090-24gb", "2xa100-80gb-sxm"}}};
   const auto plan = analysis::plan_search(base(), opt, cat);
-  CHECK(plan.enumerated == 12);
-  CHECK(plan.invalid + plan.pruned_memory + plan.pruned_budget + static_cast<std::int64_t>(plan.candidates.size()) == 12);
-  const auto result = analysis::search(base(), opt, cat);
-  REQUIRE(result.winner);
-  const double winner_cost = result.front[*result.winner].evaluation.monthly_cost;
-  CHECK(result.pruned_bound > 0);  // the bound did cut something in this space
-  double brute_best = 1e300;
+  REQUIRE(plan.candidates.size() == 2);
   for (const auto& c : plan.candidates) {
-    const auto e = analysis::evaluate_candidate(c, opt.screen, cat);
     INFO(c.name);
-    // The analytic bound is above what the simulation finds, and the cost bound below the bill.
-    CHECK(e.capacity_qps <= c.qps_bound_per_replica);
-    if (e.meets_slo) {
-      CHECK(e.monthly_cost >= c.monthly_lower_bound * (1 - 1e-9));
-      brute_best = std::min(brute_best, e.monthly_cost);
+    const auto full = analysis::evaluate_candidate(c, opt.screen, cat);
+    REQUIRE(full.meets_slo);
+    CHECK_FALSE(full.screened);
+    // A cutoff at the bill (or above) changes nothing: the same numbers, bit for bit.
+    const auto at = analysis::evaluate_candidate(c, opt.screen, cat, nullptr, full.monthly_cost);
+    CHECK(analysis::to_json(at) == analysis::to_json(full));
+    // A cutoff below the bill of fewer replicas than it needs screens it out (after fewer simulations).
+    if (full.replicas >= 2) {
+      const double fewer = full.monthly_cost * (full.replicas - 1) / full.replicas * 0.999;
+      const auto cut = analysis::evaluate_candidate(c, opt.screen, cat, nullptr, fewer);
+      CHECK(cut.screened);
+      CHECK_FALSE(cut.meets_slo);
+      CHECK_THAT(cut.reason, Contains("cutoff"));
     }
   }
-  CHECK(winner_cost == brute_best);
+}
+
+TEST_CASE("search: the bound is above the simulated capacity across cards, TP, PP, formats, chunk sizes and "
+          "speculative decoding",
+          "[search]") {
+  const auto& cat = spec::Catalog::builtin();
+  struct Case {
+    std::vector<std::pair<std::string, Json>> set;
+  };
+  const std::vector<Case> cases{
+      {{{"hardware.gpu", "rtx4090-24gb"}, {"quant.weights", "awq-int4"}, {"engine.max_num_batched_tokens", 2048}}},
+      {{{"hardware.gpu", "h100-80gb-sxm"}, {"quant.weights", "fp8"}, {"quant.kv_cache", "fp8"}}},
+      {{{"hardware.gpu", "2xl40s-48gb"}, {"engine.max_num_batched_tokens", 16384}, {"engine.max_num_seqs", 512}}},
+      {{{"hardware.gpu", "4xa100-80gb-pcie@pp"}, {"quant.weights", "int8"}}},
+      {{{"hardware.gpu", "2xh100-80gb-sxm@pp"}, {"quant.weights", "fp8"}, {"engine.max_num_seqs", 64}}},
+      {{{"hardware.gpu", "a100-80gb-sxm"},
+        {"engine.speculative", {{"method", "ngram"}, {"num_speculative_tokens", 3}}},
+        {"workload.speculative_acceptance_rate", 0.9}}},
+  };
+  for (const auto& k : cases) {
+    auto opt = small_options(4.0);
+    opt.axes.clear();
+    for (const auto& [path, value] : k.set) opt.axes.push_back({path, {value}});
+    const auto plan = analysis::plan_search(base(), opt, cat);
+    REQUIRE(plan.candidates.size() == 1);
+    const auto& c = plan.candidates[0];
+    INFO(c.name);
+    analysis::CapacityOptions cap;  // the capacity defaults (600 requests): the re-check's settings, one seed
+    cap.replications = 1;
+    for (const auto& settings : {opt.screen, cap}) {
+      const auto e = analysis::evaluate_candidate(c, settings, cat);
+      REQUIRE(e.fits);
+      CHECK(e.capacity_qps > 0);
+      CHECK(e.capacity_qps <= c.qps_bound_per_replica);
+    }
+  }
+  // Cost models are shared between configurations that differ only in max_num_seqs / max_num_batched_tokens: the
+  // bound of one is the same whether its model was built for it or for a neighbour first.
+  auto opt = small_options(4.0);
+  opt.axes = {{"engine.max_num_batched_tokens", {2048, 8192}}, {"engine.max_num_seqs", {64, 256}}};
+  const auto shared = analysis::plan_search(base(), opt, cat);
+  opt.axes = {{"engine.max_num_batched_tokens", {8192}}, {"engine.max_num_seqs", {256}}};
+  const auto alone = analysis::plan_search(base(), opt, cat);
+  REQUIRE(alone.candidates.size() == 1);
+  bool seen = false;
+  for (const auto& c : shared.candidates) {
+    if (c.name != alone.candidates[0].name) continue;
+    seen = true;
+    CHECK(c.qps_bound_per_replica == alone.candidates[0].qps_bound_per_replica);
+  }
+  CHECK(seen);
 }
 
 TEST_CASE("search: the front is Pareto, sorted by cost, and the same for any thread count", "[search]") {

@@ -37,6 +37,7 @@ def test_front_is_sorted_with_one_winner_and_counts(front):
     assert counts["enumerated"] == 12
     assert counts["simulated"] + counts["pruned_bound"] + counts["pruned_memory"] + counts["pruned_budget"] + \
         counts["invalid"] == 12
+    assert 0 <= counts["screened"] <= counts["simulated"]
     assert front.attrs["winner"] == front["name"].iloc[0]
     assert "cheapest" in front.attrs["reasons"][0]
 
@@ -49,6 +50,23 @@ def test_dask_local_cluster_gives_the_identical_front(base, front):
                                 front_cost_ratio=3.0)
     pd.testing.assert_frame_equal(on_dask, front)
     assert on_dask.attrs == front.attrs
+
+
+def test_dask_screening_gives_the_identical_front(base):
+    """Waves of 4 at 12 req/s: the branch-and-bound cutoff screens candidates inside their capacity search; the
+    workers get each wave's cutoff from C++, so the cluster screens the same ones and returns the same front."""
+    distributed = pytest.importorskip("distributed")
+    need("search")
+    axes = dict(AXES)
+    axes["hardware.gpu"] = AXES["hardware.gpu"] + ["2xrtx4090-24gb@pp", "l40s-48gb"]
+    kw = dict(axes=axes, screen=SCREEN, final_check=SCREEN, front_cost_ratio=2.0, wave=4)
+    threaded = llmsim.search(base, 12.0, jobs=2, **kw)
+    assert threaded.attrs["counts"]["screened"] > 0
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40) as cluster, distributed.Client(cluster) as client:
+        on_dask = llmsim.search(base, 12.0, client=client, **kw)
+    pd.testing.assert_frame_equal(on_dask, threaded)
+    assert on_dask.attrs == threaded.attrs
 
 
 def test_bad_inputs_name_the_field(base):

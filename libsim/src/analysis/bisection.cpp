@@ -19,6 +19,8 @@ SearchResult search_max_passing(const std::function<bool(double)>& passes, doubl
   if (!(lim.growth > 1) || !std::isfinite(lim.growth))
     p.add("search.growth", "must be > 1, got " + format_value(lim.growth));
   if (!(start > 0) || !std::isfinite(start)) p.add("search.start", "must be > 0, got " + format_value(start));
+  if (!(lim.give_up_below >= 0) || std::isnan(lim.give_up_below))
+    p.add("search.give_up_below", "must be >= 0, got " + format_value(lim.give_up_below));
   p.throw_if_any();
 
   SearchResult r;
@@ -30,6 +32,14 @@ SearchResult search_max_passing(const std::function<bool(double)>& passes, doubl
   auto test = [&](double x) {
     ++r.evaluations;
     return passes(x);
+  };
+  // Every answer is below every failing x (pass < fail and fail only shrinks): one below give_up_below settles it.
+  auto give_up = [&](double fail_x) {
+    if (!(fail_x < lim.give_up_below)) return false;
+    r.found = false;
+    r.gave_up = true;
+    r.fail = fail_x;
+    return true;
   };
 
   // Bracket: pass < fail.
@@ -52,6 +62,7 @@ SearchResult search_max_passing(const std::function<bool(double)>& passes, doubl
     }
   } else {
     fail = x;
+    if (give_up(fail)) return r;
     while (r.evaluations < lim.max_evaluations) {
       if (fail <= snap(lim.min_x)) {
         r.found = false;
@@ -62,6 +73,7 @@ SearchResult search_max_passing(const std::function<bool(double)>& passes, doubl
       if (lim.integer && next >= fail) next = fail - 1;
       if (test(next)) { pass = next; break; }
       fail = next;
+      if (give_up(fail)) return r;
     }
   }
   if (pass == 0) {  // ran out of evaluations while halving
@@ -72,6 +84,10 @@ SearchResult search_max_passing(const std::function<bool(double)>& passes, doubl
     r.found = true;
     r.pass = pass;
     r.fail = inf;
+    return r;
+  }
+  if (give_up(fail)) {
+    r.pass = pass;
     return r;
   }
 
@@ -86,8 +102,15 @@ SearchResult search_max_passing(const std::function<bool(double)>& passes, doubl
       mid = std::floor(mid);
       if (mid <= pass) mid = pass + 1;
     }
-    if (test(mid)) pass = mid;
-    else fail = mid;
+    if (test(mid)) {
+      pass = mid;
+    } else {
+      fail = mid;
+      if (give_up(fail)) {
+        r.pass = pass;
+        return r;
+      }
+    }
   }
   r.found = true;
   r.pass = pass;

@@ -27,6 +27,8 @@ void CapacityOptions::validate(const std::string& path) const {
   if (!(max_rate > min_rate) || !std::isfinite(max_rate))
     p.add(path + ".max_rate", "must be > min_rate, got " + format_value(max_rate));
   if (max_concurrency < 1) p.add(path + ".max_concurrency", "must be >= 1, got " + std::to_string(max_concurrency));
+  if (!(give_up_below_qps >= 0) || !std::isfinite(give_up_below_qps))
+    p.add(path + ".give_up_below_qps", "must be >= 0, got " + format_value(give_up_below_qps));
   p.throw_if_any();
 }
 
@@ -181,6 +183,8 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
   limits.integer = out.closed_loop;
   limits.min_x = out.closed_loop ? 1.0 : options.min_rate;
   limits.max_x = out.closed_loop ? static_cast<double>(options.max_concurrency) : options.max_rate;
+  // One replication: its answer is the result. With more, the median could still come out above it.
+  if (!out.closed_loop && options.replications == 1) limits.give_up_below = options.give_up_below_qps;
   const double start = out.closed_loop ? std::max(1, *closed_loop_users(scenario.scenario.workload))
                                        : std::max(spec::offered_rate(scenario.scenario.workload).value_or(1.0),
                                                   limits.min_x);
@@ -230,6 +234,12 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
     out.evaluations += s.evaluations;
     if (not_fitting) {  // memory does not depend on the load: one such run settles it
       out.fits = false;
+      return out;
+    }
+    if (s.gave_up) {  // this seed's answer is below the rate asked for; the caller needs no more
+      out.gave_up = true;
+      out.reason = "the SLO fails at " + format_value(s.fail) + " req/s, below the " +
+                   format_value(options.give_up_below_qps) + " req/s asked for (give_up_below_qps)";
       return out;
     }
     r.found = s.found;

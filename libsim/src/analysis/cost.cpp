@@ -54,6 +54,11 @@ double gpus_hourly(const spec::ResolvedScenario& s) {
   return usd;
 }
 
+double units_hourly(const spec::ResolvedScenario& s, int units) {
+  return s.disagg_pools.empty() ? hourly_cost(s.price_per_gpu_hour, gpus_per_unit(s) * units, s.scenario.cost)
+                                : period_cost(1.0, gpus_hourly(s) * units, 1.0, s.scenario.cost);
+}
+
 double hourly_cost(const spec::ResolvedScenario& s) {
   // Disaggregated: both pools' GPUs, each at its own price (period_cost at a unit price over the priced GPU-hours).
   if (!s.disagg_pools.empty()) return period_cost(1.0, gpus_hourly(s), 1.0, s.scenario.cost);

@@ -178,11 +178,8 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
   }
   row.replicas_added = serving - *estimate;
   row.replicas_needed = replicas_needed(serving, 1.0, cost.spare_fraction);
-  const int gpus = gpus_per_unit(s) * *row.replicas_needed;
   // A disaggregated deployment is the unit copied: its pools' GPUs at their prices, replicas_needed times.
-  const double fleet_hourly = s.disagg_pools.empty()
-                                  ? hourly_cost(s.price_per_gpu_hour, gpus, cost)
-                                  : period_cost(1.0, gpus_hourly(s) * *row.replicas_needed, 1.0, cost);
+  const double fleet_hourly = units_hourly(s, *row.replicas_needed);
   row.monthly_cost = fleet_hourly * cost.hours_per_month;
   if (at.fits) {
     row.cost_per_mtok_output_at_target = fleet_cost_per_mtok(fleet_hourly, serving, at.goodput_output_tps);

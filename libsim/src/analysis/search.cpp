@@ -8,11 +8,11 @@
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/row.hpp"
 #include "llmsim/core/error.hpp"
-#include "llmsim/engine/replica_speed.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario.hpp"
+#include "search_bound.hpp"
 
 namespace llmsim::analysis {
 
@@ -156,6 +156,7 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
     SearchCandidate c;
   };
   std::vector<Slot> slots(static_cast<std::size_t>(total));
+  detail::CostModelCache models;
   parallel_for(slots.size(), options.jobs, [&](std::size_t k) {
     Slot& s = slots[k];
     SearchCandidate& c = s.c;
@@ -182,16 +183,16 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
         s.fate = Fate::memory;
         return;
       }
-      const auto model = perf::make_cost_model(rs);
-      const auto speed = engine::replica_speed(model, mp, e, engine::mean_lengths(rs.scenario.workload));
-      c.gpus_per_replica = rs.scenario.hardware.parallel.gpus();
-      c.price_per_gpu_hour = rs.price_per_gpu_hour;
-      c.qps_bound_per_replica = speed.requests_per_s_bound;
-      const auto& cs = rs.scenario.cost;
-      c.min_replicas = replicas_needed(options.target_qps, speed.requests_per_s_bound, cs.spare_fraction).value_or(1000000000);
+      const double bound = detail::replica_qps_bound(rs, *models.get(c.scenario, rs), mp);
+      c.gpus_per_replica = gpus_per_unit(rs);
+      c.price_per_gpu_hour = rs.disagg_pools.empty() ? rs.price_per_gpu_hour : gpus_hourly(rs) / c.gpus_per_replica;
+      c.qps_bound_per_replica = bound;
+      c.min_replicas = detail::min_replicas(options.target_qps, bound, rs.scenario.cost.spare_fraction).value_or(1000000000);
       // What evaluate_row bills for min_replicas replicas: no configuration can cost less than this.
-      c.monthly_lower_bound = hourly_cost(c.price_per_gpu_hour, c.gpus_per_replica * c.min_replicas, cs) * cs.hours_per_month;
-      s.fate = options.budget_per_month && c.monthly_lower_bound > *options.budget_per_month ? Fate::budget : Fate::kept;
+      c.monthly_lower_bound = detail::bill_at_capacity(rs, options.target_qps, bound);
+      s.fate = options.budget_per_month && detail::over_cutoff(c.monthly_lower_bound, *options.budget_per_month)
+                   ? Fate::budget
+                   : Fate::kept;
     } catch (const ConfigError& e) {
       s.fate = Fate::invalid;
       s.why = c.name + ": " + e.what();
@@ -217,7 +218,7 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
 }
 
 SearchEvaluation evaluate_candidate(const SearchCandidate& c, const CapacityOptions& capacity,
-                                    const spec::Catalog& catalog, const std::atomic<bool>* cancel) {
+                                    const spec::Catalog& catalog, const std::atomic<bool>* cancel, double max_bill) {
   SearchEvaluation e;
   e.index = c.index;
   RowOptions ro;
@@ -226,7 +227,10 @@ SearchEvaluation evaluate_candidate(const SearchCandidate& c, const CapacityOpti
   ro.cancel = cancel;
   Row row;
   try {
-    row = evaluate_row(spec::resolve(spec::scenario_from_json(JsonView(c.scenario, "")), catalog), ro);
+    const auto rs = spec::resolve(spec::scenario_from_json(JsonView(c.scenario, "")), catalog);
+    const double target = rs.scenario.cost.target_qps;
+    ro.capacity_options.give_up_below_qps = detail::screen_threshold_qps(rs, target, max_bill);
+    row = evaluate_row(rs, ro);
   } catch (const ConfigError& x) {  // this configuration's own limit (e.g. more than 1e9 replicas): not feasible
     e.fits = false;
     e.reason = x.what();
@@ -236,6 +240,10 @@ SearchEvaluation evaluate_candidate(const SearchCandidate& c, const CapacityOpti
   e.reason = row.reason;
   if (!row.fits || !row.capacity || !row.capacity->found) {
     if (e.reason.empty() && row.capacity) e.reason = row.capacity->reason;
+    if (row.capacity && row.capacity->gave_up) {
+      e.screened = true;
+      e.reason += ": its bill would exceed the cutoff";
+    }
     return e;
   }
   e.capacity_qps = row.capacity->max_qps;
@@ -251,32 +259,36 @@ SearchEvaluation evaluate_candidate(const SearchCandidate& c, const CapacityOpti
   return e;
 }
 
-std::vector<std::size_t> next_wave(const SearchPlan& plan, const std::vector<std::optional<SearchEvaluation>>& done,
-                                   const SearchOptions& options) {
+double search_cutoff(const std::vector<std::optional<SearchEvaluation>>& done, const SearchOptions& options) {
   double best = std::numeric_limits<double>::infinity();
-  std::size_t first_open = plan.candidates.size();
-  for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
-    if (i < done.size() && done[i]) {
-      if (feasible(*done[i], options.budget_per_month)) best = std::min(best, done[i]->monthly_cost);
-    } else if (first_open == plan.candidates.size()) {
-      first_open = i;
-    }
-  }
+  for (const auto& d : done)
+    if (d && feasible(*d, options.budget_per_month)) best = std::min(best, d->monthly_cost);
   double cutoff = best * options.front_cost_ratio;
   if (options.budget_per_month) cutoff = std::min(cutoff, *options.budget_per_month);
+  return cutoff;
+}
+
+std::vector<std::size_t> next_wave(const SearchPlan& plan, const std::vector<std::optional<SearchEvaluation>>& done,
+                                   const SearchOptions& options) {
+  const double cutoff = search_cutoff(done, options);
   std::vector<std::size_t> out;
-  for (std::size_t i = first_open; i < plan.candidates.size() && out.size() < static_cast<std::size_t>(options.wave); ++i) {
+  for (std::size_t i = 0; i < plan.candidates.size() && out.size() < static_cast<std::size_t>(options.wave); ++i) {
     if (i < done.size() && done[i]) continue;
-    if (plan.candidates[i].monthly_lower_bound > cutoff) break;  // sorted by the bound: the rest are out too
+    if (detail::over_cutoff(plan.candidates[i].monthly_lower_bound, cutoff)) break;  // sorted by the bound: the rest too
     out.push_back(i);
   }
   return out;
 }
 
 std::vector<std::size_t> pareto_positions(const std::vector<std::optional<SearchEvaluation>>& done,
-                                          const std::optional<double>& budget) {
+                                          const SearchOptions& options) {
+  // The front's window: feasible and within front_cost_ratio of the cheapest (what branch-and-bound guarantees to
+  // have simulated in full, whatever the order; a costlier member would depend on what the bound let through).
+  const double window = search_cutoff(done, options);  // (a feasible bill is within the budget anyway)
   std::vector<const SearchEvaluation*> items;
-  for (const auto& d : done) items.push_back(d && feasible(*d, budget) ? &*d : nullptr);
+  for (const auto& d : done)
+    items.push_back(d && feasible(*d, options.budget_per_month) && !detail::over_cutoff(d->monthly_cost, window) ? &*d
+                                                                                                               : nullptr);
   return pareto(items);
 }
 
@@ -292,10 +304,11 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
   for (const auto& d : first) {
     if (!d) continue;
     ++r.simulated;
+    if (d->screened) ++r.screened;
     if (feasible(*d, options.budget_per_month)) ++r.feasible;
   }
   r.pruned_bound = static_cast<std::int64_t>(plan.candidates.size()) - r.simulated;
-  const auto positions = pareto_positions(first, options.budget_per_month);
+  const auto positions = pareto_positions(first, options);
   if (final_evals.size() != positions.size())
     throw InternalError("search: " + std::to_string(final_evals.size()) + " re-checks for a front of " +
                         std::to_string(positions.size()));
@@ -371,146 +384,20 @@ SearchResult search(const Json& base, const SearchOptions& options, const spec::
   std::size_t simulated = 0;
   for (auto wave = next_wave(plan, done, options); !wave.empty(); wave = next_wave(plan, done, options)) {
     std::vector<SearchEvaluation> out(wave.size());
+    const double cutoff = search_cutoff(done, options);  // the wave's, whatever the thread count
     parallel_for(wave.size(), options.jobs, [&](std::size_t k) {
-      out[k] = evaluate_candidate(plan.candidates[wave[k]], options.screen, catalog, options.cancel);
+      out[k] = evaluate_candidate(plan.candidates[wave[k]], options.screen, catalog, options.cancel, cutoff);
     }, ParallelHooks{{}, {}, {}, options.cancel});
     for (std::size_t k = 0; k < wave.size(); ++k) done[wave[k]] = std::move(out[k]);
     simulated += wave.size();
     if (options.progress) options.progress(simulated, plan.candidates.size());
   }
-  const auto positions = pareto_positions(done, options.budget_per_month);
+  const auto positions = pareto_positions(done, options);
   std::vector<SearchEvaluation> finals(positions.size());
   parallel_for(positions.size(), options.jobs, [&](std::size_t k) {
     finals[k] = evaluate_candidate(plan.candidates[positions[k]], options.final_check, catalog, options.cancel);
   }, ParallelHooks{{}, {}, {}, options.cancel});
   return assemble_search(plan, done, finals, options);
-}
-
-Json to_json(const SearchCandidate& c) {
-  Json point = Json::array();
-  for (const auto& [path, value] : c.point) point.push_back(Json{{"path", path}, {"value", value}});
-  return Json{{"index", c.index},
-              {"point", point},
-              {"scenario", c.scenario},
-              {"name", c.name},
-              {"gpus_per_replica", c.gpus_per_replica},
-              {"price_per_gpu_hour", c.price_per_gpu_hour},
-              {"qps_bound_per_replica", c.qps_bound_per_replica},
-              {"min_replicas", c.min_replicas},
-              {"monthly_lower_bound", c.monthly_lower_bound}};
-}
-
-SearchCandidate candidate_from_json(const JsonView& v) {
-  SearchCandidate c;
-  c.index = v.integer("index");
-  for (const auto& p : v["point"].elements()) c.point.emplace_back(p.string("path"), p["value"].json());
-  c.scenario = v["scenario"].json();
-  c.name = v.string("name");
-  c.gpus_per_replica = static_cast<int>(v.integer("gpus_per_replica"));
-  c.price_per_gpu_hour = v.number("price_per_gpu_hour");
-  c.qps_bound_per_replica = v.number("qps_bound_per_replica");
-  c.min_replicas = static_cast<int>(v.integer("min_replicas"));
-  c.monthly_lower_bound = v.number("monthly_lower_bound");
-  return c;
-}
-
-Json to_json(const SearchEvaluation& e) {
-  return Json{{"index", e.index},
-              {"fits", e.fits},
-              {"meets_slo", e.meets_slo},
-              {"reason", e.reason},
-              {"capacity_qps", e.capacity_qps},
-              {"replicas", e.replicas},
-              {"monthly_cost", e.monthly_cost},
-              {"ttft_p95_ms", e.ttft_p95_ms},
-              {"tpot_p95_ms", e.tpot_p95_ms},
-              {"cost_per_mtok_output", e.cost_per_mtok_output ? Json(*e.cost_per_mtok_output) : Json(nullptr)}};
-}
-
-SearchEvaluation evaluation_from_json(const JsonView& v) {
-  SearchEvaluation e;
-  e.index = v.integer("index");
-  e.fits = v.boolean("fits");
-  e.meets_slo = v.boolean("meets_slo");
-  e.reason = v.string("reason");
-  e.capacity_qps = v.number("capacity_qps");
-  e.replicas = static_cast<int>(v.integer("replicas"));
-  e.monthly_cost = v.number("monthly_cost");
-  e.ttft_p95_ms = v.number("ttft_p95_ms");
-  e.tpot_p95_ms = v.number("tpot_p95_ms");
-  if (v.has("cost_per_mtok_output") && !v["cost_per_mtok_output"].json().is_null())
-    e.cost_per_mtok_output = v.number("cost_per_mtok_output");
-  return e;
-}
-
-Json to_json(const SearchResult& r) {
-  auto member = [](const SearchFrontMember& m) {
-    Json point = Json::object();
-    for (const auto& [path, value] : m.candidate.point) point[path] = value;
-    const auto& e = m.evaluation;
-    return Json{{"name", m.candidate.name},
-                {"point", point},
-                {"gpus_per_replica", m.candidate.gpus_per_replica},
-                {"replicas", e.replicas},
-                {"num_gpus", e.replicas * m.candidate.gpus_per_replica},
-                {"price_per_gpu_hour", m.candidate.price_per_gpu_hour},
-                {"monthly_cost", e.monthly_cost},
-                {"capacity_qps_per_replica", e.capacity_qps},
-                {"ttft_p95_ms", e.ttft_p95_ms},
-                {"tpot_p95_ms", e.tpot_p95_ms},
-                {"cost_per_mtok_output", e.cost_per_mtok_output ? Json(*e.cost_per_mtok_output) : Json(nullptr)},
-                {"monthly_lower_bound", m.candidate.monthly_lower_bound}};
-  };
-  Json front = Json::array();
-  for (const auto& m : r.front) front.push_back(member(m));
-  return Json{{"target_qps", r.target_qps},
-              {"budget_per_month", r.budget_per_month ? Json(*r.budget_per_month) : Json(nullptr)},
-              {"currency", r.currency},
-              {"counts",
-               {{"enumerated", r.enumerated},
-                {"invalid", r.invalid},
-                {"pruned_memory", r.pruned_memory},
-                {"pruned_budget", r.pruned_budget},
-                {"pruned_bound", r.pruned_bound},
-                {"simulated", r.simulated},
-                {"feasible", r.feasible},
-                {"rechecked", r.rechecked}}},
-              {"front", front},
-              {"winner", r.winner ? member(r.front[*r.winner]) : Json(nullptr)},
-              {"reasons", r.reasons}};
-}
-
-Json to_json(const std::vector<SearchAxis>& axes) {
-  Json out = Json::array();
-  for (const auto& a : axes) out.push_back(Json::array({a.path, a.values}));
-  return out;
-}
-
-SearchOptions search_options_from_json(const JsonView& v) {
-  v.allow_only({"target_qps", "budget_per_month", "axes", "jobs", "wave", "front_cost_ratio", "screen", "final_check"});
-  SearchOptions o;
-  o.target_qps = v.number_or("target_qps", 0);
-  if (v.has("budget_per_month") && !v["budget_per_month"].json().is_null()) o.budget_per_month = v.number("budget_per_month");
-  if (v.has("axes")) {  // [[path, [values]], ...] in enumeration order (an object would sort its keys)
-    for (const auto& a : v["axes"].elements()) {
-      const auto pair = a.elements();
-      if (pair.size() != 2 || !pair[1].json().is_array()) a.fail("must be [path, [values]]");
-      o.axes.push_back({pair[0].as_string(), std::vector<Json>(pair[1].json().begin(), pair[1].json().end())});
-    }
-  }
-  o.jobs = static_cast<int>(v.integer_or("jobs", 1));
-  o.wave = static_cast<int>(v.integer_or("wave", o.wave));
-  o.front_cost_ratio = v.number_or("front_cost_ratio", o.front_cost_ratio);
-  auto cap = [](const JsonView& c, CapacityOptions& x) {
-    c.allow_only({"num_requests", "warmup_requests", "replications", "rel_tol"});
-    x.num_requests = c.integer_or("num_requests", x.num_requests);
-    x.warmup_requests = c.integer_or("warmup_requests", x.warmup_requests);
-    x.replications = static_cast<int>(c.integer_or("replications", x.replications));
-    x.rel_tol = c.number_or("rel_tol", x.rel_tol);
-  };
-  if (v.has("screen")) cap(v["screen"], o.screen);
-  if (v.has("final_check")) cap(v["final_check"], o.final_check);
-  return o;
 }
 
 }  // namespace llmsim::analysis

@@ -12,6 +12,10 @@ struct SearchLimits {
   int max_evaluations = 60;   ///< hard cap on calls of the test
   bool integer = false;       ///< search whole numbers only (closed-loop concurrency); stops at fail = pass + 1
   double growth = 2.0;        ///< bracketing factor (> 1): small when the start is already a good guess
+  /// Give up (gave_up = true, found = false) as soon as some x below this has failed: the answer would then be
+  /// below it too (pass < fail always), and a caller that only needs answers above it (search's screening,
+  /// docs/search.md) saves the rest of the bisection. 0 = never.
+  double give_up_below = 0;
 };
 
 struct SearchResult {
@@ -19,6 +23,7 @@ struct SearchResult {
   bool hit_max = false;       ///< the test still passed at max_x (pass = max_x, fail = +inf)
   double pass = 0;            ///< largest x seen to pass (0 when !found)
   double fail = 0;            ///< smallest x seen to fail above `pass`
+  bool gave_up = false;       ///< stopped because fail < limits.give_up_below (found = false; pass as far as known)
   int evaluations = 0;
 };
 

@@ -25,6 +25,11 @@ struct CapacityOptions {
   double min_rate = 1e-3;         ///< open loop: below this req/s the SLO counts as never met
   double max_rate = 1e5;          ///< open loop: searching stops here
   int max_concurrency = 4096;     ///< closed loop: searching stops here
+  /// Open loop: give up as soon as a rate below this has failed the SLO, since the answer would be below it too
+  /// (found = false, gave_up = true): for a caller that only needs capacities above it (search's screening,
+  /// docs/search.md). 0 = never; ignored for closed loops and with more than one replication (the median of
+  /// several could still be above it).
+  double give_up_below_qps = 0;
   /// Passed to every simulation of the search (engine::SimulationOptions::cancel): set, the search throws
   /// llmsim::Cancelled within one simulation's few thousand events.
   const std::atomic<bool>* cancel = nullptr;
@@ -39,6 +44,8 @@ struct CapacityResult {
   bool closed_loop = false;
   bool found = false;             ///< some load met the SLO (max_qps > 0)
   bool hit_limit = false;         ///< the SLO still held at max_rate / max_concurrency
+  /// Stopped early: a rate below options.give_up_below_qps failed, so the capacity is below it (found = false).
+  bool gave_up = false;
   /// Largest arrival rate (req/s) meeting the SLO: the median over the replications of each seed's
   /// bisection result (closed loop: completed requests per second at max_concurrency). Repeatable: the
   /// replication seeds derive from the scenario's seed, so the same scenario gives the same number.

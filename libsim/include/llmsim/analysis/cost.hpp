@@ -31,6 +31,10 @@ double hourly_cost(const spec::ResolvedScenario& scenario);
 /// What the deployment's GPUs alone cost per hour (no overhead, no extras): price × GPUs, summed over the pools of a
 /// disaggregated deployment.
 double gpus_hourly(const spec::ResolvedScenario& scenario);
+/// Per hour of `units` copies of the unit gpus_per_unit() counts (one replica, a disaggregated deployment with both
+/// pools at their prices, or a heterogeneous fleet): what a capacity row's fleet of replicas_needed units is billed
+/// (and what search bounds bills with).
+double units_hourly(const spec::ResolvedScenario& scenario, int units);
 /// Deployment replicas of the scenario: hardware.replicas, or summed over a heterogeneous fleet's members.
 int serving_replicas(const spec::ResolvedScenario& s);
 /// GPUs of the unit a capacity row sizes copies of: one replica (tp × pp), or a whole heterogeneous fleet.

@@ -7,6 +7,7 @@
 // monthly cost vs P95 TTFT vs P95 TPOT at the target, and the winner with its reasons. docs/search.md.
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -55,8 +56,10 @@ struct SearchOptions {
     c.replications = 3;
     return c;
   }();
-  /// Branch-and-bound: a configuration whose cost lower bound exceeds this × the cheapest feasible bill found so far
-  /// is not simulated (it could not be the winner, nor a front member cheaper than that many times the winner).
+  /// The front's cost window: members' bills are within this × the cheapest feasible bill. Branch-and-bound: a
+  /// configuration whose cost lower bound exceeds this × the cheapest feasible bill found so far is not simulated,
+  /// and one whose capacity search shows its bill over it is screened out (it could not be the winner, nor a front
+  /// member). 1 = the winner only.
   double front_cost_ratio = 2.0;
   int wave = 32;   ///< configurations simulated between bound updates (fixed: the result does not depend on jobs)
   int jobs = 1;    ///< threads
@@ -83,6 +86,9 @@ struct SearchEvaluation {
   std::int64_t index = -1;
   bool fits = true;
   bool meets_slo = false;        ///< capacity found and the sized fleet meets the SLO at its share of the target
+  /// Its capacity search gave up early: a rate below what a bill under the cutoff needs failed the SLO, so the
+  /// configuration can be neither the winner nor in the front's cost window (meets_slo = false; docs/search.md).
+  bool screened = false;
   std::string reason;            ///< why not
   double capacity_qps = 0;       ///< per replica
   int replicas = 0;              ///< for the target (row.replicas_needed)
@@ -105,8 +111,9 @@ struct SearchFrontMember {
 struct SearchResult {
   double target_qps = 0;
   std::optional<double> budget_per_month;
+  /// simulated: candidates whose capacity search ran (screened ones included: they gave up after a few runs).
   std::int64_t enumerated = 0, invalid = 0, pruned_memory = 0, pruned_budget = 0, pruned_bound = 0, simulated = 0,
-               feasible = 0, rechecked = 0;
+               screened = 0, feasible = 0, rechecked = 0;
   std::vector<SearchFrontMember> front;   ///< by monthly cost, then P95 TTFT
   std::optional<std::size_t> winner;      ///< into front: the cheapest (then lowest P95 TTFT)
   std::vector<std::string> reasons;       ///< why the winner won, what the runner-up lacks
@@ -118,18 +125,27 @@ struct SearchResult {
 /// the plan does not depend on them.
 SearchPlan plan_search(const Json& base, const SearchOptions& options, const spec::Catalog& catalog);
 
-/// Capacity search (`capacity` options) and fleet sizing of one candidate (what a Dask worker runs).
+/// Capacity search (`capacity` options) and fleet sizing of one candidate (what a Dask worker runs). With a finite
+/// `max_bill` (the wave's search_cutoff) the capacity search gives up, screened = true, as soon as a failing rate
+/// shows the bill would exceed it (CapacityOptions::give_up_below_qps; one replication only).
 SearchEvaluation evaluate_candidate(const SearchCandidate& candidate, const CapacityOptions& capacity,
-                                    const spec::Catalog& catalog, const std::atomic<bool>* cancel = nullptr);
+                                    const spec::Catalog& catalog, const std::atomic<bool>* cancel = nullptr,
+                                    double max_bill = std::numeric_limits<double>::infinity());
+
+/// Branch-and-bound's cutoff given the evaluations so far: front_cost_ratio × the cheapest feasible bill, at most
+/// the budget (+infinity before any). A configuration whose bill is over it is neither the winner nor in the front.
+double search_cutoff(const std::vector<std::optional<SearchEvaluation>>& done, const SearchOptions& options);
 
 /// Branch-and-bound: positions (into plan.candidates) to simulate next given the evaluations so far
-/// (`done[i]` for position i, in order); empty when the search is complete.
+/// (`done[i]` for position i, in order); empty when the search is complete. Their evaluations take the
+/// search_cutoff of the same `done` as max_bill.
 std::vector<std::size_t> next_wave(const SearchPlan& plan, const std::vector<std::optional<SearchEvaluation>>& done,
                                    const SearchOptions& options);
 
-/// Positions of the Pareto front (cost, P95 TTFT, P95 TPOT; all lower-is-better) among feasible evaluations.
+/// Positions of the Pareto front (cost, P95 TTFT, P95 TPOT; all lower-is-better) among feasible evaluations whose
+/// bill is within front_cost_ratio of the cheapest.
 std::vector<std::size_t> pareto_positions(const std::vector<std::optional<SearchEvaluation>>& done,
-                                          const std::optional<double>& budget_per_month);
+                                          const SearchOptions& options);
 
 /// The result from the first-pass evaluations and the front's re-checks (`final_evals[i]` for position
 /// pareto_positions(first)[i]).
