@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <boost/random/lognormal_distribution.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
 
 #include "llmsim/core/rng.hpp"
 #include "llmsim/metrics/collector.hpp"
@@ -66,6 +68,40 @@ TEST_CASE("histogram handles weights, zeros, a single sample and emptiness") {
   z.add(5.0);
   REQUIRE(z.percentile(50) == 0.0);
   REQUIRE(z.percentile(100) == 5.0);
+}
+
+TEST_CASE("histogram: the table-driven bin equals Boost's log-axis bin for every kind of value") {
+  // The hot path finds the bin without a log (LatencyHistogram::bin); it must be the bin Boost computes, or the
+  // percentiles would move. Values at and a few ULPs around every bin edge, at the 1e-9 margins the table trusts,
+  // log-uniform draws over the range and beyond it, and the special values.
+  std::vector<double> xs = {0.0, -0.0, -1.0, -1e-300, 1e-320, 1e-300, 1e-5, 1e-4, 1e9, 1e10, 1e300,
+                            std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                            std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::max(),
+                            std::numeric_limits<double>::denorm_min()};
+  const double lo = std::log(1e-4), hi = std::log(1e9);
+  for (int i = 0; i <= LatencyHistogram::bins(); ++i) {
+    const double edge = std::exp(lo + (hi - lo) * i / LatencyHistogram::bins());
+    for (double e : {edge, edge * (1 + 1e-9), edge * (1 - 1e-9), edge * (1 + 2e-9), edge * (1 - 2e-9)}) {
+      double up = e, down = e;
+      xs.push_back(e);
+      for (int k = 0; k < 4; ++k) {
+        up = std::nextafter(up, 2 * up);
+        down = std::nextafter(down, 0.0);
+        xs.push_back(up);
+        xs.push_back(down);
+      }
+    }
+  }
+  auto rng = rng_stream(11, "test");
+  boost::random::uniform_real_distribution<double> u(std::log(1e-6), std::log(1e11));
+  for (int i = 0; i < 300000; ++i) xs.push_back(std::exp(u(rng)));
+  std::size_t differ = 0;
+  for (double x : xs) differ += LatencyHistogram::bin(x) != LatencyHistogram::axis_bin(x);
+  CHECK(differ == 0);
+  CHECK(xs.size() > 400000);
+  CHECK(LatencyHistogram::bin(0.0) == -1);
+  CHECK(LatencyHistogram::bin(std::numeric_limits<double>::quiet_NaN()) == LatencyHistogram::bins());
+  CHECK(LatencyHistogram::bin(1.0) == LatencyHistogram::axis_bin(1.0));
 }
 
 TEST_CASE("collector: throughput, goodput, attainment, SLO verdict and Little's law bookkeeping") {

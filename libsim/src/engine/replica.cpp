@@ -11,6 +11,8 @@ Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaC
                  SeqPool& pool, metrics::Collector& metrics)
     : index_(index), cfg_(cfg), kv_initial_(kv), kv_(std::move(kv)), cost_(&cost), pool_(&pool), metrics_(&metrics),
       phase_count_(static_cast<std::size_t>(kv_.block_size()), 0), spec_(cfg.spec_expected_tokens) {
+  const std::int64_t bs = kv_.block_size();
+  block_mask_ = (bs & (bs - 1)) == 0 ? bs - 1 : -1;
   LLMSIM_CHECK(cfg_.spec_tokens == 0 || (cfg_.spec_expected_tokens >= 1 && cfg_.spec_expected_tokens <= cfg_.spec_tokens + 1.0),
                "speculative decoding's expected tokens per step outside [1, k + 1]");
   finish_heap_.reserve(static_cast<std::size_t>(cfg_.max_num_seqs) + 16);
@@ -54,16 +56,12 @@ void Replica::unlink(std::int32_t i) {
 
 // ---- decode set ----
 
-std::int64_t Replica::phase_of(const Seq& s) const {
-  const std::int64_t bs = kv_.block_size();
-  return (((s.k0 + 1 - s.ctx0) % bs) + bs) % bs;
-}
+std::int64_t Replica::phase_of(const Seq& s) const { return mod_block(s.k0 + 1 - s.ctx0); }
 
 std::int64_t Replica::growth_of(std::int64_t phase, std::int64_t n) const {
   // Clock values step_+1 .. step_+n congruent to `phase` (mod block_size): n <= k + 1, a handful.
-  const std::int64_t bs = kv_.block_size();
   std::int64_t c = 0;
-  for (std::int64_t t = step_ + 1; t <= step_ + n; ++t) c += (t % bs) == phase;
+  for (std::int64_t t = step_ + 1; t <= step_ + n; ++t) c += mod_block(t) == phase;
   return c;
 }
 
@@ -296,10 +294,9 @@ std::int64_t Replica::preempt_tail(double now_s) {
 }
 
 bool Replica::grow_decoders(double now_s) {
-  const std::int64_t bs = kv_.block_size();
   const std::int64_t n = next_step_tokens();
   std::int64_t need = 0;
-  for (std::int64_t t = step_ + 1; t <= step_ + n; ++t) need += phase_count_[static_cast<std::size_t>(t % bs)];
+  for (std::int64_t t = step_ + 1; t <= step_ + n; ++t) need += phase_count_[static_cast<std::size_t>(mod_block(t))];
   bool preempted = false;
   while (need > kv_.free()) {
     need -= preempt_tail(now_s);

@@ -3,6 +3,7 @@
 namespace llmsim::engine::detail {
 
 std::int64_t Router::group_outstanding(const std::vector<Replica>& replicas, std::int32_t g) const {
+  if (per_group_ == 1) return replicas[static_cast<std::size_t>(g)].outstanding();
   std::int64_t n = 0;
   for (std::int32_t v = 0; v < per_group_; ++v) n += replicas[static_cast<std::size_t>(g * per_group_ + v)].outstanding();
   return n;
@@ -43,10 +44,16 @@ std::int32_t Router::route(const std::vector<Replica>& replicas) {
           if (ok(g)) break;
         }
         break;
-      case spec::RouterPolicy::least_outstanding:
-        for (std::int32_t r = g + 1; r < groups_; ++r)
-          if (ok(r) && group_outstanding(replicas, r) < group_outstanding(replicas, g)) g = r;
+      case spec::RouterPolicy::least_outstanding: {
+        // The first group with the fewest (strictly fewer than every earlier one), each group's count taken once.
+        std::int64_t best = group_outstanding(replicas, g);
+        for (std::int32_t r = g + 1; r < groups_; ++r) {
+          if (!ok(r)) continue;
+          const std::int64_t n = group_outstanding(replicas, r);
+          if (n < best) best = n, g = r;
+        }
         break;
+      }
       case spec::RouterPolicy::weighted_least_outstanding:
       case spec::RouterPolicy::shortest_expected_delay: {
         double best = score(replicas, g);

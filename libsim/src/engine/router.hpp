@@ -33,7 +33,7 @@ class Router {
   double group_kv_fraction(const std::vector<Replica>& replicas, std::int32_t g) const;
 
  private:
-  std::int64_t group_outstanding(const std::vector<Replica>& replicas, std::int32_t g) const;
+  std::int64_t group_outstanding(const std::vector<Replica>& replicas, std::int32_t g) const;  // router.cpp
   double score(const std::vector<Replica>& replicas, std::int32_t g) const;  ///< speed-aware: lower is better
   spec::RouterPolicy policy_;
   std::vector<double> weight_, rate_;

@@ -20,6 +20,9 @@ class RunMonitor {
   /// Enables the growth check for an open loop of `num_requests` (>= 200) arrivals.
   void watch_growth(std::int64_t num_requests) { half_mark_ = num_requests / 2; }
 
+  /// Whether after_arrival() reads its `waiting` argument (only to stop an unstable run early): the caller may pass
+  /// 0 instead of summing the replicas' queues on every arrival.
+  bool needs_waiting() const noexcept { return stop_when_unstable_; }
   /// After the `issued`-th request arrived, with `in_system` requests arrived and unfinished and `waiting` not
   /// admitted. Flags overload and the memory bound; stop() tells the event loop to end the run.
   void after_arrival(std::int64_t issued, std::int64_t num_requests, std::int64_t in_system, std::int64_t waiting) {

@@ -202,7 +202,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   if (reject) {
     ++rejected_;
     schedule_next(si, now_s, true);  // the source moves on (a closed-loop user: after its think time)
-    monitor_->after_arrival(issued_, w.num_requests, in_system_all_, waiting_total());
+    monitor_->after_arrival(issued_, w.num_requests, in_system_all_, monitor_->needs_waiting() ? waiting_total() : 0);
     return;
   }
 
@@ -234,7 +234,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
     if (r < 0) pending_.push_back(i);  // no replica ready (scaled to zero, all starting): wait for one
     else assign(i, r, now_s);
   }
-  monitor_->after_arrival(issued_, w.num_requests, in_system_all_, waiting_total());
+  monitor_->after_arrival(issued_, w.num_requests, in_system_all_, monitor_->needs_waiting() ? waiting_total() : 0);
   if (!driver_->is_user(si)) schedule_next(si, now_s, true);
 }
 

@@ -1,7 +1,9 @@
 #include "llmsim/metrics/latency_histogram.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace llmsim::metrics {
@@ -11,7 +13,73 @@ constexpr double kLowMs = 1e-4;
 constexpr double kHighMs = 1e9;
 // ln(1e13) / ln(1.01) ≈ 3008: bins 1% wide.
 constexpr unsigned kBins = 3008;
+
+// The bin without a log. Boost's log axis computes int((log(x) − m) / D · kBins) for m = log(1e-4),
+// D = log(1e9) − m. For x at least a relative 1e-9 inside the edges e_i = axis.value(i) (within ~1e-14 of the exact
+// edges), the exact (ln x − m) / D · kBins lies ≥ 1e-9 · kBins / D ≈ 1e-7 from any integer, while the computed one
+// differs from it by < 1e-11 (glibc's log is within 0.52 ULP, then one subtraction, division and product): so the
+// computed bin is i, for any correctly-rounded-to-a-few-ULP log. Values closer to an edge, outside the range, zero,
+// negative or NaN take Boost's own computation.
+constexpr double kEdgeMargin = 1e-9;
+// A double's sign, exponent and top 8 mantissa bits: spans of at most 2^-8 ≈ 0.4 % relative, inside a 1 % bin
+// or across one edge, so a span's first bin or the next is the one.
+constexpr int kKeyShift = 44;
+
+std::uint64_t key_of(double v) noexcept { return std::bit_cast<std::uint64_t>(v) >> kKeyShift; }
+
+struct BinTable {
+  std::uint64_t key_lo = 0, key_hi = 0;  // keys of the range's ends (positive doubles: keys increase with value)
+  std::vector<std::uint16_t> first;      // per key in [key_lo, key_hi]: the bin of the span's lowest double
+  std::vector<double> lo, hi;            // bin i is certain for lo[i] <= x < hi[i]
+};
+
+using Axis = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;
+
+const Axis& axis() {
+  static const Axis a(kBins, kLowMs, kHighMs);
+  return a;
+}
+
+// Immutable after its one (thread-safe) initialisation: a constant of the binning, shared by every histogram.
+const BinTable& bin_table() {
+  static const BinTable t = [] {
+    BinTable b;
+    const Axis& ax = axis();
+    b.lo.resize(kBins);
+    b.hi.resize(kBins);
+    for (unsigned i = 0; i < kBins; ++i) {
+      b.lo[i] = ax.value(i) * (1 + kEdgeMargin);
+      b.hi[i] = ax.value(i + 1) * (1 - kEdgeMargin);
+    }
+    b.key_lo = key_of(kLowMs);
+    b.key_hi = key_of(kHighMs);
+    b.first.resize(static_cast<std::size_t>(b.key_hi - b.key_lo + 1));
+    for (std::uint64_t k = b.key_lo; k <= b.key_hi; ++k) {
+      const int i = ax.index(std::bit_cast<double>(k << kKeyShift));
+      b.first[static_cast<std::size_t>(k - b.key_lo)] = static_cast<std::uint16_t>(std::clamp(i, 0, int(kBins) - 1));
+    }
+    return b;
+  }();
+  return t;
+}
+
 }  // namespace
+
+int LatencyHistogram::bins() noexcept { return static_cast<int>(kBins); }
+
+int LatencyHistogram::axis_bin(double value_ms) noexcept { return axis().index(value_ms); }
+
+int LatencyHistogram::bin(double value_ms) noexcept {
+  const BinTable& t = bin_table();
+  const std::uint64_t k = key_of(value_ms);  // negative values and NaN fall outside [key_lo, key_hi]
+  if (k >= t.key_lo && k <= t.key_hi) {
+    std::size_t i = t.first[static_cast<std::size_t>(k - t.key_lo)];
+    if (value_ms >= t.lo[i] && value_ms < t.hi[i]) return static_cast<int>(i);
+    ++i;
+    if (i < kBins && value_ms >= t.lo[i] && value_ms < t.hi[i]) return static_cast<int>(i);
+  }
+  return axis_bin(value_ms);
+}
 
 LatencyHistogram::LatencyHistogram()
     : h_(boost::histogram::make_histogram_with(boost::histogram::dense_storage<double>(),

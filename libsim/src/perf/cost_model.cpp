@@ -95,8 +95,11 @@ double CostModel::iteration_time(const BatchShape& batch) const {
     return iteration_time(batch, &proposer);
   }
   const Constants& c = *c_;
-  RawOps ops{};
   const std::int64_t tokens = batch.prefill_tokens + batch.decode_seqs;
+  // lm rows <= tokens (a last chunk is a prefill chunk of >= 1 token), so both rows are in the table.
+  if (tokens <= kTableTokens && c.times_only) [[likely]]
+    return c.table_time(batch, tokens, batch.prefill_last_chunks + batch.decode_seqs);
+  RawOps ops{};
   if (tokens > kTableTokens) {
     c.evaluate(batch, ops);
   } else {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace llmsim::perf {
 
@@ -181,16 +182,12 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
       break;
     }
   }
+  fill_seq_table();
 }
 
-DecodeAttentionCost DecodeAttentionModel::per_layer(double seqs, double context) const {
-  DecodeAttentionCost c;
-  if (!(seqs > 0)) return c;
-  const double tokens = context + seqs;  // every sequence also attends to its new token
-  const double mean_ctx = tokens / seqs;
-  const double items = seqs * ctas_per_seq_;
-
+double DecodeAttentionModel::splits_for(double seqs, double mean_ctx) const {
   // KV splits: fill the GPU once when the (sequence × head) grid is small.
+  const double items = seqs * ctas_per_seq_;
   double splits = 1;
   if (backend_ == DecodeAttentionBackend::paged_unpacked) {
     const double partitions = std::ceil(mean_ctx / kPagedPartitionTokens);
@@ -202,36 +199,78 @@ DecodeAttentionCost DecodeAttentionModel::per_layer(double seqs, double context)
     const double by_tokens = std::max(1.0, std::ceil(mean_ctx / kSplitMinTokens));
     splits = std::clamp(std::floor(slots_ / items), 1.0, std::min(kSplitMaxSplits, by_tokens));
   }
-  c.ctas = items * splits;
-  c.splits = splits;
-  c.waves = std::ceil(c.ctas / slots_);
+  return splits;
+}
 
-  // Bytes: K and V of every cached token once per KV head (re-reads of the query heads of an unpacked kernel hit
-  // L2), the query and the output of every query head in fp16, and the fp32 partial outputs of a split.
-  // (+ writing the new token's K and V, which vLLM does in its own cache kernel just before).
-  const double kv_bytes = (tokens + seqs) * shape_.kv_heads * kv_bytes_per_token_;
-  const double qo_bytes = seqs * shape_.heads * (shape_.head_dim + shape_.v_head_dim) * 2.0;
+DecodeAttentionModel::SeqTerms DecodeAttentionModel::seq_terms(double seqs, double splits) const {
+  SeqTerms t;
+  const double items = seqs * ctas_per_seq_;
+  t.splits = splits;
+  t.ctas = items * splits;
+  t.waves = std::ceil(t.ctas / slots_);
+  // The query and the output of every query head in fp16, and the fp32 partial outputs of a split.
+  t.qo_bytes = seqs * shape_.heads * (shape_.head_dim + shape_.v_head_dim) * 2.0;
   const double heads_per_cta = shape_.heads / std::max(1.0, ctas_per_seq_);
-  const double split_bytes = splits > 1 ? c.ctas * heads_per_cta * shape_.v_head_dim * 4.0 * 2.0 : 0.0;
-  c.bytes = kv_bytes + qo_bytes + split_bytes;
-  c.flops = 2.0 * tokens * shape_.heads * (shape_.head_dim + shape_.v_head_dim);
-
+  t.split_bytes = splits > 1 ? t.ctas * heads_per_cta * shape_.v_head_dim * 4.0 * 2.0 : 0.0;
   // Streaming: each running CTA keeps a bounded number of bytes in flight (Little's law), so until enough CTAs
   // run the kernel cannot reach the DRAM limit. Only the fixed per-wave cost is quantized by waves: CTAs of a
   // real batch differ in length and the block scheduler overlaps waves (an equal-work wave model of the stream
   // doubles the error against Vidur's kernel timings, docs/cost-model.md).
-  const double running = std::min(c.ctas, slots_);
-  const double t_stream = c.bytes / std::min(bw_cap_, running * cta_bw_);
+  const double running = std::min(t.ctas, slots_);
+  t.stream_bw = std::min(bw_cap_, running * cta_bw_);
+  // CUDA-core work: only the SMs that hold a CTA contribute.
+  t.alu_rate = alu_rate_ * std::min(1.0, running / sms_);
+  t.fixed_s = fixed_s_ * (splits > 1 ? 2.0 : 1.0) + t.waves * cta_s_;
+  return t;
+}
+
+void DecodeAttentionModel::fill_seq_table() {
+  // Batches of n sequences whose KV split does not depend on the context (the packed kernels once the grid fills
+  // the GPU: splits_for gives 1 whatever the context) read their terms from the table; the same function fills it.
+  seq_table_.clear();
+  if (backend_ == DecodeAttentionBackend::paged_unpacked || backend_ == DecodeAttentionBackend::turbomind) return;
+  for (double n = 1; n <= kSeqTableMax; ++n) {
+    if (n * ctas_per_seq_ < kSplitFillFraction * slots_) continue;  // splits by context below this size
+    if (seq_table_.empty()) seq_table_first_ = n;
+    seq_table_.push_back(seq_terms(n, 1.0));
+  }
+}
+
+DecodeAttentionCost DecodeAttentionModel::per_layer(double seqs, double context) const {
+  DecodeAttentionCost c;
+  if (!(seqs > 0)) return c;
+  const double tokens = context + seqs;  // every sequence also attends to its new token
+  if (seqs <= kSeqTableMax) {  // a whole number of sequences in the table: its precomputed terms
+    const auto n = static_cast<std::int64_t>(seqs);
+    const auto k = static_cast<std::size_t>(n - static_cast<std::int64_t>(seq_table_first_));
+    if (static_cast<double>(n) == seqs && n >= static_cast<std::int64_t>(seq_table_first_) && k < seq_table_.size())
+      return with_terms(seqs, tokens, seq_table_[k]);
+  }
+  return with_terms(seqs, tokens, seq_terms(seqs, splits_for(seqs, tokens / seqs)));
+}
+
+DecodeAttentionCost DecodeAttentionModel::with_terms(double seqs, double tokens, const SeqTerms& t) const {
+  DecodeAttentionCost c;
+  c.ctas = t.ctas;
+  c.splits = t.splits;
+  c.waves = t.waves;
+  // Bytes: K and V of every cached token once per KV head (re-reads of the query heads of an unpacked kernel hit
+  // L2), the query and output, the split's partials (+ writing the new token's K and V, which vLLM does in its own
+  // cache kernel just before).
+  const double kv_bytes = (tokens + seqs) * shape_.kv_heads * kv_bytes_per_token_;
+  c.bytes = kv_bytes + t.qo_bytes + t.split_bytes;
+  c.flops = 2.0 * tokens * shape_.heads * (shape_.head_dim + shape_.v_head_dim);
+  const double t_stream = c.bytes / t.stream_bw;
 
   // CUDA-core work: converting low-precision K/V (per reading CTA) and, for the unpacked kernel, the dot
-  // products themselves; only the SMs that hold a CTA contribute.
+  // products themselves.
   const double elements = tokens * shape_.kv_heads * shape_.kv_elements * readers_per_element_;
   const double ops = elements * convert_ops_ + tokens * shape_.heads * cuda_core_ops_per_token_head_;
-  const double t_alu = ops > 0 ? ops / (alu_rate_ * std::min(1.0, running / sms_)) : 0.0;
+  const double t_alu = ops > 0 ? ops / t.alu_rate : 0.0;
   c.alu_bound = t_alu > t_stream;
 
   c.stream_s = pnorm(t_stream, t_alu, p_);
-  c.time_s = fixed_s_ * (splits > 1 ? 2.0 : 1.0) + c.waves * cta_s_ + c.stream_s;
+  c.time_s = t.fixed_s + c.stream_s;
   return c;
 }
 

@@ -5,6 +5,7 @@
 // costs, and the CUDA-core work of the kernels that convert low-precision KV or compute on CUDA cores.
 // Evaluated from the batch sums (sequences, Σ context) in O(1).
 #include <string>
+#include <vector>
 
 #include "llmsim/perf/hardware_profile.hpp"
 #include "llmsim/perf/runtime.hpp"
@@ -75,6 +76,23 @@ class DecodeAttentionModel {
   DecodeAttentionBackend backend() const noexcept { return backend_; }
 
  private:
+  /// The terms that depend on the sequence count and the KV split alone (not on the context).
+  struct SeqTerms {
+    double splits = 1, ctas = 0, waves = 0, qo_bytes = 0, split_bytes = 0;
+    double stream_bw = 0;  ///< bytes/s the running CTAs can stream
+    double alu_rate = 0;   ///< CUDA-core instructions/s of the SMs that hold a CTA
+    double fixed_s = 0;    ///< fixed and per-wave seconds
+  };
+  double splits_for(double seqs, double mean_ctx) const;
+  SeqTerms seq_terms(double seqs, double splits) const;
+  DecodeAttentionCost with_terms(double seqs, double tokens, const SeqTerms& t) const;
+  void fill_seq_table();
+  /// seq_terms(n, 1) for n = seq_table_first_, ... up to kSeqTableMax sequences, where the split is 1 whatever the
+  /// context: the engine's per-step call then skips the split rule, the waves' ceil and three divisions.
+  static constexpr double kSeqTableMax = 1024;
+  std::vector<SeqTerms> seq_table_;
+  double seq_table_first_ = 0;
+
   DecodeAttentionBackend backend_ = DecodeAttentionBackend::flash_attn;
   AttentionShape shape_;
   double sms_ = 1, slots_ = 1, bw_cap_ = 0, cta_bw_ = 0, cta_s_ = 0, fixed_s_ = 0, p_ = 2;

@@ -1,0 +1,88 @@
+// The cost model's hot path (CostModel::iteration_time: the token-only ops from a table, the other ops' times alone)
+// must give the very bits of the direct evaluation breakdown() sums — over every catalogue model and the GPUs,
+// formats, KV dtypes, runtimes, graph modes and parallel layouts that change which terms run.
+#include <catch2/catch.hpp>
+
+#include <boost/random/uniform_int_distribution.hpp>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/rng.hpp"
+#include "llmsim/perf/cost_model.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/quantization.hpp"
+
+using namespace llmsim;
+using perf::BatchShape;
+using perf::CostModel;
+
+namespace {
+
+struct Variant {
+  const char* gpu;
+  const char* weights;
+  spec::DType kv;
+  spec::Runtime runtime;
+  int tp, pp;
+  bool graphs;
+  double offload_gib;
+};
+
+}  // namespace
+
+TEST_CASE("iteration_time gives breakdown()'s bits on every path: table, times only, direct, families") {
+  const auto& cat = spec::Catalog::builtin();
+  using R = spec::Runtime;
+  const Variant variants[] = {
+      {"a100-80gb-sxm", "fp16", spec::DType::fp16, R::vllm_v1, 1, 1, true, 0},
+      {"a100-80gb-sxm", "awq-int4", spec::DType::fp8, R::vllm_v0, 2, 1, true, 0},
+      {"h100-80gb-sxm", "fp8", spec::DType::fp8, R::vllm_v1, 4, 2, true, 0},
+      {"rtx4090-24gb", "gguf-q4_k_m", spec::DType::fp16, R::llama_cpp, 1, 1, true, 0},
+      {"rtx4090-24gb", "fp16", spec::DType::fp16, R::vllm_v1, 2, 1, false, 4},
+      {"rtx3090-24gb", "gptq-int4", spec::DType::int8, R::vllm_v0_paged, 1, 2, true, 0},
+      {"l40s-48gb", "fp16", spec::DType::fp16, R::lmdeploy_turbomind, 1, 1, true, 0},
+      {"h200-141gb-sxm", "fp16", spec::DType::fp16, R::gpt_fast, 8, 1, true, 0},  // host runs ahead
+      {"l4-24gb", "int8", spec::DType::fp8, R::sglang, 1, 1, true, 0},
+      {"a10-24gb", "fp16", spec::DType::fp16, R::vllm_v0_sync, 1, 1, true, 0},
+  };
+  auto rng = rng_stream(3, "hot-path");
+  boost::random::uniform_int_distribution<std::int64_t> seqs(1, 600), ctx(1, 40000), chunk(1, 3000), coin(0, 3);
+  std::int64_t models = 0, shapes = 0, differ = 0;
+  for (const auto& id : cat.model_ids()) {
+    for (const auto& v : variants) {
+      const auto gpu = cat.gpu(v.gpu);
+      spec::Quantization q;
+      q.weights = spec::weight_format(v.weights);
+      q.kv_dtype = v.kv;
+      std::unique_ptr<CostModel> cm;
+      try {
+        cm = std::make_unique<CostModel>(cat.model(id), q, gpu, perf::default_profile(gpu), spec::ParallelConfig{v.tp, v.pp},
+                                         v.graphs, v.offload_gib * 1024 * 1024 * 1024, v.runtime);
+      } catch (const ConfigError&) {
+        continue;  // tp/pp that do not divide the model, a format the card cannot run
+      }
+      ++models;
+      for (int k = 0; k < 12; ++k) {
+        BatchShape b;
+        const auto kind = coin(rng);  // 0 decode only, 1 prefill only, 2 mixed, 3 past the table (> 8192 tokens)
+        if (kind != 1) {
+          b.decode_seqs = kind == 3 ? 6000 + seqs(rng) : seqs(rng);
+          b.decode_context = b.decode_seqs * ctx(rng);
+        }
+        if (kind != 0) {
+          const int chunks = kind == 3 ? 4 : 1 + static_cast<int>(coin(rng));
+          for (int c = 0; c < chunks; ++c) b.add_prefill(chunk(rng), ctx(rng) * coin(rng), c + 1 == chunks);
+        }
+        const double fast = cm->iteration_time(b);
+        const double direct = cm->breakdown(b).time_s;
+        differ += fast != direct;
+        ++shapes;
+      }
+      BatchShape one;  // the smallest step
+      one.decode_seqs = 1;
+      differ += cm->iteration_time(one) != cm->breakdown(one).time_s;
+    }
+  }
+  CHECK(differ == 0);
+  CHECK(models > 150);  // most pairs construct: the check is not vacuous
+  CHECK(shapes > 1800);
+}
