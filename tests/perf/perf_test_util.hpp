@@ -19,6 +19,13 @@ inline perf::BatchShape decode(std::int64_t seqs, std::int64_t context) {
   return b;
 }
 
+/// Seconds of the op `name` in the step's breakdown (0 when the breakdown leaves it out: it costs nothing).
+inline double op(const perf::CostModel& cm, const perf::BatchShape& b, const std::string& name) {
+  for (const auto& o : cm.breakdown(b).ops)
+    if (o.name == name) return o.time_s;
+  return 0;
+}
+
 inline constexpr double KiB = 1024, MiB = 1024 * 1024;
 
 }  // namespace llmsim::test

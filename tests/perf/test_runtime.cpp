@@ -16,6 +16,7 @@ using namespace llmsim;
 using test::decode;
 using test::gpu;
 using test::KiB;
+using test::op;
 using perf::Runtime;
 
 namespace {
@@ -27,12 +28,6 @@ perf::CostModel cost(const std::string& model, const std::string& gpu_id, Runtim
   q.weights = spec::weight_format("fp16");
   return perf::CostModel(spec::Catalog::builtin().model(model), q, g, perf::default_profile(g),
                          spec::ParallelConfig{tp, 1}, graphs, 0, r);
-}
-
-double op(const perf::CostModel& cm, const perf::BatchShape& b, const std::string& name) {
-  for (const auto& o : cm.breakdown(b).ops)
-    if (o.name == name) return o.time_s;
-  return 0;  // the breakdown leaves out ops that cost nothing
 }
 
 }  // namespace
