@@ -30,11 +30,12 @@ test: build
 validate: build
 	@scripts/validate.sh $(BUILD)
 
-# The C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan).
-test-sanitize: setup
+# The C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang; build-san, shared with `make fuzz`).
+test-sanitize:
+	@scripts/setup.sh fuzz
 	@scripts/test_sanitize.sh
 
-# libFuzzer harnesses over every loader and the CLI parser, FUZZ_SECONDS each (build-fuzz).
+# libFuzzer harnesses over every loader and the CLI parser, FUZZ_SECONDS each, one per core at a time (build-san).
 FUZZ_SECONDS ?= 60
 fuzz:
 	@scripts/setup.sh fuzz
@@ -52,4 +53,4 @@ check-install: setup
 	@PYTHON=$(PYTHON) scripts/check_fresh_install.sh
 
 clean:
-	rm -rf $(BUILD) out
+	rm -rf $(BUILD) out build-san

@@ -8,14 +8,12 @@
 #include "llmsim/engine/simulator.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario.hpp"
+#include "scenarios.hpp"
 
 using namespace llmsim;
+using test::resolve_json;
 
 namespace {
-
-spec::ResolvedScenario resolve_json(const Json& j) {
-  return spec::resolve(spec::scenario_from_json(JsonView(j, "")), spec::Catalog::builtin());
-}
 
 // llama-3.1-8b fp16 on A100-80GB SXM, prompt-heavy (2048 in, 128 out), P95 TTFT <= 2 s and P95 TPOT <= tpot_ms:
 // two colocated replicas, or one prefill and one decode replica over NVLink.
@@ -36,7 +34,7 @@ Json scenario(double tpot_ms, bool disaggregated) {
   return j;
 }
 
-analysis::CapacityOptions quick() {
+analysis::CapacityOptions quick_split() {
   analysis::CapacityOptions o;
   o.num_requests = 300;
   o.warmup_requests = 30;
@@ -74,10 +72,10 @@ TEST_CASE("a disaggregated deployment bills both pools at their own prices", "[a
 
 TEST_CASE("the DistServe effect: a 1P:1D split beats two colocated replicas only under a tight TPOT target",
           "[analysis][disagg][capacity]") {
-  const auto tight_split = analysis::find_capacity(resolve_json(scenario(15, true)), quick());
-  const auto tight_colo = analysis::find_capacity(resolve_json(scenario(15, false)), quick());
-  const auto loose_split = analysis::find_capacity(resolve_json(scenario(200, true)), quick());
-  const auto loose_colo = analysis::find_capacity(resolve_json(scenario(200, false)), quick());
+  const auto tight_split = analysis::find_capacity(resolve_json(scenario(15, true)), quick_split());
+  const auto tight_colo = analysis::find_capacity(resolve_json(scenario(15, false)), quick_split());
+  const auto loose_split = analysis::find_capacity(resolve_json(scenario(200, true)), quick_split());
+  const auto loose_colo = analysis::find_capacity(resolve_json(scenario(200, false)), quick_split());
   INFO("tight: split " << tight_split.max_qps << " colocated " << tight_colo.max_qps << "; loose: split "
                        << loose_split.max_qps << " colocated " << loose_colo.max_qps);
   REQUIRE(tight_split.found);

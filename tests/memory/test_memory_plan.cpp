@@ -5,15 +5,16 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "memory_test_util.hpp"
 
 using namespace llmsim;
+using test::cat;
+using test::gb;
 using namespace llmsim::spec;
 using llmsim::memory::plan_memory;
 using llmsim::memory::weight_bytes;
 
 namespace {
-const Catalog& cat() { return Catalog::builtin(); }
-
 Quantization quant(const std::string& w, DType kv = DType::fp16) {
   Quantization q;
   q.weights = weight_format(w);
@@ -29,7 +30,6 @@ memory::MemoryPlan plan(const std::string& model, const std::string& gpu, const 
   return plan_memory(cat().model(model), q, g, ParallelConfig{tp, 1}, e, max_model_len);
 }
 
-double gb(std::int64_t b) { return static_cast<double>(b) / 1e9; }
 }  // namespace
 
 TEST_CASE("weight bytes agree with published checkpoint sizes (quantization.md section 3)") {

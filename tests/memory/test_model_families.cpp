@@ -6,28 +6,28 @@
 #include "llmsim/memory/kv_layout.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "memory_test_util.hpp"
 
 using namespace llmsim;
+using test::cat;
+using test::gb;
 using namespace llmsim::spec;
 using llmsim::memory::kv_layout;
 using llmsim::memory::plan_memory;
 
 namespace {
-const Catalog& cat() { return Catalog::builtin(); }
-
-memory::MemoryPlan plan(const std::string& model, const std::string& gpu, const std::string& w, int tp,
-                        int max_model_len, EngineConfig e = {}) {
+memory::MemoryPlan family_plan(const std::string& model, const std::string& gpu, const std::string& w, int tp,
+                               int max_model_len, EngineConfig e = {}) {
   const auto g = cat().gpu(gpu);
   Quantization q;
   q.weights = format_for_gpu(weight_format(w), g);
   return plan_memory(cat().model(model), q, g, ParallelConfig{tp, 1}, e, max_model_len);
 }
 
-double gb(std::int64_t b) { return static_cast<double>(b) / 1e9; }
 }  // namespace
 
 TEST_CASE("DeepSeek-V3 fits 8 x H200 in its FP8 checkpoint format, with MLA's latent cache on every rank") {
-  const auto p = plan("deepseek-v3", "h200-141gb-sxm", "fp8", 8, 32768);
+  const auto p = family_plan("deepseek-v3", "h200-141gb-sxm", "fp8", 8, 32768);
   INFO(p.reason);
   CHECK(p.fits);
   // 671 B at 1 byte over 8 ranks, plus what every rank holds whole: the q_a/kv_a projections (61 × 15.1 M at fp8),
@@ -39,15 +39,15 @@ TEST_CASE("DeepSeek-V3 fits 8 x H200 in its FP8 checkpoint format, with MLA's la
   // Its KV pool holds hundreds of thousands of tokens: 49 GB / 70 KB.
   CHECK(p.kv_capacity_tokens > 600000);
   // 8 x H100 (80 GB) cannot hold it: weights alone exceed 0.9 of each card.
-  const auto h100 = plan("deepseek-v3", "h100-80gb-sxm", "fp8", 8, 32768);
+  const auto h100 = family_plan("deepseek-v3", "h100-80gb-sxm", "fp8", 8, 32768);
   CHECK_FALSE(h100.fits);
   CHECK_THAT(h100.reason, Catch::Contains("weights need"));
   // GQA keys are sharded instead: Llama-3.3-70B's 8 KV heads over tp 8 -> one per rank.
-  CHECK(plan("llama-3.3-70b", "h100-80gb-sxm", "fp8", 8, 8192).kv_bytes_per_token_per_gpu == 2.0 * 80 * 1 * 128 * 2);
+  CHECK(family_plan("llama-3.3-70b", "h100-80gb-sxm", "fp8", 8, 8192).kv_bytes_per_token_per_gpu == 2.0 * 80 * 1 * 128 * 2);
 }
 
 TEST_CASE("Qwen3-30B-A3B in AWQ fits one RTX 4090; in 16-bit it does not") {
-  const auto p = plan("qwen3-30b-a3b", "rtx4090-24gb", "awq-int4", 1, 8192);
+  const auto p = family_plan("qwen3-30b-a3b", "rtx4090-24gb", "awq-int4", 1, 8192);
   INFO(p.reason);
   CHECK(p.fits);
   // By hand: quantized linears = 48 layers × (attention 2048 × (4096 + 2 × 512) + 4096 × 2048, and 128 experts of
@@ -59,7 +59,7 @@ TEST_CASE("Qwen3-30B-A3B in AWQ fits one RTX 4090; in 16-bit it does not") {
         Approx(linear * (4.0 + 16.0 / 128 + 4.0 / 128) / 8 + sixteen * 2).epsilon(1e-6));
   CHECK(p.kv_bytes_per_token_per_gpu == 2.0 * 48 * 4 * 128 * 2);
   CHECK(p.max_concurrent_seqs >= 4);
-  const auto fp16 = plan("qwen3-30b-a3b", "rtx4090-24gb", "fp16", 1, 8192);
+  const auto fp16 = family_plan("qwen3-30b-a3b", "rtx4090-24gb", "fp16", 1, 8192);
   CHECK_FALSE(fp16.fits);
   CHECK_THAT(fp16.reason, Catch::Contains("weights need 61."));
 }
@@ -102,8 +102,8 @@ TEST_CASE("the memory plan counts sliding windows as vLLM's V1 does, and V0 in f
   EngineConfig v1;
   EngineConfig v0;
   v0.policy = SchedulerPolicy::vllm_v0;
-  const auto a = plan("gemma-3-27b", "h200-141gb-sxm", "fp16", 1, 32768, v1);
-  const auto b = plan("gemma-3-27b", "h200-141gb-sxm", "fp16", 1, 32768, v0);
+  const auto a = family_plan("gemma-3-27b", "h200-141gb-sxm", "fp16", 1, 32768, v1);
+  const auto b = family_plan("gemma-3-27b", "h200-141gb-sxm", "fp16", 1, 32768, v0);
   INFO(a.reason << " / " << b.reason);
   REQUIRE(a.fits);
   CHECK(a.kv_sliding_window == 1024);

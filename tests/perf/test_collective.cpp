@@ -5,17 +5,19 @@
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "perf_test_util.hpp"
 
 using namespace llmsim;
+using test::gpu;
+using test::KiB;
+using test::MiB;
 using perf::AllReduceAlgorithm;
 
 namespace {
-spec::GpuSpec gpu(const std::string& id) { return spec::Catalog::builtin().gpu(id); }
 perf::AllReduceModel ar(const std::string& id, int tp) {
   const auto g = gpu(id);
   return perf::AllReduceModel(g, perf::default_profile(g), tp);
 }
-constexpr double KiB = 1024, MiB = 1024 * 1024;
 }  // namespace
 
 TEST_CASE("vLLM's all-reduce algorithm by message size, world size and link") {

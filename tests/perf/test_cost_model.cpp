@@ -13,8 +13,11 @@
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/quantization.hpp"
 #include "llmsim/spec/scenario.hpp"
+#include "perf_test_util.hpp"
 
 using namespace llmsim;
+using test::decode;
+using test::gpu;
 using perf::BatchShape;
 using perf::CostModel;
 
@@ -35,8 +38,6 @@ spec::ModelSpec llama8b(int layers = 32) {
   return m;
 }
 
-spec::GpuSpec gpu(const std::string& id) { return spec::Catalog::builtin().gpu(id); }
-
 spec::Quantization quant(const std::string& w, spec::DType kv = spec::DType::fp16) {
   spec::Quantization q;
   q.weights = spec::weight_format(w);
@@ -48,13 +49,6 @@ CostModel model_on(const std::string& gpu_id, const std::string& w = "fp16", int
                    const spec::ModelSpec& m = llama8b()) {
   const auto g = gpu(gpu_id);
   return CostModel(m, quant(w), g, perf::default_profile(g), spec::ParallelConfig{tp, pp});
-}
-
-BatchShape decode(std::int64_t seqs, std::int64_t context) {
-  BatchShape b;
-  b.decode_seqs = seqs;
-  b.decode_context = seqs * context;
-  return b;
 }
 
 BatchShape prefill(std::int64_t tokens, std::int64_t context = 0) {

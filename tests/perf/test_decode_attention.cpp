@@ -10,14 +10,15 @@
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "perf_test_util.hpp"
 
 using namespace llmsim;
+using test::decode;
+using test::gpu;
 using perf::DecodeAttentionBackend;
 using perf::EngineGeneration;
 
 namespace {
-
-spec::GpuSpec gpu(const std::string& id) { return spec::Catalog::builtin().gpu(id); }
 
 perf::DecodeAttentionModel kernel(const std::string& gpu_id, double heads, double kv_heads,
                                   DecodeAttentionBackend backend = DecodeAttentionBackend::flash_attn,
@@ -35,13 +36,6 @@ perf::CostModel cost(const std::string& model, const std::string& gpu_id, spec::
   q.kv_dtype = kv;
   return perf::CostModel(spec::Catalog::builtin().model(model), q, g, perf::default_profile(g), spec::ParallelConfig{},
                          true, 0, e);
-}
-
-perf::BatchShape decode(std::int64_t seqs, std::int64_t context) {
-  perf::BatchShape b;
-  b.decode_seqs = seqs;
-  b.decode_context = seqs * context;
-  return b;
 }
 
 double attention_ms(const perf::CostModel& cm, const perf::BatchShape& b) {

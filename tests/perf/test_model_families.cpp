@@ -7,8 +7,10 @@
 
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "perf_test_util.hpp"
 
 using namespace llmsim;
+using test::decode;
 using perf::BatchShape;
 using perf::CostModel;
 
@@ -21,13 +23,6 @@ CostModel on(const std::string& model, const std::string& gpu_id, const std::str
   spec::Quantization q;
   q.weights = spec::weight_format(w);
   return CostModel(edit ? *edit : cat.model(model), q, g, perf::default_profile(g), spec::ParallelConfig{tp, 1});
-}
-
-BatchShape decode(std::int64_t seqs, std::int64_t context) {
-  BatchShape b;
-  b.decode_seqs = seqs;
-  b.decode_context = seqs * context;
-  return b;
 }
 
 double op_value(const perf::StepCost& s, const std::string& name, bool bytes = false) {

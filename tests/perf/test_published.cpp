@@ -10,8 +10,10 @@
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/quantization.hpp"
+#include "perf_test_util.hpp"
 
 using namespace llmsim;
+using test::decode;
 
 namespace {
 perf::CostModel model_on(const spec::ModelSpec& m, const std::string& gpu_id, const std::string& quant, int tp = 1,
@@ -20,12 +22,6 @@ perf::CostModel model_on(const spec::ModelSpec& m, const std::string& gpu_id, co
   spec::Quantization q;
   q.weights = spec::weight_format(quant);
   return perf::CostModel(m, q, g, perf::default_profile(g), spec::ParallelConfig{tp, 1}, true, 0, engine);
-}
-perf::BatchShape decode(std::int64_t seqs, std::int64_t context) {
-  perf::BatchShape b;
-  b.decode_seqs = seqs;
-  b.decode_context = seqs * context;
-  return b;
 }
 }  // namespace
 

@@ -10,13 +10,16 @@
 #include "llmsim/perf/prefill_scores.hpp"
 #include "llmsim/perf/runtime.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "perf_test_util.hpp"
 
 using namespace llmsim;
+using test::decode;
+using test::gpu;
+using test::KiB;
+using test::op;
 using perf::Runtime;
 
 namespace {
-
-spec::GpuSpec gpu(const std::string& id) { return spec::Catalog::builtin().gpu(id); }
 
 perf::CostModel cost(const std::string& model, const std::string& gpu_id, Runtime r, int tp = 1,
                      bool graphs = true) {
@@ -26,21 +29,6 @@ perf::CostModel cost(const std::string& model, const std::string& gpu_id, Runtim
   return perf::CostModel(spec::Catalog::builtin().model(model), q, g, perf::default_profile(g),
                          spec::ParallelConfig{tp, 1}, graphs, 0, r);
 }
-
-perf::BatchShape decode(std::int64_t seqs, std::int64_t context) {
-  perf::BatchShape b;
-  b.decode_seqs = seqs;
-  b.decode_context = seqs * context;
-  return b;
-}
-
-double op(const perf::CostModel& cm, const perf::BatchShape& b, const std::string& name) {
-  for (const auto& o : cm.breakdown(b).ops)
-    if (o.name == name) return o.time_s;
-  return 0;  // the breakdown leaves out ops that cost nothing
-}
-
-constexpr double KiB = 1024;
 
 }  // namespace
 

@@ -1,0 +1,31 @@
+#pragma once
+// Helpers the perf tests share: one definition each (the sanitizer tree compiles the tests as unity batches, where
+// per-file copies in anonymous namespaces would collide).
+#include <cstdint>
+#include <string>
+
+#include "llmsim/perf/cost_model.hpp"
+#include "llmsim/spec/catalog.hpp"
+
+namespace llmsim::test {
+
+inline spec::GpuSpec gpu(const std::string& id) { return spec::Catalog::builtin().gpu(id); }
+
+/// `seqs` sequences decoding one token each, each with `context` tokens of KV.
+inline perf::BatchShape decode(std::int64_t seqs, std::int64_t context) {
+  perf::BatchShape b;
+  b.decode_seqs = seqs;
+  b.decode_context = seqs * context;
+  return b;
+}
+
+/// Seconds of the op `name` in the step's breakdown (0 when the breakdown leaves it out: it costs nothing).
+inline double op(const perf::CostModel& cm, const perf::BatchShape& b, const std::string& name) {
+  for (const auto& o : cm.breakdown(b).ops)
+    if (o.name == name) return o.time_s;
+  return 0;
+}
+
+inline constexpr double KiB = 1024, MiB = 1024 * 1024;
+
+}  // namespace llmsim::test
