@@ -7,31 +7,20 @@
 #include "llmsim/perf/hardware_profile.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/quantization.hpp"
+#include "perf_test_util.hpp"
 
 using namespace llmsim;
+using test::decode;
+using test::gpu;
+using test::op;
 
 namespace {
-
-spec::GpuSpec gpu(const std::string& id) { return spec::Catalog::builtin().gpu(id); }
 
 perf::CostModel cost(const std::string& model, const spec::GpuSpec& g, const perf::HardwareProfile& p,
                      const std::string& quant = "fp16", perf::Runtime r = perf::Runtime::llama_cpp) {
   spec::Quantization q;
   q.weights = spec::weight_format(quant);
   return perf::CostModel(spec::Catalog::builtin().model(model), q, g, p, spec::ParallelConfig{1, 1}, true, 0, r);
-}
-
-perf::BatchShape decode(std::int64_t seqs, std::int64_t context) {
-  perf::BatchShape b;
-  b.decode_seqs = seqs;
-  b.decode_context = seqs * context;
-  return b;
-}
-
-double op(const perf::CostModel& cm, const perf::BatchShape& b, const std::string& name) {
-  for (const auto& o : cm.breakdown(b).ops)
-    if (o.name == name) return o.time_s;
-  return 0;
 }
 
 }  // namespace
