@@ -394,22 +394,13 @@ void Simulation::start_service(std::int32_t server, std::int32_t i, double now_s
 void Simulation::on_service_done(std::int32_t server, double now_s) {
   const std::int32_t i = synthetic_->finish(server);
   Seq& s = pool_[i];
-  if (s.timed_out) {  // served to the end for a client that had gone (the synthetic server has no abort)
-    s.state = SeqState::done;
-    pool_.release(i);
-    if (!synthetic_->queue().empty()) {
-      const std::int32_t next = synthetic_->queue().front();
-      synthetic_->queue().pop_front();
-      start_service(server, next, now_s);
-    } else {
-      sample_state(now_s);
-    }
-    return;
-  }
-  // The whole response is one iteration: TTFT = E2E = wait + service.
-  s.first_token_s = now_s;
   s.state = SeqState::done;
-  finish_request(i, now_s);
+  if (s.timed_out) {  // served to the end for a client that had gone (the synthetic server has no abort)
+    pool_.release(i);
+  } else {
+    s.first_token_s = now_s;  // the whole response is one iteration: TTFT = E2E = wait + service
+    finish_request(i, now_s);
+  }
   if (!synthetic_->queue().empty()) {
     const std::int32_t next = synthetic_->queue().front();
     synthetic_->queue().pop_front();

@@ -45,7 +45,7 @@ struct GpuSpec {
   double ecc_data_fraction() const noexcept { return ecc && inline_ecc ? 15.0 / 16.0 : 1.0; }
   /// Memory the driver exposes (what vLLM's torch.cuda.mem_get_info total sees): memory_bytes less inline ECC.
   std::int64_t usable_memory_bytes() const noexcept {
-    return ecc && inline_ecc ? memory_bytes / 16 * 15 : memory_bytes;
+    return ecc_data_fraction() < 1.0 ? memory_bytes / 16 * 15 : memory_bytes;
   }
   std::vector<MigProfile> mig_profiles;
   double price_per_hour = 0;             ///< default rental price, USD per GPU-hour
