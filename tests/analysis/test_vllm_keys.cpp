@@ -50,7 +50,9 @@ TEST_CASE("the result JSON carries vLLM's keys beside ours, with the same values
     r.output_tokens = 11;
     c.on_request_finished(r);
   }
-  c.on_token_gap(0.1, 30);
+  metrics::LatencyHistogram::Source gaps;  // one engine replica's
+  c.on_token_gap(0.1, 30, gaps);
+  c.merge_token_gaps(gaps.moments);
   const Summary s = c.summarize(0, 2.5);
   const Json j = to_json(s);
   // Ours are still there, unchanged.

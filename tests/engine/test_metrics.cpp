@@ -96,8 +96,21 @@ TEST_CASE("histogram: the table-driven bin equals Boost's log-axis bin for every
   boost::random::uniform_real_distribution<double> u(std::log(1e-6), std::log(1e11));
   for (int i = 0; i < 300000; ++i) xs.push_back(std::exp(u(rng)));
   std::size_t differ = 0;
-  for (double x : xs) differ += LatencyHistogram::bin(x) != LatencyHistogram::axis_bin(x);
+  std::size_t ranges = 0, bad_ranges = 0;
+  for (double x : xs) {
+    differ += LatencyHistogram::bin(x) != LatencyHistogram::axis_bin(x);
+    // The certain range a histogram reuses for the next sample: both its ends (and x) in x's bin.
+    double lo = 0, hi = 0;
+    const int b = LatencyHistogram::bin(x, &lo, &hi);
+    if (lo < hi) {
+      ++ranges;
+      bad_ranges += !(lo <= x && x < hi) || LatencyHistogram::axis_bin(lo) != b ||
+                    LatencyHistogram::axis_bin(std::nextafter(hi, 0.0)) != b;
+    }
+  }
   CHECK(differ == 0);
+  CHECK(bad_ranges == 0);
+  CHECK(ranges > 300000);
   CHECK(xs.size() > 400000);
   CHECK(LatencyHistogram::bin(0.0) == -1);
   CHECK(LatencyHistogram::bin(std::numeric_limits<double>::quiet_NaN()) == LatencyHistogram::bins());

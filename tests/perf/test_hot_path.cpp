@@ -1,6 +1,7 @@
 // The cost model's hot path (CostModel::iteration_time: the token-only ops from a table, the other ops' times alone)
-// must give the very bits of the direct evaluation breakdown() sums — over every catalogue model and the GPUs,
-// formats, KV dtypes, runtimes, graph modes and parallel layouts that change which terms run.
+// must give the very bits of the direct evaluation breakdown() sums, and DecodeSteps (the engine's decode runs) those
+// of iteration_time — over every catalogue model and the GPUs, formats, KV dtypes, runtimes, graph modes and parallel
+// layouts that change which terms run.
 #include <catch2/catch.hpp>
 
 #include <boost/random/uniform_int_distribution.hpp>
@@ -46,7 +47,7 @@ TEST_CASE("iteration_time gives breakdown()'s bits on every path: table, times o
   };
   auto rng = rng_stream(3, "hot-path");
   boost::random::uniform_int_distribution<std::int64_t> seqs(1, 600), ctx(1, 40000), chunk(1, 3000), coin(0, 3);
-  std::int64_t models = 0, shapes = 0, differ = 0;
+  std::int64_t models = 0, shapes = 0, differ = 0, step_shapes = 0, differ_steps = 0;
   for (const auto& id : cat.model_ids()) {
     for (const auto& v : variants) {
       const auto gpu = cat.gpu(v.gpu);
@@ -76,6 +77,16 @@ TEST_CASE("iteration_time gives breakdown()'s bits on every path: table, times o
         const double direct = cm->breakdown(b).time_s;
         differ += fast != direct;
         ++shapes;
+        if (kind == 0 || kind == 3) {  // the engine's decode runs: DecodeSteps over a growing context
+          const auto steps = cm->decode_steps(b.decode_seqs);
+          for (int step = 0; step < 3; ++step) {
+            BatchShape d;
+            d.decode_seqs = b.decode_seqs;
+            d.decode_context = b.decode_context + step * b.decode_seqs;
+            differ_steps += steps.time(d.decode_context) != cm->iteration_time(d);
+            ++step_shapes;
+          }
+        }
       }
       BatchShape one;  // the smallest step
       one.decode_seqs = 1;
@@ -83,6 +94,8 @@ TEST_CASE("iteration_time gives breakdown()'s bits on every path: table, times o
     }
   }
   CHECK(differ == 0);
+  CHECK(differ_steps == 0);
+  CHECK(step_shapes > 2000);
   CHECK(models > 150);  // most pairs construct: the check is not vacuous
   CHECK(shapes > 1800);
 }

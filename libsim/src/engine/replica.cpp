@@ -403,6 +403,11 @@ bool Replica::start_iteration(double now_s) {
     work_.proposer_s += proposer_s;
   }
   if (swap_bytes_ > 0) duration_s_ += cost_->host_transfer_time(swap_bytes_);
+  count_iteration(shape, now_s);
+  return true;
+}
+
+void Replica::count_iteration(const perf::BatchShape& shape, double now_s) {
   LLMSIM_CHECK(duration_s_ > 0, "the cost model returned a non-positive iteration time");
   busy_ = true;
   work_.busy_s += duration_s_;
@@ -423,7 +428,17 @@ bool Replica::start_iteration(double now_s) {
   record_.decode_seqs = static_cast<std::int32_t>(shape.decode_seqs);
   record_.waiting = static_cast<std::int32_t>(waiting_.size());
   record_.kv_blocks_used = kv_.used();
-  return true;
+}
+
+void Replica::emit_token_gaps(double now_s) {
+  // Every decoder emitted one token; gaps grouped by when each got its previous token.
+  if (itl_old_measured_ > 0)
+    metrics_->on_token_gap(now_s - last_decode_end_s_, static_cast<double>(itl_old_measured_), itl_);
+  for (const auto& g : itl_groups_)
+    if (g.measured > 0) metrics_->on_token_gap(now_s - g.time_s, static_cast<double>(g.measured), itl_);
+  itl_groups_.clear();
+  last_decode_end_s_ = now_s;
+  ctx_sum_ += n_dec_ * step_tokens_;
 }
 
 void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished) {
@@ -431,14 +446,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
   busy_ = false;
   const bool is_static = cfg_.policy == spec::SchedulerPolicy::static_batching;
   if (decode_step_) {
-    // Every decoder emitted one token; gaps grouped by when each got its previous token.
-    if (itl_old_measured_ > 0)
-      metrics_->on_token_gap(now_s - last_decode_end_s_, static_cast<double>(itl_old_measured_));
-    for (const auto& g : itl_groups_)
-      if (g.measured > 0) metrics_->on_token_gap(now_s - g.time_s, static_cast<double>(g.measured));
-    itl_groups_.clear();
-    last_decode_end_s_ = now_s;
-    ctx_sum_ += n_dec_ * step_tokens_;
+    emit_token_gaps(now_s);
     while (!finish_heap_.empty() && finish_heap_.front().step <= step_) {
       const FinishEntry e = finish_heap_.front();
       std::pop_heap(finish_heap_.begin(), finish_heap_.end(), std::greater<>{});
@@ -478,7 +486,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
     }
     // The step that completes a prompt samples a token: the first one, or the next one after a recompute.
     if (s.first_token_s < 0) s.first_token_s = now_s;
-    else if (s.measured) metrics_->on_token_gap(now_s - s.last_token_s, 1.0);
+    else if (s.measured) metrics_->on_token_gap(now_s - s.last_token_s, 1.0, itl_);
     s.last_token_s = now_s;
     s.generated += 1;
     s.ctx0 = s.prefill_target;
@@ -535,6 +543,7 @@ void Replica::evict_all(double now_s, std::vector<std::int32_t>& out, std::vecto
   fresh.sat_ = sat_;
   fresh.preemptions_ = preemptions_;
   fresh.kv_used_ = kv_used_;
+  fresh.itl_ = itl_;
   fresh.kv_used_.set(now_s, 0.0);
   fresh.last_decode_end_s_ = now_s;
   *this = std::move(fresh);

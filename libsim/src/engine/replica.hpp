@@ -237,6 +237,22 @@ class Replica {
   std::int64_t running() const noexcept { return running_; }
   /// ∫ KV blocks used dt since the start of the run.
   const metrics::TimeIntegral& kv_integral() const noexcept { return kv_used_; }
+  /// The moments of the inter-token gaps this replica's steps measured (the bins are the collector's).
+  const metrics::LatencyMoments& token_gaps() const noexcept { return itl_.moments; }
+  // ---- decode runs (decode_run.cpp) ----
+  /// After start_iteration began a decode-only step with nothing waiting, swapped, partially prefilled or cancelled:
+  /// plans the steps that follow it until the first in which a sequence finishes, the first whose KV growth does not
+  /// fit the free blocks, or DecodeRun::kMax steps. Returns the end of the run's last step (when the replica's
+  /// iteration_done event is due); the end of the step in flight when no run is possible.
+  double plan_run(double now_s);
+  bool in_run() const noexcept { return run_.steps > 1; }
+  /// The run's steps that ended by `now_s`: each finished and its successor started, as the engine does at every
+  /// iteration boundary (the same state, the same sums in the same order). Returns the steps started.
+  std::int32_t catch_up(double now_s);
+  /// Ends the run with the step in flight (after catch_up, before anyone else touches the replica); true when that
+  /// step ends before the run's planned end (the caller moves the iteration_done event to in_flight_end_s()).
+  bool cut_run();
+  double in_flight_end_s() const noexcept { return record_.start_s + duration_s_; }
   // ---- disaggregation (replica_handoff.cpp; docs/disaggregation.md) ----
   /// Frees the KV blocks of a request handed off at the end of its prefill (prefill_only), once its transfer ended.
   void release_handoff(std::int32_t seq, double now_s);
@@ -319,6 +335,11 @@ class Replica {
   std::int64_t admit_chunked(double now_s, std::int64_t budget, bool whole_prompt, perf::BatchShape& shape);
   void release_static_batch();
   void apply_cancels();  ///< at the iteration boundary: running requests whose client timed out leave
+  /// start_iteration's accounting of the iteration just formed (`shape`, duration_s_ set): totals and record.
+  void count_iteration(const perf::BatchShape& shape, double now_s);
+  /// finish_iteration's inter-token gaps of a decode step ending at `now_s`.
+  void emit_token_gaps(double now_s);
+  void commit_run_step();  ///< a decode run's next boundary (decode_run.cpp)
 
   std::int32_t index_;
   ReplicaConfig cfg_;
@@ -376,6 +397,22 @@ class Replica {
   WorkTotals work_;
   SaturationTotals sat_;
   metrics::TimeIntegral kv_used_;
+  metrics::LatencyHistogram::Source itl_;  ///< its inter-token gaps' moments and last bin
+
+  /// A decode run (decode_run.cpp; docs/engine.md): consecutive decode-only steps of the same decoders, known in
+  /// advance, simulated without an event per step. Step 0 is the one start_iteration began; step k > 0 starts when
+  /// step k − 1 ends, allocating need[k] blocks.
+  struct DecodeRun {
+    static constexpr std::int32_t kMax = 32;
+    std::int32_t steps = 0;  ///< planned (0 or 1: no run)
+    std::int32_t at = 0;     ///< started
+    double end_s[kMax] = {}, duration_s[kMax] = {};
+    std::int64_t need[kMax] = {};
+  };
+  DecodeRun run_;
+  /// Step times by decoder count, direct-mapped on the count's low bits: an admission and a completion move the count
+  /// by one and back, so the few counts a replica's batch moves between stay cached.
+  perf::DecodeSteps decode_steps_[8];
 };
 
 }  // namespace llmsim::engine::detail

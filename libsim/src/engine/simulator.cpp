@@ -84,7 +84,12 @@ bool Simulation::build() {
     }
     if (!fs.empty()) failures_ = std::make_unique<FailureModel>(fs, groups, w.seed);
     if (as || failures_ || fs.spares > 0) router_->set_ready_mask(&fleet_->ready_mask());
-    skip_done_.assign(replicas_.size(), 0);
+    live_event_.assign(replicas_.size(), kNoEvent);
+    // Decode runs: the replicas' boundaries must be invisible between events. Off where something watches every
+    // step (iteration records, the time series' state samples), where another replica's state is read at its
+    // steps (KV-aware routing, disaggregation's transfers) or where steps overlap (pipeline parallel).
+    runs_ = opt_.decode_runs && !opt_.record_iterations && !series_ && !disagg_ && engines_per_group_ == 1 &&
+            front.scenario.hardware.router != spec::RouterPolicy::least_kv;
     slots = e.max_num_seqs;
     servers = static_cast<std::int64_t>(replicas_.size());
   }
@@ -178,6 +183,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   if (measured) {
     if (first_measured_s_ < 0) {
       first_measured_s_ = now_s;
+      if (runs_) settle_all(now_s);  // the KV integrals at the window's start
       collector_->mark_window_start(now_s);
       for (const auto& r : replicas_) kv_integral_at_window_.push_back(r.kv_integral().integral(now_s));
     }
@@ -239,6 +245,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
 }
 
 void Simulation::assign(std::int32_t i, std::int32_t r, double now_s) {
+  if (runs_) interrupt(r, now_s);
   pool_[i].engine = r;
   replicas_[static_cast<std::size_t>(r)].enqueue(i);
   wake(r, now_s);
@@ -296,6 +303,7 @@ void Simulation::start_replica(std::int32_t r, double now_s) {
   }
   ++iterations_;
   Pipeline::Pass pass{now_s, now_s + rep.duration_s()};
+  if (runs_) pass.exit_s = rep.plan_run(now_s);  // the run's last step's end (the step's own when there is no run)
   if (pipelines_.size() == replicas_.size()) {  // no pipeline parallel: one engine per deployment replica
     peak_kv_fraction_ = std::max(peak_kv_fraction_, rep.kv().used_fraction());
   } else {  // kept off the common path: a division and a loop over the stages
@@ -308,7 +316,7 @@ void Simulation::start_replica(std::int32_t r, double now_s) {
     result_.iterations.back().start_s = pass.entry_s;
     result_.iterations.back().duration_s = pass.exit_s - pass.entry_s;
   }
-  events_.schedule(pass.exit_s, EventKind::iteration_done, r);
+  live_event_[static_cast<std::size_t>(r)] = events_.schedule(pass.exit_s, EventKind::iteration_done, r);
 }
 
 void Simulation::finish_request(std::int32_t i, double now_s) {
@@ -355,13 +363,34 @@ void Simulation::finish_request(std::int32_t i, double now_s) {
   if (driver_->is_user(source)) schedule_next(source, now_s, true);
 }
 
-void Simulation::on_iteration_done(std::int32_t r, double now_s) {
-  if (!skip_done_.empty() && skip_done_[static_cast<std::size_t>(r)] > 0) {  // lost with a failed replica
-    --skip_done_[static_cast<std::size_t>(r)];
-    return;
+void Simulation::settle(std::int32_t r, double now_s) {
+  Replica& rep = replicas_[static_cast<std::size_t>(r)];
+  if (!rep.in_run()) return;
+  iterations_ += rep.catch_up(now_s);
+  peak_kv_fraction_ = std::max(peak_kv_fraction_, rep.kv().used_fraction());  // a run only grows the KV
+}
+
+void Simulation::interrupt(std::int32_t r, double now_s) {
+  if (!replicas_[static_cast<std::size_t>(r)].in_run()) return;
+  settle(r, now_s);
+  Replica& rep = replicas_[static_cast<std::size_t>(r)];
+  if (rep.cut_run()) {  // the step in flight now ends the run: its event replaces the run's
+    ++stale_events_;
+    live_event_[static_cast<std::size_t>(r)] = events_.schedule(rep.in_flight_end_s(), EventKind::iteration_done, r);
   }
+}
+
+void Simulation::settle_all(double now_s) {
+  for (std::size_t r = 0; r < replicas_.size(); ++r) settle(static_cast<std::int32_t>(r), now_s);
+}
+
+void Simulation::on_iteration_done(std::int32_t r, double now_s) {
   finished_.clear();
   Replica& rep = replicas_[static_cast<std::size_t>(r)];
+  if (rep.in_run()) {  // the run's last step ends now: its earlier boundaries first
+    settle(r, now_s);
+    rep.cut_run();
+  }
   rep.finish_iteration(now_s, finished_);
   if (series_) series_->on_tokens(now_s, static_cast<double>(rep.tokens_emitted()));
   for (const auto i : finished_) {
@@ -419,7 +448,7 @@ void Simulation::event_loop() {
       until_cancel_check = 0;
       if (opt_.cancel->load(std::memory_order_relaxed)) throw Cancelled("simulation cancelled");
     }
-    const double next = events_.peek().time_s;
+    const double next = events_.peek_time();
     if (horizon > 0 && next > horizon) {
       end_s = horizon;
       if (in_system_all_ > 0)
@@ -433,6 +462,11 @@ void Simulation::event_loop() {
       break;
     }
     const Event e = events_.pop();
+    if (e.kind == EventKind::iteration_done && !synthetic_ && e.seq != live_event_[static_cast<std::size_t>(e.target)]) {
+      --stale_events_;  // superseded (a decode run cut short) or lost with a failed replica
+      continue;
+    }
+    ++result_.events;
     // The run ends with its last request: fleet events (evaluations) do not extend it.
     if (e.kind <= EventKind::replica_start) end_s = e.time_s;
     else --fleet_events_;
@@ -461,11 +495,13 @@ void Simulation::event_loop() {
   }
   if (!monitor_->stop() && events_.empty() && in_system_all_ > 0)
     throw InternalError("simulation stalled with " + std::to_string(in_system_all_) + " requests unfinished");
+  if (runs_) settle_all(end_s);  // a run cut off by the horizon or an early stop: its steps until the end
   finish(end_s);
 }
 
 void Simulation::finish(double end_s) {
   const double start = first_measured_s_ >= 0 ? first_measured_s_ : end_s;
+  for (const auto& r : replicas_) collector_->merge_token_gaps(r.token_gaps());  // in replica order
   metrics::Summary s = collector_->summarize(start, end_s);
   s.fits = true;
   s.engine = result_.summary.engine;

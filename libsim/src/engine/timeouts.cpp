@@ -118,6 +118,7 @@ bool Simulation::cancel_request(std::int32_t i, std::int64_t id, double now_s) {
     s.state = SeqState::done;
     pool_.release(i);
   } else {
+    if (runs_) interrupt(s.engine, now_s);  // its tokens so far; it leaves at the boundary of the step in flight
     produced = replicas_[static_cast<std::size_t>(s.engine)].cancel(i);
     stop_if_drained(group, now_s);
   }

@@ -70,22 +70,46 @@ int LatencyHistogram::bins() noexcept { return static_cast<int>(kBins); }
 int LatencyHistogram::axis_bin(double value_ms) noexcept { return axis().index(value_ms); }
 
 int LatencyHistogram::bin(double value_ms) noexcept {
+  double lo = 0, hi = 0;
+  return bin(value_ms, &lo, &hi);
+}
+
+int LatencyHistogram::bin(double value_ms, double* lo, double* hi) noexcept {
   const BinTable& t = bin_table();
   const std::uint64_t k = key_of(value_ms);  // negative values and NaN fall outside [key_lo, key_hi]
   if (k >= t.key_lo && k <= t.key_hi) {
     std::size_t i = t.first[static_cast<std::size_t>(k - t.key_lo)];
-    if (value_ms >= t.lo[i] && value_ms < t.hi[i]) return static_cast<int>(i);
-    ++i;
-    if (i < kBins && value_ms >= t.lo[i] && value_ms < t.hi[i]) return static_cast<int>(i);
+    for (int step = 0; step < 2 && i < kBins; ++step, ++i) {
+      if (value_ms >= t.lo[i] && value_ms < t.hi[i]) {
+        *lo = t.lo[i];
+        *hi = t.hi[i];
+        return static_cast<int>(i);
+      }
+    }
   }
+  *lo = *hi = 0;
   return axis_bin(value_ms);
 }
 
 LatencyHistogram::LatencyHistogram()
     : h_(boost::histogram::make_histogram_with(boost::histogram::dense_storage<double>(),
-                                                Axis(kBins, kLowMs, kHighMs))),
-      min_(std::numeric_limits<double>::infinity()),
-      max_(-std::numeric_limits<double>::infinity()) {}
+                                                Axis(kBins, kLowMs, kHighMs))) {}
+
+void LatencyMoments::merge(const LatencyMoments& o) {
+  if (o.weight <= 0) return;
+  if (weight <= 0) {
+    *this = o;
+    return;
+  }
+  // Σ(x − s)w = Σ(x − s_o)w + (s_o − s)W_o;  Σ(x − s)²w = Σ(x − s_o)²w + 2(s_o − s)Σ(x − s_o)w + (s_o − s)²W_o.
+  const double delta = o.shift - shift;
+  shifted_sq += o.shifted_sq + 2 * delta * o.shifted_sum + delta * delta * o.weight;
+  shifted_sum += o.shifted_sum + delta * o.weight;
+  sum += o.sum;
+  weight += o.weight;
+  min = std::min(min, o.min);
+  max = std::max(max, o.max);
+}
 
 double LatencyHistogram::percentile(double q) const {
   double v = 0;
@@ -96,8 +120,8 @@ double LatencyHistogram::percentile(double q) const {
 void LatencyHistogram::percentiles(const double* qs, double* out, std::size_t n) const {
   // One pass over the bins for all of them: each q asks for the value below which q % of the weight lies,
   // interpolated geometrically inside its bin and clamped to the exact min/max. `qs` need not be sorted.
-  for (std::size_t k = 0; k < n; ++k) out[k] = weight_ > 0 ? max_ : 0.0;
-  if (weight_ <= 0) return;
+  for (std::size_t k = 0; k < n; ++k) out[k] = m_.weight > 0 ? m_.max : 0.0;
+  if (m_.weight <= 0) return;
   std::size_t remaining = 0;
   for (std::size_t k = 0; k < n; ++k) remaining += qs[k] < 100;
   if (remaining == 0) return;
@@ -110,16 +134,16 @@ void LatencyHistogram::percentiles(const double* qs, double* out, std::size_t n)
     if (w <= 0) continue;
     for (std::size_t k = 0; k < n; ++k) {
       if (done[k] || qs[k] >= 100) continue;
-      const double target = qs[k] / 100.0 * weight_;
+      const double target = qs[k] / 100.0 * m_.weight;
       if (cum + w < target) continue;
       double v;
       if (i < 0) {
-        v = min_;
+        v = m_.min;
       } else if (i >= static_cast<int>(kBins)) {
-        v = max_;
+        v = m_.max;
       } else {
         const double lo = ax.bin(i).lower(), hi = ax.bin(i).upper();
-        v = std::clamp(lo * std::pow(hi / lo, (target - cum) / w), min_, max_);
+        v = std::clamp(lo * std::pow(hi / lo, (target - cum) / w), m_.min, m_.max);
       }
       out[k] = v;
       done[k] = 1;
@@ -130,15 +154,15 @@ void LatencyHistogram::percentiles(const double* qs, double* out, std::size_t n)
 }
 
 double LatencyHistogram::stddev() const noexcept {
-  if (weight_ <= 0) return 0.0;
-  const double m = shifted_sum_ / weight_;
-  return std::sqrt(std::max(0.0, shifted_sq_ / weight_ - m * m));
+  if (m_.weight <= 0) return 0.0;
+  const double m = m_.shifted_sum / m_.weight;
+  return std::sqrt(std::max(0.0, m_.shifted_sq / m_.weight - m * m));
 }
 
 LatencyStats LatencyHistogram::stats(const std::vector<double>& extra_percentiles) const {
   LatencyStats s;
-  s.count = static_cast<std::int64_t>(std::llround(weight_));
-  if (weight_ <= 0) {
+  s.count = static_cast<std::int64_t>(std::llround(m_.weight));
+  if (m_.weight <= 0) {
     for (double q : extra_percentiles) s.quantiles.emplace_back(q, 0.0);
     return s;
   }
@@ -152,7 +176,7 @@ LatencyStats LatencyHistogram::stats(const std::vector<double>& extra_percentile
   s.p90 = v[1];
   s.p95 = v[2];
   s.p99 = v[3];
-  s.max = max_;
+  s.max = m_.max;
   for (std::size_t k = 0; k < extra_percentiles.size(); ++k) s.quantiles.emplace_back(extra_percentiles[k], v[4 + k]);
   return s;
 }

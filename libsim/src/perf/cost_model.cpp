@@ -114,6 +114,41 @@ double CostModel::iteration_time(const BatchShape& batch) const {
   return t;
 }
 
+DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
+  LLMSIM_CHECK(decode_seqs >= 1, "decode steps without a sequence");
+  DecodeSteps d;
+  d.model_ = this;
+  d.seqs_ = decode_seqs;
+  d.seqs_d_ = static_cast<double>(decode_seqs);
+  const Constants& c = *c_;
+  // The table path of iteration_time (tokens = LM-head rows = decode_seqs), where every op but decode attention is
+  // fixed, and a decode split that does not depend on the context.
+  const auto* terms = c.attn_decode.context_free_terms(d.seqs_d_);
+  if (!c.times_only || decode_seqs > kTableTokens || !terms) return d;
+  static_assert(kNumOps - kAttnDecode - 1 == DecodeSteps::kAfter);
+  BatchShape b;
+  b.decode_seqs = decode_seqs;
+  b.decode_context = decode_seqs;  // any valid context: its attention term is replaced in time()
+  TimesOnly out;
+  c.table_ops_into(decode_seqs, decode_seqs, out);
+  c.batch_ops_into(b, out);
+  double t = 0;
+  for (int i = 0; i < kAttnDecode; ++i) t += out.t[static_cast<std::size_t>(i)];
+  d.before_ = t;
+  for (int i = kAttnDecode + 1; i < kNumOps; ++i) d.after_[i - kAttnDecode - 1] = out.t[static_cast<std::size_t>(i)];
+  d.terms_ = terms;
+  d.attn_ = &c.attn_decode;
+  d.attn_layers_ = c.full_layers;
+  return d;
+}
+
+double DecodeSteps::slow_time(std::int64_t decode_context) const {
+  BatchShape b;
+  b.decode_seqs = seqs_;
+  b.decode_context = decode_context;
+  return model_->iteration_time(b);
+}
+
 StepCost CostModel::breakdown(const BatchShape& batch) const {
   validate(batch);
   StepCost s;

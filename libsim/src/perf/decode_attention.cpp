@@ -53,14 +53,6 @@ constexpr double kTmReservedPerCta = 1024;  // the runtime's 1 KiB per block (sm
 // the 8-lane shuffle reduction of each score plus the online softmax (~50) [D, from the kernel's thread map].
 constexpr double kTmReductionOps = 50;
 
-double pnorm(double a, double b, double p) {
-  if (a <= 0) return b;
-  if (b <= 0) return a;
-  if (p == 2.0) return std::sqrt(a * a + b * b);
-  if (p >= 32.0) return std::max(a, b);
-  const double m = std::max(a, b);
-  return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p), 1.0 / p);
-}
 
 bool is_8bit_float(spec::DType d) { return d == spec::DType::fp8; }
 
@@ -240,38 +232,9 @@ DecodeAttentionCost DecodeAttentionModel::per_layer(double seqs, double context)
   DecodeAttentionCost c;
   if (!(seqs > 0)) return c;
   const double tokens = context + seqs;  // every sequence also attends to its new token
-  if (seqs <= kSeqTableMax) {  // a whole number of sequences in the table: its precomputed terms
-    const auto n = static_cast<std::int64_t>(seqs);
-    const auto k = static_cast<std::size_t>(n - static_cast<std::int64_t>(seq_table_first_));
-    if (static_cast<double>(n) == seqs && n >= static_cast<std::int64_t>(seq_table_first_) && k < seq_table_.size())
-      return with_terms(seqs, tokens, seq_table_[k]);
-  }
+  // A whole number of sequences in the table: its precomputed terms.
+  if (const SeqTerms* t = context_free_terms(seqs)) return with_terms(seqs, tokens, *t);
   return with_terms(seqs, tokens, seq_terms(seqs, splits_for(seqs, tokens / seqs)));
-}
-
-DecodeAttentionCost DecodeAttentionModel::with_terms(double seqs, double tokens, const SeqTerms& t) const {
-  DecodeAttentionCost c;
-  c.ctas = t.ctas;
-  c.splits = t.splits;
-  c.waves = t.waves;
-  // Bytes: K and V of every cached token once per KV head (re-reads of the query heads of an unpacked kernel hit
-  // L2), the query and output, the split's partials (+ writing the new token's K and V, which vLLM does in its own
-  // cache kernel just before).
-  const double kv_bytes = (tokens + seqs) * shape_.kv_heads * kv_bytes_per_token_;
-  c.bytes = kv_bytes + t.qo_bytes + t.split_bytes;
-  c.flops = 2.0 * tokens * shape_.heads * (shape_.head_dim + shape_.v_head_dim);
-  const double t_stream = c.bytes / t.stream_bw;
-
-  // CUDA-core work: converting low-precision K/V (per reading CTA) and, for the unpacked kernel, the dot
-  // products themselves.
-  const double elements = tokens * shape_.kv_heads * shape_.kv_elements * readers_per_element_;
-  const double ops = elements * convert_ops_ + tokens * shape_.heads * cuda_core_ops_per_token_head_;
-  const double t_alu = ops > 0 ? ops / t.alu_rate : 0.0;
-  c.alu_bound = t_alu > t_stream;
-
-  c.stream_s = pnorm(t_stream, t_alu, p_);
-  c.time_s = t.fixed_s + c.stream_s;
-  return c;
 }
 
 }  // namespace llmsim::perf

@@ -1,7 +1,7 @@
 #pragma once
 // The discrete-event core: one queue with a total, documented order (time, phase, sequence number).
 // The sequence counter belongs to the queue (one per simulation), so two simulations never interact.
-#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -30,25 +30,58 @@ struct Event {
 
 class EventQueue {
  public:
-  /// Schedules an event; `time_s` must not lie before the last popped event (InternalError otherwise).
-  void schedule(double time_s, EventKind kind, std::int32_t target) {
+  /// Schedules an event; `time_s` must not lie before the last popped event (InternalError otherwise). Returns its
+  /// sequence number (Event::seq), by which a caller can tell a live event from one it has since superseded.
+  std::uint64_t schedule(double time_s, EventKind kind, std::int32_t target) {
     LLMSIM_CHECK(time_s >= now_s_, "event scheduled in the past");
-    heap_.push_back(Event{time_s, next_seq_++, kind, target});
-    std::push_heap(heap_.begin(), heap_.end(), Later{});
+    LLMSIM_CHECK(next_seq_ < kSeqLimit, "event sequence numbers exhausted");
+    const double t = time_s + 0.0;  // -0.0 -> +0.0: the key's bit order is the value order for t >= 0
+    Node n{std::bit_cast<std::uint64_t>(t), (static_cast<std::uint64_t>(kind) << kSeqBits) | next_seq_, target};
+    std::size_t i = heap_.size();
+    heap_.push_back(n);
+    while (i > 0) {  // sift up
+      const std::size_t parent = (i - 1) / kArity;
+      if (!before(n, heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = n;
+    return next_seq_++;
   }
   bool empty() const noexcept { return heap_.empty(); }
   std::size_t size() const noexcept { return heap_.size(); }
   /// The next event (precondition: not empty).
-  const Event& peek() const {
+  Event peek() const {
     LLMSIM_CHECK(!heap_.empty(), "peek on an empty event queue");
-    return heap_.front();
+    return to_event(heap_.front());
+  }
+  /// Time of the next event (precondition: not empty).
+  double peek_time() const {
+    LLMSIM_CHECK(!heap_.empty(), "peek on an empty event queue");
+    return std::bit_cast<double>(heap_.front().time_key);
   }
   /// Removes and returns the next event; now() becomes its time.
   Event pop() {
     LLMSIM_CHECK(!heap_.empty(), "pop on an empty event queue");
-    std::pop_heap(heap_.begin(), heap_.end(), Later{});
-    Event e = heap_.back();
+    const Event e = to_event(heap_.front());
+    const Node last = heap_.back();
     heap_.pop_back();
+    const std::size_t n = heap_.size();
+    if (n > 0) {  // sift the last node down from the root
+      std::size_t i = 0;
+      for (;;) {
+        const std::size_t first = kArity * i + 1;
+        if (first >= n) break;
+        std::size_t best = first;
+        const std::size_t end = first + kArity < n ? first + kArity : n;
+        for (std::size_t c = first + 1; c < end; ++c)
+          if (before(heap_[c], heap_[best])) best = c;
+        if (!before(heap_[best], last)) break;
+        heap_[i] = heap_[best];
+        i = best;
+      }
+      heap_[i] = last;
+    }
     now_s_ = e.time_s;
     return e;
   }
@@ -57,16 +90,26 @@ class EventQueue {
   void reserve(std::size_t n) { heap_.reserve(n); }
 
  private:
-  // std heap functions build a max-heap; "later" puts the earliest (time, phase, seq) on top. A function
-  // object (not a function pointer) so the heap operations inline the comparison.
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const noexcept {
-      if (a.time_s != b.time_s) return a.time_s > b.time_s;
-      if (a.kind != b.kind) return a.kind > b.kind;
-      return a.seq > b.seq;
-    }
+  // A 4-ary min-heap of packed keys: (time, phase, seq) is the pair (time's bits, phase << 56 | seq), compared as
+  // one 128-bit unsigned number (times are >= 0, whose IEEE bit patterns order as the values). Shallower than a
+  // binary heap and compared without branches on the three fields: the engine pops an event per step.
+  static constexpr std::size_t kArity = 4;
+  static constexpr int kSeqBits = 56;
+  static constexpr std::uint64_t kSeqLimit = std::uint64_t{1} << kSeqBits;
+  struct Node {
+    std::uint64_t time_key;
+    std::uint64_t order_key;  ///< phase << kSeqBits | seq
+    std::int32_t target;
   };
-  std::vector<Event> heap_;
+  __extension__ using U128 = unsigned __int128;
+  static bool before(const Node& a, const Node& b) noexcept {
+    return ((static_cast<U128>(a.time_key) << 64) | a.order_key) < ((static_cast<U128>(b.time_key) << 64) | b.order_key);
+  }
+  static Event to_event(const Node& n) noexcept {
+    return Event{std::bit_cast<double>(n.time_key), n.order_key & (kSeqLimit - 1),
+                 static_cast<EventKind>(n.order_key >> kSeqBits), n.target};
+  }
+  std::vector<Node> heap_;
   std::uint64_t next_seq_ = 0;
   double now_s_ = 0;
 };

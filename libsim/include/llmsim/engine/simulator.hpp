@@ -52,6 +52,10 @@ struct SimulationOptions {
   /// Time series of the run (SimulationResult::time_series): window width in simulated seconds; 0 =
   /// automatic (about 256-512 windows over the run); negative = off (the default).
   double time_series_window_s = -1;
+  /// Decode runs (docs/engine.md): a replica's decode-only steps between an admission and a completion are simulated
+  /// without an event each. The results are the same bits either way; off only to check that (tests,
+  /// bench/identical_outputs.sh) or to time the difference.
+  bool decode_runs = true;
   /// When set, the run checks the flag every few thousand events and throws llmsim::Cancelled once it is
   /// true (Python's KeyboardInterrupt, CLI signals): a long simulation stops within milliseconds.
   const std::atomic<bool>* cancel = nullptr;
@@ -65,6 +69,8 @@ struct SimulationResult {
   /// KV blocks still allocated on all replicas when the run ended: 0 after a run that drained (an invariant
   /// the trust tests check); in-flight requests' blocks after an unstable or horizon-cut run.
   std::int64_t kv_blocks_in_use_at_end = 0;
+  /// Events the loop processed (a diagnostic: with decode runs, well under the iterations of a busy run).
+  std::int64_t events = 0;
 };
 
 /// Simulates the scenario. A model that does not fit yields summary.fits = false with the reason (no

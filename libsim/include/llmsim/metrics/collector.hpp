@@ -62,7 +62,11 @@ class Collector {
   /// The steady state ends at the last measured arrival (`now_s`): later completions form the drain tail.
   void mark_steady_end(double now_s);
   /// `weight` inter-token gaps of `gap_s` each (one per sequence that received a token after that gap).
-  void on_token_gap(double gap_s, double weight) { itl_.add(gap_s * 1e3, weight); }
+  /// `weight` sequences got a token `gap_s` after their previous one: the histogram's bins here, the moments into the
+  /// engine replica's own `source` (each replica's gaps summed in its own order, whatever the interleaving of the
+  /// replicas' steps), merged in replica order by merge_token_gaps() before summarize().
+  void on_token_gap(double gap_s, double weight, LatencyHistogram::Source& source) { itl_.add(gap_s * 1e3, weight, source); }
+  void merge_token_gaps(const LatencyMoments& moments) { itl_.merge_moments(moments); }
   /// A measured request of class `tenant` entered (+1) or left (−1) the system at `now_s`.
   void on_in_system_change(double now_s, int delta, std::int32_t tenant) {
     in_system_ += delta;

@@ -44,6 +44,39 @@ struct StepCost {
   std::vector<OpCost> ops;       ///< filled only by CostModel::breakdown()
 };
 
+class CostModel;
+
+/// Consecutive decode-only iterations of the same `decode_seqs` sequences (no prefill, no speculation) whose context
+/// grows step by step, as an engine replica runs between admissions and completions: the ops that do not depend on
+/// the context are evaluated once, so each time() costs the decode-attention term alone. time(ctx) equals
+/// CostModel::iteration_time of BatchShape{decode_seqs, decode_context = ctx} bit for bit (the same values summed in
+/// the same order). Holds a pointer to its CostModel, which must outlive it.
+class DecodeSteps {
+ public:
+  double time(std::int64_t decode_context) const {
+    if (!terms_ || decode_context < 0) return slow_time(decode_context);
+    // table_time's sum in op order, with the one context-dependent term computed now.
+    double t = before_ + attn_->time_s(*terms_, seqs_d_, static_cast<double>(decode_context)) * attn_layers_;
+    for (int i = 0; i < kAfter; ++i) t += after_[i];
+    return t;
+  }
+  std::int64_t seqs() const noexcept { return seqs_; }
+
+ private:
+  friend class CostModel;
+  static constexpr int kAfter = 12;  ///< ops after decode attention (checked against the op table)
+  double slow_time(std::int64_t decode_context) const;
+  const CostModel* model_ = nullptr;
+  std::int64_t seqs_ = 0;
+  double seqs_d_ = 0;
+  /// Set on the table path of iteration_time with a context-free decode split; else time() calls iteration_time.
+  const DecodeAttentionModel::SeqTerms* terms_ = nullptr;
+  const DecodeAttentionModel* attn_ = nullptr;
+  double attn_layers_ = 0;           ///< layers the decode kernel runs in
+  double before_ = 0;                ///< the running sum of the ops before decode attention, in op order
+  double after_[kAfter] = {};        ///< the ops after it, in op order
+};
+
 class CostModel {
  public:
   /// Throws ConfigError when tp/pp do not divide the model, or the quantization needs a tensor path the
@@ -59,6 +92,9 @@ class CostModel {
   /// The same, with the proposer's part of it in `*proposer_s` (0 unless batch.spec_tokens > 0 and a proposer is
   /// set): for the draft's share of GPU time.
   double iteration_time(const BatchShape& batch, double* proposer_s) const;
+  /// Decode-only steps of `decode_seqs` sequences at any context (DecodeSteps): the engine's hot path between
+  /// admissions and completions. decode_seqs >= 1, no speculation.
+  DecodeSteps decode_steps(std::int64_t decode_seqs) const;
   /// The same time with its per-op breakdown (for `llmsim step`).
   StepCost breakdown(const BatchShape& batch) const;
   /// Speculative decoding's GPU proposer (a draft model, an EAGLE head or MTP module as a one-layer model), whose

@@ -4,6 +4,9 @@
 // launches (KV heads × sequences × KV splits), how fast one running CTA can stream K/V, per-wave fixed
 // costs, and the CUDA-core work of the kernels that convert low-precision KV or compute on CUDA cores.
 // Evaluated from the batch sums (sequences, Σ context) in O(1).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -75,7 +78,6 @@ class DecodeAttentionModel {
 
   DecodeAttentionBackend backend() const noexcept { return backend_; }
 
- private:
   /// The terms that depend on the sequence count and the KV split alone (not on the context).
   struct SeqTerms {
     double splits = 1, ctas = 0, waves = 0, qo_bytes = 0, split_bytes = 0;
@@ -83,9 +85,53 @@ class DecodeAttentionModel {
     double alu_rate = 0;   ///< CUDA-core instructions/s of the SMs that hold a CTA
     double fixed_s = 0;    ///< fixed and per-wave seconds
   };
+  /// A whole number of sequences whose terms do not depend on the context (the table per_layer reads), or nullptr:
+  /// then time_s(terms, seqs, context) is per_layer(seqs, context).time_s for any context, inline.
+  const SeqTerms* context_free_terms(double seqs) const noexcept {
+    if (!(seqs > 0) || seqs > kSeqTableMax) return nullptr;
+    const auto n = static_cast<std::int64_t>(seqs);
+    const auto k = static_cast<std::size_t>(n - static_cast<std::int64_t>(seq_table_first_));
+    if (static_cast<double>(n) == seqs && n >= static_cast<std::int64_t>(seq_table_first_) && k < seq_table_.size())
+      return &seq_table_[k];
+    return nullptr;
+  }
+  double time_s(const SeqTerms& t, double seqs, double context) const { return with_terms(seqs, context + seqs, t).time_s; }
+
+ private:
   double splits_for(double seqs, double mean_ctx) const;
   SeqTerms seq_terms(double seqs, double splits) const;
-  DecodeAttentionCost with_terms(double seqs, double tokens, const SeqTerms& t) const;
+  /// One layer from the context-free terms (inline: the engine's decode steps need the time alone, and the compiler
+  /// drops the rest).
+  DecodeAttentionCost with_terms(double seqs, double tokens, const SeqTerms& t) const {
+    DecodeAttentionCost c;
+    c.ctas = t.ctas;
+    c.splits = t.splits;
+    c.waves = t.waves;
+    // Bytes: K and V of every cached token once per KV head (re-reads of the query heads of an unpacked kernel hit
+    // L2), the query and output, the split's partials (+ writing the new token's K and V, which vLLM does in its own
+    // cache kernel just before).
+    const double kv_bytes = (tokens + seqs) * shape_.kv_heads * kv_bytes_per_token_;
+    c.bytes = kv_bytes + t.qo_bytes + t.split_bytes;
+    c.flops = 2.0 * tokens * shape_.heads * (shape_.head_dim + shape_.v_head_dim);
+    const double t_stream = c.bytes / t.stream_bw;
+    // CUDA-core work: converting low-precision K/V (per reading CTA) and, for the unpacked kernel, the dot
+    // products themselves.
+    const double elements = tokens * shape_.kv_heads * shape_.kv_elements * readers_per_element_;
+    const double ops = elements * convert_ops_ + tokens * shape_.heads * cuda_core_ops_per_token_head_;
+    const double t_alu = ops > 0 ? ops / t.alu_rate : 0.0;
+    c.alu_bound = t_alu > t_stream;
+    c.stream_s = pnorm(t_stream, t_alu, p_);
+    c.time_s = t.fixed_s + c.stream_s;
+    return c;
+  }
+  static double pnorm(double a, double b, double p) {
+    if (a <= 0) return b;
+    if (b <= 0) return a;
+    if (p == 2.0) return std::sqrt(a * a + b * b);
+    if (p >= 32.0) return std::max(a, b);
+    const double m = std::max(a, b);
+    return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p), 1.0 / p);
+  }
   void fill_seq_table();
   /// seq_terms(n, 1) for n = seq_table_first_, ... up to kSeqTableMax sequences, where the split is 1 whatever the
   /// context: the engine's per-step call then skips the split rule, the waves' ceil and three divisions.

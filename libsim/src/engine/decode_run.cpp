@@ -1,0 +1,85 @@
+// Decode runs: between an admission and a completion a replica's batch does not change — the same decoders each
+// emit one token per step, the context grows by one token per decoder, and the step in which the next sequence
+// finishes is known (the finish heap). Those steps are simulated without an event each: when a decode-only step
+// starts with nothing else to do, the replica plans the steps after it (their times from perf::DecodeSteps, their
+// KV growth from the phase counts) and the engine schedules one iteration_done event at the end of the last. A
+// replica whose run is under way is brought up to date before anything reads or changes it (catch_up, cut_run:
+// an arrival routed to it, a timeout, a failure, the run's end), so every boundary happens as the event-per-step
+// engine would have run it: the same state, the same sums in the same order, the same bits. docs/engine.md.
+#include "llmsim/core/error.hpp"
+#include "replica.hpp"
+
+namespace llmsim::engine::detail {
+
+
+double Replica::plan_run(double now_s) {
+  run_.steps = run_.at = 0;
+  const double first_end = now_s + duration_s_;
+  // A run needs V1's unified step (every decoder in every step, nothing else scheduled) and a batch that only a
+  // completion can change: nothing waiting, swapped, mid-prefill or cancelled. Speculative steps vary in length and
+  // a prefill-only replica never decodes: both keep an event per step.
+  if (!decode_step_ || cfg_.policy != spec::SchedulerPolicy::vllm || cfg_.spec_tokens > 0 || cfg_.prefill_only ||
+      n_dec_ == 0 || !prefill_done_.empty() || !chunked_partial_.empty() || !waiting_.empty() || !swapped_.empty() ||
+      !cancels_.empty() || swap_bytes_ > 0 || preempted_this_step_)
+    return first_end;
+  // The first live or stale finish entry: a stale one ends the run early (safe), the boundary then pops it.
+  const std::int64_t next_finish = finish_heap_.empty() ? std::numeric_limits<std::int64_t>::max() : finish_heap_.front().step;
+  if (next_finish <= step_) return first_end;  // a sequence finishes in the step in flight
+  perf::DecodeSteps& steps = decode_steps_[n_dec_ & 7];
+  if (steps.seqs() != n_dec_) steps = cost_->decode_steps(n_dec_);
+  run_.end_s[0] = first_end;
+  run_.duration_s[0] = duration_s_;
+  std::int64_t free = kv_.free();
+  std::int32_t k = 1;
+  // Step k starts when step k − 1 ends; step_ is the token clock of step 0 (begin_decode_step advanced it).
+  for (; k < DecodeRun::kMax; ++k) {
+    if (next_finish <= step_ + k - 1) break;  // a sequence finishes in step k − 1: its boundary is an event
+    // grow_decoders at step k's start: the decoders whose next position opens a block (clock step_ + k).
+    const std::int64_t need = phase_count_[static_cast<std::size_t>(mod_block(step_ + k))];
+    if (need > free) break;  // it would preempt: an event-driven boundary
+    free -= need;
+    const double d = steps.time(ctx_sum_ + k * n_dec_);
+    run_.need[k] = need;
+    run_.duration_s[k] = d;
+    run_.end_s[k] = run_.end_s[k - 1] + d;  // the engine's now_s + duration_s(), boundary after boundary
+  }
+  run_.steps = k;
+  run_.at = 1;
+  return run_.end_s[k - 1];
+}
+
+void Replica::commit_run_step() {
+  const std::int32_t k = run_.at;
+  const double now_s = run_.end_s[k - 1];
+  // finish_iteration of a decode-only step in which no sequence finishes (plan_run saw to that).
+  busy_ = false;
+  emit_token_gaps(now_s);
+  kv_used_.set(now_s, static_cast<double>(kv_.used()));
+  // start_iteration: schedule_v1 grows the decoders (it fits: planned) and begins the decode step; nothing else
+  // is scheduled (no partial prefill, an empty queue).
+  kv_.allocate(run_.need[k]);
+  perf::BatchShape shape;
+  begin_decode_step(shape);
+  kv_used_.set(now_s, static_cast<double>(kv_.used()));
+  emitting_ = shape.decode_seqs;
+  duration_s_ = run_.duration_s[k];
+  count_iteration(shape, now_s);
+  ++run_.at;
+}
+
+std::int32_t Replica::catch_up(double now_s) {
+  std::int32_t started = 0;
+  while (run_.at < run_.steps && run_.end_s[run_.at - 1] <= now_s) {
+    commit_run_step();
+    ++started;
+  }
+  return started;
+}
+
+bool Replica::cut_run() {
+  const bool earlier = run_.at < run_.steps;
+  run_.steps = run_.at = 0;
+  return earlier;
+}
+
+}  // namespace llmsim::engine::detail
