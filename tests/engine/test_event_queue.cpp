@@ -42,9 +42,11 @@ TEST_CASE("two queues are independent (no global sequence counter)") {
   REQUIRE(b.pop().seq == 0);
 }
 
-TEST_CASE("event queue pops in (time, phase, insertion) order under random interleaving") {
-  // A reference: the same events kept in a sorted list. Few distinct times, so ties of time and phase abound.
+TEST_CASE("event queue pops in (time, phase, insertion) order, with tracked events moved and removed") {
+  // A reference: the same events in a plain list, the minimum found by scanning. Few distinct times, so ties of time
+  // and phase abound; iteration_done events are tracked (one per target, 0..7), moved and cancelled at random.
   EventQueue q;
+  q.track(EventKind::iteration_done, 8);
   struct Ref {
     double t;
     int kind;
@@ -52,17 +54,44 @@ TEST_CASE("event queue pops in (time, phase, insertion) order under random inter
     std::int32_t target;
   };
   std::vector<Ref> pending;
-  std::uint64_t rng = 12345;
+  std::uint64_t rng = 12345, seq = 0;
   auto next = [&] { return rng = rng * 6364136223846793005ULL + 1442695040888963407ULL, rng >> 33; };
-  std::size_t popped = 0, mismatched = 0;
+  auto tracked = [&](std::int32_t target) {
+    for (auto it = pending.begin(); it != pending.end(); ++it)
+      if (it->kind == 0 && it->target == target) return it;
+    return pending.end();
+  };
+  std::size_t popped = 0, mismatched = 0, moved = 0, cancelled = 0;
   double now = 0;
-  for (int step = 0; step < 20000; ++step) {
-    if (pending.empty() || next() % 3 != 0) {
-      const double t = now + static_cast<double>(next() % 4) * 0.25;  // now itself, or a few quarter steps later
-      const auto kind = static_cast<EventKind>(next() % 9);
-      const auto target = static_cast<std::int32_t>(next() % 1000);
-      const std::uint64_t seq = q.schedule(t == 0 ? -0.0 : t, kind, target);
-      pending.push_back(Ref{t, static_cast<int>(kind), seq, target});
+  for (int step = 0; step < 30000; ++step) {
+    const auto op = next() % 6;
+    const double t = now + static_cast<double>(next() % 4) * 0.25;  // now itself, or a few quarter steps later
+    if (op <= 2 || pending.empty()) {
+      auto kind = static_cast<EventKind>(next() % 9);
+      auto target = static_cast<std::int32_t>(next() % 1000);
+      if (kind == EventKind::iteration_done) {
+        target = static_cast<std::int32_t>(next() % 8);
+        if (tracked(target) != pending.end()) kind = EventKind::arrival;  // one pending per tracked target
+      }
+      q.schedule(t == 0 ? -0.0 : t, kind, target);
+      pending.push_back(Ref{t, static_cast<int>(kind), seq++, target});
+    } else if (op == 3) {
+      const auto target = static_cast<std::int32_t>(next() % 8);
+      const auto it = tracked(target);
+      CHECK(q.reschedule(target, t) == (it != pending.end()));
+      if (it != pending.end()) {
+        it->t = t;
+        it->seq = seq++;
+        ++moved;
+      }
+    } else if (op == 4) {
+      const auto target = static_cast<std::int32_t>(next() % 8);
+      const auto it = tracked(target);
+      CHECK(q.cancel(target) == (it != pending.end()));
+      if (it != pending.end()) {
+        pending.erase(it);
+        ++cancelled;
+      }
     } else {
       auto best = pending.begin();
       for (auto it = pending.begin(); it != pending.end(); ++it)
@@ -74,7 +103,11 @@ TEST_CASE("event queue pops in (time, phase, insertion) order under random inter
       pending.erase(best);
       ++popped;
     }
+    REQUIRE(q.size() == pending.size());
   }
   CHECK(mismatched == 0);
-  CHECK(popped > 5000);
+  CHECK(popped > 3000);
+  CHECK(moved > 500);
+  CHECK(cancelled > 500);
+  CHECK_THROWS_AS(q.schedule(now + 1, EventKind::iteration_done, 8), llmsim::InternalError);  // outside the tracked range
 }

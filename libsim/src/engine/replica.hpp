@@ -403,7 +403,7 @@ class Replica {
   /// advance, simulated without an event per step. Step 0 is the one start_iteration began; step k > 0 starts when
   /// step k − 1 ends, allocating need[k] blocks.
   struct DecodeRun {
-    static constexpr std::int32_t kMax = 32;
+    static constexpr std::int32_t kMax = 16;
     std::int32_t steps = 0;  ///< planned (0 or 1: no run)
     std::int32_t at = 0;     ///< started
     double end_s[kMax] = {}, duration_s[kMax] = {};

@@ -72,7 +72,7 @@ class Simulation {
   std::int64_t group_outstanding(std::int32_t group) const;
   // Failures (failures.hpp): a replica going down and coming back; its requests re-queued or failed.
   void schedule_fleet(double t, EventKind kind, std::int32_t target);
-  bool work_left() const { return events_.size() - stale_events_ > fleet_events_ || in_system_all_ > 0; }
+  bool work_left() const { return events_.size() > fleet_events_ || in_system_all_ > 0; }
   // Decode runs (decode_run.cpp): a replica's run brought up to now_s before its state is read (settle) or changed
   // (interrupt: the run ends with the step in flight, whose event is moved when it ends earlier).
   void settle(std::int32_t engine, double now_s);
@@ -116,12 +116,6 @@ class Simulation {
   std::unique_ptr<FailureModel> failures_;
   std::unique_ptr<Disaggregation> disagg_;   ///< with scenario.disaggregation
   std::unique_ptr<Timeouts> timeouts_;       ///< when workload.timeout_s > 0
-  /// Per engine: the sequence number of its live iteration_done event (kNoEvent: none). An event that is not its
-  /// engine's live one is stale — superseded when a decode run was cut short, or its iteration lost to a failure —
-  /// and skipped; stale_events_ counts those still queued.
-  std::vector<std::uint64_t> live_event_;
-  static constexpr std::uint64_t kNoEvent = ~std::uint64_t{0};
-  std::size_t stale_events_ = 0;
   bool runs_ = false;                        ///< decode runs (decode_run.cpp) on for this run
   std::vector<std::int32_t> evicted_;
   std::vector<std::int64_t> produced_;

@@ -71,10 +71,8 @@ void Simulation::on_replica_down(std::int32_t target, double now_s) {
   for (std::int32_t v = 0; v < engines_per_group_; ++v) {
     const auto e = static_cast<std::size_t>(g * engines_per_group_ + v);
     interrupt(static_cast<std::int32_t>(e), now_s);  // its tokens so far are counted
-    if (replicas_[e].busy()) {  // its iteration is lost with it
-      live_event_[e] = kNoEvent;
-      ++stale_events_;
-    }
+    // Its iteration is lost with it.
+    if (replicas_[e].busy()) LLMSIM_CHECK(events_.cancel(static_cast<std::int32_t>(e)), "a busy replica without its event");
     replicas_[e].evict_all(now_s, evicted_, produced_);
   }
   for (std::size_t k = 0; k < evicted_.size(); ++k) requeue_or_fail(evicted_[k], produced_[k], now_s);

@@ -84,7 +84,8 @@ bool Simulation::build() {
     }
     if (!fs.empty()) failures_ = std::make_unique<FailureModel>(fs, groups, w.seed);
     if (as || failures_ || fs.spares > 0) router_->set_ready_mask(&fleet_->ready_mask());
-    live_event_.assign(replicas_.size(), kNoEvent);
+    // One iteration_done event per busy engine, tracked: a decode run cut short moves it, a failure removes it.
+    events_.track(EventKind::iteration_done, replicas_.size());
     // Decode runs: the replicas' boundaries must be invisible between events. Off where something watches every
     // step (iteration records, the time series' state samples), where another replica's state is read at its
     // steps (KV-aware routing, disaggregation's transfers) or where steps overlap (pipeline parallel).
@@ -316,7 +317,7 @@ void Simulation::start_replica(std::int32_t r, double now_s) {
     result_.iterations.back().start_s = pass.entry_s;
     result_.iterations.back().duration_s = pass.exit_s - pass.entry_s;
   }
-  live_event_[static_cast<std::size_t>(r)] = events_.schedule(pass.exit_s, EventKind::iteration_done, r);
+  events_.schedule(pass.exit_s, EventKind::iteration_done, r);
 }
 
 void Simulation::finish_request(std::int32_t i, double now_s) {
@@ -374,10 +375,8 @@ void Simulation::interrupt(std::int32_t r, double now_s) {
   if (!replicas_[static_cast<std::size_t>(r)].in_run()) return;
   settle(r, now_s);
   Replica& rep = replicas_[static_cast<std::size_t>(r)];
-  if (rep.cut_run()) {  // the step in flight now ends the run: its event replaces the run's
-    ++stale_events_;
-    live_event_[static_cast<std::size_t>(r)] = events_.schedule(rep.in_flight_end_s(), EventKind::iteration_done, r);
-  }
+  if (rep.cut_run())  // the step in flight now ends the run: its event moves there
+    LLMSIM_CHECK(events_.reschedule(r, rep.in_flight_end_s()), "a replica in a decode run without its event");
 }
 
 void Simulation::settle_all(double now_s) {
@@ -462,10 +461,6 @@ void Simulation::event_loop() {
       break;
     }
     const Event e = events_.pop();
-    if (e.kind == EventKind::iteration_done && !synthetic_ && e.seq != live_event_[static_cast<std::size_t>(e.target)]) {
-      --stale_events_;  // superseded (a decode run cut short) or lost with a failed replica
-      continue;
-    }
     ++result_.events;
     // The run ends with its last request: fleet events (evaluations) do not extend it.
     if (e.kind <= EventKind::replica_start) end_s = e.time_s;

@@ -30,23 +30,43 @@ struct Event {
 
 class EventQueue {
  public:
-  /// Schedules an event; `time_s` must not lie before the last popped event (InternalError otherwise). Returns its
-  /// sequence number (Event::seq), by which a caller can tell a live event from one it has since superseded.
-  std::uint64_t schedule(double time_s, EventKind kind, std::int32_t target) {
-    LLMSIM_CHECK(time_s >= now_s_, "event scheduled in the past");
-    LLMSIM_CHECK(next_seq_ < kSeqLimit, "event sequence numbers exhausted");
-    const double t = time_s + 0.0;  // -0.0 -> +0.0: the key's bit order is the value order for t >= 0
-    Node n{std::bit_cast<std::uint64_t>(t), (static_cast<std::uint64_t>(kind) << kSeqBits) | next_seq_, target};
-    std::size_t i = heap_.size();
+  /// Events of `kind` are tracked by target, at most one pending per target in [0, targets): they can be moved
+  /// (reschedule) or removed (cancel) in O(log n). Call before scheduling any.
+  void track(EventKind kind, std::size_t targets) {
+    LLMSIM_CHECK(heap_.empty(), "event tracking set up after events were scheduled");
+    tracked_ = static_cast<int>(kind);
+    pos_.assign(targets, kNowhere);
+  }
+  /// Schedules an event; `time_s` must not lie before the last popped event (InternalError otherwise).
+  void schedule(double time_s, EventKind kind, std::int32_t target) {
+    const Node n = make_node(time_s, kind, target);
+    if (is_tracked(n)) LLMSIM_CHECK(tracked_pos(target) == kNowhere, "a second pending event for a tracked target");
     heap_.push_back(n);
-    while (i > 0) {  // sift up
-      const std::size_t parent = (i - 1) / kArity;
-      if (!before(n, heap_[parent])) break;
-      heap_[i] = heap_[parent];
-      i = parent;
+    sift_up(heap_.size() - 1, n);
+  }
+  /// Moves the pending tracked event of `target` to `time_s` with a new sequence number (it then orders as if
+  /// scheduled now); false when none is pending.
+  bool reschedule(std::int32_t target, double time_s) {
+    const std::size_t i = tracked_pos(target);
+    if (i == kNowhere) return false;
+    const Node old = heap_[i];
+    const Node n = make_node(time_s, static_cast<EventKind>(old.order_key >> kSeqBits), target);
+    if (before(n, old)) sift_up(i, n);
+    else sift_down(i, n);
+    return true;
+  }
+  /// Removes the pending tracked event of `target`; false when none is pending.
+  bool cancel(std::int32_t target) {
+    const std::size_t i = tracked_pos(target);
+    if (i == kNowhere) return false;
+    pos_[static_cast<std::size_t>(target)] = kNowhere;
+    const Node last = heap_.back();
+    heap_.pop_back();
+    if (i < heap_.size()) {
+      if (i > 0 && before(last, heap_[(i - 1) / kArity])) sift_up(i, last);
+      else sift_down(i, last);
     }
-    heap_[i] = n;
-    return next_seq_++;
+    return true;
   }
   bool empty() const noexcept { return heap_.empty(); }
   std::size_t size() const noexcept { return heap_.size(); }
@@ -63,25 +83,12 @@ class EventQueue {
   /// Removes and returns the next event; now() becomes its time.
   Event pop() {
     LLMSIM_CHECK(!heap_.empty(), "pop on an empty event queue");
-    const Event e = to_event(heap_.front());
+    const Node top = heap_.front();
+    if (is_tracked(top)) pos_[static_cast<std::size_t>(top.target)] = kNowhere;
     const Node last = heap_.back();
     heap_.pop_back();
-    const std::size_t n = heap_.size();
-    if (n > 0) {  // sift the last node down from the root
-      std::size_t i = 0;
-      for (;;) {
-        const std::size_t first = kArity * i + 1;
-        if (first >= n) break;
-        std::size_t best = first;
-        const std::size_t end = first + kArity < n ? first + kArity : n;
-        for (std::size_t c = first + 1; c < end; ++c)
-          if (before(heap_[c], heap_[best])) best = c;
-        if (!before(heap_[best], last)) break;
-        heap_[i] = heap_[best];
-        i = best;
-      }
-      heap_[i] = last;
-    }
+    if (!heap_.empty()) sift_down(0, last);
+    const Event e = to_event(top);
     now_s_ = e.time_s;
     return e;
   }
@@ -96,6 +103,7 @@ class EventQueue {
   static constexpr std::size_t kArity = 4;
   static constexpr int kSeqBits = 56;
   static constexpr std::uint64_t kSeqLimit = std::uint64_t{1} << kSeqBits;
+  static constexpr std::size_t kNowhere = ~std::size_t{0};
   struct Node {
     std::uint64_t time_key;
     std::uint64_t order_key;  ///< phase << kSeqBits | seq
@@ -109,7 +117,49 @@ class EventQueue {
     return Event{std::bit_cast<double>(n.time_key), n.order_key & (kSeqLimit - 1),
                  static_cast<EventKind>(n.order_key >> kSeqBits), n.target};
   }
+  Node make_node(double time_s, EventKind kind, std::int32_t target) {
+    LLMSIM_CHECK(time_s >= now_s_, "event scheduled in the past");
+    LLMSIM_CHECK(next_seq_ < kSeqLimit, "event sequence numbers exhausted");
+    const double t = time_s + 0.0;  // -0.0 -> +0.0: the key's bit order is the value order for t >= 0
+    return Node{std::bit_cast<std::uint64_t>(t), (static_cast<std::uint64_t>(kind) << kSeqBits) | next_seq_++, target};
+  }
+  bool is_tracked(const Node& n) const noexcept { return static_cast<int>(n.order_key >> kSeqBits) == tracked_; }
+  std::size_t tracked_pos(std::int32_t target) const {
+    LLMSIM_CHECK(tracked_ >= 0 && target >= 0 && static_cast<std::size_t>(target) < pos_.size(),
+                 "rescheduling an event that is not tracked");
+    return pos_[static_cast<std::size_t>(target)];
+  }
+  void place(std::size_t i, const Node& n) {
+    heap_[i] = n;
+    if (is_tracked(n)) pos_[static_cast<std::size_t>(n.target)] = i;
+  }
+  void sift_up(std::size_t i, const Node& n) {
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / kArity;
+      if (!before(n, heap_[parent])) break;
+      place(i, heap_[parent]);
+      i = parent;
+    }
+    place(i, n);
+  }
+  void sift_down(std::size_t i, const Node& n) {
+    const std::size_t size = heap_.size();
+    for (;;) {
+      const std::size_t first = kArity * i + 1;
+      if (first >= size) break;
+      std::size_t best = first;
+      const std::size_t end = first + kArity < size ? first + kArity : size;
+      for (std::size_t c = first + 1; c < end; ++c)
+        if (before(heap_[c], heap_[best])) best = c;
+      if (!before(heap_[best], n)) break;
+      place(i, heap_[best]);
+      i = best;
+    }
+    place(i, n);
+  }
   std::vector<Node> heap_;
+  std::vector<std::size_t> pos_;  ///< per target: its tracked event's index in heap_ (kNowhere: none)
+  int tracked_ = -1;              ///< the tracked kind (-1: none)
   std::uint64_t next_seq_ = 0;
   double now_s_ = 0;
 };
