@@ -99,3 +99,33 @@ TEST_CASE("iteration_time gives breakdown()'s bits on every path: table, times o
   CHECK(models > 150);  // most pairs construct: the check is not vacuous
   CHECK(shapes > 1800);
 }
+
+TEST_CASE("DecodeSteps follows iteration_time as the context grows through split changes, small batches included") {
+  // Small batches split the KV by context (the split changes as it grows): DecodeSteps caches the terms per split.
+  const auto& cat = spec::Catalog::builtin();
+  std::int64_t steps = 0, differ = 0;
+  for (const char* gpu : {"a100-80gb-sxm", "h100-80gb-sxm", "rtx4090-24gb"}) {
+    for (const char* model : {"llama-3.1-8b", "qwen2.5-7b", "llama-3.1-70b"}) {
+      const auto g = cat.gpu(gpu);
+      std::unique_ptr<CostModel> cm;
+      try {
+        cm = std::make_unique<CostModel>(cat.model(model), spec::Quantization{}, g, perf::default_profile(g),
+                                         spec::ParallelConfig{1, 1});
+      } catch (const ConfigError&) {
+        continue;  // does not fit the card's parallel layout
+      }
+      for (const std::int64_t n : {1, 2, 3, 5, 8, 13, 21, 64, 200}) {
+        auto ds = cm->decode_steps(n);
+        for (std::int64_t ctx = 0; ctx < 300000; ctx += n * 97 + 1) {  // one decode run's growing context, strided
+          BatchShape b;
+          b.decode_seqs = n;
+          b.decode_context = ctx;
+          differ += ds.time(ctx) != cm->iteration_time(b);
+          ++steps;
+        }
+      }
+    }
+  }
+  CHECK(differ == 0);
+  CHECK(steps > 20000);
+}

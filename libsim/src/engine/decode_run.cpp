@@ -54,7 +54,8 @@ void Replica::commit_run_step() {
   // finish_iteration of a decode-only step in which no sequence finishes (plan_run saw to that).
   busy_ = false;
   emit_token_gaps(now_s);
-  kv_used_.set(now_s, static_cast<double>(kv_.used()));
+  // (finish_iteration sets the KV integral's value at now_s here; the start below sets it again at the same instant,
+  // which adds used × 0 to the integral: the one set below gives the same bits.)
   // start_iteration: schedule_v1 grows the decoders (it fits: planned) and begins the decode step; nothing else
   // is scheduled (no partial prefill, an empty queue).
   kv_.allocate(run_.need[k]);

@@ -412,12 +412,16 @@ void Replica::count_iteration(const perf::BatchShape& shape, double now_s) {
   busy_ = true;
   work_.busy_s += duration_s_;
   work_.tokens += static_cast<double>(shape.tokens());
-  work_.prefill_tokens += static_cast<double>(shape.prefill_tokens);
-  work_.attn_pairs += shape.prefill_attn_pairs;
+  // A decode-only step adds 0 to the prefill totals and a step without swaps 0 to the swap bytes: skipped (x + 0.0
+  // is x for these non-negative sums).
+  if (shape.prefill_seqs > 0) {
+    work_.prefill_tokens += static_cast<double>(shape.prefill_tokens);
+    work_.attn_pairs += shape.prefill_attn_pairs;
+    work_.prefill_kv_tokens += static_cast<double>(shape.prefill_kv_tokens);
+  }
   work_.decode_context += static_cast<double>(shape.decode_context + shape.decode_seqs);
-  work_.prefill_kv_tokens += static_cast<double>(shape.prefill_kv_tokens);
   work_.iterations += 1;
-  work_.swap_bytes += swap_bytes_;
+  if (swap_bytes_ > 0) work_.swap_bytes += swap_bytes_;
   const std::int64_t seqs = shape.decode_seqs + shape.prefill_seqs;
   work_.seq_time += static_cast<double>(seqs) * duration_s_;
   work_.max_seqs = std::max(work_.max_seqs, seqs);

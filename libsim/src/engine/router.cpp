@@ -2,13 +2,6 @@
 
 namespace llmsim::engine::detail {
 
-std::int64_t Router::group_outstanding(const std::vector<Replica>& replicas, std::int32_t g) const {
-  if (per_group_ == 1) return replicas[static_cast<std::size_t>(g)].outstanding();
-  std::int64_t n = 0;
-  for (std::int32_t v = 0; v < per_group_; ++v) n += replicas[static_cast<std::size_t>(g * per_group_ + v)].outstanding();
-  return n;
-}
-
 double Router::group_kv_fraction(const std::vector<Replica>& replicas, std::int32_t g) const {
   std::int64_t used = 0, cap = 0;
   for (std::int32_t v = 0; v < per_group_; ++v) {

@@ -33,7 +33,12 @@ class Router {
   double group_kv_fraction(const std::vector<Replica>& replicas, std::int32_t g) const;
 
  private:
-  std::int64_t group_outstanding(const std::vector<Replica>& replicas, std::int32_t g) const;  // router.cpp
+  std::int64_t group_outstanding(const std::vector<Replica>& replicas, std::int32_t g) const {
+    if (per_group_ == 1) return replicas[static_cast<std::size_t>(g)].outstanding();  // inline: read per group per arrival
+    std::int64_t n = 0;
+    for (std::int32_t v = 0; v < per_group_; ++v) n += replicas[static_cast<std::size_t>(g * per_group_ + v)].outstanding();
+    return n;
+  }
   double score(const std::vector<Replica>& replicas, std::int32_t g) const;  ///< speed-aware: lower is better
   spec::RouterPolicy policy_;
   std::vector<double> weight_, rate_;

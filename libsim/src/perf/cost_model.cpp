@@ -122,9 +122,8 @@ DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
   d.seqs_d_ = static_cast<double>(decode_seqs);
   const Constants& c = *c_;
   // The table path of iteration_time (tokens = LM-head rows = decode_seqs), where every op but decode attention is
-  // fixed, and a decode split that does not depend on the context.
-  const auto* terms = c.attn_decode.context_free_terms(d.seqs_d_);
-  if (!c.times_only || decode_seqs > kTableTokens || !terms) return d;
+  // fixed.
+  if (!c.times_only || decode_seqs > kTableTokens) return d;
   static_assert(kNumOps - kAttnDecode - 1 == DecodeSteps::kAfter);
   BatchShape b;
   b.decode_seqs = decode_seqs;
@@ -136,7 +135,7 @@ DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
   for (int i = 0; i < kAttnDecode; ++i) t += out.t[static_cast<std::size_t>(i)];
   d.before_ = t;
   for (int i = kAttnDecode + 1; i < kNumOps; ++i) d.after_[i - kAttnDecode - 1] = out.t[static_cast<std::size_t>(i)];
-  d.terms_ = terms;
+  d.terms_ = c.attn_decode.context_free_terms(d.seqs_d_);  // nullptr: the split follows the context
   d.attn_ = &c.attn_decode;
   d.attn_layers_ = c.full_layers;
   return d;

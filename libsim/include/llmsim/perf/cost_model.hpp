@@ -54,9 +54,19 @@ class CostModel;
 class DecodeSteps {
  public:
   double time(std::int64_t decode_context) const {
-    if (!terms_ || decode_context < 0) return slow_time(decode_context);
+    if (!attn_ || decode_context < 0) return slow_time(decode_context);
+    const auto ctx = static_cast<double>(decode_context);
+    const DecodeAttentionModel::SeqTerms* terms = terms_;
+    if (!terms) {  // the split follows the context: its terms cached by split, which changes rarely step to step
+      const double split = attn_->split_for(seqs_d_, ctx);
+      if (split != split_) {
+        split_terms_ = attn_->terms_for_split(seqs_d_, split);
+        split_ = split;
+      }
+      terms = &split_terms_;
+    }
     // table_time's sum in op order, with the one context-dependent term computed now.
-    double t = before_ + attn_->time_s(*terms_, seqs_d_, static_cast<double>(decode_context)) * attn_layers_;
+    double t = before_ + attn_->time_s(*terms, seqs_d_, ctx) * attn_layers_;
     for (int i = 0; i < kAfter; ++i) t += after_[i];
     return t;
   }
@@ -69,9 +79,13 @@ class DecodeSteps {
   const CostModel* model_ = nullptr;
   std::int64_t seqs_ = 0;
   double seqs_d_ = 0;
-  /// Set on the table path of iteration_time with a context-free decode split; else time() calls iteration_time.
-  const DecodeAttentionModel::SeqTerms* terms_ = nullptr;
+  /// Set on the table path of iteration_time; else time() calls iteration_time.
   const DecodeAttentionModel* attn_ = nullptr;
+  /// The decode terms when the split does not depend on the context; else the last split's (a cache: a DecodeSteps
+  /// belongs to one caller).
+  const DecodeAttentionModel::SeqTerms* terms_ = nullptr;
+  mutable DecodeAttentionModel::SeqTerms split_terms_;
+  mutable double split_ = -1;
   double attn_layers_ = 0;           ///< layers the decode kernel runs in
   double before_ = 0;                ///< the running sum of the ops before decode attention, in op order
   double after_[kAfter] = {};        ///< the ops after it, in op order

@@ -96,6 +96,9 @@ class DecodeAttentionModel {
     return nullptr;
   }
   double time_s(const SeqTerms& t, double seqs, double context) const { return with_terms(seqs, context + seqs, t).time_s; }
+  /// The KV split per_layer(seqs, context) runs with, and its terms (for a caller that caches them by split).
+  double split_for(double seqs, double context) const { return splits_for(seqs, (context + seqs) / seqs); }
+  SeqTerms terms_for_split(double seqs, double splits) const { return seq_terms(seqs, splits); }
 
  private:
   double splits_for(double seqs, double mean_ctx) const;
