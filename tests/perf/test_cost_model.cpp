@@ -436,3 +436,37 @@ TEST_CASE("GGUF decode GEMV: llama.cpp's mul_mat_vec_q is bound by instruction i
   // Formats without the kernel are untouched: AWQ (Marlin) has no issue term.
   CHECK(spec::weight_format("awq-int4").gemv_max_rows == 0);
 }
+
+TEST_CASE("W8A8 quantises each GEMM input in a kernel of its own (vLLM apply_fp8_linear / apply_int8_linear)") {
+  // Llama-3.1-8B by hand, 32 decoders: fp8 and int8 W8A8 stream T·(2h + H·d + I)·(2 + 1) more element-wise bytes per
+  // layer than fp16 (read in 16 bits, written in 8) and launch four more kernels per layer; weight-only formats none.
+  const auto b = decode(32, 1024);
+  const auto fp16 = model_on("h100-80gb-sxm").breakdown(b);
+  const double quant_bytes = 32.0 * (2 * 4096 + 32 * 128 + 14336) * 3 * 32;
+  for (const char* w : {"fp8", "w8a8"}) {
+    const auto s = model_on("h100-80gb-sxm", w).breakdown(b);
+    CHECK(find_op(s, "norms_rotary_act")->bytes - find_op(fp16, "norms_rotary_act")->bytes ==
+          Approx(quant_bytes).epsilon(1e-12));
+    // Launch: 4 kernels × 32 layers more, each replayed from the CUDA graph at the same cost per kernel.
+    const double per_kernel = op_time(fp16, "launch") / (32 * (9 + 1) + 8);
+    CHECK(op_time(s, "launch") - op_time(fp16, "launch") == Approx(4 * 32 * per_kernel).epsilon(1e-9));
+  }
+  // fp8 on an A100 runs weight-only (W8A16 Marlin): nothing to quantise.
+  const auto a100 = model_on("a100-80gb-sxm", "fp8").breakdown(b);
+  CHECK(find_op(a100, "norms_rotary_act")->bytes == find_op(model_on("a100-80gb-sxm").breakdown(b), "norms_rotary_act")->bytes);
+
+  // Size: SGLang's Llama-3.1-70B FP8 decode at TP 8 on H100s (sglang#2087's run: 32 sequences, ~1.1k context) spends
+  // 3-6 % of its step quantising activations; llmsim's step was 9.6 % short of the measured one without it.
+  const auto h100 = gpu("h100-80gb-sxm");
+  const auto m70 = spec::Catalog::builtin().model("llama-3.1-70b");
+  const auto step = [&](const std::string& w) {
+    return CostModel(m70, quant(w, spec::DType::bf16), h100, perf::default_profile(h100), spec::ParallelConfig{8, 1},
+                     true, 0, perf::Runtime::sglang)
+        .breakdown(decode(32, 1152));
+  };
+  const auto s8 = step("fp8"), s16 = step("fp16");
+  const double added = op_time(s8, "norms_rotary_act") - op_time(s16, "norms_rotary_act") + op_time(s8, "launch") -
+                       op_time(s16, "launch");
+  CHECK(added / s8.time_s > 0.03);
+  CHECK(added / s8.time_s < 0.06);
+}
