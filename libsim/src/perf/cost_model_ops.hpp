@@ -119,7 +119,7 @@ struct CostModel::Constants {
   double kv_b_params = 0, prefill_qk_dim = 0, prefill_v_dim = 0, kv_latent = 0;
   double rotary_norm_elems = 0;  // per token per layer: rotary on q and k (+ MLA's latent RMSNorms)
   double act_inter = 0;  // per token per layer: gated-activation width (routed + shared experts, averaged over layers)
-  double act_quant_elems = 0;  // W8A8: GEMM-input elements quantised per token per layer by their own kernel
+  double act_quant_bytes = 0;  // W8A8: bytes per token per layer the activation quantisation adds (setup)
   double lm_params = 0;
   double w_bytes_per_param = 2, lm_bytes_per_param = 2;
   double kv_bytes_per_token_layer = 0;  // K+V of one token in one layer on this GPU, as prefill attention reads it
@@ -274,8 +274,7 @@ struct CostModel::Constants {
     // Per token per layer: two fused add+RMSNorms (read 2h, write 2h each), rotary on q and k (read+write),
     // the gated activation (read 2I, write I); W8A8: each GEMM input read in 16 bits and written in 8 (its own kernel).
     const double act_elems = 8 * hidden + rotary_norm_elems + 3 * act_inter;
-    ops[kNorms] = stream(tokens * (act_elems * kActBytes + act_quant_elems * (kActBytes + 1)),
-                         tokens * (act_elems + act_quant_elems), layers);
+    ops[kNorms] = stream(tokens * (act_elems * kActBytes + act_quant_bytes), tokens * act_elems, layers);
     ops[kNorms].time_s += stream(tokens * 6 * hidden * kActBytes, 0, 1).time_s;  // embedding gather + final norm
 
     if (tp > 1) {

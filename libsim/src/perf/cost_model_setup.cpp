@@ -158,11 +158,19 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->kernels_per_iter = 8;
   // W8A8 (fp8 / int8 weights and activations): vLLM's apply_fp8_linear / apply_int8_linear (and SGLang, which calls
   // them) quantise every GEMM input in a kernel of its own (scaled_fp8_quant / scaled_int8_quant) before the
-  // cutlass_scaled_mm: qkv, o_proj, gate_up and down each read their input in 16 bits and write it in 8
-  // (docs/cost-model.md, "Quantization").
+  // cutlass_scaled_mm: qkv, o_proj, gate_up and down each read their input in 16 bits and write it in 8. A compiled
+  // vLLM V1 fuses the fp8 ones into the RMSNorm / SiLU×mul producing them (which then write 8 bits, not 16) except
+  // o_proj's (docs/cost-model.md, "Quantization").
   if (!fmt.weight_only && (c->gemm_dtype == spec::DType::fp8 || c->gemm_dtype == spec::DType::int8)) {
-    c->act_quant_elems = 2 * c->hidden + c->heads * c->prefill_v_dim + c->act_inter;
-    c->kernels_per_layer += 4;
+    const double o_in = c->heads * c->prefill_v_dim, produced = 2 * c->hidden + c->act_inter;
+    // Eager mode (enforce_eager) runs the model uncompiled: no fusion.
+    if (c->gemm_dtype == spec::DType::fp8 && runtime_traits(runtime_).fuses_fp8_input_quant && cuda_graphs_) {
+      c->act_quant_bytes = o_in * (kActBytes + 1) - produced * (kActBytes - 1);
+      c->kernels_per_layer += 1;
+    } else {
+      c->act_quant_bytes = (produced + o_in) * (kActBytes + 1);
+      c->kernels_per_layer += 4;
+    }
   }
   if (!(cpu_offload_bytes >= 0) || !std::isfinite(cpu_offload_bytes))
     throw ConfigError("engine.cpu_offload_gb", "must be >= 0, got " + format_value(cpu_offload_bytes / (1 << 30)));
