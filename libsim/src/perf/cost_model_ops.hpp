@@ -118,6 +118,8 @@ struct CostModel::Constants {
   bool mla = false;
   double kv_b_params = 0, prefill_qk_dim = 0, prefill_v_dim = 0, kv_latent = 0;
   double rotary_norm_elems = 0;  // per token per layer: rotary on q and k (+ MLA's latent RMSNorms)
+  double act_inter = 0;  // per token per layer: gated-activation width (routed + shared experts, averaged over layers)
+  double act_quant_bytes = 0;  // W8A8: bytes per token per layer the activation quantisation adds (setup)
   double lm_params = 0;
   double w_bytes_per_param = 2, lm_bytes_per_param = 2;
   double kv_bytes_per_token_layer = 0;  // K+V of one token in one layer on this GPU, as prefill attention reads it
@@ -270,12 +272,9 @@ struct CostModel::Constants {
     }
 
     // Per token per layer: two fused add+RMSNorms (read 2h, write 2h each), rotary on q and k (read+write),
-    // the gated activation (read 2I, write I) per routed expert (and shared expert), averaged over the layer mix.
-    const double act_inter = experts > 1 ? (dense_layers * inter + moe_layers * (expert_inter * experts_per_token +
-                                                                                  shared_inter)) / layers
-                                         : inter;
+    // the gated activation (read 2I, write I); W8A8: each GEMM input read in 16 bits and written in 8 (its own kernel).
     const double act_elems = 8 * hidden + rotary_norm_elems + 3 * act_inter;
-    ops[kNorms] = stream(tokens * act_elems * kActBytes, tokens * act_elems, layers);
+    ops[kNorms] = stream(tokens * (act_elems * kActBytes + act_quant_bytes), tokens * act_elems, layers);
     ops[kNorms].time_s += stream(tokens * 6 * hidden * kActBytes, 0, 1).time_s;  // embedding gather + final norm
 
     if (tp > 1) {

@@ -85,6 +85,10 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->shared_inter = m.shared_expert_intermediate_size / t;
     c->shared_params = 3.0 * c->hidden * c->shared_inter;
   }
+  // The gated activation's width per token, averaged over the layer mix (routed experts per token + shared ones).
+  c->act_inter = c->experts > 1 ? (c->dense_layers * c->inter + c->moe_layers * (c->expert_inter * c->experts_per_token +
+                                                                                  c->shared_inter)) / c->layers
+                                : c->inter;
   c->sliding_layers = m.has_sliding_window() ? m.sliding_layers : 0;
   c->full_layers = m.num_layers - c->sliding_layers;
   c->window = m.sliding_window;
@@ -152,6 +156,22 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->kernels_per_layer = 9 + (tp > 1 ? 2 : 0) + (m.is_moe() ? 3.0 * c->moe_layers / c->layers : 0.0) +
                          (m.is_mla() ? 3 : 0) + (c->shared_params > 0 ? 3.0 * c->moe_layers / c->layers : 0.0);
   c->kernels_per_iter = 8;
+  // W8A8 (fp8 / int8 weights and activations): vLLM's apply_fp8_linear / apply_int8_linear (and SGLang, which calls
+  // them) quantise every GEMM input in a kernel of its own (scaled_fp8_quant / scaled_int8_quant) before the
+  // cutlass_scaled_mm: qkv, o_proj, gate_up and down each read their input in 16 bits and write it in 8. A compiled
+  // vLLM V1 fuses the fp8 ones into the RMSNorm / SiLU×mul producing them (which then write 8 bits, not 16) except
+  // o_proj's (docs/cost-model.md, "Quantization").
+  if (!fmt.weight_only && (c->gemm_dtype == spec::DType::fp8 || c->gemm_dtype == spec::DType::int8)) {
+    const double o_in = c->heads * c->prefill_v_dim, produced = 2 * c->hidden + c->act_inter;
+    // Eager mode (enforce_eager) runs the model uncompiled: no fusion.
+    if (c->gemm_dtype == spec::DType::fp8 && runtime_traits(runtime_).fuses_fp8_input_quant && cuda_graphs_) {
+      c->act_quant_bytes = o_in * (kActBytes + 1) - produced * (kActBytes - 1);
+      c->kernels_per_layer += 1;
+    } else {
+      c->act_quant_bytes = (produced + o_in) * (kActBytes + 1);
+      c->kernels_per_layer += 4;
+    }
+  }
   if (!(cpu_offload_bytes >= 0) || !std::isfinite(cpu_offload_bytes))
     throw ConfigError("engine.cpu_offload_gb", "must be >= 0, got " + format_value(cpu_offload_bytes / (1 << 30)));
   if (cpu_offload_bytes > 0) {

@@ -11,7 +11,11 @@ RuntimeTraits runtime_traits(Runtime r) {
   RuntimeTraits t;
   switch (r) {
     case Runtime::vllm_v1:
-      break;  // the defaults: piecewise graphs, the profile's V1 CPU time, custom all-reduce
+      // The defaults: piecewise graphs, the profile's V1 CPU time, custom all-reduce. Its Inductor-compiled model runs
+      // the fp8 input quantisation (QuantFP8's native path) fused with the RMSNorm or SiLU×mul that feeds the GEMM
+      // (docs/design/fusions.md: RMSNorm + Quant and SiLU+Mul + Quant, FP8 on sm89+, on by default).
+      t.fuses_fp8_input_quant = true;
+      break;
     case Runtime::vllm_v0:
       t.graphs = GraphMode::vllm_v0;
       t.cpu = CpuCost::profile_v0;

@@ -51,6 +51,10 @@ struct RuntimeTraits {
   /// Prefill attention without a fused (flash) kernel: the score matrix of heads × tokens × KV cells is written to
   /// and read back from memory between a batched GEMM, a softmax and a second GEMM (perf/prefill_scores.hpp).
   bool materialises_prefill_scores = false;
+  /// W8A8 FP8: the compiled model (torch.compile/Inductor) quantises a GEMM's input inside the kernel that produces
+  /// it (the RMSNorm before qkv and gate_up, the SiLU×mul before down), which then writes 8 bits; only o_proj's input,
+  /// after the opaque attention op, is quantised by a kernel of its own. Without it, every GEMM input is.
+  bool fuses_fp8_input_quant = false;
 };
 
 /// The traits of `r`; sources in docs/cost-model.md "Runtimes".
