@@ -20,7 +20,7 @@ double Replica::plan_run(double now_s) {
   // a prefill-only replica never decodes: both keep an event per step.
   if (!decode_step_ || cfg_.policy != spec::SchedulerPolicy::vllm || cfg_.spec_tokens > 0 || cfg_.prefill_only ||
       n_dec_ == 0 || !prefill_done_.empty() || !chunked_partial_.empty() || !waiting_.empty() || !swapped_.empty() ||
-      !cancels_.empty() || swap_bytes_ > 0 || preempted_this_step_)
+      !cancels_.empty() || swap_bytes_ > 0 || preempted_this_step_ || !fresh_.empty())
     return first_end;
   // The first live or stale finish entry: a stale one ends the run early (safe), the boundary then pops it.
   const std::int64_t next_finish = finish_heap_.empty() ? std::numeric_limits<std::int64_t>::max() : finish_heap_.front().step;
@@ -39,6 +39,7 @@ double Replica::plan_run(double now_s) {
     if (need > free) break;  // it would preempt: an event-driven boundary
     free -= need;
     const double d = steps.time(ctx_sum_ + k * n_dec_);
+    LLMSIM_CHECK(d > 0, "the cost model returned a non-positive iteration time");
     run_.need[k] = need;
     run_.duration_s[k] = d;
     run_.end_s[k] = run_.end_s[k - 1] + d;  // the engine's now_s + duration_s(), boundary after boundary
@@ -49,23 +50,33 @@ double Replica::plan_run(double now_s) {
 }
 
 void Replica::commit_run_step() {
-  const std::int32_t k = run_.at;
+  const std::int32_t k = run_.at++;
   const double now_s = run_.end_s[k - 1];
-  // finish_iteration of a decode-only step in which no sequence finishes (plan_run saw to that).
-  busy_ = false;
+  // finish_iteration of a decode-only step in which no sequence finishes (plan_run saw to that): the gaps, and the
+  // context grown by a token per decoder. (It also sets the KV integral's value at now_s; the start below sets it
+  // again at the same instant, which adds used × 0: the one set below gives the same bits.)
   emit_token_gaps(now_s);
-  // (finish_iteration sets the KV integral's value at now_s here; the start below sets it again at the same instant,
-  // which adds used × 0 to the integral: the one set below gives the same bits.)
-  // start_iteration: schedule_v1 grows the decoders (it fits: planned) and begins the decode step; nothing else
-  // is scheduled (no partial prefill, an empty queue).
+  // start_iteration at now_s: schedule_v1 grows the decoders (it fits: planned) and begins the decode step
+  // (begin_decode_step with one token per step: the previous step's groups are old, none are fresh); nothing else is
+  // scheduled. Then count_iteration's decode-only case (x + 0.0 terms skipped). test_decode_runs.cpp checks the
+  // whole against the event-per-step path, bit for bit.
   kv_.allocate(run_.need[k]);
-  perf::BatchShape shape;
-  begin_decode_step(shape);
-  kv_used_.set(now_s, static_cast<double>(kv_.used()));
-  emitting_ = shape.decode_seqs;
-  duration_s_ = run_.duration_s[k];
-  count_iteration(shape, now_s);
-  ++run_.at;
+  itl_old_measured_ = n_dec_measured_;  // fresh_ is empty inside a run (nothing joins the decode set)
+  step_ += 1;
+  const double used = static_cast<double>(kv_.used());
+  kv_used_.set(now_s, used);
+  emitting_ = n_dec_;
+  const double d = run_.duration_s[k];
+  duration_s_ = d;
+  const auto n = static_cast<double>(n_dec_);
+  work_.busy_s += d;
+  work_.tokens += n;
+  work_.decode_context += static_cast<double>(ctx_sum_ + n_dec_);
+  work_.iterations += 1;
+  work_.seq_time += n * d;
+  record_.start_s = now_s;
+  record_.duration_s = d;
+  record_.kv_blocks_used = kv_.used();
 }
 
 std::int32_t Replica::catch_up(double now_s) {

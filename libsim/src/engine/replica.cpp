@@ -8,7 +8,7 @@
 namespace llmsim::engine::detail {
 
 Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaConfig& cfg, KvBlockManager kv, const perf::CostModel& cost,
-                 SeqPool& pool, metrics::Collector& metrics)
+                 SeqPool& pool, metrics::Collector& metrics, std::int64_t* outstanding)
     : index_(index), cfg_(cfg), kv_initial_(kv), kv_(std::move(kv)), cost_(&cost), pool_(&pool), metrics_(&metrics),
       phase_count_(static_cast<std::size_t>(kv_.block_size()), 0), spec_(cfg.spec_expected_tokens) {
   const std::int64_t bs = kv_.block_size();
@@ -21,6 +21,9 @@ Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaC
   prefill_done_.reserve(static_cast<std::size_t>(cfg_.max_num_seqs) + 16);
   record_.replica = index_;
   record_.virtual_engine = virtual_engine;
+  LLMSIM_CHECK(outstanding != nullptr, "a replica without its outstanding-count slot");
+  outstanding_ = outstanding;
+  *outstanding_ = 0;
   kv_used_.set(0.0, 0.0);
 }
 
@@ -29,7 +32,7 @@ void Replica::enqueue(std::int32_t i) {
   s.replica = index_;
   s.state = SeqState::waiting;
   waiting_.push_back(i);
-  ++outstanding_;
+  ++*outstanding_;
 }
 
 // ---- running list ----
@@ -462,7 +465,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       s.generated = s.output;
       s.last_token_s = now_s;
       s.finished = true;
-      --outstanding_;
+      --*outstanding_;
       finished.push_back(e.seq);
       if (is_static) {
         ++static_done_;
@@ -483,7 +486,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
     }
     if (cfg_.prefill_only) {  // disaggregation: the KV leaves for the decode pool, its blocks held until it has
       s.state = SeqState::handoff;
-      --outstanding_;
+      --*outstanding_;
       unlink(i);
       finished.push_back(i);
       continue;
@@ -496,7 +499,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
     s.ctx0 = s.prefill_target;
     if (s.generated >= s.output) {
       s.finished = true;
-      --outstanding_;
+      --*outstanding_;
       finished.push_back(i);
       if (is_static) {
         ++static_done_;
@@ -542,7 +545,7 @@ void Replica::evict_all(double now_s, std::vector<std::int32_t>& out, std::vecto
   for (; !waiting_.empty(); waiting_.pop_front()) take(waiting_.front());
   for (; !swapped_.empty(); swapped_.pop_front()) take(swapped_.front());
   // Restart empty, keeping what was measured so far.
-  Replica fresh(index_, record_.virtual_engine, cfg_, kv_initial_, *cost_, *pool_, *metrics_);
+  Replica fresh(index_, record_.virtual_engine, cfg_, kv_initial_, *cost_, *pool_, *metrics_, outstanding_);
   fresh.work_ = work_;
   fresh.sat_ = sat_;
   fresh.preemptions_ = preemptions_;

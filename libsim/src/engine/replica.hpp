@@ -209,8 +209,10 @@ struct HeldKv {
 class Replica {
  public:
   /// `index` is the deployment replica; `virtual_engine` which of its pipeline's concurrent batches this is.
+  /// `outstanding` is where it keeps its count of requests routed to it and not finished: a slot of the engine's
+  /// compact array, which the router scans on every arrival without touching the replicas.
   Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaConfig& cfg, KvBlockManager kv, const perf::CostModel& cost,
-          SeqPool& pool, metrics::Collector& metrics);
+          SeqPool& pool, metrics::Collector& metrics, std::int64_t* outstanding);
 
   /// A routed request joins the waiting queue.
   void enqueue(std::int32_t seq);
@@ -227,7 +229,7 @@ class Replica {
   /// Sequences that emit a real token in the iteration in flight (decodes and completed prefills).
   std::int64_t tokens_emitted() const noexcept { return emitting_; }
   /// Requests routed here and not finished (waiting, running, swapped).
-  std::int64_t outstanding() const noexcept { return outstanding_; }
+  std::int64_t outstanding() const noexcept { return *outstanding_; }
   std::int64_t waiting() const noexcept { return static_cast<std::int64_t>(waiting_.size()); }
   const KvBlockManager& kv() const noexcept { return kv_; }
   std::int64_t preemptions() const noexcept { return preemptions_; }
@@ -352,7 +354,7 @@ class Replica {
   IndexRing waiting_, swapped_;
   std::int32_t head_ = -1, tail_ = -1;
   std::int64_t running_ = 0;       ///< sequences in the running list (prefilling, decoding, padding)
-  std::int64_t outstanding_ = 0;
+  std::int64_t* outstanding_;      ///< the caller's slot (outstanding())
   std::int64_t static_done_ = 0;   ///< static batching: finished sequences still padding the batch
 
   // Decode set.

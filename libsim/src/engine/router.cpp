@@ -13,7 +13,7 @@ double Router::group_kv_fraction(const std::vector<Replica>& replicas, std::int3
 }
 
 double Router::score(const std::vector<Replica>& replicas, std::int32_t g) const {
-  const auto n = static_cast<double>(group_outstanding(replicas, g));
+  const auto n = static_cast<double>(group_outstanding(g));
   const auto i = static_cast<std::size_t>(g);
   // Weighted least outstanding: requests in flight per unit of speed (vLLM production-stack / llm-d route by
   // load; weighting by speed is the heterogeneous form). Shortest expected delay (Whitt 1986): the time to serve
@@ -39,10 +39,10 @@ std::int32_t Router::route(const std::vector<Replica>& replicas) {
         break;
       case spec::RouterPolicy::least_outstanding: {
         // The first group with the fewest (strictly fewer than every earlier one), each group's count taken once.
-        std::int64_t best = group_outstanding(replicas, g);
+        std::int64_t best = group_outstanding(g);
         for (std::int32_t r = g + 1; r < groups_; ++r) {
           if (!ok(r)) continue;
-          const std::int64_t n = group_outstanding(replicas, r);
+          const std::int64_t n = group_outstanding(r);
           if (n < best) best = n, g = r;
         }
         break;
@@ -61,7 +61,7 @@ std::int32_t Router::route(const std::vector<Replica>& replicas) {
         for (std::int32_t r = g + 1; r < groups_; ++r) {
           if (!ok(r)) continue;
           const double a = group_kv_fraction(replicas, r), b = group_kv_fraction(replicas, g);
-          if (a < b || (a == b && group_outstanding(replicas, r) < group_outstanding(replicas, g))) g = r;
+          if (a < b || (a == b && group_outstanding(r) < group_outstanding(g))) g = r;
         }
         break;
     }
@@ -69,7 +69,7 @@ std::int32_t Router::route(const std::vector<Replica>& replicas) {
   std::int32_t best = g * per_group_;
   for (std::int32_t v = 1; v < per_group_; ++v) {
     const std::int32_t e = g * per_group_ + v;
-    if (replicas[static_cast<std::size_t>(e)].outstanding() < replicas[static_cast<std::size_t>(best)].outstanding()) best = e;
+    if (outstanding_[e] < outstanding_[best]) best = e;
   }
   return best;
 }

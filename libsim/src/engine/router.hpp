@@ -14,8 +14,9 @@ namespace llmsim::engine::detail {
 class Router {
  public:
   /// `groups` deployment replicas of `engines_per_group` virtual engines each (replicas[g·k + v]).
-  Router(spec::RouterPolicy policy, std::int32_t groups, std::int32_t engines_per_group)
-      : policy_(policy), groups_(groups), per_group_(engines_per_group) {}
+  /// `outstanding[e]`: engine e's requests routed and not finished (the replicas keep their counts there).
+  Router(spec::RouterPolicy policy, std::int32_t groups, std::int32_t engines_per_group, const std::int64_t* outstanding)
+      : policy_(policy), groups_(groups), per_group_(engines_per_group), outstanding_(outstanding) {}
 
   /// The speed-aware policies' per-group speeds (> 0): weighted_least_outstanding divides outstanding requests by
   /// `weight[g]` (decode tokens/s), shortest_expected_delay divides (outstanding + 1) by `rate[g]` (requests/s at
@@ -33,10 +34,10 @@ class Router {
   double group_kv_fraction(const std::vector<Replica>& replicas, std::int32_t g) const;
 
  private:
-  std::int64_t group_outstanding(const std::vector<Replica>& replicas, std::int32_t g) const {
-    if (per_group_ == 1) return replicas[static_cast<std::size_t>(g)].outstanding();  // inline: read per group per arrival
+  std::int64_t group_outstanding(std::int32_t g) const {  // inline, from the compact array: read per group per arrival
+    if (per_group_ == 1) return outstanding_[g];
     std::int64_t n = 0;
-    for (std::int32_t v = 0; v < per_group_; ++v) n += replicas[static_cast<std::size_t>(g * per_group_ + v)].outstanding();
+    for (std::int32_t v = 0; v < per_group_; ++v) n += outstanding_[g * per_group_ + v];
     return n;
   }
   double score(const std::vector<Replica>& replicas, std::int32_t g) const;  ///< speed-aware: lower is better
@@ -45,6 +46,7 @@ class Router {
   std::int32_t groups_, per_group_;
   std::int32_t rr_next_ = 0;
   const std::vector<char>* ready_ = nullptr;
+  const std::int64_t* outstanding_;
   bool ok(std::int32_t g) const { return !ready_ || (*ready_)[static_cast<std::size_t>(g)]; }
 };
 

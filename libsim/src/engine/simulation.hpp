@@ -128,6 +128,9 @@ class Simulation {
   // One Replica per virtual engine: deployment replica g owns replicas_[g·k, (g+1)·k), k = engines_per_group_,
   // and its pipeline stages pipelines_[g].
   std::vector<Replica> replicas_;
+  /// Per engine: requests routed to it and not finished (each Replica keeps its count here; the router scans it).
+  /// Sized once, before the replicas are built, so the slots never move.
+  std::vector<std::int64_t> outstanding_;
   std::int32_t engines_per_group_ = 1;
   std::vector<char> start_pending_;  ///< per replica: a replica_start event is queued
   std::vector<Pipeline> pipelines_;

@@ -66,12 +66,13 @@ bool Simulation::build() {
         throw ConfigError("failures.outages[" + std::to_string(k) + "][2]",
                           "replica must be < " + std::to_string(groups) + " (the fleet's replicas), got " +
                               std::to_string(fs.outages[k].replica));
+    const std::int32_t decode_groups = disagg_ ? disagg_->decode().scenario.hardware.replicas : 0;
+    outstanding_.assign(static_cast<std::size_t>(groups) * engines_per_group_ + decode_groups, 0);
     build_replicas(groups);
-    router_ = std::make_unique<Router>(front.scenario.hardware.router, groups, engines_per_group_);
+    router_ = std::make_unique<Router>(front.scenario.hardware.router, groups, engines_per_group_, outstanding_.data());
     set_router_speeds();
     std::int32_t billed = groups;
     if (disagg_) {  // the decode pool's replicas follow the prefill pool's (one engine each: no pipeline parallel)
-      const std::int32_t decode_groups = disagg_->decode().scenario.hardware.replicas;
       build_pool_replicas(disagg_->decode(), disagg_->decode_plan(), disagg_->decode_cost(), decode_groups, false);
       disagg_->set_replicas(groups, decode_groups);
       billed = serving_ = groups + decode_groups;
@@ -135,9 +136,11 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
   replicas_.reserve(replicas_.size() + static_cast<std::size_t>(groups * engines_per_group_));
   for (int r = first; r < first + groups; ++r) {
     pipelines_.emplace_back(sc.hardware.parallel.pp);
-    for (int v = 0; v < engines_per_group_; ++v)
+    for (int v = 0; v < engines_per_group_; ++v) {
+      LLMSIM_CHECK(replicas_.size() < outstanding_.size(), "more engines than outstanding-count slots");
       replicas_.emplace_back(r, v, cfg, KvBlockManager(kv_blocks, e.block_size, e.watermark_or_default(), host_blocks),
-                             cost, pool_, *collector_);
+                             cost, pool_, *collector_, &outstanding_[replicas_.size()]);
+    }
   }
   start_pending_.assign(replicas_.size(), 0);
 }

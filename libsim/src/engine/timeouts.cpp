@@ -44,7 +44,7 @@ std::int64_t Replica::cancel(std::int32_t i) {
     default:
       throw InternalError("cancelling a request that is not held by a replica");
   }
-  --outstanding_;
+  --*outstanding_;
   s.state = SeqState::done;
   pool_->release(i);
   return produced;
@@ -56,7 +56,7 @@ void Replica::apply_cancels() {
     Seq& s = (*pool_)[i];
     // Gone meanwhile: it emitted its last token in the step that was in flight (and left, or is padding).
     if (!s.timed_out || s.finished || (s.state != SeqState::prefill && s.state != SeqState::decoding)) continue;
-    --outstanding_;
+    --*outstanding_;
     if (is_static) {  // padding until the batch ends, holding its slot and growing with the batch
       LLMSIM_CHECK(s.state == SeqState::decoding, "static batching: a running request outside the decode set");
       const std::int64_t tokens = tokens_now(s);

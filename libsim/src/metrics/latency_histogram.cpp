@@ -24,12 +24,16 @@ constexpr double kEdgeMargin = 1e-9;
 // A double's sign, exponent and top 8 mantissa bits: spans of at most 2^-8 ≈ 0.4 % relative, inside a 1 % bin
 // or across one edge, so a span's first bin or the next is the one.
 constexpr int kKeyShift = 44;
+constexpr std::uint16_t kWholeSpan = 0x8000;  // bins < 4096 fit the low bits
+static_assert(kBins < kWholeSpan);
 
 std::uint64_t key_of(double v) noexcept { return std::bit_cast<std::uint64_t>(v) >> kKeyShift; }
 
 struct BinTable {
   std::uint64_t key_lo = 0, key_hi = 0;  // keys of the range's ends (positive doubles: keys increase with value)
-  std::vector<std::uint16_t> first;      // per key in [key_lo, key_hi]: the bin of the span's lowest double
+  // Per key in [key_lo, key_hi]: the bin of the span's lowest double, with kWholeSpan set when every double of the
+  // span lies in that bin's certain range (then no range check is needed: most spans, as a bin holds 2-3 spans).
+  std::vector<std::uint16_t> first;
   std::vector<double> lo, hi;            // bin i is certain for lo[i] <= x < hi[i]
 };
 
@@ -55,8 +59,12 @@ const BinTable& bin_table() {
     b.key_hi = key_of(kHighMs);
     b.first.resize(static_cast<std::size_t>(b.key_hi - b.key_lo + 1));
     for (std::uint64_t k = b.key_lo; k <= b.key_hi; ++k) {
-      const int i = ax.index(std::bit_cast<double>(k << kKeyShift));
-      b.first[static_cast<std::size_t>(k - b.key_lo)] = static_cast<std::uint16_t>(std::clamp(i, 0, int(kBins) - 1));
+      const int i = std::clamp(ax.index(std::bit_cast<double>(k << kKeyShift)), 0, int(kBins) - 1);
+      const double span_lo = std::bit_cast<double>(k << kKeyShift);
+      const double span_hi = std::bit_cast<double>(((k + 1) << kKeyShift) - 1);  // the span's largest double
+      const auto u = static_cast<std::size_t>(i);
+      const bool whole = b.lo[u] <= span_lo && span_hi < b.hi[u];
+      b.first[static_cast<std::size_t>(k - b.key_lo)] = static_cast<std::uint16_t>(i | (whole ? kWholeSpan : 0));
     }
     return b;
   }();
@@ -78,7 +86,13 @@ int LatencyHistogram::bin(double value_ms, double* lo, double* hi) noexcept {
   const BinTable& t = bin_table();
   const std::uint64_t k = key_of(value_ms);  // negative values and NaN fall outside [key_lo, key_hi]
   if (k >= t.key_lo && k <= t.key_hi) {
-    std::size_t i = t.first[static_cast<std::size_t>(k - t.key_lo)];
+    const std::uint16_t f = t.first[static_cast<std::size_t>(k - t.key_lo)];
+    if (f & kWholeSpan) {  // the span (every double with this key) is certain: its ends are the range
+      *lo = std::bit_cast<double>(k << kKeyShift);
+      *hi = std::bit_cast<double>((k + 1) << kKeyShift);
+      return f & ~kWholeSpan;
+    }
+    std::size_t i = f;
     for (int step = 0; step < 2 && i < kBins; ++step, ++i) {
       if (value_ms >= t.lo[i] && value_ms < t.hi[i]) {
         *lo = t.lo[i];
