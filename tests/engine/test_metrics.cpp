@@ -9,6 +9,7 @@
 
 #include "llmsim/core/rng.hpp"
 #include "llmsim/metrics/collector.hpp"
+#include "llmsim/metrics/fleet.hpp"
 #include "llmsim/metrics/latency_histogram.hpp"
 
 using namespace llmsim;
@@ -167,4 +168,23 @@ TEST_CASE("collector: a percentile target that fails makes slo_met false") {
     REQUIRE(j.contains(k));
   REQUIRE(j["e2e_ms"]["p50"].get<double>() == Approx(1000.0));
   REQUIRE(j["e2e_ms"].contains("p95"));
+}
+
+TEST_CASE("fleet meter: each arrival lands in floor(t / hour)'s bucket, at the edges too") {
+  // The meter caches the range of times its last bucket covers; the edges must fall exactly as floor(t / 3600) does.
+  metrics::FleetMeter m;
+  m.on_fleet(0, 1, 1);
+  std::vector<std::int64_t> expected(40, 0);
+  for (int k = 1; k < 40; ++k) {
+    const double edge = 3600.0 * k;
+    for (double t : {std::nextafter(edge, 0.0), edge, std::nextafter(edge, 1e300), edge - 0.5, edge + 0.5}) {
+      m.on_arrival(t);
+      ++expected[static_cast<std::size_t>(std::floor(t / 3600.0))];
+    }
+  }
+  const auto s = m.summarize(40 * 3600.0, 0);
+  REQUIRE(s.hours.size() >= 40);
+  std::size_t differ = 0;
+  for (std::size_t h = 0; h < 40; ++h) differ += s.hours[h].arrivals != expected[h];
+  CHECK(differ == 0);
 }

@@ -40,6 +40,14 @@ std::int32_t Router::route(const std::vector<Replica>& replicas) {
       case spec::RouterPolicy::least_outstanding: {
         // The first group with the fewest (strictly fewer than every earlier one), each group's count taken once.
         std::int64_t best = group_outstanding(g);
+        if (per_group_ == 1) {  // the common case, scanned every arrival: one count per group, a tight loop
+          const char* ready = ready_ ? ready_->data() : nullptr;
+          for (std::int32_t r = g + 1; r < groups_; ++r) {
+            const std::int64_t n = outstanding_[r];
+            if (n < best && (!ready || ready[r])) best = n, g = r;
+          }
+          break;
+        }
         for (std::int32_t r = g + 1; r < groups_; ++r) {
           if (!ok(r)) continue;
           const std::int64_t n = group_outstanding(r);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace llmsim::metrics {
 
@@ -10,7 +11,22 @@ double FleetHour::slo_attainment() const {
   return ended > 0 ? static_cast<double>(good) / static_cast<double>(ended) : -1.0;
 }
 
+namespace {
+
+/// The smallest t with floor(t / w) >= k (k >= 1): floor(t / w) does not decrease as t grows, so the boundary is found
+/// from k·w by a few steps of one ULP.
+double first_time_of(std::size_t k, double w) {
+  const auto target = static_cast<double>(k);
+  double b = target * w;
+  while (std::floor(b / w) < target) b = std::nextafter(b, std::numeric_limits<double>::infinity());
+  for (double p = std::nextafter(b, 0.0); p > 0 && std::floor(p / w) >= target; p = std::nextafter(p, 0.0)) b = p;
+  return b;
+}
+
+}  // namespace
+
 FleetMeter::Bucket& FleetMeter::at(double t) {
+  if (t >= cached_lo_ && t < cached_hi_ && cached_ < buckets_.size()) return buckets_[cached_];
   auto i = static_cast<std::size_t>(std::max(0.0, std::floor(t / width_s_)));
   while (i >= kMaxFleetBuckets) {  // merge pairs: the width doubles, memory stays bounded
     std::vector<Bucket> merged((buckets_.size() + 1) / 2);
@@ -30,6 +46,10 @@ FleetMeter::Bucket& FleetMeter::at(double t) {
     i = static_cast<std::size_t>(std::floor(t / width_s_));
   }
   if (i >= buckets_.size()) buckets_.resize(i + 1);
+  // Times in [lo, hi) map to bucket i at this width (i = 0 also takes negative times, through the max above).
+  cached_ = i;
+  cached_lo_ = i == 0 ? -std::numeric_limits<double>::infinity() : first_time_of(i, width_s_);
+  cached_hi_ = first_time_of(i + 1, width_s_);
   return buckets_[i];
 }
 

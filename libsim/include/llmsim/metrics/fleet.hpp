@@ -53,6 +53,10 @@ class FleetMeter {
   Bucket& at(double t);
   std::vector<Bucket> buckets_;
   double width_s_ = 3600;
+  /// The last bucket found and the exact range of times that floor(t / width_s_) maps to it (every arrival and
+  /// completion asks: a compare instead of a division and a floor).
+  std::size_t cached_ = 0;
+  double cached_lo_ = 0, cached_hi_ = -1;
   double last_t_ = 0;
   std::int64_t billed_ = 0, ready_ = 0, peak_ = 0;
   double billed_total_s_ = 0, ready_total_s_ = 0;
