@@ -11,7 +11,6 @@
 
 namespace llmsim::engine::detail {
 
-
 double Replica::plan_run(double now_s) {
   run_.steps = run_.at = 0;
   const double first_end = now_s + duration_s_;
