@@ -39,20 +39,17 @@ std::int32_t Router::route(const std::vector<Replica>& replicas) {
         break;
       case spec::RouterPolicy::least_outstanding: {
         // The first group with the fewest (strictly fewer than every earlier one), each group's count taken once.
+        // Scanned every arrival: a tight loop, instantiated for one engine per group (the common case) and for several.
         std::int64_t best = group_outstanding(g);
-        if (per_group_ == 1) {  // the common case, scanned every arrival: one count per group, a tight loop
-          const char* ready = ready_ ? ready_->data() : nullptr;
+        const char* ready = ready_ ? ready_->data() : nullptr;
+        auto scan = [&](auto count) {
           for (std::int32_t r = g + 1; r < groups_; ++r) {
-            const std::int64_t n = outstanding_[r];
+            const std::int64_t n = count(r);
             if (n < best && (!ready || ready[r])) best = n, g = r;
           }
-          break;
-        }
-        for (std::int32_t r = g + 1; r < groups_; ++r) {
-          if (!ok(r)) continue;
-          const std::int64_t n = group_outstanding(r);
-          if (n < best) best = n, g = r;
-        }
+        };
+        if (per_group_ == 1) scan([&](std::int32_t r) { return outstanding_[r]; });
+        else scan([&](std::int32_t r) { return group_outstanding(r); });
         break;
       }
       case spec::RouterPolicy::weighted_least_outstanding:

@@ -162,8 +162,7 @@ struct CostModel::Constants {
   /// times `count` layers.
   Raw gemm(double m, double params, double in_dim, double out_dim, double bytes_per_param, const LogCurve& eff_c,
            double peak, double qc, double qbw, double count, double kernels = 1, bool in_format = false) const {
-    Raw r;
-    if (m <= 0) return r;
+    if (m <= 0) return {};
     const double flops = 2.0 * m * params;
     const double bytes = params * bytes_per_param + m * (in_dim + out_dim) * kActBytes;
     const double tc = flops / (peak * eff_c.at(m) * qc);
@@ -178,7 +177,13 @@ struct CostModel::Constants {
       // weight and column; the issue slots, overlapped with the stream, bound them where the bandwidth is high.
       tm = pnorm(tm, params * (gemv_ops + gemv_ops_per_column * m) / issue_rate);
     }
-    const double t = kernels * gemm_fixed_s + pnorm(tc, tm);
+    return roofline(kernels * gemm_fixed_s + pnorm(tc, tm), tc, tm, flops, bytes, peak, count);
+  }
+
+  /// An op's totals over `count` layers from one layer's time `t`, its compute and memory times and its work: bound
+  /// by the larger, its fraction of that peak (`peak` FLOP/s or the bandwidth).
+  Raw roofline(double t, double tc, double tm, double flops, double bytes, double peak, double count) const {
+    Raw r;
     r.time_s = t * count;
     r.flops = flops * count;
     r.bytes = bytes * count;
@@ -203,19 +208,11 @@ struct CostModel::Constants {
   /// Attention: FLOPs on the fp16 tensor path at the FlashAttention efficiency, bytes at `bw_eff`, times `count`
   /// layers.
   Raw attention(double flops, double bytes, double bw_eff, double count) const {
-    Raw r;
-    if (bytes <= 0 || count <= 0) return r;
+    if (bytes <= 0 || count <= 0) return {};
     const double tc = flops / (fp16_peak * attn_prefill_eff);
     const double tm = bytes / (bw * bw_eff);
-    const double t = pnorm(tc, tm);
-    r.time_s = t * count;
-    r.flops = flops * count;
-    r.bytes = bytes * count;
-    r.bound = tc > tm ? Bound::compute : Bound::memory;
-    r.peak_fraction = tc > tm ? flops / t / fp16_peak : bytes / t / bw;
-    return r;
+    return roofline(pnorm(tc, tm), tc, tm, flops, bytes, fp16_peak, count);
   }
-
 
   /// Σ_{j=1..chunk} min(before + j, window): causal query-key pairs of one chunk after `before` cached tokens when
   /// each query sees at most `window` keys.
