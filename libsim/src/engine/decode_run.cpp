@@ -24,8 +24,7 @@ double Replica::plan_run(double now_s) {
   // The first live or stale finish entry: a stale one ends the run early (safe), the boundary then pops it.
   const std::int64_t next_finish = finish_heap_.empty() ? std::numeric_limits<std::int64_t>::max() : finish_heap_.front().step;
   if (next_finish <= step_) return first_end;  // a sequence finishes in the step in flight
-  perf::DecodeSteps& steps = decode_steps_[n_dec_ & 7];
-  if (steps.seqs() != n_dec_) steps = cost_->decode_steps(n_dec_);
+  const perf::DecodeSteps& steps = decode_steps(n_dec_);
   run_.end_s[0] = first_end;
   run_.duration_s[0] = duration_s_;
   std::int64_t free = kv_.free();

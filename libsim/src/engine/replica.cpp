@@ -399,7 +399,9 @@ bool Replica::start_iteration(double now_s) {
   emitting_ = cfg_.prefill_only ? 0
                                 : (shape.decode_seqs - padding) * (decode_step_ ? step_tokens_ : 1) + shape.prefill_last_chunks;
   double proposer_s = 0;
-  duration_s_ = shape.spec_tokens > 0 ? cost_->iteration_time(shape, &proposer_s) : cost_->iteration_time(shape);
+  if (shape.spec_tokens > 0) duration_s_ = cost_->iteration_time(shape, &proposer_s);
+  else if (shape.prefill_seqs == 0) duration_s_ = decode_steps(shape.decode_seqs).time(shape.decode_context);
+  else duration_s_ = cost_->iteration_time(shape);
   if (shape.spec_tokens > 0 && shape.decode_seqs > 0) {
     work_.spec_steps += 1;
     work_.spec_seq_steps += static_cast<double>(shape.decode_seqs - padding);

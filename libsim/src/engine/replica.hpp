@@ -415,6 +415,13 @@ class Replica {
   /// Step times by decoder count, direct-mapped on the count's low bits: an admission and a completion move the count
   /// by one and back, so the few counts a replica's batch moves between stay cached.
   perf::DecodeSteps decode_steps_[8];
+  /// The step times of `n` decoders (n >= 1): a decode-only step's time is DecodeSteps::time, bit for bit
+  /// iteration_time's (test_hot_path), without the op table walk.
+  const perf::DecodeSteps& decode_steps(std::int64_t n) {
+    perf::DecodeSteps& steps = decode_steps_[n & 7];
+    if (steps.seqs() != n) steps = cost_->decode_steps(n);
+    return steps;
+  }
 };
 
 }  // namespace llmsim::engine::detail

@@ -12,7 +12,7 @@ double Router::group_kv_fraction(const std::vector<Replica>& replicas, std::int3
   return static_cast<double>(used) / static_cast<double>(cap);
 }
 
-double Router::score(const std::vector<Replica>& replicas, std::int32_t g) const {
+double Router::score(std::int32_t g) const {
   const auto n = static_cast<double>(group_outstanding(g));
   const auto i = static_cast<std::size_t>(g);
   // Weighted least outstanding: requests in flight per unit of speed (vLLM production-stack / llm-d route by
@@ -20,6 +20,34 @@ double Router::score(const std::vector<Replica>& replicas, std::int32_t g) const
   // what is there plus the new request at the replica's service rate.
   if (policy_ == spec::RouterPolicy::weighted_least_outstanding) return weight_.empty() ? n : n / weight_[i];
   return rate_.empty() ? n + 1 : (n + 1) / rate_[i];
+}
+
+std::int32_t Router::least_outstanding_from(std::int32_t g) const {
+  // The first ready group with the fewest from `g` (ready) on: the smallest (count, group) pair, packed as
+  // count << 32 | group and taken with a branchless min (a not-ready group packs as the largest key). Scanned every
+  // arrival, whose counts change unpredictably: a compare-and-branch per group would mispredict. Instantiated for
+  // one engine per group (the common case) and for several.
+  const char* ready = ready_ ? ready_->data() : nullptr;
+  auto scan = [&](auto count) {
+    std::uint64_t best = ~std::uint64_t{0};
+    for (std::int32_t r = g; r < groups_; ++r) {
+      const std::uint64_t key = (static_cast<std::uint64_t>(count(r)) << 32) | static_cast<std::uint32_t>(r);
+      const std::uint64_t k = !ready || ready[r] ? key : ~std::uint64_t{0};
+      best = k < best ? k : best;
+    }
+    return static_cast<std::int32_t>(best & 0xffffffffu);
+  };
+  if (per_group_ == 1) return scan([&](std::int32_t r) { return outstanding_[r]; });
+  return scan([&](std::int32_t r) { return group_outstanding(r); });
+}
+
+std::int32_t Router::least_outstanding_engine(std::int32_t g) const {
+  std::int32_t best = g * per_group_;
+  for (std::int32_t v = 1; v < per_group_; ++v) {
+    const std::int32_t e = g * per_group_ + v;
+    if (outstanding_[e] < outstanding_[best]) best = e;
+  }
+  return best;
 }
 
 std::int32_t Router::route(const std::vector<Replica>& replicas) {
@@ -37,27 +65,13 @@ std::int32_t Router::route(const std::vector<Replica>& replicas) {
           if (ok(g)) break;
         }
         break;
-      case spec::RouterPolicy::least_outstanding: {
-        // The first group with the fewest (strictly fewer than every earlier one), each group's count taken once.
-        // Scanned every arrival: a tight loop, instantiated for one engine per group (the common case) and for several.
-        std::int64_t best = group_outstanding(g);
-        const char* ready = ready_ ? ready_->data() : nullptr;
-        auto scan = [&](auto count) {
-          for (std::int32_t r = g + 1; r < groups_; ++r) {
-            const std::int64_t n = count(r);
-            if (n < best && (!ready || ready[r])) best = n, g = r;
-          }
-        };
-        if (per_group_ == 1) scan([&](std::int32_t r) { return outstanding_[r]; });
-        else scan([&](std::int32_t r) { return group_outstanding(r); });
-        break;
-      }
+      case spec::RouterPolicy::least_outstanding: g = least_outstanding_from(g); break;
       case spec::RouterPolicy::weighted_least_outstanding:
       case spec::RouterPolicy::shortest_expected_delay: {
-        double best = score(replicas, g);
+        double best = score(g);
         for (std::int32_t r = g + 1; r < groups_; ++r) {
           if (!ok(r)) continue;
-          const double x = score(replicas, r);
+          const double x = score(r);
           if (x < best) best = x, g = r;
         }
         break;
@@ -71,12 +85,7 @@ std::int32_t Router::route(const std::vector<Replica>& replicas) {
         break;
     }
   }
-  std::int32_t best = g * per_group_;
-  for (std::int32_t v = 1; v < per_group_; ++v) {
-    const std::int32_t e = g * per_group_ + v;
-    if (outstanding_[e] < outstanding_[best]) best = e;
-  }
-  return best;
+  return least_outstanding_engine(g);
 }
 
 }  // namespace llmsim::engine::detail

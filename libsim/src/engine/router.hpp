@@ -40,7 +40,9 @@ class Router {
     for (std::int32_t v = 0; v < per_group_; ++v) n += outstanding_[g * per_group_ + v];
     return n;
   }
-  double score(const std::vector<Replica>& replicas, std::int32_t g) const;  ///< speed-aware: lower is better
+  double score(std::int32_t g) const;  ///< speed-aware: lower is better
+  std::int32_t least_outstanding_from(std::int32_t g) const;    ///< the group least_outstanding picks, `g` ready
+  std::int32_t least_outstanding_engine(std::int32_t g) const;  ///< the engine of group `g` with the fewest
   spec::RouterPolicy policy_;
   std::vector<double> weight_, rate_;
   std::int32_t groups_, per_group_;
