@@ -30,23 +30,38 @@ namespace llmsim::engine::detail {
 enum class SeqState : std::uint8_t { free, waiting, prefill, decoding, swapped, done, handoff, receiving };
 
 /// A request inside the engine (slab entry). Tokens are int64 to keep sums exact.
-struct Seq {
-  std::int64_t id = 0;
-  std::int32_t tenant = 0, replica = -1, source = -1;
-  double arrival_s = 0, admitted_s = -1, first_token_s = -1, last_token_s = 0;
-  std::int64_t input = 0, output = 0;
-  std::int64_t generated = 0;       ///< tokens emitted (valid while not decoding)
-  std::int64_t prefill_target = 0;  ///< tokens to have in the KV cache when the prefill ends
-  std::int64_t prefilled = 0;       ///< of those, computed (or found cached) so far
-  std::int64_t own_blocks = 0;      ///< blocks held while waiting for/in prefill or swapped
+struct alignas(64) Seq {
+  // Laid out by use: the first cache line holds what every decode step's boundaries touch (the finish heap's check,
+  // joining and leaving the decode set, the running list), the second what admission and release touch, the rest
+  // what arrival and completion read once. 256 bytes, aligned, so a sequence's hot fields are one line.
+  std::uint32_t stamp = 0;          ///< bumped when leaving the decode set (lazy heap deletion)
+  SeqState state = SeqState::free;
+  bool measured = false;
+  bool finished = false;            ///< all tokens emitted (static batching keeps it as padding)
+  bool timed_out = false;           ///< cancelled by the client's timeout (counted; leaving the engine)
+  std::int32_t prev = -1, next = -1;  ///< running list (admission order)
   std::int64_t k0 = 0, ctx0 = 0, gen_base = 0;  ///< decode origin (see file comment)
+  std::int64_t output = 0;
+  std::int64_t generated = 0;       ///< tokens emitted (valid while not decoding)
+  std::int32_t fresh_group = -1;    ///< index into the replica's fresh-decoder groups, -1 = decoded before
+  std::int32_t replica = -1;
+
+  double last_token_s = 0;
+  std::int64_t own_blocks = 0;      ///< blocks held while waiting for/in prefill or swapped
   std::int64_t prefix_blocks = 0;   ///< shared prefix blocks referenced (prefix caching)
-  std::uint64_t prefix_key = 0;     ///< the shared prefix drawn (tenant class, group)
-  std::int64_t prefix_len = 0;      ///< its length in whole blocks (0 = none)
-  std::int64_t cache_handle = -1;   ///< own blocks kept in the KV cache since a preemption (prefix caching)
   /// Block-hash traces: chained hashes of the prompt's hash blocks (DrawnRequest::chain); its first
   /// prefix_blocks blocks are then held as cached blocks keyed by them. nullptr otherwise.
   const std::uint64_t* chain = nullptr;
+  std::int64_t prefill_target = 0;  ///< tokens to have in the KV cache when the prefill ends
+  std::int64_t prefilled = 0;       ///< of those, computed (or found cached) so far
+  std::int64_t input = 0;
+  std::int64_t cache_handle = -1;   ///< own blocks kept in the KV cache since a preemption (prefix caching)
+
+  std::int64_t id = 0;
+  std::int32_t tenant = 0, source = -1;
+  double arrival_s = 0, admitted_s = -1, first_token_s = -1;
+  std::uint64_t prefix_key = 0;     ///< the shared prefix drawn (tenant class, group)
+  std::int64_t prefix_len = 0;      ///< its length in whole blocks (0 = none)
   std::int64_t cached_after = 0;    ///< block-hash traces: the block at which the cache_handle entry starts
   /// Disaggregation: prompt tokens whose KV arrived from the prefill pool (a decode replica admits them as computed,
   /// vLLM's KV connector "external" tokens); the time it arrived and the time a decode replica admitted it.
@@ -54,17 +69,10 @@ struct Seq {
   double handoff_s = -1, decode_admitted_s = -1;
   std::int32_t kv_source = -1;      ///< disaggregation: the prefill replica holding its KV until the transfer ends
   std::int32_t preemptions = 0;
-  std::int32_t fresh_group = -1;    ///< index into the replica's fresh-decoder groups, -1 = decoded before
-  std::uint32_t stamp = 0;          ///< bumped when leaving the decode set (lazy heap deletion)
   std::int32_t engine = -1;         ///< the engine (Simulation::replicas_ index) holding it, -1 = not routed
-  SeqState state = SeqState::free;
-  bool measured = false;
-  bool finished = false;            ///< all tokens emitted (static batching keeps it as padding)
-  bool timed_out = false;           ///< cancelled by the client's timeout (counted; leaving the engine)
   /// Disaggregation, pull: queued at a decode replica whose KV is still on the prefill replica; admission
   /// allocates blocks for it and starts the read (Replica::start_pull) instead of computing.
   bool kv_pending = false;
-  std::int32_t prev = -1, next = -1;  ///< running list (admission order)
 
   /// The same request started again from scratch (a client's retry after its replica failed): its identity and
   /// what it asked for, with no engine progress — a new stream, a new first token. A block-hash trace's prompt
@@ -88,6 +96,7 @@ struct Seq {
     return again;
   }
 };
+static_assert(sizeof(Seq) == 256, "Seq: 4 cache lines, the first the decode steps' (see its layout comment)");
 
 /// Slab of sequences with a free list: memory follows the number in flight, not the run length.
 class SeqPool {
