@@ -174,6 +174,7 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
       break;
     }
   }
+  alu_work_ = convert_ops_ != 0 || cuda_core_ops_per_token_head_ != 0;
   fill_seq_table();
 }
 

@@ -118,10 +118,14 @@ class DecodeAttentionModel {
     c.flops = 2.0 * tokens * shape_.heads * (shape_.head_dim + shape_.v_head_dim);
     const double t_stream = c.bytes / t.stream_bw;
     // CUDA-core work: converting low-precision K/V (per reading CTA) and, for the unpacked kernel, the dot
-    // products themselves.
-    const double elements = tokens * shape_.kv_heads * shape_.kv_elements * readers_per_element_;
-    const double ops = elements * convert_ops_ + tokens * shape_.heads * cuda_core_ops_per_token_head_;
-    const double t_alu = ops > 0 ? ops / t.alu_rate : 0.0;
+    // products themselves. A packed kernel on an fp16/bf16 cache has none (both rates 0, so ops = 0 exactly): the
+    // engine plans every decode step through here, and the skipped products and division change no bit.
+    double t_alu = 0.0;
+    if (alu_work_) {
+      const double elements = tokens * shape_.kv_heads * shape_.kv_elements * readers_per_element_;
+      const double ops = elements * convert_ops_ + tokens * shape_.heads * cuda_core_ops_per_token_head_;
+      t_alu = ops > 0 ? ops / t.alu_rate : 0.0;
+    }
     c.alu_bound = t_alu > t_stream;
     c.stream_s = pnorm(t_stream, t_alu, p_);
     c.time_s = t.fixed_s + c.stream_s;
@@ -151,6 +155,7 @@ class DecodeAttentionModel {
   double ctas_per_seq_ = 0;       ///< work items per sequence before splitting (KV heads, or query heads)
   double readers_per_element_ = 1;  ///< CTAs that read (and convert) each K/V element: 1 packed, GQA ratio unpacked
   double cuda_core_ops_per_token_head_ = 0;  ///< CUDA-core kernels: instructions per (token × query head)
+  bool alu_work_ = true;  ///< convert_ops_ or cuda_core_ops_per_token_head_ non-zero (with_terms)
 };
 
 /// Resident CTAs per SM of TurboMind v0.1's decoder attention kernel for `heads_per_cta` query heads per CTA:
