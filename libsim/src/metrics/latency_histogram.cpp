@@ -23,8 +23,8 @@ constexpr unsigned kBins = 3008;
 constexpr double kEdgeMargin = 1e-9;
 // A double's sign, exponent and top 8 mantissa bits: spans of at most 2^-8 ≈ 0.4 % relative, inside a 1 % bin
 // or across one edge, so a span's first bin or the next is the one.
-constexpr int kKeyShift = 44;
-constexpr std::uint16_t kWholeSpan = 0x8000;  // bins < 4096 fit the low bits
+constexpr int kKeyShift = LatencyHistogram::kKeyShift;
+constexpr std::uint16_t kWholeSpan = LatencyHistogram::kWholeSpan;  // bins < 4096 fit the low bits
 static_assert(kBins < kWholeSpan);
 
 std::uint64_t key_of(double v) noexcept { return std::bit_cast<std::uint64_t>(v) >> kKeyShift; }
@@ -74,6 +74,11 @@ const BinTable& bin_table() {
 }  // namespace
 
 int LatencyHistogram::bins() noexcept { return static_cast<int>(kBins); }
+
+LatencyHistogram::SpanTable LatencyHistogram::span_table() noexcept {
+  const BinTable& t = bin_table();
+  return SpanTable{t.key_lo, t.key_hi - t.key_lo + 1, t.first.data()};
+}
 
 int LatencyHistogram::axis_bin(double value_ms) noexcept { return axis().index(value_ms); }
 

@@ -1,6 +1,8 @@
 #pragma once
 // Streaming latency distribution: mean exactly, percentiles from a log-binned Boost.Histogram whose
 // memory does not depend on the number of samples.
+#include <bit>
+#include <cstdint>
 #include <limits>
 #include <tuple>
 #include <vector>
@@ -57,7 +59,7 @@ class LatencyHistogram {
   /// The same samples into the bins here and into `source`'s moments. Bin counts are sums of whole weights, exact in
   /// any order.
   void add(double value_ms, double weight, Source& source) {
-    if (!(value_ms >= source.lo && value_ms < source.hi)) source.bin = bin(value_ms, &source.lo, &source.hi);
+    if (!(value_ms >= source.lo && value_ms < source.hi)) source.bin = find_bin(value_ms, &source.lo, &source.hi);
     h_.begin()[source.bin + 1] += weight;
     source.moments.add(value_ms, weight);
   }
@@ -82,6 +84,15 @@ class LatencyHistogram {
   static int bin(double value_ms) noexcept;
   /// bin(value_ms), and a range [*lo, *hi) around it in which every value has that bin (empty when none is known).
   static int bin(double value_ms, double* lo, double* hi) noexcept;
+  /// The keys' span table bin() reads first (a constant of the binning): its whole-span entries, the common case, are
+  /// read inline by add() (find_bin), the rest of bin() out of line.
+  struct SpanTable {
+    std::uint64_t key_lo = 0, keys = 0;   ///< keys key_lo .. key_lo + keys − 1 (a double's bits >> kKeyShift)
+    const std::uint16_t* first = nullptr;  ///< bin | kWholeSpan per key (bin() in latency_histogram.cpp)
+  };
+  static constexpr int kKeyShift = 44;
+  static constexpr std::uint16_t kWholeSpan = 0x8000;
+  static SpanTable span_table() noexcept;
   /// Boost's own computation of the same bin (a log per call): the reference bin() is checked against.
   static int axis_bin(double value_ms) noexcept;
   static int bins() noexcept;
@@ -91,8 +102,23 @@ class LatencyHistogram {
   using Hist = boost::histogram::histogram<std::tuple<Axis>, boost::histogram::dense_storage<double>>;
   void add_to_bins(double value_ms, double weight) {
     // The same bin (and the same += weight on it) as h_(value_ms, weight(w)), found without a log per sample.
-    h_.begin()[bin(value_ms) + 1] += weight;
+    double lo = 0, hi = 0;
+    h_.begin()[find_bin(value_ms, &lo, &hi) + 1] += weight;
   }
+  /// bin(value_ms, lo, hi): a whole span's entry inline, anything else through bin().
+  int find_bin(double value_ms, double* lo, double* hi) const noexcept {
+    const std::uint64_t k = std::bit_cast<std::uint64_t>(value_ms) >> kKeyShift;
+    if (k - spans_.key_lo < spans_.keys) {  // unsigned: below key_lo wraps around to a large number
+      const std::uint16_t f = spans_.first[k - spans_.key_lo];
+      if (f & kWholeSpan) {
+        *lo = std::bit_cast<double>(k << kKeyShift);
+        *hi = std::bit_cast<double>((k + 1) << kKeyShift);
+        return f & ~kWholeSpan;
+      }
+    }
+    return bin(value_ms, lo, hi);
+  }
+  SpanTable spans_ = span_table();
   Hist h_;
   LatencyMoments m_;
 };
