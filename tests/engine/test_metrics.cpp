@@ -96,10 +96,14 @@ TEST_CASE("histogram: the table-driven bin equals Boost's log-axis bin for every
   auto rng = rng_stream(11, "test");
   boost::random::uniform_real_distribution<double> u(std::log(1e-6), std::log(1e11));
   for (int i = 0; i < 300000; ++i) xs.push_back(std::exp(u(rng)));
-  std::size_t differ = 0;
+  std::size_t differ = 0, differ_inline = 0;
   std::size_t ranges = 0, bad_ranges = 0;
+  const LatencyHistogram h;
   for (double x : xs) {
     differ += LatencyHistogram::bin(x) != LatencyHistogram::axis_bin(x);
+    // add()'s lookup (the whole spans' entries inline): the same bin and range.
+    double lo1 = 0, hi1 = 0, lo2 = 0, hi2 = 0;
+    differ_inline += h.find_bin(x, &lo1, &hi1) != LatencyHistogram::bin(x, &lo2, &hi2) || lo1 != lo2 || hi1 != hi2;
     // The certain range a histogram reuses for the next sample: both its ends (and x) in x's bin.
     double lo = 0, hi = 0;
     const int b = LatencyHistogram::bin(x, &lo, &hi);
@@ -110,6 +114,7 @@ TEST_CASE("histogram: the table-driven bin equals Boost's log-axis bin for every
     }
   }
   CHECK(differ == 0);
+  CHECK(differ_inline == 0);
   CHECK(bad_ranges == 0);
   CHECK(ranges > 300000);
   CHECK(xs.size() > 400000);

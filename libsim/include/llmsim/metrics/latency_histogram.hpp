@@ -93,19 +93,7 @@ class LatencyHistogram {
   static constexpr int kKeyShift = 44;
   static constexpr std::uint16_t kWholeSpan = 0x8000;
   static SpanTable span_table() noexcept;
-  /// Boost's own computation of the same bin (a log per call): the reference bin() is checked against.
-  static int axis_bin(double value_ms) noexcept;
-  static int bins() noexcept;
-
- private:
-  using Axis = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;
-  using Hist = boost::histogram::histogram<std::tuple<Axis>, boost::histogram::dense_storage<double>>;
-  void add_to_bins(double value_ms, double weight) {
-    // The same bin (and the same += weight on it) as h_(value_ms, weight(w)), found without a log per sample.
-    double lo = 0, hi = 0;
-    h_.begin()[find_bin(value_ms, &lo, &hi) + 1] += weight;
-  }
-  /// bin(value_ms, lo, hi): a whole span's entry inline, anything else through bin().
+  /// bin(value_ms, lo, hi), what add() uses: a whole span's entry inline, anything else through bin().
   int find_bin(double value_ms, double* lo, double* hi) const noexcept {
     const std::uint64_t k = std::bit_cast<std::uint64_t>(value_ms) >> kKeyShift;
     if (k - spans_.key_lo < spans_.keys) {  // unsigned: below key_lo wraps around to a large number
@@ -117,6 +105,18 @@ class LatencyHistogram {
       }
     }
     return bin(value_ms, lo, hi);
+  }
+  /// Boost's own computation of the same bin (a log per call): the reference bin() is checked against.
+  static int axis_bin(double value_ms) noexcept;
+  static int bins() noexcept;
+
+ private:
+  using Axis = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;
+  using Hist = boost::histogram::histogram<std::tuple<Axis>, boost::histogram::dense_storage<double>>;
+  void add_to_bins(double value_ms, double weight) {
+    // The same bin (and the same += weight on it) as h_(value_ms, weight(w)), found without a log per sample.
+    double lo = 0, hi = 0;
+    h_.begin()[find_bin(value_ms, &lo, &hi) + 1] += weight;
   }
   SpanTable spans_ = span_table();
   Hist h_;
