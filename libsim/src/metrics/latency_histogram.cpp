@@ -88,16 +88,17 @@ int LatencyHistogram::bin(double value_ms) noexcept {
 }
 
 int LatencyHistogram::bin(double value_ms, double* lo, double* hi) noexcept {
+  static const SpanTable spans = span_table();
+  return lookup(spans, value_ms, lo, hi);
+}
+
+int LatencyHistogram::edge_bin(double value_ms, double* lo, double* hi) noexcept {
+  // The span straddles a bin edge (its first bin or the next, each checked against its certain range), or the value
+  // lies outside the table: negative, zero, NaN, beyond the range.
   const BinTable& t = bin_table();
-  const std::uint64_t k = key_of(value_ms);  // negative values and NaN fall outside [key_lo, key_hi]
+  const std::uint64_t k = key_of(value_ms);
   if (k >= t.key_lo && k <= t.key_hi) {
-    const std::uint16_t f = t.first[static_cast<std::size_t>(k - t.key_lo)];
-    if (f & kWholeSpan) {  // the span (every double with this key) is certain: its ends are the range
-      *lo = std::bit_cast<double>(k << kKeyShift);
-      *hi = std::bit_cast<double>((k + 1) << kKeyShift);
-      return f & ~kWholeSpan;
-    }
-    std::size_t i = f;
+    std::size_t i = t.first[static_cast<std::size_t>(k - t.key_lo)] & ~kWholeSpan;
     for (int step = 0; step < 2 && i < kBins; ++step, ++i) {
       if (value_ms >= t.lo[i] && value_ms < t.hi[i]) {
         *lo = t.lo[i];

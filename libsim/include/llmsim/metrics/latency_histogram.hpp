@@ -84,28 +84,31 @@ class LatencyHistogram {
   static int bin(double value_ms) noexcept;
   /// bin(value_ms), and a range [*lo, *hi) around it in which every value has that bin (empty when none is known).
   static int bin(double value_ms, double* lo, double* hi) noexcept;
-  /// The keys' span table bin() reads first (a constant of the binning): its whole-span entries, the common case, are
-  /// read inline by add() (find_bin), the rest of bin() out of line.
+  /// The keys' span table (a constant of the binning): per key (a double's bits >> kKeyShift) the bin of the span's
+  /// lowest double, with kWholeSpan set when the whole span lies in that bin's certain range (most spans).
   struct SpanTable {
-    std::uint64_t key_lo = 0, keys = 0;   ///< keys key_lo .. key_lo + keys − 1 (a double's bits >> kKeyShift)
-    const std::uint16_t* first = nullptr;  ///< bin | kWholeSpan per key (bin() in latency_histogram.cpp)
+    std::uint64_t key_lo = 0, keys = 0;   ///< keys key_lo .. key_lo + keys − 1
+    const std::uint16_t* first = nullptr;  ///< bin | kWholeSpan per key
   };
   static constexpr int kKeyShift = 44;
   static constexpr std::uint16_t kWholeSpan = 0x8000;
   static SpanTable span_table() noexcept;
-  /// bin(value_ms, lo, hi), what add() uses: a whole span's entry inline, anything else through bin().
-  int find_bin(double value_ms, double* lo, double* hi) const noexcept {
+  /// bin(value_ms, lo, hi) from `spans`: a whole span's entry inline, the spans across an edge and the values
+  /// outside the table through edge_bin(). add() reads its histogram's copy of the table (no static guard per sample).
+  static int lookup(const SpanTable& spans, double value_ms, double* lo, double* hi) noexcept {
     const std::uint64_t k = std::bit_cast<std::uint64_t>(value_ms) >> kKeyShift;
-    if (k - spans_.key_lo < spans_.keys) {  // unsigned: below key_lo wraps around to a large number
-      const std::uint16_t f = spans_.first[k - spans_.key_lo];
-      if (f & kWholeSpan) {
+    if (k - spans.key_lo < spans.keys) {  // unsigned: below key_lo wraps around to a large number
+      const std::uint16_t f = spans.first[k - spans.key_lo];
+      if (f & kWholeSpan) {  // every double with this key is certain: the span's ends are the range
         *lo = std::bit_cast<double>(k << kKeyShift);
         *hi = std::bit_cast<double>((k + 1) << kKeyShift);
         return f & ~kWholeSpan;
       }
     }
-    return bin(value_ms, lo, hi);
+    return edge_bin(value_ms, lo, hi);
   }
+  /// What add() uses: lookup() on this histogram's copy of the table.
+  int find_bin(double value_ms, double* lo, double* hi) const noexcept { return lookup(spans_, value_ms, lo, hi); }
   /// Boost's own computation of the same bin (a log per call): the reference bin() is checked against.
   static int axis_bin(double value_ms) noexcept;
   static int bins() noexcept;
@@ -113,6 +116,7 @@ class LatencyHistogram {
  private:
   using Axis = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;
   using Hist = boost::histogram::histogram<std::tuple<Axis>, boost::histogram::dense_storage<double>>;
+  static int edge_bin(double value_ms, double* lo, double* hi) noexcept;  ///< lookup()'s out-of-line part
   void add_to_bins(double value_ms, double weight) {
     // The same bin (and the same += weight on it) as h_(value_ms, weight(w)), found without a log per sample.
     double lo = 0, hi = 0;
