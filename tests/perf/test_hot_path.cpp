@@ -79,11 +79,16 @@ TEST_CASE("iteration_time gives breakdown()'s bits on every path: table, times o
         ++shapes;
         if (kind == 0 || kind == 3) {  // the engine's decode runs: DecodeSteps over a growing context
           const auto steps = cm->decode_steps(b.decode_seqs);
+          const auto planned = cm->decode_steps(b.decode_seqs);  // a run planned at once (its own split cache)
+          double run[3];
+          planned.times(b.decode_context, b.decode_seqs, 3, run);
           for (int step = 0; step < 3; ++step) {
             BatchShape d;
             d.decode_seqs = b.decode_seqs;
             d.decode_context = b.decode_context + step * b.decode_seqs;
-            differ_steps += steps.time(d.decode_context) != cm->iteration_time(d);
+            const double t = cm->iteration_time(d);
+            differ_steps += steps.time(d.decode_context) != t;
+            differ_steps += run[step] != t;
             ++step_shapes;
           }
         }
@@ -128,4 +133,37 @@ TEST_CASE("DecodeSteps follows iteration_time as the context grows through split
   }
   CHECK(differ == 0);
   CHECK(steps > 20000);
+}
+
+TEST_CASE("DecodeSteps::times plans a run with time()'s bits, through the split changes of every attention backend") {
+  // The engine plans up to 16 steps at once; times() skips the split rule once the split can no longer change
+  // (split_settled). Runs start everywhere from an empty cache up, on small batches whose split follows the context.
+  const auto& cat = spec::Catalog::builtin();
+  using R = spec::Runtime;
+  std::int64_t steps = 0, differ = 0;
+  for (const R runtime : {R::vllm_v1, R::vllm_v0_paged, R::lmdeploy_turbomind, R::sglang}) {
+    for (const char* gpu : {"a100-80gb-sxm", "rtx4090-24gb", "h100-80gb-sxm"}) {
+      const auto g = cat.gpu(gpu);
+      for (const char* model : {"llama-3.1-8b", "qwen2.5-7b"}) {
+        const CostModel cm(cat.model(model), spec::Quantization{}, g, perf::default_profile(g), spec::ParallelConfig{1, 1},
+                           true, 0, runtime);
+        for (const std::int64_t n : {1, 2, 3, 6, 17, 40, 130}) {
+          for (std::int64_t ctx = 0; ctx < 200000; ctx += n * 211 + 5) {
+            const auto planner = cm.decode_steps(n);
+            double run[16];
+            planner.times(ctx, n, 16, run);
+            for (int k = 0; k < 16; ++k) {
+              BatchShape b;
+              b.decode_seqs = n;
+              b.decode_context = ctx + k * n;
+              differ += run[k] != cm.iteration_time(b);
+              ++steps;
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(differ == 0);
+  CHECK(steps > 50000);
 }

@@ -29,18 +29,21 @@ double Replica::plan_run(double now_s) {
   run_.duration_s[0] = duration_s_;
   std::int64_t free = kv_.free();
   std::int32_t k = 1;
-  // Step k starts when step k − 1 ends; step_ is the token clock of step 0 (begin_decode_step advanced it).
+  // Step k starts when step k − 1 ends; step_ is the token clock of step 0 (begin_decode_step advanced it). First
+  // how many steps the run holds, then their times at once, then their ends.
   for (; k < DecodeRun::kMax; ++k) {
     if (next_finish <= step_ + k - 1) break;  // a sequence finishes in step k − 1: its boundary is an event
     // grow_decoders at step k's start: the decoders whose next position opens a block (clock step_ + k).
     const std::int64_t need = phase_count_[static_cast<std::size_t>(mod_block(step_ + k))];
     if (need > free) break;  // it would preempt: an event-driven boundary
     free -= need;
-    const double d = steps.time(ctx_sum_ + k * n_dec_);
-    LLMSIM_CHECK(d > 0, "the cost model returned a non-positive iteration time");
     run_.need[k] = need;
-    run_.duration_s[k] = d;
-    run_.end_s[k] = run_.end_s[k - 1] + d;  // the engine's now_s + duration_s(), boundary after boundary
+  }
+  steps.times(ctx_sum_ + n_dec_, n_dec_, k - 1, run_.duration_s + 1);
+  for (std::int32_t j = 1; j < k; ++j) {
+    const double d = run_.duration_s[j];
+    LLMSIM_CHECK(d > 0, "the cost model returned a non-positive iteration time");
+    run_.end_s[j] = run_.end_s[j - 1] + d;  // the engine's now_s + duration_s(), boundary after boundary
   }
   run_.steps = k;
   run_.at = 1;

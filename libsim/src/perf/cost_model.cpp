@@ -134,11 +134,27 @@ DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
   double t = 0;
   for (int i = 0; i < kAttnDecode; ++i) t += out.t[static_cast<std::size_t>(i)];
   d.before_ = t;
-  for (int i = kAttnDecode + 1; i < kNumOps; ++i) d.after_[i - kAttnDecode - 1] = out.t[static_cast<std::size_t>(i)];
+  for (int i = kAttnDecode + 1; i < kNumOps; ++i)
+    if (out.t[static_cast<std::size_t>(i)] != 0) d.after_[d.n_after_++] = out.t[static_cast<std::size_t>(i)];
   d.terms_ = c.attn_decode.context_free_terms(d.seqs_d_);  // nullptr: the split follows the context
   d.attn_ = &c.attn_decode;
   d.attn_layers_ = c.full_layers;
   return d;
+}
+
+void DecodeSteps::times(std::int64_t first, std::int64_t stride, int n, double* __restrict out) const {
+  const DecodeAttentionModel::SeqTerms* terms = terms_;
+  int k = 0;
+  if (n > 0 && attn_ && !terms && first >= 0 && stride >= 0) {
+    out[k++] = time(first);  // caches the split's terms
+    if (attn_->split_settled(seqs_d_, static_cast<double>(first))) terms = &split_terms_;  // time() would reuse them
+  }
+  if (!attn_ || !terms || first < 0 || stride < 0) {
+    for (; k < n; ++k) out[k] = time(first + k * stride);
+    return;
+  }
+  for (; k < n; ++k)
+    out[k] = sum_after(before_ + attn_->time_s(*terms, seqs_d_, static_cast<double>(first + k * stride)) * attn_layers_);
 }
 
 double DecodeSteps::slow_time(std::int64_t decode_context) const {

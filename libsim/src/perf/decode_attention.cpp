@@ -195,6 +195,15 @@ double DecodeAttentionModel::splits_for(double seqs, double mean_ctx) const {
   return splits;
 }
 
+bool DecodeAttentionModel::split_settled(double seqs, double context) const {
+  const double splits = split_for(seqs, context);
+  const double items = seqs * ctas_per_seq_;
+  if (backend_ == DecodeAttentionBackend::paged_unpacked) return false;  // V2's partitions follow the context
+  if (backend_ == DecodeAttentionBackend::turbomind) return splits == std::max(1.0, std::ceil(kTmMaxSplitK / seqs));
+  if (!(items < kSplitFillFraction * slots_)) return true;  // 1 whatever the context
+  return splits == std::min(std::max(std::floor(slots_ / items), 1.0), kSplitMaxSplits);
+}
+
 DecodeAttentionModel::SeqTerms DecodeAttentionModel::seq_terms(double seqs, double splits) const {
   SeqTerms t;
   const double items = seqs * ctas_per_seq_;

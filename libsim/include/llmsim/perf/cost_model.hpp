@@ -66,16 +66,24 @@ class DecodeSteps {
       terms = &split_terms_;
     }
     // table_time's sum in op order, with the one context-dependent term computed now.
-    double t = before_ + attn_->time_s(*terms, seqs_d_, ctx) * attn_layers_;
-    for (int i = 0; i < kAfter; ++i) t += after_[i];
-    return t;
+    return sum_after(before_ + attn_->time_s(*terms, seqs_d_, ctx) * attn_layers_);
   }
+  /// out[k] = time(first + k · stride) for k in [0, n), bit for bit: a run of decode steps planned at once (stride
+  /// >= 0). Once the decode terms no longer follow the context (most batches from the start), the loop holds nothing
+  /// but the attention term and the sum.
+  void times(std::int64_t first, std::int64_t stride, int n, double* __restrict out) const;
   std::int64_t seqs() const noexcept { return seqs_; }
 
  private:
   friend class CostModel;
   static constexpr int kAfter = 12;  ///< ops after decode attention (checked against the op table)
   double slow_time(std::int64_t decode_context) const;
+  /// t plus the ops after decode attention, in op order. The ops that take no time are left out of after_: t > 0,
+  /// and t + 0.0 is t.
+  double sum_after(double t) const {
+    for (int i = 0; i < n_after_; ++i) t += after_[i];
+    return t;
+  }
   const CostModel* model_ = nullptr;
   std::int64_t seqs_ = 0;
   double seqs_d_ = 0;
@@ -88,7 +96,8 @@ class DecodeSteps {
   mutable double split_ = -1;
   double attn_layers_ = 0;           ///< layers the decode kernel runs in
   double before_ = 0;                ///< the running sum of the ops before decode attention, in op order
-  double after_[kAfter] = {};        ///< the ops after it, in op order
+  double after_[kAfter] = {};        ///< the ops after it that take time, in op order
+  int n_after_ = 0;                  ///< how many of after_ are set
 };
 
 class CostModel {

@@ -99,6 +99,9 @@ class DecodeAttentionModel {
   /// The KV split per_layer(seqs, context) runs with, and its terms (for a caller that caches them by split).
   double split_for(double seqs, double context) const { return splits_for(seqs, (context + seqs) / seqs); }
   SeqTerms terms_for_split(double seqs, double splits) const { return seq_terms(seqs, splits); }
+  /// Whether split_for(seqs, c) is split_for(seqs, context) for every c >= context: each backend's split grows with
+  /// the context up to a cap that does not depend on it, and stays there once it reaches it.
+  bool split_settled(double seqs, double context) const;
 
  private:
   double splits_for(double seqs, double mean_ctx) const;
