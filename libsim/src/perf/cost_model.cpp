@@ -134,8 +134,9 @@ DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
   double t = 0;
   for (int i = 0; i < kAttnDecode; ++i) t += out.t[static_cast<std::size_t>(i)];
   d.before_ = t;
-  for (int i = kAttnDecode + 1; i < kNumOps; ++i)
-    if (out.t[static_cast<std::size_t>(i)] != 0) d.after_[d.n_after_++] = out.t[static_cast<std::size_t>(i)];
+  for (int i = kAttnDecode + 1; i < kNumOps; ++i) d.n_after_ += out.t[static_cast<std::size_t>(i)] != 0;
+  for (int i = kAttnDecode + 1, j = DecodeSteps::kAfter - d.n_after_; i < kNumOps; ++i)  // right-aligned (sum_after)
+    if (out.t[static_cast<std::size_t>(i)] != 0) d.after_[j++] = out.t[static_cast<std::size_t>(i)];
   d.terms_ = c.attn_decode.context_free_terms(d.seqs_d_);  // nullptr: the split follows the context
   d.attn_ = &c.attn_decode;
   d.attn_layers_ = c.full_layers;

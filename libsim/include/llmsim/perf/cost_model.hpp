@@ -78,10 +78,24 @@ class DecodeSteps {
   friend class CostModel;
   static constexpr int kAfter = 12;  ///< ops after decode attention (checked against the op table)
   double slow_time(std::int64_t decode_context) const;
-  /// t plus the ops after decode attention, in op order. The ops that take no time are left out of after_: t > 0,
-  /// and t + 0.0 is t.
+  /// t plus the ops after decode attention, in op order. The ops that take no time are left out (t > 0, and t + 0.0
+  /// is t); the others sit at the end of after_, so one jump enters the unrolled adds where they begin.
   double sum_after(double t) const {
-    for (int i = 0; i < n_after_; ++i) t += after_[i];
+    switch (n_after_) {
+      case 12: t += after_[0]; [[fallthrough]];
+      case 11: t += after_[1]; [[fallthrough]];
+      case 10: t += after_[2]; [[fallthrough]];
+      case 9: t += after_[3]; [[fallthrough]];
+      case 8: t += after_[4]; [[fallthrough]];
+      case 7: t += after_[5]; [[fallthrough]];
+      case 6: t += after_[6]; [[fallthrough]];
+      case 5: t += after_[7]; [[fallthrough]];
+      case 4: t += after_[8]; [[fallthrough]];
+      case 3: t += after_[9]; [[fallthrough]];
+      case 2: t += after_[10]; [[fallthrough]];
+      case 1: t += after_[11]; [[fallthrough]];
+      default: break;
+    }
     return t;
   }
   const CostModel* model_ = nullptr;
@@ -96,7 +110,7 @@ class DecodeSteps {
   mutable double split_ = -1;
   double attn_layers_ = 0;           ///< layers the decode kernel runs in
   double before_ = 0;                ///< the running sum of the ops before decode attention, in op order
-  double after_[kAfter] = {};        ///< the ops after it that take time, in op order
+  double after_[kAfter] = {};        ///< the ops after it that take time, in op order, at the array's end
   int n_after_ = 0;                  ///< how many of after_ are set
 };
 
