@@ -25,8 +25,8 @@ double first_time_of(std::size_t k, double w) {
 
 }  // namespace
 
-FleetMeter::Bucket& FleetMeter::at(double t) {
-  if (t >= cached_lo_ && t < cached_hi_ && cached_ < buckets_.size()) return buckets_[cached_];
+FleetMeter::Bucket& FleetMeter::find(double t) {
+  // Only here do the buckets change (grow, or merge in pairs), and the cached range is set anew below.
   auto i = static_cast<std::size_t>(std::max(0.0, std::floor(t / width_s_)));
   while (i >= kMaxFleetBuckets) {  // merge pairs: the width doubles, memory stays bounded
     std::vector<Bucket> merged((buckets_.size() + 1) / 2);
@@ -51,14 +51,6 @@ FleetMeter::Bucket& FleetMeter::at(double t) {
   cached_lo_ = i == 0 ? -std::numeric_limits<double>::infinity() : first_time_of(i, width_s_);
   cached_hi_ = first_time_of(i + 1, width_s_);
   return buckets_[i];
-}
-
-void FleetMeter::on_arrival(double t) { ++at(t).arrivals; }
-
-void FleetMeter::on_finish(double t, bool good) {
-  auto& b = at(t);
-  ++b.completed;
-  b.good += good;
 }
 
 void FleetMeter::on_failed(double t) { ++at(t).failed; }

@@ -34,7 +34,7 @@ struct BinTable {
   // Per key in [key_lo, key_hi]: the bin of the span's lowest double, with kWholeSpan set when every double of the
   // span lies in that bin's certain range (then no range check is needed: most spans, as a bin holds 2-3 spans).
   std::vector<std::uint16_t> first;
-  std::vector<double> lo, hi;            // bin i is certain for lo[i] <= x < hi[i]
+  std::vector<double> lo, hi;            // bin i is certain for lo[i] <= x < hi[i]; entry kBins holds no value
 };
 
 using Axis = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;
@@ -49,8 +49,8 @@ const BinTable& bin_table() {
   static const BinTable t = [] {
     BinTable b;
     const Axis& ax = axis();
-    b.lo.resize(kBins);
-    b.hi.resize(kBins);
+    b.lo.assign(kBins + 1, std::numeric_limits<double>::infinity());  // the last span's "next bin": no value
+    b.hi.assign(kBins + 1, -std::numeric_limits<double>::infinity());
     for (unsigned i = 0; i < kBins; ++i) {
       b.lo[i] = ax.value(i) * (1 + kEdgeMargin);
       b.hi[i] = ax.value(i + 1) * (1 - kEdgeMargin);
@@ -77,7 +77,7 @@ int LatencyHistogram::bins() noexcept { return static_cast<int>(kBins); }
 
 LatencyHistogram::SpanTable LatencyHistogram::span_table() noexcept {
   const BinTable& t = bin_table();
-  return SpanTable{t.key_lo, t.key_hi - t.key_lo + 1, t.first.data()};
+  return SpanTable{t.key_lo, t.key_hi - t.key_lo + 1, t.first.data(), t.lo.data(), t.hi.data()};
 }
 
 int LatencyHistogram::axis_bin(double value_ms) noexcept { return axis().index(value_ms); }
@@ -93,8 +93,8 @@ int LatencyHistogram::bin(double value_ms, double* lo, double* hi) noexcept {
 }
 
 int LatencyHistogram::edge_bin(double value_ms, double* lo, double* hi) noexcept {
-  // The span straddles a bin edge (its first bin or the next, each checked against its certain range), or the value
-  // lies outside the table: negative, zero, NaN, beyond the range.
+  // lookup() found no certain bin: the value lies within 1e-9 of a bin edge, or outside the table (negative, zero,
+  // NaN, beyond the range). The spans' two bins are checked again here, so this alone also gives bin()'s answer.
   const BinTable& t = bin_table();
   const std::uint64_t k = key_of(value_ms);
   if (k >= t.key_lo && k <= t.key_hi) {

@@ -35,8 +35,12 @@ inline constexpr std::size_t kMaxFleetBuckets = 2048;
 /// kMaxFleetBuckets (adjacent buckets merge and the width doubles beyond it).
 class FleetMeter {
  public:
-  void on_arrival(double t);
-  void on_finish(double t, bool good);
+  void on_arrival(double t) { ++at(t).arrivals; }
+  void on_finish(double t, bool good) {
+    Bucket& b = at(t);
+    ++b.completed;
+    b.good += good;
+  }
   void on_failed(double t);
   void on_timed_out(double t);
   /// The billed and ready replica counts change at `t` (called before the change takes effect is not needed:
@@ -50,7 +54,13 @@ class FleetMeter {
     std::int64_t arrivals = 0, completed = 0, good = 0, failed = 0, timed_out = 0;
     double billed_s = 0, ready_s = 0;
   };
-  Bucket& at(double t);
+  /// The bucket of time t: the last one found when t lies in its range (inline: every arrival and completion asks),
+  /// else find(t).
+  Bucket& at(double t) {
+    if (t >= cached_lo_ && t < cached_hi_) return buckets_[cached_];
+    return find(t);
+  }
+  Bucket& find(double t);  ///< sizes or widens the table as needed, and caches the bucket's range
   std::vector<Bucket> buckets_;
   double width_s_ = 3600;
   /// The last bucket found and the exact range of times that floor(t / width_s_) maps to it (every arrival and

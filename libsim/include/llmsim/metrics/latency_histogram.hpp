@@ -89,20 +89,31 @@ class LatencyHistogram {
   struct SpanTable {
     std::uint64_t key_lo = 0, keys = 0;   ///< keys key_lo .. key_lo + keys − 1
     const std::uint16_t* first = nullptr;  ///< bin | kWholeSpan per key
+    const double* lo = nullptr;            ///< bin i is certain for lo[i] <= x < hi[i] (bins() + 1 entries: the last
+    const double* hi = nullptr;            ///< holds no value)
   };
   static constexpr int kKeyShift = 44;
   static constexpr std::uint16_t kWholeSpan = 0x8000;
   static SpanTable span_table() noexcept;
-  /// bin(value_ms, lo, hi) from `spans`: a whole span's entry inline, the spans across an edge and the values
-  /// outside the table through edge_bin(). add() reads its histogram's copy of the table (no static guard per sample).
+  /// bin(value_ms, lo, hi) from `spans`, inline: a whole span's entry, or for a span across an edge its first bin or
+  /// the next, each within its certain range; edge_bin() for the rest (values within 1e-9 of an edge, outside the
+  /// table). add() reads its histogram's copy of the table (no static guard per sample).
   static int lookup(const SpanTable& spans, double value_ms, double* lo, double* hi) noexcept {
     const std::uint64_t k = std::bit_cast<std::uint64_t>(value_ms) >> kKeyShift;
     if (k - spans.key_lo < spans.keys) {  // unsigned: below key_lo wraps around to a large number
       const std::uint16_t f = spans.first[k - spans.key_lo];
+      const int i = f & ~kWholeSpan;
       if (f & kWholeSpan) {  // every double with this key is certain: the span's ends are the range
         *lo = std::bit_cast<double>(k << kKeyShift);
         *hi = std::bit_cast<double>((k + 1) << kKeyShift);
-        return f & ~kWholeSpan;
+        return i;
+      }
+      for (int j = i; j <= i + 1; ++j) {
+        if (value_ms >= spans.lo[j] && value_ms < spans.hi[j]) {
+          *lo = spans.lo[j];
+          *hi = spans.hi[j];
+          return j;
+        }
       }
     }
     return edge_bin(value_ms, lo, hi);
@@ -116,7 +127,7 @@ class LatencyHistogram {
  private:
   using Axis = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;
   using Hist = boost::histogram::histogram<std::tuple<Axis>, boost::histogram::dense_storage<double>>;
-  static int edge_bin(double value_ms, double* lo, double* hi) noexcept;  ///< lookup()'s out-of-line part
+  static int edge_bin(double value_ms, double* lo, double* hi) noexcept;  ///< lookup()'s rare, out-of-line part
   void add_to_bins(double value_ms, double weight) {
     // The same bin (and the same += weight on it) as h_(value_ms, weight(w)), found without a log per sample.
     double lo = 0, hi = 0;
