@@ -147,6 +147,26 @@ TEST_CASE("error messages escape control and non-UTF-8 bytes and are bounded", "
   CHECK(std::string(InternalError(std::string("x\ny")).what()) == "x\\x0Ay");
 }
 
+TEST_CASE("LLMSIM_CHECK throws InternalError naming the check, and builds its message only when it fails", "[core]") {
+  int built = 0;
+  auto message = [&] {
+    ++built;
+    return "n is " + std::to_string(3);
+  };
+  const int n = 3;
+  LLMSIM_CHECK(n == 3, message());
+  CHECK(built == 0);
+  try {
+    LLMSIM_CHECK(n == 4, message());
+    FAIL("no throw");
+  } catch (const InternalError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::StartsWith("internal check failed: n is 3 [n == 4] at ") &&
+                                          Catch::EndsWith("test_inputs.cpp"));
+  }
+  CHECK(built == 1);
+  CHECK_THROWS_AS([] { LLMSIM_CHECK(false, "a literal"); }(), InternalError);
+}
+
 TEST_CASE("a JSON number beyond double's range names its field; a syntax error says where", "[core][json]") {
   CHECK(error_of([] { parse_json(R"({"workload": {"arrival": {"rate": 1e999}}})", "s.json"); }) ==
         "workload.arrival.rate: the number 1e999 is out of range (s.json, line 1, column 35)");

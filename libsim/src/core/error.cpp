@@ -17,6 +17,10 @@ std::string join(const std::vector<std::string>& items) {
 }
 }  // namespace
 
+void detail::check_failed(std::string_view msg, const char* cond, const char* file) {
+  throw InternalError("internal check failed: " + std::string(msg) + " [" + cond + "] at " + file);
+}
+
 ConfigError::ConfigError(std::string path, std::string problem)
     : Error(path.empty() ? problem : path + ": " + problem),
       path_(std::move(path)),

@@ -85,9 +85,16 @@ std::string format_value(double v);
 
 }  // namespace llmsim
 
-/// Always-on invariant check (Release keeps it, unlike assert): throws llmsim::InternalError.
-#define LLMSIM_CHECK(cond, msg)                                                                  \
-  do {                                                                                           \
-    if (!(cond)) throw ::llmsim::InternalError(std::string("internal check failed: ") + (msg) + \
-                                               " [" #cond "] at " __FILE__);                     \
+namespace llmsim::detail {
+/// Throws InternalError("internal check failed: <msg> [<cond>] at <file>"). Out of line and cold, so a check costs
+/// its hot caller a compare and a call, not the message's construction: small functions (the event queue's) inline.
+[[noreturn, gnu::cold]] void check_failed(std::string_view msg, const char* cond, const char* file);
+}  // namespace llmsim::detail
+
+/// Always-on invariant check (Release keeps it, unlike assert): throws llmsim::InternalError. `msg` (a string) is
+/// evaluated only when the check fails.
+#define LLMSIM_CHECK(cond, msg)                                                \
+  do {                                                                         \
+    if (!(cond)) [[unlikely]]                                                  \
+      ::llmsim::detail::check_failed((msg), #cond, __FILE__);                  \
   } while (0)
