@@ -199,7 +199,9 @@ std::int64_t Replica::cached_tokens(const Seq& s, std::int64_t* prefix_blocks, s
 bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) {
   Seq& s = (*pool_)[i];
   std::int64_t pb = 0, own_hit = 0, shared_cost = 0;
-  const std::int64_t cached = cached_tokens(s, &pb, &own_hit, &shared_cost);
+  // None cached without prefix caching or a transferred KV (cached_tokens' first tests, kept off the common path).
+  const std::int64_t cached =
+      cfg_.prefix_caching || s.remote_tokens > 0 ? cached_tokens(s, &pb, &own_hit, &shared_cost) : 0;
   const std::int64_t chunk = std::min(first_chunk, s.prefill_target - cached);
   LLMSIM_CHECK(chunk >= 1, "admission without a token to compute");
   // Blocks held after admission: the prefix (shared), then own blocks for the cached and the chunk's tokens.

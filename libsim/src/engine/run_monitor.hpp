@@ -27,6 +27,27 @@ class RunMonitor {
   /// admitted. Flags overload and the memory bound; stop() tells the event loop to end the run.
   void after_arrival(std::int64_t issued, std::int64_t num_requests, std::int64_t in_system, std::int64_t waiting) {
     if (issued == half_mark_) in_system_at_half_ = in_system;
+    // Inline, the tests that every arrival passes; the guards' messages out of line.
+    if ((stop_when_unstable_ && waiting > max_queue_) || in_system > max_in_system_ || issued == num_requests) [[unlikely]]
+      check_guards(issued, num_requests, in_system, waiting);
+  }
+  /// The run ends before serving every request it issued (a guard, the horizon, or the capacity-search stop).
+  void end_early(std::string why) {
+    stop_ = true;
+    complete_ = false;
+    if (incomplete_reason_.empty()) incomplete_reason_ = std::move(why);
+  }
+
+  bool stop() const noexcept { return stop_; }
+  bool unstable() const noexcept { return unstable_; }
+  bool complete() const noexcept { return complete_; }
+  const std::string& unstable_reason() const noexcept { return unstable_reason_; }
+  const std::string& incomplete_reason() const noexcept { return incomplete_reason_; }
+
+ private:
+  /// The rest of after_arrival(): the guards themselves (each test again, in order).
+  [[gnu::noinline, gnu::cold]] void check_guards(std::int64_t issued, std::int64_t num_requests, std::int64_t in_system,
+                                                 std::int64_t waiting) {
     if (stop_when_unstable_ && waiting > max_queue_ && !unstable_) {
       flag("the waiting queue grew beyond " + std::to_string(max_queue_) + " requests (arrivals faster than service)");
       end_early(kStopped);
@@ -46,20 +67,6 @@ class RunMonitor {
       }
     }
   }
-  /// The run ends before serving every request it issued (a guard, the horizon, or the capacity-search stop).
-  void end_early(std::string why) {
-    stop_ = true;
-    complete_ = false;
-    if (incomplete_reason_.empty()) incomplete_reason_ = std::move(why);
-  }
-
-  bool stop() const noexcept { return stop_; }
-  bool unstable() const noexcept { return unstable_; }
-  bool complete() const noexcept { return complete_; }
-  const std::string& unstable_reason() const noexcept { return unstable_reason_; }
-  const std::string& incomplete_reason() const noexcept { return incomplete_reason_; }
-
- private:
   static constexpr const char* kStopped = "stopped at overload (SimulationOptions::stop_when_unstable)";
   void flag(std::string why) {
     unstable_ = true;
