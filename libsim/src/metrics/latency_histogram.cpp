@@ -92,25 +92,6 @@ int LatencyHistogram::bin(double value_ms, double* lo, double* hi) noexcept {
   return lookup(spans, value_ms, lo, hi);
 }
 
-int LatencyHistogram::edge_bin(double value_ms, double* lo, double* hi) noexcept {
-  // lookup() found no certain bin: the value lies within 1e-9 of a bin edge, or outside the table (negative, zero,
-  // NaN, beyond the range). The spans' two bins are checked again here, so this alone also gives bin()'s answer.
-  const BinTable& t = bin_table();
-  const std::uint64_t k = key_of(value_ms);
-  if (k >= t.key_lo && k <= t.key_hi) {
-    std::size_t i = t.first[static_cast<std::size_t>(k - t.key_lo)] & ~kWholeSpan;
-    for (int step = 0; step < 2 && i < kBins; ++step, ++i) {
-      if (value_ms >= t.lo[i] && value_ms < t.hi[i]) {
-        *lo = t.lo[i];
-        *hi = t.hi[i];
-        return static_cast<int>(i);
-      }
-    }
-  }
-  *lo = *hi = 0;
-  return axis_bin(value_ms);
-}
-
 LatencyHistogram::LatencyHistogram()
     : h_(boost::histogram::make_histogram_with(boost::histogram::dense_storage<double>(),
                                                 Axis(kBins, kLowMs, kHighMs))) {}

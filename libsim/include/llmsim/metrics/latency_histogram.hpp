@@ -96,8 +96,8 @@ class LatencyHistogram {
   static constexpr std::uint16_t kWholeSpan = 0x8000;
   static SpanTable span_table() noexcept;
   /// bin(value_ms, lo, hi) from `spans`, inline: a whole span's entry, or for a span across an edge its first bin or
-  /// the next, each within its certain range; edge_bin() for the rest (values within 1e-9 of an edge, outside the
-  /// table). add() reads its histogram's copy of the table (no static guard per sample).
+  /// the next, each within its certain range; axis_bin() for the rest. add() reads its histogram's copy of the table
+  /// (no static guard per sample).
   static int lookup(const SpanTable& spans, double value_ms, double* lo, double* hi) noexcept {
     const std::uint64_t k = std::bit_cast<std::uint64_t>(value_ms) >> kKeyShift;
     if (k - spans.key_lo < spans.keys) {  // unsigned: below key_lo wraps around to a large number
@@ -116,7 +116,10 @@ class LatencyHistogram {
         }
       }
     }
-    return edge_bin(value_ms, lo, hi);
+    // Within 1e-9 of a bin edge, or outside the table (negative, zero, NaN, beyond the range): Boost's own bin, and
+    // no range to reuse.
+    *lo = *hi = 0;
+    return axis_bin(value_ms);
   }
   /// What add() uses: lookup() on this histogram's copy of the table.
   int find_bin(double value_ms, double* lo, double* hi) const noexcept { return lookup(spans_, value_ms, lo, hi); }
@@ -127,7 +130,6 @@ class LatencyHistogram {
  private:
   using Axis = boost::histogram::axis::regular<double, boost::histogram::axis::transform::log>;
   using Hist = boost::histogram::histogram<std::tuple<Axis>, boost::histogram::dense_storage<double>>;
-  static int edge_bin(double value_ms, double* lo, double* hi) noexcept;  ///< lookup()'s rare, out-of-line part
   void add_to_bins(double value_ms, double weight) {
     // The same bin (and the same += weight on it) as h_(value_ms, weight(w)), found without a log per sample.
     double lo = 0, hi = 0;
