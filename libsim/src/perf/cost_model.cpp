@@ -154,8 +154,7 @@ void DecodeSteps::times(std::int64_t first, std::int64_t stride, int n, double* 
     for (; k < n; ++k) out[k] = time(first + k * stride);
     return;
   }
-  for (; k < n; ++k)
-    out[k] = sum_after(before_ + attn_->time_s(*terms, seqs_d_, static_cast<double>(first + k * stride)) * attn_layers_);
+  for (; k < n; ++k) out[k] = time_with(*terms, static_cast<double>(first + k * stride));
 }
 
 double DecodeSteps::slow_time(std::int64_t decode_context) const {

@@ -65,8 +65,7 @@ class DecodeSteps {
       }
       terms = &split_terms_;
     }
-    // table_time's sum in op order, with the one context-dependent term computed now.
-    return sum_after(before_ + attn_->time_s(*terms, seqs_d_, ctx) * attn_layers_);
+    return time_with(*terms, ctx);
   }
   /// out[k] = time(first + k · stride) for k in [0, n), bit for bit: a run of decode steps planned at once (stride
   /// >= 0). Once the decode terms no longer follow the context (most batches from the start), the loop holds nothing
@@ -78,6 +77,10 @@ class DecodeSteps {
   friend class CostModel;
   static constexpr int kAfter = 12;  ///< ops after decode attention (checked against the op table)
   double slow_time(std::int64_t decode_context) const;
+  /// table_time's sum in op order, with the one context-dependent term computed now from the split's `terms`.
+  double time_with(const DecodeAttentionModel::SeqTerms& terms, double ctx) const {
+    return sum_after(before_ + attn_->time_s(terms, seqs_d_, ctx) * attn_layers_);
+  }
   /// t plus the ops after decode attention, in op order. The ops that take no time are left out (t > 0, and t + 0.0
   /// is t); the others sit at the end of after_, so one jump enters the unrolled adds where they begin.
   double sum_after(double t) const {
