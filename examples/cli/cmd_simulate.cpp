@@ -81,13 +81,24 @@ bool placeholder_price(const spec::ResolvedScenario& rs) {
 
 void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   const auto& sc = rs.scenario;
-  std::cout << "scenario: " << (sc.name.empty() ? sc.model : sc.name) << " | " << rs.model.id << " " << sc.weights
-            << (sc.disaggregation ? std::string(" disaggregated (pools below)")
-                                  : " on " + std::to_string(sc.hardware.replicas) + " x " +
-                                        std::to_string(sc.hardware.parallel.gpus()) + " " + rs.gpu.id)
+  std::string on = " on ";
+  if (sc.disaggregation) {
+    on = " disaggregated (pools below)";
+  } else if (!rs.fleet.empty()) {  // its top-level gpu is the first member's: name them all
+    on += "a fleet of";
+    for (std::size_t k = 0; k < rs.fleet.size(); ++k) {
+      const auto& hw = rs.fleet[k].scenario.hardware;
+      on += (k ? " + " : " ") + std::to_string(hw.replicas) + " x " + std::to_string(hw.parallel.gpus()) + " " +
+            rs.fleet[k].gpu.id;
+    }
+  } else {
+    on += std::to_string(sc.hardware.replicas) + " x " + std::to_string(sc.hardware.parallel.gpus()) + " " + rs.gpu.id;
+  }
+  std::cout << "scenario: " << (sc.name.empty() ? sc.model : sc.name) << " | " << rs.model.id << " " << sc.weights << on
             << " | policy " << spec::to_string(sc.engine.policy) << "\n";
   if (!rs.interconnect.empty() && !sc.disaggregation) std::cout << "interconnect: " << rs.interconnect << "\n";
   print_disaggregation(rs, s.fits ? &s : nullptr);
+  if (s.fits) print_fleet_pools(s);
   if (!s.fits) {
     std::cout << "cannot run: " << s.reason << "\n";
     return;
@@ -128,7 +139,8 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   std::cout << "\nSLO " << (sc.slo.empty() ? "(none)" : s.slo_met ? "met" : "NOT met") << "; attainment "
             << fmt(100 * s.slo_attainment, 1) << "%, goodput " << fmt(s.goodput_rps, 2) << " req/s, "
             << fmt(s.goodput_output_tps, 1) << " output tok/s\n";
-  std::cout << "KV capacity " << s.kv.capacity_tokens << " tokens/replica, peak " << fmt(100 * s.kv.peak_used_fraction, 1)
+  std::cout << "KV capacity " << s.kv.capacity_tokens << " tokens/replica" << (rs.fleet.empty() ? "" : " (the smallest member's)")
+            << ", peak " << fmt(100 * s.kv.peak_used_fraction, 1)
             << "%, mean " << fmt(100 * s.kv.mean_used_fraction, 1) << "%; MFU " << fmt(100 * s.mfu, 1) << "%, MBU "
             << fmt(100 * s.mbu, 1) << "%\n";
   const std::string cur = sc.cost.currency == "USD" ? "$" : sc.cost.currency + " ";  // money is labelled, never converted

@@ -327,12 +327,24 @@ void print_disaggregation(const spec::ResolvedScenario& rs, const metrics::Summa
   std::cout << "KV transfer: " << fmt(sd.mean_transfer_mb, 1) << " MB per request, p50 " << fmt(sd.transfer_ms.p50, 1)
             << " ms, p95 " << fmt(sd.transfer_ms.p95, 1) << " ms (in TTFT); decode admission wait p50 "
             << fmt(sd.decode_wait_ms.p50, 1) << " ms, p95 " << fmt(sd.decode_wait_ms.p95, 1) << " ms\n";
-  for (const auto& p : sd.pools)
-    std::cout << "  " << p.role << " pool: busy " << fmt(100 * p.busy_fraction, 1) << "%, MFU " << fmt(100 * p.mfu, 1)
-              << "%, MBU " << fmt(100 * p.mbu, 1) << "%, KV mean " << fmt(100 * p.kv_mean_used_fraction, 1)
-              << "%, saturates at " << (p.saturation_requests_per_s > 0 ? fmt(p.saturation_requests_per_s, 2) + " req/s"
-                                                                         : std::string("(never saturated)"))
-              << "\n";
+  for (const auto& p : sd.pools) print_pool(p.role + " pool", p);
+}
+
+void print_pool(const std::string& name, const metrics::PoolSummary& p) {
+  std::cout << "  " << name << ": busy " << fmt(100 * p.busy_fraction, 1) << "%, MFU " << fmt(100 * p.mfu, 1)
+            << "%, MBU " << fmt(100 * p.mbu, 1) << "%, KV mean " << fmt(100 * p.kv_mean_used_fraction, 1)
+            << "%, saturates at " << (p.saturation_requests_per_s > 0 ? fmt(p.saturation_requests_per_s, 2) + " req/s"
+                                                                       : std::string("(never saturated)"))
+            << "\n";
+}
+
+void print_fleet_pools(const metrics::Summary& s) {
+  if (s.fleet_pools.empty()) return;
+  std::cout << "fleet members, each on its own replicas:\n";
+  for (std::size_t k = 0; k < s.fleet_pools.size(); ++k) {
+    const auto& p = s.fleet_pools[k];
+    print_pool("[" + std::to_string(k) + "] " + std::to_string(p.replicas) + " x " + p.gpu, p);
+  }
 }
 
 }  // namespace llmsim::cli

@@ -107,6 +107,10 @@ class Table {
 /// A disaggregated scenario's pools and link (one line each), then, given a run's summary, its KV transfers, the
 /// decode pool's admission wait and each pool's load. Prints nothing for a colocated scenario.
 void print_disaggregation(const spec::ResolvedScenario& rs, const metrics::Summary* summary);
+/// One pool's (or fleet member's) measured line: busy share, MFU, MBU, mean KV use, saturation rate.
+void print_pool(const std::string& name, const metrics::PoolSummary& p);
+/// A heterogeneous fleet's members, each measured on its own replicas (nothing for other deployments).
+void print_fleet_pools(const metrics::Summary& s);
 
 /// Fixed-point formatting for tables: fmt(3.14159, 2) = "3.14".
 std::string fmt(double v, int decimals = 2);

@@ -33,7 +33,9 @@ TEST_CASE("a workload as N closed-loop users keeps its lengths and its class mix
   CHECK(std::get<spec::ClosedLoop>(two.classes[0].arrival).concurrency == 6);
   CHECK(std::get<spec::ClosedLoop>(two.classes[1].arrival).concurrency == 2);
   w.classes.clear();
-  w.arrival = spec::TraceReplay{"t.csv", 1.0};
+  spec::TraceReplay trace;
+  trace.path = "t.csv";
+  w.arrival = trace;
   CHECK_THROWS_AS(analysis::closed_loop(w, 4), ConfigError);
 }
 

@@ -149,3 +149,52 @@ TEST_CASE("a fleet's MFU, MBU and busy fraction count each member's work against
   CHECK(sf.mfu == Approx(sh.mfu).epsilon(1e-9));
   CHECK(sf.busy_fraction == Approx(sh.busy_fraction).epsilon(1e-9));
 }
+
+TEST_CASE("each fleet member is measured on its own replicas; the fleet's KV room is the smallest member's", "[fleet]") {
+  // Round robin gives the 4090 and the A100 the same requests; the 4090 (1008 vs 2039 GB/s) takes about twice as
+  // long over each, so it is busy more of the time. Its members' figures recombine into the fleet's.
+  auto run = [](Json j) {
+    const auto r = engine::simulate(test::make(j), {});
+    REQUIRE(r.summary.fits);
+    return r.summary;
+  };
+  Json a = fleet_json("round_robin", 0.5);
+  Json b = a;
+  std::swap(b["hardware"]["fleet"][0], b["hardware"]["fleet"][1]);
+  const auto sa = run(a), sb = run(b);
+  REQUIRE(sa.fleet_pools.size() == 2);
+  REQUIRE(sb.fleet_pools.size() == 2);
+  const auto& r4090 = sa.fleet_pools[0];
+  const auto& a100 = sa.fleet_pools[1];
+  CHECK(r4090.role == "fleet");
+  CHECK(r4090.gpu == "rtx4090-24gb");
+  CHECK(a100.gpu == "a100-80gb-sxm");
+  CHECK(r4090.replicas == 1);
+  CHECK(r4090.gpus == 1);
+  CHECK(r4090.price_per_gpu_hour == 0.4);
+  CHECK(r4090.busy_fraction > 1.4 * a100.busy_fraction);
+  CHECK(sa.busy_fraction == Approx((r4090.busy_fraction + a100.busy_fraction) / 2).epsilon(1e-9));
+  // Each member against its own card's peaks: a share in (0, 1].
+  for (const auto& p : sa.fleet_pools) {
+    CHECK(p.mbu > 0);
+    CHECK(p.mbu <= 1);
+    CHECK(p.kv_mean_used_fraction > 0);
+  }
+  // The KV room: the 4090's (24 GB) far below the A100's (80 GB); the fleet's is the 4090's in either order.
+  CHECK(r4090.kv_capacity_tokens < a100.kv_capacity_tokens / 3);
+  CHECK(sa.kv.capacity_tokens == r4090.kv_capacity_tokens);
+  CHECK(sb.kv.capacity_tokens == r4090.kv_capacity_tokens);
+  CHECK(sb.fleet_pools[0].gpu == "a100-80gb-sxm");
+  CHECK(sb.fleet_pools[1].busy_fraction == Approx(r4090.busy_fraction).epsilon(0.05));
+  // In the result: one entry per member, in the fleet's order; none for a deployment that is not a fleet.
+  const Json j = metrics::to_json(sa);
+  REQUIRE(j.contains("fleet_pools"));
+  CHECK(j["fleet_pools"].size() == 2);
+  CHECK(j["fleet_pools"][1]["gpu"] == "a100-80gb-sxm");
+  CHECK(j["fleet_pools"][0]["kv_capacity_tokens"] == r4090.kv_capacity_tokens);
+  Json homo = a;
+  homo["hardware"] = {{"gpu", "a100-80gb-sxm"}, {"replicas", 2}, {"price_per_gpu_hour", 1.8}};
+  const auto sh = run(homo);
+  CHECK(sh.fleet_pools.empty());
+  CHECK_FALSE(metrics::to_json(sh).contains("fleet_pools"));
+}

@@ -83,8 +83,12 @@ struct OwnedPart {
 std::vector<OwnedPart> owned_parts(const spec::ResolvedScenario& s, const metrics::Summary* at, double busy) {
   std::vector<OwnedPart> parts;
   if (!s.fleet.empty()) {
-    // The fleet's busy fraction (GPU-weighted over its members) stands for each member's.
-    for (const auto& m : s.fleet) parts.push_back({&m, m.scenario.hardware.gpus_total(), busy});
+    // Each member at the busy fraction the run measured on its own replicas (the fleet's, when none was measured).
+    for (std::size_t k = 0; k < s.fleet.size(); ++k) {
+      const auto& m = s.fleet[k];
+      const bool measured = at && k < at->fleet_pools.size();
+      parts.push_back({&m, m.scenario.hardware.gpus_total(), measured ? at->fleet_pools[k].busy_fraction : busy});
+    }
   } else if (!s.disagg_pools.empty()) {
     for (std::size_t k = 0; k < s.disagg_pools.size(); ++k) {
       const auto& p = s.disagg_pools[k];
@@ -129,7 +133,6 @@ void price_owned(Row& row, const spec::ResolvedScenario& s, int serving, int tot
     if (!loaded->idle_power_known) note("idle power of " + m.gpu.id + " unknown: idle priced at board power");
     if (m.purchase_price_is_placeholder) note("purchase price is a placeholder");
   }
-  if (!s.fleet.empty()) notes.push_back("each fleet member's energy at the fleet's busy fraction");
   const auto& cost = s.scenario.cost;
   const double gpus = static_cast<double>(unit_gpus) * total;
   const double per_gpu = (serving * loaded_hour + (total - serving) * idle_hour) / gpus;

@@ -194,6 +194,7 @@ void Disaggregation::summarize(metrics::Summary& s, const memory::MemoryPlan& pr
     out.mfu = ps.mfu;
     out.mbu = ps.mbu;
     out.kv_mean_used_fraction = ps.kv.mean_used_fraction;
+    out.kv_capacity_tokens = ps.kv.capacity_tokens;
     // A prefill replica emits no output (the decode pool does): its rate is prompts per second.
     const auto& run = s.throughput;
     if (pre && run.requests_per_s > 0 && run.input_tokens_per_s > 0)

@@ -137,8 +137,9 @@ void fill_engine(metrics::Summary& summary, const RunFacts& facts) {
   fill_batch_and_saturation(summary, facts);
 }
 
-void fill_fleet_utilization(metrics::Summary& summary, std::span<const RunFacts> members) {
+void fill_fleet(metrics::Summary& summary, std::span<const RunFacts> members) {
   Utilization total;
+  summary.fleet_pools.clear();
   for (const auto& f : members) {
     const Utilization u = utilization(f);
     total.flops += u.flops;
@@ -149,8 +150,28 @@ void fill_fleet_utilization(metrics::Summary& summary, std::span<const RunFacts>
     const double tp = f.rs.scenario.hardware.parallel.tp;
     total.pass_s += u.pass_s * tp;
     total.stage_s += u.stage_s * tp;
+    // The member alone: its engine fields measured on its own replicas, against its own card (as a disaggregated
+    // pool's are).
+    metrics::Summary ms = summary;
+    fill_engine(ms, f);
+    metrics::PoolSummary p;
+    p.role = "fleet";
+    p.gpu = f.rs.gpu.id;
+    p.replicas = f.rs.scenario.hardware.replicas;
+    p.gpus = f.rs.scenario.hardware.gpus_total();
+    p.price_per_gpu_hour = f.rs.price_per_gpu_hour;
+    p.busy_fraction = std::max(0.0, ms.busy_fraction);
+    p.mfu = ms.mfu;
+    p.mbu = ms.mbu;
+    p.kv_mean_used_fraction = ms.kv.mean_used_fraction;
+    p.kv_capacity_tokens = f.plan.kv_capacity_tokens;
+    p.saturation_requests_per_s = ms.saturation.throughput.requests_per_s;
+    summary.fleet_pools.push_back(std::move(p));
   }
   apply(summary, total);
+  // A request must fit every member's cache (the router does not look at lengths): the fleet holds the smallest's.
+  for (const auto& p : summary.fleet_pools)
+    summary.kv.capacity_tokens = std::min(summary.kv.capacity_tokens, p.kv_capacity_tokens);
 }
 
 }  // namespace llmsim::engine::detail

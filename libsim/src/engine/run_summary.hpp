@@ -25,8 +25,10 @@ struct RunFacts {
 /// Fills summary.mfu/mbu, kv, batch and saturation (summary.duration_s must be set).
 void fill_engine(metrics::Summary& summary, const RunFacts& facts);
 
-/// A heterogeneous fleet's MFU, MBU and busy fraction: each member's work against its own card's peaks, GPUs and
-/// replicas (facts: one per member, its slice of the replicas), summed over the fleet.
-void fill_fleet_utilization(metrics::Summary& summary, std::span<const RunFacts> members);
+/// A heterogeneous fleet (after fill_engine over all its replicas): its MFU, MBU and busy fraction from each member's
+/// work against its own card's peaks, GPUs and replicas, summed over the fleet; each member's own measures
+/// (summary.fleet_pools); and kv.capacity_tokens, the smallest member's. facts: one per member, its slice of the
+/// replicas.
+void fill_fleet(metrics::Summary& summary, std::span<const RunFacts> members);
 
 }  // namespace llmsim::engine::detail

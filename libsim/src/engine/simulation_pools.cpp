@@ -74,8 +74,12 @@ std::vector<RunFacts> Simulation::fleet_facts(double end_s) const {
   for (std::size_t k = 0; k < pools_.size(); ++k) {
     const std::size_t first = static_cast<std::size_t>(pools_[k].first_engine);
     const std::size_t last = k + 1 < pools_.size() ? static_cast<std::size_t>(pools_[k + 1].first_engine) : replicas_.size();
+    // The KV integrals at the window's start (none when nothing was measured) for the member's replicas.
+    const std::span<const double> at_window = kv_integral_at_window_.size() >= last
+                                                  ? std::span<const double>(kv_integral_at_window_).subspan(first, last - first)
+                                                  : std::span<const double>();
     out.push_back(RunFacts{*pools_[k].rs, pools_[k].plan, std::span<const Replica>(replicas_).subspan(first, last - first),
-                           engines_per_group_, {}, peak_kv_fraction_, end_s});
+                           engines_per_group_, at_window, peak_kv_fraction_, end_s});
   }
   return out;
 }

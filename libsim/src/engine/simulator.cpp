@@ -524,7 +524,7 @@ void Simulation::finish(double end_s) {
     } else {
       RunFacts facts{rs_, plan_, replicas_, engines_per_group_, kv_integral_at_window_, peak_kv_fraction_, end_s};
       fill_engine(s, facts);
-      if (!rs_.fleet.empty()) fill_fleet_utilization(s, fleet_facts(end_s));
+      if (!rs_.fleet.empty()) fill_fleet(s, fleet_facts(end_s));
     }
     double busy = 0;
     for (const auto& r : replicas_) busy += r.work().busy_s;

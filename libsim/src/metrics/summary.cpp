@@ -22,6 +22,17 @@ Json rates_json(const Throughput& t, bool present) {
           {"output_tokens_per_s", or_null(t.output_tokens_per_s, present)},
           {"total_tokens_per_s", or_null(t.total_tokens_per_s, present)}};
 }
+Json pools_json(const std::vector<PoolSummary>& pools) {
+  Json out = Json::array();
+  for (const auto& p : pools)
+    out.push_back({{"role", p.role}, {"gpu", p.gpu}, {"gpus", p.gpus}, {"replicas", p.replicas},
+                   {"price_per_gpu_hour", p.price_per_gpu_hour}, {"busy_fraction", p.busy_fraction},
+                   {"mfu", p.mfu}, {"mbu", p.mbu}, {"kv_mean_used_fraction", p.kv_mean_used_fraction},
+                   {"kv_capacity_tokens", p.kv_capacity_tokens},
+                   {"saturation_requests_per_s", p.saturation_requests_per_s}});
+  return out;
+}
+
 }  // namespace
 
 Json to_json(const LatencyStats& l) {
@@ -142,12 +153,7 @@ Json to_json(const Summary& s) {
                 {"hours", std::move(hours)}};
   if (s.disaggregation) {
     const auto& d = *s.disaggregation;
-    Json pools = Json::array();
-    for (const auto& p : d.pools)
-      pools.push_back({{"role", p.role}, {"gpu", p.gpu}, {"gpus", p.gpus}, {"replicas", p.replicas},
-                       {"price_per_gpu_hour", p.price_per_gpu_hour}, {"busy_fraction", p.busy_fraction},
-                       {"mfu", p.mfu}, {"mbu", p.mbu}, {"kv_mean_used_fraction", p.kv_mean_used_fraction},
-                       {"saturation_requests_per_s", p.saturation_requests_per_s}});
+    Json pools = pools_json(d.pools);
     j["disaggregation"] = {{"link", d.link},
                            {"link_gbps", d.link_gbps},
                            {"link_latency_us", d.link_latency_us},
@@ -157,6 +163,7 @@ Json to_json(const Summary& s) {
                            {"mean_transfer_mb", d.mean_transfer_mb},
                            {"pools", std::move(pools)}};
   }
+  if (!s.fleet_pools.empty()) j["fleet_pools"] = pools_json(s.fleet_pools);
   // vLLM's benchmark names (vllm bench serve), as aliases of the fields above.
   j["request_throughput"] = s.throughput.requests_per_s;
   j["output_throughput"] = s.throughput.output_tokens_per_s;

@@ -114,15 +114,17 @@ struct DrainTail {
   std::int64_t completed_requests = 0;
 };
 
-/// One pool of a disaggregated deployment (docs/disaggregation.md): what it is and how busy it was.
+/// One pool of a disaggregated deployment (docs/disaggregation.md) or one member of a heterogeneous fleet
+/// (hardware.fleet, docs/fleets.md): what it is and how busy it was.
 struct PoolSummary {
-  std::string role;                   ///< "prefill" or "decode"
+  std::string role;                   ///< "prefill" or "decode"; "fleet" for a fleet member
   std::string gpu;                    ///< resolved GPU id
   std::int64_t gpus = 0, replicas = 0;  ///< GPUs of the pool (tp × pp × replicas) and its replicas
   double price_per_gpu_hour = 0;      ///< in cost.currency
   double busy_fraction = 0;           ///< of the run, the pool's replicas were running iterations
   double mfu = 0, mbu = 0;            ///< over the pool's busy time
   double kv_mean_used_fraction = 0;
+  std::int64_t kv_capacity_tokens = 0;  ///< per replica (each of its concurrent batches' share summed)
   /// Requests per second the pool sustains while saturated (prefill: prompt tokens/s ÷ mean prompt; decode:
   /// output tokens/s ÷ mean output); 0 when it never saturated.
   double saturation_requests_per_s = 0;
@@ -181,6 +183,9 @@ struct Summary {
   CostSummary cost;
   std::vector<ClassSummary> classes;
   std::optional<DisaggregationSummary> disaggregation;  ///< with scenario.disaggregation only
+  /// hardware.fleet only: each member, in the fleet's order, measured on its own replicas (its busy fraction prices
+  /// its owned energy; kv.capacity_tokens above is the smallest member's, the longest context every member holds).
+  std::vector<PoolSummary> fleet_pools;
 };
 
 /// The DESIGN.md result object (plus extra fields).
