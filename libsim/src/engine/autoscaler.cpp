@@ -42,10 +42,16 @@ void Fleet::set(std::int32_t g, GroupState s) {
     if (x == GroupState::draining) draining_ += d;
     if (x == GroupState::off) off_ += d;
   };
+  const bool was = cur == GroupState::ready, is = s == GroupState::ready;
   count(cur, -1);
   count(s, +1);
   cur = s;
-  ready_mask_[static_cast<std::size_t>(g)] = s == GroupState::ready;
+  ready_mask_[static_cast<std::size_t>(g)] = is;
+  if (was != is) {  // a change of the fleet (an evaluation, a failure), not of a request: a sorted insert or erase
+    const auto at = std::lower_bound(ready_list_.begin(), ready_list_.end(), g);
+    if (is) ready_list_.insert(at, g);
+    else ready_list_.erase(at);
+  }
 }
 
 Autoscaler::Autoscaler(const spec::AutoscalerSpec& spec, double scale_up_delay_s, double slots_per_replica)

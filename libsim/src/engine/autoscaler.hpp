@@ -25,6 +25,8 @@ class Fleet {
   void set(std::int32_t g, GroupState s);
   /// One byte per group, 1 = the router may send it requests.
   const std::vector<char>& ready_mask() const noexcept { return ready_mask_; }
+  /// The same groups as a list, ascending (the router scans only these).
+  const std::vector<std::int32_t>& ready_list() const noexcept { return ready_list_; }
   std::int32_t ready() const noexcept { return ready_; }
   std::int32_t starting() const noexcept { return starting_; }
   /// Replicas paid for: every state but off (a failed machine is still held while it is repaired).
@@ -34,6 +36,7 @@ class Fleet {
  private:
   std::vector<GroupState> state_;
   std::vector<char> ready_mask_;
+  std::vector<std::int32_t> ready_list_;
   std::int32_t ready_ = 0, starting_ = 0, draining_ = 0, off_ = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "router.hpp"
 
+#include <ranges>
+
 namespace llmsim::engine::detail {
 
 double Router::group_kv_fraction(const std::vector<Replica>& replicas, std::int32_t g) const {
@@ -22,23 +24,27 @@ double Router::score(std::int32_t g) const {
   return rate_.empty() ? n + 1 : (n + 1) / rate_[i];
 }
 
-std::int32_t Router::least_outstanding_from(std::int32_t g) const {
-  // The first ready group with the fewest from `g` (ready) on: the smallest (count, group) pair, packed as
-  // count << 32 | group and taken with a branchless min (a not-ready group packs as the largest key). Scanned every
-  // arrival, whose counts change unpredictably: a compare-and-branch per group would mispredict. Instantiated for
+std::int32_t Router::least_outstanding() const {
+  // The first ready group with the fewest: the smallest (count, group) pair, packed as count << 32 | group and taken
+  // with a branchless min. Scanned every arrival, whose counts change unpredictably: a compare-and-branch per group
+  // would mispredict. A dynamic fleet scans its ready groups only (ascending, as the mask would). Instantiated for
   // one engine per group (the common case) and for several.
-  const char* ready = ready_ ? ready_->data() : nullptr;
-  auto scan = [&](auto count) {
+  auto scan = [&](auto count, auto first, auto last) {
     std::uint64_t best = ~std::uint64_t{0};
-    for (std::int32_t r = g; r < groups_; ++r) {
+    for (auto it = first; it != last; ++it) {
+      const auto r = static_cast<std::int32_t>(*it);
       const std::uint64_t key = (static_cast<std::uint64_t>(count(r)) << 32) | static_cast<std::uint32_t>(r);
-      const std::uint64_t k = !ready || ready[r] ? key : ~std::uint64_t{0};
-      best = k < best ? k : best;
+      best = key < best ? key : best;
     }
     return static_cast<std::int32_t>(best & 0xffffffffu);
   };
-  if (per_group_ == 1) return scan([&](std::int32_t r) { return outstanding_[r]; });
-  return scan([&](std::int32_t r) { return group_outstanding(r); });
+  auto over = [&](auto count) {
+    if (ready_list_) return scan(count, ready_list_->begin(), ready_list_->end());
+    const std::ranges::iota_view<std::int32_t, std::int32_t> all(0, groups_);
+    return scan(count, all.begin(), all.end());
+  };
+  if (per_group_ == 1) return over([&](std::int32_t r) { return outstanding_[r]; });
+  return over([&](std::int32_t r) { return group_outstanding(r); });
 }
 
 std::int32_t Router::least_outstanding_engine(std::int32_t g) const {
@@ -53,8 +59,8 @@ std::int32_t Router::least_outstanding_engine(std::int32_t g) const {
 std::int32_t Router::route(const std::vector<Replica>& replicas) {
   std::int32_t g = 0;
   if (ready_) {  // a dynamic fleet: start from the first ready group, skip the others
-    while (g < groups_ && !ok(g)) ++g;
-    if (g == groups_) return -1;
+    if (ready_list_->empty()) return -1;
+    g = ready_list_->front();
   }
   if (groups_ > 1) {
     switch (policy_) {
@@ -65,7 +71,7 @@ std::int32_t Router::route(const std::vector<Replica>& replicas) {
           if (ok(g)) break;
         }
         break;
-      case spec::RouterPolicy::least_outstanding: g = least_outstanding_from(g); break;
+      case spec::RouterPolicy::least_outstanding: g = least_outstanding(); break;
       case spec::RouterPolicy::weighted_least_outstanding:
       case spec::RouterPolicy::shortest_expected_delay: {
         double best = score(g);

@@ -28,8 +28,12 @@ class Router {
 
   /// The engine (index into `replicas`) that takes the next request; -1 when no deployment replica is ready.
   std::int32_t route(const std::vector<Replica>& replicas);
-  /// Restricts routing to the groups whose byte is non-zero (the fleet's ready replicas); null = all of them.
-  void set_ready_mask(const std::vector<char>* ready) noexcept { ready_ = ready; }
+  /// Restricts routing to the groups whose byte is non-zero (the fleet's ready replicas), also listed ascending in
+  /// `list`; null = all of them.
+  void set_ready(const std::vector<char>* mask, const std::vector<std::int32_t>* list) noexcept {
+    ready_ = mask;
+    ready_list_ = list;
+  }
   /// KV blocks used / capacity over the virtual engines of deployment replica `g`.
   double group_kv_fraction(const std::vector<Replica>& replicas, std::int32_t g) const;
 
@@ -41,13 +45,14 @@ class Router {
     return n;
   }
   double score(std::int32_t g) const;  ///< speed-aware: lower is better
-  std::int32_t least_outstanding_from(std::int32_t g) const;    ///< the group least_outstanding picks, `g` ready
+  std::int32_t least_outstanding() const;  ///< the ready group least_outstanding picks (at least one is ready)
   std::int32_t least_outstanding_engine(std::int32_t g) const;  ///< the engine of group `g` with the fewest
   spec::RouterPolicy policy_;
   std::vector<double> weight_, rate_;
   std::int32_t groups_, per_group_;
   std::int32_t rr_next_ = 0;
   const std::vector<char>* ready_ = nullptr;
+  const std::vector<std::int32_t>* ready_list_ = nullptr;
   const std::int64_t* outstanding_;
   bool ok(std::int32_t g) const { return !ready_ || (*ready_)[static_cast<std::size_t>(g)]; }
 };

@@ -84,7 +84,7 @@ bool Simulation::build() {
                                                  static_cast<double>(e.max_num_seqs) * engines_per_group_);
     }
     if (!fs.empty()) failures_ = std::make_unique<FailureModel>(fs, groups, w.seed);
-    if (as || failures_ || fs.spares > 0) router_->set_ready_mask(&fleet_->ready_mask());
+    if (as || failures_ || fs.spares > 0) router_->set_ready(&fleet_->ready_mask(), &fleet_->ready_list());
     // One iteration_done event per busy engine, tracked: a decode run cut short moves it, a failure removes it.
     events_.track(EventKind::iteration_done, replicas_.size());
     // Decode runs: the replicas' boundaries must be invisible between events. Off where something watches every
