@@ -468,7 +468,9 @@ void Simulation::event_loop() {
     // The run ends with its last request: fleet events (evaluations) do not extend it.
     if (e.kind <= EventKind::replica_start) end_s = e.time_s;
     else --fleet_events_;
-    if (e.kind == EventKind::replica_down) {
+    if (e.kind == EventKind::iteration_done && !synthetic_) {  // most events: tested first
+      on_iteration_done(e.target, e.time_s);
+    } else if (e.kind == EventKind::replica_down) {
       on_replica_down(e.target, e.time_s);
     } else if (e.kind == EventKind::replica_up) {
       on_replica_up(e.target, e.time_s);
@@ -485,10 +487,8 @@ void Simulation::event_loop() {
     } else if (e.kind == EventKind::replica_start) {
       start_pending_[static_cast<std::size_t>(e.target)] = 0;
       start_replica(e.target, e.time_s);
-    } else if (synthetic_) {
+    } else {  // iteration_done of a synthetic server
       on_service_done(e.target, e.time_s);
-    } else {
-      on_iteration_done(e.target, e.time_s);
     }
   }
   if (!monitor_->stop() && events_.empty() && in_system_all_ > 0)

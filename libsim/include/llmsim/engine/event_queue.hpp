@@ -35,7 +35,7 @@ class EventQueue {
   void track(EventKind kind, std::size_t targets) {
     LLMSIM_CHECK(heap_.empty(), "event tracking set up after events were scheduled");
     tracked_ = static_cast<int>(kind);
-    pos_.assign(targets, kNowhere);
+    pos_.assign(targets + 1, kNowhere);  // and one slot that untracked events write to (place() has no branch)
   }
   /// Schedules an event; `time_s` must not lie before the last popped event (InternalError otherwise).
   void schedule(double time_s, EventKind kind, std::int32_t target) {
@@ -84,7 +84,7 @@ class EventQueue {
   Event pop() {
     LLMSIM_CHECK(!heap_.empty(), "pop on an empty event queue");
     const Node top = heap_.front();
-    if (is_tracked(top)) pos_[static_cast<std::size_t>(top.target)] = kNowhere;
+    pos_[top.slot] = kNowhere;
     const Node last = heap_.back();
     heap_.pop_back();
     if (!heap_.empty()) sift_down(0, last);
@@ -108,6 +108,7 @@ class EventQueue {
     std::uint64_t time_key;
     std::uint64_t order_key;  ///< phase << kSeqBits | seq
     std::int32_t target;
+    std::uint32_t slot;       ///< its entry in pos_: the target's when tracked, else the last (written, never read)
   };
   __extension__ using U128 = unsigned __int128;
   static bool before(const Node& a, const Node& b) noexcept {
@@ -121,17 +122,19 @@ class EventQueue {
     LLMSIM_CHECK(time_s >= now_s_, "event scheduled in the past");
     LLMSIM_CHECK(next_seq_ < kSeqLimit, "event sequence numbers exhausted");
     const double t = time_s + 0.0;  // -0.0 -> +0.0: the key's bit order is the value order for t >= 0
-    return Node{std::bit_cast<std::uint64_t>(t), (static_cast<std::uint64_t>(kind) << kSeqBits) | next_seq_++, target};
+    const auto slot = static_cast<int>(kind) == tracked_ ? static_cast<std::uint32_t>(target)
+                                                         : static_cast<std::uint32_t>(pos_.size() - 1);
+    return Node{std::bit_cast<std::uint64_t>(t), (static_cast<std::uint64_t>(kind) << kSeqBits) | next_seq_++, target, slot};
   }
   bool is_tracked(const Node& n) const noexcept { return static_cast<int>(n.order_key >> kSeqBits) == tracked_; }
   std::size_t tracked_pos(std::int32_t target) const {
-    LLMSIM_CHECK(tracked_ >= 0 && target >= 0 && static_cast<std::size_t>(target) < pos_.size(),
+    LLMSIM_CHECK(tracked_ >= 0 && target >= 0 && static_cast<std::size_t>(target) + 1 < pos_.size(),
                  "rescheduling an event that is not tracked");
     return pos_[static_cast<std::size_t>(target)];
   }
   void place(std::size_t i, const Node& n) {
     heap_[i] = n;
-    if (is_tracked(n)) pos_[static_cast<std::size_t>(n.target)] = i;
+    pos_[n.slot] = i;
   }
   void sift_up(std::size_t i, const Node& n) {
     while (i > 0) {
@@ -146,11 +149,16 @@ class EventQueue {
     const std::size_t size = heap_.size();
     for (;;) {
       const std::size_t first = kArity * i + 1;
-      if (first >= size) break;
       std::size_t best = first;
-      const std::size_t end = first + kArity < size ? first + kArity : size;
-      for (std::size_t c = first + 1; c < end; ++c)
-        if (before(heap_[c], heap_[best])) best = c;
+      if (first + kArity <= size) {  // four children (the common case): the least of two pairs' least, no loop
+        const std::size_t a = before(heap_[first + 1], heap_[first]) ? first + 1 : first;
+        const std::size_t b = before(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
+        best = before(heap_[b], heap_[a]) ? b : a;
+      } else {
+        if (first >= size) break;
+        for (std::size_t c = first + 1; c < size; ++c)
+          if (before(heap_[c], heap_[best])) best = c;
+      }
       if (!before(heap_[best], n)) break;
       place(i, heap_[best]);
       i = best;
@@ -158,7 +166,8 @@ class EventQueue {
     place(i, n);
   }
   std::vector<Node> heap_;
-  std::vector<std::size_t> pos_;  ///< per target: its tracked event's index in heap_ (kNowhere: none)
+  std::vector<std::size_t> pos_ = std::vector<std::size_t>(1, kNowhere);  ///< per target: its tracked event's index in
+                                                                          ///< heap_ (kNowhere: none); then the untracked slot
   int tracked_ = -1;              ///< the tracked kind (-1: none)
   std::uint64_t next_seq_ = 0;
   double now_s_ = 0;
