@@ -60,6 +60,26 @@ TEST_CASE("the public Splitwise traces parse", "[reference]") {
   REQUIRE(in / static_cast<double>(rows.size()) == Approx(1155).epsilon(0.01));
 }
 
+TEST_CASE("round_length is std::llround over drawn lengths: halves, powers of two, their neighbours, random values") {
+  std::vector<double> xs;
+  for (double n = 1; n <= 1e9; n = n < 4096 ? n + 1 : n * 1.37) {
+    const double k = std::floor(n);
+    for (double v : {k, k - 0.5, k + 0.5, std::ldexp(1.0, static_cast<int>(std::log2(k)))})
+      for (double x : {v, std::nextafter(v, 0.0), std::nextafter(v, 2e9)})
+        if (x >= 0.5) xs.push_back(x);
+  }
+  std::uint64_t state = 88172645463325252ull;
+  for (int i = 0; i < 200000; ++i) {  // xorshift: uniform in log between 0.5 and 1e9
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    xs.push_back(0.5 * std::pow(2e9, static_cast<double>(state >> 11) * 0x1p-53));
+  }
+  std::size_t differ = 0;
+  for (double x : xs) differ += round_length(x) != std::llround(x);
+  CHECK(differ == 0);
+  CHECK(xs.size() > 200000);
+  CHECK(round_length(0.49999999999999994) == 1);  // below 0.5 it may differ (llround: 0); samplers clamp to >= 1
+}
+
 TEST_CASE("length samplers: means, bounds, validation") {
   auto rng = rng_stream(3, "lengths");
   LengthSampler ln(spec::LogNormalLength{512, 0.8}, "w.input_tokens", 0);

@@ -321,11 +321,12 @@ std::int64_t LengthSampler::sample(RandomEngine& rng) const {
           [&](const spec::NormalLength& d) -> std::int64_t {
             const double x = boost::random::normal_distribution<double>(d.mean, d.stddev)(rng);
             const double hi = d.max > 0 ? static_cast<double>(d.max) : (max_len_ > 0 ? static_cast<double>(max_len_) : 1e9);
-            return static_cast<std::int64_t>(std::llround(std::clamp(x, static_cast<double>(std::max<std::int64_t>(1, d.min)), hi)));
+            return round_length(std::clamp(x, static_cast<double>(std::max<std::int64_t>(1, d.min)), hi));
           },
           [&](const spec::LogNormalLength&) -> std::int64_t {
             const double x = boost::random::lognormal_distribution<double>(mu_, sigma_)(rng);
-            return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(std::min(x, 1e9))));
+            // x > 0: below 0.5 both llround and round_length give 0 or 1, which the max makes 1.
+            return std::max<std::int64_t>(1, round_length(std::min(x, 1e9)));
           },
           [&](const spec::EmpiricalLength& d) -> std::int64_t {
             const auto i = boost::random::uniform_int_distribution<std::size_t>(0, d.values.size() - 1)(rng);

@@ -56,6 +56,10 @@ std::vector<std::int64_t> parse_csv_column(std::string_view text, const std::str
 std::vector<std::int64_t> read_csv_column(const std::string& file, const std::string& column,
                                           const std::string& path);
 
+/// std::llround(x) for 0.5 <= x < 2^52 (a drawn length), inline where libm's is a call: x + 0.5 is exact within x's
+/// binade and, when it crosses into the next, lands below the next integer, so truncating it gives the same integer.
+inline std::int64_t round_length(double x) noexcept { return static_cast<std::int64_t>(x + 0.5); }
+
 /// Draws token counts from one LengthDist; every draw is >= 1 (and <= max for bounded forms).
 class LengthSampler {
  public:
