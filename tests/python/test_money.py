@@ -95,3 +95,20 @@ def test_gpus_frame_states_units_and_owned_fields():
     assert g.loc["rtx4090-24gb", "purchase_price"] == 1599
     assert g.loc["a100-80gb-pcie", "nvlink_bridge_gb_per_s"] == 300
     assert pd.isna(g.loc["a100-80gb-sxm", "purchase_price"])
+
+
+def test_a_mixed_fleet_reports_each_member(small):
+    """Round robin gives a 4090 and an A100 the same requests; the 4090 takes about twice as long over each. Each
+    member is measured on its own replicas (fleet_pools, from C++; its busy share prices its owned energy)."""
+    need("analysis")
+    assert "fleet_pools" not in llmsim.simulate(small).summary  # one card: no members
+    small["hardware"] = {"router": "round_robin", "fleet": [
+        {"gpu": "rtx4090-24gb", "replicas": 1, "price_per_gpu_hour": 0.4},
+        {"gpu": "a100-80gb-sxm", "replicas": 1, "price_per_gpu_hour": 1.8}]}
+    r = llmsim.simulate(small, rate=0.5)  # neither saturated
+    members = r["fleet_pools"]
+    assert [m["gpu"] for m in members] == ["rtx4090-24gb", "a100-80gb-sxm"]
+    assert members[0]["busy_fraction"] > 1.4 * members[1]["busy_fraction"]
+    assert r["utilization"]["busy_fraction"] == pytest.approx(
+        (members[0]["busy_fraction"] + members[1]["busy_fraction"]) / 2)
+    assert r["kv"]["capacity_tokens"] == members[0]["kv_capacity_tokens"] < members[1]["kv_capacity_tokens"]
