@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "llmsim/core/error.hpp"
 #include "llmsim/spec/deployment.hpp"
 #include "replica.hpp"
 
@@ -30,7 +31,8 @@ class Router {
   std::int32_t route(const std::vector<Replica>& replicas);
   /// Restricts routing to the groups whose byte is non-zero (the fleet's ready replicas), also listed ascending in
   /// `list`; null = all of them.
-  void set_ready(const std::vector<char>* mask, const std::vector<std::int32_t>* list) noexcept {
+  void set_ready(const std::vector<char>* mask, const std::vector<std::int32_t>* list) {
+    LLMSIM_CHECK((mask == nullptr) == (list == nullptr), "a router's ready mask and list are set together");
     ready_ = mask;
     ready_list_ = list;
   }
