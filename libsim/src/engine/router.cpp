@@ -1,7 +1,5 @@
 #include "router.hpp"
 
-#include <ranges>
-
 namespace llmsim::engine::detail {
 
 double Router::group_kv_fraction(const std::vector<Replica>& replicas, std::int32_t g) const {
@@ -29,19 +27,18 @@ std::int32_t Router::least_outstanding() const {
   // with a branchless min. Scanned every arrival, whose counts change unpredictably: a compare-and-branch per group
   // would mispredict. A dynamic fleet scans its ready groups only (ascending, as the mask would). Instantiated for
   // one engine per group (the common case) and for several.
-  auto scan = [&](auto count, auto first, auto last) {
+  auto over = [&](auto count) {
     std::uint64_t best = ~std::uint64_t{0};
-    for (auto it = first; it != last; ++it) {
-      const auto r = static_cast<std::int32_t>(*it);
+    auto take = [&](std::int32_t r) {
       const std::uint64_t key = (static_cast<std::uint64_t>(count(r)) << 32) | static_cast<std::uint32_t>(r);
       best = key < best ? key : best;
+    };
+    if (ready_list_) {
+      for (const std::int32_t r : *ready_list_) take(r);
+    } else {
+      for (std::int32_t r = 0; r < groups_; ++r) take(r);
     }
     return static_cast<std::int32_t>(best & 0xffffffffu);
-  };
-  auto over = [&](auto count) {
-    if (ready_list_) return scan(count, ready_list_->begin(), ready_list_->end());
-    const std::ranges::iota_view<std::int32_t, std::int32_t> all(0, groups_);
-    return scan(count, all.begin(), all.end());
   };
   if (per_group_ == 1) return over([&](std::int32_t r) { return outstanding_[r]; });
   return over([&](std::int32_t r) { return group_outstanding(r); });
