@@ -38,6 +38,20 @@ std::pair<int, int> served(const Json& j) {
   return {a, b};
 }
 
+metrics::Summary run(const Json& j) {
+  const auto r = engine::simulate(test::make(j), {});
+  REQUIRE(r.summary.fits);
+  return r.summary;
+}
+
+// The round-robin 4090 + A100 fleet at `rate`, listed 4090 first, then A100 first.
+std::pair<metrics::Summary, metrics::Summary> both_orders(double rate) {
+  Json a = fleet_json("round_robin", rate);
+  Json b = a;
+  std::swap(b["hardware"]["fleet"][0], b["hardware"]["fleet"][1]);
+  return {run(a), run(b)};
+}
+
 }  // namespace
 
 TEST_CASE("a fleet's speed-aware routers send the faster card more requests; round robin splits them evenly", "[fleet]") {
@@ -126,20 +140,13 @@ TEST_CASE("a fleet round-trips through its JSON", "[fleet]") {
 TEST_CASE("a fleet's MFU, MBU and busy fraction count each member's work against its own card", "[fleet]") {
   // The same two cards listed in either order carry the same work under round robin (requests alternate), so the
   // fleet's utilisation must not depend on which card is listed first (it once used the first member's peaks).
-  auto run = [](Json j) {
-    const auto r = engine::simulate(test::make(j), {});
-    REQUIRE(r.summary.fits);
-    return r.summary;
-  };
-  Json a = fleet_json("round_robin", 0.5);
-  Json b = a;
-  std::swap(b["hardware"]["fleet"][0], b["hardware"]["fleet"][1]);
-  const auto sa = run(a), sb = run(b);
+  const auto [sa, sb] = both_orders(0.5);
   CHECK(sa.mbu == Approx(sb.mbu).epsilon(0.05));
   CHECK(sa.mfu == Approx(sb.mfu).epsilon(0.05));
   CHECK(sa.busy_fraction == Approx(sb.busy_fraction).epsilon(0.05));
   CHECK(sa.busy_fraction < 0.9);  // 0.5 req/s on two replicas: neither is busy all the time
   // A fleet of two identical members is the homogeneous deployment of two replicas: the same figures.
+  const Json a = fleet_json("round_robin", 0.5);
   Json same = a;
   same["hardware"]["fleet"][0]["gpu"] = "a100-80gb-sxm";
   Json homo = a;
@@ -153,15 +160,7 @@ TEST_CASE("a fleet's MFU, MBU and busy fraction count each member's work against
 TEST_CASE("each fleet member is measured on its own replicas; the fleet's KV room is the smallest member's", "[fleet]") {
   // Round robin gives the 4090 and the A100 the same requests; the 4090 (1008 vs 2039 GB/s) takes about twice as
   // long over each, so it is busy more of the time. Its members' figures recombine into the fleet's.
-  auto run = [](Json j) {
-    const auto r = engine::simulate(test::make(j), {});
-    REQUIRE(r.summary.fits);
-    return r.summary;
-  };
-  Json a = fleet_json("round_robin", 0.5);
-  Json b = a;
-  std::swap(b["hardware"]["fleet"][0], b["hardware"]["fleet"][1]);
-  const auto sa = run(a), sb = run(b);
+  const auto [sa, sb] = both_orders(0.5);
   REQUIRE(sa.fleet_pools.size() == 2);
   REQUIRE(sb.fleet_pools.size() == 2);
   const auto& r4090 = sa.fleet_pools[0];
@@ -192,7 +191,7 @@ TEST_CASE("each fleet member is measured on its own replicas; the fleet's KV roo
   CHECK(j["fleet_pools"].size() == 2);
   CHECK(j["fleet_pools"][1]["gpu"] == "a100-80gb-sxm");
   CHECK(j["fleet_pools"][0]["kv_capacity_tokens"] == r4090.kv_capacity_tokens);
-  Json homo = a;
+  Json homo = fleet_json("round_robin", 0.5);
   homo["hardware"] = {{"gpu", "a100-80gb-sxm"}, {"replicas", 2}, {"price_per_gpu_hour", 1.8}};
   const auto sh = run(homo);
   CHECK(sh.fleet_pools.empty());

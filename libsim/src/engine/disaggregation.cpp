@@ -184,23 +184,13 @@ void Disaggregation::summarize(metrics::Summary& s, const memory::MemoryPlan& pr
                                             kv_at_window.size() - std::min(first, kv_at_window.size()));
     metrics::Summary ps = s;  // the run's duration and throughput; the engine fields are the pool's
     fill_engine(ps, RunFacts{pool, pre ? prefill_plan : decode_plan_, slice, 1, at_window, peak_kv_fraction, end_s});
-    metrics::PoolSummary out;
-    out.role = pre ? "prefill" : "decode";
-    out.gpu = pool.gpu.id;
-    out.replicas = pool.scenario.hardware.replicas;
-    out.gpus = pool.scenario.hardware.gpus_total();
-    out.price_per_gpu_hour = pool.price_per_gpu_hour;
-    out.busy_fraction = std::max(0.0, ps.busy_fraction);
-    out.mfu = ps.mfu;
-    out.mbu = ps.mbu;
-    out.kv_mean_used_fraction = ps.kv.mean_used_fraction;
-    out.kv_capacity_tokens = ps.kv.capacity_tokens;
+    metrics::PoolSummary out = pool_summary(pre ? "prefill" : "decode", pool, ps);
     // A prefill replica emits no output (the decode pool does): its rate is prompts per second.
     const auto& run = s.throughput;
-    if (pre && run.requests_per_s > 0 && run.input_tokens_per_s > 0)
-      out.saturation_requests_per_s = ps.saturation.throughput.input_tokens_per_s / (run.input_tokens_per_s / run.requests_per_s);
-    else if (!pre)
-      out.saturation_requests_per_s = ps.saturation.throughput.requests_per_s;
+    if (pre)
+      out.saturation_requests_per_s = run.requests_per_s > 0 && run.input_tokens_per_s > 0
+                                          ? ps.saturation.throughput.input_tokens_per_s / (run.input_tokens_per_s / run.requests_per_s)
+                                          : 0;
     if (out.saturation_requests_per_s > 0 && (slowest < 0 || out.saturation_requests_per_s < slowest))
       slowest = out.saturation_requests_per_s;
     if (!pre) {  // the decode pool's engine fields stand for the run's (TPOT, batch and KV use are made there)

@@ -137,6 +137,22 @@ void fill_engine(metrics::Summary& summary, const RunFacts& facts) {
   fill_batch_and_saturation(summary, facts);
 }
 
+metrics::PoolSummary pool_summary(std::string role, const spec::ResolvedScenario& rs, const metrics::Summary& measured) {
+  metrics::PoolSummary p;
+  p.role = std::move(role);
+  p.gpu = rs.gpu.id;
+  p.replicas = rs.scenario.hardware.replicas;
+  p.gpus = rs.scenario.hardware.gpus_total();
+  p.price_per_gpu_hour = rs.price_per_gpu_hour;
+  p.busy_fraction = std::max(0.0, measured.busy_fraction);
+  p.mfu = measured.mfu;
+  p.mbu = measured.mbu;
+  p.kv_mean_used_fraction = measured.kv.mean_used_fraction;
+  p.kv_capacity_tokens = measured.kv.capacity_tokens;
+  p.saturation_requests_per_s = measured.saturation.throughput.requests_per_s;
+  return p;
+}
+
 void fill_fleet(metrics::Summary& summary, std::span<const RunFacts> members) {
   Utilization total;
   summary.fleet_pools.clear();
@@ -151,27 +167,14 @@ void fill_fleet(metrics::Summary& summary, std::span<const RunFacts> members) {
     total.pass_s += u.pass_s * tp;
     total.stage_s += u.stage_s * tp;
     // The member alone: its engine fields measured on its own replicas, against its own card (as a disaggregated
-    // pool's are).
+    // pool's are). A request must fit every member's cache (the router does not look at lengths): the fleet's KV
+    // room is the smallest member's.
     metrics::Summary ms = summary;
     fill_engine(ms, f);
-    metrics::PoolSummary p;
-    p.role = "fleet";
-    p.gpu = f.rs.gpu.id;
-    p.replicas = f.rs.scenario.hardware.replicas;
-    p.gpus = f.rs.scenario.hardware.gpus_total();
-    p.price_per_gpu_hour = f.rs.price_per_gpu_hour;
-    p.busy_fraction = std::max(0.0, ms.busy_fraction);
-    p.mfu = ms.mfu;
-    p.mbu = ms.mbu;
-    p.kv_mean_used_fraction = ms.kv.mean_used_fraction;
-    p.kv_capacity_tokens = f.plan.kv_capacity_tokens;
-    p.saturation_requests_per_s = ms.saturation.throughput.requests_per_s;
-    summary.fleet_pools.push_back(std::move(p));
+    summary.fleet_pools.push_back(pool_summary("fleet", f.rs, ms));
+    summary.kv.capacity_tokens = std::min(summary.kv.capacity_tokens, ms.kv.capacity_tokens);
   }
   apply(summary, total);
-  // A request must fit every member's cache (the router does not look at lengths): the fleet holds the smallest's.
-  for (const auto& p : summary.fleet_pools)
-    summary.kv.capacity_tokens = std::min(summary.kv.capacity_tokens, p.kv_capacity_tokens);
 }
 
 }  // namespace llmsim::engine::detail

@@ -3,6 +3,7 @@
 // batch size reached, and the saturation throughput.
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "llmsim/memory/memory_plan.hpp"
@@ -24,6 +25,11 @@ struct RunFacts {
 
 /// Fills summary.mfu/mbu, kv, batch and saturation (summary.duration_s must be set).
 void fill_engine(metrics::Summary& summary, const RunFacts& facts);
+
+/// A disaggregated pool's or a fleet member's entry from `measured`, the run's summary with fill_engine applied to the
+/// pool's replicas alone; `rs` the pool's scenario. Its saturation rate is the output side's (a prefill pool, which
+/// emits none, replaces it).
+metrics::PoolSummary pool_summary(std::string role, const spec::ResolvedScenario& rs, const metrics::Summary& measured);
 
 /// A heterogeneous fleet (after fill_engine over all its replicas): its MFU, MBU and busy fraction from each member's
 /// work against its own card's peaks, GPUs and replicas, summed over the fleet; each member's own measures
