@@ -38,7 +38,7 @@ std::pair<int, int> served(const Json& j) {
   return {a, b};
 }
 
-metrics::Summary run(const Json& j) {
+metrics::Summary fleet_summary(const Json& j) {
   const auto r = engine::simulate(test::make(j), {});
   REQUIRE(r.summary.fits);
   return r.summary;
@@ -49,7 +49,7 @@ std::pair<metrics::Summary, metrics::Summary> both_orders(double rate) {
   Json a = fleet_json("round_robin", rate);
   Json b = a;
   std::swap(b["hardware"]["fleet"][0], b["hardware"]["fleet"][1]);
-  return {run(a), run(b)};
+  return {fleet_summary(a), fleet_summary(b)};
 }
 
 }  // namespace
@@ -151,7 +151,7 @@ TEST_CASE("a fleet's MFU, MBU and busy fraction count each member's work against
   same["hardware"]["fleet"][0]["gpu"] = "a100-80gb-sxm";
   Json homo = a;
   homo["hardware"] = {{"router", "round_robin"}, {"gpu", "a100-80gb-sxm"}, {"replicas", 2}, {"price_per_gpu_hour", 1.8}};
-  const auto sf = run(same), sh = run(homo);
+  const auto sf = fleet_summary(same), sh = fleet_summary(homo);
   CHECK(sf.mbu == Approx(sh.mbu).epsilon(1e-9));
   CHECK(sf.mfu == Approx(sh.mfu).epsilon(1e-9));
   CHECK(sf.busy_fraction == Approx(sh.busy_fraction).epsilon(1e-9));
@@ -193,7 +193,7 @@ TEST_CASE("each fleet member is measured on its own replicas; the fleet's KV roo
   CHECK(j["fleet_pools"][0]["kv_capacity_tokens"] == r4090.kv_capacity_tokens);
   Json homo = fleet_json("round_robin", 0.5);
   homo["hardware"] = {{"gpu", "a100-80gb-sxm"}, {"replicas", 2}, {"price_per_gpu_hour", 1.8}};
-  const auto sh = run(homo);
+  const auto sh = fleet_summary(homo);
   CHECK(sh.fleet_pools.empty());
   CHECK_FALSE(metrics::to_json(sh).contains("fleet_pools"));
 }
