@@ -44,9 +44,13 @@ TEST_CASE("two queues are independent (no global sequence counter)") {
 
 TEST_CASE("event queue pops in (time, phase, insertion) order, with tracked events moved and removed") {
   // A reference: the same events in a plain list, the minimum found by scanning. Few distinct times, so ties of time
-  // and phase abound; iteration_done events are tracked (one per target, 0..7), moved and cancelled at random.
+  // and phase abound; iteration_done events are tracked (one per target, 0..7), moved and cancelled at random. With
+  // the side slot for arrivals, and without: the order must not depend on where an event waits, nor on a pop's hole
+  // being filled by the next schedule or by the next other call.
+  const bool side = GENERATE(false, true);
   EventQueue q;
   q.track(EventKind::iteration_done, 8);
+  if (side) q.side(EventKind::arrival);
   struct Ref {
     double t;
     int kind;
@@ -110,4 +114,28 @@ TEST_CASE("event queue pops in (time, phase, insertion) order, with tracked even
   CHECK(moved > 500);
   CHECK(cancelled > 500);
   CHECK_THROWS_AS(q.schedule(now + 1, EventKind::iteration_done, 8), llmsim::InternalError);  // outside the tracked range
+}
+
+TEST_CASE("the side slot keeps one event of its kind beside the heap, in order") {
+  EventQueue q;
+  q.track(EventKind::iteration_done, 2);
+  q.side(EventKind::arrival);
+  REQUIRE_THROWS_AS(q.side(EventKind::iteration_done), llmsim::InternalError);  // the tracked kind moves: never beside
+  q.schedule(1.0, EventKind::arrival, 7);         // the side slot
+  q.schedule(1.0, EventKind::arrival, 8);         // the slot is taken: the heap, after 7 (later sequence)
+  q.schedule(1.0, EventKind::iteration_done, 0);  // an earlier phase at the same time: before both
+  q.schedule(0.5, EventKind::iteration_done, 1);
+  REQUIRE(q.size() == 4);
+  REQUIRE(q.pop().target == 1);                   // leaves a hole at the root ...
+  q.schedule(2.0, EventKind::iteration_done, 1);  // ... which the next schedule fills
+  REQUIRE(q.peek_time() == 1.0);
+  REQUIRE(q.pop().target == 0);
+  REQUIRE(q.pop().target == 7);  // from the side slot
+  q.schedule(1.5, EventKind::arrival, 7);  // the slot is free again
+  REQUIRE(q.reschedule(1, 1.25));          // moves a heap event while the side holds one
+  REQUIRE(q.pop().target == 8);
+  REQUIRE(q.pop().target == 1);
+  REQUIRE(q.pop().target == 7);
+  REQUIRE(q.empty());
+  REQUIRE(q.size() == 0);
 }

@@ -555,6 +555,7 @@ SimulationResult Simulation::run() {
   if (opt_.record_requests)
     result_.requests.reserve(static_cast<std::size_t>(std::min<std::int64_t>(rs_.scenario.workload.num_requests, 1 << 24)));
   events_.reserve(static_cast<std::size_t>(driver_->sources()) + replicas_.size() + 16);
+  events_.side(EventKind::arrival);  // a single source's next arrival (the common case) skips the heap
   if (fleet_) fleet_changed(0);
   else meter_.on_fleet(0, rs_.scenario.hardware.replicas, rs_.scenario.hardware.replicas);  // synthetic servers
   if (autoscaler_) schedule_fleet(autoscaler_->interval_s(), EventKind::autoscale, 0);

@@ -41,12 +41,27 @@ class EventQueue {
   void schedule(double time_s, EventKind kind, std::int32_t target) {
     const Node n = make_node(time_s, kind, target);
     if (is_tracked(n)) LLMSIM_CHECK(tracked_pos(target) == kNowhere, "a second pending event for a tracked target");
-    heap_.push_back(n);
-    sift_up(heap_.size() - 1, n);
+    if (static_cast<int>(kind) == side_kind_ && !side_full_) {
+      side_ = n;
+      side_full_ = true;
+    } else if (hole_) {  // the last pop left the root empty: the new event takes it and sinks (one pass, not two)
+      hole_ = false;
+      sift_down(0, n);
+    } else {
+      heap_.push_back(n);
+      sift_up(heap_.size() - 1, n);
+    }
+  }
+  /// Events of `kind` (not the tracked kind) wait in one slot beside the heap while it is free: a single source's next
+  /// arrival is then scheduled and popped without heap work. The order of events is unchanged. Call before scheduling.
+  void side(EventKind kind) {
+    LLMSIM_CHECK(size() == 0 && static_cast<int>(kind) != tracked_, "the side slot set up late or for the tracked kind");
+    side_kind_ = static_cast<int>(kind);
   }
   /// Moves the pending tracked event of `target` to `time_s` with a new sequence number (it then orders as if
   /// scheduled now); false when none is pending.
   bool reschedule(std::int32_t target, double time_s) {
+    fill();
     const std::size_t i = tracked_pos(target);
     if (i == kNowhere) return false;
     const Node old = heap_[i];
@@ -57,6 +72,7 @@ class EventQueue {
   }
   /// Removes the pending tracked event of `target`; false when none is pending.
   bool cancel(std::int32_t target) {
+    fill();
     const std::size_t i = tracked_pos(target);
     if (i == kNowhere) return false;
     pos_[static_cast<std::size_t>(target)] = kNowhere;
@@ -68,26 +84,35 @@ class EventQueue {
     }
     return true;
   }
-  bool empty() const noexcept { return heap_.empty(); }
-  std::size_t size() const noexcept { return heap_.size(); }
+  bool empty() const noexcept { return heap_.size() == static_cast<std::size_t>(hole_) && !side_full_; }
+  std::size_t size() const noexcept { return heap_.size() - hole_ + side_full_; }
   /// The next event (precondition: not empty).
-  Event peek() const {
-    LLMSIM_CHECK(!heap_.empty(), "peek on an empty event queue");
-    return to_event(heap_.front());
+  Event peek() {
+    fill();
+    LLMSIM_CHECK(!empty(), "peek on an empty event queue");
+    return to_event(side_first() ? side_ : heap_.front());
   }
   /// Time of the next event (precondition: not empty).
-  double peek_time() const {
-    LLMSIM_CHECK(!heap_.empty(), "peek on an empty event queue");
-    return std::bit_cast<double>(heap_.front().time_key);
+  double peek_time() {
+    fill();
+    LLMSIM_CHECK(!empty(), "peek on an empty event queue");
+    return std::bit_cast<double>(side_first() ? side_.time_key : heap_.front().time_key);
   }
-  /// Removes and returns the next event; now() becomes its time.
+  /// Removes and returns the next event; now() becomes its time. A heap event leaves its root empty (a hole) until
+  /// the next call: an engine that schedules its next step right away fills it directly (schedule), anything else
+  /// first moves the last node up (fill), as a plain pop would have.
   Event pop() {
-    LLMSIM_CHECK(!heap_.empty(), "pop on an empty event queue");
-    const Node top = heap_.front();
-    pos_[top.slot] = kNowhere;
-    const Node last = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) sift_down(0, last);
+    fill();
+    LLMSIM_CHECK(!empty(), "pop on an empty event queue");
+    Node top;
+    if (side_first()) {
+      top = side_;
+      side_full_ = false;
+    } else {
+      top = heap_.front();
+      pos_[top.slot] = kNowhere;
+      hole_ = true;
+    }
     const Event e = to_event(top);
     now_s_ = e.time_s;
     return e;
@@ -132,6 +157,16 @@ class EventQueue {
                  "rescheduling an event that is not tracked");
     return pos_[static_cast<std::size_t>(target)];
   }
+  /// The side slot's event comes before the heap's first (or the heap is empty); precondition: no hole.
+  bool side_first() const noexcept { return side_full_ && (heap_.empty() || before(side_, heap_.front())); }
+  /// Closes a hole left by pop: the last node takes the root and sinks.
+  void fill() {
+    if (!hole_) return;
+    hole_ = false;
+    const Node last = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) sift_down(0, last);
+  }
   void place(std::size_t i, const Node& n) {
     heap_[i] = n;
     pos_[n.slot] = i;
@@ -169,6 +204,10 @@ class EventQueue {
   std::vector<std::size_t> pos_ = std::vector<std::size_t>(1, kNowhere);  ///< per target: its tracked event's index in
                                                                           ///< heap_ (kNowhere: none); then the untracked slot
   int tracked_ = -1;              ///< the tracked kind (-1: none)
+  int side_kind_ = -1;            ///< the kind that may wait in the side slot (-1: none)
+  bool side_full_ = false;
+  bool hole_ = false;             ///< heap_'s root was popped and not yet replaced
+  Node side_{};
   std::uint64_t next_seq_ = 0;
   double now_s_ = 0;
 };
