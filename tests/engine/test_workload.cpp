@@ -129,10 +129,31 @@ TEST_CASE("empirical lengths from a CSV column") {
                       Catch::Contains("w.input_tokens.column"));
 }
 
+TEST_CASE("a piecewise arrival sampler remembers its segment without changing a draw") {
+  // Hourly rates with a silent hour: a sampler that has drawn its way through the day (and
+  // so starts each search from the last arrival's segment) gives the same next arrival as a fresh one, from any time,
+  // earlier ones included.
+  const spec::PiecewiseArrivals p{{{0.0, 2.0}, {3600.0, 0.0}, {7200.0, 5.0}, {9000.0, 1.0}, {10800.0, 3.0}}};
+  ArrivalSampler used(p, "a");
+  auto rng = rng_stream(7, "arrivals");
+  for (double t = 0; t < 12000;) t = used.next(t, rng);
+  std::size_t compared = 0;
+  for (const double now : {11000.0, 10800.0, 0.0, 3599.5, 3600.0, 5000.0, 7200.0, 9000.0, 10799.99, 1.0, 20000.0}) {
+    ArrivalSampler fresh(p, "a");
+    auto a = rng_stream(11, std::to_string(now)), b = a;
+    const double x = used.next(now, a), y = fresh.next(now, b);
+    CHECK(x == y);
+    CHECK(x >= now);
+    CHECK(!(x >= 3600.0 && x < 7200.0));  // nothing arrives in the silent hour
+    ++compared;
+  }
+  REQUIRE(compared == 11);
+}
+
 TEST_CASE("arrival samplers: Poisson and Gamma rates and CV, constant, on/off") {
   auto rng = rng_stream(5, "arrivals");
   const int n = 200000;
-  auto stats = [&](const ArrivalSampler& a) {
+  auto stats = [&](ArrivalSampler a) {
     double t = 0, s = 0, s2 = 0;
     for (int i = 0; i < n; ++i) {
       const double nt = a.next(t, rng);

@@ -348,18 +348,26 @@ namespace {
 
 /// Poisson arrivals with a rate λ(t) that is constant on each [from_s, next from_s): the next arrival after
 /// `now` is where the integrated rate Λ(t) − Λ(now) reaches the unit-exponential draw `e` (a time change of a
-/// unit-rate Poisson process: exact, and O(segments crossed)). +inf when the rate stays 0 for good.
-double next_piecewise(const std::vector<std::pair<double, double>>& rates, double now, double e) {
-  auto j = static_cast<std::size_t>(
-      std::upper_bound(rates.begin(), rates.end(), now, [](double t, const auto& seg) { return t < seg.first; }) -
-      rates.begin());
-  j = j == 0 ? 0 : j - 1;
+/// unit-rate Poisson process: exact, and O(segments crossed)). +inf when the rate stays 0 for good. `segment` is
+/// where the last call's arrival fell: arrivals move forward, so `now` is usually still in it (checked, else searched).
+double next_piecewise(const std::vector<std::pair<double, double>>& rates, double now, double e, std::size_t& segment) {
+  std::size_t j = segment;
+  // The segment holding now: the last one starting at or before it (the first when none does).
+  if (!(j < rates.size() && rates[j].first <= now && (j + 1 == rates.size() || now < rates[j + 1].first))) {
+    j = static_cast<std::size_t>(
+        std::upper_bound(rates.begin(), rates.end(), now, [](double t, const auto& seg) { return t < seg.first; }) -
+        rates.begin());
+    j = j == 0 ? 0 : j - 1;
+  }
   double t = now;
   for (; j < rates.size(); ++j) {
     const double end = j + 1 < rates.size() ? rates[j + 1].first : std::numeric_limits<double>::infinity();
     const double r = rates[j].second;
     if (r > 0) {
-      if (e < r * (end - t)) return t + e / r;
+      if (e < r * (end - t)) {
+        segment = j;
+        return t + e / r;
+      }
       e -= r * (end - t);
     }
     t = end;
@@ -397,7 +405,7 @@ double next_onoff(const spec::OnOffArrivals& a, double now, double e) {
 
 }  // namespace
 
-double ArrivalSampler::next(double now_s, RandomEngine& rng) const {
+double ArrivalSampler::next(double now_s, RandomEngine& rng) {
   return std::visit(
       Overloaded{
           [&](const spec::PoissonArrivals& a) {
@@ -413,7 +421,7 @@ double ArrivalSampler::next(double now_s, RandomEngine& rng) const {
             return next_onoff(a, now_s, boost::random::exponential_distribution<double>(1.0)(rng));
           },
           [&](const spec::PiecewiseArrivals& a) {
-            return next_piecewise(a.rates, now_s, boost::random::exponential_distribution<double>(1.0)(rng));
+            return next_piecewise(a.rates, now_s, boost::random::exponential_distribution<double>(1.0)(rng), segment_);
           },
           [&](const spec::OfflineArrivals&) { return now_s; },
           [&](const spec::ClosedLoop&) -> double { throw InternalError("closed loop has no arrival sampler"); },

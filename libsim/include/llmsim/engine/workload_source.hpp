@@ -82,11 +82,13 @@ class ArrivalSampler {
  public:
   ArrivalSampler(const spec::ArrivalSpec& spec, const std::string& path);
   /// Time of the first arrival after `now_s` (>= now_s; `now_s` itself for offline); +inf when a schedule's
-  /// rate stays 0 from there on. O(1) per draw (piecewise: O(segments crossed)).
-  double next(double now_s, RandomEngine& rng) const;
+  /// rate stays 0 from there on. O(1) per draw (piecewise: O(segments crossed), the segment of the last arrival
+  /// remembered).
+  double next(double now_s, RandomEngine& rng);
 
  private:
   spec::ArrivalSpec spec_;
+  std::size_t segment_ = 0;  ///< piecewise: the segment of the last arrival
 };
 
 }  // namespace llmsim::engine
