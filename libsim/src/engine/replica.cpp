@@ -441,17 +441,6 @@ void Replica::count_iteration(const perf::BatchShape& shape, double now_s) {
   record_.kv_blocks_used = kv_.used();
 }
 
-void Replica::emit_token_gaps(double now_s) {
-  // Every decoder emitted one token; gaps grouped by when each got its previous token.
-  if (itl_old_measured_ > 0)
-    metrics_->on_token_gap(now_s - last_decode_end_s_, static_cast<double>(itl_old_measured_), itl_);
-  for (const auto& g : itl_groups_)
-    if (g.measured > 0) metrics_->on_token_gap(now_s - g.time_s, static_cast<double>(g.measured), itl_);
-  itl_groups_.clear();
-  last_decode_end_s_ = now_s;
-  ctx_sum_ += n_dec_ * step_tokens_;
-}
-
 void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished) {
   LLMSIM_CHECK(busy_, "iteration finished while none is in flight");
   busy_ = false;

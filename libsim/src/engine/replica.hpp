@@ -348,8 +348,17 @@ class Replica {
   void apply_cancels();  ///< at the iteration boundary: running requests whose client timed out leave
   /// start_iteration's accounting of the iteration just formed (`shape`, duration_s_ set): totals and record.
   void count_iteration(const perf::BatchShape& shape, double now_s);
-  /// finish_iteration's inter-token gaps of a decode step ending at `now_s`.
-  void emit_token_gaps(double now_s);
+  /// finish_iteration's inter-token gaps of a decode step ending at `now_s`: every decoder emitted one token, the
+  /// gaps grouped by when each got its previous token. Inline: a decode run commits a step without a call.
+  void emit_token_gaps(double now_s) {
+    if (itl_old_measured_ > 0)
+      metrics_->on_token_gap(now_s - last_decode_end_s_, static_cast<double>(itl_old_measured_), itl_);
+    for (const auto& g : itl_groups_)
+      if (g.measured > 0) metrics_->on_token_gap(now_s - g.time_s, static_cast<double>(g.measured), itl_);
+    itl_groups_.clear();
+    last_decode_end_s_ = now_s;
+    ctx_sum_ += n_dec_ * step_tokens_;
+  }
   void commit_run_step();  ///< a decode run's next boundary (decode_run.cpp)
 
   std::int32_t index_;
