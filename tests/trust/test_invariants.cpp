@@ -209,6 +209,21 @@ TEST_CASE("randomized scenarios keep every invariant", "[invariants]") {
   CHECK(policies_seen.size() == 4);
 }
 
+TEST_CASE("KV block manager: blocks for a token count are its ceiling division by the block size", "[invariants]") {
+  // A power-of-two block size takes a shift, any other the division: the same integer either way.
+  std::int64_t checked = 0;
+  for (const int bs : {1, 2, 12, 16, 24, 32, 100, 128, 256}) {
+    const engine::KvBlockManager kv(10, bs, 0.0, 0);
+    for (std::int64_t tokens = 0; tokens <= 5000; ++tokens) {
+      REQUIRE(kv.blocks_for(tokens) == (tokens + bs - 1) / bs);
+      ++checked;
+    }
+    const std::int64_t big = std::int64_t{1} << 40;  // a long prompt's tokens times a large batch
+    REQUIRE(kv.blocks_for(big + 1) == (big + bs) / bs);
+  }
+  REQUIRE(checked == 9 * 5001);
+}
+
 TEST_CASE("KV block manager: random admit/grow/preempt/swap sequences stay within capacity and end at zero",
           "[invariants]") {
   for (std::uint32_t seed = 1; seed <= 20; ++seed) {

@@ -18,7 +18,12 @@ class KvBlockManager {
   /// `capacity_blocks` > 0, `block_size` > 0, `watermark` in [0, 1) of the capacity, `host_blocks` >= 0.
   KvBlockManager(std::int64_t capacity_blocks, int block_size, double watermark, std::int64_t host_blocks);
 
-  std::int64_t blocks_for(std::int64_t tokens) const noexcept { return (tokens + block_size_ - 1) / block_size_; }
+  /// Blocks that hold `tokens` >= 0: a shift for a power-of-two block size (every admission and arrival asks; a
+  /// 64-bit division costs tens of cycles), the same integer as the division.
+  std::int64_t blocks_for(std::int64_t tokens) const noexcept {
+    const std::int64_t n = tokens + block_size_ - 1;
+    return block_shift_ >= 0 ? n >> block_shift_ : n / block_size_;
+  }
   int block_size() const noexcept { return block_size_; }
   std::int64_t capacity() const noexcept { return capacity_; }
   /// Blocks held by sequences (own and referenced cache entries).
@@ -116,6 +121,7 @@ class KvBlockManager {
 
   std::int64_t capacity_;
   int block_size_;
+  int block_shift_ = -1;  ///< log2(block_size_) when it is a power of two, else -1
   std::int64_t watermark_;
   std::int64_t used_ = 0, peak_used_ = 0;
   std::int64_t cached_unreferenced_ = 0;  ///< resident blocks of unreferenced entries (evictable)
