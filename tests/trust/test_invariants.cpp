@@ -210,12 +210,15 @@ TEST_CASE("randomized scenarios keep every invariant", "[invariants]") {
 }
 
 TEST_CASE("KV block manager: blocks for a token count are its ceiling division by the block size", "[invariants]") {
-  // A power-of-two block size takes a shift, any other the division: the same integer either way.
+  // A power-of-two block size takes a shift and a mask, any other the division: the same integers either way. A
+  // position's offset in its block is the non-negative remainder, for negative positions too (a decoder's phase).
   std::int64_t checked = 0;
   for (const int bs : {1, 2, 12, 16, 24, 32, 100, 128, 256}) {
     const engine::KvBlockManager kv(10, bs, 0.0, 0);
     for (std::int64_t tokens = 0; tokens <= 5000; ++tokens) {
       REQUIRE(kv.blocks_for(tokens) == (tokens + bs - 1) / bs);
+      REQUIRE(kv.block_offset(tokens) == tokens % bs);
+      REQUIRE(kv.block_offset(-tokens) == (bs - tokens % bs) % bs);
       ++checked;
     }
     const std::int64_t big = std::int64_t{1} << 40;  // a long prompt's tokens times a large batch

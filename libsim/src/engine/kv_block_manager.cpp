@@ -16,7 +16,10 @@ KvBlockManager::KvBlockManager(std::int64_t capacity_blocks, int block_size, dou
       host_capacity_(host_blocks) {
   LLMSIM_CHECK(capacity_blocks > 0 && block_size > 0 && watermark >= 0 && watermark < 1 && host_blocks >= 0,
                "invalid KV block manager parameters");
-  if ((block_size & (block_size - 1)) == 0) block_shift_ = std::countr_zero(static_cast<unsigned>(block_size));
+  if ((block_size & (block_size - 1)) == 0) {
+    block_shift_ = std::countr_zero(static_cast<unsigned>(block_size));
+    block_mask_ = block_size - 1;
+  }
 }
 
 // ---- entries and their LRU list ----

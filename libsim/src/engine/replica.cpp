@@ -11,8 +11,6 @@ Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaC
                  SeqPool& pool, metrics::Collector& metrics, std::int64_t* outstanding)
     : index_(index), cfg_(cfg), kv_initial_(kv), kv_(std::move(kv)), cost_(&cost), pool_(&pool), metrics_(&metrics),
       phase_count_(static_cast<std::size_t>(kv_.block_size()), 0), spec_(cfg.spec_expected_tokens) {
-  const std::int64_t bs = kv_.block_size();
-  block_mask_ = (bs & (bs - 1)) == 0 ? bs - 1 : -1;
   LLMSIM_CHECK(cfg_.spec_tokens == 0 || (cfg_.spec_expected_tokens >= 1 && cfg_.spec_expected_tokens <= cfg_.spec_tokens + 1.0),
                "speculative decoding's expected tokens per step outside [1, k + 1]");
   finish_heap_.reserve(static_cast<std::size_t>(cfg_.max_num_seqs) + 16);

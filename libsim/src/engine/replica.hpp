@@ -297,13 +297,8 @@ class Replica {
   void start_decoding(std::int32_t i, double now_s, bool fresh_group_member);
   void leave_decoding(std::int32_t i);
   std::int64_t phase_of(const Seq& s) const;
-  /// x mod block_size in [0, block_size), also for negative x: a mask for the power-of-two block sizes (every
-  /// decode step takes one; a 64-bit division costs tens of cycles), the division otherwise.
-  std::int64_t mod_block(std::int64_t x) const {
-    if (block_mask_ >= 0) return x & block_mask_;
-    const std::int64_t bs = kv_.block_size();
-    return ((x % bs) + bs) % bs;
-  }
+  /// x mod block_size in [0, block_size), also for negative x (KvBlockManager::block_offset).
+  std::int64_t mod_block(std::int64_t x) const { return kv_.block_offset(x); }
   std::int64_t tokens_now(const Seq& s) const { return s.ctx0 + (step_ - s.k0); }
   /// Tokens every decoder emits in the next decode step: 1, or under speculative decoding the expected count
   /// spread over steps deterministically (engine/speculative.hpp).
@@ -382,7 +377,6 @@ class Replica {
   std::int64_t step_tokens_ = 1;   ///< tokens per decoder in the decode step in flight
   std::int64_t n_dec_ = 0, n_dec_measured_ = 0, ctx_sum_ = 0;
   std::vector<std::int64_t> phase_count_;
-  std::int64_t block_mask_ = -1;   ///< block_size − 1 for a power-of-two block size, else −1 (mod_block)
   SpeculativeTokens spec_;         ///< tokens per decode step under speculative decoding
   struct FinishEntry {
     std::int64_t step;

@@ -87,17 +87,9 @@ class EventQueue {
   bool empty() const noexcept { return heap_.size() == static_cast<std::size_t>(hole_) && !side_full_; }
   std::size_t size() const noexcept { return heap_.size() - hole_ + side_full_; }
   /// The next event (precondition: not empty).
-  Event peek() {
-    fill();
-    LLMSIM_CHECK(!empty(), "peek on an empty event queue");
-    return to_event(side_first() ? side_ : heap_.front());
-  }
+  Event peek() { return to_event(first()); }
   /// Time of the next event (precondition: not empty).
-  double peek_time() {
-    fill();
-    LLMSIM_CHECK(!empty(), "peek on an empty event queue");
-    return std::bit_cast<double>(side_first() ? side_.time_key : heap_.front().time_key);
-  }
+  double peek_time() { return std::bit_cast<double>(first().time_key); }
   /// Removes and returns the next event; now() becomes its time. A heap event leaves its root empty (a hole) until
   /// the next call: an engine that schedules its next step right away fills it directly (schedule), anything else
   /// first moves the last node up (fill), as a plain pop would have.
@@ -156,6 +148,12 @@ class EventQueue {
     LLMSIM_CHECK(tracked_ >= 0 && target >= 0 && static_cast<std::size_t>(target) + 1 < pos_.size(),
                  "rescheduling an event that is not tracked");
     return pos_[static_cast<std::size_t>(target)];
+  }
+  /// The next event's node, the hole filled (precondition: not empty).
+  const Node& first() {
+    fill();
+    LLMSIM_CHECK(!empty(), "peek on an empty event queue");
+    return side_first() ? side_ : heap_.front();
   }
   /// The side slot's event comes before the heap's first (or the heap is empty); precondition: no hole.
   bool side_first() const noexcept { return side_full_ && (heap_.empty() || before(side_, heap_.front())); }

@@ -18,11 +18,17 @@ class KvBlockManager {
   /// `capacity_blocks` > 0, `block_size` > 0, `watermark` in [0, 1) of the capacity, `host_blocks` >= 0.
   KvBlockManager(std::int64_t capacity_blocks, int block_size, double watermark, std::int64_t host_blocks);
 
-  /// Blocks that hold `tokens` >= 0: a shift for a power-of-two block size (every admission and arrival asks; a
-  /// 64-bit division costs tens of cycles), the same integer as the division.
+  // The block arithmetic, by a shift and a mask for a power-of-two block size (every arrival, admission and decode
+  // step asks; a 64-bit division costs tens of cycles), by division otherwise: the same integers either way.
+  /// Blocks that hold `tokens` >= 0.
   std::int64_t blocks_for(std::int64_t tokens) const noexcept {
     const std::int64_t n = tokens + block_size_ - 1;
     return block_shift_ >= 0 ? n >> block_shift_ : n / block_size_;
+  }
+  /// x mod block_size in [0, block_size), also for negative x: a token position's place in its block.
+  std::int64_t block_offset(std::int64_t x) const noexcept {
+    if (block_mask_ >= 0) return x & block_mask_;
+    return ((x % block_size_) + block_size_) % block_size_;
   }
   int block_size() const noexcept { return block_size_; }
   std::int64_t capacity() const noexcept { return capacity_; }
@@ -121,7 +127,9 @@ class KvBlockManager {
 
   std::int64_t capacity_;
   int block_size_;
-  int block_shift_ = -1;  ///< log2(block_size_) when it is a power of two, else -1
+  // For a power-of-two block size (else -1): log2 of it (blocks_for) and it − 1 (block_offset).
+  int block_shift_ = -1;
+  std::int64_t block_mask_ = -1;
   std::int64_t watermark_;
   std::int64_t used_ = 0, peak_used_ = 0;
   std::int64_t cached_unreferenced_ = 0;  ///< resident blocks of unreferenced entries (evictable)
