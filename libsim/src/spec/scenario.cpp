@@ -1,6 +1,7 @@
 #include "llmsim/spec/scenario.hpp"
 
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "llmsim/core/error.hpp"
@@ -327,6 +328,33 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
   }
   for (const auto& p : parts) {
     if (p.empty()) throw ConfigError(dotted_path, "not a field path (empty component)");
+  }
+  // vLLM's names (`--set engine.tensor_parallel_size=2`, a grid axis `kv_cache_dtype`): the scenario pre-pass's one
+  // alias table maps the key and its value to llmsim's own fields, which are then set as any path is (so the value
+  // replaces what the document had, as a path always does).
+  if (parts.size() <= 2) {
+    const std::string section = parts.size() == 2 ? parts[0] : "";
+    for (const auto& a : vllm_aliases()) {
+      if (a.name != parts.back() || !contains(a.sections, section) || a.target == dotted_path) continue;
+      Json mini = Json::object();
+      if (section.empty()) {
+        mini[a.name] = value;
+      } else {
+        mini[section][a.name] = value;
+      }
+      const Json canonical = normalize_vllm_names(JsonView(mini, dotted_path));
+      std::vector<std::pair<std::string, Json>> leaves;
+      std::function<void(const Json&, const std::string&)> walk = [&](const Json& j, const std::string& at) {
+        if (!j.is_object() || j.empty()) {
+          leaves.emplace_back(at, j);
+          return;
+        }
+        for (auto it = j.begin(); it != j.end(); ++it) walk(it.value(), at.empty() ? it.key() : at + "." + it.key());
+      };
+      walk(canonical, "");
+      for (const auto& [path, v] : leaves) set_json_path(scenario, path, v);
+      return;
+    }
   }
   // Check the path against the scenario's schema before touching the document.
   check_path_component(parts[0], kTopKeys, "");
