@@ -136,7 +136,7 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
     if (to_lower(q) == spec::kAutoWeights)
       q = spec::weight_format_for_model(catalog.model(base.model), q, "--quants", unused).id;
     else
-      spec::weight_format(q, "--quants");
+      q = spec::weight_format(q, "--quants").id;  // vLLM's names too: "awq" is awq-int4
   }
   std::vector<spec::SchedulerPolicy> policies;
   for (const auto& p : opt.policies) policies.push_back(spec::parse_policy(p, "--policies"));

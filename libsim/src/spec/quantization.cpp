@@ -1,6 +1,7 @@
 #include "llmsim/spec/quantization.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
@@ -129,8 +130,18 @@ double group_bits(const std::string& base, int g) {
 }
 }  // namespace
 
+std::string canonical_weight_format_id(const std::string& s) {
+  static const std::map<std::string, std::string> m{
+      {"awq", "awq-int4"},      {"awq_marlin", "awq-int4"}, {"gptq", "gptq-int4"}, {"gptq_marlin", "gptq-int4"},
+      {"bitsandbytes", "nf4"},  {"fbgemm_fp8", "fp8"},      {"bfloat16", "bf16"},  {"float16", "fp16"},
+      {"half", "fp16"}};
+  const std::string l = to_lower(s);
+  auto it = m.find(l);
+  return it == m.end() ? s : it->second;
+}
+
 WeightFormat weight_format(const std::string& id, const std::string& path) {
-  const std::string lower = to_lower(id);
+  const std::string lower = to_lower(canonical_weight_format_id(id));
   for (const auto& f : weight_formats()) {
     if (f.id == lower) return f;
   }

@@ -19,17 +19,8 @@ namespace {
 
 // ---- values ----
 
-/// vLLM's dtype / quantization names for a weight format, lower-case; an unknown name passes through for
-/// the quant.weights reader to reject with the list of formats.
-std::string canonical_weights(const std::string& s) {
-  static const std::map<std::string, std::string> m{
-      {"awq", "awq-int4"},      {"awq_marlin", "awq-int4"}, {"gptq", "gptq-int4"}, {"gptq_marlin", "gptq-int4"},
-      {"bitsandbytes", "nf4"},  {"fbgemm_fp8", "fp8"},      {"bfloat16", "bf16"},  {"float16", "fp16"},
-      {"half", "fp16"}};
-  const std::string l = to_lower(s);
-  auto it = m.find(l);
-  return it == m.end() ? s : it->second;
-}
+/// vLLM's dtype / quantization names for a weight format (spec::canonical_weight_format_id, the one table).
+std::string canonical_weights(const std::string& s) { return canonical_weight_format_id(s); }
 
 /// vLLM's kv_cache_dtype names (fp8 = fp8_e4m3 on CUDA; fp8_e5m2 and fp8_inc store one byte too).
 std::string canonical_kv(const std::string& s) {
