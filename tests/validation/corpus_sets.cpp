@@ -13,6 +13,7 @@
 #include "llmsim/analysis/vllm_result.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/json_view.hpp"
+#include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/quantization.hpp"
@@ -290,6 +291,27 @@ analysis::StaticBatchTiming static_timing(const Source& s, const StaticRun& r, s
   return analysis::static_batch(cm, batch, in, out, o);
 }
 
+/// Why the static batch cannot run as one batch: its KV cache, batch x (input + output) tokens, exceeds what llmsim
+/// plans for the engine's KV pool on this GPU (the engine then preempts and recomputes, which a static batch does not
+/// model; the rule data/validation/README.md applies to the LMDeploy rows). "" when it fits.
+std::string kv_overflow(const Source& s, const StaticRun& r, std::int64_t batch, std::int64_t in, std::int64_t out) {
+  const auto& catalog = spec::Catalog::builtin();
+  const auto model = catalog.model(model_ref(s, r.model), "model");
+  spec::Quantization q;
+  q.weights = spec::weight_format(r.weights, "weights");
+  q.kv_dtype = spec::parse_kv_dtype(r.kv, "kv_dtype");
+  spec::EngineConfig e;
+  e.runtime = r.runtime;
+  const auto plan = memory::plan_memory(model, q, catalog.gpu(r.gpu, "gpu"), spec::ParallelConfig{r.tp, 1}, e,
+                                        static_cast<int>(in + out));
+  if (!plan.fits) return "does not fit: " + plan.reason;
+  const std::int64_t need = batch * (in + out);
+  if (need > plan.kv_capacity_tokens)
+    return "the batch's KV cache (" + std::to_string(need) + " tokens) exceeds llmsim's KV pool (" +
+           std::to_string(plan.kv_capacity_tokens) + " tokens): the engine preempts, which a static batch does not model";
+  return "";
+}
+
 Row static_row(const Source& s, const StaticRun& sr, const std::string& where, std::int64_t batch, std::int64_t in,
                std::int64_t out, const std::string& metric, double measured) {
   Row r = proto(s, where);
@@ -316,7 +338,8 @@ Row static_row(const Source& s, const StaticRun& sr, const std::string& where, s
 Json runs_of(const Source& s) { return s.top.contains("runs") ? s.top["runs"] : Json::array(); }
 
 /// vLLM serve result files named by the runs (crusoe, surajssd, simonmo, anyscale, dstack's "serve" runs).
-void serve_files(const Source& s, std::vector<Row>& out, const std::function<std::string(const Json&)>& why_not) {
+void serve_files(const Source& s, std::vector<Row>& out, const std::function<std::string(const Json&)>& why_not,
+                 const std::string& extra_args = "") {
   const Json runs = runs_of(s);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Json& run = runs[i];
@@ -326,12 +349,15 @@ void serve_files(const Source& s, std::vector<Row>& out, const std::function<std
     ServeRun sr = serve_run(s, run, file + ":runs[" + std::to_string(i) + "]");
     const std::string why = why_not(run);
     if (!why.empty()) sr.unscored = why;
+    sr.options.vllm_args += extra_args;
     add_serve(out, sr, analysis::read_vllm_result((s.dir / file).string()));
   }
 }
 
 void crusoe(const Source& s, std::vector<Row>& out) {
-  serve_files(s, out, [](const Json&) { return std::string(); });
+  // --enable-chunked-prefill without a budget: vLLM 0.5.x's default for chunked prefill is 512 tokens (the source
+  // notes say so); llmsim's 'chunked' policy would otherwise take its own default.
+  serve_files(s, out, [](const Json&) { return std::string(); }, " --max-num-batched-tokens 512");
 }
 
 void surajssd(const Source& s, std::vector<Row>& out) {
@@ -375,7 +401,7 @@ void dstack(const Source& s, std::vector<Row>& out) {
     if (kind == "serve") {
       // vLLM 0.6.x turns chunked prefill on by default when max_model_len > 32K (EngineArgs), as here (91680).
       ServeRun sr = serve_run(s, run, where);
-      sr.options.vllm_args += " --enable-chunked-prefill";
+      sr.options.vllm_args += " --enable-chunked-prefill --max-num-batched-tokens 512";  // 0.6.x's chunked budget
       add_serve(out, sr, analysis::read_vllm_result((s.dir / file).string()));
     } else if (kind == "static_batch_latency") {
       // benchmark_latency.py: one static batch; max_model_len 91680 > 32K turns chunked prefill on in 0.6.x with a
@@ -384,8 +410,13 @@ void dstack(const Source& s, std::vector<Row>& out) {
       const std::int64_t b = run.at("batch"), in = run.at("input_len"), o = run.at("output_len");
       Row r = static_row(s, st, where, b, in, o, "avg_latency", j.at("avg_latency").get<double>());
       try {
-        r.predicted = static_timing(s, st, b, in, o).total_s();
-        r.note = "prefill in 512-token chunks (chunked prefill, on for max_model_len > 32K)";
+        const std::string over = kv_overflow(s, st, b, in, o);
+        if (!over.empty()) {
+          unscore(r, over);
+        } else {
+          r.predicted = static_timing(s, st, b, in, o).total_s();
+          r.note = "prefill in 512-token chunks (chunked prefill, on for max_model_len > 32K)";
+        }
       } catch (const ConfigError& e) {
         unscore(r, e.what());
       }
@@ -415,7 +446,7 @@ void dstack(const Source& s, std::vector<Row>& out) {
                      {"request_throughput", j.at("requests_per_second").get<double>()}};
       ServeRun sr = serve_run(s, run, where);
       sr.options.vllm_args = "vllm serve meta-llama/Llama-3.1-405B-FP8 --tensor-parallel-size 8 --max-model-len 91680 "
-                             "--enable-chunked-prefill";  // on by default for max_model_len > 32K in 0.6.x
+                             "--enable-chunked-prefill --max-num-batched-tokens 512";  // 0.6.x defaults at > 32K
       add_serve(out, sr, res);
     } else if (kind == "serve_table") {
       // dstack's table of serving runs: every row a benchmark_serving result with its server flags in columns.
@@ -462,6 +493,8 @@ void pr3692(const Source& s, std::vector<Row>& out) {
     } else if (t.text(k, "variant").find("before") != std::string::npos) {
       unscore(r, "main before the PR ran untuned fused-MoE configs; vLLM 0.4.0 shipped the PR's tuned ones, which "
                  "the runtime stands for");
+    } else if (const std::string over = kv_overflow(s, st, b, in, o); !over.empty()) {
+      unscore(r, over);
     } else {
       r.predicted = static_timing(s, st, b, in, o).total_s();
     }
@@ -486,6 +519,8 @@ void zjuici(const Source& s, std::vector<Row>& out) {
       Row r = static_row(s, st, where, 1, in, o, metric, t.number(k, "value"));
       if (metric == "mean_e2el_per_output_token_ms") {
         try {
+          const std::string over = kv_overflow(s, st, 1, in, o);
+          if (!over.empty()) throw ConfigError("kv", over);
           r.predicted = static_timing(s, st, 1, in, o).total_s() / static_cast<double>(o) * 1e3;
         } catch (const ConfigError& e) {
           unscore(r, e.what());
@@ -620,8 +655,15 @@ void livinfly(const Source& s, std::vector<Row>& out) {
       ServeRun sr = serve_run(s, run, file + ":" + std::to_string(n) + ":runs[" + std::to_string(i) + "]");
       const bool vllm = sr.proto.engine == "vllm";
       if (vllm) {
-        // VLLM_USE_V1=0: the V0 engine (prefill-first scheduler, chunked prefill off by default) of the 0.9.1 release.
-        sr.options.scenario["engine"]["policy"] = "vllm-v0";
+        // VLLM_USE_V1=0: the V0 engine of the 0.9.1 release. Its _set_default_args_v0 turns chunked prefill on for
+        // max_model_len > 32768 (Qwen3-8B's 40960; budget 2048, SchedulerConfig's default then); Mistral-7B's
+        // 32768 keeps V0's prefill-first scheduler.
+        if (sr.proto.model == "qwen3-8b") {
+          sr.options.scenario["engine"]["policy"] = "chunked";
+          sr.options.scenario["engine"]["max_num_batched_tokens"] = 2048;
+        } else {
+          sr.options.scenario["engine"]["policy"] = "vllm-v0";
+        }
         sr.options.vllm_args = "vllm serve MODEL";
       }
       add_serve(out, sr, result_from_json(res, file + ":" + std::to_string(n)));
@@ -662,7 +704,8 @@ void mtilyxuegao(const Source& s, std::vector<Row>& out) {
       if (err.empty() && weights.empty()) err = "weight format '" + text(s, run, "weights") + "' is not in the catalogue";
       if (err.empty()) {
         try {
-          timing = static_timing(s, st, b, in, o);
+          err = kv_overflow(s, st, b, in, o);
+          if (err.empty()) timing = static_timing(s, st, b, in, o);
         } catch (const ConfigError& e) {
           err = e.what();
         }
@@ -779,7 +822,9 @@ void llamacpp_prs(const Source& s, std::vector<Row>& out) {
     r.input = in;
     r.context = static_cast<double>(depth + in);
     const std::string fa = t.text(k, "flash_attn");
-    if (weights.empty()) {
+    if (r.model.empty()) {
+      unscore(r, "the row's model ('" + t.text(k, "llama_bench_model_type") + "') is not identified");
+    } else if (weights.empty()) {
       unscore(r, "weight format '" + t.text(k, "weights") + "' is not in the catalogue");
     } else if (metric != "prompt_tok_per_s") {
       unscore(r, "metric '" + metric + "' is not a llama-bench pp/tg rate llmsim predicts");
