@@ -5,6 +5,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <random>
 #include <sstream>
 
 #include "csv_table.hpp"
@@ -217,6 +218,10 @@ analysis::VllmResult result_from_json(const Json& j, const std::string& source) 
   r.total_output_tokens = j.value("total_output_tokens", std::int64_t{0});
   if (j.contains("request_rate") && j["request_rate"].is_number()) r.request_rate = j["request_rate"].get<double>();
   r.duration_s = j.value("duration", 0.0);
+  if (j.contains("input_lens") && j.contains("output_lens")) {
+    r.input_lens = j["input_lens"].get<std::vector<std::int64_t>>();
+    r.output_lens = j["output_lens"].get<std::vector<std::int64_t>>();
+  }
   static const std::vector<std::string> scalars = {"duration", "request_throughput", "input_throughput",
                                                    "output_throughput", "total_token_throughput"};
   for (const auto& k : scalars)
@@ -652,6 +657,20 @@ void livinfly(const Source& s, std::vector<Row>& out) {
         if (std::find(keep.begin(), keep.end(), key) != keep.end() && it.value().is_number()) res[key] = it.value();
       }
       res["num_prompts"] = res.value("completed", 0);
+      // The random dataset with random_range_ratio 0: SGLang's sampler draws each prompt and output length uniformly
+      // from [1, L] (bench_serving.py sample_random_requests). Drawn here the same way (fixed seed), so the run is
+      // replayed with the stated distribution instead of its mean.
+      if (j.value("dataset_name", "") == "random" && j.value("random_range_ratio", 1.0) == 0.0) {
+        const std::int64_t li = j.at("random_input_len"), lo = j.at("random_output_len");
+        std::mt19937_64 rng(static_cast<std::uint64_t>(n));
+        std::vector<std::int64_t> ins, outs;
+        for (std::int64_t q = 0; q < res.value("completed", std::int64_t{0}); ++q) {
+          ins.push_back(std::uniform_int_distribution<std::int64_t>(1, li)(rng));
+          outs.push_back(std::uniform_int_distribution<std::int64_t>(1, lo)(rng));
+        }
+        res["input_lens"] = ins;
+        res["output_lens"] = outs;
+      }
       ServeRun sr = serve_run(s, run, file + ":" + std::to_string(n) + ":runs[" + std::to_string(i) + "]");
       const bool vllm = sr.proto.engine == "vllm";
       if (vllm) {
