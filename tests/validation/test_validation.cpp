@@ -176,6 +176,19 @@ TEST_CASE("the blind corpus parses and its representable runs are predicted", "[
   CHECK(scored_per_source.size() >= kCorpusScoredSources);
 }
 
+TEST_CASE("a CSV field in quotes may span lines (RFC 4180); the row keeps its first line number", "[validation]") {
+  // xiongjiedai-llamacpp/table.csv quotes a notebook cell of two lines as its `command`.
+  const fs::path file = fs::temp_directory_path() / ("llmsim_csv_" + std::to_string(::getpid()) + ".csv");
+  std::ofstream(file) << "a,command,b\n1,\"# comment\n./llama-bench -p 512\",x\n2,plain,y\n";
+  const CsvTable t(file);
+  fs::remove(file);
+  REQUIRE(t.rows() == 2);
+  CHECK(t.text(0, "command") == "# comment\n./llama-bench -p 512");
+  CHECK(t.text(0, "b") == "x");
+  CHECK(t.where(1).find(":4") != std::string::npos);
+  CHECK(t.text(1, "a") == "2");
+}
+
 TEST_CASE("a malformed set row is refused naming the file, line, column and value", "[validation]") {
   const std::string ok =
       "src,vllm,v1,vllm-v1,a100-80gb-sxm,1,1,llama-2-7b,fp16,fp16,1,5,200,,,,yes,output_tok_per_s,100,tok/s,,";
