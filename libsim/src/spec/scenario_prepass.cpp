@@ -10,6 +10,7 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
 #include "llmsim/spec/engine_config.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/scenario.hpp"
 #include "scenario_json.hpp"
 
@@ -156,7 +157,23 @@ void apply_chunked(Json& doc, const Assignment& a) {
     }
     return;
   }
-  if (chunks(EngineConfig{}.policy) == want) return;
+  // The default is the release's scheduler when engine.runtime names one (vllm==0.5.5: V0's prefill-first), so that
+  // --enable-chunked-prefill on a V0 release selects V0's chunked prefill instead of being dropped.
+  SchedulerPolicy fallback = EngineConfig{}.policy;
+  if (engine.contains("runtime") && engine["runtime"].is_string() &&
+      is_engine_version(engine["runtime"].get<std::string>())) {
+    try {
+      const auto rv = runtime_for_version(parse_engine_version(engine["runtime"].get<std::string>()));
+      if (rv.policy) fallback = *rv.policy;
+    } catch (const ConfigError&) {
+      // reported with its path when the engine section is read
+    }
+    if (chunks(fallback) != want && fallback == SchedulerPolicy::vllm_v0) {
+      engine["policy"] = to_string(SchedulerPolicy::chunked);
+      return;
+    }
+  }
+  if (chunks(fallback) == want) return;
   for (auto p : {SchedulerPolicy::vllm, SchedulerPolicy::vllm_v0, SchedulerPolicy::chunked}) {
     if (chunks(p) == want) {
       engine["policy"] = to_string(p);
