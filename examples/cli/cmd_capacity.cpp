@@ -61,6 +61,9 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
     std::cout << " (95% CI " << fmt(cap.ci95_lo, 2) << " to " << fmt(cap.ci95_hi, 2) << " over "
               << cap.replications.size() << " seeds)";
   std::cout << "; " << cap.evaluations << " simulations" << (cap.hit_limit ? "; search limit reached" : "") << "\n";
+  // The seeds' interval is the simulation's noise; the model's own error is the validation's (analysis/error_band).
+  if (cap.at_capacity && cap.at_capacity->error_band.known)
+    std::cout << "trust: capacity " << cap.at_capacity->error_band.throughput.text << "\n";
   std::cout << "at capacity: goodput " << number(j["goodput_rps"], 2) << " req/s, " << number(j["goodput_output_tps"])
             << " output tok/s; TTFT p95 " << number(j["ttft_ms"]["p95"]) << " ms, TPOT p95 "
             << number(j["tpot_ms"]["p95"]) << " ms, E2E p95 " << number(j["e2e_ms"]["p95"]) << " ms\n";

@@ -136,6 +136,11 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   print_latency(t, "E2E", s.e2e_ms);
   print_latency(t, "queue", s.queue_ms);
   t.print(std::cout);
+  // How far to trust these numbers: the validation residuals of this regime (analysis/error_band.hpp).
+  if (s.error_band.known) {
+    std::cout << "trust: TTFT " << s.error_band.ttft.text << "\n       TPOT/ITL/E2E " << s.error_band.latency.text
+              << "\n       throughput " << s.error_band.throughput.text << "\n";
+  }
   std::cout << "\nSLO " << (sc.slo.empty() ? "(none)" : s.slo_met ? "met" : "NOT met") << "; attainment "
             << fmt(100 * s.slo_attainment, 1) << "%, goodput " << fmt(s.goodput_rps, 2) << " req/s, "
             << fmt(s.goodput_output_tps, 1) << " output tok/s\n";

@@ -119,6 +119,16 @@ Json to_json(const Summary& s) {
              {"prefix_cache_query_tokens", s.kv.prefix_cache_query_tokens}};
   j["utilization"] = {{"mfu", s.mfu}, {"mbu", s.mbu}};
   j["utilization"]["busy_fraction"] = s.busy_fraction >= 0 ? Json(s.busy_fraction) : Json(nullptr);
+  if (s.error_band.known) {
+    auto band = [](const ErrorBandStats& b) {
+      return Json{{"typical", b.typical}, {"p90", b.p90}, {"n", b.n}, {"blind", b.blind}, {"group", b.group},
+                  {"text", b.text}};
+    };
+    j["error_band"] = {{"ttft", band(s.error_band.ttft)}, {"latency", band(s.error_band.latency)},
+                       {"throughput", band(s.error_band.throughput)}};
+  } else {
+    j["error_band"] = nullptr;
+  }
   j["cost"] = {{"per_hour", s.cost.per_hour},
                {"per_mtok_output_slo", s.cost.per_mtok_output_slo},
                {"per_mtok_total_slo", s.cost.per_mtok_total_slo},

@@ -85,6 +85,22 @@ struct BatchStats {
   double mean_seqs = 0;               ///< time-weighted over busy time
 };
 
+/// How far to trust one kind of predicted number (analysis/error_band.hpp fills it): the typical |relative error|
+/// of llmsim's predictions of public measurements in the same regime. n = 0: unknown (too few measurements).
+struct ErrorBandStats {
+  double typical = 0, p90 = 0;
+  std::size_t n = 0;
+  bool blind = false;   ///< from sources that set no constant (else a lower bound: sources the model was tuned on)
+  std::string group;    ///< the regime the residuals come from ("hopper_hbm / vllm-v1 / batch * / latency")
+  std::string text;     ///< "typical error ±9% in this regime (...), from 140 blind measurements"
+};
+/// The bands of a run's TTFT, its per-token latencies (TPOT, ITL, E2E) and its throughputs; `known` false when the
+/// run was not priced by analysis::evaluate (JSON null).
+struct ErrorBands {
+  bool known = false;
+  ErrorBandStats ttft, latency, throughput;
+};
+
 /// Speculative decoding over the run (docs/speculative-decoding.md); `enabled` false = off (JSON null).
 struct SpeculativeStats {
   bool enabled = false;
@@ -181,6 +197,7 @@ struct Summary {
   double busy_fraction = -1;
   std::int64_t iterations = 0;
   CostSummary cost;
+  ErrorBands error_band;              ///< filled by analysis::evaluate
   std::vector<ClassSummary> classes;
   std::optional<DisaggregationSummary> disaggregation;  ///< with scenario.disaggregation only
   /// hardware.fleet only: each member, in the fleet's order, measured on its own replicas (its busy fraction prices
