@@ -28,6 +28,9 @@ Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaC
 
 void Replica::enqueue(std::int32_t i) {
   Seq& s = (*pool_)[i];
+  // A routed request holds no KV here yet (a disaggregated one's blocks are still the prefill replica's).
+  LLMSIM_DEEP_CHECK(s.own_blocks == 0 && s.prefix_blocks == 0 && !s.finished && !s.timed_out,
+                    "a request routed with blocks held, finished or cancelled");
   s.replica = index_;
   transition(s, SeqState::waiting);
   waiting_.push_back(i);

@@ -479,6 +479,12 @@ void Simulation::event_loop() {
   if (!monitor_->stop() && events_.empty() && ledger_.in_system() > 0)
     throw InternalError("simulation stalled with " + std::to_string(ledger_.in_system()) + " requests unfinished");
   if (runs_) settle_all(end_s);  // a run cut off by the horizon or an early stop: its steps until the end
+  if (monitor_->complete()) {  // where every request is: nowhere — no engine holds one, or a KV block for one
+    LLMSIM_CHECK(ledger_.in_system() == 0 && pending_.empty(), "a complete run with requests in the system");
+    for (const auto& r : replicas_)
+      LLMSIM_CHECK(r.outstanding() == 0 && r.running() == 0 && r.waiting() == 0 && r.kv().used() == 0,
+                   "a complete run left a request or its KV blocks on an engine");
+  }
   finish(end_s);
 }
 
