@@ -87,6 +87,7 @@ TEST_CASE("client timeouts on several engines under every policy: no crash, no l
       {{"gpu", "a100-80gb-sxm"}, {"replicas", 3}, {"router", "least_kv"}},
       {{"gpu", "2xa100-80gb-sxm@pp"}},
       {{"gpu", "a100-80gb-sxm"}, {"replicas", 1}},
+      {{"fleet", {{{"gpu", "rtx4090-24gb"}, {"replicas", 1}}, {{"gpu", "a100-80gb-sxm"}, {"replicas", 1}}}}},
   };
   for (const auto& hw : layouts) {
     for (const char* policy : {"vllm", "vllm-v0", "chunked", "static"}) {
