@@ -1,4 +1,6 @@
-// The request lifecycle's checks and the Simulation's one exit path (request_lifecycle.hpp).
+// The request lifecycle's checks and the Simulation's exits (request_lifecycle.hpp): retire, the one path every exit takes,
+// the records, and the exits of failures (requeue or fail) and timeouts (cancel). A completion is finish_request
+// (simulator.cpp, kept beside the iteration handler that calls it for every request).
 #include "request_lifecycle.hpp"
 
 #include <algorithm>
@@ -115,6 +117,68 @@ void Simulation::record_unfinished(double end_s) {
   }
   std::sort(result_.requests.begin() + static_cast<std::ptrdiff_t>(first), result_.requests.end(),
             [](const RequestRecord& a, const RequestRecord& b) { return a.id < b.id; });
+}
+
+// ---- the exits other than completion (a completion is Simulation::finish_request, on the hot path in simulator.cpp) ----
+
+// A replica failure evicted request `i` (engine/failures.hpp): a retry while its client has retries left, else lost.
+void Simulation::requeue_or_fail(std::int32_t i, std::int64_t produced, double now_s) {
+  Seq& s = pool_[i];
+  if (s.timed_out) {  // its client had given up (counted then); the failure only frees its slot
+    transition(s, SeqState::done);
+    pool_.release(i);
+    return;
+  }
+  // A retry while the client has retries left; then the request fails (the progress argument under failures faster
+  // than its service time: each eviction consumes a retry, so every request ends).
+  if (rs_.scenario.failures.on_failure == spec::OnFailure::requeue && s.retries < rs_.scenario.failures.max_retries) {
+    s = s.retry_attempt();  // from scratch elsewhere (a client's retry): a new stream, a new first token
+    ledger_.requeue(s.measured);
+    const std::int32_t r = router_->route(replicas_);
+    if (r < 0) pending_.push_back(i);
+    else assign(i, r, now_s);
+    return;
+  }
+  // Lost: never completed, never in goodput or the tokens the cost is divided by; its tokens were wasted work.
+  retire(i, Exit::failed, now_s, produced);
+  const std::int32_t source = s.source;
+  transition(s, SeqState::done);
+  pool_.release(i);
+  if (driver_->is_user(source)) schedule_next(source, now_s, true);  // a closed-loop user moves on
+}
+
+// The client's timeout (timeouts.hpp): request `i` leaves wherever it is (the engine lets go of it at its boundary).
+bool Simulation::cancel_request(std::int32_t i, std::int64_t id, double now_s) {
+  Seq& s = pool_[i];
+  // Finished before its deadline (the slot is free or holds a later request), or already static padding.
+  if (s.state == SeqState::free || s.state == SeqState::done || s.id != id || s.finished || s.timed_out) return false;
+  s.timed_out = true;
+  const std::int32_t source = s.source, group = s.replica, engine = s.engine;
+  std::int64_t produced = 0;
+  bool release = false;  // the slot is free to go now (else its holder releases it)
+  if (synthetic_) {
+    release = synthetic_->queue().erase(i);  // else in service: on_service_done discards it
+  } else if (s.engine < 0) {
+    LLMSIM_CHECK(pending_.erase(i), "a timed-out request is neither routed nor pending");
+    release = true;
+  } else if (s.state == SeqState::handoff || s.state == SeqState::receiving) {
+    // Disaggregation, its KV on the link: the transfer's end lets go of it (on_kv_arrived frees both sides' blocks).
+  } else {
+    if (runs_) interrupt(s.engine, now_s);  // its tokens so far; it leaves at the boundary of the step in flight
+    if (s.kv_pending) {  // pull, queued at a decode replica: the prefill replica still holds its KV
+      replicas_[static_cast<std::size_t>(s.kv_source)].release_held(i, disagg_->take_held(i), now_s);
+      wake(s.kv_source, now_s);  // freed blocks may admit more
+    }
+    produced = replicas_[static_cast<std::size_t>(s.engine)].cancel(i);  // releases the slot when it leaves at once
+  }
+  retire(i, Exit::timed_out, now_s, produced);
+  if (release) {
+    transition(s, SeqState::done);
+    pool_.release(i);
+  }
+  if (engine >= 0 && !synthetic_) stop_if_drained(group, now_s);
+  if (driver_->is_user(source)) schedule_next(source, now_s, true);  // a closed-loop user moves on
+  return true;
 }
 
 }  // namespace llmsim::engine::detail

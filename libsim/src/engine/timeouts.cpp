@@ -1,4 +1,5 @@
-// Client timeouts (workload.timeout_s): a request not finished timeout_s after its arrival is given up by its
+// Client timeouts (workload.timeout_s; the Simulation's cancel_request is with the other exits in request_lifecycle.cpp):
+// a request not finished timeout_s after its arrival is given up by its
 // client. At that instant it counts as timed out — it leaves the system's count, never enters goodput or the
 // tokens the cost is divided by, its output so far is wasted work, and a closed-loop user moves on — and the engine
 // lets go of it wherever it is:
@@ -99,39 +100,6 @@ bool Simulation::on_timeout(double now_s) {
   if (ledger_.in_system() == 0) timeouts_->clear();
   else if (next) schedule_fleet(*next, EventKind::timeout, 0);
   return cancelled;
-}
-
-bool Simulation::cancel_request(std::int32_t i, std::int64_t id, double now_s) {
-  Seq& s = pool_[i];
-  // Finished before its deadline (the slot is free or holds a later request), or already static padding.
-  if (s.state == SeqState::free || s.state == SeqState::done || s.id != id || s.finished || s.timed_out) return false;
-  s.timed_out = true;
-  const std::int32_t source = s.source, group = s.replica, engine = s.engine;
-  std::int64_t produced = 0;
-  bool release = false;  // the slot is free to go now (else its holder releases it)
-  if (synthetic_) {
-    release = synthetic_->queue().erase(i);  // else in service: on_service_done discards it
-  } else if (s.engine < 0) {
-    LLMSIM_CHECK(pending_.erase(i), "a timed-out request is neither routed nor pending");
-    release = true;
-  } else if (s.state == SeqState::handoff || s.state == SeqState::receiving) {
-    // Disaggregation, its KV on the link: the transfer's end lets go of it (on_kv_arrived frees both sides' blocks).
-  } else {
-    if (runs_) interrupt(s.engine, now_s);  // its tokens so far; it leaves at the boundary of the step in flight
-    if (s.kv_pending) {  // pull, queued at a decode replica: the prefill replica still holds its KV
-      replicas_[static_cast<std::size_t>(s.kv_source)].release_held(i, disagg_->take_held(i), now_s);
-      wake(s.kv_source, now_s);  // freed blocks may admit more
-    }
-    produced = replicas_[static_cast<std::size_t>(s.engine)].cancel(i);  // releases the slot when it leaves at once
-  }
-  retire(i, Exit::timed_out, now_s, produced);
-  if (release) {
-    transition(s, SeqState::done);
-    pool_.release(i);
-  }
-  if (engine >= 0 && !synthetic_) stop_if_drained(group, now_s);
-  if (driver_->is_user(source)) schedule_next(source, now_s, true);  // a closed-loop user moves on
-  return true;
 }
 
 }  // namespace llmsim::engine::detail
