@@ -381,8 +381,15 @@ void Simulation::on_iteration_done(std::int32_t r, double now_s) {
   rep.finish_iteration(now_s, finished_);
   if (series_) series_->on_tokens(now_s, static_cast<double>(rep.tokens_emitted()));
   for (const auto i : finished_) {
-    if (pool_[i].state == SeqState::handoff) on_prefilled(i, r, now_s);  // disaggregation: the KV leaves
-    else finish_request(i, now_s);
+    if (pool_[i].state != SeqState::handoff) {
+      finish_request(i, now_s);
+    } else if (pool_[i].timed_out) {  // disaggregation: its client gave up during this prefill step — no transfer
+      rep.release_handoff(i, now_s);
+      transition(pool_[i], SeqState::done);
+      pool_.release(i);
+    } else {
+      on_prefilled(i, r, now_s);  // disaggregation: the KV leaves
+    }
   }
   start_replica(r, now_s);
 }
