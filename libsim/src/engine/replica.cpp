@@ -28,10 +28,10 @@ Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaC
 
 void Replica::enqueue(std::int32_t i) {
   Seq& s = (*pool_)[i];
-  // A routed request holds no KV here yet (a disaggregated one's blocks are still the prefill replica's), and is
-  // still wanted (always on: a few compares once per routing; it caught a timed-out prefill handed to the decode pool).
-  LLMSIM_CHECK(s.own_blocks == 0 && s.prefix_blocks == 0 && !s.finished && !s.timed_out,
-               "a request routed with blocks held, finished or cancelled");
+  // A routed request is still wanted (always on: one compare per routing; it caught a timed-out prefill handed to
+  // the decode pool) and holds no KV here yet (a disaggregated one's blocks are still the prefill replica's).
+  LLMSIM_CHECK(!s.timed_out, "a request routed after its client timed out");
+  LLMSIM_DEEP_CHECK(s.own_blocks == 0 && s.prefix_blocks == 0 && !s.finished, "a request routed with blocks held or finished");
   s.replica = index_;
   transition(s, SeqState::waiting);
   waiting_.push_back(i);

@@ -268,6 +268,12 @@ void Simulation::wake(std::int32_t r, double now_s) {
 
 void Simulation::on_prefilled(std::int32_t i, std::int32_t r, double now_s) {
   Seq& s = pool_[i];
+  if (s.timed_out) {  // its client gave up during this prefill step: no transfer, the prefill replica lets go now
+    replicas_[static_cast<std::size_t>(r)].release_handoff(i, now_s);
+    transition(s, SeqState::done);
+    pool_.release(i);
+    return;
+  }
   s.kv_source = r;
   if (!disagg_->pulls()) {  // layer-wise: the KV streamed as the prefill ran; the decode side takes it on arrival
     events_.schedule(disagg_->transfer(s, r, now_s), EventKind::kv_transfer_done, i);
@@ -381,15 +387,8 @@ void Simulation::on_iteration_done(std::int32_t r, double now_s) {
   rep.finish_iteration(now_s, finished_);
   if (series_) series_->on_tokens(now_s, static_cast<double>(rep.tokens_emitted()));
   for (const auto i : finished_) {
-    if (pool_[i].state != SeqState::handoff) {
-      finish_request(i, now_s);
-    } else if (pool_[i].timed_out) {  // disaggregation: its client gave up during this prefill step — no transfer
-      rep.release_handoff(i, now_s);
-      transition(pool_[i], SeqState::done);
-      pool_.release(i);
-    } else {
-      on_prefilled(i, r, now_s);  // disaggregation: the KV leaves
-    }
+    if (pool_[i].state == SeqState::handoff) on_prefilled(i, r, now_s);  // disaggregation: the KV leaves
+    else finish_request(i, now_s);
   }
   start_replica(r, now_s);
 }
