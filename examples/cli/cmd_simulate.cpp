@@ -22,14 +22,16 @@ namespace {
 
 // Records as CSV through an OutputFile: every write checked, the file complete at its final path or absent.
 void write_requests_csv(OutputFile& out, const std::vector<engine::RequestRecord>& recs) {
-  out.write("id,tenant,replica,arrival_s,admitted_s,first_token_s,finish_s,input_tokens,output_tokens,preemptions,warmup\n");
+  out.write("id,tenant,replica,arrival_s,admitted_s,first_token_s,finish_s,input_tokens,output_tokens,preemptions,warmup,"
+            "outcome,retries\n");
   std::ostringstream line;
   line.precision(9);
   for (const auto& r : recs) {
     line.str("");
     line << r.id << ',' << r.tenant << ',' << r.replica << ',' << r.arrival_s << ',' << r.admitted_s << ','
          << r.first_token_s << ',' << r.finish_s << ',' << r.input_tokens << ',' << r.output_tokens << ','
-         << r.preemptions << ',' << (r.warmup ? 1 : 0) << '\n';
+         << r.preemptions << ',' << (r.warmup ? 1 : 0) << ',' << engine::outcome_name(r.outcome) << ',' << r.retries
+         << '\n';
     out.write(line.str());
   }
   out.commit();

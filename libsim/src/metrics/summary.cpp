@@ -141,6 +141,8 @@ Json to_json(const Summary& s) {
   j["failed_requests"] = s.failed_requests;
   j["timed_out_requests"] = s.timed_out_requests;
   j["unfinished_requests"] = s.unfinished_requests;
+  j["warmup"] = {{"arrivals", s.warmup.arrivals},   {"rejected", s.warmup.rejected},   {"completed", s.warmup.completed},
+                 {"failed", s.warmup.failed},       {"timed_out", s.warmup.timed_out}, {"unfinished", s.warmup.unfinished}};
   j["requeued_requests"] = s.requeued_requests;
   j["wasted_output_tokens"] = s.wasted_output_tokens;
   Json hours = Json::array();

@@ -157,6 +157,11 @@ struct DisaggregationSummary {
   std::vector<PoolSummary> pools;     ///< prefill, decode
 };
 
+/// How the warm-up requests ended (Summary::warmup).
+struct WarmupCounts {
+  std::int64_t arrivals = 0, rejected = 0, completed = 0, failed = 0, timed_out = 0, unfinished = 0;
+};
+
 struct Summary {
   bool fits = true;
   std::string reason;                 ///< why it cannot run (fits = false), why unstable, or why incomplete
@@ -173,6 +178,10 @@ struct Summary {
   /// Measured requests still in the system when the run ended (workload.horizon_s, a bound, an overload stop):
   /// misses for slo_attainment.
   std::int64_t unfinished_requests = 0;
+  /// The warm-up requests (the first workload.warmup_requests), which no other field counts: how each ended.
+  /// arrivals = rejected + completed + failed + timed_out + unfinished, as for the measured ones (offered.arrivals =
+  /// rejected_requests + completed_requests + failed_requests + timed_out_requests + unfinished_requests).
+  WarmupCounts warmup;
   double wasted_output_tokens = 0;
   FleetSummary fleet;
   double duration_s = 0;              ///< the run: first measured arrival to the last event

@@ -96,6 +96,10 @@ struct DailyProfile {
   bool empty() const noexcept { return hourly.empty() && points.empty(); }
 };
 inline constexpr double kSecondsPerDay = 86400.0;
+/// workload.warmup_requests when a scenario leaves it unset: min(100, num_requests / 10), 0 for fewer than 10.
+constexpr std::int64_t default_warmup_requests(std::int64_t num_requests) noexcept {
+  return num_requests / 10 < 100 ? (num_requests > 0 ? num_requests / 10 : 0) : 100;
+}
 /// workload.num_requests when a daily profile is given without one: the most allowed, so the days end the run.
 inline constexpr std::int64_t kDailyProfileRequests = 10'000'000'000LL;  ///< what happens to a request longer than max_model_len
 
@@ -109,7 +113,7 @@ struct Workload {
   std::vector<TenantClass> classes;
 
   std::int64_t num_requests = 2000;     ///< stop after this many arrivals (open loop) / completions (closed)
-  std::int64_t warmup_requests = 100;   ///< first requests excluded from statistics
+  std::int64_t warmup_requests = 100;   ///< first requests excluded from statistics (unset in JSON: default_warmup_requests)
   double horizon_s = 0;                 ///< also stop at this simulated time (0 = no limit)
   /// Client timeout: a request not finished this many seconds after its arrival is cancelled wherever it is
   /// (counted as timed out, its KV freed; engine/timeouts.hpp). 0 = off.
