@@ -1,0 +1,160 @@
+// Sizing sizes what simulate would run (DESIGN.md "Planner defaults", issue 29): the daily curve's peak, not the
+// first minutes after midnight; a fixed fleet, not whatever an autoscaler adds; the fleet billed is the fleet
+// verified; hot spares are in the bill; a winner inside the noise is a tie said as such.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "llmsim/analysis/capacity.hpp"
+#include "llmsim/analysis/compare.hpp"
+#include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/evaluate.hpp"
+#include "llmsim/analysis/ranking.hpp"
+#include "llmsim/analysis/row.hpp"
+#include "llmsim/core/error.hpp"
+#include "scenarios.hpp"
+
+using namespace llmsim;
+
+namespace {
+
+// 24 hourly multipliers: quiet at midnight (0.3), busiest at 15:00 (1.9).
+Json daily_chat(const std::string& gpu = "a100-80gb-sxm") {
+  Json j = test::chat_json(gpu);
+  j["workload"]["daily_profile"] = {0.3, 0.2, 0.2, 0.2, 0.2, 0.3, 0.5, 0.8, 1.2, 1.5, 1.6, 1.7,
+                                    1.7, 1.7, 1.8, 1.9, 1.8, 1.5, 1.2, 1.0, 0.9, 0.7, 0.5, 0.4};
+  j["workload"].erase("num_requests");
+  return j;
+}
+
+analysis::CapacityOptions quick() {
+  analysis::CapacityOptions o;
+  o.replications = 1;
+  o.num_requests = 300;
+  o.warmup_requests = 30;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("sizing a daily curve sizes its peak window: the same as the flat load at the peak", "[analysis][sizing]") {
+  const auto daily = test::resolve_json(daily_chat());
+  const spec::Workload flat = spec::sizing_workload(daily.scenario.workload);
+  CHECK(flat.daily_profile.empty());
+  CHECK(*spec::offered_rate(flat) == Approx(2.0 * 1.9));  // base rate x the peak multiplier
+  CHECK(spec::sizing_window(daily.scenario.workload).find("15:00, 1.9 x") != std::string::npos);
+  CHECK(spec::sizing_window(test::resolve_json(test::chat_json()).scenario.workload).empty());
+
+  Json flat_json = test::chat_json();
+  flat_json["workload"]["arrival"]["rate"] = 2.0 * 1.9;
+  const auto a = analysis::find_capacity(daily, quick());
+  const auto b = analysis::find_capacity(test::resolve_json(flat_json), quick());
+  REQUIRE(a.found);
+  CHECK(a.max_qps == b.max_qps);  // the runs themselves are the flat load's
+  CHECK(!a.sized_at.empty());
+  CHECK(b.sized_at.empty());
+  // The fleet is sized for the peak rate, not the day's mean.
+  CHECK(analysis::sizing_target_qps(daily.scenario) == Approx(2.0 * 1.9));
+}
+
+TEST_CASE("capacity does not grow with autoscaler.max_replicas: sizing measures fixed replicas", "[analysis][sizing]") {
+  std::vector<double> caps;
+  for (int max_replicas : {3, 6, 12}) {
+    Json j = test::chat_json();
+    j["autoscaler"] = {{"min_replicas", 1}, {"max_replicas", max_replicas}, {"queue_per_replica", 8}};
+    const auto cap = analysis::find_capacity(test::resolve_json(j), quick());
+    REQUIRE(cap.found);
+    CHECK(cap.sized_at.find("autoscaler off") != std::string::npos);
+    caps.push_back(cap.max_qps);
+  }
+  CHECK(caps[0] == caps[1]);
+  CHECK(caps[1] == caps[2]);
+  const auto plain = analysis::find_capacity(test::resolve_json(test::chat_json()), quick());
+  CHECK(plain.max_qps == caps[0]);
+}
+
+TEST_CASE("hot spares are in every bill: the headline cost and a sized fleet's", "[analysis][sizing]") {
+  Json j = test::chat_json();
+  const double without = analysis::hourly_cost(test::resolve_json(j));
+  j["failures"] = {{"spares", 2}};
+  const auto rs = test::resolve_json(j);
+  CHECK(analysis::spare_gpus(rs) == 2);
+  CHECK(analysis::hourly_cost(rs) == Approx(without + 2 * 2.0));  // two more GPUs at $2/h
+  CHECK(analysis::evaluate(rs).summary.cost.monthly == Approx(analysis::hourly_cost(rs) * 730));
+
+  analysis::RowOptions ro;
+  ro.capacity = true;
+  ro.capacity_options = quick();
+  const auto row = analysis::evaluate_row(rs, ro);
+  REQUIRE(row.replicas_needed);
+  REQUIRE(row.serving_replicas);
+  CHECK(*row.replicas_needed == *row.serving_replicas + 2);
+  CHECK(*row.monthly_cost == Approx(analysis::units_hourly(rs, *row.replicas_needed) * 730));
+}
+
+TEST_CASE("the fleet billed is the fleet verified: its replicas, with the router, at the full target", "[analysis][sizing]") {
+  Json j = test::chat_json();
+  j["cost"] = {{"target_qps", 40.0}};  // several replicas' worth
+  analysis::RowOptions ro;
+  ro.capacity = true;
+  ro.capacity_options = quick();
+  const auto row = analysis::evaluate_row(test::resolve_json(j), ro);
+  REQUIRE(row.capacity);
+  REQUIRE(row.capacity->found);
+  REQUIRE(row.at_target);
+  REQUIRE(row.serving_replicas);
+  CHECK(*row.serving_replicas >= 2);
+  CHECK(row.at_target_whole_fleet);
+  CHECK(*row.at_target_load_qps == Approx(40.0));  // the whole target, not one replica's share
+  // Every serving replica took part in the verified run.
+  CHECK(row.at_target->fleet.peak_replicas == *row.serving_replicas);
+  if (row.reason.empty()) CHECK(analysis::run_meets_slo(*row.at_target));
+  else CHECK(row.reason.find("sizing limit") != std::string::npos);
+}
+
+TEST_CASE("ranking: options inside each other's noise are a tie, broken by the lossless format, then the cheaper card",
+          "[analysis][sizing]") {
+  using analysis::RankCandidate;
+  auto cand = [](double v, double u, bool lossless, double price, std::string name) {
+    RankCandidate c;
+    c.value = v;
+    c.rel_uncertainty = u;
+    c.lossless = lossless;
+    c.card_price = price;
+    c.name = std::move(name);
+    return c;
+  };
+  // Equal bills decided by $0.001 toward a 4-bit format: a tie, and fp16 takes it.
+  auto p = analysis::pick_winner({cand(365.0, 0, true, 0.5, "fp16"), cand(365.0, 0, false, 0.5, "int8"),
+                                  cand(364.9, 0, false, 0.5, "awq-int4")});
+  REQUIRE(p.winner);
+  CHECK(*p.winner == 0);
+  CHECK(p.tied.size() == 3);
+  CHECK(p.note.find("lossless") != std::string::npos);
+  // Overlapping CIs: the cheaper card wins the tie.
+  p = analysis::pick_winner({cand(7.70, 0.3, true, 1.8, "a100-sxm"), cand(7.79, 0.3, true, 1.5, "a100-pcie")});
+  CHECK(*p.winner == 1);
+  CHECK(p.note.find("cheaper card") != std::string::npos);
+  // Clearly apart: the better value wins, and no tie is claimed.
+  p = analysis::pick_winner({cand(100, 0.01, true, 1, "a"), cand(50, 0.01, false, 2, "b")});
+  CHECK(*p.winner == 1);
+  CHECK(p.tied.size() == 1);
+  CHECK(p.note.empty());
+  // Not eligible is never a winner.
+  RankCandidate none;
+  CHECK_FALSE(analysis::pick_winner({none}).winner);
+}
+
+TEST_CASE("compare: a missing price is an error, never a 'cannot run' row that hands the win to the rest",
+          "[analysis][sizing]") {
+  Json j = test::chat_json();
+  j["cost"] = {{"currency", "HKD"}};
+  j["hardware"]["price_per_gpu_hour"] = 14.0;  // HKD, for the scenario's own card only
+  const auto base = spec::scenario_from_json(JsonView(j, ""));
+  analysis::CompareOptions opt;
+  opt.gpus = {"a100-80gb-sxm", "rtx4090-24gb"};
+  opt.capacity = quick();
+  CHECK_THROWS_WITH(analysis::compare(base, opt), Catch::Contains("rtx4090-24gb") && Catch::Contains("HKD"));
+  opt.prices = {{"rtx4090-24gb", 4.0}};
+  CHECK_NOTHROW(analysis::compare(base, opt));
+}
