@@ -91,8 +91,10 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
   std::cout << "\n";
   t.print(std::cout);
   std::cout << "\n$/Mtok@target and $/month: the fleet for the target load (" << target
-            << "; the fleet simulated whole with its router and grown until it meets the SLO, spares and\nextras included, "
-            << format_value(base.cost.hours_per_month) << " h/month), per million SLO-meeting output tokens. "
+            << "; the fleet simulated whole with its router, as long as the scenario's own run, and grown until\nit meets "
+            << "the SLO; spares and extras included, " << format_value(base.cost.hours_per_month)
+            << " h/month), per million SLO-meeting output tokens\nat the steady state (simulate's figure divides by the "
+            << "whole run, its drain included). "
             << "$/Mtok@cap: one replica at its capacity,\nthe floor a fully loaded fleet approaches. "
             << (closed ? "max users = most concurrent closed-loop users one replica serves inside the SLO; req/s =\n"
                          "requests completed per second there. "

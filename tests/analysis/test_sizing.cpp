@@ -158,3 +158,24 @@ TEST_CASE("compare: a missing price is an error, never a 'cannot run' row that h
   opt.prices = {{"rtx4090-24gb", 4.0}};
   CHECK_NOTHROW(analysis::compare(base, opt));
 }
+
+TEST_CASE("one number per quantity: the fleet check at the scenario's own load is the run simulate makes",
+          "[analysis][sizing]") {
+  // The target is the scenario's own rate and one replica carries it: compare's at-target run and simulate's run
+  // are the same simulation (requests, warm-up, seed), so their latencies agree exactly and their $/Mtok differ
+  // only by what each divides by (the steady state against the whole run, both labelled).
+  const auto rs = test::resolve_json(test::chat_json());
+  analysis::RowOptions ro;
+  ro.capacity = true;
+  ro.capacity_options = quick();
+  const auto row = analysis::evaluate_row(rs, ro);
+  REQUIRE(row.at_target);
+  REQUIRE(*row.serving_replicas == 1);
+  const auto sim = analysis::evaluate(rs).summary;
+  CHECK(row.at_target->completed_requests == sim.completed_requests);
+  CHECK(row.at_target->ttft_ms.p95 == sim.ttft_ms.p95);
+  CHECK(row.at_target->tpot_ms.p95 == sim.tpot_ms.p95);
+  // The whole run's rate is diluted by the drain tail (400 requests here): within 10 %, the steady state cheaper.
+  CHECK(*row.cost_per_mtok_output_at_target == Approx(sim.cost.per_mtok_output_slo).epsilon(0.1));
+  CHECK(*row.cost_per_mtok_output_at_target <= sim.cost.per_mtok_output_slo);
+}

@@ -178,12 +178,17 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
   // at the full target — so the fleet billed is the fleet checked. A heterogeneous fleet or a disaggregated
   // deployment (the unit copied is itself several engines) is checked as one unit at its share of the target.
   const bool whole = !fleet && s.disagg_pools.empty();
+  const spec::Workload own = spec::sizing_workload(s.scenario.workload);
   auto share = [&](int serving) { return cap.closed_loop ? std::ceil(target / serving) : target / serving; };
   auto load_of = [&](int serving) { return whole ? target : share(serving); };
   auto run = [&](int serving) {  // on the scenario's own seed
     CapacityOptions o = copt;
-    // Each replica of a verified fleet sees about as many requests as the one replica the search ran.
-    if (whole) o.num_requests = std::max(copt.num_requests, std::min<std::int64_t>(copt.num_requests * serving, kMaxVerifyRequests));
+    // The check that decides the bill runs as long as the scenario's own run (the same requests and warm-up as
+    // `simulate` at that load, so the two agree), and each replica of a verified fleet sees at least as many
+    // requests as the one replica the search ran.
+    o.num_requests = std::min(kMaxVerifyRequests, std::max({copt.num_requests * (whole ? serving : 1), own.num_requests,
+                                                            copt.num_requests}));
+    o.warmup_requests = own.warmup_requests;
     spec::ResolvedScenario r = at_load(s, load_of(serving), s.scenario.workload.seed, o);
     if (!fleet) r.scenario.hardware.replicas = whole ? serving : 1;
     engine::SimulationOptions sim;
