@@ -179,3 +179,29 @@ TEST_CASE("one number per quantity: the fleet check at the scenario's own load i
   CHECK(*row.cost_per_mtok_output_at_target == Approx(sim.cost.per_mtok_output_slo).epsilon(0.1));
   CHECK(*row.cost_per_mtok_output_at_target <= sim.cost.per_mtok_output_slo);
 }
+
+TEST_CASE("saturation comes from the replicas that served: it does not grow with autoscaler.max_replicas",
+          "[analysis][sizing]") {
+  // An overloaded replica whose autoscaler can never start another (a start delay longer than the run): the runs
+  // for max_replicas 3, 6 and 12 are the same run, and so must be their saturation rate.
+  std::vector<double> sat;
+  for (int max_replicas : {3, 6, 12}) {
+    Json j = test::chat_json("rtx4090-24gb");
+    j["workload"]["arrival"]["rate"] = 20.0;
+    j["autoscaler"] = {{"min_replicas", 1}, {"max_replicas", max_replicas}, {"queue_per_replica", 8},
+                       {"scale_up_delay_s", 1e6}};
+    const auto s = analysis::evaluate(test::resolve_json(j)).summary;
+    REQUIRE(s.saturation.time_s > 0);
+    sat.push_back(s.saturation.throughput.requests_per_s);
+  }
+  CHECK(sat[0] == sat[1]);
+  CHECK(sat[1] == sat[2]);
+  // And it is one replica's rate: the fixed single replica's.
+  Json one = test::chat_json("rtx4090-24gb");
+  one["workload"]["arrival"]["rate"] = 20.0;
+  CHECK(analysis::evaluate(test::resolve_json(one)).summary.saturation.throughput.requests_per_s == Approx(sat[0]));
+  // At light load a few saturated steps are no full-load rate: none is reported.
+  one["workload"]["arrival"]["rate"] = 0.2;
+  const auto light = analysis::evaluate(test::resolve_json(one)).summary;
+  CHECK(light.saturation.throughput.requests_per_s == 0);
+}
