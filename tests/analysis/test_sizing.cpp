@@ -11,6 +11,7 @@
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/ranking.hpp"
 #include "llmsim/analysis/row.hpp"
+#include "llmsim/analysis/search.hpp"
 #include "llmsim/core/error.hpp"
 #include "scenarios.hpp"
 
@@ -204,4 +205,15 @@ TEST_CASE("saturation comes from the replicas that served: it does not grow with
   one["workload"]["arrival"]["rate"] = 0.2;
   const auto light = analysis::evaluate(test::resolve_json(one)).summary;
   CHECK(light.saturation.throughput.requests_per_s == 0);
+}
+
+TEST_CASE("search: lossy formats only when asked for, and a lossy option carries its caveat", "[analysis][sizing]") {
+  for (const auto& axis : analysis::default_search_axes()) CHECK(axis.path.rfind("quant.", 0) != 0);
+  Json j = test::chat_json();
+  CHECK(analysis::row_identity(test::resolve_json(j)).quality_caveat.empty());  // fp16 weights and KV
+  j["quant"]["kv_cache"] = "fp8";
+  CHECK_THAT(analysis::row_identity(test::resolve_json(j)).quality_caveat, Catch::Contains("KV cache fp8"));
+  j["quant"]["weights"] = "awq-int4";
+  const auto both = analysis::row_identity(test::resolve_json(j)).quality_caveat;
+  CHECK_THAT(both, Catch::Contains("quality not modelled") && Catch::Contains("KV cache fp8"));
 }

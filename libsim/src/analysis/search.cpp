@@ -238,6 +238,7 @@ SearchEvaluation evaluate_candidate(const SearchCandidate& c, const CapacityOpti
   }
   e.fits = row.fits;
   e.reason = row.reason;
+  e.quality_caveat = row.quality_caveat;
   if (!row.fits || !row.capacity || !row.capacity->found) {
     if (e.reason.empty() && row.capacity) e.reason = row.capacity->reason;
     if (row.capacity && row.capacity->gave_up) {
@@ -343,7 +344,8 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
                       std::to_string(we.replicas) + " replica(s) of " + std::to_string(w.candidate.gpus_per_replica) +
                       " GPU(s) at " + money2(w.candidate.price_per_gpu_hour, cur) + "/GPU-h, each carrying up to " +
                       fixed(we.capacity_qps, 2) + " req/s within the SLO; at the target P95 TTFT " +
-                      fixed(we.ttft_p95_ms, 0) + " ms, P95 TPOT " + fixed(we.tpot_p95_ms, 1) + " ms");
+                      fixed(we.ttft_p95_ms, 0) + " ms, P95 TPOT " + fixed(we.tpot_p95_ms, 1) + " ms" +
+                      (we.quality_caveat.empty() ? std::string() : "; " + we.quality_caveat));
   // The runner-up: the next front member, else the cheapest other feasible configuration of the first pass.
   const SearchCandidate* rc = nullptr;
   const SearchEvaluation* re = nullptr;
