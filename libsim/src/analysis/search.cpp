@@ -293,6 +293,20 @@ std::vector<std::size_t> pareto_positions(const std::vector<std::optional<Search
   return pareto(items);
 }
 
+namespace {
+
+// Where the fleets were sized (a daily profile's peak window, the autoscaler off), said with the reasons; "" for a
+// workload and deployment sized as given.
+std::string sized_at(const SearchPlan& plan) {
+  if (plan.candidates.empty()) return "";
+  const spec::Scenario sc = spec::scenario_from_json(JsonView(plan.candidates.front().scenario, ""));
+  std::string at = spec::sizing_window(sc.workload);
+  if (sc.autoscaler) at += std::string(at.empty() ? "" : "; ") + "fixed replicas (the autoscaler off: it may scale up to the fleet sized)";
+  return at;
+}
+
+}  // namespace
+
 SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::optional<SearchEvaluation>>& first,
                              const std::vector<SearchEvaluation>& final_evals, const SearchOptions& options) {
   SearchResult r;
@@ -338,6 +352,7 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
     return r;
   }
   r.winner = 0;
+  if (const std::string at = sized_at(plan); !at.empty()) r.reasons.push_back("sized at " + at);
   const auto& w = r.front[0];
   const auto& we = w.evaluation;
   r.reasons.push_back(w.candidate.name + " is the cheapest at " + money(we.monthly_cost, cur) + "/month: " +
