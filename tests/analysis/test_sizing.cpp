@@ -20,7 +20,7 @@ using namespace llmsim;
 namespace {
 
 // 24 hourly multipliers: quiet at midnight (0.3), busiest at 15:00 (1.9).
-Json daily_chat(const std::string& gpu = "a100-80gb-sxm") {
+Json sizing_daily_chat(const std::string& gpu = "a100-80gb-sxm") {
   Json j = test::chat_json(gpu);
   j["workload"]["daily_profile"] = {0.3, 0.2, 0.2, 0.2, 0.2, 0.3, 0.5, 0.8, 1.2, 1.5, 1.6, 1.7,
                                     1.7, 1.7, 1.8, 1.9, 1.8, 1.5, 1.2, 1.0, 0.9, 0.7, 0.5, 0.4};
@@ -28,7 +28,7 @@ Json daily_chat(const std::string& gpu = "a100-80gb-sxm") {
   return j;
 }
 
-analysis::CapacityOptions quick() {
+analysis::CapacityOptions sizing_quick() {
   analysis::CapacityOptions o;
   o.replications = 1;
   o.num_requests = 300;
@@ -39,7 +39,7 @@ analysis::CapacityOptions quick() {
 }  // namespace
 
 TEST_CASE("sizing a daily curve sizes its peak window: the same as the flat load at the peak", "[analysis][sizing]") {
-  const auto daily = test::resolve_json(daily_chat());
+  const auto daily = test::resolve_json(sizing_daily_chat());
   const spec::Workload flat = spec::sizing_workload(daily.scenario.workload);
   CHECK(flat.daily_profile.empty());
   CHECK(*spec::offered_rate(flat) == Approx(2.0 * 1.9));  // base rate x the peak multiplier
@@ -48,8 +48,8 @@ TEST_CASE("sizing a daily curve sizes its peak window: the same as the flat load
 
   Json flat_json = test::chat_json();
   flat_json["workload"]["arrival"]["rate"] = 2.0 * 1.9;
-  const auto a = analysis::find_capacity(daily, quick());
-  const auto b = analysis::find_capacity(test::resolve_json(flat_json), quick());
+  const auto a = analysis::find_capacity(daily, sizing_quick());
+  const auto b = analysis::find_capacity(test::resolve_json(flat_json), sizing_quick());
   REQUIRE(a.found);
   CHECK(a.max_qps == b.max_qps);  // the runs themselves are the flat load's
   CHECK(!a.sized_at.empty());
@@ -63,14 +63,14 @@ TEST_CASE("capacity does not grow with autoscaler.max_replicas: sizing measures 
   for (int max_replicas : {3, 6, 12}) {
     Json j = test::chat_json();
     j["autoscaler"] = {{"min_replicas", 1}, {"max_replicas", max_replicas}, {"queue_per_replica", 8}};
-    const auto cap = analysis::find_capacity(test::resolve_json(j), quick());
+    const auto cap = analysis::find_capacity(test::resolve_json(j), sizing_quick());
     REQUIRE(cap.found);
     CHECK(cap.sized_at.find("autoscaler off") != std::string::npos);
     caps.push_back(cap.max_qps);
   }
   CHECK(caps[0] == caps[1]);
   CHECK(caps[1] == caps[2]);
-  const auto plain = analysis::find_capacity(test::resolve_json(test::chat_json()), quick());
+  const auto plain = analysis::find_capacity(test::resolve_json(test::chat_json()), sizing_quick());
   CHECK(plain.max_qps == caps[0]);
 }
 
@@ -85,7 +85,7 @@ TEST_CASE("hot spares are in every bill: the headline cost and a sized fleet's",
 
   analysis::RowOptions ro;
   ro.capacity = true;
-  ro.capacity_options = quick();
+  ro.capacity_options = sizing_quick();
   const auto row = analysis::evaluate_row(rs, ro);
   REQUIRE(row.replicas_needed);
   REQUIRE(row.serving_replicas);
@@ -98,7 +98,7 @@ TEST_CASE("the fleet billed is the fleet verified: its replicas, with the router
   j["cost"] = {{"target_qps", 40.0}};  // several replicas' worth
   analysis::RowOptions ro;
   ro.capacity = true;
-  ro.capacity_options = quick();
+  ro.capacity_options = sizing_quick();
   const auto row = analysis::evaluate_row(test::resolve_json(j), ro);
   REQUIRE(row.capacity);
   REQUIRE(row.capacity->found);
@@ -154,7 +154,7 @@ TEST_CASE("compare: a missing price is an error, never a 'cannot run' row that h
   const auto base = spec::scenario_from_json(JsonView(j, ""));
   analysis::CompareOptions opt;
   opt.gpus = {"a100-80gb-sxm", "rtx4090-24gb"};
-  opt.capacity = quick();
+  opt.capacity = sizing_quick();
   CHECK_THROWS_WITH(analysis::compare(base, opt), Catch::Contains("rtx4090-24gb") && Catch::Contains("HKD"));
   opt.prices = {{"rtx4090-24gb", 4.0}};
   CHECK_NOTHROW(analysis::compare(base, opt));
@@ -168,7 +168,7 @@ TEST_CASE("one number per quantity: the fleet check at the scenario's own load i
   const auto rs = test::resolve_json(test::chat_json());
   analysis::RowOptions ro;
   ro.capacity = true;
-  ro.capacity_options = quick();
+  ro.capacity_options = sizing_quick();
   const auto row = analysis::evaluate_row(rs, ro);
   REQUIRE(row.at_target);
   REQUIRE(*row.serving_replicas == 1);
