@@ -42,7 +42,9 @@ std::string slo_text(const spec::Scenario& base) {
 
 std::string target_text(const analysis::CompareResult& r) {
   if (r.target_concurrency) return std::to_string(*r.target_concurrency) + " concurrent users";
-  return r.target_qps > 0 ? format_value(r.target_qps) + " requests/s" : std::string("no target load");
+  const bool peak = r.sized_at.find("peak window") != std::string::npos;  // a daily curve is sized at its peak
+  return r.target_qps > 0 ? format_value(r.target_qps) + " requests/s" + (peak ? " (the daily peak)" : "")
+                          : std::string("no target load");
 }
 
 std::string model_text(const ReportInput& in) {
