@@ -67,9 +67,9 @@ int run_memory(int argc, char** argv) {
     int max_model_len = spec::kMaxModelLenAuto;
     if (const std::string len = vm["max-model-len"].as<std::string>(); to_lower(len) != "auto") {
       const auto n = parse_number(len);
-      if (!n || *n != std::floor(*n) || *n < spec::kMaxModelLenAuto || *n == 0 || *n > 2147483647.0)
-        problems.add("--max-model-len", "must be a number of tokens >= 1 or auto (-1), got " + len);
-      else
+      if (!n || *n != std::floor(*n) || *n < spec::kMaxModelLenAuto || *n > 2147483647.0)
+        problems.add("--max-model-len", "must be a number of tokens >= 1 or auto (-1; 0 = unset = auto), got " + len);
+      else if (*n > 0)
         max_model_len = static_cast<int>(*n);
     }
     spec::EngineConfig engine;
