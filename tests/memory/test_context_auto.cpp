@@ -105,3 +105,15 @@ TEST_CASE("a scenario without max_model_len plans auto; \"auto\" and -1 say the 
   CHECK_THROWS_WITH(resolved(R"({"max_model_len": "big"})"), Catch::Contains("engine.max_model_len"));
   CHECK_THROWS_WITH(resolved(R"({"max_model_len": -2})"), Catch::Contains("engine.max_model_len"));
 }
+
+TEST_CASE("auto context of a fleet: each member fits its own, and requests are cut to the smallest") {
+  auto rs = spec::resolve(spec::scenario_from_text(R"({"model": "llama-3.1-8b", "hardware": {"router": "round_robin",
+      "fleet": [{"gpu": "a100-80gb-sxm", "replicas": 1}, {"gpu": "rtx4090-24gb", "replicas": 1}]}})", "test"),
+                          test::cat());
+  REQUIRE(rs.fleet.size() == 2);
+  memory::fit_context(rs);
+  const int a100 = rs.fleet[0].max_model_len, rtx = rs.fleet[1].max_model_len;
+  CHECK(a100 == 131072);  // the A100 holds the model's whole context
+  CHECK(rtx < 131072);    // the 4090 the largest it can
+  CHECK(rs.max_model_len == rtx);
+}

@@ -41,6 +41,9 @@ void fit_context(spec::ResolvedScenario& rs) {
   if (!rs.max_model_len_auto || rs.max_model_len_wanted <= 0) return;
   const MemoryPlan plan = plan_memory(rs);
   if (plan.fits) rs.max_model_len = plan.max_model_len;
+  // Requests are cut to the deployment's context once, before routing: it must fit every member and pool.
+  for (const auto& part : rs.fleet) rs.max_model_len = std::min(rs.max_model_len, part.max_model_len);
+  for (const auto& part : rs.disagg_pools) rs.max_model_len = std::min(rs.max_model_len, part.max_model_len);
 }
 
 }  // namespace llmsim::memory

@@ -95,7 +95,8 @@ std::string context_note(const MemoryPlan& plan);
 
 /// Fits an auto context (vLLM's --max-model-len auto) of a resolved scenario, its fleet members and disaggregated
 /// pools: max_model_len becomes the largest that fits (unchanged when the wanted one fits, when set by the user,
-/// or when nothing fits: the plan then says why). What the simulator runs; idempotent.
+/// or when nothing fits: the plan then says why); a fleet's or disaggregated deployment's own context is the smallest
+/// of its members' and pools' (requests are cut once, before routing). What the simulator runs; idempotent.
 void fit_context(spec::ResolvedScenario& scenario);
 
 /// The proposer's memory on each GPU of a tensor-parallel group of `tp` with the target's quantization `quant`:
