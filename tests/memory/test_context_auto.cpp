@@ -116,4 +116,5 @@ TEST_CASE("auto context of a fleet: each member fits its own, and requests are c
   CHECK(a100 == 131072);  // the A100 holds the model's whole context
   CHECK(rtx < 131072);    // the 4090 the largest it can
   CHECK(rs.max_model_len == rtx);
+  CHECK(memory::context_note(rs) == "auto: the model's 131,072 does not fit");  // said of what the fleet runs
 }

@@ -585,7 +585,7 @@ SimulationResult simulate(const spec::ResolvedScenario& scenario, const Simulati
   detail::Simulation sim(fitted, options);
   SimulationResult result = sim.run();
   result.summary.max_model_len = fitted.max_model_len;
-  result.summary.max_model_len_note = memory::context_note(memory::plan_memory(fitted));
+  result.summary.max_model_len_note = result.summary.fits ? memory::context_note(fitted) : std::string();
   return result;
 }
 

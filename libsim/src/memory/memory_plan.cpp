@@ -7,6 +7,7 @@
 #include "engine_memory.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/kv_layout.hpp"
+#include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::memory {
 
@@ -242,6 +243,13 @@ std::string context_note(const MemoryPlan& plan) {
   if (!plan.fits) return "auto";
   if (plan.max_model_len < plan.max_model_len_wanted)
     return "auto: the model's " + grouped(plan.max_model_len_wanted) + " does not fit";
+  return "auto: the model's limit";
+}
+
+std::string context_note(const spec::ResolvedScenario& rs) {
+  if (!rs.max_model_len_auto) return "";
+  if (rs.max_model_len < rs.max_model_len_wanted)
+    return "auto: the model's " + grouped(rs.max_model_len_wanted) + " does not fit";
   return "auto: the model's limit";
 }
 

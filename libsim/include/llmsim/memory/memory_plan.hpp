@@ -98,6 +98,9 @@ std::string context_note(const MemoryPlan& plan);
 /// or when nothing fits: the plan then says why); a fleet's or disaggregated deployment's own context is the smallest
 /// of its members' and pools' (requests are cut once, before routing). What the simulator runs; idempotent.
 void fit_context(spec::ResolvedScenario& scenario);
+/// context_note for a scenario after fit_context (a fleet's or disaggregated deployment's: the context its
+/// requests are cut to): "" when set by the user, else whether the model's limit fit.
+std::string context_note(const spec::ResolvedScenario& fitted);
 
 /// The proposer's memory on each GPU of a tensor-parallel group of `tp` with the target's quantization `quant`:
 /// zero for n-gram.
