@@ -217,3 +217,19 @@ TEST_CASE("search: lossy formats only when asked for, and a lossy option carries
   const auto both = analysis::row_identity(test::resolve_json(j)).quality_caveat;
   CHECK_THAT(both, Catch::Contains("quality not modelled") && Catch::Contains("KV cache fp8"));
 }
+
+TEST_CASE("search plans what simulate runs: the auto context, and a missing price is an error", "[analysis][sizing]") {
+  Json base = test::chat_json("rtx4090-24gb");
+  base["engine"].erase("max_model_len");  // vLLM's auto: 8B fp16 fits one 24 GB card
+  base["hardware"].erase("price_per_gpu_hour");
+  analysis::SearchOptions o;
+  o.target_qps = 4;
+  o.axes = {{"hardware.gpu", {"rtx4090-24gb", "a100-80gb-sxm"}}};
+  const auto plan = analysis::plan_search(base, o, spec::Catalog::builtin());
+  CHECK(plan.pruned_memory == 0);
+  CHECK(plan.candidates.size() == 2);
+  base["cost"] = {{"currency", "HKD"}};
+  base["hardware"]["price_per_gpu_hour"] = 4.0;  // HKD, for the scenario's own card only
+  CHECK_THROWS_WITH(analysis::plan_search(base, o, spec::Catalog::builtin()),
+                    Catch::Contains("a100-80gb-sxm") && Catch::Contains("HKD"));
+}

@@ -149,7 +149,7 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
   }
   SearchPlan plan;
   plan.enumerated = total;
-  enum class Fate { invalid, memory, budget, kept };
+  enum class Fate { invalid, memory, budget, kept, price };
   struct Slot {
     Fate fate = Fate::invalid;
     std::string why;
@@ -177,8 +177,8 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
     try {
       c.scenario = apply_overrides(base, overrides);
       const spec::ResolvedScenario rs = spec::resolve(spec::scenario_from_json(JsonView(c.scenario, "")), catalog);
-      const auto& e = rs.scenario.engine;
-      const auto mp = memory::plan_memory(rs.model, rs.quant, rs.gpu, rs.scenario.hardware.parallel, e, rs.max_model_len);
+      // The plan the simulator would run: vLLM's auto context when max_model_len is unset, the proposer included.
+      const auto mp = memory::plan_memory(rs);
       if (!mp.fits || mp.kv_capacity_blocks < 2) {
         s.fate = Fate::memory;
         return;
@@ -194,10 +194,14 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
                    ? Fate::budget
                    : Fate::kept;
     } catch (const ConfigError& e) {
-      s.fate = Fate::invalid;
+      // A card without a price in the scenario's currency is the user's to fix, not a configuration to drop: the
+      // others would win by elimination.
+      s.fate = std::string(e.what()).find("hardware.price_per_gpu_hour") != std::string::npos ? Fate::price : Fate::invalid;
       s.why = c.name + ": " + e.what();
     }
   }, ParallelHooks{{}, {}, {}, options.cancel});
+  for (const auto& s : slots)
+    if (s.fate == Fate::price) throw ConfigError("search", s.why);
   for (auto& s : slots) {
     switch (s.fate) {
       case Fate::invalid:
@@ -207,6 +211,7 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
       case Fate::memory: ++plan.pruned_memory; break;
       case Fate::budget: ++plan.pruned_budget; break;
       case Fate::kept: plan.candidates.push_back(std::move(s.c)); break;
+      case Fate::price: break;  // thrown above
     }
   }
   if (plan.invalid == total)  // nothing could run: a bad value on some axis, not an empty answer
