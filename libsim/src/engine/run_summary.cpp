@@ -69,14 +69,20 @@ void fill_kv(metrics::Summary& sum, const RunFacts& f) {
   if (sum.duration_s > 0 && cap > 0) sum.kv.mean_used_fraction = used_integral / (cap * sum.duration_s);
 }
 
+// Share of the engines' busy time that must have been saturated for the saturation rate to be reported.
+constexpr double kMinSaturatedShare = 0.05;
+
 void fill_batch_and_saturation(metrics::Summary& sum, const RunFacts& f) {
   // Each engine (a replica, or one of a pipeline's batches in flight) serves its iterations back to back, so
   // its rate while saturated is what it emitted then over the time those iterations took; the deployment's is
-  // that rate times the engines, as if all were saturated at once.
+  // that rate times the engines that served, as if all were saturated at once (an autoscaler's replicas never
+  // started, spares never called, serve nothing and add nothing).
   double busy = 0, seq_time = 0;
   SaturationTotals t;
+  std::int64_t served = 0;
   for (const auto& r : f.replicas) {
     busy += r.work().busy_s;
+    if (r.work().busy_s > 0) ++served;
     seq_time += r.work().seq_time;
     sum.batch.max_seqs = std::max(sum.batch.max_seqs, r.work().max_seqs);
     const auto& s = r.saturation();
@@ -87,12 +93,14 @@ void fill_batch_and_saturation(metrics::Summary& sum, const RunFacts& f) {
     t.seq_time += s.seq_time;
   }
   if (busy > 0) sum.batch.mean_seqs = seq_time / busy;
+  // A few saturated steps at light load (two prompts meeting in one token budget) say nothing of the rate at full
+  // load: saturation is measured only when it held for a share of the busy time (else reported as not reached).
+  if (t.time_s <= 0 || t.time_s < kMinSaturatedShare * busy) return;
   auto& sat = sum.saturation;
   sat.time_s = t.time_s;
   sat.iterations = static_cast<std::int64_t>(t.iterations);
   if (busy > 0) sat.busy_fraction = std::min(1.0, t.time_s / busy);
-  if (t.time_s <= 0) return;
-  const double engines = static_cast<double>(f.replicas.size());
+  const double engines = static_cast<double>(served);
   sat.throughput.output_tokens_per_s = t.output_tokens / t.time_s * engines;
   sat.throughput.input_tokens_per_s = t.prefill_tokens / t.time_s * engines;
   sat.throughput.total_tokens_per_s = sat.throughput.input_tokens_per_s + sat.throughput.output_tokens_per_s;

@@ -523,8 +523,14 @@ SimulationResult Simulation::run() {
 }  // namespace detail
 
 SimulationResult simulate(const spec::ResolvedScenario& scenario, const SimulationOptions& options) {
-  detail::Simulation sim(scenario, options);
-  return sim.run();
+  // vLLM's --max-model-len auto (the planner's default): run the context that fits, and say so in the result.
+  spec::ResolvedScenario fitted = scenario;
+  memory::fit_context(fitted);
+  detail::Simulation sim(fitted, options);
+  SimulationResult result = sim.run();
+  result.summary.max_model_len = fitted.max_model_len;
+  result.summary.max_model_len_note = result.summary.fits ? memory::context_note(fitted) : std::string();
+  return result;
 }
 
 }  // namespace llmsim::engine

@@ -109,6 +109,8 @@ Json to_json(const Summary& s) {
   j["goodput_rps"] = s.goodput_rps;
   j["goodput_output_tps"] = s.goodput_output_tps;
   j["goodput_total_tps"] = s.goodput_total_tps;
+  j["max_model_len"] = s.max_model_len;
+  j["max_model_len_note"] = s.max_model_len_note;
   j["kv"] = {{"capacity_tokens", s.kv.capacity_tokens},
              {"peak_used_fraction", s.kv.peak_used_fraction},
              {"mean_used_fraction", s.kv.mean_used_fraction},

@@ -229,6 +229,10 @@ void CostSpec::validate(const std::string& path) const {
   if (!(depreciation_years > 0 && depreciation_years <= 30))
     p.add(path + ".depreciation_years", "must be in (0, 30], got " + format_value(depreciation_years));
   non_negative("hosting_per_gpu_month", hosting_per_gpu_month);
+  // Owned-cost inputs multiply into bills: bounded like the others (in any currency: 1e6 per kWh is ~1e5 USD in the
+  // weakest currencies, far beyond any tariff), so a bill stays finite.
+  if (electricity_per_kwh) at_most("electricity_per_kwh", *electricity_per_kwh, 1e6, "per kWh");
+  at_most("hosting_per_gpu_month", hosting_per_gpu_month, 1e12, "per GPU-month");
   p.throw_if_any();
 }
 
@@ -511,6 +515,11 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
   if (s.hardware.price_per_gpu_hour) {
     r.price_per_gpu_hour = *s.hardware.price_per_gpu_hour;
     r.price_is_placeholder = false;
+  } else if (usd && !(r.gpu.price_per_hour > 0)) {
+    // A GPU spec file without a price would be billed nothing and win every comparison on cost.
+    p.add("hardware.price_per_gpu_hour", "the GPU spec of " + r.gpu.id +
+                                             " has no price_per_hour: give the price per GPU-hour here (or --price / "
+                                             "--prices), or add price_per_hour to the spec file (0 only when set here)");
   } else if (usd) {
     r.price_per_gpu_hour = r.gpu.price_per_hour;
     r.price_is_placeholder = r.gpu.price_is_placeholder;
@@ -545,6 +554,8 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
                                       std::to_string(e.max_model_len));
   }
   r.max_model_len = e.max_model_len > 0 ? e.max_model_len : default_max_model_len(m, e);
+  r.max_model_len_auto = e.max_model_len_auto();
+  r.max_model_len_wanted = r.max_model_len_auto ? r.max_model_len : 0;
   if (!e.chunked_prefill() && e.max_model_len > 0 && e.max_num_batched_tokens < e.max_model_len) {
     p.add("engine.max_num_batched_tokens",
           "must be >= max_model_len (" + std::to_string(e.max_model_len) + ") unless prefills are chunked (policy "

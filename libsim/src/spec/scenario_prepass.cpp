@@ -4,11 +4,13 @@
 #include "llmsim/spec/scenario_prepass.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
+#include "llmsim/core/number.hpp"
 #include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/scenario.hpp"
@@ -62,7 +64,7 @@ std::optional<std::string> dtype_value(const JsonView& v) {
 
 // ---- key aliases ----
 
-enum class Kind { integer, number, boolean, string, chunked_prefill, enforce_eager, kv_dtype, quantization, dtype };
+enum class Kind { integer, context_len, number, boolean, string, chunked_prefill, enforce_eager, kv_dtype, quantization, dtype };
 
 struct AliasRule {
   VllmAlias alias;
@@ -82,7 +84,7 @@ const std::vector<AliasRule>& rules() {
       {{"max_num_batched_tokens", "engine.max_num_batched_tokens", {""}}, Kind::integer},
       {{"block_size", "engine.block_size", {""}}, Kind::integer},
       {{"gpu_memory_utilization", "engine.gpu_memory_utilization", {""}}, Kind::number},
-      {{"max_model_len", "engine.max_model_len", {""}}, Kind::integer},
+      {{"max_model_len", "engine.max_model_len", {""}}, Kind::context_len},
       {{"enable_prefix_caching", "engine.enable_prefix_caching", {""}}, Kind::boolean},
       {{"cpu_offload_gb", "engine.cpu_offload_gb", {""}}, Kind::number},
       {{"kv_cache_dtype", "quant.kv_cache", {"", "engine", "quant"}}, Kind::kv_dtype},
@@ -205,6 +207,19 @@ Assignment convert(const AliasRule& r, const JsonView& v) {
   Assignment a{v.path(), &r, Json()};
   switch (r.kind) {
     case Kind::integer: a.value = v.as_integer(); break;
+    // vLLM's --max-model-len takes "auto" (or -1): the largest context that fits (EngineConfig::max_model_len).
+    // A command line gives it as text: "auto", "-1" or a number.
+    case Kind::context_len:
+      if (v.json().is_string()) {
+        const std::string s = to_lower(v.as_string());
+        const auto n = parse_number(s);
+        if (s == "auto") a.value = "auto";
+        else if (n && *n == std::floor(*n) && std::abs(*n) < 2147483648.0) a.value = static_cast<std::int64_t>(*n);
+        else v.fail("expected a number of tokens or auto, got '" + v.as_string() + "'");
+      } else {
+        a.value = v.as_integer();
+      }
+      break;
     case Kind::number: a.value = v.as_number(); break;
     case Kind::boolean: a.value = v.as_bool(); break;
     case Kind::string: a.value = v.as_string(); break;

@@ -170,6 +170,10 @@ struct Summary {
   /// requests in the system, the clock's range, or stopped at overload for a capacity search).
   bool complete = true;
   std::string engine;                 ///< the engine and version the policy models ("vLLM V1 (0.11 scheduler)")
+  /// The context the run served (engine.max_model_len, or vLLM's auto fitted to the KV cache) and, under auto,
+  /// why (memory::context_note: "auto: the model's 131,072 does not fit"; "" when the user set it).
+  int max_model_len = 0;
+  std::string max_model_len_note;
   std::int64_t completed_requests = 0, rejected_requests = 0, clipped_requests = 0, preemptions = 0;
   /// Requests lost to a replica failure (hardware.failures.on_failure = "fail") and cancelled by the client's
   /// timeout (workload.timeout_s): not completed, never in goodput or the tokens the cost is divided by. Their
