@@ -140,7 +140,7 @@ TEST_CASE("llmsim catalog lists what ships") {
   CHECK(llmsim::parse_json(r.out, "stdout")["weights"].size() == 13);
   r = run("catalog gpus --json", false);
   REQUIRE(r.code == 0);
-  CHECK(llmsim::parse_json(r.out, "stdout").size() == 14);
+  CHECK(llmsim::parse_json(r.out, "stdout").size() == 23);  // data/gpus (libsim/src/spec/CMakeLists.txt)
   r = run("catalog gpu");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("did you mean 'gpus'"));
