@@ -195,7 +195,8 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
     it are a tie, broken by the lossless format, then the cheaper card), ``tied`` (in that tie) and ``pareto``
     (cost-vs-latency frontier) columns. ``prices`` / ``purchase_prices``: ``{gpu id: price}`` per GPU-hour / per
     card, overriding the catalogue. ``frame.attrs`` holds ``target_qps``, ``sized_at`` (a daily profile's peak
-    window), ``rank_by``, the winner's label and ``tie_note`` (how a tie was broken, "" without one). Numbers are float64 with NaN where an option has none; ``sep="_"`` gives
+    window), ``rank_by``, the winner's label and ``tie_note`` (how a tie was broken, "" without one), ``within_model_error`` (row positions whose value lies within
+    the model's typical error of the winner's) and ``model_error_note`` (that, in words). Numbers are float64 with NaN where an option has none; ``sep="_"`` gives
     query-friendly column names as in ``sweep``."""
     check_sep(sep)
     def strings(v):

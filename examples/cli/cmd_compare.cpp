@@ -154,6 +154,7 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
               << cell(j["monthly_cost"], 0, cur) << "/month for " << cell(j["replicas_needed"], 0) << " replica(s) ("
               << cell(j["cost_per_mtok_output_slo"], 3, cur) << "/Mtok at capacity)\n";
     if (!r.tie_note.empty()) std::cout << "  " << r.tie_note << "\n";
+    if (!r.model_error_note.empty()) std::cout << "  " << r.model_error_note << "\n";
     if (!winner->quality_caveat.empty())
       std::cout << "  " << winner->quant << ": " << winner->quality_caveat
                 << (analysis::is_4bit(winner->quant) ? "\n  check your own quality evals before choosing a 4-bit format"

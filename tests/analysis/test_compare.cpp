@@ -157,3 +157,24 @@ TEST_CASE("compare leads with money at the target load and breaks equal bills by
     if (mine < best) CHECK(std::find(by_token.tied.begin(), by_token.tied.end(), i) != by_token.tied.end());
   }
 }
+
+TEST_CASE("compare says which options lie within the model's own error of the winner", "[analysis][compare][error_band]") {
+  // A100 PCIe and SXM: the same die, bandwidth 1935 vs 2039 GB/s; their bills differ by a few percent, far inside
+  // the typical error of the A100/V1 regime (data/error_bands.json), so llmsim must not present the ranking as
+  // knowledge. The 4090 is another regime and another price: whether it is within error depends on the numbers,
+  // and the list must hold exactly the eligible options whose values overlap the winner's band.
+  const Json j = test::chat_json("a100-80gb-sxm", "llama-3.1-8b", "fp16");
+  const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
+  const auto r = analysis::compare(base, quick({"a100-80gb-pcie", "a100-80gb-sxm"}));
+  REQUIRE(r.winner.has_value());
+  const auto& w = r.rows[*r.winner];
+  REQUIRE(w.at_target.has_value());
+  REQUIRE(w.at_target->error_band.known);
+  CHECK(w.at_target->error_band.throughput.n > 0);
+  REQUIRE(r.within_model_error.size() == 1);
+  CHECK(r.within_model_error[0] != *r.winner);
+  CHECK_THAT(r.model_error_note, Catch::Contains("within the model's typical error") &&
+                                     Catch::Contains(r.rows[r.within_model_error[0]].name));
+  const Json doc = analysis::to_json(r);
+  CHECK(doc["within_model_error"].size() == 1);
+}

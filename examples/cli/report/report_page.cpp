@@ -257,6 +257,7 @@ std::string render_report(const ReportInput& in) {
     if (!winner->quality_caveat.empty()) o += " " + escape(winner->quant + ": " + winner->quality_caveat);
     o += "</p>\n";
     if (!r.tie_note.empty()) o += "<p id=\"tie\">" + escape(r.tie_note) + ".</p>\n";
+    if (!r.model_error_note.empty()) o += "<p id=\"model-error\">" + escape(r.model_error_note) + ".</p>\n";
   } else {
     o += "<p><strong>No winner:</strong> no option's fleet meets the SLO at the target load.</p>\n";
   }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/error_band.hpp"
 #include "llmsim/analysis/ranking.hpp"
 #include "llmsim/analysis/scaling.hpp"
 #include "llmsim/core/error.hpp"
@@ -320,6 +321,35 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
   out.winner = pick.winner;
   if (pick.tied.size() > 1) out.tied = pick.tied;
   out.tie_note = pick.note;
+  // The model's own error (issue 27): the simulation's noise decides ties above; the validation's residuals say
+  // whether llmsim could tell the winner from an option at all. Both are compared on the throughput band: every
+  // ranking criterion is a cost or a capacity, which scale with the throughput.
+  if (pick.winner) {
+    const auto band_of = [](const Row& r) {
+      ErrorBand b;
+      const metrics::Summary* s = r.at_target ? &*r.at_target : r.summary ? &*r.summary : nullptr;
+      if (s == nullptr || !s->error_band.known) return b;
+      b.typical = s->error_band.throughput.typical;
+      b.n = s->error_band.throughput.n;
+      return b;
+    };
+    const std::size_t w = *pick.winner;
+    const ErrorBand bw = band_of(out.rows[w]);
+    std::string names;
+    for (std::size_t i = 0; i < out.rows.size(); ++i) {
+      if (i == w || !candidates[i].value || !candidates[w].value) continue;
+      if (!within_error(*candidates[w].value, bw, *candidates[i].value, band_of(out.rows[i]))) continue;
+      out.within_model_error.push_back(i);
+      names += (names.empty() ? "" : ", ") + out.rows[i].name;
+    }
+    if (!names.empty()) {
+      out.model_error_note = "within the model's typical error of the winner (±" +
+                             std::to_string(static_cast<int>(std::lround(100 * bw.typical))) +
+                             "% in its regime, docs/trust.md): " + names +
+                             "; llmsim cannot rank these against the winner without a measurement or a calibrated "
+                             "profile of each card";
+    }
+  }
   out.pareto = pareto_frontier(points);
   return out;
 }
@@ -334,6 +364,8 @@ Json to_json(const CompareResult& r) {
   j["winner_name"] = r.winner ? Json(r.rows[*r.winner].name) : Json(nullptr);
   j["tied"] = r.tied;
   j["tie_note"] = r.tie_note;
+  j["within_model_error"] = r.within_model_error;
+  j["model_error_note"] = r.model_error_note;
   j["pareto"] = r.pareto;
   Json rows = Json::array();
   for (std::size_t i = 0; i < r.rows.size(); ++i) {

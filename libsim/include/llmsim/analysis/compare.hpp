@@ -57,6 +57,11 @@ struct CompareResult {
   std::optional<std::size_t> winner;
   std::vector<std::size_t> tied;         ///< rows tied with the winner, the winner included (empty: no tie)
   std::string tie_note;                  ///< how the tie was broken ("" without one)
+  /// Eligible options whose value lies within the model's own typical error of the winner's (their regimes' error
+  /// bands, analysis/error_band.hpp, overlap): llmsim cannot rank them against the winner however narrow the
+  /// simulation's noise. The winner is not listed; empty when none or when the bands are unknown.
+  std::vector<std::size_t> within_model_error;
+  std::string model_error_note;          ///< says so in words ("" when within_model_error is empty)
   std::vector<std::size_t> pareto;       ///< rows on the cost-vs-latency frontier, cheapest first
 };
 
