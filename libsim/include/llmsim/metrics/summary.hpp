@@ -149,6 +149,9 @@ struct Summary {
   /// requests in the system, the clock's range, or stopped at overload for a capacity search).
   bool complete = true;
   std::string engine;                 ///< the engine and version the policy models ("vLLM V1 (0.11 scheduler)")
+  /// What the user must know about how the run was priced (a calibrated profile fitted on another runtime);
+  /// JSON "warnings", present only when not empty.
+  std::vector<std::string> warnings;
   std::int64_t completed_requests = 0, rejected_requests = 0, clipped_requests = 0, preemptions = 0;
   /// Requests lost to a replica failure (hardware.failures.on_failure = "fail") and cancelled by the client's
   /// timeout (workload.timeout_s): not completed, never in goodput or the tokens the cost is divided by. Their
