@@ -24,14 +24,16 @@ VllmResult = Union[str, os.PathLike, Mapping[str, Any]]
 
 
 def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_args: Optional[str] = None,
-          model: Optional[str] = None, gpu: Optional[str] = None) -> pd.DataFrame:
+          model: Optional[str] = None, gpu: Optional[str] = None,
+          engine_version: Optional[str] = None) -> pd.DataFrame:
     """One row per number the vLLM result reports: ``key`` (vLLM's name), ``measured``, ``predicted``,
     ``rel_error`` ((predicted − measured) / measured) and ``note``; NaN where llmsim cannot state a number.
 
     ``vllm_result`` is the file ``vllm bench serve --save-result`` (or ``benchmark_serving.py``) wrote, or its
     parsed dict. The file does not record the GPU: pass ``gpu=`` or a ``scenario`` naming ``hardware.gpu``.
     ``vllm_args`` is the server's command line; ``model`` a catalogue id or config.json overriding the file's
-    ``model_id``. ``df.attrs`` holds ``notes`` (assumptions, what is not comparable), ``scenario`` (what was
+    ``model_id``. ``engine_version`` is the measured release (``"0.5.4"``, or ``"sglang==0.4.9"``): llmsim then
+    prices that release's kernels and scheduler (docs/cost-model.md "Runtimes by version"). ``df.attrs`` holds ``notes`` (assumptions, what is not comparable), ``scenario`` (what was
     simulated), ``fits``, ``reason`` and ``source``. Bad input raises ValueError naming the file and field.
     """
     if isinstance(vllm_result, Mapping):
@@ -44,7 +46,7 @@ def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_
     else:
         raise ValueError(f"vllm_result: expected a file path or a dict, got {type(vllm_result).__name__}")
     out = json.loads(_area("analysis").check_vllm(text, source, to_text(scenario or {}), vllm_args or "",
-                                                  model or "", gpu or ""))
+                                                  model or "", gpu or "", engine_version or ""))
     rows = [{"key": r["key"], "measured": float(r["measured"]),
              "predicted": np.nan if r["predicted"] is None else float(r["predicted"]),
              "rel_error": np.nan if r["rel_error"] is None else float(r["rel_error"]),

@@ -240,15 +240,18 @@ void register_analysis(py::module_& m) {
      "[(point, row)] that had finished.");
 
   m.def("check_vllm", [](const std::string& result_text, const std::string& source, const std::string& scenario_text,
-                         const std::string& vllm_args, const std::string& model, const std::string& gpu) {
+                         const std::string& vllm_args, const std::string& model, const std::string& gpu,
+                         const std::string& engine_version) {
     py::gil_scoped_release nogil;
     analysis::VllmCheckOptions o;
     o.scenario = parse_text(scenario_text, "scenario");
     o.vllm_args = vllm_args;
     o.model = model;
     o.gpu = gpu;
+    o.engine_version = engine_version;
     return dump(analysis::to_json(analysis::check_vllm_result(analysis::parse_vllm_result(result_text, source), o)));
   }, py::arg("result"), py::arg("source"), py::arg("scenario"), py::arg("vllm_args"), py::arg("model"), py::arg("gpu"),
+     py::arg("engine_version") = "",
      "A vLLM benchmark result (JSON text) beside llmsim's prediction: the check JSON text (rows, notes, scenario); "
      "GIL released while it runs.");
 }

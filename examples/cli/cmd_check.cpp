@@ -53,6 +53,8 @@ int run(int argc, char** argv) {
         ("vllm-args", po::value<std::string>(), "the measured server's command line: \"vllm serve MODEL -tp 2 ...\"")
         ("model", po::value<std::string>(), "catalogue id or config.json (overrides the file's model_id)")
         ("gpu", po::value<std::string>(), "the GPU the run used (the file does not record it)")
+        ("engine-version", po::value<std::string>(),
+         "the vLLM release the run used (0.5.4; or sglang==0.4.9): priced with that release's kernels and scheduler")
         ("json", "print the comparison as JSON")
         ("scenario-out", po::value<std::string>(), "also write the simulated scenario here (runs with `llmsim simulate`)");
     po::positional_options_description pos;
@@ -70,6 +72,7 @@ int run(int argc, char** argv) {
     if (vm.count("vllm-args")) o.vllm_args = vm["vllm-args"].as<std::string>();
     if (vm.count("model")) o.model = vm["model"].as<std::string>();
     if (vm.count("gpu")) o.gpu = vm["gpu"].as<std::string>();
+    if (vm.count("engine-version")) o.engine_version = vm["engine-version"].as<std::string>();
     const auto check = analysis::check_vllm_result(result, o);
     if (vm.count("scenario-out")) {
       const std::string path = vm["scenario-out"].as<std::string>();

@@ -64,6 +64,30 @@ TEST_CASE("llmsim check prints measured beside predicted for a real vLLM result"
   }
 }
 
+TEST_CASE("llmsim check --engine-version prices the run as that vLLM release", "[runtime_version]") {
+  // The LambdaLabs file ran vLLM 0.5.4: V0's scheduler, flash-attn decode, synchronous output processing.
+  const std::string base = "check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm "
+                           "--model llama-3.1-8b --json " + kArgs;
+  const auto v054 = cli(base + " --engine-version 0.5.4", "2>/dev/null");
+  REQUIRE(v054.code == 0);
+  const auto d054 = llmsim::parse_json(v054.text, "stdout");
+  CHECK(d054["scenario"]["engine"]["runtime"] == "vllm==0.5.4");
+  CHECK(d054["scenario"]["engine"]["policy"] == "vllm-v0");
+  // Without the release the command line's V0 scheduler runs on the 0.6 runtime (asynchronous output processing):
+  // 0.5.4's synchronous output processing makes every decode step slower, so the mean TPOT rises.
+  const auto current = llmsim::parse_json(cli(base, "2>/dev/null").text, "stdout");
+  CHECK_FALSE(current["scenario"]["engine"].contains("runtime"));
+  auto tpot = [](const llmsim::Json& d) {
+    for (const auto& r : d["rows"])
+      if (r["key"] == "mean_tpot_ms") return r["predicted"].get<double>();
+    return 0.0;
+  };
+  CHECK(tpot(d054) > 1.1 * tpot(current));
+  const auto bad = cli(base + " --engine-version tensorrt-llm==0.12", "2>&1");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.text, Catch::Contains("engine.runtime") && Catch::Contains("not modelled"));
+}
+
 TEST_CASE("llmsim check refuses bad input with one line naming the file or field") {
   auto r = cli("check " + kData + "README.md --gpu h100-80gb-sxm");
   CHECK(r.code == 2);

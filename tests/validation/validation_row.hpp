@@ -15,6 +15,7 @@ const char* to_string(Kind k);
 
 struct Row {
   std::string set;      ///< "lmdeploy", "vidur-ops", ...
+  std::string source_url;  ///< the source's public address where known (perf::is_blind_source reads it)
   std::string where;    ///< file:line of the measurement (traceability)
   Kind kind = Kind::engine;
   std::string engine;   ///< "vllm", "sglang", "lmdeploy-turbomind", "gpt-fast", "llama.cpp", "nccl"

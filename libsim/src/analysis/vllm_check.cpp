@@ -15,6 +15,7 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
 #include "llmsim/core/rng.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/scenario_prepass.hpp"
 #include "llmsim/spec/vllm_args.hpp"
 
@@ -147,6 +148,12 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
       notes.push_back("vLLM arguments llmsim does not model (the prediction ignores them): " + s);
     }
   }
+  // The release the run used: engine.runtime "vllm==X" (its runtime and scheduler), over the scenario's own.
+  if (!o.engine_version.empty()) {
+    if (!doc.contains("engine") || !doc["engine"].is_object()) doc["engine"] = Json::object();
+    doc["engine"]["runtime"] =
+        spec::is_engine_version(o.engine_version) ? o.engine_version : "vllm==" + o.engine_version;
+  }
   // The model: --model, the command line's, the scenario's, else the file's model_id by name.
   std::string hf_name = r.model_id;
   if (!o.model.empty()) {
@@ -246,10 +253,17 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
     throw ConfigError("--gpu", "the vLLM result does not record which GPU ran it: name it (--gpu ID, or "
                                "hardware.gpu in the scenario)");
   }
-  notes.push_back("the file does not record vLLM's version or scheduler: simulated with policy '" +
-                  spec::to_string(s.engine.policy) + "' on runtime '" + spec::to_string(s.engine.resolved_runtime()) +
-                  "' (engine.policy / engine.runtime in --scenario set them); the client's warm-up request is not "
-                  "simulated");
+  if (s.engine.runtime_release) {
+    notes.push_back("simulated as " + *s.engine.runtime_release + ": runtime '" +
+                    spec::to_string(s.engine.resolved_runtime()) + "', policy '" + spec::to_string(s.engine.policy) +
+                    "'; the client's warm-up request is not simulated");
+  } else {
+    notes.push_back("the file does not record vLLM's version or scheduler: simulated with policy '" +
+                    spec::to_string(s.engine.policy) + "' on runtime '" +
+                    spec::to_string(s.engine.resolved_runtime()) +
+                    "' (name the release with --engine-version, e.g. 0.5.4, when the run predates vLLM 0.8's V1 "
+                    "engine); the client's warm-up request is not simulated");
+  }
   if (!r.backend.empty() && r.backend != "vllm" && r.backend != "openai" && r.backend != "openai-chat") {
     notes.push_back("the measured server was '" + r.backend + "' (backend), while llmsim models vLLM's engine");
   }

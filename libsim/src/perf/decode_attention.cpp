@@ -80,7 +80,8 @@ DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DTy
                                                           : DecodeAttentionBackend::triton_mla;
   switch (runtime) {
     case Runtime::vllm_v0_paged:
-      // vLLM before 0.4 decoded with its own PagedAttention v1/v2 kernels whatever the KV dtype.
+      // vLLM before 0.4.3 decoded with its own PagedAttention v1/v2 kernels whatever the KV dtype (flash-attn
+      // decoding re-landed in vllm#4907, 2024-05-19; spec/runtime_version.cpp).
       return DecodeAttentionBackend::paged_unpacked;
     case Runtime::sglang:
       // SGLang's default attention backend is FlashInfer (GQA packed; converts a quantized KV cache in the kernel).

@@ -5,6 +5,7 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 
 namespace llmsim::spec {
 
@@ -80,9 +81,11 @@ const std::vector<std::string>& runtime_names() {
 }
 
 Runtime parse_runtime(const std::string& s, const std::string& path) {
+  if (is_engine_version(s)) return runtime_for_version(parse_engine_version(s, path), path).runtime;
   for (auto r : kRuntimes)
     if (s == to_string(r)) return r;
-  throw ConfigError(path, unknown_name_message("runtime", s, runtime_names()));
+  throw ConfigError(path, unknown_name_message("runtime", s, runtime_names()) +
+                              ", or a release: vllm==0.5.4, sglang==0.4.9, llama.cpp==b4000, lmdeploy==0.1.0");
 }
 
 void EngineConfig::validate(const std::string& path) const {

@@ -1,6 +1,7 @@
 // The engine section of the scenario JSON (vLLM-named knobs).
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 #include "scenario_json.hpp"
 
 namespace llmsim::spec::detail {
@@ -38,7 +39,19 @@ EngineConfig read_engine(const JsonView& v) {
   e.cuda_graphs = v.boolean_or("cuda_graphs", e.cuda_graphs);
   e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
   e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
-  if (v.has("runtime")) e.runtime = parse_runtime(v.string("runtime"), v.child_path("runtime"));
+  if (v.has("runtime")) {
+    const std::string r = v.string("runtime");
+    if (is_engine_version(r)) {
+      // A release: its runtime, and its default scheduler unless the scenario names a policy.
+      const auto ev = parse_engine_version(r, v.child_path("runtime"));
+      const auto rv = runtime_for_version(ev, v.child_path("runtime"));
+      e.runtime = rv.runtime;
+      e.runtime_release = ev.engine + "==" + ev.version;
+      if (rv.policy && !v.has("policy")) e.policy = *rv.policy;
+    } else {
+      e.runtime = parse_runtime(r, v.child_path("runtime"));
+    }
+  }
   if (v.has("speculative")) {
     auto s = v["speculative"];
     s.allow_only(kSpeculativeKeys);
@@ -87,7 +100,11 @@ Json engine_json(const EngineConfig& e) {
   if (e.max_num_batched_tokens > 0) ej["max_num_batched_tokens"] = e.max_num_batched_tokens;
   if (e.watermark) ej["watermark"] = *e.watermark;
   if (e.enable_prefix_caching) ej["enable_prefix_caching"] = *e.enable_prefix_caching;
-  if (e.runtime) ej["runtime"] = to_string(*e.runtime);
+  if (e.runtime_release) {
+    ej["runtime"] = *e.runtime_release;
+  } else if (e.runtime) {
+    ej["runtime"] = to_string(*e.runtime);
+  }
   if (e.speculative) {
     Json sj{{"method", to_string(e.speculative->method)},
             {"num_speculative_tokens", e.speculative->num_speculative_tokens}};

@@ -22,6 +22,9 @@ struct VllmCheckOptions {
   std::string vllm_args;           ///< the measured server's command line: "vllm serve MODEL -tp 2 ..."
   std::string model;               ///< catalogue id or config.json path; overrides the file's model_id
   std::string gpu;                 ///< GPU id or spec file; required unless `scenario` names hardware.gpu
+  /// The measured vLLM's release ("0.5.4", or any engine's "sglang==0.4.9"): engine.runtime becomes that release
+  /// (spec/runtime_version.hpp: its runtime and default scheduler). Empty = the scenario's runtime, else V1.
+  std::string engine_version;
 };
 
 struct VllmCheckRow {

@@ -33,8 +33,8 @@ std::string engine_name(SchedulerPolicy p);
 enum class Runtime {
   vllm_v1,             ///< "vllm-v1": vLLM V1 (0.8+), the default
   vllm_v0,             ///< "vllm-v0": vLLM V0 0.6 (FlashAttention, asynchronous output processing)
-  vllm_v0_sync,        ///< "vllm-v0.5": vLLM V0 0.4-0.5 (FlashAttention, outputs processed after every step)
-  vllm_v0_paged,       ///< "vllm-v0-paged": vLLM V0 before FlashAttention (0.2-0.3: PagedAttention decode kernels)
+  vllm_v0_sync,        ///< "vllm-v0.5": vLLM V0 0.4.3-0.5 (flash-attn decode, outputs processed after every step)
+  vllm_v0_paged,       ///< "vllm-v0-paged": vLLM V0 before flash-attn decoding (0.2-0.4.2: PagedAttention decode kernels)
   sglang,              ///< "sglang": SGLang (2024, FlashInfer)
   lmdeploy_turbomind,  ///< "lmdeploy-turbomind": LMDeploy's TurboMind C++ engine (v0.1)
   gpt_fast,            ///< "gpt-fast": torch.compile + CUDA graphs, no scheduler
@@ -42,7 +42,8 @@ enum class Runtime {
 };
 
 std::string to_string(Runtime r);           ///< "vllm-v1" | "vllm-v0" | ... (the JSON names above)
-/// ConfigError at `path` listing the valid names for an unknown one.
+/// A runtime name, or a release ("vllm==0.5.4": spec/runtime_version.hpp picks its runtime). ConfigError at `path`
+/// listing the valid names for an unknown one.
 Runtime parse_runtime(const std::string& s, const std::string& path = "engine.runtime");
 const std::vector<std::string>& runtime_names();
 
@@ -82,6 +83,10 @@ struct EngineConfig {
   std::optional<SyntheticService> synthetic_service;  ///< JSON "engine.synthetic_service"; testing only
   /// JSON "engine.runtime": the runtime the cost model prices; unset = vLLM V0 for policy "vllm-v0", else V1.
   std::optional<Runtime> runtime;
+  /// When engine.runtime named a release ("vllm==0.5.4", spec/runtime_version.hpp): that release, canonical
+  /// (engine lower case, no leading "v"), kept for output; `runtime` (and the policy, unless the scenario set one)
+  /// were derived from it.
+  std::optional<std::string> runtime_release;
   /// JSON "engine.speculative": speculative decoding (spec/speculative.hpp); absent = off.
   std::optional<SpeculativeConfig> speculative;
 

@@ -1,0 +1,46 @@
+#pragma once
+// An engine named by its release ("vllm==0.5.4", "sglang==0.4.9", "llama.cpp==b4000", "lmdeploy==0.1.0"), mapped to
+// the runtime llmsim prices (spec::Runtime) and the scheduler that release ran by default. The ranges are read from
+// the engines' code and changelogs, never from a fit; each one names the change that bounds it (docs/cost-model.md
+// "Runtimes by version"). A user names the version their benchmark ran; they should never need to know which
+// attention kernel or output processor that release had.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmsim/spec/engine_config.hpp"
+
+namespace llmsim::spec {
+
+/// A release string split into its engine and numeric parts: "vllm==0.6.1.post2" is {"vllm", "0.6.1.post2",
+/// {0, 6, 1}}; "llama.cpp==b4000" is {"llama.cpp", "b4000", {4000}}.
+struct EngineVersion {
+  std::string engine;             ///< "vllm" | "sglang" | "llama.cpp" | "lmdeploy"
+  std::string version;            ///< as written after "==" (a leading "v" dropped)
+  std::vector<int> numbers;       ///< the release's numeric parts (major, minor, patch; a llama.cpp build number)
+};
+
+/// What a release runs, for the cost model and the scheduler.
+struct RuntimeForVersion {
+  Runtime runtime = Runtime::vllm_v1;
+  /// The scheduler the release runs by default (vLLM before 0.8: V0's prefill-first; from 0.8: V1's unified step).
+  /// Empty = the release does not decide it (llmsim's policy default or the scenario's own applies).
+  std::optional<SchedulerPolicy> policy;
+  std::string why;  ///< the range the version fell in and the change bounding it, for notes and docs
+};
+
+/// True when `s` has the form ENGINE==VERSION.
+bool is_engine_version(const std::string& s);
+
+/// Parses "ENGINE==VERSION". ConfigError at `path` for a malformed string, an engine llmsim does not model
+/// (listing the ones it does) or a version without a number.
+EngineVersion parse_engine_version(const std::string& s, const std::string& path = "engine.runtime");
+
+/// The runtime and default scheduler of a release. ConfigError at `path` for a release no modelled runtime stands
+/// for (LMDeploy other than TurboMind v0.1, vLLM before 0.2), naming the versions that are modelled.
+RuntimeForVersion runtime_for_version(const EngineVersion& v, const std::string& path = "engine.runtime");
+
+/// The version ranges, one line each ("vllm 0.2.0 - 0.4.2: vllm-v0-paged, ..."), for help texts and docs.
+std::vector<std::string> runtime_version_ranges();
+
+}  // namespace llmsim::spec

@@ -1,0 +1,148 @@
+// Engine releases → the runtime llmsim prices. Every boundary below is a change in the engine's own repository (the
+// PR or release that moved it); docs/cost-model.md "Runtimes by version" is the same table in prose.
+#include "llmsim/spec/runtime_version.hpp"
+
+#include <cctype>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+
+namespace llmsim::spec {
+
+namespace {
+
+const std::vector<std::string>& modelled_engines() {
+  static const std::vector<std::string> e = {"vllm", "sglang", "llama.cpp", "lmdeploy"};
+  return e;
+}
+
+/// The numeric parts of a version: "0.6.1.post2" -> {0, 6, 1}; "b4000" -> {4000}; "0.11.0rc1" -> {0, 11, 0}.
+/// Stops at the first part that does not start with a digit; a part's trailing letters ("0rc1") end the list.
+std::vector<int> numeric_parts(std::string v) {
+  if (!v.empty() && (v[0] == 'b' || v[0] == 'v') && v.size() > 1 && std::isdigit(static_cast<unsigned char>(v[1])))
+    v.erase(0, 1);
+  std::vector<int> out;
+  std::size_t i = 0;
+  while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) {
+    long n = 0;
+    while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) {
+      n = n * 10 + (v[i] - '0');
+      if (n > 1000000000) return {};  // not a version anyone released
+      ++i;
+    }
+    out.push_back(static_cast<int>(n));
+    if (i < v.size() && v[i] == '.' && i + 1 < v.size() && std::isdigit(static_cast<unsigned char>(v[i + 1]))) {
+      ++i;
+      continue;
+    }
+    break;
+  }
+  return out;
+}
+
+/// a < b on (major, minor, patch), missing parts = 0.
+bool before(const std::vector<int>& a, std::initializer_list<int> b) {
+  std::size_t i = 0;
+  for (int x : b) {
+    const int y = i < a.size() ? a[i] : 0;
+    if (y != x) return y < x;
+    ++i;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_engine_version(const std::string& s) { return s.find("==") != std::string::npos; }
+
+EngineVersion parse_engine_version(const std::string& s, const std::string& path) {
+  const auto eq = s.find("==");
+  if (eq == std::string::npos || eq == 0 || eq + 2 >= s.size()) {
+    throw ConfigError(path, "expected ENGINE==VERSION (e.g. vllm==0.5.4, sglang==0.4.9, llama.cpp==b4000), got '" +
+                                s + "'");
+  }
+  EngineVersion v;
+  v.engine = s.substr(0, eq);
+  for (char& c : v.engine) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v.engine == "llamacpp" || v.engine == "llama-cpp") v.engine = "llama.cpp";
+  v.version = s.substr(eq + 2);
+  if (!v.version.empty() && v.version[0] == 'v') v.version.erase(0, 1);
+  bool known = false;
+  for (const auto& e : modelled_engines()) known = known || e == v.engine;
+  if (!known) {
+    throw ConfigError(path, unknown_name_message("engine", v.engine, modelled_engines()) +
+                                " (TensorRT-LLM and other engines are not modelled)");
+  }
+  v.numbers = numeric_parts(v.version);
+  if (v.numbers.empty()) {
+    throw ConfigError(path, "'" + s + "': the version after '==' must start with a number (e.g. 0.5.4" +
+                                std::string(v.engine == "llama.cpp" ? ", or a build such as b4000" : "") + ")");
+  }
+  return v;
+}
+
+RuntimeForVersion runtime_for_version(const EngineVersion& v, const std::string& path) {
+  RuntimeForVersion r;
+  const auto& n = v.numbers;
+  if (v.engine == "vllm") {
+    if (before(n, {0, 2, 0})) {
+      throw ConfigError(path, "vllm==" + v.version + " predates the runtimes llmsim models (vLLM 0.2.0 and later)");
+    }
+    if (before(n, {0, 4, 3})) {
+      // Decode ran vLLM's own PagedAttention v1/v2 kernels (one CTA per query head) until flash-attn decoding
+      // re-landed on 2024-05-19 (vllm#4907, re-landing #3648 after the revert #4820), first released in 0.4.3.
+      r.runtime = Runtime::vllm_v0_paged;
+      r.why = "vLLM 0.2.0-0.4.2: V0 scheduler, PagedAttention decode kernels (flash-attn decoding arrived in 0.4.3, "
+              "vllm#4907), outputs processed synchronously after every step (until 0.6.0, vllm#7049)";
+    } else if (before(n, {0, 6, 0})) {
+      r.runtime = Runtime::vllm_v0_sync;
+      r.why = "vLLM 0.4.3-0.5.x: V0 scheduler, flash-attn decoding (vllm#4907), outputs processed synchronously "
+              "after every step (the asynchronous output processor arrived in 0.6.0, vllm#7049)";
+    } else if (before(n, {0, 8, 0})) {
+      r.runtime = Runtime::vllm_v0;
+      r.why = "vLLM 0.6.0-0.7.x: V0 scheduler with the asynchronous output processor (vllm#7049); V1 was opt-in "
+              "(VLLM_USE_V1=1)";
+    } else {
+      r.runtime = Runtime::vllm_v1;
+      r.why = "vLLM 0.8.0 and later: the V1 engine is the default (unified prefill/decode steps, prefix caching on, "
+              "piecewise CUDA graphs)";
+      r.policy = SchedulerPolicy::vllm;
+      return r;
+    }
+    r.policy = SchedulerPolicy::vllm_v0;
+    return r;
+  }
+  if (v.engine == "sglang") {
+    r.runtime = Runtime::sglang;
+    r.why = "SGLang: FlashInfer decode attention, decode-only CUDA graphs up to cuda_graph_max_bs 160, the Python "
+            "step loop; one runtime for all releases, scheduled by llmsim's policy (SGLang's own unmixed prefill/"
+            "decode scheduler is not modelled)";
+    return r;
+  }
+  if (v.engine == "llama.cpp") {
+    r.runtime = Runtime::llama_cpp;
+    r.why = "llama.cpp CUDA backend as of builds ~2800 (May 2024): batch-1 decode graphs (#6766), flash attention off "
+            "(prefill scores materialised); later builds' flash-attention default is not modelled";
+    return r;
+  }
+  // lmdeploy
+  if (!(n.size() >= 2 && n[0] == 0 && n[1] <= 1)) {
+    throw ConfigError(path, "lmdeploy==" + v.version + " is not modelled: llmsim prices LMDeploy's TurboMind engine "
+                                                       "as of v0.1 only (lmdeploy==0.1.x)");
+  }
+  r.runtime = Runtime::lmdeploy_turbomind;
+  r.why = "LMDeploy 0.0.x-0.1.x: the TurboMind C++ engine (no CUDA graphs, NCCL all-reduce, its own decoder attention)";
+  return r;
+}
+
+std::vector<std::string> runtime_version_ranges() {
+  return {"vllm 0.2.0-0.4.2: vllm-v0-paged (V0 scheduler, PagedAttention decode, synchronous output processing)",
+          "vllm 0.4.3-0.5.x: vllm-v0.5 (V0 scheduler, flash-attn decode, synchronous output processing)",
+          "vllm 0.6.0-0.7.x: vllm-v0 (V0 scheduler, asynchronous output processing)",
+          "vllm 0.8.0+: vllm-v1 (V1 engine)",
+          "sglang (any): sglang",
+          "llama.cpp (any build): llama.cpp (as of builds ~2800)",
+          "lmdeploy 0.0.x-0.1.x: lmdeploy-turbomind"};
+}
+
+}  // namespace llmsim::spec

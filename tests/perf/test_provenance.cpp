@@ -1,0 +1,101 @@
+// Every constant has a provenance (issue 27): each field of every family's default profile and each trait a runtime
+// sets must have an entry in perf::constant_provenance(), a value recorded there must be the value in use, and a
+// "set while looking at" entry must name the validation sources it looked at (which are then not blind).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/perf/provenance.hpp"
+#include "llmsim/perf/runtime.hpp"
+#include "llmsim/spec/catalog.hpp"
+
+using namespace llmsim;
+using namespace llmsim::perf;
+
+namespace {
+
+const ConstantProvenance* find(const std::string& field, const std::string& scope) {
+  const auto& t = constant_provenance();
+  for (const auto& e : t)
+    if (e.field == field && e.scope == scope) return &e;
+  for (const auto& e : t)
+    if (e.field == field && e.scope == "all") return &e;
+  return nullptr;
+}
+
+/// The traits a runtime sets away from RuntimeTraits{}'s defaults, by name, with their numeric value where numeric.
+std::vector<std::pair<std::string, double>> set_traits(const RuntimeTraits& t) {
+  const RuntimeTraits d;
+  std::vector<std::pair<std::string, double>> out;
+  if (t.graphs != d.graphs) out.push_back({"graphs", 0});
+  if (t.max_graph_batch != d.max_graph_batch) out.push_back({"max_graph_batch", t.max_graph_batch});
+  if (t.host_runs_ahead != d.host_runs_ahead) out.push_back({"host_runs_ahead", 0});
+  if (t.cpu != d.cpu) out.push_back({"cpu", 0});
+  if (t.cpu_per_iter_s != d.cpu_per_iter_s) out.push_back({"cpu_per_iter_s", t.cpu_per_iter_s});
+  if (t.cpu_per_seq_s != d.cpu_per_seq_s) out.push_back({"cpu_per_seq_s", t.cpu_per_seq_s});
+  if (t.sync_output_per_seq_s != d.sync_output_per_seq_s) out.push_back({"sync_output_per_seq_s", t.sync_output_per_seq_s});
+  if (t.allreduce != d.allreduce) out.push_back({"allreduce", 0});
+  if (t.materialises_prefill_scores != d.materialises_prefill_scores) out.push_back({"materialises_prefill_scores", 0});
+  if (t.fuses_fp8_input_quant != d.fuses_fp8_input_quant) out.push_back({"fuses_fp8_input_quant", 0});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every field of every family's default profile has a provenance with the value in use", "[provenance]") {
+  // One card per family and die: HBM Ampere, Hopper, Ada GDDR (FP8), GA102 GDDR, an inline-ECC GDDR card.
+  for (const char* id : {"a100-80gb-sxm", "h100-80gb-sxm", "rtx4090-24gb", "rtx3090-24gb", "l40s-48gb", "a10-24gb"}) {
+    const auto gpu = spec::Catalog::builtin().gpu(id);
+    const HardwareProfile p = default_profile(gpu);
+    const std::string scope = family_name(gpu_family(gpu));
+    const Json j = to_json(p);
+    int fields = 0;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() == "format" || it.key() == "gpu_id" || it.key() == "source") continue;
+      ++fields;
+      INFO(id << " (" << scope << "): field " << it.key());
+      const ConstantProvenance* e = find(it.key(), scope);
+      REQUIRE(e != nullptr);  // a constant without a provenance fails here
+      CHECK_FALSE(e->source.empty());
+      if (e->value && it.value().is_number()) CHECK(it.value().get<double>() == Approx(*e->value).epsilon(1e-12));
+      if (e->kind == Provenance::fitted) CHECK_FALSE(e->looked_at.empty());
+    }
+    CHECK(fields >= 20);
+  }
+}
+
+TEST_CASE("every trait a runtime sets has a provenance", "[provenance]") {
+  for (const auto& name : spec::runtime_names()) {
+    const auto r = spec::parse_runtime(name);
+    for (const auto& [trait, value] : set_traits(runtime_traits(r))) {
+      INFO(name << ": runtime." << trait);
+      const ConstantProvenance* e = nullptr;
+      for (const auto& x : constant_provenance())
+        if (x.field == "runtime." + trait && x.scope == name) e = &x;
+      REQUIRE(e != nullptr);
+      if (e->value) CHECK(value == Approx(*e->value).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("blind sources: none that a constant looked at, none the mechanisms were developed on", "[provenance]") {
+  const auto non_blind = non_blind_sources();
+  for (const auto& e : constant_provenance())
+    for (const auto& s : e.looked_at) CHECK(non_blind.count(s) == 1);
+  CHECK_FALSE(is_blind_source("vidur-ops"));
+  CHECK_FALSE(is_blind_source("lmdeploy"));
+  CHECK_FALSE(is_blind_source("lambdalabs"));
+  CHECK(is_blind_source("some-new-public-source"));
+  // The same data under another name is still not blind.
+  CHECK_FALSE(is_blind_source("xiongjiedai-llamacpp", "https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference"));
+  CHECK(is_blind_source("other", "https://github.com/someone/benchmarks"));
+  // The table is not allowed to grow scopes nobody reads.
+  for (const auto& e : constant_provenance()) {
+    INFO(e.field << " @ " << e.scope);
+    const auto& names = spec::runtime_names();
+    const bool known = e.scope == "all" || e.scope == "ampere_hbm" || e.scope == "hopper_hbm" || e.scope == "gddr" ||
+                       std::find(names.begin(), names.end(), e.scope) != names.end();
+    CHECK(known);
+  }
+}

@@ -1,0 +1,108 @@
+// Engine releases → runtimes (spec/runtime_version.hpp): each range's bounds, the scheduler a release runs, the
+// scenario field, and the errors a user sees for a release llmsim does not model.
+#include <catch2/catch.hpp>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/spec/runtime_version.hpp"
+#include "llmsim/spec/scenario.hpp"
+
+using namespace llmsim;
+using namespace llmsim::spec;
+
+namespace {
+
+RuntimeForVersion of(const std::string& s) { return runtime_for_version(parse_engine_version(s)); }
+
+std::string error_of(const std::string& s) {
+  try {
+    of(s);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+Scenario scenario_with_engine(const std::string& engine_json) {
+  return scenario_from_text(R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm"},
+                                "engine": )" + engine_json + "}",
+                            "test");
+}
+
+}  // namespace
+
+TEST_CASE("vLLM releases map to the runtime of their decode kernel and output processor", "[runtime_version]") {
+  // Each boundary on both sides: flash-attn decoding from 0.4.3 (vllm#4907), async output processing from 0.6.0
+  // (vllm#7049), the V1 engine by default from 0.8.0.
+  CHECK(of("vllm==0.2.7").runtime == Runtime::vllm_v0_paged);
+  CHECK(of("vllm==0.4.2").runtime == Runtime::vllm_v0_paged);
+  CHECK(of("vllm==0.4.3").runtime == Runtime::vllm_v0_sync);
+  CHECK(of("vllm==0.5.4").runtime == Runtime::vllm_v0_sync);
+  CHECK(of("vllm==0.5.5").runtime == Runtime::vllm_v0_sync);
+  CHECK(of("vllm==0.6.0").runtime == Runtime::vllm_v0);
+  CHECK(of("vllm==0.6.1.post2").runtime == Runtime::vllm_v0);
+  CHECK(of("vllm==0.7.3").runtime == Runtime::vllm_v0);
+  CHECK(of("vllm==0.8.0").runtime == Runtime::vllm_v1);
+  CHECK(of("vllm==v0.10.1").runtime == Runtime::vllm_v1);
+  CHECK(of("vllm==0.11.0rc1").runtime == Runtime::vllm_v1);
+  CHECK(of("vllm==1.0").runtime == Runtime::vllm_v1);
+  // The scheduler: V0's prefill-first before 0.8, V1's unified step after.
+  CHECK(of("vllm==0.5.4").policy == SchedulerPolicy::vllm_v0);
+  CHECK(of("vllm==0.7.3").policy == SchedulerPolicy::vllm_v0);
+  CHECK(of("vllm==0.8.0").policy == SchedulerPolicy::vllm);
+  CHECK_THAT(of("vllm==0.4.2").why, Catch::Contains("vllm#4907"));
+}
+
+TEST_CASE("other engines' releases", "[runtime_version]") {
+  CHECK(of("sglang==0.4.9").runtime == Runtime::sglang);
+  CHECK_FALSE(of("sglang==0.4.9").policy.has_value());
+  CHECK(of("llama.cpp==b4000").runtime == Runtime::llama_cpp);
+  CHECK(parse_engine_version("llama.cpp==b4000").numbers == std::vector<int>{4000});
+  CHECK(of("LLaMA.cpp==b2824").runtime == Runtime::llama_cpp);
+  CHECK(of("lmdeploy==0.1.0").runtime == Runtime::lmdeploy_turbomind);
+  CHECK(of("lmdeploy==0.0.4").runtime == Runtime::lmdeploy_turbomind);
+}
+
+TEST_CASE("a release llmsim does not model is refused with what is modelled", "[runtime_version]") {
+  CHECK_THAT(error_of("tensorrt-llm==0.12"), Catch::Contains("engine.runtime") && Catch::Contains("vllm") &&
+                                                 Catch::Contains("not modelled"));
+  CHECK_THAT(error_of("vllm==latest"), Catch::Contains("must start with a number"));
+  CHECK_THAT(error_of("vllm=="), Catch::Contains("ENGINE==VERSION"));
+  CHECK_THAT(error_of("==0.5.4"), Catch::Contains("ENGINE==VERSION"));
+  CHECK_THAT(error_of("vllm==0.1.7"), Catch::Contains("0.2.0"));
+  CHECK_THAT(error_of("lmdeploy==0.6.2"), Catch::Contains("v0.1 only"));
+  CHECK(error_of("vllm==0.5.4").empty());
+  // A plain runtime name still works, and an unknown one lists both forms.
+  CHECK(parse_runtime("vllm-v0.5") == Runtime::vllm_v0_sync);
+  CHECK(parse_runtime("vllm==0.5.4") == Runtime::vllm_v0_sync);
+  try {
+    parse_runtime("vllm-v9", "engine.runtime");
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("vllm-v0.5") && Catch::Contains("vllm==0.5.4"));
+  }
+}
+
+TEST_CASE("engine.runtime takes a release in a scenario: runtime, default scheduler, round trip", "[runtime_version]") {
+  const Scenario old = scenario_with_engine(R"({"runtime": "vllm==0.5.4"})");
+  CHECK(old.engine.runtime == Runtime::vllm_v0_sync);
+  CHECK(old.engine.policy == SchedulerPolicy::vllm_v0);
+  CHECK(old.engine.runtime_release == std::string("vllm==0.5.4"));
+  const Json j = to_json(old);
+  CHECK(j["engine"]["runtime"] == "vllm==0.5.4");
+  const Scenario again = scenario_from_json(JsonView(j, ""));
+  CHECK(again.engine.runtime == Runtime::vllm_v0_sync);
+  CHECK(again.engine.policy == SchedulerPolicy::vllm_v0);
+  // A policy the scenario names wins over the release's default (V1 was opt-in on 0.7).
+  const Scenario opt_in = scenario_with_engine(R"({"runtime": "vllm==0.7.3", "policy": "vllm"})");
+  CHECK(opt_in.engine.policy == SchedulerPolicy::vllm);
+  CHECK(opt_in.engine.runtime == Runtime::vllm_v0);
+  const Scenario current = scenario_with_engine(R"({"runtime": "vllm==0.10.1"})");
+  CHECK(current.engine.policy == SchedulerPolicy::vllm);
+  CHECK(current.engine.runtime == Runtime::vllm_v1);
+  try {
+    scenario_with_engine(R"({"runtime": "vllm==x"})");
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("engine.runtime"));
+  }
+}
