@@ -249,9 +249,82 @@ std::vector<std::vector<double>> predict_runs(const std::vector<analysis::BenchR
   return out;
 }
 
+namespace {
+
+/// fields = {"auto"}: forward selection over groups of fields (a curve's M ranges are one group) by the
+/// leave-one-run-out RMS error: start from no field (the base profile's error), add the group that lowers it most,
+/// stop when none lowers it by 1 % of itself. The runs judge which fields they can carry; the report says which.
+RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu,
+                           const perf::HardwareProfile& base, const RunFitOptions& o) {
+  RunFitOptions all = o;
+  all.fields.clear();
+  all.cross_validate = false;
+  all.min_runs_per_field = 1;
+  all.max_iterations = 1;
+  // Every constrained candidate, once, to know the groups.
+  std::vector<std::string> groups;
+  {
+    RunFitReport probe;
+    try {
+      probe = fit_runs(runs, gpu, base, all);
+    } catch (const ConfigError&) {
+    }
+    for (const auto& f : probe.fields) {
+      const std::string g = f.field.substr(0, f.field.find('['));
+      if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+    }
+  }
+  if (groups.empty()) return fit_runs(runs, gpu, base, all);  // throws the reason no field is constrained
+  std::vector<std::string> chosen, path;
+  double best = INFINITY;
+  RunFitReport best_rep;
+  bool have = false;
+  while (true) {
+    std::string pick;
+    RunFitReport pick_rep;
+    double pick_cv = INFINITY;
+    for (const auto& g : groups) {
+      if (std::find(chosen.begin(), chosen.end(), g) != chosen.end()) continue;
+      RunFitOptions t = o;
+      t.fields = chosen;
+      t.fields.push_back(g);
+      t.cross_validate = true;
+      try {
+        RunFitReport r = fit_runs(runs, gpu, base, t);
+        if (!have) best = std::min(best, r.rms_before);  // no field fitted: the base profile's error
+        if (r.rms_cv < pick_cv) {
+          pick_cv = r.rms_cv;
+          pick = g;
+          pick_rep = std::move(r);
+        }
+      } catch (const ConfigError&) {
+        // too few runs for this group with the others: not a candidate
+      }
+    }
+    if (pick.empty() || !(pick_cv < 0.99 * best)) break;
+    chosen.push_back(pick);
+    path.push_back(pick + " (leave-one-out RMS " + std::to_string(pick_cv) + ")");
+    best = pick_cv;
+    best_rep = std::move(pick_rep);
+    have = true;
+  }
+  if (!have) {
+    throw ConfigError("fields", "auto: no field lowers the leave-one-run-out error of the base profile (RMS " +
+                                    std::to_string(best) + "): these runs cannot improve it");
+  }
+  std::string p;
+  for (const auto& x : path) p += (p.empty() ? "" : ", then ") + x;
+  best_rep.notes.insert(best_rep.notes.begin(), "fields chosen by leave-one-run-out error (from " +
+                                                    std::to_string(best_rep.rms_before) + " with none): " + p);
+  return best_rep;
+}
+
+}  // namespace
+
 RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu,
                       const perf::HardwareProfile& base, const RunFitOptions& o) {
   if (runs.empty()) throw ConfigError("runs", "no runs: nothing to fit");
+  if (o.fields.size() == 1 && o.fields.front() == "auto") return fit_runs_auto(runs, gpu, base, o);
   std::vector<analysis::BenchPredictor> preds;
   preds.reserve(runs.size());
   for (const auto& r : runs) {

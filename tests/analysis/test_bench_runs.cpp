@@ -1,6 +1,9 @@
 // RUNS.json and the benchmark files it names: every bad input is a ConfigError naming the run and the field.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <iostream>
+
 #include "../calibration/run_files.hpp"
 #include "llmsim/analysis/bench_runs.hpp"
 #include "llmsim/core/error.hpp"
@@ -57,13 +60,48 @@ TEST_CASE("bench runs: a vLLM latency run is read and predicted", "[analysis][ru
   CHECK(p[0] < 5.0);
 }
 
-TEST_CASE("bench runs: engine versions map to runtimes", "[analysis][runs]") {
-  CHECK(analysis::runtime_for_version("vllm", "0.5.4") == spec::Runtime::vllm_v0_sync);
-  CHECK(analysis::runtime_for_version("vllm", "v0.6.3") == spec::Runtime::vllm_v0);
-  CHECK(analysis::runtime_for_version("vllm", "0.10.1") == spec::Runtime::vllm_v1);
-  CHECK(analysis::runtime_for_version("vllm", "0.3.0") == spec::Runtime::vllm_v0_paged);
-  CHECK(analysis::runtime_for_version("sglang", "0.3.0") == spec::Runtime::sglang);
-  CHECK_FALSE(analysis::runtime_for_version("vllm", "banana").has_value());
+TEST_CASE("bench runs: the engine release picks the runtime (engine.runtime vllm==X)", "[analysis][runs]") {
+  test::TempDir dir("benchruns-version");
+  dir.write("lat.json", test::vllm_latency_json(1.9));
+  auto runtime_of = [&](const Json& extra) {
+    Json r{{"result", "lat.json"}, {"command", kLatency}};
+    r.update(extra);
+    const auto runs = analysis::parse_bench_runs(runs_json(Json::array({r})), (dir.path / "RUNS.json").string());
+    return runs.runs.at(0);
+  };
+  CHECK(runtime_of({{"engine_version", "0.5.4"}}).runtime == spec::Runtime::vllm_v0_sync);
+  CHECK(runtime_of({{"engine_version", "0.5.4"}}).scenario["engine"]["runtime"] == "vllm==0.5.4");
+  CHECK(runtime_of({{"vllm_version", "0.6.3.post1"}}).runtime == spec::Runtime::vllm_v0);
+  CHECK(runtime_of({{"engine_version", "0.10.1"}}).runtime == spec::Runtime::vllm_v1);
+  CHECK(runtime_of({{"engine", "sglang"}, {"engine_version", "0.4.9"}}).runtime == spec::Runtime::sglang);
+  CHECK(runtime_of({{"runtime", "vllm-v0"}, {"engine_version", "0.5.4"}}).runtime == spec::Runtime::vllm_v0);
+  CHECK(runtime_of(Json::object()).runtime == spec::Runtime::vllm_v1);  // no version: V1, said in the notes
+  CHECK_FALSE(runtime_of(Json::object()).notes_out.empty());
+}
+
+TEST_CASE("bench runs: the validation corpus's RUNS.json files are read by the same loader", "[analysis][runs]") {
+  // Top-level defaults (engine, model, weights, tp ...) and the corpus's extra keys are accepted; runs calibrate-fit
+  // cannot use yet (tables, notebooks, select, replicas, placeholder commands) are listed as skipped with the reason.
+  namespace fs = std::filesystem;
+  const fs::path corpus = fs::path(LLMSIM_DATA_DIR) / "validation" / "corpus";
+  if (!fs::exists(corpus)) {
+    WARN("no validation corpus at " << corpus);
+    return;
+  }
+  std::size_t files = 0, read = 0, skipped = 0;
+  for (const auto& e : fs::directory_iterator(corpus)) {
+    const auto runs_json_path = e.path() / "RUNS.json";
+    if (!fs::exists(runs_json_path)) continue;
+    ++files;
+    analysis::BenchRuns runs;
+    REQUIRE_NOTHROW(runs = analysis::read_bench_runs(runs_json_path.string(), "", true));
+    read += runs.runs.size();
+    skipped += runs.skipped.size();
+    for (const auto& s : runs.skipped) CHECK_THAT(s.reason, Contains("runs["));
+  }
+  std::cout << "validation corpus: " << files << " RUNS.json, " << read << " runs read, " << skipped << " skipped\n";
+  CHECK(files >= 10);
+  CHECK(read > 0);
 }
 
 TEST_CASE("bench runs: every bad input names the run and the field", "[analysis][runs]") {
@@ -146,8 +184,12 @@ TEST_CASE("bench runs: every bad input names the run and the field", "[analysis]
     r["engine_version"] = "banana";
     CHECK_THAT(error_of(dir, runs_json(Json::array({r}))), Contains("runs[0] (lat.json).engine_version"));
     r = run("lat.json", kLatency);
-    r["batch"] = 3;
-    CHECK_THAT(error_of(dir, runs_json(Json::array({r}))), Contains("runs[0].batch"));
+    r["batchsize"] = 3;
+    CHECK_THAT(error_of(dir, runs_json(Json::array({r}))), Contains("runs[0].batchsize"));
+    r = run("lat.json", kLatency);
+    r["batch"] = 3;  // the corpus's key: must agree with the command
+    CHECK_THAT(error_of(dir, runs_json(Json::array({r}))),
+               Contains("runs[0] (lat.json).batch: 3 but the command says --batch-size 16"));
   }
   SECTION("no runs") {
     CHECK_THAT(error_of(dir, runs_json(Json::array())), Contains("nothing to fit"));
@@ -177,4 +219,52 @@ TEST_CASE("bench command lines", "[analysis][runs]") {
   CHECK(s.engine.engine_args["tensor_parallel_size"] == 2);
   CHECK_THROWS_WITH(spec::parse_bench_command("vllm bench latency --input-len", "cmd"),
                     Contains("expected a value"));
+}
+
+TEST_CASE("bench runs: vLLM throughput and SGLang bench_one_batch files", "[analysis][runs]") {
+  test::TempDir dir("benchruns-kinds");
+  dir.write("tput.json", R"({"elapsed_time": 20.0, "num_requests": 200, "total_num_tokens": 51200,
+                              "requests_per_second": 10.0, "tokens_per_second": 2560.0})");
+  // python/sglang/bench_one_batch.py appends one line per batch size to result.jsonl.
+  dir.write("result.jsonl",
+            R"({"run_name": "before", "batch_size": 1, "input_len": 1024, "output_len": 16, "prefill_latency": 0.05, )"
+            R"("prefill_throughput": 20480, "median_decode_latency": 0.008, "median_decode_throughput": 125, )"
+            R"("overall_latency": 0.17, "overall_throughput": 6118})" "\n"
+            R"({"run_name": "before", "batch_size": 16, "input_len": 1024, "output_len": 16, "prefill_latency": 0.6, )"
+            R"("prefill_throughput": 27306, "median_decode_latency": 0.011, "median_decode_throughput": 1454, )"
+            R"("overall_latency": 0.78, "overall_throughput": 21333})" "\n");
+  const std::string path = dir.write(
+      "RUNS.json",
+      runs_json(Json::array(
+          {{{"result", "tput.json"},
+            {"command", "vllm bench throughput --model meta-llama/Llama-3.1-8B-Instruct --input-len 128 "
+                        "--output-len 128 --num-prompts 200"},
+            {"engine_version", "0.10.1"}},
+           {{"result", "result.jsonl"},
+            {"command", "python -m sglang.bench_one_batch --model-path meta-llama/Llama-3.1-8B-Instruct "
+                        "--batch-size 1 16 --input-len 1024 --output-len 16"},
+            {"engine", "sglang"},
+            {"engine_version", "0.4.9"}}})));
+  const auto runs = analysis::read_bench_runs(path);
+  REQUIRE(runs.runs.size() == 3);  // the throughput run and one per line of result.jsonl
+  const auto gpu = spec::Catalog::builtin().gpu("h100-80gb-sxm");
+  const auto profile = perf::default_profile(gpu);
+  const auto t = analysis::BenchPredictor(runs.runs[0]).predict(profile);
+  REQUIRE(t.size() == 1);
+  CHECK(runs.runs[0].measured[0].key == "requests_per_second");
+  CHECK(t[0] > 1.0);
+  CHECK(t[0] < 1000.0);
+  CHECK(runs.runs[1].name.find("line 1") != std::string::npos);
+  CHECK(runs.runs[2].batch == 16);
+  CHECK(runs.runs[2].runtime == spec::Runtime::sglang);
+  const auto g = analysis::BenchPredictor(runs.runs[2]).predict(profile);
+  REQUIRE(g.size() == 3);  // prefill, median decode step, overall
+  CHECK(g[0] < g[2]);
+  CHECK(g[1] < g[0]);
+  // A throughput run over a dataset: its lengths are not in the file.
+  dir.write("RUNS2.json", runs_json(Json::array({{{"result", "tput.json"},
+                                                   {"command", "vllm bench throughput --model m --dataset-name sharegpt "
+                                                               "--num-prompts 200"}}})));
+  CHECK_THROWS_WITH(analysis::read_bench_runs((dir.path / "RUNS2.json").string()),
+                    Contains("runs[0] (tput.json).command") && Contains("--input-len"));
 }

@@ -27,7 +27,7 @@ struct Shape {
 /// RUNS.json of latency runs of llama-3.1-8b on `gpu` (vllm 0.10: runtime vllm-v1), each file's avg_latency
 /// the one `truth` predicts. Returns the RUNS.json path.
 std::string synthetic_runs(const test::TempDir& dir, const std::string& gpu, const std::vector<Shape>& shapes,
-                           const perf::HardwareProfile& truth) {
+                           const perf::HardwareProfile& truth, int tp = 1) {
   Json runs = Json::array();
   for (const auto& s : shapes) {
     const std::string name = "lat_b" + std::to_string(s.batch) + "_i" + std::to_string(s.in) + "_o" +
@@ -35,7 +35,7 @@ std::string synthetic_runs(const test::TempDir& dir, const std::string& gpu, con
     runs.push_back({{"result", name},
                     {"command", "vllm bench latency --model meta-llama/Llama-3.1-8B-Instruct --batch-size " +
                                     std::to_string(s.batch) + " --input-len " + std::to_string(s.in) +
-                                    " --output-len " + std::to_string(s.out) + " -tp 1 --dtype bfloat16 --output-json " +
+                                    " --output-len " + std::to_string(s.out) + " -tp " + std::to_string(tp) + " --dtype bfloat16 --output-json " +
                                     name},
                     {"engine", "vllm"},
                     {"engine_version", "0.10.1"}});
@@ -203,17 +203,38 @@ TEST_CASE("run fit: public serving runs of two cards, fitted on the small runs, 
     REQUIRE(unseen.size() >= 2);
     const auto gpu = spec::Catalog::builtin().gpu(all.gpu);
     const perf::HardwareProfile base = perf::default_profile(gpu);
-    // The fields a serving run at request rate inf speaks to most: the host's costs per step and per sequence, and
-    // the GEMMs' weight streaming and compute. (Fitting the attention terms too, which such runs barely separate from
-    // these, fits the four runs better and predicts the unseen ones worse: the fit reports them as inseparable.)
+    // Which fields four serving runs can carry is for their leave-one-out error to say (fields "auto": forward
+    // selection of field groups); the unseen runs play no part in it.
     calibration::RunFitOptions o;
-    o.fields = {"v0_cpu_overhead", "gemm_bw_eff_vs_m", "gemm_eff_vs_m"};
+    o.fields = {"auto"};
     const auto rep = calibration::fit_runs(fit, gpu, base, o);
     const double before = rms_error(unseen, base), after = rms_error(unseen, rep.profile);
     std::cout << card << ": fitted on " << fit.size() << " runs (<= " << kFitPrompts << " prompts): in-sample RMS "
               << rep.rms_before << " -> " << rep.rms_after << ", leave-one-out " << rep.rms_cv << "; unseen "
-              << unseen.size() << " runs: RMS " << before << " -> " << after << "\n";
+              << unseen.size() << " runs: RMS " << before << " -> " << after << "\n  " << rep.notes.front() << "\n";
     CHECK(after < before);
     CHECK(rep.rms_after < rep.rms_before);
   }
+}
+
+TEST_CASE("run fit: tensor-parallel runs constrain the all-reduce latency", "[calibration][runs]") {
+  const auto gpu = spec::Catalog::builtin().gpu("h100-80gb-sxm");
+  const perf::HardwareProfile base = perf::default_profile(gpu);
+  perf::HardwareProfile truth = base;
+  truth.custom_allreduce_latency_s *= 2.0;
+  truth.cpu_overhead_per_iter_s *= 1.3;
+  std::vector<Shape> shapes;
+  for (int b : {1, 8, 32})
+    for (auto [in, out] : {std::pair{256, 128}, {1024, 64}}) shapes.push_back({b, in, out});
+  test::TempDir dir("runfit-tp");
+  const auto runs = analysis::read_bench_runs(synthetic_runs(dir, gpu.id, shapes, truth, 2));
+  calibration::RunFitOptions o;
+  o.cross_validate = false;
+  o.fields = {"custom_allreduce_latency_s", "cpu_overhead_per_iter_s", "gemm_bw_eff_vs_m"};
+  const auto rep = calibration::fit_runs(runs.runs, gpu, base, o);
+  std::map<std::string, double> got;
+  for (const auto& f : rep.fields) got[f.field] = f.fitted;
+  REQUIRE(got.count("custom_allreduce_latency_s"));
+  CHECK(rel(got["custom_allreduce_latency_s"], truth.custom_allreduce_latency_s) < 0.02);
+  CHECK(rel(got["cpu_overhead_per_iter_s"], truth.cpu_overhead_per_iter_s) < 0.02);
 }

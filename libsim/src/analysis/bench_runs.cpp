@@ -5,6 +5,7 @@
 // "overall_latency", ...).
 #include "llmsim/analysis/bench_runs.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "llmsim/core/input_file.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/cost_model.hpp"
+#include "llmsim/spec/quantization.hpp"
 
 namespace llmsim::analysis {
 
@@ -101,29 +103,6 @@ void check_same_model(const std::string& file_model, const std::string& cmd_mode
 
 }  // namespace
 
-std::optional<spec::Runtime> runtime_for_version(const std::string& engine, const std::string& version) {
-  if (engine.empty() || version.empty()) return std::nullopt;
-  try {
-    return spec::parse_runtime(engine + "==" + version);  // engine versions in engine.runtime, where supported
-  } catch (const ConfigError&) {
-  }
-  // Until then: vLLM's releases by the runtime that prices them (docs/cost-model.md "Runtimes").
-  if (engine == "sglang") return spec::Runtime::sglang;
-  if (engine == "llama.cpp" || engine == "llama-bench") return spec::Runtime::llama_cpp;
-  if (engine != "vllm") return std::nullopt;
-  std::string v = version;
-  if (!v.empty() && v[0] == 'v') v = v.substr(1);
-  int major = -1, minor = -1;
-  char dot = 0;
-  std::istringstream in(v);
-  if (!(in >> major >> dot >> minor) || dot != '.') return std::nullopt;
-  if (major >= 1 || minor >= 8) return spec::Runtime::vllm_v1;
-  if (minor >= 6) return spec::Runtime::vllm_v0;
-  if (minor >= 4) return spec::Runtime::vllm_v0_sync;
-  if (minor >= 2) return spec::Runtime::vllm_v0_paged;
-  return std::nullopt;
-}
-
 namespace {
 
 void read_measured(BenchRun& run, const Json& doc, FileType type, const std::string& text,
@@ -137,9 +116,6 @@ void read_measured(BenchRun& run, const Json& doc, FileType type, const std::str
         throw ConfigError(run.name + ".command", "--num-iters " + cmd.flags.at("num_iters") + " but the file holds " +
                                                      std::to_string(n) + " latencies (command/file mismatch)");
       }
-      run.batch = cmd.integer("batch_size", 8);
-      run.input_len = cmd.integer("input_len", 32);
-      run.output_len = cmd.integer("output_len", 128);
       if (cmd.integer("n", 1) != 1 || cmd.has("use_beam_search")) {
         throw ConfigError(run.name + ".command", "--n > 1 / --use-beam-search: llmsim models one sequence per prompt");
       }
@@ -211,11 +187,159 @@ std::vector<Json> documents(const std::string& text, const std::string& where) {
 
 }  // namespace
 
-BenchRuns parse_bench_runs(std::string_view text, const std::string& path, const std::string& gpu_override) {
+namespace {
+
+/// A key of the run, else RUNS.json's top-level default of it (the corpus format sets engine, model, weights, tp ...
+/// once for all its runs).
+struct Field {
+  const JsonView& run;
+  const JsonView& root;
+  bool has(const char* k) const { return run.has(k) || root.has(k); }
+  JsonView operator[](const char* k) const { return run.has(k) ? run[k] : root[k]; }
+  std::string string_or(const char* k, const std::string& fallback) const {
+    return run.has(k) ? run.string(k) : root.has(k) ? root.string(k) : fallback;
+  }
+};
+
+/// The first word of a weights description ("fp8 (native block FP8)" -> "fp8"), if it names a weight format.
+std::optional<std::string> weights_id(const std::string& w) {
+  std::string id = w.substr(0, w.find_first_of(" (/"));
+  if (id == "bf16" || id == "bfloat16" || id == "fp16" || id == "float16") return std::nullopt;  // --dtype's business
+  try {
+    (void)spec::weight_format(id);
+    return id;
+  } catch (const ConfigError&) {
+    return std::nullopt;
+  }
+}
+
+/// Command > run key > default; a run key that contradicts the command is a mismatch.
+std::int64_t length_of(const spec::BenchCommand& cmd, const Field& f, const char* flag, const char* key,
+                       std::int64_t fallback, const std::string& where) {
+  if (cmd.has(flag) && f.run.has(key) && cmd.integer(flag, 0) != f.run.integer(key)) {
+    std::string dashed = flag;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    throw ConfigError(where + "." + key, std::to_string(f.run.integer(key)) + " but the command says --" + dashed +
+                                             " " + cmd.flags.at(flag) + " (command/run mismatch)");
+  }
+  if (cmd.has(flag)) return cmd.integer(flag, fallback);
+  return f.run.has(key) ? f.run.integer(key) : fallback;
+}
+
+void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::path& dir,
+              const std::string& gpu_default, const std::string& gpu_override, const spec::Catalog& catalog,
+              std::vector<BenchRun>& out) {
+  r.expect_object();
+  r.allow_only({"result", "command", "server_command", "model", "hf_model", "engine", "engine_version", "vllm_version",
+                "runtime", "gpu", "notes", "weights", "kv_cache_dtype", "tp", "pp", "gpus", "replicas", "batch",
+                "input_len", "output_len", "num_prompts", "request_rate", "duration_s", "kind", "task", "select",
+                "client_parts", "table"});
+  const Field f{r, root};
+  const std::string result = r.string("result");
+  const std::string label = "runs[" + std::to_string(i) + "] (" + result + ")";
+  BenchRun base;
+  base.result = result;
+  base.name = label;
+  if (!r.has("command")) throw ConfigError(label + ".command", "missing: the command line that wrote the file");
+  base.command = r.string("command");
+  base.server_command = r.string_or("server_command", "");
+  base.notes = r.string_or("notes", "");
+  base.gpu = gpu_override.empty() ? r.string_or("gpu", gpu_default) : gpu_override;
+  if (base.gpu.empty()) throw ConfigError(label + ".gpu", "no GPU: set \"gpu\" in RUNS.json or pass --gpu");
+  if (r.has("select")) r["select"].fail("picks rows of a multi-record file: not read by calibrate-fit yet");
+  if (f.has("replicas") && f["replicas"].as_integer() > 1)
+    f["replicas"].fail("a profile is fitted from one engine's runs; this run spread over several replicas");
+  const auto cmd = spec::parse_bench_command(base.command, label + ".command");
+  base.kind = cmd.kind;
+  base.engine = f.string_or("engine", cmd.kind == spec::BenchKind::sglang_one_batch ? "sglang" : "vllm");
+  base.engine_version = r.has("engine_version") || r.has("vllm_version")
+                            ? r.string_or("engine_version", r.string_or("vllm_version", ""))
+                            : root.string_or("engine_version", root.string_or("vllm_version", ""));
+  // The runtime: as given, else the engine's release (engine.runtime "vllm==0.5.4" picks its runtime and scheduler).
+  std::string runtime_text;
+  if (f.has("runtime")) {
+    runtime_text = f["runtime"].as_string();
+    base.runtime = spec::parse_runtime(runtime_text, label + ".runtime");
+    base.runtime_from = "runtime given";
+  } else if (!base.engine_version.empty()) {
+    runtime_text = base.engine + "==" + base.engine_version;
+    try {
+      base.runtime = spec::parse_runtime(runtime_text, label + ".engine_version");
+    } catch (const ConfigError& e) {
+      throw ConfigError(label + ".engine_version", std::string(e.what()) + "; or set \"runtime\"");
+    }
+    base.runtime_from = base.engine + " " + base.engine_version;
+  } else {
+    base.runtime = base.engine == "sglang" ? spec::Runtime::sglang : spec::Runtime::vllm_v1;
+    runtime_text = spec::to_string(base.runtime);
+    base.runtime_from = "no engine version given: " + runtime_text + " assumed";
+    base.notes_out.push_back(base.runtime_from);
+  }
+  // The server's arguments (serve runs), else the engine arguments of the command itself.
+  spec::VllmServeArgs engine = cmd.engine;
+  if (!base.server_command.empty() && cmd.kind == spec::BenchKind::vllm_serve)
+    engine = spec::parse_vllm_serve_args(base.server_command);
+  if (!engine.not_modelled.empty()) {
+    std::string s;
+    for (const auto& a : engine.not_modelled) s += (s.empty() ? "" : ", ") + a;
+    base.notes_out.push_back("engine arguments llmsim does not model: " + s);
+  }
+  Json args = engine.engine_args;
+  if (f.has("tp") && !args.contains("tensor_parallel_size")) args["tensor_parallel_size"] = f["tp"].as_integer();
+  if (f.has("pp") && !args.contains("pipeline_parallel_size")) args["pipeline_parallel_size"] = f["pp"].as_integer();
+  if (f.has("kv_cache_dtype") && !args.contains("kv_cache_dtype") && f.string_or("kv_cache_dtype", "auto") != "auto")
+    args["kv_cache_dtype"] = f.string_or("kv_cache_dtype", "");
+  if (f.has("weights") && !args.contains("quantization"))
+    if (const auto w = weights_id(f.string_or("weights", ""))) args["quant"] = {{"weights", *w}};
+
+  const std::string text = read_text_file((dir / result).string(), label + ".result");
+  std::vector<Json> docs;
+  if (text.find("\"mean_ttft_ms\"") != std::string::npos || text.find("\"request_throughput\"") != std::string::npos) {
+    docs.push_back(Json::object({{"duration", 1}, {"request_throughput", 1}}));  // typed below by parse_vllm_result
+  } else {
+    docs = documents(text, label);
+  }
+  for (std::size_t k = 0; k < docs.size(); ++k) {
+    const FileType type = file_type(docs[k]);
+    if (type == FileType::unknown) {
+      throw ConfigError(label + ".result", "unknown file type: not a benchmark result llmsim reads (" +
+                                               std::string(kKnownTypes) + ")");
+    }
+    if (type != expected_type(cmd.kind)) {
+      throw ConfigError(label + ".result", std::string("the file is ") + describe(type) + " but the command is '" +
+                                               spec::to_string(cmd.kind) + "' (command/file mismatch)");
+    }
+    BenchRun run = base;
+    if (docs.size() > 1) run.name = label + " line " + std::to_string(k + 1);
+    read_measured(run, docs[k], type, text, cmd);
+    if (run.kind == spec::BenchKind::vllm_latency) {
+      run.batch = length_of(cmd, f, "batch_size", "batch", 8, label);
+      run.input_len = length_of(cmd, f, "input_len", "input_len", 32, label);
+      run.output_len = length_of(cmd, f, "output_len", "output_len", 128, label);
+    }
+    std::string hf = engine.model.empty() && run.serve ? run.serve->model_id : engine.model;
+    if (hf.empty()) hf = f.string_or("hf_model", "");
+    run.model = model_of(f.string_or("model", ""), hf, label, catalog);
+    Json s = args;
+    s["model"] = run.model;
+    s["hardware"] = {{"gpu", run.gpu}};
+    s["engine"] = {{"runtime", runtime_text}};
+    if (run.batch > 0 && run.kind != spec::BenchKind::vllm_serve && !s.contains("max_num_seqs"))
+      s["engine"]["max_num_seqs"] = std::max<std::int64_t>(run.batch, 1);
+    run.scenario = std::move(s);
+    out.push_back(std::move(run));
+  }
+}
+
+}  // namespace
+
+BenchRuns parse_bench_runs(std::string_view text, const std::string& path, const std::string& gpu_override,
+                           bool skip_unreadable) {
   const Json doc = parse_json(text, path);
   const JsonView root(doc, "");
   root.expect_object();
-  root.allow_only({"format", "version", "gpu", "source", "runs", "notes"});
+  root.allow_only({"format", "version", "gpu", "source", "runs", "notes", "engine", "engine_version", "vllm_version",
+                   "runtime", "model", "hf_model", "weights", "kv_cache_dtype", "tp", "pp", "gpus", "table"});
   if (root.has("format") && root.string("format") != kRunsFormat)
     root["format"].fail(std::string("expected \"") + kRunsFormat + "\", got \"" + root.string("format") + "\"");
   if (root.has("version") && root.integer("version") > kRunsVersion)
@@ -228,87 +352,27 @@ BenchRuns parse_bench_runs(std::string_view text, const std::string& path, const
   const auto runs = root["runs"].elements();
   if (runs.empty()) root["runs"].fail("no runs: nothing to fit");
   const fs::path dir = fs::path(path).parent_path();
-  const auto& catalog = spec::Catalog::builtin();
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    const JsonView& r = runs[i];
-    r.expect_object();
-    r.allow_only({"result", "command", "server_command", "model", "engine", "engine_version", "vllm_version",
-                  "runtime", "gpu", "notes"});
-    const std::string result = r.string("result");
-    const std::string label = "runs[" + std::to_string(i) + "] (" + result + ")";
-    BenchRun base;
-    base.result = result;
-    base.name = label;
-    base.command = r.string("command");
-    base.server_command = r.string_or("server_command", "");
-    base.notes = r.string_or("notes", "");
-    base.gpu = gpu_override.empty() ? r.string_or("gpu", out.gpu) : gpu_override;
-    if (base.gpu.empty()) throw ConfigError(label + ".gpu", "no GPU: set \"gpu\" in RUNS.json or pass --gpu");
-    const auto cmd = spec::parse_bench_command(base.command, label + ".command");
-    base.kind = cmd.kind;
-    base.engine = r.string_or("engine", cmd.kind == spec::BenchKind::sglang_one_batch ? "sglang" : "vllm");
-    base.engine_version = r.string_or("engine_version", r.string_or("vllm_version", ""));
-    if (r.has("runtime")) {
-      base.runtime = spec::parse_runtime(r.string("runtime"), label + ".runtime");
-      base.runtime_from = "runtime given";
-    } else if (const auto rt = runtime_for_version(base.engine, base.engine_version)) {
-      base.runtime = *rt;
-      base.runtime_from = base.engine + " " + base.engine_version;
-    } else if (!base.engine_version.empty()) {
-      throw ConfigError(label + ".engine_version", "no runtime known for " + base.engine + " '" +
-                                                       base.engine_version + "'; set \"runtime\" (" +
-                                                       "llmsim catalog runtimes)");
-    } else {
-      base.runtime = base.engine == "sglang" ? spec::Runtime::sglang : spec::Runtime::vllm_v1;
-      base.runtime_from = "no engine version given: " + spec::to_string(base.runtime) + " assumed";
-      base.notes_out.push_back(base.runtime_from);
-    }
-    // The server's arguments (serve runs), else the engine arguments of the command itself.
-    spec::VllmServeArgs engine = cmd.engine;
-    if (!base.server_command.empty()) engine = spec::parse_vllm_serve_args(base.server_command);
-    if (!engine.not_modelled.empty()) {
-      std::string s;
-      for (const auto& f : engine.not_modelled) s += (s.empty() ? "" : ", ") + f;
-      base.notes_out.push_back("engine arguments llmsim does not model: " + s);
-    }
-    const std::string path_text = (dir / result).string();
-    const std::string text = read_text_file(path_text, label + ".result");
-    std::vector<Json> docs;
-    if (text.find("\"mean_ttft_ms\"") != std::string::npos || text.find("\"request_throughput\"") != std::string::npos) {
-      docs.push_back(Json::object({{"duration", 1}, {"request_throughput", 1}}));  // typed below by parse_vllm_result
-    } else {
-      docs = documents(text, label);
-    }
-    for (std::size_t k = 0; k < docs.size(); ++k) {
-      const FileType type = file_type(docs[k]);
-      if (type == FileType::unknown) {
-        throw ConfigError(label + ".result", "unknown file type: not a benchmark result llmsim reads (" +
-                                                 std::string(kKnownTypes) + ")");
+    const std::string name = "runs[" + std::to_string(i) + "]";
+    try {
+      try {
+        read_run(runs[i], root, i, dir, out.gpu, gpu_override, spec::Catalog::builtin(), out.runs);
+      } catch (const ConfigError& e) {
+        // Errors of the command-line parsers name the flag, not the run: add it.
+        if (std::string(e.what()).rfind(name, 0) == 0) throw;
+        const std::string result = runs[i].is_object() && runs[i].has("result") ? runs[i]["result"].json().dump() : "";
+        throw ConfigError(name + (result.empty() ? "" : " (" + result.substr(1, result.size() - 2) + ")"), e.what());
       }
-      if (type != expected_type(cmd.kind)) {
-        throw ConfigError(label + ".result", std::string("the file is ") + describe(type) + " but the command is '" +
-                                                 spec::to_string(cmd.kind) + "' (command/file mismatch)");
-      }
-      BenchRun run = base;
-      if (docs.size() > 1) run.name = label + " line " + std::to_string(k + 1);
-      read_measured(run, docs[k], type, text, cmd);
-      const std::string hf = engine.model.empty() && run.serve ? run.serve->model_id : engine.model;
-      run.model = model_of(r.string_or("model", ""), hf, label, catalog);
-      Json s = engine.engine_args;
-      s["model"] = run.model;
-      s["hardware"] = {{"gpu", run.gpu}};
-      s["engine"] = {{"runtime", spec::to_string(run.runtime)}};
-      if (run.batch > 0 && run.kind != spec::BenchKind::vllm_serve && !s.contains("max_num_seqs"))
-        s["engine"]["max_num_seqs"] = std::max<std::int64_t>(run.batch, 1);
-      run.scenario = std::move(s);
-      out.runs.push_back(std::move(run));
+    } catch (const ConfigError& e) {
+      if (!skip_unreadable) throw;
+      out.skipped.push_back({name, e.what()});
     }
   }
   return out;
 }
 
-BenchRuns read_bench_runs(const std::string& path, const std::string& gpu_override) {
-  return parse_bench_runs(read_text_file(path, "runs file"), path, gpu_override);
+BenchRuns read_bench_runs(const std::string& path, const std::string& gpu_override, bool skip_unreadable) {
+  return parse_bench_runs(read_text_file(path, "runs file"), path, gpu_override, skip_unreadable);
 }
 
 BenchPredictor::BenchPredictor(const BenchRun& run, const spec::Catalog& catalog) : run_(&run), catalog_(&catalog) {

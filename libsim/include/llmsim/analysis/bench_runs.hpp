@@ -7,6 +7,8 @@
 // RUNS.json: {"format": "llmsim-runs", "version": 1, "gpu": ID, "source": {...},
 //             "runs": [{"result": FILE, "command": CMD, "server_command": CMD, "model": ID, "engine": "vllm",
 //                       "engine_version": "0.5.4" (alias "vllm_version"), "runtime": NAME, "gpu": ID, "notes": ...}]}
+// The runtime is the engine's release (engine.runtime "vllm==0.5.4": its kernels, host costs and scheduler) unless
+// "runtime" names one.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -50,24 +52,31 @@ struct BenchRun {
   std::vector<std::string> notes_out;  ///< assumptions made reading the run
 };
 
+struct SkippedRun {
+  std::string name;    ///< "runs[3]"
+  std::string reason;  ///< the ConfigError's message
+};
+
 struct BenchRuns {
   std::string path;
   std::string gpu;                  ///< the file's default GPU (or the override)
   Json source = Json::object();
   std::vector<BenchRun> runs;
+  std::vector<SkippedRun> skipped;  ///< with skip_unreadable: the runs not read, and why
 };
 
 /// Parses RUNS.json text; result files are read relative to `path`'s folder. `gpu_override` (e.g. --gpu) replaces
-/// every run's GPU. ConfigError naming the run ("runs[2] (lat.json): ...") and field for: an unknown key, a missing
-/// result or command, an unreadable result, a file of unknown type (the message lists the known ones), a file that
-/// is another tool's than the command's, a command whose flags contradict the file (--num-prompts, --num-iters,
-/// model), a run with no GPU, an unknown runtime or engine version.
-BenchRuns parse_bench_runs(std::string_view text, const std::string& path, const std::string& gpu_override = "");
-BenchRuns read_bench_runs(const std::string& path, const std::string& gpu_override = "");
-
-/// The runtime an engine's release runs as ("vllm", "0.5.4" -> vllm-v0.5), or nullopt when unknown. Tries
-/// spec::parse_runtime("vllm==0.5.4") first (engine versions in engine.runtime), then a table of vLLM releases.
-std::optional<spec::Runtime> runtime_for_version(const std::string& engine, const std::string& version);
+/// every run's GPU. Top-level engine, engine_version, runtime, model, hf_model, weights, kv_cache_dtype, tp and pp are
+/// defaults for every run (the validation corpus, data/validation/corpus, sets them there); a run's own keys win.
+/// ConfigError naming the run ("runs[2] (lat.json): ...") and field for: an unknown key, a missing result or command,
+/// an unreadable result, a file of unknown type (the message lists the known ones), a file that is another tool's
+/// than the command's, a command whose flags contradict the file or the run's keys (--num-prompts, --num-iters,
+/// batch, model), a run with no GPU, an unknown runtime or engine release, a run over several replicas or picking
+/// rows of a file (select). With `skip_unreadable` (make validate over the corpus), such a run is listed in
+/// `skipped` instead, and the others are read; errors in the file as a whole still throw.
+BenchRuns parse_bench_runs(std::string_view text, const std::string& path, const std::string& gpu_override = "",
+                           bool skip_unreadable = false);
+BenchRuns read_bench_runs(const std::string& path, const std::string& gpu_override = "", bool skip_unreadable = false);
 
 /// A run made ready to predict: its scenario resolved once. ConfigError naming the run when its configuration
 /// cannot run on the GPU (weights or the batch's KV cache do not fit, lengths beyond max_model_len, TP that does
