@@ -1,6 +1,6 @@
 """A profile fitted to your own benchmark files (``llmsim calibrate-fit --runs`` from Python).
 
-    fit = llmsim.calibrate("data/calibration_runs/lambdalabs-h100-80gb-sxm/RUNS.json")
+    fit = llmsim.calibrate("data/calibration_runs/lambdalabs-h100-80gb-sxm/RUNS.json", fields=["auto"])
     fit.runs[["run", "key", "measured", "before", "after", "cross_validated"]]
     fit.save("h100-mine.json")                       # then hardware.gpu_profile / --gpu-profile
     llmsim.predict_runs("other/RUNS.json", fit.profile)
@@ -64,7 +64,8 @@ def calibrate(runs: PathLike, *, raw: Optional[PathLike] = None, gpu: Optional[s
     """Fits the profile of the runs' GPU to the benchmark files RUNS.json lists (docs/calibration.md, "From your
     benchmark files"); with ``raw`` (microbenchmark results of calibration/run_all.sh) the kernels are fitted
     first and the runs adjust the engine around them. ``gpu`` overrides every run's GPU; ``fields`` (name
-    prefixes, e.g. ``["cpu_overhead", "gemm_bw_eff_vs_m"]``) limits the fit to those fields. Bad input (an unknown
+    prefixes, e.g. ``["cpu_overhead", "gemm_bw_eff_vs_m"]``) limits the fit to those fields; ``["auto"]`` lets the
+    leave-one-run-out error choose the groups of fields the runs can carry. Bad input (an unknown
     file type, a command that does not match its file, a run that does not fit, too few runs for a field) raises
     ValueError naming the run and the field."""
     if not Path(runs).is_file():

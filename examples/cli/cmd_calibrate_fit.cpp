@@ -79,7 +79,8 @@ int run(int argc, char** argv) {
         "no-cross-validate", po::bool_switch(), "--runs: skip the leave-one-run-out refits")(
         "min-runs-per-field", po::value<int>()->default_value(2), "--runs: runs that must constrain a fitted field")(
         "fields", po::value<std::string>(),
-        "--runs: fit only these fields (comma-separated name prefixes, e.g. cpu_overhead,gemm_bw_eff_vs_m)")(
+        "--runs: fit only these fields (comma-separated name prefixes, e.g. cpu_overhead,gemm_bw_eff_vs_m), or "
+        "'auto': the field groups the leave-one-run-out error picks")(
         "report", po::value<std::string>(), "also write the fit report (terms, residuals, notes) as JSON here");
     po::positional_options_description pos;
     pos.add("raw", 1);
