@@ -11,6 +11,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <thread>
 
 #include <Eigen/Dense>
 
@@ -155,16 +156,32 @@ struct Problem {
   /// Relative residuals of the runs in `use` (in order, all their values), for parameters x.
   VectorXd residuals(const VectorXd& x, const std::vector<int>& use) const {
     const perf::HardwareProfile p = profile(x);
-    std::vector<double> r;
-    for (int k : use) {
-      std::vector<double> pred;
-      try {
-        pred = (*preds)[static_cast<std::size_t>(k)].predict(p);
-      } catch (const ConfigError&) {
-        pred.assign(measured[static_cast<std::size_t>(k)].size(), std::nan(""));
+    // The runs are independent predictions (each its own cost model or simulation): spread over threads.
+    std::vector<std::vector<double>> preds_of(use.size());
+    auto work = [&](std::size_t first, std::size_t step) {
+      for (std::size_t u = first; u < use.size(); u += step) {
+        const auto k = static_cast<std::size_t>(use[u]);
+        try {
+          preds_of[u] = (*preds)[k].predict(p);
+        } catch (const ConfigError&) {
+          preds_of[u].assign(measured[k].size(), std::nan(""));
+        }
       }
-      for (std::size_t i = 0; i < pred.size(); ++i) {
-        const double e = pred[i] / measured[static_cast<std::size_t>(k)][i] - 1.0;
+    };
+    const std::size_t n = std::min<std::size_t>(use.size(), std::max(1u, std::thread::hardware_concurrency()));
+    if (n <= 1) {
+      work(0, 1);
+    } else {
+      std::vector<std::thread> pool;
+      for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work, t, n);
+      work(0, n);
+      for (auto& th : pool) th.join();
+    }
+    std::vector<double> r;
+    for (std::size_t u = 0; u < use.size(); ++u) {
+      const auto k = static_cast<std::size_t>(use[u]);
+      for (std::size_t i = 0; i < preds_of[u].size(); ++i) {
+        const double e = preds_of[u][i] / measured[k][i] - 1.0;
         r.push_back(std::isfinite(e) ? e : 1e3);  // a prediction that fails is far off, not a crash
       }
     }
@@ -201,7 +218,7 @@ VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int m
     const MatrixXd A = J.transpose() * J;
     const VectorXd g = J.transpose() * r;
     bool improved = false;
-    while (lambda < 1e10) {
+    while (lambda < 1e7) {
       MatrixXd B = A;
       for (Eigen::Index j = 0; j < B.rows(); ++j) B(j, j) += lambda * std::max(A(j, j), 1e-12) + 1e-14;
       VectorXd xn = x - B.ldlt().solve(g);
@@ -216,7 +233,8 @@ VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int m
         cost = cn;
         lambda = std::max(lambda / 3, 1e-9);
         improved = true;
-        if (gain < 1e-14 * std::max(cost, 1e-30) + 1e-20 || step < 1e-9) it = max_iter;
+        // Converged: the cost no longer falls by a part in 10^9, or the step is below 10^-7 in log value.
+        if (gain < 1e-9 * (cost + gain) || step < 1e-7) it = max_iter;
         break;
       }
       lambda *= 4;
@@ -226,6 +244,9 @@ VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int m
   if (iterations) *iterations = it;
   return x;
 }
+
+/// Levenberg-Marquardt iterations of each leave-one-out refit (warm-started at the full fit).
+constexpr int kCvIterations = 4;
 
 double rms(const std::vector<double>& pred, const std::vector<double>& meas) {
   double s = 0;
@@ -485,8 +506,9 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
       std::vector<int> rest;
       for (int i : every)
         if (i != static_cast<int>(k)) rest.push_back(i);
-      // Warm start at the full fit: the subset's own optimum is found from there (a few iterations).
-      const VectorXd xk = solve(pb, x, rest, o.max_iterations, nullptr);
+      // Warm start at the full fit, where the subset's own optimum is near: a few iterations (kCvIterations) find
+      // it without the cost of n full fits.
+      const VectorXd xk = solve(pb, x, rest, std::min(o.max_iterations, kCvIterations), nullptr);
       row.cross_validated = preds[k].predict(pb.profile(xk));
       row.error_cv = rms(row.cross_validated, row.measured);
     }
