@@ -21,6 +21,7 @@ NOTEBOOKS = [
     "multi_gpu_scaling.ipynb",
     "controlled_experiment.ipynb",
     "calibration.ipynb",
+    "calibrate_from_runs.ipynb",
     "load_spike.ipynb",
     "a_month_4090_vs_a100.ipynb",
     "cheapest_70b_at_10qps.ipynb",

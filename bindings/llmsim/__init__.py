@@ -13,6 +13,7 @@ from ._core import CalibrationDataError, ConfigError
 from ._scenario import normalize as scenario, resolve
 from .api import Result, frame, memory, simulate, step
 from .check import check
+from .calibrate import Calibration, calibrate, predict_runs
 from . import catalog
 from .catalog import load_gpu_spec, load_hf_config
 from .sweep import capacity, compare, expand_grid, sweep
@@ -22,5 +23,5 @@ from . import plot
 
 __all__ = ["ConfigError", "CalibrationDataError", "Result", "frame", "memory", "step", "simulate", "throughput", "capacity",
            "compare", "sweep", "search", "expand_grid", "scenario", "resolve", "catalog", "load_gpu_spec",
-           "load_hf_config", "plot", "check"]
+           "load_hf_config", "plot", "check", "calibrate", "predict_runs", "Calibration"]
 __version__ = "0.1.0"

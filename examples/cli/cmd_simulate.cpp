@@ -244,6 +244,7 @@ int run_simulate(int argc, char** argv) {
     const auto result = analysis::evaluate(resolved, options);  // simulate + the cost fields
     if (requests_csv) write_requests_csv(*requests_csv, result.requests);
     if (iterations_csv) write_iterations_csv(*iterations_csv, result.iterations);
+    for (const auto& w : result.summary.warnings) std::cerr << "warning: " << w << "\n";
     if (vm.count("json")) {
       Json j = metrics::to_json(result.summary);
       if (vm.count("time-series")) j["time_series"] = metrics::to_json(result.time_series);

@@ -2,6 +2,8 @@
 
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/error_band.hpp"
+#include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/perf/runtime.hpp"
 
 namespace llmsim::analysis {
 
@@ -9,6 +11,12 @@ engine::SimulationResult evaluate(const spec::ResolvedScenario& scenario, const 
   engine::SimulationResult result = engine::simulate(scenario, options);
   result.summary.cost = cost_summary(scenario, result.summary);
   if (result.summary.fits) result.summary.error_band = error_bands(scenario, result.summary);
+  // A profile fitted from one runtime's runs prices another only with a warning (perf::runtime_mismatch).
+  const auto& ref = scenario.scenario.hardware.gpu_profile;
+  if (!ref.empty()) {
+    if (auto w = perf::runtime_mismatch(perf::load_profile(ref), perf::runtime_of(scenario.scenario.engine)))
+      result.summary.warnings.push_back(std::move(*w));
+  }
   return result;
 }
 

@@ -59,6 +59,7 @@ Json to_json(const Summary& s) {
   j["mean_in_system"] = s.mean_in_system;
   j["complete"] = s.complete;
   j["engine"] = s.engine;
+  if (!s.warnings.empty()) j["warnings"] = s.warnings;
   j["throughput"] = rates_json(s.throughput, true);  // numbers always (0 when nothing finished), as before
   j["offered"] = {{"arrivals", s.offered.arrivals},
                   {"window_s", s.offered.window_s},

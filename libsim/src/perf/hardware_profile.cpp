@@ -319,7 +319,7 @@ HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base
     v["attn_decode_bw_vs_context"].fail(
         "was replaced by the decode-attention kernel model: attn_decode_bw_efficiency, attn_decode_cta_bandwidth, "
         "attn_decode_cta_s, attn_decode_fixed_s (docs/cost-model.md; `llmsim calibrate-fit` writes them)");
-  v.allow_only({"format", "gpu_id", "source", "mem_bw_efficiency", "mem_bw_vs_bytes", "gemm_eff_vs_m",
+  v.allow_only({"format", "gpu_id", "source", "runtime", "engine_version", "mem_bw_efficiency", "mem_bw_vs_bytes", "gemm_eff_vs_m",
                 "gemm_bw_eff_vs_m", "gemm_fixed_s", "roofline_exponent", "attn_prefill_efficiency",
                 "attn_decode_bw_efficiency", "attn_decode_cta_bandwidth", "attn_decode_cta_s", "attn_decode_fixed_s",
                 "kernel_launch_s", "graph_launch_s", "cpu_overhead_per_iter_s", "cpu_overhead_per_seq_s",
@@ -333,6 +333,9 @@ HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base
   HardwareProfile p = base;
   p.gpu_id = v.string("gpu_id");
   p.source = v.string_or("source", "profile file");
+  p.runtime = v.string_or("runtime", "");
+  if (!p.runtime.empty()) (void)spec::parse_runtime(p.runtime, v.child_path("runtime"));
+  p.engine_version = v.string_or("engine_version", "");
   p.mem_bw_efficiency = v.number_or("mem_bw_efficiency", p.mem_bw_efficiency);
   if (v.has("mem_bw_vs_bytes")) p.mem_bw_vs_bytes = curve_from_json(v["mem_bw_vs_bytes"]);
   if (v.has("gemm_eff_vs_m")) {
@@ -379,7 +382,7 @@ HardwareProfile load_profile(const std::string& path) { return load_profile(path
 Json to_json(const HardwareProfile& p) {
   Json g = Json::object();
   for (const auto& [dt, c] : p.gemm_eff_vs_m) g[std::string(spec::to_string(dt))] = curve_to_json(c);
-  return Json{{"format", "llmsim-hardware-profile/1"},
+  Json j{{"format", "llmsim-hardware-profile/1"},
               {"gpu_id", p.gpu_id},
               {"source", p.source},
               {"mem_bw_efficiency", p.mem_bw_efficiency},
@@ -405,6 +408,19 @@ Json to_json(const HardwareProfile& p) {
               {"custom_allreduce_latency_s", p.custom_allreduce_latency_s},
               {"custom_allreduce_bandwidth", p.custom_allreduce_bandwidth},
               {"host_bandwidth", p.host_bandwidth}};
+  // Only a profile fitted from an engine's runs is tied to a runtime (kernels are not): written only then.
+  if (!p.runtime.empty()) j["runtime"] = p.runtime;
+  if (!p.engine_version.empty()) j["engine_version"] = p.engine_version;
+  return j;
+}
+
+std::optional<std::string> runtime_mismatch(const HardwareProfile& p, spec::Runtime runtime) {
+  if (p.runtime.empty() || p.runtime == spec::to_string(runtime)) return std::nullopt;
+  return "the GPU profile was fitted from runs on runtime '" + p.runtime + "'" +
+         (p.engine_version.empty() ? std::string() : " (" + p.engine_version + ")") +
+         " but the scenario prices runtime '" + spec::to_string(runtime) +
+         "': its host costs and kernel efficiencies are that runtime's (set engine.runtime to match, or fit a "
+         "profile from runs of this runtime)";
 }
 
 }  // namespace llmsim::perf

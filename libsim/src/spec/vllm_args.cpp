@@ -266,6 +266,31 @@ VllmServeArgs parse_vllm_serve_args(std::string_view command_line) {
   return out;
 }
 
+const std::vector<std::string>& known_vllm_engine_flags() {
+  // Common EngineArgs that change performance but are neither modelled nor in the sets above (vLLM 0.4 to 0.11).
+  static const std::vector<std::string> kOther{
+      "swap_space", "cpu_offload_gb", "num_gpu_blocks_override", "max_seq_len_to_capture", "num_lookahead_slots",
+      "scheduler_delay_factor", "preemption_mode", "guided_decoding_backend", "speculative_model",
+      "num_speculative_tokens", "speculative_config", "compilation_config", "override_generation_config",
+      "max_num_partial_prefills", "long_prefill_token_threshold", "scheduling_policy", "device", "rope_scaling",
+      "rope_theta", "max_cpu_loras", "max_lora_rank", "max_loras", "lora_modules", "limit_mm_per_prompt",
+      "mm_processor_kwargs", "override_neuron_config", "qlora_adapter_name_or_path", "ray_workers_use_nsight",
+      "enable_chunked_prefill", "enable_prefix_caching", "num_scheduler_steps", "calculate_kv_scales",
+      "kv_transfer_config", "data_parallel_size", "pipeline_parallel_size", "tensor_parallel_size",
+      "kv_cache_memory_bytes", "block_size", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens",
+      "max_model_len", "dtype", "quantization", "kv_cache_dtype", "enforce_eager", "model", "tokenizer_pool_size"};
+  static const std::vector<std::string> all = [] {
+    std::set<std::string> s(kOther.begin(), kOther.end());
+    for (const auto& a : vllm_aliases())
+      if (std::find(a.sections.begin(), a.sections.end(), "") != a.sections.end()) s.insert(a.name);
+    s.insert(harmless_valued().begin(), harmless_valued().end());
+    s.insert(harmless_flags().begin(), harmless_flags().end());
+    s.insert(unmodelled_flags().begin(), unmodelled_flags().end());
+    return std::vector<std::string>(s.begin(), s.end());
+  }();
+  return all;
+}
+
 Json scenario_patch(const VllmServeArgs& args) {
   Json j = args.engine_args;
   if (!args.model.empty()) j["model"] = args.model;

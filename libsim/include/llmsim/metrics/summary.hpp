@@ -174,6 +174,9 @@ struct Summary {
   /// why (memory::context_note: "auto: the model's 131,072 does not fit"; "" when the user set it).
   int max_model_len = 0;
   std::string max_model_len_note;
+  /// What the user must know about how the run was priced (a calibrated profile fitted on another runtime);
+  /// JSON "warnings", present only when not empty.
+  std::vector<std::string> warnings;
   std::int64_t completed_requests = 0, rejected_requests = 0, clipped_requests = 0, preemptions = 0;
   /// Requests lost to a replica failure (hardware.failures.on_failure = "fail") and cancelled by the client's
   /// timeout (workload.timeout_s): not completed, never in goodput or the tokens the cost is divided by. Their

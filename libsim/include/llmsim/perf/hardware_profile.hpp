@@ -3,11 +3,13 @@
 // speeds. A default profile comes from datasheet peaks × cited public measurements; `calibration/`
 // measures one per card (JSON, format in docs/cost-model.md) that overrides it.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/spec/dtype.hpp"
+#include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
 
 namespace llmsim::perf {
@@ -24,6 +26,11 @@ struct Curve {
 struct HardwareProfile {
   std::string gpu_id;       ///< the GPU this profile describes (checked against the scenario's GPU)
   std::string source;       ///< "default: datasheet × priors (...)" or "calibrated <date> on <card>"
+  /// The serving runtime (engine.runtime name, e.g. "vllm-v0.5") whose benchmark runs this profile was fitted from,
+  /// and the engine version they name ("vllm 0.5.4"); empty for a profile of kernels alone (microbenchmarks,
+  /// defaults). A scenario on another runtime gets a note (runtime_mismatch), never a silent price.
+  std::string runtime;
+  std::string engine_version;
   /// Achievable fraction of peak DRAM bandwidth for streaming element-wise kernels (norms, KV writes, logits).
   double mem_bw_efficiency = 0.85;
   /// Multiplier on mem_bw_efficiency for an element-wise kernel moving x bytes (small kernels lower).
@@ -97,5 +104,9 @@ HardwareProfile load_profile(const std::string& path);
 /// Same, with omitted fields taken from `base` (normally default_profile of the scenario's GPU).
 HardwareProfile load_profile(const std::string& path, const HardwareProfile& base);
 Json to_json(const HardwareProfile& p);
+
+/// The note for pricing runtime `runtime` with a profile fitted from another runtime's runs; nullopt when the
+/// profile names no runtime or the same one.
+std::optional<std::string> runtime_mismatch(const HardwareProfile& p, spec::Runtime runtime);
 
 }  // namespace llmsim::perf

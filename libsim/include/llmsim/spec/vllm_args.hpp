@@ -27,6 +27,11 @@ std::vector<std::string> split_command_line(std::string_view line, const std::st
 /// flag and value, e.g. "--max-num-seqs: expected an integer, got 'many'").
 VllmServeArgs parse_vllm_serve_args(std::string_view command_line);
 
+/// The engine argument names (underscored, e.g. "max_num_seqs") this parser knows: the modelled ones, the
+/// harmless server options, the unmodelled performance flags and other common EngineArgs. A benchmark command
+/// (vllm_bench_args.hpp) refuses a flag outside them and its own, with the closest names.
+const std::vector<std::string>& known_vllm_engine_flags();
+
 /// The scenario patch of those arguments: {"model": ..., "tensor_parallel_size": 2, ...} (vLLM's names at
 /// the top level, as a `vllm serve --config` file has them); merge it onto a scenario and parse.
 Json scenario_patch(const VllmServeArgs& args);

@@ -1,0 +1,81 @@
+#pragma once
+// A user's benchmark runs (analysis/bench_runs.hpp) → a HardwareProfile: the profile fields the runs constrain,
+// fitted by bounded Levenberg-Marquardt in relative error over the cost model's own predictions (numeric
+// Jacobian, log-scale parameters), with each run's error before and after, a leave-one-run-out cross-validated
+// error, the fields no run constrains, and the pairs of fields the runs cannot tell apart.
+#include <string>
+#include <vector>
+
+#include "llmsim/analysis/bench_runs.hpp"
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/spec/gpu_spec.hpp"
+
+namespace llmsim::calibration {
+
+struct RunFitOptions {
+  int max_iterations = 40;
+  bool cross_validate = true;  ///< leave-one-run-out (one refit per run)
+  /// A field is constrained by a run when a change of its value by a factor e moves one of the run's predictions
+  /// by more than this fraction (d log T / d log field).
+  double min_sensitivity = 0.003;
+  /// Runs that must constrain a fitted field: fewer is a ConfigError naming the field and the runs.
+  int min_runs_per_field = 2;
+  /// Fit only the candidate fields whose name starts with one of these (empty = every candidate); the others are
+  /// kept from the base and listed as such. {"auto"}: forward selection of field groups (a curve's M ranges are one
+  /// group) by the leave-one-run-out RMS error, stopping when no group lowers it by 1 %; the note says which.
+  std::vector<std::string> fields;
+};
+
+struct RunFitField {
+  std::string field;        ///< "gemm_bw_eff_vs_m", "gemm_eff_vs_m.bf16[M>2048]", "attn_decode_bw_efficiency", ...
+  std::string value_kind;   ///< "scale" (a curve, a multiplier on its points) or "value"
+  double base = 0, fitted = 0;  ///< the value (or, for a curve, the multiplier: base 1)
+  double lower = 0, upper = 0;  ///< bounds of `fitted` (efficiencies never above 1)
+  bool at_bound = false;
+  int runs = 0;             ///< runs that constrain it
+  double std_error = 0;     ///< standard error of log(fitted) from the Jacobian (relative)
+};
+
+struct RunFitRow {
+  std::string run;
+  std::vector<std::string> keys;
+  std::vector<double> measured, before, after, cross_validated;  ///< per key; cross_validated empty when not run
+  double error_before = 0, error_after = 0, error_cv = 0;        ///< RMS of (predicted − measured)/measured
+};
+
+struct FieldPair {
+  std::string a, b;
+  double correlation = 0;
+};
+
+struct RunFitReport {
+  perf::HardwareProfile profile;
+  std::vector<RunFitField> fields;
+  std::vector<std::string> unconstrained;   ///< candidate fields no run constrains: kept from the base profile
+  std::vector<FieldPair> correlated;        ///< |correlation| ≥ 0.95: the runs constrain their combination only
+  std::vector<RunFitRow> runs;
+  double rms_before = 0, rms_after = 0, rms_cv = 0;           ///< over all runs' values
+  double median_before = 0, median_after = 0, median_cv = 0;  ///< median |error| per run
+  bool cross_validated = false;
+  int iterations = 0;
+  std::vector<std::string> notes;
+};
+
+/// Fits the profile of `gpu` from `runs`, starting from `base` (the default profile, or one fitted from
+/// microbenchmarks: then the runs adjust the engine around those kernels). Every run must be on `gpu` and one
+/// runtime. ConfigError naming the run and field: a run on another GPU, runs on different runtimes, a run that
+/// does not fit in memory, no field constrained, a field constrained by fewer than min_runs_per_field runs, or
+/// fewer runs than fields.
+RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu,
+                      const perf::HardwareProfile& base, const RunFitOptions& options = {});
+
+/// Predicted values of every run with `profile`, in run order (for reports and notebooks).
+std::vector<std::vector<double>> predict_runs(const std::vector<analysis::BenchRun>& runs,
+                                              const perf::HardwareProfile& profile);
+
+/// The report as JSON: {"gpu_id", "runtime", "fields": [...], "unconstrained", "correlated", "runs": [...],
+/// "summary": {rms/median before, after, cross_validated}, "notes"}.
+Json to_json(const RunFitReport& r);
+
+}  // namespace llmsim::calibration

@@ -1,0 +1,60 @@
+"""llmsim.calibrate / llmsim.predict_runs: the fit of calibrate-fit --runs from Python (the rules are C++'s)."""
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import llmsim
+
+ROOT = Path(os.environ.get("LLMSIM_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+A100 = ROOT / "data" / "calibration_runs" / "lambdalabs-a100-80gb-sxm" / "RUNS.json"
+
+
+def subset(tmp_path, runs_json, keep):
+    """A RUNS.json of the runs whose prompt count passes `keep`, with absolute result paths."""
+    doc = json.loads(Path(runs_json).read_text())
+    runs = []
+    for r in doc["runs"]:
+        n = int(r["command"].split("--num-prompts ")[1].split()[0])
+        if keep(n):
+            r = dict(r, result=str(Path(runs_json).parent / r["result"]))
+            runs.append(r)
+    doc["runs"] = runs
+    path = tmp_path / "RUNS.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_calibrate_small_runs_predicts_large_ones_better(tmp_path):
+    # The fields fields=["auto"] picks on these four runs by their leave-one-out error (tests/calibration runs the
+    # selection itself; here the fit and the DataFrames are under test).
+    fit = llmsim.calibrate(subset(tmp_path, A100, lambda n: n <= 80),
+                           fields=["attn_prefill_efficiency", "v0_cpu_overhead_per_iter_s"])
+    assert fit.profile["gpu_id"] == "a100-80gb-sxm"
+    assert fit.profile["runtime"] == "vllm-v0"
+    assert fit.profile["engine_version"] == "vllm 0.6.0"
+    assert fit.summary["rms_after"] < fit.summary["rms_before"]
+    assert fit.summary["rms_cross_validated"] is not None
+    assert set(fit.runs.columns) >= {"run", "key", "measured", "before", "after", "cross_validated"}
+    assert (fit.fields["fitted"] <= fit.fields["upper"] + 1e-12).all()
+    before = llmsim.predict_runs(A100)                      # each GPU's default profile
+    after = llmsim.predict_runs(A100, fit.profile)
+    big = before["run"].str.contains("prompt_160|prompt_320")
+    rms = lambda df: float(((df["error"] ** 2).mean()) ** 0.5)
+    assert rms(after[big]) < rms(before[big])
+    saved = fit.save(tmp_path / "a100.json")
+    r = llmsim.simulate({"model": "llama-3.1-8b",
+                         "hardware": {"gpu": "a100-80gb-sxm", "gpu_profile": saved},
+                         "workload": {"num_requests": 20, "warmup_requests": 0}})
+    assert any("vllm-v0" in w for w in r.summary.get("warnings", []))
+
+
+def test_calibrate_bad_input_names_run_and_field(tmp_path):
+    (tmp_path / "x.json").write_text('{"accuracy": 0.9}')
+    (tmp_path / "RUNS.json").write_text(json.dumps(
+        {"gpu": "h100-80gb-sxm", "runs": [{"result": "x.json", "command": "vllm bench latency --batch-size 4"}]}))
+    with pytest.raises(ValueError, match=r"runs\[0\] \(x.json\).result.*unknown file type"):
+        llmsim.calibrate(tmp_path / "RUNS.json")
+    with pytest.raises(ValueError, match="no such file"):
+        llmsim.calibrate(tmp_path / "missing.json")
