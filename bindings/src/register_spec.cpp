@@ -38,6 +38,7 @@ Json gpu_entry(const spec::GpuSpec& g) {
               {"fp8_tflops", g.fp8_flops / 1e12},
               {"int8_tops", g.int8_ops / 1e12},
               {"int4_tops", g.int4_ops / 1e12},
+              {"fp4_tflops", g.fp4_flops / 1e12},
               {"fp32_tflops", g.fp32_flops / 1e12},
               {"sm_count", g.sm_count},
               {"l2_mb", static_cast<double>(g.l2_bytes) / 1e6},

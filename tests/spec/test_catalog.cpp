@@ -106,4 +106,17 @@ TEST_CASE("GPU spec JSON round-trips and rejects bad values") {
   bad = j;
   bad["colour"] = "green";
   CHECK_THROWS_WITH(gpu_spec_from_json(JsonView(bad, "gpu")), Catch::Contains("gpu.colour"));
+  // The dense FP4 peak (issue 30): tensor_tflops.fp4, TFLOP/s; absent = 0 (no FP4 tensor path), negative refused.
+  CHECK(g.fp4_flops == 0);  // Hopper has no FP4 tensor cores
+  Json fp4 = j;
+  fp4["tensor_tflops"]["fp4"] = 9000;
+  CHECK(gpu_spec_from_json(JsonView(fp4, "gpu")).fp4_flops == Approx(9000e12));
+  CHECK(to_json(gpu_spec_from_json(JsonView(fp4, "gpu")))["tensor_tflops"]["fp4"].get<double>() == Approx(9000));
+  fp4["tensor_tflops"].erase("fp4");
+  CHECK(gpu_spec_from_json(JsonView(fp4, "gpu")).fp4_flops == 0);
+  fp4["tensor_tflops"]["fp4"] = -1;
+  CHECK_THROWS_WITH(gpu_spec_from_json(JsonView(fp4, "gpu")), Catch::Contains("gpu.tensor_tflops.fp4"));
+  GpuSpec neg = g;
+  neg.fp4_flops = -1;
+  CHECK_THROWS_WITH(neg.validate("gpu"), Catch::Contains("gpu.fp4_flops"));
 }

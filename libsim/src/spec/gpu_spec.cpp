@@ -72,6 +72,7 @@ GpuSpec GpuSpec::mig_slice(const std::string& profile_name) const {
     s.fp8_flops = fp8_flops * cf;
     s.int8_ops = int8_ops * cf;
     s.int4_ops = int4_ops * cf;
+    s.fp4_flops = fp4_flops * cf;
     s.fp32_flops = fp32_flops * cf;
     s.sm_count = static_cast<int>(std::lround(sm_count * cf));
     s.l2_bytes = static_cast<std::int64_t>(std::llround(l2_bytes * bf));
@@ -109,6 +110,7 @@ void GpuSpec::validate(const std::string& path) const {
   non_negative("fp8_flops", fp8_flops);
   non_negative("int8_ops", int8_ops);
   non_negative("int4_ops", int4_ops);
+  non_negative("fp4_flops", fp4_flops);
   positive("fp32_flops", fp32_flops);
   positive("sm_count", sm_count);
   non_negative("l2_bytes", static_cast<double>(l2_bytes));
@@ -171,12 +173,13 @@ GpuSpec gpu_spec_from_json(const JsonView& v) {
   g.memory_bytes = static_cast<std::int64_t>(std::llround(gib * kGiB));
   g.memory_bandwidth = v["memory_bandwidth_gb_per_s"].as_number_in(0, kMaxRate) * 1e9;
   auto t = v["tensor_tflops"];
-  t.allow_only({"fp16", "bf16", "fp8", "int8", "int4"});
+  t.allow_only({"fp16", "bf16", "fp8", "int8", "int4", "fp4"});
   g.fp16_flops = t["fp16"].as_number_in(0, kMaxRate) * 1e12;
   g.bf16_flops = number_in(t, "bf16", kMaxRate) * 1e12;
   g.fp8_flops = number_in(t, "fp8", kMaxRate) * 1e12;
   g.int8_ops = number_in(t, "int8", kMaxRate) * 1e12;
   g.int4_ops = number_in(t, "int4", kMaxRate) * 1e12;
+  g.fp4_flops = number_in(t, "fp4", kMaxRate) * 1e12;  // dense FP4 (Blackwell); absent = 0
   g.fp32_flops = v["fp32_tflops"].as_number_in(0, kMaxRate) * 1e12;
   g.sm_count = static_cast<int>(v["sm_count"].as_integer_in(1, kMaxInt));
   g.l2_bytes = v.has("l2_mib") ? static_cast<std::int64_t>(std::llround(v["l2_mib"].as_number_in(0, kMaxGiB * 1024) * kMiB)) : 0;
@@ -227,7 +230,8 @@ Json to_json(const GpuSpec& g) {
   j["memory_gib"] = static_cast<double>(g.memory_bytes) / kGiB;
   j["memory_bandwidth_gb_per_s"] = g.memory_bandwidth / 1e9;
   j["tensor_tflops"] = {{"fp16", g.fp16_flops / 1e12}, {"bf16", g.bf16_flops / 1e12}, {"fp8", g.fp8_flops / 1e12},
-                        {"int8", g.int8_ops / 1e12},   {"int4", g.int4_ops / 1e12}};
+                        {"int8", g.int8_ops / 1e12},   {"int4", g.int4_ops / 1e12},
+                        {"fp4", g.fp4_flops / 1e12}};
   j["fp32_tflops"] = g.fp32_flops / 1e12;
   j["sm_count"] = g.sm_count;
   j["l2_mib"] = static_cast<double>(g.l2_bytes) / kMiB;

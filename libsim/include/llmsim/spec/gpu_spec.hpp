@@ -26,6 +26,10 @@ struct GpuSpec {
   // Dense tensor-core peaks in FLOP/s (or OP/s), 0 when the card has no such path.
   // fp16/bf16 are with FP32 accumulate (what cuBLAS/PyTorch use; halved on GeForce).
   double fp16_flops = 0, bf16_flops = 0, fp8_flops = 0, int8_ops = 0, int4_ops = 0;
+  /// Dense FP4 tensor-core peak, FLOP/s (JSON `tensor_tflops.fp4`, TFLOP/s): Blackwell's native FP4 MMA
+  /// (NVFP4 / MXFP4 operands, FP32 accumulate), the datasheet's dense figure (its headline is 2:4 sparse).
+  /// 0 = no FP4 tensor path (every pre-Blackwell card): FP4 weights are then dequantised to a wider dtype.
+  double fp4_flops = 0;
   double fp32_flops = 0;                 ///< non-tensor FP32 (CUDA cores), used for dequantisation work
   int sm_count = 0;
   std::int64_t l2_bytes = 0;
