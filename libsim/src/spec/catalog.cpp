@@ -1,5 +1,7 @@
 #include "llmsim/spec/catalog.hpp"
 
+#include <filesystem>
+
 #include "catalog_data.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
@@ -108,6 +110,39 @@ ModelSpec Catalog::model(const std::string& id_or_file, const std::string& path)
       if (!tail.empty()) id = tail;
     }
     return model_spec_from_hf_config(JsonView(doc, path), id);
+  }
+  std::error_code ec;
+  if (looks_like_path(id_or_file) && std::filesystem::is_directory(id_or_file, ec)) {
+    // A checkpoint directory or Hub snapshot, read as vLLM does: config.json, and NVIDIA ModelOpt's
+    // hf_quant_config.json beside it when config.json carries no quantization_config.
+    std::string dir = id_or_file;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    const std::string config = dir + "/config.json", modelopt = dir + "/hf_quant_config.json";
+    if (!std::filesystem::is_regular_file(config, ec))
+      throw ConfigError(path, "'" + id_or_file + "' is a directory without config.json: llmsim reads a checkpoint "
+                              "directory's config.json (and hf_quant_config.json)");
+    const Json doc = parse_json(read_text_file(config, path), config);
+    ModelSpec m;
+    try {
+      m = model_spec_from_hf_config(JsonView(doc, path), file_stem(dir));
+    } catch (const ConfigError& e) {
+      rethrow_in_file(e, config);
+    }
+    if (std::filesystem::is_regular_file(modelopt, ec)) {
+      const Json q = parse_json(read_text_file(modelopt, path), modelopt);
+      try {
+        if (m.quantization.format.empty()) {
+          m.quantization = modelopt_quantization(JsonView(q, path + ".hf_quant_config"), m.notes);
+          m.notes.push_back("weights as hf_quant_config.json says: " + m.quantization.description);
+        } else {
+          m.notes.push_back("hf_quant_config.json beside config.json ignored: config.json's quantization_config (" +
+                            m.quantization.description + ") takes precedence, as in vLLM");
+        }
+      } catch (const ConfigError& e) {
+        rethrow_in_file(e, modelopt);
+      }
+    }
+    return m;
   }
   if (looks_like_path(id_or_file)) {
     const Json doc = parse_json(read_text_file(id_or_file, path), id_or_file);

@@ -45,6 +45,9 @@ struct WeightFormat {
   double gemv_ops_per_weight = 0;
   double gemv_ops_per_weight_column = 0;
   int gemv_max_rows = 0;  ///< largest M the GEMV kernel runs (0 = none); beyond it the format's GEMM path
+  /// Only the routed experts of a MoE model are stored in the format; attention, dense and shared MLPs, the router
+  /// and the embeddings stay 16-bit (gpt-oss's MXFP4 checkpoint: modules_to_not_convert). A dense model keeps all.
+  bool experts_only = false;
 };
 
 struct Quantization {
@@ -66,7 +69,12 @@ inline constexpr const char* kAutoWeights = "auto";
 WeightFormat weight_format_for_model(const ModelSpec& model, const std::string& requested, const std::string& path,
                                      std::vector<std::string>& notes);
 
-/// Reads a config.json's quantization_config (AWQ, GPTQ, FP8, compressed-tensors, bitsandbytes) into the llmsim
+/// Reads NVIDIA ModelOpt's hf_quant_config.json (beside config.json in a checkpoint directory: {"producer":
+/// {"name": "modelopt"}, "quantization": {"quant_algo": "FP8" | "NVFP4" | "W4A8_AWQ", ...}}) as vLLM's
+/// ModelOptFp8Config / ModelOptNvFp4Config do. ConfigError naming the field for an algorithm llmsim does not model.
+CheckpointQuantization modelopt_quantization(const JsonView& hf_quant_config, std::vector<std::string>& notes);
+
+/// Reads a config.json's quantization_config (AWQ, GPTQ, FP8, compressed-tensors, bitsandbytes, MXFP4, ModelOpt) into the llmsim
 /// format that stores and runs the weights the same way; assumptions go to `notes`. ConfigError naming the field
 /// for a method, bit width, group size or scheme llmsim does not model.
 CheckpointQuantization checkpoint_quantization(const JsonView& quantization_config, std::vector<std::string>& notes);
