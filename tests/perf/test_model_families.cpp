@@ -109,3 +109,22 @@ TEST_CASE("sliding-window layers read at most their window") {
   const double windowed = 4096.0 * 4097 / 2 + 3904.0 * 4096;
   CHECK(f_swa / f_all == Approx((p.prefill_attn_pairs + windowed) / (2 * p.prefill_attn_pairs)).epsilon(1e-9));
 }
+
+TEST_CASE("issue 30: gpt-oss's MXFP4 experts stream 4.25 bits, its BF16 attention 16; FP4 Marlin on an H100") {
+  const CostModel mx = on("gpt-oss-120b", "h100-80gb-sxm", "mxfp4-experts");
+  const CostModel bf = on("gpt-oss-120b", "h100-80gb-sxm", "bf16");
+  const auto s_mx = mx.breakdown(decode(1, 1024)), s_bf = bf.breakdown(decode(1, 1024));
+  // Attention projections read the same 16-bit weights either way; the experts a fourth as many bytes and a bit.
+  CHECK(op_value(s_mx, "qkv_proj", true) == Approx(op_value(s_bf, "qkv_proj", true)));
+  CHECK(op_value(s_mx, "o_proj", true) == Approx(op_value(s_bf, "o_proj", true)));
+  CHECK(op_value(s_mx, "mlp", true) < 0.3 * op_value(s_bf, "mlp", true));
+  // Resident weights: the experts at 4.25 bits, the rest at 16 (the memory plan's count).
+  const auto m = spec::Catalog::builtin().model("gpt-oss-120b");
+  const double experts = 36.0 * 128 * 3 * 2880 * 2880;
+  CHECK(bf.weight_bytes_per_gpu() - mx.weight_bytes_per_gpu() == Approx(experts * (2 - 4.25 / 8)).epsilon(0.001));
+}
+
+TEST_CASE("issue 30: the cost model refuses linear-attention layers it cannot time, naming them") {
+  CHECK_THROWS_WITH(on("qwen3-next-80b-a3b", "h200-141gb-sxm", "bf16"),
+                    Catch::Contains("linear-attention") && Catch::Contains("llmsim memory"));
+}

@@ -38,6 +38,15 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     problems.add("hardware.gpu", "'" + gpu_.id + "' needs a memory bandwidth and an fp16 tensor peak > 0");
   problems.throw_if_any();
 
+  if (m.has_linear_attention()) {
+    // The memory plan sizes the gated-DeltaNet state; their kernels (chunked delta-rule prefill, recurrent decode
+    // reading and writing the state per sequence) have no roofline here yet: refuse rather than price them as
+    // attention over the context.
+    throw ConfigError("model", "'" + m.id + "' has " + std::to_string(m.linear_attention_layers) +
+                                   " linear-attention (gated DeltaNet) layers: llmsim's memory plan sizes them, but its "
+                                   "cost model has no kernel model for them yet, so it cannot time an iteration "
+                                   "(llmsim memory works; simulate does not)");
+  }
   auto c = std::make_shared<Constants>();
   const double t = tp;
   c->tp = tp;
@@ -123,6 +132,20 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     // Folded into q_c against the large-M rate, so the per-iteration path is unchanged.
     const double large_m_rate = c->gemm_peak * c->gemm_eff.at(4096) * c->q_c;
     if (large_m_rate > fmt.max_compute_flops) c->q_c *= fmt.max_compute_flops / large_m_rate;
+  }
+  // Attention, dense and shared MLPs run the format's path too, unless it quantizes the routed experts only
+  // (gpt-oss's MXFP4 checkpoint keeps attention, router and embeddings in BF16): then they stream 16-bit weights.
+  c->dense_w_bytes_per_param = c->w_bytes_per_param;
+  c->dense_gemm_eff = c->gemm_eff;
+  c->dense_gemm_peak = c->gemm_peak;
+  c->dense_q_c = c->q_c;
+  c->dense_q_bw = c->q_bw;
+  if (fmt.experts_only && m.is_moe()) {
+    c->dense_w_bytes_per_param = 2.0;
+    c->dense_gemm_eff = c->fp16_eff;
+    c->dense_gemm_peak = c->fp16_peak;
+    c->dense_q_c = c->dense_q_bw = 1.0;
+    c->dense_in_format = false;
   }
   c->gemm_bw = LogCurve(profile_.gemm_bw_eff_vs_m);
   c->mem_vs_bytes = LogCurve(profile_.mem_bw_vs_bytes);

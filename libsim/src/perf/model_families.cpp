@@ -24,7 +24,8 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
       // kv_b_proj up-projects the latent of every KV token the chunks attend to (vLLM computes the cached context's
       // K/V chunk by chunk in _compute_prefill_context).
       add(ops[kKvB], gemm(kv_tokens, kv_b_params, kv_latent, heads * (prefill_qk_dim + prefill_v_dim),
-                          w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1, true));
+                          dense_w_bytes_per_param, dense_gemm_eff, dense_gemm_peak, dense_q_c, dense_q_bw, layers, 1,
+                          dense_in_format));
     }
   }
   if (b.decode_seqs > 0) {
@@ -44,8 +45,8 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
     if (mla) {
       // Absorbed decode (vLLM's data-movement-friendly path): q_nope × W_UK into the latent, attention over the
       // latent, then × W_UV: kv_b_proj's weights once per iteration, 2 FLOPs per weight per decode token.
-      add(ops[kKvB], gemm(decode, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, w_bytes_per_param,
-                          gemm_eff, gemm_peak, q_c, q_bw, layers, 2, true));
+      add(ops[kKvB], gemm(decode, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, dense_w_bytes_per_param,
+                          dense_gemm_eff, dense_gemm_peak, dense_q_c, dense_q_bw, layers, 2, dense_in_format));
     }
   }
   if (ops[kKvB].time_s > 0) {
