@@ -124,7 +124,20 @@ TEST_CASE("issue 30: gpt-oss's MXFP4 experts stream 4.25 bits, its BF16 attentio
   CHECK(bf.weight_bytes_per_gpu() - mx.weight_bytes_per_gpu() == Approx(experts * (2 - 4.25 / 8)).epsilon(0.001));
 }
 
-TEST_CASE("issue 30: the cost model refuses linear-attention layers it cannot time, naming them") {
-  CHECK_THROWS_WITH(on("qwen3-next-80b-a3b", "h200-141gb-sxm", "bf16"),
-                    Catch::Contains("linear-attention") && Catch::Contains("llmsim memory"));
+TEST_CASE("issue 30: Qwen3-Next decode reads KV on its 12 attention layers and each sequence's state on 36") {
+  const auto m = spec::Catalog::builtin().model("qwen3-next-80b-a3b");
+  const CostModel cm = on("qwen3-next-80b-a3b", "h200-141gb-sxm", "bf16");
+  const int seqs = 32, context = 4096;
+  const auto s = cm.breakdown(decode(seqs, context));
+  const double kv = 12.0 * seqs * (context + 1) * 2 * 2 * 256 * 2;  // K and V of 2 KV heads × 256, BF16
+  const double state = 36.0 * 2 * seqs * static_cast<double>(m.linear_state_elements_per_layer()) * 2;  // read + write
+  CHECK(op_value(s, "attention_decode", true) == Approx(kv + state).epsilon(0.05));
+  // The state does not grow with the context: doubling it adds the attention layers' KV only.
+  const auto longer = cm.breakdown(decode(seqs, 2 * context));
+  CHECK(op_value(longer, "attention_decode", true) - op_value(s, "attention_decode", true) ==
+        Approx(kv).epsilon(0.05));
+  // The projections run every layer's weights once: 2 FLOPs per active linear parameter (as the other families).
+  const double expected = 2.0 * static_cast<double>(m.active_param_count() - m.embedding_params() -
+                                                    m.num_layers * m.norm_params_per_layer() - m.hidden_size);
+  CHECK(linear_flops(cm.breakdown(decode(1, 1024))) == Approx(expected).epsilon(0.01));
 }

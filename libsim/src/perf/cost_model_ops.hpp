@@ -113,6 +113,9 @@ struct CostModel::Constants {
   double expert_params = 0, expert_inter = 0;  // one routed expert on this GPU
   double shared_params = 0, shared_inter = 0;  // a MoE layer's shared experts on this GPU (DeepSeek, Qwen2-MoE)
   double full_layers = 0, sliding_layers = 0, window = 0;
+  // Linear-attention layers (Qwen3-Next's gated DeltaNet) on this GPU: their per-sequence state (read and written
+  // every decode step; written per 64-token chunk in prefill) and FLOPs per token of the recurrence and conv.
+  double linear_layers = 0, linear_state_bytes = 0, linear_flops_per_token = 0;
   // MLA (DeepSeek): kv_b_proj's weights, run per decode token as the absorbed W_UK / W_UV and per prefill KV token as
   // the up-projection; the attention's query/key and value head dims as it runs.
   bool mla = false;
@@ -368,7 +371,7 @@ struct CostModel::Constants {
     if (b.decode_seqs > 0) out.set(kAttnDecode, decode_attention(b));
     // Sliding-window layers and MLA's kv_b_proj: kept out of line so the common path stays as short as it was.
     if constexpr (Out::kAllFields) {
-      if (sliding_layers > 0 || mla) [[unlikely]] family_ops(b, out.ops);
+      if (sliding_layers > 0 || mla || linear_layers > 0) [[unlikely]] family_ops(b, out.ops);
     }
 
     // Kernel launches: which kernels replay from CUDA graphs depends on the runtime (engine_overhead.hpp); a runtime
@@ -388,7 +391,7 @@ struct CostModel::Constants {
   /// TimesOnly may stand for RawOps: batches without family terms (sliding windows, MLA), whose launch term does not
   /// wait for the GPU's work (finish_launch).
   bool times_only_exact() const noexcept {
-    return !(sliding_layers > 0 || mla) && !overhead.launch_depends_on_gpu();
+    return !(sliding_layers > 0 || mla || linear_layers > 0) && !overhead.launch_depends_on_gpu();
   }
 
   /// iteration_time for a batch of at most kTableTokens tokens when times_only_exact(): the token-only ops from the

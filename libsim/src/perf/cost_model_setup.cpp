@@ -38,15 +38,6 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     problems.add("hardware.gpu", "'" + gpu_.id + "' needs a memory bandwidth and an fp16 tensor peak > 0");
   problems.throw_if_any();
 
-  if (m.has_linear_attention()) {
-    // The memory plan sizes the gated-DeltaNet state; their kernels (chunked delta-rule prefill, recurrent decode
-    // reading and writing the state per sequence) have no roofline here yet: refuse rather than price them as
-    // attention over the context.
-    throw ConfigError("model", "'" + m.id + "' has " + std::to_string(m.linear_attention_layers) +
-                                   " linear-attention (gated DeltaNet) layers: llmsim's memory plan sizes them, but its "
-                                   "cost model has no kernel model for them yet, so it cannot time an iteration "
-                                   "(llmsim memory works; simulate does not)");
-  }
   auto c = std::make_shared<Constants>();
   const double t = tp;
   c->tp = tp;
@@ -99,7 +90,28 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
                                                                                   c->shared_inter)) / c->layers
                                 : c->inter;
   c->sliding_layers = m.has_sliding_window() ? m.sliding_layers : 0;
-  c->full_layers = m.num_layers - c->sliding_layers;
+  c->full_layers = m.attention_layers() - c->sliding_layers;
+  if (m.has_linear_attention()) {
+    // Qwen3-Next: attention layers' q_proj also emits the output gate; the gated-DeltaNet layers project hidden ->
+    // q, k, v, z (+ b, a) and back. qkv_proj / o_proj carry the per-layer average over both kinds (their weights and
+    // GEMM FLOPs); the DeltaNet core is priced in family_ops.
+    const double attn_layers = m.attention_layers(), lin = m.linear_attention_layers, all = m.num_layers;
+    const double attn_qkv = c->hidden * (2 * c->heads + 2 * c->kv_heads) * c->head_dim;
+    const double key = static_cast<double>(m.linear_num_key_heads) * m.linear_key_head_dim / t;
+    const double value = static_cast<double>(m.linear_num_value_heads) * m.linear_value_head_dim / t;
+    const double lin_in = c->hidden * (2 * key + 2 * value + 2.0 * m.linear_num_value_heads / t);
+    c->qkv_params = (attn_layers * attn_qkv + lin * lin_in) / all;
+    c->o_params = (attn_layers * c->o_params + lin * value * c->hidden) / all;
+    c->linear_layers = lin;
+    c->linear_state_bytes = static_cast<double>(m.linear_state_elements_per_layer()) * kActBytes / t;
+    // Per token and layer: the delta-rule update and readout (~6 FLOPs per state element: decay, k·S, the rank-1
+    // update, q·S) and the causal conv (2 × kernel per channel).
+    const double nv = m.linear_num_value_heads / t;
+    c->linear_flops_per_token = 6.0 * nv * m.linear_key_head_dim * m.linear_value_head_dim +
+                                2.0 * (2 * key + value) * m.linear_conv_kernel_dim;
+  } else if (m.attention_output_gate) {
+    c->qkv_params += c->hidden * c->heads * c->head_dim;
+  }
   c->window = m.sliding_window;
   c->lm_params = c->vocab * c->hidden / t;
 

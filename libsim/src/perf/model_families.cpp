@@ -1,4 +1,4 @@
-// The terms of sliding-window layers and of MLA (DeepSeek) in one iteration (docs/cost-model.md, "Model
+// The terms of sliding-window layers, of MLA (DeepSeek) and of linear attention (Qwen3-Next) in one iteration (docs/cost-model.md, "Model
 // families"): kept out of line so the common path stays short.
 #include "cost_model_ops.hpp"
 
@@ -48,6 +48,30 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
       add(ops[kKvB], gemm(decode, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, dense_w_bytes_per_param,
                           dense_gemm_eff, dense_gemm_peak, dense_q_c, dense_q_bw, layers, 2, dense_in_format));
     }
+  }
+  if (linear_layers > 0) {
+    // Gated DeltaNet (vLLM's FLA kernels): prefill runs the chunked delta rule (64-token chunks: intra-chunk
+    // products plus a state update per chunk, whose state it writes), reading each sequence's state once and
+    // writing it back; decode runs the recurrence, reading and writing every sequence's state once per layer. The
+    // weights are in qkv_proj / o_proj (averaged over the layer types); this is the core.
+    const auto fold = [&](Raw& into, const Raw& r) {
+      if (into.time_s > 0) {
+        add(into, r);
+        into.bound = into.bytes / bw > into.flops / fp16_peak ? Bound::memory : Bound::compute;
+        into.peak_fraction = into.bound == Bound::memory ? into.bytes / into.time_s / bw
+                                                         : into.flops / into.time_s / fp16_peak;
+      } else {
+        into = r;
+      }
+    };
+    if (b.prefill_tokens > 0) {
+      const double pt = static_cast<double>(b.prefill_tokens), n = static_cast<double>(b.prefill_seqs);
+      fold(ops[kAttnPrefill], attention(pt * linear_flops_per_token,
+                                        (2 * n + 2 * pt / 64) * linear_state_bytes, mem_eff, linear_layers));
+    }
+    if (b.decode_seqs > 0)
+      fold(ops[kAttnDecode], attention(decode * linear_flops_per_token, 2 * decode * linear_state_bytes, mem_eff,
+                                       linear_layers));
   }
   if (ops[kKvB].time_s > 0) {
     Raw& r = ops[kKvB];

@@ -254,6 +254,50 @@ void read_glm4_moe(const JsonView& v, ModelSpec& m) {
   }
 }
 
+void read_deepseek(const JsonView& v, ModelSpec& m) {
+  // vllm/model_executor/models/deepseek_v2.py (V2, V2.5, V3, R1, V3.2, Kimi-K2): MLA attention; DeepseekV2MoE from
+  // layer first_k_dense_replace on (every moe_layer_freq-th), with n_shared_experts × moe_intermediate_size shared.
+  m.q_lora_rank = read_non_negative_int(v, "q_lora_rank", 0);
+  m.kv_lora_rank = read_positive_int(v, "kv_lora_rank");
+  m.qk_nope_head_dim = read_positive_int(v, "qk_nope_head_dim");
+  m.qk_rope_head_dim = read_positive_int(v, "qk_rope_head_dim");
+  m.v_head_dim = read_positive_int(v, "v_head_dim");
+  if (i64{m.qk_nope_head_dim} + m.qk_rope_head_dim > (i64{1} << 30))
+    v["qk_rope_head_dim"].fail("with qk_nope_head_dim exceeds 2^30");
+  m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  m.num_kv_heads = m.num_heads;  // prefill runs MHA on the up-projected K/V; the cache holds one latent per token
+  m.num_experts = read_non_negative_int(v, "n_routed_experts", 0);
+  if (m.num_experts > 0) {
+    m.experts_per_token = read_positive_int(v, "num_experts_per_tok");
+    m.moe_intermediate_size = read_positive_int(v, "moe_intermediate_size");
+    const i64 shared = i64{read_non_negative_int(v, "n_shared_experts", 0)} * m.moe_intermediate_size;
+    if (shared > (i64{1} << 30)) v["n_shared_experts"].fail("times moe_intermediate_size exceeds 2^30");
+    m.shared_expert_intermediate_size = static_cast<int>(shared);
+    // Sparse layers: i >= first_k_dense_replace and i % moe_layer_freq == 0, counted in closed form.
+    const i64 first_dense = read_non_negative_int(v, "first_k_dense_replace", 0);
+    const i64 freq = positive_or(v, "moe_layer_freq", 1), layers = m.num_layers;
+    const i64 sparse = first_dense >= layers ? 0 : (layers - 1) / freq - (first_dense + freq - 1) / freq + 1;
+    m.dense_layers = static_cast<int>(layers - sparse);
+  }
+  m.mtp_layers = read_non_negative_int(v, "num_nextn_predict_layers", 0);
+  if (m.mtp_layers > 0) {
+    // DeepSeek-V3's MTP module (its README: "671B of the Main Model weights and 14B of the Multi-Token Prediction
+    // (MTP) Module weights"): one MoE decoder layer, enorm + hnorm, eh_proj (2h → h), a final norm and its own copy
+    // of the embedding and the LM head. vLLM skips these weights unless a deepseek_mtp speculator loads them
+    // (deepseek_v2.py load_weights: "skip spec decode layers for main model").
+    Problems p;  // the counts below are int64 products of the fields: bound them first
+    m.check_magnitude(p, v.path());
+    p.throw_if_any();
+    const i64 h = m.hidden_size;
+    const i64 layer = m.attention_params_per_layer() + m.norm_params_per_layer() +
+                      (m.num_experts > 0 ? m.moe_mlp_params() : m.dense_mlp_params());
+    m.mtp_params = m.mtp_layers * (layer + 2 * h + 2 * h * h + h + 2 * m.embedding_params());
+    m.notes.push_back(std::to_string(m.mtp_layers) +
+                      " multi-token-prediction layer(s) in the checkpoint are not loaded by vLLM without speculative "
+                      "decoding; not counted");
+  }
+}
+
 void read_deepseek_indexer(const JsonView& v, ModelSpec& m) {
   // vllm/model_executor/models/deepseek_v2.py (Indexer, DeepseekV32IndexerCache): each MLA layer gains a lightning
   // indexer that scores every cached token and keeps the index_topk best for the sparse MLA; its FP8 key cache adds

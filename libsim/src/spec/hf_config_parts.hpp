@@ -38,6 +38,8 @@ void read_llama4_text(const JsonView& v, ModelSpec& m);
 void read_qwen3_next(const JsonView& v, ModelSpec& m);
 /// GLM-4.5 / 4.6 / 4.7 (glm4_moe): dense-first MoE with shared experts, q/k/v bias, optional q/k norm, MTP layers.
 void read_glm4_moe(const JsonView& v, ModelSpec& m);
+/// DeepSeek-V2/V3 (and Kimi-K2): MLA, dense-first MoE with shared experts, MTP modules reported apart.
+void read_deepseek(const JsonView& v, ModelSpec& m);
 /// DeepSeek-V3.2's sparse-attention indexer (index_n_heads, index_head_dim, index_topk).
 void read_deepseek_indexer(const JsonView& v, ModelSpec& m);
 
