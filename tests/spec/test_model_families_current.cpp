@@ -177,6 +177,8 @@ TEST_CASE("GLM-4.x, Phi-3 and Mistral-3's multimodal wrapper") {
   // Pixtral-12B's tower is 0.4B; the projector 1024×4×1024 + 1024×5120 + 5120×5120.
   CHECK(billions(m3.vision_params) == Approx(0.44).epsilon(0.05));
   CHECK(billions(m3.param_count()) == Approx(24.0).epsilon(0.04));  // "Mistral Small 3.1 (24B)"
+  ms["vision_config"]["adapter_bias"] = true;  // a key that could change the tower's size
+  CHECK_THROWS_WITH(read(ms), Catch::Contains("model.vision_config.adapter_bias"));
 }
 
 TEST_CASE("Gemma-4 is refused naming what llmsim lacks") {
@@ -206,6 +208,8 @@ TEST_CASE("ModelOpt and FP4 checkpoints are planned at their real bytes") {
   const ModelSpec m = Catalog::builtin().model(dir.string());
   CHECK(m.quantization.format == "nvfp4");
   CHECK(m.id == "llmsim-test-modelopt-ckpt");
+  // Its config.json named directly: the hf_quant_config.json beside it is read too.
+  CHECK(Catalog::builtin().model((dir / "config.json").string()).quantization.format == "nvfp4");
   std::filesystem::remove(dir / "hf_quant_config.json");
   CHECK(Catalog::builtin().model(dir.string() + "/").quantization.format.empty());
   std::filesystem::remove(dir / "config.json");

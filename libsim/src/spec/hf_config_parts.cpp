@@ -2,6 +2,7 @@
 // hf_config_parts.cpp (integer readers, vision towers, and the families added for issue 30).
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <set>
 
 #include "hf_config_parts.hpp"
@@ -74,6 +75,17 @@ bool present(const JsonView& v, std::string_view key) {
   return v.has(key) && !v.json().at(std::string(key)).is_null();
 }
 
+/// Refuses keys of a vision_config outside `keys` (a key llmsim does not understand could change the tower's size).
+void check_vision_keys(const JsonView& v, std::initializer_list<const char*> keys) {
+  Problems p;
+  for (auto it = v.json().begin(); it != v.json().end(); ++it) {
+    if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return it.key() == k; }) == keys.end())
+      p.add(v.child_path(it.key()), "llmsim does not know what this key does to the size of this vision tower, so "
+                                    "it cannot size it");
+  }
+  p.throw_if_any();
+}
+
 /// Checks the int64 products of `m`'s fields stay far from overflow before counting from them.
 void bound(const JsonView& v, const ModelSpec& m) {
   Problems p;
@@ -87,6 +99,12 @@ i64 llama4_vision_params(const JsonView& v, i64 text_hidden) {
   // vllm/model_executor/models/mllama4.py (Llama4VisionModel, Llama4VisionPixelShuffleMLP,
   // Llama4MultiModalProjector); transformers' published per-module count of Llama-4-Scout (109,676,279,296).
   v.expect_object();
+  check_vision_keys(v, {"attention_dropout", "hidden_act", "hidden_size", "image_size", "initializer_range",
+                        "intermediate_size", "model_type", "multi_modal_projector_bias", "norm_eps",
+                        "num_attention_heads", "num_channels", "num_hidden_layers", "patch_size", "pixel_shuffle_ratio",
+                        "projector_dropout", "projector_input_dim", "projector_output_dim", "rope_theta",
+                        "vision_feature_layer", "vision_feature_select_strategy", "vision_output_dim", "torch_dtype",
+                        "dtype", "_attn_implementation_autoset"});
   const std::string type = v.string_or("model_type", "llama4_vision_model");
   if (type != "llama4_vision_model") v["model_type"].fail("must be llama4_vision_model, got '" + type + "'");
   const i64 h = read_positive_int(v, "hidden_size"), inter = read_positive_int(v, "intermediate_size");
@@ -114,6 +132,9 @@ i64 pixtral_params(const JsonView& w, const JsonView& v, i64 text_hidden) {
   // RMSNorms, q/k/v/o and a gated MLP without biases) and mistral3.py (Mistral3MultiModalProjector: RMSNorm, the
   // patch merger's merging_layer, linear_1 and linear_2).
   v.expect_object();
+  check_vision_keys(v, {"attention_dropout", "head_dim", "hidden_act", "hidden_size", "image_size",
+                        "initializer_range", "intermediate_size", "model_type", "num_attention_heads", "num_channels",
+                        "num_hidden_layers", "patch_size", "rope_theta", "rope_parameters", "torch_dtype", "dtype"});
   const std::string type = v.string_or("model_type", "pixtral");
   if (type != "pixtral") v["model_type"].fail("must be pixtral, got '" + type + "'");
   const i64 h = read_positive_int(v, "hidden_size"), inter = read_positive_int(v, "intermediate_size");
