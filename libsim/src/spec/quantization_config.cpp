@@ -172,6 +172,17 @@ CheckpointQuantization modelopt_quantization(const JsonView& hq, std::vector<std
   if (q.has("kv_cache_quant_algo") && !q.json().at("kv_cache_quant_algo").is_null())
     notes.push_back("the checkpoint carries an " + q.string("kv_cache_quant_algo") + " KV-cache scale: vLLM uses it "
                     "when kv_cache_dtype is set to fp8; set quant.kv_cache to fp8 to plan it");
+  if (q.has("exclude_modules") && q.json().at("exclude_modules").is_array()) {
+    for (const auto& e : q.json().at("exclude_modules")) {
+      if (e.is_string() && e.get<std::string>().find("self_attn") != std::string::npos) {
+        notes.push_back("hf_quant_config.json's exclude_modules keeps attention projections unquantized (e.g. '" +
+                        e.get<std::string>() + "'); llmsim plans every decoder linear in " + algo +
+                        ", slightly fewer bytes than the checkpoint holds (attention is a few percent of a MoE's "
+                        "weights)");
+        break;
+      }
+    }
+  }
   if (algo == "fp8") return {"fp8", "modelopt", "NVIDIA ModelOpt FP8 (W8A8)"};
   if (algo == "nvfp4") {
     const std::int64_t g = int_or(q, "group_size", 16);
