@@ -116,6 +116,8 @@ struct CostModel::Constants {
   // Linear-attention layers (Qwen3-Next's gated DeltaNet) on this GPU: their per-sequence state (read and written
   // every decode step; written per 64-token chunk in prefill) and FLOPs per token of the recurrence and conv.
   double linear_layers = 0, linear_state_bytes = 0, linear_flops_per_token = 0;
+  // DeepSeek-V3.2's indexer (DSA): FP8 key bytes per cached token and FLOPs per query-key pair it scores, per layer.
+  double indexer_bytes_per_token = 0, indexer_flops_per_pair = 0;
   // MLA (DeepSeek): kv_b_proj's weights, run per decode token as the absorbed W_UK / W_UV and per prefill KV token as
   // the up-projection; the attention's query/key and value head dims as it runs.
   bool mla = false;

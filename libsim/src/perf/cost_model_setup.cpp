@@ -113,6 +113,17 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->qkv_params += c->hidden * c->heads * c->head_dim;
   }
   c->window = m.sliding_window;
+  if (m.is_mla() && m.index_topk > 0) {
+    // DeepSeek-V3.2 (DSA): each query attends to the index_topk tokens its indexer selects — other tokens than a
+    // window's, the same count of query-key pairs and latents read — so the MLA is priced as a window of index_topk
+    // on every layer (the KV cache still holds every token: the memory plan is unchanged). The indexer's own scoring
+    // pass over all cached tokens is added in family_ops.
+    c->sliding_layers = m.attention_layers();
+    c->full_layers = 0;
+    c->window = m.index_topk;
+    c->indexer_bytes_per_token = m.indexer_kv_bytes_per_token_per_layer();
+    c->indexer_flops_per_pair = 2.0 * m.index_n_heads * m.index_head_dim;
+  }
   c->lm_params = c->vocab * c->hidden / t;
 
   // Weight-only formats dequantise to fp16 (rate x q_c, bandwidth x q_bw); W8A8/fp8 use their tensor path when

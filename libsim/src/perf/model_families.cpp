@@ -6,6 +6,29 @@ namespace llmsim::perf {
 
 void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
   const double decode = static_cast<double>(b.decode_seqs);
+  // Adds `r` to an attention op and re-judges its bound over the sum.
+  const auto fold = [&](Raw& into, const Raw& r) {
+    if (into.time_s > 0) {
+      add(into, r);
+      into.bound = into.bytes / bw > into.flops / fp16_peak ? Bound::memory : Bound::compute;
+      into.peak_fraction = into.bound == Bound::memory ? into.bytes / into.time_s / bw : into.flops / into.time_s / fp16_peak;
+    } else {
+      into = r;
+    }
+  };
+  if (indexer_flops_per_pair > 0) {
+    // DSA's lightning indexer scores every cached token for every query (FP8 MQA, priced on the fp16 attention path:
+    // an upper bound) and reads its key cache; the sparse MLA then attends to the top-k (the window above).
+    if (b.prefill_tokens > 0)
+      fold(ops[kAttnPrefill], attention(indexer_flops_per_pair * b.prefill_attn_pairs,
+                                        static_cast<double>(b.prefill_kv_tokens) * indexer_bytes_per_token, mem_eff,
+                                        layers));
+    if (b.decode_seqs > 0) {
+      const double context = static_cast<double>(b.decode_context);
+      fold(ops[kAttnDecode], attention(indexer_flops_per_pair * context, context * indexer_bytes_per_token, mem_eff,
+                                       layers));
+    }
+  }
   if (b.prefill_tokens > 0) {
     const double pt = static_cast<double>(b.prefill_tokens), kv_tokens = static_cast<double>(b.prefill_kv_tokens);
     if (sliding_layers > 0) {
@@ -54,16 +77,6 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
     // products plus a state update per chunk, whose state it writes), reading each sequence's state once and
     // writing it back; decode runs the recurrence, reading and writing every sequence's state once per layer. The
     // weights are in qkv_proj / o_proj (averaged over the layer types); this is the core.
-    const auto fold = [&](Raw& into, const Raw& r) {
-      if (into.time_s > 0) {
-        add(into, r);
-        into.bound = into.bytes / bw > into.flops / fp16_peak ? Bound::memory : Bound::compute;
-        into.peak_fraction = into.bound == Bound::memory ? into.bytes / into.time_s / bw
-                                                         : into.flops / into.time_s / fp16_peak;
-      } else {
-        into = r;
-      }
-    };
     if (b.prefill_tokens > 0) {
       const double pt = static_cast<double>(b.prefill_tokens), n = static_cast<double>(b.prefill_seqs);
       fold(ops[kAttnPrefill], attention(pt * linear_flops_per_token,

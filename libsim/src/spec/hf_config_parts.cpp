@@ -329,9 +329,9 @@ void read_deepseek_indexer(const JsonView& v, ModelSpec& m) {
   if (m.q_lora_rank <= 0) v["q_lora_rank"].fail("must be > 0 for the indexer's wq_b (DeepSeek-V3.2 layout)");
   m.notes.push_back("sparse attention (DSA): the indexer's weights and FP8 key cache (" +
                     format_value(m.indexer_kv_bytes_per_token_per_layer()) +
-                    " B per token and layer) are counted; the cost model prices the MLA as DeepSeek-V3's dense "
-                    "attention over the whole context (an upper bound past " + std::to_string(m.index_topk) +
-                    " tokens) and does not price the indexer's scoring");
+                    " B per token and layer) are counted; each query attends to the indexer's top " +
+                    std::to_string(m.index_topk) + " tokens (priced as a window of that size) after the indexer "
+                    "scores every cached token");
 }
 
 }  // namespace llmsim::spec::hf
