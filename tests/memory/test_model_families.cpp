@@ -163,3 +163,11 @@ TEST_CASE("issue 30: gpt-oss's MXFP4 checkpoint keeps attention and embeddings 1
   const double w16 = static_cast<double>(memory::weight_bytes(l, weight_format("bf16")));
   CHECK(static_cast<double>(memory::weight_bytes(l, weight_format("nvfp4"))) / w16 == Approx(0.3).epsilon(0.05));
 }
+
+TEST_CASE("issue 30: a format that keeps attention 16-bit plans attention at 2 bytes and the MLPs in the format") {
+  const ModelSpec l = cat().model("llama-3.1-70b");
+  const double attn = 80.0 * (8192.0 * 8192 * 2 + 2 * 8192.0 * 1024);  // q, o, k, v per layer
+  const auto all = memory::weight_bytes(l, weight_format("nvfp4"));
+  const auto kept = memory::weight_bytes(l, weight_format("nvfp4+attn16"));
+  CHECK(static_cast<double>(kept - all) == Approx(attn * (2 - 4.5 / 8)).epsilon(0.001));
+}

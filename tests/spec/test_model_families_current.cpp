@@ -198,6 +198,19 @@ TEST_CASE("ModelOpt and FP4 checkpoints are planned at their real bytes") {
                     {"quantization", {{"quant_algo", "FP8"}, {"kv_cache_quant_algo", "FP8"},
                                       {"exclude_modules", {"lm_head"}}}}};
   CHECK(modelopt_quantization(JsonView(fp8, "q"), notes).format == "fp8");
+  // Whole attention modules excluded (nvidia/Gemma-4-31B-IT-NVFP4's pattern): attention planned 16-bit.
+  const Json attn16 = {{"quantization", {{"quant_algo", "NVFP4"}, {"group_size", 16},
+                                         {"exclude_modules", {"lm_head", "model.layers.0.self_attn*"}}}}};
+  const auto q16 = modelopt_quantization(JsonView(attn16, "q"), notes);
+  CHECK(q16.format == "nvfp4+attn16");
+  CHECK(weight_format(q16.format).attention_16bit);
+  CHECK(weight_format(q16.format).bits_per_weight == Approx(4.5));
+  // Single projections (nvidia/DeepSeek-V3.2-NVFP4 keeps q_a/kv_b... but quantizes o_proj): noted, planned NVFP4.
+  notes.clear();
+  const Json partial = {{"quantization", {{"quant_algo", "NVFP4"}, {"group_size", 16},
+                                          {"exclude_modules", {"model.layers.0.self_attn.kv_b_proj"}}}}};
+  CHECK(modelopt_quantization(JsonView(partial, "q"), notes).format == "nvfp4");
+  CHECK_FALSE(notes.empty());
   const Json bad = {{"quantization", {{"quant_algo", "INT2"}}}};
   CHECK_THROWS_WITH(modelopt_quantization(JsonView(bad, "q"), notes), Catch::Contains("q.quantization.quant_algo"));
   // A checkpoint directory: config.json + hf_quant_config.json, read as vLLM reads them.

@@ -17,9 +17,9 @@ constexpr double kGiB = 1024.0 * kMiB;
 constexpr double kStateBytes = 2.0;  // linear-attention state in the model dtype (vLLM's mamba_cache_dtype "auto")
 
 // Bytes of one decoder layer's mixer (attention, MLA or linear attention) on one GPU: tp-sharded linears in the
-// format (16-bit when the format quantizes routed experts only), norms and biases 16-bit.
+// format (16-bit when the format quantizes routed experts only or keeps attention 16-bit), norms and biases 16-bit.
 double mixer_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp, bool linear_attention) {
-  const double h = m.hidden_size, bpw = (f.experts_only ? 16 : f.bits_per_weight) / 8;
+  const double h = m.hidden_size, bpw = (f.experts_only || f.attention_16bit ? 16 : f.bits_per_weight) / 8;
   double linear = 0, sixteen_bit = static_cast<double>(m.norm_params_per_layer());
   if (linear_attention) {
     // Qwen3NextGatedDeltaNet: in_proj_qkvz, in_proj_ba and out_proj sharded by heads; conv1d, dt_bias and A_log by

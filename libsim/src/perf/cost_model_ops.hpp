@@ -132,6 +132,10 @@ struct CostModel::Constants {
   double dense_w_bytes_per_param = 2, dense_q_c = 1, dense_q_bw = 1, dense_gemm_peak = 0;
   LogCurve dense_gemm_eff;
   bool dense_in_format = true;
+  // The attention projections (qkv, o, MLA's kv_b): the dense path, or 16-bit where the format keeps them so.
+  double attn_w_bytes_per_param = 2, attn_q_c = 1, attn_q_bw = 1, attn_gemm_peak = 0;
+  LogCurve attn_gemm_eff;
+  bool attn_in_format = true;
   double kv_bytes_per_token_layer = 0;  // K+V of one token in one layer on this GPU, as prefill attention reads it
   double kv_cache_write_bytes = 0;      // what one new token writes into one layer's KV cache
   // Hardware.
@@ -246,10 +250,10 @@ struct CostModel::Constants {
     // per head. Other models: fused q/k/v, o_proj reading the query width.
     const double qkv_out = mla ? q_width + kv_latent : q_width + 2 * kv_heads * head_dim;
     const double o_in = mla ? heads * prefill_v_dim : q_width;
-    ops[kQkv] = gemm(tokens, qkv_params, hidden, qkv_out, dense_w_bytes_per_param, dense_gemm_eff, dense_gemm_peak, dense_q_c, dense_q_bw, layers, 1,
-                     dense_in_format);
-    ops[kOProj] = gemm(tokens, o_params, o_in, hidden, dense_w_bytes_per_param, dense_gemm_eff, dense_gemm_peak, dense_q_c, dense_q_bw, layers, 1,
-                       dense_in_format);
+    ops[kQkv] = gemm(tokens, qkv_params, hidden, qkv_out, attn_w_bytes_per_param, attn_gemm_eff, attn_gemm_peak, attn_q_c, attn_q_bw, layers, 1,
+                     attn_in_format);
+    ops[kOProj] = gemm(tokens, o_params, o_in, hidden, attn_w_bytes_per_param, attn_gemm_eff, attn_gemm_peak, attn_q_c, attn_q_bw, layers, 1,
+                       attn_in_format);
     if (experts > 1) {
       // Expected distinct experts touched when each of `tokens` picks k of E: E(1 - (1 - k/E)^T).
       const double touched = experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
@@ -433,8 +437,8 @@ struct CostModel::Constants {
     const double mlp = experts > 1 ? moe * (experts * expert_params + shared_params) + (stage - moe) * mlp_params
                                    : stage * mlp_params;
     const double routed = experts > 1 ? moe * experts * expert_params : 0.0;
-    return routed * w_bytes_per_param + (stage * (qkv_params + o_params + kv_b_params) + mlp - routed) * dense_w_bytes_per_param +
-           lm_params * lm_bytes_per_param;
+    return routed * w_bytes_per_param + (mlp - routed) * dense_w_bytes_per_param +
+           stage * (qkv_params + o_params + kv_b_params) * attn_w_bytes_per_param + lm_params * lm_bytes_per_param;
   }
 
   void evaluate(const BatchShape& b, RawOps& ops) const {

@@ -170,6 +170,19 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->dense_q_c = c->dense_q_bw = 1.0;
     c->dense_in_format = false;
   }
+  c->attn_w_bytes_per_param = c->dense_w_bytes_per_param;
+  c->attn_gemm_eff = c->dense_gemm_eff;
+  c->attn_gemm_peak = c->dense_gemm_peak;
+  c->attn_q_c = c->dense_q_c;
+  c->attn_q_bw = c->dense_q_bw;
+  c->attn_in_format = c->dense_in_format;
+  if (fmt.attention_16bit) {  // ModelOpt checkpoints that exclude self_attn: attention streams 16-bit weights
+    c->attn_w_bytes_per_param = 2.0;
+    c->attn_gemm_eff = c->fp16_eff;
+    c->attn_gemm_peak = c->fp16_peak;
+    c->attn_q_c = c->attn_q_bw = 1.0;
+    c->attn_in_format = false;
+  }
   c->gemm_bw = LogCurve(profile_.gemm_bw_eff_vs_m);
   c->mem_vs_bytes = LogCurve(profile_.mem_bw_vs_bytes);
   c->mem_eff = profile_.mem_bw_efficiency;

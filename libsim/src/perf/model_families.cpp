@@ -47,8 +47,8 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
       // kv_b_proj up-projects the latent of every KV token the chunks attend to (vLLM computes the cached context's
       // K/V chunk by chunk in _compute_prefill_context).
       add(ops[kKvB], gemm(kv_tokens, kv_b_params, kv_latent, heads * (prefill_qk_dim + prefill_v_dim),
-                          dense_w_bytes_per_param, dense_gemm_eff, dense_gemm_peak, dense_q_c, dense_q_bw, layers, 1,
-                          dense_in_format));
+                          attn_w_bytes_per_param, attn_gemm_eff, attn_gemm_peak, attn_q_c, attn_q_bw, layers, 1,
+                          attn_in_format));
     }
   }
   if (b.decode_seqs > 0) {
@@ -68,8 +68,8 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
     if (mla) {
       // Absorbed decode (vLLM's data-movement-friendly path): q_nope × W_UK into the latent, attention over the
       // latent, then × W_UV: kv_b_proj's weights once per iteration, 2 FLOPs per weight per decode token.
-      add(ops[kKvB], gemm(decode, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, dense_w_bytes_per_param,
-                          dense_gemm_eff, dense_gemm_peak, dense_q_c, dense_q_bw, layers, 2, dense_in_format));
+      add(ops[kKvB], gemm(decode, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, attn_w_bytes_per_param,
+                          attn_gemm_eff, attn_gemm_peak, attn_q_c, attn_q_bw, layers, 2, attn_in_format));
     }
   }
   if (linear_layers > 0) {

@@ -148,6 +148,15 @@ double group_bits(const std::string& base, int g) {
 
 WeightFormat weight_format(const std::string& id, const std::string& path) {
   const std::string lower = to_lower(id);
+  constexpr std::string_view kAttn16 = "+attn16";
+  if (lower.size() > kAttn16.size() && lower.compare(lower.size() - kAttn16.size(), kAttn16.size(), kAttn16) == 0) {
+    WeightFormat f = weight_format(lower.substr(0, lower.size() - kAttn16.size()), path);
+    if (f.experts_only) throw ConfigError(path, "'" + id + "': " + f.id + " already keeps attention 16-bit");
+    f.id = lower;
+    f.attention_16bit = true;
+    f.description += " [attention projections 16-bit]";
+    return f;
+  }
   for (const auto& f : weight_formats()) {
     if (f.id == lower) return f;
   }

@@ -172,28 +172,39 @@ CheckpointQuantization modelopt_quantization(const JsonView& hq, std::vector<std
   if (q.has("kv_cache_quant_algo") && !q.json().at("kv_cache_quant_algo").is_null())
     notes.push_back("the checkpoint carries an " + q.string("kv_cache_quant_algo") + " KV-cache scale: vLLM uses it "
                     "when kv_cache_dtype is set to fp8; set quant.kv_cache to fp8 to plan it");
+  // exclude_modules naming whole self_attn modules ("...self_attn" or "...self_attn*"): attention projections stay
+  // 16-bit, the MLPs are in the format. Single projections (NVIDIA's DeepSeek NVFP4 keeps q_a/q_b/kv_a/kv_b but
+  // quantizes o_proj) are noted, not modelled.
+  std::string attn16, partial;
   if (q.has("exclude_modules") && q.json().at("exclude_modules").is_array()) {
     for (const auto& e : q.json().at("exclude_modules")) {
-      if (e.is_string() && e.get<std::string>().find("self_attn") != std::string::npos) {
-        notes.push_back("hf_quant_config.json's exclude_modules keeps attention projections unquantized (e.g. '" +
-                        e.get<std::string>() + "'); llmsim plans every decoder linear in " + algo +
-                        ", slightly fewer bytes than the checkpoint holds (attention is a few percent of a MoE's "
-                        "weights)");
-        break;
-      }
+      if (!e.is_string()) continue;
+      const std::string name = e.get<std::string>();
+      const auto at = name.find("self_attn");
+      if (at == std::string::npos) continue;
+      const std::string tail = name.substr(at + 9);
+      if (tail.empty() || tail == "*") attn16 = "+attn16";
+      else if (partial.empty()) partial = name;
     }
   }
-  if (algo == "fp8") return {"fp8", "modelopt", "NVIDIA ModelOpt FP8 (W8A8)"};
+  if (!attn16.empty())
+    notes.push_back("hf_quant_config.json's exclude_modules keeps the attention modules unquantized: planned 16-bit, "
+                    "the MLPs in " + algo);
+  else if (!partial.empty())
+    notes.push_back("hf_quant_config.json's exclude_modules keeps some attention projections unquantized (e.g. '" +
+                    partial + "'); llmsim plans every decoder linear in " + algo + ", slightly fewer bytes than the "
+                    "checkpoint holds (those projections are a few percent of a MoE's weights)");
+  if (algo == "fp8") return {"fp8" + attn16, "modelopt", "NVIDIA ModelOpt FP8 (W8A8)"};
   if (algo == "nvfp4") {
     const std::int64_t g = int_or(q, "group_size", 16);
     if (g != 16) q["group_size"].fail("is " + std::to_string(g) + ": NVFP4 is modelled with group 16");
-    return {"nvfp4", "modelopt", "NVIDIA ModelOpt NVFP4 (FP4 + FP8 scale per 16)"};
+    return {"nvfp4" + attn16, "modelopt", "NVIDIA ModelOpt NVFP4 (FP4 + FP8 scale per 16)"};
   }
   if (algo == "w4a8_awq") {
     // INT4 weights (AWQ, group 128) with FP8 activations: the weights' bytes are AWQ's; llmsim runs them as W4A16.
     notes.push_back("ModelOpt W4A8_AWQ: INT4 weights with FP8 activations, planned as AWQ 4-bit weight-only (the same "
                     "bytes; the FP8 activation path is not modelled)");
-    return {"awq-int4", "modelopt", "NVIDIA ModelOpt W4A8 AWQ (INT4 weights, FP8 activations)"};
+    return {"awq-int4" + attn16, "modelopt", "NVIDIA ModelOpt W4A8 AWQ (INT4 weights, FP8 activations)"};
   }
   q["quant_algo"].fail(unknown_name_message("ModelOpt algorithm", algo, {"FP8", "NVFP4", "W4A8_AWQ"}) +
                        ": llmsim cannot tell how many bytes its weights take");

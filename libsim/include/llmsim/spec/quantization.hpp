@@ -48,6 +48,9 @@ struct WeightFormat {
   /// Only the routed experts of a MoE model are stored in the format; attention, dense and shared MLPs, the router
   /// and the embeddings stay 16-bit (gpt-oss's MXFP4 checkpoint: modules_to_not_convert). A dense model keeps all.
   bool experts_only = false;
+  /// Attention projections stay 16-bit while the MLPs are in the format (ModelOpt checkpoints whose exclude_modules
+  /// list self_attn, e.g. NVIDIA's DeepSeek NVFP4). Spelled "<format>+attn16".
+  bool attention_16bit = false;
 };
 
 struct Quantization {
@@ -58,7 +61,8 @@ struct Quantization {
 
 /// The format with this id; ConfigError at `path` listing valid ids (and close matches) when unknown. Group-size
 /// variants of the group-quantized formats are spelled "<id>-g32", "-g64", "-g128" or "-gch" (per channel):
-/// awq-int4, gptq-int4, w4a16 and int8 (GPTQ 8-bit); Marlin runs no other group size.
+/// awq-int4, gptq-int4, w4a16 and int8 (GPTQ 8-bit); Marlin runs no other group size. "<id>+attn16" keeps the
+/// attention projections 16-bit (attention_16bit).
 WeightFormat weight_format(const std::string& id, const std::string& path = "quant.weights");
 /// quant.weights' default: the checkpoint's own format (its quantization_config), else 16-bit.
 inline constexpr const char* kAutoWeights = "auto";
