@@ -2,7 +2,9 @@
 """Executes every shipped notebook with nbclient (ctest: notebooks.execute) and fails on any error.
 
 The notebooks in git carry no outputs; executed copies go to --out. A notebook that raises, or that draws
-no plot, fails the run. Each notebook's wall time is printed (they are meant to take under a minute).
+no plot, fails the run. Prose is checked against the notebook's own tables: every conclusion a markdown cell draws
+from a table is computed again in a code cell tagged "claims" right after it and asserted, so a conclusion that the
+numbers stop supporting fails the run (a notebook in CLAIMS without such a cell fails too). Each notebook's wall time is printed (they are meant to take under a minute).
 """
 import argparse
 import sys
@@ -23,6 +25,20 @@ NOTEBOOKS = [
     "a_month_4090_vs_a100.ipynb",
     "cheapest_70b_at_10qps.ipynb",
 ]
+
+# Notebooks whose prose draws conclusions from their tables: each must carry "claims" cells that assert them.
+CLAIMS = {
+    "4090_vs_a100.ipynb",
+    "quantization_under_memory_limits.ipynb",
+    "multi_gpu_scaling.ipynb",
+    "load_spike.ipynb",
+    "a_month_4090_vs_a100.ipynb",
+    "cheapest_70b_at_10qps.ipynb",
+}
+
+
+def claim_cells(nb) -> list:
+    return [c for c in nb.cells if c.cell_type == "code" and "claims" in c.get("metadata", {}).get("tags", [])]
 
 
 def count_plots(nb) -> int:
@@ -46,6 +62,9 @@ def main() -> int:
         nb = nbformat.read(path, as_version=4)
         if any(c.get("outputs") for c in nb.cells if c.cell_type == "code"):
             failed.append(f"{name}: outputs must be stripped before committing")
+        claims = claim_cells(nb)
+        if name in CLAIMS and (not claims or any("assert" not in c.source for c in claims)):
+            failed.append(f"{name}: its prose's conclusions need a code cell tagged 'claims' that asserts them")
         start = time.perf_counter()
         client = NotebookClient(nb, timeout=300, kernel_name=args.kernel,
                                 resources={"metadata": {"path": str(here)}})

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence, Union
 
 import pandas as pd
 
@@ -32,12 +32,14 @@ def _overrides(model=None, gpu=None, quant=None, kv_dtype=None, tp=None, pp=None
 
 def memory(scenario: Optional[Scenario] = None, *, model: Optional[str] = None, gpu: Optional[str] = None,
            quant: Optional[str] = None, kv_dtype: Optional[str] = None, tp: Optional[int] = None,
-           pp: Optional[int] = None, num_gpus: Optional[int] = None, max_model_len: Optional[int] = None,
+           pp: Optional[int] = None, num_gpus: Optional[int] = None, max_model_len: Optional[Union[int, str]] = None,
            gpu_memory_utilization: Optional[float] = None, max_num_batched_tokens: Optional[int] = None) -> dict:
     """Does the model fit, and how much KV cache is left per GPU? (``llmsim memory --json`` fields.)
 
     Keyword arguments override the scenario (defaults: the scenario format's defaults). ``num_gpus`` without
-    ``tp`` means tensor parallel over all of them. Bad input raises ValueError naming the field.
+    ``tp`` means tensor parallel over all of them. ``max_model_len`` unset, ``"auto"`` or -1 is vLLM's auto (the
+    model's context if it fits, else the largest that does: ``max_model_len_note`` says which); a number is
+    vLLM's strict check. Bad input raises ValueError naming the field.
     """
     if num_gpus is not None:  # libsim's rule: tp = num_gpus / pp unless tp is given, then they must agree
         tp, pp = _core.spec.split_for_count(int(num_gpus), None if tp is None else int(tp), int(pp or 1))

@@ -154,6 +154,8 @@ def memory_breakdown(plans: Mapping[str, Mapping[str, Any]], *, ax=None):
 
 def _per_request(requests: pd.DataFrame, metric: str) -> np.ndarray:
     r = requests[~requests["warmup"]] if "warmup" in requests else requests
+    if "outcome" in r:  # latencies are the completed requests' (failed, timed-out, unfinished rows have none)
+        r = r[r["outcome"] == "completed"]
     if metric == "ttft":
         v = (r["first_token_s"] - r["arrival_s"]) * 1e3
     elif metric == "tpot":  # per request, as vLLM's benchmark reports it

@@ -191,10 +191,12 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
     ``"+nvlink"`` a bridged pair) × quantization × engine knob, each with a capacity search. One row per option
     (non-fitting ones with their reason and NaN numbers), money at the user's load first
     (``cost_per_mtok_output_at_target``, ``monthly_cost``, ``replicas_needed``), then at capacity, scaling, owned
-    hardware and the ``quality_caveat``; plus ``winner`` (cheapest meeting the SLO; equal bills go to the cheaper
-    token at the target load) and ``pareto`` (cost-vs-latency frontier) columns. ``prices`` / ``purchase_prices``:
-    ``{gpu id: price}`` per GPU-hour / per card, overriding the catalogue. ``frame.attrs`` holds ``target_qps``,
-    ``rank_by`` and the winner's label. Numbers are float64 with NaN where an option has none; ``sep="_"`` gives
+    hardware and the ``quality_caveat``; plus ``winner`` (cheapest meeting the SLO; options indistinguishable from
+    it are a tie, broken by the lossless format, then the cheaper card), ``tied`` (in that tie) and ``pareto``
+    (cost-vs-latency frontier) columns. ``prices`` / ``purchase_prices``: ``{gpu id: price}`` per GPU-hour / per
+    card, overriding the catalogue. ``frame.attrs`` holds ``target_qps``, ``sized_at`` (a daily profile's peak
+    window), ``rank_by``, the winner's label and ``tie_note`` (how a tie was broken, "" without one), ``within_model_error`` (row positions whose value lies within
+    the model's typical error of the winner's) and ``model_error_note`` (that, in words). Numbers are float64 with NaN where an option has none; ``sep="_"`` gives
     query-friendly column names as in ``sweep``."""
     check_sep(sep)
     def strings(v):
@@ -217,8 +219,10 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
     result = json.loads(result_text)
     winner = result.get("winner")
     pareto = set(result.get("pareto") or [])
+    tied = set(result.get("tied") or [])
     if len(frame):
         frame["winner"] = [winner == i for i in range(len(frame))]
+        frame["tied"] = [i in tied for i in range(len(frame))]
         frame["pareto"] = [i in pareto for i in range(len(frame))]
     frame.attrs.update({k: v for k, v in result.items() if k not in ("rows",)})
     return frame

@@ -37,6 +37,10 @@ inline py::dict request_columns(const std::vector<engine::RequestRecord>& r) {
   d["output_tokens"] = column<std::int32_t>(r, [](const R& x) { return x.output_tokens; });
   d["preemptions"] = column<std::int32_t>(r, [](const R& x) { return x.preemptions; });
   d["warmup"] = column<bool>(r, [](const R& x) { return x.warmup; });
+  py::list outcome(static_cast<py::ssize_t>(r.size()));  // completed / failed / timed_out / unfinished
+  for (std::size_t i = 0; i < r.size(); ++i) outcome[i] = py::str(engine::outcome_name(r[i].outcome));
+  d["outcome"] = outcome;
+  d["retries"] = column<std::int32_t>(r, [](const R& x) { return x.retries; });
   return d;
 }
 

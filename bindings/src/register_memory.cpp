@@ -28,7 +28,7 @@ void register_memory(py::module_& m) {
     return dump(out);
   }, py::arg("scenario"),
      "Memory plan of the scenario's replica as JSON text (`llmsim memory --json` fields), planned for the "
-     "resolved max_model_len (engine.max_model_len, else the model's limit capped as resolve() caps it).");
+     "resolved max_model_len (engine.max_model_len, else vLLM's auto: the model's limit if it fits, else the largest that does).");
 }
 
 }  // namespace llmsim::python

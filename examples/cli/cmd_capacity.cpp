@@ -6,6 +6,7 @@
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/row.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario.hpp"
 
@@ -55,12 +56,18 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
     std::cout << "no capacity: " << row.reason << "\n";
     return;
   }
-  std::cout << "max QPS " << fmt(cap.max_qps, 2);
+  if (!cap.sized_at.empty()) std::cout << "sized at " << cap.sized_at << "\n";
+  if (cap.at_capacity && cap.at_capacity->max_model_len > 0)
+    std::cout << memory::describe_context(cap.at_capacity->max_model_len, cap.at_capacity->max_model_len_note) << "\n";
+  std::cout << "max QPS " << fmt(cap.max_qps, 2) << (cap.sized_at.empty() || cap.closed_loop ? "" : " at the peak");
   if (cap.max_concurrency) std::cout << " at " << *cap.max_concurrency << " concurrent users";
   if (cap.replications.size() > 1)
     std::cout << " (95% CI " << fmt(cap.ci95_lo, 2) << " to " << fmt(cap.ci95_hi, 2) << " over "
               << cap.replications.size() << " seeds)";
   std::cout << "; " << cap.evaluations << " simulations" << (cap.hit_limit ? "; search limit reached" : "") << "\n";
+  // The seeds' interval is the simulation's noise; the model's own error is the validation's (analysis/error_band).
+  if (cap.at_capacity && cap.at_capacity->error_band.known)
+    std::cout << "trust: capacity " << cap.at_capacity->error_band.throughput.text << "\n";
   std::cout << "at capacity: goodput " << number(j["goodput_rps"], 2) << " req/s, " << number(j["goodput_output_tps"])
             << " output tok/s; TTFT p95 " << number(j["ttft_ms"]["p95"]) << " ms, TPOT p95 "
             << number(j["tpot_ms"]["p95"]) << " ms, E2E p95 " << number(j["e2e_ms"]["p95"]) << " ms\n";
@@ -71,11 +78,15 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
               << money(j["monthly_cost"], 0) << "/month for " << *row.replicas_needed
               << (rs.fleet.empty() ? " replica(s) of " : " fleet(s) of ") << analysis::gpus_per_unit(rs) << " GPU(s) at " << format_value(sc.cost.hours_per_month) << " h";
     if (row.replicas_added > 0)
-      std::cout << " (" << row.replicas_added << " more than max QPS suggests: one copy missed the SLO at that share)";
+      std::cout << " (" << row.replicas_added << " more than max QPS suggests: "
+                << (row.at_target_whole_fleet ? "the smaller fleet, simulated whole, missed the SLO)" : "one copy missed the SLO at that share)");
     if (row.at_target) {
       const Json& at = j["at_target"];
       // The unit copied: a replica, a whole heterogeneous fleet, or a disaggregated deployment (both pools).
-      const char* unit = !rs.fleet.empty() ? "; each fleet " : sc.disaggregation ? "; each deployment " : "; each replica ";
+      const std::string unit = row.at_target_whole_fleet
+                                   ? "; the fleet of " + std::to_string(row.serving_replicas.value_or(0)) + " serving replica(s), router " +
+                                         spec::to_string(sc.hardware.router) + ", "
+                                   : !rs.fleet.empty() ? "; each fleet " : sc.disaggregation ? "; each deployment " : "; each replica ";
       std::cout << unit
                 << (closed ? "with " + std::to_string(*row.at_target_concurrency) + " users (" + number(at["load_qps"], 2) + " req/s)"
                            : "at " + number(at["load_qps"], 2) + " QPS")

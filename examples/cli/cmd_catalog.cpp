@@ -19,13 +19,14 @@ void list_gpus(bool json) {
     print_json(arr);
     return;
   }
-  Table t({"id", "name", "memory GiB", "GB/s", "fp16 TF", "fp8 TF", "int8 TOPS", "NVLink GB/s", "P2P", "MIG",
+  Table t({"id", "name", "memory GiB", "GB/s", "fp16 TF", "fp8 TF", "fp4 TF", "int8 TOPS", "NVLink GB/s", "P2P", "MIG",
            "$/h (placeholder)"});
   for (const auto& [id, g] : cat.gpus()) {
     std::string mig = g.mig_profiles.empty() ? "-" : std::to_string(g.mig_profiles.size()) + " profiles";
     const double gib = static_cast<double>(g.memory_bytes) / (1024.0 * 1024.0 * 1024.0);
     t.add({id, g.name, fmt(gib, 1), fmt(g.memory_bandwidth / 1e9, 0),
            fmt(g.fp16_flops / 1e12, 1), g.fp8_flops > 0 ? fmt(g.fp8_flops / 1e12, 0) : "-",
+           g.fp4_flops > 0 ? fmt(g.fp4_flops / 1e12, 0) : "-",
            g.int8_ops > 0 ? fmt(g.int8_ops / 1e12, 0) : "-",
            g.nvlink_bandwidth > 0 ? fmt(g.nvlink_bandwidth / 1e9, 0) : "-", g.p2p ? "yes" : "no", mig,
            "$" + fmt(g.price_per_hour, 2)});

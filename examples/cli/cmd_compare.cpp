@@ -16,6 +16,7 @@
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/quality.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario.hpp"
 
@@ -58,6 +59,7 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
     std::string note = row_note(row, base);
     const bool win = r.winner && *r.winner == i;
     if (win) note = "<- winner" + (note.empty() ? "" : "; " + note);
+    else if (j["tied"].get<bool>()) note = "tied with the winner" + (note.empty() ? "" : "; " + note);
     else if (j["pareto"].get<bool>()) note = "pareto" + (note.empty() ? "" : "; " + note);
     // The mark leads the name, which also keeps "2x..." names left-aligned (Table right-aligns digits).
     std::vector<std::string> cells{(win ? "* " : "  ") + row.name, row.fits ? "yes" : "no",
@@ -84,11 +86,15 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
     std::cout << " " << spec::to_string(s.metric) << " p" << format_value(s.percentile) << " <= " << format_value(s.max_ms);
   const std::string target = closed ? std::to_string(*r.target_concurrency) + " closed-loop users"
                              : r.target_qps > 0 ? fmt(r.target_qps, 2) + " QPS" : std::string("n/a");
-  std::cout << " | target " << target << "\n\n";
+  std::cout << " | target " << target << "\n";
+  if (!r.sized_at.empty()) std::cout << "sized at " << r.sized_at << " (max QPS and the target are peak rates)\n";
+  std::cout << "\n";
   t.print(std::cout);
   std::cout << "\n$/Mtok@target and $/month: the fleet for the target load (" << target
-            << "; replicas that each meet the SLO at their share, spares and\nextras included, "
-            << format_value(base.cost.hours_per_month) << " h/month), per million SLO-meeting output tokens. "
+            << "; the fleet simulated whole with its router, as long as the scenario's own run, and grown until\nit meets "
+            << "the SLO; spares and extras included, " << format_value(base.cost.hours_per_month)
+            << " h/month), per million SLO-meeting output tokens\nat the steady state (simulate's figure divides by the "
+            << "whole run, its drain included). "
             << "$/Mtok@cap: one replica at its capacity,\nthe floor a fully loaded fleet approaches. "
             << (closed ? "max users = most concurrent closed-loop users one replica serves inside the SLO; req/s =\n"
                          "requests completed per second there. "
@@ -98,6 +104,11 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
                "with the same concurrent users (those 1 GPU carries at its SLO capacity): the field guides' definition.\n"
                "cap/GPU = capacity per GPU against 1 GPU's, each at its own capacity (above 1 when one card is starved of\n"
                "KV room or too slow in prefill for the TTFT target). '-' for 1 GPU or when the 1-GPU option has no capacity.\n";
+  // vLLM's auto context, where it is not the model's: each option says what it runs.
+  for (const auto& row : r.rows)
+    if (row.fits && row.summary && row.summary->max_model_len_note.find("does not fit") != std::string::npos)
+      std::cout << "context: " << row.name << " runs "
+                << memory::describe_context(row.summary->max_model_len, row.summary->max_model_len_note) << "\n";
   std::vector<std::string> seen;
   for (const auto& l : links)
     if (std::find(seen.begin(), seen.end(), l) == seen.end()) seen.push_back(l);
@@ -142,6 +153,8 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
               << cell(j["cost_per_mtok_output_at_target"], 3, cur) << " per million output tokens at " << target << ", "
               << cell(j["monthly_cost"], 0, cur) << "/month for " << cell(j["replicas_needed"], 0) << " replica(s) ("
               << cell(j["cost_per_mtok_output_slo"], 3, cur) << "/Mtok at capacity)\n";
+    if (!r.tie_note.empty()) std::cout << "  " << r.tie_note << "\n";
+    if (!r.model_error_note.empty()) std::cout << "  " << r.model_error_note << "\n";
     if (!winner->quality_caveat.empty())
       std::cout << "  " << winner->quant << ": " << winner->quality_caveat
                 << (analysis::is_4bit(winner->quant) ? "\n  check your own quality evals before choosing a 4-bit format"

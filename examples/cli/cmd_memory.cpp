@@ -4,6 +4,8 @@
 
 #include "common.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+#include "llmsim/core/number.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/gpu_option.hpp"
@@ -25,7 +27,9 @@ int run_memory(int argc, char** argv) {
         ("pp", po::value<int>()->default_value(1), "pipeline parallel size")
         ("quant", po::value<std::string>()->default_value("auto"), "weight format (llmsim catalog quants; auto = the checkpoint's quantization_config, else fp16)")
         ("kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache dtype: fp16, bf16, fp8, int8, int4")
-        ("max-model-len", po::value<int>()->default_value(0), "context length to plan for (0 = the model's limit, as in a scenario: vLLM V1 chunks prompts)")
+        ("max-model-len", po::value<std::string>()->default_value("auto"), "context length to plan for: a number (vLLM's strict check: "
+                                                                          "does not fit when one such sequence's KV does not), or auto (also -1; "
+                                                                          "the model's limit if it fits, else the largest that does)")
         ("gpu-memory-utilization", po::value<double>()->default_value(0.90), "fraction of GPU memory the engine may use")
         ("max-num-batched-tokens", po::value<int>(), "token budget of one iteration (sets the activation peak; default: vLLM V1's for the GPU, as in a scenario)")
         ("max-num-seqs", po::value<int>(), "most sequences in one batch (sampler rows; default: vLLM V1's for the GPU)")
@@ -60,9 +64,13 @@ int run_memory(int argc, char** argv) {
         problems.add(e.path(), what.substr(what.find(": ") + 2));
       }
     }
-    const int max_model_len = vm["max-model-len"].as<int>();
-    if (max_model_len < 0) {
-      problems.add("--max-model-len", "must be >= 1 (or 0 for the model's limit), got " + std::to_string(max_model_len));
+    int max_model_len = spec::kMaxModelLenAuto;
+    if (const std::string len = vm["max-model-len"].as<std::string>(); to_lower(len) != "auto") {
+      const auto n = parse_number(len);
+      if (!n || *n != std::floor(*n) || *n < spec::kMaxModelLenAuto || *n > 2147483647.0)
+        problems.add("--max-model-len", "must be a number of tokens >= 1 or auto (-1; 0 = unset = auto), got " + len);
+      else if (*n > 0)
+        max_model_len = static_cast<int>(*n);
     }
     spec::EngineConfig engine;
     engine.gpu_memory_utilization = vm["gpu-memory-utilization"].as<double>();
@@ -100,7 +108,7 @@ int run_memory(int argc, char** argv) {
                                                std::to_string(max_model_len));
     }
     const int plan_len = max_model_len > 0 ? max_model_len : spec::default_max_model_len(model, engine);
-    const auto plan = memory::plan_memory(model, quant, gpu, par, engine, plan_len);
+    const auto plan = memory::plan_memory(model, quant, gpu, par, engine, memory::ContextRequest{plan_len, max_model_len <= 0});
 
     if (vm.count("json")) {
       Json j = memory::to_json(plan);
@@ -119,7 +127,7 @@ int run_memory(int argc, char** argv) {
     const auto& g = plan.per_gpu;
     std::cout << model.id << " on " << (par.gpus() > 1 ? std::to_string(par.gpus()) + " x " : "") << gpu.id
               << " (tp " << par.tp << ", pp " << par.pp << "), weights " << quant.weights.id << ", KV cache "
-              << spec::to_string(quant.kv_dtype) << ", max_model_len " << plan.max_model_len << "\n";
+              << spec::to_string(quant.kv_dtype) << ", " << memory::describe_context(plan) << "\n";
     std::cout << "params " << fmt(static_cast<double>(plan.params) / 1e9, 2) << " B; KV cache "
               << fmt(plan.kv_bytes_per_token, 0) << " bytes per token (" << fmt(plan.kv_bytes_per_token / 1024, 1)
               << " KiB), " << fmt(plan.kv_bytes_per_token_per_gpu, 0) << " per GPU"

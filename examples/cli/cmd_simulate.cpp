@@ -11,6 +11,7 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/engine/simulator.hpp"
+#include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/metrics/summary.hpp"
 #include "llmsim/metrics/time_series.hpp"
 #include "llmsim/spec/catalog.hpp"
@@ -22,14 +23,16 @@ namespace {
 
 // Records as CSV through an OutputFile: every write checked, the file complete at its final path or absent.
 void write_requests_csv(OutputFile& out, const std::vector<engine::RequestRecord>& recs) {
-  out.write("id,tenant,replica,arrival_s,admitted_s,first_token_s,finish_s,input_tokens,output_tokens,preemptions,warmup\n");
+  out.write("id,tenant,replica,arrival_s,admitted_s,first_token_s,finish_s,input_tokens,output_tokens,preemptions,warmup,"
+            "outcome,retries\n");
   std::ostringstream line;
   line.precision(9);
   for (const auto& r : recs) {
     line.str("");
     line << r.id << ',' << r.tenant << ',' << r.replica << ',' << r.arrival_s << ',' << r.admitted_s << ','
          << r.first_token_s << ',' << r.finish_s << ',' << r.input_tokens << ',' << r.output_tokens << ','
-         << r.preemptions << ',' << (r.warmup ? 1 : 0) << '\n';
+         << r.preemptions << ',' << (r.warmup ? 1 : 0) << ',' << engine::outcome_name(r.outcome) << ',' << r.retries
+         << '\n';
     out.write(line.str());
   }
   out.commit();
@@ -106,6 +109,7 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   std::cout << "engine: " << s.engine;
   if (!sc.engine.synthetic_service && !sc.disaggregation)  // a pool's knobs are on its line above
     std::cout << ", max_num_seqs " << sc.engine.max_num_seqs << ", max_num_batched_tokens " << sc.engine.max_num_batched_tokens;
+  if (s.max_model_len > 0) std::cout << ", " << memory::describe_context(s.max_model_len, s.max_model_len_note);
   std::cout << "\n";
   if (s.unstable) std::cout << "UNSTABLE: " << s.reason << "\n";
   else if (!s.complete) std::cout << "INCOMPLETE: " << s.reason << "\n";
@@ -136,6 +140,11 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   print_latency(t, "E2E", s.e2e_ms);
   print_latency(t, "queue", s.queue_ms);
   t.print(std::cout);
+  // How far to trust these numbers: the validation residuals of this regime (analysis/error_band.hpp).
+  if (s.error_band.known) {
+    std::cout << "trust: TTFT " << s.error_band.ttft.text << "\n       TPOT/ITL/E2E " << s.error_band.latency.text
+              << "\n       throughput " << s.error_band.throughput.text << "\n";
+  }
   std::cout << "\nSLO " << (sc.slo.empty() ? "(none)" : s.slo_met ? "met" : "NOT met") << "; attainment "
             << fmt(100 * s.slo_attainment, 1) << "%, goodput " << fmt(s.goodput_rps, 2) << " req/s, "
             << fmt(s.goodput_output_tps, 1) << " output tok/s\n";
@@ -144,22 +153,28 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
             << "%, mean " << fmt(100 * s.kv.mean_used_fraction, 1) << "%; MFU " << fmt(100 * s.mfu, 1) << "%, MBU "
             << fmt(100 * s.mbu, 1) << "%\n";
   const std::string cur = sc.cost.currency == "USD" ? "$" : sc.cost.currency + " ";  // money is labelled, never converted
+  auto f_autoscaled = [](const metrics::Summary& x) { return x.fleet.autoscaled; };
   std::cout << "cost " << cur << fmt(s.cost.per_hour, 2) << "/h" << (s.fleet.autoscaled ? " (autoscaled: mean over the run)" : "")
             << ", " << cur << fmt(s.cost.monthly, 0) << "/month" << (placeholder_price(rs) ? " (placeholder price)" : "") << "; "
             << (s.cost.per_mtok_output_slo > 0 ? cur + fmt(s.cost.per_mtok_output_slo, 3)
                                                : std::string("n/a (no request met the SLO)"))
-            << " per million SLO-meeting output tokens; cold start " << fmt(s.cost.cold_start_s, 0) << " s\n";
+            << " per million SLO-meeting output tokens"
+            << (f_autoscaled(s) ? " (the run's bill below)" : " (hourly price / SLO-meeting tokens per hour)")
+            << "; cold start " << fmt(s.cost.cold_start_s, 0) << " s"
+            << (sc.autoscaler ? " (the autoscaler's start delay: weights + engine start)" : " (weights over cost.network_gbps)") << "\n";
   // The run's own bill (fleet.replica_hours), which the line above leads with for an autoscaled fleet.
   const auto& f = s.fleet;
   if (s.cost.period_hours > 0) {
-    std::cout << "fleet " << (f.autoscaled ? "autoscaled" : "fixed") << ": " << fmt(f.replica_hours, 1)
-              << " replica-hours over " << fmt(s.cost.period_hours, 1) << " h (" << fmt(f.idle_replica_hours, 1)
+    auto hours = [](double h) { return h == 0 ? std::string("0") : fmt(h, h < 0.1 ? 4 : h < 10 ? 2 : 1); };
+    std::cout << "fleet " << (f.autoscaled ? "autoscaled" : "fixed") << ": " << hours(f.replica_hours)
+              << " replica-hours over " << hours(s.cost.period_hours) << " h (" << hours(f.idle_replica_hours)
               << " idle), peak " << f.peak_replicas << " replicas";
     if (f.autoscaled)
       std::cout << ", " << f.scale_ups << " starts of " << fmt(f.scale_up_delay_s, 0) << " s, " << f.scale_downs << " stops";
     std::cout << "; bill " << cur << fmt(s.cost.period, 2) << " (" << cur << fmt(s.cost.period_monthly, 0) << "/month), "
               << (s.cost.period_per_mtok_output_slo > 0 ? cur + fmt(s.cost.period_per_mtok_output_slo, 3) : std::string("n/a"))
-              << " per million SLO-meeting output tokens\n";
+              << " per million SLO-meeting output tokens"
+              << (f.autoscaled ? "" : " over the run (its replica-hours, the drain after the last arrival included)") << "\n";
   }
   if (f.hours.size() > 1 && f.autoscaled) {
     std::cout << "hour  arrivals  SLO met  replicas billed/ready\n";

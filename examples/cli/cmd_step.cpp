@@ -88,6 +88,11 @@ int run(int argc, char** argv) {
     engine.policy = spec::parse_policy(engine_name, "--engine");
   else
     engine.runtime = spec::parse_runtime(engine_name, "--engine");
+  // The knobs a scenario leaves unset take the policy's defaults for the GPU (spec::effective_engine), as in
+  // `memory` and `simulate`: the same activation peak, so the same KV room in all three.
+  engine.max_num_seqs = 0;
+  engine.max_num_batched_tokens = 0;
+  engine = spec::effective_engine(engine, gpu, false);
   const perf::Runtime generation = perf::runtime_of(engine);
   engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
   if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb))

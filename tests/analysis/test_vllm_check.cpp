@@ -335,3 +335,22 @@ TEST_CASE("an inline trace runs exactly as the same rows in a CSV file") {
   CHECK(ra.summary.completed_requests == 4);
   CHECK(metrics::to_json(ra.summary) == metrics::to_json(rb.summary));
 }
+
+TEST_CASE("a misspelled vLLM flag is an error with the flag it resembles; an unknown real flag is reported", "[vocabulary]") {
+  try {
+    spec::parse_vllm_serve_args("vllm serve meta-llama/Llama-3.1-8B --gpu-memory-utilisation 0.8");
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("--gpu-memory-utilisation") &&
+                                          Catch::Contains("did you mean --gpu-memory-utilization"));
+  }
+  CHECK_THROWS_WITH(spec::parse_vllm_serve_args("vllm serve m --max-num-seq 64"),
+                    Catch::Contains("did you mean --max-num-seqs"));
+  // Real flags llmsim does not model are kept for the notes, never refused.
+  const auto a = spec::parse_vllm_serve_args("vllm serve m --num-scheduler-steps 8 --enable-lora --seed 3");
+  CHECK(a.not_modelled == std::vector<std::string>{"--num-scheduler-steps 8", "--enable-lora"});
+  CHECK(a.ignored == std::vector<std::string>{"--seed 3"});
+  const auto b = spec::parse_vllm_serve_args("vllm serve m --gpu-memory-utilization 0.8 -tp 2");
+  CHECK(b.engine_args["gpu_memory_utilization"] == 0.8);
+  CHECK(b.engine_args["tensor_parallel_size"] == 2);
+}

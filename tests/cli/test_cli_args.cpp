@@ -2,6 +2,7 @@
 // --set PATH=VALUE overrides, help defaults as written, and progress only where a person watches it.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <regex>
 #include <string>
 
@@ -109,6 +110,29 @@ TEST_CASE("--set PATH=VALUE edits the scenario as editing the file would, on eve
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("workload.arrival.rate"));
   CHECK_THAT(r.out, Catch::Contains("fast"));
+}
+
+TEST_CASE("max_model_len: unset, auto and -1 are vLLM's auto everywhere; a number stays strict") {
+  // 8B fp16 on a 24 GB card: the model's 131,072 tokens do not fit next to 16 GB of weights.
+  const auto path = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/chat-8b.json";
+  const std::string sc = "simulate '" + path.string() + "' --gpu rtx4090-24gb --num-requests 120";
+  const auto unset = json_of(sc + " --set engine={} --json");
+  CHECK(unset["fits"] == true);
+  CHECK(unset["max_model_len"].get<int>() < 131072);
+  CHECK(unset["max_model_len_note"] == "auto: the model's 131,072 does not fit");
+  for (const char* spelling : {"auto", "-1", "AUTO"})
+    CHECK(json_of(sc + " --set engine.max_model_len=" + spelling + " --json") == unset);
+  const auto text = run(sc + " --set engine.max_model_len=auto");
+  CHECK_THAT(text.out, Catch::Contains("max_model_len " ) && Catch::Contains("(auto: the model's 131,072 does not fit)"));
+  const auto strict = run(sc + " --set engine.max_model_len=131072");
+  CHECK_THAT(strict.out, Catch::Contains("cannot run") && Catch::Contains("lower max_model_len"));
+  CHECK(run(sc + " --set engine.max_model_len=big").code == 2);
+  // vLLM's own spelling at the top level of a scenario file (the pre-pass), as a pasted command line gives it.
+  auto doc = llmsim::parse_json(read_file(path), "chat-8b");
+  doc["engine"].erase("max_model_len");
+  doc["max_model_len"] = "auto";
+  const auto file = temp_file("ctx-auto.json", doc.dump());
+  CHECK(json_of("simulate '" + file.string() + "' --gpu rtx4090-24gb --num-requests 120 --json") == unset);
 }
 
 TEST_CASE("help shows defaults as they are written, not as 17 significant digits") {

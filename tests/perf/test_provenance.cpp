@@ -44,8 +44,10 @@ std::vector<std::pair<std::string, double>> set_traits(const RuntimeTraits& t) {
 }  // namespace
 
 TEST_CASE("every field of every family's default profile has a provenance with the value in use", "[provenance]") {
-  // One card per family and die: HBM Ampere, Hopper, Ada GDDR (FP8), GA102 GDDR, an inline-ECC GDDR card.
-  for (const char* id : {"a100-80gb-sxm", "h100-80gb-sxm", "rtx4090-24gb", "rtx3090-24gb", "l40s-48gb", "a10-24gb"}) {
+  // One card per family and die: HBM Ampere, Hopper, Ada GDDR (FP8), GA102 GDDR, an inline-ECC GDDR card; issue 30's
+  // cards: Blackwell HBM (B200, GB200), the export-capped H20 and L20, Blackwell GDDR with MIG (RTX PRO 6000).
+  for (const char* id : {"a100-80gb-sxm", "h100-80gb-sxm", "rtx4090-24gb", "rtx3090-24gb", "l40s-48gb", "a10-24gb",
+                         "b200-180gb-sxm", "gb200-186gb", "h20-96gb", "l20-48gb", "rtxpro6000-96gb", "rtx5090d-32gb"}) {
     const auto gpu = spec::Catalog::builtin().gpu(id);
     const HardwareProfile p = default_profile(gpu);
     const std::string scope = family_name(gpu_family(gpu));
@@ -63,6 +65,29 @@ TEST_CASE("every field of every family's default profile has a provenance with t
     }
     CHECK(fields >= 20);
   }
+}
+
+TEST_CASE("issue 30's cards land in the families their memory and tensor cores say", "[provenance]") {
+  const auto& cat = spec::Catalog::builtin();
+  auto fam = [&](const char* id) { return family_name(gpu_family(cat.gpu(id))); };
+  CHECK(fam("b200-180gb-sxm") == "blackwell_hbm");  // HBM + FP4 tensor cores
+  CHECK(fam("gb200-186gb") == "blackwell_hbm");
+  CHECK(fam("b200-180gb-sxm:mig-3g.90gb") == "blackwell_hbm");
+  CHECK(fam("h20-96gb") == "hopper_hbm");  // HBM + FP8, no FP4
+  CHECK(fam("h200-141gb-sxm") == "hopper_hbm");  // "h200" contains "h20": still Hopper
+  CHECK(fam("l20-48gb") == "gddr");
+  CHECK(fam("rtxpro6000-96gb") == "gddr");  // GDDR7 with MIG: MIG alone no longer means HBM
+  CHECK(fam("rtxpro6000-96gb:mig-1g.24gb") == "gddr");
+  CHECK(fam("rtx5090-32gb") == "gddr");
+  CHECK(fam("rtx4090d-24gb") == "gddr");
+  // The Blackwell HBM profile is Hopper's but for the decode kernels' per-CTA streaming rate.
+  const HardwareProfile b = default_profile(cat.gpu("b200-180gb-sxm"));
+  const HardwareProfile h = default_profile(cat.gpu("h100-80gb-sxm"));
+  CHECK(b.attn_decode_cta_bandwidth == Approx(32e9));
+  CHECK(h.attn_decode_cta_bandwidth == Approx(13e9));
+  CHECK(b.mem_bw_efficiency == h.mem_bw_efficiency);
+  CHECK(b.gemm_bw_eff_vs_m.at(1) == h.gemm_bw_eff_vs_m.at(1));
+  CHECK(b.link_bandwidth == Approx(0.9 * 900e9));  // NVLink 5, per direction
 }
 
 TEST_CASE("every trait a runtime sets has a provenance", "[provenance]") {
@@ -95,6 +120,7 @@ TEST_CASE("blind sources: none that a constant looked at, none the mechanisms we
     INFO(e.field << " @ " << e.scope);
     const auto& names = spec::runtime_names();
     const bool known = e.scope == "all" || e.scope == "ampere_hbm" || e.scope == "hopper_hbm" || e.scope == "gddr" ||
+                       e.scope == "blackwell_hbm" ||
                        std::find(names.begin(), names.end(), e.scope) != names.end();
     CHECK(known);
   }

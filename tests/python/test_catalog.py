@@ -13,6 +13,11 @@ def test_gpus_frame():
     # The 48 GB modded 4090 keeps the 24 GB card's bus: same bandwidth, twice the memory.
     assert g.loc["rtx4090-48gb", "memory_bandwidth_gb_per_s"] == g.loc["rtx4090-24gb", "memory_bandwidth_gb_per_s"]
     assert g.loc["a100-80gb-sxm", "memory_bandwidth_gb_per_s"] > g.loc["a100-80gb-pcie", "memory_bandwidth_gb_per_s"]
+    # Issue 30: the dense FP4 tensor peak, 0 where the card has no FP4 path.
+    assert g.loc["b200-180gb-sxm", "fp4_tflops"] == 9000
+    assert g.loc["rtxpro6000-96gb", "fp4_tflops"] == 2000
+    assert g.loc["h100-80gb-sxm", "fp4_tflops"] == 0
+    assert g.loc["h20-96gb", "bf16_tflops"] == 148
 
 
 def test_models_frame():

@@ -27,15 +27,25 @@ def test_tp2_halves_weights():
 
 
 def test_memory_default_context_as_in_a_scenario(cli):
-    """Without --max-model-len the CLI plans the scenario default, as simulate does: vLLM V1 chunks prompts, so
-    that is the model's whole context (131072 here), which a 24 GB card cannot hold, as vLLM V1 refuses to start."""
+    """Without --max-model-len the CLI plans the scenario default, as simulate does: vLLM's auto — the model's whole
+    context (131072 here) when it fits, else the largest that does, said so. A number keeps vLLM's strict check."""
     import json
     import subprocess
-    out = json.loads(subprocess.run([cli, "memory", "--model", "llama-3.1-8b", "--gpu", "rtx4090-24gb", "--json"],
-                                    capture_output=True, text=True, check=True).stdout)
+
+    def run(*extra):
+        return json.loads(subprocess.run([cli, "memory", "--model", "llama-3.1-8b", "--gpu", "rtx4090-24gb", "--json",
+                                          *extra], capture_output=True, text=True, check=True).stdout)
+    out = run()
     assert out == llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb")
-    assert not out["fits"] and out["max_model_len"] == 131072 and "max_model_len" in out["reason"]
-    assert 8192 < out["longest_context_tokens"] < 131072
+    assert out["fits"] and 8192 < out["max_model_len"] < 131072
+    assert out["max_model_len"] == out["longest_context_tokens"]
+    assert out["max_model_len_note"] == "auto: the model's 131,072 does not fit"
+    for same in ("auto", -1):  # every spelling of auto, CLI and Python alike
+        assert llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb", max_model_len=same) == out
+    assert run("--max-model-len", "auto") == out and run("--max-model-len", "-1") == out
+    strict = llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb", max_model_len=131072)
+    assert not strict["fits"] and "lower max_model_len" in strict["reason"] and strict["max_model_len_note"] == ""
+    assert run("--max-model-len", "131072") == strict
     fits = llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb", max_model_len=8192)
     assert fits["fits"] and fits["max_model_len"] == 8192
 

@@ -112,3 +112,44 @@ def test_a_mixed_fleet_reports_each_member(small):
     assert r["utilization"]["busy_fraction"] == pytest.approx(
         (members[0]["busy_fraction"] + members[1]["busy_fraction"]) / 2)
     assert r["kv"]["capacity_tokens"] == members[0]["kv_capacity_tokens"] < members[1]["kv_capacity_tokens"]
+
+
+def test_a_gpu_spec_without_a_price_is_an_error_not_a_free_winner(small, tmp_path):
+    """A spec file without price_per_hour was billed $0 and won every comparison on cost (issue 29)."""
+    card = llmsim.load_gpu_spec(Path(__file__).resolve().parents[2] / "data" / "gpus" / "rtx4090-24gb.json")
+    card["id"] = "priceless-4090"
+    card.pop("price_per_hour", None)
+    path = tmp_path / "priceless.json"
+    path.write_text(json.dumps(card))
+    sc = dict(small, hardware=dict(small["hardware"], gpu=str(path)))
+    sc["hardware"].pop("price_per_gpu_hour")
+    with pytest.raises(ValueError, match=r"hardware\.price_per_gpu_hour.*no price_per_hour"):
+        llmsim.simulate(sc)
+    sc["hardware"]["price_per_gpu_hour"] = 0.4  # given: billed at it
+    assert llmsim.simulate(sc)["cost"]["per_hour"] == pytest.approx(0.4)
+
+
+def test_another_currency_without_every_price_is_an_error(small):
+    sc = dict(small, cost={"currency": "HKD"})
+    sc["hardware"] = dict(small["hardware"], price_per_gpu_hour=14.0)  # HKD, for the base card only
+    with pytest.raises(ValueError, match="rtx4090-24gb.*HKD|HKD.*rtx4090-24gb"):
+        llmsim.compare(sc, gpus=["a100-80gb-sxm", "rtx4090-24gb"], replications=1, num_requests=100)
+
+
+def test_equal_bills_are_a_tie_that_the_lossless_format_takes(small):
+    f = llmsim.compare(dict(small, cost={"target_qps": 0.2}), gpus=["a100-80gb-sxm"],
+                       quants=["fp16", "int8", "awq-int4"], replications=1, num_requests=100)
+    assert f["monthly_cost"].nunique() == 1  # one replica of each: the same bill
+    assert f["tied"].all() and f.loc[f["winner"], "quant"].iloc[0] == "fp16"
+    assert "lossless" in f.attrs["tie_note"]
+
+
+def test_a_daily_profile_is_sized_at_its_peak(small):
+    day = dict(small, workload=dict(small["workload"], daily_profile=[0.3] * 12 + [2.0] + [0.3] * 11))
+    day["workload"].pop("num_requests")
+    flat = dict(small, workload=dict(small["workload"], arrival={"process": "poisson", "rate": 4.0}))
+    flat["workload"].pop("num_requests")  # both at the default request count
+    a = llmsim.capacity(day, replications=1, num_requests=200)
+    b = llmsim.capacity(flat, replications=1, num_requests=200)
+    assert a["max_qps"] == b["max_qps"] and a["target_qps"] == pytest.approx(4.0)
+    assert "peak window (12:00, 2 x the base rate)" in a["sized_at"] and b["sized_at"] == ""

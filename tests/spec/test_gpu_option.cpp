@@ -158,7 +158,11 @@ TEST_CASE("owned-hardware fields: bad values and fields in the wrong section nam
   CHECK_THAT(error(R"({"cost": {"depreciation_years": 0}})"), Catch::Contains("cost.depreciation_years"));
   CHECK_THAT(error(R"({"cost": {"hosting_per_gpu_month": -5}})"), Catch::Contains("cost.hosting_per_gpu_month"));
   CHECK_THAT(error(R"({"hardware": {"purchase_price_per_gpu": -1}})"),
-             Catch::Contains("hardware.purchase_price_per_gpu: must be >= 0, got -1"));
+             Catch::Contains("hardware.purchase_price_per_gpu: must be in [0, 1e12], got -1"));
+  // Every owned-cost and price input is bounded: a huge value would make the bills it multiplies into infinite.
+  for (const char* doc : {R"({"cost": {"electricity_per_kwh": 1e308}})", R"({"cost": {"hosting_per_gpu_month": 1e308}})",
+                          R"({"hardware": {"purchase_price_per_gpu": 1e308}})"})
+    CHECK_THAT(error(doc), Catch::Contains("must be"));
   Json doc = Json::object();
   CHECK_THROWS_WITH(set_json_path(doc, "hardware.electricity_per_kwh", 0.1), Catch::Contains("belongs under cost"));
   // Round trip of the new fields.

@@ -251,4 +251,8 @@ TEST_CASE("FP4 runs on FP4 tensor cores where a card has them, weight-only Marli
   CHECK_FALSE(native.weight_only);
   CHECK(native.compute_dtype == DType::fp4);
   CHECK(blackwell.tensor_peak(DType::fp4) == blackwell.fp4_flops);
+  // The catalogue's Blackwell cards (branch cards) carry their FP4 peaks.
+  const GpuSpec b200 = Catalog::builtin().gpu("b200-180gb-sxm");
+  REQUIRE(b200.fp4_flops > 0);
+  CHECK(format_for_gpu(weight_format("nvfp4"), b200).compute_dtype == DType::fp4);
 }

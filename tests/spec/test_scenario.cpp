@@ -205,3 +205,24 @@ TEST_CASE("the shipped example scenario resolves") {
   CHECK(r.max_model_len == 8192);
   CHECK(std::get<LogNormalLength>(s.workload.input_tokens).mean == 1150);
 }
+
+TEST_CASE("a path may use vLLM's names: --set, grid axes and keyword overrides map them like the file", "[vocabulary]") {
+  Json doc = design();
+  doc["hardware"]["tp"] = 1;
+  set_json_path(doc, "engine.tensor_parallel_size", Json(2));  // replaces hardware.tp, as a path always does
+  set_json_path(doc, "kv_cache_dtype", Json("fp8_e4m3"));
+  set_json_path(doc, "engine.enforce_eager", Json(true));
+  set_json_path(doc, "max_num_seqs", Json(64));
+  const Scenario s = scenario_from_json(JsonView(doc, ""));
+  CHECK(s.hardware.parallel.tp == 2);
+  CHECK(s.kv_cache == "fp8");
+  CHECK_FALSE(s.engine.cuda_graphs);
+  CHECK(s.engine.max_num_seqs == 64);
+  CHECK(doc["hardware"]["tp"] == 2);
+  CHECK_FALSE(doc["engine"].contains("tensor_parallel_size"));  // written as llmsim's field, not the alias
+  // A vLLM name in a section vLLM does not put it in is still an unknown field, with the valid ones listed.
+  CHECK_THROWS_WITH(set_json_path(doc, "workload.tensor_parallel_size", Json(2)), Catch::Contains("scenario field"));
+  // A value that is no KV dtype is refused when the scenario is read, naming llmsim's field.
+  set_json_path(doc, "engine.kv_cache_dtype", Json("fp3"));
+  CHECK_THROWS_WITH(scenario_from_json(JsonView(doc, "")), Catch::Contains("quant.kv_cache"));
+}

@@ -111,6 +111,21 @@ TEST_CASE("vLLM's engine-argument names are accepted and shown canonical") {
   CHECK(v0.engine.preemption == PreemptionMode::swap);
 }
 
+TEST_CASE("--enable-chunked-prefill on a V0 release selects V0's chunked prefill, not the release's default") {
+  // vLLM 0.5/0.6 run prefill-first unless --enable-chunked-prefill (or max_model_len > 32K) turns chunking on: the
+  // switch must not be dropped because the release's default scheduler does not chunk (it was, before this test).
+  const Scenario on = parse(R"({"engine": {"runtime": "vllm==0.6.3", "enable_chunked_prefill": true,
+      "max_num_batched_tokens": 512}})");
+  CHECK(on.engine.policy == SchedulerPolicy::chunked);
+  CHECK(on.engine.chunked_prefill());
+  const Scenario off = parse(R"({"engine": {"runtime": "vllm==0.6.3", "enable_chunked_prefill": false}})");
+  CHECK(off.engine.policy == SchedulerPolicy::vllm_v0);
+  const Scenario flat = parse(R"({"engine": {"runtime": "vllm==0.5.5"}, "enable_chunked_prefill": true})");
+  CHECK(flat.engine.chunked_prefill());
+  const Scenario v1 = parse(R"({"engine": {"runtime": "vllm==0.10.1", "enable_chunked_prefill": true}})");
+  CHECK(v1.engine.policy == SchedulerPolicy::vllm);
+}
+
 TEST_CASE("a flat vLLM config (as `vllm serve --config` takes) works at the top level") {
   const Scenario s = parse(R"({"model": "llama-3.1-8b", "tensor_parallel_size": 2, "max_num_seqs": 64,
       "gpu_memory_utilization": 0.85, "max_model_len": 4096, "dtype": "bfloat16", "enable_prefix_caching": true,

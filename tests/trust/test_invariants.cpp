@@ -154,7 +154,11 @@ TEST_CASE("randomized scenarios keep every invariant", "[invariants]") {
     }
     // A finite run serves every request to its end, overloaded or not.
     REQUIRE(s.complete);
-    REQUIRE(static_cast<std::int64_t>(r.requests.size()) + s.rejected_requests == n);
+    // One record per request that entered (rejected ones never did; warm-up rejections are counted apart), each
+    // completed: these scenarios have no timeouts or failures.
+    REQUIRE(static_cast<std::int64_t>(r.requests.size()) + s.rejected_requests + s.warmup.rejected == n);
+    for (const auto& q : r.requests) REQUIRE(q.outcome == engine::RequestOutcome::completed);
+    REQUIRE(s.offered.arrivals == s.rejected_requests + s.completed_requests);
     REQUIRE(s.preemptions == preempted);
     REQUIRE(r.kv_blocks_in_use_at_end == 0);  // every block returned once the run drained
     if (s.preemptions > 0) ++with_preemption;

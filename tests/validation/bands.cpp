@@ -36,8 +36,10 @@ std::vector<analysis::ErrorBandGroup> band_groups(const std::vector<Row>& rows) 
     const std::string batch = analysis::band_batch_bucket(r.batch);
     const bool blind = row_is_blind(r);
     const double e = r.time_error();
-    for (const Key& k : {Key{f->second, r.runtime, batch, metric, blind}, Key{f->second, r.runtime, "*", metric, blind},
-                         Key{f->second, "*", "*", metric, blind}, Key{"*", "*", "*", metric, blind}})
+    // A serving run (batch 0) has no client batch: it joins only the levels without one.
+    if (r.batch > 0) errors[Key{f->second, r.runtime, batch, metric, blind}].push_back(e);
+    for (const Key& k : {Key{f->second, r.runtime, "*", metric, blind}, Key{f->second, "*", "*", metric, blind},
+                         Key{"*", "*", "*", metric, blind}})
       errors[k].push_back(e);
   }
   std::vector<analysis::ErrorBandGroup> out;

@@ -39,13 +39,20 @@ CsvTable::CsvTable(const std::filesystem::path& file) : file_(file) {
   header_ = split_csv_line(line);
   for (std::size_t n = 2; std::getline(in, line); ++n) {
     if (line.empty() || line == "\r") continue;
+    // A quoted field may hold line breaks (RFC 4180): join lines while a quote is open; the row keeps its first line.
+    const std::size_t first = n;
+    std::string more;
+    while (std::count(line.begin(), line.end(), '"') % 2 == 1 && std::getline(in, more)) {
+      line += "\n" + more;
+      ++n;
+    }
     auto fields = split_csv_line(line);
     if (fields.size() != header_.size())
-      throw ConfigError(file.filename().string() + ":" + std::to_string(n),
+      throw ConfigError(file.filename().string() + ":" + std::to_string(first),
                         "has " + std::to_string(fields.size()) + " fields, the header has " +
                             std::to_string(header_.size()));
     rows_.push_back(std::move(fields));
-    lines_.push_back(n);
+    lines_.push_back(first);
   }
 }
 

@@ -7,6 +7,7 @@
 namespace llmsim::validation {
 
 std::string batch_bucket(std::int64_t b) {
+  if (b <= 0) return "serving";  // a serving run: the batch is the engine's, not the client's
   if (b <= 1) return "1";
   if (b < 16) return "2-15";
   if (b < 32) return "16-31";
@@ -35,7 +36,7 @@ std::vector<std::pair<std::string, std::string>> group_keys(const Row& r) {
   const std::string tp = std::to_string(r.tp);
   switch (r.kind) {
     case Kind::engine:
-      k = {{"engine.all", "all"}, {"set", r.set},         {"engine", r.engine}, {"metric", r.metric},
+      k = {{"engine.all", "all"}, {"set", r.set},         {"engine", r.engine}, {"runtime", r.runtime.empty() ? "-" : r.runtime}, {"metric", r.metric},
            {"batch", batch_bucket(r.batch)}, {"tp", tp},  {"gpu", r.gpu},       {"weights", r.weights},
            {"kv", r.kv_dtype.empty() ? "-" : r.kv_dtype}};
       if (r.context >= 0) k.emplace_back("context", context_bucket(r.context));

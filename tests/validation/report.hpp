@@ -11,7 +11,7 @@
 
 namespace llmsim::validation {
 
-std::string batch_bucket(std::int64_t batch);    ///< "1", "2-15", "16-31", "32-63", "64+"
+std::string batch_bucket(std::int64_t batch);    ///< "serving" (0), "1", "2-15", "16-31", "32-63", "64+"
 std::string context_bucket(double context);      ///< "<=256", "257-1024", "1025-2048", ">2048"
 std::string size_bucket(double bytes);           ///< "<64KiB", "64KiB-1MiB", "1-8MiB", "8-64MiB", ">=64MiB"
 

@@ -5,8 +5,9 @@
 #include <limits>
 
 #include "compare_args.hpp"
-#include "llmsim/core/error.hpp"
 #include "llmsim/analysis/capacity.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/spec/slo.hpp"
 #include "llmsim/spec/workload.hpp"
 #include "report/html.hpp"
@@ -41,7 +42,9 @@ std::string slo_text(const spec::Scenario& base) {
 
 std::string target_text(const analysis::CompareResult& r) {
   if (r.target_concurrency) return std::to_string(*r.target_concurrency) + " concurrent users";
-  return r.target_qps > 0 ? format_value(r.target_qps) + " requests/s" : std::string("no target load");
+  const bool peak = r.sized_at.find("peak window") != std::string::npos;  // a daily curve is sized at its peak
+  return r.target_qps > 0 ? format_value(r.target_qps) + " requests/s" + (peak ? " (the daily peak)" : "")
+                          : std::string("no target load");
 }
 
 std::string model_text(const ReportInput& in) {
@@ -194,8 +197,17 @@ std::string render_report(const ReportInput& in) {
         traffic += (traffic.empty() ? "" : "; ") + std::string(key) + ": " + describe(w[key]);
     o += "<dt>Traffic</dt><dd>" + escape(traffic.empty() ? describe(w) : traffic) + "</dd>\n";
   }
-  o += "<dt>Target load</dt><dd>" + escape(target_text(r)) + " (the fleet is sized for it)</dd>\n";
+  o += "<dt>Target load</dt><dd>" + escape(target_text(r)) + " (the fleet is sized for it" +
+       (r.sized_at.empty() ? std::string() : ": " + r.sized_at) + ")</dd>\n";
   o += "<dt>Latency target (SLO)</dt><dd>" + escape(slo_text(base)) + "</dd>\n";
+  {  // vLLM's auto context where an option cannot hold the model's: what each runs, said as everywhere else
+    std::string ctx;
+    for (const auto& row : r.rows)
+      if (row.fits && row.summary && row.summary->max_model_len_note.find("does not fit") != std::string::npos)
+        ctx += (ctx.empty() ? "" : "; ") + row.name + ": " +
+               memory::describe_context(row.summary->max_model_len, row.summary->max_model_len_note);
+    if (!ctx.empty()) o += "<dt>Context</dt><dd id=\"context\">" + escape(ctx) + "</dd>\n";
+  }
   o += "<dt>Options compared</dt><dd>" + std::to_string(r.rows.size()) + ", ranked by " + escape(analysis::to_string(r.rank_by)) +
        "</dd>\n</dl>\n";
 
@@ -244,6 +256,8 @@ std::string render_report(const ReportInput& in) {
          escape(money(base, value(winner->cost_per_mtok_output_at_target), 3)) + " per million output tokens at that load.";
     if (!winner->quality_caveat.empty()) o += " " + escape(winner->quant + ": " + winner->quality_caveat);
     o += "</p>\n";
+    if (!r.tie_note.empty()) o += "<p id=\"tie\">" + escape(r.tie_note) + ".</p>\n";
+    if (!r.model_error_note.empty()) o += "<p id=\"model-error\">" + escape(r.model_error_note) + ".</p>\n";
   } else {
     o += "<p><strong>No winner:</strong> no option's fleet meets the SLO at the target load.</p>\n";
   }

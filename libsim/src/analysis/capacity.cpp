@@ -162,8 +162,11 @@ metrics::Summary steady_state_rates(const metrics::Summary& in, double offered_r
 spec::ResolvedScenario at_load(const spec::ResolvedScenario& scenario, double load, std::uint64_t seed,
                                const CapacityOptions& options) {
   spec::ResolvedScenario r = scenario;
+  // Sizing counts replicas, so it measures a fixed deployment: an autoscaler would add replicas to the one measured
+  // (capacity then grew with autoscaler.max_replicas). The fleet sized for the peak is what it may scale up to.
+  r.scenario.autoscaler.reset();
   auto& w = r.scenario.workload;
-  w = spec::with_rate(w, load);
+  w = spec::with_rate(spec::sizing_workload(w), load);
   w.num_requests = std::min(w.num_requests, options.num_requests);
   w.warmup_requests = std::min(w.warmup_requests, options.warmup_requests);
   if (w.warmup_requests >= w.num_requests) w.warmup_requests = w.num_requests / 10;
@@ -176,6 +179,9 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
   CapacityResult out;
   const auto kind = load_kind(scenario.scenario.workload);
   out.closed_loop = kind == LoadKind::closed;
+  out.sized_at = spec::sizing_window(scenario.scenario.workload);
+  if (scenario.scenario.autoscaler)
+    out.sized_at += std::string(out.sized_at.empty() ? "" : "; ") + "fixed replicas (the autoscaler off: it may scale up to the fleet sized)";
 
   SearchLimits limits;
   limits.rel_tol = options.rel_tol;
@@ -186,7 +192,7 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
   // One replication: its answer is the result. With more, the median could still come out above it.
   if (!out.closed_loop && options.replications == 1) limits.give_up_below = options.give_up_below_qps;
   const double start = out.closed_loop ? std::max(1, *closed_loop_users(scenario.scenario.workload))
-                                       : std::max(spec::offered_rate(scenario.scenario.workload).value_or(1.0),
+                                       : std::max(spec::offered_rate(spec::sizing_workload(scenario.scenario.workload)).value_or(1.0),
                                                   limits.min_x);
 
   const std::uint64_t seed0 = scenario.scenario.workload.seed;

@@ -7,6 +7,8 @@
 #include <set>
 
 #include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/error_band.hpp"
+#include "llmsim/analysis/ranking.hpp"
 #include "llmsim/analysis/scaling.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
@@ -129,6 +131,26 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
   };
   check_prices(opt.prices, "--prices");
   check_prices(opt.purchase_prices, "--purchase-prices");
+  {  // an option without a price is an error, never a "cannot run" row that hands the win to the others
+    std::vector<std::string> missing;
+    const bool usd = base.cost.currency == "USD";
+    for (const auto& g : gpus) {
+      const auto price = price_on_gpu(base.hardware.gpu, base.hardware.price_per_gpu_hour, g.option.text,
+                                      price_for(opt.prices, g.option.card));
+      if (!price && (!usd || !(catalog.gpu(g.option.card).price_per_hour > 0)) &&
+          std::find(missing.begin(), missing.end(), g.option.card) == missing.end())
+        missing.push_back(g.option.card);
+    }
+    if (!missing.empty()) {
+      std::string list;
+      for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+      throw ConfigError("--prices", (usd ? std::string("the GPU spec has no price_per_hour for ")
+                                         : "cost.currency is " + base.cost.currency +
+                                               " but the catalogue's prices are in USD (no exchange rate is assumed); "
+                                               "give the price per GPU-hour in " + base.cost.currency + " for ") +
+                                        list + " (--prices gpu=PRICE,...)");
+    }
+  }
   std::vector<std::string> quants = opt.quants.empty() ? std::vector<std::string>{base.weights} : opt.quants;
   for (auto& q : quants) {
     // "auto" (the scenario default) is the checkpoint's own format: named, so each row says what it planned.
@@ -136,7 +158,7 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
     if (to_lower(q) == spec::kAutoWeights)
       q = spec::weight_format_for_model(catalog.model(base.model), q, "--quants", unused).id;
     else
-      spec::weight_format(q, "--quants");
+      q = spec::weight_format(q, "--quants").id;  // vLLM's names too: "awq" is awq-int4
   }
   std::vector<spec::SchedulerPolicy> policies;
   for (const auto& p : opt.policies) policies.push_back(spec::parse_policy(p, "--policies"));
@@ -226,8 +248,7 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
           row.currency = base.cost.currency;
           row.fits = false;
           row.reason = std::string("cannot run: ") + e.what();
-          row.target_qps = base.cost.target_qps > 0 ? base.cost.target_qps
-                                                    : spec::offered_rate(base.workload).value_or(0.0);
+          row.target_qps = sizing_target_qps(base);
           row.target_concurrency = closed_loop_users(base.workload);
         }
         row.name = options[i].name;
@@ -265,22 +286,69 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
   out.rank_by = opt.rank_by;
   rows.resize(listed);
   out.rows = std::move(rows);
-  out.target_qps = base.cost.target_qps > 0 ? base.cost.target_qps : spec::offered_rate(base.workload).value_or(0.0);
+  out.target_qps = sizing_target_qps(base);
+  out.sized_at = spec::sizing_window(base.workload);
+  for (const auto& row : out.rows)
+    if (!row.sized_at.empty()) {  // the rows' own (the autoscaler's note included)
+      out.sized_at = row.sized_at;
+      break;
+    }
   out.target_concurrency = closed_loop_users(base.workload);
-  std::vector<double> best;
   std::vector<std::pair<double, double>> points;
+  std::vector<RankCandidate> candidates;
   for (std::size_t i = 0; i < out.rows.size(); ++i) {
     const Row& r = out.rows[i];
     const auto v = rank_value(r, opt.rank_by);
+    RankCandidate c;
+    c.value = v;
     const auto key = rank_key(r, opt.rank_by);
-    if (v && (best.empty() || key < best)) {
-      best = key;
-      out.winner = i;
-    }
+    c.tie_keys.assign(key.begin() + 1, key.end());
+    // At capacity the value is as uncertain as the capacity (its CI over the seeds); bills and costs at the target
+    // come from a fleet verified at the target, with the floor's sampling noise.
+    if (opt.rank_by == RankBy::cost_per_mtok_at_capacity && r.capacity && r.capacity->found && r.capacity->max_qps > 0)
+      c.rel_uncertainty = std::max(r.capacity->ci95_hi - r.capacity->max_qps, r.capacity->max_qps - r.capacity->ci95_lo) /
+                          r.capacity->max_qps;
+    c.lossless = lossless_format(r.quant, r.kv_cache);
+    c.card_price = r.price_per_gpu_hour;
+    c.name = r.name;
+    candidates.push_back(std::move(c));
     const double latency = r.at_target && r.at_target->e2e_ms.count > 0 ? r.at_target->e2e_ms.p95
                            : r.summary && r.summary->e2e_ms.count > 0 ? r.summary->e2e_ms.p95
                                                                       : std::numeric_limits<double>::quiet_NaN();
     points.emplace_back(v.value_or(std::numeric_limits<double>::quiet_NaN()), latency);
+  }
+  const RankPick pick = pick_winner(candidates);
+  out.winner = pick.winner;
+  if (pick.tied.size() > 1) out.tied = pick.tied;
+  out.tie_note = pick.note;
+  // The model's own error (issue 27): the simulation's noise decides ties above; the validation's residuals say
+  // whether llmsim could tell the winner from an option at all. Both are compared on the throughput band: every
+  // ranking criterion is a cost or a capacity, which scale with the throughput.
+  if (pick.winner) {
+    const auto band_of = [](const Row& r) {
+      ErrorBand b;
+      const metrics::Summary* s = r.at_target ? &*r.at_target : r.summary ? &*r.summary : nullptr;
+      if (s == nullptr || !s->error_band.known) return b;
+      b.typical = s->error_band.throughput.typical;
+      b.n = s->error_band.throughput.n;
+      return b;
+    };
+    const std::size_t w = *pick.winner;
+    const ErrorBand bw = band_of(out.rows[w]);
+    std::string names;
+    for (std::size_t i = 0; i < out.rows.size(); ++i) {
+      if (i == w || !candidates[i].value || !candidates[w].value) continue;
+      if (!within_error(*candidates[w].value, bw, *candidates[i].value, band_of(out.rows[i]))) continue;
+      out.within_model_error.push_back(i);
+      names += (names.empty() ? "" : ", ") + out.rows[i].name;
+    }
+    if (!names.empty()) {
+      out.model_error_note = "within the model's typical error of the winner (±" +
+                             std::to_string(static_cast<int>(std::lround(100 * bw.typical))) +
+                             "% in its regime, docs/trust.md): " + names +
+                             "; llmsim cannot rank these against the winner without a measurement or a calibrated "
+                             "profile of each card";
+    }
   }
   out.pareto = pareto_frontier(points);
   return out;
@@ -290,14 +358,20 @@ Json to_json(const CompareResult& r) {
   Json j = Json::object();
   j["target_qps"] = r.target_qps > 0 ? Json(r.target_qps) : Json(nullptr);
   j["target_concurrency"] = r.target_concurrency ? Json(*r.target_concurrency) : Json(nullptr);
+  j["sized_at"] = r.sized_at;
   j["rank_by"] = to_string(r.rank_by);
   j["winner"] = r.winner ? Json(*r.winner) : Json(nullptr);
   j["winner_name"] = r.winner ? Json(r.rows[*r.winner].name) : Json(nullptr);
+  j["tied"] = r.tied;
+  j["tie_note"] = r.tie_note;
+  j["within_model_error"] = r.within_model_error;
+  j["model_error_note"] = r.model_error_note;
   j["pareto"] = r.pareto;
   Json rows = Json::array();
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     Json row = to_json(r.rows[i]);
     row["winner"] = r.winner && *r.winner == i;
+    row["tied"] = std::find(r.tied.begin(), r.tied.end(), i) != r.tied.end();
     row["pareto"] = std::find(r.pareto.begin(), r.pareto.end(), i) != r.pareto.end();
     rows.push_back(std::move(row));
   }

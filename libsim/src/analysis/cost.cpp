@@ -59,10 +59,18 @@ double units_hourly(const spec::ResolvedScenario& s, int units) {
                                 : period_cost(1.0, gpus_hourly(s) * units, 1.0, s.scenario.cost);
 }
 
+int spare_gpus(const spec::ResolvedScenario& s) {
+  if (!s.fleet.empty()) return 0;
+  const auto& unit = s.disagg_pools.empty() ? s : s.disagg_pools.front();
+  return s.scenario.failures.spares * unit.scenario.hardware.parallel.gpus();
+}
+
 double hourly_cost(const spec::ResolvedScenario& s) {
   // Disaggregated: both pools' GPUs, each at its own price (period_cost at a unit price over the priced GPU-hours).
-  if (!s.disagg_pools.empty()) return period_cost(1.0, gpus_hourly(s), 1.0, s.scenario.cost);
-  return hourly_cost(s.price_per_gpu_hour, spec::total_gpus(s), s.scenario.cost);
+  if (!s.disagg_pools.empty())
+    return period_cost(1.0, gpus_hourly(s) + spare_gpus(s) * s.disagg_pools.front().price_per_gpu_hour, 1.0,
+                       s.scenario.cost);
+  return hourly_cost(s.price_per_gpu_hour, spec::total_gpus(s) + spare_gpus(s), s.scenario.cost);
 }
 
 std::optional<double> price_on_gpu(const std::string& own_gpu, std::optional<double> own_price, const std::string& gpu,
@@ -135,7 +143,10 @@ metrics::CostSummary cost_summary(const spec::ResolvedScenario& s, const metrics
   metrics::CostSummary c;
   c.per_hour = hourly_cost(s);
   c.monthly = c.per_hour * s.scenario.cost.hours_per_month;
-  c.cold_start_s = cold_start_s(memory::weight_bytes(s.model, s.quant.weights), s.scenario.cost.network_gbps);
+  // One cold start per output: with an autoscaler it is the delay a started replica waits (its own link and the
+  // engine start included), else the weights over cost.network_gbps.
+  c.cold_start_s = s.scenario.autoscaler ? engine::scale_up_delay_s(s)
+                                         : cold_start_s(memory::weight_bytes(s.model, s.quant.weights), s.scenario.cost.network_gbps);
   // Only SLO-meeting requests count: the metrics layer's goodput rates are exactly those tokens per second.
   if (summary.fits) {
     c.per_mtok_output_slo = cost_per_mtok(c.per_hour, summary.goodput_output_tps).value_or(0.0);

@@ -2,6 +2,7 @@
 // in by embed_error_bands.cmake; `make validate` writes it (tests/validation, docs/trust.md "Error bands").
 #include "llmsim/analysis/error_band.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -121,6 +122,26 @@ Regime regime_of(const spec::ResolvedScenario& s, MetricFamily metric, std::int6
   r.batch = batch;
   r.metric = metric;
   return r;
+}
+
+metrics::ErrorBands error_bands(const spec::ResolvedScenario& s, const metrics::Summary& summary,
+                                const std::vector<ErrorBandGroup>& table) {
+  metrics::ErrorBands out;
+  out.known = true;
+  const auto batch = static_cast<std::int64_t>(std::llround(std::max(1.0, summary.batch.mean_seqs)));
+  auto fill = [&](MetricFamily m, metrics::ErrorBandStats& b) {
+    const ErrorBand e = error_band(regime_of(s, m, batch), table);
+    b.typical = e.typical;
+    b.p90 = e.p90;
+    b.n = e.n;
+    b.blind = e.blind;
+    b.group = e.group;
+    b.text = e.describe();
+  };
+  fill(MetricFamily::ttft, out.ttft);
+  fill(MetricFamily::latency, out.latency);
+  fill(MetricFamily::throughput, out.throughput);
+  return out;
 }
 
 bool within_error(double a, const ErrorBand& ba, double b, const ErrorBand& bb) {

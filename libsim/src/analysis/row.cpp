@@ -43,6 +43,9 @@ Row row_identity(const spec::ResolvedScenario& s) {
   row.purchase_price_per_gpu = s.purchase_price_per_gpu;
   row.purchase_price_is_placeholder = s.purchase_price_is_placeholder;
   row.quality_caveat = quality_caveat(row.quant, row.params);
+  if (row.kv_cache != "fp16" && row.kv_cache != "bf16" && row.kv_cache != "auto")  // a lossy KV cache too
+    row.quality_caveat += std::string(row.quality_caveat.empty() ? "" : "; ") + "KV cache " + row.kv_cache +
+                          ": quality not modelled (quantized KV changes answers; check your own evals)";
   if (!s.disagg_pools.empty()) {  // one disaggregated deployment: "prefill card/decode card", both pools' GPUs
     const auto& p = s.disagg_pools[0];
     const auto& d = s.disagg_pools[1];
@@ -58,9 +61,14 @@ Row row_identity(const spec::ResolvedScenario& s) {
   row.name = !s.scenario.name.empty() ? s.scenario.name
              : (row.num_gpus > 1 ? std::to_string(row.num_gpus) + "x" : std::string()) + row.gpu + " " + row.quant;
   const auto& w = s.scenario.workload;
-  row.target_qps = s.scenario.cost.target_qps > 0 ? s.scenario.cost.target_qps : spec::offered_rate(w).value_or(0.0);
+  row.target_qps = sizing_target_qps(s.scenario);
   row.target_concurrency = closed_loop_users(w);
   return row;
+}
+
+double sizing_target_qps(const spec::Scenario& s) {
+  if (s.cost.target_qps > 0) return s.cost.target_qps;
+  return spec::offered_rate(spec::sizing_workload(s.workload)).value_or(0.0);
 }
 
 void check_fleet_target(const spec::Scenario& s) {
@@ -147,6 +155,12 @@ void price_owned(Row& row, const spec::ResolvedScenario& s, int serving, int tot
   for (const auto& n : notes) row.owned_note += (row.owned_note.empty() ? "" : "; ") + n;
 }
 
+// Sizing grows a fleet that misses the SLO up to this many times its first estimate, plus a few replicas.
+constexpr double kGrowLimit = 4;
+constexpr int kGrowExtra = 4;
+// Requests of a verified fleet's run at most (its replicas each see about the capacity search's count).
+constexpr std::int64_t kMaxVerifyRequests = 50'000;
+
 void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult& cap, const CapacityOptions& copt) {
   const auto& cost = s.scenario.cost;
   const double target = cap.closed_loop ? row.target_concurrency.value_or(0) : row.target_qps;
@@ -160,37 +174,63 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
     throw ConfigError(cap.closed_loop ? "workload.arrival.concurrency" : "cost.target_qps",
                       format_value(target) + (cap.closed_loop ? " users" : " req/s") + " needs more than 1e9 replicas at " +
                           format_value(per_replica) + " per replica");
+  // What is verified: a deployment of replicas is simulated whole — `serving` replicas behind the scenario's router
+  // at the full target — so the fleet billed is the fleet checked. A heterogeneous fleet or a disaggregated
+  // deployment (the unit copied is itself several engines) is checked as one unit at its share of the target.
+  const bool whole = !fleet && s.disagg_pools.empty();
+  const spec::Workload own = spec::sizing_workload(s.scenario.workload);
   auto share = [&](int serving) { return cap.closed_loop ? std::ceil(target / serving) : target / serving; };
-  auto run_share = [&](int serving) {  // one serving replica at its share, on the scenario's own seed
-    spec::ResolvedScenario one = at_load(s, share(serving), s.scenario.workload.seed, copt);
-    if (!fleet) one.scenario.hardware.replicas = 1;
+  auto load_of = [&](int serving) { return whole ? target : share(serving); };
+  auto run = [&](int serving) {  // on the scenario's own seed
+    CapacityOptions o = copt;
+    // The check that decides the bill runs as long as the scenario's own run (the same requests and warm-up as
+    // `simulate` at that load, so the two agree), and each replica of a verified fleet sees at least as many
+    // requests as the one replica the search ran.
+    o.num_requests = std::min(kMaxVerifyRequests, std::max({copt.num_requests * (whole ? serving : 1), own.num_requests,
+                                                            copt.num_requests}));
+    o.warmup_requests = own.warmup_requests;
+    spec::ResolvedScenario r = at_load(s, load_of(serving), s.scenario.workload.seed, o);
+    if (!fleet) r.scenario.hardware.replicas = whole ? serving : 1;
     engine::SimulationOptions sim;
     sim.cancel = copt.cancel;
-    metrics::Summary summary = evaluate(one, sim).summary;
-    return cap.closed_loop ? summary : steady_state_rates(summary, share(serving));
+    metrics::Summary summary = evaluate(r, sim).summary;
+    return cap.closed_loop ? summary : steady_state_rates(summary, load_of(serving));
   };
-  // Capacity comes from a noisy search (600-request P95s, the median of several seeds), so one replica at a share
-  // below it can still miss the SLO on the scenario's seed. Then grow the fleet ~10% a step (at least one replica)
-  // up to twice the estimate, and keep the first size that meets it; if none does, the estimate stays, flagged.
+  // Capacity comes from a noisy search (600-request P95s, the median of several seeds) and a fleet shares its load
+  // unevenly, so ⌈target / capacity⌉ can miss the SLO. Then grow ~10% a step (at least one replica) until the
+  // fleet meets it or reaches the limit (kGrowLimit × the estimate + kGrowExtra), which the row states.
+  const int limit = static_cast<int>(std::min<double>(1e9, kGrowLimit * *estimate + kGrowExtra));
   int serving = *estimate;
-  metrics::Summary at = run_share(serving);
-  for (int n = serving; !run_meets_slo(at) && n < 2 * *estimate;) {
-    n = std::min(2 * *estimate, std::max(n + 1, static_cast<int>(std::ceil(n * 1.1))));
-    metrics::Summary next = run_share(n);
-    if (run_meets_slo(next)) serving = n, at = std::move(next);
+  metrics::Summary at = run(serving);
+  const metrics::Summary first = at;
+  while (!run_meets_slo(at) && serving < limit) {
+    serving = std::min(limit, std::max(serving + 1, static_cast<int>(std::ceil(serving * 1.1))));
+    at = run(serving);
+  }
+  if (!run_meets_slo(at)) {  // the estimate stays, flagged; the limit is said
+    row.reason = "the SLO is not met at the target by up to " + std::to_string(limit) + (whole ? " replicas" : " units") +
+                 " (the sizing limit: " + format_value(kGrowLimit) + " x the estimate of " + std::to_string(*estimate) +
+                 " + " + std::to_string(kGrowExtra) + "): " + slo_failures(s.scenario, at);
+    serving = *estimate;
+    at = first;
   }
   row.replicas_added = serving - *estimate;
-  row.replicas_needed = replicas_needed(serving, 1.0, cost.spare_fraction);
+  row.serving_replicas = serving;
+  // cost.spare_fraction's spares, then the hot spares failures.spares holds beside them (billed, idle).
+  row.replicas_needed = *replicas_needed(serving, 1.0, cost.spare_fraction) + (fleet ? 0 : s.scenario.failures.spares);
   // A disaggregated deployment is the unit copied: its pools' GPUs at their prices, replicas_needed times.
   const double fleet_hourly = units_hourly(s, *row.replicas_needed);
   row.monthly_cost = fleet_hourly * cost.hours_per_month;
+  // Per serving unit: the whole fleet's tokens / serving, or the one unit's own.
+  const double per_unit = whole ? 1.0 / serving : 1.0;
   if (at.fits) {
-    row.cost_per_mtok_output_at_target = fleet_cost_per_mtok(fleet_hourly, serving, at.goodput_output_tps);
-    row.cost_per_mtok_total_at_target = fleet_cost_per_mtok(fleet_hourly, serving, at.goodput_total_tps);
+    row.cost_per_mtok_output_at_target = fleet_cost_per_mtok(fleet_hourly, serving, at.goodput_output_tps * per_unit);
+    row.cost_per_mtok_total_at_target = fleet_cost_per_mtok(fleet_hourly, serving, at.goodput_total_tps * per_unit);
   }
-  price_owned(row, s, serving, *row.replicas_needed, at.busy_fraction, at.goodput_output_tps, &at);
-  row.at_target_load_qps = cap.closed_loop ? at.throughput.requests_per_s : share(serving);
-  if (cap.closed_loop) row.at_target_concurrency = static_cast<int>(share(serving));
+  price_owned(row, s, serving, *row.replicas_needed, at.busy_fraction, at.goodput_output_tps * per_unit, &at);
+  row.at_target_load_qps = cap.closed_loop ? at.throughput.requests_per_s : load_of(serving);
+  if (cap.closed_loop) row.at_target_concurrency = static_cast<int>(load_of(serving));
+  row.at_target_whole_fleet = whole;
   row.at_target = std::move(at);
 }
 
@@ -234,6 +274,7 @@ Row evaluate_row(const spec::ResolvedScenario& s, const RowOptions& options) {
     return row;
   }
   if (!cap.found) row.reason = cap.reason;
+  row.sized_at = cap.sized_at;
   if (cap.found) {
     row.summary = cap.at_capacity;
     row.load_qps = cap.closed_loop ? row.summary->throughput.requests_per_s : cap.max_qps;
@@ -331,6 +372,8 @@ Json to_json(const Row& r) {
   summary_fields(j, s);
   j["queue_ms"] = latency(s, &metrics::Summary::queue_ms);
   j["kv_peak_used_fraction"] = s ? Json(s->kv.peak_used_fraction) : Json(nullptr);
+  j["max_model_len"] = s && s->max_model_len > 0 ? Json(s->max_model_len) : Json(nullptr);
+  j["max_model_len_note"] = s ? s->max_model_len_note : std::string();
   // Disaggregated runs: the KV transfer and the decode pool's admission wait (null otherwise); speculative
   // decoding: tokens a decoder emitted per step (null when off).
   const metrics::DisaggregationSummary* d = s && s->disaggregation ? &*s->disaggregation : nullptr;
@@ -367,12 +410,15 @@ Json to_json(const Row& r) {
   j["capacity_evaluations"] = r.capacity ? Json(r.capacity->evaluations) : Json(nullptr);
   j["target_qps"] = r.target_qps > 0 ? Json(r.target_qps) : Json(nullptr);
   j["target_concurrency"] = r.target_concurrency ? Json(*r.target_concurrency) : Json(nullptr);
+  j["sized_at"] = r.sized_at;
   j["replicas_needed"] = r.replicas_needed ? Json(*r.replicas_needed) : Json(nullptr);
+  j["serving_replicas"] = r.serving_replicas ? Json(*r.serving_replicas) : Json(nullptr);
   j["scaling_efficiency"] = num(r.scaling_efficiency);
   Json at = Json::object();
   const metrics::Summary* t = r.at_target ? &*r.at_target : nullptr;
   at["load_qps"] = t ? num(r.at_target_load_qps) : Json(nullptr);
   at["concurrency"] = t && r.at_target_concurrency ? Json(*r.at_target_concurrency) : Json(nullptr);
+  at["whole_fleet"] = t ? Json(r.at_target_whole_fleet) : Json(nullptr);
   summary_fields(at, t);
   j["at_target"] = at;
   return j;
@@ -390,8 +436,8 @@ std::vector<std::string> row_columns(const std::vector<std::string>& label_paths
   static const char* order[] = {"name", "model", "gpu", "quant", "kv_cache", "policy", "num_gpus", "tp", "pp",
                                 "replicas", "interconnect", "max_num_seqs", "max_num_batched_tokens", "fits", "reason",
                                 "meets_slo", "unstable", "currency", "cost_per_mtok_output_at_target",
-                                "cost_per_mtok_total_at_target", "monthly_cost", "replicas_needed", "target_qps",
-                                "target_concurrency", "load_qps", "max_qps", "max_qps_ci95", "max_concurrency",
+                                "cost_per_mtok_total_at_target", "monthly_cost", "replicas_needed", "serving_replicas", "target_qps",
+                                "target_concurrency", "sized_at", "load_qps", "max_qps", "max_qps_ci95", "max_concurrency",
                                 "capacity_evaluations", "scaling_efficiency", "scaling_concurrency",
                                 "capacity_ratio_per_gpu", "price_per_gpu_hour", "price_is_placeholder", "cost_per_hour",
                                 "cost_per_mtok_output_slo", "cost_per_mtok_total_slo", "purchase_price_per_gpu",
@@ -400,7 +446,7 @@ std::vector<std::string> row_columns(const std::vector<std::string>& label_paths
                                 "quality_caveat", "busy_fraction", "cold_start_s", "completed_requests", "preemptions",
                                 "throughput", "slo_met", "slo_attainment", "goodput_rps", "goodput_output_tps",
                                 "goodput_total_tps", "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "queue_ms",
-                                "kv_peak_used_fraction", "kv_transfer_ms", "decode_wait_ms", "spec_tokens_per_step",
+                                "kv_peak_used_fraction", "max_model_len", "max_model_len_note", "kv_transfer_ms", "decode_wait_ms", "spec_tokens_per_step",
                                 "mfu", "mbu", "at_target"};
   std::vector<std::string> row_keys;
   for (const char* key : order) {

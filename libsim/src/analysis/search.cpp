@@ -90,9 +90,9 @@ std::vector<SearchAxis> default_search_axes(const std::vector<std::string>& gpus
                                 : count.back() == 'p' ? count.substr(0, 2) + card + "@pp"
                                                       : count + card);
   }
+  // No format axes: quantized weights and KV caches change answers, which llmsim does not model (quality.hpp), so
+  // they enter the space only when asked for (an axis, or the base scenario's own quant) — as guide 003 advises.
   return {{"hardware.gpu", gpu_values},
-          {"quant.weights", {"fp16", "fp8", "int8", "awq-int4"}},
-          {"quant.kv_cache", {"fp16", "fp8"}},
           {"engine.max_num_seqs", {64, 128, 256, 512}},
           {"engine.max_num_batched_tokens", {2048, 4096, 8192, 16384}}};
 }
@@ -149,7 +149,7 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
   }
   SearchPlan plan;
   plan.enumerated = total;
-  enum class Fate { invalid, memory, budget, kept };
+  enum class Fate { invalid, memory, budget, kept, price };
   struct Slot {
     Fate fate = Fate::invalid;
     std::string why;
@@ -177,8 +177,8 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
     try {
       c.scenario = apply_overrides(base, overrides);
       const spec::ResolvedScenario rs = spec::resolve(spec::scenario_from_json(JsonView(c.scenario, "")), catalog);
-      const auto& e = rs.scenario.engine;
-      const auto mp = memory::plan_memory(rs.model, rs.quant, rs.gpu, rs.scenario.hardware.parallel, e, rs.max_model_len);
+      // The plan the simulator would run: vLLM's auto context when max_model_len is unset, the proposer included.
+      const auto mp = memory::plan_memory(rs);
       if (!mp.fits || mp.kv_capacity_blocks < 2) {
         s.fate = Fate::memory;
         return;
@@ -194,10 +194,14 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
                    ? Fate::budget
                    : Fate::kept;
     } catch (const ConfigError& e) {
-      s.fate = Fate::invalid;
+      // A card without a price in the scenario's currency is the user's to fix, not a configuration to drop: the
+      // others would win by elimination.
+      s.fate = std::string(e.what()).find("hardware.price_per_gpu_hour") != std::string::npos ? Fate::price : Fate::invalid;
       s.why = c.name + ": " + e.what();
     }
   }, ParallelHooks{{}, {}, {}, options.cancel});
+  for (const auto& s : slots)
+    if (s.fate == Fate::price) throw ConfigError("search", s.why);
   for (auto& s : slots) {
     switch (s.fate) {
       case Fate::invalid:
@@ -207,6 +211,7 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
       case Fate::memory: ++plan.pruned_memory; break;
       case Fate::budget: ++plan.pruned_budget; break;
       case Fate::kept: plan.candidates.push_back(std::move(s.c)); break;
+      case Fate::price: break;  // thrown above
     }
   }
   if (plan.invalid == total)  // nothing could run: a bad value on some axis, not an empty answer
@@ -238,6 +243,7 @@ SearchEvaluation evaluate_candidate(const SearchCandidate& c, const CapacityOpti
   }
   e.fits = row.fits;
   e.reason = row.reason;
+  e.quality_caveat = row.quality_caveat;
   if (!row.fits || !row.capacity || !row.capacity->found) {
     if (e.reason.empty() && row.capacity) e.reason = row.capacity->reason;
     if (row.capacity && row.capacity->gave_up) {
@@ -292,6 +298,20 @@ std::vector<std::size_t> pareto_positions(const std::vector<std::optional<Search
   return pareto(items);
 }
 
+namespace {
+
+// Where the fleets were sized (a daily profile's peak window, the autoscaler off), said with the reasons; "" for a
+// workload and deployment sized as given.
+std::string sized_at(const SearchPlan& plan) {
+  if (plan.candidates.empty()) return "";
+  const spec::Scenario sc = spec::scenario_from_json(JsonView(plan.candidates.front().scenario, ""));
+  std::string at = spec::sizing_window(sc.workload);
+  if (sc.autoscaler) at += std::string(at.empty() ? "" : "; ") + "fixed replicas (the autoscaler off: it may scale up to the fleet sized)";
+  return at;
+}
+
+}  // namespace
+
 SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::optional<SearchEvaluation>>& first,
                              const std::vector<SearchEvaluation>& final_evals, const SearchOptions& options) {
   SearchResult r;
@@ -337,13 +357,15 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
     return r;
   }
   r.winner = 0;
+  if (const std::string at = sized_at(plan); !at.empty()) r.reasons.push_back("sized at " + at);
   const auto& w = r.front[0];
   const auto& we = w.evaluation;
   r.reasons.push_back(w.candidate.name + " is the cheapest at " + money(we.monthly_cost, cur) + "/month: " +
                       std::to_string(we.replicas) + " replica(s) of " + std::to_string(w.candidate.gpus_per_replica) +
                       " GPU(s) at " + money2(w.candidate.price_per_gpu_hour, cur) + "/GPU-h, each carrying up to " +
                       fixed(we.capacity_qps, 2) + " req/s within the SLO; at the target P95 TTFT " +
-                      fixed(we.ttft_p95_ms, 0) + " ms, P95 TPOT " + fixed(we.tpot_p95_ms, 1) + " ms");
+                      fixed(we.ttft_p95_ms, 0) + " ms, P95 TPOT " + fixed(we.tpot_p95_ms, 1) + " ms" +
+                      (we.quality_caveat.empty() ? std::string() : "; " + we.quality_caveat));
   // The runner-up: the next front member, else the cheapest other feasible configuration of the first pass.
   const SearchCandidate* rc = nullptr;
   const SearchEvaluation* re = nullptr;

@@ -38,7 +38,7 @@ std::optional<int> min_replicas(double target_qps, double qps_per_replica, doubl
 double bill_at_capacity(const spec::ResolvedScenario& rs, double target_qps, double qps_per_replica) {
   const auto n = min_replicas(target_qps, qps_per_replica, rs.scenario.cost.spare_fraction);
   if (!n) return kInf;
-  return units_hourly(rs, *n) * rs.scenario.cost.hours_per_month;
+  return units_hourly(rs, *n + rs.scenario.failures.spares) * rs.scenario.cost.hours_per_month;
 }
 
 double screen_threshold_qps(const spec::ResolvedScenario& rs, double target_qps, double max_bill) {
@@ -47,7 +47,7 @@ double screen_threshold_qps(const spec::ResolvedScenario& rs, double target_qps,
   // The bill of a fleet sized from `estimate` replicas (evaluate_row's first estimate, spares added): nondecreasing.
   auto bill = [&](std::int64_t estimate) {
     const auto n = replicas_needed(static_cast<double>(estimate), 1.0, spare);
-    return n ? units_hourly(rs, *n) * rs.scenario.cost.hours_per_month : kInf;
+    return n ? units_hourly(rs, *n + rs.scenario.failures.spares) * rs.scenario.cost.hours_per_month : kInf;
   };
   if (over_cutoff(bill(1), max_bill)) return 0;  // over at any capacity: the bound should have pruned it
   // The smallest estimate E whose bill is over the cutoff: bill(lo) is not over, bill(hi) is.

@@ -47,7 +47,8 @@ Json to_json(const SearchEvaluation& e) {
               {"monthly_cost", e.monthly_cost},
               {"ttft_p95_ms", e.ttft_p95_ms},
               {"tpot_p95_ms", e.tpot_p95_ms},
-              {"cost_per_mtok_output", e.cost_per_mtok_output ? Json(*e.cost_per_mtok_output) : Json(nullptr)}};
+              {"cost_per_mtok_output", e.cost_per_mtok_output ? Json(*e.cost_per_mtok_output) : Json(nullptr)},
+              {"quality_caveat", e.quality_caveat}};
 }
 
 SearchEvaluation evaluation_from_json(const JsonView& v) {
@@ -64,6 +65,7 @@ SearchEvaluation evaluation_from_json(const JsonView& v) {
   e.tpot_p95_ms = v.number("tpot_p95_ms");
   if (v.has("cost_per_mtok_output") && !v["cost_per_mtok_output"].json().is_null())
     e.cost_per_mtok_output = v.number("cost_per_mtok_output");
+  if (v.has("quality_caveat")) e.quality_caveat = v.string("quality_caveat");
   return e;
 }
 
@@ -83,7 +85,8 @@ Json to_json(const SearchResult& r) {
                 {"ttft_p95_ms", e.ttft_p95_ms},
                 {"tpot_p95_ms", e.tpot_p95_ms},
                 {"cost_per_mtok_output", e.cost_per_mtok_output ? Json(*e.cost_per_mtok_output) : Json(nullptr)},
-                {"monthly_lower_bound", m.candidate.monthly_lower_bound}};
+                {"monthly_lower_bound", m.candidate.monthly_lower_bound},
+                {"quality_caveat", e.quality_caveat}};
   };
   Json front = Json::array();
   for (const auto& m : r.front) front.push_back(member(m));

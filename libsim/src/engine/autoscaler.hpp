@@ -55,6 +55,9 @@ class Autoscaler {
   /// One evaluation at `now_s`; `outstanding(g)` = requests a group holds. Changes `fleet` and fills `out`.
   template <class Outstanding>
   void tick(double now_s, Fleet& fleet, Outstanding&& outstanding, Actions& out);
+  /// The last evaluation's recommendation, and the highest of the scale-down window (what a scale-down may go to).
+  std::int32_t last_recommendation() const noexcept { return window_.empty() ? 0 : window_.back().second; }
+  std::int32_t window_max() const noexcept { return window_.empty() ? 0 : window_.front().second; }
   std::int64_t scale_ups() const noexcept { return ups_; }
   std::int64_t scale_downs() const noexcept { return downs_; }
 
@@ -64,7 +67,9 @@ class Autoscaler {
   double delay_s_, per_replica_;
   double last_s_ = 0, integral_ = 0, tick_start_s_ = 0;
   std::int64_t in_system_ = 0;
-  std::deque<std::pair<double, std::int32_t>> window_;  ///< recent (time, recommendation)
+  /// Recent (time, recommendation) that may still be the window's maximum: times increasing, recommendations
+  /// strictly decreasing from the front (the front is the maximum).
+  std::deque<std::pair<double, std::int32_t>> window_;
   std::int64_t ups_ = 0, downs_ = 0;
 };
 
@@ -73,9 +78,8 @@ void Autoscaler::tick(double now_s, Fleet& fleet, Outstanding&& outstanding, Act
   out.start.clear();
   out.drain.clear();
   const std::int32_t want = recommend(now_s);
-  // Stabilisation: scale down only to the highest recommendation of the window.
-  std::int32_t down_to = want;
-  for (const auto& [t, r] : window_) down_to = std::max(down_to, r);
+  // Stabilisation: scale down only to the highest recommendation of the window (its monotonic deque's front).
+  const std::int32_t down_to = std::max(want, window_.front().second);
   const std::int32_t current = fleet.ready() + fleet.starting();
   if (want > current) {
     // A draining replica is still loaded: take it back first (no cold start), then start off ones.

@@ -49,8 +49,9 @@ Disaggregation::Disaggregation(const spec::ResolvedScenario& rs) : rs_(rs) {
   if (sc.autoscaler) throw ConfigError("autoscaler", "autoscaling disaggregated pools is not modelled");
   if (!sc.failures.empty() || sc.failures.spares > 0)
     throw ConfigError("failures", "replica failures in disaggregated pools are not modelled");
-  if (sc.workload.timeout_s > 0)  // a request can time out during its KV transfer, which has no abort path here
-    throw ConfigError("workload.timeout_s", "client timeouts in disaggregated pools are not modelled");
+  // Client timeouts are modelled: a request that times out while its KV is on the link is let go when the transfer
+  // ends (both replicas free its blocks); queued at a decode replica with its KV still on the prefill one, both free
+  // theirs at once (timeouts.cpp).
   const auto& d = decode();
   decode_plan_ = memory::plan_memory(d);  // with a speculative proposer's memory when the pool runs one
   kv_bytes_per_element_ = d.quant.kv_bytes_per_element();

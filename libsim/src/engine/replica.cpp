@@ -1,4 +1,5 @@
 #include "replica.hpp"
+#include "request_lifecycle.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -27,8 +28,12 @@ Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaC
 
 void Replica::enqueue(std::int32_t i) {
   Seq& s = (*pool_)[i];
+  // A routed request is still wanted (always on: one compare per routing; it caught a timed-out prefill handed to
+  // the decode pool) and holds no KV here yet (a disaggregated one's blocks are still the prefill replica's).
+  LLMSIM_CHECK(!s.timed_out, "a request routed after its client timed out");
+  LLMSIM_DEEP_CHECK(s.own_blocks == 0 && s.prefix_blocks == 0 && !s.finished, "a request routed with blocks held or finished");
   s.replica = index_;
-  s.state = SeqState::waiting;
+  transition(s, SeqState::waiting);
   waiting_.push_back(i);
   ++*outstanding_;
 }
@@ -68,7 +73,7 @@ std::int64_t Replica::growth_of(std::int64_t phase, std::int64_t n) const {
 
 void Replica::start_decoding(std::int32_t i, double /*now_s*/, bool fresh_group_member) {
   Seq& s = (*pool_)[i];
-  s.state = SeqState::decoding;
+  transition(s, SeqState::decoding);
   s.k0 = step_;
   s.gen_base = s.generated;
   ++s.stamp;
@@ -202,8 +207,10 @@ bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) 
       cfg_.prefix_caching || s.remote_tokens > 0 ? cached_tokens(s, &pb, &own_hit, &shared_cost) : 0;
   const std::int64_t chunk = std::min(first_chunk, s.prefill_target - cached);
   LLMSIM_CHECK(chunk >= 1, "admission without a token to compute");
-  // Blocks held after admission: the prefix (shared), then own blocks for the cached and the chunk's tokens.
-  const std::int64_t own = kv_.blocks_for(cached + chunk) - pb;
+  // Blocks held after admission: the prefix (shared), then own blocks for the cached and the chunk's tokens. A shared
+  // prefix is referenced whole at admission (all its blocks allocated by the request that first computes it), so a
+  // first chunk shorter than the prefix needs no own block yet: none, never a negative count.
+  const std::int64_t own = std::max<std::int64_t>(0, kv_.blocks_for(cached + chunk) - pb);
   const std::int64_t held = s.own_blocks;  // a waiting request holds none, but a pulled KV's (replica_handoff.cpp)
   const std::int64_t cost = own + shared_cost - held;
   if (!kv_.can_admit(cost)) return false;
@@ -222,7 +229,7 @@ bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) 
   s.own_blocks = own;
   s.prefix_blocks = pb;
   s.prefilled = cached;
-  s.state = SeqState::prefill;
+  transition(s, SeqState::prefill);
   if (s.admitted_s < 0) s.admitted_s = now_s;
   if (s.remote_tokens > 0 && s.decode_admitted_s < 0) s.decode_admitted_s = now_s;
   link_tail(i);
@@ -271,7 +278,7 @@ std::int64_t Replica::preempt_tail(double now_s) {
   unlink(i);
   if (s.finished) {  // static batching padding: its request is complete already
     --static_done_;
-    s.state = SeqState::done;
+    transition(s, SeqState::done);
     pool_->release(i);
     return demand;
   }
@@ -283,14 +290,14 @@ std::int64_t Replica::preempt_tail(double now_s) {
     swap_bytes_ += static_cast<double>(swap_blocks) * cfg_.block_bytes;
     s.own_blocks = swap_blocks;
     s.ctx0 = tokens;
-    s.state = SeqState::swapped;
+    transition(s, SeqState::swapped);
     swapped_.push_back(i);
   } else {
     // Recompute: forget the KV, re-prefill prompt + generated tokens later, from the front of the queue.
     s.prefill_target = s.input + s.generated;
     s.prefilled = 0;
     s.remote_tokens = 0;  // a transferred KV is gone too: the decode replica recomputes it (as vLLM does)
-    s.state = SeqState::waiting;
+    transition(s, SeqState::waiting);
     waiting_.push_front(i);
   }
   return demand;
@@ -464,7 +471,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
         release_blocks(s);
         leave_decoding(e.seq);
         unlink(e.seq);
-        s.state = SeqState::done;
+        transition(s, SeqState::done);
       }
     }
   }
@@ -476,7 +483,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       if (it != chunked_partial_.end()) chunked_partial_.erase(it);
     }
     if (cfg_.prefill_only) {  // disaggregation: the KV leaves for the decode pool, its blocks held until it has
-      s.state = SeqState::handoff;
+      transition(s, SeqState::handoff);
       --*outstanding_;
       unlink(i);
       finished.push_back(i);
@@ -498,7 +505,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       } else {
         release_blocks(s);
         unlink(i);
-        s.state = SeqState::done;
+        transition(s, SeqState::done);
       }
     } else {
       start_decoding(i, now_s, true);
@@ -521,7 +528,7 @@ void Replica::evict_all(double now_s, std::vector<std::int32_t>& out, std::vecto
   auto take = [&](std::int32_t i) {
     Seq& s = (*pool_)[i];
     if (s.finished) {  // static-batching padding: reported when its last token came, only holding a slot
-      s.state = SeqState::done;
+      transition(s, SeqState::done);
       pool_->release(i);
       return;
     }

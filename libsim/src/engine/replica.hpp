@@ -13,8 +13,10 @@
 // advances it by n, and the residues of the n positions it writes give the block demand.
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
+#include "llmsim/core/error.hpp"
 #include "llmsim/engine/kv_block_manager.hpp"
 #include "llmsim/engine/simulator.hpp"
 #include "llmsim/metrics/collector.hpp"
@@ -69,6 +71,7 @@ struct alignas(64) Seq {
   double handoff_s = -1, decode_admitted_s = -1;
   std::int32_t kv_source = -1;      ///< disaggregation: the prefill replica holding its KV until the transfer ends
   std::int32_t preemptions = 0;
+  std::int32_t retries = 0;         ///< times started again after a failure evicted it (failures.max_retries)
   std::int32_t engine = -1;         ///< the engine (Simulation::replicas_ index) holding it, -1 = not routed
   /// Disaggregation, pull: queued at a decode replica whose KV is still on the prefill replica; admission
   /// allocates blocks for it and starts the read (Replica::start_pull) instead of computing.
@@ -91,6 +94,7 @@ struct alignas(64) Seq {
     again.chain = chain;
     again.measured = measured;
     again.preemptions = preemptions;
+    again.retries = retries + 1;
     again.stamp = stamp + 1;
     again.state = SeqState::waiting;
     return again;
@@ -99,19 +103,31 @@ struct alignas(64) Seq {
 static_assert(sizeof(Seq) == 256, "Seq: 4 cache lines, the first the decode steps' (see its layout comment)");
 
 /// Slab of sequences with a free list: memory follows the number in flight, not the run length.
+///
+/// A slot is reused by later requests while references to its earlier occupant may remain: a replica's finish heap
+/// keeps entries lazily (a request that left the decode set, was cancelled or finished early), and with several
+/// engines another replica's heap may still hold one when the slot is reused elsewhere. Those references carry the
+/// occupant's `stamp`, so a reused slot continues the stamp (never back to 0): an old entry can never match its new
+/// occupant. (Restarting it at 0 let a stale entry "finish" a request on a replica that did not hold it — the
+/// crashes of timeouts on two replicas, the static policy and pipeline parallel.)
 class SeqPool {
  public:
   std::int32_t acquire() {
     if (!free_.empty()) {
       const auto i = free_.back();
       free_.pop_back();
-      seqs_[static_cast<std::size_t>(i)] = Seq{};
+      Seq& s = seqs_[static_cast<std::size_t>(i)];
+      const std::uint32_t stamp = s.stamp + 1;
+      s = Seq{};
+      s.stamp = stamp;
       return i;
     }
     seqs_.emplace_back();
     return static_cast<std::int32_t>(seqs_.size() - 1);
   }
+  /// The lifecycle's last move (done → free): a request still held somewhere is never released.
   void release(std::int32_t i) {
+    LLMSIM_CHECK(seqs_[static_cast<std::size_t>(i)].state == SeqState::done, "releasing the slot of a request not done");
     seqs_[static_cast<std::size_t>(i)].state = SeqState::free;
     free_.push_back(i);
   }
@@ -275,6 +291,8 @@ class Replica {
   /// starts the transfers and clears the list), and the read of `seq` ended: it queues first, blocks held.
   std::vector<std::int32_t>& pulls() noexcept { return pulls_; }
   void kv_received(std::int32_t seq);
+  /// Pull: the read of `seq` ended after its client timed out: its blocks here are freed and it leaves this replica.
+  void drop_received(std::int32_t seq, double now_s);
 
   /// A failure at `now_s` (engine/failures.hpp): every request the replica holds leaves it — running ones in
   /// admission order, then waiting, then swapped — appended to `out`, with the output tokens each had produced in
@@ -402,7 +420,9 @@ class Replica {
   std::vector<std::int32_t> prefill_done_;  ///< sequences whose prompt completes with this iteration
   std::vector<std::int32_t> chunked_partial_;  ///< chunked policy: partially prefilled, admission order
   std::vector<std::int32_t> pulls_;        ///< pull reads started by the last start_iteration
-  std::vector<std::int32_t> cancels_;      ///< running requests timed out during the iteration in flight
+  /// Running requests timed out during the iteration in flight: (slot, request id), the id telling a slot reused
+  /// meanwhile apart from the request that was cancelled.
+  std::vector<std::pair<std::int32_t, std::int64_t>> cancels_;
   std::vector<FreshGroup> itl_groups_;     ///< snapshot of fresh_ for this decode iteration
   std::int64_t itl_old_measured_ = 0;
   IterationRecord record_;

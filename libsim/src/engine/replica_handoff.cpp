@@ -3,6 +3,7 @@
 // request's KV before reading it.
 #include "llmsim/core/error.hpp"
 #include "replica.hpp"
+#include "request_lifecycle.hpp"
 
 namespace llmsim::engine::detail {
 
@@ -10,7 +11,7 @@ void Replica::release_handoff(std::int32_t i, double now_s) {
   Seq& s = (*pool_)[i];
   LLMSIM_CHECK(s.state == SeqState::handoff, "releasing the KV of a request that was not handed off");
   release_blocks(s);
-  s.state = SeqState::waiting;
+  transition(s, SeqState::waiting);
   kv_used_.set(now_s, static_cast<double>(kv_.used()));
 }
 
@@ -44,17 +45,27 @@ bool Replica::start_pull(std::int32_t i, double now_s) {
   kv_.allocate(blocks);
   s.own_blocks = blocks;
   s.kv_pending = false;
-  s.state = SeqState::receiving;
+  transition(s, SeqState::receiving);
   s.decode_admitted_s = now_s;
   pulls_.push_back(i);
   return true;
+}
+
+void Replica::drop_received(std::int32_t i, double now_s) {
+  Seq& s = (*pool_)[i];
+  LLMSIM_CHECK(s.state == SeqState::receiving && s.timed_out, "dropping a KV read of a request that is still wanted");
+  kv_.release(s.own_blocks);
+  s.own_blocks = 0;
+  --*outstanding_;
+  transition(s, SeqState::waiting);  // out of the read; the caller ends it (done, slot released)
+  kv_used_.set(now_s, static_cast<double>(kv_.used()));
 }
 
 void Replica::kv_received(std::int32_t i) {
   Seq& s = (*pool_)[i];
   LLMSIM_CHECK(s.state == SeqState::receiving, "a KV read ended for a request that was not reading one");
   // vLLM puts the requests it skipped while they read back at the head of the waiting queue.
-  s.state = SeqState::waiting;
+  transition(s, SeqState::waiting);
   waiting_.push_front(i);
 }
 

@@ -17,8 +17,24 @@ class RunMonitor {
   RunMonitor(bool stop_when_unstable, std::int64_t max_queue, std::int64_t max_in_system)
       : stop_when_unstable_(stop_when_unstable), max_queue_(max_queue), max_in_system_(max_in_system) {}
 
-  /// Enables the growth check for an open loop of `num_requests` (>= 200) arrivals.
-  void watch_growth(std::int64_t num_requests) { half_mark_ = num_requests / 2; }
+  /// Enables the growth check for an open loop (Poisson, gamma, schedules, trace replay) of `arrivals` (>= 200)
+  /// requests: judged at the last of them.
+  void watch_growth(std::int64_t arrivals) {
+    half_mark_ = arrivals / 2;
+    last_arrival_ = arrivals;
+  }
+  /// At the end of a run whose clients time out (workload.timeout_s): a queue bounded by the clients' patience does
+  /// not grow, so the growth check misses the overload; requests given up are its sign instead. Unstable when more
+  /// than 5 % of the measured requests that entered timed out (and more than 3√n + 8 of them, as for growth: not a
+  /// handful in a short run).
+  void check_timeouts(std::int64_t timed_out, std::int64_t entered, double timeout_s) {
+    const double n = static_cast<double>(entered), lost = static_cast<double>(timed_out);
+    if (unstable_ || entered <= 0 || !(lost > 0.05 * n && lost > 3 * std::sqrt(n) + 8)) return;
+    const double pct = std::round(lost / n * 1000) / 10;
+    flag(std::to_string(timed_out) + " of " + std::to_string(entered) + " measured requests (" + format_pct(pct) +
+         " %) timed out: their clients gave up after workload.timeout_s = " + format_pct(timeout_s) +
+         " s (arrivals faster than service)");
+  }
 
   /// Whether after_arrival() reads its `waiting` argument (only to stop an unstable run early): the caller may pass
   /// 0 instead of summing the replicas' queues on every arrival.
@@ -28,7 +44,8 @@ class RunMonitor {
   void after_arrival(std::int64_t issued, std::int64_t num_requests, std::int64_t in_system, std::int64_t waiting) {
     if (issued == half_mark_) in_system_at_half_ = in_system;
     // Inline, the tests that every arrival passes; the guards' messages out of line.
-    if ((stop_when_unstable_ && waiting > max_queue_) || in_system > max_in_system_ || issued == num_requests) [[unlikely]]
+    if ((stop_when_unstable_ && waiting > max_queue_) || in_system > max_in_system_ || issued == num_requests ||
+        issued == last_arrival_) [[unlikely]]
       check_guards(issued, num_requests, in_system, waiting);
   }
   /// The run ends before serving every request it issued (a guard, the horizon, or the capacity-search stop).
@@ -57,7 +74,8 @@ class RunMonitor {
       end_early("stopped when " + std::to_string(in_system) + " requests were in the system at once (the memory bound, "
                 "SimulationOptions::max_in_system); the summary covers the run until then");
     }
-    if (issued == num_requests && half_mark_ > 0) {
+    if ((issued == num_requests || issued == last_arrival_) && half_mark_ > 0 && !growth_checked_) {
+      growth_checked_ = true;
       const double arrivals = static_cast<double>(issued - half_mark_);
       const double growth = static_cast<double>(in_system - in_system_at_half_);
       if (arrivals >= 100 && growth > 0.05 * arrivals && growth > 3 * std::sqrt(arrivals) + 8 && !unstable_) {
@@ -74,7 +92,14 @@ class RunMonitor {
   }
   bool stop_when_unstable_;
   std::int64_t max_queue_, max_in_system_;
-  std::int64_t half_mark_ = -1, in_system_at_half_ = 0;
+  static std::string format_pct(double v) {
+    std::string s = std::to_string(v);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (!s.empty() && s.back() == '.') s.pop_back();
+    return s;
+  }
+  std::int64_t half_mark_ = -1, in_system_at_half_ = 0, last_arrival_ = -1;
+  bool growth_checked_ = false;
   bool unstable_ = false, stop_ = false, complete_ = true;
   std::string unstable_reason_, incomplete_reason_;
 };

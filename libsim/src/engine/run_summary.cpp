@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "simulation.hpp"
+
 namespace llmsim::engine::detail {
 
 namespace {
@@ -67,14 +69,20 @@ void fill_kv(metrics::Summary& sum, const RunFacts& f) {
   if (sum.duration_s > 0 && cap > 0) sum.kv.mean_used_fraction = used_integral / (cap * sum.duration_s);
 }
 
+// Share of the engines' busy time that must have been saturated for the saturation rate to be reported.
+constexpr double kMinSaturatedShare = 0.05;
+
 void fill_batch_and_saturation(metrics::Summary& sum, const RunFacts& f) {
   // Each engine (a replica, or one of a pipeline's batches in flight) serves its iterations back to back, so
   // its rate while saturated is what it emitted then over the time those iterations took; the deployment's is
-  // that rate times the engines, as if all were saturated at once.
+  // that rate times the engines that served, as if all were saturated at once (an autoscaler's replicas never
+  // started, spares never called, serve nothing and add nothing).
   double busy = 0, seq_time = 0;
   SaturationTotals t;
+  std::int64_t served = 0;
   for (const auto& r : f.replicas) {
     busy += r.work().busy_s;
+    if (r.work().busy_s > 0) ++served;
     seq_time += r.work().seq_time;
     sum.batch.max_seqs = std::max(sum.batch.max_seqs, r.work().max_seqs);
     const auto& s = r.saturation();
@@ -85,12 +93,14 @@ void fill_batch_and_saturation(metrics::Summary& sum, const RunFacts& f) {
     t.seq_time += s.seq_time;
   }
   if (busy > 0) sum.batch.mean_seqs = seq_time / busy;
+  // A few saturated steps at light load (two prompts meeting in one token budget) say nothing of the rate at full
+  // load: saturation is measured only when it held for a share of the busy time (else reported as not reached).
+  if (t.time_s <= 0 || t.time_s < kMinSaturatedShare * busy) return;
   auto& sat = sum.saturation;
   sat.time_s = t.time_s;
   sat.iterations = static_cast<std::int64_t>(t.iterations);
   if (busy > 0) sat.busy_fraction = std::min(1.0, t.time_s / busy);
-  if (t.time_s <= 0) return;
-  const double engines = static_cast<double>(f.replicas.size());
+  const double engines = static_cast<double>(served);
   sat.throughput.output_tokens_per_s = t.output_tokens / t.time_s * engines;
   sat.throughput.input_tokens_per_s = t.prefill_tokens / t.time_s * engines;
   sat.throughput.total_tokens_per_s = sat.throughput.input_tokens_per_s + sat.throughput.output_tokens_per_s;
@@ -175,6 +185,71 @@ void fill_fleet(metrics::Summary& summary, std::span<const RunFacts> members) {
     summary.kv.capacity_tokens = std::min(summary.kv.capacity_tokens, ms.kv.capacity_tokens);
   }
   apply(summary, total);
+}
+
+// The Simulation's end (moved here from simulator.cpp, which keeps the event handlers): what it measured, into the
+// summary.
+void Simulation::finish(double end_s) {
+  const double start = first_measured_s_ >= 0 ? first_measured_s_ : end_s;
+  for (const auto& r : replicas_) collector_->merge_token_gaps(r.token_gaps());  // in replica order
+  ledger_.check_conserved();  // every request accounted for: rejected, completed, failed, timed out or still in
+  if (timeouts_) {
+    const auto& lost = ledger_.measured();
+    monitor_->check_timeouts(lost.timed_out, lost.arrived - lost.rejected, timeouts_->timeout_s());
+  }
+  metrics::Summary s = collector_->summarize(start, end_s);
+  s.fits = true;
+  s.engine = result_.summary.engine;
+  s.unstable = monitor_->unstable();
+  s.complete = monitor_->complete();
+  s.reason = monitor_->unstable_reason();
+  if (!s.complete) s.reason += (s.reason.empty() ? "" : "; ") + monitor_->incomplete_reason();
+  if (s.unstable) s.slo_met = false;
+  const auto& m = ledger_.measured();
+  s.rejected_requests = m.rejected;
+  s.clipped_requests = clipped_;
+  s.iterations = iterations_;
+  s.offered.arrivals = measured_arrivals_;
+  s.offered.window_s = first_measured_s_ >= 0 ? last_measured_s_ - first_measured_s_ : 0;
+  if (s.offered.window_s > 0) s.offered.requests_per_s = static_cast<double>(measured_arrivals_) / s.offered.window_s;
+  if (!synthetic_) {
+    for (const auto& r : replicas_) {
+      s.preemptions += r.preemptions();
+      result_.kv_blocks_in_use_at_end += r.kv().used();
+    }
+    if (disagg_) {
+      disagg_->summarize(s, plan_, replicas_, kv_integral_at_window_, peak_kv_fraction_, end_s);
+    } else {
+      RunFacts facts{rs_, plan_, replicas_, engines_per_group_, kv_integral_at_window_, peak_kv_fraction_, end_s};
+      fill_engine(s, facts);
+      if (!rs_.fleet.empty()) fill_fleet(s, fleet_facts(end_s));
+    }
+    double busy = 0;
+    for (const auto& r : replicas_) busy += r.work().busy_s;
+    s.fleet = meter_.summarize(end_s, busy / engines_per_group_);
+  } else {
+    s.fleet = meter_.summarize(end_s, 0);
+  }
+  s.fleet.autoscaled = autoscaler_ != nullptr;
+  s.fleet.failures = replica_failures_;
+  // Measured requests only: warm-up ones are simulated but left out of every statistic (their counts: s.warmup).
+  s.failed_requests = m.failed;
+  s.timed_out_requests = m.timed_out;
+  s.requeued_requests = m.requeued;
+  const auto& wu = ledger_.warmup();
+  s.warmup = metrics::WarmupCounts{wu.arrived, wu.rejected, wu.completed, wu.failed, wu.timed_out, wu.in_system};
+  s.wasted_output_tokens = wasted_tokens_;
+  if (autoscaler_) {
+    s.fleet.scale_ups = autoscaler_->scale_ups();
+    s.fleet.scale_downs = autoscaler_->scale_downs();
+    s.fleet.scale_up_delay_s = autoscaler_->scale_up_delay_s();
+  }
+  if (s.unstable && s.saturation.time_s > 0 && s.offered.window_s > 0)
+    s.reason += " — offered " + format_value(s.offered.requests_per_s) + " req/s against a saturation throughput of " +
+                format_value(s.saturation.throughput.requests_per_s) + " req/s";
+  result_.summary = std::move(s);
+  if (opt_.record_requests) record_unfinished(end_s);
+  if (series_) result_.time_series = series_->windows(end_s);
 }
 
 }  // namespace llmsim::engine::detail

@@ -5,6 +5,7 @@
 
 #include "llmsim/core/error.hpp"
 #include "replica.hpp"
+#include "request_lifecycle.hpp"
 
 namespace llmsim::engine::detail {
 
@@ -93,7 +94,7 @@ void Replica::release_static_batch() {
     release_blocks(s);
     if (s.state == SeqState::decoding) leave_decoding(i);
     unlink(i);
-    s.state = SeqState::done;
+    transition(s, SeqState::done);
     pool_->release(i);
   }
   static_done_ = 0;

@@ -31,7 +31,8 @@ void Replica::schedule_v1(double now_s, perf::BatchShape& shape) {
     const std::int32_t i = chunked_partial_[k];
     Seq& s = (*pool_)[i];
     const std::int64_t chunk = std::min(s.prefill_target - s.prefilled, budget);
-    const std::int64_t need = kv_.blocks_for(s.prefilled + chunk) - s.prefix_blocks - s.own_blocks;
+    // A chunk still inside a shared prefix (referenced whole at admission) needs no new block.
+    const std::int64_t need = std::max<std::int64_t>(0, kv_.blocks_for(s.prefilled + chunk) - s.prefix_blocks - s.own_blocks);
     bool self_preempted = false;
     while (need > kv_.free()) {
       LLMSIM_CHECK(tail_ >= 0 && (*pool_)[tail_].state != SeqState::decoding,

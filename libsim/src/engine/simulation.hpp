@@ -22,6 +22,7 @@
 #include "failures.hpp"
 #include "pipeline.hpp"
 #include "replica.hpp"
+#include "request_lifecycle.hpp"
 #include "router.hpp"
 #include "run_monitor.hpp"
 #include "run_summary.hpp"
@@ -57,6 +58,12 @@ class Simulation {
   void start_replica(std::int32_t r, double now_s);
   void start_service(std::int32_t server, std::int32_t seq, double now_s);
   void finish_request(std::int32_t seq, double now_s);
+  // The one exit path (request_lifecycle.cpp): request `seq` leaves the system (completed, failed or timed out, with
+  // `produced` output tokens so far) — counted in the ledger, told to the collector, the fleet meter, the autoscaler's
+  // metric and the time series, and recorded. The caller releases the slot and lets a closed-loop user move on.
+  void retire(std::int32_t seq, Exit how, double now_s, std::int64_t produced);
+  void record_request(const Seq& s, RequestOutcome outcome, double end_s, std::int64_t produced);
+  void record_unfinished(double end_s);  ///< one record per request still in the system at the end
   void assign(std::int32_t seq, std::int32_t engine, double now_s);  ///< a routed request joins its engine
   void wake(std::int32_t engine, double now_s);  ///< an idle engine with work starts an iteration at now_s
   // Disaggregation (disaggregation.hpp): a prefilled request's KV leaves; it arrives at the decode pool.
@@ -72,7 +79,7 @@ class Simulation {
   std::int64_t group_outstanding(std::int32_t group) const;
   // Failures (failures.hpp): a replica going down and coming back; its requests re-queued or failed.
   void schedule_fleet(double t, EventKind kind, std::int32_t target);
-  bool work_left() const { return events_.size() > fleet_events_ || in_system_all_ > 0; }
+  bool work_left() const { return events_.size() > fleet_events_ || ledger_.in_system() > 0; }
   // Decode runs (decode_run.cpp): a replica's run brought up to now_s before its state is read (settle) or changed
   // (interrupt: the run ends with the step in flight, whose event is moved when it ends earlier).
   void settle(std::int32_t engine, double now_s);
@@ -121,7 +128,8 @@ class Simulation {
   std::vector<std::int64_t> produced_;
   std::size_t fleet_events_ = 0;             ///< queued fleet events (autoscale .. replica_up) and timeout timers
   std::int32_t serving_ = 0;                 ///< replicas meant to serve (a fixed fleet without its spares)
-  std::int64_t failed_ = 0, requeued_ = 0, replica_failures_ = 0, timed_out_ = 0;
+  std::int64_t replica_failures_ = 0;
+  RequestLedger ledger_;                     ///< every request's exit, measured and warm-up apart
   double wasted_tokens_ = 0;
   memory::MemoryPlan plan_;
   SeqPool pool_;
@@ -138,7 +146,7 @@ class Simulation {
   std::vector<std::int32_t> finished_;
   SimulationResult result_;
 
-  std::int64_t issued_ = 0, in_system_all_ = 0, rejected_ = 0, clipped_ = 0, iterations_ = 0;
+  std::int64_t issued_ = 0, clipped_ = 0, iterations_ = 0;
   std::int64_t measured_arrivals_ = 0;
   double first_measured_s_ = -1, last_measured_s_ = 0;
   std::vector<double> kv_integral_at_window_;

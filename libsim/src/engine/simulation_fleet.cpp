@@ -80,34 +80,6 @@ void Simulation::on_replica_down(std::int32_t target, double now_s) {
   schedule_fleet(now_s + down, EventKind::replica_up, scheduled ? -1 - g : g);
 }
 
-void Simulation::requeue_or_fail(std::int32_t i, std::int64_t produced, double now_s) {
-  Seq& s = pool_[i];
-  if (s.timed_out) {  // its client had given up (counted then); the failure only frees its slot
-    s.state = SeqState::done;
-    pool_.release(i);
-    return;
-  }
-  if (rs_.scenario.failures.on_failure == spec::OnFailure::requeue) {
-    s = s.retry_attempt();  // from scratch elsewhere (a client's retry): a new stream, a new first token
-    ++requeued_;
-    const std::int32_t r = router_->route(replicas_);
-    if (r < 0) pending_.push_back(i);
-    else assign(i, r, now_s);
-    return;
-  }
-  // Lost: never completed, never in goodput or the tokens the cost is divided by; its tokens were wasted work.
-  ++failed_;
-  wasted_tokens_ += static_cast<double>(produced);
-  --in_system_all_;
-  collector_->on_request_lost(now_s, s.tenant, s.measured);
-  if (autoscaler_) autoscaler_->on_in_system(now_s, in_system_all_);
-  meter_.on_failed(now_s);
-  const std::int32_t source = s.source;
-  s.state = SeqState::done;
-  pool_.release(i);
-  if (driver_->is_user(source)) schedule_next(source, now_s, true);  // a closed-loop user moves on
-}
-
 void Simulation::on_replica_up(std::int32_t target, double now_s) {
   const bool scheduled = target < 0;
   const std::int32_t g = scheduled ? -1 - target : target;

@@ -98,13 +98,16 @@ bool Simulation::build() {
   if (w.timeout_s > 0) timeouts_ = std::make_unique<Timeouts>(w.timeout_s);
   const std::int64_t max_queue = opt_.max_queue > 0 ? opt_.max_queue : std::max<std::int64_t>(2000, 16 * slots * servers);
   monitor_ = std::make_unique<RunMonitor>(opt_.stop_when_unstable, max_queue, opt_.max_in_system);
+  // Overload is judged for open loops — a trace replay is one too: its arrivals do not wait for the service (a
+  // Mooncake replay served at half its offered rate grows its queue by a quarter of its rows over the second half).
+  // Closed loops and offline batches pace themselves.
   bool open_loop = true;
   for (const auto& c : w.effective_classes()) {
     const auto& a = c.arrival;
-    open_loop = open_loop && !std::holds_alternative<spec::ClosedLoop>(a) && !std::holds_alternative<spec::TraceReplay>(a) &&
-                !std::holds_alternative<spec::OfflineArrivals>(a);
+    open_loop = open_loop && !std::holds_alternative<spec::ClosedLoop>(a) && !std::holds_alternative<spec::OfflineArrivals>(a);
   }
-  if (open_loop && w.num_requests >= 200) monitor_->watch_growth(w.num_requests);
+  const std::int64_t arrivals = driver_->replay_rows() > 0 ? std::min(w.num_requests, driver_->replay_rows()) : w.num_requests;
+  if (open_loop && arrivals >= 200) monitor_->watch_growth(arrivals);
   return true;
 }
 
@@ -210,9 +213,9 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
     }
   }
   if (reject) {
-    ++rejected_;
+    ledger_.reject(measured);
     schedule_next(si, now_s, true);  // the source moves on (a closed-loop user: after its think time)
-    monitor_->after_arrival(issued_, w.num_requests, in_system_all_, monitor_->needs_waiting() ? waiting_total() : 0);
+    monitor_->after_arrival(issued_, w.num_requests, ledger_.in_system(), monitor_->needs_waiting() ? waiting_total() : 0);
     return;
   }
 
@@ -229,10 +232,10 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   s.prefix_len = d.prefix_len;
   s.chain = d.chain;
   s.measured = measured;
-  s.state = SeqState::waiting;
-  ++in_system_all_;
+  transition(s, SeqState::waiting);
+  ledger_.arrive(measured);
   if (measured) collector_->on_in_system_change(now_s, +1, s.tenant);
-  if (autoscaler_) autoscaler_->on_in_system(now_s, in_system_all_);
+  if (autoscaler_) autoscaler_->on_in_system(now_s, ledger_.in_system());
   if (timeouts_) watch_timeout(i, id, now_s);
 
   if (synthetic_) {
@@ -244,7 +247,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
     if (r < 0) pending_.push_back(i);  // no replica ready (scaled to zero, all starting): wait for one
     else assign(i, r, now_s);
   }
-  monitor_->after_arrival(issued_, w.num_requests, in_system_all_, monitor_->needs_waiting() ? waiting_total() : 0);
+  monitor_->after_arrival(issued_, w.num_requests, ledger_.in_system(), monitor_->needs_waiting() ? waiting_total() : 0);
   if (!driver_->is_user(si)) schedule_next(si, now_s, true);
 }
 
@@ -265,6 +268,12 @@ void Simulation::wake(std::int32_t r, double now_s) {
 
 void Simulation::on_prefilled(std::int32_t i, std::int32_t r, double now_s) {
   Seq& s = pool_[i];
+  if (s.timed_out) {  // its client gave up during this prefill step: no transfer, the prefill replica lets go now
+    replicas_[static_cast<std::size_t>(r)].release_handoff(i, now_s);
+    transition(s, SeqState::done);
+    pool_.release(i);
+    return;
+  }
   s.kv_source = r;
   if (!disagg_->pulls()) {  // layer-wise: the KV streamed as the prefill ran; the decode side takes it on arrival
     events_.schedule(disagg_->transfer(s, r, now_s), EventKind::kv_transfer_done, i);
@@ -284,6 +293,19 @@ void Simulation::start_pulls(Replica& rep, double now_s) {
 void Simulation::on_kv_arrived(std::int32_t i, double now_s) {
   const std::int32_t from = pool_[i].kv_source;
   Replica& source = replicas_[static_cast<std::size_t>(from)];
+  if (pool_[i].timed_out) {  // its client gave up while the KV was on the link (counted then): both sides let go
+    if (disagg_->pulls()) {
+      source.release_held(i, disagg_->take_held(i), now_s);
+      replicas_[static_cast<std::size_t>(pool_[i].engine)].drop_received(i, now_s);
+      wake(pool_[i].engine, now_s);
+    } else {
+      source.release_handoff(i, now_s);
+    }
+    transition(pool_[i], SeqState::done);
+    pool_.release(i);
+    if (source.waiting() > 0) wake(from, now_s);
+    return;
+  }
   if (disagg_->pulls()) {
     source.release_held(i, disagg_->take_held(i), now_s);  // the prefill replica frees the KV now
     replicas_[static_cast<std::size_t>(pool_[i].engine)].kv_received(i);
@@ -329,39 +351,8 @@ void Simulation::finish_request(std::int32_t i, double now_s) {
     if (s.state == SeqState::done) pool_.release(i);  // static-batching padding is released by its replica
     return;
   }
-  --in_system_all_;
-  metrics::FinishedRequest f;
-  f.tenant = s.tenant;
-  f.arrival_s = s.arrival_s;
-  f.admitted_s = s.admitted_s;
-  f.first_token_s = s.first_token_s;
-  f.finish_s = now_s;
-  f.input_tokens = s.input;
-  f.output_tokens = s.output;
-  f.measured = s.measured;
-  meter_.on_finish(now_s, collector_->on_request_finished(f));
-  if (disagg_) disagg_->on_finished(s);
-  if (s.measured) collector_->on_in_system_change(now_s, -1, s.tenant);
-  if (autoscaler_) {
-    autoscaler_->on_in_system(now_s, in_system_all_);
-    stop_if_drained(s.replica, now_s);
-  }
-  if (series_) series_->on_finish(now_s, (s.first_token_s - s.arrival_s) * 1e3, (now_s - s.arrival_s) * 1e3);
-  if (opt_.record_requests) {
-    RequestRecord rec;
-    rec.id = s.id;
-    rec.tenant = s.tenant;
-    rec.replica = s.replica;
-    rec.arrival_s = s.arrival_s;
-    rec.admitted_s = s.admitted_s;
-    rec.first_token_s = s.first_token_s;
-    rec.finish_s = now_s;
-    rec.input_tokens = static_cast<std::int32_t>(s.input);
-    rec.output_tokens = static_cast<std::int32_t>(s.output);
-    rec.preemptions = s.preemptions;
-    rec.warmup = !s.measured;
-    result_.requests.push_back(rec);
-  }
+  retire(i, Exit::completed, now_s, s.output);
+  if (autoscaler_) stop_if_drained(s.replica, now_s);
   const std::int32_t source = s.source;
   if (s.state == SeqState::done) pool_.release(i);  // static-batching padding is released by its replica
   if (driver_->is_user(source)) schedule_next(source, now_s, true);
@@ -425,7 +416,7 @@ void Simulation::start_service(std::int32_t server, std::int32_t i, double now_s
 void Simulation::on_service_done(std::int32_t server, double now_s) {
   const std::int32_t i = synthetic_->finish(server);
   Seq& s = pool_[i];
-  s.state = SeqState::done;
+  transition(s, SeqState::done);
   if (s.timed_out) {  // served to the end for a client that had gone (the synthetic server has no abort)
     pool_.release(i);
   } else {
@@ -453,14 +444,14 @@ void Simulation::event_loop() {
     const double next = events_.peek_time();
     if (horizon > 0 && next > horizon) {
       end_s = horizon;
-      if (in_system_all_ > 0)
+      if (ledger_.in_system() > 0)
         monitor_->end_early("stopped at workload.horizon_s = " + format_value(horizon) + " s with " +
-                            std::to_string(in_system_all_) + " requests unfinished");
+                            std::to_string(ledger_.in_system()) + " requests unfinished");
       break;
     }
     if (!(next <= spec::kMaxSimulatedSeconds)) {
       monitor_->end_early("stopped at the clock's precise range (1e9 s of simulated time) with " +
-                          std::to_string(in_system_all_) + " requests unfinished");
+                          std::to_string(ledger_.in_system()) + " requests unfinished");
       break;
     }
     const Event e = events_.pop();
@@ -491,63 +482,16 @@ void Simulation::event_loop() {
       on_service_done(e.target, e.time_s);
     }
   }
-  if (!monitor_->stop() && events_.empty() && in_system_all_ > 0)
-    throw InternalError("simulation stalled with " + std::to_string(in_system_all_) + " requests unfinished");
+  if (!monitor_->stop() && events_.empty() && ledger_.in_system() > 0)
+    throw InternalError("simulation stalled with " + std::to_string(ledger_.in_system()) + " requests unfinished");
   if (runs_) settle_all(end_s);  // a run cut off by the horizon or an early stop: its steps until the end
+  if (monitor_->complete()) {  // where every request is: nowhere — no engine holds one, or a KV block for one
+    LLMSIM_CHECK(ledger_.in_system() == 0 && pending_.empty(), "a complete run with requests in the system");
+    for (const auto& r : replicas_)
+      LLMSIM_CHECK(r.outstanding() == 0 && r.running() == 0 && r.waiting() == 0 && r.kv().used() == 0,
+                   "a complete run left a request or its KV blocks on an engine");
+  }
   finish(end_s);
-}
-
-void Simulation::finish(double end_s) {
-  const double start = first_measured_s_ >= 0 ? first_measured_s_ : end_s;
-  for (const auto& r : replicas_) collector_->merge_token_gaps(r.token_gaps());  // in replica order
-  metrics::Summary s = collector_->summarize(start, end_s);
-  s.fits = true;
-  s.engine = result_.summary.engine;
-  s.unstable = monitor_->unstable();
-  s.complete = monitor_->complete();
-  s.reason = monitor_->unstable_reason();
-  if (!s.complete) s.reason += (s.reason.empty() ? "" : "; ") + monitor_->incomplete_reason();
-  if (s.unstable) s.slo_met = false;
-  s.rejected_requests = rejected_;
-  s.clipped_requests = clipped_;
-  s.iterations = iterations_;
-  s.offered.arrivals = measured_arrivals_;
-  s.offered.window_s = first_measured_s_ >= 0 ? last_measured_s_ - first_measured_s_ : 0;
-  if (s.offered.window_s > 0) s.offered.requests_per_s = static_cast<double>(measured_arrivals_) / s.offered.window_s;
-  if (!synthetic_) {
-    for (const auto& r : replicas_) {
-      s.preemptions += r.preemptions();
-      result_.kv_blocks_in_use_at_end += r.kv().used();
-    }
-    if (disagg_) {
-      disagg_->summarize(s, plan_, replicas_, kv_integral_at_window_, peak_kv_fraction_, end_s);
-    } else {
-      RunFacts facts{rs_, plan_, replicas_, engines_per_group_, kv_integral_at_window_, peak_kv_fraction_, end_s};
-      fill_engine(s, facts);
-      if (!rs_.fleet.empty()) fill_fleet(s, fleet_facts(end_s));
-    }
-    double busy = 0;
-    for (const auto& r : replicas_) busy += r.work().busy_s;
-    s.fleet = meter_.summarize(end_s, busy / engines_per_group_);
-  } else {
-    s.fleet = meter_.summarize(end_s, 0);
-  }
-  s.fleet.autoscaled = autoscaler_ != nullptr;
-  s.fleet.failures = replica_failures_;
-  s.failed_requests = failed_;
-  s.timed_out_requests = timed_out_;
-  s.requeued_requests = requeued_;
-  s.wasted_output_tokens = wasted_tokens_;
-  if (autoscaler_) {
-    s.fleet.scale_ups = autoscaler_->scale_ups();
-    s.fleet.scale_downs = autoscaler_->scale_downs();
-    s.fleet.scale_up_delay_s = autoscaler_->scale_up_delay_s();
-  }
-  if (s.unstable && s.saturation.time_s > 0 && s.offered.window_s > 0)
-    s.reason += " — offered " + format_value(s.offered.requests_per_s) + " req/s against a saturation throughput of " +
-                format_value(s.saturation.throughput.requests_per_s) + " req/s";
-  result_.summary = std::move(s);
-  if (series_) result_.time_series = series_->windows(end_s);
 }
 
 SimulationResult Simulation::run() {
@@ -579,8 +523,14 @@ SimulationResult Simulation::run() {
 }  // namespace detail
 
 SimulationResult simulate(const spec::ResolvedScenario& scenario, const SimulationOptions& options) {
-  detail::Simulation sim(scenario, options);
-  return sim.run();
+  // vLLM's --max-model-len auto (the planner's default): run the context that fits, and say so in the result.
+  spec::ResolvedScenario fitted = scenario;
+  memory::fit_context(fitted);
+  detail::Simulation sim(fitted, options);
+  SimulationResult result = sim.run();
+  result.summary.max_model_len = fitted.max_model_len;
+  result.summary.max_model_len_note = result.summary.fits ? memory::context_note(fitted) : std::string();
+  return result;
 }
 
 }  // namespace llmsim::engine

@@ -1,4 +1,5 @@
-// Client timeouts (workload.timeout_s): a request not finished timeout_s after its arrival is given up by its
+// Client timeouts (workload.timeout_s; the Simulation's cancel_request is with the other exits in request_lifecycle.cpp):
+// a request not finished timeout_s after its arrival is given up by its
 // client. At that instant it counts as timed out — it leaves the system's count, never enters goodput or the
 // tokens the cost is divided by, its output so far is wasted work, and a closed-loop user moves on — and the engine
 // lets go of it wherever it is:
@@ -15,6 +16,7 @@
 //  * the synthetic M/G/c service (no engine to abort into) finishes a request already in service and discards it.
 // Cost when off: none (no Timeouts object, no events). When on: one FIFO entry per request and one timer event
 // at a time (timeouts.hpp).
+#include "request_lifecycle.hpp"
 #include "simulation.hpp"
 
 namespace llmsim::engine::detail {
@@ -27,8 +29,11 @@ std::int64_t Replica::cancel(std::int32_t i) {
   std::int64_t produced = s.generated;
   switch (s.state) {
     case SeqState::waiting:
-      LLMSIM_CHECK(s.own_blocks == 0 && s.prefix_blocks == 0, "a waiting request holds KV blocks");
+      // Waiting requests hold no blocks, but a pulled KV's (disaggregation: read, queued first to be admitted).
+      LLMSIM_CHECK(s.prefix_blocks == 0 && (s.own_blocks == 0 || s.remote_tokens > 0), "a waiting request holds KV blocks");
       LLMSIM_CHECK(waiting_.erase(i), "a timed-out waiting request is not in its replica's queue");
+      kv_.release(s.own_blocks);
+      s.own_blocks = 0;
       break;
     case SeqState::swapped:
       LLMSIM_CHECK(swapped_.erase(i), "a timed-out swapped request is not in its replica's swap queue");
@@ -38,24 +43,25 @@ std::int64_t Replica::cancel(std::int32_t i) {
     case SeqState::prefill:
     case SeqState::decoding:
       if (s.state == SeqState::decoding) produced = s.gen_base + (step_ - s.k0);
-      cancels_.push_back(i);
+      cancels_.emplace_back(i, s.id);
       if (!busy_) apply_cancels();  // no step in flight: the boundary is now
       return produced;
     default:
       throw InternalError("cancelling a request that is not held by a replica");
   }
   --*outstanding_;
-  s.state = SeqState::done;
+  transition(s, SeqState::done);
   pool_->release(i);
   return produced;
 }
 
 void Replica::apply_cancels() {
   const bool is_static = cfg_.policy == spec::SchedulerPolicy::static_batching;
-  for (const std::int32_t i : cancels_) {
+  for (const auto& [i, id] : cancels_) {
     Seq& s = (*pool_)[i];
-    // Gone meanwhile: it emitted its last token in the step that was in flight (and left, or is padding).
-    if (!s.timed_out || s.finished || (s.state != SeqState::prefill && s.state != SeqState::decoding)) continue;
+    // Gone meanwhile: it emitted its last token in the step that was in flight (and left, or is padding), and its
+    // slot may hold another request by now.
+    if (s.id != id || !s.timed_out || s.finished || (s.state != SeqState::prefill && s.state != SeqState::decoding)) continue;
     --*outstanding_;
     if (is_static) {  // padding until the batch ends, holding its slot and growing with the batch
       LLMSIM_CHECK(s.state == SeqState::decoding, "static batching: a running request outside the decode set");
@@ -75,7 +81,7 @@ void Replica::apply_cancels() {
       if (it != chunked_partial_.end()) chunked_partial_.erase(it);
     }
     unlink(i);
-    s.state = SeqState::done;
+    transition(s, SeqState::done);
     pool_->release(i);
   }
   cancels_.clear();
@@ -91,40 +97,9 @@ bool Simulation::on_timeout(double now_s) {
   bool cancelled = false;
   const auto next = timeouts_->expire(now_s, [&](std::int32_t i, std::int64_t id) { cancelled |= cancel_request(i, id, now_s); });
   // Nothing in the system: every entry left belongs to a finished request; the next arrival re-arms the timer.
-  if (in_system_all_ == 0) timeouts_->clear();
+  if (ledger_.in_system() == 0) timeouts_->clear();
   else if (next) schedule_fleet(*next, EventKind::timeout, 0);
   return cancelled;
-}
-
-bool Simulation::cancel_request(std::int32_t i, std::int64_t id, double now_s) {
-  Seq& s = pool_[i];
-  // Finished before its deadline (the slot is free or holds a later request), or already static padding.
-  if (s.state == SeqState::free || s.state == SeqState::done || s.id != id || s.finished || s.timed_out) return false;
-  s.timed_out = true;
-  ++timed_out_;
-  --in_system_all_;
-  collector_->on_request_lost(now_s, s.tenant, s.measured);
-  if (autoscaler_) autoscaler_->on_in_system(now_s, in_system_all_);
-  meter_.on_timed_out(now_s);
-  const std::int32_t source = s.source, group = s.replica;
-  std::int64_t produced = 0;
-  if (synthetic_) {
-    if (synthetic_->queue().erase(i)) {
-      s.state = SeqState::done;
-      pool_.release(i);
-    }  // else in service: on_service_done discards it
-  } else if (s.engine < 0) {
-    LLMSIM_CHECK(pending_.erase(i), "a timed-out request is neither routed nor pending");
-    s.state = SeqState::done;
-    pool_.release(i);
-  } else {
-    if (runs_) interrupt(s.engine, now_s);  // its tokens so far; it leaves at the boundary of the step in flight
-    produced = replicas_[static_cast<std::size_t>(s.engine)].cancel(i);
-    stop_if_drained(group, now_s);
-  }
-  wasted_tokens_ += static_cast<double>(produced);
-  if (driver_->is_user(source)) schedule_next(source, now_s, true);  // a closed-loop user moves on
-  return true;
 }
 
 }  // namespace llmsim::engine::detail

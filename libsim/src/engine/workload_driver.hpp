@@ -45,6 +45,8 @@ class WorkloadDriver {
   /// nullopt when it has no more requests (end of trace, schedule at rate 0, or past kMaxSimulatedSeconds).
   std::optional<double> next_time(std::int32_t source, double now_s);
   /// Prompt tokens per block hash of a trace that carries them (DrawnRequest::chain), else 0.
+  /// Rows of the replayed trace (0 without one): the arrivals a trace can issue.
+  std::int64_t replay_rows() const noexcept { return static_cast<std::int64_t>(trace_.rows.size()); }
   int hash_block_tokens() const noexcept { return chain_.empty() ? 0 : trace_.hash_block_tokens; }
   /// Draws the next request of `source` (advances its random streams or its trace row).
   DrawnRequest draw(std::int32_t source);

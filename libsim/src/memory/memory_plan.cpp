@@ -7,6 +7,7 @@
 #include "engine_memory.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/kv_layout.hpp"
+#include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::memory {
 
@@ -128,10 +129,19 @@ std::int64_t weight_bytes(const spec::ModelSpec& model, const spec::WeightFormat
 MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& quant, const spec::GpuSpec& gpu,
                        const spec::ParallelConfig& parallel, const spec::EngineConfig& engine, int max_model_len,
                        const ProposerMemory& proposer) {
+  return plan_memory(model, quant, gpu, parallel, engine, ContextRequest{max_model_len, false}, proposer);
+}
+
+MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& quant, const spec::GpuSpec& gpu,
+                       const spec::ParallelConfig& parallel, const spec::EngineConfig& engine, ContextRequest context,
+                       const ProposerMemory& proposer) {
+  const int max_model_len = context.tokens;
   check_inputs(model, gpu, parallel, engine, max_model_len);
   MemoryPlan plan;
   plan.params = model.param_count();
   plan.max_model_len = max_model_len > 0 ? max_model_len : model.max_position_embeddings;
+  plan.max_model_len_auto = context.auto_fit;
+  plan.max_model_len_wanted = context.auto_fit ? plan.max_model_len : 0;
   plan.kv_bytes_per_token = model.kv_bytes_per_token(quant.kv_bytes_per_element());
 
   // vLLM's worker (V1 gpu_worker.determine_available_memory; V0 worker.determine_num_available_blocks): KV bytes =
@@ -235,8 +245,13 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   // What one max_model_len sequence holds (vLLM's _check_enough_kv_cache_memory and max concurrency use the same
   // per-group sums, sliding groups capped at their window).
   const i64 chunk = engine.max_num_batched_tokens;
-  const i64 blocks_per_seq = layout.blocks_for(plan.max_model_len, engine.block_size, chunk);
+  i64 blocks_per_seq = layout.blocks_for(plan.max_model_len, engine.block_size, chunk);
   plan.longest_context_tokens = layout.longest_context(pool_blocks, engine.block_size, chunk, model.max_position_embeddings);
+  if (context.auto_fit && pool_blocks < blocks_per_seq && plan.longest_context_tokens > 0) {
+    // vLLM's --max-model-len auto: the largest context whose one sequence fits the pool.
+    plan.max_model_len = static_cast<int>(std::min<i64>(plan.max_model_len, plan.longest_context_tokens));
+    blocks_per_seq = layout.blocks_for(plan.max_model_len, engine.block_size, chunk);
+  }
   pg.kv_cache_bytes = static_cast<i64>(std::llround(kv_pool));
   plan.kv_capacity_blocks = blocks;
   plan.kv_capacity_tokens = tokens_cap;
@@ -246,13 +261,42 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
                   " tokens of one sequence, fewer than max_model_len " + std::to_string(plan.max_model_len) +
                   " (short by " + gb(static_cast<double>(blocks_per_seq - pool_blocks) *
                                      layout.pool_block_bytes(engine.block_size)) +
-                  "); lower max_model_len";
+                  "); lower max_model_len" + (context.auto_fit ? "" : " (or leave it unset: auto)");
     return plan;
   }
   plan.fits = true;
   plan.max_concurrent_seqs = pool_blocks / blocks_per_seq;
   return plan;
 }
+
+namespace {
+std::string grouped(std::int64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > (n < 0 ? 1 : 0); i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+}  // namespace
+
+std::string context_note(const MemoryPlan& plan) {
+  if (!plan.max_model_len_auto) return "";
+  if (!plan.fits) return "auto";
+  if (plan.max_model_len < plan.max_model_len_wanted)
+    return "auto: the model's " + grouped(plan.max_model_len_wanted) + " does not fit";
+  return "auto: the model's limit";
+}
+
+std::string context_note(const spec::ResolvedScenario& rs) {
+  if (!rs.max_model_len_auto) return "";
+  if (rs.max_model_len < rs.max_model_len_wanted)
+    return "auto: the model's " + grouped(rs.max_model_len_wanted) + " does not fit";
+  return "auto: the model's limit";
+}
+
+std::string describe_context(int max_model_len, const std::string& note) {
+  return "max_model_len " + grouped(max_model_len) + (note.empty() ? "" : " (" + note + ")");
+}
+
+std::string describe_context(const MemoryPlan& plan) { return describe_context(plan.max_model_len, context_note(plan)); }
 
 Json to_json(const MemoryPlan& plan) {
   const auto& g = plan.per_gpu;
@@ -268,6 +312,7 @@ Json to_json(const MemoryPlan& plan) {
               {"kv_sliding_window", plan.kv_sliding_window},
               {"kv_cache_groups", plan.kv_cache_groups},
               {"max_model_len", plan.max_model_len},
+              {"max_model_len_note", context_note(plan)},
               {"per_gpu",
                {{"total_bytes", g.total_bytes},
                 {"weights_bytes", g.weights_bytes},

@@ -29,8 +29,21 @@ ProposerMemory proposer_memory(const spec::ResolvedScenario& rs) {
 }
 
 MemoryPlan plan_memory(const spec::ResolvedScenario& rs) {
-  return plan_memory(rs.model, rs.quant, rs.gpu, rs.scenario.hardware.parallel, rs.scenario.engine, rs.max_model_len,
+  // Auto plans for what it wanted, so a fitted scenario's plan still says what did not fit.
+  const ContextRequest context{rs.max_model_len_auto ? rs.max_model_len_wanted : rs.max_model_len, rs.max_model_len_auto};
+  return plan_memory(rs.model, rs.quant, rs.gpu, rs.scenario.hardware.parallel, rs.scenario.engine, context,
                      proposer_memory(rs));
+}
+
+void fit_context(spec::ResolvedScenario& rs) {
+  for (auto& member : rs.fleet) fit_context(member);
+  for (auto& pool : rs.disagg_pools) fit_context(pool);
+  if (!rs.max_model_len_auto || rs.max_model_len_wanted <= 0) return;
+  const MemoryPlan plan = plan_memory(rs);
+  if (plan.fits) rs.max_model_len = plan.max_model_len;
+  // Requests are cut to the deployment's context once, before routing: it must fit every member and pool.
+  for (const auto& part : rs.fleet) rs.max_model_len = std::min(rs.max_model_len, part.max_model_len);
+  for (const auto& part : rs.disagg_pools) rs.max_model_len = std::min(rs.max_model_len, part.max_model_len);
 }
 
 }  // namespace llmsim::memory

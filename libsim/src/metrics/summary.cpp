@@ -109,6 +109,8 @@ Json to_json(const Summary& s) {
   j["goodput_rps"] = s.goodput_rps;
   j["goodput_output_tps"] = s.goodput_output_tps;
   j["goodput_total_tps"] = s.goodput_total_tps;
+  j["max_model_len"] = s.max_model_len;
+  j["max_model_len_note"] = s.max_model_len_note;
   j["kv"] = {{"capacity_tokens", s.kv.capacity_tokens},
              {"peak_used_fraction", s.kv.peak_used_fraction},
              {"mean_used_fraction", s.kv.mean_used_fraction},
@@ -119,6 +121,16 @@ Json to_json(const Summary& s) {
              {"prefix_cache_query_tokens", s.kv.prefix_cache_query_tokens}};
   j["utilization"] = {{"mfu", s.mfu}, {"mbu", s.mbu}};
   j["utilization"]["busy_fraction"] = s.busy_fraction >= 0 ? Json(s.busy_fraction) : Json(nullptr);
+  if (s.error_band.known) {
+    auto band = [](const ErrorBandStats& b) {
+      return Json{{"typical", b.typical}, {"p90", b.p90}, {"n", b.n}, {"blind", b.blind}, {"group", b.group},
+                  {"text", b.text}};
+    };
+    j["error_band"] = {{"ttft", band(s.error_band.ttft)}, {"latency", band(s.error_band.latency)},
+                       {"throughput", band(s.error_band.throughput)}};
+  } else {
+    j["error_band"] = nullptr;
+  }
   j["cost"] = {{"per_hour", s.cost.per_hour},
                {"per_mtok_output_slo", s.cost.per_mtok_output_slo},
                {"per_mtok_total_slo", s.cost.per_mtok_total_slo},
@@ -131,6 +143,8 @@ Json to_json(const Summary& s) {
   j["failed_requests"] = s.failed_requests;
   j["timed_out_requests"] = s.timed_out_requests;
   j["unfinished_requests"] = s.unfinished_requests;
+  j["warmup"] = {{"arrivals", s.warmup.arrivals},   {"rejected", s.warmup.rejected},   {"completed", s.warmup.completed},
+                 {"failed", s.warmup.failed},       {"timed_out", s.warmup.timed_out}, {"unfinished", s.warmup.unfinished}};
   j["requeued_requests"] = s.requeued_requests;
   j["wasted_output_tokens"] = s.wasted_output_tokens;
   Json hours = Json::array();

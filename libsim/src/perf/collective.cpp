@@ -59,7 +59,7 @@ AllReduceModel::AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& 
   if (tp_ < 2) return;
   const double pcie = gpu.pcie_bandwidth();
   // SXM boards join all GPUs through NVSwitch; NVLink bridges (PCIe cards, GeForce) join pairs only.
-  const bool switch_board = contains(gpu.id, "sxm") || contains(gpu.name, "sxm") || gpu_family(gpu) == GpuFamily::hopper_hbm;
+  const bool switch_board = contains(gpu.id, "sxm") || contains(gpu.name, "sxm") || hopper_class(gpu_family(gpu));
   const bool nvlink = gpu.nvlink_bandwidth > 0 && (tp_ == 2 || switch_board);
   fully_connected_ = nvlink;
   link_ = nvlink ? TpLink::nvlink : (gpu.p2p ? TpLink::pcie_p2p : TpLink::pcie_host);
@@ -80,7 +80,7 @@ AllReduceModel::AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& 
   if (link_ != TpLink::nvlink && tp_ > 4) ring_bw_ *= kPcieCrossSocketFactor;
   // Over NVSwitch NCCL's bus bandwidth grows with the ring: B·(1 − k/n), k = 0.6 on Hopper, 0.25 on Ampere, both
   // fitted to Vidur's all-reduce timings with the profile's B (hardware_profile.cpp).
-  if (link_ == TpLink::nvlink) ring_bw_ *= 1.0 - (gpu_family(gpu) == GpuFamily::hopper_hbm ? 0.6 : 0.25) / tp_;
+  if (link_ == TpLink::nvlink) ring_bw_ *= 1.0 - (hopper_class(gpu_family(gpu)) ? 0.6 : 0.25) / tp_;
   // NCCL's fixed cost per call: over NVLink (n + 2) × link_latency_s, as Vidur's A100/H100 timings fit
   // (hardware_profile.cpp); rings through PCIe or host memory pay each of their 2(n-1) steps.
   nccl_call_s_ = link_ == TpLink::nvlink ? (tp_ + 2.0) * ring_step_s_ : 2.0 * (tp_ - 1) * ring_step_s_;
@@ -88,7 +88,7 @@ AllReduceModel::AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& 
   const double ll_step = profile.nccl_ll_step_s * (link_ != TpLink::nvlink && tp_ > 4 ? kPcieCrossSocketLLStepFactor : 1.0);
   ll_call_s_ = kNcclLLBaseS + 2.0 * (tp_ - 1) * ll_step;
   ll_bw_ = std::min(kNcclLLBandwidthFraction * ring_bw_,
-                    gpu_family(gpu) == GpuFamily::hopper_hbm ? kNcclLLMaxBwHopper : kNcclLLMaxBwAmpere);
+                    hopper_class(gpu_family(gpu)) ? kNcclLLMaxBwHopper : kNcclLLMaxBwAmpere);
 
   custom_s_ = profile.custom_allreduce_latency_s;
   if (profile.custom_allreduce_bandwidth > 0) {

@@ -76,7 +76,7 @@ DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DTy
   // MLA models: vLLM defaults to FlashMLA where it is supported (Hopper; it forces block size 64), else its Triton
   // MLA kernel (vllm/platforms/cuda.py, "we default to FlashMLA backend"). Other runtimes' MLA kernels are priced
   // the same way.
-  if (mla) return gpu_family(gpu) == GpuFamily::hopper_hbm ? DecodeAttentionBackend::flash_mla
+  if (mla) return hopper_class(gpu_family(gpu)) ? DecodeAttentionBackend::flash_mla
                                                           : DecodeAttentionBackend::triton_mla;
   switch (runtime) {
     case Runtime::vllm_v0_paged:
@@ -94,7 +94,8 @@ DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DTy
   // PagedAttention kernels ("Cannot use FlashAttention-2 backend for FP8 KV cache"); V1 runs FA3 in FP8 on
   // Hopper and FlashInfer (which converts in the kernel) elsewhere (vllm/platforms/cuda.py).
   if (runtime == Runtime::vllm_v0 || runtime == Runtime::vllm_v0_sync) return DecodeAttentionBackend::paged_unpacked;
-  if (is_8bit_float(kv_dtype) && gpu_family(gpu) == GpuFamily::hopper_hbm) return DecodeAttentionBackend::flash_attn_fp8;
+  // Blackwell HBM: FlashInfer's trtllm-gen kernels read an FP8 cache into FP8 tensor cores as FA3 does (vllm#23647).
+  if (is_8bit_float(kv_dtype) && hopper_class(gpu_family(gpu))) return DecodeAttentionBackend::flash_attn_fp8;
   return DecodeAttentionBackend::flashinfer;
 }
 
@@ -118,7 +119,8 @@ double turbomind_ctas_per_sm(const spec::GpuSpec& gpu, double heads_per_cta) {
   double smem_per_sm = 0;
   switch (gpu_family(gpu)) {
     case GpuFamily::ampere_hbm: smem_per_sm = 164.0 * 1024; break;
-    case GpuFamily::hopper_hbm: smem_per_sm = 228.0 * 1024; break;
+    case GpuFamily::hopper_hbm:
+    case GpuFamily::blackwell_hbm: smem_per_sm = 228.0 * 1024; break;  // SM100: 228 KB too (Blackwell Tuning Guide)
     case GpuFamily::gddr: smem_per_sm = 100.0 * 1024; break;
   }
   const double per_cta = kTmTileBytes + heads_per_cta * kTmPerHeadBytes + kTmReservedPerCta;

@@ -40,14 +40,17 @@ bool contains(const std::string& s, std::string_view part) { return to_lower(s).
 
 }  // namespace
 
-// HBM data-centre parts are recognised by name (and by having MIG, which only HBM parts offer); Hopper by
-// HBM plus an FP8 tensor path. Everything else is treated as a GDDR GeForce/workstation card.
+// HBM data-centre parts are recognised by name (and by having MIG, which until Blackwell only HBM parts offered:
+// the GDDR7 RTX PRO 6000 Blackwell has MIG too, so an "RTX" card is GDDR whatever its MIG profiles); Hopper by HBM
+// plus an FP8 tensor path, Blackwell by HBM plus an FP4 one. Everything else is a GDDR GeForce/workstation card.
 GpuFamily gpu_family(const spec::GpuSpec& gpu) {
-  bool hbm = !gpu.mig_profiles.empty() || gpu.compute_fraction < 1.0 || gpu.bandwidth_fraction < 1.0;
-  for (std::string_view k : {"a100", "a800", "a30", "h100", "h800", "h200", "h20", "gh200", "b200", "mi300"}) {
+  const bool rtx = contains(gpu.id, "rtx") || contains(gpu.name, "rtx");
+  bool hbm = !rtx && (!gpu.mig_profiles.empty() || gpu.compute_fraction < 1.0 || gpu.bandwidth_fraction < 1.0);
+  for (std::string_view k : {"a100", "a800", "a30", "h100", "h800", "h200", "h20", "gh200", "b200", "b300", "mi300"}) {
     hbm = hbm || contains(gpu.id, k) || contains(gpu.name, k);
   }
   if (!hbm) return Family::gddr;
+  if (gpu.fp4_flops > 0) return Family::blackwell_hbm;
   return gpu.fp8_flops > 0 ? Family::hopper_hbm : Family::ampere_hbm;
 }
 
@@ -168,6 +171,11 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
       p.source = "default: datasheet x priors for HBM data-centre Ampere (docs/cost-model.md)";
       break;
     case Family::hopper_hbm:
+    case Family::blackwell_hbm:
+      // Blackwell HBM (B200, GB200) takes Hopper's priors (provenance: "assumed", carried over): MAMF reaches 77.6 %
+      // of the B200's BF16 peak and 76.3 % of FP8 against 80.3 % / 70.9 % on the H100 (stas00/ml-engineering), and
+      // NCCL's ring all-reduce on 4 GB200s (680 GB/s busbw at 8 GB, Azure ND GB200 v6) is what the Hopper link
+      // prior predicts (0.9 × (1 − 0.6/4) × 900 = 688). Decode attention differs: below.
       p.mem_bw_efficiency = 0.85;  // B1 H100 SXM triad 0.89, H200 0.86 (B8 prior 0.85)
       // [D] fit to Vidur H100 Llama GEMM times (B3): 0.725 of 989 TF, 0.925 of BW with a 6 us fixed cost
       // (i.e. ≈84% effective on the 180 MB up-projection at M=1, as B3 reads).
@@ -183,6 +191,15 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
       p.attn_decode_bw_efficiency = 0.85;
       p.attn_decode_cta_bandwidth = 13e9;
       p.source = "default: datasheet x priors for HBM Hopper (docs/cost-model.md)";
+      if (fam == Family::blackwell_hbm) {
+        // Blackwell's decode kernels stream far more per CTA: FlashInfer's trtllm-gen decode (vLLM's default on
+        // SM100, vllm-project/vllm#19825) on a B200 reads 4 × 16,384 tokens of a 64/8-head, head_dim-64 cache at
+        // 4185 GB/s (flashinfer-ai/flashinfer#1415), i.e. 32 KV-head items split 4 ways to fill 148 SMs = 128 CTAs
+        // at 32.7 GB/s each [D]; with 13 GB/s per CTA the 148 SMs would cap it at 1.9 TB/s. The same benchmark's
+        // best point, 128 × 4096 tokens, reads 5831 GB/s = 0.76 of 7.7 TB/s, within the 0.85 cap carried over.
+        p.attn_decode_cta_bandwidth = 32e9;
+        p.source = "default: datasheet x priors for HBM Blackwell (Hopper's, carried over; docs/cost-model.md)";
+      }
       break;
     case Family::gddr:
       p.mem_bw_efficiency = 0.92;  // B1: GDDR6/6X Ada/Ampere 0.90-0.98 (B8 prior 0.92)
@@ -263,7 +280,7 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
   p.nccl_ll_step_s = gpu.nvlink_bandwidth > 0 && fam == Family::ampere_hbm ? 2.7e-6 : 1e-6;
   const double pcie = gpu.pcie_bandwidth();
   if (gpu.nvlink_bandwidth > 0) {
-    const bool hopper = fam == Family::hopper_hbm;
+    const bool hopper = hopper_class(fam);
     p.link_bandwidth = (hopper ? 0.9 : 0.65) * gpu.nvlink_bandwidth;
     p.link_latency_s = hopper ? 4e-6 : 11e-6;
     p.custom_allreduce_latency_s = 6e-6;

@@ -160,6 +160,35 @@ std::vector<ConstantProvenance> build() {
   t.push_back(c("runtime.materialises_prefill_scores", "llama.cpp", P::engine_code,
                 "llama-bench of May 2024 runs flash_attn = 0: mul_mat(K, Q) -> soft_max_ext -> mul_mat(V, KQ) "
                 "through DRAM (llama.cpp#5021 made FA opt-in)"));
+  // --- Blackwell HBM (B200, GB200): Hopper's priors carried over. No Blackwell measurement was fitted; these public
+  // ones say the Hopper fractions hold: MAMF (stas00/ml-engineering compute/accelerator/README.md) BF16 77.6 % of
+  // the B200's 2250 TF and FP8 76.3 % of 4500 against the H100's 80.3 % / 70.9 % (GB200 72.9 % / 72.3 %); Azure ND
+  // GB200 v6 (Azure/AI-benchmarking-guide) NCCL ring all-reduce 680 GB/s busbw at 8 GB on 4 GPUs, the link prior's
+  // 688. The one prior a Blackwell measurement moved is the decode kernels' per-CTA rate.
+  const std::string carried = "carried over from hopper_hbm (a Hopper-class HBM part: datasheet x the same priors); ";
+  t.push_back(c("mem_bw_efficiency", "blackwell_hbm", P::assumed,
+                carried + "Hopper: G§B1 H100 SXM triad 0.89, H200 0.86 (prior 0.85); no public B200 STREAM run found",
+                {}, 0.85));
+  t.push_back(c("gemm_eff_vs_m", "blackwell_hbm", P::assumed,
+                carried + "Hopper: 0.725 of peak fitted on Vidur's H100 operators; B200 MAMF BF16 77.6 % / FP8 76.3 % vs "
+                "H100 80.3 % / 70.9 % (ml-engineering) keeps the ratio within 0.97-1.08"));
+  t.push_back(c("gemm_bw_eff_vs_m", "blackwell_hbm", P::assumed, carried + "Hopper: fit to Vidur's H100 GEMMs", {}, 0.925));
+  t.push_back(c("gemm_fixed_s", "blackwell_hbm", P::assumed, carried + "Hopper: Vidur H100 GEMM fit", {}, 6e-6));
+  t.push_back(c("attn_prefill_efficiency", "blackwell_hbm", P::assumed,
+                carried + "Hopper: between FA2 and FA3 on H100 (G§B4); FA2 on a GB200 reaches only 15 % (373.9 of "
+                "2500 TF, Azure ND GB200 v6), Blackwell-native kernels more",
+                {}, 0.5));
+  t.push_back(c("attn_decode_bw_efficiency", "blackwell_hbm", P::assumed,
+                carried + "Hopper: 0.85 cap; FlashInfer trtllm-gen decode on a B200 reaches 5831 GB/s = 0.76 of 7.7 TB/s "
+                "at 128 x 4096 tokens (flashinfer-ai/flashinfer#1415), within it",
+                {}, 0.85));
+  t.push_back(c("attn_decode_cta_bandwidth", "blackwell_hbm", P::public_measurement,
+                "FlashInfer trtllm-gen decode on a B200 (flashinfer-ai/flashinfer#1415; vLLM's SM100 default, "
+                "vllm#19825): 4 x 16,384 tokens, 64/8 heads, head_dim 64 at 4185 GB/s over 128 CTAs (32 items x 4 "
+                "splits) = 32.7 GB/s per CTA [D]; Hopper's 13 GB/s would cap 148 SMs at 1.9 TB/s",
+                {}, 32e9));
+  t.push_back(c("kernel_launch_s", "blackwell_hbm", P::assumed, carried + "RRZE gpu-small-kernels A100/H200 (G§B6)", {}, 2.5e-6));
+  t.push_back(c("graph_launch_s", "blackwell_hbm", P::assumed, carried + "RRZE gpu-small-kernels A100/H200 (G§B6)", {}, 1.3e-6));
   return t;
 }
 
@@ -187,6 +216,7 @@ std::string family_name(GpuFamily f) {
     case GpuFamily::ampere_hbm: return "ampere_hbm";
     case GpuFamily::hopper_hbm: return "hopper_hbm";
     case GpuFamily::gddr: return "gddr";
+    case GpuFamily::blackwell_hbm: return "blackwell_hbm";
   }
   return "gddr";
 }

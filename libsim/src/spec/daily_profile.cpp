@@ -2,6 +2,7 @@
 // Poisson schedule the engine already samples (workload_source.cpp's time change), so a day is one more
 // arrival process, not a second mechanism.
 #include <cmath>
+#include <cstdio>
 
 #include "llmsim/core/csv.hpp"
 #include "llmsim/core/error.hpp"
@@ -33,6 +34,39 @@ PiecewiseArrivals compile_daily_profile(const DailyProfile& profile, int days, d
     for (const auto& [t, m] : pts) a.rates.emplace_back(kSecondsPerDay * d + t, base_rate * m);
   a.rates.emplace_back(kSecondsPerDay * std::max(days, 1), 0.0);  // the last day ends the arrivals
   return a;
+}
+
+std::optional<DailyPeak> daily_peak(const DailyProfile& profile) {
+  if (profile.empty()) return std::nullopt;
+  DailyPeak peak{-1, 0};
+  for (const auto& [t, m] : day_points(profile))
+    if (m > peak.multiplier) peak = {m, t};
+  return peak;
+}
+
+Workload sizing_workload(const Workload& w) {
+  const auto peak = daily_peak(w.daily_profile);
+  if (!peak) return w;
+  Workload out = w;
+  out.daily_profile = {};
+  out.days = 1;
+  if (out.num_requests == kDailyProfileRequests) out.num_requests = Workload{}.num_requests;
+  auto at_peak = [&](ArrivalSpec& a) {
+    if (auto* p = std::get_if<PoissonArrivals>(&a)) p->rate *= peak->multiplier;
+  };
+  if (out.classes.empty()) at_peak(out.arrival);
+  for (auto& c : out.classes) at_peak(c.arrival);
+  return out;
+}
+
+std::string sizing_window(const Workload& w) {
+  const auto peak = daily_peak(w.daily_profile);
+  if (!peak) return "";
+  const auto minutes = static_cast<int>(peak->start_s / 60);
+  char when[16];
+  std::snprintf(when, sizeof when, "%02d:%02d", minutes / 60, minutes % 60);
+  return std::string("the daily profile's peak window (") + when + ", " + format_value(peak->multiplier) +
+         " x the base rate)";
 }
 
 DailyProfile read_daily_profile_csv(const std::string& file, const std::string& path) {

@@ -100,7 +100,9 @@ void EngineConfig::validate(const std::string& path) const {
   if (!(gpu_memory_utilization > 0 && gpu_memory_utilization <= 1)) {
     p.add(at("gpu_memory_utilization"), "must be in (0, 1], got " + format_value(gpu_memory_utilization));
   }
-  if (max_model_len < 0) p.add(at("max_model_len"), "must be >= 0 (0 = the model's limit), got " + std::to_string(max_model_len));
+  if (max_model_len < kMaxModelLenAuto) {
+    p.add(at("max_model_len"), "must be >= 1 or \"auto\" (-1; unset is auto too), got " + std::to_string(max_model_len));
+  }
   if (watermark && !(*watermark >= 0 && *watermark < 1)) {
     p.add(at("watermark"), "must be in [0, 1), got " + format_value(*watermark));
   }

@@ -32,7 +32,13 @@ EngineConfig read_engine(const JsonView& v) {
   e.block_size = read_int(v, "block_size", e.block_size);
   e.gpu_memory_utilization = v.number_or("gpu_memory_utilization", e.gpu_memory_utilization);
   if (v.has("preemption")) e.preemption = parse_preemption(v.string("preemption"), v.child_path("preemption"));
-  e.max_model_len = read_int(v, "max_model_len", e.max_model_len);
+  if (v.has("max_model_len") && v["max_model_len"].json().is_string()) {
+    const std::string s = v.string("max_model_len");
+    if (to_lower(s) != "auto") v["max_model_len"].fail("must be a number of tokens or \"auto\", got '" + s + "'");
+    e.max_model_len = kMaxModelLenAuto;
+  } else {
+    e.max_model_len = read_int(v, "max_model_len", e.max_model_len);
+  }
   if (v.has("watermark")) e.watermark = v.number("watermark");
   e.swap_space_gb = v.number_or("swap_space_gb", e.swap_space_gb);
   if (v.has("enable_prefix_caching")) e.enable_prefix_caching = v.boolean("enable_prefix_caching");

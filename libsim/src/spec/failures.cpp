@@ -17,6 +17,8 @@ void FailureSpec::validate(const std::string& path) const {
     p.add(path + ".mtbf_h", "must be in [0, " + format_value(max_h) + "] hours (0 = no random failures), got " + format_value(mtbf_h));
   if (!(mttr_h > 0 && mttr_h <= max_h))
     p.add(path + ".mttr_h", "must be in (0, " + format_value(max_h) + "] hours, got " + format_value(mttr_h));
+  if (max_retries < 0 || max_retries > 1'000'000)
+    p.add(path + ".max_retries", "must be in 0..1000000, got " + std::to_string(max_retries));
   if (spares < 0 || spares > 10'000) p.add(path + ".spares", "must be in 0..10000, got " + std::to_string(spares));
   for (std::size_t i = 0; i < outages.size(); ++i) {
     const auto& o = outages[i];
@@ -48,6 +50,7 @@ FailureSpec failures_from_json(const JsonView& v) {
     else if (s == "fail") f.on_failure = OnFailure::fail;
     else throw ConfigError(v.child_path("on_failure"), unknown_name_message("failure policy", s, {"requeue", "fail"}));
   }
+  if (v.has("max_retries")) f.max_retries = static_cast<int>(v["max_retries"].as_integer_in(-1'000'000'000, 1'000'000'000));
   if (v.has("spares")) f.spares = static_cast<int>(v["spares"].as_integer_in(-1'000'000, 1'000'000));
   return f;
 }
@@ -56,7 +59,7 @@ Json to_json(const FailureSpec& f) {
   Json outages = Json::array();
   for (const auto& o : f.outages) outages.push_back(Json::array({o.start_s, o.duration_s, o.replica}));
   return Json{{"mtbf_h", f.mtbf_h}, {"mttr_h", f.mttr_h}, {"outages", outages},
-              {"on_failure", f.on_failure == OnFailure::requeue ? "requeue" : "fail"}, {"spares", f.spares}};
+              {"on_failure", f.on_failure == OnFailure::requeue ? "requeue" : "fail"}, {"max_retries", f.max_retries}, {"spares", f.spares}};
 }
 
 }  // namespace llmsim::spec

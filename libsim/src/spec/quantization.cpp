@@ -1,6 +1,7 @@
 #include "llmsim/spec/quantization.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
@@ -146,8 +147,18 @@ double group_bits(const std::string& base, int g) {
 }
 }  // namespace
 
+std::string canonical_weight_format_id(const std::string& s) {
+  static const std::map<std::string, std::string> m{
+      {"awq", "awq-int4"},      {"awq_marlin", "awq-int4"}, {"gptq", "gptq-int4"}, {"gptq_marlin", "gptq-int4"},
+      {"bitsandbytes", "nf4"},  {"fbgemm_fp8", "fp8"},      {"bfloat16", "bf16"},  {"float16", "fp16"},
+      {"half", "fp16"},         {"modelopt_fp4", "nvfp4"}};
+  const std::string l = to_lower(s);
+  auto it = m.find(l);
+  return it == m.end() ? s : it->second;
+}
+
 WeightFormat weight_format(const std::string& id, const std::string& path) {
-  const std::string lower = to_lower(id);
+  const std::string lower = to_lower(canonical_weight_format_id(id));
   constexpr std::string_view kAttn16 = "+attn16";
   if (lower.size() > kAttn16.size() && lower.compare(lower.size() - kAttn16.size(), kAttn16.size(), kAttn16) == 0) {
     WeightFormat f = weight_format(lower.substr(0, lower.size() - kAttn16.size()), path);

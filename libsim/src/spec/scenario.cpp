@@ -1,6 +1,7 @@
 #include "llmsim/spec/scenario.hpp"
 
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "llmsim/core/error.hpp"
@@ -228,6 +229,10 @@ void CostSpec::validate(const std::string& path) const {
   if (!(depreciation_years > 0 && depreciation_years <= 30))
     p.add(path + ".depreciation_years", "must be in (0, 30], got " + format_value(depreciation_years));
   non_negative("hosting_per_gpu_month", hosting_per_gpu_month);
+  // Owned-cost inputs multiply into bills: bounded like the others (in any currency: 1e6 per kWh is ~1e5 USD in the
+  // weakest currencies, far beyond any tariff), so a bill stays finite.
+  if (electricity_per_kwh) at_most("electricity_per_kwh", *electricity_per_kwh, 1e6, "per kWh");
+  at_most("hosting_per_gpu_month", hosting_per_gpu_month, 1e12, "per GPU-month");
   p.throw_if_any();
 }
 
@@ -327,6 +332,33 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
   }
   for (const auto& p : parts) {
     if (p.empty()) throw ConfigError(dotted_path, "not a field path (empty component)");
+  }
+  // vLLM's names (`--set engine.tensor_parallel_size=2`, a grid axis `kv_cache_dtype`): the scenario pre-pass's one
+  // alias table maps the key and its value to llmsim's own fields, which are then set as any path is (so the value
+  // replaces what the document had, as a path always does).
+  if (parts.size() <= 2) {
+    const std::string section = parts.size() == 2 ? parts[0] : "";
+    for (const auto& a : vllm_aliases()) {
+      if (a.name != parts.back() || !contains(a.sections, section) || a.target == dotted_path) continue;
+      Json mini = Json::object();
+      if (section.empty()) {
+        mini[a.name] = value;
+      } else {
+        mini[section][a.name] = value;
+      }
+      const Json canonical = normalize_vllm_names(JsonView(mini, dotted_path));
+      std::vector<std::pair<std::string, Json>> leaves;
+      std::function<void(const Json&, const std::string&)> walk = [&](const Json& j, const std::string& at) {
+        if (!j.is_object() || j.empty()) {
+          leaves.emplace_back(at, j);
+          return;
+        }
+        for (auto it = j.begin(); it != j.end(); ++it) walk(it.value(), at.empty() ? it.key() : at + "." + it.key());
+      };
+      walk(canonical, "");
+      for (const auto& [path, v] : leaves) set_json_path(scenario, path, v);
+      return;
+    }
   }
   // Check the path against the scenario's schema before touching the document.
   check_path_component(parts[0], kTopKeys, "");
@@ -483,6 +515,11 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
   if (s.hardware.price_per_gpu_hour) {
     r.price_per_gpu_hour = *s.hardware.price_per_gpu_hour;
     r.price_is_placeholder = false;
+  } else if (usd && !(r.gpu.price_per_hour > 0)) {
+    // A GPU spec file without a price would be billed nothing and win every comparison on cost.
+    p.add("hardware.price_per_gpu_hour", "the GPU spec of " + r.gpu.id +
+                                             " has no price_per_hour: give the price per GPU-hour here (or --price / "
+                                             "--prices), or add price_per_hour to the spec file (0 only when set here)");
   } else if (usd) {
     r.price_per_gpu_hour = r.gpu.price_per_hour;
     r.price_is_placeholder = r.gpu.price_is_placeholder;
@@ -517,6 +554,8 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
                                       std::to_string(e.max_model_len));
   }
   r.max_model_len = e.max_model_len > 0 ? e.max_model_len : default_max_model_len(m, e);
+  r.max_model_len_auto = e.max_model_len_auto();
+  r.max_model_len_wanted = r.max_model_len_auto ? r.max_model_len : 0;
   if (!e.chunked_prefill() && e.max_model_len > 0 && e.max_num_batched_tokens < e.max_model_len) {
     p.add("engine.max_num_batched_tokens",
           "must be >= max_model_len (" + std::to_string(e.max_model_len) + ") unless prefills are chunked (policy "

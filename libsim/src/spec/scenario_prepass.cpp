@@ -4,12 +4,15 @@
 #include "llmsim/spec/scenario_prepass.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
+#include "llmsim/core/number.hpp"
 #include "llmsim/spec/engine_config.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/scenario.hpp"
 #include "scenario_json.hpp"
 
@@ -19,17 +22,8 @@ namespace {
 
 // ---- values ----
 
-/// vLLM's dtype / quantization names for a weight format, lower-case; an unknown name passes through for
-/// the quant.weights reader to reject with the list of formats.
-std::string canonical_weights(const std::string& s) {
-  static const std::map<std::string, std::string> m{
-      {"awq", "awq-int4"},      {"awq_marlin", "awq-int4"}, {"gptq", "gptq-int4"}, {"gptq_marlin", "gptq-int4"},
-      {"bitsandbytes", "nf4"},  {"fbgemm_fp8", "fp8"},      {"bfloat16", "bf16"},  {"float16", "fp16"},
-      {"half", "fp16"}};
-  const std::string l = to_lower(s);
-  auto it = m.find(l);
-  return it == m.end() ? s : it->second;
-}
+/// vLLM's dtype / quantization names for a weight format (spec::canonical_weight_format_id, the one table).
+std::string canonical_weights(const std::string& s) { return canonical_weight_format_id(s); }
 
 /// vLLM's kv_cache_dtype names (fp8 = fp8_e4m3 on CUDA; fp8_e5m2 and fp8_inc store one byte too).
 std::string canonical_kv(const std::string& s) {
@@ -70,7 +64,7 @@ std::optional<std::string> dtype_value(const JsonView& v) {
 
 // ---- key aliases ----
 
-enum class Kind { integer, number, boolean, string, chunked_prefill, enforce_eager, kv_dtype, quantization, dtype };
+enum class Kind { integer, context_len, number, boolean, string, chunked_prefill, enforce_eager, kv_dtype, quantization, dtype };
 
 struct AliasRule {
   VllmAlias alias;
@@ -90,7 +84,7 @@ const std::vector<AliasRule>& rules() {
       {{"max_num_batched_tokens", "engine.max_num_batched_tokens", {""}}, Kind::integer},
       {{"block_size", "engine.block_size", {""}}, Kind::integer},
       {{"gpu_memory_utilization", "engine.gpu_memory_utilization", {""}}, Kind::number},
-      {{"max_model_len", "engine.max_model_len", {""}}, Kind::integer},
+      {{"max_model_len", "engine.max_model_len", {""}}, Kind::context_len},
       {{"enable_prefix_caching", "engine.enable_prefix_caching", {""}}, Kind::boolean},
       {{"cpu_offload_gb", "engine.cpu_offload_gb", {""}}, Kind::number},
       {{"kv_cache_dtype", "quant.kv_cache", {"", "engine", "quant"}}, Kind::kv_dtype},
@@ -165,7 +159,23 @@ void apply_chunked(Json& doc, const Assignment& a) {
     }
     return;
   }
-  if (chunks(EngineConfig{}.policy) == want) return;
+  // The default is the release's scheduler when engine.runtime names one (vllm==0.5.5: V0's prefill-first), so that
+  // --enable-chunked-prefill on a V0 release selects V0's chunked prefill instead of being dropped.
+  SchedulerPolicy fallback = EngineConfig{}.policy;
+  if (engine.contains("runtime") && engine["runtime"].is_string() &&
+      is_engine_version(engine["runtime"].get<std::string>())) {
+    try {
+      const auto rv = runtime_for_version(parse_engine_version(engine["runtime"].get<std::string>()));
+      if (rv.policy) fallback = *rv.policy;
+    } catch (const ConfigError&) {
+      // reported with its path when the engine section is read
+    }
+    if (chunks(fallback) != want && fallback == SchedulerPolicy::vllm_v0) {
+      engine["policy"] = to_string(SchedulerPolicy::chunked);
+      return;
+    }
+  }
+  if (chunks(fallback) == want) return;
   for (auto p : {SchedulerPolicy::vllm, SchedulerPolicy::vllm_v0, SchedulerPolicy::chunked}) {
     if (chunks(p) == want) {
       engine["policy"] = to_string(p);
@@ -197,6 +207,19 @@ Assignment convert(const AliasRule& r, const JsonView& v) {
   Assignment a{v.path(), &r, Json()};
   switch (r.kind) {
     case Kind::integer: a.value = v.as_integer(); break;
+    // vLLM's --max-model-len takes "auto" (or -1): the largest context that fits (EngineConfig::max_model_len).
+    // A command line gives it as text: "auto", "-1" or a number.
+    case Kind::context_len:
+      if (v.json().is_string()) {
+        const std::string s = to_lower(v.as_string());
+        const auto n = parse_number(s);
+        if (s == "auto") a.value = "auto";
+        else if (n && *n == std::floor(*n) && std::abs(*n) < 2147483648.0) a.value = static_cast<std::int64_t>(*n);
+        else v.fail("expected a number of tokens or auto, got '" + v.as_string() + "'");
+      } else {
+        a.value = v.as_integer();
+      }
+      break;
     case Kind::number: a.value = v.as_number(); break;
     case Kind::boolean: a.value = v.as_bool(); break;
     case Kind::string: a.value = v.as_string(); break;

@@ -47,6 +47,45 @@ const std::set<std::string>& unmodelled_flags() {
   return s;
 }
 
+/// Edit distance (insert, delete, substitute), capped: returns cap + 1 once it exceeds cap.
+std::size_t edit_distance(const std::string& a, const std::string& b, std::size_t cap) {
+  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > cap) return cap + 1;
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    std::size_t row_min = cur[0];
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      row_min = std::min(row_min, cur[j]);
+    }
+    if (row_min > cap) return cap + 1;
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string dashed(std::string n) {
+  std::replace(n.begin(), n.end(), '_', '-');
+  return n;
+}
+
+/// The flag llmsim knows that `name` (not one it knows) is a misspelling of: within 2 edits for names of 8+
+/// characters, 1 edit for shorter ones; nullopt otherwise.
+std::optional<std::string> typo_of(const std::string& name) {
+  std::vector<std::string> known;
+  for (const auto& a : vllm_aliases()) known.push_back(a.name);
+  for (const auto* set : {&harmless_valued(), &harmless_flags(), &unmodelled_flags()}) known.insert(known.end(), set->begin(), set->end());
+  const std::size_t cap = name.size() >= 8 ? 2 : 1;
+  for (const auto& k : known) {
+    if (k == name) return std::nullopt;
+  }
+  for (const auto& k : known) {
+    if (edit_distance(name, k, cap) <= cap) return k;
+  }
+  return std::nullopt;
+}
+
 std::string flag_name(std::string_view token) {
   const auto start = token.find_first_not_of('-');
   std::string n(start == std::string_view::npos ? std::string_view() : token.substr(start));
@@ -212,8 +251,16 @@ VllmServeArgs parse_vllm_serve_args(std::string_view command_line) {
       }
     } else {
       const std::string shown = flag + (value ? " " + *value : "");
-      if (harmless_valued().count(name) || harmless_flags().count(name)) out.ignored.push_back(shown);
-      else out.not_modelled.push_back(shown);
+      if (harmless_valued().count(name) || harmless_flags().count(name)) {
+        out.ignored.push_back(shown);
+      } else {
+        // A flag llmsim does not know that is one or two edits from one it knows is a typo, and a typo in a
+        // pasted command line would otherwise change nothing silently (--gpu-memory-utilisation).
+        if (const auto near = typo_of(name)) {
+          throw ConfigError(flag, "unknown vLLM flag; did you mean --" + dashed(*near) + "?");
+        }
+        out.not_modelled.push_back(shown);
+      }
     }
   }
   return out;

@@ -192,7 +192,10 @@ Workload read_workload(const JsonView& v) {
   if (v.has("speculative_acceptance_rate")) w.speculative_acceptance_rate = v.number("speculative_acceptance_rate");
   // A day's run ends with its last day (the schedule's rate drops to 0), not at the default request count.
   if (!w.daily_profile.empty() && !v.has("num_requests")) w.num_requests = kDailyProfileRequests;
-  // `vllm bench throughput` measures every request: an offline run has no warm-up unless one is asked for.
+  // Unset, the warm-up scales with the run: min(100, num_requests / 10), so a short scenario is not refused for a
+  // warm-up longer than itself (100 of a 100-request run). `vllm bench throughput` measures every request: an offline
+  // run has no warm-up unless one is asked for.
+  if (!v.has("warmup_requests")) w.warmup_requests = default_warmup_requests(w.num_requests);
   if (!v.has("warmup_requests") && offline_workload(w)) w.warmup_requests = 0;
   if (v.has("too_long")) {
     const std::string t = v.string("too_long");

@@ -42,6 +42,9 @@ struct CapacityResult {
   /// (slo_failures()), e.g. "... at 0.001 req/s: ttft_ms.p95 = 4204 ms > 2000".
   std::string reason;
   bool closed_loop = false;
+  /// Where the load was sized (spec::sizing_window): "" for the workload as given, else the daily profile's
+  /// peak window — max_qps is then the peak arrival rate the deployment carries.
+  std::string sized_at;
   bool found = false;             ///< some load met the SLO (max_qps > 0)
   bool hit_limit = false;         ///< the SLO still held at max_rate / max_concurrency
   /// Stopped early: a rate below options.give_up_below_qps failed, so the capacity is below it (found = false).
@@ -67,8 +70,9 @@ struct CapacityResult {
 /// offline workloads (their load is fixed) and for bad options. Deterministic.
 CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const CapacityOptions& options = {});
 
-/// The scenario as the capacity search runs it: num_requests/warm-up capped by `options`, the load set
-/// to `load` (open loop: total arrival rate; closed loop: concurrency), the seed replaced by `seed`.
+/// The scenario as the capacity search runs it: its sizing workload (spec::sizing_workload: a daily profile's
+/// peak window), num_requests/warm-up capped by `options`, the load set to `load` (open loop: total arrival
+/// rate; closed loop: concurrency), the seed replaced by `seed`.
 spec::ResolvedScenario at_load(const spec::ResolvedScenario& scenario, double load, std::uint64_t seed,
                                const CapacityOptions& options);
 

@@ -48,11 +48,20 @@ std::optional<double> price_for(const std::map<std::string, double>& prices, con
 struct CompareResult {
   std::vector<Row> rows;                 ///< option order: gpus × quants × policies × seqs × tokens
   double target_qps = 0;                 ///< open loop: the load (req/s) fleets are sized for
+  std::string sized_at;                  ///< spec::sizing_window: "" or the daily profile's peak window
   std::optional<int> target_concurrency; ///< closed loop: the users fleets are sized for
   RankBy rank_by = RankBy::monthly_cost;
-  /// Cheapest row meeting the SLO at capacity and, in its sized fleet, at the target (nullopt: none does); equal
-  /// bills go to the cheaper token at the target load, then at capacity, then to the earlier option.
+  /// Cheapest row meeting the SLO at capacity and, in its sized fleet, at the target (nullopt: none does). Rows
+  /// indistinguishable from it (analysis/ranking.hpp: within the capacity CI at capacity, within 2% otherwise) are a
+  /// tie, which goes to the lossless format, then the cheaper card, then the cheaper token at the target load.
   std::optional<std::size_t> winner;
+  std::vector<std::size_t> tied;         ///< rows tied with the winner, the winner included (empty: no tie)
+  std::string tie_note;                  ///< how the tie was broken ("" without one)
+  /// Eligible options whose value lies within the model's own typical error of the winner's (their regimes' error
+  /// bands, analysis/error_band.hpp, overlap): llmsim cannot rank them against the winner however narrow the
+  /// simulation's noise. The winner is not listed; empty when none or when the bands are unknown.
+  std::vector<std::size_t> within_model_error;
+  std::string model_error_note;          ///< says so in words ("" when within_model_error is empty)
   std::vector<std::size_t> pareto;       ///< rows on the cost-vs-latency frontier, cheapest first
 };
 

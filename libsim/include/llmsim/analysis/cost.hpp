@@ -26,7 +26,7 @@ double period_cost(double price_per_gpu_hour, double gpu_hours, double period_ho
 /// price × gpus × (1 + ops_overhead_fraction) + (storage + network per month) / hours_per_month.
 double hourly_cost(double price_per_gpu_hour, int gpus, const spec::CostSpec& cost);
 /// hourly_cost() of the scenario's whole deployment (tp × pp × replicas GPUs; disaggregated: both pools' GPUs, each
-/// at its own price).
+/// at its own price), its hot spares (failures.spares: billed, loaded, idle until a failure) included.
 double hourly_cost(const spec::ResolvedScenario& scenario);
 /// What the deployment's GPUs alone cost per hour (no overhead, no extras): price × GPUs, summed over the pools of a
 /// disaggregated deployment.
@@ -35,6 +35,9 @@ double gpus_hourly(const spec::ResolvedScenario& scenario);
 /// pools at their prices, or a heterogeneous fleet): what a capacity row's fleet of replicas_needed units is billed
 /// (and what search bounds bills with).
 double units_hourly(const spec::ResolvedScenario& scenario, int units);
+/// GPUs of the hot spares (failures.spares) a deployment holds beside its replicas: spares × one replica's GPUs (the
+/// prefill pool's replica when disaggregated); 0 for a heterogeneous fleet (its members name their own replicas).
+int spare_gpus(const spec::ResolvedScenario& scenario);
 /// Deployment replicas of the scenario: hardware.replicas, or summed over a heterogeneous fleet's members.
 int serving_replicas(const spec::ResolvedScenario& s);
 /// GPUs of the unit a capacity row sizes copies of: one replica (tp × pp), or a whole heterogeneous fleet.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "llmsim/core/json_view.hpp"
+#include "llmsim/metrics/summary.hpp"
 #include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::analysis {
@@ -73,6 +74,10 @@ ErrorBand error_band(const Regime& r, const std::vector<ErrorBandGroup>& table =
 /// The regime of a resolved scenario's prediction: its GPU's family and its runtime (a fleet by its first member,
 /// as ResolvedScenario describes it).
 Regime regime_of(const spec::ResolvedScenario& s, MetricFamily metric, std::int64_t batch);
+
+/// The bands of a run's TTFT, latencies and throughputs in its regime (batch = the run's mean running batch).
+metrics::ErrorBands error_bands(const spec::ResolvedScenario& s, const metrics::Summary& summary,
+                                const std::vector<ErrorBandGroup>& table = error_band_table());
 
 /// True when values a and b are within the models' typical errors of each other: |a − b| <= a·ta + b·tb. Two options
 /// whose capacities or costs are within error cannot be ranked by llmsim.

@@ -36,11 +36,14 @@ struct Row {
   std::optional<metrics::Summary> summary;
   std::optional<CapacityResult> capacity;            ///< when a capacity search ran
 
-  double target_qps = 0;                             ///< cost.target_qps or the offered rate (0 = unknown)
+  double target_qps = 0;                             ///< sizing_target_qps (0 = unknown)
+  /// Where the fleet was sized (spec::sizing_window): "" for the workload as given, else the daily profile's peak.
+  std::string sized_at;
   std::optional<int> target_concurrency;             ///< closed loop: the users the fleet is sized for
   /// Replicas of this deployment for the target (+ spare): enough serving replicas that one of them meets the
   /// SLO at its share of the target (see evaluate_row).
   std::optional<int> replicas_needed;
+  std::optional<int> serving_replicas;               ///< of replicas_needed, those serving (the rest are spares)
   int replicas_added = 0;                            ///< serving replicas beyond ⌈target / capacity⌉ the SLO needed
   /// USD per month: for target_qps with replicas_needed when a capacity search ran, else the scenario's
   /// deployment as given.
@@ -66,11 +69,13 @@ struct Row {
   std::optional<double> break_even_months;           ///< months after which buying has cost less than renting
   std::string owned_note;                            ///< why owned is null, or what it assumed
   std::string quality_caveat;                        ///< quantized formats: llmsim does not model quality (quality.hpp)
-  /// One serving replica at its share of the target: target_qps / serving replicas (closed loop:
-  /// ⌈target_concurrency / serving replicas⌉ users); spares idle.
+  /// The sized fleet's run at the target: its serving replicas behind the scenario's router at target_qps (closed
+  /// loop: target_concurrency users), at_target_whole_fleet; a heterogeneous fleet or a disaggregated deployment
+  /// is run as one unit at its share (target / serving units). Spares idle.
   std::optional<metrics::Summary> at_target;
   std::optional<double> at_target_load_qps;          ///< its offered rate (closed loop: completed req/s)
   std::optional<int> at_target_concurrency;          ///< closed loop: its users
+  bool at_target_whole_fleet = false;                ///< at_target is the whole fleet (else one unit at its share)
 
   /// The row's SLO verdict: fits, and (capacity rows) some load met the SLO, (others) summary.slo_met.
   bool meets_slo() const;
@@ -84,13 +89,18 @@ struct RowOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 
+/// The load a fleet is sized for: cost.target_qps, else the offered rate of the sizing workload
+/// (spec::sizing_workload: a daily profile's peak, not its mean); 0 when unknown (closed loop, trace, offline).
+double sizing_target_qps(const spec::Scenario& scenario);
+
 /// Identity fields of a row from a resolved scenario (no simulation).
 Row row_identity(const spec::ResolvedScenario& scenario);
 
 /// Simulates (and with options.capacity, searches capacity and sizes the fleet for the target load: open loop
 /// target_qps, closed loop the workload's users). Sizing starts at ⌈target / capacity per replica⌉ serving
-/// replicas; while one replica at its share misses the SLO, the fleet grows ~10% a step (at least one
-/// replica) up to twice that; when no size meets it the first count stays and at_target shows the miss.
+/// replicas and simulates that fleet whole, with its router, at the target; while it misses the SLO the fleet
+/// grows ~10% a step (at least one replica) up to 4 × the estimate + 4; when no size meets it the first count
+/// stays, at_target shows the miss and reason states the limit.
 /// A configuration that does not fit gives fits = false with the reason and no numbers. ConfigError as
 /// check_fleet_target().
 Row evaluate_row(const spec::ResolvedScenario& scenario, const RowOptions& options = {});

@@ -32,9 +32,9 @@ struct SearchAxis {
 };
 
 /// The default axes: hardware.gpu over `gpus` (GPU options; empty = a default list of cards × 1, 2, 4, 8 GPUs as
-/// tensor parallel, and 2 and 4 as pipeline parallel), quant.weights (fp16, fp8, int8, awq-int4), quant.kv_cache
-/// (fp16, fp8), engine.max_num_seqs (64..512) and engine.max_num_batched_tokens (2048..16384; in vLLM V1 also the
-/// chunked-prefill chunk size).
+/// tensor parallel, and 2 and 4 as pipeline parallel), engine.max_num_seqs (64..512) and
+/// engine.max_num_batched_tokens (2048..16384; in vLLM V1 also the chunked-prefill chunk size). No format axes:
+/// lossy weight or KV formats are searched only when an axis (or the base scenario's quant) asks for them.
 std::vector<SearchAxis> default_search_axes(const std::vector<std::string>& gpus = {});
 
 struct SearchOptions {
@@ -95,6 +95,7 @@ struct SearchEvaluation {
   double monthly_cost = 0;
   double ttft_p95_ms = 0, tpot_p95_ms = 0;  ///< one replica at its share of the target
   std::optional<double> cost_per_mtok_output;
+  std::string quality_caveat;    ///< lossy weight or KV formats: llmsim does not model quality (Row::quality_caveat)
 };
 
 struct SearchPlan {

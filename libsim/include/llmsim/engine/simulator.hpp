@@ -12,6 +12,14 @@
 namespace llmsim::engine {
 
 /// One finished (or rejected) request. Times in seconds of simulated time.
+/// How a recorded request ended: served to its last token; lost to a replica failure (on_failure "fail", or its
+/// retries spent); given up by its client (workload.timeout_s); or still in the system when the run ended.
+enum class RequestOutcome : std::uint8_t { completed, failed, timed_out, unfinished };
+const char* outcome_name(RequestOutcome o) noexcept;  ///< "completed", "failed", "timed_out", "unfinished"
+
+/// One request that entered the system (rejected ones never did). finish_s is its exit (last token, failure,
+/// timeout) or the end of the run (unfinished); output_tokens its length when completed, else the tokens it had
+/// produced (for an unfinished request, by its last step boundary).
 struct RequestRecord {
   std::int64_t id = 0;
   std::int32_t tenant = 0;
@@ -19,7 +27,9 @@ struct RequestRecord {
   double arrival_s = 0, admitted_s = 0, first_token_s = 0, finish_s = 0;
   std::int32_t input_tokens = 0, output_tokens = 0;
   std::int32_t preemptions = 0;
+  std::int32_t retries = 0;  ///< times started again after a replica failure evicted it
   bool warmup = false;
+  RequestOutcome outcome = RequestOutcome::completed;
 };
 
 /// One engine iteration of one replica. Under pipeline parallel, start_s is when the batch entered the

@@ -51,7 +51,9 @@ struct MemoryPlan {
   std::int64_t max_concurrent_seqs = 0;    ///< sequences of max_model_len tokens that fit at once (sliding windows
                                            ///< counted as vLLM's "Maximum concurrency" does)
   std::int64_t longest_context_tokens = 0; ///< one sequence's limit: the KV pool or the model, whichever is less
-  int max_model_len = 0;
+  int max_model_len = 0;                   ///< the context planned for (auto: what fits)
+  bool max_model_len_auto = false;         ///< planned under vLLM's --max-model-len auto
+  int max_model_len_wanted = 0;            ///< auto: what it aimed for (the model's limit); 0 otherwise
   double proposer_kv_bytes_per_token_per_gpu = 0;  ///< part of kv_bytes_per_token_per_gpu: the proposer's own KV
   double linear_state_bytes_per_seq_per_gpu = 0;   ///< one running sequence's linear-attention state (Qwen3-Next)
   PerGpuMemory per_gpu;
@@ -65,6 +67,13 @@ struct ProposerMemory {
   double kv_bytes_per_token_per_gpu = 0;
 };
 
+/// The context a plan is for: `tokens`; with `auto_fit` (vLLM's `--max-model-len auto`, the planner's default)
+/// the largest context up to `tokens` whose KV cache fits one sequence.
+struct ContextRequest {
+  int tokens = 0;
+  bool auto_fit = false;
+};
+
 /// Plans memory for one replica. A configuration that does not fit returns fits=false with a reason
 /// naming the term that overflowed and by how much. Invalid inputs (tp not dividing heads, ...) throw
 /// ConfigError.
@@ -72,6 +81,28 @@ struct ProposerMemory {
 MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& quant, const spec::GpuSpec& gpu,
                        const spec::ParallelConfig& parallel, const spec::EngineConfig& engine,
                        int max_model_len, const ProposerMemory& proposer = {});
+/// The same for a context request: with auto_fit, a KV cache too small for `context.tokens` plans the largest
+/// context that fits instead of refusing (plan.max_model_len_auto, plan.max_model_len_wanted say so).
+MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& quant, const spec::GpuSpec& gpu,
+                       const spec::ParallelConfig& parallel, const spec::EngineConfig& engine,
+                       ContextRequest context, const ProposerMemory& proposer = {});
+
+/// "max_model_len 50,336 (auto: the model's 131,072 does not fit)", "max_model_len 8,192 (auto: the model's
+/// limit)" or "max_model_len 4,096": how every output names the context a plan is for.
+std::string describe_context(const MemoryPlan& plan);
+/// The same from a run's summary fields (metrics::Summary::max_model_len, max_model_len_note).
+std::string describe_context(int max_model_len, const std::string& note);
+/// The parenthesis of describe_context without the parentheses ("" when the user set the number).
+std::string context_note(const MemoryPlan& plan);
+
+/// Fits an auto context (vLLM's --max-model-len auto) of a resolved scenario, its fleet members and disaggregated
+/// pools: max_model_len becomes the largest that fits (unchanged when the wanted one fits, when set by the user,
+/// or when nothing fits: the plan then says why); a fleet's or disaggregated deployment's own context is the smallest
+/// of its members' and pools' (requests are cut once, before routing). What the simulator runs; idempotent.
+void fit_context(spec::ResolvedScenario& scenario);
+/// context_note for a scenario after fit_context (a fleet's or disaggregated deployment's: the context its
+/// requests are cut to): "" when set by the user, else whether the model's limit fit.
+std::string context_note(const spec::ResolvedScenario& fitted);
 
 /// The proposer's memory on each GPU of a tensor-parallel group of `tp` with the target's quantization `quant`:
 /// zero for n-gram.

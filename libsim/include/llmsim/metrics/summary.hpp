@@ -85,6 +85,22 @@ struct BatchStats {
   double mean_seqs = 0;               ///< time-weighted over busy time
 };
 
+/// How far to trust one kind of predicted number (analysis/error_band.hpp fills it): the typical |relative error|
+/// of llmsim's predictions of public measurements in the same regime. n = 0: unknown (too few measurements).
+struct ErrorBandStats {
+  double typical = 0, p90 = 0;
+  std::size_t n = 0;
+  bool blind = false;   ///< from sources that set no constant (else a lower bound: sources the model was tuned on)
+  std::string group;    ///< the regime the residuals come from ("hopper_hbm / vllm-v1 / batch * / latency")
+  std::string text;     ///< "typical error ±9% in this regime (...), from 140 blind measurements"
+};
+/// The bands of a run's TTFT, its per-token latencies (TPOT, ITL, E2E) and its throughputs; `known` false when the
+/// run was not priced by analysis::evaluate (JSON null).
+struct ErrorBands {
+  bool known = false;
+  ErrorBandStats ttft, latency, throughput;
+};
+
 /// Speculative decoding over the run (docs/speculative-decoding.md); `enabled` false = off (JSON null).
 struct SpeculativeStats {
   bool enabled = false;
@@ -141,6 +157,11 @@ struct DisaggregationSummary {
   std::vector<PoolSummary> pools;     ///< prefill, decode
 };
 
+/// How the warm-up requests ended (Summary::warmup).
+struct WarmupCounts {
+  std::int64_t arrivals = 0, rejected = 0, completed = 0, failed = 0, timed_out = 0, unfinished = 0;
+};
+
 struct Summary {
   bool fits = true;
   std::string reason;                 ///< why it cannot run (fits = false), why unstable, or why incomplete
@@ -149,6 +170,10 @@ struct Summary {
   /// requests in the system, the clock's range, or stopped at overload for a capacity search).
   bool complete = true;
   std::string engine;                 ///< the engine and version the policy models ("vLLM V1 (0.11 scheduler)")
+  /// The context the run served (engine.max_model_len, or vLLM's auto fitted to the KV cache) and, under auto,
+  /// why (memory::context_note: "auto: the model's 131,072 does not fit"; "" when the user set it).
+  int max_model_len = 0;
+  std::string max_model_len_note;
   std::int64_t completed_requests = 0, rejected_requests = 0, clipped_requests = 0, preemptions = 0;
   /// Requests lost to a replica failure (hardware.failures.on_failure = "fail") and cancelled by the client's
   /// timeout (workload.timeout_s): not completed, never in goodput or the tokens the cost is divided by. Their
@@ -157,6 +182,10 @@ struct Summary {
   /// Measured requests still in the system when the run ended (workload.horizon_s, a bound, an overload stop):
   /// misses for slo_attainment.
   std::int64_t unfinished_requests = 0;
+  /// The warm-up requests (the first workload.warmup_requests), which no other field counts: how each ended.
+  /// arrivals = rejected + completed + failed + timed_out + unfinished, as for the measured ones (offered.arrivals =
+  /// rejected_requests + completed_requests + failed_requests + timed_out_requests + unfinished_requests).
+  WarmupCounts warmup;
   double wasted_output_tokens = 0;
   FleetSummary fleet;
   double duration_s = 0;              ///< the run: first measured arrival to the last event
@@ -181,6 +210,7 @@ struct Summary {
   double busy_fraction = -1;
   std::int64_t iterations = 0;
   CostSummary cost;
+  ErrorBands error_band;              ///< filled by analysis::evaluate
   std::vector<ClassSummary> classes;
   std::optional<DisaggregationSummary> disaggregation;  ///< with scenario.disaggregation only
   /// hardware.fleet only: each member, in the fleet's order, measured on its own replicas (its busy fraction prices

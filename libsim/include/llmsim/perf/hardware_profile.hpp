@@ -69,10 +69,15 @@ struct HardwareProfile {
 };
 
 /// The GPU families whose kernels and defaults differ: HBM data-centre Ampere (A100/A800/A30, anything with
-/// MIG but no FP8), Hopper-class HBM parts with FP8 tensor cores (H100/H200/H20/GH200), and everything else
-/// (GDDR GeForce/workstation/inference cards: 3090, 4090, L4, L40S, A10, RTX 6000 Ada).
-enum class GpuFamily { ampere_hbm, hopper_hbm, gddr };
+/// MIG but no FP8), Hopper-class HBM parts with FP8 tensor cores (H100/H200/H20/GH200), Blackwell HBM parts with
+/// FP4 tensor cores (B200, GB200: Hopper's priors carried over except where a Blackwell measurement differs,
+/// docs/cost-model.md "Blackwell HBM"), and everything else (GDDR GeForce/workstation/inference cards: 3090, 4090,
+/// 5090, L4, L20, L40S, A10, RTX 6000 Ada, RTX PRO 6000 Blackwell — the last has MIG but is GDDR).
+enum class GpuFamily { ampere_hbm, hopper_hbm, gddr, blackwell_hbm };
 GpuFamily gpu_family(const spec::GpuSpec& gpu);
+/// Hopper and Blackwell HBM parts: FP8 tensor cores, NVSwitch boards with NVLS, FA3/FlashMLA-class decode kernels
+/// (the code paths that test for "Hopper" apply to both).
+inline bool hopper_class(GpuFamily f) { return f == GpuFamily::hopper_hbm || f == GpuFamily::blackwell_hbm; }
 
 /// Thread-instructions per second the GPU's warp schedulers issue: 4 per SM, one warp-instruction (32 threads) per
 /// clock each, on Ampere, Ada and Hopper. The clock comes from the FP32 peak: 64 FP32 lanes per SM on data-centre

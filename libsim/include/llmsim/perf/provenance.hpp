@@ -28,7 +28,8 @@ std::string to_string(Provenance p);
 
 struct ConstantProvenance {
   std::string field;  ///< a HardwareProfile JSON key ("gemm_bw_eff_vs_m") or "runtime.<trait>" (RuntimeTraits)
-  /// Where it applies: a GPU family ("ampere_hbm", "hopper_hbm", "gddr"), a runtime name ("vllm-v0.5"), or "all".
+  /// Where it applies: a GPU family ("ampere_hbm", "hopper_hbm", "blackwell_hbm", "gddr"), a runtime name
+  /// ("vllm-v0.5"), or "all".
   std::string scope;
   Provenance kind = Provenance::assumed;
   std::string source;                 ///< the citation (docs/cost-model.md carries the same in prose)
@@ -39,7 +40,7 @@ struct ConstantProvenance {
 /// The table, in the order of docs/cost-model.md "Default profiles".
 const std::vector<ConstantProvenance>& constant_provenance();
 
-/// The scope name of a GPU family: "ampere_hbm", "hopper_hbm", "gddr".
+/// The scope name of a GPU family: "ampere_hbm", "hopper_hbm", "blackwell_hbm", "gddr".
 std::string family_name(GpuFamily f);
 
 /// A validation source the model's mechanisms were developed on (its rows read while building and checking

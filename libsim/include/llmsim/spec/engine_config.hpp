@@ -55,6 +55,9 @@ struct SyntheticService {
   double cv = 1.0;      ///< coefficient of variation (lognormal only), in [1e-3, 100]
 };
 
+/// engine.max_model_len = "auto" (also -1, as vLLM's CLI takes it).
+inline constexpr int kMaxModelLenAuto = -1;
+
 struct EngineConfig {
   SchedulerPolicy policy = SchedulerPolicy::vllm;
   /// Most sequences running at once; 0 = the policy's default (effective_engine), which is what a scenario
@@ -66,7 +69,11 @@ struct EngineConfig {
   int block_size = 16;                  ///< KV block size in tokens
   double gpu_memory_utilization = 0.90; ///< fraction of device memory the engine may use
   PreemptionMode preemption = PreemptionMode::recompute;
-  int max_model_len = 0;                ///< 0 = the model's max_position_embeddings
+  /// Context limit in tokens. kMaxModelLenAuto (-1, JSON "auto") or 0 (unset) = vLLM's `--max-model-len auto`:
+  /// the model's limit when its KV fits, else the largest that does (memory::plan_memory fits it). A number the
+  /// user sets keeps vLLM's strict behaviour: a KV cache that cannot hold one such sequence does not fit.
+  int max_model_len = 0;
+  bool max_model_len_auto() const noexcept { return max_model_len <= 0; }
   /// Fraction of KV blocks kept free at admission; unset = 0.01 (vLLM V0) or 0 (V1 has no watermark).
   std::optional<double> watermark;
   double swap_space_gb = 4;             ///< host swap space per GPU for preemption by swap, GiB (<= 1e6)

@@ -22,6 +22,11 @@ struct FailureSpec {
   double mttr_h = 1;                 ///< mean hours to repair (exponential), > 0
   std::vector<Outage> outages;       ///< scheduled outages, in addition to the random ones
   OnFailure on_failure = OnFailure::requeue;  ///< requests held by a failed replica: re-queued from scratch, or lost
+  /// Under requeue, the times one request is started again after a failure evicted it; one more eviction fails it
+  /// (failed_requests). A client's retries are bounded (the OpenAI Python client's max_retries defaults to 2), and the
+  /// bound is the run's progress argument: with failures faster than a request's service time, unbounded retries
+  /// never end.
+  int max_retries = 2;
   int spares = 0;                    ///< hot spares: billed, loaded, take over a failed replica's place at once
   bool empty() const noexcept { return mtbf_h <= 0 && outages.empty(); }
   /// Every problem with its dotted path (failures.mtbf_h, ...), one ConfigError.

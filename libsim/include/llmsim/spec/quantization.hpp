@@ -63,7 +63,13 @@ struct Quantization {
 /// variants of the group-quantized formats are spelled "<id>-g32", "-g64", "-g128" or "-gch" (per channel):
 /// awq-int4, gptq-int4, w4a16 and int8 (GPTQ 8-bit); Marlin runs no other group size. "<id>+attn16" keeps the
 /// attention projections 16-bit (attention_16bit).
+/// vLLM's names for a format (its --quantization and --dtype values: awq, awq_marlin, gptq, gptq_marlin,
+/// bitsandbytes, fbgemm_fp8, mxfp4, modelopt_fp4, bfloat16, float16, half) are accepted too
+/// (canonical_weight_format_id).
 WeightFormat weight_format(const std::string& id, const std::string& path = "quant.weights");
+/// The llmsim format id a vLLM --quantization / --dtype value stands for ("awq" -> "awq-int4"); any other string is
+/// returned unchanged. The one table every face (scenario, --set, compare --quants, memory --quant, Python) reads.
+std::string canonical_weight_format_id(const std::string& s);
 /// quant.weights' default: the checkpoint's own format (its quantization_config), else 16-bit.
 inline constexpr const char* kAutoWeights = "auto";
 

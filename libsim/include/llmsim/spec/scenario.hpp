@@ -82,7 +82,11 @@ struct ResolvedScenario {
   std::optional<double> purchase_price_per_gpu;
   bool purchase_price_is_placeholder = true;
   std::string interconnect;          ///< what one replica's GPUs talk over (spec::interconnect); "" for one GPU
-  int max_model_len = 0;             ///< engine.max_model_len, else default_max_model_len
+  /// The context the engine runs: engine.max_model_len as set, else (auto) default_max_model_len until
+  /// memory::fit_context lowers it to the largest whose KV fits (what the simulator runs).
+  int max_model_len = 0;
+  bool max_model_len_auto = false;   ///< engine.max_model_len unset or "auto"
+  int max_model_len_wanted = 0;      ///< what auto aims for: default_max_model_len (0 when set by the user)
   /// What resolving assumed that the user should know: the model's own notes (hf_config) and a quant.weights that
   /// overrides the checkpoint's quantization_config.
   std::vector<std::string> notes;

@@ -96,6 +96,10 @@ struct DailyProfile {
   bool empty() const noexcept { return hourly.empty() && points.empty(); }
 };
 inline constexpr double kSecondsPerDay = 86400.0;
+/// workload.warmup_requests when a scenario leaves it unset: min(100, num_requests / 10), 0 for fewer than 10.
+constexpr std::int64_t default_warmup_requests(std::int64_t num_requests) noexcept {
+  return num_requests / 10 < 100 ? (num_requests > 0 ? num_requests / 10 : 0) : 100;
+}
 /// workload.num_requests when a daily profile is given without one: the most allowed, so the days end the run.
 inline constexpr std::int64_t kDailyProfileRequests = 10'000'000'000LL;  ///< what happens to a request longer than max_model_len
 
@@ -109,7 +113,7 @@ struct Workload {
   std::vector<TenantClass> classes;
 
   std::int64_t num_requests = 2000;     ///< stop after this many arrivals (open loop) / completions (closed)
-  std::int64_t warmup_requests = 100;   ///< first requests excluded from statistics
+  std::int64_t warmup_requests = 100;   ///< first requests excluded from statistics (unset in JSON: default_warmup_requests)
   double horizon_s = 0;                 ///< also stop at this simulated time (0 = no limit)
   /// Client timeout: a request not finished this many seconds after its arrival is cancelled wherever it is
   /// (counted as timed out, its KV freed; engine/timeouts.hpp). 0 = off.
@@ -148,6 +152,21 @@ PiecewiseArrivals compile_daily_profile(const DailyProfile& profile, int days, d
 /// Reads a daily profile CSV (columns time_s and rate; strict numbers): ConfigError naming `path` for a file
 /// that cannot be read and "file:line:field" for a bad row. Validation of the values is DailyProfile's.
 DailyProfile read_daily_profile_csv(const std::string& file, const std::string& path);
+/// The busiest moment of a daily profile: its largest multiplier and when in the day it starts (the first such).
+struct DailyPeak {
+  double multiplier = 1;
+  double start_s = 0;
+};
+/// nullopt for an empty profile.
+std::optional<DailyPeak> daily_peak(const DailyProfile& profile);
+/// What sizing simulates (capacity, compare, report, search): the workload as given, or with a daily profile its
+/// peak window as a stationary load — each Poisson class at its base rate × the peak multiplier, the profile,
+/// its days and its day-long request count dropped (the Workload default's count instead) — since a fleet sized
+/// for the first minutes after midnight misses its SLO at the peak. One rule: every sizing path calls it.
+Workload sizing_workload(const Workload& w);
+/// Says where sizing_workload sizes: "" without a daily profile, else "the daily profile's peak window (15:00,
+/// 1.9 x the base rate)".
+std::string sizing_window(const Workload& w);
 /// Expected number of arrivals of a piecewise schedule in [0, t].
 double piecewise_count(const PiecewiseArrivals& a, double t);
 /// The same workload with its open-loop rates scaled so the total offered rate is `rate` (class mix kept);

@@ -1,0 +1,118 @@
+#pragma once
+// The request lifecycle (DESIGN.md "The request lifecycle"; private to the engine): the one place that says which
+// moves a request may make and that counts where every request ended.
+//
+//   free ─arrive→ waiting ─admit→ prefill ─prompt done→ decoding ─last token→ done ─release→ free
+//                   │  ↑             │  │                  │  │
+//                   │  └─preempt─────┘  └─prefill_only→ handoff ─KV moved→ waiting (decode pool) / receiving
+//                   │  └─preempt (recompute)──────────────┘  └─preempt (swap)→ swapped ─swap in→ decoding
+//                   └─ cancel (timeout), evict (failure) → done   (from any held state)
+//
+// Two parts:
+//  * `transition(seq, to)`: every change of Seq::state goes through it and is checked against the table above
+//    (always on: one table load per admission, completion or preemption — never per token, decode runs do not
+//    change states). A move the table lacks is an InternalError naming both states, so a mechanism that handles a
+//    request in a state it did not expect fails where it happens instead of corrupting the KV accounting later.
+//  * `RequestLedger`: the exits — completed, failed (a replica failure under on_failure "fail", or its retries spent),
+//    timed out (the client's timeout), rejected (never entered) — counted for measured and warm-up requests apart,
+//    with the conservation law arrivals = rejected + completed + failed + timed out + in the system, checked at the
+//    end of every run (always) and at every exit (LLMSIM_DEEP_CHECK: debug and sanitizer builds).
+// The Simulation's one exit path, Simulation::retire (request_lifecycle.cpp), applies an exit to the observers (the
+// collector, the fleet meter, the autoscaler's metric, the time series, the request records).
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "llmsim/core/error.hpp"
+#include "replica.hpp"
+
+// Invariant checks too costly for Release's hot loop (or redundant with the end-of-run check): on in debug builds and
+// in the sanitizer tree (LLMSIM_SANITIZE defines LLMSIM_DEEP_CHECKS), compiled out otherwise.
+#if !defined(NDEBUG) || defined(LLMSIM_DEEP_CHECKS)
+#define LLMSIM_DEEP_CHECK(cond, msg) LLMSIM_CHECK(cond, msg)
+#else
+#define LLMSIM_DEEP_CHECK(cond, msg) \
+  do {                               \
+  } while (0)
+#endif
+
+namespace llmsim::engine::detail {
+
+const char* state_name(SeqState s) noexcept;
+
+/// Whether a request may move from `from` to `to` (the diagram above).
+constexpr bool legal_transition(SeqState from, SeqState to) noexcept {
+  using S = SeqState;
+  constexpr auto bit = [](S s) { return 1u << static_cast<unsigned>(s); };
+  // Row: the states a request in `from` may move to.
+  constexpr std::array<unsigned, 8> to_mask = {
+      /* free      */ bit(S::waiting),
+      /* waiting   */ bit(S::waiting) | bit(S::prefill) | bit(S::receiving) | bit(S::done),
+      /* prefill   */ bit(S::decoding) | bit(S::waiting) | bit(S::handoff) | bit(S::done),
+      /* decoding  */ bit(S::decoding) | bit(S::waiting) | bit(S::swapped) | bit(S::done),
+      /* swapped   */ bit(S::decoding) | bit(S::done),
+      /* done      */ bit(S::free),
+      /* handoff   */ bit(S::waiting) | bit(S::done),
+      /* receiving */ bit(S::waiting) | bit(S::done),
+  };
+  return (to_mask[static_cast<std::size_t>(from)] & bit(to)) != 0;
+}
+
+[[noreturn, gnu::cold]] void illegal_transition(SeqState from, SeqState to);
+
+/// Moves `s` to state `to`; InternalError when the lifecycle has no such move.
+inline void transition(Seq& s, SeqState to) {
+  if (!legal_transition(s.state, to)) [[unlikely]]
+    illegal_transition(s.state, to);
+  s.state = to;
+}
+
+/// How a request left the system (RequestRecord::outcome has the same values).
+enum class Exit : std::uint8_t { completed, failed, timed_out };
+
+class RequestLedger {
+ public:
+  struct Counts {
+    std::int64_t arrived = 0;    ///< requests issued (rejected ones included)
+    std::int64_t rejected = 0;   ///< never entered: longer than the KV cache or than max_model_len (too_long reject)
+    std::int64_t completed = 0, failed = 0, timed_out = 0;
+    std::int64_t requeued = 0;   ///< retries after a failure (a request may retry more than once; not an exit)
+    std::int64_t in_system = 0;  ///< entered and not left
+    bool conserved() const noexcept { return arrived == rejected + completed + failed + timed_out + in_system; }
+  };
+
+  void arrive(bool measured) noexcept {
+    auto& c = of(measured);
+    ++c.arrived;
+    ++c.in_system;
+    ++in_system_;
+  }
+  void reject(bool measured) noexcept {
+    auto& c = of(measured);
+    ++c.arrived;
+    ++c.rejected;
+  }
+  void requeue(bool measured) noexcept { ++of(measured).requeued; }
+  void leave(bool measured, Exit e) {
+    auto& c = of(measured);
+    LLMSIM_CHECK(c.in_system > 0, "a request left the system twice (or without entering it)");
+    --c.in_system;
+    --in_system_;
+    (e == Exit::completed ? c.completed : e == Exit::failed ? c.failed : c.timed_out) += 1;
+    LLMSIM_DEEP_CHECK(c.conserved(), "requests not conserved at an exit");
+  }
+
+  const Counts& measured() const noexcept { return measured_; }
+  const Counts& warmup() const noexcept { return warmup_; }
+  /// Requests in the system, measured and warm-up.
+  std::int64_t in_system() const noexcept { return in_system_; }
+  /// End of run: every request is accounted for (InternalError naming the counts otherwise).
+  void check_conserved() const;
+
+ private:
+  Counts& of(bool measured) noexcept { return measured ? measured_ : warmup_; }
+  Counts measured_, warmup_;
+  std::int64_t in_system_ = 0;
+};
+
+}  // namespace llmsim::engine::detail

@@ -1,0 +1,235 @@
+// Sizing sizes what simulate would run (DESIGN.md "Planner defaults", issue 29): the daily curve's peak, not the
+// first minutes after midnight; a fixed fleet, not whatever an autoscaler adds; the fleet billed is the fleet
+// verified; hot spares are in the bill; a winner inside the noise is a tie said as such.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "llmsim/analysis/capacity.hpp"
+#include "llmsim/analysis/compare.hpp"
+#include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/evaluate.hpp"
+#include "llmsim/analysis/ranking.hpp"
+#include "llmsim/analysis/row.hpp"
+#include "llmsim/analysis/search.hpp"
+#include "llmsim/core/error.hpp"
+#include "scenarios.hpp"
+
+using namespace llmsim;
+
+namespace {
+
+// 24 hourly multipliers: quiet at midnight (0.3), busiest at 15:00 (1.9).
+Json sizing_daily_chat(const std::string& gpu = "a100-80gb-sxm") {
+  Json j = test::chat_json(gpu);
+  j["workload"]["daily_profile"] = {0.3, 0.2, 0.2, 0.2, 0.2, 0.3, 0.5, 0.8, 1.2, 1.5, 1.6, 1.7,
+                                    1.7, 1.7, 1.8, 1.9, 1.8, 1.5, 1.2, 1.0, 0.9, 0.7, 0.5, 0.4};
+  j["workload"].erase("num_requests");
+  return j;
+}
+
+analysis::CapacityOptions sizing_quick() {
+  analysis::CapacityOptions o;
+  o.replications = 1;
+  o.num_requests = 300;
+  o.warmup_requests = 30;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("sizing a daily curve sizes its peak window: the same as the flat load at the peak", "[analysis][sizing]") {
+  const auto daily = test::resolve_json(sizing_daily_chat());
+  const spec::Workload flat = spec::sizing_workload(daily.scenario.workload);
+  CHECK(flat.daily_profile.empty());
+  CHECK(*spec::offered_rate(flat) == Approx(2.0 * 1.9));  // base rate x the peak multiplier
+  CHECK(spec::sizing_window(daily.scenario.workload).find("15:00, 1.9 x") != std::string::npos);
+  CHECK(spec::sizing_window(test::resolve_json(test::chat_json()).scenario.workload).empty());
+
+  Json flat_json = test::chat_json();
+  flat_json["workload"]["arrival"]["rate"] = 2.0 * 1.9;
+  const auto a = analysis::find_capacity(daily, sizing_quick());
+  const auto b = analysis::find_capacity(test::resolve_json(flat_json), sizing_quick());
+  REQUIRE(a.found);
+  CHECK(a.max_qps == b.max_qps);  // the runs themselves are the flat load's
+  CHECK(!a.sized_at.empty());
+  CHECK(b.sized_at.empty());
+  // The fleet is sized for the peak rate, not the day's mean.
+  CHECK(analysis::sizing_target_qps(daily.scenario) == Approx(2.0 * 1.9));
+}
+
+TEST_CASE("capacity does not grow with autoscaler.max_replicas: sizing measures fixed replicas", "[analysis][sizing]") {
+  std::vector<double> caps;
+  for (int max_replicas : {3, 6, 12}) {
+    Json j = test::chat_json();
+    j["autoscaler"] = {{"min_replicas", 1}, {"max_replicas", max_replicas}, {"queue_per_replica", 8}};
+    const auto cap = analysis::find_capacity(test::resolve_json(j), sizing_quick());
+    REQUIRE(cap.found);
+    CHECK(cap.sized_at.find("autoscaler off") != std::string::npos);
+    caps.push_back(cap.max_qps);
+  }
+  CHECK(caps[0] == caps[1]);
+  CHECK(caps[1] == caps[2]);
+  const auto plain = analysis::find_capacity(test::resolve_json(test::chat_json()), sizing_quick());
+  CHECK(plain.max_qps == caps[0]);
+}
+
+TEST_CASE("hot spares are in every bill: the headline cost and a sized fleet's", "[analysis][sizing]") {
+  Json j = test::chat_json();
+  const double without = analysis::hourly_cost(test::resolve_json(j));
+  j["failures"] = {{"spares", 2}};
+  const auto rs = test::resolve_json(j);
+  CHECK(analysis::spare_gpus(rs) == 2);
+  CHECK(analysis::hourly_cost(rs) == Approx(without + 2 * 2.0));  // two more GPUs at $2/h
+  CHECK(analysis::evaluate(rs).summary.cost.monthly == Approx(analysis::hourly_cost(rs) * 730));
+
+  analysis::RowOptions ro;
+  ro.capacity = true;
+  ro.capacity_options = sizing_quick();
+  const auto row = analysis::evaluate_row(rs, ro);
+  REQUIRE(row.replicas_needed);
+  REQUIRE(row.serving_replicas);
+  CHECK(*row.replicas_needed == *row.serving_replicas + 2);
+  CHECK(*row.monthly_cost == Approx(analysis::units_hourly(rs, *row.replicas_needed) * 730));
+}
+
+TEST_CASE("the fleet billed is the fleet verified: its replicas, with the router, at the full target", "[analysis][sizing]") {
+  Json j = test::chat_json();
+  j["cost"] = {{"target_qps", 40.0}};  // several replicas' worth
+  analysis::RowOptions ro;
+  ro.capacity = true;
+  ro.capacity_options = sizing_quick();
+  const auto row = analysis::evaluate_row(test::resolve_json(j), ro);
+  REQUIRE(row.capacity);
+  REQUIRE(row.capacity->found);
+  REQUIRE(row.at_target);
+  REQUIRE(row.serving_replicas);
+  CHECK(*row.serving_replicas >= 2);
+  CHECK(row.at_target_whole_fleet);
+  CHECK(*row.at_target_load_qps == Approx(40.0));  // the whole target, not one replica's share
+  // Every serving replica took part in the verified run.
+  CHECK(row.at_target->fleet.peak_replicas == *row.serving_replicas);
+  if (row.reason.empty()) CHECK(analysis::run_meets_slo(*row.at_target));
+  else CHECK(row.reason.find("sizing limit") != std::string::npos);
+}
+
+TEST_CASE("ranking: options inside each other's noise are a tie, broken by the lossless format, then the cheaper card",
+          "[analysis][sizing]") {
+  using analysis::RankCandidate;
+  auto cand = [](double v, double u, bool lossless, double price, std::string name) {
+    RankCandidate c;
+    c.value = v;
+    c.rel_uncertainty = u;
+    c.lossless = lossless;
+    c.card_price = price;
+    c.name = std::move(name);
+    return c;
+  };
+  // Equal bills decided by $0.001 toward a 4-bit format: a tie, and fp16 takes it.
+  auto p = analysis::pick_winner({cand(365.0, 0, true, 0.5, "fp16"), cand(365.0, 0, false, 0.5, "int8"),
+                                  cand(364.9, 0, false, 0.5, "awq-int4")});
+  REQUIRE(p.winner);
+  CHECK(*p.winner == 0);
+  CHECK(p.tied.size() == 3);
+  CHECK(p.note.find("lossless") != std::string::npos);
+  // Overlapping CIs: the cheaper card wins the tie.
+  p = analysis::pick_winner({cand(7.70, 0.3, true, 1.8, "a100-sxm"), cand(7.79, 0.3, true, 1.5, "a100-pcie")});
+  CHECK(*p.winner == 1);
+  CHECK(p.note.find("cheaper card") != std::string::npos);
+  // Clearly apart: the better value wins, and no tie is claimed.
+  p = analysis::pick_winner({cand(100, 0.01, true, 1, "a"), cand(50, 0.01, false, 2, "b")});
+  CHECK(*p.winner == 1);
+  CHECK(p.tied.size() == 1);
+  CHECK(p.note.empty());
+  // Not eligible is never a winner.
+  RankCandidate none;
+  CHECK_FALSE(analysis::pick_winner({none}).winner);
+}
+
+TEST_CASE("compare: a missing price is an error, never a 'cannot run' row that hands the win to the rest",
+          "[analysis][sizing]") {
+  Json j = test::chat_json();
+  j["cost"] = {{"currency", "HKD"}};
+  j["hardware"]["price_per_gpu_hour"] = 14.0;  // HKD, for the scenario's own card only
+  const auto base = spec::scenario_from_json(JsonView(j, ""));
+  analysis::CompareOptions opt;
+  opt.gpus = {"a100-80gb-sxm", "rtx4090-24gb"};
+  opt.capacity = sizing_quick();
+  CHECK_THROWS_WITH(analysis::compare(base, opt), Catch::Contains("rtx4090-24gb") && Catch::Contains("HKD"));
+  opt.prices = {{"rtx4090-24gb", 4.0}};
+  CHECK_NOTHROW(analysis::compare(base, opt));
+}
+
+TEST_CASE("one number per quantity: the fleet check at the scenario's own load is the run simulate makes",
+          "[analysis][sizing]") {
+  // The target is the scenario's own rate and one replica carries it: compare's at-target run and simulate's run
+  // are the same simulation (requests, warm-up, seed), so their latencies agree exactly and their $/Mtok differ
+  // only by what each divides by (the steady state against the whole run, both labelled).
+  const auto rs = test::resolve_json(test::chat_json());
+  analysis::RowOptions ro;
+  ro.capacity = true;
+  ro.capacity_options = sizing_quick();
+  const auto row = analysis::evaluate_row(rs, ro);
+  REQUIRE(row.at_target);
+  REQUIRE(*row.serving_replicas == 1);
+  const auto sim = analysis::evaluate(rs).summary;
+  CHECK(row.at_target->completed_requests == sim.completed_requests);
+  CHECK(row.at_target->ttft_ms.p95 == sim.ttft_ms.p95);
+  CHECK(row.at_target->tpot_ms.p95 == sim.tpot_ms.p95);
+  // The whole run's rate is diluted by the drain tail (400 requests here): within 10 %, the steady state cheaper.
+  CHECK(*row.cost_per_mtok_output_at_target == Approx(sim.cost.per_mtok_output_slo).epsilon(0.1));
+  CHECK(*row.cost_per_mtok_output_at_target <= sim.cost.per_mtok_output_slo);
+}
+
+TEST_CASE("saturation comes from the replicas that served: it does not grow with autoscaler.max_replicas",
+          "[analysis][sizing]") {
+  // An overloaded replica whose autoscaler can never start another (a start delay longer than the run): the runs
+  // for max_replicas 3, 6 and 12 are the same run, and so must be their saturation rate.
+  std::vector<double> sat;
+  for (int max_replicas : {3, 6, 12}) {
+    Json j = test::chat_json("rtx4090-24gb");
+    j["workload"]["arrival"]["rate"] = 20.0;
+    j["autoscaler"] = {{"min_replicas", 1}, {"max_replicas", max_replicas}, {"queue_per_replica", 8},
+                       {"scale_up_delay_s", 1e6}};
+    const auto s = analysis::evaluate(test::resolve_json(j)).summary;
+    REQUIRE(s.saturation.time_s > 0);
+    sat.push_back(s.saturation.throughput.requests_per_s);
+  }
+  CHECK(sat[0] == sat[1]);
+  CHECK(sat[1] == sat[2]);
+  // And it is one replica's rate: the fixed single replica's.
+  Json one = test::chat_json("rtx4090-24gb");
+  one["workload"]["arrival"]["rate"] = 20.0;
+  CHECK(analysis::evaluate(test::resolve_json(one)).summary.saturation.throughput.requests_per_s == Approx(sat[0]));
+  // At light load a few saturated steps are no full-load rate: none is reported.
+  one["workload"]["arrival"]["rate"] = 0.2;
+  const auto light = analysis::evaluate(test::resolve_json(one)).summary;
+  CHECK(light.saturation.throughput.requests_per_s == 0);
+}
+
+TEST_CASE("search: lossy formats only when asked for, and a lossy option carries its caveat", "[analysis][sizing]") {
+  for (const auto& axis : analysis::default_search_axes()) CHECK(axis.path.rfind("quant.", 0) != 0);
+  Json j = test::chat_json();
+  CHECK(analysis::row_identity(test::resolve_json(j)).quality_caveat.empty());  // fp16 weights and KV
+  j["quant"]["kv_cache"] = "fp8";
+  CHECK_THAT(analysis::row_identity(test::resolve_json(j)).quality_caveat, Catch::Contains("KV cache fp8"));
+  j["quant"]["weights"] = "awq-int4";
+  const auto both = analysis::row_identity(test::resolve_json(j)).quality_caveat;
+  CHECK_THAT(both, Catch::Contains("quality not modelled") && Catch::Contains("KV cache fp8"));
+}
+
+TEST_CASE("search plans what simulate runs: the auto context, and a missing price is an error", "[analysis][sizing]") {
+  Json base = test::chat_json("rtx4090-24gb");
+  base["engine"].erase("max_model_len");  // vLLM's auto: 8B fp16 fits one 24 GB card
+  base["hardware"].erase("price_per_gpu_hour");
+  analysis::SearchOptions o;
+  o.target_qps = 4;
+  o.axes = {{"hardware.gpu", {"rtx4090-24gb", "a100-80gb-sxm"}}};
+  const auto plan = analysis::plan_search(base, o, spec::Catalog::builtin());
+  CHECK(plan.pruned_memory == 0);
+  CHECK(plan.candidates.size() == 2);
+  base["cost"] = {{"currency", "HKD"}};
+  base["hardware"]["price_per_gpu_hour"] = 4.0;  // HKD, for the scenario's own card only
+  CHECK_THROWS_WITH(analysis::plan_search(base, o, spec::Catalog::builtin()),
+                    Catch::Contains("a100-80gb-sxm") && Catch::Contains("HKD"));
+}

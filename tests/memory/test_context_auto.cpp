@@ -1,0 +1,120 @@
+// vLLM's --max-model-len auto (the planner's default): the model's context when its KV fits, else the largest that
+// does; a number set by the user keeps the strict check. Checked over the catalogue's models, cards and formats.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "llmsim/memory/memory_plan.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/scenario.hpp"
+#include "memory_test_util.hpp"
+
+using namespace llmsim;
+
+namespace {
+
+memory::MemoryPlan plan_context_case(const std::string& model, const std::string& gpu, const std::string& weights,
+                                     memory::ContextRequest context) {
+  const auto& cat = test::cat();
+  const auto g = cat.gpu(gpu);
+  const auto m = cat.model(model);
+  spec::Quantization q;
+  q.weights = spec::format_for_gpu(spec::weight_format(weights), g);
+  const spec::EngineConfig e = spec::effective_engine(spec::EngineConfig{}, g, false);
+  if (context.tokens == 0) context.tokens = spec::default_max_model_len(m, e);
+  return memory::plan_memory(m, q, g, spec::ParallelConfig{1, 1}, e, context);
+}
+
+}  // namespace
+
+TEST_CASE("auto context: the model's limit when it fits, else the largest that does (every model x card x format)") {
+  int lowered = 0, kept = 0;
+  for (const std::string model : {"llama-3.1-8b", "qwen2.5-14b", "qwen2.5-32b", "llama-3.1-70b"})
+    for (const std::string gpu : {"rtx4090-24gb", "rtx4090-48gb", "a100-80gb-sxm"})
+      for (const std::string w : {"fp16", "awq-int4"}) {
+        INFO(model << " " << w << " on " << gpu);
+        const auto strict = plan_context_case(model, gpu, w, {0, false});
+        const auto autofit = plan_context_case(model, gpu, w, {0, true});
+        CHECK(autofit.max_model_len_auto);
+        CHECK(autofit.max_model_len_wanted == strict.max_model_len);
+        if (strict.fits) {  // nothing to lower: the same plan
+          ++kept;
+          CHECK(autofit.fits);
+          CHECK(autofit.max_model_len == strict.max_model_len);
+          CHECK(memory::context_note(autofit) == "auto: the model's limit");
+          continue;
+        }
+        if (!autofit.fits) {  // weights or activations overflow: auto cannot help, and says the same
+          CHECK(autofit.reason == strict.reason);
+          CHECK(strict.longest_context_tokens == 0);
+          continue;
+        }
+        ++lowered;
+        CHECK(autofit.max_model_len < strict.max_model_len);
+        // The largest: that length passes the strict check, one block more does not.
+        const auto at = plan_context_case(model, gpu, w, {autofit.max_model_len, false});
+        CHECK(at.fits);
+        const auto above = plan_context_case(model, gpu, w, {autofit.max_model_len + 16, false});
+        CHECK_FALSE(above.fits);
+        CHECK(at.kv_capacity_tokens == autofit.kv_capacity_tokens);  // the same pool, only the context differs
+        CHECK(memory::context_note(autofit).find("does not fit") != std::string::npos);
+      }
+  CHECK(lowered > 0);  // the class is exercised both ways
+  CHECK(kept > 0);
+}
+
+TEST_CASE("auto context is reported in one form everywhere") {
+  const auto p = plan_context_case("llama-3.1-8b", "rtx4090-24gb", "fp16", {0, true});
+  REQUIRE(p.fits);
+  const std::string text = memory::describe_context(p);
+  CHECK(text.rfind("max_model_len ", 0) == 0);
+  CHECK(text.find("(auto: the model's 131,072 does not fit)") != std::string::npos);
+  CHECK(memory::describe_context(p.max_model_len, memory::context_note(p)) == text);
+  CHECK(memory::to_json(p)["max_model_len_note"] == memory::context_note(p));
+  // A number the user set carries no note.
+  const auto set = plan_context_case("llama-3.1-8b", "rtx4090-24gb", "fp16", {4096, false});
+  CHECK(memory::describe_context(set) == "max_model_len 4,096");
+}
+
+TEST_CASE("a scenario without max_model_len plans auto; \"auto\" and -1 say the same; a number stays strict") {
+  const auto& cat = test::cat();
+  auto resolved = [&](const std::string& engine) {
+    return spec::resolve(spec::scenario_from_text(R"({"model": "llama-3.1-8b", "hardware": {"gpu": "rtx4090-24gb"},
+                                                      "engine": )" + engine + "}", "test"),
+                         cat);
+  };
+  for (const std::string e : {"{}", R"({"max_model_len": "auto"})", R"({"max_model_len": -1})", R"({"max_model_len": "AUTO"})"}) {
+    INFO(e);
+    auto rs = resolved(e);
+    CHECK(rs.max_model_len_auto);
+    const auto before = memory::plan_memory(rs);
+    CHECK(before.fits);
+    CHECK(before.max_model_len < 131072);
+    memory::fit_context(rs);  // what the simulator runs
+    CHECK(rs.max_model_len == before.max_model_len);
+    CHECK(memory::plan_memory(rs).max_model_len == before.max_model_len);  // idempotent, note kept
+    CHECK(memory::context_note(memory::plan_memory(rs)) == memory::context_note(before));
+  }
+  auto strict = resolved(R"({"max_model_len": 131072})");
+  CHECK_FALSE(strict.max_model_len_auto);
+  const auto p = memory::plan_memory(strict);
+  CHECK_FALSE(p.fits);
+  CHECK(p.reason.find("lower max_model_len") != std::string::npos);
+  memory::fit_context(strict);
+  CHECK(strict.max_model_len == 131072);
+  CHECK_THROWS_WITH(resolved(R"({"max_model_len": "big"})"), Catch::Contains("engine.max_model_len"));
+  CHECK_THROWS_WITH(resolved(R"({"max_model_len": -2})"), Catch::Contains("engine.max_model_len"));
+}
+
+TEST_CASE("auto context of a fleet: each member fits its own, and requests are cut to the smallest") {
+  auto rs = spec::resolve(spec::scenario_from_text(R"({"model": "llama-3.1-8b", "hardware": {"router": "round_robin",
+      "fleet": [{"gpu": "a100-80gb-sxm", "replicas": 1}, {"gpu": "rtx4090-24gb", "replicas": 1}]}})", "test"),
+                          test::cat());
+  REQUIRE(rs.fleet.size() == 2);
+  memory::fit_context(rs);
+  const int a100 = rs.fleet[0].max_model_len, rtx = rs.fleet[1].max_model_len;
+  CHECK(a100 == 131072);  // the A100 holds the model's whole context
+  CHECK(rtx < 131072);    // the 4090 the largest it can
+  CHECK(rs.max_model_len == rtx);
+  CHECK(memory::context_note(rs) == "auto: the model's 131,072 does not fit");  // said of what the fleet runs
+}

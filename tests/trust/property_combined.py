@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Property test of the engine where features meet (issue 29): hypothesis draws scenarios that combine prefix
+caching × client timeouts × several engines (replicas, pipeline parallel, a heterogeneous fleet) × an autoscaler ×
+replica failures × a daily profile × disaggregation × scheduling policies, and runs each through the CLI. Each run must:
+
+* not crash: exit 0, or exit 2 naming a scenario field for a combination the engine refuses (never exit 3, a signal
+  or a hang);
+* conserve requests, measured and warm-up apart: offered.arrivals = rejected + completed + failed + timed out +
+  unfinished, and the same for the `warmup` counts; the sum of both = the requests issued;
+* record every request that entered (`--requests-csv`): one row each, the outcome counts equal to the summary's;
+* leave no KV block in use when complete, and flag a run whose clients mostly timed out as unstable;
+* give the same rows whatever `sweep --jobs` (every few examples: a two-seed sweep with 1 and 2 threads).
+
+    tests/trust/property_combined.py LLMSIM [--examples N] [--timeout S]
+
+Deterministic (derandomized, no database). Exits 1 and prints each failing scenario when one misbehaves.
+"""
+import argparse
+import csv
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+NAMED = re.compile(r"error: ((?:model|quant|hardware|engine|workload|slo|cost|autoscaler|failures|disaggregation)"
+                   r"[\w.\[\]<>]*): ")
+
+
+def build(d) -> dict:
+    """A scenario from the drawn feature choices `d` (a dict)."""
+    w = {"arrival": {"process": "poisson", "rate": d["rate"]},
+         "input_tokens": {"dist": "lognormal", "mean": d["input"], "sigma": 0.6},
+         "output_tokens": {"dist": "lognormal", "mean": d["output"], "sigma": 0.6},
+         "num_requests": d["n"], "seed": d["seed"]}
+    if d["warmup"] is not None:
+        w["warmup_requests"] = d["warmup"]
+    if d["prefix"]:
+        w["prefix_tokens"], w["prefix_groups"] = d["prefix"]
+    if d["timeout"]:
+        w["timeout_s"] = d["timeout"]
+    if d["daily"]:
+        w["daily_profile"] = [0.5 + 0.1 * ((h * 7) % 11) for h in range(24)]
+        w["days"] = 1
+    s = {"model": "llama-3.1-8b", "workload": w,
+         "engine": {"max_model_len": 8192, "policy": d["policy"]},
+         "hardware": {"gpu": "a100-80gb-sxm"},
+         "slo": {"ttft_ms": {"p95": 2000}, "tpot_ms": {"p95": 100}}}
+    if d["policy"] == "vllm" and d["budget"]:
+        s["engine"]["max_num_batched_tokens"] = d["budget"]
+    layout = d["layout"]
+    if layout == "replicas":
+        s["hardware"]["replicas"] = d["replicas"]
+        s["hardware"]["router"] = d["router"]
+    elif layout == "pp":
+        s["hardware"]["gpu"] = "2xa100-80gb-sxm@pp"
+    elif layout == "fleet":
+        s["hardware"] = {"router": d["router"], "fleet": [{"gpu": "rtx4090-24gb", "replicas": 1},
+                                                          {"gpu": "a100-80gb-sxm", "replicas": d["replicas"]}]}
+    elif layout == "disagg":
+        s["disaggregation"] = {"prefill": {"replicas": 1}, "decode": {"replicas": d["replicas"]},
+                               "link": {"kind": "ethernet", "bandwidth_gbps": d["link_gbps"]},
+                               "transfer": d["transfer"]}
+    if d["autoscaler"] and layout != "disagg":
+        s["autoscaler"] = {"min_replicas": 1, "max_replicas": 3, "queue_per_replica": 8,
+                           "interval_s": d["autoscaler"], "scale_down_delay_s": 30, "scale_up_delay_s": 5}
+    if d["failures"] and layout != "disagg":
+        mtbf_s, on_failure, retries = d["failures"]
+        s["failures"] = {"mtbf_h": mtbf_s / 3600, "mttr_h": 5 / 3600, "on_failure": on_failure,
+                         "max_retries": retries, "outages": [[2, 3, 0]]}
+    return s
+
+
+REFUSED = {}  # field named by a refusal -> count (printed: how much of the draw ran)
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, capture_output=True, timeout=timeout)
+        return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        return "timeout", "", ""
+
+
+def check_one(llmsim, tmp: Path, scenario: dict, timeout: float, sweep: bool):
+    """None when the run behaved; else the problem."""
+    f, rows_csv = tmp / "s.json", tmp / "r.csv"
+    f.write_text(json.dumps(scenario))
+    rows_csv.unlink(missing_ok=True)
+    code, out, err = run([llmsim, "simulate", str(f), "--json", "--requests-csv", str(rows_csv)], timeout)
+    if code == "timeout":
+        return "hang (timeout)"
+    if code != 0:
+        if code == 2 and NAMED.search(err):
+            REFUSED[NAMED.search(err).group(1)] = REFUSED.get(NAMED.search(err).group(1), 0) + 1
+            return None  # a combination the engine refuses, by name
+        return f"exit {code}: {err.strip()[:300]}"
+    s = json.loads(out)
+    m = s["offered"]["arrivals"]
+    parts = (s["rejected_requests"], s["completed_requests"], s["failed_requests"], s["timed_out_requests"],
+             s["unfinished_requests"])
+    if m != sum(parts):
+        return f"measured requests not conserved: arrivals {m} != rejected+completed+failed+timed_out+unfinished {parts}"
+    if "warmup" not in s:
+        return "the summary has no warmup counts"
+    wu = s["warmup"]
+    if wu["arrivals"] != wu["rejected"] + wu["completed"] + wu["failed"] + wu["timed_out"] + wu["unfinished"]:
+        return f"warm-up requests not conserved: {wu}"
+    n = scenario["workload"]["num_requests"]
+    if s["complete"] and m + wu["arrivals"] != n:
+        return f"a complete run issued {m + wu['arrivals']} requests, not num_requests {n}"
+    with open(rows_csv) as fh:
+        rows = list(csv.DictReader(fh))
+    counts = {}
+    for r in rows:
+        key = (r["warmup"] == "1", r["outcome"])
+        counts[key] = counts.get(key, 0) + 1
+    want = {(False, "completed"): s["completed_requests"], (False, "failed"): s["failed_requests"],
+            (False, "timed_out"): s["timed_out_requests"], (False, "unfinished"): s["unfinished_requests"],
+            (True, "completed"): wu["completed"], (True, "failed"): wu["failed"],
+            (True, "timed_out"): wu["timed_out"], (True, "unfinished"): wu["unfinished"]}
+    for k, v in want.items():
+        if counts.get(k, 0) != v:
+            return f"request records: {counts.get(k, 0)} rows {k}, the summary says {v}"
+    if len({r["id"] for r in rows}) != len(rows):
+        return "request records: an id appears twice"
+    entered = m + wu["arrivals"] - s["rejected_requests"] - wu["rejected"]
+    if s["timed_out_requests"] > 0.5 * max(entered, 1) and s["timed_out_requests"] > 3 * entered ** 0.5 + 8 \
+            and not s["unstable"]:
+        return f"{s['timed_out_requests']} of {entered} requests timed out and the run is called stable"
+    if sweep:
+        grid = tmp / "g.json"
+        grid.write_text(json.dumps({"base": scenario, "grid": {"workload.seed": [scenario["workload"]["seed"],
+                                                                                 scenario["workload"]["seed"] + 1]}}))
+        outs = []
+        for jobs in (1, 2):
+            o = tmp / f"sweep{jobs}.json"
+            code, _, err = run([llmsim, "sweep", str(grid), "--out", str(o), "--jobs", str(jobs)], timeout * 3)
+            if code != 0:
+                return f"sweep --jobs {jobs}: exit {code}: {err.strip()[:300]}"
+            text = re.sub(r'"(wall|elapsed|cpu)[a-z_]*": [0-9.eE+-]+,?', "", o.read_text())
+            outs.append(text)
+        if outs[0] != outs[1]:
+            return "sweep rows differ between --jobs 1 and --jobs 2"
+    return None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("llmsim")
+    ap.add_argument("--examples", type=int, default=120, help="hypothesis examples (default 120)")
+    ap.add_argument("--timeout", type=float, default=60, help="seconds one run may take (default 60)")
+    ap.add_argument("--sweep-every", type=int, default=10, help="a --jobs comparison every N examples (default 10)")
+    args = ap.parse_args()
+    try:
+        from hypothesis import HealthCheck, given, settings, strategies as st
+    except ImportError:
+        print("property test: python3-hypothesis is missing (scripts/setup.sh installs it)")
+        return 1
+
+    features = st.fixed_dictionaries({
+        "rate": st.sampled_from([2.0, 8.0, 30.0]),
+        "input": st.sampled_from([256, 1024, 3500]),
+        "output": st.sampled_from([16, 128, 400]),
+        "n": st.integers(min_value=20, max_value=400),
+        "warmup": st.one_of(st.none(), st.integers(min_value=0, max_value=19)),
+        "seed": st.integers(min_value=1, max_value=1000),
+        "prefix": st.one_of(st.none(), st.tuples(st.sampled_from([64, 1000, 3000]), st.integers(1, 4))),
+        "timeout": st.one_of(st.none(), st.sampled_from([0.3, 2.0, 10.0])),
+        "daily": st.booleans(),
+        "policy": st.sampled_from(["vllm", "vllm", "vllm-v0", "chunked", "static"]),
+        "budget": st.one_of(st.none(), st.sampled_from([512, 2048])),
+        "layout": st.sampled_from(["single", "replicas", "pp", "fleet", "disagg"]),
+        "replicas": st.integers(min_value=1, max_value=3),
+        "router": st.sampled_from(["round_robin", "least_outstanding", "least_kv"]),
+        "link_gbps": st.sampled_from([1, 100]),
+        "transfer": st.sampled_from(["after_prefill", "layerwise"]),
+        "autoscaler": st.one_of(st.none(), st.sampled_from([0.05, 1.0, 15.0])),
+        "failures": st.one_of(st.none(), st.tuples(st.sampled_from([1.0, 30.0]), st.sampled_from(["requeue", "fail"]),
+                                                   st.integers(0, 3))),
+    })
+    started = time.monotonic()
+    failures, tried = [], 0
+    with tempfile.TemporaryDirectory(prefix="llmsim-combined-") as d:
+        tmp = Path(d)
+
+        @settings(max_examples=args.examples, deadline=None, derandomize=True, database=None,
+                  suppress_health_check=list(HealthCheck), print_blob=False)
+        @given(features)
+        def case(feat):
+            nonlocal tried
+            tried += 1
+            scenario = build(feat)
+            problem = check_one(args.llmsim, tmp, scenario, args.timeout, tried % args.sweep_every == 0)
+            if problem:
+                failures.append((scenario, problem))
+
+        case()
+    refused = sum(REFUSED.values())
+    print(f"combined property test: {tried} scenarios in {time.monotonic() - started:.0f} s: {tried - refused} ran, "
+          f"{refused} refused by name ({', '.join(f'{k}: {v}' for k, v in sorted(REFUSED.items()))}); "
+          f"{len(failures)} misbehaved")
+    for scenario, problem in failures:
+        print(f"FAIL {problem}\n     {json.dumps(scenario)}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
