@@ -153,6 +153,8 @@ int run_memory(int argc, char** argv) {
     if (g.comm_buffer_bytes > 0) row("  NCCL / all-reduce buffers", g.comm_buffer_bytes);
     const std::int64_t other = g.runtime_bytes - g.cuda_context_bytes - g.cuda_graph_bytes - g.comm_buffer_bytes;
     if (other > 0) row("  other non-torch", other);
+    if (g.linear_state_bytes > 0)
+      row("linear-attention state (max_num_seqs " + std::to_string(engine.max_num_seqs) + ")", g.linear_state_bytes);
     row("KV cache", g.kv_cache_bytes);
     row("free (margin)", g.free_bytes);
     row("total", g.total_bytes);

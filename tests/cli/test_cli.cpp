@@ -134,10 +134,10 @@ TEST_CASE("llmsim catalog lists what ships") {
   r = run("catalog models --json", false);
   REQUIRE(r.code == 0);
   const auto models = llmsim::parse_json(r.out, "stdout");
-  CHECK(models.size() == 28);  // data/models (libsim/src/spec/CMakeLists.txt)
+  CHECK(models.size() == 38);  // data/models (libsim/src/spec/CMakeLists.txt)
   r = run("catalog quants --json", false);
   REQUIRE(r.code == 0);
-  CHECK(llmsim::parse_json(r.out, "stdout")["weights"].size() == 13);
+  CHECK(llmsim::parse_json(r.out, "stdout")["weights"].size() == 17);  // + nvfp4, nvfp4-a16, mxfp4, mxfp4-experts
   r = run("catalog gpus --json", false);
   REQUIRE(r.code == 0);
   CHECK(llmsim::parse_json(r.out, "stdout").size() == 23);  // data/gpus (libsim/src/spec/CMakeLists.txt)

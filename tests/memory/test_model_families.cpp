@@ -117,3 +117,57 @@ TEST_CASE("the memory plan counts sliding windows as vLLM's V1 does, and V0 in f
   CHECK(a.kv_bytes_per_token_per_gpu == 70.0 * 8192);
   CHECK(b.kv_bytes_per_token_per_gpu == 62.0 * 8192);
 }
+
+TEST_CASE("issue 30: Qwen3-Next's KV room per token counts its 12 attention layers; each sequence reserves its state") {
+  const auto g = cat().gpu("h200-141gb-sxm");
+  Quantization q;
+  q.weights = format_for_gpu(weight_format("fp8"), g);
+  EngineConfig e;
+  e.max_num_seqs = 64;
+  const ModelSpec next = cat().model("qwen3-next-80b-a3b");
+  const auto p = plan_memory(next, q, g, ParallelConfig{1, 1}, e, 32768);
+  REQUIRE(p.fits);
+  // The same model with every layer an attention layer: four times the KV per token.
+  ModelSpec dense = next;
+  dense.linear_attention_layers = 0;
+  const auto d = plan_memory(dense, q, g, ParallelConfig{1, 1}, e, 32768);
+  CHECK(p.kv_bytes_per_token_per_gpu == Approx(12.0 * 2 * 2 * 256 * 2));
+  CHECK(d.kv_bytes_per_token_per_gpu == Approx(4 * p.kv_bytes_per_token_per_gpu));
+  // 36 layers × (3 × 8192 + 32 × 128 × 128) elements × 2 bytes ≈ 39.5 MB per sequence, × max_num_seqs.
+  const double state = 36.0 * (3 * 8192 + 32 * 128 * 128) * 2;
+  CHECK(p.linear_state_bytes_per_seq_per_gpu == Approx(state));
+  CHECK(p.per_gpu.linear_state_bytes == Approx(64 * state).margin(1));
+  // The state comes out of the pool: more running sequences, fewer KV tokens (at least the 448 more states' worth;
+  // max_num_seqs also sizes the sampler and CUDA graphs, a few percent more).
+  e.max_num_seqs = 512;
+  const auto more = plan_memory(next, q, g, ParallelConfig{1, 1}, e, 32768);
+  const double states_in_tokens = 448 * state / p.kv_bytes_per_token_per_gpu;
+  CHECK(static_cast<double>(p.kv_capacity_tokens - more.kv_capacity_tokens) >= states_in_tokens);
+  CHECK(static_cast<double>(p.kv_capacity_tokens - more.kv_capacity_tokens) < 1.1 * states_in_tokens);
+  // Under tensor parallel the state is split by heads.
+  const auto tp2 = plan_memory(next, q, g, ParallelConfig{2, 1}, EngineConfig{}, 32768);
+  CHECK(tp2.linear_state_bytes_per_seq_per_gpu == Approx(state / 2));
+}
+
+TEST_CASE("issue 30: gpt-oss's MXFP4 checkpoint keeps attention and embeddings 16-bit; ModelOpt NVFP4 at 4.5 bits") {
+  const ModelSpec m = cat().model("gpt-oss-120b");
+  const double experts = 36.0 * 128 * 3 * 2880 * 2880;
+  const auto mx = memory::weight_bytes(m, weight_format("mxfp4-experts"));
+  const auto bf = memory::weight_bytes(m, weight_format("bf16"));
+  // Only the routed experts shrink, from 16 to 4.25 bits per weight.
+  CHECK(static_cast<double>(bf - mx) == Approx(experts * (2 - 4.25 / 8)).epsilon(0.001));
+  // The published checkpoint is 65.2 GB of safetensors (openai/gpt-oss-120b: 60.8 GiB).
+  CHECK(static_cast<double>(mx) / 1e9 == Approx(65.2).epsilon(0.03));
+  // An FP8 / NVFP4 ModelOpt Llama-3.1-70B: 8 and 4.5 bits per decoder weight, not 16.
+  const ModelSpec l = cat().model("llama-3.1-70b");
+  const double w16 = static_cast<double>(memory::weight_bytes(l, weight_format("bf16")));
+  CHECK(static_cast<double>(memory::weight_bytes(l, weight_format("nvfp4"))) / w16 == Approx(0.3).epsilon(0.05));
+}
+
+TEST_CASE("issue 30: a format that keeps attention 16-bit plans attention at 2 bytes and the MLPs in the format") {
+  const ModelSpec l = cat().model("llama-3.1-70b");
+  const double attn = 80.0 * (8192.0 * 8192 * 2 + 2 * 8192.0 * 1024);  // q, o, k, v per layer
+  const auto all = memory::weight_bytes(l, weight_format("nvfp4"));
+  const auto kept = memory::weight_bytes(l, weight_format("nvfp4+attn16"));
+  CHECK(static_cast<double>(kept - all) == Approx(attn * (2 - 4.5 / 8)).epsilon(0.001));
+}

@@ -109,3 +109,49 @@ TEST_CASE("sliding-window layers read at most their window") {
   const double windowed = 4096.0 * 4097 / 2 + 3904.0 * 4096;
   CHECK(f_swa / f_all == Approx((p.prefill_attn_pairs + windowed) / (2 * p.prefill_attn_pairs)).epsilon(1e-9));
 }
+
+TEST_CASE("issue 30: gpt-oss's MXFP4 experts stream 4.25 bits, its BF16 attention 16; FP4 Marlin on an H100") {
+  const CostModel mx = on("gpt-oss-120b", "h100-80gb-sxm", "mxfp4-experts");
+  const CostModel bf = on("gpt-oss-120b", "h100-80gb-sxm", "bf16");
+  const auto s_mx = mx.breakdown(decode(1, 1024)), s_bf = bf.breakdown(decode(1, 1024));
+  // Attention projections read the same 16-bit weights either way; the experts a fourth as many bytes and a bit.
+  CHECK(op_value(s_mx, "qkv_proj", true) == Approx(op_value(s_bf, "qkv_proj", true)));
+  CHECK(op_value(s_mx, "o_proj", true) == Approx(op_value(s_bf, "o_proj", true)));
+  CHECK(op_value(s_mx, "mlp", true) < 0.3 * op_value(s_bf, "mlp", true));
+  // Resident weights: the experts at 4.25 bits, the rest at 16 (the memory plan's count).
+  const auto m = spec::Catalog::builtin().model("gpt-oss-120b");
+  const double experts = 36.0 * 128 * 3 * 2880 * 2880;
+  CHECK(bf.weight_bytes_per_gpu() - mx.weight_bytes_per_gpu() == Approx(experts * (2 - 4.25 / 8)).epsilon(0.001));
+}
+
+TEST_CASE("issue 30: Qwen3-Next decode reads KV on its 12 attention layers and each sequence's state on 36") {
+  const auto m = spec::Catalog::builtin().model("qwen3-next-80b-a3b");
+  const CostModel cm = on("qwen3-next-80b-a3b", "h200-141gb-sxm", "bf16");
+  const int seqs = 32, context = 4096;
+  const auto s = cm.breakdown(decode(seqs, context));
+  const double kv = 12.0 * seqs * (context + 1) * 2 * 2 * 256 * 2;  // K and V of 2 KV heads × 256, BF16
+  const double state = 36.0 * 2 * seqs * static_cast<double>(m.linear_state_elements_per_layer()) * 2;  // read + write
+  CHECK(op_value(s, "attention_decode", true) == Approx(kv + state).epsilon(0.05));
+  // The state does not grow with the context: doubling it adds the attention layers' KV only.
+  const auto longer = cm.breakdown(decode(seqs, 2 * context));
+  CHECK(op_value(longer, "attention_decode", true) - op_value(s, "attention_decode", true) ==
+        Approx(kv).epsilon(0.05));
+  // The projections run every layer's weights once: 2 FLOPs per active linear parameter (as the other families).
+  const double expected = 2.0 * static_cast<double>(m.active_param_count() - m.embedding_params() -
+                                                    m.num_layers * m.norm_params_per_layer() - m.hidden_size);
+  CHECK(linear_flops(cm.breakdown(decode(1, 1024))) == Approx(expected).epsilon(0.01));
+}
+
+TEST_CASE("issue 30: DeepSeek-V3.2 decodes over its indexer's top 2048 tokens, plus the indexer's scan") {
+  const CostModel v3 = on("deepseek-v3", "h200-141gb-sxm", "fp8", 8);
+  const CostModel v32 = on("deepseek-v3.2", "h200-141gb-sxm", "fp8", 8);
+  // Inside 2048 tokens the sparse MLA reads what V3's dense one does; the indexer adds its 132-byte keys.
+  const auto short_v3 = v3.breakdown(decode(16, 1024)), short_v32 = v32.breakdown(decode(16, 1024));
+  const double indexer = 61.0 * 16 * 1025 * 132;
+  CHECK(op_value(short_v32, "attention_decode", true) ==
+        Approx(op_value(short_v3, "attention_decode", true) + indexer).epsilon(0.02));
+  // At 32k tokens V3 reads 32k latents per sequence, V3.2 2048 of them and 32k indexer keys.
+  const auto long_v3 = v3.breakdown(decode(16, 32768)), long_v32 = v32.breakdown(decode(16, 32768));
+  CHECK(op_value(long_v32, "attention_decode", true) < 0.25 * op_value(long_v3, "attention_decode", true));
+  CHECK(op_value(long_v32, "attention_decode", true) > 61.0 * 16 * 32768 * 132);
+}

@@ -8,7 +8,7 @@ using namespace llmsim;
 using namespace llmsim::spec;
 
 TEST_CASE("weight formats carry their real bits per weight") {
-  CHECK(weight_format_ids().size() == 13);
+  CHECK(weight_format_ids().size() == 17);  // + nvfp4, nvfp4-a16, mxfp4, mxfp4-experts (issue 30)
   CHECK(weight_format("fp16").bits_per_weight == 16);
   CHECK(weight_format("awq-int4").bits_per_weight == Approx(4.156).epsilon(0.001));
   CHECK(weight_format("awq-int4").group_size == 128);

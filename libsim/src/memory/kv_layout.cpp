@@ -39,11 +39,13 @@ KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, do
   // "head" (MLAAttentionSpec, num_kv_heads 1) that every rank stores whole.
   const double elements = m.is_mla() ? static_cast<double>(m.kv_elements_per_token_per_layer())
                                      : 2.0 * std::max(1, m.num_kv_heads / tp) * m.head_dim;
-  k.bytes_per_token_layer = elements * kv_bytes_per_element;
-  k.layers = m.num_layers / pp;
+  // DeepSeek-V3.2's indexer keeps its own FP8 key per token and layer beside the latent (same block table).
+  k.bytes_per_token_layer = elements * kv_bytes_per_element + m.indexer_kv_bytes_per_token_per_layer();
+  // Linear-attention layers (Qwen3-Next) hold no per-token KV: only the attention layers, spread through the model.
+  k.layers = m.attention_layers() / pp;
   // Sliding layers are spread through the model (Gemma: every other, or 5 of 6), so a stage holds its share.
   const int sliding = hybrid_manager && m.has_sliding_window()
-                          ? static_cast<int>(static_cast<std::int64_t>(m.sliding_layers) * k.layers / m.num_layers)
+                          ? static_cast<int>(static_cast<std::int64_t>(m.sliding_layers) * k.layers / m.attention_layers())
                           : 0;
   const int full = k.layers - sliding;
   if (sliding == 0 || full == 0) {
@@ -72,8 +74,8 @@ double kv_bytes_of_context(const spec::ModelSpec& model, double bytes_per_elemen
   if (tokens <= 0) return 0;
   const double all_layers = model.kv_bytes_per_token(bytes_per_element);
   const auto n = static_cast<double>(tokens);
-  if (!model.has_sliding_window() || model.num_layers <= 0) return all_layers * n;
-  const double per_layer = all_layers / model.num_layers;
+  if (!model.has_sliding_window() || model.attention_layers() <= 0) return all_layers * n;
+  const double per_layer = all_layers / model.attention_layers();
   const double sliding = std::min<double>(n, model.sliding_window);
   return per_layer * (model.full_attention_layers() * n + model.sliding_layers * sliding);
 }

@@ -15,40 +15,60 @@ namespace {
 using i64 = std::int64_t;
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kGiB = 1024.0 * kMiB;
+constexpr double kStateBytes = 2.0;  // linear-attention state in the model dtype (vLLM's mamba_cache_dtype "auto")
 
-// Bytes of one decoder layer's weights on one GPU: tp-sharded linears in the format, the 16-bit rest (norms, biases,
-// router, replicated-in-vLLM small projections stay as the format says). `moe` picks the MLP of a MoE layer.
-double layer_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp, bool moe) {
-  const double h = m.hidden_size, bpw = f.bits_per_weight / 8;
+// Bytes of one decoder layer's mixer (attention, MLA or linear attention) on one GPU: tp-sharded linears in the
+// format (16-bit when the format quantizes routed experts only or keeps attention 16-bit), norms and biases 16-bit.
+double mixer_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp, bool linear_attention) {
+  const double h = m.hidden_size, bpw = (f.experts_only || f.attention_16bit ? 16 : f.bits_per_weight) / 8;
   double linear = 0, sixteen_bit = static_cast<double>(m.norm_params_per_layer());
-  if (m.is_mla()) {
+  if (linear_attention) {
+    // Qwen3NextGatedDeltaNet: in_proj_qkvz, in_proj_ba and out_proj sharded by heads; conv1d, dt_bias and A_log by
+    // heads too (16-bit), the gated norm replicated.
+    const double key = static_cast<double>(m.linear_num_key_heads) * m.linear_key_head_dim;
+    const double value = static_cast<double>(m.linear_num_value_heads) * m.linear_value_head_dim;
+    linear = (h * (2 * key + 2 * value) + h * 2 * m.linear_num_value_heads + value * h) / tp;
+    sixteen_bit += ((2 * key + value) * m.linear_conv_kernel_dim + 2.0 * m.linear_num_value_heads) / tp +
+                   m.linear_value_head_dim;
+  } else if (m.is_mla()) {
     // DeepseekV2MLAAttention: fused_qkv_a_proj / kv_a_proj_with_mqa are replicated on every rank (disable_tp); q_b (or
-    // q_proj), kv_b and o are sharded by heads.
+    // q_proj), kv_b and o are sharded by heads. V3.2's indexer (wq_b, wk, weights_proj) is replicated.
     const double heads = static_cast<double>(m.num_heads) / tp, qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
     const double replicated = h * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim);
     const double q = m.q_lora_rank > 0 ? static_cast<double>(m.q_lora_rank) * heads * qk : h * heads * qk;
     linear = replicated + q + m.kv_lora_rank * heads * (m.qk_nope_head_dim + m.v_head_dim) + heads * m.v_head_dim * h;
     sixteen_bit += m.q_lora_rank + m.kv_lora_rank;  // q_a_layernorm, kv_a_layernorm
+    if (m.index_head_dim > 0) {
+      linear += static_cast<double>(m.q_lora_rank) * m.index_n_heads * m.index_head_dim + h * m.index_head_dim +
+                h * m.index_n_heads;
+      sixteen_bit += 2.0 * m.index_head_dim;  // the indexer's k_norm
+    }
   } else {
     const double hd = m.head_dim;
     const double q = static_cast<double>(m.num_heads) * hd / tp;
     const double kv = static_cast<double>(std::max(1, m.num_kv_heads / tp)) * hd;  // replicated when tp > kv heads
-    linear = h * q + 2 * h * kv + q * h;
+    linear = h * q * (m.attention_output_gate ? 2 : 1) + 2 * h * kv + q * h;
     if (m.attention_bias) sixteen_bit += q + 2 * kv;
     if (m.qk_norm) sixteen_bit += 2 * hd;
-  }
-  if (moe) {
-    linear += (static_cast<double>(m.num_experts) * m.expert_intermediate_size() + m.shared_expert_intermediate_size) *
-              3 * h / tp;
-    sixteen_bit += h * m.num_experts + (m.shared_expert_gate ? h : 0);  // the router stays 16-bit (quantization.md §2)
-  } else {
-    linear += 3 * h * (static_cast<double>(m.intermediate_size) / tp);
   }
   return linear * bpw + sixteen_bit * 2;
 }
 
+// Bytes of one layer's MLP on one GPU: a MoE layer's routed experts in the format, its shared experts and a dense
+// layer's MLP in the format unless it quantizes routed experts only; router and biases 16-bit.
+double mlp_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp, bool moe) {
+  const double h = m.hidden_size, bpw = f.bits_per_weight / 8, dense_bpw = (f.experts_only ? 16 : f.bits_per_weight) / 8;
+  if (!moe) return 3 * h * (static_cast<double>(m.intermediate_size) / tp) * dense_bpw;
+  const double routed = static_cast<double>(m.num_experts) * m.expert_intermediate_size() * 3 * h / tp;
+  const double shared = static_cast<double>(m.shared_expert_intermediate_size) * 3 * h / tp;
+  // The router stays 16-bit (quantization.md §2), as do expert biases (sharded with their experts).
+  const double sixteen_bit = h * m.num_experts + (m.shared_expert_gate ? h : 0) + static_cast<double>(m.moe_bias_params) / tp;
+  return routed * bpw + shared * dense_bpw + sixteen_bit * 2;
+}
+
 double embed_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp) {
-  const double bits = f.quantize_embeddings ? f.bits_per_weight : 16;
+  const bool quantized = f.quantize_embeddings && !f.experts_only;
+  const double bits = quantized ? f.bits_per_weight : 16;
   // vocab-parallel under TP; a multimodal checkpoint's vision tower (16-bit, tp-sharded like the decoder's linears in
   // vLLM's SigLIP) sits on the first stage with the embedding.
   return (static_cast<double>(m.embedding_params()) * bits / 8 + static_cast<double>(m.vision_params) * 2) / tp;
@@ -60,9 +80,13 @@ double head_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp)
 
 double gpu_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, const spec::ParallelConfig& par) {
   const int stage = m.num_layers / par.pp;
-  // The most loaded stage holds as many MoE layers as there are (DeepSeek's dense layers are the first three).
+  // The most loaded stage holds as many MoE layers as there are (DeepSeek's dense layers are the first three), and
+  // its share of the linear-attention layers (spread through the model: Qwen3-Next's 3 of 4).
   const int moe = std::min(stage, m.moe_layers());
-  const double layers = moe * layer_weight_bytes(m, f, par.tp, true) + (stage - moe) * layer_weight_bytes(m, f, par.tp, false);
+  const double linear_share = static_cast<double>(m.linear_attention_layers) * stage / m.num_layers;
+  const double mixers = linear_share * mixer_bytes(m, f, par.tp, true) +
+                        (stage - linear_share) * mixer_bytes(m, f, par.tp, false);
+  const double layers = mixers + moe * mlp_bytes(m, f, par.tp, true) + (stage - moe) * mlp_bytes(m, f, par.tp, false);
   const double e = embed_bytes(m, f, par.tp), hd = head_bytes(m, f, par.tp);
   // With pp > 1 the first stage holds the embeddings and the last the LM head; report the heavier one.
   return par.pp == 1 ? layers + e + hd : layers + std::max(e, hd);
@@ -148,7 +172,15 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const double headroom = total - budget;
   // What the context and graphs do not find in the headroom comes out of the KV pool.
   const double deficit = std::max(0.0, headroom_runtime - headroom);
-  const double kv_pool = budget - weights - act - in_budget_runtime - deficit;
+  const double pool = budget - weights - act - in_budget_runtime - deficit;
+  // Linear-attention layers (Qwen3-Next's gated DeltaNet) keep a fixed state per running sequence, not per token:
+  // vLLM's hybrid KV-cache manager allocates it from the same pool, one state per request, so max_num_seqs running
+  // sequences take max_num_seqs states (in the model dtype; sharded by heads over tp, split over pp stages).
+  const double state_per_seq =
+      model.linear_state_bytes_per_sequence(kStateBytes) / parallel.tp / parallel.pp;
+  const double state = state_per_seq * engine.max_num_seqs;
+  plan.linear_state_bytes_per_seq_per_gpu = state_per_seq;
+  const double kv_pool = pool - state;
 
   auto& pg = plan.per_gpu;
   pg.total_bytes = gpu.usable_memory_bytes();
@@ -163,6 +195,7 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   pg.requested_bytes = static_cast<i64>(std::llround(budget));
   pg.free_bytes = static_cast<i64>(std::llround(std::max(0.0, headroom - headroom_runtime)));
   pg.proposer_weights_bytes = static_cast<i64>(std::llround(proposer.weight_bytes_per_gpu));
+  pg.linear_state_bytes = static_cast<i64>(std::llround(state));
 
   const std::string util = "gpu_memory_utilization " + format_value(engine.gpu_memory_utilization);
   const std::string of_gpu = " of the " + gb(total) + " " + gpu.id;
@@ -188,6 +221,12 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
     plan.reason = "activations for max_num_batched_tokens " + std::to_string(tokens) + " need " + gb(act) +
                   " on top of " + gb(weights) + " of weights" + per_gpu_note + ", over the " + gb(budget) +
                   " that " + util + of_gpu + " allows; short by " + gb(weights + act - budget);
+    return plan;
+  }
+  if (state > 0 && pool > 0 && kv_pool <= 0) {
+    plan.reason = "the linear-attention state of max_num_seqs " + std::to_string(engine.max_num_seqs) +
+                  " sequences needs " + gb(state) + per_gpu_note + " (" + gb(state_per_seq) + " each) but " +
+                  gb(pool) + " is left after weights, activations and runtime; lower max_num_seqs";
     return plan;
   }
   if (kv_pool <= 0) {
@@ -287,7 +326,9 @@ Json to_json(const MemoryPlan& plan) {
                 {"non_torch_bytes", g.non_torch_bytes},
                 {"requested_bytes", g.requested_bytes},
                 {"free_bytes", g.free_bytes},
-                {"proposer_weights_bytes", g.proposer_weights_bytes}}},
+                {"proposer_weights_bytes", g.proposer_weights_bytes},
+                {"linear_state_bytes", g.linear_state_bytes}}},
+              {"linear_state_bytes_per_seq_per_gpu", plan.linear_state_bytes_per_seq_per_gpu},
               {"proposer_kv_bytes_per_token_per_gpu", plan.proposer_kv_bytes_per_token_per_gpu}};
 }
 

@@ -113,6 +113,11 @@ struct CostModel::Constants {
   double expert_params = 0, expert_inter = 0;  // one routed expert on this GPU
   double shared_params = 0, shared_inter = 0;  // a MoE layer's shared experts on this GPU (DeepSeek, Qwen2-MoE)
   double full_layers = 0, sliding_layers = 0, window = 0;
+  // Linear-attention layers (Qwen3-Next's gated DeltaNet) on this GPU: their per-sequence state (read and written
+  // every decode step; written per 64-token chunk in prefill) and FLOPs per token of the recurrence and conv.
+  double linear_layers = 0, linear_state_bytes = 0, linear_flops_per_token = 0;
+  // DeepSeek-V3.2's indexer (DSA): FP8 key bytes per cached token and FLOPs per query-key pair it scores, per layer.
+  double indexer_bytes_per_token = 0, indexer_flops_per_pair = 0;
   // MLA (DeepSeek): kv_b_proj's weights, run per decode token as the absorbed W_UK / W_UV and per prefill KV token as
   // the up-projection; the attention's query/key and value head dims as it runs.
   bool mla = false;
@@ -122,6 +127,15 @@ struct CostModel::Constants {
   double act_quant_bytes = 0;  // W8A8: bytes per token per layer the activation quantisation adds (setup)
   double lm_params = 0;
   double w_bytes_per_param = 2, lm_bytes_per_param = 2;
+  // The GEMMs other than the routed experts (attention, dense and shared MLPs): the format's path, or the 16-bit one
+  // for a format that quantizes the routed experts only (gpt-oss's MXFP4 checkpoint).
+  double dense_w_bytes_per_param = 2, dense_q_c = 1, dense_q_bw = 1, dense_gemm_peak = 0;
+  LogCurve dense_gemm_eff;
+  bool dense_in_format = true;
+  // The attention projections (qkv, o, MLA's kv_b): the dense path, or 16-bit where the format keeps them so.
+  double attn_w_bytes_per_param = 2, attn_q_c = 1, attn_q_bw = 1, attn_gemm_peak = 0;
+  LogCurve attn_gemm_eff;
+  bool attn_in_format = true;
   double kv_bytes_per_token_layer = 0;  // K+V of one token in one layer on this GPU, as prefill attention reads it
   double kv_cache_write_bytes = 0;      // what one new token writes into one layer's KV cache
   // Hardware.
@@ -236,10 +250,10 @@ struct CostModel::Constants {
     // per head. Other models: fused q/k/v, o_proj reading the query width.
     const double qkv_out = mla ? q_width + kv_latent : q_width + 2 * kv_heads * head_dim;
     const double o_in = mla ? heads * prefill_v_dim : q_width;
-    ops[kQkv] = gemm(tokens, qkv_params, hidden, qkv_out, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1,
-                     true);
-    ops[kOProj] = gemm(tokens, o_params, o_in, hidden, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1,
-                       true);
+    ops[kQkv] = gemm(tokens, qkv_params, hidden, qkv_out, attn_w_bytes_per_param, attn_gemm_eff, attn_gemm_peak, attn_q_c, attn_q_bw, layers, 1,
+                     attn_in_format);
+    ops[kOProj] = gemm(tokens, o_params, o_in, hidden, attn_w_bytes_per_param, attn_gemm_eff, attn_gemm_peak, attn_q_c, attn_q_bw, layers, 1,
+                       attn_in_format);
     if (experts > 1) {
       // Expected distinct experts touched when each of `tokens` picks k of E: E(1 - (1 - k/E)^T).
       const double touched = experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
@@ -252,11 +266,11 @@ struct CostModel::Constants {
       // Shared experts run every token, as a dense MLP beside the routed ones; dense layers (DeepSeek's first three,
       // Qwen's mlp_only_layers) run their own MLP.
       if (shared_params > 0)
-        add(e, gemm(tokens, shared_params, 2 * hidden, 3 * shared_inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c,
-                    q_bw, moe_layers, 2, true));
+        add(e, gemm(tokens, shared_params, 2 * hidden, 3 * shared_inter, dense_w_bytes_per_param, dense_gemm_eff, dense_gemm_peak, dense_q_c, dense_q_bw,
+                    moe_layers, 2, dense_in_format));
       if (dense_layers > 0)
-        add(e, gemm(tokens, mlp_params, 2 * hidden, 3 * inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw,
-                    dense_layers, 2, true));
+        add(e, gemm(tokens, mlp_params, 2 * hidden, 3 * inter, dense_w_bytes_per_param, dense_gemm_eff, dense_gemm_peak, dense_q_c, dense_q_bw,
+                    dense_layers, 2, dense_in_format));
       // The fraction of peak over the whole op (the per-expert GEMM's own fraction counted one expert's bytes
       // against its time, and not the router, shared experts or dense layers added here).
       if (e.time_s > 0)
@@ -264,8 +278,8 @@ struct CostModel::Constants {
       ops[kMlp] = e;
     } else {
       // gate_up and down are two kernels with the same M: one roofline over both, two fixed costs.
-      ops[kMlp] = gemm(tokens, mlp_params, 2 * hidden, 3 * inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw,
-                       layers, 2, true);
+      ops[kMlp] = gemm(tokens, mlp_params, 2 * hidden, 3 * inter, dense_w_bytes_per_param, dense_gemm_eff, dense_gemm_peak, dense_q_c, dense_q_bw,
+                       layers, 2, dense_in_format);
     }
 
     // Per token per layer: two fused add+RMSNorms (read 2h, write 2h each), rotary on q and k (read+write),
@@ -363,7 +377,7 @@ struct CostModel::Constants {
     if (b.decode_seqs > 0) out.set(kAttnDecode, decode_attention(b));
     // Sliding-window layers and MLA's kv_b_proj: kept out of line so the common path stays as short as it was.
     if constexpr (Out::kAllFields) {
-      if (sliding_layers > 0 || mla) [[unlikely]] family_ops(b, out.ops);
+      if (sliding_layers > 0 || mla || linear_layers > 0) [[unlikely]] family_ops(b, out.ops);
     }
 
     // Kernel launches: which kernels replay from CUDA graphs depends on the runtime (engine_overhead.hpp); a runtime
@@ -383,7 +397,7 @@ struct CostModel::Constants {
   /// TimesOnly may stand for RawOps: batches without family terms (sliding windows, MLA), whose launch term does not
   /// wait for the GPU's work (finish_launch).
   bool times_only_exact() const noexcept {
-    return !(sliding_layers > 0 || mla) && !overhead.launch_depends_on_gpu();
+    return !(sliding_layers > 0 || mla || linear_layers > 0) && !overhead.launch_depends_on_gpu();
   }
 
   /// iteration_time for a batch of at most kTableTokens tokens when times_only_exact(): the token-only ops from the
@@ -422,7 +436,9 @@ struct CostModel::Constants {
     const double moe = std::min(stage, moe_layers);
     const double mlp = experts > 1 ? moe * (experts * expert_params + shared_params) + (stage - moe) * mlp_params
                                    : stage * mlp_params;
-    return (stage * (qkv_params + o_params + kv_b_params) + mlp) * w_bytes_per_param + lm_params * lm_bytes_per_param;
+    const double routed = experts > 1 ? moe * experts * expert_params : 0.0;
+    return routed * w_bytes_per_param + (mlp - routed) * dense_w_bytes_per_param +
+           stage * (qkv_params + o_params + kv_b_params) * attn_w_bytes_per_param + lm_params * lm_bytes_per_param;
   }
 
   void evaluate(const BatchShape& b, RawOps& ops) const {

@@ -90,8 +90,40 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
                                                                                   c->shared_inter)) / c->layers
                                 : c->inter;
   c->sliding_layers = m.has_sliding_window() ? m.sliding_layers : 0;
-  c->full_layers = m.num_layers - c->sliding_layers;
+  c->full_layers = m.attention_layers() - c->sliding_layers;
+  if (m.has_linear_attention()) {
+    // Qwen3-Next: attention layers' q_proj also emits the output gate; the gated-DeltaNet layers project hidden ->
+    // q, k, v, z (+ b, a) and back. qkv_proj / o_proj carry the per-layer average over both kinds (their weights and
+    // GEMM FLOPs); the DeltaNet core is priced in family_ops.
+    const double attn_layers = m.attention_layers(), lin = m.linear_attention_layers, all = m.num_layers;
+    const double attn_qkv = c->hidden * (2 * c->heads + 2 * c->kv_heads) * c->head_dim;
+    const double key = static_cast<double>(m.linear_num_key_heads) * m.linear_key_head_dim / t;
+    const double value = static_cast<double>(m.linear_num_value_heads) * m.linear_value_head_dim / t;
+    const double lin_in = c->hidden * (2 * key + 2 * value + 2.0 * m.linear_num_value_heads / t);
+    c->qkv_params = (attn_layers * attn_qkv + lin * lin_in) / all;
+    c->o_params = (attn_layers * c->o_params + lin * value * c->hidden) / all;
+    c->linear_layers = lin;
+    c->linear_state_bytes = static_cast<double>(m.linear_state_elements_per_layer()) * kActBytes / t;
+    // Per token and layer: the delta-rule update and readout (~6 FLOPs per state element: decay, k·S, the rank-1
+    // update, q·S) and the causal conv (2 × kernel per channel).
+    const double nv = m.linear_num_value_heads / t;
+    c->linear_flops_per_token = 6.0 * nv * m.linear_key_head_dim * m.linear_value_head_dim +
+                                2.0 * (2 * key + value) * m.linear_conv_kernel_dim;
+  } else if (m.attention_output_gate) {
+    c->qkv_params += c->hidden * c->heads * c->head_dim;
+  }
   c->window = m.sliding_window;
+  if (m.is_mla() && m.index_topk > 0) {
+    // DeepSeek-V3.2 (DSA): each query attends to the index_topk tokens its indexer selects — other tokens than a
+    // window's, the same count of query-key pairs and latents read — so the MLA is priced as a window of index_topk
+    // on every layer (the KV cache still holds every token: the memory plan is unchanged). The indexer's own scoring
+    // pass over all cached tokens is added in family_ops.
+    c->sliding_layers = m.attention_layers();
+    c->full_layers = 0;
+    c->window = m.index_topk;
+    c->indexer_bytes_per_token = m.indexer_kv_bytes_per_token_per_layer();
+    c->indexer_flops_per_pair = 2.0 * m.index_n_heads * m.index_head_dim;
+  }
   c->lm_params = c->vocab * c->hidden / t;
 
   // Weight-only formats dequantise to fp16 (rate x q_c, bandwidth x q_bw); W8A8/fp8 use their tensor path when
@@ -123,6 +155,33 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     // Folded into q_c against the large-M rate, so the per-iteration path is unchanged.
     const double large_m_rate = c->gemm_peak * c->gemm_eff.at(4096) * c->q_c;
     if (large_m_rate > fmt.max_compute_flops) c->q_c *= fmt.max_compute_flops / large_m_rate;
+  }
+  // Attention, dense and shared MLPs run the format's path too, unless it quantizes the routed experts only
+  // (gpt-oss's MXFP4 checkpoint keeps attention, router and embeddings in BF16): then they stream 16-bit weights.
+  c->dense_w_bytes_per_param = c->w_bytes_per_param;
+  c->dense_gemm_eff = c->gemm_eff;
+  c->dense_gemm_peak = c->gemm_peak;
+  c->dense_q_c = c->q_c;
+  c->dense_q_bw = c->q_bw;
+  if (fmt.experts_only && m.is_moe()) {
+    c->dense_w_bytes_per_param = 2.0;
+    c->dense_gemm_eff = c->fp16_eff;
+    c->dense_gemm_peak = c->fp16_peak;
+    c->dense_q_c = c->dense_q_bw = 1.0;
+    c->dense_in_format = false;
+  }
+  c->attn_w_bytes_per_param = c->dense_w_bytes_per_param;
+  c->attn_gemm_eff = c->dense_gemm_eff;
+  c->attn_gemm_peak = c->dense_gemm_peak;
+  c->attn_q_c = c->dense_q_c;
+  c->attn_q_bw = c->dense_q_bw;
+  c->attn_in_format = c->dense_in_format;
+  if (fmt.attention_16bit) {  // ModelOpt checkpoints that exclude self_attn: attention streams 16-bit weights
+    c->attn_w_bytes_per_param = 2.0;
+    c->attn_gemm_eff = c->fp16_eff;
+    c->attn_gemm_peak = c->fp16_peak;
+    c->attn_q_c = c->attn_q_bw = 1.0;
+    c->attn_in_format = false;
   }
   c->gemm_bw = LogCurve(profile_.gemm_bw_eff_vs_m);
   c->mem_vs_bytes = LogCurve(profile_.mem_bw_vs_bytes);

@@ -109,7 +109,8 @@ double kv_convert_ops_per_element(const spec::GpuSpec& gpu, spec::DType kv_dtype
     // mantissa, re-biases, tests NaN and zero/denormal and reassembles — about 12 integer operations.
     case spec::DType::fp8: return gpu.fp8_flops > 0 ? 1.0 : 12.0;
     case spec::DType::int8: return 2.0;  // I2F + scale
-    case spec::DType::int4: return 3.0;  // unpack + I2F + scale
+    case spec::DType::int4:
+    case spec::DType::fp4: return 3.0;  // unpack + convert + scale (no FP4 KV cache is offered; for completeness)
   }
   return 0;
 }

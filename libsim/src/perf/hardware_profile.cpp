@@ -253,6 +253,8 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
   p.gemm_eff_vs_m[spec::DType::fp8] = scaled(c16, 0.88);
   p.gemm_eff_vs_m[spec::DType::int8] = scaled(c16, 0.9);
   p.gemm_eff_vs_m[spec::DType::int4] = scaled(c16, 0.8);
+  // Blackwell FP4 (NVFP4/MXFP4 block-scaled MMA): no measurement in data/ yet; taken as FP8's fraction [D].
+  p.gemm_eff_vs_m[spec::DType::fp4] = scaled(c16, 0.88);
   // Small element-wise kernels do not reach the streaming rate (calculon's memory table: 0.6 at 1 MB, 0.75 at
   // 10 MB, 0.9 at >=100 MB relative to peak; here relative to the streaming efficiency, C4) [D].
   p.mem_bw_vs_bytes = curve({1e5, 1e6, 1e7, 1e8}, {0.4, 0.65, 0.85, 1.0});

@@ -1,4 +1,4 @@
-// The terms of sliding-window layers and of MLA (DeepSeek) in one iteration (docs/cost-model.md, "Model
+// The terms of sliding-window layers, of MLA (DeepSeek) and of linear attention (Qwen3-Next) in one iteration (docs/cost-model.md, "Model
 // families"): kept out of line so the common path stays short.
 #include "cost_model_ops.hpp"
 
@@ -6,6 +6,29 @@ namespace llmsim::perf {
 
 void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
   const double decode = static_cast<double>(b.decode_seqs);
+  // Adds `r` to an attention op and re-judges its bound over the sum.
+  const auto fold = [&](Raw& into, const Raw& r) {
+    if (into.time_s > 0) {
+      add(into, r);
+      into.bound = into.bytes / bw > into.flops / fp16_peak ? Bound::memory : Bound::compute;
+      into.peak_fraction = into.bound == Bound::memory ? into.bytes / into.time_s / bw : into.flops / into.time_s / fp16_peak;
+    } else {
+      into = r;
+    }
+  };
+  if (indexer_flops_per_pair > 0) {
+    // DSA's lightning indexer scores every cached token for every query (FP8 MQA, priced on the fp16 attention path:
+    // an upper bound) and reads its key cache; the sparse MLA then attends to the top-k (the window above).
+    if (b.prefill_tokens > 0)
+      fold(ops[kAttnPrefill], attention(indexer_flops_per_pair * b.prefill_attn_pairs,
+                                        static_cast<double>(b.prefill_kv_tokens) * indexer_bytes_per_token, mem_eff,
+                                        layers));
+    if (b.decode_seqs > 0) {
+      const double context = static_cast<double>(b.decode_context);
+      fold(ops[kAttnDecode], attention(indexer_flops_per_pair * context, context * indexer_bytes_per_token, mem_eff,
+                                       layers));
+    }
+  }
   if (b.prefill_tokens > 0) {
     const double pt = static_cast<double>(b.prefill_tokens), kv_tokens = static_cast<double>(b.prefill_kv_tokens);
     if (sliding_layers > 0) {
@@ -24,7 +47,8 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
       // kv_b_proj up-projects the latent of every KV token the chunks attend to (vLLM computes the cached context's
       // K/V chunk by chunk in _compute_prefill_context).
       add(ops[kKvB], gemm(kv_tokens, kv_b_params, kv_latent, heads * (prefill_qk_dim + prefill_v_dim),
-                          w_bytes_per_param, gemm_eff, gemm_peak, q_c, q_bw, layers, 1, true));
+                          attn_w_bytes_per_param, attn_gemm_eff, attn_gemm_peak, attn_q_c, attn_q_bw, layers, 1,
+                          attn_in_format));
     }
   }
   if (b.decode_seqs > 0) {
@@ -44,9 +68,23 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
     if (mla) {
       // Absorbed decode (vLLM's data-movement-friendly path): q_nope × W_UK into the latent, attention over the
       // latent, then × W_UV: kv_b_proj's weights once per iteration, 2 FLOPs per weight per decode token.
-      add(ops[kKvB], gemm(decode, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, w_bytes_per_param,
-                          gemm_eff, gemm_peak, q_c, q_bw, layers, 2, true));
+      add(ops[kKvB], gemm(decode, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, attn_w_bytes_per_param,
+                          attn_gemm_eff, attn_gemm_peak, attn_q_c, attn_q_bw, layers, 2, attn_in_format));
     }
+  }
+  if (linear_layers > 0) {
+    // Gated DeltaNet (vLLM's FLA kernels): prefill runs the chunked delta rule (64-token chunks: intra-chunk
+    // products plus a state update per chunk, whose state it writes), reading each sequence's state once and
+    // writing it back; decode runs the recurrence, reading and writing every sequence's state once per layer. The
+    // weights are in qkv_proj / o_proj (averaged over the layer types); this is the core.
+    if (b.prefill_tokens > 0) {
+      const double pt = static_cast<double>(b.prefill_tokens), n = static_cast<double>(b.prefill_seqs);
+      fold(ops[kAttnPrefill], attention(pt * linear_flops_per_token,
+                                        (2 * n + 2 * pt / 64) * linear_state_bytes, mem_eff, linear_layers));
+    }
+    if (b.decode_seqs > 0)
+      fold(ops[kAttnDecode], attention(decode * linear_flops_per_token, 2 * decode * linear_state_bytes, mem_eff,
+                                       linear_layers));
   }
   if (ops[kKvB].time_s > 0) {
     Raw& r = ops[kKvB];

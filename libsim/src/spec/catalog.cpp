@@ -1,5 +1,7 @@
 #include "llmsim/spec/catalog.hpp"
 
+#include <filesystem>
+
 #include "catalog_data.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
@@ -110,14 +112,44 @@ ModelSpec Catalog::model(const std::string& id_or_file, const std::string& path)
     return model_spec_from_hf_config(JsonView(doc, path), id);
   }
   if (looks_like_path(id_or_file)) {
-    const Json doc = parse_json(read_text_file(id_or_file, path), id_or_file);
-    try {
-      return model_spec_from_hf_config(JsonView(doc, path), file_stem(id_or_file) == "config"
-                                                                 ? id_or_file
-                                                                 : file_stem(id_or_file));
-    } catch (const ConfigError& e) {
-      rethrow_in_file(e, id_or_file);
+    // A config.json, or a checkpoint directory / Hub snapshot holding one, read as vLLM does: config.json, and
+    // NVIDIA ModelOpt's hf_quant_config.json beside it when config.json carries no quantization_config.
+    std::error_code ec;
+    std::string config = id_or_file, id;
+    if (std::filesystem::is_directory(id_or_file, ec)) {
+      std::string dir = id_or_file;
+      while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+      config = dir + "/config.json";
+      id = file_stem(dir);
+      if (!std::filesystem::is_regular_file(config, ec))
+        throw ConfigError(path, "'" + id_or_file + "' is a directory without config.json: llmsim reads a "
+                                "checkpoint directory's config.json (and hf_quant_config.json)");
+    } else {
+      id = file_stem(id_or_file) == "config" ? id_or_file : file_stem(id_or_file);
     }
+    const Json doc = parse_json(read_text_file(config, path), config);
+    ModelSpec m;
+    try {
+      m = model_spec_from_hf_config(JsonView(doc, path), id);
+    } catch (const ConfigError& e) {
+      rethrow_in_file(e, config);
+    }
+    const auto modelopt = std::filesystem::path(config).parent_path() / "hf_quant_config.json";
+    if (file_stem(config) == "config" && std::filesystem::is_regular_file(modelopt, ec)) {
+      const Json q = parse_json(read_text_file(modelopt.string(), path), modelopt.string());
+      try {
+        if (m.quantization.format.empty()) {
+          m.quantization = modelopt_quantization(JsonView(q, path + ".hf_quant_config"), m.notes);
+          m.notes.push_back("weights as hf_quant_config.json says: " + m.quantization.description);
+        } else {
+          m.notes.push_back("hf_quant_config.json beside config.json ignored: config.json's quantization_config (" +
+                            m.quantization.description + ") takes precedence, as in vLLM");
+        }
+      } catch (const ConfigError& e) {
+        rethrow_in_file(e, modelopt.string());
+      }
+    }
+    return m;
   }
   auto it = models_.find(id_or_file);
   if (it == models_.end()) it = models_.find(to_lower(id_or_file));

@@ -8,9 +8,9 @@
 namespace llmsim::spec {
 
 namespace {
-constexpr std::array<std::pair<DType, std::string_view>, 6> kNames{{
-    {DType::fp32, "fp32"}, {DType::fp16, "fp16"}, {DType::bf16, "bf16"},
-    {DType::fp8, "fp8"},   {DType::int8, "int8"}, {DType::int4, "int4"}}};
+constexpr std::array<std::pair<DType, std::string_view>, 7> kNames{{
+    {DType::fp32, "fp32"}, {DType::fp16, "fp16"}, {DType::bf16, "bf16"}, {DType::fp8, "fp8"},
+    {DType::int8, "int8"}, {DType::int4, "int4"}, {DType::fp4, "fp4"}}};
 }  // namespace
 
 std::string_view to_string(DType d) {
@@ -37,7 +37,8 @@ double bytes_per_element(DType d) {
     case DType::bf16: return 2.0;
     case DType::fp8:
     case DType::int8: return 1.0;
-    case DType::int4: return 0.5;
+    case DType::int4:
+    case DType::fp4: return 0.5;
   }
   throw InternalError("unknown DType value " + std::to_string(static_cast<int>(d)));
 }

@@ -47,6 +47,7 @@ double GpuSpec::tensor_peak(DType d) const {
     case DType::fp8: return fp8_flops;
     case DType::int8: return int8_ops;
     case DType::int4: return int4_ops;
+    case DType::fp4: return fp4_flops;
     case DType::fp32: return fp32_flops;
   }
   return 0;

@@ -18,6 +18,27 @@ i64 ModelSpec::kv_elements_per_token_per_layer() const {
   return 2 * i64{num_kv_heads} * head_dim;
 }
 
+i64 ModelSpec::linear_state_elements_per_layer() const {
+  if (!has_linear_attention()) return 0;
+  // vllm/model_executor/models/qwen3_next.py (Qwen3NextGatedDeltaNet) and mamba_utils' gated_delta_net_state_shape:
+  // conv state (conv_kernel − 1) × conv_dim with conv_dim = 2 × key heads × key_dim + value heads × value_dim;
+  // temporal state value heads × key_dim × value_dim.
+  const i64 key = i64{linear_num_key_heads} * linear_key_head_dim, value = i64{linear_num_value_heads} * linear_value_head_dim;
+  const i64 conv = (i64{linear_conv_kernel_dim} - 1) * (2 * key + value);
+  return conv + i64{linear_num_value_heads} * linear_key_head_dim * linear_value_head_dim;
+}
+
+i64 ModelSpec::linear_attention_params_per_layer() const {
+  if (!has_linear_attention()) return 0;
+  // Qwen3NextGatedDeltaNet: in_proj_qkvz (hidden -> 2 key + 2 value widths), in_proj_ba (hidden -> 2 × value heads),
+  // conv1d (conv_dim × kernel, no bias), dt_bias and A_log (value heads), RMSNormGated (value_dim), out_proj
+  // (value width -> hidden).
+  const i64 h = hidden_size, key = i64{linear_num_key_heads} * linear_key_head_dim;
+  const i64 value = i64{linear_num_value_heads} * linear_value_head_dim;
+  return h * (2 * key + 2 * value) + h * 2 * linear_num_value_heads + (2 * key + value) * linear_conv_kernel_dim +
+         2 * i64{linear_num_value_heads} + linear_value_head_dim + value * h;
+}
+
 i64 ModelSpec::attention_params_per_layer() const {
   const i64 h = hidden_size;
   if (is_mla()) {
@@ -29,10 +50,16 @@ i64 ModelSpec::attention_params_per_layer() const {
     const i64 kv_a = h * (i64{kv_lora_rank} + qk_rope_head_dim) + kv_lora_rank;
     const i64 kv_b = i64{kv_lora_rank} * heads * (i64{qk_nope_head_dim} + v_head_dim);
     const i64 o = heads * i64{v_head_dim} * h;
-    return q + kv_a + kv_b + o;
+    // DeepSeek-V3.2's Indexer: wq_b (q_lora_rank -> index heads × dim), wk (hidden -> dim), k_norm (LayerNorm with
+    // bias), weights_proj (hidden -> index heads).
+    const i64 indexer = index_head_dim > 0 ? i64{q_lora_rank} * index_n_heads * index_head_dim + h * index_head_dim +
+                                                 2 * i64{index_head_dim} + h * index_n_heads
+                                           : 0;
+    return q + kv_a + kv_b + o + indexer;
   }
   const i64 q = i64{num_heads} * head_dim, kv = i64{num_kv_heads} * head_dim;
   i64 n = h * q + 2 * h * kv + q * h;   // q, k, v, o projections
+  if (attention_output_gate) n += h * q;  // Qwen3-Next: q_proj emits q and its gate
   if (attention_bias) n += q + 2 * kv;  // Qwen2: biases on q, k, v only
   if (qk_norm) n += 2 * i64{head_dim};  // Qwen3 / Gemma-3 q_norm, k_norm (one weight per head dimension)
   return n;
@@ -44,13 +71,14 @@ i64 ModelSpec::moe_mlp_params() const {
   const i64 h = hidden_size;
   const i64 routed = i64{num_experts} * 3 * h * expert_intermediate_size();
   const i64 shared = 3 * h * shared_expert_intermediate_size;
-  return routed + shared + h * num_experts + (shared_expert_gate ? h : 0);  // + router (+ Qwen2-MoE's shared gate)
+  return routed + shared + h * num_experts + (shared_expert_gate ? h : 0) +  // + router (+ Qwen2-MoE's shared gate)
+         moe_bias_params;
 }
 
 i64 ModelSpec::active_moe_mlp_params() const {
   const i64 h = hidden_size;
   return i64{experts_per_token} * 3 * h * expert_intermediate_size() + 3 * h * shared_expert_intermediate_size +
-         h * num_experts + (shared_expert_gate ? h : 0);
+         h * num_experts + (shared_expert_gate ? h : 0) + moe_bias_params;  // biases: all counted (negligible)
 }
 
 i64 ModelSpec::mlp_params_per_layer() const { return is_moe() ? moe_mlp_params() : dense_mlp_params(); }
@@ -65,19 +93,30 @@ i64 ModelSpec::lm_head_params() const { return tie_word_embeddings ? 0 : i64{voc
 
 i64 ModelSpec::param_count() const {
   const i64 dense = is_moe() ? dense_layers : num_layers;
-  return i64{num_layers} * (attention_params_per_layer() + norm_params_per_layer()) + dense * dense_mlp_params() +
+  return i64{attention_layers()} * attention_params_per_layer() +
+         i64{linear_attention_layers} * linear_attention_params_per_layer() +
+         i64{num_layers} * norm_params_per_layer() + dense * dense_mlp_params() +
          i64{moe_layers()} * moe_mlp_params() + embedding_params() + lm_head_params() + hidden_size +  // + final norm
          vision_params;
 }
 
 i64 ModelSpec::active_param_count() const {
   const i64 dense = is_moe() ? dense_layers : num_layers;
-  return i64{num_layers} * (attention_params_per_layer() + norm_params_per_layer()) + dense * dense_mlp_params() +
+  return i64{attention_layers()} * attention_params_per_layer() +
+         i64{linear_attention_layers} * linear_attention_params_per_layer() +
+         i64{num_layers} * norm_params_per_layer() + dense * dense_mlp_params() +
          i64{moe_layers()} * active_moe_mlp_params() + embedding_params() + lm_head_params() + hidden_size;
 }
 
 double ModelSpec::kv_bytes_per_token(double bytes_per_element) const {
-  return static_cast<double>(num_layers) * static_cast<double>(kv_elements_per_token_per_layer()) * bytes_per_element;
+  return static_cast<double>(attention_layers()) *
+         (static_cast<double>(kv_elements_per_token_per_layer()) * bytes_per_element +
+          indexer_kv_bytes_per_token_per_layer());
+}
+
+double ModelSpec::linear_state_bytes_per_sequence(double bytes_per_element) const {
+  return static_cast<double>(linear_attention_layers) * static_cast<double>(linear_state_elements_per_layer()) *
+         bytes_per_element;
 }
 
 void ModelSpec::check_tensor_parallel(int tp, Problems& p, const std::string& path) const {
@@ -100,6 +139,10 @@ void ModelSpec::check_tensor_parallel(int tp, Problems& p, const std::string& pa
   if (is_moe() && expert_intermediate_size() % tp != 0) {
     p.add(path, "must divide the model's moe_intermediate_size (" + std::to_string(expert_intermediate_size()) + ")" + got);
   }
+  if (has_linear_attention() && (linear_num_key_heads % tp != 0 || linear_num_value_heads % tp != 0)) {
+    p.add(path, "must divide the model's linear_num_key_heads (" + std::to_string(linear_num_key_heads) +
+                    ") and linear_num_value_heads (" + std::to_string(linear_num_value_heads) + ")" + got);
+  }
   if (shared_expert_intermediate_size % tp != 0) {
     p.add(path, "must divide the width of the model's shared experts (" +
                     std::to_string(shared_expert_intermediate_size) + ")" + got);
@@ -113,9 +156,15 @@ void ModelSpec::check_magnitude(Problems& p, const std::string& path) const {
   const ld widest = std::max({x(hidden_size), heads * head_dim, x(num_kv_heads) * head_dim, x(intermediate_size),
                               x(moe_intermediate_size), x(shared_expert_intermediate_size), x(q_lora_rank),
                               x(kv_lora_rank) + qk_rope_head_dim, heads * (x(qk_nope_head_dim) + qk_rope_head_dim),
-                              heads * (x(qk_nope_head_dim) + v_head_dim), x(norms_per_layer) * hidden_size});
+                              heads * (x(qk_nope_head_dim) + v_head_dim), x(norms_per_layer) * hidden_size,
+                              x(index_n_heads) * index_head_dim,
+                              2 * x(linear_num_key_heads) * linear_key_head_dim +
+                                  2 * x(linear_num_value_heads) * linear_value_head_dim,
+                              x(linear_num_value_heads) * linear_key_head_dim * linear_value_head_dim /
+                                  std::max(x(1), x(hidden_size))});
   const ld bound = x(num_layers) * 16 * widest * widest * (std::max(x(1), x(num_experts)) + 2) +
-                   2 * x(vocab_size) * hidden_size + x(bias_params_per_layer) * num_layers + x(vision_params);
+                   2 * x(vocab_size) * hidden_size + x(bias_params_per_layer) * num_layers + x(vision_params) +
+                   x(moe_bias_params) * num_layers;
   constexpr ld kLimit = 1e17;  // int64 holds 9.2e18; the largest published model has ~2e12 parameters
   if (bound > kLimit)
     p.add(path, "its sizes allow up to " + format_value(static_cast<double>(bound)) +
@@ -145,7 +194,11 @@ void ModelSpec::validate(const std::string& path) const {
         {"shared_expert_intermediate_size", shared_expert_intermediate_size}, {"dense_layers", dense_layers},
         {"q_lora_rank", q_lora_rank}, {"kv_lora_rank", kv_lora_rank}, {"qk_nope_head_dim", qk_nope_head_dim},
         {"qk_rope_head_dim", qk_rope_head_dim}, {"v_head_dim", v_head_dim}, {"sliding_window", sliding_window},
-        {"sliding_layers", sliding_layers}, {"num_nextn_predict_layers", mtp_layers}})
+        {"sliding_layers", sliding_layers}, {"num_nextn_predict_layers", mtp_layers},
+        {"index_n_heads", index_n_heads}, {"index_head_dim", index_head_dim}, {"index_topk", index_topk},
+        {"linear_attention_layers", linear_attention_layers}, {"linear_num_key_heads", linear_num_key_heads},
+        {"linear_num_value_heads", linear_num_value_heads}, {"linear_key_head_dim", linear_key_head_dim},
+        {"linear_value_head_dim", linear_value_head_dim}, {"linear_conv_kernel_dim", linear_conv_kernel_dim}})
     non_negative(field, v);
   if (vision_params < 0) p.add(path + ".vision_config", "parameters must be >= 0, got " + std::to_string(vision_params));
   if (num_heads >= 1 && num_kv_heads >= 1 && num_heads % num_kv_heads != 0) {
@@ -161,7 +214,13 @@ void ModelSpec::validate(const std::string& path) const {
     p.add(path + ".dense_layers", "must be <= num_hidden_layers (" + std::to_string(num_layers) + "), got " +
                                       std::to_string(dense_layers));
   }
-  if (sliding_layers > num_layers) {
+  if (moe_bias_params < 0) p.add(path + ".moe_bias_params", "must be >= 0, got " + std::to_string(moe_bias_params));
+  if (linear_attention_layers >= num_layers && linear_attention_layers > 0) {
+    p.add(path + ".layer_types", "needs at least one attention layer besides " +
+                                     std::to_string(linear_attention_layers) + " linear-attention layers of " +
+                                     std::to_string(num_layers));
+  }
+  if (sliding_layers + linear_attention_layers > num_layers) {
     p.add(path + ".sliding_layers", "must be <= num_hidden_layers (" + std::to_string(num_layers) + "), got " +
                                         std::to_string(sliding_layers));
   }

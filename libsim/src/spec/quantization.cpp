@@ -86,6 +86,23 @@ std::vector<WeightFormat> make_formats() {
   // 1.44 (Q4_K) / 4.69 (Q6_K) / 1.5 (Q8_0) thread-instructions to unpack weights and scales, plus 3.88 / 4.25 / 1.19
   // per weight and activation column for the dp4a products and their scaling. Q4_K_M's mixture (20 % of a Llama-3-8B's
   // streamed weights in Q6_K: ffn_down and attn_v of 16 layers, output.weight) -> 2.1 + 3.95·M [D].
+  // FP4 block formats (Blackwell): 4-bit E2M1 values with a scale per block. NVFP4 (NVIDIA ModelOpt,
+  // compressed-tensors): an FP8 E4M3 scale per 16 values (+ one FP32 scale per tensor) = 4 + 8/16 = 4.5 bpw. MXFP4 (OCP
+  // microscaling; gpt-oss): an E8M0 scale per 32 values = 4 + 8/32 = 4.25 bpw. Embeddings and lm_head stay 16-bit
+  // (ModelOpt's exclude_modules, gpt-oss's modules_to_not_convert). Kernels per card: FP4 tensor cores where the GPU
+  // has an fp4 peak (Blackwell: CUTLASS / FlashInfer block-scaled GEMMs, activations quantized on the fly); elsewhere
+  // vLLM runs them weight-only through its FP4 Marlin kernels (dequantised to 16 bits, as W4A16): format_for_gpu's
+  // fallback, with the 4-bit Marlin multipliers and dequantisation work above [D: the same kernel family].
+  add({"nvfp4", "NVFP4: FP4 E2M1 + FP8 scale per 16 (W4A4 on Blackwell, FP4-Marlin W4A16 elsewhere)", 4.5, 16, false,
+       16, false, DType::fp4, DType::fp16, 1.0, 1.0, 0, kMarlin4bitOps});
+  add({"nvfp4-a16", "NVFP4 weights, 16-bit activations (FP4-Marlin W4A16; FP4 tensor cores unused)", 4.5, 16, false,
+       16, true, DType::fp16, DType::fp16, 1.0, 0.7, 0, kMarlin4bitOps});
+  add({"mxfp4", "MXFP4: FP4 E2M1 + E8M0 scale per 32 (FP4 tensor cores on Blackwell, Marlin W4A16 elsewhere)", 4.25,
+       32, false, 16, false, DType::fp4, DType::fp16, 1.0, 1.0, 0, kMarlin4bitOps});
+  WeightFormat mx_experts{"mxfp4-experts", "MXFP4 routed experts, everything else BF16 (gpt-oss checkpoint)", 4.25,
+                          32, false, 16, false, DType::fp4, DType::fp16, 1.0, 1.0, 0, kMarlin4bitOps};
+  mx_experts.experts_only = true;
+  add(mx_experts);
   WeightFormat q4km{"gguf-q4_k_m", "llama.cpp GGUF Q4_K_M mixture (Q4_K + Q6_K)", 4.80, 256, true, 6.5625, true,
                     DType::fp16, DType::fp16, 1.0, 0.9, kGgufMaxFlops};
   q4km.gemv_ops_per_weight = 0.8 * 1.44 + 0.2 * 4.69;
@@ -134,7 +151,7 @@ std::string canonical_weight_format_id(const std::string& s) {
   static const std::map<std::string, std::string> m{
       {"awq", "awq-int4"},      {"awq_marlin", "awq-int4"}, {"gptq", "gptq-int4"}, {"gptq_marlin", "gptq-int4"},
       {"bitsandbytes", "nf4"},  {"fbgemm_fp8", "fp8"},      {"bfloat16", "bf16"},  {"float16", "fp16"},
-      {"half", "fp16"}};
+      {"half", "fp16"},         {"modelopt_fp4", "nvfp4"}};
   const std::string l = to_lower(s);
   auto it = m.find(l);
   return it == m.end() ? s : it->second;
@@ -142,6 +159,15 @@ std::string canonical_weight_format_id(const std::string& s) {
 
 WeightFormat weight_format(const std::string& id, const std::string& path) {
   const std::string lower = to_lower(canonical_weight_format_id(id));
+  constexpr std::string_view kAttn16 = "+attn16";
+  if (lower.size() > kAttn16.size() && lower.compare(lower.size() - kAttn16.size(), kAttn16.size(), kAttn16) == 0) {
+    WeightFormat f = weight_format(lower.substr(0, lower.size() - kAttn16.size()), path);
+    if (f.experts_only) throw ConfigError(path, "'" + id + "': " + f.id + " already keeps attention 16-bit");
+    f.id = lower;
+    f.attention_16bit = true;
+    f.description += " [attention projections 16-bit]";
+    return f;
+  }
   for (const auto& f : weight_formats()) {
     if (f.id == lower) return f;
   }
@@ -191,6 +217,12 @@ WeightFormat format_for_gpu(const WeightFormat& format, const GpuSpec& gpu, cons
     w.dequant_bw_efficiency = std::min(w.dequant_bw_efficiency, 1.0);
     w.dequant_compute_efficiency = std::min(w.dequant_compute_efficiency, 0.7);
     w.dequant_alu_ops_per_weight = std::max(w.dequant_alu_ops_per_weight, 1.0);
+    if (format.compute_dtype == DType::fp4) {
+      // Pre-Blackwell FP4: vLLM's FP4 Marlin (W4A16), as the other 4-bit Marlin formats.
+      w.description = format.description + " [" + gpu.id + " has no FP4 tensor cores: weight-only FP4 Marlin, "
+                      "dequantised to 16 bits]";
+      w.dequant_compute_efficiency = 0.7;
+    }
     return w;
   }
   throw ConfigError(path, "'" + format.id + "' computes in " + std::string(to_string(format.compute_dtype)) +

@@ -92,6 +92,11 @@ CheckpointQuantization compressed_tensors(const JsonView& qc, std::vector<std::s
       // FP8 weights without FP8 activations run as FP8-Marlin W8A16, which streams and dequantises 8-bit weights as
       // the INT8 Marlin path does (quantization.md §4).
       f = acts && act_type == "float" ? "fp8" : "int8";
+    } else if (type == "float" && bits == 4) {
+      // NVFP4 (llm-compressor's NVFP4 / NVFP4A16 schemes): FP4 with an FP8 scale per 16.
+      const std::int64_t gs = int_or(w, "group_size", 16);
+      if (gs != 16) w["group_size"].fail("is " + std::to_string(gs) + ": FP4 weights are modelled as NVFP4 (group 16)");
+      f = acts && act_type == "float" ? "nvfp4" : "nvfp4-a16";
     } else if (type == "int" && bits == 8) {
       const std::int64_t gs = strategy == "group" ? int_or(w, "group_size", 128) : -1;
       f = acts ? "w8a8" : group_format("int8", w.has("group_size") ? w["group_size"] : w, gs);
@@ -102,7 +107,7 @@ CheckpointQuantization compressed_tensors(const JsonView& qc, std::vector<std::s
       f = group_format(symmetric ? "w4a16" : "gptq-int4", w.has("group_size") ? w["group_size"] : w, gs);
     } else {
       w.fail("is " + type + " " + std::to_string(bits) + "-bit" + (acts ? " with " + act_type + " activations" : "") +
-             ": llmsim models compressed-tensors FP8 (W8A8, W8A16), INT8 (W8A8, W8A16) and INT4 W4A16 only");
+             ": llmsim models compressed-tensors FP8 (W8A8, W8A16), INT8 (W8A8, W8A16), INT4 W4A16 and NVFP4 only");
     }
     if (!format.empty() && f != format)
       groups.fail("mixes schemes (" + format + " and " + f + "): llmsim plans one weight format per model");
@@ -140,7 +145,70 @@ CheckpointQuantization bitsandbytes(const JsonView& qc, std::vector<std::string>
   qc.fail("bitsandbytes config without load_in_4bit or load_in_8bit");
 }
 
+// gpt-oss: quant_method "mxfp4"; modules_to_not_convert names what stays BF16 (attention, router, embeddings,
+// lm_head: only the experts are MXFP4, vLLM's Mxfp4MoEMethod; its linear layers stay unquantized).
+CheckpointQuantization mxfp4(const JsonView& qc, std::vector<std::string>& notes) {
+  bool only_experts = false;
+  if (qc.has("modules_to_not_convert") && qc.json().at("modules_to_not_convert").is_array()) {
+    for (const auto& e : qc.json().at("modules_to_not_convert"))
+      if (e.is_string() && e.get<std::string>().find("self_attn") != std::string::npos) only_experts = true;
+  }
+  if (!only_experts)
+    notes.push_back("quantization_config (mxfp4) keeps no attention module 16-bit: planned with every decoder linear "
+                    "in MXFP4");
+  return {only_experts ? "mxfp4-experts" : "mxfp4", "mxfp4",
+          only_experts ? "MXFP4 experts (attention, router, embeddings, lm_head BF16)" : "MXFP4"};
+}
+
 }  // namespace
+
+CheckpointQuantization modelopt_quantization(const JsonView& hq, std::vector<std::string>& notes) {
+  hq.expect_object();
+  // hf_quant_config.json nests the scheme under "quantization"; a config.json quantization_config with
+  // quant_method "modelopt" carries the same keys at its top level.
+  const JsonView q = hq.has("quantization") ? hq["quantization"] : hq;
+  q.expect_object();
+  const std::string algo = to_lower(q.string("quant_algo"));
+  if (q.has("kv_cache_quant_algo") && !q.json().at("kv_cache_quant_algo").is_null())
+    notes.push_back("the checkpoint carries an " + q.string("kv_cache_quant_algo") + " KV-cache scale: vLLM uses it "
+                    "when kv_cache_dtype is set to fp8; set quant.kv_cache to fp8 to plan it");
+  // exclude_modules naming whole self_attn modules ("...self_attn" or "...self_attn*"): attention projections stay
+  // 16-bit, the MLPs are in the format. Single projections (NVIDIA's DeepSeek NVFP4 keeps q_a/q_b/kv_a/kv_b but
+  // quantizes o_proj) are noted, not modelled.
+  std::string attn16, partial;
+  if (q.has("exclude_modules") && q.json().at("exclude_modules").is_array()) {
+    for (const auto& e : q.json().at("exclude_modules")) {
+      if (!e.is_string()) continue;
+      const std::string name = e.get<std::string>();
+      const auto at = name.find("self_attn");
+      if (at == std::string::npos) continue;
+      const std::string tail = name.substr(at + 9);
+      if (tail.empty() || tail == "*") attn16 = "+attn16";
+      else if (partial.empty()) partial = name;
+    }
+  }
+  if (!attn16.empty())
+    notes.push_back("hf_quant_config.json's exclude_modules keeps the attention modules unquantized: planned 16-bit, "
+                    "the MLPs in " + algo);
+  else if (!partial.empty())
+    notes.push_back("hf_quant_config.json's exclude_modules keeps some attention projections unquantized (e.g. '" +
+                    partial + "'); llmsim plans every decoder linear in " + algo + ", slightly fewer bytes than the "
+                    "checkpoint holds (those projections are a few percent of a MoE's weights)");
+  if (algo == "fp8") return {"fp8" + attn16, "modelopt", "NVIDIA ModelOpt FP8 (W8A8)"};
+  if (algo == "nvfp4") {
+    const std::int64_t g = int_or(q, "group_size", 16);
+    if (g != 16) q["group_size"].fail("is " + std::to_string(g) + ": NVFP4 is modelled with group 16");
+    return {"nvfp4" + attn16, "modelopt", "NVIDIA ModelOpt NVFP4 (FP4 + FP8 scale per 16)"};
+  }
+  if (algo == "w4a8_awq") {
+    // INT4 weights (AWQ, group 128) with FP8 activations: the weights' bytes are AWQ's; llmsim runs them as W4A16.
+    notes.push_back("ModelOpt W4A8_AWQ: INT4 weights with FP8 activations, planned as AWQ 4-bit weight-only (the same "
+                    "bytes; the FP8 activation path is not modelled)");
+    return {"awq-int4" + attn16, "modelopt", "NVIDIA ModelOpt W4A8 AWQ (INT4 weights, FP8 activations)"};
+  }
+  q["quant_algo"].fail(unknown_name_message("ModelOpt algorithm", algo, {"FP8", "NVFP4", "W4A8_AWQ"}) +
+                       ": llmsim cannot tell how many bytes its weights take");
+}
 
 CheckpointQuantization checkpoint_quantization(const JsonView& qc, std::vector<std::string>& notes) {
   qc.expect_object();
@@ -153,8 +221,11 @@ CheckpointQuantization checkpoint_quantization(const JsonView& qc, std::vector<s
   if (method == "fp8") return fp8(qc, notes);
   if (method == "compressed-tensors") return compressed_tensors(qc, notes);
   if (method == "bitsandbytes") return bitsandbytes(qc, notes);
+  if (method == "mxfp4") return mxfp4(qc, notes);
+  if (method == "modelopt" || method == "modelopt_fp4") return modelopt_quantization(qc, notes);
   qc["quant_method"].fail(unknown_name_message("quantization method", method,
-                                               {"awq", "gptq", "fp8", "compressed-tensors", "bitsandbytes"}) +
+                                               {"awq", "gptq", "fp8", "compressed-tensors", "bitsandbytes", "mxfp4",
+                                                "modelopt"}) +
                           ": llmsim cannot tell how many bytes its weights take");
 }
 

@@ -33,6 +33,7 @@ struct PerGpuMemory {
                                         ///< charged to the budget and the KV cache share
   std::int64_t free_bytes = 0;        ///< reserved by gpu_memory_utilization (the margin), never used
   std::int64_t proposer_weights_bytes = 0;  ///< speculative decoding's draft model / head on this GPU (beside weights_bytes)
+  std::int64_t linear_state_bytes = 0;  ///< linear-attention state of max_num_seqs sequences, taken from the KV pool
 };
 
 struct MemoryPlan {
@@ -54,6 +55,7 @@ struct MemoryPlan {
   bool max_model_len_auto = false;         ///< planned under vLLM's --max-model-len auto
   int max_model_len_wanted = 0;            ///< auto: what it aimed for (the model's limit); 0 otherwise
   double proposer_kv_bytes_per_token_per_gpu = 0;  ///< part of kv_bytes_per_token_per_gpu: the proposer's own KV
+  double linear_state_bytes_per_seq_per_gpu = 0;   ///< one running sequence's linear-attention state (Qwen3-Next)
   PerGpuMemory per_gpu;
 };
 

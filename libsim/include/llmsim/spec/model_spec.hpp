@@ -28,7 +28,9 @@ struct ModelSpec {
   bool attention_bias = false;     ///< QKV bias (Qwen2)
   bool qk_norm = false;            ///< per-head RMSNorm of q and k (Qwen3, Gemma-3): 2 × head_dim weights per layer
   int norms_per_layer = 2;         ///< RMSNorms of hidden_size per layer (Gemma-2/3: 4, pre/post attention and MLP)
-  std::int64_t bias_params_per_layer = 0;  ///< biases beyond q/k/v (Llama attention_bias on o_proj, mlp_bias)
+  std::int64_t bias_params_per_layer = 0;  ///< biases beyond q/k/v (Llama attention_bias on o_proj, mlp_bias;
+                                           ///< gpt-oss: o_proj bias and one attention-sink logit per head)
+  bool attention_output_gate = false;  ///< q_proj also emits a sigmoid gate per head (Qwen3-Next): q width doubled
 
   // Mixture of experts.
   int num_experts = 0;             ///< routed experts (num_local_experts / num_experts / n_routed_experts); 0 = dense
@@ -37,6 +39,7 @@ struct ModelSpec {
   int shared_expert_intermediate_size = 0;  ///< all shared experts of a MoE layer together (DeepSeek, Qwen2-MoE)
   bool shared_expert_gate = false; ///< Qwen2-MoE's sigmoid gate of the shared expert (hidden → 1)
   int dense_layers = 0;            ///< layers of a MoE model with a dense MLP of intermediate_size instead of experts
+  std::int64_t moe_bias_params = 0;  ///< per MoE layer, 16-bit: expert and router biases (gpt-oss)
 
   // Multi-head latent attention (DeepSeek-V2/V3): the KV cache holds kv_lora_rank + qk_rope_head_dim per token.
   int q_lora_rank = 0;             ///< 0 = q projected directly from the hidden state
@@ -48,6 +51,21 @@ struct ModelSpec {
   // Sliding-window attention (Mistral v0.1: every layer; Gemma-2: every other layer; Gemma-3: 5 of 6).
   int sliding_window = 0;          ///< tokens a sliding layer attends to; 0 = none
   int sliding_layers = 0;          ///< layers that use it (the others attend to the whole context)
+
+  // DeepSeek-V3.2's sparse-attention indexer (DSA): per layer wq_b (q_lora_rank -> index heads × dim), wk, k_norm
+  // and weights_proj; its own FP8 key cache of index_head_dim + a 4-byte scale per 128 per token and layer.
+  int index_n_heads = 0;
+  int index_head_dim = 0;          ///< 0 = no indexer
+  int index_topk = 0;              ///< tokens each query attends to after the indexer's selection
+
+  // Hybrid linear attention (Qwen3-Next's gated DeltaNet): these layers keep a fixed-size state per sequence (a
+  // causal-conv window and a heads × key_dim × value_dim recurrent matrix) instead of K/V per token.
+  int linear_attention_layers = 0; ///< of num_layers; the rest are attention layers (full or sliding)
+  int linear_num_key_heads = 0;
+  int linear_num_value_heads = 0;
+  int linear_key_head_dim = 0;
+  int linear_value_head_dim = 0;
+  int linear_conv_kernel_dim = 0;
 
   int mtp_layers = 0;              ///< num_nextn_predict_layers: multi-token-prediction modules, not loaded by vLLM
                                    ///< unless speculative decoding runs them (not counted in the sizes below)
@@ -63,11 +81,25 @@ struct ModelSpec {
   bool has_sliding_window() const noexcept { return sliding_window > 0 && sliding_layers > 0; }
   int expert_intermediate_size() const noexcept { return moe_intermediate_size > 0 ? moe_intermediate_size : intermediate_size; }
   int moe_layers() const noexcept { return is_moe() ? num_layers - dense_layers : 0; }
-  int full_attention_layers() const noexcept { return num_layers - (has_sliding_window() ? sliding_layers : 0); }
+  bool has_linear_attention() const noexcept { return linear_attention_layers > 0; }
+  /// Layers with a per-token K/V (or MLA latent) cache: every layer but the linear-attention ones.
+  int attention_layers() const noexcept { return num_layers - linear_attention_layers; }
+  int full_attention_layers() const noexcept { return attention_layers() - (has_sliding_window() ? sliding_layers : 0); }
   int value_head_dim() const noexcept { return is_mla() ? v_head_dim : head_dim; }
   /// Elements one token stores in the KV cache of one layer: 2 × kv_heads × head_dim, or MLA's one latent
   /// vector kv_lora_rank + qk_rope_head_dim (vLLM's MLA cache has no separate K and V).
   std::int64_t kv_elements_per_token_per_layer() const;
+  /// Bytes the sparse-attention indexer caches per token and layer (FP8 keys + scales, whatever the KV dtype): 0
+  /// without an indexer.
+  double indexer_kv_bytes_per_token_per_layer() const noexcept {
+    return index_head_dim > 0 ? index_head_dim + 4.0 * ((index_head_dim + 127) / 128) : 0.0;
+  }
+  /// Elements of the per-sequence state of one linear-attention layer: the conv window ((kernel − 1) × (2 key +
+  /// value widths)) and the recurrent state (value heads × key_dim × value_dim). 0 without linear attention.
+  std::int64_t linear_state_elements_per_layer() const;
+  /// Parameters of one linear-attention (gated DeltaNet) layer's mixer: in_proj_qkvz, in_proj_ba, conv1d, dt_bias,
+  /// A_log, the gated norm and out_proj.
+  std::int64_t linear_attention_params_per_layer() const;
 
   // Parameter counts (elements).
   std::int64_t attention_params_per_layer() const;   ///< q,k,v,o (MLA: q_a/q_b, kv_a, kv_b, o and their norms) + biases, qk norms
@@ -81,10 +113,12 @@ struct ModelSpec {
   std::int64_t lm_head_params() const;               ///< 0 when tied
   std::int64_t param_count() const;                  ///< everything vLLM loads, as published (no MTP layers)
   std::int64_t active_param_count() const;           ///< per text token (MoE: routed experts only; no vision tower)
-  /// KV bytes per token for the whole model at full context: layers × kv_elements_per_token_per_layer × bytes
-  /// (2 × layers × kv_heads × head_dim × bytes for GQA/MHA). Sliding layers count here too; what they actually
-  /// keep is memory::KvLayout's business.
+  /// KV bytes per token for the whole model at full context: attention layers × kv_elements_per_token_per_layer ×
+  /// bytes (2 × layers × kv_heads × head_dim × bytes for GQA/MHA), + the indexer's cache. Sliding layers count here
+  /// too; what they actually keep is memory::KvLayout's business. Linear-attention layers hold no per-token KV.
   double kv_bytes_per_token(double bytes_per_element) const;
+  /// Bytes of one sequence's linear-attention state over the whole model (0 without linear attention).
+  double linear_state_bytes_per_sequence(double bytes_per_element) const;
 
   /// Why tensor parallel `tp` cannot split this model the way vLLM shards it (heads, KV heads, MLP and expert
   /// widths), added to `p` at `path`. Nothing added when it can.

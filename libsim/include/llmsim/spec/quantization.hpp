@@ -45,6 +45,12 @@ struct WeightFormat {
   double gemv_ops_per_weight = 0;
   double gemv_ops_per_weight_column = 0;
   int gemv_max_rows = 0;  ///< largest M the GEMV kernel runs (0 = none); beyond it the format's GEMM path
+  /// Only the routed experts of a MoE model are stored in the format; attention, dense and shared MLPs, the router
+  /// and the embeddings stay 16-bit (gpt-oss's MXFP4 checkpoint: modules_to_not_convert). A dense model keeps all.
+  bool experts_only = false;
+  /// Attention projections stay 16-bit while the MLPs are in the format (ModelOpt checkpoints whose exclude_modules
+  /// list self_attn, e.g. NVIDIA's DeepSeek NVFP4). Spelled "<format>+attn16".
+  bool attention_16bit = false;
 };
 
 struct Quantization {
@@ -55,9 +61,11 @@ struct Quantization {
 
 /// The format with this id; ConfigError at `path` listing valid ids (and close matches) when unknown. Group-size
 /// variants of the group-quantized formats are spelled "<id>-g32", "-g64", "-g128" or "-gch" (per channel):
-/// awq-int4, gptq-int4, w4a16 and int8 (GPTQ 8-bit); Marlin runs no other group size.
+/// awq-int4, gptq-int4, w4a16 and int8 (GPTQ 8-bit); Marlin runs no other group size. "<id>+attn16" keeps the
+/// attention projections 16-bit (attention_16bit).
 /// vLLM's names for a format (its --quantization and --dtype values: awq, awq_marlin, gptq, gptq_marlin,
-/// bitsandbytes, fbgemm_fp8, bfloat16, float16, half) are accepted too (canonical_weight_format_id).
+/// bitsandbytes, fbgemm_fp8, mxfp4, modelopt_fp4, bfloat16, float16, half) are accepted too
+/// (canonical_weight_format_id).
 WeightFormat weight_format(const std::string& id, const std::string& path = "quant.weights");
 /// The llmsim format id a vLLM --quantization / --dtype value stands for ("awq" -> "awq-int4"); any other string is
 /// returned unchanged. The one table every face (scenario, --set, compare --quants, memory --quant, Python) reads.
@@ -71,7 +79,12 @@ inline constexpr const char* kAutoWeights = "auto";
 WeightFormat weight_format_for_model(const ModelSpec& model, const std::string& requested, const std::string& path,
                                      std::vector<std::string>& notes);
 
-/// Reads a config.json's quantization_config (AWQ, GPTQ, FP8, compressed-tensors, bitsandbytes) into the llmsim
+/// Reads NVIDIA ModelOpt's hf_quant_config.json (beside config.json in a checkpoint directory: {"producer":
+/// {"name": "modelopt"}, "quantization": {"quant_algo": "FP8" | "NVFP4" | "W4A8_AWQ", ...}}) as vLLM's
+/// ModelOptFp8Config / ModelOptNvFp4Config do. ConfigError naming the field for an algorithm llmsim does not model.
+CheckpointQuantization modelopt_quantization(const JsonView& hf_quant_config, std::vector<std::string>& notes);
+
+/// Reads a config.json's quantization_config (AWQ, GPTQ, FP8, compressed-tensors, bitsandbytes, MXFP4, ModelOpt) into the llmsim
 /// format that stores and runs the weights the same way; assumptions go to `notes`. ConfigError naming the field
 /// for a method, bit width, group size or scheme llmsim does not model.
 CheckpointQuantization checkpoint_quantization(const JsonView& quantization_config, std::vector<std::string>& notes);

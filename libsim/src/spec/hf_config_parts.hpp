@@ -1,0 +1,46 @@
+#pragma once
+// Private to the config.json reader (hf_config.cpp): integer readers, vision-tower sizes, and the layouts of the
+// families added for issue 30 (gpt-oss, Llama-4, Qwen3-Next, GLM-4.5, DeepSeek-V3.2's indexer). Each layout cites
+// the vLLM model file it follows; docs/cost-model.md "Model families" has the table.
+#include <cstdint>
+#include <string_view>
+
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/model_spec.hpp"
+
+namespace llmsim::spec::hf {
+
+using i64 = std::int64_t;
+
+/// Integer `key` in 1..2^30; ConfigError naming it otherwise.
+int read_positive_int(const JsonView& v, std::string_view key);
+/// Integer `key` in 0..2^30, `fallback` when absent or null.
+int read_non_negative_int(const JsonView& v, std::string_view key, int fallback);
+/// Positive integer `key`, `fallback` when absent or null.
+int positive_or(const JsonView& v, std::string_view key, int fallback);
+/// Integer `key`, or the transformers class default when the config omits it (only where HF writes nested configs
+/// as a diff against those defaults); else required.
+int size_key(const JsonView& v, std::string_view key, int class_default);
+
+/// SigLIP vision tower without its pooling head (Gemma-3).
+i64 siglip_params(const JsonView& vision);
+/// Llama-4's vision tower, pixel-shuffle adapter and multi-modal projector into a text model of `text_hidden`.
+i64 llama4_vision_params(const JsonView& vision, i64 text_hidden);
+/// Pixtral vision tower + Mistral-3's patch merger and projector into a text model of `text_hidden`.
+i64 pixtral_params(const JsonView& wrapper, const JsonView& vision, i64 text_hidden);
+
+/// gpt-oss: attention biases and sinks, MoE with expert and router biases. After the text-model keys are read.
+void read_gpt_oss(const JsonView& v, ModelSpec& m);
+/// Llama-4 text: MoE every interleave_moe_layer_step-th layer with a shared expert, dense layers of
+/// intermediate_size_mlp, chunked local attention on the RoPE layers (planned as a sliding window of the chunk).
+void read_llama4_text(const JsonView& v, ModelSpec& m);
+/// Qwen3-Next: gated DeltaNet layers (per-sequence state) and gated full-attention layers.
+void read_qwen3_next(const JsonView& v, ModelSpec& m);
+/// GLM-4.5 / 4.6 / 4.7 (glm4_moe): dense-first MoE with shared experts, q/k/v bias, optional q/k norm, MTP layers.
+void read_glm4_moe(const JsonView& v, ModelSpec& m);
+/// DeepSeek-V2/V3 (and Kimi-K2): MLA, dense-first MoE with shared experts, MTP modules reported apart.
+void read_deepseek(const JsonView& v, ModelSpec& m);
+/// DeepSeek-V3.2's sparse-attention indexer (index_n_heads, index_head_dim, index_topk).
+void read_deepseek_indexer(const JsonView& v, ModelSpec& m);
+
+}  // namespace llmsim::spec::hf
