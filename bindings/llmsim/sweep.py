@@ -35,9 +35,14 @@ def _frame(flat_rows: Iterable[str], index: Optional[List[int]] = None, sep: str
 
 
 def _tqdm(progress: bool, total: int, desc: str):
+    """A tqdm bar, or None: progress off, or tqdm not installed (it is optional: ``pip install llmsim[progress]``;
+    without it the work runs the same, silently)."""
     if not progress:
         return None
-    from tqdm.auto import tqdm
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
     return tqdm(total=total, desc=desc, unit="scenario")
 
 

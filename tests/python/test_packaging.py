@@ -32,3 +32,24 @@ def test_python_m_llmsim_runs_the_command_line(cli):
     bad = subprocess.run([sys.executable, "-m", "llmsim", "no-such-command"], env=_env(), capture_output=True,
                          text=True, timeout=120)
     assert bad.returncode != 0  # the binary's exit status comes through
+
+
+def test_sweep_and_compare_work_without_tqdm():
+    # tqdm is an optional dependency: hidden, sweep(progress=True) (the default) still runs, with no bar.
+    code = f"""
+import json, sys
+sys.modules["tqdm"] = None  # import tqdm now raises ImportError
+import llmsim
+base = json.loads({json.dumps(SMALL)!r})
+base["workload"]["num_requests"] = 30
+base["workload"]["warmup_requests"] = 3
+frame = llmsim.sweep(base, {{"workload.arrival.rate": [1, 2]}}, jobs=1)
+assert len(frame) == 2 and frame["fits"].all(), frame
+cmp = llmsim.compare(base, gpus=["a100-80gb-sxm"], progress=True, num_requests=30, warmup_requests=3,
+                     replications=1, jobs=1)
+assert len(cmp) == 1
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
