@@ -88,6 +88,7 @@ setup(
     version=project_version(),
     packages=["llmsim"],
     package_dir={"llmsim": "bindings/llmsim"},
+    package_data={"llmsim": ["py.typed", "_core.pyi"]},  # PEP 561: typed package, stubs of the compiled module
     ext_modules=[Extension("llmsim._core", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
     # setuptools' scratch space inside the (git-ignored) build folder, beside a CMake build that may live there.

@@ -53,3 +53,22 @@ print("ok")
     out = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_typing_marker_and_stubs_cover_the_compiled_module():
+    # PEP 561: py.typed beside the package, and _core.pyi naming every area and function the module has.
+    import ast
+    here = Path(llmsim.__file__).resolve().parent
+    assert (here / "py.typed").is_file()
+    tree = ast.parse((here / "_core.pyi").read_text())
+    declared = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            declared[node.name] = {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    for area in llmsim._core.areas:
+        module = getattr(llmsim._core, area)
+        names = {n for n in dir(module) if not n.startswith("_")}
+        assert area in declared, f"_core.pyi lacks the area {area}"
+        assert names <= declared[area], f"_core.pyi lacks {sorted(names - declared[area])} of _core.{area}"
+    for error in ("Error", "ConfigError", "CalibrationDataError", "InternalError"):
+        assert error in declared
