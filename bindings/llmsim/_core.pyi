@@ -76,6 +76,11 @@ class analysis:
                 progress: _Progress = None, prices: Dict[str, float] = ...,
                 purchase_prices: Dict[str, float] = ...) -> Tuple[List[str], str]: ...
     @staticmethod
+    def report(scenario: str, gpus: List[str], quants: List[str], policies: List[str], max_num_seqs: List[int],
+               max_num_batched_tokens: List[int], capacity: Dict[str, Any], rank_by: str, jobs: int,
+               progress: _Progress = None, prices: Dict[str, float] = ..., purchase_prices: Dict[str, float] = ...,
+               source: str = "") -> Tuple[str, str]: ...
+    @staticmethod
     def expand_grid(grid: str, axis_order: List[str] = ...) -> List[Tuple[str, str]]: ...
     @staticmethod
     def sweep(points: List[Tuple[str, str]], capacity: bool, capacity_options: Dict[str, Any], jobs: int,

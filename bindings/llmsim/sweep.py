@@ -246,3 +246,65 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
         frame["pareto"] = [i in pareto for i in range(len(frame))]
     frame.attrs.update({k: v for k, v in result.items() if k not in ("rows",)})
     return frame
+
+
+class Report:
+    """What ``report`` made: ``html`` (the page), ``headline`` (its one-sentence answer, plain text) and ``path`` (the
+    file written, or None). Shown inline in a notebook; ``str()`` is the headline."""
+
+    def __init__(self, html: str, headline: str, path: Optional[str]):
+        self.html, self.headline, self.path = html, headline, path
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __str__(self) -> str:
+        return self.headline
+
+    def __repr__(self) -> str:
+        return f"<llmsim.Report {self.headline!r}" + (f" -> {self.path}>" if self.path else ">")
+
+
+def report(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Optional[Sequence[str]] = None, *,
+           out: Optional[Union[str, os.PathLike]] = None, policies: Sequence[str] = (),
+           max_num_seqs: Sequence[int] = (), max_num_batched_tokens: Sequence[int] = (),
+           rank_by: str = "monthly_cost", prices: Optional[Mapping[str, float]] = None,
+           purchase_prices: Optional[Mapping[str, float]] = None, jobs: Optional[int] = None,
+           progress: bool = False, **capacity_options: Any) -> Report:
+    """``llmsim report``: the comparison ``compare`` makes (same arguments) as one self-contained HTML page — the
+    headline answer, the options table, the winner and why the others lost, cost at the user's load and at capacity,
+    latency against load, cost against capacity, the assumptions. The page is built by the same C++ as the CLI's
+    (examples/cli/report), so the same scenario and options give the same page. ``out``: the file to write
+    (``"report.html"``); the page is returned either way, as a ``Report`` (``.html``, ``.headline``, ``.path``).
+    Keywords with ``__`` are scenario fields (``cost__target_qps=20`` is ``--target-qps 20``); other keywords are
+    capacity options (num_requests, warmup_requests, replications, rel_tol, ...)."""
+    over, capacity_options = split_overrides(capacity_options)
+    source = os.fspath(scenario) if isinstance(scenario, (str, os.PathLike)) else ""
+    bar = _tqdm(progress, 0, "report")
+    def update(done: int, total: int) -> None:  # compare's options, then the latency runs: restarts at 0
+        if done < bar.n or total != bar.total:
+            bar.reset(total=total)
+        bar.update(done - bar.n)
+    try:
+        html, headline = _area("analysis").report(
+            to_text(scenario, over), _strings(gpus), _strings(quants), _strings(policies),
+            [int(x) for x in max_num_seqs], [int(x) for x in max_num_batched_tokens], capacity_options,
+            rank_by, int(jobs or os.cpu_count() or 1), update if bar is not None else None,
+            {str(k): float(v) for k, v in (prices or {}).items()},
+            {str(k): float(v) for k, v in (purchase_prices or {}).items()}, source)
+    finally:
+        if bar is not None:
+            bar.close()
+    path = None
+    if out is not None:
+        path = os.fspath(out)
+        tmp = f"{path}.tmp{os.getpid()}"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(html)
+            os.replace(tmp, path)  # never a half-written page under the name
+        except BaseException:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise
+    return Report(html, headline, path)

@@ -27,6 +27,7 @@ CALLS = {
     "simulate": lambda s, **o: llmsim.simulate(s, **o).scenario["hardware"]["gpu"],
     "capacity": lambda s, **o: llmsim.capacity(s, **FAST, **o)["gpu"],
     "compare": lambda s, **o: llmsim.compare(s, gpus=["a100-80gb-sxm"], jobs=1, **FAST, **o).attrs,
+    "report": lambda s, **o: llmsim.report(s, gpus=["a100-80gb-sxm"], jobs=1, **FAST, **o).html,
     "sweep": lambda s, **o: llmsim.sweep(s, {"workload.arrival.rate": [1.0]}, jobs=1, progress=False, **o)["gpu"][0],
     "sweep_list": lambda s, **o: llmsim.sweep([s], jobs=1, progress=False, **o)["gpu"][0],
     "search": lambda s, **o: llmsim.search(s, 1.0, axes={"quant.weights": ["fp16"]}, jobs=1,
@@ -50,8 +51,9 @@ def test_hardware__gpu_moves_the_run(name, s):
     assert _gpu_id(CALLS[name](s, hardware__gpu=H100)) == H100
 
 
-def test_compare_search_and_step_take_overrides(s):
+def test_compare_report_search_and_step_take_overrides(s):
     assert CALLS["compare"](s, cost__target_qps=1.25)["target_qps"] == 1.25
+    assert "h100" not in CALLS["report"](s).lower()
     searched = CALLS["search"](s, cost__target_qps=1.0)  # the front's names the searched GPU(s)
     assert searched["target_qps"] == 1.0
     fast = CALLS["step"](s, hardware__gpu=H100)["time_ms"]
