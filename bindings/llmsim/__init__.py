@@ -16,12 +16,12 @@ from .check import check
 from .calibrate import Calibration, calibrate, predict_runs
 from . import catalog
 from .catalog import load_gpu_spec, load_hf_config
-from .sweep import capacity, compare, expand_grid, sweep
+from .sweep import Report, capacity, compare, expand_grid, report, sweep
 from .search import search
 from .throughput import throughput
 from . import plot
 
 __all__ = ["ConfigError", "CalibrationDataError", "Result", "frame", "memory", "step", "simulate", "throughput", "capacity",
-           "compare", "sweep", "search", "expand_grid", "scenario", "resolve", "catalog", "load_gpu_spec",
+           "compare", "report", "Report", "sweep", "search", "expand_grid", "scenario", "resolve", "catalog", "load_gpu_spec",
            "load_hf_config", "plot", "check", "calibrate", "predict_runs", "Calibration"]
 __version__ = "0.1.0"

@@ -77,11 +77,25 @@ def to_text(scenario: Scenario, overrides: Mapping[str, Any] | None = None) -> s
     return _core.analysis.apply_overrides(text, json.dumps(pairs, allow_nan=False))
 
 
+def dotted(overrides: Mapping[str, Any]) -> dict:
+    """Keyword overrides as dotted scenario paths: ``hardware__gpu="l4-24gb"`` is ``hardware.gpu``. Every function
+    that takes a scenario takes them (simulate, capacity, compare, report, sweep, search, throughput, check, memory,
+    step); libsim applies them (``to_text``), so a misspelt path is a ValueError naming it."""
+    return {str(k).replace("__", "."): v for k, v in overrides.items()}
+
+
+def split_overrides(kwargs: Mapping[str, Any]) -> "tuple[dict, dict]":
+    """``(dotted overrides, the rest)``: for functions whose other keyword arguments are options (compare's and
+    sweep's capacity options), a name with ``__`` is a scenario path, any other name an option."""
+    return (dotted({k: v for k, v in kwargs.items() if "__" in k}),
+            {k: v for k, v in kwargs.items() if "__" not in k})
+
+
 def normalize(scenario: Scenario, **overrides: Any) -> dict:
     """The scenario as the simulator sees it: every default filled, unknown keys rejected (ValueError)."""
-    return json.loads(_core.spec.normalize_scenario(to_text(scenario, overrides)))
+    return json.loads(_core.spec.normalize_scenario(to_text(scenario, dotted(overrides))))
 
 
 def resolve(scenario: Scenario, **overrides: Any) -> dict:
     """The scenario with its model, GPU and price looked up and every cross-field rule checked."""
-    return json.loads(_core.spec.resolve(to_text(scenario, overrides)))
+    return json.loads(_core.spec.resolve(to_text(scenario, dotted(overrides))))

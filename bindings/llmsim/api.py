@@ -8,7 +8,7 @@ import pandas as pd
 
 from . import _core
 from ._frames import fleet_hours_frame, records_frame, rows_frame
-from ._scenario import Scenario, normalize, to_text
+from ._scenario import Scenario, dotted, normalize, to_text
 
 
 def _area(name: str):
@@ -33,31 +33,34 @@ def _overrides(model=None, gpu=None, quant=None, kv_dtype=None, tp=None, pp=None
 def memory(scenario: Optional[Scenario] = None, *, model: Optional[str] = None, gpu: Optional[str] = None,
            quant: Optional[str] = None, kv_dtype: Optional[str] = None, tp: Optional[int] = None,
            pp: Optional[int] = None, num_gpus: Optional[int] = None, max_model_len: Optional[Union[int, str]] = None,
-           gpu_memory_utilization: Optional[float] = None, max_num_batched_tokens: Optional[int] = None) -> dict:
+           gpu_memory_utilization: Optional[float] = None, max_num_batched_tokens: Optional[int] = None,
+           **overrides: Any) -> dict:
     """Does the model fit, and how much KV cache is left per GPU? (``llmsim memory --json`` fields.)
 
     Keyword arguments override the scenario (defaults: the scenario format's defaults). ``num_gpus`` without
     ``tp`` means tensor parallel over all of them. ``max_model_len`` unset, ``"auto"`` or -1 is vLLM's auto (the
     model's context if it fits, else the largest that does: ``max_model_len_note`` says which); a number is
-    vLLM's strict check. Bad input raises ValueError naming the field.
+    vLLM's strict check. Other scenario fields: ``engine__block_size=32`` style (``__`` for ``.``). Bad input raises
+    ValueError naming the field.
     """
     if num_gpus is not None:  # libsim's rule: tp = num_gpus / pp unless tp is given, then they must agree
         tp, pp = _core.spec.split_for_count(int(num_gpus), None if tp is None else int(tp), int(pp or 1))
     text = to_text(scenario or {}, _overrides(model, gpu, quant, kv_dtype, tp, pp, max_model_len, **{
         "engine.gpu_memory_utilization": gpu_memory_utilization,
-        "engine.max_num_batched_tokens": max_num_batched_tokens}))
+        "engine.max_num_batched_tokens": max_num_batched_tokens}, **dotted(overrides)))
     return json.loads(_area("memory").plan(text))
 
 
 def step(scenario: Optional[Scenario] = None, *, prefill_tokens: int = 0, prefill_context: int = 0,
          decode_seqs: int = 0, context: int = 0, model: Optional[str] = None, gpu: Optional[str] = None,
          quant: Optional[str] = None, kv_dtype: Optional[str] = None, tp: Optional[int] = None,
-         pp: Optional[int] = None, gpu_profile: Optional[Any] = None) -> dict:
+         pp: Optional[int] = None, gpu_profile: Optional[Any] = None, **overrides: Any) -> dict:
     """Time of one engine iteration with its per-op roofline breakdown (``llmsim step --json`` fields:
     time_ms, bound, ops, tokens_per_s). One prefill chunk of ``prefill_tokens`` after ``prefill_context``
-    cached tokens, plus ``decode_seqs`` sequences decoding at ``context`` tokens each."""
+    cached tokens, plus ``decode_seqs`` sequences decoding at ``context`` tokens each. Other scenario fields:
+    ``engine__attention_backend=...`` style (``__`` for ``.``)."""
     text = to_text(scenario or {}, _overrides(model, gpu, quant, kv_dtype, tp, pp, **{
-        "hardware.gpu_profile": gpu_profile}))
+        "hardware.gpu_profile": gpu_profile}, **dotted(overrides)))
     return json.loads(_area("step").step(text, int(prefill_tokens), int(prefill_context), int(decode_seqs),
                                          int(context)))
 
@@ -127,15 +130,17 @@ def frame(rows: Any, sep: str = ".") -> pd.DataFrame:
 
 def simulate(scenario: Scenario, *, record_requests: bool = False, record_iterations: bool = False,
              seed: Optional[int] = None, rate: Optional[float] = None, num_requests: Optional[int] = None,
-             gpu: Optional[str] = None, quant: Optional[str] = None, time_series: Any = None) -> Result:
+             gpu: Optional[str] = None, quant: Optional[str] = None, time_series: Any = None,
+             **overrides: Any) -> Result:
     """Runs one scenario (dict or JSON file) and returns a Result; same scenario and seed give the same
     numbers as ``llmsim simulate --json``. Keyword overrides mirror the CLI flags (``rate`` rescales the
     offered load as ``--rate`` does: open-loop rates keep their class mix, a closed loop gets that concurrency).
     ``time_series`` (``--time-series``): a window width in seconds, or True for automatic windows; the result's
-    ``time_series`` frame then has one row per window. The GIL is released while the simulation runs, so
-    threads run simulations in parallel."""
+    ``time_series`` frame then has one row per window. Any other scenario field is a keyword with ``__`` for ``.``
+    (``hardware__gpu="2xl4-24gb"``, ``engine__max_num_seqs=64``), as in every llmsim function. The GIL is released
+    while the simulation runs, so threads run simulations in parallel."""
     over = {"workload.seed": seed, "workload.num_requests": num_requests, "quant.weights": quant,
-            "hardware.gpu": gpu}
+            "hardware.gpu": gpu, **dotted(overrides)}
     text = to_text(scenario, over)
     window = -1.0 if time_series is None or time_series is False else 0.0 if time_series is True else float(time_series)
     if time_series is not None and time_series is not False and time_series is not True and not window >= 0:

@@ -17,7 +17,7 @@ from typing import Any, Mapping, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ._scenario import Scenario, to_text
+from ._scenario import Scenario, dotted, to_text
 from .api import _area
 
 VllmResult = Union[str, os.PathLike, Mapping[str, Any]]
@@ -25,7 +25,7 @@ VllmResult = Union[str, os.PathLike, Mapping[str, Any]]
 
 def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_args: Optional[str] = None,
           model: Optional[str] = None, gpu: Optional[str] = None,
-          engine_version: Optional[str] = None) -> pd.DataFrame:
+          engine_version: Optional[str] = None, **overrides: Any) -> pd.DataFrame:
     """One row per number the vLLM result reports: ``key`` (vLLM's name), ``measured``, ``predicted``,
     ``rel_error`` ((predicted − measured) / measured) and ``note``; NaN where llmsim cannot state a number.
 
@@ -34,7 +34,8 @@ def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_
     ``vllm_args`` is the server's command line; ``model`` a catalogue id or config.json overriding the file's
     ``model_id``. ``engine_version`` is the measured release (``"0.5.4"``, or ``"sglang==0.4.9"``): llmsim then
     prices that release's kernels and scheduler (docs/cost-model.md "Runtimes by version"). ``df.attrs`` holds ``notes`` (assumptions, what is not comparable), ``scenario`` (what was
-    simulated), ``fits``, ``reason`` and ``source``. Bad input raises ValueError naming the file and field.
+    simulated), ``fits``, ``reason`` and ``source``. Other scenario fields: ``hardware__gpu=`` style keywords
+    (``__`` for ``.``), applied to ``scenario``. Bad input raises ValueError naming the file and field.
     """
     if isinstance(vllm_result, Mapping):
         text, source = json.dumps(dict(vllm_result)), "vllm_result"
@@ -45,7 +46,7 @@ def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_
         text, source = path.read_text(), str(vllm_result)
     else:
         raise ValueError(f"vllm_result: expected a file path or a dict, got {type(vllm_result).__name__}")
-    out = json.loads(_area("analysis").check_vllm(text, source, to_text(scenario or {}), vllm_args or "",
+    out = json.loads(_area("analysis").check_vllm(text, source, to_text(scenario or {}, dotted(overrides)), vllm_args or "",
                                                   model or "", gpu or "", engine_version or ""))
     rows = [{"key": r["key"], "measured": float(r["measured"]),
              "predicted": np.nan if r["predicted"] is None else float(r["predicted"]),

@@ -13,7 +13,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
 
-from ._scenario import Scenario, plain, to_text
+from ._scenario import Scenario, dotted, plain, to_text
 from .api import _area
 
 
@@ -88,7 +88,7 @@ def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = N
            axes: Optional[Any] = None, gpus: Optional[Sequence[str]] = None, client: Any = None,
            jobs: Optional[int] = None, wave: int = 32, front_cost_ratio: float = 2.0,
            screen: Optional[Mapping[str, Any]] = None, final_check: Optional[Mapping[str, Any]] = None,
-           chunk_size: Optional[int] = None, raw: bool = False):
+           chunk_size: Optional[int] = None, raw: bool = False, **overrides: Any):
     """The Pareto front (monthly cost vs P95 TTFT vs P95 TPOT at ``target_qps``) of the deployments that meet the
     scenario's SLO with bills within ``front_cost_ratio`` of the cheapest, as a DataFrame: one row per front member (``name``, the axis values, ``replicas``,
     ``num_gpus``, ``monthly_cost``, ``capacity_qps_per_replica``, ``ttft_p95_ms``, ``tpot_p95_ms``,
@@ -102,9 +102,10 @@ def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = N
     of the hardware.gpu axis. ``budget``: monthly bill cap. ``screen`` / ``final_check``: capacity options
     (num_requests, warmup_requests, replications, rel_tol) of the first pass and of the front's re-check.
     ``jobs``: local threads (default: all cores); ``client``: a ``distributed.Client`` — the result is identical.
-    ``raw=True`` returns the result JSON as a dict. Bad input raises ValueError naming the field."""
+    ``raw=True`` returns the result JSON as a dict. Other scenario fields: ``workload__arrival__rate=`` style
+    keywords (``__`` for ``.``). Bad input raises ValueError naming the field."""
     core = _area("search")
-    text = to_text(scenario)
+    text = to_text(scenario, dotted(overrides))
     jobs = int(jobs or os.cpu_count() or 1)
     options = _options(target_qps, budget, axes, gpus, jobs if client is None else 1, wave, front_cost_ratio,
                        screen, final_check)

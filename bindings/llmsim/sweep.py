@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import _core
 from ._frames import check_sep, named, typed
-from ._scenario import Scenario, load, plain, to_text
+from ._scenario import Scenario, dotted, load, plain, split_overrides, to_text
 from .api import _area
 
 Grid = Union[Mapping[str, Sequence[Any]], Sequence[Union[Scenario, Mapping[str, Any]]]]
@@ -35,9 +35,14 @@ def _frame(flat_rows: Iterable[str], index: Optional[List[int]] = None, sep: str
 
 
 def _tqdm(progress: bool, total: int, desc: str):
+    """A tqdm bar, or None: progress off, or tqdm not installed (it is optional: ``pip install llmsim[progress]``;
+    without it the work runs the same, silently)."""
     if not progress:
         return None
-    from tqdm.auto import tqdm
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
     return tqdm(total=total, desc=desc, unit="scenario")
 
 
@@ -105,6 +110,9 @@ def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Gr
     num_requests, replications, rel_tol, ...). ``jobs``: local threads (default: all cores; fewer, with a
     RuntimeWarning, when the system refuses to start that many). ``client``: a ``distributed.Client``.
 
+    Keywords with ``__`` are scenario fields (``hardware__gpu="l4-24gb"``, ``__`` for ``.``) set on the base, or on
+    each whole scenario of a list, before the grid's own values.
+
     Ctrl-C (a notebook's "interrupt kernel") stops the sweep within a simulation's few thousand events and
     raises KeyboardInterrupt with ``.partial``: the rows that had finished, as a frame indexed by grid point."""
     check_sep(sep)
@@ -115,6 +123,14 @@ def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Gr
             raise ValueError("sweep: give a base scenario and a grid ({path: [values]} or a list of overrides), or "
                              "a list of scenarios: sweep([scenario, ...])")
         base, grid = None, base
+    over, capacity_options = split_overrides(capacity_options)
+    if over:
+        whole = not isinstance(grid, Mapping) and (
+            base is None or not all(isinstance(item, Mapping) for item in grid))
+        if whole:  # a list of whole scenarios: each gets the overrides
+            grid = [json.loads(to_text(item, over)) for item in grid]
+        else:
+            base = json.loads(to_text(base if base is not None else {}, over))
     analysis = _area("analysis")
     points = expand_grid(base, grid)
     bar = _tqdm(progress, len(points), "sweep")
@@ -175,10 +191,14 @@ def capacity(scenario: Scenario, *, num_requests: Optional[int] = None, warmup_r
     opts = {k: v for k, v in dict(num_requests=num_requests, warmup_requests=warmup_requests,
                                   replications=replications, rel_tol=rel_tol, max_evaluations=max_evaluations,
                                   max_rate=max_rate).items() if v is not None}
-    text = to_text(scenario, {k.replace("__", "."): v for k, v in overrides.items()})
+    text = to_text(scenario, dotted(overrides))
     if frame:
         return _frame([_area("analysis").capacity(text, opts, True)], sep=sep)
     return json.loads(_area("analysis").capacity(text, opts))
+
+
+def _strings(v) -> List[str]:
+    return [v] if isinstance(v, str) else [str(x) for x in (v or [])]
 
 
 def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Optional[Sequence[str]] = None, *,
@@ -197,17 +217,17 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
     card, overriding the catalogue. ``frame.attrs`` holds ``target_qps``, ``sized_at`` (a daily profile's peak
     window), ``rank_by``, the winner's label and ``tie_note`` (how a tie was broken, "" without one), ``within_model_error`` (row positions whose value lies within
     the model's typical error of the winner's) and ``model_error_note`` (that, in words). Numbers are float64 with NaN where an option has none; ``sep="_"`` gives
-    query-friendly column names as in ``sweep``."""
+    query-friendly column names as in ``sweep``. Keywords with ``__`` are scenario fields (``cost__target_qps=20``,
+    ``__`` for ``.``); other keywords are capacity options (num_requests, replications, rel_tol, ...)."""
     check_sep(sep)
-    def strings(v):
-        return [v] if isinstance(v, str) else list(v or [])
+    over, capacity_options = split_overrides(capacity_options)
     bar = _tqdm(progress, 0, "compare")
     def update(done: int, total: int) -> None:
         bar.total = total
         bar.update(done - bar.n)
     try:
         flat, result_text = _area("analysis").compare(
-            to_text(scenario), strings(gpus), strings(quants), strings(policies),
+            to_text(scenario, over), _strings(gpus), _strings(quants), _strings(policies),
             [int(x) for x in max_num_seqs], [int(x) for x in max_num_batched_tokens], capacity_options,
             rank_by, int(jobs or os.cpu_count() or 1), update if bar is not None else None,
             {str(k): float(v) for k, v in (prices or {}).items()},
@@ -226,3 +246,65 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
         frame["pareto"] = [i in pareto for i in range(len(frame))]
     frame.attrs.update({k: v for k, v in result.items() if k not in ("rows",)})
     return frame
+
+
+class Report:
+    """What ``report`` made: ``html`` (the page), ``headline`` (its one-sentence answer, plain text) and ``path`` (the
+    file written, or None). Shown inline in a notebook; ``str()`` is the headline."""
+
+    def __init__(self, html: str, headline: str, path: Optional[str]):
+        self.html, self.headline, self.path = html, headline, path
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __str__(self) -> str:
+        return self.headline
+
+    def __repr__(self) -> str:
+        return f"<llmsim.Report {self.headline!r}" + (f" -> {self.path}>" if self.path else ">")
+
+
+def report(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Optional[Sequence[str]] = None, *,
+           out: Optional[Union[str, os.PathLike]] = None, policies: Sequence[str] = (),
+           max_num_seqs: Sequence[int] = (), max_num_batched_tokens: Sequence[int] = (),
+           rank_by: str = "monthly_cost", prices: Optional[Mapping[str, float]] = None,
+           purchase_prices: Optional[Mapping[str, float]] = None, jobs: Optional[int] = None,
+           progress: bool = False, **capacity_options: Any) -> Report:
+    """``llmsim report``: the comparison ``compare`` makes (same arguments) as one self-contained HTML page — the
+    headline answer, the options table, the winner and why the others lost, cost at the user's load and at capacity,
+    latency against load, cost against capacity, the assumptions. The page is built by the same C++ as the CLI's
+    (examples/cli/report), so the same scenario and options give the same page. ``out``: the file to write
+    (``"report.html"``); the page is returned either way, as a ``Report`` (``.html``, ``.headline``, ``.path``).
+    Keywords with ``__`` are scenario fields (``cost__target_qps=20`` is ``--target-qps 20``); other keywords are
+    capacity options (num_requests, warmup_requests, replications, rel_tol, ...)."""
+    over, capacity_options = split_overrides(capacity_options)
+    source = os.fspath(scenario) if isinstance(scenario, (str, os.PathLike)) else ""
+    bar = _tqdm(progress, 0, "report")
+    def update(done: int, total: int) -> None:  # compare's options, then the latency runs: restarts at 0
+        if done < bar.n or total != bar.total:
+            bar.reset(total=total)
+        bar.update(done - bar.n)
+    try:
+        html, headline = _area("analysis").report(
+            to_text(scenario, over), _strings(gpus), _strings(quants), _strings(policies),
+            [int(x) for x in max_num_seqs], [int(x) for x in max_num_batched_tokens], capacity_options,
+            rank_by, int(jobs or os.cpu_count() or 1), update if bar is not None else None,
+            {str(k): float(v) for k, v in (prices or {}).items()},
+            {str(k): float(v) for k, v in (purchase_prices or {}).items()}, source)
+    finally:
+        if bar is not None:
+            bar.close()
+    path = None
+    if out is not None:
+        path = os.fspath(out)
+        tmp = f"{path}.tmp{os.getpid()}"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(html)
+            os.replace(tmp, path)  # never a half-written page under the name
+        except BaseException:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise
+    return Report(html, headline, path)

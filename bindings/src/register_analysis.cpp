@@ -20,6 +20,8 @@
 #include "llmsim/analysis/vllm_check.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "records.hpp"
+#include "report/load_curves.hpp"
+#include "report/report_page.hpp"
 
 namespace llmsim::python {
 
@@ -69,6 +71,28 @@ analysis::Progress progress_of(const py::object& callback) {
       e.discard_as_unraisable("llmsim progress callback");
     }
   };
+}
+
+// The comparison Python's compare() and report() ask for (the CLI's compare_options reads the same from flags).
+analysis::CompareOptions compare_options(const std::vector<std::string>& gpus, const std::vector<std::string>& quants,
+                                         const std::vector<std::string>& policies,
+                                         const std::vector<int>& max_num_seqs,
+                                         const std::vector<int>& max_num_batched_tokens, const py::dict& capacity,
+                                         const std::string& rank_by, int jobs,
+                                         const std::map<std::string, double>& prices,
+                                         const std::map<std::string, double>& purchase_prices) {
+  analysis::CompareOptions opt;
+  opt.prices = prices;
+  opt.purchase_prices = purchase_prices;
+  opt.gpus = gpus;
+  opt.quants = quants;
+  opt.policies = policies;
+  opt.max_num_seqs = max_num_seqs;
+  opt.max_num_batched_tokens = max_num_batched_tokens;
+  opt.capacity = capacity_options(capacity);
+  opt.rank_by = analysis::parse_rank_by(rank_by, "rank_by");
+  opt.jobs = jobs;
+  return opt;
 }
 
 }  // namespace
@@ -148,17 +172,8 @@ void register_analysis(py::module_& m) {
                       const std::vector<int>& max_num_seqs, const std::vector<int>& max_num_batched_tokens,
                       const py::dict& capacity, const std::string& rank_by, int jobs, const py::object& progress,
                       const std::map<std::string, double>& prices, const std::map<std::string, double>& purchase_prices) {
-    analysis::CompareOptions opt;
-    opt.prices = prices;
-    opt.purchase_prices = purchase_prices;
-    opt.gpus = gpus;
-    opt.quants = quants;
-    opt.policies = policies;
-    opt.max_num_seqs = max_num_seqs;
-    opt.max_num_batched_tokens = max_num_batched_tokens;
-    opt.capacity = capacity_options(capacity);
-    opt.rank_by = analysis::parse_rank_by(rank_by, "rank_by");
-    opt.jobs = jobs;
+    analysis::CompareOptions opt = compare_options(gpus, quants, policies, max_num_seqs, max_num_batched_tokens,
+                                                   capacity, rank_by, jobs, prices, purchase_prices);
     std::atomic<bool> cancel{false};
     opt.capacity.cancel = &cancel;  // each option's capacity search stops within one simulation
     auto report = progress_of(progress);
@@ -176,6 +191,37 @@ void register_analysis(py::module_& m) {
      py::arg("purchase_prices") = std::map<std::string, double>{},
      "(flattened rows, compare JSON text); capacity search per option on `jobs` threads, GIL released, Ctrl-C "
      "stops it.");
+
+  m.def("report", [](const std::string& text, const std::vector<std::string>& gpus,
+                     const std::vector<std::string>& quants, const std::vector<std::string>& policies,
+                     const std::vector<int>& max_num_seqs, const std::vector<int>& max_num_batched_tokens,
+                     const py::dict& capacity, const std::string& rank_by, int jobs, const py::object& progress,
+                     const std::map<std::string, double>& prices, const std::map<std::string, double>& purchase_prices,
+                     const std::string& source) {
+    // `llmsim report`'s steps and page (examples/cli/report, the library llmsim_report): the comparison, each
+    // option's latency against load, then the HTML document and its one-sentence answer.
+    analysis::CompareOptions opt = compare_options(gpus, quants, policies, max_num_seqs, max_num_batched_tokens,
+                                                   capacity, rank_by, jobs, prices, purchase_prices);
+    std::atomic<bool> cancel{false};
+    opt.capacity.cancel = &cancel;
+    auto report = progress_of(progress);
+    Warnings warnings;
+    const auto [html, headline] = run_interruptible(cancel, warnings, [&] {
+      Json doc = parse_text(text, "scenario");
+      const spec::Scenario base = spec::scenario_from_json(JsonView(doc, ""));
+      const analysis::CompareResult result = analysis::compare(base, opt, report);
+      const auto curves = cli::report::load_curves(base, result, opt, &cancel, report);
+      const cli::report::ReportInput input{base, result, curves, opt, source};
+      return std::pair<std::string, std::string>(cli::report::render_report(input), cli::report::headline(input));
+    });
+    return py::make_tuple(html, headline);
+  }, py::arg("scenario"), py::arg("gpus"), py::arg("quants"), py::arg("policies"), py::arg("max_num_seqs"),
+     py::arg("max_num_batched_tokens"), py::arg("capacity"), py::arg("rank_by"), py::arg("jobs"),
+     py::arg("progress") = py::none(), py::arg("prices") = std::map<std::string, double>{},
+     py::arg("purchase_prices") = std::map<std::string, double>{}, py::arg("source") = "",
+     "(HTML page, headline) of `llmsim report` for the comparison: compare, then each option's latency against "
+     "load, on `jobs` threads with the GIL released; Ctrl-C stops it. progress(done, total) restarts at 0 for the "
+     "latency phase.");
 
   m.def("expand_grid", [](const std::string& grid_text, const std::vector<std::string>& axis_order) {
     // The CLI's grid rules (cartesian order, overlapping axes refused, per-card repricing) for Python's grids.

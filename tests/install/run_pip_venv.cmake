@@ -2,7 +2,8 @@
 #   cmake -DSOURCE_DIR=<repo> -DBUILD_DIR=<llmsim build> -DWORK_DIR=<scratch> -DPYTHON=<interpreter>
 #         -DVERSION=<project version> -P run_pip_venv.cmake
 # `python3 -m venv --system-site-packages` + `pip install --no-build-isolation --no-index .` (offline), then
-# llmsim imports from the venv, outside the source and build trees, and simulates. The build reuses BUILD_DIR
+# llmsim imports from the venv, outside the source and build trees, and simulates; the venv's `llmsim` console
+# command and `python -m llmsim` run the bundled command line. The build reuses BUILD_DIR
 # (setup.py's documented LLMSIM_CMAKE_BUILD_DIR) so this takes seconds; the default, a fresh CMake build of
 # the module, is `make check-install` (minutes).
 cmake_minimum_required(VERSION 3.20)
@@ -46,3 +47,14 @@ assert r.summary['fits'] and r.summary['completed_requests'] == 180, r.summary
 print(llmsim.__file__, meta, r.summary['completed_requests'])
 " ${venv} ${VERSION})
 message(STATUS "imported from the venv: ${out}")
+
+# The command line pip installed: the console command and `python -m llmsim` run the bundled binary.
+run(${CMAKE_COMMAND} -E env --unset=PYTHONPATH --unset=LLMSIM_CLI ${venv}/bin/llmsim --help)
+if(NOT out MATCHES "catalog" OR NOT out MATCHES "simulate")
+  message(FATAL_ERROR "venv/bin/llmsim --help does not list the commands:\n${out}")
+endif()
+run(${CMAKE_COMMAND} -E env --unset=PYTHONPATH --unset=LLMSIM_CLI ${venv}/bin/python -m llmsim catalog gpus)
+if(NOT out MATCHES "a100-80gb-sxm")
+  message(FATAL_ERROR "venv/bin/python -m llmsim catalog gpus does not list the catalogue's cards:\n${out}")
+endif()
+message(STATUS "venv: llmsim --help and python -m llmsim catalog gpus ok")

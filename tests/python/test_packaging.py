@@ -1,0 +1,74 @@
+"""The package as Python users expect it: `python -m llmsim` runs the command line, tqdm is optional, the typing
+marker and stubs ship with it (issue 30)."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import llmsim
+from conftest import SMALL
+
+
+def _env(**extra):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(llmsim.__file__).resolve().parent.parent)]
+                                        + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env.update(extra)
+    return env
+
+
+def test_python_m_llmsim_runs_the_command_line(cli):
+    # The build tree's package finds the binary CMake put beside it (llmsim/_bin/llmsim) or LLMSIM_CLI.
+    out = subprocess.run([sys.executable, "-m", "llmsim", "catalog", "gpus"], env=_env(), capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "a100-80gb-sxm" in out.stdout
+    help_ = subprocess.run([sys.executable, "-m", "llmsim", "--help"], env=_env(), capture_output=True, text=True,
+                           timeout=120)
+    assert help_.returncode == 0 and "simulate" in help_.stdout, help_.stderr
+    bad = subprocess.run([sys.executable, "-m", "llmsim", "no-such-command"], env=_env(), capture_output=True,
+                         text=True, timeout=120)
+    assert bad.returncode != 0  # the binary's exit status comes through
+
+
+def test_sweep_and_compare_work_without_tqdm():
+    # tqdm is an optional dependency: hidden, sweep(progress=True) (the default) still runs, with no bar.
+    code = f"""
+import json, sys
+sys.modules["tqdm"] = None  # import tqdm now raises ImportError
+import llmsim
+base = json.loads({json.dumps(SMALL)!r})
+base["workload"]["num_requests"] = 30
+base["workload"]["warmup_requests"] = 3
+frame = llmsim.sweep(base, {{"workload.arrival.rate": [1, 2]}}, jobs=1)
+assert len(frame) == 2 and frame["fits"].all(), frame
+cmp = llmsim.compare(base, gpus=["a100-80gb-sxm"], progress=True, num_requests=30, warmup_requests=3,
+                     replications=1, jobs=1)
+assert len(cmp) == 1
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_typing_marker_and_stubs_cover_the_compiled_module():
+    # PEP 561: py.typed beside the package, and _core.pyi naming every area and function the module has.
+    import ast
+    here = Path(llmsim.__file__).resolve().parent
+    assert (here / "py.typed").is_file()
+    tree = ast.parse((here / "_core.pyi").read_text())
+    declared = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            declared[node.name] = {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    for area in llmsim._core.areas:
+        module = getattr(llmsim._core, area)
+        names = {n for n in dir(module) if not n.startswith("_")}
+        assert area in declared, f"_core.pyi lacks the area {area}"
+        assert names <= declared[area], f"_core.pyi lacks {sorted(names - declared[area])} of _core.{area}"
+    for error in ("Error", "ConfigError", "CalibrationDataError", "InternalError"):
+        assert error in declared
