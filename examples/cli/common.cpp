@@ -170,12 +170,8 @@ Json load_scenario(const po::variables_map& vm) {
 void apply_sets(analysis::Grid& grid, const po::variables_map& vm) {
   if (!vm.count("set")) return;
   std::vector<std::pair<std::string, Json>> sets;
-  for (const auto& text : vm["set"].as<std::vector<std::string>>()) {
-    auto set = parse_set(text);
-    for (const auto& axis : grid.label_paths)
-      if (axis == set.first) throw ConfigError("--set", "'" + set.first + "' is an axis of this grid; change it in the grid");
-    sets.push_back(std::move(set));
-  }
+  for (const auto& text : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_set(text));
+  analysis::refuse_sets_on_axes(grid, sets, "--set");
   for (std::size_t i = 0; i < grid.points.size(); ++i) {
     Json doc = spec::to_json(grid.points[i].scenario);
     for (const auto& [path, value] : sets) spec::set_json_path(doc, path, value);

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <regex>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "cli_util.hpp"
 #include "llmsim/core/json_view.hpp"
@@ -98,6 +100,29 @@ TEST_CASE("--set PATH=VALUE edits the scenario as editing the file would, on eve
   r = run("sweep " + grid_file() + " --set workload.arrival.rate=3");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("'workload.arrival.rate' is an axis of this grid"));
+  // The class: a --set on a section holding an axis, on a field inside one, or by a vLLM name for an axis's field
+  // would run every row at one value under labels saying otherwise (rows "rate 1" and "rate 2" both ran at 9).
+  temp_file("args-scenario.json", kScenario);
+  const std::string section_grid =
+      "'" + temp_file("args-grid-section.json",
+                      R"({"base": "args-scenario.json", "grid": {"workload.arrival": [{"process": "poisson", "rate": 1},
+                          {"process": "poisson", "rate": 2}], "engine.max_num_seqs": [8, 16]}})")
+                .string() + "'";
+  for (const auto& [grid, set, names] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {grid_file(), R"('workload.arrival={"process": "poisson", "rate": 9}')", "'workload.arrival' holds 'workload.arrival.rate'"},
+           {grid_file(), "workload={}", "'workload' holds 'workload.arrival.rate'"},
+           {section_grid, "workload.arrival.rate=9", "'workload.arrival.rate' is a field of 'workload.arrival'"},
+           {section_grid, "max_num_seqs=4", "grid axis 'engine.max_num_seqs' (both set 'engine.max_num_seqs')"},
+           {section_grid, "engine.max_num_seqs=4", "'engine.max_num_seqs' is an axis of this grid"}}) {
+    r = run("sweep " + grid + " --set " + set);
+    INFO(set);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains(names) && Catch::Contains("change the axis's values in the grid"));
+  }
+  // A sibling of an axis is no override of it.
+  CHECK(json_of("sweep " + grid_file() + " --set workload.arrival.process=poisson --set workload.num_requests=60 --json")
+            .size() == 2);
 
   r = run("simulate " + sc + " --set workload.arival.rate=3");
   CHECK(r.code == 2);

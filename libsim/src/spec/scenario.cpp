@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/overloaded.hpp"
@@ -320,8 +321,9 @@ Json to_json(const Scenario& s) {
   return j;
 }
 
-void set_json_path(Json& scenario, const std::string& dotted_path, const Json& value) {
-  if (!scenario.is_object()) throw ConfigError("scenario", "expected a JSON object");
+namespace {
+
+std::vector<std::string> split_path(const std::string& dotted_path) {
   std::vector<std::string> parts;
   std::size_t start = 0;
   while (true) {
@@ -333,32 +335,61 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
   for (const auto& p : parts) {
     if (p.empty()) throw ConfigError(dotted_path, "not a field path (empty component)");
   }
-  // vLLM's names (`--set engine.tensor_parallel_size=2`, a grid axis `kv_cache_dtype`): the scenario pre-pass's one
-  // alias table maps the key and its value to llmsim's own fields, which are then set as any path is (so the value
-  // replaces what the document had, as a path always does).
-  if (parts.size() <= 2) {
-    const std::string section = parts.size() == 2 ? parts[0] : "";
-    for (const auto& a : vllm_aliases()) {
-      if (a.name != parts.back() || !contains(a.sections, section) || a.target == dotted_path) continue;
-      Json mini = Json::object();
-      if (section.empty()) {
-        mini[a.name] = value;
-      } else {
-        mini[section][a.name] = value;
-      }
-      const Json canonical = normalize_vllm_names(JsonView(mini, dotted_path));
-      std::vector<std::pair<std::string, Json>> leaves;
-      std::function<void(const Json&, const std::string&)> walk = [&](const Json& j, const std::string& at) {
-        if (!j.is_object() || j.empty()) {
-          leaves.emplace_back(at, j);
-          return;
-        }
-        for (auto it = j.begin(); it != j.end(); ++it) walk(it.value(), at.empty() ? it.key() : at + "." + it.key());
-      };
-      walk(canonical, "");
-      for (const auto& [path, v] : leaves) set_json_path(scenario, path, v);
-      return;
+  return parts;
+}
+
+// vLLM's names (`--set engine.tensor_parallel_size=2`, a grid axis `kv_cache_dtype`): the scenario pre-pass's one
+// alias table maps the key and its value to llmsim's own fields; nullopt when the path is not an alias.
+std::optional<std::vector<std::pair<std::string, Json>>> alias_leaves(const std::vector<std::string>& parts,
+                                                                     const std::string& dotted_path,
+                                                                     const Json& value) {
+  if (parts.size() > 2) return std::nullopt;
+  const std::string section = parts.size() == 2 ? parts[0] : "";
+  for (const auto& a : vllm_aliases()) {
+    if (a.name != parts.back() || !contains(a.sections, section) || a.target == dotted_path) continue;
+    Json mini = Json::object();
+    if (section.empty()) {
+      mini[a.name] = value;
+    } else {
+      mini[section][a.name] = value;
     }
+    const Json canonical = normalize_vllm_names(JsonView(mini, dotted_path));
+    std::vector<std::pair<std::string, Json>> leaves;
+    std::function<void(const Json&, const std::string&)> walk = [&](const Json& j, const std::string& at) {
+      if (!j.is_object() || j.empty()) {
+        leaves.emplace_back(at, j);
+        return;
+      }
+      for (auto it = j.begin(); it != j.end(); ++it) walk(it.value(), at.empty() ? it.key() : at + "." + it.key());
+    };
+    walk(canonical, "");
+    return leaves;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::string> json_path_fields(const std::string& dotted_path, const Json& value) {
+  const auto parts = split_path(dotted_path);
+  std::vector<std::string> out;
+  if (const auto leaves = alias_leaves(parts, dotted_path, value)) {
+    for (const auto& [path, v] : *leaves)
+      for (auto& p : json_path_fields(path, v)) out.push_back(std::move(p));
+  } else {
+    out.push_back(dotted_path);
+  }
+  return out;
+}
+
+void set_json_path(Json& scenario, const std::string& dotted_path, const Json& value) {
+  if (!scenario.is_object()) throw ConfigError("scenario", "expected a JSON object");
+  const std::vector<std::string> parts = split_path(dotted_path);
+  // A vLLM name is set as the llmsim fields it stands for (so the value replaces what the document had, as a path
+  // always does).
+  if (const auto leaves = alias_leaves(parts, dotted_path, value)) {
+    for (const auto& [path, v] : *leaves) set_json_path(scenario, path, v);
+    return;
   }
   // Check the path against the scenario's schema before touching the document.
   check_path_component(parts[0], kTopKeys, "");

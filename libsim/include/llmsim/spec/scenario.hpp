@@ -69,6 +69,9 @@ Json to_json(const Scenario& s);     ///< round-trips through scenario_from_json
 /// Sets a dotted path ("hardware.gpu", "workload.arrival.rate") in a scenario JSON object, creating
 /// intermediate objects; ConfigError when the path is not a scenario field.
 void set_json_path(Json& scenario, const std::string& dotted_path, const Json& value);
+/// The scenario fields set_json_path(·, dotted_path, value) writes: the path itself, or for a vLLM name
+/// ("max_num_seqs", "engine.tensor_parallel_size") the llmsim fields it stands for. ConfigError for an empty component.
+std::vector<std::string> json_path_fields(const std::string& dotted_path, const Json& value);
 
 /// A scenario with its ids looked up: the model, GPU and quantization as value types.
 struct ResolvedScenario {
