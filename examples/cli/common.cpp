@@ -144,13 +144,24 @@ void add_set_option(po::options_description& opts) {
                      "else a plain string");
 }
 
-std::pair<std::string, Json> parse_set(const std::string& text) {
+std::pair<std::string, Json> parse_set(const std::string& text, const std::string& flag) {
   const auto eq = text.find('=');
-  if (eq == std::string::npos) throw ConfigError("--set", "expected PATH=VALUE, got '" + text + "'");
-  const std::string value = text.substr(eq + 1);
-  Json v = Json::parse(value, nullptr, /*allow_exceptions=*/false);
-  if (v.is_discarded()) v = value;  // a bare string: hardware.gpu=a100-80gb-sxm
-  return {text.substr(0, eq), std::move(v)};
+  if (eq == std::string::npos) throw ConfigError(flag, "expected PATH=VALUE, got '" + text + "'");
+  const std::string path = text.substr(0, eq), value = text.substr(eq + 1);
+  const auto first = value.find_first_not_of(" \t\r\n");
+  const bool looks_structured = first != std::string::npos && (value[first] == '{' || value[first] == '[');
+  try {
+    [[maybe_unused]] const Json probe = Json::parse(value);
+  } catch (const Json::parse_error&) {
+    if (!looks_structured) return {path, Json(value)};  // a bare string: hardware.gpu=a100-80gb-sxm
+  } catch (const Json::out_of_range&) {
+    // 1e999 is a number beyond double's range, not the string "1e999" (which a number field refused as a string).
+    if (!looks_structured)
+      throw ConfigError(path, "the number " + value + " is out of range: expected a finite number");
+  }
+  // parse_json, as for files: a syntax error inside an object or list, a duplicate key and a nested out-of-range
+  // number are errors naming where they are (nlohmann would keep the last of two equal keys silently).
+  return {path, parse_json(value, flag + " " + path)};
 }
 
 void apply_sets(Json& scenario, const po::variables_map& vm) {

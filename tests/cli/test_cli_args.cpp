@@ -137,6 +137,34 @@ TEST_CASE("--set PATH=VALUE edits the scenario as editing the file would, on eve
   CHECK_THAT(r.out, Catch::Contains("fast"));
 }
 
+TEST_CASE("--set and --axis values are read as strictly as a scenario file: no duplicate key, no lost number") {
+  const std::string sc = scenario_file();
+  // The class: a JSON value nlohmann would accept while dropping part of it (the first of two equal keys), or one
+  // that fell back to a string and then failed as "expected a number, got string".
+  for (const auto& [args, names] : std::vector<std::pair<std::string, std::string>>{
+           {R"(simulate )" + sc + R"( --set 'slo={"ttft_ms": {"p95": 1}, "ttft_ms": {"p95": 9000}}')",
+            "duplicate key 'ttft_ms'"},
+           {R"(simulate )" + sc + R"( --set 'workload.arrival={"process": "poisson", "rate": 1, "rate": 2}')",
+            "duplicate key 'rate'"},
+           {R"(sweep )" + grid_file() + R"( --set 'engine={"max_num_seqs": 8, "max_num_seqs": 16}')",
+            "duplicate key 'max_num_seqs'"},
+           {R"(search )" + sc + R"( --target-qps 2 --axis 'workload.arrival=[{"process": "poisson", "rate": 1, "rate": 3}]')",
+            "--axis workload.arrival: duplicate key 'rate' in '[0]'"},
+           {"simulate " + sc + " --set workload.arrival.rate=1e999",
+            "workload.arrival.rate: the number 1e999 is out of range: expected a finite number"},
+           {"simulate " + sc + R"( --set 'workload.arrival={"rate": 1e999}')", "the number 1e999 is out of range"},
+           {"simulate " + sc + R"( --set 'slo={"ttft_ms": {"p95": 1}')", "--set slo: invalid JSON"}}) {
+    const auto r = run(args);
+    INFO(args);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains(names));
+    CHECK_THAT(r.out, !Catch::Contains("got string"));
+  }
+  // A bare word is still a string, and a JSON string keeps its quotes' meaning.
+  CHECK(json_of("simulate " + sc + " --set hardware.gpu=rtx4090-24gb --set workload.num_requests=60 --json")["gpu"] ==
+        json_of("simulate " + sc + R"( --set 'hardware.gpu="rtx4090-24gb"' --set workload.num_requests=60 --json)")["gpu"]);
+}
+
 TEST_CASE("max_model_len: unset, auto and -1 are vLLM's auto everywhere; a number stays strict") {
   // 8B fp16 on a 24 GB card: the model's 131,072 tokens do not fit next to 16 GB of weights.
   const auto path = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/chat-8b.json";
