@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -62,6 +63,41 @@ TEST_CASE("llmsim check prints measured beside predicted for a real vLLM result"
     if (r["key"] == "mean_tpot_ms") CHECK(s["mean_tpot_ms"].get<double>() == Approx(r["predicted"].get<double>()));
     if (r["key"] == "duration") CHECK(s["duration"].get<double>() == Approx(r["predicted"].get<double>()));
   }
+}
+
+TEST_CASE("llmsim check --scenario-out replaces the file whole or not at all") {
+  // The class: an output written in place is truncated by a full disk or a kill. Here a file-size limit (SIGXFSZ
+  // ignored, so write(2) fails with EFBIG) stops the write after 1 KiB: the earlier file must stay as it was.
+  const auto dir = std::filesystem::temp_directory_path() / ("llmsim_check_out_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string out = (dir / "scenario.json").string();
+  const std::string before(4096, 'x');
+  { std::FILE* f = std::fopen(out.c_str(), "w"); REQUIRE(f); std::fputs(before.c_str(), f); std::fclose(f); }
+  const std::string cmd = std::string("sh -c \"trap '' XFSZ; ulimit -f 1; timeout 60 '") + LLMSIM_CLI_PATH + "' check " +
+                          kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model llama-3.1-8b "
+                          "--scenario-out " + out + " " + kArgs + " >/dev/null\" 2>&1";
+  std::string text;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
+  const int status = pclose(p);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  CHECK_THAT(text, Catch::Contains("--scenario-out: cannot write"));
+  std::string after;
+  if (std::FILE* f = std::fopen(out.c_str(), "r")) {
+    for (std::size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) after.append(buf, n);
+    std::fclose(f);
+  }
+  CHECK(after == before);
+  std::size_t files = 0;  // and no temporary file is left beside it
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;
+  CHECK(files == 1);
+  std::filesystem::remove_all(dir);
+  // A full device is an error, not exit 0 with nothing written.
+  CHECK(cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model llama-3.1-8b "
+            "--scenario-out /dev/full " + kArgs, ">/dev/null 2>&1").code == 2);
 }
 
 TEST_CASE("llmsim check --engine-version prices the run as that vLLM release", "[runtime_version]") {
