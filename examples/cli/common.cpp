@@ -263,6 +263,12 @@ void add_gpu_options(po::options_description& opts) {
 }
 
 void apply_gpu_options(spec::Scenario& s, const po::variables_map& vm) {
+  // Not silently ignored where the cards are elsewhere: the rule set_json_path applies to hardware.gpu.
+  for (const char* flag : {"gpu", "price"})
+    if (vm.count(flag))
+      spec::refuse_hardware_card_field(std::string(flag) == "gpu" ? "gpu" : "price_per_gpu_hour",
+                                       s.disaggregation.has_value(), !s.hardware.fleet.empty(),
+                                       std::string("--") + flag);
   std::optional<double> price;
   if (vm.count("price")) {
     price = vm["price"].as<double>();

@@ -137,6 +137,31 @@ TEST_CASE("--set PATH=VALUE edits the scenario as editing the file would, on eve
   CHECK_THAT(r.out, Catch::Contains("fast"));
 }
 
+TEST_CASE("--gpu and --price are refused where the scenario's cards are elsewhere, as hardware.gpu is") {
+  // The class: a flag on a field the scenario does not use would change nothing, silently. Every command with
+  // --gpu/--price, on a disaggregated and on a fleet scenario, says where the cards are.
+  const auto dir = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios";
+  const std::string disagg = "'" + (dir / "disagg-a100-prefill-4090-decode.json").string() + "'";
+  const std::string fleet = "'" + (dir / "fleet-4090-a100.json").string() + "'";
+  for (const char* command : {"simulate", "capacity", "throughput"}) {
+    for (const auto& [flag, field] : std::vector<std::pair<std::string, std::string>>{
+             {"--gpu a100-80gb-sxm", "gpu"}, {"--price 0.5", "price_per_gpu_hour"}}) {
+      auto r = run(std::string(command) + " " + disagg + " " + flag);
+      INFO(command << " " << flag);
+      CHECK(r.code == 2);
+      CHECK_THAT(r.out, Catch::Contains("--" + flag.substr(2, flag.find(' ') - 2) + ": this scenario's cards are in "
+                                        "disaggregation.prefill / disaggregation.decode: set disaggregation.<pool>." +
+                                        field));
+      r = run(std::string(command) + " " + fleet + " " + flag);
+      CHECK(r.code == 2);
+      CHECK_THAT(r.out, Catch::Contains("hardware.fleet: set hardware.fleet[i]." + field));
+    }
+  }
+  // The same rule as the path: --set hardware.gpu says the same.
+  CHECK_THAT(run("simulate " + fleet + " --set hardware.gpu=a100-80gb-sxm").out,
+             Catch::Contains("hardware.fleet: set hardware.fleet[i].gpu"));
+}
+
 TEST_CASE("--set and --axis values are read as strictly as a scenario file: no duplicate key, no lost number") {
   const std::string sc = scenario_file();
   // The class: a JSON value nlohmann would accept while dropping part of it (the first of two equal keys), or one

@@ -89,6 +89,7 @@ std::optional<double> price_on_gpu(const std::string& own_gpu, std::optional<dou
 void set_gpu(spec::Scenario& s, const std::string& gpu, std::optional<double> price,
              std::optional<double> purchase_price) {
   auto& hw = s.hardware;
+  spec::refuse_hardware_card_field("gpu", s.disaggregation.has_value(), !hw.fleet.empty(), "gpu");
   hw.price_per_gpu_hour = price_on_gpu(hw.gpu, hw.price_per_gpu_hour, gpu, price);
   hw.purchase_price_per_gpu = price_on_gpu(hw.gpu, hw.purchase_price_per_gpu, gpu, purchase_price);
   hw.gpu = gpu;

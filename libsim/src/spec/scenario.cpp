@@ -382,6 +382,20 @@ std::vector<std::string> json_path_fields(const std::string& dotted_path, const 
   return out;
 }
 
+namespace {
+const std::vector<std::string> kCardFields{"gpu", "gpu_profile", "tp", "pp", "replicas", "price_per_gpu_hour",
+                                           "purchase_price_per_gpu"};
+}  // namespace
+
+void refuse_hardware_card_field(const std::string& field, bool disaggregated, bool fleet, const std::string& where) {
+  if (!contains(kCardFields, field) || (!disaggregated && !fleet)) return;
+  throw ConfigError(where, std::string("this scenario's cards are in ") +
+                               (disaggregated ? "disaggregation.prefill / disaggregation.decode: set "
+                                                "disaggregation.<pool>." + field
+                                              : "hardware.fleet: set hardware.fleet[i]." + field + " in the file") +
+                               " instead (hardware." + field + " is not used)");
+}
+
 void set_json_path(Json& scenario, const std::string& dotted_path, const Json& value) {
   if (!scenario.is_object()) throw ConfigError("scenario", "expected a JSON object");
   const std::vector<std::string> parts = split_path(dotted_path);
@@ -412,19 +426,11 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
     }
     need_depth(2);
     // A disaggregated or fleet scenario ignores hardware's card fields: setting them would change nothing silently.
-    static const std::vector<std::string> kCardFields{"gpu", "gpu_profile", "tp", "pp", "replicas", "price_per_gpu_hour",
-                                                      "purchase_price_per_gpu"};
     if (top == "hardware" && parts.size() == 2 && contains(kCardFields, parts[1])) {
       const bool disagg = scenario.contains("disaggregation") && !scenario["disaggregation"].is_null();
       const bool fleet = scenario.contains("hardware") && scenario["hardware"].is_object() &&
                          scenario["hardware"].contains("fleet") && !scenario["hardware"]["fleet"].is_null();
-      if (disagg || fleet)
-        throw ConfigError(dotted_path, std::string("this scenario's cards are in ") +
-                                           (disagg ? "disaggregation.prefill / disaggregation.decode: set "
-                                                     "disaggregation.<pool>." + parts[1]
-                                                   : "hardware.fleet: set hardware.fleet[i]." + parts[1] +
-                                                         " in the file") +
-                                           " instead (hardware." + parts[1] + " is not used)");
+      refuse_hardware_card_field(parts[1], disagg, fleet, dotted_path);
     }
   } else if (top == "engine") {
     if (parts.size() > 1) check_path_component(parts[1], kEngineKeys, top);
