@@ -162,6 +162,23 @@ TEST_CASE("--gpu and --price are refused where the scenario's cards are elsewher
              Catch::Contains("hardware.fleet: set hardware.fleet[i].gpu"));
 }
 
+TEST_CASE("throughput counts every GPU of a fleet and of a disaggregated deployment") {
+  // The class: a deployment whose cards are not hardware.gpu x replicas (fleet members, disaggregated pools)
+  // was reported from the unused top-level section: "1 GPU" for a fleet of three.
+  const auto dir = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios";
+  const std::string fleet = "'" + (dir / "fleet-4090-a100.json").string() + "'";
+  const std::string disagg = "'" + (dir / "disagg-a100-prefill-4090-decode.json").string() + "'";
+  const auto f = json_of("throughput " + fleet + " --num-requests 200 --json");
+  CHECK(f["num_gpus"] == 3);  // 2 x rtx4090 + 1 x a100
+  CHECK(f["cards"] == "2 x 1 rtx4090-24gb + 1 x 1 a100-80gb-sxm");
+  CHECK_THAT(run("throughput " + fleet + " --num-requests 200").out,
+             Catch::Contains("on 2 x 1 rtx4090-24gb + 1 x 1 a100-80gb-sxm (3 GPUs)"));
+  const auto d = json_of("throughput " + disagg + " --num-requests 200 --json");
+  CHECK(d["num_gpus"] == 3);  // prefill 1 x a100, decode 2 x rtx4090
+  CHECK(d["cards"] == "prefill 1 x 1 a100-80gb-sxm, decode 2 x 1 rtx4090-24gb");
+  CHECK(d["gpu"] == "a100-80gb-sxm/rtx4090-24gb");
+}
+
 TEST_CASE("--set and --axis values are read as strictly as a scenario file: no duplicate key, no lost number") {
   const std::string sc = scenario_file();
   // The class: a JSON value nlohmann would accept while dropping part of it (the first of two equal keys), or one
