@@ -140,6 +140,11 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
     r.total_output_tokens = v.integer("total_output_tokens");
     if (!(r.duration_s > 0)) v["duration"].fail("must be > 0 s, got " + format_value(r.duration_s));
     if (r.completed < 0) v["completed"].fail("must be >= 0, got " + std::to_string(r.completed));
+    if (r.failed < 0) v["failed"].fail("must be >= 0, got " + std::to_string(r.failed));
+    if (r.total_input_tokens < 0)
+      v["total_input_tokens"].fail("must be >= 0, got " + std::to_string(r.total_input_tokens));
+    if (r.total_output_tokens < 0)
+      v["total_output_tokens"].fail("must be >= 0, got " + std::to_string(r.total_output_tokens));
     if (v.has("request_rate")) {
       const auto& rr = doc["request_rate"];
       if (rr.is_string()) {
@@ -191,6 +196,13 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
     if (r.input_lens.size() != r.output_lens.size()) {
       throw ConfigError(source, "input_lens has " + std::to_string(r.input_lens.size()) + " entries but output_lens " +
                                     std::to_string(r.output_lens.size()));
+    }
+    // vLLM's client lists every request it sent, failed ones (output 0) included: completed + failed entries.
+    if (v.has("input_lens") &&
+        static_cast<std::int64_t>(r.input_lens.size()) != r.completed + r.failed) {
+      v["input_lens"].fail("has " + std::to_string(r.input_lens.size()) + " entries, but the run sent completed + "
+                           "failed = " + std::to_string(r.completed) + " + " + std::to_string(r.failed) +
+                           " requests (vLLM lists every request sent)");
     }
     for (std::size_t i = 0; i < r.input_lens.size(); ++i) {
       if (r.input_lens[i] < 1) {
