@@ -286,6 +286,14 @@ TEST_CASE("search: a small space gives a front and a winner; bad input is exit 2
   r = run("search " + sc + " --target-qps 2 --axis 'engine.max_num_seq=[8]'");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("search.axes[1].path"));
+  // The class: a run cut by the simulated-time limit (workload.horizon_s) is not an SLO verdict, in capacity and
+  // in search, whose summary must not blame the SLO.
+  r = run("search " + sc + " --target-qps 4 --gpus a100-80gb-sxm -q --set workload.horizon_s=3");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("stopped at the simulated-time limit") && Catch::Contains("raise workload.horizon_s"));
+  CHECK_THAT(r.out, !Catch::Contains("no configuration meets the SLO"));
+  r = run("capacity " + sc + " --set workload.horizon_s=3 --requests 200");
+  CHECK_THAT(r.out, Catch::Contains("no load could be judged") && Catch::Contains("the SLO was not what failed"));
   r = run("search " + sc + " --target-qps 2 --gpus nope-gpu");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("nope-gpu"));

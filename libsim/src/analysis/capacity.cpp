@@ -271,6 +271,20 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
   if (!median.found) {
     out.found = false;
     const double low = median.lowest_fail_summary ? median.lowest_fail : limits.min_x;
+    const auto& failed = median.lowest_fail_summary;
+    const double horizon = scenario.scenario.workload.horizon_s;
+    if (failed && failed->fits && !failed->unstable &&
+        (!failed->complete || (failed->completed_requests == 0 && horizon > 0))) {
+      // The run was cut by the simulated-time limit (requests unfinished, or none arrived and finished within it),
+      // not judged: blaming the SLO would send the user to the wrong knob.
+      out.time_limited = true;
+      out.reason = "no load could be judged: even at " + format_value(low) +
+                   (out.closed_loop ? " concurrent user(s)" : " req/s") + " the run " +
+                   (failed->complete ? "completed no request within workload.horizon_s = " + format_value(horizon) + " s"
+                                     : failed->reason) +
+                   " (the simulated-time limit: raise workload.horizon_s; the SLO was not what failed)";
+      return out;
+    }
     out.reason = "the SLO is not met even at the lowest load tried (" + format_value(low) +
                  (out.closed_loop ? " concurrent user(s)" : " req/s") + (reps.size() > 1 ? ", most of the seeds" : "") +
                  ")" +
