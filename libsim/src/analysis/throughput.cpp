@@ -45,6 +45,10 @@ spec::Scenario offline_scenario(const spec::Scenario& scenario, const Throughput
   } else {
     for (auto& c : w.classes) c.arrival = spec::OfflineArrivals{offline_weight(c.arrival, w)};
   }
+  // Every request is queued at t = 0: a time of day has no meaning, so a daily profile (which scales a Poisson
+  // rate, and refused the offline arrivals with "use process poisson") is dropped with the rate it scaled.
+  w.daily_profile = spec::DailyProfile{};
+  w.days = 1;
   if (options.num_requests > 0) w.num_requests = options.num_requests;
   w.warmup_requests = 0;  // vllm bench throughput measures every request
   w.horizon_s = 0;
