@@ -272,7 +272,7 @@ void apply_gpu_options(spec::Scenario& s, const po::variables_map& vm) {
   std::optional<double> price;
   if (vm.count("price")) {
     price = vm["price"].as<double>();
-    if (!(*price >= 0) || !std::isfinite(*price)) throw ConfigError("--price", "must be >= 0, got " + format_value(*price));
+    if (!(*price >= 0) || !std::isfinite(*price)) throw ConfigError("--price", "must be >= 0, got " + format_given(*price));
     s.hardware.price_per_gpu_hour = price;
   }
   if (vm.count("gpu")) analysis::set_gpu(s, vm["gpu"].as<std::string>(), price);

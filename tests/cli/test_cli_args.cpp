@@ -179,6 +179,20 @@ TEST_CASE("throughput counts every GPU of a fleet and of a disaggregated deploym
   CHECK(d["gpu"] == "a100-80gb-sxm/rtx4090-24gb");
 }
 
+TEST_CASE("messages echo what was given and blame the right field") {
+  const std::string sc = scenario_file();
+  // A value just past a bound is echoed with the digits that put it there, not rounded onto the bound.
+  auto r = run("simulate " + sc + " --set cost.hours_per_month=744.0000001");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("must be in (0, 744]") && Catch::Contains("got 744.0000001"));
+  // throughput queues every request at t = 0: a daily-profile scenario (Poisson) runs, without being told to use
+  // the Poisson process it already has.
+  const auto month = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/month-autoscale.json";
+  r = run("throughput '" + month.string() + "' --num-requests 200");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, !Catch::Contains("use process"));
+}
+
 TEST_CASE("--set and --axis values are read as strictly as a scenario file: no duplicate key, no lost number") {
   const std::string sc = scenario_file();
   // The class: a JSON value nlohmann would accept while dropping part of it (the first of two equal keys), or one

@@ -100,11 +100,11 @@ std::vector<SearchAxis> default_search_axes(const std::vector<std::string>& gpus
 void SearchOptions::validate(const std::string& path) const {
   Problems p;
   if (!(target_qps > 0) || !std::isfinite(target_qps))
-    p.add(path + ".target_qps", "must be a request rate > 0, got " + format_value(target_qps));
+    p.add(path + ".target_qps", "must be a request rate > 0, got " + format_given(target_qps));
   if (budget_per_month && (!(*budget_per_month > 0) || !std::isfinite(*budget_per_month)))
-    p.add(path + ".budget_per_month", "must be > 0, got " + format_value(*budget_per_month));
+    p.add(path + ".budget_per_month", "must be > 0, got " + format_given(*budget_per_month));
   if (!(front_cost_ratio >= 1) || !std::isfinite(front_cost_ratio))
-    p.add(path + ".front_cost_ratio", "must be >= 1, got " + format_value(front_cost_ratio));
+    p.add(path + ".front_cost_ratio", "must be >= 1, got " + format_given(front_cost_ratio));
   if (wave < 1) p.add(path + ".wave", "must be >= 1, got " + std::to_string(wave));
   if (jobs < 1) p.add(path + ".jobs", "must be >= 1, got " + std::to_string(jobs));
   for (std::size_t i = 0; i < axes.size(); ++i) {

@@ -138,7 +138,7 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
     r.duration_s = v.number("duration");
     r.total_input_tokens = v.integer("total_input_tokens");
     r.total_output_tokens = v.integer("total_output_tokens");
-    if (!(r.duration_s > 0)) v["duration"].fail("must be > 0 s, got " + format_value(r.duration_s));
+    if (!(r.duration_s > 0)) v["duration"].fail("must be > 0 s, got " + format_given(r.duration_s));
     if (r.completed < 0) v["completed"].fail("must be >= 0, got " + std::to_string(r.completed));
     if (r.failed < 0) v["failed"].fail("must be >= 0, got " + std::to_string(r.failed));
     if (r.total_input_tokens < 0)
@@ -159,12 +159,12 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
         }
       } else {
         const double x = v.number("request_rate");
-        if (!(x > 0)) v["request_rate"].fail("expected a rate > 0 or \"inf\", got " + format_value(x));
+        if (!(x > 0)) v["request_rate"].fail("expected a rate > 0 or \"inf\", got " + format_given(x));
         r.request_rate = x;
       }
     }
     r.burstiness = v.number_or("burstiness", 1.0);
-    if (!(r.burstiness > 0)) v["burstiness"].fail("must be > 0, got " + format_value(r.burstiness));
+    if (!(r.burstiness > 0)) v["burstiness"].fail("must be > 0, got " + format_given(r.burstiness));
     if (v.has("max_concurrency")) {
       const auto c = v.integer("max_concurrency");
       if (c < 1 || c > 10'000'000) v["max_concurrency"].fail("must be in 1..10000000, got " + std::to_string(c));

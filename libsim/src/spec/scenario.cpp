@@ -197,7 +197,7 @@ Json hardware_json(const Deployment& d) {
 void CostSpec::validate(const std::string& path) const {
   Problems p;
   auto non_negative = [&](const char* f, double v) {
-    if (!(v >= 0) || !std::isfinite(v)) p.add(path + "." + f, "must be >= 0, got " + format_value(v));
+    if (!(v >= 0) || !std::isfinite(v)) p.add(path + "." + f, "must be >= 0, got " + format_given(v));
   };
   non_negative("storage_per_month", storage_per_month);
   non_negative("network_per_month", network_per_month);
@@ -207,7 +207,7 @@ void CostSpec::validate(const std::string& path) const {
   // Upper bounds keep what is computed from these (monthly bills, fleet sizes) finite and in range; each is far
   // beyond any real deployment (the busiest public LLM services serve ~1e5 requests/s).
   auto at_most = [&](const char* f, double v, double hi, const char* why) {
-    if (v > hi) p.add(path + "." + f, "must be <= " + format_value(hi) + " (" + why + "), got " + format_value(v));
+    if (v > hi) p.add(path + "." + f, "must be <= " + format_value(hi) + " (" + why + "), got " + format_given(v));
   };
   at_most("storage_per_month", storage_per_month, kMaxUsd, "USD");
   at_most("network_per_month", network_per_month, kMaxUsd, "USD");
@@ -215,10 +215,10 @@ void CostSpec::validate(const std::string& path) const {
   at_most("spare_fraction", spare_fraction, 100, "100 spare replicas per serving one");
   at_most("target_qps", target_qps, 1e9, "requests/s; the fleet size for it must fit in a count");
   if (!(hours_per_month > 0 && hours_per_month <= 744)) {
-    p.add(path + ".hours_per_month", "must be in (0, 744], got " + format_value(hours_per_month));
+    p.add(path + ".hours_per_month", "must be in (0, 744], got " + format_given(hours_per_month));
   }
   if (!(network_gbps > 0) || !std::isfinite(network_gbps)) {
-    p.add(path + ".network_gbps", "must be > 0, got " + format_value(network_gbps));
+    p.add(path + ".network_gbps", "must be > 0, got " + format_given(network_gbps));
   }
   bool code = currency.size() == 3;
   for (char ch : currency) code = code && ch >= 'A' && ch <= 'Z';
@@ -228,7 +228,7 @@ void CostSpec::validate(const std::string& path) const {
   if (!(pue >= 1 && pue <= 5)) p.add(path + ".pue", "must be in [1, 5] (total facility power / IT power), got " +
                                                         format_value(pue));
   if (!(depreciation_years > 0 && depreciation_years <= 30))
-    p.add(path + ".depreciation_years", "must be in (0, 30], got " + format_value(depreciation_years));
+    p.add(path + ".depreciation_years", "must be in (0, 30], got " + format_given(depreciation_years));
   non_negative("hosting_per_gpu_month", hosting_per_gpu_month);
   // Owned-cost inputs multiply into bills: bounded like the others (in any currency: 1e6 per kWh is ~1e5 USD in the
   // weakest currencies, far beyond any tariff), so a bill stays finite.
