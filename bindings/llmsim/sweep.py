@@ -115,6 +115,10 @@ def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Gr
             raise ValueError("sweep: give a base scenario and a grid ({path: [values]} or a list of overrides), or "
                              "a list of scenarios: sweep([scenario, ...])")
         base, grid = None, base
+    if capacity_options and not capacity:
+        # As the CLI's --rel-tol without --capacity: options of a search that does not run are an error, not ignored.
+        raise ValueError("sweep: " + ", ".join(sorted(capacity_options)) + " given without capacity=True (they "
+                         "configure the per-point capacity search)")
     analysis = _area("analysis")
     points = expand_grid(base, grid)
     bar = _tqdm(progress, len(points), "sweep")
