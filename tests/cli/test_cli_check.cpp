@@ -102,6 +102,21 @@ TEST_CASE("llmsim check refuses a file whose counts disagree, and leaves vLLM's 
     CHECK(r.code == 2);
     CHECK_THAT(r.text, Catch::Contains(names));
   }
+  {  // NaN (Python's json writes it) is a value that is not a number, not a missing field.
+    std::string nan_text = doc.dump();
+    const auto at = nan_text.find("\"duration\":");
+    REQUIRE(at != std::string::npos);
+    const auto end = nan_text.find_first_of(",}", at);
+    nan_text.replace(at, end - at, "\"duration\": NaN");
+    const std::string path = (dir / "nan.json").string();
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs(nan_text.c_str(), f);
+    std::fclose(f);
+    const auto r = cli("check " + path + args);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::Contains("duration: NaN or null"));
+    CHECK_THAT(r.text, !Catch::Contains("missing"));
+  }
   // 5 requests failed (output 0, as vLLM's client lists them): they are not simulated as completed ones.
   auto failed = doc;
   int zeroed = 0;

@@ -122,6 +122,8 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
     }
     for (const char* k : kRequired) {
       if (v.has(k)) continue;
+      if (doc.contains(k))  // present as null, or NaN (read as null above): not missing, but not a number either
+        throw ConfigError(source, std::string(k) + ": NaN or null (the run did not measure it); expected a number");
       throw ConfigError(source, "not a vLLM benchmark result: missing '" + std::string(k) +
                                     "' (`vllm bench serve --save-result` files have duration, completed, "
                                     "total_input_tokens, mean_ttft_ms, ...)");
