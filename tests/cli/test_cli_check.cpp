@@ -117,6 +117,18 @@ TEST_CASE("llmsim check refuses a file whose counts disagree, and leaves vLLM's 
     CHECK_THAT(r.text, Catch::Contains("duration: NaN or null"));
     CHECK_THAT(r.text, !Catch::Contains("missing"));
   }
+  {  // A percentile key only as vLLM writes it: "p0x5f" is not read as p95 (strtod takes hex).
+    auto odd = doc;
+    odd["p0x5f_ttft_ms"] = 1.0;
+    odd["p1e1_ttft_ms"] = 1.0;
+    const auto r = cli("check " + write("odd.json", odd) + args + " --json", "2>/dev/null");
+    REQUIRE(r.code == 0);
+    const auto j = llmsim::parse_json(r.text, "stdout");
+    for (const auto& row : j["rows"]) {
+      CHECK(row["key"] != "p0x5f_ttft_ms");
+      CHECK(row["key"] != "p1e1_ttft_ms");
+    }
+  }
   // 5 requests failed (output 0, as vLLM's client lists them): they are not simulated as completed ones.
   auto failed = doc;
   int zeroed = 0;
