@@ -1,11 +1,12 @@
 // `llmsim check --vllm-result bench.json [--scenario F | --vllm-args "vllm serve ..."] --gpu ID`: a measured
 // vLLM benchmark run beside llmsim's prediction for it, metric by metric (analysis/vllm_check.hpp).
-#include <fstream>
 #include <iostream>
 
 #include "common.hpp"
 #include "llmsim/analysis/vllm_check.hpp"
 #include "llmsim/core/error.hpp"
+#include "output_file.hpp"
+#include "signals.hpp"
 
 namespace llmsim::cli {
 namespace {
@@ -75,10 +76,12 @@ int run(int argc, char** argv) {
     if (vm.count("engine-version")) o.engine_version = vm["engine-version"].as<std::string>();
     const auto check = analysis::check_vllm_result(result, o);
     if (vm.count("scenario-out")) {
-      const std::string path = vm["scenario-out"].as<std::string>();
-      std::ofstream f(path);
-      f << spec::to_json(check.scenario).dump(2) << "\n";
-      if (!f) throw ConfigError("--scenario-out", "cannot write '" + path + "'");
+      // Through a temporary file renamed over the target, as every output file: a full disk or a kill mid-write
+      // leaves the previous file whole, never a truncated scenario.
+      CancelScope interrupts;
+      OutputFile f(vm["scenario-out"].as<std::string>(), "--scenario-out");
+      f.write(spec::to_json(check.scenario).dump(2) + "\n");
+      f.commit();
     }
     if (vm.count("json")) print_json(analysis::to_json(check));
     else print_human(result, check);

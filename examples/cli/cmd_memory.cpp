@@ -81,13 +81,13 @@ int run_memory(int argc, char** argv) {
     engine.cuda_graphs = !vm.count("no-cuda-graphs");
     engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
     if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb)) {
-      problems.add("--cpu-offload-gb", "must be >= 0, got " + format_value(engine.cpu_offload_gb));
+      problems.add("--cpu-offload-gb", "must be >= 0, got " + format_given(engine.cpu_offload_gb));
     }
     if (vm.count("max-num-batched-tokens")) positive("max-num-batched-tokens", engine.max_num_batched_tokens);
     if (vm.count("max-num-seqs")) positive("max-num-seqs", engine.max_num_seqs);
     positive("block-size", engine.block_size);
     if (!(engine.gpu_memory_utilization > 0 && engine.gpu_memory_utilization <= 1)) {
-      problems.add("--gpu-memory-utilization", "must be in (0, 1], got " + format_value(engine.gpu_memory_utilization));
+      problems.add("--gpu-memory-utilization", "must be in (0, 1], got " + format_given(engine.gpu_memory_utilization));
     }
     problems.throw_if_any();
 

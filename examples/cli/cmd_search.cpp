@@ -88,7 +88,7 @@ int run_search(int argc, char** argv) {
       std::vector<analysis::SearchAxis> given;
       bool gpu_given = false;
       for (const auto& text : vm["axis"].as<std::vector<std::string>>()) {
-        const auto [path, value] = parse_set(text);
+        const auto [path, value] = parse_set(text, "--axis");
         if (!value.is_array()) throw ConfigError("--axis " + path, "must be a JSON list of values, got " + value.dump());
         given.push_back({path, std::vector<Json>(value.begin(), value.end())});
         gpu_given = gpu_given || path == "hardware.gpu";

@@ -239,7 +239,7 @@ int run_simulate(int argc, char** argv) {
     if (vm.count("time-series")) {
       options.time_series_window_s = vm["time-series"].as<double>();
       if (!(options.time_series_window_s >= 0) || !std::isfinite(options.time_series_window_s))
-        throw ConfigError("--time-series", "must be >= 0 seconds (0 = automatic), got " + format_value(options.time_series_window_s));
+        throw ConfigError("--time-series", "must be >= 0 seconds (0 = automatic), got " + format_given(options.time_series_window_s));
     }
     const auto result = analysis::evaluate(resolved, options);  // simulate + the cost fields
     if (requests_csv) write_requests_csv(*requests_csv, result.requests);

@@ -96,7 +96,7 @@ int run(int argc, char** argv) {
   const perf::Runtime generation = perf::runtime_of(engine);
   engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
   if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb))
-    throw ConfigError("--cpu-offload-gb", "must be >= 0, got " + format_value(engine.cpu_offload_gb));
+    throw ConfigError("--cpu-offload-gb", "must be >= 0, got " + format_given(engine.cpu_offload_gb));
   perf::CostModel cm(model, quant, gpu, profile, parallel, !eager, engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
                      generation);
   std::optional<spec::ResolvedSpeculation> speculation;

@@ -112,7 +112,8 @@ std::map<std::size_t, RowRecord> read_journal(const std::string& journal, const 
     if (e.point >= keys.size() || e.key != keys[e.point])
       throw ConfigError("--resume", "'" + journal + "' line " + std::to_string(line) + " is a row of point " +
                                         std::to_string(e.point) +
-                                        " of another grid or other options; delete the file to start over");
+                                        " of another grid, other options or other input files (a trace or profile the grid reads changed); "
+                                        "delete the file to start over");
     done[e.point] = std::move(e.record);
   }
   // A line torn by a kill has no '\n': cut it, so that the rows appended next start on a line of their own.

@@ -18,8 +18,8 @@ void print_human(const analysis::ThroughputResult& r) {
   const Json j = analysis::to_json(r);
   const auto& sc = r.scenario.scenario;
   std::cout << "throughput: " << (sc.name.empty() ? r.scenario.model.id : sc.name) << " | " << r.scenario.model.id
-            << " " << r.scenario.quant.weights.id << " on " << sc.hardware.replicas << " x "
-            << sc.hardware.parallel.gpus() << " " << r.scenario.gpu.id << "\n"
+            << " " << r.scenario.quant.weights.id << " on " << j["cards"].get<std::string>() << " ("
+            << j["num_gpus"].get<int>() << " GPUs)\n"
             << "engine: " << j["engine"].get<std::string>() << ", max_num_seqs " << sc.engine.max_num_seqs
             << ", max_num_batched_tokens " << sc.engine.max_num_batched_tokens << "\n";
   if (!r.fits) {

@@ -144,13 +144,24 @@ void add_set_option(po::options_description& opts) {
                      "else a plain string");
 }
 
-std::pair<std::string, Json> parse_set(const std::string& text) {
+std::pair<std::string, Json> parse_set(const std::string& text, const std::string& flag) {
   const auto eq = text.find('=');
-  if (eq == std::string::npos) throw ConfigError("--set", "expected PATH=VALUE, got '" + text + "'");
-  const std::string value = text.substr(eq + 1);
-  Json v = Json::parse(value, nullptr, /*allow_exceptions=*/false);
-  if (v.is_discarded()) v = value;  // a bare string: hardware.gpu=a100-80gb-sxm
-  return {text.substr(0, eq), std::move(v)};
+  if (eq == std::string::npos) throw ConfigError(flag, "expected PATH=VALUE, got '" + text + "'");
+  const std::string path = text.substr(0, eq), value = text.substr(eq + 1);
+  const auto first = value.find_first_not_of(" \t\r\n");
+  const bool looks_structured = first != std::string::npos && (value[first] == '{' || value[first] == '[');
+  try {
+    [[maybe_unused]] const Json probe = Json::parse(value);
+  } catch (const Json::parse_error&) {
+    if (!looks_structured) return {path, Json(value)};  // a bare string: hardware.gpu=a100-80gb-sxm
+  } catch (const Json::out_of_range&) {
+    // 1e999 is a number beyond double's range, not the string "1e999" (which a number field refused as a string).
+    if (!looks_structured)
+      throw ConfigError(path, "the number " + value + " is out of range: expected a finite number");
+  }
+  // parse_json, as for files: a syntax error inside an object or list, a duplicate key and a nested out-of-range
+  // number are errors naming where they are (nlohmann would keep the last of two equal keys silently).
+  return {path, parse_json(value, flag + " " + path)};
 }
 
 void apply_sets(Json& scenario, const po::variables_map& vm) {
@@ -170,12 +181,8 @@ Json load_scenario(const po::variables_map& vm) {
 void apply_sets(analysis::Grid& grid, const po::variables_map& vm) {
   if (!vm.count("set")) return;
   std::vector<std::pair<std::string, Json>> sets;
-  for (const auto& text : vm["set"].as<std::vector<std::string>>()) {
-    auto set = parse_set(text);
-    for (const auto& axis : grid.label_paths)
-      if (axis == set.first) throw ConfigError("--set", "'" + set.first + "' is an axis of this grid; change it in the grid");
-    sets.push_back(std::move(set));
-  }
+  for (const auto& text : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_set(text));
+  analysis::refuse_sets_on_axes(grid, sets, "--set");
   for (std::size_t i = 0; i < grid.points.size(); ++i) {
     Json doc = spec::to_json(grid.points[i].scenario);
     for (const auto& [path, value] : sets) spec::set_json_path(doc, path, value);
@@ -256,10 +263,16 @@ void add_gpu_options(po::options_description& opts) {
 }
 
 void apply_gpu_options(spec::Scenario& s, const po::variables_map& vm) {
+  // Not silently ignored where the cards are elsewhere: the rule set_json_path applies to hardware.gpu.
+  for (const char* flag : {"gpu", "price"})
+    if (vm.count(flag))
+      spec::refuse_hardware_card_field(std::string(flag) == "gpu" ? "gpu" : "price_per_gpu_hour",
+                                       s.disaggregation.has_value(), !s.hardware.fleet.empty(),
+                                       std::string("--") + flag);
   std::optional<double> price;
   if (vm.count("price")) {
     price = vm["price"].as<double>();
-    if (!(*price >= 0) || !std::isfinite(*price)) throw ConfigError("--price", "must be >= 0, got " + format_value(*price));
+    if (!(*price >= 0) || !std::isfinite(*price)) throw ConfigError("--price", "must be >= 0, got " + format_given(*price));
     s.hardware.price_per_gpu_hour = price;
   }
   if (vm.count("gpu")) analysis::set_gpu(s, vm["gpu"].as<std::string>(), price);

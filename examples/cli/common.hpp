@@ -48,8 +48,9 @@ Json load_scenario(const po::variables_map& vm);
 void add_set_option(po::options_description& opts);
 /// "PATH=VALUE" -> (PATH, VALUE as JSON when it parses as JSON, else the bare string): "rate=8" -> 8,
 /// "hardware.gpu=a100-80gb-sxm" -> "a100-80gb-sxm", 'slo.ttft_ms={"p95": 500}' -> an object.
-/// ConfigError("--set") without '='.
-std::pair<std::string, Json> parse_set(const std::string& text);
+/// ConfigError(flag) without '='; a value that is JSON with a duplicate key, a syntax error inside {...} or [...], or
+/// a number beyond double's range is an error, not a string.
+std::pair<std::string, Json> parse_set(const std::string& text, const std::string& flag = "--set");
 /// Applies the --set overrides to a scenario document through spec::set_json_path (ConfigError names the
 /// path when it is not a scenario field).
 void apply_sets(Json& scenario, const po::variables_map& vm);

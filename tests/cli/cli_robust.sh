@@ -115,12 +115,37 @@ contains err "run the same command with --resume" "the way to continue is said"
 expect 2 "a new sweep over an interrupted one's journal" "$llmsim" sweep -q --grid grid.json --out rows.csv
 contains err "--resume" "points to --resume"
 expect 2 "--resume with another grid" "$llmsim" sweep -q --grid other.json --out rows.csv --resume
-contains err "another grid or other options" "the mismatch is named"
+contains err "another grid, other options or other input files" "the mismatch is named"
 printf '{"point": 3, "key": "tor' >>rows.csv.partial  # a line torn by a kill -9
 expect 0 "--resume continues the interrupted sweep" "$llmsim" sweep -q --grid grid.json --out rows.csv --resume -j 2
 cmp -s rows.csv full.csv && echo "ok: the resumed file equals an uninterrupted run" ||
   { echo "FAIL: the resumed rows differ from an uninterrupted run"; fail=1; }
 absent "rows.csv.partial" "the journal after a completed sweep"
+
+# --- --resume after an input file the grid reads changed: its rows are not kept ------------------------------
+# The class: a journal row is tied to the point's scenario and to the content of every file it names (a trace,
+# a daily profile, a length file), so an edited file cannot leave rows of the old one in the result.
+{ echo "arrival_time_s,input_tokens,output_tokens"; for i in $(seq 0 3999); do echo "$((i / 40)).$((i % 40 * 25)),200,40"; done; } >trace.csv
+cat >trace-grid.json <<'EOF2'
+{"base": {"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": 1.8},
+          "engine": {"max_model_len": 4096},
+          "workload": {"arrival": {"process": "trace", "path": "trace.csv"}, "num_requests": 4000, "warmup_requests": 0}},
+ "grid": {"engine.max_num_seqs": [SEQS]}}
+EOF2
+sed -i "s/SEQS/$(seq -s, 8 400)/" trace-grid.json  # a few seconds of work, so the interrupt lands mid-sweep
+timeout 60 "$llmsim" sweep -q --grid trace-grid.json --out trace-rows.csv -j 1 >out 2>err &
+pid=$!
+for _ in $(seq 600); do [ -s trace-rows.csv.partial ] && break; sleep 0.05; done
+kill -INT $pid; wait $pid
+if [ -s trace-rows.csv.partial ]; then
+  sed -i 's/,200,40$/,900,40/' trace.csv  # the same rows, four times the prompt
+  expect 2 "--resume after the trace changed" "$llmsim" sweep -q --grid trace-grid.json --out trace-rows.csv --resume
+  contains err "other input files" "the changed input is the named cause"
+  sed -i 's/,900,40$/,200,40/' trace.csv  # back as it was: the journal's rows are this input's again
+  expect 0 "--resume with the trace as journaled" "$llmsim" sweep -q --grid trace-grid.json --out trace-rows.csv --resume
+else
+  echo "FAIL: no row journaled before the interrupt"; fail=1
+fi
 
 # --- thread limits --------------------------------------------------------------------------------------------
 # A process limit (ulimit -u) makes thread creation fail with EAGAIN, as on a shared login node. Root ignores

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <regex>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "cli_util.hpp"
 #include "llmsim/core/json_view.hpp"
@@ -98,6 +100,29 @@ TEST_CASE("--set PATH=VALUE edits the scenario as editing the file would, on eve
   r = run("sweep " + grid_file() + " --set workload.arrival.rate=3");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("'workload.arrival.rate' is an axis of this grid"));
+  // The class: a --set on a section holding an axis, on a field inside one, or by a vLLM name for an axis's field
+  // would run every row at one value under labels saying otherwise (rows "rate 1" and "rate 2" both ran at 9).
+  temp_file("args-scenario.json", kScenario);
+  const std::string section_grid =
+      "'" + temp_file("args-grid-section.json",
+                      R"({"base": "args-scenario.json", "grid": {"workload.arrival": [{"process": "poisson", "rate": 1},
+                          {"process": "poisson", "rate": 2}], "engine.max_num_seqs": [8, 16]}})")
+                .string() + "'";
+  for (const auto& [grid, set, names] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {grid_file(), R"('workload.arrival={"process": "poisson", "rate": 9}')", "'workload.arrival' holds 'workload.arrival.rate'"},
+           {grid_file(), "workload={}", "'workload' holds 'workload.arrival.rate'"},
+           {section_grid, "workload.arrival.rate=9", "'workload.arrival.rate' is a field of 'workload.arrival'"},
+           {section_grid, "max_num_seqs=4", "grid axis 'engine.max_num_seqs' (both set 'engine.max_num_seqs')"},
+           {section_grid, "engine.max_num_seqs=4", "'engine.max_num_seqs' is an axis of this grid"}}) {
+    r = run("sweep " + grid + " --set " + set);
+    INFO(set);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains(names) && Catch::Contains("change the axis's values in the grid"));
+  }
+  // A sibling of an axis is no override of it.
+  CHECK(json_of("sweep " + grid_file() + " --set workload.arrival.process=poisson --set workload.num_requests=60 --json")
+            .size() == 2);
 
   r = run("simulate " + sc + " --set workload.arival.rate=3");
   CHECK(r.code == 2);
@@ -110,6 +135,90 @@ TEST_CASE("--set PATH=VALUE edits the scenario as editing the file would, on eve
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("workload.arrival.rate"));
   CHECK_THAT(r.out, Catch::Contains("fast"));
+}
+
+TEST_CASE("--gpu and --price are refused where the scenario's cards are elsewhere, as hardware.gpu is") {
+  // The class: a flag on a field the scenario does not use would change nothing, silently. Every command with
+  // --gpu/--price, on a disaggregated and on a fleet scenario, says where the cards are.
+  const auto dir = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios";
+  const std::string disagg = "'" + (dir / "disagg-a100-prefill-4090-decode.json").string() + "'";
+  const std::string fleet = "'" + (dir / "fleet-4090-a100.json").string() + "'";
+  for (const char* command : {"simulate", "capacity", "throughput"}) {
+    for (const auto& [flag, field] : std::vector<std::pair<std::string, std::string>>{
+             {"--gpu a100-80gb-sxm", "gpu"}, {"--price 0.5", "price_per_gpu_hour"}}) {
+      auto r = run(std::string(command) + " " + disagg + " " + flag);
+      INFO(command << " " << flag);
+      CHECK(r.code == 2);
+      CHECK_THAT(r.out, Catch::Contains("--" + flag.substr(2, flag.find(' ') - 2) + ": this scenario's cards are in "
+                                        "disaggregation.prefill / disaggregation.decode: set disaggregation.<pool>." +
+                                        field));
+      r = run(std::string(command) + " " + fleet + " " + flag);
+      CHECK(r.code == 2);
+      CHECK_THAT(r.out, Catch::Contains("hardware.fleet: set hardware.fleet[i]." + field));
+    }
+  }
+  // The same rule as the path: --set hardware.gpu says the same.
+  CHECK_THAT(run("simulate " + fleet + " --set hardware.gpu=a100-80gb-sxm").out,
+             Catch::Contains("hardware.fleet: set hardware.fleet[i].gpu"));
+}
+
+TEST_CASE("throughput counts every GPU of a fleet and of a disaggregated deployment") {
+  // The class: a deployment whose cards are not hardware.gpu x replicas (fleet members, disaggregated pools)
+  // was reported from the unused top-level section: "1 GPU" for a fleet of three.
+  const auto dir = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios";
+  const std::string fleet = "'" + (dir / "fleet-4090-a100.json").string() + "'";
+  const std::string disagg = "'" + (dir / "disagg-a100-prefill-4090-decode.json").string() + "'";
+  const auto f = json_of("throughput " + fleet + " --num-requests 200 --json");
+  CHECK(f["num_gpus"] == 3);  // 2 x rtx4090 + 1 x a100
+  CHECK(f["cards"] == "2 x 1 rtx4090-24gb + 1 x 1 a100-80gb-sxm");
+  CHECK_THAT(run("throughput " + fleet + " --num-requests 200").out,
+             Catch::Contains("on 2 x 1 rtx4090-24gb + 1 x 1 a100-80gb-sxm (3 GPUs)"));
+  const auto d = json_of("throughput " + disagg + " --num-requests 200 --json");
+  CHECK(d["num_gpus"] == 3);  // prefill 1 x a100, decode 2 x rtx4090
+  CHECK(d["cards"] == "prefill 1 x 1 a100-80gb-sxm, decode 2 x 1 rtx4090-24gb");
+  CHECK(d["gpu"] == "a100-80gb-sxm/rtx4090-24gb");
+}
+
+TEST_CASE("messages echo what was given and blame the right field") {
+  const std::string sc = scenario_file();
+  // A value just past a bound is echoed with the digits that put it there, not rounded onto the bound.
+  auto r = run("simulate " + sc + " --set cost.hours_per_month=744.0000001");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("must be in (0, 744]") && Catch::Contains("got 744.0000001"));
+  // throughput queues every request at t = 0: a daily-profile scenario (Poisson) runs, without being told to use
+  // the Poisson process it already has.
+  const auto month = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/month-autoscale.json";
+  r = run("throughput '" + month.string() + "' --num-requests 200");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, !Catch::Contains("use process"));
+}
+
+TEST_CASE("--set and --axis values are read as strictly as a scenario file: no duplicate key, no lost number") {
+  const std::string sc = scenario_file();
+  // The class: a JSON value nlohmann would accept while dropping part of it (the first of two equal keys), or one
+  // that fell back to a string and then failed as "expected a number, got string".
+  for (const auto& [args, names] : std::vector<std::pair<std::string, std::string>>{
+           {R"(simulate )" + sc + R"( --set 'slo={"ttft_ms": {"p95": 1}, "ttft_ms": {"p95": 9000}}')",
+            "duplicate key 'ttft_ms'"},
+           {R"(simulate )" + sc + R"( --set 'workload.arrival={"process": "poisson", "rate": 1, "rate": 2}')",
+            "duplicate key 'rate'"},
+           {R"(sweep )" + grid_file() + R"( --set 'engine={"max_num_seqs": 8, "max_num_seqs": 16}')",
+            "duplicate key 'max_num_seqs'"},
+           {R"(search )" + sc + R"( --target-qps 2 --axis 'workload.arrival=[{"process": "poisson", "rate": 1, "rate": 3}]')",
+            "--axis workload.arrival: duplicate key 'rate' in '[0]'"},
+           {"simulate " + sc + " --set workload.arrival.rate=1e999",
+            "workload.arrival.rate: the number 1e999 is out of range: expected a finite number"},
+           {"simulate " + sc + R"( --set 'workload.arrival={"rate": 1e999}')", "the number 1e999 is out of range"},
+           {"simulate " + sc + R"( --set 'slo={"ttft_ms": {"p95": 1}')", "--set slo: invalid JSON"}}) {
+    const auto r = run(args);
+    INFO(args);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains(names));
+    CHECK_THAT(r.out, !Catch::Contains("got string"));
+  }
+  // A bare word is still a string, and a JSON string keeps its quotes' meaning.
+  CHECK(json_of("simulate " + sc + " --set hardware.gpu=rtx4090-24gb --set workload.num_requests=60 --json")["gpu"] ==
+        json_of("simulate " + sc + R"( --set 'hardware.gpu="rtx4090-24gb"' --set workload.num_requests=60 --json)")["gpu"]);
 }
 
 TEST_CASE("max_model_len: unset, auto and -1 are vLLM's auto everywhere; a number stays strict") {
@@ -191,6 +300,14 @@ TEST_CASE("search: a small space gives a front and a winner; bad input is exit 2
   r = run("search " + sc + " --target-qps 2 --axis 'engine.max_num_seq=[8]'");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("search.axes[1].path"));
+  // The class: a run cut by the simulated-time limit (workload.horizon_s) is not an SLO verdict, in capacity and
+  // in search, whose summary must not blame the SLO.
+  r = run("search " + sc + " --target-qps 4 --gpus a100-80gb-sxm -q --set workload.horizon_s=3");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("stopped at the simulated-time limit") && Catch::Contains("raise workload.horizon_s"));
+  CHECK_THAT(r.out, !Catch::Contains("no configuration meets the SLO"));
+  r = run("capacity " + sc + " --set workload.horizon_s=3 --requests 200");
+  CHECK_THAT(r.out, Catch::Contains("no load could be judged") && Catch::Contains("the SLO was not what failed"));
   r = run("search " + sc + " --target-qps 2 --gpus nope-gpu");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("nope-gpu"));

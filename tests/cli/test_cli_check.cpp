@@ -3,11 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "llmsim/core/json_view.hpp"
 
@@ -62,6 +65,127 @@ TEST_CASE("llmsim check prints measured beside predicted for a real vLLM result"
     if (r["key"] == "mean_tpot_ms") CHECK(s["mean_tpot_ms"].get<double>() == Approx(r["predicted"].get<double>()));
     if (r["key"] == "duration") CHECK(s["duration"].get<double>() == Approx(r["predicted"].get<double>()));
   }
+}
+
+TEST_CASE("llmsim check refuses a file whose counts disagree, and leaves vLLM's failed requests out") {
+  const std::string real = kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json";
+  std::string text;
+  {
+    std::FILE* f = std::fopen(real.c_str(), "r");
+    REQUIRE(f);
+    char buf[4096];
+    for (std::size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+    std::fclose(f);
+  }
+  const auto doc = llmsim::parse_json(text, real);
+  const auto dir = std::filesystem::temp_directory_path() / ("llmsim_check_counts_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const llmsim::Json& j) {
+    const std::string path = (dir / name).string();
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    const std::string body = j.dump();
+    std::fputs(body.c_str(), f);
+    std::fclose(f);
+    return path;
+  };
+  const std::string args = " --gpu h100-80gb-sxm --model llama-3.1-8b " + kArgs;
+  // The class: a field that contradicts the others is refused by name, not simulated.
+  for (const auto& [field, value, names] : std::vector<std::tuple<std::string, llmsim::Json, std::string>>{
+           {"total_input_tokens", -5, "total_input_tokens: must be >= 0, got -5"},
+           {"total_output_tokens", -1, "total_output_tokens: must be >= 0"},
+           {"failed", -2, "failed: must be >= 0"},
+           {"completed", 79, "input_lens: has 80 entries, but the run sent completed + failed = 79 + 0"}}) {
+    auto bad = doc;
+    bad[field] = value;
+    const auto r = cli("check " + write("bad.json", bad) + args);
+    INFO(field);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::Contains(names));
+  }
+  {  // NaN (Python's json writes it) is a value that is not a number, not a missing field.
+    std::string nan_text = doc.dump();
+    const auto at = nan_text.find("\"duration\":");
+    REQUIRE(at != std::string::npos);
+    const auto end = nan_text.find_first_of(",}", at);
+    nan_text.replace(at, end - at, "\"duration\": NaN");
+    const std::string path = (dir / "nan.json").string();
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs(nan_text.c_str(), f);
+    std::fclose(f);
+    const auto r = cli("check " + path + args);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::Contains("duration: NaN or null"));
+    CHECK_THAT(r.text, !Catch::Contains("missing"));
+  }
+  {  // A percentile key only as vLLM writes it: "p0x5f" is not read as p95 (strtod takes hex).
+    auto odd = doc;
+    odd["p0x5f_ttft_ms"] = 1.0;
+    odd["p1e1_ttft_ms"] = 1.0;
+    const auto r = cli("check " + write("odd.json", odd) + args + " --json", "2>/dev/null");
+    REQUIRE(r.code == 0);
+    const auto j = llmsim::parse_json(r.text, "stdout");
+    for (const auto& row : j["rows"]) {
+      CHECK(row["key"] != "p0x5f_ttft_ms");
+      CHECK(row["key"] != "p1e1_ttft_ms");
+    }
+  }
+  // 5 requests failed (output 0, as vLLM's client lists them): they are not simulated as completed ones.
+  auto failed = doc;
+  int zeroed = 0;
+  for (std::size_t i = 0; i < failed["output_lens"].size() && zeroed < 5; ++i) {
+    if (failed["output_lens"][i] == 0) continue;
+    failed["output_lens"][i] = 0;
+    ++zeroed;
+  }
+  const int zeros_before = static_cast<int>(std::count(doc["output_lens"].begin(), doc["output_lens"].end(), 0));
+  failed["completed"] = 80 - 5 - zeros_before;
+  failed["failed"] = 5 + zeros_before;
+  const auto r = cli("check " + write("failed.json", failed) + args + " --json", "2>/dev/null");
+  REQUIRE(r.code == 0);
+  const auto j = llmsim::parse_json(r.text, "stdout");
+  CHECK(j["scenario"]["workload"]["num_requests"] == failed["completed"]);
+  std::string notes = j["notes"].dump();
+  CHECK_THAT(notes, Catch::Contains("requests failed in the measured run (output 0 in the file): they are left out"));
+  for (const auto& row : j["rows"]) {
+    if (row["key"] == "completed") CHECK(row["predicted"] == failed["completed"]);
+    if (row["key"] == "failed") CHECK(row["predicted"].is_null());
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("llmsim check --scenario-out replaces the file whole or not at all") {
+  // The class: an output written in place is truncated by a full disk or a kill. Here a file-size limit (SIGXFSZ
+  // ignored, so write(2) fails with EFBIG) stops the write after 1 KiB: the earlier file must stay as it was.
+  const auto dir = std::filesystem::temp_directory_path() / ("llmsim_check_out_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string out = (dir / "scenario.json").string();
+  const std::string before(4096, 'x');
+  { std::FILE* f = std::fopen(out.c_str(), "w"); REQUIRE(f); std::fputs(before.c_str(), f); std::fclose(f); }
+  const std::string cmd = std::string("sh -c \"trap '' XFSZ; ulimit -f 1; timeout 60 '") + LLMSIM_CLI_PATH + "' check " +
+                          kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model llama-3.1-8b "
+                          "--scenario-out " + out + " " + kArgs + " >/dev/null\" 2>&1";
+  std::string text;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
+  const int status = pclose(p);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  CHECK_THAT(text, Catch::Contains("--scenario-out: cannot write"));
+  std::string after;
+  if (std::FILE* f = std::fopen(out.c_str(), "r")) {
+    for (std::size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) after.append(buf, n);
+    std::fclose(f);
+  }
+  CHECK(after == before);
+  std::size_t files = 0;  // and no temporary file is left beside it
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;
+  CHECK(files == 1);
+  std::filesystem::remove_all(dir);
+  // A full device is an error, not exit 0 with nothing written.
+  CHECK(cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model llama-3.1-8b "
+            "--scenario-out /dev/full " + kArgs, ">/dev/null 2>&1").code == 2);
 }
 
 TEST_CASE("llmsim check --engine-version prices the run as that vLLM release", "[runtime_version]") {

@@ -104,3 +104,13 @@ def test_a_grid_over_gpus_bills_each_card_at_its_own_price(cli, tmp_path):
     out = tmp_path / "rows.json"
     subprocess.run([cli, "sweep", "--grid", str(grid_file), "--out", str(out)], check=True, capture_output=True)
     assert [r["cost_per_hour"] for r in json.loads(out.read_text())] == list(rows["cost_per_hour"])
+
+
+def test_capacity_options_without_capacity_are_refused(base):
+    # The class: an option of the per-point capacity search, given while no search runs, must not be ignored
+    # silently (the CLI refuses --rel-tol without --capacity the same way).
+    for options in ({"rel_tol": 0.01}, {"replications": 3, "num_requests": 500}):
+        with pytest.raises(ValueError, match="without capacity=True") as e:
+            llmsim.sweep(base, {"workload.arrival.rate": [1, 2]}, progress=False, **options)
+        for name in options:
+            assert name in str(e.value)

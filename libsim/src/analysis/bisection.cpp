@@ -10,17 +10,17 @@ namespace llmsim::analysis {
 
 SearchResult search_max_passing(const std::function<bool(double)>& passes, double start, const SearchLimits& lim) {
   Problems p;
-  if (!(lim.min_x > 0) || !std::isfinite(lim.min_x)) p.add("search.min_x", "must be > 0, got " + format_value(lim.min_x));
+  if (!(lim.min_x > 0) || !std::isfinite(lim.min_x)) p.add("search.min_x", "must be > 0, got " + format_given(lim.min_x));
   if (!(lim.max_x >= lim.min_x) || !std::isfinite(lim.max_x))
-    p.add("search.max_x", "must be >= min_x, got " + format_value(lim.max_x));
+    p.add("search.max_x", "must be >= min_x, got " + format_given(lim.max_x));
   if (!(lim.rel_tol > 0) || !std::isfinite(lim.rel_tol))
-    p.add("search.rel_tol", "must be > 0, got " + format_value(lim.rel_tol));
+    p.add("search.rel_tol", "must be > 0, got " + format_given(lim.rel_tol));
   if (lim.max_evaluations < 2) p.add("search.max_evaluations", "must be >= 2, got " + std::to_string(lim.max_evaluations));
   if (!(lim.growth > 1) || !std::isfinite(lim.growth))
-    p.add("search.growth", "must be > 1, got " + format_value(lim.growth));
-  if (!(start > 0) || !std::isfinite(start)) p.add("search.start", "must be > 0, got " + format_value(start));
+    p.add("search.growth", "must be > 1, got " + format_given(lim.growth));
+  if (!(start > 0) || !std::isfinite(start)) p.add("search.start", "must be > 0, got " + format_given(start));
   if (!(lim.give_up_below >= 0) || std::isnan(lim.give_up_below))
-    p.add("search.give_up_below", "must be >= 0, got " + format_value(lim.give_up_below));
+    p.add("search.give_up_below", "must be >= 0, got " + format_given(lim.give_up_below));
   p.throw_if_any();
 
   SearchResult r;

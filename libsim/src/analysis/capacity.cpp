@@ -20,15 +20,15 @@ void CapacityOptions::validate(const std::string& path) const {
     p.add(path + ".warmup_requests", "must be in [0, num_requests), got " + std::to_string(warmup_requests));
   if (replications < 1 || replications > 1000)
     p.add(path + ".replications", "must be in [1, 1000], got " + std::to_string(replications));
-  if (!(rel_tol > 0 && rel_tol < 1)) p.add(path + ".rel_tol", "must be in (0, 1), got " + format_value(rel_tol));
+  if (!(rel_tol > 0 && rel_tol < 1)) p.add(path + ".rel_tol", "must be in (0, 1), got " + format_given(rel_tol));
   if (max_evaluations < 2) p.add(path + ".max_evaluations", "must be >= 2, got " + std::to_string(max_evaluations));
   if (!(min_rate > 0) || !std::isfinite(min_rate))
-    p.add(path + ".min_rate", "must be > 0, got " + format_value(min_rate));
+    p.add(path + ".min_rate", "must be > 0, got " + format_given(min_rate));
   if (!(max_rate > min_rate) || !std::isfinite(max_rate))
-    p.add(path + ".max_rate", "must be > min_rate, got " + format_value(max_rate));
+    p.add(path + ".max_rate", "must be > min_rate, got " + format_given(max_rate));
   if (max_concurrency < 1) p.add(path + ".max_concurrency", "must be >= 1, got " + std::to_string(max_concurrency));
   if (!(give_up_below_qps >= 0) || !std::isfinite(give_up_below_qps))
-    p.add(path + ".give_up_below_qps", "must be >= 0, got " + format_value(give_up_below_qps));
+    p.add(path + ".give_up_below_qps", "must be >= 0, got " + format_given(give_up_below_qps));
   p.throw_if_any();
 }
 
@@ -271,6 +271,20 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
   if (!median.found) {
     out.found = false;
     const double low = median.lowest_fail_summary ? median.lowest_fail : limits.min_x;
+    const auto& failed = median.lowest_fail_summary;
+    const double horizon = scenario.scenario.workload.horizon_s;
+    if (failed && failed->fits && !failed->unstable &&
+        (!failed->complete || (failed->completed_requests == 0 && horizon > 0))) {
+      // The run was cut by the simulated-time limit (requests unfinished, or none arrived and finished within it),
+      // not judged: blaming the SLO would send the user to the wrong knob.
+      out.time_limited = true;
+      out.reason = "no load could be judged: even at " + format_value(low) +
+                   (out.closed_loop ? " concurrent user(s)" : " req/s") + " the run " +
+                   (failed->complete ? "completed no request within workload.horizon_s = " + format_value(horizon) + " s"
+                                     : failed->reason) +
+                   " (the simulated-time limit: raise workload.horizon_s; the SLO was not what failed)";
+      return out;
+    }
     out.reason = "the SLO is not met even at the lowest load tried (" + format_value(low) +
                  (out.closed_loop ? " concurrent user(s)" : " req/s") + (reps.size() > 1 ? ", most of the seeds" : "") +
                  ")" +

@@ -126,7 +126,7 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
     for (const auto& [id, price] : prices) {
       catalog.gpu(id, flag);
       if (!(price >= 0) || !std::isfinite(price))
-        throw ConfigError(flag, id + " must cost >= 0, got " + format_value(price));
+        throw ConfigError(flag, id + " must cost >= 0, got " + format_given(price));
     }
   };
   check_prices(opt.prices, "--prices");

@@ -22,7 +22,7 @@ int gpus_per_unit(const spec::ResolvedScenario& s) {
 
 std::optional<double> cost_per_mtok(double hourly_usd, double tokens_per_s) {
   if (!std::isfinite(hourly_usd) || hourly_usd < 0)
-    throw ConfigError("cost.per_hour", "must be a finite number >= 0, got " + format_value(hourly_usd));
+    throw ConfigError("cost.per_hour", "must be a finite number >= 0, got " + format_given(hourly_usd));
   if (!std::isfinite(tokens_per_s) || tokens_per_s <= 0) return std::nullopt;
   return hourly_usd / (tokens_per_s * 3600.0) * 1e6;
 }
@@ -30,12 +30,12 @@ std::optional<double> cost_per_mtok(double hourly_usd, double tokens_per_s) {
 double period_cost(double price_per_gpu_hour, double gpu_hours, double period_hours, const spec::CostSpec& cost) {
   Problems p;
   if (!std::isfinite(price_per_gpu_hour) || price_per_gpu_hour < 0)
-    p.add("hardware.price_per_gpu_hour", "must be >= 0, got " + format_value(price_per_gpu_hour));
-  if (!(gpu_hours >= 0) || !std::isfinite(gpu_hours)) p.add("gpu_hours", "must be >= 0, got " + format_value(gpu_hours));
+    p.add("hardware.price_per_gpu_hour", "must be >= 0, got " + format_given(price_per_gpu_hour));
+  if (!(gpu_hours >= 0) || !std::isfinite(gpu_hours)) p.add("gpu_hours", "must be >= 0, got " + format_given(gpu_hours));
   if (!(period_hours >= 0) || !std::isfinite(period_hours))
-    p.add("period_hours", "must be >= 0, got " + format_value(period_hours));
+    p.add("period_hours", "must be >= 0, got " + format_given(period_hours));
   if (!(cost.hours_per_month > 0))
-    p.add("cost.hours_per_month", "must be > 0, got " + format_value(cost.hours_per_month));
+    p.add("cost.hours_per_month", "must be > 0, got " + format_given(cost.hours_per_month));
   p.throw_if_any();
   const double extras = (cost.storage_per_month + cost.network_per_month) * period_hours / cost.hours_per_month;
   return price_per_gpu_hour * gpu_hours * (1.0 + cost.ops_overhead_fraction) + extras;
@@ -89,6 +89,7 @@ std::optional<double> price_on_gpu(const std::string& own_gpu, std::optional<dou
 void set_gpu(spec::Scenario& s, const std::string& gpu, std::optional<double> price,
              std::optional<double> purchase_price) {
   auto& hw = s.hardware;
+  spec::refuse_hardware_card_field("gpu", s.disaggregation.has_value(), !hw.fleet.empty(), "gpu");
   hw.price_per_gpu_hour = price_on_gpu(hw.gpu, hw.price_per_gpu_hour, gpu, price);
   hw.purchase_price_per_gpu = price_on_gpu(hw.gpu, hw.purchase_price_per_gpu, gpu, purchase_price);
   hw.gpu = gpu;

@@ -14,7 +14,7 @@ constexpr double kHoursPerYear = 8766.0;
 
 double average_board_watts(const spec::GpuSpec& gpu, double busy_fraction) {
   if (!(busy_fraction >= 0 && busy_fraction <= 1))
-    throw ConfigError("busy_fraction", "must be in [0, 1], got " + format_value(busy_fraction));
+    throw ConfigError("busy_fraction", "must be in [0, 1], got " + format_given(busy_fraction));
   const double load = gpu.tdp_watts;
   const double idle = gpu.idle_watts > 0 ? std::min(gpu.idle_watts, load) : load;
   return idle + (load - idle) * busy_fraction;

@@ -100,11 +100,11 @@ std::vector<SearchAxis> default_search_axes(const std::vector<std::string>& gpus
 void SearchOptions::validate(const std::string& path) const {
   Problems p;
   if (!(target_qps > 0) || !std::isfinite(target_qps))
-    p.add(path + ".target_qps", "must be a request rate > 0, got " + format_value(target_qps));
+    p.add(path + ".target_qps", "must be a request rate > 0, got " + format_given(target_qps));
   if (budget_per_month && (!(*budget_per_month > 0) || !std::isfinite(*budget_per_month)))
-    p.add(path + ".budget_per_month", "must be > 0, got " + format_value(*budget_per_month));
+    p.add(path + ".budget_per_month", "must be > 0, got " + format_given(*budget_per_month));
   if (!(front_cost_ratio >= 1) || !std::isfinite(front_cost_ratio))
-    p.add(path + ".front_cost_ratio", "must be >= 1, got " + format_value(front_cost_ratio));
+    p.add(path + ".front_cost_ratio", "must be >= 1, got " + format_given(front_cost_ratio));
   if (wave < 1) p.add(path + ".wave", "must be >= 1, got " + std::to_string(wave));
   if (jobs < 1) p.add(path + ".jobs", "must be >= 1, got " + std::to_string(jobs));
   for (std::size_t i = 0; i < axes.size(); ++i) {
@@ -246,6 +246,7 @@ SearchEvaluation evaluate_candidate(const SearchCandidate& c, const CapacityOpti
   e.quality_caveat = row.quality_caveat;
   if (!row.fits || !row.capacity || !row.capacity->found) {
     if (e.reason.empty() && row.capacity) e.reason = row.capacity->reason;
+    e.time_limited = row.capacity && row.capacity->time_limited;
     if (row.capacity && row.capacity->gave_up) {
       e.screened = true;
       e.reason += ": its bill would exceed the cutoff";
@@ -260,7 +261,13 @@ SearchEvaluation evaluate_candidate(const SearchCandidate& c, const CapacityOpti
     e.ttft_p95_ms = row.at_target->ttft_ms.p95;
     e.tpot_p95_ms = row.at_target->tpot_ms.p95;
     e.meets_slo = run_meets_slo(*row.at_target);
-    if (!e.meets_slo) e.reason = "misses the SLO at its share of the target even with " + std::to_string(e.replicas) + " replicas";
+    if (!e.meets_slo && !row.at_target->unstable && !row.at_target->complete) {
+      e.time_limited = true;
+      e.reason = "its run at its share of the target " + row.at_target->reason +
+                 " (the simulated-time limit: raise workload.horizon_s; the SLO was not what failed)";
+    } else if (!e.meets_slo) {
+      e.reason = "misses the SLO at its share of the target even with " + std::to_string(e.replicas) + " replicas";
+    }
   }
   return e;
 }
@@ -321,9 +328,13 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
   r.invalid = plan.invalid;
   r.pruned_memory = plan.pruned_memory;
   r.pruned_budget = plan.pruned_budget;
+  std::int64_t time_limited = 0;
+  const SearchEvaluation* time_limited_example = nullptr;
   for (const auto& d : first) {
     if (!d) continue;
     ++r.simulated;
+    if (d->time_limited && !time_limited_example) time_limited_example = &*d;
+    if (d->time_limited) ++time_limited;
     if (d->screened) ++r.screened;
     if (feasible(*d, options.budget_per_month)) ++r.feasible;
   }
@@ -349,7 +360,18 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
     if (sc.contains("cost") && sc["cost"].contains("currency")) r.currency = sc["cost"]["currency"].get<std::string>();
   }
   const std::string cur = r.currency;
+  if (r.front.empty() && time_limited > 0 && time_limited + r.feasible == r.simulated) {
+    // Every failure was the simulated-time limit: the SLO was never what failed, so it is not blamed.
+    r.reasons.push_back("no configuration could be judged at " + format_value(r.target_qps) + " req/s: " +
+                        std::to_string(time_limited) + " of " + std::to_string(r.simulated) +
+                        " simulated stopped at the simulated-time limit, e.g. " + time_limited_example->reason);
+    return r;
+  }
   if (r.front.empty()) {
+    if (time_limited > 0)
+      r.reasons.push_back(std::to_string(time_limited) + " of " + std::to_string(r.simulated) +
+                          " simulated stopped at the simulated-time limit (raise workload.horizon_s), e.g. " +
+                          time_limited_example->reason);
     r.reasons.push_back("no configuration meets the SLO at " + format_value(r.target_qps) + " req/s" +
                         (r.budget_per_month ? " within " + money(*r.budget_per_month, cur) + "/month" : std::string()) +
                         ": " + std::to_string(r.simulated) + " simulated, " + std::to_string(r.feasible) +

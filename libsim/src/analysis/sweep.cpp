@@ -66,6 +66,45 @@ void reprice(SweepPoint& p, const Json& base) {
 
 }  // namespace
 
+void refuse_sets_on_axes(const Grid& grid, const std::vector<std::pair<std::string, Json>>& sets,
+                         const std::string& where) {
+  // Compared as the llmsim fields they write, so that a vLLM name (max_num_seqs) meets its field
+  // (engine.max_num_seqs), and a section (workload.arrival) meets its fields (workload.arrival.rate).
+  const auto overlap = [](const std::string& a, const std::string& b) {
+    const std::size_t n = std::min(a.size(), b.size());
+    return a.compare(0, n, b, 0, n) == 0 && (a.size() == b.size() || (a.size() > n ? a[n] : b[n]) == '.');
+  };
+  for (std::size_t k = 0; k < grid.label_paths.size(); ++k) {
+    const std::string& axis = grid.label_paths[k];
+    std::vector<std::string> axis_fields;
+    std::vector<std::string> seen;  // the fields a vLLM name writes can depend on its value (dtype, quantization)
+    for (const auto& p : grid.points) {
+      if (k >= p.labels.size() || p.labels[k].second.is_null()) continue;
+      const std::string text = p.labels[k].second.dump();
+      if (std::find(seen.begin(), seen.end(), text) != seen.end()) continue;
+      seen.push_back(text);
+      for (auto& f : spec::json_path_fields(axis, p.labels[k].second)) axis_fields.push_back(std::move(f));
+    }
+    if (axis_fields.empty()) axis_fields.push_back(axis);
+    for (const auto& [path, value] : sets)
+      for (const auto& set_field : spec::json_path_fields(path, value))
+        for (const auto& axis_field : axis_fields)
+          if (overlap(set_field, axis_field))
+            throw ConfigError(
+                where, "'" + path + "'" +
+                           (path == axis ? std::string(" is an axis of this grid")
+                                         : " overlaps the grid axis '" + axis + "' (" +
+                                               (set_field.size() < axis_field.size()
+                                                    ? "'" + set_field + "' holds '" + axis_field + "'"
+                                                : set_field.size() > axis_field.size()
+                                                    ? "'" + set_field + "' is a field of '" + axis_field + "'"
+                                                    : "both set '" + set_field + "'") +
+                                               ")") +
+                           ": it would override the axis in every row, and rows would be labelled with values they "
+                           "did not run; change the axis's values in the grid instead");
+  }
+}
+
 void refuse_overlapping_paths(const std::vector<std::string>& paths, const std::string& where) {
   for (const auto& a : paths)
     for (const auto& b : paths)

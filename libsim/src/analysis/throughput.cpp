@@ -4,6 +4,7 @@
 
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/evaluate.hpp"
+#include "llmsim/spec/fleet.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/overloaded.hpp"
 
@@ -44,6 +45,10 @@ spec::Scenario offline_scenario(const spec::Scenario& scenario, const Throughput
   } else {
     for (auto& c : w.classes) c.arrival = spec::OfflineArrivals{offline_weight(c.arrival, w)};
   }
+  // Every request is queued at t = 0: a time of day has no meaning, so a daily profile (which scales a Poisson
+  // rate, and refused the offline arrivals with "use process poisson") is dropped with the rate it scaled.
+  w.daily_profile = spec::DailyProfile{};
+  w.days = 1;
   if (options.num_requests > 0) w.num_requests = options.num_requests;
   w.warmup_requests = 0;  // vllm bench throughput measures every request
   w.horizon_s = 0;
@@ -65,6 +70,23 @@ ThroughputResult max_throughput(const spec::Scenario& scenario, const spec::Cata
   return out;
 }
 
+namespace {
+// The deployment's cards as "replicas x gpus-per-replica id": every member of a fleet, both pools of a disaggregated
+// deployment (whose top-level hardware section is not used).
+std::string cards_text(const spec::ResolvedScenario& r) {
+  auto one = [](const spec::ResolvedScenario& m) {
+    const auto& hw = m.scenario.hardware;
+    return std::to_string(hw.replicas) + " x " + std::to_string(hw.parallel.gpus()) + " " + m.gpu.id;
+  };
+  if (!r.disagg_pools.empty())
+    return "prefill " + one(r.disagg_pools[0]) + ", decode " + one(r.disagg_pools[1]);
+  if (r.fleet.empty()) return one(r);
+  std::string s;
+  for (const auto& m : r.fleet) s += (s.empty() ? "" : " + ") + one(m);
+  return s;
+}
+}  // namespace
+
 Json to_json(const ThroughputResult& r) {
   const auto& sc = r.scenario.scenario;
   const auto& s = r.summary;
@@ -73,8 +95,11 @@ Json to_json(const ThroughputResult& r) {
             {"reason", r.reason},
             {"engine", s.engine.empty() ? spec::engine_name(sc.engine.policy) : s.engine},
             {"model", r.scenario.model.id},
-            {"gpu", r.scenario.gpu.id},
-            {"num_gpus", sc.hardware.parallel.gpus() * sc.hardware.replicas},
+            {"gpu", r.scenario.disagg_pools.empty()  // "prefill/decode" cards when disaggregated, as rows name them
+                        ? r.scenario.gpu.id
+                        : r.scenario.disagg_pools[0].gpu.id + "/" + r.scenario.disagg_pools[1].gpu.id},
+            {"num_gpus", spec::total_gpus(r.scenario)},  // every fleet member's and pool's GPUs
+            {"cards", cards_text(r.scenario)},
             {"quant", r.scenario.quant.weights.id},
             {"max_num_seqs", sc.engine.max_num_seqs},
             {"max_num_batched_tokens", sc.engine.max_num_batched_tokens},

@@ -270,9 +270,44 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
   return s;
 }
 
-VllmCheck check_vllm_result(const VllmResult& r, const VllmCheckOptions& o, const spec::Catalog& catalog) {
+namespace {
+// The requests that completed in the measured run. vLLM's failed requests (an error response, output 0 in the
+// lists) never produced the latencies the file reports, and llmsim does not model failures: they are left out of
+// the simulation, and the note says so. When the file cannot say which requests failed (more zero-output entries
+// than failures), they stay in, and the note says that.
+VllmResult served_requests(const VllmResult& r, std::vector<std::string>& notes) {
+  if (r.failed <= 0) return r;
+  VllmResult s = r;
+  if (r.input_lens.empty()) {
+    notes.push_back(std::to_string(r.failed) + " requests failed in the measured run: only the " +
+                    std::to_string(r.completed) + " completed ones are simulated (llmsim does not model failures)");
+    return s;
+  }
+  const auto zeros = std::count(r.output_lens.begin(), r.output_lens.end(), std::int64_t{0});
+  if (zeros != r.failed) {
+    notes.push_back(std::to_string(r.failed) + " requests failed in the measured run, but " + std::to_string(zeros) +
+                    " have output 0 in the file, so which ones failed is unknown: all " +
+                    std::to_string(r.input_lens.size()) + " are simulated as served (llmsim does not model failures)");
+    return s;
+  }
+  s.input_lens.clear();
+  s.output_lens.clear();
+  for (std::size_t i = 0; i < r.input_lens.size(); ++i) {
+    if (r.output_lens[i] == 0) continue;
+    s.input_lens.push_back(r.input_lens[i]);
+    s.output_lens.push_back(r.output_lens[i]);
+  }
+  notes.push_back(std::to_string(r.failed) + " requests failed in the measured run (output 0 in the file): they "
+                  "are left out, and the " + std::to_string(s.input_lens.size()) +
+                  " completed ones are simulated (llmsim does not model failures)");
+  return s;
+}
+}  // namespace
+
+VllmCheck check_vllm_result(const VllmResult& measured, const VllmCheckOptions& o, const spec::Catalog& catalog) {
   VllmCheck c;
-  c.source = r.source;
+  c.source = measured.source;
+  const VllmResult r = served_requests(measured, c.notes);
   c.scenario = vllm_check_scenario(r, o, catalog, c.notes);
   const auto resolved = spec::resolve(c.scenario, catalog);
   // quant.weights "auto" shown as the format planned (the checkpoint's), with what resolving assumed.
@@ -352,7 +387,7 @@ VllmCheck check_vllm_result(const VllmResult& r, const VllmCheckOptions& o, cons
       else if (s.key == "input_throughput") p = in_tokens / duration;
       else if (s.key == "output_throughput") p = out_tokens / duration;
       else if (s.key == "total_token_throughput") p = (in_tokens + out_tokens) / duration;
-      else if (s.key == "failed") p = 0.0;
+      else if (s.key == "failed") note = s.value > 0 ? "failures are not modelled: the failed requests are left out" : "";
       else note = "needs the --goodput SLO of the run, which the file does not record";
     }
     row(s.key, s.value, p, note);

@@ -99,6 +99,10 @@ std::optional<VllmLatencyStat> parse_vllm_latency_key(const std::string& key) {
     return s;
   }
   if (stat.size() < 2 || stat[0] != 'p') return std::nullopt;
+  // vLLM writes p99, p99.9: digits and one '.', nothing strtod would also take (hex "p0x5f", "pinf", "p1e2").
+  if (stat.find_first_not_of("0123456789.", 1) != std::string::npos || stat[1] == '.' ||
+      std::count(stat.begin(), stat.end(), '.') > 1)
+    return std::nullopt;
   char* end = nullptr;
   const double q = std::strtod(stat.c_str() + 1, &end);
   if (end != stat.c_str() + stat.size() || !(q > 0 && q <= 100)) return std::nullopt;
@@ -122,6 +126,8 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
     }
     for (const char* k : kRequired) {
       if (v.has(k)) continue;
+      if (doc.contains(k))  // present as null, or NaN (read as null above): not missing, but not a number either
+        throw ConfigError(source, std::string(k) + ": NaN or null (the run did not measure it); expected a number");
       throw ConfigError(source, "not a vLLM benchmark result: missing '" + std::string(k) +
                                     "' (`vllm bench serve --save-result` files have duration, completed, "
                                     "total_input_tokens, mean_ttft_ms, ...)");
@@ -138,8 +144,13 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
     r.duration_s = v.number("duration");
     r.total_input_tokens = v.integer("total_input_tokens");
     r.total_output_tokens = v.integer("total_output_tokens");
-    if (!(r.duration_s > 0)) v["duration"].fail("must be > 0 s, got " + format_value(r.duration_s));
+    if (!(r.duration_s > 0)) v["duration"].fail("must be > 0 s, got " + format_given(r.duration_s));
     if (r.completed < 0) v["completed"].fail("must be >= 0, got " + std::to_string(r.completed));
+    if (r.failed < 0) v["failed"].fail("must be >= 0, got " + std::to_string(r.failed));
+    if (r.total_input_tokens < 0)
+      v["total_input_tokens"].fail("must be >= 0, got " + std::to_string(r.total_input_tokens));
+    if (r.total_output_tokens < 0)
+      v["total_output_tokens"].fail("must be >= 0, got " + std::to_string(r.total_output_tokens));
     if (v.has("request_rate")) {
       const auto& rr = doc["request_rate"];
       if (rr.is_string()) {
@@ -154,12 +165,12 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
         }
       } else {
         const double x = v.number("request_rate");
-        if (!(x > 0)) v["request_rate"].fail("expected a rate > 0 or \"inf\", got " + format_value(x));
+        if (!(x > 0)) v["request_rate"].fail("expected a rate > 0 or \"inf\", got " + format_given(x));
         r.request_rate = x;
       }
     }
     r.burstiness = v.number_or("burstiness", 1.0);
-    if (!(r.burstiness > 0)) v["burstiness"].fail("must be > 0, got " + format_value(r.burstiness));
+    if (!(r.burstiness > 0)) v["burstiness"].fail("must be > 0, got " + format_given(r.burstiness));
     if (v.has("max_concurrency")) {
       const auto c = v.integer("max_concurrency");
       if (c < 1 || c > 10'000'000) v["max_concurrency"].fail("must be in 1..10000000, got " + std::to_string(c));
@@ -191,6 +202,13 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
     if (r.input_lens.size() != r.output_lens.size()) {
       throw ConfigError(source, "input_lens has " + std::to_string(r.input_lens.size()) + " entries but output_lens " +
                                     std::to_string(r.output_lens.size()));
+    }
+    // vLLM's client lists every request it sent, failed ones (output 0) included: completed + failed entries.
+    if (v.has("input_lens") &&
+        static_cast<std::int64_t>(r.input_lens.size()) != r.completed + r.failed) {
+      v["input_lens"].fail("has " + std::to_string(r.input_lens.size()) + " entries, but the run sent completed + "
+                           "failed = " + std::to_string(r.completed) + " + " + std::to_string(r.failed) +
+                           " requests (vLLM lists every request sent)");
     }
     for (std::size_t i = 0; i < r.input_lens.size(); ++i) {
       if (r.input_lens[i] < 1) {

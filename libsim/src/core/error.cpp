@@ -3,6 +3,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 namespace llmsim {
 
@@ -106,6 +107,17 @@ std::string format_value(double v) {
     std::snprintf(buf, sizeof buf, "%.0f", v);
   } else {
     std::snprintf(buf, sizeof buf, "%.6g", v);
+  }
+  return buf;
+}
+
+std::string format_given(double v) {
+  std::string s = format_value(v);
+  if (!std::isfinite(v) || std::strtod(s.c_str(), nullptr) == v) return s;
+  char buf[64];
+  for (int digits = 7; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
   }
   return buf;
 }

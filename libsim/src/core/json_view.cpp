@@ -250,7 +250,7 @@ std::int64_t JsonView::as_integer_in(std::int64_t lo, std::int64_t hi) const {
 
 double JsonView::as_number_in(double lo, double hi) const {
   const double v = as_number();
-  if (!(v >= lo && v <= hi)) fail("must be in [" + format_value(lo) + ", " + format_value(hi) + "], got " + format_value(v));
+  if (!(v >= lo && v <= hi)) fail("must be in [" + format_value(lo) + ", " + format_value(hi) + "], got " + format_given(v));
   return v;
 }
 

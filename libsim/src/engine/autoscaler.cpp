@@ -10,7 +10,7 @@
 namespace llmsim::engine {
 
 double weight_load_s(double weight_bytes, double gbps, const char* field) {
-  if (!std::isfinite(gbps) || gbps <= 0) throw ConfigError(field, "must be > 0, got " + format_value(gbps));
+  if (!std::isfinite(gbps) || gbps <= 0) throw ConfigError(field, "must be > 0, got " + format_given(gbps));
   return weight_bytes * 8.0 / (gbps * 1e9);
 }
 

@@ -280,15 +280,15 @@ LengthSampler::LengthSampler(const spec::LengthDist& dist, const std::string& pa
                    mean_ = (static_cast<double>(d.min) + static_cast<double>(d.max)) / 2;
                  },
                  [&](const spec::NormalLength& d) {
-                   if (!(d.mean > 0)) p.add(path + ".mean", "must be > 0, got " + format_value(d.mean));
-                   if (!(d.stddev >= 0)) p.add(path + ".stddev", "must be >= 0, got " + format_value(d.stddev));
+                   if (!(d.mean > 0)) p.add(path + ".mean", "must be > 0, got " + format_given(d.mean));
+                   if (!(d.stddev >= 0)) p.add(path + ".stddev", "must be >= 0, got " + format_given(d.stddev));
                    if (d.min < 1) p.add(path + ".min", "must be >= 1, got " + std::to_string(d.min));
                    if (d.max != 0 && d.max < d.min) p.add(path + ".max", "must be >= min or 0, got " + std::to_string(d.max));
                    mean_ = d.mean;
                  },
                  [&](const spec::LogNormalLength& d) {
-                   if (!(d.mean > 0)) p.add(path + ".mean", "must be > 0, got " + format_value(d.mean));
-                   if (!(d.sigma >= 0) || d.sigma > 5) p.add(path + ".sigma", "must be in [0, 5], got " + format_value(d.sigma));
+                   if (!(d.mean > 0)) p.add(path + ".mean", "must be > 0, got " + format_given(d.mean));
+                   if (!(d.sigma >= 0) || d.sigma > 5) p.add(path + ".sigma", "must be in [0, 5], got " + format_given(d.sigma));
                    sigma_ = d.sigma;
                    mu_ = d.mean > 0 ? std::log(d.mean) - d.sigma * d.sigma / 2 : 0;
                    mean_ = d.mean;

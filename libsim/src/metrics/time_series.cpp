@@ -15,7 +15,7 @@ constexpr double kRatio = 1.1;
 TimeSeries::TimeSeries(double window_s, std::size_t max_windows)
     : width_(window_s > 0 ? window_s : 0.01), max_windows_(window_s > 0 ? max_windows : 512) {
   if (!(window_s >= 0) || !std::isfinite(window_s))
-    throw ConfigError("time_series_window_s", "must be >= 0 (0 = automatic), got " + format_value(window_s));
+    throw ConfigError("time_series_window_s", "must be >= 0 (0 = automatic), got " + format_given(window_s));
   LLMSIM_CHECK(max_windows_ >= 2, "a time series needs room for two windows");
 }
 

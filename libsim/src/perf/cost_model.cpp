@@ -27,7 +27,7 @@ std::string to_string(Bound b) {
 void validate(const BatchShape& b) {
   Problems p;
   auto nonneg = [&](const char* f, double v) {
-    if (!(v >= 0) || !std::isfinite(v)) p.add(std::string("batch.") + f, "must be >= 0, got " + format_value(v));
+    if (!(v >= 0) || !std::isfinite(v)) p.add(std::string("batch.") + f, "must be >= 0, got " + format_given(v));
   };
   nonneg("prefill_seqs", static_cast<double>(b.prefill_seqs));
   nonneg("prefill_tokens", static_cast<double>(b.prefill_tokens));
@@ -44,10 +44,10 @@ void validate(const BatchShape& b) {
                                       format_value(double(b.prefill_tokens)));
   if (b.prefill_last_chunks > b.prefill_seqs)
     p.add("batch.prefill_last_chunks", "must be <= prefill_seqs (" + format_value(double(b.prefill_seqs)) +
-                                           "), got " + format_value(double(b.prefill_last_chunks)));
+                                           "), got " + format_given(double(b.prefill_last_chunks)));
   if (b.prefill_kv_tokens < b.prefill_tokens)
     p.add("batch.prefill_kv_tokens", "must be >= prefill_tokens (" + format_value(double(b.prefill_tokens)) +
-                                         "), got " + format_value(double(b.prefill_kv_tokens)));
+                                         "), got " + format_given(double(b.prefill_kv_tokens)));
   p.throw_if_any();
 }
 
@@ -197,7 +197,7 @@ StepCost CostModel::breakdown(const BatchShape& batch) const {
 
 double CostModel::host_transfer_time(double bytes) const {
   if (!(bytes >= 0) || !std::isfinite(bytes))
-    throw ConfigError("bytes", "host transfer size must be >= 0, got " + format_value(bytes));
+    throw ConfigError("bytes", "host transfer size must be >= 0, got " + format_given(bytes));
   if (bytes == 0) return 0;
   return profile_.link_latency_s + bytes / host_bandwidth();
 }

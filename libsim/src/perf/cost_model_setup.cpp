@@ -232,7 +232,7 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     }
   }
   if (!(cpu_offload_bytes >= 0) || !std::isfinite(cpu_offload_bytes))
-    throw ConfigError("engine.cpu_offload_gb", "must be >= 0, got " + format_value(cpu_offload_bytes / (1 << 30)));
+    throw ConfigError("engine.cpu_offload_gb", "must be >= 0, got " + format_given(cpu_offload_bytes / (1 << 30)));
   if (cpu_offload_bytes > 0) {
     // Each stage copies its offloaded shard in turn; TP ranks copy theirs in parallel over their own links.
     const double per_gpu = std::min(cpu_offload_bytes, c->weights_per_gpu());

@@ -72,13 +72,13 @@ void check_curve(const Curve& c, const std::string& path, double max_y, Problems
   }
   for (std::size_t i = 0; i < c.x.size(); ++i) {
     if (!(c.x[i] > 0) || !std::isfinite(c.x[i]))
-      p.add(path + ".x[" + std::to_string(i) + "]", "must be > 0, got " + format_value(c.x[i]));
+      p.add(path + ".x[" + std::to_string(i) + "]", "must be > 0, got " + format_given(c.x[i]));
     else if (i > 0 && !(c.x[i] > c.x[i - 1]))
-      p.add(path + ".x[" + std::to_string(i) + "]", "must be strictly increasing, got " + format_value(c.x[i]) +
+      p.add(path + ".x[" + std::to_string(i) + "]", "must be strictly increasing, got " + format_given(c.x[i]) +
                                                         " after " + format_value(c.x[i - 1]));
     if (!(c.y[i] > 0) || !(c.y[i] <= max_y))
       p.add(path + ".y[" + std::to_string(i) + "]",
-            "must be in (0, " + format_value(max_y) + "], got " + format_value(c.y[i]));
+            "must be in (0, " + format_value(max_y) + "], got " + format_given(c.y[i]));
   }
 }
 
@@ -90,7 +90,7 @@ void HardwareProfile::validate(const std::string& path) const {
     const bool ok = std::isfinite(v) && (lo_open ? v > lo : v >= lo) && v <= hi;
     if (!ok)
       p.add(path + "." + field, std::string("must be in ") + (lo_open ? "(" : "[") + format_value(lo) + ", " +
-                                    format_value(hi) + "], got " + format_value(v));
+                                    format_value(hi) + "], got " + format_given(v));
   };
   if (gpu_id.empty()) p.add(path + ".gpu_id", "must name the GPU the profile describes");
   in_range("mem_bw_efficiency", mem_bw_efficiency, 0, 1.5);

@@ -22,19 +22,19 @@ void AutoscalerSpec::validate(const std::string& path) const {
   if (target_utilization.has_value() == queue_per_replica.has_value())
     p.add(path, "give exactly one trigger: target_utilization (0..1] or queue_per_replica (> 0)");
   if (target_utilization && !(*target_utilization > 0 && *target_utilization <= 1))
-    p.add(path + ".target_utilization", "must be in (0, 1], got " + format_value(*target_utilization));
+    p.add(path + ".target_utilization", "must be in (0, 1], got " + format_given(*target_utilization));
   if (queue_per_replica && !(*queue_per_replica > 0 && std::isfinite(*queue_per_replica)))
-    p.add(path + ".queue_per_replica", "must be > 0, got " + format_value(*queue_per_replica));
+    p.add(path + ".queue_per_replica", "must be > 0, got " + format_given(*queue_per_replica));
   auto seconds = [&](const char* f, double v, double lo) {
     if (!(v >= lo && v <= kMaxSimulatedSeconds))
-      p.add(path + "." + f, "must be in [" + format_value(lo) + ", 1e9] s, got " + format_value(v));
+      p.add(path + "." + f, "must be in [" + format_value(lo) + ", 1e9] s, got " + format_given(v));
   };
   seconds("interval_s", interval_s, 1e-3);
   if (scale_up_delay_s) seconds("scale_up_delay_s", *scale_up_delay_s, 0);
   seconds("scale_down_delay_s", scale_down_delay_s, 0);
   seconds("engine_start_s", engine_start_s, 0);
   if (!(load_gbps >= 0 && std::isfinite(load_gbps)))
-    p.add(path + ".load_gbps", "must be >= 0 Gbit/s (0 = cost.network_gbps), got " + format_value(load_gbps));
+    p.add(path + ".load_gbps", "must be >= 0 Gbit/s (0 = cost.network_gbps), got " + format_given(load_gbps));
   p.throw_if_any();
 }
 

@@ -117,11 +117,11 @@ void check_daily_profile(const DailyProfile& p, int days, const std::string& pat
   for (std::size_t i = 0; i < pts.size(); ++i) {
     const auto [t, m] = pts[i];
     const std::string at = p.hourly.empty() ? src + " row " + std::to_string(i + 1) : path + "[" + std::to_string(i) + "]";
-    if (i == 0 && t != 0) problems.add(at, "the day must start at time_s 0, got " + format_value(t));
-    if (!(t >= 0 && t < kSecondsPerDay)) problems.add(at, "time_s must be in [0, 86400) s, got " + format_value(t));
+    if (i == 0 && t != 0) problems.add(at, "the day must start at time_s 0, got " + format_given(t));
+    if (!(t >= 0 && t < kSecondsPerDay)) problems.add(at, "time_s must be in [0, 86400) s, got " + format_given(t));
     if (i > 0 && !(t > pts[i - 1].first))
-      problems.add(at, "times must increase, got " + format_value(t) + " after " + format_value(pts[i - 1].first));
-    if (!(std::isfinite(m) && m >= 0)) problems.add(at, "multiplier must be a finite number >= 0, got " + format_value(m));
+      problems.add(at, "times must increase, got " + format_given(t) + " after " + format_value(pts[i - 1].first));
+    if (!(std::isfinite(m) && m >= 0)) problems.add(at, "multiplier must be a finite number >= 0, got " + format_given(m));
     any = any || m > 0;
   }
   if (!any) problems.add(path, "every multiplier is 0: no request would ever arrive");

@@ -60,10 +60,10 @@ void Deployment::validate(const std::string& path) const {
   // The hourly price's upper bound is the monthly bill's (check_monthly_bill); the purchase price is bounded here
   // (in any currency far beyond any real card) so the owned cost it divides into stays finite.
   if (price_per_gpu_hour && (!(*price_per_gpu_hour >= 0) || !std::isfinite(*price_per_gpu_hour))) {
-    p.add(path + ".price_per_gpu_hour", "must be >= 0, got " + format_value(*price_per_gpu_hour));
+    p.add(path + ".price_per_gpu_hour", "must be >= 0, got " + format_given(*price_per_gpu_hour));
   }
   if (purchase_price_per_gpu && (!(*purchase_price_per_gpu >= 0) || !(*purchase_price_per_gpu <= 1e12))) {
-    p.add(path + ".purchase_price_per_gpu", "must be in [0, 1e12], got " + format_value(*purchase_price_per_gpu));
+    p.add(path + ".purchase_price_per_gpu", "must be in [0, 1e12], got " + format_given(*purchase_price_per_gpu));
   }
   p.throw_if_any();
 }

@@ -99,7 +99,7 @@ void DisaggregationSpec::validate(const std::string& path) const {
     p.add(path + ".link.bandwidth_gbps", "must be in [0.001, 1e6] Gbit/s (the rate one prefill replica sends KV at), got " +
                                              format_value(link.bandwidth_gbps));
   if (link.latency_us && (!(*link.latency_us >= 0) || *link.latency_us > 1e9))
-    p.add(path + ".link.latency_us", "must be in [0, 1e9] µs, got " + format_value(*link.latency_us));
+    p.add(path + ".link.latency_us", "must be in [0, 1e9] µs, got " + format_given(*link.latency_us));
   p.throw_if_any();
 }
 

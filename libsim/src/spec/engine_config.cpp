@@ -98,25 +98,25 @@ void EngineConfig::validate(const std::string& path) const {
   }
   if (block_size < 1 || block_size > 1024) p.add(at("block_size"), "must be in 1..1024, got " + std::to_string(block_size));
   if (!(gpu_memory_utilization > 0 && gpu_memory_utilization <= 1)) {
-    p.add(at("gpu_memory_utilization"), "must be in (0, 1], got " + format_value(gpu_memory_utilization));
+    p.add(at("gpu_memory_utilization"), "must be in (0, 1], got " + format_given(gpu_memory_utilization));
   }
   if (max_model_len < kMaxModelLenAuto) {
     p.add(at("max_model_len"), "must be >= 1 or \"auto\" (-1; unset is auto too), got " + std::to_string(max_model_len));
   }
   if (watermark && !(*watermark >= 0 && *watermark < 1)) {
-    p.add(at("watermark"), "must be in [0, 1), got " + format_value(*watermark));
+    p.add(at("watermark"), "must be in [0, 1), got " + format_given(*watermark));
   }
   // Host blocks = swap_space_gb GiB / block bytes must stay a representable count: 1e6 GiB (a petabyte per
   // GPU) is far beyond any host.
   if (!(swap_space_gb >= 0 && swap_space_gb <= 1e6)) {
-    p.add(at("swap_space_gb"), "must be in [0, 1e6] GiB, got " + format_value(swap_space_gb));
+    p.add(at("swap_space_gb"), "must be in [0, 1e6] GiB, got " + format_given(swap_space_gb));
   }
   if (policy == SchedulerPolicy::vllm && preemption == PreemptionMode::swap && !synthetic_service) {
     p.add(at("preemption"), "vLLM V1 (policy 'vllm') preempts by recompute only, it has no swap path; use "
                             "policy 'vllm-v0' to model swapping");
   }
   if (!(cpu_offload_gb >= 0) || !std::isfinite(cpu_offload_gb)) {
-    p.add(at("cpu_offload_gb"), "must be >= 0, got " + format_value(cpu_offload_gb));
+    p.add(at("cpu_offload_gb"), "must be >= 0, got " + format_given(cpu_offload_gb));
   }
   if (max_concurrent_batches < 0) {
     p.add(at("max_concurrent_batches"), "must be >= 0 (0 = one per pipeline stage), got " +
@@ -126,10 +126,10 @@ void EngineConfig::validate(const std::string& path) const {
     const auto& s = *synthetic_service;
     // Bounded so every drawn service time is a finite, positive duration the clock resolves.
     if (!(s.mean_s >= 1e-9 && s.mean_s <= 1e6)) {
-      p.add(at("synthetic_service.mean_s"), "must be in [1e-9, 1e6] s, got " + format_value(s.mean_s));
+      p.add(at("synthetic_service.mean_s"), "must be in [1e-9, 1e6] s, got " + format_given(s.mean_s));
     }
     if (!(s.cv >= 1e-3 && s.cv <= 100)) {
-      p.add(at("synthetic_service.cv"), "must be in [0.001, 100], got " + format_value(s.cv));
+      p.add(at("synthetic_service.cv"), "must be in [0.001, 100], got " + format_given(s.cv));
     }
   }
   if (speculative) {

@@ -14,17 +14,17 @@ void FailureSpec::validate(const std::string& path) const {
   Problems p;
   const double max_h = kMaxSimulatedSeconds / 3600;
   if (!(mtbf_h >= 0 && mtbf_h <= max_h))
-    p.add(path + ".mtbf_h", "must be in [0, " + format_value(max_h) + "] hours (0 = no random failures), got " + format_value(mtbf_h));
+    p.add(path + ".mtbf_h", "must be in [0, " + format_value(max_h) + "] hours (0 = no random failures), got " + format_given(mtbf_h));
   if (!(mttr_h > 0 && mttr_h <= max_h))
-    p.add(path + ".mttr_h", "must be in (0, " + format_value(max_h) + "] hours, got " + format_value(mttr_h));
+    p.add(path + ".mttr_h", "must be in (0, " + format_value(max_h) + "] hours, got " + format_given(mttr_h));
   if (max_retries < 0 || max_retries > 1'000'000)
     p.add(path + ".max_retries", "must be in 0..1000000, got " + std::to_string(max_retries));
   if (spares < 0 || spares > 10'000) p.add(path + ".spares", "must be in 0..10000, got " + std::to_string(spares));
   for (std::size_t i = 0; i < outages.size(); ++i) {
     const auto& o = outages[i];
     const std::string at = path + ".outages[" + std::to_string(i) + "]";
-    if (!(o.start_s >= 0 && o.start_s <= kMaxSimulatedSeconds)) p.add(at + "[0]", "start must be in [0, 1e9] s, got " + format_value(o.start_s));
-    if (!(o.duration_s > 0 && o.duration_s <= kMaxSimulatedSeconds)) p.add(at + "[1]", "duration must be in (0, 1e9] s, got " + format_value(o.duration_s));
+    if (!(o.start_s >= 0 && o.start_s <= kMaxSimulatedSeconds)) p.add(at + "[0]", "start must be in [0, 1e9] s, got " + format_given(o.start_s));
+    if (!(o.duration_s > 0 && o.duration_s <= kMaxSimulatedSeconds)) p.add(at + "[1]", "duration must be in (0, 1e9] s, got " + format_given(o.duration_s));
     if (o.replica < 0) p.add(at + "[2]", "replica must be >= 0, got " + std::to_string(o.replica));
   }
   p.throw_if_any();

@@ -98,10 +98,10 @@ GpuSpec GpuSpec::mig_slice(const std::string& profile_name) const {
 void GpuSpec::validate(const std::string& path) const {
   Problems p;
   auto positive = [&](const char* field, double v) {
-    if (!(v > 0) || !std::isfinite(v)) p.add(path + "." + field, "must be > 0, got " + format_value(v));
+    if (!(v > 0) || !std::isfinite(v)) p.add(path + "." + field, "must be > 0, got " + format_given(v));
   };
   auto non_negative = [&](const char* field, double v) {
-    if (!(v >= 0) || !std::isfinite(v)) p.add(path + "." + field, "must be >= 0, got " + format_value(v));
+    if (!(v >= 0) || !std::isfinite(v)) p.add(path + "." + field, "must be >= 0, got " + format_given(v));
   };
   if (id.empty()) p.add(path + ".id", "must not be empty");
   positive("memory_bytes", static_cast<double>(memory_bytes));
@@ -118,7 +118,7 @@ void GpuSpec::validate(const std::string& path) const {
   non_negative("tdp_watts", tdp_watts);
   non_negative("idle_watts", idle_watts);
   if (tdp_watts > 0 && idle_watts > tdp_watts)
-    p.add(path + ".idle_watts", "must be <= tdp_watts (" + format_value(tdp_watts) + "), got " + format_value(idle_watts));
+    p.add(path + ".idle_watts", "must be <= tdp_watts (" + format_value(tdp_watts) + "), got " + format_given(idle_watts));
   non_negative("purchase_price", purchase_price);
   if (pcie_lane_bytes_per_s(pcie_gen) == 0) p.add(path + ".pcie.gen", "must be 1..6, got " + std::to_string(pcie_gen));
   if (pcie_lanes != 1 && pcie_lanes != 2 && pcie_lanes != 4 && pcie_lanes != 8 && pcie_lanes != 16) {
@@ -128,10 +128,10 @@ void GpuSpec::validate(const std::string& path) const {
   non_negative("nvlink_bridge_gb_per_s", nvlink_bridge_bandwidth);
   non_negative("price_per_hour", price_per_hour);
   if (!(compute_fraction > 0 && compute_fraction <= 1)) {
-    p.add(path + ".compute_fraction", "must be in (0, 1], got " + format_value(compute_fraction));
+    p.add(path + ".compute_fraction", "must be in (0, 1], got " + format_given(compute_fraction));
   }
   if (!(bandwidth_fraction > 0 && bandwidth_fraction <= 1)) {
-    p.add(path + ".bandwidth_fraction", "must be in (0, 1], got " + format_value(bandwidth_fraction));
+    p.add(path + ".bandwidth_fraction", "must be in (0, 1], got " + format_given(bandwidth_fraction));
   }
   for (std::size_t i = 0; i < mig_profiles.size(); ++i) {
     const auto& m = mig_profiles[i];
@@ -170,7 +170,7 @@ GpuSpec gpu_spec_from_json(const JsonView& v) {
   // Sizes are converted to int64 bytes: bounded first, so 1e15 GiB is an error naming the field, not an
   // overflowed negative byte count. 1e6 GiB (about a petabyte) is far beyond any card and far below int64.
   const double gib = v["memory_gib"].as_number_in(0, kMaxGiB);
-  if (!(gib > 0)) v["memory_gib"].fail("must be > 0, got " + format_value(gib));
+  if (!(gib > 0)) v["memory_gib"].fail("must be > 0, got " + format_given(gib));
   g.memory_bytes = static_cast<std::int64_t>(std::llround(gib * kGiB));
   g.memory_bandwidth = v["memory_bandwidth_gb_per_s"].as_number_in(0, kMaxRate) * 1e9;
   auto t = v["tensor_tflops"];

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/overloaded.hpp"
@@ -196,7 +197,7 @@ Json hardware_json(const Deployment& d) {
 void CostSpec::validate(const std::string& path) const {
   Problems p;
   auto non_negative = [&](const char* f, double v) {
-    if (!(v >= 0) || !std::isfinite(v)) p.add(path + "." + f, "must be >= 0, got " + format_value(v));
+    if (!(v >= 0) || !std::isfinite(v)) p.add(path + "." + f, "must be >= 0, got " + format_given(v));
   };
   non_negative("storage_per_month", storage_per_month);
   non_negative("network_per_month", network_per_month);
@@ -206,7 +207,7 @@ void CostSpec::validate(const std::string& path) const {
   // Upper bounds keep what is computed from these (monthly bills, fleet sizes) finite and in range; each is far
   // beyond any real deployment (the busiest public LLM services serve ~1e5 requests/s).
   auto at_most = [&](const char* f, double v, double hi, const char* why) {
-    if (v > hi) p.add(path + "." + f, "must be <= " + format_value(hi) + " (" + why + "), got " + format_value(v));
+    if (v > hi) p.add(path + "." + f, "must be <= " + format_value(hi) + " (" + why + "), got " + format_given(v));
   };
   at_most("storage_per_month", storage_per_month, kMaxUsd, "USD");
   at_most("network_per_month", network_per_month, kMaxUsd, "USD");
@@ -214,10 +215,10 @@ void CostSpec::validate(const std::string& path) const {
   at_most("spare_fraction", spare_fraction, 100, "100 spare replicas per serving one");
   at_most("target_qps", target_qps, 1e9, "requests/s; the fleet size for it must fit in a count");
   if (!(hours_per_month > 0 && hours_per_month <= 744)) {
-    p.add(path + ".hours_per_month", "must be in (0, 744], got " + format_value(hours_per_month));
+    p.add(path + ".hours_per_month", "must be in (0, 744], got " + format_given(hours_per_month));
   }
   if (!(network_gbps > 0) || !std::isfinite(network_gbps)) {
-    p.add(path + ".network_gbps", "must be > 0, got " + format_value(network_gbps));
+    p.add(path + ".network_gbps", "must be > 0, got " + format_given(network_gbps));
   }
   bool code = currency.size() == 3;
   for (char ch : currency) code = code && ch >= 'A' && ch <= 'Z';
@@ -227,7 +228,7 @@ void CostSpec::validate(const std::string& path) const {
   if (!(pue >= 1 && pue <= 5)) p.add(path + ".pue", "must be in [1, 5] (total facility power / IT power), got " +
                                                         format_value(pue));
   if (!(depreciation_years > 0 && depreciation_years <= 30))
-    p.add(path + ".depreciation_years", "must be in (0, 30], got " + format_value(depreciation_years));
+    p.add(path + ".depreciation_years", "must be in (0, 30], got " + format_given(depreciation_years));
   non_negative("hosting_per_gpu_month", hosting_per_gpu_month);
   // Owned-cost inputs multiply into bills: bounded like the others (in any currency: 1e6 per kWh is ~1e5 USD in the
   // weakest currencies, far beyond any tariff), so a bill stays finite.
@@ -320,8 +321,9 @@ Json to_json(const Scenario& s) {
   return j;
 }
 
-void set_json_path(Json& scenario, const std::string& dotted_path, const Json& value) {
-  if (!scenario.is_object()) throw ConfigError("scenario", "expected a JSON object");
+namespace {
+
+std::vector<std::string> split_path(const std::string& dotted_path) {
   std::vector<std::string> parts;
   std::size_t start = 0;
   while (true) {
@@ -333,32 +335,75 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
   for (const auto& p : parts) {
     if (p.empty()) throw ConfigError(dotted_path, "not a field path (empty component)");
   }
-  // vLLM's names (`--set engine.tensor_parallel_size=2`, a grid axis `kv_cache_dtype`): the scenario pre-pass's one
-  // alias table maps the key and its value to llmsim's own fields, which are then set as any path is (so the value
-  // replaces what the document had, as a path always does).
-  if (parts.size() <= 2) {
-    const std::string section = parts.size() == 2 ? parts[0] : "";
-    for (const auto& a : vllm_aliases()) {
-      if (a.name != parts.back() || !contains(a.sections, section) || a.target == dotted_path) continue;
-      Json mini = Json::object();
-      if (section.empty()) {
-        mini[a.name] = value;
-      } else {
-        mini[section][a.name] = value;
-      }
-      const Json canonical = normalize_vllm_names(JsonView(mini, dotted_path));
-      std::vector<std::pair<std::string, Json>> leaves;
-      std::function<void(const Json&, const std::string&)> walk = [&](const Json& j, const std::string& at) {
-        if (!j.is_object() || j.empty()) {
-          leaves.emplace_back(at, j);
-          return;
-        }
-        for (auto it = j.begin(); it != j.end(); ++it) walk(it.value(), at.empty() ? it.key() : at + "." + it.key());
-      };
-      walk(canonical, "");
-      for (const auto& [path, v] : leaves) set_json_path(scenario, path, v);
-      return;
+  return parts;
+}
+
+// vLLM's names (`--set engine.tensor_parallel_size=2`, a grid axis `kv_cache_dtype`): the scenario pre-pass's one
+// alias table maps the key and its value to llmsim's own fields; nullopt when the path is not an alias.
+std::optional<std::vector<std::pair<std::string, Json>>> alias_leaves(const std::vector<std::string>& parts,
+                                                                     const std::string& dotted_path,
+                                                                     const Json& value) {
+  if (parts.size() > 2) return std::nullopt;
+  const std::string section = parts.size() == 2 ? parts[0] : "";
+  for (const auto& a : vllm_aliases()) {
+    if (a.name != parts.back() || !contains(a.sections, section) || a.target == dotted_path) continue;
+    Json mini = Json::object();
+    if (section.empty()) {
+      mini[a.name] = value;
+    } else {
+      mini[section][a.name] = value;
     }
+    const Json canonical = normalize_vllm_names(JsonView(mini, dotted_path));
+    std::vector<std::pair<std::string, Json>> leaves;
+    std::function<void(const Json&, const std::string&)> walk = [&](const Json& j, const std::string& at) {
+      if (!j.is_object() || j.empty()) {
+        leaves.emplace_back(at, j);
+        return;
+      }
+      for (auto it = j.begin(); it != j.end(); ++it) walk(it.value(), at.empty() ? it.key() : at + "." + it.key());
+    };
+    walk(canonical, "");
+    return leaves;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::string> json_path_fields(const std::string& dotted_path, const Json& value) {
+  const auto parts = split_path(dotted_path);
+  std::vector<std::string> out;
+  if (const auto leaves = alias_leaves(parts, dotted_path, value)) {
+    for (const auto& [path, v] : *leaves)
+      for (auto& p : json_path_fields(path, v)) out.push_back(std::move(p));
+  } else {
+    out.push_back(dotted_path);
+  }
+  return out;
+}
+
+namespace {
+const std::vector<std::string> kCardFields{"gpu", "gpu_profile", "tp", "pp", "replicas", "price_per_gpu_hour",
+                                           "purchase_price_per_gpu"};
+}  // namespace
+
+void refuse_hardware_card_field(const std::string& field, bool disaggregated, bool fleet, const std::string& where) {
+  if (!contains(kCardFields, field) || (!disaggregated && !fleet)) return;
+  throw ConfigError(where, std::string("this scenario's cards are in ") +
+                               (disaggregated ? "disaggregation.prefill / disaggregation.decode: set "
+                                                "disaggregation.<pool>." + field
+                                              : "hardware.fleet: set hardware.fleet[i]." + field + " in the file") +
+                               " instead (hardware." + field + " is not used)");
+}
+
+void set_json_path(Json& scenario, const std::string& dotted_path, const Json& value) {
+  if (!scenario.is_object()) throw ConfigError("scenario", "expected a JSON object");
+  const std::vector<std::string> parts = split_path(dotted_path);
+  // A vLLM name is set as the llmsim fields it stands for (so the value replaces what the document had, as a path
+  // always does).
+  if (const auto leaves = alias_leaves(parts, dotted_path, value)) {
+    for (const auto& [path, v] : *leaves) set_json_path(scenario, path, v);
+    return;
   }
   // Check the path against the scenario's schema before touching the document.
   check_path_component(parts[0], kTopKeys, "");
@@ -381,19 +426,11 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
     }
     need_depth(2);
     // A disaggregated or fleet scenario ignores hardware's card fields: setting them would change nothing silently.
-    static const std::vector<std::string> kCardFields{"gpu", "gpu_profile", "tp", "pp", "replicas", "price_per_gpu_hour",
-                                                      "purchase_price_per_gpu"};
     if (top == "hardware" && parts.size() == 2 && contains(kCardFields, parts[1])) {
       const bool disagg = scenario.contains("disaggregation") && !scenario["disaggregation"].is_null();
       const bool fleet = scenario.contains("hardware") && scenario["hardware"].is_object() &&
                          scenario["hardware"].contains("fleet") && !scenario["hardware"]["fleet"].is_null();
-      if (disagg || fleet)
-        throw ConfigError(dotted_path, std::string("this scenario's cards are in ") +
-                                           (disagg ? "disaggregation.prefill / disaggregation.decode: set "
-                                                     "disaggregation.<pool>." + parts[1]
-                                                   : "hardware.fleet: set hardware.fleet[i]." + parts[1] +
-                                                         " in the file") +
-                                           " instead (hardware." + parts[1] + " is not used)");
+      refuse_hardware_card_field(parts[1], disagg, fleet, dotted_path);
     }
   } else if (top == "engine") {
     if (parts.size() > 1) check_path_component(parts[1], kEngineKeys, top);

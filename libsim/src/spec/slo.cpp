@@ -21,12 +21,12 @@ void SloSpec::validate(const std::string& path) const {
   for (const auto& t : targets) {
     const std::string tp = path + "." + to_string(t.metric) + ".p" + format_value(t.percentile);
     if (!(t.percentile > 0 && t.percentile <= 100)) {
-      p.add(tp, "percentile must be in (0, 100], got " + format_value(t.percentile));
+      p.add(tp, "percentile must be in (0, 100], got " + format_given(t.percentile));
     }
-    if (!(t.max_ms > 0) || !std::isfinite(t.max_ms)) p.add(tp, "must be > 0 ms, got " + format_value(t.max_ms));
+    if (!(t.max_ms > 0) || !std::isfinite(t.max_ms)) p.add(tp, "must be > 0 ms, got " + format_given(t.max_ms));
   }
   if (min_attainment && !(*min_attainment > 0 && *min_attainment <= 1)) {
-    p.add(path + ".min_attainment", "must be in (0, 1], got " + format_value(*min_attainment));
+    p.add(path + ".min_attainment", "must be in (0, 1], got " + format_given(*min_attainment));
   }
   p.throw_if_any();
 }

@@ -93,7 +93,7 @@ ResolvedSpeculation resolve_speculation(const SpeculativeConfig& cfg, std::optio
   const std::string apath = "workload.speculative_acceptance_rate";
   if (acceptance) {
     if (!(*acceptance >= 0 && *acceptance <= 1))
-      p.add(apath, "must be a probability in [0, 1], got " + format_value(*acceptance));
+      p.add(apath, "must be a probability in [0, 1], got " + format_given(*acceptance));
     r.acceptance_rate = *acceptance;
     r.acceptance_is_default = false;
   } else if (auto d = default_acceptance_rate(cfg.method)) {

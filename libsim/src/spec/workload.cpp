@@ -19,15 +19,15 @@ bool finite_non_negative(double v) { return std::isfinite(v) && v >= 0; }
 
 void check_arrival(const ArrivalSpec& a, const std::string& path, Problems& p) {
   auto positive = [&](const char* f, double v) {
-    if (!finite_positive(v)) p.add(path + "." + f, "must be > 0, got " + format_value(v));
+    if (!finite_positive(v)) p.add(path + "." + f, "must be > 0, got " + format_given(v));
   };
   auto non_negative = [&](const char* f, double v) {
-    if (!finite_non_negative(v)) p.add(path + "." + f, "must be >= 0, got " + format_value(v));
+    if (!finite_non_negative(v)) p.add(path + "." + f, "must be >= 0, got " + format_given(v));
   };
   // A time the scenario sets directly must lie within the clock's precise range (kMaxSimulatedSeconds).
   auto seconds = [&](const char* f, double v, double lo) {
     if (!(v >= lo && v <= kMaxSimulatedSeconds)) {
-      p.add(path + "." + f, "must be in [" + format_value(lo) + ", 1e9] s, got " + format_value(v));
+      p.add(path + "." + f, "must be in [" + format_value(lo) + ", 1e9] s, got " + format_given(v));
     }
   };
   std::visit(Overloaded{
@@ -36,7 +36,7 @@ void check_arrival(const ArrivalSpec& a, const std::string& path, Problems& p) {
                    positive("rate", x.rate);
                    // Gaps are Gamma(1/cv², cv²/rate): beyond these bounds the shape under- or overflows and the
                    // draws degenerate (all zero, or NaN).
-                   if (!(x.cv >= 1e-3 && x.cv <= 100)) p.add(path + ".cv", "must be in [0.001, 100], got " + format_value(x.cv));
+                   if (!(x.cv >= 1e-3 && x.cv <= 100)) p.add(path + ".cv", "must be in [0.001, 100], got " + format_given(x.cv));
                  },
                  [&](const ConstantArrivals& x) { positive("rate", x.rate); },
                  [&](const OnOffArrivals& x) {
@@ -68,7 +68,7 @@ void check_arrival(const ArrivalSpec& a, const std::string& path, Problems& p) {
                    for (std::size_t i = 0; i < x.requests.size(); ++i) {
                      const auto& q = x.requests[i];
                      const std::string at = path + ".requests[" + std::to_string(i) + "]";
-                     if (!(q.arrival_s >= 0) || !std::isfinite(q.arrival_s)) p.add(at, "arrival must be >= 0 s, got " + format_value(q.arrival_s));
+                     if (!(q.arrival_s >= 0) || !std::isfinite(q.arrival_s)) p.add(at, "arrival must be >= 0 s, got " + format_given(q.arrival_s));
                      if (q.input_tokens < 1 || q.input_tokens > 1'000'000'000) p.add(at, "input tokens must be in 1..1e9, got " + std::to_string(q.input_tokens));
                      if (q.output_tokens < 0 || q.output_tokens > 1'000'000'000) p.add(at, "output tokens must be in 0..1e9, got " + std::to_string(q.output_tokens));
                    }
@@ -83,13 +83,13 @@ void check_arrival(const ArrivalSpec& a, const std::string& path, Problems& p) {
                    for (std::size_t i = 0; i < x.rates.size(); ++i) {
                      const auto [t, r] = x.rates[i];
                      const std::string at = path + ".rates[" + std::to_string(i) + "]";
-                     if (i == 0 && t != 0) p.add(at + "[0]", "the schedule must start at 0 s, got " + format_value(t));
-                     if (!(t >= 0 && t <= kMaxSimulatedSeconds)) p.add(at + "[0]", "must be in [0, 1e9] s, got " + format_value(t));
+                     if (i == 0 && t != 0) p.add(at + "[0]", "the schedule must start at 0 s, got " + format_given(t));
+                     if (!(t >= 0 && t <= kMaxSimulatedSeconds)) p.add(at + "[0]", "must be in [0, 1e9] s, got " + format_given(t));
                      if (i > 0 && !(t > x.rates[i - 1].first)) {
-                       p.add(at + "[0]", "times must increase, got " + format_value(t) + " after " +
+                       p.add(at + "[0]", "times must increase, got " + format_given(t) + " after " +
                                              format_value(x.rates[i - 1].first));
                      }
-                     if (!finite_non_negative(r)) p.add(at + "[1]", "rate must be >= 0, got " + format_value(r));
+                     if (!finite_non_negative(r)) p.add(at + "[1]", "rate must be >= 0, got " + format_given(r));
                      any_positive = any_positive || r > 0;
                    }
                    if (!any_positive) p.add(path + ".rates", "every rate is 0: no request would ever arrive");
@@ -149,13 +149,13 @@ void check_length(const LengthDist& d, const std::string& path, Problems& p) {
                    }
                  },
                  [&](const NormalLength& x) {
-                   if (!finite_positive(x.mean)) p.add(path + ".mean", "must be > 0, got " + format_value(x.mean));
+                   if (!finite_positive(x.mean)) p.add(path + ".mean", "must be > 0, got " + format_given(x.mean));
                    if (!finite_non_negative(x.stddev)) {
-                     p.add(path + ".stddev", "must be >= 0, got " + format_value(x.stddev));
+                     p.add(path + ".stddev", "must be >= 0, got " + format_given(x.stddev));
                    }
                    at_least_one("min", x.min);
                    if (x.max > kMaxTokens) p.add(path + ".max", "must be at most 1e9 tokens, got " + std::to_string(x.max));
-                   if (x.mean > kMaxTokens) p.add(path + ".mean", "must be at most 1e9 tokens, got " + format_value(x.mean));
+                   if (x.mean > kMaxTokens) p.add(path + ".mean", "must be at most 1e9 tokens, got " + format_given(x.mean));
                    if (x.max != 0 && x.max < x.min) {
                      p.add(path + ".max", "must be 0 (model limit) or >= min (" + std::to_string(x.min) + "), got " +
                                               std::to_string(x.max));
@@ -163,10 +163,10 @@ void check_length(const LengthDist& d, const std::string& path, Problems& p) {
                  },
                  [&](const LogNormalLength& x) {
                    if (!finite_positive(x.mean) || x.mean < 1 || x.mean > kMaxTokens) {
-                     p.add(path + ".mean", "must be in [1, 1e9] tokens, got " + format_value(x.mean));
+                     p.add(path + ".mean", "must be in [1, 1e9] tokens, got " + format_given(x.mean));
                    }
                    if (!finite_non_negative(x.sigma) || x.sigma > 10) {
-                     p.add(path + ".sigma", "must be in [0, 10], got " + format_value(x.sigma));
+                     p.add(path + ".sigma", "must be in [0, 10], got " + format_given(x.sigma));
                    }
                  },
                  [&](const EmpiricalLength& x) {
@@ -317,13 +317,13 @@ void Workload::validate(const std::string& path) const {
   }
   if (speculative_acceptance_rate && !(*speculative_acceptance_rate >= 0 && *speculative_acceptance_rate <= 1)) {
     p.add(path + ".speculative_acceptance_rate",
-          "must be a probability in [0, 1], got " + format_value(*speculative_acceptance_rate));
+          "must be a probability in [0, 1], got " + format_given(*speculative_acceptance_rate));
   }
   if (!(horizon_s >= 0 && horizon_s <= kMaxSimulatedSeconds)) {
-    p.add(path + ".horizon_s", "must be in [0, 1e9] s (0 = no limit), got " + format_value(horizon_s));
+    p.add(path + ".horizon_s", "must be in [0, 1e9] s (0 = no limit), got " + format_given(horizon_s));
   }
   if (!(timeout_s >= 0 && timeout_s <= kMaxSimulatedSeconds)) {
-    p.add(path + ".timeout_s", "must be in [0, 1e9] s (0 = no client timeout), got " + format_value(timeout_s));
+    p.add(path + ".timeout_s", "must be in [0, 1e9] s (0 = no client timeout), got " + format_given(timeout_s));
   }
   if (!daily_profile.empty()) {
     check_daily_profile(daily_profile, days, path + ".daily_profile", p);
@@ -415,7 +415,7 @@ std::optional<double> offered_rate(const Workload& w) {
 }
 
 Workload with_rate(const Workload& w, double rate) {
-  if (!finite_positive(rate)) throw ConfigError("workload.arrival.rate", "must be > 0, got " + format_value(rate));
+  if (!finite_positive(rate)) throw ConfigError("workload.arrival.rate", "must be > 0, got " + format_given(rate));
   Workload out = w;
   auto classes = w.effective_classes();
   bool any_trace = false, all_closed = true, any_closed = false, any_offline = false;

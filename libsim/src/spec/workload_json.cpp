@@ -116,7 +116,7 @@ SloSpec read_slo(const JsonView& v) {
         ok = ok && used == key.size() - 1 && std::isfinite(pct);
       }
       if (!ok) throw ConfigError(kp, "expected a percentile key such as p50, p95 or p99.9");
-      if (!(pct > 0 && pct <= 100)) throw ConfigError(kp, "percentile must be in (0, 100], got " + format_value(pct));
+      if (!(pct > 0 && pct <= 100)) throw ConfigError(kp, "percentile must be in (0, 100], got " + format_given(pct));
       SloTarget t;
       t.metric = static_cast<SloMetric>(mi);
       t.percentile = pct;

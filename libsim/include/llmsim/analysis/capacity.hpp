@@ -41,6 +41,9 @@ struct CapacityResult {
   /// Why it cannot run, or why no load meets the SLO: the lowest load tried and its failing targets
   /// (slo_failures()), e.g. "... at 0.001 req/s: ttft_ms.p95 = 4204 ms > 2000".
   std::string reason;
+  /// No load could be judged against the SLO: even the lowest load's run stopped before its requests finished
+  /// (the simulated-time limit, workload.horizon_s), so the reason names that limit, not the SLO.
+  bool time_limited = false;
   bool closed_loop = false;
   /// Where the load was sized (spec::sizing_window): "" for the workload as given, else the daily profile's
   /// peak window — max_qps is then the peak arrival rate the deployment carries.

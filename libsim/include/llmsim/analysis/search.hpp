@@ -90,6 +90,7 @@ struct SearchEvaluation {
   /// configuration can be neither the winner nor in the front's cost window (meets_slo = false; docs/search.md).
   bool screened = false;
   std::string reason;            ///< why not
+  bool time_limited = false;     ///< its runs stopped at the simulated-time limit (CapacityResult::time_limited)
   double capacity_qps = 0;       ///< per replica
   int replicas = 0;              ///< for the target (row.replicas_needed)
   double monthly_cost = 0;

@@ -50,6 +50,11 @@ Grid load_grid(const std::string& path);
 
 /// ConfigError at `where` when one of `paths` lies inside another (a path and one of its sub-fields).
 void refuse_overlapping_paths(const std::vector<std::string>& paths, const std::string& where = "grid");
+/// ConfigError at `where` when an override (PATH, VALUE) touches a grid axis: the axis itself, a section holding it
+/// or a field inside it, vLLM names compared as the llmsim fields they set. `llmsim sweep --set` applies overrides to
+/// every point, so such an override would run every row at one value under labels saying otherwise.
+void refuse_sets_on_axes(const Grid& grid, const std::vector<std::pair<std::string, Json>>& sets,
+                         const std::string& where = "--set");
 
 struct SweepOptions {
   RowOptions row;                          ///< capacity search per point, or one simulation (and row.cancel)

@@ -82,6 +82,9 @@ class Problems {
 
 /// Formats a number for messages: integers without decimals, others with up to 6 significant digits.
 std::string format_value(double v);
+/// A value as given, for "got X" in messages: format_value's short form when it reads back as the same double,
+/// else as many digits as it takes (744.0000001 is not echoed as "744" beside a bound of 744).
+std::string format_given(double v);
 
 }  // namespace llmsim
 

@@ -69,6 +69,13 @@ Json to_json(const Scenario& s);     ///< round-trips through scenario_from_json
 /// Sets a dotted path ("hardware.gpu", "workload.arrival.rate") in a scenario JSON object, creating
 /// intermediate objects; ConfigError when the path is not a scenario field.
 void set_json_path(Json& scenario, const std::string& dotted_path, const Json& value);
+/// The scenario fields set_json_path(·, dotted_path, value) writes: the path itself, or for a vLLM name
+/// ("max_num_seqs", "engine.tensor_parallel_size") the llmsim fields it stands for. ConfigError for an empty component.
+std::vector<std::string> json_path_fields(const std::string& dotted_path, const Json& value);
+/// The one rule for hardware's card fields (gpu, tp, pp, replicas, price_per_gpu_hour, ...) on a scenario whose
+/// cards are elsewhere (disaggregation pools, hardware.fleet), where they would change nothing: ConfigError at
+/// `where` saying where the cards are. set_json_path, analysis::set_gpu and the CLI's --gpu/--price share it.
+void refuse_hardware_card_field(const std::string& field, bool disaggregated, bool fleet, const std::string& where);
 
 /// A scenario with its ids looked up: the model, GPU and quantization as value types.
 struct ResolvedScenario {
