@@ -3,7 +3,7 @@
 #   python3 -m venv --system-site-packages v && v/bin/pip install --no-build-isolation . && v/bin/python -c "import llmsim"
 # then the venv's `llmsim --help` and `python -m llmsim catalog gpus` (the bundled command line),
 # with setup.py's default backend (a fresh CMake build of the module) and no network: in a network namespace
-# of its own when unshare allows it, else with pip --no-index. About 4.5 minutes on 2 cores with a cold
+# of its own when unshare allows it, else with pip --no-index. Longer than the 4.5 minutes it took before it built the CLI too (16 min measured on busy shared cores) with a cold
 # ccache, 30 s with a warm one. ctest's install.pip_venv checks the same packaging in seconds by reusing the
 # build folder (LLMSIM_CMAKE_BUILD_DIR).
 set -euo pipefail
