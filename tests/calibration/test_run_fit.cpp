@@ -191,8 +191,15 @@ double rms_error(const std::vector<analysis::BenchRun>& runs, const perf::Hardwa
 
 }  // namespace
 
+// About a minute of fitting natively and many under AddressSanitizer: hidden in the sanitizer tree (LLMSIM_DEEP_CHECKS),
+// where the synthetic and tensor-parallel fits above run the same code; `make test` always runs it.
+#ifdef LLMSIM_DEEP_CHECKS
+#define LLMSIM_REAL_FIT_TAGS "[calibration][runs][real][.]"
+#else
+#define LLMSIM_REAL_FIT_TAGS "[calibration][runs][real]"
+#endif
 TEST_CASE("run fit: public serving runs of two cards, fitted on the small runs, predict the large ones better",
-          "[calibration][runs][real]") {
+          LLMSIM_REAL_FIT_TAGS) {
   // data/calibration_runs/*/RUNS.json: LambdaLabs' vLLM serving benchmarks (ShareGPT, request rate inf) of
   // Llama-3-8B on one H100 SXM (vLLM 0.5.4) and one A100 SXM (vLLM 0.6, multi-step), 10 ... 320 prompts each.
   for (const std::string card : {"lambdalabs-h100-80gb-sxm", "lambdalabs-a100-80gb-sxm"}) {
