@@ -1,9 +1,7 @@
 #include "llmsim/spec/scenario.hpp"
 
 #include <cmath>
-#include <functional>
 #include <map>
-#include <optional>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/overloaded.hpp"
@@ -138,17 +136,6 @@ void check_monthly_bill(const Scenario& s, double price) {
   throw ConfigError(field, format_value(price) + " " + c.currency + " per GPU-hour makes the monthly bill of " +
                                std::to_string(static_cast<std::int64_t>(gpus)) + " GPU(s) " + format_value(monthly) +
                                " " + c.currency + ", more than " + format_value(kMaxUsd));
-}
-
-void check_path_component(const std::string& comp, const std::vector<std::string>& valid, const std::string& so_far) {
-  for (const auto& v : valid) {
-    if (v == comp) return;
-  }
-  if (so_far == "hardware" && contains(kCostKeys, comp))
-    throw ConfigError(so_far + "." + comp, "belongs under cost (cost." + comp + "), not hardware");
-  if (so_far == "cost" && contains(kHardwareKeys, comp))
-    throw ConfigError(so_far + "." + comp, "belongs under hardware (hardware." + comp + "), not cost");
-  throw ConfigError(so_far.empty() ? comp : so_far + "." + comp, unknown_name_message("scenario field", comp, valid));
 }
 
 }  // namespace
@@ -319,176 +306,6 @@ Json to_json(const Scenario& s) {
   if (!s.failures.empty() || s.failures.spares > 0) j["failures"] = to_json(s.failures);
   if (s.disaggregation) j["disaggregation"] = to_json(*s.disaggregation);
   return j;
-}
-
-namespace {
-
-std::vector<std::string> split_path(const std::string& dotted_path) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    const auto dot = dotted_path.find('.', start);
-    parts.push_back(dotted_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  for (const auto& p : parts) {
-    if (p.empty()) throw ConfigError(dotted_path, "not a field path (empty component)");
-  }
-  return parts;
-}
-
-// vLLM's names (`--set engine.tensor_parallel_size=2`, a grid axis `kv_cache_dtype`): the scenario pre-pass's one
-// alias table maps the key and its value to llmsim's own fields; nullopt when the path is not an alias.
-std::optional<std::vector<std::pair<std::string, Json>>> alias_leaves(const std::vector<std::string>& parts,
-                                                                     const std::string& dotted_path,
-                                                                     const Json& value) {
-  if (parts.size() > 2) return std::nullopt;
-  const std::string section = parts.size() == 2 ? parts[0] : "";
-  for (const auto& a : vllm_aliases()) {
-    if (a.name != parts.back() || !contains(a.sections, section) || a.target == dotted_path) continue;
-    Json mini = Json::object();
-    if (section.empty()) {
-      mini[a.name] = value;
-    } else {
-      mini[section][a.name] = value;
-    }
-    const Json canonical = normalize_vllm_names(JsonView(mini, dotted_path));
-    std::vector<std::pair<std::string, Json>> leaves;
-    std::function<void(const Json&, const std::string&)> walk = [&](const Json& j, const std::string& at) {
-      if (!j.is_object() || j.empty()) {
-        leaves.emplace_back(at, j);
-        return;
-      }
-      for (auto it = j.begin(); it != j.end(); ++it) walk(it.value(), at.empty() ? it.key() : at + "." + it.key());
-    };
-    walk(canonical, "");
-    return leaves;
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-std::vector<std::string> json_path_fields(const std::string& dotted_path, const Json& value) {
-  const auto parts = split_path(dotted_path);
-  std::vector<std::string> out;
-  if (const auto leaves = alias_leaves(parts, dotted_path, value)) {
-    for (const auto& [path, v] : *leaves)
-      for (auto& p : json_path_fields(path, v)) out.push_back(std::move(p));
-  } else {
-    out.push_back(dotted_path);
-  }
-  return out;
-}
-
-namespace {
-const std::vector<std::string> kCardFields{"gpu", "gpu_profile", "tp", "pp", "replicas", "price_per_gpu_hour",
-                                           "purchase_price_per_gpu"};
-}  // namespace
-
-void refuse_hardware_card_field(const std::string& field, bool disaggregated, bool fleet, const std::string& where) {
-  if (!contains(kCardFields, field) || (!disaggregated && !fleet)) return;
-  throw ConfigError(where, std::string("this scenario's cards are in ") +
-                               (disaggregated ? "disaggregation.prefill / disaggregation.decode: set "
-                                                "disaggregation.<pool>." + field
-                                              : "hardware.fleet: set hardware.fleet[i]." + field + " in the file") +
-                               " instead (hardware." + field + " is not used)");
-}
-
-void set_json_path(Json& scenario, const std::string& dotted_path, const Json& value) {
-  if (!scenario.is_object()) throw ConfigError("scenario", "expected a JSON object");
-  const std::vector<std::string> parts = split_path(dotted_path);
-  // A vLLM name is set as the llmsim fields it stands for (so the value replaces what the document had, as a path
-  // always does).
-  if (const auto leaves = alias_leaves(parts, dotted_path, value)) {
-    for (const auto& [path, v] : *leaves) set_json_path(scenario, path, v);
-    return;
-  }
-  // Check the path against the scenario's schema before touching the document.
-  check_path_component(parts[0], kTopKeys, "");
-  const std::string& top = parts[0];
-  auto need_depth = [&](std::size_t n) {
-    if (parts.size() > n) {
-      std::string so_far;
-      for (std::size_t i = 0; i < n; ++i) so_far += (i ? "." : "") + parts[i];
-      throw ConfigError(dotted_path, "'" + so_far + "' has no sub-field '" + parts[n] + "'");
-    }
-  };
-  if (top == "name" || top == "model") {
-    need_depth(1);
-  } else if (top == "autoscaler" || top == "failures") {
-    if (parts.size() > 1) check_path_component(parts[1], top == "autoscaler" ? kAutoscalerKeys : kFailureKeys, top);
-    need_depth(2);
-  } else if (top == "quant" || top == "hardware" || top == "cost") {
-    if (parts.size() > 1) {
-      check_path_component(parts[1], top == "quant" ? kQuantKeys : top == "hardware" ? kHardwareKeys : kCostKeys, top);
-    }
-    need_depth(2);
-    // A disaggregated or fleet scenario ignores hardware's card fields: setting them would change nothing silently.
-    if (top == "hardware" && parts.size() == 2 && contains(kCardFields, parts[1])) {
-      const bool disagg = scenario.contains("disaggregation") && !scenario["disaggregation"].is_null();
-      const bool fleet = scenario.contains("hardware") && scenario["hardware"].is_object() &&
-                         scenario["hardware"].contains("fleet") && !scenario["hardware"]["fleet"].is_null();
-      refuse_hardware_card_field(parts[1], disagg, fleet, dotted_path);
-    }
-  } else if (top == "engine") {
-    if (parts.size() > 1) check_path_component(parts[1], kEngineKeys, top);
-    if (parts.size() > 2) {
-      if (parts[1] != "synthetic_service" && parts[1] != "speculative") need_depth(2);
-      check_path_component(parts[2], parts[1] == "speculative" ? kSpeculativeKeys : kSyntheticKeys, "engine." + parts[1]);
-    }
-    need_depth(3);
-  } else if (top == "disaggregation") {
-    // disaggregation.{prefill,decode}.<hardware field> / .engine.<engine field>, .link.<field>, .transfer
-    if (parts.size() > 1) check_path_component(parts[1], disaggregation_keys(), top);
-    if (parts.size() > 2) {
-      const std::string sec = top + "." + parts[1];
-      if (parts[1] == "link") {
-        check_path_component(parts[2], link_keys(), sec);
-      } else if (parts[1] == "prefill" || parts[1] == "decode") {
-        std::vector<std::string> pool = kHardwareKeys;
-        pool.emplace_back("engine");
-        check_path_component(parts[2], pool, sec);
-        if (parts[2] != "engine") need_depth(3);
-        if (parts.size() > 3) check_path_component(parts[3], kEngineKeys, sec + ".engine");
-      } else {
-        need_depth(2);
-      }
-    }
-    need_depth(4);
-  } else if (top == "slo") {
-    std::vector<std::string> allowed = kSloMetrics;
-    allowed.push_back("min_attainment");
-    if (parts.size() > 1) check_path_component(parts[1], allowed, top);
-    if (parts.size() > 2 && (parts[1] == "min_attainment" || parts[2].empty() || parts[2][0] != 'p')) {
-      throw ConfigError(dotted_path, "expected a percentile key such as slo.ttft_ms.p95");
-    }
-    need_depth(3);
-  } else if (top == "workload") {
-    if (parts.size() > 1) check_path_component(parts[1], kWorkloadKeys, top);
-    if (parts.size() > 2) {
-      const std::string& sec = parts[1];
-      if (sec == "arrival") {
-        check_path_component(parts[2], union_of(kArrivalKeys), "workload.arrival");
-      } else if (sec == "input_tokens" || sec == "output_tokens") {
-        check_path_component(parts[2], union_of(kLengthKeys), "workload." + sec);
-      } else {
-        need_depth(2);
-      }
-    }
-    need_depth(3);
-  }
-  Json* node = &scenario;
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    Json& child = (*node)[parts[i]];
-    if (child.is_null()) child = Json::object();
-    if (!child.is_object()) {
-      throw ConfigError(dotted_path, "'" + parts[i] + "' is a " + std::string(child.type_name()) + ", not an object");
-    }
-    node = &child;
-  }
-  (*node)[parts.back()] = value;
 }
 
 int default_max_model_len(const ModelSpec& m, const EngineConfig& e) {
