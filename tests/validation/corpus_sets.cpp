@@ -385,11 +385,47 @@ void simonmo(const Source& s, std::vector<Row>& out) {
   });
 }
 
+/// Ray Serve LLM fleet (anyscale): R replicas of one TP4 vLLM engine behind Ray Serve's router, loaded by R parallel
+/// clients, each a closed loop of C requests in flight whose file is one `partN/concC.json`. Simulated as the
+/// fleet (hardware.replicas R, router least_outstanding: Ray Serve's default request router picks the less loaded
+/// of two replicas by queue length, closest to llmsim's join-the-shortest-queue) under the R clients' whole load
+/// (R x C in flight, R x completed requests); the latencies of one client's requests are the fleet's, its
+/// throughputs are the fleet's divided by R (every client sends the same load).
 void anyscale(const Source& s, std::vector<Row>& out) {
-  serve_files(s, out, [](const Json&) {
-    return std::string("Ray Serve fleet: several TP4 vLLM replicas behind Ray's router with split parallel clients "
-                       "(a fleet, not one engine); gpt-oss-120b (MXFP4 MoE) is not in the catalogue");
-  });
+  const Json runs = runs_of(s);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Json& run = runs[i];
+    const std::string file = run.at("result").get<std::string>();
+    ServeRun sr = serve_run(s, run, file + ":runs[" + std::to_string(i) + "]");
+    const int replicas = integer(s, run, "replicas", 1), parts = integer(s, run, "client_parts", 1);
+    analysis::VllmResult res = analysis::read_vllm_result((s.dir / file).string());
+    // --request-rate 1000000000 with --max-concurrency C: vLLM's client sends at once up to its semaphore (a
+    // closed loop); the file records the rate as the number.
+    if (res.request_rate && *res.request_rate >= 1e6) res.request_rate.reset();
+    if (!res.max_concurrency) sr.unscored = "the client's max_concurrency is not in the file";
+    if (sr.unscored.empty()) {
+      sr.options.scenario["hardware"] = {{"replicas", replicas}, {"router", "least_outstanding"}};
+      res.max_concurrency = *res.max_concurrency * parts;
+      res.num_prompts *= parts;
+      res.completed *= parts;
+      res.total_input_tokens *= parts;
+      res.total_output_tokens *= parts;
+      sr.options.vllm_args = "vllm serve openai/gpt-oss-120b -tp " + std::to_string(sr.proto.tp) +
+                             " --kv-cache-dtype fp8 --no-enable-prefix-caching";
+    }
+    const std::size_t first = out.size();
+    add_serve(out, sr, res);
+    for (std::size_t k = first; k < out.size(); ++k) {
+      Row& r = out[k];
+      r.batch = res.max_concurrency ? *res.max_concurrency / std::max(1, replicas) : 0;
+      if (!throughput_key(r.metric) || !(r.predicted > 0)) continue;
+      const bool scored = r.scored;
+      r.predicted /= parts;
+      r.note = "fleet of " + std::to_string(replicas) + " replicas x TP" + std::to_string(r.tp) + ", throughput / " +
+               std::to_string(parts) + " clients" + (r.note.empty() ? "" : "; " + r.note);
+      r.scored = scored;
+    }
+  }
 }
 
 void dstack(const Source& s, std::vector<Row>& out) {
