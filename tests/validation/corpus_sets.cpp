@@ -365,6 +365,33 @@ void crusoe(const Source& s, std::vector<Row>& out) {
   serve_files(s, out, [](const Json&) { return std::string(); }, " --max-num-batched-tokens 512");
 }
 
+/// A published concurrency-sweep table (wmx): one closed-loop run per row (--request-rate inf --max-concurrency C),
+/// fixed lengths with --ignore-eos, the columns in vLLM's result key names. The lengths and the prompt count come
+/// from RUNS.json (input_len, output_len, num_prompts).
+void sweep_table(const Source& s, std::vector<Row>& out) {
+  const Json top = Json::object();
+  const CsvTable t(s.dir / "table.csv");
+  const std::int64_t n = integer(s, top, "num_prompts", 0), in = integer(s, top, "input_len", 0),
+                     o = integer(s, top, "output_len", 0);
+  if (n < 1 || in < 1 || o < 1)
+    throw ConfigError((s.dir / "RUNS.json").string(), "num_prompts, input_len and output_len must be positive");
+  for (std::size_t k = 0; k < t.rows(); ++k) {
+    const std::int64_t c = t.integer(k, "concurrency", 0);
+    Json res = {{"backend", "vllm"}, {"model_id", text(s, top, "hf_model")}, {"num_prompts", n}, {"completed", n},
+                {"total_input_tokens", n * in}, {"total_output_tokens", n * o}};
+    for (const char* col : {"duration", "request_throughput", "output_throughput", "total_token_throughput",
+                            "mean_ttft_ms", "median_ttft_ms", "p95_ttft_ms", "p99_ttft_ms", "mean_tpot_ms",
+                            "median_tpot_ms", "p95_tpot_ms", "p99_tpot_ms", "mean_itl_ms", "median_itl_ms",
+                            "p95_itl_ms", "p99_itl_ms", "mean_e2el_ms", "median_e2el_ms", "p95_e2el_ms", "p99_e2el_ms"})
+      if (t.has(col)) res[col] = t.number(k, col);
+    analysis::VllmResult r = result_from_json(res, t.where(k));
+    r.max_concurrency = static_cast<int>(c);
+    ServeRun sr = serve_run(s, top, "table.csv:" + t.where(k) + " (concurrency " + std::to_string(c) + ")");
+    sr.options.vllm_args = text(s, top, "server_command");
+    add_serve(out, sr, r);
+  }
+}
+
 void surajssd(const Source& s, std::vector<Row>& out) {
   serve_files(s, out, [](const Json& run) {
     const int pp = run.value("pp", 1);
@@ -1103,6 +1130,7 @@ const std::map<std::string, Handler>& handlers() {
       {"surajssd-aks-a100-vllm083", surajssd},
       {"vllm-pr3692-dbrx-h100", pr3692},
       {"wangraying-sglang035-a100-40gb", wangraying},
+      {"wmx-l4-vllm023-qwen25", sweep_table},
       {"xiongjiedai-llamacpp", xiongjiedai},
       {"zhjunqin-vllm041-rtx3090", zhjunqin},
       {"zjuici-vllm025-a100-40gb", zjuici},
