@@ -392,6 +392,49 @@ void sweep_table(const Source& s, std::vector<Row>& out) {
   }
 }
 
+/// AccelMark's 'interactive' scenario: the suite's first N dataset requests sent one at a time (a closed loop of 1)
+/// through an in-process vLLM engine; TTFT and TPOT percentiles per run. The prompt lengths are the dataset's
+/// input_tokens plus the chat template's tokens; output lengths are not recorded (a fixed output_len, which at batch 1
+/// barely moves TPOT and not TTFT).
+void accelmark_interactive(const Source& s, std::vector<Row>& out) {
+  const Json none = Json::object();
+  const std::int64_t n = integer(s, none, "requests", 0), tmpl = integer(s, none, "chat_template_tokens", 0),
+                     o = integer(s, none, "output_len", 0);
+  const CsvTable lens(s.dir / "input_tokens.csv");
+  if (n < 1 || o < 2 || static_cast<std::int64_t>(lens.rows()) < n)
+    throw ConfigError((s.dir / "RUNS.json").string(), "requests, output_len or input_tokens.csv rows are missing");
+  std::vector<std::int64_t> ins, outs;
+  for (std::int64_t k = 0; k < n; ++k) {
+    ins.push_back(lens.integer(static_cast<std::size_t>(k), "input_tokens", 1) + tmpl);
+    outs.push_back(o);
+  }
+  static const std::map<std::string, std::string> keys = {
+      {"ttft_ms_p50", "median_ttft_ms"}, {"ttft_ms_p90", "p90_ttft_ms"}, {"ttft_ms_p99", "p99_ttft_ms"},
+      {"tpot_ms_p50", "median_tpot_ms"}, {"tpot_ms_p90", "p90_tpot_ms"}, {"tpot_ms_p99", "p99_tpot_ms"}};
+  const Json runs = runs_of(s);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Json& run = runs[i];
+    const std::string file = run.at("result").get<std::string>();
+    const Json doc = read_json_file((s.dir / file).string());
+    const Json& m = doc.at("metrics").at("interactive");
+    Json res = {{"backend", "vllm"}, {"model_id", text(s, run, "hf_model")}, {"num_prompts", n}, {"completed", n}};
+    std::int64_t ti = 0;
+    for (auto x : ins) ti += x;
+    res["total_input_tokens"] = ti;
+    res["total_output_tokens"] = n * o;
+    res["input_lens"] = ins;
+    res["output_lens"] = outs;
+    for (const auto& [from, to] : keys)
+      if (m.contains(from) && m[from].is_number()) res[to] = m[from];
+    analysis::VllmResult r = result_from_json(res, file);
+    r.max_concurrency = 1;
+    ServeRun sr = serve_run(s, run, file + ":runs[" + std::to_string(i) + "]");
+    sr.options.vllm_args = "vllm serve meta-llama/Meta-Llama-3-8B-Instruct --dtype bfloat16 --max-model-len 4096 "
+                           "--gpu-memory-utilization 0.9";
+    add_serve(out, sr, r);
+  }
+}
+
 void surajssd(const Source& s, std::vector<Row>& out) {
   serve_files(s, out, [](const Json& run) {
     const int pp = run.value("pp", 1);
@@ -1116,6 +1159,7 @@ using Handler = void (*)(const Source&, std::vector<Row>&);
 
 const std::map<std::string, Handler>& handlers() {
   static const std::map<std::string, Handler> h = {
+      {"accelmark-suitea-interactive", accelmark_interactive},
       {"anyscale-rayserve-gptoss-h100", anyscale},
       {"crusoe-l40s-fp8", crusoe},
       {"dstack-h100-405b-fp8", dstack},
