@@ -1085,7 +1085,9 @@ void mlenergy(const Source& s, std::vector<Row>& out) {
         r.measured = c[key];
         r.higher_is_better = std::string(key).find("throughput") != std::string::npos;
         unscore(r, "steady-state window of a saturated run whose prompt lengths are not in the data (only the "
-                   "output-length histogram): the batch's context cannot be set without guessing them");
+                   "output-length histogram), nor recoverable: ml-energy/benchmark @c1d6557f draws the prompts from "
+                   "Hugging Face datasets tokenized at run time (mlenergy/benchmark/llm/datasets.py) and records no "
+                   "prompt-length statistic; the batch's context cannot be set without guessing them");
         out.push_back(r);
       }
     }

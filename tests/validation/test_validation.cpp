@@ -41,9 +41,12 @@ namespace {
 const fs::path kSets = fs::path(LLMSIM_DATA_DIR) / "validation";
 const fs::path kRef = LLMSIM_REFERENCE_DIR;
 const fs::path kCorpus = kSets / "corpus";
-/// Sources of the corpus with at least one scored value today (the others are unscored with their reasons: a Ray
-/// Serve fleet, an unstated engine version, steady-state windows without prompt lengths, KV CPU offloading).
-constexpr std::size_t kCorpusScoredSources = 13;
+/// Sources of the corpus with at least one scored value today (the others are unscored with their reasons: an
+/// unstated engine version, steady-state windows without prompt lengths, KV CPU offloading), and how many of them are
+/// blind (issue 27 asks for >= 15; xiongjiedai-llamacpp is a development source).
+constexpr std::size_t kCorpusSources = 19;
+constexpr std::size_t kCorpusScoredSources = 16;
+constexpr std::size_t kCorpusBlindScoredSources = 15;
 
 /// The corpus rows, computed once per process (every serve file is a simulation: the report, the band table and the
 /// visible checks share them).
@@ -171,9 +174,44 @@ TEST_CASE("the blind corpus parses and its representable runs are predicted", "[
     }
   }
   print_corpus_sources(stdout, rows);
-  CHECK(sources.size() == 17);
+  CHECK(sources.size() == kCorpusSources);
   CHECK(scored >= 1000);
   CHECK(scored_per_source.size() >= kCorpusScoredSources);
+  std::size_t blind = 0;
+  for (const auto& [set, n] : scored_per_source) {
+    const auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.set == set; });
+    if (perf::is_blind_source(set, it->source_url)) ++blind;
+  }
+  CHECK(blind >= kCorpusBlindScoredSources);
+}
+
+TEST_CASE("the Ray Serve runs are scored as a fleet: a client's throughput is the fleet's over the clients",
+          "[validation]") {
+  // anyscale-rayserve-gptoss-h100: R replicas behind the router, R parallel clients of C requests each. Every replica
+  // carries about C requests whatever R is, so a client's predicted output throughput must not grow with R (it
+  // would grow R-fold if the fleet's throughput were compared with one client's file).
+  std::map<std::int64_t, std::map<int, double>> by_batch;  // C -> replicas -> mean predicted output tok/s
+  std::map<std::int64_t, std::map<int, int>> count;
+  for (const Row& r : cached_corpus_rows()) {
+    if (r.set != "anyscale-rayserve-gptoss-h100" || r.metric != "output_throughput" || !r.scored) continue;
+    const auto x = r.where.find("rayoss251-x");
+    REQUIRE(x != std::string::npos);
+    const int replicas = std::stoi(r.where.substr(x + 11));
+    by_batch[r.batch][replicas] += r.predicted;
+    ++count[r.batch][replicas];
+  }
+  REQUIRE(by_batch.size() >= 3);
+  for (auto& [c, per] : by_batch) {
+    REQUIRE(per.size() >= 2);
+    double lo = 1e300, hi = 0;
+    for (auto& [rep, sum] : per) {
+      const double mean = sum / count[c][rep];
+      lo = std::min(lo, mean);
+      hi = std::max(hi, mean);
+    }
+    INFO("per-replica concurrency " << c);
+    CHECK(hi / lo < 1.3);
+  }
 }
 
 TEST_CASE("a CSV field in quotes may span lines (RFC 4180); the row keeps its first line number", "[validation]") {
