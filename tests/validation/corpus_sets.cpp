@@ -369,26 +369,30 @@ void crusoe(const Source& s, std::vector<Row>& out) {
 /// fixed lengths with --ignore-eos, the columns in vLLM's result key names. The lengths and the prompt count come
 /// from RUNS.json (input_len, output_len, num_prompts).
 void sweep_table(const Source& s, std::vector<Row>& out) {
-  const Json top = Json::object();
-  const CsvTable t(s.dir / "table.csv");
-  const std::int64_t n = integer(s, top, "num_prompts", 0), in = integer(s, top, "input_len", 0),
-                     o = integer(s, top, "output_len", 0);
-  if (n < 1 || in < 1 || o < 1)
-    throw ConfigError((s.dir / "RUNS.json").string(), "num_prompts, input_len and output_len must be positive");
-  for (std::size_t k = 0; k < t.rows(); ++k) {
-    const std::int64_t c = t.integer(k, "concurrency", 0);
-    Json res = {{"backend", "vllm"}, {"model_id", text(s, top, "hf_model")}, {"num_prompts", n}, {"completed", n},
-                {"total_input_tokens", n * in}, {"total_output_tokens", n * o}};
-    for (const char* col : {"duration", "request_throughput", "output_throughput", "total_token_throughput",
-                            "mean_ttft_ms", "median_ttft_ms", "p95_ttft_ms", "p99_ttft_ms", "mean_tpot_ms",
-                            "median_tpot_ms", "p95_tpot_ms", "p99_tpot_ms", "mean_itl_ms", "median_itl_ms",
-                            "p95_itl_ms", "p99_itl_ms", "mean_e2el_ms", "median_e2el_ms", "p95_e2el_ms", "p99_e2el_ms"})
-      if (t.has(col)) res[col] = t.number(k, col);
-    analysis::VllmResult r = result_from_json(res, t.where(k));
-    r.max_concurrency = static_cast<int>(c);
-    ServeRun sr = serve_run(s, top, "table.csv:" + t.where(k) + " (concurrency " + std::to_string(c) + ")");
-    sr.options.vllm_args = text(s, top, "server_command");
-    add_serve(out, sr, r);
+  const Json runs = runs_of(s);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Json& run = runs[i];
+    const CsvTable t(s.dir / run.at("result").get<std::string>());
+    const std::int64_t n = integer(s, run, "num_prompts", 0), in = integer(s, run, "input_len", 0),
+                       o = integer(s, run, "output_len", 0);
+    if (n < 1 || in < 1 || o < 1)
+      throw ConfigError((s.dir / "RUNS.json").string(),
+                        "runs[" + std::to_string(i) + "]: num_prompts, input_len and output_len must be positive");
+    for (std::size_t k = 0; k < t.rows(); ++k) {
+      const std::int64_t c = t.integer(k, "concurrency", 1);
+      Json res = {{"backend", "vllm"}, {"model_id", text(s, run, "hf_model")}, {"num_prompts", n}, {"completed", n},
+                  {"total_input_tokens", n * in}, {"total_output_tokens", n * o}};
+      for (const char* col : {"duration", "request_throughput", "output_throughput", "total_token_throughput",
+                              "mean_ttft_ms", "median_ttft_ms", "p95_ttft_ms", "p99_ttft_ms", "mean_tpot_ms",
+                              "median_tpot_ms", "p95_tpot_ms", "p99_tpot_ms", "mean_itl_ms", "median_itl_ms",
+                              "p95_itl_ms", "p99_itl_ms", "mean_e2el_ms", "median_e2el_ms", "p95_e2el_ms", "p99_e2el_ms"})
+        if (t.has(col)) res[col] = t.number(k, col);
+      analysis::VllmResult r = result_from_json(res, t.where(k));
+      r.max_concurrency = static_cast<int>(c);
+      ServeRun sr = serve_run(s, run, "table.csv:" + t.where(k) + " (concurrency " + std::to_string(c) + ")");
+      sr.options.vllm_args = text(s, run, "server_command");
+      add_serve(out, sr, r);
+    }
   }
 }
 
@@ -397,17 +401,10 @@ void sweep_table(const Source& s, std::vector<Row>& out) {
 /// input_tokens plus the chat template's tokens; output lengths are not recorded (a fixed output_len, which at batch 1
 /// barely moves TPOT and not TTFT).
 void accelmark_interactive(const Source& s, std::vector<Row>& out) {
-  const Json none = Json::object();
-  const std::int64_t n = integer(s, none, "requests", 0), tmpl = integer(s, none, "chat_template_tokens", 0),
-                     o = integer(s, none, "output_len", 0);
+  // The Llama-3 chat template around one user message: 5 header tokens before the text, eot and 4 assistant-header
+  // tokens after it, and the BOS that tokenizing the formatted string adds (RUNS.json notes: an assumption).
+  constexpr std::int64_t kChatTemplateTokens = 11;
   const CsvTable lens(s.dir / "input_tokens.csv");
-  if (n < 1 || o < 2 || static_cast<std::int64_t>(lens.rows()) < n)
-    throw ConfigError((s.dir / "RUNS.json").string(), "requests, output_len or input_tokens.csv rows are missing");
-  std::vector<std::int64_t> ins, outs;
-  for (std::int64_t k = 0; k < n; ++k) {
-    ins.push_back(lens.integer(static_cast<std::size_t>(k), "input_tokens", 1) + tmpl);
-    outs.push_back(o);
-  }
   static const std::map<std::string, std::string> keys = {
       {"ttft_ms_p50", "median_ttft_ms"}, {"ttft_ms_p90", "p90_ttft_ms"}, {"ttft_ms_p99", "p99_ttft_ms"},
       {"tpot_ms_p50", "median_tpot_ms"}, {"tpot_ms_p90", "p90_tpot_ms"}, {"tpot_ms_p99", "p99_tpot_ms"}};
@@ -415,6 +412,15 @@ void accelmark_interactive(const Source& s, std::vector<Row>& out) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Json& run = runs[i];
     const std::string file = run.at("result").get<std::string>();
+    const std::int64_t n = integer(s, run, "num_prompts", 0), o = integer(s, run, "output_len", 0);
+    if (n < 1 || o < 2 || static_cast<std::int64_t>(lens.rows()) < n)
+      throw ConfigError((s.dir / "RUNS.json").string(), "runs[" + std::to_string(i) + "]: num_prompts, output_len or "
+                                                         "the rows of input_tokens.csv are missing");
+    std::vector<std::int64_t> ins, outs;
+    for (std::int64_t k = 0; k < n; ++k) {
+      ins.push_back(lens.integer(static_cast<std::size_t>(k), "input_tokens", 1) + kChatTemplateTokens);
+      outs.push_back(o);
+    }
     const Json doc = read_json_file((s.dir / file).string());
     const Json& m = doc.at("metrics").at("interactive");
     Json res = {{"backend", "vllm"}, {"model_id", text(s, run, "hf_model")}, {"num_prompts", n}, {"completed", n}};
