@@ -88,7 +88,8 @@ def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = N
            axes: Optional[Any] = None, gpus: Optional[Sequence[str]] = None, client: Any = None,
            jobs: Optional[int] = None, wave: int = 32, front_cost_ratio: float = 2.0,
            screen: Optional[Mapping[str, Any]] = None, final_check: Optional[Mapping[str, Any]] = None,
-           chunk_size: Optional[int] = None, raw: bool = False, vllm_args: Optional[str] = None, sglang_args: Optional[str] = None, **overrides: Any):
+           chunk_size: Optional[int] = None, raw: bool = False,
+           vllm_args: Optional[str] = None, sglang_args: Optional[str] = None, **overrides: Any):
     """The Pareto front (monthly cost vs P95 TTFT vs P95 TPOT at ``target_qps``) of the deployments that meet the
     scenario's SLO with bills within ``front_cost_ratio`` of the cheapest, as a DataFrame: one row per front member (``name``, the axis values, ``replicas``,
     ``num_gpus``, ``monthly_cost``, ``capacity_qps_per_replica``, ``ttft_p95_ms``, ``tpot_p95_ms``,

@@ -95,7 +95,8 @@ def _run_chunk(points: List[Point], capacity: bool, capacity_options: dict) -> L
 
 def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Grid] = None,
           jobs: Optional[int] = None, client: Any = None, progress: bool = True, capacity: bool = False,
-          chunk_size: Optional[int] = None, sep: str = ".", vllm_args: Optional[str] = None, sglang_args: Optional[str] = None,
+          chunk_size: Optional[int] = None, sep: str = ".",
+          vllm_args: Optional[str] = None, sglang_args: Optional[str] = None,
           **capacity_options: Any) -> pd.DataFrame:
     """One row per point, in grid order, with the grid's dotted paths as the first columns, then the
     ``llmsim sweep`` CSV columns (identity, ``fits``, ``reason``, throughput, latency percentiles as
@@ -185,7 +186,9 @@ def _on_dask(client, points: List[Point], capacity: bool, capacity_options: dict
 def capacity(scenario: Scenario, *, num_requests: Optional[int] = None, warmup_requests: Optional[int] = None,
              replications: Optional[int] = None, rel_tol: Optional[float] = None,
              max_evaluations: Optional[int] = None, max_rate: Optional[float] = None, frame: bool = False,
-             sep: str = ".", vllm_args: Optional[str] = None, sglang_args: Optional[str] = None, **overrides: Any) -> Union[dict, pd.DataFrame]:
+             sep: str = ".",
+             vllm_args: Optional[str] = None, sglang_args: Optional[str] = None,
+             **overrides: Any) -> Union[dict, pd.DataFrame]:
     """The largest load meeting the scenario's SLO (``llmsim capacity --json`` row: max_qps, max_qps_ci95,
     latency at capacity, cost per Mtok at the target load and at capacity, replicas_needed, monthly_cost).
     ``overrides`` are dotted-path scenario fields written with '__' for '.', e.g. ``hardware__gpu="rtx4090-24gb"``
@@ -282,7 +285,8 @@ def report(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Opt
            max_num_seqs: Sequence[int] = (), max_num_batched_tokens: Sequence[int] = (),
            rank_by: str = "monthly_cost", prices: Optional[Mapping[str, float]] = None,
            purchase_prices: Optional[Mapping[str, float]] = None, jobs: Optional[int] = None,
-           progress: bool = False, vllm_args: Optional[str] = None, sglang_args: Optional[str] = None, **capacity_options: Any) -> Report:
+           progress: bool = False,
+           vllm_args: Optional[str] = None, sglang_args: Optional[str] = None, **capacity_options: Any) -> Report:
     """``llmsim report``: the comparison ``compare`` makes (same arguments) as one self-contained HTML page — the
     headline answer, the options table, the winner and why the others lost, cost at the user's load and at capacity,
     latency against load, cost against capacity, the assumptions. The page is built by the same C++ as the CLI's

@@ -9,7 +9,8 @@ from .api import _area
 
 
 def throughput(scenario: Scenario, *, num_requests: Optional[int] = None, gpu: Optional[str] = None,
-               quant: Optional[str] = None, vllm_args: Optional[str] = None, sglang_args: Optional[str] = None, **overrides: Any) -> dict:
+               quant: Optional[str] = None,
+               vllm_args: Optional[str] = None, sglang_args: Optional[str] = None, **overrides: Any) -> dict:
     """Every request of the scenario at t = 0 (offline arrivals, the offline LLM class's engine defaults), served
     to the end; returns ``llmsim throughput --json``: ``throughput`` (requests / elapsed, what vllm bench
     throughput prints), ``saturation`` (the rate while requests waited), ``batch`` (size reached), ``kv``,

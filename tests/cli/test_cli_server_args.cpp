@@ -84,6 +84,15 @@ TEST_CASE("--vllm-args sets what the server line says: scenario file < --vllm-ar
   CHECK(set["tp"] == 2);
   CHECK(set["max_num_seqs"] == 32);  // --set wins over the command line
 
+  // A file that spells the field with vLLM's name is overridden too (not "two spellings disagree").
+  const auto vllm_named = temp_file("server-args-vllm-named.json",
+                                    R"({"model": "llama-3.1-8b", "tensor_parallel_size": 1, "max_num_seqs": 64,
+                                        "hardware": {"gpu": "a100-80gb-sxm"}, "engine": {"max_model_len": 8192},
+                                        "workload": {"num_requests": 60, "warmup_requests": 5}})");
+  const auto named = run("simulate '" + vllm_named.string() + "' --vllm-args " + quoted("vllm serve -tp 2 --max-num-seqs 100"));
+  REQUIRE(named.code == 0);
+  CHECK_THAT(named.out, Catch::Contains("1 x 2 a100-80gb-sxm") && Catch::Contains("max_num_seqs 100"));
+
   // The same on simulate, which reads the scenario through the same path: the KV pool doubles at fp8.
   const auto fp16 = json_of("simulate " + scenario_file() + " --json");
   const auto fp8 = json_of("simulate " + scenario_file() + " --json --vllm-args " + quoted("vllm serve --kv-cache-dtype fp8"));

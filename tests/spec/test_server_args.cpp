@@ -7,6 +7,7 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
+#include "llmsim/spec/scenario.hpp"
 #include "llmsim/spec/scenario_prepass.hpp"
 #include "llmsim/spec/sglang_args.hpp"
 #include "llmsim/spec/vllm_args.hpp"
@@ -112,4 +113,17 @@ TEST_CASE("misspelling_of: one or two edits by length, a neighbour swap counts o
   CHECK(misspelling_of("max_num_seqs", known).empty());  // known: no typo
   CHECK(misspelling_of("ports_x", known).empty());        // 3 edits from "port", a short name: no guess
   CHECK(misspelling_of("enable_lora", known).empty());
+}
+
+TEST_CASE("a path replaces the field however the document spelt it (scenario < --vllm-args < --set)") {
+  Json doc = parse_json(R"({"model": "llama-3.1-8b", "tensor_parallel_size": 1, "max_num_seqs": 64,
+                            "hardware": {"gpu": "a100-80gb-sxm"}, "engine": {"tensor_parallel_size": 1}})", "test");
+  set_json_path(doc, "hardware.tp", 2);           // as --set hardware.tp=2
+  set_json_path(doc, "max_num_seqs", 100);        // as --vllm-args --max-num-seqs 100 (vLLM's name)
+  const Scenario s = scenario_from_json(JsonView(doc, ""));  // no "two spellings disagree" error
+  CHECK(s.hardware.parallel.tp == 2);
+  CHECK(s.engine.max_num_seqs == 100);
+  CHECK_FALSE(doc.contains("tensor_parallel_size"));
+  CHECK_FALSE(doc["engine"].contains("tensor_parallel_size"));
+  CHECK_FALSE(doc.contains("max_num_seqs"));
 }
