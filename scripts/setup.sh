@@ -5,6 +5,7 @@
 #   scripts/setup.sh fuzz     plus clang and its sanitizer runtimes (libFuzzer) for `make fuzz`
 set -euo pipefail
 # What building and `make run` need (the CLI, the Python module and the main job's plots) ...
+# (libboost-dev carries the header-only libraries, Boost.Math among them: the capacity CI's Student t quantile.)
 packages=(
   build-essential cmake make g++ pkg-config ccache
   catch2 libeigen3-dev libboost-dev libboost-random-dev libboost-program-options-dev

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import math
 import os
-from typing import Any, Mapping, Union
+import warnings
+from typing import Any, Mapping, Optional, Union
 
 from . import _core
 from ._core import ConfigError
@@ -65,16 +66,35 @@ def load(scenario: Scenario) -> dict:
     raise ConfigError(f"scenario: expected a dict or a JSON file path, got {type(scenario).__name__}")
 
 
-def to_text(scenario: Scenario, overrides: Mapping[str, Any] | None = None) -> str:
+def to_text(scenario: Scenario, overrides: Mapping[str, Any] | None = None, vllm_args: Optional[str] = None,
+            sglang_args: Optional[str] = None) -> str:
     """JSON text of the scenario with dotted-path overrides applied by libsim (``analysis::apply_overrides``, as sweep
     grids apply them): a path that is not a scenario field is a ValueError, and an override that moves the scenario
     to another card drops the price that priced the old one, so the new card is billed at its own (catalogue) price
-    unless the overrides set one. ``None`` values are skipped; numpy values are converted (``plain``)."""
+    unless the overrides set one. ``None`` values are skipped; numpy values are converted (``plain``).
+
+    ``vllm_args`` / ``sglang_args``: a server's command line (``"vllm serve MODEL -tp 2 --max-num-seqs 128"``), read
+    by libsim as the CLI's ``--vllm-args`` / ``--sglang-args`` (``analysis::server_arg_sets``). Precedence: the
+    scenario < the command line < the keyword overrides. Flags llmsim does not model are named in a
+    ``ServerArgsWarning``; an unknown or misspelled flag is a ValueError with the flag it resembles."""
     text = json.dumps(load(scenario), allow_nan=False)
-    pairs = [[path, plain(value, path)] for path, value in (overrides or {}).items() if value is not None]
+    pairs = []
+    if vllm_args or sglang_args:
+        if not isinstance(vllm_args or "", str) or not isinstance(sglang_args or "", str):
+            raise ConfigError("vllm_args/sglang_args: expected the command line as one string")
+        sets, notes = _core.analysis.server_arg_sets(text, vllm_args or "", sglang_args or "")
+        pairs = json.loads(sets)
+        for note in notes:
+            warnings.warn(note, ServerArgsWarning, stacklevel=3)
+    pairs += [[path, plain(value, path)] for path, value in (overrides or {}).items() if value is not None]
     if not pairs:
         return text
     return _core.analysis.apply_overrides(text, json.dumps(pairs, allow_nan=False))
+
+
+class ServerArgsWarning(UserWarning):
+    """A server command line (``vllm_args=``, ``sglang_args=``) named flags llmsim does not model, or a model
+    name matched to a catalogue id: the text says which."""
 
 
 def dotted(overrides: Mapping[str, Any]) -> dict:

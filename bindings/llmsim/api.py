@@ -131,17 +131,20 @@ def frame(rows: Any, sep: str = ".") -> pd.DataFrame:
 def simulate(scenario: Scenario, *, record_requests: bool = False, record_iterations: bool = False,
              seed: Optional[int] = None, rate: Optional[float] = None, num_requests: Optional[int] = None,
              gpu: Optional[str] = None, quant: Optional[str] = None, time_series: Any = None,
-             **overrides: Any) -> Result:
+             vllm_args: Optional[str] = None, sglang_args: Optional[str] = None, **overrides: Any) -> Result:
     """Runs one scenario (dict or JSON file) and returns a Result; same scenario and seed give the same
     numbers as ``llmsim simulate --json``. Keyword overrides mirror the CLI flags (``rate`` rescales the
     offered load as ``--rate`` does: open-loop rates keep their class mix, a closed loop gets that concurrency).
     ``time_series`` (``--time-series``): a window width in seconds, or True for automatic windows; the result's
     ``time_series`` frame then has one row per window. Any other scenario field is a keyword with ``__`` for ``.``
     (``hardware__gpu="2xl4-24gb"``, ``engine__max_num_seqs=64``), as in every llmsim function. The GIL is released
-    while the simulation runs, so threads run simulations in parallel."""
+    while the simulation runs, so threads run simulations in parallel.
+
+    ``vllm_args`` / ``sglang_args``: a server's command line (``"vllm serve MODEL -tp 2 --max-num-seqs 128"``), as
+    the CLI's ``--vllm-args`` / ``--sglang-args``: scenario < command line < keyword overrides."""
     over = {"workload.seed": seed, "workload.num_requests": num_requests, "quant.weights": quant,
             "hardware.gpu": gpu, **dotted(overrides)}
-    text = to_text(scenario, over)
+    text = to_text(scenario, over, vllm_args, sglang_args)
     window = -1.0 if time_series is None or time_series is False else 0.0 if time_series is True else float(time_series)
     if time_series is not None and time_series is not False and time_series is not True and not window >= 0:
         raise ValueError(f"time_series: must be a window in seconds >= 0 or True, got {time_series!r}")

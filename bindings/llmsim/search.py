@@ -88,7 +88,8 @@ def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = N
            axes: Optional[Any] = None, gpus: Optional[Sequence[str]] = None, client: Any = None,
            jobs: Optional[int] = None, wave: int = 32, front_cost_ratio: float = 2.0,
            screen: Optional[Mapping[str, Any]] = None, final_check: Optional[Mapping[str, Any]] = None,
-           chunk_size: Optional[int] = None, raw: bool = False, **overrides: Any):
+           chunk_size: Optional[int] = None, raw: bool = False,
+           vllm_args: Optional[str] = None, sglang_args: Optional[str] = None, **overrides: Any):
     """The Pareto front (monthly cost vs P95 TTFT vs P95 TPOT at ``target_qps``) of the deployments that meet the
     scenario's SLO with bills within ``front_cost_ratio`` of the cheapest, as a DataFrame: one row per front member (``name``, the axis values, ``replicas``,
     ``num_gpus``, ``monthly_cost``, ``capacity_qps_per_replica``, ``ttft_p95_ms``, ``tpot_p95_ms``,
@@ -103,9 +104,12 @@ def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = N
     (num_requests, warmup_requests, replications, rel_tol) of the first pass and of the front's re-check.
     ``jobs``: local threads (default: all cores); ``client``: a ``distributed.Client`` — the result is identical.
     ``raw=True`` returns the result JSON as a dict. Other scenario fields: ``workload__arrival__rate=`` style
-    keywords (``__`` for ``.``). Bad input raises ValueError naming the field."""
+    keywords (``__`` for ``.``). Bad input raises ValueError naming the field.
+
+    ``vllm_args`` / ``sglang_args``: a server's command line (``"vllm serve MODEL -tp 2 --max-num-seqs 128"``), as
+    the CLI's ``--vllm-args`` / ``--sglang-args``: scenario < command line < keyword overrides."""
     core = _area("search")
-    text = to_text(scenario, dotted(overrides))
+    text = to_text(scenario, dotted(overrides), vllm_args, sglang_args)
     jobs = int(jobs or os.cpu_count() or 1)
     options = _options(target_qps, budget, axes, gpus, jobs if client is None else 1, wave, front_cost_ratio,
                        screen, final_check)

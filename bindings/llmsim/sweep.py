@@ -95,7 +95,9 @@ def _run_chunk(points: List[Point], capacity: bool, capacity_options: dict) -> L
 
 def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Grid] = None,
           jobs: Optional[int] = None, client: Any = None, progress: bool = True, capacity: bool = False,
-          chunk_size: Optional[int] = None, sep: str = ".", **capacity_options: Any) -> pd.DataFrame:
+          chunk_size: Optional[int] = None, sep: str = ".",
+          vllm_args: Optional[str] = None, sglang_args: Optional[str] = None,
+          **capacity_options: Any) -> pd.DataFrame:
     """One row per point, in grid order, with the grid's dotted paths as the first columns, then the
     ``llmsim sweep`` CSV columns (identity, ``fits``, ``reason``, throughput, latency percentiles as
     ``ttft_ms.p95`` ..., goodput, cost). Three ways to call it:
@@ -111,7 +113,8 @@ def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Gr
     RuntimeWarning, when the system refuses to start that many). ``client``: a ``distributed.Client``.
 
     Keywords with ``__`` are scenario fields (``hardware__gpu="l4-24gb"``, ``__`` for ``.``) set on the base, or on
-    each whole scenario of a list, before the grid's own values.
+    each whole scenario of a list, before the grid's own values; ``vllm_args`` / ``sglang_args`` (a server's command
+    line, as the CLI's ``--vllm-args`` / ``--sglang-args``) likewise, before those keywords.
 
     Ctrl-C (a notebook's "interrupt kernel") stops the sweep within a simulation's few thousand events and
     raises KeyboardInterrupt with ``.partial``: the rows that had finished, as a frame indexed by grid point."""
@@ -124,13 +127,13 @@ def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Gr
                              "a list of scenarios: sweep([scenario, ...])")
         base, grid = None, base
     over, capacity_options = split_overrides(capacity_options)
-    if over:
+    if over or vllm_args or sglang_args:
         whole = not isinstance(grid, Mapping) and (
             base is None or not all(isinstance(item, Mapping) for item in grid))
         if whole:  # a list of whole scenarios: each gets the overrides
-            grid = [json.loads(to_text(item, over)) for item in grid]
+            grid = [json.loads(to_text(item, over, vllm_args, sglang_args)) for item in grid]
         else:
-            base = json.loads(to_text(base if base is not None else {}, over))
+            base = json.loads(to_text(base if base is not None else {}, over, vllm_args, sglang_args))
     if capacity_options and not capacity:
         # As the CLI's --rel-tol without --capacity: options of a search that does not run are an error, not ignored.
         raise ValueError("sweep: " + ", ".join(sorted(capacity_options)) + " given without capacity=True (they "
@@ -183,19 +186,24 @@ def _on_dask(client, points: List[Point], capacity: bool, capacity_options: dict
 def capacity(scenario: Scenario, *, num_requests: Optional[int] = None, warmup_requests: Optional[int] = None,
              replications: Optional[int] = None, rel_tol: Optional[float] = None,
              max_evaluations: Optional[int] = None, max_rate: Optional[float] = None, frame: bool = False,
-             sep: str = ".", **overrides: Any) -> Union[dict, pd.DataFrame]:
+             sep: str = ".",
+             vllm_args: Optional[str] = None, sglang_args: Optional[str] = None,
+             **overrides: Any) -> Union[dict, pd.DataFrame]:
     """The largest load meeting the scenario's SLO (``llmsim capacity --json`` row: max_qps, max_qps_ci95,
     latency at capacity, cost per Mtok at the target load and at capacity, replicas_needed, monthly_cost).
     ``overrides`` are dotted-path scenario fields written with '__' for '.', e.g. ``hardware__gpu="rtx4090-24gb"``
     or ``hardware__gpu="2xrtx4090-24gb@pp"``; a scenario moved to another card is billed at that card's price (its
     catalogue placeholder unless ``hardware__price_per_gpu_hour`` is given), never at the old card's. ``frame=True``
     returns the row as a one-row DataFrame with the columns and types of ``sweep(..., capacity=True)`` frames
-    (``sep`` as there)."""
+    (``sep`` as there).
+
+    ``vllm_args`` / ``sglang_args``: a server's command line (``"vllm serve MODEL -tp 2 --max-num-seqs 128"``), as
+    the CLI's ``--vllm-args`` / ``--sglang-args``: scenario < command line < keyword overrides."""
     check_sep(sep)
     opts = {k: v for k, v in dict(num_requests=num_requests, warmup_requests=warmup_requests,
                                   replications=replications, rel_tol=rel_tol, max_evaluations=max_evaluations,
                                   max_rate=max_rate).items() if v is not None}
-    text = to_text(scenario, dotted(overrides))
+    text = to_text(scenario, dotted(overrides), vllm_args, sglang_args)
     if frame:
         return _frame([_area("analysis").capacity(text, opts, True)], sep=sep)
     return json.loads(_area("analysis").capacity(text, opts))
@@ -210,7 +218,7 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
             max_num_batched_tokens: Sequence[int] = (), rank_by: str = "monthly_cost",
             prices: Optional[Mapping[str, float]] = None, purchase_prices: Optional[Mapping[str, float]] = None,
             jobs: Optional[int] = None, progress: bool = False, sep: str = ".",
-            **capacity_options: Any) -> pd.DataFrame:
+            vllm_args: Optional[str] = None, sglang_args: Optional[str] = None, **capacity_options: Any) -> pd.DataFrame:
     """``llmsim compare``: every GPU option (``"2xrtx4090-24gb"`` = two cards, TP 2; ``"@pp"`` pipeline;
     ``"+nvlink"`` a bridged pair) × quantization × engine knob, each with a capacity search. One row per option
     (non-fitting ones with their reason and NaN numbers), money at the user's load first
@@ -222,7 +230,10 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
     window), ``rank_by``, the winner's label and ``tie_note`` (how a tie was broken, "" without one), ``within_model_error`` (row positions whose value lies within
     the model's typical error of the winner's) and ``model_error_note`` (that, in words). Numbers are float64 with NaN where an option has none; ``sep="_"`` gives
     query-friendly column names as in ``sweep``. Keywords with ``__`` are scenario fields (``cost__target_qps=20``,
-    ``__`` for ``.``); other keywords are capacity options (num_requests, replications, rel_tol, ...)."""
+    ``__`` for ``.``); other keywords are capacity options (num_requests, replications, rel_tol, ...).
+
+    ``vllm_args`` / ``sglang_args``: a server's command line (``"vllm serve MODEL -tp 2 --max-num-seqs 128"``), as
+    the CLI's ``--vllm-args`` / ``--sglang-args``: scenario < command line < keyword overrides."""
     check_sep(sep)
     over, capacity_options = split_overrides(capacity_options)
     bar = _tqdm(progress, 0, "compare")
@@ -231,7 +242,7 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
         bar.update(done - bar.n)
     try:
         flat, result_text = _area("analysis").compare(
-            to_text(scenario, over), _strings(gpus), _strings(quants), _strings(policies),
+            to_text(scenario, over, vllm_args, sglang_args), _strings(gpus), _strings(quants), _strings(policies),
             [int(x) for x in max_num_seqs], [int(x) for x in max_num_batched_tokens], capacity_options,
             rank_by, int(jobs or os.cpu_count() or 1), update if bar is not None else None,
             {str(k): float(v) for k, v in (prices or {}).items()},
@@ -274,14 +285,18 @@ def report(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Opt
            max_num_seqs: Sequence[int] = (), max_num_batched_tokens: Sequence[int] = (),
            rank_by: str = "monthly_cost", prices: Optional[Mapping[str, float]] = None,
            purchase_prices: Optional[Mapping[str, float]] = None, jobs: Optional[int] = None,
-           progress: bool = False, **capacity_options: Any) -> Report:
+           progress: bool = False,
+           vllm_args: Optional[str] = None, sglang_args: Optional[str] = None, **capacity_options: Any) -> Report:
     """``llmsim report``: the comparison ``compare`` makes (same arguments) as one self-contained HTML page — the
     headline answer, the options table, the winner and why the others lost, cost at the user's load and at capacity,
     latency against load, cost against capacity, the assumptions. The page is built by the same C++ as the CLI's
     (examples/cli/report), so the same scenario and options give the same page. ``out``: the file to write
     (``"report.html"``); the page is returned either way, as a ``Report`` (``.html``, ``.headline``, ``.path``).
     Keywords with ``__`` are scenario fields (``cost__target_qps=20`` is ``--target-qps 20``); other keywords are
-    capacity options (num_requests, warmup_requests, replications, rel_tol, ...)."""
+    capacity options (num_requests, warmup_requests, replications, rel_tol, ...).
+
+    ``vllm_args`` / ``sglang_args``: a server's command line (``"vllm serve MODEL -tp 2 --max-num-seqs 128"``), as
+    the CLI's ``--vllm-args`` / ``--sglang-args``: scenario < command line < keyword overrides."""
     over, capacity_options = split_overrides(capacity_options)
     source = os.fspath(scenario) if isinstance(scenario, (str, os.PathLike)) else ""
     bar = _tqdm(progress, 0, "report")
@@ -291,7 +306,7 @@ def report(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Opt
         bar.update(done - bar.n)
     try:
         html, headline = _area("analysis").report(
-            to_text(scenario, over), _strings(gpus), _strings(quants), _strings(policies),
+            to_text(scenario, over, vllm_args, sglang_args), _strings(gpus), _strings(quants), _strings(policies),
             [int(x) for x in max_num_seqs], [int(x) for x in max_num_batched_tokens], capacity_options,
             rank_by, int(jobs or os.cpu_count() or 1), update if bar is not None else None,
             {str(k): float(v) for k, v in (prices or {}).items()},

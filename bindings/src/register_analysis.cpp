@@ -15,6 +15,7 @@
 #include "llmsim/analysis/quality.hpp"
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/row.hpp"
+#include "llmsim/analysis/server_args.hpp"
 #include "llmsim/analysis/sweep.hpp"
 #include "llmsim/analysis/throughput.hpp"
 #include "llmsim/analysis/vllm_check.hpp"
@@ -147,6 +148,15 @@ void register_analysis(py::module_& m) {
   }, py::arg("scenario"), py::arg("overrides"),
      "Scenario JSON text with [[dotted path, value], ...] applied and repriced (a card moved to keeps no other "
      "card's price), as libsim's analysis::apply_overrides does for every face.");
+
+  m.def("server_arg_sets", [](const std::string& text, const std::string& vllm_args, const std::string& sglang_args) {
+    const auto r = analysis::server_arg_sets(vllm_args, sglang_args, parse_text(text, "scenario"));
+    Json pairs = Json::array();
+    for (const auto& [path, value] : r.sets) pairs.push_back(Json::array({path, value}));
+    return std::make_pair(dump(pairs), r.notes);
+  }, py::arg("scenario"), py::arg("vllm_args"), py::arg("sglang_args"),
+     "A server command line (one of vllm_args, sglang_args) as ([[path, value], ...] JSON text to apply before the "
+     "keyword overrides, [notes]): analysis::server_arg_sets, the rule of the CLI's --vllm-args/--sglang-args.");
 
   m.def("set_gpu", [](const std::string& text, const std::string& gpu, std::optional<double> price,
                       std::optional<double> purchase_price) {

@@ -140,7 +140,7 @@ int run_capacity(int argc, char** argv) {
     add_gpu_options(opts);
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim capacity SCENARIO.json [--set PATH=VALUE ...] [--json] [--gpu G] [--price USD] "
+                    "usage: llmsim capacity SCENARIO.json [--set PATH=VALUE ...] [--vllm-args \"vllm serve ...\" | --sglang-args \"...\"] [--json] [--gpu G] [--price USD] "
                     "[--target-qps Q] [--replications N] [--rel-tol T] [--requests N]",
                     &pos)) {
       return kOk;

@@ -185,7 +185,7 @@ int run_compare(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
                     "usage: llmsim compare BASE.json --gpus G1,2xG2,... [--quants fp16,awq-int4] "
-                    "[--set PATH=VALUE ...] [--jobs N] [--json] [--out result.json]",
+                    "[--set PATH=VALUE ...] [--vllm-args \"vllm serve ...\" | --sglang-args \"...\"] [--jobs N] [--json] [--out result.json]",
                     &pos)) {
       return kOk;
     }

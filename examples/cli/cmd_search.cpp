@@ -1,6 +1,7 @@
 // `llmsim search`: the cheapest deployments meeting the scenario's SLO at a target load (analysis/search.hpp).
 #include <iostream>
 #include <optional>
+#include <string_view>
 
 #include "common.hpp"
 #include "output_file.hpp"
@@ -51,6 +52,36 @@ void print_human(const analysis::SearchResult& r) {
   for (const auto& reason : r.reasons) std::cout << reason << "\n";
 }
 
+// Until 0.x `--json FILE` wrote the file (`--json -` printed): --json is now a flag as on every command, and the file
+// goes to --out. The old form fails to parse (FILE lands as a second argument); say why instead of Boost's words.
+void refuse_old_json_file(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    const bool valued = a.rfind("--json=", 0) == 0;
+    const bool followed = a == "--json" && i + 1 < argc && (argv[i + 1][0] != '-' || std::string_view(argv[i + 1]) == "-");
+    if (!valued && !followed) continue;
+    const std::string_view file = valued ? a.substr(7) : std::string_view(argv[i + 1]);
+    // `--json SCENARIO.json --target-qps 5` is the flag before the positional scenario: only refuse when the
+    // scenario is also given elsewhere (another positional word, or --scenario).
+    if (!valued) {
+      int words = 0;
+      bool scenario_flag = false;
+      for (int k = 1; k < argc; ++k) {
+        const std::string_view w = argv[k];
+        if (w == "--scenario" || w.rfind("--scenario=", 0) == 0) scenario_flag = true;
+        if (k > 1 && w[0] != '-' && argv[k - 1][0] == '-' && std::string_view(argv[k - 1]) != "--json" &&
+            std::string_view(argv[k - 1]).find('=') == std::string_view::npos)
+          continue;  // the value of a valued flag
+        if (w[0] != '-' || w == "-") ++words;
+      }
+      if (words + (scenario_flag ? 1 : 0) < 2) continue;
+    }
+    throw ConfigError("--json", "is a flag now (the result as JSON on stdout), as on every command; write a file "
+                                "with --out " + std::string(file == "-" ? "FILE" : file) +
+                                (file == "-" ? " (for stdout, --json alone)" : ""));
+  }
+}
+
 int run_search(int argc, char** argv) {
   return guarded("search", [&] {
     po::options_description opts("llmsim search options");
@@ -63,14 +94,20 @@ int run_search(int argc, char** argv) {
         ("axis", po::value<std::vector<std::string>>()->composing(),
          "PATH=[v1,v2,...] (JSON list), repeatable: replaces the default axes (hardware.gpu stays unless given)")
         ("jobs,j", po::value<int>()->default_value(1), "threads (the result does not depend on it)")
-        ("json", po::value<std::string>(), "write the result as JSON to this file ('-' = stdout)");
+        ("json", "print the result as JSON instead of the text")
+        ("out", po::value<std::string>(), "also write the JSON result to this file");
     add_progress_options(opts);
     po::variables_map vm;
-    if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim search SCENARIO.json --target-qps Q [--budget USD_PER_MONTH] [--gpus G1,G2,...] "
-                    "[--axis PATH=[...] ...] [--jobs N] [--json out.json]",
-                    &pos)) {
-      return kOk;
+    try {
+      if (!parse_args(argc, argv, opts, vm,
+                      "usage: llmsim search SCENARIO.json --target-qps Q [--budget USD_PER_MONTH] [--gpus G1,G2,...] "
+                      "[--axis PATH=[...] ...] [--set PATH=VALUE ...] [--vllm-args \"vllm serve ...\" | --sglang-args \"...\"] [--jobs N] [--json] [--out result.json]",
+                      &pos)) {
+        return kOk;
+      }
+    } catch (const ConfigError&) {
+      refuse_old_json_file(argc, argv);
+      throw;
     }
     const Json doc = load_scenario(vm);
     analysis::SearchOptions o;
@@ -97,22 +134,18 @@ int run_search(int argc, char** argv) {
       o.axes = std::move(given);
     }
     std::optional<OutputFile> out;  // opened before the work: a missing directory fails now
-    const bool json_stdout = vm.count("json") && vm["json"].as<std::string>() == "-";
-    if (vm.count("json") && !json_stdout) out.emplace(vm["json"].as<std::string>(), "--json");
+    if (vm.count("out")) out.emplace(vm["out"].as<std::string>(), "--out");
     ProgressLine progress("search", "configurations", vm);
     o.progress = [&](std::size_t done, std::size_t total) { progress(done, total); };
     CancelScope interrupts;
     o.cancel = interrupts.flag();
     const auto result = analysis::search(doc, o, spec::Catalog::builtin());
-    if (json_stdout) {
-      print_json(analysis::to_json(result));
-      return kOk;
-    }
     if (out) {
       out->write(analysis::to_json(result).dump(2) + "\n");
       out->commit();
     }
-    print_human(result);
+    if (vm.count("json")) print_json(analysis::to_json(result));
+    else print_human(result);
     return kOk;
   });
 }

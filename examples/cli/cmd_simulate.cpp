@@ -209,7 +209,7 @@ int run_simulate(int argc, char** argv) {
     add_gpu_options(opts);
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim simulate SCENARIO.json [--set PATH=VALUE ...] [--json] [--requests-csv F] "
+                    "usage: llmsim simulate SCENARIO.json [--set PATH=VALUE ...] [--vllm-args \"vllm serve ...\" | --sglang-args \"...\"] [--json] [--requests-csv F] "
                     "[--iterations-csv F] [--time-series S] [--seed N] [--rate QPS] [--num-requests N] [--gpu G] "
                     "[--price USD] [--quant Q]",
                     &pos)) {

@@ -148,7 +148,7 @@ int run_sweep(int argc, char** argv) {
     add_progress_options(opts);
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim sweep GRID.json [--set PATH=VALUE ...] [--out results.csv|.json [--resume]] [--jobs N] "
+                    "usage: llmsim sweep GRID.json [--set PATH=VALUE ...] [--vllm-args \"vllm serve ...\" | --sglang-args \"...\"] [--out results.csv|.json [--resume]] [--jobs N] "
                     "[--fail-if 'ttft_ms.p95 > 2000' ...] [--allow-missing] [--capacity]",
                     &pos)) {
       return kOk;

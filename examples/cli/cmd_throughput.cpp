@@ -62,7 +62,7 @@ int run_throughput(int argc, char** argv) {
     add_gpu_options(opts);
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim throughput FILE.json [--json] [--num-requests N] [--gpu G] [--price USD] "
+                    "usage: llmsim throughput FILE.json [--json] [--vllm-args \"vllm serve ...\" | --sglang-args \"...\"] [--num-requests N] [--gpu G] [--price USD] "
                     "[--quant Q] [--set PATH=VALUE]",
                     &pos)) {
       return kOk;

@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <csignal>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <limits>
@@ -14,9 +16,8 @@
 #include <sstream>
 #include <string_view>
 
-#include <boost/make_shared.hpp>
-
 #include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/server_args.hpp"
 #include "llmsim/analysis/sweep.hpp"
 #include "llmsim/core/error.hpp"
 #include "signals.hpp"
@@ -41,41 +42,113 @@ std::string clean_default(std::string name) {
   return name.substr(0, open + 2) + std::string(buf, out) + ")";
 }
 
-// Shows an option's value as `text` and otherwise behaves like `inner` (for formatting only: never parses).
-class DisplayValue : public po::value_semantic {
- public:
-  DisplayValue(const po::value_semantic& inner, std::string text) : inner_(inner), text_(std::move(text)) {}
-  std::string name() const override { return text_; }
-  unsigned min_tokens() const override { return inner_.min_tokens(); }
-  unsigned max_tokens() const override { return inner_.max_tokens(); }
-  bool is_composing() const override { return inner_.is_composing(); }
-  bool is_required() const override { return inner_.is_required(); }
-  void parse(boost::any&, const std::vector<std::string>&, bool) const override {}
-  bool apply_default(boost::any&) const override { return false; }
-  void notify(const boost::any&) const override {}
+// Boost's own layout cuts a word in two when the last space lies more than half the description column back (a
+// long `PATH=VALUE` example becomes "hardware.g" / "pu=..."), and its column is 80 wide. The help is laid out here
+// instead: the option column as Boost writes it ("--rel-tol arg (=0.03)"), descriptions wrapped at spaces only (a
+// word longer than the line stands on a line of its own), `width` columns in all.
+std::size_t help_width() {
+  // $COLUMNS, as terminals and `COLUMNS=200 llmsim ... --help` set it; 100 otherwise.
+  if (const char* c = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long v = std::strtol(c, &end, 10);
+    if (end != c && *end == '\0' && v >= 40) return static_cast<std::size_t>(std::min<long>(v, 1000000));
+  }
+  return 100;
+}
 
- private:
-  const po::value_semantic& inner_;
-  std::string text_;
-};
+std::vector<std::string> words_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
 
-// `opts` as Boost lays it out, with clean_default() applied to every option's value text.
-po::options_description help_view(const po::options_description& opts) {
+// The usage line wrapped at `width`, at spaces outside [...] groups and quotes, continued under its first argument.
+std::string usage_text(const std::string& usage, std::size_t width) {
+  std::vector<std::string> parts;
+  std::string cur;
+  int depth = 0;
+  char quote = 0;
+  for (const char c : usage) {
+    if (quote) {
+      quote = c == quote ? 0 : quote;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '[') {
+      ++depth;
+    } else if (c == ']' && depth > 0) {
+      --depth;
+    } else if (c == ' ' && depth == 0) {
+      if (!cur.empty()) parts.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  if (!cur.empty()) parts.push_back(cur);
+  // "usage: llmsim CMD" stays together; continuation lines start under what follows it.
+  std::string line;
+  std::size_t indent = 0;
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i < 3) {
+      line += (i ? " " : "") + parts[i];
+      indent = line.size() + 1;
+      continue;
+    }
+    if (line.size() > indent && line.size() + 1 + parts[i].size() > width) {
+      out += line + "\n";
+      line.assign(indent - 1, ' ');
+    }
+    line += " " + parts[i];
+  }
+  return out + line;
+}
+
+std::string help_text(const po::options_description& opts, std::size_t width) {
   // Boost 1.74 has no caption accessor: its printout starts with "caption:" when there is one.
   std::ostringstream printed;
   printed << opts;
   std::string caption = printed.str().substr(0, printed.str().find('\n'));
-  caption = !caption.empty() && caption.back() == ':' ? caption.substr(0, caption.size() - 1) : "";
-  po::options_description view(caption);
+  if (caption.empty() || caption.back() != ':') caption.clear();
+  std::vector<std::pair<std::string, std::string>> rows;
+  std::size_t widest = 0;
   for (const auto& o : opts.options()) {
-    std::string spec = o->long_name();
-    const std::string shown = o->canonical_display_name(po::command_line_style::allow_dash_for_short);
-    if (shown.size() == 2 && shown[0] == '-') spec += std::string(",") + shown[1];
-    const auto& semantic = *o->semantic();
-    view.add(boost::make_shared<po::option_description>(
-        spec.c_str(), new DisplayValue(semantic, clean_default(semantic.name())), o->description().c_str()));
+    std::string left = "  " + o->format_name();
+    // As Boost's format_parameter: a flag that takes no token shows no value.
+    const std::string value = o->semantic()->max_tokens() ? clean_default(o->semantic()->name()) : std::string();
+    if (!value.empty()) left += " " + value;
+    widest = std::max(widest, left.size());
+    rows.emplace_back(std::move(left), o->description());
   }
-  return view;
+  const std::size_t column = std::min(widest + 2, width / 2);
+  const std::size_t room = width > column ? width - column : 1;
+  std::ostringstream out;
+  if (!caption.empty()) out << caption << "\n";
+  for (const auto& [left, description] : rows) {
+    std::string line = left;
+    bool fresh = true;  // no word on this line's description part yet
+    auto pad = [&] {
+      if (line.size() + 1 > column) {  // the option column is wider: the description starts on the next line
+        out << line << "\n";
+        line.clear();
+      }
+      line.resize(column, ' ');
+    };
+    pad();
+    for (const auto& w : words_of(description)) {
+      if (!fresh && line.size() + 1 + w.size() > column + room) {
+        out << line << "\n";
+        line.assign(column, ' ');
+        fresh = true;
+      }
+      line += (fresh ? "" : " ") + w;
+      fresh = false;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  }
+  return out.str();
 }
 
 constexpr const char* kExtra = "llmsim-extra-arguments";  // collects arguments beyond the positional ones
@@ -104,7 +177,7 @@ bool parse_args(int argc, char** argv, const po::options_description& opts, po::
     // Boost skips argv[0] (here the subcommand name) itself.
     po::store(po::command_line_parser(argc, argv).options(parsing).positional(pos).run(), vm);
     if (vm.count("help")) {
-      std::cout << usage << "\n\n" << help_view(all) << "\n";
+      std::cout << usage_text(usage, help_width()) << "\n\n" << help_text(all, help_width()) << "\n";
       return false;
     }
     if (bounded && vm.count(kExtra)) {
@@ -138,10 +211,35 @@ void add_scenario_options(po::options_description& opts, po::positional_options_
 }
 
 void add_set_option(po::options_description& opts) {
-  opts.add_options()("set", po::value<std::vector<std::string>>()->composing(),
-                     "PATH=VALUE, repeatable: set a scenario field by its dotted path before the other flags "
-                     "apply (--set workload.arrival.rate=8 --set hardware.gpu=a100-80gb-sxm); VALUE is JSON, "
-                     "else a plain string");
+  opts.add_options()
+      ("vllm-args", po::value<std::string>(),
+       "a `vllm serve` command line (\"vllm serve MODEL -tp 2 --max-num-seqs 128 --kv-cache-dtype fp8\"): its "
+       "model and the engine arguments llmsim models override the scenario file; the others are listed on stderr; "
+       "an unknown or misspelled flag is an error")
+      ("sglang-args", po::value<std::string>(),
+       "an SGLang server command line (\"python -m sglang.launch_server --model-path M --tp-size 2\"), read as "
+       "--vllm-args is (docs/vllm.md lists the flags that map)")
+      ("set", po::value<std::vector<std::string>>()->composing(),
+       "PATH=VALUE, repeatable: set a scenario field by its dotted path, after --vllm-args and before the other "
+       "flags apply (--set workload.arrival.rate=8 --set hardware.gpu=a100-80gb-sxm); VALUE is JSON, else a plain "
+       "string");
+}
+
+namespace {
+std::string arg_or_empty(const po::variables_map& vm, const char* name) {
+  return vm.count(name) ? vm[name].as<std::string>() : std::string();
+}
+void print_notes(const std::vector<std::string>& notes) {
+  for (const auto& n : notes) std::cerr << "note: " << n << "\n";
+}
+}  // namespace
+
+Json apply_server_args(Json scenario, const po::variables_map& vm) {
+  std::vector<std::string> notes;
+  scenario = analysis::apply_server_args(std::move(scenario), arg_or_empty(vm, "vllm-args"),
+                                         arg_or_empty(vm, "sglang-args"), notes);
+  print_notes(notes);
+  return scenario;
 }
 
 std::pair<std::string, Json> parse_set(const std::string& text, const std::string& flag) {
@@ -173,18 +271,27 @@ void apply_sets(Json& scenario, const po::variables_map& vm) {
 }
 
 Json load_scenario(const po::variables_map& vm) {
-  Json doc = read_json_file(vm["scenario"].as<std::string>());
+  Json doc = apply_server_args(read_json_file(vm["scenario"].as<std::string>()), vm);
   apply_sets(doc, vm);
   return doc;
 }
 
 void apply_sets(analysis::Grid& grid, const po::variables_map& vm) {
-  if (!vm.count("set")) return;
+  const std::string vllm = arg_or_empty(vm, "vllm-args"), sglang = arg_or_empty(vm, "sglang-args");
+  const bool server = !vllm.empty() || !sglang.empty();
+  if (!vm.count("set") && !server) return;
   std::vector<std::pair<std::string, Json>> sets;
-  for (const auto& text : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_set(text));
+  if (vm.count("set"))
+    for (const auto& text : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_set(text));
   analysis::refuse_sets_on_axes(grid, sets, "--set");
   for (std::size_t i = 0; i < grid.points.size(); ++i) {
     Json doc = spec::to_json(grid.points[i].scenario);
+    if (server) {  // scenario < server command line < --set, at every point
+      const auto s = analysis::server_arg_sets(vllm, sglang, doc);
+      analysis::refuse_sets_on_axes(grid, s.sets, vllm.empty() ? "--sglang-args" : "--vllm-args");
+      if (i == 0) print_notes(s.notes);
+      for (const auto& [path, value] : s.sets) spec::set_json_path(doc, path, value);
+    }
     for (const auto& [path, value] : sets) spec::set_json_path(doc, path, value);
     grid.points[i].scenario = spec::scenario_from_json(JsonView(doc, ""));
   }

@@ -42,10 +42,15 @@ bool parse_args(int argc, char** argv, const po::options_description& opts, po::
 /// once), and --set PATH=VALUE (repeatable). Adds both options to `opts` and the argument to `positional`.
 void add_scenario_options(po::options_description& opts, po::positional_options_description& positional,
                           const char* what = "scenario JSON file");
-/// Reads the scenario file and applies every --set in order (then the command applies its named flags).
+/// Reads the scenario file, applies --vllm-args/--sglang-args, then every --set in order (then the command applies its
+/// named flags): scenario file < server command line < --set.
 Json load_scenario(const po::variables_map& vm);
-/// Adds --set PATH=VALUE (repeatable) alone, for commands whose input is not one scenario (sweep).
+/// Adds --vllm-args, --sglang-args and --set PATH=VALUE (repeatable) alone, for commands whose input is not one
+/// scenario (sweep).
 void add_set_option(po::options_description& opts);
+/// `scenario` with --vllm-args or --sglang-args applied (analysis::apply_server_args); its notes (flags not
+/// modelled, the catalogue model a Hugging Face name matched) go to stderr as "note: ..." lines.
+Json apply_server_args(Json scenario, const po::variables_map& vm);
 /// "PATH=VALUE" -> (PATH, VALUE as JSON when it parses as JSON, else the bare string): "rate=8" -> 8,
 /// "hardware.gpu=a100-80gb-sxm" -> "a100-80gb-sxm", 'slo.ttft_ms={"p95": 500}' -> an object.
 /// ConfigError(flag) without '='; a value that is JSON with a duplicate key, a syntax error inside {...} or [...], or
@@ -55,8 +60,8 @@ std::pair<std::string, Json> parse_set(const std::string& text, const std::strin
 /// path when it is not a scenario field).
 void apply_sets(Json& scenario, const po::variables_map& vm);
 
-/// Applies the --set overrides to every point of a sweep grid; ConfigError when a path is one of the
-/// grid's axes (the grid already sets it per point).
+/// Applies --vllm-args/--sglang-args, then the --set overrides, to every point of a sweep grid; ConfigError when a
+/// path either sets is one of the grid's axes (the grid already sets it per point).
 void apply_sets(analysis::Grid& grid, const po::variables_map& vm);
 
 /// Adds --progress (progress lines on stderr even when it is not a terminal) and --quiet/-q (none).

@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "llmsim/analysis/capacity.hpp"
 #include "llmsim/analysis/cost.hpp"
@@ -176,9 +178,23 @@ TEST_CASE("capacity refuses trace replay and bad options", "[analysis][capacity]
   opt = quick();
   opt.replications = 0;
   CHECK_THROWS_AS(opt.validate(), ConfigError);
-  CHECK(analysis::t95(1) == Approx(12.706));
-  CHECK(analysis::t95(4) == Approx(2.776));
-  CHECK(analysis::t95(1000) == Approx(1.96).epsilon(0.01));
+}
+
+TEST_CASE("t95 is Student's t 0.975 quantile at every degree of freedom", "[analysis][capacity]") {
+  // Two-sided 95% critical values t(0.975, dof), as tables print them (12.706, 4.303, ...) to 9 digits: computed
+  // independently by bisection on the regularized incomplete beta (scipy.stats.t.ppf gives the same), including
+  // dof beyond any fixed table.
+  const std::vector<std::pair<int, double>> known{{1, 12.7062047}, {2, 4.30265273}, {3, 3.18244631},
+                                                  {4, 2.77644511}, {5, 2.57058184}, {10, 2.22813885},
+                                                  {30, 2.04227246}, {31, 2.03951345}, {60, 2.00029782},
+                                                  {120, 1.97993041}, {100000, 1.95998771}};
+  for (const auto& [dof, q] : known) {
+    INFO("dof " << dof);
+    CHECK(analysis::t95(dof) == Approx(q).epsilon(1e-6));
+  }
+  for (int dof = 1; dof < 200; ++dof) CHECK(analysis::t95(dof + 1) < analysis::t95(dof));  // tighter with more data
+  CHECK(analysis::t95(1000000) > 1.959963);  // approaches the normal's 1.959964 from above
+  CHECK_THROWS_AS(analysis::t95(0), ConfigError);
 }
 
 TEST_CASE("an SLO percentile outside (0, 100] is a clear error", "[analysis][slo]") {

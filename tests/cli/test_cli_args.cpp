@@ -289,7 +289,7 @@ TEST_CASE("progress goes to a terminal, or as plain lines with --progress, never
 TEST_CASE("search: a small space gives a front and a winner; bad input is exit 2 naming the field") {
   const std::string sc = scenario_file();
   const std::string space = " --target-qps 6 --gpus rtx4090-24gb,a100-80gb-sxm --axis 'quant.weights=[\"fp16\",\"awq-int4\"]'";
-  const auto j = json_of("search " + sc + space + " --json -");
+  const auto j = json_of("search " + sc + space + " --json");
   CHECK(j["counts"]["enumerated"] == 4);
   REQUIRE(j["winner"].is_object());
   CHECK(j["winner"]["monthly_cost"].get<double>() == j["front"][0]["monthly_cost"].get<double>());

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <variant>
 
+#include <boost/math/distributions/students_t.hpp>
+
 #include "llmsim/analysis/bisection.hpp"
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/evaluate.hpp"
@@ -33,13 +35,9 @@ void CapacityOptions::validate(const std::string& path) const {
 }
 
 double t95(int dof) {
-  // Two-sided 95% Student t quantiles; beyond 30 degrees of freedom the normal 1.96 is within 2%.
-  static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
   if (dof < 1) throw ConfigError("capacity.replications", "a confidence interval needs at least 2 replications");
-  if (dof <= 30) return table[dof - 1];
-  return 1.96 + 2.4 / dof;  // close to the exact quantile for dof > 30
+  // Two-sided 95%: the 0.975 quantile of Student's t (Boost.Math, header-only in libboost-dev).
+  return boost::math::quantile(boost::math::students_t_distribution<double>(static_cast<double>(dof)), 0.975);
 }
 
 namespace {

@@ -25,6 +25,20 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   }
   return prev[b.size()];
 }
+// Edit distance counting a swap of two neighbours as one edit (optimal string alignment): "tp_szie" is one edit
+// from "tp_size", as a typist sees it.
+std::size_t typo_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
 }  // namespace
 
 std::vector<std::string> close_matches(std::string_view name, const std::vector<std::string>& candidates,
@@ -47,6 +61,17 @@ std::vector<std::string> close_matches(std::string_view name, const std::vector<
     out.push_back(c);
   }
   return out;
+}
+
+std::string misspelling_of(std::string_view name, const std::vector<std::string>& known) {
+  const std::string n(name);
+  if (std::find(known.begin(), known.end(), n) != known.end()) return "";
+  const std::size_t cap = n.size() >= 8 ? 2 : 1;
+  for (const auto& k : known) {
+    const std::size_t gap = k.size() > n.size() ? k.size() - n.size() : n.size() - k.size();
+    if (gap <= cap && typo_distance(n, k) <= cap) return k;
+  }
+  return "";
 }
 
 std::string unknown_name_message(std::string_view kind, std::string_view name,

@@ -203,6 +203,18 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
     node = &child;
   }
   (*node)[parts.back()] = value;
+  // The path replaces what the document had, including the field spelt with vLLM's name (`"max_num_seqs": 64` at
+  // the top level when --set engine.max_num_seqs=100 or --vllm-args --max-num-seqs 100 arrives): left in place,
+  // the pre-pass would see two spellings that disagree.
+  for (const auto& a : vllm_aliases()) {
+    if (a.target != dotted_path) continue;
+    for (const auto& section : a.sections) {
+      Json* holder = section.empty() ? &scenario : nullptr;
+      if (!section.empty() && scenario.contains(section) && scenario[section].is_object()) holder = &scenario[section];
+      const std::string spelt = section.empty() ? a.name : section + "." + a.name;
+      if (holder && spelt != dotted_path) holder->erase(a.name);
+    }
+  }
 }
 
 }  // namespace llmsim::spec

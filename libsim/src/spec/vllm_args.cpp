@@ -13,6 +13,7 @@
 #include <set>
 
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
 #include "llmsim/spec/scenario_prepass.hpp"
 
 namespace llmsim::spec {
@@ -47,43 +48,19 @@ const std::set<std::string>& unmodelled_flags() {
   return s;
 }
 
-/// Edit distance (insert, delete, substitute), capped: returns cap + 1 once it exceeds cap.
-std::size_t edit_distance(const std::string& a, const std::string& b, std::size_t cap) {
-  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > cap) return cap + 1;
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    std::size_t row_min = cur[0];
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      row_min = std::min(row_min, cur[j]);
-    }
-    if (row_min > cap) return cap + 1;
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 std::string dashed(std::string n) {
   std::replace(n.begin(), n.end(), '_', '-');
   return n;
 }
 
-/// The flag llmsim knows that `name` (not one it knows) is a misspelling of: within 2 edits for names of 8+
-/// characters, 1 edit for shorter ones; nullopt otherwise.
+/// The flag llmsim knows that `name` (not one it knows) is a misspelling of (core/names.hpp's rule).
 std::optional<std::string> typo_of(const std::string& name) {
   std::vector<std::string> known;
   for (const auto& a : vllm_aliases()) known.push_back(a.name);
   for (const auto* set : {&harmless_valued(), &harmless_flags(), &unmodelled_flags()}) known.insert(known.end(), set->begin(), set->end());
-  const std::size_t cap = name.size() >= 8 ? 2 : 1;
-  for (const auto& k : known) {
-    if (k == name) return std::nullopt;
-  }
-  for (const auto& k : known) {
-    if (edit_distance(name, k, cap) <= cap) return k;
-  }
-  return std::nullopt;
+  std::string near = misspelling_of(name, known);
+  if (near.empty()) return std::nullopt;
+  return near;
 }
 
 std::string flag_name(std::string_view token) {
@@ -194,8 +171,14 @@ VllmServeArgs parse_vllm_serve_args(std::string_view command_line) {
   while (i < t.size() && t[i].find('=') != std::string::npos && !is_flag(t[i])) ++i;
   if (i < t.size() && (t[i] == "python" || t[i] == "python3")) {
     ++i;
-    if (i + 1 < t.size() && t[i] == "-m") i += 2;
+    if (i + 1 < t.size() && t[i] == "-m") {
+      if (t[i + 1].rfind("sglang", 0) == 0)
+        throw ConfigError("--vllm-args", "'" + t[i + 1] + "' is an SGLang server: give its command line as --sglang-args");
+      i += 2;
+    }
   }
+  if (i < t.size() && t[i] == "sglang")
+    throw ConfigError("--vllm-args", "'sglang' is an SGLang server: give its command line as --sglang-args");
   if (i < t.size() && (t[i] == "vllm" || t[i].ends_with("/vllm"))) ++i;
   if (i < t.size() && t[i] == "serve") ++i;
   auto set_model = [&](const std::string& m, const std::string& where) {
@@ -264,6 +247,12 @@ VllmServeArgs parse_vllm_serve_args(std::string_view command_line) {
     }
   }
   return out;
+}
+
+Json engine_arg_value(const std::string& name, const std::string& flag, const std::string& value) {
+  const VllmAlias* a = modelled(name);
+  if (!a) throw ConfigError(flag, "'" + name + "' is not an engine argument llmsim models");
+  return typed_value(*a, flag, value);
 }
 
 const std::vector<std::string>& known_vllm_engine_flags() {

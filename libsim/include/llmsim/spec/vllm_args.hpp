@@ -15,6 +15,9 @@ struct VllmServeArgs {
   Json engine_args = Json::object();      ///< modelled flags by vLLM's name: {"tensor_parallel_size": 2, ...}
   std::vector<std::string> ignored;       ///< flags that do not change performance (--port, --host, --api-key ...)
   std::vector<std::string> not_modelled;  ///< flags that may change performance and llmsim does not model
+  /// The engine.runtime the server itself implies: "sglang" for an SGLang command line (sglang_args.hpp), "" for
+  /// vLLM (whose release the scenario or --set names; the default is V1).
+  std::string runtime;
 };
 
 /// Splits a shell command line the way a POSIX shell would for plain words, '...' and "..." quotes,
@@ -26,6 +29,10 @@ std::vector<std::string> split_command_line(std::string_view line, const std::st
 /// `VAR=value` environment assignments. Values of modelled flags are type-checked (ConfigError naming the
 /// flag and value, e.g. "--max-num-seqs: expected an integer, got 'many'").
 VllmServeArgs parse_vllm_serve_args(std::string_view command_line);
+
+/// `value` as the JSON type of the modelled engine argument `name` (vLLM's name: "max_num_seqs" -> an integer).
+/// ConfigError naming `flag` for a value of another type, or a name llmsim does not model.
+Json engine_arg_value(const std::string& name, const std::string& flag, const std::string& value);
 
 /// The engine argument names (underscored, e.g. "max_num_seqs") this parser knows: the modelled ones, the
 /// harmless server options, the unmodelled performance flags and other common EngineArgs. A benchmark command

@@ -1,0 +1,35 @@
+#pragma once
+// A server's command line on a scenario command (`llmsim simulate --vllm-args "vllm serve MODEL -tp 2 ..."`,
+// `--sglang-args "python -m sglang.launch_server ..."`, Python's `vllm_args=`/`sglang_args=`) as scenario overrides.
+// The flags are parsed by spec/vllm_args.hpp and spec/sglang_args.hpp and mapped by the scenario pre-pass's one
+// alias table; this adds the model (a Hugging Face name looked up in the catalogue, as `llmsim check` does) and
+// the runtime the server implies. Precedence: scenario file < server command line < --set / keyword overrides.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/catalog.hpp"
+
+namespace llmsim::analysis {
+
+struct ServerArgSets {
+  /// (dotted path or vLLM name, value) in the order to apply, as `--set` pairs: spec::set_json_path writes each.
+  std::vector<std::pair<std::string, Json>> sets;
+  /// What the user should know: flags llmsim does not model (listed, never dropped silently), the catalogue
+  /// model a Hugging Face name was matched to.
+  std::vector<std::string> notes;
+};
+
+/// The overrides of one server command line: `vllm_args` or `sglang_args` (one of them, or neither; "" = not
+/// given). `scenario` is the document they apply to (an SGLang command line sets engine.runtime "sglang" unless
+/// it already names an SGLang release). ConfigError: both given, an unknown or misspelled flag (with the
+/// suggestion), a value of the wrong type, or a model name the catalogue does not know and that is no file.
+ServerArgSets server_arg_sets(const std::string& vllm_args, const std::string& sglang_args, const Json& scenario,
+                              const spec::Catalog& catalog = spec::Catalog::builtin());
+
+/// `scenario` with server_arg_sets' overrides applied (its notes appended to `notes`).
+Json apply_server_args(Json scenario, const std::string& vllm_args, const std::string& sglang_args,
+                       std::vector<std::string>& notes, const spec::Catalog& catalog = spec::Catalog::builtin());
+
+}  // namespace llmsim::analysis

@@ -1,0 +1,223 @@
+// SGLang server command lines. Flag names and forms follow SGLang's parser (python/sglang/srt/server_args.py:
+// ServerArgs.add_cli_args): `--flag-name` is the field flag_name, booleans are bare `store_true` flags, argparse
+// accepts a unique prefix of a flag (`--tp 2` is `--tp-size 2`), and the model is `--model-path` (or `--model`).
+#include "llmsim/spec/sglang_args.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+
+namespace llmsim::spec {
+
+namespace {
+
+constexpr const char* kWhere = "--sglang-args";
+
+// Server and client-facing options: they do not change how the engine runs a request.
+const std::set<std::string>& harmless_valued() {
+  static const std::set<std::string> s{
+      "host", "port", "api_key", "admin_api_key", "served_model_name", "tokenizer_path", "tokenizer_mode",
+      "chat_template", "completion_template", "log_level", "log_level_http", "log_requests_level", "random_seed",
+      "revision", "download_dir", "load_format", "reasoning_parser", "tool_call_parser", "watchdog_timeout",
+      "file_storage_path", "decode_log_interval", "crash_dump_folder", "warmups", "nccl_port", "dist_init_addr",
+      "nnodes", "node_rank", "base_gpu_id", "gpu_id_step", "device", "model_loader_extra_config",
+      "json_model_override_args", "tokenizer_worker_num", "dist_timeout", "constrained_json_whitespace_pattern",
+      "hf_chat_template_name", "tool_server", "api_key_file"};
+  return s;
+}
+const std::set<std::string>& harmless_flags() {
+  static const std::set<std::string> s{
+      "trust_remote_code", "skip_tokenizer_init", "enable_metrics", "show_time_cost", "log_requests",
+      "enable_cache_report", "skip_server_warmup", "enable_p2p_check", "disable_outlines_disk_cache",
+      "enable_return_hidden_states", "enable_custom_logit_processor", "allow_auto_truncate",
+      "enable_request_time_stats_logging", "delete_ckpt_after_loading", "enable_metrics_for_all_schedulers",
+      "bucket_time_to_first_token", "enable_tokenizer_batch_encode"};
+  return s;
+}
+// Booleans that change performance and llmsim does not model (so a following word is not their value).
+const std::set<std::string>& unmodelled_flags() {
+  static const std::set<std::string> s{
+      "enable_dp_attention", "enable_mixed_chunk", "enable_torch_compile", "disable_overlap_schedule",
+      "enable_two_batch_overlap", "enable_ep_moe", "enable_deepep_moe", "disable_custom_all_reduce",
+      "enable_nccl_nvls", "disable_chunked_prefix_cache", "enable_hierarchical_cache",
+      "enable_deterministic_inference", "enable_dp_lm_head", "enable_eplb", "enable_lora", "disable_cuda_graph_padding",
+      "enable_flashinfer_mla", "enable_nan_detection", "enable_memory_saver", "enable_double_sparsity",
+      "disable_shared_experts_fusion", "enable_symm_mem", "enable_single_batch_overlap", "enable_multimodal",
+      "disable_fast_image_processor", "enable_pdmux", "enable_dynamic_batch_tokenizer"};
+  return s;
+}
+// Valued options that change performance and llmsim does not model. Where SGLang's meaning is close to an llmsim
+// field but not the same, the reason says what differs (and which field to set instead).
+const std::map<std::string, std::string>& unmodelled_valued() {
+  static const std::map<std::string, std::string> m{
+      {"chunked_prefill_size",
+       "SGLang's prefill chunk excludes the decode tokens of the step; llmsim's budget (vLLM's "
+       "max_num_batched_tokens) includes them: set engine.max_num_batched_tokens yourself"},
+      {"mem_fraction_static",
+       "SGLang's fraction holds weights and the KV pool only, activations come out of the rest; llmsim's "
+       "gpu_memory_utilization (vLLM's) holds activations too: set engine.gpu_memory_utilization yourself"},
+      {"schedule_policy", "SGLang's queue orders (lpm, dfs-weight, fcfs, lof, random) are not llmsim's policies"},
+      {"schedule_conservativeness", ""}, {"max_prefill_tokens", ""}, {"max_total_tokens", ""},
+      {"cuda_graph_max_bs", ""}, {"cuda_graph_bs", ""}, {"ep_size", ""}, {"expert_parallel_size", ""},
+      {"speculative_algorithm", ""}, {"speculative_draft_model_path", ""}, {"speculative_num_steps", ""},
+      {"speculative_eagle_topk", ""}, {"speculative_num_draft_tokens", ""}, {"attention_backend", ""},
+      {"prefill_attention_backend", ""}, {"decode_attention_backend", ""}, {"sampling_backend", ""},
+      {"grammar_backend", ""}, {"torch_compile_max_bs", ""}, {"stream_interval", ""},
+      {"num_continuous_decode_steps", ""}, {"lora_paths", ""}, {"max_loras_per_batch", ""}, {"hicache_ratio", ""},
+      {"hicache_size", ""}, {"moe_a2a_backend", ""}, {"moe_runner_backend", ""}, {"disaggregation_mode", ""},
+      {"max_queued_requests", ""}, {"load_balance_method", ""}, {"kv_cache_memory", ""}};
+  return m;
+}
+
+const std::vector<std::string>& known_names() {
+  static const std::vector<std::string> v = [] {
+    std::set<std::string> s{"model_path", "model"};
+    for (const auto& a : sglang_aliases()) s.insert(a.name);
+    s.insert(harmless_valued().begin(), harmless_valued().end());
+    s.insert(harmless_flags().begin(), harmless_flags().end());
+    s.insert(unmodelled_flags().begin(), unmodelled_flags().end());
+    for (const auto& [k, why] : unmodelled_valued()) s.insert(k);
+    return std::vector<std::string>(s.begin(), s.end());
+  }();
+  return v;
+}
+
+const SglangAlias* alias_of(const std::string& name) {
+  for (const auto& a : sglang_aliases())
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+bool is_bare_flag(const std::string& name) {
+  const SglangAlias* a = alias_of(name);
+  return (a && (a->vllm_name == "enforce_eager" || a->vllm_name == "enable_prefix_caching")) ||
+         harmless_flags().count(name) || unmodelled_flags().count(name);
+}
+
+bool is_flag(const std::string& t) {
+  return t.size() >= 2 && t[0] == '-' && !(std::isdigit(static_cast<unsigned char>(t[1])) || t[1] == '.');
+}
+
+std::string dashed(std::string n) {
+  std::replace(n.begin(), n.end(), '_', '-');
+  return "--" + n;
+}
+
+/// The known flag `name` stands for: itself, or the one known flag it is a prefix of (argparse's abbreviations).
+/// ConfigError for an ambiguous prefix or a misspelling; "" for a flag llmsim does not know.
+std::string resolve_name(const std::string& name, const std::string& flag) {
+  const auto& known = known_names();
+  if (std::find(known.begin(), known.end(), name) != known.end()) return name;
+  std::vector<std::string> longer;
+  for (const auto& k : known)
+    if (k.rfind(name, 0) == 0) longer.push_back(k);
+  if (longer.size() == 1) return longer.front();
+  if (longer.size() > 1) {
+    std::string list;
+    for (const auto& k : longer) list += (list.empty() ? "" : ", ") + dashed(k);
+    throw ConfigError(flag, "ambiguous SGLang flag: it abbreviates " + list);
+  }
+  if (const std::string near = misspelling_of(name, known); !near.empty())
+    throw ConfigError(flag, "unknown SGLang flag; did you mean " + dashed(near) + "?");
+  return "";
+}
+
+}  // namespace
+
+const std::vector<SglangAlias>& sglang_aliases() {
+  static const std::vector<SglangAlias> v{
+      {"tp_size", "tensor_parallel_size"},     {"tensor_parallel_size", "tensor_parallel_size"},
+      {"pp_size", "pipeline_parallel_size"},   {"pipeline_parallel_size", "pipeline_parallel_size"},
+      {"dp_size", "data_parallel_size"},       {"data_parallel_size", "data_parallel_size"},
+      {"max_running_requests", "max_num_seqs"}, {"context_length", "max_model_len"},
+      {"kv_cache_dtype", "kv_cache_dtype"},    {"quantization", "quantization"},
+      {"dtype", "dtype"},                      {"page_size", "block_size"},
+      {"disable_radix_cache", "enable_prefix_caching", true}, {"disable_cuda_graph", "enforce_eager"}};
+  return v;
+}
+
+VllmServeArgs parse_sglang_server_args(std::string_view command_line) {
+  const auto t = split_command_line(command_line, kWhere);
+  VllmServeArgs out;
+  out.runtime = "sglang";
+  std::size_t i = 0;
+  // Leading environment assignments and the program: VAR=x ... python -m sglang.launch_server | sglang serve.
+  while (i < t.size() && t[i].find('=') != std::string::npos && !is_flag(t[i])) ++i;
+  if (i < t.size() && (t[i] == "python" || t[i] == "python3")) {
+    ++i;
+    if (i + 1 < t.size() && t[i] == "-m") {
+      if (t[i + 1].rfind("vllm", 0) == 0)
+        throw ConfigError(kWhere, "'" + t[i + 1] + "' is a vLLM server: give its command line as --vllm-args");
+      i += 2;
+    }
+  }
+  if (i < t.size() && (t[i] == "vllm" || t[i].ends_with("/vllm")))
+    throw ConfigError(kWhere, "'" + t[i] + "' is a vLLM server: give its command line as --vllm-args");
+  if (i < t.size() && t[i] == "sglang") {
+    ++i;
+    if (i < t.size() && t[i] == "serve") ++i;
+  }
+  bool radix_disabled = false, dp_attention = false;
+  std::optional<std::string> dp_shown;
+  std::string last_bare;  // the bare flag just read: a word after it is a value it does not take
+  for (; i < t.size(); ++i) {
+    const std::string& tok = t[i];
+    if (!is_flag(tok)) {
+      if (!last_bare.empty())
+        throw ConfigError(last_bare, "is a bare flag and takes no value, got '" + tok + "'");
+      throw ConfigError(kWhere, "unexpected word '" + tok + "' (SGLang takes the model as --model-path MODEL)");
+    }
+    last_bare.clear();
+    const auto eq = tok.find('=');
+    const std::string flag = tok.substr(0, eq);
+    std::string raw = flag.substr(flag.find_first_not_of('-'));
+    std::replace(raw.begin(), raw.end(), '-', '_');
+    std::optional<std::string> value;
+    if (eq != std::string::npos) value = tok.substr(eq + 1);
+    const std::string name = resolve_name(raw, flag);
+    const bool bare = !name.empty() && is_bare_flag(name);
+    if (!value && !bare && i + 1 < t.size() && !is_flag(t[i + 1])) value = t[++i];
+    if (bare && value) throw ConfigError(flag, "is a bare flag and takes no value, got '" + *value + "'");
+    if (bare) last_bare = flag;
+    const std::string shown = flag + (value ? " " + *value : "");
+    if (name == "model_path" || name == "model") {
+      if (!value) throw ConfigError(flag, "expected a model name");
+      if (!out.model.empty() && out.model != *value)
+        throw ConfigError(flag, "names model '" + *value + "' but the command already named '" + out.model + "'");
+      out.model = *value;
+    } else if (const SglangAlias* a = name.empty() ? nullptr : alias_of(name)) {
+      if (a->vllm_name == "enable_prefix_caching") {
+        radix_disabled = true;
+      } else if (a->vllm_name == "enforce_eager") {
+        out.engine_args["enforce_eager"] = true;
+      } else {
+        if (!value) throw ConfigError(flag, "expected a value");
+        out.engine_args[a->vllm_name] = engine_arg_value(a->vllm_name, flag, *value);
+        if (a->vllm_name == "data_parallel_size") dp_shown = shown;
+      }
+    } else if (harmless_valued().count(name) || harmless_flags().count(name)) {
+      out.ignored.push_back(shown);
+    } else {
+      if (name == "enable_dp_attention") dp_attention = true;
+      const auto why = unmodelled_valued().find(name);
+      out.not_modelled.push_back(why != unmodelled_valued().end() && !why->second.empty() ? shown + " (" + why->second + ")"
+                                                                                         : shown);
+    }
+  }
+  // SGLang's radix cache is on unless disabled: prefix caching, as llmsim models it.
+  out.engine_args["enable_prefix_caching"] = !radix_disabled;
+  // With DP attention, --dp-size splits attention inside the tensor-parallel group: not replicas.
+  if (dp_attention && dp_shown) {
+    out.engine_args.erase("data_parallel_size");
+    out.not_modelled.push_back(*dp_shown + " (with --enable-dp-attention it is attention data parallelism inside "
+                                           "the tensor-parallel group, not replicas)");
+  }
+  return out;
+}
+
+}  // namespace llmsim::spec

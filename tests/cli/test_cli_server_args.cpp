@@ -1,0 +1,233 @@
+// A server's own command line on every scenario command (--vllm-args, --sglang-args; issue 30), --json as a flag on
+// every command, and help text that never cuts a word in two.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_util.hpp"
+#include "llmsim/core/json_view.hpp"
+
+using llmsim::test::run;
+using llmsim::test::run_shell;
+using llmsim::test::temp_file;
+
+namespace {
+
+const char* kScenario = R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": 1.8},
+  "engine": {"max_model_len": 8192, "max_num_seqs": 64},
+  "workload": {"arrival": {"process": "poisson", "rate": 4}, "num_requests": 120, "warmup_requests": 10, "seed": 3},
+  "slo": {"ttft_ms": {"p95": 2000}, "tpot_ms": {"p95": 100}}})";
+
+std::string scenario_file() { return "'" + temp_file("server-args-scenario.json", kScenario).string() + "'"; }
+
+// A one-point grid on the scenario, so that `sweep --json` prints one row with tp, max_num_seqs, kv_cache, model.
+std::string one_point_grid(const std::string& axis = R"("workload.arrival.rate": [4])") {
+  temp_file("server-args-scenario.json", kScenario);
+  return "'" + temp_file("server-args-grid.json", R"({"base": "server-args-scenario.json", "grid": {)" + axis + "}}")
+                   .string() + "'";
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+llmsim::Json json_of(const std::string& args) {
+  const auto r = run(args, false);
+  INFO("llmsim " << args);
+  REQUIRE(r.code == 0);
+  return llmsim::parse_json(r.out, "stdout");
+}
+
+llmsim::Json row_of(const std::string& extra) {
+  const auto rows = json_of("sweep " + one_point_grid() + " --json -q " + extra);
+  REQUIRE(rows.size() == 1);
+  return rows[0];
+}
+
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+std::vector<std::string> commands() {
+  const auto r = run("--help");
+  REQUIRE(r.code == 0);
+  std::vector<std::string> out;
+  std::istringstream in(r.out.substr(r.out.find("commands:")));
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line))
+    if (line.size() > 2 && line[0] == ' ') out.push_back(words(line).front());
+  REQUIRE(out.size() >= 10);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("--vllm-args sets what the server line says: scenario file < --vllm-args < --set") {
+  const auto file = row_of("");
+  CHECK(file["tp"] == 1);
+  CHECK(file["max_num_seqs"] == 64);
+  CHECK(file["kv_cache"] == "fp16");
+
+  const auto args = row_of("--vllm-args " + quoted("vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2 "
+                                                   "--max-num-seqs 128 --kv-cache-dtype fp8_e4m3 --port 8000"));
+  CHECK(args["tp"] == 2);
+  CHECK(args["max_num_seqs"] == 128);
+  CHECK(args["kv_cache"] == "fp8");
+  CHECK(args["model"] == "llama-3.1-8b");
+
+  const auto set = row_of("--vllm-args " + quoted("vllm serve -tp 2 --max-num-seqs 128") +
+                          " --set engine.max_num_seqs=32");
+  CHECK(set["tp"] == 2);
+  CHECK(set["max_num_seqs"] == 32);  // --set wins over the command line
+
+  // A file that spells the field with vLLM's name is overridden too (not "two spellings disagree").
+  const auto vllm_named = temp_file("server-args-vllm-named.json",
+                                    R"({"model": "llama-3.1-8b", "tensor_parallel_size": 1, "max_num_seqs": 64,
+                                        "hardware": {"gpu": "a100-80gb-sxm"}, "engine": {"max_model_len": 8192},
+                                        "workload": {"num_requests": 60, "warmup_requests": 5}})");
+  const auto named = run("simulate '" + vllm_named.string() + "' --vllm-args " + quoted("vllm serve -tp 2 --max-num-seqs 100"));
+  REQUIRE(named.code == 0);
+  CHECK_THAT(named.out, Catch::Contains("1 x 2 a100-80gb-sxm") && Catch::Contains("max_num_seqs 100"));
+
+  // The same on simulate, which reads the scenario through the same path: the KV pool doubles at fp8.
+  const auto fp16 = json_of("simulate " + scenario_file() + " --json");
+  const auto fp8 = json_of("simulate " + scenario_file() + " --json --vllm-args " + quoted("vllm serve --kv-cache-dtype fp8"));
+  CHECK(fp8["kv"]["capacity_tokens"].get<double>() > 1.8 * fp16["kv"]["capacity_tokens"].get<double>());
+  const auto text = run("simulate " + scenario_file() + " --vllm-args " + quoted("vllm serve -tp 2 --max-num-seqs 100"));
+  REQUIRE(text.code == 0);
+  CHECK_THAT(text.out, Catch::Contains("1 x 2 a100-80gb-sxm"));
+  CHECK_THAT(text.out, Catch::Contains("max_num_seqs 100"));
+}
+
+TEST_CASE("--vllm-args lists the flags llmsim does not model and refuses a misspelled one") {
+  const auto r = run("simulate " + scenario_file() + " --vllm-args " +
+                     quoted("vllm serve llama-3.1-8b --enable-lora --speculative-config '{}' --port 8000"));
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("note: vLLM arguments llmsim does not model (ignored): --enable-lora"));
+  CHECK_THAT(r.out, Catch::Contains("--speculative-config"));
+  CHECK_THAT(r.out, !Catch::Contains("--port"));  // a server option changes nothing: not noise
+
+  // Every scenario command takes the flag and parses it with check's rules: a typo is exit 2 with the suggestion.
+  const std::string typo = " --vllm-args " + quoted("vllm serve --max-num-seq 8");
+  for (const std::string cmd :
+       {"simulate " + scenario_file(), "capacity " + scenario_file(), "throughput " + scenario_file(),
+        "compare " + scenario_file() + " --gpus a100-80gb-sxm", "report " + scenario_file() + " --gpus a100-80gb-sxm --json",
+        "search " + scenario_file() + " --target-qps 2", "sweep " + one_point_grid()}) {
+    INFO(cmd);
+    const auto bad = run(cmd + typo);
+    CHECK(bad.code == 2);
+    CHECK_THAT(bad.out, Catch::Contains("--max-num-seq: unknown vLLM flag; did you mean --max-num-seqs?"));
+  }
+  const auto value = run("simulate " + scenario_file() + " --vllm-args " + quoted("vllm serve --max-num-seqs many"));
+  CHECK(value.code == 2);
+  CHECK_THAT(value.out, Catch::Contains("--max-num-seqs: expected an integer, got 'many'"));
+  const auto model = run("simulate " + scenario_file() + " --vllm-args " + quoted("vllm serve someone/NoSuchModel-7B"));
+  CHECK(model.code == 2);
+  CHECK_THAT(model.out, Catch::Contains("--vllm-args: model 'someone/NoSuchModel-7B' is not a catalogue model"));
+  const auto both = run("simulate " + scenario_file() + " --vllm-args " + quoted("vllm serve") + " --sglang-args " +
+                        quoted("python -m sglang.launch_server"));
+  CHECK(both.code == 2);
+  CHECK_THAT(both.out, Catch::Contains("give one of them"));
+}
+
+TEST_CASE("a sweep refuses a command line that sets one of its axes") {
+  const auto r = run("sweep " + one_point_grid(R"("engine.max_num_seqs": [32, 64])") + " --json --vllm-args " +
+                     quoted("vllm serve --max-num-seqs 8"));
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--vllm-args: 'max_num_seqs' overlaps the grid axis 'engine.max_num_seqs'"));
+}
+
+TEST_CASE("--sglang-args reads SGLang's names where they mean what llmsim's do") {
+  const std::string line = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --tp-size 2 "
+                           "--max-running-requests 48 --kv-cache-dtype fp8_e5m2 --chunked-prefill-size 4096 "
+                           "--mem-fraction-static 0.85 --schedule-policy lpm --host 0.0.0.0 --port 30000";
+  const auto err = temp_file("sglang-notes.txt", "");
+  const auto rows = run_shell(llmsim::test::cli() + " sweep " + one_point_grid() + " --json -q --sglang-args " +
+                              quoted(line) + " 2>'" + err.string() + "'");
+  REQUIRE(rows.code == 0);
+  const auto row = llmsim::parse_json(rows.out, "stdout")[0];
+  const std::string notes = llmsim::test::read_file(err);
+  CHECK(row["tp"] == 2);
+  CHECK(row["max_num_seqs"] == 48);
+  CHECK(row["kv_cache"] == "fp8");
+  // The flags whose SGLang meaning differs from llmsim's field are listed with why, not mapped.
+  CHECK_THAT(notes, Catch::Contains("SGLang arguments llmsim does not model (ignored): --chunked-prefill-size 4096"));
+  CHECK_THAT(notes, Catch::Contains("--mem-fraction-static 0.85 (SGLang's fraction holds weights and the KV pool"));
+  CHECK_THAT(notes, Catch::Contains("--schedule-policy lpm"));
+  // The server is SGLang: the run is priced as SGLang's runtime (its error band says so).
+  const auto sim = json_of("simulate " + scenario_file() + " --json --sglang-args " +
+                           quoted("python -m sglang.launch_server --model-path llama-3.1-8b"));
+  CHECK_THAT(sim["error_band"]["latency"]["group"].get<std::string>(), Catch::Contains("sglang"));
+
+  const auto typo = run("simulate " + scenario_file() + " --sglang-args " + quoted("sglang serve --tp-szie 2"));
+  CHECK(typo.code == 2);
+  CHECK_THAT(typo.out, Catch::Contains("--tp-szie: unknown SGLang flag; did you mean --tp-size?"));
+  const auto wrong = run("simulate " + scenario_file() + " --sglang-args " + quoted("vllm serve llama-3.1-8b -tp 2"));
+  CHECK(wrong.code == 2);
+  CHECK_THAT(wrong.out, Catch::Contains("give its command line as --vllm-args"));
+  const auto other = run("simulate " + scenario_file() + " --vllm-args " + quoted("python -m sglang.launch_server --tp-size 2"));
+  CHECK(other.code == 2);
+  CHECK_THAT(other.out, Catch::Contains("give its command line as --sglang-args"));
+}
+
+TEST_CASE("--json is a flag on every command; files go to --out") {
+  for (const auto& cmd : commands()) {
+    if (cmd == "calibrate-fit") continue;  // prints the profile JSON itself (-o/--output for a file)
+    INFO(cmd);
+    CHECK_THAT(run(cmd + " --help").out, Catch::Contains("  --json "));
+  }
+  // search: --json prints, --out writes the same JSON; the old `--json FILE` says what to write instead.
+  const std::string search = "search " + scenario_file() + " --target-qps 2 --gpus a100-80gb-sxm --axis " +
+                             quoted(R"(quant.weights=["fp16"])") + " -q";
+  const auto out = temp_file("search-out.json", "");
+  const auto printed = json_of(search + " --json");
+  CHECK(printed["front"].size() == 1);
+  REQUIRE(run(search + " --out '" + out.string() + "'").code == 0);
+  CHECK(llmsim::read_json_file(out.string()) == printed);
+  for (const std::string old : {" --json result.json", " --json=result.json", " --json -"}) {
+    const auto r = run(search + old);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("--json: is a flag now"));
+    CHECK_THAT(r.out, Catch::Contains("--out"));
+  }
+  // report: --json prints the comparison with its headline; the page is written only with --out.
+  const std::string report = "report " + scenario_file() + " --gpus a100-80gb-sxm --requests 120 --replications 1 -q";
+  const auto j = json_of(report + " --json");
+  CHECK(j["rows"].size() == 1);
+  CHECK_THAT(j["headline"].get<std::string>(), Catch::Contains("a100-80gb-sxm"));
+  CHECK(j["report"].is_null());
+  const auto none = run(report);
+  CHECK(none.code == 2);
+  CHECK_THAT(none.out, Catch::Contains("--out: required"));
+}
+
+TEST_CASE("help text wraps at spaces: no word is cut in two at any width") {
+  // Words Boost's own layout (80 columns) cut in two: "cost_per_mtok_at_capaci" / "ty", "gemm_bw_eff_vs" / "_m".
+  for (const char* cmd : {"compare", "report"})
+    CHECK_THAT(run(std::string(cmd) + " --help").out, Catch::Contains("cost_per_mtok_at_capacity"));
+  CHECK_THAT(run("calibrate-fit --help").out, Catch::Contains("gemm_bw_eff_vs_m"));
+  for (const auto& cmd : commands()) {
+    const auto wide = run_shell("env COLUMNS=100000 " + llmsim::test::cli() + " " + cmd + " --help");
+    REQUIRE(wide.code == 0);
+    for (const char* columns : {"40", "60", "80", "100"}) {
+      INFO(cmd << " at COLUMNS=" << columns);
+      const auto narrow = run_shell(std::string("env COLUMNS=") + columns + " " + llmsim::test::cli() + " " + cmd + " --help");
+      REQUIRE(narrow.code == 0);
+      CHECK(words(narrow.out) == words(wide.out));  // a cut word would be two words here
+      // And no line is wider than asked, but for one unit that is wider on its own: a word, or one [...] group of
+      // the usage line.
+      std::istringstream in(narrow.out);
+      for (std::string l; std::getline(in, l);) {
+        if (l.size() <= std::stoul(columns)) continue;
+        const std::string unit = l.substr(l.find_first_not_of(' '));
+        INFO("line: " << l);
+        CHECK((words(unit).size() == 1 ||
+               (unit.front() == '[' && unit.back() == ']' && unit.find("] [") == std::string::npos)));
+      }
+    }
+  }
+}

@@ -1,0 +1,79 @@
+"""A server's command line as a keyword (``vllm_args=``, ``sglang_args=``) on the functions that take a scenario,
+read by the same C++ as the CLI's ``--vllm-args`` / ``--sglang-args`` (issue 30)."""
+import json
+import subprocess
+import warnings
+
+import pytest
+
+import llmsim
+from conftest import SMALL
+
+LINE = "vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2 --max-num-seqs 96 --kv-cache-dtype fp8 --port 8000"
+GRID = {"workload.arrival.rate": [2.0]}
+
+
+def _row(**kw):
+    return llmsim.sweep(SMALL, GRID, progress=False, jobs=1, **kw).iloc[0]
+
+
+def test_vllm_args_set_the_fields_and_keywords_win(small):
+    plain = _row()
+    assert (plain["tp"], plain["max_num_seqs"], plain["kv_cache"]) == (1, 256, "fp16")
+    row = _row(vllm_args=LINE)
+    assert (row["tp"], row["max_num_seqs"], row["kv_cache"], row["model"]) == (2, 96, "fp8", "llama-3.1-8b")
+    # scenario < command line < keyword overrides
+    assert _row(vllm_args=LINE, engine__max_num_seqs=32)["max_num_seqs"] == 32
+
+
+def test_every_scenario_function_takes_vllm_args(small):
+    base = llmsim.simulate(small).summary["kv"]["capacity_tokens"]
+    fp8 = llmsim.simulate(small, vllm_args="vllm serve --kv-cache-dtype fp8").summary["kv"]["capacity_tokens"]
+    assert fp8 > 1.8 * base
+    bad = "vllm serve --max-num-seq 8"
+    quick = dict(num_requests=60, replications=1)
+    for call in (lambda: llmsim.simulate(small, vllm_args=bad),
+                 lambda: llmsim.capacity(small, vllm_args=bad, **quick),
+                 lambda: llmsim.throughput(small, vllm_args=bad),
+                 lambda: llmsim.compare(small, ["a100-80gb-sxm"], vllm_args=bad, **quick),
+                 lambda: llmsim.report(small, ["a100-80gb-sxm"], vllm_args=bad, **quick),
+                 lambda: llmsim.search(small, 2.0, gpus=["a100-80gb-sxm"], vllm_args=bad),
+                 lambda: llmsim.sweep(small, GRID, progress=False, vllm_args=bad)):
+        with pytest.raises(ValueError, match="did you mean --max-num-seqs"):
+            call()
+
+
+def test_flags_not_modelled_are_warned_not_dropped(small):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        llmsim.simulate(small, vllm_args="vllm serve llama-3.1-8b --enable-lora --port 8000")
+    texts = [str(w.message) for w in caught if issubclass(w.category, llmsim.ServerArgsWarning)]
+    assert texts == ["vLLM arguments llmsim does not model (ignored): --enable-lora"]
+
+
+def test_sglang_args(small):
+    line = ("python -m sglang.launch_server --model-path llama-3.1-8b --tp-size 2 --max-running-requests 48 "
+            "--chunked-prefill-size 4096")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        row = _row(sglang_args=line)
+    assert (row["tp"], row["max_num_seqs"]) == (2, 48)
+    assert any("--chunked-prefill-size 4096" in str(w.message) for w in caught)
+    summary = llmsim.simulate(small, sglang_args="sglang serve --model-path llama-3.1-8b").summary
+    assert "sglang" in summary["error_band"]["latency"]["group"]
+    with pytest.raises(ValueError, match="give one of them"):
+        llmsim.simulate(small, vllm_args="vllm serve", sglang_args="sglang serve")
+    with pytest.raises(ValueError, match="--vllm-args"):
+        llmsim.simulate(small, sglang_args="vllm serve llama-3.1-8b")
+
+
+def test_python_and_cli_read_the_line_alike(small, cli, tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(small))
+    out = subprocess.run([cli, "simulate", str(path), "--json", "--vllm-args", LINE], capture_output=True, text=True,
+                         check=True).stdout
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        py = llmsim.simulate(small, vllm_args=LINE).summary
+    assert json.loads(out)["kv"] == py["kv"]
+    assert json.loads(out)["ttft_ms"] == py["ttft_ms"]

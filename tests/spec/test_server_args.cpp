@@ -1,0 +1,129 @@
+// Server command lines as engine arguments: SGLang's names (spec/sglang_args) mapped onto vLLM's, whose one alias
+// table (scenario_prepass) maps them to scenario fields; and the typo rule both parsers share (core/names).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
+#include "llmsim/spec/scenario.hpp"
+#include "llmsim/spec/scenario_prepass.hpp"
+#include "llmsim/spec/sglang_args.hpp"
+#include "llmsim/spec/vllm_args.hpp"
+
+using namespace llmsim;
+using namespace llmsim::spec;
+
+namespace {
+
+std::string error_of(const std::string& line, bool sglang = true) {
+  try {
+    if (sglang) parse_sglang_server_args(line);
+    else parse_vllm_serve_args(line);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& prefix) {
+  return std::any_of(v.begin(), v.end(), [&](const std::string& s) { return s.rfind(prefix, 0) == 0; });
+}
+
+}  // namespace
+
+TEST_CASE("an SGLang launch line becomes vLLM-named engine arguments") {
+  const auto a = parse_sglang_server_args(
+      "CUDA_VISIBLE_DEVICES=0,1 python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+      "--tp-size 2 --dp 3 --max-running-requests 64 --context-length=8192 --kv-cache-dtype fp8_e5m2 "
+      "--quantization fp8 --page-size 16 --disable-cuda-graph --host 0.0.0.0 --port 30000 --trust-remote-code");
+  CHECK(a.model == "meta-llama/Llama-3.1-8B-Instruct");
+  CHECK(a.runtime == "sglang");
+  CHECK(a.engine_args["tensor_parallel_size"] == 2);
+  CHECK(a.engine_args["data_parallel_size"] == 3);  // `--dp` is argparse's unique prefix of --dp-size
+  CHECK(a.engine_args["max_num_seqs"] == 64);
+  CHECK(a.engine_args["max_model_len"] == "8192");  // a string, as vLLM's (it may be "auto"); the pre-pass reads it
+  CHECK(a.engine_args["kv_cache_dtype"] == "fp8_e5m2");
+  CHECK(a.engine_args["quantization"] == "fp8");
+  CHECK(a.engine_args["block_size"] == 16);
+  CHECK(a.engine_args["enforce_eager"] == true);
+  CHECK(a.engine_args["enable_prefix_caching"] == true);  // SGLang's radix cache is on by default
+  CHECK(contains(a.ignored, "--host 0.0.0.0"));
+  CHECK(contains(a.ignored, "--trust-remote-code"));
+  CHECK(a.not_modelled.empty());
+
+  const auto b = parse_sglang_server_args("sglang serve --model llama-3.1-8b --tensor-parallel-size=4 --disable-radix-cache");
+  CHECK(b.model == "llama-3.1-8b");
+  CHECK(b.engine_args["tensor_parallel_size"] == 4);
+  CHECK(b.engine_args["enable_prefix_caching"] == false);
+}
+
+TEST_CASE("SGLang flags whose meaning differs from llmsim's fields are listed, not mapped") {
+  const auto a = parse_sglang_server_args(
+      "python -m sglang.launch_server --model-path m --chunked-prefill-size 4096 --mem-fraction-static 0.8 "
+      "--schedule-policy lpm --enable-mixed-chunk --speculative-algorithm EAGLE --some-future-flag 3");
+  CHECK_FALSE(a.engine_args.contains("max_num_batched_tokens"));
+  CHECK_FALSE(a.engine_args.contains("gpu_memory_utilization"));
+  CHECK(contains(a.not_modelled, "--chunked-prefill-size 4096 (SGLang's prefill chunk excludes the decode tokens"));
+  CHECK(contains(a.not_modelled, "--mem-fraction-static 0.8 ("));
+  CHECK(contains(a.not_modelled, "--schedule-policy lpm ("));
+  CHECK(contains(a.not_modelled, "--enable-mixed-chunk"));
+  CHECK(contains(a.not_modelled, "--speculative-algorithm EAGLE"));
+  CHECK(contains(a.not_modelled, "--some-future-flag 3"));  // unknown to llmsim and near nothing: listed
+  // With DP attention, --dp-size is attention parallelism inside the TP group, not replicas.
+  const auto dp = parse_sglang_server_args("sglang serve --model-path m --tp 8 --dp-size 8 --enable-dp-attention");
+  CHECK_FALSE(dp.engine_args.contains("data_parallel_size"));
+  CHECK(contains(dp.not_modelled, "--dp-size 8 (with --enable-dp-attention"));
+}
+
+TEST_CASE("a bad SGLang line is an error naming the flag") {
+  CHECK_THAT(error_of("sglang serve --max-runing-requests 8"),
+             Catch::Contains("--max-runing-requests: unknown SGLang flag; did you mean --max-running-requests?"));
+  CHECK_THAT(error_of("sglang serve --tp-szie 2"), Catch::Contains("did you mean --tp-size?"));  // a swap is one edit
+  CHECK_THAT(error_of("sglang serve --p 2"), Catch::Contains("--p: ambiguous SGLang flag"));
+  CHECK_THAT(error_of("sglang serve --tp-size two"), Catch::Contains("--tp-size: expected an integer, got 'two'"));
+  CHECK_THAT(error_of("sglang serve --disable-radix-cache true"), Catch::Contains("is a bare flag and takes no value"));
+  CHECK_THAT(error_of("sglang serve meta-llama/Llama-3.1-8B"), Catch::Contains("--model-path MODEL"));
+  CHECK_THAT(error_of("sglang serve --model-path a --model b"), Catch::Contains("already named 'a'"));
+  CHECK_THAT(error_of("vllm serve m -tp 2"), Catch::Contains("give its command line as --vllm-args"));
+  CHECK_THAT(error_of("python -m vllm.entrypoints.openai.api_server --model m"), Catch::Contains("--vllm-args"));
+  CHECK_THAT(error_of("python -m sglang.launch_server --model-path m", false), Catch::Contains("--sglang-args"));
+  // A value is kept as given; the pre-pass judges it against the one alias table (gguf names no weight format).
+  CHECK(parse_sglang_server_args("sglang serve --quantization gguf").engine_args["quantization"] == "gguf");
+}
+
+TEST_CASE("every SGLang alias lands on a vLLM name the one alias table maps") {
+  for (const auto& s : sglang_aliases()) {
+    INFO(s.name);
+    const bool mapped = std::any_of(vllm_aliases().begin(), vllm_aliases().end(), [&](const VllmAlias& a) {
+      return a.name == s.vllm_name && std::find(a.sections.begin(), a.sections.end(), "") != a.sections.end();
+    });
+    CHECK(mapped);
+  }
+}
+
+TEST_CASE("misspelling_of: one or two edits by length, a neighbour swap counts once") {
+  const std::vector<std::string> known{"max_num_seqs", "tp_size", "port", "gpu_memory_utilization"};
+  CHECK(misspelling_of("max_num_seq", known) == "max_num_seqs");
+  CHECK(misspelling_of("max_nmu_seqs", known) == "max_num_seqs");
+  CHECK(misspelling_of("gpu_memory_utilisation", known) == "gpu_memory_utilization");
+  CHECK(misspelling_of("tp_szie", known) == "tp_size");
+  CHECK(misspelling_of("prot", known) == "port");
+  CHECK(misspelling_of("max_num_seqs", known).empty());  // known: no typo
+  CHECK(misspelling_of("ports_x", known).empty());        // 3 edits from "port", a short name: no guess
+  CHECK(misspelling_of("enable_lora", known).empty());
+}
+
+TEST_CASE("a path replaces the field however the document spelt it (scenario < --vllm-args < --set)") {
+  Json doc = parse_json(R"({"model": "llama-3.1-8b", "tensor_parallel_size": 1, "max_num_seqs": 64,
+                            "hardware": {"gpu": "a100-80gb-sxm"}, "engine": {"tensor_parallel_size": 1}})", "test");
+  set_json_path(doc, "hardware.tp", 2);           // as --set hardware.tp=2
+  set_json_path(doc, "max_num_seqs", 100);        // as --vllm-args --max-num-seqs 100 (vLLM's name)
+  const Scenario s = scenario_from_json(JsonView(doc, ""));  // no "two spellings disagree" error
+  CHECK(s.hardware.parallel.tp == 2);
+  CHECK(s.engine.max_num_seqs == 100);
+  CHECK_FALSE(doc.contains("tensor_parallel_size"));
+  CHECK_FALSE(doc["engine"].contains("tensor_parallel_size"));
+  CHECK_FALSE(doc.contains("max_num_seqs"));
+}
