@@ -153,6 +153,7 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
               << cell(j["cost_per_mtok_output_at_target"], 3, cur) << " per million output tokens at " << target << ", "
               << cell(j["monthly_cost"], 0, cur) << "/month for " << cell(j["replicas_needed"], 0) << " replica(s) ("
               << cell(j["cost_per_mtok_output_slo"], 3, cur) << "/Mtok at capacity)\n";
+    if (!winner->bill_basis.empty()) std::cout << "  bill: " << winner->bill_basis << "\n";
     if (!r.tie_note.empty()) std::cout << "  " << r.tie_note << "\n";
     if (!r.model_error_note.empty()) std::cout << "  " << r.model_error_note << "\n";
     if (!winner->quality_caveat.empty())
