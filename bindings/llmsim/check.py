@@ -17,7 +17,7 @@ from typing import Any, Mapping, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ._scenario import Scenario, dotted, to_text
+from ._scenario import Scenario, dotted, plain, to_text
 from .api import _area
 
 VllmResult = Union[str, os.PathLike, Mapping[str, Any]]
@@ -38,11 +38,15 @@ def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_
     (``__`` for ``.``), applied to ``scenario``. Bad input raises ValueError naming the file and field.
     """
     if isinstance(vllm_result, Mapping):
-        text, source = json.dumps(dict(vllm_result)), "vllm_result"
+        # numpy scalars and arrays as plain numbers (a NaN or an object JSON cannot hold: ValueError naming the key)
+        text, source = json.dumps(plain(dict(vllm_result), "vllm_result"), allow_nan=False), "vllm_result"
     elif isinstance(vllm_result, (str, os.PathLike)):
         path = Path(vllm_result)
+        if path.is_dir():
+            raise ValueError(f"vllm_result: '{os.fspath(vllm_result)}' is a directory, not a result file "
+                             "(name the JSON file `vllm bench serve --save-result` wrote)")
         if not path.is_file():
-            raise ValueError(f"vllm_result: no such file '{vllm_result}'")
+            raise ValueError(f"vllm_result: no such file '{os.fspath(vllm_result)}'")
         text, source = path.read_text(), str(vllm_result)
     else:
         raise ValueError(f"vllm_result: expected a file path or a dict, got {type(vllm_result).__name__}")

@@ -13,8 +13,17 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
 
+from ._core import ConfigError
 from ._scenario import Scenario, dotted, plain, to_text
 from .api import _area
+
+
+def _number(value: Any, name: str) -> float:
+    """A numeric argument (numpy scalars too) as a float; ValueError naming ``name`` for NaN, inf or a non-number."""
+    v = plain(value, name)  # NaN/inf: "NAME: expected a finite number, got nan"
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ConfigError(f"{name}: expected a number, got {value!r}")
+    return float(v)
 
 
 def _options(target_qps, budget, axes, gpus, jobs, wave, front_cost_ratio, screen, final_check) -> str:
@@ -29,14 +38,14 @@ def _options(target_qps, budget, axes, gpus, jobs, wave, front_cost_ratio, scree
         axis_list = [[str(p), plain(v, f"axes.{p}")] for p, v in items]
         if gpus is not None and not any(p == "hardware.gpu" for p, _ in axis_list):
             axis_list.insert(0, ["hardware.gpu", [str(g) for g in gpus]])
-    doc = {"target_qps": float(target_qps), "axes": axis_list, "jobs": int(jobs), "wave": int(wave),
-           "front_cost_ratio": float(front_cost_ratio)}
+    doc = {"target_qps": _number(target_qps, "target_qps"), "axes": axis_list, "jobs": int(_number(jobs, "jobs")),
+           "wave": int(_number(wave, "wave")), "front_cost_ratio": _number(front_cost_ratio, "front_cost_ratio")}
     if budget is not None:
-        doc["budget_per_month"] = float(budget)
+        doc["budget_per_month"] = _number(budget, "budget")
     if screen:
-        doc["screen"] = dict(screen)
+        doc["screen"] = plain(dict(screen), "screen")
     if final_check:
-        doc["final_check"] = dict(final_check)
+        doc["final_check"] = plain(dict(final_check), "final_check")
     return json.dumps(doc, allow_nan=False)
 
 

@@ -95,7 +95,7 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
       if (!analysis::run_meets_slo(*row.at_target))
         std::cout << "\nSLO NOT met at target load: " << analysis::slo_failures(sc, *row.at_target);
     }
-    std::cout << "\n";
+    std::cout << "\nbill: " << row.bill_basis << "\n";
   }
   std::cout << "cost at capacity: " << money(j["cost_per_hour"]) << "/h for one deployment, "
             << money(j["cost_per_mtok_output_slo"], 3) << " per million SLO-meeting output tokens ("

@@ -90,6 +90,10 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
   if (!r.sized_at.empty()) std::cout << "sized at " << r.sized_at << " (max QPS and the target are peak rates)\n";
   std::cout << "\n";
   t.print(std::cout);
+  if (std::any_of(r.rows.begin(), r.rows.end(), [](const analysis::Row& row) { return row.autoscaled_bill.has_value(); }))
+    std::cout << "\nautoscaled: $/month and $/Mtok@target are each fleet's day simulated with the scenario's autoscaler "
+                 "(up to the replicas sized for the peak),\nbilled for the replica-hours it ran, not the fleet held all "
+                 "month (the winner's `bill:` line below says which).\n";
   std::cout << "\n$/Mtok@target and $/month: the fleet for the target load (" << target
             << "; the fleet simulated whole with its router, as long as the scenario's own run, and grown until\nit meets "
             << "the SLO; spares and extras included, " << format_value(base.cost.hours_per_month)
@@ -153,6 +157,7 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
               << cell(j["cost_per_mtok_output_at_target"], 3, cur) << " per million output tokens at " << target << ", "
               << cell(j["monthly_cost"], 0, cur) << "/month for " << cell(j["replicas_needed"], 0) << " replica(s) ("
               << cell(j["cost_per_mtok_output_slo"], 3, cur) << "/Mtok at capacity)\n";
+    if (!winner->bill_basis.empty()) std::cout << "  bill: " << winner->bill_basis << "\n";
     if (!r.tie_note.empty()) std::cout << "  " << r.tie_note << "\n";
     if (!r.model_error_note.empty()) std::cout << "  " << r.model_error_note << "\n";
     if (!winner->quality_caveat.empty())

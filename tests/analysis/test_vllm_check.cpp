@@ -354,3 +354,27 @@ TEST_CASE("a misspelled vLLM flag is an error with the flag it resembles; an unk
   CHECK(b.engine_args["gpu_memory_utilization"] == 0.8);
   CHECK(b.engine_args["tensor_parallel_size"] == 2);
 }
+
+TEST_CASE("a request_rate too small to simulate is blamed by name, not the replay's time_scale", "[messages]") {
+  VllmCheckOptions o;
+  o.gpu = "h100-80gb-sxm";
+  o.model = "llama-3.1-8b";
+  auto r = read_vllm_result(data(kConcurrency));
+  r.max_concurrency.reset();
+  std::vector<std::string> notes;
+  // 8 requests: 7 gaps of mean 1/rate must fit the clock's 1e9 s, so the rate must exceed 7e-9 req/s.
+  for (const double rate : {1e-300, 1e-12, 5e-9}) {
+    CAPTURE(rate);
+    r.request_rate = rate;
+    try {
+      (void)vllm_check_scenario(r, o, spec::Catalog::builtin(), notes);
+      FAIL("accepted request_rate " << rate);
+    } catch (const ConfigError& e) {
+      const std::string what = e.what();
+      CHECK(what.find("request_rate") != std::string::npos);
+      CHECK(what.find("time_scale") == std::string::npos);
+    }
+  }
+  r.request_rate = 1e-6;  // 7e6 s of arrivals: long, but within the clock
+  CHECK_NOTHROW(vllm_check_scenario(r, o, spec::Catalog::builtin(), notes));
+}

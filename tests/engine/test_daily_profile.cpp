@@ -110,3 +110,54 @@ TEST_CASE("a daily profile CSV gives breakpoints; a bad row names the file and l
   std::remove(good.c_str());
   std::remove(bad.c_str());
 }
+
+TEST_CASE("a daily profile whose peak exceeds the capacity is flagged unstable, naming the window; one below is not",
+          "[overload]") {
+  // One server with a fixed 1 s service time serves exactly 1 req/s. The curve peaks at 2.4 × the base from 15:00.
+  auto day = [](double base) {
+    Json w = day_workload(base, kShape);
+    Json j = scenario(w, {{"synthetic_service", {{"kind", "fixed"}, {"mean_s", 1.0}}}});
+    return engine::simulate(make(j)).summary;
+  };
+  // Peak 0.5 × 2.4 = 1.2 req/s (and 1.0–1.1 from 11:00): the queue grows through the afternoon, then drains at night.
+  const auto over = day(0.5);
+  INFO(over.reason);
+  REQUIRE(over.complete);
+  CHECK(over.unstable);
+  CHECK_FALSE(over.slo_met);
+  CHECK(over.reason.find("fell behind the offered load between") != std::string::npos);
+  // The window named covers the peak hour, 15:00–16:00.
+  const auto from = over.reason.find("between "), to = over.reason.find(" and ", from);
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to != std::string::npos);
+  const int h0 = std::stoi(over.reason.substr(from + 8, 2)), h1 = std::stoi(over.reason.substr(to + 5, 2));
+  CHECK(h0 <= 15);
+  CHECK(h1 >= 16);
+  // Every request completed in the end: the overload was a window, not lost requests.
+  CHECK(over.completed_requests + over.warmup.completed > 40000);
+  // Peak 0.35 × 2.4 = 0.84 req/s: busy, never behind.
+  const auto fine = day(0.35);
+  INFO(fine.reason);
+  CHECK_FALSE(fine.unstable);
+  CHECK(fine.reason.empty());
+  // The same day on two servers keeps up with the 1.2 req/s peak.
+  Json w2 = day_workload(0.5, kShape);
+  Json j2 = scenario(w2, {{"synthetic_service", {{"kind", "fixed"}, {"mean_s", 1.0}}}});
+  j2["hardware"]["replicas"] = 2;
+  CHECK_FALSE(engine::simulate(make(j2)).summary.unstable);
+}
+
+TEST_CASE("overload of a daily profile counts lost requests too: clients that time out at the peak", "[overload]") {
+  // With a 30 s client timeout the queue cannot grow past ~30 requests; the requests given up at the peak are the
+  // sign. The peak (0.45 × 2.4 = 1.08 req/s for one hour, ~1 req/s around it) is short: over the whole day far fewer
+  // than 5 % time out, so only the window shows it.
+  Json w = day_workload(0.45, kShape);
+  w["timeout_s"] = 30;
+  Json j = scenario(w, {{"synthetic_service", {{"kind", "fixed"}, {"mean_s", 1.0}}}});
+  const auto s = engine::simulate(make(j)).summary;
+  INFO(s.reason << "; timed out " << s.timed_out_requests << " of " << s.offered.arrivals);
+  CHECK(s.timed_out_requests > 0);
+  CHECK(s.timed_out_requests < 0.05 * static_cast<double>(s.offered.arrivals));
+  CHECK(s.unstable);
+  CHECK(s.reason.find("fell behind") != std::string::npos);
+}

@@ -279,6 +279,27 @@ TEST_CASE("the lifecycle refuses moves it does not have", "[lifecycle]") {
   CHECK_THROWS_AS(ledger.leave(true, engine::detail::Exit::timed_out), InternalError);  // left twice
 }
 
+TEST_CASE("a failure's retry is a lifecycle move: from a held state to waiting, never from free or done", "[lifecycle]") {
+  using S = engine::detail::SeqState;
+  for (const S from : {S::waiting, S::prefill, S::decoding, S::swapped, S::handoff, S::receiving}) {
+    engine::detail::Seq s;
+    s.state = from;
+    s.id = 42;
+    s.input = 100;
+    s.generated = 7;
+    engine::detail::retry(s);
+    CHECK(s.state == S::waiting);
+    CHECK(s.retries == 1);
+    CHECK(s.id == 42);
+    CHECK(s.generated == 0);  // from scratch
+  }
+  for (const S from : {S::free, S::done}) {
+    engine::detail::Seq s;
+    s.state = from;
+    CHECK_THROWS_AS(engine::detail::retry(s), InternalError);  // its exit was counted: never back in the system
+  }
+}
+
 TEST_CASE("warm-up by default scales with the run: min(100, num_requests / 10)", "[lifecycle][warmup]") {
   for (const auto& [n, expected] : std::vector<std::pair<int, int>>{{5, 0}, {100, 10}, {999, 99}, {2000, 100}, {50000, 100}}) {
     CAPTURE(n);

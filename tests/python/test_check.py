@@ -79,3 +79,23 @@ def test_vllm_names_and_partial_scenarios_from_python():
     assert s["workload"]["arrival"] == {"process": "poisson", "rate": 8.0}
     with pytest.raises(ValueError, match="engine.tensor_parallel_size"):
         llmsim.scenario({"hardware": {"tp": 1}, "engine": {"tensor_parallel_size": 2}})
+
+
+def test_check_messages_name_the_field(tmp_path):
+    """Issue 29: a directory is said to be one; numpy numbers are accepted in the result dict and in overrides; a
+    request_rate too small to simulate is blamed, not the replay's time_scale."""
+    with pytest.raises(ValueError, match="is a directory"):
+        llmsim.check(tmp_path, gpu="h100-80gb-sxm")
+    result = json.loads(H100.read_text())
+    ref = llmsim.check(result, gpu="h100-80gb-sxm", model="llama-3.1-8b", vllm_args=ARGS)
+    with_numpy = dict(result)
+    with_numpy["num_prompts"] = np.int64(result["num_prompts"])
+    with_numpy["duration"] = np.float64(result["duration"])
+    with_numpy["input_lens"] = np.array(result["input_lens"])
+    df = llmsim.check(with_numpy, gpu="h100-80gb-sxm", model="llama-3.1-8b", vllm_args=ARGS,
+                      workload__seed=np.int64(1), engine__max_num_seqs=np.int64(256))
+    assert np.allclose(df["predicted"], ref["predicted"], equal_nan=True)
+    slow = dict(result, request_rate=1e-300)
+    with pytest.raises(ValueError, match="request_rate") as e:
+        llmsim.check(slow, gpu="h100-80gb-sxm", model="llama-3.1-8b", vllm_args=ARGS)
+    assert "time_scale" not in str(e.value)

@@ -77,3 +77,14 @@ def test_bad_inputs_name_the_field(base):
         llmsim.search(base, 1, axes={"hardware.gpu": ["a100-80gb-sxm"], "engine.max_num_seqs": []})
     with pytest.raises(ValueError, match=r"search.axes\[0\].path"):
         llmsim.search(base, 1, axes={"engine.nonsense": [1]})
+    # NaN, inf and non-numbers are ValueErrors naming the argument; numpy numbers are numbers.
+    for bad in (float("nan"), float("inf"), "fast"):
+        with pytest.raises(ValueError, match="target_qps"):
+            llmsim.search(base, bad, axes=AXES)
+    with pytest.raises(ValueError, match="budget"):
+        llmsim.search(base, 1, axes=AXES, budget=float("nan"))
+    with pytest.raises(ValueError, match="front_cost_ratio"):
+        llmsim.search(base, 1, axes=AXES, front_cost_ratio=float("nan"))
+    import numpy as np
+    with pytest.raises(ValueError, match="target_qps"):
+        llmsim.search(base, np.float64("nan"), axes=AXES)

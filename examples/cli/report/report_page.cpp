@@ -161,6 +161,7 @@ std::string headline(const ReportInput& in) {
                                   : " (" + std::string(more > 0 ? "+" : "") + number(100 * more, 0) + "%)");
   }
   s += ".";
+  if (!w.bill_basis.empty()) s += " The bill: " + w.bill_basis + ".";
   if (uses_placeholder_prices(r)) s += " Prices are catalogue placeholders, not quotes: set yours before deciding.";
   return s;
 }

@@ -161,7 +161,8 @@ constexpr int kGrowExtra = 4;
 // Requests of a verified fleet's run at most (its replicas each see about the capacity search's count).
 constexpr std::int64_t kMaxVerifyRequests = 50'000;
 
-void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult& cap, const CapacityOptions& copt) {
+void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult& cap, const CapacityOptions& copt,
+                bool bill_autoscaler) {
   const auto& cost = s.scenario.cost;
   const double target = cap.closed_loop ? row.target_concurrency.value_or(0) : row.target_qps;
   // The unit sized: one replica, or a heterogeneous fleet as a whole (its capacity is the mix's, not a replica's).
@@ -228,6 +229,22 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
     row.cost_per_mtok_total_at_target = fleet_cost_per_mtok(fleet_hourly, serving, at.goodput_total_tps * per_unit);
   }
   price_owned(row, s, serving, *row.replicas_needed, at.busy_fraction, at.goodput_output_tps * per_unit, &at);
+  row.fixed_monthly_cost = row.monthly_cost;
+  row.bill_basis = "fixed: " + std::to_string(*row.replicas_needed) + (whole ? " replica(s)" : " unit(s)") +
+                   (*row.replicas_needed > serving ? " (" + std::to_string(serving) + " serving, the rest spare)" : "") +
+                   " held all month (" + format_value(cost.hours_per_month) + " h)";
+  // An autoscaler runs fewer replicas off the peak: the bill is then what it ran, simulated (autoscaled_bill.hpp).
+  if (auto bill = bill_autoscaler ? autoscaled_bill(s, serving, copt.cancel) : std::nullopt) {
+    row.monthly_cost = bill->monthly_cost;
+    row.cost_per_mtok_output_at_target = bill->cost_per_mtok_output;
+    row.cost_per_mtok_total_at_target = bill->cost_per_mtok_total;
+    row.bill_basis = bill->basis + "; held fixed at the peak it would be " +
+                     format_value(std::round(*row.fixed_monthly_cost)) + " " + cost.currency + "/month";
+    row.autoscaled_bill = std::move(bill);
+  } else if (s.scenario.autoscaler) {
+    row.bill_basis += bill_autoscaler ? "; the autoscaler is not simulated for a unit of several engines (a fleet or disaggregated pools)"
+                                      : "; the autoscaler, which would run fewer off the peak, is not billed here";
+  }
   row.at_target_load_qps = cap.closed_loop ? at.throughput.requests_per_s : load_of(serving);
   if (cap.closed_loop) row.at_target_concurrency = static_cast<int>(load_of(serving));
   row.at_target_whole_fleet = whole;
@@ -249,6 +266,8 @@ Row evaluate_row(const spec::ResolvedScenario& s, const RowOptions& options) {
     }
     row.load_qps = spec::offered_rate(s.scenario.workload);
     row.monthly_cost = result.summary.cost.monthly;
+    row.bill_basis = result.summary.fleet.autoscaled ? "autoscaled: the run's own replica-hours, scaled to a month"
+                                                     : "fixed: the deployment as given held all month";
     if (result.summary.unstable) row.reason = result.summary.reason;
     // The run is at the user's load when no other target is set: then its $/Mtok is the one at the target.
     const bool at_target = !(s.scenario.cost.target_qps > 0);
@@ -278,7 +297,7 @@ Row evaluate_row(const spec::ResolvedScenario& s, const RowOptions& options) {
   if (cap.found) {
     row.summary = cap.at_capacity;
     row.load_qps = cap.closed_loop ? row.summary->throughput.requests_per_s : cap.max_qps;
-    size_fleet(row, s, cap, copt);
+    size_fleet(row, s, cap, copt, options.bill_autoscaler);
   }
   row.capacity = std::move(cap);
   return row;
@@ -387,6 +406,9 @@ Json to_json(const Row& r) {
   j["cost_per_hour"] = s ? Json(s->cost.per_hour) : Json(nullptr);
   j["cold_start_s"] = s ? Json(s->cost.cold_start_s) : Json(nullptr);
   j["monthly_cost"] = num(r.monthly_cost);
+  j["fixed_monthly_cost"] = num(r.fixed_monthly_cost);
+  j["bill_basis"] = r.bill_basis;
+  j["autoscaled_bill"] = to_json(r.autoscaled_bill);
   j["currency"] = r.currency;
   j["price_per_gpu_hour"] = r.fits ? Json(r.price_per_gpu_hour) : Json(nullptr);
   j["price_is_placeholder"] = r.fits ? Json(r.price_is_placeholder) : Json(nullptr);
@@ -436,7 +458,8 @@ std::vector<std::string> row_columns(const std::vector<std::string>& label_paths
   static const char* order[] = {"name", "model", "gpu", "quant", "kv_cache", "policy", "num_gpus", "tp", "pp",
                                 "replicas", "interconnect", "max_num_seqs", "max_num_batched_tokens", "fits", "reason",
                                 "meets_slo", "unstable", "currency", "cost_per_mtok_output_at_target",
-                                "cost_per_mtok_total_at_target", "monthly_cost", "replicas_needed", "serving_replicas", "target_qps",
+                                "cost_per_mtok_total_at_target", "monthly_cost", "bill_basis", "fixed_monthly_cost",
+                                "autoscaled_bill", "replicas_needed", "serving_replicas", "target_qps",
                                 "target_concurrency", "sized_at", "load_qps", "max_qps", "max_qps_ci95", "max_concurrency",
                                 "capacity_evaluations", "scaling_efficiency", "scaling_concurrency",
                                 "capacity_ratio_per_gpu", "price_per_gpu_hour", "price_is_placeholder", "cost_per_hour",

@@ -230,6 +230,8 @@ SearchEvaluation evaluate_candidate(const SearchCandidate& c, const CapacityOpti
   ro.capacity = true;
   ro.capacity_options = capacity;
   ro.cancel = cancel;
+  // The bounds and the screening price fixed fleets, so the bills ranked must be those too (sized_at() says so).
+  ro.bill_autoscaler = false;
   Row row;
   try {
     const auto rs = spec::resolve(spec::scenario_from_json(JsonView(c.scenario, "")), catalog);
@@ -313,7 +315,11 @@ std::string sized_at(const SearchPlan& plan) {
   if (plan.candidates.empty()) return "";
   const spec::Scenario sc = spec::scenario_from_json(JsonView(plan.candidates.front().scenario, ""));
   std::string at = spec::sizing_window(sc.workload);
-  if (sc.autoscaler) at += std::string(at.empty() ? "" : "; ") + "fixed replicas (the autoscaler off: it may scale up to the fleet sized)";
+  if (sc.autoscaler)
+    at += std::string(at.empty() ? "" : "; ") +
+          "fixed replicas (the autoscaler off: it may scale up to the fleet sized); the bills are those fleets held all "
+          "month, not the autoscaled day (`llmsim capacity` or `compare` on the winner bills the replica-hours its "
+          "autoscaler runs)";
   return at;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -229,6 +230,17 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
       notes.push_back("max_concurrency " + std::to_string(*r.max_concurrency) + " with a finite request_rate: " +
                       "the client's cap on requests in flight is not modelled");
     }
+    // The rate sets the arrival times drawn: a rate so small that they pass the clock's range is the file's
+    // request_rate at fault (the trace's time_scale, which the replay would otherwise blame, is not the user's).
+    auto too_slow = [&](double span_s) {
+      if (!r.request_rate || span_s <= spec::kMaxSimulatedSeconds) return;
+      throw ConfigError(r.source + ": request_rate",
+                        "a rate of " + format_given(*r.request_rate) + " req/s spreads the file's " + std::to_string(n) +
+                            " requests over " + format_given(span_s) + " s, beyond the 1e9 s the simulated clock "
+                            "resolves; expected a rate above " +
+                            format_given(static_cast<double>(n - 1) / spec::kMaxSimulatedSeconds) + " req/s (or \"inf\")");
+    };
+    if (r.request_rate && n > 1) too_slow(static_cast<double>(n - 1) / *r.request_rate);
     auto rng = rng_stream(seed, "vllm_check_arrivals");
     double t = 0;
     Json reqs = Json::array();
@@ -239,6 +251,7 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
       const auto k = static_cast<std::size_t>(i);
       reqs.push_back({t, lists ? r.input_lens[k] : mean_in, lists ? r.output_lens[k] : mean_out});
     }
+    if (!(t <= spec::kMaxSimulatedSeconds)) too_slow(std::isnan(t) ? std::numeric_limits<double>::infinity() : t);
     w["arrival"] = {{"process", "trace"}, {"requests", reqs}};
     if (r.request_rate) {
       notes.push_back("request_rate " + fmt(*r.request_rate) + "/s: arrival times drawn like vLLM's client (Gamma, "

@@ -79,7 +79,8 @@ struct alignas(64) Seq {
 
   /// The same request started again from scratch (a client's retry after its replica failed): its identity and
   /// what it asked for, with no engine progress — a new stream, a new first token. A block-hash trace's prompt
-  /// keeps its hashes, so the retry can hit the cache; `stamp` moves on so stale heap entries stay stale.
+  /// keeps its hashes, so the retry can hit the cache; `stamp` moves on so stale heap entries stay stale. The state
+  /// is the evicted one's: the lifecycle's retry() moves it to waiting (request_lifecycle.hpp).
   Seq retry_attempt() const {
     Seq again;
     again.id = id;
@@ -96,7 +97,7 @@ struct alignas(64) Seq {
     again.preemptions = preemptions;
     again.retries = retries + 1;
     again.stamp = stamp + 1;
-    again.state = SeqState::waiting;
+    again.state = state;  // the lifecycle's retry() moves it to waiting
     return again;
   }
 };

@@ -132,7 +132,7 @@ void Simulation::requeue_or_fail(std::int32_t i, std::int64_t produced, double n
   // A retry while the client has retries left; then the request fails (the progress argument under failures faster
   // than its service time: each eviction consumes a retry, so every request ends).
   if (rs_.scenario.failures.on_failure == spec::OnFailure::requeue && s.retries < rs_.scenario.failures.max_retries) {
-    s = s.retry_attempt();  // from scratch elsewhere (a client's retry): a new stream, a new first token
+    retry(s);  // from scratch elsewhere (a client's retry): a new stream, a new first token
     ledger_.requeue(s.measured);
     const std::int32_t r = router_->route(replicas_);
     if (r < 0) pending_.push_back(i);

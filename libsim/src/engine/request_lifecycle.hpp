@@ -7,6 +7,7 @@
 //                   │  └─preempt─────┘  └─prefill_only→ handoff ─KV moved→ waiting (decode pool) / receiving
 //                   │  └─preempt (recompute)──────────────┘  └─preempt (swap)→ swapped ─swap in→ decoding
 //                   └─ cancel (timeout), evict (failure) → done   (from any held state)
+//                      evict (failure) with a retry left → waiting (from any held state: retry(), a new attempt)
 //
 // Two parts:
 //  * `transition(seq, to)`: every change of Seq::state goes through it and is checked against the table above
@@ -65,6 +66,20 @@ inline void transition(Seq& s, SeqState to) {
   if (!legal_transition(s.state, to)) [[unlikely]]
     illegal_transition(s.state, to);
   s.state = to;
+}
+
+/// The retry move: a replica failure evicted a request that was held (waiting, in prefill, decoding, swapped, handed
+/// off or receiving) and its client retries it — not one that is free or done (an exit already counted it).
+constexpr bool legal_retry(SeqState from) noexcept { return from != SeqState::free && from != SeqState::done; }
+
+/// Retries `s` (legal_retry, else InternalError naming the state): the same request from scratch
+/// (Seq::retry_attempt), back to waiting. Beside transition() and SeqPool::release (done → free, checked there),
+/// the only move of Seq::state (a failure's retry was an unchecked assignment before).
+inline void retry(Seq& s) {
+  if (!legal_retry(s.state)) [[unlikely]]
+    illegal_transition(s.state, SeqState::waiting);
+  s = s.retry_attempt();
+  s.state = SeqState::waiting;
 }
 
 /// How a request left the system (RequestRecord::outcome has the same values).

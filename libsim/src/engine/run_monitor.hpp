@@ -4,11 +4,18 @@
 //    by more than 5 % of them and more than 3√n + 8 (at exactly critical load it is a random walk with
 //    standard deviation ≈ √(2n) over those arrivals, so 3√n is ≈ 2.1 σ: more is drift, not noise); with
 //    stop_when_unstable (capacity search) also a waiting queue beyond max_queue, and the run stops there;
+//  * overload of a time-varying load (a daily profile, whose arrivals end with its days, not at num_requests, so the
+//    growth check above is never judged): some window of the per-hour fleet table in which the fleet fell behind —
+//    fewer requests completed than entered by more than 5 % of those that entered and more than 3√n + 8 (the same
+//    noise bound), the rest still in the system, failed or timed out (check_windows);
 //  * the memory bound on requests in the system (SimulationOptions::max_in_system) and the clock's precise
 //    range (spec::kMaxSimulatedSeconds): the run stops, flagged incomplete.
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "llmsim/metrics/fleet.hpp"
 
 namespace llmsim::engine::detail {
 
@@ -36,6 +43,16 @@ class RunMonitor {
          " s (arrivals faster than service)");
   }
 
+  /// At the end of a complete open-loop run whose growth check was never judged (its arrivals ended before
+  /// num_requests: a daily profile's days): flags the window of the per-hour table (`hours`, buckets of the fleet
+  /// meter) in which the most requests that entered were not completed within it, when they are more than 5 % of
+  /// those that entered and more than 3√n + 8 (n entered, >= 100) — the queue grew through it, or its requests
+  /// were lost. A window over which the fleet keeps up (its backlog cleared within the window) passes. O(buckets²).
+  void check_windows(const std::vector<metrics::FleetHour>& hours);
+  /// Whether the end-of-run growth check ran (the run reached its last arrival with the check armed).
+  bool growth_judged() const noexcept { return growth_checked_; }
+  bool growth_armed() const noexcept { return half_mark_ > 0; }
+
   /// Whether after_arrival() reads its `waiting` argument (only to stop an unstable run early): the caller may pass
   /// 0 instead of summing the replicas' queues on every arrival.
   bool needs_waiting() const noexcept { return stop_when_unstable_; }
@@ -56,6 +73,8 @@ class RunMonitor {
   }
 
   bool stop() const noexcept { return stop_; }
+  /// The overload was found by check_windows (its reason names the window; the run's mean rates say nothing of it).
+  bool windows_flagged() const noexcept { return windows_flagged_; }
   bool unstable() const noexcept { return unstable_; }
   bool complete() const noexcept { return complete_; }
   const std::string& unstable_reason() const noexcept { return unstable_reason_; }
@@ -100,7 +119,7 @@ class RunMonitor {
   }
   std::int64_t half_mark_ = -1, in_system_at_half_ = 0, last_arrival_ = -1;
   bool growth_checked_ = false;
-  bool unstable_ = false, stop_ = false, complete_ = true;
+  bool unstable_ = false, stop_ = false, complete_ = true, windows_flagged_ = false;
   std::string unstable_reason_, incomplete_reason_;
 };
 

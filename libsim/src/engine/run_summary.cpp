@@ -200,11 +200,6 @@ void Simulation::finish(double end_s) {
   metrics::Summary s = collector_->summarize(start, end_s);
   s.fits = true;
   s.engine = result_.summary.engine;
-  s.unstable = monitor_->unstable();
-  s.complete = monitor_->complete();
-  s.reason = monitor_->unstable_reason();
-  if (!s.complete) s.reason += (s.reason.empty() ? "" : "; ") + monitor_->incomplete_reason();
-  if (s.unstable) s.slo_met = false;
   const auto& m = ledger_.measured();
   s.rejected_requests = m.rejected;
   s.clipped_requests = clipped_;
@@ -230,6 +225,14 @@ void Simulation::finish(double end_s) {
   } else {
     s.fleet = meter_.summarize(end_s, 0);
   }
+  // A time-varying load (a daily profile) ends its arrivals before num_requests, so the growth check was never judged:
+  // overload is then a window of the hour table in which the fleet fell behind (RunMonitor::check_windows).
+  if (monitor_->complete() && monitor_->growth_armed() && !monitor_->growth_judged()) monitor_->check_windows(s.fleet.hours);
+  s.unstable = monitor_->unstable();
+  s.complete = monitor_->complete();
+  s.reason = monitor_->unstable_reason();
+  if (!s.complete) s.reason += (s.reason.empty() ? "" : "; ") + monitor_->incomplete_reason();
+  if (s.unstable) s.slo_met = false;
   s.fleet.autoscaled = autoscaler_ != nullptr;
   s.fleet.failures = replica_failures_;
   // Measured requests only: warm-up ones are simulated but left out of every statistic (their counts: s.warmup).
@@ -244,7 +247,7 @@ void Simulation::finish(double end_s) {
     s.fleet.scale_downs = autoscaler_->scale_downs();
     s.fleet.scale_up_delay_s = autoscaler_->scale_up_delay_s();
   }
-  if (s.unstable && s.saturation.time_s > 0 && s.offered.window_s > 0)
+  if (s.unstable && !monitor_->windows_flagged() && s.saturation.time_s > 0 && s.offered.window_s > 0)
     s.reason += " — offered " + format_value(s.offered.requests_per_s) + " req/s against a saturation throughput of " +
                 format_value(s.saturation.throughput.requests_per_s) + " req/s";
   result_.summary = std::move(s);

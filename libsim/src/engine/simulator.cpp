@@ -214,6 +214,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   }
   if (reject) {
     ledger_.reject(measured);
+    meter_.on_rejected(now_s);
     schedule_next(si, now_s, true);  // the source moves on (a closed-loop user: after its think time)
     monitor_->after_arrival(issued_, w.num_requests, ledger_.in_system(), monitor_->needs_waiting() ? waiting_total() : 0);
     return;

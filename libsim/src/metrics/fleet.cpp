@@ -38,6 +38,7 @@ FleetMeter::Bucket& FleetMeter::find(double t) {
       m.good += b.good;
       m.failed += b.failed;
       m.timed_out += b.timed_out;
+      m.rejected += b.rejected;
       m.billed_s += b.billed_s;
       m.ready_s += b.ready_s;
     }
@@ -97,6 +98,7 @@ FleetSummary FleetMeter::summarize(double end_s, double busy_replica_s) const {
     h.good = b.good;
     h.failed = b.failed;
     h.timed_out = b.timed_out;
+    h.rejected = b.rejected;
     const double span = h.end_s - h.start_s;
     h.replicas_billed = span > 0 ? b.billed_s / span : static_cast<double>(m.billed_);
     h.replicas_ready = span > 0 ? b.ready_s / span : static_cast<double>(m.ready_);

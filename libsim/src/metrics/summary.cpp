@@ -153,7 +153,7 @@ Json to_json(const Summary& s) {
     const double a = h.slo_attainment();
     hours.push_back({{"start_s", h.start_s}, {"end_s", h.end_s}, {"arrivals", h.arrivals}, {"completed", h.completed},
                      {"good", h.good}, {"failed", h.failed}, {"timed_out", h.timed_out},
-                     {"slo_attainment", a >= 0 ? Json(a) : Json(nullptr)}, {"replicas_billed", h.replicas_billed},
+                     {"rejected", h.rejected}, {"slo_attainment", a >= 0 ? Json(a) : Json(nullptr)}, {"replicas_billed", h.replicas_billed},
                      {"replicas_ready", h.replicas_ready}});
   }
   j["fleet"] = {{"autoscaled", s.fleet.autoscaled},

@@ -375,8 +375,8 @@ HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base
 HardwareProfile profile_from_json(const JsonView& v) { return profile_from_json(v, HardwareProfile{}); }
 
 HardwareProfile load_profile(const std::string& path, const HardwareProfile& base) {
-  const Json doc = read_json_ref(path, "hardware.gpu_profile");  // a file, or a scenario's inline object
-  return profile_from_json(JsonView(doc, is_inline_json(path) ? "hardware.gpu_profile" : path), base);
+  const auto doc = profile_document(path);  // a file (read once while unchanged), or a scenario's inline object
+  return profile_from_json(JsonView(*doc, is_inline_json(path) ? "hardware.gpu_profile" : path), base);
 }
 
 HardwareProfile load_profile(const std::string& path) { return load_profile(path, HardwareProfile{}); }

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "llmsim/analysis/autoscaled_bill.hpp"
 #include "llmsim/analysis/capacity.hpp"
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/metrics/summary.hpp"
@@ -45,9 +46,19 @@ struct Row {
   std::optional<int> replicas_needed;
   std::optional<int> serving_replicas;               ///< of replicas_needed, those serving (the rest are spares)
   int replicas_added = 0;                            ///< serving replicas beyond ⌈target / capacity⌉ the SLO needed
-  /// USD per month: for target_qps with replicas_needed when a capacity search ran, else the scenario's
-  /// deployment as given.
+  /// USD per month: for target_qps with replicas_needed when a capacity search ran (an autoscaled scenario: its
+  /// autoscaled bill, below), else the scenario's deployment as given (an autoscaled run: its own bill).
   std::optional<double> monthly_cost;
+  /// The sized fleet (replicas_needed) held all month: monthly_cost of a fixed deployment; with an autoscaler what
+  /// the peak's fleet would cost without it. Capacity rows only.
+  std::optional<double> fixed_monthly_cost;
+  /// An autoscaled scenario's capacity row: the sized fleet's day (or run) simulated with the autoscaler scaling up to
+  /// the serving replicas sized, billed for the replica-hours it held (analysis/autoscaled_bill.hpp); monthly_cost and
+  /// cost_per_mtok_*_at_target are its.
+  std::optional<AutoscaledBill> autoscaled_bill;
+  /// What monthly_cost assumes, in words: the fixed fleet held all month, the autoscaled run's replica-hours, or the
+  /// run as given. Every command that prints a bill prints it.
+  std::string bill_basis;
   /// What a million SLO-meeting output (total) tokens cost at the user's load: the fleet's hourly cost (spares and
   /// extras included) over the tokens its serving replicas deliver at their share of the target. Capacity rows:
   /// that fleet; sweep rows: the run itself when it is at the target load (cost.target_qps unset).
@@ -84,6 +95,9 @@ struct Row {
 struct RowOptions {
   bool capacity = false;            ///< run a capacity search (else one simulation at the scenario's load)
   CapacityOptions capacity_options;
+  /// An autoscaled scenario's capacity row bills the sized fleet's autoscaled run (autoscaled_bill.hpp); false bills
+  /// the fleet held all month, saying so in bill_basis (search: its bounds and screening price fixed fleets).
+  bool bill_autoscaler = true;
   /// Passed to every simulation the row runs (engine::SimulationOptions::cancel): set, evaluate_row throws
   /// llmsim::Cancelled promptly.
   const std::atomic<bool>* cancel = nullptr;

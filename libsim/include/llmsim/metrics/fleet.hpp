@@ -11,6 +11,7 @@ namespace llmsim::metrics {
 struct FleetHour {
   double start_s = 0, end_s = 0;
   std::int64_t arrivals = 0, completed = 0, good = 0, failed = 0, timed_out = 0;
+  std::int64_t rejected = 0;   ///< of the arrivals, never entered (longer than the KV cache / max_model_len)
   double replicas_billed = 0;  ///< time-mean replicas paid for (starting + ready + draining)
   double replicas_ready = 0;   ///< time-mean replicas taking requests
   /// good ÷ (completed + failed + timed_out); < 0 when nothing ended in the hour (JSON null).
@@ -43,6 +44,7 @@ class FleetMeter {
   }
   void on_failed(double t);
   void on_timed_out(double t);
+  void on_rejected(double t) { ++at(t).rejected; }
   /// The billed and ready replica counts change at `t` (called before the change takes effect is not needed:
   /// the meter integrates the previous counts up to t, then holds the new ones).
   void on_fleet(double t, std::int64_t billed, std::int64_t ready);
@@ -51,7 +53,7 @@ class FleetMeter {
 
  private:
   struct Bucket {
-    std::int64_t arrivals = 0, completed = 0, good = 0, failed = 0, timed_out = 0;
+    std::int64_t arrivals = 0, completed = 0, good = 0, failed = 0, timed_out = 0, rejected = 0;
     double billed_s = 0, ready_s = 0;
   };
   /// The bucket of time t: the last one found when t lies in its range (inline: every arrival and completion asks),

@@ -2,7 +2,9 @@
 // What a GPU achieves in practice: efficiencies relative to the datasheet peaks, fixed overheads and link
 // speeds. A default profile comes from datasheet peaks × cited public measurements; `calibration/`
 // measures one per card (JSON, format in docs/cost-model.md) that overrides it.
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,7 +101,13 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu);
 /// "gpu_id" when `base` is given, else the struct defaults). ConfigError naming the bad field.
 HardwareProfile profile_from_json(const JsonView& v);
 HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base);
-/// Reads and parses a profile file. ConfigError (unreadable, bad JSON, bad field) naming the path.
+/// The parsed document of hardware.gpu_profile `ref` (a file, or an inline object's text): a file is read once per
+/// process while its size and modification time stay the same (every simulation of a sweep or capacity search builds
+/// a cost model from it; perf/profile_cache.cpp). ConfigError as read_json_ref. Thread-safe.
+std::shared_ptr<const Json> profile_document(const std::string& ref);
+/// Profile files read from disk so far (profile_document's misses): what the tests count.
+std::int64_t profile_file_reads() noexcept;
+/// Reads and parses a profile file (profile_document). ConfigError (unreadable, bad JSON, bad field) naming the path.
 HardwareProfile load_profile(const std::string& path);
 /// Same, with omitted fields taken from `base` (normally default_profile of the scenario's GPU).
 HardwareProfile load_profile(const std::string& path, const HardwareProfile& base);

@@ -1,0 +1,109 @@
+#include "llmsim/analysis/autoscaled_bill.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <variant>
+
+#include "llmsim/analysis/capacity.hpp"
+#include "llmsim/analysis/evaluate.hpp"
+#include "llmsim/analysis/row.hpp"
+#include "llmsim/core/error.hpp"
+
+namespace llmsim::analysis {
+
+namespace {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// Every Poisson class's rate × k (a daily profile multiplies these base rates, so its curve keeps its shape).
+void scale_poisson(spec::Workload& w, double k) {
+  auto scale = [&](spec::ArrivalSpec& a) {
+    if (auto* p = std::get_if<spec::PoissonArrivals>(&a)) p->rate *= k;
+  };
+  if (w.classes.empty()) scale(w.arrival);
+  for (auto& c : w.classes) scale(c.arrival);
+}
+
+}  // namespace
+
+spec::ResolvedScenario autoscaled_bill_scenario(const spec::ResolvedScenario& s, int serving) {
+  if (!s.scenario.autoscaler) throw ConfigError("autoscaler", "an autoscaled bill needs the scenario's autoscaler");
+  if (serving < 1) throw ConfigError("replicas", "an autoscaled bill needs at least one serving replica, got " + std::to_string(serving));
+  spec::ResolvedScenario r = s;
+  auto& a = *r.scenario.autoscaler;
+  a.max_replicas = serving;
+  a.min_replicas = std::min(a.min_replicas, serving);
+  auto& w = r.scenario.workload;
+  if (!w.daily_profile.empty()) w.days = 1;
+  // Sized for cost.target_qps (a peak rate with a daily profile): the day's load is scaled so its sized load is it.
+  const double target = s.scenario.cost.target_qps;
+  const auto own = spec::offered_rate(spec::sizing_workload(w));
+  if (target > 0 && own && *own > 0 && std::fabs(target / *own - 1) > 1e-12) {
+    if (w.daily_profile.empty()) w = spec::with_rate(w, target);
+    else scale_poisson(w, target / *own);
+  }
+  return r;
+}
+
+std::optional<AutoscaledBill> autoscaled_bill(const spec::ResolvedScenario& s, int serving,
+                                              const std::atomic<bool>* cancel) {
+  if (!s.scenario.autoscaler || !s.fleet.empty() || !s.disagg_pools.empty()) return std::nullopt;
+  const spec::ResolvedScenario r = autoscaled_bill_scenario(s, serving);
+  engine::SimulationOptions sim;
+  sim.cancel = cancel;
+  const metrics::Summary sum = evaluate(r, sim).summary;
+  if (!sum.fits) return std::nullopt;  // the deployment sized fits: only a bug gets here, and then no bill is better
+  AutoscaledBill b;
+  b.min_replicas = r.scenario.autoscaler->min_replicas;
+  b.max_replicas = serving;
+  b.spares = r.scenario.failures.spares;
+  b.replica_hours = sum.fleet.replica_hours;
+  b.period_hours = sum.cost.period_hours;
+  b.peak_replicas = sum.fleet.peak_replicas;
+  b.period_cost = sum.cost.period;
+  b.monthly_cost = sum.cost.period_monthly;
+  const double good_output = sum.goodput_output_tps * sum.duration_s, good_total = sum.goodput_total_tps * sum.duration_s;
+  if (good_output > 0) b.cost_per_mtok_output = b.period_cost / good_output * 1e6;
+  if (good_total > 0) b.cost_per_mtok_total = b.period_cost / good_total * 1e6;
+  b.slo_attainment = sum.slo_attainment;
+  b.slo_met = run_meets_slo(sum);
+  if (!b.slo_met) b.reason = slo_failures(r.scenario, sum);
+  const auto& w = r.scenario.workload;
+  const std::string run = !w.daily_profile.empty()
+                              ? "the day's load curve simulated once (" + fixed(b.period_hours, 1) + " h; its other days repeat it)"
+                              : "the scenario's load simulated for " + fixed(b.period_hours, 2) + " h (" +
+                                    std::to_string(sum.completed_requests) + " requests measured)";
+  b.basis = "autoscaled: " + run + ", the autoscaler scaling between " + std::to_string(b.min_replicas) + " and " +
+            std::to_string(b.max_replicas) + " replicas (the fleet sized for the peak)" +
+            (b.spares > 0 ? " plus " + std::to_string(b.spares) + " hot spare(s) held throughout" : "") +
+            (r.scenario.failures.empty() ? "" : ", the scenario's failures included") + "; " +
+            fixed(b.replica_hours, 1) + " replica-hours billed (at most " + std::to_string(b.peak_replicas) +
+            " at once), scaled to " + format_value(s.scenario.cost.hours_per_month) + " h a month";
+  if (!b.slo_met) b.basis += "; the autoscaled run misses the SLO (" + b.reason + ")";
+  return b;
+}
+
+Json to_json(const std::optional<AutoscaledBill>& b) {
+  auto opt = [](const std::optional<double>& v) { return v && std::isfinite(*v) ? Json(*v) : Json(nullptr); };
+  Json j = Json::object();
+  j["min_replicas"] = b ? Json(b->min_replicas) : Json(nullptr);
+  j["max_replicas"] = b ? Json(b->max_replicas) : Json(nullptr);
+  j["spares"] = b ? Json(b->spares) : Json(nullptr);
+  j["replica_hours"] = b ? Json(b->replica_hours) : Json(nullptr);
+  j["period_hours"] = b ? Json(b->period_hours) : Json(nullptr);
+  j["peak_replicas"] = b ? Json(b->peak_replicas) : Json(nullptr);
+  j["period_cost"] = b ? Json(b->period_cost) : Json(nullptr);
+  j["monthly_cost"] = b ? Json(b->monthly_cost) : Json(nullptr);
+  j["cost_per_mtok_output"] = b ? opt(b->cost_per_mtok_output) : Json(nullptr);
+  j["cost_per_mtok_total"] = b ? opt(b->cost_per_mtok_total) : Json(nullptr);
+  j["slo_attainment"] = b ? Json(b->slo_attainment) : Json(nullptr);
+  j["slo_met"] = b ? Json(b->slo_met) : Json(nullptr);
+  return j;
+}
+
+}  // namespace llmsim::analysis
