@@ -102,9 +102,9 @@ TEST_CASE("SGLang: a prefill batch never shares a step with decodes, and long pr
 TEST_CASE("SGLang: admission stops when the reserved future output exceeds the KV pool", "[sglang]") {
   // 200 requests at once, 100-token prompts, 2000 tokens out, on a 24 GB card, an 8192-token chunk (81 prompts). A
   // prefill batch admits request j only while (j + 1) × (100 + 2000) < the free pool (each reserved at full size),
-  // so the first step holds (pool − 1) / 2100 prompts. The next step is a prefill again (nothing marked the batch
-  // full): now the k running requests reserve 0.7 × their 1999 tokens still to come, and the blocks of their
-  // 101 tokens are taken. vLLM V1 admits by the prompts' blocks alone and preempts as the outputs grow.
+  // so the first step holds (pool − 1) / 2100 prompts, and the failure marks the running batch full: no prefill
+  // until it shrinks. The batch decodes together to its end, then the next one is as large; nothing is retracted.
+  // vLLM V1 admits by the prompts' blocks alone and preempts as the outputs grow.
   SimulationOptions opt;
   opt.record_iterations = true;
   const Json w = offline(100, fixed(2000), 200);
@@ -114,25 +114,34 @@ TEST_CASE("SGLang: admission stops when the reserved future output exceeds the K
   INFO("pool " << pool << " tokens");
   REQUIRE(pool > 10 * 2100);
   REQUIRE(pool < 80 * 2100);  // the reservation binds before the chunk budget
-  REQUIRE(sg.iterations.size() > 2);
+  REQUIRE(sg.iterations.size() > 2000);
   const std::int64_t k = (pool - 1) / 2100;
   CHECK(sg.iterations[0].prefill_seqs == k);
   CHECK(sg.iterations[0].decode_seqs == 0);
-  const double free_tokens = static_cast<double>(pool - k * 7 * 16);  // 101 tokens = 7 blocks of 16 each
-  const double reserved = 0.7 * static_cast<double>(k) * 1999;
-  std::int64_t m = 0;
-  while (static_cast<double>((m + 1) * 2100) < free_tokens - reserved) ++m;
-  INFO("second batch: free " << free_tokens << ", reserved " << reserved);
-  CHECK(sg.iterations[1].prefill_seqs == m);
-  CHECK(m < k);
+  // The batch is full: 1999 decode steps of the k requests (the prefill sampled their first token).
+  for (int s = 1; s < 2000; ++s) {
+    INFO("step " << s);
+    REQUIRE(sg.iterations[static_cast<std::size_t>(s)].prefill_seqs == 0);
+    REQUIRE(sg.iterations[static_cast<std::size_t>(s)].decode_seqs == k);
+  }
+  CHECK(sg.iterations[2000].prefill_seqs == k);  // all finished together: the next batch
   std::int32_t sg_max = 0, v1_max = 0;
   for (const auto& it : sg.iterations) sg_max = std::max(sg_max, it.decode_seqs);
   for (const auto& it : v1.iterations) v1_max = std::max(v1_max, it.decode_seqs);
-  INFO("largest decode batch: SGLang " << sg_max << ", V1 " << v1_max << "; preemptions " << sg.summary.preemptions
-                                       << " / " << v1.summary.preemptions);
+  CHECK(sg_max == k);
   CHECK(v1_max > 2 * sg_max);
-  CHECK(sg.summary.preemptions < v1.summary.preemptions);
+  CHECK(sg.summary.preemptions == 0);  // the reservation held
+  CHECK(v1.summary.preemptions > 0);
   CHECK(sg.summary.completed_requests == 200);
+
+  // With a 2048-token chunk the first batch stops at the chunk (20 prompts and a 48-token piece of the 21st), the
+  // batch is not marked full, and the next prefill batch reserves 0.7 × the running requests' future output.
+  const auto small = simulate(make(scenario(w, sglang(), "rtx4090-24gb")), opt);  // 0.4.x on 24 GB: chunk 2048
+  REQUIRE(small.iterations.size() > 2);
+  CHECK(small.iterations[0].prefill_tokens == 2048);
+  CHECK(small.iterations[0].prefill_seqs == 21);
+  CHECK(small.iterations[1].decode_seqs == 0);  // a prefill again: the carried chunk first, then new prompts
+  CHECK(small.iterations[1].prefill_seqs > 1);
 }
 
 TEST_CASE("SGLang: the decayed reservation overcommits and decode steps retract the newest requests", "[sglang]") {
