@@ -1,5 +1,5 @@
 // Simulator throughput: how many simulated requests per wall-clock second the engine handles.
-// llama-3.1-8b fp16 on a100-80gb-sxm, vllm policy (vLLM V1's scheduler), Poisson arrivals at ~80% of the measured capacity,
+// llama-3.1-8b fp16 on a100-80gb-sxm, vllm policy (vLLM V1's scheduler; one line for SGLang's), Poisson arrivals at ~80% of the measured capacity,
 // lognormal lengths (input mean 512, output mean 256). Prints what it measured; no pass/fail.
 //   bench_engine [num_requests]   (default 1,000,000)
 #include <sys/resource.h>
@@ -24,11 +24,11 @@ double peak_rss_mb() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux reports KiB
 }
 
-spec::ResolvedScenario scenario(int max_num_seqs, const Json& arrival, long long n) {
+spec::ResolvedScenario scenario(int max_num_seqs, const Json& arrival, long long n, const char* policy = "vllm") {
   const Json j = {{"model", "llama-3.1-8b"},
                   {"quant", {{"weights", "fp16"}, {"kv_cache", "fp16"}}},
                   {"hardware", {{"gpu", "a100-80gb-sxm"}}},
-                  {"engine", {{"policy", "vllm"}, {"max_num_seqs", max_num_seqs}, {"max_num_batched_tokens", 8192}}},
+                  {"engine", {{"policy", policy}, {"max_num_seqs", max_num_seqs}, {"max_num_batched_tokens", 8192}}},
                   {"workload",
                    {{"arrival", arrival},
                     {"input_tokens", {{"dist", "lognormal"}, {"mean", 512}, {"sigma", 0.8}}},
@@ -61,8 +61,8 @@ Run timed(const spec::ResolvedScenario& rs, const engine::SimulationOptions& opt
 }
 
 /// Saturated throughput (requests/s of simulated time): a closed loop with more users than batch slots.
-double capacity(int max_num_seqs) {
-  const auto r = timed(scenario(max_num_seqs, {{"process", "closed"}, {"concurrency", 2 * max_num_seqs}}, 20000));
+double capacity(int max_num_seqs, const char* policy = "vllm") {
+  const auto r = timed(scenario(max_num_seqs, {{"process", "closed"}, {"concurrency", 2 * max_num_seqs}}, 20000, policy));
   return r.result.summary.throughput.requests_per_s;
 }
 
@@ -96,6 +96,10 @@ int main(int argc, char** argv) {
   report("vllm, max_num_seqs 16", small, std::min(n, 200000LL));
   const auto big = timed(scenario(256, {{"process", "poisson"}, {"rate", rate}}, std::min(n, 200000LL)));
   report("vllm, max_num_seqs 256", big, std::min(n, 200000LL));
+  // SGLang's scheduler (prefill-only steps, output reservation) at 80 % of its own capacity.
+  const auto sg = timed(scenario(256, {{"process", "poisson"}, {"rate", 0.8 * capacity(256, "sglang")}},
+                                 std::min(n, 200000LL), "sglang"));
+  report("sglang, max_num_seqs 256", sg, std::min(n, 200000LL));
 
   engine::SimulationOptions rec;
   rec.record_requests = true;

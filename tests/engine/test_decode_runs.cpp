@@ -90,6 +90,16 @@ TEST_CASE("decode runs give the same bits under load, with preemptions, on a fle
   const auto d = both(make(day));
   CHECK(d.with.summary.fleet.scale_ups > 0);
   check_same(d, "autoscaled day");
+  // SGLang's scheduler: prefill-only steps between the runs, retraction at the KV edge.
+  Json sg = chat(14, 3000);
+  sg["engine"]["runtime"] = "sglang==0.4.9";
+  sg["engine"]["gpu_memory_utilization"] = 0.25;
+  const auto g = both(make(sg));
+  CHECK(g.with.summary.preemptions > 0);
+  check_same(g, "SGLang, tight KV");
+  Json sg3 = chat(30, 4000, 3);
+  sg3["engine"]["runtime"] = "sglang";
+  check_same(both(make(sg3)), "SGLang, three replicas");
 }
 
 TEST_CASE("decode runs give the same bits when something interrupts them", "[decode_runs]") {

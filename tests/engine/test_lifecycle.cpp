@@ -90,7 +90,7 @@ TEST_CASE("client timeouts on several engines under every policy: no crash, no l
       {{"fleet", {{{"gpu", "rtx4090-24gb"}, {"replicas", 1}}, {{"gpu", "a100-80gb-sxm"}, {"replicas", 1}}}}},
   };
   for (const auto& hw : layouts) {
-    for (const char* policy : {"vllm", "vllm-v0", "chunked", "static"}) {
+    for (const char* policy : {"vllm", "vllm-v0", "chunked", "static", "sglang"}) {
       for (const double timeout : {0.5, 2.0, 5.0}) {
         CAPTURE(hw.dump(), policy, timeout);
         Json w = chats(30, 400, 20);

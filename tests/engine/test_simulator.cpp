@@ -113,7 +113,7 @@ TEST_CASE("requests arriving at the same instant share the idle replica's first 
                   {"input_tokens", {{"dist", "fixed"}, {"value", 512}}},
                   {"output_tokens", {{"dist", "fixed"}, {"value", 64}}},
                   {"num_requests", 40}, {"warmup_requests", 0}};
-  for (const char* policy : {"static", "vllm", "vllm-v0", "chunked"}) {
+  for (const char* policy : {"static", "vllm", "vllm-v0", "chunked", "sglang"}) {
     INFO(policy);
     SimulationOptions opt;
     opt.record_iterations = true;
@@ -180,9 +180,10 @@ TEST_CASE("KV exhaustion preempts, and every preempted request still finishes wi
 }
 
 TEST_CASE("every policy survives KV exhaustion with either preemption mode") {
-  for (const char* policy : {"vllm", "vllm-v0", "chunked", "static"})
+  for (const char* policy : {"vllm", "vllm-v0", "chunked", "static", "sglang"})
     for (const char* mode : {"recompute", "swap"}) {
-      if (std::string(policy) == "vllm" && std::string(mode) == "swap") continue;  // V1 has no swap path
+      // V1 and SGLang have no swap path
+      if ((std::string(policy) == "vllm" || std::string(policy) == "sglang") && std::string(mode) == "swap") continue;
       const Json w = {{"arrival", {{"process", "closed"}, {"concurrency", 40}}},
                       {"input_tokens", {{"dist", "uniform"}, {"min", 200}, {"max", 2000}}},
                       {"output_tokens", {{"dist", "uniform"}, {"min", 200}, {"max", 1500}}},

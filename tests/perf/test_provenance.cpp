@@ -8,6 +8,7 @@
 #include "llmsim/perf/hardware_profile.hpp"
 #include "llmsim/perf/provenance.hpp"
 #include "llmsim/perf/runtime.hpp"
+#include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/catalog.hpp"
 
 using namespace llmsim;
@@ -124,4 +125,25 @@ TEST_CASE("blind sources: none that a constant looked at, none the mechanisms we
                        std::find(names.begin(), names.end(), e.scope) != names.end();
     CHECK(known);
   }
+}
+
+TEST_CASE("SGLang's scheduler constants have provenances with the values in use", "[provenance]") {
+  namespace sg = spec::sglang;
+  const std::pair<const char*, double> used[] = {
+      {"scheduler.init_new_token_ratio", sg::kInitNewTokenRatio},
+      {"scheduler.min_new_token_ratio_factor", sg::kMinNewTokenRatioFactor},
+      {"scheduler.new_token_ratio_decay_steps", sg::kNewTokenRatioDecaySteps},
+      {"scheduler.clip_max_new_tokens", static_cast<double>(sg::kClipMaxNewTokens)},
+      {"scheduler.retract_decode_steps", static_cast<double>(sg::kRetractDecodeSteps)},
+      {"scheduler.max_prefill_tokens", static_cast<double>(sg::kMaxPrefillTokens)},
+      {"scheduler.max_running_requests", static_cast<double>(spec::SglangDefaults{}.max_running_requests)}};
+  for (const auto& [field, value] : used) {
+    INFO(field);
+    const ConstantProvenance* e = find(field, "sglang");
+    REQUIRE(e != nullptr);
+    CHECK(e->kind == Provenance::engine_code);
+    REQUIRE(e->value.has_value());
+    CHECK(*e->value == value);
+  }
+  CHECK(find("scheduler.chunked_prefill_size", "sglang") != nullptr);
 }

@@ -54,7 +54,9 @@ TEST_CASE("vLLM releases map to the runtime of their decode kernel and output pr
 
 TEST_CASE("other engines' releases", "[runtime_version]") {
   CHECK(of("sglang==0.4.9").runtime == Runtime::sglang);
-  CHECK_FALSE(of("sglang==0.4.9").policy.has_value());
+  REQUIRE(of("sglang==0.4.9").policy.has_value());  // SGLang's own scheduler
+  CHECK(*of("sglang==0.4.9").policy == SchedulerPolicy::sglang);
+  CHECK(*of("sglang==0.3.5").policy == SchedulerPolicy::sglang);
   CHECK(of("llama.cpp==b4000").runtime == Runtime::llama_cpp);
   CHECK(parse_engine_version("llama.cpp==b4000").numbers == std::vector<int>{4000});
   CHECK(of("LLaMA.cpp==b2824").runtime == Runtime::llama_cpp);

@@ -38,8 +38,9 @@ struct Generated {
 Generated random_scenario(std::uint32_t seed) {
   Pick p(seed);
   Generated g;
-  const std::string policy = p.of<std::string>({"vllm", "vllm-v0", "chunked", "static"});
-  const bool v1 = policy == "vllm", chunks = v1 || policy == "chunked";
+  const std::string policy = p.of<std::string>({"vllm", "vllm-v0", "chunked", "static", "sglang"});
+  const bool v1 = policy == "vllm", chunks = v1 || policy == "chunked" || policy == "sglang";
+  const bool recompute_only = v1 || policy == "sglang";  // V1 and SGLang have no swap path
   const int classes = static_cast<int>(1 + p.index(2));
   Json workload = {{"num_requests", 240}, {"warmup_requests", 20}, {"seed", seed}};
   auto class_json = [&](double rate) {
@@ -74,7 +75,7 @@ Generated random_scenario(std::uint32_t seed) {
         {"router", p.of<std::string>({"round_robin", "least_outstanding", "least_kv", "weighted_least_outstanding", "shortest_expected_delay"})}}},
       {"engine",
        {{"policy", policy},
-        {"preemption", v1 ? std::string("recompute") : p.of<std::string>({"recompute", "swap"})},  // V1: no swap
+        {"preemption", recompute_only ? std::string("recompute") : p.of<std::string>({"recompute", "swap"})},
         {"max_num_seqs", max_seqs},
         {"max_num_batched_tokens", p.of<int>({512, 2048, 8192})},
         {"gpu_memory_utilization", p.uniform(0.80, 0.95)},
@@ -210,7 +211,7 @@ TEST_CASE("randomized scenarios keep every invariant", "[invariants]") {
   CHECK(ran >= 150);
   CHECK(with_preemption >= 8);
   CHECK(swaps >= 2);
-  CHECK(policies_seen.size() == 4);
+  CHECK(policies_seen.size() == 5);
 }
 
 TEST_CASE("KV block manager: blocks for a token count are its ceiling division by the block size", "[invariants]") {

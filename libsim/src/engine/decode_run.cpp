@@ -14,10 +14,12 @@ namespace llmsim::engine::detail {
 double Replica::plan_run(double now_s) {
   run_.steps = run_.at = 0;
   const double first_end = now_s + duration_s_;
-  // A run needs V1's unified step (every decoder in every step, nothing else scheduled) and a batch that only a
+  // A run needs a step that decodes every decoder and schedules nothing else whenever nothing waits (V1's unified
+  // step; SGLang's decode step, whose retraction is the growth that does not fit) and a batch that only a
   // completion can change: nothing waiting, swapped, mid-prefill or cancelled. Speculative steps vary in length and
   // a prefill-only replica never decodes: both keep an event per step.
-  if (!decode_step_ || cfg_.policy != spec::SchedulerPolicy::vllm || cfg_.spec_tokens > 0 || cfg_.prefill_only ||
+  const bool unified = cfg_.policy == spec::SchedulerPolicy::vllm || cfg_.policy == spec::SchedulerPolicy::sglang;
+  if (!decode_step_ || !unified || cfg_.spec_tokens > 0 || cfg_.prefill_only ||
       n_dec_ == 0 || !prefill_done_.empty() || !chunked_partial_.empty() || !waiting_.empty() || !swapped_.empty() ||
       !cancels_.empty() || swap_bytes_ > 0 || preempted_this_step_ || !fresh_.empty())
     return first_end;

@@ -81,6 +81,10 @@ void Replica::start_decoding(std::int32_t i, double /*now_s*/, bool fresh_group_
   if (s.measured) ++n_dec_measured_;
   ctx_sum_ += s.ctx0;
   ++phase_count_[static_cast<std::size_t>(phase_of(s))];
+  finish_sum_ += s.k0 + s.output - s.gen_base;
+  output_sum_ += s.output;
+  if (cfg_.policy == spec::SchedulerPolicy::sglang && s.output - s.gen_base > spec::sglang::kClipMaxNewTokens) [[unlikely]]
+    sg_.longs.push_back({i, s.stamp, s.k0 + s.output - s.gen_base});
   if (!s.finished) {
     finish_heap_.push_back(FinishEntry{s.k0 + s.output - s.gen_base, i, s.stamp});
     std::push_heap(finish_heap_.begin(), finish_heap_.end(), std::greater<>{});
@@ -104,6 +108,8 @@ void Replica::leave_decoding(std::int32_t i) {
   if (s.measured) --n_dec_measured_;
   ctx_sum_ -= tokens_now(s);
   --phase_count_[static_cast<std::size_t>(phase_of(s))];
+  finish_sum_ -= s.k0 + s.output - s.gen_base;
+  output_sum_ -= s.output;
   const bool fresh = s.k0 == step_;  // has not decoded since it joined: its last token came from elsewhere
   if (fresh && s.fresh_group >= 0 && s.measured) {
     --fresh_[static_cast<std::size_t>(s.fresh_group)].measured;
@@ -393,6 +399,7 @@ bool Replica::start_iteration(double now_s) {
       case spec::SchedulerPolicy::vllm_v0: schedule_vllm_v0(now_s, shape); break;
       case spec::SchedulerPolicy::chunked: schedule_chunked(now_s, shape); break;
       case spec::SchedulerPolicy::static_batching: schedule_static(now_s, shape); break;
+      case spec::SchedulerPolicy::sglang: schedule_sglang(now_s, shape); break;
     }
     if (!preempted_this_step_) break;
   }

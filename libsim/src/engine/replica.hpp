@@ -1,7 +1,7 @@
 #pragma once
 // One serving replica: KV block manager, running list, decode set and iteration lifecycle (replica.cpp), and
 // the per-step batch formation of each policy (schedule_v1.cpp: vLLM V1; schedule_v0.cpp: vLLM V0, chunked,
-// static), with the bookkeeping that keeps every iteration O(1) in the batch size (private to the engine).
+// static; schedule_sglang.cpp: SGLang), with the bookkeeping that keeps every iteration O(1) in the batch size (private to the engine).
 //
 // Decode bookkeeping without touching every sequence each step: all decoding sequences of a replica decode
 // in every decode iteration (max_num_batched_tokens >= max_num_seqs), so a sequence that started decoding
@@ -350,6 +350,14 @@ class Replica {
   void schedule_vllm_v0(double now_s, perf::BatchShape& shape);
   void schedule_chunked(double now_s, perf::BatchShape& shape);
   void schedule_static(double now_s, perf::BatchShape& shape);
+  void schedule_sglang(double now_s, perf::BatchShape& shape);  // schedule_sglang.cpp
+  /// SGLang: tokens reserved for the decoders' future output, Σ min(remaining, clip) × new_token_ratio (O(1) but
+  /// for decoders with more than the clip left, rare).
+  double sglang_reserved_tokens();
+  /// SGLang's new_token_ratio now: its value at the last reset, decayed by the decode steps since.
+  double sglang_ratio() const;
+  /// SGLang's retraction before a decode step (retract_decode): true when requests were retracted.
+  bool sglang_retract(double now_s);
   void begin_decode_step(perf::BatchShape& shape);  ///< adds every running decoder to this step
   bool grow_decoders(double now_s);  ///< allocates this step's growth, preempting as needed
   void swap_in(double now_s);
@@ -396,6 +404,20 @@ class Replica {
   std::int64_t step_tokens_ = 1;   ///< tokens per decoder in the decode step in flight
   std::int64_t n_dec_ = 0, n_dec_measured_ = 0, ctx_sum_ = 0;
   std::vector<std::int64_t> phase_count_;
+  /// Σ over decoders of their finishing step (k0 + output − gen_base) and of their output: the remaining output of
+  /// the decode set is finish_sum_ − n_dec_ × step_ (SGLang's admission reservation), kept in O(1).
+  std::int64_t finish_sum_ = 0, output_sum_ = 0;
+  /// SGLang (schedule_sglang.cpp): new_token_ratio at the token clock ratio_step_; the running batch marked full by
+  /// a reservation failure (no prefill until it shrinks below full_running_); decoders with more output left than
+  /// the reservation clip (their finishing step; stale entries dropped lazily).
+  struct SglangState {
+    double ratio = 0.7;
+    std::int64_t ratio_step = 0;
+    bool full = false;
+    std::int64_t full_running = 0;
+    struct Long { std::int32_t seq; std::uint32_t stamp; std::int64_t finish; };
+    std::vector<Long> longs;
+  } sg_;
   SpeculativeTokens spec_;         ///< tokens per decode step under speculative decoding
   struct FinishEntry {
     std::int64_t step;

@@ -19,7 +19,9 @@ bool Simulation::build() {
   e.validate("engine");
   sc.hardware.validate("hardware");
   const bool synthetic = e.synthetic_service.has_value();
-  if (!synthetic && e.policy != spec::SchedulerPolicy::static_batching && e.max_num_batched_tokens < e.max_num_seqs)
+  // (SGLang decodes in steps of their own, outside the prefill token budget.)
+  if (!synthetic && e.policy != spec::SchedulerPolicy::static_batching && e.policy != spec::SchedulerPolicy::sglang &&
+      e.max_num_batched_tokens < e.max_num_seqs)
     throw ConfigError("engine.max_num_batched_tokens",
                       "must be >= max_num_seqs (" + std::to_string(e.max_num_seqs) + ") so every running sequence can "
                       "decode in each step (as vLLM requires), got " + std::to_string(e.max_num_batched_tokens));

@@ -33,8 +33,8 @@ constexpr double kSingleGpuNonTorch = 0.05 * kGiB;
 constexpr double kGraphBaseBytes = 0.25 * kGiB;
 constexpr double kGraphBytesPerLayer = 13 * kMiB;
 
-// vLLM V0's worker takes its memory snapshot before the communicators; the other runtimes are sized as vLLM V1's
-// worker sizes them (docs/cost-model.md "Memory plan": other runtimes' own accounting is not modelled).
+// vLLM V0's worker takes its memory snapshot before the communicators; SGLang has its own accounting (below); the
+// other runtimes are sized as vLLM V1's worker sizes them (docs/cost-model.md "Memory plan").
 bool is_v0(const spec::EngineConfig& e) {
   const auto r = e.resolved_runtime();
   return r == spec::Runtime::vllm_v0 || r == spec::Runtime::vllm_v0_sync || r == spec::Runtime::vllm_v0_paged;
@@ -80,6 +80,11 @@ EngineMemory engine_memory(const spec::ModelSpec& m, const spec::GpuSpec& gpu, c
   const double per_logit = r.v0 ? 26.0 : 14.0;
   const double sampler = t * h * 2 + rows * h * 2 + rows * static_cast<double>(m.vocab_size) * per_logit;
   r.activation = std::max(forward, sampler);
+  // SGLang runs no profiling pass: model_runner.py sizes the KV pool as the memory free after loading the weights
+  // minus total × (1 − mem_fraction_static), so what was in use at start (context, communicators) comes out of the
+  // fraction and activations and graphs must fit the rest (gpu_memory_utilization plays mem_fraction_static).
+  r.sglang = engine.resolved_runtime() == spec::Runtime::sglang;
+  if (r.sglang) r.activation = 0;
 
   const bool multi = par.tp > 1 || par.pp > 1;
   const bool nvlink = gpu.nvlink_bandwidth > 0;

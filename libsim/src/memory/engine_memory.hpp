@@ -12,15 +12,25 @@ namespace llmsim::memory::detail {
 
 struct EngineMemory {
   bool v0 = false;              ///< vLLM V0 accounting (engine.policy "vllm-v0"), else V1
+  /// SGLang's accounting (runtime sglang): KV = total × mem_fraction_static − weights − what is in use at start
+  /// (context, communicators); activations and graphs live in the rest, unprofiled (activation stays 0).
+  bool sglang = false;
   double activation = 0;        ///< torch allocator peak increase of the profiling run (forward and sampler)
   double non_torch = 0;         ///< memory allocated outside PyTorch during that run (NCCL's lazy buffers)
   double comm_init = 0;         ///< NCCL communicators + custom all-reduce IPC buffers, set up at start
   double context = 0;           ///< CUDA context and the kernel images loaded at start
   double cuda_graphs = 0;       ///< captured after the KV cache is sized, in the headroom
   /// Charged against total × gpu_memory_utilization (V0 also charges comm_init; V1 takes its snapshot after it).
-  double in_budget() const { return activation + non_torch + (v0 ? comm_init : 0.0); }
-  /// Needed in the headroom total × (1 − util) (V1: context, communicators, graphs; V0: context, graphs).
-  double in_headroom() const { return context + cuda_graphs + (v0 ? 0.0 : comm_init); }
+  double in_budget() const {
+    if (sglang) return context + comm_init + non_torch;
+    return activation + non_torch + (v0 ? comm_init : 0.0);
+  }
+  /// Needed in the headroom total × (1 − util) (V1: context, communicators, graphs; V0: context, graphs; SGLang:
+  /// graphs).
+  double in_headroom() const {
+    if (sglang) return cuda_graphs;
+    return context + cuda_graphs + (v0 ? 0.0 : comm_init);
+  }
 };
 
 EngineMemory engine_memory(const spec::ModelSpec& model, const spec::GpuSpec& gpu, const spec::ParallelConfig& par,

@@ -4,6 +4,8 @@
 // blind (tests/validation, docs/trust.md "Blind sources").
 #include "llmsim/perf/provenance.hpp"
 
+#include "llmsim/spec/engine_config.hpp"
+
 namespace llmsim::perf {
 
 namespace {
@@ -138,6 +140,36 @@ std::vector<ConstantProvenance> build() {
   t.push_back(c("runtime.graphs", "sglang", P::engine_code, "SGLang: decode-only CUDA graphs (cuda_graph_max_bs)"));
   t.push_back(c("runtime.max_graph_batch", "sglang", P::assumed,
                 "cuda_graph_max_bs 160 assumed (its default on large GPUs; the validation rows hold batch 32)", {}, 160));
+  // --- SGLang's scheduler (policy "sglang": spec::sglang, engine/schedule_sglang.cpp), read from its code.
+  const std::string sg = "sgl-project/sglang python/sglang/srt/";
+  t.push_back(c("scheduler.init_new_token_ratio", "sglang", P::engine_code,
+                sg + "managers/scheduler.py: init_new_token_ratio = SGLANG_INIT_NEW_TOKEN_RATIO (0.7) x "
+                "schedule_conservativeness (1.0), 0.4.x-0.5.x; global_config.init_new_token_ratio 0.7 in 0.3.x",
+                {}, spec::sglang::kInitNewTokenRatio));
+  t.push_back(c("scheduler.min_new_token_ratio_factor", "sglang", P::engine_code,
+                sg + "managers/scheduler.py: min_new_token_ratio = init x 0.14 (default_min_new_token_ratio_factor), "
+                "0.4.x-0.5.x; 0.3.x base_min_new_token_ratio 0.1",
+                {}, spec::sglang::kMinNewTokenRatioFactor));
+  t.push_back(c("scheduler.new_token_ratio_decay_steps", "sglang", P::engine_code,
+                sg + "managers/scheduler.py: new_token_ratio_decay = (init - min) / 600 "
+                "(default_new_token_ratio_decay_steps); 0.3.x: 0.001 per step",
+                {}, spec::sglang::kNewTokenRatioDecaySteps));
+  t.push_back(c("scheduler.clip_max_new_tokens", "sglang", P::engine_code,
+                sg + "managers/schedule_policy.py: CLIP_MAX_NEW_TOKENS(_ESTIMATION) = 4096",
+                {}, static_cast<double>(spec::sglang::kClipMaxNewTokens)));
+  t.push_back(c("scheduler.retract_decode_steps", "sglang", P::engine_code,
+                sg + "managers/schedule_batch.py retract_decode: free KV until every remaining request has "
+                "global_config.retract_decode_steps = 20 tokens",
+                {}, static_cast<double>(spec::sglang::kRetractDecodeSteps)));
+  t.push_back(c("scheduler.max_prefill_tokens", "sglang", P::engine_code,
+                sg + "server_args.py: max_prefill_tokens = 16384", {}, static_cast<double>(spec::sglang::kMaxPrefillTokens)));
+  t.push_back(c("scheduler.chunked_prefill_size", "sglang", P::engine_code,
+                sg + "server_args.py: 0.3-0.4.x 8192 (2048 below 25,000 MB); 0.5.x by GPU memory: < 35 GB 2048, < 60 GB "
+                "4096, < 160 GB 8192, else 16384 (spec::sglang_defaults)"));
+  t.push_back(c("scheduler.max_running_requests", "sglang", P::engine_code,
+                sg + "model_executor/model_runner.py: min(KV tokens / 2, request pool = clamp(KV tokens / context x 512, "
+                "2048, 4096)); 2048, the pool's floor, is taken (the reservation bounds the batch first)",
+                {}, 2048.0));
   t.push_back(c("runtime.graphs", "lmdeploy-turbomind", P::engine_code, "LlamaBatch.cc v0.1: every kernel launched eagerly"));
   t.push_back(c("runtime.host_runs_ahead", "lmdeploy-turbomind", P::engine_code, "TurboMind's C++ thread per GPU enqueues without waiting"));
   t.push_back(c("runtime.cpu", "lmdeploy-turbomind", P::engine_code, "a C++ loop: fixed host time"));

@@ -15,6 +15,7 @@ std::string to_string(SchedulerPolicy p) {
     case SchedulerPolicy::vllm_v0: return "vllm-v0";
     case SchedulerPolicy::chunked: return "chunked";
     case SchedulerPolicy::static_batching: return "static";
+    case SchedulerPolicy::sglang: return "sglang";
   }
   throw InternalError("unknown SchedulerPolicy " + std::to_string(static_cast<int>(p)));
 }
@@ -25,6 +26,7 @@ std::string engine_name(SchedulerPolicy p) {
     case SchedulerPolicy::vllm_v0: return "vLLM V0 (0.6 prefill-first scheduler)";
     case SchedulerPolicy::chunked: return "chunked prefill (vLLM V0 chunked / Sarathi-Serve)";
     case SchedulerPolicy::static_batching: return "static batching";
+    case SchedulerPolicy::sglang: return "SGLang (unmixed prefill/decode scheduler)";
   }
   throw InternalError("unknown SchedulerPolicy " + std::to_string(static_cast<int>(p)));
 }
@@ -39,10 +41,10 @@ std::string to_string(PreemptionMode p) {
 
 SchedulerPolicy parse_policy(const std::string& s, const std::string& path) {
   for (auto p : {SchedulerPolicy::vllm, SchedulerPolicy::vllm_v0, SchedulerPolicy::chunked,
-                 SchedulerPolicy::static_batching}) {
+                 SchedulerPolicy::static_batching, SchedulerPolicy::sglang}) {
     if (s == to_string(p)) return p;
   }
-  throw ConfigError(path, unknown_name_message("scheduler policy", s, {"vllm", "vllm-v0", "chunked", "static"}));
+  throw ConfigError(path, unknown_name_message("scheduler policy", s, {"vllm", "vllm-v0", "chunked", "static", "sglang"}));
 }
 
 PreemptionMode parse_preemption(const std::string& s, const std::string& path) {
@@ -115,6 +117,10 @@ void EngineConfig::validate(const std::string& path) const {
     p.add(at("preemption"), "vLLM V1 (policy 'vllm') preempts by recompute only, it has no swap path; use "
                             "policy 'vllm-v0' to model swapping");
   }
+  if (policy == SchedulerPolicy::sglang && preemption == PreemptionMode::swap && !synthetic_service) {
+    p.add(at("preemption"), "SGLang (policy 'sglang') retracts requests by recompute only, it has no swap path; use "
+                            "policy 'vllm-v0' to model swapping");
+  }
   if (!(cpu_offload_gb >= 0) || !std::isfinite(cpu_offload_gb)) {
     p.add(at("cpu_offload_gb"), "must be >= 0, got " + format_given(cpu_offload_gb));
   }
@@ -145,7 +151,11 @@ void EngineConfig::validate(const std::string& path) const {
 EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool offline) {
   EngineConfig r = e;
   int tokens = 8192, seqs = 256;
-  if (e.policy == SchedulerPolicy::vllm) {
+  if (e.policy == SchedulerPolicy::sglang) {
+    const SglangDefaults d = sglang_defaults(gpu, e.runtime_release);
+    tokens = d.chunked_prefill_size;
+    seqs = d.max_running_requests;
+  } else if (e.policy == SchedulerPolicy::vllm) {
     // vLLM's rule reads the device's total memory and name: large cards other than the A100 get the larger
     // defaults (PR #17885 kept the A100 out: a large budget lowered its throughput).
     const std::string id = to_lower(gpu.id + " " + gpu.name);
@@ -159,6 +169,24 @@ EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool of
   r.watermark = e.watermark_or_default();
   r.enable_prefix_caching = e.prefix_caching();
   return r;
+}
+
+SglangDefaults sglang_defaults(const GpuSpec& gpu, const std::optional<std::string>& release) {
+  SglangDefaults d;
+  const double gib = static_cast<double>(gpu.memory_bytes) / (1024.0 * 1024.0 * 1024.0);
+  bool before_05 = false;
+  if (release && is_engine_version(*release)) {
+    const EngineVersion v = parse_engine_version(*release);
+    before_05 = v.engine == "sglang" && !v.numbers.empty() && v.numbers[0] == 0 && (v.numbers.size() < 2 || v.numbers[1] < 5);
+  }
+  if (before_05) {
+    // 0.3.x-0.4.x server_args: chunked_prefill_size 2048 when gpu_mem < 25,000 MB, else 8192.
+    d.chunked_prefill_size = gib * 1024.0 < 25000.0 ? 2048 : 8192;
+  } else {
+    // 0.5.x server_args (_handle_gpu_memory_settings): by total memory in GB.
+    d.chunked_prefill_size = gib < 35 ? 2048 : gib < 60 ? 4096 : gib < 160 ? 8192 : 16384;
+  }
+  return d;
 }
 
 }  // namespace llmsim::spec

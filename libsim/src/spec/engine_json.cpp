@@ -56,6 +56,8 @@ EngineConfig read_engine(const JsonView& v) {
       if (rv.policy && !v.has("policy")) e.policy = *rv.policy;
     } else {
       e.runtime = parse_runtime(r, v.child_path("runtime"));
+      // SGLang runs its own scheduler unless the scenario names a policy.
+      if (*e.runtime == Runtime::sglang && !v.has("policy")) e.policy = SchedulerPolicy::sglang;
     }
   }
   if (v.has("speculative")) {

@@ -115,8 +115,9 @@ RuntimeForVersion runtime_for_version(const EngineVersion& v, const std::string&
   if (v.engine == "sglang") {
     r.runtime = Runtime::sglang;
     r.why = "SGLang: FlashInfer decode attention, decode-only CUDA graphs up to cuda_graph_max_bs 160, the Python "
-            "step loop; one runtime for all releases, scheduled by llmsim's policy (SGLang's own unmixed prefill/"
-            "decode scheduler is not modelled)";
+            "step loop; SGLang's own scheduler (policy 'sglang': a prefill batch runs alone, decodes otherwise; "
+            "admission reserves future output by new_token_ratio; chunked_prefill_size by GPU memory and release)";
+    r.policy = SchedulerPolicy::sglang;
     return r;
   }
   if (v.engine == "llama.cpp") {
@@ -140,7 +141,7 @@ std::vector<std::string> runtime_version_ranges() {
           "vllm 0.4.3-0.5.x: vllm-v0.5 (V0 scheduler, flash-attn decode, synchronous output processing)",
           "vllm 0.6.0-0.7.x: vllm-v0 (V0 scheduler, asynchronous output processing)",
           "vllm 0.8.0+: vllm-v1 (V1 engine)",
-          "sglang (any): sglang",
+          "sglang (any): sglang (policy sglang; chunked_prefill_size by release: 0.3-0.4.x / 0.5.x)",
           "llama.cpp (any build): llama.cpp (as of builds ~2800)",
           "lmdeploy 0.0.x-0.1.x: lmdeploy-turbomind"};
 }

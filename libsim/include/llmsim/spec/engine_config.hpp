@@ -18,11 +18,16 @@ enum class SchedulerPolicy {
   vllm,
   vllm_v0,  ///< "vllm-v0": vLLM V0's prefill-first scheduler (0.5-0.6, chunked prefill off)
   chunked,  ///< decode-first, prefills chunked into the leftover token budget (V0 chunked prefill, Sarathi-Serve)
-  static_batching  ///< request-level batching: a batch runs until its longest request ends ("static")
+  static_batching,  ///< request-level batching: a batch runs until its longest request ends ("static")
+  /// "sglang": SGLang's scheduler (engine/schedule_sglang.cpp): a step is a prefill batch when one can be formed
+  /// (decodes stall), else a decode of every running request; prefills chunked at chunked_prefill_size
+  /// (max_num_batched_tokens); admission reserves the running requests' future output (new_token_ratio);
+  /// retraction of the newest decodes when a decode step does not fit. The default of runtime sglang / sglang==x.
+  sglang
 };
 enum class PreemptionMode { recompute, swap };
 
-std::string to_string(SchedulerPolicy p);   ///< "vllm" | "vllm-v0" | "chunked" | "static"
+std::string to_string(SchedulerPolicy p);   ///< "vllm" | "vllm-v0" | "chunked" | "static" | "sglang"
 std::string to_string(PreemptionMode p);    ///< "recompute" | "swap"
 SchedulerPolicy parse_policy(const std::string& s, const std::string& path = "engine.policy");
 PreemptionMode parse_preemption(const std::string& s, const std::string& path = "engine.preemption");
@@ -97,19 +102,25 @@ struct EngineConfig {
   /// JSON "engine.speculative": speculative decoding (spec/speculative.hpp); absent = off.
   std::optional<SpeculativeConfig> speculative;
 
-  /// Prompts are split into chunks that share steps with decodes (V1 always; the `chunked` policy).
+  /// Prompts are split into chunks (V1 always, sharing steps with decodes; the `chunked` policy; SGLang's
+  /// chunked_prefill_size, in prefill-only steps).
   bool chunked_prefill() const noexcept {
-    return policy == SchedulerPolicy::vllm || policy == SchedulerPolicy::chunked;
+    return policy == SchedulerPolicy::vllm || policy == SchedulerPolicy::chunked || policy == SchedulerPolicy::sglang;
   }
+  /// vLLM V1 and SGLang admit without a watermark (SGLang reserves future output instead: schedule_sglang.cpp).
   double watermark_or_default() const noexcept {
-    return watermark ? *watermark : policy == SchedulerPolicy::vllm ? 0.0 : 0.01;
+    return watermark ? *watermark : policy == SchedulerPolicy::vllm || policy == SchedulerPolicy::sglang ? 0.0 : 0.01;
   }
+  /// On by default for vLLM V1 and SGLang (its radix cache; --disable-radix-cache turns it off).
   bool prefix_caching() const noexcept {
-    return enable_prefix_caching ? *enable_prefix_caching : policy == SchedulerPolicy::vllm;
+    return enable_prefix_caching ? *enable_prefix_caching
+                                 : policy == SchedulerPolicy::vllm || policy == SchedulerPolicy::sglang;
   }
-  /// The runtime this engine runs: `runtime` when set, else vLLM V0 for policy "vllm-v0", else vLLM V1.
+  /// The runtime this engine runs: `runtime` when set, else vLLM V0 for policy "vllm-v0", SGLang for policy
+  /// "sglang", else vLLM V1.
   Runtime resolved_runtime() const noexcept {
     if (runtime) return *runtime;
+    if (policy == SchedulerPolicy::sglang) return Runtime::sglang;
     return policy == SchedulerPolicy::vllm_v0 ? Runtime::vllm_v0 : Runtime::vllm_v1;
   }
   /// Checks the knobs on their own (0 = default is accepted for max_num_seqs / max_num_batched_tokens).
@@ -120,8 +131,38 @@ struct EngineConfig {
 /// vLLM V1 (vllm/engine/arg_utils.py get_batch_defaults, 0.11 line): on a GPU with >= 70 GiB that is not an
 /// A100 (H100, H200, MI300) max_num_batched_tokens 8192 for `vllm serve` and 16384 for the offline LLM class
 /// (`vllm bench throughput`), max_num_seqs 1024; on every other GPU 2048 / 8192 and 256. The other policies:
-/// 8192 and 256 (vLLM V0's max_num_seqs; llmsim's long-standing budget). `offline` selects the LLM-class
+/// 8192 and 256 (vLLM V0's max_num_seqs; llmsim's long-standing budget), except `sglang` (sglang_defaults below).
+/// `offline` selects the LLM-class
 /// defaults (every request present at t = 0). Watermark and prefix caching as documented on the fields.
 EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool offline);
+
+/// SGLang's server_args defaults for a GPU (python/sglang/srt/server_args.py; docs/engine.md "SGLang"): the chunked
+/// prefill size by the GPU's memory and the release (0.5.x: < 35 GiB 2048, < 60 GiB 4096, < 160 GiB 8192, else 16384;
+/// before 0.5: 2048 below 25 GB, else 8192) and max_running_requests (2048: the floor of its request pool,
+/// clamp(KV tokens / context × 512, 2048, 4096), which the KV reservation rarely lets a batch reach).
+struct SglangDefaults {
+  int chunked_prefill_size = 8192;
+  int max_running_requests = 2048;
+};
+/// SGLang's scheduler constants (policy "sglang", engine/schedule_sglang.cpp), read from its code; their provenance
+/// is in perf/provenance.cpp (scope "sglang").
+namespace sglang {
+/// new_token_ratio: the fraction of the running requests' remaining output reserved at admission. Starts at
+/// 0.7 × schedule_conservativeness (SGLANG_INIT_NEW_TOKEN_RATIO / global_config.default_init_new_token_ratio), decays
+/// linearly per decode step to 0.14 × that (default_min_new_token_ratio_factor) over 600 steps
+/// (default_new_token_ratio_decay_steps); 0.3.x: 0.7 → 0.1 by 0.001 a step, the same line within 0.002.
+inline constexpr double kInitNewTokenRatio = 0.7;
+inline constexpr double kMinNewTokenRatioFactor = 0.14;
+inline constexpr double kNewTokenRatioDecaySteps = 600;
+/// schedule_policy.py CLIP_MAX_NEW_TOKENS(_ESTIMATION): a request's output counts at most this much in reservations.
+inline constexpr std::int64_t kClipMaxNewTokens = 4096;
+/// global_config.retract_decode_steps: retraction frees KV until every remaining request has this many tokens.
+inline constexpr std::int64_t kRetractDecodeSteps = 20;
+/// server_args max_prefill_tokens: input tokens of one prefill batch (the first request may exceed it).
+inline constexpr std::int64_t kMaxPrefillTokens = 16384;
+}  // namespace sglang
+
+/// `release` is the engine release ("sglang==0.4.7"; empty = the newest line modelled, 0.5.x).
+SglangDefaults sglang_defaults(const GpuSpec& gpu, const std::optional<std::string>& release);
 
 }  // namespace llmsim::spec
