@@ -2,6 +2,7 @@
 // measured vLLM or SGLang serving benchmark run beside llmsim's prediction for it, metric by metric
 // (analysis/vllm_check.hpp). A JSON-lines file (--append-result) gets a table with one row per run, or one run's
 // comparison with --run N.
+#include <algorithm>
 #include <iostream>
 
 #include "common.hpp"
@@ -66,11 +67,24 @@ void print_runs(const std::vector<analysis::VllmResult>& runs, const std::vector
            r.max_concurrency ? std::to_string(*r.max_concurrency) : std::string("-"), std::to_string(r.completed),
            pct(analysis::check_error(c, "request_throughput")), pct(analysis::check_error(c, "output_throughput")),
            pct(analysis::check_error(c, "mean_ttft_ms")), first_p99.empty() ? "" : pct(analysis::check_error(c, first_p99)),
-           pct(analysis::check_error(c, "mean_tpot_ms")), pct(analysis::median_abs_error(c)),
+           pct(analysis::check_error(c, "mean_tpot_ms")),
+           analysis::median_abs_error(c) ? fmt(100 * *analysis::median_abs_error(c), 1) + "%" : "",
            c.fits ? "" : "cannot run: " + c.reason});
   }
   t.print(std::cout);
   std::cout << "\nerror = (predicted - measured) / measured; median |err| over the engine's metrics the run states\n";
+  // The notes every run shares (how the file became a scenario, a release hint); the others come with --run.
+  std::vector<std::string> common = checks.front().notes;
+  for (const auto& c : checks) {
+    std::vector<std::string> kept;
+    for (const auto& n : common)
+      if (std::find(c.notes.begin(), c.notes.end(), n) != c.notes.end()) kept.push_back(n);
+    common = std::move(kept);
+  }
+  if (!common.empty()) {
+    std::cout << "\nnotes (every run):\n";
+    for (const auto& n : common) std::cout << "  - " << n << "\n";
+  }
 }
 
 int run(int argc, char** argv) {
