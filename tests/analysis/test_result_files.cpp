@@ -252,3 +252,16 @@ TEST_CASE("a run older than the simulated runtime gets a hint to name its releas
   const auto current = parse_vllm_result(doc.dump(), "v.json");
   CHECK_FALSE(version_hint(current, check_vllm_result(current, h100()).scenario));
 }
+
+TEST_CASE("a result built field by field (totals only) keeps its mean lengths", "[check][files]") {
+  // Callers that fill VllmResult themselves (the validation corpus) set the totals, not mean_input_len.
+  VllmResult r = read_vllm_result(data(kH100_80));
+  r.input_lens.clear();
+  r.output_lens.clear();
+  r.mean_input_len = r.mean_output_len = 0;
+  const auto c = check_vllm_result(r, h100());
+  const auto& reqs = std::get<spec::TraceReplay>(c.scenario.workload.arrival).requests;
+  REQUIRE_FALSE(reqs.empty());
+  CHECK(reqs[0].input_tokens == 244);   // 19504 / 80
+  CHECK(reqs[0].output_tokens == 176);  // 14101 / 80
+}

@@ -203,8 +203,13 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
   const bool lists = !r.input_lens.empty();
   const auto n = static_cast<std::int64_t>(lists ? r.input_lens.size() : static_cast<std::size_t>(r.completed));
   if (n < 1) throw ConfigError(r.source, "completed: no request completed, nothing to compare");
-  const std::int64_t mean_in = std::max<std::int64_t>(1, r.mean_input_len);
-  const std::int64_t mean_out = std::max<std::int64_t>(1, r.mean_output_len);
+  // The mean lengths: from the totals when the file states them (a VllmResult built field by field may set only
+  // those), else the lengths a latency-only summary asked for.
+  const double done = static_cast<double>(std::max<std::int64_t>(1, r.completed));
+  const std::int64_t mean_in = std::max<std::int64_t>(
+      1, r.total_input_tokens > 0 ? std::llround(static_cast<double>(r.total_input_tokens) / done) : r.mean_input_len);
+  const std::int64_t mean_out = std::max<std::int64_t>(
+      1, r.total_output_tokens > 0 ? std::llround(static_cast<double>(r.total_output_tokens) / done) : r.mean_output_len);
   if (!lists && r.total_input_tokens == 0 && r.total_output_tokens == 0) {
     notes.push_back("the file states no token totals: every request is " + std::to_string(mean_in) + " prompt / " +
                     std::to_string(mean_out) + " output tokens, the lengths the run asked for");
