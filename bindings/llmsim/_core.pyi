@@ -90,6 +90,9 @@ class analysis:
     @staticmethod
     def check_vllm(result: str, source: str, scenario: str, vllm_args: str, model: str, gpu: str,
                    engine_version: str = "") -> str: ...
+    @staticmethod
+    def check_vllm_runs(result: str, source: str, scenario: str, vllm_args: str, model: str, gpu: str,
+                        engine_version: str, run: int) -> str: ...
 
 class search:
     class SearchPlan:

@@ -23,19 +23,34 @@ from .api import _area
 VllmResult = Union[str, os.PathLike, Mapping[str, Any]]
 
 
+def _frame(out: Mapping[str, Any]) -> pd.DataFrame:
+    rows = [{"key": r["key"], "measured": float(r["measured"]),
+             "predicted": np.nan if r["predicted"] is None else float(r["predicted"]),
+             "rel_error": np.nan if r["rel_error"] is None else float(r["rel_error"]),
+             "note": r["note"]} for r in out["rows"]]
+    df = pd.DataFrame(rows, columns=["key", "measured", "predicted", "rel_error", "note"])
+    df.attrs.update(notes=out["notes"], scenario=out["scenario"], fits=out["fits"], reason=out["reason"],
+                    source=out["source"], line=out["line"])
+    return df
+
+
 def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_args: Optional[str] = None,
           model: Optional[str] = None, gpu: Optional[str] = None,
-          engine_version: Optional[str] = None, **overrides: Any) -> pd.DataFrame:
-    """One row per number the vLLM result reports: ``key`` (vLLM's name), ``measured``, ``predicted``,
+          engine_version: Optional[str] = None, run: Optional[int] = None, **overrides: Any) -> pd.DataFrame:
+    """One row per number the result reports: ``key`` (the file's name), ``measured``, ``predicted``,
     ``rel_error`` ((predicted − measured) / measured) and ``note``; NaN where llmsim cannot state a number.
 
-    ``vllm_result`` is the file ``vllm bench serve --save-result`` (or ``benchmark_serving.py``) wrote, or its
-    parsed dict. The file does not record the GPU: pass ``gpu=`` or a ``scenario`` naming ``hardware.gpu``.
+    ``vllm_result`` is the file ``vllm bench serve --save-result`` (or ``benchmark_serving.py``) wrote, SGLang
+    ``bench_serving``'s output, or a parsed dict; a latency-only summary (no ``duration``) is compared on the
+    statistics it states. A JSON-lines file (``--append-result``: one run per line) gives every run, with a first
+    column ``run`` (the line), or only the run on line ``run=N``. The file does not record the GPU: pass ``gpu=``
+    or a ``scenario`` naming ``hardware.gpu``.
     ``vllm_args`` is the server's command line; ``model`` a catalogue id or config.json overriding the file's
     ``model_id``. ``engine_version`` is the measured release (``"0.5.4"``, or ``"sglang==0.4.9"``): llmsim then
     prices that release's kernels and scheduler (docs/cost-model.md "Runtimes by version"). ``df.attrs`` holds ``notes`` (assumptions, what is not comparable), ``scenario`` (what was
-    simulated), ``fits``, ``reason`` and ``source``. Other scenario fields: ``hardware__gpu=`` style keywords
-    (``__`` for ``.``), applied to ``scenario``. Bad input raises ValueError naming the file and field.
+    simulated), ``fits``, ``reason``, ``source`` and ``line``; for several runs, ``runs``: those per run. Other
+    scenario fields: ``hardware__gpu=`` style keywords (``__`` for ``.``), applied to ``scenario``. Bad input
+    raises ValueError naming the file, line and field.
     """
     if isinstance(vllm_result, Mapping):
         # numpy scalars and arrays as plain numbers (a NaN or an object JSON cannot hold: ValueError naming the key)
@@ -50,13 +65,15 @@ def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_
         text, source = path.read_text(), str(vllm_result)
     else:
         raise ValueError(f"vllm_result: expected a file path or a dict, got {type(vllm_result).__name__}")
-    out = json.loads(_area("analysis").check_vllm(text, source, to_text(scenario or {}, dotted(overrides)), vllm_args or "",
-                                                  model or "", gpu or "", engine_version or ""))
-    rows = [{"key": r["key"], "measured": float(r["measured"]),
-             "predicted": np.nan if r["predicted"] is None else float(r["predicted"]),
-             "rel_error": np.nan if r["rel_error"] is None else float(r["rel_error"]),
-             "note": r["note"]} for r in out["rows"]]
-    df = pd.DataFrame(rows, columns=["key", "measured", "predicted", "rel_error", "note"])
-    df.attrs.update(notes=out["notes"], scenario=out["scenario"], fits=out["fits"], reason=out["reason"],
-                    source=out["source"])
+    if run is not None and (isinstance(run, bool) or not isinstance(run, int) or run < 1):
+        raise ValueError(f"run: expected a line number >= 1, got {run!r}")
+    outs = json.loads(_area("analysis").check_vllm_runs(text, source, to_text(scenario or {}, dotted(overrides)),
+                                                        vllm_args or "", model or "", gpu or "", engine_version or "",
+                                                        run or 0))
+    if len(outs) == 1:
+        return _frame(outs[0])
+    frames = [_frame(o) for o in outs]
+    df = pd.concat([f.assign(run=o["line"]) for f, o in zip(frames, outs)], ignore_index=True)
+    df = df[["run", "key", "measured", "predicted", "rel_error", "note"]]
+    df.attrs.update(source=source, runs=[dict(f.attrs) for f in frames])
     return df

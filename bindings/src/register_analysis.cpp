@@ -310,6 +310,29 @@ void register_analysis(py::module_& m) {
      py::arg("engine_version") = "",
      "A vLLM benchmark result (JSON text) beside llmsim's prediction: the check JSON text (rows, notes, scenario); "
      "GIL released while it runs.");
+
+  m.def("check_vllm_runs", [](const std::string& result_text, const std::string& source, const std::string& scenario_text,
+                              const std::string& vllm_args, const std::string& model, const std::string& gpu,
+                              const std::string& engine_version, int run) {
+    py::gil_scoped_release nogil;
+    analysis::VllmCheckOptions o;
+    o.scenario = parse_text(scenario_text, "scenario");
+    o.vllm_args = vllm_args;
+    o.model = model;
+    o.gpu = gpu;
+    o.engine_version = engine_version;
+    const auto runs = analysis::parse_vllm_results(result_text, source);
+    Json out = Json::array();
+    if (run > 0) {
+      out.push_back(analysis::to_json(analysis::check_vllm_result(analysis::pick_vllm_run(runs, run), o)));
+    } else {
+      for (const auto& r : runs) out.push_back(analysis::to_json(analysis::check_vllm_result(r, o)));
+    }
+    return dump(out);
+  }, py::arg("result"), py::arg("source"), py::arg("scenario"), py::arg("vllm_args"), py::arg("model"), py::arg("gpu"),
+     py::arg("engine_version"), py::arg("run"),
+     "Every run of a result file (one JSON document, or JSON lines: --append-result, SGLang bench_serving), or the "
+     "one on line `run` (> 0), beside llmsim's prediction: a JSON array of check objects; GIL released.");
 }
 
 }  // namespace llmsim::python

@@ -537,6 +537,7 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
   rep.median_after = median(run_a);
   rep.median_cv = median(run_cv);
   rep.cross_validated = o.cross_validate;
+  if (o.cross_validate) rep.profile.cross_validated_error = cross_validated_error(all_cv, static_cast<int>(runs.size()));
 
   std::set<std::string> versions;
   for (const auto& r : runs)
@@ -549,40 +550,6 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
                        rep.profile.runtime + (ver.empty() ? "" : ", " + ver) + ") on " + base.source;
   rep.profile.validate("fitted profile");
   return rep;
-}
-
-Json to_json(const RunFitReport& r) {
-  Json fields = Json::array();
-  for (const auto& f : r.fields)
-    fields.push_back({{"field", f.field}, {"kind", f.value_kind}, {"base", f.base}, {"fitted", f.fitted},
-                      {"lower", f.lower}, {"upper", f.upper}, {"at_bound", f.at_bound}, {"runs", f.runs},
-                      {"rel_std_error", f.std_error}});
-  Json pairs = Json::array();
-  for (const auto& c : r.correlated) pairs.push_back({{"a", c.a}, {"b", c.b}, {"correlation", c.correlation}});
-  Json runs = Json::array();
-  for (const auto& x : r.runs) {
-    Json j{{"run", x.run}, {"keys", x.keys}, {"measured", x.measured}, {"before", x.before}, {"after", x.after},
-           {"error_before", x.error_before}, {"error_after", x.error_after}};
-    if (r.cross_validated) {
-      j["cross_validated"] = x.cross_validated;
-      j["error_cv"] = x.error_cv;
-    }
-    runs.push_back(j);
-  }
-  return Json{{"gpu_id", r.profile.gpu_id},
-              {"runtime", r.profile.runtime},
-              {"engine_version", r.profile.engine_version},
-              {"fields", fields},
-              {"unconstrained", r.unconstrained},
-              {"correlated", pairs},
-              {"runs", runs},
-              {"summary",
-               {{"rms_before", r.rms_before}, {"rms_after", r.rms_after},
-                {"rms_cross_validated", r.cross_validated ? Json(r.rms_cv) : Json()},
-                {"median_run_error_before", r.median_before}, {"median_run_error_after", r.median_after},
-                {"median_run_error_cross_validated", r.cross_validated ? Json(r.median_cv) : Json()}}},
-              {"iterations", r.iterations},
-              {"notes", r.notes}};
 }
 
 }  // namespace llmsim::calibration

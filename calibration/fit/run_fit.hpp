@@ -74,6 +74,10 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
 std::vector<std::vector<double>> predict_runs(const std::vector<analysis::BenchRun>& runs,
                                               const perf::HardwareProfile& profile);
 
+/// The leave-one-run-out error a fitted profile records (HardwareProfile::cross_validated_error): median, 90th
+/// percentile and signed median of the relative errors of the values predicted with their run left out.
+perf::HardwareProfile::CrossValidatedError cross_validated_error(const std::vector<double>& rel_errors, int runs);
+
 /// The report as JSON: {"gpu_id", "runtime", "fields": [...], "unconstrained", "correlated", "runs": [...],
 /// "summary": {rms/median before, after, cross_validated}, "notes"}.
 Json to_json(const RunFitReport& r);

@@ -57,6 +57,10 @@ void print_runs_report(std::ostream& out, const calibration::RunFitReport& r) {
   out << "\nmedian run error: before " << pct(r.median_before) << ", after " << pct(r.median_after);
   if (r.cross_validated) out << ", leave-one-run-out " << pct(r.median_cv);
   out << "\n";
+  if (const auto& cv = r.profile.cross_validated_error) {
+    out << "error band recorded in the profile (predictions with it say so): median |error| " << pct(cv->median_abs)
+        << ", p90 " << pct(cv->p90_abs) << ", from " << cv->runs << " cross-validated runs\n";
+  }
   if (!r.unconstrained.empty()) {
     out << "no run constrains, kept from the base profile:";
     for (const auto& k : r.unconstrained) out << " " << k;

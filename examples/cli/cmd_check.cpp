@@ -1,5 +1,8 @@
-// `llmsim check --vllm-result bench.json [--scenario F | --vllm-args "vllm serve ..."] --gpu ID`: a measured
-// vLLM benchmark run beside llmsim's prediction for it, metric by metric (analysis/vllm_check.hpp).
+// `llmsim check --vllm-result bench.json [--scenario F | --vllm-args "vllm serve ..."] --gpu ID [--run N]`: a
+// measured vLLM or SGLang serving benchmark run beside llmsim's prediction for it, metric by metric
+// (analysis/vllm_check.hpp). A JSON-lines file (--append-result) gets a table with one row per run, or one run's
+// comparison with --run N.
+#include <algorithm>
 #include <iostream>
 
 #include "common.hpp"
@@ -20,7 +23,7 @@ std::string shown(const std::string& key, double v) {
 
 void print_human(const analysis::VllmResult& r, const analysis::VllmCheck& c) {
   const auto& s = c.scenario;
-  std::cout << "vLLM result: " << r.source << " (" << (r.date.empty() ? "no date" : r.date) << ", backend "
+  std::cout << (r.client == "sglang" ? "SGLang bench_serving result: " : "vLLM result: ") << r.source << " (" << (r.date.empty() ? "no date" : r.date) << ", backend "
             << (r.backend.empty() ? "?" : r.backend) << ", " << (r.model_id.empty() ? "model ?" : r.model_id) << ", "
             << r.completed << " completed, request_rate "
             << (r.request_rate ? fmt(*r.request_rate, 2) + "/s" : std::string("inf"))
@@ -44,12 +47,54 @@ void print_human(const analysis::VllmResult& r, const analysis::VllmCheck& c) {
   }
 }
 
+std::string pct(std::optional<double> e) {
+  return e ? (*e >= 0 ? "+" : "") + fmt(100 * *e, 1) + "%" : "";
+}
+
+/// One row per run of a JSON-lines file: its load, and the headline errors.
+void print_runs(const std::vector<analysis::VllmResult>& runs, const std::vector<analysis::VllmCheck>& checks) {
+  std::cout << runs.front().source.substr(0, runs.front().source.rfind(" line ")) << ": " << runs.size()
+            << " runs, one per line (pick one with --run LINE for its full comparison and notes)\n\n";
+  Table t({"line", "rate", "max_conc", "completed", "req/s err", "out tok/s err", "mean TTFT err", "p99 TTFT err",
+           "mean TPOT err", "median |err|", "note"});
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    const auto& c = checks[i];
+    std::string first_p99;  // p99_ttft_ms, or the highest TTFT percentile the file states
+    for (const auto& l : r.latencies)
+      if (l.metric == "ttft" && l.statistic == "p" && (first_p99.empty() || l.percentile == 99)) first_p99 = l.key;
+    t.add({std::to_string(r.line), r.request_rate ? fmt(*r.request_rate, 3) : std::string("inf"),
+           r.max_concurrency ? std::to_string(*r.max_concurrency) : std::string("-"), std::to_string(r.completed),
+           pct(analysis::check_error(c, "request_throughput")), pct(analysis::check_error(c, "output_throughput")),
+           pct(analysis::check_error(c, "mean_ttft_ms")), first_p99.empty() ? "" : pct(analysis::check_error(c, first_p99)),
+           pct(analysis::check_error(c, "mean_tpot_ms")),
+           analysis::median_abs_error(c) ? fmt(100 * *analysis::median_abs_error(c), 1) + "%" : "",
+           c.fits ? "" : "cannot run: " + c.reason});
+  }
+  t.print(std::cout);
+  std::cout << "\nerror = (predicted - measured) / measured; median |err| over the engine's metrics the run states\n";
+  // The notes every run shares (how the file became a scenario, a release hint); the others come with --run.
+  std::vector<std::string> common = checks.front().notes;
+  for (const auto& c : checks) {
+    std::vector<std::string> kept;
+    for (const auto& n : common)
+      if (std::find(c.notes.begin(), c.notes.end(), n) != c.notes.end()) kept.push_back(n);
+    common = std::move(kept);
+  }
+  if (!common.empty()) {
+    std::cout << "\nnotes (every run):\n";
+    for (const auto& n : common) std::cout << "  - " << n << "\n";
+  }
+}
+
 int run(int argc, char** argv) {
   return guarded("check", [&] {
     po::options_description opts("llmsim check options");
     opts.add_options()
         ("vllm-result", po::value<std::string>()->required(),
-         "result JSON of `vllm bench serve --save-result` (or benchmarks/benchmark_serving.py --save-result)")
+         "result of `vllm bench serve --save-result` (or benchmark_serving.py), one run per line with "
+         "--append-result, or SGLang `bench_serving`'s output (JSON lines)")
+        ("run", po::value<int>(), "the run on this line of a JSON-lines file (default: every run, one table row each)")
         ("scenario", po::value<std::string>(), "a (partial) scenario to start from: GPU, price, engine knobs")
         ("vllm-args", po::value<std::string>(), "the measured server's command line: \"vllm serve MODEL -tp 2 ...\"")
         ("model", po::value<std::string>(), "catalogue id or config.json (overrides the file's model_id)")
@@ -62,18 +107,36 @@ int run(int argc, char** argv) {
     pos.add("vllm-result", 1);
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim check --vllm-result BENCH.json --gpu ID [--vllm-args \"vllm serve MODEL ...\"] "
+                    "usage: llmsim check --vllm-result BENCH.json --gpu ID [--run LINE] [--vllm-args \"vllm serve MODEL ...\"] "
                     "[--scenario F] [--model ID] [--json] [--scenario-out F]",
                     &pos)) {
       return static_cast<int>(kOk);
     }
-    const auto result = analysis::read_vllm_result(vm["vllm-result"].as<std::string>());
+    const auto results = analysis::read_vllm_results(vm["vllm-result"].as<std::string>());
     analysis::VllmCheckOptions o;
     if (vm.count("scenario")) o.scenario = read_json_file(vm["scenario"].as<std::string>());
     if (vm.count("vllm-args")) o.vllm_args = vm["vllm-args"].as<std::string>();
     if (vm.count("model")) o.model = vm["model"].as<std::string>();
     if (vm.count("gpu")) o.gpu = vm["gpu"].as<std::string>();
     if (vm.count("engine-version")) o.engine_version = vm["engine-version"].as<std::string>();
+    if (results.size() > 1 && !vm.count("run")) {
+      if (vm.count("scenario-out"))
+        throw ConfigError("--scenario-out", "the file holds " + std::to_string(results.size()) +
+                                                " runs: pick the one to write with --run LINE");
+      std::vector<analysis::VllmCheck> checks;
+      for (const auto& r : results) {
+        checks.push_back(analysis::check_vllm_result(r, o));
+      }
+      if (vm.count("json")) {
+        Json all = Json::array();
+        for (const auto& c : checks) all.push_back(analysis::to_json(c));
+        print_json(Json{{"source", vm["vllm-result"].as<std::string>()}, {"runs", all}});
+      } else {
+        print_runs(results, checks);
+      }
+      return static_cast<int>(kOk);
+    }
+    const auto& result = vm.count("run") ? analysis::pick_vllm_run(results, vm["run"].as<int>()) : results.front();
     const auto check = analysis::check_vllm_result(result, o);
     if (vm.count("scenario-out")) {
       // Through a temporary file renamed over the target, as every output file: a full disk or a kill mid-write
@@ -92,7 +155,10 @@ int run(int argc, char** argv) {
 }  // namespace
 
 Command command_check() {
-  return {"check", "compare a vLLM benchmark result (vllm bench serve --save-result) with llmsim's prediction", run};
+  return {"check",
+          "compare a serving benchmark result (vllm bench serve --save-result / --append-result, SGLang bench_serving) "
+          "with llmsim's prediction",
+          run};
 }
 
 }  // namespace llmsim::cli

@@ -1,6 +1,7 @@
 // RUNS.json and the benchmark files it names: every bad input is a ConfigError naming the run and the field.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -267,4 +268,109 @@ TEST_CASE("bench runs: vLLM throughput and SGLang bench_one_batch files", "[anal
                                                                "--num-prompts 200"}}})));
   CHECK_THROWS_WITH(analysis::read_bench_runs((dir.path / "RUNS2.json").string()),
                     Contains("runs[0] (tput.json).command") && Contains("--input-len"));
+}
+
+TEST_CASE("bench runs: SGLang bench_serving JSON lines, one run per line, with the server's SGLang arguments",
+          "[analysis][runs]") {
+  // A real SGLang bench_serving output (tests/data/vllm_results/README.md): five runs at 1-16 req/s.
+  test::TempDir dir("benchruns-sglang-serving");
+  const std::string src = std::string(LLMSIM_SOURCE_DIR) + "/tests/data/vllm_results/livinfly-a100pcie-sglang047-mistral7b-online.jsonl";
+  std::filesystem::copy_file(src, dir.path / "online.jsonl");
+  const Json run = {{"result", "online.jsonl"},
+                    {"command", "python3 -m sglang.bench_serving --backend sglang --dataset-name random "
+                                "--random-input 1024 --random-output 1024 --request-rate 1 --num-prompts 300"},
+                    {"server_command", "python -m sglang.launch_server --model-path ~/Mistral-7B-Instruct "
+                                       "--enable-torch-compile --disable-radix-cache"},
+                    {"model", "mistral-7b"},
+                    {"engine_version", "0.4.7.post1"}};
+  const std::string path = dir.write("RUNS.json", runs_json(Json::array({run}), "a100-40gb-pcie"));
+  const auto runs = analysis::read_bench_runs(path);
+  REQUIRE(runs.runs.size() == 5);
+  const auto& r = runs.runs[0];
+  CHECK(r.kind == spec::BenchKind::sglang_serving);
+  CHECK(r.runtime == spec::Runtime::sglang);
+  CHECK(r.name == "runs[0] (online.jsonl) line 1");
+  CHECK(runs.runs[4].name == "runs[0] (online.jsonl) line 5");
+  REQUIRE(r.serve);
+  CHECK(r.serve->client == "sglang");
+  bool torch_compile_noted = false;
+  for (const auto& n : r.notes_out) torch_compile_noted = torch_compile_noted || n.find("--enable-torch-compile") != std::string::npos;
+  CHECK(torch_compile_noted);
+  // Measured: output throughput, mean TTFT and TPOT; each predicted.
+  REQUIRE(r.measured.size() == 3);
+  const auto gpu = spec::Catalog::builtin().gpu("a100-40gb-pcie");
+  const auto p = analysis::BenchPredictor(r).predict(perf::default_profile(gpu));
+  REQUIRE(p.size() == 3);
+  for (double x : p) CHECK(std::isfinite(x));
+  // The command's prefix flags are argparse's: --random-input is --random-input-len.
+  const auto cmd = spec::parse_bench_command(run["command"].get<std::string>(), "c");
+  CHECK(cmd.flags.at("random_input_len") == "1024");
+  CHECK_THROWS_WITH(spec::parse_bench_command("python -m sglang.bench_serving --random 5", "c"), Contains("'--random'"));
+  // The file and the command must be the same tool's.
+  Json wrong = run;
+  wrong["command"] = "vllm bench serve --model m --num-prompts 300";
+  dir.write("RUNS2.json", runs_json(Json::array({wrong}), "a100-40gb-pcie"));
+  CHECK_THROWS_WITH(analysis::read_bench_runs((dir.path / "RUNS2.json").string()),
+                    Contains("runs[0] (online.jsonl)") && Contains("SGLang bench_serving") &&
+                        Contains("command/file mismatch"));
+}
+
+TEST_CASE("bench runs: llama-bench -o json, one run per test, release from the build number", "[analysis][runs]") {
+  // The fields llama-bench's JSON printer writes (tools/llama-bench/llama-bench.cpp, test::get_fields); the values
+  // are illustrative, not a measurement.
+  const std::string test_fields =
+      R"("build_commit": "abc1234", "build_number": 4000, "cpu_info": "x", "gpu_info": "NVIDIA GeForce RTX 4090", )"
+      R"("backends": "CUDA", "model_filename": "Meta-Llama-3-8B-Instruct-Q4_K_M.gguf", )"
+      R"("model_type": "llama 8B Q4_K - Medium", "model_size": 4920733696, "model_n_params": 8030261248, )"
+      R"("n_batch": 2048, "n_ubatch": 512, "n_threads": 16, "type_k": "f16", "type_v": "f16", "n_gpu_layers": 99, )"
+      R"("split_mode": "layer", "main_gpu": 0, "no_kv_offload": false, "flash_attn": false, "use_mmap": true, )"
+      R"("embeddings": false, )";
+  test::TempDir dir("benchruns-llama-bench");
+  dir.write("bench.json", "[\n  {" + test_fields +
+                              R"("n_prompt": 512, "n_gen": 0, "test_time": "t", "avg_ns": 60000000, "stddev_ns": 1, )"
+                              R"("avg_ts": 8500.0, "stddev_ts": 10.0},)" "\n  {" + test_fields +
+                              R"("n_prompt": 0, "n_gen": 128, "test_time": "t", "avg_ns": 1000000000, "stddev_ns": 1, )"
+                              R"("avg_ts": 128.0, "stddev_ts": 1.0}]
+)");
+  const Json run = {{"result", "bench.json"},
+                    {"command", "./build/bin/llama-bench -m Meta-Llama-3-8B-Instruct-Q4_K_M.gguf -p 512 -n 128 "
+                                "-ngl 99 -o json"},
+                    {"model", "llama-3.1-8b"}};
+  const std::string path = dir.write("RUNS.json", runs_json(Json::array({run}), "rtx4090-24gb"));
+  const auto runs = analysis::read_bench_runs(path);
+  REQUIRE(runs.runs.size() == 2);
+  const auto& pp = runs.runs[0];
+  const auto& tg = runs.runs[1];
+  CHECK(pp.kind == spec::BenchKind::llama_bench);
+  CHECK(pp.runtime == spec::Runtime::llama_cpp);
+  CHECK(pp.runtime_from == "llama-bench build_number 4000");
+  CHECK(pp.name == "runs[0] (bench.json) test 0");
+  CHECK(pp.measured[0].key == "pp_tokens_per_s");
+  CHECK(tg.measured[0].key == "tg_tokens_per_s");
+  CHECK(pp.scenario["quant"]["weights"] == "gguf-q4_k_m");
+  const auto gpu = spec::Catalog::builtin().gpu("rtx4090-24gb");
+  const auto profile = perf::default_profile(gpu);
+  const double pp_pred = analysis::BenchPredictor(pp).predict(profile).at(0);
+  const double tg_pred = analysis::BenchPredictor(tg).predict(profile).at(0);
+  // Prompt processing is compute-bound and runs far faster per token than one-token decoding.
+  CHECK(pp_pred > 10 * tg_pred);
+  CHECK(tg_pred > 20);
+  CHECK(tg_pred < 1000);
+  // Weights llmsim has no format for, and a CPU run, are refused naming the test and field.
+  std::string q5 = test_fields;
+  q5.replace(q5.find("Q4_K - Medium"), 13, "Q5_K - Medium");
+  dir.write("q5.json", "[{" + q5 + R"("n_prompt": 512, "n_gen": 0, "avg_ts": 8000.0}])");
+  Json bad = run;
+  bad["result"] = "q5.json";
+  dir.write("RUNS2.json", runs_json(Json::array({bad}), "rtx4090-24gb"));
+  CHECK_THROWS_WITH(analysis::read_bench_runs((dir.path / "RUNS2.json").string()),
+                    Contains("runs[0] (q5.json) test 0.model_type") && Contains("Q5_K"));
+  std::string cpu = test_fields;
+  cpu.replace(cpu.find("\"n_gpu_layers\": 99"), 18, "\"n_gpu_layers\": 0");
+  dir.write("cpu.json", "[{" + cpu + R"("n_prompt": 512, "n_gen": 0, "avg_ts": 80.0}])");
+  bad["result"] = "cpu.json";
+  dir.write("RUNS3.json", runs_json(Json::array({bad}), "rtx4090-24gb"));
+  CHECK_THROWS_WITH(analysis::read_bench_runs((dir.path / "RUNS3.json").string()), Contains("n_gpu_layers"));
+  // A typo in the command is refused with the flag it resembles.
+  CHECK_THROWS_WITH(spec::parse_bench_command("llama-bench -m x.gguf -ngll 99", "c"), Contains("-ngl"));
 }

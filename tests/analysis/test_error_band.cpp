@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "llmsim/analysis/error_band.hpp"
+#include "llmsim/analysis/evaluate.hpp"
+#include "llmsim/perf/hardware_profile.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
 
@@ -107,4 +109,47 @@ TEST_CASE("a scenario's regime is its GPU family and runtime", "[error_band]") {
   CHECK(g.family == "hopper_hbm");
   CHECK(g.runtime == "vllm-v0.5");
   CHECK(g.batch == 8);
+}
+
+TEST_CASE("a profile fitted from runs brings its own cross-validated band", "[error_band]") {
+  const auto& cat = spec::Catalog::builtin();
+  const auto gpu = cat.gpu("h100-80gb-sxm");
+  perf::HardwareProfile p = perf::default_profile(gpu);
+  p.runtime = "vllm-v1";
+  p.cross_validated_error = perf::HardwareProfile::CrossValidatedError{12, 36, 0.041, 0.093, 0.01};
+  spec::Scenario s;
+  s.hardware.gpu = gpu.id;
+  s.hardware.gpu_profile = perf::to_json(p).dump();
+  s.workload.num_requests = 60;
+  s.workload.warmup_requests = 10;
+  auto r = spec::resolve(s, cat);
+  const auto band = profile_error_band(r);
+  REQUIRE(band);
+  CHECK(band->typical == 0.041);
+  CHECK(band->p90 == 0.093);
+  CHECK(band->n == 12);
+  CHECK(band->cross_validated);
+  CHECK_THAT(band->describe(), Catch::Contains("from 12 cross-validated runs") && Catch::Contains("36 measured values"));
+  // Every evaluated run with the profile carries it in summary.error_band.
+  const auto res = evaluate(r);
+  REQUIRE(res.summary.fits);
+  CHECK(res.summary.error_band.latency.typical == 0.041);
+  CHECK(res.summary.error_band.ttft.typical == 0.041);
+  CHECK_THAT(res.summary.error_band.throughput.text, Catch::Contains("cross-validated runs"));
+  // A profile without it, or fitted on another runtime, leaves the validation table's band.
+  p.runtime = "vllm-v0.5";
+  s.hardware.gpu_profile = perf::to_json(p).dump();
+  CHECK_FALSE(profile_error_band(spec::resolve(s, cat)));
+  p.runtime = "vllm-v1";
+  p.cross_validated_error.reset();
+  s.hardware.gpu_profile = perf::to_json(p).dump();
+  CHECK_FALSE(profile_error_band(spec::resolve(s, cat)));
+  s.hardware.gpu_profile.clear();
+  CHECK_FALSE(profile_error_band(spec::resolve(s, cat)));
+  // A malformed record is an error naming its field.
+  Json j = perf::to_json(p);
+  j["cross_validated_error"] = {{"runs", 1}, {"values", 3}, {"median_abs", 0.05}, {"p90_abs", 0.1}};
+  CHECK_THROWS_WITH(perf::profile_from_json(JsonView(j, "prof.json")), Catch::Contains("cross_validated_error.runs"));
+  j["cross_validated_error"] = {{"runs", 4}, {"values", 4}, {"median_abs", 0.05}, {"p90_abs", 0.01}};
+  CHECK_THROWS_WITH(perf::profile_from_json(JsonView(j, "prof.json")), Catch::Contains("cross_validated_error.p90_abs"));
 }

@@ -101,7 +101,9 @@ TEST_CASE("latency keys split as vLLM names them") {
   CHECK(k->percentile == 99.9);
   CHECK(k->metric == "e2el");
   CHECK(parse_vllm_latency_key("median_itl_ms")->statistic == "median");
-  CHECK_FALSE(parse_vllm_latency_key("mean_e2e_latency_ms"));  // SGLang's name
+  CHECK(parse_vllm_latency_key("mean_e2e_latency_ms")->metric == "e2el");  // SGLang's name
+  CHECK(parse_vllm_latency_key("p90_e2e_latency_ms")->percentile == 90);
+  CHECK_FALSE(parse_vllm_latency_key("mean_e2e_ms"));
   CHECK_FALSE(parse_vllm_latency_key("p0_ttft_ms"));
   CHECK_FALSE(parse_vllm_latency_key("request_throughput"));
 }
@@ -123,11 +125,13 @@ TEST_CASE("malformed or foreign result files get an error naming the file and th
                           "request_throughput": 1})"),
              Catch::Contains("no latency statistics"));
   CHECK_THAT(error_of("{not json"), Catch::StartsWith("bench.json"));
-  // Other tools' outputs (key structures as those tools write them) say what they look like.
-  CHECK_THAT(error_of(R"({"backend": "sglang", "duration": 2, "completed": 3, "total_input_tokens": 1,
-                          "total_output_tokens": 2, "request_throughput": 1, "mean_e2e_latency_ms": 5,
-                          "mean_ttft_ms": 3})"),
-             Catch::Contains("SGLang"));
+  // Other tools' outputs (key structures as those tools write them) say what they look like. SGLang's
+  // bench_serving output is read (test_result_files.cpp).
+  CHECK(error_of(R"({"backend": "sglang", "duration": 2, "completed": 3, "total_input_tokens": 1,
+                     "total_output_tokens": 2, "request_throughput": 1, "mean_e2e_latency_ms": 5,
+                     "mean_ttft_ms": 3})").empty());
+  CHECK_THAT(error_of(R"({"avg_latency": 2.5, "latencies": [2.5], "percentiles": {"50": 2.5}})"),
+             Catch::Contains("vLLM latency result"));
   CHECK_THAT(error_of(R"({"results_ttft_s_mean": 0.2, "results_num_completed_requests": 10})"), Catch::Contains("LLMPerf"));
   CHECK_THAT(error_of(R"({"time_to_first_token": {"avg": 3, "unit": "ms"}, "request_throughput": {"avg": 1}})"),
              Catch::Contains("GenAI-Perf"));

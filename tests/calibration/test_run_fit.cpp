@@ -151,6 +151,26 @@ TEST_CASE("run fit: leave-one-out error, unconstrained fields and inseparable pa
   const Json j = calibration::to_json(rep);
   CHECK(j["summary"]["rms_cross_validated"].is_number());
   CHECK(j["runs"].size() == shapes.size());
+  // The profile records the leave-one-out error, the error band of predictions made with it (issue 28).
+  REQUIRE(rep.profile.cross_validated_error);
+  const auto& cv = *rep.profile.cross_validated_error;
+  CHECK(cv.runs == static_cast<int>(shapes.size()));
+  CHECK(cv.values == static_cast<int>(shapes.size()));
+  std::vector<double> abs;
+  for (const auto& r : rep.runs) abs.push_back(std::abs(r.cross_validated[0] / r.measured[0] - 1));
+  std::sort(abs.begin(), abs.end());
+  CHECK(cv.median_abs == Approx((abs[2] + abs[3]) / 2));  // six values: numpy's median
+  CHECK(cv.p90_abs >= cv.median_abs);
+  CHECK(cv.p90_abs <= abs.back());
+  // ... and keeps it through its file.
+  const auto back = perf::profile_from_json(JsonView(perf::to_json(rep.profile), "p"));
+  REQUIRE(back.cross_validated_error);
+  CHECK(back.cross_validated_error->median_abs == cv.median_abs);
+  CHECK(back.cross_validated_error->runs == cv.runs);
+  // Without cross-validation there is nothing to record.
+  calibration::RunFitOptions plain = o;
+  plain.cross_validate = false;
+  CHECK_FALSE(calibration::fit_runs(runs.runs, gpu, base, plain).profile.cross_validated_error);
 }
 
 TEST_CASE("run fit: too few runs for a field, runs of another GPU", "[calibration][runs]") {

@@ -228,3 +228,38 @@ TEST_CASE("llmsim check refuses bad input with one line naming the file or field
   CHECK_THAT(r.text, Catch::Contains("--max-num-seqs: expected an integer, got 'lots'"));
   CHECK(std::count(r.text.begin(), r.text.end(), '\n') == 1);
 }
+
+TEST_CASE("llmsim check on a JSON-lines file: a row per run, or one run with --run", "[files]") {
+  const std::string file = kData + "lambdalabs-h100-llama3-8b-v0.5.4-append.jsonl";
+  const std::string common = " --gpu h100-80gb-sxm --model llama-3.1-8b --engine-version 0.5.4 " + kArgs;
+  auto r = cli("check " + file + common);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.text, Catch::Contains("2 runs, one per line") && Catch::Contains("mean TTFT err") &&
+                         Catch::Contains("median |err|"));
+  CHECK_THAT(r.text, Catch::Contains("320"));
+  // --json: every run's full comparison, each with its line.
+  r = cli("check " + file + common + " --json", "2>/dev/null");
+  REQUIRE(r.code == 0);
+  const auto doc = llmsim::parse_json(r.text, "stdout");
+  REQUIRE(doc["runs"].size() == 2);
+  CHECK(doc["runs"][1]["line"] == 2);
+  CHECK(doc["runs"][1]["scenario"]["workload"]["num_requests"] == 320);
+  // --run 2: that run's table, as for a single-run file.
+  r = cli("check " + file + common + " --run 2");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.text, Catch::Contains("line 2") && Catch::Contains("320 completed") && Catch::Contains("p99_latency_ms"));
+  r = cli("check " + file + common + " --run 3");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::Contains("--run") && Catch::Contains("lines 1, 2"));
+  r = cli("check " + file + common + " --scenario-out /tmp/llmsim_never_written.json");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.text, Catch::Contains("--scenario-out") && Catch::Contains("--run"));
+}
+
+TEST_CASE("llmsim check reads SGLang bench_serving output", "[files]") {
+  const auto r = cli("check " + kData + "livinfly-a100pcie-sglang047-mistral7b-online.jsonl --gpu a100-40gb-pcie "
+                     "--model mistral-7b --run 1");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.text, Catch::Contains("mean_e2e_latency_ms") && Catch::Contains("concurrency") &&
+                         Catch::Contains("SGLang runtime"));
+}

@@ -99,3 +99,25 @@ def test_check_messages_name_the_field(tmp_path):
     with pytest.raises(ValueError, match="request_rate") as e:
         llmsim.check(slow, gpu="h100-80gb-sxm", model="llama-3.1-8b", vllm_args=ARGS)
     assert "time_scale" not in str(e.value)
+
+
+def test_check_json_lines_every_run_or_one(tmp_path):
+    appended = DATA / "lambdalabs-h100-llama3-8b-v0.5.4-append.jsonl"
+    kw = dict(gpu="h100-80gb-sxm", model="llama-3.1-8b", engine_version="0.5.4")
+    every = llmsim.check(appended, **kw)
+    assert list(every.columns[:2]) == ["run", "key"]
+    assert sorted(every["run"].unique()) == [1, 2]
+    assert len(every.attrs["runs"]) == 2
+    one = llmsim.check(appended, run=2, **kw)
+    assert one.attrs["line"] == 2
+    assert one.set_index("key").loc["completed", "measured"] == 320
+    same = every[every["run"] == 2].drop(columns="run").reset_index(drop=True)
+    assert same["predicted"].tolist() == pytest.approx(one["predicted"].tolist())
+    with pytest.raises(ValueError, match="--run.*lines 1, 2"):
+        llmsim.check(appended, run=3, **kw)
+    with pytest.raises(ValueError, match="run: expected a line number"):
+        llmsim.check(appended, run=0, **kw)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(appended.read_text().splitlines()[0] + "\n" + '{"duration": "x", "completed": 3, "total_input_tokens": 1, "total_output_tokens": 2, "mean_ttft_ms": 3}\n')
+    with pytest.raises(ValueError, match="bad.jsonl line 2: duration"):
+        llmsim.check(bad, **kw)

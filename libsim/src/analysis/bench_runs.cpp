@@ -1,15 +1,11 @@
-// RUNS.json and the benchmark result files it names. Result formats: vllm/benchmarks/latency.py (and
-// benchmarks/benchmark_latency.py: {"avg_latency", "latencies", "percentiles"}), throughput.py ({"elapsed_time",
-// "num_requests", "total_num_tokens", "requests_per_second", "tokens_per_second"}), serve.py (vllm_result.hpp),
-// SGLang bench_one_batch's result.jsonl (one object per batch size: "prefill_latency", "median_decode_latency",
-// "overall_latency", ...).
+// RUNS.json and the benchmark result files it names (the files themselves: bench_files.cpp).
 #include "llmsim/analysis/bench_runs.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <sstream>
 
+#include "bench_files.hpp"
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/static_batch.hpp"
 #include "llmsim/analysis/vllm_check.hpp"
@@ -24,63 +20,7 @@ namespace llmsim::analysis {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// What a result file is, from its keys (the tools write no format tag).
-enum class FileType { vllm_latency, vllm_throughput, vllm_serve, sglang_one_batch, sglang_serving, llama_bench, unknown };
-
-const char* describe(FileType t) {
-  switch (t) {
-    case FileType::vllm_latency: return "a vLLM latency result (vllm bench latency --output-json)";
-    case FileType::vllm_throughput: return "a vLLM throughput result (vllm bench throughput --output-json)";
-    case FileType::vllm_serve: return "a vLLM serving result (vllm bench serve --save-result)";
-    case FileType::sglang_one_batch: return "an SGLang bench_one_batch result (result.jsonl)";
-    case FileType::sglang_serving: return "an SGLang bench_serving result";
-    case FileType::llama_bench: return "a llama-bench -o json result";
-    case FileType::unknown: return "unknown";
-  }
-  return "unknown";
-}
-
-constexpr const char* kKnownTypes =
-    "vllm bench latency --output-json (avg_latency, latencies, percentiles), vllm bench throughput --output-json "
-    "(elapsed_time, requests_per_second), vllm bench serve --save-result (duration, mean_ttft_ms, ...), SGLang "
-    "bench_one_batch result.jsonl (prefill_latency, median_decode_latency, overall_latency)";
-
-bool has(const Json& j, const char* k) { return j.is_object() && j.contains(k); }
-
-FileType file_type(const Json& j) {
-  if (j.is_array() && !j.empty() && has(j[0], "avg_ts") && has(j[0], "n_prompt")) return FileType::llama_bench;
-  if (has(j, "avg_latency") && has(j, "latencies")) return FileType::vllm_latency;
-  if (has(j, "elapsed_time") && has(j, "requests_per_second")) return FileType::vllm_throughput;
-  if (has(j, "prefill_latency") && has(j, "overall_latency")) return FileType::sglang_one_batch;
-  if (has(j, "median_e2e_latency_ms") || (has(j, "backend") && j["backend"].is_string() &&
-                                          j["backend"].get<std::string>().rfind("sglang", 0) == 0))
-    return FileType::sglang_serving;
-  if (has(j, "duration") && (has(j, "request_throughput") || has(j, "mean_ttft_ms"))) return FileType::vllm_serve;
-  return FileType::unknown;
-}
-
-FileType expected_type(spec::BenchKind k) {
-  switch (k) {
-    case spec::BenchKind::vllm_latency: return FileType::vllm_latency;
-    case spec::BenchKind::vllm_throughput: return FileType::vllm_throughput;
-    case spec::BenchKind::vllm_serve: return FileType::vllm_serve;
-    case spec::BenchKind::sglang_one_batch: return FileType::sglang_one_batch;
-  }
-  return FileType::unknown;
-}
-
-double positive(const JsonView& v, const std::string& key) {
-  const double x = v.number(key);
-  if (!(x > 0) || !std::isfinite(x)) v[key].fail("must be a positive number, got " + v[key].json().dump());
-  return x;
-}
-
-std::string base_name(std::string s) {
-  while (!s.empty() && s.back() == '/') s.pop_back();
-  const auto p = s.rfind('/');
-  return p == std::string::npos ? s : s.substr(p + 1);
-}
+using bench_files::FileType;
 
 /// The model a run names: its "model", else the command's, matched to a catalogue id by name.
 std::string model_of(const std::string& given, const std::string& hf, const std::string& where,
@@ -91,98 +31,6 @@ std::string model_of(const std::string& given, const std::string& hf, const std:
   if (hf.find('/') == std::string::npos || hf.ends_with(".json")) return hf;
   throw ConfigError(where + ".model", "'" + hf + "' is not a catalogue model; set \"model\" to a catalogue id "
                                       "(llmsim catalog models) or the checkpoint's config.json");
-}
-
-void check_same_model(const std::string& file_model, const std::string& cmd_model, const std::string& where) {
-  if (file_model.empty() || cmd_model.empty()) return;
-  if (base_name(file_model) != base_name(cmd_model)) {
-    throw ConfigError(where + ".command", "the command runs model '" + cmd_model + "' but the result file is of '" +
-                                              file_model + "' (command/file mismatch)");
-  }
-}
-
-}  // namespace
-
-namespace {
-
-void read_measured(BenchRun& run, const Json& doc, FileType type, const std::string& text,
-                   const spec::BenchCommand& cmd) {
-  const JsonView v(doc, run.name);
-  switch (type) {
-    case FileType::vllm_latency: {
-      run.measured.push_back({"avg_latency", positive(v, "avg_latency")});
-      const auto n = static_cast<std::int64_t>(doc["latencies"].is_array() ? doc["latencies"].size() : 0);
-      if (cmd.has("num_iters") && n != cmd.integer("num_iters", 0)) {
-        throw ConfigError(run.name + ".command", "--num-iters " + cmd.flags.at("num_iters") + " but the file holds " +
-                                                     std::to_string(n) + " latencies (command/file mismatch)");
-      }
-      if (cmd.integer("n", 1) != 1 || cmd.has("use_beam_search")) {
-        throw ConfigError(run.name + ".command", "--n > 1 / --use-beam-search: llmsim models one sequence per prompt");
-      }
-      break;
-    }
-    case FileType::vllm_throughput: {
-      const double elapsed = positive(v, "elapsed_time");
-      const auto n = v.integer("num_requests");
-      run.measured.push_back({"requests_per_second", static_cast<double>(n) / elapsed});
-      if (cmd.has("num_prompts") && n != cmd.integer("num_prompts", 0)) {
-        throw ConfigError(run.name + ".command", "--num-prompts " + cmd.flags.at("num_prompts") + " but the file ran " +
-                                                     std::to_string(n) + " requests (command/file mismatch)");
-      }
-      if (!cmd.has("input_len") || !cmd.has("output_len")) {
-        throw ConfigError(run.name + ".command", "a throughput run over a dataset: its prompt and output lengths are "
-                                                 "not in the file; run it with --input-len and --output-len");
-      }
-      run.requests = n;
-      run.batch = n;
-      run.input_len = cmd.integer("input_len", 0);
-      run.output_len = cmd.integer("output_len", 0);
-      break;
-    }
-    case FileType::vllm_serve: {
-      run.serve = parse_vllm_result(text, run.name);
-      if (cmd.has("num_prompts") && run.serve->num_prompts && run.serve->num_prompts != cmd.integer("num_prompts", 0)) {
-        throw ConfigError(run.name + ".command", "--num-prompts " + cmd.flags.at("num_prompts") + " but the file ran " +
-                                                     std::to_string(run.serve->num_prompts) + " (command/file mismatch)");
-      }
-      check_same_model(run.serve->model_id, cmd.engine.model, run.name);
-      for (const auto& s : run.serve->scalars)
-        if (s.key == "output_throughput" && s.value > 0) run.measured.push_back({s.key, s.value});
-      for (const auto& l : run.serve->latencies)
-        if (l.statistic == "mean" && (l.metric == "ttft" || l.metric == "tpot") && l.value_ms > 0)
-          run.measured.push_back({l.key, l.value_ms});
-      run.requests = run.serve->completed;
-      break;
-    }
-    case FileType::sglang_one_batch: {
-      run.batch = v.integer("batch_size");
-      run.input_len = v.integer("input_len");
-      run.output_len = v.integer("output_len");
-      run.measured.push_back({"prefill_latency", positive(v, "prefill_latency")});
-      if (run.output_len > 2) run.measured.push_back({"median_decode_latency", positive(v, "median_decode_latency")});
-      run.measured.push_back({"overall_latency", positive(v, "overall_latency")});
-      break;
-    }
-    default: break;
-  }
-  if (run.measured.empty()) throw ConfigError(run.name, "the file holds no number llmsim can predict");
-}
-
-/// The result file's documents: one JSON value, or JSON lines (SGLang appends one object per run).
-std::vector<Json> documents(const std::string& text, const std::string& where) {
-  try {
-    return {parse_json(text, where)};
-  } catch (const ConfigError&) {
-    std::vector<Json> out;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      out.push_back(parse_json(line, where));  // rethrows the line's JSON error
-    }
-    if (out.size() < 2) throw;
-    return out;
-  }
 }
 
 }  // namespace
@@ -226,6 +74,44 @@ std::int64_t length_of(const spec::BenchCommand& cmd, const Field& f, const char
   return f.run.has(key) ? f.run.integer(key) : fallback;
 }
 
+/// A llama-bench test as a scenario: the release from the file's build_number (unless the run names one), the
+/// weights from its model_type ("llama 8B Q4_K - Medium"), the prompt chunk from n_ubatch. ConfigError naming the
+/// run for weights llmsim has no format for, or a model not on the GPU (n_gpu_layers 0).
+void llama_bench_scenario(BenchRun& run, const Json& test, const Field& f, Json& s, std::string& runtime_text) {
+  const JsonView v(test, run.name);
+  if (run.runtime_from.rfind("no engine version", 0) == 0 && v.has("build_number")) {
+    const std::string release = "llama.cpp==b" + std::to_string(v.integer("build_number"));
+    try {
+      run.runtime = spec::parse_runtime(release, run.name + ".build_number");
+      runtime_text = release;
+      run.runtime_from = "llama-bench build_number " + std::to_string(v.integer("build_number"));
+      run.notes_out.erase(std::remove_if(run.notes_out.begin(), run.notes_out.end(),
+                                         [](const std::string& n) { return n.rfind("no engine version", 0) == 0; }),
+                          run.notes_out.end());
+    } catch (const ConfigError&) {
+      // a build outside the modelled range: the default llama.cpp runtime, as noted
+    }
+  }
+  if (v.has("n_gpu_layers") && v.integer("n_gpu_layers") == 0)
+    v["n_gpu_layers"].fail("0: the model ran on the CPU; llmsim models GPU runs (llama-bench -ngl 99)");
+  if (!f.has("weights") && !s.contains("quant") && !s.contains("dtype")) {
+    const std::string type = v.string_or("model_type", "");
+    if (type.find("Q4_K - Medium") != std::string::npos) s["quant"] = {{"weights", "gguf-q4_k_m"}};
+    else if (type.find("Q8_0") != std::string::npos) s["quant"] = {{"weights", "gguf-q8_0"}};
+    else if (type.find("BF16") != std::string::npos) s["dtype"] = "bfloat16";
+    else if (type.find("F16") != std::string::npos) s["dtype"] = "float16";
+    else
+      v["model_type"].fail("'" + type + "': weights llmsim has no format for (it models GGUF Q4_K_M, Q8_0, F16 and "
+                           "BF16); set the run's \"weights\" to the closest if you accept the difference");
+  }
+  for (const char* k : {"type_k", "type_v"})
+    if (v.has(k) && v.string(k) != "f16") run.notes_out.push_back(std::string(k) + " " + v.string(k) + ": a quantized KV cache is not modelled for llama.cpp");
+  run.prompt_chunk = v.integer_or("n_ubatch", 512);  // llama-bench's default micro-batch
+  if (run.prompt_chunk < 1) v["n_ubatch"].fail("must be >= 1, got " + std::to_string(run.prompt_chunk));
+  // llama-bench sizes its context to the test: n_ctx = n_prompt + n_gen (+ n_depth).
+  if (!s.contains("max_model_len")) s["max_model_len"] = run.input_len + run.output_len + 1;
+}
+
 void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::path& dir,
               const std::string& gpu_default, const std::string& gpu_override, const spec::Catalog& catalog,
               std::vector<BenchRun>& out) {
@@ -251,7 +137,8 @@ void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::
     f["replicas"].fail("a profile is fitted from one engine's runs; this run spread over several replicas");
   const auto cmd = spec::parse_bench_command(base.command, label + ".command");
   base.kind = cmd.kind;
-  base.engine = f.string_or("engine", cmd.kind == spec::BenchKind::sglang_one_batch ? "sglang" : "vllm");
+  const bool sglang_cmd = cmd.kind == spec::BenchKind::sglang_one_batch || cmd.kind == spec::BenchKind::sglang_serving;
+  base.engine = f.string_or("engine", sglang_cmd ? "sglang" : cmd.kind == spec::BenchKind::llama_bench ? "llama.cpp" : "vllm");
   base.engine_version = r.has("engine_version") || r.has("vllm_version")
                             ? r.string_or("engine_version", r.string_or("vllm_version", ""))
                             : root.string_or("engine_version", root.string_or("vllm_version", ""));
@@ -270,7 +157,9 @@ void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::
     }
     base.runtime_from = base.engine + " " + base.engine_version;
   } else {
-    base.runtime = base.engine == "sglang" ? spec::Runtime::sglang : spec::Runtime::vllm_v1;
+    base.runtime = base.engine == "sglang"      ? spec::Runtime::sglang
+                   : base.engine == "llama.cpp" ? spec::Runtime::llama_cpp
+                                                : spec::Runtime::vllm_v1;
     runtime_text = spec::to_string(base.runtime);
     base.runtime_from = "no engine version given: " + runtime_text + " assumed";
     base.notes_out.push_back(base.runtime_from);
@@ -279,6 +168,8 @@ void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::
   spec::VllmServeArgs engine = cmd.engine;
   if (!base.server_command.empty() && cmd.kind == spec::BenchKind::vllm_serve)
     engine = spec::parse_vllm_serve_args(base.server_command);
+  if (!base.server_command.empty() && cmd.kind == spec::BenchKind::sglang_serving)
+    engine = spec::parse_sglang_server_args(base.server_command, label + ".server_command");
   if (!engine.not_modelled.empty()) {
     std::string s;
     for (const auto& a : engine.not_modelled) s += (s.empty() ? "" : ", ") + a;
@@ -293,25 +184,66 @@ void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::
     if (const auto w = weights_id(f.string_or("weights", ""))) args["quant"] = {{"weights", *w}};
 
   const std::string text = read_text_file((dir / result).string(), label + ".result");
-  std::vector<Json> docs;
-  if (text.find("\"mean_ttft_ms\"") != std::string::npos || text.find("\"request_throughput\"") != std::string::npos) {
-    docs.push_back(Json::object({{"duration", 1}, {"request_throughput", 1}}));  // typed below by parse_vllm_result
+  // The file's runs: serving results through the serving reader (one per line of a JSON-lines file), else its JSON
+  // documents (one per line of SGLang's bench_one_batch result.jsonl; one per test of a llama-bench array).
+  const bool serving = cmd.kind == spec::BenchKind::vllm_serve || cmd.kind == spec::BenchKind::sglang_serving;
+  auto mismatch = [&](FileType type) {
+    throw ConfigError(label + ".result", std::string("the file is ") + bench_files::describe(type) +
+                                             " but the command is '" + spec::to_string(cmd.kind) +
+                                             "' (command/file mismatch)");
+  };
+  struct Doc {
+    Json json;
+    std::optional<VllmResult> serve;
+    std::string name;
+  };
+  std::vector<Doc> docs;
+  if (serving) {
+    std::vector<VllmResult> results;
+    try {
+      results = parse_vllm_results(text, label);
+    } catch (const ConfigError&) {
+      FileType t = FileType::unknown;
+      try {
+        t = bench_files::file_type(bench_files::documents(text, label).front());
+      } catch (const ConfigError&) {
+      }
+      if (t != FileType::unknown && t != FileType::vllm_serve && t != FileType::sglang_serving) mismatch(t);
+      throw;
+    }
+    for (auto& r : results) {
+      const std::string name = r.line > 0 && results.size() > 1 ? label + " line " + std::to_string(r.line) : label;
+      docs.push_back({Json::object(), std::move(r), name});
+    }
   } else {
-    docs = documents(text, label);
+    if (text.find("\"mean_ttft_ms\"") != std::string::npos)
+      mismatch(text.find("_e2e_latency_ms\"") != std::string::npos ? FileType::sglang_serving : FileType::vllm_serve);
+    const auto js = bench_files::documents(text, label);
+    if (js.size() == 1 && bench_files::file_type(js[0]) == FileType::llama_bench) {
+      for (std::size_t k = 0; k < js[0].size(); ++k)
+        docs.push_back({js[0][k], std::nullopt, label + " test " + std::to_string(k)});
+    } else {
+      for (std::size_t k = 0; k < js.size(); ++k)
+        docs.push_back({js[k], std::nullopt, js.size() > 1 ? label + " line " + std::to_string(k + 1) : label});
+    }
   }
-  for (std::size_t k = 0; k < docs.size(); ++k) {
-    const FileType type = file_type(docs[k]);
+  for (const auto& d : docs) {
+    const FileType type = d.serve ? bench_files::serve_type(*d.serve)
+                          : cmd.kind == spec::BenchKind::llama_bench && d.json.is_object() && d.json.contains("avg_ts")
+                              ? FileType::llama_bench
+                              : bench_files::file_type(d.json);
     if (type == FileType::unknown) {
       throw ConfigError(label + ".result", "unknown file type: not a benchmark result llmsim reads (" +
-                                               std::string(kKnownTypes) + ")");
+                                               std::string(bench_files::kKnownTypes) + ")");
     }
-    if (type != expected_type(cmd.kind)) {
-      throw ConfigError(label + ".result", std::string("the file is ") + describe(type) + " but the command is '" +
-                                               spec::to_string(cmd.kind) + "' (command/file mismatch)");
-    }
+    if (type != bench_files::expected_type(cmd.kind)) mismatch(type);
     BenchRun run = base;
-    if (docs.size() > 1) run.name = label + " line " + std::to_string(k + 1);
-    read_measured(run, docs[k], type, text, cmd);
+    run.name = d.name;
+    run.serve = d.serve;
+    bench_files::read_measured(run, d.json, type, cmd);
+    Json s = args;
+    std::string run_runtime = runtime_text;
+    if (type == FileType::llama_bench) llama_bench_scenario(run, d.json, f, s, run_runtime);
     if (run.kind == spec::BenchKind::vllm_latency) {
       run.batch = length_of(cmd, f, "batch_size", "batch", 8, label);
       run.input_len = length_of(cmd, f, "input_len", "input_len", 32, label);
@@ -320,11 +252,10 @@ void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::
     std::string hf = engine.model.empty() && run.serve ? run.serve->model_id : engine.model;
     if (hf.empty()) hf = f.string_or("hf_model", "");
     run.model = model_of(f.string_or("model", ""), hf, label, catalog);
-    Json s = args;
     s["model"] = run.model;
     s["hardware"] = {{"gpu", run.gpu}};
-    s["engine"] = {{"runtime", runtime_text}};
-    if (run.batch > 0 && run.kind != spec::BenchKind::vllm_serve && !s.contains("max_num_seqs"))
+    s["engine"] = {{"runtime", run_runtime}};
+    if (run.batch > 0 && !serving && !s.contains("max_num_seqs"))
       s["engine"]["max_num_seqs"] = std::max<std::int64_t>(run.batch, 1);
     run.scenario = std::move(s);
     out.push_back(std::move(run));
@@ -377,7 +308,7 @@ BenchRuns read_bench_runs(const std::string& path, const std::string& gpu_overri
 
 BenchPredictor::BenchPredictor(const BenchRun& run, const spec::Catalog& catalog) : run_(&run), catalog_(&catalog) {
   try {
-    if (run.kind == spec::BenchKind::vllm_serve) {
+    if (run.serve) {
       std::vector<std::string> notes;
       VllmCheckOptions o;
       o.scenario = run.scenario;
@@ -389,7 +320,7 @@ BenchPredictor::BenchPredictor(const BenchRun& run, const spec::Catalog& catalog
   } catch (const ConfigError& e) {
     throw ConfigError(run.name, e.what());
   }
-  if (run.kind == spec::BenchKind::vllm_serve) return;
+  if (run.serve) return;
   if (run.input_len + run.output_len > resolved_.max_model_len) {
     throw ConfigError(run.name, "input_len + output_len = " + std::to_string(run.input_len + run.output_len) +
                                     " tokens exceeds max_model_len " + std::to_string(resolved_.max_model_len));
@@ -409,7 +340,7 @@ std::vector<double> BenchPredictor::predict(const perf::HardwareProfile& profile
   const BenchRun& run = *run_;
   std::vector<double> out;
   const std::string inline_profile = perf::to_json(profile).dump();
-  if (run.kind == spec::BenchKind::vllm_serve) {
+  if (run.serve) {
     VllmCheckOptions o;
     o.scenario = run.scenario;
     o.scenario["hardware"]["gpu_profile"] = inline_profile;
@@ -445,6 +376,16 @@ std::vector<double> BenchPredictor::predict(const perf::HardwareProfile& profile
                            perf::runtime_of(e));
   StaticBatchOptions opt;
   if (run.kind == spec::BenchKind::vllm_latency) opt.max_batched_tokens = e.max_num_batched_tokens;
+  if (run.kind == spec::BenchKind::llama_bench) opt.max_batched_tokens = run.prompt_chunk;
+  if (run.kind == spec::BenchKind::llama_bench) {
+    // pp: the prompt's chunks; tg: n_gen one-token steps after the context; pg: both (llama-bench's tests).
+    const auto& m = run.measured.front();
+    const auto t = static_batch(cm, 1, run.input_len, std::max<std::int64_t>(run.output_len, 0) + 1, opt);
+    if (m.key == "pp_tokens_per_s") out.push_back(static_cast<double>(run.input_len) / t.prefill_s);
+    else if (m.key == "tg_tokens_per_s") out.push_back(static_cast<double>(run.output_len) / t.decode_s);
+    else out.push_back(static_cast<double>(run.input_len + run.output_len) / t.total_s());
+    return out;
+  }
   const auto t = static_batch(cm, run.batch, run.input_len, run.output_len, opt);
   for (const auto& m : run.measured) {
     if (m.key == "avg_latency" || m.key == "overall_latency") out.push_back(t.total_s());

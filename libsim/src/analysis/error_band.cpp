@@ -41,6 +41,12 @@ std::string band_batch_bucket(std::int64_t b) {
 
 std::string ErrorBand::describe() const {
   if (!known()) return "typical error unknown in this regime (too few validation measurements)";
+  if (cross_validated) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.0f%%", 100 * typical);
+    return std::string("typical error ±") + b + " with this calibrated profile (" + group + "), from " +
+           std::to_string(n) + " cross-validated runs";
+  }
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.0f%%", 100 * typical);
   return std::string("typical error ±") + buf + " in this regime (" + group + "), from " + std::to_string(n) +
@@ -124,13 +130,38 @@ Regime regime_of(const spec::ResolvedScenario& s, MetricFamily metric, std::int6
   return r;
 }
 
+std::optional<ErrorBand> profile_error_band(const spec::ResolvedScenario& s) {
+  const std::string& ref = s.scenario.hardware.gpu_profile;
+  if (ref.empty()) return std::nullopt;
+  perf::HardwareProfile p;
+  try {
+    p = perf::load_profile(ref, perf::default_profile(s.gpu));
+  } catch (const ConfigError&) {
+    return std::nullopt;  // the cost model reports a bad profile; the band falls back to the table
+  }
+  if (!p.cross_validated_error || p.cross_validated_error->values < 1) return std::nullopt;
+  if (perf::runtime_mismatch(p, s.scenario.engine.resolved_runtime())) return std::nullopt;
+  const auto& cv = *p.cross_validated_error;
+  ErrorBand b;
+  b.typical = cv.median_abs;
+  b.p90 = cv.p90_abs;
+  b.signed_median = cv.signed_median;
+  b.n = static_cast<std::size_t>(cv.runs);
+  b.blind = true;  // each value predicted by a fit that had not seen its run
+  b.cross_validated = true;
+  b.group = "its leave-one-run-out error over " + std::to_string(cv.values) + " measured values" +
+            (p.runtime.empty() ? "" : ", " + p.runtime);
+  return b;
+}
+
 metrics::ErrorBands error_bands(const spec::ResolvedScenario& s, const metrics::Summary& summary,
                                 const std::vector<ErrorBandGroup>& table) {
   metrics::ErrorBands out;
   out.known = true;
   const auto batch = static_cast<std::int64_t>(std::llround(std::max(1.0, summary.batch.mean_seqs)));
+  const auto calibrated = profile_error_band(s);
   auto fill = [&](MetricFamily m, metrics::ErrorBandStats& b) {
-    const ErrorBand e = error_band(regime_of(s, m, batch), table);
+    const ErrorBand e = calibrated ? *calibrated : error_band(regime_of(s, m, batch), table);
     b.typical = e.typical;
     b.p90 = e.p90;
     b.n = e.n;

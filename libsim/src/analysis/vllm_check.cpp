@@ -13,6 +13,7 @@
 
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/evaluate.hpp"
+#include "llmsim/analysis/result_notes.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
 #include "llmsim/core/rng.hpp"
@@ -150,10 +151,18 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
     }
   }
   // The release the run used: engine.runtime "vllm==X" (its runtime and scheduler), over the scenario's own.
+  const bool sglang_server = r.backend.rfind("sglang", 0) == 0;
   if (!o.engine_version.empty()) {
     if (!doc.contains("engine") || !doc["engine"].is_object()) doc["engine"] = Json::object();
-    doc["engine"]["runtime"] =
-        spec::is_engine_version(o.engine_version) ? o.engine_version : "vllm==" + o.engine_version;
+    doc["engine"]["runtime"] = spec::is_engine_version(o.engine_version)
+                                   ? o.engine_version
+                                   : (sglang_server ? "sglang==" : "vllm==") + o.engine_version;
+  } else if (sglang_server && !(doc.contains("engine") && doc["engine"].is_object() &&
+                                doc["engine"].contains("runtime"))) {
+    // The server was SGLang (backend "sglang" / "sglang-oai"): its runtime, unless the scenario names one.
+    if (!doc.contains("engine") || !doc["engine"].is_object()) doc["engine"] = Json::object();
+    doc["engine"]["runtime"] = "sglang";
+    notes.push_back("backend '" + r.backend + "': simulated on llmsim's SGLang runtime");
   }
   // The model: --model, the command line's, the scenario's, else the file's model_id by name.
   std::string hf_name = r.model_id;
@@ -195,9 +204,17 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
   const bool lists = !r.input_lens.empty();
   const auto n = static_cast<std::int64_t>(lists ? r.input_lens.size() : static_cast<std::size_t>(r.completed));
   if (n < 1) throw ConfigError(r.source, "completed: no request completed, nothing to compare");
-  const std::int64_t mean_in = std::max<std::int64_t>(1, std::llround(static_cast<double>(r.total_input_tokens) / static_cast<double>(std::max<std::int64_t>(1, r.completed))));
-  const std::int64_t mean_out = std::max<std::int64_t>(1, std::llround(static_cast<double>(r.total_output_tokens) / static_cast<double>(std::max<std::int64_t>(1, r.completed))));
-  if (!lists) {
+  // The mean lengths: from the totals when the file states them (a VllmResult built field by field may set only
+  // those), else the lengths a latency-only summary asked for.
+  const double done = static_cast<double>(std::max<std::int64_t>(1, r.completed));
+  const std::int64_t mean_in = std::max<std::int64_t>(
+      1, r.total_input_tokens > 0 ? std::llround(static_cast<double>(r.total_input_tokens) / done) : r.mean_input_len);
+  const std::int64_t mean_out = std::max<std::int64_t>(
+      1, r.total_output_tokens > 0 ? std::llround(static_cast<double>(r.total_output_tokens) / done) : r.mean_output_len);
+  if (!lists && r.total_input_tokens == 0 && r.total_output_tokens == 0) {
+    notes.push_back("the file states no token totals: every request is " + std::to_string(mean_in) + " prompt / " +
+                    std::to_string(mean_out) + " output tokens, the lengths the run asked for");
+  } else if (!lists) {
     notes.push_back("the file has no per-request lengths (saved without details): every request is " +
                     std::to_string(mean_in) + " prompt / " + std::to_string(mean_out) + " output tokens, the means");
   }
@@ -270,6 +287,9 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
     notes.push_back("simulated as " + *s.engine.runtime_release + ": runtime '" +
                     spec::to_string(s.engine.resolved_runtime()) + "', policy '" + spec::to_string(s.engine.policy) +
                     "'; the client's warm-up request is not simulated");
+  } else if (sglang_server) {
+    notes.push_back("simulated with policy '" + spec::to_string(s.engine.policy) + "' on runtime '" +
+                    spec::to_string(s.engine.resolved_runtime()) + "'; the client's warm-up request is not simulated");
   } else {
     notes.push_back("the file does not record vLLM's version or scheduler: simulated with policy '" +
                     spec::to_string(s.engine.policy) + "' on runtime '" +
@@ -277,7 +297,11 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
                     "' (name the release with --engine-version, e.g. 0.5.4, when the run predates vLLM 0.8's V1 "
                     "engine); the client's warm-up request is not simulated");
   }
-  if (!r.backend.empty() && r.backend != "vllm" && r.backend != "openai" && r.backend != "openai-chat") {
+  if (!s.engine.runtime_release) {
+    if (const auto hint = version_hint(r, s)) notes.push_back(*hint);
+  }
+  if (!r.backend.empty() && r.backend != "vllm" && r.backend != "openai" && r.backend != "openai-chat" &&
+      !sglang_server) {
     notes.push_back("the measured server was '" + r.backend + "' (backend), while llmsim models vLLM's engine");
   }
   return s;
@@ -320,6 +344,7 @@ VllmResult served_requests(const VllmResult& r, std::vector<std::string>& notes)
 VllmCheck check_vllm_result(const VllmResult& measured, const VllmCheckOptions& o, const spec::Catalog& catalog) {
   VllmCheck c;
   c.source = measured.source;
+  c.line = measured.line;
   const VllmResult r = served_requests(measured, c.notes);
   c.scenario = vllm_check_scenario(r, o, catalog, c.notes);
   const auto resolved = spec::resolve(c.scenario, catalog);
@@ -361,6 +386,8 @@ VllmCheck check_vllm_result(const VllmResult& measured, const VllmCheckOptions& 
   }
   const double completed = static_cast<double>(result.requests.size());
   const double duration = t1 - t0;
+  double busy = 0;  // request-seconds in flight: SGLang's "concurrency" is their sum over the duration
+  for (double x : e2el.v) busy += x / 1e3;
   if (zero_out > 0 && replayed) {
     c.notes.push_back(std::to_string(zero_out) + " requests streamed no text (output_lens 0): vLLM's client " +
                       "recorded TTFT 0 for them, so the predicted TTFT statistics count them as 0 too");
@@ -383,6 +410,11 @@ VllmCheck check_vllm_result(const VllmResult& measured, const VllmCheckOptions& 
                       "not comparable with llmsim's per-token ITL; compare TPOT");
   }
 
+  if (r.duration_s <= 0) {
+    c.notes.push_back("a latency-only summary: the file states no duration, so the run's throughput and duration "
+                      "are not compared; only the statistics it states are");
+  }
+  if (const auto stall = start_stall_note(measured)) c.notes.push_back(*stall);
   auto row = [&](const std::string& key, double measured, std::optional<double> predicted, std::string note = "") {
     VllmCheckRow x{key, measured, c.fits ? predicted : std::nullopt, std::nullopt, std::move(note)};
     if (x.predicted && measured != 0 && std::isfinite(*x.predicted)) x.rel_error = (*x.predicted - measured) / measured;
@@ -399,7 +431,8 @@ VllmCheck check_vllm_result(const VllmResult& measured, const VllmCheckOptions& 
       else if (s.key == "request_throughput") p = completed / duration;
       else if (s.key == "input_throughput") p = in_tokens / duration;
       else if (s.key == "output_throughput") p = out_tokens / duration;
-      else if (s.key == "total_token_throughput") p = (in_tokens + out_tokens) / duration;
+      else if (s.key == "total_token_throughput" || s.key == "total_throughput") p = (in_tokens + out_tokens) / duration;
+      else if (s.key == "concurrency") p = busy / duration;
       else if (s.key == "failed") note = s.value > 0 ? "failures are not modelled: the failed requests are left out" : "";
       else note = "needs the --goodput SLO of the run, which the file does not record";
     }
@@ -421,6 +454,23 @@ VllmCheck check_vllm_result(const VllmResult& measured, const VllmCheckOptions& 
   return c;
 }
 
+std::optional<double> check_error(const VllmCheck& c, const std::string& key) {
+  for (const auto& r : c.rows)
+    if (r.key == key) return r.rel_error;
+  return std::nullopt;
+}
+
+std::optional<double> median_abs_error(const VllmCheck& c) {
+  std::vector<double> e;
+  for (const auto& r : c.rows) {
+    const bool copied = r.key == "completed" || r.key == "failed" || r.key == "total_input_tokens" ||
+                        r.key == "total_output_tokens";
+    if (r.rel_error && r.note.empty() && !copied) e.push_back(std::abs(*r.rel_error));
+  }
+  if (e.empty()) return std::nullopt;
+  return numpy_percentile(e, 50);
+}
+
 Json to_json(const VllmCheck& c) {
   Json rows = Json::array();
   for (const auto& r : c.rows) {
@@ -430,7 +480,7 @@ Json to_json(const VllmCheck& c) {
                     {"rel_error", r.rel_error ? Json(*r.rel_error) : Json()},
                     {"note", r.note}});
   }
-  return Json{{"source", c.source}, {"fits", c.fits},          {"reason", c.reason},
+  return Json{{"source", c.source}, {"line", c.line}, {"fits", c.fits},          {"reason", c.reason},
               {"scenario", spec::to_json(c.scenario)},            {"rows", rows},
               {"notes", c.notes}};
 }

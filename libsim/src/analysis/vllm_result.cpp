@@ -46,11 +46,8 @@ std::string python_literals_to_json(std::string_view in) {
   return out;
 }
 
-/// What a JSON object that is not a vLLM result looks like, for the error message ("" = no idea).
+/// What a JSON object that is not a vLLM or SGLang serving result looks like, for the error message ("" = no idea).
 std::string foreign_tool(const Json& j) {
-  if (j.contains("mean_e2e_latency_ms") || j.contains("total_output_tokens_retokenized")) {
-    return "SGLang's bench_serving output (key 'mean_e2e_latency_ms')";
-  }
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (it.key().rfind("results_", 0) == 0) return "LLMPerf output (key '" + it.key() + "')";
   }
@@ -59,16 +56,27 @@ std::string foreign_tool(const Json& j) {
   }
   if (j.contains("metrics") && j["metrics"].is_object()) return "a benchmark report with a 'metrics' object";
   if (j.contains("benchmarks") || j.contains("benchmark_report")) return "a GuideLLM report";
+  if (j.contains("avg_latency") && j.contains("latencies")) return "a vLLM latency result (vllm bench latency)";
+  if (j.contains("elapsed_time") && j.contains("requests_per_second")) return "a vLLM throughput result (vllm bench throughput)";
+  if (j.contains("prefill_latency") && j.contains("overall_latency")) return "an SGLang bench_one_batch result";
   return "";
 }
 
-const char* const kRequired[] = {"duration", "completed", "total_input_tokens", "total_output_tokens",
-                                 "request_throughput"};
+/// SGLang's bench_serving writes E2EL as *_e2e_latency_ms and counts retokenized output; vLLM's client does neither.
+bool written_by_sglang(const Json& j) {
+  if (j.contains("total_output_tokens_retokenized") || j.contains("accept_length")) return true;
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key().ends_with("_e2e_latency_ms")) return true;
+  return false;
+}
 
-const std::vector<std::string> kScalarKeys{"duration",           "completed",        "failed",
+const char* const kCounted[] = {"duration", "completed", "total_input_tokens", "total_output_tokens",
+                                 "request_throughput", "num_prompts"};
+
+const std::vector<std::string> kScalarKeys{"duration",           "completed",           "failed",
                                            "total_input_tokens", "total_output_tokens", "request_throughput",
-                                           "request_goodput",    "input_throughput", "output_throughput",
-                                           "total_token_throughput"};
+                                           "request_goodput",    "input_throughput",    "output_throughput",
+                                           "total_token_throughput", "total_throughput", "concurrency"};
 
 std::vector<std::int64_t> lens(const JsonView& v, const char* key) {
   std::vector<std::int64_t> out;
@@ -85,11 +93,13 @@ std::vector<std::int64_t> lens(const JsonView& v, const char* key) {
 
 std::optional<VllmLatencyStat> parse_vllm_latency_key(const std::string& key) {
   if (key.size() < 6 || key.compare(key.size() - 3, 3, "_ms") != 0) return std::nullopt;
-  const std::string body = key.substr(0, key.size() - 3);
+  std::string body = key.substr(0, key.size() - 3);
+  const bool sglang_e2e = body.ends_with("_e2e_latency");  // SGLang's bench_serving: p99_e2e_latency_ms
+  if (sglang_e2e) body = body.substr(0, body.size() - 8);
   const auto us = body.rfind('_');
   if (us == std::string::npos) return std::nullopt;
   std::string stat = body.substr(0, us), metric = body.substr(us + 1);
-  if (metric == "latency") metric = "e2el";  // benchmark_serving.py's name before E2EL
+  if (metric == "latency" || (sglang_e2e && metric == "e2e")) metric = "e2el";  // benchmark_serving.py's name before E2EL
   if (metric != "ttft" && metric != "tpot" && metric != "itl" && metric != "e2el") return std::nullopt;
   VllmLatencyStat s;
   s.key = key;
@@ -120,37 +130,68 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
                                 "--save-result` writes one), got " + std::string(doc.type_name()));
     }
     const std::string tool = foreign_tool(doc);
-    if (!tool.empty() && (doc.contains("mean_e2e_latency_ms") || !v.has("completed") || !v.has("duration"))) {
+    bool any_latency = false;
+    for (auto it = doc.begin(); it != doc.end(); ++it)
+      any_latency = any_latency || (parse_vllm_latency_key(it.key()) && !it->is_null());
+    if (!tool.empty() && (!v.has("completed") || !any_latency)) {
       throw ConfigError(source, "not a vLLM benchmark result: this looks like " + tool +
-                                    "; llmsim check reads `vllm bench serve --save-result` (benchmark_serving.py) files");
+                                    "; llmsim check reads `vllm bench serve --save-result` (benchmark_serving.py) and "
+                                    "SGLang `bench_serving` files");
     }
-    for (const char* k : kRequired) {
-      if (v.has(k)) continue;
-      if (doc.contains(k))  // present as null, or NaN (read as null above): not missing, but not a number either
+    for (const char* k : kCounted) {
+      if (doc.contains(k) && !v.has(k))  // present as null, or NaN (read as null above): not a number
         throw ConfigError(source, std::string(k) + ": NaN or null (the run did not measure it); expected a number");
-      throw ConfigError(source, "not a vLLM benchmark result: missing '" + std::string(k) +
-                                    "' (`vllm bench serve --save-result` files have duration, completed, "
-                                    "total_input_tokens, mean_ttft_ms, ...)");
+    }
+    if (!v.has("duration") && !any_latency) {
+      throw ConfigError(source, "not a vLLM benchmark result: missing 'duration' and no latency statistics "
+                                "(`vllm bench serve --save-result` files have duration, completed, "
+                                "total_input_tokens, mean_ttft_ms, ...)");
     }
     VllmResult r;
     r.source = source;
+    r.client = written_by_sglang(doc) ? "sglang" : "vllm";
     r.date = v.string_or("date", "");
     r.backend = v.string_or("backend", "");
     r.model_id = v.string_or("model_id", "");
     r.tokenizer_id = v.string_or("tokenizer_id", "");
     r.num_prompts = v.integer_or("num_prompts", 0);
-    r.completed = v.integer("completed");
+    if (!v.has("completed") && !v.has("num_prompts")) {
+      throw ConfigError(source, "not a vLLM benchmark result: missing 'completed' (and no 'num_prompts'): the number "
+                                "of requests is unknown");
+    }
+    r.completed = v.has("completed") ? v.integer("completed") : r.num_prompts;
     r.failed = v.integer_or("failed", 0);
-    r.duration_s = v.number("duration");
-    r.total_input_tokens = v.integer("total_input_tokens");
-    r.total_output_tokens = v.integer("total_output_tokens");
-    if (!(r.duration_s > 0)) v["duration"].fail("must be > 0 s, got " + format_given(r.duration_s));
+    r.duration_s = v.number_or("duration", 0);
+    if (v.has("duration") && !(r.duration_s > 0)) v["duration"].fail("must be > 0 s, got " + format_given(r.duration_s));
     if (r.completed < 0) v["completed"].fail("must be >= 0, got " + std::to_string(r.completed));
     if (r.failed < 0) v["failed"].fail("must be >= 0, got " + std::to_string(r.failed));
-    if (r.total_input_tokens < 0)
-      v["total_input_tokens"].fail("must be >= 0, got " + std::to_string(r.total_input_tokens));
-    if (r.total_output_tokens < 0)
-      v["total_output_tokens"].fail("must be >= 0, got " + std::to_string(r.total_output_tokens));
+    // The lengths: the totals over the completed requests, else (a summary without totals) the lengths the run
+    // asked for: random_input_len (vLLM and SGLang, unless the dataset was another) or input_len.
+    const bool random_set = !v.has("dataset_name") || v.string_or("dataset_name", "") == "random";
+    auto mean_len = [&](const char* total, const char* random_key, const char* plain_key, std::int64_t& total_out,
+                        std::int64_t& mean_out) {
+      if (v.has(total)) {
+        total_out = v.integer(total);
+        if (total_out < 0) v[total].fail("must be >= 0, got " + std::to_string(total_out));
+        mean_out = r.completed > 0 ? std::llround(static_cast<double>(total_out) / static_cast<double>(r.completed)) : 0;
+        return;
+      }
+      const char* key = random_set && v.has(random_key) ? random_key : v.has(plain_key) ? plain_key : nullptr;
+      if (!key) {
+        throw ConfigError(source, std::string(total) + ": missing, and no " + random_key + " or " + plain_key +
+                                      ": the file does not say how long the requests were");
+      }
+      mean_out = v.integer(key);
+      if (mean_out < 1) v[key].fail("must be >= 1 token, got " + std::to_string(mean_out));
+    };
+    mean_len("total_input_tokens", "random_input_len", "input_len", r.total_input_tokens, r.mean_input_len);
+    mean_len("total_output_tokens", "random_output_len", "output_len", r.total_output_tokens, r.mean_output_len);
+    // The release, when the file states it (vLLM's --metadata version=..., SGLang's server_info.version).
+    for (const char* k : {"vllm_version", "engine_version", "version"})
+      if (r.version.empty() && doc.contains(k) && doc[k].is_string()) r.version = doc[k].get<std::string>();
+    if (r.version.empty() && doc.contains("server_info") && doc["server_info"].is_object() &&
+        doc["server_info"].contains("version") && doc["server_info"]["version"].is_string())
+      r.version = doc["server_info"]["version"].get<std::string>();
     if (v.has("request_rate")) {
       const auto& rr = doc["request_rate"];
       if (rr.is_string()) {
@@ -199,6 +240,16 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
     }
     r.input_lens = lens(v, "input_lens");
     r.output_lens = lens(v, "output_lens");
+    // SGLang's client lists every request too but states no 'failed': the ones beyond 'completed' failed.
+    if (r.client == "sglang" && !v.has("failed") && static_cast<std::int64_t>(r.input_lens.size()) > r.completed)
+      r.failed = static_cast<std::int64_t>(r.input_lens.size()) - r.completed;
+    if (v.has("ttfts")) {
+      for (const auto& e : v["ttfts"].elements()) {
+        const double x = e.json().is_null() ? 0.0 : e.as_number();  // a failed request's TTFT is 0 (or null)
+        if (x < 0) e.fail("must be >= 0 s, got " + format_given(x));
+        r.ttfts_s.push_back(x);
+      }
+    }
     if (r.input_lens.size() != r.output_lens.size()) {
       throw ConfigError(source, "input_lens has " + std::to_string(r.input_lens.size()) + " entries but output_lens " +
                                     std::to_string(r.output_lens.size()));
@@ -224,7 +275,57 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
 }
 
 VllmResult read_vllm_result(const std::string& path) {
-  return parse_vllm_result(read_text_file(path, "vLLM result"), path);
+  const auto runs = read_vllm_results(path);
+  if (runs.size() > 1) {
+    throw ConfigError(path, "holds " + std::to_string(runs.size()) + " runs, one per line (JSON lines, as "
+                            "--append-result writes): pick one (--run N, Python run=N)");
+  }
+  return runs.front();
+}
+
+std::vector<VllmResult> parse_vllm_results(std::string_view text, const std::string& source) {
+  // JSON lines when the first non-blank line is a whole JSON value by itself and more lines follow (a
+  // pretty-printed document's first line "{" is not); else one document.
+  std::vector<std::pair<int, std::string_view>> lines;
+  std::size_t start = 0;
+  for (int n = 1; start <= text.size(); ++n) {
+    const auto end = std::min(text.find('\n', start), text.size());
+    const auto line = text.substr(start, end - start);
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos) lines.emplace_back(n, line);
+    start = end + 1;
+  }
+  bool json_lines = false;
+  if (lines.size() > 1) {
+    try {
+      json_lines = parse_json(python_literals_to_json(lines.front().second), source).is_object();
+    } catch (const ConfigError&) {
+      json_lines = false;
+    }
+  }
+  std::vector<VllmResult> out;
+  if (!json_lines) {
+    out.push_back(parse_vllm_result(text, source));
+    return out;
+  }
+  for (const auto& [n, line] : lines) {
+    out.push_back(parse_vllm_result(line, source + " line " + std::to_string(n)));
+    out.back().line = n;
+  }
+  return out;
+}
+
+std::vector<VllmResult> read_vllm_results(const std::string& path) {
+  return parse_vllm_results(read_text_file(path, "benchmark result"), path);
+}
+
+const VllmResult& pick_vllm_run(const std::vector<VllmResult>& runs, int line) {
+  for (const auto& r : runs)
+    if (r.line == line || (r.line == 0 && line == 1)) return r;
+  std::string have;
+  for (const auto& r : runs) have += (have.empty() ? "" : ", ") + std::to_string(std::max(r.line, 1));
+  const std::string source = runs.empty() ? "" : runs.front().source.substr(0, runs.front().source.rfind(" line "));
+  throw ConfigError("--run", "no run on line " + std::to_string(line) + " of " + source + " (runs on line" +
+                                 (runs.size() > 1 ? "s " : " ") + have + ")");
 }
 
 }  // namespace llmsim::analysis

@@ -321,7 +321,7 @@ HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base
     v["attn_decode_bw_vs_context"].fail(
         "was replaced by the decode-attention kernel model: attn_decode_bw_efficiency, attn_decode_cta_bandwidth, "
         "attn_decode_cta_s, attn_decode_fixed_s (docs/cost-model.md; `llmsim calibrate-fit` writes them)");
-  v.allow_only({"format", "gpu_id", "source", "runtime", "engine_version", "mem_bw_efficiency", "mem_bw_vs_bytes", "gemm_eff_vs_m",
+  v.allow_only({"format", "gpu_id", "source", "runtime", "engine_version", "cross_validated_error", "mem_bw_efficiency", "mem_bw_vs_bytes", "gemm_eff_vs_m",
                 "gemm_bw_eff_vs_m", "gemm_fixed_s", "roofline_exponent", "attn_prefill_efficiency",
                 "attn_decode_bw_efficiency", "attn_decode_cta_bandwidth", "attn_decode_cta_s", "attn_decode_fixed_s",
                 "kernel_launch_s", "graph_launch_s", "cpu_overhead_per_iter_s", "cpu_overhead_per_seq_s",
@@ -338,6 +338,17 @@ HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base
   p.runtime = v.string_or("runtime", "");
   if (!p.runtime.empty()) (void)spec::parse_runtime(p.runtime, v.child_path("runtime"));
   p.engine_version = v.string_or("engine_version", "");
+  if (v.has("cross_validated_error")) {
+    const JsonView c = v["cross_validated_error"];
+    c.allow_only({"runs", "values", "median_abs", "p90_abs", "signed_median"});
+    HardwareProfile::CrossValidatedError e;
+    e.runs = static_cast<int>(c["runs"].as_integer_in(2, 1'000'000));
+    e.values = static_cast<int>(c["values"].as_integer_in(e.runs, 100'000'000));
+    e.median_abs = c["median_abs"].as_number_in(0, 100);
+    e.p90_abs = c["p90_abs"].as_number_in(e.median_abs, 100);
+    e.signed_median = c.has("signed_median") ? c["signed_median"].as_number_in(-100, 100) : 0.0;
+    p.cross_validated_error = e;
+  }
   p.mem_bw_efficiency = v.number_or("mem_bw_efficiency", p.mem_bw_efficiency);
   if (v.has("mem_bw_vs_bytes")) p.mem_bw_vs_bytes = curve_from_json(v["mem_bw_vs_bytes"]);
   if (v.has("gemm_eff_vs_m")) {
@@ -413,6 +424,10 @@ Json to_json(const HardwareProfile& p) {
   // Only a profile fitted from an engine's runs is tied to a runtime (kernels are not): written only then.
   if (!p.runtime.empty()) j["runtime"] = p.runtime;
   if (!p.engine_version.empty()) j["engine_version"] = p.engine_version;
+  if (const auto& e = p.cross_validated_error) {
+    j["cross_validated_error"] = {{"runs", e->runs}, {"values", e->values}, {"median_abs", e->median_abs},
+                                  {"p90_abs", e->p90_abs}, {"signed_median", e->signed_median}};
+  }
   return j;
 }
 

@@ -1,5 +1,6 @@
 // Benchmark command lines. Flag names and defaults follow vllm/benchmarks/{latency,throughput,serve}.py (and
-// benchmarks/benchmark_*.py before `vllm bench`, same flags) and python/sglang/bench_one_batch.py.
+// benchmarks/benchmark_*.py before `vllm bench`, same flags), python/sglang/bench_one_batch.py, bench_serving.py and
+// llama.cpp's tools/llama-bench/llama-bench.cpp.
 #include "llmsim/spec/vllm_bench_args.hpp"
 
 #include <algorithm>
@@ -44,11 +45,28 @@ const BenchFlags& flags_of(BenchKind k) {
        "mem_fraction_static", "context_length", "max_running_requests", "chunked_prefill_size", "cuda_graph_max_bs",
        "attention_backend", "load_format", "port", "host", "random_seed", "trust_remote_code"},
       {"correctness_test", "profile", "disable_cuda_graph", "enable_torch_compile", "disable_radix_cache"}};
+  static const BenchFlags sglang_serving{
+      {"backend", "base_url", "host", "port", "dataset_name", "dataset_path", "model", "tokenizer", "num_prompts",
+       "sharegpt_output_len", "sharegpt_context_len", "random_input_len", "random_output_len", "random_range_ratio",
+       "request_rate", "max_concurrency", "output_file", "seed", "extra_request_body", "lora_name", "prompt_suffix",
+       "warmup_requests", "served_model_name", "gsp_num_groups", "gsp_prompts_per_group", "gsp_system_prompt_len",
+       "gsp_question_len", "gsp_output_len", "tokenize_prompt", "profile_num_steps", "profile_by_stage"},
+      {"multi", "disable_tqdm", "disable_stream", "return_logprob", "disable_ignore_eos", "apply_chat_template",
+       "profile", "pd_separated", "flush_cache", "output_details"}};
+  static const BenchFlags llama_bench{
+      {"m", "model", "p", "n_prompt", "n", "n_gen", "pg", "d", "n_depth", "b", "batch_size", "ub", "ubatch_size",
+       "ctk", "cache_type_k", "ctv", "cache_type_v", "t", "threads", "ngl", "n_gpu_layers", "sm", "split_mode", "mg",
+       "main_gpu", "nkvo", "no_kv_offload", "fa", "flash_attn", "mmp", "mmap", "embd", "embeddings", "ts",
+       "tensor_split", "r", "repetitions", "o", "output", "oe", "output_err", "C", "cpu_mask", "cpu_strict", "poll",
+       "numa", "prio", "delay", "dev", "device", "ot", "override_tensors"},
+      {"v", "verbose", "progress", "no_warmup"}};
   switch (k) {
     case BenchKind::vllm_latency: return latency;
     case BenchKind::vllm_throughput: return throughput;
     case BenchKind::vllm_serve: return serve;
     case BenchKind::sglang_one_batch: return sglang;
+    case BenchKind::sglang_serving: return sglang_serving;
+    case BenchKind::llama_bench: return llama_bench;
   }
   return latency;
 }
@@ -109,7 +127,47 @@ void sglang_engine_args(BenchCommand& c) {
     if (auto* v = get(n)) c.engine.not_modelled.push_back(dashed(n) + (v->empty() ? "" : " " + *v));
 }
 
+/// Python's argparse takes any unique prefix of a long option (SGLang's scripts run with --random-input 1024).
+std::string argparse_prefix(const BenchFlags& own, const std::string& name) {
+  if (own.valued.count(name) || own.boolean.count(name)) return name;
+  std::string match;
+  for (const auto* set : {&own.valued, &own.boolean})
+    for (const auto& f : *set)
+      if (f.rfind(name, 0) == 0) {
+        if (!match.empty()) return name;  // ambiguous: argparse refuses it too
+        match = f;
+      }
+  return match.empty() ? name : match;
+}
+
 }  // namespace
+
+VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std::string& what) {
+  const auto t = split_command_line(command_line, what);
+  std::size_t i = 0;
+  while (i < t.size() && t[i].find('=') != std::string::npos && !is_flag(t[i])) ++i;  // VAR=value
+  if (i < t.size() && (t[i] == "python" || t[i] == "python3")) ++i;
+  if (i + 1 < t.size() && t[i] == "-m") i += 2;
+  else throw ConfigError(what, "'" + std::string(command_line) + "' is not an SGLang server command (python -m "
+                                                                 "sglang.launch_server --model-path ...)");
+  BenchCommand c;
+  c.kind = BenchKind::sglang_one_batch;  // the same server flags
+  c.what = what;
+  const BenchFlags& known = flags_of(BenchKind::sglang_one_batch);
+  for (; i < t.size(); ++i) {
+    if (!is_flag(t[i])) continue;  // a value of a flag not modelled
+    const auto eq = t[i].find('=');
+    const std::string name = underscored(t[i]);
+    std::string v;
+    if (eq != std::string::npos) v = t[i].substr(eq + 1);
+    else if (!known.boolean.count(name))
+      while (i + 1 < t.size() && !is_flag(t[i + 1])) v += (v.empty() ? "" : " ") + t[++i];
+    if (known.valued.count(name) || known.boolean.count(name)) c.flags[name] = v;
+    else c.engine.not_modelled.push_back(dashed(name) + (v.empty() ? "" : " " + v));
+  }
+  sglang_engine_args(c);
+  return c.engine;
+}
 
 std::string to_string(BenchKind k) {
   switch (k) {
@@ -117,6 +175,8 @@ std::string to_string(BenchKind k) {
     case BenchKind::vllm_throughput: return "vllm bench throughput";
     case BenchKind::vllm_serve: return "vllm bench serve";
     case BenchKind::sglang_one_batch: return "sglang.bench_one_batch";
+    case BenchKind::sglang_serving: return "sglang.bench_serving";
+    case BenchKind::llama_bench: return "llama-bench";
   }
   return "?";
 }
@@ -146,12 +206,15 @@ BenchCommand parse_bench_command(std::string_view command_line, const std::strin
     ++i;
     if (i + 1 < t.size() && t[i] == "-m") {
       if (t[i + 1] == "sglang.bench_one_batch") kind = BenchKind::sglang_one_batch;
+      if (t[i + 1] == "sglang.bench_serving") kind = BenchKind::sglang_serving;
       i += 2;
     }
   }
   if (!kind && i < t.size()) {
     const std::string& p = t[i];
-    if (p.ends_with("benchmark_latency.py")) kind = BenchKind::vllm_latency;
+    if (p == "llama-bench" || p.ends_with("/llama-bench")) kind = BenchKind::llama_bench;
+    else if (p.ends_with("bench_serving.py") && p.find("sglang") != std::string::npos) kind = BenchKind::sglang_serving;
+    else if (p.ends_with("benchmark_latency.py")) kind = BenchKind::vllm_latency;
     else if (p.ends_with("benchmark_throughput.py")) kind = BenchKind::vllm_throughput;
     else if (p.ends_with("benchmark_serving.py")) kind = BenchKind::vllm_serve;
     else if ((p == "vllm" || p.ends_with("/vllm")) && i + 2 < t.size() && t[i + 1] == "bench") {
@@ -167,7 +230,7 @@ BenchCommand parse_bench_command(std::string_view command_line, const std::strin
     throw ConfigError(what, "'" + std::string(command_line) +
                                 "' is not a benchmark command llmsim reads; expected one of: vllm bench latency|"
                                 "throughput|serve ..., python benchmarks/benchmark_{latency,throughput,serving}.py "
-                                "..., python -m sglang.bench_one_batch ...");
+                                "..., python -m sglang.bench_one_batch|bench_serving ..., llama-bench ...");
   }
   c.kind = *kind;
   const BenchFlags& own = flags_of(c.kind);
@@ -176,14 +239,15 @@ BenchCommand parse_bench_command(std::string_view command_line, const std::strin
   for (; i < t.size(); ++i) {
     const std::string& tok = t[i];
     if (!is_flag(tok)) {
-      if (c.kind == BenchKind::vllm_serve || c.kind == BenchKind::sglang_one_batch) {
+      if (!engine_in_process) {
         throw ConfigError(what, "unexpected word '" + tok + "' (not the value of a flag)");
       }
       engine_tokens.push_back(tok);  // a positional model, or a value of an engine flag
       continue;
     }
-    const std::string name = underscored(tok);
+    std::string name = underscored(tok);
     const auto eq = tok.find('=');
+    if (c.kind == BenchKind::sglang_serving) name = argparse_prefix(own, name);
     if (own.boolean.count(name)) {
       c.flags[name] = eq == std::string::npos ? "" : tok.substr(eq + 1);
     } else if (own.valued.count(name) && !(engine_in_process && name == "model")) {
@@ -212,6 +276,8 @@ BenchCommand parse_bench_command(std::string_view command_line, const std::strin
     c.engine = parse_vllm_serve_args(line);
   } else if (c.kind == BenchKind::sglang_one_batch) {
     sglang_engine_args(c);
+  } else if (c.kind == BenchKind::llama_bench) {
+    if (c.has("m") || c.has("model")) c.engine.model = c.has("m") ? c.flags.at("m") : c.flags.at("model");
   } else if (c.has("model")) {
     c.engine.model = c.flags.at("model");
   }

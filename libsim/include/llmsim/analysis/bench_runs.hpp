@@ -45,6 +45,7 @@ struct BenchRun {
   spec::Runtime runtime = spec::Runtime::vllm_v1;
   std::string runtime_from;         ///< how the runtime was chosen, for the report
   std::int64_t batch = 0, input_len = 0, output_len = 0, requests = 0;
+  std::int64_t prompt_chunk = 0;    ///< llama-bench: the prompt is processed n_ubatch tokens at a time (0 = not set)
   /// The run as a partial scenario: model, hardware.gpu, engine.runtime and the engine arguments (vLLM names).
   Json scenario = Json::object();
   std::vector<BenchValue> measured;

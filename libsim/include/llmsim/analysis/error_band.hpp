@@ -7,6 +7,7 @@
 // have enough, it says so: their residuals are a lower bound on the error elsewhere.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,8 @@ struct ErrorBand {
   double signed_median = 0;
   std::size_t n = 0;      ///< measurements behind it; 0 = no group had enough (the band is unknown)
   bool blind = false;
+  /// From the calibrated profile's own leave-one-run-out error (HardwareProfile::cross_validated_error); n = runs.
+  bool cross_validated = false;
   std::string group;      ///< the group it comes from, e.g. "hopper_hbm / vllm-v1 / batch 16-31 / latency"
   bool known() const noexcept { return n > 0; }
   /// "typical error ±9% in this regime (hopper_hbm / vllm-v1 / latency), from 140 blind measurements".
@@ -75,7 +78,15 @@ ErrorBand error_band(const Regime& r, const std::vector<ErrorBandGroup>& table =
 /// as ResolvedScenario describes it).
 Regime regime_of(const spec::ResolvedScenario& s, MetricFamily metric, std::int64_t batch);
 
-/// The bands of a run's TTFT, latencies and throughputs in its regime (batch = the run's mean running batch).
+/// The band of predictions made with the scenario's calibrated profile (hardware.gpu_profile) when that profile was
+/// fitted from benchmark runs with cross-validation and for the scenario's runtime: its leave-one-run-out error
+/// (how far it predicted runs it had not seen). nullopt otherwise (no profile, a kernel-only profile, another
+/// runtime), and then the validation table's band applies.
+std::optional<ErrorBand> profile_error_band(const spec::ResolvedScenario& s);
+
+/// The bands of a run's TTFT, latencies and throughputs: the calibrated profile's cross-validated error when it
+/// has one (profile_error_band, the same for every metric family), else the table's band of its regime (batch =
+/// the run's mean running batch).
 metrics::ErrorBands error_bands(const spec::ResolvedScenario& s, const metrics::Summary& summary,
                                 const std::vector<ErrorBandGroup>& table = error_band_table());
 

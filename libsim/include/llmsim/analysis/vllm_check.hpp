@@ -37,6 +37,7 @@ struct VllmCheckRow {
 
 struct VllmCheck {
   std::string source;
+  int line = 0;                     ///< the line of a JSON-lines file the run is on (0 = a whole-file result)
   spec::Scenario scenario;          ///< what was simulated (to_json gives a scenario `llmsim simulate` runs)
   bool fits = true;
   std::string reason;               ///< why the configuration cannot run (fits = false)
@@ -56,7 +57,7 @@ spec::Scenario vllm_check_scenario(const VllmResult& result, const VllmCheckOpti
 VllmCheck check_vllm_result(const VllmResult& result, const VllmCheckOptions& options = {},
                             const spec::Catalog& catalog = spec::Catalog::builtin());
 
-/// {"source", "fits", "reason", "scenario", "rows": [{"key", "measured", "predicted", "rel_error", "note"}],
+/// {"source", "line", "fits", "reason", "scenario", "rows": [{"key", "measured", "predicted", "rel_error", "note"}],
 /// "notes"}; predicted and rel_error are null when not stated.
 Json to_json(const VllmCheck& check);
 
@@ -64,6 +65,13 @@ Json to_json(const VllmCheck& check);
 /// "llama-3.1-8b": the last path part, lower case, without a "meta-" prefix, "-instruct"/"-chat"/"-hf"
 /// and quantization suffixes), or nullopt when the catalogue has no such id.
 std::optional<std::string> catalogue_model_for(const std::string& hf_name, const spec::Catalog& catalog);
+
+/// A row's rel_error by vLLM's key (nullopt when the file does not state the key or llmsim cannot predict it).
+std::optional<double> check_error(const VllmCheck& check, const std::string& key);
+/// The median |rel_error| over the compared rows that measure the engine (not the counts the workload copies from
+/// the file: completed, failed, total_input_tokens, total_output_tokens), nullopt when none: the one-number
+/// summary of a run in a table of a JSON-lines file's runs.
+std::optional<double> median_abs_error(const VllmCheck& check);
 
 /// numpy.percentile(values, q) with its default linear interpolation (q in [0, 100]); 0 when empty.
 double numpy_percentile(std::vector<double> values, double q);

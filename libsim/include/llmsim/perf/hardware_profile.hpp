@@ -33,6 +33,17 @@ struct HardwareProfile {
   /// defaults). A scenario on another runtime gets a note (runtime_mismatch), never a silent price.
   std::string runtime;
   std::string engine_version;
+  /// How far the profile's predictions of runs it was not fitted on were off: the leave-one-run-out errors of
+  /// `calibrate-fit --runs` (relative, one per measured value). analysis/error_band uses it for predictions made with
+  /// this profile. Empty for a profile not fitted from runs, or fitted without cross-validation.
+  struct CrossValidatedError {
+    int runs = 0;              ///< runs behind it (each left out once)
+    int values = 0;            ///< measured values behind it
+    double median_abs = 0;     ///< median |relative error|
+    double p90_abs = 0;        ///< 90th percentile of |relative error|
+    double signed_median = 0;  ///< + = the profile predicts slower / lower throughput than measured
+  };
+  std::optional<CrossValidatedError> cross_validated_error;
   /// Achievable fraction of peak DRAM bandwidth for streaming element-wise kernels (norms, KV writes, logits).
   double mem_bw_efficiency = 0.85;
   /// Multiplier on mem_bw_efficiency for an element-wise kernel moving x bytes (small kernels lower).

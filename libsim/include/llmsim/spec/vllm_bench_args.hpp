@@ -1,6 +1,8 @@
 #pragma once
 // The command line of a benchmark run: `vllm bench latency|throughput|serve ...`, the older
-// `python benchmarks/benchmark_{latency,throughput,serving}.py ...`, and SGLang's `python -m sglang.bench_one_batch`.
+// `python benchmarks/benchmark_{latency,throughput,serving}.py ...`, SGLang's `python -m sglang.bench_one_batch` and
+// `python -m sglang.bench_serving` (argparse's unique prefixes accepted: --random-input for --random-input-len), and
+// llama.cpp's `llama-bench` (its short flags: -m, -p, -n, -ngl, ...).
 // The benchmark's own flags are kept by name; the engine arguments (latency and throughput start an engine in
 // process) go through parse_vllm_serve_args, the rules `llmsim check` uses. A flag that is neither is refused
 // with the closest names: a typo must not silently change what is predicted.
@@ -14,8 +16,9 @@
 
 namespace llmsim::spec {
 
-enum class BenchKind { vllm_latency, vllm_throughput, vllm_serve, sglang_one_batch };
-/// "vllm bench latency", "vllm bench throughput", "vllm bench serve", "sglang.bench_one_batch".
+enum class BenchKind { vllm_latency, vllm_throughput, vllm_serve, sglang_one_batch, sglang_serving, llama_bench };
+/// "vllm bench latency", "vllm bench throughput", "vllm bench serve", "sglang.bench_one_batch",
+/// "sglang.bench_serving", "llama-bench".
 std::string to_string(BenchKind k);
 
 struct BenchCommand {
@@ -33,5 +36,11 @@ struct BenchCommand {
 /// Parses a benchmark command line. ConfigError at `what` for a command that is not one of the programs above
 /// (the message lists them), an unknown flag (with the closest flags), or a flag missing its value.
 BenchCommand parse_bench_command(std::string_view command_line, const std::string& what);
+
+/// An SGLang server command line (`python -m sglang.launch_server --model-path M --tp-size 2 ...`) by vLLM's
+/// engine-argument names where they mean the same thing (--model-path, --tp-size/--tp, --dtype, --quantization,
+/// --kv-cache-dtype, --context-length, --disable-cuda-graph); the flags llmsim does not model are listed in
+/// not_modelled. ConfigError at `what` for a command that is not an SGLang server.
+VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std::string& what);
 
 }  // namespace llmsim::spec

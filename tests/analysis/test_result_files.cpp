@@ -1,0 +1,267 @@
+// The result files people have, read by `check` (issue 30): `vllm bench serve --append-result` JSON lines,
+// SGLang bench_serving output, latency-only summaries, a start-up stall visible in the file's own TTFTs, and the
+// hint to name the release when the file predates the runtime simulated. Real files in tests/data/vllm_results
+// (sources in its README); the variants below are made from them by deleting or adding keys, as each test says.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "llmsim/analysis/result_notes.hpp"
+#include "llmsim/analysis/vllm_check.hpp"
+#include "llmsim/analysis/vllm_result.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/json_view.hpp"
+
+using namespace llmsim;
+using namespace llmsim::analysis;
+
+namespace {
+
+std::string data(const std::string& name) { return std::string(LLMSIM_SOURCE_DIR) + "/tests/data/vllm_results/" + name; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const char* kAppend = "lambdalabs-h100-llama3-8b-v0.5.4-append.jsonl";
+const char* kSglang = "livinfly-a100pcie-sglang047-mistral7b-online.jsonl";
+const char* kH100_80 = "lambdalabs-h100-llama3-8b-v0.5.4-np80.json";
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool any_note(const VllmCheck& c, const std::string& part) {
+  for (const auto& n : c.notes)
+    if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
+const VllmCheckRow* find_row(const VllmCheck& c, const std::string& key) {
+  for (const auto& r : c.rows)
+    if (r.key == key) return &r;
+  return nullptr;
+}
+
+VllmCheckOptions h100() {
+  VllmCheckOptions o;
+  o.gpu = "h100-80gb-sxm";
+  o.model = "llama-3.1-8b";
+  o.vllm_args = "vllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-model-len 2048 --max-num-seqs 256";
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("--append-result JSON lines: every run, each named by its line", "[check][files]") {
+  const auto runs = read_vllm_results(data(kAppend));
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[0].line == 1);
+  CHECK(runs[1].line == 2);
+  CHECK(runs[0].completed == 80);
+  CHECK(runs[1].completed == 320);
+  CHECK(runs[1].source == data(kAppend) + " line 2");
+  // The same runs as the two files it was assembled from.
+  CHECK(runs[1].input_lens == read_vllm_result(data("lambdalabs-h100-llama3-8b-v0.5.4-np320.json")).input_lens);
+  CHECK(pick_vllm_run(runs, 2).completed == 320);
+  CHECK_THAT(error_of([&] { pick_vllm_run(runs, 3); }), Catch::Contains("--run") && Catch::Contains("lines 1, 2"));
+  // The one-run reader refuses to pick silently.
+  CHECK_THAT(error_of([&] { read_vllm_result(data(kAppend)); }), Catch::Contains("2 runs") && Catch::Contains("--run"));
+  // A single document (pretty-printed over many lines) stays one run.
+  const auto one = read_vllm_results(data("er0080-bench-serve-opt125m-concurrency2.json"));
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].line == 0);
+  CHECK(pick_vllm_run(one, 1).completed == one[0].completed);
+}
+
+TEST_CASE("a bad line of a JSON-lines file is named by its line and field", "[check][files]") {
+  const std::string first = slurp(data(kH100_80));
+  const std::string good = first.substr(0, first.find_last_not_of("\n") + 1);
+  auto err = [&](const std::string& second) {
+    return error_of([&] { parse_vllm_results(good + "\n\n" + second + "\n", "bench.jsonl"); });
+  };
+  CHECK(err(good).empty());
+  CHECK_THAT(err(R"({"duration": "x", "completed": 3, "total_input_tokens": 1, "total_output_tokens": 2, "mean_ttft_ms": 3})"),
+             Catch::StartsWith("bench.jsonl line 3: duration"));
+  CHECK_THAT(err("{not json"), Catch::StartsWith("bench.jsonl line 3"));
+  CHECK_THAT(err(R"({"results_ttft_s_mean": 0.2})"), Catch::Contains("line 3") && Catch::Contains("LLMPerf"));
+  CHECK(parse_vllm_results(good + "\n\n" + good, "bench.jsonl").back().line == 3);
+}
+
+TEST_CASE("SGLang bench_serving output: read with its names, checked on the SGLang runtime", "[check][files]") {
+  const auto runs = read_vllm_results(data(kSglang));
+  REQUIRE(runs.size() == 5);
+  for (const auto& r : runs) {
+    CHECK(r.client == "sglang");
+    CHECK(r.backend == "sglang");
+    CHECK_FALSE(r.max_concurrency.has_value());  // null in the file
+  }
+  CHECK(*runs[0].request_rate == 1.0);
+  CHECK(*runs[4].request_rate == 16.0);
+  bool e2e = false, conc = false;
+  for (const auto& l : runs[0].latencies) e2e = e2e || (l.key == "p99_e2e_latency_ms" && l.metric == "e2el");
+  for (const auto& s : runs[0].scalars) conc = conc || s.key == "concurrency";
+  CHECK(e2e);
+  CHECK(conc);
+
+  VllmCheckOptions o;
+  o.gpu = "a100-40gb-pcie";
+  o.model = "mistral-7b";  // the file has no model_id: SGLang's client does not write one
+  const auto c = check_vllm_result(runs[0], o);
+  REQUIRE(c.fits);
+  CHECK(c.line == 1);
+  CHECK(c.scenario.engine.resolved_runtime() == spec::Runtime::sglang);
+  CHECK(any_note(c, "backend 'sglang'"));
+  CHECK_FALSE(any_note(c, "llmsim models vLLM's engine"));
+  // SGLang's "concurrency" is the mean number in flight: sum of E2E latencies over the duration (Little's law).
+  const auto* cc = find_row(c, "concurrency");
+  const auto* thr = find_row(c, "request_throughput");
+  const auto* e2el = find_row(c, "mean_e2e_latency_ms");
+  REQUIRE(cc);
+  REQUIRE(thr);
+  REQUIRE(e2el);
+  REQUIRE(cc->predicted);
+  CHECK(*cc->predicted == Approx(*thr->predicted * *e2el->predicted / 1e3).epsilon(1e-9));
+  // Newer SGLang clients also write total_throughput (input + output tokens per second): added to the real line.
+  Json line = parse_json(slurp(data(kSglang)).substr(0, slurp(data(kSglang)).find('\n')), "line");
+  line["total_throughput"] = 1048.7;
+  const auto ct = check_vllm_result(parse_vllm_result(line.dump(), "line"), o);
+  REQUIRE(find_row(ct, "total_throughput"));
+  REQUIRE(find_row(ct, "total_throughput")->predicted.has_value());
+  CHECK(*find_row(ct, "total_throughput")->predicted ==
+        Approx(*find_row(ct, "input_throughput")->predicted + *find_row(ct, "output_throughput")->predicted));
+  // Every latency statistic the file states has a prediction (p95 ITL included: the engine keeps it).
+  for (const auto& l : runs[0].latencies) {
+    INFO(l.key);
+    REQUIRE(find_row(c, l.key));
+    CHECK(find_row(c, l.key)->predicted.has_value());
+  }
+  // A named SGLang release wins, and is SGLang's (not vLLM's) when given as a bare version.
+  o.engine_version = "0.4.7.post1";
+  CHECK(check_vllm_result(runs[0], o).scenario.engine.runtime_release == "sglang==0.4.7.post1");
+}
+
+TEST_CASE("a latency-only summary is compared on what it states", "[check][files]") {
+  // The real 80-prompt run with its duration and throughputs deleted.
+  Json doc = parse_json(slurp(data(kH100_80)), "f");
+  for (const char* k : {"duration", "request_throughput", "input_throughput", "output_throughput"}) doc.erase(k);
+  const auto r = parse_vllm_result(doc.dump(), "summary.json");
+  CHECK(r.duration_s == 0);
+  CHECK(r.mean_input_len == 244);  // 19504 / 80
+  const auto c = check_vllm_result(r, h100());
+  REQUIRE(c.fits);
+  CHECK(find_row(c, "duration") == nullptr);
+  CHECK(any_note(c, "latency-only summary"));
+  REQUIRE(find_row(c, "mean_ttft_ms"));
+  CHECK(find_row(c, "mean_ttft_ms")->rel_error.has_value());
+  CHECK(find_row(c, "p99_tpot_ms")->rel_error.has_value());
+
+  // Nothing but the latency statistics, the count and the lengths asked for (vLLM's random dataset keys).
+  Json small = Json::object();
+  for (auto it = doc.begin(); it != doc.end(); ++it)
+    if (parse_vllm_latency_key(it.key())) small[it.key()] = it.value();
+  small["model_id"] = doc["model_id"];
+  small["num_prompts"] = 64;
+  small["request_rate"] = 4;
+  small["random_input_len"] = 512;
+  small["random_output_len"] = 128;
+  const auto s = parse_vllm_result(small.dump(), "small.json");
+  CHECK(s.completed == 64);
+  CHECK(s.mean_input_len == 512);
+  CHECK(s.mean_output_len == 128);
+  const auto cs = check_vllm_result(s, h100());
+  REQUIRE(cs.fits);
+  CHECK(cs.scenario.workload.num_requests == 64);
+  CHECK(any_note(cs, "no token totals"));
+  CHECK(cs.rows.size() == s.latencies.size());
+  // A summary that does not say how long the requests were is refused, naming what is missing.
+  small.erase("random_output_len");
+  CHECK_THAT(error_of([&] { parse_vllm_result(small.dump(), "small.json"); }),
+             Catch::StartsWith("small.json: total_output_tokens: missing, and no random_output_len or output_len"));
+  small["random_output_len"] = 0;
+  CHECK_THAT(error_of([&] { parse_vllm_result(small.dump(), "small.json"); }), Catch::Contains("random_output_len"));
+  small.erase("num_prompts");
+  small["random_output_len"] = 128;
+  CHECK_THAT(error_of([&] { parse_vllm_result(small.dump(), "small.json"); }), Catch::Contains("'completed'"));
+}
+
+TEST_CASE("a start-up stall in the file's own TTFTs is noted", "[check][files]") {
+  VllmResult r = read_vllm_result(data(kH100_80));
+  // Per-request TTFTs as --save-detailed writes them (seconds, request order); made up around the real median.
+  r.ttfts_s.assign(80, 0.35);
+  for (std::size_t i = 0; i < r.ttfts_s.size(); ++i) r.ttfts_s[i] += 0.002 * static_cast<double>(i % 7);
+  CHECK_FALSE(start_stall_note(r));
+  r.ttfts_s[0] = 6.5;
+  r.ttfts_s[1] = 6.1;
+  r.ttfts_s[2] = 5.8;
+  const auto note = start_stall_note(r);
+  REQUIRE(note);
+  CHECK_THAT(*note, Catch::Contains("first 3 requests") && Catch::Contains("6.5 s"));
+  CHECK(any_note(check_vllm_result(r, h100()), "artefact in the measured run"));
+  // A slow request later in the run is load, not a start-up stall; a short stall (< 2 s) is not noted.
+  r.ttfts_s[0] = r.ttfts_s[1] = r.ttfts_s[2] = 0.35;
+  r.ttfts_s[40] = 7;
+  CHECK_FALSE(start_stall_note(r));
+  r.ttfts_s[40] = 0.35;
+  r.ttfts_s[0] = 1.9;
+  CHECK_FALSE(start_stall_note(r));
+  // Too few requests to judge.
+  r.ttfts_s.assign({6.0, 0.3, 0.3, 0.3});
+  CHECK_FALSE(start_stall_note(r));
+  // Read from the file's "ttfts" list.
+  Json doc = parse_json(slurp(data(kH100_80)), "f");
+  Json t = Json::array();
+  for (int i = 0; i < 80; ++i) t.push_back(i < 2 ? 4.0 : 0.3);
+  doc["ttfts"] = t;
+  const auto withlist = parse_vllm_result(doc.dump(), "d.json");
+  REQUIRE(withlist.ttfts_s.size() == 80);
+  CHECK(start_stall_note(withlist));
+  doc["ttfts"][3] = -1;
+  CHECK_THAT(error_of([&] { parse_vllm_result(doc.dump(), "d.json"); }), Catch::Contains("ttfts[3]"));
+}
+
+TEST_CASE("a run older than the simulated runtime gets a hint to name its release", "[check][files]") {
+  const auto r = read_vllm_result(data(kH100_80));  // dated 20240915, vLLM 0.5.4 by its folder
+  auto o = h100();
+  const auto c = check_vllm_result(r, o);
+  CHECK(any_note(c, "dated 2024-09-15, before vLLM 0.8.0"));
+  o.engine_version = "0.5.4";
+  CHECK_FALSE(any_note(check_vllm_result(r, o), "dated 2024-09-15"));
+  // A stated release (vLLM's --metadata version=..., SGLang's server_info.version) is named in the hint.
+  Json doc = parse_json(slurp(data(kH100_80)), "f");
+  doc["vllm_version"] = "0.5.4";
+  doc["date"] = "20250601-120000";
+  const auto stated = parse_vllm_result(doc.dump(), "v.json");
+  CHECK(stated.version == "0.5.4");
+  const auto hint = version_hint(stated, check_vllm_result(stated, h100()).scenario);
+  REQUIRE(hint);
+  CHECK_THAT(*hint, Catch::Contains("--engine-version 0.5.4") && Catch::Contains("vllm-v0.5"));
+  // A current release, or a recent date, needs no hint.
+  doc["vllm_version"] = "0.10.1";
+  const auto current = parse_vllm_result(doc.dump(), "v.json");
+  CHECK_FALSE(version_hint(current, check_vllm_result(current, h100()).scenario));
+}
+
+TEST_CASE("a result built field by field (totals only) keeps its mean lengths", "[check][files]") {
+  // Callers that fill VllmResult themselves (the validation corpus) set the totals, not mean_input_len.
+  VllmResult r = read_vllm_result(data(kH100_80));
+  r.input_lens.clear();
+  r.output_lens.clear();
+  r.mean_input_len = r.mean_output_len = 0;
+  const auto c = check_vllm_result(r, h100());
+  const auto& reqs = std::get<spec::TraceReplay>(c.scenario.workload.arrival).requests;
+  REQUIRE_FALSE(reqs.empty());
+  CHECK(reqs[0].input_tokens == 244);   // 19504 / 80
+  CHECK(reqs[0].output_tokens == 176);  // 14101 / 80
+}
