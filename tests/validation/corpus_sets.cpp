@@ -20,7 +20,7 @@ using Handler = void (*)(const Source&, std::vector<Row>&);
 
 const std::map<std::string, Handler>& handlers() {
   static const std::map<std::string, Handler> h = {
-      {"accelmark-suitea-interactive", accelmark_interactive},
+      {"accelmark-interactive", accelmark_interactive},
       {"anyscale-rayserve-gptoss-h100", anyscale},
       {"crusoe-l40s-fp8", crusoe},
       {"dstack-h100-405b-fp8", dstack},

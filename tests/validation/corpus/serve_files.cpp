@@ -49,13 +49,14 @@ void sweep_table(const Source& s, std::vector<Row>& out) {
 
 /// AccelMark's 'interactive' scenario: the suite's first N dataset requests sent one at a time (a closed loop of 1)
 /// through an in-process vLLM engine; TTFT and TPOT percentiles per run. The prompt lengths are the dataset's
-/// input_tokens plus the chat template's tokens; output lengths are not recorded (a fixed output_len, which at batch 1
-/// barely moves TPOT and not TTFT).
+/// input_tokens (the run's "table": one CSV per dataset) plus the chat template's tokens; output lengths are not
+/// recorded (a fixed output_len, which at batch 1 barely moves TPOT and not TTFT). The template's tokens are known for
+/// the Llama-3 models only: for the others (Mixtral, Qwen2.5) the prompt length in their tokenizer is unknown, so their
+/// TTFT is kept unscored and only TPOT is scored.
 void accelmark_interactive(const Source& s, std::vector<Row>& out) {
   // The Llama-3 chat template around one user message: 5 header tokens before the text, eot and 4 assistant-header
   // tokens after it, and the BOS that tokenizing the formatted string adds (RUNS.json notes: an assumption).
   constexpr std::int64_t kChatTemplateTokens = 11;
-  const CsvTable lens(s.dir / "input_tokens.csv");
   static const std::map<std::string, std::string> keys = {
       {"ttft_ms_p50", "median_ttft_ms"}, {"ttft_ms_p90", "p90_ttft_ms"}, {"ttft_ms_p99", "p99_ttft_ms"},
       {"tpot_ms_p50", "median_tpot_ms"}, {"tpot_ms_p90", "p90_tpot_ms"}, {"tpot_ms_p99", "p99_tpot_ms"}};
@@ -63,13 +64,16 @@ void accelmark_interactive(const Source& s, std::vector<Row>& out) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const Json& run = runs[i];
     const std::string file = run.at("result").get<std::string>();
+    const std::string table = text(s, run, "table", "input_tokens.csv");
+    const CsvTable lens(s.dir / table);
     const std::int64_t n = integer(s, run, "num_prompts", 0), o = integer(s, run, "output_len", 0);
     if (n < 1 || o < 2 || static_cast<std::int64_t>(lens.rows()) < n)
       throw ConfigError((s.dir / "RUNS.json").string(), "runs[" + std::to_string(i) + "]: num_prompts, output_len or "
-                                                         "the rows of input_tokens.csv are missing");
+                                                         "the rows of " + table + " are missing");
+    const bool llama3 = text(s, run, "hf_model").starts_with("meta-llama/Meta-Llama-3-");
     std::vector<std::int64_t> ins, outs;
     for (std::int64_t k = 0; k < n; ++k) {
-      ins.push_back(lens.integer(static_cast<std::size_t>(k), "input_tokens", 1) + kChatTemplateTokens);
+      ins.push_back(lens.integer(static_cast<std::size_t>(k), "input_tokens", 1) + (llama3 ? kChatTemplateTokens : 0));
       outs.push_back(o);
     }
     const Json doc = read_json_file((s.dir / file).string());
@@ -86,9 +90,20 @@ void accelmark_interactive(const Source& s, std::vector<Row>& out) {
     analysis::VllmResult r = result_from_json(res, file);
     r.max_concurrency = 1;
     ServeRun sr = serve_run(s, run, file + ":runs[" + std::to_string(i) + "]");
-    sr.options.vllm_args = "vllm serve meta-llama/Meta-Llama-3-8B-Instruct --dtype bfloat16 --max-model-len 4096 "
-                           "--gpu-memory-utilization 0.9";
+    if (sr.options.vllm_args.find(" --dtype ") == std::string::npos)
+      throw ConfigError((s.dir / "RUNS.json").string(), "runs[" + std::to_string(i) + "].server_command: expected the "
+                                                         "engine arguments as a 'vllm serve' line");
+    const std::size_t first = out.size();
     add_serve(out, sr, r);
+    if (llama3) continue;
+    for (std::size_t k = first; k < out.size(); ++k) {
+      Row& row = out[k];
+      if (!row.scored || row.metric.find("ttft") == std::string::npos) continue;
+      const double predicted = row.predicted;
+      unscore(row, "prompt length unknown: the dataset's token counts are not in " + text(s, run, "hf_model") +
+                       "'s tokenizer, nor is its chat template counted (TPOT is scored)");
+      row.predicted = predicted;
+    }
   }
 }
 
