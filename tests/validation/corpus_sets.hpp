@@ -1,5 +1,5 @@
 #pragma once
-// The blind validation corpus (data/validation/corpus/, format in its README): 17 public sources, each a folder of
+// The blind validation corpus (data/validation/corpus/, format in its README): public sources, each a folder of
 // unedited result files (or a table.csv transcribed from the source's tables) and a RUNS.json stating every
 // condition. Every measured number becomes a Row, predicted through llmsim's public API only — the catalogue GPU's
 // default profile and the runtime of the engine release the source states:

@@ -1,0 +1,250 @@
+// Corpus readers of vLLM latency / throughput files and transcribed tables: dstack, vLLM PR 3692, zjuici, zhjunqin,
+// wangraying.
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "corpus/common.hpp"
+#include "corpus/readers.hpp"
+#include "csv_table.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/json_view.hpp"
+
+namespace llmsim::validation::corpus {
+
+void dstack(const Source& s, std::vector<Row>& out) {
+  const std::string model = "llama-3.1-405b.json";
+  const Json runs = runs_of(s);
+  const Release rel = release_of("vllm", text(s, Json::object(), "engine_version"));
+  StaticRun st{"h100-80gb-sxm", model, "fp8", "auto", 8, rel.runtime, 512};
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    Json run = runs[i];
+    run["model"] = model;
+    const std::string file = run.at("result").get<std::string>();
+    const std::string where = file + ":runs[" + std::to_string(i) + "]";
+    const std::string kind = run.value("kind", "");
+    if (kind == "serve") {
+      // vLLM 0.6.x turns chunked prefill on by default when max_model_len > 32K (EngineArgs), as here (91680).
+      ServeRun sr = serve_run(s, run, where);
+      sr.options.vllm_args += " --enable-chunked-prefill --max-num-batched-tokens 512";  // 0.6.x's chunked budget
+      add_serve(out, sr, analysis::read_vllm_result((s.dir / file).string()));
+    } else if (kind == "static_batch_latency") {
+      // benchmark_latency.py: one static batch; max_model_len 91680 > 32K turns chunked prefill on in 0.6.x with a
+      // 512-token budget, so the prompts are prefilled 512 tokens per iteration.
+      const Json j = read_json_file((s.dir / file).string());
+      const std::int64_t b = run.at("batch"), in = run.at("input_len"), o = run.at("output_len");
+      Row r = static_row(s, st, where, b, in, o, "avg_latency", j.at("avg_latency").get<double>());
+      try {
+        const std::string over = kv_overflow(s, st, b, in, o);
+        if (!over.empty()) {
+          unscore(r, over);
+        } else {
+          r.predicted = static_timing(s, st, b, in, o).total_s();
+          r.note = "prefill in 512-token chunks (chunked prefill, on for max_model_len > 32K)";
+        }
+      } catch (const ConfigError& e) {
+        unscore(r, e.what());
+      }
+      out.push_back(r);
+      for (const auto& [q, v] : j.at("percentiles").items()) {
+        Row p = r;
+        p.metric = "p" + q + "_latency";
+        p.measured = v.get<double>();
+        unscore(p, "a percentile of the same iterations as avg_latency (scored)");
+        out.push_back(p);
+      }
+    } else if (kind == "offline_throughput") {
+      // benchmark_throughput.py (LLM.generate): every prompt at once, fixed lengths; as a serve result.
+      const Json j = read_json_file((s.dir / file).string());
+      const std::int64_t n = run.at("num_prompts"), in = run.at("input_len"), o = run.at("output_len");
+      // No latency statistics: the result is built field by field (parse_vllm_result asks for them).
+      analysis::VllmResult res;
+      res.source = file;
+      res.backend = "vllm";
+      res.model_id = "meta-llama/Llama-3.1-405B-FP8";
+      res.num_prompts = res.completed = n;
+      res.total_input_tokens = n * in;
+      res.total_output_tokens = n * o;
+      res.duration_s = j.at("elapsed_time").get<double>();
+      res.scalars = {{"duration", res.duration_s},
+                     {"total_token_throughput", j.at("tokens_per_second").get<double>()},
+                     {"request_throughput", j.at("requests_per_second").get<double>()}};
+      ServeRun sr = serve_run(s, run, where);
+      sr.options.vllm_args = "vllm serve meta-llama/Llama-3.1-405B-FP8 --tensor-parallel-size 8 --max-model-len 91680 "
+                             "--enable-chunked-prefill --max-num-batched-tokens 512";  // 0.6.x defaults at > 32K
+      add_serve(out, sr, res);
+    } else if (kind == "serve_table") {
+      // dstack's table of serving runs: every row a benchmark_serving result with its server flags in columns.
+      const CsvTable t(s.dir / file);
+      for (std::size_t k = 0; k < t.rows(); ++k) {
+        Json res = {{"backend", "vllm"}, {"model_id", "meta-llama/Llama-3.1-405B-FP8"}};
+        for (const char* key : {"num_prompts", "completed", "total_input_tokens", "total_output_tokens"})
+          res[key] = t.integer(k, key, 0);
+        res["request_rate"] = t.number(k, "request_rate");
+        for (const char* key : {"duration", "request_throughput", "output_throughput", "total_token_throughput",
+                                "mean_ttft_ms", "median_ttft_ms", "std_ttft_ms", "p99_ttft_ms", "mean_tpot_ms",
+                                "median_tpot_ms", "std_tpot_ms", "p99_tpot_ms", "mean_itl_ms", "median_itl_ms",
+                                "std_itl_ms", "p99_itl_ms"})
+          res[key] = t.number(k, key);
+        std::string args = "vllm serve meta-llama/Llama-3.1-405B-FP8 --tensor-parallel-size 8 --max-model-len 91680";
+        args += " --num-scheduler-steps " + t.text(k, "num-scheduler-step");
+        // FALSE = the flag not passed: vLLM 0.6.x still chunks by default at max_model_len > 32K (91680 here), and
+        // a 512-token budget below max_model_len would not start without chunking.
+        args += " --enable-chunked-prefill";
+        args += " --max-num-batched-tokens " + t.text(k, "max-num-batched-tokens");
+        args += " --max-num-seqs " + t.text(k, "max-num-seqs");
+        args += " --max-seq-len-to-capture " + t.text(k, "max-seq-len-to-capture");
+        if (t.text(k, "enable-prefix-caching") == "TRUE") args += " --enable-prefix-caching";
+        ServeRun sr = serve_run(s, run, file + ":" + t.where(k));
+        sr.options.vllm_args = args;
+        add_serve(out, sr, result_from_json(res, t.where(k)));
+      }
+    } else {
+      // throughput_output.csv / latency_output.csv: dstack's own tables of the files above (copies, not counted).
+    }
+  }
+}
+
+void pr3692(const Source& s, std::vector<Row>& out) {
+  const CsvTable t(s.dir / "table.csv");
+  for (std::size_t k = 0; k < t.rows(); ++k) {
+    const Release rel = release_of("vllm", t.text(k, "engine_version"));
+    StaticRun st{t.text(k, "gpu"), "dbrx-instruct.json", "bf16", "auto", static_cast<int>(t.integer(k, "tp", 1)),
+                 rel.runtime, 0};
+    const auto b = t.integer(k, "batch_size", 1), in = t.integer(k, "input_len", 1), o = t.integer(k, "output_len", 1);
+    Row r = static_row(s, st, "table.csv:" + t.where(k), b, in, o, "avg_latency", t.number(k, "value"));
+    if (!rel.error.empty()) {
+      unscore(r, rel.error);
+    } else if (t.text(k, "variant").find("before") != std::string::npos) {
+      unscore(r, "main before the PR ran untuned fused-MoE configs; vLLM 0.4.0 shipped the PR's tuned ones, which "
+                 "the runtime stands for");
+    } else if (const std::string over = kv_overflow(s, st, b, in, o); !over.empty()) {
+      unscore(r, over);
+    } else {
+      r.predicted = static_timing(s, st, b, in, o).total_s();
+    }
+    out.push_back(r);
+  }
+}
+
+void zjuici(const Source& s, std::vector<Row>& out) {
+  const CsvTable t(s.dir / "table.csv");
+  // The burst runs: one simulated serve result per (file, input, output).
+  std::map<std::string, std::vector<std::size_t>> burst;
+  for (std::size_t k = 0; k < t.rows(); ++k) {
+    const std::string w = weights_id(t.text(k, "weights"));
+    const std::string q = t.text(k, "quantization_flag");
+    const std::string weights = q == "awq" ? "awq-int4" : q == "gptq" ? "gptq-int4" : w;
+    const Release rel = release_of("vllm", t.text(k, "engine_version"));
+    StaticRun st{t.text(k, "gpu"), t.text(k, "model"), weights, "auto", 1, rel.runtime, 0};
+    const auto in = t.integer(k, "input_len", 1), o = t.integer(k, "output_len", 1);
+    const std::string metric = t.text(k, "metric");
+    const std::string where = "table.csv:" + t.where(k) + " (" + t.text(k, "result_file") + ")";
+    if (t.text(k, "phase").find("one by one") != std::string::npos) {
+      Row r = static_row(s, st, where, 1, in, o, metric, t.number(k, "value"));
+      if (metric == "mean_e2el_per_output_token_ms") {
+        try {
+          const std::string over = kv_overflow(s, st, 1, in, o);
+          if (!over.empty()) throw ConfigError("kv", over);
+          r.predicted = static_timing(s, st, 1, in, o).total_s() / static_cast<double>(o) * 1e3;
+        } catch (const ConfigError& e) {
+          unscore(r, e.what());
+        }
+      } else {
+        unscore(r, "the same batch-1 latencies as mean_e2el_per_output_token_ms (scored), divided by input + output");
+      }
+      out.push_back(r);
+    } else {
+      burst[t.text(k, "result_file") + "|" + std::to_string(in) + "|" + std::to_string(o)].push_back(k);
+    }
+  }
+  for (const auto& [key, ks] : burst) {
+    const std::size_t k0 = ks.front();
+    const auto in = t.integer(k0, "input_len", 1), o = t.integer(k0, "output_len", 1);
+    const std::string n_text = t.text(k0, "num_prompts");
+    const std::int64_t n = n_text.find_first_not_of("0123456789") != std::string::npos || n_text.empty() ? 0 : t.integer(k0, "num_prompts", 1);
+    Json res = {{"backend", "vllm"}, {"model_id", t.text(k0, "model")}, {"request_rate", "inf"}};
+    res["num_prompts"] = std::max<std::int64_t>(n, 1);
+    res["completed"] = std::max<std::int64_t>(n, 1);
+    res["total_input_tokens"] = std::max<std::int64_t>(n, 1) * in;
+    res["total_output_tokens"] = std::max<std::int64_t>(n, 1) * o;
+    for (std::size_t k : ks) res[t.text(k, "metric")] = t.number(k, "value");
+    Json run = {{"gpu", t.text(k0, "gpu")}, {"model", t.text(k0, "model")}, {"tp", 1},
+                {"engine_version", t.text(k0, "engine_version")}};
+    const std::string q = t.text(k0, "quantization_flag");
+    run["weights"] = q == "awq" ? "awq-int4" : q == "gptq" ? "gptq-int4" : weights_id(t.text(k0, "weights"));
+    ServeRun sr = serve_run(s, run, "table.csv:" + t.where(k0) + " (" + t.text(k0, "result_file") + " burst)");
+    sr.options.vllm_args = "vllm serve MODEL" + (q == "none" ? std::string() : " --quantization " + q);
+    if (n == 0) sr.unscored = "num_prompts of the burst is not stated in this file";
+    add_serve(out, sr, result_from_json(res, key));
+  }
+}
+
+void zhjunqin(const Source& s, std::vector<Row>& out) {
+  const CsvTable t(s.dir / "table.csv");
+  std::map<std::string, std::vector<std::size_t>> runs;
+  std::vector<std::string> order;
+  for (std::size_t k = 0; k < t.rows(); ++k) {
+    const std::string v = t.text(k, "variant") + "|" + t.text(k, "request_rate");
+    if (!runs.count(v)) order.push_back(v);
+    runs[v].push_back(k);
+  }
+  for (const auto& v : order) {
+    const auto& ks = runs[v];
+    const std::size_t k0 = ks.front();
+    Json res = {{"backend", "vllm"}, {"model_id", t.text(k0, "hf_model")}};
+    res["request_rate"] = t.number(k0, "request_rate");
+    res["num_prompts"] = t.integer(k0, "num_prompts", 1);
+    res["completed"] = t.integer(k0, "num_prompts", 1);
+    bool copy_slip = false;
+    double p50 = -1, p90 = -2;
+    for (std::size_t k : ks) {
+      std::string m = t.text(k, "metric");
+      if (m == "duration_s") m = "duration";
+      if (m.rfind("p50_", 0) == 0) m = "median_" + m.substr(4);
+      res[m] = m.rfind("total_", 0) == 0 ? Json(t.integer(k, "value", 0)) : Json(t.number(k, "value"));
+      if (m == "median_tpot_ms") p50 = t.number(k, "value");
+      if (m == "p90_tpot_ms") p90 = t.number(k, "value");
+    }
+    copy_slip = p50 == p90;
+    Json run = {{"gpu", t.text(k0, "gpu")}, {"model", t.text(k0, "model")}, {"tp", 1},
+                {"weights", t.text(k0, "weights")}, {"engine_version", t.text(k0, "engine_version")}};
+    ServeRun sr = serve_run(s, run, "table.csv:" + t.where(k0) + " (" + t.text(k0, "variant") + ", rate " +
+                                        t.text(k0, "request_rate") + ")");
+    sr.options.vllm_args = "vllm serve MODEL --max-model-len 8192";
+    if (sr.proto.weights == "awq-int4") sr.options.vllm_args += " --quantization awq";
+    const std::size_t first = out.size();
+    add_serve(out, sr, result_from_json(res, v));
+    if (copy_slip)
+      for (std::size_t i = first; i < out.size(); ++i)
+        if (out[i].metric == "median_tpot_ms" || out[i].metric == "p90_tpot_ms")
+          unscore(out[i], "P50 TPOT = P90 TPOT on the page (a copy slip): kept as published, not scored");
+  }
+}
+
+void wangraying(const Source& s, std::vector<Row>& out) {
+  const CsvTable t(s.dir / "table.csv");
+  std::map<std::string, std::vector<std::size_t>> runs;
+  for (std::size_t k = 0; k < t.rows(); ++k) runs[t.text(k, "schedule_policy")].push_back(k);
+  for (const auto& [policy, ks] : runs) {
+    const std::size_t k0 = ks.front();
+    const std::int64_t n = t.integer(k0, "num_prompts", 1), in = t.integer(k0, "input_len", 1),
+                       o = t.integer(k0, "output_len", 1);
+    Json res = {{"backend", "sglang"}, {"model_id", t.text(k0, "hf_model")}, {"num_prompts", n}, {"completed", n},
+                {"request_rate", t.number(k0, "request_rate")}, {"total_input_tokens", n * in},
+                {"total_output_tokens", n * o}};
+    for (std::size_t k : ks) {
+      std::string m = t.text(k, "metric");
+      res[m] = t.number(k, "value");
+    }
+    Json run = {{"gpu", t.text(k0, "gpu")}, {"model", t.text(k0, "model")}, {"tp", 1}, {"weights", "bf16"},
+                {"engine", "sglang"}, {"engine_version", t.text(k0, "engine_version")}};
+    ServeRun sr = serve_run(s, run, "table.csv:" + t.where(k0) + " (policy " + policy + ")");
+    sr.options.scenario["engine"]["max_num_batched_tokens"] = t.integer(k0, "chunked_prefill_size", 1);
+    if (policy != "FCFS" && policy != "fcfs")
+      sr.unscored = "SGLang schedule policy '" + policy + "': llmsim schedules first come, first served";
+    add_serve(out, sr, result_from_json(res, "policy " + policy));
+  }
+}
+
+}  // namespace llmsim::validation::corpus
