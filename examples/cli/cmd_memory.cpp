@@ -96,7 +96,7 @@ int run_memory(int argc, char** argv) {
     const auto option = spec::parse_gpu_option(vm["gpu"].as<std::string>(), "--gpu");
     const spec::ParallelConfig par = spec::split_for(option, {tp, pp}, "--tp");
     const spec::GpuSpec gpu = spec::gpu_for(option, par.gpus(), catalog, "--gpu");
-    engine = spec::effective_engine(engine, gpu, false);
+    engine = spec::effective_engine(engine, gpu, false, &model);
     spec::Quantization quant;
     std::vector<std::string> notes = model.notes;
     quant.weights = spec::format_for_gpu(spec::weight_format_for_model(model, vm["quant"].as<std::string>(), "--quant", notes),

@@ -92,7 +92,7 @@ int run(int argc, char** argv) {
   // `memory` and `simulate`: the same activation peak, so the same KV room in all three.
   engine.max_num_seqs = 0;
   engine.max_num_batched_tokens = 0;
-  engine = spec::effective_engine(engine, gpu, false);
+  engine = spec::effective_engine(engine, gpu, false, &model);
   const perf::Runtime generation = perf::runtime_of(engine);
   engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
   if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb))

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "llmsim/core/error.hpp"
+#include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/scenario.hpp"
 
@@ -107,4 +108,70 @@ TEST_CASE("engine.runtime takes a release in a scenario: runtime, default schedu
   } catch (const ConfigError& e) {
     CHECK_THAT(std::string(e.what()), Catch::Contains("engine.runtime"));
   }
+}
+
+TEST_CASE("a vLLM release's V0 scheduler defaults: budgets, long-context chunking, the V0 engine of 0.8-0.10",
+          "[runtime_version]") {
+  // Chunked budget 512 until vllm#10544 (first released in 0.6.5), 2048 after; chunked prefill turned on for long
+  // contexts from vllm#6666 (0.5.4); V0 behind VLLM_USE_V1=0 until 0.11 removed it.
+  CHECK(of("vllm==0.5.5").v0_chunked_budget == 512);
+  CHECK(of("vllm==0.6.4").v0_chunked_budget == 512);
+  CHECK(of("vllm==0.6.5").v0_chunked_budget == 2048);
+  CHECK(of("vllm==0.9.1").v0_chunked_budget == 2048);
+  CHECK_FALSE(of("vllm==0.5.3").v0_long_context_chunked);
+  CHECK(of("vllm==0.5.4").v0_long_context_chunked);
+  CHECK(of("vllm==0.6.3").v0_runtime == Runtime::vllm_v0);
+  CHECK(of("vllm==0.5.5").v0_runtime == Runtime::vllm_v0_sync);
+  CHECK(of("vllm==0.9.1").v0_runtime == Runtime::vllm_v0);
+  CHECK_FALSE(of("vllm==0.11.0").v0_runtime.has_value());
+  CHECK(of("vllm==0.11.0").v0_chunked_budget == 0);
+  CHECK(of("sglang==0.4.9").v0_chunked_budget == 0);
+
+  auto resolved = [](const std::string& model, const std::string& engine) {
+    const Scenario s = scenario_from_text(R"({"model": ")" + model + R"(", "hardware": {"gpu": "h100-80gb-sxm"},
+                                             "engine": )" + engine + "}",
+                                          "test");
+    return resolve(s, Catalog::builtin()).scenario.engine;
+  };
+  // Prefill-first: every prompt fits one step, so the budget is the context limit (at least 2048).
+  const auto llama2 = resolved("llama-2-7b", R"({"runtime": "vllm==0.6.3"})");
+  CHECK(llama2.policy == SchedulerPolicy::vllm_v0);
+  CHECK(llama2.max_num_batched_tokens == 4096);
+  const auto short_ctx = resolved("llama-2-7b", R"({"runtime": "vllm==0.6.3", "max_model_len": 1024})");
+  CHECK(short_ctx.max_num_batched_tokens == 2048);
+  // Mistral-7B v0.1: 32K context, sliding window: no automatic chunking, a 32K budget (was 8192).
+  const auto mistral = resolved("mistral-7b", R"({"runtime": "vllm==0.6.3"})");
+  CHECK(mistral.policy == SchedulerPolicy::vllm_v0);
+  CHECK(mistral.max_num_batched_tokens == 32768);
+  // Llama-3.1's 128K context turns chunked prefill on, at the release's budget.
+  const auto llama31_old = resolved("llama-3.1-8b", R"({"runtime": "vllm==0.6.3"})");
+  CHECK(llama31_old.policy == SchedulerPolicy::chunked);
+  CHECK(llama31_old.max_num_batched_tokens == 512);
+  const auto llama31_new = resolved("llama-3.1-8b", R"({"runtime": "vllm==0.7.3"})");
+  CHECK(llama31_new.policy == SchedulerPolicy::chunked);
+  CHECK(llama31_new.max_num_batched_tokens == 2048);
+  CHECK(resolved("llama-3.1-8b", R"({"runtime": "vllm==0.5.3"})").policy == SchedulerPolicy::vllm_v0);
+  CHECK(resolved("llama-3.1-8b", R"({"runtime": "vllm==0.6.3", "max_model_len": 32768})").policy ==
+        SchedulerPolicy::vllm_v0);
+  // A budget the scenario sets is kept.
+  CHECK(resolved("llama-3.1-8b", R"({"runtime": "vllm==0.6.3", "max_num_batched_tokens": 4096})")
+            .max_num_batched_tokens == 4096);
+  // Without a release the long-standing defaults stay (policy vllm-v0: 8192, no automatic chunking).
+  const auto no_release = resolved("llama-3.1-8b", R"({"policy": "vllm-v0"})");
+  CHECK(no_release.policy == SchedulerPolicy::vllm_v0);
+  CHECK(no_release.max_num_batched_tokens == 8192);
+  // V1 releases keep V1's rule.
+  CHECK(resolved("llama-3.1-8b", R"({"runtime": "vllm==0.9.1"})").max_num_batched_tokens == 8192);
+
+  // A V0 scheduler named with 0.8-0.10 runs V0's engine (VLLM_USE_V1=0); 0.11 has none.
+  CHECK(scenario_with_engine(R"({"runtime": "vllm==0.9.1", "policy": "vllm-v0"})").engine.runtime ==
+        Runtime::vllm_v0);
+  CHECK(scenario_with_engine(R"({"runtime": "vllm==0.9.1", "policy": "chunked"})").engine.runtime ==
+        Runtime::vllm_v0);
+  CHECK(scenario_with_engine(R"({"runtime": "vllm==0.9.1", "policy": "vllm"})").engine.runtime == Runtime::vllm_v1);
+  CHECK(scenario_with_engine(R"({"runtime": "vllm==0.11.0", "policy": "vllm-v0"})").engine.runtime ==
+        Runtime::vllm_v1);
+  // ... and keeps it through a round trip.
+  const Scenario v0 = scenario_with_engine(R"({"runtime": "vllm==0.9.1", "policy": "vllm-v0"})");
+  CHECK(scenario_from_json(JsonView(to_json(v0), "")).engine.runtime == Runtime::vllm_v0);
 }

@@ -137,6 +137,17 @@ std::vector<ConstantProvenance> build() {
                   "LambdaLabs' vLLM 0.5.4 H100 runs (docs/vllm.md)",
                   {"lambdalabs"}, 100e-6));
   }
+  // --- vLLM V0's scheduler defaults by release (spec/runtime_version.cpp, spec::effective_engine; issue 27).
+  t.push_back(c("engine.v0_max_num_batched_tokens", "vllm-v0", P::engine_code,
+                "vllm/config.py SchedulerConfig (0.2-0.10) without chunked prefill: max(max_model_len, 2048) (\"if "
+                "max_model_len is too short, use 2048 as the default value for higher throughput\")", {}, 2048));
+  t.push_back(c("engine.v0_chunked_budget", "vllm-v0", P::engine_code,
+                "SchedulerConfig with chunked prefill: 512 (\"the best balance between ITL and TTFT on A100\"), 2048 "
+                "from vllm#10544 (2024-11-21, first released in 0.6.5)"));
+  t.push_back(c("engine.v0_long_context_chunked", "vllm-v0", P::engine_code,
+                "EngineArgs.create_engine_config (vllm#6666, 2024-07-23; from 0.5.4): chunked prefill left unset turns "
+                "on for max_model_len > 32K without a sliding window or speculative decoding",
+                {}, 32768));
   t.push_back(c("runtime.graphs", "sglang", P::engine_code, "SGLang: decode-only CUDA graphs (cuda_graph_max_bs)"));
   t.push_back(c("runtime.max_graph_batch", "sglang", P::assumed,
                 "cuda_graph_max_bs 160 assumed (its default on large GPUs; the validation rows hold batch 32)", {}, 160));

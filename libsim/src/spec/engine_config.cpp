@@ -1,10 +1,12 @@
 #include "llmsim/spec/engine_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
+#include "llmsim/spec/model_spec.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 
 namespace llmsim::spec {
@@ -148,14 +150,40 @@ void EngineConfig::validate(const std::string& path) const {
   p.throw_if_any();
 }
 
-EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool offline) {
+int vllm_v0_default_batched_tokens(int max_model_len) {
+  // vLLM V0's SchedulerConfig (0.2 through 0.10, vllm/config.py): without chunked prefill every prompt must fit one
+  // step, so an unset budget is the context limit, and "if max_model_len is too short, use 2048 as the default value
+  // for higher throughput".
+  return std::max(max_model_len, 2048);
+}
+
+EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool offline, const ModelSpec* model) {
   EngineConfig r = e;
   int tokens = 8192, seqs = 256;
   if (e.policy == SchedulerPolicy::sglang) {
     const SglangDefaults d = sglang_defaults(gpu, e.runtime_release);
     tokens = d.chunked_prefill_size;
     seqs = d.max_running_requests;
-  } else if (e.policy == SchedulerPolicy::vllm) {
+  }
+  // A V0 scheduler with a vLLM release: that release's V0 defaults (spec/runtime_version.hpp).
+  std::optional<RuntimeForVersion> release;
+  if (e.runtime_release && (e.policy == SchedulerPolicy::vllm_v0 || e.policy == SchedulerPolicy::chunked)) {
+    const auto rv = runtime_for_version(parse_engine_version(*e.runtime_release));
+    if (rv.v0_chunked_budget > 0) release = rv;
+  }
+  if (model && release && e.policy == SchedulerPolicy::vllm_v0) {
+    // V0's default max_model_len is the model's own limit (vLLM derives it from the config).
+    const int max_len = e.max_model_len > 0 ? e.max_model_len : model->max_position_embeddings;
+    // EngineArgs.create_engine_config (vllm#6666): chunked prefill left unset turns on above 32K tokens of context,
+    // unless the model has a sliding window or speculative decoding is on.
+    if (release->v0_long_context_chunked && max_len > 32768 && !model->has_sliding_window() &&
+        !e.speculative)
+      r.policy = SchedulerPolicy::chunked;
+    else
+      tokens = vllm_v0_default_batched_tokens(max_len);
+  }
+  if (release && r.policy == SchedulerPolicy::chunked) tokens = release->v0_chunked_budget;
+  if (e.policy == SchedulerPolicy::vllm) {
     // vLLM's rule reads the device's total memory and name: large cards other than the A100 get the larger
     // defaults (PR #17885 kept the A100 out: a large budget lowered its throughput).
     const std::string id = to_lower(gpu.id + " " + gpu.name);
@@ -166,8 +194,8 @@ EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool of
   }
   if (r.max_num_batched_tokens == 0) r.max_num_batched_tokens = tokens;
   if (r.max_num_seqs == 0) r.max_num_seqs = seqs;
-  r.watermark = e.watermark_or_default();
-  r.enable_prefix_caching = e.prefix_caching();
+  r.watermark = r.watermark_or_default();
+  r.enable_prefix_caching = r.prefix_caching();
   return r;
 }
 

@@ -54,6 +54,10 @@ EngineConfig read_engine(const JsonView& v) {
       e.runtime = rv.runtime;
       e.runtime_release = ev.engine + "==" + ev.version;
       if (rv.policy && !v.has("policy")) e.policy = *rv.policy;
+      // A V0 scheduler named with a release that ships V0 runs V0's engine (vLLM 0.8-0.10 with VLLM_USE_V1=0).
+      if (v.has("policy") && rv.v0_runtime &&
+          (e.policy == SchedulerPolicy::vllm_v0 || e.policy == SchedulerPolicy::chunked))
+        e.runtime = *rv.v0_runtime;
     } else {
       e.runtime = parse_runtime(r, v.child_path("runtime"));
       // SGLang runs its own scheduler unless the scenario names a policy.

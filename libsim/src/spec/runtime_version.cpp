@@ -81,6 +81,15 @@ EngineVersion parse_engine_version(const std::string& s, const std::string& path
   return v;
 }
 
+namespace {
+/// The V0 engine's scheduler defaults of a vLLM release (vllm/config.py SchedulerConfig, engine/arg_utils.py).
+void set_v0_defaults(RuntimeForVersion& r, const std::vector<int>& n, Runtime v0) {
+  r.v0_runtime = v0;
+  r.v0_chunked_budget = before(n, {0, 6, 5}) ? 512 : 2048;  // vllm#10544 (2024-11-21), first released in 0.6.5
+  r.v0_long_context_chunked = !before(n, {0, 5, 4});        // vllm#6666 (2024-07-23)
+}
+}  // namespace
+
 RuntimeForVersion runtime_for_version(const EngineVersion& v, const std::string& path) {
   RuntimeForVersion r;
   const auto& n = v.numbers;
@@ -107,9 +116,12 @@ RuntimeForVersion runtime_for_version(const EngineVersion& v, const std::string&
       r.why = "vLLM 0.8.0 and later: the V1 engine is the default (unified prefill/decode steps, prefix caching on, "
               "piecewise CUDA graphs)";
       r.policy = SchedulerPolicy::vllm;
+      // 0.8-0.10 still ship V0 behind VLLM_USE_V1=0 (asynchronous output processor); 0.11 removed it.
+      if (before(n, {0, 11, 0})) set_v0_defaults(r, n, Runtime::vllm_v0);
       return r;
     }
     r.policy = SchedulerPolicy::vllm_v0;
+    set_v0_defaults(r, n, r.runtime);
     return r;
   }
   if (v.engine == "sglang") {

@@ -400,7 +400,7 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
                              std::to_string(pp));
   }
   // Knobs left unset take the defaults of the engine the policy models (vLLM V1: by GPU and entry point).
-  r.scenario.engine = effective_engine(s.engine, r.gpu, offline_workload(s.workload));
+  r.scenario.engine = effective_engine(s.engine, r.gpu, offline_workload(s.workload), &r.model);
   const auto& e = r.scenario.engine;
   if (e.max_model_len > m.max_position_embeddings) {
     p.add("engine.max_model_len", "must be <= the model's max_position_embeddings (" +

@@ -58,7 +58,8 @@ void livinfly(const Source& s, std::vector<Row>& out) {
       ServeRun sr = serve_run(s, run, file + ":" + std::to_string(n) + ":runs[" + std::to_string(i) + "]");
       const bool vllm = sr.proto.engine == "vllm";
       if (vllm) {
-        // VLLM_USE_V1=0: the V0 engine of the 0.9.1 release. Its _set_default_args_v0 turns chunked prefill on for
+        // VLLM_USE_V1=0: the V0 engine of the 0.9.1 release (a V0 policy named with 0.8-0.10 runs the vllm-v0
+        // runtime, spec/engine_json). Its _set_default_args_v0 turns chunked prefill on for
         // max_model_len > 32768 (Qwen3-8B's 40960; budget 2048, SchedulerConfig's default then); Mistral-7B's
         // 32768 keeps V0's prefill-first scheduler.
         if (sr.proto.model == "qwen3-8b") {

@@ -10,6 +10,7 @@
 namespace llmsim::spec {
 
 struct GpuSpec;
+struct ModelSpec;
 
 enum class SchedulerPolicy {
   /// "vllm": vLLM V1's unified scheduler (the only engine of vLLM >= 0.8; defaults of the 0.11 line): decodes and
@@ -131,10 +132,20 @@ struct EngineConfig {
 /// vLLM V1 (vllm/engine/arg_utils.py get_batch_defaults, 0.11 line): on a GPU with >= 70 GiB that is not an
 /// A100 (H100, H200, MI300) max_num_batched_tokens 8192 for `vllm serve` and 16384 for the offline LLM class
 /// (`vllm bench throughput`), max_num_seqs 1024; on every other GPU 2048 / 8192 and 256. The other policies:
-/// 8192 and 256 (vLLM V0's max_num_seqs; llmsim's long-standing budget), except `sglang` (sglang_defaults below).
-/// `offline` selects the LLM-class
-/// defaults (every request present at t = 0). Watermark and prefix caching as documented on the fields.
-EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool offline);
+/// 8192 and 256 (vLLM V0's max_num_seqs; llmsim's long-standing budget), except `sglang` (sglang_defaults below)
+/// and, with a vLLM release that ships V0 (engine.runtime "vllm==X", RuntimeForVersion in spec/runtime_version.hpp holds its facts):
+/// * given the model, the prefill-first policy (`vllm-v0`) takes max(max_model_len, 2048)
+///   (vllm_v0_default_batched_tokens), max_model_len being engine.max_model_len when set, else the model's; above
+///   32K (no sliding window, no speculative decoding) it becomes `chunked` instead, as V0 turned chunked prefill on
+///   by itself from 0.5.4 (vllm#6666);
+/// * a chunked V0 policy takes the release's budget: 512 before 0.6.5, 2048 from it (vllm#10544).
+/// `offline` selects the LLM-class defaults (every request present at t = 0). Watermark and prefix caching as
+/// documented on the fields (of the resolved policy).
+EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool offline, const ModelSpec* model = nullptr);
+
+/// vLLM V0's unset max_num_batched_tokens without chunked prefill: max(max_model_len, 2048) (SchedulerConfig,
+/// vLLM 0.2-0.10): a whole prompt of the longest allowed context fits one prefill step.
+int vllm_v0_default_batched_tokens(int max_model_len);
 
 /// SGLang's server_args defaults for a GPU (python/sglang/srt/server_args.py; docs/engine.md "SGLang"): the chunked
 /// prefill size by the GPU's memory and the release (0.5.x: < 35 GiB 2048, < 60 GiB 4096, < 160 GiB 8192, else 16384;

@@ -27,6 +27,15 @@ struct RuntimeForVersion {
   /// Empty = the release does not decide it (llmsim's policy default or the scenario's own applies).
   std::optional<SchedulerPolicy> policy;
   std::string why;  ///< the range the version fell in and the change bounding it, for notes and docs
+  /// vLLM releases that ship the V0 engine (0.2 through 0.10; from 0.8 behind VLLM_USE_V1=0): the runtime of that
+  /// engine, which a V0 policy named with the release runs (empty for other engines and for 0.11+, which removed it).
+  std::optional<Runtime> v0_runtime;
+  /// V0's unset max_num_batched_tokens with chunked prefill: 512 until vllm#10544 (first released in 0.6.5) raised
+  /// it to 2048. 0 = not a V0 release.
+  int v0_chunked_budget = 0;
+  /// V0 turns chunked prefill on by itself when max_model_len > 32K (vllm#6666, 2024-07-23; from 0.5.4), to keep the
+  /// profiling run of a whole longest prompt from taking the KV cache's memory.
+  bool v0_long_context_chunked = false;
 };
 
 /// True when `s` has the form ENGINE==VERSION.
