@@ -25,6 +25,7 @@ NOTEBOOKS = [
     "load_spike.ipynb",
     "a_month_4090_vs_a100.ipynb",
     "cheapest_70b_at_10qps.ipynb",
+    "what_48gb_buys.ipynb",
 ]
 
 # Notebooks whose prose draws conclusions from their tables: each must carry "claims" cells that assert them.
@@ -35,6 +36,7 @@ CLAIMS = {
     "load_spike.ipynb",
     "a_month_4090_vs_a100.ipynb",
     "cheapest_70b_at_10qps.ipynb",
+    "what_48gb_buys.ipynb",
 }
 
 

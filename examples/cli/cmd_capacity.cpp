@@ -59,7 +59,14 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
   if (!cap.sized_at.empty()) std::cout << "sized at " << cap.sized_at << "\n";
   if (cap.at_capacity && cap.at_capacity->max_model_len > 0)
     std::cout << memory::describe_context(cap.at_capacity->max_model_len, cap.at_capacity->max_model_len_note) << "\n";
-  std::cout << "max QPS " << fmt(cap.max_qps, 2) << (cap.sized_at.empty() || cap.closed_loop ? "" : " at the peak");
+  // Sessions (workload.sessions): the load is sessions/s; their turns' req/s beside it.
+  const metrics::SessionSummary* sessions =
+      cap.at_capacity && cap.at_capacity->sessions ? &*cap.at_capacity->sessions : nullptr;
+  std::cout << (sessions ? "max sessions/s " : "max QPS ") << fmt(cap.max_qps, 2)
+            << (cap.sized_at.empty() || cap.closed_loop ? "" : " at the peak");
+  if (sessions)
+    std::cout << " (" << fmt(cap.at_capacity->throughput.requests_per_s, 2) << " req/s of turns, prefix-cache hit rate "
+              << fmt(sessions->prefix_hit_rate, 2) << ")";
   if (cap.max_concurrency) std::cout << " at " << *cap.max_concurrency << " concurrent users";
   if (cap.replications.size() > 1)
     std::cout << " (95% CI " << fmt(cap.ci95_lo, 2) << " to " << fmt(cap.ci95_hi, 2) << " over "

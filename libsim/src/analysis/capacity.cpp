@@ -134,8 +134,14 @@ std::string slo_failures(const spec::Scenario& sc, const metrics::Summary& s) {
   return out;
 }
 
+namespace {
+constexpr std::int64_t kSessionSearchRequests = 20000;  ///< the most turns a session workload's search run keeps
+}  // namespace
+
 metrics::Summary steady_state_rates(const metrics::Summary& in, double offered_rate) {
   metrics::Summary s = in;
+  // Sessions: the load is sessions/s; the requests it offers are their turns, at the measured turn arrival rate.
+  if (in.sessions) offered_rate = in.offered.requests_per_s;
   if (in.unstable || !(offered_rate > 0)) return s;
   // The mix (tokens per request, share of requests meeting the SLO) comes from the steady-state window, which
   // ends at the last measured arrival and so is not diluted by the drain tail; with no such window (too few
@@ -165,8 +171,14 @@ spec::ResolvedScenario at_load(const spec::ResolvedScenario& scenario, double lo
   r.scenario.autoscaler.reset();
   auto& w = r.scenario.workload;
   w = spec::with_rate(spec::sizing_workload(w), load);
-  w.num_requests = std::min(w.num_requests, options.num_requests);
-  w.warmup_requests = std::min(w.warmup_requests, options.warmup_requests);
+  // A session workload reaches its steady state (sessions in progress, their histories in the cache) only after
+  // several session lifetimes (turns × think time): a short search run measures the empty-cache transient and
+  // overstates capacity. It keeps the scenario's own length (and warm-up) when that is longer.
+  const bool sessions = w.sessions.has_value();
+  w.num_requests = sessions ? std::max(std::min(w.num_requests, kSessionSearchRequests), options.num_requests)
+                            : std::min(w.num_requests, options.num_requests);
+  w.warmup_requests = sessions ? std::min(w.warmup_requests, w.num_requests - 1)
+                               : std::min(w.warmup_requests, options.warmup_requests);
   if (w.warmup_requests >= w.num_requests) w.warmup_requests = w.num_requests / 10;
   w.seed = seed;
   return r;

@@ -137,6 +137,7 @@ void Replica::release_shared(Seq& s) {
 
 void Replica::release_blocks(Seq& s) {
   std::int64_t own = s.state == SeqState::decoding ? decoding_own_blocks(s) : s.own_blocks;
+  if (s.chain_blocks > 0 && s.finished && cfg_.prefix_caching) own = publish_reply(s, own);
   kv_.release(own);
   s.own_blocks = 0;
   release_shared(s);
@@ -177,6 +178,21 @@ void Replica::publish_blocks(Seq& s) {
     ++s.prefix_blocks;
     --s.own_blocks;
   }
+}
+
+std::int64_t Replica::publish_reply(Seq& s, std::int64_t own) {
+  // A finished session turn: vLLM V1 caches every full block it computed, the reply's too (allocate_slots ->
+  // cache_blocks), and frees them into the LRU queue. The reply's last token was sampled, never fed back: its KV
+  // does not exist. Blocks past the chain (which covers prompt + reply) have no key.
+  const std::int64_t bs = kv_.block_size();
+  const std::int64_t per_hash = std::max<std::int64_t>(1, cfg_.hash_block_tokens / bs);
+  const std::int64_t keyed = static_cast<std::int64_t>(s.chain_blocks) * per_hash;
+  const std::int64_t full = std::min(std::min(s.input + s.output - 1, s.input + s.generated) / bs, keyed);
+  while (s.prefix_blocks < full && own > 0 && kv_.publish_block(block_key(s, s.prefix_blocks))) {
+    ++s.prefix_blocks;
+    --own;
+  }
+  return own;
 }
 
 std::int64_t Replica::cached_tokens(const Seq& s, std::int64_t* prefix_blocks, std::int64_t* own_blocks,
@@ -238,6 +254,7 @@ bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) 
   transition(s, SeqState::prefill);
   if (s.admitted_s < 0) s.admitted_s = now_s;
   if (s.remote_tokens > 0 && s.decode_admitted_s < 0) s.decode_admitted_s = now_s;
+  if (s.first_cached < 0) s.first_cached = static_cast<std::int32_t>(cached);
   link_tail(i);
   return true;
 }

@@ -76,6 +76,12 @@ struct alignas(64) Seq {
   /// Disaggregation, pull: queued at a decode replica whose KV is still on the prefill replica; admission
   /// allocates blocks for it and starts the read (Replica::start_pull) instead of computing.
   bool kv_pending = false;
+  // Sessions (session_driver.hpp): the turn's index in its session (-1 = not a session turn), the blocks its chain
+  // covers (prompt + reply: a finished turn publishes its reply's full blocks too, for the next turn to hit), and
+  // the prompt tokens its first admission found cached (-1 = not admitted yet).
+  std::int32_t turn = -1;
+  std::int32_t chain_blocks = 0;
+  std::int32_t first_cached = -1;
 
   /// The same request started again from scratch (a client's retry after its replica failed): its identity and
   /// what it asked for, with no engine progress — a new stream, a new first token. A block-hash trace's prompt
@@ -93,6 +99,9 @@ struct alignas(64) Seq {
     again.prefix_key = prefix_key;
     again.prefix_len = prefix_len;
     again.chain = chain;
+    again.turn = turn;
+    again.chain_blocks = chain_blocks;
+    again.first_cached = first_cached;
     again.measured = measured;
     again.preemptions = preemptions;
     again.retries = retries + 1;
@@ -135,10 +144,18 @@ class SeqPool {
   Seq& operator[](std::int32_t i) { return seqs_[static_cast<std::size_t>(i)]; }
   const Seq& operator[](std::int32_t i) const { return seqs_[static_cast<std::size_t>(i)]; }
   std::size_t capacity() const noexcept { return seqs_.size(); }
+  /// Slot i's own block-hash buffer (session turns: Seq::chain points into it). It lives as long as the slot, so a
+  /// request that leaves at a later step boundary (a cancelled one) still reads its own hashes; its capacity is
+  /// kept for the slot's next occupant (memory follows the requests in flight).
+  std::vector<std::uint64_t>& chain_buffer(std::int32_t i) {
+    if (chains_.size() <= static_cast<std::size_t>(i)) chains_.resize(static_cast<std::size_t>(i) + 1);
+    return chains_[static_cast<std::size_t>(i)];
+  }
 
  private:
   std::vector<Seq> seqs_;
   std::vector<std::int32_t> free_;
+  std::vector<std::vector<std::uint64_t>> chains_;
 };
 
 /// Growable ring buffer of indices: deque semantics without per-element allocation.
@@ -341,6 +358,8 @@ class Replica {
   std::uint64_t block_key(const Seq& s, std::int64_t k) const;
   std::int64_t hashed_hit(const Seq& s, std::int64_t max_blocks, std::int64_t* evictable) const;
   void publish_blocks(Seq& s);
+  /// A finished session turn's full reply blocks become cached blocks (keys from its chain); returns `own` less them.
+  std::int64_t publish_reply(Seq& s, std::int64_t own);
   void release_shared(Seq& s);  ///< drops the references to the shared prefix or the cached hashed blocks
   // Preempts the running tail; returns its growth demand this step (0/1) so the caller can lower its need.
   std::int64_t preempt_tail(double now_s);

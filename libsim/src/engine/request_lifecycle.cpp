@@ -77,6 +77,12 @@ void Simulation::retire(std::int32_t i, Exit how, double now_s, std::int64_t pro
     else meter_.on_timed_out(now_s);
     wasted_tokens_ += static_cast<double>(produced);
   }
+  if (session_stats_ && s.measured && s.turn >= 0) {
+    if (how == Exit::completed)
+      session_stats_->on_turn_completed(s.turn, (s.first_token_s - s.arrival_s) * 1e3, s.input, s.first_cached);
+    else
+      session_stats_->on_turn_lost(s.turn);
+  }
   if (autoscaler_) autoscaler_->on_in_system(now_s, ledger_.in_system());
   if (series_ && how == Exit::completed)
     series_->on_finish(now_s, (s.first_token_s - s.arrival_s) * 1e3, (now_s - s.arrival_s) * 1e3);
@@ -144,7 +150,7 @@ void Simulation::requeue_or_fail(std::int32_t i, std::int64_t produced, double n
   const std::int32_t source = s.source;
   transition(s, SeqState::done);
   pool_.release(i);
-  if (driver_->is_user(source)) schedule_next(source, now_s, true);  // a closed-loop user moves on
+  if (driver_->is_user(source)) source_moves_on(source, now_s, false);  // a closed-loop user or session moves on
 }
 
 // The client's timeout (timeouts.hpp): request `i` leaves wherever it is (the engine lets go of it at its boundary).
@@ -177,7 +183,7 @@ bool Simulation::cancel_request(std::int32_t i, std::int64_t id, double now_s) {
     pool_.release(i);
   }
   if (engine >= 0 && !synthetic_) stop_if_drained(group, now_s);
-  if (driver_->is_user(source)) schedule_next(source, now_s, true);  // a closed-loop user moves on
+  if (driver_->is_user(source)) source_moves_on(source, now_s, false);  // a closed-loop user or session moves on
   return true;
 }
 

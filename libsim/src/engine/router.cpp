@@ -68,7 +68,8 @@ std::int32_t Router::route(const std::vector<Replica>& replicas) {
           if (ok(g)) break;
         }
         break;
-      case spec::RouterPolicy::least_outstanding: g = least_outstanding(); break;
+      case spec::RouterPolicy::least_outstanding:
+      case spec::RouterPolicy::session_affinity: g = least_outstanding(); break;  // a request that is no session turn
       case spec::RouterPolicy::weighted_least_outstanding:
       case spec::RouterPolicy::shortest_expected_delay: {
         double best = score(g);
@@ -89,6 +90,16 @@ std::int32_t Router::route(const std::vector<Replica>& replicas) {
     }
   }
   return least_outstanding_engine(g);
+}
+
+std::int32_t Router::route_sticky(const std::vector<Replica>& replicas, std::int32_t home, std::int64_t slots) {
+  if (home < 0 || home >= groups_ || !ok(home)) return route(replicas);  // first turn, or its replica is gone
+  const std::int64_t n = group_outstanding(home);
+  if (n >= slots * per_group_) {  // its batch is full: the turn would queue there; elsewhere if somewhere has less
+    const std::int32_t g = least_outstanding();
+    if (group_outstanding(g) < n) return least_outstanding_engine(g);
+  }
+  return least_outstanding_engine(home);
 }
 
 }  // namespace llmsim::engine::detail

@@ -1,7 +1,7 @@
 #pragma once
 // The router (private to the engine): picks the deployment replica a request goes to on arrival
 // (round_robin, least_outstanding, least_kv, and the speed-aware weighted_least_outstanding and
-// shortest_expected_delay for heterogeneous fleets: docs/fleets.md), then, inside it, the virtual engine (pipeline
+// shortest_expected_delay for heterogeneous fleets: docs/fleets.md; session_affinity for session turns), then, inside it, the virtual engine (pipeline
 // batch in flight) with the fewest unfinished requests, as vLLM v0 does.
 #include <cstdint>
 #include <vector>
@@ -29,6 +29,11 @@ class Router {
 
   /// The engine (index into `replicas`) that takes the next request; -1 when no deployment replica is ready.
   std::int32_t route(const std::vector<Replica>& replicas);
+  /// session_affinity for a session's turn whose previous turn went to deployment replica `home` (-1 = none yet):
+  /// `home` while it is ready and holds fewer than `slots` unfinished requests per engine (its batch has room), or
+  /// while no ready replica holds fewer than it; else least_outstanding. -1 when no replica is ready.
+  std::int32_t route_sticky(const std::vector<Replica>& replicas, std::int32_t home, std::int64_t slots);
+  std::int32_t engines_per_group() const noexcept { return per_group_; }
   /// Restricts routing to the groups whose byte is non-zero (the fleet's ready replicas), also listed ascending in
   /// `list`; null = all of them.
   void set_ready(const std::vector<char>* mask, const std::vector<std::int32_t>* list) {

@@ -250,6 +250,21 @@ void Simulation::finish(double end_s) {
   if (s.unstable && !monitor_->windows_flagged() && s.saturation.time_s > 0 && s.offered.window_s > 0)
     s.reason += " — offered " + format_value(s.offered.requests_per_s) + " req/s against a saturation throughput of " +
                 format_value(s.saturation.throughput.requests_per_s) + " req/s";
+  if (const SessionDriver* sd = driver_->sessions()) {
+    metrics::SessionSummary ss;
+    ss.started = measured_sessions_;
+    ss.finished = sd->finished();
+    ss.peak_active = sd->peak_active();
+    ss.dropped_turns = sd->dropped_turns();
+    if (s.offered.window_s > 0) {
+      ss.sessions_per_s = static_cast<double>(measured_sessions_) / s.offered.window_s;
+      ss.requests_per_s = s.offered.requests_per_s;
+    }
+    if (measured_sessions_ > 0) ss.turns_per_session = static_cast<double>(measured_arrivals_) / static_cast<double>(measured_sessions_);
+    ss.prefix_hit_rate = session_stats_->first_admission_hit_rate();
+    ss.by_turn = session_stats_->by_turn();
+    s.sessions = std::move(ss);
+  }
   result_.summary = std::move(s);
   if (opt_.record_requests) record_unfinished(end_s);
   if (series_) result_.time_series = series_->windows(end_s);

@@ -15,6 +15,7 @@
 #include "llmsim/engine/event_queue.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/metrics/collector.hpp"
+#include "llmsim/metrics/session_stats.hpp"
 #include "llmsim/metrics/time_series.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "autoscaler.hpp"
@@ -58,12 +59,17 @@ class Simulation {
   void start_replica(std::int32_t r, double now_s);
   void start_service(std::int32_t server, std::int32_t seq, double now_s);
   void finish_request(std::int32_t seq, double now_s);
+  /// A request of `source` ended (completed or not): a closed-loop user or a session sends its next one after its
+  /// think time (a session's completed turn joins its history first).
+  void source_moves_on(std::int32_t source, double now_s, bool completed);
   // The one exit path (request_lifecycle.cpp): request `seq` leaves the system (completed, failed or timed out, with
   // `produced` output tokens so far) — counted in the ledger, told to the collector, the fleet meter, the autoscaler's
   // metric and the time series, and recorded. The caller releases the slot and lets a closed-loop user move on.
   void retire(std::int32_t seq, Exit how, double now_s, std::int64_t produced);
   void record_request(const Seq& s, RequestOutcome outcome, double end_s, std::int64_t produced);
   void record_unfinished(double end_s);  ///< one record per request still in the system at the end
+  /// The engine a new request goes to (router_, with session_affinity for session turns); -1 = none ready.
+  std::int32_t route_turn(std::int32_t seq, bool session_start);
   void assign(std::int32_t seq, std::int32_t engine, double now_s);  ///< a routed request joins its engine
   void wake(std::int32_t engine, double now_s);  ///< an idle engine with work starts an iteration at now_s
   // Disaggregation (disaggregation.hpp): a prefilled request's KV leaves; it arrives at the decode pool.
@@ -148,6 +154,9 @@ class Simulation {
 
   std::int64_t issued_ = 0, clipped_ = 0, iterations_ = 0;
   std::int64_t measured_arrivals_ = 0;
+  std::unique_ptr<metrics::SessionStats> session_stats_;  ///< workload.sessions: per-turn statistics
+  std::int64_t measured_sessions_ = 0;                    ///< sessions whose first turn was measured
+  std::vector<std::int32_t> session_home_;  ///< session_affinity: per session slot, its replica (-1 = none yet)
   double first_measured_s_ = -1, last_measured_s_ = 0;
   std::vector<double> kv_integral_at_window_;
   double peak_kv_fraction_ = 0;

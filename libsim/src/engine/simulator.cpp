@@ -42,6 +42,12 @@ bool Simulation::build() {
 
   driver_ = std::make_unique<WorkloadDriver>(rs_, e.block_size, !synthetic && e.prefix_caching());
   collector_ = std::make_unique<metrics::Collector>(driver_->class_infos(), sc.slo);
+  if (driver_->sessions()) {
+    if (disagg_) throw ConfigError("workload.sessions", "sessions with disaggregation are not modelled yet: the decode pool "
+                                                        "would need the turn's history blocks");
+    if (synthetic) throw ConfigError("workload.sessions", "the synthetic service has no KV cache for a session's history");
+    session_stats_ = std::make_unique<metrics::SessionStats>();
+  }
   result_.summary.engine = synthetic ? "synthetic service (M/G/c queue)" : spec::engine_name(e.policy);
   std::int64_t slots = 1, servers = sc.hardware.replicas;
   if (synthetic && sc.autoscaler)
@@ -187,8 +193,10 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   const auto& w = rs_.scenario.workload;
   if (issued_ >= w.num_requests) return;  // a closed-loop user's turn after the last request was issued
   const DrawnRequest d = driver_->draw(si);
+  const std::int32_t src = d.source >= 0 ? d.source : si;  // a session's turn belongs to its session's source
   const std::int64_t id = issued_++;
   const bool measured = id >= w.warmup_requests;
+  if (measured && d.session_start) ++measured_sessions_;
   if (measured) {
     if (first_measured_s_ < 0) {
       first_measured_s_ = now_s;
@@ -217,7 +225,9 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   if (reject) {
     ledger_.reject(measured);
     meter_.on_rejected(now_s);
-    schedule_next(si, now_s, true);  // the source moves on (a closed-loop user: after its think time)
+    if (measured && session_stats_) session_stats_->on_turn_lost(d.turn);
+    if (driver_->is_user(src)) source_moves_on(src, now_s, false);  // a user or session: after its think time
+    if (src != si || !driver_->is_user(si)) schedule_next(si, now_s, true);  // an open source: its next arrival
     monitor_->after_arrival(issued_, w.num_requests, ledger_.in_system(), monitor_->needs_waiting() ? waiting_total() : 0);
     return;
   }
@@ -226,14 +236,21 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   Seq& s = pool_[i];
   s.id = id;
   s.tenant = d.tenant;
-  s.source = si;
+  s.source = src;
   s.arrival_s = now_s;
+  s.turn = d.turn;
+  if (d.chain_blocks > 0) {  // a session turn's hashes: copied into the slot's own buffer (the driver's is reused)
+    auto& buf = pool_.chain_buffer(i);
+    buf.assign(d.chain, d.chain + d.chain_blocks);
+    s.chain = buf.data();
+    s.chain_blocks = d.chain_blocks;
+  }
   s.input = d.input;
   s.output = d.output;
   s.prefill_target = d.input;
   s.prefix_key = d.prefix_key;
   s.prefix_len = d.prefix_len;
-  s.chain = d.chain;
+  if (d.chain_blocks == 0) s.chain = d.chain;  // a trace's (the driver keeps it); a session turn's was copied above
   s.measured = measured;
   transition(s, SeqState::waiting);
   ledger_.arrive(measured);
@@ -246,12 +263,25 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
     if (server >= 0) start_service(server, i, now_s);
     else synthetic_->queue().push_back(i);
   } else {
-    const std::int32_t r = router_->route(replicas_);
+    const std::int32_t r = route_turn(i, d.session_start);
     if (r < 0) pending_.push_back(i);  // no replica ready (scaled to zero, all starting): wait for one
     else assign(i, r, now_s);
   }
   monitor_->after_arrival(issued_, w.num_requests, ledger_.in_system(), monitor_->needs_waiting() ? waiting_total() : 0);
   if (!driver_->is_user(si)) schedule_next(si, now_s, true);
+}
+
+std::int32_t Simulation::route_turn(std::int32_t i, bool session_start) {
+  const std::int32_t source = pool_[i].source;
+  if (rs_.scenario.hardware.router != spec::RouterPolicy::session_affinity || source < driver_->sources())
+    return router_->route(replicas_);
+  // session_affinity: the session's home replica (router.hpp says when a turn leaves it); the home follows the turn.
+  const auto slot = static_cast<std::size_t>(source - driver_->sources());
+  if (session_home_.size() <= slot) session_home_.resize(slot + 1, -1);
+  if (session_start) session_home_[slot] = -1;
+  const std::int32_t r = router_->route_sticky(replicas_, session_home_[slot], rs_.scenario.engine.max_num_seqs);
+  if (r >= 0) session_home_[slot] = r / engines_per_group_;
+  return r;
 }
 
 void Simulation::assign(std::int32_t i, std::int32_t r, double now_s) {
@@ -358,7 +388,12 @@ void Simulation::finish_request(std::int32_t i, double now_s) {
   if (autoscaler_) stop_if_drained(s.replica, now_s);
   const std::int32_t source = s.source;
   if (s.state == SeqState::done) pool_.release(i);  // static-batching padding is released by its replica
-  if (driver_->is_user(source)) schedule_next(source, now_s, true);
+  if (driver_->is_user(source)) source_moves_on(source, now_s, true);
+}
+
+void Simulation::source_moves_on(std::int32_t source, double now_s, bool completed) {
+  driver_->turn_ended(source, completed);
+  schedule_next(source, now_s, true);
 }
 
 void Simulation::settle(std::int32_t r, double now_s) {

@@ -88,6 +88,8 @@ WorkloadDriver::WorkloadDriver(const spec::ResolvedScenario& rs, int block_size,
     }
     tenants_.push_back(std::move(t));
   }
+  if (w.sessions)  // the one class's arrival source starts sessions; hashing per engine block
+    sessions_ = std::make_unique<SessionDriver>(*w.sessions, w.seed, max_len, w.too_long, block_size, prefix_caching);
 }
 
 std::vector<metrics::ClassInfo> WorkloadDriver::class_infos() const {
@@ -111,6 +113,7 @@ std::optional<double> WorkloadDriver::first_time(std::int32_t si) {
 }
 
 std::optional<double> WorkloadDriver::next_time(std::int32_t si, double now_s) {
+  if (si >= sources()) return checked_or_end(si, sessions_->next_turn_time(si - sources(), now_s));
   const auto s = static_cast<std::size_t>(si);
   switch (kinds_[s]) {
     case Kind::open: {
@@ -139,7 +142,39 @@ std::int32_t WorkloadDriver::offline_pick() {
   return offline_tenants_[best];
 }
 
+std::optional<double> WorkloadDriver::checked_or_end(std::int32_t si, std::optional<double> t) {
+  // A session whose next turn lies past the clock's range ends there (its slot is not kept for a turn never drawn).
+  if (t && !checked(*t)) {
+    sessions_->end(si - sources());
+    return std::nullopt;
+  }
+  return t;
+}
+
+DrawnRequest WorkloadDriver::draw_session_turn(std::int32_t slot) {
+  DrawnRequest r;
+  const SessionTurnDraw d = sessions_->draw_turn(slot);
+  r.tenant = 0;
+  r.input = d.input;
+  r.output = d.output;
+  r.clipped = d.clipped;
+  r.too_long = d.too_long;
+  r.source = sources() + slot;
+  r.turn = d.turn;
+  if (d.chain && !d.chain->empty()) {
+    r.chain = d.chain->data();
+    r.chain_blocks = static_cast<std::int32_t>(d.chain->size());
+  }
+  return r;
+}
+
 DrawnRequest WorkloadDriver::draw(std::int32_t si) {
+  if (si >= sources()) return draw_session_turn(si - sources());
+  if (sessions_) {  // the arrival source: a new session and its first turn
+    DrawnRequest r = draw_session_turn(sessions_->start());
+    r.session_start = true;
+    return r;
+  }
   const auto s = static_cast<std::size_t>(si);
   DrawnRequest r;
   r.tenant = kinds_[s] == Kind::offline ? offline_pick() : tenant_of_[s];

@@ -11,6 +11,7 @@
 #include "llmsim/engine/workload_source.hpp"
 #include "llmsim/metrics/collector.hpp"
 #include "llmsim/spec/scenario.hpp"
+#include "session_driver.hpp"
 
 namespace llmsim::engine::detail {
 
@@ -24,6 +25,13 @@ struct DrawnRequest {
   /// blocks at chain[j] (KvBlockManager::chain_hash), hash_block_tokens() tokens each; nullptr otherwise.
   const std::uint64_t* chain = nullptr;
   bool clipped = false;          ///< shortened to max_model_len
+  /// Sessions: the source the turn belongs to (its session's turn source, whose next turn follows this one's end),
+  /// its index in the session, and its chain's blocks (prompt + reply; `chain` then points at the driver's buffer,
+  /// valid until the next draw: the caller copies it). -1 / -1 / 0 otherwise.
+  std::int32_t source = -1;
+  std::int32_t turn = -1;
+  std::int32_t chain_blocks = 0;
+  bool session_start = false;    ///< the draw started a new session (its first turn)
   bool too_long = false;         ///< longer than max_model_len under workload.too_long = "reject"
 };
 
@@ -34,9 +42,20 @@ class WorkloadDriver {
   /// whose scaled times pass kMaxSimulatedSeconds.
   WorkloadDriver(const spec::ResolvedScenario& rs, int block_size, bool prefix_caching);
 
+  /// The fixed sources (open-loop classes, users, a trace, the offline source, the sessions' arrivals). A session's
+  /// turns come from source sources() + its slot (session_driver.hpp), created as sessions start.
   std::int32_t sources() const noexcept { return static_cast<std::int32_t>(kinds_.size()); }
-  /// A closed-loop user: its next request follows its previous one's end (or rejection) by its think time.
-  bool is_user(std::int32_t source) const noexcept { return kinds_[static_cast<std::size_t>(source)] == Kind::user; }
+  /// A closed-loop user, or a session's turn source: its next request follows its previous one's end (or
+  /// rejection) by its think time.
+  bool is_user(std::int32_t source) const noexcept {
+    return source >= sources() || kinds_[static_cast<std::size_t>(source)] == Kind::user;
+  }
+  /// The request of `source` ended (completed or not): a session's completed turn joins its history.
+  void turn_ended(std::int32_t source, bool completed) {
+    if (source >= sources()) sessions_->turn_ended(source - sources(), completed);
+  }
+  /// The session driver (nullptr without workload.sessions).
+  const SessionDriver* sessions() const noexcept { return sessions_.get(); }
   /// The classes as the metrics collector sees them.
   std::vector<metrics::ClassInfo> class_infos() const;
   /// When `source` sends first (users and offline sources at 0); nullopt when it never sends.
@@ -47,7 +66,10 @@ class WorkloadDriver {
   /// Prompt tokens per block hash of a trace that carries them (DrawnRequest::chain), else 0.
   /// Rows of the replayed trace (0 without one): the arrivals a trace can issue.
   std::int64_t replay_rows() const noexcept { return static_cast<std::int64_t>(trace_.rows.size()); }
-  int hash_block_tokens() const noexcept { return chain_.empty() ? 0 : trace_.hash_block_tokens; }
+  int hash_block_tokens() const noexcept {
+    if (sessions_) return sessions_->block_size();
+    return chain_.empty() ? 0 : trace_.hash_block_tokens;
+  }
   /// Draws the next request of `source` (advances its random streams or its trace row).
   DrawnRequest draw(std::int32_t source);
 
@@ -65,6 +87,8 @@ class WorkloadDriver {
     RandomEngine rng;
   };
   std::optional<double> checked(double t) const;
+  std::optional<double> checked_or_end(std::int32_t source, std::optional<double> t);
+  DrawnRequest draw_session_turn(std::int32_t slot);
   std::int32_t offline_pick();
 
   const spec::ResolvedScenario* rs_;
@@ -82,6 +106,7 @@ class WorkloadDriver {
   std::vector<std::int32_t> offline_tenants_;
   std::vector<double> offline_weight_, offline_credit_;
   std::int32_t offline_next_ = -1;  ///< tenant of the next offline request
+  std::unique_ptr<SessionDriver> sessions_;  ///< workload.sessions: source 0 starts sessions
 };
 
 }  // namespace llmsim::engine::detail

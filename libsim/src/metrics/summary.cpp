@@ -179,6 +179,23 @@ Json to_json(const Summary& s) {
                            {"pools", std::move(pools)}};
   }
   if (!s.fleet_pools.empty()) j["fleet_pools"] = pools_json(s.fleet_pools);
+  if (s.sessions) {
+    const auto& ss = *s.sessions;
+    Json turns = Json::array();
+    for (const auto& t : ss.by_turn)
+      turns.push_back({{"turn", t.turn}, {"and_later", t.and_later}, {"completed", t.completed}, {"lost", t.lost},
+                       {"mean_input_tokens", t.mean_input_tokens}, {"prefix_hit_rate", t.prefix_hit_rate},
+                       {"ttft_ms", to_json(t.ttft_ms)}});
+    j["sessions"] = {{"started", ss.started},
+                     {"finished", ss.finished},
+                     {"peak_active", ss.peak_active},
+                     {"dropped_turns", ss.dropped_turns},
+                     {"sessions_per_s", ss.sessions_per_s},
+                     {"requests_per_s", ss.requests_per_s},
+                     {"turns_per_session", ss.turns_per_session},
+                     {"prefix_hit_rate", ss.prefix_hit_rate},
+                     {"by_turn", std::move(turns)}};
+  }
   // vLLM's benchmark names (vllm bench serve), as aliases of the fields above.
   j["request_throughput"] = s.throughput.requests_per_s;
   j["output_throughput"] = s.throughput.output_tokens_per_s;

@@ -15,6 +15,7 @@ std::string to_string(RouterPolicy r) {
     case RouterPolicy::least_kv: return "least_kv";
     case RouterPolicy::weighted_least_outstanding: return "weighted_least_outstanding";
     case RouterPolicy::shortest_expected_delay: return "shortest_expected_delay";
+    case RouterPolicy::session_affinity: return "session_affinity";
   }
   throw InternalError("unknown RouterPolicy " + std::to_string(static_cast<int>(r)));
 }
@@ -22,7 +23,8 @@ std::string to_string(RouterPolicy r) {
 RouterPolicy parse_router(const std::string& s, const std::string& path) {
   std::vector<std::string> names;
   for (auto r : {RouterPolicy::round_robin, RouterPolicy::least_outstanding, RouterPolicy::least_kv,
-                 RouterPolicy::weighted_least_outstanding, RouterPolicy::shortest_expected_delay}) {
+                 RouterPolicy::weighted_least_outstanding, RouterPolicy::shortest_expected_delay,
+                 RouterPolicy::session_affinity}) {
     if (s == to_string(r)) return r;
     names.push_back(to_string(r));
   }

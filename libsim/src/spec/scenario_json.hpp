@@ -35,7 +35,10 @@ inline const std::vector<std::string> kSpeculativeKeys{"method", "draft_model", 
 inline const std::vector<std::string> kSyntheticKeys{"kind", "mean_s", "cv"};
 inline const std::vector<std::string> kWorkloadKeys{"arrival", "input_tokens", "output_tokens", "prefix_tokens", "prefix_groups",
                                              "classes", "num_requests", "warmup_requests", "horizon_s", "timeout_s", "seed", "too_long",
-                                             "daily_profile", "days", "speculative_acceptance_rate"};
+                                             "daily_profile", "days", "speculative_acceptance_rate",
+                                             "sessions"};
+inline const std::vector<std::string> kSessionKeys{"preset", "turns", "system_tokens", "system_prompts", "user_tokens",
+                                                   "output_tokens", "think_time_ms", "max_output_tokens"};
 inline const std::vector<std::string> kClassKeys{"name", "arrival", "input_tokens", "output_tokens", "slo", "prefix_tokens",
                                           "prefix_groups"};
 inline const std::vector<std::string> kCostKeys{"storage_per_month", "network_per_month", "ops_overhead_fraction", "spare_fraction",

@@ -187,11 +187,17 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
         check_path_component(parts[2], union_of(kArrivalKeys), "workload.arrival");
       } else if (sec == "input_tokens" || sec == "output_tokens") {
         check_path_component(parts[2], union_of(kLengthKeys), "workload." + sec);
+      } else if (sec == "sessions") {  // workload.sessions.<field>[.<length field>]
+        check_path_component(parts[2], kSessionKeys, "workload.sessions");
+        if (parts.size() > 3) {
+          if (parts[2] == "preset" || parts[2] == "system_prompts" || parts[2] == "max_output_tokens") need_depth(3);
+          check_path_component(parts[3], union_of(kLengthKeys), "workload.sessions." + parts[2]);
+        }
       } else {
         need_depth(2);
       }
     }
-    need_depth(3);
+    need_depth(parts.size() > 1 && parts[1] == "sessions" ? 4 : 3);
   }
   Json* node = &scenario;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {

@@ -131,60 +131,6 @@ const char* rate_field(const ArrivalSpec& a) {
   return "rate";
 }
 
-void check_length(const LengthDist& d, const std::string& path, Problems& p) {
-  // Token counts are bounded above as the CSV readers bound them: sums such as prompt + output must stay far from
-  // int64 overflow (a 2^63-1-token output passed validation and broke the engine's step accounting).
-  constexpr std::int64_t kMaxTokens = 1'000'000'000;
-  auto at_least_one = [&](const char* f, std::int64_t v) {
-    if (v < 1 || v > kMaxTokens) p.add(path + "." + f, "must be in 1..1e9 tokens, got " + std::to_string(v));
-  };
-  std::visit(Overloaded{
-                 [&](const FixedLength& x) { at_least_one("value", x.value); },
-                 [&](const UniformLength& x) {
-                   at_least_one("min", x.min);
-                   if (x.max < x.min) {
-                     p.add(path + ".max", "must be >= min (" + std::to_string(x.min) + "), got " + std::to_string(x.max));
-                   } else {
-                     at_least_one("max", x.max);
-                   }
-                 },
-                 [&](const NormalLength& x) {
-                   if (!finite_positive(x.mean)) p.add(path + ".mean", "must be > 0, got " + format_given(x.mean));
-                   if (!finite_non_negative(x.stddev)) {
-                     p.add(path + ".stddev", "must be >= 0, got " + format_given(x.stddev));
-                   }
-                   at_least_one("min", x.min);
-                   if (x.max > kMaxTokens) p.add(path + ".max", "must be at most 1e9 tokens, got " + std::to_string(x.max));
-                   if (x.mean > kMaxTokens) p.add(path + ".mean", "must be at most 1e9 tokens, got " + format_given(x.mean));
-                   if (x.max != 0 && x.max < x.min) {
-                     p.add(path + ".max", "must be 0 (model limit) or >= min (" + std::to_string(x.min) + "), got " +
-                                              std::to_string(x.max));
-                   }
-                 },
-                 [&](const LogNormalLength& x) {
-                   if (!finite_positive(x.mean) || x.mean < 1 || x.mean > kMaxTokens) {
-                     p.add(path + ".mean", "must be in [1, 1e9] tokens, got " + format_given(x.mean));
-                   }
-                   if (!finite_non_negative(x.sigma) || x.sigma > 10) {
-                     p.add(path + ".sigma", "must be in [0, 10], got " + format_given(x.sigma));
-                   }
-                 },
-                 [&](const EmpiricalLength& x) {
-                   if (x.values.empty() && x.path.empty()) {
-                     p.add(path, "empirical lengths need 'values' or a 'path' to a CSV file");
-                   }
-                   if (!x.values.empty() && !x.path.empty()) p.add(path, "give either 'values' or 'path', not both");
-                   for (std::size_t i = 0; i < x.values.size(); ++i) {
-                     if (x.values[i] < 1 || x.values[i] > kMaxTokens) {
-                       p.add(path + ".values[" + std::to_string(i) + "]",
-                             "must be in 1..1e9 tokens, got " + std::to_string(x.values[i]));
-                       break;
-                     }
-                   }
-                 },
-             },
-             d);
-}
 
 /// Offered rate of one class over `span` seconds (piecewise: its mean over [0, span]).
 std::optional<double> class_rate(const ArrivalSpec& a, double span) {
@@ -250,6 +196,63 @@ std::optional<double> workload_span(const std::vector<TenantClass>& classes, dou
 
 }  // namespace
 
+// Shared with sessions.cpp (declared there).
+void check_length(const LengthDist& d, const std::string& path, Problems& p) {
+  // Token counts are bounded above as the CSV readers bound them: sums such as prompt + output must stay far from
+  // int64 overflow (a 2^63-1-token output passed validation and broke the engine's step accounting).
+  constexpr std::int64_t kMaxTokens = 1'000'000'000;
+  auto at_least_one = [&](const char* f, std::int64_t v) {
+    if (v < 1 || v > kMaxTokens) p.add(path + "." + f, "must be in 1..1e9 tokens, got " + std::to_string(v));
+  };
+  std::visit(Overloaded{
+                 [&](const FixedLength& x) { at_least_one("value", x.value); },
+                 [&](const UniformLength& x) {
+                   at_least_one("min", x.min);
+                   if (x.max < x.min) {
+                     p.add(path + ".max", "must be >= min (" + std::to_string(x.min) + "), got " + std::to_string(x.max));
+                   } else {
+                     at_least_one("max", x.max);
+                   }
+                 },
+                 [&](const NormalLength& x) {
+                   if (!finite_positive(x.mean)) p.add(path + ".mean", "must be > 0, got " + format_given(x.mean));
+                   if (!finite_non_negative(x.stddev)) {
+                     p.add(path + ".stddev", "must be >= 0, got " + format_given(x.stddev));
+                   }
+                   at_least_one("min", x.min);
+                   if (x.max > kMaxTokens) p.add(path + ".max", "must be at most 1e9 tokens, got " + std::to_string(x.max));
+                   if (x.mean > kMaxTokens) p.add(path + ".mean", "must be at most 1e9 tokens, got " + format_given(x.mean));
+                   if (x.max != 0 && x.max < x.min) {
+                     p.add(path + ".max", "must be 0 (model limit) or >= min (" + std::to_string(x.min) + "), got " +
+                                              std::to_string(x.max));
+                   }
+                 },
+                 [&](const LogNormalLength& x) {
+                   if (!finite_positive(x.mean) || x.mean < 1 || x.mean > kMaxTokens) {
+                     p.add(path + ".mean", "must be in [1, 1e9] tokens, got " + format_given(x.mean));
+                   }
+                   if (!finite_non_negative(x.sigma) || x.sigma > 10) {
+                     p.add(path + ".sigma", "must be in [0, 10], got " + format_given(x.sigma));
+                   }
+                 },
+                 [&](const EmpiricalLength& x) {
+                   if (x.values.empty() && x.path.empty()) {
+                     p.add(path, "empirical lengths need 'values' or a 'path' to a CSV file");
+                   }
+                   if (!x.values.empty() && !x.path.empty()) p.add(path, "give either 'values' or 'path', not both");
+                   for (std::size_t i = 0; i < x.values.size(); ++i) {
+                     if (x.values[i] < 1 || x.values[i] > kMaxTokens) {
+                       p.add(path + ".values[" + std::to_string(i) + "]",
+                             "must be in 1..1e9 tokens, got " + std::to_string(x.values[i]));
+                       break;
+                     }
+                   }
+                 },
+             },
+             d);
+}
+
+
 std::vector<TenantClass> Workload::effective_classes() const {
   std::vector<TenantClass> out = classes;
   if (out.empty()) {
@@ -306,6 +309,17 @@ void Workload::validate(const std::string& path) const {
       trace += std::holds_alternative<TraceReplay>(c.arrival);
     }
     if (trace > 0 && classes.size() > 1) p.add(path + ".classes", "a trace replay must be the only class");
+  }
+  if (sessions) {
+    p.collect([&] { sessions->validate(path + ".sessions"); });
+    if (!classes.empty()) p.add(path + ".classes", "sessions are one class of traffic; remove classes or sessions");
+    if (std::holds_alternative<ClosedLoop>(arrival) || std::holds_alternative<TraceReplay>(arrival) ||
+        std::holds_alternative<OfflineArrivals>(arrival))
+      p.add(path + ".arrival.process", "sessions arrive by an open-loop process (poisson, gamma, constant, onoff, "
+                                       "piecewise; sessions/s); each session's turns are its closed loop");
+    if (prefix_tokens != 0 || prefix_groups != 0)
+      p.add(path + ".prefix_tokens", "sessions share their system prompts (sessions.system_prompts); prefix_tokens and "
+                                     "prefix_groups must be 0");
   }
   if (num_requests < 1 || num_requests > 10'000'000'000LL) {
     p.add(path + ".num_requests", "must be in 1..1e10, got " + std::to_string(num_requests));

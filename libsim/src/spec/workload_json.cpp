@@ -143,6 +143,20 @@ TenantClass read_class(const JsonView& v, std::size_t index) {
   return c;
 }
 
+SessionSpec read_sessions(const JsonView& v) {
+  v.allow_only(kSessionKeys);
+  // A preset first, then each key given overrides its value.
+  SessionSpec s = v.has("preset") ? session_preset(v.string("preset"), v.child_path("preset")) : SessionSpec{};
+  if (v.has("turns")) s.turns = read_length(v["turns"]);
+  if (v.has("system_tokens")) s.system_tokens = read_length(v["system_tokens"]);
+  s.system_prompts = v.integer_or("system_prompts", s.system_prompts);
+  if (v.has("user_tokens")) s.user_tokens = read_length(v["user_tokens"]);
+  if (v.has("output_tokens")) s.output_tokens = read_length(v["output_tokens"]);
+  if (v.has("think_time_ms")) s.think_time_ms = read_length(v["think_time_ms"]);
+  s.max_output_tokens = v.integer_or("max_output_tokens", s.max_output_tokens);
+  return s;
+}
+
 }  // namespace
 
 Workload read_workload(const JsonView& v) {
@@ -190,6 +204,7 @@ Workload read_workload(const JsonView& v) {
   }
   w.days = read_int(v, "days", w.days);
   if (v.has("speculative_acceptance_rate")) w.speculative_acceptance_rate = v.number("speculative_acceptance_rate");
+  if (v.has("sessions")) w.sessions = read_sessions(v["sessions"]);
   // A day's run ends with its last day (the schedule's rate drops to 0), not at the default request count.
   if (!w.daily_profile.empty() && !v.has("num_requests")) w.num_requests = kDailyProfileRequests;
   // Unset, the warm-up scales with the run: min(100, num_requests / 10), so a short scenario is not refused for a
@@ -307,6 +322,18 @@ Json workload_json(const Workload& w) {
   else if (!w.daily_profile.points.empty()) {
     wj["daily_profile"] = Json::array();  // points given in code: written as inline [time_s, multiplier] pairs
     for (const auto& [t, m] : w.daily_profile.points) wj["daily_profile"].push_back(Json::array({t, m}));
+  }
+  if (w.sessions) {
+    const auto& ss = *w.sessions;
+    Json sj{{"turns", length_json(ss.turns)},
+            {"system_tokens", length_json(ss.system_tokens)},
+            {"system_prompts", ss.system_prompts},
+            {"user_tokens", length_json(ss.user_tokens)},
+            {"output_tokens", length_json(ss.output_tokens)},
+            {"think_time_ms", length_json(ss.think_time_ms)},
+            {"max_output_tokens", ss.max_output_tokens}};
+    if (!ss.preset.empty()) sj["preset"] = ss.preset;
+    wj["sessions"] = sj;
   }
   if (!w.classes.empty()) {
     wj["classes"] = Json::array();

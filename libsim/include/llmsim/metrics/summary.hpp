@@ -157,6 +157,31 @@ struct DisaggregationSummary {
   std::vector<PoolSummary> pools;     ///< prefill, decode
 };
 
+/// One turn index of a session workload (measured turns; SessionStats fills it).
+struct TurnSummary {
+  std::int32_t turn = 1;              ///< 1-based index in its session
+  bool and_later = false;             ///< the last bucket: this turn and every later one
+  std::int64_t completed = 0, lost = 0;  ///< completed; timed out, failed or rejected
+  double mean_input_tokens = 0;       ///< prompt (system + kept history + new message) of the completed ones
+  double prefix_hit_rate = 0;         ///< their prompt tokens found cached at first admission ÷ prompt tokens
+  LatencyStats ttft_ms;
+};
+
+/// workload.sessions only (JSON "sessions", else absent): the conversations and their cache reuse.
+struct SessionSummary {
+  std::int64_t started = 0;           ///< sessions whose first turn was measured
+  std::int64_t finished = 0;          ///< sessions (any) that had all their turns by the end
+  std::int64_t peak_active = 0;       ///< most sessions in progress at once (the driver's memory bound)
+  std::int64_t dropped_turns = 0;     ///< history turns dropped by the truncation rule (max_model_len)
+  double sessions_per_s = 0;          ///< started ÷ the offered window (offered.window_s)
+  double requests_per_s = 0;          ///< measured turn arrivals ÷ the same window (= offered.requests_per_s)
+  double turns_per_session = 0;       ///< measured turn arrivals ÷ started
+  /// Σ cached ÷ Σ prompt tokens over measured completed turns at their first admission (kv.prefix_cache_hit_rate
+  /// counts every admission, re-admissions after preemption too).
+  double prefix_hit_rate = 0;
+  std::vector<TurnSummary> by_turn;
+};
+
 /// How the warm-up requests ended (Summary::warmup).
 struct WarmupCounts {
   std::int64_t arrivals = 0, rejected = 0, completed = 0, failed = 0, timed_out = 0, unfinished = 0;
@@ -219,6 +244,7 @@ struct Summary {
   /// hardware.fleet only: each member, in the fleet's order, measured on its own replicas (its busy fraction prices
   /// its owned energy; kv.capacity_tokens above is the smallest member's, the longest context every member holds).
   std::vector<PoolSummary> fleet_pools;
+  std::optional<SessionSummary> sessions;  ///< workload.sessions only
 };
 
 /// The DESIGN.md result object (plus extra fields).

@@ -17,7 +17,12 @@ struct ParallelConfig {
 /// How a request picks a deployment replica. The speed-aware ones (weighted_least_outstanding,
 /// shortest_expected_delay) matter in a heterogeneous fleet (hardware.fleet); with equal replicas
 /// weighted_least_outstanding is least_outstanding. See docs/fleets.md.
-enum class RouterPolicy { round_robin, least_outstanding, least_kv, weighted_least_outstanding, shortest_expected_delay };
+/// session_affinity: a session's turns stick to the replica of its previous turn (least_outstanding picks the first
+/// one and every request that is not a session turn); a turn falls back to least_outstanding, and the session moves
+/// there, when its replica is not ready (failed, stopped) or holds max_num_seqs or more unfinished requests per
+/// engine while another ready replica holds fewer (engine/router.hpp).
+enum class RouterPolicy { round_robin, least_outstanding, least_kv, weighted_least_outstanding, shortest_expected_delay,
+                          session_affinity };
 std::string to_string(RouterPolicy r);
 RouterPolicy parse_router(const std::string& s, const std::string& path = "hardware.router");
 

@@ -6,7 +6,9 @@
 #include <variant>
 #include <vector>
 
+#include "llmsim/spec/sessions.hpp"
 #include "llmsim/spec/slo.hpp"
+#include "llmsim/spec/workload_lengths.hpp"
 
 namespace llmsim::spec {
 
@@ -60,16 +62,6 @@ inline constexpr double kMaxSimulatedSeconds = 1e9;
 /// per-class statistics and per-user state would be allocated up front for no realistic scenario.
 inline constexpr int kMaxClasses = 1024;
 inline constexpr std::int64_t kMaxUsers = 1'000'000;
-
-// ---- length distributions (tokens) ----
-struct FixedLength { std::int64_t value = 256; };
-struct UniformLength { std::int64_t min = 1, max = 512; };            ///< inclusive
-struct NormalLength { double mean = 512, stddev = 128; std::int64_t min = 1, max = 0; }; ///< max 0 = model limit
-/// Lognormal with the given arithmetic mean and sigma of ln(x) (the form DESIGN.md's scenario uses).
-struct LogNormalLength { double mean = 512, sigma = 0.8; };
-/// Draws uniformly from measured values (inline, or a CSV file's column).
-struct EmpiricalLength { std::vector<std::int64_t> values; std::string path; std::string column; };
-using LengthDist = std::variant<FixedLength, UniformLength, NormalLength, LogNormalLength, EmpiricalLength>;
 
 /// One class of traffic with its own arrivals, lengths and (optionally) its own SLO.
 struct TenantClass {
@@ -125,6 +117,10 @@ struct Workload {
   /// Speculative decoding: probability that the target accepts each proposed token, in [0, 1]; unset = the
   /// method's cited default (spec::default_acceptance_rate). Ignored when engine.speculative is absent.
   std::optional<double> speculative_acceptance_rate;
+  /// Conversations instead of independent requests (spec/sessions.hpp): `arrival` is then the sessions' arrival
+  /// process (sessions/s), input_tokens/output_tokens/prefix_* are unused and `classes` must be empty;
+  /// num_requests and warmup_requests count turns (each turn is one request).
+  std::optional<SessionSpec> sessions;
 
   /// The tenant classes, the single-class form turned into one class named "default"; with a daily profile
   /// each class's Poisson arrivals become the compiled piecewise schedule (compile_daily_profile).

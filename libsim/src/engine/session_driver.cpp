@@ -1,0 +1,181 @@
+#include "session_driver.hpp"
+
+#include <algorithm>
+
+#include <boost/random/uniform_int_distribution.hpp>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/engine/kv_block_manager.hpp"
+
+namespace llmsim::engine::detail {
+
+namespace {
+constexpr const char* kPath = "workload.sessions";
+// Content keys of a session's token pieces: role 0 = user message, 1 = reply; system prompts by their own key.
+std::uint64_t piece_key(std::uint64_t uid, std::int64_t turn, int role) {
+  return KvBlockManager::chain_hash(KvBlockManager::chain_hash(uid * 2 + 1, static_cast<std::uint64_t>(turn)),
+                                    static_cast<std::uint64_t>(role) + 0x5E55);
+}
+}  // namespace
+
+SessionDriver::SessionDriver(const spec::SessionSpec& spec, std::uint64_t seed, std::int64_t max_model_len,
+                             spec::TooLongPolicy too_long, int block_size, bool prefix_caching)
+    : spec_(spec),
+      seed_(seed),
+      max_len_(max_model_len),
+      too_long_(too_long),
+      block_size_(block_size),
+      prefix_caching_(prefix_caching),
+      turns_(spec.turns, std::string(kPath) + ".turns", 0),
+      system_(spec.system_tokens, std::string(kPath) + ".system_tokens", 0),
+      user_(spec.user_tokens, std::string(kPath) + ".user_tokens", 0),
+      output_(spec.output_tokens, std::string(kPath) + ".output_tokens", 0),
+      think_(spec.think_time_ms, std::string(kPath) + ".think_time_ms", 0),
+      turns_rng_(rng_stream(seed, "session_turns")),
+      pick_rng_(rng_stream(seed, "session_system")),
+      user_rng_(rng_stream(seed, "session_user")),
+      output_rng_(rng_stream(seed, "session_output")),
+      think_rng_(rng_stream(seed, "session_think")) {
+  spec_.validate(kPath);
+  LLMSIM_CHECK(block_size > 0, "session driver without a block size");
+}
+
+std::int32_t SessionDriver::start() {
+  std::int32_t slot;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+  } else {
+    slot = static_cast<std::int32_t>(sessions_.size());
+    sessions_.emplace_back();
+  }
+  Session& s = sessions_[static_cast<std::size_t>(slot)];
+  s.uid = static_cast<std::uint64_t>(started_++);
+  s.turns = std::min(turns_.sample(turns_rng_), spec::kMaxTurns);
+  s.next_turn = 0;
+  s.history.clear();  // the vectors keep their capacity: a reused slot allocates nothing
+  s.history_turn.clear();
+  s.active = true;
+  // A shared system prompt's length is drawn from its own stream (seeded by its index), so every session using it
+  // sees the same prompt with nothing stored per prompt; 0 = every session its own.
+  std::uint64_t group;
+  if (spec_.system_prompts > 0) {
+    group = static_cast<std::uint64_t>(
+        boost::random::uniform_int_distribution<std::int64_t>(0, spec_.system_prompts - 1)(pick_rng_));
+    s.system_key = KvBlockManager::chain_hash(0x5157E3, group);
+  } else {
+    group = (1ULL << 62) + s.uid;  // a stream of its own
+    s.system_key = piece_key(s.uid, -1, 2);
+  }
+  RandomEngine sys = rng_stream(seed_, "session_system_prompt", group);
+  s.system_len = system_.sample(sys);
+  peak_active_ = std::max(peak_active_, active());
+  return slot;
+}
+
+SessionTurnDraw SessionDriver::draw_turn(std::int32_t slot) {
+  Session& s = sessions_[static_cast<std::size_t>(slot)];
+  LLMSIM_CHECK(s.active && s.next_turn < s.turns, "a turn drawn for a session that has had them all");
+  SessionTurnDraw d;
+  d.turn = static_cast<std::int32_t>(std::min<std::int64_t>(s.next_turn, INT32_MAX));
+  ++s.next_turn;
+  s.user = user_.sample(user_rng_);
+  s.output = output_.sample(output_rng_);
+  if (spec_.max_output_tokens > 0) s.output = std::min(s.output, spec_.max_output_tokens);
+  // The chat client's rule (spec::turns_to_drop): the oldest whole turns go until the prompt and its reply fit.
+  const std::size_t drop = spec::turns_to_drop(s.history, s.system_len, s.user, s.output, max_len_);
+  d.dropped_turns = static_cast<std::int64_t>(drop);
+  dropped_turns_ += d.dropped_turns;
+  std::int64_t input = s.system_len + s.user;
+  for (std::size_t k = drop; k < s.history.size(); ++k) input += s.history[k].user + s.history[k].output;
+  std::int64_t output = s.output;
+  // Still too long without any history: workload.too_long, as for any request (clip: the prompt first).
+  if (max_len_ > 0 && input + output > max_len_) {
+    if (too_long_ == spec::TooLongPolicy::reject) {
+      d.too_long = true;
+    } else {
+      input = std::min(input, max_len_ - 1);
+      output = std::min(output, max_len_ - input);
+      d.clipped = true;
+    }
+  }
+  d.input = input;
+  d.output = output;
+  s.output = output;  // the history keeps the reply as sent
+  if (prefix_caching_ && !d.too_long) {
+    hash_blocks(s, drop, input, output);
+    d.chain = &chain_;
+  }
+  return d;
+}
+
+void SessionDriver::hash_blocks(const Session& s, std::size_t drop, std::int64_t input, std::int64_t output) {
+  // The token stream as pieces: system prompt, kept turns (message, reply), the new message — cut at `input` tokens
+  // (a clipped prompt) — then this turn's reply.
+  pieces_.clear();
+  std::int64_t left = input;
+  auto add = [&](std::uint64_t key, std::int64_t len) {
+    const std::int64_t n = std::min(len, left);
+    if (n > 0) pieces_.push_back({key, n});
+    left -= n;
+  };
+  add(s.system_key, s.system_len);
+  for (std::size_t k = drop; k < s.history.size(); ++k) {
+    add(piece_key(s.uid, s.history_turn[k], 0), s.history[k].user);
+    add(piece_key(s.uid, s.history_turn[k], 1), s.history[k].output);
+  }
+  add(piece_key(s.uid, s.next_turn - 1, 0), s.user);
+  pieces_.push_back({piece_key(s.uid, s.next_turn - 1, 1), output});
+  // Full blocks of prompt + reply: each block's content id folds the pieces it holds (key, offset in the piece,
+  // tokens); its hash chains its parent's, as vLLM's hash_block_tokens does.
+  const std::int64_t B = block_size_;
+  const std::int64_t blocks = (input + output) / B;
+  chain_.resize(static_cast<std::size_t>(blocks));
+  std::size_t p = 0;
+  std::int64_t off = 0;  // tokens of pieces_[p] consumed
+  std::uint64_t parent = 0;
+  for (std::int64_t k = 0; k < blocks; ++k) {
+    std::uint64_t content = 0x8F1B;
+    std::int64_t need = B;
+    while (need > 0) {
+      const std::int64_t take = std::min(need, pieces_[p].len - off);
+      content = KvBlockManager::chain_hash(content, KvBlockManager::chain_hash(pieces_[p].key, static_cast<std::uint64_t>(off) * 0x100000001ULL + static_cast<std::uint64_t>(take)));
+      off += take;
+      need -= take;
+      if (off == pieces_[p].len) {
+        ++p;
+        off = 0;
+      }
+    }
+    chain_[static_cast<std::size_t>(k)] = parent = KvBlockManager::chain_hash(parent, content);
+  }
+}
+
+void SessionDriver::turn_ended(std::int32_t slot, bool completed) {
+  Session& s = sessions_[static_cast<std::size_t>(slot)];
+  LLMSIM_CHECK(s.active, "a turn ended for a session that is not active");
+  if (!completed) return;
+  s.history.push_back({s.user, s.output});
+  s.history_turn.push_back(s.next_turn - 1);
+}
+
+void SessionDriver::end(std::int32_t slot) {
+  Session& s = sessions_[static_cast<std::size_t>(slot)];
+  LLMSIM_CHECK(s.active, "ending a session that is not active");
+  s.active = false;
+  free_.push_back(slot);
+}
+
+std::optional<double> SessionDriver::next_turn_time(std::int32_t slot, double now_s) {
+  Session& s = sessions_[static_cast<std::size_t>(slot)];
+  LLMSIM_CHECK(s.active, "the next turn of a session that is not active");
+  if (s.next_turn >= s.turns) {
+    s.active = false;
+    ++finished_;
+    free_.push_back(slot);
+    return std::nullopt;
+  }
+  return now_s + static_cast<double>(think_.sample(think_rng_)) * 1e-3;
+}
+
+}  // namespace llmsim::engine::detail

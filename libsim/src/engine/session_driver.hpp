@@ -1,0 +1,96 @@
+#pragma once
+// Sessions (spec/sessions.hpp), private to the engine: the closed loop inside each conversation. A session starts
+// when the workload's arrival source fires; its turn k is drawn when it arrives (lengths, the truncated history,
+// the prompt's block hashes), and its next turn is released think-time after turn k ends (completed, timed out,
+// failed or rejected). State is per active session only (its kept history and its current turn's hashes), in
+// slots reused through a free list: memory is O(active sessions), never O(sessions in the run).
+//
+// History reuse rides the block-hash prefix cache (KvBlockManager's hashed blocks, vLLM V1's chained block
+// hashes): each block's content id names the pieces of the system prompt / user messages / replies it holds, its
+// key chains the ids of every block before it. Turn k + 1's prompt starts with turn k's prompt + reply, so their
+// blocks share keys and hit while the cache keeps them; a system prompt shared by several sessions shares its
+// blocks; dropping an old turn (truncation) shifts every later block, so the rest of the history misses — as it
+// does in vLLM.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "llmsim/core/rng.hpp"
+#include "llmsim/engine/workload_source.hpp"
+#include "llmsim/spec/sessions.hpp"
+#include "llmsim/spec/workload.hpp"
+
+namespace llmsim::engine::detail {
+
+/// One turn as drawn (WorkloadDriver copies it into its DrawnRequest).
+struct SessionTurnDraw {
+  std::int64_t input = 0, output = 0;
+  std::int32_t turn = 0;            ///< 0-based turn index in its session
+  std::int64_t dropped_turns = 0;   ///< history turns the truncation rule dropped
+  bool clipped = false, too_long = false;
+  /// Chained hashes of the turn's full blocks of prompt + reply (hash_block_tokens = the block size); empty when
+  /// prefix caching is off. Valid until the next draw.
+  const std::vector<std::uint64_t>* chain = nullptr;
+};
+
+class SessionDriver {
+ public:
+  /// `block_size` > 0: the hashing granularity; `max_model_len` <= 0: no limit. ConfigError (naming the field under
+  /// workload.sessions) for a bad spec.
+  SessionDriver(const spec::SessionSpec& spec, std::uint64_t seed, std::int64_t max_model_len, spec::TooLongPolicy too_long,
+                int block_size, bool prefix_caching);
+
+  /// A new session: draws its turn count and system prompt; returns its slot.
+  std::int32_t start();
+  /// Draws the next turn of session `slot` (its lengths, the history it sends, its block hashes).
+  SessionTurnDraw draw_turn(std::int32_t slot);
+  /// The turn in flight of `slot` ended: a completed one joins the history, others add nothing.
+  void turn_ended(std::int32_t slot, bool completed);
+  /// When session `slot`'s next turn arrives after its previous one ended at `now_s` (its think time later), or
+  /// nullopt when it has had all its turns (the slot is freed).
+  std::optional<double> next_turn_time(std::int32_t slot, double now_s);
+
+  /// Ends session `slot` before its last turn (the run stops issuing its turns); frees the slot.
+  void end(std::int32_t slot);
+
+  std::int64_t started() const noexcept { return started_; }
+  std::int64_t finished() const noexcept { return finished_; }  ///< sessions that had all their turns
+  std::int64_t active() const noexcept { return static_cast<std::int64_t>(sessions_.size() - free_.size()); }
+  std::int64_t peak_active() const noexcept { return peak_active_; }
+  std::int64_t dropped_turns() const noexcept { return dropped_turns_; }  ///< truncation, over the run
+  int block_size() const noexcept { return block_size_; }
+
+ private:
+  struct Kept {
+    std::int64_t user = 0, output = 0, turn = 0;
+  };
+  struct Session {
+    std::uint64_t uid = 0, system_key = 0;
+    std::int64_t system_len = 0, turns = 0, next_turn = 0;
+    std::int64_t user = 0, output = 0;  ///< the turn in flight's message and reply lengths
+    std::vector<spec::SessionTurn> history;  ///< completed turns (lengths, for the truncation rule)
+    std::vector<std::int64_t> history_turn;  ///< their turn indices (the keys of their tokens)
+    bool active = false;
+  };
+  void hash_blocks(const Session& s, std::size_t drop, std::int64_t input, std::int64_t output);
+
+  spec::SessionSpec spec_;
+  std::uint64_t seed_;
+  std::int64_t max_len_;
+  spec::TooLongPolicy too_long_;
+  int block_size_;
+  bool prefix_caching_;
+  LengthSampler turns_, system_, user_, output_, think_;
+  RandomEngine turns_rng_, pick_rng_, user_rng_, output_rng_, think_rng_;
+  std::vector<Session> sessions_;
+  std::vector<std::int32_t> free_;
+  std::int64_t started_ = 0, finished_ = 0, peak_active_ = 0, dropped_turns_ = 0;
+  std::vector<std::uint64_t> chain_;
+  struct Piece {
+    std::uint64_t key;
+    std::int64_t len;
+  };
+  std::vector<Piece> pieces_;  ///< scratch: the turn's token stream as (content key, length) pieces
+};
+
+}  // namespace llmsim::engine::detail

@@ -1,0 +1,266 @@
+// Session workloads (workload.sessions, docs/engine.md "Session workloads"): the spec and its errors, the truncation
+// rule, conservation of turns and tokens, history reuse against a hand-counted case (which blocks hit, which were
+// evicted), the mechanisms combined (timeouts, failures, replicas, autoscaler), and the acceptance facts of
+// examples/scenarios/multiturn-chat-8b.json.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "../../libsim/src/engine/session_driver.hpp"
+#include "engine_test_util.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/engine/kv_block_manager.hpp"
+#include "llmsim/engine/simulator.hpp"
+
+using namespace llmsim;
+using llmsim::test::make;
+
+namespace {
+
+// Fixed lengths: system S, user U, reply O tokens, `turns` turns, think time `think_ms`.
+Json sess_fixed(std::int64_t S, std::int64_t U, std::int64_t O, std::int64_t turns, std::int64_t think_ms, double rate,
+                std::int64_t n, std::int64_t system_prompts = 0) {
+  return {{"arrival", {{"process", "poisson"}, {"rate", rate}}},
+          {"sessions",
+           {{"turns", {{"dist", "fixed"}, {"value", turns}}},
+            {"system_tokens", {{"dist", "fixed"}, {"value", S}}},
+            {"system_prompts", system_prompts},
+            {"user_tokens", {{"dist", "fixed"}, {"value", U}}},
+            {"output_tokens", {{"dist", "fixed"}, {"value", O}}},
+            {"think_time_ms", {{"dist", "fixed"}, {"value", think_ms}}}}},
+          {"num_requests", n},
+          {"warmup_requests", 0}};
+}
+
+Json sess_example() {
+  const auto path = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/multiturn-chat-8b.json";
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return Json::parse(ss.str());
+}
+
+std::string sess_error(const Json& j) {
+  try {
+    (void)engine::simulate(make(j));
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Every measured turn is accounted for, by outcome and by turn index.
+void sess_check_conserved(const metrics::Summary& s) {
+  REQUIRE(s.sessions);
+  std::int64_t completed = 0, lost = 0;
+  for (const auto& t : s.sessions->by_turn) {
+    completed += t.completed;
+    lost += t.lost;
+  }
+  CHECK(completed == s.completed_requests);
+  CHECK(lost == s.failed_requests + s.timed_out_requests + s.rejected_requests);
+  CHECK(s.offered.arrivals == s.completed_requests + s.failed_requests + s.timed_out_requests + s.rejected_requests +
+                                  s.unfinished_requests);
+}
+
+}  // namespace
+
+TEST_CASE("sessions: validation names the field; presets and JSON round trip", "[sessions]") {
+  Json w = sess_fixed(100, 50, 20, 3, 1000, 0.5, 30);
+  w["sessions"]["turns"] = {{"dist", "lognormal"}, {"mean", -2}, {"sigma", 0.5}};
+  CHECK_THAT(sess_error(llmsim::test::scenario(w)), Catch::Contains("workload.sessions.turns.mean"));
+  w = sess_fixed(100, 50, 20, 3, 1000, 0.5, 30);
+  w["sessions"]["system_prompts"] = -1;
+  CHECK_THAT(sess_error(llmsim::test::scenario(w)), Catch::Contains("workload.sessions.system_prompts"));
+  w = sess_fixed(100, 50, 20, 3, 1000, 0.5, 30);
+  w["sessions"]["preset"] = "chatty";
+  CHECK_THAT(sess_error(llmsim::test::scenario(w)), Catch::Contains("workload.sessions.preset"));
+  w = sess_fixed(100, 50, 20, 3, 1000, 0.5, 30);
+  w["arrival"] = {{"process", "closed"}, {"concurrency", 4}};
+  CHECK_THAT(sess_error(llmsim::test::scenario(w)), Catch::Contains("workload.arrival.process"));
+  w = sess_fixed(100, 50, 20, 3, 1000, 0.5, 30);
+  w["sessions"]["think_ms"] = 3;
+  CHECK_THAT(sess_error(llmsim::test::scenario(w)), Catch::Contains("think_time_ms"));  // the valid keys listed
+
+  for (const auto& p : spec::kSessionPresets) {
+    Json pw = {{"arrival", {{"process", "poisson"}, {"rate", 0.2}}}, {"sessions", {{"preset", p}}}, {"num_requests", 200}};
+    const auto rs = make(llmsim::test::scenario(pw));
+    REQUIRE(rs.scenario.workload.sessions);
+    CHECK(rs.scenario.workload.sessions->preset == p);
+    // The scenario's JSON reads back to the same spec.
+    const auto again = make(spec::to_json(rs.scenario));
+    CHECK(spec::to_json(again.scenario) == spec::to_json(rs.scenario));
+    const auto r = engine::simulate(rs);
+    REQUIRE(r.summary.fits);
+    sess_check_conserved(r.summary);
+  }
+}
+
+TEST_CASE("sessions: the truncation rule drops the oldest whole turns", "[sessions]") {
+  const std::vector<spec::SessionTurn> h{{100, 200}, {50, 50}, {10, 10}};
+  CHECK(spec::turns_to_drop(h, 100, 20, 30, 0) == 0);      // no limit
+  CHECK(spec::turns_to_drop(h, 100, 20, 30, 570) == 0);    // 100 + 420 + 20 + 30 = 570 fits exactly
+  CHECK(spec::turns_to_drop(h, 100, 20, 30, 569) == 1);    // drop the first (300): 270
+  CHECK(spec::turns_to_drop(h, 100, 20, 30, 269) == 2);    // then the second (100): 170
+  CHECK(spec::turns_to_drop(h, 100, 20, 30, 100) == 3);    // nothing fits: all dropped, too_long decides
+}
+
+TEST_CASE("sessions: turns and tokens are conserved; turn k sends the whole history", "[sessions]") {
+  // Sessions of 3 turns: 100 system + 50 user + 20 reply; turn k's prompt is 100 + k·70 + 50. The run issues 120
+  // turns; sessions still going then are cut short (their later turns never issued).
+  engine::SimulationOptions opt;
+  opt.record_requests = true;
+  const auto r = engine::simulate(make(llmsim::test::scenario(sess_fixed(100, 50, 20, 3, 2000, 0.5, 120))), opt);
+  const auto& s = r.summary;
+  REQUIRE(s.complete);
+  sess_check_conserved(s);
+  CHECK(s.completed_requests == 120);
+  REQUIRE(s.sessions->by_turn.size() == 3);
+  std::map<std::int64_t, std::int64_t> by_input;
+  std::int64_t tokens = 0;
+  for (const auto& q : r.requests) {
+    ++by_input[q.input_tokens];
+    tokens += q.output_tokens;
+  }
+  CHECK(tokens == 120 * 20);
+  std::int64_t turns = 0;
+  for (int k = 0; k < 3; ++k) {
+    const auto& t = s.sessions->by_turn[static_cast<std::size_t>(k)];
+    CHECK(t.mean_input_tokens == Approx(150 + 70 * k));
+    CHECK(by_input[150 + 70 * k] == t.completed);
+    turns += t.completed;
+    if (k > 0) CHECK(t.completed <= s.sessions->by_turn[static_cast<std::size_t>(k - 1)].completed);  // a turn follows its predecessor
+  }
+  CHECK(turns == 120);
+  CHECK(s.sessions->by_turn[0].completed == s.sessions->started);  // every session starts with turn 1
+  CHECK(s.sessions->finished <= s.sessions->started);
+  CHECK(s.sessions->turns_per_session == Approx(120.0 / static_cast<double>(s.sessions->started)));
+  // Memory follows the active sessions, not those of the run.
+  CHECK(s.sessions->peak_active < s.sessions->started / 2);
+}
+
+TEST_CASE("sessions: history blocks hit as hand-counted", "[sessions]") {
+  // One session alone (block 16): turn 1 sends 150 tokens and computes 150 + 20 − 1 = 169 → 10 full blocks cached
+  // (prompt 9 + the one holding the prompt's end and the reply's start). Turn 2 (220 tokens) hits those 10 = 160
+  // tokens; turn 3 (290) computes 239 → 14 blocks = 224 tokens.
+  const auto r = engine::simulate(make(llmsim::test::scenario(sess_fixed(100, 50, 20, 3, 1000, 0.01, 3))));
+  const auto& t = r.summary.sessions->by_turn;
+  REQUIRE(t.size() == 3);
+  CHECK(t[0].prefix_hit_rate == 0);
+  CHECK(t[1].prefix_hit_rate == Approx(160.0 / 220.0));
+  CHECK(t[2].prefix_hit_rate == Approx(224.0 / 290.0));
+  // Prefix caching off: nothing hits.
+  const auto off = engine::simulate(
+      make(llmsim::test::scenario(sess_fixed(100, 50, 20, 3, 1000, 0.01, 3), {{"enable_prefix_caching", false}})));
+  for (const auto& x : off.summary.sessions->by_turn) CHECK(x.prefix_hit_rate == 0);
+}
+
+TEST_CASE("sessions: eviction takes a released history's deepest blocks first", "[sessions]") {
+  // The driver's hashes for turns 1 and 2 of one session, through the block manager as the replica uses them.
+  spec::SessionSpec sp;
+  sp.turns = spec::FixedLength{2};
+  sp.system_tokens = spec::FixedLength{100};
+  sp.system_prompts = 0;
+  sp.user_tokens = spec::FixedLength{50};
+  sp.output_tokens = spec::FixedLength{20};
+  sp.think_time_ms = spec::FixedLength{1000};
+  engine::detail::SessionDriver d(sp, 7, 0, spec::TooLongPolicy::clip, 16, true);
+  const std::int32_t slot = d.start();
+  const auto t1 = d.draw_turn(slot);
+  REQUIRE(t1.input == 150);
+  REQUIRE(t1.chain->size() == 10);  // (150 + 20) / 16 full blocks of prompt + reply
+  const std::vector<std::uint64_t> c1 = *t1.chain;
+  engine::KvBlockManager kv(20, 16, 0.0, 0);
+  kv.allocate(10);
+  for (std::int64_t k = 0; k < 10; ++k) REQUIRE(kv.publish_block(engine::KvBlockManager::block_key(c1[static_cast<std::size_t>(k)], k)));
+  // Released deepest first (vLLM frees a request's blocks in reverse), so the deepest are least recently released.
+  for (std::int64_t k = 9; k >= 0; --k) kv.release_block(engine::KvBlockManager::block_key(c1[static_cast<std::size_t>(k)], k));
+  CHECK(kv.cached_free() == 10);
+  kv.allocate(13);  // 10 raw free blocks, then 3 evicted: blocks 9, 8, 7
+  CHECK(kv.cached_free() == 7);
+  d.turn_ended(slot, true);
+  REQUIRE(*d.next_turn_time(slot, 5.0) == Approx(6.0));
+  const auto t2 = d.draw_turn(slot);
+  REQUIRE(t2.input == 220);
+  // Turn 2 starts with turn 1's prompt + reply: the same first 10 block keys; the lookup stops at the first missing.
+  std::int64_t hit = 0;
+  while (hit < 13 && kv.block_state(engine::KvBlockManager::block_key((*t2.chain)[static_cast<std::size_t>(hit)], hit)) >= 0) ++hit;
+  CHECK(hit == 7);
+  for (std::int64_t k = 0; k < 10; ++k) CHECK((*t2.chain)[static_cast<std::size_t>(k)] == c1[static_cast<std::size_t>(k)]);
+  CHECK((*t2.chain)[10] != 0);
+  // The session has had its turns: the slot is freed.
+  d.turn_ended(slot, true);
+  CHECK(!d.next_turn_time(slot, 10.0));
+  CHECK(d.active() == 0);
+}
+
+TEST_CASE("sessions: a shared system prompt hits across sessions; its own does not", "[sessions]") {
+  // Sessions of one turn, far apart: only the system prompt can hit (992 of 1000 tokens in whole blocks, 62 blocks).
+  const auto shared = engine::simulate(make(llmsim::test::scenario(sess_fixed(1000, 50, 20, 1, 1000, 0.05, 20, 1))));
+  const auto own = engine::simulate(make(llmsim::test::scenario(sess_fixed(1000, 50, 20, 1, 1000, 0.05, 20, 0))));
+  CHECK(own.summary.sessions->prefix_hit_rate == 0);
+  CHECK(shared.summary.sessions->prefix_hit_rate == Approx(19.0 / 20.0 * 992.0 / 1050.0));
+}
+
+TEST_CASE("sessions with timeouts, failures, several replicas and an autoscaler: no crash, counts conserved", "[sessions]") {
+  std::vector<Json> cases;
+  Json w = sess_fixed(800, 200, 300, 6, 200, 3.0, 1500, 4);
+  w["timeout_s"] = 4;  // an overloaded A100: turns time out in queue, in prefill and in decode
+  cases.push_back(llmsim::test::scenario(w));
+  Json f = llmsim::test::scenario(sess_fixed(800, 200, 300, 6, 200, 2.0, 1500, 4));
+  f["hardware"]["replicas"] = 3;
+  f["hardware"]["router"] = "session_affinity";
+  f["failures"] = {{"outages", {{20, 30, 0}, {40, 20, 1}}}, {"max_retries", 1}};
+  cases.push_back(f);
+  Json as = llmsim::test::scenario(sess_fixed(800, 200, 300, 6, 200, 2.0, 1500, 4));
+  as["hardware"]["router"] = "session_affinity";
+  as["autoscaler"] = {{"min_replicas", 1}, {"max_replicas", 3}, {"interval_s", 5}, {"scale_up_delay_s", 10},
+                      {"queue_per_replica", 8}};
+  as["workload"]["timeout_s"] = 6;
+  cases.push_back(as);
+  Json clipped = llmsim::test::scenario(sess_fixed(800, 2000, 500, 8, 100, 1.0, 600, 2), {{"max_model_len", 4096}});
+  cases.push_back(clipped);
+  for (const auto& j : cases) {
+    INFO(j.dump());
+    const auto r = engine::simulate(make(j));
+    REQUIRE(r.summary.fits);
+    sess_check_conserved(r.summary);
+    CHECK(r.kv_blocks_in_use_at_end == 0);
+  }
+  const auto t = engine::simulate(make(cases[0]));
+  CHECK(t.summary.timed_out_requests > 0);
+  const auto c = engine::simulate(make(cases[3]));
+  CHECK(c.summary.sessions->dropped_turns > 0);  // 4096 holds about one turn of 2,500 beside the system prompt
+}
+
+TEST_CASE("multiturn-chat-8b: what the 48 GB card, prefix caching and session affinity buy", "[sessions][example]") {
+  const Json base = sess_example();
+  const auto r24 = engine::simulate(make(base));
+  Json j48 = base;
+  j48["hardware"]["gpu"] = "rtx4090-48gb";
+  const auto r48 = engine::simulate(make(j48));
+  INFO("hit 24 GB " << r24.summary.sessions->prefix_hit_rate << ", 48 GB " << r48.summary.sessions->prefix_hit_rate);
+  // More KV memory keeps more histories between turns at the same load.
+  CHECK(r48.summary.sessions->prefix_hit_rate > 0.3);
+  CHECK(r48.summary.sessions->prefix_hit_rate > r24.summary.sessions->prefix_hit_rate);
+  CHECK(r48.summary.ttft_ms.p95 < r24.summary.ttft_ms.p95);
+  // Without prefix caching every turn recomputes its history.
+  Json off = base;
+  off["engine"]["enable_prefix_caching"] = false;
+  const auto roff = engine::simulate(make(off));
+  CHECK(roff.summary.ttft_ms.p95 > r24.summary.ttft_ms.p95);
+  // Four replicas at four times the load: a session's turns on the replica that holds its history.
+  Json four = base;
+  four["hardware"]["replicas"] = 4;
+  four["workload"]["arrival"]["rate"] = 4 * base["workload"]["arrival"]["rate"].get<double>();
+  four["workload"]["num_requests"] = 6000;
+  Json rr = four;
+  rr["hardware"]["router"] = "round_robin";
+  const auto ra = engine::simulate(make(four));
+  const auto rrr = engine::simulate(make(rr));
+  INFO("affinity " << ra.summary.sessions->prefix_hit_rate << ", round robin " << rrr.summary.sessions->prefix_hit_rate);
+  CHECK(ra.summary.sessions->prefix_hit_rate > rrr.summary.sessions->prefix_hit_rate);
+}
