@@ -266,6 +266,9 @@ void register_analysis(py::module_& m) {
                     const py::dict& capacity_opts, int jobs, const py::object& progress) {
     analysis::SweepOptions opt;
     opt.row.capacity = capacity;
+    std::vector<std::string> given;
+    for (const auto& item : capacity_opts) given.push_back(item.first.cast<std::string>());
+    analysis::refuse_capacity_options_without_capacity(capacity, given, "capacity=True");
     opt.row.capacity_options = capacity_options(capacity_opts);
     std::atomic<bool> cancel{false};
     opt.row.cancel = &cancel;
