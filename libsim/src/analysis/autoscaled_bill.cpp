@@ -103,6 +103,7 @@ Json to_json(const std::optional<AutoscaledBill>& b) {
   j["cost_per_mtok_total"] = b ? opt(b->cost_per_mtok_total) : Json(nullptr);
   j["slo_attainment"] = b ? Json(b->slo_attainment) : Json(nullptr);
   j["slo_met"] = b ? Json(b->slo_met) : Json(nullptr);
+  j["reason"] = b ? Json(b->reason) : Json(nullptr);
   return j;
 }
 

@@ -17,7 +17,9 @@ namespace llmsim::analysis {
 
 bool Row::meets_slo() const {
   if (!fits) return false;
-  if (capacity) return capacity->found;
+  // The bill's autoscaled day is what the row prices: when it misses the SLO (the autoscaler adds replicas after the
+  // load has risen), the option as billed does not meet it, whatever the fixed fleet sized at the peak does.
+  if (capacity) return capacity->found && !(autoscaled_bill && !autoscaled_bill->slo_met);
   return summary && summary->slo_met && !summary->unstable;
 }
 
@@ -240,6 +242,9 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
     row.cost_per_mtok_total_at_target = bill->cost_per_mtok_total;
     row.bill_basis = bill->basis + "; held fixed at the peak it would be " +
                      format_value(std::round(*row.fixed_monthly_cost)) + " " + cost.currency + "/month";
+    if (!bill->slo_met && row.reason.empty())
+      row.reason = "the autoscaled day billed misses the SLO (" + bill->reason + "): the autoscaler adds replicas "
+                   "after the load has risen; the fleet sized for the peak, held fixed, meets it";
     row.autoscaled_bill = std::move(bill);
   } else if (s.scenario.autoscaler) {
     row.bill_basis += bill_autoscaler ? "; the autoscaler is not simulated for a unit of several engines (a fleet or disaggregated pools)"
