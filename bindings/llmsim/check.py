@@ -35,7 +35,7 @@ def _frame(out: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_args: Optional[str] = None,
-          model: Optional[str] = None, gpu: Optional[str] = None,
+          sglang_args: Optional[str] = None, model: Optional[str] = None, gpu: Optional[str] = None,
           engine_version: Optional[str] = None, run: Optional[int] = None, **overrides: Any) -> pd.DataFrame:
     """One row per number the result reports: ``key`` (the file's name), ``measured``, ``predicted``,
     ``rel_error`` ((predicted − measured) / measured) and ``note``; NaN where llmsim cannot state a number.
@@ -45,7 +45,8 @@ def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_
     statistics it states. A JSON-lines file (``--append-result``: one run per line) gives every run, with a first
     column ``run`` (the line), or only the run on line ``run=N``. The file does not record the GPU: pass ``gpu=``
     or a ``scenario`` naming ``hardware.gpu``.
-    ``vllm_args`` is the server's command line; ``model`` a catalogue id or config.json overriding the file's
+    ``vllm_args`` is the server's command line (or ``sglang_args``, an SGLang server's:
+    ``"python -m sglang.launch_server --model-path MODEL --tp 2"``, simulated on SGLang's runtime; not both); ``model`` a catalogue id or config.json overriding the file's
     ``model_id``. ``engine_version`` is the measured release (``"0.5.4"``, or ``"sglang==0.4.9"``): llmsim then
     prices that release's kernels and scheduler (docs/cost-model.md "Runtimes by version"). ``df.attrs`` holds ``notes`` (assumptions, what is not comparable), ``scenario`` (what was
     simulated), ``fits``, ``reason``, ``source`` and ``line``; for several runs, ``runs``: those per run. Other
@@ -69,7 +70,7 @@ def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_
         raise ValueError(f"run: expected a line number >= 1, got {run!r}")
     outs = json.loads(_area("analysis").check_vllm_runs(text, source, to_text(scenario or {}, dotted(overrides)),
                                                         vllm_args or "", model or "", gpu or "", engine_version or "",
-                                                        run or 0))
+                                                        run or 0, sglang_args or ""))
     if len(outs) == 1:
         return _frame(outs[0])
     frames = [_frame(o) for o in outs]

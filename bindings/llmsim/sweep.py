@@ -134,10 +134,8 @@ def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Gr
             grid = [json.loads(to_text(item, over, vllm_args, sglang_args)) for item in grid]
         else:
             base = json.loads(to_text(base if base is not None else {}, over, vllm_args, sglang_args))
-    if capacity_options and not capacity:
-        # As the CLI's --rel-tol without --capacity: options of a search that does not run are an error, not ignored.
-        raise ValueError("sweep: " + ", ".join(sorted(capacity_options)) + " given without capacity=True (they "
-                         "configure the per-point capacity search)")
+    # Capacity options without capacity=True are refused by analysis::refuse_capacity_options_without_capacity
+    # (the CLI's rule for --rel-tol without --capacity), in the sweep call below: before any point runs.
     analysis = _area("analysis")
     points = expand_grid(base, grid)
     bar = _tqdm(progress, len(points), "sweep")

@@ -54,6 +54,20 @@ analysis::CapacityOptions capacity_options(const py::dict& d) {
   return opt;
 }
 
+// check()'s options from Python's arguments ("" = not given).
+analysis::VllmCheckOptions check_options(const std::string& scenario_text, const std::string& vllm_args,
+                                         const std::string& sglang_args, const std::string& model,
+                                         const std::string& gpu, const std::string& engine_version) {
+  analysis::VllmCheckOptions o;
+  o.scenario = parse_text(scenario_text, "scenario");
+  o.vllm_args = vllm_args;
+  o.sglang_args = sglang_args;
+  o.model = model;
+  o.gpu = gpu;
+  o.engine_version = engine_version;
+  return o;
+}
+
 // A flattened row (CSV columns, as `llmsim sweep --out x.csv` writes them) as JSON [[column, value], ...].
 std::string flat_row(const analysis::Row& row) {
   Json out = Json::array();
@@ -252,6 +266,9 @@ void register_analysis(py::module_& m) {
                     const py::dict& capacity_opts, int jobs, const py::object& progress) {
     analysis::SweepOptions opt;
     opt.row.capacity = capacity;
+    std::vector<std::string> given;
+    for (const auto& item : capacity_opts) given.push_back(item.first.cast<std::string>());
+    analysis::refuse_capacity_options_without_capacity(capacity, given, "capacity=True");
     opt.row.capacity_options = capacity_options(capacity_opts);
     std::atomic<bool> cancel{false};
     opt.row.cancel = &cancel;
@@ -297,30 +314,20 @@ void register_analysis(py::module_& m) {
 
   m.def("check_vllm", [](const std::string& result_text, const std::string& source, const std::string& scenario_text,
                          const std::string& vllm_args, const std::string& model, const std::string& gpu,
-                         const std::string& engine_version) {
+                         const std::string& engine_version, const std::string& sglang_args) {
     py::gil_scoped_release nogil;
-    analysis::VllmCheckOptions o;
-    o.scenario = parse_text(scenario_text, "scenario");
-    o.vllm_args = vllm_args;
-    o.model = model;
-    o.gpu = gpu;
-    o.engine_version = engine_version;
+    const auto o = check_options(scenario_text, vllm_args, sglang_args, model, gpu, engine_version);
     return dump(analysis::to_json(analysis::check_vllm_result(analysis::parse_vllm_result(result_text, source), o)));
   }, py::arg("result"), py::arg("source"), py::arg("scenario"), py::arg("vllm_args"), py::arg("model"), py::arg("gpu"),
-     py::arg("engine_version") = "",
+     py::arg("engine_version") = "", py::arg("sglang_args") = "",
      "A vLLM benchmark result (JSON text) beside llmsim's prediction: the check JSON text (rows, notes, scenario); "
      "GIL released while it runs.");
 
   m.def("check_vllm_runs", [](const std::string& result_text, const std::string& source, const std::string& scenario_text,
                               const std::string& vllm_args, const std::string& model, const std::string& gpu,
-                              const std::string& engine_version, int run) {
+                              const std::string& engine_version, int run, const std::string& sglang_args) {
     py::gil_scoped_release nogil;
-    analysis::VllmCheckOptions o;
-    o.scenario = parse_text(scenario_text, "scenario");
-    o.vllm_args = vllm_args;
-    o.model = model;
-    o.gpu = gpu;
-    o.engine_version = engine_version;
+    const auto o = check_options(scenario_text, vllm_args, sglang_args, model, gpu, engine_version);
     const auto runs = analysis::parse_vllm_results(result_text, source);
     Json out = Json::array();
     if (run > 0) {
@@ -330,7 +337,7 @@ void register_analysis(py::module_& m) {
     }
     return dump(out);
   }, py::arg("result"), py::arg("source"), py::arg("scenario"), py::arg("vllm_args"), py::arg("model"), py::arg("gpu"),
-     py::arg("engine_version"), py::arg("run"),
+     py::arg("engine_version"), py::arg("run"), py::arg("sglang_args") = "",
      "Every run of a result file (one JSON document, or JSON lines: --append-result, SGLang bench_serving), or the "
      "one on line `run` (> 0), beside llmsim's prediction: a JSON array of check objects; GIL released.");
 }

@@ -1,23 +1,22 @@
 // Fitting a profile to benchmark runs. Parameters are log-multipliers on the base profile's values (a curve is
 // scaled as a whole, or per M range), so every field is dimensionless and positive; bounds are box constraints on
 // them (an efficiency's multiplier stops where its largest point reaches 1). Residuals are relative errors of the
-// runs' measured values, so a 10 ms TTFT and a 30 s batch latency weigh the same.
+// runs' measured values, so a 10 ms TTFT and a 30 s batch latency weigh the same. The candidate fields are in
+// run_fit_fields.cpp, the least-squares problem and its solver in run_fit_solver.cpp; this file runs the fit, the
+// automatic field selection and the leave-one-run-out check.
 #include "run_fit.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
-#include <map>
 #include <numeric>
 #include <set>
-#include <thread>
 
 #include <Eigen/Dense>
 
 #include "llmsim/core/error.hpp"
-#include "llmsim/perf/cost_model.hpp"
-#include "llmsim/perf/runtime.hpp"
+#include "run_fit_fields.hpp"
+#include "run_fit_solver.hpp"
 
 namespace llmsim::calibration {
 
@@ -25,225 +24,10 @@ namespace {
 
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
-
-struct Param {
-  std::string field, kind;
-  double base = 1;    ///< base value (kind "value") or 1 (a curve's multiplier)
-  double lo = 0.05, hi = 20;  ///< multiplier bounds
-  std::function<void(perf::HardwareProfile&, double)> apply;  ///< sets the field to base × multiplier
-};
-
-/// Multiplies the curve points whose x lies in (lo_m, hi_m] (efficiency curves), keeping them positive.
-void scale_points(perf::Curve& c, const perf::Curve& base, double lo_m, double hi_m, double s) {
-  for (std::size_t i = 0; i < c.x.size(); ++i)
-    if (base.x[i] > lo_m && base.x[i] <= hi_m) c.y[i] = base.y[i] * s;
-}
-
-double max_in(const perf::Curve& c, double lo_m, double hi_m) {
-  double m = 0;
-  for (std::size_t i = 0; i < c.x.size(); ++i)
-    if (c.x[i] > lo_m && c.x[i] <= hi_m) m = std::max(m, c.y[i]);
-  return m;
-}
-
-/// The M ranges fitted apart, and the points a curve gets at them (kGrid) so that each range has its own.
-constexpr double kRanges[][2] = {{0, 128}, {128, 1024}, {1024, INFINITY}};
-constexpr double kGrid[] = {1, 16, 128, 512, 1024, 4096, 16384};
-
-/// The same curve with points added at kGrid: a point on a piecewise-linear (in log M) curve changes no value, so
-/// the base profile predicts exactly as before, and a one-point (constant) prior gets points in every M range.
-perf::Curve with_range_points(const perf::Curve& c) {
-  std::map<double, double> pts;
-  for (std::size_t i = 0; i < c.x.size(); ++i) pts[c.x[i]] = c.y[i];
-  for (double x : kGrid)
-    if (!pts.count(x)) pts[x] = c.at(x);
-  perf::Curve out;
-  for (const auto& [x, y] : pts) {
-    out.x.push_back(x);
-    out.y.push_back(y);
-  }
-  return out;
-}
-
-std::string m_range(double lo, double hi) {
-  auto n = [](double v) { return std::to_string(static_cast<long long>(v)); };
-  if (lo <= 0) return "[M<=" + n(hi) + "]";
-  if (std::isinf(hi)) return "[M>" + n(lo) + "]";
-  return "[" + n(lo) + "<M<=" + n(hi) + "]";
-}
-
-/// The candidate fields: those the cost model of these runs reads.
-std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<analysis::BenchPredictor>& preds) {
-  std::vector<Param> out;
-  std::set<spec::DType> dtypes;
-  bool v1 = false, v0 = false, tp = false;
-  for (const auto& p : preds) {
-    const auto& rs = p.resolved();
-    const perf::CostModel cm(rs.model, rs.quant, rs.gpu, base, rs.scenario.hardware.parallel, true, 0,
-                             perf::runtime_of(rs.scenario.engine));
-    dtypes.insert(cm.gemm_dtype());
-    const auto cpu = perf::runtime_traits(perf::runtime_of(rs.scenario.engine)).cpu;
-    v1 = v1 || cpu == perf::CpuCost::profile_v1;
-    v0 = v0 || cpu == perf::CpuCost::profile_v0;
-    tp = tp || rs.scenario.hardware.parallel.tp > 1;
-  }
-  const perf::HardwareProfile b = base;
-  auto eff = [&](const std::string& field, double value, double perf::HardwareProfile::*member) {
-    Param q{field, "value", value, 0.05, 1.0 / value, {}};
-    q.apply = [member, value](perf::HardwareProfile& p, double s) { p.*member = value * s; };
-    out.push_back(q);
-  };
-  auto time = [&](const std::string& field, double value, double perf::HardwareProfile::*member) {
-    if (!(value > 0)) return;
-    Param q{field, "value", value, 0.01, 100, {}};
-    q.apply = [member, value](perf::HardwareProfile& p, double s) { p.*member = value * s; };
-    out.push_back(q);
-  };
-  if (!b.gemm_bw_eff_vs_m.empty()) {
-    const perf::Curve c = b.gemm_bw_eff_vs_m;
-    Param q{"gemm_bw_eff_vs_m", "scale", 1, 0.05, 1.0 / max_in(c, 0, INFINITY), {}};
-    q.apply = [c](perf::HardwareProfile& p, double s) { scale_points(p.gemm_bw_eff_vs_m, c, 0, INFINITY, s); };
-    out.push_back(q);
-  }
-  for (spec::DType d : dtypes) {
-    if (!base.gemm_eff_vs_m.count(d)) {
-      // The cost model reads fp16's curve for a dtype without one: the fit gives this dtype its own.
-      if (!base.gemm_eff_vs_m.count(spec::DType::fp16)) continue;
-      base.gemm_eff_vs_m[d] = base.gemm_eff_vs_m.at(spec::DType::fp16);
-    }
-    base.gemm_eff_vs_m[d] = with_range_points(base.gemm_eff_vs_m.at(d));
-    const perf::Curve c = base.gemm_eff_vs_m.at(d);
-    for (const auto& r : kRanges) {
-      const double lo = r[0], hi = r[1], top = max_in(c, lo, hi);
-      if (!(top > 0)) continue;
-      Param q{"gemm_eff_vs_m." + std::string(spec::to_string(d)) + m_range(lo, hi), "scale", 1, 0.05, 1.0 / top, {}};
-      q.apply = [c, d, lo, hi](perf::HardwareProfile& p, double s) { scale_points(p.gemm_eff_vs_m[d], c, lo, hi, s); };
-      out.push_back(q);
-    }
-  }
-  eff("attn_decode_bw_efficiency", b.attn_decode_bw_efficiency, &perf::HardwareProfile::attn_decode_bw_efficiency);
-  // Decode attention streams K/V at min(e·BW, running CTAs · r_cta): which of the two binds depends on the batch, so
-  // both are candidates and the runs say which they constrain.
-  time("attn_decode_cta_bandwidth", b.attn_decode_cta_bandwidth, &perf::HardwareProfile::attn_decode_cta_bandwidth);
-  eff("attn_prefill_efficiency", b.attn_prefill_efficiency, &perf::HardwareProfile::attn_prefill_efficiency);
-  if (v1) {
-    time("cpu_overhead_per_iter_s", b.cpu_overhead_per_iter_s, &perf::HardwareProfile::cpu_overhead_per_iter_s);
-    time("cpu_overhead_per_seq_s", b.cpu_overhead_per_seq_s, &perf::HardwareProfile::cpu_overhead_per_seq_s);
-  }
-  if (v0) {
-    time("v0_cpu_overhead_per_iter_s", b.v0_cpu_overhead_per_iter_s, &perf::HardwareProfile::v0_cpu_overhead_per_iter_s);
-    time("v0_cpu_overhead_per_seq_s", b.v0_cpu_overhead_per_seq_s, &perf::HardwareProfile::v0_cpu_overhead_per_seq_s);
-  }
-  if (tp) {
-    time("custom_allreduce_latency_s", b.custom_allreduce_latency_s, &perf::HardwareProfile::custom_allreduce_latency_s);
-    time("link_latency_s", b.link_latency_s, &perf::HardwareProfile::link_latency_s);
-  }
-  return out;
-}
-
-/// The problem: predictors of the runs and the free parameters.
-struct Problem {
-  const std::vector<analysis::BenchPredictor>* preds;
-  std::vector<std::vector<double>> measured;  ///< per run
-  perf::HardwareProfile base;
-  std::vector<Param> params;
-
-  perf::HardwareProfile profile(const VectorXd& x) const {
-    perf::HardwareProfile p = base;
-    for (std::size_t j = 0; j < params.size(); ++j) params[j].apply(p, std::exp(x[static_cast<Eigen::Index>(j)]));
-    return p;
-  }
-  /// Relative residuals of the runs in `use` (in order, all their values), for parameters x.
-  VectorXd residuals(const VectorXd& x, const std::vector<int>& use) const {
-    const perf::HardwareProfile p = profile(x);
-    // The runs are independent predictions (each its own cost model or simulation): spread over threads.
-    std::vector<std::vector<double>> preds_of(use.size());
-    auto work = [&](std::size_t first, std::size_t step) {
-      for (std::size_t u = first; u < use.size(); u += step) {
-        const auto k = static_cast<std::size_t>(use[u]);
-        try {
-          preds_of[u] = (*preds)[k].predict(p);
-        } catch (const ConfigError&) {
-          preds_of[u].assign(measured[k].size(), std::nan(""));
-        }
-      }
-    };
-    const std::size_t n = std::min<std::size_t>(use.size(), std::max(1u, std::thread::hardware_concurrency()));
-    if (n <= 1) {
-      work(0, 1);
-    } else {
-      std::vector<std::thread> pool;
-      for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work, t, n);
-      work(0, n);
-      for (auto& th : pool) th.join();
-    }
-    std::vector<double> r;
-    for (std::size_t u = 0; u < use.size(); ++u) {
-      const auto k = static_cast<std::size_t>(use[u]);
-      for (std::size_t i = 0; i < preds_of[u].size(); ++i) {
-        const double e = preds_of[u][i] / measured[k][i] - 1.0;
-        r.push_back(std::isfinite(e) ? e : 1e3);  // a prediction that fails is far off, not a crash
-      }
-    }
-    return Eigen::Map<VectorXd>(r.data(), static_cast<Eigen::Index>(r.size()));
-  }
-  MatrixXd jacobian(const VectorXd& x, const VectorXd& r0, const std::vector<int>& use) const {
-    MatrixXd J(r0.size(), x.size());
-    for (Eigen::Index j = 0; j < x.size(); ++j) {
-      constexpr double h = 2e-3;
-      VectorXd xh = x;
-      const double hi = std::log(params[static_cast<std::size_t>(j)].hi);
-      const double step = x[j] + h > hi ? -h : h;
-      xh[j] += step;
-      J.col(j) = (residuals(xh, use) - r0) / step;
-    }
-    return J;
-  }
-  void clamp(VectorXd& x) const {
-    for (std::size_t j = 0; j < params.size(); ++j) {
-      const auto jj = static_cast<Eigen::Index>(j);
-      x[jj] = std::clamp(x[jj], std::log(params[j].lo), std::log(params[j].hi));
-    }
-  }
-};
-
-/// Bounded Levenberg-Marquardt (projected steps, Marquardt's diagonal scaling).
-VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int max_iter, int* iterations) {
-  pb.clamp(x);
-  VectorXd r = pb.residuals(x, use);
-  double cost = r.squaredNorm(), lambda = 1e-3;
-  int it = 0;
-  for (; it < max_iter; ++it) {
-    const MatrixXd J = pb.jacobian(x, r, use);
-    const MatrixXd A = J.transpose() * J;
-    const VectorXd g = J.transpose() * r;
-    bool improved = false;
-    while (lambda < 1e7) {
-      MatrixXd B = A;
-      for (Eigen::Index j = 0; j < B.rows(); ++j) B(j, j) += lambda * std::max(A(j, j), 1e-12) + 1e-14;
-      VectorXd xn = x - B.ldlt().solve(g);
-      pb.clamp(xn);
-      const VectorXd rn = pb.residuals(xn, use);
-      const double cn = rn.squaredNorm();
-      if (cn < cost) {
-        const double gain = cost - cn;
-        const double step = (xn - x).norm();
-        x = xn;
-        r = rn;
-        cost = cn;
-        lambda = std::max(lambda / 3, 1e-9);
-        improved = true;
-        // Converged: the cost no longer falls by a part in 10^9, or the step is below 10^-7 in log value.
-        if (gain < 1e-9 * (cost + gain) || step < 1e-7) it = max_iter;
-        break;
-      }
-      lambda *= 4;
-    }
-    if (!improved) break;
-  }
-  if (iterations) *iterations = it;
-  return x;
-}
+using detail::candidates;
+using detail::Param;
+using detail::Problem;
+using detail::solve;
 
 /// Levenberg-Marquardt iterations of each leave-one-out refit (warm-started at the full fit).
 constexpr int kCvIterations = 4;

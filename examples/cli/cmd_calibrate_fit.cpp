@@ -2,7 +2,8 @@
 // calibration programs (calibration/run_all.sh) and prints the residual of every fitted term.
 // `llmsim calibrate-fit --runs RUNS.json [raw.json] -o profile.json`: fits it to the user's own benchmark files
 // (analysis/bench_runs.hpp); with a raw file too, the kernels are fitted first and the runs adjust the engine around
-// them. Prints each run's error before and after, and left out of the fit.
+// them. Prints each run's error before and after, and left out of the fit. `--json` prints {"profile", "report"} on
+// stdout; without --json or --out the profile alone goes to stdout (the older behaviour), the report to stderr.
 #include <iostream>
 #include <optional>
 
@@ -77,7 +78,10 @@ int run(int argc, char** argv) {
     po::options_description opts("calibrate-fit options");
     opts.add_options()("raw", po::value<std::string>(), "raw results file written by calibration/run_all.sh")(
         "runs", po::value<std::string>(), "RUNS.json listing your benchmark result files (docs/calibration.md)")(
-        "output,o", po::value<std::string>(), "write the fitted profile JSON here (default: stdout, report on stderr)")(
+        "out", po::value<std::string>(), "write the fitted profile JSON here (without --out or --json: printed on "
+        "stdout, the report on stderr)")(
+        "output,o", po::value<std::string>(), "the same as --out (its older name)")(
+        "json", "print {\"profile\", \"report\"} as JSON on stdout (the human report goes to stderr)")(
         "gpu", po::value<std::string>(),
         "GPU id or spec file the efficiencies are relative to (default: the raw file's gpu_id / RUNS.json's gpu)")(
         "no-cross-validate", po::bool_switch(), "--runs: skip the leave-one-run-out refits")(
@@ -90,18 +94,25 @@ int run(int argc, char** argv) {
     pos.add("raw", 1);
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim calibrate-fit RAW.json [-o PROFILE.json] [--gpu ID]\n"
-                    "       llmsim calibrate-fit --runs RUNS.json [RAW.json] [--gpu ID] -o PROFILE.json [--report FIT.json]",
+                    "usage: llmsim calibrate-fit RAW.json [--out PROFILE.json] [--gpu ID] [--json]\n"
+                    "       llmsim calibrate-fit --runs RUNS.json [RAW.json] [--gpu ID] --out PROFILE.json [--report FIT.json] "
+                    "[--json]",
                     &pos))
       return static_cast<int>(kOk);
     if (!vm.count("raw") && !vm.count("runs"))
       throw ConfigError("calibrate-fit", "give a raw results file (RAW.json), --runs RUNS.json, or both");
     // Outputs open before the fit: a missing directory fails now.
+    if (vm.count("out") && vm.count("output"))
+      throw ConfigError("--out", "given with -o/--output, its older name: give one of them");
+    const std::string out_name = vm.count("out") ? "out" : "output";
     std::optional<OutputFile> output, report_file;
-    if (vm.count("output")) output.emplace(vm["output"].as<std::string>(), "--output");
+    if (vm.count(out_name)) output.emplace(vm[out_name].as<std::string>(), "--" + out_name);
     if (vm.count("report")) report_file.emplace(vm["report"].as<std::string>(), "--report");
-    const bool to_stdout = !vm.count("output");
-    std::ostream& out = to_stdout ? std::cerr : std::cout;
+    // stdout carries JSON when asked (--json), or the profile when no file takes it (the older behaviour, kept);
+    // the human report then goes to stderr.
+    const bool json = vm.count("json") > 0;
+    const bool to_stdout = !output && !json;
+    std::ostream& out = to_stdout || json ? std::cerr : std::cout;
 
     std::optional<calibration::RawResults> raw;
     std::optional<analysis::BenchRuns> runs;
@@ -158,9 +169,8 @@ int run(int argc, char** argv) {
     }
 
     const Json profile_json = perf::to_json(profile);
-    if (to_stdout) {
-      print_json(profile_json);
-    } else {
+    if (to_stdout) print_json(profile_json);
+    if (output) {
       output->write(profile_json.dump(2) + "\n");
       output->commit();
       out << "wrote " << output->path() << "\n";
@@ -169,6 +179,7 @@ int run(int argc, char** argv) {
       report_file->write(report_json.dump(2) + "\n");
       report_file->commit();
     }
+    if (json) print_json(Json{{"profile", profile_json}, {"report", report_json}});
     return static_cast<int>(kOk);
   });
 }

@@ -1,4 +1,4 @@
-// `llmsim check --vllm-result bench.json [--scenario F | --vllm-args "vllm serve ..."] --gpu ID [--run N]`: a
+// `llmsim check --vllm-result bench.json [--scenario F] [--vllm-args "vllm serve ..." | --sglang-args "..."] --gpu ID`: a
 // measured vLLM or SGLang serving benchmark run beside llmsim's prediction for it, metric by metric
 // (analysis/vllm_check.hpp). A JSON-lines file (--append-result) gets a table with one row per run, or one run's
 // comparison with --run N.
@@ -97,6 +97,8 @@ int run(int argc, char** argv) {
         ("run", po::value<int>(), "the run on this line of a JSON-lines file (default: every run, one table row each)")
         ("scenario", po::value<std::string>(), "a (partial) scenario to start from: GPU, price, engine knobs")
         ("vllm-args", po::value<std::string>(), "the measured server's command line: \"vllm serve MODEL -tp 2 ...\"")
+        ("sglang-args", po::value<std::string>(),
+         "or an SGLang server's: \"python -m sglang.launch_server --model-path MODEL --tp 2 ...\" (SGLang's runtime)")
         ("model", po::value<std::string>(), "catalogue id or config.json (overrides the file's model_id)")
         ("gpu", po::value<std::string>(), "the GPU the run used (the file does not record it)")
         ("engine-version", po::value<std::string>(),
@@ -107,7 +109,7 @@ int run(int argc, char** argv) {
     pos.add("vllm-result", 1);
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim check --vllm-result BENCH.json --gpu ID [--run LINE] [--vllm-args \"vllm serve MODEL ...\"] "
+                    "usage: llmsim check --vllm-result BENCH.json --gpu ID [--run LINE] [--vllm-args \"vllm serve MODEL ...\" | --sglang-args \"python -m sglang.launch_server ...\"] "
                     "[--scenario F] [--model ID] [--json] [--scenario-out F]",
                     &pos)) {
       return static_cast<int>(kOk);
@@ -116,6 +118,7 @@ int run(int argc, char** argv) {
     analysis::VllmCheckOptions o;
     if (vm.count("scenario")) o.scenario = read_json_file(vm["scenario"].as<std::string>());
     if (vm.count("vllm-args")) o.vllm_args = vm["vllm-args"].as<std::string>();
+    if (vm.count("sglang-args")) o.sglang_args = vm["sglang-args"].as<std::string>();
     if (vm.count("model")) o.model = vm["model"].as<std::string>();
     if (vm.count("gpu")) o.gpu = vm["gpu"].as<std::string>();
     if (vm.count("engine-version")) o.engine_version = vm["engine-version"].as<std::string>();

@@ -178,9 +178,10 @@ int run_sweep(int argc, char** argv) {
     c.num_requests = vm["requests"].as<long long>();
     c.warmup_requests = std::min<std::int64_t>(c.warmup_requests, c.num_requests / 10);
     c.max_evaluations = vm["max-evaluations"].as<int>();
-    if (!options.row.capacity)
-      for (const char* flag : {"rel-tol", "requests", "max-evaluations"})
-        if (!vm[flag].defaulted()) throw ConfigError(std::string("--") + flag, "needs --capacity");
+    std::vector<std::string> search_flags;  // given by the user, not defaulted
+    for (const char* flag : {"replications", "rel-tol", "requests", "max-evaluations"})
+      if (!vm[flag].defaulted()) search_flags.push_back(std::string("--") + flag);
+    analysis::refuse_capacity_options_without_capacity(options.row.capacity, search_flags, "--capacity");
     c.validate("capacity");
 
     CancelScope interrupts;  // first, so that no signal can leave a temporary output file behind

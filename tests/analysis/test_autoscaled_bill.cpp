@@ -10,6 +10,7 @@
 
 #include "llmsim/analysis/autoscaled_bill.hpp"
 #include "llmsim/analysis/capacity.hpp"
+#include "llmsim/analysis/compare.hpp"
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/row.hpp"
@@ -149,4 +150,39 @@ TEST_CASE("a calibrated profile file is read once for many simulations, and agai
   REQUIRE(analysis::evaluate(test::resolve_json(j)).summary.fits);
   CHECK(perf::profile_file_reads() - before == 2);
   fs::remove_all(dir);
+}
+
+TEST_CASE("an autoscaled day that misses the SLO is said by the row, and the option never wins", "[analysis][sizing]") {
+  // The same day with an autoscaler that waits for 5,000 queued requests a replica before adding one: the fleet
+  // sized at the peak meets the SLO held fixed, but the day the bill simulates queues for hours (scale-up lag).
+  Json lag = autoscaled_day();
+  lag["autoscaler"]["queue_per_replica"] = 5000;
+  lag["autoscaler"]["interval_s"] = 600;
+  const auto rs = test::resolve_json(lag);
+  const auto row = analysis::evaluate_row(rs, sized());
+  REQUIRE(row.capacity);
+  REQUIRE(row.capacity->found);
+  REQUIRE(row.autoscaled_bill);
+  INFO("basis: " << row.bill_basis);
+  REQUIRE_FALSE(row.autoscaled_bill->slo_met);
+  CHECK_FALSE(row.autoscaled_bill->reason.empty());
+  CHECK_FALSE(row.meets_slo());
+  CHECK(row.reason.find("autoscaled day billed misses the SLO") != std::string::npos);
+  const Json j = analysis::to_json(row);
+  CHECK(j["meets_slo"] == false);
+  CHECK(j["autoscaled_bill"]["slo_met"] == false);
+  CHECK(j["autoscaled_bill"]["reason"] == row.autoscaled_bill->reason);
+  // The prompt autoscaler's day meets it: the row does, with no reason.
+  const auto ok = analysis::evaluate_row(test::resolve_json(autoscaled_day()), sized());
+  REQUIRE(ok.autoscaled_bill);
+  CHECK(ok.autoscaled_bill->slo_met);
+  CHECK(ok.meets_slo());
+  CHECK(analysis::to_json(ok)["autoscaled_bill"]["reason"] == "");
+  // compare: the lagging option alone has no winner (its billed day fails), though its fixed fleet would pass.
+  analysis::CompareOptions co;
+  co.capacity = sized().capacity_options;
+  const auto c = analysis::compare(rs.scenario, co);
+  REQUIRE(c.rows.size() == 1);
+  CHECK_FALSE(c.rows[0].meets_slo());
+  CHECK_FALSE(c.winner.has_value());
 }

@@ -1,6 +1,7 @@
 // RUNS.json and the benchmark files it names: every bad input is a ConfigError naming the run and the field.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -373,4 +374,76 @@ TEST_CASE("bench runs: llama-bench -o json, one run per test, release from the b
   CHECK_THROWS_WITH(analysis::read_bench_runs((dir.path / "RUNS3.json").string()), Contains("n_gpu_layers"));
   // A typo in the command is refused with the flag it resembles.
   CHECK_THROWS_WITH(spec::parse_bench_command("llama-bench -m x.gguf -ngll 99", "c"), Contains("-ngl"));
+}
+
+TEST_CASE("bench runs: SGLang bench_one_batch_server records (real, selected by run_name)", "[analysis][runs]") {
+  // Seven unedited lines of a real result.jsonl (tests/data/sglang_one_batch/README.md): one W8A8 record and six
+  // of the bf16 model at batch 1-64, SGLang 0.5.3.post3 on one A100 SXM 80GB.
+  const std::string src(LLMSIM_SOURCE_DIR);
+  const std::string file = src + "/tests/data/sglang_one_batch/mtilyxuegao-a100-qwen3-4b-result.jsonl";
+  const std::string model = src + "/data/validation/models/qwen3-4b.json";
+  const std::string command = "python -m sglang.bench_one_batch_server --base-url http://127.0.0.1:30000 "
+                              "--model-path Qwen/Qwen3-4B-Instruct-2507 --batch-size 1 8 32 64 --input-len 128 256 "
+                              "--output-len 32 64 128 512 --run-name original";
+  auto run = [&](const Json& extra) {
+    Json r = {{"result", file}, {"command", command}, {"model", model}, {"engine", "sglang"},
+              {"server_command", "python -m sglang.launch_server --model-path Qwen/Qwen3-4B-Instruct-2507 --tp 1"}};
+    for (auto it = extra.begin(); it != extra.end(); ++it) r[it.key()] = it.value();
+    return r;
+  };
+  test::TempDir dir("benchruns-oneserver");
+  const auto runs = analysis::read_bench_runs(
+      dir.write("RUNS.json", runs_json(Json::array({run({{"select", {{"run_name_prefix", "original_"}}}})}),
+                                       "a100-80gb-sxm")));
+  REQUIRE(runs.runs.size() == 6);  // the W8A8 line is not selected
+  const auto gpu = spec::Catalog::builtin().gpu("a100-80gb-sxm");
+  const auto profile = perf::default_profile(gpu);
+  for (const auto& r : runs.runs) {
+    INFO(r.name);
+    CHECK(r.kind == spec::BenchKind::sglang_one_batch_server);
+    CHECK(r.runtime == spec::Runtime::sglang);
+    CHECK(r.requests == r.batch);
+    // latency (the whole batch, s) and the decode phase's tokens/s; overall_throughput repeats the latency.
+    REQUIRE(r.measured.size() == 2);
+    CHECK(r.measured[0].key == "latency");
+    CHECK(r.measured[1].key == "decode_throughput");
+    const auto p = analysis::BenchPredictor(r).predict(profile);
+    REQUIRE(p.size() == 2);
+    // The decode phase fits inside the whole batch: batch x output / decode tokens/s < latency.
+    CHECK(static_cast<double>(r.batch * r.output_len) / p[1] < p[0]);
+    // An uncalibrated A100 prices these real batches within a factor of two (the corpus: 4-11 % median error).
+    CHECK(p[0] / r.measured[0].value == Approx(1.0).margin(0.5));
+    CHECK(p[1] / r.measured[1].value == Approx(1.0).margin(0.5));
+  }
+  CHECK(runs.runs[0].batch == 32);
+  CHECK(runs.runs[5].batch == 64);
+  CHECK(runs.runs[5].output_len == 128);
+  // Without a selection every record is a run.
+  CHECK(analysis::read_bench_runs(dir.write("RUNS-all.json", runs_json(Json::array({run({})}), "a100-80gb-sxm")))
+            .runs.size() == 7);
+  // Bad input names the run and the field.
+  CHECK_THAT(error_of(dir, runs_json(Json::array({run({{"select", {{"run_name_prefix", "fp8_"}}}})}), "a100-80gb-sxm")),
+             Contains("select.run_name_prefix") && Contains("no record") && Contains("fp8_"));
+  CHECK_THAT(error_of(dir, runs_json(Json::array({run({{"select", {{"run_name", "x"}}}})}), "a100-80gb-sxm")),
+             Contains("run_name"));
+  CHECK_THAT(error_of(dir, runs_json(Json::array({run({{"command", "python -m sglang.bench_one_batch_server "
+                                                                     "--batch-size 16 --input-len 256 --output-len 32"}})}),
+                                     "a100-80gb-sxm")),
+             Contains("--batch-size 16 but the file's batch_size is 32") && Contains("command/file mismatch"));
+  CHECK_THAT(error_of(dir, runs_json(Json::array({run({{"command", "python -m sglang.bench_one_batch --model-path m "
+                                                                     "--batch-size 32"}})}),
+                                     "a100-80gb-sxm")),
+             Contains("bench_one_batch_server result") && Contains("command/file mismatch"));
+  // The oldest bench_one_batch_server divided by the whole latency: that number is the latency again, not read.
+  dir.write("old.jsonl", R"({"run_name": "a", "batch_size": 4, "input_len": 512, "output_len": 100, "latency": 2.0, )"
+                         R"("output_throughput": 200.0, "overall_throughput": 1224.0})" "\n");
+  const auto old = analysis::read_bench_runs(dir.write(
+      "RUNS-old.json", runs_json(Json::array({run({{"result", "old.jsonl"}, {"command", "python -m "
+                                                   "sglang.bench_one_batch_server --model None --batch-size 4"}})}),
+                                 "a100-80gb-sxm")));
+  REQUIRE(old.runs.size() == 1);
+  REQUIRE(old.runs[0].measured.size() == 1);
+  CHECK(old.runs[0].measured[0].key == "latency");
+  CHECK(std::any_of(old.runs[0].notes_out.begin(), old.runs[0].notes_out.end(),
+                    [](const std::string& n) { return n.find("not compared twice") != std::string::npos; }));
 }

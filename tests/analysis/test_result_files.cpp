@@ -152,6 +152,47 @@ TEST_CASE("SGLang bench_serving output: read with its names, checked on the SGLa
   CHECK(check_vllm_result(runs[0], o).scenario.engine.runtime_release == "sglang==0.4.7.post1");
 }
 
+TEST_CASE("check with an SGLang server's command line: server_arg_sets' overrides, SGLang's scheduler", "[check][files]") {
+  const auto runs = read_vllm_results(data(kSglang));
+  VllmCheckOptions o;
+  o.gpu = "a100-40gb-pcie";
+  o.model = "mistral-7b";
+  // The file alone: runtime sglang, and so SGLang's scheduler policy (its default), named in the notes.
+  const auto plain = check_vllm_result(runs[0], o);
+  CHECK(plain.scenario.engine.policy == spec::SchedulerPolicy::sglang);
+  CHECK(any_note(plain, "policy 'sglang'"));
+  // The server's command line: the same overrides the other commands apply (max_num_seqs, kv dtype), notes for
+  // what is not modelled, and --model still wins over its --model-path.
+  o.sglang_args = "python -m sglang.launch_server --model-path mistralai/Mistral-7B-Instruct-v0.3 "
+                  "--max-running-requests 24 --kv-cache-dtype fp8_e5m2 --chunked-prefill-size 4096";
+  const auto c = check_vllm_result(runs[0], o);
+  REQUIRE(c.fits);
+  CHECK(c.scenario.engine.max_num_seqs == 24);
+  CHECK(c.scenario.kv_cache == "fp8");
+  CHECK(c.scenario.model == "mistral-7b");
+  CHECK(c.scenario.engine.policy == spec::SchedulerPolicy::sglang);
+  CHECK(any_note(c, "SGLang arguments llmsim does not model (ignored): --chunked-prefill-size 4096"));
+  // A vLLM client's file with an SGLang command line: the command line says the server was SGLang.
+  const auto vllm_file = read_vllm_results(data(kH100_80));
+  VllmCheckOptions v;
+  v.gpu = "h100-80gb-sxm";
+  v.model = "llama-3.1-8b";  // Llama 3 8B's catalogue stand-in; --model wins over the command line's model
+  v.sglang_args = "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct";
+  const auto cv = check_vllm_result(vllm_file[0], v);
+  CHECK(cv.scenario.engine.resolved_runtime() == spec::Runtime::sglang);
+  CHECK(cv.scenario.engine.policy == spec::SchedulerPolicy::sglang);
+  v.engine_version = "0.4.7";  // a bare release of an SGLang server is SGLang's
+  CHECK(check_vllm_result(vllm_file[0], v).scenario.engine.runtime_release == "sglang==0.4.7");
+  // One server: both command lines, or a misspelled flag, are errors naming the flag.
+  v.engine_version.clear();
+  v.vllm_args = "vllm serve meta-llama/Meta-Llama-3-8B-Instruct";
+  CHECK_THAT(error_of([&] { check_vllm_result(vllm_file[0], v); }), Catch::Contains("give one of them"));
+  v.vllm_args.clear();
+  v.sglang_args = "python -m sglang.launch_server --tp-szie 2";
+  CHECK_THAT(error_of([&] { check_vllm_result(vllm_file[0], v); }),
+             Catch::Contains("--tp-szie: unknown SGLang flag; did you mean --tp-size?"));
+}
+
 TEST_CASE("a latency-only summary is compared on what it states", "[check][files]") {
   // The real 80-prompt run with its duration and throughputs deleted.
   Json doc = parse_json(slurp(data(kH100_80)), "f");

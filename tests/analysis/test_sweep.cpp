@@ -151,3 +151,17 @@ TEST_CASE("--fail-if flags exactly the rows that violate it", "[analysis][sweep]
   for (const auto& r : rows) CHECK(analysis::violations({none}, analysis::flatten(r)).empty());
   CHECK_THROWS_AS(analysis::parse_fail_if("ttft.p95 > 1", cols), ConfigError);
 }
+
+TEST_CASE("options of a capacity search that does not run are refused, named as the caller gave them", "[analysis][sweep]") {
+  // The rule of `llmsim sweep --rel-tol` without --capacity and of Python's sweep(rel_tol=...) without capacity=True.
+  CHECK_NOTHROW(analysis::refuse_capacity_options_without_capacity(true, {"--rel-tol"}, "--capacity"));
+  CHECK_NOTHROW(analysis::refuse_capacity_options_without_capacity(false, {}, "--capacity"));
+  try {
+    analysis::refuse_capacity_options_without_capacity(false, {"rel_tol", "replications"}, "capacity=True");
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("rel_tol, replications") &&
+                                          Catch::Contains("given without capacity=True") &&
+                                          Catch::Contains("they configure the per-point capacity search"));
+  }
+}

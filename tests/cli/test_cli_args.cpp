@@ -312,3 +312,16 @@ TEST_CASE("search: a small space gives a front and a winner; bad input is exit 2
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("nope-gpu"));
 }
+
+TEST_CASE("sweep: a capacity-search option without --capacity is refused, not ignored") {
+  const auto grid = llmsim::test::scratch_dir() / "capacity-options-grid.json";
+  std::ofstream(grid) << R"({"base": {"workload": {"num_requests": 50, "warmup_requests": 0}}, )"
+                      << R"("grid": {"workload.arrival.rate": [1]}})";
+  for (const char* flag : {"--rel-tol 0.01", "--replications 3", "--requests 100", "--max-evaluations 5"}) {
+    INFO(flag);
+    const auto r = run("sweep " + grid.string() + " " + flag);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("given without --capacity"));
+    CHECK_THAT(r.out, Catch::Contains(std::string(flag).substr(0, std::string(flag).find(' '))));
+  }
+}

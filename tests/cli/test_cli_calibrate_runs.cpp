@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "cli_util.hpp"
+#include "llmsim/core/json_view.hpp"
 
 using namespace llmsim::test;
 
@@ -59,4 +60,25 @@ TEST_CASE("calibrate-fit --runs: bad input exits 2 naming the run and the field"
   const auto none = run("calibrate-fit");
   CHECK(none.code == 2);
   CHECK_THAT(none.out, Catch::Contains("--runs"));
+}
+
+TEST_CASE("calibrate-fit --json prints the profile and the report; --out writes the profile", "[cli][json]") {
+  const auto raw = (kSource / "data/profiles/raw/a100-80gb-sxm-public.json").string();
+  const auto out = scratch_dir() / "a100-json.json";
+  const auto j = llmsim::parse_json(run("calibrate-fit " + raw + " --json --out " + out.string(), false).out, "stdout");
+  REQUIRE(j.contains("profile"));
+  REQUIRE(j.contains("report"));
+  CHECK(j["profile"] == llmsim::parse_json(read_file(out), "--out"));
+  CHECK(j["report"].contains("terms"));
+  CHECK_FALSE(j["report"]["terms"].empty());
+  // The older behaviour stays: without --out or --json the profile alone is stdout; -o is --out's short name.
+  const auto alone = run("calibrate-fit " + raw, false);
+  REQUIRE(alone.code == 0);
+  CHECK(llmsim::parse_json(alone.out, "stdout") == j["profile"]);
+  const auto older = scratch_dir() / "a100-o.json";
+  REQUIRE(run("calibrate-fit " + raw + " -o " + older.string()).code == 0);
+  CHECK(llmsim::parse_json(read_file(older), "-o") == j["profile"]);
+  const auto both = run("calibrate-fit " + raw + " --out " + out.string() + " -o " + older.string());
+  CHECK(both.code == 2);
+  CHECK_THAT(both.out, Catch::Contains("--out: given with -o/--output"));
 }

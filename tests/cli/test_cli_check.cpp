@@ -263,3 +263,15 @@ TEST_CASE("llmsim check reads SGLang bench_serving output", "[files]") {
   CHECK_THAT(r.text, Catch::Contains("mean_e2e_latency_ms") && Catch::Contains("concurrency") &&
                          Catch::Contains("SGLang runtime"));
 }
+
+TEST_CASE("llmsim check --sglang-args reads the SGLang server's command line", "[files]") {
+  const auto r = cli("check " + kData + "livinfly-a100pcie-sglang047-mistral7b-online.jsonl --gpu a100-40gb-pcie "
+                     "--model mistral-7b --run 1 --sglang-args "
+                     "\"python -m sglang.launch_server --model-path mistral-7b --max-running-requests 24\"");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.text, Catch::Contains("policy sglang, max_num_seqs 24"));
+  const auto bad = cli("check " + kData + "livinfly-a100pcie-sglang047-mistral7b-online.jsonl --gpu a100-40gb-pcie "
+                       "--model mistral-7b --run 1 --sglang-args \"python -m sglang.launch_server --max-runing-requests 2\"");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.text, Catch::Contains("--max-runing-requests: unknown SGLang flag"));
+}

@@ -176,7 +176,6 @@ TEST_CASE("--sglang-args reads SGLang's names where they mean what llmsim's do")
 
 TEST_CASE("--json is a flag on every command; files go to --out") {
   for (const auto& cmd : commands()) {
-    if (cmd == "calibrate-fit") continue;  // prints the profile JSON itself (-o/--output for a file)
     INFO(cmd);
     CHECK_THAT(run(cmd + " --help").out, Catch::Contains("  --json "));
   }

@@ -121,3 +121,16 @@ def test_check_json_lines_every_run_or_one(tmp_path):
     bad.write_text(appended.read_text().splitlines()[0] + "\n" + '{"duration": "x", "completed": 3, "total_input_tokens": 1, "total_output_tokens": 2, "mean_ttft_ms": 3}\n')
     with pytest.raises(ValueError, match="bad.jsonl line 2: duration"):
         llmsim.check(bad, **kw)
+
+
+def test_check_takes_an_sglang_server_command_line():
+    # The same rule as the CLI's --sglang-args (analysis::server_arg_sets): SGLang's names, its runtime and scheduler.
+    sglang = DATA / "livinfly-a100pcie-sglang047-mistral7b-online.jsonl"
+    line = "python -m sglang.launch_server --model-path mistral-7b --max-running-requests 24"
+    df = llmsim.check(sglang, run=1, gpu="a100-40gb-pcie", model="mistral-7b", sglang_args=line)
+    engine = df.attrs["scenario"]["engine"]
+    assert engine["max_num_seqs"] == 24
+    assert engine["policy"] == "sglang"
+    with pytest.raises(ValueError, match="give one of them"):
+        llmsim.check(sglang, run=1, gpu="a100-40gb-pcie", model="mistral-7b", sglang_args=line,
+                     vllm_args="vllm serve mistral-7b")

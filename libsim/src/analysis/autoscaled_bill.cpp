@@ -90,19 +90,18 @@ std::optional<AutoscaledBill> autoscaled_bill(const spec::ResolvedScenario& s, i
 
 Json to_json(const std::optional<AutoscaledBill>& b) {
   auto opt = [](const std::optional<double>& v) { return v && std::isfinite(*v) ? Json(*v) : Json(nullptr); };
-  Json j = Json::object();
-  j["min_replicas"] = b ? Json(b->min_replicas) : Json(nullptr);
-  j["max_replicas"] = b ? Json(b->max_replicas) : Json(nullptr);
-  j["spares"] = b ? Json(b->spares) : Json(nullptr);
-  j["replica_hours"] = b ? Json(b->replica_hours) : Json(nullptr);
-  j["period_hours"] = b ? Json(b->period_hours) : Json(nullptr);
-  j["peak_replicas"] = b ? Json(b->peak_replicas) : Json(nullptr);
-  j["period_cost"] = b ? Json(b->period_cost) : Json(nullptr);
-  j["monthly_cost"] = b ? Json(b->monthly_cost) : Json(nullptr);
-  j["cost_per_mtok_output"] = b ? opt(b->cost_per_mtok_output) : Json(nullptr);
-  j["cost_per_mtok_total"] = b ? opt(b->cost_per_mtok_total) : Json(nullptr);
-  j["slo_attainment"] = b ? Json(b->slo_attainment) : Json(nullptr);
-  j["slo_met"] = b ? Json(b->slo_met) : Json(nullptr);
+  const AutoscaledBill none;
+  const AutoscaledBill& v = b ? *b : none;
+  Json j = {{"min_replicas", v.min_replicas},   {"max_replicas", v.max_replicas},
+            {"spares", v.spares},               {"replica_hours", v.replica_hours},
+            {"period_hours", v.period_hours},   {"peak_replicas", v.peak_replicas},
+            {"period_cost", v.period_cost},     {"monthly_cost", v.monthly_cost},
+            {"cost_per_mtok_output", opt(v.cost_per_mtok_output)},
+            {"cost_per_mtok_total", opt(v.cost_per_mtok_total)},
+            {"slo_attainment", v.slo_attainment}, {"slo_met", v.slo_met},
+            {"reason", v.reason}};
+  if (!b)  // every key present, null without a bill
+    for (auto& value : j) value = nullptr;
   return j;
 }
 

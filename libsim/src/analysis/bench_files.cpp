@@ -2,7 +2,10 @@
 // benchmarks/benchmark_latency.py: {"avg_latency", "latencies", "percentiles"}), throughput.py ({"elapsed_time",
 // "num_requests", "total_num_tokens", "requests_per_second", "tokens_per_second"}), serve.py and SGLang's
 // bench_serving.py (vllm_result.hpp), SGLang bench_one_batch's result.jsonl (one object per batch size:
-// "prefill_latency", "median_decode_latency", "overall_latency", ...), and llama.cpp's `llama-bench -o json` (an array
+// "prefill_latency", "median_decode_latency", "overall_latency", ...), SGLang bench_one_batch_server's result.jsonl (one
+// object per batch through the running HTTP server: "run_name", "batch_size", "input_len", "output_len", "latency" [s,
+// the whole batch], "output_throughput", "overall_throughput", newer releases also "last_gen_throughput" and "ttft"),
+// and llama.cpp's `llama-bench -o json` (an array
 // with one object per test: n_prompt, n_gen, n_depth, n_batch, n_ubatch, n_gpu_layers, type_k, build_number,
 // model_type, avg_ts = tokens per second over the test's tokens).
 #include "bench_files.hpp"
@@ -21,6 +24,7 @@ const char* describe(FileType t) {
     case FileType::vllm_throughput: return "a vLLM throughput result (vllm bench throughput --output-json)";
     case FileType::vllm_serve: return "a vLLM serving result (vllm bench serve --save-result)";
     case FileType::sglang_one_batch: return "an SGLang bench_one_batch result (result.jsonl)";
+    case FileType::sglang_one_batch_server: return "an SGLang bench_one_batch_server result (result.jsonl)";
     case FileType::sglang_serving: return "an SGLang bench_serving result";
     case FileType::llama_bench: return "a llama-bench -o json result";
     case FileType::unknown: return "unknown";
@@ -31,7 +35,8 @@ const char* describe(FileType t) {
 const char* const kKnownTypes =
     "vllm bench latency --output-json (avg_latency, latencies, percentiles), vllm bench throughput --output-json "
     "(elapsed_time, requests_per_second), vllm bench serve --save-result (duration, mean_ttft_ms, ...), SGLang "
-    "bench_one_batch result.jsonl (prefill_latency, median_decode_latency, overall_latency), SGLang bench_serving "
+    "bench_one_batch result.jsonl (prefill_latency, median_decode_latency, overall_latency), SGLang "
+    "bench_one_batch_server result.jsonl (batch_size, latency, output_throughput, overall_throughput), SGLang bench_serving "
     "output (JSON lines: mean_e2e_latency_ms, concurrency, ...), llama-bench -o json (an array of tests: n_prompt, "
     "n_gen, avg_ts)";
 
@@ -44,6 +49,7 @@ FileType file_type(const Json& j) {
   if (has(j, "avg_latency") && has(j, "latencies")) return FileType::vllm_latency;
   if (has(j, "elapsed_time") && has(j, "requests_per_second")) return FileType::vllm_throughput;
   if (has(j, "prefill_latency") && has(j, "overall_latency")) return FileType::sglang_one_batch;
+  if (has(j, "batch_size") && has(j, "latency") && has(j, "overall_throughput")) return FileType::sglang_one_batch_server;
   if (has(j, "median_e2e_latency_ms") || has(j, "total_output_tokens_retokenized")) return FileType::sglang_serving;
   if (has(j, "duration") && (has(j, "request_throughput") || has(j, "mean_ttft_ms"))) return FileType::vllm_serve;
   return FileType::unknown;
@@ -55,6 +61,7 @@ FileType expected_type(spec::BenchKind k) {
     case spec::BenchKind::vllm_throughput: return FileType::vllm_throughput;
     case spec::BenchKind::vllm_serve: return FileType::vllm_serve;
     case spec::BenchKind::sglang_one_batch: return FileType::sglang_one_batch;
+    case spec::BenchKind::sglang_one_batch_server: return FileType::sglang_one_batch_server;
     case spec::BenchKind::sglang_serving: return FileType::sglang_serving;
     case spec::BenchKind::llama_bench: return FileType::llama_bench;
   }
@@ -105,6 +112,43 @@ void read_llama_bench(BenchRun& run, const JsonView& v, const spec::BenchCommand
   run.measured.push_back({n_gen == 0 ? "pp_tokens_per_s" : n_prompt == 0 ? "tg_tokens_per_s" : "pg_tokens_per_s", ts});
   if (n_depth > 0 && n_prompt > 0)
     run.notes_out.push_back("n_depth " + std::to_string(n_depth) + ": the prompt test's earlier context is not modelled");
+}
+
+/// One batch of bench_one_batch_server: batch_size requests of input_len random tokens sent at once to the running
+/// server, timed from send to the last output ("latency", the whole batch). Its "output_throughput" changed meaning:
+/// releases that time the first token (writing "ttft" or "last_gen_throughput") divide by the decode phase,
+/// batch x output / (latency - TTFT); the oldest divide by the whole latency, which repeats "latency" and is not
+/// read. "overall_throughput" is batch x (input + output) / latency, "latency" again: not read either.
+void read_one_batch_server(BenchRun& run, const JsonView& v, const spec::BenchCommand& cmd) {
+  run.batch = v.integer("batch_size");
+  run.input_len = v.integer("input_len");
+  run.output_len = v.integer("output_len");
+  if (run.batch < 1 || run.input_len < 1 || run.output_len < 1)
+    v["batch_size"].fail("expected batch_size, input_len and output_len >= 1, got " + std::to_string(run.batch) + ", " +
+                         std::to_string(run.input_len) + " and " + std::to_string(run.output_len));
+  // The command may list several values (--batch-size 1 16 64), one line each: the file's must be among them.
+  for (const auto& [key, flag] : {std::pair<const char*, const char*>{"batch_size", "--batch-size"},
+                                  {"input_len", "--input-len"}, {"output_len", "--output-len"}}) {
+    if (!cmd.has(key)) continue;
+    const std::string file_value = std::to_string(v.integer(key));
+    if ((" " + cmd.flags.at(key) + " ").find(" " + file_value + " ") == std::string::npos)
+      throw ConfigError(run.name + ".command", std::string(flag) + " " + cmd.flags.at(key) + " but the file's " + key +
+                                                   " is " + file_value + " (command/file mismatch)");
+  }
+  const double latency = positive(v, "latency");
+  run.measured.push_back({"latency", latency});
+  run.requests = run.batch;
+  if (v.has("ttft")) run.measured.push_back({"ttft", positive(v, "ttft")});
+  if (v.has("output_throughput") && run.output_len > 1) {
+    const double out = positive(v, "output_throughput");
+    const double whole = static_cast<double>(run.batch * run.output_len) / latency;
+    // Rounded to 2 decimals, the latency to 4: 2% tells the two definitions apart.
+    if (v.has("ttft") || v.has("last_gen_throughput") || std::abs(out - whole) > 0.02 * whole)
+      run.measured.push_back({"decode_throughput", out});
+    else
+      run.notes_out.push_back("output_throughput is batch x output / latency (an older bench_one_batch_server): the "
+                              "latency again, not compared twice");
+  }
 }
 
 }  // namespace
@@ -166,6 +210,7 @@ void read_measured(BenchRun& run, const Json& doc, FileType type, const spec::Be
       run.measured.push_back({"overall_latency", positive(v, "overall_latency")});
       break;
     }
+    case FileType::sglang_one_batch_server: read_one_batch_server(run, v, cmd); break;
     case FileType::llama_bench: read_llama_bench(run, v, cmd); break;
     default: break;
   }

@@ -8,7 +8,10 @@
 
 namespace llmsim::analysis::bench_files {
 
-enum class FileType { vllm_latency, vllm_throughput, vllm_serve, sglang_one_batch, sglang_serving, llama_bench, unknown };
+enum class FileType {
+  vllm_latency, vllm_throughput, vllm_serve, sglang_one_batch, sglang_one_batch_server, sglang_serving, llama_bench,
+  unknown
+};
 
 /// "a vLLM latency result (vllm bench latency --output-json)", ...
 const char* describe(FileType t);

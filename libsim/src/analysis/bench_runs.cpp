@@ -132,12 +132,20 @@ void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::
   base.notes = r.string_or("notes", "");
   base.gpu = gpu_override.empty() ? r.string_or("gpu", gpu_default) : gpu_override;
   if (base.gpu.empty()) throw ConfigError(label + ".gpu", "no GPU: set \"gpu\" in RUNS.json or pass --gpu");
-  if (r.has("select")) r["select"].fail("picks rows of a multi-record file: not read by calibrate-fit yet");
+  // "select": {"run_name_prefix": P} keeps the records of a shared result.jsonl whose run_name starts with P (SGLang's
+  // bench_one_batch[_server] append every run to one file, named by --run-name).
+  std::string run_name_prefix;
+  if (r.has("select")) {
+    r["select"].allow_only({"run_name_prefix"});
+    run_name_prefix = r["select"].string("run_name_prefix");
+    if (run_name_prefix.empty()) r["select"]["run_name_prefix"].fail("expected a non-empty run_name prefix");
+  }
   if (f.has("replicas") && f["replicas"].as_integer() > 1)
     f["replicas"].fail("a profile is fitted from one engine's runs; this run spread over several replicas");
   const auto cmd = spec::parse_bench_command(base.command, label + ".command");
   base.kind = cmd.kind;
-  const bool sglang_cmd = cmd.kind == spec::BenchKind::sglang_one_batch || cmd.kind == spec::BenchKind::sglang_serving;
+  const bool sglang_cmd = cmd.kind == spec::BenchKind::sglang_one_batch ||
+                          cmd.kind == spec::BenchKind::sglang_one_batch_server || cmd.kind == spec::BenchKind::sglang_serving;
   base.engine = f.string_or("engine", sglang_cmd ? "sglang" : cmd.kind == spec::BenchKind::llama_bench ? "llama.cpp" : "vllm");
   base.engine_version = r.has("engine_version") || r.has("vllm_version")
                             ? r.string_or("engine_version", r.string_or("vllm_version", ""))
@@ -164,25 +172,6 @@ void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::
     base.runtime_from = "no engine version given: " + runtime_text + " assumed";
     base.notes_out.push_back(base.runtime_from);
   }
-  // The server's arguments (serve runs), else the engine arguments of the command itself.
-  spec::VllmServeArgs engine = cmd.engine;
-  if (!base.server_command.empty() && cmd.kind == spec::BenchKind::vllm_serve)
-    engine = spec::parse_vllm_serve_args(base.server_command);
-  if (!base.server_command.empty() && cmd.kind == spec::BenchKind::sglang_serving)
-    engine = spec::parse_sglang_server_args(base.server_command, label + ".server_command");
-  if (!engine.not_modelled.empty()) {
-    std::string s;
-    for (const auto& a : engine.not_modelled) s += (s.empty() ? "" : ", ") + a;
-    base.notes_out.push_back("engine arguments llmsim does not model: " + s);
-  }
-  Json args = engine.engine_args;
-  if (f.has("tp") && !args.contains("tensor_parallel_size")) args["tensor_parallel_size"] = f["tp"].as_integer();
-  if (f.has("pp") && !args.contains("pipeline_parallel_size")) args["pipeline_parallel_size"] = f["pp"].as_integer();
-  if (f.has("kv_cache_dtype") && !args.contains("kv_cache_dtype") && f.string_or("kv_cache_dtype", "auto") != "auto")
-    args["kv_cache_dtype"] = f.string_or("kv_cache_dtype", "");
-  if (f.has("weights") && !args.contains("quantization"))
-    if (const auto w = weights_id(f.string_or("weights", ""))) args["quant"] = {{"weights", *w}};
-
   const std::string text = read_text_file((dir / result).string(), label + ".result");
   // The file's runs: serving results through the serving reader (one per line of a JSON-lines file), else its JSON
   // documents (one per line of SGLang's bench_one_batch result.jsonl; one per test of a llama-bench array).
@@ -227,6 +216,20 @@ void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::
         docs.push_back({js[k], std::nullopt, js.size() > 1 ? label + " line " + std::to_string(k + 1) : label});
     }
   }
+  if (!run_name_prefix.empty()) {
+    if (serving) r["select"].fail("picks records by run_name: for SGLang bench_one_batch[_server] result.jsonl files");
+    std::vector<Doc> kept;
+    for (auto& d : docs)
+      if (d.json.is_object() && d.json.contains("run_name") && d.json["run_name"].is_string() &&
+          d.json["run_name"].get<std::string>().rfind(run_name_prefix, 0) == 0)
+        kept.push_back(std::move(d));
+    if (kept.empty())
+      r["select"]["run_name_prefix"].fail("no record of " + result + " has a run_name starting with '" +
+                                          run_name_prefix + "'");
+    docs = std::move(kept);
+  }
+  // Every document's type first: a file of another tool is that mismatch, before its server's command line is read.
+  std::vector<FileType> types;
   for (const auto& d : docs) {
     const FileType type = d.serve ? bench_files::serve_type(*d.serve)
                           : cmd.kind == spec::BenchKind::llama_bench && d.json.is_object() && d.json.contains("avg_ts")
@@ -237,6 +240,31 @@ void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::
                                                std::string(bench_files::kKnownTypes) + ")");
     }
     if (type != bench_files::expected_type(cmd.kind)) mismatch(type);
+    types.push_back(type);
+  }
+  // The server's arguments (serve runs), else the engine arguments of the command itself.
+  spec::VllmServeArgs engine = cmd.engine;
+  if (!base.server_command.empty() && cmd.kind == spec::BenchKind::vllm_serve)
+    engine = spec::parse_vllm_serve_args(base.server_command);
+  if (!base.server_command.empty() &&
+      (cmd.kind == spec::BenchKind::sglang_serving || cmd.kind == spec::BenchKind::sglang_one_batch_server))
+    engine = spec::parse_sglang_server_args(base.server_command, label + ".server_command");
+  if (!engine.not_modelled.empty()) {
+    std::string s;
+    for (const auto& a : engine.not_modelled) s += (s.empty() ? "" : ", ") + a;
+    base.notes_out.push_back("engine arguments llmsim does not model: " + s);
+  }
+  Json args = engine.engine_args;
+  if (f.has("tp") && !args.contains("tensor_parallel_size")) args["tensor_parallel_size"] = f["tp"].as_integer();
+  if (f.has("pp") && !args.contains("pipeline_parallel_size")) args["pipeline_parallel_size"] = f["pp"].as_integer();
+  if (f.has("kv_cache_dtype") && !args.contains("kv_cache_dtype") && f.string_or("kv_cache_dtype", "auto") != "auto")
+    args["kv_cache_dtype"] = f.string_or("kv_cache_dtype", "");
+  if (f.has("weights") && !args.contains("quantization"))
+    if (const auto w = weights_id(f.string_or("weights", ""))) args["quant"] = {{"weights", *w}};
+
+  for (std::size_t k = 0; k < docs.size(); ++k) {
+    const Doc& d = docs[k];
+    const FileType type = types[k];
     BenchRun run = base;
     run.name = d.name;
     run.serve = d.serve;
@@ -375,7 +403,10 @@ std::vector<double> BenchPredictor::predict(const perf::HardwareProfile& profile
   const perf::CostModel cm(rs.model, rs.quant, rs.gpu, profile, rs.scenario.hardware.parallel, e.cuda_graphs, 0,
                            perf::runtime_of(e));
   StaticBatchOptions opt;
-  if (run.kind == spec::BenchKind::vllm_latency) opt.max_batched_tokens = e.max_num_batched_tokens;
+  // The server's scheduler chunks the prompts (vLLM's token budget; SGLang's chunked_prefill_size, which the
+  // sglang runtime's defaults put in max_num_batched_tokens).
+  if (run.kind == spec::BenchKind::vllm_latency || run.kind == spec::BenchKind::sglang_one_batch_server)
+    opt.max_batched_tokens = e.max_num_batched_tokens;
   if (run.kind == spec::BenchKind::llama_bench) opt.max_batched_tokens = run.prompt_chunk;
   if (run.kind == spec::BenchKind::llama_bench) {
     // pp: the prompt's chunks; tg: n_gen one-token steps after the context; pg: both (llama-bench's tests).
@@ -388,8 +419,10 @@ std::vector<double> BenchPredictor::predict(const perf::HardwareProfile& profile
   }
   const auto t = static_batch(cm, run.batch, run.input_len, run.output_len, opt);
   for (const auto& m : run.measured) {
-    if (m.key == "avg_latency" || m.key == "overall_latency") out.push_back(t.total_s());
-    else if (m.key == "prefill_latency") out.push_back(t.prefill_s);
+    if (m.key == "avg_latency" || m.key == "overall_latency" || m.key == "latency") out.push_back(t.total_s());
+    else if (m.key == "prefill_latency" || m.key == "ttft") out.push_back(t.prefill_s);
+    else if (m.key == "decode_throughput")  // batch x output / (latency - TTFT): bench_one_batch_server's
+      out.push_back(static_cast<double>(run.batch * run.output_len) / t.decode_s);
     else if (m.key == "median_decode_latency") out.push_back(t.median_decode_step_s());
     else throw InternalError("no prediction for measured key '" + m.key + "'");
   }

@@ -37,7 +37,7 @@ std::string scenario_model(const std::string& name, const std::string& flag, con
 }  // namespace
 
 ServerArgSets server_arg_sets(const std::string& vllm_args, const std::string& sglang_args, const Json& scenario,
-                              const spec::Catalog& catalog) {
+                              const spec::Catalog& catalog, bool model_given) {
   ServerArgSets out;
   if (vllm_args.empty() && sglang_args.empty()) return out;
   if (!vllm_args.empty() && !sglang_args.empty())
@@ -46,7 +46,8 @@ ServerArgSets server_arg_sets(const std::string& vllm_args, const std::string& s
   const std::string flag = sglang ? "--sglang-args" : "--vllm-args";
   const spec::VllmServeArgs args =
       sglang ? spec::parse_sglang_server_args(sglang_args) : spec::parse_vllm_serve_args(vllm_args);
-  if (!args.model.empty()) out.sets.emplace_back("model", scenario_model(args.model, flag, catalog, out.notes));
+  out.model_arg = args.model;
+  if (!args.model.empty() && !model_given) out.sets.emplace_back("model", scenario_model(args.model, flag, catalog, out.notes));
   if (!args.runtime.empty()) {
     std::string now;
     if (scenario.is_object() && scenario.contains("engine") && scenario["engine"].is_object() &&

@@ -66,6 +66,15 @@ void reprice(SweepPoint& p, const Json& base) {
 
 }  // namespace
 
+void refuse_capacity_options_without_capacity(bool capacity, const std::vector<std::string>& given,
+                                              const std::string& capacity_flag) {
+  if (capacity || given.empty()) return;
+  std::string names;
+  for (const auto& g : given) names += (names.empty() ? "" : ", ") + g;
+  throw ConfigError(names, "given without " + capacity_flag + " (" + (given.size() > 1 ? "they configure" : "it configures") +
+                               " the per-point capacity search, which does not run without it)");
+}
+
 void refuse_sets_on_axes(const Grid& grid, const std::vector<std::pair<std::string, Json>>& sets,
                          const std::string& where) {
   // Compared as the llmsim fields they write, so that a vLLM name (max_num_seqs) meets its field

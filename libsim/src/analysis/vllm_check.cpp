@@ -14,12 +14,12 @@
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/result_notes.hpp"
+#include "llmsim/analysis/server_args.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
 #include "llmsim/core/rng.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/scenario_prepass.hpp"
-#include "llmsim/spec/vllm_args.hpp"
 
 namespace llmsim::analysis {
 
@@ -139,37 +139,38 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
   if (!o.scenario.is_object()) throw ConfigError("scenario", "expected a JSON object");
   Json doc = o.scenario;
   const bool scenario_model = doc.contains("model") && !doc["model"].is_null();
-  // The server's arguments: vLLM's names at the top level, mapped by the scenario pre-pass.
-  spec::VllmServeArgs args;
-  if (!o.vllm_args.empty()) {
-    args = spec::parse_vllm_serve_args(o.vllm_args);
-    for (auto it = args.engine_args.begin(); it != args.engine_args.end(); ++it) doc[it.key()] = it.value();
-    if (!args.not_modelled.empty()) {
-      std::string s;
-      for (const auto& f : args.not_modelled) s += (s.empty() ? "" : ", ") + f;
-      notes.push_back("vLLM arguments llmsim does not model (the prediction ignores them): " + s);
-    }
-  }
   // The release the run used: engine.runtime "vllm==X" (its runtime and scheduler), over the scenario's own.
-  const bool sglang_server = r.backend.rfind("sglang", 0) == 0;
+  const bool sglang_backend = r.backend.rfind("sglang", 0) == 0;
+  const bool sglang_server = sglang_backend || !o.sglang_args.empty();  // an SGLang command line says so too
   if (!o.engine_version.empty()) {
     if (!doc.contains("engine") || !doc["engine"].is_object()) doc["engine"] = Json::object();
     doc["engine"]["runtime"] = spec::is_engine_version(o.engine_version)
                                    ? o.engine_version
                                    : (sglang_server ? "sglang==" : "vllm==") + o.engine_version;
-  } else if (sglang_server && !(doc.contains("engine") && doc["engine"].is_object() &&
+  } else if (sglang_backend && !(doc.contains("engine") && doc["engine"].is_object() &&
                                 doc["engine"].contains("runtime"))) {
     // The server was SGLang (backend "sglang" / "sglang-oai"): its runtime, unless the scenario names one.
     if (!doc.contains("engine") || !doc["engine"].is_object()) doc["engine"] = Json::object();
     doc["engine"]["runtime"] = "sglang";
     notes.push_back("backend '" + r.backend + "': simulated on llmsim's SGLang runtime");
   }
-  // The model: --model, the command line's, the scenario's, else the file's model_id by name.
-  std::string hf_name = r.model_id;
+  // The server's command line (vLLM's or SGLang's): the same overrides as every command's --vllm-args/--sglang-args
+  // (server_arg_sets), applied over the scenario once the release is set (a vLLM name such as
+  // enable_chunked_prefill resolves against the release's scheduler); --model below overrides its model.
+  const ServerArgSets server = server_arg_sets(o.vllm_args, o.sglang_args, doc, catalog, !o.model.empty());
+  for (const auto& [path, value] : server.sets) {
+    // vLLM's names stay at the top level, read by the scenario pre-pass with the release above, as a scenario file's
+    // are: --enable-chunked-prefill on a V0 release is then V0's chunked scheduler (set_json_path would resolve it
+    // without the release).
+    if (path.find('.') == std::string::npos && path != "model") doc[path] = value;
+    else spec::set_json_path(doc, path, value);
+  }
+  notes.insert(notes.end(), server.notes.begin(), server.notes.end());
+  // The model: --model, the command line's (set above), the scenario's, else the file's model_id by name.
+  const std::string hf_name = server.model_arg.empty() ? r.model_id : server.model_arg;
   if (!o.model.empty()) {
     doc["model"] = o.model;
-  } else if (!args.model.empty() || !scenario_model) {
-    hf_name = args.model.empty() ? r.model_id : args.model;
+  } else if (server.model_arg.empty() && !scenario_model) {
     if (hf_name.empty()) {
       throw ConfigError(r.source, "model_id: missing; name the model (--model ID or config.json)");
     }

@@ -45,6 +45,15 @@ const BenchFlags& flags_of(BenchKind k) {
        "mem_fraction_static", "context_length", "max_running_requests", "chunked_prefill_size", "cuda_graph_max_bs",
        "attention_backend", "load_format", "port", "host", "random_seed", "trust_remote_code"},
       {"correctness_test", "profile", "disable_cuda_graph", "enable_torch_compile", "disable_radix_cache"}};
+  // python/sglang/bench_one_batch_server.py: the same server flags (it may launch the server) and its own client's.
+  static const BenchFlags sglang_server = [] {
+    BenchFlags f = sglang;
+    for (const char* n : {"base_url", "model", "dataset_name", "dataset_path", "client_stream_interval",
+                          "profile_steps", "profile_prefix"})
+      f.valued.insert(n);
+    for (const char* n : {"skip_warmup", "show_report", "profile_by_stage", "no_stream"}) f.boolean.insert(n);
+    return f;
+  }();
   static const BenchFlags sglang_serving{
       {"backend", "base_url", "host", "port", "dataset_name", "dataset_path", "model", "tokenizer", "num_prompts",
        "sharegpt_output_len", "sharegpt_context_len", "random_input_len", "random_output_len", "random_range_ratio",
@@ -65,6 +74,7 @@ const BenchFlags& flags_of(BenchKind k) {
     case BenchKind::vllm_throughput: return throughput;
     case BenchKind::vllm_serve: return serve;
     case BenchKind::sglang_one_batch: return sglang;
+    case BenchKind::sglang_one_batch_server: return sglang_server;
     case BenchKind::sglang_serving: return sglang_serving;
     case BenchKind::llama_bench: return llama_bench;
   }
@@ -116,6 +126,8 @@ void sglang_engine_args(BenchCommand& c) {
   };
   auto integer = [&](const char* n) { return c.integer(n, 0); };
   if (auto* m = get("model_path")) c.engine.model = *m;
+  // bench_one_batch_server's `--model None --base-url URL` names no model (the running server has it).
+  if (auto* m = get("model"); m && c.engine.model.empty() && *m != "None") c.engine.model = *m;
   if (get("tp_size") || get("tp")) c.engine.engine_args["tensor_parallel_size"] = get("tp_size") ? integer("tp_size") : integer("tp");
   if (auto* d = get("dtype")) c.engine.engine_args["dtype"] = *d;
   if (auto* q = get("quantization")) c.engine.engine_args["quantization"] = *q;
@@ -175,6 +187,7 @@ std::string to_string(BenchKind k) {
     case BenchKind::vllm_throughput: return "vllm bench throughput";
     case BenchKind::vllm_serve: return "vllm bench serve";
     case BenchKind::sglang_one_batch: return "sglang.bench_one_batch";
+    case BenchKind::sglang_one_batch_server: return "sglang.bench_one_batch_server";
     case BenchKind::sglang_serving: return "sglang.bench_serving";
     case BenchKind::llama_bench: return "llama-bench";
   }
@@ -206,6 +219,7 @@ BenchCommand parse_bench_command(std::string_view command_line, const std::strin
     ++i;
     if (i + 1 < t.size() && t[i] == "-m") {
       if (t[i + 1] == "sglang.bench_one_batch") kind = BenchKind::sglang_one_batch;
+      if (t[i + 1] == "sglang.bench_one_batch_server") kind = BenchKind::sglang_one_batch_server;
       if (t[i + 1] == "sglang.bench_serving") kind = BenchKind::sglang_serving;
       i += 2;
     }
@@ -230,7 +244,7 @@ BenchCommand parse_bench_command(std::string_view command_line, const std::strin
     throw ConfigError(what, "'" + std::string(command_line) +
                                 "' is not a benchmark command llmsim reads; expected one of: vllm bench latency|"
                                 "throughput|serve ..., python benchmarks/benchmark_{latency,throughput,serving}.py "
-                                "..., python -m sglang.bench_one_batch|bench_serving ..., llama-bench ...");
+                                "..., python -m sglang.bench_one_batch|bench_one_batch_server|bench_serving ..., llama-bench ...");
   }
   c.kind = *kind;
   const BenchFlags& own = flags_of(c.kind);
@@ -274,7 +288,7 @@ BenchCommand parse_bench_command(std::string_view command_line, const std::strin
     std::string line;
     for (const auto& w : engine_tokens) line += (line.empty() ? "" : " ") + quoted(w);
     c.engine = parse_vllm_serve_args(line);
-  } else if (c.kind == BenchKind::sglang_one_batch) {
+  } else if (c.kind == BenchKind::sglang_one_batch || c.kind == BenchKind::sglang_one_batch_server) {
     sglang_engine_args(c);
   } else if (c.kind == BenchKind::llama_bench) {
     if (c.has("m") || c.has("model")) c.engine.model = c.has("m") ? c.flags.at("m") : c.flags.at("model");

@@ -26,7 +26,7 @@ struct AutoscaledBill {
   std::optional<double> cost_per_mtok_output, cost_per_mtok_total;  ///< the bill over the run's SLO-meeting tokens
   double slo_attainment = 0;
   bool slo_met = false;                    ///< the run met the scenario's SLO and was stable
-  std::string reason;                      ///< why not (slo_failures), "" when it met it
+  std::string reason;                      ///< why not (slo_failures), "" when it met it (JSON "reason")
   std::string basis;                       ///< what the bill assumes, in words (printed by every command)
 };
 

@@ -88,7 +88,8 @@ struct Row {
   std::optional<int> at_target_concurrency;          ///< closed loop: its users
   bool at_target_whole_fleet = false;                ///< at_target is the whole fleet (else one unit at its share)
 
-  /// The row's SLO verdict: fits, and (capacity rows) some load met the SLO, (others) summary.slo_met.
+  /// The row's SLO verdict: fits, and (capacity rows) some load met the SLO and, with an autoscaled bill, the billed
+  /// day met it too (`reason` says when it did not), (others) summary.slo_met.
   bool meets_slo() const;
 };
 

@@ -19,14 +19,19 @@ struct ServerArgSets {
   /// What the user should know: flags llmsim does not model (listed, never dropped silently), the catalogue
   /// model a Hugging Face name was matched to.
   std::vector<std::string> notes;
+  /// The model as the command line names it (a Hugging Face name, a catalogue id or a path); "" = none given.
+  /// `sets` holds what it became in the scenario; `llmsim check` also reads a quantisation from this name.
+  std::string model_arg;
 };
 
 /// The overrides of one server command line: `vllm_args` or `sglang_args` (one of them, or neither; "" = not
 /// given). `scenario` is the document they apply to (an SGLang command line sets engine.runtime "sglang" unless
 /// it already names an SGLang release). ConfigError: both given, an unknown or misspelled flag (with the
 /// suggestion), a value of the wrong type, or a model name the catalogue does not know and that is no file.
+/// `model_given`: the caller names the model itself (`llmsim check --model`), so the command line's model is only
+/// reported (model_arg), neither looked up nor set.
 ServerArgSets server_arg_sets(const std::string& vllm_args, const std::string& sglang_args, const Json& scenario,
-                              const spec::Catalog& catalog = spec::Catalog::builtin());
+                              const spec::Catalog& catalog = spec::Catalog::builtin(), bool model_given = false);
 
 /// `scenario` with server_arg_sets' overrides applied (its notes appended to `notes`).
 Json apply_server_args(Json scenario, const std::string& vllm_args, const std::string& sglang_args,

@@ -56,6 +56,12 @@ void refuse_overlapping_paths(const std::vector<std::string>& paths, const std::
 void refuse_sets_on_axes(const Grid& grid, const std::vector<std::pair<std::string, Json>>& sets,
                          const std::string& where = "--set");
 
+/// Options of the per-point capacity search (`given`, named as the caller spells them: "--rel-tol", "rel_tol") while
+/// no search runs (`capacity` false) are a ConfigError naming them, never ignored silently. `capacity_flag` is how the
+/// caller asks for the search ("--capacity", "capacity=True"). The rule of `llmsim sweep` and Python's sweep().
+void refuse_capacity_options_without_capacity(bool capacity, const std::vector<std::string>& given,
+                                              const std::string& capacity_flag);
+
 struct SweepOptions {
   RowOptions row;                          ///< capacity search per point, or one simulation (and row.cancel)
   const spec::Catalog* catalog = nullptr;  ///< nullptr = spec::Catalog::builtin()

@@ -20,6 +20,10 @@ namespace llmsim::analysis {
 struct VllmCheckOptions {
   Json scenario = Json::object();  ///< a (partial) scenario to start from: GPU, price, engine knobs, seed
   std::string vllm_args;           ///< the measured server's command line: "vllm serve MODEL -tp 2 ..."
+  /// Or an SGLang server's: "python -m sglang.launch_server --model-path MODEL --tp 2 ..." (one of the two; both
+  /// read by analysis::server_arg_sets, the rule of every command's --vllm-args/--sglang-args). SGLang's sets
+  /// engine.runtime "sglang" (its scheduler policy) unless the scenario or engine_version names an SGLang release.
+  std::string sglang_args;
   std::string model;               ///< catalogue id or config.json path; overrides the file's model_id
   std::string gpu;                 ///< GPU id or spec file; required unless `scenario` names hardware.gpu
   /// The measured vLLM's release ("0.5.4", or any engine's "sglang==0.4.9"): engine.runtime becomes that release

@@ -16,7 +16,9 @@
 
 namespace llmsim::spec {
 
-enum class BenchKind { vllm_latency, vllm_throughput, vllm_serve, sglang_one_batch, sglang_serving, llama_bench };
+enum class BenchKind {
+  vllm_latency, vllm_throughput, vllm_serve, sglang_one_batch, sglang_one_batch_server, sglang_serving, llama_bench
+};
 /// "vllm bench latency", "vllm bench throughput", "vllm bench serve", "sglang.bench_one_batch",
 /// "sglang.bench_serving", "llama-bench".
 std::string to_string(BenchKind k);

@@ -1,0 +1,126 @@
+// The candidate fields of a run fit (run_fit_fields.hpp).
+#include "run_fit_fields.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "llmsim/perf/cost_model.hpp"
+#include "llmsim/perf/runtime.hpp"
+
+namespace llmsim::calibration::detail {
+
+namespace {
+
+/// Multiplies the curve points whose x lies in (lo_m, hi_m] (efficiency curves), keeping them positive.
+void scale_points(perf::Curve& c, const perf::Curve& base, double lo_m, double hi_m, double s) {
+  for (std::size_t i = 0; i < c.x.size(); ++i)
+    if (base.x[i] > lo_m && base.x[i] <= hi_m) c.y[i] = base.y[i] * s;
+}
+
+double max_in(const perf::Curve& c, double lo_m, double hi_m) {
+  double m = 0;
+  for (std::size_t i = 0; i < c.x.size(); ++i)
+    if (c.x[i] > lo_m && c.x[i] <= hi_m) m = std::max(m, c.y[i]);
+  return m;
+}
+
+/// The M ranges fitted apart, and the points a curve gets at them (kGrid) so that each range has its own.
+constexpr double kRanges[][2] = {{0, 128}, {128, 1024}, {1024, INFINITY}};
+constexpr double kGrid[] = {1, 16, 128, 512, 1024, 4096, 16384};
+
+/// The same curve with points added at kGrid: a point on a piecewise-linear (in log M) curve changes no value, so
+/// the base profile predicts exactly as before, and a one-point (constant) prior gets points in every M range.
+perf::Curve with_range_points(const perf::Curve& c) {
+  std::map<double, double> pts;
+  for (std::size_t i = 0; i < c.x.size(); ++i) pts[c.x[i]] = c.y[i];
+  for (double x : kGrid)
+    if (!pts.count(x)) pts[x] = c.at(x);
+  perf::Curve out;
+  for (const auto& [x, y] : pts) {
+    out.x.push_back(x);
+    out.y.push_back(y);
+  }
+  return out;
+}
+
+std::string m_range(double lo, double hi) {
+  auto n = [](double v) { return std::to_string(static_cast<long long>(v)); };
+  if (lo <= 0) return "[M<=" + n(hi) + "]";
+  if (std::isinf(hi)) return "[M>" + n(lo) + "]";
+  return "[" + n(lo) + "<M<=" + n(hi) + "]";
+}
+
+}  // namespace
+
+std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<analysis::BenchPredictor>& preds) {
+  std::vector<Param> out;
+  std::set<spec::DType> dtypes;
+  bool v1 = false, v0 = false, tp = false;
+  for (const auto& p : preds) {
+    const auto& rs = p.resolved();
+    const perf::CostModel cm(rs.model, rs.quant, rs.gpu, base, rs.scenario.hardware.parallel, true, 0,
+                             perf::runtime_of(rs.scenario.engine));
+    dtypes.insert(cm.gemm_dtype());
+    const auto cpu = perf::runtime_traits(perf::runtime_of(rs.scenario.engine)).cpu;
+    v1 = v1 || cpu == perf::CpuCost::profile_v1;
+    v0 = v0 || cpu == perf::CpuCost::profile_v0;
+    tp = tp || rs.scenario.hardware.parallel.tp > 1;
+  }
+  const perf::HardwareProfile b = base;
+  auto eff = [&](const std::string& field, double value, double perf::HardwareProfile::*member) {
+    Param q{field, "value", value, 0.05, 1.0 / value, {}};
+    q.apply = [member, value](perf::HardwareProfile& p, double s) { p.*member = value * s; };
+    out.push_back(q);
+  };
+  auto time = [&](const std::string& field, double value, double perf::HardwareProfile::*member) {
+    if (!(value > 0)) return;
+    Param q{field, "value", value, 0.01, 100, {}};
+    q.apply = [member, value](perf::HardwareProfile& p, double s) { p.*member = value * s; };
+    out.push_back(q);
+  };
+  if (!b.gemm_bw_eff_vs_m.empty()) {
+    const perf::Curve c = b.gemm_bw_eff_vs_m;
+    Param q{"gemm_bw_eff_vs_m", "scale", 1, 0.05, 1.0 / max_in(c, 0, INFINITY), {}};
+    q.apply = [c](perf::HardwareProfile& p, double s) { scale_points(p.gemm_bw_eff_vs_m, c, 0, INFINITY, s); };
+    out.push_back(q);
+  }
+  for (spec::DType d : dtypes) {
+    if (!base.gemm_eff_vs_m.count(d)) {
+      // The cost model reads fp16's curve for a dtype without one: the fit gives this dtype its own.
+      if (!base.gemm_eff_vs_m.count(spec::DType::fp16)) continue;
+      base.gemm_eff_vs_m[d] = base.gemm_eff_vs_m.at(spec::DType::fp16);
+    }
+    base.gemm_eff_vs_m[d] = with_range_points(base.gemm_eff_vs_m.at(d));
+    const perf::Curve c = base.gemm_eff_vs_m.at(d);
+    for (const auto& r : kRanges) {
+      const double lo = r[0], hi = r[1], top = max_in(c, lo, hi);
+      if (!(top > 0)) continue;
+      Param q{"gemm_eff_vs_m." + std::string(spec::to_string(d)) + m_range(lo, hi), "scale", 1, 0.05, 1.0 / top, {}};
+      q.apply = [c, d, lo, hi](perf::HardwareProfile& p, double s) { scale_points(p.gemm_eff_vs_m[d], c, lo, hi, s); };
+      out.push_back(q);
+    }
+  }
+  eff("attn_decode_bw_efficiency", b.attn_decode_bw_efficiency, &perf::HardwareProfile::attn_decode_bw_efficiency);
+  // Decode attention streams K/V at min(e·BW, running CTAs · r_cta): which of the two binds depends on the batch, so
+  // both are candidates and the runs say which they constrain.
+  time("attn_decode_cta_bandwidth", b.attn_decode_cta_bandwidth, &perf::HardwareProfile::attn_decode_cta_bandwidth);
+  eff("attn_prefill_efficiency", b.attn_prefill_efficiency, &perf::HardwareProfile::attn_prefill_efficiency);
+  if (v1) {
+    time("cpu_overhead_per_iter_s", b.cpu_overhead_per_iter_s, &perf::HardwareProfile::cpu_overhead_per_iter_s);
+    time("cpu_overhead_per_seq_s", b.cpu_overhead_per_seq_s, &perf::HardwareProfile::cpu_overhead_per_seq_s);
+  }
+  if (v0) {
+    time("v0_cpu_overhead_per_iter_s", b.v0_cpu_overhead_per_iter_s, &perf::HardwareProfile::v0_cpu_overhead_per_iter_s);
+    time("v0_cpu_overhead_per_seq_s", b.v0_cpu_overhead_per_seq_s, &perf::HardwareProfile::v0_cpu_overhead_per_seq_s);
+  }
+  if (tp) {
+    time("custom_allreduce_latency_s", b.custom_allreduce_latency_s, &perf::HardwareProfile::custom_allreduce_latency_s);
+    time("link_latency_s", b.link_latency_s, &perf::HardwareProfile::link_latency_s);
+  }
+  return out;
+}
+
+
+}  // namespace llmsim::calibration::detail

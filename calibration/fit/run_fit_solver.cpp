@@ -1,0 +1,112 @@
+// The run fit's least-squares problem and solver (run_fit_solver.hpp).
+#include "run_fit_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "llmsim/core/error.hpp"
+
+namespace llmsim::calibration::detail {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+perf::HardwareProfile Problem::profile(const VectorXd& x) const {
+  perf::HardwareProfile p = base;
+  for (std::size_t j = 0; j < params.size(); ++j) params[j].apply(p, std::exp(x[static_cast<Eigen::Index>(j)]));
+  return p;
+}
+
+VectorXd Problem::residuals(const VectorXd& x, const std::vector<int>& use) const {
+  const perf::HardwareProfile p = profile(x);
+  // The runs are independent predictions (each its own cost model or simulation): spread over threads.
+  std::vector<std::vector<double>> preds_of(use.size());
+  auto work = [&](std::size_t first, std::size_t step) {
+    for (std::size_t u = first; u < use.size(); u += step) {
+      const auto k = static_cast<std::size_t>(use[u]);
+      try {
+        preds_of[u] = (*preds)[k].predict(p);
+      } catch (const ConfigError&) {
+        preds_of[u].assign(measured[k].size(), std::nan(""));
+      }
+    }
+  };
+  const std::size_t n = std::min<std::size_t>(use.size(), std::max(1u, std::thread::hardware_concurrency()));
+  if (n <= 1) {
+    work(0, 1);
+  } else {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work, t, n);
+    work(0, n);
+    for (auto& th : pool) th.join();
+  }
+  std::vector<double> r;
+  for (std::size_t u = 0; u < use.size(); ++u) {
+    const auto k = static_cast<std::size_t>(use[u]);
+    for (std::size_t i = 0; i < preds_of[u].size(); ++i) {
+      const double e = preds_of[u][i] / measured[k][i] - 1.0;
+      r.push_back(std::isfinite(e) ? e : 1e3);  // a prediction that fails is far off, not a crash
+    }
+  }
+  return Eigen::Map<VectorXd>(r.data(), static_cast<Eigen::Index>(r.size()));
+}
+
+MatrixXd Problem::jacobian(const VectorXd& x, const VectorXd& r0, const std::vector<int>& use) const {
+  MatrixXd J(r0.size(), x.size());
+  for (Eigen::Index j = 0; j < x.size(); ++j) {
+    constexpr double h = 2e-3;
+    VectorXd xh = x;
+    const double hi = std::log(params[static_cast<std::size_t>(j)].hi);
+    const double step = x[j] + h > hi ? -h : h;
+    xh[j] += step;
+    J.col(j) = (residuals(xh, use) - r0) / step;
+  }
+  return J;
+}
+
+void Problem::clamp(VectorXd& x) const {
+  for (std::size_t j = 0; j < params.size(); ++j) {
+    const auto jj = static_cast<Eigen::Index>(j);
+    x[jj] = std::clamp(x[jj], std::log(params[j].lo), std::log(params[j].hi));
+  }
+}
+
+VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int max_iter, int* iterations) {
+  pb.clamp(x);
+  VectorXd r = pb.residuals(x, use);
+  double cost = r.squaredNorm(), lambda = 1e-3;
+  int it = 0;
+  for (; it < max_iter; ++it) {
+    const MatrixXd J = pb.jacobian(x, r, use);
+    const MatrixXd A = J.transpose() * J;
+    const VectorXd g = J.transpose() * r;
+    bool improved = false;
+    while (lambda < 1e7) {
+      MatrixXd B = A;
+      for (Eigen::Index j = 0; j < B.rows(); ++j) B(j, j) += lambda * std::max(A(j, j), 1e-12) + 1e-14;
+      VectorXd xn = x - B.ldlt().solve(g);
+      pb.clamp(xn);
+      const VectorXd rn = pb.residuals(xn, use);
+      const double cn = rn.squaredNorm();
+      if (cn < cost) {
+        const double gain = cost - cn;
+        const double step = (xn - x).norm();
+        x = xn;
+        r = rn;
+        cost = cn;
+        lambda = std::max(lambda / 3, 1e-9);
+        improved = true;
+        // Converged: the cost no longer falls by a part in 10^9, or the step is below 10^-7 in log value.
+        if (gain < 1e-9 * (cost + gain) || step < 1e-7) it = max_iter;
+        break;
+      }
+      lambda *= 4;
+    }
+    if (!improved) break;
+  }
+  if (iterations) *iterations = it;
+  return x;
+}
+
+}  // namespace llmsim::calibration::detail
