@@ -457,6 +457,13 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
   LLMSIM_CHECK(busy_, "iteration finished while none is in flight");
   busy_ = false;
   const bool is_static = cfg_.policy == spec::SchedulerPolicy::static_batching;
+  // vLLM V0's asynchronous output processor: the prompts completed by the previous iteration reach the caller now
+  // (before this iteration's finishing sequences are reported, so a two-token request keeps its first token).
+  for (const PendingFirst& p : first_pending_) {
+    Seq& s = (*pool_)[p.seq];
+    if (s.stamp == p.stamp && s.state == SeqState::decoding) s.first_token_s = now_s;
+  }
+  first_pending_.clear();
   if (decode_step_) {
     emit_token_gaps(now_s);
     while (!finish_heap_.empty() && finish_heap_.front().step <= step_) {
@@ -497,7 +504,8 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       continue;
     }
     // The step that completes a prompt samples a token: the first one, or the next one after a recompute.
-    if (s.first_token_s < 0) s.first_token_s = now_s;
+    const bool first = s.first_token_s < 0;
+    if (first) s.first_token_s = now_s;
     else if (s.measured) metrics_->on_token_gap(now_s - s.last_token_s, 1.0, itl_);
     s.last_token_s = now_s;
     s.generated += 1;
@@ -516,6 +524,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       }
     } else {
       start_decoding(i, now_s, true);
+      if (first && cfg_.first_token_after_next_step) first_pending_.push_back({i, s.stamp});
     }
   }
   prefill_done_.clear();
