@@ -12,10 +12,10 @@ using llmsim::test::make;
 
 namespace {
 
-engine::SimulationResult one_request(const Json& engine) {
+engine::SimulationResult one_request(const Json& engine, int output = 64) {
   const Json w = {{"arrival", {{"process", "constant"}, {"rate", 1.0}}},
                   {"input_tokens", {{"dist", "fixed"}, {"value", 512}}},
-                  {"output_tokens", {{"dist", "fixed"}, {"value", 64}}},
+                  {"output_tokens", {{"dist", "fixed"}, {"value", output}}},
                   {"num_requests", 1}, {"warmup_requests", 0}};
   engine::SimulationOptions opt;
   opt.record_requests = true;
@@ -41,6 +41,12 @@ TEST_CASE("vLLM 0.6-0.10 V0 streams the first token when the next iteration ends
   // The end of the request does not move: the delay is in the stream, not in the engine's work.
   CHECK(q.finish_s - q.arrival_s == Approx(total).epsilon(1e-9));
   CHECK(r.summary.ttft_ms.mean == Approx((prefill + decode1) * 1e3).epsilon(1e-9));
+  // A request whose second token is its last keeps its first at the prefill's end: llmsim does not delay the last
+  // token, and the first token stays before it.
+  const auto two = one_request({{"runtime", "vllm==0.7.3"}}, 2);
+  const auto& t = two.requests.at(0);
+  CHECK(t.first_token_s - t.arrival_s == Approx(two.iterations.at(0).duration_s).epsilon(1e-9));
+  CHECK(t.first_token_s < t.finish_s);
 }
 
 TEST_CASE("the first token is not delayed where vLLM turns the async output processor off", "[first_token]") {

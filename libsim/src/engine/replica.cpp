@@ -457,13 +457,6 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
   LLMSIM_CHECK(busy_, "iteration finished while none is in flight");
   busy_ = false;
   const bool is_static = cfg_.policy == spec::SchedulerPolicy::static_batching;
-  // vLLM V0's asynchronous output processor: the prompts completed by the previous iteration reach the caller now
-  // (before this iteration's finishing sequences are reported, so a two-token request keeps its first token).
-  for (const PendingFirst& p : first_pending_) {
-    Seq& s = (*pool_)[p.seq];
-    if (s.stamp == p.stamp && s.state == SeqState::decoding) s.first_token_s = now_s;
-  }
-  first_pending_.clear();
   if (decode_step_) {
     emit_token_gaps(now_s);
     while (!finish_heap_.empty() && finish_heap_.front().step <= step_) {
@@ -489,6 +482,14 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       }
     }
   }
+  // vLLM V0's asynchronous output processor: the prompts completed by the previous iteration reach the caller now.
+  // One that finished in this iteration (its second token its last) has left the decode set (a new stamp) and keeps
+  // its first token at its prefill's end: llmsim does not delay the last token, and the first stays before it.
+  for (const PendingFirst& p : first_pending_) {
+    Seq& s = (*pool_)[p.seq];
+    if (s.stamp == p.stamp && s.state == SeqState::decoding) s.first_token_s = now_s;
+  }
+  first_pending_.clear();
   if (decode_step_ && cfg_.spec_tokens > 0) work_.spec_emitted += static_cast<double>(emitting_ - static_cast<std::int64_t>(prefill_done_.size()));
   for (const std::int32_t i : prefill_done_) {
     Seq& s = (*pool_)[i];
