@@ -499,6 +499,14 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       }
     }
   }
+  // vLLM V0's asynchronous output processor: the prompts completed by the previous iteration reach the caller now.
+  // One that finished in this iteration (its second token its last) has left the decode set (a new stamp) and keeps
+  // its first token at its prefill's end: llmsim does not delay the last token, and the first stays before it.
+  for (const PendingFirst& p : first_pending_) {
+    Seq& s = (*pool_)[p.seq];
+    if (s.stamp == p.stamp && s.state == SeqState::decoding) s.first_token_s = now_s;
+  }
+  first_pending_.clear();
   if (decode_step_ && cfg_.spec_tokens > 0) work_.spec_emitted += static_cast<double>(emitting_ - static_cast<std::int64_t>(prefill_done_.size()));
   for (const std::int32_t i : prefill_done_) {
     Seq& s = (*pool_)[i];
@@ -514,7 +522,8 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       continue;
     }
     // The step that completes a prompt samples a token: the first one, or the next one after a recompute.
-    if (s.first_token_s < 0) s.first_token_s = now_s;
+    const bool first = s.first_token_s < 0;
+    if (first) s.first_token_s = now_s;
     else if (s.measured) metrics_->on_token_gap(now_s - s.last_token_s, 1.0, itl_);
     s.last_token_s = now_s;
     s.generated += 1;
@@ -533,6 +542,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       }
     } else {
       start_decoding(i, now_s, true);
+      if (first && cfg_.first_token_after_next_step) first_pending_.push_back({i, s.stamp});
     }
   }
   prefill_done_.clear();

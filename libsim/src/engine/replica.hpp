@@ -218,6 +218,10 @@ struct ReplicaConfig {
   /// Disaggregation's prefill pool: a request whose prompt is computed leaves in state handoff (reported with the
   /// finished ones), its KV blocks held until release_handoff().
   bool prefill_only = false;
+  /// vLLM V0's asynchronous output processor (perf::first_token_after_next_step): a step's sampled tokens become
+  /// request outputs while the next step runs, so a prompt's first token reaches the caller when the engine's next
+  /// iteration ends.
+  bool first_token_after_next_step = false;
 };
 
 /// Accumulated over a replica's iterations, for MFU/MBU and the batch size reached.
@@ -460,6 +464,9 @@ class Replica {
   double duration_s_ = 0;
   double swap_bytes_ = 0;
   std::vector<std::int32_t> prefill_done_;  ///< sequences whose prompt completes with this iteration
+  /// first_token_after_next_step: sequences whose first token the iteration in flight delivers (their stamp then).
+  struct PendingFirst { std::int32_t seq; std::uint32_t stamp; };
+  std::vector<PendingFirst> first_pending_;
   std::vector<std::int32_t> chunked_partial_;  ///< chunked policy: partially prefilled, admission order
   std::vector<std::int32_t> pulls_;        ///< pull reads started by the last start_iteration
   /// Running requests timed out during the iteration in flight: (slot, request id), the id telling a slot reused

@@ -4,6 +4,8 @@
 // (overload and bounds), run_summary (what the replicas measured, in the summary).
 #include "llmsim/engine/simulator.hpp"
 
+#include "llmsim/perf/runtime.hpp"
+
 #include "simulation.hpp"
 
 namespace llmsim::engine {
@@ -137,6 +139,8 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
     cfg.spec_tokens = pool.speculation->config.num_speculative_tokens;
     cfg.spec_expected_tokens = pool.speculation->expected_tokens;
   }
+  cfg.first_token_after_next_step =
+      perf::first_token_after_next_step(e, sc.hardware.parallel.pp, cfg.spec_tokens > 0);
   // Under pipeline parallel each virtual engine schedules its own requests in 1/k of the KV and swap space.
   const std::int64_t reserved = e.policy == spec::SchedulerPolicy::vllm ? 1 : 0;
   const std::int64_t kv_blocks = plan.kv_capacity_blocks / engines_per_group_ - reserved;

@@ -130,6 +130,12 @@ std::vector<ConstantProvenance> build() {
                                                        "(_BATCH_SIZES_TO_CAPTURE)"));
     t.push_back(c("runtime.cpu", r, P::engine_code, "the profile's V0 CPU terms (v0_cpu_overhead_*)"));
   }
+  t.push_back(c("runtime.async_output_proc", "vllm-v0", P::engine_code,
+                "vLLM 0.6-0.10 V0 (PR #7049): LLMEngine.step / step_async append a step's output to ctx.output_queue "
+                "and run _process_model_outputs as the next step's async_callback, streamed when that step returns; "
+                "on unless enforce_eager, pipeline parallel or speculative decoding (verify_async_output_proc). The "
+                "first token's delay it causes at batch 1 is named by tenstorrent/vllm#116 and HabanaAI/vllm-fork#855 "
+                "(VLLM_STEP0_FIRST_TOKEN). No constant: one iteration of the engine's own model"));
   for (const char* r : {"vllm-v0.5", "vllm-v0-paged"}) {
     t.push_back(c("runtime.sync_output_per_seq_s", r, P::engine_code,
                   "RFC vllm#6913's profile of _process_model_outputs before the async output processor (#7049): 0.2 ms "

@@ -19,6 +19,10 @@ RuntimeTraits runtime_traits(Runtime r) {
     case Runtime::vllm_v0:
       t.graphs = GraphMode::vllm_v0;
       t.cpu = CpuCost::profile_v0;
+      // 0.6's asynchronous output processor (#7049): LLMEngine.step appends the step's output to ctx.output_queue
+      // and _process_model_outputs runs as the next step's async_callback, after that step's forward is launched;
+      // AsyncLLMEngine streams the RequestOutputs when that step returns (engine/async_llm_engine.py step_async).
+      t.async_output_proc = true;
       break;
     case Runtime::vllm_v0_sync:
     case Runtime::vllm_v0_paged:
@@ -75,5 +79,12 @@ RuntimeTraits runtime_traits(Runtime r) {
 }
 
 Runtime runtime_of(const spec::EngineConfig& engine) { return engine.resolved_runtime(); }
+
+bool first_token_after_next_step(const spec::EngineConfig& engine, int pp, bool speculative) {
+  // ModelConfig.verify_async_output_proc (vLLM 0.6-0.10): off with pipeline parallel, with enforce_eager
+  // (CudaPlatform.is_async_output_supported) and with speculative decoding.
+  return runtime_traits(runtime_of(engine)).async_output_proc && engine.cuda_graphs && pp <= 1 && !speculative &&
+         engine.policy != spec::SchedulerPolicy::static_batching;
+}
 
 }  // namespace llmsim::perf

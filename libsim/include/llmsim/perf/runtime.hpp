@@ -55,10 +55,20 @@ struct RuntimeTraits {
   /// it (the RMSNorm before qkv and gate_up, the SiLU×mul before down), which then writes 8 bits; only o_proj's input,
   /// after the opaque attention op, is quantised by a kernel of its own. Without it, every GEMM input is.
   bool fuses_fp8_input_quant = false;
+  /// vLLM V0's asynchronous output processor (RFC vllm#6913, PR #7049, 0.6.0 until V0's removal): a step's sampled
+  /// tokens are turned into request outputs (detokenised, streamed) only inside the next step, so a prompt's first
+  /// token reaches the caller when the following iteration ends (first_token_after_next_step).
+  bool async_output_proc = false;
 };
 
 /// The traits of `r`; sources in docs/cost-model.md "Runtimes".
 RuntimeTraits runtime_traits(Runtime r);
+
+/// Whether a served request's first token reaches the caller one engine iteration after the step that sampled it:
+/// the runtime processes outputs asynchronously and vLLM leaves that processor on (ModelConfig
+/// .verify_async_output_proc: CUDA graphs on, no pipeline parallel, no speculative decoding); static batches (one
+/// generate call whose end is drained at once) are not affected. `pp` is hardware.parallel.pp.
+bool first_token_after_next_step(const spec::EngineConfig& engine, int pp, bool speculative);
 
 /// The runtime a scenario's engine runs: engine.runtime when set, else vLLM V0 for policy "vllm-v0", else V1.
 Runtime runtime_of(const spec::EngineConfig& engine);
