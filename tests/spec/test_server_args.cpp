@@ -127,3 +127,21 @@ TEST_CASE("a path replaces the field however the document spelt it (scenario < -
   CHECK_FALSE(doc["engine"].contains("tensor_parallel_size"));
   CHECK_FALSE(doc.contains("max_num_seqs"));
 }
+
+TEST_CASE("a vLLM switch set by path resolves against the document's release (enable_chunked_prefill on V0)") {
+  // vLLM 0.5.5 ships V0 only: --enable-chunked-prefill there is V0's chunked prefill, never V1's scheduler, and
+  // the release lent as context is not itself written back.
+  Json doc = parse_json(R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm"},
+                            "engine": {"runtime": "vllm==0.5.5"}})", "test");
+  set_json_path(doc, "enable_chunked_prefill", true);
+  CHECK(scenario_from_json(JsonView(doc, "")).engine.policy == SchedulerPolicy::chunked);
+
+  Json v1 = parse_json(R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm"},
+                           "engine": {"runtime": "vllm==0.10.1"}})", "test");
+  set_json_path(v1, "enable_chunked_prefill", true);  // V1 chunks already: the release's default stays
+  CHECK(scenario_from_json(JsonView(v1, "")).engine.policy == SchedulerPolicy::vllm);
+
+  Json no_release = parse_json(R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm"}})", "test");
+  set_json_path(no_release, "enable_chunked_prefill", false);
+  CHECK(scenario_from_json(JsonView(no_release, "")).engine.policy == SchedulerPolicy::vllm_v0);
+}

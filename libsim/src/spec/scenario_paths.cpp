@@ -53,10 +53,13 @@ std::vector<std::string> split_path(const std::string& dotted_path) {
 }
 
 // vLLM's names (`--set engine.tensor_parallel_size=2`, a grid axis `kv_cache_dtype`): the scenario pre-pass's one
-// alias table maps the key and its value to llmsim's own fields; nullopt when the path is not an alias.
+// alias table maps the key and its value to llmsim's own fields; nullopt when the path is not an alias. `scenario`,
+// when given, lends its engine.runtime: a name whose meaning depends on the release (enable_chunked_prefill on
+// vllm==0.5.5 is V0's chunked policy, not V1's scheduler) resolves as it would inside that document.
 std::optional<std::vector<std::pair<std::string, Json>>> alias_leaves(const std::vector<std::string>& parts,
                                                                      const std::string& dotted_path,
-                                                                     const Json& value) {
+                                                                     const Json& value,
+                                                                     const Json* scenario = nullptr) {
   if (parts.size() > 2) return std::nullopt;
   const std::string section = parts.size() == 2 ? parts[0] : "";
   for (const auto& a : vllm_aliases()) {
@@ -66,6 +69,12 @@ std::optional<std::vector<std::pair<std::string, Json>>> alias_leaves(const std:
       mini[a.name] = value;
     } else {
       mini[section][a.name] = value;
+    }
+    const Json* runtime = nullptr;
+    if (scenario && scenario->is_object() && scenario->contains("engine") && (*scenario)["engine"].is_object() &&
+        (*scenario)["engine"].contains("runtime") && (*scenario)["engine"]["runtime"].is_string()) {
+      runtime = &(*scenario)["engine"]["runtime"];
+      mini["engine"]["runtime"] = *runtime;
     }
     const Json canonical = normalize_vllm_names(JsonView(mini, dotted_path));
     std::vector<std::pair<std::string, Json>> leaves;
@@ -77,6 +86,9 @@ std::optional<std::vector<std::pair<std::string, Json>>> alias_leaves(const std:
       for (auto it = j.begin(); it != j.end(); ++it) walk(it.value(), at.empty() ? it.key() : at + "." + it.key());
     };
     walk(canonical, "");
+    if (runtime) {  // the lent release is context, not a field this path sets
+      std::erase_if(leaves, [&](const auto& leaf) { return leaf.first == "engine.runtime" && leaf.second == *runtime; });
+    }
     return leaves;
   }
   return std::nullopt;
@@ -115,7 +127,7 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
   const std::vector<std::string> parts = split_path(dotted_path);
   // A vLLM name is set as the llmsim fields it stands for (so the value replaces what the document had, as a path
   // always does).
-  if (const auto leaves = alias_leaves(parts, dotted_path, value)) {
+  if (const auto leaves = alias_leaves(parts, dotted_path, value, &scenario)) {
     for (const auto& [path, v] : *leaves) set_json_path(scenario, path, v);
     return;
   }
