@@ -20,7 +20,7 @@ using namespace llmsim::analysis;
 
 namespace {
 
-std::string data(const std::string& name) { return std::string(LLMSIM_SOURCE_DIR) + "/tests/data/vllm_results/" + name; }
+std::string result_path(const std::string& name) { return std::string(LLMSIM_SOURCE_DIR) + "/tests/data/vllm_results/" + name; }
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
@@ -31,9 +31,9 @@ std::string slurp(const std::string& path) {
 
 const char* kAppend = "lambdalabs-h100-llama3-8b-v0.5.4-append.jsonl";
 const char* kSglang = "livinfly-a100pcie-sglang047-mistral7b-online.jsonl";
-const char* kH100_80 = "lambdalabs-h100-llama3-8b-v0.5.4-np80.json";
+const char* kH100Np80 = "lambdalabs-h100-llama3-8b-v0.5.4-np80.json";
 
-std::string error_of(const std::function<void()>& f) {
+std::string thrown_message(const std::function<void()>& f) {
   try {
     f();
   } catch (const ConfigError& e) {
@@ -65,31 +65,31 @@ VllmCheckOptions h100() {
 }  // namespace
 
 TEST_CASE("--append-result JSON lines: every run, each named by its line", "[check][files]") {
-  const auto runs = read_vllm_results(data(kAppend));
+  const auto runs = read_vllm_results(result_path(kAppend));
   REQUIRE(runs.size() == 2);
   CHECK(runs[0].line == 1);
   CHECK(runs[1].line == 2);
   CHECK(runs[0].completed == 80);
   CHECK(runs[1].completed == 320);
-  CHECK(runs[1].source == data(kAppend) + " line 2");
+  CHECK(runs[1].source == result_path(kAppend) + " line 2");
   // The same runs as the two files it was assembled from.
-  CHECK(runs[1].input_lens == read_vllm_result(data("lambdalabs-h100-llama3-8b-v0.5.4-np320.json")).input_lens);
+  CHECK(runs[1].input_lens == read_vllm_result(result_path("lambdalabs-h100-llama3-8b-v0.5.4-np320.json")).input_lens);
   CHECK(pick_vllm_run(runs, 2).completed == 320);
-  CHECK_THAT(error_of([&] { pick_vllm_run(runs, 3); }), Catch::Contains("--run") && Catch::Contains("lines 1, 2"));
+  CHECK_THAT(thrown_message([&] { pick_vllm_run(runs, 3); }), Catch::Contains("--run") && Catch::Contains("lines 1, 2"));
   // The one-run reader refuses to pick silently.
-  CHECK_THAT(error_of([&] { read_vllm_result(data(kAppend)); }), Catch::Contains("2 runs") && Catch::Contains("--run"));
+  CHECK_THAT(thrown_message([&] { read_vllm_result(result_path(kAppend)); }), Catch::Contains("2 runs") && Catch::Contains("--run"));
   // A single document (pretty-printed over many lines) stays one run.
-  const auto one = read_vllm_results(data("er0080-bench-serve-opt125m-concurrency2.json"));
+  const auto one = read_vllm_results(result_path("er0080-bench-serve-opt125m-concurrency2.json"));
   REQUIRE(one.size() == 1);
   CHECK(one[0].line == 0);
   CHECK(pick_vllm_run(one, 1).completed == one[0].completed);
 }
 
 TEST_CASE("a bad line of a JSON-lines file is named by its line and field", "[check][files]") {
-  const std::string first = slurp(data(kH100_80));
+  const std::string first = slurp(result_path(kH100Np80));
   const std::string good = first.substr(0, first.find_last_not_of("\n") + 1);
   auto err = [&](const std::string& second) {
-    return error_of([&] { parse_vllm_results(good + "\n\n" + second + "\n", "bench.jsonl"); });
+    return thrown_message([&] { parse_vllm_results(good + "\n\n" + second + "\n", "bench.jsonl"); });
   };
   CHECK(err(good).empty());
   CHECK_THAT(err(R"({"duration": "x", "completed": 3, "total_input_tokens": 1, "total_output_tokens": 2, "mean_ttft_ms": 3})"),
@@ -100,7 +100,7 @@ TEST_CASE("a bad line of a JSON-lines file is named by its line and field", "[ch
 }
 
 TEST_CASE("SGLang bench_serving output: read with its names, checked on the SGLang runtime", "[check][files]") {
-  const auto runs = read_vllm_results(data(kSglang));
+  const auto runs = read_vllm_results(result_path(kSglang));
   REQUIRE(runs.size() == 5);
   for (const auto& r : runs) {
     CHECK(r.client == "sglang");
@@ -134,7 +134,7 @@ TEST_CASE("SGLang bench_serving output: read with its names, checked on the SGLa
   REQUIRE(cc->predicted);
   CHECK(*cc->predicted == Approx(*thr->predicted * *e2el->predicted / 1e3).epsilon(1e-9));
   // Newer SGLang clients also write total_throughput (input + output tokens per second): added to the real line.
-  Json line = parse_json(slurp(data(kSglang)).substr(0, slurp(data(kSglang)).find('\n')), "line");
+  Json line = parse_json(slurp(result_path(kSglang)).substr(0, slurp(result_path(kSglang)).find('\n')), "line");
   line["total_throughput"] = 1048.7;
   const auto ct = check_vllm_result(parse_vllm_result(line.dump(), "line"), o);
   REQUIRE(find_row(ct, "total_throughput"));
@@ -153,7 +153,7 @@ TEST_CASE("SGLang bench_serving output: read with its names, checked on the SGLa
 }
 
 TEST_CASE("check with an SGLang server's command line: server_arg_sets' overrides, SGLang's scheduler", "[check][files]") {
-  const auto runs = read_vllm_results(data(kSglang));
+  const auto runs = read_vllm_results(result_path(kSglang));
   VllmCheckOptions o;
   o.gpu = "a100-40gb-pcie";
   o.model = "mistral-7b";
@@ -173,7 +173,7 @@ TEST_CASE("check with an SGLang server's command line: server_arg_sets' override
   CHECK(c.scenario.engine.policy == spec::SchedulerPolicy::sglang);
   CHECK(any_note(c, "SGLang arguments llmsim does not model (ignored): --chunked-prefill-size 4096"));
   // A vLLM client's file with an SGLang command line: the command line says the server was SGLang.
-  const auto vllm_file = read_vllm_results(data(kH100_80));
+  const auto vllm_file = read_vllm_results(result_path(kH100Np80));
   VllmCheckOptions v;
   v.gpu = "h100-80gb-sxm";
   v.model = "llama-3.1-8b";  // Llama 3 8B's catalogue stand-in; --model wins over the command line's model
@@ -186,16 +186,16 @@ TEST_CASE("check with an SGLang server's command line: server_arg_sets' override
   // One server: both command lines, or a misspelled flag, are errors naming the flag.
   v.engine_version.clear();
   v.vllm_args = "vllm serve meta-llama/Meta-Llama-3-8B-Instruct";
-  CHECK_THAT(error_of([&] { check_vllm_result(vllm_file[0], v); }), Catch::Contains("give one of them"));
+  CHECK_THAT(thrown_message([&] { check_vllm_result(vllm_file[0], v); }), Catch::Contains("give one of them"));
   v.vllm_args.clear();
   v.sglang_args = "python -m sglang.launch_server --tp-szie 2";
-  CHECK_THAT(error_of([&] { check_vllm_result(vllm_file[0], v); }),
+  CHECK_THAT(thrown_message([&] { check_vllm_result(vllm_file[0], v); }),
              Catch::Contains("--tp-szie: unknown SGLang flag; did you mean --tp-size?"));
 }
 
 TEST_CASE("a latency-only summary is compared on what it states", "[check][files]") {
   // The real 80-prompt run with its duration and throughputs deleted.
-  Json doc = parse_json(slurp(data(kH100_80)), "f");
+  Json doc = parse_json(slurp(result_path(kH100Np80)), "f");
   for (const char* k : {"duration", "request_throughput", "input_throughput", "output_throughput"}) doc.erase(k);
   const auto r = parse_vllm_result(doc.dump(), "summary.json");
   CHECK(r.duration_s == 0);
@@ -228,17 +228,17 @@ TEST_CASE("a latency-only summary is compared on what it states", "[check][files
   CHECK(cs.rows.size() == s.latencies.size());
   // A summary that does not say how long the requests were is refused, naming what is missing.
   small.erase("random_output_len");
-  CHECK_THAT(error_of([&] { parse_vllm_result(small.dump(), "small.json"); }),
+  CHECK_THAT(thrown_message([&] { parse_vllm_result(small.dump(), "small.json"); }),
              Catch::StartsWith("small.json: total_output_tokens: missing, and no random_output_len or output_len"));
   small["random_output_len"] = 0;
-  CHECK_THAT(error_of([&] { parse_vllm_result(small.dump(), "small.json"); }), Catch::Contains("random_output_len"));
+  CHECK_THAT(thrown_message([&] { parse_vllm_result(small.dump(), "small.json"); }), Catch::Contains("random_output_len"));
   small.erase("num_prompts");
   small["random_output_len"] = 128;
-  CHECK_THAT(error_of([&] { parse_vllm_result(small.dump(), "small.json"); }), Catch::Contains("'completed'"));
+  CHECK_THAT(thrown_message([&] { parse_vllm_result(small.dump(), "small.json"); }), Catch::Contains("'completed'"));
 }
 
 TEST_CASE("a start-up stall in the file's own TTFTs is noted", "[check][files]") {
-  VllmResult r = read_vllm_result(data(kH100_80));
+  VllmResult r = read_vllm_result(result_path(kH100Np80));
   // Per-request TTFTs as --save-detailed writes them (seconds, request order); made up around the real median.
   r.ttfts_s.assign(80, 0.35);
   for (std::size_t i = 0; i < r.ttfts_s.size(); ++i) r.ttfts_s[i] += 0.002 * static_cast<double>(i % 7);
@@ -261,7 +261,7 @@ TEST_CASE("a start-up stall in the file's own TTFTs is noted", "[check][files]")
   r.ttfts_s.assign({6.0, 0.3, 0.3, 0.3});
   CHECK_FALSE(start_stall_note(r));
   // Read from the file's "ttfts" list.
-  Json doc = parse_json(slurp(data(kH100_80)), "f");
+  Json doc = parse_json(slurp(result_path(kH100Np80)), "f");
   Json t = Json::array();
   for (int i = 0; i < 80; ++i) t.push_back(i < 2 ? 4.0 : 0.3);
   doc["ttfts"] = t;
@@ -269,18 +269,18 @@ TEST_CASE("a start-up stall in the file's own TTFTs is noted", "[check][files]")
   REQUIRE(withlist.ttfts_s.size() == 80);
   CHECK(start_stall_note(withlist));
   doc["ttfts"][3] = -1;
-  CHECK_THAT(error_of([&] { parse_vllm_result(doc.dump(), "d.json"); }), Catch::Contains("ttfts[3]"));
+  CHECK_THAT(thrown_message([&] { parse_vllm_result(doc.dump(), "d.json"); }), Catch::Contains("ttfts[3]"));
 }
 
 TEST_CASE("a run older than the simulated runtime gets a hint to name its release", "[check][files]") {
-  const auto r = read_vllm_result(data(kH100_80));  // dated 20240915, vLLM 0.5.4 by its folder
+  const auto r = read_vllm_result(result_path(kH100Np80));  // dated 20240915, vLLM 0.5.4 by its folder
   auto o = h100();
   const auto c = check_vllm_result(r, o);
   CHECK(any_note(c, "dated 2024-09-15, before vLLM 0.8.0"));
   o.engine_version = "0.5.4";
   CHECK_FALSE(any_note(check_vllm_result(r, o), "dated 2024-09-15"));
   // A stated release (vLLM's --metadata version=..., SGLang's server_info.version) is named in the hint.
-  Json doc = parse_json(slurp(data(kH100_80)), "f");
+  Json doc = parse_json(slurp(result_path(kH100Np80)), "f");
   doc["vllm_version"] = "0.5.4";
   doc["date"] = "20250601-120000";
   const auto stated = parse_vllm_result(doc.dump(), "v.json");
@@ -296,7 +296,7 @@ TEST_CASE("a run older than the simulated runtime gets a hint to name its releas
 
 TEST_CASE("a result built field by field (totals only) keeps its mean lengths", "[check][files]") {
   // Callers that fill VllmResult themselves (the validation corpus) set the totals, not mean_input_len.
-  VllmResult r = read_vllm_result(data(kH100_80));
+  VllmResult r = read_vllm_result(result_path(kH100Np80));
   r.input_lens.clear();
   r.output_lens.clear();
   r.mean_input_len = r.mean_output_len = 0;

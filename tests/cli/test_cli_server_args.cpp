@@ -15,23 +15,23 @@ using llmsim::test::temp_file;
 
 namespace {
 
-const char* kScenario = R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": 1.8},
+const char* kServerScenario = R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": 1.8},
   "engine": {"max_model_len": 8192, "max_num_seqs": 64},
   "workload": {"arrival": {"process": "poisson", "rate": 4}, "num_requests": 120, "warmup_requests": 10, "seed": 3},
   "slo": {"ttft_ms": {"p95": 2000}, "tpot_ms": {"p95": 100}}})";
 
-std::string scenario_file() { return "'" + temp_file("server-args-scenario.json", kScenario).string() + "'"; }
+std::string server_scenario_file() { return "'" + temp_file("server-args-scenario.json", kServerScenario).string() + "'"; }
 
 // A one-point grid on the scenario, so that `sweep --json` prints one row with tp, max_num_seqs, kv_cache, model.
 std::string one_point_grid(const std::string& axis = R"("workload.arrival.rate": [4])") {
-  temp_file("server-args-scenario.json", kScenario);
+  temp_file("server-args-scenario.json", kServerScenario);
   return "'" + temp_file("server-args-grid.json", R"({"base": "server-args-scenario.json", "grid": {)" + axis + "}}")
                    .string() + "'";
 }
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
-llmsim::Json json_of(const std::string& args) {
+llmsim::Json server_json_of(const std::string& args) {
   const auto r = run(args, false);
   INFO("llmsim " << args);
   REQUIRE(r.code == 0);
@@ -39,7 +39,7 @@ llmsim::Json json_of(const std::string& args) {
 }
 
 llmsim::Json row_of(const std::string& extra) {
-  const auto rows = json_of("sweep " + one_point_grid() + " --json -q " + extra);
+  const auto rows = server_json_of("sweep " + one_point_grid() + " --json -q " + extra);
   REQUIRE(rows.size() == 1);
   return rows[0];
 }
@@ -94,17 +94,17 @@ TEST_CASE("--vllm-args sets what the server line says: scenario file < --vllm-ar
   CHECK_THAT(named.out, Catch::Contains("1 x 2 a100-80gb-sxm") && Catch::Contains("max_num_seqs 100"));
 
   // The same on simulate, which reads the scenario through the same path: the KV pool doubles at fp8.
-  const auto fp16 = json_of("simulate " + scenario_file() + " --json");
-  const auto fp8 = json_of("simulate " + scenario_file() + " --json --vllm-args " + quoted("vllm serve --kv-cache-dtype fp8"));
+  const auto fp16 = server_json_of("simulate " + server_scenario_file() + " --json");
+  const auto fp8 = server_json_of("simulate " + server_scenario_file() + " --json --vllm-args " + quoted("vllm serve --kv-cache-dtype fp8"));
   CHECK(fp8["kv"]["capacity_tokens"].get<double>() > 1.8 * fp16["kv"]["capacity_tokens"].get<double>());
-  const auto text = run("simulate " + scenario_file() + " --vllm-args " + quoted("vllm serve -tp 2 --max-num-seqs 100"));
+  const auto text = run("simulate " + server_scenario_file() + " --vllm-args " + quoted("vllm serve -tp 2 --max-num-seqs 100"));
   REQUIRE(text.code == 0);
   CHECK_THAT(text.out, Catch::Contains("1 x 2 a100-80gb-sxm"));
   CHECK_THAT(text.out, Catch::Contains("max_num_seqs 100"));
 }
 
 TEST_CASE("--vllm-args lists the flags llmsim does not model and refuses a misspelled one") {
-  const auto r = run("simulate " + scenario_file() + " --vllm-args " +
+  const auto r = run("simulate " + server_scenario_file() + " --vllm-args " +
                      quoted("vllm serve llama-3.1-8b --enable-lora --speculative-config '{}' --port 8000"));
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("note: vLLM arguments llmsim does not model (ignored): --enable-lora"));
@@ -114,21 +114,21 @@ TEST_CASE("--vllm-args lists the flags llmsim does not model and refuses a missp
   // Every scenario command takes the flag and parses it with check's rules: a typo is exit 2 with the suggestion.
   const std::string typo = " --vllm-args " + quoted("vllm serve --max-num-seq 8");
   for (const std::string cmd :
-       {"simulate " + scenario_file(), "capacity " + scenario_file(), "throughput " + scenario_file(),
-        "compare " + scenario_file() + " --gpus a100-80gb-sxm", "report " + scenario_file() + " --gpus a100-80gb-sxm --json",
-        "search " + scenario_file() + " --target-qps 2", "sweep " + one_point_grid()}) {
+       {"simulate " + server_scenario_file(), "capacity " + server_scenario_file(), "throughput " + server_scenario_file(),
+        "compare " + server_scenario_file() + " --gpus a100-80gb-sxm", "report " + server_scenario_file() + " --gpus a100-80gb-sxm --json",
+        "search " + server_scenario_file() + " --target-qps 2", "sweep " + one_point_grid()}) {
     INFO(cmd);
     const auto bad = run(cmd + typo);
     CHECK(bad.code == 2);
     CHECK_THAT(bad.out, Catch::Contains("--max-num-seq: unknown vLLM flag; did you mean --max-num-seqs?"));
   }
-  const auto value = run("simulate " + scenario_file() + " --vllm-args " + quoted("vllm serve --max-num-seqs many"));
+  const auto value = run("simulate " + server_scenario_file() + " --vllm-args " + quoted("vllm serve --max-num-seqs many"));
   CHECK(value.code == 2);
   CHECK_THAT(value.out, Catch::Contains("--max-num-seqs: expected an integer, got 'many'"));
-  const auto model = run("simulate " + scenario_file() + " --vllm-args " + quoted("vllm serve someone/NoSuchModel-7B"));
+  const auto model = run("simulate " + server_scenario_file() + " --vllm-args " + quoted("vllm serve someone/NoSuchModel-7B"));
   CHECK(model.code == 2);
   CHECK_THAT(model.out, Catch::Contains("--vllm-args: model 'someone/NoSuchModel-7B' is not a catalogue model"));
-  const auto both = run("simulate " + scenario_file() + " --vllm-args " + quoted("vllm serve") + " --sglang-args " +
+  const auto both = run("simulate " + server_scenario_file() + " --vllm-args " + quoted("vllm serve") + " --sglang-args " +
                         quoted("python -m sglang.launch_server"));
   CHECK(both.code == 2);
   CHECK_THAT(both.out, Catch::Contains("give one of them"));
@@ -159,17 +159,17 @@ TEST_CASE("--sglang-args reads SGLang's names where they mean what llmsim's do")
   CHECK_THAT(notes, Catch::Contains("--mem-fraction-static 0.85 (SGLang's fraction holds weights and the KV pool"));
   CHECK_THAT(notes, Catch::Contains("--schedule-policy lpm"));
   // The server is SGLang: the run is priced as SGLang's runtime (its error band says so).
-  const auto sim = json_of("simulate " + scenario_file() + " --json --sglang-args " +
+  const auto sim = server_json_of("simulate " + server_scenario_file() + " --json --sglang-args " +
                            quoted("python -m sglang.launch_server --model-path llama-3.1-8b"));
   CHECK_THAT(sim["error_band"]["latency"]["group"].get<std::string>(), Catch::Contains("sglang"));
 
-  const auto typo = run("simulate " + scenario_file() + " --sglang-args " + quoted("sglang serve --tp-szie 2"));
+  const auto typo = run("simulate " + server_scenario_file() + " --sglang-args " + quoted("sglang serve --tp-szie 2"));
   CHECK(typo.code == 2);
   CHECK_THAT(typo.out, Catch::Contains("--tp-szie: unknown SGLang flag; did you mean --tp-size?"));
-  const auto wrong = run("simulate " + scenario_file() + " --sglang-args " + quoted("vllm serve llama-3.1-8b -tp 2"));
+  const auto wrong = run("simulate " + server_scenario_file() + " --sglang-args " + quoted("vllm serve llama-3.1-8b -tp 2"));
   CHECK(wrong.code == 2);
   CHECK_THAT(wrong.out, Catch::Contains("give its command line as --vllm-args"));
-  const auto other = run("simulate " + scenario_file() + " --vllm-args " + quoted("python -m sglang.launch_server --tp-size 2"));
+  const auto other = run("simulate " + server_scenario_file() + " --vllm-args " + quoted("python -m sglang.launch_server --tp-size 2"));
   CHECK(other.code == 2);
   CHECK_THAT(other.out, Catch::Contains("give its command line as --sglang-args"));
 }
@@ -180,10 +180,10 @@ TEST_CASE("--json is a flag on every command; files go to --out") {
     CHECK_THAT(run(cmd + " --help").out, Catch::Contains("  --json "));
   }
   // search: --json prints, --out writes the same JSON; the old `--json FILE` says what to write instead.
-  const std::string search = "search " + scenario_file() + " --target-qps 2 --gpus a100-80gb-sxm --axis " +
+  const std::string search = "search " + server_scenario_file() + " --target-qps 2 --gpus a100-80gb-sxm --axis " +
                              quoted(R"(quant.weights=["fp16"])") + " -q";
   const auto out = temp_file("search-out.json", "");
-  const auto printed = json_of(search + " --json");
+  const auto printed = server_json_of(search + " --json");
   CHECK(printed["front"].size() == 1);
   REQUIRE(run(search + " --out '" + out.string() + "'").code == 0);
   CHECK(llmsim::read_json_file(out.string()) == printed);
@@ -194,8 +194,8 @@ TEST_CASE("--json is a flag on every command; files go to --out") {
     CHECK_THAT(r.out, Catch::Contains("--out"));
   }
   // report: --json prints the comparison with its headline; the page is written only with --out.
-  const std::string report = "report " + scenario_file() + " --gpus a100-80gb-sxm --requests 120 --replications 1 -q";
-  const auto j = json_of(report + " --json");
+  const std::string report = "report " + server_scenario_file() + " --gpus a100-80gb-sxm --requests 120 --replications 1 -q";
+  const auto j = server_json_of(report + " --json");
   CHECK(j["rows"].size() == 1);
   CHECK_THAT(j["headline"].get<std::string>(), Catch::Contains("a100-80gb-sxm"));
   CHECK(j["report"].is_null());

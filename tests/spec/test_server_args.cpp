@@ -17,7 +17,7 @@ using namespace llmsim::spec;
 
 namespace {
 
-std::string error_of(const std::string& line, bool sglang = true) {
+std::string line_error(const std::string& line, bool sglang = true) {
   try {
     if (sglang) parse_sglang_server_args(line);
     else parse_vllm_serve_args(line);
@@ -78,17 +78,17 @@ TEST_CASE("SGLang flags whose meaning differs from llmsim's fields are listed, n
 }
 
 TEST_CASE("a bad SGLang line is an error naming the flag") {
-  CHECK_THAT(error_of("sglang serve --max-runing-requests 8"),
+  CHECK_THAT(line_error("sglang serve --max-runing-requests 8"),
              Catch::Contains("--max-runing-requests: unknown SGLang flag; did you mean --max-running-requests?"));
-  CHECK_THAT(error_of("sglang serve --tp-szie 2"), Catch::Contains("did you mean --tp-size?"));  // a swap is one edit
-  CHECK_THAT(error_of("sglang serve --p 2"), Catch::Contains("--p: ambiguous SGLang flag"));
-  CHECK_THAT(error_of("sglang serve --tp-size two"), Catch::Contains("--tp-size: expected an integer, got 'two'"));
-  CHECK_THAT(error_of("sglang serve --disable-radix-cache true"), Catch::Contains("is a bare flag and takes no value"));
-  CHECK_THAT(error_of("sglang serve meta-llama/Llama-3.1-8B"), Catch::Contains("--model-path MODEL"));
-  CHECK_THAT(error_of("sglang serve --model-path a --model b"), Catch::Contains("already named 'a'"));
-  CHECK_THAT(error_of("vllm serve m -tp 2"), Catch::Contains("give its command line as --vllm-args"));
-  CHECK_THAT(error_of("python -m vllm.entrypoints.openai.api_server --model m"), Catch::Contains("--vllm-args"));
-  CHECK_THAT(error_of("python -m sglang.launch_server --model-path m", false), Catch::Contains("--sglang-args"));
+  CHECK_THAT(line_error("sglang serve --tp-szie 2"), Catch::Contains("did you mean --tp-size?"));  // a swap is one edit
+  CHECK_THAT(line_error("sglang serve --p 2"), Catch::Contains("--p: ambiguous SGLang flag"));
+  CHECK_THAT(line_error("sglang serve --tp-size two"), Catch::Contains("--tp-size: expected an integer, got 'two'"));
+  CHECK_THAT(line_error("sglang serve --disable-radix-cache true"), Catch::Contains("is a bare flag and takes no value"));
+  CHECK_THAT(line_error("sglang serve meta-llama/Llama-3.1-8B"), Catch::Contains("--model-path MODEL"));
+  CHECK_THAT(line_error("sglang serve --model-path a --model b"), Catch::Contains("already named 'a'"));
+  CHECK_THAT(line_error("vllm serve m -tp 2"), Catch::Contains("give its command line as --vllm-args"));
+  CHECK_THAT(line_error("python -m vllm.entrypoints.openai.api_server --model m"), Catch::Contains("--vllm-args"));
+  CHECK_THAT(line_error("python -m sglang.launch_server --model-path m", false), Catch::Contains("--sglang-args"));
   // A value is kept as given; the pre-pass judges it against the one alias table (gguf names no weight format).
   CHECK(parse_sglang_server_args("sglang serve --quantization gguf").engine_args["quantization"] == "gguf");
 }
