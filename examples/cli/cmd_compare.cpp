@@ -40,13 +40,16 @@ std::string quality_cell(const analysis::Row& row) {
 void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
   const Json doc = analysis::to_json(r);
   const bool closed = r.target_concurrency.has_value();  // capacity is then in users, not an arrival rate
+  // With workload.sessions the load is an arrival rate of conversations: every rate below is sessions/s.
+  const bool sessions = base.workload.sessions.has_value();
+  const std::string qps = sessions ? "sessions/s" : "QPS";
   const std::string cur = base.cost.currency == "USD" ? "$" : base.cost.currency + " ";
   const bool owned = std::any_of(r.rows.begin(), r.rows.end(), [](const analysis::Row& row) { return row.owned_monthly_cost.has_value(); });
   const analysis::Row* winner = r.winner ? &r.rows[*r.winner] : nullptr;
   const bool quality = winner && analysis::is_4bit(winner->quant);  // a 4-bit option wins: show what it may cost in quality
   std::vector<std::string> header{"option", "fits", "$/Mtok@target", "$/month", "replicas", "$/Mtok@cap"};
   if (closed) header.insert(header.end(), {"max users", "req/s"});
-  else header.push_back("max QPS");
+  else header.push_back("max " + qps);
   header.insert(header.end(), {"goodput tok/s", "TTFT p95", "TPOT p95", "scale eff", "cap/GPU"});
   if (owned) header.insert(header.end(), {"owned $/month", "buy pays back"});
   if (quality) header.push_back("quality (published)");
@@ -85,9 +88,9 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
   for (const auto& s : base.slo.targets)
     std::cout << " " << spec::to_string(s.metric) << " p" << format_value(s.percentile) << " <= " << format_value(s.max_ms);
   const std::string target = closed ? std::to_string(*r.target_concurrency) + " closed-loop users"
-                             : r.target_qps > 0 ? fmt(r.target_qps, 2) + " QPS" : std::string("n/a");
+                             : r.target_qps > 0 ? fmt(r.target_qps, 2) + " " + qps : std::string("n/a");
   std::cout << " | target " << target << "\n";
-  if (!r.sized_at.empty()) std::cout << "sized at " << r.sized_at << " (max QPS and the target are peak rates)\n";
+  if (!r.sized_at.empty()) std::cout << "sized at " << r.sized_at << " (max " << qps << " and the target are peak rates)\n";
   std::cout << "\n";
   t.print(std::cout);
   if (std::any_of(r.rows.begin(), r.rows.end(), [](const analysis::Row& row) { return row.autoscaled_bill.has_value(); }))
@@ -102,7 +105,9 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
             << "$/Mtok@cap: one replica at its capacity,\nthe floor a fully loaded fleet approaches. "
             << (closed ? "max users = most concurrent closed-loop users one replica serves inside the SLO; req/s =\n"
                          "requests completed per second there. "
-                       : "max QPS = largest arrival rate (req/s) one replica serves inside the SLO. ")
+                       : sessions ? "max sessions/s = largest arrival rate of conversations one replica serves inside the SLO "
+                                    "(each brings its turns as requests). "
+                                  : "max QPS = largest arrival rate (req/s) one replica serves inside the SLO. ")
             << "goodput, TTFT/TPOT at that capacity.\n"
                "scale eff = SLO-meeting output tok/s of N GPUs / (N x that of 1 GPU of the same card, format and knobs), both\n"
                "with the same concurrent users (those 1 GPU carries at its SLO capacity): the field guides' definition.\n"

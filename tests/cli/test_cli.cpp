@@ -400,3 +400,14 @@ TEST_CASE("equal monthly bills are a tie, said so, and go to the lossless format
                         false);
   CHECK_THAT(text.out, Catch::Contains("tied with the winner") && Catch::Contains("tie within the noise"));
 }
+
+TEST_CASE("compare on a session workload labels its rates sessions/s, not QPS") {
+  // workload.sessions: the load is an arrival rate of conversations; a column headed "max QPS" would read as
+  // requests/s, several times the number shown (each session brings its turns).
+  const auto chat = (std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/multiturn-chat-8b.json").string();
+  const auto r = run("compare --scenario '" + chat + "' --gpus rtx4090-24gb --quants fp16 --replications 1");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("max sessions/s"));
+  CHECK_THAT(r.out, Catch::Contains("target 0.30 sessions/s"));
+  CHECK_THAT(r.out, !Catch::Contains("max QPS"));
+}
