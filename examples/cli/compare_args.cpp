@@ -66,7 +66,7 @@ void add_compare_options(po::options_description& opts) {
       ("gpus", po::value<std::string>(), "comma list: rtx4090-24gb,2xrtx4090-24gb,2xa100-80gb-pcie+nvlink,4xh100-80gb-sxm@pp "
                                          "(NxGPU = N cards, tensor parallel; @pp = pipeline; +nvlink = bridged pair)")
       ("quants", po::value<std::string>(), "comma list of weight formats (default: the scenario's)")
-      ("policies", po::value<std::string>(), "comma list of scheduler policies: vllm,chunked,static")
+      ("policies", po::value<std::string>(), "comma list of scheduler policies: vllm, vllm-v0, chunked, sglang, static")
       ("max-num-seqs", po::value<std::string>(), "comma list of engine.max_num_seqs values")
       ("max-num-batched-tokens", po::value<std::string>(), "comma list of engine.max_num_batched_tokens values")
       ("prices", po::value<std::string>(), "comma list gpu=PRICE per GPU-hour (cost.currency), overriding catalogue placeholders")
