@@ -137,6 +137,9 @@ TEST_CASE("sessions: turns and tokens are conserved; turn k sends the whole hist
   CHECK(turns == 120);
   CHECK(s.sessions->by_turn[0].completed == s.sessions->started);  // every session starts with turn 1
   CHECK(s.sessions->finished <= s.sessions->started);
+  // Sessions cut short by the end of the run are counted apart (no warm-up here: started counts every session).
+  CHECK(s.sessions->in_progress > 0);
+  CHECK(s.sessions->finished + s.sessions->in_progress == s.sessions->started);
   CHECK(s.sessions->turns_per_session == Approx(120.0 / static_cast<double>(s.sessions->started)));
   // Memory follows the active sessions, not those of the run.
   CHECK(s.sessions->peak_active < s.sessions->started / 2);

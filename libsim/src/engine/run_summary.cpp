@@ -254,6 +254,7 @@ void Simulation::finish(double end_s) {
     metrics::SessionSummary ss;
     ss.started = measured_sessions_;
     ss.finished = sd->finished();
+    ss.in_progress = sd->active();
     ss.peak_active = sd->peak_active();
     ss.dropped_turns = sd->dropped_turns();
     if (s.offered.window_s > 0) {

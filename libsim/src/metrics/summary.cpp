@@ -188,6 +188,7 @@ Json to_json(const Summary& s) {
                        {"ttft_ms", to_json(t.ttft_ms)}});
     j["sessions"] = {{"started", ss.started},
                      {"finished", ss.finished},
+                     {"in_progress", ss.in_progress},
                      {"peak_active", ss.peak_active},
                      {"dropped_turns", ss.dropped_turns},
                      {"sessions_per_s", ss.sessions_per_s},

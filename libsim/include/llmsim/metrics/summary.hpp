@@ -171,6 +171,9 @@ struct TurnSummary {
 struct SessionSummary {
   std::int64_t started = 0;           ///< sessions whose first turn was measured
   std::int64_t finished = 0;          ///< sessions (any) that had all their turns by the end
+  /// sessions (any) still in conversation when the run stopped (num_requests reached, horizon): their later turns
+  /// were never issued; finished + in_progress = every session started, warm-up ones included
+  std::int64_t in_progress = 0;
   std::int64_t peak_active = 0;       ///< most sessions in progress at once (the driver's memory bound)
   std::int64_t dropped_turns = 0;     ///< history turns dropped by the truncation rule (max_model_len)
   double sessions_per_s = 0;          ///< started ÷ the offered window (offered.window_s)
