@@ -51,6 +51,7 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
   if (closed) header.insert(header.end(), {"max users", "req/s"});
   else header.push_back("max " + qps);
   header.insert(header.end(), {"goodput tok/s", "TTFT p95", "TPOT p95", "scale eff", "cap/GPU"});
+  if (sessions) header.push_back("hit rate");  // what each card's cache keeps of the conversations
   if (owned) header.insert(header.end(), {"owned $/month", "buy pays back"});
   if (quality) header.push_back("quality (published)");
   header.push_back("note");
@@ -72,6 +73,7 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
     else cells.push_back(cell(j["max_qps"], 2));
     cells.insert(cells.end(), {cell(j["goodput_output_tps"], 0), cell(j["ttft_ms"]["p95"], 0), cell(j["tpot_ms"]["p95"], 1),
                                cell(j["scaling_efficiency"], 2), cell(j["capacity_ratio_per_gpu"], 2)});
+    if (sessions) cells.push_back(cell(j["prefix_cache_hit_rate"], 2));
     if (owned) {
       const Json& months = j["break_even_months"];
       cells.push_back(cell(j["owned_monthly_cost"], 0, cur));
@@ -108,7 +110,8 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
                        : sessions ? "max sessions/s = largest arrival rate of conversations one replica serves inside the SLO "
                                     "(each brings its turns as requests). "
                                   : "max QPS = largest arrival rate (req/s) one replica serves inside the SLO. ")
-            << "goodput, TTFT/TPOT at that capacity.\n"
+            << "goodput, TTFT/TPOT at that capacity" << (sessions ? "; hit rate = prefix-cache hit rate there (cached / prompt tokens)" : "")
+            << ".\n"
                "scale eff = SLO-meeting output tok/s of N GPUs / (N x that of 1 GPU of the same card, format and knobs), both\n"
                "with the same concurrent users (those 1 GPU carries at its SLO capacity): the field guides' definition.\n"
                "cap/GPU = capacity per GPU against 1 GPU's, each at its own capacity (above 1 when one card is starved of\n"

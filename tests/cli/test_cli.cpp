@@ -410,4 +410,11 @@ TEST_CASE("compare on a session workload labels its rates sessions/s, not QPS") 
   CHECK_THAT(r.out, Catch::Contains("max sessions/s"));
   CHECK_THAT(r.out, Catch::Contains("target 0.30 sessions/s"));
   CHECK_THAT(r.out, !Catch::Contains("max QPS"));
+  CHECK_THAT(r.out, Catch::Contains("hit rate"));  // what the card's cache keeps of the history, per option
+  const auto j = run("compare --scenario '" + chat + "' --gpus rtx4090-24gb --quants fp16 --replications 1 --json", false);
+  REQUIRE(j.code == 0);
+  const auto rate = llmsim::parse_json(j.out, "compare --json")["rows"][0]["prefix_cache_hit_rate"];
+  REQUIRE(rate.is_number());
+  CHECK(rate.get<double>() > 0.3);  // the chat mix's shared system prompt and history hit on the 24 GB card
+  CHECK(rate.get<double>() < 1.0);
 }

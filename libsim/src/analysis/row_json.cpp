@@ -97,6 +97,11 @@ Json to_json(const Row& r) {
   summary_fields(j, s);
   j["queue_ms"] = latency(s, &metrics::Summary::queue_ms);
   j["kv_peak_used_fraction"] = s ? Json(s->kv.peak_used_fraction) : Json(nullptr);
+  // What a card's cache is worth (sessions, shared prefixes): cached ÷ prompt tokens at admission, null when the
+  // run had no prefix-cache lookups.
+  j["prefix_cache_hit_rate"] = s && s->kv.prefix_cache_query_tokens > 0
+                                   ? Json(s->kv.prefix_cache_hit_tokens / s->kv.prefix_cache_query_tokens)
+                                   : Json(nullptr);
   j["max_model_len"] = s && s->max_model_len > 0 ? Json(s->max_model_len) : Json(nullptr);
   j["max_model_len_note"] = s ? s->max_model_len_note : std::string();
   // Disaggregated runs: the KV transfer and the decode pool's admission wait (null otherwise); speculative
@@ -175,7 +180,7 @@ std::vector<std::string> row_columns(const std::vector<std::string>& label_paths
                                 "quality_caveat", "busy_fraction", "cold_start_s", "completed_requests", "preemptions",
                                 "throughput", "slo_met", "slo_attainment", "goodput_rps", "goodput_output_tps",
                                 "goodput_total_tps", "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "queue_ms",
-                                "kv_peak_used_fraction", "max_model_len", "max_model_len_note", "kv_transfer_ms", "decode_wait_ms", "spec_tokens_per_step",
+                                "kv_peak_used_fraction", "prefix_cache_hit_rate", "max_model_len", "max_model_len_note", "kv_transfer_ms", "decode_wait_ms", "spec_tokens_per_step",
                                 "mfu", "mbu", "at_target"};
   std::vector<std::string> row_keys;
   for (const char* key : order) {
