@@ -8,20 +8,15 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "model_family_util.hpp"
 #include "llmsim/spec/scenario.hpp"
 
 using namespace llmsim;
 using namespace llmsim::spec;
 
-namespace {
-double billions(std::int64_t n) { return static_cast<double>(n) / 1e9; }
-ModelSpec read(const Json& c) { return model_spec_from_hf_config(JsonView(c, "model"), "test"); }
-const ModelSpec& cat(const char* id) {
-  static thread_local ModelSpec m;
-  m = Catalog::builtin().model(id);
-  return m;
-}
-}  // namespace
+using test::billions;
+using test::cat;
+using test::read;
 
 TEST_CASE("new catalogue models match their published parameter counts within 2%") {
   // Totals as the model cards / Hub safetensors metadata state them (billions).

@@ -8,21 +8,16 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "model_family_util.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
 #include "llmsim/spec/quantization.hpp"
 
 using namespace llmsim;
 using namespace llmsim::spec;
 
-namespace {
-double billions(std::int64_t n) { return static_cast<double>(n) / 1e9; }
-ModelSpec read(const Json& c) { return model_spec_from_hf_config(JsonView(c, "model"), "test"); }
-const ModelSpec& cat(const char* id) {
-  static thread_local ModelSpec m;
-  m = Catalog::builtin().model(id);
-  return m;
-}
-}  // namespace
+using test::billions;
+using test::cat;
+using test::read;
 
 TEST_CASE("issue 30: the families people deploy match their publishers' totals") {
   // {id, total in billions, tolerance}: 2 % where the publisher states a precise number, 4 % where only a rounded one.

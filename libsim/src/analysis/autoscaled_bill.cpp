@@ -9,16 +9,11 @@
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/row.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/number.hpp"
 
 namespace llmsim::analysis {
 
 namespace {
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 // Every Poisson class's rate × k (a daily profile multiplies these base rates, so its curve keeps its shape).
 void scale_poisson(spec::Workload& w, double k) {
@@ -75,14 +70,14 @@ std::optional<AutoscaledBill> autoscaled_bill(const spec::ResolvedScenario& s, i
   if (!b.slo_met) b.reason = slo_failures(r.scenario, sum);
   const auto& w = r.scenario.workload;
   const std::string run = !w.daily_profile.empty()
-                              ? "the day's load curve simulated once (" + fixed(b.period_hours, 1) + " h; its other days repeat it)"
-                              : "the scenario's load simulated for " + fixed(b.period_hours, 2) + " h (" +
+                              ? "the day's load curve simulated once (" + format_fixed(b.period_hours, 1) + " h; its other days repeat it)"
+                              : "the scenario's load simulated for " + format_fixed(b.period_hours, 2) + " h (" +
                                     std::to_string(sum.completed_requests) + " requests measured)";
   b.basis = "autoscaled: " + run + ", the autoscaler scaling between " + std::to_string(b.min_replicas) + " and " +
             std::to_string(b.max_replicas) + " replicas (the fleet sized for the peak)" +
             (b.spares > 0 ? " plus " + std::to_string(b.spares) + " hot spare(s) held throughout" : "") +
             (r.scenario.failures.empty() ? "" : ", the scenario's failures included") + "; " +
-            fixed(b.replica_hours, 1) + " replica-hours billed (at most " + std::to_string(b.peak_replicas) +
+            format_fixed(b.replica_hours, 1) + " replica-hours billed (at most " + std::to_string(b.peak_replicas) +
             " at once), scaled to " + format_value(s.scenario.cost.hours_per_month) + " h a month";
   if (!b.slo_met) b.basis += "; the autoscaled run misses the SLO (" + b.reason + ")";
   return b;

@@ -11,6 +11,7 @@
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/number.hpp"
 #include "llmsim/core/rng.hpp"
 
 namespace llmsim::analysis {
@@ -62,12 +63,6 @@ LoadKind load_kind(const spec::Workload& w) {
   if (!spec::offered_rate(w))
     throw ConfigError("workload.arrival", "a capacity search needs open-loop arrivals or a closed loop, not a mix");
   return LoadKind::open;
-}
-
-std::string number(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
 }
 
 // Percentile q of a latency: the SLO's percentiles are among `quantiles` (the collector adds them).
@@ -123,12 +118,12 @@ std::string slo_failures(const spec::Scenario& sc, const metrics::Summary& s) {
       const auto& l = latency_of(t.metric, s, c);
       const auto v = percentile(l, t.percentile);
       if (l.count > 0 && v && *v > t.max_ms)
-        add(who + spec::to_string(t.metric) + ".p" + format_value(t.percentile) + " = " + number(*v, *v < 100 ? 1 : 0) +
+        add(who + spec::to_string(t.metric) + ".p" + format_value(t.percentile) + " = " + format_fixed(*v, *v < 100 ? 1 : 0) +
             " ms > " + format_value(t.max_ms));
     }
     const double attainment = c ? c->slo_attainment : s.slo_attainment;
     if (slo.min_attainment && attainment < *slo.min_attainment)
-      add(who + "slo_attainment = " + number(attainment, 3) + " < " + format_value(*slo.min_attainment));
+      add(who + "slo_attainment = " + format_fixed(attainment, 3) + " < " + format_value(*slo.min_attainment));
   }
   if (out.empty() && !s.slo_met) out = "SLO not met";
   return out;

@@ -6,17 +6,10 @@
 
 #include "llmsim/analysis/vllm_check.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/number.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 
 namespace llmsim::analysis {
-
-namespace {
-std::string fmt(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-}  // namespace
 
 std::optional<std::string> start_stall_note(const VllmResult& r) {
   std::vector<double> t;
@@ -36,8 +29,8 @@ std::optional<std::string> start_stall_note(const VllmResult& r) {
   double rest = 0;
   for (std::size_t i = lead; i < t.size(); ++i) rest = std::max(rest, t[i]);
   return "artefact in the measured run: the first " + std::to_string(lead) + " request" + (lead > 1 ? "s'" : "'s") +
-         " TTFT (up to " + fmt(worst, 3) + " s) is far above the rest (median " + fmt(median * 1e3, 3) +
-         " ms, the others at most " + fmt(rest, 3) + " s): a stall at the start (model load, compilation, CUDA-graph "
+         " TTFT (up to " + format_digits(worst, 3) + " s) is far above the rest (median " + format_digits(median * 1e3, 3) +
+         " ms, the others at most " + format_digits(rest, 3) + " s): a stall at the start (model load, compilation, CUDA-graph "
          "capture or a cold cache) that llmsim does not model; it inflates the measured TTFT mean, std and upper "
          "percentiles and the duration";
 }

@@ -8,6 +8,7 @@
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/row.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/number.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/catalog.hpp"
@@ -67,14 +68,8 @@ std::vector<std::size_t> pareto(const std::vector<const SearchEvaluation*>& item
   return out;
 }
 
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-std::string money(double v, const std::string& currency) { return (currency == "USD" ? "$" : currency + " ") + fixed(v, 0); }
-std::string money2(double v, const std::string& currency) { return (currency == "USD" ? "$" : currency + " ") + fixed(v, 2); }
+std::string money(double v, const std::string& currency) { return (currency == "USD" ? "$" : currency + " ") + format_fixed(v, 0); }
+std::string money2(double v, const std::string& currency) { return (currency == "USD" ? "$" : currency + " ") + format_fixed(v, 2); }
 
 }  // namespace
 
@@ -391,8 +386,8 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
   r.reasons.push_back(w.candidate.name + " is the cheapest at " + money(we.monthly_cost, cur) + "/month: " +
                       std::to_string(we.replicas) + " replica(s) of " + std::to_string(w.candidate.gpus_per_replica) +
                       " GPU(s) at " + money2(w.candidate.price_per_gpu_hour, cur) + "/GPU-h, each carrying up to " +
-                      fixed(we.capacity_qps, 2) + " req/s within the SLO; at the target P95 TTFT " +
-                      fixed(we.ttft_p95_ms, 0) + " ms, P95 TPOT " + fixed(we.tpot_p95_ms, 1) + " ms" +
+                      format_fixed(we.capacity_qps, 2) + " req/s within the SLO; at the target P95 TTFT " +
+                      format_fixed(we.ttft_p95_ms, 0) + " ms, P95 TPOT " + format_fixed(we.tpot_p95_ms, 1) + " ms" +
                       (we.quality_caveat.empty() ? std::string() : "; " + we.quality_caveat));
   // The runner-up: the next front member, else the cheapest other feasible configuration of the first pass.
   const SearchCandidate* rc = nullptr;
@@ -411,17 +406,17 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
     const double per_gpu_r = re->capacity_qps / (rc->gpus_per_replica * rc->price_per_gpu_hour);
     const bool tie = re->monthly_cost == we.monthly_cost;  // the front's order then goes by P95 TTFT
     const bool faster = re->ttft_p95_ms < we.ttft_p95_ms || re->tpot_p95_ms < we.tpot_p95_ms;
-    std::string lacks = tie ? "it ties on the bill and the tie goes to the lower P95 TTFT (" + fixed(we.ttft_p95_ms, 0) +
-                                  " against its " + fixed(re->ttft_p95_ms, 0) + " ms; its P95 TPOT " +
-                                  fixed(re->tpot_p95_ms, 1) + " ms against " + fixed(we.tpot_p95_ms, 1) + ")"
-                        : faster ? "it buys lower latency (P95 TTFT " + fixed(re->ttft_p95_ms, 0) + " ms, TPOT " +
-                                       fixed(re->tpot_p95_ms, 1) + " ms) at a higher bill"
+    std::string lacks = tie ? "it ties on the bill and the tie goes to the lower P95 TTFT (" + format_fixed(we.ttft_p95_ms, 0) +
+                                  " against its " + format_fixed(re->ttft_p95_ms, 0) + " ms; its P95 TPOT " +
+                                  format_fixed(re->tpot_p95_ms, 1) + " ms against " + format_fixed(we.tpot_p95_ms, 1) + ")"
+                        : faster ? "it buys lower latency (P95 TTFT " + format_fixed(re->ttft_p95_ms, 0) + " ms, TPOT " +
+                                       format_fixed(re->tpot_p95_ms, 1) + " ms) at a higher bill"
                                  : "it is no faster at the target";
     const double extra = we.monthly_cost > 0 ? (re->monthly_cost / we.monthly_cost - 1) * 100 : 0;
     r.reasons.push_back("runner-up " + rc->name + " costs " + money(re->monthly_cost, cur) + "/month (+" +
-                        fixed(extra, 0) + "%, " + std::to_string(re->replicas) + " replica(s) of " +
-                        std::to_string(rc->gpus_per_replica) + " GPU(s)): it carries " + fixed(per_gpu_r, 2) +
-                        " req/s per GPU-dollar-hour against the winner's " + fixed(per_gpu_w, 2) + "; " + lacks);
+                        format_fixed(extra, 0) + "%, " + std::to_string(re->replicas) + " replica(s) of " +
+                        std::to_string(rc->gpus_per_replica) + " GPU(s)): it carries " + format_fixed(per_gpu_r, 2) +
+                        " req/s per GPU-dollar-hour against the winner's " + format_fixed(per_gpu_w, 2) + "; " + lacks);
   } else {
     r.reasons.push_back("no other configuration met the SLO at the target");
   }

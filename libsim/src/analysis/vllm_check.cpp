@@ -16,6 +16,7 @@
 #include "llmsim/analysis/result_notes.hpp"
 #include "llmsim/analysis/server_args.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/number.hpp"
 #include "llmsim/core/names.hpp"
 #include "llmsim/core/rng.hpp"
 #include "llmsim/spec/runtime_version.hpp"
@@ -87,12 +88,6 @@ std::optional<double> itl_stat(const metrics::LatencyStats& l, const VllmLatency
   for (const auto& [q, v] : l.quantiles)
     if (q == s.percentile) return v;
   return std::nullopt;
-}
-
-std::string fmt(double v, int digits = 3) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
 }
 
 }  // namespace
@@ -272,8 +267,8 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
     if (!(t <= spec::kMaxSimulatedSeconds)) too_slow(std::isnan(t) ? std::numeric_limits<double>::infinity() : t);
     w["arrival"] = {{"process", "trace"}, {"requests", reqs}};
     if (r.request_rate) {
-      notes.push_back("request_rate " + fmt(*r.request_rate) + "/s: arrival times drawn like vLLM's client (Gamma, "
-                      "burstiness " + fmt(r.burstiness) + "), not the measured ones (the file does not record them)");
+      notes.push_back("request_rate " + format_digits(*r.request_rate) + "/s: arrival times drawn like vLLM's client (Gamma, "
+                      "burstiness " + format_digits(r.burstiness) + "), not the measured ones (the file does not record them)");
     }
   }
   spec::Scenario s = spec::scenario_from_json(JsonView(doc, ""));
@@ -406,7 +401,7 @@ VllmCheck check_vllm_result(const VllmResult& measured, const VllmCheckOptions& 
   }
   const bool chunked_itl = mean_tpot > 0 && mean_itl > 1.5 * mean_tpot;
   if (chunked_itl) {
-    c.notes.push_back("measured ITL is " + fmt(mean_itl / mean_tpot, 2) + "x the TPOT: tokens were streamed " +
+    c.notes.push_back("measured ITL is " + format_digits(mean_itl / mean_tpot, 2) + "x the TPOT: tokens were streamed " +
                       "several per chunk (multi-step scheduling or stream batching), so ITL counts chunks and is " +
                       "not comparable with llmsim's per-token ITL; compare TPOT");
   }

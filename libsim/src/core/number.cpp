@@ -1,6 +1,7 @@
 #include "llmsim/core/number.hpp"
 
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 
 namespace llmsim {
@@ -18,6 +19,18 @@ std::optional<double> parse_number(std::string_view text) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, std::chars_format::general);
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
   return v;
+}
+
+std::string format_fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string format_digits(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
 }
 
 }  // namespace llmsim

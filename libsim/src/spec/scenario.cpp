@@ -48,12 +48,6 @@ using namespace detail;
 
 namespace {
 
-bool contains(const std::vector<std::string>& keys, const std::string& k) {
-  for (const auto& x : keys)
-    if (x == k) return true;
-  return false;
-}
-
 // A field of one section written in another ("hardware.electricity_per_kwh") gets told where it belongs rather
 // than only "unknown field".
 void check_misplaced(const JsonView& v, const std::vector<std::string>& own, const char* other_name,

@@ -14,6 +14,13 @@
 
 namespace llmsim::spec::detail {
 
+/// Whether `k` is one of `keys` (a section's field names).
+inline bool contains(const std::vector<std::string>& keys, const std::string& k) {
+  for (const auto& x : keys)
+    if (x == k) return true;
+  return false;
+}
+
 // ---- field lists: the parsers, writers and set_json_path share them ----
 inline const std::vector<std::string> kTopKeys{"name", "model", "quant", "hardware", "engine", "workload", "slo", "cost", "autoscaler", "failures", "disaggregation"};
 inline const std::vector<std::string> kFailureKeys{"mtbf_h", "mttr_h", "outages", "on_failure", "max_retries", "spares"};

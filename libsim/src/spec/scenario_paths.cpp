@@ -16,12 +16,6 @@ using namespace detail;
 
 namespace {
 
-bool contains(const std::vector<std::string>& keys, const std::string& k) {
-  for (const auto& x : keys)
-    if (x == k) return true;
-  return false;
-}
-
 void check_path_component(const std::string& comp, const std::vector<std::string>& valid, const std::string& so_far) {
   for (const auto& v : valid) {
     if (v == comp) return;

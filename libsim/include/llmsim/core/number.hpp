@@ -1,6 +1,7 @@
 #pragma once
 // Strict, locale-independent number parsing for text inputs (CSV fields, --fail-if values).
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace llmsim {
@@ -10,5 +11,11 @@ namespace llmsim {
 /// ("1,000"), hex ("0x10"), "inf"/"nan" or trailing text ("12abc") — so a malformed value is an error, never
 /// a different number. The result does not depend on the C locale.
 std::optional<double> parse_number(std::string_view text);
+
+/// `v` with `decimals` digits after the point ("%.*f"): prices and rates in messages and notes.
+std::string format_fixed(double v, int decimals);
+
+/// `v` to `digits` significant digits ("%.*g").
+std::string format_digits(double v, int digits = 3);
 
 }  // namespace llmsim

@@ -1,0 +1,20 @@
+// Helpers shared by the model-family tests: a config read as the loader reads it, a catalogue model, billions.
+#pragma once
+
+#include <cstdint>
+
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/model_spec.hpp"
+
+namespace llmsim::test {
+
+inline double billions(std::int64_t n) { return static_cast<double>(n) / 1e9; }
+inline spec::ModelSpec read(const Json& c) { return spec::model_spec_from_hf_config(JsonView(c, "model"), "test"); }
+inline const spec::ModelSpec& cat(const char* id) {
+  static thread_local spec::ModelSpec m;
+  m = spec::Catalog::builtin().model(id);
+  return m;
+}
+
+}  // namespace llmsim::test
