@@ -131,6 +131,7 @@ void register_spec(py::module_& m) {
                      {"count_given", o.count_given},
                      {"pipeline", o.pipeline},
                      {"nvlink_bridge", o.nvlink_bridge},
+                     {"kv_offload_gb", o.kv_offload_gb},
                      {"text", o.text}});
   }, py::arg("text"), "A GPU option string ('2xrtx4090-24gb@pp', '2xa100-80gb-pcie+nvlink') parsed by libsim's one parser.");
 

@@ -52,6 +52,10 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
   else header.push_back("max " + qps);
   header.insert(header.end(), {"goodput tok/s", "TTFT p95", "TPOT p95", "scale eff", "cap/GPU"});
   if (sessions) header.push_back("hit rate");  // what each card's cache keeps of the conversations
+  // Options with a host KV tier (+offload<G>): the share of prompt tokens it gave back on top of the GPU's hits.
+  const bool host_tier = sessions && std::any_of(doc["rows"].begin(), doc["rows"].end(),
+                                                 [](const Json& row) { return !row["host_cache_hit_rate"].is_null(); });
+  if (host_tier) header.push_back("host hit");
   if (owned) header.insert(header.end(), {"owned $/month", "buy pays back"});
   if (quality) header.push_back("quality (published)");
   header.push_back("note");
@@ -74,6 +78,7 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
     cells.insert(cells.end(), {cell(j["goodput_output_tps"], 0), cell(j["ttft_ms"]["p95"], 0), cell(j["tpot_ms"]["p95"], 1),
                                cell(j["scaling_efficiency"], 2), cell(j["capacity_ratio_per_gpu"], 2)});
     if (sessions) cells.push_back(cell(j["prefix_cache_hit_rate"], 2));
+    if (host_tier) cells.push_back(cell(j["host_cache_hit_rate"], 2));
     if (owned) {
       const Json& months = j["break_even_months"];
       cells.push_back(cell(j["owned_monthly_cost"], 0, cur));
@@ -111,6 +116,7 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
                                     "(each brings its turns as requests). "
                                   : "max QPS = largest arrival rate (req/s) one replica serves inside the SLO. ")
             << "goodput, TTFT/TPOT at that capacity" << (sessions ? "; hit rate = prefix-cache hit rate there (cached / prompt tokens)" : "")
+            << (host_tier ? "; host hit = prompt tokens loaded from the host KV tier (+offload<G>) / prompt tokens" : "")
             << ".\n"
                "scale eff = SLO-meeting output tok/s of N GPUs / (N x that of 1 GPU of the same card, format and knobs), both\n"
                "with the same concurrent users (those 1 GPU carries at its SLO capacity): the field guides' definition.\n"

@@ -34,7 +34,8 @@ def test_python_has_no_copy_of_the_option_or_price_rules():
     assert not hasattr(api, "_gpu_overrides")
     assert llmsim.catalog.gpu_option("2xa100-80gb-pcie+nvlink@pp") == {
         "card": "a100-80gb-pcie", "count": 2, "count_given": True, "pipeline": True, "nvlink_bridge": True,
-        "text": "2xa100-80gb-pcie+nvlink@pp"}
+        "kv_offload_gb": 0, "text": "2xa100-80gb-pcie+nvlink@pp"}
+    assert llmsim.catalog.gpu_option("rtx4090-24gb+offload64")["kv_offload_gb"] == 64
 
 
 def test_gpu_options_are_one_sweep_axis(small):

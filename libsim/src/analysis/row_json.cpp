@@ -102,6 +102,10 @@ Json to_json(const Row& r) {
   j["prefix_cache_hit_rate"] = s && s->kv.prefix_cache_query_tokens > 0
                                    ? Json(s->kv.prefix_cache_hit_tokens / s->kv.prefix_cache_query_tokens)
                                    : Json(nullptr);
+  // The host KV tier's share (engine.kv_offload_gb), null without one.
+  j["host_cache_hit_rate"] = s && s->kv.host_tier && s->kv.prefix_cache_query_tokens > 0
+                                 ? Json(s->kv.host_cache_hit_tokens / s->kv.prefix_cache_query_tokens)
+                                 : Json(nullptr);
   j["max_model_len"] = s && s->max_model_len > 0 ? Json(s->max_model_len) : Json(nullptr);
   j["max_model_len_note"] = s ? s->max_model_len_note : std::string();
   // Disaggregated runs: the KV transfer and the decode pool's admission wait (null otherwise); speculative
@@ -180,7 +184,7 @@ std::vector<std::string> row_columns(const std::vector<std::string>& label_paths
                                 "quality_caveat", "busy_fraction", "cold_start_s", "completed_requests", "preemptions",
                                 "throughput", "slo_met", "slo_attainment", "goodput_rps", "goodput_output_tps",
                                 "goodput_total_tps", "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "queue_ms",
-                                "kv_peak_used_fraction", "prefix_cache_hit_rate", "max_model_len", "max_model_len_note", "kv_transfer_ms", "decode_wait_ms", "spec_tokens_per_step",
+                                "kv_peak_used_fraction", "prefix_cache_hit_rate", "host_cache_hit_rate", "max_model_len", "max_model_len_note", "kv_transfer_ms", "decode_wait_ms", "spec_tokens_per_step",
                                 "mfu", "mbu", "at_target"};
   std::vector<std::string> row_keys;
   for (const char* key : order) {

@@ -10,7 +10,7 @@ namespace llmsim::engine::detail {
 
 Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaConfig& cfg, KvBlockManager kv, const perf::CostModel& cost,
                  SeqPool& pool, metrics::Collector& metrics, std::int64_t* outstanding)
-    : index_(index), cfg_(cfg), kv_initial_(kv), kv_(std::move(kv)), cost_(&cost), pool_(&pool), metrics_(&metrics),
+    : index_(index), cfg_(cfg), kv_initial_(kv), kv_(std::move(kv)), host_(cfg.host_tier_blocks), cost_(&cost), pool_(&pool), metrics_(&metrics),
       phase_count_(static_cast<std::size_t>(kv_.block_size()), 0), spec_(cfg.spec_expected_tokens) {
   LLMSIM_CHECK(cfg_.spec_tokens == 0 || (cfg_.spec_expected_tokens >= 1 && cfg_.spec_expected_tokens <= cfg_.spec_tokens + 1.0),
                "speculative decoding's expected tokens per step outside [1, k + 1]");
@@ -174,7 +174,10 @@ void Replica::publish_blocks(Seq& s) {
   // cache_blocks), so a request admitted after it in the same step already hits them. Prompt blocks only: the
   // trace has no hash for generated tokens.
   const std::int64_t full = std::min(s.prefilled, s.input) / kv_.block_size();
-  while (s.prefix_blocks < full && s.own_blocks > 0 && kv_.publish_block(block_key(s, s.prefix_blocks))) {
+  while (s.prefix_blocks < full && s.own_blocks > 0) {
+    const std::uint64_t key = block_key(s, s.prefix_blocks);
+    if (!kv_.publish_block(key)) break;
+    host_store(key);  // write-through to the host tier (no-op without one)
     ++s.prefix_blocks;
     --s.own_blocks;
   }
@@ -188,7 +191,10 @@ std::int64_t Replica::publish_reply(Seq& s, std::int64_t own) {
   const std::int64_t per_hash = std::max<std::int64_t>(1, cfg_.hash_block_tokens / bs);
   const std::int64_t keyed = static_cast<std::int64_t>(s.chain_blocks) * per_hash;
   const std::int64_t full = std::min(std::min(s.input + s.output - 1, s.input + s.generated) / bs, keyed);
-  while (s.prefix_blocks < full && own > 0 && kv_.publish_block(block_key(s, s.prefix_blocks))) {
+  while (s.prefix_blocks < full && own > 0) {
+    const std::uint64_t key = block_key(s, s.prefix_blocks);
+    if (!kv_.publish_block(key)) break;
+    host_store(key);
     ++s.prefix_blocks;
     --own;
   }
@@ -196,8 +202,9 @@ std::int64_t Replica::publish_reply(Seq& s, std::int64_t own) {
 }
 
 std::int64_t Replica::cached_tokens(const Seq& s, std::int64_t* prefix_blocks, std::int64_t* own_blocks,
-                                    std::int64_t* shared_cost) const {
+                                    std::int64_t* shared_cost, std::int64_t* host_blocks) const {
   *prefix_blocks = *own_blocks = *shared_cost = 0;
+  if (host_blocks) *host_blocks = 0;
   if (s.remote_tokens > 0) return s.remote_tokens;  // disaggregation: the KV came over the link (own blocks)
   if (!cfg_.prefix_caching) return 0;
   const std::int64_t bs = kv_.block_size();
@@ -218,15 +225,21 @@ std::int64_t Replica::cached_tokens(const Seq& s, std::int64_t* prefix_blocks, s
     *own_blocks = std::min(kv_.entry_resident(s.cache_handle), max_blocks - chain);
     chain += *own_blocks;
   }
+  // The host tier continues a hashed GPU hit (vLLM's connector looks up the blocks after the GPU's computed ones).
+  if (s.chain && *own_blocks == 0 && host_.enabled()) {
+    const std::int64_t loaded = host_hit(s, chain, std::min(max_blocks, s.input / bs));
+    if (host_blocks) *host_blocks = loaded;
+    chain += loaded;
+  }
   return chain * bs;
 }
 
 bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) {
   Seq& s = (*pool_)[i];
-  std::int64_t pb = 0, own_hit = 0, shared_cost = 0;
+  std::int64_t pb = 0, own_hit = 0, shared_cost = 0, loaded = 0;
   // None cached without prefix caching or a transferred KV (cached_tokens' first tests, kept off the common path).
   const std::int64_t cached =
-      cfg_.prefix_caching || s.remote_tokens > 0 ? cached_tokens(s, &pb, &own_hit, &shared_cost) : 0;
+      cfg_.prefix_caching || s.remote_tokens > 0 ? cached_tokens(s, &pb, &own_hit, &shared_cost, &loaded) : 0;
   const std::int64_t chunk = std::min(first_chunk, s.prefill_target - cached);
   LLMSIM_CHECK(chunk >= 1, "admission without a token to compute");
   // Blocks held after admission: the prefix (shared), then own blocks for the cached and the chunk's tokens. A shared
@@ -243,10 +256,11 @@ bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) 
   } else if (pb > 0) {
     kv_.acquire_prefix(s.prefix_key, pb);
   }
-  kv_.allocate(own - taken);
+  kv_.allocate(own - taken);  // loaded host-tier blocks are own blocks: allocated here, filled by the copy
+  if (host_.enabled() && s.chain && s.remote_tokens == 0) host_admitted(s, cached / kv_.block_size() - loaded, loaded, own_hit == 0);
   if (s.measured && cfg_.prefix_caching) {
     work_.prefix_query_tokens += static_cast<double>(s.prefill_target);
-    work_.prefix_hit_tokens += static_cast<double>(cached);
+    work_.prefix_hit_tokens += static_cast<double>(cached - loaded * kv_.block_size());  // the GPU's hits
   }
   s.own_blocks = own;
   s.prefix_blocks = pb;
@@ -408,6 +422,7 @@ bool Replica::start_iteration(double now_s) {
   decode_step_ = false;
   preempted_this_step_ = false;
   swap_bytes_ = 0;
+  load_bytes_ = 0;
   // A step that only preempted (everything went back to the queue) schedules again; bounded because each
   // retry either runs work or finds the replica idle.
   for (int attempt = 0; attempt < 3 && shape.empty(); ++attempt) {
@@ -438,7 +453,8 @@ bool Replica::start_iteration(double now_s) {
     work_.spec_seq_steps += static_cast<double>(shape.decode_seqs - padding);
     work_.proposer_s += proposer_s;
   }
-  if (swap_bytes_ > 0) duration_s_ += cost_->host_transfer_time(swap_bytes_);
+  // Swaps and host-tier loads cross the same PCIe link before the step can use them (kv_offload.cpp).
+  if (swap_bytes_ > 0 || load_bytes_ > 0) duration_s_ += cost_->host_transfer_time(swap_bytes_ + load_bytes_);
   count_iteration(shape, now_s);
   return true;
 }

@@ -18,6 +18,7 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/engine/kv_block_manager.hpp"
+#include "llmsim/engine/kv_host_tier.hpp"
 #include "llmsim/engine/simulator.hpp"
 #include "llmsim/metrics/collector.hpp"
 #include "llmsim/perf/batch_shape.hpp"
@@ -211,6 +212,10 @@ struct ReplicaConfig {
   double block_bytes = 0;  ///< per GPU, for swap transfer times
   bool prefix_caching = false;
   int hash_block_tokens = 0;  ///< prompt tokens per block hash of a block-hash trace (Seq::chain), else 0
+  /// Host KV tier (engine.kv_offload_gb, engine/kv_host_tier.hpp): its blocks (0 = none) and the bytes one block
+  /// has on all the replica's GPUs together (for the bytes moved; transfer times use block_bytes, per GPU).
+  std::int64_t host_tier_blocks = 0;
+  double replica_block_bytes = 0;
   /// Speculative decoding (engine/speculative.hpp): draft tokens each decoder verifies per step (k; 0 = off) and
   /// the expected tokens each emits per step, (1 − α^{k+1}) / (1 − α).
   std::int64_t spec_tokens = 0;
@@ -237,6 +242,11 @@ struct WorkTotals {
   /// Prefix caching, measured requests: prompt tokens looked up at each admission and found cached (vLLM's
   /// PrefixCacheStats queries and hits).
   double prefix_query_tokens = 0, prefix_hit_tokens = 0;
+  /// Host KV tier, measured requests: prompt tokens loaded from it at admission instead of recomputed, and those it
+  /// held but recomputed because recomputing was cheaper (kv_offload.cpp's rule). All requests: bytes copied
+  /// device-to-host (write-through stores) and host-to-device (loads), over all the replica's GPUs.
+  double host_hit_tokens = 0, host_recomputed_tokens = 0;
+  double host_store_bytes = 0, host_load_bytes = 0;
 };
 
 /// Iterations that left requests waiting (the batch was at a limit: token budget, max_num_seqs or KV blocks):
@@ -279,6 +289,8 @@ class Replica {
   std::int64_t outstanding() const noexcept { return *outstanding_; }
   std::int64_t waiting() const noexcept { return static_cast<std::int64_t>(waiting_.size()); }
   const KvBlockManager& kv() const noexcept { return kv_; }
+  const KvHostTier& host_tier() const noexcept { return host_; }
+  const ReplicaConfig& config() const noexcept { return cfg_; }
   std::int64_t preemptions() const noexcept { return preemptions_; }
   const WorkTotals& work() const noexcept { return work_; }
   const SaturationTotals& saturation() const noexcept { return sat_; }
@@ -355,8 +367,18 @@ class Replica {
   /// Tokens of `s`'s prefill target already in the cache (whole blocks, never the last token): what an
   /// admission would skip.
   /// `shared_cost`: blocks taking the shared part would newly take from the free pool.
+  /// `host_blocks` (may be null): of the cached blocks, those loaded from the host tier (own blocks to allocate).
   std::int64_t cached_tokens(const Seq& s, std::int64_t* prefix_blocks, std::int64_t* own_blocks,
-                             std::int64_t* shared_cost) const;
+                             std::int64_t* shared_cost, std::int64_t* host_blocks = nullptr) const;
+  // Host KV tier (kv_offload.cpp): the run of `s`'s blocks from `first` (before `limit`) that the tier holds, when
+  // loading them is cheaper than recomputing them, else 0; an admission's load of `loaded_blocks` from block `first`
+  // (or, `consulted` with none loaded, the run it recomputed) and its touch of the prompt's stored blocks; the
+  // write-through store of a block just published.
+  std::int64_t host_hit(const Seq& s, std::int64_t first, std::int64_t limit) const;
+  void host_admitted(const Seq& s, std::int64_t first, std::int64_t loaded_blocks, bool consulted);
+  void host_store(std::uint64_t key) {
+    if (host_.enabled() && host_.store(key)) work_.host_store_bytes += cfg_.replica_block_bytes;
+  }
   // Block-hash traces (replica.cpp): the cache key of `s`'s block k; the length of the run of cached blocks from
   // the first (counting in `evictable` those unreferenced); publishing the prompt's newly computed full blocks.
   std::uint64_t block_key(const Seq& s, std::int64_t k) const;
@@ -410,6 +432,7 @@ class Replica {
   ReplicaConfig cfg_;
   KvBlockManager kv_initial_;  ///< the empty pool, restored after a failure (declared before kv_: copied first)
   KvBlockManager kv_;
+  KvHostTier host_;  ///< the second tier (empty when off); lost with the replica on a failure, as host memory is
   const perf::CostModel* cost_;
   SeqPool* pool_;
   metrics::Collector* metrics_;
@@ -463,6 +486,7 @@ class Replica {
   std::int64_t emitting_ = 0;     ///< sequences emitting a real token in this iteration
   double duration_s_ = 0;
   double swap_bytes_ = 0;
+  double load_bytes_ = 0;  ///< this step's host-tier loads, per GPU (copied before the step computes)
   std::vector<std::int32_t> prefill_done_;  ///< sequences whose prompt completes with this iteration
   /// first_token_after_next_step: sequences whose first token the iteration in flight delivers (their stamp then).
   struct PendingFirst { std::int32_t seq; std::uint32_t stamp; };

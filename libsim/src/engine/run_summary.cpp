@@ -64,6 +64,15 @@ void fill_kv(metrics::Summary& sum, const RunFacts& f) {
   for (const auto& r : f.replicas) {
     sum.kv.prefix_cache_query_tokens += r.work().prefix_query_tokens;
     sum.kv.prefix_cache_hit_tokens += r.work().prefix_hit_tokens;
+    if (r.host_tier().enabled()) {
+      constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+      sum.kv.host_tier = true;
+      sum.kv.host_capacity_gb += static_cast<double>(r.host_tier().capacity()) * r.config().replica_block_bytes / kGiB;
+      sum.kv.host_cache_hit_tokens += r.work().host_hit_tokens;
+      sum.kv.host_recomputed_tokens += r.work().host_recomputed_tokens;
+      sum.kv.host_stored_gb += r.work().host_store_bytes / kGiB;
+      sum.kv.host_loaded_gb += r.work().host_load_bytes / kGiB;
+    }
   }
   sum.kv.peak_used_fraction = f.peak_kv_fraction;
   if (sum.duration_s > 0 && cap > 0) sum.kv.mean_used_fraction = used_integral / (cap * sum.duration_s);

@@ -147,6 +147,12 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
   // Swap space is bounded by validation (<= 1e6 GiB); the block count saturates rather than overflow.
   const double host = cfg.block_bytes > 0 ? e.swap_space_gb * kGiB / cfg.block_bytes / engines_per_group_ : 0;
   const auto host_blocks = static_cast<std::int64_t>(std::min(host, 4e18));
+  // The host KV tier: engine.kv_offload_gb over the replica's GPUs (vLLM's --kv-offloading-size sums the TP ranks),
+  // split like the swap space between the pipeline's virtual engines.
+  cfg.replica_block_bytes = cfg.block_bytes * sc.hardware.parallel.tp * sc.hardware.parallel.pp;
+  if (e.kv_offload_gb > 0 && cfg.replica_block_bytes > 0)
+    cfg.host_tier_blocks = static_cast<std::int64_t>(
+        std::min(e.kv_offload_gb * kGiB / cfg.replica_block_bytes / engines_per_group_, 4e18));
   const auto first = static_cast<std::int32_t>(pipelines_.size());
   replicas_.reserve(replicas_.size() + static_cast<std::size_t>(groups * engines_per_group_));
   for (int r = first; r < first + groups; ++r) {

@@ -120,6 +120,16 @@ Json to_json(const Summary& s) {
                                            : Json(nullptr)},
              {"prefix_cache_hit_tokens", s.kv.prefix_cache_hit_tokens},
              {"prefix_cache_query_tokens", s.kv.prefix_cache_query_tokens}};
+  if (s.kv.host_tier) {
+    j["kv"]["host_cache_hit_rate"] = s.kv.prefix_cache_query_tokens > 0
+                                         ? Json(s.kv.host_cache_hit_tokens / s.kv.prefix_cache_query_tokens)
+                                         : Json(nullptr);
+    j["kv"]["host_cache_hit_tokens"] = s.kv.host_cache_hit_tokens;
+    j["kv"]["offload"] = {{"capacity_gb", s.kv.host_capacity_gb},
+                          {"stored_gb", s.kv.host_stored_gb},
+                          {"loaded_gb", s.kv.host_loaded_gb},
+                          {"recomputed_tokens", s.kv.host_recomputed_tokens}};
+  }
   j["utilization"] = {{"mfu", s.mfu}, {"mbu", s.mbu}};
   j["utilization"]["busy_fraction"] = s.busy_fraction >= 0 ? Json(s.busy_fraction) : Json(nullptr);
   if (s.error_band.known) {

@@ -126,6 +126,12 @@ void EngineConfig::validate(const std::string& path) const {
   if (!(cpu_offload_gb >= 0) || !std::isfinite(cpu_offload_gb)) {
     p.add(at("cpu_offload_gb"), "must be >= 0, got " + format_given(cpu_offload_gb));
   }
+  if (!(kv_offload_gb >= 0 && kv_offload_gb <= 1e6)) {
+    p.add(at("kv_offload_gb"), "must be in [0, 1e6] GiB, got " + format_given(kv_offload_gb));
+  } else if (kv_offload_gb > 0 && !prefix_caching()) {
+    p.add(at("kv_offload_gb"), "a host KV tier holds prefix-cache blocks: it needs prefix caching "
+                               "(engine.enable_prefix_caching), which is off here; got " + format_given(kv_offload_gb));
+  }
   if (max_concurrent_batches < 0) {
     p.add(at("max_concurrent_batches"), "must be >= 0 (0 = one per pipeline stage), got " +
                                             std::to_string(max_concurrent_batches));

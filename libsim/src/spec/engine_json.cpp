@@ -45,6 +45,7 @@ EngineConfig read_engine(const JsonView& v) {
   e.cuda_graphs = v.boolean_or("cuda_graphs", e.cuda_graphs);
   e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
   e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
+  e.kv_offload_gb = v.number_or("kv_offload_gb", e.kv_offload_gb);
   if (v.has("runtime")) {
     const std::string r = v.string("runtime");
     if (is_engine_version(r)) {
@@ -111,6 +112,7 @@ Json engine_json(const EngineConfig& e) {
   if (e.max_num_seqs > 0) ej["max_num_seqs"] = e.max_num_seqs;
   if (e.max_num_batched_tokens > 0) ej["max_num_batched_tokens"] = e.max_num_batched_tokens;
   if (e.watermark) ej["watermark"] = *e.watermark;
+  if (e.kv_offload_gb > 0) ej["kv_offload_gb"] = e.kv_offload_gb;  // written once set: older outputs stay as they were
   if (e.enable_prefix_caching) ej["enable_prefix_caching"] = *e.enable_prefix_caching;
   if (e.runtime_release) {
     ej["runtime"] = *e.runtime_release;

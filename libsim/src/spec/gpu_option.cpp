@@ -1,5 +1,6 @@
 #include "llmsim/spec/gpu_option.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 
@@ -42,8 +43,17 @@ GpuOption parse_gpu_option(const std::string& text, const std::string& path) {
     } else if (suffix == "+nvlink") {
       if (o.nvlink_bridge) throw ConfigError(path, "'+nvlink' given twice in '" + text + "'");
       o.nvlink_bridge = true;
+    } else if (suffix.rfind("+offload", 0) == 0) {
+      if (o.kv_offload_gb > 0) throw ConfigError(path, "'+offload' given twice in '" + text + "'");
+      const std::string gib = suffix.substr(8);
+      const bool digits = !gib.empty() && gib.size() <= 7 &&
+                          std::all_of(gib.begin(), gib.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; });
+      if (!digits || std::stoi(gib) < 1 || std::stoi(gib) > 1000000)
+        throw ConfigError(path, "'+offload' in '" + text + "' needs the host KV tier's GiB, 1..1000000 (e.g. +offload64), got '" +
+                                    gib + "'");
+      o.kv_offload_gb = std::stoi(gib);
     } else {
-      throw ConfigError(path, "unknown suffix '" + suffix + "' in '" + text + "' (valid: @tp, @pp, +nvlink)");
+      throw ConfigError(path, "unknown suffix '" + suffix + "' in '" + text + "' (valid: @tp, @pp, +nvlink, +offload<GiB>)");
     }
     rest.resize(cut);
   }
@@ -65,7 +75,7 @@ GpuOption parse_gpu_option(const std::string& text, const std::string& path) {
   if (rest.empty()) throw ConfigError(path, "missing GPU id in '" + text + "'");
   if (rest.find_first_of("@+") != std::string::npos && suffix_like(rest.substr(rest.find_first_of("@+") + 1)))
     throw ConfigError(path, "unexpected '" + rest.substr(rest.find_first_of("@+")) + "' in '" + text +
-                                "' (write [<N>x]<gpu>[@tp|@pp][+nvlink])");
+                                "' (write [<N>x]<gpu>[@tp|@pp][+nvlink][+offload<GiB>])");
   o.card = rest;
   return o;
 }

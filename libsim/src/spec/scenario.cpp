@@ -347,6 +347,14 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
     r.scenario.hardware.parallel = split_for(option, s.hardware.parallel, "hardware.tp");
     r.gpu = gpu_for(option, r.scenario.hardware.parallel.gpus(), catalog, "hardware.gpu");
     r.interconnect = interconnect(r.gpu, r.scenario.hardware.parallel.gpus(), option.nvlink_bridge);
+    if (option.kv_offload_gb > 0) {  // "+offload<G>": the option's host KV tier (the engine field says the same)
+      if (s.engine.kv_offload_gb > 0 && s.engine.kv_offload_gb != option.kv_offload_gb)
+        throw ConfigError("hardware.gpu", "'" + s.hardware.gpu + "' gives a " + std::to_string(option.kv_offload_gb) +
+                                              " GiB host KV tier but engine.kv_offload_gb is " +
+                                              format_given(s.engine.kv_offload_gb) + " (give one of them)");
+      r.scenario.engine.kv_offload_gb = option.kv_offload_gb;
+      r.scenario.engine.validate();  // the tier needs prefix caching
+    }
   });
   p.throw_if_any();
   r.notes = r.model.notes;
@@ -394,7 +402,11 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
                              std::to_string(pp));
   }
   // Knobs left unset take the defaults of the engine the policy models (vLLM V1: by GPU and entry point).
-  r.scenario.engine = effective_engine(s.engine, r.gpu, offline_workload(s.workload), &r.model);
+  {
+    const double kv_offload_gb = r.scenario.engine.kv_offload_gb;  // the GPU option's "+offload<G>", if any
+    r.scenario.engine = effective_engine(s.engine, r.gpu, offline_workload(s.workload), &r.model);
+    r.scenario.engine.kv_offload_gb = kv_offload_gb;
+  }
   const auto& e = r.scenario.engine;
   if (e.max_model_len > m.max_position_embeddings) {
     p.add("engine.max_model_len", "must be <= the model's max_position_embeddings (" +

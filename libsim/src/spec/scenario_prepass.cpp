@@ -87,6 +87,8 @@ const std::vector<AliasRule>& rules() {
       {{"max_model_len", "engine.max_model_len", {""}}, Kind::context_len},
       {{"enable_prefix_caching", "engine.enable_prefix_caching", {""}}, Kind::boolean},
       {{"cpu_offload_gb", "engine.cpu_offload_gb", {""}}, Kind::number},
+      // vLLM >= 0.11.1: --kv-offloading-size GiB (summed over TP ranks), backend "native" (OffloadingConnector).
+      {{"kv_offloading_size", "engine.kv_offload_gb", {"", "engine"}}, Kind::number},
       {{"kv_cache_dtype", "quant.kv_cache", {"", "engine", "quant"}}, Kind::kv_dtype},
       {{"quantization", "quant.weights", {"", "engine", "quant"}}, Kind::quantization},
       {{"dtype", "quant.weights", {"", "engine", "quant"}}, Kind::dtype},

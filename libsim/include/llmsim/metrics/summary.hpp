@@ -32,6 +32,13 @@ struct KvStats {
   /// PrefixCacheStats counts): prompt tokens looked up and found cached. JSON hit rate null when none were
   /// looked up (caching off).
   double prefix_cache_query_tokens = 0, prefix_cache_hit_tokens = 0;
+  /// Host KV tier (engine.kv_offload_gb; engine/kv_host_tier.hpp), absent when off: its size over all replicas,
+  /// prompt tokens loaded from it at those admissions instead of recomputed (after the GPU's hits), those it held
+  /// that the load rule recomputed, and GiB copied device-to-host (write-through) and host-to-device (loads).
+  bool host_tier = false;
+  double host_capacity_gb = 0;
+  double host_cache_hit_tokens = 0, host_recomputed_tokens = 0;
+  double host_stored_gb = 0, host_loaded_gb = 0;
 };
 
 struct CostSummary {

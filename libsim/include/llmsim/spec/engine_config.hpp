@@ -93,6 +93,11 @@ struct EngineConfig {
   /// GiB of weights per GPU kept in host memory and copied over PCIe in every forward pass (vLLM
   /// --cpu-offload-gb): a model larger than the GPU runs, at the host link's pace.
   double cpu_offload_gb = 0;
+  /// GiB of host memory per replica (all its GPUs together) for a second prefix-cache tier: KV blocks copied to
+  /// the host as they are computed and read back over PCIe on a GPU miss (vLLM --kv-offloading-size with the
+  /// native CPU backend, the OffloadingConnector; engine/kv_host_tier.hpp). 0 = off; needs prefix caching;
+  /// in [0, 1e6].
+  double kv_offload_gb = 0;
   std::optional<SyntheticService> synthetic_service;  ///< JSON "engine.synthetic_service"; testing only
   /// JSON "engine.runtime": the runtime the cost model prices; unset = vLLM V0 for policy "vllm-v0", else V1.
   std::optional<Runtime> runtime;

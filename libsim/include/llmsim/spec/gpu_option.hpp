@@ -2,7 +2,8 @@
 // GPU option strings — what a user writes wherever a GPU is named (hardware.gpu, --gpu, compare --gpus, sweep grid
 // axes, Python): "rtx4090-24gb" (one card), "2xrtx4090-24gb" (two cards in one replica, tensor parallel 2),
 // "2xrtx4090-24gb@pp" (the same cards as a two-stage pipeline), "2xa100-80gb-pcie+nvlink" (a pair of PCIe cards
-// joined by an NVLink bridge). One parser, here; every command, scenario file, grid and Python reach it through
+// joined by an NVLink bridge), "rtx4090-24gb+offload64" (the card with a 64 GiB host KV tier per replica,
+// engine.kv_offload_gb: a second prefix-cache tier in host memory). One parser, here; every command, scenario file, grid and Python reach it through
 // spec::resolve().
 #include <optional>
 #include <string>
@@ -20,10 +21,12 @@ struct GpuOption {
   bool count_given = false;    ///< "<N>x" was written (else the deployment's tp × pp decide the count)
   bool pipeline = false;       ///< "@pp": pipeline stages; else ("@tp" or nothing) tensor parallel
   bool nvlink_bridge = false;  ///< "+nvlink": the pair is joined by the card's NVLink bridge
+  /// "+offload<G>": a host KV tier of G GiB per replica (engine.kv_offload_gb; whole GiB, 1..1000000); 0 = none.
+  int kv_offload_gb = 0;
   std::string text;            ///< as written
 };
 
-/// Parses "[<N>x]<card>[@tp|@pp][+nvlink]" (the suffixes in either order; 'X' or '×' also mark the count).
+/// Parses "[<N>x]<card>[@tp|@pp][+nvlink][+offload<G>]" (the suffixes in any order; 'X' or '×' also mark the count).
 /// ConfigError at `path` for a count outside 1..64, an empty card or an unknown suffix. A '@' or '+' followed
 /// by text containing '/' or '.' belongs to a file path, not a suffix.
 GpuOption parse_gpu_option(const std::string& text, const std::string& path = "hardware.gpu");
