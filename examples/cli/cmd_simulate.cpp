@@ -152,6 +152,11 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
             << ", peak " << fmt(100 * s.kv.peak_used_fraction, 1)
             << "%, mean " << fmt(100 * s.kv.mean_used_fraction, 1) << "%; MFU " << fmt(100 * s.mfu, 1) << "%, MBU "
             << fmt(100 * s.mbu, 1) << "%\n";
+  if (s.kv.host_tier && s.kv.prefix_cache_query_tokens > 0)  // engine.kv_offload_gb (docs/engine.md "Host KV tier")
+    std::cout << "host KV tier " << fmt(s.kv.host_capacity_gb, 1) << " GiB: prompt tokens from the GPU cache "
+              << fmt(100 * s.kv.prefix_cache_hit_tokens / s.kv.prefix_cache_query_tokens, 1) << "%, from the host tier "
+              << fmt(100 * s.kv.host_cache_hit_tokens / s.kv.prefix_cache_query_tokens, 1) << "%; "
+              << fmt(s.kv.host_stored_gb, 1) << " GiB stored, " << fmt(s.kv.host_loaded_gb, 1) << " GiB loaded over PCIe\n";
   const std::string cur = sc.cost.currency == "USD" ? "$" : sc.cost.currency + " ";  // money is labelled, never converted
   auto f_autoscaled = [](const metrics::Summary& x) { return x.fleet.autoscaled; };
   std::cout << "cost " << cur << fmt(s.cost.per_hour, 2) << "/h" << (s.fleet.autoscaled ? " (autoscaled: mean over the run)" : "")
