@@ -411,10 +411,20 @@ TEST_CASE("compare on a session workload labels its rates sessions/s, not QPS") 
   CHECK_THAT(r.out, Catch::Contains("target 0.30 sessions/s"));
   CHECK_THAT(r.out, !Catch::Contains("max QPS"));
   CHECK_THAT(r.out, Catch::Contains("hit rate"));  // what the card's cache keeps of the history, per option
-  const auto j = run("compare --scenario '" + chat + "' --gpus rtx4090-24gb --quants fp16 --replications 1 --json", false);
+  // A host KV tier as an option (+offload<G>): its share of the hits beside the GPU's, and more sessions/s.
+  const auto j = run("compare --scenario '" + chat + "' --gpus rtx4090-24gb,rtx4090-24gb+offload64 --quants fp16 --replications 1 --json", false);
   REQUIRE(j.code == 0);
-  const auto rate = llmsim::parse_json(j.out, "compare --json")["rows"][0]["prefix_cache_hit_rate"];
+  const auto rows = llmsim::parse_json(j.out, "compare --json")["rows"];
+  const auto rate = rows[0]["prefix_cache_hit_rate"];
   REQUIRE(rate.is_number());
   CHECK(rate.get<double>() > 0.3);  // the chat mix's shared system prompt and history hit on the 24 GB card
   CHECK(rate.get<double>() < 1.0);
+  CHECK(rows[0]["host_cache_hit_rate"].is_null());
+  REQUIRE(rows[1]["host_cache_hit_rate"].is_number());
+  CHECK(rows[1]["host_cache_hit_rate"].get<double>() > 0.1);
+  CHECK(rows[1]["max_qps"].get<double>() > rows[0]["max_qps"].get<double>());
+  // simulate names the tier's share; vLLM's flag sets it.
+  const auto s = run("simulate '" + chat + "' --set workload.num_requests=600 --vllm-args '--kv-offloading-size 16'");
+  REQUIRE(s.code == 0);
+  CHECK_THAT(s.out, Catch::Contains("host KV tier 16.0 GiB") && Catch::Contains("from the host tier"));
 }
