@@ -68,8 +68,13 @@ const std::map<std::string, std::string>& unmodelled_valued() {
       {"speculative_eagle_topk", ""}, {"speculative_num_draft_tokens", ""}, {"attention_backend", ""},
       {"prefill_attention_backend", ""}, {"decode_attention_backend", ""}, {"sampling_backend", ""},
       {"grammar_backend", ""}, {"torch_compile_max_bs", ""}, {"stream_interval", ""},
-      {"num_continuous_decode_steps", ""}, {"lora_paths", ""}, {"max_loras_per_batch", ""}, {"hicache_ratio", ""},
-      {"hicache_size", ""}, {"moe_a2a_backend", ""}, {"moe_runner_backend", ""}, {"disaggregation_mode", ""},
+      {"num_continuous_decode_steps", ""}, {"lora_paths", ""}, {"max_loras_per_batch", ""},
+      {"hicache_ratio",
+       "HiCache's host pool is this ratio of the device KV pool: set engine.kv_offload_gb (GiB over the replica's "
+       "GPUs, docs/engine.md \"Host KV tier\") yourself"},
+      {"hicache_size",
+       "HiCache's host pool in GiB per rank: set engine.kv_offload_gb (GiB over the replica's GPUs, the ranks summed) "
+       "yourself"}, {"moe_a2a_backend", ""}, {"moe_runner_backend", ""}, {"disaggregation_mode", ""},
       {"max_queued_requests", ""}, {"load_balance_method", ""}, {"kv_cache_memory", ""}};
   return m;
 }
