@@ -150,8 +150,14 @@ void inference_sim(const Source& s, std::vector<Row>& out) {
         r.tp = integer(s, run, "tp", 1);
         r.metric = path;
         r.measured = j.get<double>();
-        unscore(r, "vLLM 0.15.1 with KV-cache CPU offloading (OffloadingConnector, recompute on failure) and "
-                   "multi-turn shared-prefix sessions from inference-perf: the offload connector is not modelled");
+        // The offload connector is modelled (engine.kv_offload_gb); the workload is not: inference-perf's
+        // shared_prefix multi-turn data sends request i at the stage's constant rate as round i / 44 of user
+        // i mod 44 (11 system prompts x 4 users), each user's context growing by every earlier prompt and reply
+        // past max_model_len 4096 within ~5 rounds — an open-loop rate over fixed users, not workload.sessions'
+        // arrivals of conversations with think time (shared_prefix_datagen.py, apis/user_session.py).
+        unscore(r, "vLLM 0.15.1 with KV-cache CPU offloading (8 GiB, OffloadingConnector) and inference-perf's "
+                   "multi-turn shared-prefix users at a constant request rate: that workload (fixed users, round-robin "
+                   "turns, contexts outgrowing max_model_len) is not modelled");
         out.push_back(r);
       }
     };
