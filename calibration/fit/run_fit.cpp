@@ -170,28 +170,48 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
   std::vector<int> every(runs.size());
   std::iota(every.begin(), every.end(), 0);
 
-  // Which fields the runs constrain: d log T / d log field at the base, per run.
-  pb.params = all;
-  const VectorXd x0 = VectorXd::Zero(static_cast<Eigen::Index>(all.size()));
-  VectorXd xs = x0;
-  pb.clamp(xs);
-  const VectorXd r0 = pb.residuals(xs, every);
-  const MatrixXd J0 = pb.jacobian(xs, r0, every);
+  // Which fields the runs constrain: d log T / d log field at the base, per run (`names`: the runs that move it by
+  // min_sensitivity per e-fold; `strong`: how many move it by separable_sensitivity).
+  struct Reach {
+    std::vector<std::string> names;
+    int strong = 0;
+  };
+  auto reach = [&](const std::vector<Param>& ps) {
+    pb.params = ps;
+    VectorXd xs = VectorXd::Zero(static_cast<Eigen::Index>(ps.size()));
+    pb.clamp(xs);
+    const VectorXd r0 = pb.residuals(xs, every);
+    const MatrixXd J0 = pb.jacobian(xs, r0, every);
+    std::vector<Reach> out(ps.size());
+    for (std::size_t j = 0; j < ps.size(); ++j) {
+      Eigen::Index row = 0;
+      for (std::size_t k = 0; k < runs.size(); ++k) {
+        double s = 0;
+        for (std::size_t i = 0; i < pb.measured[k].size(); ++i, ++row)
+          s = std::max(s, std::abs(J0(row, static_cast<Eigen::Index>(j)) / (1 + r0[row])));
+        if (s >= o.min_sensitivity) out[j].names.push_back(runs[k].name);
+        if (s >= o.separable_sensitivity) ++out[j].strong;
+      }
+    }
+    return out;
+  };
+  std::vector<Reach> reached = reach(all);
+  {
+    // GEMM compute ranges the runs cannot pin apart are fitted as one multiplier (run_fit_fields.hpp).
+    std::vector<int> strong;
+    for (const auto& r : reached) strong.push_back(r.strong);
+    std::vector<Param> merged = detail::merge_ranges(all, strong, o.min_runs_per_field,
+                                                               o.separable_sensitivity, pb.base, rep.notes);
+    if (merged.size() != all.size()) {
+      all = std::move(merged);
+      reached = reach(all);
+    }
+  }
   std::vector<Param> kept;
   std::vector<int> kept_runs;
   for (std::size_t j = 0; j < all.size(); ++j) {
-    int n = 0;
-    std::vector<std::string> names;
-    Eigen::Index row = 0;
-    for (std::size_t k = 0; k < runs.size(); ++k) {
-      double s = 0;
-      for (std::size_t i = 0; i < pb.measured[k].size(); ++i, ++row)
-        s = std::max(s, std::abs(J0(row, static_cast<Eigen::Index>(j)) / (1 + r0[row])));
-      if (s >= o.min_sensitivity) {
-        ++n;
-        names.push_back(runs[k].name);
-      }
-    }
+    const std::vector<std::string>& names = reached[j].names;
+    const int n = static_cast<int>(names.size());
     if (n == 0) {
       rep.unconstrained.push_back(all[j].field);
       continue;

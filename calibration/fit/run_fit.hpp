@@ -21,6 +21,12 @@ struct RunFitOptions {
   double min_sensitivity = 0.003;
   /// Runs that must constrain a fitted field: fewer is a ConfigError naming the field and the runs.
   int min_runs_per_field = 2;
+  /// GEMM compute efficiency is fitted per M range (M <= 128, <= 1024, > 1024 tokens) only where min_runs_per_field
+  /// runs each move a range by this much per e-fold (a 10 % error in it then moves them by 0.1 %, the order of a
+  /// latency benchmark's repeatability); the other ranges share the multiplier of the nearest such range, or the
+  /// whole curve one multiplier (detail::merge_ranges): what small batches measure of the tensor cores then also
+  /// prices the M they did not reach.
+  double separable_sensitivity = 0.01;
   /// Fit only the candidate fields whose name starts with one of these (empty = every candidate); the others are
   /// kept from the base and listed as such. {"auto"}: forward selection of field groups (a curve's M ranges are one
   /// group) by the leave-one-run-out RMS error, stopping when no group lowers it by 1 %; the note says which.

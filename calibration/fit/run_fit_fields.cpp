@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "llmsim/core/number.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/perf/runtime.hpp"
 
@@ -47,6 +48,7 @@ perf::Curve with_range_points(const perf::Curve& c) {
 
 std::string m_range(double lo, double hi) {
   auto n = [](double v) { return std::to_string(static_cast<long long>(v)); };
+  if (lo <= 0 && std::isinf(hi)) return "[all M]";
   if (lo <= 0) return "[M<=" + n(hi) + "]";
   if (std::isinf(hi)) return "[M>" + n(lo) + "]";
   return "[" + n(lo) + "<M<=" + n(hi) + "]";
@@ -99,6 +101,9 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
       if (!(top > 0)) continue;
       Param q{"gemm_eff_vs_m." + std::string(spec::to_string(d)) + m_range(lo, hi), "scale", 1, 0.05, 1.0 / top, {}};
       q.apply = [c, d, lo, hi](perf::HardwareProfile& p, double s) { scale_points(p.gemm_eff_vs_m[d], c, lo, hi, s); };
+      q.curve_dtype = d;
+      q.lo_m = lo;
+      q.hi_m = hi;
       out.push_back(q);
     }
   }
@@ -122,5 +127,67 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
   return out;
 }
 
+std::vector<Param> merge_ranges(const std::vector<Param>& params, const std::vector<int>& strong, int min_runs,
+                                double separable_sensitivity, const perf::HardwareProfile& base,
+                                std::vector<std::string>& notes) {
+  std::vector<Param> out;
+  std::set<spec::DType> done;
+  for (std::size_t j = 0; j < params.size(); ++j) {
+    const Param& q = params[j];
+    if (!q.curve_dtype) {
+      out.push_back(q);
+      continue;
+    }
+    const spec::DType d = *q.curve_dtype;
+    if (!done.insert(d).second) continue;
+    // This dtype's ranges, in M order (candidates() emits them so), and which the runs pin apart.
+    std::vector<std::size_t> idx;
+    for (std::size_t k = j; k < params.size(); ++k)
+      if (params[k].curve_dtype == d) idx.push_back(k);
+    std::vector<int> owner(idx.size(), -1);  // the pinned range each range is fitted with
+    std::vector<std::size_t> pinned;
+    for (std::size_t i = 0; i < idx.size(); ++i)
+      if (strong[idx[i]] >= min_runs) pinned.push_back(i);
+    for (std::size_t i = 0; i < idx.size(); ++i) {
+      if (pinned.empty()) {
+        owner[i] = 0;
+        continue;
+      }
+      std::size_t best = pinned.front();
+      for (std::size_t p : pinned)  // nearest pinned range; a tie goes to the lower M
+        if ((p > i ? p - i : i - p) < (best > i ? best - i : i - best)) best = p;
+      owner[i] = static_cast<int>(best);
+    }
+    const perf::Curve c = base.gemm_eff_vs_m.at(d);
+    for (std::size_t g = 0; g < idx.size(); ++g) {
+      double lo = INFINITY, hi = 0;
+      std::vector<std::string> members;
+      for (std::size_t i = 0; i < idx.size(); ++i) {
+        if (owner[i] != static_cast<int>(g)) continue;
+        lo = std::min(lo, params[idx[i]].lo_m);
+        hi = std::max(hi, params[idx[i]].hi_m);
+        members.push_back(params[idx[i]].field.substr(params[idx[i]].field.find('[')));
+      }
+      if (members.empty()) continue;
+      if (members.size() == 1) {
+        out.push_back(params[idx[g]]);
+        continue;
+      }
+      const double top = max_in(c, lo, hi);
+      Param m{"gemm_eff_vs_m." + std::string(spec::to_string(d)) + m_range(lo, hi), "scale", 1, 0.05, 1.0 / top, {}};
+      m.apply = [c, d, lo, hi](perf::HardwareProfile& p, double s) { scale_points(p.gemm_eff_vs_m[d], c, lo, hi, s); };
+      m.curve_dtype = d;
+      m.lo_m = lo;
+      m.hi_m = hi;
+      std::string list;
+      for (const auto& s : members) list += (list.empty() ? "" : ", ") + s;
+      notes.push_back(m.field + ": the ranges " + list + " fitted as one multiplier (the same tensor cores at every "
+                      "M; fewer than " + std::to_string(min_runs) + " runs move each of them apart by " +
+                      format_fixed(100 * separable_sensitivity, 1) + " % per e-fold)");
+      out.push_back(m);
+    }
+  }
+  return out;
+}
 
 }  // namespace llmsim::calibration::detail
