@@ -92,7 +92,7 @@ int run_search(int argc, char** argv) {
         ("budget", po::value<double>(), "drop configurations whose monthly bill exceeds this (cost.currency)")
         ("gpus", po::value<std::string>(), "comma-separated GPU options for the hardware.gpu axis (default: six cards x 1/2/4/8 GPUs, TP and PP)")
         ("axis", po::value<std::vector<std::string>>()->composing(),
-         "PATH=[v1,v2,...] (JSON list), repeatable: replaces the default axes (hardware.gpu stays unless given)")
+         "PATH=[v1,v2,...] (JSON list), repeatable: replaces the default axes (hardware.gpu stays unless an axis or the scenario places the cards: a pool, a fleet)")
         ("jobs,j", po::value<int>()->default_value(1), "threads (the result does not depend on it)")
         ("json", "print the result as JSON instead of the text")
         ("out", po::value<std::string>(), "also write the JSON result to this file");
@@ -123,15 +123,12 @@ int run_search(int argc, char** argv) {
     o.axes = analysis::default_search_axes(gpus);
     if (vm.count("axis")) {
       std::vector<analysis::SearchAxis> given;
-      bool gpu_given = false;
       for (const auto& text : vm["axis"].as<std::vector<std::string>>()) {
         const auto [path, value] = parse_set(text, "--axis");
         if (!value.is_array()) throw ConfigError("--axis " + path, "must be a JSON list of values, got " + value.dump());
         given.push_back({path, std::vector<Json>(value.begin(), value.end())});
-        gpu_given = gpu_given || path == "hardware.gpu";
       }
-      if (!gpu_given) given.insert(given.begin(), o.axes.front());
-      o.axes = std::move(given);
+      o.axes = analysis::with_default_gpu_axis(std::move(given), gpus, doc);
     }
     std::optional<OutputFile> out;  // opened before the work: a missing directory fails now
     if (vm.count("out")) out.emplace(vm["out"].as<std::string>(), "--out");

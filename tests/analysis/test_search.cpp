@@ -270,3 +270,39 @@ TEST_CASE("search: candidates and evaluations round-trip through JSON (what a Da
   e.cost_per_mtok_output = 0.7;
   CHECK(analysis::to_json(analysis::evaluation_from_json(JsonView(analysis::to_json(e), ""))) == analysis::to_json(e));
 }
+
+TEST_CASE("search: the default card axis stays only where hardware.gpu places the cards", "[search]") {
+  // The class: a search over a pool's or a fleet's cards was handed the default hardware.gpu axis too, and was
+  // refused with "set disaggregation.<pool>.gpu instead" — the axis it had been given.
+  const Json plain = {{"model", "llama-3.1-8b"}, {"hardware", {{"gpu", "a100-80gb-sxm"}}}};
+  Json disagg = plain;
+  disagg["disaggregation"] = {{"prefill", {{"gpu", "h100-80gb-sxm"}}}, {"decode", {{"gpu", "a100-80gb-sxm"}}}};
+  Json fleet = plain;
+  fleet["hardware"] = {{"fleet", Json::array({{{"gpu", "rtx4090-24gb"}, {"replicas", 1}}})}};
+  const analysis::SearchAxis seqs{"engine.max_num_seqs", {64, 128}};
+  const analysis::SearchAxis decode{"disaggregation.decode.gpu", {"a100-80gb-sxm", "h100-80gb-sxm"}};
+  const auto paths = [](const std::vector<analysis::SearchAxis>& axes) {
+    std::vector<std::string> p;
+    for (const auto& a : axes) p.push_back(a.path);
+    return p;
+  };
+  using V = std::vector<std::string>;
+  CHECK(paths(analysis::with_default_gpu_axis({seqs}, {"l40s-48gb"}, plain)) == V{"hardware.gpu", "engine.max_num_seqs"});
+  CHECK(analysis::with_default_gpu_axis({seqs}, {"l40s-48gb"}, plain).front().values == std::vector<Json>{"l40s-48gb"});
+  CHECK(paths(analysis::with_default_gpu_axis({{"hardware.gpu", {"h100-80gb-sxm"}}, seqs}, {}, plain)) ==
+        V{"hardware.gpu", "engine.max_num_seqs"});
+  CHECK(paths(analysis::with_default_gpu_axis({decode, seqs}, {}, plain)) == V{"disaggregation.decode.gpu", "engine.max_num_seqs"});
+  CHECK(paths(analysis::with_default_gpu_axis({seqs}, {}, disagg)) == V{"engine.max_num_seqs"});
+  CHECK(paths(analysis::with_default_gpu_axis({seqs}, {}, fleet)) == V{"engine.max_num_seqs"});
+  // And a disaggregated base is refused for what it is, not for the axis it was given.
+  analysis::SearchOptions o;
+  o.target_qps = 1;
+  o.axes = analysis::with_default_gpu_axis({decode}, {}, disagg);
+  try {
+    analysis::search(disagg, o, spec::Catalog::builtin());
+    FAIL("a disaggregated base was searched");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("disaggregation: search sizes the replicas of one deployment") != std::string::npos);
+    CHECK(std::string(e.what()).find("set disaggregation.<pool>.gpu") == std::string::npos);
+  }
+}

@@ -191,6 +191,10 @@ TEST_CASE("messages echo what was given and blame the right field") {
   r = run("throughput '" + month.string() + "' --num-requests 200");
   CHECK(r.code == 0);
   CHECK_THAT(r.out, !Catch::Contains("use process"));
+  // Nor blamed for the day-long request count its profile implies (num_requests unset): the default count runs.
+  r = run("throughput '" + month.string() + "'");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, !Catch::Contains("num_requests"));
 }
 
 TEST_CASE("--set and --axis values are read as strictly as a scenario file: no duplicate key, no lost number") {

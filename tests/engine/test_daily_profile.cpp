@@ -1,12 +1,15 @@
 // workload.daily_profile: 24 hourly multipliers (or a CSV of breakpoints) of the Poisson base rate, compiled onto
 // the piecewise schedule and repeated for workload.days.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
 #include "engine_test_util.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/rng.hpp"
 #include "llmsim/engine/simulator.hpp"
+#include "llmsim/engine/workload_source.hpp"
 
 using namespace llmsim;
 using llmsim::test::make;
@@ -32,11 +35,18 @@ TEST_CASE("a daily profile compiles to an hourly piecewise schedule repeated for
   spec::DailyProfile p;
   p.hourly = kShape;
   const auto a = spec::compile_daily_profile(p, 2, 0.5);
-  REQUIRE(a.rates.size() == 49);
+  // One day's breakpoints, repeated twice (not expanded day by day).
+  REQUIRE(a.rates.size() == 24);
+  CHECK(a.period_s == 86400.0);
+  CHECK(a.periods == 2);
   CHECK(a.rates[0] == std::pair<double, double>{0.0, 0.1});
   CHECK(a.rates[15] == std::pair<double, double>{15 * 3600.0, 1.2});
-  CHECK(a.rates[24 + 15] == std::pair<double, double>{86400.0 + 15 * 3600.0, 1.2});
-  CHECK(a.rates.back() == std::pair<double, double>{2 * 86400.0, 0.0});
+  // The expected count: a day's, then the next day's hours, then nothing after the last day.
+  double day = 0;
+  for (double m : kShape) day += 0.5 * m * 3600;
+  CHECK(spec::piecewise_count(a, 86400.0) == Approx(day).epsilon(1e-12));
+  CHECK(spec::piecewise_count(a, 86400.0 + 15 * 3600.0) == Approx(day + spec::piecewise_count(a, 15 * 3600.0)).epsilon(1e-12));
+  CHECK(spec::piecewise_count(a, 10 * 86400.0) == Approx(2 * day).epsilon(1e-12));
   // The offered rate is the day's mean: base × mean multiplier.
   double mean = 0;
   for (double m : kShape) mean += m / 24;
@@ -92,6 +102,55 @@ TEST_CASE("bad daily profiles are ConfigErrors naming the field and the value") 
   w.erase("daily_profile");
   w["days"] = 3;
   CHECK_THROWS_WITH(make(scenario(w)), Catch::Contains("workload.days"));
+}
+
+TEST_CASE("a repeated day draws the arrivals of the same schedule written out day by day", "[daily]") {
+  // The class: a profile's size times its days (a 10,000-row CSV over years of days was expanded to gigabytes, and
+  // every count walked it). Repeating one day must not change a draw: the same arrivals as the expanded schedule.
+  spec::DailyProfile p;
+  p.hourly = kShape;
+  const int days = 5;
+  const auto repeated = spec::compile_daily_profile(p, days, 0.02);
+  spec::PiecewiseArrivals expanded;
+  expanded.rates.clear();
+  for (int d = 0; d < days; ++d)
+    for (std::size_t h = 0; h < kShape.size(); ++h) expanded.rates.emplace_back(86400.0 * d + 3600.0 * h, 0.02 * kShape[h]);
+  expanded.rates.emplace_back(86400.0 * days, 0.0);
+  engine::ArrivalSampler a(repeated, "a"), b(expanded, "b");
+  RandomEngine ra(7), rb(7);
+  double ta = 0, tb = 0;
+  int n = 0;
+  while (std::isfinite(ta) && n < 20000) {
+    ta = a.next(ta, ra);
+    tb = b.next(tb, rb);
+    if (!std::isfinite(ta) || !std::isfinite(tb)) break;
+    REQUIRE(ta == Approx(tb).epsilon(1e-9));
+    ++n;
+  }
+  CHECK(n > 5 * 1000);             // about 0.02 × 1.03 × 86400 a day
+  CHECK(!std::isfinite(a.next(86400.0 * days + 1, ra)));  // the arrivals end with the last day
+  CHECK(spec::piecewise_count(repeated, 86400.0 * days) == Approx(spec::piecewise_count(expanded, 86400.0 * days)));
+
+  // A 10,000-row day over 11,000 days: one day in memory, and a run that starts at once.
+  const std::string csv = "test_daily_profile_rows.csv";
+  {
+    std::ofstream f(csv);
+    f << "time_s,rate\n";
+    for (int i = 0; i < 10000; ++i) f << i * 8.64 << "," << 1 + (i % 7) * 0.1 << "\n";
+  }
+  Json w = day_workload(1.0, {{"csv", csv}});
+  w["days"] = 11000;
+  w["num_requests"] = 500;
+  const auto rs = make(scenario(w));
+  const auto classes = rs.scenario.workload.effective_classes();
+  const auto* pw = std::get_if<spec::PiecewiseArrivals>(&classes.front().arrival);
+  REQUIRE(pw != nullptr);
+  CHECK(pw->rates.size() == 10000);
+  CHECK(pw->periods == 11000);
+  const auto r = engine::simulate(rs);
+  CHECK(r.summary.complete);
+  CHECK(r.summary.completed_requests == 500);
+  std::remove(csv.c_str());
 }
 
 TEST_CASE("a daily profile CSV gives breakpoints; a bad row names the file and line") {

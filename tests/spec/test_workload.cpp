@@ -70,3 +70,30 @@ TEST_CASE("offered_rate and with_rate keep the class mix") {
   CHECK_THROWS_AS(with_rate(trace, 2), ConfigError);
   CHECK_THROWS_AS(with_rate(w, -1), ConfigError);
 }
+
+TEST_CASE("one bound per field: a lognormal's sigma is refused by the scenario where the sampler would refuse it") {
+  // The class: two checks of one field with different bounds (validation took sigma up to 10, the sampler 5, so 7
+  // passed the first and failed later, with another message).
+  for (const char* field : {"input_tokens", "output_tokens"}) {
+    CAPTURE(field);
+    CHECK_NOTHROW(parse_workload({{field, {{"dist", "lognormal"}, {"mean", 100}, {"sigma", kMaxLogNormalSigma}}}}));
+    CHECK_THROWS_WITH(parse_workload({{field, {{"dist", "lognormal"}, {"mean", 100}, {"sigma", kMaxLogNormalSigma + 0.1}}}}),
+                      Catch::Contains(std::string("workload.") + field + ".sigma") &&
+                          Catch::Contains("must be in [0, 5], got 5.1"));
+  }
+}
+
+TEST_CASE("percentile keys are read one way: digits and one '.', never what a number parser also takes") {
+  // The class: "p0x5f" was read as p95 (hex) in the SLO while vLLM files refused it.
+  CHECK(parse_percentile_key("p95") == 95.0);
+  CHECK(parse_percentile_key("p99.9") == 99.9);
+  CHECK(parse_percentile_key("p100") == 100.0);
+  for (const char* odd : {"p0x5f", "p1e1", "pinf", "pnan", "p+95", "p-5", "p 95", "p.5", "p95.", "p9.9.9", "p", "95", "P95"}) {
+    CAPTURE(odd);
+    CHECK_FALSE(parse_percentile_key(odd).has_value());
+    const Json sc{{"slo", {{"ttft_ms", {{odd, 100}}}}}};
+    CHECK_THROWS_WITH(scenario_from_json(JsonView(sc, "")), Catch::Contains("expected a percentile key"));
+  }
+  CHECK_THROWS_WITH(scenario_from_json(JsonView(Json{{"slo", {{"ttft_ms", {{"p150", 100}}}}}}, "")),
+                    Catch::Contains("percentile must be in (0, 100], got 150"));
+}

@@ -1,17 +1,25 @@
 #!/usr/bin/env python3
 """Property test of the engine where features meet (issue 29): hypothesis draws scenarios that combine prefix
 caching × client timeouts × several engines (replicas, pipeline parallel, a heterogeneous fleet) × an autoscaler ×
-replica failures × a daily profile × disaggregation × scheduling policies, and runs each through the CLI. Each run must:
+replica failures × a daily profile × disaggregation × sessions (multi-turn conversations) × scheduling policies, and
+runs each through the CLI. Each run must:
 
 * not crash: exit 0, or exit 2 naming a scenario field for a combination the engine refuses (never exit 3, a signal
   or a hang);
 * conserve requests, measured and warm-up apart: offered.arrivals = rejected + completed + failed + timed out +
   unfinished, and the same for the `warmup` counts; the sum of both = the requests issued;
+* conserve session turns: the per-turn table's completed and lost turns = the measured completed requests and the
+  measured failed + timed out + rejected ones; finished + in-progress sessions >= the measured sessions started;
+* bill what was simulated: `cost.period` = the GPU-hour price × GPUs per replica × `fleet.replica_hours`, over
+  `cost.period_hours` = the run's end, and a fixed deployment (no autoscaler) holds every replica and hot spare
+  the whole period;
 * record every request that entered (`--requests-csv`): one row each, the outcome counts equal to the summary's;
 * leave no KV block in use when complete, and flag a run whose clients mostly timed out as unstable;
-* give the same rows whatever `sweep --jobs` (every few examples: a two-seed sweep with 1 and 2 threads).
+* give the same rows whatever `sweep --jobs` (every few examples: a two-seed sweep with 1 and 2 threads);
+* give the same summary from Python's `llmsim.simulate` as from the CLI (every few examples, when `--python DIR`
+  names the built module's directory).
 
-    tests/trust/property_combined.py LLMSIM [--examples N] [--timeout S]
+    tests/trust/property_combined.py LLMSIM [--examples N] [--timeout S] [--python DIR]
 
 Deterministic (derandomized, no database). Exits 1 and prints each failing scenario when one misbehaves.
 """
@@ -37,23 +45,28 @@ def build(d) -> dict:
          "num_requests": d["n"], "seed": d["seed"]}
     if d["warmup"] is not None:
         w["warmup_requests"] = d["warmup"]
-    if d["prefix"]:
+    if d["prefix"] and not d["sessions"]:  # sessions share their system prompts instead
         w["prefix_tokens"], w["prefix_groups"] = d["prefix"]
     if d["timeout"]:
         w["timeout_s"] = d["timeout"]
+    if d["sessions"]:
+        # Conversations: the rate counts sessions; a short think time keeps the runs short.
+        w["sessions"] = {"preset": d["sessions"], "think_time_ms": {"dist": "fixed", "value": 300},
+                         "turns": {"dist": "fixed", "value": 3}}
+        w["arrival"]["rate"] = d["rate"] / 3
     if d["daily"]:
         w["daily_profile"] = [0.5 + 0.1 * ((h * 7) % 11) for h in range(24)]
         w["days"] = 1
     s = {"model": "llama-3.1-8b", "workload": w,
          "engine": {"max_model_len": 8192, "policy": d["policy"]},
-         "hardware": {"gpu": "a100-80gb-sxm"},
+         "hardware": {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": PRICE},
          "slo": {"ttft_ms": {"p95": 2000}, "tpot_ms": {"p95": 100}}}
     if d["policy"] == "vllm" and d["budget"]:
         s["engine"]["max_num_batched_tokens"] = d["budget"]
     layout = d["layout"]
     if layout == "replicas":
         s["hardware"]["replicas"] = d["replicas"]
-        s["hardware"]["router"] = d["router"]
+        s["hardware"]["router"] = d["router"] if not d["sessions"] else "session_affinity"
     elif layout == "pp":
         s["hardware"]["gpu"] = "2xa100-80gb-sxm@pp"
     elif layout == "fleet":
@@ -70,10 +83,16 @@ def build(d) -> dict:
         mtbf_s, on_failure, retries = d["failures"]
         s["failures"] = {"mtbf_h": mtbf_s / 3600, "mttr_h": 5 / 3600, "on_failure": on_failure,
                          "max_retries": retries, "outages": [[2, 3, 0]]}
+        if d["spares"]:
+            s["failures"]["spares"] = 1
     return s
 
 
+PRICE = 2.0  # per GPU-hour, every layout but the fleet (whose members take the catalog's prices)
+GPUS_PER_REPLICA = {"single": 1, "replicas": 1, "pp": 2}
+
 REFUSED = {}  # field named by a refusal -> count (printed: how much of the draw ran)
+RAN = {"sessions": 0, "python": 0}  # runs that exercised these checks (printed)
 
 
 def run(cmd, timeout):
@@ -84,7 +103,65 @@ def run(cmd, timeout):
         return "timeout", "", ""
 
 
-def check_one(llmsim, tmp: Path, scenario: dict, timeout: float, sweep: bool):
+def check_bill(s: dict, scenario: dict, layout: str, rows: list):
+    """None when the run's bill is what it simulated (layouts of one GPU type at PRICE); else the problem."""
+    cost, fleet = s.get("cost"), s.get("fleet")
+    if not cost or not fleet or layout not in GPUS_PER_REPLICA:
+        return None
+    hours, period_h = fleet["replica_hours"], cost["period_hours"]
+    want = PRICE * GPUS_PER_REPLICA[layout] * hours
+    if abs(cost["period"] - want) > 1e-6 * max(want, 1e-9) + 1e-12:
+        return f"bill: cost.period {cost['period']} != {PRICE}/GPU-h x {GPUS_PER_REPLICA[layout]} GPU(s) x {hours} replica-h"
+    last_s = max((float(r["finish_s"]) for r in rows if r["outcome"] != "unfinished"), default=0.0)
+    if period_h * 3600 < last_s - 1e-6 - 1e-9 * last_s:  # the CSV's times have 6 decimals
+        return f"bill: cost.period_hours {period_h} ends before the last request left ({last_s} s)"
+    if "autoscaler" not in scenario:
+        held = scenario["hardware"].get("replicas", 1) + scenario.get("failures", {}).get("spares", 0)
+        if abs(hours - held * period_h) > 1e-9 + 1e-9 * hours:
+            return f"bill: a fixed deployment of {held} replica(s) billed {hours} replica-h over {period_h} h"
+    return None
+
+
+def check_sessions(s: dict):
+    """None when every measured session turn is accounted for; else the problem."""
+    ss = s.get("sessions")
+    if ss is None:
+        return "a session workload's summary has no sessions block"
+    done = sum(t["completed"] for t in ss["by_turn"])
+    lost = sum(t["lost"] for t in ss["by_turn"])
+    if done != s["completed_requests"]:
+        return f"session turns: {done} completed in the per-turn table, {s['completed_requests']} requests completed"
+    want = s["failed_requests"] + s["timed_out_requests"] + s["rejected_requests"]
+    if lost != want:
+        return f"session turns: {lost} lost in the per-turn table, failed + timed out + rejected = {want}"
+    if ss["finished"] + ss["in_progress"] < ss["started"]:
+        return f"sessions: finished {ss['finished']} + in progress {ss['in_progress']} < started {ss['started']}"
+    return None
+
+
+VOLATILE = re.compile(r"wall|elapsed|cpu")
+
+
+def stable(x):
+    """`x` without the keys that measure the machine (wall time), for CLI-vs-Python comparisons."""
+    if isinstance(x, dict):
+        return {k: stable(v) for k, v in x.items() if not VOLATILE.search(k)}
+    if isinstance(x, list):
+        return [stable(v) for v in x]
+    return x
+
+
+def check_python(scenario: dict, cli_summary: dict):
+    import llmsim  # noqa: PLC0415 (only when --python names the module)
+    py = llmsim.simulate(scenario).summary
+    a, b = stable(cli_summary), stable(json.loads(json.dumps(py)))
+    if a != b:
+        diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        return f"Python's summary differs from the CLI's in {diff[:8]}"
+    return None
+
+
+def check_one(llmsim, tmp: Path, scenario: dict, timeout: float, sweep: bool, python: bool = False, layout: str = ""):
     """None when the run behaved; else the problem."""
     f, rows_csv = tmp / "s.json", tmp / "r.csv"
     f.write_text(json.dumps(scenario))
@@ -126,6 +203,19 @@ def check_one(llmsim, tmp: Path, scenario: dict, timeout: float, sweep: bool):
             return f"request records: {counts.get(k, 0)} rows {k}, the summary says {v}"
     if len({r["id"] for r in rows}) != len(rows):
         return "request records: an id appears twice"
+    problem = check_bill(s, scenario, layout, rows)
+    if problem:
+        return problem
+    if "sessions" in scenario["workload"]:
+        RAN["sessions"] += 1
+        problem = check_sessions(s)
+        if problem:
+            return problem
+    if python:
+        RAN["python"] += 1
+        problem = check_python(scenario, s)
+        if problem:
+            return problem
     entered = m + wu["arrivals"] - s["rejected_requests"] - wu["rejected"]
     if s["timed_out_requests"] > 0.5 * max(entered, 1) and s["timed_out_requests"] > 3 * entered ** 0.5 + 8 \
             and not s["unstable"]:
@@ -153,7 +243,11 @@ def main() -> int:
     ap.add_argument("--examples", type=int, default=120, help="hypothesis examples (default 120)")
     ap.add_argument("--timeout", type=float, default=60, help="seconds one run may take (default 60)")
     ap.add_argument("--sweep-every", type=int, default=10, help="a --jobs comparison every N examples (default 10)")
+    ap.add_argument("--python", help="the built Python module's directory: compare llmsim.simulate with the CLI")
+    ap.add_argument("--python-every", type=int, default=7, help="a CLI-vs-Python comparison every N examples (default 7)")
     args = ap.parse_args()
+    if args.python:
+        sys.path.insert(0, args.python)
     try:
         from hypothesis import HealthCheck, given, settings, strategies as st
     except ImportError:
@@ -177,6 +271,8 @@ def main() -> int:
         "router": st.sampled_from(["round_robin", "least_outstanding", "least_kv"]),
         "link_gbps": st.sampled_from([1, 100]),
         "transfer": st.sampled_from(["after_prefill", "layerwise"]),
+        "sessions": st.one_of(st.none(), st.none(), st.sampled_from(["chat", "agent"])),
+        "spares": st.booleans(),
         "autoscaler": st.one_of(st.none(), st.sampled_from([0.05, 1.0, 15.0])),
         "failures": st.one_of(st.none(), st.tuples(st.sampled_from([1.0, 30.0]), st.sampled_from(["requeue", "fail"]),
                                                    st.integers(0, 3))),
@@ -193,7 +289,8 @@ def main() -> int:
             nonlocal tried
             tried += 1
             scenario = build(feat)
-            problem = check_one(args.llmsim, tmp, scenario, args.timeout, tried % args.sweep_every == 0)
+            problem = check_one(args.llmsim, tmp, scenario, args.timeout, tried % args.sweep_every == 0,
+                                bool(args.python) and tried % args.python_every == 0, feat["layout"])
             if problem:
                 failures.append((scenario, problem))
 
@@ -201,7 +298,7 @@ def main() -> int:
     refused = sum(REFUSED.values())
     print(f"combined property test: {tried} scenarios in {time.monotonic() - started:.0f} s: {tried - refused} ran, "
           f"{refused} refused by name ({', '.join(f'{k}: {v}' for k, v in sorted(REFUSED.items()))}); "
-          f"{len(failures)} misbehaved")
+          f"{RAN['sessions']} session workloads, {RAN['python']} compared with Python; {len(failures)} misbehaved")
     for scenario, problem in failures:
         print(f"FAIL {problem}\n     {json.dumps(scenario)}")
     return 1 if failures else 0

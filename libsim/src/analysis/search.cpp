@@ -92,6 +92,25 @@ std::vector<SearchAxis> default_search_axes(const std::vector<std::string>& gpus
           {"engine.max_num_batched_tokens", {2048, 4096, 8192, 16384}}};
 }
 
+std::vector<SearchAxis> with_default_gpu_axis(std::vector<SearchAxis> given, const std::vector<std::string>& gpus,
+                                              const Json& base) {
+  const auto places_cards = [](const std::string& p) {
+    return p == "hardware.gpu" || p.starts_with("hardware.fleet") || p == "disaggregation" ||
+           (p.starts_with("disaggregation.") && (p.ends_with(".gpu") || p.ends_with("prefill") || p.ends_with("decode")));
+  };
+  for (const auto& a : given)
+    if (places_cards(a.path)) return given;
+  const auto has = [&](const char* section, const char* key) {
+    return base.is_object() && base.contains(section) && base[section].is_object() && base[section].contains(key) &&
+           !base[section][key].is_null();
+  };
+  if ((base.is_object() && base.contains("disaggregation") && !base["disaggregation"].is_null()) ||
+      has("hardware", "fleet"))
+    return given;  // the scenario's cards are in its pools or its fleet: a hardware.gpu axis would only be refused
+  given.insert(given.begin(), default_search_axes(gpus).front());
+  return given;
+}
+
 void SearchOptions::validate(const std::string& path) const {
   Problems p;
   if (!(target_qps > 0) || !std::isfinite(target_qps))
@@ -119,6 +138,12 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
   if (base.contains("hardware") && base["hardware"].is_object() && base["hardware"].contains("fleet"))
     throw ConfigError("hardware.fleet", "search explores one card type per deployment; give the base as a plain "
                                         "hardware section (a fleet is evaluated with `capacity`)");
+  // Nor the pools of a disaggregated deployment: search sizes hardware.replicas of one card, which such a scenario does
+  // not use (an axis over disaggregation.decode.gpu was refused as "set disaggregation.<pool>.gpu", the axis given).
+  if (base.contains("disaggregation") && !base["disaggregation"].is_null())
+    throw ConfigError("disaggregation", "search sizes the replicas of one deployment (hardware.gpu x hardware.replicas); "
+                                        "a disaggregated scenario's pools are not searched: compare prefill/decode "
+                                        "splits with `sweep` over disaggregation.* axes, and size one with `capacity`");
   // Every path must be a scenario field: try each on the base.
   std::int64_t total = 1;
   for (std::size_t i = 0; i < axes.size(); ++i) {

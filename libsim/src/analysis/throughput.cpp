@@ -47,6 +47,8 @@ spec::Scenario offline_scenario(const spec::Scenario& scenario, const Throughput
   }
   // Every request is queued at t = 0: a time of day has no meaning, so a daily profile (which scales a Poisson
   // rate, and refused the offline arrivals with "use process poisson") is dropped with the rate it scaled.
+  // Its day-long request count (a profile without num_requests runs the whole day) goes with it: the default count.
+  if (!w.daily_profile.empty() && w.num_requests == spec::kDailyProfileRequests) w.num_requests = spec::Workload{}.num_requests;
   w.daily_profile = spec::DailyProfile{};
   w.days = 1;
   if (options.num_requests > 0) w.num_requests = options.num_requests;

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "llmsim/core/error.hpp"
+#include "llmsim/spec/slo.hpp"
 
 namespace llmsim::analysis {
 
@@ -108,14 +109,10 @@ std::optional<VllmLatencyStat> parse_vllm_latency_key(const std::string& key) {
     s.statistic = stat;
     return s;
   }
-  if (stat.size() < 2 || stat[0] != 'p') return std::nullopt;
-  // vLLM writes p99, p99.9: digits and one '.', nothing strtod would also take (hex "p0x5f", "pinf", "p1e2").
-  if (stat.find_first_not_of("0123456789.", 1) != std::string::npos || stat[1] == '.' ||
-      std::count(stat.begin(), stat.end(), '.') > 1)
-    return std::nullopt;
-  char* end = nullptr;
-  const double q = std::strtod(stat.c_str() + 1, &end);
-  if (end != stat.c_str() + stat.size() || !(q > 0 && q <= 100)) return std::nullopt;
+  // vLLM writes p99, p99.9: nothing strtod would also take (hex "p0x5f", "pinf", "p1e2").
+  const std::optional<double> pq = spec::parse_percentile_key(stat);
+  if (!pq || !(*pq > 0 && *pq <= 100)) return std::nullopt;
+  const double q = *pq;
   s.statistic = "p";
   s.percentile = q;
   return s;

@@ -52,6 +52,13 @@ class Disaggregation {
   std::int32_t hand_over(std::int32_t seq, Seq& s, const HeldKv& held, const std::vector<Replica>& replicas, double now_s);
   /// Pull: the prefill replica's hold on `seq`'s blocks, once its read ended (forgotten here).
   HeldKv take_held(std::int32_t seq);
+  /// Pull: the prefill replica's hold on `seq`'s blocks (nullptr when none), and how many requests' it holds (the
+  /// lifecycle's KV check, kv_holdings.hpp).
+  const HeldKv* find_held(std::int32_t seq) const {
+    const auto it = held_.find(seq);
+    return it == held_.end() ? nullptr : &it->second;
+  }
+  std::size_t held_count() const noexcept { return held_.size(); }
   /// The KV of `s` (prefilled on `prefill_replica`) crosses that replica's link from `now_s` (push: the prefill's
   /// end; pull: the decode admission): returns when it has arrived (sets s.remote_tokens).
   double transfer(Seq& s, std::int32_t prefill_replica, double now_s);

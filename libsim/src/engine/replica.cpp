@@ -33,9 +33,8 @@ void Replica::enqueue(std::int32_t i) {
   LLMSIM_CHECK(!s.timed_out, "a request routed after its client timed out");
   LLMSIM_DEEP_CHECK(s.own_blocks == 0 && s.prefix_blocks == 0 && !s.finished, "a request routed with blocks held or finished");
   s.replica = index_;
-  transition(s, SeqState::waiting);
+  enter_engine(s, *outstanding_);
   waiting_.push_back(i);
-  ++*outstanding_;
 }
 
 // ---- running list ----
@@ -502,8 +501,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       emitting_ -= step_ - e.step;  // a step never emits more than the sequence's remaining output
       s.generated = s.output;
       s.last_token_s = now_s;
-      s.finished = true;
-      --*outstanding_;
+      finish_at_engine(s, *outstanding_);
       finished.push_back(e.seq);
       if (is_static) {
         ++static_done_;
@@ -531,8 +529,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       if (it != chunked_partial_.end()) chunked_partial_.erase(it);
     }
     if (cfg_.prefill_only) {  // disaggregation: the KV leaves for the decode pool, its blocks held until it has
-      transition(s, SeqState::handoff);
-      --*outstanding_;
+      leave_engine(s, SeqState::handoff, *outstanding_);
       unlink(i);
       finished.push_back(i);
       continue;
@@ -545,8 +542,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
     s.generated += 1;
     s.ctx0 = s.prefill_target;
     if (s.generated >= s.output) {
-      s.finished = true;
-      --*outstanding_;
+      finish_at_engine(s, *outstanding_);
       finished.push_back(i);
       if (is_static) {
         ++static_done_;
@@ -578,10 +574,13 @@ void Replica::evict_all(double now_s, std::vector<std::int32_t>& out, std::vecto
   auto take = [&](std::int32_t i) {
     Seq& s = (*pool_)[i];
     if (s.finished) {  // static-batching padding: reported when its last token came, only holding a slot
+      s.own_blocks = s.prefix_blocks = 0;
       transition(s, SeqState::done);
       pool_->release(i);
       return;
     }
+    evicted_from_engine(s, *outstanding_);
+    s.own_blocks = s.prefix_blocks = 0;  // its KV went with the replica's (the pool restarts fresh below)
     produced.push_back(s.state == SeqState::decoding ? std::min(s.output, s.gen_base + (step_ - s.k0)) : s.generated);
     out.push_back(i);
   };
@@ -592,6 +591,9 @@ void Replica::evict_all(double now_s, std::vector<std::int32_t>& out, std::vecto
   }
   for (; !waiting_.empty(); waiting_.pop_front()) take(waiting_.front());
   for (; !swapped_.empty(); swapped_.pop_front()) take(swapped_.front());
+  // Every request it counted was running, waiting or swapped (a KV read in flight is disaggregation's, which
+  // failures do not combine with).
+  LLMSIM_DEEP_CHECK(*outstanding_ == 0, "a failed replica counted a request it did not hold");
   // Restart empty, keeping what was measured so far.
   Replica fresh(index_, record_.virtual_engine, cfg_, kv_initial_, *cost_, *pool_, *metrics_, outstanding_);
   fresh.work_ = work_;

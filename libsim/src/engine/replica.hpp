@@ -258,6 +258,8 @@ struct SaturationTotals {
   double seq_time = 0;        ///< Σ sequences × duration
 };
 
+struct KvHoldings;  // kv_holdings.hpp
+
 /// KV blocks a prefill replica holds for a handed-off request (own and shared prefix blocks).
 struct HeldKv {
   std::int64_t own = 0, prefix = 0;
@@ -340,6 +342,12 @@ class Replica {
   /// when no iteration is in flight). A request that leaves goes back to the pool; under static batching a running
   /// one becomes padding until its batch ends. Returns the output tokens it had produced (wasted work).
   std::int64_t cancel(std::int32_t seq);
+
+  // ---- the lifecycle's KV invariant (kv_holdings.hpp) ----
+  /// Adds what request `s`, held here, holds of this replica's KV (and whether it counts in outstanding()) to `out`.
+  void add_holding(const Seq& s, KvHoldings& out) const;
+  /// Adds `own` private blocks and `s`'s first `prefix` shared blocks (a handed-off request's, held here) to `out`.
+  void add_holding(const Seq& s, std::int64_t own, std::int64_t prefix, KvHoldings& out) const;
 
  private:
   // Running list (admission order; the tail is the preemption victim).

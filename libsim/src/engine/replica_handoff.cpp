@@ -56,8 +56,7 @@ void Replica::drop_received(std::int32_t i, double now_s) {
   LLMSIM_CHECK(s.state == SeqState::receiving && s.timed_out, "dropping a KV read of a request that is still wanted");
   kv_.release(s.own_blocks);
   s.own_blocks = 0;
-  --*outstanding_;
-  transition(s, SeqState::waiting);  // out of the read; the caller ends it (done, slot released)
+  leave_engine(s, SeqState::waiting, *outstanding_);  // out of the read; the caller ends it (done, slot released)
   kv_used_.set(now_s, static_cast<double>(kv_.used()));
 }
 

@@ -31,6 +31,7 @@
 // in the sanitizer tree (LLMSIM_SANITIZE defines LLMSIM_DEEP_CHECKS), compiled out otherwise.
 #if !defined(NDEBUG) || defined(LLMSIM_DEEP_CHECKS)
 #define LLMSIM_DEEP_CHECK(cond, msg) LLMSIM_CHECK(cond, msg)
+#define LLMSIM_DEEP_CHECKS_ON 1
 #else
 #define LLMSIM_DEEP_CHECK(cond, msg) \
   do {                               \
@@ -66,6 +67,41 @@ inline void transition(Seq& s, SeqState to) {
   if (!legal_transition(s.state, to)) [[unlikely]]
     illegal_transition(s.state, to);
   s.state = to;
+}
+
+// ---- an engine's count of its requests (Replica::outstanding, which the router reads) and Seq::finished ----
+// A request counts at the engine it was routed to from its enqueue until it leaves that engine's care: its last token
+// (finished; static batching keeps it as padding, no longer counted), its client's cancel (timed out), its prompt
+// handed off to the decode pool, or the engine's failure. These three moves are the only edits of the count and of
+// Seq::finished, so a mechanism cannot let go of a request and forget the count (or count it twice).
+
+/// Routed to an engine: it waits there and counts.
+inline void enter_engine(Seq& s, std::int64_t& outstanding) {
+  transition(s, SeqState::waiting);
+  ++outstanding;
+}
+
+/// Its last token (or, static batching, a cancelled member kept as padding): finished, no longer counted. The state
+/// stays: the caller moves it to done, or keeps it in the batch as padding.
+inline void finish_at_engine(Seq& s, std::int64_t& outstanding) {
+  LLMSIM_DEEP_CHECK(!s.finished && outstanding > 0, "a request finished twice, or at an engine that did not count it");
+  s.finished = true;
+  --outstanding;
+}
+
+/// Leaves its engine unfinished, moving to `to`: cancelled (done), handed off (handoff), a dropped KV read (waiting:
+/// the caller ends it).
+inline void leave_engine(Seq& s, SeqState to, std::int64_t& outstanding) {
+  LLMSIM_DEEP_CHECK(!s.finished && outstanding > 0, "a request left an engine that did not count it");
+  --outstanding;
+  transition(s, to);
+}
+
+/// The engine failed (Replica::evict_all): a request it held leaves it and is no longer counted there; the failure's
+/// handler (Simulation::requeue_or_fail) moves it on — a retry, or an exit. Padding (finished) was not counted.
+inline void evicted_from_engine([[maybe_unused]] const Seq& s, std::int64_t& outstanding) {
+  LLMSIM_DEEP_CHECK(!s.finished && outstanding > 0, "an evicted request was not counted at its engine");
+  --outstanding;
 }
 
 /// The retry move: a replica failure evicted a request that was held (waiting, in prefill, decoding, swapped, handed

@@ -102,6 +102,10 @@ class Simulation {
   std::int64_t waiting_total() const;
   void sample_state(double now_s);
   void event_loop();
+  /// The lifecycle's invariants over every request in flight (kv_holdings.hpp): each engine's KV blocks in use are
+  /// what its requests hold, its outstanding count is the unfinished requests routed to it, a free or done request
+  /// holds nothing. InternalError otherwise. Called where LLMSIM_DEEP_CHECK is on.
+  void check_holdings() const;
   void finish(double end_s);
 
   const spec::ResolvedScenario& rs_;

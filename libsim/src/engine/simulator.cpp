@@ -529,10 +529,17 @@ void Simulation::event_loop() {
     } else {  // iteration_done of a synthetic server
       on_service_done(e.target, e.time_s);
     }
+#ifdef LLMSIM_DEEP_CHECKS_ON
+    // The lifecycle's invariants over every request in flight (O(requests) each): the first events, then every 64th.
+    if (result_.events < 256 || result_.events % 64 == 0) check_holdings();
+#endif
   }
   if (!monitor_->stop() && events_.empty() && ledger_.in_system() > 0)
     throw InternalError("simulation stalled with " + std::to_string(ledger_.in_system()) + " requests unfinished");
   if (runs_) settle_all(end_s);  // a run cut off by the horizon or an early stop: its steps until the end
+#ifdef LLMSIM_DEEP_CHECKS_ON
+  check_holdings();
+#endif
   if (monitor_->complete()) {  // where every request is: nowhere — no engine holds one, or a KV block for one
     LLMSIM_CHECK(ledger_.in_system() == 0 && pending_.empty(), "a complete run with requests in the system");
     for (const auto& r : replicas_)

@@ -49,8 +49,7 @@ std::int64_t Replica::cancel(std::int32_t i) {
     default:
       throw InternalError("cancelling a request that is not held by a replica");
   }
-  --*outstanding_;
-  transition(s, SeqState::done);
+  leave_engine(s, SeqState::done, *outstanding_);
   pool_->release(i);
   return produced;
 }
@@ -62,13 +61,12 @@ void Replica::apply_cancels() {
     // Gone meanwhile: it emitted its last token in the step that was in flight (and left, or is padding), and its
     // slot may hold another request by now.
     if (s.id != id || !s.timed_out || s.finished || (s.state != SeqState::prefill && s.state != SeqState::decoding)) continue;
-    --*outstanding_;
     if (is_static) {  // padding until the batch ends, holding its slot and growing with the batch
       LLMSIM_CHECK(s.state == SeqState::decoding, "static batching: a running request outside the decode set");
       const std::int64_t tokens = tokens_now(s);
       leave_decoding(i);
       s.ctx0 = tokens;
-      s.finished = true;
+      finish_at_engine(s, *outstanding_);
       ++static_done_;
       start_decoding(i, last_decode_end_s_, false);
       continue;
@@ -81,7 +79,7 @@ void Replica::apply_cancels() {
       if (it != chunked_partial_.end()) chunked_partial_.erase(it);
     }
     unlink(i);
-    transition(s, SeqState::done);
+    leave_engine(s, SeqState::done, *outstanding_);
     pool_->release(i);
   }
   cancels_.clear();

@@ -288,7 +288,8 @@ LengthSampler::LengthSampler(const spec::LengthDist& dist, const std::string& pa
                  },
                  [&](const spec::LogNormalLength& d) {
                    if (!(d.mean > 0)) p.add(path + ".mean", "must be > 0, got " + format_given(d.mean));
-                   if (!(d.sigma >= 0) || d.sigma > 5) p.add(path + ".sigma", "must be in [0, 5], got " + format_given(d.sigma));
+                   if (!(d.sigma >= 0) || d.sigma > spec::kMaxLogNormalSigma)  // validate() checked it; a sampler built alone too
+                     p.add(path + ".sigma", "must be in [0, " + format_value(spec::kMaxLogNormalSigma) + "], got " + format_given(d.sigma));
                    sigma_ = d.sigma;
                    mu_ = d.mean > 0 ? std::log(d.mean) - d.sigma * d.sigma / 2 : 0;
                    mean_ = d.mean;
@@ -342,6 +343,11 @@ ArrivalSampler::ArrivalSampler(const spec::ArrivalSpec& spec, const std::string&
   if (std::holds_alternative<spec::ClosedLoop>(spec_)) throw InternalError("ArrivalSampler given a closed loop");
   if (std::holds_alternative<spec::TraceReplay>(spec_)) throw InternalError("ArrivalSampler given a trace");
   spec::validate_arrival(spec_, path);  // the one set of bounds (spec/workload.cpp)
+  if (const auto* pw = std::get_if<spec::PiecewiseArrivals>(&spec_); pw && pw->period_s > 0) {
+    spec::PiecewiseArrivals one = *pw;
+    one.periods = 1;
+    period_count_ = spec::piecewise_count(one, pw->period_s);  // expected arrivals per period
+  }
 }
 
 namespace {
@@ -350,7 +356,9 @@ namespace {
 /// `now` is where the integrated rate Λ(t) − Λ(now) reaches the unit-exponential draw `e` (a time change of a
 /// unit-rate Poisson process: exact, and O(segments crossed)). +inf when the rate stays 0 for good. `segment` is
 /// where the last call's arrival fell: arrivals move forward, so `now` is usually still in it (checked, else searched).
-double next_piecewise(const std::vector<std::pair<double, double>>& rates, double now, double e, std::size_t& segment) {
+/// The last segment ends at `end_s` (+inf: never); +inf then leaves in `e` what is left of the draw after it.
+double next_piecewise(const std::vector<std::pair<double, double>>& rates, double now, double& e, std::size_t& segment,
+                      double end_s) {
   std::size_t j = segment;
   // The segment holding now: the last one starting at or before it (the first when none does).
   if (!(j < rates.size() && rates[j].first <= now && (j + 1 == rates.size() || now < rates[j + 1].first))) {
@@ -361,7 +369,7 @@ double next_piecewise(const std::vector<std::pair<double, double>>& rates, doubl
   }
   double t = now;
   for (; j < rates.size(); ++j) {
-    const double end = j + 1 < rates.size() ? rates[j + 1].first : std::numeric_limits<double>::infinity();
+    const double end = j + 1 < rates.size() ? rates[j + 1].first : end_s;
     const double r = rates[j].second;
     if (r > 0) {
       if (e < r * (end - t)) {
@@ -371,6 +379,28 @@ double next_piecewise(const std::vector<std::pair<double, double>>& rates, doubl
       e -= r * (end - t);
     }
     t = end;
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+/// A repeated period (a compiled daily profile, spec::PiecewiseArrivals::period_s) by the same time change: the rest
+/// of the current period, then whole periods of `per_period` expected arrivals at once, then the period that holds
+/// the arrival. O(segments crossed in two periods), whatever the number of periods; +inf after the last one.
+double next_periodic(const spec::PiecewiseArrivals& a, double per_period, double now, double e, std::size_t& segment) {
+  const double horizon = a.period_s * static_cast<double>(a.periods);
+  double start = std::floor(std::max(now, 0.0) / a.period_s) * a.period_s;
+  double pos = std::clamp(now - start, 0.0, a.period_s);
+  for (int guard = 0; guard < 8 && start < horizon; ++guard) {
+    const double t = next_piecewise(a.rates, pos, e, segment, a.period_s);
+    if (std::isfinite(t)) return start + t;  // inside this period
+    start += a.period_s;
+    pos = 0;
+    segment = 0;
+    if (!(per_period > 0)) break;
+    // Rounding may leave e just above a period's intensity, hence the loop.
+    const double k = std::floor(e / per_period);
+    e -= k * per_period;
+    start += k * a.period_s;
   }
   return std::numeric_limits<double>::infinity();
 }
@@ -421,7 +451,9 @@ double ArrivalSampler::next(double now_s, RandomEngine& rng) {
             return next_onoff(a, now_s, boost::random::exponential_distribution<double>(1.0)(rng));
           },
           [&](const spec::PiecewiseArrivals& a) {
-            return next_piecewise(a.rates, now_s, boost::random::exponential_distribution<double>(1.0)(rng), segment_);
+            double e = boost::random::exponential_distribution<double>(1.0)(rng);
+            if (a.period_s > 0) return next_periodic(a, period_count_, now_s, e, segment_);
+            return next_piecewise(a.rates, now_s, e, segment_, std::numeric_limits<double>::infinity());
           },
           [&](const spec::OfflineArrivals&) { return now_s; },
           [&](const spec::ClosedLoop&) -> double { throw InternalError("closed loop has no arrival sampler"); },

@@ -29,10 +29,10 @@ PiecewiseArrivals compile_daily_profile(const DailyProfile& profile, int days, d
   PiecewiseArrivals a;
   a.rates.clear();
   const auto pts = day_points(profile);
-  a.rates.reserve(pts.size() * static_cast<std::size_t>(std::max(days, 1)) + 1);
-  for (int d = 0; d < days; ++d)
-    for (const auto& [t, m] : pts) a.rates.emplace_back(kSecondsPerDay * d + t, base_rate * m);
-  a.rates.emplace_back(kSecondsPerDay * std::max(days, 1), 0.0);  // the last day ends the arrivals
+  a.rates.reserve(pts.size());
+  for (const auto& [t, m] : pts) a.rates.emplace_back(t, base_rate * m);
+  a.period_s = kSecondsPerDay;  // one day, repeated: memory and work are one day's however many days
+  a.periods = std::max(days, 1);
   return a;
 }
 

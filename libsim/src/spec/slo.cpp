@@ -1,10 +1,22 @@
 #include "llmsim/spec/slo.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "llmsim/core/error.hpp"
 
 namespace llmsim::spec {
+
+std::optional<double> parse_percentile_key(const std::string& key) {
+  if (key.size() < 2 || key[0] != 'p' || key[1] == '.' || key.back() == '.') return std::nullopt;
+  if (key.find_first_not_of("0123456789.", 1) != std::string::npos) return std::nullopt;
+  if (std::count(key.begin(), key.end(), '.') > 1) return std::nullopt;
+  char* end = nullptr;
+  const double q = std::strtod(key.c_str() + 1, &end);
+  if (end != key.c_str() + key.size()) return std::nullopt;
+  return q;
+}
 
 std::string to_string(SloMetric m) {
   switch (m) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "llmsim/core/error.hpp"
@@ -93,6 +94,9 @@ void check_arrival(const ArrivalSpec& a, const std::string& path, Problems& p) {
                      any_positive = any_positive || r > 0;
                    }
                    if (!any_positive) p.add(path + ".rates", "every rate is 0: no request would ever arrive");
+                   // A repeated period (a compiled daily profile): its breakpoints lie inside it.
+                   if (x.period_s > 0 && (x.rates.back().first >= x.period_s || x.periods < 1))
+                     throw InternalError("a repeated arrival schedule with a breakpoint outside its period");
                  },
              },
              a);
@@ -102,9 +106,10 @@ void check_arrival(const ArrivalSpec& a, const std::string& path, Problems& p) {
 /// closed loops, traces and offline runs (their spans are not set by a rate).
 std::optional<double> expected_span(const ArrivalSpec& a, double n) {
   if (const auto* pw = std::get_if<PiecewiseArrivals>(&a)) {
-    // Bisection on the expected count; a schedule that ends (last rate 0) stops at its last breakpoint.
-    const double last = pw->rates.back().first;
-    if (pw->rates.back().second <= 0 && piecewise_count(*pw, last) <= n) return last;
+    // Bisection on the expected count; a schedule that ends (last rate 0, or its last period) stops there.
+    const bool repeats = pw->period_s > 0;
+    const double last = repeats ? pw->period_s * static_cast<double>(pw->periods) : pw->rates.back().first;
+    if ((repeats || pw->rates.back().second <= 0) && piecewise_count(*pw, last) <= n) return last;
     double lo = 0, hi = std::max(1.0, last);
     while (piecewise_count(*pw, hi) < n && hi < 1e300) hi *= 2;
     for (int i = 0; i < 200 && hi - lo > 1e-9 * hi; ++i) {
@@ -231,8 +236,8 @@ void check_length(const LengthDist& d, const std::string& path, Problems& p) {
                    if (!finite_positive(x.mean) || x.mean < 1 || x.mean > kMaxTokens) {
                      p.add(path + ".mean", "must be in [1, 1e9] tokens, got " + format_given(x.mean));
                    }
-                   if (!finite_non_negative(x.sigma) || x.sigma > 10) {
-                     p.add(path + ".sigma", "must be in [0, 10], got " + format_given(x.sigma));
+                   if (!finite_non_negative(x.sigma) || x.sigma > kMaxLogNormalSigma) {
+                     p.add(path + ".sigma", "must be in [0, " + format_value(kMaxLogNormalSigma) + "], got " + format_given(x.sigma));
                    }
                  },
                  [&](const EmpiricalLength& x) {
@@ -410,13 +415,27 @@ bool offline_workload(const Workload& w) {
   return true;
 }
 
-double piecewise_count(const PiecewiseArrivals& a, double t) {
+namespace {
+
+/// Expected arrivals of the schedule's segments in [0, t]; the last segment ends at `end` (+inf: never).
+double segments_count(const PiecewiseArrivals& a, double t, double end_s) {
   double n = 0;
   for (std::size_t i = 0; i < a.rates.size() && a.rates[i].first < t; ++i) {
-    const double end = i + 1 < a.rates.size() ? std::min(t, a.rates[i + 1].first) : t;
+    const double end = std::min(t, i + 1 < a.rates.size() ? a.rates[i + 1].first : end_s);
     n += a.rates[i].second * (end - a.rates[i].first);
   }
   return n;
+}
+
+}  // namespace
+
+double piecewise_count(const PiecewiseArrivals& a, double t) {
+  if (a.period_s <= 0) return segments_count(a, t, std::numeric_limits<double>::infinity());
+  // Whole periods, then the part of the next one (none after the last period: the arrivals ended).
+  const double per_period = segments_count(a, a.period_s, a.period_s);
+  const double whole = std::min(std::floor(std::max(t, 0.0) / a.period_s), static_cast<double>(a.periods));
+  const double rest = whole < static_cast<double>(a.periods) ? segments_count(a, t - whole * a.period_s, a.period_s) : 0;
+  return whole * per_period + rest;
 }
 
 std::optional<double> offered_rate(const Workload& w) {

@@ -103,19 +103,10 @@ SloSpec read_slo(const JsonView& v) {
     for (auto it = m.json().begin(); it != m.json().end(); ++it) {
       const std::string& key = it.key();
       const std::string kp = m.child_path(key);
-      // Percentile keys are written "p50", "p95", "p99.9".
-      double pct = 0;
-      bool ok = key.size() > 1 && key[0] == 'p';
-      if (ok) {
-        std::size_t used = 0;
-        try {
-          pct = std::stod(key.substr(1), &used);
-        } catch (const std::exception&) {
-          ok = false;
-        }
-        ok = ok && used == key.size() - 1 && std::isfinite(pct);
-      }
-      if (!ok) throw ConfigError(kp, "expected a percentile key such as p50, p95 or p99.9");
+      // Percentile keys are written "p50", "p95", "p99.9" (not "p0x5f", which a number parser reads as 95).
+      const std::optional<double> key_pct = parse_percentile_key(key);
+      if (!key_pct) throw ConfigError(kp, "expected a percentile key such as p50, p95 or p99.9");
+      const double pct = *key_pct;
       if (!(pct > 0 && pct <= 100)) throw ConfigError(kp, "percentile must be in (0, 100], got " + format_given(pct));
       SloTarget t;
       t.metric = static_cast<SloMetric>(mi);

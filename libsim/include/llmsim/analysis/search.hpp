@@ -37,6 +37,13 @@ struct SearchAxis {
 /// lossy weight or KV formats are searched only when an axis (or the base scenario's quant) asks for them.
 std::vector<SearchAxis> default_search_axes(const std::vector<std::string>& gpus = {});
 
+/// The axes of a search whose `given` axes replace the defaults (the CLI's --axis): the default hardware.gpu axis
+/// over `gpus` stays first unless the cards are placed already — by a given axis (hardware.gpu, a pool's
+/// disaggregation.prefill/decode.gpu, hardware.fleet) or by the base scenario `base` itself (its cards in
+/// disaggregation or hardware.fleet, where hardware.gpu is not used). One rule for every face.
+std::vector<SearchAxis> with_default_gpu_axis(std::vector<SearchAxis> given, const std::vector<std::string>& gpus,
+                                              const Json& base);
+
 struct SearchOptions {
   double target_qps = 0;                    ///< req/s the fleet must carry within the SLO (> 0)
   std::optional<double> budget_per_month;   ///< configurations whose monthly bill would exceed it are dropped

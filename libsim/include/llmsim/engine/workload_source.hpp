@@ -89,6 +89,7 @@ class ArrivalSampler {
  private:
   spec::ArrivalSpec spec_;
   std::size_t segment_ = 0;  ///< piecewise: the segment of the last arrival
+  double period_count_ = 0;  ///< piecewise with a repeated period: the expected arrivals of one period
 };
 
 }  // namespace llmsim::engine

@@ -16,6 +16,12 @@ struct SloTarget {
   double max_ms = 2000;
 };
 
+/// The number of a percentile key written "p50", "p95", "p99.9" (an SLO's keys, vLLM's p99_ttft_ms): 'p', then digits
+/// with at most one inner '.'. nullopt for anything else — also what strtod would take besides ("p0x5f" is hex for
+/// 95, "p1e1", "pinf", " p95", "p+95"). The caller checks the range (0, 100]. The one reader of percentile keys (the
+/// scenario's SLO and vLLM's files).
+std::optional<double> parse_percentile_key(const std::string& key);
+
 struct SloSpec {
   std::vector<SloTarget> targets;
   /// When set, the SLO also requires this fraction of requests to be good (meet every max_ms themselves).

@@ -50,7 +50,16 @@ struct OfflineArrivals { double weight = 1.0; };
 /// Poisson with a rate that is piecewise constant in time: `rates` = [(from_s, req/s), ...] with from_s strictly
 /// increasing from 0; the last rate holds for ever (0 ends the arrivals). E.g. a 3x one-minute spike:
 /// [(0, 4), (60, 12), (120, 4)].
-struct PiecewiseArrivals { std::vector<std::pair<double, double>> rates{{0.0, 1.0}}; };
+///
+/// A compiled daily profile repeats one period: with `period_s` > 0, `rates` covers [0, period_s) (its last rate
+/// holds until period_s) and the schedule repeats `periods` times, then the arrivals end. Its memory and the work of
+/// every count are one period's, whatever the number of days (a day of 10,000 CSV rows over years of days was
+/// expanded day by day: gigabytes, minutes).
+struct PiecewiseArrivals {
+  std::vector<std::pair<double, double>> rates{{0.0, 1.0}};
+  double period_s = 0;        ///< > 0: `rates` is one period, repeated
+  std::int64_t periods = 1;   ///< how many (period_s > 0)
+};
 using ArrivalSpec = std::variant<PoissonArrivals, GammaArrivals, ConstantArrivals, OnOffArrivals, ClosedLoop,
                                  TraceReplay, OfflineArrivals, PiecewiseArrivals>;
 
@@ -142,8 +151,9 @@ std::optional<double> offered_rate(const Workload& w);
 bool offline_workload(const Workload& w);
 /// Checks one arrival process on its own (rates, CVs, phase lengths, schedule order); ConfigError at `path`.
 void validate_arrival(const ArrivalSpec& a, const std::string& path);
-/// The piecewise schedule of a Poisson base rate under a daily profile over `days` days: breakpoints at each
-/// hour (or CSV time) of each day at base_rate × multiplier, then 0 at days × 86400 s (the arrivals end).
+/// The piecewise schedule of a Poisson base rate under a daily profile over `days` days: one day's breakpoints at
+/// each hour (or CSV time) at base_rate × multiplier, repeated `days` times (period_s 86400), then 0 (the arrivals
+/// end).
 PiecewiseArrivals compile_daily_profile(const DailyProfile& profile, int days, double base_rate);
 /// Reads a daily profile CSV (columns time_s and rate; strict numbers): ConfigError naming `path` for a file
 /// that cannot be read and "file:line:field" for a bad row. Validation of the values is DailyProfile's.
