@@ -152,6 +152,7 @@ void Replica::release_blocks(Seq& s) {
 // visible in the trace: those blocks count as misses (at most one hash block per request).
 
 std::uint64_t Replica::block_key(const Seq& s, std::int64_t k) const {
+  if (s.chain_blocks > 0) return s.chain[k];  // a session turn's keys, hashed once by its session (one per block)
   const std::int64_t j = ((k + 1) * kv_.block_size() - 1) / cfg_.hash_block_tokens;
   return KvBlockManager::block_key(s.chain[j], k);
 }

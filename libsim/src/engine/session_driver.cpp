@@ -57,6 +57,7 @@ std::int32_t SessionDriver::start() {
   s.history_key.clear();
   s.stream.clear();
   s.chain.clear();
+  s.keys.clear();
   s.active = true;
   // A shared system prompt's length is drawn from its own stream (seeded by its index), so every session using it
   // sees the same prompt with nothing stored per prompt; 0 = every session its own.
@@ -107,6 +108,7 @@ SessionTurnDraw SessionDriver::draw_turn(std::int32_t slot) {
   if (prefix_caching_ && !d.too_long) {
     hash_blocks(s, drop, input, output);
     d.chain = &s.chain;
+    d.keys = &s.keys;
   }
   return d;
 }
@@ -147,6 +149,7 @@ void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input
   const std::int64_t blocks = (input + output) / B;
   const std::int64_t kept = std::min<std::int64_t>(shared / B, static_cast<std::int64_t>(s.chain.size()));
   s.chain.resize(static_cast<std::size_t>(blocks));
+  s.keys.resize(static_cast<std::size_t>(blocks));
   if (kept < blocks) {
     std::size_t p = 0;
     std::int64_t off = kept * B;  // tokens of pieces_[p] consumed: the first block to hash starts there
@@ -168,6 +171,7 @@ void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input
         }
       }
       s.chain[static_cast<std::size_t>(k)] = parent = KvBlockManager::chain_hash(parent, content);
+      s.keys[static_cast<std::size_t>(k)] = KvBlockManager::block_key(parent, k);
     }
   }
   s.stream.swap(pieces_);  // the scratch keeps the old stream's capacity: nothing allocated in the steady state
@@ -196,7 +200,7 @@ std::size_t SessionDriver::state_bytes() const noexcept {
                       pieces_.capacity() * sizeof(Piece);
   for (const Session& s : sessions_)
     bytes += s.history.capacity() * sizeof(spec::SessionTurn) + s.history_key.capacity() * sizeof(std::uint64_t) +
-             s.stream.capacity() * sizeof(Piece) + s.chain.capacity() * sizeof(std::uint64_t);
+             s.stream.capacity() * sizeof(Piece) + (s.chain.capacity() + s.keys.capacity()) * sizeof(std::uint64_t);
   return bytes;
 }
 

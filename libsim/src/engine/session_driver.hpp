@@ -32,6 +32,8 @@ struct SessionTurnDraw {
   /// Chained hashes of the turn's full blocks of prompt + reply (hash_block_tokens = the block size); empty when
   /// prefix caching is off. Valid until the session's next draw.
   const std::vector<std::uint64_t>* chain = nullptr;
+  /// Their cache keys, KvBlockManager::block_key(chain[k], k): what the replica looks blocks up by. Same lifetime.
+  const std::vector<std::uint64_t>* keys = nullptr;
 };
 
 class SessionDriver {
@@ -83,7 +85,7 @@ class SessionDriver {
     // The last hashed turn's token stream (pieces, cut at its prompt's end, then its reply) and its chained
     // block hashes: the next turn re-hashes only from the first block their streams do not share.
     std::vector<Piece> stream;
-    std::vector<std::uint64_t> chain;
+    std::vector<std::uint64_t> chain, keys;
     bool active = false;
   };
   void hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output);
