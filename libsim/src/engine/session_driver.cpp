@@ -61,17 +61,37 @@ std::int32_t SessionDriver::start() {
   s.active = true;
   // A shared system prompt's length is drawn from its own stream (seeded by its index), so every session using it
   // sees the same prompt with nothing stored per prompt; 0 = every session its own.
-  std::uint64_t group;
   if (spec_.system_prompts > 0) {
-    group = static_cast<std::uint64_t>(
+    const auto group = static_cast<std::uint64_t>(
         boost::random::uniform_int_distribution<std::int64_t>(0, spec_.system_prompts - 1)(pick_rng_));
     s.system_key = KvBlockManager::chain_hash(0x5157E3, group);
+    // The recently used prompts' lengths and full-block hashes are kept (a few slots, by index): a session starts
+    // from them instead of seeding a stream and hashing its prompt again.
+    if (prompts_.empty()) prompts_.resize(static_cast<std::size_t>(std::min<std::int64_t>(spec_.system_prompts, 64)));
+    SystemPrompt& p = prompts_[group % prompts_.size()];
+    if (!p.used || p.group != group) {
+      p.used = true;
+      p.group = group;
+      RandomEngine sys = rng_stream(seed_, "session_system_prompt", group);
+      p.len = system_.sample(sys);
+      if (prefix_caching_) {
+        pieces_.assign(1, Piece{s.system_key, p.len});
+        p.chain.clear();
+        p.keys.clear();
+        extend_hashes(pieces_, 0, p.len / block_size_, p.chain, p.keys);
+      }
+    }
+    s.system_len = p.len;
+    if (prefix_caching_ && p.len > 0) {  // the stream so far: the prompt, hashed
+      s.stream.assign(1, Piece{s.system_key, p.len});
+      s.chain = p.chain;
+      s.keys = p.keys;
+    }
   } else {
-    group = (1ULL << 62) + s.uid;  // a stream of its own
     s.system_key = piece_key(s.uid, -1, 2);
+    RandomEngine sys = rng_stream(seed_, "session_system_prompt", (1ULL << 62) + s.uid);  // a stream of its own
+    s.system_len = system_.sample(sys);
   }
-  RandomEngine sys = rng_stream(seed_, "session_system_prompt", group);
-  s.system_len = system_.sample(sys);
   peak_active_ = std::max(peak_active_, active());
   return slot;
 }
@@ -113,6 +133,37 @@ SessionTurnDraw SessionDriver::draw_turn(std::int32_t slot) {
   return d;
 }
 
+void SessionDriver::extend_hashes(const std::vector<Piece>& pieces, std::int64_t kept, std::int64_t blocks,
+                                  std::vector<std::uint64_t>& chain, std::vector<std::uint64_t>& keys) const {
+  // Blocks [kept, blocks) of the stream `pieces`, after the `kept` already in `chain`/`keys`.
+  const std::int64_t B = block_size_;
+  chain.resize(static_cast<std::size_t>(blocks));
+  keys.resize(static_cast<std::size_t>(blocks));
+  if (kept >= blocks) return;
+  std::size_t p = 0;
+  std::int64_t off = kept * B;  // tokens of pieces[p] consumed: the first block to hash starts there
+  while (off >= pieces[p].len) off -= pieces[p++].len;
+  std::uint64_t parent = kept > 0 ? chain[static_cast<std::size_t>(kept - 1)] : 0;
+  for (std::int64_t k = kept; k < blocks; ++k) {
+    std::uint64_t content = 0x8F1B;
+    std::int64_t need = B;
+    while (need > 0) {
+      const std::int64_t take = std::min(need, pieces[p].len - off);
+      content = KvBlockManager::chain_hash(
+          content, KvBlockManager::chain_hash(pieces[p].key,
+                                              static_cast<std::uint64_t>(off) * 0x100000001ULL + static_cast<std::uint64_t>(take)));
+      off += take;
+      need -= take;
+      if (off == pieces[p].len) {
+        ++p;
+        off = 0;
+      }
+    }
+    chain[static_cast<std::size_t>(k)] = parent = KvBlockManager::chain_hash(parent, content);
+    keys[static_cast<std::size_t>(k)] = KvBlockManager::block_key(parent, k);
+  }
+}
+
 void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output) {
   // The token stream as pieces: system prompt, kept turns (message, reply), the new message — cut at `input` tokens
   // (a clipped prompt) — then this turn's reply.
@@ -145,35 +196,9 @@ void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input
     if (pieces_[i].key == s.stream[i].key) shared += std::min(pieces_[i].len, s.stream[i].len);
     break;
   }
-  const std::int64_t B = block_size_;
-  const std::int64_t blocks = (input + output) / B;
-  const std::int64_t kept = std::min<std::int64_t>(shared / B, static_cast<std::int64_t>(s.chain.size()));
-  s.chain.resize(static_cast<std::size_t>(blocks));
-  s.keys.resize(static_cast<std::size_t>(blocks));
-  if (kept < blocks) {
-    std::size_t p = 0;
-    std::int64_t off = kept * B;  // tokens of pieces_[p] consumed: the first block to hash starts there
-    while (off >= pieces_[p].len) off -= pieces_[p++].len;
-    std::uint64_t parent = kept > 0 ? s.chain[static_cast<std::size_t>(kept - 1)] : 0;
-    for (std::int64_t k = kept; k < blocks; ++k) {
-      std::uint64_t content = 0x8F1B;
-      std::int64_t need = B;
-      while (need > 0) {
-        const std::int64_t take = std::min(need, pieces_[p].len - off);
-        content = KvBlockManager::chain_hash(
-            content, KvBlockManager::chain_hash(pieces_[p].key,
-                                                static_cast<std::uint64_t>(off) * 0x100000001ULL + static_cast<std::uint64_t>(take)));
-        off += take;
-        need -= take;
-        if (off == pieces_[p].len) {
-          ++p;
-          off = 0;
-        }
-      }
-      s.chain[static_cast<std::size_t>(k)] = parent = KvBlockManager::chain_hash(parent, content);
-      s.keys[static_cast<std::size_t>(k)] = KvBlockManager::block_key(parent, k);
-    }
-  }
+  const std::int64_t blocks = (input + output) / block_size_;
+  const std::int64_t kept = std::min<std::int64_t>(shared / block_size_, static_cast<std::int64_t>(s.chain.size()));
+  extend_hashes(pieces_, kept, blocks, s.chain, s.keys);
   s.stream.swap(pieces_);  // the scratch keeps the old stream's capacity: nothing allocated in the steady state
 }
 
@@ -201,6 +226,8 @@ std::size_t SessionDriver::state_bytes() const noexcept {
   for (const Session& s : sessions_)
     bytes += s.history.capacity() * sizeof(spec::SessionTurn) + s.history_key.capacity() * sizeof(std::uint64_t) +
              s.stream.capacity() * sizeof(Piece) + (s.chain.capacity() + s.keys.capacity()) * sizeof(std::uint64_t);
+  for (const SystemPrompt& p : prompts_)
+    bytes += sizeof(SystemPrompt) + (p.chain.capacity() + p.keys.capacity()) * sizeof(std::uint64_t);
   return bytes;
 }
 

@@ -89,6 +89,15 @@ class SessionDriver {
     bool active = false;
   };
   void hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output);
+  void extend_hashes(const std::vector<Piece>& pieces, std::int64_t kept, std::int64_t blocks,
+                     std::vector<std::uint64_t>& chain, std::vector<std::uint64_t>& keys) const;
+  /// A shared system prompt as last drawn: its index, length and full blocks' chained hashes and keys.
+  struct SystemPrompt {
+    bool used = false;
+    std::uint64_t group = 0;
+    std::int64_t len = 0;
+    std::vector<std::uint64_t> chain, keys;
+  };
 
   spec::SessionSpec spec_;
   std::uint64_t seed_;
@@ -101,6 +110,7 @@ class SessionDriver {
   std::vector<Session> sessions_;
   std::vector<std::int32_t> free_;
   std::int64_t started_ = 0, finished_ = 0, peak_active_ = 0, dropped_turns_ = 0;
+  std::vector<SystemPrompt> prompts_;  ///< by index mod its size (at most 64 slots, whatever system_prompts is)
   std::vector<Piece> pieces_;  ///< scratch: the turn's token stream as (content key, length) pieces
 };
 
