@@ -65,6 +65,12 @@ std::int32_t SessionDriver::start() {
     const auto group = static_cast<std::uint64_t>(
         boost::random::uniform_int_distribution<std::int64_t>(0, spec_.system_prompts - 1)(pick_rng_));
     s.system_key = KvBlockManager::chain_hash(0x5157E3, group);
+    if (reference_) {
+      RandomEngine sys = rng_stream(seed_, "session_system_prompt", group);
+      s.system_len = system_.sample(sys);
+      peak_active_ = std::max(peak_active_, active());
+      return slot;
+    }
     // The recently used prompts' lengths and full-block hashes are kept (a few slots, by index): a session starts
     // from them instead of seeding a stream and hashing its prompt again.
     if (prompts_.empty()) prompts_.resize(static_cast<std::size_t>(std::min<std::int64_t>(spec_.system_prompts, 64)));
@@ -188,7 +194,7 @@ void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input
   // completed one hashes only the last partial block of the history, its new message and its reply. A dropped
   // turn (truncation) changes the stream right after the system prompt, so everything after it is hashed anew.
   std::int64_t shared = 0;  // tokens at the start of both streams
-  for (std::size_t i = 0; i < std::min(pieces_.size(), s.stream.size()); ++i) {
+  for (std::size_t i = 0; !reference_ && i < std::min(pieces_.size(), s.stream.size()); ++i) {
     if (pieces_[i] == s.stream[i]) {
       shared += pieces_[i].len;
       continue;

@@ -66,6 +66,9 @@ class SessionDriver {
   /// history, token pieces, block hashes): bounded by the active sessions, not by the sessions of the run.
   std::size_t slots() const noexcept { return sessions_.size(); }
   std::size_t state_bytes() const noexcept;
+  /// Tests: hash every turn's blocks from the first, reusing nothing (neither the last turn's hashes nor a shared
+  /// system prompt's): the reference the incremental hashing must equal. Before the first start().
+  void reference_hashing(bool on) noexcept { reference_ = on; }
 
  private:
   struct Kept {
@@ -105,6 +108,7 @@ class SessionDriver {
   spec::TooLongPolicy too_long_;
   int block_size_;
   bool prefix_caching_;
+  bool reference_ = false;
   LengthSampler turns_, system_, user_, output_, think_;
   RandomEngine turns_rng_, pick_rng_, user_rng_, output_rng_, think_rng_;
   std::vector<Session> sessions_;

@@ -32,6 +32,11 @@ struct KvStats {
   /// PrefixCacheStats counts): prompt tokens looked up and found cached. JSON hit rate null when none were
   /// looked up (caching off).
   double prefix_cache_query_tokens = 0, prefix_cache_hit_tokens = 0;
+  /// Cached ÷ looked-up prompt tokens; nullopt when nothing was looked up (the one rule: JSON, compare, report).
+  std::optional<double> prefix_cache_hit_rate() const {
+    if (prefix_cache_query_tokens <= 0) return std::nullopt;
+    return prefix_cache_hit_tokens / prefix_cache_query_tokens;
+  }
 };
 
 struct CostSummary {
