@@ -1,7 +1,12 @@
 // Simulator throughput: how many simulated requests per wall-clock second the engine handles.
 // llama-3.1-8b fp16 on a100-80gb-sxm, vllm policy (vLLM V1's scheduler; one line for SGLang's), Poisson arrivals at ~80% of the measured capacity,
 // lognormal lengths (input mean 512, output mean 256). Prints what it measured; no pass/fail.
-//   bench_engine [num_requests]   (default 1,000,000)
+// Sessions (issue 31): the same model, card and engine with `workload.sessions` (the chat preset)
+// at ~60% of its saturated turn rate; each turn's history is
+// looked up in the prefix cache. Reported in turns/s at two run lengths, with the sessions finished and the most in
+// progress at once (memory O(active sessions): the longer run finishes 10x the sessions with as many in progress;
+// tests/engine/test_sessions.cpp checks the driver's bytes).
+//   bench_engine [num_requests] [sessions]   (default 1,000,000; `sessions`: only the session cases)
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -9,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <string>
 
 #include "llmsim/engine/simulator.hpp"
 #include "llmsim/spec/catalog.hpp"
@@ -60,6 +66,21 @@ Run timed(const spec::ResolvedScenario& rs, const engine::SimulationOptions& opt
   return {std::move(r), wall, cpu};
 }
 
+/// A session workload on the same model, card and engine: `preset` at `rate` sessions/s, n turns.
+spec::ResolvedScenario sessions(const char* preset, double rate, long long n) {
+  const Json j = {{"model", "llama-3.1-8b"},
+                  {"quant", {{"weights", "fp16"}, {"kv_cache", "fp16"}}},
+                  {"hardware", {{"gpu", "a100-80gb-sxm"}}},
+                  {"engine", {{"policy", "vllm"}, {"max_num_seqs", 256}, {"max_num_batched_tokens", 8192}}},
+                  {"workload",
+                   {{"arrival", {{"process", "poisson"}, {"rate", rate}}},
+                    {"sessions", {{"preset", preset}}},
+                    {"num_requests", n},
+                    {"warmup_requests", std::min<long long>(1000, n / 10)},
+                    {"seed", 1}}}};
+  return spec::resolve(spec::scenario_from_json(JsonView(j, "")), spec::Catalog::builtin());
+}
+
 /// Saturated throughput (requests/s of simulated time): a closed loop with more users than batch slots.
 double capacity(int max_num_seqs, const char* policy = "vllm") {
   const auto r = timed(scenario(max_num_seqs, {{"process", "closed"}, {"concurrency", 2 * max_num_seqs}}, 20000, policy));
@@ -75,6 +96,35 @@ void report(const char* label, const Run& r, long long n) {
               r.cpu_s * 1e9 / iters, iters / static_cast<double>(n), s.mean_in_system, s.unstable ? 1 : 0);
 }
 
+void session_cases(long long n) {
+  for (const char* preset : {"chat"}) {
+    // Turns per session from a lightly loaded run, the saturated turn rate from an overloaded one, then sessions/s
+    // at 60 % of it — lowered while a run at that rate is unstable (later turns cost more than the first turns that
+    // dominate an overloaded run, and a cache that loses the histories slows the engine further).
+    const auto light = timed(sessions(preset, 0.5, 20000)).result.summary;
+    const double turns_per_session = light.sessions ? light.sessions->turns_per_session : 1.0;
+    const auto over = timed(sessions(preset, 1000.0, 20000)).result.summary;
+    double rate = 0.6 * over.saturation.throughput.requests_per_s / turns_per_session;
+    for (int i = 0; i < 8 && timed(sessions(preset, rate, 50000)).result.summary.unstable; ++i) rate *= 0.9;
+    std::printf("sessions (%s): saturated %.2f turns/s, %.2f turns/session; benchmark rate %.3f sessions/s\n", preset,
+                over.saturation.throughput.requests_per_s, turns_per_session, rate);
+    for (const long long turns : {std::max(1000LL, n / 10), n}) {
+      const auto r = timed(sessions(preset, rate, turns));
+      const auto& s = r.result.summary;
+      const double blocks = s.throughput.requests_per_s > 0 ? s.throughput.input_tokens_per_s / s.throughput.requests_per_s / 16.0 : 0;
+      char label[64];
+      std::snprintf(label, sizeof label, "sessions %s (turns)", preset);
+      report(label, r, turns);
+      std::printf("  %.0f turns/s cpu; prompt %.0f KV blocks/turn, prefix hit rate %.3f; sessions started %lld, finished "
+                  "%lld, peak in progress %lld; process peak RSS so far %.1f MB (the overloaded calibration run's included)\n",
+                  static_cast<double>(turns) / r.cpu_s, blocks, s.sessions ? s.sessions->prefix_hit_rate : 0.0,
+                  static_cast<long long>(s.sessions ? s.sessions->started : 0),
+                  static_cast<long long>(s.sessions ? s.sessions->finished : 0),
+                  static_cast<long long>(s.sessions ? s.sessions->peak_active : 0), peak_rss_mb());
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,6 +132,10 @@ int main(int argc, char** argv) {
   if (n < 1000) {
     std::fprintf(stderr, "bench_engine: num_requests must be >= 1000\n");
     return 2;
+  }
+  if (argc > 2 && std::string(argv[2]) == "sessions") {
+    session_cases(n);
+    return 0;
   }
   const double cap = capacity(256);
   const double rate = 0.8 * cap;
@@ -111,5 +165,6 @@ int main(int argc, char** argv) {
               recorded.result.requests.size(), sizeof(engine::RequestRecord),
               static_cast<double>(recorded.result.requests.capacity() * sizeof(engine::RequestRecord)) / 1e6, after,
               after - before, (after - before) * 1024 * 1024 / static_cast<double>(n));
+  session_cases(n);
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "cli_util.hpp"
@@ -427,4 +428,39 @@ TEST_CASE("compare on a session workload labels its rates sessions/s, not QPS") 
   const auto s = run("simulate '" + chat + "' --set workload.num_requests=600 --vllm-args '--kv-offloading-size 16'");
   REQUIRE(s.code == 0);
   CHECK_THAT(s.out, Catch::Contains("host KV tier 16.0 GiB") && Catch::Contains("from the host tier"));
+}
+
+TEST_CASE("report on a session workload: hit rate and P95 TTFT per card, and what the larger cache buys") {
+  // Issue 31: "what does 48 GB buy me" reads from the page — each card's prefix-cache hit rate and P95 TTFT at the
+  // user's load and at capacity, and one sentence from the smallest cache to the largest.
+  const auto chat = (std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/multiturn-chat-8b.json").string();
+  const auto page = temp_file("sessions-report.html", "");
+  const auto r = run("report --scenario '" + chat + "' --gpus rtx4090-24gb,rtx4090-48gb --quants fp16 --replications 1 -o '" +
+                         page.string() + "' --json",
+                     false);
+  REQUIRE(r.code == 0);
+  const auto j = llmsim::parse_json(r.out, "report --json");
+  REQUIRE(j["rows"].size() == 2);
+  const auto hit = [&](int i) { return j["rows"][i]["at_target"]["prefix_cache_hit_rate"]; };
+  REQUIRE(hit(0).is_number());
+  REQUIRE(hit(1).is_number());
+  CHECK(hit(1).get<double>() > 0.3);
+  CHECK(hit(1).get<double>() > hit(0).get<double>());  // the 48 GB card keeps more histories at the same load
+  const std::string headline = j["headline"].get<std::string>();
+  CHECK_THAT(headline, Catch::Contains("0.3 sessions/s") && !Catch::Contains("requests/s"));
+  const auto two = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f", v);
+    return std::string(b);
+  };
+  // The sentence quotes the rows' own figures, 24 GB first (the smaller cache).
+  CHECK_THAT(headline, Catch::Contains("prefix-cache hit rate " + two(hit(0).get<double>()) + " \u2192 " +
+                                       two(hit(1).get<double>())));
+  std::ifstream in(page);
+  const std::string html(std::istreambuf_iterator<char>(in), {});
+  CHECK_THAT(html, Catch::Contains("id=\"sessions\"") && Catch::Contains("hit rate at your load") &&
+                       Catch::Contains("P95 TTFT at your load (ms)") && Catch::Contains("id=\"cache-value\"") &&
+                       Catch::Contains("max sessions/s"));
+  CHECK_THAT(html, Catch::Contains("sessions: ") && Catch::Contains("preset chat"));  // the traffic names the mix
+  CHECK_THAT(html, !Catch::Contains("input_tokens: "));  // not the request lengths sessions do not use
 }

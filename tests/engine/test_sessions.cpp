@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 
 #include "../../libsim/src/engine/session_driver.hpp"
@@ -266,4 +267,172 @@ TEST_CASE("multiturn-chat-8b: what the 48 GB card, prefix caching and session af
   const auto rrr = engine::simulate(make(rr));
   INFO("affinity " << ra.summary.sessions->prefix_hit_rate << ", round robin " << rrr.summary.sessions->prefix_hit_rate);
   CHECK(ra.summary.sessions->prefix_hit_rate > rrr.summary.sessions->prefix_hit_rate);
+}
+
+namespace {
+
+// Two drivers, one hashing incrementally and one from scratch, through the same random interleaving of sessions:
+// turns completed or not, sessions ended early, truncation, and clipped or rejected prompts.
+void sess_compare_hashing(spec::TooLongPolicy too_long) {
+  spec::SessionSpec sp;
+  sp.turns = spec::LogNormalLength{6.0, 0.8};
+  sp.system_tokens = spec::LogNormalLength{300.0, 0.8};
+  sp.system_prompts = 3;
+  sp.user_tokens = spec::LogNormalLength{80.0, 1.0};
+  sp.output_tokens = spec::LogNormalLength{120.0, 0.8};
+  sp.think_time_ms = spec::FixedLength{1000};
+  engine::detail::SessionDriver inc(sp, 11, 1024, too_long, 16, true);
+  engine::detail::SessionDriver ref(sp, 11, 1024, too_long, 16, true);
+  ref.reference_hashing(true);
+  std::mt19937_64 pick(5);
+  std::vector<std::int32_t> active;
+  std::int64_t draws = 0, dropped = 0, clipped = 0, rejected = 0, lost = 0, reused = 0;
+  for (int step = 0; step < 6000; ++step) {
+    if (active.size() < 12 && pick() % 3 == 0) {
+      const auto a = inc.start();
+      REQUIRE(ref.start() == a);
+      active.push_back(a);
+      continue;
+    }
+    if (active.empty()) continue;
+    const std::size_t at = pick() % active.size();
+    const std::int32_t slot = active[at];
+    if (pick() % 50 == 0) {  // the run stops issuing this session's turns
+      inc.end(slot);
+      ref.end(slot);
+      active.erase(active.begin() + static_cast<std::ptrdiff_t>(at));
+      continue;
+    }
+    const std::vector<std::uint64_t> before = [&] {
+      const auto d = inc.draw_turn(slot);  // (drawn below for the reference too)
+      return d.keys ? *d.keys : std::vector<std::uint64_t>{};
+    }();
+    const auto b = ref.draw_turn(slot);
+    ++draws;
+    dropped += b.dropped_turns > 0;
+    clipped += b.clipped;
+    rejected += b.too_long;
+    if (!b.too_long) {
+      REQUIRE(b.keys);
+      REQUIRE(b.chain->size() == b.keys->size());
+      CHECK(before == *b.keys);  // block for block, the same cache keys
+      for (std::size_t k = 0; k < b.keys->size(); ++k)
+        REQUIRE((*b.keys)[k] == engine::KvBlockManager::block_key((*b.chain)[k], static_cast<std::int64_t>(k)));
+      reused += b.keys->size() > 8;
+    } else {
+      CHECK(before.empty());
+    }
+    const bool completed = !b.too_long && pick() % 5 != 0;
+    lost += !completed;
+    inc.turn_ended(slot, completed);
+    ref.turn_ended(slot, completed);
+    const auto next = inc.next_turn_time(slot, 1.0);
+    REQUIRE(next.has_value() == ref.next_turn_time(slot, 1.0).has_value());
+    if (!next) active.erase(active.begin() + static_cast<std::ptrdiff_t>(at));
+  }
+  INFO("draws " << draws << ", dropped " << dropped << ", clipped " << clipped << ", rejected " << rejected);
+  CHECK(draws > 2000);
+  CHECK(dropped > 50);  // the cases the reuse must get right were exercised
+  CHECK(lost > 100);
+  CHECK(reused > 1000);
+  if (too_long == spec::TooLongPolicy::clip) CHECK(clipped > 0);
+  else CHECK(rejected > 0);
+}
+
+}  // namespace
+
+TEST_CASE("sessions: hashing only a turn's new blocks gives the keys of hashing them all", "[sessions]") {
+  sess_compare_hashing(spec::TooLongPolicy::clip);
+  sess_compare_hashing(spec::TooLongPolicy::reject);
+}
+
+TEST_CASE("sessions: a chain's cached and referenced blocks stay prefixes of it (the lookup's binary search)", "[sessions]") {
+  // Requests hold blocks [0, n) of a chain as the replica does: acquire the cached prefix, publish the blocks they
+  // compute in order, release deepest first. Chains share prefixes (a system prompt; a turn extends the previous
+  // one). Allocations evict. After every step, each chain's states read 1…1 0…0 −1…−1 (referenced, cached, absent).
+  const int kChains = 6, kLen = 24;
+  std::vector<std::vector<std::uint64_t>> chains(kChains);
+  for (int c = 0; c < kChains; ++c)
+    for (int k = 0; k < kLen; ++k) {
+      const bool shared = k < 6 || (c % 2 == 1 && k < 12);  // 6 blocks for all; odd chains extend the even before
+      const std::uint64_t owner = k < 6 ? 0 : shared ? static_cast<std::uint64_t>(c - 1) : static_cast<std::uint64_t>(c);
+      chains[static_cast<std::size_t>(c)].push_back(engine::KvBlockManager::block_key(
+          engine::KvBlockManager::chain_hash(owner + 1, static_cast<std::uint64_t>(k)), k));
+    }
+  engine::KvBlockManager kv(64, 16, 0.0, 0);
+  struct Held {
+    int chain;
+    std::int64_t published, own;
+  };
+  std::vector<Held> held;
+  std::mt19937_64 pick(3);
+  std::map<std::uint64_t, int> was;  // each key's state after the previous step
+  std::int64_t hits = 0, evictions = 0;
+  const auto check_prefixes = [&] {
+    for (const auto& ch : chains) {
+      int last = 1;
+      for (const auto key : ch) {
+        const int st = kv.block_state(key);
+        REQUIRE(st <= last);
+        last = st;
+        const auto it = was.find(key);
+        evictions += st < 0 && it != was.end() && it->second == 0;  // cached and unreferenced, then gone
+        was[key] = st;
+      }
+    }
+  };
+  for (int step = 0; step < 20000; ++step) {
+    if (held.size() < 4 && pick() % 2 == 0) {
+      const int c = static_cast<int>(pick() % kChains);
+      const auto& ch = chains[static_cast<std::size_t>(c)];
+      const std::int64_t n = 1 + static_cast<std::int64_t>(pick() % kLen);
+      std::int64_t h = 0, evictable = 0;
+      while (h < n && kv.block_state(ch[static_cast<std::size_t>(h)]) >= 0) evictable += kv.block_state(ch[static_cast<std::size_t>(h++)]) == 0;
+      if (!kv.can_grow(n - h + evictable)) continue;
+      for (std::int64_t k = 0; k < h; ++k) kv.acquire_block(ch[static_cast<std::size_t>(k)]);
+      kv.allocate(n - h);
+      std::int64_t p = h;
+      while (p < n && kv.publish_block(ch[static_cast<std::size_t>(p)])) ++p;
+      held.push_back({c, p, n - p});
+      hits += h;
+    } else if (!held.empty()) {
+      const std::size_t at = pick() % held.size();
+      const Held x = held[at];
+      kv.release(x.own);
+      for (std::int64_t k = x.published - 1; k >= 0; --k) kv.release_block(chains[static_cast<std::size_t>(x.chain)][static_cast<std::size_t>(k)]);
+      held.erase(held.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+    check_prefixes();
+  }
+  CHECK(hits > 1000);
+  CHECK(evictions > 100);
+}
+
+TEST_CASE("sessions: the driver's memory follows the active sessions, not the finished ones", "[sessions]") {
+  spec::SessionSpec sp;
+  sp.turns = spec::FixedLength{20};
+  sp.system_tokens = spec::LogNormalLength{300.0, 0.8};
+  sp.system_prompts = 1000;  // more prompts than the driver keeps
+  sp.user_tokens = spec::LogNormalLength{80.0, 1.0};
+  sp.output_tokens = spec::LogNormalLength{120.0, 0.8};
+  sp.think_time_ms = spec::FixedLength{1000};
+  engine::detail::SessionDriver d(sp, 3, 1024, spec::TooLongPolicy::clip, 16, true);
+  std::vector<std::int32_t> active;
+  std::mt19937_64 pick(9);
+  std::size_t bytes_early = 0;
+  while (d.finished() < 20000) {
+    if (active.size() < 8) active.push_back(d.start());
+    const std::size_t at = pick() % active.size();
+    (void)d.draw_turn(active[at]);
+    d.turn_ended(active[at], true);
+    if (!d.next_turn_time(active[at], 0.0)) active.erase(active.begin() + static_cast<std::ptrdiff_t>(at));
+    if (d.finished() == 1000 && bytes_early == 0) bytes_early = d.state_bytes();
+  }
+  INFO("bytes after 1,000 sessions " << bytes_early << ", after 20,000 " << d.state_bytes());
+  CHECK(d.slots() <= 8);
+  CHECK(d.peak_active() <= 8);
+  // 20x the finished sessions in the same footprint: each slot's vectors are bounded by max_model_len (1024 tokens:
+  // at most 64 blocks, 20 turns), the kept system prompts by 64 slots.
+  CHECK(d.state_bytes() < 2 * bytes_early);
+  CHECK(d.state_bytes() < 160 * 1024);
 }

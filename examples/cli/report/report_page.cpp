@@ -10,6 +10,7 @@
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/spec/slo.hpp"
 #include "llmsim/spec/workload.hpp"
+#include "report/cache_value.hpp"
 #include "report/html.hpp"
 #include "report/svg_plot.hpp"
 
@@ -40,10 +41,13 @@ std::string slo_text(const spec::Scenario& base) {
   return s;
 }
 
-std::string target_text(const analysis::CompareResult& r) {
+// With workload.sessions the load is an arrival rate of conversations (sessions/s), as compare says it.
+std::string rate_unit(const spec::Scenario& base) { return base.workload.sessions ? "sessions/s" : "requests/s"; }
+
+std::string target_text(const analysis::CompareResult& r, const spec::Scenario& base) {
   if (r.target_concurrency) return std::to_string(*r.target_concurrency) + " concurrent users";
   const bool peak = r.sized_at.find("peak window") != std::string::npos;  // a daily curve is sized at its peak
-  return r.target_qps > 0 ? format_value(r.target_qps) + " requests/s" + (peak ? " (the daily peak)" : "")
+  return r.target_qps > 0 ? format_value(r.target_qps) + " " + rate_unit(base) + (peak ? " (the daily peak)" : "")
                           : std::string("no target load");
 }
 
@@ -137,7 +141,7 @@ std::string headline(const ReportInput& in) {
   const auto& r = in.result;
   const std::size_t meeting =
       static_cast<std::size_t>(std::count_if(r.rows.begin(), r.rows.end(), [](const auto& row) { return meets_at_target(row); }));
-  const std::string question = "For " + in.base.model + " at " + target_text(r) + " with " + slo_text(in.base);
+  const std::string question = "For " + in.base.model + " at " + target_text(r, in.base) + " with " + slo_text(in.base);
   if (!r.winner) {
     std::size_t fits = static_cast<std::size_t>(std::count_if(r.rows.begin(), r.rows.end(), [](const auto& row) { return row.fits; }));
     return question + ", none of the " + std::to_string(r.rows.size()) + " option(s) compared meets the SLO (" +
@@ -161,6 +165,7 @@ std::string headline(const ReportInput& in) {
                                   : " (" + std::string(more > 0 ? "+" : "") + number(100 * more, 0) + "%)");
   }
   s += ".";
+  if (const std::string cache = cache_value_sentence(in.base, r); !cache.empty()) s += " " + cache;
   if (!w.bill_basis.empty()) s += " The bill: " + w.bill_basis + ".";
   if (uses_placeholder_prices(r)) s += " Prices are catalogue placeholders, not quotes: set yours before deciding.";
   return s;
@@ -193,12 +198,15 @@ std::string render_report(const ReportInput& in) {
     // What a reader needs of the workload: arrivals and lengths (classes when there are several); not the run knobs.
     const Json w = spec::to_json(base)["workload"];
     std::string traffic;
-    for (const char* key : {"arrival", "classes", "input_tokens", "output_tokens", "trace"})
-      if (w.contains(key) && !w[key].is_null() && !(w[key].is_array() && w[key].empty()))
+    // Sessions draw their own lengths: the request lengths beside them would only mislead.
+    const bool sessions = w.contains("sessions") && !w["sessions"].is_null();
+    for (const char* key : {"arrival", "sessions", "classes", "input_tokens", "output_tokens", "trace"})
+      if (w.contains(key) && !w[key].is_null() && !(w[key].is_array() && w[key].empty()) &&
+          !(sessions && std::string(key).find("_tokens") != std::string::npos))
         traffic += (traffic.empty() ? "" : "; ") + std::string(key) + ": " + describe(w[key]);
     o += "<dt>Traffic</dt><dd>" + escape(traffic.empty() ? describe(w) : traffic) + "</dd>\n";
   }
-  o += "<dt>Target load</dt><dd>" + escape(target_text(r)) + " (the fleet is sized for it" +
+  o += "<dt>Target load</dt><dd>" + escape(target_text(r, in.base)) + " (the fleet is sized for it" +
        (r.sized_at.empty() ? std::string() : ": " + r.sized_at) + ")</dd>\n";
   o += "<dt>Latency target (SLO)</dt><dd>" + escape(slo_text(base)) + "</dd>\n";
   {  // vLLM's auto context where an option cannot hold the model's: what each runs, said as everywhere else
@@ -215,9 +223,11 @@ std::string render_report(const ReportInput& in) {
   // The options table.
   o += "<h2 id=\"options\">The options</h2>\n";
   {
+    const bool sessions = base.workload.sessions.has_value();
     std::vector<std::string> header{"option", "fits", "meets SLO", "monthly bill", "replicas", "per Mtok at target",
-                                    "per Mtok at capacity", closed ? "max users" : "max QPS", "P95 TTFT (ms)",
-                                    "P95 TPOT (ms)", "GPU-hour", "note"};
+                                    "per Mtok at capacity", closed ? "max users" : sessions ? "max sessions/s" : "max QPS",
+                                    "P95 TTFT (ms)", "P95 TPOT (ms)", "GPU-hour", "note"};
+    if (sessions) header.insert(header.end() - 2, "hit rate");  // what each card's cache keeps of the conversations
     std::vector<std::vector<Cell>> rows;
     std::vector<std::string> classes;
     for (std::size_t i = 0; i < r.rows.size(); ++i) {
@@ -238,20 +248,25 @@ std::string render_report(const ReportInput& in) {
                       number_cell(s && s->tpot_ms.count > 0 ? number(s->tpot_ms.p95, 1) : "\u2013"),
                       number_cell(row.fits ? price_cell_text(row, base) : "\u2013", row.price_is_placeholder ? "placeholder" : ""),
                       text_cell(row_note(row, base), "note")});
+      if (sessions)
+        rows.back().insert(rows.back().end() - 2,
+                           number_cell(s && s->kv.prefix_cache_hit_rate() ? number(*s->kv.prefix_cache_hit_rate(), 2) : "\u2013"));
       classes.push_back(win ? "winner" : "");
     }
     o += table(header, rows, classes);
     o += "<p class=\"small\">Monthly bill and per-Mtok at target: the fleet sized for the target load (replicas that each "
          "meet the SLO at their share), " + escape(number(base.cost.hours_per_month, 0)) + " h/month, per million "
          "SLO-meeting output tokens. At capacity: one replica at the largest load it serves inside the SLO, the floor a "
-         "fully loaded fleet approaches. Latencies are at that capacity.</p>\n";
+         "fully loaded fleet approaches. Latencies are at that capacity" +
+         std::string(sessions ? ", and so is the hit rate (prompt tokens found in the prefix cache \u00f7 looked up)" : "") +
+         ".</p>\n";
   }
 
   // The winner and why.
   o += "<h2 id=\"winner\">The winner and why</h2>\n";
   if (winner) {
     o += "<p><strong>" + escape(winner->name) + "</strong> is the cheapest option (" + escape(analysis::to_string(r.rank_by)) +
-         ") whose fleet meets the SLO at " + escape(target_text(r)) + ": " +
+         ") whose fleet meets the SLO at " + escape(target_text(r, in.base)) + ": " +
          escape(money(base, value(winner->monthly_cost), 0)) + " per month for " +
          std::to_string(winner->replicas_needed.value_or(1)) + " replica(s), " +
          escape(money(base, value(winner->cost_per_mtok_output_at_target), 3)) + " per million output tokens at that load.";
@@ -329,7 +344,8 @@ std::string render_report(const ReportInput& in) {
   }
   Chart cost;
   cost.title = "Cost per million SLO-meeting output tokens vs capacity";
-  cost.x_label = closed ? "capacity per replica (concurrent users inside the SLO)" : "capacity per replica (max QPS inside the SLO)";
+  cost.x_label = closed ? "capacity per replica (concurrent users inside the SLO)"
+                        : "capacity per replica (max " + std::string(base.workload.sessions ? "sessions/s" : "QPS") + " inside the SLO)";
   cost.y_label = "cost per Mtok at capacity (" + base.cost.currency + ")";
   cost.empty_text = "no option met the SLO at any load";
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
@@ -350,6 +366,8 @@ std::string render_report(const ReportInput& in) {
        "capacity; the winner is drawn larger." +
        std::string(placeholder ? " Placeholder prices move every point up or down." : "") + "</figcaption></figure></div>\n";
 
+  o += cache_value_section(base, r);  // sessions: the hit rate and TTFT per card (what more memory buys)
+
   // Latency against load.
   o += "<h2 id=\"latency\">Latency as load grows</h2>\n";
   o += "<p>Each option's P95 latency as the offered load rises to its capacity and past it. Where a line stops and an "
@@ -359,7 +377,7 @@ std::string render_report(const ReportInput& in) {
     Chart c;
     const bool ttft = metric == spec::SloMetric::ttft;
     c.title = ttft ? "P95 time to first token vs load" : "P95 time per output token vs load";
-    c.x_label = closed ? "concurrent users (per replica)" : "offered load per replica (requests/s)";
+    c.x_label = closed ? "concurrent users (per replica)" : "offered load per replica (" + rate_unit(base) + ")";
     c.y_label = ttft ? "P95 TTFT (ms)" : "P95 TPOT (ms)";
     c.log_y = ttft;
     c.empty_text = "no option can run";

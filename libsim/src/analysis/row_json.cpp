@@ -99,9 +99,7 @@ Json to_json(const Row& r) {
   j["kv_peak_used_fraction"] = s ? Json(s->kv.peak_used_fraction) : Json(nullptr);
   // What a card's cache is worth (sessions, shared prefixes): cached ÷ prompt tokens at admission, null when the
   // run had no prefix-cache lookups.
-  j["prefix_cache_hit_rate"] = s && s->kv.prefix_cache_query_tokens > 0
-                                   ? Json(s->kv.prefix_cache_hit_tokens / s->kv.prefix_cache_query_tokens)
-                                   : Json(nullptr);
+  j["prefix_cache_hit_rate"] = s && s->kv.prefix_cache_hit_rate() ? Json(*s->kv.prefix_cache_hit_rate()) : Json(nullptr);
   // The host KV tier's share (engine.kv_offload_gb), null without one.
   j["host_cache_hit_rate"] = s && s->kv.host_tier && s->kv.prefix_cache_query_tokens > 0
                                  ? Json(s->kv.host_cache_hit_tokens / s->kv.prefix_cache_query_tokens)
@@ -157,6 +155,7 @@ Json to_json(const Row& r) {
   at["concurrency"] = t && r.at_target_concurrency ? Json(*r.at_target_concurrency) : Json(nullptr);
   at["whole_fleet"] = t ? Json(r.at_target_whole_fleet) : Json(nullptr);
   summary_fields(at, t);
+  at["prefix_cache_hit_rate"] = t && t->kv.prefix_cache_hit_rate() ? Json(*t->kv.prefix_cache_hit_rate()) : Json(nullptr);
   j["at_target"] = at;
   return j;
 }

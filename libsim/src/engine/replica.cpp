@@ -151,21 +151,30 @@ void Replica::release_blocks(Seq& s) {
 // visible in the trace: those blocks count as misses (at most one hash block per request).
 
 std::uint64_t Replica::block_key(const Seq& s, std::int64_t k) const {
+  if (s.chain_blocks > 0) return s.chain[k];  // a session turn's keys, hashed once by its session (one per block)
   const std::int64_t j = ((k + 1) * kv_.block_size() - 1) / cfg_.hash_block_tokens;
   return KvBlockManager::block_key(s.chain[j], k);
 }
 
 std::int64_t Replica::hashed_hit(const Seq& s, std::int64_t max_blocks, std::int64_t* evictable) const {
-  // vLLM's find_longest_cache_hit: walk from the first block, stop at the first one not cached.
+  // vLLM's find_longest_cache_hit walks from the first block and stops at the first one not cached. The cached
+  // blocks of a chain are always a prefix of it: a sequence holds blocks [0, n) of its chain, releases them deepest
+  // first and so leaves every block's parent in the LRU queue behind it (evicted later), and a block is published
+  // only by a sequence holding its parents. The referenced ones are a prefix for the same reason. So two binary
+  // searches give the walk's answer (the first block not cached; the first not referenced) in O(log n) lookups.
   const std::int64_t limit = std::min(max_blocks, s.input / kv_.block_size());  // blocks with a key: prompt only
-  std::int64_t k = 0;
-  *evictable = 0;
-  for (; k < limit; ++k) {
-    const int state = kv_.block_state(block_key(s, k));
-    if (state < 0) break;
-    *evictable += state == 0;
-  }
-  return k;
+  const auto first_below = [&](std::int64_t hi, int state) {  // first k in [0, hi) whose block_state < state
+    std::int64_t lo = 0;
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (kv_.block_state(block_key(s, mid)) >= state) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const std::int64_t cached = first_below(limit, 0);
+  *evictable = cached - first_below(cached, 1);
+  return cached;
 }
 
 void Replica::publish_blocks(Seq& s) {

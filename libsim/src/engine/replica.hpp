@@ -53,7 +53,8 @@ struct alignas(64) Seq {
   std::int64_t own_blocks = 0;      ///< blocks held while waiting for/in prefill or swapped
   std::int64_t prefix_blocks = 0;   ///< shared prefix blocks referenced (prefix caching)
   /// Block-hash traces: chained hashes of the prompt's hash blocks (DrawnRequest::chain); its first
-  /// prefix_blocks blocks are then held as cached blocks keyed by them. nullptr otherwise.
+  /// prefix_blocks blocks are then held as cached blocks keyed by them. Session turns (chain_blocks > 0): the
+  /// blocks' cache keys themselves, one per engine block. nullptr otherwise.
   const std::uint64_t* chain = nullptr;
   std::int64_t prefill_target = 0;  ///< tokens to have in the KV cache when the prefill ends
   std::int64_t prefilled = 0;       ///< of those, computed (or found cached) so far

@@ -54,21 +54,50 @@ std::int32_t SessionDriver::start() {
   s.turns = std::min(turns_.sample(turns_rng_), spec::kMaxTurns);
   s.next_turn = 0;
   s.history.clear();  // the vectors keep their capacity: a reused slot allocates nothing
-  s.history_turn.clear();
+  s.history_key.clear();
+  s.stream.clear();
+  s.chain.clear();
+  s.keys.clear();
   s.active = true;
   // A shared system prompt's length is drawn from its own stream (seeded by its index), so every session using it
   // sees the same prompt with nothing stored per prompt; 0 = every session its own.
-  std::uint64_t group;
   if (spec_.system_prompts > 0) {
-    group = static_cast<std::uint64_t>(
+    const auto group = static_cast<std::uint64_t>(
         boost::random::uniform_int_distribution<std::int64_t>(0, spec_.system_prompts - 1)(pick_rng_));
     s.system_key = KvBlockManager::chain_hash(0x5157E3, group);
+    if (reference_) {
+      RandomEngine sys = rng_stream(seed_, "session_system_prompt", group);
+      s.system_len = system_.sample(sys);
+      peak_active_ = std::max(peak_active_, active());
+      return slot;
+    }
+    // The recently used prompts' lengths and full-block hashes are kept (a few slots, by index): a session starts
+    // from them instead of seeding a stream and hashing its prompt again.
+    if (prompts_.empty()) prompts_.resize(static_cast<std::size_t>(std::min<std::int64_t>(spec_.system_prompts, 64)));
+    SystemPrompt& p = prompts_[group % prompts_.size()];
+    if (!p.used || p.group != group) {
+      p.used = true;
+      p.group = group;
+      RandomEngine sys = rng_stream(seed_, "session_system_prompt", group);
+      p.len = system_.sample(sys);
+      if (prefix_caching_) {
+        pieces_.assign(1, Piece{s.system_key, p.len});
+        p.chain.clear();
+        p.keys.clear();
+        extend_hashes(pieces_, 0, p.len / block_size_, p.chain, p.keys);
+      }
+    }
+    s.system_len = p.len;
+    if (prefix_caching_ && p.len > 0) {  // the stream so far: the prompt, hashed
+      s.stream.assign(1, Piece{s.system_key, p.len});
+      s.chain = p.chain;
+      s.keys = p.keys;
+    }
   } else {
-    group = (1ULL << 62) + s.uid;  // a stream of its own
     s.system_key = piece_key(s.uid, -1, 2);
+    RandomEngine sys = rng_stream(seed_, "session_system_prompt", (1ULL << 62) + s.uid);  // a stream of its own
+    s.system_len = system_.sample(sys);
   }
-  RandomEngine sys = rng_stream(seed_, "session_system_prompt", group);
-  s.system_len = system_.sample(sys);
   peak_active_ = std::max(peak_active_, active());
   return slot;
 }
@@ -104,12 +133,44 @@ SessionTurnDraw SessionDriver::draw_turn(std::int32_t slot) {
   s.output = output;  // the history keeps the reply as sent
   if (prefix_caching_ && !d.too_long) {
     hash_blocks(s, drop, input, output);
-    d.chain = &chain_;
+    d.chain = &s.chain;
+    d.keys = &s.keys;
   }
   return d;
 }
 
-void SessionDriver::hash_blocks(const Session& s, std::size_t drop, std::int64_t input, std::int64_t output) {
+void SessionDriver::extend_hashes(const std::vector<Piece>& pieces, std::int64_t kept, std::int64_t blocks,
+                                  std::vector<std::uint64_t>& chain, std::vector<std::uint64_t>& keys) const {
+  // Blocks [kept, blocks) of the stream `pieces`, after the `kept` already in `chain`/`keys`.
+  const std::int64_t B = block_size_;
+  chain.resize(static_cast<std::size_t>(blocks));
+  keys.resize(static_cast<std::size_t>(blocks));
+  if (kept >= blocks) return;
+  std::size_t p = 0;
+  std::int64_t off = kept * B;  // tokens of pieces[p] consumed: the first block to hash starts there
+  while (off >= pieces[p].len) off -= pieces[p++].len;
+  std::uint64_t parent = kept > 0 ? chain[static_cast<std::size_t>(kept - 1)] : 0;
+  for (std::int64_t k = kept; k < blocks; ++k) {
+    std::uint64_t content = 0x8F1B;
+    std::int64_t need = B;
+    while (need > 0) {
+      const std::int64_t take = std::min(need, pieces[p].len - off);
+      content = KvBlockManager::chain_hash(
+          content, KvBlockManager::chain_hash(pieces[p].key,
+                                              static_cast<std::uint64_t>(off) * 0x100000001ULL + static_cast<std::uint64_t>(take)));
+      off += take;
+      need -= take;
+      if (off == pieces[p].len) {
+        ++p;
+        off = 0;
+      }
+    }
+    chain[static_cast<std::size_t>(k)] = parent = KvBlockManager::chain_hash(parent, content);
+    keys[static_cast<std::size_t>(k)] = KvBlockManager::block_key(parent, k);
+  }
+}
+
+void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output) {
   // The token stream as pieces: system prompt, kept turns (message, reply), the new message — cut at `input` tokens
   // (a clipped prompt) — then this turn's reply.
   pieces_.clear();
@@ -121,34 +182,30 @@ void SessionDriver::hash_blocks(const Session& s, std::size_t drop, std::int64_t
   };
   add(s.system_key, s.system_len);
   for (std::size_t k = drop; k < s.history.size(); ++k) {
-    add(piece_key(s.uid, s.history_turn[k], 0), s.history[k].user);
-    add(piece_key(s.uid, s.history_turn[k], 1), s.history[k].output);
+    add(s.history_key[2 * k], s.history[k].user);
+    add(s.history_key[2 * k + 1], s.history[k].output);
   }
   add(piece_key(s.uid, s.next_turn - 1, 0), s.user);
   pieces_.push_back({piece_key(s.uid, s.next_turn - 1, 1), output});
   // Full blocks of prompt + reply: each block's content id folds the pieces it holds (key, offset in the piece,
-  // tokens); its hash chains its parent's, as vLLM's hash_block_tokens does.
-  const std::int64_t B = block_size_;
-  const std::int64_t blocks = (input + output) / B;
-  chain_.resize(static_cast<std::size_t>(blocks));
-  std::size_t p = 0;
-  std::int64_t off = 0;  // tokens of pieces_[p] consumed
-  std::uint64_t parent = 0;
-  for (std::int64_t k = 0; k < blocks; ++k) {
-    std::uint64_t content = 0x8F1B;
-    std::int64_t need = B;
-    while (need > 0) {
-      const std::int64_t take = std::min(need, pieces_[p].len - off);
-      content = KvBlockManager::chain_hash(content, KvBlockManager::chain_hash(pieces_[p].key, static_cast<std::uint64_t>(off) * 0x100000001ULL + static_cast<std::uint64_t>(take)));
-      off += take;
-      need -= take;
-      if (off == pieces_[p].len) {
-        ++p;
-        off = 0;
-      }
+  // tokens); its hash chains its parent's, as vLLM's hash_block_tokens does. A block's hash depends only on the
+  // tokens up to its end, so the blocks inside the part this stream shares with the last hashed one (the same
+  // pieces, and the first tokens of a piece cut shorter or grown longer) keep their hashes: a turn that follows a
+  // completed one hashes only the last partial block of the history, its new message and its reply. A dropped
+  // turn (truncation) changes the stream right after the system prompt, so everything after it is hashed anew.
+  std::int64_t shared = 0;  // tokens at the start of both streams
+  for (std::size_t i = 0; !reference_ && i < std::min(pieces_.size(), s.stream.size()); ++i) {
+    if (pieces_[i] == s.stream[i]) {
+      shared += pieces_[i].len;
+      continue;
     }
-    chain_[static_cast<std::size_t>(k)] = parent = KvBlockManager::chain_hash(parent, content);
+    if (pieces_[i].key == s.stream[i].key) shared += std::min(pieces_[i].len, s.stream[i].len);
+    break;
   }
+  const std::int64_t blocks = (input + output) / block_size_;
+  const std::int64_t kept = std::min<std::int64_t>(shared / block_size_, static_cast<std::int64_t>(s.chain.size()));
+  extend_hashes(pieces_, kept, blocks, s.chain, s.keys);
+  s.stream.swap(pieces_);  // the scratch keeps the old stream's capacity: nothing allocated in the steady state
 }
 
 void SessionDriver::turn_ended(std::int32_t slot, bool completed) {
@@ -156,7 +213,10 @@ void SessionDriver::turn_ended(std::int32_t slot, bool completed) {
   LLMSIM_CHECK(s.active, "a turn ended for a session that is not active");
   if (!completed) return;
   s.history.push_back({s.user, s.output});
-  s.history_turn.push_back(s.next_turn - 1);
+  if (prefix_caching_) {  // the content keys of its message and reply, for the next turns' block hashes
+    s.history_key.push_back(piece_key(s.uid, s.next_turn - 1, 0));
+    s.history_key.push_back(piece_key(s.uid, s.next_turn - 1, 1));
+  }
 }
 
 void SessionDriver::end(std::int32_t slot) {
@@ -164,6 +224,17 @@ void SessionDriver::end(std::int32_t slot) {
   LLMSIM_CHECK(s.active, "ending a session that is not active");
   s.active = false;
   free_.push_back(slot);
+}
+
+std::size_t SessionDriver::state_bytes() const noexcept {
+  std::size_t bytes = sessions_.capacity() * sizeof(Session) + free_.capacity() * sizeof(std::int32_t) +
+                      pieces_.capacity() * sizeof(Piece);
+  for (const Session& s : sessions_)
+    bytes += s.history.capacity() * sizeof(spec::SessionTurn) + s.history_key.capacity() * sizeof(std::uint64_t) +
+             s.stream.capacity() * sizeof(Piece) + (s.chain.capacity() + s.keys.capacity()) * sizeof(std::uint64_t);
+  for (const SystemPrompt& p : prompts_)
+    bytes += sizeof(SystemPrompt) + (p.chain.capacity() + p.keys.capacity()) * sizeof(std::uint64_t);
+  return bytes;
 }
 
 std::optional<double> SessionDriver::next_turn_time(std::int32_t slot, double now_s) {

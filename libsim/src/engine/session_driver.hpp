@@ -2,8 +2,9 @@
 // Sessions (spec/sessions.hpp), private to the engine: the closed loop inside each conversation. A session starts
 // when the workload's arrival source fires; its turn k is drawn when it arrives (lengths, the truncated history,
 // the prompt's block hashes), and its next turn is released think-time after turn k ends (completed, timed out,
-// failed or rejected). State is per active session only (its kept history and its current turn's hashes), in
-// slots reused through a free list: memory is O(active sessions), never O(sessions in the run).
+// failed or rejected). State is per active session only (its kept history, its last turn's token pieces and block
+// hashes, which the next turn extends rather than re-hashes), in slots reused through a free list: memory is
+// O(active sessions), never O(sessions in the run).
 //
 // History reuse rides the block-hash prefix cache (KvBlockManager's hashed blocks, vLLM V1's chained block
 // hashes): each block's content id names the pieces of the system prompt / user messages / replies it holds, its
@@ -29,8 +30,10 @@ struct SessionTurnDraw {
   std::int64_t dropped_turns = 0;   ///< history turns the truncation rule dropped
   bool clipped = false, too_long = false;
   /// Chained hashes of the turn's full blocks of prompt + reply (hash_block_tokens = the block size); empty when
-  /// prefix caching is off. Valid until the next draw.
+  /// prefix caching is off. Valid until the session's next draw.
   const std::vector<std::uint64_t>* chain = nullptr;
+  /// Their cache keys, KvBlockManager::block_key(chain[k], k): what the replica looks blocks up by. Same lifetime.
+  const std::vector<std::uint64_t>* keys = nullptr;
 };
 
 class SessionDriver {
@@ -59,20 +62,45 @@ class SessionDriver {
   std::int64_t peak_active() const noexcept { return peak_active_; }
   std::int64_t dropped_turns() const noexcept { return dropped_turns_; }  ///< truncation, over the run
   int block_size() const noexcept { return block_size_; }
+  /// Session slots allocated (at most peak_active(): slots are reused) and the bytes their state holds (kept
+  /// history, token pieces, block hashes): bounded by the active sessions, not by the sessions of the run.
+  std::size_t slots() const noexcept { return sessions_.size(); }
+  std::size_t state_bytes() const noexcept;
+  /// Tests: hash every turn's blocks from the first, reusing nothing (neither the last turn's hashes nor a shared
+  /// system prompt's): the reference the incremental hashing must equal. Before the first start().
+  void reference_hashing(bool on) noexcept { reference_ = on; }
 
  private:
   struct Kept {
     std::int64_t user = 0, output = 0, turn = 0;
+  };
+  struct Piece {
+    std::uint64_t key;
+    std::int64_t len;
+    bool operator==(const Piece&) const = default;
   };
   struct Session {
     std::uint64_t uid = 0, system_key = 0;
     std::int64_t system_len = 0, turns = 0, next_turn = 0;
     std::int64_t user = 0, output = 0;  ///< the turn in flight's message and reply lengths
     std::vector<spec::SessionTurn> history;  ///< completed turns (lengths, for the truncation rule)
-    std::vector<std::int64_t> history_turn;  ///< their turn indices (the keys of their tokens)
+    std::vector<std::uint64_t> history_key;  ///< their pieces' content keys: message, reply, message, ...
+    // The last hashed turn's token stream (pieces, cut at its prompt's end, then its reply) and its chained
+    // block hashes: the next turn re-hashes only from the first block their streams do not share.
+    std::vector<Piece> stream;
+    std::vector<std::uint64_t> chain, keys;
     bool active = false;
   };
-  void hash_blocks(const Session& s, std::size_t drop, std::int64_t input, std::int64_t output);
+  void hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output);
+  void extend_hashes(const std::vector<Piece>& pieces, std::int64_t kept, std::int64_t blocks,
+                     std::vector<std::uint64_t>& chain, std::vector<std::uint64_t>& keys) const;
+  /// A shared system prompt as last drawn: its index, length and full blocks' chained hashes and keys.
+  struct SystemPrompt {
+    bool used = false;
+    std::uint64_t group = 0;
+    std::int64_t len = 0;
+    std::vector<std::uint64_t> chain, keys;
+  };
 
   spec::SessionSpec spec_;
   std::uint64_t seed_;
@@ -80,16 +108,13 @@ class SessionDriver {
   spec::TooLongPolicy too_long_;
   int block_size_;
   bool prefix_caching_;
+  bool reference_ = false;
   LengthSampler turns_, system_, user_, output_, think_;
   RandomEngine turns_rng_, pick_rng_, user_rng_, output_rng_, think_rng_;
   std::vector<Session> sessions_;
   std::vector<std::int32_t> free_;
   std::int64_t started_ = 0, finished_ = 0, peak_active_ = 0, dropped_turns_ = 0;
-  std::vector<std::uint64_t> chain_;
-  struct Piece {
-    std::uint64_t key;
-    std::int64_t len;
-  };
+  std::vector<SystemPrompt> prompts_;  ///< by index mod its size (at most 64 slots, whatever system_prompts is)
   std::vector<Piece> pieces_;  ///< scratch: the turn's token stream as (content key, length) pieces
 };
 

@@ -161,9 +161,9 @@ DrawnRequest WorkloadDriver::draw_session_turn(std::int32_t slot) {
   r.too_long = d.too_long;
   r.source = sources() + slot;
   r.turn = d.turn;
-  if (d.chain && !d.chain->empty()) {
-    r.chain = d.chain->data();
-    r.chain_blocks = static_cast<std::int32_t>(d.chain->size());
+  if (d.keys && !d.keys->empty()) {
+    r.chain = d.keys->data();
+    r.chain_blocks = static_cast<std::int32_t>(d.keys->size());
   }
   return r;
 }

@@ -26,8 +26,9 @@ struct DrawnRequest {
   const std::uint64_t* chain = nullptr;
   bool clipped = false;          ///< shortened to max_model_len
   /// Sessions: the source the turn belongs to (its session's turn source, whose next turn follows this one's end),
-  /// its index in the session, and its chain's blocks (prompt + reply; `chain` then points at the driver's buffer,
-  /// valid until the next draw: the caller copies it). -1 / -1 / 0 otherwise.
+  /// its index in the session, and its chain's blocks (prompt + reply; `chain` then points at the driver's buffer of
+  /// their cache keys, KvBlockManager::block_key of each block's chained hash and index — not the chained hashes a
+  /// trace gives — valid until the session's next draw: the caller copies it). -1 / -1 / 0 otherwise.
   std::int32_t source = -1;
   std::int32_t turn = -1;
   std::int32_t chain_blocks = 0;

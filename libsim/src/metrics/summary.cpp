@@ -115,9 +115,7 @@ Json to_json(const Summary& s) {
   j["kv"] = {{"capacity_tokens", s.kv.capacity_tokens},
              {"peak_used_fraction", s.kv.peak_used_fraction},
              {"mean_used_fraction", s.kv.mean_used_fraction},
-             {"prefix_cache_hit_rate", s.kv.prefix_cache_query_tokens > 0
-                                           ? Json(s.kv.prefix_cache_hit_tokens / s.kv.prefix_cache_query_tokens)
-                                           : Json(nullptr)},
+             {"prefix_cache_hit_rate", s.kv.prefix_cache_hit_rate() ? Json(*s.kv.prefix_cache_hit_rate()) : Json(nullptr)},
              {"prefix_cache_hit_tokens", s.kv.prefix_cache_hit_tokens},
              {"prefix_cache_query_tokens", s.kv.prefix_cache_query_tokens}};
   if (s.kv.host_tier) {

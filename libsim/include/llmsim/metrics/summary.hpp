@@ -39,6 +39,11 @@ struct KvStats {
   double host_capacity_gb = 0;
   double host_cache_hit_tokens = 0, host_recomputed_tokens = 0;
   double host_stored_gb = 0, host_loaded_gb = 0;
+  /// Cached ÷ looked-up prompt tokens; nullopt when nothing was looked up (the one rule: JSON, compare, report).
+  std::optional<double> prefix_cache_hit_rate() const {
+    if (prefix_cache_query_tokens <= 0) return std::nullopt;
+    return prefix_cache_hit_tokens / prefix_cache_query_tokens;
+  }
 };
 
 struct CostSummary {
