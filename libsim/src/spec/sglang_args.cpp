@@ -55,13 +55,6 @@ const std::set<std::string>& sglang_unmodelled_flags() {
 // field but not the same, the reason says what differs (and which field to set instead).
 const std::map<std::string, std::string>& sglang_unmodelled_valued() {
   static const std::map<std::string, std::string> m{
-      {"chunked_prefill_size",
-       "SGLang's prefill chunk excludes the decode tokens of the step; llmsim's budget (vLLM's "
-       "max_num_batched_tokens) includes them: set engine.max_num_batched_tokens yourself"},
-      {"mem_fraction_static",
-       "SGLang's fraction holds weights and the KV pool only, activations come out of the rest; llmsim's "
-       "gpu_memory_utilization (vLLM's) holds activations too: set engine.gpu_memory_utilization yourself"},
-      {"schedule_policy", "SGLang's queue orders (lpm, dfs-weight, fcfs, lof, random) are not llmsim's policies"},
       {"schedule_conservativeness", ""}, {"max_prefill_tokens", ""}, {"max_total_tokens", ""},
       {"cuda_graph_max_bs", ""}, {"cuda_graph_bs", ""}, {"ep_size", ""}, {"expert_parallel_size", ""},
       {"speculative_algorithm", ""}, {"speculative_draft_model_path", ""}, {"speculative_num_steps", ""},
@@ -76,7 +69,7 @@ const std::map<std::string, std::string>& sglang_unmodelled_valued() {
 
 const std::vector<std::string>& sglang_known_names() {
   static const std::vector<std::string> v = [] {
-    std::set<std::string> s{"model_path", "model"};
+    std::set<std::string> s{"model_path", "model", "schedule_policy"};
     for (const auto& a : sglang_aliases()) s.insert(a.name);
     s.insert(sglang_harmless_valued().begin(), sglang_harmless_valued().end());
     s.insert(sglang_harmless_flags().begin(), sglang_harmless_flags().end());
@@ -128,7 +121,12 @@ const std::vector<SglangAlias>& sglang_aliases() {
       {"max_running_requests", "max_num_seqs"}, {"context_length", "max_model_len"},
       {"kv_cache_dtype", "kv_cache_dtype"},    {"quantization", "quantization"},
       {"dtype", "dtype"},                      {"page_size", "block_size"},
-      {"disable_radix_cache", "enable_prefix_caching", true}, {"disable_cuda_graph", "enforce_eager"}};
+      {"disable_radix_cache", "enable_prefix_caching", true}, {"disable_cuda_graph", "enforce_eager"},
+      // The SGLang line sets the SGLang runtime, whose scheduler (policy sglang) spends max_num_batched_tokens as
+      // SGLang's chunk: on prefill-only steps, decodes stalled (engine/schedule_sglang.cpp); and whose KV pool is
+      // gpu_memory_utilization x total - weights - what is in use at start, with no activation peak taken out
+      // (memory/engine_memory.cpp): SGLang's mem_fraction_static.
+      {"chunked_prefill_size", "max_num_batched_tokens"}, {"mem_fraction_static", "gpu_memory_utilization"}};
   return v;
 }
 
@@ -181,6 +179,15 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line) {
       if (!out.model.empty() && out.model != *value)
         throw ConfigError(flag, "names model '" + *value + "' but the command already named '" + out.model + "'");
       out.model = *value;
+    } else if (name == "schedule_policy") {
+      if (!value) throw ConfigError(flag, "expected a value");
+      // llmsim's SGLang scheduler takes the waiting queue in arrival order: SGLang's fcfs (its default since
+      // 0.4.3.post3). The other orders sort the queue by prefix match or tree weight, or at random.
+      if (*value != "fcfs")
+        throw ConfigError(flag, "'" + *value + "' is not modelled: llmsim's SGLang scheduler takes the queue first "
+                                "come, first served (fcfs); SGLang's lpm, dfs-weight, lof, random and priority orders "
+                                "are not. Give --schedule-policy fcfs or leave the flag out");
+      out.ignored.push_back(shown);  // what llmsim simulates anyway
     } else if (const SglangAlias* a = name.empty() ? nullptr : alias_of(name)) {
       if (a->vllm_name == "enable_prefix_caching") {
         radix_disabled = true;
@@ -189,6 +196,11 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line) {
       } else {
         if (!value) throw ConfigError(flag, "expected a value");
         out.engine_args[a->vllm_name] = engine_arg_value(a->vllm_name, flag, *value);
+        // SGLang's -1 turns chunked prefill off (a prompt waits for a batch it fits whole); llmsim always chunks.
+        if (a->name == "chunked_prefill_size" && out.engine_args[a->vllm_name].get<long long>() <= 0)
+          throw ConfigError(flag, "'" + *value + "' turns chunked prefill off, which llmsim's SGLang scheduler does "
+                                  "not model (it cuts a prompt to the chunk budget): give a size in tokens or leave "
+                                  "the flag out");
         if (a->vllm_name == "data_parallel_size") dp_shown = shown;
       }
     } else if (sglang_harmless_valued().count(name) || sglang_harmless_flags().count(name)) {
