@@ -73,7 +73,7 @@ void print_runs_report(std::ostream& out, const calibration::RunFitReport& r) {
   for (const auto& n : r.notes) out << "note: " << n << "\n";
 }
 
-int run(int argc, char** argv) {
+int run_calibrate_fit(int argc, char** argv) {
   return guarded("calibrate-fit", [&] {
     po::options_description opts("calibrate-fit options");
     opts.add_options()("raw", po::value<std::string>(), "raw results file written by calibration/run_all.sh")(
@@ -187,7 +187,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 Command command_calibrate_fit() {
-  return {"calibrate_fit", "fit a hardware profile to calibration raw results or to your own benchmark runs", run};
+  return {"calibrate_fit", "fit a hardware profile to calibration raw results or to your own benchmark runs", run_calibrate_fit};
 }
 
 }  // namespace llmsim::cli

@@ -87,7 +87,7 @@ void print_runs(const std::vector<analysis::VllmResult>& runs, const std::vector
   }
 }
 
-int run(int argc, char** argv) {
+int run_check(int argc, char** argv) {
   return guarded("check", [&] {
     po::options_description opts("llmsim check options");
     opts.add_options()
@@ -161,7 +161,7 @@ Command command_check() {
   return {"check",
           "compare a serving benchmark result (vllm bench serve --save-result / --append-result, SGLang bench_serving) "
           "with llmsim's prediction",
-          run};
+          run_check};
 }
 
 }  // namespace llmsim::cli

@@ -27,7 +27,7 @@ const char* kUsage =
     "Time of one serving-engine iteration: one prefill chunk of P tokens after C cached tokens, plus B\n"
     "sequences decoding one token each with L tokens of context. Prints the per-op roofline breakdown.";
 
-int run(int argc, char** argv) {
+int run_step(int argc, char** argv) {
   po::options_description opts("step options");
   opts.add_options()
       ("model", po::value<std::string>()->required(), "model id or path to a Hugging Face config.json")
@@ -169,7 +169,7 @@ int run(int argc, char** argv) {
 
 Command command_step() {
   return {"step", "time of one engine iteration with its per-op roofline breakdown",
-          [](int argc, char** argv) { return guarded("step", [&] { return run(argc, argv); }); }};
+          [](int argc, char** argv) { return guarded("step", [&] { return run_step(argc, argv); }); }};
 }
 
 }  // namespace llmsim::cli

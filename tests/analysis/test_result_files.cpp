@@ -164,14 +164,15 @@ TEST_CASE("check with an SGLang server's command line: server_arg_sets' override
   // The server's command line: the same overrides the other commands apply (max_num_seqs, kv dtype), notes for
   // what is not modelled, and --model still wins over its --model-path.
   o.sglang_args = "python -m sglang.launch_server --model-path mistralai/Mistral-7B-Instruct-v0.3 "
-                  "--max-running-requests 24 --kv-cache-dtype fp8_e5m2 --chunked-prefill-size 4096";
+                  "--max-running-requests 24 --kv-cache-dtype fp8_e5m2 --chunked-prefill-size 4096 --enable-mixed-chunk";
   const auto c = check_vllm_result(runs[0], o);
   REQUIRE(c.fits);
   CHECK(c.scenario.engine.max_num_seqs == 24);
   CHECK(c.scenario.kv_cache == "fp8");
   CHECK(c.scenario.model == "mistral-7b");
   CHECK(c.scenario.engine.policy == spec::SchedulerPolicy::sglang);
-  CHECK(any_note(c, "SGLang arguments llmsim does not model (ignored): --chunked-prefill-size 4096"));
+  CHECK(c.scenario.engine.max_num_batched_tokens == 4096);  // SGLang's chunk: the sglang policy's token budget
+  CHECK(any_note(c, "SGLang arguments llmsim does not model (ignored): --enable-mixed-chunk"));
   // A vLLM client's file with an SGLang command line: the command line says the server was SGLang.
   const auto vllm_file = read_vllm_results(result_path(kH100Np80));
   VllmCheckOptions v;

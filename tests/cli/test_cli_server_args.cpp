@@ -144,7 +144,7 @@ TEST_CASE("a sweep refuses a command line that sets one of its axes") {
 TEST_CASE("--sglang-args reads SGLang's names where they mean what llmsim's do") {
   const std::string line = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --tp-size 2 "
                            "--max-running-requests 48 --kv-cache-dtype fp8_e5m2 --chunked-prefill-size 4096 "
-                           "--mem-fraction-static 0.85 --schedule-policy lpm --host 0.0.0.0 --port 30000";
+                           "--mem-fraction-static 0.85 --schedule-policy fcfs --enable-mixed-chunk --host 0.0.0.0 --port 30000";
   const auto err = temp_file("sglang-notes.txt", "");
   const auto rows = run_shell(llmsim::test::cli() + " sweep " + one_point_grid() + " --json -q --sglang-args " +
                               quoted(line) + " 2>'" + err.string() + "'");
@@ -154,10 +154,14 @@ TEST_CASE("--sglang-args reads SGLang's names where they mean what llmsim's do")
   CHECK(row["tp"] == 2);
   CHECK(row["max_num_seqs"] == 48);
   CHECK(row["kv_cache"] == "fp8");
-  // The flags whose SGLang meaning differs from llmsim's field are listed with why, not mapped.
-  CHECK_THAT(notes, Catch::Contains("SGLang arguments llmsim does not model (ignored): --chunked-prefill-size 4096"));
-  CHECK_THAT(notes, Catch::Contains("--mem-fraction-static 0.85 (SGLang's fraction holds weights and the KV pool"));
-  CHECK_THAT(notes, Catch::Contains("--schedule-policy lpm"));
+  CHECK(row["max_num_batched_tokens"] == 4096);  // SGLang's chunk is the SGLang scheduler's token budget
+  // What llmsim does not model is listed; FCFS is what it simulates, so it is not.
+  CHECK_THAT(notes, Catch::Contains("SGLang arguments llmsim does not model (ignored): --enable-mixed-chunk"));
+  CHECK_THAT(notes, !Catch::Contains("--chunked-prefill-size") && !Catch::Contains("--mem-fraction-static") &&
+                    !Catch::Contains("--schedule-policy"));
+  const auto lpm = run("simulate " + server_scenario_file() + " --sglang-args " + quoted("sglang serve --schedule-policy lpm"));
+  CHECK(lpm.code == 2);
+  CHECK_THAT(lpm.out, Catch::Contains("--schedule-policy: 'lpm' is not modelled"));
   // The server is SGLang: the run is priced as SGLang's runtime (its error band says so).
   const auto sim = server_json_of("simulate " + server_scenario_file() + " --json --sglang-args " +
                            quoted("python -m sglang.launch_server --model-path llama-3.1-8b"));

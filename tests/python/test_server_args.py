@@ -53,12 +53,15 @@ def test_flags_not_modelled_are_warned_not_dropped(small):
 
 def test_sglang_args(small):
     line = ("python -m sglang.launch_server --model-path llama-3.1-8b --tp-size 2 --max-running-requests 48 "
-            "--chunked-prefill-size 4096")
+            "--chunked-prefill-size 4096 --enable-mixed-chunk")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         row = _row(sglang_args=line)
-    assert (row["tp"], row["max_num_seqs"]) == (2, 48)
-    assert any("--chunked-prefill-size 4096" in str(w.message) for w in caught)
+    assert (row["tp"], row["max_num_seqs"], row["max_num_batched_tokens"]) == (2, 48, 4096)
+    assert any("--enable-mixed-chunk" in str(w.message) for w in caught)
+    assert not any("--chunked-prefill-size" in str(w.message) for w in caught)
+    with pytest.raises(ValueError, match="'lpm' is not modelled"):
+        llmsim.simulate(small, sglang_args="sglang serve --schedule-policy lpm")
     summary = llmsim.simulate(small, sglang_args="sglang serve --model-path llama-3.1-8b").summary
     assert "sglang" in summary["error_band"]["latency"]["group"]
     with pytest.raises(ValueError, match="give one of them"):

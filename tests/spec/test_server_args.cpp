@@ -59,18 +59,34 @@ TEST_CASE("an SGLang launch line becomes vLLM-named engine arguments") {
   CHECK(b.engine_args["enable_prefix_caching"] == false);
 }
 
-TEST_CASE("SGLang flags whose meaning differs from llmsim's fields are listed, not mapped") {
+TEST_CASE("SGLang's chunk, memory fraction and FCFS order map; what llmsim does not model is listed or refused") {
+  // On the SGLang runtime the line implies, max_num_batched_tokens is SGLang's chunk (prefill-only steps) and
+  // gpu_memory_utilization its mem_fraction_static (no activation peak taken out): the same meaning.
   const auto a = parse_sglang_server_args(
       "python -m sglang.launch_server --model-path m --chunked-prefill-size 4096 --mem-fraction-static 0.8 "
-      "--schedule-policy lpm --enable-mixed-chunk --speculative-algorithm EAGLE --some-future-flag 3");
-  CHECK_FALSE(a.engine_args.contains("max_num_batched_tokens"));
-  CHECK_FALSE(a.engine_args.contains("gpu_memory_utilization"));
-  CHECK(contains(a.not_modelled, "--chunked-prefill-size 4096 (SGLang's prefill chunk excludes the decode tokens"));
-  CHECK(contains(a.not_modelled, "--mem-fraction-static 0.8 ("));
-  CHECK(contains(a.not_modelled, "--schedule-policy lpm ("));
+      "--schedule-policy fcfs --enable-mixed-chunk --speculative-algorithm EAGLE --some-future-flag 3");
+  CHECK(a.engine_args["max_num_batched_tokens"] == 4096);
+  CHECK(a.engine_args["gpu_memory_utilization"] == 0.8);
+  CHECK(contains(a.ignored, "--schedule-policy fcfs"));  // llmsim's SGLang scheduler is first come, first served
   CHECK(contains(a.not_modelled, "--enable-mixed-chunk"));
   CHECK(contains(a.not_modelled, "--speculative-algorithm EAGLE"));
   CHECK(contains(a.not_modelled, "--some-future-flag 3"));  // unknown to llmsim and near nothing: listed
+  CHECK(a.not_modelled.size() == 3);
+  CHECK(parse_sglang_server_args("sglang serve --chunked=2048").engine_args["max_num_batched_tokens"] == 2048);
+  // Queue orders other than FCFS, and chunked prefill turned off, are refused naming the flag.
+  CHECK_THAT(line_error("sglang serve --schedule-policy lpm"),
+             Catch::Contains("--schedule-policy: 'lpm' is not modelled") && Catch::Contains("fcfs"));
+  CHECK_THAT(line_error("sglang serve --schedule-policy"), Catch::Contains("--schedule-policy: expected a value"));
+  CHECK_THAT(line_error("sglang serve --chunked-prefill-size -1"),
+             Catch::Contains("--chunked-prefill-size: '-1' turns chunked prefill off"));
+  CHECK_THAT(line_error("sglang serve --mem-fraction-static most"), Catch::Contains("--mem-fraction-static: expected a number"));
+  // Through the one alias table, onto the scenario's fields, and validated there.
+  Json doc = {{"model", "llama-3.1-8b"}, {"hardware", {{"gpu", "a100-80gb-sxm"}}}, {"engine", {{"runtime", "sglang"}}}};
+  for (const auto& [k, v] : a.engine_args.items()) set_json_path(doc, k, v);
+  const auto sc = scenario_from_json(JsonView(doc, ""));
+  CHECK(sc.engine.max_num_batched_tokens == 4096);
+  CHECK(sc.engine.gpu_memory_utilization == 0.8);
+  CHECK(sc.engine.policy == SchedulerPolicy::sglang);
   // With DP attention, --dp-size is attention parallelism inside the TP group, not replicas.
   const auto dp = parse_sglang_server_args("sglang serve --model-path m --tp 8 --dp-size 8 --enable-dp-attention");
   CHECK_FALSE(dp.engine_args.contains("data_parallel_size"));

@@ -8,7 +8,7 @@
 
 namespace llmsim::analysis {
 
-SearchResult search_max_passing(const std::function<bool(double)>& passes, double start, const SearchLimits& lim) {
+BisectionResult search_max_passing(const std::function<bool(double)>& passes, double start, const SearchLimits& lim) {
   Problems p;
   if (!(lim.min_x > 0) || !std::isfinite(lim.min_x)) p.add("search.min_x", "must be > 0, got " + format_given(lim.min_x));
   if (!(lim.max_x >= lim.min_x) || !std::isfinite(lim.max_x))
@@ -23,7 +23,7 @@ SearchResult search_max_passing(const std::function<bool(double)>& passes, doubl
     p.add("search.give_up_below", "must be >= 0, got " + format_given(lim.give_up_below));
   p.throw_if_any();
 
-  SearchResult r;
+  BisectionResult r;
   const double inf = std::numeric_limits<double>::infinity();
   auto snap = [&](double x) {
     x = std::clamp(x, lim.min_x, lim.max_x);

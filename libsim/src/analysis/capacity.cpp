@@ -241,7 +241,7 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
       from = reps.front().load;  // later replications start at the first one's answer
       lim.growth = 1.25;
     }
-    const SearchResult s = search_max_passing(test, from, lim);
+    const BisectionResult s = search_max_passing(test, from, lim);
     out.evaluations += s.evaluations;
     if (not_fitting) {  // memory does not depend on the load: one such run settles it
       out.fits = false;

@@ -8,7 +8,7 @@
 namespace llmsim::metrics {
 
 namespace {
-constexpr double kLowMs = 0.01;
+constexpr double kSeriesLowMs = 0.01;
 constexpr double kRatio = 1.1;
 }  // namespace
 
@@ -20,8 +20,8 @@ TimeSeries::TimeSeries(double window_s, std::size_t max_windows)
 }
 
 std::size_t TimeSeries::bin_of(double ms) {
-  if (!(ms > kLowMs)) return 0;
-  const double i = std::floor(std::log(ms / kLowMs) / std::log(kRatio));
+  if (!(ms > kSeriesLowMs)) return 0;
+  const double i = std::floor(std::log(ms / kSeriesLowMs) / std::log(kRatio));
   return static_cast<std::size_t>(std::min(i, static_cast<double>(kBins - 1)));
 }
 
@@ -30,9 +30,9 @@ double TimeSeries::percentile(const Hist& h, std::int64_t n, double q) {
   double cum = 0;
   for (std::size_t i = 0; i < kBins; ++i) {
     cum += h[i];
-    if (cum >= target && h[i] > 0) return kLowMs * std::pow(kRatio, static_cast<double>(i) + 0.5);  // bin's middle
+    if (cum >= target && h[i] > 0) return kSeriesLowMs * std::pow(kRatio, static_cast<double>(i) + 0.5);  // bin's middle
   }
-  return kLowMs * std::pow(kRatio, static_cast<double>(kBins) - 0.5);
+  return kSeriesLowMs * std::pow(kRatio, static_cast<double>(kBins) - 0.5);
 }
 
 void TimeSeries::fold() {

@@ -30,7 +30,7 @@ constexpr double kNcclLLBandwidthFraction = 0.5;
 constexpr double kNcclLLMaxBwAmpere = 87.7e9, kNcclLLMaxBwHopper = 141e9;
 constexpr double kPcieCrossSocketLLStepFactor = 3.0;
 
-bool contains(const std::string& s, std::string_view part) { return to_lower(s).find(part) != std::string::npos; }
+bool name_contains(const std::string& s, std::string_view part) { return to_lower(s).find(part) != std::string::npos; }
 
 }  // namespace
 
@@ -59,7 +59,7 @@ AllReduceModel::AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& 
   if (tp_ < 2) return;
   const double pcie = gpu.pcie_bandwidth();
   // SXM boards join all GPUs through NVSwitch; NVLink bridges (PCIe cards, GeForce) join pairs only.
-  const bool switch_board = contains(gpu.id, "sxm") || contains(gpu.name, "sxm") || hopper_class(gpu_family(gpu));
+  const bool switch_board = name_contains(gpu.id, "sxm") || name_contains(gpu.name, "sxm") || hopper_class(gpu_family(gpu));
   const bool nvlink = gpu.nvlink_bandwidth > 0 && (tp_ == 2 || switch_board);
   fully_connected_ = nvlink;
   link_ = nvlink ? TpLink::nvlink : (gpu.p2p ? TpLink::pcie_p2p : TpLink::pcie_host);

@@ -64,34 +64,34 @@ std::optional<std::string> dtype_value(const JsonView& v) {
 
 // ---- key aliases ----
 
-enum class Kind { integer, context_len, number, boolean, string, chunked_prefill, enforce_eager, kv_dtype, quantization, dtype };
+enum class ArgKind { integer, context_len, number, boolean, string, chunked_prefill, enforce_eager, kv_dtype, quantization, dtype };
 
 struct AliasRule {
   VllmAlias alias;
-  Kind kind;
+  ArgKind kind;
 };
 
 const std::vector<AliasRule>& rules() {
   static const std::vector<AliasRule> r{
-      {{"tensor_parallel_size", "hardware.tp", {"", "engine", "hardware"}}, Kind::integer},
-      {{"pipeline_parallel_size", "hardware.pp", {"", "engine", "hardware"}}, Kind::integer},
-      {{"data_parallel_size", "hardware.replicas", {"", "engine", "hardware"}}, Kind::integer},
-      {{"enable_chunked_prefill", "engine.policy", {"", "engine"}}, Kind::chunked_prefill},
-      {{"enforce_eager", "engine.cuda_graphs", {"", "engine"}}, Kind::enforce_eager},
-      {{"swap_space", "engine.swap_space_gb", {"", "engine"}}, Kind::number},
-      {{"preemption_mode", "engine.preemption", {"", "engine"}}, Kind::string},
-      {{"max_num_seqs", "engine.max_num_seqs", {""}}, Kind::integer},
-      {{"max_num_batched_tokens", "engine.max_num_batched_tokens", {""}}, Kind::integer},
-      {{"block_size", "engine.block_size", {""}}, Kind::integer},
-      {{"gpu_memory_utilization", "engine.gpu_memory_utilization", {""}}, Kind::number},
-      {{"max_model_len", "engine.max_model_len", {""}}, Kind::context_len},
-      {{"enable_prefix_caching", "engine.enable_prefix_caching", {""}}, Kind::boolean},
-      {{"cpu_offload_gb", "engine.cpu_offload_gb", {""}}, Kind::number},
+      {{"tensor_parallel_size", "hardware.tp", {"", "engine", "hardware"}}, ArgKind::integer},
+      {{"pipeline_parallel_size", "hardware.pp", {"", "engine", "hardware"}}, ArgKind::integer},
+      {{"data_parallel_size", "hardware.replicas", {"", "engine", "hardware"}}, ArgKind::integer},
+      {{"enable_chunked_prefill", "engine.policy", {"", "engine"}}, ArgKind::chunked_prefill},
+      {{"enforce_eager", "engine.cuda_graphs", {"", "engine"}}, ArgKind::enforce_eager},
+      {{"swap_space", "engine.swap_space_gb", {"", "engine"}}, ArgKind::number},
+      {{"preemption_mode", "engine.preemption", {"", "engine"}}, ArgKind::string},
+      {{"max_num_seqs", "engine.max_num_seqs", {""}}, ArgKind::integer},
+      {{"max_num_batched_tokens", "engine.max_num_batched_tokens", {""}}, ArgKind::integer},
+      {{"block_size", "engine.block_size", {""}}, ArgKind::integer},
+      {{"gpu_memory_utilization", "engine.gpu_memory_utilization", {""}}, ArgKind::number},
+      {{"max_model_len", "engine.max_model_len", {""}}, ArgKind::context_len},
+      {{"enable_prefix_caching", "engine.enable_prefix_caching", {""}}, ArgKind::boolean},
+      {{"cpu_offload_gb", "engine.cpu_offload_gb", {""}}, ArgKind::number},
       // vLLM >= 0.11.1: --kv-offloading-size GiB (summed over TP ranks), backend "native" (OffloadingConnector).
-      {{"kv_offloading_size", "engine.kv_offload_gb", {"", "engine"}}, Kind::number},
-      {{"kv_cache_dtype", "quant.kv_cache", {"", "engine", "quant"}}, Kind::kv_dtype},
-      {{"quantization", "quant.weights", {"", "engine", "quant"}}, Kind::quantization},
-      {{"dtype", "quant.weights", {"", "engine", "quant"}}, Kind::dtype},
+      {{"kv_offloading_size", "engine.kv_offload_gb", {"", "engine"}}, ArgKind::number},
+      {{"kv_cache_dtype", "quant.kv_cache", {"", "engine", "quant"}}, ArgKind::kv_dtype},
+      {{"quantization", "quant.weights", {"", "engine", "quant"}}, ArgKind::quantization},
+      {{"dtype", "quant.weights", {"", "engine", "quant"}}, ArgKind::dtype},
   };
   return r;
 }
@@ -208,10 +208,10 @@ void apply_dtype(Json& doc, const Assignment& a, const std::map<std::string, std
 Assignment convert(const AliasRule& r, const JsonView& v) {
   Assignment a{v.path(), &r, Json()};
   switch (r.kind) {
-    case Kind::integer: a.value = v.as_integer(); break;
+    case ArgKind::integer: a.value = v.as_integer(); break;
     // vLLM's --max-model-len takes "auto" (or -1): the largest context that fits (EngineConfig::max_model_len).
     // A command line gives it as text: "auto", "-1" or a number.
-    case Kind::context_len:
+    case ArgKind::context_len:
       if (v.json().is_string()) {
         const std::string s = to_lower(v.as_string());
         const auto n = parse_number(s);
@@ -222,14 +222,14 @@ Assignment convert(const AliasRule& r, const JsonView& v) {
         a.value = v.as_integer();
       }
       break;
-    case Kind::number: a.value = v.as_number(); break;
-    case Kind::boolean: a.value = v.as_bool(); break;
-    case Kind::string: a.value = v.as_string(); break;
-    case Kind::chunked_prefill: a.value = v.as_bool(); break;
-    case Kind::enforce_eager: a.value = !v.as_bool(); break;
-    case Kind::kv_dtype: a.value = to_lower(canonical_kv(v.as_string())); break;
-    case Kind::quantization: a.value = quantization_value(v); break;
-    case Kind::dtype: {
+    case ArgKind::number: a.value = v.as_number(); break;
+    case ArgKind::boolean: a.value = v.as_bool(); break;
+    case ArgKind::string: a.value = v.as_string(); break;
+    case ArgKind::chunked_prefill: a.value = v.as_bool(); break;
+    case ArgKind::enforce_eager: a.value = !v.as_bool(); break;
+    case ArgKind::kv_dtype: a.value = to_lower(canonical_kv(v.as_string())); break;
+    case ArgKind::quantization: a.value = quantization_value(v); break;
+    case ArgKind::dtype: {
       const auto d = dtype_value(v);
       if (d) a.value = *d;
       break;
@@ -289,11 +289,11 @@ const std::vector<VllmAlias>& vllm_aliases() {
     for (const auto& r : rules()) {
       VllmAlias a = r.alias;
       switch (r.kind) {
-        case Kind::integer: a.type = VllmAlias::Type::integer; break;
-        case Kind::number: a.type = VllmAlias::Type::number; break;
-        case Kind::boolean:
-        case Kind::chunked_prefill:
-        case Kind::enforce_eager: a.type = VllmAlias::Type::boolean; break;
+        case ArgKind::integer: a.type = VllmAlias::Type::integer; break;
+        case ArgKind::number: a.type = VllmAlias::Type::number; break;
+        case ArgKind::boolean:
+        case ArgKind::chunked_prefill:
+        case ArgKind::enforce_eager: a.type = VllmAlias::Type::boolean; break;
         default: a.type = VllmAlias::Type::string; break;
       }
       out.push_back(std::move(a));
@@ -329,12 +329,12 @@ Json normalize_vllm_names(const JsonView& v) {
     }
   }
   std::stable_sort(found.begin(), found.end(), [](const Assignment& a, const Assignment& b) {
-    return (a.rule->kind == Kind::dtype) < (b.rule->kind == Kind::dtype);
+    return (a.rule->kind == ArgKind::dtype) < (b.rule->kind == ArgKind::dtype);
   });
   std::map<std::string, std::string> set_by;
   for (const auto& a : found) {
-    if (a.rule->kind == Kind::chunked_prefill) apply_chunked(doc, a);
-    else if (a.rule->kind == Kind::dtype) apply_dtype(doc, a, set_by);
+    if (a.rule->kind == ArgKind::chunked_prefill) apply_chunked(doc, a);
+    else if (a.rule->kind == ArgKind::dtype) apply_dtype(doc, a, set_by);
     else apply(doc, a, set_by);
   }
   return doc;

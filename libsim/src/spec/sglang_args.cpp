@@ -16,10 +16,10 @@ namespace llmsim::spec {
 
 namespace {
 
-constexpr const char* kWhere = "--sglang-args";
+constexpr const char* kSglangWhere = "--sglang-args";
 
 // Server and client-facing options: they do not change how the engine runs a request.
-const std::set<std::string>& harmless_valued() {
+const std::set<std::string>& sglang_harmless_valued() {
   static const std::set<std::string> s{
       "host", "port", "api_key", "admin_api_key", "served_model_name", "tokenizer_path", "tokenizer_mode",
       "chat_template", "completion_template", "log_level", "log_level_http", "log_requests_level", "random_seed",
@@ -30,7 +30,7 @@ const std::set<std::string>& harmless_valued() {
       "hf_chat_template_name", "tool_server", "api_key_file"};
   return s;
 }
-const std::set<std::string>& harmless_flags() {
+const std::set<std::string>& sglang_harmless_flags() {
   static const std::set<std::string> s{
       "trust_remote_code", "skip_tokenizer_init", "enable_metrics", "show_time_cost", "log_requests",
       "enable_cache_report", "skip_server_warmup", "enable_p2p_check", "disable_outlines_disk_cache",
@@ -40,7 +40,7 @@ const std::set<std::string>& harmless_flags() {
   return s;
 }
 // Booleans that change performance and llmsim does not model (so a following word is not their value).
-const std::set<std::string>& unmodelled_flags() {
+const std::set<std::string>& sglang_unmodelled_flags() {
   static const std::set<std::string> s{
       "enable_dp_attention", "enable_mixed_chunk", "enable_torch_compile", "disable_overlap_schedule",
       "enable_two_batch_overlap", "enable_ep_moe", "enable_deepep_moe", "disable_custom_all_reduce",
@@ -53,15 +53,8 @@ const std::set<std::string>& unmodelled_flags() {
 }
 // Valued options that change performance and llmsim does not model. Where SGLang's meaning is close to an llmsim
 // field but not the same, the reason says what differs (and which field to set instead).
-const std::map<std::string, std::string>& unmodelled_valued() {
+const std::map<std::string, std::string>& sglang_unmodelled_valued() {
   static const std::map<std::string, std::string> m{
-      {"chunked_prefill_size",
-       "SGLang's prefill chunk excludes the decode tokens of the step; llmsim's budget (vLLM's "
-       "max_num_batched_tokens) includes them: set engine.max_num_batched_tokens yourself"},
-      {"mem_fraction_static",
-       "SGLang's fraction holds weights and the KV pool only, activations come out of the rest; llmsim's "
-       "gpu_memory_utilization (vLLM's) holds activations too: set engine.gpu_memory_utilization yourself"},
-      {"schedule_policy", "SGLang's queue orders (lpm, dfs-weight, fcfs, lof, random) are not llmsim's policies"},
       {"schedule_conservativeness", ""}, {"max_prefill_tokens", ""}, {"max_total_tokens", ""},
       {"cuda_graph_max_bs", ""}, {"cuda_graph_bs", ""}, {"ep_size", ""}, {"expert_parallel_size", ""},
       {"speculative_algorithm", ""}, {"speculative_draft_model_path", ""}, {"speculative_num_steps", ""},
@@ -79,14 +72,14 @@ const std::map<std::string, std::string>& unmodelled_valued() {
   return m;
 }
 
-const std::vector<std::string>& known_names() {
+const std::vector<std::string>& sglang_known_names() {
   static const std::vector<std::string> v = [] {
-    std::set<std::string> s{"model_path", "model"};
+    std::set<std::string> s{"model_path", "model", "schedule_policy"};
     for (const auto& a : sglang_aliases()) s.insert(a.name);
-    s.insert(harmless_valued().begin(), harmless_valued().end());
-    s.insert(harmless_flags().begin(), harmless_flags().end());
-    s.insert(unmodelled_flags().begin(), unmodelled_flags().end());
-    for (const auto& [k, why] : unmodelled_valued()) s.insert(k);
+    s.insert(sglang_harmless_valued().begin(), sglang_harmless_valued().end());
+    s.insert(sglang_harmless_flags().begin(), sglang_harmless_flags().end());
+    s.insert(sglang_unmodelled_flags().begin(), sglang_unmodelled_flags().end());
+    for (const auto& [k, why] : sglang_unmodelled_valued()) s.insert(k);
     return std::vector<std::string>(s.begin(), s.end());
   }();
   return v;
@@ -101,22 +94,13 @@ const SglangAlias* alias_of(const std::string& name) {
 bool is_bare_flag(const std::string& name) {
   const SglangAlias* a = alias_of(name);
   return (a && (a->vllm_name == "enforce_eager" || a->vllm_name == "enable_prefix_caching")) ||
-         harmless_flags().count(name) || unmodelled_flags().count(name);
-}
-
-bool is_flag(const std::string& t) {
-  return t.size() >= 2 && t[0] == '-' && !(std::isdigit(static_cast<unsigned char>(t[1])) || t[1] == '.');
-}
-
-std::string dashed(std::string n) {
-  std::replace(n.begin(), n.end(), '_', '-');
-  return "--" + n;
+         sglang_harmless_flags().count(name) || sglang_unmodelled_flags().count(name);
 }
 
 /// The known flag `name` stands for: itself, or the one known flag it is a prefix of (argparse's abbreviations).
 /// ConfigError for an ambiguous prefix or a misspelling; "" for a flag llmsim does not know.
 std::string resolve_name(const std::string& name, const std::string& flag) {
-  const auto& known = known_names();
+  const auto& known = sglang_known_names();
   if (std::find(known.begin(), known.end(), name) != known.end()) return name;
   std::vector<std::string> longer;
   for (const auto& k : known)
@@ -124,11 +108,11 @@ std::string resolve_name(const std::string& name, const std::string& flag) {
   if (longer.size() == 1) return longer.front();
   if (longer.size() > 1) {
     std::string list;
-    for (const auto& k : longer) list += (list.empty() ? "" : ", ") + dashed(k);
+    for (const auto& k : longer) list += (list.empty() ? "" : ", ") + dashed_flag(k);
     throw ConfigError(flag, "ambiguous SGLang flag: it abbreviates " + list);
   }
   if (const std::string near = misspelling_of(name, known); !near.empty())
-    throw ConfigError(flag, "unknown SGLang flag; did you mean " + dashed(near) + "?");
+    throw ConfigError(flag, "unknown SGLang flag; did you mean " + dashed_flag(near) + "?");
   return "";
 }
 
@@ -142,27 +126,32 @@ const std::vector<SglangAlias>& sglang_aliases() {
       {"max_running_requests", "max_num_seqs"}, {"context_length", "max_model_len"},
       {"kv_cache_dtype", "kv_cache_dtype"},    {"quantization", "quantization"},
       {"dtype", "dtype"},                      {"page_size", "block_size"},
-      {"disable_radix_cache", "enable_prefix_caching", true}, {"disable_cuda_graph", "enforce_eager"}};
+      {"disable_radix_cache", "enable_prefix_caching", true}, {"disable_cuda_graph", "enforce_eager"},
+      // The SGLang line sets the SGLang runtime, whose scheduler (policy sglang) spends max_num_batched_tokens as
+      // SGLang's chunk: on prefill-only steps, decodes stalled (engine/schedule_sglang.cpp); and whose KV pool is
+      // gpu_memory_utilization x total - weights - what is in use at start, with no activation peak taken out
+      // (memory/engine_memory.cpp): SGLang's mem_fraction_static.
+      {"chunked_prefill_size", "max_num_batched_tokens"}, {"mem_fraction_static", "gpu_memory_utilization"}};
   return v;
 }
 
 VllmServeArgs parse_sglang_server_args(std::string_view command_line) {
-  const auto t = split_command_line(command_line, kWhere);
+  const auto t = split_command_line(command_line, kSglangWhere);
   VllmServeArgs out;
   out.runtime = "sglang";
   std::size_t i = 0;
   // Leading environment assignments and the program: VAR=x ... python -m sglang.launch_server | sglang serve.
-  while (i < t.size() && t[i].find('=') != std::string::npos && !is_flag(t[i])) ++i;
+  while (i < t.size() && t[i].find('=') != std::string::npos && !is_flag_token(t[i])) ++i;
   if (i < t.size() && (t[i] == "python" || t[i] == "python3")) {
     ++i;
     if (i + 1 < t.size() && t[i] == "-m") {
       if (t[i + 1].rfind("vllm", 0) == 0)
-        throw ConfigError(kWhere, "'" + t[i + 1] + "' is a vLLM server: give its command line as --vllm-args");
+        throw ConfigError(kSglangWhere, "'" + t[i + 1] + "' is a vLLM server: give its command line as --vllm-args");
       i += 2;
     }
   }
   if (i < t.size() && (t[i] == "vllm" || t[i].ends_with("/vllm")))
-    throw ConfigError(kWhere, "'" + t[i] + "' is a vLLM server: give its command line as --vllm-args");
+    throw ConfigError(kSglangWhere, "'" + t[i] + "' is a vLLM server: give its command line as --vllm-args");
   if (i < t.size() && t[i] == "sglang") {
     ++i;
     if (i < t.size() && t[i] == "serve") ++i;
@@ -172,10 +161,10 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line) {
   std::string last_bare;  // the bare flag just read: a word after it is a value it does not take
   for (; i < t.size(); ++i) {
     const std::string& tok = t[i];
-    if (!is_flag(tok)) {
+    if (!is_flag_token(tok)) {
       if (!last_bare.empty())
         throw ConfigError(last_bare, "is a bare flag and takes no value, got '" + tok + "'");
-      throw ConfigError(kWhere, "unexpected word '" + tok + "' (SGLang takes the model as --model-path MODEL)");
+      throw ConfigError(kSglangWhere, "unexpected word '" + tok + "' (SGLang takes the model as --model-path MODEL)");
     }
     last_bare.clear();
     const auto eq = tok.find('=');
@@ -186,7 +175,7 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line) {
     if (eq != std::string::npos) value = tok.substr(eq + 1);
     const std::string name = resolve_name(raw, flag);
     const bool bare = !name.empty() && is_bare_flag(name);
-    if (!value && !bare && i + 1 < t.size() && !is_flag(t[i + 1])) value = t[++i];
+    if (!value && !bare && i + 1 < t.size() && !is_flag_token(t[i + 1])) value = t[++i];
     if (bare && value) throw ConfigError(flag, "is a bare flag and takes no value, got '" + *value + "'");
     if (bare) last_bare = flag;
     const std::string shown = flag + (value ? " " + *value : "");
@@ -195,6 +184,15 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line) {
       if (!out.model.empty() && out.model != *value)
         throw ConfigError(flag, "names model '" + *value + "' but the command already named '" + out.model + "'");
       out.model = *value;
+    } else if (name == "schedule_policy") {
+      if (!value) throw ConfigError(flag, "expected a value");
+      // llmsim's SGLang scheduler takes the waiting queue in arrival order: SGLang's fcfs (its default since
+      // 0.4.3.post3). The other orders sort the queue by prefix match or tree weight, or at random.
+      if (*value != "fcfs")
+        throw ConfigError(flag, "'" + *value + "' is not modelled: llmsim's SGLang scheduler takes the queue first "
+                                "come, first served (fcfs); SGLang's lpm, dfs-weight, lof, random and priority orders "
+                                "are not. Give --schedule-policy fcfs or leave the flag out");
+      out.ignored.push_back(shown);  // what llmsim simulates anyway
     } else if (const SglangAlias* a = name.empty() ? nullptr : alias_of(name)) {
       if (a->vllm_name == "enable_prefix_caching") {
         radix_disabled = true;
@@ -203,14 +201,19 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line) {
       } else {
         if (!value) throw ConfigError(flag, "expected a value");
         out.engine_args[a->vllm_name] = engine_arg_value(a->vllm_name, flag, *value);
+        // SGLang's -1 turns chunked prefill off (a prompt waits for a batch it fits whole); llmsim always chunks.
+        if (a->name == "chunked_prefill_size" && out.engine_args[a->vllm_name].get<long long>() <= 0)
+          throw ConfigError(flag, "'" + *value + "' turns chunked prefill off, which llmsim's SGLang scheduler does "
+                                  "not model (it cuts a prompt to the chunk budget): give a size in tokens or leave "
+                                  "the flag out");
         if (a->vllm_name == "data_parallel_size") dp_shown = shown;
       }
-    } else if (harmless_valued().count(name) || harmless_flags().count(name)) {
+    } else if (sglang_harmless_valued().count(name) || sglang_harmless_flags().count(name)) {
       out.ignored.push_back(shown);
     } else {
       if (name == "enable_dp_attention") dp_attention = true;
-      const auto why = unmodelled_valued().find(name);
-      out.not_modelled.push_back(why != unmodelled_valued().end() && !why->second.empty() ? shown + " (" + why->second + ")"
+      const auto why = sglang_unmodelled_valued().find(name);
+      out.not_modelled.push_back(why != sglang_unmodelled_valued().end() && !why->second.empty() ? shown + " (" + why->second + ")"
                                                                                          : shown);
     }
   }

@@ -86,12 +86,6 @@ const VllmAlias* modelled(const std::string& name) {
   return nullptr;
 }
 
-bool is_flag(const std::string& t) {
-  if (t.size() < 2 || t[0] != '-') return false;
-  // A negative number is a value, not a flag.
-  return !(std::isdigit(static_cast<unsigned char>(t[1])) || t[1] == '.');
-}
-
 std::optional<bool> as_bool_word(std::string w) {
   std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (w == "true" || w == "1" || w == "yes") return true;
@@ -163,12 +157,23 @@ std::vector<std::string> split_command_line(std::string_view line, const std::st
   return out;
 }
 
+bool is_flag_token(const std::string& t) {
+  if (t.size() < 2 || t[0] != '-') return false;
+  // A negative number is a value, not a flag.
+  return !(std::isdigit(static_cast<unsigned char>(t[1])) || t[1] == '.');
+}
+
+std::string dashed_flag(std::string name) {
+  std::replace(name.begin(), name.end(), '_', '-');
+  return "--" + name;
+}
+
 VllmServeArgs parse_vllm_serve_args(std::string_view command_line) {
   const auto t = split_command_line(command_line);
   VllmServeArgs out;
   std::size_t i = 0;
   // Leading environment assignments and the program: VAR=x ... vllm serve | python -m <module>.
-  while (i < t.size() && t[i].find('=') != std::string::npos && !is_flag(t[i])) ++i;
+  while (i < t.size() && t[i].find('=') != std::string::npos && !is_flag_token(t[i])) ++i;
   if (i < t.size() && (t[i] == "python" || t[i] == "python3")) {
     ++i;
     if (i + 1 < t.size() && t[i] == "-m") {
@@ -189,7 +194,7 @@ VllmServeArgs parse_vllm_serve_args(std::string_view command_line) {
   };
   for (; i < t.size(); ++i) {
     const std::string& tok = t[i];
-    if (!is_flag(tok)) {
+    if (!is_flag_token(tok)) {
       set_model(tok, "--vllm-args");  // `vllm serve MODEL`
       continue;
     }
@@ -207,7 +212,7 @@ VllmServeArgs parse_vllm_serve_args(std::string_view command_line) {
     const VllmAlias* a = modelled(name);
     const bool boolean = (a && a->type == VllmAlias::Type::boolean) || harmless_flags().count(name) ||
                          unmodelled_flags().count(name);
-    const bool next_is_value = i + 1 < t.size() && !is_flag(t[i + 1]);
+    const bool next_is_value = i + 1 < t.size() && !is_flag_token(t[i + 1]);
     if (!value && !negated) {
       if (boolean) {
         // `--enable-chunked-prefill` or (older vLLM) `--enable-chunked-prefill True`.

@@ -81,10 +81,6 @@ const BenchFlags& flags_of(BenchKind k) {
   return latency;
 }
 
-bool is_flag(const std::string& t) {
-  return t.size() >= 2 && t[0] == '-' && !(std::isdigit(static_cast<unsigned char>(t[1])) || t[1] == '.');
-}
-
 std::string underscored(const std::string& token) {
   std::string n = token.substr(token.find_first_not_of('-'));
   n = n.substr(0, n.find('='));
@@ -93,11 +89,6 @@ std::string underscored(const std::string& token) {
     return n == "tp" ? "tensor_parallel_size" : n == "pp" ? "pipeline_parallel_size" : "quantization";
   }
   return n;
-}
-
-std::string dashed(std::string n) {
-  std::replace(n.begin(), n.end(), '_', '-');
-  return "--" + n;
 }
 
 std::string quoted(const std::string& w) {
@@ -113,7 +104,7 @@ std::string quoted(const std::string& w) {
   if (engine_too) known.insert(known.end(), known_vllm_engine_flags().begin(), known_vllm_engine_flags().end());
   std::string msg = "unknown flag '" + flag + "' for " + to_string(k);
   const auto close = close_matches(underscored(flag), known, 3);
-  for (std::size_t i = 0; i < close.size(); ++i) msg += (i ? ", " : "; did you mean ") + dashed(close[i]);
+  for (std::size_t i = 0; i < close.size(); ++i) msg += (i ? ", " : "; did you mean ") + dashed_flag(close[i]);
   if (!close.empty()) msg += "?";
   throw ConfigError(what, msg);
 }
@@ -136,7 +127,7 @@ void sglang_engine_args(BenchCommand& c) {
   if (get("context_length")) c.engine.engine_args["max_model_len"] = integer("context_length");
   for (const char* n : {"mem_fraction_static", "max_running_requests", "chunked_prefill_size", "cuda_graph_max_bs",
                         "attention_backend", "enable_torch_compile"})
-    if (auto* v = get(n)) c.engine.not_modelled.push_back(dashed(n) + (v->empty() ? "" : " " + *v));
+    if (auto* v = get(n)) c.engine.not_modelled.push_back(dashed_flag(n) + (v->empty() ? "" : " " + *v));
 }
 
 /// Python's argparse takes any unique prefix of a long option (SGLang's scripts run with --random-input 1024).
@@ -157,7 +148,7 @@ std::string argparse_prefix(const BenchFlags& own, const std::string& name) {
 VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std::string& what) {
   const auto t = split_command_line(command_line, what);
   std::size_t i = 0;
-  while (i < t.size() && t[i].find('=') != std::string::npos && !is_flag(t[i])) ++i;  // VAR=value
+  while (i < t.size() && t[i].find('=') != std::string::npos && !is_flag_token(t[i])) ++i;  // VAR=value
   if (i < t.size() && (t[i] == "python" || t[i] == "python3")) ++i;
   if (i + 1 < t.size() && t[i] == "-m") i += 2;
   else throw ConfigError(what, "'" + std::string(command_line) + "' is not an SGLang server command (python -m "
@@ -167,15 +158,15 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std:
   c.what = what;
   const BenchFlags& known = flags_of(BenchKind::sglang_one_batch);
   for (; i < t.size(); ++i) {
-    if (!is_flag(t[i])) continue;  // a value of a flag not modelled
+    if (!is_flag_token(t[i])) continue;  // a value of a flag not modelled
     const auto eq = t[i].find('=');
     const std::string name = underscored(t[i]);
     std::string v;
     if (eq != std::string::npos) v = t[i].substr(eq + 1);
     else if (!known.boolean.count(name))
-      while (i + 1 < t.size() && !is_flag(t[i + 1])) v += (v.empty() ? "" : " ") + t[++i];
+      while (i + 1 < t.size() && !is_flag_token(t[i + 1])) v += (v.empty() ? "" : " ") + t[++i];
     if (known.valued.count(name) || known.boolean.count(name)) c.flags[name] = v;
-    else c.engine.not_modelled.push_back(dashed(name) + (v.empty() ? "" : " " + v));
+    else c.engine.not_modelled.push_back(dashed_flag(name) + (v.empty() ? "" : " " + v));
   }
   sglang_engine_args(c);
   return c.engine;
@@ -203,7 +194,7 @@ std::int64_t BenchCommand::integer(const std::string& name, std::int64_t fallbac
   char* end = nullptr;
   const long long x = std::strtoll(v.c_str(), &end, 10);
   if (v.empty() || errno != 0 || end != v.c_str() + v.size()) {
-    throw ConfigError(what, dashed(name) + ": expected an integer, got '" + it->second + "'");
+    throw ConfigError(what, dashed_flag(name) + ": expected an integer, got '" + it->second + "'");
   }
   return x;
 }
@@ -213,7 +204,7 @@ BenchCommand parse_bench_command(std::string_view command_line, const std::strin
   BenchCommand c;
   c.what = what;
   std::size_t i = 0;
-  while (i < t.size() && t[i].find('=') != std::string::npos && !is_flag(t[i])) ++i;  // VAR=value
+  while (i < t.size() && t[i].find('=') != std::string::npos && !is_flag_token(t[i])) ++i;  // VAR=value
   std::optional<BenchKind> kind;
   if (i < t.size() && (t[i] == "python" || t[i] == "python3")) {
     ++i;
@@ -252,7 +243,7 @@ BenchCommand parse_bench_command(std::string_view command_line, const std::strin
   std::vector<std::string> engine_tokens{"vllm", "serve"};
   for (; i < t.size(); ++i) {
     const std::string& tok = t[i];
-    if (!is_flag(tok)) {
+    if (!is_flag_token(tok)) {
       if (!engine_in_process) {
         throw ConfigError(what, "unexpected word '" + tok + "' (not the value of a flag)");
       }
@@ -270,7 +261,7 @@ BenchCommand parse_bench_command(std::string_view command_line, const std::strin
         v = tok.substr(eq + 1);
       } else {
         // A list (SGLang's --batch-size 1 8 16) runs each value; a value may be negative (not a flag).
-        while (i + 1 < t.size() && !is_flag(t[i + 1])) v += (v.empty() ? "" : " ") + t[++i];
+        while (i + 1 < t.size() && !is_flag_token(t[i + 1])) v += (v.empty() ? "" : " ") + t[++i];
       }
       if (v.empty()) throw ConfigError(what, tok + ": expected a value");
       c.flags[name] = v;

@@ -18,7 +18,7 @@ struct SearchLimits {
   double give_up_below = 0;
 };
 
-struct SearchResult {
+struct BisectionResult {
   bool found = false;         ///< some x >= min_x passed
   bool hit_max = false;       ///< the test still passed at max_x (pass = max_x, fail = +inf)
   double pass = 0;            ///< largest x seen to pass (0 when !found)
@@ -30,7 +30,7 @@ struct SearchResult {
 /// Brackets from `start` (> 0): multiplies by `growth` while passing, divides while failing, then bisects (geometric mean
 /// for wide brackets, midpoint once within 2x) until the relative tolerance. ConfigError when the limits
 /// are inconsistent (min_x <= 0, max_x < min_x, rel_tol <= 0, max_evaluations < 2, growth <= 1) or start <= 0.
-SearchResult search_max_passing(const std::function<bool(double)>& passes, double start,
+BisectionResult search_max_passing(const std::function<bool(double)>& passes, double start,
                                 const SearchLimits& limits = {});
 
 }  // namespace llmsim::analysis

@@ -24,6 +24,13 @@ struct VllmServeArgs {
 /// backslash escapes and line continuations. ConfigError at `what` for an unterminated quote.
 std::vector<std::string> split_command_line(std::string_view line, const std::string& what = "--vllm-args");
 
+/// Whether a word of a split command line is a flag (`-x`, `--name`, `--name=value`), not a value: a negative
+/// number (`-1`, `-.5`) is a value. The one rule of the vLLM, SGLang and benchmark command-line parsers.
+bool is_flag_token(const std::string& token);
+
+/// An underscored argument name as its long flag: "max_num_seqs" -> "--max-num-seqs".
+std::string dashed_flag(std::string name);
+
 /// Parses the command line of a vLLM server: `--flag value`, `--flag=value`, bare boolean flags and their
 /// `--no-flag` forms, the short names -tp/-pp/-dp/-q, a positional model after `serve`, leading
 /// `VAR=value` environment assignments. Values of modelled flags are type-checked (ConfigError naming the
