@@ -25,8 +25,9 @@ def _read(source: Source, what: str) -> str:
 def gpus() -> pd.DataFrame:
     """One row per built-in GPU (index: id): memory (``memory_gib``: the datasheet's "GB", which are GiB; and
     ``memory_gb``, decimal), bandwidth (GB/s), dense tensor peaks (TFLOP/s), interconnect (NVLink, the optional
-    NVLink bridge of PCIe cards), board power under load and idle, MIG profiles, the placeholder hourly price and
-    the purchase price (USD; NaN where none is known)."""
+    NVLink bridge of PCIe cards), board power under load and idle, the SM clock the tensor peaks are quoted at and
+    the lower one a power-limited board holds under sustained tensor work (MHz; NaN where not stated), MIG profiles,
+    the placeholder hourly price and the purchase price (USD; NaN where none is known)."""
     frame = pd.DataFrame(json.loads(_core.spec.gpus()))
     return frame.set_index("id", drop=False).rename_axis(None)
 

@@ -50,7 +50,10 @@ TEST_CASE("every field of every family's default profile has a provenance with t
   // cards: Blackwell HBM (B200, GB200), the export-capped H20 and L20, Blackwell GDDR with MIG (RTX PRO 6000).
   for (const char* id : {"a100-80gb-sxm", "h100-80gb-sxm", "rtx4090-24gb", "rtx3090-24gb", "l40s-48gb", "a10-24gb",
                          "b200-180gb-sxm", "gb200-186gb", "h20-96gb", "l20-48gb", "rtxpro6000-96gb", "rtx5090d-32gb"}) {
-    const auto gpu = spec::Catalog::builtin().gpu(id);
+    // The family's priors; a power-limited card's sustained clock scales its tensor efficiencies on top, with a
+    // provenance of its own (next test case).
+    auto gpu = spec::Catalog::builtin().gpu(id);
+    gpu.sustained_tensor_clock_mhz = 0;
     const HardwareProfile p = default_profile(gpu);
     const std::string scope = family_name(gpu_family(gpu));
     const Json j = to_json(p);
@@ -67,6 +70,28 @@ TEST_CASE("every field of every family's default profile has a provenance with t
     }
     CHECK(fields >= 20);
   }
+}
+
+TEST_CASE("every catalogue card's sustained tensor clock has a provenance with the value in use", "[provenance]") {
+  int clocked = 0;
+  for (const auto& [id, gpu] : spec::Catalog::builtin().gpus()) {
+    if (!(gpu.sustained_tensor_clock_mhz > 0)) continue;
+    ++clocked;
+    INFO(id);
+    const ConstantProvenance* e = nullptr;
+    for (const auto& x : constant_provenance())
+      if (x.field == "sustained_tensor_clock_mhz" && x.scope == id) e = &x;
+    REQUIRE(e != nullptr);  // a clock without a provenance fails here
+    REQUIRE(e->value.has_value());
+    CHECK(*e->value == gpu.sustained_tensor_clock_mhz);
+    CHECK(e->kind != Provenance::fitted);
+    // What it does to the default profile: the family's tensor efficiencies times sustained / boost.
+    spec::GpuSpec unclocked = gpu;
+    unclocked.sustained_tensor_clock_mhz = 0;
+    const double f = gpu.sustained_tensor_clock_mhz / gpu.boost_clock_mhz;
+    CHECK(default_profile(gpu).attn_prefill_efficiency == Approx(default_profile(unclocked).attn_prefill_efficiency * f));
+  }
+  CHECK(clocked >= 4);  // A100 PCIe 40GB, L40S, L4, H100 PCIe
 }
 
 TEST_CASE("issue 30's cards land in the families their memory and tensor cores say", "[provenance]") {
@@ -121,8 +146,9 @@ TEST_CASE("blind sources: none that a constant looked at, none the mechanisms we
   for (const auto& e : constant_provenance()) {
     INFO(e.field << " @ " << e.scope);
     const auto& names = spec::runtime_names();
+    const bool card = e.field == "sustained_tensor_clock_mhz" && spec::Catalog::builtin().gpus().count(e.scope) == 1;
     const bool known = e.scope == "all" || e.scope == "ampere_hbm" || e.scope == "hopper_hbm" || e.scope == "gddr" ||
-                       e.scope == "blackwell_hbm" ||
+                       e.scope == "blackwell_hbm" || card ||
                        std::find(names.begin(), names.end(), e.scope) != names.end();
     CHECK(known);
   }

@@ -18,6 +18,11 @@ def test_gpus_frame():
     assert g.loc["rtxpro6000-96gb", "fp4_tflops"] == 2000
     assert g.loc["h100-80gb-sxm", "fp4_tflops"] == 0
     assert g.loc["h20-96gb", "bf16_tflops"] == 148
+    # Issue 27: power-limited boards hold a lower clock under sustained tensor work; None where not measured below boost.
+    assert g.loc["a100-40gb-pcie", "sustained_tensor_clock_mhz"] == 1180
+    assert g.loc["a100-40gb-pcie", "boost_clock_mhz"] == 1410
+    assert g.loc["l40s-48gb", "sustained_tensor_clock_mhz"] < g.loc["l40s-48gb", "boost_clock_mhz"]
+    assert g["sustained_tensor_clock_mhz"].isna()["a100-40gb-sxm"]
 
 
 def test_models_frame():

@@ -6,6 +6,7 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
+#include "llmsim/perf/tensor_clock.hpp"
 
 namespace llmsim::perf {
 
@@ -255,6 +256,9 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
   p.gemm_eff_vs_m[spec::DType::int4] = scaled(c16, 0.8);
   // Blackwell FP4 (NVFP4/MXFP4 block-scaled MMA): no measurement in data/ yet; taken as FP8's fraction [D].
   p.gemm_eff_vs_m[spec::DType::fp4] = scaled(c16, 0.88);
+  // Power-limited boards hold a lower clock under sustained tensor work than the cards the GEMM priors were measured
+  // on (perf/tensor_clock.hpp; the catalogue's sustained_tensor_clock_mhz): their tensor efficiencies scale with it.
+  apply_sustained_tensor_clock(gpu, p);
   // Small element-wise kernels do not reach the streaming rate (calculon's memory table: 0.6 at 1 MB, 0.75 at
   // 10 MB, 0.9 at >=100 MB relative to peak; here relative to the streaming efficiency, C4) [D].
   p.mem_bw_vs_bytes = curve({1e5, 1e6, 1e7, 1e8}, {0.4, 0.65, 0.85, 1.0});

@@ -39,6 +39,35 @@ std::vector<ConstantProvenance> build() {
                 "G§B2: GeForce large GEMMs reach ~100 % of the FP32-accumulate spec (4090 172 TF of 165.2; 3090 Ti "
                 "~100 %); chosen over 0.9 after llama.cpp's F16 pp512/pp1024 read 3-8 % slow even at 1.0",
                 {"llamacpp"}));
+  // --- Sustained clocks of power-limited boards (perf/tensor_clock.hpp): per card, the catalogue's
+  // sustained_tensor_clock_mhz; the default profile's tensor efficiencies (gemm_eff_vs_m, attn_prefill_efficiency)
+  // are the family's x sustained / boost_clock_mhz. Each from a large-GEMM microbenchmark of the card against the
+  // family's reference card (the one its GEMM prior was measured on) in the same script.
+  t.push_back(c("sustained_tensor_clock_mhz", "a100-40gb-pcie", P::microbenchmark,
+                "Fire-Flyer 2 SC24 artifact A1 (haswelliris/sc_ad@299cfbd, A1/bench_gemm.py: square PyTorch GEMMs "
+                "N = 2048-16384, 100 iterations): FP16 220 TF on the A100 PCIe 40GB (250 W) vs 263 TF on the DGX "
+                "A100's SXM4 40GB (400 W), same software; 220/263 x 1410 MHz = 1180. Cross-check: "
+                "zzc0721/torch-performance-test-data#108, A100-PCIE-40GB 8192-10240 FP16/BF16 207.5 TF = 0.665 of 312 "
+                "against 0.81-0.82 for an SXM4 at the same sizes (G§B2 [S16]): 0.81",
+                {}, 1180));
+  t.push_back(c("sustained_tensor_clock_mhz", "l40s-48gb", P::microbenchmark,
+                "zzc0721/torch-performance-test-data (test.py: square torch.mm 1024-10240, 30 iterations after 10): "
+                "L40S best FP16/BF16 264.0/269.2 TF = 0.736 of 362 (issue #43), where the 4090 24GB reads 1.009 of "
+                "165.2 in the same script (mean of six runs' best FP16/BF16): 0.730 x 2520 MHz = 1840. Best-of-sizes "
+                "for both (no per-size L40S run is public), so it may read high",
+                {}, 1840));
+  t.push_back(c("sustained_tensor_clock_mhz", "l4-24gb", P::microbenchmark,
+                "zzc0721/torch-performance-test-data#120: L4 8192-10240 FP16/BF16 55.6 TF = 0.460 of 121 (2048: "
+                "70.9, above half rate, so FP32 accumulate runs at the full rate), where the 4090 reads 0.955 at the "
+                "same sizes (#78): 0.482 x 2040 MHz = 980. NVIDIA's forum answer on the T4 (70 W): continuous "
+                "matrix multiplies run power-capped, ~24 of 65 TF",
+                {}, 980));
+  t.push_back(c("sustained_tensor_clock_mhz", "h100-80gb-pcie", P::microbenchmark,
+                "zzc0721/torch-performance-test-data: H100 PCIe 8192-10240 FP16/BF16 463 TF = 0.612 of 756 (#95), "
+                "H100 SXM 730.5 TF = 0.739 of 989.4 (#79): 0.829 x 1620 MHz (the clock 756 TF implies: 114 SMs x "
+                "4096 FLOP per clock) = 1340; G§B7: the H100 PCIe held 1395 MHz even in bandwidth microbenchmarks at "
+                "its 350 W limit [S32]",
+                {}, 1340));
   t.push_back(c("gemm_bw_eff_vs_m", "ampere_hbm", P::fitted,
                 "fit to Vidur's A100 GEMMs with gemm_fixed_s (76 % effective at M = 1 on the 180 MB up-projection, "
                 "as G§B3 reads)",

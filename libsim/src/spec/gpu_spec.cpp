@@ -15,6 +15,7 @@ constexpr int kMaxInt = 1 << 30;
 constexpr double kMaxRate = 1e9;            // TFLOP/s, GB/s, W: a million times today's cards, still finite after scaling
 constexpr double kMaxPricePerHour = 1e6;    // USD per GPU-hour
 constexpr double kMaxPurchase = 1e9;        // USD per card
+constexpr double kMaxClockMHz = 1e5;       // 100 GHz: far beyond any card
 constexpr double kMaxLinkGBps = 1e4;        // NVLink 5 is 1,800 GB/s; the profile's link_bandwidth stops at 1e13 B/s
 
 double number_in(const JsonView& v, std::string_view key, double hi) { return v.has(key) ? v[key].as_number_in(0, hi) : 0.0; }
@@ -120,6 +121,18 @@ void GpuSpec::validate(const std::string& path) const {
   if (tdp_watts > 0 && idle_watts > tdp_watts)
     p.add(path + ".idle_watts", "must be <= tdp_watts (" + format_value(tdp_watts) + "), got " + format_given(idle_watts));
   non_negative("purchase_price", purchase_price);
+  non_negative("boost_clock_mhz", boost_clock_mhz);
+  if (sustained_tensor_clock_mhz != 0) {
+    if (!(boost_clock_mhz > 0))
+      p.add(path + ".boost_clock_mhz", "must be > 0 when sustained_tensor_clock_mhz is set (the clock the tensor peaks "
+                                       "are quoted at), got " + format_given(boost_clock_mhz));
+    else if (!(sustained_tensor_clock_mhz > 0) || !(sustained_tensor_clock_mhz <= boost_clock_mhz))
+      p.add(path + ".sustained_tensor_clock_mhz",
+            "must be in (0, boost_clock_mhz = " + format_value(boost_clock_mhz) + "], got " +
+                format_given(sustained_tensor_clock_mhz) +
+                " (a card that sustains its boost clock or more needs no value: the family's GEMM efficiency was "
+                "measured on such cards)");
+  }
   if (pcie_lane_bytes_per_s(pcie_gen) == 0) p.add(path + ".pcie.gen", "must be 1..6, got " + std::to_string(pcie_gen));
   if (pcie_lanes != 1 && pcie_lanes != 2 && pcie_lanes != 4 && pcie_lanes != 8 && pcie_lanes != 16) {
     p.add(path + ".pcie.lanes", "must be 1, 2, 4, 8 or 16, got " + std::to_string(pcie_lanes));
@@ -161,7 +174,8 @@ GpuSpec gpu_spec_from_json(const JsonView& v) {
   v.allow_only({"id", "name", "memory_gib", "memory_bandwidth_gb_per_s", "tensor_tflops", "fp32_tflops", "sm_count",
                 "l2_mib", "tdp_watts", "idle_watts", "pcie", "nvlink_gb_per_s", "nvlink_bridge_gb_per_s", "p2p", "ecc", "inline_ecc",
                 "mig_profiles", "price_per_hour", "price_is_placeholder", "purchase_price",
-                "purchase_price_is_placeholder", "source", "compute_fraction", "bandwidth_fraction"});
+                "purchase_price_is_placeholder", "source", "compute_fraction", "bandwidth_fraction", "boost_clock_mhz",
+                "sustained_tensor_clock_mhz"});
   GpuSpec g;
   g.id = v.string("id");
   g.name = v.string_or("name", g.id);
@@ -182,6 +196,8 @@ GpuSpec gpu_spec_from_json(const JsonView& v) {
   g.int4_ops = number_in(t, "int4", kMaxRate) * 1e12;
   g.fp4_flops = number_in(t, "fp4", kMaxRate) * 1e12;  // dense FP4 (Blackwell); absent = 0
   g.fp32_flops = v["fp32_tflops"].as_number_in(0, kMaxRate) * 1e12;
+  g.boost_clock_mhz = number_in(v, "boost_clock_mhz", kMaxClockMHz);
+  g.sustained_tensor_clock_mhz = number_in(v, "sustained_tensor_clock_mhz", kMaxClockMHz);
   g.sm_count = static_cast<int>(v["sm_count"].as_integer_in(1, kMaxInt));
   g.l2_bytes = v.has("l2_mib") ? static_cast<std::int64_t>(std::llround(v["l2_mib"].as_number_in(0, kMaxGiB * 1024) * kMiB)) : 0;
   g.tdp_watts = number_in(v, "tdp_watts", kMaxRate);
@@ -234,6 +250,8 @@ Json to_json(const GpuSpec& g) {
                         {"int8", g.int8_ops / 1e12},   {"int4", g.int4_ops / 1e12},
                         {"fp4", g.fp4_flops / 1e12}};
   j["fp32_tflops"] = g.fp32_flops / 1e12;
+  j["boost_clock_mhz"] = g.boost_clock_mhz;
+  j["sustained_tensor_clock_mhz"] = g.sustained_tensor_clock_mhz;
   j["sm_count"] = g.sm_count;
   j["l2_mib"] = static_cast<double>(g.l2_bytes) / kMiB;
   j["tdp_watts"] = g.tdp_watts;

@@ -29,7 +29,7 @@ std::string to_string(Provenance p);
 struct ConstantProvenance {
   std::string field;  ///< a HardwareProfile JSON key ("gemm_bw_eff_vs_m") or "runtime.<trait>" (RuntimeTraits)
   /// Where it applies: a GPU family ("ampere_hbm", "hopper_hbm", "blackwell_hbm", "gddr"), a runtime name
-  /// ("vllm-v0.5"), or "all".
+  /// ("vllm-v0.5"), a catalogue GPU id for a per-card number ("a100-40gb-pcie"), or "all".
   std::string scope;
   Provenance kind = Provenance::assumed;
   std::string source;                 ///< the citation (docs/cost-model.md carries the same in prose)

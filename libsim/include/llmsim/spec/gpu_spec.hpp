@@ -31,6 +31,14 @@ struct GpuSpec {
   /// 0 = no FP4 tensor path (every pre-Blackwell card): FP4 weights are then dequantised to a wider dtype.
   double fp4_flops = 0;
   double fp32_flops = 0;                 ///< non-tensor FP32 (CUDA cores), used for dequantisation work
+  /// SM clock (MHz) the tensor peaks above are quoted at (the datasheet's boost clock, or the clock its TFLOPS
+  /// imply); 0 = not stated. Needed only with sustained_tensor_clock_mhz.
+  double boost_clock_mhz = 0;
+  /// SM clock (MHz) the card holds under sustained dense tensor-core work at its default power limit, where that is
+  /// measured below boost_clock_mhz (power-limited boards: A100 PCIe at 250 W, L40S at 350 W, L4 at 72 W); 0 = the
+  /// card sustains its peaks' clock. perf/tensor_clock scales the default profile's tensor efficiencies by
+  /// sustained / boost. Must be in (0, boost_clock_mhz].
+  double sustained_tensor_clock_mhz = 0;
   int sm_count = 0;
   std::int64_t l2_bytes = 0;
   double tdp_watts = 0;                  ///< board power under load (datasheet TDP/TGP), W
