@@ -281,7 +281,8 @@ struct CostModel::Constants {
       // Shared experts run every token, as a dense MLP beside the routed ones; dense layers (DeepSeek's first three,
       // Qwen's mlp_only_layers) run their own MLP.
       if (shared_params > 0)
-        add(e, gemm(tokens, shared_params, hidden + shared_inter, 2 * shared_inter + hidden, dense_gemm, moe_layers, 2));
+        add(e, gemm(tokens, shared_params, hidden + shared_inter, 2 * shared_inter + hidden, dense_gemm, moe_layers,
+                    2));
       if (dense_layers > 0)
         add(e, gemm(tokens, mlp_params, hidden + inter, 2 * inter + hidden, dense_gemm, dense_layers, 2));
       // The fraction of peak over the whole op (the per-expert GEMM's own fraction counted one expert's bytes

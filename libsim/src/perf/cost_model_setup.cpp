@@ -242,7 +242,8 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
            ? 2.0 * (c->experts > 1 ? (c->dense_layers + (c->shared_params > 0 ? c->moe_layers : 0.0)) / c->layers : 1.0)
            : 0.0);
   if (plan.kernel == QuantGemmKernel::awq_gemm) c->kernels_per_layer += legacy_linears;
-  if (plan.kernel == QuantGemmKernel::fp8_unfused_dq) c->kernels_per_layer += legacy_linears * quant_kernel::kFp8UnfusedKernels;
+  if (plan.kernel == QuantGemmKernel::fp8_unfused_dq)
+    c->kernels_per_layer += legacy_linears * quant_kernel::kFp8UnfusedKernels;
   if (!(cpu_offload_bytes >= 0) || !std::isfinite(cpu_offload_bytes))
     throw ConfigError("engine.cpu_offload_gb", "must be >= 0, got " + format_given(cpu_offload_bytes / (1 << 30)));
   if (cpu_offload_bytes > 0) {
