@@ -14,6 +14,7 @@
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/gpu_option.hpp"
 #include "llmsim/spec/engine_config.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/quantization.hpp"
 
 namespace llmsim::cli {
@@ -97,6 +98,8 @@ int run_step(int argc, char** argv) {
   engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
   if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb))
     throw ConfigError("--cpu-offload-gb", "must be >= 0, got " + format_given(engine.cpu_offload_gb));
+  // A release ("vllm==0.4.1") also names its quantised kernels (pre-Marlin AWQ/GPTQ, FP8 on Ada).
+  quant.kernels = spec::quant_kernels_for(engine_name, "--engine");
   perf::CostModel cm(model, quant, gpu, profile, parallel, !eager, engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
                      generation);
   std::optional<spec::ResolvedSpeculation> speculation;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "cli_util.hpp"
@@ -54,6 +55,25 @@ TEST_CASE("--cpu-offload-gb lets memory and step run a model larger than the car
   const auto j = llmsim::parse_json(r.out, "stdout");
   CHECK(j["time_ms"].get<double>() > 600);  // 20 GiB over PCIe 4.0 x16 every step
   CHECK(run("step " + m70 + "--decode-seqs 1 --cpu-offload-gb -1").code == 2);
+}
+
+TEST_CASE("step --engine vllm==X prices that release's quantised kernels (issue 27)") {
+  // vLLM 0.5.2 and 0.5.3 share a runtime (vllm-v0.5); 0.5.3 repacks AWQ for Marlin, 0.5.2 runs awq_gemm and, at
+  // 512 tokens, dequantises the weights and runs an fp16 GEMM: only the linear layers differ.
+  const std::string m = "step --model llama-3.1-8b --gpu a100-80gb-sxm --quant awq-int4 --prefill-tokens 512 --json ";
+  auto ops = [&](const std::string& release) {
+    const auto r = run(m + "--engine vllm==" + release, false);
+    REQUIRE(r.code == 0);
+    std::map<std::string, double> t;
+    const auto j = llmsim::parse_json(r.out, "stdout");
+    for (const auto& o : j["ops"]) t[o["name"].get<std::string>()] = o["time_ms"].get<double>();
+    return t;
+  };
+  const auto old = ops("0.5.2"), marlin = ops("0.5.3");
+  CHECK(old.at("mlp") != marlin.at("mlp"));
+  CHECK(old.at("qkv_proj") != marlin.at("qkv_proj"));
+  CHECK(old.at("attention_prefill") == marlin.at("attention_prefill"));
+  CHECK(run(m + "--engine vllm==banana").code == 2);
 }
 
 TEST_CASE("step --speculative prices the verification step with its proposer; simulate reports it") {
@@ -138,7 +158,7 @@ TEST_CASE("llmsim catalog lists what ships") {
   CHECK(models.size() == 38);  // data/models (libsim/src/spec/CMakeLists.txt)
   r = run("catalog quants --json", false);
   REQUIRE(r.code == 0);
-  CHECK(llmsim::parse_json(r.out, "stdout")["weights"].size() == 17);  // + nvfp4, nvfp4-a16, mxfp4, mxfp4-experts
+  CHECK(llmsim::parse_json(r.out, "stdout")["weights"].size() == 19);  // + nvfp4*, mxfp4*, fp8-dynamic/-online
   r = run("catalog gpus --json", false);
   REQUIRE(r.code == 0);
   CHECK(llmsim::parse_json(r.out, "stdout").size() == 23);  // data/gpus (libsim/src/spec/CMakeLists.txt)

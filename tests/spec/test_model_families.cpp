@@ -193,7 +193,7 @@ TEST_CASE("quantization_config becomes the model's weight format") {
       {"config_groups", {{"group_0", {{"weights", {{"num_bits", 8}, {"type", "float"}, {"strategy", "channel"}}},
                                       {"input_activations", {{"num_bits", 8}, {"type", "float"}, {"dynamic", true}}}}}}},
       {"ignore", Json::array({"lm_head"})}};
-  CHECK(read(c).quantization.format == "fp8");
+  CHECK(read(c).quantization.format == "fp8-dynamic");  // channel-wise weights, dynamic activations
   c["quantization_config"]["config_groups"]["group_0"] = {
       {"weights", {{"num_bits", 4}, {"type", "int"}, {"strategy", "group"}, {"group_size", 128}, {"symmetric", true}}},
       {"input_activations", nullptr}};

@@ -8,7 +8,16 @@ using namespace llmsim;
 using namespace llmsim::spec;
 
 TEST_CASE("weight formats carry their real bits per weight") {
-  CHECK(weight_format_ids().size() == 17);  // + nvfp4, nvfp4-a16, mxfp4, mxfp4-experts (issue 30)
+  CHECK(weight_format_ids().size() == 19);  // + nvfp4, nvfp4-a16, mxfp4, mxfp4-experts (issue 30), fp8-dynamic/-online
+  // The FP8 scale schemes share the bytes and tensor path; they differ in the kernels vLLM runs (perf/quant_kernels).
+  CHECK(weight_format("fp8-dynamic").bits_per_weight == 8);
+  CHECK(weight_format("fp8-dynamic").compute_dtype == DType::fp8);
+  CHECK(weight_format("fp8-dynamic").fp8_scales == Fp8Scales::dynamic_token);
+  CHECK(weight_format("fp8-online").fp8_scales == Fp8Scales::dynamic_tensor);
+  CHECK(weight_format("fp8").fp8_scales == Fp8Scales::static_tensor);
+  CHECK(weight_format("awq-int4-g64").method == QuantMethod::awq);
+  CHECK(weight_format("gptq-int4").method == QuantMethod::gptq);
+  CHECK(weight_format("w4a16").method == QuantMethod::other);
   CHECK(weight_format("fp16").bits_per_weight == 16);
   CHECK(weight_format("awq-int4").bits_per_weight == Approx(4.156).epsilon(0.001));
   CHECK(weight_format("awq-int4").group_size == 128);

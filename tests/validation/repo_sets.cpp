@@ -27,7 +27,7 @@ const std::vector<std::pair<std::string, std::string>>& set_metrics() {
 
 perf::CostModel cost_model_for(const std::string& gpu_id, const std::string& model, const std::string& weights,
                                const std::string& kv_dtype, int tp, bool cuda_graphs, const fs::path& set_dir,
-                               perf::Runtime runtime) {
+                               perf::Runtime runtime, const spec::QuantKernels& kernels) {
   const auto& catalog = spec::Catalog::builtin();
   const auto gpu = catalog.gpu(gpu_id, "gpu");
   const bool is_file = model.find('/') != std::string::npos || model.ends_with(".json");
@@ -35,6 +35,7 @@ perf::CostModel cost_model_for(const std::string& gpu_id, const std::string& mod
   spec::Quantization q;
   q.weights = spec::weight_format(weights, "weights");
   q.kv_dtype = spec::parse_kv_dtype(kv_dtype, "kv_dtype");
+  q.kernels = kernels;
   return perf::CostModel(spec, q, gpu, perf::default_profile(gpu), spec::ParallelConfig{tp, 1}, cuda_graphs, 0,
                          runtime);
 }

@@ -12,10 +12,12 @@ namespace llmsim::validation {
 
 /// The cost model of one measurement: catalogue GPU with its default profile, the model (catalogue id or a
 /// path relative to `models_dir`'s parent, e.g. "models/internlm-20b.json"), weight format, KV dtype, TP, and the
-/// runtime that produced the measurement (its graphs, CPU time, all-reduce and attention kernels).
+/// runtime that produced the measurement (its graphs, CPU time, all-reduce and attention kernels) and the quantised
+/// kernels of its release (spec::quant_kernels_for; today's vLLM by default).
 perf::CostModel cost_model_for(const std::string& gpu, const std::string& model, const std::string& weights,
                                const std::string& kv_dtype, int tp, bool cuda_graphs,
-                               const std::filesystem::path& set_dir, perf::Runtime runtime = perf::Runtime::vllm_v1);
+                               const std::filesystem::path& set_dir, perf::Runtime runtime = perf::Runtime::vllm_v1,
+                               const spec::QuantKernels& kernels = {});
 
 /// Every row of one set file, predicted unless excluded (its `exclude` cell says why). The set is named after
 /// the file. ConfigError "<file>:<line>: <column>: ..." for a malformed cell, an unknown metric or a unit that

@@ -46,8 +46,11 @@ std::string base_name(const std::string& hf_name) {
 
 /// The weight format a checkpoint name announces ("...-FP8", "...-AWQ", "...-GPTQ-Int4"), or "".
 std::string quant_in_name(const std::string& hf_name) {
-  for (const auto& t : split(base_name(hf_name), '-')) {
-    if (t == "fp8") return "fp8";
+  const auto tokens = split(base_name(hf_name), '-');
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const auto& t = tokens[i];
+    // llm-compressor's "-FP8-dynamic" checkpoints: per-channel weights, dynamic per-token activations.
+    if (t == "fp8") return i + 1 < tokens.size() && tokens[i + 1] == "dynamic" ? "fp8-dynamic" : "fp8";
     if (t == "awq") return "awq-int4";
     if (t == "gptq") return "gptq-int4";
     if (t == "w8a8") return "w8a8";

@@ -16,6 +16,7 @@
 #include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/perf/engine_overhead.hpp"
 #include "llmsim/perf/prefill_scores.hpp"
+#include "llmsim/perf/quant_kernels.hpp"
 
 namespace llmsim::perf {
 namespace cost_detail {
@@ -83,6 +84,20 @@ struct LogCurve {
   }
 };
 
+/// One path a linear layer's GEMM runs: what a weight streams, the tensor-core rate and its efficiency, the format's
+/// kernel multipliers, and the quantised kernel (perf/quant_kernels.hpp). The routed experts, the other MLPs and the
+/// attention projections each have one (a format can keep attention or all but the experts 16-bit).
+struct GemmPath {
+  double bytes_per_param = 2;  ///< weight bytes streamed per parameter
+  double peak = 0;             ///< tensor-core FLOP/s of the GEMM's dtype
+  LogCurve eff;                ///< efficiency vs M on that dtype
+  double q_c = 1, q_bw = 1;    ///< the format kernel's compute and weight-streaming multipliers
+  bool in_format = false;      ///< the format's own kernel runs it (dequantisation and GEMV terms apply)
+  QuantGemmKernel kernel = QuantGemmKernel::native;
+  /// Rows from which a pre-Marlin kernel dequantises the whole weight and runs an fp16 GEMM instead.
+  double dequant_min_rows = std::numeric_limits<double>::infinity();
+};
+
 /// Times of the ops that depend only on the token count (and LM-head rows): one row per count.
 struct TokenRow {
   double qkv = 0, o_proj = 0, mlp = 0, norms = 0, allreduce = 0, pp = 0;  // indexed by tokens
@@ -126,23 +141,17 @@ struct CostModel::Constants {
   double act_inter = 0;  // per token per layer: gated-activation width (routed + shared experts, averaged over layers)
   double act_quant_bytes = 0;  // W8A8: bytes per token per layer the activation quantisation adds (setup)
   double lm_params = 0;
-  double w_bytes_per_param = 2, lm_bytes_per_param = 2;
-  // The GEMMs other than the routed experts (attention, dense and shared MLPs): the format's path, or the 16-bit one
-  // for a format that quantizes the routed experts only (gpt-oss's MXFP4 checkpoint).
-  double dense_w_bytes_per_param = 2, dense_q_c = 1, dense_q_bw = 1, dense_gemm_peak = 0;
-  LogCurve dense_gemm_eff;
-  bool dense_in_format = true;
-  // The attention projections (qkv, o, MLA's kv_b): the dense path, or 16-bit where the format keeps them so.
-  double attn_w_bytes_per_param = 2, attn_q_c = 1, attn_q_bw = 1, attn_gemm_peak = 0;
-  LogCurve attn_gemm_eff;
-  bool attn_in_format = true;
+  // GEMM paths: the format's (routed experts, and everything when the format quantizes all linears); the GEMMs other
+  // than the routed experts (attention, dense and shared MLPs): the format's, or 16-bit for a format that quantizes the
+  // routed experts only (gpt-oss's MXFP4 checkpoint); the attention projections (qkv, o, MLA's kv_b): the dense path,
+  // or 16-bit where the format keeps them so; the 16-bit path (MoE router); the LM head's (16-bit but GGUF's bytes).
+  GemmPath format_gemm, dense_gemm, attn_gemm, fp16_gemm, lm_gemm;
   double kv_bytes_per_token_layer = 0;  // K+V of one token in one layer on this GPU, as prefill attention reads it
   double kv_cache_write_bytes = 0;      // what one new token writes into one layer's KV cache
   // Hardware.
-  double bw = 0, gemm_peak = 0, fp16_peak = 0;
-  double q_bw = 1, q_c = 1;
+  double bw = 0, fp16_peak = 0;
   spec::DType gemm_dtype = spec::DType::fp16;
-  LogCurve gemm_eff, fp16_eff, gemm_bw, mem_vs_bytes;
+  LogCurve fp16_eff, gemm_bw, mem_vs_bytes;
   double mem_eff = 0.85, gemm_fixed_s = 0, p = 2, attn_prefill_eff = 0.6;
   double alu_rate = 0;                 ///< CUDA-core instructions/s (FP32 FMA rate)
   bool materialised_scores = false;    ///< prefill attention as GEMM -> softmax -> GEMM (perf/prefill_scores.hpp)
@@ -172,15 +181,18 @@ struct CostModel::Constants {
     return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p), 1.0 / p);
   }
 
-  /// One GEMM type per layer: M rows through `params` weights (in -> out features) in `kernels` kernels,
-  /// times `count` layers.
-  Raw gemm(double m, double params, double in_dim, double out_dim, double bytes_per_param, const LogCurve& eff_c,
-           double peak, double qc, double qbw, double count, double kernels = 1, bool in_format = false) const {
+  /// One GEMM type per layer: M rows through `params` weights (in -> out features) in `kernels` kernels on path
+  /// `g`, times `count` layers.
+  Raw gemm(double m, double params, double in_dim, double out_dim, const GemmPath& g, double count,
+           double kernels = 1) const {
     if (m <= 0) return {};
+    if (g.kernel != QuantGemmKernel::native) [[unlikely]]
+      return quant_gemm(m, params, in_dim, out_dim, g, count, kernels);
     const double flops = 2.0 * m * params;
-    const double bytes = params * bytes_per_param + m * (in_dim + out_dim) * kActBytes;
-    const double tc = flops / (peak * eff_c.at(m) * qc);
-    double tm = bytes / (bw * gemm_bw.at(m) * qbw);
+    const double bytes = params * g.bytes_per_param + m * (in_dim + out_dim) * kActBytes;
+    const double tc = flops / (g.peak * g.eff.at(m) * g.q_c);
+    double tm = bytes / (bw * gemm_bw.at(m) * g.q_bw);
+    const bool in_format = g.in_format;
     if (in_format && dequant_ops_per_weight > 0) {
       // Weight-only kernels (Marlin) dequantise every weight on CUDA cores once per 64-row block of M, overlapped
       // with the weight stream as well as two pipelines overlap (the smooth roofline).
@@ -191,8 +203,12 @@ struct CostModel::Constants {
       // weight and column; the issue slots, overlapped with the stream, bound them where the bandwidth is high.
       tm = pnorm(tm, params * (gemv_ops + gemv_ops_per_column * m) / issue_rate);
     }
-    return roofline(kernels * gemm_fixed_s + pnorm(tc, tm), tc, tm, flops, bytes, peak, count);
+    return roofline(kernels * gemm_fixed_s + pnorm(tc, tm), tc, tm, flops, bytes, g.peak, count);
   }
+
+  /// The pre-Marlin and unfused-FP8 kernels (perf/quant_kernels.hpp): out of line, priced in quant_gemm.cpp.
+  [[gnu::noinline]] Raw quant_gemm(double m, double params, double in_dim, double out_dim, const GemmPath& g,
+                                   double count, double kernels) const;
 
   /// An op's totals over `count` layers from one layer's time `t`, its compute and memory times and its work: bound
   /// by the larger, its fraction of that peak (`peak` FLOP/s or the bandwidth).
@@ -250,36 +266,33 @@ struct CostModel::Constants {
     // per head. Other models: fused q/k/v, o_proj reading the query width.
     const double qkv_out = mla ? q_width + kv_latent : q_width + 2 * kv_heads * head_dim;
     const double o_in = mla ? heads * prefill_v_dim : q_width;
-    ops[kQkv] = gemm(tokens, qkv_params, hidden, qkv_out, attn_w_bytes_per_param, attn_gemm_eff, attn_gemm_peak, attn_q_c, attn_q_bw, layers, 1,
-                     attn_in_format);
-    ops[kOProj] = gemm(tokens, o_params, o_in, hidden, attn_w_bytes_per_param, attn_gemm_eff, attn_gemm_peak, attn_q_c, attn_q_bw, layers, 1,
-                       attn_in_format);
+    ops[kQkv] = gemm(tokens, qkv_params, hidden, qkv_out, attn_gemm, layers);
+    ops[kOProj] = gemm(tokens, o_params, o_in, hidden, attn_gemm, layers);
     if (experts > 1) {
       // Expected distinct experts touched when each of `tokens` picks k of E: E(1 - (1 - k/E)^T).
       const double touched = experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
       const double m_per_expert = touched > 0 ? tokens * experts_per_token / touched : 0;
-      Raw e = gemm(m_per_expert, expert_params, 2 * hidden, 3 * expert_inter, w_bytes_per_param, gemm_eff, gemm_peak, q_c,
-                   q_bw, moe_layers * touched, 2, true);
+      // gate_up (hidden -> 2 I) and down (I -> hidden): the two kernels' inputs and outputs.
+      Raw e = gemm(m_per_expert, expert_params, hidden + expert_inter, 2 * expert_inter + hidden, format_gemm,
+                   moe_layers * touched, 2);
       // One fused-MoE kernel pair per layer, not one per expert: keep one pair of fixed costs per layer.
       e.time_s -= 2 * gemm_fixed_s * moe_layers * std::max(0.0, touched - 1);
-      add(e, gemm(tokens, router_params, hidden, experts, 2.0, fp16_eff, fp16_peak, 1, 1, moe_layers));
+      add(e, gemm(tokens, router_params, hidden, experts, fp16_gemm, moe_layers));
       // Shared experts run every token, as a dense MLP beside the routed ones; dense layers (DeepSeek's first three,
       // Qwen's mlp_only_layers) run their own MLP.
       if (shared_params > 0)
-        add(e, gemm(tokens, shared_params, 2 * hidden, 3 * shared_inter, dense_w_bytes_per_param, dense_gemm_eff, dense_gemm_peak, dense_q_c, dense_q_bw,
-                    moe_layers, 2, dense_in_format));
+        add(e, gemm(tokens, shared_params, hidden + shared_inter, 2 * shared_inter + hidden, dense_gemm, moe_layers,
+                    2));
       if (dense_layers > 0)
-        add(e, gemm(tokens, mlp_params, 2 * hidden, 3 * inter, dense_w_bytes_per_param, dense_gemm_eff, dense_gemm_peak, dense_q_c, dense_q_bw,
-                    dense_layers, 2, dense_in_format));
+        add(e, gemm(tokens, mlp_params, hidden + inter, 2 * inter + hidden, dense_gemm, dense_layers, 2));
       // The fraction of peak over the whole op (the per-expert GEMM's own fraction counted one expert's bytes
       // against its time, and not the router, shared experts or dense layers added here).
       if (e.time_s > 0)
-        e.peak_fraction = e.bound == Bound::compute ? e.flops / e.time_s / gemm_peak : e.bytes / e.time_s / bw;
+        e.peak_fraction = e.bound == Bound::compute ? e.flops / e.time_s / format_gemm.peak : e.bytes / e.time_s / bw;
       ops[kMlp] = e;
     } else {
       // gate_up and down are two kernels with the same M: one roofline over both, two fixed costs.
-      ops[kMlp] = gemm(tokens, mlp_params, 2 * hidden, 3 * inter, dense_w_bytes_per_param, dense_gemm_eff, dense_gemm_peak, dense_q_c, dense_q_bw,
-                       layers, 2, dense_in_format);
+      ops[kMlp] = gemm(tokens, mlp_params, hidden + inter, 2 * inter + hidden, dense_gemm, layers, 2);
     }
 
     // Per token per layer: two fused add+RMSNorms (read 2h, write 2h each), rotary on q and k (read+write),
@@ -309,7 +322,7 @@ struct CostModel::Constants {
 
   /// The LM head and sampling over `lm_rows` rows (prompts that finish plus decoding sequences).
   void lm_ops(double lm_rows, RawOps& ops) const {
-    ops[kLmHead] = gemm(lm_rows, lm_params, hidden, vocab / tp, lm_bytes_per_param, fp16_eff, fp16_peak, 1, 1, 1);
+    ops[kLmHead] = gemm(lm_rows, lm_params, hidden, vocab / tp, lm_gemm, 1);
     ops[kSampling] = stream(lm_rows * vocab * 4.0 * 2.0, lm_rows * vocab * 4.0, 1);  // fp32 logits, two passes
   }
 
@@ -437,8 +450,9 @@ struct CostModel::Constants {
     const double mlp = experts > 1 ? moe * (experts * expert_params + shared_params) + (stage - moe) * mlp_params
                                    : stage * mlp_params;
     const double routed = experts > 1 ? moe * experts * expert_params : 0.0;
-    return routed * w_bytes_per_param + (mlp - routed) * dense_w_bytes_per_param +
-           stage * (qkv_params + o_params + kv_b_params) * attn_w_bytes_per_param + lm_params * lm_bytes_per_param;
+    return routed * format_gemm.bytes_per_param + (mlp - routed) * dense_gemm.bytes_per_param +
+           stage * (qkv_params + o_params + kv_b_params) * attn_gemm.bytes_per_param +
+           lm_params * lm_gemm.bytes_per_param;
   }
 
   void evaluate(const BatchShape& b, RawOps& ops) const {

@@ -130,8 +130,9 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   // the GPU has it, else spec::format_for_gpu turns them into the weight-only fallback (fp8 on A100 -> W8A16).
   quant_.weights = spec::format_for_gpu(quant_.weights, gpu_, "quant.weights");  // ConfigError: no usable path
   const auto& fmt = quant_.weights;
-  c->w_bytes_per_param = fmt.bits_per_weight / 8.0;
-  c->lm_bytes_per_param = fmt.lm_head_bits / 8.0;
+  GemmPath& fg = c->format_gemm;
+  fg.bytes_per_param = fmt.bits_per_weight / 8.0;
+  fg.in_format = true;
   c->kv_bytes_per_token_layer = 2.0 * c->kv_heads * c->head_dim * quant_.kv_bytes_per_element();
   c->kv_cache_write_bytes = c->kv_bytes_per_token_layer;
   if (m.is_mla()) {
@@ -141,48 +142,40 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->kv_bytes_per_token_layer = c->kv_cache_write_bytes + c->heads * (c->head_dim + c->prefill_v_dim) * kActBytes;
   }
 
-  c->q_bw = fmt.dequant_bw_efficiency;
-  c->q_c = fmt.dequant_compute_efficiency;
+  fg.q_bw = fmt.dequant_bw_efficiency;
+  fg.q_c = fmt.dequant_compute_efficiency;
   c->gemm_dtype = fmt.weight_only ? spec::DType::fp16 : fmt.compute_dtype;
   c->bw = gpu_.memory_bandwidth;
-  c->gemm_peak = gpu_.tensor_peak(c->gemm_dtype);
+  fg.peak = gpu_.tensor_peak(c->gemm_dtype);
   c->fp16_peak = gpu_.fp16_flops;
   const auto fp16 = profile_.gemm_eff_vs_m.find(spec::DType::fp16);
   c->fp16_eff = LogCurve(fp16->second);  // validate() guarantees it exists
   const auto it = profile_.gemm_eff_vs_m.find(c->gemm_dtype);
-  c->gemm_eff = it != profile_.gemm_eff_vs_m.end() ? LogCurve(it->second) : c->fp16_eff;
+  fg.eff = it != profile_.gemm_eff_vs_m.end() ? LogCurve(it->second) : c->fp16_eff;
   if (fmt.max_compute_flops > 0) {
     // Folded into q_c against the large-M rate, so the per-iteration path is unchanged.
-    const double large_m_rate = c->gemm_peak * c->gemm_eff.at(4096) * c->q_c;
-    if (large_m_rate > fmt.max_compute_flops) c->q_c *= fmt.max_compute_flops / large_m_rate;
+    const double large_m_rate = fg.peak * fg.eff.at(4096) * fg.q_c;
+    if (large_m_rate > fmt.max_compute_flops) fg.q_c *= fmt.max_compute_flops / large_m_rate;
   }
+  // The 16-bit path: the MoE router, and whatever a format keeps 16-bit; the LM head streams the format's LM-head
+  // bytes (GGUF's Q6_K) on it.
+  GemmPath& f16 = c->fp16_gemm;
+  f16.peak = c->fp16_peak;
+  f16.eff = c->fp16_eff;
+  c->lm_gemm = f16;
+  c->lm_gemm.bytes_per_param = fmt.lm_head_bits / 8.0;
   // Attention, dense and shared MLPs run the format's path too, unless it quantizes the routed experts only
   // (gpt-oss's MXFP4 checkpoint keeps attention, router and embeddings in BF16): then they stream 16-bit weights.
-  c->dense_w_bytes_per_param = c->w_bytes_per_param;
-  c->dense_gemm_eff = c->gemm_eff;
-  c->dense_gemm_peak = c->gemm_peak;
-  c->dense_q_c = c->q_c;
-  c->dense_q_bw = c->q_bw;
-  if (fmt.experts_only && m.is_moe()) {
-    c->dense_w_bytes_per_param = 2.0;
-    c->dense_gemm_eff = c->fp16_eff;
-    c->dense_gemm_peak = c->fp16_peak;
-    c->dense_q_c = c->dense_q_bw = 1.0;
-    c->dense_in_format = false;
+  c->dense_gemm = fmt.experts_only && m.is_moe() ? f16 : fg;
+  // The kernel the release runs for the format's linear layers on this GPU (pre-Marlin AWQ/GPTQ, unfused FP8:
+  // perf/quant_kernels); a MoE's routed experts keep their fused-MoE pricing.
+  const QuantGemmPlan plan = quant_gemm_plan(quant_, gpu_);
+  if (c->dense_gemm.in_format) {
+    c->dense_gemm.kernel = plan.kernel;
+    c->dense_gemm.dequant_min_rows = plan.dequant_min_rows;
   }
-  c->attn_w_bytes_per_param = c->dense_w_bytes_per_param;
-  c->attn_gemm_eff = c->dense_gemm_eff;
-  c->attn_gemm_peak = c->dense_gemm_peak;
-  c->attn_q_c = c->dense_q_c;
-  c->attn_q_bw = c->dense_q_bw;
-  c->attn_in_format = c->dense_in_format;
-  if (fmt.attention_16bit) {  // ModelOpt checkpoints that exclude self_attn: attention streams 16-bit weights
-    c->attn_w_bytes_per_param = 2.0;
-    c->attn_gemm_eff = c->fp16_eff;
-    c->attn_gemm_peak = c->fp16_peak;
-    c->attn_q_c = c->attn_q_bw = 1.0;
-    c->attn_in_format = false;
-  }
+  // ModelOpt checkpoints that exclude self_attn: attention streams 16-bit weights.
+  c->attn_gemm = fmt.attention_16bit ? f16 : c->dense_gemm;
   c->gemm_bw = LogCurve(profile_.gemm_bw_eff_vs_m);
   c->mem_vs_bytes = LogCurve(profile_.mem_bw_vs_bytes);
   c->mem_eff = profile_.mem_bw_efficiency;
@@ -222,15 +215,35 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   // o_proj's (docs/cost-model.md, "Quantization").
   if (!fmt.weight_only && (c->gemm_dtype == spec::DType::fp8 || c->gemm_dtype == spec::DType::int8)) {
     const double o_in = c->heads * c->prefill_v_dim, produced = 2 * c->hidden + c->act_inter;
-    // Eager mode (enforce_eager) runs the model uncompiled: no fusion.
-    if (c->gemm_dtype == spec::DType::fp8 && runtime_traits(runtime_).fuses_fp8_input_quant && cuda_graphs_) {
+    // Eager mode (enforce_eager) runs the model uncompiled: no fusion. A per-tensor dynamic scale is not fused either:
+    // the whole input's maximum must be known before any element is quantised.
+    const bool tensor_dynamic = fmt.fp8_scales == spec::Fp8Scales::dynamic_tensor;
+    if (c->gemm_dtype == spec::DType::fp8 && runtime_traits(runtime_).fuses_fp8_input_quant && cuda_graphs_ &&
+        !tensor_dynamic) {
       c->act_quant_bytes = o_in * (kActBytes + 1) - produced * (kActBytes - 1);
       c->kernels_per_layer += 1;
     } else {
       c->act_quant_bytes = (produced + o_in) * (kActBytes + 1);
       c->kernels_per_layer += 4;
     }
+    if (tensor_dynamic) {
+      // scaled_fp8_quant(input, None) -> dynamic_scaled_fp8_quant: torch.zeros for the scale, segmented_max_reduction
+      // over the whole input (one more 16-bit read of it), then the quantisation: 2 more kernels per GEMM input.
+      c->act_quant_bytes += (produced + o_in) * kActBytes;
+      c->kernels_per_layer += 8;
+    }
   }
+  // The pre-Marlin and unfused-FP8 paths launch kernels of their own per linear layer (quant_gemm.cpp): awq_gemm's
+  // split-K sum or the dequantisation before cuBLAS, torch._scaled_mm's three element-wise dequantisation kernels;
+  // exllama's small-M kernel is one launch (its reconstruct path's second kernel at > 50 rows is not counted).
+  const double legacy_linears =
+      (c->attn_gemm.kernel != QuantGemmKernel::native ? 2.0 : 0.0) +
+      (c->dense_gemm.kernel != QuantGemmKernel::native
+           ? 2.0 * (c->experts > 1 ? (c->dense_layers + (c->shared_params > 0 ? c->moe_layers : 0.0)) / c->layers : 1.0)
+           : 0.0);
+  if (plan.kernel == QuantGemmKernel::awq_gemm) c->kernels_per_layer += legacy_linears;
+  if (plan.kernel == QuantGemmKernel::fp8_unfused_dq)
+    c->kernels_per_layer += legacy_linears * quant_kernel::kFp8UnfusedKernels;
   if (!(cpu_offload_bytes >= 0) || !std::isfinite(cpu_offload_bytes))
     throw ConfigError("engine.cpu_offload_gb", "must be >= 0, got " + format_given(cpu_offload_bytes / (1 << 30)));
   if (cpu_offload_bytes > 0) {

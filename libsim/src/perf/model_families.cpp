@@ -46,9 +46,8 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
     if (mla) {
       // kv_b_proj up-projects the latent of every KV token the chunks attend to (vLLM computes the cached context's
       // K/V chunk by chunk in _compute_prefill_context).
-      add(ops[kKvB], gemm(kv_tokens, kv_b_params, kv_latent, heads * (prefill_qk_dim + prefill_v_dim),
-                          attn_w_bytes_per_param, attn_gemm_eff, attn_gemm_peak, attn_q_c, attn_q_bw, layers, 1,
-                          attn_in_format));
+      add(ops[kKvB], gemm(kv_tokens, kv_b_params, kv_latent, heads * (prefill_qk_dim + prefill_v_dim), attn_gemm,
+                          layers));
     }
   }
   if (b.decode_seqs > 0) {
@@ -68,8 +67,7 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
     if (mla) {
       // Absorbed decode (vLLM's data-movement-friendly path): q_nope × W_UK into the latent, attention over the
       // latent, then × W_UV: kv_b_proj's weights once per iteration, 2 FLOPs per weight per decode token.
-      add(ops[kKvB], gemm(decode, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, attn_w_bytes_per_param,
-                          attn_gemm_eff, attn_gemm_peak, attn_q_c, attn_q_bw, layers, 2, attn_in_format));
+      add(ops[kKvB], gemm(decode, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, attn_gemm, layers, 2));
     }
   }
   if (linear_layers > 0) {
@@ -88,7 +86,7 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
   }
   if (ops[kKvB].time_s > 0) {
     Raw& r = ops[kKvB];
-    const double tc = r.flops / gemm_peak, tm = r.bytes / bw;
+    const double tc = r.flops / format_gemm.peak, tm = r.bytes / bw;
     r.bound = tc > tm ? Bound::compute : Bound::memory;
     r.peak_fraction = (tc > tm ? tc : tm) / r.time_s;
   }

@@ -4,6 +4,7 @@
 // blind (tests/validation, docs/trust.md "Blind sources").
 #include "llmsim/perf/provenance.hpp"
 
+#include "llmsim/perf/quant_kernels.hpp"
 #include "llmsim/spec/engine_config.hpp"
 
 namespace llmsim::perf {
@@ -267,6 +268,56 @@ std::vector<ConstantProvenance> build() {
                 {}, 32e9));
   t.push_back(c("kernel_launch_s", "blackwell_hbm", P::assumed, carried + "RRZE gpu-small-kernels A100/H200 (G§B6)", {}, 2.5e-6));
   t.push_back(c("graph_launch_s", "blackwell_hbm", P::assumed, carried + "RRZE gpu-small-kernels A100/H200 (G§B6)", {}, 1.3e-6));
+  // --- Quantised kernels by release (perf/quant_kernels.hpp; issue 27). Read from vLLM's kernels and configs.
+  namespace qk = quant_kernel;
+  const std::string awq = "vllm-project/vllm csrc/quantization/awq/gemm_kernels.cu ";
+  const std::string gptq = "vllm-project/vllm csrc/quantization/gptq/q_gemm.cu (from exllamav2) ";
+  t.push_back(c("quant_kernel.awq_tile_rows", "all", P::engine_code,
+                awq + "gemm_forward_4bit_cuda_m16nXk32: one CTA per 16 rows of M x 128 columns x split-K part", {},
+                qk::kAwqTileRows));
+  t.push_back(c("quant_kernel.awq_split_k", "all", P::engine_code,
+                awq + "awq_gemm: split_k_iters = pack_factor (8, awq.py) fp16 partial outputs, _out_feats.sum(0)", {},
+                qk::kAwqSplitK));
+  t.push_back(c("quant_kernel.awq_ops_per_weight", "all", P::engine_code,
+                awq + "+ dequantize.cuh: per 8 weights a 32-bit load, dequantize_s4_to_fp16x2 (4 lop3, shift, 2 sub, "
+                "2 fma f16x2), 4 sub.f16x2 + 4 fma.f16x2 by zero and scale, a 16-byte shared store and its address = 20 "
+                "[D]",
+                {}, qk::kAwqOpsPerWeight));
+  t.push_back(c("quant_kernel.awq_dequant_min_rows", "all", P::engine_code,
+                "vllm-project/vllm awq.py FP16_MATMUL_HEURISTIC_CONDITION (vllm#2566, from 0.3.0): awq_dequantize + "
+                "torch.matmul at >= 256 tokens",
+                {}, qk::kAwqDequantMinRows));
+  t.push_back(c("quant_kernel.awq_dequant_ops_per_weight", "all", P::engine_code,
+                awq + "dequantize_weights: weight and zero unpacking (2 x 9), scale load, 4 sub + 4 mul.f16x2, a 16-byte "
+                "store per 8 weights ~ 30 [D]",
+                {}, qk::kAwqDequantOpsPerWeight));
+  t.push_back(c("quant_kernel.exllama_block_rows", "all", P::engine_code, gptq + "BLOCK_M_SIZE_MAX = 8", {},
+                qk::kExllamaBlockRows));
+  t.push_back(c("quant_kernel.exllama_max_rows", "all", P::engine_code,
+                gptq + "MAX_Q_GEMM_ROWS = 50: above it reconstruct_exllama + cublasHgemm", {}, qk::kExllamaMaxRows));
+  t.push_back(c("quant_kernel.exllama_ops_per_weight", "all", P::engine_code,
+                gptq + "gemm_half_q_half_gptq_kernel: dequant_4bit_8_gptq (4 lop3, a shift, 4 half2 ops) per 8 weights + "
+                "a 16-byte load per 32 [D]",
+                {}, qk::kExllamaOpsPerWeight));
+  t.push_back(c("quant_kernel.exllama_ops_per_weight_row", "all", P::engine_code,
+                gptq + "dot22_8_f per row and 8 weights: 4 hfma2, 2 half->float, an add, the scale fma, a shared load "
+                "[D]",
+                {}, qk::kExllamaOpsPerWeightRow));
+  t.push_back(c("quant_kernel.exllama_reconstruct_ops_per_weight", "all", P::engine_code,
+                gptq + "reconstruct_exllama_kernel: the unpacking, 4 hmul2 by the scales and 2 set4 stores per 8 weights "
+                "[D]",
+                {}, qk::kExllamaReconstructOpsPerWeight));
+  t.push_back(c("quant_kernel.fp8_unfused_extra_out_bytes", "all", P::engine_code,
+                "vllm-project/vllm quantization/utils/w8a8_utils.py apply_fp8_linear without cutlass: torch._scaled_mm "
+                "with out_dtype=torch.float32, then output * x_scale * weight_scale.t() and .to(input.dtype)",
+                {}, qk::kFp8UnfusedExtraGemmOutBytes));
+  t.push_back(c("quant_kernel.fp8_unfused_kernels", "all", P::engine_code,
+                "apply_fp8_linear's unfused fallback: the two multiplications and the cast, one kernel each", {},
+                qk::kFp8UnfusedKernels));
+  t.push_back(c("quant_kernels.release_boundaries", "all", P::engine_code,
+                "vLLM: awq_gemm's dequant path from 0.3.0 (vllm#2566), gptq_marlin by default from 0.4.2 (vllm#3922), "
+                "awq_marlin from 0.5.3 (vllm#6612), PyPI wheels on CUDA 12.4 (CUTLASS FP8 on sm89) from 0.7.0 "
+                "(vllm#12098; vllm#7777: earlier wheels use torch._scaled_mm on Ada)"));
   return t;
 }
 

@@ -24,6 +24,21 @@ std::vector<WeightFormat> make_formats() {
   // Q§6 FP8 W8A8 row: q_bw ≈ 1, q_c ≈ 1.
   add({"fp8", "FP8 E4M3 weights and activations (W8A8; W8A16 Marlin on GPUs without FP8)", 8.0, 0, false, 16,
        false, DType::fp8, DType::fp16, 1.0, 1.0});
+  // The same bytes and tensor path with the scales computed at run time (vLLM's apply_fp8_linear, w8a8_utils.py):
+  // "fp8-dynamic" = per-output-channel weight scales and per-token activation scales (llm-compressor's FP8_DYNAMIC
+  // scheme, fbgemm_fp8 such as Meta's Llama-3.1-405B-FP8); "fp8-online" = one weight scale per tensor and one
+  // activation scale per tensor found at run time (`--quantization fp8` on a 16-bit checkpoint, activation_scheme
+  // "dynamic"). What each costs is in perf/quant_kernels.hpp.
+  WeightFormat fp8_dynamic{"fp8-dynamic",
+                           "FP8 E4M3, per-channel weight scales, dynamic per-token activation scales (FP8_DYNAMIC)",
+                           8.0, 0, false, 16, false, DType::fp8, DType::fp16, 1.0, 1.0};
+  fp8_dynamic.fp8_scales = Fp8Scales::dynamic_token;
+  add(fp8_dynamic);
+  WeightFormat fp8_online{"fp8-online",
+                          "FP8 E4M3, per-tensor weight scale, dynamic per-tensor activation scale (online FP8)", 8.0,
+                          0, false, 16, false, DType::fp8, DType::fp16, 1.0, 1.0};
+  fp8_online.fp8_scales = Fp8Scales::dynamic_tensor;
+  add(fp8_online);
   // Marlin-class weight-only kernels (vLLM gptq_marlin/awq_marlin, Q§4) stream weights as well as the FP16 kernels
   // do — "essentially ideal speedups" to batch 16-32 on an A10 (IST-DASLab/marlin README) — so q_bw = 1; what they
   // lose on some GPUs is CUDA-core time to dequantise (README: dequantisation and tensor-core instructions ordered
@@ -43,12 +58,17 @@ std::vector<WeightFormat> make_formats() {
   // Q§1 AWQ row: 4 + 16/128 (fp16 scales) + 4/128 (packed zeros) = 4.156 bpw; Q§2: embed_tokens and lm_head
   // stay 16-bit; Q§4: vLLM runs AWQ on awq_marlin; Q§6 Marlin row: q_c 0.6–0.75; q_bw and the dequantisation
   // work as above (Q§6's q_bw 0.80–0.83 is the A100's, which the ALU term reproduces).
-  add({"awq-int4", "AWQ 4-bit, group 128, asymmetric (Marlin kernel)", 4.0 + 16.0 / 128 + 4.0 / 128, 128, false,
-       16, true, DType::fp16, DType::fp16, 1.0, 0.7, 0, kMarlin4bitOps});
+  // Releases before Marlin ran AWQ and GPTQ on kernels of their own (QuantMethod, perf/quant_kernels.hpp).
+  WeightFormat awq{"awq-int4", "AWQ 4-bit, group 128, asymmetric (Marlin kernel)", 4.0 + 16.0 / 128 + 4.0 / 128, 128,
+                   false, 16, true, DType::fp16, DType::fp16, 1.0, 0.7, 0, kMarlin4bitOps};
+  awq.method = QuantMethod::awq;
+  add(awq);
   // Q§1 GPTQ row: 4.156 + 32/N (g_idx) ≈ 4.16 bpw; otherwise as AWQ (Q§2, Q§6 Marlin row; Machete on Hopper is
   // assumed to behave as Marlin at small M, Q§6).
-  add({"gptq-int4", "GPTQ 4-bit, group 128 (Marlin kernel)", 4.16, 128, false, 16, true, DType::fp16, DType::fp16,
-       1.0, 0.7, 0, kMarlin4bitOps});
+  WeightFormat gptq{"gptq-int4", "GPTQ 4-bit, group 128 (Marlin kernel)", 4.16, 128, false, 16, true, DType::fp16,
+                    DType::fp16, 1.0, 0.7, 0, kMarlin4bitOps};
+  gptq.method = QuantMethod::gptq;
+  add(gptq);
   // Q§1 "W4A16 symmetric, no zeros (compressed-tensors pack-quantized, native Marlin format)": 4 + 16/128 = 4.125 bpw;
   // vLLM runs it on the same Marlin kernel as GPTQ (CompressedTensorsWNA16 → MarlinLinearKernel, Q§4), so the
   // kernel multipliers are GPTQ's.
@@ -150,7 +170,7 @@ double group_bits(const std::string& base, int g) {
 std::string canonical_weight_format_id(const std::string& s) {
   static const std::map<std::string, std::string> m{
       {"awq", "awq-int4"},      {"awq_marlin", "awq-int4"}, {"gptq", "gptq-int4"}, {"gptq_marlin", "gptq-int4"},
-      {"bitsandbytes", "nf4"},  {"fbgemm_fp8", "fp8"},      {"bfloat16", "bf16"},  {"float16", "fp16"},
+      {"bitsandbytes", "nf4"},  {"fbgemm_fp8", "fp8-dynamic"},      {"bfloat16", "bf16"},  {"float16", "fp16"},
       {"half", "fp16"},         {"modelopt_fp4", "nvfp4"}};
   const std::string l = to_lower(s);
   auto it = m.find(l);

@@ -63,9 +63,17 @@ CheckpointQuantization gptq(const JsonView& qc, std::vector<std::string>& notes)
   return {format, "gptq", "GPTQ " + std::to_string(bits) + "-bit, group " + std::to_string(g)};
 }
 
-CheckpointQuantization fp8(const JsonView& qc, std::vector<std::string>& notes) {
-  if (qc.has("weight_block_size") && !qc.json().at("weight_block_size").is_null())
+CheckpointQuantization fp8(const JsonView& qc, std::vector<std::string>& notes, bool fbgemm) {
+  // fbgemm_fp8 (Meta's FP8 checkpoints): per-channel weight scales, per-token dynamic activation scales
+  // (FBGEMMFp8LinearMethod calls apply_fp8_linear with use_per_token_if_dynamic=True).
+  if (fbgemm) return {"fp8-dynamic", "fbgemm_fp8", "FBGEMM FP8: per-channel weights, dynamic per-token activations"};
+  if (qc.has("weight_block_size") && !qc.json().at("weight_block_size").is_null()) {
     notes.push_back("FP8 weights with block-wise scales (weight_block_size): 8 + 32/16384 bits per weight, counted as 8");
+    return {"fp8", "fp8", "FP8 E4M3 weights and activations"};
+  }
+  // Fp8Config: activation_scheme "dynamic" = one activation scale per tensor found at run time.
+  if (qc.string_or("activation_scheme", "dynamic") == "dynamic")
+    return {"fp8-online", "fp8", "FP8 E4M3, per-tensor weight scales, dynamic per-tensor activation scales"};
   return {"fp8", "fp8", "FP8 E4M3 weights and activations"};
 }
 
@@ -92,6 +100,11 @@ CheckpointQuantization compressed_tensors(const JsonView& qc, std::vector<std::s
       // FP8 weights without FP8 activations run as FP8-Marlin W8A16, which streams and dequantises 8-bit weights as
       // the INT8 Marlin path does (quantization.md §4).
       f = acts && act_type == "float" ? "fp8" : "int8";
+      if (f == "fp8" && g["input_activations"].json().value("dynamic", false)) {
+        // FP8_DYNAMIC (per-token dynamic activations; channel-wise weights) or a per-tensor dynamic scheme.
+        f = g["input_activations"].string_or("strategy", "tensor") == "token" || strategy == "channel" ? "fp8-dynamic"
+                                                                                                     : "fp8-online";
+      }
     } else if (type == "float" && bits == 4) {
       // NVFP4 (llm-compressor's NVFP4 / NVFP4A16 schemes): FP4 with an FP8 scale per 16.
       const std::int64_t gs = int_or(w, "group_size", 16);
@@ -215,10 +228,11 @@ CheckpointQuantization checkpoint_quantization(const JsonView& qc, std::vector<s
   std::string method = to_lower(qc.string("quant_method"));
   if (method == "awq_marlin") method = "awq";
   if (method == "gptq_marlin") method = "gptq";
-  if (method == "fbgemm_fp8") method = "fp8";
+  const bool fbgemm = method == "fbgemm_fp8";
+  if (fbgemm) method = "fp8";
   if (method == "awq") return awq(qc, notes);
   if (method == "gptq") return gptq(qc, notes);
-  if (method == "fp8") return fp8(qc, notes);
+  if (method == "fp8") return fp8(qc, notes, fbgemm);
   if (method == "compressed-tensors") return compressed_tensors(qc, notes);
   if (method == "bitsandbytes") return bitsandbytes(qc, notes);
   if (method == "mxfp4") return mxfp4(qc, notes);

@@ -90,9 +90,36 @@ void set_v0_defaults(RuntimeForVersion& r, const std::vector<int>& n, Runtime v0
 }
 }  // namespace
 
+namespace {
+/// vLLM's quantised-GEMM kernels by release, each boundary the first release after the change merged.
+QuantKernels vllm_quant_kernels(const std::vector<int>& n) {
+  QuantKernels k;
+  // AWQLinearMethod ran ops.awq_gemm at every M until vllm#2566 (AWQ: up to 2.66x higher throughput, January 2024,
+  // first released in 0.3.0) dequantised the weight and ran torch.matmul at >= 256 tokens.
+  k.awq_dequant_large_m = !before(n, {0, 3, 0});
+  // AWQ checkpoints ran AWQLinearMethod until AWQMarlinConfig.override_quantization_method (vllm#6612, 2024-07-21,
+  // first released in 0.5.3) repacked them for Marlin by default.
+  k.awq_marlin = !before(n, {0, 5, 3});
+  // GPTQ checkpoints ran the exllama kernels (gptq.py, q_gemm.cu) until GPTQMarlinConfig converted them by default
+  // (vllm#3922, "Marlin Expansion: Support AutoGPTQ Models with Marlin", first released in 0.4.2).
+  k.gptq_marlin = !before(n, {0, 4, 2});
+  // The PyPI wheel is built with CUDA 12.1 until vllm#12098 (2025-01-17, first released in 0.7.0) moved it to 12.4;
+  // CUTLASS's FP8 GEMM on sm89 needs 12.4 (cutlass_scaled_mm_supports_fp8), so earlier wheels run torch._scaled_mm
+  // on Ada (vllm#7777: "The pypi wheel's fp8 layers use torch._scaled_mm").
+  k.ada_fp8_cutlass = !before(n, {0, 7, 0});
+  return k;
+}
+}  // namespace
+
+QuantKernels quant_kernels_for(const std::optional<std::string>& release, const std::string& path) {
+  if (!release || !is_engine_version(*release)) return {};
+  return runtime_for_version(parse_engine_version(*release, path), path).quant_kernels;
+}
+
 RuntimeForVersion runtime_for_version(const EngineVersion& v, const std::string& path) {
   RuntimeForVersion r;
   const auto& n = v.numbers;
+  if (v.engine == "vllm") r.quant_kernels = vllm_quant_kernels(n);
   if (v.engine == "vllm") {
     if (before(n, {0, 2, 0})) {
       throw ConfigError(path, "vllm==" + v.version + " predates the runtimes llmsim models (vLLM 0.2.0 and later)");

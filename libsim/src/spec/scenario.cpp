@@ -11,6 +11,7 @@
 #include "llmsim/spec/scenario_prepass.hpp"
 #include "llmsim/spec/gpu_option.hpp"
 #include "llmsim/spec/pool.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 #include "scenario_json.hpp"
 
 namespace llmsim::spec {
@@ -364,6 +365,8 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
   r.scenario.weights = format.id;
   r.quant.weights = format_for_gpu(format, r.gpu, "quant.weights");
   r.quant.kv_dtype = parse_kv_dtype(s.kv_cache, "quant.kv_cache");
+  // A named release ("vllm==0.4.1") runs that release's quantised kernels (pre-Marlin AWQ/GPTQ, FP8 on Ada).
+  r.quant.kernels = quant_kernels_for(s.engine.runtime_release, "engine.runtime");
   // An FP8/INT8/INT4 KV cache needs no tensor path: vLLM stores FP8 KV on Ampere too and dequantises it in
   // the attention kernel [quantization.md §7], so any GPU accepts any KV dtype.
   // Catalogue prices are USD; in another currency only the user's own figures can be used (no exchange rates).

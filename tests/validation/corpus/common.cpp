@@ -47,7 +47,9 @@ Release release_of(const std::string& engine, const std::string& version) {
   Release r;
   r.text = engine + "==" + version_word(version);
   try {
-    r.runtime = spec::runtime_for_version(spec::parse_engine_version(r.text)).runtime;
+    const auto rv = spec::runtime_for_version(spec::parse_engine_version(r.text));
+    r.runtime = rv.runtime;
+    r.kernels = rv.quant_kernels;
   } catch (const ConfigError& e) {
     r.error = "engine version '" + version + "' names no release llmsim maps (" + e.what() + ")";
   }
@@ -254,7 +256,7 @@ ServeRun serve_run(const Source& s, const Json& run, const std::string& where) {
 analysis::StaticBatchTiming static_timing(const Source& s, const StaticRun& r, std::int64_t batch, std::int64_t in,
                                           std::int64_t out) {
   const perf::CostModel cm = cost_model_for(r.gpu, model_ref(s, r.model), r.weights, r.kv, r.tp, true, s.dir,
-                                            r.runtime);
+                                            r.runtime, r.kernels);
   analysis::StaticBatchOptions o;
   o.max_batched_tokens = r.max_batched_tokens;
   return analysis::static_batch(cm, batch, in, out, o);

@@ -14,6 +14,7 @@
 #include "llmsim/analysis/vllm_result.hpp"
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/spec/engine_config.hpp"
+#include "llmsim/spec/quantization.hpp"
 #include "validation_row.hpp"
 
 namespace llmsim::validation::corpus {
@@ -36,6 +37,7 @@ std::string version_word(std::string v);
 struct Release {
   std::string text;  ///< "vllm==0.5.5"
   spec::Runtime runtime = spec::Runtime::vllm_v1;
+  spec::QuantKernels kernels;  ///< the release's quantised kernels (pre-Marlin AWQ/GPTQ, FP8 on Ada)
   std::string error;  ///< why the stated version names no modelled release ("" when it does)
 };
 
@@ -72,6 +74,7 @@ struct StaticRun {
   int tp = 1;
   spec::Runtime runtime = spec::Runtime::vllm_v1;
   std::int64_t max_batched_tokens = 0;
+  spec::QuantKernels kernels{};  ///< the release's quantised kernels (Release::kernels)
 };
 
 analysis::StaticBatchTiming static_timing(const Source& s, const StaticRun& r, std::int64_t batch, std::int64_t in,

@@ -16,7 +16,8 @@ void dstack(const Source& s, std::vector<Row>& out) {
   const std::string model = "llama-3.1-405b.json";
   const Json runs = runs_of(s);
   const Release rel = release_of("vllm", text(s, Json::object(), "engine_version"));
-  StaticRun st{"h100-80gb-sxm", model, "fp8", "auto", 8, rel.runtime, 512};
+  // Meta's Llama-3.1-405B-FP8 is an fbgemm_fp8 checkpoint: per-channel weights, dynamic per-token activations.
+  StaticRun st{"h100-80gb-sxm", model, "fp8-dynamic", "auto", 8, rel.runtime, 512, rel.kernels};
   for (std::size_t i = 0; i < runs.size(); ++i) {
     Json run = runs[i];
     run["model"] = model;
@@ -136,7 +137,7 @@ void zjuici(const Source& s, std::vector<Row>& out) {
     const std::string q = t.text(k, "quantization_flag");
     const std::string weights = q == "awq" ? "awq-int4" : q == "gptq" ? "gptq-int4" : w;
     const Release rel = release_of("vllm", t.text(k, "engine_version"));
-    StaticRun st{t.text(k, "gpu"), t.text(k, "model"), weights, "auto", 1, rel.runtime, 0};
+    StaticRun st{t.text(k, "gpu"), t.text(k, "model"), weights, "auto", 1, rel.runtime, 0, rel.kernels};
     const auto in = t.integer(k, "input_len", 1), o = t.integer(k, "output_len", 1);
     const std::string metric = t.text(k, "metric");
     const std::string where = "table.csv:" + t.where(k) + " (" + t.text(k, "result_file") + ")";

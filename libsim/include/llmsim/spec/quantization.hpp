@@ -19,6 +19,30 @@ struct CheckpointQuantization {
   std::string description;  ///< what was read, for messages: "awq 4-bit, group 128"
 };
 
+/// The checkpoint family a weight-only 4-bit format comes from, where engines ran a kernel of its own for it before
+/// Marlin (perf/quant_kernels.hpp): AWQ's awq_gemm, GPTQ's exllama kernels. `other` = no such history.
+enum class QuantMethod { other, awq, gptq };
+
+/// How an FP8 W8A8 checkpoint scales its operands (vLLM's apply_fp8_linear branches on it).
+enum class Fp8Scales {
+  static_tensor,   ///< one weight scale and one calibrated activation scale per tensor ("fp8"; AutoFP8 / FP8 preset)
+  dynamic_tensor,  ///< one weight scale per tensor, the activation scale computed per tensor at run time ("fp8-online")
+  dynamic_token,   ///< per-output-channel weight scales, per-token activation scales at run time ("fp8-dynamic")
+};
+
+/// Which kernels an engine release runs for the quantised formats, as far as they changed with the release (filled
+/// from the release by spec::runtime_for_version; the default is today's vLLM). The GPU's part of the choice (Marlin
+/// needs compute capability 8.0, CUTLASS FP8 on sm89 a CUDA 12.4 build) is made in perf/quant_kernels.hpp.
+struct QuantKernels {
+  bool awq_marlin = true;          ///< AWQ checkpoints repacked for awq_marlin (vLLM 0.5.3+, vllm#6612); else awq_gemm
+  bool awq_dequant_large_m = true; ///< pre-Marlin AWQ dequantises + fp16 GEMM at >= 256 tokens (vLLM 0.3.0+, vllm#2566)
+  bool gptq_marlin = true;         ///< GPTQ checkpoints repacked for gptq_marlin (vLLM 0.4.2+, vllm#3922); else exllama
+  /// FP8 W8A8 on sm89 (Ada) runs cutlass_scaled_mm: the release's PyPI wheel is built with CUDA >= 12.4 (vLLM 0.7.0+,
+  /// vllm#12098); before it torch._scaled_mm, which takes per-tensor scales only (vllm#7777).
+  bool ada_fp8_cutlass = true;
+  bool operator==(const QuantKernels&) const = default;
+};
+
 struct WeightFormat {
   std::string id;                    ///< "fp16", "awq-int4", "gguf-q4_k_m", ...
   std::string description;
@@ -51,11 +75,17 @@ struct WeightFormat {
   /// Attention projections stay 16-bit while the MLPs are in the format (ModelOpt checkpoints whose exclude_modules
   /// list self_attn, e.g. NVIDIA's DeepSeek NVFP4). Spelled "<format>+attn16".
   bool attention_16bit = false;
+  /// AWQ or GPTQ checkpoints (their group-size variants too): the pre-Marlin kernels a release may run for them.
+  QuantMethod method = QuantMethod::other;
+  /// FP8 W8A8 only: how weights and activations are scaled (static_tensor for every other format).
+  Fp8Scales fp8_scales = Fp8Scales::static_tensor;
 };
 
 struct Quantization {
   WeightFormat weights;
   DType kv_dtype = DType::fp16;
+  /// The kernels the engine release runs for the format (engine.runtime "vllm==X"; today's vLLM when no release).
+  QuantKernels kernels;
   double kv_bytes_per_element() const { return bytes_per_element(kv_dtype); }
 };
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "llmsim/spec/engine_config.hpp"
+#include "llmsim/spec/quantization.hpp"
 
 namespace llmsim::spec {
 
@@ -36,6 +37,9 @@ struct RuntimeForVersion {
   /// V0 turns chunked prefill on by itself when max_model_len > 32K (vllm#6666, 2024-07-23; from 0.5.4), to keep the
   /// profiling run of a whole longest prompt from taking the KV cache's memory.
   bool v0_long_context_chunked = false;
+  /// The quantised-GEMM kernels of the release (vLLM: pre-Marlin AWQ/GPTQ, FP8 on Ada by wheel; other engines and
+  /// releases: today's vLLM kernels). docs/cost-model.md "Quantised kernels by release".
+  QuantKernels quant_kernels;
 };
 
 /// True when `s` has the form ENGINE==VERSION.
@@ -48,6 +52,11 @@ EngineVersion parse_engine_version(const std::string& s, const std::string& path
 /// The runtime and default scheduler of a release. ConfigError at `path` for a release no modelled runtime stands
 /// for (LMDeploy other than TurboMind v0.1, vLLM before 0.2), naming the versions that are modelled.
 RuntimeForVersion runtime_for_version(const EngineVersion& v, const std::string& path = "engine.runtime");
+
+/// The quantised kernels a release named in engine.runtime runs ("vllm==0.4.1" -> awq_gemm, exllama GPTQ); today's
+/// vLLM kernels for no release, a runtime name or an engine whose kernels are not versioned. ConfigError as
+/// runtime_for_version for a malformed or unmodelled release.
+QuantKernels quant_kernels_for(const std::optional<std::string>& release, const std::string& path = "engine.runtime");
 
 /// The version ranges, one line each ("vllm 0.2.0 - 0.4.2: vllm-v0-paged, ..."), for help texts and docs.
 std::vector<std::string> runtime_version_ranges();
