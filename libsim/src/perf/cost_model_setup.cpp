@@ -6,6 +6,7 @@
 
 #include "cost_model_ops.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/perf/moe_kernels.hpp"
 #include "llmsim/perf/speculative.hpp"
 
 namespace llmsim::perf {
@@ -170,6 +171,14 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->dense_q_c = c->dense_q_bw = 1.0;
     c->dense_in_format = false;
   }
+  // The routed experts as vLLM's MoE kernel holds them (MXFP4: padded to its tile multiples) and the top-k combine.
+  if (c->experts > 1) {
+    const ExpertLayout run = expert_layout(c->hidden, c->expert_inter, fmt);
+    c->expert_run_params = run.params();
+    c->expert_run_inter = run.intermediate;
+    c->expert_run_hidden = run.hidden;
+    c->moe_combine_bytes = moe_combine_bytes_per_token(c->experts_per_token, c->hidden);
+  }
   c->attn_w_bytes_per_param = c->dense_w_bytes_per_param;
   c->attn_gemm_eff = c->dense_gemm_eff;
   c->attn_gemm_peak = c->dense_gemm_peak;
@@ -210,9 +219,9 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->link_bw = profile_.link_bandwidth > 0 ? profile_.link_bandwidth : 0.6 * gpu_.pcie_bandwidth();
   c->link_latency_s = profile_.link_latency_s;
   // Kernels per layer: qkv, rotary, KV-cache write, o, 2 fused add+norm, gate_up, act, down (+ 2 all-reduces,
-  // + router/top-k/align for MoE); per iteration: embedding, final norm, LM head, sampling, input prep copies.
+  // + router, top-k, align and combine for MoE: perf/moe_kernels); per iteration: embedding, final norm, LM head, sampling, input prep copies.
   // MLA adds its two latent RMSNorms and the kv_b bmm; shared experts their gate_up, act and down.
-  c->kernels_per_layer = 9 + (tp > 1 ? 2 : 0) + (m.is_moe() ? 3.0 * c->moe_layers / c->layers : 0.0) +
+  c->kernels_per_layer = 9 + (tp > 1 ? 2 : 0) + (m.is_moe() ? kMoeExtraKernelsPerLayer * c->moe_layers / c->layers : 0.0) +
                          (m.is_mla() ? 3 : 0) + (c->shared_params > 0 ? 3.0 * c->moe_layers / c->layers : 0.0);
   c->kernels_per_iter = 8;
   // W8A8 (fp8 / int8 weights and activations): vLLM's apply_fp8_linear / apply_int8_linear (and SGLang, which calls
