@@ -114,6 +114,7 @@ struct CostModel::Constants {
   // The same expert as the MoE kernel streams and computes it (perf/moe_kernels: vLLM's MXFP4 kernels pad it), and the
   // bytes per token of the top-k combine (moe_sum).
   double expert_run_params = 0, expert_run_inter = 0, expert_run_hidden = 0, moe_combine_bytes = 0;
+  double moe_q_c = 1, moe_q_bw = 1;  // the routed-expert GEMMs' q_c and q_bw (the format's, times the MoE kernel's)
   double shared_params = 0, shared_inter = 0;  // a MoE layer's shared experts on this GPU (DeepSeek, Qwen2-MoE)
   double full_layers = 0, sliding_layers = 0, window = 0;
   // Linear-attention layers (Qwen3-Next's gated DeltaNet) on this GPU: their per-sequence state (read and written
@@ -262,7 +263,7 @@ struct CostModel::Constants {
       const double touched = experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
       const double m_per_expert = touched > 0 ? tokens * experts_per_token / touched : 0;
       Raw e = gemm(m_per_expert, expert_run_params, 2 * expert_run_hidden, 3 * expert_run_inter, w_bytes_per_param,
-                   gemm_eff, gemm_peak, q_c, q_bw, moe_layers * touched, 2, true);
+                   gemm_eff, gemm_peak, moe_q_c, moe_q_bw, moe_layers * touched, 2, true);
       // One fused-MoE kernel pair per layer, not one per expert: keep one pair of fixed costs per layer.
       e.time_s -= 2 * gemm_fixed_s * moe_layers * std::max(0.0, touched - 1);
       // moe_sum: each token's k expert outputs read back and summed (perf/moe_kernels).

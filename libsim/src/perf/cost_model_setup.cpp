@@ -178,6 +178,9 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->expert_run_inter = run.intermediate;
     c->expert_run_hidden = run.hidden;
     c->moe_combine_bytes = moe_combine_bytes_per_token(c->experts_per_token, c->hidden);
+    const MoeGemmFactors k = moe_gemm_factors(fmt, m.quantization.block_scaled && m.quantization.format == fmt.id, gpu_);
+    c->moe_q_c = c->q_c * k.compute;
+    c->moe_q_bw = c->q_bw * k.bandwidth;
   }
   c->attn_w_bytes_per_param = c->dense_w_bytes_per_param;
   c->attn_gemm_eff = c->dense_gemm_eff;

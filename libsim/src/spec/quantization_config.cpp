@@ -64,9 +64,12 @@ CheckpointQuantization gptq(const JsonView& qc, std::vector<std::string>& notes)
 }
 
 CheckpointQuantization fp8(const JsonView& qc, std::vector<std::string>& notes) {
-  if (qc.has("weight_block_size") && !qc.json().at("weight_block_size").is_null())
+  CheckpointQuantization q{"fp8", "fp8", "FP8 E4M3 weights and activations"};
+  if (qc.has("weight_block_size") && !qc.json().at("weight_block_size").is_null()) {
     notes.push_back("FP8 weights with block-wise scales (weight_block_size): 8 + 32/16384 bits per weight, counted as 8");
-  return {"fp8", "fp8", "FP8 E4M3 weights and activations"};
+    q.block_scaled = true;
+  }
+  return q;
 }
 
 // compressed-tensors (llm-compressor): config_groups[*].weights / input_activations say the scheme; vLLM picks

@@ -2,6 +2,7 @@
 // What vLLM's fused-MoE layer runs beyond the two expert GEMMs and their activation (issue 27, docs/cost-model.md
 // "MoE kernels"): the expert weights as its MXFP4 kernels lay them out (padded), the kernel that sums each token's
 // top-k expert outputs, and the kernels of one MoE layer. Every number here is read from vLLM's code; none is fitted.
+#include "llmsim/spec/gpu_spec.hpp"
 #include "llmsim/spec/quantization.hpp"
 
 namespace llmsim::perf {
@@ -29,6 +30,21 @@ ExpertLayout expert_layout(double hidden, double intermediate_per_gpu, const spe
 /// (the down GEMM's rows) and `ops.moe_sum` reads them back and writes their sum (fused_moe.py, fused_marlin_moe.py),
 /// in 16 bits: (k + 1) * hidden * 2. k = 1 needs no sum (0).
 double moe_combine_bytes_per_token(double experts_per_token, double hidden);
+
+/// Multipliers on the routed-expert GEMMs' compute rate (q_c) and weight-stream rate (q_bw) of the kernel vLLM runs.
+struct MoeGemmFactors {
+  double compute = 1.0;
+  double bandwidth = 1.0;
+};
+
+/// Block-scaled FP8 experts (DeepSeek-V3/R1, Qwen3-FP8: `weight_block_size` [128, 128]) run vLLM's Triton fused-MoE
+/// kernel with per-block scales applied to the accumulator every 128 of K (`fused_moe_kernel`, use_fp8_w8a8 with
+/// block_shape) on GPUs with FP8 tensor cores and no FP4 ones (Hopper, Ada): vLLM's own `benchmark_moe.py` on an H100
+/// (vllm#24700, Qwen3-30B-A3B-FP8, 1 to 4096 tokens) times it at 0.15 of the dense FP8 GEMM rate at large M and 0.75
+/// of its weight stream at small M [D: least squares in log time over the 18 batch sizes, median error 5.5 %]. Any
+/// other format, checkpoint or GPU: 1, 1. `format` is the format as it runs on the GPU (spec::format_for_gpu).
+MoeGemmFactors moe_gemm_factors(const spec::WeightFormat& format, bool block_scaled_checkpoint,
+                                const spec::GpuSpec& gpu);
 
 /// Kernels of one MoE layer besides gate_up, activation and down: the router GEMM, the top-k selection
 /// (`topk_softmax`), `moe_align_block_size` (sorting tokens by expert) and the combine (`moe_sum`).
