@@ -126,6 +126,9 @@ struct CostModel::Constants {
   // Layer mix (docs/cost-model.md, "Model families"): dense-MLP and MoE layers; full and sliding-window attention.
   double dense_layers = 0, moe_layers = 0;
   double expert_params = 0, expert_inter = 0;  // one routed expert on this GPU
+  // The same expert as the MoE kernel streams and computes it (perf/moe_kernels: vLLM's MXFP4 kernels pad it), and the
+  // bytes per token of the top-k combine (moe_sum).
+  double expert_run_params = 0, expert_run_inter = 0, expert_run_hidden = 0, moe_combine_bytes = 0;
   double shared_params = 0, shared_inter = 0;  // a MoE layer's shared experts on this GPU (DeepSeek, Qwen2-MoE)
   double full_layers = 0, sliding_layers = 0, window = 0;
   // Linear-attention layers (Qwen3-Next's gated DeltaNet) on this GPU: their per-sequence state (read and written
@@ -146,6 +149,7 @@ struct CostModel::Constants {
   // routed experts only (gpt-oss's MXFP4 checkpoint); the attention projections (qkv, o, MLA's kv_b): the dense path,
   // or 16-bit where the format keeps them so; the 16-bit path (MoE router); the LM head's (16-bit but GGUF's bytes).
   GemmPath format_gemm, dense_gemm, attn_gemm, fp16_gemm, lm_gemm;
+  GemmPath moe_gemm;  // the routed experts: the format's path at the MoE kernel's rates (perf/moe_kernels)
   double kv_bytes_per_token_layer = 0;  // K+V of one token in one layer on this GPU, as prefill attention reads it
   double kv_cache_write_bytes = 0;      // what one new token writes into one layer's KV cache
   // Hardware.
@@ -272,11 +276,12 @@ struct CostModel::Constants {
       // Expected distinct experts touched when each of `tokens` picks k of E: E(1 - (1 - k/E)^T).
       const double touched = experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
       const double m_per_expert = touched > 0 ? tokens * experts_per_token / touched : 0;
-      // gate_up (hidden -> 2 I) and down (I -> hidden): the two kernels' inputs and outputs.
-      Raw e = gemm(m_per_expert, expert_params, hidden + expert_inter, 2 * expert_inter + hidden, format_gemm,
-                   moe_layers * touched, 2);
+      Raw e = gemm(m_per_expert, expert_run_params, expert_run_hidden + expert_run_inter,
+                   2 * expert_run_inter + expert_run_hidden, moe_gemm, moe_layers * touched, 2);
       // One fused-MoE kernel pair per layer, not one per expert: keep one pair of fixed costs per layer.
       e.time_s -= 2 * gemm_fixed_s * moe_layers * std::max(0.0, touched - 1);
+      // moe_sum: each token's k expert outputs read back and summed (perf/moe_kernels).
+      add(e, stream(tokens * moe_combine_bytes, 0, moe_layers));
       add(e, gemm(tokens, router_params, hidden, experts, fp16_gemm, moe_layers));
       // Shared experts run every token, as a dense MLP beside the routed ones; dense layers (DeepSeek's first three,
       // Qwen's mlp_only_layers) run their own MLP.

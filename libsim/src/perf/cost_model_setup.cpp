@@ -6,6 +6,7 @@
 
 #include "cost_model_ops.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/perf/moe_kernels.hpp"
 #include "llmsim/perf/speculative.hpp"
 
 namespace llmsim::perf {
@@ -174,6 +175,19 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->dense_gemm.kernel = plan.kernel;
     c->dense_gemm.dequant_min_rows = plan.dequant_min_rows;
   }
+  // The routed experts as vLLM's MoE kernel holds them (MXFP4: padded to its tile multiples), its rates (block-scaled
+  // FP8: perf/moe_kernels) and the top-k combine.
+  c->moe_gemm = fg;
+  if (c->experts > 1) {
+    const ExpertLayout run = expert_layout(c->hidden, c->expert_inter, fmt);
+    c->expert_run_params = run.params();
+    c->expert_run_inter = run.intermediate;
+    c->expert_run_hidden = run.hidden;
+    c->moe_combine_bytes = moe_combine_bytes_per_token(c->experts_per_token, c->hidden);
+    const MoeGemmFactors k = moe_gemm_factors(fmt, m.quantization.block_scaled && m.quantization.format == fmt.id, gpu_);
+    c->moe_gemm.q_c *= k.compute;
+    c->moe_gemm.q_bw *= k.bandwidth;
+  }
   // ModelOpt checkpoints that exclude self_attn: attention streams 16-bit weights.
   c->attn_gemm = fmt.attention_16bit ? f16 : c->dense_gemm;
   c->gemm_bw = LogCurve(profile_.gemm_bw_eff_vs_m);
@@ -203,9 +217,9 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->link_bw = profile_.link_bandwidth > 0 ? profile_.link_bandwidth : 0.6 * gpu_.pcie_bandwidth();
   c->link_latency_s = profile_.link_latency_s;
   // Kernels per layer: qkv, rotary, KV-cache write, o, 2 fused add+norm, gate_up, act, down (+ 2 all-reduces,
-  // + router/top-k/align for MoE); per iteration: embedding, final norm, LM head, sampling, input prep copies.
+  // + router, top-k, align and combine for MoE: perf/moe_kernels); per iteration: embedding, final norm, LM head, sampling, input prep copies.
   // MLA adds its two latent RMSNorms and the kv_b bmm; shared experts their gate_up, act and down.
-  c->kernels_per_layer = 9 + (tp > 1 ? 2 : 0) + (m.is_moe() ? 3.0 * c->moe_layers / c->layers : 0.0) +
+  c->kernels_per_layer = 9 + (tp > 1 ? 2 : 0) + (m.is_moe() ? kMoeExtraKernelsPerLayer * c->moe_layers / c->layers : 0.0) +
                          (m.is_mla() ? 3 : 0) + (c->shared_params > 0 ? 3.0 * c->moe_layers / c->layers : 0.0);
   c->kernels_per_iter = 8;
   // W8A8 (fp8 / int8 weights and activations): vLLM's apply_fp8_linear / apply_int8_linear (and SGLang, which calls

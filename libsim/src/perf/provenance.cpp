@@ -151,6 +151,33 @@ std::vector<ConstantProvenance> build() {
                 "0 = derived from the link in perf/collective.cpp (peer reads at the NVLink / PCIe rate)", {}, 0.0));
   t.push_back(c("host_bandwidth", "all", P::microbenchmark, "host<->device 0.82-0.88 of PCIe x16 per direction (G§B5/B8)"));
 
+  // --- MoE kernels (perf/moe_kernels.cpp): vLLM's fused-MoE layer beyond the two expert GEMMs.
+  t.push_back(c("moe.mxfp4_marlin_padding", "all", P::engine_code,
+                "vLLM Mxfp4MoEMethod.create_weights, Mxfp4Backend.MARLIN (FP4 Marlin MoE, vllm#22428, 0.10.2 on; vLLM's "
+                "Hopper/Ampere default while triton_kernels was not a dependency, added by vllm#27370 / #28788 after "
+                "0.11.0): 'the moe marlin kernel requires that for each linear n % 256 == 0 and k % 128 == 0': "
+                "round_up(intermediate_size_per_partition, 128), round_up(hidden_size, 256)",
+                {}, 128));
+  t.push_back(c("moe.mxfp4_flashinfer_padding", "all", P::engine_code,
+                "vLLM Mxfp4MoEMethod.create_weights, SM100 FlashInfer MXFP4 backends: intermediate and hidden "
+                "round_up(..., 256)",
+                {}, 256));
+  t.push_back(c("moe.combine_bytes_per_token", "all", P::engine_code,
+                "vLLM fused_experts / fused_marlin_moe: the down GEMM writes k rows per token, ops.moe_sum reads them "
+                "and writes one: (k + 1) x hidden x 2 bytes"));
+  t.push_back(c("moe.extra_kernels_per_layer", "all", P::engine_code,
+                "vLLM FusedMoE: router GEMM, topk_softmax, moe_align_block_size, moe_sum beside gate_up, activation "
+                "and down",
+                {}, 4));
+  t.push_back(c("moe.block_fp8_compute_factor", "all", P::public_measurement,
+                "vllm#24700: vLLM's benchmark_moe.py on an H100 80GB HBM3, Qwen3-30B-A3B-FP8 (block [128, 128]) TP 1, "
+                "kernel times at 1-4096 tokens (44.5 us ... 1647.6 us); least squares in log time of this cost model's "
+                "fused-MoE terms: 0.15 of the dense FP8 rate (~190 TF at 4096 tokens), median error 5.5 % [D]. The "
+                "BF16 Mixtral kernel of the same benchmark is within -2...-18 % without any factor",
+                {}, 0.15));
+  t.push_back(c("moe.block_fp8_bandwidth_factor", "all", P::public_measurement,
+                "vllm#24700 as moe.block_fp8_compute_factor: 0.75 of the GEMM weight stream at 8-128 tokens [D]", {},
+                0.75));
   // --- Runtime traits (perf/runtime.cpp), per runtime.
   t.push_back(c("runtime.fuses_fp8_input_quant", "vllm-v1", P::engine_code,
                 "vLLM docs/design/fusions.md: RMSNorm + Quant and SiLU+Mul + Quant fused by Inductor, FP8 on sm89+, "

@@ -69,7 +69,9 @@ CheckpointQuantization fp8(const JsonView& qc, std::vector<std::string>& notes, 
   if (fbgemm) return {"fp8-dynamic", "fbgemm_fp8", "FBGEMM FP8: per-channel weights, dynamic per-token activations"};
   if (qc.has("weight_block_size") && !qc.json().at("weight_block_size").is_null()) {
     notes.push_back("FP8 weights with block-wise scales (weight_block_size): 8 + 32/16384 bits per weight, counted as 8");
-    return {"fp8", "fp8", "FP8 E4M3 weights and activations"};
+    CheckpointQuantization q{"fp8", "fp8", "FP8 E4M3 weights and activations"};
+    q.block_scaled = true;
+    return q;
   }
   // Fp8Config: activation_scheme "dynamic" = one activation scale per tensor found at run time.
   if (qc.string_or("activation_scheme", "dynamic") == "dynamic")

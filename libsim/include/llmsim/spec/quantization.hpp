@@ -17,6 +17,9 @@ struct CheckpointQuantization {
   std::string format;       ///< llmsim weight-format id ("awq-int4", "gptq-int4-g64", "fp8", ...); "" = 16-bit
   std::string method;       ///< quantization_config.quant_method as written ("awq", "compressed-tensors", ...)
   std::string description;  ///< what was read, for messages: "awq 4-bit, group 128"
+  /// FP8 weights with block-wise scales (quantization_config.weight_block_size, DeepSeek-V3/R1's [128, 128]): vLLM runs
+  /// their MoE experts through its block-scaled Triton fused-MoE kernel (perf/moe_kernels).
+  bool block_scaled = false;
 };
 
 /// The checkpoint family a weight-only 4-bit format comes from, where engines ran a kernel of its own for it before

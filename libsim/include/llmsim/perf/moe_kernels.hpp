@@ -1,0 +1,53 @@
+#pragma once
+// What vLLM's fused-MoE layer runs beyond the two expert GEMMs and their activation (issue 27, docs/cost-model.md
+// "MoE kernels"): the expert weights as its MXFP4 kernels lay them out (padded), the kernel that sums each token's
+// top-k expert outputs, and the kernels of one MoE layer. Every number here is read from vLLM's code; none is fitted.
+#include "llmsim/spec/gpu_spec.hpp"
+#include "llmsim/spec/quantization.hpp"
+
+namespace llmsim::perf {
+
+/// One routed expert's GEMM dimensions on one GPU as the kernel holds them: hidden (K of gate_up, N of down) and the
+/// expert's intermediate width per tensor-parallel rank (N/2 of gate_up, K of down).
+struct ExpertLayout {
+  double hidden = 0;
+  double intermediate = 0;
+  /// Parameters of one expert as stored and streamed: gate, up and down over the padded dimensions.
+  double params() const { return 3.0 * hidden * intermediate; }
+};
+
+/// vLLM's Mxfp4MoEMethod.create_weights pads the experts of an MXFP4 checkpoint (gpt-oss) to what its kernel needs:
+/// * weight-only FP4 Marlin (GPUs without FP4 tensor cores; vLLM's default on Hopper and Ampere through 0.11.0, when
+///   triton_kernels was not yet a dependency): "the moe marlin kernel requires that for each linear n % 256 == 0 and
+///   k % 128 == 0" — intermediate per rank rounded up to 128, hidden to 256;
+/// * FlashInfer's block-scaled FP4 MoE (Blackwell, FP4 tensor cores): both rounded up to 256.
+/// Other formats (and MXFP4 dims already aligned) are returned unchanged. `format` is the format as it runs on the
+/// GPU (spec::format_for_gpu); `intermediate_per_gpu` the expert's width divided by the TP degree.
+/// gpt-oss-120b at TP 4: 2880 x 720 -> 3072 x 768, 13.8 % more expert bytes and FLOPs per token.
+ExpertLayout expert_layout(double hidden, double intermediate_per_gpu, const spec::WeightFormat& format);
+
+/// Bytes the top-k combine moves per token of one MoE layer: vLLM's fused MoE writes each token's k expert outputs
+/// (the down GEMM's rows) and `ops.moe_sum` reads them back and writes their sum (fused_moe.py, fused_marlin_moe.py),
+/// in 16 bits: (k + 1) * hidden * 2. k = 1 needs no sum (0).
+double moe_combine_bytes_per_token(double experts_per_token, double hidden);
+
+/// Multipliers on the routed-expert GEMMs' compute rate (q_c) and weight-stream rate (q_bw) of the kernel vLLM runs.
+struct MoeGemmFactors {
+  double compute = 1.0;
+  double bandwidth = 1.0;
+};
+
+/// Block-scaled FP8 experts (DeepSeek-V3/R1, Qwen3-FP8: `weight_block_size` [128, 128]) run vLLM's Triton fused-MoE
+/// kernel with per-block scales applied to the accumulator every 128 of K (`fused_moe_kernel`, use_fp8_w8a8 with
+/// block_shape) on GPUs with FP8 tensor cores and no FP4 ones (Hopper, Ada): vLLM's own `benchmark_moe.py` on an H100
+/// (vllm#24700, Qwen3-30B-A3B-FP8, 1 to 4096 tokens) times it at 0.15 of the dense FP8 GEMM rate at large M and 0.75
+/// of its weight stream at small M [D: least squares in log time over the 18 batch sizes, median error 5.5 %]. Any
+/// other format, checkpoint or GPU: 1, 1. `format` is the format as it runs on the GPU (spec::format_for_gpu).
+MoeGemmFactors moe_gemm_factors(const spec::WeightFormat& format, bool block_scaled_checkpoint,
+                                const spec::GpuSpec& gpu);
+
+/// Kernels of one MoE layer besides gate_up, activation and down: the router GEMM, the top-k selection
+/// (`topk_softmax`), `moe_align_block_size` (sorting tokens by expert) and the combine (`moe_sum`).
+inline constexpr int kMoeExtraKernelsPerLayer = 4;
+
+}  // namespace llmsim::perf

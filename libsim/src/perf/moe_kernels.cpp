@@ -1,0 +1,52 @@
+// vLLM's fused-MoE layer beyond the expert GEMMs (docs/cost-model.md "MoE kernels"); provenance in perf/provenance.cpp.
+#include "llmsim/perf/moe_kernels.hpp"
+
+#include <cmath>
+
+namespace llmsim::perf {
+
+namespace {
+
+double round_up(double x, double multiple) { return std::ceil(x / multiple) * multiple; }
+
+bool is_mxfp4(const spec::WeightFormat& f) { return f.id.rfind("mxfp4", 0) == 0; }
+
+// vllm#24700 (H100 80GB HBM3, benchmark_moe.py, Qwen3-30B-A3B-FP8 TP 1, "Main" kernel times 44.5 us at 1 token ...
+// 273.7 us at 128 ... 1647.6 us at 4096) against this cost model's fused-MoE terms plus 10 us of its small kernels.
+constexpr double kBlockFp8MoeCompute = 0.15;
+constexpr double kBlockFp8MoeBandwidth = 0.75;
+
+}  // namespace
+
+ExpertLayout expert_layout(double hidden, double intermediate_per_gpu, const spec::WeightFormat& format) {
+  ExpertLayout e{hidden, intermediate_per_gpu};
+  if (!is_mxfp4(format) || hidden <= 0 || intermediate_per_gpu <= 0) return e;
+  if (format.weight_only) {
+    // mxfp4.py, Mxfp4Backend.MARLIN: round_up(intermediate_size_per_partition, 128), round_up(hidden_size, 256).
+    e.intermediate = round_up(intermediate_per_gpu, 128);
+    e.hidden = round_up(hidden, 256);
+  } else {
+    // mxfp4.py, SM100 FlashInfer MXFP4 backends: both round_up(..., 256).
+    e.intermediate = round_up(intermediate_per_gpu, 256);
+    e.hidden = round_up(hidden, 256);
+  }
+  return e;
+}
+
+MoeGemmFactors moe_gemm_factors(const spec::WeightFormat& format, bool block_scaled_checkpoint,
+                                const spec::GpuSpec& gpu) {
+  MoeGemmFactors f;
+  const bool fp8_tensor_path = !format.weight_only && format.compute_dtype == spec::DType::fp8;
+  if (block_scaled_checkpoint && fp8_tensor_path && gpu.tensor_peak(spec::DType::fp4) <= 0) {
+    f.compute = kBlockFp8MoeCompute;
+    f.bandwidth = kBlockFp8MoeBandwidth;
+  }
+  return f;
+}
+
+double moe_combine_bytes_per_token(double experts_per_token, double hidden) {
+  if (experts_per_token <= 1) return 0.0;
+  return (experts_per_token + 1) * hidden * 2.0;
+}
+
+}  // namespace llmsim::perf
