@@ -11,12 +11,12 @@ namespace llmsim::cli::report {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
 double hit_rate(const metrics::Summary* s) {
-  return s && s->kv.prefix_cache_hit_rate() ? *s->kv.prefix_cache_hit_rate() : kNaN;
+  return s && s->kv.prefix_cache_hit_rate() ? *s->kv.prefix_cache_hit_rate() : kNoValue;
 }
-double ttft_p95(const metrics::Summary* s) { return s && s->ttft_ms.count > 0 ? s->ttft_ms.p95 : kNaN; }
+double ttft_p95(const metrics::Summary* s) { return s && s->ttft_ms.count > 0 ? s->ttft_ms.p95 : kNoValue; }
 const metrics::Summary* at_target(const analysis::Row& r) { return r.at_target ? &*r.at_target : nullptr; }
 const metrics::Summary* at_capacity(const analysis::Row& r) {
   return r.summary && r.capacity && r.capacity->found ? &*r.summary : nullptr;
