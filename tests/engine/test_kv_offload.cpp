@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine_test_util.hpp"
+#include "session_test_util.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/engine/kv_host_tier.hpp"
 #include "llmsim/engine/simulator.hpp"
@@ -31,24 +32,8 @@ Json off_sessions(std::int64_t S, std::int64_t U, std::int64_t O, std::int64_t t
           {"warmup_requests", 0}};
 }
 
-std::string off_error(const Json& j) {
-  try {
-    (void)engine::simulate(make(j));
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 void off_check_conserved(const metrics::Summary& s) {
-  REQUIRE(s.sessions);
-  std::int64_t completed = 0, lost = 0;
-  for (const auto& t : s.sessions->by_turn) {
-    completed += t.completed;
-    lost += t.lost;
-  }
-  CHECK(completed == s.completed_requests);
-  CHECK(lost == s.failed_requests + s.timed_out_requests + s.rejected_requests);
+  test::check_turns_conserved(s);
   // Every prompt token looked up is found in one tier at most.
   CHECK(s.kv.prefix_cache_hit_tokens + s.kv.host_cache_hit_tokens <= s.kv.prefix_cache_query_tokens);
 }
@@ -133,8 +118,8 @@ TEST_CASE("host tier: a history the GPU evicted is loaded back, blocks and bytes
 
 TEST_CASE("host tier: field, vLLM's name, the compare suffix and their errors", "[offload]") {
   const Json w = off_sessions(100, 50, 20, 3, 1000, {{"process", "poisson"}, {"rate", 0.5}}, 30);
-  CHECK_THAT(off_error(llmsim::test::scenario(w, {{"kv_offload_gb", -1}})), Catch::Contains("engine.kv_offload_gb"));
-  CHECK_THAT(off_error(llmsim::test::scenario(w, {{"kv_offload_gb", 8}, {"enable_prefix_caching", false}})),
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w, {{"kv_offload_gb", -1}})), Catch::Contains("engine.kv_offload_gb"));
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w, {{"kv_offload_gb", 8}, {"enable_prefix_caching", false}})),
              Catch::Contains("engine.kv_offload_gb") && Catch::Contains("prefix caching"));
   // vLLM's --kv-offloading-size, top level or in engine.
   Json a = llmsim::test::scenario(w);
@@ -144,9 +129,9 @@ TEST_CASE("host tier: field, vLLM's name, the compare suffix and their errors", 
   Json g = llmsim::test::scenario(w, Json::object(), "rtx4090-24gb+offload32");
   CHECK(make(g).scenario.engine.kv_offload_gb == 32);
   g["engine"]["kv_offload_gb"] = 16;
-  CHECK_THAT(off_error(g), Catch::Contains("hardware.gpu") && Catch::Contains("kv_offload_gb"));
-  CHECK_THAT(off_error(llmsim::test::scenario(w, Json::object(), "rtx4090-24gb+offload")), Catch::Contains("+offload"));
-  CHECK_THAT(off_error(llmsim::test::scenario(w, Json::object(), "rtx4090-24gb+offload0")), Catch::Contains("1..1000000"));
+  CHECK_THAT(test::config_error(g), Catch::Contains("hardware.gpu") && Catch::Contains("kv_offload_gb"));
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w, Json::object(), "rtx4090-24gb+offload")), Catch::Contains("+offload"));
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w, Json::object(), "rtx4090-24gb+offload0")), Catch::Contains("1..1000000"));
   // Without a block-hashed workload (sessions, traces with hash ids) the tier is there but holds nothing.
   Json plain = llmsim::test::scenario({{"arrival", {{"process", "poisson"}, {"rate", 2}}},
                                        {"input_tokens", {{"dist", "fixed"}, {"value", 500}}},

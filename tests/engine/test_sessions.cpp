@@ -12,6 +12,7 @@
 
 #include "../../libsim/src/engine/session_driver.hpp"
 #include "engine_test_util.hpp"
+#include "session_test_util.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/engine/kv_block_manager.hpp"
 #include "llmsim/engine/simulator.hpp"
@@ -44,25 +45,9 @@ Json sess_example() {
   return Json::parse(ss.str());
 }
 
-std::string sess_error(const Json& j) {
-  try {
-    (void)engine::simulate(make(j));
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // Every measured turn is accounted for, by outcome and by turn index.
 void sess_check_conserved(const metrics::Summary& s) {
-  REQUIRE(s.sessions);
-  std::int64_t completed = 0, lost = 0;
-  for (const auto& t : s.sessions->by_turn) {
-    completed += t.completed;
-    lost += t.lost;
-  }
-  CHECK(completed == s.completed_requests);
-  CHECK(lost == s.failed_requests + s.timed_out_requests + s.rejected_requests);
+  test::check_turns_conserved(s);
   CHECK(s.offered.arrivals == s.completed_requests + s.failed_requests + s.timed_out_requests + s.rejected_requests +
                                   s.unfinished_requests);
 }
@@ -72,19 +57,19 @@ void sess_check_conserved(const metrics::Summary& s) {
 TEST_CASE("sessions: validation names the field; presets and JSON round trip", "[sessions]") {
   Json w = sess_fixed(100, 50, 20, 3, 1000, 0.5, 30);
   w["sessions"]["turns"] = {{"dist", "lognormal"}, {"mean", -2}, {"sigma", 0.5}};
-  CHECK_THAT(sess_error(llmsim::test::scenario(w)), Catch::Contains("workload.sessions.turns.mean"));
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w)), Catch::Contains("workload.sessions.turns.mean"));
   w = sess_fixed(100, 50, 20, 3, 1000, 0.5, 30);
   w["sessions"]["system_prompts"] = -1;
-  CHECK_THAT(sess_error(llmsim::test::scenario(w)), Catch::Contains("workload.sessions.system_prompts"));
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w)), Catch::Contains("workload.sessions.system_prompts"));
   w = sess_fixed(100, 50, 20, 3, 1000, 0.5, 30);
   w["sessions"]["preset"] = "chatty";
-  CHECK_THAT(sess_error(llmsim::test::scenario(w)), Catch::Contains("workload.sessions.preset"));
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w)), Catch::Contains("workload.sessions.preset"));
   w = sess_fixed(100, 50, 20, 3, 1000, 0.5, 30);
   w["arrival"] = {{"process", "closed"}, {"concurrency", 4}};
-  CHECK_THAT(sess_error(llmsim::test::scenario(w)), Catch::Contains("workload.arrival.process"));
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w)), Catch::Contains("workload.arrival.process"));
   w = sess_fixed(100, 50, 20, 3, 1000, 0.5, 30);
   w["sessions"]["think_ms"] = 3;
-  CHECK_THAT(sess_error(llmsim::test::scenario(w)), Catch::Contains("think_time_ms"));  // the valid keys listed
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w)), Catch::Contains("think_time_ms"));  // the valid keys listed
 
   for (const auto& p : spec::kSessionPresets) {
     Json pw = {{"arrival", {{"process", "poisson"}, {"rate", 0.2}}}, {"sessions", {{"preset", p}}}, {"num_requests", 200}};

@@ -1,0 +1,37 @@
+#pragma once
+// Helpers shared by the session and host-KV-tier tests: the message of a scenario the engine refuses, and the
+// conservation of a session workload's turns (every measured turn counted once, by outcome and by turn index).
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "engine_test_util.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/engine/simulator.hpp"
+
+namespace llmsim::test {
+
+/// The ConfigError's message when simulating `j` is refused, "" when it runs.
+inline std::string config_error(const Json& j) {
+  try {
+    (void)engine::simulate(make(j));
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// Turns by index add up to the run's completed and lost requests.
+inline void check_turns_conserved(const metrics::Summary& s) {
+  REQUIRE(s.sessions);
+  std::int64_t completed = 0, lost = 0;
+  for (const auto& t : s.sessions->by_turn) {
+    completed += t.completed;
+    lost += t.lost;
+  }
+  CHECK(completed == s.completed_requests);
+  CHECK(lost == s.failed_requests + s.timed_out_requests + s.rejected_requests);
+}
+
+}  // namespace llmsim::test
