@@ -204,7 +204,9 @@ def test_sweep_with_more_threads_than_the_system_allows_degrades_with_a_warning(
     out = run_python(f"""
         import warnings, llmsim
         base = {SMALL!r}
-        base["workload"].update(num_requests=40, warmup_requests=4)
+        # Rows long enough (milliseconds) that the first workers are still running when the pool asks for the 40th
+        # thread: with 40-request rows an idle machine finished them before the limit was reached (no warning).
+        base["workload"].update(num_requests=4000, warmup_requests=40)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             frame = llmsim.sweep(base, {{"workload.arrival.rate": [1 + i / 100 for i in range(512)]}}, jobs=512,
