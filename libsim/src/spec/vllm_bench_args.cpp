@@ -11,6 +11,7 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
+#include "llmsim/spec/sglang_args.hpp"
 
 namespace llmsim::spec {
 
@@ -119,14 +120,19 @@ void sglang_engine_args(BenchCommand& c) {
   if (auto* m = get("model_path")) c.engine.model = *m;
   // bench_one_batch_server's `--model None --base-url URL` names no model (the running server has it).
   if (auto* m = get("model"); m && c.engine.model.empty() && *m != "None") c.engine.model = *m;
-  if (get("tp_size") || get("tp")) c.engine.engine_args["tensor_parallel_size"] = get("tp_size") ? integer("tp_size") : integer("tp");
-  if (auto* d = get("dtype")) c.engine.engine_args["dtype"] = *d;
-  if (auto* q = get("quantization")) c.engine.engine_args["quantization"] = *q;
-  if (auto* q = get("kv_cache_dtype")) c.engine.engine_args["kv_cache_dtype"] = *q;
-  if (get("disable_cuda_graph")) c.engine.engine_args["enforce_eager"] = true;
-  if (get("context_length")) c.engine.engine_args["max_model_len"] = integer("context_length");
-  for (const char* n : {"mem_fraction_static", "max_running_requests", "chunked_prefill_size", "cuda_graph_max_bs",
-                        "attention_backend", "enable_torch_compile"})
+  // The server flags the benchmark may launch its server with, through SGLang's one alias table (sglang_args.cpp):
+  // --tp-size, --context-length, --mem-fraction-static, --chunked-prefill-size, ... by vLLM's names and value rules.
+  for (const SglangAlias& a : sglang_aliases()) {
+    const std::string* v = get(a.name.c_str());
+    if (!v) continue;
+    if (a.vllm_name == "enforce_eager" || a.vllm_name == "enable_prefix_caching")
+      c.engine.engine_args[a.vllm_name] = !a.negate;  // bare flags: --disable-cuda-graph, --disable-radix-cache
+    else
+      c.engine.engine_args[a.vllm_name] = engine_arg_value(a.vllm_name, dashed_flag(a.name), *v);
+  }
+  // bench_one_batch's own short --tp.
+  if (!get("tp_size") && get("tp")) c.engine.engine_args["tensor_parallel_size"] = integer("tp");
+  for (const char* n : {"cuda_graph_max_bs", "attention_backend", "enable_torch_compile"})
     if (auto* v = get(n)) c.engine.not_modelled.push_back(dashed_flag(n) + (v->empty() ? "" : " " + *v));
 }
 
