@@ -7,6 +7,7 @@
 #include "../../libsim/src/engine/kv_holdings.hpp"
 #include "../../libsim/src/engine/request_lifecycle.hpp"
 #include "engine_test_util.hpp"
+#include "session_test_util.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/engine/simulator.hpp"
 
@@ -115,14 +116,7 @@ TEST_CASE("sessions where timeouts, failures and an autoscaler meet: every turn 
       CHECK(s.offered.arrivals == s.rejected_requests + s.completed_requests + s.failed_requests + s.timed_out_requests +
                                       s.unfinished_requests);
       CHECK(s.timed_out_requests + s.failed_requests > 0);  // the features met
-      REQUIRE(s.sessions.has_value());
-      std::int64_t done = 0, lost = 0;
-      for (const auto& t : s.sessions->by_turn) {
-        done += t.completed;
-        lost += t.lost;
-      }
-      CHECK(done == s.completed_requests);
-      CHECK(lost == s.failed_requests + s.timed_out_requests + s.rejected_requests);
+      llmsim::test::check_turns_conserved(s);
       CHECK(s.sessions->finished + s.sessions->in_progress >= s.sessions->started);
       CHECK(static_cast<std::int64_t>(r.requests.size()) == 600 - s.rejected_requests - s.warmup.rejected);
     }
