@@ -388,13 +388,17 @@ class Replica {
   void host_store(std::uint64_t key) {
     if (host_.enabled() && host_.store(key)) work_.host_store_bytes += cfg_.replica_block_bytes;
   }
-  // Block-hash traces (replica.cpp): the cache key of `s`'s block k; the length of the run of cached blocks from
-  // the first (counting in `evictable` those unreferenced); publishing the prompt's newly computed full blocks.
+  // Block-hash traces and sessions (replica_prefix.cpp): the cache key of `s`'s block k; the length of the run of
+  // cached blocks from the first (counting in `evictable` those unreferenced); publishing the prompt's newly computed
+  // full blocks.
   std::uint64_t block_key(const Seq& s, std::int64_t k) const;
   std::int64_t hashed_hit(const Seq& s, std::int64_t max_blocks, std::int64_t* evictable) const;
   void publish_blocks(Seq& s);
   /// A finished session turn's full reply blocks become cached blocks (keys from its chain); returns `own` less them.
   std::int64_t publish_reply(Seq& s, std::int64_t own);
+  /// Publishes `s`'s blocks from its cached count up to `full` (while `own` blocks remain and the key is not cached
+  /// by another); returns `own` less those published.
+  std::int64_t publish_through(Seq& s, std::int64_t full, std::int64_t own);
   void release_shared(Seq& s);  ///< drops the references to the shared prefix or the cached hashed blocks
   // Preempts the running tail; returns its growth demand this step (0/1) so the caller can lower its need.
   std::int64_t preempt_tail(double now_s);

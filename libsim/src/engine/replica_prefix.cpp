@@ -1,0 +1,107 @@
+// A replica's prefix cache (docs/engine.md "Prefix caching", "Sessions"): which of a request's tokens are already
+// cached when it is admitted (a shared prompt prefix, a block-hash trace's or a session's chained block keys, the
+// request's own blocks kept across a preemption, then the host tier), and the publishing of its computed full
+// blocks as cached blocks. The admission and iteration loop that uses them is replica.cpp.
+#include <algorithm>
+
+#include "replica.hpp"
+
+namespace llmsim::engine::detail {
+
+// ---- block-hash traces ----
+// The trace hashes the prompt per hash block of H tokens (Mooncake: 512); the engine's blocks are block_size B
+// tokens. Engine block k holds tokens [kB, (k+1)B), which end inside hash block j = ((k+1)B − 1) / H: the chained
+// hash up to j fixes every token before the block's end, so it names block k's content and prefix (as vLLM's
+// parent-chained block hash does); the key adds k for the block's place inside hash block j. With B dividing H
+// each hash block covers H/B engine blocks. Tokens shared inside a hash block whose id differs are not
+// visible in the trace: those blocks count as misses (at most one hash block per request).
+
+std::uint64_t Replica::block_key(const Seq& s, std::int64_t k) const {
+  if (s.chain_blocks > 0) return s.chain[k];  // a session turn's keys, hashed once by its session (one per block)
+  const std::int64_t j = ((k + 1) * kv_.block_size() - 1) / cfg_.hash_block_tokens;
+  return KvBlockManager::block_key(s.chain[j], k);
+}
+
+std::int64_t Replica::hashed_hit(const Seq& s, std::int64_t max_blocks, std::int64_t* evictable) const {
+  // vLLM's find_longest_cache_hit walks from the first block and stops at the first one not cached. The cached
+  // blocks of a chain are always a prefix of it: a sequence holds blocks [0, n) of its chain, releases them deepest
+  // first and so leaves every block's parent in the LRU queue behind it (evicted later), and a block is published
+  // only by a sequence holding its parents. The referenced ones are a prefix for the same reason. So two binary
+  // searches give the walk's answer (the first block not cached; the first not referenced) in O(log n) lookups.
+  const std::int64_t limit = std::min(max_blocks, s.input / kv_.block_size());  // blocks with a key: prompt only
+  const auto first_below = [&](std::int64_t hi, int state) {  // first k in [0, hi) whose block_state < state
+    std::int64_t lo = 0;
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (kv_.block_state(block_key(s, mid)) >= state) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const std::int64_t cached = first_below(limit, 0);
+  *evictable = cached - first_below(cached, 1);
+  return cached;
+}
+
+void Replica::publish_blocks(Seq& s) {
+  // vLLM V1 caches a request's full blocks as it allocates them for the tokens scheduled (allocate_slots ->
+  // cache_blocks), so a request admitted after it in the same step already hits them. Prompt blocks only: the
+  // trace has no hash for generated tokens.
+  s.own_blocks = publish_through(s, std::min(s.prefilled, s.input) / kv_.block_size(), s.own_blocks);
+}
+
+std::int64_t Replica::publish_reply(Seq& s, std::int64_t own) {
+  // A finished session turn: vLLM V1 caches every full block it computed, the reply's too (allocate_slots ->
+  // cache_blocks), and frees them into the LRU queue. The reply's last token was sampled, never fed back: its KV
+  // does not exist. Blocks past the chain (which covers prompt + reply) have no key.
+  const std::int64_t bs = kv_.block_size();
+  const std::int64_t per_hash = std::max<std::int64_t>(1, cfg_.hash_block_tokens / bs);
+  const std::int64_t keyed = static_cast<std::int64_t>(s.chain_blocks) * per_hash;
+  return publish_through(s, std::min(std::min(s.input + s.output - 1, s.input + s.generated) / bs, keyed), own);
+}
+
+std::int64_t Replica::publish_through(Seq& s, std::int64_t full, std::int64_t own) {
+  while (s.prefix_blocks < full && own > 0) {
+    const std::uint64_t key = block_key(s, s.prefix_blocks);
+    if (!kv_.publish_block(key)) break;
+    host_store(key);  // write-through to the host tier (no-op without one)
+    ++s.prefix_blocks;
+    --own;
+  }
+  return own;
+}
+
+std::int64_t Replica::cached_tokens(const Seq& s, std::int64_t* prefix_blocks, std::int64_t* own_blocks,
+                                    std::int64_t* shared_cost, std::int64_t* host_blocks) const {
+  *prefix_blocks = *own_blocks = *shared_cost = 0;
+  if (host_blocks) *host_blocks = 0;
+  if (s.remote_tokens > 0) return s.remote_tokens;  // disaggregation: the KV came over the link (own blocks)
+  if (!cfg_.prefix_caching) return 0;
+  const std::int64_t bs = kv_.block_size();
+  // A hit is whole blocks and never covers the prompt's last token: its logits must be computed.
+  const std::int64_t max_blocks = (s.prefill_target - 1) / bs;
+  std::int64_t chain = 0;  // cached blocks from the start of the sequence
+  bool unbroken = true;
+  if (s.chain) {
+    chain = *prefix_blocks = hashed_hit(s, max_blocks, shared_cost);
+    unbroken = chain == s.cached_after;  // the own entry continues the blocks it held when preempted
+  } else if (s.prefix_len > 0 && s.prefix_len <= max_blocks) {
+    *prefix_blocks = s.prefix_len;  // referenced whole; its resident part is the hit
+    *shared_cost = kv_.prefix_cost(s.prefix_key, s.prefix_len);
+    chain = std::min(kv_.prefix_resident(s.prefix_key), s.prefix_len);
+    unbroken = chain == s.prefix_len;  // blocks after an evicted one cannot be matched (chained hashes)
+  }
+  if (unbroken && s.cache_handle >= 0) {
+    *own_blocks = std::min(kv_.entry_resident(s.cache_handle), max_blocks - chain);
+    chain += *own_blocks;
+  }
+  // The host tier continues a hashed GPU hit (vLLM's connector looks up the blocks after the GPU's computed ones).
+  if (s.chain && *own_blocks == 0 && host_.enabled()) {
+    const std::int64_t loaded = host_hit(s, chain, std::min(max_blocks, s.input / bs));
+    if (host_blocks) *host_blocks = loaded;
+    chain += loaded;
+  }
+  return chain * bs;
+}
+
+}  // namespace llmsim::engine::detail
