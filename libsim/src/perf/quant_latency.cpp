@@ -1,6 +1,6 @@
-// The bytes-in-flight bound of vLLM's pre-Marlin AWQ and GPTQ kernels (perf/quant_latency.hpp). Every number here has
-// an entry in perf/provenance.cpp ("quant_latency.*"); the kernels were compiled from vLLM's source at v0.2.5 and v0.4.1
-// (awq) / v0.2.7 and v0.4.1 (gptq) by nvcc 13.0 with -Xptxas -v; the same counts came out for both tags.
+// The bytes-in-flight bound of vLLM's pre-Marlin AWQ and GPTQ kernels (perf/quant_latency.hpp). Every number here
+// has an entry in perf/provenance.cpp ("quant_latency.*"); the kernels were compiled from vLLM's source at v0.2.5 and
+// v0.4.1 (awq) / v0.2.7 and v0.4.1 (gptq) by nvcc 13.0 with -Xptxas -v; the same counts came out for both tags.
 #include "llmsim/perf/quant_latency.hpp"
 
 #include <algorithm>
