@@ -156,15 +156,16 @@ TEST_CASE("pre-Marlin AWQ at >= 256 tokens costs a dequantisation pass plus the 
 TEST_CASE("pre-Marlin AWQ decode: awq_gemm re-dequantises the weights every 16 rows and sums 8 split-K parts",
           "[quant]") {
   // On an A100 (9.75 T FP32 lanes/s against 2 TB/s) the per-tile dequantisation outgrows the weight stream: at
-  // 64 sequences awq_gemm's MLP is well above awq_marlin's (one 64-row block); at one sequence they are close (the
-  // stream dominates both; awq_gemm adds its sum kernel and 2.5 against 2.25 instructions per weight).
+  // 64 sequences awq_gemm's MLP is well above awq_marlin's (one 64-row block); at one sequence less so (the stream
+  // dominates both; awq_gemm adds its sum kernel, 2.5 against 2.25 instructions per weight, and its down projection's
+  // 256 CTAs stream at their bytes in flight, perf/quant_latency.hpp).
   const std::string id = "a100-80gb-sxm";
   const auto legacy = qk_model(id, "awq-int4", "vllm==0.4.1"), marlin = qk_model(id, "awq-int4", "vllm==0.5.3");
   const double r1 = test::op(legacy, test::decode(1, 512), "mlp") / test::op(marlin, test::decode(1, 512), "mlp");
   const double r64 = test::op(legacy, test::decode(64, 512), "mlp") / test::op(marlin, test::decode(64, 512), "mlp");
   INFO("awq_gemm / awq_marlin MLP: 1 seq " << r1 << ", 64 seqs " << r64);
   CHECK(r1 > 1.0);
-  CHECK(r1 < 1.3);
+  CHECK(r1 < 1.5);
   CHECK(r64 > 1.3);
   CHECK(r64 > r1);
   // Every 16 rows add a tile: 17 sequences cost more than 16 (Marlin's 64-row blocks do not move there).

@@ -17,6 +17,7 @@
 #include "llmsim/perf/engine_overhead.hpp"
 #include "llmsim/perf/prefill_scores.hpp"
 #include "llmsim/perf/quant_kernels.hpp"
+#include "llmsim/perf/quant_latency.hpp"
 
 namespace llmsim::perf {
 namespace cost_detail {
@@ -164,6 +165,9 @@ struct CostModel::Constants {
   /// Issue-bound decode GEMV of the format (llama.cpp mul_mat_vec_q): thread-instructions per weight and per weight
   /// and activation column, for M <= gemv_max_rows, against the GPU's instruction issue rate.
   double gemv_ops = 0, gemv_ops_per_column = 0, gemv_max_rows = 0, issue_rate = 0;
+  /// The pre-Marlin kernels' bytes-in-flight bound (perf/quant_latency.hpp): the SM generation, SMs and SM clock.
+  SmResidency sm_residency;
+  double sm_count = 0, sm_clock_hz = 0;
   DecodeAttentionModel attn_decode;
   AllReduceModel allreduce;
   EngineOverheadModel overhead;

@@ -204,6 +204,9 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->gemv_ops_per_column = fmt.gemv_ops_per_weight_column;
   c->gemv_max_rows = fmt.gemv_max_rows;
   c->issue_rate = instruction_issue_rate(gpu_);
+  c->sm_residency = perf::sm_residency(gpu_);
+  c->sm_count = gpu_.sm_count;
+  c->sm_clock_hz = perf::sm_clock_hz(gpu_);
   // MLA decode is MQA over the latent (vLLM's data-movement-friendly path): one KV "head" of kv_lora + rope elements
   // per token whose first kv_lora serve as V (mla_attention.py: "MQA with QK headdim = Lkv + R, V headdim = Lkv").
   const AttentionShape shape = m.is_mla()

@@ -5,6 +5,7 @@
 #include "llmsim/perf/provenance.hpp"
 
 #include "llmsim/perf/quant_kernels.hpp"
+#include "llmsim/perf/quant_latency.hpp"
 #include "llmsim/spec/engine_config.hpp"
 
 namespace llmsim::perf {
@@ -16,6 +17,57 @@ using P = Provenance;
 ConstantProvenance c(std::string field, std::string scope, P kind, std::string source,
                      std::vector<std::string> looked_at = {}, std::optional<double> value = std::nullopt) {
   return {std::move(field), std::move(scope), kind, std::move(source), std::move(looked_at), value};
+}
+
+// --- The pre-Marlin kernels' bytes-in-flight bound (perf/quant_latency.hpp). ptxas -v and the SASS main loop of each
+// kernel compiled by nvcc 13.0 (V13.0.88) from vLLM's source (awq: gemm_kernels.cu @v0.2.5 31c1f325 and @v0.4.1
+// 221d93ec; gptq: q_gemm.cu @v0.2.7 2e0b6e77 and @v0.4.1; both tags give the same counts). The wheels of those
+// releases were built by CUDA 12.1, whose ptxas may allocate a few registers differently.
+void add_quant_latency(std::vector<ConstantProvenance>& t) {
+  const std::string cc = "CUDA C++ Programming Guide, technical specifications per compute capability: ";
+  const std::string rrze = "RRZE-HPC/gpu-benches @1038c5d gpu-latency/";
+  const std::pair<int, const char*> lat[] = {
+      {75, "assumed: no Turing file; GA102's (a40.txt)"}, {80, "a100_80.txt: 552.3 cycles at 1410 MHz"},
+      {86, "a40.txt (GA102): 556.6 cycles at 1740 MHz"},  {89, "l40.txt (AD102): 625.0 cycles at 2490 MHz"},
+      {90, "gh200.txt (GH100): 689.2 cycles at 1980 MHz"}, {100, "assumed: no Blackwell file; GH100's"},
+      {120, "assumed: no Blackwell GeForce file; AD102's"}};
+  for (const auto& [arch, src] : lat) {
+    const SmResidency sm = sm_residency_of_arch(arch);
+    const bool measured = std::string(src).rfind("assumed", 0) != 0;
+    t.push_back(c("quant_latency.dram_latency_s.sm_" + std::to_string(arch), "all",
+                  measured ? P::microbenchmark : P::assumed, rrze + src + " (pointer chase beyond L2)", {},
+                  sm.dram_latency_s));
+    t.push_back(c("quant_latency.max_ctas_per_sm.sm_" + std::to_string(arch), "all", P::datasheet,
+                  cc + "resident blocks, warps (" + std::to_string(static_cast<int>(sm.max_warps_per_sm)) +
+                      "), shared memory per SM (" + std::to_string(static_cast<int>(sm.smem_per_sm)) + " B, " +
+                      std::to_string(static_cast<int>(sm.smem_reserved_per_cta)) +
+                      " B reserved per block), 64 K registers allocated per warp in units of 256",
+                  {}, sm.max_ctas_per_sm));
+  }
+  const std::string awq = "vllm-project/vllm csrc/quantization/awq/gemm_kernels.cu gemm_forward_4bit_cuda_m16n128k32: ";
+  const std::string gptq = "vllm-project/vllm csrc/quantization/gptq/q_gemm.cu gemm_half_q_half_gptq_kernel<true, 1>: ";
+  for (const int arch : {75, 80, 86, 89, 90}) {
+    const std::string a = "sm_" + std::to_string(arch);
+    const KernelFootprint k = awq_gemm_footprint(arch, 4096), k64 = awq_gemm_footprint(arch, 4160);
+    const KernelFootprint e = exllama_footprint(arch);
+    const std::string sass = arch == 90 ? " (sm_90 SASS not decoded: sm_80's loop)" : "";
+    t.push_back(c("quant_latency.awq_gemm_regs." + a, "all", P::engine_code,
+                  awq + "ptxas " + a + " registers per thread, 9984 B smem, 64 threads (the N = 64 kernel: " +
+                      std::to_string(static_cast<int>(k64.regs)) + " registers, 5888 B)",
+                  {}, k.regs));
+    t.push_back(c("quant_latency.awq_gemm_instr_per_iter." + a, "all", P::engine_code,
+                  awq + "SASS instructions per warp in the K loop" + sass +
+                      ": its 8 weight loads per thread (2048 B per CTA) issued together, then waited for; no prefetch "
+                      "of the next K step (N = 64: " + std::to_string(static_cast<int>(k64.instr_per_iter)) +
+                      ", 1024 B)",
+                  {}, k.instr_per_iter));
+    t.push_back(c("quant_latency.exllama_regs." + a, "all", P::engine_code,
+                  gptq + "ptxas " + a + " registers per thread, 256 B smem, 128 threads", {}, e.regs));
+    t.push_back(c("quant_latency.exllama_instr_per_iter." + a, "all", P::engine_code,
+                  gptq + "SASS instructions per warp per 32 rows of K" + sass +
+                      ": four 16-byte weight loads per thread (8 KB per CTA) in flight",
+                  {}, e.instr_per_iter));
+  }
 }
 
 std::vector<ConstantProvenance> build() {
@@ -345,6 +397,7 @@ std::vector<ConstantProvenance> build() {
                 "vLLM: awq_gemm's dequant path from 0.3.0 (vllm#2566), gptq_marlin by default from 0.4.2 (vllm#3922), "
                 "awq_marlin from 0.5.3 (vllm#6612), PyPI wheels on CUDA 12.4 (CUTLASS FP8 on sm89) from 0.7.0 "
                 "(vllm#12098; vllm#7777: earlier wheels use torch._scaled_mm on Ada)"));
+  add_quant_latency(t);
   return t;
 }
 

@@ -1,6 +1,7 @@
 // The quantised GEMM paths other than the format's native one (perf/quant_kernels.hpp): vLLM's pre-Marlin AWQ and
 // GPTQ kernels and FP8 through torch._scaled_mm with unfused dequantisation, each priced from what its code does by
-// the same roofline as the native path (docs/cost-model.md "Quantised kernels by release").
+// the same roofline as the native path (docs/cost-model.md "Quantised kernels by release"), the pre-Marlin ones with
+// their bytes-in-flight bound (perf/quant_latency.hpp).
 #include <cmath>
 
 #include "cost_model_ops.hpp"
@@ -60,7 +61,12 @@ Raw CostModel::Constants::quant_gemm(double m, double params, double in_dim, dou
     const double tc = 2.0 * tiles * kAwqTileRows * params / (g.peak * g.eff.at(m) * g.q_c);
     const double partials = kAwqSplitK * m * out_dim * kActBytes;
     const double bytes = params * g.bytes_per_param + m * in_dim * kActBytes + partials;
-    const double tm = pnorm(bytes / (bw * gemm_bw.at(m) * g.q_bw), params * kAwqOpsPerWeight * tiles / alu_rate);
+    // Its CTAs wait for each K step's weight tile with nothing else in flight: the bytes-in-flight bound
+    // (perf/quant_latency.hpp) where few CTAs run (M = 1 on 4096-wide projections of an A100).
+    const double bus = bw * gemm_bw.at(m) * g.q_bw;
+    const double t_stream = bytes / bus + latency_bound_extra_s(g.kernel, m, params, in_dim, out_dim, g.bytes_per_param,
+                                                                kernels, bus, sm_residency, sm_count, sm_clock_hz);
+    const double tm = pnorm(t_stream, params * kAwqOpsPerWeight * tiles / alu_rate);
     const double sum_bytes = partials + m * out_dim * kActBytes;
     Raw r = roofline(kernels * gemm_fixed_s + pnorm(tc, tm), tc, tm, flops, bytes, g.peak, 1);
     r.time_s += stream(sum_bytes, 0, 1).time_s;
@@ -76,7 +82,9 @@ Raw CostModel::Constants::quant_gemm(double m, double params, double in_dim, dou
   // bounded by instruction issue and overlapped with the stream.
   const double blocks = std::ceil(m / kExllamaBlockRows);
   const double bytes = params * g.bytes_per_param + m * (in_dim + out_dim) * kActBytes;
-  const double tm = bytes / (bw * gemm_bw.at(m) * g.q_bw);
+  const double bus = bw * gemm_bw.at(m) * g.q_bw;
+  const double tm = bytes / bus + latency_bound_extra_s(g.kernel, m, params, in_dim, out_dim, g.bytes_per_param,
+                                                        kernels, bus, sm_residency, sm_count, sm_clock_hz);
   const double ti = params * (kExllamaOpsPerWeight * blocks + kExllamaOpsPerWeightRow * m) / issue_rate;
   return roofline(kernels * gemm_fixed_s + pnorm(ti, tm), ti, tm, flops, bytes, 2.0 * alu_rate, count);
 }

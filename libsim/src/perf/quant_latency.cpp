@@ -1,0 +1,160 @@
+// The bytes-in-flight bound of vLLM's pre-Marlin AWQ and GPTQ kernels (perf/quant_latency.hpp). Every number here
+// has an entry in perf/provenance.cpp ("quant_latency.*"); the kernels were compiled from vLLM's source at v0.2.5 and
+// v0.4.1 (awq) / v0.2.7 and v0.4.1 (gptq) by nvcc 13.0 with -Xptxas -v; the same counts came out for both tags.
+#include "llmsim/perf/quant_latency.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "llmsim/perf/hardware_profile.hpp"
+
+namespace llmsim::perf {
+
+namespace {
+
+// CUDA C++ Programming Guide, "Technical Specifications per Compute Capability": resident blocks / warps per SM and
+// the shared memory per SM a kernel may use (1 KB of it reserved per block from sm_80 on); 64 K registers on all.
+// DRAM latency: RRZE-HPC/gpu-benches @1038c5d gpu-latency, the plateau of the pointer chase beyond L2 (cycles at the
+// file's clock): a100_80.txt 552.3 @ 1410 MHz, a40.txt (GA102) 556.6 @ 1740, l40.txt (AD102) 625.0 @ 2490,
+// gh200.txt (GH100) 689.2 @ 1980. Turing and Blackwell have no file: carried from GA102 / GH100 / AD102.
+constexpr SmResidency kSm75{75, 65536, 16, 32, 65536, 0, 319.9e-9};
+constexpr SmResidency kSm80{80, 65536, 32, 64, 167936, 1024, 391.7e-9};
+constexpr SmResidency kSm86{86, 65536, 16, 48, 102400, 1024, 319.9e-9};
+constexpr SmResidency kSm89{89, 65536, 24, 48, 102400, 1024, 251.0e-9};
+constexpr SmResidency kSm90{90, 65536, 32, 64, 233472, 1024, 348.1e-9};
+constexpr SmResidency kSm100{100, 65536, 32, 64, 233472, 1024, 348.1e-9};
+constexpr SmResidency kSm120{120, 65536, 32, 48, 102400, 1024, 251.0e-9};
+
+// The binary a GPU runs: the kernels were compiled for 7.5, 8.0, 8.6, 8.9 and 9.0 (vLLM's arch list of those
+// releases); a Blackwell part runs the newest of them (sm_90 for GB100, sm_89 for GB20x: the same SASS generation's
+// counts as the nearest compiled one).
+int binary_arch(int arch) {
+  if (arch >= 120) return 89;
+  if (arch >= 100) return 90;
+  return arch;
+}
+
+}  // namespace
+
+SmResidency sm_residency_of_arch(int arch) {
+  for (const SmResidency& s : {kSm120, kSm100, kSm90, kSm89, kSm86, kSm80})
+    if (arch >= s.arch) return s;
+  return kSm75;
+}
+
+SmResidency sm_residency(const spec::GpuSpec& gpu) {
+  switch (gpu_family(gpu)) {
+    case GpuFamily::ampere_hbm: return kSm80;
+    case GpuFamily::hopper_hbm: return kSm90;
+    case GpuFamily::blackwell_hbm: return kSm100;
+    case GpuFamily::gddr: break;
+  }
+  if (gpu.fp4_flops > 0) return kSm120;
+  if (gpu.fp8_flops > 0) return kSm89;
+  if (gpu.bf16_flops > 0) return kSm86;
+  return kSm75;
+}
+
+KernelFootprint awq_gemm_footprint(int arch, double out_dim) {
+  // gemm_forward_4bit_cuda_m16nXk32: 64 threads (2 warps); per K step of 32 each thread loads N/16 32-bit words of
+  // packed weights (all issued back to back in the SASS, then waited for), so a CTA has 32 × N / 2 bytes in flight:
+  // 2048 (N = 128) or 1024 (N = 64). Shared memory 9984 / 5888 bytes. Registers and the main loop's SASS
+  // instructions per arch (sm_90's loop not decoded: sm_80's count, the same source and register count).
+  const int a = binary_arch(arch);
+  const bool n128 = std::fmod(out_dim, 128.0) == 0;
+  KernelFootprint k;
+  k.threads = 64;
+  if (n128) {
+    k.name = "awq_gemm m16n128k32";
+    k.smem_bytes = 9984;
+    k.bytes_per_iter = 2048;
+    k.regs = a == 75 ? 95 : (a == 86 || a == 89) ? 92 : 72;
+    k.instr_per_iter = a == 75 ? 317 : (a == 86 || a == 89) ? 303 : 311;
+  } else {
+    k.name = "awq_gemm m16n64k32";
+    k.smem_bytes = 5888;
+    k.bytes_per_iter = 1024;
+    k.regs = a == 75 ? 68 : a == 80 ? 56 : a == 90 ? 64 : 67;
+    k.instr_per_iter = a == 75 ? 172 : 171;
+  }
+  return k;
+}
+
+KernelFootprint exllama_footprint(int arch) {
+  // gemm_half_q_half_gptq(_4bit)_kernel<true, 1>: 128 threads, each 4 columns; per 32 rows of K four 16-byte loads
+  // per thread (3 issued together, the 4th mid-way), 8 KB per CTA in flight; 256 bytes of shared memory.
+  const int a = binary_arch(arch);
+  KernelFootprint k;
+  k.name = "exllama gemm_half_q_half_gptq m1";
+  k.threads = 128;
+  k.smem_bytes = 256;
+  k.bytes_per_iter = 8192;
+  k.regs = a == 75 ? 62 : a == 90 ? 51 : 56;
+  k.instr_per_iter = a == 75 ? 403 : 406;
+  return k;
+}
+
+double resident_ctas(const KernelFootprint& k, const SmResidency& sm) {
+  const double warps = std::ceil(k.threads / 32.0);
+  // Registers are allocated per warp in units of 256 (8 per thread).
+  const double regs_per_warp = std::ceil(k.regs * 32.0 / 256.0) * 256.0;
+  const double by_regs = regs_per_warp > 0 ? std::floor(std::floor(sm.regs_per_sm / regs_per_warp) / warps)
+                                           : sm.max_ctas_per_sm;
+  const double smem = k.smem_bytes + sm.smem_reserved_per_cta;
+  const double by_smem = smem > 0 ? std::floor(sm.smem_per_sm / smem) : sm.max_ctas_per_sm;
+  const double by_warps = std::floor(sm.max_warps_per_sm / warps);
+  return std::max(1.0, std::min({by_regs, by_smem, by_warps, sm.max_ctas_per_sm}));
+}
+
+double awq_gemm_ctas(double m, double out_dim) {
+  const double n = std::fmod(out_dim, 128.0) == 0 ? 128.0 : 64.0;
+  return std::ceil(m / 16.0) * std::ceil(out_dim / n) * 8.0;
+}
+
+double exllama_ctas(double in_dim, double out_dim) { return std::ceil(out_dim / 512.0) * std::ceil(in_dim / 128.0); }
+
+double sm_clock_hz(const spec::GpuSpec& gpu) {
+  return gpu.sm_count > 0 ? instruction_issue_rate(gpu) / (128.0 * gpu.sm_count) : 0.0;
+}
+
+double latency_bound_bandwidth(const KernelFootprint& k, const SmResidency& sm, double sms, double clock_hz,
+                               double ctas) {
+  if (!(clock_hz > 0) || !(sms > 0) || ctas <= 0) return std::numeric_limits<double>::infinity();
+  const double running = std::min(ctas, sms * resident_ctas(k, sm));
+  return running * k.bytes_per_iter / (sm.dram_latency_s + k.instr_per_iter / clock_hz);
+}
+
+double latency_bound_bandwidth(const KernelFootprint& k, const SmResidency& sm, const spec::GpuSpec& gpu, double ctas) {
+  return latency_bound_bandwidth(k, sm, gpu.sm_count, sm_clock_hz(gpu), ctas);
+}
+
+double latency_bound_extra_s(QuantGemmKernel kernel, double m, double params, double in_dim, double out_dim,
+                             double bytes_per_param, double kernels, double bus_rate, const SmResidency& sm,
+                             double sms, double clock_hz) {
+  const bool awq = kernel == QuantGemmKernel::awq_gemm;
+  if ((!awq && kernel != QuantGemmKernel::exllama) || !(bus_rate > 0) || params <= 0 || m <= 0) return 0;
+  struct Part {
+    double in, out, share;
+  };
+  Part parts[2] = {{in_dim, out_dim, 1.0}, {0, 0, 0}};
+  int n = 1;
+  const double inter = out_dim - in_dim, hidden = in_dim - inter;
+  if (kernels == 2 && inter > 0 && hidden > 0) {
+    parts[0] = {hidden, 2 * inter, 2.0 / 3.0};
+    parts[1] = {inter, hidden, 1.0 / 3.0};
+    n = 2;
+  }
+  double extra = 0;
+  for (int i = 0; i < n; ++i) {
+    const Part& p = parts[i];
+    const KernelFootprint k = awq ? awq_gemm_footprint(sm.arch, p.out) : exllama_footprint(sm.arch);
+    const double ctas = awq ? awq_gemm_ctas(m, p.out) : exllama_ctas(p.in, p.out);
+    const double cap = latency_bound_bandwidth(k, sm, sms, clock_hz, ctas);
+    const double w = params * p.share * bytes_per_param;
+    extra += std::max(0.0, w / cap - w / bus_rate);
+  }
+  return extra;
+}
+
+}  // namespace llmsim::perf
