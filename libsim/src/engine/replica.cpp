@@ -400,12 +400,11 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
   LLMSIM_CHECK(busy_, "iteration finished while none is in flight");
   busy_ = false;
   const bool is_static = cfg_.policy == spec::SchedulerPolicy::static_batching;
-  // vLLM V0's asynchronous output processor: the prompts completed by the previous iteration reach the caller now
-  // (before the finishing ones below leave the decode set: a one-token request's first token is also its last, both
-  // delivered by this iteration, the step that found its stop).
-  // Its second token's gap starts now: when this iteration decodes it, that gap would be 0 and its group stays
-  // silent; when it is a prefill-only step (V0 schedules waiting prompts first), the sequence has not decoded yet and
-  // its group's gap runs from now to its first decode step.
+  // vLLM V0's asynchronous output processor: the prompts completed by the previous iteration reach the caller now,
+  // before the finishing ones below leave the decode set (a one-token request's first token is also its last, both
+  // delivered by this iteration, the one that found its stop). The second token's gap starts now: when this
+  // iteration decoded it, that gap is 0 and its group stays silent; after a prefill-only step (V0 schedules waiting
+  // prompts first) the sequence has not decoded yet, and its group's gap runs from now to its first decode step.
   for (const PendingFirst& p : first_pending_) {
     Seq& s = (*pool_)[p.seq];
     if (s.stamp != p.stamp || s.state != SeqState::decoding) continue;
