@@ -70,7 +70,7 @@ std::int64_t Replica::growth_of(std::int64_t phase, std::int64_t n) const {
   return c;
 }
 
-void Replica::start_decoding(std::int32_t i, double /*now_s*/, bool fresh_group_member) {
+void Replica::start_decoding(std::int32_t i, double /*now_s*/, bool fresh_group_member, bool silent_gap) {
   Seq& s = (*pool_)[i];
   transition(s, SeqState::decoding);
   s.k0 = step_;
@@ -80,17 +80,19 @@ void Replica::start_decoding(std::int32_t i, double /*now_s*/, bool fresh_group_
   if (s.measured) ++n_dec_measured_;
   ctx_sum_ += s.ctx0;
   ++phase_count_[static_cast<std::size_t>(phase_of(s))];
-  finish_sum_ += s.k0 + s.output - s.gen_base;
-  output_sum_ += s.output;
+  const std::int64_t out = engine_output(s);
+  finish_sum_ += s.k0 + out - s.gen_base;
+  output_sum_ += out;
   if (cfg_.policy == spec::SchedulerPolicy::sglang && s.output - s.gen_base > spec::sglang::kClipMaxNewTokens) [[unlikely]]
     sg_.longs.push_back({i, s.stamp, s.k0 + s.output - s.gen_base});
   if (!s.finished) {
-    finish_heap_.push_back(FinishEntry{s.k0 + s.output - s.gen_base, i, s.stamp});
+    finish_heap_.push_back(FinishEntry{s.k0 + out - s.gen_base, i, s.stamp});
     std::push_heap(finish_heap_.begin(), finish_heap_.end(), std::greater<>{});
   }
   s.fresh_group = -1;
   if (fresh_group_member) {
-    if (fresh_.empty() || fresh_.back().time_s != s.last_token_s) fresh_.push_back(FreshGroup{s.last_token_s, 0});
+    if (fresh_.empty() || fresh_.back().time_s != s.last_token_s || fresh_.back().silent != silent_gap)
+      fresh_.push_back(FreshGroup{s.last_token_s, 0, silent_gap});
     s.fresh_group = static_cast<std::int32_t>(fresh_.size() - 1);
     if (s.measured) {
       ++fresh_.back().measured;
@@ -107,8 +109,8 @@ void Replica::leave_decoding(std::int32_t i) {
   if (s.measured) --n_dec_measured_;
   ctx_sum_ -= tokens_now(s);
   --phase_count_[static_cast<std::size_t>(phase_of(s))];
-  finish_sum_ -= s.k0 + s.output - s.gen_base;
-  output_sum_ -= s.output;
+  finish_sum_ -= s.k0 + engine_output(s) - s.gen_base;
+  output_sum_ -= engine_output(s);
   const bool fresh = s.k0 == step_;  // has not decoded since it joined: its last token came from elsewhere
   if (fresh && s.fresh_group >= 0 && s.measured) {
     --fresh_[static_cast<std::size_t>(s.fresh_group)].measured;
@@ -398,6 +400,37 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
   LLMSIM_CHECK(busy_, "iteration finished while none is in flight");
   busy_ = false;
   const bool is_static = cfg_.policy == spec::SchedulerPolicy::static_batching;
+  // vLLM V0's asynchronous output processor: the prompts completed by the previous iteration reach the caller now,
+  // before the finishing ones below leave the decode set (a one-token request's first token is also its last, both
+  // delivered by this iteration, the one that found its stop). The second token's gap starts now: when this
+  // iteration decoded it, that gap is 0 and its group stays silent; after a prefill-only step (V0 schedules waiting
+  // prompts first) the sequence has not decoded yet, and its group's gap runs from now to its first decode step.
+  for (const PendingFirst& p : first_pending_) {
+    Seq& s = (*pool_)[p.seq];
+    if (s.stamp != p.stamp || s.state != SeqState::decoding) continue;
+    s.first_token_s = now_s;
+    if (!decode_step_ && s.fresh_group >= 0) {
+      FreshGroup& g = fresh_[static_cast<std::size_t>(s.fresh_group)];
+      g.time_s = now_s;
+      g.silent = false;
+    }
+  }
+  first_pending_.clear();
+  auto finish_decoder = [&](std::int32_t i) {
+    Seq& s = (*pool_)[i];
+    s.generated = s.output;
+    s.last_token_s = now_s;
+    finish_at_engine(s, *outstanding_);
+    finished.push_back(i);
+    if (is_static) {
+      ++static_done_;
+    } else {
+      release_blocks(s);
+      leave_decoding(i);
+      unlink(i);
+      transition(s, SeqState::done);
+    }
+  };
   if (decode_step_) {
     emit_token_gaps(now_s);
     while (!finish_heap_.empty() && finish_heap_.front().step <= step_) {
@@ -407,29 +440,25 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       Seq& s = (*pool_)[e.seq];
       if (s.stamp != e.stamp || s.state != SeqState::decoding) continue;  // left the decode set meanwhile
       LLMSIM_CHECK(e.step > step_ - step_tokens_, "a sequence missed its finishing step");
-      emitting_ -= step_ - e.step;  // a step never emits more than the sequence's remaining output
-      s.generated = s.output;
-      s.last_token_s = now_s;
-      finish_at_engine(s, *outstanding_);
-      finished.push_back(e.seq);
-      if (is_static) {
-        ++static_done_;
-      } else {
-        release_blocks(s);
-        leave_decoding(e.seq);
-        unlink(e.seq);
-        transition(s, SeqState::done);
-      }
+      // A step never emits more than the sequence's remaining output; the token of V0's extra step is dropped.
+      emitting_ -= step_ - e.step + output_tail();
+      finish_decoder(e.seq);
+    }
+  } else if (output_tail() > 0) {
+    // V0's asynchronous output processor finds a stop during whatever iteration follows the token: a prefill-only
+    // step (V0 schedules waiting prompts first) delivers the last tokens of the decoders that only await it.
+    while (!finish_heap_.empty() && finish_heap_.front().step <= step_ + output_tail()) {
+      const FinishEntry e = finish_heap_.front();
+      std::pop_heap(finish_heap_.begin(), finish_heap_.end(), std::greater<>{});
+      finish_heap_.pop_back();
+      Seq& s = (*pool_)[e.seq];
+      if (s.stamp != e.stamp || s.state != SeqState::decoding) continue;
+      // Its last token, computed by the last decode step, is delivered now: that gap (none for a one-token request
+      // that has not decoded, whose first token is its last).
+      if (s.measured && s.k0 < step_) metrics_->on_token_gap(now_s - last_decode_end_s_, 1.0, itl_);
+      finish_decoder(e.seq);
     }
   }
-  // vLLM V0's asynchronous output processor: the prompts completed by the previous iteration reach the caller now.
-  // One that finished in this iteration (its second token its last) has left the decode set (a new stamp) and keeps
-  // its first token at its prefill's end: llmsim does not delay the last token, and the first stays before it.
-  for (const PendingFirst& p : first_pending_) {
-    Seq& s = (*pool_)[p.seq];
-    if (s.stamp == p.stamp && s.state == SeqState::decoding) s.first_token_s = now_s;
-  }
-  first_pending_.clear();
   if (decode_step_ && cfg_.spec_tokens > 0) work_.spec_emitted += static_cast<double>(emitting_ - static_cast<std::int64_t>(prefill_done_.size()));
   for (const std::int32_t i : prefill_done_) {
     Seq& s = (*pool_)[i];
@@ -450,7 +479,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
     s.last_token_s = now_s;
     s.generated += 1;
     s.ctx0 = s.prefill_target;
-    if (s.generated >= s.output) {
+    if (s.generated >= engine_output(s)) {
       finish_at_engine(s, *outstanding_);
       finished.push_back(i);
       if (is_static) {
@@ -462,8 +491,9 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
         transition(s, SeqState::done);
       }
     } else {
-      start_decoding(i, now_s, true);
-      if (first && cfg_.first_token_after_next_step) first_pending_.push_back({i, s.stamp});
+      const bool delayed = first && cfg_.first_token_after_next_step;
+      start_decoding(i, now_s, true, delayed);
+      if (delayed) first_pending_.push_back({i, s.stamp});
     }
   }
   prefill_done_.clear();

@@ -226,7 +226,8 @@ struct ReplicaConfig {
   bool prefill_only = false;
   /// vLLM V0's asynchronous output processor (perf::first_token_after_next_step): a step's sampled tokens become
   /// request outputs while the next step runs, so a prompt's first token reaches the caller when the engine's next
-  /// iteration ends.
+  /// iteration ends — and so does its last: the stop is found while the next step runs, which has already scheduled
+  /// the sequence once more (its extra token computed and dropped; Replica::output_tail()).
   bool first_token_after_next_step = false;
 };
 
@@ -288,6 +289,9 @@ class Replica {
   const IterationRecord& record() const noexcept { return record_; }
   /// Sequences that emit a real token in the iteration in flight (decodes and completed prefills).
   std::int64_t tokens_emitted() const noexcept { return emitting_; }
+  /// Decode steps a sequence stays after its last token (1 under V0's asynchronous output processor, else 0): the
+  /// KV a request can need is input + output + output_tail() tokens.
+  std::int64_t output_tail() const noexcept { return cfg_.first_token_after_next_step ? 1 : 0; }
   /// Requests routed here and not finished (waiting, running, swapped).
   std::int64_t outstanding() const noexcept { return *outstanding_; }
   std::int64_t waiting() const noexcept { return static_cast<std::int64_t>(waiting_.size()); }
@@ -355,12 +359,15 @@ class Replica {
   void link_tail(std::int32_t i);
   void unlink(std::int32_t i);
   // Decode set membership.
-  void start_decoding(std::int32_t i, double now_s, bool fresh_group_member);
+  void start_decoding(std::int32_t i, double now_s, bool fresh_group_member, bool silent_gap = false);
   void leave_decoding(std::int32_t i);
   std::int64_t phase_of(const Seq& s) const;
   /// x mod block_size in [0, block_size), also for negative x (KvBlockManager::block_offset).
   std::int64_t mod_block(std::int64_t x) const { return kv_.block_offset(x); }
   std::int64_t tokens_now(const Seq& s) const { return s.ctx0 + (step_ - s.k0); }
+  /// The tokens the engine decodes for `s`: its output, and under V0's asynchronous output processor one more
+  /// (ReplicaConfig::first_token_after_next_step), the step in which its stop is found and its last token delivered.
+  std::int64_t engine_output(const Seq& s) const { return s.output + output_tail(); }
   /// Tokens every decoder emits in the next decode step: 1, or under speculative decoding the expected count
   /// spread over steps deterministically (engine/speculative.hpp).
   std::int64_t next_step_tokens() const noexcept { return cfg_.spec_tokens > 0 ? spec_.next() : 1; }
@@ -434,7 +441,7 @@ class Replica {
     if (itl_old_measured_ > 0)
       metrics_->on_token_gap(now_s - last_decode_end_s_, static_cast<double>(itl_old_measured_), itl_);
     for (const auto& g : itl_groups_)
-      if (g.measured > 0) metrics_->on_token_gap(now_s - g.time_s, static_cast<double>(g.measured), itl_);
+      if (g.measured > 0 && !g.silent) metrics_->on_token_gap(now_s - g.time_s, static_cast<double>(g.measured), itl_);
     itl_groups_.clear();
     last_decode_end_s_ = now_s;
     ctx_sum_ += n_dec_ * step_tokens_;
@@ -485,8 +492,11 @@ class Replica {
     bool operator>(const FinishEntry& o) const { return step != o.step ? step > o.step : seq > o.seq; }
   };
   std::vector<FinishEntry> finish_heap_;
-  // Decoders whose last token was not produced by the previous decode iteration, grouped by that time.
-  struct FreshGroup { double time_s; std::int64_t measured; };
+  // Decoders whose last token was not produced by the previous decode iteration, grouped by that time. A silent
+  // group's gap is not an inter-token gap the caller sees: under V0's asynchronous output processor a prompt's first
+  // token is delivered by the step that computes its second, so its second token's gap starts then, one step later
+  // (every later token is delivered one step late too, the last by the extra step of engine_output()).
+  struct FreshGroup { double time_s; std::int64_t measured; bool silent; };
   std::vector<FreshGroup> fresh_;
   std::int64_t fresh_total_measured_ = 0;
   double last_decode_end_s_ = 0;

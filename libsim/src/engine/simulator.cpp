@@ -228,8 +228,9 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   } else {
     // In a fleet, a request must fit every member's cache (the router does not look at lengths).
     for (std::size_t k = 0; !reject && !synthetic_ && k < pools_.size(); ++k) {
-      const auto& kv = replicas_[static_cast<std::size_t>(pools_[k].first_engine)].kv();
-      reject = kv.blocks_for(d.input + d.output) > kv.capacity() - kv.watermark_blocks();
+      const auto& rep = replicas_[static_cast<std::size_t>(pools_[k].first_engine)];
+      const auto& kv = rep.kv();
+      reject = kv.blocks_for(d.input + d.output + rep.output_tail()) > kv.capacity() - kv.watermark_blocks();
     }
   }
   if (reject) {
