@@ -392,6 +392,7 @@ class Replica {
   // cached blocks from the first (counting in `evictable` those unreferenced); publishing the prompt's newly computed
   // full blocks.
   std::uint64_t block_key(const Seq& s, std::int64_t k) const;
+  KvBlockManager::ChainKeys chain_keys(const Seq& s) const;  ///< the same keys, as the cache walks them
   std::int64_t hashed_hit(const Seq& s, std::int64_t max_blocks, std::int64_t* evictable) const;
   void publish_blocks(Seq& s);
   /// A finished session turn's full reply blocks become cached blocks (keys from its chain); returns `own` less them.
