@@ -19,23 +19,6 @@
 
 namespace llmsim::engine {
 
-namespace {
-std::uint64_t mix64(std::uint64_t x) noexcept {  // splitmix64's finaliser: every input bit moves every output bit
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-}  // namespace
-
-std::uint64_t KvBlockManager::chain_hash(std::uint64_t parent, std::uint64_t block_id) noexcept {
-  return mix64(parent ^ mix64(block_id));
-}
-
-std::uint64_t KvBlockManager::block_key(std::uint64_t chain_hash, std::int64_t block_index) noexcept {
-  return mix64(chain_hash + 0xD6E8FEB86659FD93ULL * static_cast<std::uint64_t>(block_index + 1));
-}
-
 // ---- segments and runs ----
 
 std::int32_t KvBlockManager::new_segment(std::int64_t base, std::int32_t parent) {
@@ -230,6 +213,18 @@ std::int64_t KvBlockManager::publish_chain(const ChainKeys& c, std::int64_t from
   }
   std::int64_t k = from;
   for (; k < to; ++k) {
+    if (g >= 0) {  // The common case, a turn extending its own history: the caller's run grows by all the blocks.
+      Segment& seg = chains_[static_cast<std::size_t>(g)];
+      Entry& last = entries_[static_cast<std::size_t>(seg.runs.back())];
+      if (seg.children == 0 && last.refs == 1 && seg.base + static_cast<std::int64_t>(seg.keys.size()) == k) {
+        if (c.keys) seg.keys.insert(seg.keys.end(), c.keys + k, c.keys + to);
+        else
+          for (std::int64_t j = k; j < to; ++j) seg.keys.push_back(c.at(j));
+        last.resident += to - k;
+        k = to;
+        break;
+      }
+    }
     const std::uint64_t key = c.at(k);
     bool start = g < 0;  // a new segment from k
     if (g >= 0) {

@@ -149,15 +149,15 @@ void SessionDriver::extend_hashes(const std::vector<Piece>& pieces, std::int64_t
   std::size_t p = 0;
   std::int64_t off = kept * B;  // tokens of pieces[p] consumed: the first block to hash starts there
   while (off >= pieces[p].len) off -= pieces[p++].len;
-  std::uint64_t parent = kept > 0 ? chain[static_cast<std::size_t>(kept - 1)] : 0;
+  // The hash runs through the block's parts (piece, offset in it, tokens) from its parent's: it names the block's
+  // content and everything before it (each block holds exactly B tokens, so the parts mark the block boundaries).
+  std::uint64_t h = kept > 0 ? chain[static_cast<std::size_t>(kept - 1)] : 0;
   for (std::int64_t k = kept; k < blocks; ++k) {
-    std::uint64_t content = 0x8F1B;
     std::int64_t need = B;
     while (need > 0) {
       const std::int64_t take = std::min(need, pieces[p].len - off);
-      content = KvBlockManager::chain_hash(
-          content, KvBlockManager::chain_hash(pieces[p].key,
-                                              static_cast<std::uint64_t>(off) * 0x100000001ULL + static_cast<std::uint64_t>(take)));
+      h = KvBlockManager::chain_hash(h, pieces[p].key + static_cast<std::uint64_t>(off) * 0x100000001ULL +
+                                            static_cast<std::uint64_t>(take) * 0xA24BAED4963EE407ULL);
       off += take;
       need -= take;
       if (off == pieces[p].len) {
@@ -165,8 +165,8 @@ void SessionDriver::extend_hashes(const std::vector<Piece>& pieces, std::int64_t
         off = 0;
       }
     }
-    chain[static_cast<std::size_t>(k)] = parent = KvBlockManager::chain_hash(parent, content);
-    keys[static_cast<std::size_t>(k)] = KvBlockManager::block_key(parent, k);
+    chain[static_cast<std::size_t>(k)] = h;
+    keys[static_cast<std::size_t>(k)] = KvBlockManager::block_key(h, k);
   }
 }
 

@@ -94,10 +94,21 @@ class KvBlockManager {
   // in one array per chain segment, and an entry per run of blocks that share their reference count and, when
   // free, their place in the LRU queue (a released history is one entry, evicted from its deep end). Each call is
   // O(runs and chain segments on the sequence's path), not O(blocks): the outcome is vLLM's block-by-block one.
+  /// splitmix64's finaliser: a bijection in which every input bit moves every output bit.
+  static std::uint64_t mix64(std::uint64_t x) noexcept {
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+  }
   /// The key of a sequence's block `block_index` whose tokens end inside the prefix named by `chain_hash`.
-  static std::uint64_t block_key(std::uint64_t chain_hash, std::int64_t block_index) noexcept;
+  static std::uint64_t block_key(std::uint64_t chain_hash, std::int64_t block_index) noexcept {
+    return mix64(chain_hash + 0xD6E8FEB86659FD93ULL * static_cast<std::uint64_t>(block_index + 1));
+  }
   /// The hash of a prefix extended by one more block of content `block_id` (`parent` 0 for the first block).
-  static std::uint64_t chain_hash(std::uint64_t parent, std::uint64_t block_id) noexcept;
+  static std::uint64_t chain_hash(std::uint64_t parent, std::uint64_t block_id) noexcept {
+    return mix64(parent ^ mix64(block_id));
+  }
   /// A sequence's block keys: `keys[k]` (one per block: session turns), or, with `keys` null, a block-hash trace's
   /// block_key(hashes[j], k) for the hash block j of `hash_tokens` tokens in which engine block k of `block_tokens`
   /// ends.
