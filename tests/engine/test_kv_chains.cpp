@@ -140,6 +140,7 @@ void random_run(std::uint64_t seed, std::int64_t capacity, int n_chains, int max
   struct Held {
     int chain;
     std::int64_t published, own;
+    std::int32_t tip;  // the segment holding its last block, as the replica keeps it (a hint the cache checks)
   };
   struct Kept {  // a preempted request's own blocks: the cache's handle and the model's
     std::int64_t handle, model, blocks;
@@ -159,14 +160,15 @@ void random_run(std::uint64_t seed, std::int64_t capacity, int n_chains, int max
       REQUIRE(h == model.cached(ch, n, &model_ref));
       REQUIRE(ref == model_ref);
       if (!kv.can_grow(n - ref)) continue;
-      kv.acquire_chain(keys, h);
+      std::int32_t tip = kv.acquire_chain(keys, h);
       model.acquire(ch, h);
       kv.allocate(n - h);
       model.allocate(n - h);
       const bool publish = rng() % 4 != 0;  // some never publish (what a preempted request computed is its own)
-      const std::int64_t p = publish ? h + kv.publish_chain(keys, h, n) : h;
+      if (rng() % 4 == 0) tip = static_cast<std::int32_t>(rng() % 40) - 1;  // a stale hint: found by a walk
+      const std::int64_t p = publish ? h + kv.publish_chain(keys, h, n, &tip) : h;
       if (publish) REQUIRE(model.publish(ch, h, n) == p - h);
-      held.push_back({c, p, n - p});
+      held.push_back({c, p, n - p, tip});
       hits += h;
     } else if (op < 6 && !held.empty()) {  // finish, or (op 5) preempt keeping its own blocks cached
       const std::size_t at = rng() % held.size();
@@ -179,7 +181,7 @@ void random_run(std::uint64_t seed, std::int64_t capacity, int n_chains, int max
         model.release(x.own);
       }
       const auto& ch = chains[static_cast<std::size_t>(x.chain)];
-      kv.release_chain(KvBlockManager::ChainKeys{ch.data()}, x.published);
+      kv.release_chain(KvBlockManager::ChainKeys{ch.data()}, x.published, rng() % 4 == 0 ? -1 : x.tip);
       model.release_chain(ch, x.published);
     } else if (op == 6 && !kept.empty()) {  // a preempted request comes back for what is left of its blocks
       const std::size_t at = rng() % kept.size();

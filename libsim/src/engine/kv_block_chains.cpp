@@ -147,6 +147,34 @@ std::int64_t KvBlockManager::walk(const ChainKeys& c, std::int64_t limit) const 
   return k;
 }
 
+bool KvBlockManager::holds(std::int32_t seg, const ChainKeys& c, std::int64_t k) const {
+  if (seg < 0 || static_cast<std::size_t>(seg) >= chains_.size()) return false;
+  const Segment& g = chains_[static_cast<std::size_t>(seg)];
+  return k >= g.base && k < g.base + static_cast<std::int64_t>(g.keys.size()) &&
+         g.keys[static_cast<std::size_t>(k - g.base)] == c.at(k);
+}
+
+void KvBlockManager::path_to(const ChainKeys& c, std::int64_t n, std::int32_t hint) {
+  if (!holds(hint, c, n - 1)) {
+    hint = path_.empty() ? -1 : path_.back().seg;  // the last walk's (an admission: chain_cached, then acquire)
+    if (!holds(hint, c, n - 1)) {
+      LLMSIM_CHECK(walk(c, n) == n, "blocks of a chain that are not cached");
+      return;
+    }
+  }
+  // The segment holding block n − 1 holds it for c (keys are unique and chained), and so do its parents for the
+  // blocks before: no key to compare on the way.
+  path_.clear();
+  std::int64_t to = n;
+  for (std::int32_t g = hint; g >= 0; g = chains_[static_cast<std::size_t>(g)].parent) {
+    const std::int64_t base = chains_[static_cast<std::size_t>(g)].base;
+    path_.push_back({g, base, to});
+    to = base;
+  }
+  LLMSIM_CHECK(to == 0, "a chain segment's parents do not reach the first block");
+  std::reverse(path_.begin(), path_.end());
+}
+
 std::int64_t KvBlockManager::chain_cached(const ChainKeys& c, std::int64_t limit, std::int64_t* referenced) const {
   const std::int64_t cached = walk(c, limit);
   *referenced = 0;
@@ -161,8 +189,9 @@ std::int64_t KvBlockManager::chain_cached(const ChainKeys& c, std::int64_t limit
   return cached;
 }
 
-void KvBlockManager::acquire_chain(const ChainKeys& c, std::int64_t n) {
-  LLMSIM_CHECK(walk(c, n) == n, "acquire of blocks that are not cached");
+std::int32_t KvBlockManager::acquire_chain(const ChainKeys& c, std::int64_t n) {
+  if (n <= 0) return -1;
+  path_to(c, n, -1);
   for (const Stretch& p : path_) {
     for (std::size_t i = 0; i < chains_[static_cast<std::size_t>(p.seg)].runs.size(); ++i) {
       const std::int32_t id = chains_[static_cast<std::size_t>(p.seg)].runs[i];
@@ -178,10 +207,12 @@ void KvBlockManager::acquire_chain(const ChainKeys& c, std::int64_t n) {
       }
     }
   }
+  return path_.back().seg;
 }
 
-void KvBlockManager::release_chain(const ChainKeys& c, std::int64_t n) {
-  LLMSIM_CHECK(walk(c, n) == n, "release of blocks that are not cached");
+void KvBlockManager::release_chain(const ChainKeys& c, std::int64_t n, std::int32_t tip) {
+  if (n <= 0) return;
+  path_to(c, n, tip);
   run_scratch_.clear();
   for (const Stretch& p : path_) {
     for (std::size_t i = 0; i < chains_[static_cast<std::size_t>(p.seg)].runs.size(); ++i) {
@@ -204,12 +235,15 @@ void KvBlockManager::release_chain(const ChainKeys& c, std::int64_t n) {
   }
 }
 
-std::int64_t KvBlockManager::publish_chain(const ChainKeys& c, std::int64_t from, std::int64_t to) {
+std::int64_t KvBlockManager::publish_chain(const ChainKeys& c, std::int64_t from, std::int64_t to, std::int32_t* tip) {
   if (to <= from) return 0;
   std::int32_t g = -1;  // the segment holding block k − 1
   if (from > 0) {
-    LLMSIM_CHECK(walk(c, from) == from, "publishing after blocks that are not cached");
-    g = path_.back().seg;
+    g = tip ? *tip : -1;
+    if (!holds(g, c, from - 1)) {
+      LLMSIM_CHECK(walk(c, from) == from, "publishing after blocks that are not cached");
+      g = path_.back().seg;
+    }
   }
   std::int64_t k = from;
   for (; k < to; ++k) {
@@ -258,6 +292,7 @@ std::int64_t KvBlockManager::publish_chain(const ChainKeys& c, std::int64_t from
     e.refs = 1;  // the caller's block: used_ already counts it
     chains_[static_cast<std::size_t>(g)].runs.push_back(id);
   }
+  if (tip && k > from) *tip = g;
   return k - from;
 }
 

@@ -126,7 +126,8 @@ void Replica::release_shared(Seq& s) {
     if (s.chain) {
       // Deepest block first, as vLLM frees a request's blocks in reverse order: the LRU list evicts them first,
       // so a prefix cut short keeps its first blocks (and a cached block's parent stays cached while it is).
-      kv_.release_chain(chain_keys(s), s.prefix_blocks);
+      kv_.release_chain(chain_keys(s), s.prefix_blocks, s.chain_tip);
+      s.chain_tip = -1;
     } else {
       kv_.release_prefix(s.prefix_key);
     }
@@ -160,7 +161,7 @@ bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) 
   const std::int64_t taken = kv_.reclaim(s.cache_handle, own_hit) + held;  // own blocks kept since a preemption
   s.cache_handle = -1;
   if (s.chain) {
-    kv_.acquire_chain(chain_keys(s), pb);
+    s.chain_tip = kv_.acquire_chain(chain_keys(s), pb);
   } else if (pb > 0) {
     kv_.acquire_prefix(s.prefix_key, pb);
   }

@@ -56,7 +56,7 @@ std::int64_t Replica::publish_reply(Seq& s, std::int64_t own) {
 std::int64_t Replica::publish_through(Seq& s, std::int64_t full, std::int64_t own) {
   if (s.prefix_blocks >= full || own <= 0) return own;
   const std::int64_t from = s.prefix_blocks;
-  const std::int64_t n = kv_.publish_chain(chain_keys(s), from, std::min(full, from + own));
+  const std::int64_t n = kv_.publish_chain(chain_keys(s), from, std::min(full, from + own), &s.chain_tip);
   if (host_.enabled())
     for (std::int64_t k = from; k < from + n; ++k) host_store(block_key(s, k));  // write-through to the host tier
   s.prefix_blocks += n;

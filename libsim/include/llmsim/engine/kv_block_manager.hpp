@@ -120,16 +120,21 @@ class KvBlockManager {
       return keys ? keys[k] : block_key(hashes[((k + 1) * block_tokens - 1) / hash_tokens], k);
     }
   };
+  // A sequence's "tip" is the segment holding the last block it references: kept by the caller and passed back, it
+  // spares the walk from the first block (checked with one key — keys are unique in the cache — and found by a walk
+  // when it does not hold; −1 for none).
   /// Blocks of `c`'s [0, limit) cached (the first missing one ends the hit); of those, `*referenced` are referenced
   /// (the rest are unreferenced: a hit takes them from the evictable pool).
   std::int64_t chain_cached(const ChainKeys& c, std::int64_t limit, std::int64_t* referenced) const;
-  /// References blocks [0, n) of `c`, all cached (chain_cached >= n): a hit.
-  void acquire_chain(const ChainKeys& c, std::int64_t n);
-  /// The caller references [0, from) of `c` and holds blocks for [from, to): registers them as cached blocks keyed
-  /// by `c`, each referenced once, in order, until one is cached already. Returns the blocks published.
-  std::int64_t publish_chain(const ChainKeys& c, std::int64_t from, std::int64_t to);
-  /// Drops the references to blocks [0, n) of `c`, deepest first; unreferenced, they stay cached (evictable).
-  void release_chain(const ChainKeys& c, std::int64_t n);
+  /// References blocks [0, n) of `c`, all cached (chain_cached >= n): a hit. Returns the tip (−1 for n = 0).
+  std::int32_t acquire_chain(const ChainKeys& c, std::int64_t n);
+  /// The caller references [0, from) of `c` (tip `*tip`) and holds blocks for [from, to): registers them as cached
+  /// blocks keyed by `c`, each referenced once, in order, until one is cached already. Returns the blocks published;
+  /// `*tip` (when given) becomes the new tip.
+  std::int64_t publish_chain(const ChainKeys& c, std::int64_t from, std::int64_t to, std::int32_t* tip = nullptr);
+  /// Drops the references to blocks [0, n) of `c` (tip `tip`), deepest first; unreferenced, they stay cached
+  /// (evictable).
+  void release_chain(const ChainKeys& c, std::int64_t n, std::int32_t tip = -1);
   /// -1: `key` not cached; 0: cached and unreferenced; 1: referenced. A scan over the cached keys (tests).
   int block_state(std::uint64_t key) const;
   /// Appends the keys of every referenced cached block to `out` (the lifecycle check, kv_holdings.cpp).
@@ -171,6 +176,10 @@ class KvBlockManager {
   };
   /// The path of `c`'s blocks [0, limit) that are cached, segment by segment, into path_; returns its length.
   std::int64_t walk(const ChainKeys& c, std::int64_t limit) const;
+  /// The path of `c`'s blocks [0, n), all cached, into path_: from the segment holding block n − 1 (`hint` when it
+  /// does, else the last walk's or a new walk's) back through the segments' parents.
+  void path_to(const ChainKeys& c, std::int64_t n, std::int32_t hint);
+  bool holds(std::int32_t seg, const ChainKeys& c, std::int64_t k) const;
   std::int64_t match(const Segment& g, const ChainKeys& c, std::int64_t from, std::int64_t to) const;
   std::size_t run_at(const Segment& g, std::int64_t k) const;
   std::int32_t split_run(std::int32_t id, std::int64_t at);
