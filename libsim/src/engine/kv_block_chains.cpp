@@ -95,7 +95,8 @@ void KvBlockManager::evict_run(std::int32_t id, std::int64_t take) {
   Entry& e = entries_[static_cast<std::size_t>(id)];
   Segment& g = chains_[static_cast<std::size_t>(e.chain)];
   LLMSIM_CHECK(!g.runs.empty() && g.runs.back() == id, "evicting cached blocks whose deeper blocks stay cached");
-  const std::uint64_t first_key = g.keys.front();
+  const bool emptied = take == e.resident && g.runs.size() == 1;
+  const std::uint64_t first_key = emptied ? g.keys.front() : 0;  // read only when needed (a cold line)
   e.resident -= take;
   cached_unreferenced_ -= take;
   g.keys.resize(static_cast<std::size_t>(e.lo + e.resident - g.base));

@@ -156,8 +156,9 @@ void SessionDriver::extend_hashes(const std::vector<Piece>& pieces, std::int64_t
     std::int64_t need = B;
     while (need > 0) {
       const std::int64_t take = std::min(need, pieces[p].len - off);
-      h = KvBlockManager::chain_hash(h, pieces[p].key + static_cast<std::uint64_t>(off) * 0x100000001ULL +
-                                            static_cast<std::uint64_t>(take) * 0xA24BAED4963EE407ULL);
+      // One mix per part: a bijection of the running hash and the part (the piece key is itself a hash).
+      h = KvBlockManager::mix64(h ^ (pieces[p].key + static_cast<std::uint64_t>(off) * 0x100000001ULL +
+                                     static_cast<std::uint64_t>(take) * 0xA24BAED4963EE407ULL));
       off += take;
       need -= take;
       if (off == pieces[p].len) {
