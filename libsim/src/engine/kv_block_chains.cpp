@@ -34,7 +34,12 @@ std::int32_t KvBlockManager::new_segment(std::int64_t base, std::int32_t parent)
   seg.base = base;
   seg.parent = parent;
   seg.children = 0;
-  if (parent >= 0) ++chains_[static_cast<std::size_t>(parent)].children;
+  seg.fork = std::numeric_limits<std::int64_t>::max();
+  if (parent >= 0) {
+    Segment& up = chains_[static_cast<std::size_t>(parent)];
+    ++up.children;
+    up.fork = std::min(up.fork, base);
+  }
   return g;
 }
 
@@ -120,6 +125,8 @@ std::int64_t KvBlockManager::match(const Segment& g, const ChainKeys& c, std::in
   // is shared (the walk entered the segment there). Mostly all are: test the last one first.
   const auto key = [&](std::int64_t k) { return g.keys[static_cast<std::size_t>(k - g.base)]; };
   if (to <= from || key(to - 1) == c.at(to - 1)) return std::max(from, to);
+  // Chains part where others parted before (sessions sharing a system prompt part at its end): test there first.
+  if (g.fork > from && g.fork < to && key(g.fork - 1) == c.at(g.fork - 1) && key(g.fork) != c.at(g.fork)) return g.fork;
   std::int64_t lo = from + 1, hi = to - 1;  // the first block not shared is in [lo, hi]
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo) / 2;

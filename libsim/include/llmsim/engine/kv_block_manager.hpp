@@ -6,6 +6,7 @@
 // vllm/v1/core/block_pool.py, ../shared/reference/serving-engines.md §2.3). Memory is proportional to the
 // entries in use or cached (each cached entry holds at least one block), never to a user-given count.
 #include <cstdint>
+#include <limits>
 #include <unordered_map>
 #include <vector>
 
@@ -168,6 +169,7 @@ class KvBlockManager {
     std::vector<std::int32_t> runs;
     std::int32_t parent = -1;  ///< the segment holding block base − 1 (−1 for base 0)
     std::int32_t children = 0;  ///< segments whose parent this is (a publish at its end must look up the index)
+    std::int64_t fork = std::numeric_limits<std::int64_t>::max();  ///< the first block at which a child parted from it (a hint: a system prompt's end)
   };
   // One segment's stretch of a sequence's path: blocks [from, to) of segment `seg`.
   struct Stretch {
