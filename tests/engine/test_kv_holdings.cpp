@@ -54,11 +54,13 @@ TEST_CASE("the KV check: blocks in use = own blocks + each shared block referenc
 
   // A hashed block (block-hash traces, sessions): one of the request's blocks registered under its key.
   const std::uint64_t key = KvBlockManager::block_key(KvBlockManager::chain_hash(0, 5), 0);
+  const std::uint64_t keys[] = {key};
+  const KvBlockManager::ChainKeys chain{keys};
   kv.allocate(1);
-  REQUIRE(kv.publish_block(key));
+  REQUIRE(kv.publish_chain(chain, 0, 1) == 1);
   CHECK(holds(kv, {3, {}, {key, key}, 0}));
   CHECK_FALSE(holds(kv, {4, {}, {key}, 0}));  // counted as own and as shared
-  kv.release_block(key);
+  kv.release_chain(chain, 1);
   CHECK(holds(kv, {3, {}, {}, 0}));
   CHECK_FALSE(holds(kv, {3, {}, {key}, 0}));
 }

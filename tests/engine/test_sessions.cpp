@@ -164,9 +164,12 @@ TEST_CASE("sessions: eviction takes a released history's deepest blocks first", 
   const std::vector<std::uint64_t> c1 = *t1.chain;
   engine::KvBlockManager kv(20, 16, 0.0, 0);
   kv.allocate(10);
-  for (std::int64_t k = 0; k < 10; ++k) REQUIRE(kv.publish_block(engine::KvBlockManager::block_key(c1[static_cast<std::size_t>(k)], k)));
+  std::vector<std::uint64_t> k1;
+  for (std::int64_t k = 0; k < 10; ++k) k1.push_back(engine::KvBlockManager::block_key(c1[static_cast<std::size_t>(k)], k));
+  const engine::KvBlockManager::ChainKeys keys1{k1.data()};
+  REQUIRE(kv.publish_chain(keys1, 0, 10) == 10);
   // Released deepest first (vLLM frees a request's blocks in reverse), so the deepest are least recently released.
-  for (std::int64_t k = 9; k >= 0; --k) kv.release_block(engine::KvBlockManager::block_key(c1[static_cast<std::size_t>(k)], k));
+  kv.release_chain(keys1, 10);
   CHECK(kv.cached_free() == 10);
   kv.allocate(13);  // 10 raw free blocks, then 3 evicted: blocks 9, 8, 7
   CHECK(kv.cached_free() == 7);
@@ -371,20 +374,24 @@ TEST_CASE("sessions: a chain's cached and referenced blocks stay prefixes of it 
       const int c = static_cast<int>(pick() % kChains);
       const auto& ch = chains[static_cast<std::size_t>(c)];
       const std::int64_t n = 1 + static_cast<std::int64_t>(pick() % kLen);
-      std::int64_t h = 0, evictable = 0;
+      const engine::KvBlockManager::ChainKeys keys{ch.data()};
+      std::int64_t h = 0, evictable = 0;  // the block-by-block walk ...
       while (h < n && kv.block_state(ch[static_cast<std::size_t>(h)]) >= 0) evictable += kv.block_state(ch[static_cast<std::size_t>(h++)]) == 0;
+      std::int64_t referenced = -1;  // ... and the cache's own, by segments
+      REQUIRE(kv.chain_cached(keys, n, &referenced) == h);
+      REQUIRE(h - referenced == evictable);
       if (!kv.can_grow(n - h + evictable)) continue;
-      for (std::int64_t k = 0; k < h; ++k) kv.acquire_block(ch[static_cast<std::size_t>(k)]);
+      kv.acquire_chain(keys, h);
       kv.allocate(n - h);
-      std::int64_t p = h;
-      while (p < n && kv.publish_block(ch[static_cast<std::size_t>(p)])) ++p;
+      const std::int64_t p = h + kv.publish_chain(keys, h, n);
+      if (p < n) REQUIRE(kv.block_state(ch[static_cast<std::size_t>(p)]) >= 0);  // publishing stops at a cached block
       held.push_back({c, p, n - p});
       hits += h;
     } else if (!held.empty()) {
       const std::size_t at = pick() % held.size();
       const Held x = held[at];
       kv.release(x.own);
-      for (std::int64_t k = x.published - 1; k >= 0; --k) kv.release_block(chains[static_cast<std::size_t>(x.chain)][static_cast<std::size_t>(k)]);
+      kv.release_chain(engine::KvBlockManager::ChainKeys{chains[static_cast<std::size_t>(x.chain)].data()}, x.published);
       held.erase(held.begin() + static_cast<std::ptrdiff_t>(at));
     }
     check_prefixes();

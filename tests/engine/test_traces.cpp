@@ -179,17 +179,23 @@ TEST_CASE("KV block manager: hashed blocks are shared, kept when released, evict
   KvBlockManager kv(4, 16, 0.0, 0);
   const auto a = KvBlockManager::block_key(KvBlockManager::chain_hash(0, 1), 0);
   const auto b = KvBlockManager::block_key(KvBlockManager::chain_hash(0, 2), 0);
+  // Two one-block chains (a sequence's view: its keys from block 0).
+  const std::uint64_t ka[] = {a}, kb[] = {b};
+  const KvBlockManager::ChainKeys ca{ka}, cb{kb};
   kv.allocate(2);
-  REQUIRE(kv.publish_block(a));
-  REQUIRE(kv.publish_block(b));
-  CHECK_FALSE(kv.publish_block(a));  // already cached
+  REQUIRE(kv.publish_chain(ca, 0, 1) == 1);
+  REQUIRE(kv.publish_chain(cb, 0, 1) == 1);
+  CHECK(kv.publish_chain(ca, 0, 1) == 0);  // already cached
   CHECK(kv.block_state(a) == 1);
-  kv.release_block(b);               // b first: a is released later, so more recently
-  kv.release_block(a);
+  kv.release_chain(cb, 1);                 // b first: a is released later, so more recently
+  kv.release_chain(ca, 1);
   CHECK(kv.used() == 0);
   CHECK(kv.cached_free() == 2);
   CHECK(kv.block_state(a) == 0);
-  kv.acquire_block(a);               // a hit: back to referenced
+  std::int64_t referenced = -1;
+  CHECK(kv.chain_cached(ca, 1, &referenced) == 1);
+  CHECK(referenced == 0);
+  kv.acquire_chain(ca, 1);                 // a hit: back to referenced
   CHECK(kv.used() == 1);
   kv.allocate(3);                    // needs one cached block: b, the only unreferenced one, goes
   CHECK(kv.block_state(b) == -1);

@@ -41,7 +41,6 @@ std::int32_t KvBlockManager::new_entry() {
 void KvBlockManager::drop_entry(std::int32_t id) {
   Entry& e = entries_[static_cast<std::size_t>(id)];
   if (e.prefix) prefixes_.erase(e.key);
-  if (e.hashed) hashed_.erase(e.key);
   const std::uint32_t generation = e.generation;
   e = Entry{};
   e.generation = generation;
@@ -77,6 +76,10 @@ void KvBlockManager::evict_for(std::int64_t blocks) {
     const std::int32_t id = lru_head_;
     Entry& e = entries_[static_cast<std::size_t>(id)];
     const std::int64_t take = std::min(e.resident, blocks - (capacity_ - used_ - cached_unreferenced_));
+    if (e.hashed) {  // a run of a chain: its deepest blocks go (kv_block_chains.cpp)
+      evict_run(id, take);
+      continue;
+    }
     e.resident -= take;
     cached_unreferenced_ -= take;
     if (e.resident == 0) {
@@ -213,67 +216,6 @@ std::int64_t KvBlockManager::reclaim(std::int64_t handle, std::int64_t want) {
   if (used_ > peak_used_) peak_used_ = used_;
   drop_entry(id);
   return take;
-}
-
-// ---- blocks cached by content hash ----
-
-namespace {
-std::uint64_t mix64(std::uint64_t x) noexcept {  // splitmix64's finaliser: every input bit moves every output bit
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-}  // namespace
-
-std::uint64_t KvBlockManager::chain_hash(std::uint64_t parent, std::uint64_t block_id) noexcept {
-  return mix64(parent ^ mix64(block_id));
-}
-
-std::uint64_t KvBlockManager::block_key(std::uint64_t chain_hash, std::int64_t block_index) noexcept {
-  return mix64(chain_hash + 0xD6E8FEB86659FD93ULL * static_cast<std::uint64_t>(block_index + 1));
-}
-
-int KvBlockManager::block_state(std::uint64_t key) const noexcept {
-  const std::int32_t id = hashed_.find(key);
-  if (id < 0) return -1;
-  return entries_[static_cast<std::size_t>(id)].refs > 0 ? 1 : 0;
-}
-
-void KvBlockManager::acquire_block(std::uint64_t key) {
-  const std::int32_t id = hashed_.find(key);
-  LLMSIM_CHECK(id >= 0, "acquire of a block that is not cached");
-  Entry& e = entries_[static_cast<std::size_t>(id)];
-  if (e.refs++ == 0) {  // from the evictable pool to referenced blocks
-    lru_remove(id);
-    cached_unreferenced_ -= 1;
-    used_ += 1;
-    if (used_ > peak_used_) peak_used_ = used_;
-  }
-}
-
-bool KvBlockManager::publish_block(std::uint64_t key) {
-  if (hashed_.find(key) >= 0) return false;
-  const std::int32_t id = new_entry();
-  Entry& e = entries_[static_cast<std::size_t>(id)];
-  e.hashed = true;
-  e.key = key;
-  e.blocks = e.resident = 1;
-  e.refs = 1;  // the caller's block: used_ already counts it
-  hashed_.insert(key, id);
-  return true;
-}
-
-void KvBlockManager::release_block(std::uint64_t key) {
-  const std::int32_t id = hashed_.find(key);
-  LLMSIM_CHECK(id >= 0, "release of a block that is not cached");
-  Entry& e = entries_[static_cast<std::size_t>(id)];
-  LLMSIM_CHECK(e.refs > 0, "block released more often than acquired");
-  if (--e.refs == 0) {
-    used_ -= 1;
-    cached_unreferenced_ += 1;
-    lru_push(id);
-  }
 }
 
 }  // namespace llmsim::engine

@@ -128,7 +128,8 @@ void Replica::release_shared(Seq& s) {
     if (s.chain) {
       // Deepest block first, as vLLM frees a request's blocks in reverse order: the LRU list evicts them first,
       // so a prefix cut short keeps its first blocks (and a cached block's parent stays cached while it is).
-      for (std::int64_t k = s.prefix_blocks - 1; k >= 0; --k) kv_.release_block(block_key(s, k));
+      kv_.release_chain(chain_keys(s), s.prefix_blocks, s.chain_tip);
+      s.chain_tip = -1;
     } else {
       kv_.release_prefix(s.prefix_key);
     }
@@ -162,7 +163,7 @@ bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) 
   const std::int64_t taken = kv_.reclaim(s.cache_handle, own_hit) + held;  // own blocks kept since a preemption
   s.cache_handle = -1;
   if (s.chain) {
-    for (std::int64_t k = 0; k < pb; ++k) kv_.acquire_block(block_key(s, k));
+    s.chain_tip = kv_.acquire_chain(chain_keys(s), pb);
   } else if (pb > 0) {
     kv_.acquire_prefix(s.prefix_key, pb);
   }

@@ -84,6 +84,7 @@ struct alignas(64) Seq {
   std::int32_t turn = -1;
   std::int32_t chain_blocks = 0;
   std::int32_t first_cached = -1;
+  std::int32_t chain_tip = -1;  ///< the KV cache's segment holding its last referenced hashed block (a hint)
 
   /// The same request started again from scratch (a client's retry after its replica failed): its identity and
   /// what it asked for, with no engine progress — a new stream, a new first token. A block-hash trace's prompt
@@ -399,6 +400,7 @@ class Replica {
   // cached blocks from the first (counting in `evictable` those unreferenced); publishing the prompt's newly computed
   // full blocks.
   std::uint64_t block_key(const Seq& s, std::int64_t k) const;
+  KvBlockManager::ChainKeys chain_keys(const Seq& s) const;  ///< the same keys, as the cache walks them
   std::int64_t hashed_hit(const Seq& s, std::int64_t max_blocks, std::int64_t* evictable) const;
   void publish_blocks(Seq& s);
   /// A finished session turn's full reply blocks become cached blocks (keys from its chain); returns `own` less them.

@@ -22,24 +22,17 @@ std::uint64_t Replica::block_key(const Seq& s, std::int64_t k) const {
   return KvBlockManager::block_key(s.chain[j], k);
 }
 
+KvBlockManager::ChainKeys Replica::chain_keys(const Seq& s) const {
+  return {s.chain_blocks > 0 ? s.chain : nullptr, s.chain, kv_.block_size(), cfg_.hash_block_tokens};
+}
+
 std::int64_t Replica::hashed_hit(const Seq& s, std::int64_t max_blocks, std::int64_t* evictable) const {
-  // vLLM's find_longest_cache_hit walks from the first block and stops at the first one not cached. The cached
-  // blocks of a chain are always a prefix of it: a sequence holds blocks [0, n) of its chain, releases them deepest
-  // first and so leaves every block's parent in the LRU queue behind it (evicted later), and a block is published
-  // only by a sequence holding its parents. The referenced ones are a prefix for the same reason. So two binary
-  // searches give the walk's answer (the first block not cached; the first not referenced) in O(log n) lookups.
+  // vLLM's find_longest_cache_hit walks from the first block and stops at the first one not cached; the cache walks
+  // the chain's segments, not its blocks (kv_block_chains.cpp).
   const std::int64_t limit = std::min(max_blocks, s.input / kv_.block_size());  // blocks with a key: prompt only
-  const auto first_below = [&](std::int64_t hi, int state) {  // first k in [0, hi) whose block_state < state
-    std::int64_t lo = 0;
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo) / 2;
-      if (kv_.block_state(block_key(s, mid)) >= state) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  const std::int64_t cached = first_below(limit, 0);
-  *evictable = cached - first_below(cached, 1);
+  std::int64_t referenced = 0;
+  const std::int64_t cached = kv_.chain_cached(chain_keys(s), limit, &referenced);
+  *evictable = cached - referenced;
   return cached;
 }
 
@@ -61,14 +54,13 @@ std::int64_t Replica::publish_reply(Seq& s, std::int64_t own) {
 }
 
 std::int64_t Replica::publish_through(Seq& s, std::int64_t full, std::int64_t own) {
-  while (s.prefix_blocks < full && own > 0) {
-    const std::uint64_t key = block_key(s, s.prefix_blocks);
-    if (!kv_.publish_block(key)) break;
-    host_store(key);  // write-through to the host tier (no-op without one)
-    ++s.prefix_blocks;
-    --own;
-  }
-  return own;
+  if (s.prefix_blocks >= full || own <= 0) return own;
+  const std::int64_t from = s.prefix_blocks;
+  const std::int64_t n = kv_.publish_chain(chain_keys(s), from, std::min(full, from + own), &s.chain_tip);
+  if (host_.enabled())
+    for (std::int64_t k = from; k < from + n; ++k) host_store(block_key(s, k));  // write-through to the host tier
+  s.prefix_blocks += n;
+  return own - n;
 }
 
 std::int64_t Replica::cached_tokens(const Seq& s, std::int64_t* prefix_blocks, std::int64_t* own_blocks,

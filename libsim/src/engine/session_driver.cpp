@@ -81,7 +81,7 @@ std::int32_t SessionDriver::start() {
       RandomEngine sys = rng_stream(seed_, "session_system_prompt", group);
       p.len = system_.sample(sys);
       if (prefix_caching_) {
-        pieces_.assign(1, Piece{s.system_key, p.len});
+        pieces_.assign(1, Piece{s.system_key, p.len, 0});
         p.chain.clear();
         p.keys.clear();
         extend_hashes(pieces_, 0, p.len / block_size_, p.chain, p.keys);
@@ -89,7 +89,7 @@ std::int32_t SessionDriver::start() {
     }
     s.system_len = p.len;
     if (prefix_caching_ && p.len > 0) {  // the stream so far: the prompt, hashed
-      s.stream.assign(1, Piece{s.system_key, p.len});
+      s.stream.assign(1, Piece{s.system_key, p.len, 0});
       s.chain = p.chain;
       s.keys = p.keys;
     }
@@ -141,33 +141,28 @@ SessionTurnDraw SessionDriver::draw_turn(std::int32_t slot) {
 
 void SessionDriver::extend_hashes(const std::vector<Piece>& pieces, std::int64_t kept, std::int64_t blocks,
                                   std::vector<std::uint64_t>& chain, std::vector<std::uint64_t>& keys) const {
-  // Blocks [kept, blocks) of the stream `pieces`, after the `kept` already in `chain`/`keys`.
+  // Blocks [kept, blocks) of the stream `pieces` (their `before` hashes set), after the `kept` already in
+  // `chain`/`keys`. Block k's hash names the tokens up to its end, (k + 1)·B: the pieces before the one it ends in
+  // (their hash), that piece's key and how far into it the block ends — what vLLM's parent-chained block hash
+  // names, with one mix per block and none depending on the block before.
   const std::int64_t B = block_size_;
   chain.resize(static_cast<std::size_t>(blocks));
   keys.resize(static_cast<std::size_t>(blocks));
-  if (kept >= blocks) return;
   std::size_t p = 0;
-  std::int64_t off = kept * B;  // tokens of pieces[p] consumed: the first block to hash starts there
-  while (off >= pieces[p].len) off -= pieces[p++].len;
-  std::uint64_t parent = kept > 0 ? chain[static_cast<std::size_t>(kept - 1)] : 0;
+  std::int64_t start = 0;  // the first token of pieces[p]
   for (std::int64_t k = kept; k < blocks; ++k) {
-    std::uint64_t content = 0x8F1B;
-    std::int64_t need = B;
-    while (need > 0) {
-      const std::int64_t take = std::min(need, pieces[p].len - off);
-      content = KvBlockManager::chain_hash(
-          content, KvBlockManager::chain_hash(pieces[p].key,
-                                              static_cast<std::uint64_t>(off) * 0x100000001ULL + static_cast<std::uint64_t>(take)));
-      off += take;
-      need -= take;
-      if (off == pieces[p].len) {
-        ++p;
-        off = 0;
-      }
-    }
-    chain[static_cast<std::size_t>(k)] = parent = KvBlockManager::chain_hash(parent, content);
-    keys[static_cast<std::size_t>(k)] = KvBlockManager::block_key(parent, k);
+    const std::int64_t end = (k + 1) * B;
+    while (start + pieces[p].len < end) start += pieces[p++].len;
+    const std::uint64_t h = KvBlockManager::mix64(
+        pieces[p].before ^ (pieces[p].key + static_cast<std::uint64_t>(end - start) * 0xA24BAED4963EE407ULL));
+    chain[static_cast<std::size_t>(k)] = h;
+    keys[static_cast<std::size_t>(k)] = KvBlockManager::block_key(h, k);
   }
+}
+
+void SessionDriver::set_before(std::vector<Piece>& pieces, std::size_t from) {
+  for (std::size_t i = std::max<std::size_t>(from, 1); i < pieces.size(); ++i)
+    pieces[i].before = KvBlockManager::mix64(pieces[i - 1].before ^ (pieces[i - 1].key + static_cast<std::uint64_t>(pieces[i - 1].len) * 0x9FB21C651E98DF25ULL));
 }
 
 void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output) {
@@ -187,21 +182,27 @@ void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input
   }
   add(piece_key(s.uid, s.next_turn - 1, 0), s.user);
   pieces_.push_back({piece_key(s.uid, s.next_turn - 1, 1), output});
-  // Full blocks of prompt + reply: each block's content id folds the pieces it holds (key, offset in the piece,
-  // tokens); its hash chains its parent's, as vLLM's hash_block_tokens does. A block's hash depends only on the
-  // tokens up to its end, so the blocks inside the part this stream shares with the last hashed one (the same
+  // Full blocks of prompt + reply: each block's hash names every token up to its end (the pieces before the one it
+  // ends in, that piece, how far in), as vLLM's parent-chained hash_block_tokens does. A block's hash depends only on
+  // the tokens up to its end, so the blocks inside the part this stream shares with the last hashed one (the same
   // pieces, and the first tokens of a piece cut shorter or grown longer) keep their hashes: a turn that follows a
   // completed one hashes only the last partial block of the history, its new message and its reply. A dropped
   // turn (truncation) changes the stream right after the system prompt, so everything after it is hashed anew.
   std::int64_t shared = 0;  // tokens at the start of both streams
+  std::size_t same = 0;     // pieces at the start of both streams
   for (std::size_t i = 0; !reference_ && i < std::min(pieces_.size(), s.stream.size()); ++i) {
     if (pieces_[i] == s.stream[i]) {
       shared += pieces_[i].len;
+      ++same;
       continue;
     }
     if (pieces_[i].key == s.stream[i].key) shared += std::min(pieces_[i].len, s.stream[i].len);
     break;
   }
+  // The hash of the pieces before each piece: the shared pieces keep theirs, the rest are hashed (one mix each).
+  for (std::size_t i = 0; i < same; ++i) pieces_[i].before = s.stream[i].before;
+  pieces_[0].before = 0;
+  set_before(pieces_, same);
   const std::int64_t blocks = (input + output) / block_size_;
   const std::int64_t kept = std::min<std::int64_t>(shared / block_size_, static_cast<std::int64_t>(s.chain.size()));
   extend_hashes(pieces_, kept, blocks, s.chain, s.keys);

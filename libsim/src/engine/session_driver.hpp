@@ -77,7 +77,8 @@ class SessionDriver {
   struct Piece {
     std::uint64_t key;
     std::int64_t len;
-    bool operator==(const Piece&) const = default;
+    std::uint64_t before = 0;  ///< the hash of the pieces before it (their keys and lengths): set by hash_blocks
+    bool operator==(const Piece& o) const { return key == o.key && len == o.len; }
   };
   struct Session {
     std::uint64_t uid = 0, system_key = 0;
@@ -92,6 +93,8 @@ class SessionDriver {
     bool active = false;
   };
   void hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output);
+  /// Sets pieces[i].before for i >= from (pieces[0].before is 0, the empty stream's).
+  static void set_before(std::vector<Piece>& pieces, std::size_t from);
   void extend_hashes(const std::vector<Piece>& pieces, std::int64_t kept, std::int64_t blocks,
                      std::vector<std::uint64_t>& chain, std::vector<std::uint64_t>& keys) const;
   /// A shared system prompt as last drawn: its index, length and full blocks' chained hashes and keys.

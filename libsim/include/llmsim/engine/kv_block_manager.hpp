@@ -6,6 +6,7 @@
 // vllm/v1/core/block_pool.py, ../shared/reference/serving-engines.md §2.3). Memory is proportional to the
 // entries in use or cached (each cached entry holds at least one block), never to a user-given count.
 #include <cstdint>
+#include <limits>
 #include <unordered_map>
 #include <vector>
 
@@ -83,28 +84,68 @@ class KvBlockManager {
   /// returns the blocks taken (0 once evicted).
   std::int64_t reclaim(std::int64_t handle, std::int64_t want);
 
-  // ---- blocks cached by content hash (traces that carry block hashes, e.g. Mooncake's hash_ids) ----
+  // ---- blocks cached by content hash (block-hash traces, e.g. Mooncake's hash_ids; session turns) ----
   // vLLM's automatic prefix caching: every full block is hashed with its parent's hash
   // (vllm/v1/core/kv_cache_utils.py hash_block_tokens), so a block's key names the whole prefix up to it and a
-  // lookup walks a prompt's blocks from the first until one is missing (find_longest_cache_hit). Each keyed block
-  // is an entry of one block in the same LRU list as the other cached entries.
+  // lookup walks a prompt's blocks from the first until one is missing (find_longest_cache_hit). A sequence holds
+  // blocks [0, n) of its chain: it references the cached prefix, publishes the blocks it computes in order, and
+  // releases them deepest first into the free queue (vLLM frees a request's blocks in reverse), so every cached
+  // block's parent is cached, and evicted after it — the cached blocks of any chain are a prefix of it, and so are
+  // the referenced ones. The cache keeps them run-length (kv_block_chains.cpp): the keys of a chain's cached blocks
+  // in one array per chain segment, and an entry per run of blocks that share their reference count and, when
+  // free, their place in the LRU queue (a released history is one entry, evicted from its deep end). Each call is
+  // O(runs and chain segments on the sequence's path), not O(blocks): the outcome is vLLM's block-by-block one.
+  /// splitmix64's finaliser: a bijection in which every input bit moves every output bit.
+  static std::uint64_t mix64(std::uint64_t x) noexcept {
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+  }
   /// The key of a sequence's block `block_index` whose tokens end inside the prefix named by `chain_hash`.
-  static std::uint64_t block_key(std::uint64_t chain_hash, std::int64_t block_index) noexcept;
+  static std::uint64_t block_key(std::uint64_t chain_hash, std::int64_t block_index) noexcept {
+    return mix64(chain_hash + 0xD6E8FEB86659FD93ULL * static_cast<std::uint64_t>(block_index + 1));
+  }
   /// The hash of a prefix extended by one more block of content `block_id` (`parent` 0 for the first block).
-  static std::uint64_t chain_hash(std::uint64_t parent, std::uint64_t block_id) noexcept;
-  /// -1: `key` not cached; 0: cached and unreferenced (a hit takes one block from the evictable pool); 1: referenced.
-  int block_state(std::uint64_t key) const noexcept;
-  /// References the cached block `key` (a hit; block_state(key) >= 0).
-  void acquire_block(std::uint64_t key);
-  /// Registers one of the caller's held blocks as the cached block `key`, referenced once; false (nothing
-  /// changes) when `key` is cached already.
-  bool publish_block(std::uint64_t key);
-  /// Drops a reference to block `key`; unreferenced, it stays cached (evictable) until evicted.
-  void release_block(std::uint64_t key);
+  static std::uint64_t chain_hash(std::uint64_t parent, std::uint64_t block_id) noexcept {
+    return mix64(parent ^ mix64(block_id));
+  }
+  /// A sequence's block keys: `keys[k]` (one per block: session turns), or, with `keys` null, a block-hash trace's
+  /// block_key(hashes[j], k) for the hash block j of `hash_tokens` tokens in which engine block k of `block_tokens`
+  /// ends.
+  struct ChainKeys {
+    const std::uint64_t* keys = nullptr;
+    const std::uint64_t* hashes = nullptr;
+    std::int64_t block_tokens = 1, hash_tokens = 1;
+    std::uint64_t at(std::int64_t k) const noexcept {
+      return keys ? keys[k] : block_key(hashes[((k + 1) * block_tokens - 1) / hash_tokens], k);
+    }
+  };
+  // A sequence's "tip" is the segment holding the last block it references: kept by the caller and passed back, it
+  // spares the walk from the first block (checked with one key — keys are unique in the cache — and found by a walk
+  // when it does not hold; −1 for none).
+  /// Blocks of `c`'s [0, limit) cached (the first missing one ends the hit); of those, `*referenced` are referenced
+  /// (the rest are unreferenced: a hit takes them from the evictable pool).
+  std::int64_t chain_cached(const ChainKeys& c, std::int64_t limit, std::int64_t* referenced) const;
+  /// References blocks [0, n) of `c`, all cached (chain_cached >= n): a hit. Returns the tip (−1 for n = 0).
+  std::int32_t acquire_chain(const ChainKeys& c, std::int64_t n);
+  /// The caller references [0, from) of `c` (tip `*tip`) and holds blocks for [from, to): registers them as cached
+  /// blocks keyed by `c`, each referenced once, in order, until one is cached already. Returns the blocks published;
+  /// `*tip` (when given) becomes the new tip.
+  std::int64_t publish_chain(const ChainKeys& c, std::int64_t from, std::int64_t to, std::int32_t* tip = nullptr);
+  /// Drops the references to blocks [0, n) of `c` (tip `tip`), deepest first; unreferenced, they stay cached
+  /// (evictable).
+  void release_chain(const ChainKeys& c, std::int64_t n, std::int32_t tip = -1);
+  /// -1: `key` not cached; 0: cached and unreferenced; 1: referenced. A scan over the cached keys (tests).
+  int block_state(std::uint64_t key) const;
+  /// Appends the keys of every referenced cached block to `out` (the lifecycle check, kv_holdings.cpp).
+  void referenced_keys(std::vector<std::uint64_t>& out) const;
 
   std::int64_t peak_used() const noexcept { return peak_used_; }
-  /// Cache entries allocated (referenced or cached): bounded by sequences in flight + cached blocks.
+  /// Cache entries allocated (referenced or cached; a hashed run is one): bounded by sequences in flight + cached blocks.
   std::size_t cache_entries() const noexcept { return entries_.size() - free_entries_.size(); }
+  /// Chain segments holding cached keys (at most the cached hashed blocks).
+  std::size_t chain_segments() const noexcept { return chains_.size() - free_chains_.size(); }
 
  private:
   struct Entry {
@@ -115,7 +156,38 @@ class KvBlockManager {
     std::uint32_t generation = 0;  ///< bumped when the slot is reused, so stale handles miss
     bool prefix = false, hashed = false, in_lru = false;
     std::int32_t lru_prev = -1, lru_next = -1;
+    // A hashed run: blocks [lo, lo + resident) of chain segment `chain` (`blocks` = `resident`).
+    std::int32_t chain = -1;
+    std::int64_t lo = 0;
   };
+  // A chain segment: the keys of cached blocks [base, base + keys.size()) of one chain, whose first key is indexed
+  // (hashed_), and the runs that partition them, in order. Its blocks are cached from base on (a chain's cached
+  // blocks are a prefix of it), so the deepest run is the last one and eviction shortens the segment.
+  struct Segment {
+    std::int64_t base = 0;
+    std::vector<std::uint64_t> keys;
+    std::vector<std::int32_t> runs;
+    std::int32_t parent = -1;  ///< the segment holding block base − 1 (−1 for base 0)
+    std::int32_t children = 0;  ///< segments whose parent this is (a publish at its end must look up the index)
+    std::int64_t fork = std::numeric_limits<std::int64_t>::max();  ///< the first block at which a child parted from it (a hint: a system prompt's end)
+  };
+  // One segment's stretch of a sequence's path: blocks [from, to) of segment `seg`.
+  struct Stretch {
+    std::int32_t seg;
+    std::int64_t from, to;
+  };
+  /// The path of `c`'s blocks [0, limit) that are cached, segment by segment, into path_; returns its length.
+  std::int64_t walk(const ChainKeys& c, std::int64_t limit) const;
+  /// The path of `c`'s blocks [0, n), all cached, into path_: from the segment holding block n − 1 (`hint` when it
+  /// does, else the last walk's or a new walk's) back through the segments' parents.
+  void path_to(const ChainKeys& c, std::int64_t n, std::int32_t hint);
+  bool holds(std::int32_t seg, const ChainKeys& c, std::int64_t k) const;
+  std::int64_t match(const Segment& g, const ChainKeys& c, std::int64_t from, std::int64_t to) const;
+  std::size_t run_at(const Segment& g, std::int64_t k) const;
+  std::int32_t split_run(std::int32_t id, std::int64_t at);
+  std::int32_t new_segment(std::int64_t base, std::int32_t parent);
+  void evict_run(std::int32_t id, std::int64_t take);
+  void push_run(std::int32_t id);
   std::int32_t new_entry();
   void drop_entry(std::int32_t id);
   void lru_push(std::int32_t id);
@@ -137,7 +209,11 @@ class KvBlockManager {
   std::vector<Entry> entries_;
   std::vector<std::int32_t> free_entries_;
   std::unordered_map<std::uint64_t, std::int32_t> prefixes_;
-  BlockHashIndex hashed_;  ///< block key -> entry of one block
+  BlockHashIndex hashed_;  ///< first key of a chain segment -> segment
+  std::vector<Segment> chains_;
+  std::vector<std::int32_t> free_chains_;
+  mutable std::vector<Stretch> path_;  ///< scratch: the last walk's path
+  std::vector<std::int32_t> run_scratch_;  ///< scratch: the runs a release frees
   std::int32_t lru_head_ = -1, lru_tail_ = -1;  ///< least / most recently released unreferenced entries
 };
 
