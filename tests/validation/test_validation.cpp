@@ -45,8 +45,8 @@ const fs::path kCorpus = kSets / "corpus";
 /// unstated engine version, steady-state windows without prompt lengths, KV CPU offloading), and how many of them are
 /// blind (issue 27 asks for >= 15; xiongjiedai-llamacpp is a development source).
 constexpr std::size_t kCorpusSources = 19;
-constexpr std::size_t kCorpusScoredSources = 16;
-constexpr std::size_t kCorpusBlindScoredSources = 15;
+constexpr std::size_t kCorpusScoredSources = 17;
+constexpr std::size_t kCorpusBlindScoredSources = 16;
 
 /// The corpus rows, computed once per process (every serve file is a simulation: the report, the band table and the
 /// visible checks share them).
@@ -248,6 +248,54 @@ TEST_CASE("AccelMark batch-1 runs: TTFT is scored only where the prompt length i
   CHECK(tpot_scored > ttft_scored);
   CHECK(tp8 > 0);
   CHECK(tp8_gpus.count("h200-141gb-sxm") == 1);
+}
+
+TEST_CASE("inference-perf stages: scored as a prompt pool where the run is known, TPOT by inference-perf's definition",
+          "[validation]") {
+  // inference-sim-training-h100-vllm015 (tests/validation/corpus/inference_perf.cpp): the stages without failures have
+  // their TTFT, TPOT and E2E statistics scored; the overloaded reasoning stages, the extremes (min/max), ITL (blank
+  // SSE lines stamped), the normalized TPOT and the re-tokenized output rates stay unscored, each with its reason.
+  std::map<std::string, double> median;  // "<file> <metric>" -> predicted
+  int scored = 0, reasoning_scored = 0;
+  for (const Row& r : cached_corpus_rows()) {
+    if (r.set != "inference-sim-training-h100-vllm015") continue;
+    INFO(r.where << " " << r.metric << " " << r.note);
+    const bool reasoning = r.where.find("reasoning") != std::string::npos;
+    const bool latency = r.metric.find("_ttft_ms") != std::string::npos || r.metric.find("_tpot_ms") != std::string::npos ||
+                         r.metric.find("_e2el_ms") != std::string::npos;
+    const bool extreme = r.metric.starts_with("min_") || r.metric.starts_with("max_");
+    const bool length = r.metric.starts_with("prompt_len.") || r.metric.starts_with("output_len.");
+    if (reasoning && !length) CHECK_THAT(r.note, Catch::Contains("overloaded"));
+    if (!reasoning && latency && !extreme) CHECK(r.scored);
+    if (reasoning || extreme) CHECK_FALSE(r.scored);
+    if (extreme && !reasoning) CHECK_THAT(r.note, Catch::Contains("extreme"));
+    if (!reasoning && !extreme && r.metric.find("_itl_ms") != std::string::npos) CHECK_THAT(r.note, Catch::Contains("blank"));
+    if (!reasoning && !extreme && (r.metric.find("ntpot") != std::string::npos || r.metric == "output_tokens_per_sec"))
+      CHECK_THAT(r.note, Catch::Contains("re-tokenized"));
+    if (r.scored) {
+      ++scored;
+      reasoning_scored += reasoning;
+      CHECK_FALSE(r.runtime.empty());
+      if (r.metric.starts_with("median_")) median[r.where + " " + r.metric] = r.predicted;
+    }
+  }
+  CHECK(scored >= 700);  // 20 stages x (TTFT, TPOT, E2E: mean, median, 10 percentiles; request throughput)
+  CHECK(reasoning_scored == 0);
+  // TPOT spans (last token − first token) over 2n + 1 stamps, where vLLM's (e2e − ttft) / (n − 1) is about twice it.
+  int checked = 0;
+  for (const auto& [key, tpot] : median) {
+    const auto at = key.find(" median_tpot_ms");
+    if (at == std::string::npos) continue;
+    const std::string where = key.substr(0, at);
+    const double e2e = median[where + " median_e2el_ms"], ttft = median[where + " median_ttft_ms"];
+    REQUIRE(e2e > ttft);
+    const double n = 248;  // every output_len of the source is 247..251
+    const double vllm_tpot = (e2e - ttft) / (n - 1);
+    CHECK(tpot / vllm_tpot > 0.45);
+    CHECK(tpot / vllm_tpot < 0.55);
+    ++checked;
+  }
+  CHECK(checked >= 15);
 }
 
 TEST_CASE("a CSV field in quotes may span lines (RFC 4180); the row keeps its first line number", "[validation]") {

@@ -10,7 +10,8 @@
 
 namespace llmsim::engine::detail {
 
-WorkloadDriver::WorkloadDriver(const spec::ResolvedScenario& rs, int block_size, bool prefix_caching) : rs_(&rs) {
+WorkloadDriver::WorkloadDriver(const spec::ResolvedScenario& rs, int block_size, bool prefix_caching)
+    : rs_(&rs), block_size_(block_size), prefix_caching_(prefix_caching) {
   const auto& w = rs.scenario.workload;
   w.validate("workload");  // also run by resolve(); repeated here for scenarios changed after it (at_load)
   classes_ = w.effective_classes();
@@ -87,6 +88,12 @@ WorkloadDriver::WorkloadDriver(const spec::ResolvedScenario& rs, int block_size,
       open_.push_back(std::move(o));
     }
     tenants_.push_back(std::move(t));
+  }
+  if (w.prompt_pool) {
+    if (!trace_.hash_ids.empty())
+      throw ConfigError("workload.prompt_pool", "the trace's hash_ids already say which blocks each request shares; "
+                                                "remove prompt_pool or replay a trace without them");
+    prompt_pool_ = std::make_unique<PromptPoolDriver>(*w.prompt_pool, w.seed, block_size);
   }
   if (w.sessions)  // the one class's arrival source starts sessions; hashing per engine block
     sessions_ = std::make_unique<SessionDriver>(*w.sessions, w.seed, max_len, w.too_long, block_size, prefix_caching);
@@ -202,6 +209,16 @@ DrawnRequest WorkloadDriver::draw(std::int32_t si) {
       r.input = std::min(r.input, max_len - 1);
       r.output = std::min(r.output, max_len - r.input);
       r.clipped = true;
+    }
+  }
+  if (prompt_pool_) {  // the pool's next prompt: its blocks' keys (the lengths as drawn and clipped)
+    const std::int64_t p = prompt_pool_->next_prompt();
+    if (prefix_caching_ && !r.too_long) {
+      const auto& keys = prompt_pool_->keys(p, r.input, r.output, static_cast<std::uint64_t>(prompt_pool_->drawn()));
+      if (!keys.empty()) {
+        r.chain = keys.data();
+        r.chain_blocks = static_cast<std::int32_t>(keys.size());
+      }
     }
   }
   return r;

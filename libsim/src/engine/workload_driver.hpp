@@ -11,6 +11,7 @@
 #include "llmsim/engine/workload_source.hpp"
 #include "llmsim/metrics/collector.hpp"
 #include "llmsim/spec/scenario.hpp"
+#include "prompt_pool_driver.hpp"
 #include "session_driver.hpp"
 
 namespace llmsim::engine::detail {
@@ -25,6 +26,8 @@ struct DrawnRequest {
   /// blocks at chain[j] (KvBlockManager::chain_hash), hash_block_tokens() tokens each; nullptr otherwise.
   const std::uint64_t* chain = nullptr;
   bool clipped = false;          ///< shortened to max_model_len
+  /// A prompt pool's request (prefix caching on) carries its blocks' keys the same way (chain_blocks > 0, prompt +
+  /// reply), valid until the next draw.
   /// Sessions: the source the turn belongs to (its session's turn source, whose next turn follows this one's end),
   /// its index in the session, and its chain's blocks (prompt + reply; `chain` then points at the driver's buffer of
   /// their cache keys, KvBlockManager::block_key of each block's chained hash and index — not the chained hashes a
@@ -69,6 +72,7 @@ class WorkloadDriver {
   std::int64_t replay_rows() const noexcept { return static_cast<std::int64_t>(trace_.rows.size()); }
   int hash_block_tokens() const noexcept {
     if (sessions_) return sessions_->block_size();
+    if (prompt_pool_ && prefix_caching_) return block_size_;  // one key per engine block, as a session turn's
     return chain_.empty() ? 0 : trace_.hash_block_tokens;
   }
   /// Draws the next request of `source` (advances its random streams or its trace row).
@@ -108,6 +112,9 @@ class WorkloadDriver {
   std::vector<double> offline_weight_, offline_credit_;
   std::int32_t offline_next_ = -1;  ///< tenant of the next offline request
   std::unique_ptr<SessionDriver> sessions_;  ///< workload.sessions: source 0 starts sessions
+  std::unique_ptr<PromptPoolDriver> prompt_pool_;  ///< workload.prompt_pool: which prompt each request sends
+  int block_size_ = 0;
+  bool prefix_caching_ = false;
 };
 
 }  // namespace llmsim::engine::detail

@@ -199,6 +199,8 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
           if (parts[2] == "preset" || parts[2] == "system_prompts" || parts[2] == "max_output_tokens") need_depth(3);
           check_path_component(parts[3], union_of(kLengthKeys), "workload.sessions." + parts[2]);
         }
+      } else if (sec == "prompt_pool") {  // workload.prompt_pool.<field>
+        check_path_component(parts[2], kPromptPoolKeys, "workload.prompt_pool");
       } else {
         need_depth(2);
       }

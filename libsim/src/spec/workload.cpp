@@ -326,6 +326,14 @@ void Workload::validate(const std::string& path) const {
       p.add(path + ".prefix_tokens", "sessions share their system prompts (sessions.system_prompts); prefix_tokens and "
                                      "prefix_groups must be 0");
   }
+  if (prompt_pool) {
+    p.collect([&] { prompt_pool->validate(path + ".prompt_pool"); });
+    if (!classes.empty()) p.add(path + ".classes", "a prompt pool is one class of traffic; remove classes or prompt_pool");
+    if (sessions) p.add(path + ".prompt_pool", "sessions and a prompt pool are two workloads; keep one");
+    if (prefix_tokens != 0 || prefix_groups != 0)
+      p.add(path + ".prefix_tokens", "the prompt pool sets the shared system prompts (prompt_pool.groups, "
+                                     "prompt_pool.system_tokens); prefix_tokens and prefix_groups must be 0");
+  }
   if (num_requests < 1 || num_requests > 10'000'000'000LL) {
     p.add(path + ".num_requests", "must be in 1..1e10, got " + std::to_string(num_requests));
   }

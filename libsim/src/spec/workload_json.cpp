@@ -148,6 +148,16 @@ SessionSpec read_sessions(const JsonView& v) {
   return s;
 }
 
+PromptPool read_prompt_pool(const JsonView& v) {
+  v.allow_only(kPromptPoolKeys);
+  PromptPool pp;
+  pp.groups = v.integer_or("groups", pp.groups);
+  pp.prompts_per_group = v.integer_or("prompts_per_group", pp.prompts_per_group);
+  pp.system_tokens = v.integer_or("system_tokens", pp.system_tokens);
+  if (v.has("shuffle")) pp.shuffle = v.boolean("shuffle");
+  return pp;
+}
+
 }  // namespace
 
 Workload read_workload(const JsonView& v) {
@@ -196,6 +206,7 @@ Workload read_workload(const JsonView& v) {
   w.days = read_int(v, "days", w.days);
   if (v.has("speculative_acceptance_rate")) w.speculative_acceptance_rate = v.number("speculative_acceptance_rate");
   if (v.has("sessions")) w.sessions = read_sessions(v["sessions"]);
+  if (v.has("prompt_pool")) w.prompt_pool = read_prompt_pool(v["prompt_pool"]);
   // A day's run ends with its last day (the schedule's rate drops to 0), not at the default request count.
   if (!w.daily_profile.empty() && !v.has("num_requests")) w.num_requests = kDailyProfileRequests;
   // Unset, the warm-up scales with the run: min(100, num_requests / 10), so a short scenario is not refused for a
@@ -325,6 +336,11 @@ Json workload_json(const Workload& w) {
             {"max_output_tokens", ss.max_output_tokens}};
     if (!ss.preset.empty()) sj["preset"] = ss.preset;
     wj["sessions"] = sj;
+  }
+  if (w.prompt_pool) {
+    const auto& pp = *w.prompt_pool;
+    wj["prompt_pool"] = Json{{"groups", pp.groups}, {"prompts_per_group", pp.prompts_per_group},
+                             {"system_tokens", pp.system_tokens}, {"shuffle", pp.shuffle}};
   }
   if (!w.classes.empty()) {
     wj["classes"] = Json::array();

@@ -1,7 +1,7 @@
-// Corpus readers of per-request traces and experiment folders: llmservingsim, ml.energy, inference-sim, splitwise.
+// Corpus readers of per-request traces and experiment folders: llmservingsim, ml.energy, splitwise (inference-sim:
+// corpus/inference_perf.cpp).
 #include <cmath>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <sstream>
 
@@ -128,40 +128,6 @@ void mlenergy(const Source& s, std::vector<Row>& out) {
         out.push_back(r);
       }
     }
-  }
-}
-
-void inference_sim(const Source& s, std::vector<Row>& out) {
-  const Json runs = runs_of(s);
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const Json& run = runs[i];
-    const std::string file = run.at("result");
-    const Json doc = read_json_file((s.dir / file).string());
-    if (!doc.contains("successes")) continue;
-    std::function<void(const Json&, const std::string&)> walk = [&](const Json& j, const std::string& path) {
-      if (j.is_object()) {
-        for (auto it = j.begin(); it != j.end(); ++it) walk(it.value(), path.empty() ? it.key() : path + "." + it.key());
-      } else if (j.is_number() && path != "count") {
-        Row r = proto(s, file + ":" + path + ":runs[" + std::to_string(i) + "]");
-        r.engine = "vllm";
-        r.runtime = spec::to_string(release_of("vllm", text(s, run, "engine_version")).runtime);
-        r.gpu = text(s, run, "gpu");
-        r.model = text(s, run, "model", text(s, run, "hf_model"));
-        r.tp = integer(s, run, "tp", 1);
-        r.metric = path;
-        r.measured = j.get<double>();
-        // The offload connector is modelled (engine.kv_offload_gb); the workload is not: inference-perf's
-        // shared_prefix multi-turn data sends request i at the stage's constant rate as round i / 44 of user
-        // i mod 44 (11 system prompts x 4 users), each user's context growing by every earlier prompt and reply
-        // past max_model_len 4096 within ~5 rounds — an open-loop rate over fixed users, not workload.sessions'
-        // arrivals of conversations with think time (shared_prefix_datagen.py, apis/user_session.py).
-        unscore(r, "vLLM 0.15.1 with KV-cache CPU offloading (8 GiB, OffloadingConnector) and inference-perf's "
-                   "multi-turn shared-prefix users at a constant request rate: that workload (fixed users, round-robin "
-                   "turns, contexts outgrowing max_model_len) is not modelled");
-        out.push_back(r);
-      }
-    };
-    walk(doc.at("successes"), "");
   }
 }
 

@@ -6,6 +6,7 @@
 #include <variant>
 #include <vector>
 
+#include "llmsim/spec/prompt_pool.hpp"
 #include "llmsim/spec/sessions.hpp"
 #include "llmsim/spec/slo.hpp"
 #include "llmsim/spec/workload_lengths.hpp"
@@ -130,6 +131,10 @@ struct Workload {
   /// process (sessions/s), input_tokens/output_tokens/prefix_* are unused and `classes` must be empty;
   /// num_requests and warmup_requests count turns (each turn is one request).
   std::optional<SessionSpec> sessions;
+  /// A fixed pool of prompts sent round robin (spec/prompt_pool.hpp: inference-perf's shared_prefix data): request n
+  /// sends pool prompt n mod size, its first system_tokens tokens its group's. The lengths are still input_tokens /
+  /// output_tokens (or a trace's rows); one class only, no sessions, no prefix_tokens/prefix_groups.
+  std::optional<PromptPool> prompt_pool;
 
   /// The tenant classes, the single-class form turned into one class named "default"; with a daily profile
   /// each class's Poisson arrivals become the compiled piecewise schedule (compile_daily_profile).
