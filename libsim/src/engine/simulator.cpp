@@ -206,7 +206,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   const std::int32_t src = d.source >= 0 ? d.source : si;  // a session's turn belongs to its session's source
   const std::int64_t id = issued_++;
   const bool measured = id >= w.warmup_requests;
-  if (measured && d.session_start) ++measured_sessions_;
+  if (measured && d.session_start) driver_->session_measured(src);
   if (measured) {
     if (first_measured_s_ < 0) {
       first_measured_s_ = now_s;
