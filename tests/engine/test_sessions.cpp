@@ -70,6 +70,15 @@ TEST_CASE("sessions: validation names the field; presets and JSON round trip", "
   w = sess_fixed(100, 50, 20, 3, 1000, 0.5, 30);
   w["sessions"]["think_ms"] = 3;
   CHECK_THAT(test::config_error(llmsim::test::scenario(w)), Catch::Contains("think_time_ms"));  // the valid keys listed
+  // A bound names the unit of what it bounds (think_time_ms said "1..1e9 tokens", turns too).
+  w = sess_fixed(100, 50, 20, 3, 0, 0.5, 30);
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w)),
+             Catch::Contains("think_time_ms.value: must be in 1..1e9 ms") && !Catch::Contains("tokens"));
+  w = sess_fixed(100, 50, 20, 0, 1000, 0.5, 30);
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w)),
+             Catch::Contains("turns.value: must be in 1..1e9 turns") && !Catch::Contains("tokens"));
+  w = sess_fixed(100, 0, 20, 3, 1000, 0.5, 30);
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w)), Catch::Contains("user_tokens.value: must be in 1..1e9 tokens"));
 
   for (const auto& p : spec::kSessionPresets) {
     Json pw = {{"arrival", {{"process", "poisson"}, {"rate", 0.2}}}, {"sessions", {{"preset", p}}}, {"num_requests", 200}};
