@@ -26,18 +26,16 @@ def _number(value: Any, name: str) -> float:
     return float(v)
 
 
-def _options(target_qps, budget, axes, gpus, jobs, wave, front_cost_ratio, screen, final_check) -> str:
+def _options(target_qps, budget, axes, gpus, jobs, wave, front_cost_ratio, screen, final_check, text) -> str:
     core = _area("search")
     if axes is None:
-        axis_list = json.loads(core.default_axes([str(g) for g in (gpus or [])]))
+        axis_list = json.loads(core.default_axes_for(text, [str(g) for g in (gpus or [])]))
     else:
         if isinstance(axes, Mapping):
             items = list(axes.items())
         else:
             items = [tuple(a) for a in axes]
         axis_list = [[str(p), plain(v, f"axes.{p}")] for p, v in items]
-        if gpus is not None and not any(p == "hardware.gpu" for p, _ in axis_list):
-            axis_list.insert(0, ["hardware.gpu", [str(g) for g in gpus]])
     doc = {"target_qps": _number(target_qps, "target_qps"), "axes": axis_list, "jobs": int(_number(jobs, "jobs")),
            "wave": int(_number(wave, "wave")), "front_cost_ratio": _number(front_cost_ratio, "front_cost_ratio")}
     if budget is not None:
@@ -46,7 +44,10 @@ def _options(target_qps, budget, axes, gpus, jobs, wave, front_cost_ratio, scree
         doc["screen"] = plain(dict(screen), "screen")
     if final_check:
         doc["final_check"] = plain(dict(final_check), "final_check")
-    return json.dumps(doc, allow_nan=False)
+    options = json.dumps(doc, allow_nan=False)
+    if axes is not None:  # the CLI's --axis rule, in C++: the default card axis stays unless the cards are placed
+        options = core.with_default_gpu_axis(options, [str(g) for g in (gpus or [])], text)
+    return options
 
 
 def _evaluate_chunk(candidates: List[str], options: str, final_check: bool, max_bill: float) -> List[str]:
@@ -107,9 +108,10 @@ def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = N
     shown over the branch-and-bound cutoff —, feasible, rechecked), the ``reasons`` (why the winner won, what the
     runner-up lacks) and the ``winner``'s name.
 
-    ``axes``: ``{path: [values]}`` (or ``[(path, values), ...]``) replacing the default space (hardware.gpu,
-    quant.weights, quant.kv_cache, engine.max_num_seqs, engine.max_num_batched_tokens); ``gpus``: the GPU options
-    of the hardware.gpu axis. ``budget``: monthly bill cap. ``screen`` / ``final_check``: capacity options
+    ``axes``: ``{path: [values]}`` (or ``[(path, values), ...]``) replacing the default axes (engine.max_num_seqs,
+    engine.max_num_batched_tokens); the default hardware.gpu axis (over ``gpus``, else the default cards) stays
+    first unless an axis or the scenario places the cards (hardware.gpu, disaggregation pools, hardware.fleet), as
+    the CLI's ``--axis`` does; ``gpus``: the GPU options of the hardware.gpu axis. ``budget``: monthly bill cap. ``screen`` / ``final_check``: capacity options
     (num_requests, warmup_requests, replications, rel_tol) of the first pass and of the front's re-check.
     ``jobs``: local threads (default: all cores); ``client``: a ``distributed.Client`` — the result is identical.
     ``raw=True`` returns the result JSON as a dict. Other scenario fields: ``workload__arrival__rate=`` style
@@ -121,7 +123,7 @@ def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = N
     text = to_text(scenario, dotted(overrides), vllm_args, sglang_args)
     jobs = int(jobs or os.cpu_count() or 1)
     options = _options(target_qps, budget, axes, gpus, jobs if client is None else 1, wave, front_cost_ratio,
-                       screen, final_check)
+                       screen, final_check, text)
     if client is None:
         result = json.loads(core.search(text, options))
     else:

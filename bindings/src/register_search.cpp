@@ -43,6 +43,20 @@ void register_search(py::module_& m) {
   m.def("default_axes", [](const std::vector<std::string>& gpus) { return dump(analysis::to_json(analysis::default_search_axes(gpus))); },
         py::arg("gpus") = std::vector<std::string>{}, "The default axes as JSON [[path, [values]], ...].");
 
+  m.def("default_axes_for", [](const std::string& scenario, const std::vector<std::string>& gpus) {
+    return dump(analysis::to_json(analysis::default_search_axes_for(parse_text(scenario, "scenario"), gpus)));
+  }, py::arg("scenario"), py::arg("gpus") = std::vector<std::string>{},
+     "The default axes for this base scenario as JSON (a disaggregated one: the pools' split instead of the cards).");
+
+  m.def("with_default_gpu_axis", [](const std::string& options, const std::vector<std::string>& gpus, const std::string& scenario) {
+    Json doc = parse_text(options, "search options");
+    const auto o = analysis::search_options_from_json(JsonView(doc, "search"));
+    doc["axes"] = analysis::to_json(analysis::with_default_gpu_axis(o.axes, gpus, parse_text(scenario, "scenario")));
+    return dump(doc);
+  }, py::arg("options"), py::arg("gpus"), py::arg("scenario"),
+     "The options with the given axes completed as the CLI's --axis are (analysis::with_default_gpu_axis): the "
+     "default hardware.gpu axis over `gpus` stays first unless an axis or the scenario places the cards.");
+
   m.def("plan", [](const std::string& scenario, const std::string& options) {
     std::atomic<bool> cancel{false};
     Warnings warnings;

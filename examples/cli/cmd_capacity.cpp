@@ -80,12 +80,14 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
             << number(j["tpot_ms"]["p95"]) << " ms, E2E p95 " << number(j["e2e_ms"]["p95"]) << " ms\n";
   const bool closed = cap.closed_loop;
   if (row.replicas_needed) {
-    std::cout << "target " << (closed ? std::to_string(*row.target_concurrency) + " users" : fmt(row.target_qps, 2) + " QPS")
+    // A session workload's rate is sessions/s (its turns' req/s are several times it): say which.
+    const std::string rate_unit = sessions ? " sessions/s" : " QPS";
+    std::cout << "target " << (closed ? std::to_string(*row.target_concurrency) + " users" : fmt(row.target_qps, 2) + rate_unit)
               << ": " << money(j["cost_per_mtok_output_at_target"], 3) << " per million SLO-meeting output tokens, "
               << money(j["monthly_cost"], 0) << "/month for " << *row.replicas_needed
               << (rs.fleet.empty() ? " replica(s) of " : " fleet(s) of ") << analysis::gpus_per_unit(rs) << " GPU(s) at " << format_value(sc.cost.hours_per_month) << " h";
     if (row.replicas_added > 0)
-      std::cout << " (" << row.replicas_added << " more than max QPS suggests: "
+      std::cout << " (" << row.replicas_added << (sessions ? " more than max sessions/s suggests: " : " more than max QPS suggests: ")
                 << (row.at_target_whole_fleet ? "the smaller fleet, simulated whole, missed the SLO)" : "one copy missed the SLO at that share)");
     if (row.at_target) {
       const Json& at = j["at_target"];
@@ -96,7 +98,7 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
                                    : !rs.fleet.empty() ? "; each fleet " : sc.disaggregation ? "; each deployment " : "; each replica ";
       std::cout << unit
                 << (closed ? "with " + std::to_string(*row.at_target_concurrency) + " users (" + number(at["load_qps"], 2) + " req/s)"
-                           : "at " + number(at["load_qps"], 2) + " QPS")
+                           : "at " + number(at["load_qps"], 2) + rate_unit)
                 << " sees TTFT p95 " << number(at["ttft_ms"]["p95"]) << " ms, TPOT p95 " << number(at["tpot_ms"]["p95"])
                 << " ms";
       if (!analysis::run_meets_slo(*row.at_target))

@@ -120,7 +120,7 @@ int run_search(int argc, char** argv) {
       if (gpus.empty()) throw ConfigError("--gpus", "must list at least one GPU option");
       for (const auto& g : gpus) spec::parse_gpu_option(g, "--gpus");
     }
-    o.axes = analysis::default_search_axes(gpus);
+    o.axes = analysis::default_search_axes_for(doc, gpus);
     if (vm.count("axis")) {
       std::vector<analysis::SearchAxis> given;
       for (const auto& text : vm["axis"].as<std::vector<std::string>>()) {

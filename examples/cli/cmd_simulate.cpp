@@ -52,6 +52,11 @@ void write_iterations_csv(OutputFile& out, const std::vector<engine::IterationRe
 }
 
 void print_latency(Table& t, const char* name, const metrics::LatencyStats& l) {
+  // No sample (no measured request completed, or none got that far): "-", never 0.0 ms read as a latency.
+  if (l.count == 0) {
+    t.add({name, "-", "-", "-", "-", "-"});
+    return;
+  }
   t.add({name, fmt(l.mean, 1), fmt(l.p50, 1), fmt(l.p90, 1), fmt(l.p95, 1), fmt(l.p99, 1)});
 }
 
@@ -113,6 +118,9 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   std::cout << "\n";
   if (s.unstable) std::cout << "UNSTABLE: " << s.reason << "\n";
   else if (!s.complete) std::cout << "INCOMPLETE: " << s.reason << "\n";
+  if (s.offered.arrivals == 0)
+    std::cout << "NO MEASURED REQUEST: none arrived after the warm-up (workload.warmup_requests = "
+              << sc.workload.warmup_requests << ") before the run ended; nothing below is a measurement\n";
   std::cout << "completed " << s.completed_requests << " requests in " << fmt(s.duration_s, 1) << " s"
             << " (rejected " << s.rejected_requests << ", clipped " << s.clipped_requests << ", preemptions "
             << s.preemptions << ", iterations " << s.iterations << "); mean in system " << fmt(s.mean_in_system, 2)
@@ -126,7 +134,9 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   metrics::Throughput offered;
   offered.requests_per_s = s.offered.requests_per_s;
   const bool has_offered = s.offered.window_s > 0;
-  rates.add({"offered", has_offered ? fmt(offered.requests_per_s, 2) : std::string("all at once"), "", ""});
+  // No measured arrival at all (a horizon or a stop inside the warm-up) is not "all at once".
+  rates.add({"offered", has_offered ? fmt(offered.requests_per_s, 2)
+                        : s.offered.arrivals == 0 ? std::string("-") : std::string("all at once"), "", ""});
   print_rates(rates, "achieved over the run", s.throughput, true);
   print_rates(rates, "steady state (to the last arrival)", s.steady_state.throughput, s.steady_state.window_s > 0);
   print_rates(rates, "saturation (while requests waited)", s.saturation.throughput, s.saturation.time_s > 0);

@@ -292,17 +292,60 @@ TEST_CASE("search: the default card axis stays only where hardware.gpu places th
   CHECK(paths(analysis::with_default_gpu_axis({{"hardware.gpu", {"h100-80gb-sxm"}}, seqs}, {}, plain)) ==
         V{"hardware.gpu", "engine.max_num_seqs"});
   CHECK(paths(analysis::with_default_gpu_axis({decode, seqs}, {}, plain)) == V{"disaggregation.decode.gpu", "engine.max_num_seqs"});
-  CHECK(paths(analysis::with_default_gpu_axis({seqs}, {}, disagg)) == V{"engine.max_num_seqs"});
   CHECK(paths(analysis::with_default_gpu_axis({seqs}, {}, fleet)) == V{"engine.max_num_seqs"});
-  // And a disaggregated base is refused for what it is, not for the axis it was given.
+  // A disaggregated base: its sizing axes (the pools' split) stay unless an axis places or sizes a pool.
+  const V split{"disaggregation.prefill.replicas", "disaggregation.decode.replicas"};
+  CHECK(paths(analysis::with_default_gpu_axis({seqs}, {}, disagg)) == V{split[0], split[1], "engine.max_num_seqs"});
+  CHECK(paths(analysis::with_default_gpu_axis({decode, seqs}, {}, disagg)) == V{"disaggregation.decode.gpu", "engine.max_num_seqs"});
+  CHECK(paths(analysis::default_search_axes_for(disagg)) ==
+        V{split[0], split[1], "engine.max_num_seqs", "engine.max_num_batched_tokens"});
+  CHECK(paths(analysis::default_search_axes_for(plain)) ==
+        V{"hardware.gpu", "engine.max_num_seqs", "engine.max_num_batched_tokens"});
+  // --gpus on pools would be ignored: an error naming it, from either entry.
+  CHECK_THROWS_WITH(analysis::default_search_axes_for(disagg, {"l40s-48gb"}), Contains("--gpus") && Contains("disaggregation.decode.gpu"));
+  CHECK_THROWS_WITH(analysis::with_default_gpu_axis({seqs}, {"l40s-48gb"}, disagg), Contains("--gpus"));
+  // A card axis on a disaggregated base names the axis and where its cards are.
   analysis::SearchOptions o;
   o.target_qps = 1;
-  o.axes = analysis::with_default_gpu_axis({decode}, {}, disagg);
-  try {
-    analysis::search(disagg, o, spec::Catalog::builtin());
-    FAIL("a disaggregated base was searched");
-  } catch (const ConfigError& e) {
-    CHECK(std::string(e.what()).find("disaggregation: search sizes the replicas of one deployment") != std::string::npos);
-    CHECK(std::string(e.what()).find("set disaggregation.<pool>.gpu") == std::string::npos);
+  o.axes = {{"hardware.gpu", {"l40s-48gb"}}};
+  CHECK_THROWS_WITH(analysis::plan_search(disagg, o, spec::Catalog::builtin()),
+                    Contains("search.axes[0] (hardware.gpu)") && Contains("disaggregation.prefill.gpu"));
+}
+
+TEST_CASE("search: a disaggregated base is sized by its pools' split, as capacity sizes a unit", "[search]") {
+  // Issue 29's leftover: a disaggregated base was refused. Now the unit (prefill + decode pools) is searched over
+  // its split and replicated to the target; each member's bill is its units' GPUs at their pools' prices.
+  Json j = base();
+  j.erase("hardware");
+  j["disaggregation"] = {{"prefill", {{"gpu", "a100-80gb-sxm"}, {"replicas", 1}, {"price_per_gpu_hour", 1.8}}},
+                         {"decode", {{"gpu", "rtx4090-24gb"}, {"replicas", 2}, {"price_per_gpu_hour", 0.4}}},
+                         {"link", {{"kind", "ethernet"}, {"bandwidth_gbps", 100}}}};
+  j["workload"]["num_requests"] = 300;
+  j["workload"]["warmup_requests"] = 30;
+  analysis::SearchOptions o;
+  o.target_qps = 6;
+  o.axes = analysis::with_default_gpu_axis({{"engine.max_num_seqs", {128}}}, {}, j);
+  o.screen.num_requests = 200;
+  o.screen.warmup_requests = 20;
+  o.screen.replications = 1;
+  o.final_check = o.screen;
+  o.jobs = 2;
+  const auto r = analysis::search(j, o, spec::Catalog::builtin());
+  CHECK(r.enumerated == 2 * 4);  // prefill {1, 2} x decode {1, 2, 3, 4}
+  REQUIRE(r.winner);
+  const auto& w = r.front[*r.winner];
+  CHECK(w.evaluation.meets_slo);
+  std::int64_t prefill = 0, decode = 0;
+  for (const auto& [path, v] : w.candidate.point) {
+    if (path == "disaggregation.prefill.replicas") prefill = v.get<std::int64_t>();
+    if (path == "disaggregation.decode.replicas") decode = v.get<std::int64_t>();
   }
+  REQUIRE(prefill >= 1);
+  REQUIRE(decode >= 1);
+  CHECK(w.candidate.gpus_per_replica == prefill + decode);
+  // The bill prices what was sized: units x (prefill A100s at 1.80 + decode 4090s at 0.40) x 730 h.
+  CHECK(w.evaluation.monthly_cost ==
+        Approx(w.evaluation.replicas * (prefill * 1.8 + decode * 0.4) * 730).epsilon(1e-9));
+  CHECK(w.evaluation.capacity_qps * w.evaluation.replicas >= o.target_qps * (1 - 1e-9));
+  for (const auto& m : r.front) CHECK(m.evaluation.monthly_cost >= w.evaluation.monthly_cost);
 }

@@ -450,6 +450,40 @@ TEST_CASE("compare on a session workload labels its rates sessions/s, not QPS") 
   CHECK_THAT(s.out, Catch::Contains("host KV tier 16.0 GiB") && Catch::Contains("from the host tier"));
 }
 
+TEST_CASE("capacity on a session workload labels every rate sessions/s, the target and its share too") {
+  // The class: one rate labelled two ways in one output. capacity said "max sessions/s 0.42" and then "target 0.10
+  // QPS ... at 0.10 QPS sees" for the same unit (issue 29's attack); a reader takes QPS for requests/s, ~6x fewer.
+  const auto chat = (std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/multiturn-chat-8b.json").string();
+  const auto r = run("capacity '" + chat + "' --replications 1");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("max sessions/s") && Catch::Contains("target 0.30 sessions/s") &&
+                        Catch::Contains("at 0.30 sessions/s sees"));
+  CHECK_THAT(r.out, !Catch::Contains("QPS"));
+}
+
+TEST_CASE("simulate with no measured sample prints no 0.0 ms latency and no rate") {
+  // The class: a statistic with no sample printed as 0.0 (issue 29's attack: a horizon inside the warm-up printed
+  // "completed 0 requests", a TTFT row of 0.0 ms and "offered: all at once" for a Poisson load; every request
+  // timing out printed TTFT 0.0 ms).
+  const auto chat = (std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/multiturn-chat-8b.json").string();
+  const auto row = [](const std::string& out, const std::string& head) {  // the table row that starts with `head`
+    const auto at = out.find("\n" + head + " ");
+    return at == std::string::npos ? std::string() : out.substr(at + 1, out.find('\n', at + 1) - at - 1);
+  };
+  const auto none = run("simulate '" + chat + "' --set workload.horizon_s=200");
+  REQUIRE(none.code == 0);
+  CHECK_THAT(none.out, Catch::Contains("NO MEASURED REQUEST") && Catch::Contains("workload.warmup_requests = 300"));
+  CHECK_THAT(none.out, !Catch::Contains("all at once"));
+  CHECK_THAT(row(none.out, "TTFT"), Catch::Contains("-") && !Catch::Contains("0.0"));
+  CHECK_THAT(row(none.out, "E2E"), Catch::Contains("-") && !Catch::Contains("0.0"));
+  const auto lost = run("simulate '" + chat + "' --set workload.num_requests=400 --set workload.warmup_requests=40 "
+                        "--set workload.timeout_s=0.05");
+  REQUIRE(lost.code == 0);
+  CHECK_THAT(lost.out, Catch::Contains("timed out 360"));
+  CHECK_THAT(row(lost.out, "TTFT"), Catch::Contains("-") && !Catch::Contains("0.0"));
+  CHECK_THAT(lost.out, !Catch::Contains("NO MEASURED REQUEST"));
+}
+
 TEST_CASE("report on a session workload: hit rate and P95 TTFT per card, and what the larger cache buys") {
   // Issue 31: "what does 48 GB buy me" reads from the page — each card's prefix-cache hit rate and P95 TTFT at the
   // user's load and at capacity, and one sentence from the smallest cache to the largest.

@@ -162,6 +162,28 @@ TEST_CASE("--gpu and --price are refused where the scenario's cards are elsewher
              Catch::Contains("hardware.fleet: set hardware.fleet[i].gpu"));
 }
 
+TEST_CASE("compare and report on pools or a fleet blame what was given: --gpus only when it was") {
+  // The class: an error naming a flag the user never gave. `compare`/`report` on a disaggregated or fleet file
+  // without --gpus said "error: --gpus: ..." (issue 29's attack); the scenario's own section is what to look at.
+  const auto dir = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios";
+  const std::string disagg = "'" + (dir / "disagg-a100-prefill-4090-decode.json").string() + "'";
+  const std::string fleet = "'" + (dir / "fleet-4090-a100.json").string() + "'";
+  const auto page = (std::filesystem::temp_directory_path() / "llmsim-pools-report.html").string();
+  for (const std::string& command : std::vector<std::string>{"compare", "report -o '" + page + "'"}) {
+    INFO(command);
+    auto r = run(command + " " + disagg + " --replications 1");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("error: disaggregation: ") && !Catch::Contains("--gpus") &&
+                          Catch::Contains("llmsim search"));
+    r = run(command + " " + fleet + " --replications 1");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("error: hardware.fleet: ") && !Catch::Contains("--gpus"));
+    r = run(command + " " + disagg + " --gpus rtx4090-24gb --replications 1");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("error: --gpus: "));
+  }
+}
+
 TEST_CASE("throughput counts every GPU of a fleet and of a disaggregated deployment") {
   // The class: a deployment whose cards are not hardware.gpu x replicas (fleet members, disaggregated pools)
   // was reported from the unused top-level section: "1 GPU" for a fleet of three.

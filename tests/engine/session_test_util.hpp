@@ -22,9 +22,13 @@ inline std::string config_error(const Json& j) {
   return "";
 }
 
-/// Turns by index add up to the run's completed and lost requests.
+/// Turns by index add up to the run's completed and lost requests, and the sessions' counts are of one population
+/// (the measured sessions): every started one finished or is still in progress, none counted twice.
 inline void check_turns_conserved(const metrics::Summary& s) {
   REQUIRE(s.sessions);
+  CHECK(s.sessions->finished >= 0);
+  CHECK(s.sessions->in_progress >= 0);
+  CHECK(s.sessions->finished + s.sessions->in_progress == s.sessions->started);
   std::int64_t completed = 0, lost = 0;
   for (const auto& t : s.sessions->by_turn) {
     completed += t.completed;

@@ -119,7 +119,6 @@ TEST_CASE("sessions where timeouts, failures and an autoscaler meet: every turn 
                                       s.unfinished_requests);
       CHECK(s.timed_out_requests + s.failed_requests > 0);  // the features met
       llmsim::test::check_turns_conserved(s);
-      CHECK(s.sessions->finished + s.sessions->in_progress >= s.sessions->started);
       CHECK(static_cast<std::int64_t>(r.requests.size()) == 600 - s.rejected_requests - s.warmup.rejected);
     }
   }

@@ -121,6 +121,11 @@ TEST_CASE("host tier: field, vLLM's name, the compare suffix and their errors", 
   CHECK_THAT(test::config_error(llmsim::test::scenario(w, {{"kv_offload_gb", -1}})), Catch::Contains("engine.kv_offload_gb"));
   CHECK_THAT(test::config_error(llmsim::test::scenario(w, {{"kv_offload_gb", 8}, {"enable_prefix_caching", false}})),
              Catch::Contains("engine.kv_offload_gb") && Catch::Contains("prefix caching"));
+  // A tier asked for but smaller than one KV block would silently be no tier (1e-9 GiB ran as none).
+  for (const double tiny : {1e-9, 1e-4})
+    CHECK_THAT(test::config_error(llmsim::test::scenario(w, {{"kv_offload_gb", tiny}})),
+               Catch::Contains("engine.kv_offload_gb") && Catch::Contains("holds no KV block"));
+  CHECK(test::config_error(llmsim::test::scenario(w, {{"kv_offload_gb", 0.01}})).empty());  // 10 MiB: a few 2 MiB blocks (8B fp16)
   // vLLM's --kv-offloading-size, top level or in engine.
   Json a = llmsim::test::scenario(w);
   a["kv_offloading_size"] = 8;

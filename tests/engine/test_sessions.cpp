@@ -70,6 +70,15 @@ TEST_CASE("sessions: validation names the field; presets and JSON round trip", "
   w = sess_fixed(100, 50, 20, 3, 1000, 0.5, 30);
   w["sessions"]["think_ms"] = 3;
   CHECK_THAT(test::config_error(llmsim::test::scenario(w)), Catch::Contains("think_time_ms"));  // the valid keys listed
+  // A bound names the unit of what it bounds (think_time_ms said "1..1e9 tokens", turns too).
+  w = sess_fixed(100, 50, 20, 3, 0, 0.5, 30);
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w)),
+             Catch::Contains("think_time_ms.value: must be in 1..1e9 ms") && !Catch::Contains("tokens"));
+  w = sess_fixed(100, 50, 20, 0, 1000, 0.5, 30);
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w)),
+             Catch::Contains("turns.value: must be in 1..1e9 turns") && !Catch::Contains("tokens"));
+  w = sess_fixed(100, 0, 20, 3, 1000, 0.5, 30);
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w)), Catch::Contains("user_tokens.value: must be in 1..1e9 tokens"));
 
   for (const auto& p : spec::kSessionPresets) {
     Json pw = {{"arrival", {{"process", "poisson"}, {"rate", 0.2}}}, {"sessions", {{"preset", p}}}, {"num_requests", 200}};
@@ -129,6 +138,37 @@ TEST_CASE("sessions: turns and tokens are conserved; turn k sends the whole hist
   CHECK(s.sessions->turns_per_session == Approx(120.0 / static_cast<double>(s.sessions->started)));
   // Memory follows the active sessions, not those of the run.
   CHECK(s.sessions->peak_active < s.sessions->started / 2);
+}
+
+TEST_CASE("sessions: the session counts are of the measured sessions whatever the warm-up", "[sessions]") {
+  // Issue 29: `finished` counted every session (warm-up ones too) while `started` counted measured ones only, so
+  // with a warm-up finished exceeded started (485 of 442 on multiturn-chat-8b.json). Across warm-ups (none, some
+  // sessions, most of the run), lengths (sessions cut short or not) and several replicas, one population.
+  for (const std::int64_t warmup : {0, 7, 60, 150}) {
+    for (const int replicas : {1, 3}) {
+      Json w = sess_fixed(100, 50, 20, 4, 800, 1.5, 200);
+      w["warmup_requests"] = warmup;
+      Json j = llmsim::test::scenario(w);
+      j["hardware"]["replicas"] = replicas;
+      const auto r = engine::simulate(make(j));
+      const auto& s = r.summary;
+      CAPTURE(warmup, replicas);
+      REQUIRE(s.complete);
+      sess_check_conserved(s);  // finished + in_progress == started, among the rest
+      CHECK(s.sessions->finished <= s.sessions->started);
+      // 4 turns each: the measured sessions sent at most 4 turns each and at least their first.
+      CHECK(s.sessions->turns_per_session >= 1.0);
+      CHECK(s.sessions->turns_per_session <= 4.0);
+      // Sessions are measured from the first measured arrival on: the warm-up's leave fewer measured ones.
+      CHECK(s.sessions->started * 4 >= s.offered.arrivals - 3 * (warmup > 0 ? s.sessions->peak_active : 0));
+      if (warmup == 0) CHECK(s.sessions->turns_per_session * static_cast<double>(s.sessions->started) ==
+                             Approx(static_cast<double>(s.offered.arrivals)));
+    }
+  }
+  // The shipped example (warm-up 300): the case the attack found.
+  const auto r = engine::simulate(make(sess_example()));
+  sess_check_conserved(r.summary);
+  CHECK(r.summary.sessions->finished <= r.summary.sessions->started);
 }
 
 TEST_CASE("sessions: history blocks hit as hand-counted", "[sessions]") {

@@ -75,7 +75,7 @@ def test_bad_inputs_name_the_field(base):
         llmsim.search(base, 0, axes=AXES)
     with pytest.raises(ValueError, match=r"search.axes\[1\]"):
         llmsim.search(base, 1, axes={"hardware.gpu": ["a100-80gb-sxm"], "engine.max_num_seqs": []})
-    with pytest.raises(ValueError, match=r"search.axes\[0\].path"):
+    with pytest.raises(ValueError, match=r"search.axes\[1\].path"):  # [0]: the default card axis, kept
         llmsim.search(base, 1, axes={"engine.nonsense": [1]})
     # NaN, inf and non-numbers are ValueErrors naming the argument; numpy numbers are numbers.
     for bad in (float("nan"), float("inf"), "fast"):
@@ -88,3 +88,42 @@ def test_bad_inputs_name_the_field(base):
     import numpy as np
     with pytest.raises(ValueError, match="target_qps"):
         llmsim.search(base, np.float64("nan"), axes=AXES)
+
+
+def test_axes_without_a_card_axis_keep_the_default_cards_as_the_cli_does(base, cli, tmp_path):
+    """Issue 29: ``axes=`` without hardware.gpu replaced the default card axis in Python (one card, the scenario's),
+    while the CLI's --axis keeps it. One C++ rule (analysis::with_default_gpu_axis) for both: the same space."""
+    need("search")
+    import json
+    import subprocess
+    axes = {"engine.max_num_seqs": [64, 128]}
+    default_cards = len(json.loads(llmsim._core.search.default_axes([]))[0][1])
+    budget = 1.0  # $1/month: everything is pruned by the bound, so only the enumeration runs
+    counts = llmsim.search(base, 2.0, axes=axes, budget=budget, raw=True)["counts"]
+    assert counts["enumerated"] == default_cards * 2
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(base))
+    out = subprocess.run([cli, "search", str(path), "--target-qps", "2", "--budget", str(budget),
+                          "--axis", "engine.max_num_seqs=[64,128]", "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["counts"] == counts
+    # With gpus= the card axis is over those; a given card axis (or a fleet scenario) is kept as given.
+    assert llmsim.search(base, 2.0, axes=axes, gpus=["rtx4090-24gb", "l40s-48gb"], budget=budget,
+                         raw=True)["counts"]["enumerated"] == 4
+    assert llmsim.search(base, 2.0, axes={"hardware.gpu": ["l40s-48gb"], **axes}, budget=budget,
+                         raw=True)["counts"]["enumerated"] == 2
+
+
+def test_a_disaggregated_base_is_sized_by_its_pools_split(base):
+    """Issue 29: search refused a disaggregated base. Now its pools' split is the sizing axis (the one C++ rule,
+    analysis::default_search_axes_for), --gpus / gpus= is an error there (it would be ignored)."""
+    need("search")
+    disagg = {k: v for k, v in base.items() if k != "hardware"}
+    disagg["disaggregation"] = {"prefill": {"gpu": "a100-80gb-sxm", "replicas": 1, "price_per_gpu_hour": 1.8},
+                                "decode": {"gpu": "rtx4090-24gb", "replicas": 2, "price_per_gpu_hour": 0.4},
+                                "link": {"kind": "ethernet", "bandwidth_gbps": 100}}
+    counts = llmsim.search(disagg, 2.0, axes={"engine.max_num_seqs": [64]}, budget=1, raw=True)["counts"]
+    assert counts["enumerated"] == 2 * 4  # prefill {1, 2} x decode {1, 2, 3, 4}
+    assert llmsim.search(disagg, 2.0, budget=1, raw=True)["counts"]["enumerated"] == 2 * 4 * 4 * 4
+    with pytest.raises(ValueError, match="gpus"):
+        llmsim.search(disagg, 2.0, gpus=["rtx4090-24gb"], budget=1)

@@ -134,8 +134,8 @@ def check_sessions(s: dict):
     want = s["failed_requests"] + s["timed_out_requests"] + s["rejected_requests"]
     if lost != want:
         return f"session turns: {lost} lost in the per-turn table, failed + timed out + rejected = {want}"
-    if ss["finished"] + ss["in_progress"] < ss["started"]:
-        return f"sessions: finished {ss['finished']} + in progress {ss['in_progress']} < started {ss['started']}"
+    if ss["finished"] + ss["in_progress"] != ss["started"]:
+        return f"sessions: finished {ss['finished']} + in progress {ss['in_progress']} != started {ss['started']}"
     return None
 
 

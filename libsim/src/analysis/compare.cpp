@@ -104,14 +104,20 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
   };
   catalog.model(base.model, "model");  // every option runs this model: an unknown one is the scenario's error
   // compare varies hardware.gpu, which a disaggregated or fleet scenario does not use: every row would be the same.
-  if (base.disaggregation || !base.hardware.fleet.empty())
-    throw ConfigError("--gpus", std::string("compare varies hardware.gpu, which a ") +
-                                    (base.disaggregation ? "disaggregated scenario (disaggregation.prefill/decode)"
-                                                         : "heterogeneous fleet (hardware.fleet)") +
-                                    " does not use: " +
-                                    (base.disaggregation ? "vary the pools' cards with sweep (disaggregation.<pool>.gpu)"
-                                                         : "edit the members' cards (hardware.fleet[i].gpu)") +
-                                    ", or compare plain deployments with llmsim search");
+  // The error names what the user gave: --gpus when listed, else the scenario's own section (issue 29's attack:
+  // `compare`/`report` on a disaggregated file without --gpus blamed --gpus).
+  if (base.disaggregation || !base.hardware.fleet.empty()) {
+    const std::string field = !opt.gpus.empty() ? "--gpus" : base.disaggregation ? "disaggregation" : "hardware.fleet";
+    throw ConfigError(field, std::string("compare varies hardware.gpu, which a ") +
+                                 (base.disaggregation ? "disaggregated scenario (disaggregation.prefill/decode)"
+                                                      : "heterogeneous fleet (hardware.fleet)") +
+                                 " does not use: " +
+                                 (base.disaggregation
+                                      ? "size it with `llmsim capacity`, search its pools' split with `llmsim search`, "
+                                        "or vary the pools' cards with sweep (disaggregation.<pool>.gpu)"
+                                      : "size it with `llmsim capacity`, edit the members' cards (hardware.fleet[i].gpu), "
+                                        "or compare plain deployments with llmsim search"));
+  }
   std::vector<Named> gpus;
   if (opt.gpus.empty()) {
     const auto o = spec::parse_gpu_option(base.hardware.gpu);

@@ -27,7 +27,10 @@ std::string candidate_name(const std::vector<std::pair<std::string, Json>>& poin
   std::string name;
   for (const auto& [path, value] : point) {
     const auto dot = path.rfind('.');
-    const std::string leaf = dot == std::string::npos ? path : path.substr(dot + 1);
+    // A pool's field keeps its pool ("decode.replicas=2"): two pools' "replicas=" would read alike.
+    const std::string leaf = path.starts_with("disaggregation.") ? path.substr(15)
+                             : dot == std::string::npos          ? path
+                                                                 : path.substr(dot + 1);
     std::string part;
     if (path == "hardware.gpu" || path == "quant.weights") part = value_text(value);
     else if (path == "quant.kv_cache") part = "kv=" + value_text(value);
@@ -92,21 +95,74 @@ std::vector<SearchAxis> default_search_axes(const std::vector<std::string>& gpus
           {"engine.max_num_batched_tokens", {2048, 4096, 8192, 16384}}};
 }
 
+namespace {
+
+bool is_disaggregated(const Json& base) {
+  return base.is_object() && base.contains("disaggregation") && !base["disaggregation"].is_null();
+}
+
+// A disaggregated base's cards are its pools': what sizing chooses is how many replicas each pool has in one unit
+// (the unit, prefill + decode pools, is what the search replicates). The base's own counts stay in the axis.
+std::vector<SearchAxis> pool_split_axes(const Json& base) {
+  std::vector<SearchAxis> out;
+  for (const auto& [pool, counts] : {std::pair{"prefill", std::vector<std::int64_t>{1, 2}},
+                                     std::pair{"decode", std::vector<std::int64_t>{1, 2, 3, 4}}}) {
+    std::vector<std::int64_t> v = counts;
+    const Json& d = base["disaggregation"];
+    if (d.is_object() && d.contains(pool) && d[pool].is_object() && d[pool].contains("replicas") &&
+        d[pool]["replicas"].is_number_integer()) {
+      const auto own = d[pool]["replicas"].get<std::int64_t>();
+      if (own >= 1 && std::find(v.begin(), v.end(), own) == v.end()) v.push_back(own);
+    }
+    std::sort(v.begin(), v.end());
+    out.push_back({std::string("disaggregation.") + pool + ".replicas", std::vector<Json>(v.begin(), v.end())});
+  }
+  return out;
+}
+
+void refuse_gpus_on_pools(const std::vector<std::string>& gpus, const Json& base) {
+  if (!gpus.empty() && is_disaggregated(base))
+    throw ConfigError("--gpus (Python gpus=)", "a disaggregated scenario's cards are its pools' (disaggregation.prefill.gpu, "
+                                "disaggregation.decode.gpu): search them with --axis 'disaggregation.decode.gpu=[...]' "
+                                "(Python axes=) instead of --gpus");
+}
+
+}  // namespace
+
+std::vector<SearchAxis> default_search_axes_for(const Json& base, const std::vector<std::string>& gpus) {
+  refuse_gpus_on_pools(gpus, base);
+  std::vector<SearchAxis> axes = default_search_axes(gpus);
+  if (is_disaggregated(base)) {  // the pools' split in place of the card axis
+    axes.erase(axes.begin());
+    const auto split = pool_split_axes(base);
+    axes.insert(axes.begin(), split.begin(), split.end());
+  }
+  return axes;
+}
+
 std::vector<SearchAxis> with_default_gpu_axis(std::vector<SearchAxis> given, const std::vector<std::string>& gpus,
                                               const Json& base) {
+  refuse_gpus_on_pools(gpus, base);
   const auto places_cards = [](const std::string& p) {
     return p == "hardware.gpu" || p.starts_with("hardware.fleet") || p == "disaggregation" ||
            (p.starts_with("disaggregation.") && (p.ends_with(".gpu") || p.ends_with("prefill") || p.ends_with("decode")));
   };
+  if (is_disaggregated(base)) {  // the pools' split stays unless an axis sizes or places the pools itself
+    for (const auto& a : given)
+      if (a.path == "disaggregation" || a.path.starts_with("disaggregation.prefill") ||
+          a.path.starts_with("disaggregation.decode"))
+        return given;
+    const auto split = pool_split_axes(base);
+    given.insert(given.begin(), split.begin(), split.end());
+    return given;
+  }
   for (const auto& a : given)
     if (places_cards(a.path)) return given;
   const auto has = [&](const char* section, const char* key) {
     return base.is_object() && base.contains(section) && base[section].is_object() && base[section].contains(key) &&
            !base[section][key].is_null();
   };
-  if ((base.is_object() && base.contains("disaggregation") && !base["disaggregation"].is_null()) ||
-      has("hardware", "fleet"))
-    return given;  // the scenario's cards are in its pools or its fleet: a hardware.gpu axis would only be refused
+  if (has("hardware", "fleet")) return given;  // the fleet's cards are its members' (a fleet base is refused)
   given.insert(given.begin(), default_search_axes(gpus).front());
   return given;
 }
@@ -133,17 +189,19 @@ void SearchOptions::validate(const std::string& path) const {
 
 SearchPlan plan_search(const Json& base, const SearchOptions& options, const spec::Catalog& catalog) {
   options.validate();
-  const std::vector<SearchAxis> axes = options.axes.empty() ? default_search_axes() : options.axes;
   if (!base.is_object()) throw ConfigError("scenario", "must be a JSON object");
+  const std::vector<SearchAxis> axes = options.axes.empty() ? default_search_axes_for(base) : options.axes;
   if (base.contains("hardware") && base["hardware"].is_object() && base["hardware"].contains("fleet"))
     throw ConfigError("hardware.fleet", "search explores one card type per deployment; give the base as a plain "
                                         "hardware section (a fleet is evaluated with `capacity`)");
-  // Nor the pools of a disaggregated deployment: search sizes hardware.replicas of one card, which such a scenario does
-  // not use (an axis over disaggregation.decode.gpu was refused as "set disaggregation.<pool>.gpu", the axis given).
-  if (base.contains("disaggregation") && !base["disaggregation"].is_null())
-    throw ConfigError("disaggregation", "search sizes the replicas of one deployment (hardware.gpu x hardware.replicas); "
-                                        "a disaggregated scenario's pools are not searched: compare prefill/decode "
-                                        "splits with `sweep` over disaggregation.* axes, and size one with `capacity`");
+  // A disaggregated base is searched as one unit of pools (prefill + decode replicas, default_search_axes_for: the
+  // split is the sizing axis), replicated to the target as capacity sizes it; its bound is +inf (no pruning).
+  if (is_disaggregated(base))
+    for (std::size_t i = 0; i < axes.size(); ++i)
+      if (axes[i].path == "hardware.gpu" || axes[i].path == "hardware.tp" || axes[i].path == "hardware.pp")
+        throw ConfigError("search.axes[" + std::to_string(i) + "] (" + axes[i].path + ")",
+                          "a disaggregated scenario does not use hardware.gpu/tp/pp: its cards are the pools' "
+                          "(axes over disaggregation.prefill.gpu, disaggregation.decode.gpu, .tp)");
   // Every path must be a scenario field: try each on the base.
   std::int64_t total = 1;
   for (std::size_t i = 0; i < axes.size(); ++i) {
@@ -181,7 +239,9 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
     Slot& s = slots[k];
     SearchCandidate& c = s.c;
     c.index = static_cast<std::int64_t>(k);
-    std::vector<std::pair<std::string, Json>> overrides{{"hardware.replicas", 1}};
+    // One replica (a disaggregated base: one unit of its pools, which hardware.replicas does not count).
+    std::vector<std::pair<std::string, Json>> overrides;
+    if (!is_disaggregated(base)) overrides.emplace_back("hardware.replicas", 1);
     std::size_t rest = k;
     std::vector<std::size_t> digit(axes.size());
     for (std::size_t a = axes.size(); a-- > 0;) {  // the last axis varies fastest

@@ -261,16 +261,17 @@ void Simulation::finish(double end_s) {
                 format_value(s.saturation.throughput.requests_per_s) + " req/s";
   if (const SessionDriver* sd = driver_->sessions()) {
     metrics::SessionSummary ss;
-    ss.started = measured_sessions_;
-    ss.finished = sd->finished();
-    ss.in_progress = sd->active();
+    // All of them measured sessions (the first turn measured), so started = finished + in_progress exactly.
+    ss.started = sd->measured_started();
+    ss.finished = sd->measured_finished();
+    ss.in_progress = sd->measured_active() + sd->measured_cut();
     ss.peak_active = sd->peak_active();
     ss.dropped_turns = sd->dropped_turns();
     if (s.offered.window_s > 0) {
-      ss.sessions_per_s = static_cast<double>(measured_sessions_) / s.offered.window_s;
+      ss.sessions_per_s = static_cast<double>(ss.started) / s.offered.window_s;
       ss.requests_per_s = s.offered.requests_per_s;
     }
-    if (measured_sessions_ > 0) ss.turns_per_session = static_cast<double>(measured_arrivals_) / static_cast<double>(measured_sessions_);
+    if (ss.started > 0) ss.turns_per_session = static_cast<double>(sd->measured_turns()) / static_cast<double>(ss.started);
     ss.prefix_hit_rate = session_stats_->first_admission_hit_rate();
     ss.by_turn = session_stats_->by_turn();
     s.sessions = std::move(ss);

@@ -59,6 +59,7 @@ std::int32_t SessionDriver::start() {
   s.chain.clear();
   s.keys.clear();
   s.active = true;
+  s.measured = false;
   // A shared system prompt's length is drawn from its own stream (seeded by its index), so every session using it
   // sees the same prompt with nothing stored per prompt; 0 = every session its own.
   if (spec_.system_prompts > 0) {
@@ -108,6 +109,7 @@ SessionTurnDraw SessionDriver::draw_turn(std::int32_t slot) {
   SessionTurnDraw d;
   d.turn = static_cast<std::int32_t>(std::min<std::int64_t>(s.next_turn, INT32_MAX));
   ++s.next_turn;
+  if (s.measured) ++measured_turns_;
   s.user = user_.sample(user_rng_);
   s.output = output_.sample(output_rng_);
   if (spec_.max_output_tokens > 0) s.output = std::min(s.output, spec_.max_output_tokens);
@@ -224,7 +226,20 @@ void SessionDriver::end(std::int32_t slot) {
   Session& s = sessions_[static_cast<std::size_t>(slot)];
   LLMSIM_CHECK(s.active, "ending a session that is not active");
   s.active = false;
+  if (s.measured) {
+    --measured_active_;
+    ++measured_cut_;
+  }
   free_.push_back(slot);
+}
+
+void SessionDriver::mark_measured(std::int32_t slot) {
+  Session& s = sessions_[static_cast<std::size_t>(slot)];
+  LLMSIM_CHECK(s.active && !s.measured && s.next_turn == 1, "a session marked measured twice or after its first turn");
+  s.measured = true;
+  ++measured_started_;
+  ++measured_active_;
+  ++measured_turns_;  // its first turn, drawn before the run knew it was measured
 }
 
 std::size_t SessionDriver::state_bytes() const noexcept {
@@ -244,6 +259,10 @@ std::optional<double> SessionDriver::next_turn_time(std::int32_t slot, double no
   if (s.next_turn >= s.turns) {
     s.active = false;
     ++finished_;
+    if (s.measured) {
+      --measured_active_;
+      ++measured_finished_;
+    }
     free_.push_back(slot);
     return std::nullopt;
   }

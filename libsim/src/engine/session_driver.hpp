@@ -55,9 +55,20 @@ class SessionDriver {
 
   /// Ends session `slot` before its last turn (the run stops issuing its turns); frees the slot.
   void end(std::int32_t slot);
+  /// Session `slot`'s first turn was measured (not warm-up): the session counts in the measured_* figures. Once,
+  /// right after start() drew its first turn.
+  void mark_measured(std::int32_t slot);
 
   std::int64_t started() const noexcept { return started_; }
   std::int64_t finished() const noexcept { return finished_; }  ///< sessions that had all their turns
+  // The measured sessions (mark_measured): started = finished + active + cut, whatever the warm-up count, so a
+  // summary never counts a warm-up session as finished beside measured ones started (issue 29).
+  std::int64_t measured_started() const noexcept { return measured_started_; }
+  std::int64_t measured_finished() const noexcept { return measured_finished_; }
+  std::int64_t measured_active() const noexcept { return measured_active_; }
+  /// measured sessions ended before their last turn (end(): their next turn lay past the clock's range)
+  std::int64_t measured_cut() const noexcept { return measured_cut_; }
+  std::int64_t measured_turns() const noexcept { return measured_turns_; }  ///< turns drawn by measured sessions
   std::int64_t active() const noexcept { return static_cast<std::int64_t>(sessions_.size() - free_.size()); }
   std::int64_t peak_active() const noexcept { return peak_active_; }
   std::int64_t dropped_turns() const noexcept { return dropped_turns_; }  ///< truncation, over the run
@@ -90,7 +101,7 @@ class SessionDriver {
     // block hashes: the next turn re-hashes only from the first block their streams do not share.
     std::vector<Piece> stream;
     std::vector<std::uint64_t> chain, keys;
-    bool active = false;
+    bool active = false, measured = false;
   };
   void hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output);
   /// Sets pieces[i].before for i >= from (pieces[0].before is 0, the empty stream's).
@@ -117,6 +128,8 @@ class SessionDriver {
   std::vector<Session> sessions_;
   std::vector<std::int32_t> free_;
   std::int64_t started_ = 0, finished_ = 0, peak_active_ = 0, dropped_turns_ = 0;
+  std::int64_t measured_started_ = 0, measured_finished_ = 0, measured_active_ = 0, measured_cut_ = 0,
+               measured_turns_ = 0;
   std::vector<SystemPrompt> prompts_;  ///< by index mod its size (at most 64 slots, whatever system_prompts is)
   std::vector<Piece> pieces_;  ///< scratch: the turn's token stream as (content key, length) pieces
 };

@@ -159,7 +159,6 @@ class Simulation {
   std::int64_t issued_ = 0, clipped_ = 0, iterations_ = 0;
   std::int64_t measured_arrivals_ = 0;
   std::unique_ptr<metrics::SessionStats> session_stats_;  ///< workload.sessions: per-turn statistics
-  std::int64_t measured_sessions_ = 0;                    ///< sessions whose first turn was measured
   std::vector<std::int32_t> session_home_;  ///< session_affinity: per session slot, its replica (-1 = none yet)
   double first_measured_s_ = -1, last_measured_s_ = 0;
   std::vector<double> kv_integral_at_window_;

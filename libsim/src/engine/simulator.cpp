@@ -150,9 +150,16 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
   // The host KV tier: engine.kv_offload_gb over the replica's GPUs (vLLM's --kv-offloading-size sums the TP ranks),
   // split like the swap space between the pipeline's virtual engines.
   cfg.replica_block_bytes = cfg.block_bytes * sc.hardware.parallel.tp * sc.hardware.parallel.pp;
-  if (e.kv_offload_gb > 0 && cfg.replica_block_bytes > 0)
+  if (e.kv_offload_gb > 0 && cfg.replica_block_bytes > 0) {
     cfg.host_tier_blocks = static_cast<std::int64_t>(
         std::min(e.kv_offload_gb * kGiB / cfg.replica_block_bytes / engines_per_group_, 4e18));
+    // A tier asked for that holds no block would run as no tier at all: say so instead (issue 29's attack).
+    if (cfg.host_tier_blocks < 1)
+      throw ConfigError("engine.kv_offload_gb",
+                        "a host KV tier of " + format_given(e.kv_offload_gb) + " GiB holds no KV block (one block is " +
+                            format_given(static_cast<double>(cfg.replica_block_bytes) * engines_per_group_ / (1 << 20)) +
+                            " MiB here); give at least that, or 0 for no tier");
+  }
   const auto first = static_cast<std::int32_t>(pipelines_.size());
   replicas_.reserve(replicas_.size() + static_cast<std::size_t>(groups * engines_per_group_));
   for (int r = first; r < first + groups; ++r) {
@@ -206,7 +213,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   const std::int32_t src = d.source >= 0 ? d.source : si;  // a session's turn belongs to its session's source
   const std::int64_t id = issued_++;
   const bool measured = id >= w.warmup_requests;
-  if (measured && d.session_start) ++measured_sessions_;
+  if (measured && d.session_start) driver_->session_measured(src);
   if (measured) {
     if (first_measured_s_ < 0) {
       first_measured_s_ = now_s;

@@ -58,6 +58,10 @@ class WorkloadDriver {
   void turn_ended(std::int32_t source, bool completed) {
     if (source >= sources()) sessions_->turn_ended(source - sources(), completed);
   }
+  /// The session whose turn source is `source` started with a measured turn (SessionDriver::mark_measured).
+  void session_measured(std::int32_t source) {
+    if (source >= sources()) sessions_->mark_measured(source - sources());
+  }
   /// The session driver (nullptr without workload.sessions).
   const SessionDriver* sessions() const noexcept { return sessions_.get(); }
   /// The classes as the metrics collector sees them.

@@ -8,15 +8,15 @@
 namespace llmsim::spec {
 
 // workload.cpp: the length distributions' bounds (one rule for requests and sessions).
-void check_length(const LengthDist& d, const std::string& path, Problems& p);
+void check_length(const LengthDist& d, const std::string& path, Problems& p, const char* unit = "tokens");
 
 void SessionSpec::validate(const std::string& path) const {
   Problems p;
-  check_length(turns, path + ".turns", p);
+  check_length(turns, path + ".turns", p, "turns");
   check_length(system_tokens, path + ".system_tokens", p);
   check_length(user_tokens, path + ".user_tokens", p);
   check_length(output_tokens, path + ".output_tokens", p);
-  check_length(think_time_ms, path + ".think_time_ms", p);
+  check_length(think_time_ms, path + ".think_time_ms", p, "ms");
   if (system_prompts < 0 || system_prompts > kMaxSystemPrompts)
     p.add(path + ".system_prompts", "must be in 0..1e9 (0 = every session its own), got " + std::to_string(system_prompts));
   if (max_output_tokens < 0 || max_output_tokens > 1'000'000'000)

@@ -202,12 +202,13 @@ std::optional<double> workload_span(const std::vector<TenantClass>& classes, dou
 }  // namespace
 
 // Shared with sessions.cpp (declared there).
-void check_length(const LengthDist& d, const std::string& path, Problems& p) {
+void check_length(const LengthDist& d, const std::string& path, Problems& p, const char* unit) {
+  const std::string u = std::string(" ") + unit;  // tokens, turns or ms: the message names what is counted
   // Token counts are bounded above as the CSV readers bound them: sums such as prompt + output must stay far from
   // int64 overflow (a 2^63-1-token output passed validation and broke the engine's step accounting).
   constexpr std::int64_t kMaxTokens = 1'000'000'000;
   auto at_least_one = [&](const char* f, std::int64_t v) {
-    if (v < 1 || v > kMaxTokens) p.add(path + "." + f, "must be in 1..1e9 tokens, got " + std::to_string(v));
+    if (v < 1 || v > kMaxTokens) p.add(path + "." + f, "must be in 1..1e9" + u + ", got " + std::to_string(v));
   };
   std::visit(Overloaded{
                  [&](const FixedLength& x) { at_least_one("value", x.value); },
@@ -225,8 +226,8 @@ void check_length(const LengthDist& d, const std::string& path, Problems& p) {
                      p.add(path + ".stddev", "must be >= 0, got " + format_given(x.stddev));
                    }
                    at_least_one("min", x.min);
-                   if (x.max > kMaxTokens) p.add(path + ".max", "must be at most 1e9 tokens, got " + std::to_string(x.max));
-                   if (x.mean > kMaxTokens) p.add(path + ".mean", "must be at most 1e9 tokens, got " + format_given(x.mean));
+                   if (x.max > kMaxTokens) p.add(path + ".max", "must be at most 1e9" + u + ", got " + std::to_string(x.max));
+                   if (x.mean > kMaxTokens) p.add(path + ".mean", "must be at most 1e9" + u + ", got " + format_given(x.mean));
                    if (x.max != 0 && x.max < x.min) {
                      p.add(path + ".max", "must be 0 (model limit) or >= min (" + std::to_string(x.min) + "), got " +
                                               std::to_string(x.max));
@@ -234,7 +235,7 @@ void check_length(const LengthDist& d, const std::string& path, Problems& p) {
                  },
                  [&](const LogNormalLength& x) {
                    if (!finite_positive(x.mean) || x.mean < 1 || x.mean > kMaxTokens) {
-                     p.add(path + ".mean", "must be in [1, 1e9] tokens, got " + format_given(x.mean));
+                     p.add(path + ".mean", "must be in [1, 1e9]" + u + ", got " + format_given(x.mean));
                    }
                    if (!finite_non_negative(x.sigma) || x.sigma > kMaxLogNormalSigma) {
                      p.add(path + ".sigma", "must be in [0, " + format_value(kMaxLogNormalSigma) + "], got " + format_given(x.sigma));
@@ -248,7 +249,7 @@ void check_length(const LengthDist& d, const std::string& path, Problems& p) {
                    for (std::size_t i = 0; i < x.values.size(); ++i) {
                      if (x.values[i] < 1 || x.values[i] > kMaxTokens) {
                        p.add(path + ".values[" + std::to_string(i) + "]",
-                             "must be in 1..1e9 tokens, got " + std::to_string(x.values[i]));
+                             "must be in 1..1e9" + u + ", got " + std::to_string(x.values[i]));
                        break;
                      }
                    }
@@ -283,8 +284,8 @@ void Workload::validate(const std::string& path) const {
   auto check_class = [&](const ArrivalSpec& a, const LengthDist& in, const LengthDist& out, std::int64_t prefix,
                          int groups, const std::string& cp) {
     check_arrival(a, cp + (cp.empty() ? "" : ".") + "arrival", p);
-    check_length(in, cp + (cp.empty() ? "" : ".") + "input_tokens", p);
-    check_length(out, cp + (cp.empty() ? "" : ".") + "output_tokens", p);
+    check_length(in, cp + (cp.empty() ? "" : ".") + "input_tokens", p, "tokens");
+    check_length(out, cp + (cp.empty() ? "" : ".") + "output_tokens", p, "tokens");
     if (prefix < 0) p.add(cp + ".prefix_tokens", "must be >= 0, got " + std::to_string(prefix));
     if (groups < 0) p.add(cp + ".prefix_groups", "must be >= 0, got " + std::to_string(groups));
   };

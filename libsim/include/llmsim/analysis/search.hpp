@@ -37,17 +37,24 @@ struct SearchAxis {
 /// lossy weight or KV formats are searched only when an axis (or the base scenario's quant) asks for them.
 std::vector<SearchAxis> default_search_axes(const std::vector<std::string>& gpus = {});
 
+/// The default axes for the base scenario `base`: default_search_axes(gpus), except that a disaggregated base
+/// (whose cards are its pools') gets the pools' split in place of the card axis — disaggregation.prefill.replicas
+/// {1, 2} and disaggregation.decode.replicas {1, 2, 3, 4} (and the base's own counts): the unit search replicates.
+/// ConfigError naming --gpus when `gpus` is given for a disaggregated base (it would be ignored).
+std::vector<SearchAxis> default_search_axes_for(const Json& base, const std::vector<std::string>& gpus = {});
+
 /// The axes of a search whose `given` axes replace the defaults (the CLI's --axis): the default hardware.gpu axis
 /// over `gpus` stays first unless the cards are placed already — by a given axis (hardware.gpu, a pool's
 /// disaggregation.prefill/decode.gpu, hardware.fleet) or by the base scenario `base` itself (its cards in
-/// disaggregation or hardware.fleet, where hardware.gpu is not used). One rule for every face.
+/// disaggregation or hardware.fleet, where hardware.gpu is not used). A disaggregated base keeps the pools' split
+/// axes (default_search_axes_for) unless an axis sizes or places a pool itself. One rule for every face.
 std::vector<SearchAxis> with_default_gpu_axis(std::vector<SearchAxis> given, const std::vector<std::string>& gpus,
                                               const Json& base);
 
 struct SearchOptions {
   double target_qps = 0;                    ///< req/s the fleet must carry within the SLO (> 0)
   std::optional<double> budget_per_month;   ///< configurations whose monthly bill would exceed it are dropped
-  std::vector<SearchAxis> axes;             ///< empty = default_search_axes()
+  std::vector<SearchAxis> axes;             ///< empty = default_search_axes_for(base)
   /// First pass, per surviving configuration: a cheaper capacity search (fewer requests, one seed).
   CapacityOptions screen = [] {
     CapacityOptions c;

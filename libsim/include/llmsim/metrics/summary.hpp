@@ -181,16 +181,19 @@ struct TurnSummary {
 
 /// workload.sessions only (JSON "sessions", else absent): the conversations and their cache reuse.
 struct SessionSummary {
+  // Every count is of measured sessions (their first turn measured), so started = finished + in_progress; a session
+  // started in the warm-up is in none of them, even when its later turns are measured (issue 29: finished counted
+  // warm-up sessions too and exceeded started).
   std::int64_t started = 0;           ///< sessions whose first turn was measured
-  std::int64_t finished = 0;          ///< sessions (any) that had all their turns by the end
-  /// sessions (any) still in conversation when the run stopped (num_requests reached, horizon): their later turns
-  /// were never issued; finished + in_progress = every session started, warm-up ones included
+  std::int64_t finished = 0;          ///< of those, the ones that had all their turns by the end
+  /// of those, the ones still in conversation when the run stopped (num_requests reached, horizon): their later
+  /// turns were never issued
   std::int64_t in_progress = 0;
   std::int64_t peak_active = 0;       ///< most sessions in progress at once (the driver's memory bound)
   std::int64_t dropped_turns = 0;     ///< history turns dropped by the truncation rule (max_model_len)
   double sessions_per_s = 0;          ///< started ÷ the offered window (offered.window_s)
   double requests_per_s = 0;          ///< measured turn arrivals ÷ the same window (= offered.requests_per_s)
-  double turns_per_session = 0;       ///< measured turn arrivals ÷ started
+  double turns_per_session = 0;       ///< turns the started sessions sent ÷ started
   /// Σ cached ÷ Σ prompt tokens over measured completed turns at their first admission (kv.prefix_cache_hit_rate
   /// counts every admission, re-admissions after preemption too).
   double prefix_hit_rate = 0;
