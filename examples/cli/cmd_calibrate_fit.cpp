@@ -91,7 +91,8 @@ int run_calibrate_fit(int argc, char** argv) {
         "'auto': the field groups the leave-one-run-out error picks")(
         "prior-scale", po::value<double>(),
         "--runs: s of the log-normal prior that holds each field near the base profile: moving an efficiency by 15 % "
-        "or a host cost by a factor 2 costs as much as one value missed by s (default 0.05; 0: no prior)")(
+        "or a host cost by a factor 2 costs as much as one value missed by s (default 0.05, or the runs' own scatter "
+        "about a plain fit when smaller; 0: no prior)")(
         "report", po::value<std::string>(), "also write the fit report (terms, residuals, notes) as JSON here");
     po::positional_options_description pos;
     pos.add("raw", 1);
