@@ -15,6 +15,7 @@
 #include <Eigen/Dense>
 
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/number.hpp"
 #include "run_fit_fields.hpp"
 #include "run_fit_solver.hpp"
 
@@ -129,6 +130,9 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
 RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu,
                       const perf::HardwareProfile& base, const RunFitOptions& o) {
   if (runs.empty()) throw ConfigError("runs", "no runs: nothing to fit");
+  if (!(o.prior_scale >= 0) || !std::isfinite(o.prior_scale))
+    throw ConfigError("prior_scale", "the prior's scale must be a finite number >= 0 (0: no prior), not " +
+                                         std::to_string(o.prior_scale));
   if (o.fields.size() == 1 && o.fields.front() == "auto") return fit_runs_auto(runs, gpu, base, o);
   std::vector<analysis::BenchPredictor> preds;
   preds.reserve(runs.size());
@@ -147,6 +151,7 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
   Problem pb;
   pb.preds = &preds;
   pb.base = base;
+  pb.prior_scale = o.prior_scale;
   for (const auto& r : runs) {
     std::vector<double> m;
     for (const auto& v : r.measured) m.push_back(v.value);
@@ -244,13 +249,39 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
   pb.params = kept;
   const Eigen::Index p = static_cast<Eigen::Index>(kept.size());
   VectorXd start = VectorXd::Zero(p);
+  // The prior's s is the error a measured value keeps whatever the profile: at most o.prior_scale (the card-to-card
+  // scatter), and no more than these runs' own scatter about their best plain fit (RMS with n − p degrees of
+  // freedom). Runs a profile reproduces exactly (llmsim's own files) then need no prior and get none; noisy or
+  // mis-modelled ones get it at their noise, capped. The leave-one-out refits keep this s.
+  double s = o.prior_scale;
+  if (s > 0) {
+    pb.prior_scale = 0;
+    const VectorXd x0 = solve(pb, start, every, o.max_iterations, nullptr);
+    const VectorXd r0 = pb.residuals(x0, every);
+    const double dof = std::max<double>(1.0, static_cast<double>(r0.size() - p));
+    const double scatter = std::sqrt(r0.squaredNorm() / dof);
+    rep.notes.push_back("prior: log-normal around the base profile, s = " + format_fixed(100 * std::min(s, scatter), 2) +
+                        " % (" + (scatter < s ? "these runs' scatter about their best plain fit" :
+                                                "the card-to-card scatter; the runs' own is " +
+                                                    format_fixed(100 * scatter, 1) + " %") +
+                        "), sigma " + format_fixed(kPriorSigmaKernel, 2) + " for kernels, ln 2 for host costs");
+    s = std::min(s, scatter);
+    pb.prior_scale = s;
+  }
   const VectorXd x = solve(pb, start, every, o.max_iterations, &rep.iterations);
   rep.profile = pb.profile(x);
 
-  // Standard errors and correlations from the Jacobian at the solution.
-  const VectorXd r = pb.residuals(x, every);
-  const MatrixXd J = pb.jacobian(x, r, every);
+  // Standard errors and correlations from the Jacobian at the solution: which fields the runs can tell apart is for
+  // the runs' rows alone to say (the prior's rows would separate every pair); the standard errors include the prior.
+  const Eigen::Index nd = pb.data_rows(every);
+  const VectorXd r_all = pb.residuals(x, every);
+  const VectorXd r = r_all.head(nd);
+  const MatrixXd J = pb.jacobian(x, r_all, every).topRows(nd);
   const MatrixXd A = J.transpose() * J;
+  // The prior's rows: (s / σ_j)² on the diagonal of the normal equations.
+  VectorXd w2(p);
+  for (Eigen::Index j = 0; j < p; ++j)
+    w2[j] = std::pow(s / kept[static_cast<std::size_t>(j)].prior_sigma, 2);
   Eigen::SelfAdjointEigenSolver<MatrixXd> eig(A);
   const double top = eig.eigenvalues().maxCoeff();
   MatrixXd cov = MatrixXd::Zero(p, p);
@@ -270,6 +301,8 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
   }
   const double dof = std::max<double>(1.0, static_cast<double>(r.size() - p));
   const double sigma2 = r.squaredNorm() / dof;
+  // With the prior the normal equations are A + diag(w²): invertible, and its inverse is the posterior covariance.
+  const MatrixXd post = s > 0 ? MatrixXd((A + MatrixXd(w2.asDiagonal())).inverse()) : cov;
   for (Eigen::Index a = 0; a < p; ++a) {
     for (Eigen::Index b = a + 1; b < p; ++b) {
       const double c = cov(a, b) / std::sqrt(std::max(cov(a, a) * cov(b, b), 1e-300));
@@ -291,9 +324,15 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
     f.upper = q.base * q.hi;
     f.at_bound = std::abs(x[j] - std::log(q.lo)) < 1e-6 || std::abs(x[j] - std::log(q.hi)) < 1e-6;
     f.runs = kept_runs[static_cast<std::size_t>(j)];
-    f.std_error = std::sqrt(std::max(0.0, sigma2 * cov(j, j)));
+    f.std_error = std::sqrt(std::max(0.0, sigma2 * post(j, j)));
+    f.prior_sigma = q.prior_sigma;
+    f.data_share = s > 0 ? A(j, j) / (A(j, j) + w2[j]) : 1.0;
     rep.fields.push_back(f);
     if (f.at_bound) rep.notes.push_back(q.field + " stopped at its bound (" + std::to_string(f.fitted) + ")");
+    if (f.data_share < 0.5)
+      rep.notes.push_back(q.field + ": the runs weigh " + format_fixed(100 * f.data_share, 0) +
+                          " % of its estimate, the prior the rest: it stays near the base (x" +
+                          format_fixed(f.fitted / f.base, 3) + ")");
   }
 
   // Per run: before (the base profile), after, and left out of the fit.
@@ -341,6 +380,7 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
   rep.median_after = median(run_a);
   rep.median_cv = median(run_cv);
   rep.cross_validated = o.cross_validate;
+  rep.prior_scale = s;
   if (o.cross_validate) rep.profile.cross_validated_error = cross_validated_error(all_cv, static_cast<int>(runs.size()));
 
   std::set<std::string> versions;

@@ -13,6 +13,20 @@
 
 namespace llmsim::calibration {
 
+/// The prior of a run fit: every fitted field is log-normal around the base profile's value (the default profile, or
+/// the microbenchmark fit), so the least-squares cost gets a row (s / σ) · log(field / base) per field next to the
+/// runs' relative errors: a maximum a posteriori fit. s is the relative error a measured value keeps whatever the
+/// profile (a card's scatter against its siblings: MAMF spread >= 5 % between the GPUs of one node, G§B7 of
+/// ../shared/reference/gpus-and-efficiency.md); σ is how far real cards sit from the prior: for a kernel's efficiency
+/// or rate, the widest "range seen" around a prior in G§B8 (DRAM streaming 0.73-0.99 around 0.85: ±15 % in log), for
+/// a host or latency cost a factor 2 (the kernel fixed cost's 0.9-3 µs around 1.3 µs, G§B6/B8). Moving an efficiency
+/// by 15 %, or a host cost by a factor 2, then costs what one measured value missed by 5 % costs: runs that pin a
+/// field move it freely, a direction they barely see stays at the base, and of two fields they cannot tell apart the
+/// one real cards vary more in (the host cost) takes the move. Provenance: perf/provenance.cpp ("run_fit.*").
+inline constexpr double kPriorResidualScale = 0.05;
+inline constexpr double kPriorSigmaKernel = 0.15;
+inline constexpr double kPriorSigmaHost = 0.6931471805599453;  // ln 2
+
 struct RunFitOptions {
   int max_iterations = 40;
   bool cross_validate = true;  ///< leave-one-run-out (one refit per run)
@@ -31,6 +45,9 @@ struct RunFitOptions {
   /// kept from the base and listed as such. {"auto"}: forward selection of field groups (a curve's M ranges are one
   /// group) by the leave-one-run-out RMS error, stopping when no group lowers it by 1 %; the note says which.
   std::vector<std::string> fields;
+  /// s of the log-normal prior around the base profile (kPriorResidualScale): each field's row weighs s / σ;
+  /// 0: no prior (plain least squares).
+  double prior_scale = kPriorResidualScale;
 };
 
 struct RunFitField {
@@ -40,7 +57,11 @@ struct RunFitField {
   double lower = 0, upper = 0;  ///< bounds of `fitted` (efficiencies never above 1)
   bool at_bound = false;
   int runs = 0;             ///< runs that constrain it
-  double std_error = 0;     ///< standard error of log(fitted) from the Jacobian (relative)
+  double std_error = 0;     ///< standard error of log(fitted) from the Jacobian and the prior (relative)
+  double prior_sigma = 0;   ///< σ of its prior in log (kPriorSigmaKernel or kPriorSigmaHost)
+  /// How much of log(fitted/base) the runs alone would have asked for, as a fraction: 1 − prior / (runs + prior)
+  /// on the diagonal of the normal equations (≈ 1: the runs pin it; ≈ 0: the prior holds it at the base).
+  double data_share = 1;
 };
 
 struct RunFitRow {
@@ -64,6 +85,7 @@ struct RunFitReport {
   double rms_before = 0, rms_after = 0, rms_cv = 0;           ///< over all runs' values
   double median_before = 0, median_after = 0, median_cv = 0;  ///< median |error| per run
   bool cross_validated = false;
+  double prior_scale = 0;  ///< the prior's s the fit used (RunFitOptions::prior_scale; 0: none)
   int iterations = 0;
   std::vector<std::string> notes;
 };
@@ -85,7 +107,7 @@ std::vector<std::vector<double>> predict_runs(const std::vector<analysis::BenchR
 perf::HardwareProfile::CrossValidatedError cross_validated_error(const std::vector<double>& rel_errors, int runs);
 
 /// The report as JSON: {"gpu_id", "runtime", "fields": [...], "unconstrained", "correlated", "runs": [...],
-/// "summary": {rms/median before, after, cross_validated}, "notes"}.
+/// "summary": {rms/median before, after, cross_validated}, "prior": {"residual_scale", ...}, "notes"}.
 Json to_json(const RunFitReport& r);
 
 }  // namespace llmsim::calibration

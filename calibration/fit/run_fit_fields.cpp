@@ -74,18 +74,22 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
   auto eff = [&](const std::string& field, double value, double perf::HardwareProfile::*member) {
     Param q{field, "value", value, 0.05, 1.0 / value, {}};
     q.apply = [member, value](perf::HardwareProfile& p, double s) { p.*member = value * s; };
+    q.prior_sigma = kPriorSigmaKernel;
     out.push_back(q);
   };
-  auto time = [&](const std::string& field, double value, double perf::HardwareProfile::*member) {
+  auto time = [&](const std::string& field, double value, double perf::HardwareProfile::*member,
+                  double sigma = kPriorSigmaHost) {
     if (!(value > 0)) return;
     Param q{field, "value", value, 0.01, 100, {}};
     q.apply = [member, value](perf::HardwareProfile& p, double s) { p.*member = value * s; };
+    q.prior_sigma = sigma;
     out.push_back(q);
   };
   if (!b.gemm_bw_eff_vs_m.empty()) {
     const perf::Curve c = b.gemm_bw_eff_vs_m;
     Param q{"gemm_bw_eff_vs_m", "scale", 1, 0.05, 1.0 / max_in(c, 0, INFINITY), {}};
     q.apply = [c](perf::HardwareProfile& p, double s) { scale_points(p.gemm_bw_eff_vs_m, c, 0, INFINITY, s); };
+    q.prior_sigma = kPriorSigmaKernel;
     out.push_back(q);
   }
   for (spec::DType d : dtypes) {
@@ -104,13 +108,15 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
       q.curve_dtype = d;
       q.lo_m = lo;
       q.hi_m = hi;
+      q.prior_sigma = kPriorSigmaKernel;
       out.push_back(q);
     }
   }
   eff("attn_decode_bw_efficiency", b.attn_decode_bw_efficiency, &perf::HardwareProfile::attn_decode_bw_efficiency);
   // Decode attention streams K/V at min(e·BW, running CTAs · r_cta): which of the two binds depends on the batch, so
   // both are candidates and the runs say which they constrain.
-  time("attn_decode_cta_bandwidth", b.attn_decode_cta_bandwidth, &perf::HardwareProfile::attn_decode_cta_bandwidth);
+  time("attn_decode_cta_bandwidth", b.attn_decode_cta_bandwidth, &perf::HardwareProfile::attn_decode_cta_bandwidth,
+       kPriorSigmaKernel);  // a kernel's rate: priced as an efficiency
   eff("attn_prefill_efficiency", b.attn_prefill_efficiency, &perf::HardwareProfile::attn_prefill_efficiency);
   if (v1) {
     time("cpu_overhead_per_iter_s", b.cpu_overhead_per_iter_s, &perf::HardwareProfile::cpu_overhead_per_iter_s);
@@ -179,6 +185,7 @@ std::vector<Param> merge_ranges(const std::vector<Param>& params, const std::vec
       m.curve_dtype = d;
       m.lo_m = lo;
       m.hi_m = hi;
+      m.prior_sigma = kPriorSigmaKernel;
       std::string list;
       for (const auto& s : members) list += (list.empty() ? "" : ", ") + s;
       notes.push_back(m.field + ": the ranges " + list + " fitted as one multiplier (the same tensor cores at every "

@@ -10,6 +10,7 @@
 
 #include "llmsim/analysis/bench_runs.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
+#include "run_fit.hpp"
 
 namespace llmsim::calibration::detail {
 
@@ -25,6 +26,8 @@ struct Param {
   /// that ranges the runs cannot tell apart can be fitted as one (merge_ranges).
   std::optional<spec::DType> curve_dtype;
   double lo_m = 0, hi_m = 0;
+  /// σ of the field's log-normal prior (run_fit.hpp): a kernel's efficiency or rate, or a host/latency cost.
+  double prior_sigma = kPriorSigmaHost;
 };
 
 /// The candidate fields: those the cost model of these runs reads. `base` gets the points its GEMM curves are

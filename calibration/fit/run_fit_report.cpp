@@ -33,7 +33,7 @@ Json to_json(const RunFitReport& r) {
   for (const auto& f : r.fields)
     fields.push_back({{"field", f.field}, {"kind", f.value_kind}, {"base", f.base}, {"fitted", f.fitted},
                       {"lower", f.lower}, {"upper", f.upper}, {"at_bound", f.at_bound}, {"runs", f.runs},
-                      {"rel_std_error", f.std_error}});
+                      {"rel_std_error", f.std_error}, {"prior_sigma_log", f.prior_sigma}, {"data_share", f.data_share}});
   Json pairs = Json::array();
   for (const auto& c : r.correlated) pairs.push_back({{"a", c.a}, {"b", c.b}, {"correlation", c.correlation}});
   Json runs = Json::array();
@@ -58,6 +58,11 @@ Json to_json(const RunFitReport& r) {
                 {"rms_cross_validated", r.cross_validated ? Json(r.rms_cv) : Json()},
                 {"median_run_error_before", r.median_before}, {"median_run_error_after", r.median_after},
                 {"median_run_error_cross_validated", r.cross_validated ? Json(r.median_cv) : Json()}}},
+              {"prior",
+               {{"kind", r.prior_scale > 0 ? "log-normal around the base profile" : "none"},
+                {"residual_scale", r.prior_scale},
+                {"sigma_log_kernel", kPriorSigmaKernel},
+                {"sigma_log_host", kPriorSigmaHost}}},
               {"iterations", r.iterations},
               {"notes", r.notes}};
 }

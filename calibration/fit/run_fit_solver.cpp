@@ -18,6 +18,12 @@ perf::HardwareProfile Problem::profile(const VectorXd& x) const {
   return p;
 }
 
+Eigen::Index Problem::data_rows(const std::vector<int>& use) const {
+  Eigen::Index n = 0;
+  for (int k : use) n += static_cast<Eigen::Index>(measured[static_cast<std::size_t>(k)].size());
+  return n;
+}
+
 VectorXd Problem::residuals(const VectorXd& x, const std::vector<int>& use) const {
   const perf::HardwareProfile p = profile(x);
   // The runs are independent predictions (each its own cost model or simulation): spread over threads.
@@ -49,6 +55,9 @@ VectorXd Problem::residuals(const VectorXd& x, const std::vector<int>& use) cons
       r.push_back(std::isfinite(e) ? e : 1e3);  // a prediction that fails is far off, not a crash
     }
   }
+  if (prior_scale > 0)
+    for (Eigen::Index j = 0; j < x.size(); ++j)
+      r.push_back(prior_scale / params[static_cast<std::size_t>(j)].prior_sigma * x[j]);
   return Eigen::Map<VectorXd>(r.data(), static_cast<Eigen::Index>(r.size()));
 }
 

@@ -16,9 +16,14 @@ struct Problem {
   std::vector<std::vector<double>> measured;  ///< per run
   perf::HardwareProfile base;
   std::vector<Param> params;
+  /// The log-normal prior around the base (RunFitOptions::prior_scale = s): one more residual per parameter,
+  /// (s / σ_j) · x_j, after the runs' rows.
+  double prior_scale = 0;
 
   perf::HardwareProfile profile(const Eigen::VectorXd& x) const;
-  /// Relative residuals of the runs in `use` (in order, all their values), for parameters x.
+  /// Rows of the runs in `use`: their measured values (the residuals' first rows; the prior's follow).
+  Eigen::Index data_rows(const std::vector<int>& use) const;
+  /// Relative residuals of the runs in `use` (in order, all their values), then the prior's rows, for parameters x.
   Eigen::VectorXd residuals(const Eigen::VectorXd& x, const std::vector<int>& use) const;
   Eigen::MatrixXd jacobian(const Eigen::VectorXd& x, const Eigen::VectorXd& r0, const std::vector<int>& use) const;
   void clamp(Eigen::VectorXd& x) const;

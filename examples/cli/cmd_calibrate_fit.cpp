@@ -89,6 +89,10 @@ int run_calibrate_fit(int argc, char** argv) {
         "fields", po::value<std::string>(),
         "--runs: fit only these fields (comma-separated name prefixes, e.g. cpu_overhead,gemm_bw_eff_vs_m), or "
         "'auto': the field groups the leave-one-run-out error picks")(
+        "prior-scale", po::value<double>(),
+        "--runs: s of the log-normal prior that holds each field near the base profile: moving an efficiency by 15 % "
+        "or a host cost by a factor 2 costs as much as one value missed by s (default 0.05, or the runs' own scatter "
+        "about a plain fit when smaller; 0: no prior)")(
         "report", po::value<std::string>(), "also write the fit report (terms, residuals, notes) as JSON here");
     po::positional_options_description pos;
     pos.add("raw", 1);
@@ -148,6 +152,7 @@ int run_calibrate_fit(int argc, char** argv) {
       calibration::RunFitOptions o;
       o.cross_validate = !vm["no-cross-validate"].as<bool>();
       o.min_runs_per_field = vm["min-runs-per-field"].as<int>();
+      if (vm.count("prior-scale")) o.prior_scale = vm["prior-scale"].as<double>();
       if (vm.count("fields")) {
         std::string f = vm["fields"].as<std::string>();
         for (std::size_t start = 0; start <= f.size();) {

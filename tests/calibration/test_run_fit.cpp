@@ -10,72 +10,23 @@
 #include <iostream>
 #include <map>
 #include <random>
-#include <random>
 
 #include "fit/run_fit.hpp"
 #include "llmsim/analysis/bench_runs.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
 #include "llmsim/spec/catalog.hpp"
-#include "run_files.hpp"
+#include "synthetic_runs.hpp"
 
 using namespace llmsim;
 using Catch::Matchers::Contains;
 
 namespace {
 
-struct Shape {
-  int batch, in, out;
-};
-
-/// How synthetic runs are written: the release and entry point, and the measurement's scatter.
-struct Synth {
-  int tp = 1;
-  std::string version = "0.10.1";  ///< vllm 0.10: runtime vllm-v1, `vllm bench latency`
-  /// Each file's latency is the truth's times (1 + u), u uniform in [-noise, noise] (seeded): a benchmark's
-  /// run-to-run scatter, so that a field the runs pin only below it is seen to wander.
-  double noise = 0;
-  unsigned seed = 1;
-};
-
-/// RUNS.json of latency runs of llama-3.1-8b on `gpu`, each file's avg_latency the one `truth` predicts (with the
-/// scatter of `synth`). Returns the RUNS.json path.
-std::string synthetic_runs(const test::TempDir& dir, const std::string& gpu, const std::vector<Shape>& shapes,
-                           const perf::HardwareProfile& truth, const Synth& synth) {
-  // vLLM before 0.9 had no `vllm bench`: its benchmarks/benchmark_latency.py (same flags, same file).
-  const bool old = synth.version.rfind("0.", 0) == 0 && std::stoi(synth.version.substr(2)) < 9;
-  Json runs = Json::array();
-  for (const auto& s : shapes) {
-    const std::string name = "lat_b" + std::to_string(s.batch) + "_i" + std::to_string(s.in) + "_o" +
-                             std::to_string(s.out) + ".json";
-    runs.push_back({{"result", name},
-                    {"command", std::string(old ? "python benchmarks/benchmark_latency.py" : "vllm bench latency") +
-                                    " --model meta-llama/Llama-3.1-8B-Instruct --batch-size " +
-                                    std::to_string(s.batch) + " --input-len " + std::to_string(s.in) +
-                                    " --output-len " + std::to_string(s.out) + " -tp " + std::to_string(synth.tp) +
-                                    " --dtype bfloat16 --output-json " + name},
-                    {"engine", "vllm"},
-                    {"engine_version", synth.version}});
-    dir.write(name, test::vllm_latency_json(1.0));  // placeholder: read once to know the run, then rewritten
-  }
-  Json doc{{"format", "llmsim-runs"}, {"version", 1}, {"gpu", gpu}, {"runs", runs}};
-  const std::string path = dir.write("RUNS.json", doc.dump(1));
-  const auto parsed = analysis::read_bench_runs(path);
-  std::mt19937 rng(synth.seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (const auto& run : parsed.runs) {
-    const double t = analysis::BenchPredictor(run).predict(truth).at(0) * (1 + synth.noise * u(rng));
-    dir.write(run.result, test::vllm_latency_json(t));
-  }
-  return path;
-}
-
-std::string synthetic_runs(const test::TempDir& dir, const std::string& gpu, const std::vector<Shape>& shapes,
-                           const perf::HardwareProfile& truth, int tp = 1) {
-  Synth s;
-  s.tp = tp;
-  return synthetic_runs(dir, gpu, shapes, truth, s);
-}
+using test::Shape;
+using test::Synth;
+using test::synthetic_runs;
+using test::rms_error;
 
 double rel(double a, double b) { return std::abs(a / b - 1.0); }
 
@@ -236,18 +187,46 @@ TEST_CASE("run fit: too few runs for a field, runs of another GPU", "[calibratio
 
 namespace {
 
-/// RMS relative error of the runs' values predicted with `profile`.
 /// Runs of at most this many prompts are fitted; the larger ones are predicted unseen.
 constexpr std::int64_t kFitPrompts = 80;
 
-double rms_error(const std::vector<analysis::BenchRun>& runs, const perf::HardwareProfile& profile) {
-  double s = 0;
-  int n = 0;
-  for (const auto& r : runs) {
-    const auto p = analysis::BenchPredictor(r).predict(profile);
-    for (std::size_t i = 0; i < p.size(); ++i, ++n) s += std::pow(p[i] / r.measured[i].value - 1.0, 2);
-  }
-  return std::sqrt(s / n);
+}  // namespace
+
+namespace {
+
+/// One card of data/calibration_runs: fitted on its runs of at most kFitPrompts prompts (fields chosen by their
+/// leave-one-out error, with the prior), then the larger runs, unseen, predicted. Prints the figures of
+/// docs/calibration.md and, for the same fields without the prior, the leave-one-out and unseen errors.
+void real_card(const std::string& card) {
+  const auto all = analysis::read_bench_runs(std::string(LLMSIM_DATA_DIR) + "/calibration_runs/" + card + "/RUNS.json");
+  std::vector<analysis::BenchRun> fit, unseen;
+  for (const auto& r : all.runs) (r.requests <= kFitPrompts ? fit : unseen).push_back(r);
+  REQUIRE(fit.size() >= 3);
+  REQUIRE(unseen.size() >= 2);
+  const auto gpu = spec::Catalog::builtin().gpu(all.gpu);
+  const perf::HardwareProfile base = perf::default_profile(gpu);
+  // Which fields four serving runs can carry is for their leave-one-out error to say (fields "auto": forward
+  // selection of field groups); the unseen runs play no part in it.
+  calibration::RunFitOptions o;
+  o.fields = {"auto"};
+  const auto rep = calibration::fit_runs(fit, gpu, base, o);
+  REQUIRE(rep.prior_scale > 0);
+  REQUIRE(rep.prior_scale <= calibration::kPriorResidualScale);
+  const double before = rms_error(unseen, base), after = rms_error(unseen, rep.profile);
+  std::cout << card << ": fitted on " << fit.size() << " runs (<= " << kFitPrompts << " prompts): in-sample RMS "
+            << rep.rms_before << " -> " << rep.rms_after << ", leave-one-out " << rep.rms_cv << "; unseen "
+            << unseen.size() << " runs: RMS " << before << " -> " << after << "\n  " << rep.notes.front() << "\n";
+  for (const auto& f : rep.fields)
+    std::cout << "  " << f.field << ": " << f.base << " -> " << f.fitted << " (runs' share " << f.data_share << ")\n";
+  // The same fields without the prior.
+  calibration::RunFitOptions plain;
+  plain.prior_scale = 0;
+  for (const auto& f : rep.fields) plain.fields.push_back(f.field.substr(0, f.field.find('[')));
+  const auto raw = calibration::fit_runs(fit, gpu, base, plain);
+  std::cout << "  without the prior: leave-one-out " << raw.rms_cv << ", unseen RMS " << rms_error(unseen, raw.profile)
+            << "\n";
+  CHECK(after < before);
+  CHECK(rep.rms_after < rep.rms_before);
 }
 
 }  // namespace
@@ -259,30 +238,16 @@ double rms_error(const std::vector<analysis::BenchRun>& runs, const perf::Hardwa
 #else
 #define LLMSIM_REAL_FIT_TAGS "[calibration][runs][real]"
 #endif
-TEST_CASE("run fit: public serving runs of two cards, fitted on the small runs, predict the large ones better",
+// data/calibration_runs/*/RUNS.json: LambdaLabs' vLLM serving benchmarks (ShareGPT, request rate inf) of Llama-3-8B,
+// 10 ... 320 prompts each.
+TEST_CASE("run fit: public H100 SXM serving runs (vLLM 0.5.4), fitted on <= 80 prompts, predict 160 and 320 better",
           LLMSIM_REAL_FIT_TAGS) {
-  // data/calibration_runs/*/RUNS.json: LambdaLabs' vLLM serving benchmarks (ShareGPT, request rate inf) of
-  // Llama-3-8B on one H100 SXM (vLLM 0.5.4) and one A100 SXM (vLLM 0.6, multi-step), 10 ... 320 prompts each.
-  for (const std::string card : {"lambdalabs-h100-80gb-sxm", "lambdalabs-a100-80gb-sxm"}) {
-    const auto all = analysis::read_bench_runs(std::string(LLMSIM_DATA_DIR) + "/calibration_runs/" + card + "/RUNS.json");
-    std::vector<analysis::BenchRun> fit, unseen;
-    for (const auto& r : all.runs) (r.requests <= kFitPrompts ? fit : unseen).push_back(r);
-    REQUIRE(fit.size() >= 3);
-    REQUIRE(unseen.size() >= 2);
-    const auto gpu = spec::Catalog::builtin().gpu(all.gpu);
-    const perf::HardwareProfile base = perf::default_profile(gpu);
-    // Which fields four serving runs can carry is for their leave-one-out error to say (fields "auto": forward
-    // selection of field groups); the unseen runs play no part in it.
-    calibration::RunFitOptions o;
-    o.fields = {"auto"};
-    const auto rep = calibration::fit_runs(fit, gpu, base, o);
-    const double before = rms_error(unseen, base), after = rms_error(unseen, rep.profile);
-    std::cout << card << ": fitted on " << fit.size() << " runs (<= " << kFitPrompts << " prompts): in-sample RMS "
-              << rep.rms_before << " -> " << rep.rms_after << ", leave-one-out " << rep.rms_cv << "; unseen "
-              << unseen.size() << " runs: RMS " << before << " -> " << after << "\n  " << rep.notes.front() << "\n";
-    CHECK(after < before);
-    CHECK(rep.rms_after < rep.rms_before);
-  }
+  real_card("lambdalabs-h100-80gb-sxm");
+}
+
+TEST_CASE("run fit: public A100 SXM serving runs (vLLM 0.6, multi-step), fitted on <= 80 prompts, predict 160 and 320 "
+          "better", LLMSIM_REAL_FIT_TAGS) {
+  real_card("lambdalabs-a100-80gb-sxm");
 }
 
 TEST_CASE("run fit: tensor-parallel runs constrain the all-reduce latency", "[calibration][runs]") {
@@ -382,6 +347,15 @@ TEST_CASE("run fit: static batches fitted at batch 1 and 16 predict batch 32 and
               << ", signed median " << before.signed_median << " -> " << after.signed_median << "\n";
     for (const auto& f : rep.fields) std::cout << "  " << f.field << ": " << f.base << " -> " << f.fitted << "\n";
     for (const auto& n : rep.notes) std::cout << "  " << n << "\n";
+    {
+      calibration::RunFitOptions plain;
+      plain.prior_scale = 0;
+      const auto raw = calibration::fit_runs(fit, gpu, base, plain);
+      const UnseenError u = unseen_error(unseen, raw.profile);
+      std::cout << "  without the prior: leave-one-out median " << raw.profile.cross_validated_error->median_abs
+                << ", p90 " << raw.profile.cross_validated_error->p90_abs << "; unseen median " << u.median << ", p90 "
+                << u.p90 << "\n";
+    }
     CHECK(after.median <= 0.06);
     CHECK(after.p90 <= 0.12);
     CHECK(after.median < before.median);

@@ -1,5 +1,6 @@
 """llmsim.calibrate / llmsim.predict_runs: the fit of calibrate-fit --runs from Python (the rules are C++'s)."""
 import json
+import math
 import os
 from pathlib import Path
 
@@ -58,3 +59,23 @@ def test_calibrate_bad_input_names_run_and_field(tmp_path):
         llmsim.calibrate(tmp_path / "RUNS.json")
     with pytest.raises(ValueError, match="no such file"):
         llmsim.calibrate(tmp_path / "missing.json")
+
+
+def test_calibrate_prior_scale(tmp_path):
+    # The prior is on by default and says which s it used; prior_scale=0 turns it off; a negative one is refused.
+    runs = subset(tmp_path, A100, lambda n: n <= 80)
+    fields = ["attn_prefill_efficiency", "v0_cpu_overhead_per_iter_s"]
+    fit = llmsim.calibrate(runs, fields=fields, cross_validate=False)
+    assert fit.report["prior"]["kind"] == "log-normal around the base profile"
+    assert 0 < fit.report["prior"]["residual_scale"] <= 0.05
+    assert set(fit.fields.columns) >= {"data_share", "prior_sigma_log"}
+    assert ((fit.fields["data_share"] > 0) & (fit.fields["data_share"] <= 1)).all()
+    plain = llmsim.calibrate(runs, fields=fields, cross_validate=False, prior_scale=0)
+    assert plain.report["prior"]["kind"] == "none"
+    assert plain.report["prior"]["residual_scale"] == 0
+    # Without the prior the fields move at least as far from the base, and the runs' in-sample error is no larger.
+    move = lambda f: sum(abs(math.log(a / b)) for a, b in zip(f.fields["fitted"], f.fields["base"]))
+    assert move(plain) >= move(fit) - 1e-9
+    assert plain.summary["rms_after"] <= fit.summary["rms_after"] + 1e-9
+    with pytest.raises(ValueError, match="prior_scale"):
+        llmsim.calibrate(runs, fields=fields, cross_validate=False, prior_scale=-1)

@@ -398,6 +398,21 @@ std::vector<ConstantProvenance> build() {
                 "awq_marlin from 0.5.3 (vllm#6612), PyPI wheels on CUDA 12.4 (CUTLASS FP8 on sm89) from 0.7.0 "
                 "(vllm#12098; vllm#7777: earlier wheels use torch._scaled_mm on Ada)"));
   add_quant_latency(t);
+  // --- The prior of a fit to a user's benchmark runs (calibration/fit/run_fit.hpp, issue 28): a row (s / sigma) x
+  // log(field / base) per fitted field. Not a cost-model constant; it decides how far a few runs may move one.
+  t.push_back(c("run_fit.prior_residual_scale", "all", P::public_measurement,
+                "G§B7: MAMF spread >= 5 % between the GPUs of one 8-GPU node (cooling, silicon lottery; "
+                "stas00/ml-engineering, G§S14): the relative error a measured value keeps whatever profile is fitted",
+                {}, 0.05));
+  t.push_back(c("run_fit.prior_sigma_kernel", "all", P::public_measurement,
+                "G§B8 'Range seen' around the kernel priors: DRAM streaming 0.73-0.99 around 0.85 (+-15 % in log, the "
+                "widest), decode GEMV 0.69-0.85 around 0.75, large BF16 GEMM up to 0.87 around 0.80, FP8 0.65-0.73 "
+                "around 0.70: sigma = 0.15 for efficiencies and kernel rates",
+                {}, 0.15));
+  t.push_back(c("run_fit.prior_sigma_host", "all", P::public_measurement,
+                "G§B6/B8: kernel fixed cost 0.9-3 us around the 1.3 us prior (RRZE gpu-small-kernels): about a factor "
+                "2; host and latency costs vary at least as much with the CPU and the release: sigma = ln 2",
+                {}, 0.6931471805599453));
   return t;
 }
 
