@@ -272,6 +272,23 @@ TEST_CASE("checkpoints map to their FP8 scale scheme", "[quant]") {
                                       notes)
             .format == "fp8");
   CHECK(spec::canonical_weight_format_id("fbgemm_fp8") == "fp8-dynamic");
+  // Meta's Llama-3.1-405B-FP8: modules_to_not_convert lists every layer's self_attn projections, the first and last
+  // layers' MLPs and lm_head; vLLM's FBGEMMFp8Config skips them, so attention stays bf16.
+  Json meta = {{"quant_method", "fbgemm_fp8"}, {"activation_scale_ub", 1200.0}, {"modules_to_not_convert", Json::array()}};
+  for (int l = 0; l < 126; ++l)
+    for (const char* p : {"q_proj", "k_proj", "v_proj", "o_proj"})
+      meta["modules_to_not_convert"].push_back("model.layers." + std::to_string(l) + ".self_attn." + p);
+  for (int l : {0, 125})
+    for (const char* p : {"gate_proj", "up_proj", "down_proj"})
+      meta["modules_to_not_convert"].push_back("model.layers." + std::to_string(l) + ".mlp." + p);
+  meta["modules_to_not_convert"].push_back("lm_head");
+  notes.clear();
+  const auto q405 = spec::checkpoint_quantization(JsonView(meta, "quantization_config"), notes);
+  CHECK(q405.format == "fp8-dynamic+attn16");
+  CHECK(spec::weight_format(q405.format).attention_16bit);
+  CHECK(spec::weight_format(q405.format).fp8_scales == spec::Fp8Scales::dynamic_token);
+  REQUIRE(notes.size() == 2);
+  CHECK_THAT(notes[0], Catch::Contains("6 MLP projections"));
 }
 
 TEST_CASE("the quantised kernels' constants have provenances with the values in use", "[quant][provenance]") {

@@ -153,6 +153,23 @@ TEST_CASE("a vLLM release's V0 scheduler defaults: budgets, long-context chunkin
   CHECK(resolved("llama-3.1-8b", R"({"runtime": "vllm==0.5.3"})").policy == SchedulerPolicy::vllm_v0);
   CHECK(resolved("llama-3.1-8b", R"({"runtime": "vllm==0.6.3", "max_model_len": 32768})").policy ==
         SchedulerPolicy::vllm_v0);
+  // Chunked prefill the scenario sets off stays off above 32K (vllm#6666 turns on an unset flag only): prefill-first,
+  // every prompt in one step, so the budget is the context limit.
+  const auto named_off = resolved("llama-3.1-8b", R"({"runtime": "vllm==0.6.3", "policy": "vllm-v0"})");
+  CHECK(named_off.policy == SchedulerPolicy::vllm_v0);
+  CHECK(named_off.max_num_batched_tokens == 131072);
+  const Scenario flag_off = scenario_from_text(R"({"model": "llama-3.1-8b", "enable_chunked_prefill": false,
+                                                  "engine": {"runtime": "vllm==0.6.3", "max_model_len": 91680}})",
+                                               "test");
+  const auto off = resolve(flag_off, Catalog::builtin()).scenario.engine;
+  CHECK(off.policy == SchedulerPolicy::vllm_v0);
+  CHECK(off.max_num_batched_tokens == 91680);
+  // A scenario written out and read back keeps the release's rule where the release chose the scheduler.
+  const Scenario unset = scenario_from_text(R"({"model": "llama-3.1-8b", "engine": {"runtime": "vllm==0.6.3"}})", "t");
+  CHECK(resolve(scenario_from_json(JsonView(to_json(unset), "")), Catalog::builtin()).scenario.engine.policy ==
+        SchedulerPolicy::chunked);
+  CHECK(resolve(scenario_from_json(JsonView(to_json(flag_off), "")), Catalog::builtin()).scenario.engine.policy ==
+        SchedulerPolicy::vllm_v0);
   // A budget the scenario sets is kept.
   CHECK(resolved("llama-3.1-8b", R"({"runtime": "vllm==0.6.3", "max_num_batched_tokens": 4096})")
             .max_num_batched_tokens == 4096);

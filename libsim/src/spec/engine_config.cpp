@@ -181,8 +181,8 @@ EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool of
     // V0's default max_model_len is the model's own limit (vLLM derives it from the config).
     const int max_len = e.max_model_len > 0 ? e.max_model_len : model->max_position_embeddings;
     // EngineArgs.create_engine_config (vllm#6666): chunked prefill left unset turns on above 32K tokens of context,
-    // unless the model has a sliding window or speculative decoding is on.
-    if (release->v0_long_context_chunked && max_len > 32768 && !model->has_sliding_window() &&
+    // unless the model has a sliding window or speculative decoding is on; one the scenario set off stays off.
+    if (!e.policy_given && release->v0_long_context_chunked && max_len > 32768 && !model->has_sliding_window() &&
         !e.speculative)
       r.policy = SchedulerPolicy::chunked;
     else

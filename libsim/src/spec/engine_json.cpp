@@ -23,6 +23,7 @@ EngineConfig read_engine(const JsonView& v) {
   v.allow_only(kEngineKeys);
   EngineConfig e;
   if (v.has("policy")) e.policy = parse_policy(v.string("policy"), v.child_path("policy"));
+  e.policy_given = v.has("policy");
   // Absent = the policy's default (spec::effective_engine); an explicit value must be a real limit.
   for (auto [key, field] : {std::pair{"max_num_seqs", &e.max_num_seqs},
                             std::pair{"max_num_batched_tokens", &e.max_num_batched_tokens}}) {
@@ -99,8 +100,7 @@ EngineConfig read_engine(const JsonView& v) {
 }
 
 Json engine_json(const EngineConfig& e) {
-  Json ej{{"policy", to_string(e.policy)},
-          {"block_size", e.block_size},
+  Json ej{{"block_size", e.block_size},
           {"gpu_memory_utilization", e.gpu_memory_utilization},
           {"preemption", to_string(e.preemption)},
           {"max_model_len", e.max_model_len},
@@ -108,6 +108,9 @@ Json engine_json(const EngineConfig& e) {
           {"cuda_graphs", e.cuda_graphs},
           {"max_concurrent_batches", e.max_concurrent_batches},
           {"cpu_offload_gb", e.cpu_offload_gb}};
+  // A V0 scheduler a release chose is left to the release when read back, so that its >32K chunked-prefill rule
+  // still applies (effective_engine); a named one stays named (policy_given).
+  if (e.policy_given || !e.runtime_release || e.policy != SchedulerPolicy::vllm_v0) ej["policy"] = to_string(e.policy);
   // Knobs left to the policy's default are written only once set, so the text round-trips to the same defaults.
   if (e.max_num_seqs > 0) ej["max_num_seqs"] = e.max_num_seqs;
   if (e.max_num_batched_tokens > 0) ej["max_num_batched_tokens"] = e.max_num_batched_tokens;

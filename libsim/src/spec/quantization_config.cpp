@@ -66,7 +66,29 @@ CheckpointQuantization gptq(const JsonView& qc, std::vector<std::string>& notes)
 CheckpointQuantization fp8(const JsonView& qc, std::vector<std::string>& notes, bool fbgemm) {
   // fbgemm_fp8 (Meta's FP8 checkpoints): per-channel weight scales, per-token dynamic activation scales
   // (FBGEMMFp8LinearMethod calls apply_fp8_linear with use_per_token_if_dynamic=True).
-  if (fbgemm) return {"fp8-dynamic", "fbgemm_fp8", "FBGEMM FP8: per-channel weights, dynamic per-token activations"};
+  if (fbgemm) {
+    // Meta's Llama-3.1-405B-FP8 lists every layer's self_attn projections (and the first and last layers' MLPs, and
+    // lm_head) in modules_to_not_convert: attention stays bf16, as vLLM's FBGEMMFp8Config.is_layer_skipped leaves it.
+    std::size_t attn = 0, mlp = 0;
+    if (qc.has("modules_to_not_convert") && qc.json().at("modules_to_not_convert").is_array())
+      for (const auto& e : qc.json().at("modules_to_not_convert")) {
+        if (!e.is_string()) continue;
+        const std::string name = e.get<std::string>();
+        if (name.find("self_attn") != std::string::npos) ++attn;
+        else if (name.find(".mlp.") != std::string::npos) ++mlp;
+      }
+    if (mlp > 0)
+      notes.push_back("quantization_config.modules_to_not_convert keeps " + std::to_string(mlp) + " MLP projections "
+                      "bf16 (Meta's 405B: the first and last layers'); llmsim plans every MLP in FP8, slightly fewer "
+                      "bytes than the checkpoint holds");
+    if (attn > 0) {
+      notes.push_back("quantization_config.modules_to_not_convert keeps the attention projections bf16 (" +
+                      std::to_string(attn) + " listed): planned as fp8-dynamic+attn16");
+      return {"fp8-dynamic+attn16", "fbgemm_fp8",
+              "FBGEMM FP8 MLPs (per-channel weights, dynamic per-token activations), bf16 attention"};
+    }
+    return {"fp8-dynamic", "fbgemm_fp8", "FBGEMM FP8: per-channel weights, dynamic per-token activations"};
+  }
   if (qc.has("weight_block_size") && !qc.json().at("weight_block_size").is_null()) {
     notes.push_back("FP8 weights with block-wise scales (weight_block_size): 8 + 32/16384 bits per weight, counted as 8");
     CheckpointQuantization q{"fp8", "fp8", "FP8 E4M3 weights and activations"};

@@ -176,6 +176,12 @@ void apply_chunked(Json& doc, const Assignment& a) {
       engine["policy"] = to_string(SchedulerPolicy::chunked);
       return;
     }
+    // Chunked prefill set off on a V0 release: named, so that the release's >32K rule (vllm#6666, which applies
+    // only to an unset flag) does not turn it back on (effective_engine).
+    if (!want && fallback == SchedulerPolicy::vllm_v0) {
+      engine["policy"] = to_string(fallback);
+      return;
+    }
   }
   if (chunks(fallback) == want) return;
   for (auto p : {SchedulerPolicy::vllm, SchedulerPolicy::vllm_v0, SchedulerPolicy::chunked}) {

@@ -16,8 +16,20 @@ void dstack(const Source& s, std::vector<Row>& out) {
   const std::string model = "llama-3.1-405b.json";
   const Json runs = runs_of(s);
   const Release rel = release_of("vllm", text(s, Json::object(), "engine_version"));
-  // Meta's Llama-3.1-405B-FP8 is an fbgemm_fp8 checkpoint: per-channel weights, dynamic per-token activations.
-  StaticRun st{"h100-80gb-sxm", model, "fp8-dynamic", "auto", 8, rel.runtime, 512, rel.kernels};
+  // Meta's Llama-3.1-405B-FP8 is an fbgemm_fp8 checkpoint: per-channel weights, dynamic per-token activations, in
+  // the MLPs only (its modules_to_not_convert keeps self_attn bf16): RUNS.json's "fp8-dynamic+attn16", read here as
+  // the serve runs read it.
+  StaticRun st{"h100-80gb-sxm", model, weights_id(text(s, Json::object(), "weights")), "auto", 8, rel.runtime, 512,
+               rel.kernels};
+  // The serve files by request rate: the table's runs sent the same 1000 ShareGPT prompts (benchmark_serving.py's
+  // default --seed 0 and --num-prompts 1000 on one dataset file; every row's total_input_tokens is the files'
+  // 215196 and the files' input_lens agree request by request), so a row takes its prompt lengths from them.
+  std::map<double, analysis::VllmResult> served;
+  for (const auto& run : runs)
+    if (run.value("kind", "") == "serve") {
+      analysis::VllmResult r = analysis::read_vllm_result((s.dir / run.at("result").get<std::string>()).string());
+      if (r.request_rate) served[*r.request_rate] = std::move(r);
+    }
   for (std::size_t i = 0; i < runs.size(); ++i) {
     Json run = runs[i];
     run["model"] = model;
@@ -87,17 +99,49 @@ void dstack(const Source& s, std::vector<Row>& out) {
                                 "median_tpot_ms", "std_tpot_ms", "p99_tpot_ms", "mean_itl_ms", "median_itl_ms",
                                 "std_itl_ms", "p99_itl_ms"})
           res[key] = t.number(k, key);
+        // Prompt lengths from the serve file at the same rate (same prompts, same order); output lengths its
+        // per-request ones scaled to the row's own total (each run generated its own outputs).
+        const auto same = served.find(t.number(k, "request_rate"));
+        if (same != served.end() && same->second.input_lens.size() == static_cast<std::size_t>(res["num_prompts"]) &&
+            same->second.total_input_tokens == res["total_input_tokens"].get<std::int64_t>()) {
+          const auto& f = same->second;
+          const double scale = static_cast<double>(res["total_output_tokens"].get<std::int64_t>()) /
+                               static_cast<double>(std::max<std::int64_t>(1, f.total_output_tokens));
+          Json outs = Json::array();
+          for (auto o : f.output_lens) outs.push_back(std::llround(static_cast<double>(o) * scale));
+          res["input_lens"] = f.input_lens;
+          res["output_lens"] = outs;
+        }
         std::string args = "vllm serve meta-llama/Llama-3.1-405B-FP8 --tensor-parallel-size 8 --max-model-len 91680";
         args += " --num-scheduler-steps " + t.text(k, "num-scheduler-step");
-        // FALSE = the flag not passed: vLLM 0.6.x still chunks by default at max_model_len > 32K (91680 here), and
-        // a 512-token budget below max_model_len would not start without chunking.
-        args += " --enable-chunked-prefill";
-        args += " --max-num-batched-tokens " + t.text(k, "max-num-batched-tokens");
+        // FALSE = chunked prefill set off (`--enable-chunked-prefill False`): vllm#6666's default-on rule above 32K
+        // tokens of context applies only to an unset flag, and the FALSE rows are a different run from their TRUE
+        // twins with the same other columns (median ITL 55-67 ms against 114 ms). Without chunking vLLM 0.6.x's
+        // SchedulerConfig refuses a budget below max_model_len (91680), so the column's 512 was not in force there:
+        // the budget is the default, max(max_model_len, 2048).
+        if (t.text(k, "enable-chunked-prefill") == "FALSE") {
+          args += " --enable-chunked-prefill False";
+        } else {
+          args += " --enable-chunked-prefill";
+          args += " --max-num-batched-tokens " + t.text(k, "max-num-batched-tokens");
+        }
         args += " --max-num-seqs " + t.text(k, "max-num-seqs");
         args += " --max-seq-len-to-capture " + t.text(k, "max-seq-len-to-capture");
         if (t.text(k, "enable-prefix-caching") == "TRUE") args += " --enable-prefix-caching";
         ServeRun sr = serve_run(s, run, file + ":" + t.where(k));
         sr.options.vllm_args = args;
+        // Multi-step with chunked prefill is its own path in vLLM 0.6 (vllm#8378): prompts are not chunked ("the
+        // current multi-step + chunked prefill capability does not actually support chunking prompts", the 0.6.x
+        // scheduler), prefill steps run single-step and decodes n steps. llmsim would run Sarathi's 512-token chunks.
+        if (t.integer(k, "num-scheduler-step", 1) > 1 && t.text(k, "enable-chunked-prefill") != "FALSE")
+          sr.unscored = "not representable: vLLM 0.6's multi-step + chunked-prefill scheduler (vllm#8378; prompts not "
+                        "chunked, prefills single-step, decodes " + t.text(k, "num-scheduler-step") +
+                        " steps at a time) is not modelled";
+        // Three rows are the files in serving/ themselves (same duration and token totals): scored there.
+        if (same != served.end() && same->second.total_output_tokens == res["total_output_tokens"].get<std::int64_t>() &&
+            std::abs(same->second.duration_s - t.number(k, "duration")) < 1e-3)
+          sr.unscored = "the same run as serving/" + std::filesystem::path(same->second.source).filename().string() +
+                        " (scored there)";
         add_serve(out, sr, result_from_json(res, t.where(k)));
       }
     } else {

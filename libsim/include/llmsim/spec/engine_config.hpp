@@ -66,6 +66,10 @@ inline constexpr int kMaxModelLenAuto = -1;
 
 struct EngineConfig {
   SchedulerPolicy policy = SchedulerPolicy::vllm;
+  /// The scenario named the scheduler (engine.policy, or vLLM's enable_chunked_prefill): a release's defaults do
+  /// not replace it. vLLM turns chunked prefill on above 32K tokens of context only when it is left unset
+  /// (vllm#6666), so `--enable-chunked-prefill False` keeps the prefill-first V0 scheduler (effective_engine).
+  bool policy_given = false;
   /// Most sequences running at once; 0 = the policy's default (effective_engine), which is what a scenario
   /// read from JSON without the key gets. A config built in C++ starts at vLLM V0's 256.
   int max_num_seqs = 256;
