@@ -260,30 +260,43 @@ double rms_error(const std::vector<analysis::BenchRun>& runs, const perf::Hardwa
 #else
 #define LLMSIM_REAL_FIT_TAGS(own) "[calibration][runs][real]" own
 #endif
-TEST_CASE("run fit: public serving runs of two cards, fitted on the small runs, predict the large ones better",
-          LLMSIM_REAL_FIT_TAGS("[serving_runs]")) {
-  // data/calibration_runs/*/RUNS.json: LambdaLabs' vLLM serving benchmarks (ShareGPT, request rate inf) of
-  // Llama-3-8B on one H100 SXM (vLLM 0.5.4) and one A100 SXM (vLLM 0.6, multi-step), 10 ... 320 prompts each.
-  for (const std::string card : {"lambdalabs-h100-80gb-sxm", "lambdalabs-a100-80gb-sxm"}) {
-    const auto all = analysis::read_bench_runs(std::string(LLMSIM_DATA_DIR) + "/calibration_runs/" + card + "/RUNS.json");
-    std::vector<analysis::BenchRun> fit, unseen;
-    for (const auto& r : all.runs) (r.requests <= kFitPrompts ? fit : unseen).push_back(r);
-    REQUIRE(fit.size() >= 3);
-    REQUIRE(unseen.size() >= 2);
-    const auto gpu = spec::Catalog::builtin().gpu(all.gpu);
-    const perf::HardwareProfile base = perf::default_profile(gpu);
-    // Which fields four serving runs can carry is for their leave-one-out error to say (fields "auto": forward
-    // selection of field groups); the unseen runs play no part in it.
-    calibration::RunFitOptions o;
-    o.fields = {"auto"};
-    const auto rep = calibration::fit_runs(fit, gpu, base, o);
-    const double before = rms_error(unseen, base), after = rms_error(unseen, rep.profile);
-    std::cout << card << ": fitted on " << fit.size() << " runs (<= " << kFitPrompts << " prompts): in-sample RMS "
-              << rep.rms_before << " -> " << rep.rms_after << ", leave-one-out " << rep.rms_cv << "; unseen "
-              << unseen.size() << " runs: RMS " << before << " -> " << after << "\n  " << rep.notes.front() << "\n";
-    CHECK(after < before);
-    CHECK(rep.rms_after < rep.rms_before);
-  }
+
+namespace {
+
+// data/calibration_runs/*/RUNS.json: LambdaLabs' vLLM serving benchmarks (ShareGPT, request rate inf) of
+// Llama-3-8B on one H100 SXM (vLLM 0.5.4) and one A100 SXM (vLLM 0.6, multi-step), 10 ... 320 prompts each.
+// One card per test case, so that ctest runs the two fits side by side (issue 30); the checks are the same.
+void check_public_serving_fit(const std::string& card) {
+  const auto all = analysis::read_bench_runs(std::string(LLMSIM_DATA_DIR) + "/calibration_runs/" + card + "/RUNS.json");
+  std::vector<analysis::BenchRun> fit, unseen;
+  for (const auto& r : all.runs) (r.requests <= kFitPrompts ? fit : unseen).push_back(r);
+  REQUIRE(fit.size() >= 3);
+  REQUIRE(unseen.size() >= 2);
+  const auto gpu = spec::Catalog::builtin().gpu(all.gpu);
+  const perf::HardwareProfile base = perf::default_profile(gpu);
+  // Which fields four serving runs can carry is for their leave-one-out error to say (fields "auto": forward
+  // selection of field groups); the unseen runs play no part in it.
+  calibration::RunFitOptions o;
+  o.fields = {"auto"};
+  const auto rep = calibration::fit_runs(fit, gpu, base, o);
+  const double before = rms_error(unseen, base), after = rms_error(unseen, rep.profile);
+  std::cout << card << ": fitted on " << fit.size() << " runs (<= " << kFitPrompts << " prompts): in-sample RMS "
+            << rep.rms_before << " -> " << rep.rms_after << ", leave-one-out " << rep.rms_cv << "; unseen "
+            << unseen.size() << " runs: RMS " << before << " -> " << after << "\n  " << rep.notes.front() << "\n";
+  CHECK(after < before);
+  CHECK(rep.rms_after < rep.rms_before);
+}
+
+}  // namespace
+
+TEST_CASE("run fit: public serving runs of an H100, fitted on the small runs, predict the large ones better",
+          LLMSIM_REAL_FIT_TAGS("[serving_runs_h100]")) {
+  check_public_serving_fit("lambdalabs-h100-80gb-sxm");
+}
+
+TEST_CASE("run fit: public serving runs of an A100, fitted on the small runs, predict the large ones better",
+          LLMSIM_REAL_FIT_TAGS("[serving_runs_a100]")) {
+  check_public_serving_fit("lambdalabs-a100-80gb-sxm");
 }
 
 TEST_CASE("run fit: tensor-parallel runs constrain the all-reduce latency", "[calibration][runs]") {
