@@ -54,7 +54,9 @@ error-bands: build
 	@$(BUILD)/bin/test_validation "[.write_error_bands]"
 	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory -s
 
+# The benchmarks are not in the default build (bench/CMakeLists.txt): this builds them, and the Python module.
 bench: build
+	@cmake --build $(BUILD) -j $(JOBS) --target benchmarks -- --no-print-directory -s
 	@scripts/bench.sh $(BUILD)
 
 # Measure a real card: make calibrate GPU=rtx4090-24gb OUT=raw.json (then: llmsim calibrate-fit raw.json -o profile.json)

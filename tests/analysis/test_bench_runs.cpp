@@ -11,6 +11,7 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/sglang_args.hpp"
 #include "llmsim/spec/vllm_bench_args.hpp"
 
 using namespace llmsim;
@@ -328,6 +329,54 @@ TEST_CASE("bench runs: SGLang bench_serving JSON lines, one run per line, with t
   CHECK_THROWS_WITH(analysis::read_bench_runs((dir.path / "RUNS2.json").string()),
                     Contains("runs[0] (online.jsonl)") && Contains("SGLang bench_serving") &&
                         Contains("command/file mismatch"));
+}
+
+TEST_CASE("bench runs: a server_command is read by the one SGLang server parser, errors at the run's field",
+          "[analysis][runs]") {
+  // The same line through --sglang-args' parser (spec/sglang_args) and through a RUNS.json: the same engine
+  // arguments, by vLLM's names, in the run's scenario.
+  test::TempDir dir("benchruns-sglang-server");
+  const std::string src = std::string(LLMSIM_SOURCE_DIR) + "/tests/data/vllm_results/livinfly-a100pcie-sglang047-mistral7b-online.jsonl";
+  std::filesystem::copy_file(src, dir.path / "online.jsonl");
+  const std::string server = "sglang serve --model-path ~/Mistral-7B-Instruct --tp 2 --mem-fraction-static 0.8 "
+                             "--chunked-prefill-size 4096 --max-running-requests 64 --port 30000 --enable-torch-compile";
+  auto run = [&](const std::string& line) {
+    return Json::array({{{"result", "online.jsonl"},
+                         {"command", "python3 -m sglang.bench_serving --backend sglang --dataset-name random "
+                                     "--random-input 1024 --random-output 1024 --request-rate 1 --num-prompts 300"},
+                         {"server_command", line},
+                         {"model", "mistral-7b"},
+                         {"engine_version", "0.4.7.post1"}}});
+  };
+  const auto runs = analysis::read_bench_runs(dir.write("RUNS.json", runs_json(run(server), "a100-40gb-pcie")));
+  REQUIRE(!runs.runs.empty());
+  const auto direct = spec::parse_sglang_server_args(server);
+  REQUIRE(direct.engine_args.size() == 5);  // tp, memory fraction, chunk, running requests, radix cache (on)
+  for (auto it = direct.engine_args.begin(); it != direct.engine_args.end(); ++it) {
+    INFO(it.key());
+    REQUIRE(runs.runs[0].scenario.contains(it.key()));
+    CHECK(runs.runs[0].scenario[it.key()] == it.value());
+  }
+  CHECK(runs.runs[0].scenario["tensor_parallel_size"] == 2);
+  CHECK(runs.runs[0].scenario["gpu_memory_utilization"] == 0.8);
+  bool noted = false;
+  for (const auto& n : runs.runs[0].notes_out) noted = noted || n.find("--enable-torch-compile") != std::string::npos;
+  CHECK(noted);
+  // A typo is the parser's error with its suggestion, at the run's field; so is a value of the wrong type.
+  CHECK_THROWS_WITH(analysis::read_bench_runs(dir.write("RUNS2.json", runs_json(run(server + " --max-runing-requests 8"),
+                                                                                  "a100-40gb-pcie"))),
+                    Contains("runs[0] (online.jsonl).server_command: --max-runing-requests") &&
+                        Contains("did you mean --max-running-requests?"));
+  CHECK_THROWS_WITH(analysis::read_bench_runs(dir.write("RUNS3.json", runs_json(run("python -m sglang.launch_server "
+                                                                                    "--model-path m --tp-size two"),
+                                                                                "a100-40gb-pcie"))),
+                    Contains("runs[0] (online.jsonl).server_command: --tp-size") && Contains("two"));
+  CHECK_THROWS_WITH(analysis::read_bench_runs(dir.write("RUNS4.json", runs_json(run("vllm serve m --tp 2"),
+                                                                                "a100-40gb-pcie"))),
+                    Contains("runs[0] (online.jsonl).server_command") && Contains("is a vLLM server, not SGLang's"));
+  // On the command line (what = ""), the same problems are reported at the flag itself.
+  CHECK_THROWS_WITH(spec::parse_sglang_server_args("sglang serve --max-runing-requests 8"),
+                    Catch::Matchers::StartsWith("--max-runing-requests: ") && Contains("--max-running-requests?"));
 }
 
 TEST_CASE("bench runs: llama-bench -o json, one run per test, release from the build number", "[analysis][runs]") {

@@ -233,20 +233,21 @@ void real_card(const std::string& card) {
 
 // About a minute of fitting natively and many under AddressSanitizer: hidden in the sanitizer tree (LLMSIM_DEEP_CHECKS),
 // where the synthetic and tensor-parallel fits above run the same code; `make test` always runs it.
+// Each has its own tag: ctest runs each as its own test beside the others (tests/calibration/CMakeLists.txt).
 #ifdef LLMSIM_DEEP_CHECKS
-#define LLMSIM_REAL_FIT_TAGS "[calibration][runs][real][.]"
+#define LLMSIM_REAL_FIT_TAGS(own) "[calibration][runs][real]" own "[.]"
 #else
-#define LLMSIM_REAL_FIT_TAGS "[calibration][runs][real]"
+#define LLMSIM_REAL_FIT_TAGS(own) "[calibration][runs][real]" own
 #endif
 // data/calibration_runs/*/RUNS.json: LambdaLabs' vLLM serving benchmarks (ShareGPT, request rate inf) of Llama-3-8B,
 // 10 ... 320 prompts each.
 TEST_CASE("run fit: public H100 SXM serving runs (vLLM 0.5.4), fitted on <= 80 prompts, predict 160 and 320 better",
-          LLMSIM_REAL_FIT_TAGS) {
+          LLMSIM_REAL_FIT_TAGS("[serving_runs_h100]")) {
   real_card("lambdalabs-h100-80gb-sxm");
 }
 
 TEST_CASE("run fit: public A100 SXM serving runs (vLLM 0.6, multi-step), fitted on <= 80 prompts, predict 160 and 320 "
-          "better", LLMSIM_REAL_FIT_TAGS) {
+          "better", LLMSIM_REAL_FIT_TAGS("[serving_runs_a100]")) {
   real_card("lambdalabs-a100-80gb-sxm");
 }
 
@@ -306,7 +307,8 @@ UnseenError unseen_error(const std::vector<analysis::BenchRun>& runs, const perf
 // benchmark's +-2 % scatter on every file. At batch 1-16 the decode GEMMs' compute is below that scatter (it moves them
 // by < 1 % per e-fold), so only a fit that prices batch 32-64's compute with what the 512-token prefill chunks
 // measured can carry the clock over; one that keeps the prior for M <= 128 cannot.
-TEST_CASE("run fit: static batches fitted at batch 1 and 16 predict batch 32 and 64", LLMSIM_REAL_FIT_TAGS) {
+TEST_CASE("run fit: static batches fitted at batch 1 and 16 predict batch 32 and 64",
+          LLMSIM_REAL_FIT_TAGS("[static_batches]")) {
   const std::vector<std::pair<int, int>> lengths{{128, 128}, {512, 128},  {1024, 256}, {2048, 128}, {256, 512},
                                                  {1024, 32}, {32, 1024},  {4096, 64},  {512, 512},  {128, 2048}};
   std::vector<Shape> small, large;

@@ -113,7 +113,7 @@ TEST_CASE("--vllm-args lists the flags llmsim does not model and refuses a missp
 
   // Every scenario command takes the flag and parses it with check's rules: a typo is exit 2 with the suggestion.
   const std::string typo = " --vllm-args " + quoted("vllm serve --max-num-seq 8");
-  for (const std::string cmd :
+  for (const std::string& cmd :
        {"simulate " + server_scenario_file(), "capacity " + server_scenario_file(), "throughput " + server_scenario_file(),
         "compare " + server_scenario_file() + " --gpus a100-80gb-sxm", "report " + server_scenario_file() + " --gpus a100-80gb-sxm --json",
         "search " + server_scenario_file() + " --target-qps 2", "sweep " + one_point_grid()}) {

@@ -14,6 +14,7 @@
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/quantization.hpp"
+#include "llmsim/spec/sglang_args.hpp"
 
 namespace llmsim::analysis {
 

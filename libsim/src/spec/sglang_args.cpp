@@ -18,6 +18,15 @@ namespace {
 
 constexpr const char* kSglangWhere = "--sglang-args";
 
+/// Where a problem with `flag` is reported: at the flag itself on the command line (`what` empty), else at the file
+/// field the line came from, then the flag (runs[0] (a.json).server_command: --tp-size: ...).
+std::string located(const std::string& what, const std::string& flag) {
+  return what.empty() ? flag : what + ": " + flag;
+}
+[[noreturn]] void fail(const std::string& what, const std::string& flag, const std::string& problem) {
+  throw ConfigError(located(what, flag), problem);
+}
+
 // Server and client-facing options: they do not change how the engine runs a request.
 const std::set<std::string>& sglang_harmless_valued() {
   static const std::set<std::string> s{
@@ -99,7 +108,7 @@ bool is_bare_flag(const std::string& name) {
 
 /// The known flag `name` stands for: itself, or the one known flag it is a prefix of (argparse's abbreviations).
 /// ConfigError for an ambiguous prefix or a misspelling; "" for a flag llmsim does not know.
-std::string resolve_name(const std::string& name, const std::string& flag) {
+std::string resolve_name(const std::string& name, const std::string& flag, const std::string& what) {
   const auto& known = sglang_known_names();
   if (std::find(known.begin(), known.end(), name) != known.end()) return name;
   std::vector<std::string> longer;
@@ -109,10 +118,10 @@ std::string resolve_name(const std::string& name, const std::string& flag) {
   if (longer.size() > 1) {
     std::string list;
     for (const auto& k : longer) list += (list.empty() ? "" : ", ") + dashed_flag(k);
-    throw ConfigError(flag, "ambiguous SGLang flag: it abbreviates " + list);
+    fail(what, flag, "ambiguous SGLang flag: it abbreviates " + list);
   }
   if (const std::string near = misspelling_of(name, known); !near.empty())
-    throw ConfigError(flag, "unknown SGLang flag; did you mean " + dashed_flag(near) + "?");
+    fail(what, flag, "unknown SGLang flag; did you mean " + dashed_flag(near) + "?");
   return "";
 }
 
@@ -135,8 +144,11 @@ const std::vector<SglangAlias>& sglang_aliases() {
   return v;
 }
 
-VllmServeArgs parse_sglang_server_args(std::string_view command_line) {
-  const auto t = split_command_line(command_line, kSglangWhere);
+VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std::string& what) {
+  const std::string where = what.empty() ? kSglangWhere : what;
+  // A vLLM line: on the command line it belongs in --vllm-args; in a file, the benchmark names an SGLang server.
+  const std::string vllm_hint = what.empty() ? ": give its command line as --vllm-args" : ", not SGLang's";
+  const auto t = split_command_line(command_line, where);
   VllmServeArgs out;
   out.runtime = "sglang";
   std::size_t i = 0;
@@ -146,12 +158,12 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line) {
     ++i;
     if (i + 1 < t.size() && t[i] == "-m") {
       if (t[i + 1].rfind("vllm", 0) == 0)
-        throw ConfigError(kSglangWhere, "'" + t[i + 1] + "' is a vLLM server: give its command line as --vllm-args");
+        throw ConfigError(where, "'" + t[i + 1] + "' is a vLLM server" + vllm_hint);
       i += 2;
     }
   }
   if (i < t.size() && (t[i] == "vllm" || t[i].ends_with("/vllm")))
-    throw ConfigError(kSglangWhere, "'" + t[i] + "' is a vLLM server: give its command line as --vllm-args");
+    throw ConfigError(where, "'" + t[i] + "' is a vLLM server" + vllm_hint);
   if (i < t.size() && t[i] == "sglang") {
     ++i;
     if (i < t.size() && t[i] == "serve") ++i;
@@ -163,8 +175,8 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line) {
     const std::string& tok = t[i];
     if (!is_flag_token(tok)) {
       if (!last_bare.empty())
-        throw ConfigError(last_bare, "is a bare flag and takes no value, got '" + tok + "'");
-      throw ConfigError(kSglangWhere, "unexpected word '" + tok + "' (SGLang takes the model as --model-path MODEL)");
+        fail(what, last_bare, "is a bare flag and takes no value, got '" + tok + "'");
+      throw ConfigError(where, "unexpected word '" + tok + "' (SGLang takes the model as --model-path MODEL)");
     }
     last_bare.clear();
     const auto eq = tok.find('=');
@@ -173,23 +185,23 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line) {
     std::replace(raw.begin(), raw.end(), '-', '_');
     std::optional<std::string> value;
     if (eq != std::string::npos) value = tok.substr(eq + 1);
-    const std::string name = resolve_name(raw, flag);
+    const std::string name = resolve_name(raw, flag, what);
     const bool bare = !name.empty() && is_bare_flag(name);
     if (!value && !bare && i + 1 < t.size() && !is_flag_token(t[i + 1])) value = t[++i];
-    if (bare && value) throw ConfigError(flag, "is a bare flag and takes no value, got '" + *value + "'");
+    if (bare && value) fail(what, flag, "is a bare flag and takes no value, got '" + *value + "'");
     if (bare) last_bare = flag;
     const std::string shown = flag + (value ? " " + *value : "");
     if (name == "model_path" || name == "model") {
-      if (!value) throw ConfigError(flag, "expected a model name");
+      if (!value) fail(what, flag, "expected a model name");
       if (!out.model.empty() && out.model != *value)
-        throw ConfigError(flag, "names model '" + *value + "' but the command already named '" + out.model + "'");
+        fail(what, flag, "names model '" + *value + "' but the command already named '" + out.model + "'");
       out.model = *value;
     } else if (name == "schedule_policy") {
-      if (!value) throw ConfigError(flag, "expected a value");
+      if (!value) fail(what, flag, "expected a value");
       // llmsim's SGLang scheduler takes the waiting queue in arrival order: SGLang's fcfs (its default since
       // 0.4.3.post3). The other orders sort the queue by prefix match or tree weight, or at random.
       if (*value != "fcfs")
-        throw ConfigError(flag, "'" + *value + "' is not modelled: llmsim's SGLang scheduler takes the queue first "
+        fail(what, flag, "'" + *value + "' is not modelled: llmsim's SGLang scheduler takes the queue first "
                                 "come, first served (fcfs); SGLang's lpm, dfs-weight, lof, random and priority orders "
                                 "are not. Give --schedule-policy fcfs or leave the flag out");
       out.ignored.push_back(shown);  // what llmsim simulates anyway
@@ -199,11 +211,11 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line) {
       } else if (a->vllm_name == "enforce_eager") {
         out.engine_args["enforce_eager"] = true;
       } else {
-        if (!value) throw ConfigError(flag, "expected a value");
-        out.engine_args[a->vllm_name] = engine_arg_value(a->vllm_name, flag, *value);
+        if (!value) fail(what, flag, "expected a value");
+        out.engine_args[a->vllm_name] = engine_arg_value(a->vllm_name, located(what, flag), *value);
         // SGLang's -1 turns chunked prefill off (a prompt waits for a batch it fits whole); llmsim always chunks.
         if (a->name == "chunked_prefill_size" && out.engine_args[a->vllm_name].get<long long>() <= 0)
-          throw ConfigError(flag, "'" + *value + "' turns chunked prefill off, which llmsim's SGLang scheduler does "
+          fail(what, flag, "'" + *value + "' turns chunked prefill off, which llmsim's SGLang scheduler does "
                                   "not model (it cuts a prompt to the chunk budget): give a size in tokens or leave "
                                   "the flag out");
         if (a->vllm_name == "data_parallel_size") dp_shown = shown;

@@ -151,33 +151,6 @@ std::string argparse_prefix(const BenchFlags& own, const std::string& name) {
 
 }  // namespace
 
-VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std::string& what) {
-  const auto t = split_command_line(command_line, what);
-  std::size_t i = 0;
-  while (i < t.size() && t[i].find('=') != std::string::npos && !is_flag_token(t[i])) ++i;  // VAR=value
-  if (i < t.size() && (t[i] == "python" || t[i] == "python3")) ++i;
-  if (i + 1 < t.size() && t[i] == "-m") i += 2;
-  else throw ConfigError(what, "'" + std::string(command_line) + "' is not an SGLang server command (python -m "
-                                                                 "sglang.launch_server --model-path ...)");
-  BenchCommand c;
-  c.kind = BenchKind::sglang_one_batch;  // the same server flags
-  c.what = what;
-  const BenchFlags& known = flags_of(BenchKind::sglang_one_batch);
-  for (; i < t.size(); ++i) {
-    if (!is_flag_token(t[i])) continue;  // a value of a flag not modelled
-    const auto eq = t[i].find('=');
-    const std::string name = underscored(t[i]);
-    std::string v;
-    if (eq != std::string::npos) v = t[i].substr(eq + 1);
-    else if (!known.boolean.count(name))
-      while (i + 1 < t.size() && !is_flag_token(t[i + 1])) v += (v.empty() ? "" : " ") + t[++i];
-    if (known.valued.count(name) || known.boolean.count(name)) c.flags[name] = v;
-    else c.engine.not_modelled.push_back(dashed_flag(name) + (v.empty() ? "" : " " + v));
-  }
-  sglang_engine_args(c);
-  return c.engine;
-}
-
 std::string to_string(BenchKind k) {
   switch (k) {
     case BenchKind::vllm_latency: return "vllm bench latency";

@@ -26,6 +26,9 @@ const std::vector<SglangAlias>& sglang_aliases();
 /// names (`--tp-size 2` -> tensor_parallel_size 2) and its runtime is "sglang". ConfigError naming the flag for a
 /// value of the wrong type, a flag that is a misspelling of a known one (with the suggestion), or a vLLM command
 /// line (give it as --vllm-args).
-VllmServeArgs parse_sglang_server_args(std::string_view command_line);
+/// The one parser of an SGLang server line: `--sglang-args` (what = "": a problem is reported at the flag) and a
+/// benchmark run's `server_command` (analysis/bench_runs; what = "runs[0] (a.json).server_command": at that field,
+/// then the flag).
+VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std::string& what = "");
 
 }  // namespace llmsim::spec

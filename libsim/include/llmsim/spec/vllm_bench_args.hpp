@@ -39,10 +39,4 @@ struct BenchCommand {
 /// (the message lists them), an unknown flag (with the closest flags), or a flag missing its value.
 BenchCommand parse_bench_command(std::string_view command_line, const std::string& what);
 
-/// An SGLang server command line (`python -m sglang.launch_server --model-path M --tp-size 2 ...`) by vLLM's
-/// engine-argument names where they mean the same thing (--model-path, --tp-size/--tp, --dtype, --quantization,
-/// --kv-cache-dtype, --context-length, --disable-cuda-graph); the flags llmsim does not model are listed in
-/// not_modelled. ConfigError at `what` for a command that is not an SGLang server.
-VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std::string& what);
-
 }  // namespace llmsim::spec
