@@ -7,7 +7,9 @@
 
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/perf/moe_kernels.hpp"
+#include "llmsim/perf/provenance.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 #include "perf_test_util.hpp"
 
 using namespace llmsim;
@@ -15,11 +17,16 @@ using perf::CostModel;
 
 namespace {
 
-CostModel moe_cost_model(const std::string& model, const std::string& gpu_id, const std::string& w, int tp) {
+spec::QuantKernels kernels_of(const std::string& release) { return spec::quant_kernels_for(release, "test"); }
+
+/// `release` empty: the newest release's kernels (spec::QuantKernels{}).
+CostModel moe_cost_model(const std::string& model, const std::string& gpu_id, const std::string& w, int tp,
+                         const std::string& release = "vllm==0.11.0") {
   const auto& cat = spec::Catalog::builtin();
   const auto g = cat.gpu(gpu_id);
   spec::Quantization q;
   q.weights = spec::weight_format(w);
+  if (!release.empty()) q.kernels = kernels_of(release);
   return CostModel(cat.model(model), q, g, perf::default_profile(g), spec::ParallelConfig{tp, 1});
 }
 
@@ -38,8 +45,11 @@ spec::WeightFormat moe_format_on(const std::string& w, const std::string& gpu_id
 TEST_CASE("MXFP4 experts are padded as vLLM's Marlin and FlashInfer MoE kernels hold them", "[moe]") {
   // gpt-oss: hidden 2880, expert width 2880. Hopper runs FP4 Marlin (weight-only): intermediate per rank to a multiple
   // of 128, hidden to 256.
-  const auto marlin = moe_format_on("mxfp4-experts", "h100-80gb-sxm");
-  REQUIRE(marlin.weight_only);
+  const auto& cat = spec::Catalog::builtin();
+  REQUIRE(moe_format_on("mxfp4-experts", "h100-80gb-sxm").weight_only);
+  const auto marlin = perf::Mxfp4MoeKernel::marlin;
+  CHECK(perf::mxfp4_moe_kernel(moe_format_on("mxfp4-experts", "h100-80gb-sxm"), kernels_of("vllm==0.11.0"),
+                               cat.gpu("h100-80gb-sxm")) == marlin);
   for (const auto& [tp, inter] : {std::pair{1, 2944.0}, {2, 1536.0}, {4, 768.0}, {8, 384.0}}) {
     INFO("tp " << tp);
     const auto e = perf::expert_layout(2880, 2880.0 / tp, marlin);
@@ -50,13 +60,15 @@ TEST_CASE("MXFP4 experts are padded as vLLM's Marlin and FlashInfer MoE kernels 
   CHECK(perf::expert_layout(2880, 720, marlin).params() / (3.0 * 2880 * 720) == Approx(3072.0 * 768 / (2880 * 720)));
   CHECK(perf::expert_layout(2880, 720, marlin).params() / (3.0 * 2880 * 720) == Approx(1.1378).epsilon(1e-4));
   // Blackwell's FP4 tensor cores (FlashInfer): both to 256; TP 1 pads the width to 3072 as well.
-  const auto fi = moe_format_on("mxfp4-experts", "b200-180gb-sxm");
-  REQUIRE_FALSE(fi.weight_only);
+  REQUIRE_FALSE(moe_format_on("mxfp4-experts", "b200-180gb-sxm").weight_only);
+  const auto fi = perf::mxfp4_moe_kernel(moe_format_on("mxfp4-experts", "b200-180gb-sxm"), {}, cat.gpu("b200-180gb-sxm"));
+  REQUIRE(fi == perf::Mxfp4MoeKernel::flashinfer);
   CHECK(perf::expert_layout(2880, 2880, fi).intermediate == 3072);
   CHECK(perf::expert_layout(2880, 720, fi).intermediate == 768);
   // Other formats, and aligned shapes, stay as they are (DeepSeek-V3 at TP 8: 7168 x 256; Mixtral's 4096 x 14336).
   for (const char* w : {"fp8", "awq-int4", "bf16"}) {
-    const auto e = perf::expert_layout(2880, 720, moe_format_on(w, "h100-80gb-sxm"));
+    const auto f = moe_format_on(w, "h100-80gb-sxm");
+    const auto e = perf::expert_layout(2880, 720, perf::mxfp4_moe_kernel(f, {}, cat.gpu("h100-80gb-sxm")));
     CHECK(e.hidden == 2880);
     CHECK(e.intermediate == 720);
   }
@@ -173,4 +185,67 @@ TEST_CASE("the block-FP8 factors reproduce vllm#24700's H100 kernel times and sl
   const double r = test::op(ds, step, "mlp") / test::op(dense_rate, step, "mlp");
   CHECK(r > 1.25);
   CHECK(r < 1.40);
+}
+
+TEST_CASE("gpt-oss's MXFP4 experts run the kernel of the release: Marlin through 0.11, Triton's matmul_ogs from 0.12",
+          "[moe]") {
+  const auto& cat = spec::Catalog::builtin();
+  const auto kernel = [&](const std::string& release, const std::string& gpu) {
+    const spec::QuantKernels k = release.empty() ? spec::QuantKernels{} : kernels_of(release);
+    return perf::mxfp4_moe_kernel(moe_format_on("mxfp4-experts", gpu), k, cat.gpu(gpu));
+  };
+  using K = perf::Mxfp4MoeKernel;
+  // Hopper: FP4 Marlin while triton_kernels did not import (Ray 2.51's vLLM 0.11.0 among them), matmul_ogs once the
+  // wheel bundles it (0.12.0, vllm#28788); a scenario without a release prices the newest.
+  for (const char* r : {"vllm==0.10.2", "vllm==0.11.0", "vllm==0.11.2"}) CHECK(kernel(r, "h100-80gb-sxm") == K::marlin);
+  for (const char* r : {"vllm==0.12.0", "vllm==0.13.0", ""}) CHECK(kernel(r, "h100-80gb-sxm") == K::triton);
+  CHECK(kernel("vllm==0.12.0", "h200-141gb-sxm") == K::triton);
+  // Ampere and Ada (sm < 90) run Marlin in every release; Blackwell's FP4 tensor cores run FlashInfer.
+  for (const char* g : {"a100-80gb-sxm", "l40s-48gb"}) CHECK(kernel("vllm==0.13.0", g) == K::marlin);
+  CHECK(kernel("vllm==0.11.0", "b200-180gb-sxm") == K::flashinfer);
+  // Split-K at small M: 0.12.x only (vllm#30528 set split_k = 1, first released in 0.13.0).
+  CHECK(kernels_of("vllm==0.12.0").mxfp4_triton_split_k);
+  CHECK_FALSE(kernels_of("vllm==0.13.0").mxfp4_triton_split_k);
+  CHECK_FALSE(kernels_of("vllm==0.11.0").mxfp4_triton_split_k);
+  CHECK_FALSE(spec::QuantKernels{}.mxfp4_triton_split_k);
+  CHECK(perf::to_string(K::triton) == "triton_matmul_ogs");
+  // matmul_ogs's layout pads the width to 64 and leaves hidden alone: gpt-oss-120b at TP 4 holds 2880 x 768.
+  const auto t = perf::expert_layout(2880, 720, K::triton);
+  CHECK(t.hidden == 2880);
+  CHECK(t.intermediate == 768);
+  CHECK(perf::expert_layout(2880, 2880, K::triton).intermediate == 2880);
+}
+
+TEST_CASE("vLLM 0.12's split-K matmul_ogs makes gpt-oss-120b's small batches vllm#27523's 35 % slower; 0.13 does not",
+          "[moe]") {
+  // vllm#27523: `vllm bench latency` of gpt-oss-120b, TP 1, batch 8, 32 in / 128 out on SM90: Marlin 1.17 s, Triton
+  // 1.58 s. The factor is solved so that the batch-8 decode step (the 127 decode steps are 99 % of that run) keeps
+  // that ratio; the other terms are the layouts' own.
+  const CostModel marlin = moe_cost_model("gpt-oss-120b", "h100-80gb-sxm", "mxfp4-experts", 1, "vllm==0.11.0");
+  const CostModel split = moe_cost_model("gpt-oss-120b", "h100-80gb-sxm", "mxfp4-experts", 1, "vllm==0.12.0");
+  const CostModel fixed = moe_cost_model("gpt-oss-120b", "h100-80gb-sxm", "mxfp4-experts", 1, "vllm==0.13.0");
+  const auto b8 = test::decode(8, 96);
+  CHECK(split.iteration_time(b8) / marlin.iteration_time(b8) == Approx(1.58 / 1.17).epsilon(0.01));
+  // 0.13's matmul_ogs without split-K: the Marlin rates on its smaller layout (2880 x 2880 against 3072 x 2944).
+  CHECK(fixed.iteration_time(b8) < marlin.iteration_time(b8));
+  CHECK(fixed.iteration_time(b8) > 0.9 * marlin.iteration_time(b8));
+  // From 32 tokens split_k is 1 in both releases: the same step.
+  for (std::int64_t n : {32, 64, 256}) {
+    INFO("decode batch " << n);
+    CHECK(split.iteration_time(test::decode(n, 96)) == Approx(fixed.iteration_time(test::decode(n, 96))));
+  }
+  CHECK(perf::moe_expert_time_factor(perf::Mxfp4MoeKernel::marlin, kernels_of("vllm==0.12.0"), 8) == 1.0);
+}
+
+TEST_CASE("the MXFP4 backend's constants have provenances with the values in use", "[moe][provenance]") {
+  const auto value_of = [](const std::string& field) -> double {
+    for (const auto& x : perf::constant_provenance())
+      if (x.field == field && x.value) return *x.value;
+    return -1;
+  };
+  CHECK(value_of("moe.mxfp4_triton_padding") == 64);
+  CHECK(value_of("moe.triton_split_k_max_tokens") == perf::kTritonSplitKMaxTokens);
+  CHECK(value_of("moe.triton_split_k_expert_factor") == perf::kTritonSplitKExpertFactor);
+  for (const auto& x : perf::constant_provenance())
+    if (x.field.rfind("moe.triton", 0) == 0 || x.field == "moe.mxfp4_triton_padding") CHECK(x.looked_at.empty());
 }

@@ -151,6 +151,9 @@ struct CostModel::Constants {
   // or 16-bit where the format keeps them so; the 16-bit path (MoE router); the LM head's (16-bit but GGUF's bytes).
   GemmPath format_gemm, dense_gemm, attn_gemm, fp16_gemm, lm_gemm;
   GemmPath moe_gemm;  // the routed experts: the format's path at the MoE kernel's rates (perf/moe_kernels)
+  // The routed experts' GEMM time multiplier below `moe_small_m_tokens` tokens in an iteration (Triton matmul_ogs's
+  // split-K in vLLM 0.12.x: perf/moe_kernels); 1 elsewhere.
+  double moe_small_m_factor = 1, moe_small_m_tokens = 0;
   double kv_bytes_per_token_layer = 0;  // K+V of one token in one layer on this GPU, as prefill attention reads it
   double kv_cache_write_bytes = 0;      // what one new token writes into one layer's KV cache
   // Hardware.
@@ -284,6 +287,7 @@ struct CostModel::Constants {
                    2 * expert_run_inter + expert_run_hidden, moe_gemm, moe_layers * touched, 2);
       // One fused-MoE kernel pair per layer, not one per expert: keep one pair of fixed costs per layer.
       e.time_s -= 2 * gemm_fixed_s * moe_layers * std::max(0.0, touched - 1);
+      if (tokens < moe_small_m_tokens) e.time_s *= moe_small_m_factor;
       // moe_sum: each token's k expert outputs read back and summed (perf/moe_kernels).
       add(e, stream(tokens * moe_combine_bytes, 0, moe_layers));
       add(e, gemm(tokens, router_params, hidden, experts, fp16_gemm, moe_layers));

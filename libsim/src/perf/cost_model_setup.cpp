@@ -179,7 +179,12 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   // FP8: perf/moe_kernels) and the top-k combine.
   c->moe_gemm = fg;
   if (c->experts > 1) {
-    const ExpertLayout run = expert_layout(c->hidden, c->expert_inter, fmt);
+    const Mxfp4MoeKernel mx = mxfp4_moe_kernel(fmt, quant_.kernels, gpu_);
+    const ExpertLayout run = expert_layout(c->hidden, c->expert_inter, mx);
+    if (moe_expert_time_factor(mx, quant_.kernels, 1) != 1.0) {
+      c->moe_small_m_factor = moe_expert_time_factor(mx, quant_.kernels, 1);
+      c->moe_small_m_tokens = kTritonSplitKMaxTokens;
+    }
     c->expert_run_params = run.params();
     c->expert_run_inter = run.intermediate;
     c->expert_run_hidden = run.hidden;

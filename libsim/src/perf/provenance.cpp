@@ -210,6 +210,22 @@ std::vector<ConstantProvenance> build() {
                 "0.11.0): 'the moe marlin kernel requires that for each linear n % 256 == 0 and k % 128 == 0': "
                 "round_up(intermediate_size_per_partition, 128), round_up(hidden_size, 256)",
                 {}, 128));
+  t.push_back(c("moe.mxfp4_triton_padding", "all", P::engine_code,
+                "vLLM Mxfp4MoEMethod.create_weights, CUDA `else` branch (Mxfp4Backend.TRITON, triton_kernels' "
+                "matmul_ogs; Hopper's default once vllm#28788 bundled triton_kernels, first released in 0.12.0): "
+                "round_up(intermediate_size_per_partition, 64), hidden unpadded",
+                {}, 64));
+  t.push_back(c("moe.triton_split_k_max_tokens", "all", P::engine_code,
+                "vllm#30528 (2025-12-12, first released in 0.13.0): triton_kernels v3.5 opt_flags_nvidia split_k = "
+                "max(n_sms // grid_size, 1) exceeds 1 'when m become smaller than 32 (roughly)', and a split-K "
+                "matmul_ogs writes fp32 partials; set to 1 on sm90",
+                {}, 32));
+  t.push_back(c("moe.triton_split_k_expert_factor", "all", P::public_measurement,
+                "vllm#27523: gpt-oss-120b vllm bench latency, TP 1, batch 8, 32 in / 128 out on SM90: Triton "
+                "matmul_ogs 1.58 s vs Marlin 1.17 s; the routed-expert time multiplier that gives this cost model's "
+                "batch-8 H100 decode step the same ratio (0.12's layout against 0.11's) [D: solved, "
+                "tests/perf/test_moe_kernels.cpp]",
+                {}, 1.72));
   t.push_back(c("moe.mxfp4_flashinfer_padding", "all", P::engine_code,
                 "vLLM Mxfp4MoEMethod.create_weights, SM100 FlashInfer MXFP4 backends: intermediate and hidden "
                 "round_up(..., 256)",

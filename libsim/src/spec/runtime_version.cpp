@@ -107,6 +107,13 @@ QuantKernels vllm_quant_kernels(const std::vector<int>& n) {
   // CUTLASS's FP8 GEMM on sm89 needs 12.4 (cutlass_scaled_mm_supports_fp8), so earlier wheels run torch._scaled_mm
   // on Ada (vllm#7777: "The pypi wheel's fp8 layers use torch._scaled_mm").
   k.ada_fp8_cutlass = !before(n, {0, 7, 0});
+  // gpt-oss's MXFP4 experts on Hopper: get_mxfp4_backend (quantization/mxfp4.py) picks Triton's matmul_ogs only when
+  // `triton_kernels` imports. It was no dependency through 0.11.x (vllm#26582: 0.11.0 could not import the upstream
+  // package at all; the requirements pin of vllm#27370 broke installs and was replaced); vllm#28788 (merged
+  // 2025-11-18) builds it into the wheel as vllm.third_party.triton_kernels, first released in 0.12.0. Before that,
+  // FP4 Marlin. matmul_ogs split K at small M (fp32 partials) until vllm#30528 (2025-12-12, first in 0.13.0).
+  k.mxfp4_hopper_triton = !before(n, {0, 12, 0});
+  k.mxfp4_triton_split_k = k.mxfp4_hopper_triton && before(n, {0, 13, 0});
   return k;
 }
 }  // namespace

@@ -2,6 +2,8 @@
 // What vLLM's fused-MoE layer runs beyond the two expert GEMMs and their activation (issue 27, docs/cost-model.md
 // "MoE kernels"): the expert weights as its MXFP4 kernels lay them out (padded), the kernel that sums each token's
 // top-k expert outputs, and the kernels of one MoE layer. Every number here is read from vLLM's code; none is fitted.
+#include <string>
+
 #include "llmsim/spec/gpu_spec.hpp"
 #include "llmsim/spec/quantization.hpp"
 
@@ -16,15 +18,41 @@ struct ExpertLayout {
   double params() const { return 3.0 * hidden * intermediate; }
 };
 
+/// The kernel vLLM's get_mxfp4_backend (quantization/mxfp4.py) runs an MXFP4 checkpoint's experts on, by release
+/// (spec::QuantKernels) and GPU (docs/cost-model.md "MoE kernels"):
+enum class Mxfp4MoeKernel {
+  none,        ///< not an MXFP4 format
+  marlin,      ///< weight-only FP4 Marlin: Ampere, Ada, and Hopper while triton_kernels did not import (vLLM < 0.12)
+  triton,      ///< triton_kernels' matmul_ogs on Hopper (sm90), bundled from vLLM 0.12.0 (vllm#28788)
+  flashinfer,  ///< FlashInfer's block-scaled FP4 MoE (Blackwell, FP4 tensor cores)
+};
+std::string to_string(Mxfp4MoeKernel k);
+/// `format` as it runs on `gpu` (spec::format_for_gpu) under the release's `kernels`.
+Mxfp4MoeKernel mxfp4_moe_kernel(const spec::WeightFormat& format, const spec::QuantKernels& kernels,
+                                const spec::GpuSpec& gpu);
+
 /// vLLM's Mxfp4MoEMethod.create_weights pads the experts of an MXFP4 checkpoint (gpt-oss) to what its kernel needs:
-/// * weight-only FP4 Marlin (GPUs without FP4 tensor cores; vLLM's default on Hopper and Ampere through 0.11.0, when
-///   triton_kernels was not yet a dependency): "the moe marlin kernel requires that for each linear n % 256 == 0 and
-///   k % 128 == 0" — intermediate per rank rounded up to 128, hidden to 256;
+/// * FP4 Marlin: "the moe marlin kernel requires that for each linear n % 256 == 0 and k % 128 == 0" — intermediate
+///   per rank rounded up to 128, hidden to 256;
+/// * Triton's matmul_ogs (the `else` branch): intermediate per rank rounded up to 64, hidden as it is;
 /// * FlashInfer's block-scaled FP4 MoE (Blackwell, FP4 tensor cores): both rounded up to 256.
-/// Other formats (and MXFP4 dims already aligned) are returned unchanged. `format` is the format as it runs on the
-/// GPU (spec::format_for_gpu); `intermediate_per_gpu` the expert's width divided by the TP degree.
-/// gpt-oss-120b at TP 4: 2880 x 720 -> 3072 x 768, 13.8 % more expert bytes and FLOPs per token.
-ExpertLayout expert_layout(double hidden, double intermediate_per_gpu, const spec::WeightFormat& format);
+/// Other formats (and MXFP4 dims already aligned) are returned unchanged. `kernel` is mxfp4_moe_kernel's answer;
+/// `intermediate_per_gpu` the expert's width divided by the TP degree.
+/// gpt-oss-120b at TP 4: 2880 x 720 -> 3072 x 768 on Marlin (13.8 % more expert bytes and FLOPs per token),
+/// 2880 x 768 on Triton (6.7 %).
+ExpertLayout expert_layout(double hidden, double intermediate_per_gpu, Mxfp4MoeKernel kernel);
+
+/// triton_kernels' matmul_ogs before vllm#30528 (vLLM 0.12.x): split_k = max(n_sms / grid_size, 1) exceeds 1 below
+/// about 32 tokens ("split_k start to become greater than 1 when m become smaller than 32"), and a split-K matmul
+/// writes fp32 partials. vllm#27523 measured the cost end to end: gpt-oss-120b `vllm bench latency` on an SM90 GPU,
+/// TP 1, batch 8, 32 in / 128 out: 1.58 s on Triton against 1.17 s on Marlin. Priced as a multiplier on the
+/// routed-expert GEMMs' time when an iteration has fewer than kTritonSplitKMaxTokens tokens.
+inline constexpr double kTritonSplitKMaxTokens = 32;
+/// The multiplier that makes this cost model's batch-8 decode step on an H100 (TP 1, vLLM 0.12's layout) 1.58 / 1.17
+/// times its Marlin step (vLLM 0.11's) [D: solved on the cost model, tests/perf/test_moe_kernels.cpp].
+inline constexpr double kTritonSplitKExpertFactor = 1.72;
+/// The expert-GEMM time multiplier of `kernel` under `kernels` at `tokens` tokens in the iteration (1 but for split-K).
+double moe_expert_time_factor(Mxfp4MoeKernel kernel, const spec::QuantKernels& kernels, double tokens);
 
 /// Bytes the top-k combine moves per token of one MoE layer: vLLM's fused MoE writes each token's k expert outputs
 /// (the down GEMM's rows) and `ops.moe_sum` reads them back and writes their sum (fused_moe.py, fused_marlin_moe.py),

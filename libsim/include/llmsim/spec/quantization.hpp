@@ -43,6 +43,12 @@ struct QuantKernels {
   /// FP8 W8A8 on sm89 (Ada) runs cutlass_scaled_mm: the release's PyPI wheel is built with CUDA >= 12.4 (vLLM 0.7.0+,
   /// vllm#12098); before it torch._scaled_mm, which takes per-tensor scales only (vllm#7777).
   bool ada_fp8_cutlass = true;
+  /// MXFP4 experts on Hopper (sm90, no FP4 tensor cores) run triton_kernels' matmul_ogs: vLLM bundles triton_kernels
+  /// from 0.12.0 (vllm#28788); before, get_mxfp4_backend fell back to FP4 Marlin (`not has_triton_kernels()`).
+  bool mxfp4_hopper_triton = true;
+  /// matmul_ogs splits K below ~32 tokens and writes fp32 partials (vLLM 0.12.x; vllm#30528 set split_k = 1 for
+  /// sm90, first released in 0.13.0).
+  bool mxfp4_triton_split_k = false;
   bool operator==(const QuantKernels&) const = default;
 };
 
