@@ -44,7 +44,7 @@ inline const std::vector<std::string> kSyntheticKeys{"kind", "mean_s", "cv"};
 inline const std::vector<std::string> kWorkloadKeys{"arrival", "input_tokens", "output_tokens", "prefix_tokens", "prefix_groups",
                                              "classes", "num_requests", "warmup_requests", "horizon_s", "timeout_s", "seed", "too_long",
                                              "daily_profile", "days", "speculative_acceptance_rate",
-                                             "sessions"};
+                                             "sessions", "warm_cache"};
 inline const std::vector<std::string> kSessionKeys{"preset", "turns", "system_tokens", "system_prompts", "user_tokens",
                                                    "output_tokens", "think_time_ms", "max_output_tokens"};
 inline const std::vector<std::string> kClassKeys{"name", "arrival", "input_tokens", "output_tokens", "slo", "prefix_tokens",
