@@ -3,6 +3,7 @@
 // is served from the cache the earlier one left (docs/vllm.md "A warm server"). The bound is physical: datasheet peak,
 // parameter count, arrival order; no efficiency and no threshold chosen from a measurement.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "llmsim/analysis/result_notes.hpp"
@@ -46,8 +47,9 @@ std::optional<std::string> warm_server_note(const VllmResult& r, const spec::Res
                                      ? std::accumulate(floor.begin(), floor.end(), 0.0) / static_cast<double>(floor.size())
                                      : numpy_percentile(floor, 50));
   if (!(stat->value_ms < bound_ms)) return std::nullopt;
-  return "measured " + stat->statistic + " TTFT " + format_digits(stat->value_ms, 3) + " ms is below " +
-         format_digits(bound_ms, 3) + " ms, the least a cold server needs to prefill these prompts in the order sent at "
+  const auto ms = [](double x) { return x >= 100 ? std::to_string(std::llround(x)) : format_digits(x, 3); };
+  return "measured " + stat->statistic + " TTFT " + ms(stat->value_ms) + " ms is below " + ms(bound_ms) +
+         " ms, the least a cold server needs to prefill these prompts in the order sent at "
          "the GPUs' dense peak: was the server warm from an earlier run with the same prompts (same seed and dataset, "
          "prefix caching on)? If so, check again with --warm-cache (workload.warm_cache)";
 }
