@@ -50,8 +50,9 @@ def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_
     ``model_id``. ``engine_version`` is the measured release (``"0.5.4"``, or ``"sglang==0.4.9"``): llmsim then
     prices that release's kernels and scheduler (docs/cost-model.md "Runtimes by version"). ``df.attrs`` holds ``notes`` (assumptions, what is not comparable), ``scenario`` (what was
     simulated), ``fits``, ``reason``, ``source`` and ``line``; for several runs, ``runs``: those per run. Other
-    scenario fields: ``hardware__gpu=`` style keywords (``__`` for ``.``), applied to ``scenario``. Bad input
-    raises ValueError naming the file, line and field.
+    scenario fields: ``hardware__gpu=`` style keywords (``__`` for ``.``), applied to ``scenario``;
+    ``workload__warm_cache=True`` is the CLI's ``--warm-cache`` (a server warm from an earlier run of the same
+    prompts, docs/vllm.md "A warm server"). Bad input raises ValueError naming the file, line and field.
     """
     if isinstance(vllm_result, Mapping):
         # numpy scalars and arrays as plain numbers (a NaN or an object JSON cannot hold: ValueError naming the key)

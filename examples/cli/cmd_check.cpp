@@ -103,6 +103,9 @@ int run_check(int argc, char** argv) {
         ("gpu", po::value<std::string>(), "the GPU the run used (the file does not record it)")
         ("engine-version", po::value<std::string>(),
          "the vLLM release the run used (0.5.4; or sglang==0.4.9): priced with that release's kernels and scheduler")
+        ("warm-cache",
+         "the server's prefix cache already held the run's prompts (an earlier run with the same prompts and seed on the "
+         "same server): simulated from that warm cache (workload.warm_cache)")
         ("json", "print the comparison as JSON")
         ("scenario-out", po::value<std::string>(), "also write the simulated scenario here (runs with `llmsim simulate`)");
     po::positional_options_description pos;
@@ -110,7 +113,7 @@ int run_check(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
                     "usage: llmsim check --vllm-result BENCH.json --gpu ID [--run LINE] [--vllm-args \"vllm serve MODEL ...\" | --sglang-args \"python -m sglang.launch_server ...\"] "
-                    "[--scenario F] [--model ID] [--json] [--scenario-out F]",
+                    "[--scenario F] [--model ID] [--engine-version V] [--warm-cache] [--json] [--scenario-out F]",
                     &pos)) {
       return static_cast<int>(kOk);
     }
@@ -122,6 +125,7 @@ int run_check(int argc, char** argv) {
     if (vm.count("model")) o.model = vm["model"].as<std::string>();
     if (vm.count("gpu")) o.gpu = vm["gpu"].as<std::string>();
     if (vm.count("engine-version")) o.engine_version = vm["engine-version"].as<std::string>();
+    o.warm_cache = vm.count("warm-cache") > 0;
     if (results.size() > 1 && !vm.count("run")) {
       if (vm.count("scenario-out"))
         throw ConfigError("--scenario-out", "the file holds " + std::to_string(results.size()) +

@@ -227,6 +227,14 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
     for (auto x : v) vals.push_back(std::max<std::int64_t>(1, x));
     return Json{{"dist", "empirical"}, {"values", vals}};
   };
+  if (o.warm_cache) {
+    if (r.max_concurrency && !r.request_rate)
+      throw ConfigError("--warm-cache", "a warm cache replays the file's requests in the order sent; a max_concurrency "
+                                        "run without a request_rate is simulated as a closed loop that does not keep it");
+    w["warm_cache"] = true;
+    notes.push_back("warm cache (--warm-cache): the server's prefix cache holds the run's prompts at the start, as an "
+                    "earlier run of the same requests left it (least recently used first, bounded by the KV pool)");
+  }
   if (r.max_concurrency && !r.request_rate) {
     // The client's semaphore: C requests in flight, the next sent as one finishes — a closed loop.
     w["arrival"] = {{"process", "closed"}, {"concurrency", *r.max_concurrency}, {"think_time_s", 0}};
@@ -414,6 +422,16 @@ VllmCheck check_vllm_result(const VllmResult& measured, const VllmCheckOptions& 
                       "are not compared; only the statistics it states are");
   }
   if (const auto stall = start_stall_note(measured)) c.notes.push_back(*stall);
+  if (c.fits && replayed) {
+    std::vector<const engine::RequestRecord*> order;  // the order sent: arrival, then id (the file's order)
+    for (const auto& q : result.requests) order.push_back(&q);
+    std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+      return a->arrival_s != b->arrival_s ? a->arrival_s < b->arrival_s : a->id < b->id;
+    });
+    std::vector<std::pair<double, std::int64_t>> sent;  // (arrival, prompt tokens)
+    for (const auto* q : order) sent.emplace_back(q->arrival_s, q->input_tokens);
+    if (const auto warm = warm_server_note(r, resolved, sent)) c.notes.push_back(*warm);
+  }
   auto row = [&](const std::string& key, double measured, std::optional<double> predicted, std::string note = "") {
     VllmCheckRow x{key, measured, c.fits ? predicted : std::nullopt, std::nullopt, std::move(note)};
     if (x.predicted && measured != 0 && std::isfinite(*x.predicted)) x.rel_error = (*x.predicted - measured) / measured;

@@ -19,6 +19,7 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/engine/kv_block_manager.hpp"
 #include "llmsim/engine/kv_host_tier.hpp"
+#include "llmsim/engine/warm_cache.hpp"
 #include "llmsim/engine/simulator.hpp"
 #include "llmsim/metrics/collector.hpp"
 #include "llmsim/perf/batch_shape.hpp"
@@ -297,6 +298,8 @@ class Replica {
   std::int64_t outstanding() const noexcept { return *outstanding_; }
   std::int64_t waiting() const noexcept { return static_cast<std::int64_t>(waiting_.size()); }
   const KvBlockManager& kv() const noexcept { return kv_; }
+  /// Before t = 0: one request of an earlier run leaves its blocks `keys` cached (engine::warm_request).
+  void warm(const std::uint64_t* keys, std::int64_t n) { warm_request(kv_, keys, n); }
   const KvHostTier& host_tier() const noexcept { return host_; }
   const ReplicaConfig& config() const noexcept { return cfg_; }
   std::int64_t preemptions() const noexcept { return preemptions_; }

@@ -7,6 +7,7 @@
 #include "llmsim/perf/runtime.hpp"
 
 #include "simulation.hpp"
+#include "warm_cache_fill.hpp"
 
 namespace llmsim::engine {
 
@@ -79,6 +80,13 @@ bool Simulation::build() {
     const std::int32_t decode_groups = disagg_ ? disagg_->decode().scenario.hardware.replicas : 0;
     outstanding_.assign(static_cast<std::size_t>(groups) * engines_per_group_ + decode_groups, 0);
     build_replicas(groups);
+    if (w.warm_cache) {  // the earlier run's blocks, before the first event (warm_cache_fill.hpp)
+      if (!e.prefix_caching())
+        throw ConfigError("workload.warm_cache", "a warm cache is the prefix cache's content: it needs prefix caching "
+                                                 "(engine.enable_prefix_caching true; vLLM V1's default)");
+      if (disagg_) throw ConfigError("workload.warm_cache", "a warm cache with disaggregation is not modelled");
+      warm_engines(*driver_, w.num_requests, replicas_, static_cast<std::size_t>(serving_) * engines_per_group_);
+    }
     router_ = std::make_unique<Router>(front.scenario.hardware.router, groups, engines_per_group_, outstanding_.data());
     set_router_speeds();
     std::int32_t billed = groups;

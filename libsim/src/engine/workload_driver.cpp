@@ -7,6 +7,7 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/engine/kv_block_manager.hpp"
+#include "warm_cache_fill.hpp"
 
 namespace llmsim::engine::detail {
 
@@ -46,6 +47,8 @@ WorkloadDriver::WorkloadDriver(const spec::ResolvedScenario& rs, int block_size,
       if (tr->requests.empty()) trace_ = load_trace(*tr, apath);
       else trace_.rows = trace_rows(tr->requests);
       time_scale_ = tr->time_scale;
+      // A warm cache (workload.warm_cache) needs each prompt's identity: a trace without hashes gets one per block.
+      if (w.warm_cache && prefix_caching && trace_.hash_ids.empty()) give_prompt_hashes(trace_, block_size);
       if (!trace_.hash_ids.empty() && prefix_caching) {
         if (tc.prefix_groups > 0)
           throw ConfigError(cpath + ".prefix_groups", "the trace's hash_ids set each request's shared prefix; "

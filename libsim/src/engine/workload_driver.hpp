@@ -79,6 +79,12 @@ class WorkloadDriver {
     if (prompt_pool_ && prefix_caching_) return block_size_;  // one key per engine block, as a session turn's
     return chain_.empty() ? 0 : trace_.hash_block_tokens;
   }
+  /// The replayed trace (empty rows without one) and a row's chained hashes (nullptr when it has none): what a warm
+  /// cache is filled with (warm_cache_fill.hpp).
+  const Trace& trace() const noexcept { return trace_; }
+  const std::uint64_t* row_chain(const TraceRow& row) const noexcept {
+    return chain_.empty() || row.hash_count == 0 ? nullptr : chain_.data() + row.hash_begin;
+  }
   /// Draws the next request of `source` (advances its random streams or its trace row).
   DrawnRequest draw(std::int32_t source);
 

@@ -353,6 +353,12 @@ void Workload::validate(const std::string& path) const {
   if (!(timeout_s >= 0 && timeout_s <= kMaxSimulatedSeconds)) {
     p.add(path + ".timeout_s", "must be in [0, 1e9] s (0 = no client timeout), got " + format_given(timeout_s));
   }
+  if (warm_cache) {
+    const bool replay = classes.empty() && !sessions && std::holds_alternative<TraceReplay>(arrival);
+    if (!replay)
+      p.add(path + ".warm_cache", "a warm cache holds the prompts of an earlier run of the same requests: it needs "
+                                  "one class replaying a trace (arrival.process \"trace\"), no sessions");
+  }
   if (!daily_profile.empty()) {
     check_daily_profile(daily_profile, days, path + ".daily_profile", p);
     const auto one = [&](const ArrivalSpec& a, const std::string& ap) {

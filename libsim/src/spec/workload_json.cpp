@@ -176,6 +176,7 @@ Workload read_workload(const JsonView& v) {
   w.warmup_requests = v.integer_or("warmup_requests", w.warmup_requests);
   w.horizon_s = v.number_or("horizon_s", w.horizon_s);
   w.timeout_s = v.number_or("timeout_s", w.timeout_s);
+  if (v.has("warm_cache")) w.warm_cache = v.boolean("warm_cache");
   if (v.has("seed")) {
     const auto& j = v["seed"].json();
     if (j.is_number_unsigned()) {
@@ -318,6 +319,7 @@ Json workload_json(const Workload& w) {
           {"seed", w.seed},
           {"too_long", w.too_long == TooLongPolicy::clip ? "clip" : "reject"},
           {"days", w.days}};
+  if (w.warm_cache) wj["warm_cache"] = true;
   if (w.speculative_acceptance_rate) wj["speculative_acceptance_rate"] = *w.speculative_acceptance_rate;
   if (!w.daily_profile.hourly.empty()) wj["daily_profile"] = w.daily_profile.hourly;
   else if (!w.daily_profile.csv.empty()) wj["daily_profile"] = Json{{"csv", w.daily_profile.csv}};

@@ -233,6 +233,8 @@ ServeRun serve_run(const Source& s, const Json& run, const std::string& where) {
   sr.options.gpu = r.gpu;
   sr.options.model = model_ref(s, r.model);
   sr.options.engine_version = rel.text;
+  // A run served from the prefix cache an earlier run of the same prompts left (the README states the evidence).
+  sr.options.warm_cache = run.is_object() && run.value("warm_cache", false);
   const std::string kv = text(s, run, "kv_cache_dtype", "auto");
   sr.options.scenario["quant"] = quant(r.weights, kv == "auto" ? "auto" : kv);
   const std::string server = text(s, run, "server_command");

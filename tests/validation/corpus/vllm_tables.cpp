@@ -1,6 +1,8 @@
 // Corpus readers of vLLM latency / throughput files and transcribed tables: dstack, vLLM PR 3692, zjuici, zhjunqin,
 // wangraying.
 #include <cmath>
+#include <cstdio>
+#include <tuple>
 #include <functional>
 #include <map>
 
@@ -172,6 +174,22 @@ void pr3692(const Source& s, std::vector<Row>& out) {
   }
 }
 
+namespace {
+/// Why a run with `--quantization <flag>` cannot have run the release it states ("" when it can): vLLM's GPTQ support
+/// (vllm#916) was first released in 0.2.6 — before it, `--quantization gptq` fails with "Unknown quantization method:
+/// gptq. Must be one of ['awq', 'squeezellm']" (vllm#1769) — and CUDA graphs for GPTQ came in 0.2.7 (vllm#2318). A
+/// GPTQ run stating 0.2.5 ran a later release the source does not name, so whether its steps were eager (0.2.6) or
+/// CUDA graphs (0.2.7+) is unknown: its rows stay unscored rather than priced on a guessed release.
+std::string unstated_release(const std::string& flag, const std::string& version) {
+  int major = 0, minor = 0, patch = 0;
+  if (flag != "gptq" || std::sscanf(version.c_str(), "%d.%d.%d", &major, &minor, &patch) != 3) return "";
+  if (std::make_tuple(major, minor, patch) >= std::make_tuple(0, 2, 6)) return "";
+  return "the file states vLLM " + version + " with --quantization gptq, which that release rejects (GPTQ support, "
+         "vllm#916, was first released in 0.2.6; CUDA graphs for GPTQ in 0.2.7, vllm#2318): the release that ran is "
+         "not stated, so eager or CUDA-graph steps are unknown";
+}
+}  // namespace
+
 void zjuici(const Source& s, std::vector<Row>& out) {
   const CsvTable t(s.dir / "table.csv");
   // The burst runs: one simulated serve result per (file, input, output).
@@ -187,7 +205,10 @@ void zjuici(const Source& s, std::vector<Row>& out) {
     const std::string where = "table.csv:" + t.where(k) + " (" + t.text(k, "result_file") + ")";
     if (t.text(k, "phase").find("one by one") != std::string::npos) {
       Row r = static_row(s, st, where, 1, in, o, metric, t.number(k, "value"));
-      if (metric == "mean_e2el_per_output_token_ms") {
+      const std::string doubt = unstated_release(q, t.text(k, "engine_version"));
+      if (!doubt.empty()) {
+        unscore(r, doubt);
+      } else if (metric == "mean_e2el_per_output_token_ms") {
         try {
           const std::string over = kv_overflow(s, st, 1, in, o);
           if (!over.empty()) throw ConfigError("kv", over);
@@ -221,6 +242,7 @@ void zjuici(const Source& s, std::vector<Row>& out) {
     ServeRun sr = serve_run(s, run, "table.csv:" + t.where(k0) + " (" + t.text(k0, "result_file") + " burst)");
     sr.options.vllm_args = "vllm serve MODEL" + (q == "none" ? std::string() : " --quantization " + q);
     if (n == 0) sr.unscored = "num_prompts of the burst is not stated in this file";
+    if (const std::string doubt = unstated_release(q, t.text(k0, "engine_version")); !doubt.empty()) sr.unscored = doubt;
     add_serve(out, sr, result_from_json(res, key));
   }
 }

@@ -29,6 +29,9 @@ struct VllmCheckOptions {
   /// The measured vLLM's release ("0.5.4", or any engine's "sglang==0.4.9"): engine.runtime becomes that release
   /// (spec/runtime_version.hpp: its runtime and default scheduler). Empty = the scenario's runtime, else V1.
   std::string engine_version;
+  /// The server's prefix cache held the run's prompts when it began (an earlier run with the same prompts on the
+  /// same server): workload.warm_cache. Needs the file's requests replayed in order (not a max_concurrency loop).
+  bool warm_cache = false;
 };
 
 struct VllmCheckRow {

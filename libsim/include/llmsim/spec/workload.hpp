@@ -121,6 +121,11 @@ struct Workload {
   /// (counted as timed out, its KV freed; engine/timeouts.hpp). 0 = off.
   double timeout_s = 0;
   std::uint64_t seed = 1;
+  /// The server's prefix cache already holds this benchmark's prompts at t = 0, as an earlier run of the same
+  /// requests on the same server left it (`vllm bench serve` re-run per request rate with the same seed): its
+  /// blocks in the earlier run's release order, capacity-bounded by the KV pool (engine/warm_cache.hpp). Needs a
+  /// replayed trace (the prompts' identities) and prefix caching.
+  bool warm_cache = false;
   TooLongPolicy too_long = TooLongPolicy::clip;
   DailyProfile daily_profile;           ///< empty = the arrival processes as given
   int days = 1;                         ///< the daily profile repeats this many days, then arrivals end

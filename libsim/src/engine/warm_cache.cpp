@@ -1,0 +1,87 @@
+// A warm prefix cache at t = 0 (llmsim/engine/warm_cache.hpp): the fill rule, the prompt identities a replayed trace
+// without block hashes gets, the keys of each request's blocks, and the fill of the replicas before the first event.
+#include "llmsim/engine/warm_cache.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "llmsim/core/error.hpp"
+#include "replica.hpp"
+#include "warm_cache_fill.hpp"
+#include "workload_driver.hpp"
+
+namespace llmsim::engine {
+
+std::int64_t warm_request(KvBlockManager& kv, const std::uint64_t* keys, std::int64_t n) {
+  LLMSIM_CHECK(kv.used() == 0, "a warm cache is filled before any request holds blocks");
+  std::int64_t taken = 0;
+  for (; taken < n; ++taken) {
+    const std::uint64_t key = keys[taken];
+    const int state = kv.block_state(key);
+    if (state == 1) break;  // the same key twice in one request: its chain repeats, nothing deeper can match
+    if (state == 0) {
+      kv.acquire_block(key);
+    } else {
+      if (kv.free() < 1) break;  // the pool holds only this request's earlier blocks
+      kv.allocate(1);
+      kv.publish_block(key);
+    }
+  }
+  for (std::int64_t k = taken - 1; k >= 0; --k) kv.release_block(keys[k]);  // deepest first, as vLLM frees
+  return taken;
+}
+
+namespace detail {
+
+void give_prompt_hashes(Trace& trace, int block_size) {
+  // One id per full prompt block, unique to its row: a re-sent prompt matches only its own earlier blocks (the rows
+  // of a trace without hashes are different prompts; ShareGPT's share no prefix longer than a block or two).
+  trace.hash_ids.clear();
+  trace.hash_block_tokens = block_size;
+  for (std::size_t r = 0; r < trace.rows.size(); ++r) {
+    TraceRow& row = trace.rows[r];
+    row.hash_begin = static_cast<std::int64_t>(trace.hash_ids.size());
+    row.hash_count = static_cast<std::int32_t>(row.input_tokens / block_size);
+    for (std::int32_t k = 0; k < row.hash_count; ++k)
+      trace.hash_ids.push_back((static_cast<std::uint64_t>(r + 1) << 32) | static_cast<std::uint64_t>(k));
+  }
+}
+
+void warm_keys(const std::uint64_t* chain, std::int32_t hash_count, int hash_block_tokens, std::int64_t input,
+               std::int64_t output, std::uint64_t row, int block_size, std::vector<std::uint64_t>& keys) {
+  keys.clear();
+  const std::int64_t bs = block_size;
+  // Prompt blocks whose tokens the trace's hashes cover (Replica::block_key: block k ends inside hash block j).
+  const std::int64_t hashed = chain && hash_block_tokens > 0
+                                  ? std::min(input / bs, static_cast<std::int64_t>(hash_count) * hash_block_tokens / bs)
+                                  : 0;
+  for (std::int64_t k = 0; k < hashed; ++k)
+    keys.push_back(KvBlockManager::block_key(chain[((k + 1) * bs - 1) / hash_block_tokens], k));
+  if (hashed < input / bs) return;  // an unhashed prompt block: nothing after it can be matched or kept apart
+  // The reply's full blocks: its last token was sampled, never fed back, so input + output − 1 tokens have KV. Their
+  // content is the row's own (keyed by the row and the prompt's last hash): they take room, no later prompt hits them.
+  const std::uint64_t reply = KvBlockManager::chain_hash(hashed > 0 ? chain[((hashed * bs) - 1) / hash_block_tokens] : 0,
+                                                         0x7E9A11ULL + row);
+  for (std::int64_t k = hashed; k < (input + output - 1) / bs; ++k) keys.push_back(KvBlockManager::block_key(reply, k));
+}
+
+}  // namespace detail
+}  // namespace llmsim::engine
+
+namespace llmsim::engine::detail {
+
+void warm_engines(const WorkloadDriver& driver, std::int64_t requests, std::vector<Replica>& engines, std::size_t count) {
+  const Trace& trace = driver.trace();
+  LLMSIM_CHECK(count >= 1 && count <= engines.size(), "warm cache: no engine to fill");
+  const auto rows = std::min<std::size_t>(trace.rows.size(), static_cast<std::size_t>(std::max<std::int64_t>(0, requests)));
+  std::vector<std::uint64_t> keys;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const TraceRow& row = trace.rows[r];
+    Replica& engine = engines[r % count];
+    warm_keys(driver.row_chain(row), row.hash_count, trace.hash_block_tokens, row.input_tokens, row.output_tokens,
+              static_cast<std::uint64_t>(r), engine.kv().block_size(), keys);
+    engine.warm(keys.data(), static_cast<std::int64_t>(keys.size()));
+  }
+}
+
+}  // namespace llmsim::engine::detail
