@@ -173,3 +173,91 @@ TEST_CASE("PagedAttention (unpacked GQA, CUDA cores) matches vLLM's kernel bench
   const auto fa = kernel("a100-40gb-pcie", 64, 8);
   CHECK(fa.per_layer(4, 4 * 1024.0).time_s < 0.5 * pa.per_layer(4, 4 * 1024.0).time_s);
 }
+
+TEST_CASE("FlashAttention-2's split-KV kernel: resident CTAs per SM from its launch rule", "[mha]") {
+  // 128 threads; fp16 Q (64 rows) + K + V tiles (kBlockN = 128 rows at head_dim 128): 80 KiB of shared memory, so
+  // 2 per SM in 228 KiB (sm_90) or 164 KiB (sm_80), 1 in the 100 KiB of sm_86 / sm_89; FA2's split heuristic
+  // assumes 2 (flash_api.cpp: num_sm * 2).
+  CHECK(perf::fa2_splitkv_ctas_per_sm(gpu("h100-80gb-sxm"), 128) == 2);
+  CHECK(perf::fa2_splitkv_ctas_per_sm(gpu("a100-80gb-sxm"), 128) == 2);
+  CHECK(perf::fa2_splitkv_ctas_per_sm(gpu("l40s-48gb"), 128) == 1);
+  CHECK(perf::fa2_splitkv_ctas_per_sm(gpu("rtx3090-24gb"), 128) == 1);
+  // head_dim 256: kBlockN = 64, 32 + 64 KiB: still 2 on the H100, 1 on the A100.
+  CHECK(perf::fa2_splitkv_ctas_per_sm(gpu("h100-80gb-sxm"), 256) == 2);
+  CHECK(perf::fa2_splitkv_ctas_per_sm(gpu("a100-80gb-sxm"), 256) == 1);
+  // vLLM 0.4.3-0.5.x decoded with FA2 on every GPU; from 0.7 FA3 on Hopper (persistent: one CTA per SM).
+  using spec::DType;
+  CHECK(perf::choose_decode_backend(gpu("h100-80gb-sxm"), DType::fp16, EngineGeneration::vllm_v0_sync) ==
+        DecodeAttentionBackend::flash_attn2_splitkv);
+  CHECK(perf::choose_decode_backend(gpu("h100-80gb-sxm"), DType::fp16, EngineGeneration::vllm_v1) ==
+        DecodeAttentionBackend::flash_attn);
+  CHECK(perf::choose_decode_backend(gpu("h100-80gb-sxm"), DType::fp8, EngineGeneration::vllm_v0_sync) ==
+        DecodeAttentionBackend::paged_unpacked);
+}
+
+TEST_CASE("FA2 on an H100: an MHA batch fills 2 CTAs per SM and streams near the cap; few CTAs stay CTA-bound",
+          "[mha]") {
+  const auto& h100 = gpu("h100-80gb-sxm");
+  auto fraction = [&](const perf::DecodeAttentionModel& k, double b, double ctx) {
+    const auto c = k.per_layer(b, b * ctx);
+    return c.bytes / c.stream_s / h100.memory_bandwidth;
+  };
+  // Llama-2-7B (32 / 32 heads), 64 sequences × 1024 tokens: 2048 CTAs, 264 resident × 13 GB/s > the cap.
+  const auto fa2_mha = kernel("h100-80gb-sxm", 32, 32, DecodeAttentionBackend::flash_attn2_splitkv);
+  const auto fa3_mha = kernel("h100-80gb-sxm", 32, 32);
+  CHECK(fraction(fa2_mha, 64, 1024) > 0.80);
+  // FA3 (persistent, 132 CTAs) keeps the per-CTA limit: FA#1572 measured MHA at 16 sequences × 2000-4000 tokens
+  // at 1.80-1.85 TB/s (54-55 %).
+  CHECK(fraction(fa3_mha, 64, 1024) < 0.58);
+  CHECK(fraction(fa3_mha, 16, 4000) > 0.45);
+  // GQA at batch 1: 8 KV heads × 4 splits (511 cached + 1 new token: one split per 128) = 32 CTAs, each at the
+  // per-CTA rate: 32 × 13 GB/s is an eighth of the bus.
+  const auto fa2_gqa = kernel("h100-80gb-sxm", 32, 8, DecodeAttentionBackend::flash_attn2_splitkv);
+  const auto one = fa2_gqa.per_layer(1, 511);
+  CHECK(one.ctas == 32);
+  CHECK(fraction(fa2_gqa, 1, 511) < 0.15);
+  // The split rule fills 0.8 × 2 CTAs per SM (FA2's num_sm * 2): 16 sequences × 8 KV heads = 128 CTAs split in two
+  // (FA3's 132 slots would not split them); 27 × 8 = 216 >= 211 do not split.
+  CHECK(fa2_gqa.per_layer(16, 16 * 4096.0).splits == 2);
+  CHECK(kernel("h100-80gb-sxm", 32, 8).per_layer(16, 16 * 4096.0).splits == 1);
+  CHECK(fa2_gqa.per_layer(27, 27 * 4096.0).splits == 1);
+  // The per-count table gives the same bits as the direct evaluation.
+  for (double b : {27.0, 64.0, 300.0}) {
+    const auto* t = fa2_gqa.context_free_terms(b);
+    REQUIRE(t != nullptr);
+    CHECK(fa2_gqa.time_s(*t, b, b * 1500.0) == fa2_gqa.per_layer(b, b * 1500.0).time_s);
+  }
+}
+
+TEST_CASE("FA2 paged decode on an H100 matches public kernel timings (no constant set from them)", "[mha]") {
+  // vllm-project/vllm#9471 (vLLM 0.6.4.dev, H100, Llama-3.1-8B FP8 weights with a bf16 cache, 64 sequences of 1024
+  // prompt + 1024 output tokens): flash_fwd_splitkv_kernel 138.797 us mean over 32768 decode calls; the mean context
+  // is 1536 tokens, 0.40 GB per call = 2.9 TB/s.
+  const auto k8b = kernel("h100-80gb-sxm", 32, 8, DecodeAttentionBackend::flash_attn2_splitkv);
+  const double t = k8b.per_layer(64, 64 * 1536.0).time_s;
+  INFO("vllm#9471: " << t * 1e6 << " us vs 138.8");
+  CHECK(std::fabs(t / 138.797e-6 - 1) < 0.20);
+  // microsoft/onnxruntime#21414 (FA2 paged batch decode, nvbench, H100 SXM, 64 sequences, 64 / 8 heads, page 256):
+  // 21.1, 23.0, 28.8, 43.6 us at 32, 64, 128, 256 tokens.
+  const auto k70b = kernel("h100-80gb-sxm", 64, 8, DecodeAttentionBackend::flash_attn2_splitkv);
+  const std::vector<std::pair<double, double>> ort = {{32, 21.135}, {64, 22.958}, {128, 28.780}, {256, 43.563}};
+  std::vector<double> err;
+  for (const auto& [ctx, us] : ort) err.push_back(k70b.per_layer(64, 64 * ctx).time_s * 1e6 / us - 1);
+  INFO("ORT#21414 median |error| " << 100 * median_abs(err) << "%");
+  CHECK(median_abs(err) < 0.20);
+  for (double e : err) CHECK(std::fabs(e) < 0.35);
+}
+
+TEST_CASE("vLLM 0.5's decode step of an MHA 7B at batch on an H100 is priced at FA2's bandwidth", "[mha]") {
+  // The same batch under vLLM 0.5 (FA2 split-KV) and V1 (FA3 on Hopper): FA2's attention is ~0.6x; on the A100
+  // (already at its cap with one CTA per SM) the two agree.
+  const auto b = decode(64, 1024);
+  const double h_fa2 = attention_ms(cost("llama-2-7b", "h100-80gb-sxm", spec::DType::fp16, EngineGeneration::vllm_v0_sync), b);
+  const double h_fa3 = attention_ms(cost("llama-2-7b", "h100-80gb-sxm", spec::DType::fp16, EngineGeneration::vllm_v1), b);
+  CHECK(h_fa2 / h_fa3 < 0.7);
+  CHECK(h_fa2 / h_fa3 > 0.5);
+  const double a_fa2 = attention_ms(cost("llama-2-7b", "a100-80gb-sxm", spec::DType::fp16, EngineGeneration::vllm_v0_sync), b);
+  const double a_fa3 = attention_ms(cost("llama-2-7b", "a100-80gb-sxm", spec::DType::fp16, EngineGeneration::vllm_v1), b);
+  CHECK(a_fa2 / a_fa3 > 0.9);
+  CHECK(a_fa2 / a_fa3 < 1.05);
+}

@@ -2,6 +2,8 @@
 // "Decode attention".
 #include "llmsim/perf/decode_attention.hpp"
 
+#include "llmsim/perf/quant_latency.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -61,6 +63,7 @@ bool is_8bit_float(spec::DType d) { return d == spec::DType::fp8; }
 std::string to_string(DecodeAttentionBackend b) {
   switch (b) {
     case DecodeAttentionBackend::flash_attn: return "flash-attn";
+    case DecodeAttentionBackend::flash_attn2_splitkv: return "flash-attn2-splitkv";
     case DecodeAttentionBackend::flash_attn_fp8: return "flash-attn3-fp8";
     case DecodeAttentionBackend::flashinfer: return "flashinfer";
     case DecodeAttentionBackend::paged_unpacked: return "paged-attention";
@@ -89,7 +92,12 @@ DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DTy
     case Runtime::lmdeploy_turbomind: return DecodeAttentionBackend::turbomind;
     default: break;
   }
-  if (spec::bytes_per_element(kv_dtype) >= 2) return DecodeAttentionBackend::flash_attn;
+  if (spec::bytes_per_element(kv_dtype) >= 2) {
+    // vLLM 0.4.3-0.5.x decoded with vllm-flash-attn 2.5's flash_attn_with_kvcache (FA2's split-KV kernel) on every
+    // GPU; later releases moved to FA3 on Hopper (persistent: one CTA per SM) and keep FA2 elsewhere.
+    return runtime == Runtime::vllm_v0_sync ? DecodeAttentionBackend::flash_attn2_splitkv
+                                            : DecodeAttentionBackend::flash_attn;
+  }
   // Quantized KV: FlashAttention-2 has no low-precision KV path. vLLM V0 then falls back to xFormers + its own
   // PagedAttention kernels ("Cannot use FlashAttention-2 backend for FP8 KV cache"); V1 runs FA3 in FP8 on
   // Hopper and FlashInfer (which converts in the kernel) elsewhere (vllm/platforms/cuda.py).
@@ -115,6 +123,18 @@ double kv_convert_ops_per_element(const spec::GpuSpec& gpu, spec::DType kv_dtype
   return 0;
 }
 
+double fa2_splitkv_ctas_per_sm(const spec::GpuSpec& gpu, double head_dim) {
+  // FA2 instantiates head dims in steps of 32 (32, 64, 96, 128, 160, 192, 224, 256).
+  const double d = std::max(32.0, std::ceil(head_dim / 32.0) * 32.0);
+  const double block_n = d <= 64 ? 256.0 : (d <= 128 ? 128.0 : 64.0);
+  KernelFootprint k;
+  k.name = "flash_fwd_splitkv_kernel";
+  k.threads = fa2_splitkv::kThreads;
+  k.regs = fa2_splitkv::kRegsPerThread;
+  k.smem_bytes = (fa2_splitkv::kBlockM * d + 2.0 * block_n * d) * 2.0;  // fp16 Q tile + K and V tiles
+  return resident_ctas(k, sm_residency(gpu));
+}
+
 double turbomind_ctas_per_sm(const spec::GpuSpec& gpu, double heads_per_cta) {
   double smem_per_sm = 0;
   switch (gpu_family(gpu)) {
@@ -136,6 +156,7 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
   shape_.kv_elements = shape.kv_elements_per_head();
   sms_ = std::max(1, gpu.sm_count);
   slots_ = backend == DecodeAttentionBackend::paged_unpacked ? kPagedCtasPerSm * sms_ : sms_;
+  if (backend == DecodeAttentionBackend::flash_attn2_splitkv) slots_ = fa2_splitkv_ctas_per_sm(gpu, shape.head_dim) * sms_;
   bw_cap_ = gpu.memory_bandwidth * profile.attn_decode_bw_efficiency;
   cta_bw_ = profile.attn_decode_cta_bandwidth;
   cta_s_ = profile.attn_decode_cta_s;
@@ -148,6 +169,12 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
     case DecodeAttentionBackend::triton_mla:
       // The packed query heads of a KV head share a CTA up to 64 (FlashAttention's kBlockM rows).
       ctas_per_seq_ = shape_.kv_heads * std::max(1.0, std::ceil(group / kMaxPackedHeads));
+      break;
+    case DecodeAttentionBackend::flash_attn2_splitkv:
+      // FA2 packs a KV head's query heads into the rows of one M block at decode (mha_fwd_kvcache's
+      // seqlenq_ngroups_swapped) and splits only while the grid fills < 0.8 of 2 CTAs per SM.
+      ctas_per_seq_ = shape_.kv_heads * std::max(1.0, std::ceil(group / fa2_splitkv::kBlockM));
+      split_slots_ = fa2_splitkv::kSplitCtasPerSm * sms_;
       break;
     case DecodeAttentionBackend::flash_mla:
       // FlashMLA tiles 64 query heads per CTA (128 heads on one GPU: two CTAs per sequence) and streams faster per CTA.
@@ -178,6 +205,7 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
       break;
     }
   }
+  if (backend_ != DecodeAttentionBackend::flash_attn2_splitkv) split_slots_ = slots_;
   alu_work_ = convert_ops_ != 0 || cuda_core_ops_per_token_head_ != 0;
   fill_seq_table();
 }
@@ -192,9 +220,9 @@ double DecodeAttentionModel::splits_for(double seqs, double mean_ctx) const {
     splits = v2 ? partitions : 1;
   } else if (backend_ == DecodeAttentionBackend::turbomind) {
     splits = std::min(std::max(1.0, std::ceil(kTmMaxSplitK / seqs)), std::ceil(mean_ctx / kTmSliceLen));
-  } else if (items < kSplitFillFraction * slots_) {
+  } else if (items < kSplitFillFraction * split_slots_) {
     const double by_tokens = std::max(1.0, std::ceil(mean_ctx / kSplitMinTokens));
-    splits = std::clamp(std::floor(slots_ / items), 1.0, std::min(kSplitMaxSplits, by_tokens));
+    splits = std::clamp(std::floor(split_slots_ / items), 1.0, std::min(kSplitMaxSplits, by_tokens));
   }
   return splits;
 }
@@ -204,8 +232,8 @@ bool DecodeAttentionModel::split_settled(double seqs, double context) const {
   const double items = seqs * ctas_per_seq_;
   if (backend_ == DecodeAttentionBackend::paged_unpacked) return false;  // V2's partitions follow the context
   if (backend_ == DecodeAttentionBackend::turbomind) return splits == std::max(1.0, std::ceil(kTmMaxSplitK / seqs));
-  if (!(items < kSplitFillFraction * slots_)) return true;  // 1 whatever the context
-  return splits == std::min(std::max(std::floor(slots_ / items), 1.0), kSplitMaxSplits);
+  if (!(items < kSplitFillFraction * split_slots_)) return true;  // 1 whatever the context
+  return splits == std::min(std::max(std::floor(split_slots_ / items), 1.0), kSplitMaxSplits);
 }
 
 DecodeAttentionModel::SeqTerms DecodeAttentionModel::seq_terms(double seqs, double splits) const {
@@ -236,7 +264,7 @@ void DecodeAttentionModel::fill_seq_table() {
   seq_table_.clear();
   if (backend_ == DecodeAttentionBackend::paged_unpacked || backend_ == DecodeAttentionBackend::turbomind) return;
   for (double n = 1; n <= kSeqTableMax; ++n) {
-    if (n * ctas_per_seq_ < kSplitFillFraction * slots_) continue;  // splits by context below this size
+    if (n * ctas_per_seq_ < kSplitFillFraction * split_slots_) continue;  // splits by context below this size
     if (seq_table_.empty()) seq_table_first_ = n;
     seq_table_.push_back(seq_terms(n, 1.0));
   }

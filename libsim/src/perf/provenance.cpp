@@ -4,6 +4,8 @@
 // blind (tests/validation, docs/trust.md "Blind sources").
 #include "llmsim/perf/provenance.hpp"
 
+#include "llmsim/perf/decode_attention.hpp"
+
 #include "llmsim/perf/quant_kernels.hpp"
 #include "llmsim/perf/quant_latency.hpp"
 #include "llmsim/spec/engine_config.hpp"
@@ -156,8 +158,32 @@ std::vector<ConstantProvenance> build() {
   t.push_back(c("attn_decode_cta_bandwidth", "ampere_hbm", P::public_measurement,
                 "Vidur A100 decode: one wave of 108 CTAs streams 1.74 MB each in 0.112 ms = 15.5 GB/s per CTA", {}, 16e9));
   t.push_back(c("attn_decode_cta_bandwidth", "hopper_hbm", P::public_measurement,
-                "132 CTAs at ~13 GB/s give the 1.7 TB/s Vidur and FA#1572 read on H100", {}, 13e9));
+                "132 CTAs at ~13 GB/s give the 1.7 TB/s Vidur and FA#1572 read on H100; FA2's split-KV kernel runs 2 "
+                "per SM, 264 x 13 GB/s above the cap, as vllm#9471 (2.9 TB/s at 512 CTAs) and ORT#21414 read",
+                {}, 13e9));
   t.push_back(c("attn_decode_cta_bandwidth", "gddr", P::assumed, "the A100's per-CTA rate; never binds on a 1 TB/s card", {}, 16e9));
+  // FlashAttention-2's split-KV decode kernel (perf/decode_attention.cpp, backend flash-attn2-splitkv: vLLM 0.4.3-0.5.x).
+  const std::string fa2 = "Dao-AILab/flash-attention @0251105 csrc/flash_attn/";
+  t.push_back(c("decode_attention.fa2_splitkv.threads", "all", P::engine_code,
+                fa2 + "src/kernel_traits.h Flash_fwd_kernel_traits<d, 64, kBlockN, 4 warps> as instantiated by "
+                "src/flash_fwd_launch_template.h run_mha_fwd_splitkv_dispatch: 128 threads", {}, fa2_splitkv::kThreads));
+  t.push_back(c("decode_attention.fa2_splitkv.block_m", "all", P::engine_code,
+                fa2 + "src/flash_fwd_launch_template.h run_mha_fwd_splitkv_dispatch: kBlockM = 64; kBlockN = 256 / 128 / "
+                "64 for head_dim <= 64 / <= 128 / larger; shared memory kSmemQSize + kSmemKVSize (kernel_traits.h)",
+                {}, fa2_splitkv::kBlockM));
+  t.push_back(c("decode_attention.fa2_splitkv.split_ctas_per_sm", "all", P::engine_code,
+                fa2 + "flash_api.cpp set_params_splitkv: num_splits_heuristic(b * h * m_blocks, num_sm * 2, ...), "
+                "\"multiply number of SMs by 2 to hard-code the fact that we're using 128 threads per block\"",
+                {}, fa2_splitkv::kSplitCtasPerSm));
+  t.push_back(c("decode_attention.fa2_splitkv.regs_per_thread", "all", P::assumed,
+                "not read off ptxas: FA2's forward kernels may use up to 255 registers; at 255 a 128-thread CTA takes "
+                "half the register file (2 per SM, the split heuristic's assumption); shared memory decides on 100 KiB "
+                "parts",
+                {}, fa2_splitkv::kRegsPerThread));
+  t.push_back(c("decode_attention.fa2_splitkv.release_range", "all", P::engine_code,
+                "vLLM decodes with vllm-flash-attn's FA2 flash_attn_with_kvcache from 0.4.3 (vllm#4907); FA3 is the "
+                "default on Hopper from 0.7.0 (vllm#12093, vllm#15231's description); modelled for the vllm-v0.5 "
+                "runtime (0.4.3-0.5.x) only"));
   t.push_back(c("attn_decode_cta_s", "all", P::public_measurement,
                 "Vidur kernel timings (+6-8 us per wave of 108 CTAs on A100, +7 us per wave of 132 on H100); ONNX "
                 "Runtime FA2 H100 nvbench ~3 us per wave (microsoft/onnxruntime#21414)",

@@ -19,6 +19,8 @@ namespace llmsim::perf {
 
 enum class DecodeAttentionBackend {
   flash_attn,       ///< FlashAttention-2 (Ampere/Ada) or -3 (Hopper) paged decode: query heads of a KV head packed
+  flash_attn2_splitkv,  ///< FlashAttention-2's flash_fwd_splitkv_kernel as vLLM 0.4.3-0.5.x ran it on every GPU: a
+                        ///< non-persistent grid (KV heads x sequences x splits) with as many CTAs per SM as fit
   flash_attn_fp8,   ///< FlashAttention-3 with an fp8 KV cache: fp8 tensor-core math, no conversion (Hopper)
   flashinfer,       ///< FlashInfer batch decode, GQA packed, KV converted to fp16 in the kernel (V1, fp8 KV)
   paged_unpacked,   ///< vLLM's PagedAttention v1/v2: one CTA per query head, CUDA-core dot products (V0, fp8 KV)
@@ -151,6 +153,7 @@ class DecodeAttentionModel {
 
   DecodeAttentionBackend backend_ = DecodeAttentionBackend::flash_attn;
   AttentionShape shape_;
+  double split_slots_ = 1;  ///< the CTA count the split-KV rule tries to fill (FA2: 2 x SMs, hard-coded)
   double sms_ = 1, slots_ = 1, bw_cap_ = 0, cta_bw_ = 0, cta_s_ = 0, fixed_s_ = 0, p_ = 2;
   double convert_ops_ = 0;        ///< per K/V element, per CTA that reads it
   double alu_rate_ = 0;           ///< CUDA-core instructions/s of the whole GPU (FP32 FMA rate)
@@ -160,6 +163,28 @@ class DecodeAttentionModel {
   double cuda_core_ops_per_token_head_ = 0;  ///< CUDA-core kernels: instructions per (token × query head)
   bool alu_work_ = true;  ///< convert_ops_ or cuda_core_ops_per_token_head_ non-zero (with_terms)
 };
+
+namespace fa2_splitkv {
+// FlashAttention-2's split-KV decode kernel (Dao-AILab/flash-attention csrc/flash_attn, as vendored by
+// vllm-flash-attn 2.5.x for vLLM 0.4.3-0.5.x): grid (m_blocks, b, h_k) [x splits] of 4-warp CTAs
+// (flash_fwd_launch_template.h run_flash_splitkv_fwd), kBlockM = 64, shared memory Q + K + V tiles in fp16
+// (kernel_traits.h kSmemSize). Its split heuristic counts 2 CTAs per SM "to hard-code the fact that we're using 128
+// threads per block" (flash_api.cpp set_params_splitkv: num_splits_heuristic(..., num_sm * 2, ...)).
+inline constexpr double kThreads = 128;
+inline constexpr double kBlockM = 64;
+inline constexpr double kSplitCtasPerSm = 2;
+// Registers per thread: not read off a ptxas run here; FA2's forward kernels are register-heavy (its launch bounds
+// allow up to 255), and at 255 a 128-thread CTA takes half of the 64 K register file: 2 per SM, which is what the
+// split heuristic above assumes. Shared memory, not registers, then decides on the 100 KiB parts.
+inline constexpr double kRegsPerThread = 255;
+}  // namespace fa2_splitkv
+
+/// Resident CTAs per SM of FlashAttention-2's flash_fwd_splitkv_kernel at `head_dim` (rounded up to FA2's instances):
+/// 128 threads, shared memory for a 64-row Q tile and one K and one V tile of kBlockN rows (256 / 128 / 64 rows for
+/// head_dim <= 64 / <= 128 / larger; flash_fwd_launch_template.h run_mha_fwd_splitkv_dispatch, kernel_traits.h
+/// kSmemSize), under the SM's residency limits (perf/quant_latency.hpp): 2 on sm_80 and sm_90 at head_dim 128, 1 on
+/// the 100 KiB sm_86 / sm_89 parts.
+double fa2_splitkv_ctas_per_sm(const spec::GpuSpec& gpu, double head_dim);
 
 /// Resident CTAs per SM of TurboMind v0.1's decoder attention kernel for `heads_per_cta` query heads per CTA:
 /// shared memory per SM (CUDA C Programming Guide: 164 KiB sm80, 100 KiB sm86/sm89, 228 KiB sm90) over the
