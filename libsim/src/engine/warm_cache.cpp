@@ -14,20 +14,24 @@ namespace llmsim::engine {
 
 std::int64_t warm_request(KvBlockManager& kv, const std::uint64_t* keys, std::int64_t n) {
   LLMSIM_CHECK(kv.used() == 0, "a warm cache is filled before any request holds blocks");
-  std::int64_t taken = 0;
-  for (; taken < n; ++taken) {
-    const std::uint64_t key = keys[taken];
-    const int state = kv.block_state(key);
-    if (state == 1) break;  // the same key twice in one request: its chain repeats, nothing deeper can match
-    if (state == 0) {
-      kv.acquire_block(key);
-    } else {
-      if (kv.free() < 1) break;  // the pool holds only this request's earlier blocks
-      kv.allocate(1);
-      kv.publish_block(key);
-    }
+  if (n <= 0) return 0;
+  // As a request that ran: it references the cached prefix of its blocks, computes the rest into blocks it
+  // allocates (as many as the pool holds beside its own), publishes them, and frees them all deepest first.
+  KvBlockManager::ChainKeys c;
+  c.keys = keys;
+  std::int64_t referenced = 0;
+  const std::int64_t hit = kv.chain_cached(c, n, &referenced);
+  LLMSIM_CHECK(referenced == 0, "a warm cache is filled before any request holds blocks");
+  std::int32_t tip = kv.acquire_chain(c, hit);
+  const std::int64_t own = std::min(n - hit, kv.free());
+  std::int64_t published = 0;
+  if (own > 0) {
+    kv.allocate(own);
+    published = kv.publish_chain(c, hit, hit + own, &tip);
+    if (published < own) kv.release(own - published);  // a key repeated in the request: nothing deeper is kept
   }
-  for (std::int64_t k = taken - 1; k >= 0; --k) kv.release_block(keys[k]);  // deepest first, as vLLM frees
+  const std::int64_t taken = hit + published;
+  kv.release_chain(c, taken, tip);  // deepest first, as vLLM frees
   return taken;
 }
 
