@@ -9,12 +9,24 @@
 #include "llmsim/analysis/bench_runs.hpp"
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/spec/catalog.hpp"
 #include "run_files.hpp"
 
 namespace llmsim::test {
 
 struct Shape {
   int batch, in, out;
+};
+
+/// Six batch-1, decode-heavy shapes on an A100 80GB SXM whose host costs 1.5x the base per step and whose decode
+/// attention is 10 % slower: what batch 1 pins (their sum) and what it barely sees (the split between them).
+struct Batch1HostAttentionCase {
+  perf::HardwareProfile base, truth;
+  std::vector<Shape> shapes{{1, 128, 256}, {1, 512, 512}, {1, 1024, 128}, {1, 64, 1024}, {1, 256, 64}, {1, 1000, 48}};
+  explicit Batch1HostAttentionCase(const spec::GpuSpec& gpu) : base(perf::default_profile(gpu)), truth(base) {
+    truth.cpu_overhead_per_iter_s *= 1.5;
+    truth.attn_decode_cta_bandwidth *= 0.9;
+  }
 };
 
 /// How synthetic runs are written: the release and entry point, and the measurement's scatter.

@@ -23,6 +23,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
+using test::Batch1HostAttentionCase;
 using test::Shape;
 using test::Synth;
 using test::synthetic_runs;
@@ -102,12 +103,11 @@ TEST_CASE("run fit: synthetic vLLM latency runs give back the profile that gener
 
 TEST_CASE("run fit: leave-one-out error, unconstrained fields and inseparable pairs are reported", "[calibration][runs]") {
   const auto gpu = spec::Catalog::builtin().gpu("a100-80gb-sxm");
-  const perf::HardwareProfile base = perf::default_profile(gpu);
-  perf::HardwareProfile truth = base;
-  truth.cpu_overhead_per_iter_s *= 1.5;
-  truth.attn_decode_cta_bandwidth *= 0.9;
   // Batch-1 decode-heavy runs only.
-  std::vector<Shape> shapes{{1, 128, 256}, {1, 512, 512}, {1, 1024, 128}, {1, 64, 1024}, {1, 256, 64}, {1, 1000, 48}};
+  const Batch1HostAttentionCase c(gpu);
+  const perf::HardwareProfile& base = c.base;
+  const perf::HardwareProfile& truth = c.truth;
+  const std::vector<Shape>& shapes = c.shapes;
   test::TempDir dir("runfit-loo");
   const auto runs = analysis::read_bench_runs(synthetic_runs(dir, gpu.id, shapes, truth));
   calibration::RunFitOptions o;

@@ -17,6 +17,7 @@
 
 using namespace llmsim;
 using Catch::Matchers::Contains;
+using test::Batch1HostAttentionCase;
 using test::Shape;
 using test::Synth;
 using test::synthetic_runs;
@@ -43,11 +44,10 @@ TEST_CASE("run fit: the prior holds what few runs cannot see at the base, and mo
   // about the scatter. Without a prior the fit spends its freedom on the scatter; with it, what the runs barely see
   // stays at the base and the pair shares the move in proportion to how much each moves the runs.
   const auto gpu = spec::Catalog::builtin().gpu("a100-80gb-sxm");
-  const perf::HardwareProfile base = perf::default_profile(gpu);
-  perf::HardwareProfile truth = base;
-  truth.cpu_overhead_per_iter_s *= 1.5;
-  truth.attn_decode_cta_bandwidth *= 0.9;
-  std::vector<Shape> shapes{{1, 128, 256}, {1, 512, 512}, {1, 1024, 128}, {1, 64, 1024}, {1, 256, 64}, {1, 1000, 48}};
+  const Batch1HostAttentionCase c(gpu);
+  const perf::HardwareProfile& base = c.base;
+  const perf::HardwareProfile& truth = c.truth;
+  const std::vector<Shape>& shapes = c.shapes;
   test::TempDir dir("runfit-prior");
   Synth noisy;
   noisy.noise = 0.02;
