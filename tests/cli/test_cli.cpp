@@ -482,6 +482,14 @@ TEST_CASE("simulate with no measured sample prints no 0.0 ms latency and no rate
   CHECK_THAT(lost.out, Catch::Contains("timed out 360"));
   CHECK_THAT(row(lost.out, "TTFT"), Catch::Contains("-") && !Catch::Contains("0.0"));
   CHECK_THAT(lost.out, !Catch::Contains("NO MEASURED REQUEST"));
+  // The same in --json: no sample, no statistic (null), in llmsim's keys and in vLLM's.
+  const auto js = run("simulate '" + chat + "' --set workload.horizon_s=200 --json");
+  REQUIRE(js.code == 0);
+  const auto j = llmsim::parse_json(js.out, "simulate --json");
+  CHECK(j["ttft_ms"]["count"].get<std::int64_t>() == 0);
+  CHECK(j["ttft_ms"]["p95"].is_null());
+  CHECK(j["e2e_ms"]["mean"].is_null());
+  CHECK(j["p99_ttft_ms"].is_null());
 }
 
 TEST_CASE("report on a session workload: hit rate and P95 TTFT per card, and what the larger cache buys") {

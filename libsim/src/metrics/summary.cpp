@@ -36,11 +36,13 @@ Json pools_json(const std::vector<PoolSummary>& pools) {
 }  // namespace
 
 Json to_json(const LatencyStats& l) {
-  Json j = {{"mean", l.mean}, {"p50", l.p50}, {"p90", l.p90}, {"p95", l.p95}, {"p99", l.p99},
-            {"max", l.max}, {"count", l.count}};
+  // No sample, no statistic: null, never a 0 a reader (or a --fail-if bound) would take for a latency.
+  const auto stat = [&](double v) { return l.count > 0 ? Json(v) : Json(nullptr); };
+  Json j = {{"mean", stat(l.mean)}, {"p50", stat(l.p50)}, {"p90", stat(l.p90)}, {"p95", stat(l.p95)},
+            {"p99", stat(l.p99)}, {"max", stat(l.max)}, {"count", l.count}};
   for (const auto& [q, v] : l.quantiles) {
     const auto key = percentile_key(q);
-    if (!j.contains(key)) j[key] = v;
+    if (!j.contains(key)) j[key] = stat(v);
   }
   return j;
 }

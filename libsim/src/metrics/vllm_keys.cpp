@@ -16,12 +16,13 @@ std::string vllm_percentile_key(double q, const std::string& metric) {
 namespace {
 
 void add_metric(Json& j, const std::string& metric, const LatencyStats& l) {
-  j["mean_" + metric + "_ms"] = l.mean;
-  j["median_" + metric + "_ms"] = l.p50;
-  j["std_" + metric + "_ms"] = l.stddev;
+  const auto stat = [&](double v) { return l.count > 0 ? Json(v) : Json(nullptr); };  // no sample: null, not 0
+  j["mean_" + metric + "_ms"] = stat(l.mean);
+  j["median_" + metric + "_ms"] = stat(l.p50);
+  j["std_" + metric + "_ms"] = stat(l.stddev);
   for (const auto& [q, v] : {std::pair{50.0, l.p50}, {90.0, l.p90}, {95.0, l.p95}, {99.0, l.p99}})
-    j[vllm_percentile_key(q, metric)] = v;
-  for (const auto& [q, v] : l.quantiles) j[vllm_percentile_key(q, metric)] = v;
+    j[vllm_percentile_key(q, metric)] = stat(v);
+  for (const auto& [q, v] : l.quantiles) j[vllm_percentile_key(q, metric)] = stat(v);
 }
 
 }  // namespace
