@@ -105,7 +105,8 @@ void EngineConfig::validate(const std::string& path) const {
     p.add(at("gpu_memory_utilization"), "must be in (0, 1], got " + format_given(gpu_memory_utilization));
   }
   if (max_model_len < kMaxModelLenAuto) {
-    p.add(at("max_model_len"), "must be >= 1 or \"auto\" (-1; unset is auto too), got " + std::to_string(max_model_len));
+    p.add(at("max_model_len"), "must be >= 1, or \"auto\" (-1, or 0 as when unset: the largest that fits), got " +
+                                   std::to_string(max_model_len));
   }
   if (watermark && !(*watermark >= 0 && *watermark < 1)) {
     p.add(at("watermark"), "must be in [0, 1), got " + format_given(*watermark));
