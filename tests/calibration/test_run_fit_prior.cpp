@@ -6,6 +6,7 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <string>
 
 #include "fit/run_fit.hpp"
 #include "llmsim/analysis/bench_runs.hpp"
@@ -26,9 +27,11 @@ using test::rms_error;
 TEST_CASE("run fit: the prior holds what few runs cannot see at the base, and moves what they pin",
           "[calibration][runs][prior]") {
   // Its numbers are the provenance table's.
-  for (const auto& [field, value] : {std::pair{"run_fit.prior_residual_scale", calibration::kPriorResidualScale},
-                                     std::pair{"run_fit.prior_sigma_kernel", calibration::kPriorSigmaKernel},
-                                     std::pair{"run_fit.prior_sigma_host", calibration::kPriorSigmaHost}}) {
+  for (const auto& entry : {std::pair{"run_fit.prior_residual_scale", calibration::kPriorResidualScale},
+                            std::pair{"run_fit.prior_sigma_kernel", calibration::kPriorSigmaKernel},
+                            std::pair{"run_fit.prior_sigma_host", calibration::kPriorSigmaHost}}) {
+    const std::string field = entry.first;  // not a structured binding: clang 14 cannot capture one in a lambda
+    const double value = entry.second;
     INFO(field);
     const auto& t = perf::constant_provenance();
     const auto e = std::find_if(t.begin(), t.end(), [&](const perf::ConstantProvenance& c) { return c.field == field; });
