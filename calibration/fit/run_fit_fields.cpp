@@ -54,6 +54,18 @@ std::string m_range(double lo, double hi) {
   return "[" + n(lo) + "<M<=" + n(hi) + "]";
 }
 
+/// The fit's parameter for the GEMM efficiency of dtype `d` over tokens [lo, hi]: a scale of curve `c`'s points
+/// there (the rest of the curve unchanged), bounded so that no point exceeds 1 (`top`: the range's highest point).
+Param gemm_range_param(const perf::Curve& c, spec::DType d, double lo, double hi, double top) {
+  Param q{"gemm_eff_vs_m." + std::string(spec::to_string(d)) + m_range(lo, hi), "scale", 1, 0.05, 1.0 / top, {}};
+  q.apply = [c, d, lo, hi](perf::HardwareProfile& p, double s) { scale_points(p.gemm_eff_vs_m[d], c, lo, hi, s); };
+  q.curve_dtype = d;
+  q.lo_m = lo;
+  q.hi_m = hi;
+  q.prior_sigma = kPriorSigmaKernel;
+  return q;
+}
+
 }  // namespace
 
 std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<analysis::BenchPredictor>& preds) {
@@ -103,12 +115,7 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
     for (const auto& r : kRanges) {
       const double lo = r[0], hi = r[1], top = max_in(c, lo, hi);
       if (!(top > 0)) continue;
-      Param q{"gemm_eff_vs_m." + std::string(spec::to_string(d)) + m_range(lo, hi), "scale", 1, 0.05, 1.0 / top, {}};
-      q.apply = [c, d, lo, hi](perf::HardwareProfile& p, double s) { scale_points(p.gemm_eff_vs_m[d], c, lo, hi, s); };
-      q.curve_dtype = d;
-      q.lo_m = lo;
-      q.hi_m = hi;
-      q.prior_sigma = kPriorSigmaKernel;
+      Param q = gemm_range_param(c, d, lo, hi, top);
       out.push_back(q);
     }
   }
@@ -180,12 +187,7 @@ std::vector<Param> merge_ranges(const std::vector<Param>& params, const std::vec
         continue;
       }
       const double top = max_in(c, lo, hi);
-      Param m{"gemm_eff_vs_m." + std::string(spec::to_string(d)) + m_range(lo, hi), "scale", 1, 0.05, 1.0 / top, {}};
-      m.apply = [c, d, lo, hi](perf::HardwareProfile& p, double s) { scale_points(p.gemm_eff_vs_m[d], c, lo, hi, s); };
-      m.curve_dtype = d;
-      m.lo_m = lo;
-      m.hi_m = hi;
-      m.prior_sigma = kPriorSigmaKernel;
+      Param m = gemm_range_param(c, d, lo, hi, top);
       std::string list;
       for (const auto& s : members) list += (list.empty() ? "" : ", ") + s;
       notes.push_back(m.field + ": the ranges " + list + " fitted as one multiplier (the same tensor cores at every "

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the session and host-KV-tier tests: the message of a scenario the engine refuses, and the
+// Helpers shared by the session and host-KV-tier tests: a fixed-length session workload, the message of a scenario the engine refuses, and the
 // conservation of a session workload's turns (every measured turn counted once, by outcome and by turn index).
 #include <catch2/catch.hpp>
 
@@ -20,6 +20,23 @@ inline std::string config_error(const Json& j) {
     return e.what();
   }
   return "";
+}
+
+/// A session workload of fixed lengths: system S, user U and reply O tokens, `turns` turns, think time `think_ms`,
+/// sessions arriving by `arrival`, `n` turns in all, no warm-up.
+inline Json fixed_sessions(std::int64_t S, std::int64_t U, std::int64_t O, std::int64_t turns, std::int64_t think_ms,
+                           const Json& arrival, std::int64_t n, std::int64_t system_prompts = 0) {
+  const auto fixed = [](std::int64_t v) { return Json{{"dist", "fixed"}, {"value", v}}; };
+  return {{"arrival", arrival},
+          {"sessions",
+           {{"turns", fixed(turns)},
+            {"system_tokens", fixed(S)},
+            {"system_prompts", system_prompts},
+            {"user_tokens", fixed(U)},
+            {"output_tokens", fixed(O)},
+            {"think_time_ms", fixed(think_ms)}}},
+          {"num_requests", n},
+          {"warmup_requests", 0}};
 }
 
 /// Turns by index add up to the run's completed and lost requests, and the sessions' counts are of one population

@@ -18,20 +18,6 @@ using llmsim::test::make;
 
 namespace {
 
-Json off_sessions(std::int64_t S, std::int64_t U, std::int64_t O, std::int64_t turns, std::int64_t think_ms,
-                  const Json& arrival, std::int64_t n, std::int64_t system_prompts = 0) {
-  return {{"arrival", arrival},
-          {"sessions",
-           {{"turns", {{"dist", "fixed"}, {"value", turns}}},
-            {"system_tokens", {{"dist", "fixed"}, {"value", S}}},
-            {"system_prompts", system_prompts},
-            {"user_tokens", {{"dist", "fixed"}, {"value", U}}},
-            {"output_tokens", {{"dist", "fixed"}, {"value", O}}},
-            {"think_time_ms", {{"dist", "fixed"}, {"value", think_ms}}}}},
-          {"num_requests", n},
-          {"warmup_requests", 0}};
-}
-
 void off_check_conserved(const metrics::Summary& s) {
   test::check_turns_conserved(s);
   // Every prompt token looked up is found in one tier at most.
@@ -67,7 +53,7 @@ TEST_CASE("host tier: a history the GPU evicted is loaded back, blocks and bytes
   // (another system prompt, 20 s later) needs ~0.6 C more: the GPU evicts A's deepest history blocks. A's second
   // turn (think time 30 s) then finds the first of A's blocks on the GPU and the rest in the host tier, which holds
   // every block A computed (write-through). Three turns in all.
-  const Json probe = llmsim::test::scenario(off_sessions(100, 50, 20, 2, 30000, {{"process", "constant"}, {"rate", 0.05}}, 3),
+  const Json probe = llmsim::test::scenario(llmsim::test::fixed_sessions(100, 50, 20, 2, 30000, {{"process", "constant"}, {"rate", 0.05}}, 3),
                                             {{"gpu_memory_utilization", 0.3}, {"max_model_len", "auto"}});
   const std::int64_t C = engine::simulate(make(probe)).summary.kv.capacity_tokens;
   REQUIRE(C > 8000);
@@ -76,7 +62,7 @@ TEST_CASE("host tier: a history the GPU evicted is loaded back, blocks and bytes
     Json e = {{"gpu_memory_utilization", 0.3}, {"max_model_len", "auto"}};
     if (offload_gb > 0) e["kv_offload_gb"] = offload_gb;
     return engine::simulate(
-        make(llmsim::test::scenario(off_sessions(S, U, O, 2, 30000, {{"process", "constant"}, {"rate", 0.05}}, 3), e)));
+        make(llmsim::test::scenario(llmsim::test::fixed_sessions(S, U, O, 2, 30000, {{"process", "constant"}, {"rate", 0.05}}, 3), e)));
   };
   const auto with = run(64);
   const auto without = run(0);
@@ -107,7 +93,7 @@ TEST_CASE("host tier: a history the GPU evicted is loaded back, blocks and bytes
   CHECK(without.summary.sessions->by_turn[1].prefix_hit_rate < t[1].prefix_hit_rate);
   CHECK(without.summary.sessions->by_turn[1].ttft_ms.mean > t[1].ttft_ms.mean);
   // The load rule: over a 1 MB/s link loading a block takes 2 s, recomputing its 16 tokens milliseconds: recompute.
-  Json slow = llmsim::test::scenario(off_sessions(S, U, O, 2, 30000, {{"process", "constant"}, {"rate", 0.05}}, 3),
+  Json slow = llmsim::test::scenario(llmsim::test::fixed_sessions(S, U, O, 2, 30000, {{"process", "constant"}, {"rate", 0.05}}, 3),
                                      {{"gpu_memory_utilization", 0.3}, {"max_model_len", "auto"}, {"kv_offload_gb", 64}});
   slow["hardware"]["gpu_profile"] = {{"gpu_id", "a100-80gb-sxm"}, {"host_bandwidth", 1e6}};
   const auto rs = engine::simulate(make(slow));
@@ -117,7 +103,7 @@ TEST_CASE("host tier: a history the GPU evicted is loaded back, blocks and bytes
 }
 
 TEST_CASE("host tier: field, vLLM's name, the compare suffix and their errors", "[offload]") {
-  const Json w = off_sessions(100, 50, 20, 3, 1000, {{"process", "poisson"}, {"rate", 0.5}}, 30);
+  const Json w = llmsim::test::fixed_sessions(100, 50, 20, 3, 1000, {{"process", "poisson"}, {"rate", 0.5}}, 30);
   CHECK_THAT(test::config_error(llmsim::test::scenario(w, {{"kv_offload_gb", -1}})), Catch::Contains("engine.kv_offload_gb"));
   CHECK_THAT(test::config_error(llmsim::test::scenario(w, {{"kv_offload_gb", 8}, {"enable_prefix_caching", false}})),
              Catch::Contains("engine.kv_offload_gb") && Catch::Contains("prefix caching"));
@@ -150,17 +136,17 @@ TEST_CASE("host tier: field, vLLM's name, the compare suffix and their errors", 
 
 TEST_CASE("host tier with sessions, timeouts, failures and several replicas: counts conserved", "[offload]") {
   std::vector<Json> cases;
-  Json w = off_sessions(800, 200, 300, 6, 200, {{"process", "poisson"}, {"rate", 3.0}}, 1500, 4);
+  Json w = llmsim::test::fixed_sessions(800, 200, 300, 6, 200, {{"process", "poisson"}, {"rate", 3.0}}, 1500, 4);
   w["timeout_s"] = 4;
   cases.push_back(llmsim::test::scenario(w, {{"kv_offload_gb", 4}}));
-  Json f = llmsim::test::scenario(off_sessions(800, 200, 300, 6, 200, {{"process", "poisson"}, {"rate", 2.0}}, 1500, 4),
+  Json f = llmsim::test::scenario(llmsim::test::fixed_sessions(800, 200, 300, 6, 200, {{"process", "poisson"}, {"rate", 2.0}}, 1500, 4),
                                   {{"kv_offload_gb", 2}}, "rtx4090-24gb");
   f["hardware"]["replicas"] = 3;
   f["hardware"]["router"] = "round_robin";  // turns move between replicas: each replica's tier is its own
   f["failures"] = {{"outages", {{20, 30, 0}, {40, 20, 1}}}, {"max_retries", 1}};
   f["workload"]["timeout_s"] = 6;
   cases.push_back(f);
-  Json pp = llmsim::test::scenario(off_sessions(800, 200, 300, 6, 200, {{"process", "poisson"}, {"rate", 1.0}}, 600, 4),
+  Json pp = llmsim::test::scenario(llmsim::test::fixed_sessions(800, 200, 300, 6, 200, {{"process", "poisson"}, {"rate", 1.0}}, 600, 4),
                                    {{"kv_offload_gb", 1}, {"policy", "sglang"}}, "2xrtx4090-24gb@pp");
   cases.push_back(pp);
   for (const auto& j : cases) {

@@ -25,16 +25,7 @@ namespace {
 // Fixed lengths: system S, user U, reply O tokens, `turns` turns, think time `think_ms`.
 Json sess_fixed(std::int64_t S, std::int64_t U, std::int64_t O, std::int64_t turns, std::int64_t think_ms, double rate,
                 std::int64_t n, std::int64_t system_prompts = 0) {
-  return {{"arrival", {{"process", "poisson"}, {"rate", rate}}},
-          {"sessions",
-           {{"turns", {{"dist", "fixed"}, {"value", turns}}},
-            {"system_tokens", {{"dist", "fixed"}, {"value", S}}},
-            {"system_prompts", system_prompts},
-            {"user_tokens", {{"dist", "fixed"}, {"value", U}}},
-            {"output_tokens", {{"dist", "fixed"}, {"value", O}}},
-            {"think_time_ms", {{"dist", "fixed"}, {"value", think_ms}}}}},
-          {"num_requests", n},
-          {"warmup_requests", 0}};
+  return test::fixed_sessions(S, U, O, turns, think_ms, {{"process", "poisson"}, {"rate", rate}}, n, system_prompts);
 }
 
 Json sess_example() {

@@ -1,8 +1,24 @@
 #include "llmsim/engine/kv_host_tier.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <string>
+
 #include "llmsim/core/error.hpp"
 
 namespace llmsim::engine {
+
+std::int64_t host_tier_blocks(double offload_gb, double replica_block_bytes, int virtual_engines) {
+  if (!(offload_gb > 0) || !(replica_block_bytes > 0)) return 0;
+  const double bytes = std::ldexp(offload_gb, 30);  // GiB; validation bounds it (<= 1e6 GiB), the count saturates
+  const auto blocks = static_cast<std::int64_t>(std::min(bytes / replica_block_bytes / virtual_engines, 4e18));
+  if (blocks < 1)
+    throw ConfigError("engine.kv_offload_gb",
+                      "a host KV tier of " + format_given(offload_gb) + " GiB holds no KV block (one block is " +
+                          format_given(replica_block_bytes * virtual_engines / (1 << 20)) +
+                          " MiB here); give at least that, or 0 for no tier");
+  return blocks;
+}
 
 KvHostTier::KvHostTier(std::int64_t capacity_blocks) : capacity_(capacity_blocks) {
   LLMSIM_CHECK(capacity_blocks >= 0, "negative host KV tier capacity");

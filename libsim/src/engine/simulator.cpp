@@ -80,13 +80,8 @@ bool Simulation::build() {
     const std::int32_t decode_groups = disagg_ ? disagg_->decode().scenario.hardware.replicas : 0;
     outstanding_.assign(static_cast<std::size_t>(groups) * engines_per_group_ + decode_groups, 0);
     build_replicas(groups);
-    if (w.warm_cache) {  // the earlier run's blocks, before the first event (warm_cache_fill.hpp)
-      if (!e.prefix_caching())
-        throw ConfigError("workload.warm_cache", "a warm cache is the prefix cache's content: it needs prefix caching "
-                                                 "(engine.enable_prefix_caching true; vLLM V1's default)");
-      if (disagg_) throw ConfigError("workload.warm_cache", "a warm cache with disaggregation is not modelled");
+    if (w.warm_cache)  // the earlier run's blocks, before the first event (warm_cache_fill.hpp)
       warm_engines(*driver_, w.num_requests, replicas_, static_cast<std::size_t>(serving_) * engines_per_group_);
-    }
     router_ = std::make_unique<Router>(front.scenario.hardware.router, groups, engines_per_group_, outstanding_.data());
     set_router_speeds();
     std::int32_t billed = groups;
@@ -155,19 +150,8 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
   // Swap space is bounded by validation (<= 1e6 GiB); the block count saturates rather than overflow.
   const double host = cfg.block_bytes > 0 ? e.swap_space_gb * kGiB / cfg.block_bytes / engines_per_group_ : 0;
   const auto host_blocks = static_cast<std::int64_t>(std::min(host, 4e18));
-  // The host KV tier: engine.kv_offload_gb over the replica's GPUs (vLLM's --kv-offloading-size sums the TP ranks),
-  // split like the swap space between the pipeline's virtual engines.
   cfg.replica_block_bytes = cfg.block_bytes * sc.hardware.parallel.tp * sc.hardware.parallel.pp;
-  if (e.kv_offload_gb > 0 && cfg.replica_block_bytes > 0) {
-    cfg.host_tier_blocks = static_cast<std::int64_t>(
-        std::min(e.kv_offload_gb * kGiB / cfg.replica_block_bytes / engines_per_group_, 4e18));
-    // A tier asked for that holds no block would run as no tier at all: say so instead (issue 29's attack).
-    if (cfg.host_tier_blocks < 1)
-      throw ConfigError("engine.kv_offload_gb",
-                        "a host KV tier of " + format_given(e.kv_offload_gb) + " GiB holds no KV block (one block is " +
-                            format_given(static_cast<double>(cfg.replica_block_bytes) * engines_per_group_ / (1 << 20)) +
-                            " MiB here); give at least that, or 0 for no tier");
-  }
+  cfg.host_tier_blocks = host_tier_blocks(e.kv_offload_gb, cfg.replica_block_bytes, engines_per_group_);
   const auto first = static_cast<std::int32_t>(pipelines_.size());
   replicas_.reserve(replicas_.size() + static_cast<std::size_t>(groups * engines_per_group_));
   for (int r = first; r < first + groups; ++r) {

@@ -235,6 +235,12 @@ void Scenario::validate() const {
   if (autoscaler) collect([&] { autoscaler->validate("autoscaler"); });
   collect([&] { failures.validate("failures"); });
   if (disaggregation) collect([&] { disaggregation->validate("disaggregation"); });
+  // A warm cache is the prefix cache's content (engine/warm_cache.hpp): rules across sections.
+  if (workload.warm_cache && !engine.prefix_caching())
+    p.add("workload.warm_cache", "a warm cache is the prefix cache's content: it needs prefix caching "
+                                 "(engine.enable_prefix_caching true; vLLM V1's default)");
+  if (workload.warm_cache && disaggregation)
+    p.add("workload.warm_cache", "a warm cache with disaggregation is not modelled");
   // Derived counts: each factor is bounded, their product too (an int product of tp, pp and replicas overflowed).
   const std::int64_t gpus = std::int64_t{hardware.parallel.tp} * hardware.parallel.pp * hardware.replicas;
   if (p.empty() && gpus > kMaxGpus)

@@ -20,6 +20,12 @@
 
 namespace llmsim::engine {
 
+/// The tier's capacity in blocks of one engine: `offload_gb` GiB (engine.kv_offload_gb: vLLM's
+/// --kv-offloading-size, summed over the TP ranks) over blocks of `replica_block_bytes` (one block on every GPU of
+/// the replica), split like the swap space between the pipeline's `virtual_engines`. 0 for no tier; ConfigError
+/// naming engine.kv_offload_gb when a tier was asked for that holds no block (it would run as no tier at all).
+std::int64_t host_tier_blocks(double offload_gb, double replica_block_bytes, int virtual_engines);
+
 class KvHostTier {
  public:
   /// `capacity_blocks` >= 0 (0: no host tier; every call is then a cheap no-op). InternalError when negative.
