@@ -134,13 +134,14 @@ void simonmo(const Source& s, std::vector<Row>& out) {
 /// (R x C in flight, R x completed requests); the latencies of one client's requests are the fleet's, its
 /// throughputs are the fleet's divided by R (every client sends the same load).
 ///
-/// A client that lost requests (num_prompts - completed; the cause is not in the file) is kept unscored, its
-/// predictions printed: its completed requests crossed a degraded path to the fleet. The engines are shared — Ray
-/// Serve 2.51's ingress routes every request by power of two choices over all replicas (a replica's DeploymentHandle
-/// does not prefer its node) — yet on one fleet at one time the client that lost (almost) none measures a TPOT
-/// 20-40 % below every sibling that lost many: a difference outside the engines, which llmsim does not model
-/// (docs/cost-model.md, "Ray Serve's failed requests"). The files' lost shares fall in two groups, at most 3.75 %
-/// (6 files) or at least 12 % (92 files); kDegradedLostShare sits in that gap, where any value splits them alike.
+/// A client that lost many requests (num_prompts - completed >= kDegradedLostShare of them; the cause is not in the
+/// file) is kept unscored, its predictions printed: its completed requests crossed a degraded path to the fleet.
+/// The engines are shared — Ray Serve 2.51's ingress routes every request by power of two choices over all replicas
+/// (a replica's DeploymentHandle does not prefer its node) — yet on one fleet at one time the client that lost
+/// (almost) none measures a TPOT 20-40 % below every sibling that lost many: a difference outside the engines, which
+/// llmsim does not model (docs/cost-model.md, "Ray Serve's failed requests"). The files' lost shares fall in two
+/// groups, at most 3.75 % (6 files) or at least 12 % (92 files); kDegradedLostShare sits in that gap, where any value
+/// splits them alike.
 void anyscale(const Source& s, std::vector<Row>& out) {
   constexpr double kDegradedLostShare = 0.10;
   const Json runs = runs_of(s);
