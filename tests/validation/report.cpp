@@ -136,9 +136,10 @@ void print_rows(std::FILE* out, const std::vector<Row>& rows) {
     std::fprintf(out, "%-17s %-14s %-19.19s %-16.16s %-10.10s %2d %5lld %10s %-20s %10.4g ", r.set.c_str(),
                  r.gpu.c_str(), model.c_str(), wk.c_str(), r.engine.c_str(), r.tp, static_cast<long long>(r.batch),
                  io, r.metric.c_str(), r.measured);
-    if (r.predicted > 0)
-      std::fprintf(out, "%10.4g %+7.1f%s%s\n", r.predicted, 100 * r.time_error(), r.scored ? "" : "  (not scored: ",
-                   r.scored ? "" : (r.note + ")").c_str());
+    if (r.predicted > 0)  // a scored row's note (e.g. llmsim saturated there) in brackets
+      std::fprintf(out, "%10.4g %+7.1f%s%s\n", r.predicted, 100 * r.time_error(),
+                   r.scored ? (r.note.empty() ? "" : "  [") : "  (not scored: ",
+                   r.scored ? (r.note.empty() ? "" : (r.note + "]").c_str()) : (r.note + ")").c_str());
     else
       std::fprintf(out, "%10s %7s  excluded: %s\n", "-", "-", r.note.c_str());
   }

@@ -251,11 +251,13 @@ TEST_CASE("AccelMark batch-1 runs: TTFT is scored only where the prompt length i
   CHECK(tp8_gpus.count("h200-141gb-sxm") == 1);
 }
 
-TEST_CASE("inference-perf stages: scored as a prompt pool where the run is known, TPOT by inference-perf's definition",
-          "[validation]") {
+TEST_CASE("inference-perf stages: scored as a prompt pool where the run is known, TPOT and ITL by inference-perf's "
+          "definitions", "[validation]") {
   // inference-sim-training-h100-vllm015 (tests/validation/corpus/inference_perf.cpp): the stages without failures have
-  // their TTFT, TPOT and E2E statistics scored; the overloaded reasoning stages, the extremes (min/max), ITL (blank
-  // SSE lines stamped), the normalized TPOT and the re-tokenized output rates stay unscored, each with its reason.
+  // their TTFT, TPOT, E2E statistics and ITL mean and p75-p99.9 scored (metrics/inference_perf_stats.hpp); the
+  // overloaded reasoning stages, the extremes (min/max), ITL's median and lower percentiles (the client's own gaps
+  // between a data line and its blank line), the normalized TPOT and the re-tokenized output rates stay unscored,
+  // each with its reason.
   std::map<std::string, double> median;  // "<file> <metric>" -> predicted
   int scored = 0, reasoning_scored = 0;
   for (const Row& r : cached_corpus_rows()) {
@@ -270,17 +272,25 @@ TEST_CASE("inference-perf stages: scored as a prompt pool where the run is known
     if (!reasoning && latency && !extreme) CHECK(r.scored);
     if (reasoning || extreme) CHECK_FALSE(r.scored);
     if (extreme && !reasoning) CHECK_THAT(r.note, Catch::Contains("extreme"));
-    if (!reasoning && !extreme && r.metric.find("_itl_ms") != std::string::npos) CHECK_THAT(r.note, Catch::Contains("blank"));
+    if (!reasoning && !extreme && r.metric.find("_itl_ms") != std::string::npos) {
+      const bool token_gap = r.metric.starts_with("mean_") || r.metric.starts_with("p75_") ||
+                             r.metric.starts_with("p90_") || r.metric.starts_with("p95_") ||
+                             r.metric.starts_with("p99_") || r.metric.starts_with("p99.9_");
+      CHECK(r.scored == token_gap);
+      if (!token_gap) CHECK_THAT(r.note, Catch::Contains("blank separators"));
+    }
     if (!reasoning && !extreme && (r.metric.find("ntpot") != std::string::npos || r.metric == "output_tokens_per_sec"))
       CHECK_THAT(r.note, Catch::Contains("re-tokenized"));
     if (r.scored) {
       ++scored;
       reasoning_scored += reasoning;
       CHECK_FALSE(r.runtime.empty());
-      if (r.metric.starts_with("median_")) median[r.where + " " + r.metric] = r.predicted;
+      if (r.metric.starts_with("median_") || r.metric.starts_with("mean_") || r.metric.starts_with("p75_"))
+        median[r.where + " " + r.metric] = r.predicted;
     }
   }
-  CHECK(scored >= 700);  // 20 stages x (TTFT, TPOT, E2E: mean, median, 10 percentiles; request throughput)
+  // 20 stages x (TTFT, TPOT, E2E: mean, median, 10 percentiles; ITL: mean, p75-p99.9; request throughput)
+  CHECK(scored >= 820);
   CHECK(reasoning_scored == 0);
   // TPOT spans (last token − first token) over 2n + 1 stamps, where vLLM's (e2e − ttft) / (n − 1) is about twice it.
   int checked = 0;
@@ -294,6 +304,13 @@ TEST_CASE("inference-perf stages: scored as a prompt pool where the run is known
     const double vllm_tpot = (e2e - ttft) / (n - 1);
     CHECK(tpot / vllm_tpot > 0.45);
     CHECK(tpot / vllm_tpot < 0.55);
+    // ITL: the mean spreads the same spans over the same 2n + 1 gaps as TPOT; p75 is a token gap (about vLLM's
+    // median ITL, twice inference-perf's TPOT), not one of the client's microsecond gaps.
+    const double mean_itl = median.at(where + " mean_itl_ms"), mean_tpot = median.at(where + " mean_tpot_ms");
+    CHECK(mean_itl == Approx(mean_tpot).epsilon(0.03));
+    const double p75_itl = median.at(where + " p75_itl_ms");
+    CHECK(p75_itl / vllm_tpot > 0.9);
+    CHECK(p75_itl / vllm_tpot < 1.1);
     ++checked;
   }
   CHECK(checked >= 15);

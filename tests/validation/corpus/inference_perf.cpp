@@ -17,12 +17,18 @@
 //   * metrics (reportgen/base.py, apis/completion.py): the client stamps every line of the SSE stream, the blank
 //     separator lines included, so a reply of n tokens gives 2n + 2 stamps ([DONE] and its blank line last);
 //     time_per_output_token = (last stamp - first stamp) / (stamps - 1), about half the decode step; ITL is every
-//     gap between stamps (half of them the microseconds between a data line and its blank line); output_len
-//     re-tokenizes the streamed text (special tokens dropped: the 7B's median 249, p10 60 of 248 generated).
+//     gap between stamps: n - 1 token gaps and n + 2 gaps of microseconds (the client's json.loads between a data
+//     line and its blank line). Both are predicted from llmsim's per-token TPOT/ITL by that rule
+//     (metrics/inference_perf_stats.hpp): TPOT and the ITL mean × (n-1)/(2n+1), an ITL percentile p >= 75 as the
+//     token gaps' percentile (p/100·(2n+1) − (n+2))/(n−1); its median and lower percentiles are the client's parse
+//     time (unscored). One event per token holds in these files: mean ITL × (2n+1)/(n−1) equals the measured
+//     (E2E − TTFT)/(n−1) within 0.2 % (70B TP4 at 20 req/s: 22.08 vs 22.05 ms), where merged events would raise
+//     it. output_len re-tokenizes the streamed text (special tokens dropped: the 7B's median 249, p10 60 of 248).
 // Each stage is simulated on its own from an empty cache, while stage 1 of a run followed stage 0 on the same server
 // (its prompts already cached): its first pass over the pool (100 of 6,000-12,000 requests) misses in llmsim only.
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <regex>
 
@@ -30,6 +36,8 @@
 #include "corpus/readers.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/json_view.hpp"
+#include "llmsim/metrics/inference_perf_stats.hpp"
+#include "llmsim/metrics/vllm_keys.hpp"
 
 namespace llmsim::validation::corpus {
 
@@ -121,6 +129,10 @@ void inference_sim(const Source& s, std::vector<Row>& out) {
     vr.scalars.push_back({"duration", vr.duration_s});
     vr.scalars.push_back({"request_throughput", rps});
     vr.scalars.push_back({"input_throughput", thr.at("input_tokens_per_sec").get<double>()});
+    // inference-perf's ITL percentiles as llmsim's per-token ITL percentiles (the rule's): asked of the collector
+    // as SLO percentiles (it reports those; the limits are never reached and judge nothing here).
+    std::map<std::string, std::string> itl_token_key;  // the file's key -> the per-token key it is predicted by
+    Json itl_slo = Json::object();
     for (const auto& [name, metric] : kLatency) {
       if (metric == "ntpot") continue;
       const Json& dist = ok.at("latency").at(name);
@@ -133,8 +145,18 @@ void inference_sim(const Source& s, std::vector<Row>& out) {
         l = *parsed;
         l.value_ms = it.value().get<double>() * 1e3;
         vr.latencies.push_back(l);
+        if (metric != "itl" || l.statistic != "p") continue;
+        const auto rule = metrics::inference_perf_itl("p", l.percentile, cfg.output);
+        if (!rule.predictable) continue;
+        const std::string token_key = metrics::vllm_percentile_key(rule.token_percentile, "itl");
+        itl_token_key[l.key] = token_key;
+        if (const auto tk = analysis::parse_vllm_latency_key(token_key)) {
+          vr.latencies.push_back(*tk);  // value 0: only its prediction is read
+          itl_slo[token_key.substr(0, token_key.find('_'))] = 1e12;
+        }
       }
     }
+    if (!itl_slo.empty()) sr.options.scenario["slo"] = {{"itl_ms", itl_slo}};
     sr.options.scenario["workload"] = {
         {"prompt_pool",
          {{"groups", cfg.groups}, {"prompts_per_group", cfg.per_group}, {"system_tokens", cfg.system}, {"shuffle", true}}}};
@@ -158,11 +180,21 @@ void inference_sim(const Source& s, std::vector<Row>& out) {
     // inference-perf's TPOT: (t_last − t_first) / (2n + 1) over the 2n + 2 stamps of an n-token reply, where vLLM's
     // definition (check_vllm_result's) divides the same span by n − 1.
     const double n_out = static_cast<double>(cfg.output);
-    const double tpot_scale = (n_out - 1) / (2 * n_out + 1);
+    const double tpot_scale = metrics::inference_perf_tpot_scale(cfg.output);
     Row base = sr.proto;
     base.input = std::llround(ok.at("prompt_len").at("mean").get<double>());
     base.output = cfg.output;
     base.context = static_cast<double>(base.input) + n_out / 2.0;
+    // A stage llmsim cannot serve (its queue grows through the run) stays scored — the error is the model's — but its
+    // rows say so: a latency in seconds where the server held milliseconds is a capacity verdict, not a latency.
+    std::string saturated;
+    if (check && check->fits)
+      for (const auto& n : check->notes)
+        if (n.starts_with("the simulated run was unstable")) {
+          std::string why = n.substr(n.find(':') + 1);  // "... unstable: unstable: requests in the system grew ..."
+          while (why.starts_with(" ") || why.starts_with("unstable:")) why.erase(0, why.starts_with(" ") ? 1 : 9);
+          saturated = "llmsim saturates here: " + why;
+        }
     auto emit = [&](const std::string& metric, double measured, std::optional<double> p, const std::string& why) {
       Row r = base;
       r.metric = metric;
@@ -174,7 +206,10 @@ void inference_sim(const Source& s, std::vector<Row>& out) {
         if (p) r.predicted = *p;
       } else if (!p || !(*p > 0) || !std::isfinite(*p)) unscore(r, "llmsim states no prediction for it");
       else if (!(measured > 0)) unscore(r, "measured value is 0");
-      else r.predicted = *p;
+      else {
+        r.predicted = *p;
+        r.note = saturated;
+      }
       out.push_back(std::move(r));
     };
     for (const auto& [name, metric] : kLatency) {
@@ -187,10 +222,14 @@ void inference_sim(const Source& s, std::vector<Row>& out) {
         std::string why;
         std::optional<double> p = st.empty() ? std::nullopt : predicted(key);
         if (st.empty()) why = "a single request's extreme (" + it.key() + "), not a statistic of the run";
-        else if (metric == "itl")
-          why = "inference-perf times every SSE line, blank separators included: half of its gaps are the "
-                "microseconds between a data line and its blank line, not token gaps";
-        else if (metric == "ntpot")
+        else if (metric == "itl") {
+          const auto pk = analysis::parse_vllm_latency_key(key);
+          const auto rule = pk ? metrics::inference_perf_itl(pk->statistic, pk->percentile, cfg.output)
+                               : metrics::InferencePerfItl{.why = "not a statistic inference-perf reports"};
+          if (!rule.predictable) why = rule.why;
+          else if (rule.mean) p = p ? std::optional<double>(*p * rule.scale) : std::nullopt;
+          else p = itl_token_key.count(key) ? predicted(itl_token_key.at(key)) : std::nullopt;
+        } else if (metric == "ntpot")
           why = "divides by the re-tokenized reply text's length (special tokens dropped), not the tokens generated";
         if (metric == "tpot" && p) *p *= tpot_scale;
         emit(key, measured, p, why);
