@@ -250,8 +250,9 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
       w["output_tokens"] = {{"dist", "fixed"}, {"value", mean_out}};
     }
   } else {
-    // Every request in the file's order; arrival times are all 0 for request_rate inf, else drawn as vLLM's
-    // client draws them (Gamma gaps of shape `burstiness`, mean 1/rate; the first sent at once).
+    // Every request in the file's order; arrival times are all 0 for request_rate inf, else the client's own where
+    // they were reproduced (analysis/client_sampler), else drawn as vLLM's client draws them (Gamma gaps of shape
+    // `burstiness`, mean 1/rate; the first sent at once).
     if (r.max_concurrency) {
       notes.push_back("max_concurrency " + std::to_string(*r.max_concurrency) + " with a finite request_rate: " +
                       "the client's cap on requests in flight is not modelled");
@@ -349,8 +350,9 @@ VllmResult served_requests(const VllmResult& r, std::vector<std::string>& notes)
     s.output_lens.push_back(r.output_lens[i]);
     if (i < r.arrivals_s.size()) s.arrivals_s.push_back(r.arrivals_s[i]);
   }
-  notes.push_back(std::to_string(r.failed) + " requests failed in the measured run (output 0 in the file): they "
-                  "are left out, and the " + std::to_string(s.input_lens.size()) +
+  notes.push_back(std::to_string(r.failed) + " requests failed in the measured run (" +
+                  (r.lists_from.empty() ? "output 0 in the file" : "drawn with 0 output tokens: max_tokens 0") +
+                  "): they are left out, and the " + std::to_string(s.input_lens.size()) +
                   " completed ones are simulated (llmsim does not model failures)");
   return s;
 }
