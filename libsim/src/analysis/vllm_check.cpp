@@ -213,6 +213,8 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
   if (!lists && r.total_input_tokens == 0 && r.total_output_tokens == 0) {
     notes.push_back("the file states no token totals: every request is " + std::to_string(mean_in) + " prompt / " +
                     std::to_string(mean_out) + " output tokens, the lengths the run asked for");
+  } else if (!r.lists_from.empty()) {
+    notes.push_back("the file has no per-request lengths: the requests are reproduced from " + r.lists_from);
   } else if (!lists) {
     notes.push_back("the file has no per-request lengths (saved without details): every request is " +
                     std::to_string(mean_in) + " prompt / " + std::to_string(mean_out) + " output tokens, the means");
@@ -248,8 +250,9 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
       w["output_tokens"] = {{"dist", "fixed"}, {"value", mean_out}};
     }
   } else {
-    // Every request in the file's order; arrival times are all 0 for request_rate inf, else drawn as vLLM's
-    // client draws them (Gamma gaps of shape `burstiness`, mean 1/rate; the first sent at once).
+    // Every request in the file's order; arrival times are all 0 for request_rate inf, else the client's own where
+    // they were reproduced (analysis/client_sampler), else drawn as vLLM's client draws them (Gamma gaps of shape
+    // `burstiness`, mean 1/rate; the first sent at once).
     if (r.max_concurrency) {
       notes.push_back("max_concurrency " + std::to_string(*r.max_concurrency) + " with a finite request_rate: " +
                       "the client's cap on requests in flight is not modelled");
@@ -266,18 +269,22 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
     };
     if (r.request_rate && n > 1) too_slow(static_cast<double>(n - 1) / *r.request_rate);
     auto rng = rng_stream(seed, "vllm_check_arrivals");
+    // Send times reproduced from the client's sampler, where known, replace the draw (measured from the first).
+    const bool sent = r.request_rate && r.arrivals_s.size() == static_cast<std::size_t>(n);
     double t = 0;
     Json reqs = Json::array();
     for (std::int64_t i = 0; i < n; ++i) {
-      if (i > 0 && r.request_rate) {
+      const auto k = static_cast<std::size_t>(i);
+      if (sent) {
+        t = r.arrivals_s[k] - r.arrivals_s.front();
+      } else if (i > 0 && r.request_rate) {
         t += boost::random::gamma_distribution<double>(r.burstiness, 1.0 / (*r.request_rate * r.burstiness))(rng);
       }
-      const auto k = static_cast<std::size_t>(i);
       reqs.push_back({t, lists ? r.input_lens[k] : mean_in, lists ? r.output_lens[k] : mean_out});
     }
     if (!(t <= spec::kMaxSimulatedSeconds)) too_slow(std::isnan(t) ? std::numeric_limits<double>::infinity() : t);
     w["arrival"] = {{"process", "trace"}, {"requests", reqs}};
-    if (r.request_rate) {
+    if (r.request_rate && !sent) {
       notes.push_back("request_rate " + format_digits(*r.request_rate) + "/s: arrival times drawn like vLLM's client (Gamma, "
                       "burstiness " + format_digits(r.burstiness) + "), not the measured ones (the file does not record them)");
     }
@@ -336,13 +343,16 @@ VllmResult served_requests(const VllmResult& r, std::vector<std::string>& notes)
   }
   s.input_lens.clear();
   s.output_lens.clear();
+  s.arrivals_s.clear();
   for (std::size_t i = 0; i < r.input_lens.size(); ++i) {
     if (r.output_lens[i] == 0) continue;
     s.input_lens.push_back(r.input_lens[i]);
     s.output_lens.push_back(r.output_lens[i]);
+    if (i < r.arrivals_s.size()) s.arrivals_s.push_back(r.arrivals_s[i]);
   }
-  notes.push_back(std::to_string(r.failed) + " requests failed in the measured run (output 0 in the file): they "
-                  "are left out, and the " + std::to_string(s.input_lens.size()) +
+  notes.push_back(std::to_string(r.failed) + " requests failed in the measured run (" +
+                  (r.lists_from.empty() ? "output 0 in the file" : "drawn with 0 output tokens: max_tokens 0") +
+                  "): they are left out, and the " + std::to_string(s.input_lens.size()) +
                   " completed ones are simulated (llmsim does not model failures)");
   return s;
 }

@@ -2,6 +2,8 @@
 // benchmarks/benchmark_serving.py (result dict of benchmark() and the save-result block of main()).
 #include "llmsim/analysis/vllm_result.hpp"
 
+#include "llmsim/analysis/client_sampler.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -193,7 +195,7 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
       const auto& rr = doc["request_rate"];
       if (rr.is_string()) {
         const std::string s = rr.get<std::string>();
-        if (s != "inf") {
+        if (s != "inf" && s != "Infinity") {  // SGLang's bench_serving writes str(float("inf"))
           char* end = nullptr;
           const double x = std::strtod(s.c_str(), &end);
           if (end != s.c_str() + s.size() || !(x > 0) || !std::isfinite(x)) {
@@ -264,6 +266,15 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
                                       std::to_string(r.input_lens[i]));
       }
     }
+    // The dataset the client sampled; SGLang's random dataset without saved lists is reproduced from its sampler.
+    r.dataset_name = v.string_or("dataset_name", "");
+    for (const auto& [key, into] : {std::pair{"random_input_len", &r.random_input_len},
+                                    std::pair{"random_output_len", &r.random_output_len}}) {
+      if (doc.contains(key) && doc[key].is_number_integer()) *into = doc[key].get<std::int64_t>();
+    }
+    if (doc.contains("random_range_ratio") && doc["random_range_ratio"].is_number())
+      r.random_range_ratio = doc["random_range_ratio"].get<double>();
+    reproduce_sglang_random(r);
     return r;
   } catch (const ConfigError& e) {
     if (e.path() == source) throw;

@@ -2,6 +2,7 @@
 #include <functional>
 
 #include "corpus/common.hpp"
+#include "llmsim/analysis/client_sampler.hpp"
 #include "llmsim/analysis/static_batch.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/memory_plan.hpp"
@@ -195,6 +196,15 @@ analysis::VllmResult result_from_json(const Json& j, const std::string& source) 
     r.input_lens = j["input_lens"].get<std::vector<std::int64_t>>();
     r.output_lens = j["output_lens"].get<std::vector<std::int64_t>>();
   }
+  r.client = j.value("client", "vllm");
+  if (j.contains("dataset_name") && j["dataset_name"].is_string()) r.dataset_name = j["dataset_name"].get<std::string>();
+  if (j.contains("random_input_len") && j["random_input_len"].is_number_integer())
+    r.random_input_len = j["random_input_len"].get<std::int64_t>();
+  if (j.contains("random_output_len") && j["random_output_len"].is_number_integer())
+    r.random_output_len = j["random_output_len"].get<std::int64_t>();
+  if (j.contains("random_range_ratio") && j["random_range_ratio"].is_number())
+    r.random_range_ratio = j["random_range_ratio"].get<double>();
+  analysis::reproduce_sglang_random(r);
   static const std::vector<std::string> scalars = {"duration", "request_throughput", "input_throughput",
                                                    "output_throughput", "total_token_throughput"};
   for (const auto& k : scalars)

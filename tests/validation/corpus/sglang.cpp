@@ -2,7 +2,6 @@
 #include <cmath>
 #include <fstream>
 #include <map>
-#include <random>
 
 #include "corpus/common.hpp"
 #include "corpus/readers.hpp"
@@ -41,20 +40,11 @@ void livinfly(const Source& s, std::vector<Row>& out) {
         if (std::find(keep.begin(), keep.end(), key) != keep.end() && it.value().is_number()) res[key] = it.value();
       }
       res["num_prompts"] = res.value("completed", 0);
-      // The random dataset with random_range_ratio 0: SGLang's sampler draws each prompt and output length uniformly
-      // from [1, L] (bench_serving.py sample_random_requests). Drawn here the same way (fixed seed), so the run is
-      // replayed with the stated distribution instead of its mean.
-      if (j.value("dataset_name", "") == "random" && j.value("random_range_ratio", 1.0) == 0.0) {
-        const std::int64_t li = j.at("random_input_len"), lo = j.at("random_output_len");
-        std::mt19937_64 rng(static_cast<std::uint64_t>(n));
-        std::vector<std::int64_t> ins, outs;
-        for (std::int64_t q = 0; q < res.value("completed", std::int64_t{0}); ++q) {
-          ins.push_back(std::uniform_int_distribution<std::int64_t>(1, li)(rng));
-          outs.push_back(std::uniform_int_distribution<std::int64_t>(1, lo)(rng));
-        }
-        res["input_lens"] = ins;
-        res["output_lens"] = outs;
-      }
+      // The random dataset's requests are reproduced from SGLang's sampler by the library (analysis/client_sampler:
+      // lengths, send times and the vLLM server's refused max_tokens-0 requests), which the line's totals confirm.
+      res["client"] = "sglang";
+      for (const char* k : {"dataset_name", "random_input_len", "random_output_len", "random_range_ratio"})
+        if (j.contains(k)) res[k] = j[k];
       ServeRun sr = serve_run(s, run, file + ":" + std::to_string(n) + ":runs[" + std::to_string(i) + "]");
       const bool vllm = sr.proto.engine == "vllm";
       if (vllm) {

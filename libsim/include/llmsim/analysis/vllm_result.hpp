@@ -56,6 +56,16 @@ struct VllmResult {
   std::vector<VllmScalar> scalars;      ///< duration, completed, totals and throughputs present in the file
   std::vector<VllmLatencyStat> latencies;
   std::vector<std::int64_t> input_lens, output_lens;  ///< per request, when saved (else empty)
+  /// The dataset the client sampled, as the file states it ("" / 0 / empty when it does not): dataset_name,
+  /// random_input_len, random_output_len, random_range_ratio.
+  std::string dataset_name;
+  std::int64_t random_input_len = 0, random_output_len = 0;
+  std::optional<double> random_range_ratio;
+  /// Per-request send times (s, in request order) when they are known: reproduced from the client's sampler
+  /// (analysis/client_sampler.hpp), else empty (check draws them).
+  std::vector<double> arrivals_s;
+  /// How the per-request lists were obtained when the file does not save them ("" = saved, or none).
+  std::string lists_from;
 };
 
 /// Parses result text. ConfigError "<source>: ..." naming the field for a malformed file, and saying what
