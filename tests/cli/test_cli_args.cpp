@@ -351,3 +351,25 @@ TEST_CASE("sweep: a capacity-search option without --capacity is refused, not ig
     CHECK_THAT(r.out, Catch::Contains(std::string(flag).substr(0, std::string(flag).find(' '))));
   }
 }
+
+TEST_CASE("a printed bill says the basis it billed; a refused combination says what to do instead") {
+  const auto dir = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios";
+  // An autoscaled capacity row's monthly_cost is its simulated day's replica-hours: the target line must not call
+  // it the sized fleet held all month (that figure is on the bill line as "held fixed").
+  auto r = run("capacity '" + (dir / "month-autoscale.json").string() +
+               "' --replications 1 --requests 300 --set cost.target_qps=12");
+  REQUIRE(r.code == 0);
+  const auto target_line = r.out.substr(r.out.find("target 12.00 QPS"), r.out.find("\nbill:") - r.out.find("target 12.00 QPS"));
+  CHECK_THAT(target_line, Catch::Contains("autoscaled replica(s)") && !Catch::Contains(" at 730 h"));
+  CHECK_THAT(r.out, Catch::Contains("held fixed at the peak"));
+  // Failures on a fleet or on disaggregated pools are not modelled: the refusal names the field and the way to size
+  // spares for them (each pool alone, its replicas field).
+  for (const auto& [file, field] : std::vector<std::pair<std::string, std::string>>{
+           {"fleet-4090-a100.json", "hardware.fleet[i].replicas"},
+           {"disagg-a100-prefill-4090-decode.json", "disaggregation.decode.replicas"}}) {
+    r = run("simulate '" + (dir / file).string() + R"(' --set 'failures={"mtbf_h": 1, "mttr_h": 0.1}')");
+    INFO(file);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("error: failures:") && Catch::Contains("To size spares") && Catch::Contains(field));
+  }
+}

@@ -48,7 +48,10 @@ Disaggregation::Disaggregation(const spec::ResolvedScenario& rs) : rs_(rs) {
   }
   if (sc.autoscaler) throw ConfigError("autoscaler", "autoscaling disaggregated pools is not modelled");
   if (!sc.failures.empty() || sc.failures.spares > 0)
-    throw ConfigError("failures", "replica failures in disaggregated pools are not modelled");
+    throw ConfigError("failures", "replica failures in disaggregated pools are not modelled. To size spares, "
+                                  "simulate each pool colocated with these failures (its gpu, tp and replicas under "
+                                  "hardware), add the spares it needs to disaggregation.prefill.replicas "
+                                  "and disaggregation.decode.replicas, and run without failures");
   // Client timeouts are modelled: a request that times out while its KV is on the link is let go when the transfer
   // ends (both replicas free its blocks); queued at a decode replica with its KV still on the prefill one, both free
   // theirs at once (timeouts.cpp).

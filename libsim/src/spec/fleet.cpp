@@ -10,7 +10,9 @@ ResolvedScenario resolve_fleet(const Scenario& s, const Catalog& catalog) {
   if (s.hardware.fleet.empty()) p.add("hardware.fleet", "must name at least one pool");
   if (s.autoscaler) p.add("autoscaler", "cannot scale a heterogeneous fleet (hardware.fleet): not modelled");
   if (!s.failures.empty() || s.failures.spares > 0)
-    p.add("failures", "replica failures of a heterogeneous fleet (hardware.fleet) are not modelled");
+    p.add("failures", "replica failures of a heterogeneous fleet (hardware.fleet) are not modelled. To size spares, "
+                      "simulate each pool alone with these failures (its gpu, tp and replicas under hardware), add "
+                      "the spares it needs to hardware.fleet[i].replicas, and run the fleet without failures");
   if (s.engine.synthetic_service) p.add("engine.synthetic_service", "has no replicas to form a fleet (hardware.fleet)");
   p.throw_if_any();
   Scenario base = s;
