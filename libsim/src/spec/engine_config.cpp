@@ -199,7 +199,14 @@ EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool of
     tokens = large ? (offline ? 16384 : 8192) : (offline ? 8192 : 2048);
     seqs = large ? 1024 : 256;
   }
-  if (r.max_num_batched_tokens == 0) r.max_num_batched_tokens = tokens;
+  if (r.max_num_batched_tokens == 0) {
+    r.max_num_batched_tokens = tokens;
+    // Without chunked prefill a whole prompt of the longest allowed context must fit one step: vLLM V0's unset
+    // budget is max(max_model_len, 2048) in every release, so a default below a max_model_len the scenario set rises
+    // to it instead of refusing the scenario for a knob it never set (shorter contexts keep the budget above).
+    if (!r.chunked_prefill() && e.max_model_len > r.max_num_batched_tokens)
+      r.max_num_batched_tokens = vllm_v0_default_batched_tokens(e.max_model_len);
+  }
   if (r.max_num_seqs == 0) r.max_num_seqs = seqs;
   r.watermark = r.watermark_or_default();
   r.enable_prefix_caching = r.prefix_caching();
