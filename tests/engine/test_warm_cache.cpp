@@ -142,12 +142,36 @@ TEST_CASE("warm cache: the host tier holds what the earlier run wrote through", 
   CHECK(hot_host.kv.host_cache_hit_tokens > 0);
   CHECK(hot_host.kv.prefix_cache_hit_tokens + hot_host.kv.host_cache_hit_tokens == full);
   CHECK(hot_host.kv.host_recomputed_tokens == 0);
-  // Without the tier the GPU keeps only the last prompts; cold, no prompt was seen before.
-  CHECK(hot.kv.prefix_cache_hit_tokens > 0);
+  // Without the tier the GPU kept only the last prompts, and replaying in order evicts them before their turn (an
+  // LRU scan longer than the pool); cold, no prompt was seen before.
   CHECK(hot.kv.prefix_cache_hit_tokens < 0.5 * full);
   CHECK(cold_host.kv.prefix_cache_hit_tokens + cold_host.kv.host_cache_hit_tokens == 0);
   // The fill is before t = 0: the run's own stores are only what it computed (each prompt's last partial block is
   // not full; its full blocks were all loaded or hit), so nothing is stored again.
   CHECK(hot_host.kv.host_stored_gb == 0);
   CHECK(hot_host.ttft_ms.mean < hot.ttft_ms.mean);
+}
+
+TEST_CASE("warm cache: only the replicas serving at t = 0 are warm; one the autoscaler starts is a new server",
+          "[warm_cache][autoscaler]") {
+  // The same replay on one replica that is up at t = 0 (min_replicas 1): every prompt hits its earlier blocks. With
+  // scale to zero (min_replicas 0) the first request starts a new server, whose prefix cache is empty: no hit. (The
+  // fill used to go to all max_replicas, so a replica started later began with a cache it never served.)
+  auto run = [](int min_replicas) {
+    Json reqs = Json::array();
+    const int in[] = {700, 1210, 333, 2048, 95};
+    for (int i = 0; i < 5; ++i) reqs.push_back(req(0.0, in[i], 20));
+    Json w = {{"arrival", {{"process", "trace"}, {"requests", reqs}}}, {"num_requests", 5}, {"warmup_requests", 0},
+              {"warm_cache", true}};
+    Json s = test::scenario(w);
+    s["autoscaler"] = {{"min_replicas", min_replicas}, {"max_replicas", 1}, {"queue_per_replica", 4}, {"interval_s", 1}};
+    return engine::simulate(test::make(s)).summary;
+  };
+  const auto up = run(1), from_zero = run(0);
+  REQUIRE(up.completed_requests == 5);
+  REQUIRE(from_zero.completed_requests == 5);
+  double expected = 0;
+  for (int in : {700, 1210, 333, 2048, 95}) expected += ((in - 1) / 16) * 16;
+  CHECK(up.kv.prefix_cache_hit_tokens == expected);
+  CHECK(from_zero.kv.prefix_cache_hit_tokens == 0);
 }
