@@ -27,6 +27,16 @@ ResolvedScenario resolve_fleet(const Scenario& s, const Catalog& catalog) {
       for (const auto& x : e.problems()) p.add(at, x);
     }
   }
+  // Sessions and prompt pools key each engine block of a request once, at the first pool's block size (the
+  // workload's block keys: one per block); a member with other blocks would look up keys of another size.
+  if (s.workload.sessions || s.workload.prompt_pool)
+    for (std::size_t i = 1; i < members.size(); ++i)
+      if (members[i].scenario.engine.block_size != members.front().scenario.engine.block_size)
+        p.add("hardware.fleet[" + std::to_string(i) + "].engine.block_size",
+              "a fleet serving " + std::string(s.workload.sessions ? "sessions" : "a prompt pool") +
+                  " needs one block size in every pool (hardware.fleet[0] has " +
+                  std::to_string(members.front().scenario.engine.block_size) + "): not modelled, got " +
+                  std::to_string(members[i].scenario.engine.block_size));
   p.throw_if_any();
   ResolvedScenario r = members.front();
   r.scenario.hardware = s.hardware;
