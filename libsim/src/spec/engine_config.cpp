@@ -130,8 +130,13 @@ void EngineConfig::validate(const std::string& path) const {
   if (!(kv_offload_gb >= 0 && kv_offload_gb <= 1e6)) {
     p.add(at("kv_offload_gb"), "must be in [0, 1e6] GiB, got " + format_given(kv_offload_gb));
   } else if (kv_offload_gb > 0 && !prefix_caching()) {
+    // Say why it is off: set off, or policy's default (vLLM V0's prefix caching is opt-in).
     p.add(at("kv_offload_gb"), "a host KV tier holds prefix-cache blocks: it needs prefix caching "
-                               "(engine.enable_prefix_caching), which is off here; got " + format_given(kv_offload_gb));
+                               "(engine.enable_prefix_caching), which is off here (" +
+                                   (enable_prefix_caching ? std::string("set false")
+                                                          : "policy '" + to_string(policy) +
+                                                                "' leaves it off unless enable_prefix_caching is true") +
+                                   "); got " + format_given(kv_offload_gb));
   }
   if (max_concurrent_batches < 0) {
     p.add(at("max_concurrent_batches"), "must be >= 0 (0 = one per pipeline stage), got " +
