@@ -373,3 +373,20 @@ TEST_CASE("a printed bill says the basis it billed; a refused combination says w
     CHECK_THAT(r.out, Catch::Contains("error: failures:") && Catch::Contains("To size spares") && Catch::Contains(field));
   }
 }
+
+TEST_CASE("an option value of the wrong type or past a double's range names the option") {
+  const std::string sc = scenario_file();
+  // Boost's "the argument ('x') for option '--y' is invalid" was reported under "arguments", and a number too large
+  // for a double as "invalid" too.
+  auto r = run("simulate " + sc + " --rate 1e999");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("error: --rate: the number 1e999 is out of range"));
+  r = run("simulate " + sc + " --seed abc");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("error: --seed: 'abc' is not a valid value"));
+  // The run fit's prior scale, through the CLI: its flag, with the value as given.
+  const auto runs = std::filesystem::path(LLMSIM_SOURCE_DIR) / "data/calibration_runs/lambdalabs-a100-80gb-sxm/RUNS.json";
+  r = run("calibrate-fit --runs '" + runs.string() + "' --no-cross-validate --out /dev/null --prior-scale -1");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("error: --prior-scale (Python prior_scale=): ") && Catch::Contains("got -1"));
+}
