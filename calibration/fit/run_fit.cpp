@@ -131,8 +131,8 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
                       const perf::HardwareProfile& base, const RunFitOptions& o) {
   if (runs.empty()) throw ConfigError("runs", "no runs: nothing to fit");
   if (!(o.prior_scale >= 0) || !std::isfinite(o.prior_scale))
-    throw ConfigError("prior_scale", "the prior's scale must be a finite number >= 0 (0: no prior), not " +
-                                         std::to_string(o.prior_scale));
+    throw ConfigError("--prior-scale (Python prior_scale=)",
+                      "the prior's scale must be a finite number >= 0 (0: no prior), got " + format_given(o.prior_scale));
   if (o.fields.size() == 1 && o.fields.front() == "auto") return fit_runs_auto(runs, gpu, base, o);
   std::vector<analysis::BenchPredictor> preds;
   preds.reserve(runs.size());

@@ -84,8 +84,18 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
     const std::string rate_unit = sessions ? " sessions/s" : " QPS";
     std::cout << "target " << (closed ? std::to_string(*row.target_concurrency) + " users" : fmt(row.target_qps, 2) + rate_unit)
               << ": " << money(j["cost_per_mtok_output_at_target"], 3) << " per million SLO-meeting output tokens, "
-              << money(j["monthly_cost"], 0) << "/month for " << *row.replicas_needed
-              << (rs.fleet.empty() ? " replica(s) of " : " fleet(s) of ") << analysis::gpus_per_unit(rs) << " GPU(s) at " << format_value(sc.cost.hours_per_month) << " h";
+              << money(j["monthly_cost"], 0) << "/month for ";
+    // The bill's own basis: an autoscaled fleet is billed for the replica-hours its simulated run held, not the
+    // sized fleet held all month (that is the "held fixed" figure on the bill line).
+    if (const auto& b = row.autoscaled_bill)
+      std::cout << b->min_replicas << "-" << b->max_replicas << " autoscaled replica(s) of " << analysis::gpus_per_unit(rs)
+                << " GPU(s)"
+                << (b->period_hours > 0 ? " (" + fmt(b->replica_hours / b->period_hours, 2) + " billed on average" +
+                                              (b->spares > 0 ? ", spares included)" : ")")
+                                        : std::string());
+    else
+      std::cout << *row.replicas_needed << (rs.fleet.empty() ? " replica(s) of " : " fleet(s) of ")
+                << analysis::gpus_per_unit(rs) << " GPU(s) at " << format_value(sc.cost.hours_per_month) << " h";
     if (row.replicas_added > 0)
       std::cout << " (" << row.replicas_added << (sessions ? " more than max sessions/s suggests: " : " more than max QPS suggests: ")
                 << (row.at_target_whole_fleet ? "the smaller fleet, simulated whole, missed the SLO)" : "one copy missed the SLO at that share)");

@@ -196,6 +196,23 @@ bool parse_args(int argc, char** argv, const po::options_description& opts, po::
                                                     name == "--" + positional->name_for_position(0)
                                                 ? " (as the first argument and as " + name + ", or twice); give one"
                                                 : ""));
+  } catch (const po::validation_error& e) {
+    // A value of the wrong type names its option (was: "arguments"), and a number past the double's range says so
+    // (Boost calls both "invalid").
+    const std::string what = e.what();
+    std::string why = what;
+    const auto a = what.find("('"), b = what.find("')");
+    if (a != std::string::npos && b != std::string::npos && b > a + 2) {
+      const std::string given = what.substr(a + 2, b - a - 2);
+      errno = 0;
+      char* end = nullptr;
+      const double v = std::strtod(given.c_str(), &end);
+      if (end && *end == '\0' && errno == ERANGE && std::isinf(v))
+        why = "the number " + given + " is out of range: expected a finite number";
+      else
+        why = "'" + given + "' is not a valid value for it";
+    }
+    throw ConfigError(e.get_option_name().empty() ? "arguments" : e.get_option_name(), why);
   } catch (const po::error& e) {
     throw ConfigError("arguments", e.what());
   }

@@ -351,3 +351,42 @@ TEST_CASE("sweep: a capacity-search option without --capacity is refused, not ig
     CHECK_THAT(r.out, Catch::Contains(std::string(flag).substr(0, std::string(flag).find(' '))));
   }
 }
+
+TEST_CASE("a printed bill says the basis it billed; a refused combination says what to do instead") {
+  const auto dir = std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios";
+  // An autoscaled capacity row's monthly_cost is its simulated day's replica-hours: the target line must not call
+  // it the sized fleet held all month (that figure is on the bill line as "held fixed").
+  auto r = run("capacity '" + (dir / "month-autoscale.json").string() +
+               "' --replications 1 --requests 300 --set cost.target_qps=12");
+  REQUIRE(r.code == 0);
+  const auto target_line = r.out.substr(r.out.find("target 12.00 QPS"), r.out.find("\nbill:") - r.out.find("target 12.00 QPS"));
+  CHECK_THAT(target_line, Catch::Contains("autoscaled replica(s)") && !Catch::Contains(" at 730 h"));
+  CHECK_THAT(r.out, Catch::Contains("held fixed at the peak"));
+  // Failures on a fleet or on disaggregated pools are not modelled: the refusal names the field and the way to size
+  // spares for them (each pool alone, its replicas field).
+  for (const auto& [file, field] : std::vector<std::pair<std::string, std::string>>{
+           {"fleet-4090-a100.json", "hardware.fleet[i].replicas"},
+           {"disagg-a100-prefill-4090-decode.json", "disaggregation.decode.replicas"}}) {
+    r = run("simulate '" + (dir / file).string() + R"(' --set 'failures={"mtbf_h": 1, "mttr_h": 0.1}')");
+    INFO(file);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("error: failures:") && Catch::Contains("To size spares") && Catch::Contains(field));
+  }
+}
+
+TEST_CASE("an option value of the wrong type or past a double's range names the option") {
+  const std::string sc = scenario_file();
+  // Boost's "the argument ('x') for option '--y' is invalid" was reported under "arguments", and a number too large
+  // for a double as "invalid" too.
+  auto r = run("simulate " + sc + " --rate 1e999");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("error: --rate: the number 1e999 is out of range"));
+  r = run("simulate " + sc + " --seed abc");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("error: --seed: 'abc' is not a valid value"));
+  // The run fit's prior scale, through the CLI: its flag, with the value as given.
+  const auto runs = std::filesystem::path(LLMSIM_SOURCE_DIR) / "data/calibration_runs/lambdalabs-a100-80gb-sxm/RUNS.json";
+  r = run("calibrate-fit --runs '" + runs.string() + "' --no-cross-validate --out /dev/null --prior-scale -1");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("error: --prior-scale (Python prior_scale=): ") && Catch::Contains("got -1"));
+}

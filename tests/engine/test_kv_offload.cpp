@@ -106,7 +106,10 @@ TEST_CASE("host tier: field, vLLM's name, the compare suffix and their errors", 
   const Json w = llmsim::test::fixed_sessions(100, 50, 20, 3, 1000, {{"process", "poisson"}, {"rate", 0.5}}, 30);
   CHECK_THAT(test::config_error(llmsim::test::scenario(w, {{"kv_offload_gb", -1}})), Catch::Contains("engine.kv_offload_gb"));
   CHECK_THAT(test::config_error(llmsim::test::scenario(w, {{"kv_offload_gb", 8}, {"enable_prefix_caching", false}})),
-             Catch::Contains("engine.kv_offload_gb") && Catch::Contains("prefix caching"));
+             Catch::Contains("engine.kv_offload_gb") && Catch::Contains("prefix caching") && Catch::Contains("set false"));
+  // Off by the policy's default (V0's prefix caching is opt-in): the error says so and how to turn it on.
+  CHECK_THAT(test::config_error(llmsim::test::scenario(w, {{"kv_offload_gb", 8}, {"policy", "vllm-v0"}})),
+             Catch::Contains("policy 'vllm-v0' leaves it off unless enable_prefix_caching is true"));
   // A tier asked for but smaller than one KV block would silently be no tier (1e-9 GiB ran as none).
   for (const double tiny : {1e-9, 1e-4})
     CHECK_THAT(test::config_error(llmsim::test::scenario(w, {{"kv_offload_gb", tiny}})),

@@ -142,6 +142,31 @@ TEST_CASE("timeouts with an autoscaler and with disaggregation", "[lifecycle][ti
   }
 }
 
+TEST_CASE("an autoscaler stopping and starting replicas under every policy: each start a new, empty server",
+          "[lifecycle][autoscaler]") {
+  // Scale-downs and scale-ups every few seconds (static batching's padding may still be in flight when its replica
+  // stops), with and without timeouts and a shared prefix: a started replica restarts empty, nothing it held is lost.
+  for (const char* policy : {"vllm", "vllm-v0", "chunked", "static", "sglang"}) {
+    for (const double timeout : {0.0, 1.0}) {
+      CAPTURE(policy, timeout);
+      Json w = chats(12, 400, 20);
+      w["timeout_s"] = timeout;
+      w["prefix_tokens"] = 256;
+      w["prefix_groups"] = 2;
+      Json j = llmsim::test::scenario(w, {{"policy", policy}, {"enable_prefix_caching", true}});
+      j["autoscaler"] = {{"min_replicas", 0}, {"max_replicas", 3}, {"interval_s", 0.5}, {"scale_up_delay_s", 0.5},
+                         {"scale_down_delay_s", 1}, {"queue_per_replica", 2}};
+      engine::SimulationOptions opt;
+      opt.record_requests = true;
+      const auto r = engine::simulate(make(j), opt);
+      CHECK(r.summary.complete);
+      CHECK(r.kv_blocks_in_use_at_end == 0);
+      CHECK(r.summary.fleet.scale_ups > 1);
+      check_conserved(r, 400);
+    }
+  }
+}
+
 TEST_CASE("failures faster than a request's service time end: each request retries at most max_retries times",
           "[lifecycle][failures]") {
   // One replica failing every ~2 s (repaired in ~0.4 s) serving requests that take ~6 s: under unbounded requeue no

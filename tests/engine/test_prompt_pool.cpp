@@ -8,6 +8,7 @@
 
 #include "../../libsim/src/engine/prompt_pool_driver.hpp"
 #include "engine_test_util.hpp"
+#include "session_test_util.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/engine/simulator.hpp"
 
@@ -145,4 +146,49 @@ TEST_CASE("prompt pool: a pool larger than the cache never hits under LRU; a hos
   REQUIRE(host.summary.kv.host_tier);
   CHECK(host.summary.kv.host_cache_hit_tokens + host.summary.kv.host_recomputed_tokens > 1000.0 * 1008);
   CHECK(host.summary.completed_requests == 4000);
+}
+
+TEST_CASE("prompt pool and sessions on a fleet or disaggregated pools: one block size in every pool, else a clear error",
+          "[prompt_pool]") {
+  // The workload keys each engine block once at the first pool's block size; a member with 32-token blocks looked up
+  // 16-token keys and failed an internal check (exit 3). Refused naming the member's field; equal sizes run.
+  auto fleet = [](const Json& w, int second_block) {
+    Json s = test::scenario(w);
+    s["hardware"] = {{"fleet", Json::array({{{"gpu", "a100-80gb-sxm"}, {"replicas", 1}},
+                                            {{"gpu", "rtx4090-24gb"}, {"replicas", 1},
+                                             {"engine", {{"block_size", second_block}}}}})}};
+    s["engine"]["max_model_len"] = 8192;
+    return s;
+  };
+  const Json pool = pool_workload(4, 5, 500, 1000, 20, 4.0, 200);
+  CHECK_THAT(config_error(fleet(pool, 32)), Catch::Contains("hardware.fleet[1].engine.block_size") &&
+                                                Catch::Contains("prompt pool") && Catch::Contains("got 32"));
+  const auto ran = engine::simulate(make(fleet(pool, 16)));
+  CHECK(ran.summary.completed_requests == 200);
+  CHECK(hit_rate(ran) > 0);
+  const Json sessions = test::fixed_sessions(100, 50, 20, 3, 1000, {{"process", "poisson"}, {"rate", 0.5}}, 10);
+  CHECK_THAT(config_error(fleet(sessions, 32)),
+             Catch::Contains("hardware.fleet[1].engine.block_size") && Catch::Contains("sessions"));
+  // A shared prefix is counted in the first pool's blocks: 1,000 tokens are 62 blocks of 16, which a 32-token
+  // member shared as 1,984 tokens (hits overstated, silently).
+  Json prefixed = pool_workload(4, 5, 500, 1000, 20, 4.0, 200);
+  prefixed.erase("prompt_pool");
+  prefixed["prefix_tokens"] = 1000;
+  prefixed["prefix_groups"] = 2;
+  CHECK_THAT(config_error(fleet(prefixed, 32)),
+             Catch::Contains("hardware.fleet[1].engine.block_size") && Catch::Contains("prefix_tokens"));
+  CHECK(config_error(fleet(prefixed, 16)).empty());
+  // Disaggregated: the decode pool publishes the reply's blocks under the prefill pool's keys (prefill 32, decode
+  // 16 failed the same internal check).
+  auto disagg = [&](int prefill_block) {
+    Json s = test::scenario(pool);
+    s["engine"]["max_model_len"] = 8192;
+    s["disaggregation"] = {{"prefill", {{"gpu", "a100-80gb-sxm"}, {"engine", {{"block_size", prefill_block}}}}},
+                           {"decode", {{"gpu", "a100-80gb-sxm"}}},
+                           {"link", {{"kind", "ethernet"}, {"bandwidth_gbps", 100}}}};
+    return s;
+  };
+  CHECK_THROWS_WITH(engine::simulate(make(disagg(32))),
+                    Catch::Contains("disaggregation.decode.engine.block_size") && Catch::Contains("got 16"));
+  CHECK(engine::simulate(make(disagg(16))).summary.completed_requests == 200);
 }

@@ -112,3 +112,66 @@ TEST_CASE("warm cache: bad input names workload.warm_cache", "[warm_cache]") {
   CHECK(rs.scenario.workload.warm_cache);
   CHECK(spec::to_json(rs.scenario)["workload"]["warm_cache"] == true);
 }
+
+TEST_CASE("warm cache: the host tier holds what the earlier run wrote through", "[warm_cache][kv_offload]") {
+  // A GPU pool that keeps about two of six long prompts, and a 64 GiB host tier that keeps them all: the earlier run
+  // wrote every block it computed to the host (write-through), so the replay finds every prompt's full blocks, on the
+  // GPU or in the host tier, and recomputes only the block holding each last token. Without the tier the prompts
+  // the GPU evicted are recomputed.
+  const Json engine_cfg = {{"gpu_memory_utilization", 0.3}, {"max_model_len", "auto"}};
+  const Json probe = test::scenario({{"arrival", {{"process", "trace"}, {"requests", Json::array({req(0, 100, 10)})}}},
+                                     {"num_requests", 1}, {"warmup_requests", 0}},
+                                    engine_cfg);
+  const std::int64_t C = engine::simulate(test::make(probe)).summary.kv.capacity_tokens;
+  REQUIRE(C > 8000);
+  const int L = static_cast<int>(C * 4 / 10) + 5, rows = 6;
+  auto run = [&](bool warm_cache, double offload_gb) {
+    Json reqs = Json::array();
+    for (int i = 0; i < rows; ++i) reqs.push_back(req(100.0 * i, L + i, 10));  // one at a time
+    Json w = {{"arrival", {{"process", "trace"}, {"requests", reqs}}}, {"num_requests", rows}, {"warmup_requests", 0}};
+    if (warm_cache) w["warm_cache"] = true;
+    Json e = engine_cfg;
+    if (offload_gb > 0) e["kv_offload_gb"] = offload_gb;
+    return engine::simulate(test::make(test::scenario(w, e))).summary;
+  };
+  double full = 0;  // every prompt's full blocks but the one with its last token
+  for (int i = 0; i < rows; ++i) full += ((L + i - 1) / 16) * 16;
+  const auto hot_host = run(true, 64), hot = run(true, 0), cold_host = run(false, 64);
+  REQUIRE(hot_host.completed_requests == rows);
+  REQUIRE(hot_host.kv.host_tier);
+  CHECK(hot_host.kv.host_cache_hit_tokens > 0);
+  CHECK(hot_host.kv.prefix_cache_hit_tokens + hot_host.kv.host_cache_hit_tokens == full);
+  CHECK(hot_host.kv.host_recomputed_tokens == 0);
+  // Without the tier the GPU kept only the last prompts, and replaying in order evicts them before their turn (an
+  // LRU scan longer than the pool); cold, no prompt was seen before.
+  CHECK(hot.kv.prefix_cache_hit_tokens < 0.5 * full);
+  CHECK(cold_host.kv.prefix_cache_hit_tokens + cold_host.kv.host_cache_hit_tokens == 0);
+  // The fill is before t = 0: the run's own stores are only what it computed (each prompt's last partial block is
+  // not full; its full blocks were all loaded or hit), so nothing is stored again.
+  CHECK(hot_host.kv.host_stored_gb == 0);
+  CHECK(hot_host.ttft_ms.mean < hot.ttft_ms.mean);
+}
+
+TEST_CASE("warm cache: only the replicas serving at t = 0 are warm; one the autoscaler starts is a new server",
+          "[warm_cache][autoscaler]") {
+  // The same replay on one replica that is up at t = 0 (min_replicas 1): every prompt hits its earlier blocks. With
+  // scale to zero (min_replicas 0) the first request starts a new server, whose prefix cache is empty: no hit. (The
+  // fill used to go to all max_replicas, so a replica started later began with a cache it never served.)
+  auto run = [](int min_replicas) {
+    Json reqs = Json::array();
+    const int in[] = {700, 1210, 333, 2048, 95};
+    for (int i = 0; i < 5; ++i) reqs.push_back(req(0.0, in[i], 20));
+    Json w = {{"arrival", {{"process", "trace"}, {"requests", reqs}}}, {"num_requests", 5}, {"warmup_requests", 0},
+              {"warm_cache", true}};
+    Json s = test::scenario(w);
+    s["autoscaler"] = {{"min_replicas", min_replicas}, {"max_replicas", 1}, {"queue_per_replica", 4}, {"interval_s", 1}};
+    return engine::simulate(test::make(s)).summary;
+  };
+  const auto up = run(1), from_zero = run(0);
+  REQUIRE(up.completed_requests == 5);
+  REQUIRE(from_zero.completed_requests == 5);
+  double expected = 0;
+  for (int in : {700, 1210, 333, 2048, 95}) expected += ((in - 1) / 16) * 16;
+  CHECK(up.kv.prefix_cache_hit_tokens == expected);
+  CHECK(from_zero.kv.prefix_cache_hit_tokens == 0);
+}

@@ -192,3 +192,26 @@ TEST_CASE("a vLLM release's V0 scheduler defaults: budgets, long-context chunkin
   const Scenario v0 = scenario_with_engine(R"({"runtime": "vllm==0.9.1", "policy": "vllm-v0"})");
   CHECK(scenario_from_json(JsonView(to_json(v0), "")).engine.runtime == Runtime::vllm_v0);
 }
+
+TEST_CASE("a knob the scenario left unset never refuses it: a prefill-first budget rises to the context set",
+          "[runtime_version]") {
+  // The class: a default that turns a yes into a no. Without chunked prefill a whole prompt must fit one step;
+  // vLLM V0's unset budget is max(max_model_len, 2048) in every release, so with or without engine.runtime a
+  // max_model_len above llmsim's 8192 default runs with a budget of max_model_len instead of an error blaming
+  // engine.max_num_batched_tokens, which the user never set. A budget the user set keeps the strict check.
+  for (const char* policy : {"vllm-v0", "static"}) {
+    INFO(policy);
+    const std::string engine = std::string(R"({"policy": ")") + policy + R"(", "max_model_len": 16384)";
+    const Scenario unset = scenario_from_text(R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm"},
+                                                "engine": )" + engine + "}}", "test");
+    const auto e = resolve(unset, Catalog::builtin()).scenario.engine;
+    CHECK(e.max_num_batched_tokens == 16384);
+    const Scenario set = scenario_from_text(R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm"},
+                                              "engine": )" + engine + R"(, "max_num_batched_tokens": 8192}})", "test");
+    CHECK_THROWS_WITH(resolve(set, Catalog::builtin()), Catch::Contains("engine.max_num_batched_tokens"));
+  }
+  // Shorter contexts keep the default budget (outputs that ran before are unchanged).
+  const Scenario short_ctx = scenario_from_text(R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm"},
+                                                  "engine": {"policy": "vllm-v0", "max_model_len": 4096}})", "test");
+  CHECK(resolve(short_ctx, Catalog::builtin()).scenario.engine.max_num_batched_tokens == 8192);
+}

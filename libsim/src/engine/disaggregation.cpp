@@ -46,9 +46,20 @@ Disaggregation::Disaggregation(const spec::ResolvedScenario& rs) : rs_(rs) {
       throw ConfigError(std::string("disaggregation.") + role + ".engine.synthetic_service",
                         "the synthetic service has no prefill or decode phase to split");
   }
+  // A prompt pool keys each engine block once, at the prefill pool's block size (the workload's keys); the decode
+  // pool publishes the reply's blocks with the same keys, so its blocks must be the same size.
+  if (sc.workload.prompt_pool &&
+      decode().scenario.engine.block_size != prefill().scenario.engine.block_size)
+    throw ConfigError("disaggregation.decode.engine.block_size",
+                      "a prompt pool on disaggregated pools needs one block size in both (prefill has " +
+                          std::to_string(prefill().scenario.engine.block_size) + "): not modelled, got " +
+                          std::to_string(decode().scenario.engine.block_size));
   if (sc.autoscaler) throw ConfigError("autoscaler", "autoscaling disaggregated pools is not modelled");
   if (!sc.failures.empty() || sc.failures.spares > 0)
-    throw ConfigError("failures", "replica failures in disaggregated pools are not modelled");
+    throw ConfigError("failures", "replica failures in disaggregated pools are not modelled. To size spares, "
+                                  "simulate each pool colocated with these failures (its gpu, tp and replicas under "
+                                  "hardware), add the spares it needs to disaggregation.prefill.replicas "
+                                  "and disaggregation.decode.replicas, and run without failures");
   // Client timeouts are modelled: a request that times out while its KV is on the link is let go when the transfer
   // ends (both replicas free its blocks); queued at a decode replica with its KV still on the prefill one, both free
   // theirs at once (timeouts.cpp).

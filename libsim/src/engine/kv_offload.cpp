@@ -53,4 +53,16 @@ void Replica::host_admitted(const Seq& s, std::int64_t first, std::int64_t loade
   for (std::int64_t k = s.input / bs - 1; k >= 0; --k) host_.touch(block_key(s, k));
 }
 
+void Replica::warm(const std::uint64_t* keys, std::int64_t n, std::int64_t prompt_blocks) {
+  // The earlier run, as the tier saw it (workload.warm_cache; docs/engine.md "A warm prefix cache"): the request's
+  // lookup touched its prompt's stored blocks, last first; the blocks it computed (those the GPU cache did not hold)
+  // were written through, oldest evicted when full. Before t = 0: not counted in the run's stored bytes.
+  if (host_.enabled())
+    for (std::int64_t k = prompt_blocks - 1; k >= 0; --k) host_.touch(keys[k]);
+  std::int64_t hit = 0;
+  const std::int64_t taken = warm_request(kv_, keys, n, &hit);
+  if (host_.enabled())
+    for (std::int64_t k = hit; k < taken; ++k) host_.store(keys[k]);
+}
+
 }  // namespace llmsim::engine::detail

@@ -298,8 +298,10 @@ class Replica {
   std::int64_t outstanding() const noexcept { return *outstanding_; }
   std::int64_t waiting() const noexcept { return static_cast<std::int64_t>(waiting_.size()); }
   const KvBlockManager& kv() const noexcept { return kv_; }
-  /// Before t = 0: one request of an earlier run leaves its blocks `keys` cached (engine::warm_request).
-  void warm(const std::uint64_t* keys, std::int64_t n) { warm_request(kv_, keys, n); }
+  /// Before t = 0: one request of an earlier run leaves its blocks `keys` (the first `prompt_blocks` its prompt's)
+  /// cached (engine::warm_request), and in the host tier what its lookup touched and its write-through stored
+  /// (kv_offload.cpp).
+  void warm(const std::uint64_t* keys, std::int64_t n, std::int64_t prompt_blocks);
   const KvHostTier& host_tier() const noexcept { return host_; }
   const ReplicaConfig& config() const noexcept { return cfg_; }
   std::int64_t preemptions() const noexcept { return preemptions_; }

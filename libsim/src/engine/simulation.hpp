@@ -95,6 +95,9 @@ class Simulation {
   void on_replica_up(std::int32_t group, double now_s);
   void requeue_or_fail(std::int32_t seq, std::int64_t produced, double now_s);
   void stop_if_drained(std::int32_t group, double now_s);  ///< a draining replica with nothing left stops
+  /// An off replica the autoscaler starts is a new server: its engines start with empty caches (GPU prefix cache
+  /// and host tier), as after a failure.
+  void start_empty(std::int32_t group, double now_s);
   // Client timeouts (timeouts.hpp / timeouts.cpp).
   void watch_timeout(std::int32_t seq, std::int64_t id, double now_s);
   bool on_timeout(double now_s);  ///< true when a request was cancelled (the run's last event can be one)

@@ -20,6 +20,23 @@ void Simulation::stop_if_drained(std::int32_t g, double now_s) {
   }
 }
 
+void Simulation::start_empty(std::int32_t g, double now_s) {
+  // It was off (stopped when drained, or never started): it holds no request, so nothing is evicted; only what
+  // its caches kept from before (an earlier life, or a warm cache) goes.
+  evicted_.clear();
+  produced_.clear();
+  for (std::int32_t v = 0; v < engines_per_group_; ++v) {
+    const auto e = static_cast<std::size_t>(g * engines_per_group_ + v);
+    auto& r = replicas_[e];
+    LLMSIM_CHECK(r.outstanding() == 0, "the autoscaler started a replica that holds requests");
+    // An iteration still in flight holds no request of its own (static batching's padding): it ends with the old
+    // server, as a failed replica's does.
+    if (r.busy()) LLMSIM_CHECK(events_.cancel(static_cast<std::int32_t>(e)), "a busy replica without its event");
+    r.evict_all(now_s, evicted_, produced_);
+  }
+  LLMSIM_CHECK(evicted_.empty(), "the autoscaler started a replica that holds requests");
+}
+
 void Simulation::fleet_changed(double now_s) { meter_.on_fleet(now_s, fleet_->billed(), fleet_->ready()); }
 
 void Simulation::dispatch_pending(double now_s) {
@@ -34,7 +51,10 @@ void Simulation::dispatch_pending(double now_s) {
 
 void Simulation::on_autoscale(double now_s) {
   autoscaler_->tick(now_s, *fleet_, [&](std::int32_t g) { return group_outstanding(g); }, actions_);
-  for (const auto g : actions_.start) schedule_fleet(now_s + autoscaler_->scale_up_delay_s(), EventKind::replica_ready, g);
+  for (const auto g : actions_.start) {
+    start_empty(g, now_s);
+    schedule_fleet(now_s + autoscaler_->scale_up_delay_s(), EventKind::replica_ready, g);
+  }
   fleet_changed(now_s);
   dispatch_pending(now_s);  // a draining replica taken back is ready at once
   // Evaluations go on while anything else is still to happen (they alone never keep a finished run alive).

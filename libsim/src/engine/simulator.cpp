@@ -80,8 +80,11 @@ bool Simulation::build() {
     const std::int32_t decode_groups = disagg_ ? disagg_->decode().scenario.hardware.replicas : 0;
     outstanding_.assign(static_cast<std::size_t>(groups) * engines_per_group_ + decode_groups, 0);
     build_replicas(groups);
-    if (w.warm_cache)  // the earlier run's blocks, before the first event (warm_cache_fill.hpp)
-      warm_engines(*driver_, w.num_requests, replicas_, static_cast<std::size_t>(serving_) * engines_per_group_);
+    // The earlier run's blocks, before the first event (warm_cache_fill.hpp), on the replicas serving at t = 0: an
+    // autoscaler's min_replicas (one it starts later is a new server, cold; none at 0, scale to zero).
+    const std::int32_t warm_groups = as ? std::min(as->min_replicas, serving_) : serving_;
+    if (w.warm_cache && warm_groups > 0)
+      warm_engines(*driver_, w.num_requests, replicas_, static_cast<std::size_t>(warm_groups) * engines_per_group_);
     router_ = std::make_unique<Router>(front.scenario.hardware.router, groups, engines_per_group_, outstanding_.data());
     set_router_speeds();
     std::int32_t billed = groups;

@@ -12,8 +12,9 @@
 
 namespace llmsim::engine {
 
-std::int64_t warm_request(KvBlockManager& kv, const std::uint64_t* keys, std::int64_t n) {
+std::int64_t warm_request(KvBlockManager& kv, const std::uint64_t* keys, std::int64_t n, std::int64_t* hit_out) {
   LLMSIM_CHECK(kv.used() == 0, "a warm cache is filled before any request holds blocks");
+  if (hit_out) *hit_out = 0;
   if (n <= 0) return 0;
   // As a request that ran: it references the cached prefix of its blocks, computes the rest into blocks it
   // allocates (as many as the pool holds beside its own), publishes them, and frees them all deepest first.
@@ -22,6 +23,7 @@ std::int64_t warm_request(KvBlockManager& kv, const std::uint64_t* keys, std::in
   std::int64_t referenced = 0;
   const std::int64_t hit = kv.chain_cached(c, n, &referenced);
   LLMSIM_CHECK(referenced == 0, "a warm cache is filled before any request holds blocks");
+  if (hit_out) *hit_out = hit;
   std::int32_t tip = kv.acquire_chain(c, hit);
   const std::int64_t own = std::min(n - hit, kv.free());
   std::int64_t published = 0;
@@ -84,7 +86,8 @@ void warm_engines(const WorkloadDriver& driver, std::int64_t requests, std::vect
     Replica& engine = engines[r % count];
     warm_keys(driver.row_chain(row), row.hash_count, trace.hash_block_tokens, row.input_tokens, row.output_tokens,
               static_cast<std::uint64_t>(r), engine.kv().block_size(), keys);
-    engine.warm(keys.data(), static_cast<std::int64_t>(keys.size()));
+    const auto n = static_cast<std::int64_t>(keys.size());
+    engine.warm(keys.data(), n, std::min<std::int64_t>(n, row.input_tokens / engine.kv().block_size()));
   }
 }
 

@@ -130,8 +130,13 @@ void EngineConfig::validate(const std::string& path) const {
   if (!(kv_offload_gb >= 0 && kv_offload_gb <= 1e6)) {
     p.add(at("kv_offload_gb"), "must be in [0, 1e6] GiB, got " + format_given(kv_offload_gb));
   } else if (kv_offload_gb > 0 && !prefix_caching()) {
+    // Say why it is off: set off, or policy's default (vLLM V0's prefix caching is opt-in).
     p.add(at("kv_offload_gb"), "a host KV tier holds prefix-cache blocks: it needs prefix caching "
-                               "(engine.enable_prefix_caching), which is off here; got " + format_given(kv_offload_gb));
+                               "(engine.enable_prefix_caching), which is off here (" +
+                                   (enable_prefix_caching ? std::string("set false")
+                                                          : "policy '" + to_string(policy) +
+                                                                "' leaves it off unless enable_prefix_caching is true") +
+                                   "); got " + format_given(kv_offload_gb));
   }
   if (max_concurrent_batches < 0) {
     p.add(at("max_concurrent_batches"), "must be >= 0 (0 = one per pipeline stage), got " +
@@ -199,7 +204,14 @@ EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool of
     tokens = large ? (offline ? 16384 : 8192) : (offline ? 8192 : 2048);
     seqs = large ? 1024 : 256;
   }
-  if (r.max_num_batched_tokens == 0) r.max_num_batched_tokens = tokens;
+  if (r.max_num_batched_tokens == 0) {
+    r.max_num_batched_tokens = tokens;
+    // Without chunked prefill a whole prompt of the longest allowed context must fit one step: vLLM V0's unset
+    // budget is max(max_model_len, 2048) in every release, so a default below a max_model_len the scenario set rises
+    // to it instead of refusing the scenario for a knob it never set (shorter contexts keep the budget above).
+    if (!r.chunked_prefill() && e.max_model_len > r.max_num_batched_tokens)
+      r.max_num_batched_tokens = vllm_v0_default_batched_tokens(e.max_model_len);
+  }
   if (r.max_num_seqs == 0) r.max_num_seqs = seqs;
   r.watermark = r.watermark_or_default();
   r.enable_prefix_caching = r.prefix_caching();

@@ -10,7 +10,9 @@ ResolvedScenario resolve_fleet(const Scenario& s, const Catalog& catalog) {
   if (s.hardware.fleet.empty()) p.add("hardware.fleet", "must name at least one pool");
   if (s.autoscaler) p.add("autoscaler", "cannot scale a heterogeneous fleet (hardware.fleet): not modelled");
   if (!s.failures.empty() || s.failures.spares > 0)
-    p.add("failures", "replica failures of a heterogeneous fleet (hardware.fleet) are not modelled");
+    p.add("failures", "replica failures of a heterogeneous fleet (hardware.fleet) are not modelled. To size spares, "
+                      "simulate each pool alone with these failures (its gpu, tp and replicas under hardware), add "
+                      "the spares it needs to hardware.fleet[i].replicas, and run the fleet without failures");
   if (s.engine.synthetic_service) p.add("engine.synthetic_service", "has no replicas to form a fleet (hardware.fleet)");
   p.throw_if_any();
   Scenario base = s;
@@ -25,6 +27,22 @@ ResolvedScenario resolve_fleet(const Scenario& s, const Catalog& catalog) {
       for (const auto& x : e.problems()) p.add(at, x);
     }
   }
+  // Sessions and prompt pools key each engine block of a request once, and a shared prefix is counted in blocks,
+  // at the first pool's block size (the workload's): a member with other blocks would look up keys of another size
+  // (an internal check failed) or share a prefix of another length (hits overstated).
+  bool shared_prefix = false;
+  for (const auto& c : s.workload.effective_classes()) shared_prefix = shared_prefix || (c.prefix_tokens > 0 && c.prefix_groups > 0);
+  const std::string keyed = s.workload.sessions      ? "sessions"
+                            : s.workload.prompt_pool ? "a prompt pool"
+                            : shared_prefix          ? "a shared prefix (prefix_tokens)"
+                                                     : "";
+  if (!keyed.empty())
+    for (std::size_t i = 1; i < members.size(); ++i)
+      if (members[i].scenario.engine.block_size != members.front().scenario.engine.block_size)
+        p.add("hardware.fleet[" + std::to_string(i) + "].engine.block_size",
+              "a fleet serving " + keyed + " needs one block size in every pool (hardware.fleet[0] has " +
+                  std::to_string(members.front().scenario.engine.block_size) + "): not modelled, got " +
+                  std::to_string(members[i].scenario.engine.block_size));
   p.throw_if_any();
   ResolvedScenario r = members.front();
   r.scenario.hardware = s.hardware;

@@ -16,7 +16,9 @@ namespace llmsim::engine {
 /// first), are taken — a key already cached is reused (a shared prefix: it moves to the queue's tail), a missing one
 /// allocated and published, evicting the least recently freed blocks when no raw block is free — then freed deepest
 /// first. A request with more blocks than the pool can hold keeps its first ones: taking stops at the first missing
-/// block that does not fit. Needs nothing referenced in `kv` (before t = 0). Returns the blocks it left cached.
-std::int64_t warm_request(KvBlockManager& kv, const std::uint64_t* keys, std::int64_t n);
+/// block that does not fit. Needs nothing referenced in `kv` (before t = 0). Returns the blocks it left cached;
+/// `hit` (may be null) receives how many of them were cached already (the rest, keys [hit, return), it computed:
+/// what a host tier's write-through stores).
+std::int64_t warm_request(KvBlockManager& kv, const std::uint64_t* keys, std::int64_t n, std::int64_t* hit = nullptr);
 
 }  // namespace llmsim::engine
