@@ -211,7 +211,7 @@ TEST_CASE("sessions: eviction takes a released history's deepest blocks first", 
   std::int64_t hit = 0;
   while (hit < 13 && kv.block_state((*t2.keys)[static_cast<std::size_t>(hit)]) >= 0) ++hit;
   CHECK(hit == 7);
-  for (std::int64_t k = 0; k < 10; ++k) CHECK((*t2.keys)[static_cast<std::size_t>(k)] == k1[static_cast<std::size_t>(k)]);
+  for (std::size_t k = 0; k < 10; ++k) CHECK((*t2.keys)[k] == k1[k]);
   // The blocks it adds have keys of their own: none equals a block of turn 1's or another of its own.
   std::vector<std::uint64_t> all = *t2.keys;
   std::sort(all.begin(), all.end());

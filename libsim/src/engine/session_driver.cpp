@@ -60,6 +60,7 @@ std::int32_t SessionDriver::start() {
   s.history.clear();  // the vectors keep their capacity: a reused slot allocates nothing
   s.history_key.clear();
   s.stream.clear();
+  s.stream_whole = false;  // the first turn takes the general path
   s.keys.clear();
   s.active = true;
   s.measured = false;
@@ -137,7 +138,7 @@ SessionTurnDraw SessionDriver::draw_turn(std::int32_t slot) {
   if (prefix_caching_ && !d.too_long) {
     s.user_key = piece_key(s.uid, s.next_turn - 1, 0);
     s.output_key = piece_key(s.uid, s.next_turn - 1, 1);
-    hash_blocks(s, drop, input, output);
+    hash_blocks(s, drop, input, output, !d.clipped);
     d.keys = &s.keys;
   }
   return d;
@@ -171,7 +172,24 @@ void SessionDriver::set_before(std::vector<Piece>& pieces, std::size_t from) {
     pieces[i].before = KvBlockManager::mix64(pieces[i - 1].before ^ (pieces[i - 1].key + static_cast<std::uint64_t>(pieces[i - 1].len) * 0x9FB21C651E98DF25ULL));
 }
 
-void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output) {
+void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output, bool whole) {
+  const std::int64_t blocks = (input + output) / block_size_;
+  // The common case: the last hashed turn completed, nothing was cut from either prompt and no further turn dropped,
+  // so this stream is the last one (which ends with that turn's message and reply, now the history's last turn) and
+  // this turn's message and reply — what the general path below would build, compare and keep, without rebuilding it.
+  if (!reference_ && s.stream_whole && whole && drop == s.stream_drop && s.history.size() == s.stream_turns + 1 &&
+      s.history.back().output > 0) {
+    const std::size_t same = s.stream.size();
+    const std::int64_t kept =
+        std::min<std::int64_t>(s.stream_tokens / block_size_, static_cast<std::int64_t>(s.keys.size()));
+    if (s.user > 0) s.stream.push_back({s.user_key, s.user});
+    s.stream.push_back({s.output_key, output});
+    set_before(s.stream, same);
+    extend_hashes(s.stream, kept, blocks, s.keys);
+    s.stream_turns = s.history.size();
+    s.stream_tokens = input + output;
+    return;
+  }
   // The token stream as pieces: system prompt, kept turns (message, reply), the new message — cut at `input` tokens
   // (a clipped prompt) — then this turn's reply.
   pieces_.clear();
@@ -209,10 +227,13 @@ void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input
   for (std::size_t i = 0; i < same; ++i) pieces_[i].before = s.stream[i].before;
   pieces_[0].before = 0;
   set_before(pieces_, same);
-  const std::int64_t blocks = (input + output) / block_size_;
   const std::int64_t kept = std::min<std::int64_t>(shared / block_size_, static_cast<std::int64_t>(s.keys.size()));
   extend_hashes(pieces_, kept, blocks, s.keys);
   s.stream.swap(pieces_);  // the scratch keeps the old stream's capacity: nothing allocated in the steady state
+  s.stream_whole = whole;
+  s.stream_drop = drop;
+  s.stream_turns = s.history.size();
+  s.stream_tokens = input + output;
 }
 
 void SessionDriver::turn_ended(std::int32_t slot, bool completed) {

@@ -101,9 +101,15 @@ class SessionDriver {
     // the next turn re-hashes only from the first block their streams do not share.
     std::vector<Piece> stream;
     std::vector<std::uint64_t> keys;
+    // How that stream was built: no piece cut (a clipped prompt cuts), the history turns dropped, the history's
+    // length then, and its tokens (prompt + reply).
+    bool stream_whole = false;
+    std::size_t stream_drop = 0, stream_turns = 0;
+    std::int64_t stream_tokens = 0;
     bool active = false, measured = false;
   };
-  void hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output);
+  /// `whole`: no piece of the prompt was cut (not clipped).
+  void hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output, bool whole);
   /// Sets pieces[i].before for i >= from (pieces[0].before is 0, the empty stream's).
   static void set_before(std::vector<Piece>& pieces, std::size_t from);
   void extend_hashes(const std::vector<Piece>& pieces, std::int64_t kept, std::int64_t blocks,

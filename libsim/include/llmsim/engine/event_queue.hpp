@@ -245,7 +245,8 @@ class EventQueue {
   int tracked_ = -1;              ///< the tracked kind (-1: none)
   int side_kind_ = -1;            ///< the kind that may wait in the side slot (-1: none)
   bool side_full_ = false;
-  enum : std::uint8_t { kUnknown, kSide, kMain, kTracked } next_ = kUnknown;  ///< next_heap()'s answer, kept until a change
+  /// next_heap()'s answer, kept until the queue changes.
+  enum : std::uint8_t { kUnknown, kSide, kMain, kTracked } next_ = kUnknown;
   Node side_{};
   std::size_t count_ = 0;  ///< events pending (the heaps' nodes but their holes, and the side slot's)
   std::uint64_t next_seq_ = 0;
