@@ -132,6 +132,28 @@ TEST_CASE("decode runs give the same bits when something interrupts them", "[dec
   check_same(sp, "early stop");
 }
 
+TEST_CASE("decode runs give the same bits with sessions whose histories the cache evicts", "[decode_runs]") {
+  // Conversations on a 24 GB card: the cache is full of released histories, so a run's KV growth evicts them (a
+  // catch-up allocates its steps' growth at once, which must evict the same blocks as step by step), and later turns
+  // find part of their history gone. Two replicas with session affinity, and one with several system prompts.
+  Json j = example("multiturn-chat-8b.json");
+  j["workload"]["num_requests"] = 2000;
+  j["workload"]["warmup_requests"] = 200;
+  const auto one = both(make(j));
+  REQUIRE(one.with.summary.sessions);
+  CHECK(one.with.summary.sessions->prefix_hit_rate > 0.3);  // histories hit...
+  CHECK(one.with.summary.sessions->prefix_hit_rate < 0.95);  // ...and some were evicted
+  CHECK(one.with.events < one.without.events);  // runs were taken
+  check_same(one, "sessions, one 4090");
+  j["hardware"]["replicas"] = 2;
+  j["workload"]["arrival"]["rate"] = 0.6;
+  check_same(both(make(j)), "sessions, two replicas, affinity");
+  j["hardware"]["replicas"] = 1;
+  j["workload"]["arrival"]["rate"] = 0.4;
+  j["workload"]["sessions"]["system_prompts"] = 5;
+  check_same(both(make(j)), "sessions, five system prompts");
+}
+
 TEST_CASE("decode runs take most of a busy replica's steps off the event queue", "[decode_runs]") {
   const auto p = both(make(chat(5, 3000)));
   REQUIRE(p.with.summary.iterations == p.without.summary.iterations);

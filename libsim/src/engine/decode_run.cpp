@@ -53,7 +53,7 @@ double Replica::plan_run(double now_s) {
   return run_.end_s[k - 1];
 }
 
-void Replica::commit_run_step() {
+void Replica::commit_run_step(std::int64_t& grown) {
   const std::int32_t k = run_.at++;
   const double now_s = run_.end_s[k - 1];
   // finish_iteration of a decode-only step in which no sequence finishes (plan_run saw to that): the gaps, and the
@@ -63,11 +63,13 @@ void Replica::commit_run_step() {
   // start_iteration at now_s: schedule_v1 grows the decoders (it fits: planned) and begins the decode step
   // (begin_decode_step with one token per step: the previous step's groups are old, none are fresh); nothing else is
   // scheduled. Then count_iteration's decode-only case (x + 0.0 terms skipped). test_decode_runs.cpp checks the
-  // whole against the event-per-step path, bit for bit.
-  kv_.allocate(run_.need[k]);
+  // whole against the event-per-step path, bit for bit. Its blocks are added to `grown`, which catch_up allocates
+  // once for all the steps it commits.
+  grown += run_.need[k];
   itl_old_measured_ = n_dec_measured_;  // fresh_ is empty inside a run (nothing joins the decode set)
   step_ += 1;
-  const double used = static_cast<double>(kv_.used());
+  const std::int64_t used_blocks = kv_.used() + grown;  // as if each step had allocated its own
+  const double used = static_cast<double>(used_blocks);
   kv_used_.set(now_s, used);
   emitting_ = n_dec_;
   const double d = run_.duration_s[k];
@@ -80,15 +82,19 @@ void Replica::commit_run_step() {
   work_.seq_time += n * d;
   record_.start_s = now_s;
   record_.duration_s = d;
-  record_.kv_blocks_used = kv_.used();
+  record_.kv_blocks_used = used_blocks;
 }
 
 std::int32_t Replica::catch_up(double now_s) {
+  // The steps' KV growth is allocated once at the end: nothing in between looks at the cache, and evicting for n1
+  // blocks then n2 takes the same blocks, in the same LRU order, as evicting for n1 + n2 (the blocks fit: planned).
   std::int32_t started = 0;
+  std::int64_t grown = 0;
   while (run_.at < run_.steps && run_.end_s[run_.at - 1] <= now_s) {
-    commit_run_step();
+    commit_run_step(grown);
     ++started;
   }
+  kv_.allocate(grown);
   return started;
 }
 

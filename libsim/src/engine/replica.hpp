@@ -453,7 +453,8 @@ class Replica {
     last_decode_end_s_ = now_s;
     ctx_sum_ += n_dec_ * step_tokens_;
   }
-  void commit_run_step();  ///< a decode run's next boundary (decode_run.cpp)
+  /// A decode run's next boundary (decode_run.cpp); adds its KV growth to `grown` (catch_up allocates it).
+  void commit_run_step(std::int64_t& grown);
 
   std::int32_t index_;
   ReplicaConfig cfg_;

@@ -11,10 +11,14 @@ namespace llmsim::engine::detail {
 
 namespace {
 constexpr const char* kPath = "workload.sessions";
-// Content keys of a session's token pieces: role 0 = user message, 1 = reply; system prompts by their own key.
+constexpr std::uint64_t kOffsetMul = 0xA24BAED4963EE407ULL;  // a block's offset into its piece, into its key
+// Content keys of a session's token pieces: role 0 = user message, 1 = reply, 2 = its own system prompt (shared
+// ones have keys of their own). The session's mixed id plus odd multiples of turn + 1 (<= kMaxTurns) and role, mixed:
+// two pieces of one session never collide (|Δturn| would have to be ~4·10^17), two sessions' by chance (~2^-64).
 std::uint64_t piece_key(std::uint64_t uid, std::int64_t turn, int role) {
-  return KvBlockManager::chain_hash(KvBlockManager::chain_hash(uid * 2 + 1, static_cast<std::uint64_t>(turn)),
-                                    static_cast<std::uint64_t>(role) + 0x5E55);
+  const std::uint64_t at = static_cast<std::uint64_t>(turn + 1) * 0x9FB21C651E98DF25ULL +
+                           static_cast<std::uint64_t>(role) * 0xC2B2AE3D27D4EB4FULL;
+  return KvBlockManager::mix64(KvBlockManager::mix64(uid * 2 + 1) + at + 0x5E55);
 }
 }  // namespace
 
@@ -56,7 +60,7 @@ std::int32_t SessionDriver::start() {
   s.history.clear();  // the vectors keep their capacity: a reused slot allocates nothing
   s.history_key.clear();
   s.stream.clear();
-  s.chain.clear();
+  s.stream_whole = false;  // the first turn takes the general path
   s.keys.clear();
   s.active = true;
   s.measured = false;
@@ -83,15 +87,13 @@ std::int32_t SessionDriver::start() {
       p.len = system_.sample(sys);
       if (prefix_caching_) {
         pieces_.assign(1, Piece{s.system_key, p.len, 0});
-        p.chain.clear();
         p.keys.clear();
-        extend_hashes(pieces_, 0, p.len / block_size_, p.chain, p.keys);
+        extend_hashes(pieces_, 0, p.len / block_size_, p.keys);
       }
     }
     s.system_len = p.len;
     if (prefix_caching_ && p.len > 0) {  // the stream so far: the prompt, hashed
       s.stream.assign(1, Piece{s.system_key, p.len, 0});
-      s.chain = p.chain;
       s.keys = p.keys;
     }
   } else {
@@ -134,31 +136,34 @@ SessionTurnDraw SessionDriver::draw_turn(std::int32_t slot) {
   d.output = output;
   s.output = output;  // the history keeps the reply as sent
   if (prefix_caching_ && !d.too_long) {
-    hash_blocks(s, drop, input, output);
-    d.chain = &s.chain;
+    s.user_key = piece_key(s.uid, s.next_turn - 1, 0);
+    s.output_key = piece_key(s.uid, s.next_turn - 1, 1);
+    hash_blocks(s, drop, input, output, !d.clipped);
     d.keys = &s.keys;
   }
   return d;
 }
 
 void SessionDriver::extend_hashes(const std::vector<Piece>& pieces, std::int64_t kept, std::int64_t blocks,
-                                  std::vector<std::uint64_t>& chain, std::vector<std::uint64_t>& keys) const {
-  // Blocks [kept, blocks) of the stream `pieces` (their `before` hashes set), after the `kept` already in
-  // `chain`/`keys`. Block k's hash names the tokens up to its end, (k + 1)·B: the pieces before the one it ends in
-  // (their hash), that piece's key and how far into it the block ends — what vLLM's parent-chained block hash
-  // names, with one mix per block and none depending on the block before.
+                                  std::vector<std::uint64_t>& keys) const {
+  // Blocks [kept, blocks) of the stream `pieces` (their `before` hashes set), after the `kept` already in `keys`.
+  // Block k's key names the tokens up to its end, (k + 1)·B: the pieces before the one it ends in (their hash, which
+  // covers their lengths), that piece's key and how far into it the block ends — what vLLM's parent-chained block
+  // hash names, with one mix per block and none depending on the block before. It also fixes k (the lengths before
+  // plus the offset), so it is the cache key as it stands: equal keys mean equal blocks 0..k, as the cache needs.
   const std::int64_t B = block_size_;
-  chain.resize(static_cast<std::size_t>(blocks));
   keys.resize(static_cast<std::size_t>(blocks));
   std::size_t p = 0;
   std::int64_t start = 0;  // the first token of pieces[p]
-  for (std::int64_t k = kept; k < blocks; ++k) {
+  for (std::int64_t k = kept; k < blocks;) {
     const std::int64_t end = (k + 1) * B;
     while (start + pieces[p].len < end) start += pieces[p++].len;
-    const std::uint64_t h = KvBlockManager::mix64(
-        pieces[p].before ^ (pieces[p].key + static_cast<std::uint64_t>(end - start) * 0xA24BAED4963EE407ULL));
-    chain[static_cast<std::size_t>(k)] = h;
-    keys[static_cast<std::size_t>(k)] = KvBlockManager::block_key(h, k);
+    // The blocks that end inside pieces[p] (at least block k): one mix each, the piece read once.
+    const std::int64_t stop = std::min(blocks, (start + pieces[p].len) / B);
+    const std::uint64_t before = pieces[p].before;
+    std::uint64_t v = pieces[p].key + static_cast<std::uint64_t>(end - start) * kOffsetMul;
+    for (; k < stop; ++k, v += static_cast<std::uint64_t>(B) * kOffsetMul)
+      keys[static_cast<std::size_t>(k)] = KvBlockManager::mix64(before ^ v);
   }
 }
 
@@ -167,7 +172,24 @@ void SessionDriver::set_before(std::vector<Piece>& pieces, std::size_t from) {
     pieces[i].before = KvBlockManager::mix64(pieces[i - 1].before ^ (pieces[i - 1].key + static_cast<std::uint64_t>(pieces[i - 1].len) * 0x9FB21C651E98DF25ULL));
 }
 
-void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output) {
+void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output, bool whole) {
+  const std::int64_t blocks = (input + output) / block_size_;
+  // The common case: the last hashed turn completed, nothing was cut from either prompt and no further turn dropped,
+  // so this stream is the last one (which ends with that turn's message and reply, now the history's last turn) and
+  // this turn's message and reply — what the general path below would build, compare and keep, without rebuilding it.
+  if (!reference_ && s.stream_whole && whole && drop == s.stream_drop && s.history.size() == s.stream_turns + 1 &&
+      s.history.back().output > 0) {
+    const std::size_t same = s.stream.size();
+    const std::int64_t kept =
+        std::min<std::int64_t>(s.stream_tokens / block_size_, static_cast<std::int64_t>(s.keys.size()));
+    if (s.user > 0) s.stream.push_back({s.user_key, s.user});
+    s.stream.push_back({s.output_key, output});
+    set_before(s.stream, same);
+    extend_hashes(s.stream, kept, blocks, s.keys);
+    s.stream_turns = s.history.size();
+    s.stream_tokens = input + output;
+    return;
+  }
   // The token stream as pieces: system prompt, kept turns (message, reply), the new message — cut at `input` tokens
   // (a clipped prompt) — then this turn's reply.
   pieces_.clear();
@@ -182,8 +204,8 @@ void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input
     add(s.history_key[2 * k], s.history[k].user);
     add(s.history_key[2 * k + 1], s.history[k].output);
   }
-  add(piece_key(s.uid, s.next_turn - 1, 0), s.user);
-  pieces_.push_back({piece_key(s.uid, s.next_turn - 1, 1), output});
+  add(s.user_key, s.user);
+  pieces_.push_back({s.output_key, output});
   // Full blocks of prompt + reply: each block's hash names every token up to its end (the pieces before the one it
   // ends in, that piece, how far in), as vLLM's parent-chained hash_block_tokens does. A block's hash depends only on
   // the tokens up to its end, so the blocks inside the part this stream shares with the last hashed one (the same
@@ -205,10 +227,13 @@ void SessionDriver::hash_blocks(Session& s, std::size_t drop, std::int64_t input
   for (std::size_t i = 0; i < same; ++i) pieces_[i].before = s.stream[i].before;
   pieces_[0].before = 0;
   set_before(pieces_, same);
-  const std::int64_t blocks = (input + output) / block_size_;
-  const std::int64_t kept = std::min<std::int64_t>(shared / block_size_, static_cast<std::int64_t>(s.chain.size()));
-  extend_hashes(pieces_, kept, blocks, s.chain, s.keys);
+  const std::int64_t kept = std::min<std::int64_t>(shared / block_size_, static_cast<std::int64_t>(s.keys.size()));
+  extend_hashes(pieces_, kept, blocks, s.keys);
   s.stream.swap(pieces_);  // the scratch keeps the old stream's capacity: nothing allocated in the steady state
+  s.stream_whole = whole;
+  s.stream_drop = drop;
+  s.stream_turns = s.history.size();
+  s.stream_tokens = input + output;
 }
 
 void SessionDriver::turn_ended(std::int32_t slot, bool completed) {
@@ -216,9 +241,9 @@ void SessionDriver::turn_ended(std::int32_t slot, bool completed) {
   LLMSIM_CHECK(s.active, "a turn ended for a session that is not active");
   if (!completed) return;
   s.history.push_back({s.user, s.output});
-  if (prefix_caching_) {  // the content keys of its message and reply, for the next turns' block hashes
-    s.history_key.push_back(piece_key(s.uid, s.next_turn - 1, 0));
-    s.history_key.push_back(piece_key(s.uid, s.next_turn - 1, 1));
+  if (prefix_caching_) {  // the content keys of its message and reply (hashed at its draw), for the next turns'
+    s.history_key.push_back(s.user_key);
+    s.history_key.push_back(s.output_key);
   }
 }
 
@@ -247,9 +272,9 @@ std::size_t SessionDriver::state_bytes() const noexcept {
                       pieces_.capacity() * sizeof(Piece);
   for (const Session& s : sessions_)
     bytes += s.history.capacity() * sizeof(spec::SessionTurn) + s.history_key.capacity() * sizeof(std::uint64_t) +
-             s.stream.capacity() * sizeof(Piece) + (s.chain.capacity() + s.keys.capacity()) * sizeof(std::uint64_t);
+             s.stream.capacity() * sizeof(Piece) + s.keys.capacity() * sizeof(std::uint64_t);
   for (const SystemPrompt& p : prompts_)
-    bytes += sizeof(SystemPrompt) + (p.chain.capacity() + p.keys.capacity()) * sizeof(std::uint64_t);
+    bytes += sizeof(SystemPrompt) + p.keys.capacity() * sizeof(std::uint64_t);
   return bytes;
 }
 

@@ -29,10 +29,9 @@ struct SessionTurnDraw {
   std::int32_t turn = 0;            ///< 0-based turn index in its session
   std::int64_t dropped_turns = 0;   ///< history turns the truncation rule dropped
   bool clipped = false, too_long = false;
-  /// Chained hashes of the turn's full blocks of prompt + reply (hash_block_tokens = the block size); empty when
-  /// prefix caching is off. Valid until the session's next draw.
-  const std::vector<std::uint64_t>* chain = nullptr;
-  /// Their cache keys, KvBlockManager::block_key(chain[k], k): what the replica looks blocks up by. Same lifetime.
+  /// The cache keys of the turn's full blocks of prompt + reply (one per block; block k's names every token up to
+  /// its end, as vLLM's parent-chained hash_block_tokens does): what the replica looks blocks up by. Null when prefix
+  /// caching is off or the turn is rejected. Valid until the session's next draw.
   const std::vector<std::uint64_t>* keys = nullptr;
 };
 
@@ -97,23 +96,30 @@ class SessionDriver {
     std::int64_t user = 0, output = 0;  ///< the turn in flight's message and reply lengths
     std::vector<spec::SessionTurn> history;  ///< completed turns (lengths, for the truncation rule)
     std::vector<std::uint64_t> history_key;  ///< their pieces' content keys: message, reply, message, ...
-    // The last hashed turn's token stream (pieces, cut at its prompt's end, then its reply) and its chained
-    // block hashes: the next turn re-hashes only from the first block their streams do not share.
+    std::uint64_t user_key = 0, output_key = 0;  ///< the turn in flight's pieces' content keys (prefix caching)
+    // The last hashed turn's token stream (pieces, cut at its prompt's end, then its reply) and its blocks' keys:
+    // the next turn re-hashes only from the first block their streams do not share.
     std::vector<Piece> stream;
-    std::vector<std::uint64_t> chain, keys;
+    std::vector<std::uint64_t> keys;
+    // How that stream was built: no piece cut (a clipped prompt cuts), the history turns dropped, the history's
+    // length then, and its tokens (prompt + reply).
+    bool stream_whole = false;
+    std::size_t stream_drop = 0, stream_turns = 0;
+    std::int64_t stream_tokens = 0;
     bool active = false, measured = false;
   };
-  void hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output);
+  /// `whole`: no piece of the prompt was cut (not clipped).
+  void hash_blocks(Session& s, std::size_t drop, std::int64_t input, std::int64_t output, bool whole);
   /// Sets pieces[i].before for i >= from (pieces[0].before is 0, the empty stream's).
   static void set_before(std::vector<Piece>& pieces, std::size_t from);
   void extend_hashes(const std::vector<Piece>& pieces, std::int64_t kept, std::int64_t blocks,
-                     std::vector<std::uint64_t>& chain, std::vector<std::uint64_t>& keys) const;
-  /// A shared system prompt as last drawn: its index, length and full blocks' chained hashes and keys.
+                     std::vector<std::uint64_t>& keys) const;
+  /// A shared system prompt as last drawn: its index, length and full blocks' keys.
   struct SystemPrompt {
     bool used = false;
     std::uint64_t group = 0;
     std::int64_t len = 0;
-    std::vector<std::uint64_t> chain, keys;
+    std::vector<std::uint64_t> keys;
   };
 
   spec::SessionSpec spec_;

@@ -33,23 +33,21 @@ class EventQueue {
   /// Events of `kind` are tracked by target, at most one pending per target in [0, targets): they can be moved
   /// (reschedule) or removed (cancel) in O(log n). Call before scheduling any.
   void track(EventKind kind, std::size_t targets) {
-    LLMSIM_CHECK(heap_.empty(), "event tracking set up after events were scheduled");
+    LLMSIM_CHECK(size() == 0, "event tracking set up after events were scheduled");
     tracked_ = static_cast<int>(kind);
     pos_.assign(targets + 1, kNowhere);  // and one slot that untracked events write to (place() has no branch)
   }
   /// Schedules an event; `time_s` must not lie before the last popped event (InternalError otherwise).
   void schedule(double time_s, EventKind kind, std::int32_t target) {
     const Node n = make_node(time_s, kind, target);
+    next_ = kUnknown;
+    ++count_;
     if (is_tracked(n)) LLMSIM_CHECK(tracked_pos(target) == kNowhere, "a second pending event for a tracked target");
     if (static_cast<int>(kind) == side_kind_ && !side_full_) {
       side_ = n;
       side_full_ = true;
-    } else if (hole_) {  // the last pop left the root empty: the new event takes it and sinks (one pass, not two)
-      hole_ = false;
-      sift_down(0, n);
     } else {
-      heap_.push_back(n);
-      sift_up(heap_.size() - 1, n);
+      push(is_tracked(n) ? tracked_heap_ : heap_, n);
     }
   }
   /// Events of `kind` (not the tracked kind) wait in one slot beside the heap while it is free: a single source's next
@@ -61,31 +59,35 @@ class EventQueue {
   /// Moves the pending tracked event of `target` to `time_s` with a new sequence number (it then orders as if
   /// scheduled now); false when none is pending.
   bool reschedule(std::int32_t target, double time_s) {
-    fill();
+    next_ = kUnknown;
+    fill(tracked_heap_);
     const std::size_t i = tracked_pos(target);
     if (i == kNowhere) return false;
-    const Node old = heap_[i];
+    const Node old = tracked_heap_.nodes[i];
     const Node n = make_node(time_s, static_cast<EventKind>(old.order_key >> kSeqBits), target);
-    if (before(n, old)) sift_up(i, n);
-    else sift_down(i, n);
+    if (before(n, old)) sift_up(tracked_heap_, i, n);
+    else sift_down(tracked_heap_, i, n);
     return true;
   }
   /// Removes the pending tracked event of `target`; false when none is pending.
   bool cancel(std::int32_t target) {
-    fill();
+    Heap& h = tracked_heap_;
+    next_ = kUnknown;
+    fill(h);
     const std::size_t i = tracked_pos(target);
     if (i == kNowhere) return false;
     pos_[static_cast<std::size_t>(target)] = kNowhere;
-    const Node last = heap_.back();
-    heap_.pop_back();
-    if (i < heap_.size()) {
-      if (i > 0 && before(last, heap_[(i - 1) / kArity])) sift_up(i, last);
-      else sift_down(i, last);
+    --count_;
+    const Node last = h.nodes.back();
+    h.nodes.pop_back();
+    if (i < h.nodes.size()) {
+      if (i > 0 && before(last, h.nodes[(i - 1) / kArity])) sift_up(h, i, last);
+      else sift_down(h, i, last);
     }
     return true;
   }
-  bool empty() const noexcept { return heap_.size() == static_cast<std::size_t>(hole_) && !side_full_; }
-  std::size_t size() const noexcept { return heap_.size() - hole_ + side_full_; }
+  bool empty() const noexcept { return count_ == 0; }
+  std::size_t size() const noexcept { return count_; }
   /// The next event (precondition: not empty).
   Event peek() { return to_event(first()); }
   /// Time of the next event (precondition: not empty).
@@ -94,16 +96,17 @@ class EventQueue {
   /// the next call: an engine that schedules its next step right away fills it directly (schedule), anything else
   /// first moves the last node up (fill), as a plain pop would have.
   Event pop() {
-    fill();
-    LLMSIM_CHECK(!empty(), "pop on an empty event queue");
+    Heap* h = next_heap();
+    next_ = kUnknown;
+    --count_;
     Node top;
-    if (side_first()) {
+    if (!h) {
       top = side_;
       side_full_ = false;
     } else {
-      top = heap_.front();
+      top = h->nodes.front();
       pos_[top.slot] = kNowhere;
-      hole_ = true;
+      h->hole = true;
     }
     const Event e = to_event(top);
     now_s_ = e.time_s;
@@ -111,12 +114,15 @@ class EventQueue {
   }
   /// Time of the last popped event (0 before the first).
   double now() const noexcept { return now_s_; }
-  void reserve(std::size_t n) { heap_.reserve(n); }
+  void reserve(std::size_t n) { heap_.nodes.reserve(n); }
 
  private:
-  // A 4-ary min-heap of packed keys: (time, phase, seq) is the pair (time's bits, phase << 56 | seq), compared as
-  // one 128-bit unsigned number (times are >= 0, whose IEEE bit patterns order as the values). Shallower than a
-  // binary heap and compared without branches on the three fields: the engine pops an event per step.
+  // Two 4-ary min-heaps of packed keys, popped as one queue (the least of their roots and the side slot's event): the
+  // tracked kind's events (a replica's next step end, one per replica: a single replica's is scheduled and popped
+  // without sinking below the many arrivals waiting behind it, as sessions' next turns do) and the rest. (time, phase,
+  // seq) is the pair (time's bits, phase << 56 | seq), compared as one 128-bit unsigned number (times are >= 0, whose
+  // IEEE bit patterns order as the values). Shallower than a binary heap and compared without branches on the three
+  // fields: the engine pops an event per step.
   static constexpr std::size_t kArity = 4;
   static constexpr int kSeqBits = 56;
   static constexpr std::uint64_t kSeqLimit = std::uint64_t{1} << kSeqBits;
@@ -149,63 +155,100 @@ class EventQueue {
                  "rescheduling an event that is not tracked");
     return pos_[static_cast<std::size_t>(target)];
   }
-  /// The next event's node, the hole filled (precondition: not empty).
+  /// A heap whose root a pop may have left empty (a hole) until the next schedule into it or the next other call.
+  struct Heap {
+    std::vector<Node> nodes;
+    bool hole = false;
+  };
+  /// Where the next event waits, the holes filled: a heap, or null for the side slot (InternalError when empty). Kept
+  /// until the queue changes, so a pop after peek_time chooses once.
+  Heap* next_heap() {
+    if (next_ == kUnknown) {
+      fill();
+      LLMSIM_CHECK(!empty(), "the next event of an empty event queue");
+      const Heap* h = first_heap();
+      next_ = side_full_ && (!h || before(side_, h->nodes.front())) ? kSide : h == &heap_ ? kMain : kTracked;
+    }
+    return next_ == kSide ? nullptr : next_ == kMain ? &heap_ : &tracked_heap_;
+  }
   const Node& first() {
-    fill();
-    LLMSIM_CHECK(!empty(), "peek on an empty event queue");
-    return side_first() ? side_ : heap_.front();
+    const Heap* h = next_heap();
+    return h ? h->nodes.front() : side_;
   }
-  /// The side slot's event comes before the heap's first (or the heap is empty); precondition: no hole.
-  bool side_first() const noexcept { return side_full_ && (heap_.empty() || before(side_, heap_.front())); }
-  /// Closes a hole left by pop: the last node takes the root and sinks.
+  /// The heap whose root comes first (null when both are empty); precondition: no hole.
+  Heap* first_heap() noexcept {
+    if (tracked_heap_.nodes.empty()) return heap_.nodes.empty() ? nullptr : &heap_;
+    if (heap_.nodes.empty()) return &tracked_heap_;
+    return before(tracked_heap_.nodes.front(), heap_.nodes.front()) ? &tracked_heap_ : &heap_;
+  }
   void fill() {
-    if (!hole_) return;
-    hole_ = false;
-    const Node last = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) sift_down(0, last);
+    fill(heap_);
+    fill(tracked_heap_);
   }
-  void place(std::size_t i, const Node& n) {
-    heap_[i] = n;
+  /// Closes a hole left by pop: the last node takes the root and sinks.
+  void fill(Heap& h) {
+    if (!h.hole) return;
+    h.hole = false;
+    const Node last = h.nodes.back();
+    h.nodes.pop_back();
+    if (!h.nodes.empty()) sift_down(h, 0, last);
+  }
+  void push(Heap& h, const Node& n) {
+    if (h.hole) {  // the last pop left the root empty: the new event takes it and sinks (one pass, not two)
+      h.hole = false;
+      sift_down(h, 0, n);
+    } else {
+      h.nodes.push_back(n);
+      sift_up(h, h.nodes.size() - 1, n);
+    }
+  }
+  void place(Heap& h, std::size_t i, const Node& n) {
+    h.nodes[i] = n;
     pos_[n.slot] = i;
   }
-  void sift_up(std::size_t i, const Node& n) {
+  void sift_up(Heap& h, std::size_t i, const Node& n) {
+    auto& v = h.nodes;
     while (i > 0) {
       const std::size_t parent = (i - 1) / kArity;
-      if (!before(n, heap_[parent])) break;
-      place(i, heap_[parent]);
+      if (!before(n, v[parent])) break;
+      place(h, i, v[parent]);
       i = parent;
     }
-    place(i, n);
+    place(h, i, n);
   }
-  void sift_down(std::size_t i, const Node& n) {
-    const std::size_t size = heap_.size();
+  void sift_down(Heap& h, std::size_t i, const Node& n) {
+    auto& v = h.nodes;
+    const std::size_t size = v.size();
     for (;;) {
       const std::size_t first = kArity * i + 1;
       std::size_t best = first;
       if (first + kArity <= size) {  // four children (the common case): the least of two pairs' least, no loop
-        const std::size_t a = before(heap_[first + 1], heap_[first]) ? first + 1 : first;
-        const std::size_t b = before(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
-        best = before(heap_[b], heap_[a]) ? b : a;
+        const std::size_t a = before(v[first + 1], v[first]) ? first + 1 : first;
+        const std::size_t b = before(v[first + 3], v[first + 2]) ? first + 3 : first + 2;
+        best = before(v[b], v[a]) ? b : a;
       } else {
         if (first >= size) break;
         for (std::size_t c = first + 1; c < size; ++c)
-          if (before(heap_[c], heap_[best])) best = c;
+          if (before(v[c], v[best])) best = c;
       }
-      if (!before(heap_[best], n)) break;
-      place(i, heap_[best]);
+      if (!before(v[best], n)) break;
+      place(h, i, v[best]);
       i = best;
     }
-    place(i, n);
+    place(h, i, n);
   }
-  std::vector<Node> heap_;
+  Heap heap_;          ///< every kind but the tracked one (and the side slot's)
+  Heap tracked_heap_;  ///< the tracked kind
   std::vector<std::size_t> pos_ = std::vector<std::size_t>(1, kNowhere);  ///< per target: its tracked event's index in
-                                                                          ///< heap_ (kNowhere: none); then the untracked slot
+                                                                          ///< tracked_heap_ (kNowhere: none); then the
+                                                                          ///< untracked slot
   int tracked_ = -1;              ///< the tracked kind (-1: none)
   int side_kind_ = -1;            ///< the kind that may wait in the side slot (-1: none)
   bool side_full_ = false;
-  bool hole_ = false;             ///< heap_'s root was popped and not yet replaced
+  /// next_heap()'s answer, kept until the queue changes.
+  enum : std::uint8_t { kUnknown, kSide, kMain, kTracked } next_ = kUnknown;
   Node side_{};
+  std::size_t count_ = 0;  ///< events pending (the heaps' nodes but their holes, and the side slot's)
   std::uint64_t next_seq_ = 0;
   double now_s_ = 0;
 };
