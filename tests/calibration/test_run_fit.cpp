@@ -194,13 +194,13 @@ constexpr std::int64_t kFitPrompts = 80;
 
 namespace {
 
-/// One card of data/calibration_runs: fitted on its runs of at most kFitPrompts prompts (fields chosen by their
+/// One card of data/calibration_runs: fitted on its runs of at most `fit_requests` requests (fields chosen by their
 /// leave-one-out error, with the prior), then the larger runs, unseen, predicted. Prints the figures of
 /// docs/calibration.md and, for the same fields without the prior, the leave-one-out and unseen errors.
-void real_card(const std::string& card) {
+void real_card(const std::string& card, std::int64_t fit_requests = kFitPrompts) {
   const auto all = analysis::read_bench_runs(std::string(LLMSIM_DATA_DIR) + "/calibration_runs/" + card + "/RUNS.json");
   std::vector<analysis::BenchRun> fit, unseen;
-  for (const auto& r : all.runs) (r.requests <= kFitPrompts ? fit : unseen).push_back(r);
+  for (const auto& r : all.runs) (r.requests <= fit_requests ? fit : unseen).push_back(r);
   REQUIRE(fit.size() >= 3);
   REQUIRE(unseen.size() >= 2);
   const auto gpu = spec::Catalog::builtin().gpu(all.gpu);
@@ -213,7 +213,7 @@ void real_card(const std::string& card) {
   REQUIRE(rep.prior_scale > 0);
   REQUIRE(rep.prior_scale <= calibration::kPriorResidualScale);
   const double before = rms_error(unseen, base), after = rms_error(unseen, rep.profile);
-  std::cout << card << ": fitted on " << fit.size() << " runs (<= " << kFitPrompts << " prompts): in-sample RMS "
+  std::cout << card << ": fitted on " << fit.size() << " runs (<= " << fit_requests << " prompts): in-sample RMS "
             << rep.rms_before << " -> " << rep.rms_after << ", leave-one-out " << rep.rms_cv << "; unseen "
             << unseen.size() << " runs: RMS " << before << " -> " << after << "\n  " << rep.notes.front() << "\n";
   for (const auto& f : rep.fields)
@@ -249,6 +249,14 @@ TEST_CASE("run fit: public H100 SXM serving runs (vLLM 0.5.4), fitted on <= 80 p
 TEST_CASE("run fit: public A100 SXM serving runs (vLLM 0.6, multi-step), fitted on <= 80 prompts, predict 160 and 320 "
           "better", LLMSIM_REAL_FIT_TAGS("[serving_runs_a100]")) {
   real_card("lambdalabs-a100-80gb-sxm");
+}
+
+// data/calibration_runs/datacrunch-h200-sxm: DataCrunch's SGLang rate sweep of Llama-3.3-70B on 4x H200 (TP 4), random
+// 1024/1024: fitted at 1, 2 and 4 req/s (300-1200 prompts), predicting 8 and 16 req/s, which the server could not keep
+// up with (a third card, and a runtime and a TP the two above do not have).
+TEST_CASE("run fit: public H200 serving runs (SGLang, TP 4), fitted at 1-4 req/s, predict 8 and 16 req/s better",
+          LLMSIM_REAL_FIT_TAGS("[serving_runs_h200]")) {
+  real_card("datacrunch-h200-sxm", 1200);
 }
 
 TEST_CASE("run fit: tensor-parallel runs constrain the all-reduce latency", "[calibration][runs]") {
