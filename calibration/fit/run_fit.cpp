@@ -43,10 +43,6 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-}  // namespace
-
-namespace {
-
 /// The runs' predictors, once every run is known to be one llmsim can price on `gpu`, all on one runtime. ConfigError
 /// naming the run and the field otherwise (memory, lengths, TP: the predictor's own; another GPU or runtime: here).
 std::vector<analysis::BenchPredictor> predictors(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu) {
