@@ -30,9 +30,6 @@ using detail::Param;
 using detail::Problem;
 using detail::solve;
 
-/// Levenberg-Marquardt iterations of each leave-one-out refit (warm-started at the full fit).
-constexpr int kCvIterations = 4;
-
 double rms(const std::vector<double>& pred, const std::vector<double>& meas) {
   double s = 0;
   for (std::size_t i = 0; i < pred.size(); ++i) s += std::pow(pred[i] / meas[i] - 1, 2);
@@ -44,6 +41,26 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// The runs' predictors, once every run is known to be one llmsim can price on `gpu`, all on one runtime. ConfigError
+/// naming the run and the field otherwise (memory, lengths, TP: the predictor's own; another GPU or runtime: here).
+std::vector<analysis::BenchPredictor> predictors(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu) {
+  std::vector<analysis::BenchPredictor> preds;
+  preds.reserve(runs.size());
+  for (const auto& r : runs) {
+    preds.emplace_back(r);  // ConfigError naming the run when it cannot run (memory, lengths, TP)
+    const auto& rs = preds.back().resolved();
+    const std::string parent = rs.gpu.id.substr(0, rs.gpu.id.find(':'));
+    if (rs.gpu.id != gpu.id && parent != gpu.id)
+      throw ConfigError(r.name + ".gpu", "the run is on '" + rs.gpu.id + "' but the profile is fitted for '" + gpu.id +
+                                             "': a profile describes one card; fit each card from its own runs");
+    if (r.runtime != runs.front().runtime)
+      throw ConfigError(r.name + ".runtime", "the run is on runtime '" + spec::to_string(r.runtime) + "' but " +
+                                                 runs.front().name + " on '" + spec::to_string(runs.front().runtime) +
+                                                 "': a profile fitted from runs prices one runtime; fit them apart");
+  }
+  return preds;
 }
 
 }  // namespace
@@ -69,18 +86,24 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
   all.max_iterations = 1;
   // Every constrained candidate, once, to know the groups.
   std::vector<std::string> groups;
+  auto add_group = [&](const std::string& field) {
+    const std::string g = field.substr(0, field.find('['));
+    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+  };
   {
-    RunFitReport probe;
+    // Runs llmsim cannot price, or on another GPU or runtime: that error first, as it is.
+    const std::vector<analysis::BenchPredictor> preds = predictors(runs, gpu);
     try {
-      probe = fit_runs(runs, gpu, base, all);
+      for (const auto& f : fit_runs(runs, gpu, base, all).fields) add_group(f.field);
     } catch (const ConfigError&) {
-    }
-    for (const auto& f : probe.fields) {
-      const std::string g = f.field.substr(0, f.field.find('['));
-      if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+      // Fewer measured values than all the constrained fields together (three serving runs, say): every candidate
+      // group is tried on its own below, where one the runs do not constrain is not a candidate.
+      perf::HardwareProfile b = base;
+      for (const auto& q : candidates(b, preds)) add_group(q.field);
     }
   }
   if (groups.empty()) return fit_runs(runs, gpu, base, all);  // throws the reason no field is constrained
+  std::string first_error;
   std::vector<std::string> chosen, path;
   double best = INFINITY;
   RunFitReport best_rep;
@@ -103,8 +126,9 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
           pick = g;
           pick_rep = std::move(r);
         }
-      } catch (const ConfigError&) {
+      } catch (const ConfigError& e) {
         // too few runs for this group with the others: not a candidate
+        if (first_error.empty()) first_error = t.fields.back() + ": " + e.what();
       }
     }
     if (pick.empty() || !(pick_cv < 0.99 * best)) break;
@@ -114,6 +138,8 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
     best_rep = std::move(pick_rep);
     have = true;
   }
+  if (!have && !std::isfinite(best))
+    throw ConfigError("fields", "auto: no group of fields can be fitted to these runs (" + first_error + ")");
   if (!have) {
     throw ConfigError("fields", "auto: no field lowers the leave-one-run-out error of the base profile (RMS " +
                                     std::to_string(best) + "): these runs cannot improve it");
@@ -133,21 +159,14 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
   if (!(o.prior_scale >= 0) || !std::isfinite(o.prior_scale))
     throw ConfigError("--prior-scale (Python prior_scale=)",
                       "the prior's scale must be a finite number >= 0 (0: no prior), got " + format_given(o.prior_scale));
+  // Below 1 a field no run constrains would be fitted on nothing, and no iteration is no fit.
+  if (o.min_runs_per_field < 1)
+    throw ConfigError("min_runs_per_field", "must be at least 1 (a field needs a run that constrains it), not " +
+                                                std::to_string(o.min_runs_per_field));
+  if (o.max_iterations < 1)
+    throw ConfigError("max_iterations", "must be at least 1, not " + std::to_string(o.max_iterations));
   if (o.fields.size() == 1 && o.fields.front() == "auto") return fit_runs_auto(runs, gpu, base, o);
-  std::vector<analysis::BenchPredictor> preds;
-  preds.reserve(runs.size());
-  for (const auto& r : runs) {
-    preds.emplace_back(r);  // ConfigError naming the run when it cannot run (memory, lengths, TP)
-    const auto& rs = preds.back().resolved();
-    const std::string parent = rs.gpu.id.substr(0, rs.gpu.id.find(':'));
-    if (rs.gpu.id != gpu.id && parent != gpu.id)
-      throw ConfigError(r.name + ".gpu", "the run is on '" + rs.gpu.id + "' but the profile is fitted for '" + gpu.id +
-                                             "': a profile describes one card; fit each card from its own runs");
-    if (r.runtime != runs.front().runtime)
-      throw ConfigError(r.name + ".runtime", "the run is on runtime '" + spec::to_string(r.runtime) + "' but " +
-                                                 runs.front().name + " on '" + spec::to_string(runs.front().runtime) +
-                                                 "': a profile fitted from runs prices one runtime; fit them apart");
-  }
+  const std::vector<analysis::BenchPredictor> preds = predictors(runs, gpu);
   Problem pb;
   pb.preds = &preds;
   pb.base = base;
@@ -349,9 +368,10 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
       std::vector<int> rest;
       for (int i : every)
         if (i != static_cast<int>(k)) rest.push_back(i);
-      // Warm start at the full fit, where the subset's own optimum is near: a few iterations (kCvIterations) find
-      // it without the cost of n full fits.
-      const VectorXd xk = solve(pb, x, rest, std::min(o.max_iterations, kCvIterations), nullptr);
+      // A full refit from where the full fit started (the base profile, the prior's centre), with its iteration
+      // limit: starting at the full fit's solution would carry the left-out run into the refit (the problem is not
+      // convex, and a few iterations from there stay near it), so the error would flatter the profile.
+      const VectorXd xk = solve(pb, start, rest, o.max_iterations, nullptr);
       row.cross_validated = preds[k].predict(pb.profile(xk));
       row.error_cv = rms(row.cross_validated, row.measured);
     }

@@ -331,6 +331,39 @@ TEST_CASE("bench runs: SGLang bench_serving JSON lines, one run per line, with t
                         Contains("command/file mismatch"));
 }
 
+TEST_CASE("bench runs: SGLang bench_serving lines with medians only give median TTFT and ITL", "[analysis][runs]") {
+  // data/calibration_runs/datacrunch-h200-sxm: SGLang 0.4.0's lines hold no mean TTFT or TPOT.
+  const auto runs = analysis::read_bench_runs(std::string(LLMSIM_SOURCE_DIR) +
+                                              "/data/calibration_runs/datacrunch-h200-sxm/RUNS.json");
+  REQUIRE(runs.runs.size() == 5);
+  std::vector<std::int64_t> requests;
+  for (const auto& r : runs.runs) {
+    std::vector<std::string> keys;
+    for (const auto& m : r.measured) keys.push_back(m.key);
+    CHECK(keys == std::vector<std::string>{"output_throughput", "median_ttft_ms", "median_itl_ms"});
+    CHECK(r.runtime == spec::Runtime::sglang);
+    requests.push_back(r.requests);
+  }
+  CHECK(requests == std::vector<std::int64_t>{300, 600, 1200, 2400, 3200});
+  // Each is predicted (a 70B model on 4 H200s: the server's --tp-size 4 is read).
+  const auto gpu = spec::Catalog::builtin().gpu("h200-141gb-sxm");
+  const auto p = analysis::BenchPredictor(runs.runs[0]).predict(perf::default_profile(gpu));
+  REQUIRE(p.size() == 3);
+  for (double x : p) CHECK(std::isfinite(x));
+  // A file with the means keeps to them (the SGLang 0.4.7 lines above: no median among the measured values).
+  test::TempDir dir("benchruns-sglang-means");
+  std::filesystem::copy_file(std::string(LLMSIM_SOURCE_DIR) +
+                                 "/tests/data/vllm_results/livinfly-a100pcie-sglang047-mistral7b-online.jsonl",
+                             dir.path / "online.jsonl");
+  const Json run = {{"result", "online.jsonl"},
+                    {"command", "python3 -m sglang.bench_serving --backend sglang --dataset-name random "
+                                "--random-input 1024 --random-output 1024"},
+                    {"model", "mistral-7b"},
+                    {"engine_version", "0.4.7.post1"}};
+  const auto means = analysis::read_bench_runs(dir.write("RUNS.json", runs_json(Json::array({run}), "a100-40gb-pcie")));
+  for (const auto& m : means.runs.at(0).measured) CHECK(m.key.find("median") == std::string::npos);
+}
+
 TEST_CASE("bench runs: a server_command is read by the one SGLang server parser, errors at the run's field",
           "[analysis][runs]") {
   // The same line through --sglang-args' parser (spec/sglang_args) and through a RUNS.json: the same engine

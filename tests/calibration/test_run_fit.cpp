@@ -194,18 +194,23 @@ constexpr std::int64_t kFitPrompts = 80;
 
 namespace {
 
-/// One card of data/calibration_runs: fitted on its runs of at most kFitPrompts prompts (fields chosen by their
+/// RMS errors of a real card's fit: unseen runs and the fitted ones, uncalibrated and fitted.
+struct RealCardFit {
+  double unseen_before = 0, unseen_after = 0, fitted_before = 0, fitted_after = 0;
+};
+
+/// One card of data/calibration_runs: fitted on its runs of at most `fit_requests` requests (fields chosen by their
 /// leave-one-out error, with the prior), then the larger runs, unseen, predicted. Prints the figures of
 /// docs/calibration.md and, for the same fields without the prior, the leave-one-out and unseen errors.
-void real_card(const std::string& card, bool figures) {
+RealCardFit real_card(const std::string& card, bool figures, std::int64_t fit_requests = kFitPrompts) {
   const auto all = analysis::read_bench_runs(std::string(LLMSIM_DATA_DIR) + "/calibration_runs/" + card + "/RUNS.json");
   std::vector<analysis::BenchRun> fit, unseen;
-  for (const auto& r : all.runs) (r.requests <= kFitPrompts ? fit : unseen).push_back(r);
+  for (const auto& r : all.runs) (r.requests <= fit_requests ? fit : unseen).push_back(r);
   REQUIRE(fit.size() >= 3);
   REQUIRE(unseen.size() >= 2);
   const auto gpu = spec::Catalog::builtin().gpu(all.gpu);
   const perf::HardwareProfile base = perf::default_profile(gpu);
-  // Which fields four serving runs can carry is for their leave-one-out error to say (fields "auto": forward
+  // Which fields a few serving runs can carry is for their leave-one-out error to say (fields "auto": forward
   // selection of field groups); the unseen runs play no part in it.
   calibration::RunFitOptions o;
   o.fields = {"auto"};
@@ -213,14 +218,12 @@ void real_card(const std::string& card, bool figures) {
   REQUIRE(rep.prior_scale > 0);
   REQUIRE(rep.prior_scale <= calibration::kPriorResidualScale);
   const double before = rms_error(unseen, base), after = rms_error(unseen, rep.profile);
-  std::cout << card << ": fitted on " << fit.size() << " runs (<= " << kFitPrompts << " prompts): in-sample RMS "
+  std::cout << card << ": fitted on " << fit.size() << " runs (<= " << fit_requests << " prompts): in-sample RMS "
             << rep.rms_before << " -> " << rep.rms_after << ", leave-one-out " << rep.rms_cv << "; unseen "
             << unseen.size() << " runs: RMS " << before << " -> " << after << "\n  " << rep.notes.front() << "\n";
   for (const auto& f : rep.fields)
     std::cout << "  " << f.field << ": " << f.base << " -> " << f.fitted << " (runs' share " << f.data_share << ")\n";
-  CHECK(after < before);
-  CHECK(rep.rms_after < rep.rms_before);
-  if (!figures) return;
+  if (!figures) return {before, after, rep.rms_before, rep.rms_after};
   // The same fields without the prior: a figure of docs/calibration.md, asserted nowhere, so only in the hidden
   // [calibration_figures] case.
   calibration::RunFitOptions plain;
@@ -229,6 +232,7 @@ void real_card(const std::string& card, bool figures) {
   const auto raw = calibration::fit_runs(fit, gpu, base, plain);
   std::cout << "  without the prior: leave-one-out " << raw.rms_cv << ", unseen RMS " << rms_error(unseen, raw.profile)
             << "\n";
+  return {before, after, rep.rms_before, rep.rms_after};
 }
 
 }  // namespace
@@ -245,12 +249,30 @@ void real_card(const std::string& card, bool figures) {
 // 10 ... 320 prompts each.
 TEST_CASE("run fit: public H100 SXM serving runs (vLLM 0.5.4), fitted on <= 80 prompts, predict 160 and 320 better",
           LLMSIM_REAL_FIT_TAGS("[serving_runs_h100]")) {
-  real_card("lambdalabs-h100-80gb-sxm", false);
+  const auto r = real_card("lambdalabs-h100-80gb-sxm", false);
+  CHECK(r.unseen_after < r.unseen_before);
+  CHECK(r.fitted_after < r.fitted_before);
 }
 
 TEST_CASE("run fit: public A100 SXM serving runs (vLLM 0.6, multi-step), fitted on <= 80 prompts, predict 160 and 320 "
           "better", LLMSIM_REAL_FIT_TAGS("[serving_runs_a100]")) {
-  real_card("lambdalabs-a100-80gb-sxm", false);
+  const auto r = real_card("lambdalabs-a100-80gb-sxm", false);
+  CHECK(r.unseen_after < r.unseen_before);
+  CHECK(r.fitted_after < r.fitted_before);
+}
+
+// data/calibration_runs/datacrunch-h200-sxm: DataCrunch's SGLang rate sweep of Llama-3.3-70B on 4x H200 (TP 4), random
+// 1024/1024: fitted at 1, 2 and 4 req/s (300-1200 prompts), predicting 8 and 16 req/s, which the server could not keep
+// up with (a third card, and a runtime and a TP the two above do not have). What is off here is not a profile field:
+// the median TTFT is ~30 ms above llmsim's at every light load (83-103 ms measured, 52-54 ms predicted: a per-request
+// cost outside the GPU's steps), and past capacity llmsim's throughput is 11-18 % high. The fit lowers the fitted runs'
+// error a little and must leave the unseen ones no worse; that it does not improve them is the finding
+// (docs/calibration.md, "A third card").
+TEST_CASE("run fit: public H200 serving runs (SGLang, TP 4), fitted at 1-4 req/s, predict 8 and 16 req/s no worse",
+          LLMSIM_REAL_FIT_TAGS("[serving_runs_h200]")) {
+  const auto r = real_card("datacrunch-h200-sxm", false, 1200);
+  CHECK(r.fitted_after < r.fitted_before);
+  CHECK(r.unseen_after <= r.unseen_before * 1.01);
 }
 
 TEST_CASE("run fit: tensor-parallel runs constrain the all-reduce latency", "[calibration][runs]") {

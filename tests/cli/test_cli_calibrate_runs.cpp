@@ -2,6 +2,10 @@
 // microbenchmark fit under the runs' fit.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <tuple>
+
 #include "cli_util.hpp"
 #include "llmsim/core/json_view.hpp"
 
@@ -60,6 +64,68 @@ TEST_CASE("calibrate-fit --runs: bad input exits 2 naming the run and the field"
   const auto none = run("calibrate-fit");
   CHECK(none.code == 2);
   CHECK_THAT(none.out, Catch::Contains("--runs"));
+}
+
+// Acceptance 4 of issue 28, class by class through the command a user runs (an unknown file type: the test above):
+// exit 2, the run and the field named, no profile written (never a fit on nothing).
+TEST_CASE("calibrate-fit --runs: each class of bad input is refused, naming the run and the field", "[cli][runs]") {
+  const auto dir = scratch_dir() / "bad-classes";
+  std::filesystem::create_directories(dir);
+  // A latency file as `vllm bench latency --output-json` writes it (the value is not what is under test).
+  auto latency = [&](const std::string& name, double seconds) {
+    std::ofstream(dir / name) << R"({"avg_latency": )" << seconds << R"(, "latencies": [)" << seconds << ", " << seconds
+                              << R"(], "percentiles": {"50": )" << seconds << "}}";
+  };
+  auto runs_file = [&](const std::string& name, const std::string& runs) {
+    std::ofstream(dir / name) << R"({"gpu": "h100-80gb-sxm", "runs": [)" << runs << "]}";
+    return (dir / name).string();
+  };
+  auto entry = [](const std::string& file, const std::string& command) {
+    return R"({"result": ")" + file + R"(", "command": ")" + command + R"(", "engine_version": "0.10.1"})";
+  };
+  const std::string profile = (dir / "never.json").string();
+  auto refused = [&](const std::string& runs_json, const std::string& extra = "") {
+    const auto r = run("calibrate-fit --runs " + runs_json + extra + " -o " + profile);
+    CHECK(r.code == 2);
+    CHECK_FALSE(std::filesystem::exists(profile));
+    return r.out;
+  };
+  const std::string lat8 = "vllm bench latency --model meta-llama/Llama-3.1-8B-Instruct";
+
+  SECTION("command/file mismatch: a latency command over a serving file") {
+    std::ofstream(dir / "serve.json") << R"({"backend": "vllm", "model_id": "meta-llama/Llama-3.1-8B-Instruct",)"
+        << R"( "num_prompts": 4, "request_rate": "inf", "duration": 2.0, "completed": 4, "total_input_tokens": 40,)"
+        << R"( "total_output_tokens": 40, "request_throughput": 2.0, "output_throughput": 20.0, "mean_ttft_ms": 30.0,)"
+        << R"( "mean_tpot_ms": 10.0, "input_lens": [10, 10, 10, 10], "output_lens": [10, 10, 10, 10]})";
+    const auto out = refused(runs_file("RUNS-mismatch.json", entry("serve.json", lat8 + " --batch-size 8")));
+    CHECK_THAT(out, Catch::Contains("runs[0] (serve.json).result"));
+    CHECK_THAT(out, Catch::Contains("command/file mismatch"));
+  }
+  SECTION("a run that does not fit in memory") {
+    latency("lat70.json", 9.0);
+    const auto out = refused(runs_file(
+        "RUNS-memory.json", entry("lat70.json", "vllm bench latency --model meta-llama/Llama-3.1-70B-Instruct "
+                                                "--batch-size 8 --input-len 512 --output-len 128 -tp 1")));
+    CHECK_THAT(out, Catch::Contains("runs[0] (lat70.json)"));
+    CHECK_THAT(out, Catch::Contains("does not fit in memory"));
+  }
+  SECTION("too few runs for a field") {
+    // Only the 4096-token prompt makes prefill attention cost anything: that field has one run.
+    std::string runs;
+    for (auto [b, in, out] : {std::tuple{1, 128, 128}, {2, 128, 256}, {4, 256, 128}, {8, 64, 64}, {1, 4096, 8}}) {
+      const std::string name = "lat_b" + std::to_string(b) + "_i" + std::to_string(in) + ".json";
+      latency(name, 0.01 * out + 0.001 * in * b);
+      runs += (runs.empty() ? "" : ",") + entry(name, lat8 + " --batch-size " + std::to_string(b) + " --input-len " +
+                                                          std::to_string(in) + " --output-len " + std::to_string(out));
+    }
+    const std::string few = runs_file("RUNS-few.json", runs);
+    const auto out = refused(few);
+    CHECK_THAT(out, Catch::Contains("attn_prefill_efficiency"));
+    CHECK_THAT(out, Catch::Contains("too few runs"));
+    CHECK_THAT(out, Catch::Contains("runs[4] (lat_b1_i4096.json)"));
+    // Asking for no run per field is asking for a fit on nothing: refused, naming the option.
+    CHECK_THAT(refused(few, " --min-runs-per-field 0"), Catch::Contains("min_runs_per_field: must be at least 1"));
+  }
 }
 
 TEST_CASE("calibrate-fit --json prints the profile and the report; --out writes the profile", "[cli][json]") {

@@ -195,9 +195,20 @@ void read_measured(BenchRun& run, const Json& doc, FileType type, const spec::Be
       check_same_model(run.serve->model_id, cmd.engine.model, run.name);
       for (const auto& s : run.serve->scalars)
         if (s.key == "output_throughput" && s.value > 0) run.measured.push_back({s.key, s.value});
-      for (const auto& l : run.serve->latencies)
-        if (l.statistic == "mean" && (l.metric == "ttft" || l.metric == "tpot") && l.value_ms > 0)
-          run.measured.push_back({l.key, l.value_ms});
+      // Mean TTFT and TPOT. A file with no mean of them gives its medians instead, TTFT's and ITL's (the decode step):
+      // SGLang's bench_serving lines of December 2024 (0.4.0) hold only those (data/calibration_runs, H200).
+      auto has_mean = [&](const char* metric) {
+        return std::any_of(run.serve->latencies.begin(), run.serve->latencies.end(), [&](const VllmLatencyStat& l) {
+          return l.statistic == "mean" && l.metric == metric && l.value_ms > 0;
+        });
+      };
+      const bool ttft_median = !has_mean("ttft"), itl_median = !has_mean("tpot") && !has_mean("itl");
+      for (const auto& l : run.serve->latencies) {
+        const bool mean = l.statistic == "mean" && (l.metric == "ttft" || l.metric == "tpot");
+        const bool median = l.statistic == "median" && ((l.metric == "ttft" && ttft_median) ||
+                                                        (l.metric == "itl" && itl_median));
+        if ((mean || median) && l.value_ms > 0) run.measured.push_back({l.key, l.value_ms});
+      }
       run.requests = run.serve->completed;
       break;
     }
