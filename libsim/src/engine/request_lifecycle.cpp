@@ -66,6 +66,8 @@ void Simulation::retire(std::int32_t i, Exit how, double now_s, std::int64_t pro
     f.admitted_s = s.admitted_s;
     f.first_token_s = first_seen_s;
     f.finish_s = done_seen_s;
+    f.delivery_s = serving_path_s_;
+    last_seen_s_ = std::max(last_seen_s_, done_seen_s);
     f.input_tokens = s.input;
     f.output_tokens = s.output;
     f.measured = s.measured;
