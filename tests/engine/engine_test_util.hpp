@@ -11,9 +11,11 @@ inline spec::ResolvedScenario make(const Json& j) {
   return spec::resolve(spec::scenario_from_json(JsonView(j, "")), spec::Catalog::builtin());
 }
 
-/// llama-3.1-8b fp16 on `gpu` with max_model_len 8192 and the given engine knobs (the rest at defaults).
+/// llama-3.1-8b fp16 on `gpu` with max_model_len 8192 and the given engine knobs (the rest at defaults). The engine
+/// tests time the engine itself: its requests come in-process (engine.api_server false) unless `engine` says
+/// otherwise; the serving path in front of it has its own test (test_serving_path.cpp).
 inline Json scenario(const Json& workload, const Json& engine = Json::object(), const char* gpu = "a100-80gb-sxm") {
-  Json e = {{"max_model_len", 8192}};
+  Json e = {{"max_model_len", 8192}, {"api_server", false}};
   for (auto it = engine.begin(); it != engine.end(); ++it) e[it.key()] = it.value();
   return Json{{"model", "llama-3.1-8b"}, {"hardware", {{"gpu", gpu}}}, {"engine", e}, {"workload", workload}};
 }

@@ -19,7 +19,8 @@ namespace {
 spec::ResolvedScenario make(int pp, int batches_in_flight, const Json& workload) {
   const Json j = {{"model", "llama-3.1-8b"}, {"quant", {{"weights", "fp16"}, {"kv_cache", "fp16"}}},
                   {"hardware", {{"gpu", "rtx4090-24gb"}, {"pp", pp}}},
-                  {"engine", {{"max_num_seqs", 64}, {"max_model_len", 4096}, {"max_concurrent_batches", batches_in_flight}}},
+                  {"engine", {{"max_num_seqs", 64}, {"max_model_len", 4096}, {"max_concurrent_batches", batches_in_flight},
+                              {"api_server", false}}},  // the pipeline's own timing, no serving path in front
                   {"workload", workload}};
   return spec::resolve(spec::scenario_from_json(JsonView(j, "")), spec::Catalog::builtin());
 }

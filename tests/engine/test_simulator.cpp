@@ -20,8 +20,9 @@ using test::make;
 
 namespace {
 
+/// The engine's own timing: requests come in-process (no serving path in front, test_serving_path.cpp).
 Json base(const Json& workload, const Json& engine = Json::object()) {
-  Json e = {{"policy", "vllm"}, {"max_num_seqs", 256}, {"max_num_batched_tokens", 8192}};
+  Json e = {{"policy", "vllm"}, {"max_num_seqs", 256}, {"max_num_batched_tokens", 8192}, {"api_server", false}};
   for (auto it = engine.begin(); it != engine.end(); ++it) e[it.key()] = it.value();
   return Json{{"model", "llama-3.1-8b"}, {"quant", {{"weights", "fp16"}, {"kv_cache", "fp16"}}},
               {"hardware", {{"gpu", "a100-80gb-sxm"}}}, {"engine", e}, {"workload", workload}};

@@ -57,13 +57,17 @@ void RequestLedger::check_conserved() const {
 void Simulation::retire(std::int32_t i, Exit how, double now_s, std::int64_t produced) {
   const Seq& s = pool_[i];
   ledger_.leave(s.measured, how);
+  // What the client sees: the engine's first and last tokens after the serving path (perf/serving_path.hpp).
+  const double first_seen_s = s.first_token_s + serving_path_s_, done_seen_s = now_s + serving_path_s_;
   if (how == Exit::completed) {
     metrics::FinishedRequest f;
     f.tenant = s.tenant;
     f.arrival_s = s.arrival_s;
     f.admitted_s = s.admitted_s;
-    f.first_token_s = s.first_token_s;
-    f.finish_s = now_s;
+    f.first_token_s = first_seen_s;
+    f.finish_s = done_seen_s;
+    f.delivery_s = serving_path_s_;
+    last_seen_s_ = std::max(last_seen_s_, done_seen_s);
     f.input_tokens = s.input;
     f.output_tokens = s.output;
     f.measured = s.measured;
@@ -79,17 +83,17 @@ void Simulation::retire(std::int32_t i, Exit how, double now_s, std::int64_t pro
   }
   if (session_stats_ && s.measured && s.turn >= 0) {
     if (how == Exit::completed)
-      session_stats_->on_turn_completed(s.turn, (s.first_token_s - s.arrival_s) * 1e3, s.input, s.first_cached);
+      session_stats_->on_turn_completed(s.turn, (first_seen_s - s.arrival_s) * 1e3, s.input, s.first_cached);
     else
       session_stats_->on_turn_lost(s.turn);
   }
   if (autoscaler_) autoscaler_->on_in_system(now_s, ledger_.in_system());
   if (series_ && how == Exit::completed)
-    series_->on_finish(now_s, (s.first_token_s - s.arrival_s) * 1e3, (now_s - s.arrival_s) * 1e3);
+    series_->on_finish(now_s, (first_seen_s - s.arrival_s) * 1e3, (done_seen_s - s.arrival_s) * 1e3);
   if (opt_.record_requests) record_request(s, how == Exit::completed   ? RequestOutcome::completed
                                               : how == Exit::failed    ? RequestOutcome::failed
                                                                        : RequestOutcome::timed_out,
-                                           now_s, produced);
+                                           how == Exit::completed ? done_seen_s : now_s, produced);
 }
 
 void Simulation::record_request(const Seq& s, RequestOutcome outcome, double end_s, std::int64_t produced) {
@@ -99,7 +103,7 @@ void Simulation::record_request(const Seq& s, RequestOutcome outcome, double end
   rec.replica = s.replica;
   rec.arrival_s = s.arrival_s;
   rec.admitted_s = s.admitted_s;
-  rec.first_token_s = s.first_token_s;
+  rec.first_token_s = s.first_token_s < 0 ? s.first_token_s : s.first_token_s + serving_path_s_;
   rec.finish_s = end_s;
   rec.input_tokens = static_cast<std::int32_t>(s.input);
   // A completed request's drawn length; a lost or unfinished one's tokens produced by the end.

@@ -206,7 +206,10 @@ void Simulation::finish(double end_s) {
     const auto& lost = ledger_.measured();
     monitor_->check_timeouts(lost.timed_out, lost.arrived - lost.rejected, timeouts_->timeout_s());
   }
-  metrics::Summary s = collector_->summarize(start, end_s);
+  // The client's run ends when the last token has come through the serving path (vLLM's benchmark duration); the
+  // fleet is held (and billed) until then.
+  const double client_end = std::max(end_s, last_seen_s_);
+  metrics::Summary s = collector_->summarize(start, client_end);
   s.fits = true;
   s.engine = result_.summary.engine;
   const auto& m = ledger_.measured();
@@ -230,9 +233,9 @@ void Simulation::finish(double end_s) {
     }
     double busy = 0;
     for (const auto& r : replicas_) busy += r.work().busy_s;
-    s.fleet = meter_.summarize(end_s, busy / engines_per_group_);
+    s.fleet = meter_.summarize(client_end, busy / engines_per_group_);
   } else {
-    s.fleet = meter_.summarize(end_s, 0);
+    s.fleet = meter_.summarize(client_end, 0);
   }
   // A time-varying load (a daily profile) ends its arrivals before num_requests, so the growth check was never judged:
   // overload is then a window of the hour table in which the fleet fell behind (RunMonitor::check_windows).

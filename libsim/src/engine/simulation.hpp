@@ -144,6 +144,10 @@ class Simulation {
   std::int64_t replica_failures_ = 0;
   RequestLedger ledger_;                     ///< every request's exit, measured and warm-up apart
   double wasted_tokens_ = 0;
+  /// The serving path between the engine and the client (perf/serving_path.hpp): every token reaches the client this
+  /// much after the engine produced it; a closed-loop client sends its next request that much later.
+  double serving_path_s_ = 0;
+  double last_seen_s_ = 0;  ///< when the client had the last completed request's last token (the run's end for it)
   memory::MemoryPlan plan_;
   SeqPool pool_;
   // One Replica per virtual engine: deployment replica g owns replicas_[g·k, (g+1)·k), k = engines_per_group_,

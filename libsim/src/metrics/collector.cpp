@@ -60,6 +60,7 @@ bool Collector::on_request_finished(const FinishedRequest& r) {
     dep_.good_total_tokens += in + out;
   }
   if (!r.measured) return meets;
+  delivery_in_system_s_ += r.delivery_s;
   auto& c = per_class_[static_cast<std::size_t>(r.tenant)];
   const bool per_class = per_class_.size() > 1;  // one class: its distributions are the overall ones
   ttft_.add(ttft_ms);
@@ -150,7 +151,7 @@ Summary Collector::summarize(double start_s, double end_s) const {
   const double duration = std::max(0.0, end_s - start_s);
   s.duration_s = duration;
   s.completed_requests = completed_;
-  s.mean_in_system = duration > 0 ? in_system_avg_.integral(end_s) / duration : 0.0;
+  s.mean_in_system = duration > 0 ? (in_system_avg_.integral(end_s) + delivery_in_system_s_) / duration : 0.0;
   if (duration > 0) {
     s.throughput.requests_per_s = static_cast<double>(completed_) / duration;
     s.throughput.input_tokens_per_s = input_tokens_ / duration;

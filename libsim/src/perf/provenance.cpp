@@ -294,6 +294,18 @@ std::vector<ConstantProvenance> build() {
                   "LambdaLabs' vLLM 0.5.4 H100 runs (docs/vllm.md)",
                   {"lambdalabs"}, 100e-6));
   }
+  // The OpenAI server's path around an engine in its own process (perf/serving_path.hpp, issue 27).
+  for (const char* r : {"vllm-v1", "vllm-v0"}) {
+    t.push_back(c("runtime.api_server_s", r, P::public_measurement,
+                  "tenstorrent/tt-inference-server#190 (2025-05-08, Llama-3.3-70B, tenstorrent's vLLM fork, its upstream "
+                  "OpenAI server): the same batch's average TTFT offline (LLM.generate) 231 ms, online "
+                  "(`vllm serve`, benchmark_serving) 235 ms: +4 ms of HTTP server + ZMQ. The path is host code, the "
+                  "same for any accelerator; V1 keeps it (API server -> ZMQ -> EngineCore, AsyncLLM). Bracketed by "
+                  "vllm#54628 (client TTFT - the server's own vllm:time_to_first_token_seconds, 8-12 ms at "
+                  "concurrency 8 on a WSL2 laptop) and vllm#51349's frontend timings (prompt rendering 0.3 ms, "
+                  "process_for_engine 0.5 ms, add_request to the EngineCore 1.0 ms)",
+                  {}, 4e-3));
+  }
   // --- vLLM V0's scheduler defaults by release (spec/runtime_version.cpp, spec::effective_engine; issue 27).
   t.push_back(c("engine.v0_max_num_batched_tokens", "vllm-v0", P::engine_code,
                 "vllm/config.py SchedulerConfig (0.2-0.10) without chunked prefill: max(max_model_len, 2048) (\"if "

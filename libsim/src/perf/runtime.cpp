@@ -5,6 +5,13 @@
 
 namespace llmsim::perf {
 
+namespace {
+// The OpenAI server's path around an engine in its own process (vLLM 0.6+ V0's MQLLMEngine, V1's EngineCore):
+// offline LLM.generate -> online `vllm serve` added 4 ms to the average TTFT of the same Llama-3.3-70B batch
+// ("HTTP server + ZMQ latency", tenstorrent/tt-inference-server#190, 2025-05-08). perf/serving_path.hpp.
+constexpr double kMultiprocFrontendS = 4e-3;
+}  // namespace
+
 std::string to_string(Runtime r) { return spec::to_string(r); }
 
 RuntimeTraits runtime_traits(Runtime r) {
@@ -15,6 +22,8 @@ RuntimeTraits runtime_traits(Runtime r) {
       // the fp8 input quantisation (QuantFP8's native path) fused with the RMSNorm or SiLU×mul that feeds the GEMM
       // (docs/design/fusions.md: RMSNorm + Quant and SiLU+Mul + Quant, FP8 on sm89+, on by default).
       t.fuses_fp8_input_quant = true;
+      // The API server process in front of the EngineCore process (AsyncLLM over ZMQ): perf/serving_path.hpp.
+      t.api_server_s = kMultiprocFrontendS;
       break;
     case Runtime::vllm_v0:
       t.graphs = GraphMode::vllm_v0;
@@ -23,6 +32,8 @@ RuntimeTraits runtime_traits(Runtime r) {
       // and _process_model_outputs runs as the next step's async_callback, after that step's forward is launched;
       // AsyncLLMEngine streams the RequestOutputs when that step returns (engine/async_llm_engine.py step_async).
       t.async_output_proc = true;
+      // 0.6's frontend multiprocessing (#6883): the API server in front of MQLLMEngine over ZMQ.
+      t.api_server_s = kMultiprocFrontendS;
       break;
     case Runtime::vllm_v0_sync:
     case Runtime::vllm_v0_paged:

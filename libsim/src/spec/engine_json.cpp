@@ -44,6 +44,7 @@ EngineConfig read_engine(const JsonView& v) {
   e.swap_space_gb = v.number_or("swap_space_gb", e.swap_space_gb);
   if (v.has("enable_prefix_caching")) e.enable_prefix_caching = v.boolean("enable_prefix_caching");
   e.cuda_graphs = v.boolean_or("cuda_graphs", e.cuda_graphs);
+  e.api_server = v.boolean_or("api_server", e.api_server);
   e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
   e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
   e.kv_offload_gb = v.number_or("kv_offload_gb", e.kv_offload_gb);
@@ -115,6 +116,7 @@ Json engine_json(const EngineConfig& e) {
   if (e.max_num_seqs > 0) ej["max_num_seqs"] = e.max_num_seqs;
   if (e.max_num_batched_tokens > 0) ej["max_num_batched_tokens"] = e.max_num_batched_tokens;
   if (e.watermark) ej["watermark"] = *e.watermark;
+  if (!e.api_server) ej["api_server"] = false;  // written once off: older outputs stay as they were
   if (e.kv_offload_gb > 0) ej["kv_offload_gb"] = e.kv_offload_gb;  // written once set: older outputs stay as they were
   if (e.enable_prefix_caching) ej["enable_prefix_caching"] = *e.enable_prefix_caching;
   if (e.runtime_release) {

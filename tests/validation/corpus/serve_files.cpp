@@ -90,6 +90,8 @@ void accelmark_interactive(const Source& s, std::vector<Row>& out) {
     analysis::VllmResult r = result_from_json(res, file);
     r.max_concurrency = 1;
     ServeRun sr = serve_run(s, run, file + ":runs[" + std::to_string(i) + "]");
+    // The runner streams through an AsyncLLMEngine in its own process: no HTTP server in front (perf/serving_path).
+    sr.options.scenario["engine"]["api_server"] = false;
     if (sr.options.vllm_args.find(" --dtype ") == std::string::npos)
       throw ConfigError((s.dir / "RUNS.json").string(), "runs[" + std::to_string(i) + "].server_command: expected the "
                                                          "engine arguments as a 'vllm serve' line");

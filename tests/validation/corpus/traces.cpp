@@ -67,6 +67,8 @@ void llmservingsim(const Source& s, std::vector<Row>& out) {
   ServeRun sr = serve_run(s, run, "validation/summary.txt (vLLM column):runs[0]");
   sr.options.vllm_args = "vllm serve meta-llama/Llama-3.1-8B --max-num-seqs 256 --max-num-batched-tokens 2048 "
                          "--max-model-len 32768 --dtype bfloat16";
+  // bench/core/runner drives an AsyncLLM in-process: no HTTP server in front (perf/serving_path.hpp).
+  sr.options.scenario["engine"]["api_server"] = false;
   // The summary has no duration or throughputs: the result is built field by field (parse_vllm_result asks for them).
   analysis::VllmResult vr;
   vr.source = "summary.txt";

@@ -24,6 +24,9 @@ struct FinishedRequest {
   double arrival_s = 0, admitted_s = 0, first_token_s = 0, finish_s = 0;
   std::int64_t input_tokens = 0, output_tokens = 0;
   bool measured = true;  ///< false for warm-up requests: they count as departures only (steady-state rates)
+  /// Seconds the client waited for the tokens after the engine had finished the request (the serving path,
+  /// perf/serving_path.hpp; `finish_s` includes it): the request is in the system that much longer.
+  double delivery_s = 0;
 };
 
 /// Integral of a piecewise-constant quantity over time.
@@ -113,6 +116,7 @@ class Collector {
   double input_tokens_ = 0, output_tokens_ = 0, good_output_tokens_ = 0, good_total_tokens_ = 0;
   std::int64_t in_system_ = 0;
   TimeIntegral in_system_avg_;
+  double delivery_in_system_s_ = 0;  ///< Σ delivery_s of measured completions: in the system after the engine
 };
 
 }  // namespace llmsim::metrics

@@ -59,6 +59,10 @@ struct RuntimeTraits {
   /// tokens are turned into request outputs (detokenised, streamed) only inside the next step, so a prompt's first
   /// token reaches the caller when the following iteration ends (first_token_after_next_step).
   bool async_output_proc = false;
+  /// Latency the runtime's OpenAI-compatible server adds to every request outside the engine's iterations: the HTTP
+  /// request parsed, the prompt tokenised and handed to the engine process over IPC, and each output sent back over
+  /// IPC, detokenised and streamed (perf/serving_path.hpp); 0 = not modelled for this runtime.
+  double api_server_s = 0;
 };
 
 /// The traits of `r`; sources in docs/cost-model.md "Runtimes".

@@ -91,6 +91,10 @@ struct EngineConfig {
   /// off for the other policies (vLLM's defaults).
   std::optional<bool> enable_prefix_caching;
   bool cuda_graphs = true;              ///< decode iterations replayed from CUDA graphs (lower launch cost)
+  /// Requests come through the runtime's OpenAI-compatible HTTP server (`vllm serve`), whose path around the
+  /// engine adds a fixed latency to every request (perf/serving_path.hpp); false = an in-process engine
+  /// (`AsyncLLMEngine` / `LLM` called from Python), which does not. JSON "engine.api_server", default true.
+  bool api_server = true;
   /// Batches in flight under pipeline parallel, each from its own virtual engine with 1/k of the KV cache
   /// (vLLM v0's virtual engines): 0 = pp (one per stage), 1 = one batch at a time (stages idle (pp−1)/pp).
   int max_concurrent_batches = 0;

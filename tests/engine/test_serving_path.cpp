@@ -1,0 +1,110 @@
+// The serving path around the engine (perf/serving_path.hpp, issue 27): a request served through vLLM's
+// OpenAI-compatible server (an engine process of its own behind the API server, 0.6+) reaches the client that much
+// after the engine produced its tokens. TTFT and E2E grow by it, the gaps between tokens and the engine's iterations
+// do not; an in-process engine, a static batch, an offline run and the runtimes without that path pay nothing.
+#include <catch2/catch.hpp>
+
+#include "engine_test_util.hpp"
+#include "llmsim/engine/simulator.hpp"
+#include "llmsim/perf/runtime.hpp"
+#include "llmsim/perf/serving_path.hpp"
+
+using namespace llmsim;
+using llmsim::test::make;
+
+namespace {
+
+engine::SimulationResult served_requests(const Json& engine, const Json& arrival, int n = 1) {
+  const Json w = {{"arrival", arrival},
+                  {"input_tokens", {{"dist", "fixed"}, {"value", 256}}},
+                  {"output_tokens", {{"dist", "fixed"}, {"value", 32}}},
+                  {"num_requests", n}, {"warmup_requests", 0}};
+  engine::SimulationOptions opt;
+  opt.record_requests = true;
+  opt.record_iterations = true;
+  return engine::simulate(make(test::scenario(w, engine)), opt);
+}
+
+const Json kOnePerSecond = {{"process", "constant"}, {"rate", 1.0}};
+
+}  // namespace
+
+TEST_CASE("vLLM's API server adds its path to TTFT and E2E, not to the gaps or the engine's steps", "[serving_path]") {
+  const double path = perf::runtime_traits(perf::Runtime::vllm_v1).api_server_s;
+  REQUIRE(path > 0);
+  for (const char* runtime : {"vllm==0.15.1", "vllm==0.7.3"}) {  // V1's EngineCore, V0's MQLLMEngine
+    INFO(runtime);
+    const auto served = served_requests({{"runtime", runtime}, {"api_server", true}}, kOnePerSecond);
+    const auto in_process = served_requests({{"runtime", runtime}, {"api_server", false}}, kOnePerSecond);
+    // The engine does the same work at the same times.
+    REQUIRE(served.iterations.size() == in_process.iterations.size());
+    for (std::size_t k = 0; k < served.iterations.size(); ++k)
+      CHECK(served.iterations[k].duration_s == in_process.iterations[k].duration_s);
+    const auto& s = served.requests.at(0);
+    const auto& p = in_process.requests.at(0);
+    CHECK((s.first_token_s - s.arrival_s) - (p.first_token_s - p.arrival_s) == Approx(path).epsilon(1e-9));
+    CHECK((s.finish_s - s.arrival_s) - (p.finish_s - p.arrival_s) == Approx(path).epsilon(1e-9));
+    CHECK(served.summary.ttft_ms.mean - in_process.summary.ttft_ms.mean == Approx(path * 1e3).epsilon(1e-9));
+    CHECK(served.summary.e2e_ms.mean - in_process.summary.e2e_ms.mean == Approx(path * 1e3).epsilon(1e-9));
+    CHECK(served.summary.tpot_ms.mean == Approx(in_process.summary.tpot_ms.mean).epsilon(1e-12));
+    CHECK(served.summary.itl_ms.mean == Approx(in_process.summary.itl_ms.mean).epsilon(1e-12));
+    // The run, as the client times it (vLLM's benchmark duration), ends when the last token has come through.
+    CHECK(served.summary.duration_s - in_process.summary.duration_s == Approx(path).epsilon(1e-9));
+    // A request is in the system until the client has its last token: Little's law holds on the client's side.
+    const auto& m = served.summary;
+    CHECK(m.mean_in_system == Approx(m.throughput.requests_per_s * m.e2e_ms.mean / 1e3).epsilon(1e-9));
+    // Large enough to matter at light load: a tenth or more of a 256-token 8B prefill on an A100.
+    CHECK(path > 0.1 * in_process.iterations.at(0).duration_s);
+  }
+}
+
+TEST_CASE("a closed-loop client sends its next request once the last token has come through the serving path",
+          "[serving_path]") {
+  const double path = perf::runtime_traits(perf::Runtime::vllm_v1).api_server_s;
+  const Json one_user = {{"process", "closed"}, {"concurrency", 1}};
+  const auto served = served_requests({{"api_server", true}}, one_user, 3);
+  const auto in_process = served_requests({{"api_server", false}}, one_user, 3);
+  REQUIRE(served.requests.size() == 3);
+  for (std::size_t k = 1; k < 3; ++k) {
+    CHECK(served.requests[k].arrival_s == Approx(served.requests[k - 1].finish_s).epsilon(1e-12));
+    CHECK(in_process.requests[k].arrival_s == Approx(in_process.requests[k - 1].finish_s).epsilon(1e-12));
+  }
+  // Each of the three turns takes the path once more.
+  CHECK(served.requests[2].finish_s - in_process.requests[2].finish_s == Approx(3 * path).epsilon(1e-9));
+}
+
+TEST_CASE("no serving path where the request does not cross vLLM's multiprocess API server", "[serving_path]") {
+  auto engine = [](Json j) {
+    if (!j.contains("api_server")) j["api_server"] = true;
+    return make(test::scenario(Json{{"arrival", kOnePerSecond}}, j)).scenario.engine;
+  };
+  const double path = perf::runtime_traits(perf::Runtime::vllm_v1).api_server_s;
+  CHECK(perf::serving_path_latency_s(engine(Json::object()), false) == path);
+  CHECK(perf::serving_path_latency_s(engine({{"runtime", "vllm==0.9.1"}, {"policy", "vllm-v0"}}), false) == path);
+  CHECK(perf::serving_path_latency_s(engine(Json::object()), true) == 0);            // offline: LLM.generate
+  CHECK(perf::serving_path_latency_s(engine({{"api_server", false}}), false) == 0);  // AsyncLLM in-process
+  CHECK(perf::serving_path_latency_s(engine({{"policy", "static"}}), false) == 0);   // one generate call
+  // Before 0.6 the engine ran inside the API server's process (no ZMQ hop); other engines' paths are not measured.
+  for (const char* r : {"vllm==0.5.4", "vllm==0.4.2", "sglang==0.4.9", "llama.cpp==b4000", "lmdeploy==0.1.0"}) {
+    INFO(r);
+    CHECK(perf::serving_path_latency_s(engine({{"runtime", r}}), false) == 0);
+  }
+  // A static batch simulated end to end pays nothing either.
+  const auto st = served_requests({{"policy", "static"}, {"api_server", true}}, kOnePerSecond);
+  const auto st_off = served_requests({{"policy", "static"}, {"api_server", false}}, kOnePerSecond);
+  CHECK(st.summary.ttft_ms.mean == st_off.summary.ttft_ms.mean);
+}
+
+TEST_CASE("engine.api_server is read, written back only when off, and must be a boolean", "[serving_path]") {
+  // Unset: the server (`vllm serve`), which is what a user deploys.
+  const Json w = {{"arrival", kOnePerSecond}};
+  const Json plain = {{"model", "llama-3.1-8b"}, {"hardware", {{"gpu", "a100-80gb-sxm"}}}, {"workload", w}};
+  const auto on = make(plain).scenario;
+  CHECK(on.engine.api_server);
+  CHECK_FALSE(spec::to_json(on).at("engine").contains("api_server"));
+  const auto off = make(test::scenario(w, {{"api_server", false}})).scenario;
+  CHECK_FALSE(off.engine.api_server);
+  CHECK(spec::to_json(off).at("engine").at("api_server") == false);
+  CHECK_FALSE(make(spec::to_json(off)).scenario.engine.api_server);  // round-trips
+  CHECK_THROWS_WITH(make(test::scenario(w, {{"api_server", "yes"}})), Catch::Contains("api_server"));
+}
