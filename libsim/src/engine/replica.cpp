@@ -285,6 +285,7 @@ void Replica::swap_in(double now_s) {
 std::int64_t Replica::admit_chunked(double now_s, std::int64_t budget, bool whole_prompt, perf::BatchShape& shape) {
   while (budget > 0 && !waiting_.empty() && running_ < cfg_.max_num_seqs) {
     const std::int32_t i = waiting_.front();
+    if (queued_at((*pool_)[i]) > plan_cutoff_s_) break;  // async scheduling: it came after this step was planned
     if ((*pool_)[i].kv_pending) [[unlikely]] {  // disaggregation: allocate and read the KV, compute nothing yet
       if (!start_pull(i, now_s)) break;
       waiting_.pop_front();
@@ -334,6 +335,12 @@ bool Replica::start_iteration(double now_s) {
   preempted_this_step_ = false;
   swap_bytes_ = 0;
   load_bytes_ = 0;
+  // vLLM V1's async scheduling (EngineCore.step_with_batch_queue, two batches in flight): the engine plans this
+  // step while the one before it runs, so a step that follows another at once admits only requests queued before
+  // that one started. Were that plan empty, vLLM's loop would have queued an empty batch and planned again at once:
+  // the step then admits what is queued now (below). Otherwise (sync, or the engine was idle) the cutoff is now.
+  const bool planned_ahead = cfg_.async_scheduling && prev_step_end_s_ == now_s;
+  plan_cutoff_s_ = planned_ahead ? prev_step_start_s_ : now_s;
   // A step that only preempted (everything went back to the queue) schedules again; bounded because each
   // retry either runs work or finds the replica idle.
   for (int attempt = 0; attempt < 3 && shape.empty(); ++attempt) {
@@ -344,19 +351,26 @@ bool Replica::start_iteration(double now_s) {
       case spec::SchedulerPolicy::static_batching: schedule_static(now_s, shape); break;
       case spec::SchedulerPolicy::sglang: schedule_sglang(now_s, shape); break;
     }
+    if (shape.empty() && plan_cutoff_s_ < now_s && !preempted_this_step_) {
+      plan_cutoff_s_ = now_s;  // the empty plan: planned again with what is queued now
+      continue;
+    }
     if (!preempted_this_step_) break;
   }
   kv_used_.set(now_s, static_cast<double>(kv_.used()));
   if (shape.empty()) return false;
   // Requests left waiting: the batch is at a limit (token budget, max_num_seqs, KV blocks, or a static batch
   // still running), so this iteration runs at the replica's saturation rate.
-  saturated_ = !waiting_.empty() || !swapped_.empty();
+  // (Under async scheduling a request queued after the plan is not held back by a limit.)
+  saturated_ = (!waiting_.empty() && queued_at((*pool_)[waiting_.front()]) <= plan_cutoff_s_) || !swapped_.empty();
   const std::int64_t padding = cfg_.policy == spec::SchedulerPolicy::static_batching ? static_done_ : 0;
   // A prefill-only replica's sampled token is discarded (the decode pool emits the first token).
   emitting_ = cfg_.prefill_only ? 0
                                 : (shape.decode_seqs - padding) * (decode_step_ ? step_tokens_ : 1) + shape.prefill_last_chunks;
   double proposer_s = 0;
-  if (shape.spec_tokens > 0) duration_s_ = cost_->iteration_time(shape, &proposer_s);
+  // A step planned now (from idle, or after an empty plan) has no step in flight to hide its host time behind.
+  if (cfg_.async_scheduling && plan_cutoff_s_ == now_s) duration_s_ = cost_->serial_time(shape, &proposer_s);
+  else if (shape.spec_tokens > 0) duration_s_ = cost_->iteration_time(shape, &proposer_s);
   else if (shape.prefill_seqs == 0) duration_s_ = decode_steps(shape.decode_seqs).time(shape.decode_context);
   else duration_s_ = cost_->iteration_time(shape);
   if (shape.spec_tokens > 0 && shape.decode_seqs > 0) {
@@ -400,6 +414,8 @@ void Replica::count_iteration(const perf::BatchShape& shape, double now_s) {
 void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished) {
   LLMSIM_CHECK(busy_, "iteration finished while none is in flight");
   busy_ = false;
+  prev_step_start_s_ = record_.start_s;
+  prev_step_end_s_ = now_s;
   const bool is_static = cfg_.policy == spec::SchedulerPolicy::static_batching;
   // vLLM V0's asynchronous output processor: the prompts completed by the previous iteration reach the caller now,
   // before the finishing ones below leave the decode set (a one-token request's first token is also its last, both

@@ -231,6 +231,10 @@ struct ReplicaConfig {
   /// iteration ends — and so does its last: the stop is found while the next step runs, which has already scheduled
   /// the sequence once more (its extra token computed and dropped; Replica::output_tail()).
   bool first_token_after_next_step = false;
+  /// vLLM V1's async scheduling (perf::async_scheduling; perf/async_scheduling.hpp): a step is planned when the step
+  /// before it starts, so a request queued while a step runs is first admitted into the step after the next one
+  /// (Replica::plan_cutoff_s_). The cost model prices the step's host/GPU overlap.
+  bool async_scheduling = false;
 };
 
 /// Accumulated over a replica's iterations, for MFU/MBU and the batch size reached.
@@ -508,6 +512,15 @@ class Replica {
   std::vector<FreshGroup> fresh_;
   std::int64_t fresh_total_measured_ = 0;
   double last_decode_end_s_ = 0;
+
+  // Async scheduling (ReplicaConfig::async_scheduling): the last iteration's start and end, and the latest queue
+  // time a request may have to be admitted into the iteration being formed (its plan was made when the one before
+  // it started; see start_iteration).
+  double prev_step_start_s_ = -1, prev_step_end_s_ = -1;
+  double plan_cutoff_s_ = 0;
+  /// When `s` joined this replica's queue: its handoff for a disaggregated decode, else its arrival (a request
+  /// retried after a failure counts from its arrival).
+  static double queued_at(const Seq& s) noexcept { return s.handoff_s >= 0 ? s.handoff_s : s.arrival_s; }
 
   // The iteration in flight.
   bool busy_ = false;

@@ -149,6 +149,7 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
   }
   cfg.first_token_after_next_step =
       perf::first_token_after_next_step(e, sc.hardware.parallel.pp, cfg.spec_tokens > 0);
+  cfg.async_scheduling = cost.async_scheduling();  // perf::async_scheduling decided it for the pool's cost model
   // Under pipeline parallel each virtual engine schedules its own requests in 1/k of the KV and swap space.
   const std::int64_t reserved = e.policy == spec::SchedulerPolicy::vllm ? 1 : 0;
   const std::int64_t kv_blocks = plan.kv_capacity_blocks / engines_per_group_ - reserved;

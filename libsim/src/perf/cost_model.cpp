@@ -9,6 +9,7 @@
 
 #include "cost_model_ops.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/perf/async_scheduling.hpp"
 #include "llmsim/perf/speculative.hpp"
 #include "llmsim/spec/scenario.hpp"
 
@@ -69,7 +70,7 @@ double CostModel::iteration_time(const BatchShape& batch, double* proposer_s) co
   ops[kProposer].time_s = *proposer_s = proposer_time(batch);
   double t = 0;
   for (const auto& o : ops) t += o.time_s;
-  return t;
+  return std::max(t, c_->host_floor(static_cast<double>(batch.prefill_seqs + batch.decode_seqs)));
 }
 
 double CostModel::proposer_time(const BatchShape& b) const {
@@ -77,6 +78,22 @@ double CostModel::proposer_time(const BatchShape& b) const {
   const double first = proposer_->iteration_time(proposer_first_pass(b));
   const double later = b.spec_tokens > 1 ? proposer_->iteration_time(proposer_decode_step(b)) : 0.0;
   return first + static_cast<double>(b.spec_tokens - 1) * later;
+}
+
+CostModel CostModel::with_async_scheduling(bool on) const {
+  CostModel m = *this;
+  m.serial_ = on ? (serial_ ? serial_ : std::make_shared<const CostModel>(*this)) : nullptr;
+  auto c = std::make_shared<Constants>(*c_);
+  c->cpu_overlaps = on;
+  c->times_only = c->times_only_exact();
+  m.c_ = std::move(c);
+  return m;
+}
+
+bool CostModel::async_scheduling() const noexcept { return c_->cpu_overlaps; }
+
+double CostModel::serial_time(const BatchShape& batch, double* proposer_s) const {
+  return serial_ ? serial_->iteration_time(batch, proposer_s) : iteration_time(batch, proposer_s);
 }
 
 CostModel CostModel::without_cpu_overhead() const {
@@ -97,8 +114,9 @@ double CostModel::iteration_time(const BatchShape& batch) const {
   const Constants& c = *c_;
   const std::int64_t tokens = batch.prefill_tokens + batch.decode_seqs;
   // lm rows <= tokens (a last chunk is a prefill chunk of >= 1 token), so both rows are in the table.
+  const double host = c.host_floor(static_cast<double>(batch.prefill_seqs + batch.decode_seqs));
   if (tokens <= kTableTokens && c.times_only) [[likely]]
-    return c.table_time(batch, tokens, batch.prefill_last_chunks + batch.decode_seqs);
+    return std::max(c.table_time(batch, tokens, batch.prefill_last_chunks + batch.decode_seqs), host);
   RawOps ops{};
   if (tokens > kTableTokens) {
     c.evaluate(batch, ops);
@@ -111,7 +129,7 @@ double CostModel::iteration_time(const BatchShape& batch) const {
   // Summed in op order, as breakdown() does, so both give the same bits.
   double t = 0;
   for (const auto& o : ops) t += o.time_s;
-  return t;
+  return std::max(t, host);
 }
 
 DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
@@ -140,6 +158,7 @@ DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
   d.terms_ = c.attn_decode.context_free_terms(d.seqs_d_);  // nullptr: the split follows the context
   d.attn_ = &c.attn_decode;
   d.attn_layers_ = c.full_layers;
+  d.host_floor_ = c.host_floor(d.seqs_d_);
   return d;
 }
 
@@ -181,6 +200,12 @@ StepCost CostModel::breakdown(const BatchShape& batch) const {
     r.bytes = first.bytes + n * later.bytes;
     r.bound = first.bound;
     r.peak_fraction = r.time_s > 0 ? r.bytes / r.time_s / gpu_.memory_bandwidth : 0;
+  }
+  if (const double host = c_->host_floor(static_cast<double>(batch.prefill_seqs + batch.decode_seqs)); host > 0) {
+    // Async scheduling: the host's time shows only where it outlasts the GPU's work (iteration_time's max).
+    double gpu = 0;
+    for (int i = 0; i < kNumOps; ++i) gpu += ops[i].time_s;
+    ops[kCpu].time_s = std::max(0.0, host - gpu);
   }
   std::array<double, 4> by_bound{};
   for (int i = 0; i < kNumOps; ++i) {
@@ -230,6 +255,9 @@ CostModel make_cost_model(const spec::ResolvedScenario& rs) {
                    rs.scenario.engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
                    runtime_of(rs.scenario.engine));
   if (rs.speculation) target.set_proposer(make_proposer(target, *rs.speculation, rs.scenario.engine.cuda_graphs));
+  // After the proposer: the serial copy a step from idle is priced by keeps it.
+  if (async_scheduling(rs.scenario.engine, hw.parallel.pp, rs.scenario.engine.speculative))
+    target = target.with_async_scheduling();
   return target;
 }
 

@@ -175,6 +175,9 @@ struct CostModel::Constants {
   AllReduceModel allreduce;
   EngineOverheadModel overhead;
   bool charge_cpu = true;  ///< false for a speculative proposer (its step's CPU time is the target's)
+  /// vLLM V1's async scheduling (perf/async_scheduling.hpp): the host's per-step time runs while the GPU runs the
+  /// step before, so the step takes max(GPU work, host time) instead of their sum (host_floor).
+  bool cpu_overlaps = false;
   bool times_only = false;  ///< times_only_exact(), set with the table: iteration_time may take table_time()
   int tp = 1, pp = 1;
   double link_bw = 0, link_latency_s = 0;
@@ -409,7 +412,7 @@ struct CostModel::Constants {
     // Kernel launches: which kernels replay from CUDA graphs depends on the runtime (engine_overhead.hpp); a runtime
     // whose host runs ahead is charged after the GPU's work is summed (finish_launch).
     out.set_time(kLaunch, launch(b, 0.0), Bound::overhead);
-    out.set_time(kCpu, charge_cpu ? overhead.cpu_s(seqs) : 0.0, Bound::overhead);
+    out.set_time(kCpu, charge_cpu && !cpu_overlaps ? overhead.cpu_s(seqs) : 0.0, Bound::overhead);
     if (offload_s > 0) {
       Raw r;
       r.time_s = offload_s;
@@ -419,6 +422,10 @@ struct CostModel::Constants {
       out.set(kOffload, r);
     }
   }
+
+  /// The least time of a step of `seqs` sequences when the host's time overlaps the GPU's (cpu_overlaps): the
+  /// host's own; 0 otherwise. The step is max(the summed ops, this).
+  double host_floor(double seqs) const { return cpu_overlaps && charge_cpu ? overhead.cpu_s(seqs) : 0.0; }
 
   /// TimesOnly may stand for RawOps: batches without family terms (sliding windows, MLA), whose launch term does not
   /// wait for the GPU's work (finish_launch).

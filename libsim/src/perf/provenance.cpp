@@ -287,6 +287,25 @@ std::vector<ConstantProvenance> build() {
                 "on unless enforce_eager, pipeline parallel or speculative decoding (verify_async_output_proc). The "
                 "first token's delay it causes at batch 1 is named by tenstorrent/vllm#116 and HabanaAI/vllm-fork#855 "
                 "(VLLM_STEP0_FIRST_TOKEN). No constant: one iteration of the engine's own model"));
+  // --- vLLM V1's async scheduling (perf/async_scheduling.hpp; issue 27). No constant: it rearranges the step's
+  // existing host (cpu_overhead_*) and GPU terms and the admission order.
+  t.push_back(c("runtime.async_scheduling.step", "vllm-v1", P::engine_code,
+                "vllm/v1/engine/core.py @00080ee13c7a451fce071ccb8d0e94d395acf5a7 EngineCore.step_with_batch_queue "
+                "(batch_queue_size 2 under async scheduling): schedule + execute_model(non_block) + sample_tokens"
+                "(non_block) of step k+1 are issued before blocking on step k's future; "
+                "vllm/v1/core/sched/async_scheduler.py @014b23503270d029739d400ec4c14ba0714bdcd8 plans with output "
+                "placeholders; PR vllm#19970 (\"overlapping scheduling with model execution\", NanoFlow). The host's "
+                "per-step time overlaps the GPU's: step = max(GPU work, host time)"));
+  t.push_back(c("runtime.async_scheduling.admission", "vllm-v1", P::engine_code,
+                "core.py @00080ee1 step_with_batch_queue: step k+1 is planned when step k is launched, before the "
+                "input queue is read again (EngineCore.run_busy_loop), so a request arriving while step k runs is "
+                "first planned into step k+2; an empty plan is queued and planned again at once. Outputs of step k "
+                "are processed (update_from_output) as soon as it ends: no step of output delay"));
+  t.push_back(c("runtime.async_scheduling.default", "vllm-v1", P::engine_code,
+                "on by default from vLLM 0.14.0: PR vllm#27614 \"Enable async scheduling by default\" (VllmConfig: "
+                "async_scheduling None -> True unless pooling, an unsupported executor or proposer; merged after "
+                "0.13.0, listed last in the plan issue vllm#27679); PR vllm#31998 (2026-01-08, in 0.14.0) keeps it on "
+                "with EAGLE/MTP and off with other proposers and with pipeline parallel"));
   for (const char* r : {"vllm-v0.5", "vllm-v0-paged"}) {
     t.push_back(c("runtime.sync_output_per_seq_s", r, P::engine_code,
                   "RFC vllm#6913's profile of _process_model_outputs before the async output processor (#7049): 0.2 ms "

@@ -45,6 +45,7 @@ EngineConfig read_engine(const JsonView& v) {
   if (v.has("enable_prefix_caching")) e.enable_prefix_caching = v.boolean("enable_prefix_caching");
   e.cuda_graphs = v.boolean_or("cuda_graphs", e.cuda_graphs);
   e.api_server = v.boolean_or("api_server", e.api_server);
+  if (v.has("async_scheduling")) e.async_scheduling = v.boolean("async_scheduling");
   e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
   e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
   e.kv_offload_gb = v.number_or("kv_offload_gb", e.kv_offload_gb);
@@ -119,6 +120,7 @@ Json engine_json(const EngineConfig& e) {
   if (!e.api_server) ej["api_server"] = false;  // written once off: older outputs stay as they were
   if (e.kv_offload_gb > 0) ej["kv_offload_gb"] = e.kv_offload_gb;  // written once set: older outputs stay as they were
   if (e.enable_prefix_caching) ej["enable_prefix_caching"] = *e.enable_prefix_caching;
+  if (e.async_scheduling) ej["async_scheduling"] = *e.async_scheduling;
   if (e.runtime_release) {
     ej["runtime"] = *e.runtime_release;
   } else if (e.runtime) {

@@ -182,11 +182,19 @@ RuntimeForVersion runtime_for_version(const EngineVersion& v, const std::string&
   return r;
 }
 
+bool async_scheduling_by_default(const std::optional<std::string>& release) {
+  if (!release || !is_engine_version(*release)) return false;
+  const EngineVersion v = parse_engine_version(*release, "engine.runtime");
+  // vllm#27614 (VllmConfig: async_scheduling None -> True unless pooling, an unsupported proposer or executor),
+  // first released in 0.14.0.
+  return v.engine == "vllm" && !before(v.numbers, {0, 14, 0});
+}
+
 std::vector<std::string> runtime_version_ranges() {
   return {"vllm 0.2.0-0.4.2: vllm-v0-paged (V0 scheduler, PagedAttention decode, synchronous output processing)",
           "vllm 0.4.3-0.5.x: vllm-v0.5 (V0 scheduler, flash-attn decode, synchronous output processing)",
           "vllm 0.6.0-0.7.x: vllm-v0 (V0 scheduler, asynchronous output processing)",
-          "vllm 0.8.0+: vllm-v1 (V1 engine)",
+          "vllm 0.8.0+: vllm-v1 (V1 engine); from 0.14.0 with async scheduling on by default (vllm#27614)",
           "sglang (any): sglang (policy sglang; chunked_prefill_size by release: 0.3-0.4.x / 0.5.x)",
           "llama.cpp (any build): llama.cpp (as of builds ~2800)",
           "lmdeploy 0.0.x-0.1.x: lmdeploy-turbomind"};

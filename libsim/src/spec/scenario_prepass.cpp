@@ -86,6 +86,7 @@ const std::vector<AliasRule>& rules() {
       {{"gpu_memory_utilization", "engine.gpu_memory_utilization", {""}}, ArgKind::number},
       {{"max_model_len", "engine.max_model_len", {""}}, ArgKind::context_len},
       {{"enable_prefix_caching", "engine.enable_prefix_caching", {""}}, ArgKind::boolean},
+      {{"async_scheduling", "engine.async_scheduling", {""}}, ArgKind::boolean},
       {{"cpu_offload_gb", "engine.cpu_offload_gb", {""}}, ArgKind::number},
       // vLLM >= 0.11.1: --kv-offloading-size GiB (summed over TP ranks), backend "native" (OffloadingConnector).
       {{"kv_offloading_size", "engine.kv_offload_gb", {"", "engine"}}, ArgKind::number},

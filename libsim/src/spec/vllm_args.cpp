@@ -43,7 +43,7 @@ const std::set<std::string>& harmless_flags() {
 const std::set<std::string>& unmodelled_flags() {
   static const std::set<std::string> s{
       "enable_lora", "disable_custom_all_reduce", "enable_expert_parallel", "disable_sliding_window",
-      "async_scheduling", "disable_async_output_proc", "use_v2_block_manager", "enable_sleep_mode", "enable_eplb",
+      "disable_async_output_proc", "use_v2_block_manager", "enable_sleep_mode", "enable_eplb",
       "multi_step_stream_outputs", "disable_cascade_attn", "enable_dbo"};
   return s;
 }

@@ -79,7 +79,8 @@ class DecodeSteps {
   double slow_time(std::int64_t decode_context) const;
   /// table_time's sum in op order, with the one context-dependent term computed now from the split's `terms`.
   double time_with(const DecodeAttentionModel::SeqTerms& terms, double ctx) const {
-    return sum_after(before_ + attn_->time_s(terms, seqs_d_, ctx) * attn_layers_);
+    const double t = sum_after(before_ + attn_->time_s(terms, seqs_d_, ctx) * attn_layers_);
+    return t < host_floor_ ? host_floor_ : t;
   }
   /// t plus the ops after decode attention, in op order. The ops that take no time are left out (t > 0, and t + 0.0
   /// is t); the others sit at the end of after_, so one jump enters the unrolled adds where they begin.
@@ -115,6 +116,7 @@ class DecodeSteps {
   double before_ = 0;                ///< the running sum of the ops before decode attention, in op order
   double after_[kAfter] = {};        ///< the ops after it that take time, in op order, at the array's end
   int n_after_ = 0;                  ///< how many of after_ are set
+  double host_floor_ = 0;            ///< the host's time under async scheduling (the step's least time), else 0
 };
 
 class CostModel {
@@ -142,6 +144,13 @@ class CostModel {
   /// proposals made on the CPU. Give it without_cpu_overhead(): the engine's step CPU time is the target's.
   void set_proposer(std::shared_ptr<const CostModel> proposer) { proposer_ = std::move(proposer); }
   const CostModel* proposer() const noexcept { return proposer_.get(); }
+  /// A copy whose per-step CPU (scheduling, input preparation, output) time overlaps the GPU's work: vLLM V1's async
+  /// scheduling (perf/async_scheduling.hpp). A step then takes max(GPU work, host time) instead of their sum.
+  CostModel with_async_scheduling(bool on = true) const;
+  bool async_scheduling() const noexcept;
+  /// A step launched by an idle engine: no step runs before it to hide its host time behind, so it takes the GPU's
+  /// work plus the host's even under async scheduling (iteration_time otherwise). `proposer_s` as iteration_time's.
+  double serial_time(const BatchShape& batch, double* proposer_s) const;
   /// A copy that charges no per-step CPU (scheduling) time: for a proposer running inside the target's step.
   CostModel without_cpu_overhead() const;
   /// Seconds to move `bytes` between host and one GPU (swap-out/in of KV blocks).
@@ -175,6 +184,8 @@ class CostModel {
   struct Constants;
   std::shared_ptr<const Constants> c_;
   std::shared_ptr<const CostModel> proposer_;
+  /// with_async_scheduling: the same model without the overlap, for a step launched from idle (serial_time).
+  std::shared_ptr<const CostModel> serial_;
   double proposer_time(const BatchShape& batch) const;  ///< speculative step's proposer passes (0 without one)
 };
 

@@ -95,6 +95,10 @@ struct EngineConfig {
   /// engine adds a fixed latency to every request (perf/serving_path.hpp); false = an in-process engine
   /// (`AsyncLLMEngine` / `LLM` called from Python), which does not. JSON "engine.api_server", default true.
   bool api_server = true;
+  /// vLLM V1's async scheduling (`--async-scheduling` / `--no-async-scheduling`, JSON "engine.async_scheduling"):
+  /// unset = the release's default (on from vLLM 0.14.0, vllm#27614; perf/async_scheduling.hpp says when vLLM
+  /// turns it off and what it changes).
+  std::optional<bool> async_scheduling;
   /// Batches in flight under pipeline parallel, each from its own virtual engine with 1/k of the KV cache
   /// (vLLM v0's virtual engines): 0 = pp (one per stage), 1 = one batch at a time (stages idle (pp−1)/pp).
   int max_concurrent_batches = 0;

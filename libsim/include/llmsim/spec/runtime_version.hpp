@@ -61,4 +61,10 @@ QuantKernels quant_kernels_for(const std::optional<std::string>& release, const 
 /// The version ranges, one line each ("vllm 0.2.0 - 0.4.2: vllm-v0-paged, ..."), for help texts and docs.
 std::vector<std::string> runtime_version_ranges();
 
+/// Whether the release runs vLLM V1's async scheduling unless told otherwise: vLLM 0.14.0 and later (vllm#27614,
+/// "Enable async scheduling by default", merged after 0.13.0). Unset (the `vllm-v1` runtime without a release
+/// models the 0.11 line), older releases and other engines: false. perf/async_scheduling.hpp applies vLLM's other
+/// conditions.
+bool async_scheduling_by_default(const std::optional<std::string>& release);
+
 }  // namespace llmsim::spec
