@@ -63,6 +63,7 @@ bool is_8bit_float(spec::DType d) { return d == spec::DType::fp8; }
 std::string to_string(DecodeAttentionBackend b) {
   switch (b) {
     case DecodeAttentionBackend::flash_attn: return "flash-attn";
+    case DecodeAttentionBackend::flash_attn3: return "flash-attn3";
     case DecodeAttentionBackend::flash_attn2_splitkv: return "flash-attn2-splitkv";
     case DecodeAttentionBackend::flash_attn_fp8: return "flash-attn3-fp8";
     case DecodeAttentionBackend::flashinfer: return "flashinfer";
@@ -94,9 +95,11 @@ DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DTy
   }
   if (spec::bytes_per_element(kv_dtype) >= 2) {
     // vLLM 0.4.3-0.5.x decoded with vllm-flash-attn 2.5's flash_attn_with_kvcache (FA2's split-KV kernel) on every
-    // GPU; later releases moved to FA3 on Hopper (persistent: one CTA per SM) and keep FA2 elsewhere.
-    return runtime == Runtime::vllm_v0_sync ? DecodeAttentionBackend::flash_attn2_splitkv
-                                            : DecodeAttentionBackend::flash_attn;
+    // GPU; later releases moved to FA3 on Hopper (vllm#12093: persistent, one CTA per SM) and keep FA2 elsewhere.
+    if (runtime == Runtime::vllm_v0_sync) return DecodeAttentionBackend::flash_attn2_splitkv;
+    const bool vllm_fa3 = runtime == Runtime::vllm_v1 || runtime == Runtime::vllm_v0;
+    return vllm_fa3 && gpu_family(gpu) == GpuFamily::hopper_hbm ? DecodeAttentionBackend::flash_attn3
+                                                                : DecodeAttentionBackend::flash_attn;
   }
   // Quantized KV: FlashAttention-2 has no low-precision KV path. vLLM V0 then falls back to xFormers + its own
   // PagedAttention kernels ("Cannot use FlashAttention-2 backend for FP8 KV cache"); V1 runs FA3 in FP8 on
@@ -166,9 +169,12 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
   const double group = shape_.heads / std::max(1.0, shape_.kv_heads);
   switch (backend_) {
     case DecodeAttentionBackend::flash_attn:
+    case DecodeAttentionBackend::flash_attn3:
     case DecodeAttentionBackend::triton_mla:
-      // The packed query heads of a KV head share a CTA up to 64 (FlashAttention's kBlockM rows).
+      // The packed query heads of a KV head share a CTA up to 64 (FlashAttention's kBlockM rows; FA3's PackGQA tile
+      // in vLLM's fork is 64 rows at decode, vllm-project/flash-attention#63).
       ctas_per_seq_ = shape_.kv_heads * std::max(1.0, std::ceil(group / kMaxPackedHeads));
+      persistent_ = backend_ == DecodeAttentionBackend::flash_attn3;
       break;
     case DecodeAttentionBackend::flash_attn2_splitkv:
       // FA2 packs a KV head's query heads into the rows of one M block at decode (mha_fwd_kvcache's
@@ -184,6 +190,9 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
       break;
     case DecodeAttentionBackend::flash_attn_fp8:
       ctas_per_seq_ = shape_.kv_heads;  // fp8 K/V feed FP8 tensor cores directly: nothing to convert
+      // FA3's FP8 path on Hopper runs the same persistent launch as its bf16 one (Blackwell's FP8 decode is
+      // FlashInfer's trtllm-gen kernel: kept as it was).
+      persistent_ = gpu_family(gpu) == GpuFamily::hopper_hbm;
       break;
     case DecodeAttentionBackend::flashinfer:
       ctas_per_seq_ = shape_.kv_heads;
@@ -241,7 +250,9 @@ DecodeAttentionModel::SeqTerms DecodeAttentionModel::seq_terms(double seqs, doub
   const double items = seqs * ctas_per_seq_;
   t.splits = splits;
   t.ctas = items * splits;
-  t.waves = std::ceil(t.ctas / slots_);
+  // A persistent grid runs one "wave" of SMs CTAs whatever the tile count (hopper/flash_fwd_kernel_sm90.h:
+  // MinBlocksPerMultiprocessor = 1, grid = the SM count from the tile scheduler).
+  t.waves = persistent_ ? 1.0 : std::ceil(t.ctas / slots_);
   // The query and the output of every query head in fp16, and the fp32 partial outputs of a split.
   t.qo_bytes = seqs * shape_.heads * (shape_.head_dim + shape_.v_head_dim) * 2.0;
   const double heads_per_cta = shape_.heads / std::max(1.0, ctas_per_seq_);

@@ -184,6 +184,13 @@ std::vector<ConstantProvenance> build() {
                 "vLLM decodes with vllm-flash-attn's FA2 flash_attn_with_kvcache from 0.4.3 (vllm#4907); FA3 is the "
                 "default on Hopper from 0.7.0 (vllm#12093, vllm#15231's description); modelled for the vllm-v0.5 "
                 "runtime (0.4.3-0.5.x) only"));
+  t.push_back(c("decode_attention.fa3.persistent_ctas_per_sm", "hopper_hbm", P::engine_code,
+                "vllm-project/flash-attention hopper/flash_fwd_launch_template.h: a persistent tile scheduler whenever "
+                "varlen (UsePersistentScheduler = !(Split && !Varlen) on sm90), grid = the SM count; "
+                "flash_fwd_kernel_sm90.h MinBlocksPerMultiprocessor = 1: one wave, the per-wave cost paid once (backend "
+                "flash-attn3, and flash-attn3-fp8 on Hopper). Checked, not set, against Dao-AILab/flash-attention#1572 "
+                "(H100 and H20, MHA 32/32, 16 sequences, 128-32000 tokens)",
+                {}, 1.0));
   t.push_back(c("attn_decode_cta_s", "all", P::public_measurement,
                 "Vidur kernel timings (+6-8 us per wave of 108 CTAs on A100, +7 us per wave of 132 on H100); ONNX "
                 "Runtime FA2 H100 nvbench ~3 us per wave (microsoft/onnxruntime#21414)",

@@ -18,7 +18,10 @@
 namespace llmsim::perf {
 
 enum class DecodeAttentionBackend {
-  flash_attn,       ///< FlashAttention-2 (Ampere/Ada) or -3 (Hopper) paged decode: query heads of a KV head packed
+  flash_attn,       ///< FlashAttention-2 paged decode (Ampere/Ada; the non-persistent kernel Vidur timed on the H100):
+                    ///< query heads of a KV head packed, one CTA per SM, a fixed cost per wave of CTAs
+  flash_attn3,      ///< FlashAttention-3 paged decode on Hopper (vLLM 0.7+, V0 and V1): query heads of a KV head packed;
+                    ///< persistent grid of one CTA per SM looping over the tiles, so the per-wave cost is paid once
   flash_attn2_splitkv,  ///< FlashAttention-2's flash_fwd_splitkv_kernel as vLLM 0.4.3-0.5.x ran it on every GPU: a
                         ///< non-persistent grid (KV heads x sequences x splits) with as many CTAs per SM as fit
   flash_attn_fp8,   ///< FlashAttention-3 with an fp8 KV cache: fp8 tensor-core math, no conversion (Hopper)
@@ -162,6 +165,10 @@ class DecodeAttentionModel {
   double readers_per_element_ = 1;  ///< CTAs that read (and convert) each K/V element: 1 packed, GQA ratio unpacked
   double cuda_core_ops_per_token_head_ = 0;  ///< CUDA-core kernels: instructions per (token × query head)
   bool alu_work_ = true;  ///< convert_ops_ or cuda_core_ops_per_token_head_ non-zero (with_terms)
+  /// A persistent grid (FA3 on Hopper, in bf16/fp16 and in FP8): SMs CTAs loop over the (KV head x sequence x split)
+  /// tiles, the producer warp group loading the next tile while the consumers finish this one, so the prologue and
+  /// epilogue a wave of a non-persistent grid pays each time are paid once (`waves` = 1).
+  bool persistent_ = false;
 };
 
 namespace fa2_splitkv {
