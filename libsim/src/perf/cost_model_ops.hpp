@@ -205,7 +205,7 @@ struct CostModel::Constants {
            double kernels = 1, const GemmGrid& grid = {}) const {
     if (m <= 0) return {};
     if (g.kernel != QuantGemmKernel::native) [[unlikely]]
-      return quant_gemm(m, params, in_dim, out_dim, g, count, kernels);
+      return quant_gemm(m, params, in_dim, out_dim, g, count, kernels, grid);
     const double flops = 2.0 * m * params;
     const double bytes = params * g.bytes_per_param + m * (in_dim + out_dim) * kActBytes;
     const double tc = flops / (g.peak * g.eff.at(m) * g.q_c) * wave_penalty(m, grid);
@@ -237,8 +237,10 @@ struct CostModel::Constants {
   }
 
   /// The pre-Marlin and unfused-FP8 kernels (perf/quant_kernels.hpp): out of line, priced in quant_gemm.cpp.
+  /// `grid`: the cuBLAS GEMMs they run (torch._scaled_mm, the fp16 matmul after a dequantisation pass) take its wave
+  /// term; the AWQ/GPTQ kernels' own grids differ and take none.
   [[gnu::noinline]] Raw quant_gemm(double m, double params, double in_dim, double out_dim, const GemmPath& g,
-                                   double count, double kernels) const;
+                                   double count, double kernels, const GemmGrid& grid) const;
 
   /// An op's totals over `count` layers from one layer's time `t`, its compute and memory times and its work: bound
   /// by the larger, its fraction of that peak (`peak` FLOP/s or the bandwidth).

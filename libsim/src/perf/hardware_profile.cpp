@@ -208,7 +208,9 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
       p.mem_bw_efficiency = 0.92;  // B1: GDDR6/6X Ada/Ampere 0.90-0.98 (B8 prior 0.92)
       // GeForce large GEMMs reach ~100% of the FP32-acc spec (B2: 4090 172 TF, 158.6-167 in an issue, of 165.2;
       // 3090 Ti ~100%): boost clocks run above the spec clock. llama.cpp's F16 pp512 stays 3-8% slow even at 1.0.
-      p.gemm_eff_vs_m[spec::DType::fp16] = Curve::constant(1.0);
+      // With the wave term (perf/gemm_tiles.hpp) the prior is the full-wave rate a best-shape large GEMM measures:
+      // the 4090's 172 TF of 165.2 = 1.04 (1.0 averaged llama.cpp's pp512 shapes, partly empty waves included).
+      p.gemm_eff_vs_m[spec::DType::fp16] = Curve::constant(1.04);
       // Decode GEMVs stream weights at a fraction of peak that depends on the die's generation, not on what a
       // linear read reaches (clpeak reads 0.914 of peak on a 4090 and 0.915 on a 3090, whose F16 GEMVs differ by
       // 6 points). [D] from llama.cpp's batch-1 F16 decode (reference CSV, Llama-3-8B tg512, build 2824-2843) on the

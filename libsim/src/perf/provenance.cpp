@@ -108,7 +108,9 @@ std::vector<ConstantProvenance> build() {
                 {"vidur-ops"}, gemm_tiles::kWaveDamping));
   t.push_back(c("gemm_eff_vs_m", "gddr", P::public_measurement,
                 "G§B2: GeForce large GEMMs reach ~100 % of the FP32-accumulate spec (4090 172 TF of 165.2; 3090 Ti "
-                "~100 %); chosen over 0.9 after llama.cpp's F16 pp512/pp1024 read 3-8 % slow even at 1.0",
+                "~100 %); chosen over 0.9 after llama.cpp's F16 pp512/pp1024 read 3-8 % slow even at 1.0; 1.04 (the "
+                "4090's best-shape 172/165.2, i.e. at full waves) since the wave term (gemm_tiles.*) prices partly "
+                "empty waves: 1.0 averaged them over llama.cpp's pp512 shapes",
                 {"llamacpp"}));
   // --- Sustained clocks of power-limited boards (perf/tensor_clock.hpp): per card, the catalogue's
   // sustained_tensor_clock_mhz; the default profile's tensor efficiencies (gemm_eff_vs_m, attn_prefill_efficiency)
