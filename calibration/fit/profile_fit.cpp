@@ -8,6 +8,7 @@
 #include "least_squares.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/decode_attention.hpp"
+#include "llmsim/perf/gemm_tiles.hpp"
 
 namespace llmsim::calibration {
 namespace {
@@ -155,6 +156,9 @@ void fit_gemm(const RawResults& raw, const spec::GpuSpec& gpu, FitReport& r, std
   };
   // Time the kernel spends on its roofline part (the fixed cost f is the base profile's).
   const auto body = [&](const GemmPoint& g) { return std::max(g.time_s - f, 0.2 * g.time_s); };
+  // The cost model divides the compute rate by the wave factor of each GEMM's tile grid (perf/gemm_tiles.hpp): the
+  // curve is fitted de-quantized, so a shape with a partly empty last wave does not pull the level down twice.
+  const auto waves = [&](const GemmPoint& g) { return 1.0 / perf::gemm_wave_factor(g.m, g.n, gpu.sm_count); };
 
   std::map<std::string, std::map<double, std::vector<const GemmPoint*>>> by;
   for (const auto& g : raw.gemm) by[g.dtype][g.m].push_back(&g);
@@ -178,7 +182,7 @@ void fit_gemm(const RawResults& raw, const spec::GpuSpec& gpu, FitReport& r, std
     const double peak = gpu.tensor_peak(dt);
     for (const auto& [m, pts] : by_m)
       for (const auto* g : pts) {
-        const double tc = g->flops / (peak * base_c(dt).at(m)), tm = g->bytes / (gpu.memory_bandwidth * base.gemm_bw_eff_vs_m.at(m));
+        const double tc = g->flops / (peak * base_c(dt).at(m)) * waves(*g), tm = g->bytes / (gpu.memory_bandwidth * base.gemm_bw_eff_vs_m.at(m));
         k16[m].push_back(pnorm(tc, tm, p) / body(*g));
       }
   }
@@ -202,7 +206,7 @@ void fit_gemm(const RawResults& raw, const spec::GpuSpec& gpu, FitReport& r, std
     for (const auto& [m, pts] : by.at(dname)) {
       std::vector<double> ks;
       for (const auto* g : pts) {
-        const double tc = g->flops / (peak * base_c(dt).at(m));
+        const double tc = g->flops / (peak * base_c(dt).at(m)) * waves(*g);
         const double tm = g->bytes / (gpu.memory_bandwidth * bw.at(m));
         double k;
         if (sixteen) {
@@ -221,7 +225,7 @@ void fit_gemm(const RawResults& raw, const spec::GpuSpec& gpu, FitReport& r, std
     std::vector<double> rel;
     for (std::size_t i = 0; i < ce.x.size(); ++i)
       for (const auto* g : by.at(dname).at(ce.x[i])) {
-        const double t = f + pnorm(g->flops / (peak * ce.y[i]), g->bytes / (gpu.memory_bandwidth * bw.at(ce.x[i])), p);
+        const double t = f + pnorm(g->flops / (peak * ce.y[i]) * waves(*g), g->bytes / (gpu.memory_bandwidth * bw.at(ce.x[i])), p);
         rel.push_back((t - g->time_s) / g->time_s);
       }
     r.profile.gemm_eff_vs_m[dt] = ce;

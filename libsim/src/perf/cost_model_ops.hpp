@@ -15,6 +15,7 @@
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/perf/engine_overhead.hpp"
+#include "llmsim/perf/gemm_tiles.hpp"
 #include "llmsim/perf/prefill_scores.hpp"
 #include "llmsim/perf/quant_kernels.hpp"
 #include "llmsim/perf/quant_latency.hpp"
@@ -59,6 +60,12 @@ struct TimesOnly {
 };
 
 inline constexpr double kActBytes = 2.0;  // fp16/bf16 activations
+
+/// The output widths N of a GEMM op's kernels (perf/gemm_tiles.hpp): one kernel (n1), or two (n1, n2) with the first
+/// doing `w1` of the FLOPs (gate_up and down: 2/3). n1 = 0: no grid known, no wave term.
+struct GemmGrid {
+  double n1 = 0, n2 = 0, w1 = 1;
+};
 
 /// Batches of up to this many tokens read the token-only ops from a table (see CostModel::Constants::table).
 /// 8192 is vLLM's default max_num_batched_tokens; larger batches take the direct (bit-identical) path. The
@@ -198,13 +205,13 @@ struct CostModel::Constants {
   /// One GEMM type per layer: M rows through `params` weights (in -> out features) in `kernels` kernels on path
   /// `g`, times `count` layers.
   Raw gemm(double m, double params, double in_dim, double out_dim, const GemmPath& g, double count,
-           double kernels = 1) const {
+           double kernels = 1, const GemmGrid& grid = {}) const {
     if (m <= 0) return {};
     if (g.kernel != QuantGemmKernel::native) [[unlikely]]
-      return quant_gemm(m, params, in_dim, out_dim, g, count, kernels);
+      return quant_gemm(m, params, in_dim, out_dim, g, count, kernels, grid);
     const double flops = 2.0 * m * params;
     const double bytes = params * g.bytes_per_param + m * (in_dim + out_dim) * kActBytes;
-    const double tc = flops / (g.peak * g.eff.at(m) * g.q_c);
+    const double tc = flops / (g.peak * g.eff.at(m) * g.q_c) * wave_penalty(m, grid);
     double tm = bytes / (bw * gemm_bw.at(m) * g.q_bw);
     const bool in_format = g.in_format;
     if (in_format && dequant_ops_per_weight > 0) {
@@ -220,9 +227,23 @@ struct CostModel::Constants {
     return roofline(kernels * gemm_fixed_s + pnorm(tc, tm), tc, tm, flops, bytes, g.peak, count);
   }
 
+  /// A dense gated MLP's two kernels: gate_up (N = 2I, 2/3 of the FLOPs) and down (N = h).
+  GemmGrid mlp_grid() const { return {2 * inter, hidden, 2.0 / 3.0}; }
+
+  /// The compute time's factor for the kernels' partly empty last waves (perf/gemm_tiles.hpp): the FLOP-weighted mean
+  /// of 1/f over the grid's kernels; 1 for a GEMM without a grid (MoE experts, router).
+  double wave_penalty(double m, const GemmGrid& grid) const {
+    if (grid.n1 <= 0) return 1.0;
+    const double p1 = 1.0 / gemm_wave_factor(m, grid.n1, sm_count);
+    if (grid.n2 <= 0) return p1;
+    return grid.w1 * p1 + (1.0 - grid.w1) / gemm_wave_factor(m, grid.n2, sm_count);
+  }
+
   /// The pre-Marlin and unfused-FP8 kernels (perf/quant_kernels.hpp): out of line, priced in quant_gemm.cpp.
+  /// `grid`: the cuBLAS GEMMs they run (torch._scaled_mm, the fp16 matmul after a dequantisation pass) take its wave
+  /// term; the AWQ/GPTQ kernels' own grids differ and take none.
   [[gnu::noinline]] Raw quant_gemm(double m, double params, double in_dim, double out_dim, const GemmPath& g,
-                                   double count, double kernels) const;
+                                   double count, double kernels, const GemmGrid& grid) const;
 
   /// An op's totals over `count` layers from one layer's time `t`, its compute and memory times and its work: bound
   /// by the larger, its fraction of that peak (`peak` FLOP/s or the bandwidth).
@@ -280,8 +301,8 @@ struct CostModel::Constants {
     // per head. Other models: fused q/k/v, o_proj reading the query width.
     const double qkv_out = mla ? q_width + kv_latent : q_width + 2 * kv_heads * head_dim;
     const double o_in = mla ? heads * prefill_v_dim : q_width;
-    ops[kQkv] = gemm(tokens, qkv_params, hidden, qkv_out, attn_gemm, layers);
-    ops[kOProj] = gemm(tokens, o_params, o_in, hidden, attn_gemm, layers);
+    ops[kQkv] = gemm(tokens, qkv_params, hidden, qkv_out, attn_gemm, layers, 1, {qkv_out});
+    ops[kOProj] = gemm(tokens, o_params, o_in, hidden, attn_gemm, layers, 1, {hidden});
     if (experts > 1) {
       // Expected distinct experts touched when each of `tokens` picks k of E: E(1 - (1 - k/E)^T).
       const double touched = experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
@@ -298,9 +319,9 @@ struct CostModel::Constants {
       // Qwen's mlp_only_layers) run their own MLP.
       if (shared_params > 0)
         add(e, gemm(tokens, shared_params, hidden + shared_inter, 2 * shared_inter + hidden, dense_gemm, moe_layers,
-                    2));
+                    2, {2 * shared_inter, hidden, 2.0 / 3.0}));
       if (dense_layers > 0)
-        add(e, gemm(tokens, mlp_params, hidden + inter, 2 * inter + hidden, dense_gemm, dense_layers, 2));
+        add(e, gemm(tokens, mlp_params, hidden + inter, 2 * inter + hidden, dense_gemm, dense_layers, 2, mlp_grid()));
       // The fraction of peak over the whole op (the per-expert GEMM's own fraction counted one expert's bytes
       // against its time, and not the router, shared experts or dense layers added here).
       if (e.time_s > 0)
@@ -308,7 +329,7 @@ struct CostModel::Constants {
       ops[kMlp] = e;
     } else {
       // gate_up and down are two kernels with the same M: one roofline over both, two fixed costs.
-      ops[kMlp] = gemm(tokens, mlp_params, hidden + inter, 2 * inter + hidden, dense_gemm, layers, 2);
+      ops[kMlp] = gemm(tokens, mlp_params, hidden + inter, 2 * inter + hidden, dense_gemm, layers, 2, mlp_grid());
     }
 
     // Per token per layer: two fused add+RMSNorms (read 2h, write 2h each), rotary on q and k (read+write),
@@ -338,7 +359,7 @@ struct CostModel::Constants {
 
   /// The LM head and sampling over `lm_rows` rows (prompts that finish plus decoding sequences).
   void lm_ops(double lm_rows, RawOps& ops) const {
-    ops[kLmHead] = gemm(lm_rows, lm_params, hidden, vocab / tp, lm_gemm, 1);
+    ops[kLmHead] = gemm(lm_rows, lm_params, hidden, vocab / tp, lm_gemm, 1, 1, {vocab / tp});
     ops[kSampling] = stream(lm_rows * vocab * 4.0 * 2.0, lm_rows * vocab * 4.0, 1);  // fp32 logits, two passes
   }
 

@@ -158,10 +158,11 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
     case Family::ampere_hbm:
       // Streaming: HBM prior 0.85 (B1 A100 80GB triad 0.83-0.88; B8).
       p.mem_bw_efficiency = 0.85;
-      // GEMMs: [D] least-median-error fit to Vidur A100 Llama QKV/O/up/down times (B3) with p = 2: 0.725 of
-      // 312 TF (B2 large GEMMs 0.71-0.87), 0.8 of BW plus 6 us per kernel (= 76% effective at M=1 on the
+      // GEMMs: [D] least-median-error fit to Vidur A100 Llama QKV/O/up/down times (B3) with p = 2: 0.735 of
+      // 312 TF at full waves (B2 large GEMMs 0.71-0.87; 0.725 before the wave term of perf/gemm_tiles.hpp took the
+      // partly empty last waves out of it), 0.8 of BW plus 6 us per kernel (= 76% effective at M=1 on the
       // 180 MB up-projection, as B3 reads).
-      p.gemm_eff_vs_m[spec::DType::fp16] = Curve::constant(0.725);
+      p.gemm_eff_vs_m[spec::DType::fp16] = Curve::constant(0.735);
       p.gemm_bw_eff_vs_m = Curve::constant(0.8);
       p.gemm_fixed_s = 6e-6;
       p.attn_prefill_efficiency = 0.6;  // FlashAttention-2 fwd on A100 SXM: 58% of 312 (B4)
@@ -178,7 +179,8 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
       // NCCL's ring all-reduce on 4 GB200s (680 GB/s busbw at 8 GB, Azure ND GB200 v6) is what the Hopper link
       // prior predicts (0.9 × (1 − 0.6/4) × 900 = 688). Decode attention differs: below.
       p.mem_bw_efficiency = 0.85;  // B1 H100 SXM triad 0.89, H200 0.86 (B8 prior 0.85)
-      // [D] fit to Vidur H100 Llama GEMM times (B3): 0.725 of 989 TF, 0.925 of BW with a 6 us fixed cost
+      // [D] fit to Vidur H100 Llama GEMM times (B3): 0.725 of 989 TF at full waves (the same with and without the
+      // wave term of perf/gemm_tiles.hpp), 0.925 of BW with a 6 us fixed cost
       // (i.e. ≈84% effective on the 180 MB up-projection at M=1, as B3 reads).
       p.gemm_eff_vs_m[spec::DType::fp16] = Curve::constant(0.725);
       p.gemm_bw_eff_vs_m = Curve::constant(0.925);
@@ -206,7 +208,9 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
       p.mem_bw_efficiency = 0.92;  // B1: GDDR6/6X Ada/Ampere 0.90-0.98 (B8 prior 0.92)
       // GeForce large GEMMs reach ~100% of the FP32-acc spec (B2: 4090 172 TF, 158.6-167 in an issue, of 165.2;
       // 3090 Ti ~100%): boost clocks run above the spec clock. llama.cpp's F16 pp512 stays 3-8% slow even at 1.0.
-      p.gemm_eff_vs_m[spec::DType::fp16] = Curve::constant(1.0);
+      // With the wave term (perf/gemm_tiles.hpp) the prior is the full-wave rate a best-shape large GEMM measures:
+      // the 4090's 172 TF of 165.2 = 1.04 (1.0 averaged llama.cpp's pp512 shapes, partly empty waves included).
+      p.gemm_eff_vs_m[spec::DType::fp16] = Curve::constant(1.04);
       // Decode GEMVs stream weights at a fraction of peak that depends on the die's generation, not on what a
       // linear read reaches (clpeak reads 0.914 of peak on a 4090 and 0.915 on a 3090, whose F16 GEMVs differ by
       // 6 points). [D] from llama.cpp's batch-1 F16 decode (reference CSV, Llama-3-8B tg512, build 2824-2843) on the

@@ -5,6 +5,7 @@
 #include "llmsim/perf/provenance.hpp"
 
 #include "llmsim/perf/decode_attention.hpp"
+#include "llmsim/perf/gemm_tiles.hpp"
 
 #include "llmsim/perf/quant_kernels.hpp"
 #include "llmsim/perf/quant_latency.hpp"
@@ -84,15 +85,32 @@ std::vector<ConstantProvenance> build() {
                 "calculon's memory-efficiency table (G§C4): 0.6 at 1 MB, 0.75 at 10 MB, 0.9 at >= 100 MB of peak"));
   // --- GEMMs.
   t.push_back(c("gemm_eff_vs_m", "ampere_hbm", P::fitted,
-                "least-median-error fit to Vidur's A100 Llama QKV/O/up/down operator times (G§B3), with p = 2: 0.725 "
-                "of the 312 TF peak (G§B2 large GEMMs 0.71-0.87); fp8/int8/int4 x0.88/0.9/0.8 (G§B2: H100 FP8 best "
+                "least-median-error fit to Vidur's A100 Llama QKV/O/up/down operator times (G§B3), with p = 2 and the "
+                "wave term (gemm_tiles.*): 0.735 of the 312 TF peak at full waves (0.725 without the wave term) (G§B2 large GEMMs 0.71-0.87); fp8/int8/int4 x0.88/0.9/0.8 (G§B2: H100 FP8 best "
                 "shape 70.9 % vs BF16 80.3 %)",
                 {"vidur-ops"}));
-  t.push_back(c("gemm_eff_vs_m", "hopper_hbm", P::fitted, "as Ampere, on Vidur's H100 operator times: 0.725 of 989 TF",
+  t.push_back(c("gemm_eff_vs_m", "hopper_hbm", P::fitted, "as Ampere, on Vidur's H100 operator times: 0.725 of 989 TF (with or without the wave term)",
                 {"vidur-ops"}));
+  // GEMM wave quantization (perf/gemm_tiles.hpp).
+  t.push_back(c("gemm_tiles.tile_m", "all", P::engine_code,
+                "NVIDIA Matrix Multiplication Background User's Guide (docs.nvidia.com/deeplearning/performance), "
+                "2.3 'Typical Tile Dimensions In cuBLAS' (256x128, 128x256, 128x128, ...), 3.1-3.2 tile and wave "
+                "quantization; vLLM's CUTLASS sm80 GEMM default for M > 128 is 128x128x64 (csrc/quantization/"
+                "cutlass_w8a8 scaled_mm_c2x_sm80_dispatch.cuh sm80_config_default); one tile for every GPU",
+                {}, gemm_tiles::kTileM));
+  t.push_back(c("gemm_tiles.tile_n", "all", P::engine_code, "as gemm_tiles.tile_m", {}, gemm_tiles::kTileN));
+  t.push_back(c("gemm_tiles.wave_damping", "all", P::fitted,
+                "least-median-error fit to Vidur's A100 and H100 Llama QKV/O/up/down operator times: the measured share "
+                "of the naive 1/utilization loss (the M-only roofline's residual rises from ~0 at full 128x128 waves to "
+                "+13 % A100 / +17 % H100 at half-empty ones; the naive term, d = 1, makes vidur-ops 4.9 -> 5.8 % A100, "
+                "6.7 -> 8.0 % H100 median; 0.2-0.4 fit alike): cuBLAS's choice among tiles, split-K and stream-K fills "
+                "much of the last wave",
+                {"vidur-ops"}, gemm_tiles::kWaveDamping));
   t.push_back(c("gemm_eff_vs_m", "gddr", P::public_measurement,
                 "G§B2: GeForce large GEMMs reach ~100 % of the FP32-accumulate spec (4090 172 TF of 165.2; 3090 Ti "
-                "~100 %); chosen over 0.9 after llama.cpp's F16 pp512/pp1024 read 3-8 % slow even at 1.0",
+                "~100 %); chosen over 0.9 after llama.cpp's F16 pp512/pp1024 read 3-8 % slow even at 1.0; 1.04 (the "
+                "4090's best-shape 172/165.2, i.e. at full waves) since the wave term (gemm_tiles.*) prices partly "
+                "empty waves: 1.0 averaged them over llama.cpp's pp512 shapes",
                 {"llamacpp"}));
   // --- Sustained clocks of power-limited boards (perf/tensor_clock.hpp): per card, the catalogue's
   // sustained_tensor_clock_mhz; the default profile's tensor efficiencies (gemm_eff_vs_m, attn_prefill_efficiency)

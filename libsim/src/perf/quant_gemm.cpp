@@ -11,14 +11,14 @@ namespace llmsim::perf {
 using namespace quant_kernel;  // NOLINT: the kernels' facts read as in the formulas
 
 Raw CostModel::Constants::quant_gemm(double m, double params, double in_dim, double out_dim, const GemmPath& g,
-                                     double count, double kernels) const {
+                                     double count, double kernels, const GemmGrid& grid) const {
   GemmPath native = g;
   native.kernel = QuantGemmKernel::native;
   const double flops = 2.0 * m * params;
   if (g.kernel == QuantGemmKernel::fp8_unfused_dq) {
     // torch._scaled_mm writes fp32 (2 more bytes per output element), then `* x_scale`, `* weight_scale.t()` (each
     // reads and writes fp32) and `.to(bf16)` (reads fp32, writes 16 bits) run as kernels of their own.
-    Raw r = gemm(m, params, in_dim, out_dim, native, 1, kernels);
+    Raw r = gemm(m, params, in_dim, out_dim, native, 1, kernels, grid);
     const double out = m * out_dim;
     const double extra = out * kFp8UnfusedExtraGemmOutBytes;
     r.time_s += extra / (bw * gemm_bw.at(m) * native.q_bw);
@@ -40,7 +40,7 @@ Raw CostModel::Constants::quant_gemm(double m, double params, double in_dim, dou
     // The whole weight dequantised to fp16 by a kernel of its own (awq_dequantize / reconstruct_exllama: read the
     // packed weight, write 2 bytes per weight, CUDA-core unpacking overlapped with the stream), then cuBLAS's fp16
     // GEMM reads it back.
-    Raw r = gemm(m, params, in_dim, out_dim, fp16_gemm, 1, kernels);
+    Raw r = gemm(m, params, in_dim, out_dim, fp16_gemm, 1, kernels, grid);
     const double dq_bytes = params * (g.bytes_per_param + kActBytes);
     const double t_stream = dq_bytes / (bw * mem_eff * mem_vs_bytes.at(dq_bytes));
     const double t_alu = awq ? params * kAwqDequantOpsPerWeight / alu_rate
