@@ -182,3 +182,28 @@ TEST_CASE("compare says which options lie within the model's own error of the wi
   const Json doc = analysis::to_json(r);
   CHECK(doc["within_model_error"].size() == 1);
 }
+
+TEST_CASE("compare refuses a workload whose load no capacity search can vary, before anything runs",
+          "[analysis][compare]") {
+  // Every option is sized by a capacity search. A trace replay or an offline batch fixes the load, so no option can
+  // be sized: that is the scenario's error (exit 2 on the CLI), never a "cannot run" row for every card and a
+  // "winner: none" that reads as if no card could serve the load (issue 29's guide audit).
+  const std::string trace = std::string(LLMSIM_SOURCE_DIR) + "/tests/data/traces/mooncake_sample.jsonl";
+  const std::vector<std::pair<std::string, Json>> fixed = {
+      {"trace", Json{{"process", "trace"}, {"path", trace}}},
+      {"offline", Json{{"process", "offline"}}},
+  };
+  for (const auto& [kind, arrival] : fixed) {
+    Json j = test::chat_json("a100-80gb-sxm");
+    j["workload"]["arrival"] = arrival;
+    const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
+    try {
+      (void)analysis::compare(base, quick({"rtx4090-24gb", "a100-80gb-sxm"}));
+      FAIL(kind << ": compare ran");
+    } catch (const ConfigError& e) {
+      INFO(kind << ": " << e.what());
+      CHECK(e.path() == "workload.arrival");
+      CHECK(std::string(e.what()).find("compare sizes every option by a capacity search") != std::string::npos);
+    }
+  }
+}

@@ -220,3 +220,30 @@ TEST_CASE("overload of a daily profile counts lost requests too: clients that ti
   CHECK(s.unstable);
   CHECK(s.reason.find("fell behind") != std::string::npos);
 }
+
+TEST_CASE("an overloaded day stopped by the memory bound quotes its busiest hour, never the day's mean rate",
+          "[overload]") {
+  // 8,000-token prompts on one 4090 (about one request a second at full load) under a curve whose afternoon is above
+  // that, with a small bound on the requests in the system: the run stops in the afternoon. The mean offered rate
+  // until then is below the saturation throughput, so quoting it ("offered 0.5 req/s against a saturation
+  // throughput of 0.9 req/s") read as a stable run; the reason must quote the busiest hour, above what the fleet
+  // sustains (issue 29's guide audit: max_replicas 3 at a 57 req/s peak read "offered 29.99 against 32.41").
+  Json w = day_workload(0.5, kShape);
+  w["input_tokens"] = {{"dist", "fixed"}, {"value", 8000}};
+  engine::SimulationOptions o;
+  o.max_in_system = 300;
+  const auto s = engine::simulate(make(scenario(w, Json::object(), "rtx4090-24gb")), o).summary;
+  INFO(s.reason);
+  REQUIRE_FALSE(s.complete);
+  CHECK(s.unstable);
+  CHECK(s.reason.find(" — offered ") == std::string::npos);
+  const auto at = s.reason.find("the busiest hour offered ");
+  REQUIRE(at != std::string::npos);
+  const double busiest = std::stod(s.reason.substr(at + 25));
+  const auto sat_at = s.reason.find("saturation throughput of ");
+  REQUIRE(sat_at != std::string::npos);
+  const double saturation = std::stod(s.reason.substr(sat_at + 25));
+  CHECK(busiest > saturation);
+  CHECK(s.offered.requests_per_s < saturation);  // the mean the old reason quoted says "stable"
+  CHECK(busiest <= 0.5 * 2.4 * 1.1);             // an hour's arrivals, not more than the curve's peak allows
+}

@@ -46,3 +46,23 @@ def test_report_refuses_bad_input(small, tmp_path):
         llmsim.report(small, gpus=["no-such-gpu"], **FAST)
     with pytest.raises(ValueError, match="capacity"):
         llmsim.report(small, gpus=GPUS, no_such_option=1)
+
+
+def test_report_explains_a_tie_as_compare_does(small):
+    # One A100 carries the 2 req/s in every format: equal bills, a tie that compare breaks by the lossless format. The
+    # report must give that reason in its headline and for every tied option it lists, never "the winner's tokens are
+    # cheaper" or "a dearer token" for a $/Mtok difference inside the noise (issue 29's guide audit: the 70B page
+    # explained fp16's win over awq-int4 by $15.137 against $15.211 under compare's own tie note).
+    need("analysis")
+    options = dict(gpus=["a100-80gb-sxm"], quants=["awq-int4", "int8", "fp16"], jobs=2, **FAST)
+    f = llmsim.compare(small, **options)
+    r = llmsim.report(small, **options)
+    note = f.attrs["tie_note"]
+    assert note and "lossless" in note, note
+    winner = f[f["winner"].astype(bool)]["name"].iloc[0]
+    assert winner == "a100-80gb-sxm fp16"
+    assert "tokens are cheaper" not in r.html and "dearer token" not in r.html
+    assert note in r.headline
+    losers = f[f["tied"].astype(bool) & ~f["winner"].astype(bool)]["name"]
+    assert len(losers) >= 1
+    assert r.html.count("tied with the winner: " + note) == len(losers)

@@ -87,11 +87,20 @@ double at_capacity_per_mtok(const analysis::Row& r) {
   return r.summary && r.capacity && r.capacity->found ? r.summary->cost.per_mtok_output_slo : kNaN;
 }
 
-std::string why_not(const analysis::Row& r, const analysis::Row* winner, const spec::Scenario& base, analysis::RankBy by) {
+// Whether row i is tied with the winner (CompareResult::tied: the winner was picked among them by the tie rule).
+bool tied_with_winner(const analysis::CompareResult& r, std::size_t i) {
+  return r.winner && i != *r.winner && std::find(r.tied.begin(), r.tied.end(), i) != r.tied.end();
+}
+
+// `tie_note` is the comparison's tie note when the row is tied with the winner, else empty: a tied row lost by the
+// tie rule (the lossless format, the cheaper card), never by a difference inside the noise (issue 29).
+std::string why_not(const analysis::Row& r, const analysis::Row* winner, const spec::Scenario& base, analysis::RankBy by,
+                    const std::string& tie_note) {
   if (!r.fits) return "cannot run: " + r.reason;
   if (!r.meets_slo()) return "misses the SLO at every load tried: " + (r.reason.empty() ? std::string("SLO not met") : r.reason);
   if (!meets_at_target(r)) return row_note(r, base);
   if (!winner) return row_note(r, base);
+  if (!tie_note.empty()) return "tied with the winner: " + tie_note;
   if (by != analysis::RankBy::monthly_cost) {
     const bool target = by == analysis::RankBy::cost_per_mtok;
     const double mine = target ? value(r.cost_per_mtok_output_at_target) : at_capacity_per_mtok(r);
@@ -154,15 +163,21 @@ std::string headline(const ReportInput& in) {
                   " per million output tokens. " + std::to_string(meeting) + " of " + std::to_string(r.rows.size()) +
                   " options meet the SLO at this load";
   const analysis::Row* next = nullptr;
+  bool next_tied = false;
   for (std::size_t i = 0; i < r.rows.size(); ++i)
     if (i != *r.winner && meets_at_target(r.rows[i]) &&
-        (!next || value(r.rows[i].monthly_cost) < value(next->monthly_cost)))
+        (!next || value(r.rows[i].monthly_cost) < value(next->monthly_cost))) {
       next = &r.rows[i];
+      next_tied = tied_with_winner(r, i);
+    }
   if (next && w.monthly_cost && next->monthly_cost && *w.monthly_cost > 0) {
     const double more = *next->monthly_cost / *w.monthly_cost - 1;
+    // A tied runner-up lost by the tie rule, which the headline says (was "(the winner's tokens are cheaper)" for
+    // a $/Mtok difference inside the noise, against compare's own tie note).
     s += "; the next cheapest, " + next->name + ", costs " + money(in.base, *next->monthly_cost, 0) + " per month" +
-         (std::fabs(more) < 0.005 ? std::string(" too (the winner's tokens are cheaper)")
-                                  : " (" + std::string(more > 0 ? "+" : "") + number(100 * more, 0) + "%)");
+         (next_tied ? (std::fabs(more) < 0.005 ? std::string(" too") : std::string()) + " — a " + r.tie_note
+          : std::fabs(more) < 0.005 ? std::string(" too (the winner's tokens are cheaper)")
+                                    : " (" + std::string(more > 0 ? "+" : "") + number(100 * more, 0) + "%)");
   }
   s += ".";
   if (const std::string cache = cache_value_sentence(in.base, r); !cache.empty()) s += " " + cache;
@@ -281,7 +296,7 @@ std::string render_report(const ReportInput& in) {
     std::vector<std::vector<Cell>> rows;
     for (std::size_t i = 0; i < r.rows.size(); ++i) {
       if (r.winner && *r.winner == i) continue;
-      rows.push_back({text_cell(r.rows[i].name), text_cell(why_not(r.rows[i], winner, base, r.rank_by))});
+      rows.push_back({text_cell(r.rows[i].name), text_cell(why_not(r.rows[i], winner, base, r.rank_by, tied_with_winner(r, i) ? r.tie_note : std::string()))});
     }
     if (!rows.empty()) o += "<p>Why not the others:</p>\n" + table({"option", "why not"}, rows);
   }

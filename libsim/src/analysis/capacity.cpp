@@ -45,25 +45,31 @@ namespace {
 
 enum class LoadKind { open, closed };
 
-LoadKind load_kind(const spec::Workload& w) {
+LoadKind load_kind(const spec::Workload& w, const std::string& who = "a capacity search") {
   const auto classes = w.effective_classes();
   bool all_closed = true;
   for (std::size_t i = 0; i < classes.size(); ++i) {
     if (std::holds_alternative<spec::TraceReplay>(classes[i].arrival))
       throw ConfigError("workload.arrival",
-                        "a capacity search varies the load, but trace replay fixes it (scale the trace with "
-                        "time_scale and simulate instead)");
+                        who + " varies the load, but trace replay fixes it (scale the trace with "
+                              "time_scale and simulate instead)");
     if (std::holds_alternative<spec::OfflineArrivals>(classes[i].arrival))
       throw ConfigError("workload.arrival",
-                        "a capacity search varies the load, but an offline run puts every request at t = 0 (its "
-                        "maximum throughput is `llmsim throughput`)");
+                        who + " varies the load, but an offline run puts every request at t = 0 (its "
+                              "maximum throughput is `llmsim throughput`)");
     all_closed = all_closed && std::holds_alternative<spec::ClosedLoop>(classes[i].arrival);
   }
   if (all_closed) return LoadKind::closed;
   if (!spec::offered_rate(w))
-    throw ConfigError("workload.arrival", "a capacity search needs open-loop arrivals or a closed loop, not a mix");
+    throw ConfigError("workload.arrival", who + " needs open-loop arrivals or a closed loop, not a mix");
   return LoadKind::open;
 }
+
+}  // namespace
+
+void check_capacity_workload(const spec::Workload& workload, const std::string& who) { load_kind(workload, who); }
+
+namespace {
 
 // Percentile q of a latency: the SLO's percentiles are among `quantiles` (the collector adds them).
 std::optional<double> percentile(const metrics::LatencyStats& l, double q) {

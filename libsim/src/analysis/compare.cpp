@@ -95,6 +95,9 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
   opt.capacity.validate("capacity");
   if (opt.jobs < 1) throw ConfigError("--jobs", "must be >= 1, got " + std::to_string(opt.jobs));
   check_fleet_target(base);
+  // Every option is sized by a capacity search: a workload whose load is fixed (a trace, an offline batch) is the
+  // scenario's error, refused before anything runs (was a "cannot run" row for every card and "winner: none", exit 0).
+  check_capacity_workload(base.workload, "compare sizes every option by a capacity search, which");
 
   // Everything named is checked before anything runs: a typo is an error, not a "cannot run" row. Options without a
   // count prefix run on one card each, except the scenario's own deployment when no GPUs are listed.

@@ -67,6 +67,13 @@ struct CapacityResult {
   std::optional<metrics::Summary> at_capacity;
 };
 
+/// ConfigError (workload.arrival) unless a capacity search can vary the workload's load: trace replay and offline
+/// arrivals fix it, and a mix of open- and closed-loop classes has no one load. `who` names the caller in the message
+/// ("a capacity search"; compare and report say that they size every option by one). The one rule find_capacity and
+/// compare apply, so a workload no option can be sized for is refused before anything runs, never a table of
+/// "cannot run" rows for every card.
+void check_capacity_workload(const spec::Workload& workload, const std::string& who = "a capacity search");
+
 /// Searches the scenario's capacity. A configuration that does not fit returns fits = false with the
 /// reason; an unstable or not-fitting run counts as failing the SLO, and the search's simulations stop as soon
 /// as they are known to be unstable (SimulationOptions::stop_when_unstable). ConfigError for trace-replay and
