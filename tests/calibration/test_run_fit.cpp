@@ -269,26 +269,16 @@ TEST_CASE("run fit: public A100 SXM serving runs (vLLM 0.6, multi-step), fitted 
 // error a little and must leave the unseen ones no worse; that it does not improve them is the finding
 // (docs/calibration.md, "A third card").
 //
-// Since `check` and the run reader replay SGLang's random dataset draw for draw (analysis/client_sampler), the runs'
-// own lengths are priced and the fit's selection changed: it now lowers mid-M GEMM efficiency to 0.71 of the base to
-// absorb that per-request TTFT, which moves the server's capacity below 8 req/s, and the unseen RMS error goes from
-// 45 % to ~780 %. That is a real defect of fitting light-load runs with an unmodelled per-request cost, kept visible:
-// the second case is expected to fail ([!shouldfail]) until the fit or the model stops doing it, and then tells us.
-namespace {
-const RealCardFit& h200_fit() {
-  static const RealCardFit r = real_card("datacrunch-h200-sxm", false, 1200);
-  return r;
-}
-}  // namespace
-
-TEST_CASE("run fit: public H200 serving runs (SGLang, TP 4), fitted at 1-4 req/s, fit the fitted runs better",
+// The fit on three light-load runs is fragile: which fields it picks, and so the unseen error, moves with the cost
+// model. At one intermediate state of 2026-12-06 (the runs' own lengths priced, before the GEMM wave term and FA3's
+// persistent decode grid) it lowered mid-M GEMM efficiency to 0.71 to absorb the light-load TTFT gap, which moved
+// capacity below 8 req/s and took the unseen RMS error from 45 % to ~780 % (docs/calibration.md): this case is the
+// guard against that.
+TEST_CASE("run fit: public H200 serving runs (SGLang, TP 4), fitted at 1-4 req/s, predict 8 and 16 req/s no worse",
           LLMSIM_REAL_FIT_TAGS("[serving_runs_h200]")) {
-  CHECK(h200_fit().fitted_after < h200_fit().fitted_before);
-}
-
-TEST_CASE("run fit: public H200 serving runs (SGLang, TP 4), predict 8 and 16 req/s no worse (known defect)",
-          LLMSIM_REAL_FIT_TAGS("[serving_runs_h200][!shouldfail]")) {
-  CHECK(h200_fit().unseen_after <= h200_fit().unseen_before * 1.01);
+  const auto r = real_card("datacrunch-h200-sxm", false, 1200);
+  CHECK(r.fitted_after < r.fitted_before);
+  CHECK(r.unseen_after <= r.unseen_before * 1.01);
 }
 
 TEST_CASE("run fit: tensor-parallel runs constrain the all-reduce latency", "[calibration][runs]") {
