@@ -352,7 +352,7 @@ std::vector<ConstantProvenance> build() {
   }
   // Host work the OpenAI server adds to each V0 engine step (perf/served_step_host.hpp, issue 27).
   t.push_back(c("runtime.served_step_per_seq_s", "vllm-v0", P::public_measurement,
-                "vllm#8157 / #8092 (MQLLMEngine, 2024-09, first released in 0.6.2; 1 H100, Llama-3.1-8B, ShareGPT, "
+                "vllm#8157 / #8092 (MQLLMEngine, merged 2024-09 after 0.6.0; 1 H100, Llama-3.1-8B, ShareGPT, "
                 "single-step): 34.8 req/s offline (LLM.generate) vs 31.6 req/s served through the OpenAI server = "
                 "2.91 ms more per request; the authors' 1,000-prompt ShareGPT runs generate 197,520 tokens (#8125, "
                 "#8335) = 197.5 per request: 14.7 us per token, i.e. per sequence per step. The work: "
