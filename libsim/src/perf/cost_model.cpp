@@ -10,6 +10,7 @@
 #include "cost_model_ops.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/async_scheduling.hpp"
+#include "llmsim/perf/served_step_host.hpp"
 #include "llmsim/perf/speculative.hpp"
 #include "llmsim/spec/scenario.hpp"
 
@@ -101,6 +102,17 @@ CostModel CostModel::without_cpu_overhead() const {
   auto c = std::make_shared<Constants>(*c_);
   c->charge_cpu = false;
   m.c_ = std::move(c);
+  return m;
+}
+
+CostModel CostModel::with_host_per_seq_s(double extra_s) const {
+  if (!(extra_s >= 0) || !std::isfinite(extra_s))
+    throw ConfigError("runtime.served_step_per_seq_s", "must be a finite number >= 0, got " + format_given(extra_s));
+  CostModel m = *this;
+  auto c = std::make_shared<Constants>(*c_);
+  c->overhead = c->overhead.with_extra_per_seq_s(extra_s);
+  m.c_ = std::move(c);
+  if (serial_) m.serial_ = std::make_shared<const CostModel>(serial_->with_host_per_seq_s(extra_s));
   return m;
 }
 
@@ -254,6 +266,10 @@ CostModel make_cost_model(const spec::ResolvedScenario& rs) {
   CostModel target(rs.model, rs.quant, rs.gpu, std::move(profile), hw.parallel, rs.scenario.engine.cuda_graphs,
                    rs.scenario.engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
                    runtime_of(rs.scenario.engine));
+  // Host work the OpenAI server's path adds to every engine step (vLLM V0's MQLLMEngine): perf/served_step_host.hpp.
+  if (const double served = served_step_host_per_seq_s(rs.scenario.engine, spec::offline_workload(rs.scenario.workload));
+      served > 0)
+    target = target.with_host_per_seq_s(served);
   if (rs.speculation) target.set_proposer(make_proposer(target, *rs.speculation, rs.scenario.engine.cuda_graphs));
   // After the proposer: the serial copy a step from idle is priced by keeps it.
   if (async_scheduling(rs.scenario.engine, hw.parallel.pp, rs.scenario.engine.speculative))

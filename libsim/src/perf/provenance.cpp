@@ -350,6 +350,17 @@ std::vector<ConstantProvenance> build() {
                   "process_for_engine 0.5 ms, add_request to the EngineCore 1.0 ms)",
                   {}, 4e-3));
   }
+  // Host work the OpenAI server adds to each V0 engine step (perf/served_step_host.hpp, issue 27).
+  t.push_back(c("runtime.served_step_per_seq_s", "vllm-v0", P::public_measurement,
+                "vllm#8157 / #8092 (MQLLMEngine, merged 2024-09 after 0.6.0; 1 H100, Llama-3.1-8B, ShareGPT, "
+                "single-step): 34.8 req/s offline (LLM.generate) vs 31.6 req/s served through the OpenAI server = "
+                "2.91 ms more per request; the authors' 1,000-prompt ShareGPT runs generate 197,520 tokens (#8125, "
+                "#8335) = 197.5 per request: 14.7 us per token, i.e. per sequence per step. The work: "
+                "engine/multiprocessing/engine.py @02d0d889 _send_outputs (pickle.dumps of the step's RequestOutputs, "
+                "ZMQ send_multipart), called per step from _async_socket_engine_callback. Bracketed above by "
+                "vllm#7957 on an A100 (0.6.0 RPC frontend before MQLLMEngine: 18 req/s LLM vs 15.5 req/s async, "
+                "~45 us per token)",
+                {}, 15e-6));
   // --- vLLM V0's scheduler defaults by release (spec/runtime_version.cpp, spec::effective_engine; issue 27).
   t.push_back(c("engine.v0_max_num_batched_tokens", "vllm-v0", P::engine_code,
                 "vllm/config.py SchedulerConfig (0.2-0.10) without chunked prefill: max(max_model_len, 2048) (\"if "

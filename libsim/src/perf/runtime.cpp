@@ -10,6 +10,14 @@ namespace {
 // offline LLM.generate -> online `vllm serve` added 4 ms to the average TTFT of the same Llama-3.3-70B batch
 // ("HTTP server + ZMQ latency", tenstorrent/tt-inference-server#190, 2025-05-08). perf/serving_path.hpp.
 constexpr double kMultiprocFrontendS = 4e-3;
+// vLLM V0 behind the OpenAI server (MQLLMEngine since vllm#8157, 2024-09, until V0's removal): the engine process
+// pickles each step's RequestOutputs and sends them to the API server over ZMQ (engine/multiprocessing/engine.py
+// _send_outputs, called from the async output processor's callback). The PR's own measurement (1 H100, Llama-3.1-8B,
+// ShareGPT, single-step scheduling; #8092's table): 34.8 req/s offline (LLM.generate) against 31.6 req/s served, i.e.
+// 1/31.6 - 1/34.8 = 2.91 ms more per request; the authors' ShareGPT run of 1,000 prompts generates 197,520 tokens
+// (#8125, #8335: 197.5 per request), so 2.91 ms / 197.5 = 14.7 us per generated token = per sequence per step [D].
+// perf/served_step_host.hpp.
+constexpr double kMqEngineOutputPerSeqS = 15e-6;
 }  // namespace
 
 std::string to_string(Runtime r) { return spec::to_string(r); }
@@ -34,6 +42,7 @@ RuntimeTraits runtime_traits(Runtime r) {
       t.async_output_proc = true;
       // 0.6's frontend multiprocessing (#6883): the API server in front of MQLLMEngine over ZMQ.
       t.api_server_s = kMultiprocFrontendS;
+      t.served_step_per_seq_s = kMqEngineOutputPerSeqS;
       break;
     case Runtime::vllm_v0_sync:
     case Runtime::vllm_v0_paged:

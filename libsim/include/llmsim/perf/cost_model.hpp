@@ -153,6 +153,9 @@ class CostModel {
   double serial_time(const BatchShape& batch, double* proposer_s) const;
   /// A copy that charges no per-step CPU (scheduling) time: for a proposer running inside the target's step.
   CostModel without_cpu_overhead() const;
+  /// A copy whose per-step CPU time grows by `extra_s` per sequence in the batch: host work that serving adds to each
+  /// engine step (perf/served_step_host.hpp). ConfigError unless `extra_s` is finite and >= 0.
+  CostModel with_host_per_seq_s(double extra_s) const;
   /// Seconds to move `bytes` between host and one GPU (swap-out/in of KV blocks).
   double host_transfer_time(double bytes) const;
 

@@ -25,6 +25,13 @@ class EngineOverheadModel {
   bool launch_depends_on_gpu() const noexcept { return traits_.host_runs_ahead; }
   /// CPU time serialized with the GPU for `seqs` sequences in the batch.
   double cpu_s(double seqs) const { return per_iter_s_ + per_seq_s_ * seqs; }
+  /// A copy whose CPU time grows by `extra_s` more per sequence (host work the serving path adds to each step,
+  /// perf/served_step_host.hpp).
+  EngineOverheadModel with_extra_per_seq_s(double extra_s) const {
+    EngineOverheadModel m = *this;
+    m.per_seq_s_ += extra_s;
+    return m;
+  }
   Runtime runtime() const noexcept { return runtime_; }
   const RuntimeTraits& traits() const noexcept { return traits_; }
 

@@ -63,6 +63,10 @@ struct RuntimeTraits {
   /// request parsed, the prompt tokenised and handed to the engine process over IPC, and each output sent back over
   /// IPC, detokenised and streamed (perf/serving_path.hpp); 0 = not modelled for this runtime.
   double api_server_s = 0;
+  /// Host time per sequence per step that serving through the runtime's OpenAI-compatible server adds to the
+  /// engine's own step, serialized with the GPU like `cpu` (perf/served_step_host.hpp): vLLM V0's MQLLMEngine pickles
+  /// every step's RequestOutputs and sends them to the API server process over ZMQ. 0 = none or not modelled.
+  double served_step_per_seq_s = 0;
 };
 
 /// The traits of `r`; sources in docs/cost-model.md "Runtimes".

@@ -1,0 +1,20 @@
+#pragma once
+// The engine host work that serving through vLLM V0's OpenAI server adds to every step (issue 27; docs/cost-model.md
+// "Overheads"). Since vllm#8157 (2024-09, after 0.6.0) the server runs V0's engine as MQLLMEngine in a process of its
+// own (vllm/engine/multiprocessing/engine.py): each step's RequestOutputs — one per running sequence group, with its
+// new token and detokenised text — are pickled and sent over ZMQ to the API server process (_send_outputs, from the
+// asynchronous output processor's callback), which unpickles them and streams each request's delta. That work sits on
+// the engine's host thread, grows with the sequences in the batch, and an offline LLM.generate run does not do it. It
+// is priced as more CPU time per sequence per step, serialized with the GPU like the rest of V0's host time; the fixed
+// latency of the same path (HTTP, tokenisation, IPC) is perf/serving_path.hpp's.
+#include "llmsim/spec/engine_config.hpp"
+
+namespace llmsim::perf {
+
+/// Seconds of engine host time per sequence per step that the OpenAI server's path adds to `engine`'s steps: the
+/// runtime's served_step_per_seq_s (RuntimeTraits; vLLM V0's MQLLMEngine) when requests come through the server
+/// (engine.api_server on); 0 for an in-process engine, static batches (one generate call), an offline workload
+/// (`offline`: every prompt at t = 0 through LLM.generate, benchmark_throughput) and the synthetic service.
+double served_step_host_per_seq_s(const spec::EngineConfig& engine, bool offline);
+
+}  // namespace llmsim::perf
