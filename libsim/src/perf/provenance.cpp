@@ -321,6 +321,15 @@ std::vector<ConstantProvenance> build() {
                 "without a query LoRA) are linear layers of their own",
                 {}, 3));
   // --- Runtime traits (perf/runtime.cpp), per runtime.
+  const std::string mp =
+      "vLLM V1 MultiprocExecutor (vllm/v1/executor/multiproc_executor.py, vllm#9856): with TP/PP > 1 each step pickles "
+      "the SchedulerOutput into rpc_broadcast_mq for every worker and the output rank pickles the ModelRunnerOutput "
+      "back; calibration/host/executor_pickle.py times that round trip of 0.8.4's message classes (CPython 3.11, "
+      "median of 5 runs' best, a loaded 2-core build host) [D]";
+  t.push_back(c("runtime.multiproc_per_iter_s", "vllm-v1", P::microbenchmark, mp + ": 8.7 us for one request", {},
+                8e-6));
+  t.push_back(c("runtime.multiproc_per_seq_s", "vllm-v1", P::microbenchmark,
+                mp + ": a median 2.7 us more per request over 8-512 requests (2.1-5.0)", {}, 2.7e-6));
   t.push_back(c("runtime.fuses_fp8_input_quant", "vllm-v1", P::engine_code,
                 "vLLM docs/design/fusions.md: RMSNorm + Quant and SiLU+Mul + Quant fused by Inductor, FP8 on sm89+, "
                 "on by default"));

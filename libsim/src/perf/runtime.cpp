@@ -10,6 +10,13 @@ namespace {
 // offline LLM.generate -> online `vllm serve` added 4 ms to the average TTFT of the same Llama-3.3-70B batch
 // ("HTTP server + ZMQ latency", tenstorrent/tt-inference-server#190, 2025-05-08). perf/serving_path.hpp.
 constexpr double kMultiprocFrontendS = 4e-3;
+// V1's MultiprocExecutor (vllm/v1/executor/multiproc_executor.py, 0.8-0.10; vllm#9856): with world size > 1 every
+// step's execute_model pickles ("execute_model", (SchedulerOutput,), {}, rank) into rpc_broadcast_mq, each worker
+// unpickles it, and the output rank pickles the ModelRunnerOutput into its worker_response_mq for the EngineCore to
+// unpickle; one process serves the whole step at TP 1 (UniProcExecutor). The round trip of 0.8.4's messages
+// (per-request CachedRequestData objects, before vllm#20232) measured by calibration/host/executor_pickle.py (CPython
+// 3.11, this build host): 8.7 us for one decoding request, a median 2.7 us more per request over 8-512 [D].
+constexpr double kMultiprocExecutorIterS = 8e-6, kMultiprocExecutorSeqS = 2.7e-6;
 }  // namespace
 
 std::string to_string(Runtime r) { return spec::to_string(r); }
@@ -24,6 +31,9 @@ RuntimeTraits runtime_traits(Runtime r) {
       t.fuses_fp8_input_quant = true;
       // The API server process in front of the EngineCore process (AsyncLLM over ZMQ): perf/serving_path.hpp.
       t.api_server_s = kMultiprocFrontendS;
+      // TP/PP > 1: the EngineCore drives its GPU workers through MultiprocExecutor's shared-memory queues.
+      t.multiproc_per_iter_s = kMultiprocExecutorIterS;
+      t.multiproc_per_seq_s = kMultiprocExecutorSeqS;
       break;
     case Runtime::vllm_v0:
       t.graphs = GraphMode::vllm_v0;

@@ -63,6 +63,11 @@ struct RuntimeTraits {
   /// request parsed, the prompt tokenised and handed to the engine process over IPC, and each output sent back over
   /// IPC, detokenised and streamed (perf/serving_path.hpp); 0 = not modelled for this runtime.
   double api_server_s = 0;
+  /// With more than one GPU (TP or PP) the runtime drives its workers from another process and pays, every step, the
+  /// pickling of the step's inputs broadcast to them and of the sampled output returned (vLLM V1's MultiprocExecutor:
+  /// SchedulerOutput through a shared-memory MessageQueue, ModelRunnerOutput from one rank back): per step and per
+  /// scheduled sequence, serialized with the GPU; 0 = in-process or not modelled (perf/engine_overhead).
+  double multiproc_per_iter_s = 0, multiproc_per_seq_s = 0;
 };
 
 /// The traits of `r`; sources in docs/cost-model.md "Runtimes".
