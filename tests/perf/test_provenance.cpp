@@ -43,6 +43,8 @@ std::vector<std::pair<std::string, double>> set_traits(const RuntimeTraits& t) {
   if (t.api_server_s != d.api_server_s) out.push_back({"api_server_s", t.api_server_s});
   if (t.served_step_per_seq_s != d.served_step_per_seq_s)
     out.push_back({"served_step_per_seq_s", t.served_step_per_seq_s});
+  if (t.multiproc_per_iter_s != d.multiproc_per_iter_s) out.push_back({"multiproc_per_iter_s", t.multiproc_per_iter_s});
+  if (t.multiproc_per_seq_s != d.multiproc_per_seq_s) out.push_back({"multiproc_per_seq_s", t.multiproc_per_seq_s});
   return out;
 }
 

@@ -104,6 +104,8 @@ struct GemmPath {
   QuantGemmKernel kernel = QuantGemmKernel::native;
   /// Rows from which a pre-Marlin kernel dequantises the whole weight and runs an fp16 GEMM instead.
   double dequant_min_rows = std::numeric_limits<double>::infinity();
+  /// Fixed time per kernel beyond the profile's gemm_fixed_s (block-scaled FP8 linears: perf/block_fp8.hpp).
+  double extra_fixed_s = 0;
 };
 
 /// Times of the ops that depend only on the token count (and LM-head rows): one row per count.
@@ -157,6 +159,10 @@ struct CostModel::Constants {
   // routed experts only (gpt-oss's MXFP4 checkpoint); the attention projections (qkv, o, MLA's kv_b): the dense path,
   // or 16-bit where the format keeps them so; the 16-bit path (MoE router); the LM head's (16-bit but GGUF's bytes).
   GemmPath format_gemm, dense_gemm, attn_gemm, fp16_gemm, lm_gemm;
+  // MLA's kv_b_proj: the attention path as the checkpoint's format streams it, without the block-FP8 linear's kernel
+  // terms (vLLM absorbs it into bf16 W_UK / W_UV bmm's for decode).
+  GemmPath kv_b_gemm;
+  double qkv_kernels = 1;  // GEMM kernels of the qkv op: 1 fused qkv; MLA q_a, kv_a and q_b (or q_proj and kv_a)
   GemmPath moe_gemm;  // the routed experts: the format's path at the MoE kernel's rates (perf/moe_kernels)
   // The routed experts' GEMM time multiplier below `moe_small_m_tokens` tokens in an iteration (Triton matmul_ogs's
   // split-K in vLLM 0.12.x: perf/moe_kernels); 1 elsewhere.
@@ -224,7 +230,7 @@ struct CostModel::Constants {
       // weight and column; the issue slots, overlapped with the stream, bound them where the bandwidth is high.
       tm = pnorm(tm, params * (gemv_ops + gemv_ops_per_column * m) / issue_rate);
     }
-    return roofline(kernels * gemm_fixed_s + pnorm(tc, tm), tc, tm, flops, bytes, g.peak, count);
+    return roofline(kernels * (gemm_fixed_s + g.extra_fixed_s) + pnorm(tc, tm), tc, tm, flops, bytes, g.peak, count);
   }
 
   /// A dense gated MLP's two kernels: gate_up (N = 2I, 2/3 of the FLOPs) and down (N = h).
@@ -301,7 +307,7 @@ struct CostModel::Constants {
     // per head. Other models: fused q/k/v, o_proj reading the query width.
     const double qkv_out = mla ? q_width + kv_latent : q_width + 2 * kv_heads * head_dim;
     const double o_in = mla ? heads * prefill_v_dim : q_width;
-    ops[kQkv] = gemm(tokens, qkv_params, hidden, qkv_out, attn_gemm, layers, 1, {qkv_out});
+    ops[kQkv] = gemm(tokens, qkv_params, hidden, qkv_out, attn_gemm, layers, qkv_kernels, {qkv_out});
     ops[kOProj] = gemm(tokens, o_params, o_in, hidden, attn_gemm, layers, 1, {hidden});
     if (experts > 1) {
       // Expected distinct experts touched when each of `tokens` picks k of E: E(1 - (1 - k/E)^T).

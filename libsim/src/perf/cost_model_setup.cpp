@@ -6,6 +6,7 @@
 
 #include "cost_model_ops.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/perf/block_fp8.hpp"
 #include "llmsim/perf/moe_kernels.hpp"
 #include "llmsim/perf/speculative.hpp"
 
@@ -193,8 +194,22 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->moe_gemm.q_c *= k.compute;
     c->moe_gemm.q_bw *= k.bandwidth;
   }
+  // The linears other than the routed experts of a block-scaled FP8 checkpoint run vLLM's block-FP8 GEMMs
+  // (perf/block_fp8.hpp): slower per kernel than per-tensor FP8's scaled_mm, and their input quantised unfused.
+  const bool block_scaled = m.quantization.block_scaled && m.quantization.format == fmt.id;
+  const BlockFp8LinearFactors block = block_fp8_linear_factors(fmt, block_scaled, gpu_);
+  const GemmPath attn_format = c->dense_gemm;  // MLA's kv_b_proj keeps it (kv_b_gemm below)
+  if (c->dense_gemm.in_format && c->dense_gemm.kernel == QuantGemmKernel::native) {
+    c->dense_gemm.q_c *= block.compute;
+    c->dense_gemm.q_bw *= block.bandwidth;
+    c->dense_gemm.extra_fixed_s = block.extra_fixed_s;
+  }
   // ModelOpt checkpoints that exclude self_attn: attention streams 16-bit weights.
   c->attn_gemm = fmt.attention_16bit ? f16 : c->dense_gemm;
+  c->kv_b_gemm = fmt.attention_16bit ? f16 : attn_format;
+  // MLA's query and latent projections are GEMMs of their own (DeepseekV2MLAAttention: q_a_proj, kv_a_proj_with_mqa,
+  // q_b_proj; q_proj and kv_a_proj_with_mqa without a query LoRA), not one fused qkv_proj.
+  if (m.is_mla()) c->qkv_kernels = m.q_lora_rank > 0 ? 3 : 2;
   c->gemm_bw = LogCurve(profile_.gemm_bw_eff_vs_m);
   c->mem_vs_bytes = LogCurve(profile_.mem_bw_vs_bytes);
   c->mem_eff = profile_.mem_bw_efficiency;
@@ -221,14 +236,15 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->attn_decode = DecodeAttentionModel(gpu_, profile_, shape, quant_.kv_dtype,
                                         choose_decode_backend(gpu_, quant_.kv_dtype, runtime_, m.is_mla()), c->p);
   c->allreduce = AllReduceModel(gpu_, profile_, tp, runtime_traits(runtime_).allreduce);
-  c->overhead = EngineOverheadModel(profile_, runtime_, cuda_graphs_);
+  c->overhead = EngineOverheadModel(profile_, runtime_, cuda_graphs_, tp * pp);
   c->link_bw = profile_.link_bandwidth > 0 ? profile_.link_bandwidth : 0.6 * gpu_.pcie_bandwidth();
   c->link_latency_s = profile_.link_latency_s;
   // Kernels per layer: qkv, rotary, KV-cache write, o, 2 fused add+norm, gate_up, act, down (+ 2 all-reduces,
   // + router, top-k, align and combine for MoE: perf/moe_kernels); per iteration: embedding, final norm, LM head, sampling, input prep copies.
   // MLA adds its two latent RMSNorms and the kv_b bmm; shared experts their gate_up, act and down.
   c->kernels_per_layer = 9 + (tp > 1 ? 2 : 0) + (m.is_moe() ? kMoeExtraKernelsPerLayer * c->moe_layers / c->layers : 0.0) +
-                         (m.is_mla() ? 3 : 0) + (c->shared_params > 0 ? 3.0 * c->moe_layers / c->layers : 0.0);
+                         (m.is_mla() ? 3 + (c->qkv_kernels - 1) : 0) +
+                         (c->shared_params > 0 ? 3.0 * c->moe_layers / c->layers : 0.0);
   c->kernels_per_iter = 8;
   // W8A8 (fp8 / int8 weights and activations): vLLM's apply_fp8_linear / apply_int8_linear (and SGLang, which calls
   // them) quantise every GEMM input in a kernel of its own (scaled_fp8_quant / scaled_int8_quant) before the
@@ -240,8 +256,9 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     // Eager mode (enforce_eager) runs the model uncompiled: no fusion. A per-tensor dynamic scale is not fused either:
     // the whole input's maximum must be known before any element is quantised.
     const bool tensor_dynamic = fmt.fp8_scales == spec::Fp8Scales::dynamic_tensor;
+    // Block-scaled FP8 quantises per token and 128-wide group in a Triton kernel of its own (perf/block_fp8.hpp).
     if (c->gemm_dtype == spec::DType::fp8 && runtime_traits(runtime_).fuses_fp8_input_quant && cuda_graphs_ &&
-        !tensor_dynamic) {
+        !tensor_dynamic && !block.unfused_input_quant) {
       c->act_quant_bytes = o_in * (kActBytes + 1) - produced * (kActBytes - 1);
       c->kernels_per_layer += 1;
     } else {

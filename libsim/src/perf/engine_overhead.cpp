@@ -14,7 +14,8 @@ constexpr std::int64_t kV0MaxGraphBatch = 256;
 constexpr std::int64_t kV1MaxGraphTokens = 512;
 }  // namespace
 
-EngineOverheadModel::EngineOverheadModel(const HardwareProfile& profile, Runtime runtime, bool cuda_graphs)
+EngineOverheadModel::EngineOverheadModel(const HardwareProfile& profile, Runtime runtime, bool cuda_graphs,
+                                         int world_size)
     : runtime_(runtime),
       traits_(runtime_traits(runtime)),
       cuda_graphs_(cuda_graphs && traits_.graphs != GraphMode::none),
@@ -35,6 +36,12 @@ EngineOverheadModel::EngineOverheadModel(const HardwareProfile& profile, Runtime
       break;
   }
   per_seq_s_ += traits_.sync_output_per_seq_s;
+  if (world_size > 1) {
+    // The multiprocess executor's per-step pickling (runtime.cpp): one writer, workers reading in parallel, so the
+    // same at any world size above one.
+    per_iter_s_ += traits_.multiproc_per_iter_s;
+    per_seq_s_ += traits_.multiproc_per_seq_s;
+  }
 }
 
 double EngineOverheadModel::graph_kernels(double kernels, double attention_kernels, std::int64_t tokens,

@@ -46,7 +46,7 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
     if (mla) {
       // kv_b_proj up-projects the latent of every KV token the chunks attend to (vLLM computes the cached context's
       // K/V chunk by chunk in _compute_prefill_context).
-      add(ops[kKvB], gemm(kv_tokens, kv_b_params, kv_latent, heads * (prefill_qk_dim + prefill_v_dim), attn_gemm,
+      add(ops[kKvB], gemm(kv_tokens, kv_b_params, kv_latent, heads * (prefill_qk_dim + prefill_v_dim), kv_b_gemm,
                           layers));
     }
   }
@@ -67,7 +67,7 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
     if (mla) {
       // Absorbed decode (vLLM's data-movement-friendly path): q_nope × W_UK into the latent, attention over the
       // latent, then × W_UV: kv_b_proj's weights once per iteration, 2 FLOPs per weight per decode token.
-      add(ops[kKvB], gemm(decode, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, attn_gemm, layers, 2));
+      add(ops[kKvB], gemm(decode, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, kv_b_gemm, layers, 2));
     }
   }
   if (linear_layers > 0) {

@@ -4,6 +4,7 @@
 // blind (tests/validation, docs/trust.md "Blind sources").
 #include "llmsim/perf/provenance.hpp"
 
+#include "llmsim/perf/block_fp8.hpp"
 #include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/perf/gemm_tiles.hpp"
 
@@ -297,7 +298,38 @@ std::vector<ConstantProvenance> build() {
   t.push_back(c("moe.block_fp8_bandwidth_factor", "all", P::public_measurement,
                 "vllm#24700 as moe.block_fp8_compute_factor: 0.75 of the GEMM weight stream at 8-128 tokens [D]", {},
                 0.75));
+  // --- Block-scaled FP8 linears (perf/block_fp8.cpp): vLLM's apply_w8a8_block_fp8_linear beside the fused MoE.
+  const std::string bfp8 =
+      "sglang#5820 (2025-04-28, 'test time interval' in us of vLLM's cutlass_scaled_mm with 128 x 128 block scales, "
+      "the kernel of vLLM 0.8: DeepSeek-V3 shapes N x K = 3072 x 1536, 512 x 7168, 7168 x 2304, 7168 x 16384, "
+      "7168 x 18432, 32768 x 512, 24576 x 7168 at 1-4096 tokens, e.g. 14.5 us for 3072 x 1536 from 1 to 512 tokens, "
+      "20.9 us for 512 x 7168; H200 as the author's sglang#3893) against this cost model's FP8 GEMM roofline: least "
+      "squares in log time over 24 points, median error 13 % [D]. vllm#23280's H100 table (Sept. 2025 kernels, "
+      "N 2112 x K 7168: 23-34 us at 1-128 tokens, 400-490 TFLOP/s at 4096-8192) is slower still at small N";
+  t.push_back(c("block_fp8.linear_compute_factor", "all", P::public_measurement, bfp8 + ": 0.82 of the FP8 rate", {},
+                kBlockFp8LinearCompute));
+  t.push_back(c("block_fp8.linear_bandwidth_factor", "all", P::public_measurement,
+                bfp8 + ": 0.52 of the GEMM weight stream", {}, kBlockFp8LinearBandwidth));
+  t.push_back(c("block_fp8.linear_extra_fixed_s", "all", P::public_measurement,
+                bfp8 + ": 7 us per kernel beyond gemm_fixed_s", {}, kBlockFp8LinearExtraFixedS));
+  t.push_back(c("block_fp8.unfused_input_quant", "all", P::engine_code,
+                "vLLM fp8_utils.apply_w8a8_block_fp8_linear (0.7-0.10): per_token_group_quant_fp8, a Triton kernel of "
+                "its own, quantises the GEMM input per token and 128-wide group; Inductor does not fuse it into the "
+                "RMSNorm / SiLU x mul that produces the input"));
+  t.push_back(c("mla.qkv_kernels", "all", P::engine_code,
+                "vLLM DeepseekV2MLAAttention: q_a_proj, kv_a_proj_with_mqa and q_b_proj (q_proj and kv_a_proj_with_mqa "
+                "without a query LoRA) are linear layers of their own",
+                {}, 3));
   // --- Runtime traits (perf/runtime.cpp), per runtime.
+  const std::string mp =
+      "vLLM V1 MultiprocExecutor (vllm/v1/executor/multiproc_executor.py, vllm#9856): with TP/PP > 1 each step pickles "
+      "the SchedulerOutput into rpc_broadcast_mq for every worker and the output rank pickles the ModelRunnerOutput "
+      "back; calibration/host/executor_pickle.py times that round trip of 0.8.4's message classes (CPython 3.11, "
+      "median of 5 runs' best, a loaded 2-core build host) [D]";
+  t.push_back(c("runtime.multiproc_per_iter_s", "vllm-v1", P::microbenchmark, mp + ": 8.7 us for one request", {},
+                8e-6));
+  t.push_back(c("runtime.multiproc_per_seq_s", "vllm-v1", P::microbenchmark,
+                mp + ": a median 2.7 us more per request over 8-512 requests (2.1-5.0)", {}, 2.7e-6));
   t.push_back(c("runtime.fuses_fp8_input_quant", "vllm-v1", P::engine_code,
                 "vLLM docs/design/fusions.md: RMSNorm + Quant and SiLU+Mul + Quant fused by Inductor, FP8 on sm89+, "
                 "on by default"));

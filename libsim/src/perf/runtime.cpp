@@ -18,6 +18,13 @@ constexpr double kMultiprocFrontendS = 4e-3;
 // (#8125, #8335: 197.5 per request), so 2.91 ms / 197.5 = 14.7 us per generated token = per sequence per step [D].
 // perf/served_step_host.hpp.
 constexpr double kMqEngineOutputPerSeqS = 15e-6;
+// V1's MultiprocExecutor (vllm/v1/executor/multiproc_executor.py, 0.8-0.10; vllm#9856): with world size > 1 every
+// step's execute_model pickles ("execute_model", (SchedulerOutput,), {}, rank) into rpc_broadcast_mq, each worker
+// unpickles it, and the output rank pickles the ModelRunnerOutput into its worker_response_mq for the EngineCore to
+// unpickle; one process serves the whole step at TP 1 (UniProcExecutor). The round trip of 0.8.4's messages
+// (per-request CachedRequestData objects, before vllm#20232) measured by calibration/host/executor_pickle.py (CPython
+// 3.11, this build host): 8.7 us for one decoding request, a median 2.7 us more per request over 8-512 [D].
+constexpr double kMultiprocExecutorIterS = 8e-6, kMultiprocExecutorSeqS = 2.7e-6;
 }  // namespace
 
 std::string to_string(Runtime r) { return spec::to_string(r); }
@@ -32,6 +39,9 @@ RuntimeTraits runtime_traits(Runtime r) {
       t.fuses_fp8_input_quant = true;
       // The API server process in front of the EngineCore process (AsyncLLM over ZMQ): perf/serving_path.hpp.
       t.api_server_s = kMultiprocFrontendS;
+      // TP/PP > 1: the EngineCore drives its GPU workers through MultiprocExecutor's shared-memory queues.
+      t.multiproc_per_iter_s = kMultiprocExecutorIterS;
+      t.multiproc_per_seq_s = kMultiprocExecutorSeqS;
       break;
     case Runtime::vllm_v0:
       t.graphs = GraphMode::vllm_v0;

@@ -12,7 +12,8 @@ namespace llmsim::perf {
 class EngineOverheadModel {
  public:
   EngineOverheadModel() = default;
-  EngineOverheadModel(const HardwareProfile& profile, Runtime runtime, bool cuda_graphs);
+  /// `world_size`: the GPUs of one replica (TP × PP); above 1 the runtime's multiprocess executor terms apply.
+  EngineOverheadModel(const HardwareProfile& profile, Runtime runtime, bool cuda_graphs, int world_size = 1);
 
   /// Launch time of an iteration with `kernels` kernels of which `attention_kernels` are attention kernels,
   /// `tokens` scheduled tokens, and no prefill when `decode_only`, for a step whose kernels keep the GPU busy for

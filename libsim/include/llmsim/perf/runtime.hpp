@@ -67,6 +67,11 @@ struct RuntimeTraits {
   /// engine's own step, serialized with the GPU like `cpu` (perf/served_step_host.hpp): vLLM V0's MQLLMEngine pickles
   /// every step's RequestOutputs and sends them to the API server process over ZMQ. 0 = none or not modelled.
   double served_step_per_seq_s = 0;
+  /// With more than one GPU (TP or PP) the runtime drives its workers from another process and pays, every step, the
+  /// pickling of the step's inputs broadcast to them and of the sampled output returned (vLLM V1's MultiprocExecutor:
+  /// SchedulerOutput through a shared-memory MessageQueue, ModelRunnerOutput from one rank back): per step and per
+  /// scheduled sequence, serialized with the GPU; 0 = in-process or not modelled (perf/engine_overhead).
+  double multiproc_per_iter_s = 0, multiproc_per_seq_s = 0;
 };
 
 /// The traits of `r`; sources in docs/cost-model.md "Runtimes".
