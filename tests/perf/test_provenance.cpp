@@ -41,6 +41,7 @@ std::vector<std::pair<std::string, double>> set_traits(const RuntimeTraits& t) {
   if (t.fuses_fp8_input_quant != d.fuses_fp8_input_quant) out.push_back({"fuses_fp8_input_quant", 0});
   if (t.async_output_proc != d.async_output_proc) out.push_back({"async_output_proc", 0});
   if (t.api_server_s != d.api_server_s) out.push_back({"api_server_s", t.api_server_s});
+  if (t.tokenise_per_token_s != d.tokenise_per_token_s) out.push_back({"tokenise_per_token_s", t.tokenise_per_token_s});
   return out;
 }
 

@@ -63,6 +63,10 @@ struct RuntimeTraits {
   /// request parsed, the prompt tokenised and handed to the engine process over IPC, and each output sent back over
   /// IPC, detokenised and streamed (perf/serving_path.hpp); 0 = not modelled for this runtime.
   double api_server_s = 0;
+  /// CPU seconds per prompt token to tokenise a served request's prompt in the server's own process before the engine
+  /// sees it (vLLM's OpenAI server, SGLang's TokenizerManager): a Hugging Face fast tokenizer called from Python,
+  /// one request at a time (perf/serving_path.hpp); 0 = not modelled for this runtime.
+  double tokenise_per_token_s = 0;
 };
 
 /// The traits of `r`; sources in docs/cost-model.md "Runtimes".
