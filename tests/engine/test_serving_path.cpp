@@ -1,7 +1,8 @@
-// The serving path around the engine (perf/serving_path.hpp, issue 27): a request served through vLLM's
-// OpenAI-compatible server (an engine process of its own behind the API server, 0.6+) reaches the client that much
-// after the engine produced its tokens. TTFT and E2E grow by it, the gaps between tokens and the engine's iterations
-// do not; an in-process engine, a static batch, an offline run and the runtimes without that path pay nothing.
+// The serving path around the engine (perf/serving_path.hpp, issue 27): a request served through vLLM's or SGLang's
+// OpenAI-compatible server (an engine process of its own behind the API server: vLLM 0.6+, SGLang) reaches the client
+// that much after the engine produced its tokens, and every served request's prompt is tokenised in the server's
+// process first. TTFT and E2E grow by it, the gaps between tokens and the engine's iterations do not; an in-process
+// engine, a static batch, an offline run and the runtimes without that path pay nothing.
 #include <catch2/catch.hpp>
 
 #include "engine_test_util.hpp"
@@ -14,9 +15,9 @@ using llmsim::test::make;
 
 namespace {
 
-engine::SimulationResult served_requests(const Json& engine, const Json& arrival, int n = 1) {
+engine::SimulationResult served_requests(const Json& engine, const Json& arrival, int n = 1, int prompt = 256) {
   const Json w = {{"arrival", arrival},
-                  {"input_tokens", {{"dist", "fixed"}, {"value", 256}}},
+                  {"input_tokens", {{"dist", "fixed"}, {"value", prompt}}},
                   {"output_tokens", {{"dist", "fixed"}, {"value", 32}}},
                   {"num_requests", n}, {"warmup_requests", 0}};
   engine::SimulationOptions opt;
@@ -27,11 +28,19 @@ engine::SimulationResult served_requests(const Json& engine, const Json& arrival
 
 const Json kOnePerSecond = {{"process", "constant"}, {"rate", 1.0}};
 
+/// The path a served 256-token prompt takes on `runtime`: the fixed part and its tokenisation.
+double path_of(perf::Runtime runtime, std::int64_t prompt = 256) {
+  const auto t = perf::runtime_traits(runtime);
+  return t.api_server_s + t.tokenise_per_token_s * static_cast<double>(prompt);
+}
+
 }  // namespace
 
 TEST_CASE("vLLM's API server adds its path to TTFT and E2E, not to the gaps or the engine's steps", "[serving_path]") {
-  const double path = perf::runtime_traits(perf::Runtime::vllm_v1).api_server_s;
-  REQUIRE(path > 0);
+  const double path = path_of(perf::Runtime::vllm_v1);
+  REQUIRE(perf::runtime_traits(perf::Runtime::vllm_v1).api_server_s > 0);
+  REQUIRE(perf::runtime_traits(perf::Runtime::vllm_v1).tokenise_per_token_s > 0);
+  CHECK(path_of(perf::Runtime::vllm_v0) == path);
   // V1's EngineCore. V0's MQLLMEngine pays the same path, and its steps also grow by the host time of sending each
   // step's outputs to the server (test_served_step_host.cpp).
   for (const char* runtime : {"vllm==0.15.1"}) {
@@ -62,7 +71,7 @@ TEST_CASE("vLLM's API server adds its path to TTFT and E2E, not to the gaps or t
 
 TEST_CASE("a closed-loop client sends its next request once the last token has come through the serving path",
           "[serving_path]") {
-  const double path = perf::runtime_traits(perf::Runtime::vllm_v1).api_server_s;
+  const double path = path_of(perf::Runtime::vllm_v1);
   const Json one_user = {{"process", "closed"}, {"concurrency", 1}};
   const auto served = served_requests({{"api_server", true}}, one_user, 3);
   const auto in_process = served_requests({{"api_server", false}}, one_user, 3);
@@ -80,16 +89,24 @@ TEST_CASE("no serving path where the request does not cross vLLM's multiprocess 
     if (!j.contains("api_server")) j["api_server"] = true;
     return make(test::scenario(Json{{"arrival", kOnePerSecond}}, j)).scenario.engine;
   };
-  const double path = perf::runtime_traits(perf::Runtime::vllm_v1).api_server_s;
-  CHECK(perf::serving_path_latency_s(engine(Json::object()), false) == path);
-  CHECK(perf::serving_path_latency_s(engine({{"runtime", "vllm==0.9.1"}, {"policy", "vllm-v0"}}), false) == path);
-  CHECK(perf::serving_path_latency_s(engine(Json::object()), true) == 0);            // offline: LLM.generate
-  CHECK(perf::serving_path_latency_s(engine({{"api_server", false}}), false) == 0);  // AsyncLLM in-process
-  CHECK(perf::serving_path_latency_s(engine({{"policy", "static"}}), false) == 0);   // one generate call
-  // Before 0.6 the engine ran inside the API server's process (no ZMQ hop); other engines' paths are not measured.
-  for (const char* r : {"vllm==0.5.4", "vllm==0.4.2", "sglang==0.4.9", "llama.cpp==b4000", "lmdeploy==0.1.0"}) {
+  const double path = path_of(perf::Runtime::vllm_v1, 1000);
+  CHECK(perf::serving_path_latency_s(engine(Json::object()), false, 1000) == path);
+  CHECK(perf::serving_path_latency_s(engine({{"runtime", "vllm==0.9.1"}, {"policy", "vllm-v0"}}), false, 1000) == path);
+  CHECK(perf::serving_path_latency_s(engine({{"runtime", "sglang==0.4.9"}}), false, 1000) == path);
+  CHECK(perf::serving_path_latency_s(engine(Json::object()), true, 1000) == 0);            // offline: LLM.generate
+  CHECK(perf::serving_path_latency_s(engine({{"api_server", false}}), false, 1000) == 0);  // AsyncLLM in-process
+  CHECK(perf::serving_path_latency_s(engine({{"policy", "static"}}), false, 1000) == 0);   // one generate call
+  // Before 0.6 the engine ran inside the API server's process (no ZMQ hop), which still tokenised the prompt.
+  for (const char* r : {"vllm==0.5.4", "vllm==0.4.2"}) {
     INFO(r);
-    CHECK(perf::serving_path_latency_s(engine({{"runtime", r}}), false) == 0);
+    const perf::ServingPath p = perf::serving_path(engine({{"runtime", r}}), false);
+    CHECK(p.fixed_s == 0);
+    CHECK(p.per_prompt_token_s == perf::runtime_traits(perf::Runtime::vllm_v1).tokenise_per_token_s);
+  }
+  // Engines whose serving paths are not measured pay nothing.
+  for (const char* r : {"llama.cpp==b4000", "lmdeploy==0.1.0"}) {
+    INFO(r);
+    CHECK(perf::serving_path_latency_s(engine({{"runtime", r}}), false, 1000) == 0);
   }
   // A static batch simulated end to end pays nothing either.
   const auto st = served_requests({{"policy", "static"}, {"api_server", true}}, kOnePerSecond);
@@ -109,4 +126,39 @@ TEST_CASE("engine.api_server is read, written back only when off, and must be a 
   CHECK(spec::to_json(off).at("engine").at("api_server") == false);
   CHECK_FALSE(make(spec::to_json(off)).scenario.engine.api_server);  // round-trips
   CHECK_THROWS_WITH(make(test::scenario(w, {{"api_server", "yes"}})), Catch::Contains("api_server"));
+}
+
+TEST_CASE("the prompt's tokenisation in the server grows TTFT and E2E with the prompt, not the gaps",
+          "[serving_path]") {
+  const double per_token = perf::runtime_traits(perf::Runtime::vllm_v1).tokenise_per_token_s;
+  auto extra_ttft_s = [](int prompt) {
+    const auto served = served_requests({{"api_server", true}}, kOnePerSecond, 1, prompt);
+    const auto in_process = served_requests({{"api_server", false}}, kOnePerSecond, 1, prompt);
+    CHECK(served.summary.itl_ms.mean == Approx(in_process.summary.itl_ms.mean).epsilon(1e-12));
+    const auto& s = served.requests.at(0);
+    const auto& p = in_process.requests.at(0);
+    CHECK((s.finish_s - s.first_token_s) == Approx(p.finish_s - p.first_token_s).epsilon(1e-9));
+    return (s.first_token_s - s.arrival_s) - (p.first_token_s - p.arrival_s);
+  };
+  const double short_prompt = extra_ttft_s(256), long_prompt = extra_ttft_s(7936);
+  CHECK(short_prompt == Approx(path_of(perf::Runtime::vllm_v1, 256)).epsilon(1e-9));
+  CHECK(long_prompt - short_prompt == Approx(per_token * (7936 - 256)).epsilon(1e-6));
+  // An 8k-token prompt spends ~16 ms in the tokenizer: more than the fixed HTTP + ZMQ part.
+  CHECK(long_prompt - short_prompt > perf::runtime_traits(perf::Runtime::vllm_v1).api_server_s);
+}
+
+TEST_CASE("SGLang's server (TokenizerManager -> Scheduler -> DetokenizerManager) adds its path to a served request",
+          "[serving_path]") {
+  const Json sg = {{"runtime", "sglang==0.4.7"}};
+  Json served_engine = sg, in_process_engine = sg;
+  served_engine["api_server"] = true;
+  in_process_engine["api_server"] = false;
+  const auto served = served_requests(served_engine, kOnePerSecond);
+  const auto in_process = served_requests(in_process_engine, kOnePerSecond);
+  const double path = path_of(perf::Runtime::sglang);
+  REQUIRE(path > 0);
+  REQUIRE(served.iterations.size() == in_process.iterations.size());
+  CHECK(served.summary.ttft_ms.mean - in_process.summary.ttft_ms.mean == Approx(path * 1e3).epsilon(1e-9));
+  CHECK(served.summary.e2e_ms.mean - in_process.summary.e2e_ms.mean == Approx(path * 1e3).epsilon(1e-9));
+  CHECK(served.summary.tpot_ms.mean == Approx(in_process.summary.tpot_ms.mean).epsilon(1e-12));
 }

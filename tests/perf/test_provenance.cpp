@@ -45,6 +45,7 @@ std::vector<std::pair<std::string, double>> set_traits(const RuntimeTraits& t) {
     out.push_back({"served_step_per_seq_s", t.served_step_per_seq_s});
   if (t.multiproc_per_iter_s != d.multiproc_per_iter_s) out.push_back({"multiproc_per_iter_s", t.multiproc_per_iter_s});
   if (t.multiproc_per_seq_s != d.multiproc_per_seq_s) out.push_back({"multiproc_per_seq_s", t.multiproc_per_seq_s});
+  if (t.tokenise_per_token_s != d.tokenise_per_token_s) out.push_back({"tokenise_per_token_s", t.tokenise_per_token_s});
   return out;
 }
 

@@ -43,7 +43,7 @@ TEST_CASE("the clock keeps its precision at every accepted rate, and refuses the
   perf::BatchShape prefill;
   prefill.add_prefill(512, 0, true);
   const double ttft_ms =
-      (perf::make_cost_model(rs).iteration_time(prefill) + perf::serving_path_latency_s(rs.scenario.engine, false)) * 1e3;
+      (perf::make_cost_model(rs).iteration_time(prefill) + perf::serving_path_latency_s(rs.scenario.engine, false, 512)) * 1e3;
   REQUIRE(s.completed_requests == 1);
   CHECK(s.ttft_ms.p50 == Approx(ttft_ms).epsilon(1e-5));
   CHECK_FALSE(s.slo_met);  // a 1 ms TTFT target is missed, not passed by a latency rounded to 0

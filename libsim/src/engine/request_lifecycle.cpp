@@ -58,7 +58,8 @@ void Simulation::retire(std::int32_t i, Exit how, double now_s, std::int64_t pro
   const Seq& s = pool_[i];
   ledger_.leave(s.measured, how);
   // What the client sees: the engine's first and last tokens after the serving path (perf/serving_path.hpp).
-  const double first_seen_s = s.first_token_s + serving_path_s_, done_seen_s = now_s + serving_path_s_;
+  const double path_s = serving_path_.latency_s(s.input);
+  const double first_seen_s = s.first_token_s + path_s, done_seen_s = now_s + path_s;
   if (how == Exit::completed) {
     metrics::FinishedRequest f;
     f.tenant = s.tenant;
@@ -66,7 +67,7 @@ void Simulation::retire(std::int32_t i, Exit how, double now_s, std::int64_t pro
     f.admitted_s = s.admitted_s;
     f.first_token_s = first_seen_s;
     f.finish_s = done_seen_s;
-    f.delivery_s = serving_path_s_;
+    f.delivery_s = path_s;
     last_seen_s_ = std::max(last_seen_s_, done_seen_s);
     f.input_tokens = s.input;
     f.output_tokens = s.output;
@@ -103,7 +104,7 @@ void Simulation::record_request(const Seq& s, RequestOutcome outcome, double end
   rec.replica = s.replica;
   rec.arrival_s = s.arrival_s;
   rec.admitted_s = s.admitted_s;
-  rec.first_token_s = s.first_token_s < 0 ? s.first_token_s : s.first_token_s + serving_path_s_;
+  rec.first_token_s = s.first_token_s < 0 ? s.first_token_s : s.first_token_s + serving_path_.latency_s(s.input);
   rec.finish_s = end_s;
   rec.input_tokens = static_cast<std::int32_t>(s.input);
   // A completed request's drawn length; a lost or unfinished one's tokens produced by the end.

@@ -18,6 +18,7 @@
 #include "llmsim/metrics/session_stats.hpp"
 #include "llmsim/metrics/time_series.hpp"
 #include "llmsim/perf/cost_model.hpp"
+#include "llmsim/perf/serving_path.hpp"
 #include "autoscaler.hpp"
 #include "disaggregation.hpp"
 #include "failures.hpp"
@@ -144,9 +145,10 @@ class Simulation {
   std::int64_t replica_failures_ = 0;
   RequestLedger ledger_;                     ///< every request's exit, measured and warm-up apart
   double wasted_tokens_ = 0;
-  /// The serving path between the engine and the client (perf/serving_path.hpp): every token reaches the client this
-  /// much after the engine produced it; a closed-loop client sends its next request that much later.
-  double serving_path_s_ = 0;
+  /// The serving path between the engine and the client (perf/serving_path.hpp): every token of a request reaches the
+  /// client serving_path_.latency_s(its prompt) after the engine produced it; a closed-loop client sends its next
+  /// request that much later.
+  perf::ServingPath serving_path_;
   double last_seen_s_ = 0;  ///< when the client had the last completed request's last token (the run's end for it)
   memory::MemoryPlan plan_;
   SeqPool pool_;

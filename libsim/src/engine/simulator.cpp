@@ -44,7 +44,7 @@ bool Simulation::build() {
                                                   format_value(opt_.time_series_window_s));
   if (opt_.time_series_window_s >= 0) series_ = std::make_unique<metrics::TimeSeries>(opt_.time_series_window_s);
 
-  serving_path_s_ = perf::serving_path_latency_s(e, spec::offline_workload(w));
+  serving_path_ = perf::serving_path(e, spec::offline_workload(w));
   driver_ = std::make_unique<WorkloadDriver>(rs_, e.block_size, !synthetic && e.prefix_caching());
   collector_ = std::make_unique<metrics::Collector>(driver_->class_infos(), sc.slo);
   if (driver_->sessions()) {
@@ -403,9 +403,10 @@ void Simulation::finish_request(std::int32_t i, double now_s) {
   retire(i, Exit::completed, now_s, s.output);
   if (autoscaler_) stop_if_drained(s.replica, now_s);
   const std::int32_t source = s.source;
-  if (s.state == SeqState::done) pool_.release(i);  // static-batching padding is released by its replica
   // The client has the last token only after the serving path (perf/serving_path.hpp): its next turn starts then.
-  if (driver_->is_user(source)) source_moves_on(source, now_s + serving_path_s_, true);
+  const double seen_s = now_s + serving_path_.latency_s(s.input);
+  if (s.state == SeqState::done) pool_.release(i);  // static-batching padding is released by its replica
+  if (driver_->is_user(source)) source_moves_on(source, seen_s, true);
 }
 
 void Simulation::source_moves_on(std::int32_t source, double now_s, bool completed) {

@@ -370,8 +370,11 @@ std::vector<ConstantProvenance> build() {
                   "LambdaLabs' vLLM 0.5.4 H100 runs (docs/vllm.md)",
                   {"lambdalabs"}, 100e-6));
   }
-  // The OpenAI server's path around an engine in its own process (perf/serving_path.hpp, issue 27).
-  for (const char* r : {"vllm-v1", "vllm-v0"}) {
+  // The OpenAI server's path around an engine in its own process (perf/serving_path.hpp, issue 27). SGLang's
+  // launch_server runs the same FastAPI/uvicorn + ZMQ stack (TokenizerManager in the HTTP process, Scheduler and
+  // DetokenizerManager processes: sgl-project/sglang python/sglang/srt/managers/tokenizer_manager.py @001067ff,
+  // "TokenizerManager is a process that tokenizes the text"), one ZMQ hop more.
+  for (const char* r : {"vllm-v1", "vllm-v0", "sglang"}) {
     t.push_back(c("runtime.api_server_s", r, P::public_measurement,
                   "tenstorrent/tt-inference-server#190 (2025-05-08, Llama-3.3-70B, tenstorrent's vLLM fork, its upstream "
                   "OpenAI server): the same batch's average TTFT offline (LLM.generate) 231 ms, online "
@@ -393,6 +396,17 @@ std::vector<ConstantProvenance> build() {
                 "vllm#7957 on an A100 (0.6.0 RPC frontend before MQLLMEngine: 18 req/s LLM vs 15.5 req/s async, "
                 "~45 us per token)",
                 {}, 15e-6));
+  // Prompt tokenisation in the serving process (perf/serving_path.hpp, issue 27): every vLLM release's OpenAI server
+  // (before 0.6 in the engine's own process) and SGLang's TokenizerManager tokenise the prompt before the engine sees it.
+  for (const char* r : {"vllm-v1", "vllm-v0", "vllm-v0.5", "vllm-v0-paged", "sglang"}) {
+    t.push_back(c("runtime.tokenise_per_token_s", r, P::microbenchmark,
+                  "andyluo7/cpu-gpu-codesign-agentic-inference@5fac1f0 RESULTS_SUMMARY.md phase 2.1 (2026-05-14, "
+                  "vLLM 0.19's host, one core): transformers AutoTokenizer encode 1.18 ms for 679 tokens (1.74 us/token) "
+                  "... 220 ms for 101,615 (2.17 us/token), ~500k tokens/s; its phase-2 server decomposition (client "
+                  "TTFT - vllm:time_to_first_token_seconds, single requests) grows by ~2 us per prompt token from 1k to "
+                  "100k. vllm#10635: 256K-token prompts take \"a few hundred milliseconds\" to tokenise",
+                  {}, 2e-6));
+  }
   // --- vLLM V0's scheduler defaults by release (spec/runtime_version.cpp, spec::effective_engine; issue 27).
   t.push_back(c("engine.v0_max_num_batched_tokens", "vllm-v0", P::engine_code,
                 "vllm/config.py SchedulerConfig (0.2-0.10) without chunked prefill: max(max_model_len, 2048) (\"if "

@@ -25,6 +25,13 @@ constexpr double kMqEngineOutputPerSeqS = 15e-6;
 // (per-request CachedRequestData objects, before vllm#20232) measured by calibration/host/executor_pickle.py (CPython
 // 3.11, this build host): 8.7 us for one decoding request, a median 2.7 us more per request over 8-512 [D].
 constexpr double kMultiprocExecutorIterS = 8e-6, kMultiprocExecutorSeqS = 2.7e-6;
+// Prompt tokenisation in the server's process (vLLM's OpenAI server renders and tokenises before add_request; SGLang's
+// TokenizerManager before it sends the request to the scheduler over ZMQ): transformers' AutoTokenizer (the Rust fast
+// tokenizer) encodes ~500k tokens/s on one core, 1.74 us/token at 679 tokens to 2.17 at 101,615
+// (andyluo7/cpu-gpu-codesign-agentic-inference@5fac1f0 RESULTS_SUMMARY.md, phase 2.1); the same run's client TTFT less
+// the server's own grows by ~2 us per prompt token (phase 2, single requests 1k-100k). vllm#10635: "long sequence
+// lengths (256K), tokenization can take a few hundred milliseconds". perf/serving_path.hpp.
+constexpr double kTokenisePerTokenS = 2e-6;
 }  // namespace
 
 std::string to_string(Runtime r) { return spec::to_string(r); }
@@ -42,6 +49,7 @@ RuntimeTraits runtime_traits(Runtime r) {
       // TP/PP > 1: the EngineCore drives its GPU workers through MultiprocExecutor's shared-memory queues.
       t.multiproc_per_iter_s = kMultiprocExecutorIterS;
       t.multiproc_per_seq_s = kMultiprocExecutorSeqS;
+      t.tokenise_per_token_s = kTokenisePerTokenS;
       break;
     case Runtime::vllm_v0:
       t.graphs = GraphMode::vllm_v0;
@@ -53,6 +61,7 @@ RuntimeTraits runtime_traits(Runtime r) {
       // 0.6's frontend multiprocessing (#6883): the API server in front of MQLLMEngine over ZMQ.
       t.api_server_s = kMultiprocFrontendS;
       t.served_step_per_seq_s = kMqEngineOutputPerSeqS;
+      t.tokenise_per_token_s = kTokenisePerTokenS;
       break;
     case Runtime::vllm_v0_sync:
     case Runtime::vllm_v0_paged:
@@ -62,12 +71,22 @@ RuntimeTraits runtime_traits(Runtime r) {
       t.graphs = GraphMode::vllm_v0;
       t.cpu = CpuCost::profile_v0;
       t.sync_output_per_seq_s = 100e-6;
+      // The engine ran in the API server's process (no ZMQ hop, api_server_s 0), which still tokenised the prompt
+      // (AsyncLLMEngine.add_request -> encode_request) before the engine saw it.
+      t.tokenise_per_token_s = kTokenisePerTokenS;
       break;
     case Runtime::sglang:
       // bench_one_batch drives the model runner from Python every step (as vLLM V1's loop: the V1 profile terms);
       // decode batches replay full graphs up to cuda_graph_max_bs (160 assumed; the validation rows hold 32).
       t.graphs = GraphMode::decode_only;
       t.max_graph_batch = 160;
+      // launch_server: the HTTP server's process holds the TokenizerManager (tokenises, sends the request to the
+      // Scheduler process over ZMQ); the Scheduler sends each step's token ids over ZMQ to the DetokenizerManager
+      // process, which detokenises the batch and sends the text over ZMQ back to the TokenizerManager, which streams
+      // it (srt/managers/tokenizer_manager.py, detokenizer_manager.py). The same FastAPI/uvicorn + ZMQ path as vLLM's
+      // multiprocess server, with one more ZMQ hop (tens of us): priced as vLLM's. perf/serving_path.hpp.
+      t.api_server_s = kMultiprocFrontendS;
+      t.tokenise_per_token_s = kTokenisePerTokenS;
       break;
     case Runtime::lmdeploy_turbomind:
       // TurboMind v0.1 (LlamaBatch.cc): a C++ thread per GPU launches every kernel eagerly, no CUDA graphs; each step

@@ -1,15 +1,20 @@
 // The serving path's latency around the engine; sources in docs/cost-model.md "The serving path" and
-// perf/provenance.cpp (runtime.api_server_s).
+// perf/provenance.cpp (runtime.api_server_s, runtime.tokenise_per_token_s).
 #include "llmsim/perf/serving_path.hpp"
 
 #include "llmsim/perf/runtime.hpp"
 
 namespace llmsim::perf {
 
-double serving_path_latency_s(const spec::EngineConfig& engine, bool offline) {
-  if (!engine.api_server || offline || engine.synthetic_service) return 0;
-  if (engine.policy == spec::SchedulerPolicy::static_batching) return 0;
-  return runtime_traits(runtime_of(engine)).api_server_s;
+ServingPath serving_path(const spec::EngineConfig& engine, bool offline) {
+  if (!engine.api_server || offline || engine.synthetic_service) return {};
+  if (engine.policy == spec::SchedulerPolicy::static_batching) return {};
+  const RuntimeTraits t = runtime_traits(runtime_of(engine));
+  return {t.api_server_s, t.tokenise_per_token_s};
+}
+
+double serving_path_latency_s(const spec::EngineConfig& engine, bool offline, std::int64_t prompt_tokens) {
+  return serving_path(engine, offline).latency_s(prompt_tokens);
 }
 
 }  // namespace llmsim::perf

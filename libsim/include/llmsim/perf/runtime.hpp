@@ -72,6 +72,10 @@ struct RuntimeTraits {
   /// SchedulerOutput through a shared-memory MessageQueue, ModelRunnerOutput from one rank back): per step and per
   /// scheduled sequence, serialized with the GPU; 0 = in-process or not modelled (perf/engine_overhead).
   double multiproc_per_iter_s = 0, multiproc_per_seq_s = 0;
+  /// CPU seconds per prompt token to tokenise a served request's prompt in the server's own process before the engine
+  /// sees it (vLLM's OpenAI server, SGLang's TokenizerManager): a Hugging Face fast tokenizer called from Python,
+  /// one request at a time (perf/serving_path.hpp); 0 = not modelled for this runtime.
+  double tokenise_per_token_s = 0;
 };
 
 /// The traits of `r`; sources in docs/cost-model.md "Runtimes".
