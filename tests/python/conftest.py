@@ -36,3 +36,14 @@ def cli():
     if not path or not os.path.exists(path):
         pytest.skip("LLMSIM_CLI not set (ctest sets it when the CLI is built)")
     return path
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """A real Dask LocalCluster, two worker processes, shared by the tests that compare a run on it with the threaded
+    one: starting a cluster (two Python processes importing distributed, pandas and llmsim) was ~2 s of CPU each
+    time, three times per pytest run (issue 30). Each test still sends its work to the two worker processes."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40) as cluster, distributed.Client(cluster) as client:
+        yield client

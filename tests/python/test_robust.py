@@ -206,12 +206,14 @@ def test_sweep_with_more_threads_than_the_system_allows_degrades_with_a_warning(
         base = {SMALL!r}
         # Rows long enough (milliseconds) that the first workers are still running when the pool asks for the 40th
         # thread: with 40-request rows an idle machine finished them before the limit was reached (no warning).
+        # The pool starts min(jobs, rows) threads up front and a worker leaves only when no row is left, so 96 rows
+        # (over twice the limit) ask for the 40th thread as surely as 512 did, at a fifth of the simulation (issue 30).
         base["workload"].update(num_requests=4000, warmup_requests=40)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            frame = llmsim.sweep(base, {{"workload.arrival.rate": [1 + i / 100 for i in range(512)]}}, jobs=512,
+            frame = llmsim.sweep(base, {{"workload.arrival.rate": [1 + i / 100 for i in range(96)]}}, jobs=512,
                                  progress=False)
         print(len(frame), any("threads" in str(w.message) for w in caught))
     """, max_processes=40, timeout=300)
     assert out.returncode == 0, out.stderr  # the interpreter used to die in std::terminate
-    assert out.stdout.split() == ["512", "True"]
+    assert out.stdout.split() == ["96", "True"]

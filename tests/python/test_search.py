@@ -42,29 +42,23 @@ def test_front_is_sorted_with_one_winner_and_counts(front):
     assert "cheapest" in front.attrs["reasons"][0]
 
 
-def test_dask_local_cluster_gives_the_identical_front(base, front):
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=40) as cluster, distributed.Client(cluster) as client:
-        on_dask = llmsim.search(base, 4.0, axes=AXES, client=client, screen=SCREEN, final_check=SCREEN,
-                                front_cost_ratio=3.0)
+def test_dask_local_cluster_gives_the_identical_front(base, front, dask_client):
+    on_dask = llmsim.search(base, 4.0, axes=AXES, client=dask_client, screen=SCREEN, final_check=SCREEN,
+                            front_cost_ratio=3.0)
     pd.testing.assert_frame_equal(on_dask, front)
     assert on_dask.attrs == front.attrs
 
 
-def test_dask_screening_gives_the_identical_front(base):
+def test_dask_screening_gives_the_identical_front(base, dask_client):
     """Waves of 4 at 12 req/s: the branch-and-bound cutoff screens candidates inside their capacity search; the
     workers get each wave's cutoff from C++, so the cluster screens the same ones and returns the same front."""
-    distributed = pytest.importorskip("distributed")
     need("search")
     axes = dict(AXES)
     axes["hardware.gpu"] = AXES["hardware.gpu"] + ["2xrtx4090-24gb@pp", "l40s-48gb"]
     kw = dict(axes=axes, screen=SCREEN, final_check=SCREEN, front_cost_ratio=2.0, wave=4)
     threaded = llmsim.search(base, 12.0, jobs=2, **kw)
     assert threaded.attrs["counts"]["screened"] > 0
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=40) as cluster, distributed.Client(cluster) as client:
-        on_dask = llmsim.search(base, 12.0, client=client, **kw)
+    on_dask = llmsim.search(base, 12.0, client=dask_client, **kw)
     pd.testing.assert_frame_equal(on_dask, threaded)
     assert on_dask.attrs == threaded.attrs
 

@@ -56,13 +56,10 @@ def test_thread_count_does_not_change_the_frame(base, frame):
     pd.testing.assert_frame_equal(llmsim.sweep(base, GRID, jobs=1, progress=False), frame)
 
 
-def test_dask_local_cluster_gives_the_identical_frame(base, frame):
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=40) as cluster, distributed.Client(cluster) as client:
-        on_dask = llmsim.sweep(base, GRID, client=client, progress=False)
-        with pytest.raises(ValueError, match="hardware.gpu"):
-            llmsim.sweep(base, {"hardware.gpu": ["nope-gpu"]}, client=client, progress=False)
+def test_dask_local_cluster_gives_the_identical_frame(base, frame, dask_client):
+    on_dask = llmsim.sweep(base, GRID, client=dask_client, progress=False)
+    with pytest.raises(ValueError, match="hardware.gpu"):
+        llmsim.sweep(base, {"hardware.gpu": ["nope-gpu"]}, client=dask_client, progress=False)
     pd.testing.assert_frame_equal(on_dask, frame)
 
 
