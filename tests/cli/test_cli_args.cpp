@@ -390,3 +390,28 @@ TEST_CASE("an option value of the wrong type or past a double's range names the 
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("error: --prior-scale (Python prior_scale=): ") && Catch::Contains("got -1"));
 }
+
+TEST_CASE("every unknown command gets a next step: a misspelt command, the command for the word, or --help") {
+  const std::vector<std::string> commands{"memory", "catalog", "step", "simulate", "throughput", "capacity", "compare",
+                                          "report", "sweep", "search", "calibrate-fit", "check"};
+  // Misspellings, words for what a command does, an option typed first, and words that mean nothing here.
+  for (const std::string word : {"simulat", "capcity", "month", "monthly", "bill", "cost", "daily", "gpus", "models",
+                                 "benchmark", "validate", "vllm", "sizing", "plan", "html", "grid", "vram", "--json",
+                                 "-x", "xyzzy", "help2", "q"}) {
+    const auto r = run("'" + word + "'");
+    INFO("llmsim " << word << ": " << r.out);
+    CHECK(r.code == 2);
+    const auto at = r.out.find("unknown command '" + word + "'; ");
+    REQUIRE(at != std::string::npos);
+    // What follows the name, before the list of valid commands, names a command or --help.
+    const auto end = r.out.find(" (valid: ", at);
+    REQUIRE(end != std::string::npos);
+    const std::string hint = r.out.substr(at, end - at);
+    bool names = hint.find("--help") != std::string::npos;
+    for (const auto& c : commands) names = names || hint.find("'" + c) != std::string::npos;
+    CHECK(names);
+  }
+  // The monthly bill is asked for by name: the answer points at the commands that print one.
+  const auto r = run("month");
+  CHECK_THAT(r.out, Catch::Contains("'capacity'") && Catch::Contains("workload.days"));
+}
