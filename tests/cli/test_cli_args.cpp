@@ -415,3 +415,46 @@ TEST_CASE("every unknown command gets a next step: a misspelt command, the comma
   const auto r = run("month");
   CHECK_THAT(r.out, Catch::Contains("'capacity'") && Catch::Contains("workload.days"));
 }
+
+TEST_CASE("a GPU profile fitted on another runtime is warned about on every command that prices with it") {
+  // The committed public A100 profile, as `calibrate-fit --runs` writes it from vLLM 0.6.0 runs (runtime vllm-v0).
+  const auto src = std::filesystem::path(LLMSIM_SOURCE_DIR) / "data/profiles/a100-80gb-sxm-public.json";
+  llmsim::Json profile = llmsim::parse_json(read_file(src), src.string());
+  profile["runtime"] = "vllm-v0";
+  profile["engine_version"] = "0.6.0";
+  const std::string prof = temp_file("v0-fitted-profile.json", profile.dump()).string();
+  const std::string sc = scenario_file();
+  const std::string set = " --set 'hardware.gpu_profile=\"" + prof + "\"'";
+  const std::string warning = "fitted from runs on runtime 'vllm-v0'";
+  const std::string small = " --replications 1 --requests 200";
+  // `check` takes a fitted profile through its partial scenario.
+  const std::string partial =
+      temp_file("v0-fitted-partial.json", llmsim::Json{{"hardware", {{"gpu_profile", prof}}}}.dump()).string();
+  const std::string bench = (std::filesystem::path(LLMSIM_SOURCE_DIR) /
+                             "data/calibration_runs/lambdalabs-a100-80gb-sxm/prompt_10_Meta-Llama-3-8B-Instruct_tp1_len2000.json")
+                                .string();
+  for (const std::string& args :
+       {"simulate " + sc + set, "capacity " + sc + set + small,
+        "compare " + sc + set + " --gpus a100-80gb-sxm --json" + small, "throughput " + sc + set + " --num-requests 50",
+        "search " + sc + set + " --target-qps 2 --gpus a100-80gb-sxm --axis 'engine.max_num_seqs=[64]' --json",
+        "sweep " + grid_file() + set + " --json",
+        "step --model llama-3.1-8b --gpu a100-80gb-sxm --decode-seqs 8 --context 512 --gpu-profile '" + prof + "'",
+        "check --vllm-result '" + bench + "' --gpu a100-80gb-sxm --model llama-3.1-8b --engine-version 0.14.0 --scenario '" +
+            partial + "'"}) {
+    const auto r = run(args);
+    INFO("llmsim " << args << "\n" << r.out);
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains(warning));
+  }
+  // On the runtime it was fitted on, nothing is said (vLLM 0.6.3 runs V0's engine).
+  for (const std::string& args :
+       {"simulate " + sc + set + " --set engine.runtime=vllm==0.6.3",
+        "capacity " + sc + set + small + " --set engine.runtime=vllm==0.6.3",
+        "step --model llama-3.1-8b --gpu a100-80gb-sxm --decode-seqs 8 --context 512 --engine vllm==0.6.3 "
+        "--gpu-profile '" + prof + "'"}) {
+    const auto r = run(args);
+    INFO("llmsim " << args << "\n" << r.out);
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, !Catch::Contains("fitted from runs on runtime"));
+  }
+}

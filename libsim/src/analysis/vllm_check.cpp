@@ -377,6 +377,8 @@ VllmCheck check_vllm_result(const VllmResult& measured, const VllmCheckOptions& 
   c.fits = result.summary.fits;
   c.reason = result.summary.reason;
   if (result.summary.unstable) c.notes.push_back("the simulated run was unstable: " + result.summary.reason);
+  // What the summary warns about (a GPU profile fitted on another runtime) is a note of the comparison too.
+  for (const auto& w : result.summary.warnings) c.notes.push_back("warning: " + w);
 
   // Per-request numbers as vLLM's client computes them. Request i of the file is the i-th issued (ids follow
   // the trace order). A request that streamed no text (output 0) was timed by clients before vLLM 0.11 with
