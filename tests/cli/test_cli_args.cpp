@@ -458,3 +458,17 @@ TEST_CASE("a GPU profile fitted on another runtime is warned about on every comm
     CHECK_THAT(r.out, !Catch::Contains("fitted from runs on runtime"));
   }
 }
+
+TEST_CASE("an SLO below one request's unloaded latency says so: more replicas cannot shorten one prefill") {
+  const std::string sc = scenario_file();
+  // A p95 TTFT of 20 ms: an 8B prefill of ~1,000 tokens alone takes longer on an A100.
+  const std::string tight = " --set 'slo={\"ttft_ms\": {\"p95\": 20}}' --replications 1 --requests 200";
+  for (const std::string& args : {"capacity " + sc + tight, "compare " + sc + tight + " --gpus a100-80gb-sxm"}) {
+    const auto r = run(args);
+    INFO("llmsim " << args << "\n" << r.out);
+    CHECK_THAT(r.out, Catch::Contains("below one request's unloaded latency") &&
+                          Catch::Contains("more replicas cannot shorten"));
+    // ... with that latency: the failing target and its value.
+    CHECK(std::regex_search(r.out, std::regex(R"(ttft_ms\.p95 = [0-9.]+ ms > 20)")));
+  }
+}
