@@ -187,7 +187,9 @@ bool Simulation::cancel_request(std::int32_t i, std::int64_t id, double now_s) {
     pool_.release(i);
   }
   if (engine >= 0 && !synthetic_) stop_if_drained(group, now_s);
-  if (driver_->is_user(source)) source_moves_on(source, now_s, false);  // a closed-loop user or session moves on
+  // A closed-loop user or session moves on when its client gave up: the engine's deadline plus the serving path
+  // (simulator.cpp shortens the engine's by it).
+  if (driver_->is_user(source)) source_moves_on(source, now_s + serving_path_s_, false);
   return true;
 }
 

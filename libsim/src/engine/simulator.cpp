@@ -113,7 +113,10 @@ bool Simulation::build() {
     slots = e.max_num_seqs;
     servers = static_cast<std::int64_t>(replicas_.size());
   }
-  if (w.timeout_s > 0) timeouts_ = std::make_unique<Timeouts>(w.timeout_s);
+  // The client's clock: its last token reaches it the serving path after the engine produced it, so the engine must
+  // be done by the client's deadline less that path (a request done at arrival + timeout - 1 ms is lost to a client
+  // whose response arrives 3 ms after it gave up). The client moves on at its own deadline (cancel_request).
+  if (w.timeout_s > 0) timeouts_ = std::make_unique<Timeouts>(std::max(0.0, w.timeout_s - serving_path_s_));
   const std::int64_t max_queue = opt_.max_queue > 0 ? opt_.max_queue : std::max<std::int64_t>(2000, 16 * slots * servers);
   monitor_ = std::make_unique<RunMonitor>(opt_.stop_when_unstable, max_queue, opt_.max_in_system);
   // Overload is judged for open loops — a trace replay is one too: its arrivals do not wait for the service (a
