@@ -4,6 +4,7 @@
 // (overload and bounds), run_summary (what the replicas measured, in the summary).
 #include "llmsim/engine/simulator.hpp"
 
+#include "llmsim/perf/async_scheduling.hpp"
 #include "llmsim/perf/runtime.hpp"
 #include "llmsim/perf/serving_path.hpp"
 
@@ -13,6 +14,25 @@
 namespace llmsim::engine {
 
 namespace detail {
+
+namespace {
+
+// summary.engine: the scheduler, and what else prices the run when the scenario set it — a release or a runtime other
+// than the scheduler's own (runtime vllm==0.6.3 under policy "vllm" is V1's scheduler on V0's host loop and kernels),
+// and V1's async scheduling. The default V1 engine reads as before: "vLLM V1 (0.11 scheduler)".
+std::string engine_label(const spec::EngineConfig& e, int pp) {
+  std::string label = spec::engine_name(e.policy);
+  spec::EngineConfig own = e;
+  own.runtime.reset();
+  if (e.runtime_release)
+    label += " on " + *e.runtime_release + " (runtime " + spec::to_string(e.resolved_runtime()) + ")";
+  else if (e.runtime && *e.runtime != own.resolved_runtime())
+    label += " on runtime " + spec::to_string(*e.runtime);
+  if (perf::async_scheduling(e, pp, e.speculative)) label += ", async scheduling";
+  return label;
+}
+
+}  // namespace
 
 bool Simulation::build() {
   const auto& sc = rs_.scenario;
@@ -53,7 +73,8 @@ bool Simulation::build() {
     if (synthetic) throw ConfigError("workload.sessions", "the synthetic service has no KV cache for a session's history");
     session_stats_ = std::make_unique<metrics::SessionStats>();
   }
-  result_.summary.engine = synthetic ? "synthetic service (M/G/c queue)" : spec::engine_name(e.policy);
+  result_.summary.engine =
+      synthetic ? "synthetic service (M/G/c queue)" : engine_label(e, front.scenario.hardware.parallel.pp);
   std::int64_t slots = 1, servers = sc.hardware.replicas;
   if (synthetic && sc.autoscaler)
     throw ConfigError("autoscaler", "cannot scale the synthetic service (engine.synthetic_service): it has no replicas to start");
