@@ -73,7 +73,7 @@ TEST_CASE("V1 defaults depend on the GPU and the entry point, as vLLM's get_batc
   auto label = [&](const Json& engine) { return simulate(make(scenario(few, engine))).summary.engine; };
   CHECK(label({{"policy", "vllm"}, {"runtime", "vllm==0.6.3"}}) ==
         "vLLM V1 (0.11 scheduler) on vllm==0.6.3 (runtime vllm-v0)");
-  CHECK(label({{"runtime", "vllm==0.14.0"}}) == "vLLM V1 (0.11 scheduler) on vllm==0.14.0 (runtime vllm-v1), async scheduling");
+  CHECK(label({{"runtime", "vllm==0.14.0"}}) == "vLLM V1 (0.11 scheduler) on vllm==0.14.0, async scheduling");
   CHECK(label({{"async_scheduling", true}}) == "vLLM V1 (0.11 scheduler), async scheduling");
   CHECK(label({{"policy", "vllm"}, {"runtime", "sglang"}}) == "vLLM V1 (0.11 scheduler) on runtime sglang");
   CHECK(label({{"policy", "vllm-v0"}, {"runtime", "vllm-v0"}}) == spec::engine_name(spec::SchedulerPolicy::vllm_v0));

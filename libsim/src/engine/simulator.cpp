@@ -24,9 +24,11 @@ std::string engine_label(const spec::EngineConfig& e, int pp) {
   std::string label = spec::engine_name(e.policy);
   spec::EngineConfig own = e;
   own.runtime.reset();
+  const bool other_runtime = e.runtime && *e.runtime != own.resolved_runtime();
   if (e.runtime_release)
-    label += " on " + *e.runtime_release + " (runtime " + spec::to_string(e.resolved_runtime()) + ")";
-  else if (e.runtime && *e.runtime != own.resolved_runtime())
+    label += " on " + *e.runtime_release +
+             (other_runtime ? " (runtime " + spec::to_string(e.resolved_runtime()) + ")" : std::string());
+  else if (other_runtime)
     label += " on runtime " + spec::to_string(*e.runtime);
   if (perf::async_scheduling(e, pp, e.speculative)) label += ", async scheduling";
   return label;
