@@ -2,6 +2,7 @@
 #include <pybind11/pybind11.h>
 
 #include "convert.hpp"
+#include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/step.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/cost_model.hpp"
@@ -24,6 +25,8 @@ void register_step(py::module_& m) {
     if (!out.contains("tokens_per_s")) {
       out["tokens_per_s"] = cost.time_s > 0 ? static_cast<double>(cost.tokens) / cost.time_s : 0.0;
     }
+    // A GPU profile fitted on another runtime: the warning `llmsim step --gpu-profile` prints (`warnings`).
+    if (auto w = analysis::scenario_warnings(r); !w.empty()) out["warnings"] = w;
     return dump(out);
   }, py::arg("scenario"), py::arg("prefill_tokens"), py::arg("prefill_context"), py::arg("decode_seqs"),
      py::arg("context"), "One iteration's cost breakdown as JSON text (`llmsim step --json` fields).");

@@ -173,6 +173,7 @@ int run_capacity(int argc, char** argv) {
     spec::Scenario scenario = spec::scenario_from_json(JsonView(doc, ""));
     apply_gpu_options(scenario, vm);
     const auto resolved = spec::resolve(scenario, spec::Catalog::builtin());
+    print_scenario_warnings(scenario);
 
     analysis::RowOptions options;
     options.capacity = true;

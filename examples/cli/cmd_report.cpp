@@ -43,6 +43,7 @@ int run_report(int argc, char** argv) {
     Json doc = load_scenario(vm);
     apply_target_qps(doc, vm);
     const spec::Scenario base = spec::scenario_from_json(JsonView(doc, ""));
+    print_scenario_warnings(base);
     analysis::CompareOptions o = compare_options(vm);
 
     CancelScope interrupts;  // first, so that no signal can leave a temporary output file behind

@@ -110,6 +110,7 @@ int run_search(int argc, char** argv) {
       throw;
     }
     const Json doc = load_scenario(vm);
+    print_scenario_warnings(spec::scenario_from_json(JsonView(doc, "")));
     analysis::SearchOptions o;
     o.target_qps = vm["target-qps"].as<double>();
     if (vm.count("budget")) o.budget_per_month = vm["budget"].as<double>();

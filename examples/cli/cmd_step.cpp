@@ -10,6 +10,7 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/cost_model.hpp"
+#include "llmsim/perf/hardware_profile.hpp"
 #include "llmsim/perf/speculative.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/gpu_option.hpp"
@@ -95,6 +96,11 @@ int run_step(int argc, char** argv) {
   engine.max_num_batched_tokens = 0;
   engine = spec::effective_engine(engine, gpu, false, &model);
   const perf::Runtime generation = perf::runtime_of(engine);
+  // A profile fitted from one runtime's runs prices another only with a warning, as on every scenario command.
+  std::vector<std::string> warnings;
+  if (!profile_path.empty())
+    if (auto w = perf::runtime_mismatch(profile, generation)) warnings.push_back(std::move(*w));
+  for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
   engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
   if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb))
     throw ConfigError("--cpu-offload-gb", "must be >= 0, got " + format_given(engine.cpu_offload_gb));
@@ -140,6 +146,7 @@ int run_step(int argc, char** argv) {
       j["speculative"] = {{"method", spec::to_string(speculation->config.method)},
                           {"num_speculative_tokens", speculation->config.num_speculative_tokens}};
     }
+    if (!warnings.empty()) j["warnings"] = warnings;
     print_json(j);
     return kOk;
   }

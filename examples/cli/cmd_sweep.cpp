@@ -155,6 +155,11 @@ int run_sweep(int argc, char** argv) {
     }
     analysis::Grid grid = analysis::load_grid(vm["grid"].as<std::string>());
     apply_sets(grid, vm);  // every point, before anything runs
+    for (const auto& p : grid.points) {
+      std::string where;
+      for (const auto& [path, value] : p.labels) where += (where.empty() ? "" : ", ") + path + "=" + value.dump();
+      print_scenario_warnings(p.scenario, where.empty() ? "" : "point " + where);
+    }
     // Conditions are checked before anything runs: a typo in a field name, or a value of the wrong kind for the
     // field ('fits == maybe'), is exit 2 in milliseconds.
     std::vector<analysis::FailIf> bounds;

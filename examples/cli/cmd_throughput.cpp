@@ -71,6 +71,7 @@ int run_throughput(int argc, char** argv) {
     if (vm.count("quant")) spec::set_json_path(doc, "quant.weights", vm["quant"].as<std::string>());
     spec::Scenario scenario = spec::scenario_from_json(JsonView(doc, ""));
     apply_gpu_options(scenario, vm);
+    print_scenario_warnings(scenario);
     analysis::ThroughputOptions options;
     if (vm.count("num-requests")) {
       const long long n = vm["num-requests"].as<long long>();

@@ -13,10 +13,12 @@
 #include <iostream>
 #include <limits>
 #include <new>
+#include <set>
 #include <sstream>
 #include <string_view>
 
 #include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/server_args.hpp"
 #include "llmsim/analysis/sweep.hpp"
 #include "llmsim/core/error.hpp"
@@ -482,6 +484,19 @@ void print_fleet_pools(const metrics::Summary& s) {
     const auto& p = s.fleet_pools[k];
     print_pool("[" + std::to_string(k) + "] " + std::to_string(p.replicas) + " x " + p.gpu, p);
   }
+}
+
+void print_scenario_warnings(const spec::Scenario& scenario, const std::string& where) {
+  static std::set<std::string> said;
+  if (scenario.hardware.gpu_profile.empty()) return;  // the one source of warnings today: skip resolving (sweeps)
+  std::vector<std::string> warnings;
+  try {
+    warnings = analysis::scenario_warnings(spec::resolve(scenario, spec::Catalog::builtin()));
+  } catch (const ConfigError&) {
+    return;
+  }
+  for (const auto& w : warnings)
+    if (said.insert(w).second) std::cerr << "warning: " << (where.empty() ? "" : where + ": ") << w << "\n";
 }
 
 }  // namespace llmsim::cli

@@ -64,6 +64,12 @@ void apply_sets(Json& scenario, const po::variables_map& vm);
 /// path either sets is one of the grid's axes (the grid already sets it per point).
 void apply_sets(analysis::Grid& grid, const po::variables_map& vm);
 
+/// The scenario's warnings (analysis::scenario_warnings: a GPU profile fitted on another runtime) as "warning: ..."
+/// lines on stderr, each text once per process, `where` (a sweep point's labels) before it. For the commands that
+/// run many simulations and print no summary of their own (simulate prints its summary's). A scenario that does not
+/// resolve says nothing here: the command reports that error itself.
+void print_scenario_warnings(const spec::Scenario& scenario, const std::string& where = "");
+
 /// Adds --progress (progress lines on stderr even when it is not a terminal) and --quiet/-q (none).
 void add_progress_options(po::options_description& opts);
 

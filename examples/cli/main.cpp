@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "command_hints.hpp"
 #include "common.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
@@ -61,7 +62,7 @@ int main(int argc, char** argv) {
     for (auto& ch : n) ch = ch == '_' ? '-' : ch;
     names.push_back(n);
   }
-  std::cerr << "llmsim: error: " << llmsim::printable(llmsim::unknown_name_message("command", argv[1], names), 1000)
+  std::cerr << "llmsim: error: " << llmsim::printable(llmsim::cli::unknown_command_message(argv[1], names), 1000)
             << "\n";
   return llmsim::cli::kBadInput;
 }

@@ -233,3 +233,30 @@ TEST_CASE("search plans what simulate runs: the auto context, and a missing pric
   CHECK_THROWS_WITH(analysis::plan_search(base, o, spec::Catalog::builtin()),
                     Catch::Contains("a100-80gb-sxm") && Catch::Contains("HKD"));
 }
+
+TEST_CASE("an SLO one request alone misses is said to be below its unloaded latency, with that latency",
+          "[analysis][sizing]") {
+  // Light and tight: the unloaded run is what decides, on one replica and on a fleet unit alike.
+  for (const double p95_ms : {20.0, 5000.0}) {
+    Json j = test::chat_json();
+    j["slo"] = {{"ttft_ms", {{"p95", p95_ms}}}};
+    j["hardware"]["replicas"] = 3;  // the note is about one replica whatever the deployment holds
+    const auto rs = test::resolve_json(j);
+    const auto note = analysis::unloaded_slo_miss(rs, sizing_quick(), false);
+    INFO("p95 TTFT SLO " << p95_ms << " ms: " << note.value_or("(none)"));
+    if (p95_ms < 100) {
+      REQUIRE(note);
+      CHECK_THAT(*note, Catch::Contains("below one request's unloaded latency") &&
+                            Catch::Contains("one replica (0.001 req/s") && Catch::Contains("ttft_ms.p95 = ") &&
+                            Catch::Contains("> 20"));
+    } else {
+      CHECK(!note);  // met alone: growing the fleet can help, nothing to say
+    }
+  }
+  // The capacity search's floor is the same situation: its reason says so too.
+  Json j = test::chat_json();
+  j["slo"] = {{"ttft_ms", {{"p95", 20}}}};
+  const auto cap = analysis::find_capacity(test::resolve_json(j), sizing_quick());
+  CHECK(!cap.found);
+  CHECK_THAT(cap.reason, Catch::Contains("below one request's unloaded latency"));
+}

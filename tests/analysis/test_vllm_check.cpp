@@ -121,13 +121,13 @@ TEST_CASE("malformed or foreign result files get an error naming the file and th
   CHECK_THAT(error_of("{" + ok_head + R"(, "input_lens": [1, "x"], "output_lens": [3, 4]})"),
              Catch::Contains("input_lens[1]"));
   CHECK_THAT(error_of("{" + ok_head + R"(, "request_rate": -2})"), Catch::Contains("request_rate"));
-  CHECK_THAT(error_of(R"({"duration": 2, "completed": 3, "total_input_tokens": 1, "total_output_tokens": 2,
+  CHECK_THAT(error_of(R"({"duration": 2, "completed": 3, "total_input_tokens": 3, "total_output_tokens": 2,
                           "request_throughput": 1})"),
              Catch::Contains("no latency statistics"));
   CHECK_THAT(error_of("{not json"), Catch::StartsWith("bench.json"));
   // Other tools' outputs (key structures as those tools write them) say what they look like. SGLang's
   // bench_serving output is read (test_result_files.cpp).
-  CHECK(error_of(R"({"backend": "sglang", "duration": 2, "completed": 3, "total_input_tokens": 1,
+  CHECK(error_of(R"({"backend": "sglang", "duration": 2, "completed": 3, "total_input_tokens": 3,
                      "total_output_tokens": 2, "request_throughput": 1, "mean_e2e_latency_ms": 5,
                      "mean_ttft_ms": 3})").empty());
   CHECK_THAT(error_of(R"({"avg_latency": 2.5, "latencies": [2.5], "percentiles": {"50": 2.5}})"),

@@ -390,3 +390,85 @@ TEST_CASE("an option value of the wrong type or past a double's range names the 
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("error: --prior-scale (Python prior_scale=): ") && Catch::Contains("got -1"));
 }
+
+TEST_CASE("every unknown command gets a next step: a misspelt command, the command for the word, or --help") {
+  const std::vector<std::string> commands{"memory", "catalog", "step", "simulate", "throughput", "capacity", "compare",
+                                          "report", "sweep", "search", "calibrate-fit", "check"};
+  // Misspellings, words for what a command does, an option typed first, and words that mean nothing here.
+  for (const std::string word : {"simulat", "capcity", "month", "monthly", "bill", "cost", "daily", "gpus", "models",
+                                 "benchmark", "validate", "vllm", "sizing", "plan", "html", "grid", "vram", "--json",
+                                 "-x", "xyzzy", "help2", "q"}) {
+    const auto r = run("'" + word + "'");
+    INFO("llmsim " << word << ": " << r.out);
+    CHECK(r.code == 2);
+    const auto at = r.out.find("unknown command '" + word + "'; ");
+    REQUIRE(at != std::string::npos);
+    // What follows the name, before the list of valid commands, names a command or --help.
+    const auto end = r.out.find(" (valid: ", at);
+    REQUIRE(end != std::string::npos);
+    const std::string hint = r.out.substr(at, end - at);
+    bool names = hint.find("--help") != std::string::npos;
+    for (const auto& c : commands) names = names || hint.find("'" + c) != std::string::npos;
+    CHECK(names);
+  }
+  // The monthly bill is asked for by name: the answer points at the commands that print one.
+  const auto r = run("month");
+  CHECK_THAT(r.out, Catch::Contains("'capacity'") && Catch::Contains("workload.days"));
+}
+
+TEST_CASE("a GPU profile fitted on another runtime is warned about on every command that prices with it") {
+  // The committed public A100 profile, as `calibrate-fit --runs` writes it from vLLM 0.6.0 runs (runtime vllm-v0).
+  const auto src = std::filesystem::path(LLMSIM_SOURCE_DIR) / "data/profiles/a100-80gb-sxm-public.json";
+  llmsim::Json profile = llmsim::parse_json(read_file(src), src.string());
+  profile["runtime"] = "vllm-v0";
+  profile["engine_version"] = "0.6.0";
+  const std::string prof = temp_file("v0-fitted-profile.json", profile.dump()).string();
+  const std::string sc = scenario_file();
+  const std::string set = " --set 'hardware.gpu_profile=\"" + prof + "\"'";
+  const std::string warning = "fitted from runs on runtime 'vllm-v0'";
+  const std::string small = " --replications 1 --requests 200";
+  // `check` takes a fitted profile through its partial scenario.
+  const std::string partial =
+      temp_file("v0-fitted-partial.json", llmsim::Json{{"hardware", {{"gpu_profile", prof}}}}.dump()).string();
+  const std::string bench = (std::filesystem::path(LLMSIM_SOURCE_DIR) /
+                             "data/calibration_runs/lambdalabs-a100-80gb-sxm/prompt_10_Meta-Llama-3-8B-Instruct_tp1_len2000.json")
+                                .string();
+  for (const std::string& args :
+       {"simulate " + sc + set, "capacity " + sc + set + small,
+        "compare " + sc + set + " --gpus a100-80gb-sxm --json" + small, "throughput " + sc + set + " --num-requests 50",
+        "search " + sc + set + " --target-qps 2 --gpus a100-80gb-sxm --axis 'engine.max_num_seqs=[64]' --json",
+        "sweep " + grid_file() + set + " --json",
+        "step --model llama-3.1-8b --gpu a100-80gb-sxm --decode-seqs 8 --context 512 --gpu-profile '" + prof + "'",
+        "check --vllm-result '" + bench + "' --gpu a100-80gb-sxm --model llama-3.1-8b --engine-version 0.14.0 --scenario '" +
+            partial + "'"}) {
+    const auto r = run(args);
+    INFO("llmsim " << args << "\n" << r.out);
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains(warning));
+  }
+  // On the runtime it was fitted on, nothing is said (vLLM 0.6.3 runs V0's engine).
+  for (const std::string& args :
+       {"simulate " + sc + set + " --set engine.runtime=vllm==0.6.3",
+        "capacity " + sc + set + small + " --set engine.runtime=vllm==0.6.3",
+        "step --model llama-3.1-8b --gpu a100-80gb-sxm --decode-seqs 8 --context 512 --engine vllm==0.6.3 "
+        "--gpu-profile '" + prof + "'"}) {
+    const auto r = run(args);
+    INFO("llmsim " << args << "\n" << r.out);
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, !Catch::Contains("fitted from runs on runtime"));
+  }
+}
+
+TEST_CASE("an SLO below one request's unloaded latency says so: more replicas cannot shorten one prefill") {
+  const std::string sc = scenario_file();
+  // A p95 TTFT of 20 ms: an 8B prefill of ~1,000 tokens alone takes longer on an A100.
+  const std::string tight = " --set 'slo={\"ttft_ms\": {\"p95\": 20}}' --replications 1 --requests 200";
+  for (const std::string& args : {"capacity " + sc + tight, "compare " + sc + tight + " --gpus a100-80gb-sxm"}) {
+    const auto r = run(args);
+    INFO("llmsim " << args << "\n" << r.out);
+    CHECK_THAT(r.out, Catch::Contains("below one request's unloaded latency") &&
+                          Catch::Contains("more replicas cannot shorten"));
+    // ... with that latency: the failing target and its value.
+    CHECK(std::regex_search(r.out, std::regex(R"(ttft_ms\.p95 = [0-9.]+ ms > 20)")));
+  }
+}

@@ -275,3 +275,34 @@ TEST_CASE("llmsim check --sglang-args reads the SGLang server's command line", "
   CHECK(bad.code == 2);
   CHECK_THAT(bad.text, Catch::Contains("--max-runing-requests: unknown SGLang flag"));
 }
+
+TEST_CASE("llmsim check refuses counts no run can have before building them: sizes sized by a field are bounded") {
+  // A file's counts size what check builds (a trace of every request): a claim past what can be simulated, or totals
+  // that cannot belong to that many requests, is exit 2 naming the field, in seconds, not GBs and minutes.
+  const auto dir = std::filesystem::temp_directory_path() / ("llmsim_check_counts_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto file = [&](const std::string& name, long long completed, long long input_tokens) {
+    llmsim::Json j = {{"backend", "vllm"}, {"model_id", "meta-llama/Meta-Llama-3-8B-Instruct"},
+                      {"request_rate", "inf"}, {"duration", 100.0}, {"completed", completed},
+                      {"total_input_tokens", input_tokens}, {"total_output_tokens", completed * 100},
+                      {"mean_ttft_ms", 10.0}, {"mean_tpot_ms", 10.0}};
+    const auto p = dir / name;
+    FILE* f = std::fopen(p.c_str(), "w");
+    REQUIRE(f != nullptr);
+    std::fputs(j.dump().c_str(), f);
+    std::fclose(f);
+    return p.string();
+  };
+  struct Case {
+    std::string path, field;
+  };
+  for (const auto& [path, field] : {Case{file("huge.json", 20'000'000, 20'000'000'000LL), "completed"},
+                                    Case{file("empty-prompts.json", 20'000'000, 1000), "total_input_tokens"},
+                                    Case{file("few-tokens.json", 100, 99), "total_input_tokens"}}) {
+    const auto r = cli("check '" + path + "' --gpu h100-80gb-sxm --model llama-3.1-8b");
+    INFO(path << ": " << r.text);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.text, Catch::Contains(field));
+  }
+  std::filesystem::remove_all(dir);
+}

@@ -65,7 +65,7 @@ TEST_CASE("sglang==x and runtime sglang select SGLang's scheduler with its defau
                     Catch::Contains("engine.preemption"));
   CHECK_THROWS_WITH(make({{"engine", {{"policy", "sglng"}}}, {"workload", poisson}}), Catch::Contains("sglang"));
   const auto s = simulate(make(scenario({{"num_requests", 5}, {"warmup_requests", 0}}, sglang()))).summary;
-  CHECK(s.engine == "SGLang (unmixed prefill/decode scheduler)");
+  CHECK(s.engine == "SGLang (unmixed prefill/decode scheduler) on sglang==0.4.7");  // the release is named
 }
 
 TEST_CASE("SGLang: a prefill batch never shares a step with decodes, and long prompts are chunked alone", "[sglang]") {

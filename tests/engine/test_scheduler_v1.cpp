@@ -66,6 +66,17 @@ TEST_CASE("V1 defaults depend on the GPU and the entry point, as vLLM's get_batc
   const auto s = simulate(make(scenario({{"num_requests", 5}, {"warmup_requests", 0}}))).summary;
   CHECK(s.engine == "vLLM V1 (0.11 scheduler)");
   CHECK(metrics::to_json(s)["engine"] == "vLLM V1 (0.11 scheduler)");
+  // ... and whatever else prices the run that the scheduler's name hides (attack round 3: vllm==0.6.3 under policy
+  // "vllm" read "vLLM V1 (0.11 scheduler)" while V0's host loop and kernels priced it): the release, a runtime other
+  // than the scheduler's own, and V1's async scheduling.
+  const Json few = {{"num_requests", 5}, {"warmup_requests", 0}};
+  auto label = [&](const Json& engine) { return simulate(make(scenario(few, engine))).summary.engine; };
+  CHECK(label({{"policy", "vllm"}, {"runtime", "vllm==0.6.3"}}) ==
+        "vLLM V1 (0.11 scheduler) on vllm==0.6.3 (runtime vllm-v0)");
+  CHECK(label({{"runtime", "vllm==0.14.0"}}) == "vLLM V1 (0.11 scheduler) on vllm==0.14.0, async scheduling");
+  CHECK(label({{"async_scheduling", true}}) == "vLLM V1 (0.11 scheduler), async scheduling");
+  CHECK(label({{"policy", "vllm"}, {"runtime", "sglang"}}) == "vLLM V1 (0.11 scheduler) on runtime sglang");
+  CHECK(label({{"policy", "vllm-v0"}, {"runtime", "vllm-v0"}}) == spec::engine_name(spec::SchedulerPolicy::vllm_v0));
 }
 
 TEST_CASE("V1 steps mix decodes and prefill chunks under one token budget; V0 runs prefill-only steps") {

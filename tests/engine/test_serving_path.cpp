@@ -5,6 +5,8 @@
 // engine, a static batch, an offline run and the runtimes without that path pay nothing.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "engine_test_util.hpp"
 #include "llmsim/engine/simulator.hpp"
 #include "llmsim/perf/runtime.hpp"
@@ -161,4 +163,28 @@ TEST_CASE("SGLang's server (TokenizerManager -> Scheduler -> DetokenizerManager)
   CHECK(served.summary.ttft_ms.mean - in_process.summary.ttft_ms.mean == Approx(path * 1e3).epsilon(1e-9));
   CHECK(served.summary.e2e_ms.mean - in_process.summary.e2e_ms.mean == Approx(path * 1e3).epsilon(1e-9));
   CHECK(served.summary.tpot_ms.mean == Approx(in_process.summary.tpot_ms.mean).epsilon(1e-12));
+}
+
+TEST_CASE("a client timeout is on the client's clock: no request completes after its client gave up", "[serving_path]") {
+  // Loaded so that many requests end near their deadline, on one replica and on several.
+  for (const Json& hardware : {Json{{"gpu", "a100-80gb-sxm"}}, Json{{"gpu", "a100-80gb-sxm"}, {"replicas", 2}}}) {
+    const double timeout_s = 1.0;
+    const Json w = {{"arrival", {{"process", "poisson"}, {"rate", 12.0 * hardware.value("replicas", 1)}}},
+                    {"input_tokens", {{"dist", "lognormal"}, {"mean", 1000}, {"sigma", 0.8}}},
+                    {"output_tokens", {{"dist", "lognormal"}, {"mean", 100}, {"sigma", 0.6}}},
+                    {"num_requests", 1500}, {"warmup_requests", 0}, {"seed", 3}, {"timeout_s", timeout_s}};
+    Json sc = test::scenario(w, {{"api_server", true}});
+    sc["hardware"] = hardware;
+    engine::SimulationOptions opt;
+    opt.record_requests = true;
+    const auto r = engine::simulate(make(sc), opt);
+    INFO(hardware.dump());
+    REQUIRE(r.summary.timed_out_requests > 0);
+    REQUIRE(r.summary.completed_requests > 0);
+    double latest = 0;
+    for (const auto& q : r.requests)
+      if (q.outcome == engine::RequestOutcome::completed) latest = std::max(latest, q.finish_s - q.arrival_s);
+    CHECK(latest <= timeout_s + 1e-9);  // as the client saw it: the engine's last token plus the path
+    CHECK(r.summary.e2e_ms.max <= timeout_s * 1e3 + 1e-6);
+  }
 }

@@ -185,6 +185,23 @@ spec::ResolvedScenario at_load(const spec::ResolvedScenario& scenario, double lo
   return r;
 }
 
+std::optional<std::string> unloaded_slo_miss(const spec::ResolvedScenario& scenario, const CapacityOptions& options,
+                                             bool closed_loop) {
+  const double idle = closed_loop ? 1.0 : options.min_rate;
+  spec::ResolvedScenario r = at_load(scenario, idle, scenario.scenario.workload.seed, options);
+  const bool unit = !scenario.fleet.empty() || !scenario.disagg_pools.empty();
+  if (scenario.fleet.empty()) r.scenario.hardware.replicas = 1;
+  engine::SimulationOptions sim;
+  sim.cancel = options.cancel;
+  const metrics::Summary alone = evaluate(r, sim).summary;
+  if (!alone.fits || alone.unstable || alone.completed_requests == 0 || run_meets_slo(alone)) return std::nullopt;
+  return "the SLO is below one request's unloaded latency: alone on one " + std::string(unit ? "unit" : "replica") +
+         " (" + format_value(idle) + (closed_loop ? " user" : " req/s") + ", no queueing) " +
+         slo_failures(scenario.scenario, alone) +
+         ", and more replicas cannot shorten one request's prefill or decode (relax the SLO, or pick a faster card, "
+         "a lighter format or more tensor parallel)";
+}
+
 CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const CapacityOptions& options) {
   options.validate();
   CapacityResult out;
@@ -300,6 +317,12 @@ CapacityResult find_capacity(const spec::ResolvedScenario& scenario, const Capac
                  (out.closed_loop ? " concurrent user(s)" : " req/s") + (reps.size() > 1 ? ", most of the seeds" : "") +
                  ")" +
                  (median.lowest_fail_summary ? ": " + slo_failures(scenario.scenario, *median.lowest_fail_summary) : "");
+    // At the search's floor requests meet no queue: the SLO is below one request's unloaded latency, which more
+    // replicas cannot shorten (a sizing answer of "more replicas" would never come).
+    if (failed && failed->fits && !failed->unstable && failed->completed_requests > 0 && low <= limits.min_x * (1 + 1e-9))
+      out.reason += " (requests one at a time: the SLO is below one request's unloaded latency, and more replicas "
+                    "cannot shorten one request's prefill or decode; relax the SLO, or pick a faster card, a lighter "
+                    "format or more tensor parallel)";
     return out;
   }
   out.found = true;

@@ -11,14 +11,20 @@ engine::SimulationResult evaluate(const spec::ResolvedScenario& scenario, const 
   engine::SimulationResult result = engine::simulate(scenario, options);
   result.summary.cost = cost_summary(scenario, result.summary);
   if (result.summary.fits) result.summary.error_band = error_bands(scenario, result.summary);
+  for (auto& w : scenario_warnings(scenario)) result.summary.warnings.push_back(std::move(w));
+  return result;
+}
+
+std::vector<std::string> scenario_warnings(const spec::ResolvedScenario& scenario) {
+  std::vector<std::string> out;
   // A profile fitted from one runtime's runs prices another only with a warning (perf::runtime_mismatch). The file is
   // read once while unchanged (perf::profile_document), not once per simulation.
   const auto& ref = scenario.scenario.hardware.gpu_profile;
   if (!ref.empty()) {
     if (auto w = perf::runtime_mismatch(perf::load_profile(ref), perf::runtime_of(scenario.scenario.engine)))
-      result.summary.warnings.push_back(std::move(*w));
+      out.push_back(std::move(*w));
   }
-  return result;
+  return out;
 }
 
 }  // namespace llmsim::analysis

@@ -184,6 +184,7 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
   const spec::Workload own = spec::sizing_workload(s.scenario.workload);
   auto share = [&](int serving) { return cap.closed_loop ? std::ceil(target / serving) : target / serving; };
   auto load_of = [&](int serving) { return whole ? target : share(serving); };
+  CapacityOptions last_options = copt;  // the options of the last check run (for the unloaded run below)
   auto run = [&](int serving) {  // on the scenario's own seed
     CapacityOptions o = copt;
     // The check that decides the bill runs as long as the scenario's own run (the same requests and warm-up as
@@ -192,6 +193,7 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
     o.num_requests = std::min(kMaxVerifyRequests, std::max({copt.num_requests * (whole ? serving : 1), own.num_requests,
                                                             copt.num_requests}));
     o.warmup_requests = own.warmup_requests;
+    last_options = o;
     spec::ResolvedScenario r = at_load(s, load_of(serving), s.scenario.workload.seed, o);
     if (!fleet) r.scenario.hardware.replicas = whole ? serving : 1;
     engine::SimulationOptions sim;
@@ -214,6 +216,9 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
     row.reason = "the SLO is not met at the target by up to " + std::to_string(limit) + (whole ? " replicas" : " units") +
                  " (the sizing limit: " + format_value(kGrowLimit) + " x the estimate of " + std::to_string(*estimate) +
                  " + " + std::to_string(kGrowExtra) + "): " + slo_failures(s.scenario, at);
+    // Growing cannot help when one request alone misses the SLO: say so, with that latency.
+    if (at.fits && !at.unstable && at.completed_requests > 0)
+      if (auto note = unloaded_slo_miss(s, last_options, cap.closed_loop)) row.reason += "; " + *note;
     serving = *estimate;
     at = first;
   }

@@ -348,7 +348,8 @@ SearchEvaluation evaluate_candidate(const SearchCandidate& c, const CapacityOpti
       e.reason = "its run at its share of the target " + row.at_target->reason +
                  " (the simulated-time limit: raise workload.horizon_s; the SLO was not what failed)";
     } else if (!e.meets_slo) {
-      e.reason = "misses the SLO at its share of the target even with " + std::to_string(e.replicas) + " replicas";
+      e.reason = "misses the SLO at its share of the target even with " + std::to_string(e.replicas) + " replicas" +
+                 (row.reason.empty() ? "" : " (" + row.reason + ")");
     }
   }
   return e;

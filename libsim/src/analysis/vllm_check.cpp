@@ -203,6 +203,14 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
   const bool lists = !r.input_lens.empty();
   const auto n = static_cast<std::int64_t>(lists ? r.input_lens.size() : static_cast<std::size_t>(r.completed));
   if (n < 1) throw ConfigError(r.source, "completed: no request completed, nothing to compare");
+  // Sent all at once (request_rate inf, no max_concurrency), every request is in the system together: past the
+  // simulator's bound the run could only stop as unstable, after building a trace of that many requests (20 M: GBs
+  // and minutes). Refused first, naming the field.
+  if (!r.request_rate && !r.max_concurrency && n > engine::SimulationOptions{}.max_in_system)
+    throw ConfigError(r.source + ": completed",
+                      std::to_string(n) + " requests sent at once (request_rate inf) exceed the " +
+                          std::to_string(engine::SimulationOptions{}.max_in_system) +
+                          " the simulator holds in the system at once; a benchmark run of that size is not simulated");
   // The mean lengths: from the totals when the file states them (a VllmResult built field by field may set only
   // those), else the lengths a latency-only summary asked for.
   const double done = static_cast<double>(std::max<std::int64_t>(1, r.completed));
@@ -377,6 +385,8 @@ VllmCheck check_vllm_result(const VllmResult& measured, const VllmCheckOptions& 
   c.fits = result.summary.fits;
   c.reason = result.summary.reason;
   if (result.summary.unstable) c.notes.push_back("the simulated run was unstable: " + result.summary.reason);
+  // What the summary warns about (a GPU profile fitted on another runtime) is a note of the comparison too.
+  for (const auto& w : result.summary.warnings) c.notes.push_back("warning: " + w);
 
   // Per-request numbers as vLLM's client computes them. Request i of the file is the i-th issued (ids follow
   // the trace order). A request that streamed no text (output 0) was timed by clients before vLLM 0.11 with

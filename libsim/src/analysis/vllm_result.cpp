@@ -184,6 +184,11 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
       if (mean_out < 1) v[key].fail("must be >= 1 token, got " + std::to_string(mean_out));
     };
     mean_len("total_input_tokens", "random_input_len", "input_len", r.total_input_tokens, r.mean_input_len);
+    // Every completed request sent a prompt of at least one token (a mean of 0 would simulate empty prompts).
+    if (v.has("total_input_tokens") && r.total_input_tokens < r.completed)
+      v["total_input_tokens"].fail("must be at least one token per completed request: " +
+                                   std::to_string(r.total_input_tokens) + " for " + std::to_string(r.completed) +
+                                   " completed");
     mean_len("total_output_tokens", "random_output_len", "output_len", r.total_output_tokens, r.mean_output_len);
     // The release, when the file states it (vLLM's --metadata version=..., SGLang's server_info.version).
     for (const char* k : {"vllm_version", "engine_version", "version"})

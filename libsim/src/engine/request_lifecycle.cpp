@@ -165,6 +165,7 @@ bool Simulation::cancel_request(std::int32_t i, std::int64_t id, double now_s) {
   if (s.state == SeqState::free || s.state == SeqState::done || s.id != id || s.finished || s.timed_out) return false;
   s.timed_out = true;
   const std::int32_t source = s.source, group = s.replica, engine = s.engine;
+  const double path_s = serving_path_.latency_s(s.input);  // the engine's deadline was the client's less this
   std::int64_t produced = 0;
   bool release = false;  // the slot is free to go now (else its holder releases it)
   if (synthetic_) {
@@ -188,7 +189,9 @@ bool Simulation::cancel_request(std::int32_t i, std::int64_t id, double now_s) {
     pool_.release(i);
   }
   if (engine >= 0 && !synthetic_) stop_if_drained(group, now_s);
-  if (driver_->is_user(source)) source_moves_on(source, now_s, false);  // a closed-loop user or session moves on
+  // A closed-loop user or session moves on when its client gave up: the engine's deadline plus the request's serving
+  // path (timeouts.hpp shortens the engine's by it).
+  if (driver_->is_user(source)) source_moves_on(source, now_s + path_s, false);
   return true;
 }
 

@@ -4,6 +4,7 @@
 // (overload and bounds), run_summary (what the replicas measured, in the summary).
 #include "llmsim/engine/simulator.hpp"
 
+#include "llmsim/perf/async_scheduling.hpp"
 #include "llmsim/perf/runtime.hpp"
 #include "llmsim/perf/serving_path.hpp"
 
@@ -13,6 +14,27 @@
 namespace llmsim::engine {
 
 namespace detail {
+
+namespace {
+
+// summary.engine: the scheduler, and what else prices the run when the scenario set it — a release or a runtime other
+// than the scheduler's own (runtime vllm==0.6.3 under policy "vllm" is V1's scheduler on V0's host loop and kernels),
+// and V1's async scheduling. The default V1 engine reads as before: "vLLM V1 (0.11 scheduler)".
+std::string engine_label(const spec::EngineConfig& e, int pp) {
+  std::string label = spec::engine_name(e.policy);
+  spec::EngineConfig own = e;
+  own.runtime.reset();
+  const bool other_runtime = e.runtime && *e.runtime != own.resolved_runtime();
+  if (e.runtime_release)
+    label += " on " + *e.runtime_release +
+             (other_runtime ? " (runtime " + spec::to_string(e.resolved_runtime()) + ")" : std::string());
+  else if (other_runtime)
+    label += " on runtime " + spec::to_string(*e.runtime);
+  if (perf::async_scheduling(e, pp, e.speculative)) label += ", async scheduling";
+  return label;
+}
+
+}  // namespace
 
 bool Simulation::build() {
   const auto& sc = rs_.scenario;
@@ -53,7 +75,8 @@ bool Simulation::build() {
     if (synthetic) throw ConfigError("workload.sessions", "the synthetic service has no KV cache for a session's history");
     session_stats_ = std::make_unique<metrics::SessionStats>();
   }
-  result_.summary.engine = synthetic ? "synthetic service (M/G/c queue)" : spec::engine_name(e.policy);
+  result_.summary.engine =
+      synthetic ? "synthetic service (M/G/c queue)" : engine_label(e, front.scenario.hardware.parallel.pp);
   std::int64_t slots = 1, servers = sc.hardware.replicas;
   if (synthetic && sc.autoscaler)
     throw ConfigError("autoscaler", "cannot scale the synthetic service (engine.synthetic_service): it has no replicas to start");
@@ -113,7 +136,10 @@ bool Simulation::build() {
     slots = e.max_num_seqs;
     servers = static_cast<std::int64_t>(replicas_.size());
   }
-  if (w.timeout_s > 0) timeouts_ = std::make_unique<Timeouts>(w.timeout_s);
+  // The client's clock: its last token reaches it the serving path after the engine produced it, so the engine must
+  // be done by the client's deadline less that request's path (a request done at arrival + timeout - 1 ms is lost to
+  // a client whose response arrives 3 ms after it gave up). The client moves on at its own deadline (cancel_request).
+  if (w.timeout_s > 0) timeouts_ = std::make_unique<Timeouts>(w.timeout_s, serving_path_);
   const std::int64_t max_queue = opt_.max_queue > 0 ? opt_.max_queue : std::max<std::int64_t>(2000, 16 * slots * servers);
   monitor_ = std::make_unique<RunMonitor>(opt_.stop_when_unstable, max_queue, opt_.max_in_system);
   // Overload is judged for open loops — a trace replay is one too: its arrivals do not wait for the service (a

@@ -88,7 +88,7 @@ void Replica::apply_cancels() {
 // ---- the simulation's side ----
 
 void Simulation::watch_timeout(std::int32_t i, std::int64_t id, double now_s) {
-  if (const auto deadline = timeouts_->watch(i, id, now_s)) schedule_fleet(*deadline, EventKind::timeout, 0);
+  if (const auto deadline = timeouts_->watch(i, id, now_s, pool_[i].input)) schedule_fleet(*deadline, EventKind::timeout, 0);
 }
 
 bool Simulation::on_timeout(double now_s) {

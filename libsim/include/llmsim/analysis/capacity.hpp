@@ -105,6 +105,15 @@ bool run_meets_slo(const metrics::Summary& summary);
 /// also "does not fit: ...", "unstable: ..." or "no request completed". Empty when run_meets_slo().
 std::string slo_failures(const spec::Scenario& scenario, const metrics::Summary& summary);
 
+/// The scenario with no queueing: one replica (a fleet or disaggregated deployment: one unit) at `options.min_rate`
+/// req/s (a closed loop: one user), `options.num_requests` requests on the scenario's seed. When even that misses
+/// the SLO: "the SLO is below one request's unloaded latency: alone on one replica (0.001 req/s, no queueing)
+/// ttft_ms.p95 = 327 ms > 280, and more replicas cannot shorten ..." (slo_failures names the latency); nullopt
+/// when it meets the SLO, does not fit, is unstable or completes nothing. Sizing says it when growing the fleet
+/// did not reach the SLO, so that "not met at 44 replicas" does not read as "buy 45".
+std::optional<std::string> unloaded_slo_miss(const spec::ResolvedScenario& scenario, const CapacityOptions& options,
+                                             bool closed_loop);
+
 /// Student t quantile for a two-sided 95% interval with `dof` degrees of freedom (dof >= 1).
 double t95(int dof);
 

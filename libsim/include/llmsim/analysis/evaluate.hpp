@@ -1,5 +1,8 @@
 #pragma once
 // One scenario, simulated and priced: engine::simulate plus the cost fields of the summary.
+#include <string>
+#include <vector>
+
 #include "llmsim/engine/simulator.hpp"
 #include "llmsim/spec/scenario.hpp"
 
@@ -10,5 +13,11 @@ namespace llmsim::analysis {
 /// ConfigError. Deterministic in (scenario, seed); safe to call from several threads at once.
 engine::SimulationResult evaluate(const spec::ResolvedScenario& scenario,
                                   const engine::SimulationOptions& options = {});
+
+/// What the scenario prices that its user should hear about before trusting a number: today a GPU profile fitted
+/// from one runtime's runs pricing another (perf::runtime_mismatch). The one rule: evaluate() puts these in every
+/// summary's `warnings`, and the commands that run many simulations (capacity, compare, report, search, sweep,
+/// throughput) print them once from here.
+std::vector<std::string> scenario_warnings(const spec::ResolvedScenario& scenario);
 
 }  // namespace llmsim::analysis
