@@ -79,7 +79,7 @@ TEST_CASE("docs/result-format.md documents every field and column llmsim writes"
     "workload": {"num_requests": 200, "warmup_requests": 20,
       "classes": [{"name": "chat", "arrival": {"process": "poisson", "rate": 2}, "slo": {"ttft_ms": {"p99.9": 3000}}},
                   {"name": "batch", "arrival": {"process": "poisson", "rate": 1}}]},
-    "slo": {"ttft_ms": {"p95": 2000}, "tpot_ms": {"p95": 100}}})");
+    "slo": {"ttft_ms": {"p95": 2000}, "tpot_ms": {"p95": 100}}, "metrics": {"percentiles": [75]}})");
   const std::string s = "'" + sc.string() + "'";
   const auto dir = llmsim::test::scratch_dir();
 
@@ -90,6 +90,8 @@ TEST_CASE("docs/result-format.md documents every field and column llmsim writes"
   const auto summary = llmsim::parse_json(r.out, "simulate");
   REQUIRE(summary.contains("classes"));
   REQUIRE(summary["classes"][0]["ttft_ms"].contains("p99.9"));
+  REQUIRE(summary["itl_ms"].contains("p75"));  // metrics.percentiles: documented as pQ / pQ_itl_ms
+  REQUIRE(summary.contains("p75_itl_ms"));
   check_keys(doc, summary, "simulate");
   check_csv_header(doc, dir / "requests.csv", true);
   check_csv_header(doc, dir / "iterations.csv", true);

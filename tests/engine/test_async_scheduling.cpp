@@ -159,3 +159,85 @@ TEST_CASE("async scheduling: a request arriving during a step is prefilled a ste
   CHECK(async.summary.tpot_ms.mean < sync.summary.tpot_ms.mean);
   CHECK(async.summary.itl_ms.count == sync.summary.itl_ms.count);
 }
+
+TEST_CASE("async scheduling: one cost model prices a step from idle, bit for bit as the synchronous model",
+          "[async_scheduling]") {
+  // serial_time stands for a whole synchronous copy of the cost model that with_async_scheduling used to keep: it must
+  // give that model's bits on every path of iteration_time — the token table (dense models), the direct ops (sliding
+  // windows, MoE, linear attention, prompts past the table, a runtime whose launches wait for the GPU) and speculative
+  // verification with its proposer — while iteration_time keeps the overlap.
+  std::vector<Json> scenarios;
+  auto with = [](const char* model, const char* gpu, const Json& engine) {
+    Json e = engine;
+    e["runtime"] = "vllm==0.15.1";
+    e["async_scheduling"] = false;
+    Json j = test::scenario(Json::object(), e, gpu);
+    j["model"] = model;
+    return j;
+  };
+  scenarios.push_back(with("llama-3.1-8b", "a100-80gb-sxm", Json::object()));
+  scenarios.push_back(with("llama-3.1-8b", "h100-80gb-sxm", {{"speculative", {{"method", "eagle"}, {"num_speculative_tokens", 3}}}}));
+  scenarios.push_back(with("gemma-2-9b", "h100-80gb-sxm", Json::object()));
+  scenarios.push_back(with("gpt-oss-20b", "h100-80gb-sxm", Json::object()));
+  scenarios.push_back(with("qwen3-next-80b-a3b", "2xh100-80gb-sxm", {{"max_model_len", 16384}}));
+  std::vector<perf::CostModel> sync_models;
+  for (const auto& j : scenarios) sync_models.push_back(perf::make_cost_model(make(j)));
+  {  // TurboMind: its launches wait for the GPU's work (host_runs_ahead), so iteration_time never takes the table
+    const auto rs = make(scenarios.front());
+    sync_models.emplace_back(rs.model, rs.quant, rs.gpu, perf::default_profile(rs.gpu), rs.scenario.hardware.parallel,
+                             true, 0.0, perf::Runtime::lmdeploy_turbomind);
+  }
+  std::vector<perf::BatchShape> batches;
+  {
+    perf::BatchShape b;
+    b.add_decode(600);
+    batches.push_back(b);  // one sequence
+    for (int i = 0; i < 63; ++i) b.add_decode(600 + 37 * i);
+    batches.push_back(b);  // 64 decodes
+    b.add_prefill(512, 0, true);
+    batches.push_back(b);  // mixed: a whole prompt beside them
+    b.add_prefill(2048, 4096, false);
+    batches.push_back(b);  // and a chunk in the middle of a long prompt
+    perf::BatchShape big;
+    big.add_prefill(12000, 0, true);
+    batches.push_back(big);  // past the token table (8,192)
+    perf::BatchShape spec;
+    for (int i = 0; i < 8; ++i) spec.add_decode(1000 + 10 * i);
+    spec.spec_tokens = 3;
+    batches.push_back(spec);  // speculative verification
+    spec.add_prefill(256, 0, true);
+    batches.push_back(spec);
+  }
+  int compared = 0;
+  for (const auto& sync : sync_models) {
+    REQUIRE_FALSE(sync.async_scheduling());
+    const perf::CostModel async = sync.with_async_scheduling();
+    REQUIRE(async.async_scheduling());
+    for (std::size_t k = 0; k < batches.size(); ++k) {
+      INFO(sync.model().id << " on " << sync.gpu().id << ", batch " << k);
+      const auto& b = batches[k];
+      double p_sync = -1, p_serial = -1, p_async = -1;
+      const double t_sync = sync.iteration_time(b, &p_sync);
+      const double t_serial = async.serial_time(b, &p_serial);
+      CHECK(t_serial == t_sync);  // the same bits, not approximately
+      CHECK(p_serial == p_sync);
+      // The overlapped step is shorter by the host's time unless the host outlasts the GPU (never longer).
+      const double t_async = async.iteration_time(b, &p_async);
+      CHECK(t_async < t_sync);
+      CHECK(p_async == p_sync);
+      // The synchronous model's serial_time is its iteration_time.
+      double p = 0;
+      CHECK(sync.serial_time(b, &p) == t_sync);
+      ++compared;
+    }
+  }
+  CHECK(compared == 6 * 7);
+  // An empty batch costs nothing, and a bad one is refused naming the field, as by iteration_time.
+  const perf::CostModel async = sync_models.front().with_async_scheduling();
+  double p = 1;
+  CHECK(async.serial_time(perf::BatchShape{}, &p) == 0);
+  CHECK(p == 0);
+  perf::BatchShape bad;
+  bad.decode_seqs = -1;
+  CHECK_THROWS_WITH(async.serial_time(bad, &p), Catch::Contains("batch."));
+}

@@ -86,6 +86,34 @@ def test_python_and_cli_identical(small, cli, tmp_path):
     assert json.loads(out) == llmsim.simulate(path, seed=11, rate=3).summary
 
 
+def test_extra_percentiles_from_python_and_cli(small, cli, tmp_path):
+    """metrics.percentiles: the percentiles asked for are in every latency object and among vLLM's keys, the same
+    from Python and the CLI; a bad one is a ValueError naming its field."""
+    need("engine")
+    small["metrics"] = {"percentiles": [75, 99.9]}
+    s = llmsim.simulate(small).summary
+    for m in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"):
+        assert s[m]["p50"] <= s[m]["p75"] <= s[m]["p95"] <= s[m]["p99"] <= s[m]["p99.9"] <= s[m]["max"]
+    assert s["p75_itl_ms"] == s["itl_ms"]["p75"] and s["p99.9_e2el_ms"] == s["e2e_ms"]["p99.9"]
+    assert "p75" not in s["queue_ms"]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(small))
+    out = subprocess.run([cli, "simulate", "--scenario", str(path), "--json"], capture_output=True, text=True,
+                         check=True).stdout
+    assert json.loads(out) == s
+    del small["metrics"]
+    path.write_text(json.dumps(small))
+    out = subprocess.run([cli, "simulate", "--scenario", str(path), "--json", "--set", "metrics.percentiles=[75,99.9]"],
+                         capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == s
+    small["metrics"] = {"percentiles": [75, 100]}
+    with pytest.raises(ValueError, match=r"metrics\.percentiles\[1\]"):
+        llmsim.simulate(small)
+    small["metrics"] = {"percentiles": [75, 75]}
+    with pytest.raises(ValueError, match=r"metrics\.percentiles\[1\].*duplicates"):
+        llmsim.simulate(small)
+
+
 def test_capacity(small):
     need("analysis")
     row = llmsim.capacity(small, replications=2)

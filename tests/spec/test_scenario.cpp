@@ -226,3 +226,43 @@ TEST_CASE("a path may use vLLM's names: --set, grid axes and keyword overrides m
   set_json_path(doc, "engine.kv_cache_dtype", Json("fp3"));
   CHECK_THROWS_WITH(scenario_from_json(JsonView(doc, "")), Catch::Contains("quant.kv_cache"));
 }
+
+TEST_CASE("metrics.percentiles: extra percentiles to report, validated with the field named") {
+  Json j = design();
+  j["metrics"] = {{"percentiles", {75, 99.9, 12.5}}};
+  const Scenario s = scenario_from_json(JsonView(j, ""));
+  CHECK(s.metrics.percentiles == std::vector<double>{75, 99.9, 12.5});
+  // It round-trips, and a scenario without it writes no metrics section (the JSON of every existing run unchanged).
+  CHECK(scenario_from_json(JsonView(to_json(s), "")).metrics.percentiles == s.metrics.percentiles);
+  CHECK_FALSE(to_json(scenario_from_json(JsonView(design(), ""))).contains("metrics"));
+  j["metrics"] = nullptr;
+  CHECK(scenario_from_json(JsonView(j, "")).metrics.empty());
+  // Bad values: out of (0, 100), a duplicate, not a number, not a list, an unknown key, too many.
+  auto err = [](const Json& metrics) {
+    Json d = design();
+    d["metrics"] = metrics;
+    return error_of(d);
+  };
+  CHECK_THAT(err({{"percentiles", {0}}}), Catch::Contains("metrics.percentiles[0]") && Catch::Contains("(0, 100)"));
+  CHECK_THAT(err({{"percentiles", {50, 100}}}), Catch::Contains("metrics.percentiles[1]") && Catch::Contains("got 100"));
+  CHECK_THAT(err({{"percentiles", {-5}}}), Catch::Contains("metrics.percentiles[0]") && Catch::Contains("got -5"));
+  CHECK_THAT(err({{"percentiles", {1e300}}}), Catch::Contains("metrics.percentiles[0]"));
+  CHECK_THAT(err({{"percentiles", {75, 99.9, 75}}}),
+             Catch::Contains("metrics.percentiles[2]") && Catch::Contains("duplicates metrics.percentiles[0]"));
+  CHECK_THAT(err({{"percentiles", {"p75"}}}), Catch::Contains("metrics.percentiles[0]"));
+  CHECK_THAT(err({{"percentiles", 75}}), Catch::Contains("metrics.percentiles") && Catch::Contains("array"));
+  CHECK_THAT(err({{"percentile", {75}}}), Catch::Contains("percentiles"));
+  CHECK_THAT(err(75), Catch::Contains("metrics"));
+  Json many = Json::array();
+  for (int i = 1; i <= 101; ++i) many.push_back(i * 0.5);
+  CHECK_THAT(err({{"percentiles", many}}), Catch::Contains("metrics.percentiles") && Catch::Contains("at most 100"));
+  // Every problem at once, each with its own path.
+  const std::string both = err({{"percentiles", {0, 50, 50}}});
+  CHECK_THAT(both, Catch::Contains("metrics.percentiles[0]") && Catch::Contains("metrics.percentiles[2]"));
+  // A dotted path sets it (--set, sweep axes); other sub-fields are refused with the valid one.
+  Json d = design();
+  set_json_path(d, "metrics.percentiles", Json::array({75, 99.9}));
+  CHECK(scenario_from_json(JsonView(d, "")).metrics.percentiles == std::vector<double>{75, 99.9});
+  CHECK_THROWS_WITH(set_json_path(d, "metrics.quantiles", Json::array({75})), Catch::Contains("percentiles"));
+  CHECK_THROWS_WITH(set_json_path(d, "metrics.percentiles.x", 1), Catch::Contains("no sub-field"));
+}

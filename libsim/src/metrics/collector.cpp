@@ -17,8 +17,11 @@ std::vector<double> slo_percentiles(const spec::SloSpec& slo, spec::SloMetric me
 
 }  // namespace
 
-Collector::Collector(std::vector<ClassInfo> classes, spec::SloSpec overall_slo)
-    : classes_(std::move(classes)), overall_slo_(std::move(overall_slo)), per_class_(classes_.size()) {
+Collector::Collector(std::vector<ClassInfo> classes, spec::SloSpec overall_slo, std::vector<double> extra_percentiles)
+    : classes_(std::move(classes)),
+      overall_slo_(std::move(overall_slo)),
+      extra_percentiles_(std::move(extra_percentiles)),
+      per_class_(classes_.size()) {
   LLMSIM_CHECK(!classes_.empty(), "a collector needs at least one tenant class");
 }
 
@@ -190,13 +193,18 @@ Summary Collector::summarize(double start_s, double end_s) const {
     s.drain.completed_requests = completed_ - completed_at_steady_end_;
   }
 
-  // Percentiles asked for by any SLO (overall or per class) are reported with the stats.
+  // Percentiles asked for by any SLO (overall or per class) and by metrics.percentiles are reported with the stats.
+  auto with_extra = [&](std::vector<double> qs) {
+    for (double q : extra_percentiles_)
+      if (std::find(qs.begin(), qs.end(), q) == qs.end()) qs.push_back(q);
+    return qs;
+  };
   auto wanted = [&](spec::SloMetric m) {
     std::vector<double> qs = slo_percentiles(overall_slo_, m);
     for (const auto& c : classes_)
       for (double q : slo_percentiles(c.slo, m))
         if (std::find(qs.begin(), qs.end(), q) == qs.end()) qs.push_back(q);
-    return qs;
+    return with_extra(std::move(qs));
   };
   s.ttft_ms = ttft_.stats(wanted(spec::SloMetric::ttft));
   s.tpot_ms = tpot_.stats(wanted(spec::SloMetric::tpot));
@@ -214,9 +222,9 @@ Summary Collector::summarize(double start_s, double end_s) const {
     cs.goodput_rps = duration > 0 ? static_cast<double>(pc.good) / duration : 0.0;
     const auto& slo = classes_[i].slo;
     const bool own = classes_.size() > 1;
-    cs.ttft_ms = (own ? pc.ttft : ttft_).stats(slo_percentiles(slo, spec::SloMetric::ttft));
-    cs.tpot_ms = (own ? pc.tpot : tpot_).stats(slo_percentiles(slo, spec::SloMetric::tpot));
-    cs.e2e_ms = (own ? pc.e2e : e2e_).stats(slo_percentiles(slo, spec::SloMetric::e2e));
+    cs.ttft_ms = (own ? pc.ttft : ttft_).stats(with_extra(slo_percentiles(slo, spec::SloMetric::ttft)));
+    cs.tpot_ms = (own ? pc.tpot : tpot_).stats(with_extra(slo_percentiles(slo, spec::SloMetric::tpot)));
+    cs.e2e_ms = (own ? pc.e2e : e2e_).stats(with_extra(slo_percentiles(slo, spec::SloMetric::e2e)));
     // A class is judged on its own distributions; ITL is pooled over classes (see docs/engine.md).
     cs.slo_met = slo_holds(slo, own ? pc.ttft : ttft_, own ? pc.tpot : tpot_, itl_, own ? pc.e2e : e2e_,
                            cs.slo_attainment, pc.completed, pc.lost + pc.in_system);

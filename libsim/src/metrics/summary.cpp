@@ -4,16 +4,14 @@
 #include <cmath>
 #include <cstdio>
 
+#include "llmsim/core/error.hpp"
+
 namespace llmsim::metrics {
 
 namespace {
-// "p99.9" for extra SLO percentiles; whole numbers print without decimals ("p95").
-std::string percentile_key(double q) {
-  char buf[32];
-  if (q == std::floor(q)) std::snprintf(buf, sizeof buf, "p%.0f", q);
-  else std::snprintf(buf, sizeof buf, "p%g", q);
-  return buf;
-}
+// "p99.9" for extra percentiles (an SLO's, metrics.percentiles); whole numbers print without decimals ("p95"), and a
+// percentile of more than 6 significant digits with as many as it takes, so two percentiles never share a key.
+std::string percentile_key(double q) { return "p" + format_given(q); }
 Json or_null(double v, bool present) { return present ? Json(v) : Json(nullptr); }
 
 Json rates_json(const Throughput& t, bool present) {

@@ -83,7 +83,6 @@ double CostModel::proposer_time(const BatchShape& b) const {
 
 CostModel CostModel::with_async_scheduling(bool on) const {
   CostModel m = *this;
-  m.serial_ = on ? (serial_ ? serial_ : std::make_shared<const CostModel>(*this)) : nullptr;
   auto c = std::make_shared<Constants>(*c_);
   c->cpu_overlaps = on;
   c->times_only = c->times_only_exact();
@@ -94,7 +93,42 @@ CostModel CostModel::with_async_scheduling(bool on) const {
 bool CostModel::async_scheduling() const noexcept { return c_->cpu_overlaps; }
 
 double CostModel::serial_time(const BatchShape& batch, double* proposer_s) const {
-  return serial_ ? serial_->iteration_time(batch, proposer_s) : iteration_time(batch, proposer_s);
+  const Constants& c = *c_;
+  if (!c.cpu_overlaps) return iteration_time(batch, proposer_s);
+  // Under async scheduling the ops leave the host's time out (the cpu op is 0) and a step is max(their sum, the host's
+  // time). A step from idle has nothing to hide the host behind: the same ops with the host's time as the cpu op,
+  // summed in op order on iteration_time's paths — the values and order of the synchronous model, so its bits — and
+  // no floor.
+  if (maybe_invalid(batch)) validate(batch);
+  *proposer_s = 0;
+  if (batch.empty()) return 0;
+  const double host = c.host_floor(static_cast<double>(batch.prefill_seqs + batch.decode_seqs));
+  const std::int64_t tokens = batch.prefill_tokens + batch.decode_seqs;
+  const std::int64_t lm_rows = batch.prefill_last_chunks + batch.decode_seqs;
+  if (batch.spec_tokens == 0 && tokens <= kTableTokens && c.times_only) {  // table_time with the host in line
+    TimesOnly out;
+    c.table_ops_into(tokens, lm_rows, out);
+    c.batch_ops_into(batch, out);
+    out.time(kCpu) = host;
+    double t = 0;
+    for (const double x : out.t) t += x;
+    return t;
+  }
+  RawOps ops{};
+  if (batch.spec_tokens > 0) {
+    c.verification_ops(batch, ops, true);
+    ops[kProposer].time_s = *proposer_s = proposer_time(batch);
+  } else if (tokens > kTableTokens) {
+    c.evaluate(batch, ops);
+  } else {
+    c.batch_ops(batch, ops);
+    c.token_and_lm_ops(tokens, lm_rows, ops, true);
+    c.finish_launch(batch, ops);
+  }
+  ops[kCpu].time_s = host;
+  double t = 0;
+  for (const auto& o : ops) t += o.time_s;
+  return t;
 }
 
 CostModel CostModel::without_cpu_overhead() const {
@@ -271,7 +305,6 @@ CostModel make_cost_model(const spec::ResolvedScenario& rs) {
       served > 0)
     target = target.with_host_per_seq_s(served);
   if (rs.speculation) target.set_proposer(make_proposer(target, *rs.speculation, rs.scenario.engine.cuda_graphs));
-  // After the proposer: the serial copy a step from idle is priced by keeps it.
   if (async_scheduling(rs.scenario.engine, hw.parallel.pp, rs.scenario.engine.speculative))
     target = target.with_async_scheduling();
   return target;

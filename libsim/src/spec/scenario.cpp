@@ -231,6 +231,7 @@ void Scenario::validate() const {
   collect([&] { engine.validate("engine"); });
   collect([&] { workload.validate("workload"); });
   collect([&] { slo.validate("slo"); });
+  collect([&] { metrics.validate("metrics"); });
   collect([&] { cost.validate("cost"); });
   if (autoscaler) collect([&] { autoscaler->validate("autoscaler"); });
   collect([&] { failures.validate("failures"); });
@@ -267,6 +268,7 @@ Scenario scenario_from_json(const JsonView& in) {
   s.engine = read_engine(v.has("engine") ? v["engine"] : JsonView(kEmptyObject, v.child_path("engine")));
   if (v.has("workload")) s.workload = read_workload(v["workload"]);
   if (v.has("slo")) s.slo = read_slo(v["slo"]);
+  if (v.has("metrics") && !v["metrics"].json().is_null()) s.metrics = metrics_from_json(v["metrics"]);
   if (v.has("cost")) s.cost = read_cost(v["cost"]);
   if (v.has("autoscaler") && !v["autoscaler"].json().is_null()) s.autoscaler = autoscaler_from_json(v["autoscaler"]);
   if (v.has("failures")) s.failures = failures_from_json(v["failures"]);
@@ -290,6 +292,7 @@ Json to_json(const Scenario& s) {
   j["engine"] = engine_json(s.engine);
   j["workload"] = workload_json(s.workload);
   j["slo"] = slo_json(s.slo);
+  if (!s.metrics.empty()) j["metrics"] = to_json(s.metrics);
   const auto& c = s.cost;
   j["cost"] = {{"storage_per_month", c.storage_per_month},
                {"network_per_month", c.network_per_month},

@@ -22,7 +22,8 @@ inline bool contains(const std::vector<std::string>& keys, const std::string& k)
 }
 
 // ---- field lists: the parsers, writers and set_json_path share them ----
-inline const std::vector<std::string> kTopKeys{"name", "model", "quant", "hardware", "engine", "workload", "slo", "cost", "autoscaler", "failures", "disaggregation"};
+inline const std::vector<std::string> kTopKeys{"name", "model", "quant", "hardware", "engine", "workload", "slo", "metrics", "cost", "autoscaler", "failures", "disaggregation"};
+inline const std::vector<std::string> kMetricsKeys{"percentiles"};
 inline const std::vector<std::string> kFailureKeys{"mtbf_h", "mttr_h", "outages", "on_failure", "max_retries", "spares"};
 inline const std::vector<std::string> kAutoscalerKeys{"min_replicas", "max_replicas", "target_utilization", "queue_per_replica",
                                                   "interval_s", "scale_up_delay_s", "scale_down_delay_s", "load_gbps",

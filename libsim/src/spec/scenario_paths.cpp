@@ -137,6 +137,9 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
   };
   if (top == "name" || top == "model") {
     need_depth(1);
+  } else if (top == "metrics") {
+    if (parts.size() > 1) check_path_component(parts[1], kMetricsKeys, top);
+    need_depth(2);
   } else if (top == "autoscaler" || top == "failures") {
     if (parts.size() > 1) check_path_component(parts[1], top == "autoscaler" ? kAutoscalerKeys : kFailureKeys, top);
     need_depth(2);

@@ -53,8 +53,9 @@ class TimeIntegral {
 class Collector {
  public:
   /// `classes` in tenant order (at least one); `overall_slo` is the scenario's SLO (its percentiles are
-  /// reported in the overall stats).
-  Collector(std::vector<ClassInfo> classes, spec::SloSpec overall_slo);
+  /// reported in the overall stats); `extra_percentiles` (the scenario's metrics.percentiles, validated there) are
+  /// reported beside them in every TTFT, TPOT, ITL and E2E object, overall and per class.
+  Collector(std::vector<ClassInfo> classes, spec::SloSpec overall_slo, std::vector<double> extra_percentiles = {});
 
   /// A request finished with all its tokens: a departure for the steady-state window, and, when measured
   /// (post-warm-up), a sample of every statistic.
@@ -106,6 +107,7 @@ class Collector {
   };
   std::vector<ClassInfo> classes_;
   spec::SloSpec overall_slo_;
+  std::vector<double> extra_percentiles_;
   Departures dep_, dep_at_start_, dep_at_end_;
   bool window_started_ = false, steady_ended_ = false;
   double window_start_s_ = 0, steady_end_s_ = 0;

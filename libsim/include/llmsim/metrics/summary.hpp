@@ -17,8 +17,9 @@ struct LatencyStats {
   double stddev = 0;  ///< population standard deviation (vLLM's std_*_ms)
   std::int64_t count = 0;
   double max = 0;
-  /// Percentile q in (0,100] from the underlying histogram (filled by the metrics collector).
-  std::vector<std::pair<double, double>> quantiles;  ///< extra (q, value) pairs asked by the SLO
+  /// Percentile q in (0,100] from the underlying histogram (filled by the metrics collector): the extra (q, value)
+  /// pairs asked for by the SLO and by the scenario's metrics.percentiles.
+  std::vector<std::pair<double, double>> quantiles;
 };
 
 struct Throughput {

@@ -149,7 +149,9 @@ class CostModel {
   CostModel with_async_scheduling(bool on = true) const;
   bool async_scheduling() const noexcept;
   /// A step launched by an idle engine: no step runs before it to hide its host time behind, so it takes the GPU's
-  /// work plus the host's even under async scheduling (iteration_time otherwise). `proposer_s` as iteration_time's.
+  /// work plus the host's even under async scheduling — the same bits as iteration_time of this model without
+  /// with_async_scheduling (iteration_time otherwise). O(1) in the batch, as iteration_time. `proposer_s` as
+  /// iteration_time's.
   double serial_time(const BatchShape& batch, double* proposer_s) const;
   /// A copy that charges no per-step CPU (scheduling) time: for a proposer running inside the target's step.
   CostModel without_cpu_overhead() const;
@@ -187,8 +189,6 @@ class CostModel {
   struct Constants;
   std::shared_ptr<const Constants> c_;
   std::shared_ptr<const CostModel> proposer_;
-  /// with_async_scheduling: the same model without the overlap, for a step launched from idle (serial_time).
-  std::shared_ptr<const CostModel> serial_;
   double proposer_time(const BatchShape& batch) const;  ///< speculative step's proposer passes (0 without one)
 };
 

@@ -12,6 +12,7 @@
 #include "llmsim/spec/failures.hpp"
 #include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
+#include "llmsim/spec/metrics.hpp"
 #include "llmsim/spec/model_spec.hpp"
 #include "llmsim/spec/quantization.hpp"
 #include "llmsim/spec/slo.hpp"
@@ -51,6 +52,7 @@ struct Scenario {
   EngineConfig engine;
   Workload workload;
   SloSpec slo;
+  MetricsSpec metrics;               ///< extra percentiles to report (metrics.percentiles)
   CostSpec cost;
   std::optional<AutoscalerSpec> autoscaler;  ///< absent = a fixed fleet of hardware.replicas
   FailureSpec failures;              ///< empty = replicas never fail
