@@ -143,22 +143,25 @@ TEST_CASE("pre-Marlin AWQ at >= 256 tokens costs a dequantisation pass plus the 
   const double fp16 = test::op(qk_model(id, "fp16", ""), qk_prefill(512), "mlp");
   const double awq041 = test::op(qk_model(id, "awq-int4", "vllm==0.4.1"), qk_prefill(512), "mlp");
   CHECK(awq041 - fp16 == Approx(pass).epsilon(1e-9));
-  // Size: on an A100 the L2 requests, not the 2.52 bytes per weight DRAM streams, bound the pass: ~2.5x the
-  // stream, about two thirds of the 512-token fp16 GEMM.
+  // Size: on an A100 the L2 requests, not the 2.52 bytes per weight DRAM streams, bound the pass: ~3.5x the
+  // stream, about the 512-token fp16 GEMM (QQQ's A100 TTFTs of Llama-2-7B: the pass ~33 ms, half the 1024-token
+  // fp16 prefill's GEMMs).
   INFO("pass " << pass * 1e3 << " ms, fp16 MLP " << fp16 * 1e3 << " ms");
-  CHECK(pass / fp16 > 0.4);
-  CHECK(pass / fp16 < 1.0);
+  CHECK(pass / fp16 > 0.6);
+  CHECK(pass / fp16 < 1.5);
   // At 255 tokens it still runs awq_gemm (as 0.2.5 does at any M), from 256 the dequantisation path; 0.6 runs
   // awq_marlin at any M.
   const auto m041 = qk_model(id, "awq-int4", "vllm==0.4.1"), m025 = qk_model(id, "awq-int4", "vllm==0.2.5");
   CHECK(test::op(m041, qk_prefill(255), "mlp") == test::op(m025, qk_prefill(255), "mlp"));
   CHECK(test::op(m041, qk_prefill(256), "mlp") != test::op(m025, qk_prefill(256), "mlp"));
-  // The authors switched paths where they measured them about equal; llmsim's two prices at the switch are within
-  // 1.5x of each other on the A100 (awq_gemm the dearer: its 16 re-dequantisations and 8 partial outputs).
+  // Where the two paths cross: vllm#2551 (the author of the switch) measured the dequantisation path faster from
+  // batch x tokens >= 1024; vLLM switches at 256. llmsim's awq_gemm is the cheaper at the switch and the dearer from
+  // 1024 tokens on (its 64 tiles of loop instructions against one pass).
   const double at_switch = test::op(m041, qk_prefill(255), "mlp") / test::op(m041, qk_prefill(256), "mlp");
   INFO("awq_gemm at 255 tokens / dequant + fp16 at 256: " << at_switch);
-  CHECK(at_switch > 1.0 / 1.5);
-  CHECK(at_switch < 1.5);
+  CHECK(at_switch > 1.0 / 2.0);
+  CHECK(at_switch < 1.0);
+  CHECK(test::op(m025, qk_prefill(1024), "mlp") > test::op(m041, qk_prefill(1024), "mlp"));
   CHECK(test::op(qk_model(id, "awq-int4", "vllm==0.6.0"), qk_prefill(512), "mlp") ==
         test::op(qk_model(id, "awq-int4", ""), qk_prefill(512), "mlp"));
   // vLLM 0.2.5 had no dequantisation path: awq_gemm at 512 tokens, 32 tiles of re-dequantised weights.
