@@ -484,6 +484,11 @@ std::vector<ConstantProvenance> build() {
                 "N = 8192, K = 21760 (an A100; not a corpus or reserved source): the q_c with which llmsim's Marlin / "
                 "fp16 GEMM there is their mean 1/0.85 [D]; was 0.7 from the IST-DASLab kernel (vllm#2497)",
                 {}, spec::kMarlinComputeEfficiency));
+  t.push_back(c("quant.marlin_compute_efficiency_hopper", "hopper_hbm", P::assumed,
+                "the former Marlin q_c (IST-DASLab kernel's 141 TFLOP/s plateau on an A100, vllm#2497) kept on Hopper and "
+                "Blackwell: Marlin issues mma.sync, not wgmma, and no public large-M Marlin/Machete figure on those cards "
+                "was found; vllm#23197's H100 GPTQ rows (a development source) read faster with the A100's 0.86",
+                {}, quant_kernel::kMarlinHopperComputeEfficiency));
   t.push_back(c("quant_kernel.exllama_block_rows", "all", P::engine_code, gptq + "BLOCK_M_SIZE_MAX = 8", {},
                 qk::kExllamaBlockRows));
   t.push_back(c("quant_kernel.exllama_max_rows", "all", P::engine_code,

@@ -57,6 +57,10 @@ inline constexpr double kExllamaReconstructOpsPerWeight = 9.0 / 8 + 1.0 / 32 + 0
 /// write fp32, and `.to(input.dtype)` reads fp32 and writes 16 bits: three element-wise kernels.
 inline constexpr double kFp8UnfusedExtraGemmOutBytes = 2;
 inline constexpr double kFp8UnfusedKernels = 3;
+/// Marlin's q_c on Hopper/Blackwell (cost_model_setup applies it in place of spec::kMarlinComputeEfficiency): the
+/// former 0.7 (the IST-DASLab kernel on an A100, vllm#2497), kept because Marlin's mma.sync reaches a smaller share of
+/// those cards' wgmma peak and no public large-M figure on them was found.
+inline constexpr double kMarlinHopperComputeEfficiency = 0.7;
 }  // namespace quant_kernel
 
 /// The kernel of a format's linears on `gpu` under the release's kernels, with the rows (M) from which the
