@@ -146,6 +146,11 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
 
   fg.q_bw = fmt.dequant_bw_efficiency;
   fg.q_c = fmt.dequant_compute_efficiency;
+  if (fmt.weight_only && fg.q_c == spec::kMarlinComputeEfficiency && hopper_class(gpu_family(gpu_))) {
+    // Marlin's measured large-M rate is an A100's; on Hopper/Blackwell its mma.sync (no wgmma) reaches less of the
+    // tensor peak that cuBLAS reaches, and no public large-M figure exists: the former 0.7 stays there.
+    fg.q_c = quant_kernel::kMarlinHopperComputeEfficiency;
+  }
   c->gemm_dtype = fmt.weight_only ? spec::DType::fp16 : fmt.compute_dtype;
   c->bw = gpu_.memory_bandwidth;
   fg.peak = gpu_.tensor_peak(c->gemm_dtype);

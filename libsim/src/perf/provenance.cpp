@@ -41,6 +41,16 @@ void add_quant_latency(std::vector<ConstantProvenance>& t) {
     t.push_back(c("quant_latency.dram_latency_s.sm_" + std::to_string(arch), "all",
                   measured ? P::microbenchmark : P::assumed, rrze + src + " (pointer chase beyond L2)", {},
                   sm.dram_latency_s));
+    const char* l2 = arch == 80   ? "a100_80.txt: 3097 GB/s / (108 SMs x 1410 MHz)"
+                     : arch == 86 ? "a40.txt (GA102): 1686 GB/s / (84 x 1740 MHz)"
+                     : arch == 89 ? "l40.txt (AD102): 3858 GB/s / (142 x 2490 MHz)"
+                     : arch == 90 ? "gh200.txt (GH100): 5893 GB/s / (132 x 1980 MHz)"
+                                  : "assumed: no file; carried as the DRAM latency";
+    t.push_back(c("quant_latency.l2_bytes_per_sm_clock.sm_" + std::to_string(arch), "all",
+                  measured ? P::microbenchmark : P::assumed,
+                  "RRZE-HPC/gpu-benches @1038c5d gpu-l2-stream/" + std::string(l2) +
+                      ", the read kernel's best rate at 100 % occupancy (L2-resident buffer)",
+                  {}, sm.l2_bytes_per_sm_clock));
     t.push_back(c("quant_latency.max_ctas_per_sm.sm_" + std::to_string(arch), "all", P::datasheet,
                   cc + "resident blocks, warps (" + std::to_string(static_cast<int>(sm.max_warps_per_sm)) +
                       "), shared memory per SM (" + std::to_string(static_cast<int>(sm.smem_per_sm)) + " B, " +
@@ -512,11 +522,6 @@ std::vector<ConstantProvenance> build() {
   t.push_back(c("quant_kernel.awq_split_k", "all", P::engine_code,
                 awq + "awq_gemm: split_k_iters = pack_factor (8, awq.py) fp16 partial outputs, _out_feats.sum(0)", {},
                 qk::kAwqSplitK));
-  t.push_back(c("quant_kernel.awq_ops_per_weight", "all", P::engine_code,
-                awq + "+ dequantize.cuh: per 8 weights a 32-bit load, dequantize_s4_to_fp16x2 (4 lop3, shift, 2 sub, "
-                "2 fma f16x2), 4 sub.f16x2 + 4 fma.f16x2 by zero and scale, a 16-byte shared store and its address = 20 "
-                "[D]",
-                {}, qk::kAwqOpsPerWeight));
   t.push_back(c("quant_kernel.awq_dequant_min_rows", "all", P::engine_code,
                 "vllm-project/vllm awq.py FP16_MATMUL_HEURISTIC_CONDITION (vllm#2566, from 0.3.0): awq_dequantize + "
                 "torch.matmul at >= 256 tokens",
@@ -525,6 +530,22 @@ std::vector<ConstantProvenance> build() {
                 awq + "dequantize_weights: weight and zero unpacking (2 x 9), scale load, 4 sub + 4 mul.f16x2, a 16-byte "
                 "store per 8 weights ~ 30 [D]",
                 {}, qk::kAwqDequantOpsPerWeight));
+  t.push_back(c("quant_kernel.awq_dequant_stores_per_sector", "all", P::engine_code,
+                awq + "dequantize_weights: `for (int i = 0; i < 8; ++i) *(C_ptr2 + i) = B_shared[i];` = 8 x "
+                "st.global.u16 per thread (PTX of nvcc 13.0 for sm_80: the half* output is not known 16-byte aligned), "
+                "so 8 partial-sector L2 requests per 32-byte sector of the fp16 weight",
+                {}, qk::kAwqDequantStoresPerSector));
+  t.push_back(c("quant.marlin_compute_efficiency", "all", P::microbenchmark,
+                "HandH1998/QQQ @54c5c99 README 'W4A8 GEMM performance' (assets/figures/gemm_performance.png): "
+                "Marlin-g128 (W4A16) at 0.87 / 0.87 / 0.82 of PyTorch's fp16 GEMM at 256 / 512 / 1024 tokens, "
+                "N = 8192, K = 21760 (an A100; not a corpus or reserved source): the q_c with which llmsim's Marlin / "
+                "fp16 GEMM there is their mean 1/0.85 [D]; was 0.7 from the IST-DASLab kernel (vllm#2497)",
+                {}, spec::kMarlinComputeEfficiency));
+  t.push_back(c("quant.marlin_compute_efficiency_hopper", "hopper_hbm", P::assumed,
+                "the former Marlin q_c (IST-DASLab kernel's 141 TFLOP/s plateau on an A100, vllm#2497) kept on Hopper and "
+                "Blackwell: Marlin issues mma.sync, not wgmma, and no public large-M Marlin/Machete figure on those cards "
+                "was found; vllm#23197's H100 GPTQ rows (a development source) read faster with the A100's 0.86",
+                {}, quant_kernel::kMarlinHopperComputeEfficiency));
   t.push_back(c("quant_kernel.exllama_block_rows", "all", P::engine_code, gptq + "BLOCK_M_SIZE_MAX = 8", {},
                 qk::kExllamaBlockRows));
   t.push_back(c("quant_kernel.exllama_max_rows", "all", P::engine_code,

@@ -42,7 +42,13 @@ Raw CostModel::Constants::quant_gemm(double m, double params, double in_dim, dou
     // GEMM reads it back.
     Raw r = gemm(m, params, in_dim, out_dim, fp16_gemm, 1, kernels, grid);
     const double dq_bytes = params * (g.bytes_per_param + kActBytes);
-    const double t_stream = dq_bytes / (bw * mem_eff * mem_vs_bytes.at(dq_bytes));
+    double t_stream = dq_bytes / (bw * mem_eff * mem_vs_bytes.at(dq_bytes));
+    if (awq) {
+      // awq_dequantize stores its output 2 bytes at a time: 8 L2 requests per 32-byte sector of the fp16 weight, served
+      // at the L2's sector rate (perf/quant_latency.hpp), which binds before DRAM does.
+      const double requests = params * kActBytes / 32.0 * kAwqDequantStoresPerSector;
+      t_stream = std::max(t_stream, requests / l2_sector_rate(sm_residency, sm_count, sm_clock_hz));
+    }
     const double t_alu = awq ? params * kAwqDequantOpsPerWeight / alu_rate
                              : params * kExllamaReconstructOpsPerWeight / issue_rate;
     r.time_s += kernels * gemm_fixed_s + pnorm(t_stream, t_alu);
@@ -54,11 +60,14 @@ Raw CostModel::Constants::quant_gemm(double m, double params, double in_dim, dou
     return r;
   }
   if (awq) {
-    // awq_gemm: every 16-row tile re-dequantises the weights on CUDA cores (its re-reads of a split-K slice are taken
-    // to hit L2) and runs whole 16-row MMAs; the 8 split-K parts write fp16 partial outputs that a sum kernel reads
-    // and reduces into the output.
+    // awq_gemm: every 16-row tile re-dequantises the weights (its re-reads of a split-K slice are taken to hit L2)
+    // and runs whole 16-row MMAs; the 8 split-K parts write fp16 partial outputs that a sum kernel reads and reduces
+    // into the output. Its tensor work runs at the fp16 GEMM's efficiency; what the kernel costs beyond it is its
+    // main loop's instructions (the unpacking, the shared-memory staging and barriers, the ldmatrix and MMA issue,
+    // the addressing: the SASS count per K step of perf/quant_latency.hpp, 2 warps per CTA) once per 16-row tile at
+    // the SMs' issue rate, overlapped with the weight stream.
     const double tiles = std::ceil(m / kAwqTileRows);
-    const double tc = 2.0 * tiles * kAwqTileRows * params / (g.peak * g.eff.at(m) * g.q_c);
+    const double tc = 2.0 * tiles * kAwqTileRows * params / (g.peak * g.eff.at(m));
     const double partials = kAwqSplitK * m * out_dim * kActBytes;
     const double bytes = params * g.bytes_per_param + m * in_dim * kActBytes + partials;
     // Its CTAs wait for each K step's weight tile with nothing else in flight: the bytes-in-flight bound
@@ -66,7 +75,7 @@ Raw CostModel::Constants::quant_gemm(double m, double params, double in_dim, dou
     const double bus = bw * gemm_bw.at(m) * g.q_bw;
     const double t_stream = bytes / bus + latency_bound_extra_s(g.kernel, m, params, in_dim, out_dim, g.bytes_per_param,
                                                                 kernels, bus, sm_residency, sm_count, sm_clock_hz);
-    const double tm = pnorm(t_stream, params * kAwqOpsPerWeight * tiles / alu_rate);
+    const double tm = pnorm(t_stream, params * tiles * awq_gemm_instr_per_weight(sm_residency.arch, out_dim) / issue_rate);
     const double sum_bytes = partials + m * out_dim * kActBytes;
     Raw r = roofline(kernels * gemm_fixed_s + pnorm(tc, tm), tc, tm, flops, bytes, g.peak, 1);
     r.time_s += stream(sum_bytes, 0, 1).time_s;

@@ -18,13 +18,17 @@ namespace {
 // DRAM latency: RRZE-HPC/gpu-benches @1038c5d gpu-latency, the plateau of the pointer chase beyond L2 (cycles at the
 // file's clock): a100_80.txt 552.3 @ 1410 MHz, a40.txt (GA102) 556.6 @ 1740, l40.txt (AD102) 625.0 @ 2490,
 // gh200.txt (GH100) 689.2 @ 1980. Turing and Blackwell have no file: carried from GA102 / GH100 / AD102.
-constexpr SmResidency kSm75{75, 65536, 16, 32, 65536, 0, 319.9e-9};
-constexpr SmResidency kSm80{80, 65536, 32, 64, 167936, 1024, 391.7e-9};
-constexpr SmResidency kSm86{86, 65536, 16, 48, 102400, 1024, 319.9e-9};
-constexpr SmResidency kSm89{89, 65536, 24, 48, 102400, 1024, 251.0e-9};
-constexpr SmResidency kSm90{90, 65536, 32, 64, 233472, 1024, 348.1e-9};
-constexpr SmResidency kSm100{100, 65536, 32, 64, 233472, 1024, 348.1e-9};
-constexpr SmResidency kSm120{120, 65536, 32, 48, 102400, 1024, 251.0e-9};
+// L2 rate: the same repository's gpu-l2-stream read kernel (8-byte loads of an L2-resident buffer), its best rate at
+// 100 % occupancy over the SMs at the file's clock: a100_80.txt 3097 GB/s / (108 × 1410 MHz) = 20.34 B per SM-clock,
+// a40.txt 1686 / (84 × 1740) = 11.54, l40.txt 3858 / (142 × 2490) = 10.91, gh200.txt 5893 / (132 × 1980) = 22.55;
+// the generations without a file carried as for the latency.
+constexpr SmResidency kSm75{75, 65536, 16, 32, 65536, 0, 319.9e-9, 11.54};
+constexpr SmResidency kSm80{80, 65536, 32, 64, 167936, 1024, 391.7e-9, 20.34};
+constexpr SmResidency kSm86{86, 65536, 16, 48, 102400, 1024, 319.9e-9, 11.54};
+constexpr SmResidency kSm89{89, 65536, 24, 48, 102400, 1024, 251.0e-9, 10.91};
+constexpr SmResidency kSm90{90, 65536, 32, 64, 233472, 1024, 348.1e-9, 22.55};
+constexpr SmResidency kSm100{100, 65536, 32, 64, 233472, 1024, 348.1e-9, 22.55};
+constexpr SmResidency kSm120{120, 65536, 32, 48, 102400, 1024, 251.0e-9, 10.91};
 
 // The binary a GPU runs: the kernels were compiled for 7.5, 8.0, 8.6, 8.9 and 9.0 (vLLM's arch list of those
 // releases); a Blackwell part runs the newest of them (sm_90 for GB100, sm_89 for GB20x: the same SASS generation's
@@ -81,6 +85,11 @@ KernelFootprint awq_gemm_footprint(int arch, double out_dim) {
   return k;
 }
 
+double awq_gemm_instr_per_weight(int arch, double out_dim) {
+  const KernelFootprint k = awq_gemm_footprint(arch, out_dim);
+  return k.instr_per_iter * k.threads / (2.0 * k.bytes_per_iter);
+}
+
 KernelFootprint exllama_footprint(int arch) {
   // gemm_half_q_half_gptq(_4bit)_kernel<true, 1>: 128 threads, each 4 columns; per 32 rows of K four 16-byte loads
   // per thread (3 issued together, the 4th mid-way), 8 KB per CTA in flight; 256 bytes of shared memory.
@@ -127,6 +136,11 @@ double latency_bound_bandwidth(const KernelFootprint& k, const SmResidency& sm, 
 
 double latency_bound_bandwidth(const KernelFootprint& k, const SmResidency& sm, const spec::GpuSpec& gpu, double ctas) {
   return latency_bound_bandwidth(k, sm, gpu.sm_count, sm_clock_hz(gpu), ctas);
+}
+
+double l2_sector_rate(const SmResidency& sm, double sms, double clock_hz) {
+  if (!(clock_hz > 0) || !(sms > 0) || !(sm.l2_bytes_per_sm_clock > 0)) return std::numeric_limits<double>::infinity();
+  return sm.l2_bytes_per_sm_clock * sms * clock_hz / 32.0;
 }
 
 double latency_bound_extra_s(QuantGemmKernel kernel, double m, double params, double in_dim, double out_dim,

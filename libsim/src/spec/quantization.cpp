@@ -49,31 +49,32 @@ std::vector<WeightFormat> make_formats() {
   // hsub2 per pair and the scale.
   constexpr double kMarlin4bitOps = 2.25, kMarlin8bitOps = 1.0;
   // Q§1 "LLM.int8 / per-channel INT8": 8 + 32/K ≈ 8.0 bpw; Q§6 W8A16 row: compute at FP16 after dequantisation,
-  // q_c as W4 Marlin (0.6–0.75, midpoint 0.7); vLLM runs GPTQ-Int8 on Marlin (Q§4).
+  // q_c as W4 Marlin (kMarlinComputeEfficiency); vLLM runs GPTQ-Int8 on Marlin (Q§4).
   add({"int8", "INT8 weight-only (W8A16), per-channel scales (Marlin kernel)", 8.0, 0, false, 16, true, DType::fp16,
-       DType::fp16, 1.0, 0.7, 0, kMarlin8bitOps});
+       DType::fp16, 1.0, kMarlinComputeEfficiency, 0, kMarlin8bitOps});
   // Q§1 "INT8 W8A8 (SmoothQuant / compressed-tensors)": ≈ 8.0 bpw; Q§6 INT8 W8A8 row: INT8 tensor cores, q ≈ 1.
   add({"w8a8", "INT8 weights and activations (SmoothQuant-style W8A8)", 8.0, 0, false, 16, false, DType::int8,
        DType::fp16, 1.0, 1.0});
   // Q§1 AWQ row: 4 + 16/128 (fp16 scales) + 4/128 (packed zeros) = 4.156 bpw; Q§2: embed_tokens and lm_head
-  // stay 16-bit; Q§4: vLLM runs AWQ on awq_marlin; Q§6 Marlin row: q_c 0.6–0.75; q_bw and the dequantisation
+  // stay 16-bit; Q§4: vLLM runs AWQ on awq_marlin; q_c kMarlinComputeEfficiency (vLLM's Marlin at large M; Q§6's
+  // 0.6–0.75 was the IST-DASLab kernel's); q_bw and the dequantisation
   // work as above (Q§6's q_bw 0.80–0.83 is the A100's, which the ALU term reproduces).
   // Releases before Marlin ran AWQ and GPTQ on kernels of their own (QuantMethod, perf/quant_kernels.hpp).
   WeightFormat awq{"awq-int4", "AWQ 4-bit, group 128, asymmetric (Marlin kernel)", 4.0 + 16.0 / 128 + 4.0 / 128, 128,
-                   false, 16, true, DType::fp16, DType::fp16, 1.0, 0.7, 0, kMarlin4bitOps};
+                   false, 16, true, DType::fp16, DType::fp16, 1.0, kMarlinComputeEfficiency, 0, kMarlin4bitOps};
   awq.method = QuantMethod::awq;
   add(awq);
   // Q§1 GPTQ row: 4.156 + 32/N (g_idx) ≈ 4.16 bpw; otherwise as AWQ (Q§2, Q§6 Marlin row; Machete on Hopper is
   // assumed to behave as Marlin at small M, Q§6).
   WeightFormat gptq{"gptq-int4", "GPTQ 4-bit, group 128 (Marlin kernel)", 4.16, 128, false, 16, true, DType::fp16,
-                    DType::fp16, 1.0, 0.7, 0, kMarlin4bitOps};
+                    DType::fp16, 1.0, kMarlinComputeEfficiency, 0, kMarlin4bitOps};
   gptq.method = QuantMethod::gptq;
   add(gptq);
   // Q§1 "W4A16 symmetric, no zeros (compressed-tensors pack-quantized, native Marlin format)": 4 + 16/128 = 4.125 bpw;
   // vLLM runs it on the same Marlin kernel as GPTQ (CompressedTensorsWNA16 → MarlinLinearKernel, Q§4), so the
   // kernel multipliers are GPTQ's.
   add({"w4a16", "compressed-tensors W4A16, symmetric, group 128 (Marlin kernel)", 4.125, 128, false, 16, true,
-       DType::fp16, DType::fp16, 1.0, 0.7, 0, kMarlin4bitOps});
+       DType::fp16, DType::fp16, 1.0, kMarlinComputeEfficiency, 0, kMarlin4bitOps});
   // Q§1 bitsandbytes NF4 row: 4 + 32/64 (fp32 absmax per 64-block) = 4.5 bpw without double quantization
   // (transformers' default); Q§2: embeddings and lm_head skipped; Q§6 NF4 row: q_bw ≈ 0.47 (4090) / 0.25 (H100),
   // q_c < 0.6.
@@ -116,7 +117,7 @@ std::vector<WeightFormat> make_formats() {
   add({"nvfp4", "NVFP4: FP4 E2M1 + FP8 scale per 16 (W4A4 on Blackwell, FP4-Marlin W4A16 elsewhere)", 4.5, 16, false,
        16, false, DType::fp4, DType::fp16, 1.0, 1.0, 0, kMarlin4bitOps});
   add({"nvfp4-a16", "NVFP4 weights, 16-bit activations (FP4-Marlin W4A16; FP4 tensor cores unused)", 4.5, 16, false,
-       16, true, DType::fp16, DType::fp16, 1.0, 0.7, 0, kMarlin4bitOps});
+       16, true, DType::fp16, DType::fp16, 1.0, kMarlinComputeEfficiency, 0, kMarlin4bitOps});
   add({"mxfp4", "MXFP4: FP4 E2M1 + E8M0 scale per 32 (FP4 tensor cores on Blackwell, Marlin W4A16 elsewhere)", 4.25,
        32, false, 16, false, DType::fp4, DType::fp16, 1.0, 1.0, 0, kMarlin4bitOps});
   WeightFormat mx_experts{"mxfp4-experts", "MXFP4 routed experts, everything else BF16 (gpt-oss checkpoint)", 4.25,
@@ -227,7 +228,7 @@ WeightFormat format_for_gpu(const WeightFormat& format, const GpuSpec& gpu, cons
   if (gpu.tensor_peak(format.compute_dtype) > 0) return format;
   if (format.fallback_compute_dtype != format.compute_dtype && gpu.tensor_peak(format.fallback_compute_dtype) > 0) {
     // Q§4: FP8 on a GPU below compute capability 8.9 runs as FP8-Marlin weight-only (W8A16); q_c as Marlin
-    // (~0.7, Q§6 W8A16 row).
+    // (kMarlinComputeEfficiency).
     WeightFormat w = format;
     w.description += " [" + gpu.id + " has no " + std::string(to_string(format.compute_dtype)) +
                      " tensor cores: runs weight-only on " + std::string(to_string(format.fallback_compute_dtype)) + "]";
@@ -235,12 +236,14 @@ WeightFormat format_for_gpu(const WeightFormat& format, const GpuSpec& gpu, cons
     w.weight_only = true;
     // FP8-Marlin streams 8-bit weights like the INT8 Marlin path and dequantises with the same bit tricks.
     w.dequant_bw_efficiency = std::min(w.dequant_bw_efficiency, 1.0);
-    w.dequant_compute_efficiency = std::min(w.dequant_compute_efficiency, 0.7);
+    w.dequant_compute_efficiency = std::min(w.dequant_compute_efficiency, kMarlinComputeEfficiency);
     w.dequant_alu_ops_per_weight = std::max(w.dequant_alu_ops_per_weight, 1.0);
     if (format.compute_dtype == DType::fp4) {
       // Pre-Blackwell FP4: vLLM's FP4 Marlin (W4A16), as the other 4-bit Marlin formats.
       w.description = format.description + " [" + gpu.id + " has no FP4 tensor cores: weight-only FP4 Marlin, "
                       "dequantised to 16 bits]";
+      // Keeps the IST-DASLab kernel's 0.7: the measurement behind kMarlinComputeEfficiency is of dense W4A16 Marlin,
+      // and the FP4 path mostly feeds the Marlin MoE kernel (gpt-oss on Hopper), which has no public large-M figure.
       w.dequant_compute_efficiency = 0.7;
     }
     return w;

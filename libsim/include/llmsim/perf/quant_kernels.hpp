@@ -28,16 +28,16 @@ namespace quant_kernel {
 // split_k_iters) write fp16 partial outputs [8, M, N] that `_out_feats.sum(0)` adds in a kernel of its own.
 inline constexpr double kAwqTileRows = 16;
 inline constexpr double kAwqSplitK = 8;
-/// CUDA-core instructions per weight per 16-row tile: per 8 weights one 32-bit load, dequantize_s4_to_fp16x2
-/// (4 lop3, a shift, 2 sub.f16x2, 2 fma.f16x2), 4 sub.f16x2 (zero) + 4 fma.f16x2 (scale), a 16-byte shared store and
-/// its address: 20 per 8 [D: counted from the source].
-inline constexpr double kAwqOpsPerWeight = 2.5;
 /// awq.py's FP16_MATMUL_HEURISTIC_CONDITION (vllm#2566): from 256 tokens ops.awq_dequantize writes the whole fp16
 /// weight and torch.matmul runs the GEMM.
 inline constexpr double kAwqDequantMinRows = 256;
 /// awq_dequantize's dequantize_weights: per 8 weights the weight and zero unpacking (2 x 9), the scale load, 4 sub +
 /// 4 mul.f16x2 and a 16-byte store: ~30 per 8 [D: counted from the source].
 inline constexpr double kAwqDequantOpsPerWeight = 3.75;
+/// dequantize_weights ends in `for (i < 8) *(C_ptr2 + i) = B_shared[i]`: eight scalar 16-bit stores per thread (nvcc
+/// cannot prove the half* output 16-byte aligned, so the PTX is 8 x st.global.u16), so each 32-byte sector of the fp16
+/// weight it writes reaches the L2 as 8 partial-sector requests (the 2 lanes that share a sector coalesce), not 1.
+inline constexpr double kAwqDequantStoresPerSector = 8;
 // vLLM's GPTQ kernels (csrc/quantization/gptq/q_gemm.cu, from exllamav2): gemm_half_q_half_cuda runs the quantised
 // kernel up to MAX_Q_GEMM_ROWS = 50 rows, in blocks of BLOCK_M_SIZE_MAX = 8 rows that each dequantise their weights
 // (in registers: the K-slice of a block is 128 rows, re-read from L2), and computes on CUDA cores (half2 FMAs);
@@ -57,6 +57,10 @@ inline constexpr double kExllamaReconstructOpsPerWeight = 9.0 / 8 + 1.0 / 32 + 0
 /// write fp32, and `.to(input.dtype)` reads fp32 and writes 16 bits: three element-wise kernels.
 inline constexpr double kFp8UnfusedExtraGemmOutBytes = 2;
 inline constexpr double kFp8UnfusedKernels = 3;
+/// Marlin's q_c on Hopper/Blackwell (cost_model_setup applies it in place of spec::kMarlinComputeEfficiency): the
+/// former 0.7 (the IST-DASLab kernel on an A100, vllm#2497), kept because Marlin's mma.sync reaches a smaller share of
+/// those cards' wgmma peak and no public large-M figure on them was found.
+inline constexpr double kMarlinHopperComputeEfficiency = 0.7;
 }  // namespace quant_kernel
 
 /// The kernel of a format's linears on `gpu` under the release's kernels, with the rows (M) from which the

@@ -18,7 +18,7 @@
 
 namespace llmsim::perf {
 
-/// An SM generation's residency limits and DRAM latency.
+/// An SM generation's residency limits, DRAM latency and L2 request rate.
 struct SmResidency {
   int arch = 80;                      ///< compute capability × 10 whose limits and kernel binaries apply
   double regs_per_sm = 65536;         ///< 32-bit registers per SM (every generation from sm_75 on)
@@ -27,6 +27,9 @@ struct SmResidency {
   double smem_per_sm = 167936;        ///< shared memory a kernel may use per SM, bytes
   double smem_reserved_per_cta = 1024;///< shared memory the system reserves per resident block (sm_80 on)
   double dram_latency_s = 391.7e-9;   ///< idle pointer-chase latency to DRAM (RRZE gpu-latency)
+  /// Bytes per SM-clock per SM that the L2 serves to an L2-resident read stream (RRZE gpu-l2-stream read kernel): its
+  /// 32-byte sector requests per second are this × SMs × SM clock / 32.
+  double l2_bytes_per_sm_clock = 20.34;
 };
 
 /// The residency limits of `gpu`'s SM generation: GA100 sm_80, GH100 sm_90, GB100 sm_100; GDDR parts by their tensor
@@ -48,6 +51,10 @@ struct KernelFootprint {
 /// awq_gemm's kernel for `out_dim` columns (gemm_forward_4bit_cuda_m16nXk32: N = 128 when out_dim % 128 == 0, else 64)
 /// compiled for `arch`.
 KernelFootprint awq_gemm_footprint(int arch, double out_dim);
+/// Thread-instructions awq_gemm issues per weight per 16-row tile of M on `arch`: its K loop's SASS per warp × warps ×
+/// 32 over the 4-bit weights one iteration covers (2 × bytes_per_iter): 4.86 on sm_80 (311 × 64 / 4096), 4.73 on
+/// sm_86/89.
+double awq_gemm_instr_per_weight(int arch, double out_dim);
 /// exllama's gemm_half_q_half_gptq_kernel (4-bit, one row of M per launch part: the batch-1 instance) for `arch`.
 KernelFootprint exllama_footprint(int arch);
 
@@ -70,6 +77,10 @@ double latency_bound_bandwidth(const KernelFootprint& k, const SmResidency& sm, 
 /// The same from the SM count and clock (what the cost model keeps).
 double latency_bound_bandwidth(const KernelFootprint& k, const SmResidency& sm, double sms, double clock_hz,
                                double ctas);
+
+/// 32-byte sector requests per second the L2 serves on `sms` SMs at `clock_hz` (sm.l2_bytes_per_sm_clock × SMs × clock
+/// / 32); infinity where the SM count or clock is not known.
+double l2_sector_rate(const SmResidency& sm, double sms, double clock_hz);
 
 /// Seconds that the bound adds to a linear op's weight stream on `kernel` (awq_gemm or exllama; 0 for any other):
 /// Σ over its GEMMs of max(0, weights / bound − weights / bus_rate). The op is one GEMM (in_dim x out_dim), or a gated

@@ -102,6 +102,15 @@ struct Quantization {
 /// variants of the group-quantized formats are spelled "<id>-g32", "-g64", "-g128" or "-gch" (per channel):
 /// awq-int4, gptq-int4, w4a16 and int8 (GPTQ 8-bit); Marlin runs no other group size. "<id>+attn16" keeps the
 /// attention projections 16-bit (attention_16bit).
+/// q_c of vLLM's Marlin-class weight-only kernels (gptq_marlin, awq_marlin, GPTQ-Int8, FP8/FP4 Marlin): their
+/// compute-bound (large-M) rate as a fraction of the fp16 GEMM's, besides the dequantisation instructions priced per
+/// 64-row block. From a public microbenchmark of the kernel vLLM runs (HandH1998/QQQ README, "W4A8 GEMM performance":
+/// Marlin-g128 at 0.87 / 0.87 / 0.82 of PyTorch's fp16 GEMM at 256 / 512 / 1024 tokens, N = 8192, K = 21760, an
+/// A100): the value with which llmsim's Marlin / fp16 GEMM time there is their mean 1.17 (tests/perf/test_quant_kernels
+/// .cpp). It was 0.7, the IST-DASLab kernel's 141 TFLOP/s plateau on an A100 (vllm#2497), which vLLM has not run for
+/// GPTQ/AWQ checkpoints since gptq_marlin (0.4.2) replaced it.
+inline constexpr double kMarlinComputeEfficiency = 0.86;
+
 /// vLLM's names for a format (its --quantization and --dtype values: awq, awq_marlin, gptq, gptq_marlin,
 /// bitsandbytes, fbgemm_fp8, mxfp4, modelopt_fp4, bfloat16, float16, half) are accepted too
 /// (canonical_weight_format_id).
