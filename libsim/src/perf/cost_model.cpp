@@ -146,7 +146,6 @@ CostModel CostModel::with_host_per_seq_s(double extra_s) const {
   auto c = std::make_shared<Constants>(*c_);
   c->overhead = c->overhead.with_extra_per_seq_s(extra_s);
   m.c_ = std::move(c);
-  if (serial_) m.serial_ = std::make_shared<const CostModel>(serial_->with_host_per_seq_s(extra_s));
   return m;
 }
 
