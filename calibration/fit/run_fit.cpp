@@ -75,11 +75,9 @@ std::vector<std::vector<double>> predict_runs(const std::vector<analysis::BenchR
 
 namespace {
 
-/// `warm_loo`: the leave-one-out refits start at the full fit's solution (only to rank `--fields auto`'s candidates;
-/// every figure reported comes from refits that start at the base).
 RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu,
                            const perf::HardwareProfile& base, const RunFitOptions& o,
-                           const std::shared_ptr<detail::PredictionCache>& cache, bool warm_loo = false);
+                           const std::shared_ptr<detail::PredictionCache>& cache);
 
 /// fields = {"auto"}: forward selection over groups of fields (a curve's M ranges are one group) by the
 /// leave-one-run-out RMS error: start from no field (the base profile's error), add the group that lowers it most,
@@ -127,7 +125,7 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
       t.fields.push_back(g);
       t.cross_validate = true;
       try {
-        RunFitReport r = fit_runs_with(runs, gpu, base, t, cache, true);
+        RunFitReport r = fit_runs_with(runs, gpu, base, t, cache);
         if (!have) best = std::min(best, r.rms_before);  // no field fitted: the base profile's error
         if (r.rms_cv < pick_cv) {
           pick_cv = r.rms_cv;
@@ -141,7 +139,7 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
     }
     if (pick.empty() || !(pick_cv < 0.99 * best)) break;
     chosen.push_back(pick);
-    path.push_back(pick + " (leave-one-out RMS " + std::to_string(pick_cv) + ", refits from the trial's solution)");
+    path.push_back(pick + " (leave-one-out RMS " + std::to_string(pick_cv) + ")");
     best = pick_cv;
     best_rep = std::move(pick_rep);
     have = true;
@@ -152,15 +150,6 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
     throw ConfigError("fields", "auto: no field lowers the leave-one-run-out error of the base profile (RMS " +
                                     std::to_string(best) + "): these runs cannot improve it");
   }
-  // The candidates were ranked by refits that start at each trial's full solution (a few iterations each instead of a
-  // full fit from the base: the selection's cost); the figures reported are the chosen fields' honest refits from the
-  // base (its full fit comes from the cache).
-  {
-    RunFitOptions t = o;
-    t.fields = chosen;
-    t.cross_validate = true;
-    best_rep = fit_runs_with(runs, gpu, base, t, cache, false);
-  }
   std::string p;
   for (const auto& x : path) p += (p.empty() ? "" : ", then ") + x;
   best_rep.notes.insert(best_rep.notes.begin(), "fields chosen by leave-one-run-out error (from " +
@@ -170,7 +159,7 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
 
 RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu,
                            const perf::HardwareProfile& base, const RunFitOptions& o,
-                           const std::shared_ptr<detail::PredictionCache>& cache, bool warm_loo) {
+                           const std::shared_ptr<detail::PredictionCache>& cache) {
   if (runs.empty()) throw ConfigError("runs", "no runs: nothing to fit");
   if (!(o.prior_scale >= 0) || !std::isfinite(o.prior_scale))
     throw ConfigError("--prior-scale (Python prior_scale=)",
@@ -400,7 +389,7 @@ RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const sp
       // A full refit from where the full fit started (the base profile, the prior's centre), with its iteration
       // limit: starting at the full fit's solution would carry the left-out run into the refit (the problem is not
       // convex, and a few iterations from there stay near it), so the error would flatter the profile.
-      const VectorXd xk = solve(pb, warm_loo ? x : start, rest, o.max_iterations, nullptr);
+      const VectorXd xk = solve(pb, start, rest, o.max_iterations, nullptr);
       row.cross_validated = pb.predict(xk, static_cast<int>(k));
       row.error_cv = rms(row.cross_validated, row.measured);
     }
