@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <set>
 
@@ -74,11 +75,16 @@ std::vector<std::vector<double>> predict_runs(const std::vector<analysis::BenchR
 
 namespace {
 
+RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu,
+                           const perf::HardwareProfile& base, const RunFitOptions& o,
+                           const std::shared_ptr<detail::PredictionCache>& cache);
+
 /// fields = {"auto"}: forward selection over groups of fields (a curve's M ranges are one group) by the
 /// leave-one-run-out RMS error: start from no field (the base profile's error), add the group that lowers it most,
 /// stop when none lowers it by 1 % of itself. The runs judge which fields they can carry; the report says which.
 RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu,
-                           const perf::HardwareProfile& base, const RunFitOptions& o) {
+                           const perf::HardwareProfile& base, const RunFitOptions& o,
+                           const std::shared_ptr<detail::PredictionCache>& cache) {
   RunFitOptions all = o;
   all.fields.clear();
   all.cross_validate = false;
@@ -94,7 +100,7 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
     // Runs llmsim cannot price, or on another GPU or runtime: that error first, as it is.
     const std::vector<analysis::BenchPredictor> preds = predictors(runs, gpu);
     try {
-      for (const auto& f : fit_runs(runs, gpu, base, all).fields) add_group(f.field);
+      for (const auto& f : fit_runs_with(runs, gpu, base, all, cache).fields) add_group(f.field);
     } catch (const ConfigError&) {
       // Fewer measured values than all the constrained fields together (three serving runs, say): every candidate
       // group is tried on its own below, where one the runs do not constrain is not a candidate.
@@ -102,7 +108,7 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
       for (const auto& q : candidates(b, preds)) add_group(q.field);
     }
   }
-  if (groups.empty()) return fit_runs(runs, gpu, base, all);  // throws the reason no field is constrained
+  if (groups.empty()) return fit_runs_with(runs, gpu, base, all, cache);  // throws the reason no field is constrained
   std::string first_error;
   std::vector<std::string> chosen, path;
   double best = INFINITY;
@@ -119,7 +125,7 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
       t.fields.push_back(g);
       t.cross_validate = true;
       try {
-        RunFitReport r = fit_runs(runs, gpu, base, t);
+        RunFitReport r = fit_runs_with(runs, gpu, base, t, cache);
         if (!have) best = std::min(best, r.rms_before);  // no field fitted: the base profile's error
         if (r.rms_cv < pick_cv) {
           pick_cv = r.rms_cv;
@@ -151,10 +157,9 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
   return best_rep;
 }
 
-}  // namespace
-
-RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu,
-                      const perf::HardwareProfile& base, const RunFitOptions& o) {
+RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu,
+                           const perf::HardwareProfile& base, const RunFitOptions& o,
+                           const std::shared_ptr<detail::PredictionCache>& cache) {
   if (runs.empty()) throw ConfigError("runs", "no runs: nothing to fit");
   if (!(o.prior_scale >= 0) || !std::isfinite(o.prior_scale))
     throw ConfigError("--prior-scale (Python prior_scale=)",
@@ -165,10 +170,16 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
                                                 std::to_string(o.min_runs_per_field));
   if (o.max_iterations < 1)
     throw ConfigError("max_iterations", "must be at least 1, not " + std::to_string(o.max_iterations));
-  if (o.fields.size() == 1 && o.fields.front() == "auto") return fit_runs_auto(runs, gpu, base, o);
+  if (o.fields.size() == 1 && o.fields.front() == "auto") return fit_runs_auto(runs, gpu, base, o, cache);
   const std::vector<analysis::BenchPredictor> preds = predictors(runs, gpu);
   Problem pb;
   pb.preds = &preds;
+  pb.cache = cache;
+  if (!cache->guard_made) {
+    cache->guard = detail::CapacityGuard::of(runs, cache->guard_notes);
+    cache->guard_made = true;
+  }
+
   pb.base = base;
   pb.prior_scale = o.prior_scale;
   for (const auto& r : runs) {
@@ -268,6 +279,13 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
   pb.params = kept;
   const Eigen::Index p = static_cast<Eigen::Index>(kept.size());
   VectorXd start = VectorXd::Zero(p);
+  const int refused_before = cache->guard ? cache->guard->refused() : 0;
+  if (cache->guard && o.capacity_guard) {
+    pb.guard = cache->guard.get();
+    const perf::HardwareProfile b0 = pb.profile(start);
+    pb.guard->set_base(b0, pb.key_of(b0));
+    rep.notes.insert(rep.notes.end(), cache->guard_notes.begin(), cache->guard_notes.end());
+  }
   // The prior's s is the error a measured value keeps whatever the profile: at most o.prior_scale (the card-to-card
   // scatter), and no more than these runs' own scatter about their best plain fit (RMS with n − p degrees of
   // freedom). Runs a profile reproduces exactly (llmsim's own files) then need no prior and get none; noisy or
@@ -362,8 +380,8 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
     row.run = runs[k].name;
     for (const auto& v : runs[k].measured) row.keys.push_back(v.key);
     row.measured = pb.measured[k];
-    row.before = preds[k].predict(base);
-    row.after = preds[k].predict(rep.profile);
+    row.before = pb.predict(VectorXd::Zero(p), static_cast<int>(k));  // the base (with its curves' range points)
+    row.after = pb.predict(x, static_cast<int>(k));
     if (o.cross_validate) {
       std::vector<int> rest;
       for (int i : every)
@@ -372,7 +390,7 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
       // limit: starting at the full fit's solution would carry the left-out run into the refit (the problem is not
       // convex, and a few iterations from there stay near it), so the error would flatter the profile.
       const VectorXd xk = solve(pb, start, rest, o.max_iterations, nullptr);
-      row.cross_validated = preds[k].predict(pb.profile(xk));
+      row.cross_validated = pb.predict(xk, static_cast<int>(k));
       row.error_cv = rms(row.cross_validated, row.measured);
     }
     row.error_before = rms(row.before, row.measured);
@@ -388,6 +406,17 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
     rep.runs.push_back(std::move(row));
   }
   (void)base_profile;
+  if (pb.guard) {
+    rep.capacity_probe = pb.guard->probe_name();
+    rep.capacity_base = pb.guard->base_capacity();
+    rep.capacity_fitted = pb.guard->capacity(rep.profile, pb.key_of(rep.profile));
+    rep.capacity_refused = pb.guard->refused() - refused_before;
+    if (rep.capacity_refused > 0)
+      rep.notes.push_back("capacity guard held: " + std::to_string(rep.capacity_refused) +
+                          " steps refused (leave-one-out refits included); predicted capacity " +
+                          format_fixed(rep.capacity_base, 0) + " -> " + format_fixed(rep.capacity_fitted, 0) +
+                          " output tokens/s");
+  }
   auto vrms = [](const std::vector<double>& v) {
     double s = 0;
     for (double e : v) s += e * e;
@@ -414,6 +443,13 @@ RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::G
                        rep.profile.runtime + (ver.empty() ? "" : ", " + ver) + ") on " + base.source;
   rep.profile.validate("fitted profile");
   return rep;
+}
+
+}  // namespace
+
+RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu,
+                      const perf::HardwareProfile& base, const RunFitOptions& o) {
+  return fit_runs_with(runs, gpu, base, o, std::make_shared<detail::PredictionCache>());
 }
 
 }  // namespace llmsim::calibration

@@ -48,6 +48,9 @@ struct RunFitOptions {
   /// s of the log-normal prior around the base profile (kPriorResidualScale): each field's row weighs s / σ;
   /// 0: no prior (plain least squares).
   double prior_scale = kPriorResidualScale;
+  /// When every serving run ran below the server's capacity, no step may move the predicted capacity by more than
+  /// 15 % (calibration/fit/run_fit_capacity.hpp); false: the fit is free to (to see what the guard changed).
+  bool capacity_guard = true;
 };
 
 struct RunFitField {
@@ -87,6 +90,11 @@ struct RunFitReport {
   bool cross_validated = false;
   double prior_scale = 0;  ///< the prior's s the fit used (RunFitOptions::prior_scale; 0: none)
   int iterations = 0;
+  /// The capacity guard, when it applied: the predicted capacity (output tokens/s of `capacity_probe`) with the base
+  /// and the fitted profile, and how many steps of the fit (leave-one-out refits included) it refused.
+  std::string capacity_probe;
+  double capacity_base = 0, capacity_fitted = 0;
+  int capacity_refused = 0;
   std::vector<std::string> notes;
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "run_fit.hpp"
+#include "run_fit_capacity.hpp"
 
 namespace llmsim::calibration {
 
@@ -46,6 +47,12 @@ Json to_json(const RunFitReport& r) {
     }
     runs.push_back(j);
   }
+  // The capacity guard (run_fit_capacity.hpp): null when it did not apply.
+  Json guard;
+  if (!r.capacity_probe.empty())
+    guard = {{"probe", r.capacity_probe}, {"max_move", detail::kCapacityGuard},
+             {"output_tokens_per_s_base", r.capacity_base}, {"output_tokens_per_s_fitted", r.capacity_fitted},
+             {"steps_refused", r.capacity_refused}};
   return Json{{"gpu_id", r.profile.gpu_id},
               {"runtime", r.profile.runtime},
               {"engine_version", r.profile.engine_version},
@@ -63,6 +70,7 @@ Json to_json(const RunFitReport& r) {
                 {"residual_scale", r.prior_scale},
                 {"sigma_log_kernel", kPriorSigmaKernel},
                 {"sigma_log_host", kPriorSigmaHost}}},
+              {"capacity_guard", guard},
               {"iterations", r.iterations},
               {"notes", r.notes}};
 }

@@ -24,12 +24,40 @@ Eigen::Index Problem::data_rows(const std::vector<int>& use) const {
   return n;
 }
 
-VectorXd Problem::residuals(const VectorXd& x, const std::vector<int>& use) const {
+std::size_t Problem::key_of(const perf::HardwareProfile& p) const {
+  return cache->profiles.emplace(perf::to_json(p).dump(), cache->profiles.size()).first->second;
+}
+
+bool Problem::within_guard(const VectorXd& x) const {
+  if (!guard) return true;
   const perf::HardwareProfile p = profile(x);
-  // The runs are independent predictions (each its own cost model or simulation): spread over threads.
+  return guard->allows(p, key_of(p));
+}
+
+std::vector<std::vector<double>> Problem::predictions(const VectorXd& x, const std::vector<int>& use) const {
+  const perf::HardwareProfile p = profile(x);
+  const std::size_t key = key_of(p);
+  if (cache->by_run.size() < measured.size()) cache->by_run.resize(measured.size());
+  // The runs are independent predictions (each its own cost model or simulation): spread over threads; those made
+  // before with this profile come from the cache.
   std::vector<std::vector<double>> preds_of(use.size());
+  std::vector<std::size_t> todo;
+  for (std::size_t u = 0; u < use.size(); ++u) {
+    const auto k = static_cast<std::size_t>(use[u]);
+    {
+      const auto hit = cache->by_run[k].find(key);
+      if (hit != cache->by_run[k].end()) {
+        preds_of[u] = hit->second;
+        ++cache->hits;
+        continue;
+      }
+      ++cache->misses;
+    }
+    todo.push_back(u);
+  }
   auto work = [&](std::size_t first, std::size_t step) {
-    for (std::size_t u = first; u < use.size(); u += step) {
+    for (std::size_t t = first; t < todo.size(); t += step) {
+      const std::size_t u = todo[t];
       const auto k = static_cast<std::size_t>(use[u]);
       try {
         preds_of[u] = (*preds)[k].predict(p);
@@ -38,7 +66,7 @@ VectorXd Problem::residuals(const VectorXd& x, const std::vector<int>& use) cons
       }
     }
   };
-  const std::size_t n = std::min<std::size_t>(use.size(), std::max(1u, std::thread::hardware_concurrency()));
+  const std::size_t n = std::min<std::size_t>(todo.size(), std::max(1u, std::thread::hardware_concurrency()));
   if (n <= 1) {
     work(0, 1);
   } else {
@@ -47,6 +75,14 @@ VectorXd Problem::residuals(const VectorXd& x, const std::vector<int>& use) cons
     work(0, n);
     for (auto& th : pool) th.join();
   }
+  for (std::size_t u : todo) cache->by_run[static_cast<std::size_t>(use[u])].emplace(key, preds_of[u]);
+  return preds_of;
+}
+
+std::vector<double> Problem::predict(const VectorXd& x, int k) const { return predictions(x, {k}).front(); }
+
+VectorXd Problem::residuals(const VectorXd& x, const std::vector<int>& use) const {
+  const std::vector<std::vector<double>> preds_of = predictions(x, use);
   std::vector<double> r;
   for (std::size_t u = 0; u < use.size(); ++u) {
     const auto k = static_cast<std::size_t>(use[u]);
@@ -98,7 +134,9 @@ VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int m
       pb.clamp(xn);
       const VectorXd rn = pb.residuals(xn, use);
       const double cn = rn.squaredNorm();
-      if (cn < cost) {
+      // A step that lowers the cost is taken unless it moves the predicted capacity beyond the guard
+      // (run_fit_capacity.hpp): then it is refused like a step that does not lower the cost.
+      if (cn < cost && pb.within_guard(xn)) {
         const double gain = cost - cn;
         const double step = (xn - x).norm();
         x = xn;

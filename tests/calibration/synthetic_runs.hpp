@@ -78,6 +78,63 @@ inline std::string synthetic_runs(const TempDir& dir, const std::string& gpu, co
   return synthetic_runs(dir, gpu, shapes, truth, s);
 }
 
+/// A serving run (`vllm bench serve --save-result`) of `prompts` requests of `in` prompt and `out` output tokens
+/// arriving at `rate` per second (Poisson; 0: every request at once, "inf").
+struct ServeShape {
+  double rate;
+  int prompts, in, out;
+};
+
+/// The file `vllm bench serve --save-result` writes, with the values given (every request `in` and `out` tokens).
+inline std::string vllm_serve_json(const ServeShape& s, double duration, double output_throughput, double mean_ttft_ms,
+                                   double mean_tpot_ms) {
+  Json j{{"backend", "vllm"}, {"model_id", "meta-llama/Llama-3.1-8B-Instruct"}, {"num_prompts", s.prompts},
+         {"request_rate", s.rate > 0 ? Json(s.rate) : Json("inf")}, {"duration", duration}, {"completed", s.prompts},
+         {"total_input_tokens", s.prompts * s.in}, {"total_output_tokens", s.prompts * s.out},
+         {"request_throughput", s.prompts / duration}, {"output_throughput", output_throughput},
+         {"mean_ttft_ms", mean_ttft_ms}, {"mean_tpot_ms", mean_tpot_ms},
+         {"input_lens", std::vector<int>(static_cast<std::size_t>(s.prompts), s.in)},
+         {"output_lens", std::vector<int>(static_cast<std::size_t>(s.prompts), s.out)}};
+  return j.dump(1);
+}
+
+/// RUNS.json of vLLM 0.10.1 serving runs of llama-3.1-8b on `gpu`, each file's output throughput, mean TTFT and mean
+/// TPOT the ones `truth` predicts, and each TTFT `extra_ttft_s` longer: a per-request cost outside the GPU's steps
+/// (an HTTP server, tokenization) that no profile field prices. Returns the RUNS.json path.
+inline std::string synthetic_serve_runs(const TempDir& dir, const std::string& gpu, const std::vector<ServeShape>& shapes,
+                                        const perf::HardwareProfile& truth, double extra_ttft_s) {
+  Json runs = Json::array();
+  for (const auto& s : shapes) {
+    const std::string name = "serve_r" + std::to_string(static_cast<int>(s.rate * 100)) + "_n" +
+                             std::to_string(s.prompts) + ".json";
+    runs.push_back({{"result", name},
+                    {"command", "vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --num-prompts " +
+                                    std::to_string(s.prompts) + " --request-rate " +
+                                    (s.rate > 0 ? std::to_string(s.rate) : std::string("inf")) +
+                                    " --save-result"},
+                    {"server_command", "vllm serve meta-llama/Llama-3.1-8B-Instruct"},
+                    {"model", "llama-3.1-8b"},
+                    {"engine", "vllm"},
+                    {"engine_version", "0.10.1"}});
+    dir.write(name, vllm_serve_json(s, 100.0, s.prompts * s.out / 100.0, 50.0, 10.0));  // placeholder: rewritten
+  }
+  Json doc{{"format", "llmsim-runs"}, {"version", 1}, {"gpu", gpu}, {"runs", runs}};
+  const std::string path = dir.write("RUNS.json", doc.dump(1));
+  const auto parsed = analysis::read_bench_runs(path);
+  for (std::size_t i = 0; i < parsed.runs.size(); ++i) {
+    const auto& run = parsed.runs[i];
+    const auto p = analysis::BenchPredictor(run).predict(truth);
+    double thr = 0, ttft = 0, tpot = 0;
+    for (std::size_t k = 0; k < p.size(); ++k) {
+      const std::string& key = run.measured[k].key;
+      (key == "output_throughput" ? thr : key == "mean_ttft_ms" ? ttft : tpot) = p[k];
+    }
+    const ServeShape& s = shapes[i];
+    dir.write(run.result, vllm_serve_json(s, s.prompts * s.out / thr, thr, ttft + 1e3 * extra_ttft_s, tpot));
+  }
+  return path;
+}
+
 /// RMS relative error of the runs' values predicted with `profile`.
 inline double rms_error(const std::vector<analysis::BenchRun>& runs, const perf::HardwareProfile& profile) {
   double s = 0;

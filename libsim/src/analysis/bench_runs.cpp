@@ -368,8 +368,8 @@ BenchPredictor::BenchPredictor(const BenchRun& run, const spec::Catalog& catalog
 std::vector<double> BenchPredictor::predict(const perf::HardwareProfile& profile) const {
   const BenchRun& run = *run_;
   std::vector<double> out;
-  const std::string inline_profile = perf::to_json(profile).dump();
   if (run.serve) {
+    const std::string inline_profile = perf::to_json(profile).dump();
     VllmCheckOptions o;
     o.scenario = run.scenario;
     o.scenario["hardware"]["gpu_profile"] = inline_profile;
@@ -387,7 +387,7 @@ std::vector<double> BenchPredictor::predict(const perf::HardwareProfile& profile
   const auto& rs = resolved_;
   if (run.kind == spec::BenchKind::vllm_throughput) {
     spec::ResolvedScenario r = rs;
-    r.scenario.hardware.gpu_profile = inline_profile;
+    r.scenario.hardware.gpu_profile = perf::to_json(profile).dump();
     Json reqs = Json::array();
     for (std::int64_t i = 0; i < run.requests; ++i) reqs.push_back({0.0, run.input_len, run.output_len});
     Json w = {{"arrival", {{"process", "trace"}, {"requests", reqs}}}, {"num_requests", run.requests},

@@ -589,6 +589,19 @@ std::vector<ConstantProvenance> build() {
                 "G§B6/B8: kernel fixed cost 0.9-3 us around the 1.3 us prior (RRZE gpu-small-kernels): about a factor "
                 "2; host and latency costs vary at least as much with the CPU and the release: sigma = ln 2",
                 {}, 0.6931471805599453));
+  // --- The capacity guard of a run fit (calibration/fit/run_fit_capacity.hpp, issue 28): how far serving runs that
+  // all ran below capacity may move the predicted capacity, and when a run counts as below capacity.
+  t.push_back(c("run_fit.capacity_guard", "all", P::public_measurement,
+                "the prior's sigma for a kernel (run_fit.prior_sigma_kernel, G§B8 'Range seen': +-15 % in log): runs "
+                "below capacity hold no evidence of it, so it may differ from the prior's by what one kernel's spread "
+                "between real cards moves it; a fit step beyond is refused",
+                {}, 0.15));
+  t.push_back(c("run_fit.kept_up_fraction", "all", P::assumed,
+                "a serving run at a finite rate kept up when completed / duration >= 0.9 x rate: a run that keeps up "
+                "reads 0.96-1.0 (the last request's latency adds to the duration; Poisson counts scatter by 1/sqrt(N), "
+                "6 % at 300 requests); DataCrunch's H200 sweep (data/calibration_runs, not a corpus source) reads "
+                "1.01, 0.96, 1.01 at 1-4 req/s and 0.87, 0.52 at 8 and 16",
+                {}, 0.9));
   return t;
 }
 

@@ -1,0 +1,94 @@
+// The capacity guard of a fit to benchmark runs (calibration/fit/run_fit_capacity.hpp, issue 28): serving runs that
+// all ran below capacity, with a per-request cost no profile field prices, must not move the predicted capacity.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <iostream>
+
+#include "fit/run_fit.hpp"
+#include "fit/run_fit_capacity.hpp"
+#include "llmsim/analysis/bench_runs.hpp"
+#include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/perf/provenance.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "synthetic_runs.hpp"
+
+using namespace llmsim;
+
+namespace {
+
+/// Output tokens/s of `run` (a serving run) predicted with `profile`.
+double serve_throughput(const analysis::BenchRun& run, const perf::HardwareProfile& profile) {
+  const auto p = analysis::BenchPredictor(run).predict(profile);
+  for (std::size_t k = 0; k < p.size(); ++k)
+    if (run.measured[k].key == "output_throughput") return p[k];
+  FAIL("no output_throughput in " << run.name);
+  return 0;
+}
+
+}  // namespace
+
+// llmsim's own serving runs of an H100 at 1, 2 and 4 req/s of 2048-token prompts (below its capacity), each
+// request's TTFT 30 ms longer
+// than the profile can make it (the H200 case's light-load gap: a per-request cost outside the GPU's steps). The fit
+// may lower the runs' error as it can, but the server's capacity (the same requests, 400 of them sent at once: the
+// output throughput at saturation, a run it never saw) must stay within kCapacityGuard (15 %) of the truth's, which is
+// the base profile here: the runs hold no evidence of capacity. Without the guard, the fit moves it further.
+TEST_CASE("run fit: runs below capacity with a per-request cost no field prices do not move capacity",
+          "[calibration][runs][capacity_guard]") {
+  // Its numbers are the provenance table's.
+  for (const auto& entry : {std::pair{"run_fit.capacity_guard", calibration::detail::kCapacityGuard},
+                            std::pair{"run_fit.kept_up_fraction", calibration::detail::kKeptUpFraction}}) {
+    const std::string field = entry.first;  // not a structured binding: clang 14 cannot capture one in a lambda
+    const double value = entry.second;
+    INFO(field);
+    const auto& t = perf::constant_provenance();
+    const auto e = std::find_if(t.begin(), t.end(), [&](const perf::ConstantProvenance& c) { return c.field == field; });
+    REQUIRE(e != t.end());
+    REQUIRE(e->value.has_value());
+    CHECK(*e->value == value);
+  }
+  CHECK(calibration::detail::kCapacityGuard == calibration::kPriorSigmaKernel);
+  const auto gpu = spec::Catalog::builtin().gpu("h100-80gb-sxm");
+  const perf::HardwareProfile base = perf::default_profile(gpu);
+  test::TempDir dir("runfit-capacity");
+  const std::vector<test::ServeShape> shapes{{1, 100, 2048, 128}, {2, 200, 2048, 128}, {4, 200, 2048, 128}};
+  const auto runs = analysis::read_bench_runs(test::synthetic_serve_runs(dir, gpu.id, shapes, base, 0.030)).runs;
+  test::TempDir dir2("runfit-capacity-unseen");
+  const auto saturated =
+      analysis::read_bench_runs(test::synthetic_serve_runs(dir2, gpu.id, {{0, 400, 2048, 128}}, base, 0.030)).runs;
+
+  calibration::RunFitOptions o;
+  o.cross_validate = false;
+  const auto rep = calibration::fit_runs(runs, gpu, base, o);
+  calibration::RunFitOptions free = o;
+  free.capacity_guard = false;
+  const auto unguarded = calibration::fit_runs(runs, gpu, base, free);
+
+  const double cap = serve_throughput(saturated.front(), base);
+  const double with = serve_throughput(saturated.front(), rep.profile) / cap - 1;
+  const double without = serve_throughput(saturated.front(), unguarded.profile) / cap - 1;
+  std::cout << "capacity guard: in-sample RMS " << rep.rms_before << " -> " << rep.rms_after << " (without the guard "
+            << unguarded.rms_after << "); capacity (400 requests at once) " << cap << " tok/s, moved "
+            << 100 * with << " % (without the guard " << 100 * without << " %); steps refused "
+            << rep.capacity_refused << "\n";
+  for (const auto& f : rep.fields)
+    std::cout << "  " << f.field << ": " << f.base << " -> " << f.fitted << "\n";
+  for (const auto& f : unguarded.fields)
+    std::cout << "  without the guard " << f.field << ": " << f.base << " -> " << f.fitted << "\n";
+  // The guard applied, named its probe and held the fit.
+  REQUIRE_FALSE(rep.capacity_probe.empty());
+  CHECK(unguarded.capacity_probe.empty());
+  CHECK(std::abs(std::log(rep.capacity_fitted / rep.capacity_base)) <= std::log1p(calibration::detail::kCapacityGuard) + 1e-12);
+  // X = 15 %: the guard's bound (a kernel's spread between real cards, the prior's sigma), here on a workload it did
+  // not probe (twice the requests).
+  CHECK(std::abs(with) <= calibration::detail::kCapacityGuard);
+  // ... where without it the fit absorbs the delay into the large GEMMs' efficiency (prefill) and moves capacity past
+  // X (measured 2026-12-06: -20 % without, -12 % with): the runs are the class of the H200 case.
+  CHECK(std::abs(without) > calibration::detail::kCapacityGuard);
+  // The fit still lowers the runs' error.
+  CHECK(rep.rms_after < rep.rms_before);
+}
