@@ -240,9 +240,9 @@ struct CostModel::Constants {
   /// of 1/f over the grid's kernels; 1 for a GEMM without a grid (MoE experts, router).
   double wave_penalty(double m, const GemmGrid& grid) const {
     if (grid.n1 <= 0) return 1.0;
-    const double p1 = 1.0 / gemm_wave_factor(m, grid.n1, sm_count);
+    const double p1 = gemm_wave_penalty(m, grid.n1, sm_count);
     if (grid.n2 <= 0) return p1;
-    return grid.w1 * p1 + (1.0 - grid.w1) / gemm_wave_factor(m, grid.n2, sm_count);
+    return grid.w1 * p1 + (1.0 - grid.w1) * gemm_wave_penalty(m, grid.n2, sm_count);
   }
 
   /// The pre-Marlin and unfused-FP8 kernels (perf/quant_kernels.hpp): out of line, priced in quant_gemm.cpp.

@@ -10,6 +10,14 @@
 //     f = 1 − d · (1 − u),     u = tiles / (waves · SMs),   waves = ceil(tiles / SMs)
 //
 // with d = kWaveDamping; a single row of tiles (M <= 128) that leaves SMs idle is split along K and fills them (u = 1).
+//
+// The factor is a time at whole row tiles only. Applied to the FLOPs of any M it would make a bigger GEMM cheaper:
+// M = 400 runs 4 row tiles at f = 0.99 and M = 384 runs 3 at f = 0.92 (N = 4096 on 132 SMs), so 400/0.99 < 384/0.92,
+// though the 4-tile kernel does all of the 3-tile one's work and more (issue 29/27: 70B on 4xH100 read 3.9 % cheaper
+// at 512 tokens than at 496). So the wave term is a time per row tile: T(k) = 128k / f(128k) for k whole row tiles
+// (non-decreasing in k: within a wave count it grows with the tiles, and a new wave starts at a time >= the full
+// one before it), and an M between two row-tile counts is priced linearly between them, as the partial tile's rows
+// fill it. gemm_wave_penalty is that time over M: exactly 1/f at whole row tiles, never a dip in between.
 // Every term is a few divisions: O(1), whatever M.
 #include <cmath>
 
@@ -37,6 +45,17 @@ inline double gemm_wave_utilization(double m, double n, double sms) {
 /// The factor f in (0, 1] on a GEMM's compute rate for its partly empty last wave.
 inline double gemm_wave_factor(double m, double n, double sms) {
   return 1.0 - gemm_tiles::kWaveDamping * (1.0 - gemm_wave_utilization(m, n, sms));
+}
+
+/// The compute time's factor for the wave term, as a time non-decreasing in M: M · penalty is linear in M between
+/// the times T(k) = 128k / f(128k) of whole row tiles (T(0) = 0). Equals 1 / gemm_wave_factor at M = 128k.
+inline double gemm_wave_penalty(double m, double n, double sms) {
+  if (!(m > 0)) return 1.0;
+  const double tile = gemm_tiles::kTileM;
+  const double hi = std::ceil(m / tile) * tile, lo = hi - tile;
+  const double t_hi = hi / gemm_wave_factor(hi, n, sms);
+  const double t_lo = lo > 0 ? lo / gemm_wave_factor(lo, n, sms) : 0.0;
+  return (t_lo + (m - lo) / tile * (t_hi - t_lo)) / m;
 }
 
 }  // namespace llmsim::perf
