@@ -1,7 +1,9 @@
 #pragma once
 // Test helpers of the run fit: synthetic vLLM latency runs written from a known profile (llmsim's own predictions,
 // optionally with a benchmark's scatter), and the RMS error of runs predicted with a profile.
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "llmsim/analysis/bench_runs.hpp"
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/perf/provenance.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "run_files.hpp"
 
@@ -146,5 +149,13 @@ inline double rms_error(const std::vector<analysis::BenchRun>& runs, const perf:
   return std::sqrt(s / n);
 }
 
+
+/// The value perf/provenance.cpp's table records for `field`; nullopt when it has no entry or no value.
+inline std::optional<double> provenance_value(const std::string& field) {
+  const auto& t = perf::constant_provenance();
+  const auto e = std::find_if(t.begin(), t.end(), [&](const perf::ConstantProvenance& c) { return c.field == field; });
+  if (e == t.end()) return std::nullopt;
+  return e->value;
+}
 
 }  // namespace llmsim::test

@@ -49,11 +49,9 @@ TEST_CASE("run fit: runs below capacity with a per-request cost no field prices 
     const std::string field = entry.first;  // not a structured binding: clang 14 cannot capture one in a lambda
     const double value = entry.second;
     INFO(field);
-    const auto& t = perf::constant_provenance();
-    const auto e = std::find_if(t.begin(), t.end(), [&](const perf::ConstantProvenance& c) { return c.field == field; });
-    REQUIRE(e != t.end());
-    REQUIRE(e->value.has_value());
-    CHECK(*e->value == value);
+    const auto recorded = test::provenance_value(field);
+    REQUIRE(recorded.has_value());
+    CHECK(*recorded == value);
   }
   CHECK(calibration::detail::kCapacityGuard == calibration::kPriorSigmaKernel);
   const auto gpu = spec::Catalog::builtin().gpu("h100-80gb-sxm");

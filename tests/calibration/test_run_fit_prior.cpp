@@ -33,11 +33,9 @@ TEST_CASE("run fit: the prior holds what few runs cannot see at the base, and mo
     const std::string field = entry.first;  // not a structured binding: clang 14 cannot capture one in a lambda
     const double value = entry.second;
     INFO(field);
-    const auto& t = perf::constant_provenance();
-    const auto e = std::find_if(t.begin(), t.end(), [&](const perf::ConstantProvenance& c) { return c.field == field; });
-    REQUIRE(e != t.end());
-    REQUIRE(e->value.has_value());
-    CHECK(*e->value == value);
+    const auto recorded = test::provenance_value(field);
+    REQUIRE(recorded.has_value());
+    CHECK(*recorded == value);
   }
   CHECK(calibration::RunFitOptions{}.prior_scale == calibration::kPriorResidualScale);
 
