@@ -2,9 +2,24 @@
 
 #include <algorithm>
 
+#include "llmsim/perf/async_scheduling.hpp"
 #include "simulation.hpp"
 
 namespace llmsim::engine::detail {
+
+std::string engine_label(const spec::EngineConfig& e, int pp) {
+  std::string label = spec::engine_name(e.policy);
+  spec::EngineConfig own = e;
+  own.runtime.reset();
+  const bool other_runtime = e.runtime && *e.runtime != own.resolved_runtime();
+  if (e.runtime_release)
+    label += " on " + *e.runtime_release +
+             (other_runtime ? " (runtime " + spec::to_string(e.resolved_runtime()) + ")" : std::string());
+  else if (other_runtime)
+    label += " on runtime " + spec::to_string(*e.runtime);
+  if (perf::async_scheduling(e, pp, e.speculative)) label += ", async scheduling";
+  return label;
+}
 
 namespace {
 

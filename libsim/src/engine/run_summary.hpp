@@ -23,6 +23,11 @@ struct RunFacts {
   double end_s;
 };
 
+/// summary.engine: the scheduler, and what else prices the run when the scenario set it: a release or a runtime other
+/// than the scheduler's own (runtime vllm==0.6.3 under policy "vllm" is V1's scheduler on V0's host loop and
+/// kernels), and V1's async scheduling (`pp` pipeline stages). The default V1 engine reads "vLLM V1 (0.11 scheduler)".
+std::string engine_label(const spec::EngineConfig& e, int pp);
+
 /// Fills summary.mfu/mbu, kv, batch and saturation (summary.duration_s must be set).
 void fill_engine(metrics::Summary& summary, const RunFacts& facts);
 

@@ -4,7 +4,6 @@
 // (overload and bounds), run_summary (what the replicas measured, in the summary).
 #include "llmsim/engine/simulator.hpp"
 
-#include "llmsim/perf/async_scheduling.hpp"
 #include "llmsim/perf/runtime.hpp"
 #include "llmsim/perf/serving_path.hpp"
 
@@ -14,27 +13,6 @@
 namespace llmsim::engine {
 
 namespace detail {
-
-namespace {
-
-// summary.engine: the scheduler, and what else prices the run when the scenario set it — a release or a runtime other
-// than the scheduler's own (runtime vllm==0.6.3 under policy "vllm" is V1's scheduler on V0's host loop and kernels),
-// and V1's async scheduling. The default V1 engine reads as before: "vLLM V1 (0.11 scheduler)".
-std::string engine_label(const spec::EngineConfig& e, int pp) {
-  std::string label = spec::engine_name(e.policy);
-  spec::EngineConfig own = e;
-  own.runtime.reset();
-  const bool other_runtime = e.runtime && *e.runtime != own.resolved_runtime();
-  if (e.runtime_release)
-    label += " on " + *e.runtime_release +
-             (other_runtime ? " (runtime " + spec::to_string(e.resolved_runtime()) + ")" : std::string());
-  else if (other_runtime)
-    label += " on runtime " + spec::to_string(*e.runtime);
-  if (perf::async_scheduling(e, pp, e.speculative)) label += ", async scheduling";
-  return label;
-}
-
-}  // namespace
 
 bool Simulation::build() {
   const auto& sc = rs_.scenario;
