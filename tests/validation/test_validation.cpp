@@ -19,6 +19,7 @@
 #include <set>
 
 #include "bands.hpp"
+#include "corpus/common.hpp"
 #include "corpus_sets.hpp"
 #include "csv_table.hpp"
 #include "llmsim/analysis/error_band.hpp"
@@ -214,6 +215,32 @@ TEST_CASE("the Ray Serve runs are scored as a fleet: a client's throughput is th
     INFO("per-replica concurrency " << c);
     CHECK(hi / lo < 1.3);
   }
+}
+
+TEST_CASE("a static batch measured faster than streaming its weights once per decode step is not scored",
+          "[validation]") {
+  // The floor is physics, not a tolerance: (out − 1) decode steps each read the GPU's weight shard at least once at
+  // no more than the datasheet's peak bandwidth. zjuici's 13B fp16 batch-1 rows at 2,048-token prompts "decode"
+  // 1,024–2,048 tokens at under 1 ms per token (an A100 needs >= 16 ms to read 26 GB): requests that ended early.
+  int below = 0, kept = 0;
+  for (const Row& r : cached_corpus_rows()) {
+    if (r.note.find("streaming the weights") != std::string::npos) {
+      INFO(r.where << " " << r.metric << " " << r.note);
+      CHECK_FALSE(r.scored);
+      ++below;
+    }
+    if (r.set == "zjuici-vllm025-a100-40gb" && r.batch == 1 && r.scored && r.model == "llama-2-13b" &&
+        r.weights == "fp16")
+      ++kept;
+  }
+  CHECK(below >= 3);  // 2048/512, 2048/1024, 2048/2048 at least
+  CHECK(kept >= 10);  // the same source's physically possible rows stay scored
+  // The rule's arithmetic on one case: 13B fp16 on an A100 40GB, 2,048 tokens in 1.7 s is impossible, in 60 s not.
+  corpus::Source src;
+  src.name = "test";
+  const corpus::StaticRun st{"a100-40gb-sxm", "llama-2-13b", "fp16", "auto", 1, spec::Runtime::vllm_v0_paged, 0};
+  CHECK_THAT(corpus::below_weight_stream(src, st, 2048, 2048, 1.7), Catch::Contains("ended before"));
+  CHECK(corpus::below_weight_stream(src, st, 2048, 2048, 60.0).empty());
 }
 
 TEST_CASE("AccelMark batch-1 runs: TTFT is scored only where the prompt length is known; TPOT everywhere",

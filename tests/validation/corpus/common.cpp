@@ -5,6 +5,7 @@
 #include "llmsim/analysis/client_sampler.hpp"
 #include "llmsim/analysis/static_batch.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/number.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/catalog.hpp"
@@ -293,6 +294,27 @@ std::string kv_overflow(const Source& s, const StaticRun& r, std::int64_t batch,
     return "the batch's KV cache (" + std::to_string(need) + " tokens) exceeds llmsim's KV pool (" +
            std::to_string(plan.kv_capacity_tokens) + " tokens): the engine preempts, which a static batch does not model";
   return "";
+}
+
+std::string below_weight_stream(const Source& s, const StaticRun& r, std::int64_t in, std::int64_t out,
+                                double measured_s) {
+  const auto& catalog = spec::Catalog::builtin();
+  const auto model = catalog.model(model_ref(s, r.model), "model");
+  if (model.is_moe() || out < 2) return "";
+  spec::Quantization q;
+  q.weights = spec::weight_format(r.weights, "weights");
+  q.kv_dtype = spec::parse_kv_dtype(r.kv, "kv_dtype");
+  spec::EngineConfig e;
+  e.runtime = r.runtime;
+  const auto gpu = catalog.gpu(r.gpu, "gpu");
+  const auto plan = memory::plan_memory(model, q, gpu, spec::ParallelConfig{r.tp, 1}, e, static_cast<int>(in + out));
+  const double floor_s =
+      static_cast<double>(out - 1) * static_cast<double>(plan.per_gpu.weights_bytes) / gpu.memory_bandwidth;
+  if (!(measured_s < floor_s)) return "";
+  return "measured " + format_digits(measured_s) + " s for " + std::to_string(out) + " output tokens, below the " +
+         format_digits(floor_s) + " s that streaming the weights (" + format_digits(static_cast<double>(plan.per_gpu.weights_bytes) / 1e9) +
+         " GB per GPU) once per decode step takes at the datasheet's peak bandwidth: the requests ended before "
+         "their stated output length";
 }
 
 Row static_row(const Source& s, const StaticRun& sr, const std::string& where, std::int64_t batch, std::int64_t in,

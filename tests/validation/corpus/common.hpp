@@ -80,6 +80,14 @@ struct StaticRun {
 analysis::StaticBatchTiming static_timing(const Source& s, const StaticRun& r, std::int64_t batch, std::int64_t in,
                                           std::int64_t out);
 std::string kv_overflow(const Source& s, const StaticRun& r, std::int64_t batch, std::int64_t in, std::int64_t out);
+/// Why a measured static batch cannot have generated what it states ("" when it can): each of its out − 1 decode
+/// steps streams this GPU's weight shard at least once, so the batch takes at least (out − 1) × weights_bytes / the
+/// datasheet's peak HBM bandwidth — a floor no engine beats at any batch size. A time below it (an 8-token-per-second
+/// 13B model "decoding" 2,048 tokens in 1.7 s) means requests ended early (an error reply, a stop the client did
+/// not ask for), so the row measures something other than its stated lengths. Dense models only: an MoE step's
+/// bytes depend on the experts its tokens route to.
+std::string below_weight_stream(const Source& s, const StaticRun& r, std::int64_t in, std::int64_t out,
+                                double measured_s);
 Row static_row(const Source& s, const StaticRun& sr, const std::string& where, std::int64_t batch, std::int64_t in,
                std::int64_t out, const std::string& metric, double measured);
 

@@ -99,6 +99,7 @@ void mtilyxuegao(const Source& s, std::vector<Row>& out) {
       if (err.empty()) {
         try {
           err = kv_overflow(s, st, b, in, o);
+          if (err.empty()) err = below_weight_stream(s, st, in, o, l.at("latency").get<double>());
           if (err.empty()) timing = static_timing(s, st, b, in, o);
         } catch (const ConfigError& e) {
           err = e.what();

@@ -50,7 +50,8 @@ void dstack(const Source& s, std::vector<Row>& out) {
       const std::int64_t b = run.at("batch"), in = run.at("input_len"), o = run.at("output_len");
       Row r = static_row(s, st, where, b, in, o, "avg_latency", j.at("avg_latency").get<double>());
       try {
-        const std::string over = kv_overflow(s, st, b, in, o);
+        std::string over = kv_overflow(s, st, b, in, o);
+        if (over.empty()) over = below_weight_stream(s, st, in, o, r.measured);
         if (!over.empty()) {
           unscore(r, over);
         } else {
@@ -167,6 +168,8 @@ void pr3692(const Source& s, std::vector<Row>& out) {
                  "the runtime stands for");
     } else if (const std::string over = kv_overflow(s, st, b, in, o); !over.empty()) {
       unscore(r, over);
+    } else if (const std::string early = below_weight_stream(s, st, in, o, r.measured); !early.empty()) {
+      unscore(r, early);
     } else {
       r.predicted = static_timing(s, st, b, in, o).total_s();
     }
@@ -212,6 +215,8 @@ void zjuici(const Source& s, std::vector<Row>& out) {
         try {
           const std::string over = kv_overflow(s, st, 1, in, o);
           if (!over.empty()) throw ConfigError("kv", over);
+          const std::string early = below_weight_stream(s, st, in, o, r.measured * static_cast<double>(o) / 1e3);
+          if (!early.empty()) throw ConfigError("latency", early);
           r.predicted = static_timing(s, st, 1, in, o).total_s() / static_cast<double>(o) * 1e3;
         } catch (const ConfigError& e) {
           unscore(r, e.what());
