@@ -375,7 +375,7 @@ TEST_CASE("static batching, replicas and routers, prefix caching, horizon") {
   // A batch waits for its longest request: worse TTFT than continuous batching.
   REQUIRE(stat.ttft_ms.mean > cont.ttft_ms.mean);
 
-  for (const char* router : {"round_robin", "least_outstanding", "least_kv"}) {
+  for (const char* router : {"round_robin", "least_outstanding", "least_kv", "power_of_two"}) {
     Json j = base(w);
     j["hardware"]["replicas"] = 2;
     j["hardware"]["router"] = router;

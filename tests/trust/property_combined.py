@@ -268,7 +268,7 @@ def main() -> int:
         "budget": st.one_of(st.none(), st.sampled_from([512, 2048])),
         "layout": st.sampled_from(["single", "replicas", "pp", "fleet", "disagg"]),
         "replicas": st.integers(min_value=1, max_value=3),
-        "router": st.sampled_from(["round_robin", "least_outstanding", "least_kv"]),
+        "router": st.sampled_from(["round_robin", "least_outstanding", "least_kv", "power_of_two"]),
         "link_gbps": st.sampled_from([1, 100]),
         "transfer": st.sampled_from(["after_prefill", "layerwise"]),
         "sessions": st.one_of(st.none(), st.none(), st.sampled_from(["chat", "agent"])),

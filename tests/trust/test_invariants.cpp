@@ -74,7 +74,7 @@ Generated random_scenario(std::uint32_t seed) {
       {"hardware",
        {{"gpu", p.of<std::string>({"rtx4090-24gb", "a100-40gb-pcie", "l4-24gb"})},
         {"replicas", static_cast<int>(1 + p.index(3))},
-        {"router", p.of<std::string>({"round_robin", "least_outstanding", "least_kv", "weighted_least_outstanding", "shortest_expected_delay"})}}},
+        {"router", p.of<std::string>({"round_robin", "least_outstanding", "least_kv", "weighted_least_outstanding", "shortest_expected_delay", "power_of_two"})}}},
       {"engine",
        {{"policy", policy},
         {"preemption", recompute_only ? std::string("recompute") : p.of<std::string>({"recompute", "swap"})},

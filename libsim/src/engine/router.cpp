@@ -53,6 +53,22 @@ std::int32_t Router::least_outstanding_engine(std::int32_t g) const {
   return best;
 }
 
+std::int32_t Router::power_of_two() {
+  // Ray Serve's PowerOfTwoChoicesRequestRouter: sample two distinct candidate replicas, send to the one with the
+  // shorter queue (its replicas report their ongoing requests; here: routed and unfinished). A uniform draw of an
+  // index in [0, n) and one in [0, n - 1) shifted past the first gives a uniform distinct pair.
+  const auto n = static_cast<std::uint64_t>(ready_list_ ? ready_list_->size() : static_cast<std::size_t>(groups_));
+  if (n == 1) return ready_list_ ? ready_list_->front() : 0;
+  const std::uint64_t i = rng_() % n;
+  std::uint64_t j = rng_() % (n - 1);
+  j += j >= i;
+  const auto at = [&](std::uint64_t k) {
+    return ready_list_ ? (*ready_list_)[static_cast<std::size_t>(k)] : static_cast<std::int32_t>(k);
+  };
+  const std::int32_t a = at(i), b = at(j);
+  return group_outstanding(b) < group_outstanding(a) ? b : a;
+}
+
 std::int32_t Router::route(const std::vector<Replica>& replicas) {
   std::int32_t g = 0;
   if (ready_) {  // a dynamic fleet: start from the first ready group, skip the others
@@ -80,6 +96,7 @@ std::int32_t Router::route(const std::vector<Replica>& replicas) {
         }
         break;
       }
+      case spec::RouterPolicy::power_of_two: g = power_of_two(); break;
       case spec::RouterPolicy::least_kv:
         for (std::int32_t r = g + 1; r < groups_; ++r) {
           if (!ok(r)) continue;

@@ -1,12 +1,13 @@
 #pragma once
 // The router (private to the engine): picks the deployment replica a request goes to on arrival
-// (round_robin, least_outstanding, least_kv, and the speed-aware weighted_least_outstanding and
+// (round_robin, least_outstanding, least_kv, power_of_two, and the speed-aware weighted_least_outstanding and
 // shortest_expected_delay for heterogeneous fleets: docs/fleets.md; session_affinity for session turns), then, inside it, the virtual engine (pipeline
 // batch in flight) with the fewest unfinished requests, as vLLM v0 does.
 #include <cstdint>
 #include <vector>
 
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/rng.hpp"
 #include "llmsim/spec/deployment.hpp"
 #include "replica.hpp"
 
@@ -16,8 +17,11 @@ class Router {
  public:
   /// `groups` deployment replicas of `engines_per_group` virtual engines each (replicas[g·k + v]).
   /// `outstanding[e]`: engine e's requests routed and not finished (the replicas keep their counts there).
-  Router(spec::RouterPolicy policy, std::int32_t groups, std::int32_t engines_per_group, const std::int64_t* outstanding)
-      : policy_(policy), groups_(groups), per_group_(engines_per_group), outstanding_(outstanding) {}
+  /// `seed`: the scenario's; power_of_two draws its pairs from its "router" stream.
+  Router(spec::RouterPolicy policy, std::int32_t groups, std::int32_t engines_per_group, const std::int64_t* outstanding,
+         std::uint64_t seed = 1)
+      : policy_(policy), groups_(groups), per_group_(engines_per_group), outstanding_(outstanding),
+        rng_(rng_stream(seed, "router")) {}
 
   /// The speed-aware policies' per-group speeds (> 0): weighted_least_outstanding divides outstanding requests by
   /// `weight[g]` (decode tokens/s), shortest_expected_delay divides (outstanding + 1) by `rate[g]` (requests/s at
@@ -54,6 +58,7 @@ class Router {
   double score(std::int32_t g) const;  ///< speed-aware: lower is better
   std::int32_t least_outstanding() const;  ///< the ready group least_outstanding picks (at least one is ready)
   std::int32_t least_outstanding_engine(std::int32_t g) const;  ///< the engine of group `g` with the fewest
+  std::int32_t power_of_two();  ///< the less loaded of two distinct ready groups drawn at random
   spec::RouterPolicy policy_;
   std::vector<double> weight_, rate_;
   std::int32_t groups_, per_group_;
@@ -61,6 +66,7 @@ class Router {
   const std::vector<char>* ready_ = nullptr;
   const std::vector<std::int32_t>* ready_list_ = nullptr;
   const std::int64_t* outstanding_;
+  RandomEngine rng_;
   bool ok(std::int32_t g) const { return !ready_ || (*ready_)[static_cast<std::size_t>(g)]; }
 };
 

@@ -88,7 +88,8 @@ bool Simulation::build() {
     const std::int32_t warm_groups = as ? std::min(as->min_replicas, serving_) : serving_;
     if (w.warm_cache && warm_groups > 0)
       warm_engines(*driver_, w.num_requests, replicas_, static_cast<std::size_t>(warm_groups) * engines_per_group_);
-    router_ = std::make_unique<Router>(front.scenario.hardware.router, groups, engines_per_group_, outstanding_.data());
+    router_ = std::make_unique<Router>(front.scenario.hardware.router, groups, engines_per_group_, outstanding_.data(),
+                                       w.seed);
     set_router_speeds();
     std::int32_t billed = groups;
     if (disagg_) {  // the decode pool's replicas follow the prefill pool's (one engine each: no pipeline parallel)

@@ -16,6 +16,7 @@ std::string to_string(RouterPolicy r) {
     case RouterPolicy::weighted_least_outstanding: return "weighted_least_outstanding";
     case RouterPolicy::shortest_expected_delay: return "shortest_expected_delay";
     case RouterPolicy::session_affinity: return "session_affinity";
+    case RouterPolicy::power_of_two: return "power_of_two";
   }
   throw InternalError("unknown RouterPolicy " + std::to_string(static_cast<int>(r)));
 }
@@ -24,7 +25,7 @@ RouterPolicy parse_router(const std::string& s, const std::string& path) {
   std::vector<std::string> names;
   for (auto r : {RouterPolicy::round_robin, RouterPolicy::least_outstanding, RouterPolicy::least_kv,
                  RouterPolicy::weighted_least_outstanding, RouterPolicy::shortest_expected_delay,
-                 RouterPolicy::session_affinity}) {
+                 RouterPolicy::session_affinity, RouterPolicy::power_of_two}) {
     if (s == to_string(r)) return r;
     names.push_back(to_string(r));
   }

@@ -131,8 +131,8 @@ void simonmo(const Source& s, std::vector<Row>& out) {
 
 /// Ray Serve LLM fleet (anyscale): R replicas of one TP4 vLLM engine behind Ray Serve's router, loaded by R parallel
 /// clients, each a closed loop of C requests in flight whose file is one `partN/concC.json`. Simulated as the
-/// fleet (hardware.replicas R, router least_outstanding: Ray Serve's default request router picks the less loaded
-/// of two replicas by queue length, closest to llmsim's join-the-shortest-queue) under the R clients' whole load
+/// fleet (hardware.replicas R, router power_of_two: Ray Serve's default request router, PowerOfTwoChoicesRequestRouter,
+/// sends each request to the less loaded of two replicas drawn at random) under the R clients' whole load
 /// (R x C in flight, R x completed requests); the latencies of one client's requests are the fleet's, its
 /// throughputs are the fleet's divided by R (every client sends the same load).
 ///
@@ -159,7 +159,7 @@ void anyscale(const Source& s, std::vector<Row>& out) {
     if (res.request_rate && *res.request_rate >= 1e6) res.request_rate.reset();
     if (!res.max_concurrency) sr.unscored = "the client's max_concurrency is not in the file";
     if (sr.unscored.empty()) {
-      sr.options.scenario["hardware"] = {{"replicas", replicas}, {"router", "least_outstanding"}};
+      sr.options.scenario["hardware"] = {{"replicas", replicas}, {"router", "power_of_two"}};
       res.max_concurrency = *res.max_concurrency * parts;
       res.num_prompts *= parts;
       res.completed *= parts;

@@ -21,8 +21,12 @@ struct ParallelConfig {
 /// one and every request that is not a session turn); a turn falls back to least_outstanding, and the session moves
 /// there, when its replica is not ready (failed, stopped) or holds max_num_seqs or more unfinished requests per
 /// engine while another ready replica holds fewer (engine/router.hpp).
+/// power_of_two: two distinct ready replicas drawn at random (the scenario seed's "router" stream), the one with
+/// fewer unfinished requests taken (the first drawn on a tie) — Ray Serve's default request router
+/// (PowerOfTwoChoicesRequestRouter; Mitzenmacher 2001). Unlike least_outstanding it is random, so equal closed-loop
+/// clients do not stay in lockstep across replicas.
 enum class RouterPolicy { round_robin, least_outstanding, least_kv, weighted_least_outstanding, shortest_expected_delay,
-                          session_affinity };
+                          session_affinity, power_of_two };
 std::string to_string(RouterPolicy r);
 RouterPolicy parse_router(const std::string& s, const std::string& path = "hardware.router");
 
