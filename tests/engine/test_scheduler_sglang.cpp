@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "llmsim/engine/simulator.hpp"
+#include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/scenario.hpp"
@@ -65,7 +66,10 @@ TEST_CASE("sglang==x and runtime sglang select SGLang's scheduler with its defau
                     Catch::Contains("engine.preemption"));
   CHECK_THROWS_WITH(make({{"engine", {{"policy", "sglng"}}}, {"workload", poisson}}), Catch::Contains("sglang"));
   const auto s = simulate(make(scenario({{"num_requests", 5}, {"warmup_requests", 0}}, sglang()))).summary;
-  CHECK(s.engine == "SGLang (unmixed prefill/decode scheduler) on sglang==0.4.7");  // the release is named
+  // The release is named, and its overlap scheduler (on from 0.3.6, perf/sglang_overlap.hpp).
+  CHECK(s.engine == "SGLang (unmixed prefill/decode scheduler) on sglang==0.4.7, overlap scheduler");
+  const auto old = simulate(make(scenario({{"num_requests", 5}, {"warmup_requests", 0}}, {{"runtime", "sglang==0.3.5"}})));
+  CHECK(old.summary.engine == "SGLang (unmixed prefill/decode scheduler) on sglang==0.3.5");
 }
 
 TEST_CASE("SGLang: a prefill batch never shares a step with decodes, and long prompts are chunked alone", "[sglang]") {
@@ -198,4 +202,43 @@ TEST_CASE("SGLang beside prefix caching, client timeouts and several replicas: c
     CHECK(r.summary.completed_requests == 600);
     CHECK(r.kv_blocks_in_use_at_end == 0);
   }
+}
+
+TEST_CASE("SGLang: mem_fraction_static by release, GPU and parallel size, unless the scenario sets it", "[sglang]") {
+  const Json poisson = {{"arrival", {{"process", "poisson"}, {"rate", 1}}}};
+  auto resolved = [&](const char* runtime, const char* gpu, int tp, const Json& more = Json::object()) {
+    Json e = {{"runtime", runtime}, {"max_model_len", 4096}};
+    for (auto it = more.begin(); it != more.end(); ++it) e[it.key()] = it.value();
+    return make({{"model", "llama-3.1-8b"}, {"hardware", {{"gpu", gpu}, {"tp", tp}}}, {"engine", e}, {"workload", poisson}});
+  };
+  // server_args.py up to 0.4.7: by tensor x pipeline parallel size.
+  CHECK(resolved("sglang==0.4.7", "a100-40gb-pcie", 1).scenario.engine.gpu_memory_utilization == 0.88);
+  CHECK(resolved("sglang==0.3.5", "a100-40gb-sxm", 2).scenario.engine.gpu_memory_utilization == 0.87);
+  CHECK(resolved("sglang==0.4.5.post1", "h100-80gb-sxm", 8).scenario.engine.gpu_memory_utilization == 0.81);
+  // sglang#7054 (0.4.7.post1 on): a reserve by capacity. A 40 GB A100 (40960 MiB) at TP 1 keeps 9.5 + 0.5 GiB out:
+  // (40960 - 10240) / 40960 = 0.75.
+  const auto post1 = resolved("sglang==0.4.7.post1", "a100-40gb-pcie", 1);
+  CHECK(post1.scenario.engine.gpu_memory_utilization == 0.75);
+  const double mib = static_cast<double>(post1.gpu.memory_bytes) / (1024.0 * 1024.0);
+  REQUIRE(mib == 40960.0);
+  CHECK(resolved("sglang==0.5.2", "a100-40gb-pcie", 2).scenario.engine.gpu_memory_utilization ==
+        Approx((40960.0 - 10.5 * 1024) / 40960.0).margin(5e-4));
+  // Not applied: no release, 0.5.3+ (sglang#10975), a card above 80 GiB on the by-size rule, a fraction the scenario
+  // names (--mem-fraction-static).
+  CHECK(resolved("sglang", "a100-40gb-pcie", 1).scenario.engine.gpu_memory_utilization == 0.90);
+  CHECK(resolved("sglang==0.5.3", "a100-40gb-pcie", 1).scenario.engine.gpu_memory_utilization == 0.90);
+  CHECK(resolved("sglang==0.4.7", "h200-141gb-sxm", 1).scenario.engine.gpu_memory_utilization == 0.90);
+  CHECK(resolved("sglang==0.4.7.post1", "a100-40gb-pcie", 1, {{"gpu_memory_utilization", 0.8}})
+            .scenario.engine.gpu_memory_utilization == 0.8);
+  CHECK(resolved("vllm==0.9.1", "a100-40gb-pcie", 1).scenario.engine.gpu_memory_utilization == 0.90);
+  // The KV pool follows: 0.4.7.post1's on a 40 GB A100 holds about (0.75 x 40 - weights) / (0.88 x 40 - weights) of
+  // 0.4.7's, an 8B model's ~15 GiB of weights taken out of both.
+  const auto kv = [](const spec::ResolvedScenario& r) { return memory::plan_memory(r).kv_capacity_tokens; };
+  const auto k47 = kv(resolved("sglang==0.4.7", "a100-40gb-pcie", 1)), kpost = kv(post1);
+  CHECK(kpost < k47);
+  CHECK(static_cast<double>(kpost) / static_cast<double>(k47) > 0.6);
+  CHECK(static_cast<double>(kpost) / static_cast<double>(k47) < 0.8);
+  // A resolved engine written out keeps its fraction; an unset one is not written, so it stays the release's.
+  const Json round = spec::to_json(post1.scenario);
+  CHECK(round["engine"]["gpu_memory_utilization"] == 0.75);
 }

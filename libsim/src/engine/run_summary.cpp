@@ -17,7 +17,9 @@ std::string engine_label(const spec::EngineConfig& e, int pp) {
              (other_runtime ? " (runtime " + spec::to_string(e.resolved_runtime()) + ")" : std::string());
   else if (other_runtime)
     label += " on runtime " + spec::to_string(*e.runtime);
-  if (perf::async_scheduling(e, pp, e.speculative)) label += ", async scheduling";
+  // SGLang's overlap scheduler shares the mechanism (perf/sglang_overlap.hpp) under its own name.
+  if (perf::async_scheduling(e, pp, e.speculative))
+    label += e.policy == spec::SchedulerPolicy::sglang ? ", overlap scheduler" : ", async scheduling";
   return label;
 }
 

@@ -14,7 +14,9 @@
 //    engine is idle, and after a retraction to (tokens decoded + 20 × batch) / Σ max_new_tokens (at most 1);
 //  * before a decode step that does not fit the free KV, requests are retracted (recomputed later) until every
 //    remaining one has 20 tokens of room: SGLang takes the fewest output tokens first; llmsim the newest admitted,
-//    which is the same request unless outputs differ in length.
+//    which is the same request unless outputs differ in length;
+//  * the overlap scheduler (0.3.6+, perf/sglang_overlap.hpp) forms a batch while the step before it runs: only
+//    requests queued when that step started are admitted (plan_cutoff_s_, as vLLM V1's async scheduling).
 // A request's max_new_tokens is its output length (benchmarks set it so, with ignore_eos). The decode set's
 // remaining output is kept as a sum over its finishing steps (replica.hpp), so the reservation is O(1) in the batch
 // size except for decoders with more than 4096 tokens left, which are listed (rare; dropped once below the clip).
@@ -120,6 +122,8 @@ void Replica::schedule_sglang(double now_s, perf::BatchShape& shape) {
       }
       const std::int32_t i = waiting_.front();
       Seq& s = (*pool_)[i];
+      // The overlap scheduler formed this batch when the step before it started (perf/sglang_overlap.hpp).
+      if (queued_at(s) > plan_cutoff_s_) break;
       if (s.kv_pending) [[unlikely]] {  // disaggregation: allocate and read the KV, compute nothing yet
         if (!start_pull(i, now_s)) break;
         waiting_.pop_front();

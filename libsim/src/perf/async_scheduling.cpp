@@ -4,12 +4,16 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/runtime.hpp"
+#include "llmsim/perf/sglang_overlap.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 
 namespace llmsim::perf {
 
 bool async_scheduling(const spec::EngineConfig& engine, int pp,
                       const std::optional<spec::SpeculativeConfig>& speculative) {
+  // SGLang's overlap scheduler prices and admits the same way (perf/sglang_overlap.hpp).
+  if (runtime_of(engine) == Runtime::sglang && engine.policy == spec::SchedulerPolicy::sglang)
+    return sglang_overlap(engine, pp, speculative);
   const bool v1 = runtime_of(engine) == Runtime::vllm_v1 && engine.policy == spec::SchedulerPolicy::vllm;
   // EAGLE/MTP proposers run inside the worker with the padded drafter batch (vllm#31998); the others need the
   // scheduler to see the draft tokens before the next plan, which async scheduling cannot give.
@@ -19,7 +23,8 @@ bool async_scheduling(const spec::EngineConfig& engine, int pp,
     if (!*engine.async_scheduling) return false;
     const std::string path = "engine.async_scheduling";
     if (!v1) {
-      throw ConfigError(path, "async scheduling is vLLM V1's (runtime vllm-v1 with policy 'vllm'); this engine runs '" +
+      throw ConfigError(path, "async scheduling is vLLM V1's (runtime vllm-v1 with policy 'vllm') or SGLang's "
+                              "overlap scheduler (runtime sglang with policy 'sglang'); this engine runs '" +
                                   spec::to_string(runtime_of(engine)) + "' with policy '" +
                                   spec::to_string(engine.policy) + "'");
     }

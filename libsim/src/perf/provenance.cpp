@@ -373,6 +373,26 @@ std::vector<ConstantProvenance> build() {
                 "async_scheduling None -> True unless pooling, an unsupported executor or proposer; merged after "
                 "0.13.0, listed last in the plan issue vllm#27679); PR vllm#31998 (2026-01-08, in 0.14.0) keeps it on "
                 "with EAGLE/MTP and off with other proposers and with pipeline parallel"));
+  // --- SGLang's overlap scheduler (perf/sglang_overlap.hpp; issue 27). No constant: the same rearrangement of the
+  // step's host (the profile's V1 terms) and GPU terms and of the admission order as vLLM V1's async scheduling.
+  t.push_back(c("runtime.sglang_overlap.step", "sglang", P::engine_code,
+                "sgl-project/sglang python/sglang/srt/managers/scheduler.py (0.3.6-0.5.x) event_loop_overlap: "
+                "recv_requests, get_next_batch_to_run and run_batch of batch k+1 (handed to the forward thread of "
+                "managers/tp_worker_overlap_thread.py, future token ids resolved on the GPU) come before "
+                "process_batch_result of batch k, which waits for its GPU work: the CPU's scheduling, batch "
+                "preparation and result processing run while the GPU works, step = max(GPU work, host time). PR "
+                "sglang#1738 (2024-10-21, Llama-3.1-8B, 3000 ShareGPT prompts, radix cache off): +10 % throughput "
+                "from the overlap alone"));
+  t.push_back(c("runtime.sglang_overlap.admission", "sglang", P::engine_code,
+                "scheduler.py event_loop_overlap: batch k+1 is formed from the requests received after batch k-1's "
+                "result, i.e. when batch k starts; a request arriving while batch k runs joins batch k+2 (an idle "
+                "engine forms its batch at once). Batch k's tokens are streamed when its result is processed, as it "
+                "ends (sglang#2067: the first batch's result waits for the next launch, a delay not modelled)"));
+  t.push_back(c("runtime.sglang_overlap.default", "sglang", P::engine_code,
+                "PR sglang#2067 \"Enable overlap by default\" (merged 2024-11-19, after Release v0.3.5.post2, "
+                "sglang#2046): --enable-overlap-schedule became the default (--disable-overlap-schedule turns it "
+                "off), first in 0.3.6; server_args.py turns it off with pp_size > 1 and with EAGLE speculative "
+                "decoding"));
   for (const char* r : {"vllm-v0.5", "vllm-v0-paged"}) {
     t.push_back(c("runtime.sync_output_per_seq_s", r, P::engine_code,
                   "RFC vllm#6913's profile of _process_model_outputs before the async output processor (#7049): 0.2 ms "
@@ -457,6 +477,20 @@ std::vector<ConstantProvenance> build() {
   t.push_back(c("scheduler.chunked_prefill_size", "sglang", P::engine_code,
                 sg + "server_args.py: 0.3-0.4.x 8192 (2048 below 25,000 MB); 0.5.x by GPU memory: < 35 GB 2048, < 60 GB "
                 "4096, < 160 GB 8192, else 16384 (spec::sglang_defaults)"));
+  // SGLang's default mem_fraction_static (spec::sglang_mem_fraction_static; issue 27): the KV pool when the scenario
+  // does not set gpu_memory_utilization.
+  t.push_back(c("memory.mem_fraction_static.by_parallel", "sglang", P::engine_code,
+                sg + "server_args.py __post_init__ (0.3.0-0.4.7): tp x pp >= 16 0.79, >= 8 0.81, >= 4 0.85, >= 2 0.87, "
+                "else 0.88 (0.4.6-0.4.7 raise it on cards above 96 GiB for H20/H200, sglang#5893: not applied)",
+                {}, 0.88));
+  t.push_back(c("memory.mem_fraction_static.reserve", "sglang", P::engine_code,
+                sg + "server_args.py after PR sglang#7054 \"Simplify the heuristics for setting --mem-fraction-static\" "
+                "(merged 2025-06-10, after \"chore: bump v0.4.7\" #7038; until sglang#10975 of 2025-09-27): "
+                "mem_fraction_static = round((gpu_mem - reserved_mem) / gpu_mem, 3), gpu_mem in MiB, reserved_mem "
+                "(2.8 + n / 10) GiB below 35 GiB, (9.5 + n / 2) below 90 GiB (\"H100, A100. (chunked_prefill_size 8k, "
+                "cuda_graph_max_bs 160)\"), (12 + n / 2) below 160 GiB, else 32 GiB, n = tp x pp; + 2 GiB with a "
+                "speculative algorithm, + 4 GiB with DP attention (not modelled)",
+                {}, 9.5));
   t.push_back(c("scheduler.max_running_requests", "sglang", P::engine_code,
                 sg + "model_executor/model_runner.py: min(KV tokens / 2, request pool = clamp(KV tokens / context x 512, "
                 "2048, 4096)); 2048, the pool's floor, is taken (the reservation bounds the batch first)",

@@ -76,8 +76,11 @@ RuntimeTraits runtime_traits(Runtime r) {
       t.tokenise_per_token_s = kTokenisePerTokenS;
       break;
     case Runtime::sglang:
-      // bench_one_batch drives the model runner from Python every step (as vLLM V1's loop: the V1 profile terms);
-      // decode batches replay full graphs up to cuda_graph_max_bs (160 assumed; the validation rows hold 32).
+      // The scheduler drives the model runner from Python every step (as vLLM V1's loop: the V1 profile terms). The
+      // overlap scheduler (0.3.6+, perf/sglang_overlap.hpp) runs that host time while the GPU works, as V1's async
+      // scheduling does; the synchronous loop (0.3.5 and earlier, --disable-overlap-schedule, static batches) pays it
+      // every step. Decode batches replay full graphs up to cuda_graph_max_bs (160 assumed; the validation rows hold
+      // 32).
       t.graphs = GraphMode::decode_only;
       t.max_graph_batch = 160;
       // launch_server: the HTTP server's process holds the TokenizerManager (tokenises, sends the request to the

@@ -218,6 +218,31 @@ EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool of
   return r;
 }
 
+std::optional<double> sglang_mem_fraction_static(const GpuSpec& gpu, const std::optional<std::string>& release,
+                                                 int parallel, bool speculative) {
+  if (!release || !is_engine_version(*release)) return std::nullopt;
+  const EngineVersion v = parse_engine_version(*release);
+  if (v.engine != "sglang" || v.numbers.empty() || v.numbers[0] != 0) return std::nullopt;
+  const int minor = v.numbers.size() > 1 ? v.numbers[1] : 0, patch = v.numbers.size() > 2 ? v.numbers[2] : 0;
+  const bool post = v.version.find("post") != std::string::npos;
+  // get_nvgpu_memory_capacity: nvidia-smi's memory.total in MiB (a 40 GB A100 reports 40960).
+  const double mib = static_cast<double>(gpu.memory_bytes) / (1024.0 * 1024.0);
+  const double n = static_cast<double>(parallel);
+  const bool by_parallel = minor == 3 || (minor == 4 && (patch < 7 || (patch == 7 && !post)));
+  if (by_parallel) {
+    if (mib > 80 * 1024) return std::nullopt;
+    return parallel >= 16 ? 0.79 : parallel >= 8 ? 0.81 : parallel >= 4 ? 0.85 : parallel >= 2 ? 0.87 : 0.88;
+  }
+  const bool reserve_rule = (minor == 4 && patch >= 7) || (minor == 5 && patch < 3);
+  if (!reserve_rule) return std::nullopt;
+  double reserved = mib < 35 * 1024   ? (2.8 + n / 10) * 1024
+                    : mib < 90 * 1024  ? (9.5 + n / 2) * 1024
+                    : mib < 160 * 1024 ? (12 + n / 2) * 1024
+                                       : 32.0 * 1024;
+  if (speculative) reserved += 2 * 1024;
+  return std::round((mib - reserved) / mib * 1000.0) / 1000.0;
+}
+
 SglangDefaults sglang_defaults(const GpuSpec& gpu, const std::optional<std::string>& release) {
   SglangDefaults d;
   const double gib = static_cast<double>(gpu.memory_bytes) / (1024.0 * 1024.0 * 1024.0);

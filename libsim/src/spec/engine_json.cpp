@@ -32,6 +32,7 @@ EngineConfig read_engine(const JsonView& v) {
   }
   e.block_size = read_int(v, "block_size", e.block_size);
   e.gpu_memory_utilization = v.number_or("gpu_memory_utilization", e.gpu_memory_utilization);
+  e.gpu_memory_utilization_given = v.has("gpu_memory_utilization");
   if (v.has("preemption")) e.preemption = parse_preemption(v.string("preemption"), v.child_path("preemption"));
   if (v.has("max_model_len") && v["max_model_len"].json().is_string()) {
     const std::string s = v.string("max_model_len");
@@ -103,7 +104,6 @@ EngineConfig read_engine(const JsonView& v) {
 
 Json engine_json(const EngineConfig& e) {
   Json ej{{"block_size", e.block_size},
-          {"gpu_memory_utilization", e.gpu_memory_utilization},
           {"preemption", to_string(e.preemption)},
           {"max_model_len", e.max_model_len},
           {"swap_space_gb", e.swap_space_gb},
@@ -113,7 +113,10 @@ Json engine_json(const EngineConfig& e) {
   // A V0 scheduler a release chose is left to the release when read back, so that its >32K chunked-prefill rule
   // still applies (effective_engine); a named one stays named (policy_given).
   if (e.policy_given || !e.runtime_release || e.policy != SchedulerPolicy::vllm_v0) ej["policy"] = to_string(e.policy);
-  // Knobs left to the policy's default are written only once set, so the text round-trips to the same defaults.
+  // Knobs left to the policy's default are written only once set, so the text round-trips to the same defaults
+  // (an unnamed gpu_memory_utilization is an SGLang release's own fraction once resolved: spec::resolve).
+  if (e.gpu_memory_utilization_given || e.gpu_memory_utilization != EngineConfig{}.gpu_memory_utilization)
+    ej["gpu_memory_utilization"] = e.gpu_memory_utilization;
   if (e.max_num_seqs > 0) ej["max_num_seqs"] = e.max_num_seqs;
   if (e.max_num_batched_tokens > 0) ej["max_num_batched_tokens"] = e.max_num_batched_tokens;
   if (e.watermark) ej["watermark"] = *e.watermark;

@@ -162,7 +162,9 @@ RuntimeForVersion runtime_for_version(const EngineVersion& v, const std::string&
     r.runtime = Runtime::sglang;
     r.why = "SGLang: FlashInfer decode attention, decode-only CUDA graphs up to cuda_graph_max_bs 160, the Python "
             "step loop; SGLang's own scheduler (policy 'sglang': a prefill batch runs alone, decodes otherwise; "
-            "admission reserves future output by new_token_ratio; chunked_prefill_size by GPU memory and release)";
+            "admission reserves future output by new_token_ratio; chunked_prefill_size by GPU memory and release); the "
+            "overlap scheduler from 0.3.6 (sglang#2067); mem_fraction_static by release (0.88 at TP 1 up to 0.4.7, "
+            "a reserve by GPU memory from 0.4.7.post1, sglang#7054)";
     r.policy = SchedulerPolicy::sglang;
     return r;
   }
@@ -190,12 +192,21 @@ bool async_scheduling_by_default(const std::optional<std::string>& release) {
   return v.engine == "vllm" && !before(v.numbers, {0, 14, 0});
 }
 
+bool sglang_overlap_by_default(const std::optional<std::string>& release) {
+  if (!release || !is_engine_version(*release)) return true;
+  const EngineVersion v = parse_engine_version(*release, "engine.runtime");
+  // sglang#2067 (merged 2024-11-19, after 0.3.5.post2): --enable-overlap-schedule became the default
+  // (disable_overlap_schedule = False in server_args.py), first released in 0.3.6.
+  return v.engine == "sglang" && !before(v.numbers, {0, 3, 6});
+}
+
 std::vector<std::string> runtime_version_ranges() {
   return {"vllm 0.2.0-0.4.2: vllm-v0-paged (V0 scheduler, PagedAttention decode, synchronous output processing)",
           "vllm 0.4.3-0.5.x: vllm-v0.5 (V0 scheduler, flash-attn decode, synchronous output processing)",
           "vllm 0.6.0-0.7.x: vllm-v0 (V0 scheduler, asynchronous output processing)",
           "vllm 0.8.0+: vllm-v1 (V1 engine); from 0.14.0 with async scheduling on by default (vllm#27614)",
-          "sglang (any): sglang (policy sglang; chunked_prefill_size by release: 0.3-0.4.x / 0.5.x)",
+          "sglang (any): sglang (policy sglang; chunked_prefill_size by release: 0.3-0.4.x / 0.5.x); the overlap "
+          "scheduler from 0.3.6 (sglang#2067)",
           "llama.cpp (any build): llama.cpp (as of builds ~2800)",
           "lmdeploy 0.0.x-0.1.x: lmdeploy-turbomind"};
 }

@@ -418,6 +418,11 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
     const double kv_offload_gb = r.scenario.engine.kv_offload_gb;  // the GPU option's "+offload<G>", if any
     r.scenario.engine = effective_engine(s.engine, r.gpu, offline_workload(s.workload), &r.model);
     r.scenario.engine.kv_offload_gb = kv_offload_gb;
+    // An SGLang release's own mem_fraction_static, unless the scenario set the fraction (memory/engine_memory).
+    if (!s.engine.gpu_memory_utilization_given && r.scenario.engine.resolved_runtime() == Runtime::sglang) {
+      if (const auto f = sglang_mem_fraction_static(r.gpu, s.engine.runtime_release, tp * pp, s.engine.speculative.has_value()))
+        r.scenario.engine.gpu_memory_utilization = *f;
+    }
   }
   const auto& e = r.scenario.engine;
   if (e.max_model_len > m.max_position_embeddings) {

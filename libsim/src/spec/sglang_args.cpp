@@ -51,7 +51,7 @@ const std::set<std::string>& sglang_harmless_flags() {
 // Booleans that change performance and llmsim does not model (so a following word is not their value).
 const std::set<std::string>& sglang_unmodelled_flags() {
   static const std::set<std::string> s{
-      "enable_dp_attention", "enable_mixed_chunk", "enable_torch_compile", "disable_overlap_schedule",
+      "enable_dp_attention", "enable_mixed_chunk", "enable_torch_compile",
       "enable_two_batch_overlap", "enable_ep_moe", "enable_deepep_moe", "disable_custom_all_reduce",
       "enable_nccl_nvls", "disable_chunked_prefix_cache", "enable_hierarchical_cache",
       "enable_deterministic_inference", "enable_dp_lm_head", "enable_eplb", "enable_lora", "disable_cuda_graph_padding",
@@ -81,9 +81,17 @@ const std::map<std::string, std::string>& sglang_unmodelled_valued() {
   return m;
 }
 
+// The overlap scheduler's switches (engine.async_scheduling, perf/sglang_overlap.hpp): 0.3.6+'s opt-out and the
+// opt-in of 0.3.x before sglang#2067 made it the default.
+const std::set<std::string>& sglang_overlap_flags() {
+  static const std::set<std::string> s{"disable_overlap_schedule", "enable_overlap_schedule"};
+  return s;
+}
+
 const std::vector<std::string>& sglang_known_names() {
   static const std::vector<std::string> v = [] {
     std::set<std::string> s{"model_path", "model", "schedule_policy"};
+    s.insert(sglang_overlap_flags().begin(), sglang_overlap_flags().end());
     for (const auto& a : sglang_aliases()) s.insert(a.name);
     s.insert(sglang_harmless_valued().begin(), sglang_harmless_valued().end());
     s.insert(sglang_harmless_flags().begin(), sglang_harmless_flags().end());
@@ -103,7 +111,8 @@ const SglangAlias* alias_of(const std::string& name) {
 bool is_bare_flag(const std::string& name) {
   const SglangAlias* a = alias_of(name);
   return (a && (a->vllm_name == "enforce_eager" || a->vllm_name == "enable_prefix_caching")) ||
-         sglang_harmless_flags().count(name) || sglang_unmodelled_flags().count(name);
+         sglang_harmless_flags().count(name) || sglang_unmodelled_flags().count(name) ||
+         sglang_overlap_flags().count(name);
 }
 
 /// The known flag `name` stands for: itself, or the one known flag it is a prefix of (argparse's abbreviations).
@@ -205,6 +214,8 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std:
                                 "come, first served (fcfs); SGLang's lpm, dfs-weight, lof, random and priority orders "
                                 "are not. Give --schedule-policy fcfs or leave the flag out");
       out.ignored.push_back(shown);  // what llmsim simulates anyway
+    } else if (sglang_overlap_flags().count(name)) {
+      out.engine_args["async_scheduling"] = name == "enable_overlap_schedule";
     } else if (const SglangAlias* a = name.empty() ? nullptr : alias_of(name)) {
       if (a->vllm_name == "enable_prefix_caching") {
         radix_disabled = true;

@@ -23,7 +23,8 @@ namespace llmsim::perf {
 /// the V1 runtime with V1's scheduler (policy "vllm") has it. Off by default, as vLLM's VllmConfig leaves it, with
 /// pipeline parallel (`pp` > 1) and with speculative methods other than EAGLE/MTP (vllm#31998). ConfigError at
 /// "engine.async_scheduling" when it is asked for where vLLM rejects it: another runtime or scheduler, pipeline
-/// parallel, or a draft-model / n-gram proposer.
+/// parallel, or a draft-model / n-gram proposer. SGLang's overlap scheduler is the same mechanism (runtime sglang
+/// with policy "sglang": perf::sglang_overlap decides, engine.async_scheduling standing for its flags).
 bool async_scheduling(const spec::EngineConfig& engine, int pp,
                       const std::optional<spec::SpeculativeConfig>& speculative);
 

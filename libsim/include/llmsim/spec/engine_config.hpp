@@ -78,6 +78,10 @@ struct EngineConfig {
   int max_num_batched_tokens = 8192;
   int block_size = 16;                  ///< KV block size in tokens
   double gpu_memory_utilization = 0.90; ///< fraction of device memory the engine may use
+  /// The scenario named gpu_memory_utilization (engine JSON, `--set`, a server line's --gpu-memory-utilization /
+  /// --mem-fraction-static). Unnamed, an SGLang release takes its own mem_fraction_static
+  /// (sglang_mem_fraction_static, applied by spec::resolve).
+  bool gpu_memory_utilization_given = false;
   PreemptionMode preemption = PreemptionMode::recompute;
   /// Context limit in tokens. kMaxModelLenAuto (-1, JSON "auto") or 0 (unset) = vLLM's `--max-model-len auto`:
   /// the model's limit when its KV fits, else the largest that does (memory::plan_memory fits it). A number the
@@ -192,5 +196,17 @@ inline constexpr std::int64_t kMaxPrefillTokens = 16384;
 
 /// `release` is the engine release ("sglang==0.4.7"; empty = the newest line modelled, 0.5.x).
 SglangDefaults sglang_defaults(const GpuSpec& gpu, const std::optional<std::string>& release);
+
+/// SGLang's default mem_fraction_static (server_args.py __post_init__) for `release` on `gpu` at tensor x pipeline
+/// parallel `parallel` (tp x pp), `speculative` = a draft model runs:
+/// * 0.3.0-0.4.7: by parallel size, 0.88 (1), 0.87 (2), 0.85 (4), 0.81 (8), 0.79 (16+), on cards up to 80 GiB
+///   (0.4.6-0.4.7 adjust larger cards for H20/H200; not applied);
+/// * 0.4.7.post1-0.5.2 (sglang#7054, 2025-06-10, after the 0.4.7 bump #7038): (capacity - reserve) / capacity,
+///   capacity in MiB, the reserve by capacity: < 35 GiB 2.8 + parallel / 10 GiB, < 90 GiB 9.5 + parallel / 2, < 160
+///   GiB 12 + parallel / 2, else 32; + 2 GiB with a draft model; rounded to 3 decimals.
+/// nullopt where llmsim does not apply one (no release, another engine, 0.5.3 and later — sglang#10975 reworked the
+/// rule — and the cases above): gpu_memory_utilization keeps its value.
+std::optional<double> sglang_mem_fraction_static(const GpuSpec& gpu, const std::optional<std::string>& release,
+                                                 int parallel, bool speculative);
 
 }  // namespace llmsim::spec

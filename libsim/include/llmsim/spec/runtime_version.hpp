@@ -67,4 +67,11 @@ std::vector<std::string> runtime_version_ranges();
 /// conditions.
 bool async_scheduling_by_default(const std::optional<std::string>& release);
 
+/// Whether an SGLang release runs its overlap scheduler unless told otherwise (`--disable-overlap-schedule`):
+/// sglang#2067 ("Enable overlap by default", merged 2024-11-19) turned `--enable-overlap-schedule` on for the
+/// releases after 0.3.5; earlier ones ran the synchronous event loop. Unset (the `sglang` runtime without a
+/// release models today's SGLang): true. Other engines: false. perf/sglang_overlap.hpp applies SGLang's other
+/// conditions.
+bool sglang_overlap_by_default(const std::optional<std::string>& release);
+
 }  // namespace llmsim::spec
