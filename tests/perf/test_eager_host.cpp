@@ -31,9 +31,7 @@ perf::CostModel eh_model(const std::string& model, const std::string& weights, c
 
 perf::BatchShape eh_prefill(std::int64_t tokens) {
   perf::BatchShape b;
-  b.prefill_tokens = tokens;
-  b.prefill_seqs = 1;
-  b.prefill_last_chunks = 1;
+  b.add_prefill(tokens, 0, true);
   return b;
 }
 
