@@ -82,7 +82,8 @@ int run_step(int argc, char** argv) {
       throw ConfigError("--gpu-profile", "profile '" + profile_path + "' describes GPU '" + profile.gpu_id +
                                              "' but --gpu is '" + gpu.id + "'");
   }
-  const bool eager = vm["eager"].as<bool>();
+  // A release without CUDA graphs (vLLM before 0.2.6) runs every step eagerly, as --eager does.
+  const bool eager = vm["eager"].as<bool>() || !spec::release_has_cuda_graphs(vm["engine"].as<std::string>(), "--engine");
   spec::EngineConfig engine;
   engine.cuda_graphs = !eager;
   const std::string engine_name = vm["engine"].as<std::string>();

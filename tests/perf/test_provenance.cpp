@@ -46,6 +46,8 @@ std::vector<std::pair<std::string, double>> set_traits(const RuntimeTraits& t) {
   if (t.multiproc_per_iter_s != d.multiproc_per_iter_s) out.push_back({"multiproc_per_iter_s", t.multiproc_per_iter_s});
   if (t.multiproc_per_seq_s != d.multiproc_per_seq_s) out.push_back({"multiproc_per_seq_s", t.multiproc_per_seq_s});
   if (t.tokenise_per_token_s != d.tokenise_per_token_s) out.push_back({"tokenise_per_token_s", t.tokenise_per_token_s});
+  if (t.eager_host_per_layer_s != d.eager_host_per_layer_s)
+    out.push_back({"eager_host_per_layer_s", t.eager_host_per_layer_s});
   return out;
 }
 

@@ -477,7 +477,7 @@ struct CostModel::Constants {
     const double attn_kernels = (b.prefill_seqs > 0 ? 1 : 0) + (b.decode_seqs > 0 ? 1 : 0);
     const double kernels = layers * (kernels_per_layer + attn_kernels) + kernels_per_iter;
     return overhead.launch_s(kernels, layers * attn_kernels, b.prefill_tokens + b.decode_seqs, b.prefill_seqs == 0,
-                             gpu_busy_s);
+                             gpu_busy_s, layers / pp);
   }
 
   /// For a runtime whose host runs ahead of the GPU, the launch term depends on the GPU's work (all ops but the

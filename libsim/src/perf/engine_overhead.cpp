@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "llmsim/perf/eager_host.hpp"
+
 namespace llmsim::perf {
 
 namespace {
@@ -61,10 +63,15 @@ double EngineOverheadModel::graph_kernels(double kernels, double attention_kerne
 }
 
 double EngineOverheadModel::launch_s(double kernels, double attention_kernels, std::int64_t tokens, bool decode_only,
-                                     double gpu_busy_s) const {
+                                     double gpu_busy_s, double layers) const {
   const double graphed = graph_kernels(kernels, attention_kernels, tokens, decode_only);
   const double eager = kernels - graphed;
-  if (!traits_.host_runs_ahead) return graphed * graph_s_ + eager * eager_s_;
+  if (!traits_.host_runs_ahead) {
+    const double launches = graphed * graph_s_ + eager * eager_s_;
+    // A step with no graph at all: the Python forward runs ahead of the GPU, which waits where it is the longer.
+    if (graphed > 0 || !(traits_.eager_host_per_layer_s > 0)) return launches;
+    return eager_host_launch_s(launches, eager_forward_host_s(traits_, layers), gpu_busy_s);
+  }
   // The host enqueues while the GPU works: the GPU still pays its own gap per kernel, and waits for the host only
   // where enqueueing the eager kernels takes longer than the GPU's work.
   return std::max(kernels * graph_s_, graphed * graph_s_ + eager * eager_s_ - gpu_busy_s);

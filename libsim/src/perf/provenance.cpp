@@ -6,6 +6,7 @@
 
 #include "llmsim/perf/block_fp8.hpp"
 #include "llmsim/perf/decode_attention.hpp"
+#include "llmsim/perf/eager_host.hpp"
 #include "llmsim/perf/gemm_tiles.hpp"
 
 #include "llmsim/perf/quant_kernels.hpp"
@@ -348,6 +349,20 @@ std::vector<ConstantProvenance> build() {
                                                        "(_BATCH_SIZES_TO_CAPTURE)"));
     t.push_back(c("runtime.cpu", r, P::engine_code, "the profile's V0 CPU terms (v0_cpu_overhead_*)"));
   }
+  // The eager steps of vLLM 0.2-0.4.2 (perf/eager_host.hpp, issue 27).
+  t.push_back(c("runtime.cuda_graphs_from_release", "vllm-v0-paged", P::engine_code,
+                "vLLM before 0.2.6 has no CUDA graphs: model_runner.py @v0.2.5 (31c1f325) calls the model eagerly every "
+                "step; vllm#1926 \"Optimize model execution with CUDA graph\" (merged 2023-12-16, 37ca5581) and "
+                "#2161 arrived in v0.2.6 (671af2b1, 2023-12-17), whose _verify_cuda_graph still forced GPTQ and "
+                "SqueezeLLM eager until #2318 (0.2.7); AWQ ran graphs from 0.2.6"));
+  t.push_back(c("runtime.eager_host_per_layer_s", "vllm-v0-paged", P::public_measurement,
+                "vllm#1440 (2023-10-20, vLLM 0.2.1's model code, Llama-2-7B, batch 1, 5 prompt + 100 output tokens, one "
+                "GPU not named, A100 assumed): 1.2 s without CUDA graphs, 1.05 s with them. Without graphs the host is "
+                "the slower side at batch 1, so 12.0 ms per token less V0's serialized CPU time (2.1 ms, the A100 "
+                "profile's v0_cpu_overhead_per_iter_s) is the Python forward's enqueue time: 9.9 ms over 32 layers "
+                "= 0.31 ms per layer; read as the GPU's work (llmsim's A100 fp16 forward, 9.3 ms) plus the 1.5 ms the "
+                "graphs saved, 10.8 ms = 0.34 ms [D]",
+                {}, eager_host::kVllmV0PagedPerLayerS));
   t.push_back(c("runtime.async_output_proc", "vllm-v0", P::engine_code,
                 "vLLM 0.6-0.10 V0 (PR #7049): LLMEngine.step / step_async append a step's output to ctx.output_queue "
                 "and run _process_model_outputs as the next step's async_callback, streamed when that step returns; "

@@ -1,6 +1,8 @@
 // What each serving runtime does around the model's kernels. Sources of every value: docs/cost-model.md, "Runtimes".
 #include "llmsim/perf/runtime.hpp"
 
+#include "llmsim/perf/eager_host.hpp"
+
 #include <limits>
 
 namespace llmsim::perf {
@@ -74,6 +76,9 @@ RuntimeTraits runtime_traits(Runtime r) {
       // The engine ran in the API server's process (no ZMQ hop, api_server_s 0), which still tokenised the prompt
       // (AsyncLLMEngine.add_request -> encode_request) before the engine saw it.
       t.tokenise_per_token_s = kTokenisePerTokenS;
+      // 0.2-0.4.2's eager steps (every step before 0.2.6's CUDA graphs; prefills after): the host enqueues the
+      // forward from Python while the GPU works, and the GPU waits where that is longer (perf/eager_host.hpp).
+      if (r == Runtime::vllm_v0_paged) t.eager_host_per_layer_s = eager_host::kVllmV0PagedPerLayerS;
       break;
     case Runtime::sglang:
       // The scheduler drives the model runner from Python every step (as vLLM V1's loop: the V1 profile terms). The

@@ -58,6 +58,14 @@ EngineConfig read_engine(const JsonView& v) {
       const auto rv = runtime_for_version(ev, v.child_path("runtime"));
       e.runtime = rv.runtime;
       e.runtime_release = ev.engine + "==" + ev.version;
+      // A release without CUDA graphs (vLLM before 0.2.6) runs every step eagerly; graphs asked of it are refused.
+      if (!rv.cuda_graphs) {
+        if (v.has("cuda_graphs") && v.boolean("cuda_graphs"))
+          throw ConfigError(v.child_path("cuda_graphs"),
+                            "true, but " + r + " has no CUDA graphs (vLLM added them in 0.2.6, vllm#1926): leave it "
+                            "out or set it to false");
+        e.cuda_graphs = false;
+      }
       if (rv.policy && !v.has("policy")) e.policy = *rv.policy;
       // A V0 scheduler named with a release that ships V0 runs V0's engine (vLLM 0.8-0.10 with VLLM_USE_V1=0).
       if (v.has("policy") && rv.v0_runtime &&

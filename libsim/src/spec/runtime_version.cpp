@@ -123,6 +123,11 @@ QuantKernels quant_kernels_for(const std::optional<std::string>& release, const 
   return runtime_for_version(parse_engine_version(*release, path), path).quant_kernels;
 }
 
+bool release_has_cuda_graphs(const std::optional<std::string>& release, const std::string& path) {
+  if (!release || !is_engine_version(*release)) return true;
+  return runtime_for_version(parse_engine_version(*release, path), path).cuda_graphs;
+}
+
 RuntimeForVersion runtime_for_version(const EngineVersion& v, const std::string& path) {
   RuntimeForVersion r;
   const auto& n = v.numbers;
@@ -131,6 +136,8 @@ RuntimeForVersion runtime_for_version(const EngineVersion& v, const std::string&
     if (before(n, {0, 2, 0})) {
       throw ConfigError(path, "vllm==" + v.version + " predates the runtimes llmsim models (vLLM 0.2.0 and later)");
     }
+    // No CUDA graphs before vllm#1926 (2023-12-16), first released in 0.2.6: 0.2.0-0.2.5 run every step eagerly.
+    r.cuda_graphs = !before(n, {0, 2, 6});
     if (before(n, {0, 4, 3})) {
       // Decode ran vLLM's own PagedAttention v1/v2 kernels (one CTA per query head) until flash-attn decoding
       // re-landed on 2024-05-19 (vllm#4907, re-landing #3648 after the revert #4820), first released in 0.4.3.
@@ -201,7 +208,8 @@ bool sglang_overlap_by_default(const std::optional<std::string>& release) {
 }
 
 std::vector<std::string> runtime_version_ranges() {
-  return {"vllm 0.2.0-0.4.2: vllm-v0-paged (V0 scheduler, PagedAttention decode, synchronous output processing)",
+  return {"vllm 0.2.0-0.4.2: vllm-v0-paged (V0 scheduler, PagedAttention decode, synchronous output processing; "
+          "no CUDA graphs before 0.2.6, vllm#1926)",
           "vllm 0.4.3-0.5.x: vllm-v0.5 (V0 scheduler, flash-attn decode, synchronous output processing)",
           "vllm 0.6.0-0.7.x: vllm-v0 (V0 scheduler, asynchronous output processing)",
           "vllm 0.8.0+: vllm-v1 (V1 engine); from 0.14.0 with async scheduling on by default (vllm#27614)",

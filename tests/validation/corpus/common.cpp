@@ -52,6 +52,7 @@ Release release_of(const std::string& engine, const std::string& version) {
     const auto rv = spec::runtime_for_version(spec::parse_engine_version(r.text));
     r.runtime = rv.runtime;
     r.kernels = rv.quant_kernels;
+    r.cuda_graphs = rv.cuda_graphs;
   } catch (const ConfigError& e) {
     r.error = "engine version '" + version + "' names no release llmsim maps (" + e.what() + ")";
   }
@@ -268,7 +269,7 @@ ServeRun serve_run(const Source& s, const Json& run, const std::string& where) {
 
 analysis::StaticBatchTiming static_timing(const Source& s, const StaticRun& r, std::int64_t batch, std::int64_t in,
                                           std::int64_t out) {
-  const perf::CostModel cm = cost_model_for(r.gpu, model_ref(s, r.model), r.weights, r.kv, r.tp, true, s.dir,
+  const perf::CostModel cm = cost_model_for(r.gpu, model_ref(s, r.model), r.weights, r.kv, r.tp, r.cuda_graphs, s.dir,
                                             r.runtime, r.kernels);
   analysis::StaticBatchOptions o;
   o.max_batched_tokens = r.max_batched_tokens;
@@ -286,6 +287,7 @@ std::string kv_overflow(const Source& s, const StaticRun& r, std::int64_t batch,
   q.kv_dtype = spec::parse_kv_dtype(r.kv, "kv_dtype");
   spec::EngineConfig e;
   e.runtime = r.runtime;
+  e.cuda_graphs = r.cuda_graphs;
   const auto plan = memory::plan_memory(model, q, catalog.gpu(r.gpu, "gpu"), spec::ParallelConfig{r.tp, 1}, e,
                                         static_cast<int>(in + out));
   if (!plan.fits) return "does not fit: " + plan.reason;

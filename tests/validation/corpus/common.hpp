@@ -38,6 +38,7 @@ struct Release {
   std::string text;  ///< "vllm==0.5.5"
   spec::Runtime runtime = spec::Runtime::vllm_v1;
   spec::QuantKernels kernels;  ///< the release's quantised kernels (pre-Marlin AWQ/GPTQ, FP8 on Ada)
+  bool cuda_graphs = true;     ///< false for a release without CUDA graphs (vLLM before 0.2.6)
   std::string error;  ///< why the stated version names no modelled release ("" when it does)
 };
 
@@ -75,6 +76,7 @@ struct StaticRun {
   spec::Runtime runtime = spec::Runtime::vllm_v1;
   std::int64_t max_batched_tokens = 0;
   spec::QuantKernels kernels{};  ///< the release's quantised kernels (Release::kernels)
+  bool cuda_graphs = true;       ///< Release::cuda_graphs
 };
 
 analysis::StaticBatchTiming static_timing(const Source& s, const StaticRun& r, std::int64_t batch, std::int64_t in,

@@ -22,7 +22,7 @@ void dstack(const Source& s, std::vector<Row>& out) {
   // the MLPs only (its modules_to_not_convert keeps self_attn bf16): RUNS.json's "fp8-dynamic+attn16", read here as
   // the serve runs read it.
   StaticRun st{"h100-80gb-sxm", model, weights_id(text(s, Json::object(), "weights")), "auto", 8, rel.runtime, 512,
-               rel.kernels};
+               rel.kernels, rel.cuda_graphs};
   // The serve files by request rate: the table's runs sent the same 1000 ShareGPT prompts (benchmark_serving.py's
   // default --seed 0 and --num-prompts 1000 on one dataset file; every row's total_input_tokens is the files'
   // 215196 and the files' input_lens agree request by request), so a row takes its prompt lengths from them.
@@ -158,7 +158,7 @@ void pr3692(const Source& s, std::vector<Row>& out) {
   for (std::size_t k = 0; k < t.rows(); ++k) {
     const Release rel = release_of("vllm", t.text(k, "engine_version"));
     StaticRun st{t.text(k, "gpu"), "dbrx-instruct.json", "bf16", "auto", static_cast<int>(t.integer(k, "tp", 1)),
-                 rel.runtime, 0};
+                 rel.runtime, 0, rel.kernels, rel.cuda_graphs};
     const auto b = t.integer(k, "batch_size", 1), in = t.integer(k, "input_len", 1), o = t.integer(k, "output_len", 1);
     Row r = static_row(s, st, "table.csv:" + t.where(k), b, in, o, "avg_latency", t.number(k, "value"));
     if (!rel.error.empty()) {
@@ -202,7 +202,7 @@ void zjuici(const Source& s, std::vector<Row>& out) {
     const std::string q = t.text(k, "quantization_flag");
     const std::string weights = q == "awq" ? "awq-int4" : q == "gptq" ? "gptq-int4" : w;
     const Release rel = release_of("vllm", t.text(k, "engine_version"));
-    StaticRun st{t.text(k, "gpu"), t.text(k, "model"), weights, "auto", 1, rel.runtime, 0, rel.kernels};
+    StaticRun st{t.text(k, "gpu"), t.text(k, "model"), weights, "auto", 1, rel.runtime, 0, rel.kernels, rel.cuda_graphs};
     const auto in = t.integer(k, "input_len", 1), o = t.integer(k, "output_len", 1);
     const std::string metric = t.text(k, "metric");
     const std::string where = "table.csv:" + t.where(k) + " (" + t.text(k, "result_file") + ")";

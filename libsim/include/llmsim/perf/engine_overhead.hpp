@@ -19,11 +19,15 @@ class EngineOverheadModel {
   /// `tokens` scheduled tokens, and no prefill when `decode_only`, for a step whose kernels keep the GPU busy for
   /// `gpu_busy_s`. Graph replays cost graph_launch_s per kernel. Eager launches cost kernel_launch_s each — unless
   /// the runtime's host runs ahead of the GPU, when only the GPU's own gap between kernels (graph_launch_s) shows,
-  /// or the part of the host's enqueue time the GPU's work does not cover, whichever is larger.
+  /// or the part of the host's enqueue time the GPU's work does not cover, whichever is larger. A runtime whose
+  /// Python forward runs ahead of the GPU (eager_host_per_layer_s, perf/eager_host.hpp) pays, on a step without a
+  /// graph, at least the host's enqueue time of its `layers` beyond the GPU's work.
   double launch_s(double kernels, double attention_kernels, std::int64_t tokens, bool decode_only,
-                  double gpu_busy_s) const;
+                  double gpu_busy_s, double layers = 0) const;
   /// True when launch_s depends on gpu_busy_s (the caller then sums the GPU work first).
-  bool launch_depends_on_gpu() const noexcept { return traits_.host_runs_ahead; }
+  bool launch_depends_on_gpu() const noexcept {
+    return traits_.host_runs_ahead || traits_.eager_host_per_layer_s > 0;
+  }
   /// CPU time serialized with the GPU for `seqs` sequences in the batch.
   double cpu_s(double seqs) const { return per_iter_s_ + per_seq_s_ * seqs; }
   /// A copy whose CPU time grows by `extra_s` more per sequence (host work the serving path adds to each step,

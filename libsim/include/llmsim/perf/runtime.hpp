@@ -76,6 +76,10 @@ struct RuntimeTraits {
   /// sees it (vLLM's OpenAI server, SGLang's TokenizerManager): a Hugging Face fast tokenizer called from Python,
   /// one request at a time (perf/serving_path.hpp); 0 = not modelled for this runtime.
   double tokenise_per_token_s = 0;
+  /// Host seconds per decoder layer to enqueue a forward whose kernels launch eagerly from Python, while the GPU works
+  /// (perf/eager_host.hpp): a step without a graph costs the longer of the GPU's work and this × layers. 0 = the
+  /// runtime's eager steps are priced by their kernel launches alone.
+  double eager_host_per_layer_s = 0;
 };
 
 /// The traits of `r`; sources in docs/cost-model.md "Runtimes".

@@ -37,6 +37,10 @@ struct RuntimeForVersion {
   /// V0 turns chunked prefill on by itself when max_model_len > 32K (vllm#6666, 2024-07-23; from 0.5.4), to keep the
   /// profiling run of a whole longest prompt from taking the KV cache's memory.
   bool v0_long_context_chunked = false;
+  /// Whether the release can replay CUDA graphs at all: vLLM before 0.2.6 has none (vllm#1926, "Optimize model
+  /// execution with CUDA graph", merged 2023-12-16 after 0.2.5 and first released in 0.2.6), so every step of those
+  /// releases runs eagerly, as under --enforce-eager later.
+  bool cuda_graphs = true;
   /// The quantised-GEMM kernels of the release (vLLM: pre-Marlin AWQ/GPTQ, FP8 on Ada by wheel; other engines and
   /// releases: today's vLLM kernels). docs/cost-model.md "Quantised kernels by release".
   QuantKernels quant_kernels;
@@ -57,6 +61,11 @@ RuntimeForVersion runtime_for_version(const EngineVersion& v, const std::string&
 /// vLLM kernels for no release, a runtime name or an engine whose kernels are not versioned. ConfigError as
 /// runtime_for_version for a malformed or unmodelled release.
 QuantKernels quant_kernels_for(const std::optional<std::string>& release, const std::string& path = "engine.runtime");
+
+/// Whether the release named in engine.runtime can use CUDA graphs (RuntimeForVersion::cuda_graphs); true for no
+/// release, a runtime name, or an engine whose graphs are not versioned. ConfigError as runtime_for_version for a
+/// malformed or unmodelled release.
+bool release_has_cuda_graphs(const std::optional<std::string>& release, const std::string& path = "engine.runtime");
 
 /// The version ranges, one line each ("vllm 0.2.0 - 0.4.2: vllm-v0-paged, ..."), for help texts and docs.
 std::vector<std::string> runtime_version_ranges();
