@@ -536,6 +536,7 @@ class Replica {
   struct PendingFirst { std::int32_t seq; std::uint32_t stamp; };
   std::vector<PendingFirst> first_pending_;
   std::vector<std::int32_t> chunked_partial_;  ///< chunked policy: partially prefilled, admission order
+  std::vector<std::int32_t> victims_;          ///< chunked policy: this step's recompute victims, set aside (scratch)
   std::vector<std::int32_t> pulls_;        ///< pull reads started by the last start_iteration
   /// Running requests timed out during the iteration in flight: (slot, request id), the id telling a slot reused
   /// meanwhile apart from the request that was cancelled.

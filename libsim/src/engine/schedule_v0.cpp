@@ -43,7 +43,11 @@ void Replica::schedule_vllm_v0(double now_s, perf::BatchShape& shape) {
 
 void Replica::schedule_chunked(double now_s, perf::BatchShape& shape) {
   // Decode-first: every decoder takes one token, partial prefills then new prompts fill the leftover
-  // budget in chunks (Sarathi-Serve / vLLM chunked prefill). No admissions in a step that preempted.
+  // budget in chunks (Sarathi-Serve / vLLM V0 chunked prefill). A step that preempted swaps nothing in but still
+  // admits: V0's _schedule_chunked_prefill calls _schedule_prefills whatever _schedule_running preempted, and puts
+  // the recompute victims at the queue front only afterwards (waiting.extendleft), so the prompts behind them may
+  // take the blocks they freed (vllm/core/scheduler.py, 0.4-0.10).
+  const std::int64_t queued = waiting();
   bool preempted = n_dec_ > 0 ? grow_decoders(now_s) : false;
   if (!preempted) swap_in(now_s);
   if (n_dec_ > 0) {
@@ -57,8 +61,18 @@ void Replica::schedule_chunked(double now_s, perf::BatchShape& shape) {
     add_prefill_chunk(i, chunk, shape);
     budget -= chunk;
   }
-  if (preempted) return;
+  // This step's recompute victims (pushed to the front by preempt_tail) wait aside while the queue behind them
+  // is admitted, then return to the front in their order.
+  const std::int64_t victims = preempted ? waiting() - queued : 0;
+  if (victims > 0) {
+    victims_.clear();
+    for (std::int64_t k = 0; k < victims; ++k) {
+      victims_.push_back(waiting_.front());
+      waiting_.pop_front();
+    }
+  }
   admit_chunked(now_s, budget, /*whole_prompt=*/true, shape);  // V0 allocates the whole prompt at admission
+  for (auto it = victims_.rbegin(); victims > 0 && it != victims_.rend(); ++it) waiting_.push_front(*it);
 }
 
 void Replica::schedule_static(double now_s, perf::BatchShape& shape) {
