@@ -13,7 +13,7 @@ and, for the blind sources (those the report's BLIND SOURCES block lists by set)
      the median share of the measured ITL variance llmsim lacks ((std_m^2 - std_p^2) / std_m^2), and
      "std - mean": the std's signed error less the mean's (near 0 when only the scale is off, not the shape).
 Usage: make validate > /tmp/validate.txt; python3 scripts/spread_breakdown.py /tmp/validate.txt [--all]
-(--all: every scored set, not only the blind ones). Only parses text: no llmsim module needed."""
+(--all: every scored set of the per-measurement table, not only the blind ones). Only parses text: no llmsim module needed."""
 import argparse
 import collections
 import re
@@ -30,8 +30,11 @@ def parse(lines, all_sets=False):
     if not header:
         raise SystemExit("no per-measurement table (a line starting 'set ... metric') in the report")
     blind_at = next((i for i, l in enumerate(lines) if l.startswith("BLIND SOURCES")), len(lines))
-    blind = set()
-    for l in lines[blind_at:]:
+    blind, tables = set(), 0
+    for l in lines[blind_at:]:  # the BLIND SOURCES block's own grouped table, not the development blocks after it
+        tables += l.startswith("Grouped errors")
+        if tables > 1:
+            break
         p = l.split()
         if len(p) > 2 and p[0] == "set":
             blind.add(p[1])
@@ -82,7 +85,12 @@ def main():
     ap.add_argument("report")
     ap.add_argument("--all", action="store_true", help="every scored set, not only the blind ones")
     a = ap.parse_args()
-    rows = parse(open(a.report, encoding="utf-8").read().split("\n"), a.all)
+    try:
+        with open(a.report, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise SystemExit(f"{a.report}: cannot read the report ({e.strerror})")
+    rows = parse(text.split("\n"), a.all)
     groups = collections.defaultdict(list)
     for r in rows:
         groups[(r["set"][:24], r["engine"], "tp" + r["tp"], "b" + r["batch"], r["metric"])].append(r["err"])
