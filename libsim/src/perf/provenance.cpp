@@ -263,6 +263,18 @@ std::vector<ConstantProvenance> build() {
                 "P2P 10 us assumed"));
   t.push_back(c("custom_allreduce_bandwidth", "all", P::datasheet,
                 "0 = derived from the link in perf/collective.cpp (peer reads at the NVLink / PCIe rate)", {}, 0.0));
+  t.push_back(c("collective.custom_two_shot_factor_tp4", "all", P::public_measurement,
+                "vLLM custom all-reduce, two stages: 2 x custom_allreduce_latency_s + k x S / B_peer; k least-squares "
+                "fitted to vllm#24111's H100 TP4 ca_2stage 0.5-4 MiB (17/18/27/27/35/43 us, CUDA graphs): 2.78",
+                {}, 2.8));
+  t.push_back(c("collective.custom_two_shot_factor_tp6_up", "all", P::public_measurement,
+                "as the TP4 factor, vllm#24111's H100 TP6 ca_2stage 0.5-4 MiB (15/17/20/26/29/37 us): 2.16; TP8 "
+                "(no table) takes TP6's",
+                {}, 2.2));
+  t.push_back(c("collective.embedding_and_logits", "all", P::engine_code,
+                "vLLM VocabParallelEmbedding: tensor_model_parallel_all_reduce of its output (one more all-reduce "
+                "per step); LogitsProcessor._gather_logits: all_gather (V1, vllm#9856; SGLang) or gather (V0) of "
+                "the vocab-parallel 16-bit logits over NCCL; no constant"));
   t.push_back(c("host_bandwidth", "all", P::microbenchmark, "host<->device 0.82-0.88 of PCIe x16 per direction (G§B5/B8)"));
 
   // --- MoE kernels (perf/moe_kernels.cpp): vLLM's fused-MoE layer beyond the two expert GEMMs.
