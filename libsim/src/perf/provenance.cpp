@@ -482,6 +482,9 @@ std::vector<ConstantProvenance> build() {
                 {}, 30e-6));
   t.push_back(c("runtime.cpu_per_seq_s", "lmdeploy-turbomind", P::engine_code,
                 "two host copies of a session_len x 4-byte id row at 10-25 GB/s", {}, 1e-6));
+  t.push_back(c("runtime.vocab_parallel", "gpt-fast", P::engine_code,
+                "gpt-fast tp.py: apply_tp shards each block's attention (wqkv, wo) and feed_forward (w1, w3, w2); "
+                "tok_embeddings and output stay whole: no embedding all-reduce, no logits gather"));
   t.push_back(c("runtime.allreduce", "lmdeploy-turbomind", P::engine_code, "ftNcclAllReduceSum: NCCL for every message"));
   t.push_back(c("runtime.graphs", "gpt-fast", P::engine_code, "generate.py: torch.compile(mode=\"reduce-overhead\"), one graph"));
   t.push_back(c("runtime.max_graph_batch", "gpt-fast", P::engine_code, "one compiled graph for any decode batch"));
