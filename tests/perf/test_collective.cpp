@@ -4,6 +4,7 @@
 
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/cost_model.hpp"
+#include "llmsim/perf/provenance.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "perf_test_util.hpp"
 
@@ -46,6 +47,13 @@ TEST_CASE("custom all-reduce times match vLLM's communicator benchmark on H100")
   CHECK(ar("h100-80gb-sxm", 4).time_s(1 * MiB) * 1e6 == Approx(18).epsilon(0.2));
   CHECK(ar("h100-80gb-sxm", 4).time_s(2 * MiB) * 1e6 == Approx(27).epsilon(0.2));
   CHECK(ar("h100-80gb-sxm", 4).time_s(4 * MiB) * 1e6 == Approx(43).epsilon(0.2));
+  // TP6 two stages 0.5 / 1 / 2 / 4 MB in 15 / 17 / 26 / 37 us (the former 2 × 2(t-1)/t bytes term gave 49 us
+  // at 4 MB): the bytes term's factor falls with the world size.
+  CHECK(ar("h100-80gb-sxm", 6).algorithm(0.5 * MiB) == AllReduceAlgorithm::custom_two_shot);
+  CHECK(ar("h100-80gb-sxm", 6).time_s(0.5 * MiB) * 1e6 == Approx(15).epsilon(0.2));
+  CHECK(ar("h100-80gb-sxm", 6).time_s(1 * MiB) * 1e6 == Approx(17).epsilon(0.2));
+  CHECK(ar("h100-80gb-sxm", 6).time_s(2 * MiB) * 1e6 == Approx(26).epsilon(0.2));
+  CHECK(ar("h100-80gb-sxm", 6).time_s(4 * MiB) * 1e6 == Approx(37).epsilon(0.2));
   // A decode-sized message (one token of a 70B model, 16 KB) costs a few microseconds, not the ~48 us a
   // 2(t-1)-step ring with 8 us per step charged.
   CHECK(ar("h100-80gb-sxm", 4).time_s(16 * KiB) < 8e-6);
@@ -95,4 +103,81 @@ TEST_CASE("TP4 decode on NVLink is no longer dominated by all-reduce latency") {
     if (o.name == "tp_allreduce") comm = o.time_s;
   CHECK(comm > 0);
   CHECK(comm < 0.15 * s.time_s);
+}
+
+TEST_CASE("the custom two-stage kernel's factor is the one recorded in the provenance table") {
+  const auto recorded = [](const std::string& field) {
+    for (const auto& e : perf::constant_provenance())
+      if (e.field == field && e.value) return *e.value;
+    return -1.0;
+  };
+  for (const char* id : {"h100-80gb-sxm", "a100-80gb-sxm", "h200-141gb-sxm"}) {
+    INFO(id);
+    const auto g = gpu(id);
+    const auto p = perf::default_profile(g);
+    // The one-stage time less its latency gives B_peer: (t-1)·S / B_peer.
+    const double s1 = 128 * KiB;
+    const double b_peer = 3 * s1 / (ar(id, 4).time_s(s1) - p.custom_allreduce_latency_s);
+    const double s2 = 4 * MiB;
+    CHECK(ar(id, 4).time_s(s2) ==
+          Approx(2 * p.custom_allreduce_latency_s + recorded("collective.custom_two_shot_factor_tp4") * s2 / b_peer));
+    CHECK(ar(id, 8).time_s(s2) ==
+          Approx(2 * p.custom_allreduce_latency_s + recorded("collective.custom_two_shot_factor_tp6_up") * s2 / b_peer));
+  }
+}
+
+TEST_CASE("at 6 and 8 NVSwitch GPUs the all-reduce costs no less at vLLM's 8 MiB switch to NCCL") {
+  // vllm#24111 (H100): at TP6 the two stages beat NCCL at 4 MiB (37 vs 53 us), so leaving the custom kernel at
+  // 8 MiB is no step down. At TP4 on Hopper it is one (43 vs 37 us measured): tests/perf/test_step_monotone.cpp.
+  int checked = 0;
+  for (const std::string& id : spec::Catalog::builtin().gpu_ids()) {
+    for (int tp : {6, 8}) {
+      const auto m = ar(id, tp);
+      if (m.algorithm(8 * MiB - 16) != AllReduceAlgorithm::custom_two_shot) continue;
+      INFO(id << " tp" << tp);
+      CHECK(m.algorithm(8 * MiB) == AllReduceAlgorithm::nccl_ring);
+      CHECK(m.time_s(8 * MiB - 16) <= m.time_s(8 * MiB));
+      ++checked;
+    }
+  }
+  CHECK(checked >= 6);
+  // The measured TP4 order on H100 stays: the custom two stages just below 8 MiB cost more than NCCL at 8 MiB.
+  CHECK(ar("h100-80gb-sxm", 4).time_s(8 * MiB - 16) > ar("h100-80gb-sxm", 4).time_s(8 * MiB));
+}
+
+TEST_CASE("the vocabulary-parallel logits gather and the embedding all-reduce") {
+  // NCCL's ring all-gather: (t-1)/t of the tensor in, at the LL protocol's latency for small ones.
+  const auto a = ar("a100-80gb-sxm", 8);
+  const double logits_1 = 128256 * 2.0;  // one row of Llama-3's vocabulary in bf16
+  CHECK(a.all_gather_time_s(0) == 0);
+  CHECK(ar("a100-80gb-sxm", 1).all_gather_time_s(logits_1) == 0);
+  CHECK(a.all_gather_time_s(logits_1) > 6.6e-6);
+  CHECK(a.all_gather_time_s(logits_1) < 60e-6);
+  // Half the all-reduce's ring steps and bytes: never dearer than an NCCL all-reduce of the same tensor.
+  CHECK(a.all_gather_time_s(64 * MiB) < a.time_s(64 * MiB));
+  CHECK(a.all_gather_time_s(256 * logits_1) > a.all_gather_time_s(logits_1));
+  // In the step: TP8 adds 2L + 1 all-reduces (the embedding's) and the gather to the LM head.
+  const auto g = gpu("a100-80gb-sxm");
+  spec::Quantization q;
+  q.weights = spec::weight_format("bf16");
+  const auto& model = spec::Catalog::builtin().model("llama-3.1-70b");
+  const perf::CostModel cm(model, q, g, perf::default_profile(g), spec::ParallelConfig{8, 1});
+  const perf::CostModel one(model, q, g, perf::default_profile(g), spec::ParallelConfig{1, 1});
+  perf::BatchShape b;
+  b.decode_seqs = 64;
+  b.decode_context = 512;
+  double comm = 0, lm8 = 0, lm1 = 0;
+  for (const auto& o : cm.breakdown(b).ops) {
+    if (o.name == "tp_allreduce") comm = o.time_s;
+    if (o.name == "lm_head") lm8 = o.time_s;
+  }
+  for (const auto& o : one.breakdown(b).ops)
+    if (o.name == "lm_head") lm1 = o.time_s;
+  const double msg = 64 * model.hidden_size * 2.0;
+  CHECK(comm == Approx((2 * model.num_layers + 1) * a.time_s(msg)));
+  // The gather of 64 rows of logits comes on top of a GEMM that is smaller than TP1's.
+  const double gather = a.all_gather_time_s(64 * logits_1);
+  CHECK(gather > 0);
+  CHECK(lm8 > gather);
+  CHECK(lm8 - gather < lm1);
 }

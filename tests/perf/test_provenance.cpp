@@ -37,6 +37,7 @@ std::vector<std::pair<std::string, double>> set_traits(const RuntimeTraits& t) {
   if (t.cpu_per_seq_s != d.cpu_per_seq_s) out.push_back({"cpu_per_seq_s", t.cpu_per_seq_s});
   if (t.sync_output_per_seq_s != d.sync_output_per_seq_s) out.push_back({"sync_output_per_seq_s", t.sync_output_per_seq_s});
   if (t.allreduce != d.allreduce) out.push_back({"allreduce", 0});
+  if (t.vocab_parallel != d.vocab_parallel) out.push_back({"vocab_parallel", 0});
   if (t.materialises_prefill_scores != d.materialises_prefill_scores) out.push_back({"materialises_prefill_scores", 0});
   if (t.fuses_fp8_input_quant != d.fuses_fp8_input_quant) out.push_back({"fuses_fp8_input_quant", 0});
   if (t.async_output_proc != d.async_output_proc) out.push_back({"async_output_proc", 0});

@@ -2,7 +2,8 @@
 // batch size, for every catalogue card × a few models × weight formats × TP. The only steps in the curve are the
 // documented switches (docs/cost-model.md, "Monotone step cost"). The graph-size cliffs go up (vLLM V1 runs batches of
 // more than 512 tokens eagerly, V0 and SGLang decode batches above 256 / 160 sequences, paying eager launches from
-// there); two engine rules may step down: the all-reduce leaving vLLM's custom kernel for NCCL at 8 MiB, and the
+// there); two engine rules may step down: the all-reduce leaving vLLM's custom kernel for NCCL at 8 MiB (at TP 4,
+// where vllm#24111 measures the two-stage kernel slower than NCCL; TP 6-8 rise there: test_collective.cpp), and the
 // decode-attention kernel's split-KV count, picked by batch size.
 #include <catch2/catch.hpp>
 

@@ -11,8 +11,9 @@
 namespace llmsim::validation {
 
 /// Seconds llmsim charges for one all-reduce of `bytes` over `tp` GPUs of `gpu`, read from the public API:
-/// half of CostModel::breakdown()'s "tp_allreduce" op for a one-layer model (two all-reduces per layer) whose
-/// decode batch carries exactly `bytes` of fp16 activations (bytes rounded to whole 256-byte tokens).
+/// a third of CostModel::breakdown()'s "tp_allreduce" op for a one-layer model (two all-reduces per layer and the
+/// embedding's) whose decode batch carries exactly `bytes` of fp16 activations (bytes rounded to whole 256-byte
+/// tokens).
 double allreduce_s(const std::string& gpu, int tp, double bytes);
 
 /// vLLM runs its custom all-reduce on fully NVLink-connected GPUs below this size and NCCL at or above it

@@ -29,6 +29,15 @@ constexpr double kNcclLLBaseS = 6.6e-6;
 constexpr double kNcclLLBandwidthFraction = 0.5;
 constexpr double kNcclLLMaxBwAmpere = 87.7e9, kNcclLLMaxBwHopper = 141e9;
 constexpr double kPcieCrossSocketLLStepFactor = 3.0;
+// The custom kernel's two stages (cross_device_reduce_2stage: a reduce-scatter by peer reads into a buffer the peers
+// then read back, a grid-wide barrier before each) move a message of S bytes in k·S / B_peer beyond their two
+// synchronisations, k fitted by least squares to vllm-project/vllm#24111's H100 communicator benchmark (CUDA graphs,
+// ca_2stage, 0.5-4 MiB, 2 × 6 us subtracted): TP4 17/18/27/27/35/43 us -> k = 2.78; TP6 15/17/20/26/29/37 us ->
+// k = 2.16. k falls with the world size (the stages read from more peers at once); the benchmark has no TP8 table,
+// so TP8 takes TP6's, the nearest measured. The former 2 × 2(t-1)/t (the ring's link bytes at half the one-stage
+// rate) fitted TP4 (3.0) but rose with t (3.33 at TP6, 3.5 at TP8): 33 % dear at TP6 4 MiB (49 vs 37 us), which made
+// vLLM's custom kernel dearer than NCCL just below 8 MiB at TP 6-8 where the benchmark has it cheaper.
+constexpr double kTwoShotFactorTp4 = 2.8, kTwoShotFactorTp6Up = 2.2;
 
 bool name_contains(const std::string& s, std::string_view part) { return to_lower(s).find(part) != std::string::npos; }
 
@@ -87,6 +96,10 @@ AllReduceModel::AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& 
   // Small messages: NCCL's LL protocol, low latency at half the bandwidth; NCCL picks whichever is faster.
   const double ll_step = profile.nccl_ll_step_s * (link_ != TpLink::nvlink && tp_ > 4 ? kPcieCrossSocketLLStepFactor : 1.0);
   ll_call_s_ = kNcclLLBaseS + 2.0 * (tp_ - 1) * ll_step;
+  // All-gather: the same ring with half the steps, (t-1) instead of 2(t-1). NVLink keeps the all-reduce's fitted
+  // Simple-protocol call cost (Vidur profiles no all-gather; an upper bound).
+  ag_call_s_ = link_ == TpLink::nvlink ? nccl_call_s_ : (tp_ - 1.0) * ring_step_s_;
+  ag_ll_call_s_ = kNcclLLBaseS + (tp_ - 1.0) * ll_step;
   ll_bw_ = std::min(kNcclLLBandwidthFraction * ring_bw_,
                     hopper_class(gpu_family(gpu)) ? kNcclLLMaxBwHopper : kNcclLLMaxBwAmpere);
 
@@ -128,16 +141,24 @@ double AllReduceModel::time_s(double bytes) const {
   if (tp_ < 2 || !(bytes > 0)) return 0;
   switch (algorithm(bytes)) {
     case AllReduceAlgorithm::custom_one_shot: return custom_s_ + link_bytes(bytes) / peer_bw_;
-    // Two stages (reduce-scatter by peer reads into a buffer the peers then read back), each with its own
-    // synchronisation (csrc/custom_all_reduce.cuh); the stages move their bytes at half the one-stage rate [D]:
-    // H100 TP4 two-stage 1/2/4 MB in 18/27/43 us (vllm-project/vllm#24111) = 12 us + 2 × 1.5 MB/MB at 375 GB/s.
-    case AllReduceAlgorithm::custom_two_shot: return 2.0 * custom_s_ + 2.0 * link_bytes(bytes) / peer_bw_;
+    // Two stages, each with its own synchronisation (csrc/custom_all_reduce.cuh), and k·S / B_peer [D]: H100 TP4
+    // two-stage 1/2/4 MB in 18/27/43 us, TP6 17/26/37 us (vllm-project/vllm#24111); kTwoShotFactor* above.
+    case AllReduceAlgorithm::custom_two_shot:
+      return 2.0 * custom_s_ + (tp_ <= 4 ? kTwoShotFactorTp4 : kTwoShotFactorTp6Up) * bytes / peer_bw_;
     case AllReduceAlgorithm::nccl_ring:
     case AllReduceAlgorithm::nccl_host_staged:
       return std::min(nccl_call_s_ + link_bytes(bytes) / ring_bw_, ll_call_s_ + link_bytes(bytes) / ll_bw_);
     case AllReduceAlgorithm::none: return 0;
   }
   return 0;
+}
+
+double AllReduceModel::all_gather_time_s(double bytes) const {
+  if (tp_ < 2 || !(bytes > 0)) return 0;
+  // NCCL's ring all-gather: each GPU receives the (t-1)/t of the result it does not hold; Simple or LL, whichever
+  // is faster, as for the all-reduce.
+  const double moved = (tp_ - 1.0) / tp_ * bytes;
+  return std::min(ag_call_s_ + moved / ring_bw_, ag_ll_call_s_ + moved / ll_bw_);
 }
 
 }  // namespace llmsim::perf

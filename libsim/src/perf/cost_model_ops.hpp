@@ -186,6 +186,7 @@ struct CostModel::Constants {
   double sm_count = 0, sm_clock_hz = 0;
   DecodeAttentionModel attn_decode;
   AllReduceModel allreduce;
+  bool vocab_parallel = true;  ///< the runtime's TP shards embedding and LM head by vocabulary (RuntimeTraits)
   EngineOverheadModel overhead;
   bool charge_cpu = true;  ///< false for a speculative proposer (its step's CPU time is the target's)
   /// vLLM V1's async scheduling (perf/async_scheduling.hpp): the host's per-step time runs while the GPU runs the
@@ -345,11 +346,14 @@ struct CostModel::Constants {
     ops[kNorms].time_s += stream(tokens * 6 * hidden * kActBytes, 0, 1).time_s;  // embedding gather + final norm
 
     if (tp > 1) {
-      // Two all-reduces per layer (after o_proj and after down_proj), algorithm by message size.
+      // Two all-reduces per layer (o_proj's and down_proj's RowParallelLinear; a MoE layer's one after the experts
+      // and shared experts are summed), algorithm by message size, and one more of the same size for the embedding:
+      // VocabParallelEmbedding looks up its vocabulary shard and all-reduces the result (zeros for other shards' ids).
       Raw& r = ops[kAllReduce];
       const double msg = tokens * hidden * kActBytes;
-      r.time_s = 2 * layers * allreduce.time_s(msg);
-      r.bytes = 2 * layers * allreduce.link_bytes(msg);
+      const double count = 2 * layers + (vocab_parallel && tokens > 0 ? 1 : 0);
+      r.time_s = count * allreduce.time_s(msg);
+      r.bytes = count * allreduce.link_bytes(msg);
       r.bound = Bound::communication;
       r.peak_fraction = r.time_s > 0 ? r.bytes / r.time_s / allreduce.bus_bandwidth() : 0;
     }
@@ -366,6 +370,10 @@ struct CostModel::Constants {
   /// The LM head and sampling over `lm_rows` rows (prompts that finish plus decoding sequences).
   void lm_ops(double lm_rows, RawOps& ops) const {
     ops[kLmHead] = gemm(lm_rows, lm_params, hidden, vocab / tp, lm_gemm, 1, 1, {vocab / tp});
+    // TP > 1: each GPU's logits cover its vocabulary shard; LogitsProcessor gathers them in 16 bits before the
+    // sampler (V1 and SGLang: all-gather, every rank samples; V0: gather to the driver) — an NCCL collective, not
+    // the custom all-reduce. Charged to the LM head, whose output it is (its rows index the op table).
+    if (tp > 1 && vocab_parallel) ops[kLmHead].time_s += allreduce.all_gather_time_s(lm_rows * vocab * kActBytes);
     ops[kSampling] = stream(lm_rows * vocab * 4.0 * 2.0, lm_rows * vocab * 4.0, 1);  // fp32 logits, two passes
   }
 

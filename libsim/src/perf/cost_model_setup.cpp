@@ -241,6 +241,7 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->attn_decode = DecodeAttentionModel(gpu_, profile_, shape, quant_.kv_dtype,
                                         choose_decode_backend(gpu_, quant_.kv_dtype, runtime_, m.is_mla()), c->p);
   c->allreduce = AllReduceModel(gpu_, profile_, tp, runtime_traits(runtime_).allreduce);
+  c->vocab_parallel = runtime_traits(runtime_).vocab_parallel;
   c->overhead = EngineOverheadModel(profile_, runtime_, cuda_graphs_, tp * pp);
   c->link_bw = profile_.link_bandwidth > 0 ? profile_.link_bandwidth : 0.6 * gpu_.pcie_bandwidth();
   c->link_latency_s = profile_.link_latency_s;

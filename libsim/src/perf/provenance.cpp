@@ -264,6 +264,18 @@ std::vector<ConstantProvenance> build() {
                 "P2P 10 us assumed"));
   t.push_back(c("custom_allreduce_bandwidth", "all", P::datasheet,
                 "0 = derived from the link in perf/collective.cpp (peer reads at the NVLink / PCIe rate)", {}, 0.0));
+  t.push_back(c("collective.custom_two_shot_factor_tp4", "all", P::public_measurement,
+                "vLLM custom all-reduce, two stages: 2 x custom_allreduce_latency_s + k x S / B_peer; k least-squares "
+                "fitted to vllm#24111's H100 TP4 ca_2stage 0.5-4 MiB (17/18/27/27/35/43 us, CUDA graphs): 2.78",
+                {}, 2.8));
+  t.push_back(c("collective.custom_two_shot_factor_tp6_up", "all", P::public_measurement,
+                "as the TP4 factor, vllm#24111's H100 TP6 ca_2stage 0.5-4 MiB (15/17/20/26/29/37 us): 2.16; TP8 "
+                "(no table) takes TP6's",
+                {}, 2.2));
+  t.push_back(c("collective.embedding_and_logits", "all", P::engine_code,
+                "vLLM VocabParallelEmbedding: tensor_model_parallel_all_reduce of its output (one more all-reduce "
+                "per step); LogitsProcessor._gather_logits: all_gather (V1, vllm#9856; SGLang) or gather (V0) of "
+                "the vocab-parallel 16-bit logits over NCCL; no constant"));
   t.push_back(c("host_bandwidth", "all", P::microbenchmark, "host<->device 0.82-0.88 of PCIe x16 per direction (G§B5/B8)"));
 
   // --- MoE kernels (perf/moe_kernels.cpp): vLLM's fused-MoE layer beyond the two expert GEMMs.
@@ -519,6 +531,9 @@ std::vector<ConstantProvenance> build() {
                 {}, 30e-6));
   t.push_back(c("runtime.cpu_per_seq_s", "lmdeploy-turbomind", P::engine_code,
                 "two host copies of a session_len x 4-byte id row at 10-25 GB/s", {}, 1e-6));
+  t.push_back(c("runtime.vocab_parallel", "gpt-fast", P::engine_code,
+                "gpt-fast tp.py: apply_tp shards each block's attention (wqkv, wo) and feed_forward (w1, w3, w2); "
+                "tok_embeddings and output stay whole: no embedding all-reduce, no logits gather"));
   t.push_back(c("runtime.allreduce", "lmdeploy-turbomind", P::engine_code, "ftNcclAllReduceSum: NCCL for every message"));
   t.push_back(c("runtime.graphs", "gpt-fast", P::engine_code, "generate.py: torch.compile(mode=\"reduce-overhead\"), one graph"));
   t.push_back(c("runtime.max_graph_batch", "gpt-fast", P::engine_code, "one compiled graph for any decode batch"));

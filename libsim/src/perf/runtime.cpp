@@ -117,6 +117,9 @@ RuntimeTraits runtime_traits(Runtime r) {
       t.max_graph_batch = std::numeric_limits<int>::max();
       t.host_runs_ahead = true;
       t.cpu = CpuCost::fixed;
+      // tp.py (_apply_tp_Transformer, _apply_tp_attn, _apply_tp_ffn): tok_embeddings and output stay whole on every
+      // GPU, so no embedding all-reduce and no logits gather.
+      t.vocab_parallel = false;
       break;
     case Runtime::llama_cpp:
       // llama-bench's tg loop synchronizes every token; the CUDA backend replays one graph for a batch-1 decode

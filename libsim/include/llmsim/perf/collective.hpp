@@ -39,6 +39,10 @@ class AllReduceModel {
   double time_s(double bytes) const;
   /// Bytes each GPU moves over the link for that all-reduce (for the per-op breakdown).
   double link_bytes(double bytes) const;
+  /// Seconds for NCCL's all-gather of a tensor of `bytes` in all (each GPU holds bytes / tp of it): vLLM's
+  /// tensor_model_parallel_all_gather / gather of the vocabulary-parallel logits, which never takes the custom
+  /// kernel. 0 for bytes <= 0 or tp < 2.
+  double all_gather_time_s(double bytes) const;
   TpLink link() const noexcept { return link_; }
   int tp() const noexcept { return tp_; }
   /// The link bandwidth the bound is judged against (bytes/s): NCCL bus bandwidth.
@@ -51,6 +55,7 @@ class AllReduceModel {
   bool fully_connected_ = false;  ///< every GPU reaches every other over NVLink (NVSwitch)
   double ring_bw_ = 1, ring_step_s_ = 0, nccl_call_s_ = 0;
   double ll_bw_ = 1, ll_call_s_ = 0;  ///< NCCL's LL protocol for small messages
+  double ag_call_s_ = 0, ag_ll_call_s_ = 0;  ///< the same two protocols' fixed costs for a ring all-gather
   double peer_bw_ = 1, custom_s_ = 0;
 };
 

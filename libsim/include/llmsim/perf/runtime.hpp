@@ -48,6 +48,10 @@ struct RuntimeTraits {
   /// output object, check stop conditions) when the engine does it synchronously between steps; on top of `cpu`.
   double sync_output_per_seq_s = 0;
   AllReduceImpl allreduce = AllReduceImpl::custom_or_nccl;
+  /// TP shards the embedding and the LM head by vocabulary (vLLM's VocabParallelEmbedding / ParallelLMHead, SGLang's
+  /// copies, TurboMind): each step all-reduces the embedding's output and gathers the logits. gpt-fast's tp.py shards
+  /// attention and FFN only and keeps both replicated.
+  bool vocab_parallel = true;
   /// Prefill attention without a fused (flash) kernel: the score matrix of heads × tokens × KV cells is written to
   /// and read back from memory between a batched GEMM, a softmax and a second GEMM (perf/prefill_scores.hpp).
   bool materialises_prefill_scores = false;
