@@ -18,6 +18,7 @@ struct SloHeadroom {
   double limit_ms = 0;      ///< the SLO's bound
   double unloaded_ms = 0;   ///< the same percentile of the run alone (unloaded_run)
   double headroom = 0;      ///< limit / unloaded - 1
+  double percentile = 95;   ///< the target's percentile
   ErrorBand band;           ///< the model's typical error of that metric in the scenario's regime at batch 1
 };
 
@@ -25,11 +26,13 @@ struct SloHeadroom {
 /// nullopt when the run has none (no latency target, nothing completed, a target missed alone: unloaded_slo_miss).
 std::optional<SloHeadroom> tightest_slo_headroom(const spec::ResolvedScenario& scenario, const metrics::Summary& alone);
 
-/// The sizing note when the tightest target's headroom is within its band's typical error (the calibrated profile's
-/// cross-validated error, else data/error_bands.json; no note when the band is unknown): "the SLO sits within the
-/// model's typical error of one request's unloaded latency: ttft_ms.p95 <= 112.5 ms is 2.3 % above 110 ms alone on
-/// one replica (...); the fleet sized (500 replicas, each busy 1 % of the time) is set by queueing noise ...".
-/// `serving` and `busy_fraction` describe the fleet sized (busy < 0: unknown); `unit` names a fleet's unit.
+/// The sizing note, when either sign shows (nullopt otherwise): the tightest target's headroom is within its band's
+/// typical error (the calibrated profile's cross-validated error, else data/error_bands.json), or the fleet sized has
+/// several replicas each busy no more than the share of requests the target's percentile lets miss (5 % for a p95:
+/// a request finds another in service that often, so the fleet was grown until collisions are rarer than the misses
+/// allowed). "the SLO leaves requests almost no room to queue: ttft_ms.p95 <= 112.5 ms is 2.3 % above the 110.0 ms
+/// one request takes alone on one replica ...; the fleet sized (500 replica(s), each busy 0.4 % of the time, ...) is
+/// set by queueing noise ...". `serving` and `busy_fraction` describe the fleet sized (busy < 0: unknown).
 std::optional<std::string> slo_headroom_note(const spec::ResolvedScenario& scenario, const metrics::Summary& alone,
                                              int serving, double busy_fraction);
 
