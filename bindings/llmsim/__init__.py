@@ -10,7 +10,7 @@ Scenarios are dicts in the CLI's JSON format (or paths to such files). Bad input
 """
 from . import _core
 from ._core import CalibrationDataError, ConfigError
-from ._scenario import ServerArgsWarning, normalize as scenario, resolve
+from ._scenario import ScenarioWarning, ServerArgsWarning, normalize as scenario, resolve
 from .api import Result, frame, memory, simulate, step
 from .check import check
 from .calibrate import Calibration, calibrate, predict_runs
@@ -23,5 +23,6 @@ from . import plot
 
 __all__ = ["ConfigError", "CalibrationDataError", "Result", "frame", "memory", "step", "simulate", "throughput", "capacity",
            "compare", "report", "Report", "sweep", "search", "expand_grid", "scenario", "resolve", "catalog", "load_gpu_spec",
-           "load_hf_config", "plot", "check", "calibrate", "predict_runs", "Calibration", "ServerArgsWarning"]
+           "load_hf_config", "plot", "check", "calibrate", "predict_runs", "Calibration", "ServerArgsWarning",
+           "ScenarioWarning"]
 __version__ = "0.1.0"

@@ -79,6 +79,7 @@ def to_text(scenario: Scenario, overrides: Mapping[str, Any] | None = None, vllm
     ``ServerArgsWarning``; an unknown or misspelled flag is a ValueError with the flag it resembles."""
     text = json.dumps(load(scenario), allow_nan=False)
     pairs = []
+    check_server_lines(vllm_args, sglang_args)
     if vllm_args or sglang_args:
         if not isinstance(vllm_args or "", str) or not isinstance(sglang_args or "", str):
             raise ConfigError("vllm_args/sglang_args: expected the command line as one string")
@@ -90,6 +91,31 @@ def to_text(scenario: Scenario, overrides: Mapping[str, Any] | None = None, vllm
     if not pairs:
         return text
     return _core.analysis.apply_overrides(text, json.dumps(pairs, allow_nan=False))
+
+
+def check_server_lines(vllm_args: Optional[str], sglang_args: Optional[str]) -> None:
+    """ConfigError naming the argument when a server command line is given blank (the CLI's rule for
+    ``--vllm-args ""``): an unset variable would drop the server's settings without a word."""
+    for name, line in (("vllm_args", vllm_args), ("sglang_args", sglang_args)):
+        if isinstance(line, str) and not line.strip():
+            raise ConfigError(f"{name}: an empty command line: give the server's own (\"vllm serve MODEL "
+                              f"--max-num-seqs 128 ...\"), or leave it out (None)")
+
+
+class ScenarioWarning(UserWarning):
+    """What a scenario prices that its user should hear about before trusting a number — today a GPU profile fitted
+    from one runtime's runs pricing another. The one rule is C++ (``analysis::scenario_warnings``): ``simulate`` puts
+    it in ``summary["warnings"]``, and ``capacity``, ``compare``, ``report``, ``search`` and ``sweep`` issue it as
+    this warning and keep it in their results (``"warnings"`` / ``frame.attrs["warnings"]``)."""
+
+
+def scenario_warnings(texts, stacklevel: int = 3) -> list:
+    """The distinct warnings of scenarios (JSON texts, as ``to_text`` makes them), each issued once as a
+    ``ScenarioWarning``; returned in order for the caller's result object."""
+    found = _core.analysis.scenario_warnings([texts] if isinstance(texts, str) else list(texts))
+    for w in found:
+        warnings.warn(w, ScenarioWarning, stacklevel=stacklevel)
+    return list(found)
 
 
 class ServerArgsWarning(UserWarning):

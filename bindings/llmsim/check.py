@@ -17,7 +17,7 @@ from typing import Any, Mapping, Optional, Union
 import numpy as np
 import pandas as pd
 
-from ._scenario import Scenario, dotted, plain, to_text
+from ._scenario import Scenario, check_server_lines, dotted, plain, to_text
 from .api import _area
 
 VllmResult = Union[str, os.PathLike, Mapping[str, Any]]
@@ -67,6 +67,7 @@ def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_
         text, source = path.read_text(), str(vllm_result)
     else:
         raise ValueError(f"vllm_result: expected a file path or a dict, got {type(vllm_result).__name__}")
+    check_server_lines(vllm_args, sglang_args)
     if run is not None and (isinstance(run, bool) or not isinstance(run, int) or run < 1):
         raise ValueError(f"run: expected a line number >= 1, got {run!r}")
     outs = json.loads(_area("analysis").check_vllm_runs(text, source, to_text(scenario or {}, dotted(overrides)),

@@ -14,7 +14,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple
 import pandas as pd
 
 from ._core import ConfigError
-from ._scenario import Scenario, dotted, plain, to_text
+from ._scenario import Scenario, dotted, plain, scenario_warnings, to_text
 from .api import _area
 
 
@@ -115,12 +115,14 @@ def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = N
     (num_requests, warmup_requests, replications, rel_tol) of the first pass and of the front's re-check.
     ``jobs``: local threads (default: all cores); ``client``: a ``distributed.Client`` — the result is identical.
     ``raw=True`` returns the result JSON as a dict. Other scenario fields: ``workload__arrival__rate=`` style
-    keywords (``__`` for ``.``). Bad input raises ValueError naming the field.
+    keywords (``__`` for ``.``). Bad input raises ValueError naming the field. A ``ScenarioWarning`` (a GPU profile
+    fitted on another runtime) is issued and kept in ``frame.attrs["warnings"]`` (``raw``: ``"warnings"``).
 
     ``vllm_args`` / ``sglang_args``: a server's command line (``"vllm serve MODEL -tp 2 --max-num-seqs 128"``), as
     the CLI's ``--vllm-args`` / ``--sglang-args``: scenario < command line < keyword overrides."""
     core = _area("search")
     text = to_text(scenario, dotted(overrides), vllm_args, sglang_args)
+    found = scenario_warnings(text)
     jobs = int(jobs or os.cpu_count() or 1)
     options = _options(target_qps, budget, axes, gpus, jobs if client is None else 1, wave, front_cost_ratio,
                        screen, final_check, text)
@@ -140,4 +142,9 @@ def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = N
         front = core.front_positions(done, options)
         finals = _on_dask(client, [plan.candidate(i) for i in front], options, True, chunk_size)
         result = json.loads(core.assemble(plan, done, finals, options))
-    return result if raw else _frame(result)
+    result["warnings"] = found
+    if raw:
+        return result
+    frame = _frame(result)
+    frame.attrs["warnings"] = found
+    return frame

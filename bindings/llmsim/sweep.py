@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import _core
 from ._frames import check_sep, named, typed
-from ._scenario import Scenario, dotted, load, plain, split_overrides, to_text
+from ._scenario import Scenario, dotted, load, plain, scenario_warnings, split_overrides, to_text
 from .api import _area
 
 Grid = Union[Mapping[str, Sequence[Any]], Sequence[Union[Scenario, Mapping[str, Any]]]]
@@ -117,7 +117,9 @@ def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Gr
     line, as the CLI's ``--vllm-args`` / ``--sglang-args``) likewise, before those keywords.
 
     Ctrl-C (a notebook's "interrupt kernel") stops the sweep within a simulation's few thousand events and
-    raises KeyboardInterrupt with ``.partial``: the rows that had finished, as a frame indexed by grid point."""
+    raises KeyboardInterrupt with ``.partial``: the rows that had finished, as a frame indexed by grid point.
+    What a point prices that its user should hear about (a GPU profile fitted on another runtime) is issued as a
+    ``ScenarioWarning`` and kept in ``frame.attrs["warnings"]``."""
     check_sep(sep)
     if grid is None and "grid_or_list" in capacity_options:  # the keyword's earlier name
         grid = capacity_options.pop("grid_or_list")
@@ -138,6 +140,7 @@ def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Gr
     # (the CLI's rule for --rel-tol without --capacity), in the sweep call below: before any point runs.
     analysis = _area("analysis")
     points = expand_grid(base, grid)
+    found = scenario_warnings([text for _, text in points])
     bar = _tqdm(progress, len(points), "sweep")
     try:
         if client is None:
@@ -154,7 +157,9 @@ def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Gr
     finally:
         if bar is not None:
             bar.close()
-    return _frame(flat, sep=sep)
+    frame = _frame(flat, sep=sep)
+    frame.attrs["warnings"] = found
+    return frame
 
 
 def _on_dask(client, points: List[Point], capacity: bool, capacity_options: dict, chunk_size: Optional[int],
@@ -196,15 +201,21 @@ def capacity(scenario: Scenario, *, num_requests: Optional[int] = None, warmup_r
     (``sep`` as there).
 
     ``vllm_args`` / ``sglang_args``: a server's command line (``"vllm serve MODEL -tp 2 --max-num-seqs 128"``), as
-    the CLI's ``--vllm-args`` / ``--sglang-args``: scenario < command line < keyword overrides."""
+    the CLI's ``--vllm-args`` / ``--sglang-args``: scenario < command line < keyword overrides. A ``ScenarioWarning``
+    (a GPU profile fitted on another runtime) is issued and kept in the row's ``"warnings"`` (``frame.attrs``)."""
     check_sep(sep)
     opts = {k: v for k, v in dict(num_requests=num_requests, warmup_requests=warmup_requests,
                                   replications=replications, rel_tol=rel_tol, max_evaluations=max_evaluations,
                                   max_rate=max_rate).items() if v is not None}
     text = to_text(scenario, dotted(overrides), vllm_args, sglang_args)
+    found = scenario_warnings(text)
     if frame:
-        return _frame([_area("analysis").capacity(text, opts, True)], sep=sep)
-    return json.loads(_area("analysis").capacity(text, opts))
+        out = _frame([_area("analysis").capacity(text, opts, True)], sep=sep)
+        out.attrs["warnings"] = found
+        return out
+    row = json.loads(_area("analysis").capacity(text, opts))
+    row["warnings"] = found
+    return row
 
 
 def _strings(v) -> List[str]:
@@ -226,7 +237,8 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
     (cost-vs-latency frontier) columns. ``prices`` / ``purchase_prices``: ``{gpu id: price}`` per GPU-hour / per
     card, overriding the catalogue. ``frame.attrs`` holds ``target_qps``, ``sized_at`` (a daily profile's peak
     window), ``rank_by``, the winner's label and ``tie_note`` (how a tie was broken, "" without one), ``within_model_error`` (row positions whose value lies within
-    the model's typical error of the winner's) and ``model_error_note`` (that, in words). Numbers are float64 with NaN where an option has none; ``sep="_"`` gives
+    the model's typical error of the winner's), ``model_error_note`` (that, in words) and ``warnings`` (the scenario's
+    ``ScenarioWarning`` texts, also issued). Numbers are float64 with NaN where an option has none; ``sep="_"`` gives
     query-friendly column names as in ``sweep``. Keywords with ``__`` are scenario fields (``cost__target_qps=20``,
     ``__`` for ``.``); other keywords are capacity options (num_requests, replications, rel_tol, ...).
 
@@ -234,13 +246,15 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
     the CLI's ``--vllm-args`` / ``--sglang-args``: scenario < command line < keyword overrides."""
     check_sep(sep)
     over, capacity_options = split_overrides(capacity_options)
+    text = to_text(scenario, over, vllm_args, sglang_args)
+    found = scenario_warnings(text)
     bar = _tqdm(progress, 0, "compare")
     def update(done: int, total: int) -> None:
         bar.total = total
         bar.update(done - bar.n)
     try:
         flat, result_text = _area("analysis").compare(
-            to_text(scenario, over, vllm_args, sglang_args), _strings(gpus), _strings(quants), _strings(policies),
+            text, _strings(gpus), _strings(quants), _strings(policies),
             [int(x) for x in max_num_seqs], [int(x) for x in max_num_batched_tokens], capacity_options,
             rank_by, int(jobs or os.cpu_count() or 1), update if bar is not None else None,
             {str(k): float(v) for k, v in (prices or {}).items()},
@@ -258,6 +272,7 @@ def compare(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Op
         frame["tied"] = [i in tied for i in range(len(frame))]
         frame["pareto"] = [i in pareto for i in range(len(frame))]
     frame.attrs.update({k: v for k, v in result.items() if k not in ("rows",)})
+    frame.attrs["warnings"] = found
     return frame
 
 
@@ -265,8 +280,9 @@ class Report:
     """What ``report`` made: ``html`` (the page), ``headline`` (its one-sentence answer, plain text) and ``path`` (the
     file written, or None). Shown inline in a notebook; ``str()`` is the headline."""
 
-    def __init__(self, html: str, headline: str, path: Optional[str]):
+    def __init__(self, html: str, headline: str, path: Optional[str], warnings: Optional[List[str]] = None):
         self.html, self.headline, self.path = html, headline, path
+        self.warnings = list(warnings or [])  # the scenario's ScenarioWarnings, as issued
 
     def _repr_html_(self) -> str:
         return self.html
@@ -297,6 +313,8 @@ def report(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Opt
     the CLI's ``--vllm-args`` / ``--sglang-args``: scenario < command line < keyword overrides."""
     over, capacity_options = split_overrides(capacity_options)
     source = os.fspath(scenario) if isinstance(scenario, (str, os.PathLike)) else ""
+    text = to_text(scenario, over, vllm_args, sglang_args)
+    found = scenario_warnings(text)
     bar = _tqdm(progress, 0, "report")
     def update(done: int, total: int) -> None:  # compare's options, then the latency runs: restarts at 0
         if done < bar.n or total != bar.total:
@@ -304,7 +322,7 @@ def report(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Opt
         bar.update(done - bar.n)
     try:
         html, headline = _area("analysis").report(
-            to_text(scenario, over, vllm_args, sglang_args), _strings(gpus), _strings(quants), _strings(policies),
+            text, _strings(gpus), _strings(quants), _strings(policies),
             [int(x) for x in max_num_seqs], [int(x) for x in max_num_batched_tokens], capacity_options,
             rank_by, int(jobs or os.cpu_count() or 1), update if bar is not None else None,
             {str(k): float(v) for k, v in (prices or {}).items()},
@@ -324,4 +342,4 @@ def report(scenario: Scenario, gpus: Optional[Sequence[str]] = None, quants: Opt
             if os.path.exists(tmp):
                 os.remove(tmp)
             raise
-    return Report(html, headline, path)
+    return Report(html, headline, path, found)

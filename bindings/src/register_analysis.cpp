@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -154,6 +155,26 @@ void register_analysis(py::module_& m) {
   }, py::arg("scenario"), py::arg("options") = py::dict(), py::arg("flat") = false,
      "Capacity row (JSON text, `llmsim capacity --json` fields; flat: the sweep's [[column, value], ...]); GIL "
      "released while it runs, Ctrl-C stops it.");
+
+  m.def("scenario_warnings", [](const std::vector<std::string>& texts) {
+    // analysis::scenario_warnings of each scenario, the distinct ones in order; a scenario that does not parse or
+    // whose profile cannot be read says nothing here (the run itself reports it, naming the field).
+    std::vector<std::string> out;
+    for (const auto& text : texts) {
+      std::vector<std::string> found;
+      try {
+        Json doc = parse_text(text, "scenario");
+        found = analysis::scenario_warnings(spec::scenario_from_json(JsonView(doc, "")));
+      } catch (const ConfigError&) {
+        continue;
+      }
+      for (auto& w : found)
+        if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(std::move(w));
+    }
+    return out;
+  }, py::arg("scenarios"),
+     "The distinct analysis::scenario_warnings of scenarios (JSON texts): what Python's capacity, compare, report, "
+     "search and sweep issue as ScenarioWarning.");
 
   m.def("apply_overrides", [](const std::string& text, const std::string& overrides) {
     std::vector<std::pair<std::string, Json>> pairs;

@@ -143,6 +143,7 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
     std::cout << "owned: " << row.owned_note << "\n";
   }
   if (!row.quality_caveat.empty()) std::cout << row.quant << ": " << row.quality_caveat << "\n";
+  if (!row.slo_headroom_note.empty()) std::cout << "SLO headroom: " << row.slo_headroom_note << "\n";
 }
 
 int run_capacity(int argc, char** argv) {

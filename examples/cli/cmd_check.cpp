@@ -120,8 +120,8 @@ int run_check(int argc, char** argv) {
     const auto results = analysis::read_vllm_results(vm["vllm-result"].as<std::string>());
     analysis::VllmCheckOptions o;
     if (vm.count("scenario")) o.scenario = read_json_file(vm["scenario"].as<std::string>());
-    if (vm.count("vllm-args")) o.vllm_args = vm["vllm-args"].as<std::string>();
-    if (vm.count("sglang-args")) o.sglang_args = vm["sglang-args"].as<std::string>();
+    o.vllm_args = server_command_line(vm, "vllm-args");
+    o.sglang_args = server_command_line(vm, "sglang-args");
     if (vm.count("model")) o.model = vm["model"].as<std::string>();
     if (vm.count("gpu")) o.gpu = vm["gpu"].as<std::string>();
     if (vm.count("engine-version")) o.engine_version = vm["engine-version"].as<std::string>();

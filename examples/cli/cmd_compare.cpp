@@ -184,6 +184,8 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
     std::cout << "winner: none — " << (any ? "no option's fleet meets the SLO at the target load" : "no option meets the SLO")
               << "\n";
   }
+  for (const auto& row : r.rows)
+    if (row.fits && !row.slo_headroom_note.empty()) std::cout << "SLO headroom: " << row.name << ": " << row.slo_headroom_note << "\n";
 }
 
 void write_rows(OutputFile& out, const analysis::CompareResult& r) {

@@ -244,10 +244,17 @@ void add_set_option(po::options_description& opts) {
        "string");
 }
 
-namespace {
-std::string arg_or_empty(const po::variables_map& vm, const char* name) {
-  return vm.count(name) ? vm[name].as<std::string>() : std::string();
+std::string server_command_line(const po::variables_map& vm, const char* name) {
+  if (!vm.count(name)) return {};
+  const std::string v = vm[name].as<std::string>();
+  // Given but blank (an unset shell variable): the server's settings would be dropped without a word.
+  if (v.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw ConfigError(std::string("--") + name, "an empty command line: give the server's own (\"vllm serve MODEL "
+                                                "--max-num-seqs 128 ...\"), or leave the flag out");
+  return v;
 }
+
+namespace {
 void print_notes(const std::vector<std::string>& notes) {
   for (const auto& n : notes) std::cerr << "note: " << n << "\n";
 }
@@ -255,8 +262,8 @@ void print_notes(const std::vector<std::string>& notes) {
 
 Json apply_server_args(Json scenario, const po::variables_map& vm) {
   std::vector<std::string> notes;
-  scenario = analysis::apply_server_args(std::move(scenario), arg_or_empty(vm, "vllm-args"),
-                                         arg_or_empty(vm, "sglang-args"), notes);
+  scenario = analysis::apply_server_args(std::move(scenario), server_command_line(vm, "vllm-args"),
+                                         server_command_line(vm, "sglang-args"), notes);
   print_notes(notes);
   return scenario;
 }
@@ -296,7 +303,7 @@ Json load_scenario(const po::variables_map& vm) {
 }
 
 void apply_sets(analysis::Grid& grid, const po::variables_map& vm) {
-  const std::string vllm = arg_or_empty(vm, "vllm-args"), sglang = arg_or_empty(vm, "sglang-args");
+  const std::string vllm = server_command_line(vm, "vllm-args"), sglang = server_command_line(vm, "sglang-args");
   const bool server = !vllm.empty() || !sglang.empty();
   if (!vm.count("set") && !server) return;
   std::vector<std::pair<std::string, Json>> sets;
@@ -488,12 +495,11 @@ void print_fleet_pools(const metrics::Summary& s) {
 
 void print_scenario_warnings(const spec::Scenario& scenario, const std::string& where) {
   static std::set<std::string> said;
-  if (scenario.hardware.gpu_profile.empty()) return;  // the one source of warnings today: skip resolving (sweeps)
   std::vector<std::string> warnings;
   try {
-    warnings = analysis::scenario_warnings(spec::resolve(scenario, spec::Catalog::builtin()));
+    warnings = analysis::scenario_warnings(scenario);  // nothing resolved: cheap for every point of a sweep
   } catch (const ConfigError&) {
-    return;
+    return;  // the run itself reports a bad profile
   }
   for (const auto& w : warnings)
     if (said.insert(w).second) std::cerr << "warning: " << (where.empty() ? "" : where + ": ") << w << "\n";

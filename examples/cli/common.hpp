@@ -51,6 +51,9 @@ void add_set_option(po::options_description& opts);
 /// `scenario` with --vllm-args or --sglang-args applied (analysis::apply_server_args); its notes (flags not
 /// modelled, the catalogue model a Hugging Face name matched) go to stderr as "note: ..." lines.
 Json apply_server_args(Json scenario, const po::variables_map& vm);
+/// The value of --vllm-args / --sglang-args (`name` without dashes), "" when not given; ConfigError naming the flag
+/// when it is given blank (an unset shell variable would drop the server's settings without a word).
+std::string server_command_line(const po::variables_map& vm, const char* name);
 /// "PATH=VALUE" -> (PATH, VALUE as JSON when it parses as JSON, else the bare string): "rate=8" -> 8,
 /// "hardware.gpu=a100-80gb-sxm" -> "a100-80gb-sxm", 'slo.ttft_ms={"p95": 500}' -> an object.
 /// ConfigError(flag) without '='; a value that is JSON with a duplicate key, a syntax error inside {...} or [...], or

@@ -12,6 +12,7 @@
 #include "llmsim/analysis/ranking.hpp"
 #include "llmsim/analysis/row.hpp"
 #include "llmsim/analysis/search.hpp"
+#include "llmsim/analysis/slo_headroom.hpp"
 #include "llmsim/core/error.hpp"
 #include "scenarios.hpp"
 
@@ -259,4 +260,64 @@ TEST_CASE("an SLO one request alone misses is said to be below its unloaded late
   const auto cap = analysis::find_capacity(test::resolve_json(j), sizing_quick());
   CHECK(!cap.found);
   CHECK_THAT(cap.reason, Catch::Contains("below one request's unloaded latency"));
+}
+
+TEST_CASE("an SLO within the model's error of one request's unloaded latency says the fleet is set by queueing noise",
+          "[analysis][sizing]") {
+  // Issue 29: 112.5 ms over an unloaded TTFT of ~110 ms sized "500 H100s" without a word. The rule (slo_headroom.hpp)
+  // compares the tightest target's margin over the run alone with the model's typical error in that regime.
+  Json j = test::chat_json();
+  const auto o = sizing_quick();
+  const metrics::Summary alone = analysis::unloaded_run(test::resolve_json(j), o, false);
+  REQUIRE(alone.completed_requests > 0);
+  const double unloaded = alone.ttft_ms.p95;
+  for (const double f : {1.02, 3.0}) {
+    Json t = j;
+    t["slo"] = {{"ttft_ms", {{"p95", unloaded * f}}}, {"tpot_ms", {{"p95", 1000}}}};
+    const auto rs = test::resolve_json(t);
+    const auto h = analysis::tightest_slo_headroom(rs, alone);
+    REQUIRE(h);
+    CHECK(h->target == "ttft_ms.p95");  // the tighter of the two targets
+    CHECK(h->headroom == Approx(f - 1));
+    REQUIRE(h->band.known());
+    // A fleet whose replicas are busy half the time carries load: only the margin can speak.
+    const auto note = analysis::slo_headroom_note(rs, alone, 12, 0.5);
+    INFO("SLO " << f << " x the unloaded p95 TTFT " << unloaded << " ms; band ±" << h->band.typical << ": "
+                << note.value_or("(none)"));
+    if (f - 1 <= h->band.typical) {
+      REQUIRE(note);
+      CHECK_THAT(*note, Catch::Contains("ttft_ms.p95 <= ") && Catch::Contains("one request takes alone") &&
+                            Catch::Contains("typical error") && Catch::Contains("12 replica(s), each busy 50 %") &&
+                            Catch::Contains("queueing noise"));
+    } else {
+      CHECK(!note);  // room to queue: the fleet is the load's
+    }
+    // Several replicas each busy no more than the 5 % of requests a p95 lets miss: the fleet was grown until
+    // collisions are rarer than that, whatever the margin; one replica, or a busier fleet, says nothing of it.
+    const auto idle = analysis::slo_headroom_note(rs, alone, 12, 0.03);
+    REQUIRE(idle);
+    CHECK_THAT(*idle, Catch::Contains("each busy 3.0 % of the time, no more than the 5.0 % of requests the p95 lets miss"));
+    CHECK(analysis::slo_headroom_note(rs, alone, 1, 0.03).has_value() == (f - 1 <= h->band.typical));
+    CHECK(analysis::slo_headroom_note(rs, alone, 12, 0.06).has_value() == (f - 1 <= h->band.typical));
+  }
+  // A target missed alone is unloaded_slo_miss's case, not this one.
+  Json missed = j;
+  missed["slo"] = {{"ttft_ms", {{"p95", unloaded * 0.5}}}};
+  CHECK(!analysis::tightest_slo_headroom(test::resolve_json(missed), alone));
+
+  // Sizing says it beside the fleet, in the row that capacity, compare, report, search and Python print.
+  analysis::RowOptions ro;
+  ro.capacity = true;
+  ro.capacity_options = o;
+  Json tight = j;
+  tight["slo"] = {{"ttft_ms", {{"p95", unloaded * 1.02}}}};
+  tight["cost"] = {{"target_qps", 0.05}};
+  const auto row = analysis::evaluate_row(test::resolve_json(tight), ro);
+  REQUIRE(row.capacity);
+  REQUIRE(row.capacity->found);
+  CHECK_THAT(row.slo_headroom_note, Catch::Contains("queueing noise"));
+  CHECK_THAT(analysis::to_json(row)["slo_headroom_note"].get<std::string>(), Catch::Contains("queueing noise"));
+  Json loose = j;
+  loose["cost"] = {{"target_qps", 0.05}};
+  CHECK(analysis::evaluate_row(test::resolve_json(loose), ro).slo_headroom_note.empty());
 }

@@ -120,6 +120,14 @@ TEST_CASE("malformed or foreign result files get an error naming the file and th
   CHECK_THAT(error_of("{" + ok_head + R"(, "input_lens": [1, 2], "output_lens": [3]})"), Catch::Contains("output_lens"));
   CHECK_THAT(error_of("{" + ok_head + R"(, "input_lens": [1, "x"], "output_lens": [3, 4]})"),
              Catch::Contains("input_lens[1]"));
+  // Every per-request list has one entry per request sent (completed + failed): another length is another run's.
+  for (const std::string list : {R"("input_lens": [1, 2], "output_lens": [3, 4])", R"("ttfts": [0.1, 0.2])",
+                                 R"("ttfts": [0.1, 0.2, 0.3, 0.4])"}) {
+    INFO(list);
+    CHECK_THAT(error_of("{" + ok_head + ", " + list + "}"),
+               Catch::Contains("entries, but the run sent completed + failed = 3 + 0"));
+  }
+  CHECK(error_of("{" + ok_head + R"(, "ttfts": [0.1, 0.2, 0.3]})").empty());
   CHECK_THAT(error_of("{" + ok_head + R"(, "request_rate": -2})"), Catch::Contains("request_rate"));
   CHECK_THAT(error_of(R"({"duration": 2, "completed": 3, "total_input_tokens": 3, "total_output_tokens": 2,
                           "request_throughput": 1})"),

@@ -121,7 +121,18 @@ TEST_CASE("--vllm-args lists the flags llmsim does not model and refuses a missp
     const auto bad = run(cmd + typo);
     CHECK(bad.code == 2);
     CHECK_THAT(bad.out, Catch::Contains("--max-num-seq: unknown vLLM flag; did you mean --max-num-seqs?"));
+    // Given blank (an unset shell variable), either flag would drop the server's settings without a word.
+    for (const char* flag : {"--vllm-args", "--sglang-args"}) {
+      const auto blank = run(cmd + " " + flag + " ' '");
+      CHECK(blank.code == 2);
+      CHECK_THAT(blank.out, Catch::Contains(std::string(flag) + ": an empty command line"));
+    }
   }
+  const auto check_blank = run("check '" + std::string(LLMSIM_SOURCE_DIR) +
+                               "/data/calibration_runs/lambdalabs-a100-80gb-sxm/prompt_10_Meta-Llama-3-8B-Instruct_tp1_len2000.json'"
+                               " --gpu a100-80gb-sxm --model llama-3.1-8b --vllm-args ''");
+  CHECK(check_blank.code == 2);
+  CHECK_THAT(check_blank.out, Catch::Contains("--vllm-args: an empty command line"));
   const auto value = run("simulate " + server_scenario_file() + " --vllm-args " + quoted("vllm serve --max-num-seqs many"));
   CHECK(value.code == 2);
   CHECK_THAT(value.out, Catch::Contains("--max-num-seqs: expected an integer, got 'many'"));

@@ -225,9 +225,12 @@ TEST_CASE("async scheduling: one cost model prices a step from idle, bit for bit
       const double t_async = async.iteration_time(b, &p_async);
       CHECK(t_async < t_sync);
       CHECK(p_async == p_sync);
-      // The synchronous model's serial_time is its iteration_time.
+      // The synchronous model's serial_time is its iteration_time; every entry point takes the one path rule
+      // (CostModel::step_time), so the overload without the proposer's share gives the same bits.
       double p = 0;
       CHECK(sync.serial_time(b, &p) == t_sync);
+      CHECK(sync.iteration_time(b) == t_sync);
+      CHECK(async.iteration_time(b) == t_async);
       ++compared;
     }
   }

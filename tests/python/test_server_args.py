@@ -80,3 +80,15 @@ def test_python_and_cli_read_the_line_alike(small, cli, tmp_path):
         py = llmsim.simulate(small, vllm_args=LINE).summary
     assert json.loads(out)["kv"] == py["kv"]
     assert json.loads(out)["ttft_ms"] == py["ttft_ms"]
+
+
+def test_a_blank_command_line_is_refused_everywhere_as_the_cli_does(small):
+    # An unset variable passed as vllm_args would drop the server's settings without a word (llmsim --vllm-args '').
+    for name in ("vllm_args", "sglang_args"):
+        for call in (lambda kw: llmsim.simulate(small, **kw), lambda kw: llmsim.capacity(small, **kw),
+                     lambda kw: llmsim.sweep(small, {"workload.arrival.rate": [1]}, progress=False, **kw),
+                     lambda kw: llmsim.check({"duration": 2, "completed": 3, "total_input_tokens": 10,
+                                              "total_output_tokens": 20, "request_throughput": 1.5,
+                                              "mean_ttft_ms": 12}, gpu="a100-80gb-sxm", model="llama-3.1-8b", **kw)):
+            with pytest.raises(ValueError, match=f"{name}: an empty command line"):
+                call({name: "  "})

@@ -247,6 +247,16 @@ TEST_CASE("metrics.percentiles: extra percentiles to report, validated with the 
   CHECK_THAT(err({{"percentiles", {50, 100}}}), Catch::Contains("metrics.percentiles[1]") && Catch::Contains("got 100"));
   CHECK_THAT(err({{"percentiles", {-5}}}), Catch::Contains("metrics.percentiles[0]") && Catch::Contains("got -5"));
   CHECK_THAT(err({{"percentiles", {1e300}}}), Catch::Contains("metrics.percentiles[0]"));
+  // Every percentile accepted is one whose output key ("p" + the number) the key reader takes back: no exponents.
+  for (const double q : {1e-320, 1e-5, 0.00004}) {
+    INFO(q);
+    CHECK_THAT(err({{"percentiles", {q}}}), Catch::Contains("metrics.percentiles[0]") && Catch::Contains("reads back"));
+  }
+  for (const double q : {0.0001, 0.5, 12.5, 99.9, 99.999}) {
+    INFO(q);
+    CHECK(err({{"percentiles", {q}}}).empty());
+    CHECK(parse_percentile_key("p" + format_given(q)) == q);
+  }
   CHECK_THAT(err({{"percentiles", {75, 99.9, 75}}}),
              Catch::Contains("metrics.percentiles[2]") && Catch::Contains("duplicates metrics.percentiles[0]"));
   CHECK_THAT(err({{"percentiles", {"p75"}}}), Catch::Contains("metrics.percentiles[0]"));

@@ -287,6 +287,7 @@ std::string render_report(const ReportInput& in) {
          escape(money(base, value(winner->cost_per_mtok_output_at_target), 3)) + " per million output tokens at that load.";
     if (!winner->quality_caveat.empty()) o += " " + escape(winner->quant + ": " + winner->quality_caveat);
     o += "</p>\n";
+    if (!winner->slo_headroom_note.empty()) o += "<p id=\"slo-headroom\"><strong>SLO headroom:</strong> " + escape(winner->slo_headroom_note) + ".</p>\n";
     if (!r.tie_note.empty()) o += "<p id=\"tie\">" + escape(r.tie_note) + ".</p>\n";
     if (!r.model_error_note.empty()) o += "<p id=\"model-error\">" + escape(r.model_error_note) + ".</p>\n";
   } else {
@@ -468,6 +469,9 @@ std::string render_report(const ReportInput& in) {
         if (std::find(caveats.begin(), caveats.end(), c) == caveats.end()) caveats.push_back(c);
       }
     for (const auto& c : caveats) o += "<li>Quality is not modelled \u2014 " + escape(c) + "</li>\n";
+    for (const auto& row : r.rows)
+      if (row.fits && !row.slo_headroom_note.empty() && !(winner && &row == winner))
+        o += "<li>SLO headroom of " + escape(row.name) + ": " + escape(row.slo_headroom_note) + ".</li>\n";
     o += "<li>These are predictions. Before trusting them on your setup, compare one measured run: "
          "<code>llmsim check --vllm-result bench.json</code>.</li>\n";
   }

@@ -94,6 +94,13 @@ const metrics::LatencyStats& latency_of(spec::SloMetric m, const metrics::Summar
 
 }  // namespace
 
+std::optional<double> slo_target_value(const spec::SloTarget& t, const metrics::Summary& s,
+                                       const metrics::ClassSummary* c) {
+  const auto& l = latency_of(t.metric, s, c);
+  if (l.count == 0) return std::nullopt;
+  return percentile(l, t.percentile);
+}
+
 std::optional<int> closed_loop_users(const spec::Workload& w) {
   int n = 0;
   for (const auto& c : w.effective_classes()) {
@@ -121,9 +128,8 @@ std::string slo_failures(const spec::Scenario& sc, const metrics::Summary& s) {
     const metrics::ClassSummary* c = i < s.classes.size() ? &s.classes[i] : nullptr;
     const std::string who = c ? "class " + c->name + ": " : "";
     for (const auto& t : slo.targets) {
-      const auto& l = latency_of(t.metric, s, c);
-      const auto v = percentile(l, t.percentile);
-      if (l.count > 0 && v && *v > t.max_ms)
+      const auto v = slo_target_value(t, s, c);
+      if (v && *v > t.max_ms)
         add(who + spec::to_string(t.metric) + ".p" + format_value(t.percentile) + " = " + format_fixed(*v, *v < 100 ? 1 : 0) +
             " ms > " + format_value(t.max_ms));
     }
@@ -185,15 +191,20 @@ spec::ResolvedScenario at_load(const spec::ResolvedScenario& scenario, double lo
   return r;
 }
 
-std::optional<std::string> unloaded_slo_miss(const spec::ResolvedScenario& scenario, const CapacityOptions& options,
-                                             bool closed_loop) {
+metrics::Summary unloaded_run(const spec::ResolvedScenario& scenario, const CapacityOptions& options, bool closed_loop) {
   const double idle = closed_loop ? 1.0 : options.min_rate;
   spec::ResolvedScenario r = at_load(scenario, idle, scenario.scenario.workload.seed, options);
-  const bool unit = !scenario.fleet.empty() || !scenario.disagg_pools.empty();
   if (scenario.fleet.empty()) r.scenario.hardware.replicas = 1;
   engine::SimulationOptions sim;
   sim.cancel = options.cancel;
-  const metrics::Summary alone = evaluate(r, sim).summary;
+  return evaluate(r, sim).summary;
+}
+
+std::optional<std::string> unloaded_slo_miss(const spec::ResolvedScenario& scenario, const CapacityOptions& options,
+                                             bool closed_loop, const metrics::Summary* alone_run) {
+  const double idle = closed_loop ? 1.0 : options.min_rate;
+  const bool unit = !scenario.fleet.empty() || !scenario.disagg_pools.empty();
+  const metrics::Summary alone = alone_run ? *alone_run : unloaded_run(scenario, options, closed_loop);
   if (!alone.fits || alone.unstable || alone.completed_requests == 0 || run_meets_slo(alone)) return std::nullopt;
   return "the SLO is below one request's unloaded latency: alone on one " + std::string(unit ? "unit" : "replica") +
          " (" + format_value(idle) + (closed_loop ? " user" : " req/s") + ", no queueing) " +

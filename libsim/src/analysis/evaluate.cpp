@@ -16,12 +16,16 @@ engine::SimulationResult evaluate(const spec::ResolvedScenario& scenario, const 
 }
 
 std::vector<std::string> scenario_warnings(const spec::ResolvedScenario& scenario) {
+  return scenario_warnings(scenario.scenario);
+}
+
+std::vector<std::string> scenario_warnings(const spec::Scenario& scenario) {
   std::vector<std::string> out;
   // A profile fitted from one runtime's runs prices another only with a warning (perf::runtime_mismatch). The file is
   // read once while unchanged (perf::profile_document), not once per simulation.
-  const auto& ref = scenario.scenario.hardware.gpu_profile;
+  const auto& ref = scenario.hardware.gpu_profile;
   if (!ref.empty()) {
-    if (auto w = perf::runtime_mismatch(perf::load_profile(ref), perf::runtime_of(scenario.scenario.engine)))
+    if (auto w = perf::runtime_mismatch(perf::load_profile(ref), perf::runtime_of(scenario.engine)))
       out.push_back(std::move(*w));
   }
   return out;

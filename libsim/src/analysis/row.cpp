@@ -9,6 +9,7 @@
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/ownership.hpp"
 #include "llmsim/analysis/quality.hpp"
+#include "llmsim/analysis/slo_headroom.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/dtype.hpp"
 #include "llmsim/spec/engine_config.hpp"
@@ -222,6 +223,10 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
     serving = *estimate;
     at = first;
   }
+  // An SLO barely above one request's own latency sizes the fleet by queueing noise: said beside the fleet.
+  if (at.fits && !at.unstable && at.completed_requests > 0)
+    if (auto note = slo_headroom_note(s, unloaded_run(s, copt, cap.closed_loop), serving, at.busy_fraction))
+      row.slo_headroom_note = *note;
   row.replicas_added = serving - *estimate;
   row.serving_replicas = serving;
   // cost.spare_fraction's spares, then the hot spares failures.spares holds beside them (billed, idle).

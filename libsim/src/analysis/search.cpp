@@ -326,6 +326,7 @@ SearchEvaluation evaluate_candidate(const SearchCandidate& c, const CapacityOpti
   e.fits = row.fits;
   e.reason = row.reason;
   e.quality_caveat = row.quality_caveat;
+  e.slo_headroom_note = row.slo_headroom_note;
   if (!row.fits || !row.capacity || !row.capacity->found) {
     if (e.reason.empty() && row.capacity) e.reason = row.capacity->reason;
     e.time_limited = row.capacity && row.capacity->time_limited;
@@ -475,6 +476,7 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
                       format_fixed(we.capacity_qps, 2) + " req/s within the SLO; at the target P95 TTFT " +
                       format_fixed(we.ttft_p95_ms, 0) + " ms, P95 TPOT " + format_fixed(we.tpot_p95_ms, 1) + " ms" +
                       (we.quality_caveat.empty() ? std::string() : "; " + we.quality_caveat));
+  if (!we.slo_headroom_note.empty()) r.reasons.push_back(w.candidate.name + ": " + we.slo_headroom_note);
   // The runner-up: the next front member, else the cheapest other feasible configuration of the first pass.
   const SearchCandidate* rc = nullptr;
   const SearchEvaluation* re = nullptr;

@@ -48,7 +48,8 @@ Json to_json(const SearchEvaluation& e) {
               {"ttft_p95_ms", e.ttft_p95_ms},
               {"tpot_p95_ms", e.tpot_p95_ms},
               {"cost_per_mtok_output", e.cost_per_mtok_output ? Json(*e.cost_per_mtok_output) : Json(nullptr)},
-              {"quality_caveat", e.quality_caveat}};
+              {"quality_caveat", e.quality_caveat},
+              {"slo_headroom_note", e.slo_headroom_note}};
 }
 
 SearchEvaluation evaluation_from_json(const JsonView& v) {
@@ -66,6 +67,7 @@ SearchEvaluation evaluation_from_json(const JsonView& v) {
   if (v.has("cost_per_mtok_output") && !v["cost_per_mtok_output"].json().is_null())
     e.cost_per_mtok_output = v.number("cost_per_mtok_output");
   if (v.has("quality_caveat")) e.quality_caveat = v.string("quality_caveat");
+  if (v.has("slo_headroom_note")) e.slo_headroom_note = v.string("slo_headroom_note");
   return e;
 }
 
@@ -86,7 +88,8 @@ Json to_json(const SearchResult& r) {
                 {"tpot_p95_ms", e.tpot_p95_ms},
                 {"cost_per_mtok_output", e.cost_per_mtok_output ? Json(*e.cost_per_mtok_output) : Json(nullptr)},
                 {"monthly_lower_bound", m.candidate.monthly_lower_bound},
-                {"quality_caveat", e.quality_caveat}};
+                {"quality_caveat", e.quality_caveat},
+                {"slo_headroom_note", e.slo_headroom_note}};
   };
   Json front = Json::array();
   for (const auto& m : r.front) front.push_back(member(m));

@@ -265,6 +265,13 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
                            "failed = " + std::to_string(r.completed) + " + " + std::to_string(r.failed) +
                            " requests (vLLM lists every request sent)");
     }
+    // vLLM's client writes every per-request list from the same outputs (ttfts, input_lens, output_lens: one entry per
+    // request sent), so a list of another length belongs to another run; the per-request TTFTs feed check's notes.
+    if (v.has("ttfts") && static_cast<std::int64_t>(r.ttfts_s.size()) != r.completed + r.failed) {
+      v["ttfts"].fail("has " + std::to_string(r.ttfts_s.size()) + " entries, but the run sent completed + failed = " +
+                      std::to_string(r.completed) + " + " + std::to_string(r.failed) +
+                      " requests (vLLM lists every request sent)");
+    }
     for (std::size_t i = 0; i < r.input_lens.size(); ++i) {
       if (r.input_lens[i] < 1) {
         throw ConfigError(source, "input_lens[" + std::to_string(i) + "]: must be >= 1 token, got " +

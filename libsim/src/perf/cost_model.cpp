@@ -61,17 +61,57 @@ double CostModel::weight_bytes_per_gpu() const noexcept {
   return c_->weights_per_gpu();
 }
 
-double CostModel::iteration_time(const BatchShape& batch, double* proposer_s) const {
-  if (maybe_invalid(batch)) validate(batch);
-  *proposer_s = 0;
+// The one rule for a step's time, behind iteration_time and serial_time: which path prices it — the table (token-only
+// ops looked up, times only) or the ops computed directly (speculative verification, a batch past the table, ops the
+// table cannot stand for) — and how the host's time enters. Synchronous, or Serial without async scheduling: the ops
+// as the model holds them, the step max(their sum, host_floor). Serial under async scheduling (a step launched by an
+// idle engine): the host's time in line as the cpu op and no floor — the values and order of the synchronous model,
+// so its bits. Summed in op order on every path, as breakdown() does, so all give the same bits.
+template <bool Serial>
+[[gnu::always_inline]] inline double CostModel::step_time(const BatchShape& batch, double* proposer_s) const {
+  if (maybe_invalid(batch)) validate(batch);  // throws the ConfigError naming the field
+  if (proposer_s) *proposer_s = 0;
   if (batch.empty()) return 0;
-  if (batch.spec_tokens == 0) return iteration_time(batch);
-  RawOps ops{};
-  c_->verification_ops(batch, ops, true);
-  ops[kProposer].time_s = *proposer_s = proposer_time(batch);
-  double t = 0;
-  for (const auto& o : ops) t += o.time_s;
-  return std::max(t, c_->host_floor(static_cast<double>(batch.prefill_seqs + batch.decode_seqs)));
+  const Constants& c = *c_;
+  const bool in_line = Serial && c.cpu_overlaps;
+  const double host = c.host_floor(static_cast<double>(batch.prefill_seqs + batch.decode_seqs));
+  const std::int64_t tokens = batch.prefill_tokens + batch.decode_seqs;
+  // lm rows <= tokens (a last chunk is a prefill chunk of >= 1 token), so both rows are in the table.
+  const std::int64_t lm_rows = batch.prefill_last_chunks + batch.decode_seqs;
+  if (batch.spec_tokens == 0 && tokens <= kTableTokens && c.times_only) [[likely]] {
+    TimesOnly out;
+    c.table_ops_into(tokens, lm_rows, out);
+    c.batch_ops_into(batch, out);
+    if (in_line) out.time(kCpu) = host;
+    double t = 0;
+    for (const double x : out.t) t += x;
+    return in_line ? t : std::max(t, host);
+  }
+  // The direct path, out of line so that the table path above stays the short body the engine's steps inline.
+  auto direct = [&]() __attribute__((noinline)) -> double {
+    RawOps ops{};
+    if (batch.spec_tokens > 0) {
+      c.verification_ops(batch, ops, true);
+      const double proposer = proposer_time(batch);
+      ops[kProposer].time_s = proposer;
+      if (proposer_s) *proposer_s = proposer;
+    } else if (tokens > kTableTokens) {
+      c.evaluate(batch, ops);
+    } else {
+      c.batch_ops(batch, ops);
+      c.token_and_lm_ops(tokens, lm_rows, ops, true);
+      c.finish_launch(batch, ops);
+    }
+    if (in_line) ops[kCpu].time_s = host;
+    double t = 0;
+    for (const auto& o : ops) t += o.time_s;
+    return in_line ? t : std::max(t, host);
+  };
+  return direct();
+}
+
+double CostModel::iteration_time(const BatchShape& batch, double* proposer_s) const {
+  return step_time<false>(batch, proposer_s);
 }
 
 double CostModel::proposer_time(const BatchShape& b) const {
@@ -93,42 +133,7 @@ CostModel CostModel::with_async_scheduling(bool on) const {
 bool CostModel::async_scheduling() const noexcept { return c_->cpu_overlaps; }
 
 double CostModel::serial_time(const BatchShape& batch, double* proposer_s) const {
-  const Constants& c = *c_;
-  if (!c.cpu_overlaps) return iteration_time(batch, proposer_s);
-  // Under async scheduling the ops leave the host's time out (the cpu op is 0) and a step is max(their sum, the host's
-  // time). A step from idle has nothing to hide the host behind: the same ops with the host's time as the cpu op,
-  // summed in op order on iteration_time's paths — the values and order of the synchronous model, so its bits — and
-  // no floor.
-  if (maybe_invalid(batch)) validate(batch);
-  *proposer_s = 0;
-  if (batch.empty()) return 0;
-  const double host = c.host_floor(static_cast<double>(batch.prefill_seqs + batch.decode_seqs));
-  const std::int64_t tokens = batch.prefill_tokens + batch.decode_seqs;
-  const std::int64_t lm_rows = batch.prefill_last_chunks + batch.decode_seqs;
-  if (batch.spec_tokens == 0 && tokens <= kTableTokens && c.times_only) {  // table_time with the host in line
-    TimesOnly out;
-    c.table_ops_into(tokens, lm_rows, out);
-    c.batch_ops_into(batch, out);
-    out.time(kCpu) = host;
-    double t = 0;
-    for (const double x : out.t) t += x;
-    return t;
-  }
-  RawOps ops{};
-  if (batch.spec_tokens > 0) {
-    c.verification_ops(batch, ops, true);
-    ops[kProposer].time_s = *proposer_s = proposer_time(batch);
-  } else if (tokens > kTableTokens) {
-    c.evaluate(batch, ops);
-  } else {
-    c.batch_ops(batch, ops);
-    c.token_and_lm_ops(tokens, lm_rows, ops, true);
-    c.finish_launch(batch, ops);
-  }
-  ops[kCpu].time_s = host;
-  double t = 0;
-  for (const auto& o : ops) t += o.time_s;
-  return t;
+  return step_time<true>(batch, proposer_s);
 }
 
 CostModel CostModel::without_cpu_overhead() const {
@@ -149,33 +154,7 @@ CostModel CostModel::with_host_per_seq_s(double extra_s) const {
   return m;
 }
 
-double CostModel::iteration_time(const BatchShape& batch) const {
-  if (maybe_invalid(batch)) validate(batch);  // throws the ConfigError naming the field
-  if (batch.empty()) return 0;
-  if (batch.spec_tokens > 0) [[unlikely]] {
-    double proposer = 0;
-    return iteration_time(batch, &proposer);
-  }
-  const Constants& c = *c_;
-  const std::int64_t tokens = batch.prefill_tokens + batch.decode_seqs;
-  // lm rows <= tokens (a last chunk is a prefill chunk of >= 1 token), so both rows are in the table.
-  const double host = c.host_floor(static_cast<double>(batch.prefill_seqs + batch.decode_seqs));
-  if (tokens <= kTableTokens && c.times_only) [[likely]]
-    return std::max(c.table_time(batch, tokens, batch.prefill_last_chunks + batch.decode_seqs), host);
-  RawOps ops{};
-  if (tokens > kTableTokens) {
-    c.evaluate(batch, ops);
-  } else {
-    // lm rows <= tokens (a last chunk is a prefill chunk of >= 1 token), so both rows are in the table.
-    c.batch_ops(batch, ops);
-    c.token_and_lm_ops(tokens, batch.prefill_last_chunks + batch.decode_seqs, ops, true);
-    c.finish_launch(batch, ops);
-  }
-  // Summed in op order, as breakdown() does, so both give the same bits.
-  double t = 0;
-  for (const auto& o : ops) t += o.time_s;
-  return std::max(t, host);
-}
+double CostModel::iteration_time(const BatchShape& batch) const { return step_time<false>(batch, nullptr); }
 
 DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
   LLMSIM_CHECK(decode_seqs >= 1, "decode steps without a sequence");

@@ -192,7 +192,7 @@ struct CostModel::Constants {
   /// vLLM V1's async scheduling (perf/async_scheduling.hpp): the host's per-step time runs while the GPU runs the
   /// step before, so the step takes max(GPU work, host time) instead of their sum (host_floor).
   bool cpu_overlaps = false;
-  bool times_only = false;  ///< times_only_exact(), set with the table: iteration_time may take table_time()
+  bool times_only = false;  ///< times_only_exact(), set with the table: step_time (cost_model.cpp) may take its table path
   int tp = 1, pp = 1;
   double link_bw = 0, link_latency_s = 0;
   double kernels_per_layer = 0, kernels_per_iter = 0;
@@ -466,18 +466,6 @@ struct CostModel::Constants {
   /// wait for the GPU's work (finish_launch).
   bool times_only_exact() const noexcept {
     return !(sliding_layers > 0 || mla || linear_layers > 0) && !overhead.launch_depends_on_gpu();
-  }
-
-  /// iteration_time for a batch of at most kTableTokens tokens when times_only_exact(): the token-only ops from the
-  /// table, the others by batch_ops' formulas, summed in op order — the same values added in the same order as
-  /// evaluate() and breakdown(), so the same bits (tested over the catalogue).
-  double table_time(const BatchShape& b, std::int64_t tokens, std::int64_t lm_rows) const {
-    TimesOnly out;
-    table_ops_into(tokens, lm_rows, out);
-    batch_ops_into(b, out);
-    double t = 0;
-    for (const double x : out.t) t += x;
-    return t;
   }
 
   /// Launch time of batch `b` whose other kernels keep the GPU busy for `gpu_busy_s`.

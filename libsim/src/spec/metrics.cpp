@@ -1,6 +1,7 @@
 #include "llmsim/spec/metrics.hpp"
 
 #include "llmsim/core/error.hpp"
+#include "llmsim/spec/slo.hpp"
 #include "scenario_json.hpp"
 
 namespace llmsim::spec {
@@ -17,6 +18,13 @@ void MetricsSpec::validate(const std::string& path) const {
     const std::string qp = at + "[" + std::to_string(i) + "]";
     if (!(q > 0 && q < 100)) {
       p.add(qp, "a percentile must be in (0, 100) (p100 is the max, reported already), got " + format_given(q));
+      continue;
+    }
+    // Its key in every output is "p" + the number as given ("p99.9"): one the key reader takes back (an SLO, a vLLM
+    // file), not "p1e-05" (parse_percentile_key refuses exponents).
+    if (const auto back = parse_percentile_key("p" + format_given(q)); !back || *back != q) {
+      p.add(qp, "must be a plain decimal whose key reads back (p" + format_given(q) +
+                    " has an exponent: write at least 0.0001), got " + format_given(q));
       continue;
     }
     for (std::size_t k = 0; k < i; ++k) {

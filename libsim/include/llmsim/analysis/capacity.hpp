@@ -111,8 +111,18 @@ std::string slo_failures(const spec::Scenario& scenario, const metrics::Summary&
 /// ttft_ms.p95 = 327 ms > 280, and more replicas cannot shorten ..." (slo_failures names the latency); nullopt
 /// when it meets the SLO, does not fit, is unstable or completes nothing. Sizing says it when growing the fleet
 /// did not reach the SLO, so that "not met at 44 replicas" does not read as "buy 45".
+/// `alone`: the run of unloaded_run(scenario, options, closed_loop) when the caller has it (else it is run here).
 std::optional<std::string> unloaded_slo_miss(const spec::ResolvedScenario& scenario, const CapacityOptions& options,
-                                             bool closed_loop);
+                                             bool closed_loop, const metrics::Summary* alone = nullptr);
+
+/// The run unloaded_slo_miss judges: one replica (a fleet or disaggregated deployment: one unit) at options.min_rate
+/// req/s (a closed loop: one user), the capped request count, on the scenario's seed — one request's own latency.
+metrics::Summary unloaded_run(const spec::ResolvedScenario& scenario, const CapacityOptions& options, bool closed_loop);
+
+/// One SLO target's value in a run: its percentile of class `c`'s distribution (ITL pooled over classes), else the
+/// run's; nullopt when the run has no such latency. The one reading of a target (slo_failures, slo_headroom).
+std::optional<double> slo_target_value(const spec::SloTarget& target, const metrics::Summary& summary,
+                                       const metrics::ClassSummary* c = nullptr);
 
 /// Student t quantile for a two-sided 95% interval with `dof` degrees of freedom (dof >= 1).
 double t95(int dof);

@@ -19,5 +19,8 @@ engine::SimulationResult evaluate(const spec::ResolvedScenario& scenario,
 /// summary's `warnings`, and the commands that run many simulations (capacity, compare, report, search, sweep,
 /// throughput) print them once from here.
 std::vector<std::string> scenario_warnings(const spec::ResolvedScenario& scenario);
+/// The same from the scenario as written (they need nothing resolved): what the CLI and Python ask of a scenario or a
+/// sweep's points before running them.
+std::vector<std::string> scenario_warnings(const spec::Scenario& scenario);
 
 }  // namespace llmsim::analysis

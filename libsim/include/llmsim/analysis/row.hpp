@@ -80,6 +80,9 @@ struct Row {
   std::optional<double> break_even_months;           ///< months after which buying has cost less than renting
   std::string owned_note;                            ///< why owned is null, or what it assumed
   std::string quality_caveat;                        ///< quantized formats: llmsim does not model quality (quality.hpp)
+  /// Capacity rows: the SLO sits within the model's typical error of one request's unloaded latency, so the fleet is
+  /// set by queueing noise (analysis/slo_headroom.hpp); "" otherwise.
+  std::string slo_headroom_note;
   /// The sized fleet's run at the target: its serving replicas behind the scenario's router at target_qps (closed
   /// loop: target_concurrency users), at_target_whole_fleet; a heterogeneous fleet or a disaggregated deployment
   /// is run as one unit at its share (target / serving units). Spares idle.

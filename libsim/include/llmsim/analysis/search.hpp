@@ -111,6 +111,7 @@ struct SearchEvaluation {
   double ttft_p95_ms = 0, tpot_p95_ms = 0;  ///< one replica at its share of the target
   std::optional<double> cost_per_mtok_output;
   std::string quality_caveat;    ///< lossy weight or KV formats: llmsim does not model quality (Row::quality_caveat)
+  std::string slo_headroom_note; ///< the SLO barely above one request's unloaded latency (Row::slo_headroom_note)
 };
 
 struct SearchPlan {

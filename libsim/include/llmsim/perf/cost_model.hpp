@@ -77,7 +77,7 @@ class DecodeSteps {
   friend class CostModel;
   static constexpr int kAfter = 12;  ///< ops after decode attention (checked against the op table)
   double slow_time(std::int64_t decode_context) const;
-  /// table_time's sum in op order, with the one context-dependent term computed now from the split's `terms`.
+  /// the table path's sum in op order (CostModel::step_time), with the one context-dependent term computed now from the split's `terms`.
   double time_with(const DecodeAttentionModel::SeqTerms& terms, double ctx) const {
     const double t = sum_after(before_ + attn_->time_s(terms, seqs_d_, ctx) * attn_layers_);
     return t < host_floor_ ? host_floor_ : t;
@@ -190,6 +190,9 @@ class CostModel {
   std::shared_ptr<const Constants> c_;
   std::shared_ptr<const CostModel> proposer_;
   double proposer_time(const BatchShape& batch) const;  ///< speculative step's proposer passes (0 without one)
+  /// iteration_time (Serial = false) and serial_time (true): the one choice of path, in cost_model.cpp.
+  template <bool Serial>
+  double step_time(const BatchShape& batch, double* proposer_s) const;
 };
 
 /// Checks a batch shape: negative counts, prefill tokens without chunks, more last chunks than chunks, ...
