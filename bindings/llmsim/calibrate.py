@@ -61,7 +61,7 @@ def _runs_frame(report: Dict[str, Any]) -> pd.DataFrame:
 def calibrate(runs: PathLike, *, raw: Optional[PathLike] = None, gpu: Optional[str] = None,
               cross_validate: bool = True, min_runs_per_field: int = 2,
               fields: Optional[Sequence[str]] = None,
-              prior_scale: Optional[float] = None) -> Calibration:
+              prior_scale: Optional[float] = None, capacity_guard: str = "auto") -> Calibration:
     """Fits the profile of the runs' GPU to the benchmark files RUNS.json lists (docs/calibration.md, "From your
     benchmark files"); with ``raw`` (microbenchmark results of calibration/run_all.sh) the kernels are fitted
     first and the runs adjust the engine around them. ``gpu`` overrides every run's GPU; ``fields`` (name
@@ -69,7 +69,9 @@ def calibrate(runs: PathLike, *, raw: Optional[PathLike] = None, gpu: Optional[s
     leave-one-run-out error choose the groups of fields the runs can carry. ``prior_scale`` is the s of the
     log-normal prior that holds each field near the base profile (moving an efficiency by 15 %, or a host cost by a
     factor 2, costs what one value missed by s costs; None: the default 0.05; 0: no prior; report["prior"] says
-    which was used). Bad input (an unknown
+    which was used). ``capacity_guard`` holds the predicted capacity within 15 % of the base profile's: "auto"
+    (when every serving run ran below capacity), "on" (always; needs a serving run stating its output throughput)
+    or "off" (report["capacity_guard"] says whether it applied). Bad input (an unknown
     file type, a command that does not match its file, a run that does not fit, too few runs for a field) raises
     ValueError naming the run and the field."""
     if not Path(runs).is_file():
@@ -77,7 +79,8 @@ def calibrate(runs: PathLike, *, raw: Optional[PathLike] = None, gpu: Optional[s
     out = json.loads(_area("calibration").fit_runs(str(runs), str(raw) if raw else "", gpu or "",
                                                    bool(cross_validate), int(min_runs_per_field),
                                                    list(fields or []),
-                                                   None if prior_scale is None else float(prior_scale)))
+                                                   None if prior_scale is None else float(prior_scale),
+                                                   str(capacity_guard)))
     report = out["report"]
     return Calibration(profile=out["profile"], report=report, fields=pd.DataFrame(report["fields"]),
                        runs=_runs_frame(report))

@@ -19,8 +19,9 @@ namespace llmsim::python {
 void register_calibration(py::module_& m) {
   m.def("fit_runs", [](const std::string& runs_path, const std::string& raw_path, const std::string& gpu_arg,
                        bool cross_validate, int min_runs_per_field, const std::vector<std::string>& fields,
-                       std::optional<double> prior_scale) {
+                       std::optional<double> prior_scale, const std::string& capacity_guard) {
     py::gil_scoped_release nogil;
+    const auto guard = calibration::capacity_guard_mode(capacity_guard, "--capacity-guard (Python capacity_guard=)");
     const auto runs = analysis::read_bench_runs(runs_path, gpu_arg);
     std::optional<calibration::RawResults> raw;
     if (!raw_path.empty()) raw = calibration::parse_raw_results(read_text_file(raw_path, "raw results"), raw_path);
@@ -39,6 +40,7 @@ void register_calibration(py::module_& m) {
     o.min_runs_per_field = min_runs_per_field;
     o.fields = fields;
     if (prior_scale) o.prior_scale = *prior_scale;  // None: the default (ConfigError when negative)
+    o.capacity_guard = guard;
     const auto rep = calibration::fit_runs(runs.runs, gpu, base, o);
     Json report = calibration::to_json(rep);
     if (raw) report["microbenchmarks"] = micro;
@@ -48,7 +50,7 @@ void register_calibration(py::module_& m) {
     report["run_info"] = run_info;
     return dump(Json{{"profile", perf::to_json(rep.profile)}, {"report", report}});
   }, py::arg("runs"), py::arg("raw"), py::arg("gpu"), py::arg("cross_validate"), py::arg("min_runs_per_field"),
-     py::arg("fields"), py::arg("prior_scale") = py::none(),
+     py::arg("fields"), py::arg("prior_scale") = py::none(), py::arg("capacity_guard") = "auto",
      "Fits a profile to RUNS.json (and a raw microbenchmark file first, when given): JSON text "
      "{\"profile\", \"report\"}.");
   m.def("predict_runs", [](const std::string& runs_path, const std::string& profile_text, const std::string& gpu_arg) {

@@ -176,7 +176,7 @@ RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const sp
   pb.preds = &preds;
   pb.cache = cache;
   if (!cache->guard_made) {
-    cache->guard = detail::CapacityGuard::of(runs, cache->guard_notes);
+    cache->guard = detail::CapacityGuard::of(runs, cache->guard_notes, o.capacity_guard);
     cache->guard_made = true;
   }
 
@@ -280,7 +280,7 @@ RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const sp
   const Eigen::Index p = static_cast<Eigen::Index>(kept.size());
   VectorXd start = VectorXd::Zero(p);
   const int refused_before = cache->guard ? cache->guard->refused() : 0;
-  if (cache->guard && o.capacity_guard) {
+  if (cache->guard) {
     pb.guard = cache->guard.get();
     const perf::HardwareProfile b0 = pb.profile(start);
     pb.guard->set_base(b0, pb.key_of(b0));
@@ -449,7 +449,15 @@ RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const sp
 
 RunFitReport fit_runs(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu,
                       const perf::HardwareProfile& base, const RunFitOptions& o) {
-  return fit_runs_with(runs, gpu, base, o, std::make_shared<detail::PredictionCache>());
+  auto cache = std::make_shared<detail::PredictionCache>();
+  // `--capacity-guard on` without a probe is an error of that switch, not of a field group that `--fields auto` would
+  // then skip: the guard made here, once the runs are known to be priceable (their own errors first).
+  if (o.capacity_guard == CapacityGuardMode::on && !runs.empty()) {
+    (void)predictors(runs, gpu);
+    cache->guard = detail::CapacityGuard::of(runs, cache->guard_notes, o.capacity_guard);
+    cache->guard_made = true;
+  }
+  return fit_runs_with(runs, gpu, base, o, cache);
 }
 
 }  // namespace llmsim::calibration

@@ -27,6 +27,15 @@ inline constexpr double kPriorResidualScale = 0.05;
 inline constexpr double kPriorSigmaKernel = 0.15;
 inline constexpr double kPriorSigmaHost = 0.6931471805599453;  // ln 2
 
+/// When the fit holds the predicted capacity (calibration/fit/run_fit_capacity.hpp): `automatic` when every serving
+/// run ran below the server's capacity (none then says where capacity is), `on` always (a ConfigError when no serving
+/// run can be the probe), `off` never (the fit is free to move it: to see what the guard changed).
+enum class CapacityGuardMode { automatic, on, off };
+/// "auto", "on" or "off" (any case) → the mode; ConfigError naming `field` (the CLI's or Python's name) otherwise.
+/// The one reading of the switch: `calibrate-fit --capacity-guard` and Python `calibrate(capacity_guard=)` call it.
+CapacityGuardMode capacity_guard_mode(const std::string& text, const std::string& field);
+std::string to_string(CapacityGuardMode m);
+
 struct RunFitOptions {
   int max_iterations = 40;
   bool cross_validate = true;  ///< leave-one-run-out (one refit per run)
@@ -48,9 +57,9 @@ struct RunFitOptions {
   /// s of the log-normal prior around the base profile (kPriorResidualScale): each field's row weighs s / σ;
   /// 0: no prior (plain least squares).
   double prior_scale = kPriorResidualScale;
-  /// When every serving run ran below the server's capacity, no step may move the predicted capacity by more than
-  /// 15 % (calibration/fit/run_fit_capacity.hpp); false: the fit is free to (to see what the guard changed).
-  bool capacity_guard = true;
+  /// No step may move the predicted capacity by more than 15 % (calibration/fit/run_fit_capacity.hpp): when every
+  /// serving run ran below the server's capacity (automatic), always (on) or never (off).
+  CapacityGuardMode capacity_guard = CapacityGuardMode::automatic;
 };
 
 struct RunFitField {

@@ -33,10 +33,13 @@ inline constexpr double kKeptUpFraction = 0.9;
 
 class CapacityGuard {
  public:
-  /// The guard of these runs, or none: when a run reaches capacity (a serving run sent at once or whose server fell
-  /// behind, a `vllm bench throughput` run), when no run is a serving run, or when the heaviest serving run's file
-  /// states no output throughput. `notes` gets why the guard applies.
-  static std::unique_ptr<CapacityGuard> of(const std::vector<analysis::BenchRun>& runs, std::vector<std::string>& notes);
+  /// The guard of these runs, or none. automatic: none when a run reaches capacity (a serving run sent at once or
+  /// whose server fell behind, a `vllm bench throughput` run), when no run is a serving run, or when the heaviest
+  /// serving run's file states no output throughput. on: the heaviest serving run that states one (sent at once
+  /// counts heaviest) is the probe whatever the runs reached; ConfigError naming --capacity-guard when none does.
+  /// off: none. `notes` gets why the guard applies.
+  static std::unique_ptr<CapacityGuard> of(const std::vector<analysis::BenchRun>& runs, std::vector<std::string>& notes,
+                                           CapacityGuardMode mode = CapacityGuardMode::automatic);
 
   /// The probe's predicted output throughput (tokens/s) with `profile`, keyed by the fit's profile number (cached).
   double capacity(const perf::HardwareProfile& profile, std::size_t key);

@@ -93,6 +93,10 @@ int run_calibrate_fit(int argc, char** argv) {
         "--runs: s of the log-normal prior that holds each field near the base profile: moving an efficiency by 15 % "
         "or a host cost by a factor 2 costs as much as one value missed by s (default 0.05, or the runs' own scatter "
         "about a plain fit when smaller; 0: no prior)")(
+        "capacity-guard", po::value<std::string>()->default_value("auto"),
+        "--runs: hold the predicted capacity within 15 % of the base profile's: auto (when every serving run ran "
+        "below capacity, so none measured it), on (always; needs a serving run stating its output throughput) or "
+        "off (the fit is free to move it)")(
         "report", po::value<std::string>(), "also write the fit report (terms, residuals, notes) as JSON here");
     po::positional_options_description pos;
     pos.add("raw", 1);
@@ -103,6 +107,9 @@ int run_calibrate_fit(int argc, char** argv) {
                     "[--json]",
                     &pos))
       return static_cast<int>(kOk);
+    // Read before any file: a misspelt switch fails at once, naming itself.
+    const auto guard = calibration::capacity_guard_mode(vm["capacity-guard"].as<std::string>(),
+                                                        "--capacity-guard (Python capacity_guard=)");
     if (!vm.count("raw") && !vm.count("runs"))
       throw ConfigError("calibrate-fit", "give a raw results file (RAW.json), --runs RUNS.json, or both");
     // Outputs open before the fit: a missing directory fails now.
@@ -153,6 +160,7 @@ int run_calibrate_fit(int argc, char** argv) {
       o.cross_validate = !vm["no-cross-validate"].as<bool>();
       o.min_runs_per_field = vm["min-runs-per-field"].as<int>();
       if (vm.count("prior-scale")) o.prior_scale = vm["prior-scale"].as<double>();
+      o.capacity_guard = guard;
       if (vm.count("fields")) {
         std::string f = vm["fields"].as<std::string>();
         for (std::size_t start = 0; start <= f.size();) {

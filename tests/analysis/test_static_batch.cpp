@@ -2,6 +2,8 @@
 // decode context growth, derived throughputs, and bad input.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "llmsim/analysis/static_batch.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
@@ -95,6 +97,44 @@ TEST_CASE("decode_run_s sums decode steps from a starting context", "[analysis][
   // The same steps as a static batch's decode phase.
   const auto t = analysis::static_batch(cm, 4, 300, 11);
   CHECK(analysis::decode_run_s(cm, 4, 300, 10) == Approx(t.decode_s).epsilon(1e-12));
+}
+
+// static_batch and decode_run_s plan their decode steps with the engine's CostModel::decode_steps (the GEMMs priced
+// once per batch, each step its attention term), not one iteration_time per step: every step must still be
+// iteration_time's value, bit for bit, on every runtime's cost model, for small and large batches (past the table of
+// token counts, decode_steps falls back to iteration_time) and long outputs (the decode split changes with the context).
+TEST_CASE("static batch decode steps are iteration_time's, bit for bit", "[analysis][static_batch]") {
+  const auto gpu = spec::Catalog::builtin().gpu("h100-80gb-sxm");
+  spec::Quantization q;
+  q.weights = spec::weight_format("bf16");
+  for (const auto rt : {spec::Runtime::vllm_v1, spec::Runtime::vllm_v0_sync, spec::Runtime::sglang}) {
+    const perf::CostModel cm(spec::Catalog::builtin().model("llama-3.1-8b"), q, gpu, perf::default_profile(gpu),
+                             spec::ParallelConfig{1, 1}, true, 0, rt);
+    for (const auto& [b, in, out] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{1, 128, 2048},
+                                     {16, 1024, 256}, {64, 4096, 64}, {700, 200, 40}}) {
+      INFO("runtime " << spec::to_string(rt) << ", batch " << b << ", input " << in << ", output " << out);
+      const auto t = analysis::static_batch(cm, b, in, out);
+      REQUIRE(t.decode_step_s.size() == static_cast<std::size_t>(out - 1));
+      double sum = 0;
+      int differ = 0;
+      for (std::int64_t k = 1; k < out; ++k) {
+        const double s = cm.iteration_time(decodes(b, in + k - 1));
+        differ += t.decode_step_s[static_cast<std::size_t>(k - 1)] != s;
+        sum += s;
+      }
+      CHECK(differ == 0);
+      CHECK(t.decode_s == sum);  // summed in the same order
+      CHECK(analysis::decode_run_s(cm, b, in, out - 1) == sum);
+      // A run fit prices a static batch with a table of token counts only up to the batch (CostModel's
+      // table_tokens; BenchPredictor): the prefill beyond it priced directly, the same bits.
+      const perf::CostModel small(spec::Catalog::builtin().model("llama-3.1-8b"), q, gpu, perf::default_profile(gpu),
+                                  spec::ParallelConfig{1, 1}, true, 0, rt, b);
+      const auto s = analysis::static_batch(small, b, in, out);
+      CHECK(s.prefill_s == t.prefill_s);
+      CHECK(s.decode_step_s == t.decode_step_s);
+      CHECK(s.decode_s == t.decode_s);
+    }
+  }
 }
 
 TEST_CASE("static batch rejects bad sizes naming the field", "[analysis][static_batch]") {

@@ -67,7 +67,7 @@ TEST_CASE("run fit: runs below capacity with a per-request cost no field prices 
   o.cross_validate = false;
   const auto rep = calibration::fit_runs(runs, gpu, base, o);
   calibration::RunFitOptions free = o;
-  free.capacity_guard = false;
+  free.capacity_guard = calibration::CapacityGuardMode::off;
   const auto unguarded = calibration::fit_runs(runs, gpu, base, free);
 
   const double cap = serve_throughput(saturated.front(), base);
@@ -93,4 +93,33 @@ TEST_CASE("run fit: runs below capacity with a per-request cost no field prices 
   CHECK(std::abs(without) > calibration::detail::kCapacityGuard);
   // The fit still lowers the runs' error.
   CHECK(rep.rms_after < rep.rms_before);
+}
+
+// The switch of the guard (RunFitOptions::capacity_guard; `calibrate-fit --capacity-guard`, Python capacity_guard=):
+// one reading of auto/on/off for the CLI and Python, and `on` refused, naming the switch, where no serving run states
+// an output throughput to probe capacity with (static batches here): before any fitting.
+TEST_CASE("run fit: the capacity guard's switch reads auto, on and off, and on needs a serving run",
+          "[calibration][runs][capacity_guard]") {
+  using calibration::CapacityGuardMode;
+  const std::string field = "--capacity-guard (Python capacity_guard=)";
+  CHECK(calibration::capacity_guard_mode("auto", field) == CapacityGuardMode::automatic);
+  CHECK(calibration::capacity_guard_mode("On", field) == CapacityGuardMode::on);
+  CHECK(calibration::capacity_guard_mode("OFF", field) == CapacityGuardMode::off);
+  CHECK(calibration::RunFitOptions{}.capacity_guard == CapacityGuardMode::automatic);
+  for (const auto m : {CapacityGuardMode::automatic, CapacityGuardMode::on, CapacityGuardMode::off})
+    CHECK(calibration::capacity_guard_mode(calibration::to_string(m), field) == m);
+  for (const std::string bad : {"", "true", "1", "auto "})
+    CHECK_THROWS_WITH(calibration::capacity_guard_mode(bad, field),
+                      Catch::Contains(field) && Catch::Contains("expected auto, on or off, got '" + bad + "'"));
+
+  const auto gpu = spec::Catalog::builtin().gpu("h100-80gb-sxm");
+  const perf::HardwareProfile base = perf::default_profile(gpu);
+  test::TempDir dir("runfit-guard-switch");
+  const auto runs =
+      analysis::read_bench_runs(test::synthetic_runs(dir, gpu.id, {{1, 128, 64}, {8, 512, 32}}, base, test::Synth{}))
+          .runs;
+  calibration::RunFitOptions on;
+  on.capacity_guard = CapacityGuardMode::on;
+  CHECK_THROWS_WITH(calibration::fit_runs(runs, gpu, base, on),
+                    Catch::Contains(field) && Catch::Contains("no run is a serving run"));
 }

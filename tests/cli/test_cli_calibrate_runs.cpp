@@ -148,3 +148,29 @@ TEST_CASE("calibrate-fit --json prints the profile and the report; --out writes 
   CHECK(both.code == 2);
   CHECK_THAT(both.out, Catch::Contains("--out: given with -o/--output"));
 }
+
+// Issue 28: the capacity guard's switch (calibration/fit/run_fit_capacity.hpp). These runs (request rate inf) measured
+// the server at its capacity, so auto leaves the guard off; on holds the capacity anyway (the report names the probe
+// and says a run reached capacity); off never. A value other than auto/on/off exits 2 naming the switch.
+TEST_CASE("calibrate-fit --capacity-guard auto|on|off", "[cli][runs]") {
+  const std::string base =
+      "calibrate-fit --runs " + small_a100_runs() + " --fields v0_cpu_overhead_per_iter_s --no-cross-validate --json";
+  auto report_of = [&](const std::string& extra) {
+    const auto r = run(base + extra, false);
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    return llmsim::parse_json(r.out, "stdout")["report"];
+  };
+  CHECK(report_of("")["capacity_guard"].is_null());
+  CHECK(report_of(" --capacity-guard auto")["capacity_guard"].is_null());
+  CHECK(report_of(" --capacity-guard off")["capacity_guard"].is_null());
+  const auto on = report_of(" --capacity-guard ON");
+  REQUIRE(on["capacity_guard"].is_object());
+  CHECK_THAT(on["capacity_guard"]["probe"].get<std::string>(), Catch::Contains("sent at once"));
+  CHECK(on["capacity_guard"]["output_tokens_per_s_base"].get<double>() > 0);
+  CHECK_THAT(on["notes"].dump(), Catch::Contains("--capacity-guard on") && Catch::Contains("at its capacity"));
+  const auto bad = run(base + " --capacity-guard sometimes");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.out, Catch::Contains("error: --capacity-guard (Python capacity_guard=): expected auto, on or off, "
+                                      "got 'sometimes'"));
+}

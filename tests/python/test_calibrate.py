@@ -79,3 +79,21 @@ def test_calibrate_prior_scale(tmp_path):
     assert plain.summary["rms_after"] <= fit.summary["rms_after"] + 1e-9
     with pytest.raises(ValueError, match="prior_scale"):
         llmsim.calibrate(runs, fields=fields, cross_validate=False, prior_scale=-1)
+
+
+def test_calibrate_capacity_guard(tmp_path):
+    # The capacity guard's switch (the rule is C++'s: calibration/fit/run_fit_capacity.hpp). These runs were sent at
+    # once, so they measured capacity: "auto" (the default) and "off" leave the guard off; "on" holds the capacity
+    # anyway, naming its probe; anything else is refused, naming the keyword.
+    runs = subset(tmp_path, A100, lambda n: n <= 40)
+    fields = ["v0_cpu_overhead_per_iter_s"]
+    assert llmsim.calibrate(runs, fields=fields, cross_validate=False).report["capacity_guard"] is None
+    assert llmsim.calibrate(runs, fields=fields, cross_validate=False,
+                            capacity_guard="off").report["capacity_guard"] is None
+    on = llmsim.calibrate(runs, fields=fields, cross_validate=False, capacity_guard="on")
+    assert "sent at once" in on.report["capacity_guard"]["probe"]
+    assert on.report["capacity_guard"]["output_tokens_per_s_base"] > 0
+    moved = on.report["capacity_guard"]["output_tokens_per_s_fitted"] / on.report["capacity_guard"]["output_tokens_per_s_base"]
+    assert abs(math.log(moved)) <= math.log1p(on.report["capacity_guard"]["max_move"]) + 1e-12
+    with pytest.raises(ValueError, match=r"capacity_guard=.*expected auto, on or off, got 'yes'"):
+        llmsim.calibrate(runs, fields=fields, cross_validate=False, capacity_guard="yes")

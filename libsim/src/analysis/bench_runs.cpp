@@ -401,8 +401,10 @@ std::vector<double> BenchPredictor::predict(const perf::HardwareProfile& profile
     return out;
   }
   const auto& e = rs.scenario.engine;
+  // Its table only up to the batch (the decode steps' rows): the prefill iterations, a few per run, are priced
+  // directly, with the same values; filling the full table was most of a static batch's prediction.
   const perf::CostModel cm(rs.model, rs.quant, rs.gpu, profile, rs.scenario.hardware.parallel, e.cuda_graphs, 0,
-                           perf::runtime_of(e));
+                           perf::runtime_of(e), std::max<std::int64_t>(run.batch, 1));
   StaticBatchOptions opt;
   // The server's scheduler chunks the prompts (vLLM's token budget; SGLang's chunked_prefill_size, which the
   // sglang runtime's defaults put in max_num_batched_tokens).

@@ -73,15 +73,15 @@ StaticBatchTiming static_batch(const perf::CostModel& model, std::int64_t batch,
     t.prefill_iterations = batch * chunks;
   }
 
-  // Decode: all sequences step together; iteration k attends to input + k − 1 cached tokens.
-  t.decode_step_s.reserve(static_cast<std::size_t>(output_tokens - 1));
-  for (std::int64_t k = 1; k < output_tokens; ++k) {
-    perf::BatchShape d;
-    d.decode_seqs = batch;
-    d.decode_context = batch * (input_tokens + k - 1);
-    const double s = model.iteration_time(d);
-    t.decode_step_s.push_back(s);
-    t.decode_s += s;
+  // Decode: all sequences step together; iteration k attends to input + k − 1 cached tokens. Planned at once with
+  // the engine's decode steps (CostModel::decode_steps): the ops that do not follow the context (the GEMMs, most of
+  // a step's pricing) are priced once, each step adds its attention term; iteration_time's values bit for bit
+  // (tests/analysis/test_static_batch.cpp), at a fraction of its cost (a run fit prices each batch thousands of times).
+  if (output_tokens > 1) {
+    t.decode_step_s.resize(static_cast<std::size_t>(output_tokens - 1));
+    model.decode_steps(batch).times(batch * input_tokens, batch, static_cast<int>(output_tokens - 1),
+                                    t.decode_step_s.data());
+    for (const double s : t.decode_step_s) t.decode_s += s;
   }
   return t;
 }
@@ -94,13 +94,11 @@ double decode_run_s(const perf::CostModel& model, std::int64_t batch, std::int64
   if (context > kMaxTokens || steps > kMaxTokens || batch > kMaxTokens)
     p.add("steps", "batch, context and steps must each be < 2^31");
   p.throw_if_any();
+  // As static_batch's decode: the engine's decode steps, iteration_time's values bit for bit.
+  std::vector<double> step(static_cast<std::size_t>(steps));
+  model.decode_steps(batch).times(batch * context, batch, static_cast<int>(steps), step.data());
   double s = 0;
-  for (std::int64_t k = 0; k < steps; ++k) {
-    perf::BatchShape d;
-    d.decode_seqs = batch;
-    d.decode_context = batch * (context + k);
-    s += model.iteration_time(d);
-  }
+  for (const double x : step) s += x;
   return s;
 }
 

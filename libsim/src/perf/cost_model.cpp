@@ -78,7 +78,7 @@ template <bool Serial>
   const std::int64_t tokens = batch.prefill_tokens + batch.decode_seqs;
   // lm rows <= tokens (a last chunk is a prefill chunk of >= 1 token), so both rows are in the table.
   const std::int64_t lm_rows = batch.prefill_last_chunks + batch.decode_seqs;
-  if (batch.spec_tokens == 0 && tokens <= kTableTokens && c.times_only) [[likely]] {
+  if (batch.spec_tokens == 0 && tokens <= c.table_tokens && c.times_only) [[likely]] {
     TimesOnly out;
     c.table_ops_into(tokens, lm_rows, out);
     c.batch_ops_into(batch, out);
@@ -95,7 +95,7 @@ template <bool Serial>
       const double proposer = proposer_time(batch);
       ops[kProposer].time_s = proposer;
       if (proposer_s) *proposer_s = proposer;
-    } else if (tokens > kTableTokens) {
+    } else if (tokens > c.table_tokens) {
       c.evaluate(batch, ops);
     } else {
       c.batch_ops(batch, ops);
@@ -165,7 +165,7 @@ DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
   const Constants& c = *c_;
   // The table path of iteration_time (tokens = LM-head rows = decode_seqs), where every op but decode attention is
   // fixed.
-  if (!c.times_only || decode_seqs > kTableTokens) return d;
+  if (!c.times_only || decode_seqs > c.table_tokens) return d;
   static_assert(kNumOps - kAttnDecode - 1 == DecodeSteps::kAfter);
   BatchShape b;
   b.decode_seqs = decode_seqs;
@@ -275,9 +275,16 @@ CostModel make_cost_model(const spec::ResolvedScenario& rs) {
                                                     " describes GPU '" + profile.gpu_id +
                                                     "' but the scenario's GPU is '" + rs.gpu.id + "'");
   }
-  CostModel target(rs.model, rs.quant, rs.gpu, std::move(profile), hw.parallel, rs.scenario.engine.cuda_graphs,
-                   rs.scenario.engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
-                   runtime_of(rs.scenario.engine));
+  // The table of token counts up to the most tokens a step of this engine holds (its token budget, or its batch of
+  // sequences when larger; 0: not resolved, the whole table): a step beyond it, if any, is priced directly with the
+  // same values, and a simulation pays for the rows it can use only (a run fit builds thousands of these).
+  const auto& e = rs.scenario.engine;
+  const std::int64_t step_tokens = e.max_num_batched_tokens > 0 && e.max_num_seqs > 0
+                                       ? std::max<std::int64_t>(e.max_num_batched_tokens, e.max_num_seqs)
+                                       : CostModel::kMaxTableTokens;
+  CostModel target(rs.model, rs.quant, rs.gpu, std::move(profile), hw.parallel, e.cuda_graphs,
+                   e.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0, runtime_of(e),
+                   std::min(step_tokens, CostModel::kMaxTableTokens));
   // Host work the OpenAI server's path adds to every engine step (vLLM V0's MQLLMEngine): perf/served_step_host.hpp.
   if (const double served = served_step_host_per_seq_s(rs.scenario.engine, spec::offline_workload(rs.scenario.workload));
       served > 0)

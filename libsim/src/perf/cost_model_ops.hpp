@@ -70,7 +70,7 @@ struct GemmGrid {
 /// Batches of up to this many tokens read the token-only ops from a table (see CostModel::Constants::table).
 /// 8192 is vLLM's default max_num_batched_tokens; larger batches take the direct (bit-identical) path. The
 /// table costs ~0.6 ms and 0.5 MB per CostModel, paid once per simulation.
-inline constexpr std::int64_t kTableTokens = 8192;
+inline constexpr std::int64_t kTableTokens = CostModel::kMaxTableTokens;
 
 /// Curve::at with the knots' logarithms computed once: the same expressions on the same values, so the
 /// results are bit-identical, minus two std::log calls per lookup.
@@ -197,9 +197,11 @@ struct CostModel::Constants {
   double link_bw = 0, link_latency_s = 0;
   double kernels_per_layer = 0, kernels_per_iter = 0;
   double offload_bytes = 0, offload_s = 0, host_bw = 0;  // weights copied from host memory every iteration
-  /// table[n]: token-only op times for n tokens / n LM-head rows, n in [0, kTableTokens], filled by the very
-  /// functions evaluate() uses, so iteration_time's sum is bit-identical to the direct one.
+  /// table[n]: token-only op times for n tokens / n LM-head rows, n in [0, table_tokens] (<= kTableTokens, the
+  /// constructor's table_tokens), filled by the very functions evaluate() uses, so iteration_time's sum is
+  /// bit-identical to the direct one; beyond it, computed per call.
   std::vector<TokenRow> table;
+  std::int64_t table_tokens = kTableTokens;
 
   double pnorm(double a, double b) const {
     if (p == 2.0) return std::sqrt(a * a + b * b);
@@ -511,7 +513,7 @@ struct CostModel::Constants {
 
   /// Token-only ops for `tokens` and `lm_rows` from the table when both fit it (bit-identical to computing them).
   void token_and_lm_ops(std::int64_t tokens, std::int64_t lm_rows, RawOps& ops, bool use_table) const {
-    if (!use_table || tokens > kTableTokens || lm_rows > kTableTokens) {
+    if (!use_table || tokens > table_tokens || lm_rows > table_tokens) {
       token_ops(static_cast<double>(tokens), ops);
       lm_ops(static_cast<double>(lm_rows), ops);
       return;
@@ -544,8 +546,8 @@ struct CostModel::Constants {
 
   void fill_table() {
     times_only = times_only_exact();
-    table.resize(kTableTokens + 1);
-    for (std::int64_t n = 0; n <= kTableTokens; ++n) {
+    table.resize(static_cast<std::size_t>(table_tokens + 1));
+    for (std::int64_t n = 0; n <= table_tokens; ++n) {
       RawOps ops{};
       token_ops(static_cast<double>(n), ops);
       lm_ops(static_cast<double>(n), ops);

@@ -13,7 +13,8 @@
 namespace llmsim::perf {
 
 CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuSpec gpu, HardwareProfile profile,
-                     spec::ParallelConfig parallel, bool cuda_graphs, double cpu_offload_bytes, Runtime runtime)
+                     spec::ParallelConfig parallel, bool cuda_graphs, double cpu_offload_bytes, Runtime runtime,
+                     std::int64_t table_tokens)
     : model_(std::move(model)),
       quant_(std::move(quant)),
       gpu_(std::move(gpu)),
@@ -299,6 +300,7 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->host_bw = host_bandwidth();
   }
   if (!(c->link_bw > 0)) throw ConfigError("profile.link_bandwidth", "must be > 0 for " + gpu_.id);
+  c->table_tokens = std::clamp<std::int64_t>(table_tokens, 0, kTableTokens);
   c->fill_table();
   c_ = std::move(c);
 }
