@@ -7,7 +7,7 @@
 # same target; the CI sanitizer tree (scripts/san_tree.sh) builds one object per file and keeps include hygiene.
 # Generated sources (the embedded catalogues and error bands) stay on their own: they change with data/ only.
 # llmsim_unity(target [batch]): an optional second argument overrides the batch size for one target whose few
-# sources are heavy (the calibration fitter: 8 Eigen-using sources were one 27 s object, the last of `make run`).
+# sources are heavy (the calibration fitter: 8 sources, 3 of them Eigen, were one 26 s object, the last of `make run`).
 option(LLMSIM_UNITY "Compile the library, the CLI and the Python module as unity batches" ON)
 set(LLMSIM_UNITY_LIB_BATCH 8 CACHE STRING "Sources per unity batch of the library, the CLI and the Python module")
 
