@@ -6,6 +6,8 @@
 # So a source's helpers in an anonymous namespace (or `static`) must not repeat a name used by another source of the
 # same target; the CI sanitizer tree (scripts/san_tree.sh) builds one object per file and keeps include hygiene.
 # Generated sources (the embedded catalogues and error bands) stay on their own: they change with data/ only.
+# llmsim_unity(target [batch]): an optional second argument overrides the batch size for one target whose few
+# sources are heavy (the calibration fitter: 8 sources, 3 of them Eigen, were one 26 s object, the last of `make run`).
 option(LLMSIM_UNITY "Compile the library, the CLI and the Python module as unity batches" ON)
 set(LLMSIM_UNITY_LIB_BATCH 8 CACHE STRING "Sources per unity batch of the library, the CLI and the Python module")
 
@@ -13,7 +15,11 @@ function(llmsim_unity target)
   if(NOT LLMSIM_UNITY)
     return()
   endif()
-  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${LLMSIM_UNITY_LIB_BATCH})
+  set(_batch ${LLMSIM_UNITY_LIB_BATCH})
+  if(ARGC GREATER 1)
+    set(_batch ${ARGV1})
+  endif()
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${_batch})
   get_target_property(_sources ${target} SOURCES)
   foreach(s IN LISTS _sources)
     get_source_file_property(_generated ${s} GENERATED)
