@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "common.hpp"
+#include "server_options.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
 #include "llmsim/core/number.hpp"
@@ -15,11 +16,28 @@ namespace llmsim::cli {
 
 namespace {
 
+// What a server command line sets that the memory plan reads: the model, the split, the formats and the engine's
+// memory knobs. The others do not change one replica's memory (noted), or need a scenario (refused).
+const ServerOptionMap kMemoryServerOptions{
+    "memory",
+    {{"model", "model"}, {"hardware.tp", "tp"}, {"hardware.pp", "pp"}, {"quant.weights", "quant"},
+     {"quant.kv_cache", "kv-dtype"}, {"engine.max_model_len", "max-model-len"},
+     {"engine.gpu_memory_utilization", "gpu-memory-utilization"},
+     {"engine.max_num_batched_tokens", "max-num-batched-tokens"}, {"engine.max_num_seqs", "max-num-seqs"},
+     {"engine.block_size", "block-size"}, {"engine.cpu_offload_gb", "cpu-offload-gb"}},
+    "no-cuda-graphs",
+    {{"hardware.replicas", "the plan is one replica's; every data-parallel replica has the same"},
+     {"engine.enable_prefix_caching", "cached prefixes share the same KV pool"},
+     {"engine.async_scheduling", "scheduling, not memory"},
+     {"engine.preemption", "scheduling, not memory"},
+     {"engine.swap_space_gb", "host memory for preempted sequences, not GPU memory"}}};
+
 int run_memory(int argc, char** argv) {
   return guarded("memory", [&] {
     po::options_description opts("llmsim memory options");
     opts.add_options()
-        ("model", po::value<std::string>()->required(), "model id (llmsim catalog models) or path to a HF config.json")
+        ("model", po::value<std::string>(), "model id (llmsim catalog models) or path to a HF config.json (required unless "
+                                             "--vllm-args names it)")
         ("gpu", po::value<std::string>()->required(), "GPU id (llmsim catalog gpus), '<gpu>:mig-<profile>', a GPU spec file, "
                                                        "or an option such as 2xrtx4090-24gb@pp, 2xa100-80gb-pcie+nvlink")
         ("num-gpus", po::value<int>(), "GPUs of one replica (default tp x pp)")
@@ -37,12 +55,16 @@ int run_memory(int argc, char** argv) {
         ("no-cuda-graphs", "plan without CUDA-graph memory (vLLM --enforce-eager)")
         ("cpu-offload-gb", po::value<double>()->default_value(0), "GiB of weights per GPU kept in host memory (vLLM --cpu-offload-gb)")
         ("json", "print the plan as JSON");
+    add_server_options(opts);
     po::variables_map vm;
-    if (!parse_args(argc, argv, opts, vm,
-                    "usage: llmsim memory --model M --gpu G [--num-gpus N --tp N] --quant Q [--kv-dtype D] "
-                    "[--max-model-len L] [--cpu-offload-gb G] [--json]")) {
+    if (!parse_args_with_server(argc, argv, opts, vm,
+                                "usage: llmsim memory --model M --gpu G [--num-gpus N --tp N] --quant Q [--kv-dtype D] "
+                                "[--max-model-len L] [--cpu-offload-gb G] [--vllm-args \"vllm serve M ...\" | "
+                                "--sglang-args \"...\"] [--json]",
+                                kMemoryServerOptions)) {
       return kOk;
     }
+    if (!vm.count("model")) throw ConfigError("--model", "required: name the model (or give --vllm-args \"vllm serve MODEL ...\")");
     const auto& catalog = spec::Catalog::builtin();
     Problems problems;
     auto positive = [&](const char* flag, int v) {

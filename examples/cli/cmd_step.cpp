@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common.hpp"
+#include "server_options.hpp"
 #include "llmsim/analysis/step.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/collective.hpp"
@@ -25,14 +26,37 @@ namespace {
 const char* kUsage =
     "usage: llmsim step --model M --gpu G [--quant Q] [--kv-dtype D] [--tp N] [--pp N]\n"
     "                   [--prefill-tokens P --prefill-context C] [--decode-seqs B --context L]\n"
-    "                   [--gpu-profile FILE] [--eager] [--engine vllm|RUNTIME] [--cpu-offload-gb G] [--json]\n\n"
+    "                   [--gpu-profile FILE] [--eager] [--engine vllm|RUNTIME] [--cpu-offload-gb G]\n"
+    "                   [--vllm-args \"vllm serve M ...\" | --sglang-args \"...\"] [--json]\n\n"
     "Time of one serving-engine iteration: one prefill chunk of P tokens after C cached tokens, plus B\n"
     "sequences decoding one token each with L tokens of context. Prints the per-op roofline breakdown.";
+
+// What a server command line sets that one iteration's time reads: the model, the split, the formats, CUDA graphs,
+// the runtime (SGLang's). The memory and scheduling knobs only bound which batches fit (noted: `llmsim memory`).
+const ServerOptionMap kStepServerOptions{
+    "step",
+    {{"model", "model"}, {"hardware.tp", "tp"}, {"hardware.pp", "pp"}, {"quant.weights", "quant"},
+     {"quant.kv_cache", "kv-dtype"}, {"engine.cpu_offload_gb", "cpu-offload-gb"}, {"engine.runtime", "engine"}},
+    "eager",
+    {{"hardware.replicas", "one iteration runs on one replica"},
+     {"engine.enable_prefix_caching", "the batch's cached context is --prefill-context"},
+     {"engine.async_scheduling", "scheduling, not one iteration's time"},
+     {"engine.preemption", "scheduling, not one iteration's time"},
+     {"engine.swap_space_gb", "host memory, not one iteration's time"},
+     {"engine.max_num_seqs", "the batch is the one you give; the memory check uses the default engine settings, "
+                             "`llmsim memory` plans with yours"},
+     {"engine.max_num_batched_tokens", "the batch is the one you give; the memory check uses the default engine "
+                                       "settings, `llmsim memory` plans with yours"},
+     {"engine.max_model_len", "the memory check uses the default engine settings; `llmsim memory` plans with yours"},
+     {"engine.gpu_memory_utilization", "the memory check uses the default engine settings; `llmsim memory` plans with "
+                                       "yours"},
+     {"engine.block_size", "the memory check uses the default engine settings; `llmsim memory` plans with yours"}}};
 
 int run_step(int argc, char** argv) {
   po::options_description opts("step options");
   opts.add_options()
-      ("model", po::value<std::string>()->required(), "model id or path to a Hugging Face config.json")
+      ("model", po::value<std::string>(), "model id or path to a Hugging Face config.json (required unless --vllm-args "
+                                          "names it)")
       ("gpu", po::value<std::string>()->required(), "GPU id ('a100-80gb-sxm', 'a100-80gb-sxm:mig-3g.40gb'), spec file, or "
                                                      "an option such as 2xrtx4090-24gb@pp, 2xa100-80gb-pcie+nvlink")
       ("quant", po::value<std::string>()->default_value("auto"), "weight format (fp16, awq-int4, fp8, ...; auto = the checkpoint's)")
@@ -54,8 +78,10 @@ int run_step(int argc, char** argv) {
       ("draft-model", po::value<std::string>()->default_value(""), "draft model id or config.json (--speculative draft)")
       ("num-speculative-tokens", po::value<int>()->default_value(1), "k: tokens proposed per sequence (--speculative)")
       ("json", po::bool_switch(), "print JSON");
+  add_server_options(opts);
   po::variables_map vm;
-  if (!parse_args(argc, argv, opts, vm, kUsage)) return kOk;
+  if (!parse_args_with_server(argc, argv, opts, vm, kUsage, kStepServerOptions)) return kOk;
+  if (!vm.count("model")) throw ConfigError("--model", "required: name the model (or give --vllm-args \"vllm serve MODEL ...\")");
 
   const analysis::StepLengths lengths{vm["prefill-tokens"].as<std::int64_t>(), vm["prefill-context"].as<std::int64_t>(),
                                       vm["decode-seqs"].as<std::int64_t>(), vm["context"].as<std::int64_t>()};

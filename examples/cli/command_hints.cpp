@@ -41,8 +41,8 @@ const std::vector<Hint>& hints() {
       {{"iteration", "kernel", "ops", "roofline"}, "'step' prices one engine iteration, op by op"},
       {{"profile", "microbench", "microbenchmark"}, "'calibrate-fit' fits a GPU profile from microbenchmarks or runs"},
       {{"vllm", "sglang", "server", "args"},
-       "a server's own command line goes to 'simulate' (and the other scenario commands) as --vllm-args \"vllm "
-       "serve MODEL ...\" or --sglang-args"},
+       "a server's own command line goes to 'simulate' (the other scenario commands, 'memory' and 'step') as "
+       "--vllm-args \"vllm serve MODEL ...\" or --sglang-args"},
   };
   return table;
 }

@@ -245,3 +245,64 @@ TEST_CASE("help text wraps at spaces: no word is cut in two at any width") {
     }
   }
 }
+
+// `memory` and `step` take no scenario: the server's command line stands for their own options (issue 29/30).
+TEST_CASE("memory --vllm-args plans what the same options plan") {
+  const std::string line = "vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2 --max-model-len 8192 --kv-cache-dtype fp8";
+  const auto args = server_json_of("memory --gpu a100-80gb-sxm --json --vllm-args " + quoted(line));
+  const auto options = server_json_of("memory --gpu a100-80gb-sxm --json --model llama-3.1-8b --tp 2 "
+                                      "--max-model-len 8192 --kv-dtype fp8");
+  CHECK(args == options);
+  CHECK(args["tp"] == 2);
+  CHECK(args["kv_dtype"] == "fp8");
+  CHECK(args["max_model_len"] == 8192);
+  // ... and not what the defaults plan (so the line was read).
+  const auto plain = server_json_of("memory --gpu a100-80gb-sxm --json --model llama-3.1-8b");
+  CHECK(plain["tp"] == 1);
+  CHECK(plain != args);
+  // An option on the command line wins over the server's (as --set does on a scenario command).
+  const auto wins = server_json_of("memory --gpu a100-80gb-sxm --json --kv-dtype fp16 --vllm-args " + quoted(line));
+  CHECK(wins["kv_dtype"] == "fp16");
+  CHECK(wins["tp"] == 2);
+  // Flags that do not change one replica's memory are noted, not dropped without a word.
+  const auto noted = run("memory --gpu a100-80gb-sxm --vllm-args " + quoted(line + " -dp 2 --enable-prefix-caching"));
+  REQUIRE(noted.code == 0);
+  CHECK_THAT(noted.out, Catch::Contains("--data-parallel-size does not apply to `llmsim memory`"));
+  CHECK_THAT(noted.out, Catch::Contains("--enable-prefix-caching does not apply"));
+}
+
+TEST_CASE("step --vllm-args / --sglang-args time what the same options time") {
+  const std::string batch = "step --gpu a100-80gb-sxm --decode-seqs 32 --context 1024 --json ";
+  const auto args = server_json_of(batch + "--vllm-args " +
+                                   quoted("vllm serve llama-3.1-8b -tp 2 --kv-cache-dtype fp8 --enforce-eager"));
+  const auto options = server_json_of(batch + "--model llama-3.1-8b --tp 2 --kv-dtype fp8 --eager");
+  CHECK(args == options);
+  CHECK(args["tp"] == 2);
+  CHECK(args != server_json_of(batch + "--model llama-3.1-8b"));
+  const auto sglang = server_json_of(batch + "--sglang-args " +
+                                     quoted("python -m sglang.launch_server --model-path llama-3.1-8b --tp-size 2"));
+  CHECK(sglang == server_json_of(batch + "--model llama-3.1-8b --tp 2 --engine sglang"));
+  CHECK(sglang["engine"] != args["engine"]);
+}
+
+TEST_CASE("memory and step refuse a misspelled, unusable or blank server command line") {
+  for (const std::string cmd : {"memory --gpu a100-80gb-sxm", "step --gpu a100-80gb-sxm --decode-seqs 8 --context 512"}) {
+    INFO(cmd);
+    const auto typo = run(cmd + " --vllm-args " + quoted("vllm serve llama-3.1-8b --max-num-seqz 8"));
+    CHECK(typo.code == 2);
+    CHECK_THAT(typo.out, Catch::Contains("--max-num-seqz") && Catch::Contains("did you mean --max-num-seqs"));
+    const auto unusable = run(cmd + " --vllm-args " + quoted("vllm serve llama-3.1-8b --kv-offloading-size 16"));
+    CHECK(unusable.code == 2);
+    CHECK_THAT(unusable.out, Catch::Contains("--kv-offloading-size cannot be used by `llmsim"));
+    const auto blank = run(cmd + " --vllm-args ' '");
+    CHECK(blank.code == 2);
+    CHECK_THAT(blank.out, Catch::Contains("--vllm-args: an empty command line"));
+    const auto no_model = run(cmd);
+    CHECK(no_model.code == 2);
+    CHECK_THAT(no_model.out, Catch::Contains("--model"));
+  }
+  const auto sglang = run("memory --gpu a100-80gb-sxm --sglang-args " +
+                          quoted("python -m sglang.launch_server --model-path llama-3.1-8b"));
+  CHECK(sglang.code == 2);
+  CHECK_THAT(sglang.out, Catch::Contains("--sglang-args: an SGLang server"));
+}
