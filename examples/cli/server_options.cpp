@@ -73,7 +73,11 @@ std::vector<std::string> server_options(const po::variables_map& vm, const Serve
   }
   std::vector<std::string> out;
   auto given = [&](const std::string& option) { return vm.count(option) && !vm[option].defaulted(); };
-  for (const auto& [field, value] : leaves) {
+  for (const auto& leaf : leaves) {
+    // Named copies, not a structured binding: the lambdas below capture `field`, which clang 14 (the sanitizer and
+    // fuzz trees) refuses for a binding.
+    const std::string& field = leaf.first;
+    const Json& value = leaf.second;
     if (field == "engine.cuda_graphs" && !map.eager_option.empty()) {
       if (value == false && !given(map.eager_option)) out.push_back("--" + map.eager_option);
       continue;
