@@ -3,6 +3,7 @@
 // list names the validation sources whose rows were read while a value was chosen: those sources are then not
 // blind (tests/validation, docs/trust.md "Blind sources").
 #include "llmsim/perf/provenance.hpp"
+#include "provenance_rows.hpp"
 
 #include "llmsim/perf/block_fp8.hpp"
 #include "llmsim/perf/decode_attention.hpp"
@@ -17,12 +18,8 @@ namespace llmsim::perf {
 
 namespace {
 
-using P = Provenance;
-
-ConstantProvenance c(std::string field, std::string scope, P kind, std::string source,
-                     std::vector<std::string> looked_at = {}, std::optional<double> value = std::nullopt) {
-  return {std::move(field), std::move(scope), kind, std::move(source), std::move(looked_at), value};
-}
+using provenance_rows::c;
+using provenance_rows::P;
 
 // --- The pre-Marlin kernels' bytes-in-flight bound (perf/quant_latency.hpp). ptxas -v and the SASS main loop of each
 // kernel compiled by nvcc 13.0 (V13.0.88) from vLLM's source (awq: gemm_kernels.cu @v0.2.5 31c1f325 and @v0.4.1
@@ -343,210 +340,7 @@ std::vector<ConstantProvenance> build() {
                 "vLLM DeepseekV2MLAAttention: q_a_proj, kv_a_proj_with_mqa and q_b_proj (q_proj and kv_a_proj_with_mqa "
                 "without a query LoRA) are linear layers of their own",
                 {}, 3));
-  // --- Runtime traits (perf/runtime.cpp), per runtime.
-  const std::string mp =
-      "vLLM V1 MultiprocExecutor (vllm/v1/executor/multiproc_executor.py, vllm#9856): with TP/PP > 1 each step pickles "
-      "the SchedulerOutput into rpc_broadcast_mq for every worker and the output rank pickles the ModelRunnerOutput "
-      "back; calibration/host/executor_pickle.py times that round trip of 0.8.4's message classes (CPython 3.11, "
-      "median of 5 runs' best, a loaded 2-core build host) [D]";
-  t.push_back(c("runtime.multiproc_per_iter_s", "vllm-v1", P::microbenchmark, mp + ": 8.7 us for one request", {},
-                8e-6));
-  t.push_back(c("runtime.multiproc_per_seq_s", "vllm-v1", P::microbenchmark,
-                mp + ": a median 2.7 us more per request over 8-512 requests (2.1-5.0)", {}, 2.7e-6));
-  t.push_back(c("runtime.fuses_fp8_input_quant", "vllm-v1", P::engine_code,
-                "vLLM docs/design/fusions.md: RMSNorm + Quant and SiLU+Mul + Quant fused by Inductor, FP8 on sm89+, "
-                "on by default"));
-  for (const char* r : {"vllm-v0", "vllm-v0.5", "vllm-v0-paged"}) {
-    t.push_back(c("runtime.graphs", r, P::engine_code, "vLLM V0 CUDA graphs: decode-only batches of <= 256 sequences "
-                                                       "(_BATCH_SIZES_TO_CAPTURE)"));
-    t.push_back(c("runtime.cpu", r, P::engine_code, "the profile's V0 CPU terms (v0_cpu_overhead_*)"));
-  }
-  // The eager steps of vLLM 0.2-0.4.2 (perf/eager_host.hpp, issue 27).
-  t.push_back(c("runtime.cuda_graphs_from_release", "vllm-v0-paged", P::engine_code,
-                "vLLM before 0.2.6 has no CUDA graphs: model_runner.py @v0.2.5 (31c1f325) calls the model eagerly every "
-                "step; vllm#1926 \"Optimize model execution with CUDA graph\" (merged 2023-12-16, 37ca5581) and "
-                "#2161 arrived in v0.2.6 (671af2b1, 2023-12-17), whose _verify_cuda_graph still forced GPTQ and "
-                "SqueezeLLM eager until #2318 (0.2.7); AWQ ran graphs from 0.2.6"));
-  t.push_back(c("runtime.eager_host_per_layer_s", "vllm-v0-paged", P::public_measurement,
-                "vllm#1440 (2023-10-20, vLLM 0.2.1's model code, Llama-2-7B, batch 1, 5 prompt + 100 output tokens, one "
-                "GPU not named, A100 assumed): 1.2 s without CUDA graphs, 1.05 s with them. Without graphs the host is "
-                "the slower side at batch 1, so 12.0 ms per token less V0's serialized CPU time (2.1 ms, the A100 "
-                "profile's v0_cpu_overhead_per_iter_s) is the Python forward's enqueue time: 9.9 ms over 32 layers "
-                "= 0.31 ms per layer; read as the GPU's work (llmsim's A100 fp16 forward, 9.3 ms) plus the 1.5 ms the "
-                "graphs saved, 10.8 ms = 0.34 ms [D]",
-                {}, eager_host::kVllmV0PagedPerLayerS));
-  t.push_back(c("runtime.async_output_proc", "vllm-v0", P::engine_code,
-                "vLLM 0.6-0.10 V0 (PR #7049): LLMEngine.step / step_async append a step's output to ctx.output_queue "
-                "and run _process_model_outputs as the next step's async_callback, streamed when that step returns; "
-                "on unless enforce_eager, pipeline parallel or speculative decoding (verify_async_output_proc). The "
-                "first token's delay it causes at batch 1 is named by tenstorrent/vllm#116 and HabanaAI/vllm-fork#855 "
-                "(VLLM_STEP0_FIRST_TOKEN). No constant: one iteration of the engine's own model"));
-  // --- vLLM V1's async scheduling (perf/async_scheduling.hpp; issue 27). No constant: it rearranges the step's
-  // existing host (cpu_overhead_*) and GPU terms and the admission order.
-  t.push_back(c("runtime.async_scheduling.step", "vllm-v1", P::engine_code,
-                "vllm/v1/engine/core.py @00080ee13c7a451fce071ccb8d0e94d395acf5a7 EngineCore.step_with_batch_queue "
-                "(batch_queue_size 2 under async scheduling): schedule + execute_model(non_block) + sample_tokens"
-                "(non_block) of step k+1 are issued before blocking on step k's future; "
-                "vllm/v1/core/sched/async_scheduler.py @014b23503270d029739d400ec4c14ba0714bdcd8 plans with output "
-                "placeholders; PR vllm#19970 (\"overlapping scheduling with model execution\", NanoFlow). The host's "
-                "per-step time overlaps the GPU's: step = max(GPU work, host time)"));
-  t.push_back(c("runtime.async_scheduling.admission", "vllm-v1", P::engine_code,
-                "core.py @00080ee1 step_with_batch_queue: step k+1 is planned when step k is launched, before the "
-                "input queue is read again (EngineCore.run_busy_loop), so a request arriving while step k runs is "
-                "first planned into step k+2; an empty plan is queued and planned again at once. Outputs of step k "
-                "are processed (update_from_output) as soon as it ends: no step of output delay"));
-  t.push_back(c("runtime.async_scheduling.default", "vllm-v1", P::engine_code,
-                "on by default from vLLM 0.14.0: PR vllm#27614 \"Enable async scheduling by default\" (VllmConfig: "
-                "async_scheduling None -> True unless pooling, an unsupported executor or proposer; merged after "
-                "0.13.0, listed last in the plan issue vllm#27679); PR vllm#31998 (2026-01-08, in 0.14.0) keeps it on "
-                "with EAGLE/MTP and off with other proposers and with pipeline parallel"));
-  // --- SGLang's overlap scheduler (perf/sglang_overlap.hpp; issue 27). No constant: the same rearrangement of the
-  // step's host (the profile's V1 terms) and GPU terms and of the admission order as vLLM V1's async scheduling.
-  t.push_back(c("runtime.sglang_overlap.step", "sglang", P::engine_code,
-                "sgl-project/sglang python/sglang/srt/managers/scheduler.py (0.3.6-0.5.x) event_loop_overlap: "
-                "recv_requests, get_next_batch_to_run and run_batch of batch k+1 (handed to the forward thread of "
-                "managers/tp_worker_overlap_thread.py, future token ids resolved on the GPU) come before "
-                "process_batch_result of batch k, which waits for its GPU work: the CPU's scheduling, batch "
-                "preparation and result processing run while the GPU works, step = max(GPU work, host time). PR "
-                "sglang#1738 (2024-10-21, Llama-3.1-8B, 3000 ShareGPT prompts, radix cache off): +10 % throughput "
-                "from the overlap alone"));
-  t.push_back(c("runtime.sglang_overlap.admission", "sglang", P::engine_code,
-                "scheduler.py event_loop_overlap: batch k+1 is formed from the requests received after batch k-1's "
-                "result, i.e. when batch k starts; a request arriving while batch k runs joins batch k+2 (an idle "
-                "engine forms its batch at once). Batch k's tokens are streamed when its result is processed, as it "
-                "ends (sglang#2067: the first batch's result waits for the next launch, a delay not modelled)"));
-  t.push_back(c("runtime.sglang_overlap.default", "sglang", P::engine_code,
-                "PR sglang#2067 \"Enable overlap by default\" (merged 2024-11-19, after Release v0.3.5.post2, "
-                "sglang#2046): --enable-overlap-schedule became the default (--disable-overlap-schedule turns it "
-                "off), first in 0.3.6; server_args.py turns it off with pp_size > 1 and with EAGLE speculative "
-                "decoding"));
-  for (const char* r : {"vllm-v0.5", "vllm-v0-paged"}) {
-    t.push_back(c("runtime.sync_output_per_seq_s", r, P::engine_code,
-                  "RFC vllm#6913's profile of _process_model_outputs before the async output processor (#7049): 0.2 ms "
-                  "at batch 1, 3.4 ms at batch 32 on Llama-3-70B / 4 H100 = 0.1 ms per sequence; checked against "
-                  "LambdaLabs' vLLM 0.5.4 H100 runs (docs/vllm.md)",
-                  {"lambdalabs"}, 100e-6));
-  }
-  // The OpenAI server's path around an engine in its own process (perf/serving_path.hpp, issue 27). SGLang's
-  // launch_server runs the same FastAPI/uvicorn + ZMQ stack (TokenizerManager in the HTTP process, Scheduler and
-  // DetokenizerManager processes: sgl-project/sglang python/sglang/srt/managers/tokenizer_manager.py @001067ff,
-  // "TokenizerManager is a process that tokenizes the text"), one ZMQ hop more.
-  for (const char* r : {"vllm-v1", "vllm-v0", "sglang"}) {
-    t.push_back(c("runtime.api_server_s", r, P::public_measurement,
-                  "tenstorrent/tt-inference-server#190 (2025-05-08, Llama-3.3-70B, tenstorrent's vLLM fork, its upstream "
-                  "OpenAI server): the same batch's average TTFT offline (LLM.generate) 231 ms, online "
-                  "(`vllm serve`, benchmark_serving) 235 ms: +4 ms of HTTP server + ZMQ. The path is host code, the "
-                  "same for any accelerator; V1 keeps it (API server -> ZMQ -> EngineCore, AsyncLLM). Bracketed by "
-                  "vllm#54628 (client TTFT - the server's own vllm:time_to_first_token_seconds, 8-12 ms at "
-                  "concurrency 8 on a WSL2 laptop) and vllm#51349's frontend timings (prompt rendering 0.3 ms, "
-                  "process_for_engine 0.5 ms, add_request to the EngineCore 1.0 ms)",
-                  {}, 4e-3));
-  }
-  // Host work the OpenAI server adds to each V0 engine step (perf/served_step_host.hpp, issue 27).
-  t.push_back(c("runtime.served_step_per_seq_s", "vllm-v0", P::public_measurement,
-                "vllm#8157 / #8092 (MQLLMEngine, merged 2024-09 after 0.6.0; 1 H100, Llama-3.1-8B, ShareGPT, "
-                "single-step): 34.8 req/s offline (LLM.generate) vs 31.6 req/s served through the OpenAI server = "
-                "2.91 ms more per request; the authors' 1,000-prompt ShareGPT runs generate 197,520 tokens (#8125, "
-                "#8335) = 197.5 per request: 14.7 us per token, i.e. per sequence per step. The work: "
-                "engine/multiprocessing/engine.py @02d0d889 _send_outputs (pickle.dumps of the step's RequestOutputs, "
-                "ZMQ send_multipart), called per step from _async_socket_engine_callback. Bracketed above by "
-                "vllm#7957 on an A100 (0.6.0 RPC frontend before MQLLMEngine: 18 req/s LLM vs 15.5 req/s async, "
-                "~45 us per token)",
-                {}, 15e-6));
-  // Prompt tokenisation in the serving process (perf/serving_path.hpp, issue 27): every vLLM release's OpenAI server
-  // (before 0.6 in the engine's own process) and SGLang's TokenizerManager tokenise the prompt before the engine sees it.
-  for (const char* r : {"vllm-v1", "vllm-v0", "vllm-v0.5", "vllm-v0-paged", "sglang"}) {
-    t.push_back(c("runtime.tokenise_per_token_s", r, P::microbenchmark,
-                  "andyluo7/cpu-gpu-codesign-agentic-inference@5fac1f0 RESULTS_SUMMARY.md phase 2.1 (2026-05-14, "
-                  "vLLM 0.19's host, one core): transformers AutoTokenizer encode 1.18 ms for 679 tokens (1.74 us/token) "
-                  "... 220 ms for 101,615 (2.17 us/token), ~500k tokens/s; its phase-2 server decomposition (client "
-                  "TTFT - vllm:time_to_first_token_seconds, single requests) grows by ~2 us per prompt token from 1k to "
-                  "100k. vllm#10635: 256K-token prompts take \"a few hundred milliseconds\" to tokenise",
-                  {}, 2e-6));
-  }
-  // --- vLLM V0's scheduler defaults by release (spec/runtime_version.cpp, spec::effective_engine; issue 27).
-  t.push_back(c("engine.v0_max_num_batched_tokens", "vllm-v0", P::engine_code,
-                "vllm/config.py SchedulerConfig (0.2-0.10) without chunked prefill: max(max_model_len, 2048) (\"if "
-                "max_model_len is too short, use 2048 as the default value for higher throughput\")", {}, 2048));
-  t.push_back(c("engine.v0_chunked_budget", "vllm-v0", P::engine_code,
-                "SchedulerConfig with chunked prefill: 512 (\"the best balance between ITL and TTFT on A100\"), 2048 "
-                "from vllm#10544 (2024-11-21, first released in 0.6.5)"));
-  t.push_back(c("engine.v0_long_context_chunked", "vllm-v0", P::engine_code,
-                "EngineArgs.create_engine_config (vllm#6666, 2024-07-23; from 0.5.4): chunked prefill left unset turns "
-                "on for max_model_len > 32K without a sliding window or speculative decoding",
-                {}, 32768));
-  t.push_back(c("runtime.graphs", "sglang", P::engine_code, "SGLang: decode-only CUDA graphs (cuda_graph_max_bs)"));
-  t.push_back(c("runtime.max_graph_batch", "sglang", P::assumed,
-                "cuda_graph_max_bs 160 assumed (its default on large GPUs; the validation rows hold batch 32)", {}, 160));
-  // --- SGLang's scheduler (policy "sglang": spec::sglang, engine/schedule_sglang.cpp), read from its code.
-  const std::string sg = "sgl-project/sglang python/sglang/srt/";
-  t.push_back(c("scheduler.init_new_token_ratio", "sglang", P::engine_code,
-                sg + "managers/scheduler.py: init_new_token_ratio = SGLANG_INIT_NEW_TOKEN_RATIO (0.7) x "
-                "schedule_conservativeness (1.0), 0.4.x-0.5.x; global_config.init_new_token_ratio 0.7 in 0.3.x",
-                {}, spec::sglang::kInitNewTokenRatio));
-  t.push_back(c("scheduler.min_new_token_ratio_factor", "sglang", P::engine_code,
-                sg + "managers/scheduler.py: min_new_token_ratio = init x 0.14 (default_min_new_token_ratio_factor), "
-                "0.4.x-0.5.x; 0.3.x base_min_new_token_ratio 0.1",
-                {}, spec::sglang::kMinNewTokenRatioFactor));
-  t.push_back(c("scheduler.new_token_ratio_decay_steps", "sglang", P::engine_code,
-                sg + "managers/scheduler.py: new_token_ratio_decay = (init - min) / 600 "
-                "(default_new_token_ratio_decay_steps); 0.3.x: 0.001 per step",
-                {}, spec::sglang::kNewTokenRatioDecaySteps));
-  t.push_back(c("scheduler.clip_max_new_tokens", "sglang", P::engine_code,
-                sg + "managers/schedule_policy.py: CLIP_MAX_NEW_TOKENS(_ESTIMATION) = 4096",
-                {}, static_cast<double>(spec::sglang::kClipMaxNewTokens)));
-  t.push_back(c("scheduler.retract_decode_steps", "sglang", P::engine_code,
-                sg + "managers/schedule_batch.py retract_decode: free KV until every remaining request has "
-                "global_config.retract_decode_steps = 20 tokens",
-                {}, static_cast<double>(spec::sglang::kRetractDecodeSteps)));
-  t.push_back(c("scheduler.max_prefill_tokens", "sglang", P::engine_code,
-                sg + "server_args.py: max_prefill_tokens = 16384", {}, static_cast<double>(spec::sglang::kMaxPrefillTokens)));
-  t.push_back(c("scheduler.chunked_prefill_size", "sglang", P::engine_code,
-                sg + "server_args.py: 0.3-0.4.x 8192 (2048 below 25,000 MB); 0.5.x by GPU memory: < 35 GB 2048, < 60 GB "
-                "4096, < 160 GB 8192, else 16384 (spec::sglang_defaults)"));
-  // SGLang's default mem_fraction_static (spec::sglang_mem_fraction_static; issue 27): the KV pool when the scenario
-  // does not set gpu_memory_utilization.
-  t.push_back(c("memory.mem_fraction_static.by_parallel", "sglang", P::engine_code,
-                sg + "server_args.py __post_init__ (0.3.0-0.4.7): tp x pp >= 16 0.79, >= 8 0.81, >= 4 0.85, >= 2 0.87, "
-                "else 0.88 (0.4.6-0.4.7 raise it on cards above 96 GiB for H20/H200, sglang#5893: not applied)",
-                {}, 0.88));
-  t.push_back(c("memory.mem_fraction_static.reserve", "sglang", P::engine_code,
-                sg + "server_args.py after PR sglang#7054 \"Simplify the heuristics for setting --mem-fraction-static\" "
-                "(merged 2025-06-10, after \"chore: bump v0.4.7\" #7038; until sglang#10975 of 2025-09-27): "
-                "mem_fraction_static = round((gpu_mem - reserved_mem) / gpu_mem, 3), gpu_mem in MiB, reserved_mem "
-                "(2.8 + n / 10) GiB below 35 GiB, (9.5 + n / 2) below 90 GiB (\"H100, A100. (chunked_prefill_size 8k, "
-                "cuda_graph_max_bs 160)\"), (12 + n / 2) below 160 GiB, else 32 GiB, n = tp x pp; + 2 GiB with a "
-                "speculative algorithm, + 4 GiB with DP attention (not modelled)",
-                {}, 9.5));
-  t.push_back(c("scheduler.max_running_requests", "sglang", P::engine_code,
-                sg + "model_executor/model_runner.py: min(KV tokens / 2, request pool = clamp(KV tokens / context x 512, "
-                "2048, 4096)); 2048, the pool's floor, is taken (the reservation bounds the batch first)",
-                {}, 2048.0));
-  t.push_back(c("runtime.graphs", "lmdeploy-turbomind", P::engine_code, "LlamaBatch.cc v0.1: every kernel launched eagerly"));
-  t.push_back(c("runtime.host_runs_ahead", "lmdeploy-turbomind", P::engine_code, "TurboMind's C++ thread per GPU enqueues without waiting"));
-  t.push_back(c("runtime.cpu", "lmdeploy-turbomind", P::engine_code, "a C++ loop: fixed host time"));
-  t.push_back(c("runtime.cpu_per_iter_s", "lmdeploy-turbomind", P::engine_code,
-                "Finish(): D2H, cudaStreamSynchronize, relaunch: 10-20 us for a launch after the host waited (G§B6) "
-                "plus the wake-up",
-                {}, 30e-6));
-  t.push_back(c("runtime.cpu_per_seq_s", "lmdeploy-turbomind", P::engine_code,
-                "two host copies of a session_len x 4-byte id row at 10-25 GB/s", {}, 1e-6));
-  t.push_back(c("runtime.vocab_parallel", "gpt-fast", P::engine_code,
-                "gpt-fast tp.py: apply_tp shards each block's attention (wqkv, wo) and feed_forward (w1, w3, w2); "
-                "tok_embeddings and output stay whole: no embedding all-reduce, no logits gather"));
-  t.push_back(c("runtime.allreduce", "lmdeploy-turbomind", P::engine_code, "ftNcclAllReduceSum: NCCL for every message"));
-  t.push_back(c("runtime.graphs", "gpt-fast", P::engine_code, "generate.py: torch.compile(mode=\"reduce-overhead\"), one graph"));
-  t.push_back(c("runtime.max_graph_batch", "gpt-fast", P::engine_code, "one compiled graph for any decode batch"));
-  t.push_back(c("runtime.host_runs_ahead", "gpt-fast", P::engine_code, "generate.py never synchronizes until the end"));
-  t.push_back(c("runtime.cpu", "gpt-fast", P::engine_code, "no host time on the critical path"));
-  t.push_back(c("runtime.graphs", "llama.cpp", P::engine_code, "batch-1 decode CUDA graphs (llama.cpp#6766)"));
-  t.push_back(c("runtime.max_graph_batch", "llama.cpp", P::engine_code, "graphs for batch-1 decode only (#6766)", {}, 1));
-  t.push_back(c("runtime.cpu", "llama.cpp", P::engine_code, "the ggml graph rebuilt on the CPU every token"));
-  t.push_back(c("runtime.cpu_per_iter_s", "llama.cpp", P::public_measurement,
-                "CPU part 10-15 % of a 7B/13B Q4_K_M token on A100/H100 with CUDA graphs (llama.cpp#7456)", {}, 0.6e-3));
-  t.push_back(c("runtime.materialises_prefill_scores", "llama.cpp", P::engine_code,
-                "llama-bench of May 2024 runs flash_attn = 0: mul_mat(K, Q) -> soft_max_ext -> mul_mat(V, KQ) "
-                "through DRAM (llama.cpp#5021 made FA opt-in)"));
+  provenance_rows::add_engine_provenance(t);
   // --- Blackwell HBM (B200, GB200): Hopper's priors carried over. No Blackwell measurement was fitted; these public
   // ones say the Hopper fractions hold: MAMF (stas00/ml-engineering compute/accelerator/README.md) BF16 77.6 % of
   // the B200's 2250 TF and FP8 76.3 % of 4500 against the H100's 80.3 % / 70.9 % (GB200 72.9 % / 72.3 %); Azure ND

@@ -1,0 +1,25 @@
+#pragma once
+// The provenance table's rows are written in two files (private to perf/): provenance.cpp holds the hardware
+// priors and kernel constants, provenance_engine.cpp the engines' behaviour (runtime traits, async and overlap
+// scheduling, scheduler defaults by release). One row builder for both.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "llmsim/perf/provenance.hpp"
+
+namespace llmsim::perf::provenance_rows {
+
+using P = Provenance;
+
+inline ConstantProvenance c(std::string field, std::string scope, P kind, std::string source,
+                            std::vector<std::string> looked_at = {}, std::optional<double> value = std::nullopt) {
+  return {std::move(field), std::move(scope), kind, std::move(source), std::move(looked_at), value};
+}
+
+/// The rows of the engines' behaviour: runtime traits (perf/runtime.cpp), vLLM V1's async scheduling, SGLang's
+/// overlap scheduler, vLLM V0's and SGLang's scheduler defaults by release (provenance_engine.cpp).
+void add_engine_provenance(std::vector<ConstantProvenance>& t);
+
+}  // namespace llmsim::perf::provenance_rows
