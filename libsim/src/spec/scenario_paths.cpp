@@ -204,6 +204,8 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
         }
       } else if (sec == "prompt_pool") {  // workload.prompt_pool.<field>
         check_path_component(parts[2], kPromptPoolKeys, "workload.prompt_pool");
+      } else if (sec == "dataset") {  // workload.dataset.<field> (or workload.dataset=sharegpt)
+        check_path_component(parts[2], kDatasetKeys, "workload.dataset");
       } else {
         need_depth(2);
       }

@@ -3,6 +3,7 @@
 
 #include "corpus/common.hpp"
 #include "llmsim/analysis/client_sampler.hpp"
+#include "llmsim/analysis/dataset_requests.hpp"
 #include "llmsim/analysis/static_batch.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/number.hpp"
@@ -207,6 +208,7 @@ analysis::VllmResult result_from_json(const Json& j, const std::string& source) 
   if (j.contains("random_range_ratio") && j["random_range_ratio"].is_number())
     r.random_range_ratio = j["random_range_ratio"].get<double>();
   analysis::reproduce_sglang_random(r);
+  analysis::draw_dataset_requests(r);  // ShareGPT lines: lengths drawn at the line's means (none are listed)
   static const std::vector<std::string> scalars = {"duration", "request_throughput", "input_throughput",
                                                    "output_throughput", "total_token_throughput"};
   for (const auto& k : scalars)
