@@ -132,6 +132,7 @@ TEST_CASE("the sharegpt preset reads from a scenario and --set, and round-trips"
   CHECK(a.scenario.workload.dataset->name == "sharegpt");
   CHECK(a.scenario.workload.dataset->effective_input_mean() == spec::kShareGptDefaultInputMean);
   Json doc = test::scenario({{"arrival", rate}});
+  spec::set_json_path(doc, "workload.dataset", "sharegpt");  // by name, then a field: the name becomes the object's
   spec::set_json_path(doc, "workload.dataset.input_mean", 250);
   spec::set_json_path(doc, "workload.dataset.output_mean", 180);
   const auto b = make(doc);

@@ -32,8 +32,10 @@ def test_sharegpt_lengths_spread_around_the_given_means():
 def test_sharegpt_as_a_keyword_override():
     sc = copy.deepcopy(SMALL)
     sc["workload"]["num_requests"], sc["workload"]["warmup_requests"] = 60, 0
-    r = llmsim.simulate(sc, workload__dataset="sharegpt")
-    assert r.scenario["workload"]["dataset"]["name"] == "sharegpt"
+    r = llmsim.simulate(sc, record_requests=True, workload__dataset="sharegpt")
+    # The dataset replaces the scenario's lengths (a fixed 128-token reply): the replies now spread.
+    assert r.requests["output_tokens"].nunique() > 10
+    assert (r.requests["input_tokens"] + r.requests["output_tokens"]).max() <= 2048
 
 
 def test_sharegpt_bad_mean_is_a_value_error():

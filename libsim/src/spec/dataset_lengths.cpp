@@ -85,11 +85,11 @@ std::vector<double> pmf(double mu, double s, std::int64_t count) {
 
 std::shared_ptr<const DatasetLengths::Fit> fit_sharegpt(double target_in, double target_out, const std::string& path) {
   const double s_in = sharegpt_prompt_sigma(), s_out = sharegpt_reply_sigma();
-  // Locations far enough out that the filtered means reach their limits (|z| stays below ~20: no underflow).
-  const double lo_in = std::log(static_cast<double>(kShareGptMinLen)) - 8 * s_in;
-  const double hi_in = std::log(static_cast<double>(kShareGptMaxTotal)) + 8 * s_in;
-  const double lo_out = std::log(static_cast<double>(kShareGptMinLen)) - 8 * s_out;
-  const double hi_out = std::log(static_cast<double>(kShareGptMaxTotal)) + 8 * s_out;
+  // Locations far enough out that the filtered means come close to their limits (|z| stays below ~30: no underflow).
+  const double lo_in = std::log(static_cast<double>(kShareGptMinLen)) - 16 * s_in;
+  const double hi_in = std::log(static_cast<double>(kShareGptMaxTotal)) + 16 * s_in;
+  const double lo_out = std::log(static_cast<double>(kShareGptMinLen)) - 16 * s_out;
+  const double hi_out = std::log(static_cast<double>(kShareGptMaxTotal)) + 16 * s_out;
   auto mean_in = [&](double mi, const std::vector<double>& pout) {
     const Moments m = moments(pmf(mi, s_in, kPrompts), pout);
     return m.in / m.w;

@@ -173,8 +173,14 @@ void add_serve(std::vector<Row>& out, const ServeRun& run, const analysis::VllmR
     }
     out.push_back(std::move(r));
   };
+  const std::size_t first = out.size();
   if (check) {
     for (const auto& c : check->rows) emit(c.key, c.measured, c.predicted, c.note);
+    // The condition the run was simulated under: lengths drawn from the dataset, not the ones the client sent.
+    if (result.lists_drawn)
+      for (std::size_t k = first; k < out.size(); ++k)
+        out[k].note += std::string(out[k].note.empty() ? "" : "; ") + "lengths drawn (" + result.dataset_name +
+                       " distribution at the line's means; the line lists none)";
   } else {
     for (const auto& s : result.scalars) emit(s.key, s.value, std::nullopt, "");
     for (const auto& l : result.latencies) emit(l.key, l.value_ms, std::nullopt, "");
