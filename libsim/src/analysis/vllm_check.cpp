@@ -222,7 +222,8 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
     notes.push_back("the file states no token totals: every request is " + std::to_string(mean_in) + " prompt / " +
                     std::to_string(mean_out) + " output tokens, the lengths the run asked for");
   } else if (!r.lists_from.empty()) {
-    notes.push_back("the file has no per-request lengths: the requests are reproduced from " + r.lists_from);
+    notes.push_back(std::string("the file has no per-request lengths: the requests' lengths are ") +
+                    (r.lists_drawn ? "drawn from " : "reproduced from ") + r.lists_from);
   } else if (!lists) {
     notes.push_back("the file has no per-request lengths (saved without details): every request is " +
                     std::to_string(mean_in) + " prompt / " + std::to_string(mean_out) + " output tokens, the means");
@@ -248,7 +249,14 @@ spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& 
   if (r.max_concurrency && !r.request_rate) {
     // The client's semaphore: C requests in flight, the next sent as one finishes — a closed loop.
     w["arrival"] = {{"process", "closed"}, {"concurrency", *r.max_concurrency}, {"think_time_s", 0}};
-    if (lists) {
+    if (r.lists_drawn) {
+      // Lengths drawn from the dataset (the file lists none): the loop draws them as pairs at the file's means.
+      w["dataset"] = {{"name", to_lower(r.dataset_name)},
+                      {"input_mean", static_cast<double>(r.total_input_tokens) / done},
+                      {"output_mean", static_cast<double>(r.total_output_tokens) / done}};
+      notes.push_back("max_concurrency " + std::to_string(*r.max_concurrency) +
+                      ": a closed loop drawing each request's lengths from the dataset (workload.dataset)");
+    } else if (lists) {
       w["input_tokens"] = length_values(r.input_lens);
       w["output_tokens"] = length_values(r.output_lens);
       notes.push_back("max_concurrency " + std::to_string(*r.max_concurrency) +

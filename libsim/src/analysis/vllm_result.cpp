@@ -3,6 +3,7 @@
 #include "llmsim/analysis/vllm_result.hpp"
 
 #include "llmsim/analysis/client_sampler.hpp"
+#include "llmsim/analysis/dataset_requests.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -287,6 +288,7 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
     if (doc.contains("random_range_ratio") && doc["random_range_ratio"].is_number())
       r.random_range_ratio = doc["random_range_ratio"].get<double>();
     reproduce_sglang_random(r);
+    draw_dataset_requests(r);  // a ShareGPT run's lengths, drawn at the file's means (the file lists none)
     return r;
   } catch (const ConfigError& e) {
     if (e.path() == source) throw;

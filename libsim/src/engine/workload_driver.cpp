@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <boost/random/uniform_int_distribution.hpp>
 
@@ -26,6 +27,7 @@ WorkloadDriver::WorkloadDriver(const spec::ResolvedScenario& rs, int block_size,
     Tenant t;
     t.input = std::make_unique<LengthSampler>(tc.input_tokens, cpath + ".input_tokens", max_len);
     t.output = std::make_unique<LengthSampler>(tc.output_tokens, cpath + ".output_tokens", max_len);
+    if (tc.dataset) t.dataset = std::make_unique<spec::DatasetLengths>(*tc.dataset, cpath + ".dataset");
     t.input_rng = rng_stream(w.seed, "input_tokens", ci);
     t.output_rng = rng_stream(w.seed, "output_tokens", ci);
     t.prefix_rng = rng_stream(w.seed, "prefix", ci);
@@ -194,6 +196,8 @@ DrawnRequest WorkloadDriver::draw(std::int32_t si) {
     r.input = row.input_tokens;
     r.output = row.output_tokens;
     if (!chain_.empty() && row.hash_count > 0) r.chain = chain_.data() + row.hash_begin;
+  } else if (t.dataset) {  // prompt and output drawn together (spec/dataset_lengths.hpp)
+    std::tie(r.input, r.output) = t.dataset->sample(t.input_rng);
   } else {
     r.input = t.input->sample(t.input_rng);
     r.output = t.output->sample(t.output_rng);

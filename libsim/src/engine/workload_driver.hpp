@@ -92,6 +92,7 @@ class WorkloadDriver {
   enum class Kind : std::uint8_t { open, offline, user, trace };
   struct Tenant {
     std::unique_ptr<LengthSampler> input, output;
+    std::unique_ptr<spec::DatasetLengths> dataset;  ///< workload.dataset: both lengths drawn together
     RandomEngine input_rng, output_rng, prefix_rng;
     std::int32_t prefix_groups = 0;
     std::int64_t prefix_blocks = 0;

@@ -21,5 +21,7 @@ inline ConstantProvenance c(std::string field, std::string scope, P kind, std::s
 /// The rows of the engines' behaviour: runtime traits (perf/runtime.cpp), vLLM V1's async scheduling, SGLang's
 /// overlap scheduler, vLLM V0's and SGLang's scheduler defaults by release (provenance_engine.cpp).
 void add_engine_provenance(std::vector<ConstantProvenance>& t);
+/// The named datasets' length distributions (spec/dataset_lengths.hpp; provenance_workload.cpp).
+void add_workload_provenance(std::vector<ConstantProvenance>& t);
 
 }  // namespace llmsim::perf::provenance_rows

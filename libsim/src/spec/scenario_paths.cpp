@@ -204,6 +204,8 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
         }
       } else if (sec == "prompt_pool") {  // workload.prompt_pool.<field>
         check_path_component(parts[2], kPromptPoolKeys, "workload.prompt_pool");
+      } else if (sec == "dataset") {  // workload.dataset.<field> (or workload.dataset=sharegpt)
+        check_path_component(parts[2], kDatasetKeys, "workload.dataset");
       } else {
         need_depth(2);
       }
@@ -214,6 +216,8 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     Json& child = (*node)[parts[i]];
     if (child.is_null()) child = Json::object();
+    // workload.dataset given by name ("sharegpt") takes a field (--set workload.dataset.input_mean=300) as its object.
+    if (i == 1 && parts[0] == "workload" && parts[1] == "dataset" && child.is_string()) child = Json{{"name", child}};
     if (!child.is_object()) {
       throw ConfigError(dotted_path, "'" + parts[i] + "' is a " + std::string(child.type_name()) + ", not an object");
     }

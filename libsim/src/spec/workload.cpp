@@ -269,6 +269,7 @@ std::vector<TenantClass> Workload::effective_classes() const {
     c.output_tokens = output_tokens;
     c.prefix_tokens = prefix_tokens;
     c.prefix_groups = prefix_groups;
+    if (dataset) apply_dataset(c, *dataset, "workload.dataset");
     out.push_back(std::move(c));
   }
   // The daily curve scales each Poisson class's base rate hour by hour (validation refuses other processes).
@@ -335,6 +336,7 @@ void Workload::validate(const std::string& path) const {
       p.add(path + ".prefix_tokens", "the prompt pool sets the shared system prompts (prompt_pool.groups, "
                                      "prompt_pool.system_tokens); prefix_tokens and prefix_groups must be 0");
   }
+  check_dataset(*this, path, p);
   if (num_requests < 1 || num_requests > 10'000'000'000LL) {
     p.add(path + ".num_requests", "must be in 1..1e10, got " + std::to_string(num_requests));
   }

@@ -158,6 +158,24 @@ PromptPool read_prompt_pool(const JsonView& v) {
   return pp;
 }
 
+/// workload.dataset: a name ("sharegpt") or {"name", "input_mean", "output_mean"} (means 0 or absent = the
+/// dataset's default).
+DatasetSpec read_dataset(const JsonView& v) {
+  DatasetSpec d;
+  if (v.json().is_string()) {
+    d.name = v.as_string();
+  } else {
+    v.allow_only(kDatasetKeys);
+    d.name = v.string_or("name", d.name);
+    d.input_mean = v.number_or("input_mean", 0);
+    d.output_mean = v.number_or("output_mean", 0);
+  }
+  if (std::find(kDatasets.begin(), kDatasets.end(), d.name) == kDatasets.end())
+    throw ConfigError(v.json().is_string() ? v.path() : v.child_path("name"),
+                      unknown_name_message("dataset", d.name, kDatasets));
+  return d;
+}
+
 }  // namespace
 
 Workload read_workload(const JsonView& v) {
@@ -208,6 +226,7 @@ Workload read_workload(const JsonView& v) {
   if (v.has("speculative_acceptance_rate")) w.speculative_acceptance_rate = v.number("speculative_acceptance_rate");
   if (v.has("sessions")) w.sessions = read_sessions(v["sessions"]);
   if (v.has("prompt_pool")) w.prompt_pool = read_prompt_pool(v["prompt_pool"]);
+  if (v.has("dataset")) w.dataset = read_dataset(v["dataset"]);
   // A day's run ends with its last day (the schedule's rate drops to 0), not at the default request count.
   if (!w.daily_profile.empty() && !v.has("num_requests")) w.num_requests = kDailyProfileRequests;
   // Unset, the warm-up scales with the run: min(100, num_requests / 10), so a short scenario is not refused for a
@@ -344,6 +363,9 @@ Json workload_json(const Workload& w) {
     wj["prompt_pool"] = Json{{"groups", pp.groups}, {"prompts_per_group", pp.prompts_per_group},
                              {"system_tokens", pp.system_tokens}, {"shuffle", pp.shuffle}};
   }
+  if (w.dataset)
+    wj["dataset"] = Json{{"name", w.dataset->name}, {"input_mean", w.dataset->input_mean},
+                         {"output_mean", w.dataset->output_mean}};
   if (!w.classes.empty()) {
     wj["classes"] = Json::array();
     for (const auto& c : w.classes) {

@@ -3,6 +3,7 @@
 
 #include "corpus/common.hpp"
 #include "llmsim/analysis/client_sampler.hpp"
+#include "llmsim/analysis/dataset_requests.hpp"
 #include "llmsim/analysis/static_batch.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/number.hpp"
@@ -172,8 +173,14 @@ void add_serve(std::vector<Row>& out, const ServeRun& run, const analysis::VllmR
     }
     out.push_back(std::move(r));
   };
+  const std::size_t first = out.size();
   if (check) {
     for (const auto& c : check->rows) emit(c.key, c.measured, c.predicted, c.note);
+    // The condition the run was simulated under: lengths drawn from the dataset, not the ones the client sent.
+    if (result.lists_drawn)
+      for (std::size_t k = first; k < out.size(); ++k)
+        out[k].note += std::string(out[k].note.empty() ? "" : "; ") + "lengths drawn (" + result.dataset_name +
+                       " distribution at the line's means; the line lists none)";
   } else {
     for (const auto& s : result.scalars) emit(s.key, s.value, std::nullopt, "");
     for (const auto& l : result.latencies) emit(l.key, l.value_ms, std::nullopt, "");
@@ -207,6 +214,7 @@ analysis::VllmResult result_from_json(const Json& j, const std::string& source) 
   if (j.contains("random_range_ratio") && j["random_range_ratio"].is_number())
     r.random_range_ratio = j["random_range_ratio"].get<double>();
   analysis::reproduce_sglang_random(r);
+  analysis::draw_dataset_requests(r);  // ShareGPT lines: lengths drawn at the line's means (none are listed)
   static const std::vector<std::string> scalars = {"duration", "request_throughput", "input_throughput",
                                                    "output_throughput", "total_token_throughput"};
   for (const auto& k : scalars)

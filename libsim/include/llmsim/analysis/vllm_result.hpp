@@ -66,6 +66,9 @@ struct VllmResult {
   std::vector<double> arrivals_s;
   /// How the per-request lists were obtained when the file does not save them ("" = saved, or none).
   std::string lists_from;
+  /// The lists were drawn from the dataset's length distribution (analysis/dataset_requests.hpp), not reproduced
+  /// request by request.
+  bool lists_drawn = false;
 };
 
 /// Parses result text. ConfigError "<source>: ..." naming the field for a malformed file, and saying what

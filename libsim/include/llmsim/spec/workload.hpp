@@ -6,6 +6,7 @@
 #include <variant>
 #include <vector>
 
+#include "llmsim/spec/dataset_lengths.hpp"
 #include "llmsim/spec/prompt_pool.hpp"
 #include "llmsim/spec/sessions.hpp"
 #include "llmsim/spec/slo.hpp"
@@ -82,6 +83,9 @@ struct TenantClass {
   std::optional<SloSpec> slo;        ///< falls back to the scenario's slo
   std::int64_t prefix_tokens = 0;    ///< shared prompt prefix length (prefix caching)
   int prefix_groups = 0;             ///< requests pick one of this many shared prefixes (0 = none)
+  /// Lengths drawn jointly from a named dataset (Workload::dataset); input_tokens/output_tokens then describe its
+  /// marginals (normal with the fitted mean and sd, bounded by the client's filters) for the sizing hints.
+  std::optional<DatasetSpec> dataset;
 };
 
 enum class TooLongPolicy { clip, reject };  ///< what happens to a request longer than max_model_len
@@ -140,6 +144,11 @@ struct Workload {
   /// sends pool prompt n mod size, its first system_tokens tokens its group's. The lengths are still input_tokens /
   /// output_tokens (or a trace's rows); one class only, no sessions, no prefix_tokens/prefix_groups.
   std::optional<PromptPool> prompt_pool;
+  /// Each request's prompt and output lengths drawn together from a named dataset's length distribution
+  /// (spec/dataset_lengths.hpp: "sharegpt", conditioned on input_mean / output_mean and the benchmark client's
+  /// filters) instead of input_tokens / output_tokens, which are then unused. The single-class form with an
+  /// open-loop, closed-loop or offline arrival process; no classes, sessions, prompt pool or trace.
+  std::optional<DatasetSpec> dataset;
 
   /// The tenant classes, the single-class form turned into one class named "default"; with a daily profile
   /// each class's Poisson arrivals become the compiled piecewise schedule (compile_daily_profile).
