@@ -276,8 +276,10 @@ std::vector<ConstantProvenance> build() {
                 {}, 2.8));
   t.push_back(c("collective.custom_two_shot_factor_tp6_up", "all", P::public_measurement,
                 "as the TP4 factor, vllm#24111's H100 TP6 ca_2stage 0.5-4 MiB (15/17/20/26/29/37 us): 2.16; TP8 "
-                "takes TP6's (assumed: no Hopper source times the two stages at TP8; vLLM 0.11+ sends TP8 messages "
-                "of 256 KiB and more to symmetric memory on sm90)",
+                "takes TP6's (assumed: no vLLM source times the two stages at TP8 on Hopper; vLLM 0.11+ sends TP8 "
+                "messages of 256 KiB and more to symmetric memory on sm90). Corroborated within 20 %: SGLang 0.5.9's "
+                "port of the kernel on 8 H100s, 0.25-4 MiB 15.0/15.8/17.3/20.9/34.3 us (aiconfigurator), whose TP4 "
+                "is 30-40 % under vllm#24111's",
                 {}, 2.2));
   t.push_back(c("collective.custom_two_shot_factor_ampere", "ampere_hbm", P::public_measurement,
                 "A100 two stages, free least-squares fit c + k x S / B_peer (B_peer 0.69 of NVLink): TP4 0.5-4 MiB "
