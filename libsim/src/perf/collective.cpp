@@ -31,13 +31,24 @@ constexpr double kNcclLLMaxBwAmpere = 87.7e9, kNcclLLMaxBwHopper = 141e9;
 constexpr double kPcieCrossSocketLLStepFactor = 3.0;
 // The custom kernel's two stages (cross_device_reduce_2stage: a reduce-scatter by peer reads into a buffer the peers
 // then read back, a grid-wide barrier before each) move a message of S bytes in k·S / B_peer beyond their two
-// synchronisations, k fitted by least squares to vllm-project/vllm#24111's H100 communicator benchmark (CUDA graphs,
-// ca_2stage, 0.5-4 MiB, 2 × 6 us subtracted): TP4 17/18/27/27/35/43 us -> k = 2.78; TP6 15/17/20/26/29/37 us ->
-// k = 2.16. k falls with the world size (the stages read from more peers at once); the benchmark has no TP8 table,
-// so TP8 takes TP6's, the nearest measured. The former 2 × 2(t-1)/t (the ring's link bytes at half the one-stage
-// rate) fitted TP4 (3.0) but rose with t (3.33 at TP6, 3.5 at TP8): 33 % dear at TP6 4 MiB (49 vs 37 us), which made
-// vLLM's custom kernel dearer than NCCL just below 8 MiB at TP 6-8 where the benchmark has it cheaper.
+// synchronisations. Hopper: k least-squares fitted to vllm-project/vllm#24111's H100 communicator benchmark (CUDA
+// graphs, ca_2stage, 0.5-4 MiB, 2 × 6 us subtracted): TP4 17/18/27/27/35/43 us -> k = 2.78; TP6 15/17/20/26/29/37
+// us -> k = 2.16. k falls with the world size (the stages read from more peers at once); no Hopper source times
+// the two stages at TP8 (vLLM 0.11+ hands TP8 messages of 256 KiB and more to symmetric memory on sm90), so TP8
+// takes TP6's, the nearest measured.
 constexpr double kTwoShotFactorTp4 = 2.8, kTwoShotFactorTp6Up = 2.2;
+// Ampere (A100 SXM, NVLink 3 through NVSwitch), from vLLM's own all-reduce timed on 8 × A100-SXM4-80GB under CUDA
+// graphs (ai-dynamo/aiconfigurator collector/network/collect_all_reduce.py, vLLM 0.20.0, whose sm80 dispatch is
+// 0.4-0.10's: the custom kernel below 8 MiB, one stage below 512 / 256 KiB, NCCL beyond; campaign_checkpoints/
+// a100_sxm/custom_allreduce_perf.txt, commit 563b2c4):
+//  * one stage, TP 2/4/8, 16 KiB-4 MiB: 6 us + (t-1)·S / B_peer fits with B_peer = 0.69 of the per-direction
+//    NVLink (least squares: 0.69; TP2 0.69, TP4 0.56, TP8 0.62 alone) — Hopper's 0.83 read 20 % too fast;
+//  * two stages: a free fit gives k = 1.50 (TP4, 0.5-4 MiB: 14.4/18.5/26.2/41.1 us) and 1.46 (TP8, 0.25-4 MiB:
+//    17.7/19.3/21.7/28.4/45.4 us) with fixed costs 10.8 us (TP4, the one stage's two latencies) and 15.0 us
+//    (TP8: 3 us more). Hopper's factors on Ampere made TP4 28-45 % too slow and TP8 256-512 KiB 15-20 % fast.
+// TP6 on Ampere is not measured and takes TP8's.
+constexpr double kPeerReadFractionHopper = 0.83, kPeerReadFractionAmpere = 0.69;
+constexpr double kTwoShotFactorAmpere = 1.5, kTwoShotSyncAmpereTp6Up = 3e-6;
 
 bool name_contains(const std::string& s, std::string_view part) { return to_lower(s).find(part) != std::string::npos; }
 
@@ -104,14 +115,25 @@ AllReduceModel::AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& 
                     hopper_class(gpu_family(gpu)) ? kNcclLLMaxBwHopper : kNcclLLMaxBwAmpere);
 
   custom_s_ = profile.custom_allreduce_latency_s;
+  // The measured Ampere kernel (A100 over NVSwitch); GDDR cards' NVLink bridges keep the prior.
+  ampere_nvlink_ = link_ == TpLink::nvlink && gpu_family(gpu) == GpuFamily::ampere_hbm;
   if (profile.custom_allreduce_bandwidth > 0) {
     peer_bw_ = profile.custom_allreduce_bandwidth;
   } else {
     // One GPU reading its peers: H100 TP4 one-stage 0.5/1/2/4 MB in 10/15/22/38 us (vllm-project/vllm#24111) is
-    // 6 us + 3 MB read per MB at 375 GB/s = 0.83 of NVLink's 450 GB/s per direction; PCIe P2P as NCCL's 0.75.
-    peer_bw_ = link_ == TpLink::nvlink ? 0.83 * gpu.nvlink_bandwidth : 0.75 * pcie;
+    // 6 us + 3 MB read per MB at 375 GB/s = 0.83 of NVLink's 450 GB/s per direction; A100 0.69 (above); PCIe P2P
+    // as NCCL's 0.75.
+    const double peer_fraction = ampere_nvlink_ ? kPeerReadFractionAmpere : kPeerReadFractionHopper;
+    peer_bw_ = link_ == TpLink::nvlink ? peer_fraction * gpu.nvlink_bandwidth : 0.75 * pcie;
   }
 }
+
+double AllReduceModel::two_shot_factor() const {
+  if (ampere_nvlink_) return kTwoShotFactorAmpere;
+  return tp_ <= 4 ? kTwoShotFactorTp4 : kTwoShotFactorTp6Up;
+}
+
+double AllReduceModel::two_shot_sync_s() const { return ampere_nvlink_ && tp_ > 4 ? kTwoShotSyncAmpereTp6Up : 0.0; }
 
 AllReduceAlgorithm AllReduceModel::algorithm(double bytes) const {
   if (tp_ < 2) return AllReduceAlgorithm::none;
@@ -142,9 +164,10 @@ double AllReduceModel::time_s(double bytes) const {
   switch (algorithm(bytes)) {
     case AllReduceAlgorithm::custom_one_shot: return custom_s_ + link_bytes(bytes) / peer_bw_;
     // Two stages, each with its own synchronisation (csrc/custom_all_reduce.cuh), and k·S / B_peer [D]: H100 TP4
-    // two-stage 1/2/4 MB in 18/27/43 us, TP6 17/26/37 us (vllm-project/vllm#24111); kTwoShotFactor* above.
+    // two-stage 1/2/4 MB in 18/27/43 us, TP6 17/26/37 us (vllm-project/vllm#24111); A100 TP4 1/2/4 MB in
+    // 18.5/26.2/41.1 us, TP8 21.7/28.4/45.4 us (aiconfigurator, vLLM 0.20.0); the constants above.
     case AllReduceAlgorithm::custom_two_shot:
-      return 2.0 * custom_s_ + (tp_ <= 4 ? kTwoShotFactorTp4 : kTwoShotFactorTp6Up) * bytes / peer_bw_;
+      return 2.0 * custom_s_ + two_shot_sync_s() + two_shot_factor() * bytes / peer_bw_;
     case AllReduceAlgorithm::nccl_ring:
     case AllReduceAlgorithm::nccl_host_staged:
       return std::min(nccl_call_s_ + link_bytes(bytes) / ring_bw_, ll_call_s_ + link_bytes(bytes) / ll_bw_);

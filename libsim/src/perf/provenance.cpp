@@ -261,14 +261,35 @@ std::vector<ConstantProvenance> build() {
                 "P2P 10 us assumed"));
   t.push_back(c("custom_allreduce_bandwidth", "all", P::datasheet,
                 "0 = derived from the link in perf/collective.cpp (peer reads at the NVLink / PCIe rate)", {}, 0.0));
+  t.push_back(c("collective.custom_peer_read_fraction", "all", P::public_measurement,
+                "vLLM custom all-reduce, one stage: custom_allreduce_latency_s + (t-1) x S / B_peer, B_peer this "
+                "fraction of the per-direction NVLink: vllm#24111's H100 TP4 ca_1stage 0.5/1/2/4 MB in 10/15/22/38 us",
+                {}, 0.83));
+  t.push_back(c("collective.custom_peer_read_fraction", "ampere_hbm", P::public_measurement,
+                "as Hopper's, least squares over vLLM's all-reduce on 8 x A100-SXM4-80GB under CUDA graphs, TP 2/4/8 "
+                "one stage 16 KiB-4 MiB (ai-dynamo/aiconfigurator campaign_checkpoints/a100_sxm/"
+                "custom_allreduce_perf.txt @563b2c4, vLLM 0.20.0, collector/network/collect_all_reduce.py)",
+                {}, 0.69));
   t.push_back(c("collective.custom_two_shot_factor_tp4", "all", P::public_measurement,
                 "vLLM custom all-reduce, two stages: 2 x custom_allreduce_latency_s + k x S / B_peer; k least-squares "
                 "fitted to vllm#24111's H100 TP4 ca_2stage 0.5-4 MiB (17/18/27/27/35/43 us, CUDA graphs): 2.78",
                 {}, 2.8));
   t.push_back(c("collective.custom_two_shot_factor_tp6_up", "all", P::public_measurement,
                 "as the TP4 factor, vllm#24111's H100 TP6 ca_2stage 0.5-4 MiB (15/17/20/26/29/37 us): 2.16; TP8 "
-                "(no table) takes TP6's",
+                "takes TP6's (assumed: no vLLM source times the two stages at TP8 on Hopper; vLLM 0.11+ sends TP8 "
+                "messages of 256 KiB and more to symmetric memory on sm90). Corroborated within 20 %: SGLang 0.5.9's "
+                "port of the kernel on 8 H100s, 0.25-4 MiB 15.0/15.8/17.3/20.9/34.3 us (aiconfigurator), whose TP4 "
+                "is 30-40 % under vllm#24111's",
                 {}, 2.2));
+  t.push_back(c("collective.custom_two_shot_factor_ampere", "ampere_hbm", P::public_measurement,
+                "A100 two stages, free least-squares fit c + k x S / B_peer (B_peer 0.69 of NVLink): TP4 0.5-4 MiB "
+                "14.4/18.5/26.2/41.1 us k = 1.50, TP8 0.25-4 MiB 17.7/19.3/21.7/28.4/45.4 us k = 1.46 (aiconfigurator "
+                "@563b2c4, vLLM 0.20.0, as the peer-read fraction)",
+                {}, 1.5));
+  t.push_back(c("collective.custom_two_shot_sync_ampere_tp6_up", "ampere_hbm", P::public_measurement,
+                "the same fits' fixed costs: TP4 10.8 us (= the one stage's two latencies), TP8 15.0 us: 3 us more "
+                "at 8 A100s; TP6 (not measured) takes TP8's",
+                {}, 3e-6));
   t.push_back(c("collective.embedding_and_logits", "all", P::engine_code,
                 "vLLM VocabParallelEmbedding: tensor_model_parallel_all_reduce of its output (one more all-reduce "
                 "per step); LogitsProcessor._gather_logits: all_gather (V1, vllm#9856; SGLang) or gather (V0) of "
