@@ -128,6 +128,10 @@ VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int m
     const MatrixXd J = pb.jacobian(x, r, use);
     const MatrixXd A = J.transpose() * J;
     const VectorXd g = J.transpose() * r;
+    // What a full Gauss-Newton step could gain by the linear model at x: |r|^2 - min |r + J d|^2 = g' A^-1 g.
+    MatrixXd A0 = A;
+    for (Eigen::Index j = 0; j < A0.rows(); ++j) A0(j, j) += 1e-12 * std::max(A(j, j), 1e-12) + 1e-14;
+    const double promised = g.dot(A0.ldlt().solve(g));
     bool improved = false;
     while (lambda < 1e7) {
       MatrixXd B = A;
@@ -149,7 +153,9 @@ VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int m
         ++st.iterations;
         // One measured value's residual variance about the fit now: the scale of what the runs can resolve.
         const double variance = r.head(nd).squaredNorm() / dof;
-        if (gain < kConvergedChi2 * variance) st.stop = "converged";
+        // Converged: this step gained less than the tolerance and the linear model promised no more than that beyond
+        // it (a short step of a large lambda after refused ones gains little without being at a minimum).
+        if (gain < kConvergedChi2 * variance && promised - gain < kConvergedChi2 * variance) st.stop = "converged";
         else if (gain < 1e-9 * (cost + gain) || step < 1e-7) st.stop = "precision";
         break;
       }

@@ -72,9 +72,10 @@ struct SolveStats {
 /// Bounded Levenberg-Marquardt (projected steps, Marquardt's diagonal scaling) from x over the runs in `use`. It stops
 /// once an accepted step lowers the cost (the sum of squared residuals, the prior's rows included) by less than
 /// kConvergedChi2 times the variance of one measured value about the current fit (the runs' rows' sum of squares over
-/// their n − p degrees of freedom): what is left to gain is far below what the runs can resolve (Numerical Recipes,
-/// 15.5: stop when chi2 falls by less than 0.01). Without it a fit on runs with scatter crawls along the directions
-/// they barely see until max_iter.
+/// their n − p degrees of freedom), and the linear model at the step's start promised no more than that beyond it (a
+/// full Gauss-Newton step's gain, g' (J'J)^-1 g): what is left to gain is far below what the runs can resolve
+/// (Numerical Recipes, 15.5: stop when chi2 falls by less than 0.01). The promise keeps a short step of a large lambda,
+/// after refused ones, from passing for convergence: it gains little where much is left.
 Eigen::VectorXd solve(const Problem& pb, Eigen::VectorXd x, const std::vector<int>& use, int max_iter,
                       SolveStats* stats);
 
