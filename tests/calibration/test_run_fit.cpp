@@ -272,7 +272,7 @@ TEST_CASE("run fit: public A100 SXM serving runs (vLLM 0.6, multi-step), fitted 
 // up with (a third card, and a runtime and a TP the two above do not have). What is off here is not a profile field:
 // the median TTFT is 11-27 ms above llmsim's at every light load (83-103 ms measured, 72-76 ms predicted: a per-request
 // cost outside the GPU's steps), and past capacity llmsim's throughput is 12-21 % high. The fit lowers the fitted runs'
-// error and must leave the unseen ones no worse; on 2026-12-07 it improved them (RMS 40.1 % -> 31.8 %) through two GEMM
+// error and must leave the unseen ones no worse; on 2026-12-07 it improved them (RMS 40.1 % -> 31.7 %) through two GEMM
 // ranges that compensate (prefill chunks x0.79, decode x1.25), not by the mechanism that is off (docs/calibration.md,
 // "A third card"), so only "no worse" is asserted.
 //
