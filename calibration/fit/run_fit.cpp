@@ -293,7 +293,10 @@ RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const sp
   double s = o.prior_scale;
   if (s > 0) {
     pb.prior_scale = 0;
-    const VectorXd x0 = solve(pb, start, every, o.max_iterations, nullptr);
+    detail::SolveStats plain;
+    const VectorXd x0 = solve(pb, start, every, o.max_iterations, &plain);
+    rep.prior_fit_iterations = plain.iterations;
+    rep.prior_fit_stopped_by = plain.stop;
     const VectorXd r0 = pb.residuals(x0, every);
     const double dof = std::max<double>(1.0, static_cast<double>(r0.size() - p));
     const double scatter = std::sqrt(r0.squaredNorm() / dof);
@@ -305,7 +308,13 @@ RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const sp
     s = std::min(s, scatter);
     pb.prior_scale = s;
   }
-  const VectorXd x = solve(pb, start, every, o.max_iterations, &rep.iterations);
+  detail::SolveStats main_fit;
+  const VectorXd x = solve(pb, start, every, o.max_iterations, &main_fit);
+  rep.iterations = main_fit.iterations;
+  rep.stopped_by = main_fit.stop;
+  if (main_fit.stop == "limit")
+    rep.notes.push_back("the fit stopped at max_iterations (" + std::to_string(o.max_iterations) +
+                        ") with its cost still falling: not converged");
   rep.profile = pb.profile(x);
 
   // Standard errors and correlations from the Jacobian at the solution: which fields the runs can tell apart is for
@@ -389,7 +398,10 @@ RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const sp
       // A full refit from where the full fit started (the base profile, the prior's centre), with its iteration
       // limit: starting at the full fit's solution would carry the left-out run into the refit (the problem is not
       // convex, and a few iterations from there stay near it), so the error would flatter the profile.
-      const VectorXd xk = solve(pb, start, rest, o.max_iterations, nullptr);
+      detail::SolveStats refit;
+      const VectorXd xk = solve(pb, start, rest, o.max_iterations, &refit);
+      rep.cv_iterations_max = std::max(rep.cv_iterations_max, refit.iterations);
+      rep.cv_at_limit += refit.stop == "limit" ? 1 : 0;
       row.cross_validated = pb.predict(xk, static_cast<int>(k));
       row.error_cv = rms(row.cross_validated, row.measured);
     }

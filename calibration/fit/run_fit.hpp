@@ -26,6 +26,13 @@ namespace llmsim::calibration {
 inline constexpr double kPriorResidualScale = 0.05;
 inline constexpr double kPriorSigmaKernel = 0.15;
 inline constexpr double kPriorSigmaHost = 0.6931471805599453;  // ln 2
+/// A fit has converged when a step lowers its cost by less than this fraction of one measured value's residual
+/// variance (chi2 by less than 0.01, the variance estimated from the residuals): Numerical Recipes (Press et al.,
+/// 3rd ed., 15.5.2, Levenberg-Marquardt: "stop iterating when chi2 decreases by a negligible amount, say either
+/// less than 0.01 absolutely ..."). A parameter moved by 0.1 of its standard error changes chi2 by 0.01, so what is
+/// left to gain then moves no field by more than a small part of its uncertainty. Provenance: perf/provenance.cpp
+/// ("run_fit.converged_chi2").
+inline constexpr double kConvergedChi2 = 0.01;
 
 /// When the fit holds the predicted capacity (calibration/fit/run_fit_capacity.hpp): `automatic` when every serving
 /// run ran below the server's capacity (none then says where capacity is), `on` always (a ConfigError when no serving
@@ -98,7 +105,15 @@ struct RunFitReport {
   double median_before = 0, median_after = 0, median_cv = 0;  ///< median |error| per run
   bool cross_validated = false;
   double prior_scale = 0;  ///< the prior's s the fit used (RunFitOptions::prior_scale; 0: none)
+  /// How the solves ended (run_fit_solver.hpp's SolveStats): the fit's accepted steps and why it stopped
+  /// ("converged", "no_step", "precision" or "limit": max_iterations reached with the cost still falling), the plain
+  /// fit that measures the runs' scatter for the prior (0 without a prior), and the leave-one-out refits' largest
+  /// count and how many of them reached the limit.
   int iterations = 0;
+  std::string stopped_by;
+  int prior_fit_iterations = 0;
+  std::string prior_fit_stopped_by;
+  int cv_iterations_max = 0, cv_at_limit = 0;
   /// The capacity guard, when it applied: the predicted capacity (output tokens/s of `capacity_probe`) with the base
   /// and the fitted profile, and how many steps of the fit (leave-one-out refits included) it refused.
   std::string capacity_probe;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "llmsim/core/number.hpp"
 #include "run_fit.hpp"
 #include "run_fit_capacity.hpp"
 
@@ -72,6 +73,15 @@ Json to_json(const RunFitReport& r) {
                 {"sigma_log_host", kPriorSigmaHost}}},
               {"capacity_guard", guard},
               {"iterations", r.iterations},
+              {"convergence",
+               {{"iterations", r.iterations},
+                {"stopped_by", r.stopped_by},
+                {"rule", "a step lowers the cost by less than " + format_fixed(kConvergedChi2, 2) +
+                             " of one value's residual variance (Numerical Recipes 15.5)"},
+                {"prior_fit_iterations", r.prior_fit_iterations},
+                {"prior_fit_stopped_by", r.prior_fit_stopped_by.empty() ? Json() : Json(r.prior_fit_stopped_by)},
+                {"cross_validation_iterations_max", r.cross_validated ? Json(r.cv_iterations_max) : Json()},
+                {"cross_validation_at_limit", r.cross_validated ? Json(r.cv_at_limit) : Json()}}},
               {"notes", r.notes}};
 }
 

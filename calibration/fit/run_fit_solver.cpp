@@ -117,15 +117,21 @@ void Problem::clamp(VectorXd& x) const {
   }
 }
 
-VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int max_iter, int* iterations) {
+VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int max_iter, SolveStats* stats) {
   pb.clamp(x);
   VectorXd r = pb.residuals(x, use);
+  const Eigen::Index nd = pb.data_rows(use);
+  const double dof = std::max<double>(1.0, static_cast<double>(nd - x.size()));
   double cost = r.squaredNorm(), lambda = 1e-3;
-  int it = 0;
-  for (; it < max_iter; ++it) {
+  SolveStats st;
+  while (st.iterations < max_iter) {
     const MatrixXd J = pb.jacobian(x, r, use);
     const MatrixXd A = J.transpose() * J;
     const VectorXd g = J.transpose() * r;
+    // What a full Gauss-Newton step could gain by the linear model at x: |r|^2 - min |r + J d|^2 = g' A^-1 g.
+    MatrixXd A0 = A;
+    for (Eigen::Index j = 0; j < A0.rows(); ++j) A0(j, j) += 1e-12 * std::max(A(j, j), 1e-12) + 1e-14;
+    const double promised = g.dot(A0.ldlt().solve(g));
     bool improved = false;
     while (lambda < 1e7) {
       MatrixXd B = A;
@@ -144,15 +150,21 @@ VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int m
         cost = cn;
         lambda = std::max(lambda / 3, 1e-9);
         improved = true;
-        // Converged: the cost no longer falls by a part in 10^9, or the step is below 10^-7 in log value.
-        if (gain < 1e-9 * (cost + gain) || step < 1e-7) it = max_iter;
+        ++st.iterations;
+        // One measured value's residual variance about the fit now: the scale of what the runs can resolve.
+        const double variance = r.head(nd).squaredNorm() / dof;
+        // Converged: this step gained less than the tolerance and the linear model promised no more than that beyond
+        // it (a short step of a large lambda after refused ones gains little without being at a minimum).
+        if (gain < kConvergedChi2 * variance && promised - gain < kConvergedChi2 * variance) st.stop = "converged";
+        else if (gain < 1e-9 * (cost + gain) || step < 1e-7) st.stop = "precision";
         break;
       }
       lambda *= 4;
     }
-    if (!improved) break;
+    if (!improved) st.stop = "no_step";
+    if (!improved || st.stop != "limit") break;
   }
-  if (iterations) *iterations = it;
+  if (stats) *stats = st;
   return x;
 }
 

@@ -60,7 +60,23 @@ struct Problem {
   void clamp(Eigen::VectorXd& x) const;
 };
 
-/// Bounded Levenberg-Marquardt (projected steps, Marquardt's diagonal scaling) from x over the runs in `use`.
-Eigen::VectorXd solve(const Problem& pb, Eigen::VectorXd x, const std::vector<int>& use, int max_iter, int* iterations);
+/// How a solve ended: its iterations (accepted steps, each one Jacobian) and why it stopped.
+struct SolveStats {
+  int iterations = 0;
+  /// "converged" (a step lowered the cost by less than kConvergedChi2 of one value's residual variance),
+  /// "no_step" (no step lowers the cost: at a minimum or a bound), "precision" (the cost or the step at the limit of
+  /// the arithmetic), "limit" (max_iter steps taken, still falling).
+  std::string stop = "limit";
+};
+
+/// Bounded Levenberg-Marquardt (projected steps, Marquardt's diagonal scaling) from x over the runs in `use`. It stops
+/// once an accepted step lowers the cost (the sum of squared residuals, the prior's rows included) by less than
+/// kConvergedChi2 times the variance of one measured value about the current fit (the runs' rows' sum of squares over
+/// their n − p degrees of freedom), and the linear model at the step's start promised no more than that beyond it (a
+/// full Gauss-Newton step's gain, g' (J'J)^-1 g): what is left to gain is far below what the runs can resolve
+/// (Numerical Recipes, 15.5: stop when chi2 falls by less than 0.01). The promise keeps a short step of a large lambda,
+/// after refused ones, from passing for convergence: it gains little where much is left.
+Eigen::VectorXd solve(const Problem& pb, Eigen::VectorXd x, const std::vector<int>& use, int max_iter,
+                      SolveStats* stats);
 
 }  // namespace llmsim::calibration::detail

@@ -37,6 +37,13 @@ def test_calibrate_small_runs_predicts_large_ones_better(tmp_path):
     assert fit.profile["engine_version"] == "vllm 0.6.0"
     assert fit.summary["rms_after"] < fit.summary["rms_before"]
     assert fit.summary["rms_cross_validated"] is not None
+    # How the solves ended (calibration/fit/run_fit_solver.hpp): the fit and its refits stopped by the convergence
+    # rule, not by the iteration limit.
+    conv = fit.report["convergence"]
+    assert conv["stopped_by"] in ("converged", "no_step", "precision")
+    assert 1 <= conv["iterations"] == fit.report["iterations"] < 40
+    assert conv["prior_fit_stopped_by"] is not None
+    assert conv["cross_validation_at_limit"] == 0
     assert set(fit.runs.columns) >= {"run", "key", "measured", "before", "after", "cross_validated"}
     assert (fit.fields["fitted"] <= fit.fields["upper"] + 1e-12).all()
     before = llmsim.predict_runs(A100)                      # each GPU's default profile

@@ -469,6 +469,12 @@ std::vector<ConstantProvenance> build() {
                 "G§B6/B8: kernel fixed cost 0.9-3 us around the 1.3 us prior (RRZE gpu-small-kernels): about a factor "
                 "2; host and latency costs vary at least as much with the CPU and the release: sigma = ln 2",
                 {}, 0.6931471805599453));
+  t.push_back(c("run_fit.converged_chi2", "all", P::public_measurement,
+                "Numerical Recipes (Press, Teukolsky, Vetterling, Flannery, 3rd ed. 2007), 15.5.2 Levenberg-Marquardt: "
+                "stop iterating when chi2 decreases by a negligible amount, less than 0.01 absolutely (a parameter "
+                "moved by 0.1 of its standard error changes chi2 by 0.01); here chi2 is the cost over one measured "
+                "value's residual variance. Not a cost-model constant: when a run fit stops",
+                {}, 0.01));
   // --- The capacity guard of a run fit (calibration/fit/run_fit_capacity.hpp, issue 28): how far serving runs that
   // all ran below capacity may move the predicted capacity, and when a run counts as below capacity.
   t.push_back(c("run_fit.capacity_guard", "all", P::public_measurement,
