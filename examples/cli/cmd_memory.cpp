@@ -30,7 +30,9 @@ const ServerOptionMap kMemoryServerOptions{
      {"engine.enable_prefix_caching", "cached prefixes share the same KV pool"},
      {"engine.async_scheduling", "scheduling, not memory"},
      {"engine.preemption", "scheduling, not memory"},
-     {"engine.swap_space_gb", "host memory for preempted sequences, not GPU memory"}}};
+     {"engine.swap_space_gb", "host memory for preempted sequences, not GPU memory"},
+     {"engine.cuda_graph_max_bs", "SGLang's decode CUDA-graph limit prices time, not memory (graphs live in the "
+                                  "margin)"}}};
 
 int run_memory(int argc, char** argv) {
   return guarded("memory", [&] {

@@ -36,7 +36,8 @@ const char* kUsage =
 const ServerOptionMap kStepServerOptions{
     "step",
     {{"model", "model"}, {"hardware.tp", "tp"}, {"hardware.pp", "pp"}, {"quant.weights", "quant"},
-     {"quant.kv_cache", "kv-dtype"}, {"engine.cpu_offload_gb", "cpu-offload-gb"}, {"engine.runtime", "engine"}},
+     {"quant.kv_cache", "kv-dtype"}, {"engine.cpu_offload_gb", "cpu-offload-gb"}, {"engine.runtime", "engine"},
+     {"engine.cuda_graph_max_bs", "cuda-graph-max-bs"}},
     "eager",
     {{"hardware.replicas", "one iteration runs on one replica"},
      {"engine.enable_prefix_caching", "the batch's cached context is --prefill-context"},
@@ -73,6 +74,9 @@ int run_step(int argc, char** argv) {
        "runtime whose kernels and overheads to model: vllm (V1), vllm-v0, or a runtime name (vllm-v1, vllm-v0.5, vllm-v0-paged, "
        "sglang, lmdeploy-turbomind, gpt-fast, llama.cpp)")
       ("cpu-offload-gb", po::value<double>()->default_value(0), "GiB of weights per GPU in host memory (vLLM --cpu-offload-gb)")
+      ("cuda-graph-max-bs", po::value<int>(),
+       "SGLang's --cuda-graph-max-bs: the largest decode batch replayed from a CUDA graph (--engine sglang[==X]; "
+       "default: the release's for the GPU and TP)")
       ("speculative", po::value<std::string>()->default_value(""),
        "speculative decoding: the verification step of --decode-seqs with its proposer (draft, ngram, eagle, mtp)")
       ("draft-model", po::value<std::string>()->default_value(""), "draft model id or config.json (--speculative draft)")
@@ -135,6 +139,18 @@ int run_step(int argc, char** argv) {
   quant.kernels = spec::quant_kernels_for(engine_name, "--engine");
   perf::CostModel cm(model, quant, gpu, profile, parallel, !eager, engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
                      generation);
+  // SGLang's decode CUDA-graph limit: the release's for this card and TP, or the one asked (the rule scenarios use).
+  std::optional<int> graph_bs;
+  if (vm.count("cuda-graph-max-bs")) {
+    graph_bs = vm["cuda-graph-max-bs"].as<int>();
+    if (*graph_bs < 1) throw ConfigError("--cuda-graph-max-bs", "must be >= 1, got " + std::to_string(*graph_bs));
+    if (generation != perf::Runtime::sglang)
+      throw ConfigError("--cuda-graph-max-bs", "is SGLang's; --engine '" + engine_name + "' does not take it");
+  }
+  if (generation == perf::Runtime::sglang)
+    cm = cm.with_max_graph_batch(spec::sglang_cuda_graph_max_bs(
+        gpu, spec::is_engine_version(engine_name) ? std::optional<std::string>(engine_name) : std::nullopt, parallel.tp,
+        graph_bs));
   std::optional<spec::ResolvedSpeculation> speculation;
   const std::string method = vm["speculative"].as<std::string>();
   if (!method.empty() || !vm["num-speculative-tokens"].defaulted() || !vm["draft-model"].as<std::string>().empty()) {

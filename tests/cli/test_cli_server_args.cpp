@@ -285,6 +285,23 @@ TEST_CASE("step --vllm-args / --sglang-args time what the same options time") {
   CHECK(sglang["engine"] != args["engine"]);
 }
 
+TEST_CASE("step: SGLang's CUDA-graph limit comes from the release or --cuda-graph-max-bs (issue 27)") {
+  // sglang==0.5.3 on a 40 GB A100 at TP 1 replays decode graphs up to 32: a batch of 33 runs eagerly unless the
+  // server line (or the option) raises the limit; the same limit through either gives the same step.
+  const std::string batch = "step --gpu a100-40gb-sxm --model llama-3.2-1b --decode-seqs 33 --context 256 --json ";
+  const auto dflt = server_json_of(batch + "--engine sglang==0.5.3");
+  const auto raised = server_json_of(batch + "--engine sglang==0.5.3 --cuda-graph-max-bs 64");
+  CHECK(dflt["time_ms"].get<double>() > raised["time_ms"].get<double>());
+  const auto line = server_json_of("step --gpu a100-40gb-sxm --decode-seqs 33 --context 256 --json --engine "
+                                   "sglang==0.5.3 --sglang-args " +
+                                   quoted("python -m sglang.launch_server --model-path llama-3.2-1b "
+                                          "--cuda-graph-max-bs 64"));
+  CHECK(line["time_ms"] == raised["time_ms"]);
+  const auto vllm = run(batch + "--cuda-graph-max-bs 64");
+  CHECK(vllm.code == 2);
+  CHECK_THAT(vllm.out, Catch::Contains("--cuda-graph-max-bs") && Catch::Contains("SGLang"));
+}
+
 TEST_CASE("memory and step refuse a misspelled, unusable or blank server command line") {
   for (const std::string cmd : {"memory --gpu a100-80gb-sxm", "step --gpu a100-80gb-sxm --decode-seqs 8 --context 512"}) {
     INFO(cmd);

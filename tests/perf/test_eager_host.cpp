@@ -71,9 +71,12 @@ TEST_CASE("the host-bound rule: the GPU waits only for the part of the host's en
   CHECK(perf::eager_host_launch_s(0.4e-3, 0, 0) == Approx(0.4e-3));
   const auto traits = perf::runtime_traits(Runtime::vllm_v0_paged);
   CHECK(perf::eager_forward_host_s(traits, 32) == Approx(32 * perf::eager_host::kVllmV0PagedPerLayerS));
-  // Only the 0.2-0.4.2 runtime carries it: later V0 and V1 code is not what vllm#1440 measured.
-  for (const Runtime r : {Runtime::vllm_v0_sync, Runtime::vllm_v0, Runtime::vllm_v1, Runtime::sglang})
+  // Only the 0.2-0.4.2 runtime carries vllm#1440's term: later V0 and V1 code is not what it measured. SGLang's eager
+  // forward (its prefills, decode batches above cuda_graph_max_bs) carries sglang#1401's (test_sglang_graphs.cpp).
+  for (const Runtime r : {Runtime::vllm_v0_sync, Runtime::vllm_v0, Runtime::vllm_v1})
     CHECK(perf::eager_forward_host_s(perf::runtime_traits(r), 32) == 0);
+  CHECK(perf::eager_forward_host_s(perf::runtime_traits(Runtime::sglang), 32) ==
+        Approx(32 * perf::eager_host::kSglangPerLayerS));
   // A graphed decode step does not wait on Python: the graph replays the whole forward.
   const auto g = test::gpu("a100-40gb-sxm");
   const perf::EngineOverheadModel graphs(perf::default_profile(g), Runtime::vllm_v0_paged, true);

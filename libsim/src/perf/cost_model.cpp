@@ -78,7 +78,7 @@ template <bool Serial>
   const std::int64_t tokens = batch.prefill_tokens + batch.decode_seqs;
   // lm rows <= tokens (a last chunk is a prefill chunk of >= 1 token), so both rows are in the table.
   const std::int64_t lm_rows = batch.prefill_last_chunks + batch.decode_seqs;
-  if (batch.spec_tokens == 0 && tokens <= c.table_tokens && c.times_only) [[likely]] {
+  if (batch.spec_tokens == 0 && tokens <= c.table_tokens && c.table_path(tokens, batch.prefill_seqs == 0)) [[likely]] {
     TimesOnly out;
     c.table_ops_into(tokens, lm_rows, out);
     c.batch_ops_into(batch, out);
@@ -125,7 +125,7 @@ CostModel CostModel::with_async_scheduling(bool on) const {
   CostModel m = *this;
   auto c = std::make_shared<Constants>(*c_);
   c->cpu_overlaps = on;
-  c->times_only = c->times_only_exact();
+  c->set_table_flags();
   m.c_ = std::move(c);
   return m;
 }
@@ -140,6 +140,15 @@ CostModel CostModel::without_cpu_overhead() const {
   CostModel m = *this;
   auto c = std::make_shared<Constants>(*c_);
   c->charge_cpu = false;
+  m.c_ = std::move(c);
+  return m;
+}
+
+CostModel CostModel::with_max_graph_batch(int n) const {
+  if (n < 1) throw ConfigError("engine.cuda_graph_max_bs", "must be >= 1, got " + std::to_string(n));
+  CostModel m = *this;
+  auto c = std::make_shared<Constants>(*c_);
+  c->overhead = c->overhead.with_max_graph_batch(n);
   m.c_ = std::move(c);
   return m;
 }
@@ -165,7 +174,7 @@ DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
   const Constants& c = *c_;
   // The table path of iteration_time (tokens = LM-head rows = decode_seqs), where every op but decode attention is
   // fixed.
-  if (!c.times_only || decode_seqs > c.table_tokens) return d;
+  if (decode_seqs > c.table_tokens || !c.table_path(decode_seqs, true)) return d;
   static_assert(kNumOps - kAttnDecode - 1 == DecodeSteps::kAfter);
   BatchShape b;
   b.decode_seqs = decode_seqs;
@@ -285,6 +294,9 @@ CostModel make_cost_model(const spec::ResolvedScenario& rs) {
   CostModel target(rs.model, rs.quant, rs.gpu, std::move(profile), hw.parallel, e.cuda_graphs,
                    e.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0, runtime_of(e),
                    std::min(step_tokens, CostModel::kMaxTableTokens));
+  // SGLang's decode CUDA-graph limit for the release, card and TP (spec::sglang_cuda_graph_max_bs, filled in by
+  // spec::resolve): decode batches above it run eagerly.
+  if (e.cuda_graph_max_bs && target.runtime() == Runtime::sglang) target = target.with_max_graph_batch(*e.cuda_graph_max_bs);
   // Host work the OpenAI server's path adds to every engine step (vLLM V0's MQLLMEngine): perf/served_step_host.hpp.
   if (const double served = served_step_host_per_seq_s(rs.scenario.engine, spec::offline_workload(rs.scenario.workload));
       served > 0)

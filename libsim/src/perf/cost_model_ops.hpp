@@ -193,6 +193,8 @@ struct CostModel::Constants {
   /// step before, so the step takes max(GPU work, host time) instead of their sum (host_floor).
   bool cpu_overlaps = false;
   bool times_only = false;  ///< times_only_exact(), set with the table: step_time (cost_model.cpp) may take its table path
+  /// times_only_when_graphed(), set with it: the table path is exact for the steps that replay a graph.
+  bool times_only_graphed = false;
   int tp = 1, pp = 1;
   double link_bw = 0, link_latency_s = 0;
   double kernels_per_layer = 0, kernels_per_iter = 0;
@@ -469,6 +471,20 @@ struct CostModel::Constants {
   bool times_only_exact() const noexcept {
     return !(sliding_layers > 0 || mla || linear_layers > 0) && !overhead.launch_depends_on_gpu();
   }
+  /// The same for a step that replays a graph, when only an eager forward's host time (eager_host_per_layer_s, which
+  /// a graphed step never pays) makes the launch term wait for the GPU's work: SGLang's decode steps up to its graph
+  /// limit keep the table path.
+  bool times_only_when_graphed() const noexcept {
+    return !(sliding_layers > 0 || mla || linear_layers > 0) && !overhead.traits().host_runs_ahead;
+  }
+  void set_table_flags() noexcept {
+    times_only = times_only_exact();
+    times_only_graphed = times_only_when_graphed();
+  }
+  /// Whether step_time may price a step of `tokens` tokens (decode-only when `decode_only`) from the table.
+  [[gnu::always_inline]] bool table_path(std::int64_t tokens, bool decode_only) const {
+    return times_only || (times_only_graphed && overhead.replays_graph(tokens, decode_only));
+  }
 
   /// Launch time of batch `b` whose other kernels keep the GPU busy for `gpu_busy_s`.
   double launch(const BatchShape& b, double gpu_busy_s) const {
@@ -545,7 +561,7 @@ struct CostModel::Constants {
   void verification_ops(const BatchShape& b, RawOps& ops, bool use_table) const;
 
   void fill_table() {
-    times_only = times_only_exact();
+    set_table_flags();
     table.resize(static_cast<std::size_t>(table_tokens + 1));
     for (std::int64_t n = 0; n <= table_tokens; ++n) {
       RawOps ops{};

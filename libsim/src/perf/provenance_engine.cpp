@@ -142,8 +142,25 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "on for max_model_len > 32K without a sliding window or speculative decoding",
                 {}, 32768));
   t.push_back(c("runtime.graphs", "sglang", P::engine_code, "SGLang: decode-only CUDA graphs (cuda_graph_max_bs)"));
-  t.push_back(c("runtime.max_graph_batch", "sglang", P::assumed,
-                "cuda_graph_max_bs 160 assumed (its default on large GPUs; the validation rows hold batch 32)", {}, 160));
+  t.push_back(c("runtime.max_graph_batch", "sglang", P::engine_code,
+                "sgl-project/sglang python/sglang/srt/model_executor/cuda_graph_runner.py: the default capture list "
+                "[1, 2, 4] + 8..160 step 8 (0.2.x-0.5.2, extended above 96/120 GiB from 0.4.6); the fallback when no "
+                "scenario resolves the release's own (spec::sglang_cuda_graph_max_bs)", {}, 160));
+  t.push_back(c("runtime.eager_host_per_layer_s", "sglang", P::public_measurement,
+                "sglang#1401 (2024-09-12, SGLang 0.3.1, Llama-3-8B, batch 1, bench_latency --input 128 --output 8, H100 "
+                "assumed): decode 7.35 ms with CUDA graphs and 8.23 ms with --disable-cuda-graph on FlashInfer, 7.06 "
+                "and 9.28 ms on Triton. Nearly the same GPU kernels, yet Triton's eager step (more Python per layer) is "
+                "1.05 ms slower: eager, the step is the host's forward (bench_latency has no scheduler), 8.23 ms over "
+                "32 layers = 0.26 ms per layer [D]",
+                {}, eager_host::kSglangPerLayerS));
+  t.push_back(c("engine.cuda_graph_max_bs", "sglang", P::engine_code,
+                "sgl-project/sglang server_args.py + cuda_graph_runner.py get_batch_sizes_to_capture (spec::"
+                "sglang_cuda_graph_max_bs): 0.3.x 160; 0.4.0 8 below 25,000 MiB (sglang#2268), from 0.4.0.post1 80 "
+                "there at TP >= 4 (#2360), below 35 GiB from 0.4.7.post1 (#7054's __post_init__), else 160 (256 above "
+                "120 GiB in 0.4.6, #5604; above 96 GiB and 512 above 180,000 MiB from 0.4.7, #6718); 0.5.3+ "
+                "(_handle_gpu_memory_settings, #10372/#10975) < 20 GiB 8, < 35 GiB 24 (80 at TP >= 4), < 60 GiB 32 "
+                "(160), < 160 GiB 256 (512), else 512. --cuda-graph-max-bs extends the list to it from 0.4.6.post4 "
+                "(#6201); before, it only filtered the list"));
   // --- SGLang's scheduler (policy "sglang": spec::sglang, engine/schedule_sglang.cpp), read from its code.
   const std::string sg = "sgl-project/sglang python/sglang/srt/";
   t.push_back(c("scheduler.init_new_token_ratio", "sglang", P::engine_code,
@@ -168,8 +185,9 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
   t.push_back(c("scheduler.max_prefill_tokens", "sglang", P::engine_code,
                 sg + "server_args.py: max_prefill_tokens = 16384", {}, static_cast<double>(spec::sglang::kMaxPrefillTokens)));
   t.push_back(c("scheduler.chunked_prefill_size", "sglang", P::engine_code,
-                sg + "server_args.py: 0.3-0.4.x 8192 (2048 below 25,000 MB); 0.5.x by GPU memory: < 35 GB 2048, < 60 GB "
-                "4096, < 160 GB 8192, else 16384 (spec::sglang_defaults)"));
+                sg + "server_args.py: 0.3-0.4.7 8192 (2048 below 25,000 MB); 0.4.7.post1-0.5.2 (#7054's "
+                "__post_init__) < 35 GiB 2048, < 160 GiB 8192, else 16384; 0.5.3+ (_handle_gpu_memory_settings, "
+                "#10372/#10975) < 35 GiB 2048, < 60 GiB 4096, < 160 GiB 8192, else 16384 (spec::sglang_defaults)"));
   // SGLang's default mem_fraction_static (spec::sglang_mem_fraction_static; issue 27): the KV pool when the scenario
   // does not set gpu_memory_utilization.
   t.push_back(c("memory.mem_fraction_static.by_parallel", "sglang", P::engine_code,

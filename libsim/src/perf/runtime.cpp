@@ -84,10 +84,13 @@ RuntimeTraits runtime_traits(Runtime r) {
       // The scheduler drives the model runner from Python every step (as vLLM V1's loop: the V1 profile terms). The
       // overlap scheduler (0.3.6+, perf/sglang_overlap.hpp) runs that host time while the GPU works, as V1's async
       // scheduling does; the synchronous loop (0.3.5 and earlier, --disable-overlap-schedule, static batches) pays it
-      // every step. Decode batches replay full graphs up to cuda_graph_max_bs (160 assumed; the validation rows hold
-      // 32).
+      // every step. Decode batches replay full graphs up to cuda_graph_max_bs: 160 here (the capture list's largest
+      // size in 0.3.0-0.5.2 off small and very large cards); a scenario's is the release's for its card and TP
+      // (spec::sglang_cuda_graph_max_bs, CostModel::with_max_graph_batch). Larger decode batches and every prefill
+      // run the Python forward eagerly (perf/eager_host.hpp).
       t.graphs = GraphMode::decode_only;
       t.max_graph_batch = 160;
+      t.eager_host_per_layer_s = eager_host::kSglangPerLayerS;
       // launch_server: the HTTP server's process holds the TokenizerManager (tokenises, sends the request to the
       // Scheduler process over ZMQ); the Scheduler sends each step's token ids over ZMQ to the DetokenizerManager
       // process, which detokenises the batch and sends the text over ZMQ back to the TokenizerManager, which streams

@@ -8,6 +8,7 @@
 #include "llmsim/spec/gpu_spec.hpp"
 #include "llmsim/spec/model_spec.hpp"
 #include "llmsim/spec/runtime_version.hpp"
+#include "sglang_release.hpp"
 
 namespace llmsim::spec {
 
@@ -138,6 +139,15 @@ void EngineConfig::validate(const std::string& path) const {
                                                                 "' leaves it off unless enable_prefix_caching is true") +
                                    "); got " + format_given(kv_offload_gb));
   }
+  if (cuda_graph_max_bs) {
+    if (*cuda_graph_max_bs < 1 || *cuda_graph_max_bs > 1000000) {
+      p.add(at("cuda_graph_max_bs"), "must be in 1..1000000 sequences, got " + std::to_string(*cuda_graph_max_bs));
+    } else if (resolved_runtime() != Runtime::sglang) {
+      p.add(at("cuda_graph_max_bs"), "is SGLang's --cuda-graph-max-bs; runtime '" + to_string(resolved_runtime()) +
+                                         "' does not take it (set engine.runtime to sglang or sglang==X, or leave "
+                                         "it out)");
+    }
+  }
   if (max_concurrent_batches < 0) {
     p.add(at("max_concurrent_batches"), "must be >= 0 (0 = one per pipeline stage), got " +
                                             std::to_string(max_concurrent_batches));
@@ -251,11 +261,16 @@ SglangDefaults sglang_defaults(const GpuSpec& gpu, const std::optional<std::stri
     const EngineVersion v = parse_engine_version(*release);
     before_05 = v.engine == "sglang" && !v.numbers.empty() && v.numbers[0] == 0 && (v.numbers.size() < 2 || v.numbers[1] < 5);
   }
-  if (before_05) {
-    // 0.3.x-0.4.x server_args: chunked_prefill_size 2048 when gpu_mem < 25,000 MB, else 8192.
+  const detail::SglangRelease r = detail::sglang_release(release);
+  if (r.known && r.at_least(0, 4, 7, 1) && !r.at_least(0, 5, 3)) {
+    // 0.4.7.post1-0.5.2 server_args (the __post_init__ of sglang#7054): 2048 below 35 GiB ("A10, L40, 4090"), 8192
+    // below 160 GiB ("H100, H200, A100, H20"), else 16384 ("B200, MI300").
+    d.chunked_prefill_size = gib < 35 ? 2048 : gib < 160 ? 8192 : 16384;
+  } else if (before_05) {
+    // 0.3.x-0.4.7 server_args: chunked_prefill_size 2048 when gpu_mem < 25,000 MB, else 8192.
     d.chunked_prefill_size = gib * 1024.0 < 25000.0 ? 2048 : 8192;
   } else {
-    // 0.5.x server_args (_handle_gpu_memory_settings): by total memory in GB.
+    // 0.5.3+ server_args (_handle_gpu_memory_settings, sglang#10372/#10975): by total memory in GiB.
     d.chunked_prefill_size = gib < 35 ? 2048 : gib < 60 ? 4096 : gib < 160 ? 8192 : 16384;
   }
   return d;

@@ -50,6 +50,7 @@ EngineConfig read_engine(const JsonView& v) {
   e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
   e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
   e.kv_offload_gb = v.number_or("kv_offload_gb", e.kv_offload_gb);
+  if (v.has("cuda_graph_max_bs")) e.cuda_graph_max_bs = read_int(v, "cuda_graph_max_bs", 0);
   if (v.has("runtime")) {
     const std::string r = v.string("runtime");
     if (is_engine_version(r)) {
@@ -132,6 +133,7 @@ Json engine_json(const EngineConfig& e) {
   if (e.kv_offload_gb > 0) ej["kv_offload_gb"] = e.kv_offload_gb;  // written once set: older outputs stay as they were
   if (e.enable_prefix_caching) ej["enable_prefix_caching"] = *e.enable_prefix_caching;
   if (e.async_scheduling) ej["async_scheduling"] = *e.async_scheduling;
+  if (e.cuda_graph_max_bs) ej["cuda_graph_max_bs"] = *e.cuda_graph_max_bs;  // written once set or resolved (SGLang)
   if (e.runtime_release) {
     ej["runtime"] = *e.runtime_release;
   } else if (e.runtime) {

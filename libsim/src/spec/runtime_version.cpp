@@ -213,8 +213,8 @@ std::vector<std::string> runtime_version_ranges() {
           "vllm 0.4.3-0.5.x: vllm-v0.5 (V0 scheduler, flash-attn decode, synchronous output processing)",
           "vllm 0.6.0-0.7.x: vllm-v0 (V0 scheduler, asynchronous output processing)",
           "vllm 0.8.0+: vllm-v1 (V1 engine); from 0.14.0 with async scheduling on by default (vllm#27614)",
-          "sglang (any): sglang (policy sglang; chunked_prefill_size by release: 0.3-0.4.x / 0.5.x); the overlap "
-          "scheduler from 0.3.6 (sglang#2067)",
+          "sglang (any): sglang (policy sglang; chunked_prefill_size and cuda_graph_max_bs by release, card and TP: "
+          "0.3-0.4.7 / 0.4.7.post1-0.5.2 / 0.5.3+); the overlap scheduler from 0.3.6 (sglang#2067)",
           "llama.cpp (any build): llama.cpp (as of builds ~2800)",
           "lmdeploy 0.0.x-0.1.x: lmdeploy-turbomind"};
 }

@@ -423,6 +423,11 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
       if (const auto f = sglang_mem_fraction_static(r.gpu, s.engine.runtime_release, tp * pp, s.engine.speculative.has_value()))
         r.scenario.engine.gpu_memory_utilization = *f;
     }
+    // SGLang's decode CUDA-graph limit: the release's default for this card and TP, or the scenario's own
+    // (--cuda-graph-max-bs), as the release honours it (perf: larger decode batches run eagerly).
+    if (r.scenario.engine.resolved_runtime() == Runtime::sglang)
+      r.scenario.engine.cuda_graph_max_bs =
+          sglang_cuda_graph_max_bs(r.gpu, s.engine.runtime_release, tp, s.engine.cuda_graph_max_bs);
   }
   const auto& e = r.scenario.engine;
   if (e.max_model_len > m.max_position_embeddings) {

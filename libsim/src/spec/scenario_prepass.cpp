@@ -90,6 +90,8 @@ const std::vector<AliasRule>& rules() {
       {{"cpu_offload_gb", "engine.cpu_offload_gb", {""}}, ArgKind::number},
       // vLLM >= 0.11.1: --kv-offloading-size GiB (summed over TP ranks), backend "native" (OffloadingConnector).
       {{"kv_offloading_size", "engine.kv_offload_gb", {"", "engine"}}, ArgKind::number},
+      // SGLang's --cuda-graph-max-bs (sglang_args.cpp); vLLM has no such flag (engine.validate refuses it there).
+      {{"cuda_graph_max_bs", "engine.cuda_graph_max_bs", {"", "engine"}}, ArgKind::integer},
       {{"kv_cache_dtype", "quant.kv_cache", {"", "engine", "quant"}}, ArgKind::kv_dtype},
       {{"quantization", "quant.weights", {"", "engine", "quant"}}, ArgKind::quantization},
       {{"dtype", "quant.weights", {"", "engine", "quant"}}, ArgKind::dtype},

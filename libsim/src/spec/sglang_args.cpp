@@ -65,7 +65,7 @@ const std::set<std::string>& sglang_unmodelled_flags() {
 const std::map<std::string, std::string>& sglang_unmodelled_valued() {
   static const std::map<std::string, std::string> m{
       {"schedule_conservativeness", ""}, {"max_prefill_tokens", ""}, {"max_total_tokens", ""},
-      {"cuda_graph_max_bs", ""}, {"cuda_graph_bs", ""}, {"ep_size", ""}, {"expert_parallel_size", ""},
+      {"ep_size", ""}, {"expert_parallel_size", ""},
       {"speculative_algorithm", ""}, {"speculative_draft_model_path", ""}, {"speculative_num_steps", ""},
       {"speculative_eagle_topk", ""}, {"speculative_num_draft_tokens", ""}, {"attention_backend", ""},
       {"prefill_attention_backend", ""}, {"decode_attention_backend", ""}, {"sampling_backend", ""},
@@ -90,7 +90,7 @@ const std::set<std::string>& sglang_overlap_flags() {
 
 const std::vector<std::string>& sglang_known_names() {
   static const std::vector<std::string> v = [] {
-    std::set<std::string> s{"model_path", "model", "schedule_policy"};
+    std::set<std::string> s{"model_path", "model", "schedule_policy", "cuda_graph_bs"};
     s.insert(sglang_overlap_flags().begin(), sglang_overlap_flags().end());
     for (const auto& a : sglang_aliases()) s.insert(a.name);
     s.insert(sglang_harmless_valued().begin(), sglang_harmless_valued().end());
@@ -149,7 +149,10 @@ const std::vector<SglangAlias>& sglang_aliases() {
       // SGLang's chunk: on prefill-only steps, decodes stalled (engine/schedule_sglang.cpp); and whose KV pool is
       // gpu_memory_utilization x total - weights - what is in use at start, with no activation peak taken out
       // (memory/engine_memory.cpp): SGLang's mem_fraction_static.
-      {"chunked_prefill_size", "max_num_batched_tokens"}, {"mem_fraction_static", "gpu_memory_utilization"}};
+      {"chunked_prefill_size", "max_num_batched_tokens"}, {"mem_fraction_static", "gpu_memory_utilization"},
+      // The largest decode batch replayed from a CUDA graph (engine.cuda_graph_max_bs; spec::sglang_cuda_graph_max_bs
+      // says how each release honours it); --cuda-graph-bs (a list of sizes) sets it to its largest size.
+      {"cuda_graph_max_bs", "cuda_graph_max_bs"}};
   return v;
 }
 
@@ -179,6 +182,7 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std:
   }
   bool radix_disabled = false, dp_attention = false;
   std::optional<std::string> dp_shown;
+  std::optional<long long> graph_bs_max;  // the largest size of --cuda-graph-bs
   std::string last_bare;  // the bare flag just read: a word after it is a value it does not take
   for (; i < t.size(); ++i) {
     const std::string& tok = t[i];
@@ -214,6 +218,23 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std:
                                 "come, first served (fcfs); SGLang's lpm, dfs-weight, lof, random and priority orders "
                                 "are not. Give --schedule-policy fcfs or leave the flag out");
       out.ignored.push_back(shown);  // what llmsim simulates anyway
+    } else if (name == "cuda_graph_bs") {
+      // nargs="+": the sizes to capture, as separate words (1 2 4 8) or, as SGLang's docs write them, 1,2,4,8.
+      if (!value) fail(what, flag, "expected one or more batch sizes");
+      std::vector<std::string> words{*value};
+      while (i + 1 < t.size() && !is_flag_token(t[i + 1])) words.push_back(t[++i]);
+      for (const auto& w : words) {
+        std::size_t from = 0;
+        while (from <= w.size()) {
+          const std::size_t comma = std::min(w.find(',', from), w.size());
+          const std::string item = w.substr(from, comma - from);
+          from = comma + 1;
+          if (item.empty() && comma == w.size()) break;
+          const long long n = engine_arg_value("cuda_graph_max_bs", located(what, flag), item).get<long long>();
+          if (n < 1) fail(what, flag, "batch sizes must be >= 1, got '" + item + "'");
+          graph_bs_max = std::max(graph_bs_max.value_or(0), n);
+        }
+      }
     } else if (sglang_overlap_flags().count(name)) {
       out.engine_args["async_scheduling"] = name == "enable_overlap_schedule";
     } else if (const SglangAlias* a = name.empty() ? nullptr : alias_of(name)) {
@@ -229,6 +250,9 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std:
           fail(what, flag, "'" + *value + "' turns chunked prefill off, which llmsim's SGLang scheduler does "
                                   "not model (it cuts a prompt to the chunk budget): give a size in tokens or leave "
                                   "the flag out");
+        if (a->name == "cuda_graph_max_bs" && out.engine_args[a->vllm_name].get<long long>() < 1)
+          fail(what, flag, "must be >= 1 (the largest decode batch replayed from a CUDA graph), got '" + *value +
+                               "'; --disable-cuda-graph runs every step eagerly");
         if (a->vllm_name == "data_parallel_size") dp_shown = shown;
       }
     } else if (sglang_harmless_valued().count(name) || sglang_harmless_flags().count(name)) {
@@ -239,6 +263,12 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std:
       out.not_modelled.push_back(why != sglang_unmodelled_valued().end() && !why->second.empty() ? shown + " (" + why->second + ")"
                                                                                          : shown);
     }
+  }
+  // --cuda-graph-bs captures exactly its sizes (at most --cuda-graph-max-bs where both are given).
+  if (graph_bs_max) {
+    const auto asked = out.engine_args.find("cuda_graph_max_bs");
+    out.engine_args["cuda_graph_max_bs"] =
+        asked == out.engine_args.end() ? *graph_bs_max : std::min(*graph_bs_max, asked->get<long long>());
   }
   // SGLang's radix cache is on unless disabled: prefix caching, as llmsim models it.
   out.engine_args["enable_prefix_caching"] = !radix_disabled;

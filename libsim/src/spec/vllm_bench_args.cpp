@@ -132,7 +132,7 @@ void sglang_engine_args(BenchCommand& c) {
   }
   // bench_one_batch's own short --tp.
   if (!get("tp_size") && get("tp")) c.engine.engine_args["tensor_parallel_size"] = integer("tp");
-  for (const char* n : {"cuda_graph_max_bs", "attention_backend", "enable_torch_compile"})
+  for (const char* n : {"attention_backend", "enable_torch_compile"})
     if (auto* v = get(n)) c.engine.not_modelled.push_back(dashed_flag(n) + (v->empty() ? "" : " " + *v));
 }
 

@@ -164,6 +164,9 @@ class CostModel {
   /// A copy whose per-step CPU time grows by `extra_s` per sequence in the batch: host work that serving adds to each
   /// engine step (perf/served_step_host.hpp). ConfigError unless `extra_s` is finite and >= 0.
   CostModel with_host_per_seq_s(double extra_s) const;
+  /// A copy whose decode-only CUDA graphs replay decode batches of up to `n` sequences, larger ones eagerly (SGLang's
+  /// cuda_graph_max_bs; make_cost_model applies the scenario's). ConfigError at engine.cuda_graph_max_bs for n < 1.
+  CostModel with_max_graph_batch(int n) const;
   /// Seconds to move `bytes` between host and one GPU (swap-out/in of KV blocks).
   double host_transfer_time(double bytes) const;
 

@@ -10,7 +10,8 @@
 //
 // vLLM 0.2.0-0.2.5 ran every step this way (CUDA graphs arrived with vllm#1926, first released in 0.2.6); later
 // releases of the same runtime (vllm-v0-paged, to 0.4.2) capture decode graphs and run prefills, and decode batches
-// above 256 sequences, eagerly.
+// above 256 sequences, eagerly. SGLang's model runner does the same: its prefills, and decode batches above its
+// cuda_graph_max_bs (spec::sglang_cuda_graph_max_bs), run the Python forward eagerly.
 #include "llmsim/perf/runtime.hpp"
 
 namespace llmsim::perf {
@@ -21,6 +22,14 @@ namespace eager_host {
 /// batch 1 without graphs the host is the slower side, so the 12.0 ms token less V0's serialized CPU time per step
 /// (2.1 ms, the A100 profile's v0_cpu_overhead_per_iter_s) is the host's forward, 9.9 ms over 32 layers) [D].
 inline constexpr double kVllmV0PagedPerLayerS = 0.31e-3;
+/// Host seconds per decoder layer to enqueue an eager forward of SGLang's Python model code (its prefills, decode
+/// batches above cuda_graph_max_bs, --disable-cuda-graph): sglang#1401 (2024-09-12, 0.3.1, Llama-3-8B, batch 1,
+/// bench_latency, H100 assumed) times a decode step at 7.35 ms with graphs and 8.23 ms without on the FlashInfer
+/// backend, 7.06 and 9.28 ms on the Triton backend. The two backends run nearly the same GPU kernels, yet Triton's
+/// eager step, whose Python prepares more per layer, is 1.05 ms slower: the eager step is the host's time, not the
+/// GPU's. bench_latency calls the model runner directly (no scheduler), so the FlashInfer eager step is the host's
+/// forward: 8.23 ms over 32 layers [D].
+inline constexpr double kSglangPerLayerS = 0.26e-3;
 }  // namespace eager_host
 
 /// Host seconds to enqueue one eager forward of `layers` decoder layers under `traits` (its eager_host_per_layer_s;

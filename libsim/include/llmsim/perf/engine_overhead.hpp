@@ -37,6 +37,18 @@ class EngineOverheadModel {
     m.per_seq_s_ += extra_s;
     return m;
   }
+  /// A copy whose decode-only graphs (GraphMode::decode_only) replay decode batches of up to `n` sequences: SGLang's
+  /// cuda_graph_max_bs for the scenario's release, card and TP (spec::sglang_cuda_graph_max_bs). n >= 1.
+  EngineOverheadModel with_max_graph_batch(int n) const {
+    EngineOverheadModel m = *this;
+    m.traits_.max_graph_batch = n;
+    return m;
+  }
+  /// Whether a step of `tokens` scheduled tokens (decode-only when `decode_only`) replays any kernel from a graph:
+  /// then its launch term never waits on a per-layer eager host time (launch_s).
+  bool replays_graph(std::int64_t tokens, bool decode_only) const {
+    return graph_kernels(1.0, 0.0, tokens, decode_only) > 0;
+  }
   Runtime runtime() const noexcept { return runtime_; }
   const RuntimeTraits& traits() const noexcept { return traits_; }
 

@@ -123,6 +123,10 @@ struct EngineConfig {
   std::optional<std::string> runtime_release;
   /// JSON "engine.speculative": speculative decoding (spec/speculative.hpp); absent = off.
   std::optional<SpeculativeConfig> speculative;
+  /// SGLang's --cuda-graph-max-bs (JSON "engine.cuda_graph_max_bs", runtime sglang only): the largest decode batch
+  /// replayed from a CUDA graph; larger decode batches run eagerly. Unset = the release's default
+  /// (sglang_cuda_graph_max_bs), which spec::resolve fills in for an SGLang engine.
+  std::optional<int> cuda_graph_max_bs;
 
   /// Prompts are split into chunks (V1 always, sharing steps with decodes; the `chunked` policy; SGLang's
   /// chunked_prefill_size, in prefill-only steps).
@@ -169,8 +173,9 @@ EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool of
 int vllm_v0_default_batched_tokens(int max_model_len);
 
 /// SGLang's server_args defaults for a GPU (python/sglang/srt/server_args.py; docs/engine.md "SGLang"): the chunked
-/// prefill size by the GPU's memory and the release (0.5.x: < 35 GiB 2048, < 60 GiB 4096, < 160 GiB 8192, else 16384;
-/// before 0.5: 2048 below 25 GB, else 8192) and max_running_requests (2048: the floor of its request pool,
+/// prefill size by the GPU's memory and the release (0.5.3+: < 35 GiB 2048, < 60 GiB 4096, < 160 GiB 8192, else 16384;
+/// 0.4.7.post1-0.5.2, sglang#7054's __post_init__: < 35 GiB 2048, < 160 GiB 8192, else 16384; before: 2048 below
+/// 25,000 MiB, else 8192) and max_running_requests (2048: the floor of its request pool,
 /// clamp(KV tokens / context × 512, 2048, 4096), which the KV reservation rarely lets a batch reach).
 struct SglangDefaults {
   int chunked_prefill_size = 8192;
@@ -194,7 +199,7 @@ inline constexpr std::int64_t kRetractDecodeSteps = 20;
 inline constexpr std::int64_t kMaxPrefillTokens = 16384;
 }  // namespace sglang
 
-/// `release` is the engine release ("sglang==0.4.7"; empty = the newest line modelled, 0.5.x).
+/// `release` is the engine release ("sglang==0.4.7"; empty = the newest line modelled, 0.5.3+).
 SglangDefaults sglang_defaults(const GpuSpec& gpu, const std::optional<std::string>& release);
 
 /// SGLang's default mem_fraction_static (server_args.py __post_init__) for `release` on `gpu` at tensor x pipeline
@@ -208,5 +213,18 @@ SglangDefaults sglang_defaults(const GpuSpec& gpu, const std::optional<std::stri
 /// rule — and the cases above): gpu_memory_utilization keeps its value.
 std::optional<double> sglang_mem_fraction_static(const GpuSpec& gpu, const std::optional<std::string>& release,
                                                  int parallel, bool speculative);
+
+/// The largest decode batch SGLang replays from a CUDA graph (cuda_graph_max_bs; larger decode batches run eagerly)
+/// for `release` on `gpu` at tensor parallel `tp` (sglang_graphs.cpp; docs/cost-model.md "SGLang's CUDA graphs"):
+/// * 0.3.x: 160 (cuda_graph_runner's capture list [1, 2, 4] + 8..160);
+/// * 0.4.0-0.5.2: below 25,000 MiB (35 GiB from 0.4.7.post1) 8, or 80 at tp >= 4 (from 0.4.0.post1); elsewhere
+///   the capture list: 160, extended on large cards (0.4.6: 256 above 120 GiB; 0.4.7+: 256 above 96 GiB, 512 above
+///   180,000 MiB);
+/// * 0.5.3+ and no release (the newest line): by memory, < 20 GiB 8, < 35 GiB 24 (80 at tp >= 4), < 60 GiB 32
+///   (160), < 160 GiB 256 (512), else 512.
+/// `asked` (--cuda-graph-max-bs / --cuda-graph-bs, engine.cuda_graph_max_bs) wins; before 0.4.6.post4 (sglang#6201)
+/// it only filtered the default capture list, so a value above that list's largest size is not reached.
+int sglang_cuda_graph_max_bs(const GpuSpec& gpu, const std::optional<std::string>& release, int tp,
+                             std::optional<int> asked = std::nullopt);
 
 }  // namespace llmsim::spec
