@@ -88,12 +88,13 @@ TEST_CASE("the host-bound rule: the GPU waits only for the part of the host's en
 TEST_CASE("vLLM 0.2.5: a 4-bit 7B token at batch 1 waits on Python; a 16-bit one does not", "[eager_host]") {
   const auto one = test::decode(1, 600);
   const double host = 32 * perf::eager_host::kVllmV0PagedPerLayerS;
-  // AWQ (awq_gemm at every M in 0.2.5) on the A100 40GB: ~6 ms of GPU work per token against ~9.9 ms of host.
+  // AWQ (awq_gemm at every M in 0.2.5) on the A100 40GB: ~7.4 ms of GPU work per token (its loop at the issue
+  // efficiency QUICK measured, perf/quant_latency.hpp) against ~9.9 ms of host.
   const auto awq_eager = eh_model("mistral-7b", "awq-int4", "vllm==0.2.5", Runtime::vllm_v0_paged, false);
   const auto awq_graph = eh_model("mistral-7b", "awq-int4", "vllm==0.2.5", Runtime::vllm_v0_paged, true);
   const double cpu = test::op(awq_eager, one, "cpu");
   CHECK(awq_eager.iteration_time(one) == Approx(cpu + host).epsilon(1e-9));
-  CHECK(awq_eager.iteration_time(one) > 1.3 * awq_graph.iteration_time(one));
+  CHECK(awq_eager.iteration_time(one) > 1.15 * awq_graph.iteration_time(one));
   CHECK(awq_eager.iteration_time(one) < 1.6 * awq_graph.iteration_time(one));
   // fp16: ~13 ms of GPU work hides the host; only the eager launches' own cost remains (kernel_launch_s per kernel
   // in place of graph_launch_s: ~0.4 ms, < 4 % of the token).

@@ -154,13 +154,15 @@ TEST_CASE("pre-Marlin AWQ at >= 256 tokens costs a dequantisation pass plus the 
   const auto m041 = qk_model(id, "awq-int4", "vllm==0.4.1"), m025 = qk_model(id, "awq-int4", "vllm==0.2.5");
   CHECK(test::op(m041, qk_prefill(255), "mlp") == test::op(m025, qk_prefill(255), "mlp"));
   CHECK(test::op(m041, qk_prefill(256), "mlp") != test::op(m025, qk_prefill(256), "mlp"));
-  // Where the two paths cross: vllm#2551 (the author of the switch) measured the dequantisation path faster from
-  // batch x tokens >= 1024; vLLM switches at 256. llmsim's awq_gemm is the cheaper at the switch and the dearer from
-  // 1024 tokens on (its 64 tiles of loop instructions against one pass).
+  // Where the two paths cross: vLLM switches at 256 (vllm#2566); vllm#2551 (AutoAWQ's heuristic) at batch x tokens
+  // >= 1024. QUICK's kernel table has awq_gemm at 128 rows already at 0.37 of the fp16 GEMM's rate on an A100, and
+  // llmsim's loop runs at the issue efficiency it measures: the paths are near parity at vLLM's switch (awq_gemm
+  // within 0.8-1.4x) and awq_gemm the dearer from 512 tokens on (its 32-64 tiles of loop instructions, one pass).
   const double at_switch = test::op(m041, qk_prefill(255), "mlp") / test::op(m041, qk_prefill(256), "mlp");
   INFO("awq_gemm at 255 tokens / dequant + fp16 at 256: " << at_switch);
-  CHECK(at_switch > 1.0 / 2.0);
-  CHECK(at_switch < 1.0);
+  CHECK(at_switch > 0.8);
+  CHECK(at_switch < 1.4);
+  CHECK(test::op(m025, qk_prefill(512), "mlp") > 1.3 * test::op(m041, qk_prefill(512), "mlp"));
   CHECK(test::op(m025, qk_prefill(1024), "mlp") > test::op(m041, qk_prefill(1024), "mlp"));
   CHECK(test::op(qk_model(id, "awq-int4", "vllm==0.6.0"), qk_prefill(512), "mlp") ==
         test::op(qk_model(id, "awq-int4", ""), qk_prefill(512), "mlp"));
@@ -172,16 +174,17 @@ TEST_CASE("pre-Marlin AWQ at >= 256 tokens costs a dequantisation pass plus the 
 TEST_CASE("pre-Marlin AWQ decode: awq_gemm re-dequantises the weights every 16 rows and sums 8 split-K parts",
           "[quant]") {
   // On an A100 (9.75 T FP32 lanes/s against 2 TB/s) the per-tile dequantisation outgrows the weight stream: at
-  // 64 sequences awq_gemm's MLP is well above awq_marlin's (one 64-row block); at one sequence less so (the stream
-  // dominates both; awq_gemm adds its sum kernel, 2.5 against 2.25 instructions per weight, and its down projection's
-  // 256 CTAs stream at their bytes in flight, perf/quant_latency.hpp).
+  // 64 sequences awq_gemm's MLP is well above awq_marlin's (one 64-row block); at one sequence less so (one tile of
+  // its loop at the issue efficiency QUICK measured against the stream, its sum kernel, and its down projection's
+  // 256 CTAs at their bytes in flight, perf/quant_latency.hpp): QUICK's A100 reads 0.76 TB/s for awq_gemm at M = 1
+  // on an 8192² weight, where Marlin streams near the bus (vllm#2497: ~1.16 TB/s).
   const std::string id = "a100-80gb-sxm";
   const auto legacy = qk_model(id, "awq-int4", "vllm==0.4.1"), marlin = qk_model(id, "awq-int4", "vllm==0.5.3");
   const double r1 = test::op(legacy, test::decode(1, 512), "mlp") / test::op(marlin, test::decode(1, 512), "mlp");
   const double r64 = test::op(legacy, test::decode(64, 512), "mlp") / test::op(marlin, test::decode(64, 512), "mlp");
   INFO("awq_gemm / awq_marlin MLP: 1 seq " << r1 << ", 64 seqs " << r64);
   CHECK(r1 > 1.0);
-  CHECK(r1 < 1.5);
+  CHECK(r1 < 2.0);
   CHECK(r64 > 1.3);
   CHECK(r64 > r1);
   // Every 16 rows add a tile: 17 sequences cost more than 16 (Marlin's 64-row blocks do not move there).
@@ -427,8 +430,9 @@ TEST_CASE("awq_gemm's own curve by M: its loop's instructions per 16-row tile at
   CHECK(perf::awq_gemm_instr_per_weight(80, 4096) == Approx(311.0 * 64 / 4096));
   CHECK(perf::awq_gemm_instr_per_weight(86, 4096) == Approx(303.0 * 64 / 4096));
   CHECK(perf::awq_gemm_instr_per_weight(86, 4160) == Approx(171.0 * 64 / 2048));
-  // Small M (1 sequence): one tile; the weight stream dominates on both cards: awq_gemm within 1.5x of awq_marlin
-  // (QQQ's A100 decode, 1024-token prompts, batch 1: ~8.9 ms per token on AWQ against ~6.2 on Marlin-g128).
+  // Small M (1 sequence): one tile, its loop at the issue efficiency QUICK measured against the weight stream:
+  // awq_gemm's MLP within 2x of awq_marlin's, and a whole Llama-2-7B token on an A100 near QQQ's measured ratio
+  // (A100 decode, 1024-token prompts, batch 1: ~8.9 ms per token on AWQ against ~6.2 on Marlin-g128, 1.44).
   // Mid M (64 sequences): 4 tiles of instructions outgrow the stream, more so on the A100 (it issues 9.6
   // instructions per byte of bus, the 3090 19): awq_gemm's MLP is above awq_marlin's on both, most on the A100.
   const auto r = [](const std::string& gpu, int seqs) {
@@ -438,8 +442,20 @@ TEST_CASE("awq_gemm's own curve by M: its loop's instructions per 16-row tile at
   const double a1 = r("a100-80gb-sxm", 1), a64 = r("a100-80gb-sxm", 64);
   const double g1 = r("rtx3090-24gb", 1), g64 = r("rtx3090-24gb", 64);
   INFO("awq_gemm / awq_marlin MLP: A100 " << a1 << " / " << a64 << ", 3090 " << g1 << " / " << g64);
-  CHECK(a1 < 1.5);
-  CHECK(g1 < 1.5);
+  CHECK(a1 < 2.0);
+  CHECK(g1 < 2.0);
+  const auto token = [](const std::string& release) {
+    const auto g = test::gpu("a100-80gb-sxm");
+    spec::Quantization q;
+    q.weights = spec::weight_format("awq-int4");
+    q.kernels = qk_kernels(release);
+    const perf::CostModel cm(spec::Catalog::builtin().model("llama-2-7b"), q, g, perf::default_profile(g),
+                             spec::ParallelConfig{}, true, 0, perf::Runtime::vllm_v0_sync);
+    return cm.breakdown(test::decode(1, 1024)).time_s;
+  };
+  const double qqq = token("vllm==0.4.1") / token("vllm==0.5.3");
+  INFO("Llama-2-7B batch-1 token on an A100, awq_gemm / awq_marlin: " << qqq << " (QQQ: 8.9 / 6.2 = 1.44)");
+  CHECK(qqq == Approx(8.9 / 6.2).epsilon(0.2));
   CHECK(a64 > 1.3);
   CHECK(g64 > 1.1);
   CHECK(a64 > a1);

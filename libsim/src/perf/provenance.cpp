@@ -73,6 +73,20 @@ void add_quant_latency(std::vector<ConstantProvenance>& t) {
                       "of the next K step (N = 64: " + std::to_string(static_cast<int>(k64.instr_per_iter)) +
                       ", 1024 B)",
                   {}, k.instr_per_iter));
+    const char* quick = arch == 80   ? "A100 (108 SMs x 1410 MHz): 57.43 -> 58.46 TFLOPS"
+                        : arch == 86 ? "RTX A6000 (84 SMs x 1800 MHz): 44.85 -> 46.05 TFLOPS"
+                        : arch == 89 ? "RTX 4090 (128 SMs x 2520 MHz): 91.39 -> 104.36 TFLOPS (the L40's 72.9 -> "
+                                       "64.28, 0.19, not used: its rate falls with more tiles)"
+                        : arch == 90 ? "no Hopper row: the A100's (sm_90 runs the same loop, sm_80's SASS count)"
+                                     : "no Turing row: the A6000's (GA102)";
+    t.push_back(c("quant_latency.awq_gemm_issue_efficiency." + a, "all",
+                  arch == 80 || arch == 86 || arch == 89 ? P::public_measurement : P::assumed,
+                  std::string("SqueezeBits/QUICK README @265d234 kernel table (arXiv 2402.10076; not a corpus or "
+                              "reserved source), AWQ = AutoAWQ_kernels gemm_forward_4bit_cuda_m16n128k32 (llm-awq's "
+                              "kernel, as vLLM's gemm_kernels.cu), split_k 8, M x 8192 x 8192: the 4 tiles from M = 64 "
+                              "to 128 (every resident slot full) against the SASS count at SMs x 128 x boost clock; ") +
+                      quick + " [D]",
+                  {}, k.issue_efficiency));
     t.push_back(c("quant_latency.exllama_regs." + a, "all", P::engine_code,
                   gptq + "ptxas " + a + " registers per thread, 256 B smem, 128 threads", {}, e.regs));
     t.push_back(c("quant_latency.exllama_instr_per_iter." + a, "all", P::engine_code,

@@ -65,7 +65,7 @@ Raw CostModel::Constants::quant_gemm(double m, double params, double in_dim, dou
     // into the output. Its tensor work runs at the fp16 GEMM's efficiency; what the kernel costs beyond it is its
     // main loop's instructions (the unpacking, the shared-memory staging and barriers, the ldmatrix and MMA issue,
     // the addressing: the SASS count per K step of perf/quant_latency.hpp, 2 warps per CTA) once per 16-row tile at
-    // the SMs' issue rate, overlapped with the weight stream.
+    // the share of the SMs' issue rate it achieves, overlapped with the weight stream.
     const double tiles = std::ceil(m / kAwqTileRows);
     const double tc = 2.0 * tiles * kAwqTileRows * params / (g.peak * g.eff.at(m));
     const double partials = kAwqSplitK * m * out_dim * kActBytes;
@@ -75,7 +75,11 @@ Raw CostModel::Constants::quant_gemm(double m, double params, double in_dim, dou
     const double bus = bw * gemm_bw.at(m) * g.q_bw;
     const double t_stream = bytes / bus + latency_bound_extra_s(g.kernel, m, params, in_dim, out_dim, g.bytes_per_param,
                                                                 kernels, bus, sm_residency, sm_count, sm_clock_hz);
-    const double tm = pnorm(t_stream, params * tiles * awq_gemm_instr_per_weight(sm_residency.arch, out_dim) / issue_rate);
+    // The loop issues at the share of the SMs' rate QUICK's kernel table measured (stalls on its barriers, shared
+    // memory and MMA chains with 2 warps per CTA): awq_gemm_issue_efficiency.
+    const double t_issue = params * tiles * awq_gemm_instr_per_weight(sm_residency.arch, out_dim) /
+                           (issue_rate * awq_gemm_issue_efficiency(sm_residency.arch));
+    const double tm = pnorm(t_stream, t_issue);
     const double sum_bytes = partials + m * out_dim * kActBytes;
     Raw r = roofline(kernels * gemm_fixed_s + pnorm(tc, tm), tc, tm, flops, bytes, g.peak, 1);
     r.time_s += stream(sum_bytes, 0, 1).time_s;

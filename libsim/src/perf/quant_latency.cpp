@@ -39,7 +39,44 @@ int binary_arch(int arch) {
   return arch;
 }
 
+// QUICK's kernel table (SqueezeBits/QUICK README @265d234, "Kernel benchmarks", M x 8192 x 8192): the AWQ kernel's
+// TFLOPS at M = 64 and 128, where 2048 and 4096 CTAs fill every resident slot, so the 4 tiles between them cost their
+// loop's issue time; each card's issue rate = SMs x 128 lanes x its boost clock (datasheets): A100 108 x 1410 MHz,
+// RTX A6000 84 x 1800 MHz, RTX 4090 128 x 2520 MHz. The L40's row (72.9 -> 64.28 TFLOPS, 0.19) is not used: its
+// throughput falls from 64 to 128 rows, which no tile count explains (a 300 W card's clock under load).
+constexpr double kQuickA100[2] = {57.43e12, 58.46e12};
+constexpr double kQuickA6000[2] = {44.85e12, 46.05e12};
+constexpr double kQuickRtx4090[2] = {91.39e12, 104.36e12};
+constexpr double kIssueA100 = 108 * 128 * 1410e6, kIssueA6000 = 84 * 128 * 1800e6, kIssueRtx4090 = 128 * 128 * 2520e6;
+
+// awq_gemm's K loop: SASS warp-instructions per iteration (sm_90's loop not decoded: sm_80's count, the same source
+// and register count), for the N = 128 and N = 64 binaries of the binary arch `a`.
+double awq_loop_instr(int a, bool n128) {
+  if (n128) return a == 75 ? 317 : (a == 86 || a == 89) ? 303 : 311;
+  return a == 75 ? 172 : 171;
+}
+
+// Thread-instructions per weight per tile of the N = 128 kernel: 64 threads over the 2 x 2048 weights of a K step.
+double awq_instr_per_weight_n128(int a) { return awq_loop_instr(a, true) * 64 / (2.0 * 2048); }
+
 }  // namespace
+
+double issue_efficiency_from_tiles(double flops_m64, double flops_m128, double issue_rate, double instr_per_weight) {
+  // Per weight (K·N cancels): the 4 tiles from M = 64 to 128 take 2·(128 / flops128 − 64 / flops64) seconds.
+  const double per_tile = 2.0 * (128.0 / flops_m128 - 64.0 / flops_m64) / 4.0;
+  return per_tile > 0 && issue_rate > 0 ? instr_per_weight / issue_rate / per_tile : 1.0;
+}
+
+double awq_gemm_issue_efficiency(int arch) {
+  const int a = binary_arch(arch);
+  if (a == 86 || a == 75)  // sm_75: no measurement, GA102's carried (the same 2-warp loop, fewer resident CTAs)
+    return issue_efficiency_from_tiles(kQuickA6000[0], kQuickA6000[1], kIssueA6000, awq_instr_per_weight_n128(86));
+  if (a == 89)
+    return issue_efficiency_from_tiles(kQuickRtx4090[0], kQuickRtx4090[1], kIssueRtx4090,
+                                       awq_instr_per_weight_n128(89));
+  // sm_80, and sm_90 (no measurement: the A100's, the same SASS loop as counted for sm_80).
+  return issue_efficiency_from_tiles(kQuickA100[0], kQuickA100[1], kIssueA100, awq_instr_per_weight_n128(80));
+}
 
 SmResidency sm_residency_of_arch(int arch) {
   for (const SmResidency& s : {kSm120, kSm100, kSm90, kSm89, kSm86, kSm80})
@@ -64,7 +101,7 @@ KernelFootprint awq_gemm_footprint(int arch, double out_dim) {
   // gemm_forward_4bit_cuda_m16nXk32: 64 threads (2 warps); per K step of 32 each thread loads N/16 32-bit words of
   // packed weights (all issued back to back in the SASS, then waited for), so a CTA has 32 × N / 2 bytes in flight:
   // 2048 (N = 128) or 1024 (N = 64). Shared memory 9984 / 5888 bytes. Registers and the main loop's SASS
-  // instructions per arch (sm_90's loop not decoded: sm_80's count, the same source and register count).
+  // instructions per arch (awq_loop_instr); the share of the issue rate the loop achieves (QUICK's measurement).
   const int a = binary_arch(arch);
   const bool n128 = std::fmod(out_dim, 128.0) == 0;
   KernelFootprint k;
@@ -74,14 +111,15 @@ KernelFootprint awq_gemm_footprint(int arch, double out_dim) {
     k.smem_bytes = 9984;
     k.bytes_per_iter = 2048;
     k.regs = a == 75 ? 95 : (a == 86 || a == 89) ? 92 : 72;
-    k.instr_per_iter = a == 75 ? 317 : (a == 86 || a == 89) ? 303 : 311;
+    k.instr_per_iter = awq_loop_instr(a, true);
   } else {
     k.name = "awq_gemm m16n64k32";
     k.smem_bytes = 5888;
     k.bytes_per_iter = 1024;
     k.regs = a == 75 ? 68 : a == 80 ? 56 : a == 90 ? 64 : 67;
-    k.instr_per_iter = a == 75 ? 172 : 171;
+    k.instr_per_iter = awq_loop_instr(a, false);
   }
+  k.issue_efficiency = awq_gemm_issue_efficiency(a);  // the N = 64 binary: the same loop, measured at N = 128
   return k;
 }
 
@@ -131,7 +169,8 @@ double latency_bound_bandwidth(const KernelFootprint& k, const SmResidency& sm, 
                                double ctas) {
   if (!(clock_hz > 0) || !(sms > 0) || ctas <= 0) return std::numeric_limits<double>::infinity();
   const double running = std::min(ctas, sms * resident_ctas(k, sm));
-  return running * k.bytes_per_iter / (sm.dram_latency_s + k.instr_per_iter / clock_hz);
+  const double eff = k.issue_efficiency > 0 ? k.issue_efficiency : 1.0;
+  return running * k.bytes_per_iter / (sm.dram_latency_s + k.instr_per_iter / (clock_hz * eff));
 }
 
 double latency_bound_bandwidth(const KernelFootprint& k, const SmResidency& sm, const spec::GpuSpec& gpu, double ctas) {

@@ -3,9 +3,10 @@
 // in flight"). awq_gemm's CTAs load their weight tile, wait for it, dequantise it into shared memory and multiply, with
 // no load in flight meanwhile (no cp.async, no prefetch of the next K step), so by Little's law a CTA streams at most
 //
-//     r_cta = bytes in flight per main-loop iteration / (DRAM latency + warp-instructions per iteration / SM clock)
+//   r_cta = bytes in flight per main-loop iteration / (DRAM latency + warp-instructions per iteration / (SM clock × e))
 //
-// (a warp issues at most one instruction per clock), and a kernel of C CTAs at most min(C, SMs × resident) × r_cta.
+// (a warp issues at most one instruction per clock; awq_gemm's loop at the share e of it that QUICK's public kernel
+// table measures, awq_gemm_issue_efficiency), and a kernel of C CTAs at most min(C, SMs × resident) × r_cta.
 // Resident CTAs per SM follow from the kernel's registers and shared memory (ptxas) under the SM generation's
 // residency limits. exllama's kernel (GPTQ) gets the same treatment; its CTAs keep 8 KB in flight, so the bound does
 // not bind at the shapes of 7B-70B models. The facts: ptxas -v counts and the SASS main loop of each kernel compiled
@@ -46,6 +47,10 @@ struct KernelFootprint {
   double smem_bytes = 0;         ///< static shared memory per CTA (ptxas -v)
   double bytes_per_iter = 0;     ///< weight bytes one CTA loads per main-loop iteration and waits for
   double instr_per_iter = 0;     ///< warp-instructions of one main-loop iteration (SASS)
+  /// The share of one instruction per clock per warp, and of the SMs' issue rate, at which the main loop's
+  /// instructions actually issue (stalls on shared memory, barriers, ldmatrix and MMA dependences): measured for
+  /// awq_gemm (awq_gemm_issue_efficiency), 1 where no measurement exists (exllama).
+  double issue_efficiency = 1;
 };
 
 /// awq_gemm's kernel for `out_dim` columns (gemm_forward_4bit_cuda_m16nXk32: N = 128 when out_dim % 128 == 0, else 64)
@@ -55,6 +60,16 @@ KernelFootprint awq_gemm_footprint(int arch, double out_dim);
 /// 32 over the 4-bit weights one iteration covers (2 × bytes_per_iter): 4.86 on sm_80 (311 × 64 / 4096), 4.73 on
 /// sm_86/89.
 double awq_gemm_instr_per_weight(int arch, double out_dim);
+/// The share of the counted instruction rate awq_gemm's K loop achieves on `arch`: its time per 16-row tile where the
+/// GPU is full of its CTAs (M = 64 -> 128 of an M x 8192 x 8192 GEMM: 4 more tiles), measured by QUICK's kernel table
+/// (SqueezeBits/QUICK README, arXiv 2402.10076; AutoAWQ_kernels' gemm_forward_4bit_cuda_m16n128k32, the llm-awq
+/// kernel vLLM's gemm_kernels.cu carries, split_k 8), against the SASS count at the card's issue rate: 0.46 (A100,
+/// sm_80), 0.36 (A6000, sm_86), 0.44 (RTX 4090, sm_89); sm_90 and sm_75 carried from sm_80 / sm_86 (no measurement).
+double awq_gemm_issue_efficiency(int arch);
+/// The same from QUICK's two throughputs (FLOP/s at M = 64 and 128, K = N = 8192), the card's issue rate
+/// (thread-instructions/s) and the loop's instructions per weight per tile: instr × K·N / issue_rate over the
+/// per-tile time (2·K·N·(128 / tflops128 − 64 / tflops64) / 4).
+double issue_efficiency_from_tiles(double flops_m64, double flops_m128, double issue_rate, double instr_per_weight);
 /// exllama's gemm_half_q_half_gptq_kernel (4-bit, one row of M per launch part: the batch-1 instance) for `arch`.
 KernelFootprint exllama_footprint(int arch);
 
@@ -71,8 +86,8 @@ double exllama_ctas(double in_dim, double out_dim);
 double sm_clock_hz(const spec::GpuSpec& gpu);
 
 /// The most bytes/s `ctas` CTAs of `k` stream on `gpu` (`sm` its residency):
-/// min(ctas, SMs × resident) × bytes_per_iter / (dram_latency + instr_per_iter / sm_clock_hz). Infinity where the
-/// GPU has no SM count or clock (the bound is then not known, not zero).
+/// min(ctas, SMs × resident) × bytes_per_iter / (dram_latency + instr_per_iter / (sm_clock_hz × issue_efficiency)).
+/// Infinity where the GPU has no SM count or clock (the bound is then not known, not zero).
 double latency_bound_bandwidth(const KernelFootprint& k, const SmResidency& sm, const spec::GpuSpec& gpu, double ctas);
 /// The same from the SM count and clock (what the cost model keeps).
 double latency_bound_bandwidth(const KernelFootprint& k, const SmResidency& sm, double sms, double clock_hz,
