@@ -26,7 +26,7 @@ std::string runs_json(const Json& runs, const std::string& gpu = "h100-80gb-sxm"
   return Json{{"format", "llmsim-runs"}, {"gpu", gpu}, {"runs", runs}}.dump();
 }
 
-std::string error_of(const test::TempDir& dir, const std::string& runs_text) {
+std::string runs_error_of(const test::TempDir& dir, const std::string& runs_text) {
   const std::string path = dir.write("RUNS.json", runs_text);
   try {
     const auto runs = analysis::read_bench_runs(path);
@@ -121,54 +121,54 @@ TEST_CASE("bench runs: every bad input names the run and the field", "[analysis]
   };
 
   SECTION("unknown file type") {
-    const auto e = error_of(dir, runs_json(Json::array({run("foreign.json", kLatency)})));
+    const auto e = runs_error_of(dir, runs_json(Json::array({run("foreign.json", kLatency)})));
     CHECK_THAT(e, Contains("runs[0] (foreign.json).result"));
     CHECK_THAT(e, Contains("unknown file type"));
     CHECK_THAT(e, Contains("avg_latency"));  // lists what it reads
   }
   SECTION("truncated file") {
-    const auto e = error_of(dir, runs_json(Json::array({run("broken.json", kLatency)})));
+    const auto e = runs_error_of(dir, runs_json(Json::array({run("broken.json", kLatency)})));
     CHECK_THAT(e, Contains("broken.json"));
   }
   SECTION("missing file") {
-    const auto e = error_of(dir, runs_json(Json::array({run("nowhere.json", kLatency)})));
+    const auto e = runs_error_of(dir, runs_json(Json::array({run("nowhere.json", kLatency)})));
     CHECK_THAT(e, Contains("runs[0] (nowhere.json).result"));
   }
   SECTION("command and file of different tools") {
-    const auto e = error_of(dir, runs_json(Json::array({run("serve.json", kLatency)})));
+    const auto e = runs_error_of(dir, runs_json(Json::array({run("serve.json", kLatency)})));
     CHECK_THAT(e, Contains("runs[0] (serve.json).result"));
     CHECK_THAT(e, Contains("vLLM serving result"));
     CHECK_THAT(e, Contains("command/file mismatch"));
   }
   SECTION("command flags contradict the file") {
-    const auto e = error_of(dir, runs_json(Json::array({run("lat.json", std::string(kLatency) + " --num-iters 10")})));
+    const auto e = runs_error_of(dir, runs_json(Json::array({run("lat.json", std::string(kLatency) + " --num-iters 10")})));
     CHECK_THAT(e, Contains("runs[0] (lat.json).command"));
     CHECK_THAT(e, Contains("--num-iters 10 but the file holds 30"));
-    const auto e2 = error_of(
+    const auto e2 = runs_error_of(
         dir, runs_json(Json::array({run("serve.json", "vllm bench serve --model meta-llama/Meta-Llama-3-8B-Instruct "
                                                       "--num-prompts 100")})));
     CHECK_THAT(e2, Contains("--num-prompts 100 but the file ran 4"));
-    const auto e3 = error_of(
+    const auto e3 = runs_error_of(
         dir, runs_json(Json::array({run("serve.json", "vllm bench serve --model Qwen/Qwen2.5-7B --num-prompts 4")})));
     CHECK_THAT(e3, Contains("command/file mismatch"));
   }
   SECTION("unknown flag, with a suggestion") {
-    const auto e = error_of(dir, runs_json(Json::array({run("lat.json", "vllm bench latency --batch-szie 8")})));
+    const auto e = runs_error_of(dir, runs_json(Json::array({run("lat.json", "vllm bench latency --batch-szie 8")})));
     CHECK_THAT(e, Contains("runs[0] (lat.json).command"));
     CHECK_THAT(e, Contains("unknown flag '--batch-szie'"));
     CHECK_THAT(e, Contains("--batch-size"));
   }
   SECTION("not a benchmark command") {
-    const auto e = error_of(dir, runs_json(Json::array({run("lat.json", "python train.py --epochs 3")})));
+    const auto e = runs_error_of(dir, runs_json(Json::array({run("lat.json", "python train.py --epochs 3")})));
     CHECK_THAT(e, Contains("is not a benchmark command"));
   }
   SECTION("a run that does not fit in memory") {
-    const auto e = error_of(
+    const auto e = runs_error_of(
         dir, runs_json(Json::array({run("lat.json", "vllm bench latency --model meta-llama/Llama-3.1-70B-Instruct "
                                                     "--batch-size 8 --input-len 512 --output-len 128 -tp 1")})));
     CHECK_THAT(e, Contains("runs[0] (lat.json)"));
     CHECK_THAT(e, Contains("does not fit in memory"));
-    const auto kv = error_of(
+    const auto kv = runs_error_of(
         dir, runs_json(Json::array({run("lat.json", "vllm bench latency --model meta-llama/Llama-3.1-8B-Instruct "
                                                     "--batch-size 256 --input-len 4096 --output-len 1024 "
                                                     "--max-model-len 8192")}), "rtx4090-24gb"));
@@ -176,26 +176,26 @@ TEST_CASE("bench runs: every bad input names the run and the field", "[analysis]
     CHECK_THAT(kv, Contains("KV cache"));
   }
   SECTION("no GPU, unknown model, unknown runtime or version, unknown key") {
-    CHECK_THAT(error_of(dir, Json{{"runs", Json::array({run("lat.json", kLatency)})}}.dump()),
+    CHECK_THAT(runs_error_of(dir, Json{{"runs", Json::array({run("lat.json", kLatency)})}}.dump()),
                Contains("runs[0] (lat.json).gpu"));
-    CHECK_THAT(error_of(dir, runs_json(Json::array({run("lat.json", "vllm bench latency --model acme/Frobnicator-9B")}))),
+    CHECK_THAT(runs_error_of(dir, runs_json(Json::array({run("lat.json", "vllm bench latency --model acme/Frobnicator-9B")}))),
                Contains("runs[0] (lat.json).model"));
     Json r = run("lat.json", kLatency);
     r["runtime"] = "vllm-v9";
-    CHECK_THAT(error_of(dir, runs_json(Json::array({r}))), Contains("runs[0] (lat.json).runtime"));
+    CHECK_THAT(runs_error_of(dir, runs_json(Json::array({r}))), Contains("runs[0] (lat.json).runtime"));
     r = run("lat.json", kLatency);
     r["engine_version"] = "banana";
-    CHECK_THAT(error_of(dir, runs_json(Json::array({r}))), Contains("runs[0] (lat.json).engine_version"));
+    CHECK_THAT(runs_error_of(dir, runs_json(Json::array({r}))), Contains("runs[0] (lat.json).engine_version"));
     r = run("lat.json", kLatency);
     r["batchsize"] = 3;
-    CHECK_THAT(error_of(dir, runs_json(Json::array({r}))), Contains("runs[0].batchsize"));
+    CHECK_THAT(runs_error_of(dir, runs_json(Json::array({r}))), Contains("runs[0].batchsize"));
     r = run("lat.json", kLatency);
     r["batch"] = 3;  // the corpus's key: must agree with the command
-    CHECK_THAT(error_of(dir, runs_json(Json::array({r}))),
+    CHECK_THAT(runs_error_of(dir, runs_json(Json::array({r}))),
                Contains("runs[0] (lat.json).batch: 3 but the command says --batch-size 16"));
   }
   SECTION("no runs") {
-    CHECK_THAT(error_of(dir, runs_json(Json::array())), Contains("nothing to fit"));
+    CHECK_THAT(runs_error_of(dir, runs_json(Json::array())), Contains("nothing to fit"));
   }
 }
 
@@ -519,15 +519,15 @@ TEST_CASE("bench runs: SGLang bench_one_batch_server records (real, selected by 
   CHECK(analysis::read_bench_runs(dir.write("RUNS-all.json", runs_json(Json::array({run({})}), "a100-80gb-sxm")))
             .runs.size() == 7);
   // Bad input names the run and the field.
-  CHECK_THAT(error_of(dir, runs_json(Json::array({run({{"select", {{"run_name_prefix", "fp8_"}}}})}), "a100-80gb-sxm")),
+  CHECK_THAT(runs_error_of(dir, runs_json(Json::array({run({{"select", {{"run_name_prefix", "fp8_"}}}})}), "a100-80gb-sxm")),
              Contains("select.run_name_prefix") && Contains("no record") && Contains("fp8_"));
-  CHECK_THAT(error_of(dir, runs_json(Json::array({run({{"select", {{"run_name", "x"}}}})}), "a100-80gb-sxm")),
+  CHECK_THAT(runs_error_of(dir, runs_json(Json::array({run({{"select", {{"run_name", "x"}}}})}), "a100-80gb-sxm")),
              Contains("run_name"));
-  CHECK_THAT(error_of(dir, runs_json(Json::array({run({{"command", "python -m sglang.bench_one_batch_server "
+  CHECK_THAT(runs_error_of(dir, runs_json(Json::array({run({{"command", "python -m sglang.bench_one_batch_server "
                                                                      "--batch-size 16 --input-len 256 --output-len 32"}})}),
                                      "a100-80gb-sxm")),
              Contains("--batch-size 16 but the file's batch_size is 32") && Contains("command/file mismatch"));
-  CHECK_THAT(error_of(dir, runs_json(Json::array({run({{"command", "python -m sglang.bench_one_batch --model-path m "
+  CHECK_THAT(runs_error_of(dir, runs_json(Json::array({run({{"command", "python -m sglang.bench_one_batch --model-path m "
                                                                      "--batch-size 32"}})}),
                                      "a100-80gb-sxm")),
              Contains("bench_one_batch_server result") && Contains("command/file mismatch"));

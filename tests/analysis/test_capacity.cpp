@@ -19,7 +19,7 @@ using test::resolve_json;
 
 namespace {
 
-analysis::CapacityOptions quick() {
+analysis::CapacityOptions quick_capacity() {
   analysis::CapacityOptions o;
   o.num_requests = 300;
   o.warmup_requests = 30;
@@ -29,7 +29,7 @@ analysis::CapacityOptions quick() {
 }
 
 double capacity_of(const Json& j) {
-  const auto r = analysis::find_capacity(resolve_json(j), quick());
+  const auto r = analysis::find_capacity(resolve_json(j), quick_capacity());
   REQUIRE(r.fits);
   REQUIRE(r.found);
   return r.max_qps;
@@ -79,8 +79,8 @@ TEST_CASE("no request meeting the SLO gives no price per token, shown as null", 
 
 TEST_CASE("capacity search is repeatable and brackets the SLO", "[analysis][capacity][engine]") {
   const auto s = resolve_json(chat_json());
-  const auto a = analysis::find_capacity(s, quick());
-  const auto b = analysis::find_capacity(s, quick());
+  const auto a = analysis::find_capacity(s, quick_capacity());
+  const auto b = analysis::find_capacity(s, quick_capacity());
   REQUIRE(a.found);
   CHECK(a.max_qps == b.max_qps);
   CHECK(a.ci95_lo == b.ci95_lo);
@@ -95,7 +95,7 @@ TEST_CASE("capacity search is repeatable and brackets the SLO", "[analysis][capa
   // Steady-state rates: completions per second equal the offered rate at capacity.
   CHECK(a.at_capacity->throughput.requests_per_s == Approx(a.max_qps));
   // Clearly above capacity the SLO fails on the same seed.
-  auto over = analysis::evaluate(analysis::at_load(s, a.max_qps * 1.5, s.scenario.workload.seed, quick())).summary;
+  auto over = analysis::evaluate(analysis::at_load(s, a.max_qps * 1.5, s.scenario.workload.seed, quick_capacity())).summary;
   CHECK((!over.slo_met || over.unstable));
 }
 
@@ -117,7 +117,7 @@ TEST_CASE("a configuration that does not fit is a row with its reason and no num
   const auto s = resolve_json(chat_json("rtx4090-24gb", "llama-3.1-70b", "fp16"));
   analysis::RowOptions opt;
   opt.capacity = true;
-  opt.capacity_options = quick();
+  opt.capacity_options = quick_capacity();
   const auto row = analysis::evaluate_row(s, opt);
   CHECK_FALSE(row.fits);
   CHECK_FALSE(row.reason.empty());
@@ -141,7 +141,7 @@ TEST_CASE("a capacity row sizes the fleet for the target load", "[analysis][row]
   spec::set_json_path(j, "cost.spare_fraction", 0.25);
   analysis::RowOptions opt;
   opt.capacity = true;
-  opt.capacity_options = quick();
+  opt.capacity_options = quick_capacity();
   const auto row = analysis::evaluate_row(resolve_json(j), opt);
   REQUIRE(row.capacity);
   REQUIRE(row.capacity->found);
@@ -163,7 +163,7 @@ TEST_CASE("a capacity row sizes the fleet for the target load", "[analysis][row]
 TEST_CASE("closed-loop capacity is a whole number of users", "[analysis][capacity][engine]") {
   Json j = chat_json();
   spec::set_json_path(j, "workload.arrival", Json::parse(R"({"process": "closed", "concurrency": 4})"));
-  const auto r = analysis::find_capacity(resolve_json(j), quick());
+  const auto r = analysis::find_capacity(resolve_json(j), quick_capacity());
   REQUIRE(r.found);
   REQUIRE(r.max_concurrency);
   CHECK(*r.max_concurrency >= 1);
@@ -172,10 +172,10 @@ TEST_CASE("closed-loop capacity is a whole number of users", "[analysis][capacit
 }
 
 TEST_CASE("capacity refuses trace replay and bad options", "[analysis][capacity]") {
-  auto opt = quick();
+  auto opt = quick_capacity();
   opt.rel_tol = 0;
   CHECK_THROWS_AS(opt.validate(), ConfigError);
-  opt = quick();
+  opt = quick_capacity();
   opt.replications = 0;
   CHECK_THROWS_AS(opt.validate(), ConfigError);
 }
@@ -243,7 +243,7 @@ TEST_CASE("no capacity says which target fails at the lowest load tried", "[anal
   // 8B prompts of ~800 tokens take far more than 30 ms to prefill on any card: no load meets this.
   Json j = chat_json();
   j["slo"] = Json::parse(R"({"ttft_ms": {"p95": 30}})");
-  const auto r = analysis::find_capacity(resolve_json(j), quick());
+  const auto r = analysis::find_capacity(resolve_json(j), quick_capacity());
   REQUIRE(r.fits);
   REQUIRE_FALSE(r.found);
   INFO(r.reason);

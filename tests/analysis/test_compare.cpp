@@ -14,7 +14,7 @@ using namespace llmsim;
 namespace {
 
 /// Options for `gpus` with a short, loose capacity search (enough to rank, cheap enough for a unit test).
-analysis::CompareOptions quick(std::vector<std::string> gpus) {
+analysis::CompareOptions quick_compare(std::vector<std::string> gpus) {
   analysis::CompareOptions o;
   o.gpus = std::move(gpus);
   o.capacity.num_requests = 200;
@@ -31,7 +31,7 @@ TEST_CASE("compare: cannot-run rows, winner, scaling efficiency", "[analysis][co
   // Qwen2.5-14B at fp16 (~29.5 GB of weights) cannot run on one 24 GB card; two A100s split it by TP.
   const Json j = test::chat_json("a100-80gb-sxm", "qwen2.5-14b", "fp16");
   const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
-  analysis::CompareOptions o = quick({"rtx4090-24gb", "a100-80gb-sxm", "2xa100-80gb-sxm"});
+  analysis::CompareOptions o = quick_compare({"rtx4090-24gb", "a100-80gb-sxm", "2xa100-80gb-sxm"});
   const auto r = analysis::compare(base, o);
   REQUIRE(r.rows.size() == 3);
   CHECK(r.target_qps == Approx(2.0));
@@ -73,7 +73,7 @@ TEST_CASE("compare on a closed loop sizes fleets in users and names a winner", "
   Json j = test::chat_json();
   spec::set_json_path(j, "workload.arrival", Json::parse(R"({"process": "closed", "concurrency": 8, "think_time_s": 0})"));
   const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
-  const analysis::CompareOptions o = quick({"rtx4090-24gb", "2xrtx4090-24gb", "a100-80gb-pcie"});
+  const analysis::CompareOptions o = quick_compare({"rtx4090-24gb", "2xrtx4090-24gb", "a100-80gb-pcie"});
   const auto r = analysis::compare(base, o);
   REQUIRE(r.rows.size() == 3);
   CHECK(r.target_qps == 0);
@@ -110,7 +110,7 @@ TEST_CASE("compare leads with money at the target load and breaks equal bills by
   Json j = test::chat_json();
   spec::set_json_path(j, "cost.target_qps", 0.1);
   const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
-  analysis::CompareOptions o = quick({"rtx4090-24gb", "2xrtx4090-24gb", "a100-80gb-sxm"});
+  analysis::CompareOptions o = quick_compare({"rtx4090-24gb", "2xrtx4090-24gb", "a100-80gb-sxm"});
   o.quants = {"fp16", "awq-int4"};
   const auto r = analysis::compare(base, o);
   REQUIRE(r.rows.size() == 6);
@@ -167,7 +167,7 @@ TEST_CASE("compare says which options lie within the model's own error of the wi
   // eligible options whose values overlap the winner's band.
   const Json j = test::chat_json("a100-80gb-sxm", "llama-3.1-8b", "fp16");
   const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
-  auto same_price = quick({"a100-80gb-pcie", "a100-80gb-sxm"});
+  auto same_price = quick_compare({"a100-80gb-pcie", "a100-80gb-sxm"});
   same_price.prices = {{"a100-80gb-pcie", 2.0}, {"a100-80gb-sxm", 2.0}};
   const auto r = analysis::compare(base, same_price);
   REQUIRE(r.winner.has_value());
@@ -198,7 +198,7 @@ TEST_CASE("compare refuses a workload whose load no capacity search can vary, be
     j["workload"]["arrival"] = arrival;
     const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
     try {
-      (void)analysis::compare(base, quick({"rtx4090-24gb", "a100-80gb-sxm"}));
+      (void)analysis::compare(base, quick_compare({"rtx4090-24gb", "a100-80gb-sxm"}));
       FAIL(kind << ": compare ran");
     } catch (const ConfigError& e) {
       INFO(kind << ": " << e.what());

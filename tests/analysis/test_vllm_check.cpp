@@ -33,7 +33,7 @@ const char* kLambdaArgs =
     "--max-model-len 2048 --gpu-memory-utilization 0.95 --max-num-seqs 256 --max-num-batched-tokens 2048 "
     "--enable-chunked-prefill False";
 
-std::string error_of(const std::string& text) {
+std::string check_error_of(const std::string& text) {
   try {
     parse_vllm_result(text, "bench.json");
   } catch (const ConfigError& e) {
@@ -111,37 +111,37 @@ TEST_CASE("latency keys split as vLLM names them") {
 TEST_CASE("malformed or foreign result files get an error naming the file and the field") {
   const std::string ok_head = R"("duration": 2, "completed": 3, "total_input_tokens": 10, "total_output_tokens": 20,
                                  "request_throughput": 1.5, "mean_ttft_ms": 12)";
-  CHECK(error_of("{" + ok_head + "}").empty());
-  CHECK_THAT(error_of(R"({"duration": "abc", "completed": 3, "total_input_tokens": 1, "total_output_tokens": 2,
+  CHECK(check_error_of("{" + ok_head + "}").empty());
+  CHECK_THAT(check_error_of(R"({"duration": "abc", "completed": 3, "total_input_tokens": 1, "total_output_tokens": 2,
                           "request_throughput": 1, "mean_ttft_ms": 3})"),
              Catch::StartsWith("bench.json: duration:"));
-  CHECK_THAT(error_of(R"({"completed": 3})"), Catch::Contains("bench.json: not a vLLM benchmark result: missing 'duration'"));
-  CHECK_THAT(error_of("[1, 2]"), Catch::Contains("expected a JSON object"));
-  CHECK_THAT(error_of("{" + ok_head + R"(, "input_lens": [1, 2], "output_lens": [3]})"), Catch::Contains("output_lens"));
-  CHECK_THAT(error_of("{" + ok_head + R"(, "input_lens": [1, "x"], "output_lens": [3, 4]})"),
+  CHECK_THAT(check_error_of(R"({"completed": 3})"), Catch::Contains("bench.json: not a vLLM benchmark result: missing 'duration'"));
+  CHECK_THAT(check_error_of("[1, 2]"), Catch::Contains("expected a JSON object"));
+  CHECK_THAT(check_error_of("{" + ok_head + R"(, "input_lens": [1, 2], "output_lens": [3]})"), Catch::Contains("output_lens"));
+  CHECK_THAT(check_error_of("{" + ok_head + R"(, "input_lens": [1, "x"], "output_lens": [3, 4]})"),
              Catch::Contains("input_lens[1]"));
   // Every per-request list has one entry per request sent (completed + failed): another length is another run's.
   for (const std::string list : {R"("input_lens": [1, 2], "output_lens": [3, 4])", R"("ttfts": [0.1, 0.2])",
                                  R"("ttfts": [0.1, 0.2, 0.3, 0.4])"}) {
     INFO(list);
-    CHECK_THAT(error_of("{" + ok_head + ", " + list + "}"),
+    CHECK_THAT(check_error_of("{" + ok_head + ", " + list + "}"),
                Catch::Contains("entries, but the run sent completed + failed = 3 + 0"));
   }
-  CHECK(error_of("{" + ok_head + R"(, "ttfts": [0.1, 0.2, 0.3]})").empty());
-  CHECK_THAT(error_of("{" + ok_head + R"(, "request_rate": -2})"), Catch::Contains("request_rate"));
-  CHECK_THAT(error_of(R"({"duration": 2, "completed": 3, "total_input_tokens": 3, "total_output_tokens": 2,
+  CHECK(check_error_of("{" + ok_head + R"(, "ttfts": [0.1, 0.2, 0.3]})").empty());
+  CHECK_THAT(check_error_of("{" + ok_head + R"(, "request_rate": -2})"), Catch::Contains("request_rate"));
+  CHECK_THAT(check_error_of(R"({"duration": 2, "completed": 3, "total_input_tokens": 3, "total_output_tokens": 2,
                           "request_throughput": 1})"),
              Catch::Contains("no latency statistics"));
-  CHECK_THAT(error_of("{not json"), Catch::StartsWith("bench.json"));
+  CHECK_THAT(check_error_of("{not json"), Catch::StartsWith("bench.json"));
   // Other tools' outputs (key structures as those tools write them) say what they look like. SGLang's
   // bench_serving output is read (test_result_files.cpp).
-  CHECK(error_of(R"({"backend": "sglang", "duration": 2, "completed": 3, "total_input_tokens": 3,
+  CHECK(check_error_of(R"({"backend": "sglang", "duration": 2, "completed": 3, "total_input_tokens": 3,
                      "total_output_tokens": 2, "request_throughput": 1, "mean_e2e_latency_ms": 5,
                      "mean_ttft_ms": 3})").empty());
-  CHECK_THAT(error_of(R"({"avg_latency": 2.5, "latencies": [2.5], "percentiles": {"50": 2.5}})"),
+  CHECK_THAT(check_error_of(R"({"avg_latency": 2.5, "latencies": [2.5], "percentiles": {"50": 2.5}})"),
              Catch::Contains("vLLM latency result"));
-  CHECK_THAT(error_of(R"({"results_ttft_s_mean": 0.2, "results_num_completed_requests": 10})"), Catch::Contains("LLMPerf"));
-  CHECK_THAT(error_of(R"({"time_to_first_token": {"avg": 3, "unit": "ms"}, "request_throughput": {"avg": 1}})"),
+  CHECK_THAT(check_error_of(R"({"results_ttft_s_mean": 0.2, "results_num_completed_requests": 10})"), Catch::Contains("LLMPerf"));
+  CHECK_THAT(check_error_of(R"({"time_to_first_token": {"avg": 3, "unit": "ms"}, "request_throughput": {"avg": 1}})"),
              Catch::Contains("GenAI-Perf"));
   // Python writes NaN and Infinity; they read as "not measured" and "inf".
   const auto r = parse_vllm_result("{" + ok_head + R"(, "request_rate": Infinity, "std_ttft_ms": NaN})", "bench.json");

@@ -21,7 +21,7 @@ struct Out {
   std::string text;
 };
 
-Out cli(const std::string& args, const char* redirect = "2>&1") {
+Out check_cli(const std::string& args, const char* redirect = "2>&1") {
   const std::string cmd = std::string("timeout 60 '") + LLMSIM_CLI_PATH + "' " + args + " " + redirect;
   Out o;
   FILE* p = popen(cmd.c_str(), "r");
@@ -41,13 +41,13 @@ const std::string kArgs =
 }  // namespace
 
 TEST_CASE("llmsim check prints measured beside predicted for a real vLLM result") {
-  const auto r = cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm "
+  const auto r = check_cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm "
                         "--model llama-3.1-8b " + kArgs);
   REQUIRE(r.code == 0);
   CHECK_THAT(r.text, Catch::Contains("metric") && Catch::Contains("measured") && Catch::Contains("predicted"));
   CHECK_THAT(r.text, Catch::Contains("total_output_tokens") && Catch::Contains("14101"));
   CHECK_THAT(r.text, Catch::Contains("p99_latency_ms"));
-  const auto j = cli("check --vllm-result " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu "
+  const auto j = check_cli("check --vllm-result " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu "
                         "h100-80gb-sxm --model llama-3.1-8b --json " + kArgs, "2>/dev/null");
   REQUIRE(j.code == 0);
   const auto doc = llmsim::parse_json(j.text, "stdout");
@@ -56,9 +56,9 @@ TEST_CASE("llmsim check prints measured beside predicted for a real vLLM result"
   CHECK(doc["scenario"]["engine"]["max_num_seqs"] == 256);
   // --scenario-out writes what was simulated; `llmsim simulate` runs it to the same numbers.
   const std::string out = (std::filesystem::temp_directory_path() / "llmsim_check_scenario.json").string();
-  REQUIRE(cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model "
+  REQUIRE(check_cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model "
               "llama-3.1-8b --scenario-out " + out + " " + kArgs, "> /dev/null 2>&1").code == 0);
-  const auto sim = cli("simulate --scenario " + out + " --json", "2>/dev/null");
+  const auto sim = check_cli("simulate --scenario " + out + " --json", "2>/dev/null");
   REQUIRE(sim.code == 0);
   const auto s = llmsim::parse_json(sim.text, "stdout");
   for (const auto& r : doc["rows"]) {
@@ -97,7 +97,7 @@ TEST_CASE("llmsim check refuses a file whose counts disagree, and leaves vLLM's 
            {"completed", 79, "input_lens: has 80 entries, but the run sent completed + failed = 79 + 0"}}) {
     auto bad = doc;
     bad[field] = value;
-    const auto r = cli("check " + write("bad.json", bad) + args);
+    const auto r = check_cli("check " + write("bad.json", bad) + args);
     INFO(field);
     CHECK(r.code == 2);
     CHECK_THAT(r.text, Catch::Contains(names));
@@ -112,7 +112,7 @@ TEST_CASE("llmsim check refuses a file whose counts disagree, and leaves vLLM's 
     std::FILE* f = std::fopen(path.c_str(), "w");
     std::fputs(nan_text.c_str(), f);
     std::fclose(f);
-    const auto r = cli("check " + path + args);
+    const auto r = check_cli("check " + path + args);
     CHECK(r.code == 2);
     CHECK_THAT(r.text, Catch::Contains("duration: NaN or null"));
     CHECK_THAT(r.text, !Catch::Contains("missing"));
@@ -121,7 +121,7 @@ TEST_CASE("llmsim check refuses a file whose counts disagree, and leaves vLLM's 
     auto odd = doc;
     odd["p0x5f_ttft_ms"] = 1.0;
     odd["p1e1_ttft_ms"] = 1.0;
-    const auto r = cli("check " + write("odd.json", odd) + args + " --json", "2>/dev/null");
+    const auto r = check_cli("check " + write("odd.json", odd) + args + " --json", "2>/dev/null");
     REQUIRE(r.code == 0);
     const auto j = llmsim::parse_json(r.text, "stdout");
     for (const auto& row : j["rows"]) {
@@ -140,7 +140,7 @@ TEST_CASE("llmsim check refuses a file whose counts disagree, and leaves vLLM's 
   const int zeros_before = static_cast<int>(std::count(doc["output_lens"].begin(), doc["output_lens"].end(), 0));
   failed["completed"] = 80 - 5 - zeros_before;
   failed["failed"] = 5 + zeros_before;
-  const auto r = cli("check " + write("failed.json", failed) + args + " --json", "2>/dev/null");
+  const auto r = check_cli("check " + write("failed.json", failed) + args + " --json", "2>/dev/null");
   REQUIRE(r.code == 0);
   const auto j = llmsim::parse_json(r.text, "stdout");
   CHECK(j["scenario"]["workload"]["num_requests"] == failed["completed"]);
@@ -184,7 +184,7 @@ TEST_CASE("llmsim check --scenario-out replaces the file whole or not at all") {
   CHECK(files == 1);
   std::filesystem::remove_all(dir);
   // A full device is an error, not exit 0 with nothing written.
-  CHECK(cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model llama-3.1-8b "
+  CHECK(check_cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model llama-3.1-8b "
             "--scenario-out /dev/full " + kArgs, ">/dev/null 2>&1").code == 2);
 }
 
@@ -192,14 +192,14 @@ TEST_CASE("llmsim check --engine-version prices the run as that vLLM release", "
   // The LambdaLabs file ran vLLM 0.5.4: V0's scheduler, flash-attn decode, synchronous output processing.
   const std::string base = "check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm "
                            "--model llama-3.1-8b --json " + kArgs;
-  const auto v054 = cli(base + " --engine-version 0.5.4", "2>/dev/null");
+  const auto v054 = check_cli(base + " --engine-version 0.5.4", "2>/dev/null");
   REQUIRE(v054.code == 0);
   const auto d054 = llmsim::parse_json(v054.text, "stdout");
   CHECK(d054["scenario"]["engine"]["runtime"] == "vllm==0.5.4");
   CHECK(d054["scenario"]["engine"]["policy"] == "vllm-v0");
   // Without the release the command line's V0 scheduler runs on the 0.6 runtime (asynchronous output processing):
   // 0.5.4's synchronous output processing makes every decode step slower, so the mean TPOT rises.
-  const auto current = llmsim::parse_json(cli(base, "2>/dev/null").text, "stdout");
+  const auto current = llmsim::parse_json(check_cli(base, "2>/dev/null").text, "stdout");
   CHECK_FALSE(current["scenario"]["engine"].contains("runtime"));
   auto tpot = [](const llmsim::Json& d) {
     for (const auto& r : d["rows"])
@@ -207,22 +207,22 @@ TEST_CASE("llmsim check --engine-version prices the run as that vLLM release", "
     return 0.0;
   };
   CHECK(tpot(d054) > 1.1 * tpot(current));
-  const auto bad = cli(base + " --engine-version tensorrt-llm==0.12", "2>&1");
+  const auto bad = check_cli(base + " --engine-version tensorrt-llm==0.12", "2>&1");
   CHECK(bad.code == 2);
   CHECK_THAT(bad.text, Catch::Contains("engine.runtime") && Catch::Contains("not modelled"));
 }
 
 TEST_CASE("llmsim check refuses bad input with one line naming the file or field") {
-  auto r = cli("check " + kData + "README.md --gpu h100-80gb-sxm");
+  auto r = check_cli("check " + kData + "README.md --gpu h100-80gb-sxm");
   CHECK(r.code == 2);
   CHECK_THAT(r.text, Catch::Contains("README.md") && Catch::Contains("invalid JSON"));
-  r = cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --model llama-3.1-8b");
+  r = check_cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --model llama-3.1-8b");
   CHECK(r.code == 2);
   CHECK_THAT(r.text, Catch::StartsWith("llmsim check: error: --gpu:"));
-  r = cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm");
+  r = check_cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm");
   CHECK(r.code == 2);
   CHECK_THAT(r.text, Catch::Contains("not a catalogue model") && Catch::Contains("--model"));
-  r = cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model "
+  r = check_cli("check " + kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model "
              "llama-3.1-8b --vllm-args 'vllm serve m --max-num-seqs lots'");
   CHECK(r.code == 2);
   CHECK_THAT(r.text, Catch::Contains("--max-num-seqs: expected an integer, got 'lots'"));
@@ -232,32 +232,32 @@ TEST_CASE("llmsim check refuses bad input with one line naming the file or field
 TEST_CASE("llmsim check on a JSON-lines file: a row per run, or one run with --run", "[files]") {
   const std::string file = kData + "lambdalabs-h100-llama3-8b-v0.5.4-append.jsonl";
   const std::string common = " --gpu h100-80gb-sxm --model llama-3.1-8b --engine-version 0.5.4 " + kArgs;
-  auto r = cli("check " + file + common);
+  auto r = check_cli("check " + file + common);
   REQUIRE(r.code == 0);
   CHECK_THAT(r.text, Catch::Contains("2 runs, one per line") && Catch::Contains("mean TTFT err") &&
                          Catch::Contains("median |err|"));
   CHECK_THAT(r.text, Catch::Contains("320"));
   // --json: every run's full comparison, each with its line.
-  r = cli("check " + file + common + " --json", "2>/dev/null");
+  r = check_cli("check " + file + common + " --json", "2>/dev/null");
   REQUIRE(r.code == 0);
   const auto doc = llmsim::parse_json(r.text, "stdout");
   REQUIRE(doc["runs"].size() == 2);
   CHECK(doc["runs"][1]["line"] == 2);
   CHECK(doc["runs"][1]["scenario"]["workload"]["num_requests"] == 320);
   // --run 2: that run's table, as for a single-run file.
-  r = cli("check " + file + common + " --run 2");
+  r = check_cli("check " + file + common + " --run 2");
   REQUIRE(r.code == 0);
   CHECK_THAT(r.text, Catch::Contains("line 2") && Catch::Contains("320 completed") && Catch::Contains("p99_latency_ms"));
-  r = cli("check " + file + common + " --run 3");
+  r = check_cli("check " + file + common + " --run 3");
   CHECK(r.code == 2);
   CHECK_THAT(r.text, Catch::Contains("--run") && Catch::Contains("lines 1, 2"));
-  r = cli("check " + file + common + " --scenario-out /tmp/llmsim_never_written.json");
+  r = check_cli("check " + file + common + " --scenario-out /tmp/llmsim_never_written.json");
   CHECK(r.code == 2);
   CHECK_THAT(r.text, Catch::Contains("--scenario-out") && Catch::Contains("--run"));
 }
 
 TEST_CASE("llmsim check reads SGLang bench_serving output", "[files]") {
-  const auto r = cli("check " + kData + "livinfly-a100pcie-sglang047-mistral7b-online.jsonl --gpu a100-40gb-pcie "
+  const auto r = check_cli("check " + kData + "livinfly-a100pcie-sglang047-mistral7b-online.jsonl --gpu a100-40gb-pcie "
                      "--model mistral-7b --run 1");
   REQUIRE(r.code == 0);
   CHECK_THAT(r.text, Catch::Contains("mean_e2e_latency_ms") && Catch::Contains("concurrency") &&
@@ -265,12 +265,12 @@ TEST_CASE("llmsim check reads SGLang bench_serving output", "[files]") {
 }
 
 TEST_CASE("llmsim check --sglang-args reads the SGLang server's command line", "[files]") {
-  const auto r = cli("check " + kData + "livinfly-a100pcie-sglang047-mistral7b-online.jsonl --gpu a100-40gb-pcie "
+  const auto r = check_cli("check " + kData + "livinfly-a100pcie-sglang047-mistral7b-online.jsonl --gpu a100-40gb-pcie "
                      "--model mistral-7b --run 1 --sglang-args "
                      "\"python -m sglang.launch_server --model-path mistral-7b --max-running-requests 24\"");
   REQUIRE(r.code == 0);
   CHECK_THAT(r.text, Catch::Contains("policy sglang, max_num_seqs 24"));
-  const auto bad = cli("check " + kData + "livinfly-a100pcie-sglang047-mistral7b-online.jsonl --gpu a100-40gb-pcie "
+  const auto bad = check_cli("check " + kData + "livinfly-a100pcie-sglang047-mistral7b-online.jsonl --gpu a100-40gb-pcie "
                        "--model mistral-7b --run 1 --sglang-args \"python -m sglang.launch_server --max-runing-requests 2\"");
   CHECK(bad.code == 2);
   CHECK_THAT(bad.text, Catch::Contains("--max-runing-requests: unknown SGLang flag"));
@@ -299,7 +299,7 @@ TEST_CASE("llmsim check refuses counts no run can have before building them: siz
   for (const auto& [path, field] : {Case{file("huge.json", 20'000'000, 20'000'000'000LL), "completed"},
                                     Case{file("empty-prompts.json", 20'000'000, 1000), "total_input_tokens"},
                                     Case{file("few-tokens.json", 100, 99), "total_input_tokens"}}) {
-    const auto r = cli("check '" + path + "' --gpu h100-80gb-sxm --model llama-3.1-8b");
+    const auto r = check_cli("check '" + path + "' --gpu h100-80gb-sxm --model llama-3.1-8b");
     INFO(path << ": " << r.text);
     CHECK(r.code == 2);
     CHECK_THAT(r.text, Catch::Contains(field));

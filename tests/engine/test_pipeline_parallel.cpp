@@ -16,7 +16,7 @@ using engine::simulate;
 
 namespace {
 
-spec::ResolvedScenario make(int pp, int batches_in_flight, const Json& workload) {
+spec::ResolvedScenario make_pp(int pp, int batches_in_flight, const Json& workload) {
   const Json j = {{"model", "llama-3.1-8b"}, {"quant", {{"weights", "fp16"}, {"kv_cache", "fp16"}}},
                   {"hardware", {{"gpu", "rtx4090-24gb"}, {"pp", pp}}},
                   {"engine", {{"max_num_seqs", 64}, {"max_model_len", 4096}, {"max_concurrent_batches", batches_in_flight},
@@ -40,7 +40,7 @@ TEST_CASE("pipeline parallel: one request alone takes the full pipeline latency,
                   {"output_tokens", {{"dist", "fixed"}, {"value", 2}}},
                   {"num_requests", 1}, {"warmup_requests", 0}};
   for (int k : {0, 1}) {
-    const auto rs = make(2, k, w);
+    const auto rs = make_pp(2, k, w);
     const auto s = simulate(rs).summary;
     perf::BatchShape prefill;
     prefill.add_prefill(512, 0, true);
@@ -54,9 +54,9 @@ TEST_CASE("pipeline parallel: a batch per stage overlaps the stages, one batch i
   Json w = closed_loop(32, 1200);
   w["input_tokens"]["value"] = 2048;
   w["output_tokens"]["value"] = 2;
-  const auto overlapped = simulate(make(2, 0, w)).summary;
-  const auto serial = simulate(make(2, 1, w)).summary;
-  const auto single_gpu = simulate(make(1, 0, w)).summary;
+  const auto overlapped = simulate(make_pp(2, 0, w)).summary;
+  const auto serial = simulate(make_pp(2, 1, w)).summary;
+  const auto single_gpu = simulate(make_pp(1, 0, w)).summary;
   INFO("pp2 overlapped " << overlapped.throughput.input_tokens_per_s << " serial " << serial.throughput.input_tokens_per_s
                          << " one GPU " << single_gpu.throughput.input_tokens_per_s << " prompt tok/s");
   REQUIRE(overlapped.throughput.input_tokens_per_s > 1.7 * serial.throughput.input_tokens_per_s);
@@ -68,8 +68,8 @@ TEST_CASE("pipeline parallel: a batch per stage overlaps the stages, one batch i
 
 TEST_CASE("pipeline parallel: memory-bound decode gains little from overlap (each micro-batch re-reads the weights)") {
   const Json w = closed_loop(64, 1500);
-  const auto overlapped = simulate(make(2, 0, w)).summary;
-  const auto serial = simulate(make(2, 1, w)).summary;
+  const auto overlapped = simulate(make_pp(2, 0, w)).summary;
+  const auto serial = simulate(make_pp(2, 1, w)).summary;
   INFO("pp2 overlapped " << overlapped.throughput.output_tokens_per_s << " serial " << serial.throughput.output_tokens_per_s);
   REQUIRE(overlapped.throughput.output_tokens_per_s > serial.throughput.output_tokens_per_s);
   REQUIRE(overlapped.throughput.output_tokens_per_s < 1.35 * serial.throughput.output_tokens_per_s);
@@ -79,7 +79,7 @@ TEST_CASE("pipeline parallel: each virtual engine runs one batch at a time and a
   SimulationOptions opt;
   opt.record_iterations = true;
   const int pp = 4;
-  const auto res = simulate(make(pp, 0, closed_loop(48, 600)), opt);
+  const auto res = simulate(make_pp(pp, 0, closed_loop(48, 600)), opt);
   REQUIRE(res.summary.completed_requests == 600);
   REQUIRE(res.kv_blocks_in_use_at_end == 0);
   std::map<int, std::vector<engine::IterationRecord>> per_engine;
@@ -102,7 +102,7 @@ TEST_CASE("pipeline parallel: each virtual engine runs one batch at a time and a
 
 TEST_CASE("pipeline parallel: batches in flight above pp act as pp; negative is an error naming the field") {
   const Json w = closed_loop(16, 200);
-  REQUIRE(simulate(make(2, 8, w)).summary.throughput.output_tokens_per_s ==
-          simulate(make(2, 2, w)).summary.throughput.output_tokens_per_s);
-  REQUIRE_THROWS_WITH(simulate(make(2, -1, w)), Catch::Contains("engine.max_concurrent_batches"));
+  REQUIRE(simulate(make_pp(2, 8, w)).summary.throughput.output_tokens_per_s ==
+          simulate(make_pp(2, 2, w)).summary.throughput.output_tokens_per_s);
+  REQUIRE_THROWS_WITH(simulate(make_pp(2, -1, w)), Catch::Contains("engine.max_concurrent_batches"));
 }

@@ -28,7 +28,7 @@ Json pool_workload(std::int64_t groups, std::int64_t per_group, std::int64_t S, 
           {"warmup_requests", 0}};
 }
 
-std::string config_error(const Json& j) {
+std::string pool_config_error(const Json& j) {
   try {
     (void)make(j);
   } catch (const ConfigError& e) {
@@ -43,26 +43,26 @@ double hit_rate(const engine::SimulationResult& r) { return r.summary.kv.prefix_
 
 TEST_CASE("prompt pool: validation names the field; JSON round trip", "[prompt_pool]") {
   Json w = pool_workload(0, 10, 100, 500, 50, 1, 100);
-  CHECK_THAT(config_error(test::scenario(w)), Catch::Contains("workload.prompt_pool.groups"));
+  CHECK_THAT(pool_config_error(test::scenario(w)), Catch::Contains("workload.prompt_pool.groups"));
   w = pool_workload(10, -1, 100, 500, 50, 1, 100);
-  CHECK_THAT(config_error(test::scenario(w)), Catch::Contains("workload.prompt_pool.prompts_per_group"));
+  CHECK_THAT(pool_config_error(test::scenario(w)), Catch::Contains("workload.prompt_pool.prompts_per_group"));
   w = pool_workload(10000, 10000, 100, 500, 50, 1, 100);  // 1e8 prompts: over the bound
-  CHECK_THAT(config_error(test::scenario(w)), Catch::Contains("groups x prompts_per_group"));
+  CHECK_THAT(pool_config_error(test::scenario(w)), Catch::Contains("groups x prompts_per_group"));
   w = pool_workload(10, 10, -5, 500, 50, 1, 100);
-  CHECK_THAT(config_error(test::scenario(w)), Catch::Contains("workload.prompt_pool.system_tokens"));
+  CHECK_THAT(pool_config_error(test::scenario(w)), Catch::Contains("workload.prompt_pool.system_tokens"));
   w = pool_workload(10, 10, 100, 500, 50, 1, 100);
   w["prompt_pool"]["users"] = 3;  // an unknown key: the valid ones listed
-  CHECK_THAT(config_error(test::scenario(w)), Catch::Contains("prompts_per_group"));
+  CHECK_THAT(pool_config_error(test::scenario(w)), Catch::Contains("prompts_per_group"));
   w = pool_workload(10, 10, 100, 500, 50, 1, 100);
   w["prefix_tokens"] = 100;
   w["prefix_groups"] = 10;
-  CHECK_THAT(config_error(test::scenario(w)), Catch::Contains("workload.prefix_tokens"));
+  CHECK_THAT(pool_config_error(test::scenario(w)), Catch::Contains("workload.prefix_tokens"));
   w = pool_workload(10, 10, 100, 500, 50, 1, 100);
   w["sessions"] = {{"preset", "chat"}};
-  CHECK_THAT(config_error(test::scenario(w)), Catch::Contains("workload.prompt_pool"));
+  CHECK_THAT(pool_config_error(test::scenario(w)), Catch::Contains("workload.prompt_pool"));
   w = pool_workload(10, 10, 100, 500, 50, 1, 100);
   w["classes"] = Json::array({{{"name", "a"}}, {{"name", "b"}}});
-  CHECK_THAT(config_error(test::scenario(w)), Catch::Contains("workload.classes"));
+  CHECK_THAT(pool_config_error(test::scenario(w)), Catch::Contains("workload.classes"));
 
   const auto rs = make(test::scenario(pool_workload(3, 4, 64, 500, 50, 1, 100, true)));
   REQUIRE(rs.scenario.workload.prompt_pool);
@@ -161,13 +161,13 @@ TEST_CASE("prompt pool and sessions on a fleet or disaggregated pools: one block
     return s;
   };
   const Json pool = pool_workload(4, 5, 500, 1000, 20, 4.0, 200);
-  CHECK_THAT(config_error(fleet(pool, 32)), Catch::Contains("hardware.fleet[1].engine.block_size") &&
+  CHECK_THAT(pool_config_error(fleet(pool, 32)), Catch::Contains("hardware.fleet[1].engine.block_size") &&
                                                 Catch::Contains("prompt pool") && Catch::Contains("got 32"));
   const auto ran = engine::simulate(make(fleet(pool, 16)));
   CHECK(ran.summary.completed_requests == 200);
   CHECK(hit_rate(ran) > 0);
   const Json sessions = test::fixed_sessions(100, 50, 20, 3, 1000, {{"process", "poisson"}, {"rate", 0.5}}, 10);
-  CHECK_THAT(config_error(fleet(sessions, 32)),
+  CHECK_THAT(pool_config_error(fleet(sessions, 32)),
              Catch::Contains("hardware.fleet[1].engine.block_size") && Catch::Contains("sessions"));
   // A shared prefix is counted in the first pool's blocks: 1,000 tokens are 62 blocks of 16, which a 32-token
   // member shared as 1,984 tokens (hits overstated, silently).
@@ -175,9 +175,9 @@ TEST_CASE("prompt pool and sessions on a fleet or disaggregated pools: one block
   prefixed.erase("prompt_pool");
   prefixed["prefix_tokens"] = 1000;
   prefixed["prefix_groups"] = 2;
-  CHECK_THAT(config_error(fleet(prefixed, 32)),
+  CHECK_THAT(pool_config_error(fleet(prefixed, 32)),
              Catch::Contains("hardware.fleet[1].engine.block_size") && Catch::Contains("prefix_tokens"));
-  CHECK(config_error(fleet(prefixed, 16)).empty());
+  CHECK(pool_config_error(fleet(prefixed, 16)).empty());
   // Disaggregated: the decode pool publishes the reply's blocks under the prefill pool's keys (prefill 32, decode
   // 16 failed the same internal check).
   auto disagg = [&](int prefill_block) {

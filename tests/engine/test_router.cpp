@@ -18,7 +18,7 @@ using test::scenario;
 namespace {
 
 /// `users` closed-loop clients of fixed-length requests on `replicas` A100s behind `router`.
-engine::SimulationResult run(const char* router, int replicas, int users, std::uint64_t seed) {
+engine::SimulationResult router_run(const char* router, int replicas, int users, std::uint64_t seed) {
   Json w = {{"arrival", {{"process", "closed"}, {"concurrency", users}}},
             {"input_tokens", {{"dist", "fixed"}, {"value", 1000}}},
             {"output_tokens", {{"dist", "fixed"}, {"value", 100}}},
@@ -41,7 +41,7 @@ std::size_t distinct_arrivals(const engine::SimulationResult& r) {
 }  // namespace
 
 TEST_CASE("power_of_two: seeded, every replica used, never worse balanced than chance") {
-  const auto a = run("power_of_two", 4, 16, 7), b = run("power_of_two", 4, 16, 7), c = run("power_of_two", 4, 16, 8);
+  const auto a = router_run("power_of_two", 4, 16, 7), b = router_run("power_of_two", 4, 16, 7), c = router_run("power_of_two", 4, 16, 8);
   REQUIRE(a.requests.size() == b.requests.size());
   bool same = true;
   for (std::size_t k = 0; k < a.requests.size(); ++k) same = same && a.requests[k].replica == b.requests[k].replica;
@@ -61,7 +61,7 @@ TEST_CASE("power_of_two: seeded, every replica used, never worse balanced than c
 TEST_CASE("power_of_two breaks the lockstep of equal closed-loop clients that least_outstanding keeps") {
   // 16 equal clients on 4 replicas: least_outstanding hands each replica 4 that start, finish and re-send together,
   // so the 400 arrivals fall on few instants. Random pairs move clients between replicas at different phases.
-  const auto jsq = run("least_outstanding", 4, 16, 7), p2 = run("power_of_two", 4, 16, 7);
+  const auto jsq = router_run("least_outstanding", 4, 16, 7), p2 = router_run("power_of_two", 4, 16, 7);
   INFO("distinct arrival instants: least_outstanding " << distinct_arrivals(jsq) << ", power_of_two "
                                                         << distinct_arrivals(p2));
   CHECK(distinct_arrivals(jsq) <= 400 / 4);
@@ -69,7 +69,7 @@ TEST_CASE("power_of_two breaks the lockstep of equal closed-loop clients that le
 }
 
 TEST_CASE("power_of_two with one replica, and with a fleet whose replicas fail, routes only to ready ones") {
-  const auto one = run("power_of_two", 1, 4, 3);
+  const auto one = router_run("power_of_two", 1, 4, 3);
   CHECK(one.summary.completed_requests == 400);
   for (const auto& q : one.requests) CHECK(q.replica == 0);
   Json w = {{"arrival", {{"process", "poisson"}, {"rate", 4}}}, {"num_requests", 400}, {"warmup_requests", 0}};

@@ -13,7 +13,7 @@ using llmsim::test::make;
 namespace {
 
 /// llama-3.1-8b on one `gpu` (default an RTX 4090), fixed lengths; `speculative` null = off.
-Json scenario(const Json& arrival, int output, std::int64_t requests, const Json& speculative,
+Json spec_scenario(const Json& arrival, int output, std::int64_t requests, const Json& speculative,
               std::optional<double> acceptance = std::nullopt, const char* gpu = "rtx4090-24gb") {
   Json w{{"arrival", arrival},
          {"input_tokens", {{"dist", "fixed"}, {"value", 512}}},
@@ -31,29 +31,29 @@ const Json kOne = {{"process", "closed"}, {"concurrency", 1}, {"think_time_s", 0
 const Json kOffline = {{"process", "offline"}};
 const Json kEagle4 = {{"method", "eagle"}, {"num_speculative_tokens", 4}};
 
-engine::SimulationResult run(const Json& j) { return engine::simulate(make(j)); }
+engine::SimulationResult spec_run(const Json& j) { return engine::simulate(make(j)); }
 
 }  // namespace
 
 TEST_CASE("speculative decoding: acceptance 0 is strictly slower than none", "[speculative]") {
-  const auto off = run(scenario(kOne, 128, 8, nullptr)).summary;
-  const auto zero = run(scenario(kOne, 128, 8, kEagle4, 0.0)).summary;
+  const auto off = spec_run(spec_scenario(kOne, 128, 8, nullptr)).summary;
+  const auto zero = spec_run(spec_scenario(kOne, 128, 8, kEagle4, 0.0)).summary;
   REQUIRE(zero.speculative.enabled);
   CHECK(zero.speculative.mean_accepted_tokens == 0);
   CHECK(zero.speculative.mean_tokens_per_step == 1);
   CHECK(zero.tpot_ms.mean > off.tpot_ms.mean);
   // At load (every request at once, batches of 256): the verification and the proposer are pure overhead.
-  const auto off_load = run(scenario(kOffline, 128, 512, nullptr)).summary;
-  const auto zero_load = run(scenario(kOffline, 128, 512, kEagle4, 0.0)).summary;
+  const auto off_load = spec_run(spec_scenario(kOffline, 128, 512, nullptr)).summary;
+  const auto zero_load = spec_run(spec_scenario(kOffline, 128, 512, kEagle4, 0.0)).summary;
   CHECK(zero_load.throughput.output_tokens_per_s < off_load.throughput.output_tokens_per_s);
   CHECK(zero_load.speculative.proposer_time_fraction > 0);
 }
 
 TEST_CASE("speculative decoding: high acceptance at batch 1 cuts TPOT by more than 1x and at most (k+1)x",
           "[speculative]") {
-  const auto off = run(scenario(kOne, 256, 6, nullptr)).summary;
+  const auto off = spec_run(spec_scenario(kOne, 256, 6, nullptr)).summary;
   for (const double a : {0.6, 0.9, 1.0}) {
-    const auto on = run(scenario(kOne, 256, 6, kEagle4, a)).summary;
+    const auto on = spec_run(spec_scenario(kOne, 256, 6, kEagle4, a)).summary;
     const double gain = off.tpot_ms.mean / on.tpot_ms.mean;
     INFO("acceptance " << a << ": TPOT " << off.tpot_ms.mean << " -> " << on.tpot_ms.mean << " ms");
     CHECK(gain > 1.2);
@@ -69,14 +69,14 @@ TEST_CASE("speculative decoding: the crossover from a win at batch 1 to a loss a
   // KV cache holds 256 sequences of this workload (on a 4090 the KV cache caps the batch near 65, where the step
   // is still bandwidth-bound and speculation still wins, 1.3x).
   const double a = 0.6;
-  const auto off1 = run(scenario(kOne, 256, 6, nullptr, a, "a100-80gb-sxm")).summary;
-  const auto on1 = run(scenario(kOne, 256, 6, kEagle4, a, "a100-80gb-sxm")).summary;
+  const auto off1 = spec_run(spec_scenario(kOne, 256, 6, nullptr, a, "a100-80gb-sxm")).summary;
+  const auto on1 = spec_run(spec_scenario(kOne, 256, 6, kEagle4, a, "a100-80gb-sxm")).summary;
   INFO("batch 1: " << off1.throughput.output_tokens_per_s << " -> " << on1.throughput.output_tokens_per_s);
   CHECK(on1.throughput.output_tokens_per_s > 1.3 * off1.throughput.output_tokens_per_s);
   // 256 sequences verifying 5 tokens each: 1280 tokens per step through 8B parameters is compute-bound, so a step
   // costs about three decode steps and the 2.3 tokens it yields no longer pay for it.
-  const auto off = run(scenario(kOffline, 256, 1024, nullptr, a, "a100-80gb-sxm")).summary;
-  const auto on = run(scenario(kOffline, 256, 1024, kEagle4, a, "a100-80gb-sxm")).summary;
+  const auto off = spec_run(spec_scenario(kOffline, 256, 1024, nullptr, a, "a100-80gb-sxm")).summary;
+  const auto on = spec_run(spec_scenario(kOffline, 256, 1024, kEagle4, a, "a100-80gb-sxm")).summary;
   INFO("batch " << on.batch.mean_seqs << ": " << off.throughput.output_tokens_per_s << " -> "
                 << on.throughput.output_tokens_per_s << " output tok/s");
   CHECK(on.batch.mean_seqs > 150);
@@ -88,7 +88,7 @@ TEST_CASE("speculative decoding: tokens per step follow (1 - a^(k+1)) / (1 - a),
   for (const auto& [a, k] : {std::pair{0.7, 3}, std::pair{0.5, 1}, std::pair{0.95, 6}}) {
     const Json sp = {{"method", "eagle"}, {"num_speculative_tokens", k}};
     const int output = 2000;
-    const auto res = run(scenario(kOne, output, 3, sp, a));
+    const auto res = spec_run(spec_scenario(kOne, output, 3, sp, a));
     const auto& s = res.summary;
     const double expected = spec::expected_tokens_per_step(a, k);
     INFO("a " << a << " k " << k);
@@ -99,19 +99,19 @@ TEST_CASE("speculative decoding: tokens per step follow (1 - a^(k+1)) / (1 - a),
     CHECK(s.throughput.output_tokens_per_s * s.duration_s == Approx(3.0 * output));
   }
   // Short outputs: a step never emits past a request's end (9 tokens after the first, 3.4 per step).
-  const auto s = run(scenario(kOne, 10, 5, kEagle4, 0.8)).summary;
+  const auto s = spec_run(spec_scenario(kOne, 10, 5, kEagle4, 0.8)).summary;
   CHECK(s.completed_requests == 5);
   CHECK(s.throughput.output_tokens_per_s * s.duration_s == Approx(50.0));
   CHECK(s.speculative.mean_tokens_per_step < spec::expected_tokens_per_step(0.8, 4));
 }
 
 TEST_CASE("speculative decoding: reproducible, and off when absent", "[speculative]") {
-  const Json j = scenario(Json{{"process", "poisson"}, {"rate", 4.0}}, 128, 200, kEagle4);
-  const auto a = run(j).summary, b = run(j).summary;
+  const Json j = spec_scenario(Json{{"process", "poisson"}, {"rate", 4.0}}, 128, 200, kEagle4);
+  const auto a = spec_run(j).summary, b = spec_run(j).summary;
   CHECK(a.tpot_ms.p95 == b.tpot_ms.p95);
   CHECK(a.speculative.steps == b.speculative.steps);
   CHECK(to_json(a).dump() == to_json(b).dump());
-  const auto off = run(scenario(Json{{"process", "poisson"}, {"rate", 4.0}}, 128, 200, nullptr)).summary;
+  const auto off = spec_run(spec_scenario(Json{{"process", "poisson"}, {"rate", 4.0}}, 128, 200, nullptr)).summary;
   CHECK_FALSE(off.speculative.enabled);
   CHECK(to_json(off)["speculative"].is_null());
   // The proposer's weights and KV come out of the KV cache.
@@ -119,11 +119,11 @@ TEST_CASE("speculative decoding: reproducible, and off when absent", "[speculati
 }
 
 TEST_CASE("speculative decoding: the proposer's weights and KV come out of the KV cache", "[speculative]") {
-  const auto plain = memory::plan_memory(make(scenario(kOne, 128, 1, nullptr)));
-  const auto draft = memory::plan_memory(make(scenario(
+  const auto plain = memory::plan_memory(make(spec_scenario(kOne, 128, 1, nullptr)));
+  const auto draft = memory::plan_memory(make(spec_scenario(
       kOne, 128, 1, {{"method", "draft"}, {"draft_model", "llama-3.2-1b"}, {"num_speculative_tokens", 4}})));
-  const auto eagle = memory::plan_memory(make(scenario(kOne, 128, 1, kEagle4)));
-  const auto ngram = memory::plan_memory(make(scenario(kOne, 128, 1, {{"method", "ngram"}}, 0.5)));
+  const auto eagle = memory::plan_memory(make(spec_scenario(kOne, 128, 1, kEagle4)));
+  const auto ngram = memory::plan_memory(make(spec_scenario(kOne, 128, 1, {{"method", "ngram"}}, 0.5)));
   REQUIRE(plain.fits);
   REQUIRE(draft.fits);
   // Llama-3.2-1B: 1.24 B parameters at 2 bytes; 16 layers x 8 KV heads x 64 x 2 (K, V) x 2 bytes = 32 KiB per token.

@@ -29,7 +29,7 @@ perf::DecodeAttentionModel kernel(const std::string& gpu_id, double heads, doubl
                                     backend, 2.0);
 }
 
-perf::CostModel cost(const std::string& model, const std::string& gpu_id, spec::DType kv, EngineGeneration e) {
+perf::CostModel attn_cost(const std::string& model, const std::string& gpu_id, spec::DType kv, EngineGeneration e) {
   const auto g = gpu(gpu_id);
   spec::Quantization q;
   q.weights = spec::weight_format("bf16");
@@ -99,7 +99,7 @@ TEST_CASE("long contexts cost a GQA model's decode step what the kernel measurem
   // The issue's H100 observation: a 7B GQA model at batch 64 takes ~2x longer per decode step with in = out =
   // 2048 than with 128 (mean contexts 3072 and 192). The former model (efficiency rising to 0.85 with context)
   // gave Qwen2.5-7B (4 KV heads) only 1.45x; with H100 attention at ~half its bandwidth it is 1.7-2x.
-  const auto cm = cost("qwen2.5-7b", "h100-80gb-sxm", spec::DType::fp16, EngineGeneration::vllm_v1);
+  const auto cm = attn_cost("qwen2.5-7b", "h100-80gb-sxm", spec::DType::fp16, EngineGeneration::vllm_v1);
   const double ratio = cm.iteration_time(decode(64, 3072)) / cm.iteration_time(decode(64, 192));
   CHECK(ratio > 1.65);
   CHECK(ratio < 2.1);
@@ -146,17 +146,17 @@ TEST_CASE("fp8 KV: the backend and its dequantisation path decide, not only the 
   const auto b = decode(64, 2048);
   // A100, vLLM V0: PagedAttention converts every element once per query head in software and computes on CUDA
   // cores: fp8 KV is much slower than fp16 KV (FlashAttention-2), and so is the step.
-  const auto v0_16 = cost("llama-3.1-8b", "a100-80gb-sxm", DType::fp16, EngineGeneration::vllm_v0);
-  const auto v0_8 = cost("llama-3.1-8b", "a100-80gb-sxm", DType::fp8, EngineGeneration::vllm_v0);
+  const auto v0_16 = attn_cost("llama-3.1-8b", "a100-80gb-sxm", DType::fp16, EngineGeneration::vllm_v0);
+  const auto v0_8 = attn_cost("llama-3.1-8b", "a100-80gb-sxm", DType::fp8, EngineGeneration::vllm_v0);
   CHECK(attention_ms(v0_8, b) > 2.0 * attention_ms(v0_16, b));
   CHECK(v0_8.iteration_time(b) > 1.5 * v0_16.iteration_time(b));
   // A100, V1: FlashInfer converts once per element, still in software: ALU-bound, no gain from half the bytes.
-  const auto v1_16 = cost("llama-3.1-8b", "a100-80gb-sxm", DType::fp16, EngineGeneration::vllm_v1);
-  const auto v1_8 = cost("llama-3.1-8b", "a100-80gb-sxm", DType::fp8, EngineGeneration::vllm_v1);
+  const auto v1_16 = attn_cost("llama-3.1-8b", "a100-80gb-sxm", DType::fp16, EngineGeneration::vllm_v1);
+  const auto v1_8 = attn_cost("llama-3.1-8b", "a100-80gb-sxm", DType::fp8, EngineGeneration::vllm_v1);
   CHECK(attention_ms(v1_8, b) > 0.95 * attention_ms(v1_16, b));
   // H100, V1: FA3 reads fp8 directly; half the bytes, but per-wave costs do not halve: between 1.2x and 2x faster.
-  const auto h16 = cost("llama-3.1-8b", "h100-80gb-sxm", DType::fp16, EngineGeneration::vllm_v1);
-  const auto h8 = cost("llama-3.1-8b", "h100-80gb-sxm", DType::fp8, EngineGeneration::vllm_v1);
+  const auto h16 = attn_cost("llama-3.1-8b", "h100-80gb-sxm", DType::fp16, EngineGeneration::vllm_v1);
+  const auto h8 = attn_cost("llama-3.1-8b", "h100-80gb-sxm", DType::fp8, EngineGeneration::vllm_v1);
   const double gain = attention_ms(h16, b) / attention_ms(h8, b);
   CHECK(gain > 1.2);
   CHECK(gain < 2.0);
@@ -252,12 +252,12 @@ TEST_CASE("vLLM 0.5's decode step of an MHA 7B at batch on an H100 is priced at 
   // The same batch under vLLM 0.5 (FA2 split-KV) and V1 (FA3 on Hopper): FA2's attention is ~0.6x; on the A100
   // (already at its cap with one CTA per SM) the two agree.
   const auto b = decode(64, 1024);
-  const double h_fa2 = attention_ms(cost("llama-2-7b", "h100-80gb-sxm", spec::DType::fp16, EngineGeneration::vllm_v0_sync), b);
-  const double h_fa3 = attention_ms(cost("llama-2-7b", "h100-80gb-sxm", spec::DType::fp16, EngineGeneration::vllm_v1), b);
+  const double h_fa2 = attention_ms(attn_cost("llama-2-7b", "h100-80gb-sxm", spec::DType::fp16, EngineGeneration::vllm_v0_sync), b);
+  const double h_fa3 = attention_ms(attn_cost("llama-2-7b", "h100-80gb-sxm", spec::DType::fp16, EngineGeneration::vllm_v1), b);
   CHECK(h_fa2 / h_fa3 < 0.7);
   CHECK(h_fa2 / h_fa3 > 0.5);
-  const double a_fa2 = attention_ms(cost("llama-2-7b", "a100-80gb-sxm", spec::DType::fp16, EngineGeneration::vllm_v0_sync), b);
-  const double a_fa3 = attention_ms(cost("llama-2-7b", "a100-80gb-sxm", spec::DType::fp16, EngineGeneration::vllm_v1), b);
+  const double a_fa2 = attention_ms(attn_cost("llama-2-7b", "a100-80gb-sxm", spec::DType::fp16, EngineGeneration::vllm_v0_sync), b);
+  const double a_fa3 = attention_ms(attn_cost("llama-2-7b", "a100-80gb-sxm", spec::DType::fp16, EngineGeneration::vllm_v1), b);
   CHECK(a_fa2 / a_fa3 > 0.9);
   CHECK(a_fa2 / a_fa3 < 1.05);
 }
@@ -327,7 +327,7 @@ TEST_CASE("vLLM's FA3 on Hopper pays the per-wave cost once: an MHA batch's deco
   const auto fp8 = kernel("h100-80gb-sxm", 32, 32, DecodeAttentionBackend::flash_attn_fp8, DType::fp8).per_layer(64, 64 * 1024.0);
   CHECK(fp8.waves == 1);
   // A whole decode step of Llama-2-7B at 64 x 1024 on an H100 under V1: the attention of 32 layers is ~10 % cheaper.
-  const auto cm = cost("llama-2-7b", "h100-80gb-sxm", DType::fp16, EngineGeneration::vllm_v1);
+  const auto cm = attn_cost("llama-2-7b", "h100-80gb-sxm", DType::fp16, EngineGeneration::vllm_v1);
   const auto k = kernel("h100-80gb-sxm", 32, 32, DecodeAttentionBackend::flash_attn);
   const double before_ms = 32 * k.per_layer(64, 64 * 1024.0).time_s * 1e3;
   const double after_ms = attention_ms(cm, decode(64, 1024));

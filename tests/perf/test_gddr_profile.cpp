@@ -16,7 +16,7 @@ using test::op;
 
 namespace {
 
-perf::CostModel cost(const std::string& model, const spec::GpuSpec& g, const perf::HardwareProfile& p,
+perf::CostModel gddr_cost(const std::string& model, const spec::GpuSpec& g, const perf::HardwareProfile& p,
                      const std::string& quant = "fp16", perf::Runtime r = perf::Runtime::llama_cpp) {
   spec::Quantization q;
   q.weights = spec::weight_format(quant);
@@ -37,7 +37,7 @@ TEST_CASE("decode GEMVs stream at the fraction of their die's generation: Ada 0.
   const auto g = gpu("rtx4090-24gb");
   perf::HardwareProfile as_ga102 = ada;
   as_ga102.gemm_bw_eff_vs_m = ga102.gemm_bw_eff_vs_m;
-  const auto fast = cost("llama-3.1-8b", g, ada), slow = cost("llama-3.1-8b", g, as_ga102);
+  const auto fast = gddr_cost("llama-3.1-8b", g, ada), slow = gddr_cost("llama-3.1-8b", g, as_ga102);
   const auto b = decode(1, 512);
   CHECK(op(slow, b, "mlp") / op(fast, b, "mlp") == Approx(0.915 / 0.85).epsilon(0.01));
   const double gain = slow.iteration_time(b) / fast.iteration_time(b) - 1;
@@ -61,7 +61,7 @@ TEST_CASE("inline ECC on GDDR: the check bits take 1/16 of every stream; HBM kee
   // streams, less the fixed costs that do not stream) — the measured same-die pairs show 8-9 %.
   const auto b = decode(1, 512);
   const double cost_of_ecc =
-      cost("llama-3.1-8b", l40s, on).iteration_time(b) / cost("llama-3.1-8b", no_ecc, off).iteration_time(b) - 1;
+      gddr_cost("llama-3.1-8b", l40s, on).iteration_time(b) / gddr_cost("llama-3.1-8b", no_ecc, off).iteration_time(b) - 1;
   CHECK(cost_of_ecc > 0.05);
   CHECK(cost_of_ecc < 1.0 / 15.0);
   // HBM parts carry ECC in side-band bits: an A100 (ecc on) keeps its streaming priors.
@@ -94,8 +94,8 @@ TEST_CASE("kernel fixed costs of the GDDR dies: AD102 below GA102 below the HBM 
   hbm_launch.kernel_launch_s = a100.kernel_launch_s;
   hbm_launch.graph_launch_s = a100.graph_launch_s;
   const auto tm = perf::Runtime::lmdeploy_turbomind;
-  const double saved = op(cost("llama-2-7b", g, hbm_launch, "awq-int4", tm), decode(1, 256), "launch") -
-                       op(cost("llama-2-7b", g, ada, "awq-int4", tm), decode(1, 256), "launch");
+  const double saved = op(gddr_cost("llama-2-7b", g, hbm_launch, "awq-int4", tm), decode(1, 256), "launch") -
+                       op(gddr_cost("llama-2-7b", g, ada, "awq-int4", tm), decode(1, 256), "launch");
   CHECK(saved > 0.05e-3);
   CHECK(saved < 0.15e-3);
 }

@@ -16,7 +16,7 @@ using namespace llmsim;
 using test::decode;
 
 namespace {
-perf::CostModel model_on(const spec::ModelSpec& m, const std::string& gpu_id, const std::string& quant, int tp = 1,
+perf::CostModel published_model_on(const spec::ModelSpec& m, const std::string& gpu_id, const std::string& quant, int tp = 1,
                          perf::EngineGeneration engine = perf::EngineGeneration::vllm_v1) {
   const auto g = spec::Catalog::builtin().gpu(gpu_id);
   spec::Quantization q;
@@ -31,7 +31,7 @@ TEST_CASE("4-bit batch-1 decode on the RTX 4090 vs ExLlamaV2's published speeds"
   // so the comparison leaves out llmsim's engine CPU term and keeps every GPU op and launch.
   std::printf("\nExLlamaV2 4-bit on the RTX 4090 (tokens/s), llmsim GPU time without the engine CPU term\n");
   for (const auto& [model, meas] : {std::pair{"llama-2-7b", 198.0}, std::pair{"llama-2-13b", 111.0}}) {
-    const perf::CostModel cm = model_on(spec::Catalog::builtin().model(model), "rtx4090-24gb", "gptq-int4");
+    const perf::CostModel cm = published_model_on(spec::Catalog::builtin().model(model), "rtx4090-24gb", "gptq-int4");
     const auto s = cm.breakdown(decode(1, 256));
     double t = 0;
     for (const auto& o : s.ops) t += o.name == "cpu" ? 0.0 : o.time_s;
@@ -59,7 +59,7 @@ TEST_CASE("vLLM tensor-parallel latency benchmarks: all-reduce and engine costs 
   };
   std::printf("\nvLLM tensor-parallel benchmark_latency (s): prediction vs measurement\n");
   for (const auto& p : points) {
-    const auto cm = model_on(spec::Catalog::builtin().model(p.model), p.gpu, "bf16", p.tp, p.e);
+    const auto cm = published_model_on(spec::Catalog::builtin().model(p.model), p.gpu, "bf16", p.tp, p.e);
     perf::BatchShape pre;
     for (int i = 0; i < p.batch; ++i) pre.add_prefill(p.in, 0, true);
     double t = cm.iteration_time(pre);

@@ -21,7 +21,7 @@ using perf::Runtime;
 
 namespace {
 
-perf::CostModel cost(const std::string& model, const std::string& gpu_id, Runtime r, int tp = 1,
+perf::CostModel runtime_cost(const std::string& model, const std::string& gpu_id, Runtime r, int tp = 1,
                      bool graphs = true) {
   const auto g = gpu(gpu_id);
   spec::Quantization q;
@@ -51,8 +51,8 @@ TEST_CASE("runtime names: every one parses back, an unknown one is refused listi
 }
 
 TEST_CASE("vLLM before 0.6 processes every sequence's output between steps: +0.1 ms per sequence (RFC #6913)") {
-  const auto v0 = cost("llama-3.1-8b", "h100-80gb-sxm", Runtime::vllm_v0);
-  const auto v05 = cost("llama-3.1-8b", "h100-80gb-sxm", Runtime::vllm_v0_sync);
+  const auto v0 = runtime_cost("llama-3.1-8b", "h100-80gb-sxm", Runtime::vllm_v0);
+  const auto v05 = runtime_cost("llama-3.1-8b", "h100-80gb-sxm", Runtime::vllm_v0_sync);
   // #6913: _process_model_outputs took 0.2 ms at batch 1 and 3.4 ms at batch 32 — 0.1 ms per sequence.
   CHECK(op(v05, decode(1, 512), "cpu") - op(v0, decode(1, 512), "cpu") == Approx(0.1e-3));
   CHECK(op(v05, decode(32, 512), "cpu") - op(v0, decode(32, 512), "cpu") == Approx(3.2e-3));
@@ -83,9 +83,9 @@ TEST_CASE("a host that runs ahead hides eager launches behind the GPU's work, un
 }
 
 TEST_CASE("LMDeploy TurboMind and gpt-fast: a batch-1 step without the Python engine's millisecond") {
-  const auto v1 = cost("llama-2-7b", "a100-80gb-sxm", Runtime::vllm_v1);
-  const auto tm = cost("llama-2-7b", "a100-80gb-sxm", Runtime::lmdeploy_turbomind);
-  const auto gf = cost("llama-2-7b", "a100-80gb-sxm", Runtime::gpt_fast);
+  const auto v1 = runtime_cost("llama-2-7b", "a100-80gb-sxm", Runtime::vllm_v1);
+  const auto tm = runtime_cost("llama-2-7b", "a100-80gb-sxm", Runtime::lmdeploy_turbomind);
+  const auto gf = runtime_cost("llama-2-7b", "a100-80gb-sxm", Runtime::gpt_fast);
   const auto one = decode(1, 128);
   // TurboMind launches every kernel eagerly, yet pays only the GPU's gap per kernel; its CPU time is 31 us.
   CHECK(op(tm, one, "launch") == Approx(op(v1, one, "launch")).epsilon(1e-9));  // V1 replays a full graph here
@@ -95,7 +95,7 @@ TEST_CASE("LMDeploy TurboMind and gpt-fast: a batch-1 step without the Python en
   const double saved = v1.iteration_time(one) - gf.iteration_time(one);
   CHECK(saved == Approx(1.004e-3).epsilon(0.01));
   // gpt-fast's compiled step is one graph at any decode batch; vLLM V0 runs above 256 sequences eagerly.
-  const auto v0 = cost("llama-2-7b", "a100-80gb-sxm", Runtime::vllm_v0);
+  const auto v0 = runtime_cost("llama-2-7b", "a100-80gb-sxm", Runtime::vllm_v0);
   CHECK(op(gf, decode(300, 128), "launch") < 0.6 * op(v0, decode(300, 128), "launch"));
 }
 
@@ -109,8 +109,8 @@ TEST_CASE("the runtime's all-reduce: LMDeploy's NCCL where vLLM runs its custom 
   CHECK(nccl.algorithm(128 * KiB) == perf::AllReduceAlgorithm::nccl_ring);
   CHECK(nccl.time_s(128 * KiB) > 2 * vllm.time_s(128 * KiB));
   // So a TP-4 70B decode step costs TurboMind more communication than vLLM: 2 × 80 + 1 all-reduces of 16 × 8192 × 2 B.
-  const auto v = cost("llama-2-70b", "a100-80gb-sxm", Runtime::vllm_v1, 4);
-  const auto t = cost("llama-2-70b", "a100-80gb-sxm", Runtime::lmdeploy_turbomind, 4);
+  const auto v = runtime_cost("llama-2-70b", "a100-80gb-sxm", Runtime::vllm_v1, 4);
+  const auto t = runtime_cost("llama-2-70b", "a100-80gb-sxm", Runtime::lmdeploy_turbomind, 4);
   const double extra = op(t, decode(16, 512), "tp_allreduce") - op(v, decode(16, 512), "tp_allreduce");
   CHECK(extra == Approx(161 * (nccl.time_s(256 * KiB) - vllm.time_s(256 * KiB))).epsilon(0.05));
   CHECK(extra > 2e-3);
@@ -153,8 +153,8 @@ TEST_CASE("llama.cpp's prefill without flash attention moves its score matrix th
   b.prefill_kv_tokens = 8192;
   b.prefill_attn_pairs = 512.0 * 7680 + 512.0 * 513 / 2;
   b.prefill_last_chunks = 0;
-  const auto lc = cost("llama-3.1-8b", "rtx4090-24gb", Runtime::llama_cpp);
-  const auto fa = cost("llama-3.1-8b", "rtx4090-24gb", Runtime::gpt_fast);
+  const auto lc = runtime_cost("llama-3.1-8b", "rtx4090-24gb", Runtime::llama_cpp);
+  const auto fa = runtime_cost("llama-3.1-8b", "rtx4090-24gb", Runtime::gpt_fast);
   const double scores = 32.0 * 512 * 8192;
   const double score_s = 32 * perf::materialised_score_bytes(scores, 72.0 * 1024 * 1024) / 1008e9;
   // Direction and size: llama.cpp pays at least the score traffic at the datasheet bandwidth (~0.8 s per layer
@@ -175,7 +175,7 @@ TEST_CASE("vLLM V1 with more than one GPU pickles every step's inputs to its wor
   // ModelRunnerOutput, 8 us + 2.7 us per scheduled sequence on the CPU's serialized time; UniProcExecutor at TP 1
   // pickles nothing. One writer and parallel readers: the same at TP 2 and TP 8.
   const auto cpu_ms = [](int tp, std::int64_t seqs, Runtime r) {
-    return op(cost("llama-3.1-70b", "h100-80gb-sxm", r, tp), decode(seqs, 1000), "cpu") * 1e3;
+    return op(runtime_cost("llama-3.1-70b", "h100-80gb-sxm", r, tp), decode(seqs, 1000), "cpu") * 1e3;
   };
   const double one = cpu_ms(1, 1, Runtime::vllm_v1), big = cpu_ms(1, 256, Runtime::vllm_v1);
   CHECK(cpu_ms(2, 1, Runtime::vllm_v1) - one == Approx(0.008 + 0.0027).epsilon(1e-6));

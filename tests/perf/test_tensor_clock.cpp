@@ -27,7 +27,7 @@ perf::CostModel clock_cost(const spec::GpuSpec& g, const perf::HardwareProfile& 
                          perf::Runtime::vllm_v1);
 }
 
-perf::BatchShape prefill(std::int64_t tokens) {
+perf::BatchShape clock_prefill(std::int64_t tokens) {
   perf::BatchShape b;
   b.prefill_seqs = 1;
   b.prefill_tokens = tokens;
@@ -65,7 +65,7 @@ TEST_CASE("the A100 PCIe (250 W) sustains 1180 of the 1410 MHz its peaks are quo
   // Effect on Llama-3.1-8B BF16: a 4096-token prefill's MLP (M = 4096, compute-bound) takes 1410/1180 as long on the
   // PCIe card, the whole prefill step 12-19.5 % longer (its norms and fixed costs are not tensor work) ...
   const auto on_pcie = clock_cost(pcie, pp), on_sxm = clock_cost(sxm, ps);
-  const auto big = prefill(4096);
+  const auto big = clock_prefill(4096);
   CHECK(op(on_pcie, big, "mlp") / op(on_sxm, big, "mlp") == Approx(1.0 / f).epsilon(0.01));
   CHECK(op(on_pcie, big, "attention_prefill") / op(on_sxm, big, "attention_prefill") == Approx(1.0 / f).epsilon(0.02));
   const double prefill_ratio = on_pcie.iteration_time(big) / on_sxm.iteration_time(big);
@@ -106,7 +106,7 @@ TEST_CASE("power-limited Ada and Hopper boards: L40S, L4, H100 PCIe; GeForce car
   const perf::CostModel unlimited_cm(model, q, unlimited, perf::default_profile(unlimited), spec::ParallelConfig{1, 1},
                                      true, 0, perf::Runtime::vllm_v1);
   const double f = perf::sustained_tensor_fraction(l40s);
-  const double mlp = op(limited_cm, prefill(4096), "mlp") / op(unlimited_cm, prefill(4096), "mlp");
+  const double mlp = op(limited_cm, clock_prefill(4096), "mlp") / op(unlimited_cm, clock_prefill(4096), "mlp");
   CHECK(mlp > 1.3);
   CHECK(mlp <= 1.0 / f);
   CHECK(limited_cm.iteration_time(decode(1, 1024)) / unlimited_cm.iteration_time(decode(1, 1024)) ==

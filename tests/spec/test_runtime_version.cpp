@@ -14,7 +14,7 @@ namespace {
 
 RuntimeForVersion of(const std::string& s) { return runtime_for_version(parse_engine_version(s)); }
 
-std::string error_of(const std::string& s) {
+std::string version_error_of(const std::string& s) {
   try {
     of(s);
   } catch (const ConfigError& e) {
@@ -66,14 +66,14 @@ TEST_CASE("other engines' releases", "[runtime_version]") {
 }
 
 TEST_CASE("a release llmsim does not model is refused with what is modelled", "[runtime_version]") {
-  CHECK_THAT(error_of("tensorrt-llm==0.12"), Catch::Contains("engine.runtime") && Catch::Contains("vllm") &&
+  CHECK_THAT(version_error_of("tensorrt-llm==0.12"), Catch::Contains("engine.runtime") && Catch::Contains("vllm") &&
                                                  Catch::Contains("not modelled"));
-  CHECK_THAT(error_of("vllm==latest"), Catch::Contains("must start with a number"));
-  CHECK_THAT(error_of("vllm=="), Catch::Contains("ENGINE==VERSION"));
-  CHECK_THAT(error_of("==0.5.4"), Catch::Contains("ENGINE==VERSION"));
-  CHECK_THAT(error_of("vllm==0.1.7"), Catch::Contains("0.2.0"));
-  CHECK_THAT(error_of("lmdeploy==0.6.2"), Catch::Contains("v0.1 only"));
-  CHECK(error_of("vllm==0.5.4").empty());
+  CHECK_THAT(version_error_of("vllm==latest"), Catch::Contains("must start with a number"));
+  CHECK_THAT(version_error_of("vllm=="), Catch::Contains("ENGINE==VERSION"));
+  CHECK_THAT(version_error_of("==0.5.4"), Catch::Contains("ENGINE==VERSION"));
+  CHECK_THAT(version_error_of("vllm==0.1.7"), Catch::Contains("0.2.0"));
+  CHECK_THAT(version_error_of("lmdeploy==0.6.2"), Catch::Contains("v0.1 only"));
+  CHECK(version_error_of("vllm==0.5.4").empty());
   // A plain runtime name still works, and an unknown one lists both forms.
   CHECK(parse_runtime("vllm-v0.5") == Runtime::vllm_v0_sync);
   CHECK(parse_runtime("vllm==0.5.4") == Runtime::vllm_v0_sync);

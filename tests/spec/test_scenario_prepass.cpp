@@ -12,7 +12,7 @@ namespace {
 
 Scenario parse(const char* text) { return scenario_from_text(text, "test"); }
 
-std::string error_of(const char* text) {
+std::string prepass_error_of(const char* text) {
   try {
     parse(text);
   } catch (const ConfigError& e) {
@@ -58,7 +58,7 @@ TEST_CASE("naming another variant starts from that variant's defaults, not the o
   REQUIRE(std::holds_alternative<GammaArrivals>(s.workload.arrival));
   CHECK(std::get<GammaArrivals>(s.workload.arrival).cv == GammaArrivals{}.cv);
   // An unknown variant still fails, listing the valid ones.
-  CHECK_THAT(error_of(R"({"workload": {"arrival": {"process": "poison"}}})"), Catch::Contains("poisson"));
+  CHECK_THAT(prepass_error_of(R"({"workload": {"arrival": {"process": "poison"}}})"), Catch::Contains("poisson"));
 }
 
 TEST_CASE("tenant classes: partial arrivals and lengths start from a class's defaults") {
@@ -153,23 +153,23 @@ TEST_CASE("vLLM's values in the canonical fields") {
 }
 
 TEST_CASE("an alias that disagrees with its canonical field is an error naming both") {
-  std::string e = error_of(R"({"hardware": {"tp": 1}, "engine": {"tensor_parallel_size": 2}})");
+  std::string e = prepass_error_of(R"({"hardware": {"tp": 1}, "engine": {"tensor_parallel_size": 2}})");
   CHECK_THAT(e, Catch::Contains("engine.tensor_parallel_size"));
   CHECK_THAT(e, Catch::Contains("hardware.tp"));
   // Two aliases of one field that disagree name each other.
-  e = error_of(R"({"tensor_parallel_size": 4, "engine": {"tensor_parallel_size": 2}})");
+  e = prepass_error_of(R"({"tensor_parallel_size": 4, "engine": {"tensor_parallel_size": 2}})");
   CHECK_THAT(e, Catch::Contains("tensor_parallel_size"));
   // Agreeing is fine.
   CHECK(parse(R"({"hardware": {"tp": 2}, "engine": {"tensor_parallel_size": 2}})").hardware.parallel.tp == 2);
   // Policies that do not chunk prefill (static) or do (chunked) against the switch.
-  CHECK_THAT(error_of(R"({"engine": {"policy": "static", "enable_chunked_prefill": true}})"),
+  CHECK_THAT(prepass_error_of(R"({"engine": {"policy": "static", "enable_chunked_prefill": true}})"),
              Catch::Contains("engine.enable_chunked_prefill"));
-  CHECK_THAT(error_of(R"({"engine": {"policy": "chunked", "enable_chunked_prefill": false}})"),
+  CHECK_THAT(prepass_error_of(R"({"engine": {"policy": "chunked", "enable_chunked_prefill": false}})"),
              Catch::Contains("engine.policy 'chunked'"));
-  CHECK_THAT(error_of(R"({"quant": {"weights": "fp16", "kv_cache": "fp8"}, "engine": {"kv_cache_dtype": "auto"}})"),
+  CHECK_THAT(prepass_error_of(R"({"quant": {"weights": "fp16", "kv_cache": "fp8"}, "engine": {"kv_cache_dtype": "auto"}})"),
              Catch::Contains("quant.kv_cache"));
-  CHECK_THAT(error_of(R"({"quant": {"weights": "fp16"}, "dtype": "bfloat16"})"), Catch::Contains("dtype"));
-  CHECK_THAT(error_of(R"({"engine": {"quantization": "awq", "enforce_eager": false, "cuda_graphs": false}})"),
+  CHECK_THAT(prepass_error_of(R"({"quant": {"weights": "fp16"}, "dtype": "bfloat16"})"), Catch::Contains("dtype"));
+  CHECK_THAT(prepass_error_of(R"({"engine": {"quantization": "awq", "enforce_eager": false, "cuda_graphs": false}})"),
              Catch::Contains("engine.enforce_eager"));
 }
 
@@ -179,16 +179,16 @@ TEST_CASE("dtype with a quantized format is the activation type, not a conflict"
 }
 
 TEST_CASE("vLLM values llmsim cannot map say why, at the user's path") {
-  CHECK_THAT(error_of(R"({"engine": {"quantization": "gguf"}})"), Catch::Contains("gguf-q4_k_m"));
-  CHECK_THAT(error_of(R"({"engine": {"quantization": "compressed-tensors"}})"), Catch::Contains("quant.weights"));
-  CHECK_THAT(error_of(R"({"engine": {"quantization": "squeezellm"}})"), Catch::Contains("engine.quantization"));
-  CHECK_THAT(error_of(R"({"dtype": "float32"})"), Catch::Contains("not modelled"));
-  CHECK_THAT(error_of(R"({"engine": {"tensor_parallel_size": "two"}})"), Catch::Contains("engine.tensor_parallel_size"));
-  CHECK_THAT(error_of(R"({"engine": {"enforce_eager": 1}})"), Catch::Contains("engine.enforce_eager"));
+  CHECK_THAT(prepass_error_of(R"({"engine": {"quantization": "gguf"}})"), Catch::Contains("gguf-q4_k_m"));
+  CHECK_THAT(prepass_error_of(R"({"engine": {"quantization": "compressed-tensors"}})"), Catch::Contains("quant.weights"));
+  CHECK_THAT(prepass_error_of(R"({"engine": {"quantization": "squeezellm"}})"), Catch::Contains("engine.quantization"));
+  CHECK_THAT(prepass_error_of(R"({"dtype": "float32"})"), Catch::Contains("not modelled"));
+  CHECK_THAT(prepass_error_of(R"({"engine": {"tensor_parallel_size": "two"}})"), Catch::Contains("engine.tensor_parallel_size"));
+  CHECK_THAT(prepass_error_of(R"({"engine": {"enforce_eager": 1}})"), Catch::Contains("engine.enforce_eager"));
   // Unknown names are still unknown keys of the section, listing the valid ones.
-  CHECK_THAT(error_of(R"({"engine": {"max_num_seq": 3}})"), Catch::Contains("max_num_seqs"));
+  CHECK_THAT(prepass_error_of(R"({"engine": {"max_num_seq": 3}})"), Catch::Contains("max_num_seqs"));
   // The root must be an object.
-  CHECK_THAT(error_of("[1, 2]"), Catch::Contains("object"));
+  CHECK_THAT(prepass_error_of("[1, 2]"), Catch::Contains("object"));
 }
 
 TEST_CASE("an inline trace replays given requests and round-trips") {
@@ -201,8 +201,8 @@ TEST_CASE("an inline trace replays given requests and round-trips") {
   CHECK(t.requests[1].input_tokens == 20);
   CHECK(t.requests[1].output_tokens == 0);
   CHECK(to_json(scenario_from_json(JsonView(to_json(s), ""))) == to_json(s));
-  CHECK_THAT(error_of(R"({"workload": {"arrival": {"process": "trace", "requests": [[0, 0, 5]]}}})"),
+  CHECK_THAT(prepass_error_of(R"({"workload": {"arrival": {"process": "trace", "requests": [[0, 0, 5]]}}})"),
              Catch::Contains("workload.arrival.requests[0]"));
-  CHECK_THAT(error_of(R"({"workload": {"arrival": {"process": "trace", "requests": [[0, 5]]}}})"),
+  CHECK_THAT(prepass_error_of(R"({"workload": {"arrival": {"process": "trace", "requests": [[0, 5]]}}})"),
              Catch::Contains("workload.arrival.requests[0]"));
 }
