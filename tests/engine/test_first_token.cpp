@@ -48,8 +48,17 @@ TEST_CASE("vLLM 0.6-0.10 V0 streams a step's tokens once the next iteration is l
   REQUIRE(r.iterations[64].decode_seqs == 1);
   // The callback that processes and sends step k's outputs runs inside step k + 1 once its forward is launched
   // (perf/output_delivery.hpp): after that step's host part, long before its GPU work ends.
-  const double host = perf::make_cost_model(make(test::scenario(first_token_workload(64), engine))).host_time(1);
+  const perf::CostModel cost = perf::make_cost_model(make(test::scenario(first_token_workload(64), engine)));
+  const double host = cost.host_time(1);
   REQUIRE(host > 0);
+  // host_time is the step's `cpu` op, the part of the step priced as serialized host work.
+  perf::BatchShape one_decode;
+  one_decode.decode_seqs = 1;
+  one_decode.decode_context = 600;
+  double cpu_op = -1;
+  for (const auto& op : cost.breakdown(one_decode).ops)
+    if (op.name == "cpu") cpu_op = op.time_s;
+  CHECK(host == cpu_op);
   REQUIRE(host < 0.5 * decode1);
   double total = 0;
   for (const auto& it : r.iterations) total += it.duration_s;

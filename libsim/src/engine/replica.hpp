@@ -513,8 +513,9 @@ class Replica {
   std::vector<FinishEntry> finish_heap_;
   // Decoders whose last token was not produced by the previous decode iteration, grouped by that time. A silent
   // group's gap is not an inter-token gap the caller sees: under V0's asynchronous output processor a prompt's first
-  // token is delivered by the step that computes its second, so its second token's gap starts then, one step later
-  // (every later token is delivered one step late too, the last by the extra step of engine_output()).
+  // token is delivered by the step that computes its second (at its launch), so its second token's gap starts then,
+  // one step later (every later token is delivered by the next step too, the last by the extra step of
+  // engine_output()).
   struct FreshGroup { double time_s; std::int64_t measured; bool silent; };
   std::vector<FreshGroup> fresh_;
   std::int64_t fresh_total_measured_ = 0;
