@@ -17,11 +17,10 @@ double Replica::plan_run(double now_s) {
   // A run needs a step that decodes every decoder and schedules nothing else whenever nothing waits (V1's unified
   // step; SGLang's decode step, whose retraction is the growth that does not fit) and a batch that only a
   // completion can change: nothing waiting, swapped, mid-prefill or cancelled. Speculative steps vary in length and
-  // a prefill-only replica never decodes: both keep an event per step, as does a step that delivers first tokens,
-  // and every step of an engine whose tokens leave when the next step is launched (V0's asynchronous output
-  // processor, ReplicaConfig::first_token_after_next_step: finish_iteration stamps them at outputs_delivered_s).
+  // a prefill-only replica never decodes: both keep an event per step, as does a step that delivers first tokens
+  // (ReplicaConfig::first_token_after_next_step).
   const bool unified = cfg_.policy == spec::SchedulerPolicy::vllm || cfg_.policy == spec::SchedulerPolicy::sglang;
-  if (!decode_step_ || !unified || cfg_.spec_tokens > 0 || cfg_.prefill_only || cfg_.first_token_after_next_step ||
+  if (!decode_step_ || !unified || cfg_.spec_tokens > 0 || cfg_.prefill_only ||
       n_dec_ == 0 || !prefill_done_.empty() || !chunked_partial_.empty() || !waiting_.empty() || !swapped_.empty() ||
       !cancels_.empty() || swap_bytes_ > 0 || preempted_this_step_ || !fresh_.empty() || !first_pending_.empty())
     return first_end;

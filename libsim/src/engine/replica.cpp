@@ -5,7 +5,6 @@
 #include <functional>
 
 #include "llmsim/core/error.hpp"
-#include "llmsim/perf/output_delivery.hpp"
 
 namespace llmsim::engine::detail {
 
@@ -380,14 +379,7 @@ bool Replica::start_iteration(double now_s) {
     work_.proposer_s += proposer_s;
   }
   // Swaps and host-tier loads cross the same PCIe link before the step can use them (kv_offload.cpp).
-  double transfer_s = 0;
-  if (swap_bytes_ > 0 || load_bytes_ > 0) {
-    transfer_s = cost_->host_transfer_time(swap_bytes_ + load_bytes_);
-    duration_s_ += transfer_s;
-  }
-  // vLLM V0's asynchronous output processor: this step sends the previous one's outputs once it is launched.
-  if (cfg_.first_token_after_next_step)
-    outputs_sent_s_ = now_s + perf::outputs_sent_after_s(*cost_, shape.prefill_seqs + shape.decode_seqs, transfer_s);
+  if (swap_bytes_ > 0 || load_bytes_ > 0) duration_s_ += cost_->host_transfer_time(swap_bytes_ + load_bytes_);
   count_iteration(shape, now_s);
   return true;
 }
@@ -425,10 +417,6 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
   prev_step_start_s_ = record_.start_s;
   prev_step_end_s_ = now_s;
   const bool is_static = cfg_.policy == spec::SchedulerPolicy::static_batching;
-  // When the tokens this iteration delivers reach the caller: its end, or under V0's asynchronous output processor
-  // its launch (outputs_delivered_s). Every token's stamp below is taken there; the replica's own clock (KV, the
-  // saturation totals) stays at now_s.
-  const double out_s = outputs_delivered_s(now_s);
   // vLLM V0's asynchronous output processor: the prompts completed by the previous iteration reach the caller now,
   // before the finishing ones below leave the decode set (a one-token request's first token is also its last, both
   // delivered by this iteration, the one that found its stop). The second token's gap starts now: when this
@@ -437,10 +425,10 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
   for (const PendingFirst& p : first_pending_) {
     Seq& s = (*pool_)[p.seq];
     if (s.stamp != p.stamp || s.state != SeqState::decoding) continue;
-    s.first_token_s = out_s;
+    s.first_token_s = now_s;
     if (!decode_step_ && s.fresh_group >= 0) {
       FreshGroup& g = fresh_[static_cast<std::size_t>(s.fresh_group)];
-      g.time_s = out_s;
+      g.time_s = now_s;
       g.silent = false;
     }
   }
@@ -448,7 +436,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
   auto finish_decoder = [&](std::int32_t i) {
     Seq& s = (*pool_)[i];
     s.generated = s.output;
-    s.last_token_s = out_s;
+    s.last_token_s = now_s;
     finish_at_engine(s, *outstanding_);
     finished.push_back(i);
     if (is_static) {
@@ -461,7 +449,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
     }
   };
   if (decode_step_) {
-    emit_token_gaps(out_s);
+    emit_token_gaps(now_s);
     while (!finish_heap_.empty() && finish_heap_.front().step <= step_) {
       const FinishEntry e = finish_heap_.front();
       std::pop_heap(finish_heap_.begin(), finish_heap_.end(), std::greater<>{});
@@ -484,7 +472,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       if (s.stamp != e.stamp || s.state != SeqState::decoding) continue;
       // Its last token, computed by the last decode step, is delivered now: that gap (none for a one-token request
       // that has not decoded, whose first token is its last).
-      if (s.measured && s.k0 < step_) metrics_->on_token_gap(out_s - last_decode_end_s_, 1.0, itl_);
+      if (s.measured && s.k0 < step_) metrics_->on_token_gap(now_s - last_decode_end_s_, 1.0, itl_);
       finish_decoder(e.seq);
     }
   }
@@ -503,9 +491,9 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
     }
     // The step that completes a prompt samples a token: the first one, or the next one after a recompute.
     const bool first = s.first_token_s < 0;
-    if (first) s.first_token_s = out_s;
-    else if (s.measured) metrics_->on_token_gap(out_s - s.last_token_s, 1.0, itl_);
-    s.last_token_s = out_s;
+    if (first) s.first_token_s = now_s;
+    else if (s.measured) metrics_->on_token_gap(now_s - s.last_token_s, 1.0, itl_);
+    s.last_token_s = now_s;
     s.generated += 1;
     s.ctx0 = s.prefill_target;
     if (s.generated >= engine_output(s)) {

@@ -227,10 +227,9 @@ struct ReplicaConfig {
   /// finished ones), its KV blocks held until release_handoff().
   bool prefill_only = false;
   /// vLLM V0's asynchronous output processor (perf::first_token_after_next_step): a step's sampled tokens become
-  /// request outputs while the next step runs, and leave once that step is launched (perf/output_delivery.hpp), so a
-  /// prompt's first token reaches the caller when the engine's next iteration has done its host part — and so does
-  /// its last: the stop is found while the next step runs, which has already scheduled the sequence once more (its
-  /// extra token computed and dropped; Replica::output_tail()).
+  /// request outputs while the next step runs, so a prompt's first token reaches the caller when the engine's next
+  /// iteration ends — and so does its last: the stop is found while the next step runs, which has already scheduled
+  /// the sequence once more (its extra token computed and dropped; Replica::output_tail()).
   bool first_token_after_next_step = false;
   /// vLLM V1's async scheduling (perf::async_scheduling; perf/async_scheduling.hpp): a step is planned when the step
   /// before it starts, so a request queued while a step runs is first admitted into the step after the next one
@@ -299,12 +298,6 @@ class Replica {
   /// Decode steps a sequence stays after its last token (1 under V0's asynchronous output processor, else 0): the
   /// KV a request can need is input + output + output_tail() tokens.
   std::int64_t output_tail() const noexcept { return cfg_.first_token_after_next_step ? 1 : 0; }
-  /// When the outputs of the iteration that just finished at `now_s` reached the caller: `now_s`, or under vLLM V0's
-  /// asynchronous output processor the moment that iteration launched its forward and sent the step before it's
-  /// (perf/output_delivery.hpp) — the time of the tokens, and of the requests, that finish_iteration delivered.
-  double outputs_delivered_s(double now_s) const noexcept {
-    return cfg_.first_token_after_next_step ? outputs_sent_s_ : now_s;
-  }
   /// Requests routed here and not finished (waiting, running, swapped).
   std::int64_t outstanding() const noexcept { return *outstanding_; }
   std::int64_t waiting() const noexcept { return static_cast<std::int64_t>(waiting_.size()); }
@@ -513,9 +506,8 @@ class Replica {
   std::vector<FinishEntry> finish_heap_;
   // Decoders whose last token was not produced by the previous decode iteration, grouped by that time. A silent
   // group's gap is not an inter-token gap the caller sees: under V0's asynchronous output processor a prompt's first
-  // token is delivered by the step that computes its second (at its launch), so its second token's gap starts then,
-  // one step later (every later token is delivered by the next step too, the last by the extra step of
-  // engine_output()).
+  // token is delivered by the step that computes its second, so its second token's gap starts then, one step later
+  // (every later token is delivered one step late too, the last by the extra step of engine_output()).
   struct FreshGroup { double time_s; std::int64_t measured; bool silent; };
   std::vector<FreshGroup> fresh_;
   std::int64_t fresh_total_measured_ = 0;
@@ -542,9 +534,6 @@ class Replica {
   std::vector<std::int32_t> prefill_done_;  ///< sequences whose prompt completes with this iteration
   /// first_token_after_next_step: sequences whose first token the iteration in flight delivers (their stamp then).
   struct PendingFirst { std::int32_t seq; std::uint32_t stamp; };
-  /// first_token_after_next_step: when the iteration in flight sends the previous one's outputs — once its forward
-  /// is launched (perf/output_delivery.hpp). Its tokens, first and last included, are stamped then.
-  double outputs_sent_s_ = 0;
   std::vector<PendingFirst> first_pending_;
   std::vector<std::int32_t> chunked_partial_;  ///< chunked policy: partially prefilled, admission order
   std::vector<std::int32_t> victims_;          ///< chunked policy: this step's recompute victims, set aside (scratch)

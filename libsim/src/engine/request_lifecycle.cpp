@@ -54,12 +54,12 @@ void RequestLedger::check_conserved() const {
 
 // ---- the Simulation's side: one exit path for every way a request leaves ----
 
-void Simulation::retire(std::int32_t i, Exit how, double now_s, std::int64_t produced, double delivered_s) {
+void Simulation::retire(std::int32_t i, Exit how, double now_s, std::int64_t produced) {
   const Seq& s = pool_[i];
   ledger_.leave(s.measured, how);
   // What the client sees: the engine's first and last tokens after the serving path (perf/serving_path.hpp).
   const double path_s = serving_path_.latency_s(s.input);
-  const double first_seen_s = s.first_token_s + path_s, done_seen_s = (delivered_s >= 0 ? delivered_s : now_s) + path_s;
+  const double first_seen_s = s.first_token_s + path_s, done_seen_s = now_s + path_s;
   if (how == Exit::completed) {
     metrics::FinishedRequest f;
     f.tenant = s.tenant;
@@ -67,7 +67,7 @@ void Simulation::retire(std::int32_t i, Exit how, double now_s, std::int64_t pro
     f.admitted_s = s.admitted_s;
     f.first_token_s = first_seen_s;
     f.finish_s = done_seen_s;
-    f.delivery_s = done_seen_s - now_s;  // the path, less what an early-sending engine gained (retire's delivered_s)
+    f.delivery_s = path_s;
     last_seen_s_ = std::max(last_seen_s_, done_seen_s);
     f.input_tokens = s.input;
     f.output_tokens = s.output;

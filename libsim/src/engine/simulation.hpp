@@ -59,17 +59,14 @@ class Simulation {
   void on_service_done(std::int32_t server, double now_s);
   void start_replica(std::int32_t r, double now_s);
   void start_service(std::int32_t server, std::int32_t seq, double now_s);
-  /// Request `seq` completed at the engine at `now_s`; its last token left the engine at `delivered_s` (<= now_s: an
-  /// engine that sends a step's outputs before the step that found the stop ends, Replica::outputs_delivered_s).
-  void finish_request(std::int32_t seq, double now_s, double delivered_s);
+  void finish_request(std::int32_t seq, double now_s);
   /// A request of `source` ended (completed or not): a closed-loop user or a session sends its next one after its
   /// think time (a session's completed turn joins its history first).
   void source_moves_on(std::int32_t source, double now_s, bool completed);
   // The one exit path (request_lifecycle.cpp): request `seq` leaves the system (completed, failed or timed out, with
   // `produced` output tokens so far) — counted in the ledger, told to the collector, the fleet meter, the autoscaler's
   // metric and the time series, and recorded. The caller releases the slot and lets a closed-loop user move on.
-  // A completed request's last token left its engine at `delivered_s` (now_s when not given).
-  void retire(std::int32_t seq, Exit how, double now_s, std::int64_t produced, double delivered_s = -1);
+  void retire(std::int32_t seq, Exit how, double now_s, std::int64_t produced);
   void record_request(const Seq& s, RequestOutcome outcome, double end_s, std::int64_t produced);
   void record_unfinished(double end_s);  ///< one record per request still in the system at the end
   /// The engine a new request goes to (router_, with session_affinity for session turns); -1 = none ready.

@@ -399,18 +399,17 @@ void Simulation::start_replica(std::int32_t r, double now_s) {
   events_.schedule(pass.exit_s, EventKind::iteration_done, r);
 }
 
-void Simulation::finish_request(std::int32_t i, double now_s, double delivered_s) {
+void Simulation::finish_request(std::int32_t i, double now_s) {
   Seq& s = pool_[i];
   if (s.timed_out) {  // its client gave up before this last token (counted then): the slot is all that is left
     if (s.state == SeqState::done) pool_.release(i);  // static-batching padding is released by its replica
     return;
   }
-  retire(i, Exit::completed, now_s, s.output, delivered_s);
+  retire(i, Exit::completed, now_s, s.output);
   if (autoscaler_) stop_if_drained(s.replica, now_s);
   const std::int32_t source = s.source;
-  // The client has the last token only after the serving path (perf/serving_path.hpp): its next turn starts then
-  // (not before now: the engine finds the request done at now_s).
-  const double seen_s = std::max(now_s, delivered_s + serving_path_.latency_s(s.input));
+  // The client has the last token only after the serving path (perf/serving_path.hpp): its next turn starts then.
+  const double seen_s = now_s + serving_path_.latency_s(s.input);
   if (s.state == SeqState::done) pool_.release(i);  // static-batching padding is released by its replica
   if (driver_->is_user(source)) source_moves_on(source, seen_s, true);
 }
@@ -448,10 +447,9 @@ void Simulation::on_iteration_done(std::int32_t r, double now_s) {
   }
   rep.finish_iteration(now_s, finished_);
   if (series_) series_->on_tokens(now_s, static_cast<double>(rep.tokens_emitted()));
-  const double delivered_s = rep.outputs_delivered_s(now_s);
   for (const auto i : finished_) {
     if (pool_[i].state == SeqState::handoff) on_prefilled(i, r, now_s);  // disaggregation: the KV leaves
-    else finish_request(i, now_s, delivered_s);
+    else finish_request(i, now_s);
   }
   start_replica(r, now_s);
 }
@@ -484,7 +482,7 @@ void Simulation::on_service_done(std::int32_t server, double now_s) {
     pool_.release(i);
   } else {
     s.first_token_s = now_s;  // the whole response is one iteration: TTFT = E2E = wait + service
-    finish_request(i, now_s, now_s);
+    finish_request(i, now_s);
   }
   if (!synthetic_->queue().empty()) {
     const std::int32_t next = synthetic_->queue().front();

@@ -156,11 +156,6 @@ CostModel CostModel::with_host_per_seq_s(double extra_s) const {
 
 double CostModel::iteration_time(const BatchShape& batch) const { return step_time<false>(batch, nullptr); }
 
-double CostModel::host_time(std::int64_t seqs) const {
-  const Constants& c = *c_;
-  return c.charge_cpu ? c.overhead.cpu_s(static_cast<double>(seqs)) : 0.0;
-}
-
 DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
   LLMSIM_CHECK(decode_seqs >= 1, "decode steps without a sequence");
   DecodeSteps d;

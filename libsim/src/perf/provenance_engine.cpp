@@ -47,13 +47,6 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "on unless enforce_eager, pipeline parallel or speculative decoding (verify_async_output_proc). The "
                 "first token's delay it causes at batch 1 is named by tenstorrent/vllm#116 and HabanaAI/vllm-fork#855 "
                 "(VLLM_STEP0_FIRST_TOKEN). No constant: one iteration of the engine's own model"));
-  t.push_back(c("runtime.outputs_sent_at_launch", "vllm-v0", P::engine_code,
-                "vLLM 0.6-0.9 V0 worker/model_runner.py ModelRunner.execute_model: model_input.async_callback() (step "
-                "k-1's _process_model_outputs) is called after the forward and compute_logits are launched and before "
-                "the sampler waits for the GPU; engine/multiprocessing/engine.py @02d0d889 MQLLMEngine sets "
-                "process_request_outputs_callback = _async_socket_engine_callback (\"make send/recv async with GPU\"), "
-                "which _send_outputs from there. A step's tokens leave at the next step's launch: its start + KV "
-                "copies + serialized host time (perf/output_delivery.hpp). No constant: the step's own host term"));
   // --- vLLM V1's async scheduling (perf/async_scheduling.hpp; issue 27). No constant: it rearranges the step's
   // existing host (cpu_overhead_*) and GPU terms and the admission order.
   t.push_back(c("runtime.async_scheduling.step", "vllm-v1", P::engine_code,

@@ -24,10 +24,8 @@ struct FinishedRequest {
   double arrival_s = 0, admitted_s = 0, first_token_s = 0, finish_s = 0;
   std::int64_t input_tokens = 0, output_tokens = 0;
   bool measured = true;  ///< false for warm-up requests: they count as departures only (steady-state rates)
-  /// Seconds between the engine's finishing the request and the client's having its last token (`finish_s`): the
-  /// serving path (perf/serving_path.hpp), less the time by which the engine sent the last token before the step
-  /// that found the stop ended (vLLM V0's asynchronous output processor; may then be negative). The request is in
-  /// the system that much longer (or shorter) than the engine held it.
+  /// Seconds the client waited for the tokens after the engine had finished the request (the serving path,
+  /// perf/serving_path.hpp; `finish_s` includes it): the request is in the system that much longer.
   double delivery_s = 0;
 };
 

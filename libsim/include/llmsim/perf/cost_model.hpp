@@ -166,10 +166,6 @@ class CostModel {
   CostModel with_host_per_seq_s(double extra_s) const;
   /// Seconds to move `bytes` between host and one GPU (swap-out/in of KV blocks).
   double host_transfer_time(double bytes) const;
-  /// The per-step CPU time (scheduling, input preparation, output bookkeeping) of a step of `seqs` sequences: the
-  /// `cpu` op of a synchronous step, served-step host work included (with_host_per_seq_s); 0 without_cpu_overhead().
-  /// O(1). Where it lies in the step matters to vLLM V0's output timing (perf::first_token_after_next_step).
-  double host_time(std::int64_t seqs) const;
 
   const spec::ModelSpec& model() const noexcept { return model_; }
   const spec::GpuSpec& gpu() const noexcept { return gpu_; }

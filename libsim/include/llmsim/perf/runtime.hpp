@@ -60,9 +60,8 @@ struct RuntimeTraits {
   /// after the opaque attention op, is quantised by a kernel of its own. Without it, every GEMM input is.
   bool fuses_fp8_input_quant = false;
   /// vLLM V0's asynchronous output processor (RFC vllm#6913, PR #7049, 0.6.0 until V0's removal): a step's sampled
-  /// tokens are turned into request outputs (detokenised, streamed) only inside the next step, once that step is
-  /// launched, so a prompt's first token reaches the caller after the following iteration's host part
-  /// (first_token_after_next_step, perf/output_delivery.hpp).
+  /// tokens are turned into request outputs (detokenised, streamed) only inside the next step, so a prompt's first
+  /// token reaches the caller when the following iteration ends (first_token_after_next_step).
   bool async_output_proc = false;
   /// Latency the runtime's OpenAI-compatible server adds to every request outside the engine's iterations: the HTTP
   /// request parsed, the prompt tokenised and handed to the engine process over IPC, and each output sent back over
