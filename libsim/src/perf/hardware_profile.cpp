@@ -135,8 +135,8 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
   p.kernel_launch_s = 2.5e-6;
   p.graph_launch_s = 1.3e-6;
   // Engine CPU time serialized with the GPU (docs/cost-model.md, "Overheads"). vLLM V0: ~2 ms per step, +~10 us
-  // per sequence [D] from the 0.6.x decode gaps (RFC vllm-project/vllm#6854: ~4 ms bubbles between steps, 5-13 ms
-  // before async output processing; #10634: 5-6 ms at batch 256, serving-engines.md §3) and vllm#9856's TP2
+  // per sequence [D] from V0's decode gaps (RFC vllm-project/vllm#6854, 0.5.x: ~4 ms bubbles between steps, 5-13 ms
+  // before async output processing; #10634's 5-6 ms at batch 256 is V1's AsyncLLM prototype, not V0) and vllm#9856's TP2
   // Llama-3.1-8B latency on two A100s under V0 (2.30 s, reproduced within 2% with these values). vLLM V1 keeps a persistent batch and prepares inputs incrementally: ~1 ms per step
   // [D] from Llama-3.2-1B serving at TPOT 2.64 ms on V1 (vllm-project/vllm#17866) less its ~1.5 ms of GPU time, and
   // the 0.2 ms scheduler + 0.2 ms state update + 0.05 ms input preparation per decode step that #42131 measures;

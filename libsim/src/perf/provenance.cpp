@@ -254,10 +254,11 @@ std::vector<ConstantProvenance> build() {
   t.push_back(c("cpu_overhead_per_seq_s", "all", P::engine_code,
                 "vllm#42131: the decode fast path cuts the scheduler's per-step work 5x; well below V0's 10 us", {}, 4e-6));
   t.push_back(c("v0_cpu_overhead_per_iter_s", "all", P::engine_code,
-                "vLLM V0 decode gaps: RFC vllm#6854 (~4 ms bubbles, 5-13 ms before async output), vllm#10634 (5-6 ms at "
-                "batch 256); vllm#9856's TP2 Llama-3.1-8B latency reproduced within 2 %",
+                "vLLM V0 decode gaps: RFC vllm#6854 (0.5.x, before async output: ~4 ms bubbles in its trace, 5-13 ms "
+                "quoted, output processing included); vllm#9856's TP2 Llama-3.1-8B latency reproduced within 2 %. "
+                "(vllm#10634's 5-6 ms at batch 256 is V1's AsyncLLM prototype, PR #9826, not V0: no V0 value)",
                 {}, 2e-3));
-  t.push_back(c("v0_cpu_overhead_per_seq_s", "all", P::engine_code, "as v0_cpu_overhead_per_iter_s (vllm#6854, #10634)", {}, 1e-5));
+  t.push_back(c("v0_cpu_overhead_per_seq_s", "all", P::engine_code, "as v0_cpu_overhead_per_iter_s (vllm#6854)", {}, 1e-5));
   // --- Links.
   t.push_back(c("link_bandwidth", "all", P::fitted,
                 "NVLink: Vidur's all-reduce timings fit busbw = B(1 - k/n) with B 0.65 (A100) / 0.9 (H100) of the "
