@@ -12,6 +12,7 @@
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/perf/served_model.hpp"
 #include "llmsim/perf/speculative.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/gpu_option.hpp"
@@ -34,23 +35,10 @@ const char* kUsage =
 // What a server command line sets that one iteration's time reads: the model, the split, the formats, CUDA graphs,
 // the runtime (SGLang's). The memory and scheduling knobs only bound which batches fit (noted: `llmsim memory`).
 const ServerOptionMap kStepServerOptions{
-    "step",
+    analysis::PlanCommand::step,
     {{"model", "model"}, {"hardware.tp", "tp"}, {"hardware.pp", "pp"}, {"quant.weights", "quant"},
      {"quant.kv_cache", "kv-dtype"}, {"engine.cpu_offload_gb", "cpu-offload-gb"}, {"engine.runtime", "engine"}},
-    "eager",
-    {{"hardware.replicas", "one iteration runs on one replica"},
-     {"engine.enable_prefix_caching", "the batch's cached context is --prefill-context"},
-     {"engine.async_scheduling", "scheduling, not one iteration's time"},
-     {"engine.preemption", "scheduling, not one iteration's time"},
-     {"engine.swap_space_gb", "host memory, not one iteration's time"},
-     {"engine.max_num_seqs", "the batch is the one you give; the memory check uses the default engine settings, "
-                             "`llmsim memory` plans with yours"},
-     {"engine.max_num_batched_tokens", "the batch is the one you give; the memory check uses the default engine "
-                                       "settings, `llmsim memory` plans with yours"},
-     {"engine.max_model_len", "the memory check uses the default engine settings; `llmsim memory` plans with yours"},
-     {"engine.gpu_memory_utilization", "the memory check uses the default engine settings; `llmsim memory` plans with "
-                                       "yours"},
-     {"engine.block_size", "the memory check uses the default engine settings; `llmsim memory` plans with yours"}}};
+    "eager"};
 
 int run_step(int argc, char** argv) {
   po::options_description opts("step options");
@@ -135,6 +123,9 @@ int run_step(int argc, char** argv) {
   quant.kernels = spec::quant_kernels_for(engine_name, "--engine");
   perf::CostModel cm(model, quant, gpu, profile, parallel, !eager, engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
                      generation);
+  // The engine's server, as a simulation prices it (perf/served_model.hpp): its host work per step, then (below,
+  // after the proposer) async scheduling or SGLang's overlap scheduler — Python's llmsim.step() is the same.
+  cm = perf::with_served_host(std::move(cm), engine, false);
   std::optional<spec::ResolvedSpeculation> speculation;
   const std::string method = vm["speculative"].as<std::string>();
   if (!method.empty() || !vm["num-speculative-tokens"].defaulted() || !vm["draft-model"].as<std::string>().empty()) {
@@ -149,6 +140,8 @@ int run_step(int argc, char** argv) {
     cm.set_proposer(perf::make_proposer(cm, *speculation, !eager));
   }
 
+  cm = perf::with_engine_async(std::move(cm), engine, parallel.pp,
+                               speculation ? std::optional<spec::SpeculativeConfig>(speculation->config) : std::nullopt);
   // The same checks (lengths, context, memory, KV room) as Python's llmsim.step().
   const perf::StepCost s = analysis::step_cost(cm, engine, lengths, analysis::StepNames::cli_flags,
                                                speculation ? &*speculation : nullptr);
@@ -156,25 +149,8 @@ int run_step(int argc, char** argv) {
   const perf::AllReduceModel allreduce(gpu, cm.profile(), parallel.tp, perf::runtime_traits(generation).allreduce);
   const double step_tokens = static_cast<double>(s.tokens);
   const std::string ar = perf::to_string(allreduce.algorithm(step_tokens * model.hidden_size * 2));
-  if (vm["json"].as<bool>()) {
-    Json j = perf::to_json(s);
-    j["model"] = model.id;
-    j["gpu"] = gpu.id;
-    j["quant"] = cm.quant().weights.id;
-    j["gemm_dtype"] = std::string(spec::to_string(cm.gemm_dtype()));
-    j["tp"] = parallel.tp;
-    j["pp"] = parallel.pp;
-    j["profile_source"] = cm.profile().source;
-    j["engine"] = perf::to_string(generation);
-    j["decode_attention_backend"] = backend;
-    j["allreduce_algorithm"] = ar;
-    j["notes"] = notes;
-    if (speculation) {
-      j["speculative"] = {{"method", spec::to_string(speculation->config.method)},
-                          {"num_speculative_tokens", speculation->config.num_speculative_tokens}};
-    }
-    if (!warnings.empty()) j["warnings"] = warnings;
-    print_json(j);
+  if (vm["json"].as<bool>()) {  // the one writer Python's llmsim.step() uses too
+    print_json(analysis::step_json(s, cm, notes, warnings, speculation ? &*speculation : nullptr));
     return kOk;
   }
   std::cout << model.id << " on " << gpu.id << (parallel.gpus() > 1 ? " x" + std::to_string(parallel.gpus()) : "")
