@@ -19,6 +19,7 @@
 #include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/quantization.hpp"
+#include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::cli {
 
@@ -98,13 +99,20 @@ int run_step(int argc, char** argv) {
   }
   // A release without CUDA graphs (vLLM before 0.2.6) runs every step eagerly, as --eager does.
   const bool eager = vm["eager"].as<bool>() || !spec::release_has_cuda_graphs(vm["engine"].as<std::string>(), "--engine");
-  spec::EngineConfig engine;
-  engine.cuda_graphs = !eager;
+  // The engine as a scenario's engine.runtime / engine.policy reads it (the release's runtime, policy and
+  // defaults: SGLang's scheduler and overlap, a vLLM release's V0 engine), so Python's llmsim.step() is the same.
   const std::string engine_name = vm["engine"].as<std::string>();
-  if (engine_name == "vllm" || engine_name == "vllm-v0")
-    engine.policy = spec::parse_policy(engine_name, "--engine");
-  else
-    engine.runtime = spec::parse_runtime(engine_name, "--engine");
+  spec::EngineConfig engine;
+  {
+    Json e = Json::object();
+    e[engine_name == "vllm" || engine_name == "vllm-v0" ? "policy" : "runtime"] = engine_name;
+    try {
+      engine = spec::scenario_from_json(JsonView(Json{{"engine", e}}, "")).engine;
+    } catch (const ConfigError& x) {
+      throw ConfigError("--engine", x.what());
+    }
+  }
+  engine.cuda_graphs = !eager;
   // The knobs a scenario leaves unset take the policy's defaults for the GPU (spec::effective_engine), as in
   // `memory` and `simulate`: the same activation peak, so the same KV room in all three.
   engine.max_num_seqs = 0;
