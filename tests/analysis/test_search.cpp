@@ -363,9 +363,8 @@ TEST_CASE("search: an axis never overrides a field the caller set on top of the 
   std::vector<std::string> notes;
   CHECK(paths(analysis::search_axes_for_sets(defaults, {}, {}, notes)) == paths(defaults));
   CHECK(notes.empty());
-  // A vLLM name (from a server line) meets its field; a section meets its fields.
-  for (const auto& set : {std::pair<std::string, Json>{"max_num_seqs", 32}, {"engine.max_num_seqs", 32},
-                          {"engine", Json{{"max_num_seqs", 32}}}}) {
+  // A vLLM name (from a server line) meets its field.
+  for (const auto& set : {std::pair<std::string, Json>{"max_num_seqs", 32}, {"engine.max_num_seqs", 32}}) {
     notes.clear();
     const auto kept = analysis::search_axes_for_sets(defaults, {}, {set}, notes);
     INFO(set.first);
@@ -373,6 +372,11 @@ TEST_CASE("search: an axis never overrides a field the caller set on top of the 
     REQUIRE(notes.size() == 1);
     CHECK_THAT(notes[0], Contains("engine.max_num_seqs is not searched") && Contains("32"));
   }
+  // A section set whole holds every field of it: both engine axes yield.
+  notes.clear();
+  CHECK(paths(analysis::search_axes_for_sets(defaults, {}, {{"engine", Json{{"max_num_seqs", 32}}}}, notes)) ==
+        std::vector<std::string>{"hardware.gpu"});
+  CHECK(notes.size() == 2);
   // The card axis writes the split: a split set with it is refused, naming the way to give it.
   CHECK_THROWS_WITH(analysis::search_axes_for_sets(defaults, {}, {{"hardware.tp", 2}}, notes),
                     Contains("hardware.gpu") && Contains("hardware.tp = 2") && Contains("--gpus 2x"));
