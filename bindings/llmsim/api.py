@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any, Mapping, Optional, Sequence, Union
 
 import pandas as pd
 
 from . import _core
 from ._frames import fleet_hours_frame, records_frame, rows_frame
-from ._scenario import Scenario, dotted, normalize, to_text
+from ._scenario import (ConfigError, Scenario, ServerArgsWarning, check_server_lines, dotted, normalize,
+                        to_text)
 
 
 def _area(name: str):
@@ -30,11 +32,34 @@ def _overrides(model=None, gpu=None, quant=None, kv_dtype=None, tp=None, pp=None
     return out
 
 
+def _server_fields(command: str, vllm_args: Optional[str], sglang_args: Optional[str]) -> dict:
+    """The scenario fields ``memory`` / ``step`` read from a server command line, by libsim's rule
+    (``analysis::command_server_fields``, the CLI's ``--vllm-args``/``--sglang-args`` on those commands): flags that
+    do not change the answer are named in a ``ServerArgsWarning``; a misspelt, blank or unusable flag is a
+    ValueError naming the argument."""
+    check_server_lines(vllm_args, sglang_args)
+    if not (vllm_args or sglang_args):
+        return {}
+    if not isinstance(vllm_args or "", str) or not isinstance(sglang_args or "", str):
+        raise ConfigError("vllm_args/sglang_args: expected the command line as one string")
+    pairs, notes = _area("analysis").command_server_fields(command, vllm_args or "", sglang_args or "")
+    for note in notes:
+        warnings.warn(note, ServerArgsWarning, stacklevel=3)
+    return {path: value for path, value in json.loads(pairs)}
+
+
+def _with_server(server: dict, overrides: dict) -> dict:
+    """The server line's fields under the keyword arguments: a keyword given wins, as an option does on the CLI."""
+    out = dict(server)
+    out.update({k: v for k, v in overrides.items() if v is not None})
+    return out
+
+
 def memory(scenario: Optional[Scenario] = None, *, model: Optional[str] = None, gpu: Optional[str] = None,
            quant: Optional[str] = None, kv_dtype: Optional[str] = None, tp: Optional[int] = None,
            pp: Optional[int] = None, num_gpus: Optional[int] = None, max_model_len: Optional[Union[int, str]] = None,
            gpu_memory_utilization: Optional[float] = None, max_num_batched_tokens: Optional[int] = None,
-           **overrides: Any) -> dict:
+           vllm_args: Optional[str] = None, sglang_args: Optional[str] = None, **overrides: Any) -> dict:
     """Does the model fit, and how much KV cache is left per GPU? (``llmsim memory --json`` fields.)
 
     Keyword arguments override the scenario (defaults: the scenario format's defaults). ``num_gpus`` without
@@ -42,25 +67,37 @@ def memory(scenario: Optional[Scenario] = None, *, model: Optional[str] = None, 
     model's context if it fits, else the largest that does: ``max_model_len_note`` says which); a number is
     vLLM's strict check. Other scenario fields: ``engine__block_size=32`` style (``__`` for ``.``). Bad input raises
     ValueError naming the field.
+
+    ``vllm_args`` / ``sglang_args``: a server's command line (``"vllm serve MODEL -tp 2 --max-model-len 8192"``),
+    read as ``llmsim memory --vllm-args`` reads it (the same rule in libsim): its model, split, formats and memory
+    knobs; a keyword given here wins. Flags that do not change the plan are named in a ``ServerArgsWarning``;
+    a misspelt flag, a flag the plan cannot use or an SGLang server is a ValueError.
     """
+    server = _server_fields("memory", vllm_args, sglang_args)
     if num_gpus is not None:  # libsim's rule: tp = num_gpus / pp unless tp is given, then they must agree
+        tp = tp if tp is not None else server.get("hardware.tp")
+        pp = pp if pp is not None else server.get("hardware.pp")
         tp, pp = _core.spec.split_for_count(int(num_gpus), None if tp is None else int(tp), int(pp or 1))
-    text = to_text(scenario or {}, _overrides(model, gpu, quant, kv_dtype, tp, pp, max_model_len, **{
+    text = to_text(scenario or {}, _with_server(server, _overrides(model, gpu, quant, kv_dtype, tp, pp, max_model_len, **{
         "engine.gpu_memory_utilization": gpu_memory_utilization,
-        "engine.max_num_batched_tokens": max_num_batched_tokens}, **dotted(overrides)))
+        "engine.max_num_batched_tokens": max_num_batched_tokens}, **dotted(overrides))))
     return json.loads(_area("memory").plan(text))
 
 
 def step(scenario: Optional[Scenario] = None, *, prefill_tokens: int = 0, prefill_context: int = 0,
          decode_seqs: int = 0, context: int = 0, model: Optional[str] = None, gpu: Optional[str] = None,
          quant: Optional[str] = None, kv_dtype: Optional[str] = None, tp: Optional[int] = None,
-         pp: Optional[int] = None, gpu_profile: Optional[Any] = None, **overrides: Any) -> dict:
+         pp: Optional[int] = None, gpu_profile: Optional[Any] = None, vllm_args: Optional[str] = None,
+         sglang_args: Optional[str] = None, **overrides: Any) -> dict:
     """Time of one engine iteration with its per-op roofline breakdown (``llmsim step --json`` fields:
     time_ms, bound, ops, tokens_per_s). One prefill chunk of ``prefill_tokens`` after ``prefill_context``
     cached tokens, plus ``decode_seqs`` sequences decoding at ``context`` tokens each. Other scenario fields:
-    ``engine__attention_backend=...`` style (``__`` for ``.``)."""
-    text = to_text(scenario or {}, _overrides(model, gpu, quant, kv_dtype, tp, pp, **{
-        "hardware.gpu_profile": gpu_profile}, **dotted(overrides)))
+    ``engine__attention_backend=...`` style (``__`` for ``.``). ``vllm_args`` / ``sglang_args``: a server's command
+    line, read as ``llmsim step --vllm-args`` reads it (model, split, formats, ``--enforce-eager``, SGLang's
+    runtime; a keyword given here wins)."""
+    server = _server_fields("step", vllm_args, sglang_args)
+    text = to_text(scenario or {}, _with_server(server, _overrides(model, gpu, quant, kv_dtype, tp, pp, **{
+        "hardware.gpu_profile": gpu_profile}, **dotted(overrides))))
     return json.loads(_area("step").step(text, int(prefill_tokens), int(prefill_context), int(decode_seqs),
                                          int(context)))
 

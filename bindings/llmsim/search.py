@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
 
+from . import _core
 from ._core import ConfigError
-from ._scenario import Scenario, dotted, plain, scenario_warnings, to_text
+from ._scenario import ServerArgsWarning, Scenario, dotted, plain, scenario_warnings, to_text
 from .api import _area
 
 
@@ -126,6 +128,19 @@ def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = N
     jobs = int(jobs or os.cpu_count() or 1)
     options = _options(target_qps, budget, axes, gpus, jobs if client is None else 1, wave, front_cost_ratio,
                        screen, final_check, text)
+    # The fields set on top of the scenario (keywords, the server's line) are not overridden by an axis: the CLI's
+    # rule (analysis::search_axes_for_sets), notes as ServerArgsWarning.
+    sets = []
+    if vllm_args or sglang_args:
+        pairs, _ = _core.analysis.server_arg_sets(to_text(scenario), vllm_args or "", sglang_args or "")
+        sets += json.loads(pairs)
+    sets += [[p, plain(v, p)] for p, v in dotted(overrides).items() if v is not None]
+    if sets:
+        given = [] if axes is None else [str(p) for p in (axes.keys() if isinstance(axes, Mapping) else
+                                                          [a[0] for a in axes])]
+        options, notes = core.axes_for_sets(options, given, json.dumps(sets, allow_nan=False))
+        for note in notes:
+            warnings.warn(note, ServerArgsWarning, stacklevel=2)
     if client is None:
         result = json.loads(core.search(text, options))
     else:

@@ -17,6 +17,7 @@
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/row.hpp"
 #include "llmsim/analysis/server_args.hpp"
+#include "llmsim/analysis/server_command.hpp"
 #include "llmsim/analysis/sweep.hpp"
 #include "llmsim/analysis/throughput.hpp"
 #include "llmsim/analysis/vllm_check.hpp"
@@ -192,6 +193,18 @@ void register_analysis(py::module_& m) {
   }, py::arg("scenario"), py::arg("vllm_args"), py::arg("sglang_args"),
      "A server command line (one of vllm_args, sglang_args) as ([[path, value], ...] JSON text to apply before the "
      "keyword overrides, [notes]): analysis::server_arg_sets, the rule of the CLI's --vllm-args/--sglang-args.");
+
+  m.def("command_server_fields", [](const std::string& command, const std::string& vllm_args, const std::string& sglang_args) {
+    if (command != "memory" && command != "step") throw ConfigError("command", "expected memory or step, got " + command);
+    const auto r = analysis::command_server_fields(
+        command == "memory" ? analysis::PlanCommand::memory : analysis::PlanCommand::step, vllm_args, sglang_args,
+        analysis::ServerFace::python);
+    Json pairs = Json::array();
+    for (const auto& [path, value] : r.fields) pairs.push_back(Json::array({path, value}));
+    return std::make_pair(dump(pairs), r.notes);
+  }, py::arg("command"), py::arg("vllm_args"), py::arg("sglang_args"),
+     "The scenario fields `memory` or `step` reads from a server command line, as ([[path, value], ...] JSON text, "
+     "[notes]): analysis::command_server_fields, the rule of the CLI's memory/step --vllm-args/--sglang-args.");
 
   m.def("set_gpu", [](const std::string& text, const std::string& gpu, std::optional<double> price,
                       std::optional<double> purchase_price) {

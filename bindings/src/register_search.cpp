@@ -57,6 +57,18 @@ void register_search(py::module_& m) {
      "The options with the given axes completed as the CLI's --axis are (analysis::with_default_gpu_axis): the "
      "default hardware.gpu axis over `gpus` stays first unless an axis or the scenario places the cards.");
 
+  m.def("axes_for_sets", [](const std::string& options, const std::vector<std::string>& given, const std::string& sets) {
+    Json doc = parse_text(options, "search options");
+    const auto o = analysis::search_options_from_json(JsonView(doc, "search"));
+    std::vector<std::pair<std::string, Json>> pairs;
+    for (const auto& pair : parse_text(sets, "sets")) pairs.emplace_back(pair.at(0).get<std::string>(), pair.at(1));
+    std::vector<std::string> notes;
+    doc["axes"] = analysis::to_json(analysis::search_axes_for_sets(o.axes, given, pairs, notes));
+    return std::make_pair(dump(doc), notes);
+  }, py::arg("options"), py::arg("given"), py::arg("sets"),
+     "The options with their axes as the caller's own settings leave them (analysis::search_axes_for_sets): a "
+     "default axis over a field set is dropped (noted), a given one refused. `sets`: [[path, value], ...] JSON.");
+
   m.def("plan", [](const std::string& scenario, const std::string& options) {
     std::atomic<bool> cancel{false};
     Warnings warnings;

@@ -19,14 +19,12 @@ void register_step(py::module_& m) {
     // The same checks (lengths, context, memory, KV room) as `llmsim step`.
     const analysis::StepLengths lengths{prefill_tokens, prefill_context, decode_seqs, context};
     // With engine.speculative the decoders verify k + 1 tokens each and the proposer is an op (`llmsim step --speculative`).
-    perf::StepCost cost = analysis::step_cost(perf::make_cost_model(r), r.scenario.engine, lengths,
-                                              analysis::StepNames::keywords, r.speculation ? &*r.speculation : nullptr);
-    Json out = perf::to_json(cost);
-    if (!out.contains("tokens_per_s")) {
-      out["tokens_per_s"] = cost.time_s > 0 ? static_cast<double>(cost.tokens) / cost.time_s : 0.0;
-    }
-    // A GPU profile fitted on another runtime: the warning `llmsim step --gpu-profile` prints (`warnings`).
-    if (auto w = analysis::scenario_warnings(r); !w.empty()) out["warnings"] = w;
+    const perf::CostModel cm = perf::make_cost_model(r);
+    perf::StepCost cost = analysis::step_cost(cm, r.scenario.engine, lengths, analysis::StepNames::keywords,
+                                              r.speculation ? &*r.speculation : nullptr);
+    // The document `llmsim step --json` prints (analysis::step_json), with the warning `llmsim step --gpu-profile`
+    // prints for a GPU profile fitted on another runtime (`warnings`).
+    Json out = analysis::step_json(cost, cm, r.notes, analysis::scenario_warnings(r), r.speculation ? &*r.speculation : nullptr);
     return dump(out);
   }, py::arg("scenario"), py::arg("prefill_tokens"), py::arg("prefill_context"), py::arg("decode_seqs"),
      py::arg("context"), "One iteration's cost breakdown as JSON text (`llmsim step --json` fields).");

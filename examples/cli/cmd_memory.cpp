@@ -19,20 +19,13 @@ namespace {
 // What a server command line sets that the memory plan reads: the model, the split, the formats and the engine's
 // memory knobs. The others do not change one replica's memory (noted), or need a scenario (refused).
 const ServerOptionMap kMemoryServerOptions{
-    "memory",
+    analysis::PlanCommand::memory,
     {{"model", "model"}, {"hardware.tp", "tp"}, {"hardware.pp", "pp"}, {"quant.weights", "quant"},
      {"quant.kv_cache", "kv-dtype"}, {"engine.max_model_len", "max-model-len"},
      {"engine.gpu_memory_utilization", "gpu-memory-utilization"},
      {"engine.max_num_batched_tokens", "max-num-batched-tokens"}, {"engine.max_num_seqs", "max-num-seqs"},
      {"engine.block_size", "block-size"}, {"engine.cpu_offload_gb", "cpu-offload-gb"}},
-    "no-cuda-graphs",
-    {{"hardware.replicas", "the plan is one replica's; every data-parallel replica has the same"},
-     {"engine.enable_prefix_caching", "cached prefixes share the same KV pool"},
-     {"engine.async_scheduling", "scheduling, not memory"},
-     {"engine.preemption", "scheduling, not memory"},
-     {"engine.swap_space_gb", "host memory for preempted sequences, not GPU memory"},
-     {"engine.cuda_graph_max_bs", "SGLang's decode CUDA-graph limit prices time, not memory (graphs live in the "
-                                  "margin)"}}};
+    "no-cuda-graphs"};
 
 int run_memory(int argc, char** argv) {
   return guarded("memory", [&] {

@@ -7,6 +7,7 @@
 #include "output_file.hpp"
 #include "signals.hpp"
 #include "llmsim/analysis/search.hpp"
+#include "llmsim/analysis/server_args.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/gpu_option.hpp"
@@ -130,6 +131,19 @@ int run_search(int argc, char** argv) {
         given.push_back({path, std::vector<Json>(value.begin(), value.end())});
       }
       o.axes = analysis::with_default_gpu_axis(std::move(given), gpus, doc);
+    }
+    {  // the fields the command line sets on top of the file are not overridden by an axis (search.hpp)
+      std::vector<std::pair<std::string, Json>> sets;
+      const std::string vllm = server_command_line(vm, "vllm-args"), sglang = server_command_line(vm, "sglang-args");
+      if (!vllm.empty() || !sglang.empty())
+        sets = analysis::server_arg_sets(vllm, sglang, read_json_file(vm["scenario"].as<std::string>())).sets;
+      if (vm.count("set"))
+        for (const auto& text : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_set(text));
+      std::vector<std::string> given, notes;
+      if (vm.count("axis"))
+        for (const auto& text : vm["axis"].as<std::vector<std::string>>()) given.push_back(parse_set(text, "--axis").first);
+      o.axes = analysis::search_axes_for_sets(std::move(o.axes), given, sets, notes);
+      for (const auto& n : notes) std::cerr << "note: " << n << "\n";
     }
     std::optional<OutputFile> out;  // opened before the work: a missing directory fails now
     if (vm.count("out")) out.emplace(vm["out"].as<std::string>(), "--out");

@@ -12,12 +12,14 @@
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/perf/served_model.hpp"
 #include "llmsim/perf/speculative.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/gpu_option.hpp"
 #include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/quantization.hpp"
+#include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::cli {
 
@@ -34,24 +36,11 @@ const char* kUsage =
 // What a server command line sets that one iteration's time reads: the model, the split, the formats, CUDA graphs,
 // the runtime (SGLang's). The memory and scheduling knobs only bound which batches fit (noted: `llmsim memory`).
 const ServerOptionMap kStepServerOptions{
-    "step",
+    analysis::PlanCommand::step,
     {{"model", "model"}, {"hardware.tp", "tp"}, {"hardware.pp", "pp"}, {"quant.weights", "quant"},
      {"quant.kv_cache", "kv-dtype"}, {"engine.cpu_offload_gb", "cpu-offload-gb"}, {"engine.runtime", "engine"},
      {"engine.cuda_graph_max_bs", "cuda-graph-max-bs"}},
-    "eager",
-    {{"hardware.replicas", "one iteration runs on one replica"},
-     {"engine.enable_prefix_caching", "the batch's cached context is --prefill-context"},
-     {"engine.async_scheduling", "scheduling, not one iteration's time"},
-     {"engine.preemption", "scheduling, not one iteration's time"},
-     {"engine.swap_space_gb", "host memory, not one iteration's time"},
-     {"engine.max_num_seqs", "the batch is the one you give; the memory check uses the default engine settings, "
-                             "`llmsim memory` plans with yours"},
-     {"engine.max_num_batched_tokens", "the batch is the one you give; the memory check uses the default engine "
-                                       "settings, `llmsim memory` plans with yours"},
-     {"engine.max_model_len", "the memory check uses the default engine settings; `llmsim memory` plans with yours"},
-     {"engine.gpu_memory_utilization", "the memory check uses the default engine settings; `llmsim memory` plans with "
-                                       "yours"},
-     {"engine.block_size", "the memory check uses the default engine settings; `llmsim memory` plans with yours"}}};
+    "eager"};
 
 int run_step(int argc, char** argv) {
   po::options_description opts("step options");
@@ -114,13 +103,20 @@ int run_step(int argc, char** argv) {
   }
   // A release without CUDA graphs (vLLM before 0.2.6) runs every step eagerly, as --eager does.
   const bool eager = vm["eager"].as<bool>() || !spec::release_has_cuda_graphs(vm["engine"].as<std::string>(), "--engine");
-  spec::EngineConfig engine;
-  engine.cuda_graphs = !eager;
+  // The engine as a scenario's engine.runtime / engine.policy reads it (the release's runtime, policy and
+  // defaults: SGLang's scheduler and overlap, a vLLM release's V0 engine), so Python's llmsim.step() is the same.
   const std::string engine_name = vm["engine"].as<std::string>();
-  if (engine_name == "vllm" || engine_name == "vllm-v0")
-    engine.policy = spec::parse_policy(engine_name, "--engine");
-  else
-    engine.runtime = spec::parse_runtime(engine_name, "--engine");
+  spec::EngineConfig engine;
+  {
+    Json e = Json::object();
+    e[engine_name == "vllm" || engine_name == "vllm-v0" ? "policy" : "runtime"] = engine_name;
+    try {
+      engine = spec::scenario_from_json(JsonView(Json{{"engine", e}}, "")).engine;
+    } catch (const ConfigError& x) {
+      throw ConfigError("--engine", x.what());
+    }
+  }
+  engine.cuda_graphs = !eager;
   // The knobs a scenario leaves unset take the policy's defaults for the GPU (spec::effective_engine), as in
   // `memory` and `simulate`: the same activation peak, so the same KV room in all three.
   engine.max_num_seqs = 0;
@@ -151,6 +147,9 @@ int run_step(int argc, char** argv) {
     cm = cm.with_max_graph_batch(spec::sglang_cuda_graph_max_bs(
         gpu, spec::is_engine_version(engine_name) ? std::optional<std::string>(engine_name) : std::nullopt, parallel.tp,
         graph_bs));
+  // The engine's server, as a simulation prices it (perf/served_model.hpp): its host work per step, then (below,
+  // after the proposer) async scheduling or SGLang's overlap scheduler — Python's llmsim.step() is the same.
+  cm = perf::with_served_host(std::move(cm), engine, false);
   std::optional<spec::ResolvedSpeculation> speculation;
   const std::string method = vm["speculative"].as<std::string>();
   if (!method.empty() || !vm["num-speculative-tokens"].defaulted() || !vm["draft-model"].as<std::string>().empty()) {
@@ -165,6 +164,8 @@ int run_step(int argc, char** argv) {
     cm.set_proposer(perf::make_proposer(cm, *speculation, !eager));
   }
 
+  cm = perf::with_engine_async(std::move(cm), engine, parallel.pp,
+                               speculation ? std::optional<spec::SpeculativeConfig>(speculation->config) : std::nullopt);
   // The same checks (lengths, context, memory, KV room) as Python's llmsim.step().
   const perf::StepCost s = analysis::step_cost(cm, engine, lengths, analysis::StepNames::cli_flags,
                                                speculation ? &*speculation : nullptr);
@@ -172,25 +173,8 @@ int run_step(int argc, char** argv) {
   const perf::AllReduceModel allreduce(gpu, cm.profile(), parallel.tp, perf::runtime_traits(generation).allreduce);
   const double step_tokens = static_cast<double>(s.tokens);
   const std::string ar = perf::to_string(allreduce.algorithm(step_tokens * model.hidden_size * 2));
-  if (vm["json"].as<bool>()) {
-    Json j = perf::to_json(s);
-    j["model"] = model.id;
-    j["gpu"] = gpu.id;
-    j["quant"] = cm.quant().weights.id;
-    j["gemm_dtype"] = std::string(spec::to_string(cm.gemm_dtype()));
-    j["tp"] = parallel.tp;
-    j["pp"] = parallel.pp;
-    j["profile_source"] = cm.profile().source;
-    j["engine"] = perf::to_string(generation);
-    j["decode_attention_backend"] = backend;
-    j["allreduce_algorithm"] = ar;
-    j["notes"] = notes;
-    if (speculation) {
-      j["speculative"] = {{"method", spec::to_string(speculation->config.method)},
-                          {"num_speculative_tokens", speculation->config.num_speculative_tokens}};
-    }
-    if (!warnings.empty()) j["warnings"] = warnings;
-    print_json(j);
+  if (vm["json"].as<bool>()) {  // the one writer Python's llmsim.step() uses too
+    print_json(analysis::step_json(s, cm, notes, warnings, speculation ? &*speculation : nullptr));
     return kOk;
   }
   std::cout << model.id << " on " << gpu.id << (parallel.gpus() > 1 ? " x" + std::to_string(parallel.gpus()) : "")

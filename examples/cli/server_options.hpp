@@ -6,18 +6,18 @@
 #include <vector>
 
 #include "common.hpp"
+#include "llmsim/analysis/server_command.hpp"
 
 namespace llmsim::cli {
 
-/// What one command does with the scenario fields a server command line sets.
+/// How one command's options stand for the scenario fields a server command line sets. Which fields the command
+/// reads, notes or refuses is libsim's rule (analysis::command_server_fields), shared with Python.
 struct ServerOptionMap {
-  const char* command;  ///< "memory", for the messages
+  analysis::PlanCommand command;
   /// Scenario field -> the command's option that takes its value ("hardware.tp" -> "tp"); "model" is the model.
   std::vector<std::pair<std::string, std::string>> options;
-  /// The option that says "no CUDA graphs" (engine.cuda_graphs false, vLLM's --enforce-eager); "" = none.
+  /// The option that says "no CUDA graphs" (engine.cuda_graphs false, vLLM's --enforce-eager).
   std::string eager_option;
-  /// Scenario field -> why it does not change what the command computes: reported on stderr as "note: ...".
-  std::vector<std::pair<std::string, std::string>> not_applying;
 };
 
 /// Adds --vllm-args and --sglang-args (without --set) to a command that takes no scenario.
@@ -26,7 +26,8 @@ void add_server_options(po::options_description& opts);
 /// The command's options that `vm`'s --vllm-args/--sglang-args stand for ({"--tp", "2", "--kv-dtype", "fp8"}), to
 /// parse after the command line's own words: an option the command line gives itself wins (as --set wins on a
 /// scenario command) and is left out. Notes (flags not modelled, not applying here) go to stderr. A field the command
-/// cannot use is a ConfigError naming the server's flag and the command. Empty when neither flag is given.
+/// cannot use is a ConfigError naming the server's flag and the command (analysis::command_server_fields). Empty
+/// when neither flag is given.
 std::vector<std::string> server_options(const po::variables_map& vm, const ServerOptionMap& map);
 
 /// parse_args, then again with server_options appended when --vllm-args/--sglang-args gave any.

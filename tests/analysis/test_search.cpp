@@ -349,3 +349,50 @@ TEST_CASE("search: a disaggregated base is sized by its pools' split, as capacit
   CHECK(w.evaluation.capacity_qps * w.evaluation.replicas >= o.target_qps * (1 - 1e-9));
   for (const auto& m : r.front) CHECK(m.evaluation.monthly_cost >= w.evaluation.monthly_cost);
 }
+
+TEST_CASE("search: an axis never overrides a field the caller set on top of the scenario", "[search]") {
+  // Attack (issue 29): `search --vllm-args "... --max-num-seqs 32"` and `--set hardware.tp=2` searched 64..512
+  // sequences and 1..8 GPUs anyway, the setting dropped without a word. A default axis over a field set yields to it
+  // (noted); the card axis with the split set, and a given axis over a field set, are refused naming both.
+  const auto defaults = analysis::default_search_axes({"a100-80gb-sxm", "2xa100-80gb-sxm"});
+  auto paths = [](const std::vector<analysis::SearchAxis>& axes) {
+    std::vector<std::string> out;
+    for (const auto& a : axes) out.push_back(a.path);
+    return out;
+  };
+  std::vector<std::string> notes;
+  CHECK(paths(analysis::search_axes_for_sets(defaults, {}, {}, notes)) == paths(defaults));
+  CHECK(notes.empty());
+  // A vLLM name (from a server line) meets its field.
+  for (const auto& set : {std::pair<std::string, Json>{"max_num_seqs", 32}, {"engine.max_num_seqs", 32}}) {
+    notes.clear();
+    const auto kept = analysis::search_axes_for_sets(defaults, {}, {set}, notes);
+    INFO(set.first);
+    CHECK(paths(kept) == std::vector<std::string>{"hardware.gpu", "engine.max_num_batched_tokens"});
+    REQUIRE(notes.size() == 1);
+    CHECK_THAT(notes[0], Contains("engine.max_num_seqs is not searched") && Contains("32"));
+  }
+  // A section set whole holds every field of it: both engine axes yield.
+  notes.clear();
+  CHECK(paths(analysis::search_axes_for_sets(defaults, {}, {{"engine", Json{{"max_num_seqs", 32}}}}, notes)) ==
+        std::vector<std::string>{"hardware.gpu"});
+  CHECK(notes.size() == 2);
+  // The card axis writes the split: a split set with it is refused, naming the way to give it.
+  CHECK_THROWS_WITH(analysis::search_axes_for_sets(defaults, {}, {{"hardware.tp", 2}}, notes),
+                    Contains("hardware.gpu") && Contains("hardware.tp = 2") && Contains("--gpus 2x"));
+  CHECK_THROWS_WITH(analysis::search_axes_for_sets(defaults, {}, {{"tensor_parallel_size", 2}}, notes),
+                    Contains("hardware.gpu"));
+  // The card set by the caller: the default card axis yields.
+  notes.clear();
+  CHECK(paths(analysis::search_axes_for_sets(defaults, {}, {{"hardware.gpu", "h100-80gb-sxm"}}, notes)) ==
+        std::vector<std::string>{"engine.max_num_seqs", "engine.max_num_batched_tokens"});
+  // An axis the caller gave over a field set is refused, as a sweep refuses --set on its grid axis.
+  const std::vector<analysis::SearchAxis> given{{"engine.max_num_seqs", {Json(16), Json(32)}}};
+  CHECK_THROWS_WITH(analysis::search_axes_for_sets(given, {"engine.max_num_seqs"}, {{"engine.max_num_seqs", 64}}, notes),
+                    Contains("search.axes[0] (engine.max_num_seqs)") && Contains("engine.max_num_seqs = 64"));
+  // Fields no axis touches pass through.
+  notes.clear();
+  CHECK(paths(analysis::search_axes_for_sets(defaults, {}, {{"model", "llama-3.1-8b"}, {"quant.kv_cache", "fp8"}}, notes)) ==
+        paths(defaults));
+  CHECK(notes.empty());
+}

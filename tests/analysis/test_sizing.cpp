@@ -321,3 +321,78 @@ TEST_CASE("an SLO within the model's error of one request's unloaded latency say
   loose["cost"] = {{"target_qps", 0.05}};
   CHECK(analysis::evaluate_row(test::resolve_json(loose), ro).slo_headroom_note.empty());
 }
+
+TEST_CASE("the knee: a fleet that falls faster than the SLO loosens is the SLO's, not the load's", "[analysis][sizing]") {
+  // The bill's elasticity to the SLO: loosening every latency target by the tightest one's headroom h must shrink
+  // the fleet by more than h for the SLO to sit on the knee.
+  CHECK(analysis::on_knee({1.1, 30, 0, 50}));    // 40 % fewer for 10 % looser
+  CHECK(!analysis::on_knee({1.1, 46, 0, 50}));   // 8 % fewer for 10 % looser: the load's fleet
+  CHECK(!analysis::on_knee({1.3, 8, 0, 10}));    // 20 % for 30 %
+  CHECK(!analysis::on_knee({1.1, 1, 0, 1}));     // one replica cannot shrink
+  CHECK(!analysis::on_knee({1.0, 10, 0, 20}));   // no looser SLO
+  spec::Scenario sc = test::resolve_json(test::chat_json()).scenario;
+  analysis::loosen_slo(sc, 1.5);
+  for (const auto& t : sc.slo.targets) CHECK((t.max_ms == Approx(3000) || t.max_ms == Approx(150)));
+}
+
+TEST_CASE("an SLO on the knee is said with what a slightly looser SLO costs, on several cards and models",
+          "[analysis][sizing]") {
+  // Issue 29's leftover: at 1.1 x the unloaded TTFT an H100 sized 50 replicas for 4 req/s, its margin just outside
+  // the model's typical error and each replica just busier than the 5 % a p95 lets miss, and said nothing. The knee
+  // (slo_headroom.hpp) is measured, not bounded: the same sizing with the targets 1 + h looser.
+  const auto o = sizing_quick();
+  analysis::RowOptions ro;
+  ro.capacity = true;
+  ro.capacity_options = o;
+  struct Case {
+    const char* gpu;
+    const char* model;
+    const char* weights;
+  };
+  for (const Case c : {Case{"h100-80gb-sxm", "llama-3.1-8b", "fp16"}, Case{"a100-80gb-sxm", "qwen2.5-14b", "fp16"},
+                       Case{"l40s-48gb", "llama-3.1-8b", "fp8"}}) {
+    Json j = test::chat_json(c.gpu, c.model, c.weights);
+    const metrics::Summary alone = analysis::unloaded_run(test::resolve_json(j), o, false);
+    REQUIRE(alone.completed_requests > 0);
+    for (const double f : {1.1, 3.0}) {
+      Json t = j;
+      t["slo"] = {{"ttft_ms", {{"p95", std::round(alone.ttft_ms.p95 * f * 10) / 10}}}, {"tpot_ms", {{"p95", 1000}}}};
+      t["cost"] = {{"target_qps", 4}};
+      const auto row = analysis::evaluate_row(test::resolve_json(t), ro);
+      INFO(c.gpu << " " << c.model << " " << c.weights << ", SLO " << f << " x the unloaded TTFT p95 "
+                 << alone.ttft_ms.p95 << " ms: " << row.serving_replicas.value_or(-1) << " serving; "
+                 << row.slo_headroom_note);
+      REQUIRE(row.meets_slo());
+      REQUIRE(row.serving_replicas);
+      if (f < 2) {
+        // On the knee: the looser sizing is run and shrinks the fleet by more than the SLO moved; the note says so
+        // with the looser fleet and its bill.
+        // When no fleet up to the sizing limit met the SLO as set (row.reason), the looser one is compared with that
+        // limit and the note says so.
+        REQUIRE(row.looser_slo);
+        const auto& l = *row.looser_slo;
+        CHECK(l.from_met == row.reason.empty());
+        CHECK(l.from_serving == (l.from_met ? *row.serving_replicas : l.from_serving));
+        CHECK(l.from_serving > 1);
+        CHECK(l.factor == Approx(t["slo"]["ttft_ms"]["p95"].get<double>() / alone.ttft_ms.p95));
+        CHECK(l.serving < l.from_serving);
+        CHECK(analysis::on_knee(l));
+        CHECK_THAT(row.slo_headroom_note, Catch::Contains("sits on the knee") &&
+                                              Catch::Contains(std::to_string(l.serving) + " replica(s) meet it"));
+        if (l.from_met) {
+          CHECK(l.monthly_cost < *row.fixed_monthly_cost);
+          CHECK_THAT(row.slo_headroom_note, Catch::Contains("USD/month instead of"));
+        } else {
+          CHECK_THAT(row.slo_headroom_note, Catch::Contains("is not met by up to " + std::to_string(l.from_serving)));
+        }
+        const Json js = analysis::to_json(row);
+        CHECK(js["looser_slo"]["serving_replicas"] == row.looser_slo->serving);
+      } else {
+        // Room to queue: the fleet is the load's; no note, and no looser sizing run (h >= 1).
+        CHECK(row.slo_headroom_note.empty());
+        CHECK(!row.looser_slo);
+        CHECK(analysis::to_json(row)["looser_slo"]["serving_replicas"].is_null());
+      }
+    }
+  }
+}

@@ -130,3 +130,28 @@ TEST_CASE("SGLang's overlap scheduler: a request arriving during a decode step i
   // Decode steps lose the host's time.
   CHECK(over.iterations.at(ko).duration_s < sync.iterations.at(ks).duration_s);
 }
+
+TEST_CASE("SGLang with speculative decoding at its defaults runs 48 requests, as server_args sets them", "[sglang]") {
+  // Attack (issue 29): every SGLang scenario with speculative decoding and default knobs was refused — 2048 running
+  // requests x (k + 1) verified tokens overflowed the chunk budget — though SGLang itself starts (server_args.py
+  // _handle_speculative_decoding: max_running_requests 48 when unset). Every release, every proposer llmsim models.
+  const Json w = {{"input_tokens", {{"dist", "fixed"}, {"value", 256}}},
+                  {"output_tokens", {{"dist", "fixed"}, {"value", 32}}},
+                  {"num_requests", 20}, {"warmup_requests", 0}, {"speculative_acceptance_rate", 0.5},
+                  {"arrival", {{"process", "poisson"}, {"rate", 4}}}};
+  for (const char* release : {"sglang", "sglang==0.3.6", "sglang==0.4.3", "sglang==0.5.2"}) {
+    for (const Json& sp : {Json{{"method", "ngram"}, {"num_speculative_tokens", 3}},
+                           Json{{"method", "draft"}, {"draft_model", "llama-3.2-1b"}, {"num_speculative_tokens", 4}}}) {
+      INFO(release << " " << sp.dump());
+      const auto rs = make(test::scenario(w, {{"runtime", release}, {"speculative", sp}}));
+      CHECK(rs.scenario.engine.max_num_seqs == spec::sglang::kSpeculativeMaxRunningRequests);
+      const auto r = engine::simulate(rs);
+      CHECK(r.summary.completed_requests == 20);
+      // A value the scenario sets is kept (and still checked against the budget).
+      const auto set = make(test::scenario(w, {{"runtime", release}, {"speculative", sp}, {"max_num_seqs", 64}}));
+      CHECK(set.scenario.engine.max_num_seqs == 64);
+    }
+  }
+  // Without speculation the defaults are unchanged.
+  CHECK(make(test::scenario(w, {{"runtime", "sglang"}})).scenario.engine.max_num_seqs == 2048);
+}

@@ -121,3 +121,33 @@ def test_a_disaggregated_base_is_sized_by_its_pools_split(base):
     assert llmsim.search(disagg, 2.0, budget=1, raw=True)["counts"]["enumerated"] == 2 * 4 * 4 * 4
     with pytest.raises(ValueError, match="gpus"):
         llmsim.search(disagg, 2.0, gpus=["rtx4090-24gb"], budget=1)
+
+
+def test_an_axis_never_overrides_what_the_caller_set(base, cli, tmp_path):
+    """Attack (issue 29): a setting on top of the scenario — a keyword, --set, the server's line — was silently
+    overridden by the search's axis over the same field. One C++ rule (analysis::search_axes_for_sets) for both faces:
+    a default axis yields (noted), the card axis with a split set and a given axis over a field set are refused."""
+    need("search")
+    import json
+    import subprocess
+    import warnings
+    budget = 1.0  # everything is pruned by the bound: only the enumeration runs
+    full = llmsim.search(base, 2.0, gpus=["a100-80gb-sxm"], budget=budget, raw=True)["counts"]["enumerated"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        counts = llmsim.search(base, 2.0, gpus=["a100-80gb-sxm"], budget=budget, raw=True,
+                               vllm_args="vllm serve llama-3.1-8b --max-num-seqs 32")["counts"]
+    assert counts["enumerated"] == full // 4  # the max_num_seqs axis (4 values) yields to the line's 32
+    assert any("engine.max_num_seqs is not searched" in str(w.message) for w in caught)
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(base))
+    run = [cli, "search", str(path), "--target-qps", "2", "--gpus", "a100-80gb-sxm", "--budget", str(budget), "--json"]
+    out = subprocess.run(run + ["--vllm-args", "vllm serve llama-3.1-8b --max-num-seqs 32"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["counts"] == counts and "engine.max_num_seqs is not searched" in out.stderr
+    with pytest.raises(ValueError, match=r"hardware\.gpu.*hardware\.tp = 2"):
+        llmsim.search(base, 2.0, gpus=["a100-80gb-sxm"], budget=budget, hardware__tp=2)
+    bad = subprocess.run(run + ["--set", "hardware.tp=2"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "hardware.tp = 2" in bad.stderr
+    with pytest.raises(ValueError, match=r"engine\.max_num_seqs = 64"):
+        llmsim.search(base, 2.0, axes={"engine.max_num_seqs": [16, 32]}, budget=budget, engine__max_num_seqs=64)

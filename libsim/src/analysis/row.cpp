@@ -186,7 +186,7 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
   auto share = [&](int serving) { return cap.closed_loop ? std::ceil(target / serving) : target / serving; };
   auto load_of = [&](int serving) { return whole ? target : share(serving); };
   CapacityOptions last_options = copt;  // the options of the last check run (for the unloaded run below)
-  auto run = [&](int serving) {  // on the scenario's own seed
+  auto run = [&](int serving, double slo_factor = 1) {  // on the scenario's own seed
     CapacityOptions o = copt;
     // The check that decides the bill runs as long as the scenario's own run (the same requests and warm-up as
     // `simulate` at that load, so the two agree), and each replica of a verified fleet sees at least as many
@@ -197,6 +197,7 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
     last_options = o;
     spec::ResolvedScenario r = at_load(s, load_of(serving), s.scenario.workload.seed, o);
     if (!fleet) r.scenario.hardware.replicas = whole ? serving : 1;
+    if (slo_factor != 1) loosen_slo(r.scenario, slo_factor);
     engine::SimulationOptions sim;
     sim.cancel = copt.cancel;
     metrics::Summary summary = evaluate(r, sim).summary;
@@ -223,17 +224,46 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
     serving = *estimate;
     at = first;
   }
-  // An SLO barely above one request's own latency sizes the fleet by queueing noise: said beside the fleet.
-  if (at.fits && !at.unstable && at.completed_requests > 0)
-    if (auto note = slo_headroom_note(s, unloaded_run(s, copt, cap.closed_loop), serving, at.busy_fraction))
-      row.slo_headroom_note = *note;
-  row.replicas_added = serving - *estimate;
-  row.serving_replicas = serving;
   // cost.spare_fraction's spares, then the hot spares failures.spares holds beside them (billed, idle).
-  row.replicas_needed = *replicas_needed(serving, 1.0, cost.spare_fraction) + (fleet ? 0 : s.scenario.failures.spares);
+  auto billed_units = [&](int n) { return *replicas_needed(n, 1.0, cost.spare_fraction) + (fleet ? 0 : s.scenario.failures.spares); };
+  row.replicas_needed = billed_units(serving);
   // A disaggregated deployment is the unit copied: its pools' GPUs at their prices, replicas_needed times.
   const double fleet_hourly = units_hourly(s, *row.replicas_needed);
   row.monthly_cost = fleet_hourly * cost.hours_per_month;
+  // An SLO barely above one request's own latency sizes the fleet by queueing noise: said beside the fleet, with
+  // what the same sizing gives when the tightest target's room to queue is doubled (every latency target 1 + h
+  // looser; slo_headroom.hpp's knee). The fewest replicas meeting it: bisection on the same checked run, between
+  // none and the fleet sized (which meets the looser SLO on the same seed).
+  if (at.fits && !at.unstable && at.completed_requests > 0) {
+    const metrics::Summary alone = unloaded_run(s, copt, cap.closed_loop);
+    std::optional<LooserSlo> looser;
+    // When no fleet up to the sizing limit met the SLO as set, the looser one is sized up to that limit (if the
+    // limit meets it): "not met by up to 36; 10 % looser, 9 meet it" is the answer a buyer can act on.
+    const bool met = row.reason.empty();
+    const int from = met ? serving : limit;
+    if (const auto h = tightest_slo_headroom(s, alone); h && from > 1 && h->headroom < 1) {
+      LooserSlo l;
+      l.factor = 1 + h->headroom;
+      l.from_serving = from;
+      l.from_met = met;
+      if (met || run_meets_slo(run(from, l.factor))) {
+        int lo = 0, hi = from;
+        while (hi - lo > 1) {
+          const int mid = lo + (hi - lo) / 2;
+          (run_meets_slo(run(mid, l.factor)) ? hi : lo) = mid;
+        }
+        l.serving = hi;
+        l.monthly_cost = units_hourly(s, billed_units(hi)) * cost.hours_per_month;
+        looser = l;
+        row.looser_slo = l;
+      }
+    }
+    if (auto note = slo_headroom_note(s, alone, serving, at.busy_fraction, row.monthly_cost.value_or(0),
+                                      looser ? &*looser : nullptr))
+      row.slo_headroom_note = *note;
+  }
+  row.replicas_added = serving - *estimate;
+  row.serving_replicas = serving;
   // Per serving unit: the whole fleet's tokens / serving, or the one unit's own.
   const double per_unit = whole ? 1.0 / serving : 1.0;
   if (at.fits) {

@@ -147,6 +147,9 @@ Json to_json(const Row& r) {
   j["target_concurrency"] = r.target_concurrency ? Json(*r.target_concurrency) : Json(nullptr);
   j["sized_at"] = r.sized_at;
   j["slo_headroom_note"] = r.slo_headroom_note;
+  j["looser_slo"] = {{"factor", r.looser_slo ? Json(r.looser_slo->factor) : Json(nullptr)},
+                     {"serving_replicas", r.looser_slo ? Json(r.looser_slo->serving) : Json(nullptr)},
+                     {"monthly_cost", r.looser_slo ? Json(r.looser_slo->monthly_cost) : Json(nullptr)}};
   j["replicas_needed"] = r.replicas_needed ? Json(*r.replicas_needed) : Json(nullptr);
   j["serving_replicas"] = r.serving_replicas ? Json(*r.serving_replicas) : Json(nullptr);
   j["scaling_efficiency"] = num(r.scaling_efficiency);
@@ -175,7 +178,7 @@ std::vector<std::string> row_columns(const std::vector<std::string>& label_paths
                                 "meets_slo", "unstable", "currency", "cost_per_mtok_output_at_target",
                                 "cost_per_mtok_total_at_target", "monthly_cost", "bill_basis", "fixed_monthly_cost",
                                 "autoscaled_bill", "replicas_needed", "serving_replicas", "target_qps",
-                                "target_concurrency", "sized_at", "slo_headroom_note", "load_qps", "max_qps", "max_qps_ci95", "max_concurrency",
+                                "target_concurrency", "sized_at", "slo_headroom_note", "looser_slo", "load_qps", "max_qps", "max_qps_ci95", "max_concurrency",
                                 "capacity_evaluations", "scaling_efficiency", "scaling_concurrency",
                                 "capacity_ratio_per_gpu", "price_per_gpu_hour", "price_is_placeholder", "cost_per_hour",
                                 "cost_per_mtok_output_slo", "cost_per_mtok_total_slo", "purchase_price_per_gpu",

@@ -95,6 +95,50 @@ std::vector<SearchAxis> default_search_axes(const std::vector<std::string>& gpus
           {"engine.max_num_batched_tokens", {2048, 4096, 8192, 16384}}};
 }
 
+std::vector<SearchAxis> search_axes_for_sets(std::vector<SearchAxis> axes, const std::vector<std::string>& given,
+                                             const std::vector<std::pair<std::string, Json>>& sets,
+                                             std::vector<std::string>& notes) {
+  if (sets.empty()) return axes;
+  std::vector<SearchAxis> out;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    SearchAxis& axis = axes[i];
+    // The fields an axis writes: its own (a vLLM name's, per value); the card axis also writes the split.
+    std::vector<std::string> fields;
+    for (const auto& v : axis.values)
+      for (auto& f : spec::json_path_fields(axis.path, v)) fields.push_back(std::move(f));
+    if (fields.empty()) fields.push_back(axis.path);
+    const bool cards = axis.path == "hardware.gpu";
+    if (cards) {
+      fields.emplace_back("hardware.tp");
+      fields.emplace_back("hardware.pp");
+    }
+    const bool is_default = std::find(given.begin(), given.end(), axis.path) == given.end();
+    std::string hit, hit_field;
+    for (const auto& [path, value] : sets) {
+      for (const auto& sf : spec::json_path_fields(path, value))
+        for (const auto& af : fields)
+          if (hit.empty() && fields_overlap(sf, af)) {
+            hit = path + " = " + value.dump();
+            hit_field = sf;
+          }
+    }
+    if (hit.empty()) {
+      out.push_back(std::move(axis));
+      continue;
+    }
+    if (!is_default || (cards && (hit_field.rfind("hardware.tp", 0) == 0 || hit_field.rfind("hardware.pp", 0) == 0)))
+      throw ConfigError("search.axes[" + std::to_string(i) + "] (" + axis.path + ")",
+                        "the search varies it, but " + hit + " is set on top of the scenario (--set, the server's "
+                        "command line or a keyword): the axis would override it in every configuration" +
+                            std::string(cards ? " (a card option writes the split: give it there, e.g. "
+                                                "--gpus 2xa100-80gb-sxm, or gpus=[...])"
+                                              : "") +
+                            "; leave one of them out");
+    notes.push_back(axis.path + " is not searched: " + hit + " as set (drop the setting to search it)");
+  }
+  return out;
+}
+
 namespace {
 
 bool is_disaggregated(const Json& base) {

@@ -2,6 +2,8 @@
 // typical error (slo_headroom.hpp).
 #include "llmsim/analysis/slo_headroom.hpp"
 
+#include <cmath>
+
 #include "llmsim/analysis/capacity.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/number.hpp"
@@ -45,19 +47,34 @@ std::optional<SloHeadroom> tightest_slo_headroom(const spec::ResolvedScenario& r
   return best;
 }
 
+void loosen_slo(spec::Scenario& sc, double factor) {
+  for (auto& t : sc.slo.targets) t.max_ms *= factor;
+  for (auto& c : sc.workload.classes)
+    if (c.slo)
+      for (auto& t : c.slo->targets) t.max_ms *= factor;
+}
+
+bool on_knee(const LooserSlo& l) {
+  if (l.from_serving < 2 || l.serving < 1 || !(l.factor > 1)) return false;
+  return static_cast<double>(l.from_serving - l.serving) / l.from_serving > l.factor - 1;
+}
+
 std::optional<std::string> slo_headroom_note(const spec::ResolvedScenario& rs, const metrics::Summary& alone,
-                                             int serving, double busy_fraction) {
+                                             int serving, double busy_fraction, double monthly_cost,
+                                             const LooserSlo* looser) {
   const auto h = tightest_slo_headroom(rs, alone);
   if (!h) return std::nullopt;
-  // Two signs, each its own bound from what is already known (no new constant):
+  // Three signs, each its own bound from what is already known (no new constant):
   // * the margin is within the model's typical error in the regime: whether the SLO holds at all is inside it;
   // * a fleet of several replicas each busy no more than the share of requests the percentile lets miss (5 % for a
   //   p95): by PASTA that is how often a request finds another in service, so the fleet was grown until collisions,
-  //   each a miss, are rarer than the misses allowed — queueing noise, not load.
+  //   each a miss, are rarer than the misses allowed — queueing noise, not load;
+  // * the knee: the fleet shrinks by a larger fraction than the SLO loosens (on_knee).
   const bool in_error = h->band.known() && h->headroom <= h->band.typical;
   const double allowed_misses = 1 - h->percentile / 100;
   const bool idle_fleet = serving > 1 && busy_fraction >= 0 && busy_fraction <= allowed_misses;
-  if (!in_error && !idle_fleet) return std::nullopt;
+  const bool knee = looser && on_knee(*looser);
+  if (!in_error && !idle_fleet && !knee) return std::nullopt;
   const bool unit = !rs.fleet.empty() || !rs.disagg_pools.empty();
   const std::string what = unit ? " unit(s)" : " replica(s)";
   std::string out = "the SLO leaves requests almost no room to queue: " + h->target + " <= " + format_value(h->limit_ms) +
@@ -69,7 +86,22 @@ std::optional<std::string> slo_headroom_note(const spec::ResolvedScenario& rs, c
          (idle_fleet ? ", no more than the " + share_text(allowed_misses) + " of requests the p" +
                            format_value(h->percentile) + " lets miss"
                      : std::string()) +
-         ") is set by queueing noise — a request that waits behind another misses — not by the load: relax the SLO";
+         ") is set by queueing noise — a request that waits behind another misses — not by the load";
+  if (looser && looser->serving > 0) {
+    const std::string cur = rs.scenario.cost.currency;
+    out += std::string(knee ? "; the SLO sits on the knee" : "") + ": with every latency target " +
+           share_text(looser->factor - 1) + " looser (" + h->target + " <= " +
+           format_value(std::round(h->limit_ms * looser->factor * 10) / 10) + " ms) " + std::to_string(looser->serving) +
+           what + " meet it at the same load";
+    if (!looser->from_met)
+      out += " (the SLO as set is not met by up to " + std::to_string(looser->from_serving) + what + "), " +
+             format_fixed(looser->monthly_cost, 0) + " " + cur + "/month held fixed";
+    else if (monthly_cost > 0 && looser->monthly_cost > 0)
+      out += ", " + format_fixed(looser->monthly_cost, 0) + " " + cur + "/month instead of " +
+             format_fixed(monthly_cost, 0) + " held fixed";
+    out += knee ? " (the fleet falls faster than the SLO loosens)" : "";
+  }
+  out += ": relax the SLO";
   if (in_error && h->band.known())
     out += " (above ~" + format_fixed(h->unloaded_ms * (1 + h->band.typical), 0) + " ms the margin exceeds the typical error)";
   return out + " or pick a faster card, a lighter format or more tensor parallel";

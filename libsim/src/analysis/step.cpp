@@ -4,6 +4,8 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/memory_plan.hpp"
+#include "llmsim/perf/collective.hpp"
+#include "llmsim/perf/runtime.hpp"
 #include "llmsim/spec/dtype.hpp"
 
 namespace llmsim::analysis {
@@ -67,6 +69,30 @@ perf::StepCost step_cost(const perf::CostModel& cm, const spec::EngineConfig& en
   if (speculation) batch.spec_tokens = speculation->config.num_speculative_tokens;
   perf::validate(batch);
   return cm.breakdown(batch);
+}
+
+Json step_json(const perf::StepCost& s, const perf::CostModel& cm, const std::vector<std::string>& notes,
+               const std::vector<std::string>& warnings, const spec::ResolvedSpeculation* speculation) {
+  Json j = perf::to_json(s);
+  if (!j.contains("tokens_per_s")) j["tokens_per_s"] = s.time_s > 0 ? static_cast<double>(s.tokens) / s.time_s : 0.0;
+  j["model"] = cm.model().id;
+  j["gpu"] = cm.gpu().id;
+  j["quant"] = cm.quant().weights.id;
+  j["gemm_dtype"] = std::string(spec::to_string(cm.gemm_dtype()));
+  j["tp"] = cm.parallel().tp;
+  j["pp"] = cm.parallel().pp;
+  j["profile_source"] = cm.profile().source;
+  j["engine"] = perf::to_string(cm.runtime());
+  j["decode_attention_backend"] = perf::to_string(cm.decode_attention_backend());
+  const perf::AllReduceModel allreduce(cm.gpu(), cm.profile(), cm.parallel().tp, perf::runtime_traits(cm.runtime()).allreduce);
+  j["allreduce_algorithm"] =
+      perf::to_string(allreduce.algorithm(static_cast<double>(s.tokens) * cm.model().hidden_size * 2));
+  j["notes"] = notes;
+  if (speculation)
+    j["speculative"] = {{"method", spec::to_string(speculation->config.method)},
+                        {"num_speculative_tokens", speculation->config.num_speculative_tokens}};
+  if (!warnings.empty()) j["warnings"] = warnings;
+  return j;
 }
 
 }  // namespace llmsim::analysis

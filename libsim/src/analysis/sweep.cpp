@@ -1,5 +1,7 @@
 #include "llmsim/analysis/sweep.hpp"
 
+#include "llmsim/analysis/search.hpp"
+
 #include <algorithm>
 #include <filesystem>
 
@@ -75,14 +77,16 @@ void refuse_capacity_options_without_capacity(bool capacity, const std::vector<s
                                " the per-point capacity search, which does not run without it)");
 }
 
+bool fields_overlap(const std::string& a, const std::string& b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  return a.compare(0, n, b, 0, n) == 0 && (a.size() == b.size() || (a.size() > n ? a[n] : b[n]) == '.');
+}
+
 void refuse_sets_on_axes(const Grid& grid, const std::vector<std::pair<std::string, Json>>& sets,
                          const std::string& where) {
   // Compared as the llmsim fields they write, so that a vLLM name (max_num_seqs) meets its field
   // (engine.max_num_seqs), and a section (workload.arrival) meets its fields (workload.arrival.rate).
-  const auto overlap = [](const std::string& a, const std::string& b) {
-    const std::size_t n = std::min(a.size(), b.size());
-    return a.compare(0, n, b, 0, n) == 0 && (a.size() == b.size() || (a.size() > n ? a[n] : b[n]) == '.');
-  };
+  const auto overlap = [](const std::string& a, const std::string& b) { return fields_overlap(a, b); };
   for (std::size_t k = 0; k < grid.label_paths.size(); ++k) {
     const std::string& axis = grid.label_paths[k];
     std::vector<std::string> axis_fields;

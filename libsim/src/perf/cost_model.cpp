@@ -10,6 +10,7 @@
 #include "cost_model_ops.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/async_scheduling.hpp"
+#include "llmsim/perf/served_model.hpp"
 #include "llmsim/perf/served_step_host.hpp"
 #include "llmsim/perf/speculative.hpp"
 #include "llmsim/spec/scenario.hpp"
@@ -297,14 +298,21 @@ CostModel make_cost_model(const spec::ResolvedScenario& rs) {
   // SGLang's decode CUDA-graph limit for the release, card and TP (spec::sglang_cuda_graph_max_bs, filled in by
   // spec::resolve): decode batches above it run eagerly.
   if (e.cuda_graph_max_bs && target.runtime() == Runtime::sglang) target = target.with_max_graph_batch(*e.cuda_graph_max_bs);
-  // Host work the OpenAI server's path adds to every engine step (vLLM V0's MQLLMEngine): perf/served_step_host.hpp.
-  if (const double served = served_step_host_per_seq_s(rs.scenario.engine, spec::offline_workload(rs.scenario.workload));
-      served > 0)
-    target = target.with_host_per_seq_s(served);
+  target = with_served_host(std::move(target), rs.scenario.engine, spec::offline_workload(rs.scenario.workload));
   if (rs.speculation) target.set_proposer(make_proposer(target, *rs.speculation, rs.scenario.engine.cuda_graphs));
-  if (async_scheduling(rs.scenario.engine, hw.parallel.pp, rs.scenario.engine.speculative))
-    target = target.with_async_scheduling();
-  return target;
+  return with_engine_async(std::move(target), rs.scenario.engine, hw.parallel.pp, rs.scenario.engine.speculative);
+}
+
+CostModel with_served_host(CostModel cm, const spec::EngineConfig& engine, bool offline) {
+  // Host work the OpenAI server's path adds to every engine step (vLLM V0's MQLLMEngine): perf/served_step_host.hpp.
+  if (const double served = served_step_host_per_seq_s(engine, offline); served > 0) return cm.with_host_per_seq_s(served);
+  return cm;
+}
+
+CostModel with_engine_async(CostModel cm, const spec::EngineConfig& engine, int pp,
+                            const std::optional<spec::SpeculativeConfig>& speculative) {
+  if (async_scheduling(engine, pp, speculative)) return cm.with_async_scheduling();
+  return cm;
 }
 
 Json to_json(const StepCost& s) {

@@ -206,6 +206,10 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 sg + "model_executor/model_runner.py: min(KV tokens / 2, request pool = clamp(KV tokens / context x 512, "
                 "2048, 4096)); 2048, the pool's floor, is taken (the reservation bounds the batch first)",
                 {}, 2048.0));
+  t.push_back(c("scheduler.max_running_requests.speculative", "sglang", P::engine_code,
+                sg + "server_args.py _handle_speculative_decoding: EAGLE/EAGLE3/STANDALONE and NGRAM set an unset "
+                "max_running_requests to 48 (\"Max running requests is reset to 48 for speculative decoding\")",
+                {}, static_cast<double>(spec::sglang::kSpeculativeMaxRunningRequests)));
   t.push_back(c("runtime.graphs", "lmdeploy-turbomind", P::engine_code, "LlamaBatch.cc v0.1: every kernel launched eagerly"));
   t.push_back(c("runtime.host_runs_ahead", "lmdeploy-turbomind", P::engine_code, "TurboMind's C++ thread per GPU enqueues without waiting"));
   t.push_back(c("runtime.cpu", "lmdeploy-turbomind", P::engine_code, "a C++ loop: fixed host time"));

@@ -185,7 +185,9 @@ EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool of
   if (e.policy == SchedulerPolicy::sglang) {
     const SglangDefaults d = sglang_defaults(gpu, e.runtime_release);
     tokens = d.chunked_prefill_size;
-    seqs = d.max_running_requests;
+    // With speculative decoding SGLang starts with 48 running requests unless told otherwise (its 2048 would make
+    // every decoder's k + 1 verified tokens overflow the chunk budget: a scenario refused for a knob it never set).
+    seqs = e.speculative ? sglang::kSpeculativeMaxRunningRequests : d.max_running_requests;
   }
   // A V0 scheduler with a vLLM release: that release's V0 defaults (spec/runtime_version.hpp).
   std::optional<RuntimeForVersion> release;

@@ -9,6 +9,7 @@
 
 #include "llmsim/analysis/autoscaled_bill.hpp"
 #include "llmsim/analysis/capacity.hpp"
+#include "llmsim/analysis/slo_headroom.hpp"
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/metrics/summary.hpp"
 #include "llmsim/spec/scenario.hpp"
@@ -83,6 +84,10 @@ struct Row {
   /// Capacity rows: the SLO sits within the model's typical error of one request's unloaded latency, so the fleet is
   /// set by queueing noise (analysis/slo_headroom.hpp); "" otherwise.
   std::string slo_headroom_note;
+  /// Capacity rows of several replicas whose tightest latency target has headroom h < 1 over one request's unloaded
+  /// latency: the same sizing with every latency target 1 + h looser (its fewest serving replicas and their fixed
+  /// bill; slo_headroom.hpp's knee). Null otherwise.
+  std::optional<LooserSlo> looser_slo;
   /// The sized fleet's run at the target: its serving replicas behind the scenario's router at target_qps (closed
   /// loop: target_concurrency users), at_target_whole_fleet; a heterogeneous fleet or a disaggregated deployment
   /// is run as one unit at its share (target / serving units). Spares idle.

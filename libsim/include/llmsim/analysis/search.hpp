@@ -43,6 +43,21 @@ std::vector<SearchAxis> default_search_axes(const std::vector<std::string>& gpus
 /// ConfigError naming --gpus when `gpus` is given for a disaggregated base (it would be ignored).
 std::vector<SearchAxis> default_search_axes_for(const Json& base, const std::vector<std::string>& gpus = {});
 
+/// Whether two scenario fields overlap: equal, or one a section holding the other ("workload.arrival" holds
+/// "workload.arrival.rate"). The one comparison of a sweep's --set against its grid axes and a search's.
+bool fields_overlap(const std::string& a, const std::string& b);
+
+/// The axes a search runs once the fields the caller set on top of the scenario file are known (`sets`: --set,
+/// --vllm-args / --sglang-args, Python keyword overrides and vllm_args=). Before, an axis silently overrode them:
+/// `--vllm-args "... --max-num-seqs 32"` or `--set hardware.tp=2` searched 64..512 and 1..8 GPUs anyway. A default
+/// axis (its path not in `given`, the paths of the axes the caller gave: --axis, axes=) over a field set is dropped
+/// and `notes` says the set value is kept; the card axis (hardware.gpu, which writes the split) with hardware.tp /
+/// pp set, and an axis the caller gave over a field set, are refused (ConfigError naming both), as a sweep refuses
+/// --set on a grid axis. One rule for the CLI and Python.
+std::vector<SearchAxis> search_axes_for_sets(std::vector<SearchAxis> axes, const std::vector<std::string>& given,
+                                             const std::vector<std::pair<std::string, Json>>& sets,
+                                             std::vector<std::string>& notes);
+
 /// The axes of a search whose `given` axes replace the defaults (the CLI's --axis): the default hardware.gpu axis
 /// over `gpus` stays first unless the cards are placed already — by a given axis (hardware.gpu, a pool's
 /// disaggregation.prefill/decode.gpu, hardware.fleet) or by the base scenario `base` itself (its cards in

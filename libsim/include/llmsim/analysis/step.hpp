@@ -4,7 +4,9 @@
 // One rule for both faces: a batch the CLI refuses, Python refuses with the same reason.
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "llmsim/core/json_view.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/engine_config.hpp"
 
@@ -27,5 +29,11 @@ enum class StepNames { cli_flags, keywords };
 /// the proposer's passes are an op of their own; the memory plan holds the proposer too.
 perf::StepCost step_cost(const perf::CostModel& cm, const spec::EngineConfig& engine, const StepLengths& lengths,
                          StepNames names = StepNames::keywords, const spec::ResolvedSpeculation* speculation = nullptr);
+
+/// The `llmsim step --json` / `llmsim.step()` document, one writer so the two are equal: perf::to_json(cost) with
+/// tokens_per_s, and what was priced — model, gpu, quant, gemm_dtype, tp, pp, profile_source, engine,
+/// decode_attention_backend, allreduce_algorithm, notes, speculative (with a proposer), warnings (when any).
+Json step_json(const perf::StepCost& cost, const perf::CostModel& cm, const std::vector<std::string>& notes,
+               const std::vector<std::string>& warnings, const spec::ResolvedSpeculation* speculation = nullptr);
 
 }  // namespace llmsim::analysis

@@ -1,0 +1,161 @@
+// Which scenario fields `memory` and `step` read from a server command line (server_command.hpp).
+#include "llmsim/analysis/server_command.hpp"
+
+#include <algorithm>
+
+#include "llmsim/analysis/server_args.hpp"
+#include "llmsim/core/error.hpp"
+#include "llmsim/spec/scenario.hpp"
+#include "llmsim/spec/scenario_prepass.hpp"
+#include "llmsim/spec/vllm_args.hpp"
+
+namespace llmsim::analysis {
+
+namespace {
+
+struct CommandRule {
+  std::vector<std::string> uses;  ///< scenario fields the command reads
+  /// Scenario field -> why it does not change what the command computes (noted).
+  std::vector<std::pair<std::string, std::string>> not_applying;
+};
+
+// memory: the model, the split, the formats and the engine's memory knobs. The others do not change one replica's
+// memory (noted), or need a scenario (refused).
+const CommandRule& memory_rule() {
+  static const CommandRule r{
+      {"model", "hardware.tp", "hardware.pp", "quant.weights", "quant.kv_cache", "engine.max_model_len",
+       "engine.gpu_memory_utilization", "engine.max_num_batched_tokens", "engine.max_num_seqs", "engine.block_size",
+       "engine.cpu_offload_gb", "engine.cuda_graphs"},
+      {{"hardware.replicas", "the plan is one replica's; every data-parallel replica has the same"},
+       {"engine.enable_prefix_caching", "cached prefixes share the same KV pool"},
+       {"engine.async_scheduling", "scheduling, not memory"},
+       {"engine.preemption", "scheduling, not memory"},
+       {"engine.swap_space_gb", "host memory for preempted sequences, not GPU memory"},
+       {"engine.cuda_graph_max_bs", "SGLang's decode CUDA-graph limit prices time, not memory (graphs live in the "
+                                    "margin)"}}};
+  return r;
+}
+
+// step: the model, the split, the formats, CUDA graphs, the runtime (SGLang's). The memory and scheduling knobs only
+// bound which batches fit (noted: memory plans with them).
+const CommandRule& step_rule() {
+  static const std::string mem = "the memory check uses the default engine settings; {memory} plans with yours";
+  static const CommandRule r{
+      {"model", "hardware.tp", "hardware.pp", "quant.weights", "quant.kv_cache", "engine.cpu_offload_gb",
+       "engine.runtime", "engine.cuda_graphs", "engine.cuda_graph_max_bs"},
+      {{"hardware.replicas", "one iteration runs on one replica"},
+       {"engine.enable_prefix_caching", "the batch's cached context is {prefill_context}"},
+       {"engine.async_scheduling", "scheduling, not one iteration's time"},
+       {"engine.preemption", "scheduling, not one iteration's time"},
+       {"engine.swap_space_gb", "host memory, not one iteration's time"},
+       {"engine.max_num_seqs", "the batch is the one you give; " + mem},
+       {"engine.max_num_batched_tokens", "the batch is the one you give; " + mem},
+       {"engine.max_model_len", mem},
+       {"engine.gpu_memory_utilization", mem},
+       {"engine.block_size", mem}}};
+  return r;
+}
+
+const CommandRule& rule_of(PlanCommand c) { return c == PlanCommand::memory ? memory_rule() : step_rule(); }
+
+struct Names {
+  std::string vllm, sglang, command, scenario_command, memory, prefill_context;
+};
+
+Names names_of(PlanCommand c, ServerFace face) {
+  const std::string name = c == PlanCommand::memory ? "memory" : "step";
+  if (face == ServerFace::cli)
+    return {"--vllm-args", "--sglang-args", "`llmsim " + name + "`", "a scenario command (simulate)", "`llmsim memory`",
+            "--prefill-context"};
+  return {"vllm_args", "sglang_args", "`llmsim." + name + "()`", "llmsim.simulate()", "`llmsim.memory()`",
+          "prefill_context"};
+}
+
+// A reason with the face's names in place of {memory} and {prefill_context}.
+std::string with_names(std::string text, const Names& n) {
+  for (const auto& [key, value] : {std::pair<std::string, const std::string*>{"{memory}", &n.memory},
+                                   std::pair<std::string, const std::string*>{"{prefill_context}", &n.prefill_context}})
+    if (const auto at = text.find(key); at != std::string::npos) text.replace(at, key.size(), *value);
+  return text;
+}
+
+}  // namespace
+
+std::vector<std::string> command_server_field_names(PlanCommand command) { return rule_of(command).uses; }
+
+CommandServerFields command_server_fields(PlanCommand command, const std::string& vllm, const std::string& sglang,
+                                          ServerFace face) {
+  const Names n = names_of(command, face);
+  for (const auto& [line, name] : {std::pair{&vllm, &n.vllm}, std::pair{&sglang, &n.sglang}})
+    if (!line->empty() && line->find_first_not_of(" \t\r\n") == std::string::npos)
+      throw ConfigError(*name, "an empty command line: give the server's own (\"vllm serve MODEL --max-num-seqs 128 "
+                               "...\"), or leave it out");
+  CommandServerFields out;
+  if (vllm.empty() && sglang.empty()) return out;
+  const std::string flag = vllm.empty() ? n.sglang : n.vllm;
+  // The one parser of every scenario command: typed values, misspellings refused, unmodelled flags noted.
+  const auto sets = server_arg_sets(vllm, sglang, Json::object());
+  out.notes = sets.notes;
+  // The server's flag each scenario field came from, for the messages ("hardware.tp" -> "--tensor-parallel-size").
+  std::vector<std::pair<std::string, std::string>> source;
+  Json doc = Json::object();
+  for (const auto& [name, value] : sets.sets) {
+    if (name == "model" || name.find('.') != std::string::npos) {
+      source.emplace_back(name, name == "model" ? "the model" : name);
+      spec::set_json_path(doc, name, value);
+      continue;
+    }
+    if (name == "enable_chunked_prefill") {  // a scheduling switch: V1 always chunks, so only "off" would matter
+      if (value == true) {
+        out.notes.push_back("--enable-chunked-prefill does not apply to " + n.command + " (vLLM V1 always chunks prefills)");
+        continue;
+      }
+      throw ConfigError(flag, "--no-enable-chunked-prefill does not apply to " + n.command + "; run " +
+                                  n.scenario_command + " with this command line");
+    }
+    for (const auto& a : spec::vllm_aliases())
+      if (a.name == name) source.emplace_back(a.target, spec::dashed_flag(name));
+    doc[name] = value;
+  }
+  const Json fields = spec::normalize_vllm_names(JsonView(doc, flag));
+  auto from = [&](const std::string& field) {
+    std::string s;
+    for (const auto& [f, src] : source)
+      if (f == field && s.find(src) == std::string::npos) s += (s.empty() ? "" : " / ") + src;
+    return s.empty() ? field : s;
+  };
+  std::vector<std::pair<std::string, Json>> leaves;
+  for (auto it = fields.begin(); it != fields.end(); ++it) {
+    if (it->is_object())
+      for (auto jt = it->begin(); jt != it->end(); ++jt) leaves.emplace_back(it.key() + "." + jt.key(), *jt);
+    else
+      leaves.emplace_back(it.key(), *it);
+  }
+  const CommandRule& rule = rule_of(command);
+  for (const auto& leaf : leaves) {
+    // Named copies, not a structured binding: the lambda below captures `field` (clang 14 refuses a binding).
+    const std::string& field = leaf.first;
+    const Json& value = leaf.second;
+    if (field == "engine.runtime" && command == PlanCommand::memory)
+      throw ConfigError(flag, "an SGLang server (engine.runtime " + value.dump() + ") cannot be used by " + n.command +
+                                  " (it plans vLLM's engine); leave it out, or run " + n.scenario_command +
+                                  " with this command line");
+    if (std::find(rule.uses.begin(), rule.uses.end(), field) != rule.uses.end()) {
+      // --enforce-eager is the one engine.cuda_graphs value that changes anything (graphs are the default).
+      if (field == "engine.cuda_graphs" && value != false) continue;
+      out.fields.emplace_back(field, value);
+      continue;
+    }
+    const auto na = std::find_if(rule.not_applying.begin(), rule.not_applying.end(),
+                                 [&](const auto& p) { return p.first == field; });
+    if (na != rule.not_applying.end()) {
+      out.notes.push_back(from(field) + " does not apply to " + n.command + " (" + with_names(na->second, n) + ")");
+      continue;
+    }
+    throw ConfigError(flag, from(field) + " cannot be used by " + n.command + " (it sets " + field +
+                                "); leave it out, or run " + n.scenario_command + " with this command line");
+  }
+  return out;
+}
+
+}  // namespace llmsim::analysis
