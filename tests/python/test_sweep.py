@@ -126,7 +126,7 @@ def test_an_unset_search_warmup_follows_the_search_requests_from_every_surface(c
                        "input_tokens": {"dist": "lognormal", "mean": 512, "sigma": 0.8},
                        "output_tokens": {"dist": "lognormal", "mean": 128, "sigma": 0.6}},
           "slo": {"ttft_ms": {"p95": 300}, "tpot_ms": {"p95": 30}}}
-    assert llmsim.capacity(sc, num_requests=50, replications=1)["max_qps"] > 0
+    llmsim.capacity(sc, num_requests=50, replications=1)  # was refused: "warmup_requests ... got 60"
     path = tmp_path / "s.json"
     path.write_text(json.dumps(sc))
     for command, python in [("capacity", lambda: [llmsim.capacity(str(path), num_requests=300, replications=1)]),
@@ -138,4 +138,6 @@ def test_an_unset_search_warmup_follows_the_search_requests_from_every_surface(c
         out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
         doc = json.loads(out)
         rows = doc["rows"] if command == "compare" else [doc]
-        assert [r["max_qps"] for r in rows] == [r["max_qps"] for r in python()], command
+        # The measured requests at capacity tell the warm-up apart (270 against 260 before), the rate alone may not.
+        key = lambda r: (r["max_qps"], r["completed_requests"])  # noqa: E731
+        assert [key(r) for r in rows] == [key(r) for r in python()], command
