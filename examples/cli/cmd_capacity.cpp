@@ -182,7 +182,6 @@ int run_capacity(int argc, char** argv) {
     c.replications = vm["replications"].as<int>();
     c.rel_tol = vm["rel-tol"].as<double>();
     c.num_requests = vm["requests"].as<long long>();
-    c.warmup_requests = std::min<std::int64_t>(c.warmup_requests, c.num_requests / 10);
     c.max_evaluations = vm["max-evaluations"].as<int>();
     c.validate("capacity");
     CancelScope interrupts;

@@ -121,7 +121,10 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   if (s.offered.arrivals == 0)
     std::cout << "NO MEASURED REQUEST: none arrived after the warm-up (workload.warmup_requests = "
               << sc.workload.warmup_requests << ") before the run ended; nothing below is a measurement\n";
-  std::cout << "completed " << s.completed_requests << " requests in " << fmt(s.duration_s, 1) << " s"
+  std::cout << "completed " << s.completed_requests << " requests";
+  // The warm-up the statistics leave out, said where the count is (its default scales with num_requests).
+  if (s.warmup.arrivals > 0) std::cout << " after " << s.warmup.arrivals << " warm-up requests (left out)";
+  std::cout << " in " << fmt(s.duration_s, 1) << " s"
             << " (rejected " << s.rejected_requests << ", clipped " << s.clipped_requests << ", preemptions "
             << s.preemptions << ", iterations " << s.iterations << "); mean in system " << fmt(s.mean_in_system, 2)
             << ", batch up to " << s.batch.max_seqs << " sequences\n";

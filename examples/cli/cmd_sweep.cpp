@@ -181,7 +181,6 @@ int run_sweep(int argc, char** argv) {
     c.replications = vm["replications"].as<int>();
     c.rel_tol = vm["rel-tol"].as<double>();
     c.num_requests = vm["requests"].as<long long>();
-    c.warmup_requests = std::min<std::int64_t>(c.warmup_requests, c.num_requests / 10);
     c.max_evaluations = vm["max-evaluations"].as<int>();
     std::vector<std::string> search_flags;  // given by the user, not defaulted
     for (const char* flag : {"replications", "rel-tol", "requests", "max-evaluations"})

@@ -105,7 +105,6 @@ analysis::CompareOptions compare_options(const po::variables_map& vm) {
   o.capacity.replications = vm["replications"].as<int>();
   o.capacity.rel_tol = vm["rel-tol"].as<double>();
   o.capacity.num_requests = vm["requests"].as<long long>();
-  o.capacity.warmup_requests = std::min<std::int64_t>(o.capacity.warmup_requests, o.capacity.num_requests / 10);
   return o;
 }
 

@@ -37,6 +37,23 @@ double capacity_of(const Json& j) {
 
 }  // namespace
 
+TEST_CASE("an unset search warm-up follows the search's requests by the scenario's rule", "[analysis][capacity]") {
+  // Issue 29: a fixed 60 refused num_requests = 50 from Python and ran 60 where the CLI (which scaled it itself) ran
+  // 30 at --requests 300. Every length gets the scenario's rule; a warm-up set explicitly is kept and checked.
+  analysis::CapacityOptions o;
+  for (std::int64_t n : {10, 50, 300, 600, 2000}) {
+    o.num_requests = n;
+    CHECK(o.warmup() == spec::default_warmup_requests(n));
+    CHECK(o.warmup() < n);
+    CHECK_NOTHROW(o.validate());
+  }
+  o.num_requests = 50;
+  o.warmup_requests = 50;
+  CHECK_THROWS_AS(o.validate(), ConfigError);
+  o.warmup_requests = 0;
+  CHECK(o.warmup() == 0);
+}
+
 TEST_CASE("cost per Mtok counts only tokens of requests that met the SLO", "[analysis][cost][engine]") {
   // The SLO does not change the dynamics, so a TTFT target at the run's own median fails about half.
   Json j = chat_json("rtx4090-24gb");

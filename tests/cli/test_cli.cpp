@@ -463,6 +463,24 @@ TEST_CASE("capacity on a session workload labels every rate sessions/s, the targ
   CHECK_THAT(r.out, !Catch::Contains("QPS"));
 }
 
+TEST_CASE("simulate says the warm-up it left out, and an unset one scales with num_requests") {
+  // The class (issue 29, warm-up): a default that did not scale refused a 100-request scenario, and the text output
+  // never said how many requests the statistics leave out, so a reader could not check it. Unset, it is
+  // min(100, num_requests / 10); set, it is the user's.
+  const auto file = temp_file("warmup_default.json",
+                              R"({"model": "llama-3.1-8b", "hardware": {"gpu": "rtx4090-24gb"},
+                                  "workload": {"num_requests": 100, "arrival": {"rate": 2}}})");
+  for (const auto& [n, warm] : std::vector<std::pair<int, int>>{{100, 10}, {40, 4}, {3000, 100}}) {
+    const auto r = run("simulate '" + file.string() + "' --set workload.num_requests=" + std::to_string(n));
+    REQUIRE(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("completed " + std::to_string(n - warm) + " requests after " +
+                                      std::to_string(warm) + " warm-up requests (left out)"));
+  }
+  const auto set = run("simulate '" + file.string() + "' --set workload.warmup_requests=0");
+  REQUIRE(set.code == 0);
+  CHECK_THAT(set.out, Catch::Contains("completed 100 requests in") && !Catch::Contains("warm-up"));
+}
+
 TEST_CASE("simulate with no measured sample prints no 0.0 ms latency and no rate") {
   // The class: a statistic with no sample printed as 0.0 (issue 29's attack: a horizon inside the warm-up printed
   // "completed 0 requests", a TTFT row of 0.0 ms and "offered: all at once" for a Poisson load; every request

@@ -64,7 +64,7 @@ std::vector<LoadCurve> load_curves(const spec::Scenario& base, const analysis::C
       spec::Scenario s = option_scenario(base, row, options);
       auto& w = s.workload;
       w.num_requests = std::min<std::int64_t>(w.num_requests, options.capacity.num_requests);
-      w.warmup_requests = std::min<std::int64_t>(w.warmup_requests, options.capacity.warmup_requests);
+      w.warmup_requests = std::min<std::int64_t>(w.warmup_requests, options.capacity.warmup());
       if (w.warmup_requests >= w.num_requests) w.warmup_requests = w.num_requests / 10;
       double last = 0;
       for (double f : load_fractions()) {

@@ -19,8 +19,8 @@ namespace llmsim::analysis {
 void CapacityOptions::validate(const std::string& path) const {
   Problems p;
   if (num_requests < 10) p.add(path + ".num_requests", "must be >= 10, got " + std::to_string(num_requests));
-  if (warmup_requests < 0 || warmup_requests >= num_requests)
-    p.add(path + ".warmup_requests", "must be in [0, num_requests), got " + std::to_string(warmup_requests));
+  if (warmup() < 0 || warmup() >= num_requests)
+    p.add(path + ".warmup_requests", "must be in [0, num_requests), got " + std::to_string(warmup()));
   if (replications < 1 || replications > 1000)
     p.add(path + ".replications", "must be in [1, 1000], got " + std::to_string(replications));
   if (!(rel_tol > 0 && rel_tol < 1)) p.add(path + ".rel_tol", "must be in (0, 1), got " + format_given(rel_tol));
@@ -185,7 +185,7 @@ spec::ResolvedScenario at_load(const spec::ResolvedScenario& scenario, double lo
   w.num_requests = sessions ? std::max(std::min(w.num_requests, kSessionSearchRequests), options.num_requests)
                             : std::min(w.num_requests, options.num_requests);
   w.warmup_requests = sessions ? std::min(w.warmup_requests, w.num_requests - 1)
-                               : std::min(w.warmup_requests, options.warmup_requests);
+                               : std::min(w.warmup_requests, options.warmup());
   if (w.warmup_requests >= w.num_requests) w.warmup_requests = w.num_requests / 10;
   w.seed = seed;
   return r;

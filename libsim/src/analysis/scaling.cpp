@@ -55,7 +55,7 @@ double goodput_at_concurrency(const spec::ResolvedScenario& s, int users, const 
   auto& w = r.scenario.workload;
   w = closed_loop(w, users);
   w.num_requests = std::min(w.num_requests, options.num_requests);
-  w.warmup_requests = std::min(w.warmup_requests, options.warmup_requests);
+  w.warmup_requests = std::min(w.warmup_requests, options.warmup());
   if (w.warmup_requests >= w.num_requests) w.warmup_requests = w.num_requests / 10;
   const auto summary = evaluate(r).summary;
   return summary.fits ? summary.goodput_output_tps : 0.0;

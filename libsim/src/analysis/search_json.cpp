@@ -135,7 +135,7 @@ SearchOptions search_options_from_json(const JsonView& v) {
   auto cap = [](const JsonView& c, CapacityOptions& x) {
     c.allow_only({"num_requests", "warmup_requests", "replications", "rel_tol"});
     x.num_requests = c.integer_or("num_requests", x.num_requests);
-    x.warmup_requests = c.integer_or("warmup_requests", x.warmup_requests);
+    if (c.has("warmup_requests")) x.warmup_requests = c.integer_or("warmup_requests", x.warmup());
     x.replications = static_cast<int>(c.integer_or("replications", x.replications));
     x.rel_tol = c.number_or("rel_tol", x.rel_tol);
   };

@@ -77,7 +77,7 @@ std::string point_key(const SweepPoint& point, const RowOptions& options) {
                  {"labels", labels},
                  {"capacity", options.capacity},
                  {"capacity_options",
-                  {c.num_requests, c.warmup_requests, c.replications, c.rel_tol, c.max_evaluations, c.min_rate,
+                  {c.num_requests, c.warmup(), c.replications, c.rel_tol, c.max_evaluations, c.min_rate,
                    c.max_rate, c.max_concurrency}}};
   const std::uint64_t h = fnv1a(doc.dump());
   char buf[17];

@@ -18,7 +18,12 @@ struct CapacityOptions {
   /// 600 measured requests put ~30 samples above the P95: enough for a stable tail, cheap enough that a
   /// search of ~30 simulations takes well under 0.5 s (bench/bench_capacity.cpp).
   std::int64_t num_requests = 600;
-  std::int64_t warmup_requests = 60;
+  /// Unset: the scenario's rule for an unset workload.warmup_requests applied to num_requests
+  /// (spec::default_warmup_requests: 60 of the default 600, 30 of 300), so every caller (CLI, Python, sweeps) that
+  /// shortens the runs gets the same warm-up without restating the rule (issue 29: Python's capacity(num_requests=50)
+  /// kept 60 and was refused, compare(num_requests=300) ran 60 against the CLI's 30).
+  std::optional<std::int64_t> warmup_requests;
+  std::int64_t warmup() const noexcept { return warmup_requests.value_or(spec::default_warmup_requests(num_requests)); }
   int replications = 5;           ///< independent seeds for the confidence interval (1 = no interval)
   double rel_tol = 0.03;          ///< bisection stops at this relative width
   int max_evaluations = 40;       ///< per replication
