@@ -139,13 +139,15 @@ namespace {
 // requests, and only the inf form is simulated as that closed loop.
 VllmResult sent_at_once(const VllmResult& r, std::vector<std::string>& notes) {
   constexpr double kAtOnceS = 1e-3;
-  const auto n = static_cast<double>(r.input_lens.empty() ? r.completed : static_cast<std::int64_t>(r.input_lens.size()));
+  const auto n =
+      static_cast<double>(r.input_lens.empty() ? r.completed : static_cast<std::int64_t>(r.input_lens.size()));
   if (!r.request_rate || !r.max_concurrency || n < 2 || (n - 1) / *r.request_rate >= kAtOnceS) return r;
   VllmResult s = r;
   s.request_rate.reset();
   s.arrivals_s.clear();
-  notes.push_back("request_rate " + format_given(*r.request_rate) + "/s sends all " + format_given(n) +
-                  " requests within " + format_given((n - 1) / *r.request_rate * 1e6) +
+  notes.push_back("request_rate " + format_digits(*r.request_rate) + "/s sends all " +
+                  std::to_string(static_cast<long long>(n)) + " requests within " +
+                  format_digits((n - 1) / *r.request_rate * 1e6) +
                   " us: read as inf, so max_concurrency " + std::to_string(*r.max_concurrency) +
                   " spaces them (a closed loop)");
   return s;
