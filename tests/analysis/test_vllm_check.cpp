@@ -139,8 +139,12 @@ TEST_CASE("malformed or foreign result files get an error naming the file and th
                      "total_output_tokens": 2, "request_throughput": 1, "mean_e2e_latency_ms": 5,
                      "mean_ttft_ms": 3})").empty());
   CHECK_THAT(check_error_of(R"({"avg_latency": 2.5, "latencies": [2.5], "percentiles": {"50": 2.5}})"),
-             Catch::Contains("vLLM latency result"));
-  CHECK_THAT(check_error_of(R"({"results_ttft_s_mean": 0.2, "results_num_completed_requests": 10})"), Catch::Contains("LLMPerf"));
+             Catch::Contains("vLLM latency result") && Catch::Contains("calibrate-fit --runs"));
+  CHECK_THAT(check_error_of(R"({"elapsed_time": 399.6, "num_requests": 256, "total_num_tokens": 557056,
+                          "requests_per_second": 0.64, "tokens_per_second": 1393.9})"),
+             Catch::Contains("vLLM throughput result") && Catch::Contains("calibrate-fit --runs"));
+  CHECK_THAT(check_error_of(R"({"results_ttft_s_mean": 0.2, "results_num_completed_requests": 10})"),
+             Catch::Contains("LLMPerf") && !Catch::Contains("calibrate-fit"));
   CHECK_THAT(check_error_of(R"({"time_to_first_token": {"avg": 3, "unit": "ms"}, "request_throughput": {"avg": 1}})"),
              Catch::Contains("GenAI-Perf"));
   // Python writes NaN and Infinity; they read as "not measured" and "inf".
@@ -310,6 +314,25 @@ TEST_CASE("check: client concurrency is a closed loop; a finite rate draws arriv
   REQUIRE(reqs.size() == 8);
   CHECK(reqs[0].arrival_s == 0);
   CHECK(reqs[7].arrival_s > reqs[1].arrival_s);
+}
+
+TEST_CASE("check: a finite rate that sends the whole run at once is inf, so max_concurrency spaces the requests") {
+  // anyscale's runs write request_rate 1e9 with max_concurrency 128: 1,885 requests sent within 2 us.
+  VllmCheckOptions o;
+  o.gpu = "h100-80gb-sxm";
+  o.model = "llama-3.1-8b";
+  auto r = read_vllm_result(data(kConcurrency));  // 8 requests, max_concurrency 2, rate inf
+  r.request_rate = 1e9;
+  std::vector<std::string> notes;
+  auto s = vllm_check_scenario(r, o, spec::Catalog::builtin(), notes);
+  REQUIRE(std::holds_alternative<spec::ClosedLoop>(s.workload.arrival));
+  CHECK(std::get<spec::ClosedLoop>(s.workload.arrival).concurrency == 2);
+  CHECK_THAT(notes.front(), Catch::Contains("request_rate 1e+09/s") && Catch::Contains("read as inf"));
+  // A rate whose arrivals span more than a millisecond stays a rate (7 gaps at 1000/s: 7 ms).
+  r.request_rate = 1000.0;
+  notes.clear();
+  s = vllm_check_scenario(r, o, spec::Catalog::builtin(), notes);
+  CHECK(std::holds_alternative<spec::TraceReplay>(s.workload.arrival));
 }
 
 TEST_CASE("check needs the GPU and a model it can size, and says so") {

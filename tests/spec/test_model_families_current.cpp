@@ -218,6 +218,17 @@ TEST_CASE("ModelOpt and FP4 checkpoints are planned at their real bytes") {
   CHECK(m.id == "llmsim-test-modelopt-ckpt");
   // Its config.json named directly: the hf_quant_config.json beside it is read too.
   CHECK(Catalog::builtin().model((dir / "config.json").string()).quantization.format == "nvfp4");
+  // A bare folder name, as `vllm serve FOLDER` reads a local checkpoint: a path when no catalogue id is named so.
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir.parent_path());
+  std::string bare_error;
+  try {
+    CHECK(Catalog::builtin().model(dir.filename().string()).quantization.format == "nvfp4");
+  } catch (const std::exception& e) {
+    bare_error = e.what();
+  }
+  std::filesystem::current_path(cwd);
+  CHECK(bare_error.empty());
   std::filesystem::remove(dir / "hf_quant_config.json");
   CHECK(Catalog::builtin().model(dir.string() + "/").quantization.format.empty());
   std::filesystem::remove(dir / "config.json");
@@ -250,4 +261,42 @@ TEST_CASE("FP4 runs on FP4 tensor cores where a card has them, weight-only Marli
   const GpuSpec b200 = Catalog::builtin().gpu("b200-180gb-sxm");
   REQUIRE(b200.fp4_flops > 0);
   CHECK(format_for_gpu(weight_format("nvfp4"), b200).compute_dtype == DType::fp4);
+}
+
+TEST_CASE("Keys real checkpoints write that change no weight are accepted, judged by value where the value matters") {
+  // meta-llama/Llama-4-Scout-17B-16E-Instruct's own config.json carries image_processor_config (how images are tiled
+  // before the tower); quantized Llama-4 checkpoints saved by transformers 4.4x add _attn_implementation_autoset to
+  // text_config. Neither is a weight: the same total as without them.
+  Json scout = cat("llama-4-scout").source;
+  const std::int64_t plain = read(scout).param_count();
+  scout["image_processor_config"] = {{"add_global_tile", true}, {"max_patches", 16}, {"resize_to_max_canvas", false}};
+  scout["text_config"]["_attn_implementation_autoset"] = true;
+  CHECK(read(scout).param_count() == plain);
+  // microsoft/Phi-4-mini-instruct: interpolate_factor (LongRoPE) and full_attn_mod 1 (every layer full attention,
+  // as vLLM runs it); the model card: 3.8B parameters, tied 200,064-token embeddings.
+  Json phi4mini = {{"architectures", {"Phi3ForCausalLM"}}, {"model_type", "phi3"}, {"hidden_size", 3072},
+                   {"num_hidden_layers", 32}, {"num_attention_heads", 24}, {"num_key_value_heads", 8},
+                   {"intermediate_size", 8192}, {"vocab_size", 200064}, {"max_position_embeddings", 131072},
+                   {"original_max_position_embeddings", 4096}, {"partial_rotary_factor", 0.75},
+                   {"sliding_window", 262144}, {"tie_word_embeddings", true}, {"embd_pdrop", 0.0},
+                   {"resid_pdrop", 0.0}, {"full_attn_mod", 1}, {"interpolate_factor", 1},
+                   {"lm_head_bias", false}, {"mlp_bias", false}};
+  CHECK(billions(read(phi4mini).param_count()) == Approx(3.8).epsilon(0.04));
+  phi4mini["full_attn_mod"] = 4;  // windowed layers between full ones: a layout llmsim would plan wrongly
+  CHECK_THROWS_WITH(read(phi4mini), Catch::Contains("model.full_attn_mod"));
+}
+
+TEST_CASE("config.json as Python's json writes it: Infinity and NaN parse, the refusal names what llmsim lacks") {
+  // nvidia's Nemotron-H configs write "time_step_limit": [0.0, Infinity] (json.dump's literal, not JSON's).
+  const auto file = std::filesystem::temp_directory_path() / "llmsim-test-python-literals.json";
+  std::ofstream(file) << R"({"model_type": "nemotron_h", "time_step_limit": [0.0, Infinity], "rope_theta": NaN})";
+  std::string error;
+  try {
+    Catalog::builtin().model(file.string());
+  } catch (const ConfigError& e) {
+    error = e.what();
+  }
+  std::filesystem::remove(file);
+  CHECK_THAT(error, Catch::Contains("model_type") && Catch::Contains("nemotron_h") &&
+                        !Catch::Contains("invalid JSON"));
 }

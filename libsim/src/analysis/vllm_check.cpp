@@ -132,8 +132,32 @@ std::optional<std::string> catalogue_model_for(const std::string& hf_name, const
   return std::nullopt;
 }
 
-spec::Scenario vllm_check_scenario(const VllmResult& r, const VllmCheckOptions& o, const spec::Catalog& catalog,
+namespace {
+// A finite request_rate so high that the whole run is sent within a millisecond — less than one engine step — is
+// "inf" as the client behaves: clients that cannot write inf pass 1e9 (anyscale's runs: request_rate 1e9 with
+// max_concurrency 128). With max_concurrency that matters: the client's semaphore, not the rate, then spaces the
+// requests, and only the inf form is simulated as that closed loop.
+VllmResult sent_at_once(const VllmResult& r, std::vector<std::string>& notes) {
+  constexpr double kAtOnceS = 1e-3;
+  const auto n =
+      static_cast<double>(r.input_lens.empty() ? r.completed : static_cast<std::int64_t>(r.input_lens.size()));
+  if (!r.request_rate || !r.max_concurrency || n < 2 || (n - 1) / *r.request_rate >= kAtOnceS) return r;
+  VllmResult s = r;
+  s.request_rate.reset();
+  s.arrivals_s.clear();
+  notes.push_back("request_rate " + format_digits(*r.request_rate) + "/s sends all " +
+                  std::to_string(static_cast<long long>(n)) + " requests within " +
+                  format_digits((n - 1) / *r.request_rate * 1e6) +
+                  " us: read as inf, so max_concurrency " + std::to_string(*r.max_concurrency) +
+                  " spaces them (a closed loop)");
+  return s;
+}
+
+}  // namespace
+
+spec::Scenario vllm_check_scenario(const VllmResult& given, const VllmCheckOptions& o, const spec::Catalog& catalog,
                                    std::vector<std::string>& notes) {
+  const VllmResult r = sent_at_once(given, notes);
   if (!o.scenario.is_object()) throw ConfigError("scenario", "expected a JSON object");
   Json doc = o.scenario;
   const bool scenario_model = doc.contains("model") && !doc["model"].is_null();

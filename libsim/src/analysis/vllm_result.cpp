@@ -17,39 +17,6 @@ namespace llmsim::analysis {
 
 namespace {
 
-/// Python's json module writes NaN, Infinity and -Infinity; JSON has no such literals. Outside strings they
-/// become null, "inf" and "-inf" so the document parses and the fields say what they were.
-std::string python_literals_to_json(std::string_view in) {
-  std::string out;
-  out.reserve(in.size());
-  bool in_string = false;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    const char c = in[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < in.size()) out += in[++i];
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      out += c;
-    } else if (in.substr(i, 3) == "NaN") {
-      out += "null";
-      i += 2;
-    } else if (in.substr(i, 9) == "-Infinity") {
-      out += "\"-inf\"";
-      i += 8;
-    } else if (in.substr(i, 8) == "Infinity") {
-      out += "\"inf\"";
-      i += 7;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 /// What a JSON object that is not a vLLM or SGLang serving result looks like, for the error message ("" = no idea).
 std::string foreign_tool(const Json& j) {
   for (auto it = j.begin(); it != j.end(); ++it) {
@@ -134,9 +101,15 @@ VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
     for (auto it = doc.begin(); it != doc.end(); ++it)
       any_latency = any_latency || (parse_vllm_latency_key(it.key()) && !it->is_null());
     if (!tool.empty() && (!v.has("completed") || !any_latency)) {
+      // The offline benchmarks' files have a reader too: calibrate-fit's RUNS.json (bench_runs, docs/calibration.md).
+      const bool calibration_file = tool.rfind("a vLLM", 0) == 0 || tool.rfind("an SGLang bench_one_batch", 0) == 0;
       throw ConfigError(source, "not a vLLM benchmark result: this looks like " + tool +
                                     "; llmsim check reads `vllm bench serve --save-result` (benchmark_serving.py) and "
-                                    "SGLang `bench_serving` files");
+                                    "SGLang `bench_serving` files" +
+                                    (calibration_file ? std::string("; list this one in a RUNS.json with its command "
+                                                                    "line for `llmsim calibrate-fit --runs` "
+                                                                    "(docs/calibration.md)")
+                                                      : std::string()));
     }
     for (const char* k : kCounted) {
       if (doc.contains(k) && !v.has(k))  // present as null, or NaN (read as null above): not a number

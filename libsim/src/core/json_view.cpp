@@ -117,21 +117,40 @@ std::size_t number_offset(std::string_view text, const std::string& token) {
   return std::string_view::npos;
 }
 
+// Whether brackets outside strings nest deeper than `limit` anywhere in the text (one pass, no allocation).
+bool nesting_exceeds(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > limit) return true;
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Json parse_json(std::string_view text, const std::string& source) {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     throw ConfigError(source, "empty input, expected a JSON document");
   }
-  // The callback bounds nesting so a hostile document cannot exhaust the stack.
-  auto depth_guard = [&](int depth, Json::parse_event_t, Json&) {
-    if (depth > kMaxDepth) {
-      throw ConfigError(source, "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
-    }
-    return true;
-  };
+  // Nesting is bounded before parsing so a hostile document cannot exhaust the stack. Not with nlohmann's parse
+  // callback: its DOM builder then rescans the parent object at the end of every child object, quadratic in the
+  // children (a ModelOpt hf_quant_config.json's 22,000 `quantized_layers` took seconds).
+  if (nesting_exceeds(text, kMaxDepth)) {
+    throw ConfigError(source, "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
+  }
   try {
-    Json doc = Json::parse(text.begin(), text.end(), depth_guard, /*allow_exceptions=*/true,
+    Json doc = Json::parse(text.begin(), text.end(), /*cb=*/nullptr, /*allow_exceptions=*/true,
                            /*ignore_comments=*/false);
     refuse_duplicate_keys(text, source);
     return doc;
@@ -155,6 +174,37 @@ Json parse_json(std::string_view text, const std::string& source) {
   } catch (const Json::exception& e) {
     throw ConfigError(source, std::string("invalid JSON: ") + e.what());
   }
+}
+
+std::string python_literals_to_json(std::string_view in) {
+  std::string out;
+  out.reserve(in.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const char c = in[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < in.size()) out += in[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+    } else if (in.substr(i, 3) == "NaN") {
+      out += "null";
+      i += 2;
+    } else if (in.substr(i, 9) == "-Infinity") {
+      out += "\"-inf\"";
+      i += 8;
+    } else if (in.substr(i, 8) == "Infinity") {
+      out += "\"inf\"";
+      i += 7;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 Json read_json_file(const std::string& path) { return parse_json(read_text_file(path, ""), path); }

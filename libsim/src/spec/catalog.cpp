@@ -111,7 +111,12 @@ ModelSpec Catalog::model(const std::string& id_or_file, const std::string& path)
     }
     return model_spec_from_hf_config(JsonView(doc, path), id);
   }
-  if (looks_like_path(id_or_file)) {
+  // A bare folder name ("Qwen3-8B", as `vllm serve Qwen3-8B` reads a local folder) is a path when it is no catalogue
+  // id and holds a config.json.
+  std::error_code folder_ec;
+  const bool local_folder = !models_.count(id_or_file) &&
+                            std::filesystem::is_regular_file(std::filesystem::path(id_or_file) / "config.json", folder_ec);
+  if (looks_like_path(id_or_file) || local_folder) {
     // A config.json, or a checkpoint directory / Hub snapshot holding one, read as vLLM does: config.json, and
     // NVIDIA ModelOpt's hf_quant_config.json beside it when config.json carries no quantization_config.
     std::error_code ec;
@@ -127,7 +132,7 @@ ModelSpec Catalog::model(const std::string& id_or_file, const std::string& path)
     } else {
       id = file_stem(id_or_file) == "config" ? id_or_file : file_stem(id_or_file);
     }
-    const Json doc = parse_json(read_text_file(config, path), config);
+    const Json doc = parse_json(python_literals_to_json(read_text_file(config, path)), config);
     ModelSpec m;
     try {
       m = model_spec_from_hf_config(JsonView(doc, path), id);
@@ -136,7 +141,7 @@ ModelSpec Catalog::model(const std::string& id_or_file, const std::string& path)
     }
     const auto modelopt = std::filesystem::path(config).parent_path() / "hf_quant_config.json";
     if (file_stem(config) == "config" && std::filesystem::is_regular_file(modelopt, ec)) {
-      const Json q = parse_json(read_text_file(modelopt.string(), path), modelopt.string());
+      const Json q = parse_json(python_literals_to_json(read_text_file(modelopt.string(), path)), modelopt.string());
       try {
         if (m.quantization.format.empty()) {
           m.quantization = modelopt_quantization(JsonView(q, path + ".hf_quant_config"), m.notes);

@@ -48,7 +48,10 @@ const std::set<std::string>& common_keys() {
       "suppress_tokens", "begin_suppress_tokens", "finetuning_task", "tf_legacy_loss", "use_bfloat16",
       "is_decoder", "is_encoder_decoder", "add_cross_attention", "cross_attention_hidden_size", "tie_encoder_decoder",
       "pruned_heads", "router_aux_loss_coef", "output_router_logits", "router_jitter_noise", "initializer_factor",
-      "layer_types"};
+      "layer_types",
+      // transformers' own bookkeeping, serialized by 4.4x into configs saved from a loaded model (Llama-4 quantized
+      // checkpoints' text_config): which attention kernel it picked, nothing of the weights.
+      "_attn_implementation_autoset"};
   return k;
 }
 
@@ -103,17 +106,23 @@ const std::vector<Family>& families() {
         "for_llm_compressor", "interleave_moe_layer_step", "intermediate_size_mlp", "moe_layers", "no_rope_layers",
         "no_rope_layer_interval", "num_experts_per_tok", "num_local_experts", "use_qk_norm", "cache_implementation"}},
       {"llama4", Kind::llama4, {"Llama4ForConditionalGeneration"},
-       {"text_config", "vision_config", "boi_token_index", "eoi_token_index", "image_token_index"}},
+       // image_processor_config (meta-llama's own config.json: max_patches, add_global_tile) sets how images are
+       // tiled before the vision tower, at any value no weight.
+       {"text_config", "vision_config", "boi_token_index", "eoi_token_index", "image_token_index",
+        "image_processor_config"}},
       // vllm/model_executor/models/glm4_moe.py (hf_config_parts.cpp, read_glm4_moe): GLM-4.5, 4.6, 4.7.
       {"glm4_moe", Kind::glm4_moe, {"Glm4MoeForCausalLM"},
        {"attention_bias", "partial_rotary_factor", "use_qk_norm", "n_routed_experts", "n_shared_experts",
         "num_experts_per_tok", "moe_intermediate_size", "first_k_dense_replace", "routed_scaling_factor",
         "norm_topk_prob", "n_group", "topk_group", "num_nextn_predict_layers", "topk_method", "scoring_func"}},
       // Phi-3 / Phi-4 run on llama.py in vLLM (Phi3ForCausalLM; fused qkv and gate_up: the same parameters).
+      // Phi-4-mini's config adds interpolate_factor (its LongRoPE's, no weight at any value) and full_attn_mod
+      // (every n-th layer full attention, the others windowed; 1 = every layer full, what vLLM runs: it reads
+      // neither key).
       {"phi3", Kind::llama, {"Phi3ForCausalLM"},
        {"attention_bias", "sliding_window", "embd_pdrop", "resid_pdrop", "original_max_position_embeddings",
-        "partial_rotary_factor"},
-       {{"mlp_bias", false}, {"lm_head_bias", false}}},
+        "partial_rotary_factor", "interpolate_factor"},
+       {{"mlp_bias", false}, {"lm_head_bias", false}, {"full_attn_mod", 1}}},
       // Mistral Small 3.x (Mistral3ForConditionalGeneration): a mistral text_config, a Pixtral vision tower and
       // the patch-merger projector (vllm/model_executor/models/mistral3.py).
       {"mistral3", Kind::mistral3, {"Mistral3ForConditionalGeneration"},

@@ -26,6 +26,11 @@ using Json = nlohmann::json;
 /// path). Never throws anything but ConfigError.
 Json parse_json(std::string_view text, const std::string& source);
 
+/// Python's json module writes NaN, Infinity and -Infinity, which JSON lacks (Hugging Face config.json files
+/// carry them, e.g. Nemotron-H's "time_step_limit": [0.0, Infinity]; so do bench_serving results). Outside
+/// strings they become null, "inf" and "-inf", so the document parses and the fields say what they were.
+std::string python_literals_to_json(std::string_view text);
+
 /// Reads (read_text_file: regular files up to kMaxJsonFileBytes) and parses a JSON file.
 Json read_json_file(const std::string& path);
 
