@@ -188,6 +188,28 @@ TEST_CASE("closed-loop capacity is a whole number of users", "[analysis][capacit
   CHECK(r.max_qps > 0);
 }
 
+TEST_CASE("capacity of a short scenario with no SLO is a finite saturation, not the search limit",
+          "[analysis][capacity][engine][overload]") {
+  // 100 requests: too few for the growth check, so every rate up to max_rate passed and 1e5 req/s was printed.
+  Json j = chat_json();
+  j.erase("slo");
+  j["workload"]["num_requests"] = 100;
+  j["workload"].erase("warmup_requests");
+  const auto opt = quick_capacity();
+  const auto r = analysis::find_capacity(resolve_json(j), opt);
+  REQUIRE(r.found);
+  CHECK_FALSE(r.hit_limit);
+  // The same scenario judged on long runs (the growth check): the short one is coarser, but of the same order.
+  j["workload"]["num_requests"] = 600;
+  auto long_opt = opt;
+  long_opt.num_requests = 600;
+  const auto ref = analysis::find_capacity(resolve_json(j), long_opt);
+  REQUIRE(ref.found);
+  INFO("short " << r.max_qps << " req/s, long " << ref.max_qps << " req/s");
+  CHECK(r.max_qps < 8 * ref.max_qps);
+  CHECK(r.max_qps > 0.5 * ref.max_qps);
+}
+
 TEST_CASE("capacity refuses trace replay and bad options", "[analysis][capacity]") {
   auto opt = quick_capacity();
   opt.rel_tol = 0;

@@ -4,6 +4,11 @@
 //    by more than 5 % of them and more than 3√n + 8 (at exactly critical load it is a random walk with
 //    standard deviation ≈ √(2n) over those arrivals, so 3√n is ≈ 2.1 σ: more is drift, not noise); with
 //    stop_when_unstable (capacity search) also a waiting queue beyond max_queue, and the run stops there;
+//  * overload of a short open loop (fewer than 200 arrivals, where the growth check above cannot tell drift from noise,
+//    and requests in the system also grow while the batch fills): at its last arrival the waiting queue (requests
+//    not admitted: the batch and KV cache full, not just busy) holds more than 5 % of the arrivals and more than
+//    3√n + 8 of them (the growth check's noise bound), and over the run the server completed under half the offered
+//    req/s (check_short). A healthy short run with long requests has many in the system but none waiting;
 //  * overload of a time-varying load (a daily profile, whose arrivals end with its days, not at num_requests, so the
 //    growth check above is never judged): some window of the per-hour fleet table in which the fleet fell behind —
 //    fewer requests completed than entered by more than 5 % of those that entered and more than 3√n + 8 (the same
@@ -11,6 +16,7 @@
 //  * the memory bound on requests in the system (SimulationOptions::max_in_system) and the clock's precise
 //    range (spec::kMaxSimulatedSeconds): the run stops, flagged incomplete.
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,6 +35,20 @@ class RunMonitor {
   void watch_growth(std::int64_t arrivals) {
     half_mark_ = arrivals / 2;
     last_arrival_ = arrivals;
+  }
+  /// Enables the short-run check for an open loop of `arrivals` (< 200) requests: the waiting queue is read at the
+  /// last of them (needs_waiting), judged at the end by check_short.
+  void watch_short(std::int64_t arrivals) { short_last_ = last_arrival_ = arrivals; }
+  /// At the end of a complete short open loop (watch_short): unstable when the waiting queue at its last arrival
+  /// exceeded 5 % of the arrivals and 3√n + 8, and the achieved completion rate over the run (`achieved_rps`) was
+  /// under half the offered arrival rate (`offered_rps`, measured arrivals over their window).
+  void check_short(double offered_rps, double achieved_rps) {
+    if (unstable_ || !complete_ || short_last_ <= 0 || waiting_at_last_ < 0 || !(offered_rps > 0)) return;
+    const double n = static_cast<double>(short_last_), q = static_cast<double>(waiting_at_last_);
+    if (!(q > 0.05 * n && q > 3 * std::sqrt(n) + 8 && achieved_rps < 0.5 * offered_rps)) return;
+    flag("a short run (" + std::to_string(short_last_) + " arrivals) completed " + format_rate(achieved_rps) +
+         " req/s of the " + format_rate(offered_rps) + " req/s offered, with " + std::to_string(waiting_at_last_) +
+         " requests still waiting to be admitted at its last arrival (arrivals faster than service)");
   }
   /// At the end of a run whose clients time out (workload.timeout_s): a queue bounded by the clients' patience does
   /// not grow, so the growth check misses the overload; requests given up are its sign instead. Unstable when more
@@ -53,9 +73,10 @@ class RunMonitor {
   bool growth_judged() const noexcept { return growth_checked_; }
   bool growth_armed() const noexcept { return half_mark_ > 0; }
 
-  /// Whether after_arrival() reads its `waiting` argument (only to stop an unstable run early): the caller may pass
-  /// 0 instead of summing the replicas' queues on every arrival.
-  bool needs_waiting() const noexcept { return stop_when_unstable_; }
+  /// Whether after_arrival() reads its `waiting` argument (to stop an unstable run early, or the short-run check's
+  /// last arrival): the caller may pass 0 instead of summing the replicas' queues on every arrival. `issued`: the
+  /// arrival's count (the short-run check reads the queue at its last arrival only).
+  bool needs_waiting(std::int64_t issued) const noexcept { return stop_when_unstable_ || issued == short_last_; }
   /// After the `issued`-th request arrived, with `in_system` requests arrived and unfinished and `waiting` not
   /// admitted. Flags overload and the memory bound; stop() tells the event loop to end the run.
   void after_arrival(std::int64_t issued, std::int64_t num_requests, std::int64_t in_system, std::int64_t waiting) {
@@ -88,6 +109,7 @@ class RunMonitor {
       flag("the waiting queue grew beyond " + std::to_string(max_queue_) + " requests (arrivals faster than service)");
       end_early(kStopped);
     }
+    if (issued == short_last_) waiting_at_last_ = waiting;
     if (in_system > max_in_system_) {
       if (!unstable_) flag("more than " + std::to_string(max_in_system_) + " requests were in the system at once");
       end_early("stopped when " + std::to_string(in_system) + " requests were in the system at once (the memory bound, "
@@ -117,7 +139,13 @@ class RunMonitor {
     if (!s.empty() && s.back() == '.') s.pop_back();
     return s;
   }
+  static std::string format_rate(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f" : v >= 1 ? "%.3g" : "%.2g", v);
+    return buf;
+  }
   std::int64_t half_mark_ = -1, in_system_at_half_ = 0, last_arrival_ = -1;
+  std::int64_t short_last_ = -1, waiting_at_last_ = -1;
   bool growth_checked_ = false;
   bool unstable_ = false, stop_ = false, complete_ = true, windows_flagged_ = false;
   std::string unstable_reason_, incomplete_reason_;

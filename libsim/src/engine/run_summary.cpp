@@ -257,6 +257,8 @@ void Simulation::finish(double end_s) {
   // A time-varying load (a daily profile) ends its arrivals before num_requests, so the growth check was never judged:
   // overload is then a window of the hour table in which the fleet fell behind (RunMonitor::check_windows).
   if (monitor_->complete() && monitor_->growth_armed() && !monitor_->growth_judged()) monitor_->check_windows(s.fleet.hours);
+  // A short open loop (fewer than 200 arrivals): its waiting queue at the last arrival and its completion rate.
+  monitor_->check_short(s.offered.requests_per_s, s.throughput.requests_per_s);
   s.unstable = monitor_->unstable();
   s.complete = monitor_->complete();
   s.reason = monitor_->unstable_reason();

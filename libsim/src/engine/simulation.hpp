@@ -166,6 +166,9 @@ class Simulation {
   SimulationResult result_;
 
   std::int64_t issued_ = 0, clipped_ = 0, iterations_ = 0;
+  /// The first requests left out of the statistics: workload.warmup_requests, or where it was left unset and a trace
+  /// replays fewer rows than num_requests, default_warmup_requests of the rows replayed (build()).
+  std::int64_t warmup_ = 0;
   std::int64_t measured_arrivals_ = 0;
   std::unique_ptr<metrics::SessionStats> session_stats_;  ///< workload.sessions: per-turn statistics
   std::vector<std::int32_t> session_home_;  ///< session_affinity: per session slot, its replica (-1 = none yet)

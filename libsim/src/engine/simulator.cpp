@@ -130,7 +130,12 @@ bool Simulation::build() {
     open_loop = open_loop && !std::holds_alternative<spec::ClosedLoop>(a) && !std::holds_alternative<spec::OfflineArrivals>(a);
   }
   const std::int64_t arrivals = driver_->replay_rows() > 0 ? std::min(w.num_requests, driver_->replay_rows()) : w.num_requests;
+  // An unset warm-up scales with the requests the run issues: a 150-row trace under the default num_requests (2000)
+  // leaves out 15 of them, not 100 (the one rule: spec::default_warmup_requests).
+  warmup_ = w.warmup_requests;
+  if (w.warmup_default && driver_->replay_rows() > 0) warmup_ = std::min(warmup_, spec::default_warmup_requests(arrivals));
   if (open_loop && arrivals >= 200) monitor_->watch_growth(arrivals);
+  else if (open_loop && arrivals > 0) monitor_->watch_short(arrivals);  // too few for the growth check (run_monitor.hpp)
   return true;
 }
 
@@ -215,7 +220,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   const DrawnRequest d = driver_->draw(si);
   const std::int32_t src = d.source >= 0 ? d.source : si;  // a session's turn belongs to its session's source
   const std::int64_t id = issued_++;
-  const bool measured = id >= w.warmup_requests;
+  const bool measured = id >= warmup_;
   if (measured && d.session_start) driver_->session_measured(src);
   if (measured) {
     if (first_measured_s_ < 0) {
@@ -249,7 +254,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
     if (measured && session_stats_) session_stats_->on_turn_lost(d.turn);
     if (driver_->is_user(src)) source_moves_on(src, now_s, false);  // a user or session: after its think time
     if (src != si || !driver_->is_user(si)) schedule_next(si, now_s, true);  // an open source: its next arrival
-    monitor_->after_arrival(issued_, w.num_requests, ledger_.in_system(), monitor_->needs_waiting() ? waiting_total() : 0);
+    monitor_->after_arrival(issued_, w.num_requests, ledger_.in_system(), monitor_->needs_waiting(issued_) ? waiting_total() : 0);
     return;
   }
 
@@ -288,7 +293,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
     if (r < 0) pending_.push_back(i);  // no replica ready (scaled to zero, all starting): wait for one
     else assign(i, r, now_s);
   }
-  monitor_->after_arrival(issued_, w.num_requests, ledger_.in_system(), monitor_->needs_waiting() ? waiting_total() : 0);
+  monitor_->after_arrival(issued_, w.num_requests, ledger_.in_system(), monitor_->needs_waiting(issued_) ? waiting_total() : 0);
   if (!driver_->is_user(si)) schedule_next(si, now_s, true);
 }
 

@@ -233,6 +233,7 @@ Workload read_workload(const JsonView& v) {
   // warm-up longer than itself (100 of a 100-request run). `vllm bench throughput` measures every request: an offline
   // run has no warm-up unless one is asked for.
   if (!v.has("warmup_requests")) w.warmup_requests = default_warmup_requests(w.num_requests);
+  w.warmup_default = !v.has("warmup_requests");  // a trace's rows lower it in the engine (Simulation::build)
   if (!v.has("warmup_requests") && offline_workload(w)) w.warmup_requests = 0;
   if (v.has("too_long")) {
     const std::string t = v.string("too_long");
@@ -338,6 +339,10 @@ Json workload_json(const Workload& w) {
           {"seed", w.seed},
           {"too_long", w.too_long == TooLongPolicy::clip ? "clip" : "reject"},
           {"days", w.days}};
+  // An unset warm-up of a trace replay stays unset: read back, the engine scales it to the trace's rows again.
+  bool trace = std::holds_alternative<TraceReplay>(w.arrival) && w.classes.empty();
+  for (const auto& c : w.classes) trace = trace || std::holds_alternative<TraceReplay>(c.arrival);
+  if (w.warmup_default && trace) wj.erase("warmup_requests");
   if (w.warm_cache) wj["warm_cache"] = true;
   if (w.speculative_acceptance_rate) wj["speculative_acceptance_rate"] = *w.speculative_acceptance_rate;
   if (!w.daily_profile.hourly.empty()) wj["daily_profile"] = w.daily_profile.hourly;

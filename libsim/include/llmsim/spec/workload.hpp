@@ -120,6 +120,9 @@ struct Workload {
 
   std::int64_t num_requests = 2000;     ///< stop after this many arrivals (open loop) / completions (closed)
   std::int64_t warmup_requests = 100;   ///< first requests excluded from statistics (unset in JSON: default_warmup_requests)
+  /// warmup_requests was left unset (JSON): the engine lowers it to default_warmup_requests of the requests the run
+  /// issues, which a trace's rows can bound below num_requests (known once the trace is read).
+  bool warmup_default = false;
   double horizon_s = 0;                 ///< also stop at this simulated time (0 = no limit)
   /// Client timeout: a request not finished this many seconds after its arrival is cancelled wherever it is
   /// (counted as timed out, its KV freed; engine/timeouts.hpp). 0 = off.
