@@ -118,26 +118,20 @@ std::shared_ptr<const DatasetLengths::Fit> fit_sharegpt(double target_in, double
                             " tokens with prompts of mean " + format_value(target_in) + ": expected a mean between " +
                             format_value(c) + " and " + format_value(d));
   }
+  // The location in [a, b] whose filtered mean, mean_at(location), rises to `target` (it grows with the location).
+  auto bisect = [](const auto& mean_at, double target, double a, double b) {
+    for (int it = 0; it < 48; ++it) {
+      const double m = 0.5 * (a + b);
+      (mean_at(m) < target ? a : b) = m;
+    }
+    return 0.5 * (a + b);
+  };
   // Alternate bisections on the two locations: the joint filter couples them only weakly, so a few rounds settle.
   for (int round = 0; round < 6; ++round) {
-    {
-      const auto pout = pmf(mo, s_out, kReplies);
-      double a = lo_in, b = hi_in;
-      for (int it = 0; it < 48; ++it) {
-        const double m = 0.5 * (a + b);
-        (mean_in(m, pout) < target_in ? a : b) = m;
-      }
-      mi = 0.5 * (a + b);
-    }
-    {
-      const auto pin = pmf(mi, s_in, kPrompts);
-      double a = lo_out, b = hi_out;
-      for (int it = 0; it < 48; ++it) {
-        const double m = 0.5 * (a + b);
-        (mean_out(pin, m) < target_out ? a : b) = m;
-      }
-      mo = 0.5 * (a + b);
-    }
+    const auto pout = pmf(mo, s_out, kReplies);
+    mi = bisect([&](double m) { return mean_in(m, pout); }, target_in, lo_in, hi_in);
+    const auto pin = pmf(mi, s_in, kPrompts);
+    mo = bisect([&](double m) { return mean_out(pin, m); }, target_out, lo_out, hi_out);
   }
   const auto pin = pmf(mi, s_in, kPrompts);
   const auto pout = pmf(mo, s_out, kReplies);
