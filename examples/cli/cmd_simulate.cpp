@@ -116,7 +116,9 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
     std::cout << ", max_num_seqs " << sc.engine.max_num_seqs << ", max_num_batched_tokens " << sc.engine.max_num_batched_tokens;
   if (s.max_model_len > 0) std::cout << ", " << memory::describe_context(s.max_model_len, s.max_model_len_note);
   std::cout << "\n";
-  if (s.unstable) std::cout << "UNSTABLE: " << s.reason << "\n";
+  // The run monitor's reason begins "unstable: "; the heading says it once.
+  if (s.unstable)
+    std::cout << "UNSTABLE: " << (s.reason.starts_with("unstable: ") ? s.reason.substr(10) : s.reason) << "\n";
   else if (!s.complete) std::cout << "INCOMPLETE: " << s.reason << "\n";
   if (s.offered.arrivals == 0)
     std::cout << "NO MEASURED REQUEST: none arrived after the warm-up (workload.warmup_requests = "

@@ -117,7 +117,8 @@ bool run_meets_slo(const metrics::Summary& s) {
 
 std::string slo_failures(const spec::Scenario& sc, const metrics::Summary& s) {
   if (!s.fits) return "does not fit: " + s.reason;
-  if (s.unstable) return "unstable: " + s.reason;
+  // The run monitor's reasons already begin "unstable: " (engine/run_monitor.hpp): said once.
+  if (s.unstable) return s.reason.starts_with("unstable: ") ? s.reason : "unstable: " + s.reason;
   if (s.completed_requests == 0) return "no request completed";
   std::string out;
   auto add = [&](const std::string& text) { out += (out.empty() ? "" : "; ") + text; };
