@@ -191,7 +191,12 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
       // (Dao-AILab/flash-attention#1572); FA2 paged nvbench 47% at 256 tokens and rising
       // (microsoft/onnxruntime#21414). 132 CTAs, one per SM, at ~13 GB/s each (bytes in flight / HBM latency)
       // give 1.7 TB/s: the same per-CTA rate as on the A100, on a card with 2.2× its bandwidth [D].
-      p.attn_decode_bw_efficiency = 0.85;
+      // The cap itself is reached only by grids that keep several CTAs on every SM (FA2's split-KV kernel, 2 per SM;
+      // PagedAttention): microsoft/onnxruntime#21414's nvbench of 64 MHA sequences (32 / 32 heads of 128, page 256)
+      // on the H100 SXM adds 3.05-3.2 TB/s of reads per extra second between 128 and 512 tokens (GPU time 66.5,
+      // 110.4, 194.2 us for 128.5, 256.5, 512.5 MiB): 0.91-0.96 of 3.35 TB/s, taken as 0.93 [D]; vllm#9471's
+      // flash_fwd_splitkv_kernel averages 2.9 TB/s with its fixed costs included.
+      p.attn_decode_bw_efficiency = 0.93;
       p.attn_decode_cta_bandwidth = 13e9;
       p.source = "default: datasheet x priors for HBM Hopper (docs/cost-model.md)";
       if (fam == Family::blackwell_hbm) {
@@ -201,6 +206,7 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
         // at 32.7 GB/s each [D]; with 13 GB/s per CTA the 148 SMs would cap it at 1.9 TB/s. The same benchmark's
         // best point, 128 × 4096 tokens, reads 5831 GB/s = 0.76 of 7.7 TB/s, within the 0.85 cap carried over.
         p.attn_decode_cta_bandwidth = 32e9;
+        p.attn_decode_bw_efficiency = 0.85;  // the Hopper prior before the H100 cap was measured; B200 0.76 within it
         p.source = "default: datasheet x priors for HBM Blackwell (Hopper's, carried over; docs/cost-model.md)";
       }
       break;

@@ -190,9 +190,11 @@ std::vector<ConstantProvenance> build() {
                 "of 2039 GB/s",
                 {}, 0.83));
   t.push_back(c("attn_decode_bw_efficiency", "hopper_hbm", P::public_measurement,
-                "Vidur H100 FlashAttention decode 1.5-1.65 TB/s; FA3 paged 1.80-1.85 TB/s (Dao-AILab/flash-attention"
-                "#1572); FA2 paged nvbench (microsoft/onnxruntime#21414)",
-                {}, 0.85));
+                "H100 SXM paged decode of 64 MHA sequences with every SM full (microsoft/onnxruntime#21414 nvbench, "
+                "32 / 32 heads, 128-512 tokens): 3.05-3.2 TB/s of added reads per added second = 0.91-0.96 of "
+                "3.35 TB/s; vllm#9471's FA2 split-KV kernel 2.9 TB/s with its fixed costs (the per-CTA-bound Vidur "
+                "and FA3 timings set attn_decode_cta_bandwidth, not this cap)",
+                {}, 0.93));
   t.push_back(c("attn_decode_bw_efficiency", "gddr", P::public_measurement,
                 "FlashInfer decode 'close to 100 %' of the 4090's bandwidth at long context (G§B4), taken as 0.9; "
                 "x 15/16 with inline ECC"));
@@ -397,7 +399,7 @@ std::vector<ConstantProvenance> build() {
                 "2500 TF, Azure ND GB200 v6), Blackwell-native kernels more",
                 {}, 0.5));
   t.push_back(c("attn_decode_bw_efficiency", "blackwell_hbm", P::assumed,
-                carried + "Hopper: 0.85 cap; FlashInfer trtllm-gen decode on a B200 reaches 5831 GB/s = 0.76 of 7.7 TB/s "
+                "assumed: the Hopper prior before its cap was measured (0.85); FlashInfer trtllm-gen decode on a B200 reaches 5831 GB/s = 0.76 of 7.7 TB/s "
                 "at 128 x 4096 tokens (flashinfer-ai/flashinfer#1415), within it",
                 {}, 0.85));
   t.push_back(c("attn_decode_cta_bandwidth", "blackwell_hbm", P::public_measurement,
