@@ -93,7 +93,7 @@ TEST_CASE("FP8 linears on Ada take the measured kernel factor under vLLM 0.7+ an
 TEST_CASE("an L40S's FP8 qkv and o GEMMs run at the rates sglang#6756 timed for vLLM's and SGLang's kernels",
           "[ada_fp8]") {
   // sglang#6756, 'Main (with L40S)': TFLOP/s = its 'GB/s' column / 4 (float32 a). Each within 30 %, the median time
-  // error within 15 % (the fit's is 13 %); before the factor the vLLM rows read 1.4-1.9x these.
+  // error within 15 % (the fit's is 13 %); before the factor the vLLM rows read 1.4-2.0x these.
   struct Point {
     const char* op;
     std::int64_t tokens;
