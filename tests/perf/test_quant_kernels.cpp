@@ -8,6 +8,7 @@
 #include <string>
 
 #include "llmsim/core/json_view.hpp"
+#include "llmsim/perf/ada_fp8.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/perf/provenance.hpp"
 #include "llmsim/perf/quant_kernels.hpp"
@@ -236,9 +237,13 @@ TEST_CASE("FP8 on Ada before vLLM 0.7: torch._scaled_mm's unfused dequantisation
   INFO("linears at 512 tokens: " << lin_old * 1e3 << " ms vs " << lin_new * 1e3 << " ms");
   CHECK(lin_old / lin_new > 1.3);
   CHECK(lin_old / lin_new < 2.5);
-  // Static per-tensor FP8 runs the fused _scaled_mm: the same as CUTLASS's price.
-  CHECK(test::op(qk_model(id, "fp8", "vllm==0.5.5"), b, "mlp") ==
-        test::op(qk_model(id, "fp8", "vllm==0.7.0"), b, "mlp"));
+  // Static per-tensor FP8 runs the fused _scaled_mm at the profile's FP8 curve (no DRAM-streamed timing of it is
+  // public); 0.7's CUTLASS 2.x kernel at the share of it sglang#6756 measured (perf/ada_fp8.hpp): dearer, by at most
+  // the factor's inverse (the weight stream and fixed costs do not scale).
+  const double scaled_mm = test::op(qk_model(id, "fp8", "vllm==0.5.5"), b, "mlp");
+  const double cutlass_mlp = test::op(qk_model(id, "fp8", "vllm==0.7.0"), b, "mlp");
+  CHECK(cutlass_mlp > 1.2 * scaled_mm);
+  CHECK(cutlass_mlp <= scaled_mm / perf::kAdaFp8VllmCutlassCompute);
 }
 
 TEST_CASE("FP8 with a dynamic per-tensor activation scale reads every GEMM input once more", "[quant]") {

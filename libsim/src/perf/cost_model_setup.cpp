@@ -6,6 +6,7 @@
 
 #include "cost_model_ops.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/perf/ada_fp8.hpp"
 #include "llmsim/perf/block_fp8.hpp"
 #include "llmsim/perf/moe_kernels.hpp"
 #include "llmsim/perf/speculative.hpp"
@@ -209,6 +210,9 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->dense_gemm.q_c *= block.compute;
     c->dense_gemm.q_bw *= block.bandwidth;
     c->dense_gemm.extra_fixed_s = block.extra_fixed_s;
+    // FP8 on Ada: vLLM's CUTLASS 2.x sm89 kernel (0.7+) and SGLang's compute at their measured share of the FP8
+    // curve's rate (perf/ada_fp8.hpp).
+    c->dense_gemm.q_c *= ada_fp8_gemm_compute_factor(fmt, quant_.kernels, gpu_, runtime_);
   }
   // ModelOpt checkpoints that exclude self_attn: attention streams 16-bit weights.
   c->attn_gemm = fmt.attention_16bit ? f16 : c->dense_gemm;

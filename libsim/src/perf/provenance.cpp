@@ -5,6 +5,7 @@
 #include "llmsim/perf/provenance.hpp"
 #include "provenance_rows.hpp"
 
+#include "llmsim/perf/ada_fp8.hpp"
 #include "llmsim/perf/block_fp8.hpp"
 #include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/perf/eager_host.hpp"
@@ -370,6 +371,23 @@ std::vector<ConstantProvenance> build() {
                 bfp8 + ": 0.52 of the GEMM weight stream", {}, kBlockFp8LinearBandwidth));
   t.push_back(c("block_fp8.linear_extra_fixed_s", "all", P::public_measurement,
                 bfp8 + ": 7 us per kernel beyond gemm_fixed_s", {}, kBlockFp8LinearExtraFixedS));
+  // --- FP8 linears on Ada (perf/ada_fp8.cpp): vLLM's CUTLASS 2.x sm89 kernel and SGLang's, measured on an L40S.
+  const std::string afp8 =
+      "sglang#6756 ('L40S FP8 Benchresult', 'Main (with L40S)', May 2025: sgl-kernel/benchmark/bench_fp8_gemm.py, "
+      "triton do_bench with the L2 flushed before every call; its 'GB/s' column is 4 x GFLOP/s, float32 a): "
+      "Llama-3.1-8B qkv (N 6144) and o (N 4096), K 4096, 512 / 1024 / 2048 tokens, against this cost model's L40S "
+      "FP8 GEMMs without the factor (qkv 324 / 399 / 431 TF, o 321 / 385 / 420 TF, compute- and stream-bound terms "
+      "separated from two evaluations) [D]. Cross-check: sglang#3047 on "
+      "an L40 (vLLM 0.43 of its 362 TF FP8 peak at 2048 x 6144 x 4096). Not used: vllm#6677's L2-resident timings "
+      "(367 TF at 512 x 12288 x 4096), which read this model's curve unchanged";
+  t.push_back(c("ada_fp8.vllm_cutlass_compute_factor", "gddr", P::public_measurement,
+                afp8 + ": vLLM's cutlass_scaled_mm (vllm column: qkv 171 / 204 / 261 TF, o 177 / 245 / 294 TF), "
+                       "fitted through this cost model's GEMM roofline, least squares in log time: 0.51, median |error| 13.5 %",
+                {}, kAdaFp8VllmCutlassCompute));
+  t.push_back(c("ada_fp8.sglang_compute_factor", "gddr", P::public_measurement,
+                afp8 + ": sgl-kernel fp8_scaled_mm (sglang column: qkv 206 / 319 / 362 TF, o 193 / 277 TF), fitted the "
+                       "same way: 0.65, residuals -22...+23 %",
+                {}, kAdaFp8SglangCompute));
   t.push_back(c("block_fp8.unfused_input_quant", "all", P::engine_code,
                 "vLLM fp8_utils.apply_w8a8_block_fp8_linear (0.7-0.10): per_token_group_quant_fp8, a Triton kernel of "
                 "its own, quantises the GEMM input per token and 128-wide group; Inductor does not fuse it into the "
