@@ -68,3 +68,61 @@ TEST_CASE("V0 chunked prefill admits the queue behind this step's recompute vict
   CHECK(b.finish_s < first.finish_s);
   CHECK(b.admitted_s < f.finish_s);
 }
+
+namespace {
+
+Json v0_release_chunked_trace(const char* release, const Json& requests) {
+  const Json w = {{"arrival", {{"process", "trace"}, {"requests", requests}}}, {"warmup_requests", 0}};
+  return scenario(w, {{"runtime", release}, {"policy", "chunked"}, {"max_num_batched_tokens", 65536},
+                      {"watermark", 0.0}, {"gpu_memory_utilization", 0.35}});
+}
+
+}  // namespace
+
+TEST_CASE("V0 before 0.5.4 keeps the running queue in arrival order: a re-admitted victim is not the next victim",
+          "[scheduler_v0]") {
+  // vllm/core/scheduler.py before vllm#6867 sorted the running queue by arrival (FCFS sort_by_priority) in every
+  // _schedule_running and preempted running_queue.pop(), the latest arrival; from 0.5.4 a re-admitted victim is
+  // appended to the running queue and is the next victim. 0.5.3 and 0.5.4 share their kernels and defaults here, so
+  // that order is the only difference between the two runs.
+  SimulationOptions opt;
+  opt.record_requests = true;
+  const auto probe = simulate(make(v0_release_chunked_trace("vllm==0.5.4", Json::array({Json::array({0.0, 16, 1})}))), opt);
+  const std::int64_t blocks = probe.summary.kv.capacity_tokens / 16;
+  // n prompts of 4096 tokens (256 blocks; the first finishes early and frees room), a filler F and a short B, last
+  // in the queue, that does not fit. As in the test above, the first decode step preempts F (the newest) and
+  // admits B behind it; F returns when the first prompt finishes, so the running queue holds B then F by admission
+  // but F then B by arrival. The next step short of blocks preempts the tail: F again from 0.5.4, B before it.
+  const std::int64_t n = (blocks - 2 - 60) / 256;
+  const std::int64_t filler = blocks - 2 - n * 256;
+  REQUIRE(n >= 4);
+  REQUIRE(filler >= 60);
+  REQUIRE(filler < 316);
+  Json reqs = Json::array({Json::array({0.0, 4096, 30})});
+  for (std::int64_t k = 1; k < n; ++k) reqs.push_back(Json::array({0.0, 4096, 600}));
+  reqs.push_back(Json::array({0.0, filler * 16, 600}));  // F
+  reqs.push_back(Json::array({0.0, 64, 600}));           // B
+  auto run = [&](const char* release) {
+    auto r = simulate(make(v0_release_chunked_trace(release, reqs)), opt);
+    REQUIRE(r.summary.complete);
+    REQUIRE(r.requests.size() == static_cast<std::size_t>(n + 2));
+    std::sort(r.requests.begin(), r.requests.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    return r;
+  };
+  const auto sorted = run("vllm==0.5.3");
+  const auto appended = run("vllm==0.5.4");
+  const auto& f3 = sorted.requests[static_cast<std::size_t>(n)];
+  const auto& b3 = sorted.requests.back();
+  const auto& f4 = appended.requests[static_cast<std::size_t>(n)];
+  const auto& b4 = appended.requests.back();
+  INFO("0.5.3: F " << f3.preemptions << ", B " << b3.preemptions << "; 0.5.4: F " << f4.preemptions << ", B "
+                   << b4.preemptions);
+  // Both runs: F is the first victim and B is admitted in that step (the case is not vacuous).
+  REQUIRE(f3.preemptions >= 1);
+  REQUIRE(f4.preemptions >= 1);
+  CHECK(b3.admitted_s < sorted.requests.front().finish_s);
+  CHECK(b4.admitted_s < appended.requests.front().finish_s);
+  // Arrival order puts the later-arrived B at the tail: it loses its place more often, F no more often.
+  CHECK(b3.preemptions > b4.preemptions);
+  CHECK(f3.preemptions <= f4.preemptions);
+}

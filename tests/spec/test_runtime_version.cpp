@@ -120,6 +120,11 @@ TEST_CASE("a vLLM release's V0 scheduler defaults: budgets, long-context chunkin
   CHECK(of("vllm==0.9.1").v0_chunked_budget == 2048);
   CHECK_FALSE(of("vllm==0.5.3").v0_long_context_chunked);
   CHECK(of("vllm==0.5.4").v0_long_context_chunked);
+  // The running queue sorted by arrival (the preemption victim the latest arrival) until vllm#6867 (0.5.4).
+  CHECK(of("vllm==0.4.1").v0_running_by_arrival);
+  CHECK(of("vllm==0.5.3").v0_running_by_arrival);
+  CHECK_FALSE(of("vllm==0.5.4").v0_running_by_arrival);
+  CHECK_FALSE(of("vllm==0.9.1").v0_running_by_arrival);
   CHECK(of("vllm==0.6.3").v0_runtime == Runtime::vllm_v0);
   CHECK(of("vllm==0.5.5").v0_runtime == Runtime::vllm_v0_sync);
   CHECK(of("vllm==0.9.1").v0_runtime == Runtime::vllm_v0);

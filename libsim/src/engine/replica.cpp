@@ -180,7 +180,7 @@ bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) 
   if (s.admitted_s < 0) s.admitted_s = now_s;
   if (s.remote_tokens > 0 && s.decode_admitted_s < 0) s.decode_admitted_s = now_s;
   if (s.first_cached < 0) s.first_cached = static_cast<std::int32_t>(cached);
-  link_tail(i);
+  link_running(i);
   return true;
 }
 
@@ -277,7 +277,7 @@ void Replica::swap_in(double now_s) {
     kv_.allocate(growth);
     swap_bytes_ += static_cast<double>(s.own_blocks) * cfg_.block_bytes;
     s.own_blocks = 0;
-    link_tail(i);
+    link_running(i);
     start_decoding(i, now_s, true);
   }
 }

@@ -235,6 +235,9 @@ struct ReplicaConfig {
   /// before it starts, so a request queued while a step runs is first admitted into the step after the next one
   /// (Replica::plan_cutoff_s_). The cost model prices the step's host/GPU overlap.
   bool async_scheduling = false;
+  /// vLLM V0 before 0.5.4 (spec::RuntimeForVersion::v0_running_by_arrival): the running list is kept in arrival
+  /// order, so a re-admitted or swapped-in victim rejoins at its arrival's place and the tail is the latest arrival.
+  bool running_by_arrival = false;
 };
 
 /// Accumulated over a replica's iterations, for MFU/MBU and the batch size reached.
@@ -390,6 +393,9 @@ class Replica {
   /// Pull: allocates blocks for the remote KV of waiting request `seq` and starts its read; false when they do not fit.
   bool start_pull(std::int32_t seq, double now_s);
   bool try_admit(std::int32_t i, double now_s, std::int64_t first_chunk);
+  /// Joins the running list: at the tail, or under ReplicaConfig::running_by_arrival a request preempted before at
+  /// its arrival's place (running_order.cpp).
+  void link_running(std::int32_t i);
   /// Tokens of `s`'s prefill target already in the cache (whole blocks, never the last token): what an
   /// admission would skip.
   /// `shared_cost`: blocks taking the shared part would newly take from the free pool.

@@ -6,6 +6,7 @@
 
 #include "llmsim/perf/runtime.hpp"
 #include "llmsim/perf/serving_path.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 
 #include "simulation.hpp"
 #include "warm_cache_fill.hpp"
@@ -160,6 +161,11 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
   cfg.first_token_after_next_step =
       perf::first_token_after_next_step(e, sc.hardware.parallel.pp, cfg.spec_tokens > 0);
   cfg.async_scheduling = cost.async_scheduling();  // perf::async_scheduling decided it for the pool's cost model
+  // A V0 release before 0.5.4 keeps its running queue in arrival order (spec/runtime_version.hpp).
+  if (e.runtime_release && (e.policy == spec::SchedulerPolicy::vllm_v0 || e.policy == spec::SchedulerPolicy::chunked)) {
+    const auto release = spec::runtime_for_version(spec::parse_engine_version(*e.runtime_release));
+    cfg.running_by_arrival = release.v0_running_by_arrival;
+  }
   // Under pipeline parallel each virtual engine schedules its own requests in 1/k of the KV and swap space.
   const std::int64_t reserved = e.policy == spec::SchedulerPolicy::vllm ? 1 : 0;
   const std::int64_t kv_blocks = plan.kv_capacity_blocks / engines_per_group_ - reserved;

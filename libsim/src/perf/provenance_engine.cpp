@@ -141,6 +141,11 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "EngineArgs.create_engine_config (vllm#6666, 2024-07-23; from 0.5.4): chunked prefill left unset turns "
                 "on for max_model_len > 32K without a sliding window or speculative decoding",
                 {}, 32768));
+  t.push_back(c("engine.v0_running_by_arrival", "vllm-v0", P::engine_code,
+                "vllm/core/scheduler.py _schedule_running before vllm#6867 (opened 2024-07-27, after 0.5.3.post1; "
+                "taken as first in 0.5.4): policy.sort_by_priority(now, running_queue) with FCFS's priority "
+                "now - arrival_time (vllm/core/policy.py), then running_queue.pop() as the victim: the latest arrival "
+                "(engine/running_order.cpp)"));
   t.push_back(c("runtime.graphs", "sglang", P::engine_code, "SGLang: decode-only CUDA graphs (cuda_graph_max_bs)"));
   t.push_back(c("runtime.max_graph_batch", "sglang", P::engine_code,
                 "sgl-project/sglang python/sglang/srt/model_executor/cuda_graph_runner.py: the default capture list "

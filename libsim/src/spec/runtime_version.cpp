@@ -87,6 +87,7 @@ void set_v0_defaults(RuntimeForVersion& r, const std::vector<int>& n, Runtime v0
   r.v0_runtime = v0;
   r.v0_chunked_budget = before(n, {0, 6, 5}) ? 512 : 2048;  // vllm#10544 (2024-11-21), first released in 0.6.5
   r.v0_long_context_chunked = !before(n, {0, 5, 4});        // vllm#6666 (2024-07-23)
+  r.v0_running_by_arrival = before(n, {0, 5, 4});           // vllm#6867 (after 0.5.3) dropped the running sort
 }
 }  // namespace
 

@@ -37,6 +37,11 @@ struct RuntimeForVersion {
   /// V0 turns chunked prefill on by itself when max_model_len > 32K (vllm#6666, 2024-07-23; from 0.5.4), to keep the
   /// profiling run of a whole longest prompt from taking the KV cache's memory.
   bool v0_long_context_chunked = false;
+  /// V0 before 0.5.4 re-sorted the running queue by arrival time (the FCFS policy's sort_by_priority) at every
+  /// `_schedule_running`, so the preemption victim (`running_queue.pop()`) was the latest arrival and a re-admitted
+  /// victim took its arrival's place again; vllm#6867 ("simplify and improve scheduler", opened 2024-07-27, after
+  /// 0.5.3.post1; taken as first released in 0.5.4, its merge date not read — no source here runs 0.5.4) dropped the sort, and from then a re-admitted victim rejoins at the tail, the next victim.
+  bool v0_running_by_arrival = false;
   /// Whether the release can replay CUDA graphs at all: vLLM before 0.2.6 has none (vllm#1926, "Optimize model
   /// execution with CUDA graph", merged 2023-12-16 after 0.2.5 and first released in 0.2.6), so every step of those
   /// releases runs eagerly, as under --enforce-eager later.
