@@ -39,10 +39,11 @@ double path_of(perf::Runtime runtime, std::int64_t prompt = 256) {
 }  // namespace
 
 TEST_CASE("vLLM's API server adds its path to TTFT and E2E, not to the gaps or the engine's steps", "[serving_path]") {
-  const double path = path_of(perf::Runtime::vllm_v1);
+  // Served less in-process: an in-process AsyncLLM still pays its hop to the EngineCore (engine_client_s).
+  const double path = path_of(perf::Runtime::vllm_v1) - perf::runtime_traits(perf::Runtime::vllm_v1).engine_client_s;
   REQUIRE(perf::runtime_traits(perf::Runtime::vllm_v1).api_server_s > 0);
   REQUIRE(perf::runtime_traits(perf::Runtime::vllm_v1).tokenise_per_token_s > 0);
-  CHECK(path_of(perf::Runtime::vllm_v0) == path);
+  CHECK(path_of(perf::Runtime::vllm_v0) == path_of(perf::Runtime::vllm_v1));
   // V1's EngineCore. V0's MQLLMEngine pays the same path, and its steps also grow by the host time of sending each
   // step's outputs to the server (test_served_step_host.cpp).
   for (const char* runtime : {"vllm==0.15.1"}) {
@@ -73,7 +74,7 @@ TEST_CASE("vLLM's API server adds its path to TTFT and E2E, not to the gaps or t
 
 TEST_CASE("a closed-loop client sends its next request once the last token has come through the serving path",
           "[serving_path]") {
-  const double path = path_of(perf::Runtime::vllm_v1);
+  const double path = path_of(perf::Runtime::vllm_v1) - perf::runtime_traits(perf::Runtime::vllm_v1).engine_client_s;
   const Json one_user = {{"process", "closed"}, {"concurrency", 1}};
   const auto served = served_requests({{"api_server", true}}, one_user, 3);
   const auto in_process = served_requests({{"api_server", false}}, one_user, 3);
@@ -96,7 +97,11 @@ TEST_CASE("no serving path where the request does not cross vLLM's multiprocess 
   CHECK(perf::serving_path_latency_s(engine({{"runtime", "vllm==0.9.1"}, {"policy", "vllm-v0"}}), false, 1000) == path);
   CHECK(perf::serving_path_latency_s(engine({{"runtime", "sglang==0.4.9"}}), false, 1000) == path);
   CHECK(perf::serving_path_latency_s(engine(Json::object()), true, 1000) == 0);            // offline: LLM.generate
-  CHECK(perf::serving_path_latency_s(engine({{"api_server", false}}), false, 1000) == 0);  // AsyncLLM in-process
+  // In-process (no HTTP): V1's AsyncLLM still sends the request to its EngineCore process and no more (next case).
+  CHECK(perf::serving_path_latency_s(engine({{"api_server", false}}), false, 1000) ==
+        perf::runtime_traits(perf::Runtime::vllm_v1).engine_client_s);
+  CHECK(perf::serving_path_latency_s(engine({{"api_server", false}, {"runtime", "vllm==0.9.1"}, {"policy", "vllm-v0"}}),
+                                     false, 1000) == 0);  // V0's AsyncLLMEngine runs in the caller's process
   CHECK(perf::serving_path_latency_s(engine({{"policy", "static"}}), false, 1000) == 0);   // one generate call
   // Before 0.6 the engine ran inside the API server's process (no ZMQ hop), which still tokenised the prompt.
   for (const char* r : {"vllm==0.5.4", "vllm==0.4.2"}) {
@@ -114,6 +119,34 @@ TEST_CASE("no serving path where the request does not cross vLLM's multiprocess 
   const auto st = served_requests({{"policy", "static"}, {"api_server", true}}, kOnePerSecond);
   const auto st_off = served_requests({{"policy", "static"}, {"api_server", false}}, kOnePerSecond);
   CHECK(st.summary.ttft_ms.mean == st_off.summary.ttft_ms.mean);
+}
+
+TEST_CASE("an in-process V1 AsyncLLM reaches its EngineCore process over ZMQ: TTFT grows by that hop, V0's does not",
+          "[serving_path]") {
+  // vllm/v1/engine/async_llm.py: AsyncLLM drives the EngineCore through an AsyncMPClient (a process of its own) with or
+  // without the HTTP server; V0's AsyncLLMEngine ran the engine in the caller's own process.
+  const double hop = perf::runtime_traits(perf::Runtime::vllm_v1).engine_client_s;
+  REQUIRE(hop > 0);
+  CHECK(hop < perf::runtime_traits(perf::Runtime::vllm_v1).api_server_s);  // the server's path includes the hop
+  CHECK(perf::runtime_traits(perf::Runtime::vllm_v0).engine_client_s == 0);
+  const Json one_user = {{"process", "closed"}, {"concurrency", 1}};
+  const auto v1 = served_requests({{"runtime", "vllm==0.19.1"}, {"api_server", false}}, one_user, 2);
+  REQUIRE(v1.requests.size() == 2);
+  const auto& r = v1.requests.at(0);
+  // The engine's own first token (its iterations' ends) plus the hop, and the next turn only after the last token
+  // has come back.
+  REQUIRE_FALSE(v1.iterations.empty());
+  const double engine_first = v1.iterations.at(0).start_s + v1.iterations.at(0).duration_s;
+  CHECK(r.first_token_s == Approx(engine_first + hop).epsilon(1e-9));
+  CHECK(v1.requests.at(1).arrival_s == Approx(r.finish_s).epsilon(1e-12));
+  // V0 (0.7.3's AsyncLLMEngine in-process) keeps the engine's own stamps.
+  const auto v0 = served_requests({{"runtime", "vllm==0.7.3"}, {"api_server", false}}, kOnePerSecond, 1);
+  const auto v0_served = served_requests({{"runtime", "vllm==0.7.3"}, {"api_server", true}}, kOnePerSecond, 1);
+  // Served, V0 also pays its MQLLMEngine's 15 us per sequence per step (test_served_step_host.cpp): the prefill and
+  // the step after it (0.7.3 streams the first token when the next step ends).
+  const double v0_steps = 2 * perf::runtime_traits(perf::Runtime::vllm_v0).served_step_per_seq_s;
+  CHECK(v0_served.summary.ttft_ms.mean - v0.summary.ttft_ms.mean ==
+        Approx((path_of(perf::Runtime::vllm_v0) + v0_steps) * 1e3).epsilon(1e-6));
 }
 
 TEST_CASE("engine.api_server is read, written back only when off, and must be a boolean", "[serving_path]") {
@@ -143,7 +176,8 @@ TEST_CASE("the prompt's tokenisation in the server grows TTFT and E2E with the p
     return (s.first_token_s - s.arrival_s) - (p.first_token_s - p.arrival_s);
   };
   const double short_prompt = extra_ttft_s(256), long_prompt = extra_ttft_s(7936);
-  CHECK(short_prompt == Approx(path_of(perf::Runtime::vllm_v1, 256)).epsilon(1e-9));
+  CHECK(short_prompt == Approx(path_of(perf::Runtime::vllm_v1, 256) -
+                               perf::runtime_traits(perf::Runtime::vllm_v1).engine_client_s).epsilon(1e-9));
   CHECK(long_prompt - short_prompt == Approx(per_token * (7936 - 256)).epsilon(1e-6));
   // An 8k-token prompt spends ~16 ms in the tokenizer: more than the fixed HTTP + ZMQ part.
   CHECK(long_prompt - short_prompt > perf::runtime_traits(perf::Runtime::vllm_v1).api_server_s);

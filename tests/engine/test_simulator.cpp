@@ -72,18 +72,19 @@ TEST_CASE("a single request: TTFT = queueing + prefill time, TPOT = decode itera
     decode_sum += cost.iteration_time(d);
   }
   const auto& s = res.summary;
+  const double hop = test::in_process_hop_s(rs);  // V1's AsyncLLM -> EngineCore, on the client's stamps only
   REQUIRE(s.completed_requests == 1);
   REQUIRE(s.queue_ms.mean == 0.0);
-  REQUIRE(s.ttft_ms.mean == Approx(ttft * 1e3).epsilon(1e-9));
+  REQUIRE(s.ttft_ms.mean == Approx((ttft + hop) * 1e3).epsilon(1e-9));
   REQUIRE(s.tpot_ms.mean == Approx(decode_sum / 63 * 1e3).epsilon(1e-9));
-  REQUIRE(s.e2e_ms.mean == Approx((ttft + decode_sum) * 1e3).epsilon(1e-9));
+  REQUIRE(s.e2e_ms.mean == Approx((ttft + decode_sum + hop) * 1e3).epsilon(1e-9));
   REQUIRE(s.itl_ms.count == 63);
   REQUIRE(s.iterations == 64);
   REQUIRE(res.iterations.size() == 64);
   REQUIRE(res.iterations[0].prefill_tokens == 512);
   REQUIRE(res.iterations[1].decode_seqs == 1);
   REQUIRE(res.requests.size() == 1);
-  REQUIRE(res.requests[0].first_token_s - res.requests[0].arrival_s == Approx(ttft));
+  REQUIRE(res.requests[0].first_token_s - res.requests[0].arrival_s == Approx(ttft + hop));
   // 512 + 63 tokens in 16-token blocks at the peak.
   REQUIRE(res.iterations.back().kv_blocks_used == (512 + 63 + 15) / 16);
   check_little(s);
@@ -103,7 +104,8 @@ TEST_CASE("queueing adds to TTFT: two simultaneous prompts under a one-sequence 
   REQUIRE(res.requests.size() == 2);
   const auto& second = res.requests[1];
   const auto& first = res.requests[0];
-  REQUIRE(second.admitted_s == Approx(first.finish_s));  // waits for the only slot
+  // Waits for the only slot: the engine's finish, before the first reply's hop back to the caller.
+  REQUIRE(second.admitted_s == Approx(first.finish_s - test::in_process_hop_s(rs)));
   const double prefill = first.first_token_s - first.arrival_s;
   REQUIRE(second.first_token_s - second.arrival_s == Approx((second.admitted_s - second.arrival_s) + prefill));
   check_little(res.summary);

@@ -42,6 +42,7 @@ std::vector<std::pair<std::string, double>> set_traits(const RuntimeTraits& t) {
   if (t.fuses_fp8_input_quant != d.fuses_fp8_input_quant) out.push_back({"fuses_fp8_input_quant", 0});
   if (t.async_output_proc != d.async_output_proc) out.push_back({"async_output_proc", 0});
   if (t.api_server_s != d.api_server_s) out.push_back({"api_server_s", t.api_server_s});
+  if (t.engine_client_s != d.engine_client_s) out.push_back({"engine_client_s", t.engine_client_s});
   if (t.served_step_per_seq_s != d.served_step_per_seq_s)
     out.push_back({"served_step_per_seq_s", t.served_step_per_seq_s});
   if (t.multiproc_per_iter_s != d.multiproc_per_iter_s) out.push_back({"multiproc_per_iter_s", t.multiproc_per_iter_s});

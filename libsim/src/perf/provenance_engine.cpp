@@ -108,6 +108,13 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                   "process_for_engine 0.5 ms, add_request to the EngineCore 1.0 ms)",
                   {}, 4e-3));
   }
+  // An in-process AsyncLLM's hop to its EngineCore process (perf/serving_path.hpp, issue 27).
+  t.push_back(c("runtime.engine_client_s", "vllm-v1", P::public_measurement,
+                "vllm#51349's frontend timings: process_for_engine 0.5 ms + add_request to the EngineCore 1.0 ms; "
+                "vllm/v1/engine/async_llm.py: AsyncLLM always drives the EngineCore through "
+                "EngineCoreClient.make_async_mp_client (a process of its own, ZMQ both ways), with or without the "
+                "HTTP server; prompt rendering (0.3 ms) is left to the caller",
+                {}, 1.5e-3));
   // Host work the OpenAI server adds to each V0 engine step (perf/served_step_host.hpp, issue 27).
   t.push_back(c("runtime.served_step_per_seq_s", "vllm-v0", P::public_measurement,
                 "vllm#8157 / #8092 (MQLLMEngine, merged 2024-09 after 0.6.0; 1 H100, Llama-3.1-8B, ShareGPT, "

@@ -12,6 +12,12 @@ namespace {
 // offline LLM.generate -> online `vllm serve` added 4 ms to the average TTFT of the same Llama-3.3-70B batch
 // ("HTTP server + ZMQ latency", tenstorrent/tt-inference-server#190, 2025-05-08). perf/serving_path.hpp.
 constexpr double kMultiprocFrontendS = 4e-3;
+// vLLM V1's AsyncLLM without the HTTP server in front (a Python caller of AsyncLLM.generate): the frontend still
+// processes the request for the engine and sends it to the EngineCore process over ZMQ, whose outputs come back the
+// same way. vllm#51349's frontend timings: process_for_engine 0.5 ms + add_request to the EngineCore 1.0 ms (its
+// prompt rendering, 0.3 ms, is the chat template an API server applies; a Python caller passes the rendered prompt)
+// [D]. perf/serving_path.hpp.
+constexpr double kAsyncLlmClientS = 1.5e-3;
 // vLLM V0 behind the OpenAI server (MQLLMEngine since vllm#8157, 2024-09, until V0's removal): the engine process
 // pickles each step's RequestOutputs and sends them to the API server over ZMQ (engine/multiprocessing/engine.py
 // _send_outputs, called from the async output processor's callback). The PR's own measurement (1 H100, Llama-3.1-8B,
@@ -48,6 +54,8 @@ RuntimeTraits runtime_traits(Runtime r) {
       t.fuses_fp8_input_quant = true;
       // The API server process in front of the EngineCore process (AsyncLLM over ZMQ): perf/serving_path.hpp.
       t.api_server_s = kMultiprocFrontendS;
+      // AsyncLLM called in-process still reaches its EngineCore process over ZMQ (AsyncMPClient).
+      t.engine_client_s = kAsyncLlmClientS;
       // TP/PP > 1: the EngineCore drives its GPU workers through MultiprocExecutor's shared-memory queues.
       t.multiproc_per_iter_s = kMultiprocExecutorIterS;
       t.multiproc_per_seq_s = kMultiprocExecutorSeqS;

@@ -1,5 +1,5 @@
 // The serving path's latency around the engine; sources in docs/cost-model.md "The serving path" and
-// perf/provenance.cpp (runtime.api_server_s, runtime.tokenise_per_token_s).
+// perf/provenance.cpp (runtime.api_server_s, runtime.engine_client_s, runtime.tokenise_per_token_s).
 #include "llmsim/perf/serving_path.hpp"
 
 #include "llmsim/perf/runtime.hpp"
@@ -7,9 +7,12 @@
 namespace llmsim::perf {
 
 ServingPath serving_path(const spec::EngineConfig& engine, bool offline) {
-  if (!engine.api_server || offline || engine.synthetic_service) return {};
+  if (offline || engine.synthetic_service) return {};
   if (engine.policy == spec::SchedulerPolicy::static_batching) return {};
   const RuntimeTraits t = runtime_traits(runtime_of(engine));
+  // In-process (a Python caller of the engine object, no HTTP): only the hop to an engine process of its own, where
+  // the runtime has one (vLLM V1's AsyncLLM -> EngineCore). The caller may pass token ids: no tokenisation charged.
+  if (!engine.api_server) return {t.engine_client_s, 0};
   return {t.api_server_s, t.tokenise_per_token_s};
 }
 

@@ -67,6 +67,11 @@ struct RuntimeTraits {
   /// request parsed, the prompt tokenised and handed to the engine process over IPC, and each output sent back over
   /// IPC, detokenised and streamed (perf/serving_path.hpp); 0 = not modelled for this runtime.
   double api_server_s = 0;
+  /// Latency an engine driven in-process (no HTTP server: `engine.api_server` false) still adds to every request
+  /// outside its iterations, because the caller's engine object is itself a client of an engine process: vLLM V1's
+  /// AsyncLLM always runs the EngineCore in a process of its own (AsyncMPClient) and sends it each request over ZMQ
+  /// (perf/serving_path.hpp). Part of api_server_s when served; 0 = the engine runs in the caller's process.
+  double engine_client_s = 0;
   /// Host time per sequence per step that serving through the runtime's OpenAI-compatible server adds to the
   /// engine's own step, serialized with the GPU like `cpu` (perf/served_step_host.hpp): vLLM V0's MQLLMEngine pickles
   /// every step's RequestOutputs and sends them to the API server process over ZMQ. 0 = none or not modelled.

@@ -15,7 +15,7 @@ namespace llmsim::perf {
 /// The serving path of one scenario: a fixed part (HTTP and the IPC hops) and the prompt's tokenisation, which grows
 /// with its length.
 struct ServingPath {
-  double fixed_s = 0;             ///< RuntimeTraits::api_server_s
+  double fixed_s = 0;             ///< RuntimeTraits::api_server_s (served) or engine_client_s (in-process)
   double per_prompt_token_s = 0;  ///< RuntimeTraits::tokenise_per_token_s
   /// Seconds a request of `prompt_tokens` prompt tokens (>= 0) spends on the path.
   double latency_s(std::int64_t prompt_tokens) const noexcept {
@@ -24,8 +24,9 @@ struct ServingPath {
 };
 
 /// The path between the engine and the client on a served request: the runtime's api_server_s and
-/// tokenise_per_token_s (RuntimeTraits) when `engine.api_server` is on; nothing for an in-process engine
-/// (engine.api_server false), static batches (one generate call), an offline workload (`offline`: every prompt at
+/// tokenise_per_token_s (RuntimeTraits) when `engine.api_server` is on; for an in-process engine (engine.api_server
+/// false) only the runtime's engine_client_s (vLLM V1's AsyncLLM still crosses ZMQ to its EngineCore process; no
+/// tokenisation: the caller may pass token ids); nothing for static batches (one generate call), an offline workload (`offline`: every prompt at
 /// t = 0 through LLM.generate, benchmark_throughput) and the synthetic service.
 ServingPath serving_path(const spec::EngineConfig& engine, bool offline);
 
