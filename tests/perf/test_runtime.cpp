@@ -72,7 +72,8 @@ TEST_CASE("vLLM 0.5's output step is the engine process's Python: the same 0.1 m
           "context") {
   // benchmark_latency's LLM.generate and the OpenAI server both run LLMEngine.step -> _process_model_outputs in the
   // engine's process after the sampled tokens are back on the host (docs/cost-model.md, "vLLM before 0.6"): one
-  // price per sequence, not scaled by the world size, the model or the context.
+  // price per sequence, not scaled by the world size or the model. (The detokenizer's per-step copy of a sequence's
+  // token list, prompt + output, grows with the context: a few us per sequence at these lengths, not modelled.)
   for (const auto& [model, tp] : {std::pair<std::string, int>{"llama-2-7b", 1}, {"llama-3.1-70b", 4}}) {
     const auto v0 = runtime_cost(model, "h100-80gb-sxm", Runtime::vllm_v0, tp);
     const auto v05 = runtime_cost(model, "h100-80gb-sxm", Runtime::vllm_v0_sync, tp);
