@@ -2,6 +2,9 @@
 // per-step costs, CUDA-graph rules, the all-reduce and TurboMind's decode attention — each in direction and size.
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <utility>
+
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/cost_model.hpp"
@@ -63,6 +66,22 @@ TEST_CASE("vLLM before 0.6 processes every sequence's output between steps: +0.1
   const double attn = op(v05, b, "attention_decode") - op(v0, b, "attention_decode");
   CHECK(attn < 0);
   CHECK(v05.iteration_time(b) - v0.iteration_time(b) == Approx(8e-3 + attn));
+}
+
+TEST_CASE("vLLM 0.5's output step is the engine process's Python: the same 0.1 ms per sequence at any TP, model or "
+          "context") {
+  // benchmark_latency's LLM.generate and the OpenAI server both run LLMEngine.step -> _process_model_outputs in the
+  // engine's process after the sampled tokens are back on the host (docs/cost-model.md, "vLLM before 0.6"): one
+  // price per sequence, not scaled by the world size or the model. (The detokenizer's per-step copy of a sequence's
+  // token list, prompt + output, grows with the context: a few us per sequence at these lengths, not modelled.)
+  for (const auto& [model, tp] : {std::pair<std::string, int>{"llama-2-7b", 1}, {"llama-3.1-70b", 4}}) {
+    const auto v0 = runtime_cost(model, "h100-80gb-sxm", Runtime::vllm_v0, tp);
+    const auto v05 = runtime_cost(model, "h100-80gb-sxm", Runtime::vllm_v0_sync, tp);
+    for (const int context : {128, 4096}) {
+      CAPTURE(model, tp, context);
+      CHECK(op(v05, decode(64, context), "cpu") - op(v0, decode(64, context), "cpu") == Approx(6.4e-3));
+    }
+  }
 }
 
 TEST_CASE("a host that runs ahead hides eager launches behind the GPU's work, unless the GPU's work is shorter") {

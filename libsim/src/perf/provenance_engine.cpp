@@ -90,7 +90,9 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
     t.push_back(c("runtime.sync_output_per_seq_s", r, P::engine_code,
                   "RFC vllm#6913's profile of _process_model_outputs before the async output processor (#7049): 0.2 ms "
                   "at batch 1, 3.4 ms at batch 32 on Llama-3-70B / 4 H100 = 0.1 ms per sequence; checked against "
-                  "LambdaLabs' vLLM 0.5.4 H100 runs (docs/vllm.md)",
+                  "LambdaLabs' vLLM 0.5.4 H100 runs (docs/vllm.md). Offline (LLM.generate, benchmark_latency) runs the "
+                  "same LLMEngine.step -> _process_model_outputs in the engine's process, detokenize on, at any TP: "
+                  "the same price (issue-27 check, docs/cost-model.md)",
                   {"lambdalabs"}, 100e-6));
   }
   // The OpenAI server's path around an engine in its own process (perf/serving_path.hpp, issue 27). SGLang's
