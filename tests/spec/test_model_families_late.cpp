@@ -113,3 +113,13 @@ TEST_CASE("a ModelOpt quantization_config without quant_method is read by its pr
   c["quantization_config"] = {{"bits", 4}};
   CHECK_THROWS_WITH(read(c), Catch::Contains("model.quantization_config") && Catch::Contains("quant_method"));
 }
+
+TEST_CASE("vLLM's --kv-cache-dtype values are KV dtypes everywhere (one table: canonical_kv_dtype_id)") {
+  CHECK(parse_kv_dtype("fp8_e4m3", "k") == DType::fp8);
+  CHECK(parse_kv_dtype("FP8_E5M2", "k") == DType::fp8);
+  CHECK(parse_kv_dtype("fp8_inc", "k") == DType::fp8);
+  CHECK(parse_kv_dtype("bfloat16", "k") == DType::bf16);
+  CHECK(parse_kv_dtype("half", "k") == DType::fp16);
+  CHECK(parse_kv_dtype("auto", "k") == DType::fp16);
+  CHECK_THROWS_WITH(parse_kv_dtype("fp8_e3m4", "k"), Catch::Contains("k: unknown KV-cache dtype 'fp8_e3m4'"));
+}
