@@ -39,7 +39,8 @@ int run_memory(int argc, char** argv) {
         ("tp", po::value<int>(), "tensor parallel size (default num-gpus / pp)")
         ("pp", po::value<int>()->default_value(1), "pipeline parallel size")
         ("quant", po::value<std::string>()->default_value("auto"), "weight format (llmsim catalog quants; auto = the checkpoint's quantization_config, else fp16)")
-        ("kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache dtype: fp16, bf16, fp8, int8, int4")
+        ("kv-dtype", po::value<std::string>()->default_value("fp16"),
+         "KV-cache dtype: fp16, bf16, fp8, int8, int4, or vLLM's --kv-cache-dtype value (auto, fp8_e4m3, fp8_e5m2, bfloat16)")
         ("max-model-len", po::value<std::string>()->default_value("auto"), "context length to plan for: a number (vLLM's strict check: "
                                                                           "does not fit when one such sequence's KV does not), or auto (also -1; "
                                                                           "the model's limit if it fits, else the largest that does)")

@@ -264,6 +264,12 @@ TEST_CASE("memory --vllm-args plans what the same options plan") {
   const auto wins = server_json_of("memory --gpu a100-80gb-sxm --json --kv-dtype fp16 --vllm-args " + quoted(line));
   CHECK(wins["kv_dtype"] == "fp16");
   CHECK(wins["tp"] == 2);
+  // --kv-dtype takes vLLM's --kv-cache-dtype values as --vllm-args does (one alias table): fp8_e4m3 is fp8.
+  const auto e4m3 = server_json_of("memory --gpu a100-80gb-sxm --json --model llama-3.1-8b --tp 2 "
+                                   "--max-model-len 8192 --kv-dtype fp8_e4m3");
+  CHECK(e4m3 == options);
+  CHECK(server_json_of("memory --gpu a100-80gb-sxm --json --model llama-3.1-8b --kv-dtype bfloat16")["kv_dtype"] ==
+        "bf16");
   // Flags that do not change one replica's memory are noted, not dropped without a word.
   const auto noted = run("memory --gpu a100-80gb-sxm --vllm-args " + quoted(line + " -dp 2 --enable-prefix-caching"));
   REQUIRE(noted.code == 0);

@@ -19,7 +19,7 @@ using i64 = std::int64_t;
 using namespace hf;
 
 enum class Kind { generic, llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, deepseek, gemma, gemma2,
-                  gemma3_text, gemma3, gpt_oss, llama4_text, llama4, qwen3_next, glm4_moe, mistral3 };
+                  gemma3_text, gemma3, gpt_oss, llama4_text, llama4, qwen3_next, glm4_moe, mistral3, kimi_k25 };
 
 struct Family {
   const char* model_type;
@@ -78,24 +78,26 @@ const std::vector<Family>& families() {
       // vllm/model_executor/models/qwen2_moe.py: Qwen2MoeSparseMoeBlock = experts + shared_expert + its sigmoid gate;
       // a layer is sparse when not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0.
       {"qwen2_moe", Kind::qwen2_moe, {"Qwen2MoeForCausalLM"},
-       {"sliding_window", "use_sliding_window", "max_window_layers", "num_experts", "num_experts_per_tok",
-        "moe_intermediate_size", "shared_expert_intermediate_size", "decoder_sparse_step", "mlp_only_layers",
-        "norm_topk_prob", "qkv_bias"}},
+       {"sliding_window", "use_sliding_window", "max_window_layers", "num_experts", "num_local_experts",
+        "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size", "decoder_sparse_step",
+        "mlp_only_layers", "norm_topk_prob", "qkv_bias"}},
       // vllm/model_executor/models/qwen3.py: Qwen2's layout without q/k/v bias (attention_bias), + q_norm/k_norm.
       {"qwen3", Kind::qwen3, {"Qwen3ForCausalLM"},
        {"attention_bias", "sliding_window", "use_sliding_window", "max_window_layers"}},
       // vllm/model_executor/models/qwen3_moe.py: routed experts only (no shared expert), same sparse-step rule.
       {"qwen3_moe", Kind::qwen3_moe, {"Qwen3MoeForCausalLM"},
        {"attention_bias", "sliding_window", "use_sliding_window", "max_window_layers", "num_experts",
-        "num_experts_per_tok", "moe_intermediate_size", "decoder_sparse_step", "mlp_only_layers", "norm_topk_prob"},
+        "num_local_experts", "num_experts_per_tok", "moe_intermediate_size", "decoder_sparse_step", "mlp_only_layers",
+        "norm_topk_prob"},
        {{"qkv_bias", false}, {"shared_expert_intermediate_size", 0}, {"use_qk_norm", true}}},
       // vllm/model_executor/models/qwen3_next.py: gated DeltaNet + gated attention layers, Qwen2-MoE-style MoE
       // (hf_config_parts.cpp, read_qwen3_next).
       {"qwen3_next", Kind::qwen3_next, {"Qwen3NextForCausalLM"},
        {"attention_bias", "use_sliding_window", "max_window_layers", "sliding_window", "num_experts",
-        "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size", "decoder_sparse_step",
-        "mlp_only_layers", "norm_topk_prob", "full_attention_interval", "linear_conv_kernel_dim", "linear_key_head_dim",
-        "linear_value_head_dim", "linear_num_key_heads", "linear_num_value_heads", "partial_rotary_factor"}},
+        "num_local_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
+        "decoder_sparse_step", "mlp_only_layers", "norm_topk_prob", "full_attention_interval", "linear_conv_kernel_dim",
+        "linear_key_head_dim", "linear_value_head_dim", "linear_num_key_heads", "linear_num_value_heads",
+        "partial_rotary_factor"}},
       // vllm/model_executor/models/gpt_oss.py (hf_config_parts.cpp, read_gpt_oss).
       {"gpt_oss", Kind::gpt_oss, {"GptOssForCausalLM"},
        {"attention_bias", "sliding_window", "num_local_experts", "num_experts_per_tok", "experts_per_token",
@@ -135,6 +137,15 @@ const std::vector<Family>& families() {
       // Kimi-K2 is DeepSeek-V3's architecture under its own model_type (its README: "rename model_type to
       // deepseek_v3" where a framework lacks it); vLLM loads it with DeepseekV3ForCausalLM.
       {"kimi_k2", Kind::deepseek, {}, {}},
+      // Kimi-K2.5 and later (KimiK25ForConditionalGeneration, vllm/model_executor/models/kimi_k25.py): a kimi_k2 /
+      // deepseek_v3 text_config, the MoonViT-3D vision tower and its patch-merger projector (kimi_k25_vit.py).
+      {"kimi_k25", Kind::kimi_k25, {"KimiK25ForConditionalGeneration"},
+       {"text_config", "vision_config", "ignore_index", "media_placeholder_token_id", "use_unified_vision_chunk",
+        "video_placeholder"}},
+      // GLM-4.7-Flash (vllm/model_executor/models/glm4_moe_lite.py): DeepseekV2's MLA attention, GLM-4.5's MoE
+      // (routed experts + shared, dense first layers, the router's e_score_correction_bias): DeepSeek's layout.
+      // partial_rotary_factor 1.0 (vLLM's test config of the Hub file) changes nothing: MLA ropes qk_rope_head_dim.
+      {"glm4_moe_lite", Kind::deepseek, {"Glm4MoeLiteForCausalLM"}, {}, {{"partial_rotary_factor", 1.0}}},
       // DeepSeek-V3.2: V3's layout + the sparse-attention indexer (hf_config_parts.cpp, read_deepseek_indexer).
       {"deepseek_v32", Kind::deepseek, {"DeepseekV32ForCausalLM"}, {"index_n_heads", "index_head_dim", "index_topk"}},
       // vllm/model_executor/models/gemma.py / gemma2.py / gemma3.py: tied embeddings; Gemma-2/3 put RMSNorms before
@@ -281,6 +292,8 @@ struct Reader {
       m.head_dim = read_positive_int(v, "head_dim");
     } else if (nested_defaults) {
       m.head_dim = 256;
+    } else if (f && f->kind == Kind::deepseek) {
+      m.head_dim = 0;  // MLA: qk_nope_head_dim + qk_rope_head_dim, read_deepseek (GLM-4.7-Flash: 20 heads of 2048)
     } else {
       if (m.hidden_size % m.num_heads != 0) {
         v["num_attention_heads"].fail("must divide hidden_size (" + std::to_string(m.hidden_size) +
@@ -309,7 +322,14 @@ struct Reader {
   // A MoE layer is sparse unless listed in mlp_only_layers, and only every decoder_sparse_step-th layer is
   // (Qwen2MoeDecoderLayer / Qwen3MoeDecoderLayer).
   void qwen_moe() {
+    // transformers' Qwen2-MoE / Qwen3-MoE / Qwen3-Next configs map num_local_experts onto num_experts
+    // (attribute_map): a config saved under either name holds the same expert count.
     m.num_experts = read_non_negative_int(v, "num_experts", 0);
+    const int local = read_non_negative_int(v, "num_local_experts", -1);
+    if (local >= 0 && v.has("num_experts") && !v.json().at("num_experts").is_null() && local != m.num_experts)
+      v["num_local_experts"].fail("is " + std::to_string(local) + " but num_experts is " +
+                                  std::to_string(m.num_experts) + ": the two names are one count in transformers");
+    if (local >= 0) m.num_experts = local;
     if (m.num_experts == 0) return;
     m.experts_per_token = read_positive_int(v, "num_experts_per_tok");
     m.moe_intermediate_size = read_positive_int(v, "moe_intermediate_size");
@@ -487,24 +507,28 @@ ModelSpec model_spec_from_hf_config(const JsonView& v, std::string id) {
     m.notes.push_back("the vision tower and projector (" + format_value(static_cast<double>(m.vision_params) / 1e9) +
                       " B parameters, 16-bit) are loaded and counted in memory; text requests never run them");
     read_quantization(v, m);
-  } else if (f && (f->kind == Kind::llama4 || f->kind == Kind::mistral3)) {
+  } else if (f && (f->kind == Kind::llama4 || f->kind == Kind::mistral3 || f->kind == Kind::kimi_k25)) {
     // Multimodal wrappers: the text model in text_config, a vision tower llmsim sizes from vision_config.
-    const bool llama4 = f->kind == Kind::llama4;
-    const char* text_type_expected = llama4 ? "llama4_text" : "mistral";
+    const bool llama4 = f->kind == Kind::llama4, kimi = f->kind == Kind::kimi_k25;
+    const char* text_type_expected = llama4 ? "llama4_text" : kimi ? "kimi_k2" : "mistral";
     check_keys(v, f, {});
     if (!v.has("text_config")) v.fail(std::string("a ") + f->model_type + " config needs text_config");
     if (!v.has("vision_config")) v.fail(std::string("a ") + f->model_type + " config needs vision_config (llmsim "
                                         "will not guess the vision tower)");
     const JsonView text = v["text_config"];
     text.expect_object();
-    const std::string text_type = text.string_or("model_type", text_type_expected);
+    std::string text_type = text.string_or("model_type", text_type_expected);
+    // vLLM builds Kimi-K2.5's text model as DeepseekV3 (kimi_k25.py); its text_config says kimi_k2 or deepseek_v3.
+    if (kimi && text_type == "deepseek_v3") text_type = "kimi_k2";
     if (text_type != text_type_expected)
       text["model_type"].fail(std::string("must be ") + text_type_expected + ", got '" + text_type + "'");
     m = read_text_model(text, find_by_model_type(text_type_expected), id, false);
     if (v.boolean_or("tie_word_embeddings", false) != m.tie_word_embeddings)
       v["tie_word_embeddings"].fail("differs from text_config's: llmsim will not guess which one loads");
     const JsonView vision = v["vision_config"];
-    m.vision_params = llama4 ? llama4_vision_params(vision, m.hidden_size) : pixtral_params(v, vision, m.hidden_size);
+    m.vision_params = llama4 ? llama4_vision_params(vision, m.hidden_size)
+                      : kimi ? moonvit_params(vision, m.hidden_size)
+                             : pixtral_params(v, vision, m.hidden_size);
     m.model_type = f->model_type;
     m.notes.push_back("the vision tower and projector (" + format_value(static_cast<double>(m.vision_params) / 1e9) +
                       " B parameters, 16-bit) are loaded and counted in memory; text requests never run them");

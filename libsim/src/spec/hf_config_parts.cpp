@@ -151,6 +151,62 @@ i64 pixtral_params(const JsonView& w, const JsonView& v, i64 text_hidden) {
   return tower + projector;
 }
 
+i64 moonvit_params(const JsonView& v, i64 text_hidden) {
+  // vllm/model_executor/models/kimi_k25_vit.py (MoonViT3dPretrainedModel: a biased patch conv, a learnable
+  // init_pos_emb_height × init_pos_emb_width position table (the temporal table is a fixed sincos buffer), per layer
+  // two LayerNorms, a biased fused wqkv and wo, a biased two-layer GELU MLP, a final LayerNorm;
+  // KimiK25MultiModalProjector "patchmerger": a LayerNorm, then linear_1 (4h -> 4h) and linear_2 (4h -> the text
+  // hidden size), both biased, for a 2 × 2 merge). vLLM's KimiK25VisionConfig reads the vt_* names or the plain ones.
+  v.expect_object();
+  check_vision_keys(v, {"_attn_implementation", "hidden_size", "init_pos_emb_height", "init_pos_emb_time",
+                        "init_pos_emb_width", "intermediate_size", "merge_kernel_size", "merge_type", "mm_hidden_size",
+                        "mm_projector_type", "model_type", "num_attention_heads", "num_hidden_layers", "patch_size",
+                        "pos_emb_type", "projector_hidden_act", "projector_ln_eps", "text_hidden_size",
+                        "video_attn_type", "vt_hidden_size", "vt_intermediate_size", "vt_num_attention_heads",
+                        "vt_num_hidden_layers", "torch_dtype", "dtype"});
+  auto either = [&](const char* plain, const char* vt, int fallback) {  // KimiK25VisionConfig: plain, vt_*, default
+    return present(v, plain) ? read_positive_int(v, plain) : positive_or(v, vt, fallback);
+  };
+  const i64 h = either("hidden_size", "vt_hidden_size", 1152);
+  const i64 inter = either("intermediate_size", "vt_intermediate_size", 4304);
+  const i64 layers = either("num_hidden_layers", "vt_num_hidden_layers", 27);
+  either("num_attention_heads", "vt_num_attention_heads", 16);  // checked: wqkv is h × 3h whatever the head count
+  const i64 patch = positive_or(v, "patch_size", 14);
+  const i64 pos_h = positive_or(v, "init_pos_emb_height", 64), pos_w = positive_or(v, "init_pos_emb_width", 64);
+  static const std::pair<const char*, const char*> sized[] = {
+      {"mm_projector_type", "patchmerger"}, {"pos_emb_type", "divided_fixed"}, {"merge_type", "sd2_tpool"}};
+  for (const auto& [key, want] : sized)
+    if (v.string_or(key, want) != want)
+      v[key].fail(std::string("is '") + v.string(key) + "': llmsim sizes MoonViT with " + key + " '" + want + "' only");
+  i64 merge = 4;  // merge_kernel_size [2, 2]
+  if (present(v, "merge_kernel_size")) {
+    merge = 1;
+    const auto k = v["merge_kernel_size"].elements();
+    if (k.size() != 2) v["merge_kernel_size"].fail("must be [height, width]");
+    for (const auto& e : k) {
+      const i64 x = e.as_integer();
+      if (x < 1 || x > 64) e.fail("must be in 1..64, got " + std::to_string(x));
+      merge *= x;
+    }
+  }
+  // KimiK25Config: mm_hidden_size defaults to the tower's width and then means the text model's hidden size.
+  const i64 mm = present(v, "mm_hidden_size") ? read_positive_int(v, "mm_hidden_size") : h;
+  const i64 out = mm == h ? text_hidden : mm;
+  if (out != text_hidden)
+    v["mm_hidden_size"].fail("is " + std::to_string(mm) + ": the projector must emit the text model's hidden size (" +
+                             std::to_string(text_hidden) + ")");
+  if (present(v, "text_hidden_size") && v.integer("text_hidden_size") != text_hidden)
+    v["text_hidden_size"].fail("differs from text_config's hidden_size (" + std::to_string(text_hidden) + ")");
+  const long double b = static_cast<long double>(layers) * (4.0L * h * h + 2.0L * h * inter) + 3.0L * patch * patch * h +
+                        1.0L * pos_h * pos_w * h + 1.0L * merge * merge * h * h + 1.0L * merge * h * text_hidden;
+  if (b > 1e15L) v.fail("sizes allow " + format_value(static_cast<double>(b)) + " parameters: implausibly large");
+  const i64 embeddings = 3 * patch * patch * h + h + pos_h * pos_w * h;
+  const i64 layer = 2 * 2 * h + (3 * h * h + 3 * h) + (h * h + h) + (h * inter + inter) + (inter * h + h);
+  const i64 merged = merge * h;
+  const i64 projector = 2 * h + (merged * merged + merged) + (merged * text_hidden + text_hidden);
+  return embeddings + layers * layer + 2 * h + projector;
+}
+
 void read_gpt_oss(const JsonView& v, ModelSpec& m) {
   // vllm/model_executor/models/gpt_oss.py: OAIAttention (qkv and o_proj with biases, one learned sink logit per head),
   // MLPBlock (router with bias; every layer a FusedMoE of num_local_experts experts of intermediate_size whose

@@ -26,6 +26,8 @@ int size_key(const JsonView& v, std::string_view key, int class_default);
 i64 siglip_params(const JsonView& vision);
 /// Llama-4's vision tower, pixel-shuffle adapter and multi-modal projector into a text model of `text_hidden`.
 i64 llama4_vision_params(const JsonView& vision, i64 text_hidden);
+/// Kimi-K2.5's MoonViT-3D vision tower + its patch-merger projector into a text model of `text_hidden`.
+i64 moonvit_params(const JsonView& vision, i64 text_hidden);
 /// Pixtral vision tower + Mistral-3's patch merger and projector into a text model of `text_hidden`.
 i64 pixtral_params(const JsonView& wrapper, const JsonView& vision, i64 text_hidden);
 

@@ -215,13 +215,26 @@ WeightFormat weight_format(const std::string& id, const std::string& path) {
                               " (group-size variants: awq-int4/gptq-int4/w4a16/int8 + -g32, -g64, -g128 or -gch)");
 }
 
+std::string canonical_kv_dtype_id(const std::string& s) {
+  // vLLM's --kv-cache-dtype choices (vllm/config/cache.py CacheDType): fp8 = fp8_e4m3 on CUDA; fp8_e5m2 and
+  // fp8_inc store one byte too; the torch names of the 16-bit types.
+  static const std::pair<const char*, const char*> m[] = {{"fp8_e4m3", "fp8"}, {"fp8_e5m2", "fp8"},
+                                                          {"fp8_inc", "fp8"},  {"bfloat16", "bf16"},
+                                                          {"float16", "fp16"}, {"half", "fp16"}};
+  const std::string l = to_lower(s);
+  for (const auto& [vllm, ours] : m)
+    if (l == vllm) return ours;
+  return s;
+}
+
 DType parse_kv_dtype(const std::string& name, const std::string& path) {
-  const std::string lower = to_lower(name);
+  const std::string lower = to_lower(canonical_kv_dtype_id(name));
   if (lower == "auto") return DType::fp16;  // vLLM's "auto" = the model dtype
   for (DType d : {DType::fp16, DType::bf16, DType::fp8, DType::int8, DType::int4}) {
     if (lower == to_string(d)) return d;
   }
-  throw ConfigError(path, unknown_name_message("KV-cache dtype", name, {"auto", "fp16", "bf16", "fp8", "int8", "int4"}));
+  throw ConfigError(path, unknown_name_message("KV-cache dtype", name, {"auto", "fp16", "bf16", "fp8", "int8", "int4"}) +
+                              " (vLLM's fp8_e4m3, fp8_e5m2, fp8_inc, bfloat16, float16 are read too)");
 }
 
 WeightFormat format_for_gpu(const WeightFormat& format, const GpuSpec& gpu, const std::string& path) {

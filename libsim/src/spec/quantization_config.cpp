@@ -249,6 +249,15 @@ CheckpointQuantization modelopt_quantization(const JsonView& hq, std::vector<std
 
 CheckpointQuantization checkpoint_quantization(const JsonView& qc, std::vector<std::string>& notes) {
   qc.expect_object();
+  // ModelOpt exports write hf_quant_config.json's content (producer + quantization.quant_algo) as config.json's
+  // quantization_config without a quant_method; vLLM's ModelConfig._parse_quant_hf_config reads it by its producer
+  // (name "modelopt") and quant_algo, and so does llmsim.
+  if (!qc.has("quant_method") && qc.has("producer") && qc.json().at("producer").is_object() &&
+      qc["producer"].string_or("name", "") == "modelopt")
+    return modelopt_quantization(qc, notes);
+  if (!qc.has("quant_method"))
+    qc.fail("has no quant_method (and is not a ModelOpt export naming producer 'modelopt'): llmsim cannot tell how "
+            "many bytes its weights take");
   std::string method = to_lower(qc.string("quant_method"));
   if (method == "awq_marlin") method = "awq";
   if (method == "gptq_marlin") method = "gptq";

@@ -25,14 +25,8 @@ namespace {
 /// vLLM's dtype / quantization names for a weight format (spec::canonical_weight_format_id, the one table).
 std::string canonical_weights(const std::string& s) { return canonical_weight_format_id(s); }
 
-/// vLLM's kv_cache_dtype names (fp8 = fp8_e4m3 on CUDA; fp8_e5m2 and fp8_inc store one byte too).
-std::string canonical_kv(const std::string& s) {
-  static const std::map<std::string, std::string> m{{"fp8_e4m3", "fp8"}, {"fp8_e5m2", "fp8"}, {"fp8_inc", "fp8"},
-                                                    {"bfloat16", "bf16"}, {"float16", "fp16"}, {"half", "fp16"}};
-  const std::string l = to_lower(s);
-  auto it = m.find(l);
-  return it == m.end() ? s : it->second;
-}
+/// vLLM's kv_cache_dtype names (spec::canonical_kv_dtype_id, the one table).
+std::string canonical_kv(const std::string& s) { return canonical_kv_dtype_id(s); }
 
 /// `quantization` (vLLM's --quantization / -q): the methods with a weight format here; the others say why not.
 Json quantization_value(const JsonView& v) {

@@ -141,7 +141,10 @@ CheckpointQuantization checkpoint_quantization(const JsonView& quantization_conf
 std::vector<std::string> weight_format_ids();
 /// Every shipped format.
 const std::vector<WeightFormat>& weight_formats();
-/// KV-cache dtypes accepted: fp16, bf16, fp8, int8, int4.
+/// The llmsim KV-cache dtype a vLLM --kv-cache-dtype value stands for ("fp8_e4m3" -> "fp8", "bfloat16" -> "bf16");
+/// any other string is returned unchanged. The one table the scenario, --set, --vllm-args and --kv-dtype read.
+std::string canonical_kv_dtype_id(const std::string& s);
+/// KV-cache dtypes accepted: auto, fp16, bf16, fp8, int8, int4, and vLLM's names for them (canonical_kv_dtype_id).
 DType parse_kv_dtype(const std::string& name, const std::string& path = "quant.kv_cache");
 /// The format as it runs on `gpu`: unchanged when the GPU has its compute dtype, else switched to the
 /// weight-only fallback (fp8 on an A100 -> W8A16). ConfigError at `path` when neither path exists.
