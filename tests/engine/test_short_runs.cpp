@@ -149,3 +149,23 @@ TEST_CASE("a warm-up that takes every row of a trace is refused, naming the fiel
   Json w = {{"arrival", trace_arrival(40, 1.0)}, {"num_requests", 10}, {"warmup_requests", 10}};
   CHECK_THROWS_WITH(simulate(make(scenario(w))), Catch::Contains("workload.warmup_requests"));
 }
+
+TEST_CASE("a speculative run cut at its horizon counts only the steps that delivered tokens", "[engine][speculative]") {
+  // attack6: a run stopped by workload.horizon_s with a speculative step in flight counted that step's sequences but
+  // not its tokens: mean_tokens_per_step 0.86, mean_accepted_tokens -0.14 (at least one token per sequence-step).
+  for (const double horizon_s : {0.3, 1.0, 3.0}) {
+    const Json w = {{"arrival", {{"process", "poisson"}, {"rate", 400.0}}}, {"input_tokens", kInput},
+                    {"output_tokens", kOutput}, {"num_requests", 300}, {"seed", 1},
+                    {"speculative_acceptance_rate", 0.3}, {"horizon_s", horizon_s}};
+    const Json engine = {{"speculative", {{"method", "draft"}, {"draft_model", "llama-3.2-1b"}, {"num_speculative_tokens", 1}}}};
+    const auto s = simulate(make(scenario(w, engine))).summary;
+    INFO("horizon " << horizon_s << " s: " << s.speculative.steps << " steps, " << s.speculative.mean_tokens_per_step
+                    << " tokens per sequence-step");
+    REQUIRE(s.speculative.enabled);
+    CHECK_FALSE(s.complete);
+    if (s.speculative.steps == 0) continue;
+    CHECK(s.speculative.mean_tokens_per_step >= 1.0);
+    CHECK(s.speculative.mean_tokens_per_step <= 2.0);  // one proposed token: at most it and the bonus token
+    CHECK(s.speculative.mean_accepted_tokens >= 0.0);
+  }
+}
