@@ -148,7 +148,11 @@ class Result:
             verdicts.append("stable")
         slo = s.get("slo_met")
         if slo is not None:
-            verdicts.append("SLO met" if slo else "SLO NOT met")
+            # With no latency target there is nothing to meet (libsim's analysis::has_slo): said so, not "SLO met".
+            if not self.scenario or _area("analysis").has_slo(json.dumps(self.scenario)):
+                verdicts.append("SLO met" if slo else "SLO NOT met")
+            else:
+                verdicts.append("no SLO set")
         p95 = lambda k: (s.get(k) or {}).get("p95", float("nan"))  # noqa: E731
         att = s.get("slo_attainment")
         return (f"<llmsim.Result {', '.join(verdicts)}: {s.get('completed_requests')} requests, "

@@ -177,6 +177,13 @@ void register_analysis(py::module_& m) {
      "The distinct analysis::scenario_warnings of scenarios (JSON texts): what Python's capacity, compare, report, "
      "search and sweep issue as ScenarioWarning.");
 
+  m.def("has_slo", [](const std::string& text) {
+    Json doc = parse_text(text, "scenario");
+    return analysis::has_slo(spec::scenario_from_json(JsonView(doc, "")));
+  }, py::arg("scenario"),
+     "analysis::has_slo of a scenario (JSON text): whether it sets a latency target (its SLO or a class's); without "
+     "one Result's repr says \"no SLO set\", never \"SLO met\".");
+
   m.def("apply_overrides", [](const std::string& text, const std::string& overrides) {
     std::vector<std::pair<std::string, Json>> pairs;
     for (const auto& pair : parse_text(overrides, "overrides")) pairs.emplace_back(pair.at(0).get<std::string>(), pair.at(1));

@@ -122,7 +122,7 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
   std::cout << "cost at capacity: " << money(j["cost_per_hour"]) << "/h for one deployment, "
             << money(j["cost_per_mtok_output_slo"], 3) << " per million SLO-meeting output tokens ("
             << money(j["cost_per_mtok_total_slo"], 3) << " per million total): the floor a fully loaded fleet approaches; "
-            << "cold start " << number(j["cold_start_s"], 0) << " s at " << format_value(sc.cost.network_gbps) << " Gbps\n";
+            << "cold start " << number(j["cold_start_s"], 0) << " s (" << analysis::cold_start_basis(sc) << ")\n";
   if (sc.disaggregation)  // each pool's price is on its line above
     std::cout << "price: " << cur << fmt(row.price_per_gpu_hour, 2) << " per GPU-hour on average over both pools ("
               << sc.cost.currency << ")"

@@ -12,6 +12,7 @@
 #include "compare_args.hpp"
 #include "output_file.hpp"
 #include "signals.hpp"
+#include "llmsim/analysis/capacity.hpp"
 #include "llmsim/analysis/compare.hpp"
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/quality.hpp"
@@ -105,8 +106,8 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
                  "(up to the replicas sized for the peak),\nbilled for the replica-hours it ran, not the fleet held all "
                  "month (the winner's `bill:` line below says which).\n";
   std::cout << "\n$/Mtok@target and $/month: the fleet for the target load (" << target
-            << "; the fleet simulated whole with its router, as long as the scenario's own run, and grown until\nit meets "
-            << "the SLO; spares and extras included, " << format_value(base.cost.hours_per_month)
+            << "; the fleet simulated whole with its router, as long as the scenario's own run, and grown until\nit "
+            << analysis::meets_slo_phrase(base) << "; spares and extras included, " << format_value(base.cost.hours_per_month)
             << " h/month), per million SLO-meeting output tokens\nat the steady state (simulate's figure divides by the "
             << "whole run, its drain included). "
             << "$/Mtok@cap: one replica at its capacity,\nthe floor a fully loaded fleet approaches. "
@@ -181,8 +182,8 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
                 << "\n";
   } else {
     const bool any = std::any_of(r.rows.begin(), r.rows.end(), [](const analysis::Row& row) { return row.meets_slo(); });
-    std::cout << "winner: none — " << (any ? "no option's fleet meets the SLO at the target load" : "no option meets the SLO")
-              << "\n";
+    std::cout << "winner: none — " << (any ? "no option's fleet " : "no option ") << analysis::meets_slo_phrase(base)
+              << (any ? " at the target load" : "") << "\n";
   }
   for (const auto& row : r.rows)
     if (row.fits && !row.slo_headroom_note.empty()) std::cout << "SLO headroom: " << row.name << ": " << row.slo_headroom_note << "\n";

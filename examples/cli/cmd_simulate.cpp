@@ -9,6 +9,7 @@
 #include "output_file.hpp"
 #include "signals.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/engine/simulator.hpp"
 #include "llmsim/memory/memory_plan.hpp"
@@ -116,9 +117,7 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
     std::cout << ", max_num_seqs " << sc.engine.max_num_seqs << ", max_num_batched_tokens " << sc.engine.max_num_batched_tokens;
   if (s.max_model_len > 0) std::cout << ", " << memory::describe_context(s.max_model_len, s.max_model_len_note);
   std::cout << "\n";
-  // The run monitor's reason begins "unstable: "; the heading says it once.
-  if (s.unstable)
-    std::cout << "UNSTABLE: " << (s.reason.starts_with("unstable: ") ? s.reason.substr(10) : s.reason) << "\n";
+  if (s.unstable) std::cout << "UNSTABLE: " << metrics::unstable_cause(s) << "\n";  // the heading says it once
   else if (!s.complete) std::cout << "INCOMPLETE: " << s.reason << "\n";
   if (s.offered.arrivals == 0)
     std::cout << "NO MEASURED REQUEST: none arrived after the warm-up (workload.warmup_requests = "
@@ -181,7 +180,7 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
             << " per million SLO-meeting output tokens"
             << (f_autoscaled(s) ? " (the run's bill below)" : " (hourly price / SLO-meeting tokens per hour)")
             << "; cold start " << fmt(s.cost.cold_start_s, 0) << " s"
-            << (sc.autoscaler ? " (the autoscaler's start delay: weights + engine start)" : " (weights over cost.network_gbps)") << "\n";
+            << " (" << analysis::cold_start_basis(sc) << (sc.autoscaler ? "; the autoscaler's start delay)" : ")") << "\n";
   // The run's own bill (fleet.replica_hours), which the line above leads with for an autoscaled fleet.
   const auto& f = s.fleet;
   if (s.cost.period_hours > 0) {

@@ -14,6 +14,8 @@
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/row.hpp"
+#include "llmsim/engine/autoscaler.hpp"
+#include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
 #include "scenarios.hpp"
 
@@ -185,4 +187,41 @@ TEST_CASE("an autoscaled day that misses the SLO is said by the row, and the opt
   REQUIRE(c.rows.size() == 1);
   CHECK_FALSE(c.rows[0].meets_slo());
   CHECK_FALSE(c.winner.has_value());
+}
+
+TEST_CASE("one cold start: simulate, capacity and the autoscaler quote the same figure, whatever sets it",
+          "[analysis][sizing][cold_start]") {
+  // The last session's `capacity` said "cold start 128 s" (the weights alone, from the search's run with the
+  // autoscaler off) where `simulate` said "starts of 188 s" (weights + the engine start). One rule
+  // (engine::cold_start_s) for every output, on the user's deployment.
+  Json base = test::chat_json("rtx4090-24gb");
+  base["workload"]["num_requests"] = 300;
+  base["workload"]["warmup_requests"] = 30;
+  base["workload"]["arrival"]["rate"] = 2.0;
+  const auto plain = test::resolve_json(base);
+  const double weights_s = static_cast<double>(memory::weight_bytes(plain.model, plain.quant.weights)) * 8 / 1e9;
+  struct Case {
+    Json autoscaler;
+    double expected_s;
+  };
+  const Json as = {{"min_replicas", 1}, {"max_replicas", 3}, {"queue_per_replica", 16}, {"interval_s", 15}};
+  Json own_link = as, given = as;
+  own_link["load_gbps"] = 25.0;
+  own_link["engine_start_s"] = 30.0;
+  given["scale_up_delay_s"] = 5.0;
+  for (const auto& c : {Case{nullptr, weights_s + 60}, Case{as, weights_s + 60}, Case{own_link, weights_s / 25 + 30},
+                        Case{given, 5.0}}) {
+    Json j = base;
+    if (!c.autoscaler.is_null()) j["autoscaler"] = c.autoscaler;
+    const auto rs = test::resolve_json(j);
+    INFO("autoscaler " << c.autoscaler.dump());
+    CHECK(engine::cold_start_s(rs) == Approx(c.expected_s));
+    const auto sim = analysis::evaluate(rs).summary;
+    CHECK(sim.cost.cold_start_s == Approx(c.expected_s));
+    if (!c.autoscaler.is_null()) CHECK(sim.fleet.scale_up_delay_s == Approx(c.expected_s));
+    const auto row = analysis::evaluate_row(rs, sized());
+    REQUIRE(row.summary);
+    CHECK(row.summary->cost.cold_start_s == Approx(c.expected_s));
+    CHECK(analysis::to_json(row)["cold_start_s"].get<double>() == Approx(c.expected_s));
+  }
 }

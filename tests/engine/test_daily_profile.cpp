@@ -247,3 +247,21 @@ TEST_CASE("an overloaded day stopped by the memory bound quotes its busiest hour
   CHECK(s.offered.requests_per_s < saturation);  // the mean the old reason quoted says "stable"
   CHECK(busiest <= 0.5 * 2.4 * 1.1);             // an hour's arrivals, not more than the curve's peak allows
 }
+
+TEST_CASE("tenant classes under a daily profile run the day, not a span of 1e300 s", "[daily]") {
+  // attack6: two Poisson classes with a daily_profile were refused, "workload.classes: 10000000000 requests at
+  // 7.46611e-291 req/s take 1.33939e+300 s": the classes' schedules end with the day, and so does the run.
+  auto cls = [](const char* name, double rate, int in, int out) {
+    return Json{{"name", name}, {"arrival", {{"process", "poisson"}, {"rate", rate}}},
+                {"input_tokens", {{"dist", "fixed"}, {"value", in}}}, {"output_tokens", {{"dist", "fixed"}, {"value", out}}}};
+  };
+  Json w = {{"classes", Json::array({cls("chat", 0.02, 300, 100), cls("batch", 0.01, 2000, 300)})},
+            {"daily_profile", std::vector<double>(24, 1.0)}, {"days", 1}, {"warmup_requests", 0}};
+  const auto s = engine::simulate(make(scenario(w))).summary;
+  REQUIRE(s.fits);
+  CHECK(s.complete);
+  // About 0.03 req/s over the 24 h day: ~2,600 arrivals, none after it.
+  const double expected = 0.03 * 86400;
+  CHECK(static_cast<double>(s.offered.arrivals) == Approx(expected).epsilon(0.1));
+  CHECK(s.duration_s < 86400 + 3600);  // the day and its drain
+}

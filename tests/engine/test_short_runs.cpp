@@ -109,3 +109,63 @@ TEST_CASE("a trace's unset warm-up scales with the rows it replays, not num_requ
   w = {{"arrival", trace_arrival(3000, 5.0)}, {"num_requests", 2500}};
   CHECK(simulate(make(scenario(w))).summary.warmup.arrivals == 100);
 }
+
+TEST_CASE("a short run sent while no replica is up is judged by the requests waiting for one too",
+          "[engine][overload][failures]") {
+  // attack6: 150 requests at 8x saturation, sent during an outage of the only replica, were called stable — the
+  // requests held for a replica (Simulation::pending_) were not counted as waiting at the last arrival.
+  const double mu = saturation_rps();
+  const Json w = {{"arrival", {{"process", "poisson"}, {"rate", 8 * mu}}}, {"input_tokens", kInput},
+                  {"output_tokens", kOutput}, {"num_requests", 150}, {"seed", 1}};
+  Json j = scenario(w);
+  const double last_arrival_s = 150 / (8 * mu);
+  j["failures"] = {{"outages", Json::array({Json::array({0.0, 2 * last_arrival_s})})}};
+  const auto s = simulate(make(j)).summary;
+  INFO(s.reason);
+  REQUIRE(s.complete);
+  CHECK(s.unstable);
+  CHECK(s.reason.find("short run") != std::string::npos);
+  CHECK(s.throughput.requests_per_s < 0.5 * s.offered.requests_per_s);
+  // The same load at 0.3x saturation through a short outage stays stable: the queue it leaves drains.
+  Json light = j;
+  light["workload"]["arrival"]["rate"] = 0.3 * mu;
+  light["failures"]["outages"] = Json::array({Json::array({0.0, 1.0})});
+  const auto l = simulate(make(light)).summary;
+  INFO(l.reason);
+  CHECK_FALSE(l.unstable);
+}
+
+TEST_CASE("a warm-up that takes every row of a trace is refused, naming the field", "[engine][trace][warmup]") {
+  // attack6: a 2-row trace with warmup_requests 2 ran, measured nothing, and printed a run of zeros with exit 0.
+  for (const std::int64_t rows : {2, 40}) {
+    Json w = {{"arrival", trace_arrival(rows, 1.0)}, {"warmup_requests", rows}};
+    INFO(rows << " rows");
+    CHECK_THROWS_WITH(simulate(make(scenario(w))), Catch::Contains("workload.warmup_requests") &&
+                                                       Catch::Contains(std::to_string(rows) + " requests the trace replays"));
+    w["warmup_requests"] = rows - 1;  // one measured request is a result
+    CHECK(simulate(make(scenario(w))).summary.completed_requests == 1);
+  }
+  // num_requests below the rows bounds the replay, and the warm-up with it.
+  Json w = {{"arrival", trace_arrival(40, 1.0)}, {"num_requests", 10}, {"warmup_requests", 10}};
+  CHECK_THROWS_WITH(simulate(make(scenario(w))), Catch::Contains("workload.warmup_requests"));
+}
+
+TEST_CASE("a speculative run cut at its horizon counts only the steps that delivered tokens", "[engine][speculative]") {
+  // attack6: a run stopped by workload.horizon_s with a speculative step in flight counted that step's sequences but
+  // not its tokens: mean_tokens_per_step 0.86, mean_accepted_tokens -0.14 (at least one token per sequence-step).
+  for (const double horizon_s : {0.3, 1.0, 3.0}) {
+    const Json w = {{"arrival", {{"process", "poisson"}, {"rate", 400.0}}}, {"input_tokens", kInput},
+                    {"output_tokens", kOutput}, {"num_requests", 300}, {"seed", 1},
+                    {"speculative_acceptance_rate", 0.3}, {"horizon_s", horizon_s}};
+    const Json engine = {{"speculative", {{"method", "draft"}, {"draft_model", "llama-3.2-1b"}, {"num_speculative_tokens", 1}}}};
+    const auto s = simulate(make(scenario(w, engine))).summary;
+    INFO("horizon " << horizon_s << " s: " << s.speculative.steps << " steps, " << s.speculative.mean_tokens_per_step
+                    << " tokens per sequence-step");
+    REQUIRE(s.speculative.enabled);
+    CHECK_FALSE(s.complete);
+    if (s.speculative.steps == 0) continue;
+    CHECK(s.speculative.mean_tokens_per_step >= 1.0);
+    CHECK(s.speculative.mean_tokens_per_step <= 2.0);  // one proposed token: at most it and the bonus token
+    CHECK(s.speculative.mean_accepted_tokens >= 0.0);
+  }
+}

@@ -95,6 +95,18 @@ def test_repr_says_fits_saturated_and_slo_at_a_glance(small):
     assert "cannot run" in repr(llmsim.simulate(big))
 
 
+def test_repr_with_no_slo_says_so_instead_of_slo_met(small):
+    # Nothing to meet (libsim's analysis::has_slo): "no SLO set", never "SLO met" (attack6), from the dict or a file.
+    need("analysis")
+    none = repr(llmsim.simulate(dict(small, slo={})))
+    assert "no SLO set" in none and "SLO met" not in none and "SLO NOT met" not in none
+    tenant = dict(small, slo={})
+    tenant["workload"] = dict(small["workload"], classes=[
+        {"name": "chat", "arrival": {"process": "poisson", "rate": 2.0}, "input_tokens": small["workload"]["input_tokens"],
+         "output_tokens": small["workload"]["output_tokens"], "slo": {"ttft_ms": {"p95": 2000}}}])
+    assert "SLO met" in repr(llmsim.simulate(tenant))  # a class's SLO is one to meet
+
+
 def test_latency_vs_load_marks_saturation_instead_of_drawing_it_as_latency(small):
     need("analysis")
     df = llmsim.sweep(long(small), {"workload.arrival.rate": [1, 2, SATURATING_RATE]}, progress=False, jobs=1)

@@ -105,13 +105,13 @@ std::string why_not(const analysis::Row& r, const analysis::Row* winner, const s
     const bool target = by == analysis::RankBy::cost_per_mtok;
     const double mine = target ? value(r.cost_per_mtok_output_at_target) : at_capacity_per_mtok(r);
     const double best = target ? value(winner->cost_per_mtok_output_at_target) : at_capacity_per_mtok(*winner);
-    return "meets the SLO but costs " + money(base, mine, 3) + " per million output tokens " +
+    return analysis::meets_slo_phrase(base) + " but costs " + money(base, mine, 3) + " per million output tokens " +
            (target ? "at the target load" : "at capacity") + ", against the winner's " + money(base, best, 3);
   }
   if (r.monthly_cost && winner->monthly_cost) {
     const double extra = *r.monthly_cost - *winner->monthly_cost;
     if (extra > 0)
-      return "meets the SLO but costs " + money(base, *r.monthly_cost, 0) + "/month, " + money(base, extra, 0) + " (" +
+      return analysis::meets_slo_phrase(base) + " but costs " + money(base, *r.monthly_cost, 0) + "/month, " + money(base, extra, 0) + " (" +
              number(100 * extra / *winner->monthly_cost, 0) + "%) more";
     return "same monthly bill, but a dearer token at the target load (" +
            money(base, value(r.cost_per_mtok_output_at_target), 3) + " against " +
@@ -153,15 +153,16 @@ std::string headline(const ReportInput& in) {
   const std::string question = "For " + in.base.model + " at " + target_text(r, in.base) + " with " + slo_text(in.base);
   if (!r.winner) {
     std::size_t fits = static_cast<std::size_t>(std::count_if(r.rows.begin(), r.rows.end(), [](const auto& row) { return row.fits; }));
-    return question + ", none of the " + std::to_string(r.rows.size()) + " option(s) compared meets the SLO (" +
-           std::to_string(fits) + " can run at all): relax the SLO, shorten the requests, or try larger GPUs.";
+    return question + ", none of the " + std::to_string(r.rows.size()) + " option(s) compared " +
+           analysis::meets_slo_phrase(in.base) + " (" + std::to_string(fits) + " can run at all): " +
+           (analysis::has_slo(in.base) ? "relax the SLO, " : "") + "shorten the requests, or try larger GPUs.";
   }
   const analysis::Row& w = r.rows[*r.winner];
   std::string s = question + ", rent " + w.name + ": " + money(in.base, value(w.monthly_cost), 0) + " per month for " +
                   std::to_string(w.replicas_needed.value_or(1)) + " replica(s) of " + std::to_string(w.num_gpus) +
                   " GPU(s), " + money(in.base, value(w.cost_per_mtok_output_at_target), 3) +
                   " per million output tokens. " + std::to_string(meeting) + " of " + std::to_string(r.rows.size()) +
-                  " options meet the SLO at this load";
+                  " options " + analysis::meets_slo_phrase(in.base, true) + " at this load";
   const analysis::Row* next = nullptr;
   bool next_tied = false;
   for (std::size_t i = 0; i < r.rows.size(); ++i)
@@ -269,9 +270,11 @@ std::string render_report(const ReportInput& in) {
       classes.push_back(win ? "winner" : "");
     }
     o += table(header, rows, classes);
-    o += "<p class=\"small\">Monthly bill and per-Mtok at target: the fleet sized for the target load (replicas that each "
-         "meet the SLO at their share), " + escape(number(base.cost.hours_per_month, 0)) + " h/month, per million "
-         "SLO-meeting output tokens. At capacity: one replica at the largest load it serves inside the SLO, the floor a "
+    const bool slo_set = analysis::has_slo(base);
+    o += "<p class=\"small\">Monthly bill and per-Mtok at target: the fleet sized for the target load (replicas that each " +
+         escape(analysis::meets_slo_phrase(base, true)) + " at their share), " + escape(number(base.cost.hours_per_month, 0)) +
+         " h/month, per million " + (slo_set ? "SLO-meeting " : "") + "output tokens. At capacity: one replica at the largest "
+         "load it serves " + (slo_set ? "inside the SLO" : "stably") + ", the floor a "
          "fully loaded fleet approaches. Latencies are at that capacity" +
          std::string(sessions ? ", and so is the hit rate (prompt tokens found in the prefix cache \u00f7 looked up)" : "") +
          ".</p>\n";
@@ -281,7 +284,7 @@ std::string render_report(const ReportInput& in) {
   o += "<h2 id=\"winner\">The winner and why</h2>\n";
   if (winner) {
     o += "<p><strong>" + escape(winner->name) + "</strong> is the cheapest option (" + escape(analysis::to_string(r.rank_by)) +
-         ") whose fleet meets the SLO at " + escape(target_text(r, in.base)) + ": " +
+         ") whose fleet " + escape(analysis::meets_slo_phrase(in.base)) + " at " + escape(target_text(r, in.base)) + ": " +
          escape(money(base, value(winner->monthly_cost), 0)) + " per month for " +
          std::to_string(winner->replicas_needed.value_or(1)) + " replica(s), " +
          escape(money(base, value(winner->cost_per_mtok_output_at_target), 3)) + " per million output tokens at that load.";
@@ -291,7 +294,7 @@ std::string render_report(const ReportInput& in) {
     if (!r.tie_note.empty()) o += "<p id=\"tie\">" + escape(r.tie_note) + ".</p>\n";
     if (!r.model_error_note.empty()) o += "<p id=\"model-error\">" + escape(r.model_error_note) + ".</p>\n";
   } else {
-    o += "<p><strong>No winner:</strong> no option's fleet meets the SLO at the target load.</p>\n";
+    o += "<p><strong>No winner:</strong> no option's fleet " + escape(analysis::meets_slo_phrase(in.base)) + " at the target load.</p>\n";
   }
   {
     std::vector<std::vector<Cell>> rows;

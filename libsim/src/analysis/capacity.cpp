@@ -115,10 +115,20 @@ bool run_meets_slo(const metrics::Summary& s) {
   return s.fits && !s.unstable && s.completed_requests > 0 && s.slo_met;
 }
 
+bool has_slo(const spec::Scenario& sc) {
+  if (!sc.slo.empty()) return true;
+  const auto classes = sc.workload.effective_classes();
+  return std::any_of(classes.begin(), classes.end(), [](const spec::TenantClass& c) { return c.slo && !c.slo->empty(); });
+}
+
+std::string meets_slo_phrase(const spec::Scenario& sc, bool plural) {
+  if (has_slo(sc)) return plural ? "meet the SLO" : "meets the SLO";
+  return plural ? "serve the load stably (no SLO set)" : "serves the load stably (no SLO set)";
+}
+
 std::string slo_failures(const spec::Scenario& sc, const metrics::Summary& s) {
   if (!s.fits) return "does not fit: " + s.reason;
-  // The run monitor's reasons already begin "unstable: " (engine/run_monitor.hpp): said once.
-  if (s.unstable) return s.reason.starts_with("unstable: ") ? s.reason : "unstable: " + s.reason;
+  if (s.unstable) return metrics::unstable_reason(s);  // labelled once (metrics::kUnstableLabel)
   if (s.completed_requests == 0) return "no request completed";
   std::string out;
   auto add = [&](const std::string& text) { out += (out.empty() ? "" : "; ") + text; };

@@ -4,7 +4,6 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/engine/autoscaler.hpp"
-#include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/spec/gpu_option.hpp"
 
 namespace llmsim::analysis {
@@ -130,6 +129,13 @@ double cold_start_s(std::int64_t weight_bytes, double network_gbps) {
   return engine::weight_load_s(static_cast<double>(weight_bytes), network_gbps);
 }
 
+std::string cold_start_basis(const spec::Scenario& sc) {
+  const auto& a = sc.autoscaler;
+  if (a && a->scale_up_delay_s) return "autoscaler.scale_up_delay_s";
+  return "weights over " + format_value(a && a->load_gbps > 0 ? a->load_gbps : sc.cost.network_gbps) + " Gbps + engine start " +
+         format_value(a ? a->engine_start_s : spec::AutoscalerSpec{}.engine_start_s) + " s";
+}
+
 std::optional<int> replicas_needed(double target_qps, double qps_per_replica, double spare_fraction) {
   if (!(qps_per_replica > 0) || !std::isfinite(qps_per_replica)) return std::nullopt;
   if (!(target_qps > 0)) return 0;
@@ -144,10 +150,8 @@ metrics::CostSummary cost_summary(const spec::ResolvedScenario& s, const metrics
   metrics::CostSummary c;
   c.per_hour = hourly_cost(s);
   c.monthly = c.per_hour * s.scenario.cost.hours_per_month;
-  // One cold start per output: with an autoscaler it is the delay a started replica waits (its own link and the
-  // engine start included), else the weights over cost.network_gbps.
-  c.cold_start_s = s.scenario.autoscaler ? engine::scale_up_delay_s(s)
-                                         : cold_start_s(memory::weight_bytes(s.model, s.quant.weights), s.scenario.cost.network_gbps);
+  // One cold start per output, one rule (engine::cold_start_s): the weights over the link plus the engine start.
+  c.cold_start_s = engine::cold_start_s(s);
   // Only SLO-meeting requests count: the metrics layer's goodput rates are exactly those tokens per second.
   if (summary.fits) {
     c.per_mtok_output_slo = cost_per_mtok(c.per_hour, summary.goodput_output_tps).value_or(0.0);

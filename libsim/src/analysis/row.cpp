@@ -11,6 +11,7 @@
 #include "llmsim/analysis/quality.hpp"
 #include "llmsim/analysis/slo_headroom.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/engine/autoscaler.hpp"
 #include "llmsim/spec/dtype.hpp"
 #include "llmsim/spec/engine_config.hpp"
 
@@ -341,6 +342,8 @@ Row evaluate_row(const spec::ResolvedScenario& s, const RowOptions& options) {
   row.sized_at = cap.sized_at;
   if (cap.found) {
     row.summary = cap.at_capacity;
+    // The search ran without the autoscaler (capacity.cpp): the cold start quoted is the user's deployment's.
+    row.summary->cost.cold_start_s = engine::cold_start_s(s);
     row.load_qps = cap.closed_loop ? row.summary->throughput.requests_per_s : cap.max_qps;
     size_fleet(row, s, cap, copt, options.bill_autoscaler);
   }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "llmsim/analysis/capacity.hpp"
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/row.hpp"
 #include "llmsim/core/error.hpp"
@@ -492,6 +493,11 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
     if (sc.contains("cost") && sc["cost"].contains("currency")) r.currency = sc["cost"]["currency"].get<std::string>();
   }
   const std::string cur = r.currency;
+  // "meets the SLO", or with no latency target "serves the load stably (no SLO set)" (has_slo).
+  const std::optional<spec::Scenario> base_sc =
+      plan.candidates.empty() ? std::nullopt
+                              : std::optional(spec::scenario_from_json(JsonView(plan.candidates.front().scenario, "")));
+  const bool slo_set = !base_sc || has_slo(*base_sc);
   if (r.front.empty() && time_limited > 0 && time_limited + r.feasible == r.simulated) {
     // Every failure was the simulated-time limit: the SLO was never what failed, so it is not blamed.
     r.reasons.push_back("no configuration could be judged at " + format_value(r.target_qps) + " req/s: " +
@@ -504,7 +510,8 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
       r.reasons.push_back(std::to_string(time_limited) + " of " + std::to_string(r.simulated) +
                           " simulated stopped at the simulated-time limit (raise workload.horizon_s), e.g. " +
                           time_limited_example->reason);
-    r.reasons.push_back("no configuration meets the SLO at " + format_value(r.target_qps) + " req/s" +
+    r.reasons.push_back("no configuration " + (base_sc ? meets_slo_phrase(*base_sc) : "meets the SLO") + " at " +
+                        format_value(r.target_qps) + " req/s" +
                         (r.budget_per_month ? " within " + money(*r.budget_per_month, cur) + "/month" : std::string()) +
                         ": " + std::to_string(r.simulated) + " simulated, " + std::to_string(r.feasible) +
                         " feasible in the first pass");
@@ -517,7 +524,8 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
   r.reasons.push_back(w.candidate.name + " is the cheapest at " + money(we.monthly_cost, cur) + "/month: " +
                       std::to_string(we.replicas) + " replica(s) of " + std::to_string(w.candidate.gpus_per_replica) +
                       " GPU(s) at " + money2(w.candidate.price_per_gpu_hour, cur) + "/GPU-h, each carrying up to " +
-                      format_fixed(we.capacity_qps, 2) + " req/s within the SLO; at the target P95 TTFT " +
+                      format_fixed(we.capacity_qps, 2) + (slo_set ? " req/s within the SLO" : " req/s stably (no SLO set)") +
+                      "; at the target P95 TTFT " +
                       format_fixed(we.ttft_p95_ms, 0) + " ms, P95 TPOT " + format_fixed(we.tpot_p95_ms, 1) + " ms" +
                       (we.quality_caveat.empty() ? std::string() : "; " + we.quality_caveat));
   if (!we.slo_headroom_note.empty()) r.reasons.push_back(w.candidate.name + ": " + we.slo_headroom_note);

@@ -416,7 +416,7 @@ VllmCheck check_vllm_result(const VllmResult& measured, const VllmCheckOptions& 
   const auto result = evaluate(resolved, opt);
   c.fits = result.summary.fits;
   c.reason = result.summary.reason;
-  if (result.summary.unstable) c.notes.push_back("the simulated run was unstable: " + result.summary.reason);
+  if (result.summary.unstable) c.notes.push_back("the simulated run was unstable: " + metrics::unstable_cause(result.summary));
   // What the summary warns about (a GPU profile fitted on another runtime) is a note of the comparison too.
   for (const auto& w : result.summary.warnings) c.notes.push_back("warning: " + w);
 

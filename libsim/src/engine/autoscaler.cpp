@@ -14,17 +14,18 @@ double weight_load_s(double weight_bytes, double gbps, const char* field) {
   return weight_bytes * 8.0 / (gbps * 1e9);
 }
 
-double scale_up_delay_s(const spec::ResolvedScenario& rs) {
+double cold_start_s(const spec::ResolvedScenario& rs) {
   const auto& a = rs.scenario.autoscaler;
-  if (!a) return 0;
-  if (a->scale_up_delay_s) return *a->scale_up_delay_s;
+  if (a && a->scale_up_delay_s) return *a->scale_up_delay_s;
   // The whole model is read once per replica (each GPU its shard, from one source: the link is the bound).
   const double bytes = static_cast<double>(memory::weight_bytes(rs.model, rs.quant.weights));
-  const bool own = a->load_gbps > 0;
+  const bool own = a && a->load_gbps > 0;
   return weight_load_s(bytes, own ? a->load_gbps : rs.scenario.cost.network_gbps,
                        own ? "autoscaler.load_gbps" : "cost.network_gbps") +
-         a->engine_start_s;
+         (a ? a->engine_start_s : spec::AutoscalerSpec{}.engine_start_s);
 }
+
+double scale_up_delay_s(const spec::ResolvedScenario& rs) { return rs.scenario.autoscaler ? cold_start_s(rs) : 0; }
 
 namespace detail {
 

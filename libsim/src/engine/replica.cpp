@@ -373,11 +373,9 @@ bool Replica::start_iteration(double now_s) {
   else if (shape.spec_tokens > 0) duration_s_ = cost_->iteration_time(shape, &proposer_s);
   else if (shape.prefill_seqs == 0) duration_s_ = decode_steps(shape.decode_seqs).time(shape.decode_context);
   else duration_s_ = cost_->iteration_time(shape);
-  if (shape.spec_tokens > 0 && shape.decode_seqs > 0) {
-    work_.spec_steps += 1;
-    work_.spec_seq_steps += static_cast<double>(shape.decode_seqs - padding);
-    work_.proposer_s += proposer_s;
-  }
+  const bool spec_step = shape.spec_tokens > 0 && shape.decode_seqs > 0;
+  spec_plan_seqs_ = spec_step ? static_cast<double>(shape.decode_seqs - padding) : 0;
+  spec_plan_proposer_s_ = spec_step ? proposer_s : 0;
   // Swaps and host-tier loads cross the same PCIe link before the step can use them (kv_offload.cpp).
   if (swap_bytes_ > 0 || load_bytes_ > 0) duration_s_ += cost_->host_transfer_time(swap_bytes_ + load_bytes_);
   count_iteration(shape, now_s);
@@ -477,6 +475,12 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
     }
   }
   if (decode_step_ && cfg_.spec_tokens > 0) work_.spec_emitted += static_cast<double>(emitting_ - static_cast<std::int64_t>(prefill_done_.size()));
+  if (spec_plan_seqs_ > 0) {  // the step's sequences, counted with its tokens (spec_plan_seqs_)
+    work_.spec_steps += 1;
+    work_.spec_seq_steps += spec_plan_seqs_;
+    work_.proposer_s += spec_plan_proposer_s_;
+    spec_plan_seqs_ = spec_plan_proposer_s_ = 0;
+  }
   for (const std::int32_t i : prefill_done_) {
     Seq& s = (*pool_)[i];
     if (!chunked_partial_.empty()) {

@@ -534,6 +534,10 @@ class Replica {
   bool preempted_this_step_ = false;
   bool saturated_ = false;        ///< requests were left waiting when this iteration was formed
   std::int64_t emitting_ = 0;     ///< sequences emitting a real token in this iteration
+  /// A speculative decode step in flight: its sequences and proposer time, added to work_ when it completes, as its
+  /// tokens are (a step planned and never completed — the run cut at its horizon — counted steps without tokens:
+  /// mean_accepted_tokens -0.14).
+  double spec_plan_seqs_ = 0, spec_plan_proposer_s_ = 0;
   double duration_s_ = 0;
   double swap_bytes_ = 0;
   double load_bytes_ = 0;  ///< this step's host-tier loads, per GPU (copied before the step computes)

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "llmsim/metrics/fleet.hpp"
+#include "llmsim/metrics/summary.hpp"
 
 namespace llmsim::engine::detail {
 
@@ -129,7 +130,7 @@ class RunMonitor {
   static constexpr const char* kStopped = "stopped at overload (SimulationOptions::stop_when_unstable)";
   void flag(std::string why) {
     unstable_ = true;
-    unstable_reason_ = "unstable: " + std::move(why);
+    unstable_reason_ = std::string(metrics::kUnstableLabel) + std::move(why);  // said once: metrics::unstable_cause
   }
   bool stop_when_unstable_;
   std::int64_t max_queue_, max_in_system_;

@@ -135,6 +135,13 @@ bool Simulation::build() {
   // leaves out 15 of them, not 100 (the one rule: spec::default_warmup_requests).
   warmup_ = w.warmup_requests;
   if (w.warmup_default && driver_->replay_rows() > 0) warmup_ = std::min(warmup_, spec::default_warmup_requests(arrivals));
+  // A set warm-up is checked against num_requests by the spec; a trace replays only its rows, so a warm-up that
+  // takes them all would leave no measured request (a run of zeros presented as a result): refused, as for
+  // num_requests.
+  if (driver_->replay_rows() > 0 && warmup_ >= arrivals)
+    throw ConfigError("workload.warmup_requests", "must be < the " + std::to_string(arrivals) +
+                                                      " requests the trace replays (its rows, at most num_requests), got " +
+                                                      std::to_string(warmup_));
   if (open_loop && arrivals >= 200) monitor_->watch_growth(arrivals);
   else if (open_loop && arrivals > 0) monitor_->watch_short(arrivals);  // too few for the growth check (run_monitor.hpp)
   return true;
@@ -189,7 +196,9 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
 
 std::int64_t Simulation::waiting_total() const {
   if (synthetic_) return synthetic_->waiting();
-  std::int64_t w = 0;
+  // Requests that arrived while no replica was ready (an outage, a fleet scaled to zero, all starting) wait too: a
+  // short run sent during an outage is as overloaded as one queued at a replica (RunMonitor::check_short).
+  auto w = static_cast<std::int64_t>(pending_.size());
   for (const auto& r : replicas_) w += r.waiting();
   return w;
 }

@@ -45,6 +45,14 @@ Json to_json(const LatencyStats& l) {
   return j;
 }
 
+std::string unstable_cause(const Summary& s) {
+  if (!s.unstable) return "";
+  const std::string_view r = s.reason;
+  return std::string(r.starts_with(kUnstableLabel) ? r.substr(kUnstableLabel.size()) : r);
+}
+
+std::string unstable_reason(const Summary& s) { return s.unstable ? std::string(kUnstableLabel) + unstable_cause(s) : ""; }
+
 Json to_json(const Summary& s) {
   Json j;
   j["fits"] = s.fits;

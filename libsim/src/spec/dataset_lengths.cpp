@@ -98,7 +98,12 @@ std::shared_ptr<const DatasetLengths::Fit> fit_sharegpt(double target_in, double
     const Moments m = moments(pin, pmf(mo, s_out, kReplies));
     return m.out / m.w;
   };
-  // The reachable range of each mean, the other location at its start value: a target outside it is refused.
+  // The reachable range of each mean, the other location at its start value: a target outside it is refused. The
+  // range is open and its ends are bisection results (4.15896 or 4.15905 by the other mean): said rounded inward to
+  // 0.01 token, so both numbers printed are accepted (a bound echoed rounded outward was refused; issue 29).
+  auto range = [](double lo, double hi) {
+    return format_fixed(std::floor(lo * 100) / 100 + 0.01, 2) + " and " + format_fixed(std::ceil(hi * 100) / 100 - 0.01, 2);
+  };
   double mi = std::clamp(std::log(target_in), lo_in, hi_in), mo = std::clamp(std::log(target_out), lo_out, hi_out);
   {
     const auto pout = pmf(mo, s_out, kReplies);
@@ -107,8 +112,7 @@ std::shared_ptr<const DatasetLengths::Fit> fit_sharegpt(double target_in, double
       throw ConfigError(path + ".input_mean", "ShareGPT's prompts (the client keeps " + std::to_string(kShareGptMinLen) +
                                                   ".." + std::to_string(kShareGptMaxPrompt) +
                                                   " tokens) cannot average " + format_given(target_in) +
-                                                  " tokens: expected a mean between " + format_value(a) + " and " +
-                                                  format_value(b));
+                                                  " tokens: expected a mean between " + range(a, b));
     const auto pin = pmf(mi, s_in, kPrompts);
     const double c = mean_out(pin, lo_out), d = mean_out(pin, hi_out);
     if (!(target_out > c && target_out < d))
@@ -116,7 +120,7 @@ std::shared_ptr<const DatasetLengths::Fit> fit_sharegpt(double target_in, double
                         "ShareGPT's replies (at least " + std::to_string(kShareGptMinLen) + " tokens, prompt + reply at most " +
                             std::to_string(kShareGptMaxTotal) + ") cannot average " + format_given(target_out) +
                             " tokens with prompts of mean " + format_value(target_in) + ": expected a mean between " +
-                            format_value(c) + " and " + format_value(d));
+                            range(c, d));
   }
   // The location in [a, b] whose filtered mean, mean_at(location), rises to `target` (it grows with the location).
   auto bisect = [](const auto& mean_at, double target, double a, double b) {

@@ -110,6 +110,14 @@ bool run_meets_slo(const metrics::Summary& summary);
 /// also "does not fit: ...", "unstable: ..." or "no request completed". Empty when run_meets_slo().
 std::string slo_failures(const spec::Scenario& scenario, const metrics::Summary& summary);
 
+/// Whether the scenario sets a latency target to meet: its SLO or a tenant class's. Without one, a row that "meets the
+/// SLO" only served its load stably, and no output says it met an SLO.
+bool has_slo(const spec::Scenario& scenario);
+
+/// The words for a verdict that meets_slo stands for: "meets the SLO" (plural: "meet the SLO"), or with no latency
+/// target set "serves the load stably (no SLO set)" ("serve ..."). One rule for compare, report, search and Python.
+std::string meets_slo_phrase(const spec::Scenario& scenario, bool plural = false);
+
 /// The scenario with no queueing: one replica (a fleet or disaggregated deployment: one unit) at `options.min_rate`
 /// req/s (a closed loop: one user), `options.num_requests` requests on the scenario's seed. When even that misses
 /// the SLO: "the SLO is below one request's unloaded latency: alone on one replica (0.001 req/s, no queueing)

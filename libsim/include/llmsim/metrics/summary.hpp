@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "llmsim/core/json_view.hpp"
@@ -267,6 +268,15 @@ struct Summary {
 };
 
 /// The DESIGN.md result object (plus extra fields).
+/// Every unstable run's `reason` begins with this label (the run monitor writes it: engine/run_monitor.hpp), so a
+/// reader that prints the reason as it is says "unstable" once.
+inline constexpr std::string_view kUnstableLabel = "unstable: ";
+/// Why a run was unstable, without the label: for a reader that heads its own line with the word ("UNSTABLE: ",
+/// "the simulated run was unstable: "). The reason as it is when it carries no label; "" for a stable run.
+std::string unstable_cause(const Summary& s);
+/// The reason of an unstable run, labelled once ("unstable: ..."); "" for a stable run.
+std::string unstable_reason(const Summary& s);
+
 Json to_json(const Summary& s);
 Json to_json(const LatencyStats& l);
 

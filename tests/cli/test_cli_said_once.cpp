@@ -1,0 +1,110 @@
+// Words a reader acts on, said once and only when true, across every command that prints them (issue 29, attack6):
+// an unstable run says "unstable" once (the run monitor's reason already carries the label: metrics::kUnstableLabel),
+// a scenario with no latency target never "meets the SLO" (analysis::meets_slo_phrase), and the cold start is one
+// figure (engine::cold_start_s).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "cli_util.hpp"
+#include "llmsim/core/json_view.hpp"
+
+using namespace llmsim;
+
+namespace {
+
+const std::string kScenarios = std::string(LLMSIM_SOURCE_DIR) + "/examples/scenarios/";
+
+// Overloaded: 40 req/s of chat on one RTX 4090 (it serves about 6), short enough to run in a second.
+const std::string kOverload = "--set hardware.gpu=rtx4090-24gb --set workload.arrival.rate=40 "
+                              "--set workload.num_requests=400 --set workload.warmup_requests=20";
+
+bool says_unstable_twice(const std::string& text) {
+  static const std::regex twice("unstable:?\\s+unstable", std::regex::icase);
+  return std::regex_search(text, twice);
+}
+
+std::string write_scratch(const std::string& name, const std::string& text) {
+  const auto p = test::scratch_dir() / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+}  // namespace
+
+TEST_CASE("an unstable run says 'unstable' once in every output that reports it", "[cli][said_once]") {
+  std::vector<std::pair<std::string, test::Run>> outputs;
+  const std::string chat = "'" + kScenarios + "chat-8b.json' ";
+  outputs.emplace_back("simulate", test::run("simulate " + chat + kOverload));
+  outputs.emplace_back("simulate --json", test::run("simulate " + chat + kOverload + " --json"));
+  // A sweep's rows carry the reason in their `reason` column.
+  const auto grid = write_scratch("said_once_grid.json",
+                                  R"({"base": ")" + kScenarios + R"(chat-8b.json", "grid": {"workload.arrival.rate": [2, 40]}})");
+  const auto csv = (test::scratch_dir() / "said_once.csv").string();
+  outputs.emplace_back("sweep", test::run("sweep '" + grid + "' --set hardware.gpu=rtx4090-24gb --set workload.num_requests=400 "
+                                          "--set workload.warmup_requests=20 --out '" + csv + "'"));
+  outputs.back().second.out += test::read_file(csv);
+  // check: a vLLM result sent at 40 req/s to one RTX 4090 (the simulated run is overloaded).
+  const Json result = {{"backend", "vllm"}, {"model_id", "meta-llama/Llama-3.1-8B-Instruct"}, {"completed", 400},
+                       {"request_rate", 40.0}, {"duration", 60.0}, {"total_input_tokens", 400 * 1000},
+                       {"total_output_tokens", 400 * 200}, {"mean_ttft_ms", 50.0}, {"mean_tpot_ms", 20.0}};
+  const auto file = write_scratch("said_once_result.json", result.dump());
+  outputs.emplace_back("check", test::run("check '" + file + "' --gpu rtx4090-24gb --model llama-3.1-8b"));
+  outputs.emplace_back("check --json", test::run("check '" + file + "' --gpu rtx4090-24gb --model llama-3.1-8b --json"));
+  bool any_unstable = false;
+  for (const auto& [what, r] : outputs) {
+    INFO(what << " (exit " << r.code << "):\n" << r.out.substr(0, 3000));
+    CHECK(r.code == 0);
+    CHECK_FALSE(says_unstable_twice(r.out));
+    any_unstable = any_unstable || r.out.find("nstable") != std::string::npos;
+  }
+  // The class is exercised: the runs above are unstable and say so, simulate's heading and check's note included.
+  CHECK(any_unstable);
+  CHECK_THAT(outputs[0].second.out, Catch::Contains("UNSTABLE: "));
+  CHECK_THAT(outputs[3].second.out, Catch::Contains("the simulated run was unstable: "));
+}
+
+TEST_CASE("with no SLO set, no output says an option meets the SLO", "[cli][said_once]") {
+  // The last session's report said "1 of 1 options meet the SLO" for a scenario with none: nothing to meet.
+  const std::string chat = "'" + kScenarios + "chat-8b.json' --set 'slo={}' --set workload.num_requests=300 "
+                           "--set workload.warmup_requests=20 ";
+  const auto html = (test::scratch_dir() / "no_slo.html").string();
+  std::vector<std::pair<std::string, test::Run>> outputs;
+  outputs.emplace_back("report", test::run("report " + chat + "--gpus a100-80gb-sxm,rtx4090-24gb --quants fp16 -o '" + html + "'"));
+  outputs.back().second.out += test::read_file(html);
+  outputs.emplace_back("compare", test::run("compare " + chat + "--gpus a100-80gb-sxm,rtx4090-24gb --quants fp16"));
+  outputs.emplace_back("search", test::run("search " + chat + "--target-qps 4 --gpus rtx4090-24gb --jobs 1"));
+  static const std::regex claim("meets? the SLO|SLO met\\b|within the SLO", std::regex::icase);
+  for (const auto& [what, r] : outputs) {
+    INFO(what << " (exit " << r.code << "):\n" << r.out.substr(0, 4000));
+    CHECK(r.code == 0);
+    CHECK_FALSE(std::regex_search(r.out, claim));
+  }
+  CHECK_THAT(outputs[0].second.out, Catch::Contains("options serve the load stably (no SLO set)"));
+  // With an SLO the same sentence counts the options meeting it.
+  const auto with_slo = (test::scratch_dir() / "with_slo.html").string();
+  const auto r = test::run("report '" + kScenarios + "chat-8b.json' --set workload.num_requests=300 --set "
+                           "workload.warmup_requests=20 --gpus a100-80gb-sxm --quants fp16 -o '" + with_slo + "'");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(test::read_file(with_slo), Catch::Contains("options meet the SLO at this load"));
+}
+
+TEST_CASE("the cold start is one figure in simulate and capacity", "[cli][said_once]") {
+  // capacity said "cold start 128 s" (weights alone) where simulate said "starts of 188 s" (weights + engine start).
+  const std::string day = "'" + kScenarios + "month-autoscale.json'";
+  const auto sim = test::run("simulate " + day + " --json", false);
+  const auto cap = test::run("capacity " + day + " --json", false);
+  REQUIRE(sim.code == 0);
+  REQUIRE(cap.code == 0);
+  const Json s = Json::parse(sim.out), c = Json::parse(cap.out);
+  CHECK(s["cost"]["cold_start_s"].get<double>() == Approx(s["fleet"]["scale_up_delay_s"].get<double>()));
+  CHECK(c["cold_start_s"].get<double>() == Approx(s["cost"]["cold_start_s"].get<double>()));
+  const auto text = test::run("capacity " + day);
+  const std::string expected = "cold start " + std::to_string(static_cast<int>(std::lround(c["cold_start_s"].get<double>()))) +
+                               " s (weights over 1 Gbps + engine start 60 s)";
+  CHECK_THAT(text.out, Catch::Contains(expected));
+}
