@@ -6,11 +6,29 @@
 
 namespace llmsim::perf {
 
+namespace {
+
+/// Whether a request crosses the server's path at all: served through the runtime's API server, not offline, not a
+/// static batch (one generate call), not the synthetic service.
+bool path_applies(const spec::EngineConfig& engine, bool offline) {
+  return engine.api_server && !offline && !engine.synthetic_service &&
+         engine.policy != spec::SchedulerPolicy::static_batching;
+}
+
+}  // namespace
+
 ServingPath serving_path(const spec::EngineConfig& engine, bool offline) {
-  if (!engine.api_server || offline || engine.synthetic_service) return {};
-  if (engine.policy == spec::SchedulerPolicy::static_batching) return {};
+  if (!path_applies(engine, offline)) return {};
   const RuntimeTraits t = runtime_traits(runtime_of(engine));
   return {t.api_server_s, t.tokenise_per_token_s};
+}
+
+ServingPath serving_path(const spec::EngineConfig& engine, bool offline, const HardwareProfile& profile) {
+  ServingPath path = serving_path(engine, offline);
+  // A profile fitted on another runtime does not price this one's path (runtime_mismatch's note says so).
+  if (path_applies(engine, offline) && profile.api_server_s && !runtime_mismatch(profile, runtime_of(engine)))
+    path.fixed_s = *profile.api_server_s;
+  return path;
 }
 
 double serving_path_latency_s(const spec::EngineConfig& engine, bool offline, std::int64_t prompt_tokens) {
