@@ -33,6 +33,21 @@ inline constexpr double kPriorSigmaHost = 0.6931471805599453;  // ln 2
 /// left to gain then moves no field by more than a small part of its uncertainty. Provenance: perf/provenance.cpp
 /// ("run_fit.converged_chi2").
 inline constexpr double kConvergedChi2 = 0.01;
+/// Steps of the numeric Jacobian, in log of a field (Numerical Recipes 3rd ed., 5.7: a forward difference's step is
+/// best near sqrt(e_f) of the parameter, e_f the function's fractional accuracy). The cost model's predictions of
+/// static batches are smooth to rounding and table interpolation: 2e-3. A simulated run's mean TTFT moves by ~1 %
+/// wherever a step's end crosses a request's arrival (a request waits for the step in flight), so e_f ~ 1e-3: 0.03,
+/// beyond the span of those jumps, which a step of 2e-3 turned into derivatives of +-5 per e-fold (the synthetic
+/// serving-path recovery stopped 2 % off with it, 0.1 % with 0.03). Provenance: perf/provenance.cpp
+/// ("run_fit.jacobian_step_*").
+inline constexpr double kStepModel = 2e-3;
+inline constexpr double kStepSimulated = 0.03;
+
+/// The most a fit to serving runs may set the serving path's fixed part to (HardwareProfile::api_server_s), seconds:
+/// 4x the largest public measurement of that path (vllm#54628: client TTFT less the server's own, 8-12 ms, on a WSL2
+/// laptop at concurrency 8; tenstorrent/tt-inference-server#190: 4 ms). A TTFT gap beyond it is not HTTP and IPC, and
+/// the fit leaves the rest to other fields. Provenance: perf/provenance.cpp ("run_fit.serving_path_max_s").
+inline constexpr double kServingPathMaxS = 0.05;
 
 /// When the fit holds the predicted capacity (calibration/fit/run_fit_capacity.hpp): `automatic` when every serving
 /// run ran below the server's capacity (none then says where capacity is), `on` always (a ConfigError when no serving

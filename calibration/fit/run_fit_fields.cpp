@@ -9,6 +9,7 @@
 #include "llmsim/core/number.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/perf/runtime.hpp"
+#include "llmsim/perf/serving_path.hpp"
 
 namespace llmsim::calibration::detail {
 
@@ -72,8 +73,12 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
   std::vector<Param> out;
   std::set<spec::DType> dtypes;
   bool v1 = false, v0 = false, tp = false;
+  double path_s = 0;  // the serving path's fixed part of the serving runs (one runtime: one value), 0 if none
   for (const auto& p : preds) {
     const auto& rs = p.resolved();
+    if (p.run().serve)
+      path_s = std::max(path_s, perf::serving_path(rs.scenario.engine, spec::offline_workload(rs.scenario.workload), base)
+                                    .fixed_s);
     const perf::CostModel cm(rs.model, rs.quant, rs.gpu, base, rs.scenario.hardware.parallel, true, 0,
                              perf::runtime_of(rs.scenario.engine));
     dtypes.insert(cm.gemm_dtype());
@@ -132,6 +137,16 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
   if (v0) {
     time("v0_cpu_overhead_per_iter_s", b.v0_cpu_overhead_per_iter_s, &perf::HardwareProfile::v0_cpu_overhead_per_iter_s);
     time("v0_cpu_overhead_per_seq_s", b.v0_cpu_overhead_per_seq_s, &perf::HardwareProfile::v0_cpu_overhead_per_seq_s);
+  }
+  if (path_s > 0) {
+    // The serving path's fixed part per request (HTTP, IPC, detokenising: perf/serving_path.hpp), which TTFT and E2E
+    // of served requests carry and their TPOT and ITL do not: a host cost, from 1 % of the runtime's value (nothing,
+    // in effect) to kServingPathMaxS. A runtime that prices none (0: vLLM before 0.6, llama.cpp) has no multiplier to
+    // fit, and gets no candidate.
+    Param q{"api_server_s", "value", path_s, 0.01, std::max(1.0, kServingPathMaxS / path_s), {}};
+    q.apply = [path_s](perf::HardwareProfile& p, double s) { p.api_server_s = path_s * s; };
+    q.prior_sigma = kPriorSigmaHost;
+    out.push_back(q);
   }
   if (tp) {
     time("custom_allreduce_latency_s", b.custom_allreduce_latency_s, &perf::HardwareProfile::custom_allreduce_latency_s);

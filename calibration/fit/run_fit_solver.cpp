@@ -81,8 +81,8 @@ std::vector<std::vector<double>> Problem::predictions(const VectorXd& x, const s
 
 std::vector<double> Problem::predict(const VectorXd& x, int k) const { return predictions(x, {k}).front(); }
 
-VectorXd Problem::residuals(const VectorXd& x, const std::vector<int>& use) const {
-  const std::vector<std::vector<double>> preds_of = predictions(x, use);
+VectorXd Problem::residuals_of(const std::vector<std::vector<double>>& preds_of, const VectorXd& x,
+                               const std::vector<int>& use) const {
   std::vector<double> r;
   for (std::size_t u = 0; u < use.size(); ++u) {
     const auto k = static_cast<std::size_t>(use[u]);
@@ -97,15 +97,49 @@ VectorXd Problem::residuals(const VectorXd& x, const std::vector<int>& use) cons
   return Eigen::Map<VectorXd>(r.data(), static_cast<Eigen::Index>(r.size()));
 }
 
+VectorXd Problem::residuals(const VectorXd& x, const std::vector<int>& use) const {
+  return residuals_of(predictions(x, use), x, use);
+}
+
+bool Problem::simulated(int k) const {
+  const auto& run = (*preds)[static_cast<std::size_t>(k)].run();
+  return run.serve || run.kind == spec::BenchKind::vllm_throughput;
+}
+
 MatrixXd Problem::jacobian(const VectorXd& x, const VectorXd& r0, const std::vector<int>& use) const {
+  // Forward differences, each run with the step its prediction's accuracy asks for (Numerical Recipes 5.7: h ~
+  // sqrt(the function's fractional accuracy)): the cost model's static batches are smooth to rounding and the
+  // tables' interpolation (kStepModel), a simulated run's TTFT moves by ~1 % where a step's end crosses an arrival
+  // (kStepSimulated). The runs of each kind are predicted at their own step.
+  std::vector<int> smooth, sim;
+  for (int k : use) (simulated(k) ? sim : smooth).push_back(k);
   MatrixXd J(r0.size(), x.size());
   for (Eigen::Index j = 0; j < x.size(); ++j) {
-    constexpr double h = 2e-3;
-    VectorXd xh = x;
     const double hi = std::log(params[static_cast<std::size_t>(j)].hi);
-    const double step = x[j] + h > hi ? -h : h;
-    xh[j] += step;
-    J.col(j) = (residuals(xh, use) - r0) / step;
+    auto shifted = [&](double h) {
+      VectorXd xh = x;
+      xh[j] += x[j] + h > hi ? -h : h;
+      return xh;
+    };
+    const VectorXd xs = shifted(kStepModel), xl = shifted(kStepSimulated);
+    std::vector<std::vector<double>> at_s, at_l;
+    if (!smooth.empty()) at_s = predictions(xs, smooth);
+    if (!sim.empty()) at_l = predictions(xl, sim);
+    // Back in `use`'s order, each run's values divided by its own step.
+    std::vector<std::vector<double>> preds_of(use.size());
+    std::vector<double> step_of(use.size());
+    std::size_t is = 0, il = 0;
+    for (std::size_t u = 0; u < use.size(); ++u) {
+      const bool s = simulated(use[u]);
+      preds_of[u] = s ? at_l[il++] : at_s[is++];
+      step_of[u] = s ? xl[j] - x[j] : xs[j] - x[j];
+    }
+    const VectorXd rh = residuals_of(preds_of, xs, use);
+    Eigen::Index row = 0;
+    for (std::size_t u = 0; u < use.size(); ++u)
+      for (std::size_t i = 0; i < preds_of[u].size(); ++i, ++row) J(row, j) = (rh[row] - r0[row]) / step_of[u];
+    // The prior's rows are linear in x: their derivative is exact.
+    for (; row < r0.size(); ++row) J(row, j) = (rh[row] - r0[row]) / (xs[j] - x[j]);
   }
   return J;
 }
@@ -126,9 +160,32 @@ VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int m
   SolveStats st;
   while (st.iterations < max_iter) {
     const MatrixXd J = pb.jacobian(x, r, use);
-    const MatrixXd A = J.transpose() * J;
-    const VectorXd g = J.transpose() * r;
-    // What a full Gauss-Newton step could gain by the linear model at x: |r|^2 - min |r + J d|^2 = g' A^-1 g.
+    const MatrixXd Afull = J.transpose() * J;
+    const VectorXd gfull = J.transpose() * r;
+    // The free fields: all but those at a bound that the cost's descent (-g) pushes beyond it. Those are held where
+    // they are, and the step is the reduced problem's over the others (an active set: Moré & Toraldo 1989, Kanzow,
+    // Yamashita & Fukushima 2004). A step solved over every field and then clamped is not the minimiser of the model
+    // over the box: the fields that are not clamped move as if the clamped ones had moved too, every first trial
+    // fails, and a field at its bound made the static batches' plain fit crawl for all its iterations.
+    std::vector<Eigen::Index> free;
+    for (Eigen::Index j = 0; j < x.size(); ++j) {
+      const auto& q = pb.params[static_cast<std::size_t>(j)];
+      const bool at_lo = x[j] <= std::log(q.lo) + 1e-12, at_hi = x[j] >= std::log(q.hi) - 1e-12;
+      if (!((at_lo && gfull[j] > 0) || (at_hi && gfull[j] < 0))) free.push_back(j);
+    }
+    if (free.empty()) {  // every field at a bound the cost presses it against: a minimum within the box
+      st.stop = "converged";
+      break;
+    }
+    const auto nf = static_cast<Eigen::Index>(free.size());
+    MatrixXd A(nf, nf);
+    VectorXd g(nf);
+    for (Eigen::Index a = 0; a < nf; ++a) {
+      g[a] = gfull[free[static_cast<std::size_t>(a)]];
+      for (Eigen::Index b = 0; b < nf; ++b) A(a, b) = Afull(free[static_cast<std::size_t>(a)], free[static_cast<std::size_t>(b)]);
+    }
+    // What a full Gauss-Newton step over the free fields could gain by the linear model at x:
+    // |r|^2 - min |r + J_F d|^2 = g_F' A_FF^-1 g_F.
     MatrixXd A0 = A;
     for (Eigen::Index j = 0; j < A0.rows(); ++j) A0(j, j) += 1e-12 * std::max(A(j, j), 1e-12) + 1e-14;
     const double promised = g.dot(A0.ldlt().solve(g));
@@ -136,7 +193,9 @@ VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int m
     while (lambda < 1e7) {
       MatrixXd B = A;
       for (Eigen::Index j = 0; j < B.rows(); ++j) B(j, j) += lambda * std::max(A(j, j), 1e-12) + 1e-14;
-      VectorXd xn = x - B.ldlt().solve(g);
+      const VectorXd d = B.ldlt().solve(g);
+      VectorXd xn = x;
+      for (Eigen::Index a = 0; a < nf; ++a) xn[free[static_cast<std::size_t>(a)]] -= d[a];
       pb.clamp(xn);
       const VectorXd rn = pb.residuals(xn, use);
       const double cn = rn.squaredNorm();

@@ -56,6 +56,13 @@ struct Problem {
   std::size_t key_of(const perf::HardwareProfile& p) const;
   /// The predictions of run k for parameters x (through the cache).
   std::vector<double> predict(const Eigen::VectorXd& x, int k) const;
+  /// residuals() from predictions already made (`preds_of`, in `use`'s order) at parameters x.
+  Eigen::VectorXd residuals_of(const std::vector<std::vector<double>>& preds_of, const Eigen::VectorXd& x,
+                               const std::vector<int>& use) const;
+  /// Whether run k is predicted by a simulation (a serving run, `bench throughput`), not the cost model alone.
+  bool simulated(int k) const;
+  /// Forward differences of the residuals at x (r0 = residuals(x, use)): kStepModel for the cost model's runs,
+  /// kStepSimulated for simulated ones.
   Eigen::MatrixXd jacobian(const Eigen::VectorXd& x, const Eigen::VectorXd& r0, const std::vector<int>& use) const;
   void clamp(Eigen::VectorXd& x) const;
 };

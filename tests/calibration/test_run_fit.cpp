@@ -271,10 +271,11 @@ TEST_CASE("run fit: public A100 SXM serving runs (vLLM 0.6, multi-step), fitted 
 // 1024/1024: fitted at 1, 2 and 4 req/s (300-1200 prompts), predicting 8 and 16 req/s, which the server could not keep
 // up with (a third card, and a runtime and a TP the two above do not have). What is off here is not a profile field:
 // the median TTFT is 11-27 ms above llmsim's at every light load (83-103 ms measured, 72-76 ms predicted: a per-request
-// cost outside the GPU's steps), and past capacity llmsim's throughput is 12-21 % high. The fit lowers the fitted runs'
-// error and must leave the unseen ones no worse; on 2026-12-07 it improved them (RMS 40.1 % -> 31.7 %) through two GEMM
-// ranges that compensate (prefill chunks x0.79, decode x1.25), not by the mechanism that is off (docs/calibration.md,
-// "A third card"), so only "no worse" is asserted.
+// cost outside the GPU's steps, which the serving path, api_server_s, now prices in part), and past capacity llmsim's
+// throughput is 12-21 % high. The fit lowers the fitted runs' error and must leave the unseen ones no worse; on
+// 2026-12-07 it improved them (RMS 40.1 % -> 26.3 %), but through the prefill GEMMs (x0.82), which absorb the gap's
+// growth with load, more than by the mechanism that is off (docs/calibration.md, "A third card"), so only "no worse"
+// is asserted.
 //
 // The fit on three light-load runs is fragile: which fields it picks, and so the unseen error, moves with the cost
 // model. At one intermediate state of 2026-12-06 (the runs' own lengths priced, before the GEMM wave term and FA3's
@@ -318,4 +319,29 @@ TEST_CASE("run fit: tensor-parallel runs constrain the all-reduce latency", "[ca
 TEST_CASE("run fit: docs/calibration.md's figures, with and without the prior", "[.][calibration_figures]") {
   real_card("lambdalabs-h100-80gb-sxm", true);
   real_card("lambdalabs-a100-80gb-sxm", true);
+}
+
+// docs/calibration.md's H200 figures with the serving path fitted alone and with the tensor cores (asserted nowhere).
+TEST_CASE("run fit: docs/calibration.md's H200 figures with the serving path", "[.][calibration_figures_h200]") {
+  const auto all = analysis::read_bench_runs(std::string(LLMSIM_DATA_DIR) + "/calibration_runs/datacrunch-h200-sxm/RUNS.json");
+  std::vector<analysis::BenchRun> fit, unseen;
+  for (const auto& r : all.runs) (r.requests <= 1200 ? fit : unseen).push_back(r);
+  const auto gpu = spec::Catalog::builtin().gpu(all.gpu);
+  const perf::HardwareProfile base = perf::default_profile(gpu);
+  for (const std::vector<std::string> fields : {std::vector<std::string>{"api_server_s"},
+                                                std::vector<std::string>{"api_server_s", "gemm_eff_vs_m"}}) {
+    calibration::RunFitOptions o;
+    o.fields = fields;
+    const auto rep = calibration::fit_runs(fit, gpu, base, o);
+    std::cout << "h200 fields " << fields.back() << ": in-sample " << rep.rms_before << " -> " << rep.rms_after
+              << ", leave-one-out " << rep.rms_cv << ", unseen " << rms_error(unseen, base) << " -> "
+              << rms_error(unseen, rep.profile) << "\n";
+    for (const auto& f : rep.fields) std::cout << "  " << f.field << ": " << f.base << " -> " << f.fitted << "\n";
+    for (std::size_t k = 0; k < rep.runs.size(); ++k) {
+      std::cout << "  " << rep.runs[k].run << ":";
+      for (std::size_t i = 0; i < rep.runs[k].measured.size(); ++i)
+        std::cout << " " << rep.runs[k].keys[i] << " " << rep.runs[k].measured[i] << " " << rep.runs[k].before[i] / rep.runs[k].measured[i] - 1 << " -> " << rep.runs[k].after[i] / rep.runs[k].measured[i] - 1;
+      std::cout << "\n";
+    }
+  }
 }

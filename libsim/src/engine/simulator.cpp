@@ -67,6 +67,9 @@ bool Simulation::build() {
   } else {
     if (!plan_pools()) return false;
     plan_ = pools_.front().plan;
+    // A profile fitted from serving runs may set the path's fixed part (HardwareProfile::api_server_s): the scenario's
+    // profile (the front pool's) prices it, on the runtime it was fitted on.
+    serving_path_ = perf::serving_path(e, spec::offline_workload(w), pools_.front().cost->profile());
     // An autoscaled fleet holds max_replicas replicas, min_replicas of them serving at t = 0, the rest off.
     const auto& as = sc.autoscaler;
     const auto& fs = sc.failures;

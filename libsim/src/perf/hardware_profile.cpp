@@ -114,6 +114,7 @@ void HardwareProfile::validate(const std::string& path) const {
   in_range("custom_allreduce_latency_s", custom_allreduce_latency_s, 0, 1e-1, false);
   in_range("custom_allreduce_bandwidth", custom_allreduce_bandwidth, 0, 1e13, false);
   in_range("host_bandwidth", host_bandwidth, 0, 1e13, false);
+  if (api_server_s) in_range("api_server_s", *api_server_s, 0, 1.0, false);
   check_curve(mem_bw_vs_bytes, path + ".mem_bw_vs_bytes", 1.5, p);
   check_curve(gemm_bw_eff_vs_m, path + ".gemm_bw_eff_vs_m", 1.5, p);
   for (const auto& [dt, c] : gemm_eff_vs_m)
@@ -340,7 +341,7 @@ HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base
                 "attn_decode_bw_efficiency", "attn_decode_cta_bandwidth", "attn_decode_cta_s", "attn_decode_fixed_s",
                 "kernel_launch_s", "graph_launch_s", "cpu_overhead_per_iter_s", "cpu_overhead_per_seq_s",
                 "v0_cpu_overhead_per_iter_s", "v0_cpu_overhead_per_seq_s", "link_bandwidth", "link_latency_s", "nccl_ll_step_s",
-                "custom_allreduce_latency_s", "custom_allreduce_bandwidth", "host_bandwidth"});
+                "custom_allreduce_latency_s", "custom_allreduce_bandwidth", "host_bandwidth", "api_server_s"});
   if (v.has("format")) {
     const std::string f = v.string("format");
     if (f != "llmsim-hardware-profile/1")
@@ -393,6 +394,7 @@ HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base
   p.custom_allreduce_latency_s = v.number_or("custom_allreduce_latency_s", p.custom_allreduce_latency_s);
   p.custom_allreduce_bandwidth = v.number_or("custom_allreduce_bandwidth", p.custom_allreduce_bandwidth);
   p.host_bandwidth = v.number_or("host_bandwidth", p.host_bandwidth);
+  if (v.has("api_server_s")) p.api_server_s = v["api_server_s"].as_number();
   p.validate(v.path().empty() ? "profile" : v.path());
   return p;
 }
@@ -438,6 +440,8 @@ Json to_json(const HardwareProfile& p) {
   // Only a profile fitted from an engine's runs is tied to a runtime (kernels are not): written only then.
   if (!p.runtime.empty()) j["runtime"] = p.runtime;
   if (!p.engine_version.empty()) j["engine_version"] = p.engine_version;
+  // Unset: the runtime's own serving path (written only when a profile sets it, e.g. a fit to serving runs).
+  if (p.api_server_s) j["api_server_s"] = *p.api_server_s;
   if (const auto& e = p.cross_validated_error) {
     j["cross_validated_error"] = {{"runs", e->runs}, {"values", e->values}, {"median_abs", e->median_abs},
                                   {"p90_abs", e->p90_abs}, {"signed_median", e->signed_median}};
@@ -450,8 +454,11 @@ std::optional<std::string> runtime_mismatch(const HardwareProfile& p, spec::Runt
   return "the GPU profile was fitted from runs on runtime '" + p.runtime + "'" +
          (p.engine_version.empty() ? std::string() : " (" + p.engine_version + ")") +
          " but the scenario prices runtime '" + spec::to_string(runtime) +
-         "': its host costs and kernel efficiencies are that runtime's (set engine.runtime to match, or fit a "
-         "profile from runs of this runtime)";
+         "': its host costs and kernel efficiencies are that runtime's" +
+         (p.api_server_s ? std::string(", and its fitted serving path (api_server_s) is not used: this runtime keeps "
+                                       "its own")
+                         : std::string()) +
+         " (set engine.runtime to match, or fit a profile from runs of this runtime)";
 }
 
 }  // namespace llmsim::perf

@@ -510,6 +510,22 @@ std::vector<ConstantProvenance> build() {
                 "moved by 0.1 of its standard error changes chi2 by 0.01); here chi2 is the cost over one measured "
                 "value's residual variance. Not a cost-model constant: when a run fit stops",
                 {}, 0.01));
+  t.push_back(c("run_fit.jacobian_step_model", "all", P::public_measurement,
+                "Numerical Recipes (3rd ed. 2007) 5.7: a forward difference's step near sqrt(e_f) of the parameter, "
+                "e_f the function's fractional accuracy; the cost model's static-batch predictions are smooth to "
+                "rounding and table interpolation. Not a cost-model constant: the run fit's Jacobian step in log",
+                {}, 2e-3));
+  t.push_back(c("run_fit.jacobian_step_simulated", "all", P::public_measurement,
+                "Numerical Recipes 5.7 as run_fit.jacobian_step_model, with e_f ~ 1e-3: a simulated serving run's mean "
+                "TTFT jumps by ~1 % where a step's end crosses an arrival (llmsim's own H100 serving runs, 300-500 "
+                "requests, scanned in steps of 0.5 % of weight streaming), so the step spans several jumps",
+                {}, 0.03));
+  t.push_back(c("run_fit.serving_path_max_s", "all", P::assumed,
+                "the upper bound of a fitted serving path (api_server_s): 4x the largest public measurement of the "
+                "HTTP + IPC path around an engine (vllm#54628: client TTFT less the server's own 8-12 ms, a WSL2 "
+                "laptop at concurrency 8; tenstorrent/tt-inference-server#190: 4 ms); a larger TTFT gap is not that "
+                "path. Not a cost-model constant: how far a run fit may move one",
+                {}, 0.05));
   // --- The capacity guard of a run fit (calibration/fit/run_fit_capacity.hpp, issue 28): how far serving runs that
   // all ran below capacity may move the predicted capacity, and when a run counts as below capacity.
   t.push_back(c("run_fit.capacity_guard", "all", P::public_measurement,

@@ -6,6 +6,18 @@
 
 namespace llmsim::perf {
 
+namespace {
+
+/// Whether a request crosses the server's path (the part a fitted profile's api_server_s prices): served through the
+/// runtime's API server, not offline, not a static batch (one generate call), not the synthetic service. An
+/// in-process engine pays only its client hop (engine_client_s), which no profile field moves.
+bool path_applies(const spec::EngineConfig& engine, bool offline) {
+  return engine.api_server && !offline && !engine.synthetic_service &&
+         engine.policy != spec::SchedulerPolicy::static_batching;
+}
+
+}  // namespace
+
 ServingPath serving_path(const spec::EngineConfig& engine, bool offline) {
   if (offline || engine.synthetic_service) return {};
   if (engine.policy == spec::SchedulerPolicy::static_batching) return {};
@@ -14,6 +26,14 @@ ServingPath serving_path(const spec::EngineConfig& engine, bool offline) {
   // the runtime has one (vLLM V1's AsyncLLM -> EngineCore). The caller may pass token ids: no tokenisation charged.
   if (!engine.api_server) return {t.engine_client_s, 0};
   return {t.api_server_s, t.tokenise_per_token_s};
+}
+
+ServingPath serving_path(const spec::EngineConfig& engine, bool offline, const HardwareProfile& profile) {
+  ServingPath path = serving_path(engine, offline);
+  // A profile fitted on another runtime does not price this one's path (runtime_mismatch's note says so).
+  if (path_applies(engine, offline) && profile.api_server_s && !runtime_mismatch(profile, runtime_of(engine)))
+    path.fixed_s = *profile.api_server_s;
+  return path;
 }
 
 double serving_path_latency_s(const spec::EngineConfig& engine, bool offline, std::int64_t prompt_tokens) {

@@ -83,6 +83,12 @@ struct HardwareProfile {
   double custom_allreduce_latency_s = 6e-6;
   double custom_allreduce_bandwidth = 0;
   double host_bandwidth = 0;               ///< host↔device bytes/s (swap, host-staged collectives; 0 = derive)
+  /// The serving path's fixed part per request, seconds: HTTP, the IPC hops to the engine process and back,
+  /// detokenising and streaming (perf/serving_path.hpp). Unset: the runtime's (RuntimeTraits::api_server_s).
+  /// `calibrate-fit --runs` fits it from serving runs whose TTFT it moves; it prices only the runtime the profile
+  /// was fitted on (`runtime`; any runtime when that is empty), another runtime keeps its own (runtime_mismatch
+  /// says so).
+  std::optional<double> api_server_s;
 
   /// Checks ranges; ConfigError at `path` naming each bad field and value.
   void validate(const std::string& path = "profile") const;
@@ -125,7 +131,8 @@ HardwareProfile load_profile(const std::string& path, const HardwareProfile& bas
 Json to_json(const HardwareProfile& p);
 
 /// The note for pricing runtime `runtime` with a profile fitted from another runtime's runs; nullopt when the
-/// profile names no runtime or the same one.
+/// profile names no runtime or the same one. A fitted serving path (api_server_s) is then not used, and the note
+/// says so.
 std::optional<std::string> runtime_mismatch(const HardwareProfile& p, spec::Runtime runtime);
 
 }  // namespace llmsim::perf

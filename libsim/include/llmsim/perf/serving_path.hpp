@@ -8,6 +8,7 @@
 // gaps between tokens do not.
 #include <cstdint>
 
+#include "llmsim/perf/hardware_profile.hpp"
 #include "llmsim/spec/engine_config.hpp"
 
 namespace llmsim::perf {
@@ -29,6 +30,10 @@ struct ServingPath {
 /// tokenisation: the caller may pass token ids); nothing for static batches (one generate call), an offline workload (`offline`: every prompt at
 /// t = 0 through LLM.generate, benchmark_throughput) and the synthetic service.
 ServingPath serving_path(const spec::EngineConfig& engine, bool offline);
+/// The same, with the fixed part that `profile` sets (HardwareProfile::api_server_s, fitted from serving runs) in place
+/// of the runtime's, where the path applies and the profile was fitted on this runtime (or names none). The one rule
+/// of which serving path a simulation prices: the engine layer calls it with the scenario's profile.
+ServingPath serving_path(const spec::EngineConfig& engine, bool offline, const HardwareProfile& profile);
 
 /// serving_path(engine, offline).latency_s(prompt_tokens).
 double serving_path_latency_s(const spec::EngineConfig& engine, bool offline, std::int64_t prompt_tokens = 0);
