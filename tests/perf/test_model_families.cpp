@@ -87,6 +87,30 @@ TEST_CASE("MLA decode reads one latent per token and layer; prefill computes ful
   CHECK(op_value(pf, "kv_b_proj") == Approx(61.0 * 2 * 2048 * 512 * 16 * 256));
 }
 
+TEST_CASE("issue 27: MLA prefill over a cached context pays vLLM's K assembly, context gather and merge") {
+  // DeepSeek-V3 in bf16 at TP 8 (native GEMMs, so kv_b_proj's bytes are its weights and its rows): 16 heads per rank,
+  // nope 128 + rope 64 = 192 QK, v 128, latent 512 + 64 = 576, bf16 cache; all 61 layers.
+  const CostModel cm = on("deepseek-v3", "h200-141gb-sxm", "fp16", 8);
+  const double chunk = 2048, context = 4096, layers = 61;
+  BatchShape first, later;
+  first.add_prefill(2048, 0, false);
+  later.add_prefill(2048, 4096, false);
+  const auto a = cm.breakdown(first), b = cm.breakdown(later);
+  // kv_b_proj: the GEMM (weights once, each KV token's latent in and 16 × 256 out) and, a kernel of its own, K
+  // assembled per head for every KV token: k_nope (16 × 128) and the shared k_pe (64) read, 16 × 192 written.
+  const double weights = 512.0 * 16 * 256 * 2, gemm_row = (512.0 + 16 * 256) * 2, k_cat = (16.0 * (128 + 192) + 64) * 2;
+  CHECK(op_value(a, "kv_b_proj", true) == Approx(layers * (weights + chunk * (gemm_row + k_cat))).epsilon(1e-9));
+  // With context: the context's rows and K besides, and gathering its latents from the paged cache into the bf16
+  // workspace (576 elements read and written).
+  CHECK(op_value(b, "kv_b_proj", true) - op_value(a, "kv_b_proj", true) ==
+        Approx(layers * context * (gemm_row + k_cat + 576.0 * 2 * 2)).epsilon(1e-9));
+  // Attention: the context's latents and up-projected K/V read, and the merge of the two passes' outputs (16 × 128
+  // bf16) and fp32 LSEs: two read, one written, per chunk token.
+  const double kv_read = 576.0 * 2 + 16.0 * (192 + 128) * 2, merge = 3 * chunk * 16 * (128.0 * 2 + 4);
+  CHECK(op_value(b, "attention_prefill", true) - op_value(a, "attention_prefill", true) ==
+        Approx(layers * (context * kv_read + merge)).epsilon(1e-9));
+}
+
 TEST_CASE("sliding-window layers read at most their window") {
   const auto& cat = spec::Catalog::builtin();
   spec::ModelSpec full = cat.model("gemma-2-9b");

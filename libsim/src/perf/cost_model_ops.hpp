@@ -150,6 +150,7 @@ struct CostModel::Constants {
   // the up-projection; the attention's query/key and value head dims as it runs.
   bool mla = false;
   double kv_b_params = 0, prefill_qk_dim = 0, prefill_v_dim = 0, kv_latent = 0;
+  double kv_rope_dim = 0;  // MLA: the rope part of the latent (k_pe), shared by every head
   double rotary_norm_elems = 0;  // per token per layer: rotary on q and k (+ MLA's latent RMSNorms)
   double act_inter = 0;  // per token per layer: gated-activation width (routed + shared experts, averaged over layers)
   double act_quant_bytes = 0;  // W8A8: bytes per token per layer the activation quantisation adds (setup)

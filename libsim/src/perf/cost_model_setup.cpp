@@ -64,6 +64,7 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     // q_b (or q_proj) and o_proj sharded by heads; kv_b_proj (kv_lora -> heads × (nope + v)) sharded by heads.
     c->mla = true;
     c->kv_latent = static_cast<double>(m.kv_lora_rank) + m.qk_rope_head_dim;
+    c->kv_rope_dim = m.qk_rope_head_dim;
     const double qk = static_cast<double>(m.qk_nope_head_dim) + m.qk_rope_head_dim;
     c->qkv_params = c->hidden * (static_cast<double>(m.q_lora_rank) + c->kv_latent) +
                     (m.q_lora_rank > 0 ? m.q_lora_rank : c->hidden) * c->heads * qk;

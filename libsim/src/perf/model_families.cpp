@@ -45,9 +45,22 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
     }
     if (mla) {
       // kv_b_proj up-projects the latent of every KV token the chunks attend to (vLLM computes the cached context's
-      // K/V chunk by chunk in _compute_prefill_context).
-      add(ops[kKvB], gemm(kv_tokens, kv_b_params, kv_latent, heads * (prefill_qk_dim + prefill_v_dim), kv_b_gemm,
+      // K/V chunk by chunk in _compute_prefill_context): the latent without k_pe in, k_nope and v per head out.
+      const double nope = prefill_qk_dim - kv_rope_dim, context = kv_tokens - pt;
+      add(ops[kKvB], gemm(kv_tokens, kv_b_params, kv_latent - kv_rope_dim, heads * (nope + prefill_v_dim), kv_b_gemm,
                           layers));
+      // The copies around it, separate kernels (vLLM's MLACommonImpl since vllm#12639; docs/cost-model.md, "MLA
+      // prefill over a cached context"): K is assembled per head for every KV token (torch.cat of k_nope with k_pe
+      // broadcast to every head: k_nope and the shared k_pe read, nope + rope per head written); the cached context
+      // is first gathered from the paged cache into a workspace (ops.gather_cache: the latent read from the cache and
+      // written in bf16); and a chunk with context merges the context pass's output and LSE with its own pass's
+      // (merge_attn_states: two partial outputs and fp32 LSEs read, one written). The batch carries sums only: when
+      // any context is cached, every chunk is taken to merge (an upper bound for mixed batches).
+      add(ops[kKvB], stream(kv_tokens * (heads * (nope + prefill_qk_dim) + kv_rope_dim) * kActBytes, 0, layers));
+      if (context > 0) {
+        add(ops[kKvB], stream(context * (kv_cache_write_bytes + kv_latent * kActBytes), 0, layers));
+        fold(ops[kAttnPrefill], stream(3 * pt * heads * (prefill_v_dim * kActBytes + 4.0), 0, layers));
+      }
     }
   }
   if (b.decode_seqs > 0) {
