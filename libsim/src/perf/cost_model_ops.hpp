@@ -19,6 +19,7 @@
 #include "llmsim/perf/prefill_scores.hpp"
 #include "llmsim/perf/quant_kernels.hpp"
 #include "llmsim/perf/quant_latency.hpp"
+#include "token_table.hpp"
 
 namespace llmsim::perf {
 namespace cost_detail {
@@ -69,7 +70,7 @@ struct GemmGrid {
 
 /// Batches of up to this many tokens read the token-only ops from a table (see CostModel::Constants::table).
 /// 8192 is vLLM's default max_num_batched_tokens; larger batches take the direct (bit-identical) path. The
-/// table costs ~0.6 ms and 0.5 MB per CostModel, paid once per simulation.
+/// table's rows are filled on first use (token_table.hpp): a simulation pays for the step sizes it runs.
 inline constexpr std::int64_t kTableTokens = CostModel::kMaxTableTokens;
 
 /// Curve::at with the knots' logarithms computed once: the same expressions on the same values, so the
@@ -106,12 +107,6 @@ struct GemmPath {
   double dequant_min_rows = std::numeric_limits<double>::infinity();
   /// Fixed time per kernel beyond the profile's gemm_fixed_s (block-scaled FP8 linears: perf/block_fp8.hpp).
   double extra_fixed_s = 0;
-};
-
-/// Times of the ops that depend only on the token count (and LM-head rows): one row per count.
-struct TokenRow {
-  double qkv = 0, o_proj = 0, mlp = 0, norms = 0, allreduce = 0, pp = 0;  // indexed by tokens
-  double lm_head = 0, sampling = 0;                                      // indexed by LM-head rows
 };
 
 /// The same conditions validate() rejects, as branch-free comparisons: the hot path calls the (allocating,
@@ -200,11 +195,10 @@ struct CostModel::Constants {
   double link_bw = 0, link_latency_s = 0;
   double kernels_per_layer = 0, kernels_per_iter = 0;
   double offload_bytes = 0, offload_s = 0, host_bw = 0;  // weights copied from host memory every iteration
-  /// table[n]: token-only op times for n tokens / n LM-head rows, n in [0, table_tokens] (<= kTableTokens, the
+  /// table[n]: token-only op times for n tokens / n LM-head rows, n in [0, table.size()] (<= kTableTokens, the
   /// constructor's table_tokens), filled by the very functions evaluate() uses, so iteration_time's sum is
-  /// bit-identical to the direct one; beyond it, computed per call.
-  std::vector<TokenRow> table;
-  std::int64_t table_tokens = kTableTokens;
+  /// bit-identical to the direct one; beyond it, computed per call. Rows are filled on first use (table_has).
+  TokenTable table;
 
   double pnorm(double a, double b) const {
     if (p == 2.0) return std::sqrt(a * a + b * b);
@@ -530,7 +524,7 @@ struct CostModel::Constants {
 
   /// Token-only ops for `tokens` and `lm_rows` from the table when both fit it (bit-identical to computing them).
   void token_and_lm_ops(std::int64_t tokens, std::int64_t lm_rows, RawOps& ops, bool use_table) const {
-    if (!use_table || tokens > table_tokens || lm_rows > table_tokens) {
+    if (!use_table || !table_has(std::max(tokens, lm_rows))) {
       token_ops(static_cast<double>(tokens), ops);
       lm_ops(static_cast<double>(lm_rows), ops);
       return;
@@ -539,7 +533,7 @@ struct CostModel::Constants {
     table_ops_into(tokens, lm_rows, out);
   }
 
-  /// The table's token-only op times into `out` (tokens, lm_rows <= kTableTokens); their bounds stay unset, as
+  /// The table's token-only op times into `out` (table_has(max(tokens, lm_rows)) true); their bounds stay unset, as
   /// iteration_time never reads them.
   template <class Out>
   [[gnu::always_inline]] void table_ops_into(std::int64_t tokens, std::int64_t lm_rows, Out& out) const {
@@ -561,23 +555,24 @@ struct CostModel::Constants {
   /// the (k + 1)-token chunks (their FLOPs grow k + 1 times: where large batches turn verification compute-bound).
   void verification_ops(const BatchShape& b, RawOps& ops, bool use_table) const;
 
-  void fill_table() {
-    set_table_flags();
-    table.resize(static_cast<std::size_t>(table_tokens + 1));
-    for (std::int64_t n = 0; n <= table_tokens; ++n) {
+  /// Whether table[0 .. n] is set, setting the missing rows first when n is within the table (the hot path's check:
+  /// one load and compare once the rows are there).
+  [[gnu::always_inline]] bool table_has(std::int64_t n) const {
+    return n < table.filled() || (n <= table.size() && fill_table(n));
+  }
+  /// Sets table rows up to n (n <= table.size()), in order, under the table's lock; true.
+  [[gnu::noinline]] bool fill_table(std::int64_t n) const {
+    std::lock_guard<std::mutex> g(table.lock());
+    for (std::int64_t k = table.filled(); k <= n; ++k) {
       RawOps ops{};
-      token_ops(static_cast<double>(n), ops);
-      lm_ops(static_cast<double>(n), ops);
-      TokenRow& r = table[static_cast<std::size_t>(n)];
-      r.qkv = ops[kQkv].time_s;
-      r.o_proj = ops[kOProj].time_s;
-      r.mlp = ops[kMlp].time_s;
-      r.norms = ops[kNorms].time_s;
-      r.allreduce = ops[kAllReduce].time_s;
-      r.pp = ops[kPpTransfer].time_s;
-      r.lm_head = ops[kLmHead].time_s;
-      r.sampling = ops[kSampling].time_s;
+      token_ops(static_cast<double>(k), ops);
+      lm_ops(static_cast<double>(k), ops);
+      table.set(k, TokenRow{ops[kQkv].time_s, ops[kOProj].time_s, ops[kMlp].time_s, ops[kNorms].time_s,
+                            ops[kAllReduce].time_s, ops[kPpTransfer].time_s, ops[kLmHead].time_s,
+                            ops[kSampling].time_s});
+      table.publish(k + 1);
     }
+    return true;
   }
 };
 

@@ -305,8 +305,8 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->host_bw = host_bandwidth();
   }
   if (!(c->link_bw > 0)) throw ConfigError("profile.link_bandwidth", "must be > 0 for " + gpu_.id);
-  c->table_tokens = std::clamp<std::int64_t>(table_tokens, 0, kTableTokens);
-  c->fill_table();
+  c->set_table_flags();
+  c->table.reset(std::clamp<std::int64_t>(table_tokens, 0, kTableTokens));  // rows filled as steps need them
   c_ = std::move(c);
 }
 

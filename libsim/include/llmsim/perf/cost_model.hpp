@@ -124,11 +124,10 @@ class CostModel {
   /// Throws ConfigError when tp/pp do not divide the model, or the quantization needs a tensor path the
   /// GPU lacks and has no fallback. `runtime` picks the attention backends, graph rules, all-reduce and CPU costs
   /// (perf/runtime.hpp).
-  /// `table_tokens`: iteration_time's token-only ops (the GEMMs, norms, LM head) are tabulated at construction for 0
-  /// .. table_tokens tokens (at most kMaxTableTokens, the default). Beyond it they are computed per call, with the
-  /// same values (the table is filled by the very functions: the same bits). Filling all 8,193 rows is most of a
-  /// construction's cost; a model priced for a few shapes (a static batch of B sequences: table_tokens = B) needs
-  /// only those rows.
+  /// `table_tokens`: iteration_time's token-only ops (the GEMMs, norms, LM head) are tabulated for 0 .. table_tokens
+  /// tokens (at most kMaxTableTokens, the default). Beyond it they are computed per call, with the same values (the
+  /// table is filled by the very functions: the same bits). The rows are filled on first use, up to the largest step
+  /// priced so far (perf/token_table.hpp), so a model pays for the step sizes it prices only.
   static constexpr std::int64_t kMaxTableTokens = 8192;
   CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuSpec gpu, HardwareProfile profile,
             spec::ParallelConfig parallel, bool cuda_graphs = true, double cpu_offload_bytes = 0,
