@@ -29,7 +29,7 @@ TEST_CASE("builtin catalogue ships the GPUs and models of issue 2") {
     INFO(id);
     CHECK(cat.model(id).id == id);
   }
-  CHECK(cat.model_ids().size() == 38);  // + the ten of issue 30 (gpt-oss, Llama-4, Kimi-K2, ...)
+  CHECK(cat.model_ids().size() == 40);  // + the twelve of issue 30 (gpt-oss, Llama-4, Kimi-K2, Gemma-4, ...)
 }
 
 TEST_CASE("GPU figures follow the datasheet table") {
