@@ -390,7 +390,8 @@ struct Reader {
     int w = (k == Kind::gemma3_text && nested_defaults && !v.has("sliding_window")) ? 4096 : window;
     if (k == Kind::gemma4_text && !v.has("sliding_window")) w = 512;  // Gemma4TextConfig's default
     if (sliding > 0 && w <= 0) v.fail("has sliding_attention layers but no sliding_window");
-    if (sliding > 0 && w < m.max_position_embeddings) {
+    // Gemma-4 keeps its layer split whatever the window: its full layers have their own shape.
+    if (sliding > 0 && (w < m.max_position_embeddings || k == Kind::gemma4_text)) {
       m.sliding_window = w;
       m.sliding_layers = sliding;
     }

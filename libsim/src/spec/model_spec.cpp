@@ -158,6 +158,11 @@ void ModelSpec::check_tensor_parallel(int tp, Problems& p, const std::string& pa
     p.add(path, "must divide the model's num_key_value_heads (" + std::to_string(num_kv_heads) +
                     ") or be a multiple of it" + got);
   }
+  const int full_kv = full_layer_kv_heads();  // Gemma-4's full-attention layers shard theirs the same way
+  if (has_full_layer_shape() && full_kv > 0 && full_kv % tp != 0 && tp % full_kv != 0) {
+    p.add(path, "must divide the model's num_global_key_value_heads (" + std::to_string(full_kv) +
+                    ") or be a multiple of it" + got);
+  }
   // Column-parallel gate/up and row-parallel down split the MLP width (FusedMoE splits each expert's the same way).
   if ((!is_moe() || dense_layers > 0) && intermediate_size % tp != 0) {
     p.add(path, "must divide the model's intermediate_size (" + std::to_string(intermediate_size) + ")" + got);
