@@ -48,11 +48,13 @@ KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, do
   // when the ratio is whole (vLLM refuses other ratios; llmsim then charges the larger page per block_size tokens).
   int full_scale = 1, sliding_scale = 1;
   if (m.has_full_layer_shape() && !m.is_mla()) {
-    const double full = 2.0 * std::max(1, m.full_layer_kv_heads() / tp) * m.full_layer_head_dim() * kv_bytes_per_element;
+    const double full =
+        2.0 * std::max(1, m.full_layer_kv_heads() / tp) * m.full_layer_head_dim() * kv_bytes_per_element;
     const double larger = std::max(full, k.bytes_per_token_layer), smaller = std::min(full, k.bytes_per_token_layer);
     const double ratio = larger / smaller;
     const int whole = static_cast<int>(std::lround(ratio));
-    if (whole >= 1 && std::abs(ratio - whole) < 1e-9) (full < k.bytes_per_token_layer ? full_scale : sliding_scale) = whole;
+    if (whole >= 1 && std::abs(ratio - whole) < 1e-9)
+      (full < k.bytes_per_token_layer ? full_scale : sliding_scale) = whole;
     k.bytes_per_token_layer = larger;
   }
   // Linear-attention layers (Qwen3-Next) hold no per-token KV: only the attention layers, spread through the model.
@@ -93,8 +95,9 @@ double kv_bytes_of_context(const spec::ModelSpec& model, double bytes_per_elemen
   if (!model.has_sliding_window() || model.attention_layers() <= 0) return all_layers * n;
   // Per layer of each type (Gemma-4's full layers have their own shape; other models: the same bytes).
   const double indexer = model.indexer_kv_bytes_per_token_per_layer();
-  const double sliding_layer = static_cast<double>(model.kv_elements_per_token_per_layer()) * bytes_per_element + indexer;
-  const double full_layer = static_cast<double>(model.full_kv_elements_per_token_per_layer()) * bytes_per_element + indexer;
+  const double b = bytes_per_element;
+  const double sliding_layer = static_cast<double>(model.kv_elements_per_token_per_layer()) * b + indexer;
+  const double full_layer = static_cast<double>(model.full_kv_elements_per_token_per_layer()) * b + indexer;
   const double sliding = std::min<double>(n, model.sliding_window);
   return full_layer * model.full_attention_layers() * n + sliding_layer * model.sliding_layers * sliding;
 }

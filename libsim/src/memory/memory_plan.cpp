@@ -101,9 +101,10 @@ double gpu_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, c
   const double mixers = linear_share * mixer_bytes(m, f, par.tp, true) +
                         (stage - linear_share) * mixer_bytes(m, f, par.tp, false);
   // Gemma-4's full layers (1 in 6) are spread through the model as the sliding ones are.
-  const double full_share = m.has_full_layer_shape() ? static_cast<double>(m.full_attention_layers()) * stage / m.num_layers : 0;
-  const double layers = mixers + full_share * full_layer_extra_bytes(m, f, par.tp) + moe * mlp_bytes(m, f, par.tp, true) +
-                        (stage - moe) * mlp_bytes(m, f, par.tp, false);
+  const double full_share =
+      m.has_full_layer_shape() ? static_cast<double>(m.full_attention_layers()) * stage / m.num_layers : 0;
+  const double layers = mixers + full_share * full_layer_extra_bytes(m, f, par.tp) +
+                        moe * mlp_bytes(m, f, par.tp, true) + (stage - moe) * mlp_bytes(m, f, par.tp, false);
   const double e = embed_bytes(m, f, par.tp), hd = head_bytes(m, f, par.tp);
   // With pp > 1 the first stage holds the embeddings and the last the LM head; report the heavier one.
   return par.pp == 1 ? layers + e + hd : layers + std::max(e, hd);

@@ -110,7 +110,8 @@ i64 gemma4_vision_params(const JsonView& v, i64 text_hidden) {
   const i64 patch = size_key(v, "patch_size", 16), positions = size_key(v, "position_embedding_size", 10240);
   const long double bound = static_cast<long double>(layers) * (4.0L * h * heads * hd + 3.0L * h * inter) +
                             2.0L * positions * h + 3.0L * patch * patch * h;
-  if (bound > 1e13L) v.fail("sizes allow " + format_value(static_cast<double>(bound)) + " parameters: implausibly large");
+  if (bound > 1e13L)
+    v.fail("sizes allow " + format_value(static_cast<double>(bound)) + " parameters: implausibly large");
   // Gemma4VisionPatchEmbedder: input_proj (3 × patch² → hidden) and a 2 × position_embedding_size × hidden table.
   const i64 embed = 3 * patch * patch * h + 2 * positions * h;
   // Gemma4VisionEncoderLayer: q/k/v/o, q_norm/k_norm (head_dim; v_norm has no weight), gated MLP, 4 RMSNorms.

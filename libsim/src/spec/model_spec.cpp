@@ -132,8 +132,8 @@ i64 ModelSpec::active_param_count() const {
 }
 
 double ModelSpec::kv_bytes_per_token(double bytes_per_element) const {
-  const double full_extra = static_cast<double>(full_attention_layers()) *
-                            static_cast<double>(full_kv_elements_per_token_per_layer() - kv_elements_per_token_per_layer());
+  const i64 extra_per_layer = full_kv_elements_per_token_per_layer() - kv_elements_per_token_per_layer();
+  const double full_extra = static_cast<double>(full_attention_layers()) * static_cast<double>(extra_per_layer);
   return static_cast<double>(attention_layers()) *
              (static_cast<double>(kv_elements_per_token_per_layer()) * bytes_per_element +
               indexer_kv_bytes_per_token_per_layer()) +

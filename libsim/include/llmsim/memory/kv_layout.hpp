@@ -28,7 +28,8 @@ struct KvLayout {
   int groups() const noexcept { return full_groups + sliding_groups; }
   /// Groups a token costs a block-slot in when every group holds it (a scaled group: 1 / its scale).
   double groups_per_token() const noexcept {
-    return static_cast<double>(full_groups) / full_block_scale + static_cast<double>(sliding_groups) / sliding_block_scale;
+    return static_cast<double>(full_groups) / full_block_scale +
+           static_cast<double>(sliding_groups) / sliding_block_scale;
   }
   /// Bytes of one pool block: a page of `block_size` tokens for each layer of a group.
   double pool_block_bytes(int block_size) const noexcept { return bytes_per_token_layer * group_size * block_size; }
