@@ -171,3 +171,26 @@ TEST_CASE("issue 30: a format that keeps attention 16-bit plans attention at 2 b
   const auto kept = memory::weight_bytes(l, weight_format("nvfp4+attn16"));
   CHECK(static_cast<double>(kept - all) == Approx(attn * (2 - 4.5 / 8)).epsilon(0.001));
 }
+
+TEST_CASE("Gemma-4 31B: full layers' smaller KV pages hold twice the tokens, and vLLM's V slot is in the weights") {
+  const ModelSpec& m = cat().model("gemma-4-31b");
+  // 50 sliding layers of 2 × 16 × 256 and 10 full ones of 2 × 4 × 512, 16-bit.
+  const auto layout = kv_layout(m, ParallelConfig{1, 1}, 2.0, true);
+  CHECK(layout.bytes_per_token_layer == 16384);  // the sliding layers' page sets the page size
+  CHECK(layout.full_block_scale == 2);           // unify_kv_cache_spec_page_size: full blocks of 2 × block_size
+  CHECK(layout.sliding_block_scale == 1);
+  CHECK(layout.group_size == 10);
+  CHECK(layout.full_groups == 1);
+  CHECK(layout.sliding_groups == 5);
+  // 32768 tokens: 1024 full blocks of 32 tokens; each sliding group keeps window − 1 + chunk tokens + 1 block.
+  CHECK(layout.blocks_for(32768, 16, 2048) == 1024 + 5 * (192 + 1));
+  // Context bytes: the full layers hold every token, the sliding ones their window.
+  CHECK(memory::kv_bytes_of_context(m, 2.0, 32768) == Approx(10 * 8192.0 * 32768 + 50 * 16384.0 * 1024));
+  // The weights vLLM loads: the checkpoint plus the V slot of the k_eq_v layers, 16-bit.
+  const double w = static_cast<double>(memory::weight_bytes(m, weight_format("fp16")));
+  CHECK(w == Approx(2.0 * static_cast<double>(m.param_count() + m.duplicated_v_params())).epsilon(0.001));
+  const auto p = family_plan("gemma-4-31b", "h200-141gb-sxm", "fp16", 1, 32768);
+  INFO(p.reason);
+  CHECK(p.fits);
+  CHECK(p.kv_bytes_per_token == Approx(50 * 16384.0 + 10 * 8192.0));
+}

@@ -3,6 +3,7 @@
 #include "llmsim/memory/kv_layout.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace llmsim::memory {
 
@@ -12,9 +13,11 @@ std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 std::int64_t KvLayout::blocks_for(std::int64_t context, int block_size, std::int64_t chunk) const noexcept {
   if (context <= 0 || block_size <= 0) return 0;
-  const std::int64_t full = cdiv(context, block_size);
-  std::int64_t sliding = full;
-  if (window > 0) sliding = std::min(full, cdiv(std::min<std::int64_t>(window - 1 + chunk, context), block_size) + 1);
+  const std::int64_t full = cdiv(context, std::int64_t{block_size} * full_block_scale);
+  const std::int64_t sliding_block = std::int64_t{block_size} * sliding_block_scale;
+  std::int64_t sliding = cdiv(context, sliding_block);
+  if (window > 0)
+    sliding = std::min(sliding, cdiv(std::min<std::int64_t>(window - 1 + chunk, context), sliding_block) + 1);
   return full_groups * full + sliding_groups * sliding;
 }
 
@@ -41,6 +44,19 @@ KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, do
                                      : 2.0 * std::max(1, m.num_kv_heads / tp) * m.head_dim;
   // DeepSeek-V3.2's indexer keeps its own FP8 key per token and layer beside the latent (same block table).
   k.bytes_per_token_layer = elements * kv_bytes_per_element + m.indexer_kv_bytes_per_token_per_layer();
+  // Gemma-4: the full layers' own shape; the page is the larger type's, the smaller type's blocks hold more tokens
+  // when the ratio is whole (vLLM refuses other ratios; llmsim then charges the larger page per block_size tokens).
+  int full_scale = 1, sliding_scale = 1;
+  if (m.has_full_layer_shape() && !m.is_mla()) {
+    const double full =
+        2.0 * std::max(1, m.full_layer_kv_heads() / tp) * m.full_layer_head_dim() * kv_bytes_per_element;
+    const double larger = std::max(full, k.bytes_per_token_layer), smaller = std::min(full, k.bytes_per_token_layer);
+    const double ratio = larger / smaller;
+    const int whole = static_cast<int>(std::lround(ratio));
+    if (whole >= 1 && std::abs(ratio - whole) < 1e-9)
+      (full < k.bytes_per_token_layer ? full_scale : sliding_scale) = whole;
+    k.bytes_per_token_layer = larger;
+  }
   // Linear-attention layers (Qwen3-Next) hold no per-token KV: only the attention layers, spread through the model.
   k.layers = m.attention_layers() / pp;
   // Sliding layers are spread through the model (Gemma: every other, or 5 of 6), so a stage holds its share.
@@ -48,6 +64,8 @@ KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, do
                           ? static_cast<int>(static_cast<std::int64_t>(m.sliding_layers) * k.layers / m.attention_layers())
                           : 0;
   const int full = k.layers - sliding;
+  k.full_block_scale = full > 0 && sliding > 0 ? full_scale : 1;
+  k.sliding_block_scale = full > 0 && sliding > 0 ? sliding_scale : 1;
   if (sliding == 0 || full == 0) {
     // One attention type: one group of every layer (a model whose layers all slide keeps only the window).
     k.group_size = k.layers;
@@ -75,9 +93,13 @@ double kv_bytes_of_context(const spec::ModelSpec& model, double bytes_per_elemen
   const double all_layers = model.kv_bytes_per_token(bytes_per_element);
   const auto n = static_cast<double>(tokens);
   if (!model.has_sliding_window() || model.attention_layers() <= 0) return all_layers * n;
-  const double per_layer = all_layers / model.attention_layers();
+  // Per layer of each type (Gemma-4's full layers have their own shape; other models: the same bytes).
+  const double indexer = model.indexer_kv_bytes_per_token_per_layer();
+  const double b = bytes_per_element;
+  const double sliding_layer = static_cast<double>(model.kv_elements_per_token_per_layer()) * b + indexer;
+  const double full_layer = static_cast<double>(model.full_kv_elements_per_token_per_layer()) * b + indexer;
   const double sliding = std::min<double>(n, model.sliding_window);
-  return per_layer * (model.full_attention_layers() * n + model.sliding_layers * sliding);
+  return full_layer * model.full_attention_layers() * n + sliding_layer * model.sliding_layers * sliding;
 }
 
 }  // namespace llmsim::memory

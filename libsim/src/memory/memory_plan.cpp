@@ -54,6 +54,20 @@ double mixer_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp
   return linear * bpw + sixteen_bit * 2;
 }
 
+// What one of Gemma-4's full-attention layers holds beyond mixer_bytes (its global_head_dim and KV heads). vLLM's
+// fused qkv_proj keeps a V slot even for attention_k_eq_v layers and loads k_proj's weights into it (gemma4.py,
+// Gemma4Attention), so the memory counts V as the checkpoint's K again.
+double full_layer_extra_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp) {
+  if (!m.has_full_layer_shape() || m.is_mla()) return 0;
+  const double h = m.hidden_size, bpw = (f.experts_only || f.attention_16bit ? 16 : f.bits_per_weight) / 8;
+  const double hd = m.full_layer_head_dim();
+  const double q = static_cast<double>(m.num_heads) * hd / tp;
+  const double kv = static_cast<double>(std::max(1, m.full_layer_kv_heads() / tp)) * hd;
+  const double full = (h * q + 2 * h * kv + q * h) * bpw + (m.qk_norm ? 2 * hd : 0.0) * 2 +
+                      static_cast<double>(m.norm_params_per_layer()) * 2;
+  return full - mixer_bytes(m, f, tp, false);
+}
+
 // Bytes of one layer's MLP on one GPU: a MoE layer's routed experts in the format, its shared experts and a dense
 // layer's MLP in the format unless it quantizes routed experts only; router and biases 16-bit.
 double mlp_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp, bool moe) {
@@ -86,7 +100,11 @@ double gpu_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, c
   const double linear_share = static_cast<double>(m.linear_attention_layers) * stage / m.num_layers;
   const double mixers = linear_share * mixer_bytes(m, f, par.tp, true) +
                         (stage - linear_share) * mixer_bytes(m, f, par.tp, false);
-  const double layers = mixers + moe * mlp_bytes(m, f, par.tp, true) + (stage - moe) * mlp_bytes(m, f, par.tp, false);
+  // Gemma-4's full layers (1 in 6) are spread through the model as the sliding ones are.
+  const double full_share =
+      m.has_full_layer_shape() ? static_cast<double>(m.full_attention_layers()) * stage / m.num_layers : 0;
+  const double layers = mixers + full_share * full_layer_extra_bytes(m, f, par.tp) +
+                        moe * mlp_bytes(m, f, par.tp, true) + (stage - moe) * mlp_bytes(m, f, par.tp, false);
   const double e = embed_bytes(m, f, par.tp), hd = head_bytes(m, f, par.tp);
   // With pp > 1 the first stage holds the embeddings and the last the LM head; report the heavier one.
   return par.pp == 1 ? layers + e + hd : layers + std::max(e, hd);
@@ -240,7 +258,7 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   // cache size" counts (num_blocks // groups × block_size): exact inside the window, conservative beyond it.
   const i64 pool_blocks = std::max<i64>(
       0, static_cast<i64>(std::floor(kv_pool * kv_share / layout.pool_block_bytes(engine.block_size))) - (em.v0 ? 0 : 1));
-  const i64 blocks = pool_blocks / layout.groups();
+  const i64 blocks = static_cast<i64>(std::floor(static_cast<double>(pool_blocks) / layout.groups_per_token()));
   const i64 tokens_cap = blocks * engine.block_size;
   // What one max_model_len sequence holds (vLLM's _check_enough_kv_cache_memory and max concurrency use the same
   // per-group sums, sliding groups capped at their window).

@@ -117,6 +117,15 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   } else if (m.attention_output_gate) {
     c->qkv_params += c->hidden * c->heads * c->head_dim;
   }
+  if (m.has_full_layer_shape() && !m.is_mla() && !m.has_linear_attention()) {
+    // Gemma-4: the full-attention layers' q/o use global_head_dim and their k (and the V slot vLLM fills with it)
+    // num_global_key_value_heads; qkv_proj / o_proj carry the per-layer average of both kinds (weights and GEMMs).
+    const double full = m.full_attention_layers(), all = m.num_layers, hd = m.full_layer_head_dim();
+    const int fkv = m.full_layer_kv_heads();
+    const double kv_full = fkv >= tp ? static_cast<double>(fkv / tp) : 1.0;
+    c->qkv_params = ((all - full) * c->qkv_params + full * c->hidden * (c->heads + 2 * kv_full) * hd) / all;
+    c->o_params = ((all - full) * c->o_params + full * c->heads * hd * c->hidden) / all;
+  }
   c->window = m.sliding_window;
   if (m.is_mla() && m.index_topk > 0) {
     // DeepSeek-V3.2 (DSA): each query attends to the index_topk tokens its indexer selects — other tokens than a

@@ -19,7 +19,8 @@ using i64 = std::int64_t;
 using namespace hf;
 
 enum class Kind { generic, llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, deepseek, gemma, gemma2,
-                  gemma3_text, gemma3, gpt_oss, llama4_text, llama4, qwen3_next, glm4_moe, mistral3, kimi_k25 };
+                  gemma3_text, gemma3, gemma4_text, gemma4, gpt_oss, llama4_text, llama4, qwen3_next, glm4_moe,
+                  mistral3, kimi_k25 };
 
 struct Family {
   const char* model_type;
@@ -162,6 +163,22 @@ const std::vector<Family>& families() {
       {"gemma3", Kind::gemma3, {"Gemma3ForConditionalGeneration"},
        {"text_config", "vision_config", "boi_token_index", "eoi_token_index", "image_token_index",
         "mm_tokens_per_image"}},
+      // vllm/model_executor/models/gemma4.py (hf_config_gemma.cpp, read_gemma4_text): sliding layers of head_dim and
+      // num_key_value_heads, full layers of global_head_dim (K doubling as V with attention_k_eq_v), 4 RMSNorms and
+      // q/k norms per layer, the 26B-A4B's MoE block beside the dense MLP. The E2B/E4B keys (per-layer inputs, KV
+      // sharing, double-wide MLP) are read to refuse them by value.
+      {"gemma4_text", Kind::gemma4_text, {"Gemma4ForCausalLM"},
+       {"attention_bias", "sliding_window", "final_logit_softcapping", "attn_logit_softcapping",
+        "use_bidirectional_attention", "vocab_size_per_layer_input", "hidden_size_per_layer_input",
+        "attention_k_eq_v", "num_kv_shared_layers", "enable_moe_block", "use_double_wide_mlp", "num_experts",
+        "top_k_experts", "moe_intermediate_size", "expert_intermediate_size", "global_head_dim",
+        "num_global_key_value_heads", "cache_implementation"}},
+      // The multimodal Gemma-4 (Gemma4ForConditionalGeneration): text_config as gemma4_text, the gemma4_vision tower
+      // and its projector; audio_config (E2B/E4B's audio tower) is refused unless null.
+      {"gemma4", Kind::gemma4, {"Gemma4ForConditionalGeneration"},
+       {"text_config", "vision_config", "audio_config", "boi_token_id", "eoi_token_id", "image_token_id",
+        "video_token_id", "boa_token_id", "eoa_token_id", "eoa_token_index", "audio_token_id",
+        "vision_soft_tokens_per_image"}},
   };
   return f;
 }
@@ -245,6 +262,8 @@ void check_keys(const JsonView& v, const Family* f, const std::vector<const char
   }
   for (const char* key : {"is_encoder_decoder", "add_cross_attention", "tie_encoder_decoder",
                           "cross_attention_hidden_size", "pruned_heads", "use_mrope", "use_bidirectional_attention"}) {
+    // Gemma-4's "vision" (image tokens attend both ways, text causal) is judged by read_gemma4_text.
+    if (f && f->kind == Kind::gemma4_text && std::string_view(key) == "use_bidirectional_attention") continue;
     auto it = v.json().find(key);
     if (it != v.json().end() && !falsy(*it))
       p.add(v.child_path(key), "is " + it->dump() + ": llmsim sizes causal decoder-only text models, without this");
@@ -305,7 +324,7 @@ struct Reader {
     m.vocab_size = key("vocab_size", 262208);
     m.max_position_embeddings = key("max_position_embeddings", 131072);
     const Kind k = f ? f->kind : Kind::generic;
-    const bool gemma = k == Kind::gemma || k == Kind::gemma2 || k == Kind::gemma3_text;
+    const bool gemma = k == Kind::gemma || k == Kind::gemma2 || k == Kind::gemma3_text || k == Kind::gemma4_text;
     // transformers' Gemma configs default tie_word_embeddings to true (and so omit it); vLLM's Gemma models always
     // share the embedding as the LM head.
     m.tie_word_embeddings = gemma || v.boolean_or("tie_word_embeddings", false);
@@ -316,7 +335,7 @@ struct Reader {
       m.bias_params_per_layer += m.hidden_size;  // LlamaAttention's bias is on o_proj too
     if (v.boolean_or("mlp_bias", false)) m.bias_params_per_layer += 2 * i64{m.intermediate_size} + m.hidden_size;
     m.qk_norm = k == Kind::qwen3 || k == Kind::qwen3_moe || k == Kind::gemma3_text;
-    m.norms_per_layer = (k == Kind::gemma2 || k == Kind::gemma3_text) ? 4 : 2;
+    m.norms_per_layer = (k == Kind::gemma2 || k == Kind::gemma3_text || k == Kind::gemma4_text) ? 4 : 2;
   }
 
   // A MoE layer is sparse unless listed in mlp_only_layers, and only every decoder_sparse_step-th layer is
@@ -371,10 +390,12 @@ struct Reader {
       if (typed > 0) v["layer_types"].fail("names sliding_attention layers while use_sliding_window is false");
       return;
     }
-    int sliding = sliding_layers_from_types(v, m.num_layers);
+    int sliding = k == Kind::gemma4_text ? -1 : sliding_layers_from_types(v, m.num_layers);
     if (sliding < 0) {
       if (k == Kind::gemma2) {
         sliding = (m.num_layers + 1) / 2;  // Gemma-2: even layers slide (layer_idx % 2 == 0)
+      } else if (k == Kind::gemma4_text) {
+        sliding = gemma4_sliding_layers(v, m.num_layers);
       } else if (k == Kind::gemma3_text) {
         // Gemma-3: every sliding_window_pattern-th layer is global ((i + 1) % pattern == 0), the rest slide.
         const int pattern = v.has("sliding_window_pattern") ? positive_or(v, "sliding_window_pattern", 6)
@@ -386,9 +407,11 @@ struct Reader {
         sliding = window > 0 ? m.num_layers : 0;
       }
     }
-    const int w = (k == Kind::gemma3_text && nested_defaults && !v.has("sliding_window")) ? 4096 : window;
+    int w = (k == Kind::gemma3_text && nested_defaults && !v.has("sliding_window")) ? 4096 : window;
+    if (k == Kind::gemma4_text && !v.has("sliding_window")) w = 512;  // Gemma4TextConfig's default
     if (sliding > 0 && w <= 0) v.fail("has sliding_attention layers but no sliding_window");
-    if (sliding > 0 && w < m.max_position_embeddings) {
+    // Gemma-4 keeps its layer split whatever the window: its full layers have their own shape.
+    if (sliding > 0 && (w < m.max_position_embeddings || k == Kind::gemma4_text)) {
       m.sliding_window = w;
       m.sliding_layers = sliding;
     }
@@ -442,6 +465,8 @@ ModelSpec read_text_model(const JsonView& v, const Family* f, std::string id, bo
     read_llama4_text(v, m);
   } else if (k == Kind::glm4_moe) {
     read_glm4_moe(v, m);
+  } else if (k == Kind::gemma4_text) {
+    read_gemma4_text(v, m);
   }
   r.sliding_window();
   read_quantization(v, m);
@@ -460,17 +485,6 @@ ModelSpec model_spec_from_hf_config(const JsonView& v, std::string id) {
   }
   const std::string model_type = v.has("model_type") ? v.string("model_type") : "";
   const Family* f = nullptr;
-  // Families llmsim knows of but cannot size yet: refused with the missing piece named.
-  static const std::pair<const char*, const char*> not_sized[] = {
-      {"gemma4", "Gemma-4 (attention_k_eq_v layers whose K doubles as V, a global_head_dim of the full-attention "
-                 "layers, per-layer input embeddings, a MoE block beside the dense MLP, the gemma4_vision tower)"},
-      {"gemma4_text", "Gemma-4 (attention_k_eq_v layers whose K doubles as V, a global_head_dim of the full-attention "
-                      "layers, per-layer input embeddings, a MoE block beside the dense MLP)"}};
-  for (const auto& [type, missing] : not_sized) {
-    if (model_type == type)
-      v["model_type"].fail(std::string("is '") + type + "': llmsim does not yet size " + missing +
-                           "; a wrong size would be worse than none");
-  }
   if (!model_type.empty()) {
     f = find_by_model_type(model_type);
     if (!f) {
@@ -506,6 +520,17 @@ ModelSpec model_spec_from_hf_config(const JsonView& v, std::string id) {
     m.model_type = f->model_type;
     m.notes.push_back("the vision tower and projector (" + format_value(static_cast<double>(m.vision_params) / 1e9) +
                       " B parameters, 16-bit) are loaded and counted in memory; text requests never run them");
+    read_quantization(v, m);
+  } else if (f && f->kind == Kind::gemma4) {
+    check_keys(v, f, {});
+    if (!v.has("text_config")) v.fail("a Gemma-4 multimodal config needs text_config");
+    const JsonView text = v["text_config"];
+    text.expect_object();
+    const std::string text_type = text.string_or("model_type", "gemma4_text");
+    if (text_type != "gemma4_text") text["model_type"].fail("must be gemma4_text, got '" + text_type + "'");
+    m = read_text_model(text, find_by_model_type("gemma4_text"), id, false);
+    read_gemma4_wrapper(v, m);
+    m.model_type = f->model_type;
     read_quantization(v, m);
   } else if (f && (f->kind == Kind::llama4 || f->kind == Kind::mistral3 || f->kind == Kind::kimi_k25)) {
     // Multimodal wrappers: the text model in text_config, a vision tower llmsim sizes from vision_config.

@@ -18,6 +18,11 @@ i64 ModelSpec::kv_elements_per_token_per_layer() const {
   return 2 * i64{num_kv_heads} * head_dim;
 }
 
+i64 ModelSpec::full_kv_elements_per_token_per_layer() const {
+  if (!has_full_layer_shape()) return kv_elements_per_token_per_layer();
+  return 2 * i64{full_layer_kv_heads()} * full_layer_head_dim();  // K and V cached even with k_eq_v (V is normed K)
+}
+
 i64 ModelSpec::linear_state_elements_per_layer() const {
   if (!has_linear_attention()) return 0;
   // vllm/model_executor/models/qwen3_next.py (Qwen3NextGatedDeltaNet) and mamba_utils' gated_delta_net_state_shape:
@@ -65,6 +70,22 @@ i64 ModelSpec::attention_params_per_layer() const {
   return n;
 }
 
+i64 ModelSpec::full_attention_extra_params() const {
+  if (!has_full_layer_shape() || is_mla()) return 0;
+  // Gemma4DecoderLayer: a full layer's q/o use global_head_dim, k (and v unless k_eq_v) its KV heads × that dim.
+  const i64 h = hidden_size, hd = full_layer_head_dim();
+  const i64 q = i64{num_heads} * hd, kv = i64{full_layer_kv_heads()} * hd;
+  i64 full = h * q + (full_k_eq_v ? 1 : 2) * h * kv + q * h;
+  if (attention_bias) full += q + (full_k_eq_v ? 1 : 2) * kv;
+  if (qk_norm) full += 2 * hd;
+  return full - attention_params_per_layer();
+}
+
+i64 ModelSpec::duplicated_v_params() const {
+  if (!full_k_eq_v) return 0;
+  return i64{full_attention_layers()} * hidden_size * full_layer_kv_heads() * full_layer_head_dim();
+}
+
 i64 ModelSpec::dense_mlp_params() const { return 3 * i64{hidden_size} * intermediate_size; }  // gate, up, down
 
 i64 ModelSpec::moe_mlp_params() const {
@@ -94,6 +115,7 @@ i64 ModelSpec::lm_head_params() const { return tie_word_embeddings ? 0 : i64{voc
 i64 ModelSpec::param_count() const {
   const i64 dense = is_moe() ? dense_layers : num_layers;
   return i64{attention_layers()} * attention_params_per_layer() +
+         i64{full_attention_layers()} * full_attention_extra_params() +
          i64{linear_attention_layers} * linear_attention_params_per_layer() +
          i64{num_layers} * norm_params_per_layer() + dense * dense_mlp_params() +
          i64{moe_layers()} * moe_mlp_params() + embedding_params() + lm_head_params() + hidden_size +  // + final norm
@@ -103,15 +125,19 @@ i64 ModelSpec::param_count() const {
 i64 ModelSpec::active_param_count() const {
   const i64 dense = is_moe() ? dense_layers : num_layers;
   return i64{attention_layers()} * attention_params_per_layer() +
+         i64{full_attention_layers()} * full_attention_extra_params() +
          i64{linear_attention_layers} * linear_attention_params_per_layer() +
          i64{num_layers} * norm_params_per_layer() + dense * dense_mlp_params() +
          i64{moe_layers()} * active_moe_mlp_params() + embedding_params() + lm_head_params() + hidden_size;
 }
 
 double ModelSpec::kv_bytes_per_token(double bytes_per_element) const {
+  const i64 extra_per_layer = full_kv_elements_per_token_per_layer() - kv_elements_per_token_per_layer();
+  const double full_extra = static_cast<double>(full_attention_layers()) * static_cast<double>(extra_per_layer);
   return static_cast<double>(attention_layers()) *
-         (static_cast<double>(kv_elements_per_token_per_layer()) * bytes_per_element +
-          indexer_kv_bytes_per_token_per_layer());
+             (static_cast<double>(kv_elements_per_token_per_layer()) * bytes_per_element +
+              indexer_kv_bytes_per_token_per_layer()) +
+         full_extra * bytes_per_element;
 }
 
 double ModelSpec::linear_state_bytes_per_sequence(double bytes_per_element) const {
@@ -130,6 +156,11 @@ void ModelSpec::check_tensor_parallel(int tp, Problems& p, const std::string& pa
   // one "head" that every rank keeps whole.
   if (!is_mla() && num_kv_heads > 0 && num_kv_heads % tp != 0 && tp % num_kv_heads != 0) {
     p.add(path, "must divide the model's num_key_value_heads (" + std::to_string(num_kv_heads) +
+                    ") or be a multiple of it" + got);
+  }
+  const int full_kv = full_layer_kv_heads();  // Gemma-4's full-attention layers shard theirs the same way
+  if (has_full_layer_shape() && full_kv > 0 && full_kv % tp != 0 && tp % full_kv != 0) {
+    p.add(path, "must divide the model's num_global_key_value_heads (" + std::to_string(full_kv) +
                     ") or be a multiple of it" + got);
   }
   // Column-parallel gate/up and row-parallel down split the MLP width (FusedMoE splits each expert's the same way).
@@ -153,7 +184,8 @@ void ModelSpec::check_magnitude(Problems& p, const std::string& path) const {
   using ld = long double;
   auto x = [](auto v) { return static_cast<ld>(v); };
   const ld heads = x(num_heads);
-  const ld widest = std::max({x(hidden_size), heads * head_dim, x(num_kv_heads) * head_dim, x(intermediate_size),
+  const ld widest = std::max({x(hidden_size), heads * head_dim, heads * full_head_dim, x(num_kv_heads) * head_dim,
+                              x(intermediate_size),
                               x(moe_intermediate_size), x(shared_expert_intermediate_size), x(q_lora_rank),
                               x(kv_lora_rank) + qk_rope_head_dim, heads * (x(qk_nope_head_dim) + qk_rope_head_dim),
                               heads * (x(qk_nope_head_dim) + v_head_dim), x(norms_per_layer) * hidden_size,
@@ -223,6 +255,12 @@ void ModelSpec::validate(const std::string& path) const {
   if (sliding_layers + linear_attention_layers > num_layers) {
     p.add(path + ".sliding_layers", "must be <= num_hidden_layers (" + std::to_string(num_layers) + "), got " +
                                         std::to_string(sliding_layers));
+  }
+  non_negative("global_head_dim", full_head_dim);
+  non_negative("num_global_key_value_heads", full_kv_heads);
+  if (num_heads >= 1 && full_kv_heads >= 1 && num_heads % full_kv_heads != 0) {
+    p.add(path + ".num_global_key_value_heads", "must divide num_attention_heads (" + std::to_string(num_heads) +
+                                                    "), got " + std::to_string(full_kv_heads));
   }
   if (is_mla() && (i64{qk_nope_head_dim} + qk_rope_head_dim < 1 || v_head_dim < 1)) {
     p.add(path + ".kv_lora_rank", "an MLA model needs qk_nope_head_dim + qk_rope_head_dim >= 1 and v_head_dim >= 1");

@@ -23,6 +23,9 @@ ModelSpec one_layer_of(const ModelSpec& target, bool moe, const std::string& id)
   m.num_layers = 1;
   m.sliding_layers = 0;
   m.sliding_window = 0;
+  m.full_head_dim = 0;  // Gemma-4's full-layer shape: the layer keeps the target's head_dim and KV heads
+  m.full_kv_heads = 0;
+  m.full_k_eq_v = false;
   m.mtp_layers = 0;
   m.mtp_params = 0;
   m.vision_params = 0;

@@ -18,13 +18,24 @@ struct KvLayout {
   int group_size = 0;                ///< layers per KV-cache group (padding included)
   int full_groups = 0;               ///< groups of full-attention layers
   int sliding_groups = 0;            ///< groups of sliding-window layers
+  // Gemma-4's full layers cache fewer bytes per token than its sliding ones (num_global_key_value_heads ×
+  // global_head_dim vs num_key_value_heads × head_dim): vLLM gives every group the same page size and scales the
+  // block_size of the smaller type up by the ratio (vllm/v1/core/kv_cache_utils.py, unify_kv_cache_spec_page_size),
+  // so a block of that type holds ratio × block_size tokens. bytes_per_token_layer is the larger type's.
+  int full_block_scale = 1;          ///< tokens per full-attention block, in block_size units
+  int sliding_block_scale = 1;       ///< tokens per sliding-window block, in block_size units
 
   int groups() const noexcept { return full_groups + sliding_groups; }
+  /// Groups a token costs a block-slot in when every group holds it (a scaled group: 1 / its scale).
+  double groups_per_token() const noexcept {
+    return static_cast<double>(full_groups) / full_block_scale +
+           static_cast<double>(sliding_groups) / sliding_block_scale;
+  }
   /// Bytes of one pool block: a page of `block_size` tokens for each layer of a group.
   double pool_block_bytes(int block_size) const noexcept { return bytes_per_token_layer * group_size * block_size; }
   /// Bytes a token costs when every group holds it (all tokens inside the window): vLLM's "GPU KV cache size: N
   /// tokens" counts the pool this way (num_blocks // groups × block_size).
-  double bytes_per_token_all_groups() const noexcept { return bytes_per_token_layer * group_size * groups(); }
+  double bytes_per_token_all_groups() const noexcept { return bytes_per_token_layer * group_size * groups_per_token(); }
   /// Pool blocks one sequence of `context` tokens holds: a block per block_size tokens in every full group, and in
   /// every sliding group only those still inside the window, window − 1 + `chunk` tokens plus one (vLLM's
   /// SlidingWindowSpec.max_memory_usage_bytes with chunk = max_num_batched_tokens).

@@ -51,6 +51,12 @@ struct ModelSpec {
   // Sliding-window attention (Mistral v0.1: every layer; Gemma-2: every other layer; Gemma-3: 5 of 6).
   int sliding_window = 0;          ///< tokens a sliding layer attends to; 0 = none
   int sliding_layers = 0;          ///< layers that use it (the others attend to the whole context)
+  // Gemma-4: the full-attention layers have their own shape (global_head_dim, num_global_key_value_heads) and, with
+  // attention_k_eq_v, no v_proj in the checkpoint: vLLM loads k_proj's weights into both the K and V slots of its
+  // fused qkv_proj (gemma4.py, Gemma4Attention) and caches K and V as any layer does.
+  int full_head_dim = 0;           ///< head_dim of the full-attention layers; 0 = head_dim
+  int full_kv_heads = 0;           ///< KV heads of the full-attention layers; 0 = num_kv_heads
+  bool full_k_eq_v = false;        ///< full-attention layers' checkpoint has no v_proj (vLLM still holds a V slot)
 
   // DeepSeek-V3.2's sparse-attention indexer (DSA): per layer wq_b (q_lora_rank -> index heads × dim), wk, k_norm
   // and weights_proj; its own FP8 key cache of index_head_dim + a 4-byte scale per 128 per token and layer.
@@ -86,6 +92,12 @@ struct ModelSpec {
   int attention_layers() const noexcept { return num_layers - linear_attention_layers; }
   int full_attention_layers() const noexcept { return attention_layers() - (has_sliding_window() ? sliding_layers : 0); }
   int value_head_dim() const noexcept { return is_mla() ? v_head_dim : head_dim; }
+  bool has_full_layer_shape() const noexcept { return full_head_dim > 0 || full_kv_heads > 0 || full_k_eq_v; }
+  int full_layer_head_dim() const noexcept { return full_head_dim > 0 ? full_head_dim : head_dim; }
+  int full_layer_kv_heads() const noexcept { return full_kv_heads > 0 ? full_kv_heads : num_kv_heads; }
+  /// KV elements per token of one full-attention layer (differs from kv_elements_per_token_per_layer() only for
+  /// has_full_layer_shape() models).
+  std::int64_t full_kv_elements_per_token_per_layer() const;
   /// Elements one token stores in the KV cache of one layer: 2 × kv_heads × head_dim, or MLA's one latent
   /// vector kv_lora_rank + qk_rope_head_dim (vLLM's MLA cache has no separate K and V).
   std::int64_t kv_elements_per_token_per_layer() const;
@@ -103,6 +115,11 @@ struct ModelSpec {
 
   // Parameter counts (elements).
   std::int64_t attention_params_per_layer() const;   ///< q,k,v,o (MLA: q_a/q_b, kv_a, kv_b, o and their norms) + biases, qk norms
+  /// What a full-attention layer's attention has beyond attention_params_per_layer() (Gemma-4: wider heads, fewer KV
+  /// heads, no v_proj with k_eq_v; may be negative). 0 unless has_full_layer_shape().
+  std::int64_t full_attention_extra_params() const;
+  /// Parameters vLLM holds beyond the checkpoint's: the V slot k_eq_v layers fill with K's weights (all layers).
+  std::int64_t duplicated_v_params() const;
   std::int64_t dense_mlp_params() const;             ///< one dense gated MLP (gate, up, down) of intermediate_size
   std::int64_t moe_mlp_params() const;               ///< one MoE layer: routed + shared experts, router, shared gate
   std::int64_t active_moe_mlp_params() const;        ///< what one token runs of it: experts_per_token experts + shared + router
