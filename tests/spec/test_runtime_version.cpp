@@ -224,9 +224,10 @@ TEST_CASE("a knob the scenario left unset never refuses it: a prefill-first budg
 TEST_CASE("engine.runtime: blanks around a release or a name are one rule, leading and trailing alike",
           "[runtime_version]") {
   // The attack of session 40 found " vllm==0.5.4" refused while "vllm==0.5.4 " was kept (spec::trim_runtime_text).
-  for (const char* text : {" vllm==0.5.4", "vllm==0.5.4 ", "  vllm == 0.5.4\t", "VLLM==v0.5.4 "}) {
+  for (const std::string text : {" vllm==0.5.4", "vllm==0.5.4 ", "  vllm == 0.5.4\t", "VLLM==v0.5.4 "}) {
     INFO(text);
-    const Scenario sc = scenario_with_engine(std::string(R"({"runtime": ")") + text + "\"}");
+    const std::string in_json = text.back() == '\t' ? text.substr(0, text.size() - 1) + "\\t" : text;  // JSON escape
+    const Scenario sc = scenario_with_engine(R"({"runtime": ")" + in_json + "\"}");
     CHECK(sc.engine.runtime == Runtime::vllm_v0_sync);
     CHECK(sc.engine.policy == SchedulerPolicy::vllm_v0);
     CHECK(sc.engine.runtime_release == std::string("vllm==0.5.4"));  // canonical, without the blanks
