@@ -151,9 +151,11 @@ class Result:
             # With no latency target there is nothing to meet (libsim's analysis::has_slo): said so, not "SLO met".
             if not self.scenario or _area("analysis").has_slo(json.dumps(self.scenario)):
                 verdicts.append("SLO met" if slo else "SLO NOT met")
-            else:
-                verdicts.append("no SLO set")
-        p95 = lambda k: (s.get(k) or {}).get("p95", float("nan"))  # noqa: E731
+            else:  # slo_met is false without a target only when nothing completed (metrics' rule)
+                verdicts.append("no SLO set" if slo else "no SLO set, NOT met: no request completed")
+        # A statistic with no sample is null (docs/result-format.md): shown as nan, not a crash in repr.
+        p95 = lambda k: ((s.get(k) or {}).get("p95") if (s.get(k) or {}).get("p95") is not None  # noqa: E731
+                         else float("nan"))
         att = s.get("slo_attainment")
         return (f"<llmsim.Result {', '.join(verdicts)}: {s.get('completed_requests')} requests, "
                 f"{(s.get('throughput') or {}).get('output_tokens_per_s', 0):.1f} out tok/s, "

@@ -14,8 +14,11 @@ namespace llmsim::cli {
 
 namespace {
 
-std::string slo_text(const spec::SloSpec& slo) {
-  if (slo.empty()) return "none (capacity = the largest stable load)";
+std::string slo_text(const spec::Scenario& sc) {
+  // "none" only when no latency target is set anywhere (analysis::has_slo): a tenant class's own SLO counts.
+  if (!analysis::has_slo(sc)) return "none (capacity = the largest stable load)";
+  const auto& slo = sc.slo;
+  if (slo.empty()) return "per tenant class (workload.classes[].slo)";
   std::string s;
   for (const auto& t : slo.targets)
     s += (s.empty() ? "" : ", ") + spec::to_string(t.metric) + " p" + format_value(t.percentile) + " <= " +
@@ -44,7 +47,7 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
     }
     std::cout << " (router " << spec::to_string(sc.hardware.router) << "; copies of the whole fleet below)";
   }
-  std::cout << "\nSLO: " << slo_text(sc.slo) << "\n";
+  std::cout << "\nSLO: " << slo_text(sc) << "\n";
   if (!rs.interconnect.empty() && !sc.disaggregation) std::cout << "interconnect: " << rs.interconnect << "\n";
   print_disaggregation(rs, row.capacity && row.capacity->at_capacity ? &*row.capacity->at_capacity : nullptr);
   if (!row.fits) {

@@ -92,7 +92,9 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
       links.push_back(row.name.substr(0, row.name.find(' ')) + ": " + row.interconnect);
   }
   std::cout << "compare: " << base.model << " | SLO";
-  if (base.slo.empty()) std::cout << " none (capacity = largest stable load)";
+  // "none" only when no latency target is set anywhere (analysis::has_slo): a tenant class's own SLO counts.
+  if (!analysis::has_slo(base)) std::cout << " none (capacity = largest stable load)";
+  else if (base.slo.empty()) std::cout << " per tenant class (workload.classes[].slo)";
   for (const auto& s : base.slo.targets)
     std::cout << " " << spec::to_string(s.metric) << " p" << format_value(s.percentile) << " <= " << format_value(s.max_ms);
   const std::string target = closed ? std::to_string(*r.target_concurrency) + " closed-loop users"

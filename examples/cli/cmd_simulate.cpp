@@ -9,6 +9,7 @@
 #include "output_file.hpp"
 #include "signals.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/analysis/capacity.hpp"
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/engine/simulator.hpp"
@@ -159,7 +160,12 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
     std::cout << "trust: TTFT " << s.error_band.ttft.text << "\n       TPOT/ITL/E2E " << s.error_band.latency.text
               << "\n       throughput " << s.error_band.throughput.text << "\n";
   }
-  std::cout << "\nSLO " << (sc.slo.empty() ? "(none)" : s.slo_met ? "met" : "NOT met") << "; attainment "
+  // With no latency target anywhere (analysis::has_slo, a class's own SLO counts) there is nothing to meet; a run that
+  // completed nothing is not met either way (metrics: slo_met is false then).
+  const bool slo_set = analysis::has_slo(sc);
+  std::cout << "\nSLO " << (slo_set ? (s.slo_met ? "met" : "NOT met")
+                           : s.completed_requests > 0 ? "(none)" : "(none set; NOT met: no request completed)")
+            << "; attainment "
             << fmt(100 * s.slo_attainment, 1) << "%, goodput " << fmt(s.goodput_rps, 2) << " req/s, "
             << fmt(s.goodput_output_tps, 1) << " output tok/s\n";
   std::cout << "KV capacity " << s.kv.capacity_tokens << " tokens/replica" << (rs.fleet.empty() ? "" : " (the smallest member's)")

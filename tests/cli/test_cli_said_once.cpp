@@ -108,3 +108,43 @@ TEST_CASE("the cold start is one figure in simulate and capacity", "[cli][said_o
                                " s (weights over 1 Gbps + engine start 60 s)";
   CHECK_THAT(text.out, Catch::Contains(expected));
 }
+
+TEST_CASE("a tenant class's own SLO is an SLO in every header; a run that completed nothing meets nothing",
+          "[cli][said_once]") {
+  // compare's and capacity's headers said "SLO none" when only a class set a target (analysis::has_slo is the rule).
+  const std::string classes =
+      R"({"name": "class-slo", "model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm"}, "slo": {},
+          "workload": {"num_requests": 300, "warmup_requests": 20, "seed": 1, "classes": [
+            {"name": "chat", "arrival": {"process": "poisson", "rate": 2.0},
+             "input_tokens": {"dist": "fixed", "value": 512}, "output_tokens": {"dist": "fixed", "value": 64},
+             "slo": {"ttft_ms": {"p95": 2000}}}]}})";
+  const auto file = "'" + write_scratch("said_once_class_slo.json", classes) + "' ";
+  const auto compare = test::run("compare " + file + "--gpus a100-80gb-sxm --quants fp16");
+  const auto capacity = test::run("capacity " + file);
+  const auto simulate = test::run("simulate " + file);
+  for (const auto* r : {&compare, &capacity, &simulate}) {
+    INFO(r->out.substr(0, 3000));
+    CHECK(r->code == 0);
+    CHECK(r->out.find("SLO none") == std::string::npos);
+    CHECK(r->out.find("SLO: none") == std::string::npos);
+    CHECK(r->out.find("SLO (none)") == std::string::npos);
+  }
+  CHECK_THAT(compare.out, Catch::Contains("SLO per tenant class"));
+  CHECK_THAT(capacity.out, Catch::Contains("SLO: per tenant class"));
+  CHECK_THAT(simulate.out, Catch::Contains("\nSLO met") || Catch::Contains("\nSLO NOT met"));
+  // No SLO and every request timed out (a 1 ms client timeout): nothing completed, so nothing is met, in the JSON
+  // and the text alike; with requests served the same scenario says "SLO (none)".
+  const std::string none = "simulate '" + kScenarios + "chat-8b.json' --set 'slo={}' --set workload.num_requests=300 "
+                           "--set workload.warmup_requests=20 ";
+  const auto lost = test::run(none + "--set workload.timeout_s=0.001 --json", false);
+  REQUIRE(lost.code == 0);
+  const Json j = Json::parse(lost.out);
+  CHECK(j["completed_requests"].get<std::int64_t>() == 0);
+  CHECK_FALSE(j["slo_met"].get<bool>());
+  CHECK_THAT(test::run(none + "--set workload.timeout_s=0.001", false).out,
+             Catch::Contains("SLO (none set; NOT met: no request completed)"));
+  const auto served = test::run(none + "--json");
+  REQUIRE(served.code == 0);
+  CHECK(Json::parse(served.out)["slo_met"].get<bool>());
+  CHECK_THAT(test::run(none).out, Catch::Contains("SLO (none);"));
+}

@@ -193,3 +193,26 @@ TEST_CASE("fleet meter: each arrival lands in floor(t / hour)'s bucket, at the e
   for (std::size_t h = 0; h < 40; ++h) differ += s.hours[h].arrivals != expected[h];
   CHECK(differ == 0);
 }
+
+TEST_CASE("collector: a run that completed nothing meets nothing, with or without an SLO") {
+  // With no SLO a run that served requests meets its empty SLO; one that served none is not reported as meeting
+  // anything (session 40's attack: slo_met was true with every request timed out and no SLO).
+  for (const bool with_slo : {false, true}) {
+    INFO(with_slo);
+    spec::SloSpec slo;
+    if (with_slo) slo.targets.push_back({spec::SloMetric::ttft, 90, 1e9});
+    Collector none({ClassInfo{"default", slo}}, slo);
+    none.on_in_system_change(0.0, +1, 0);
+    const Summary empty = none.summarize(0, 1);
+    REQUIRE(empty.completed_requests == 0);
+    CHECK_FALSE(empty.slo_met);
+    CHECK_FALSE(to_json(empty)["slo_met"].get<bool>());
+    Collector one({ClassInfo{"default", slo}}, slo);
+    FinishedRequest r;
+    r.finish_s = 1.0;
+    r.first_token_s = 0.5;
+    r.output_tokens = 2;
+    one.on_request_finished(r);
+    CHECK(one.summarize(0, 1).slo_met);
+  }
+}

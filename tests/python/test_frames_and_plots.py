@@ -105,6 +105,10 @@ def test_repr_with_no_slo_says_so_instead_of_slo_met(small):
         {"name": "chat", "arrival": {"process": "poisson", "rate": 2.0}, "input_tokens": small["workload"]["input_tokens"],
          "output_tokens": small["workload"]["output_tokens"], "slo": {"ttft_ms": {"p95": 2000}}}])
     assert "SLO met" in repr(llmsim.simulate(tenant))  # a class's SLO is one to meet
+    # Nothing completed (every request timed out) and no SLO: nothing was met, in the summary and the repr alike.
+    lost = llmsim.simulate(dict(small, slo={}, workload=dict(small["workload"], timeout_s=0.001)))
+    assert lost.summary["completed_requests"] == 0 and lost.summary["slo_met"] is False
+    assert "no SLO set, NOT met: no request completed" in repr(lost)
 
 
 def test_latency_vs_load_marks_saturation_instead_of_drawing_it_as_latency(small):

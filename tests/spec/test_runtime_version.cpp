@@ -220,3 +220,22 @@ TEST_CASE("a knob the scenario left unset never refuses it: a prefill-first budg
                                                   "engine": {"policy": "vllm-v0", "max_model_len": 4096}})", "test");
   CHECK(resolve(short_ctx, Catalog::builtin()).scenario.engine.max_num_batched_tokens == 8192);
 }
+
+TEST_CASE("engine.runtime: blanks around a release or a name are one rule, leading and trailing alike",
+          "[runtime_version]") {
+  // The attack of session 40 found " vllm==0.5.4" refused while "vllm==0.5.4 " was kept (spec::trim_runtime_text).
+  for (const std::string text : {" vllm==0.5.4", "vllm==0.5.4 ", "  vllm == 0.5.4\t", "VLLM==v0.5.4 "}) {
+    INFO(text);
+    const std::string in_json = text.back() == '\t' ? text.substr(0, text.size() - 1) + "\\t" : text;  // JSON escape
+    const Scenario sc = scenario_with_engine(R"({"runtime": ")" + in_json + "\"}");
+    CHECK(sc.engine.runtime == Runtime::vllm_v0_sync);
+    CHECK(sc.engine.policy == SchedulerPolicy::vllm_v0);
+    CHECK(sc.engine.runtime_release == std::string("vllm==0.5.4"));  // canonical, without the blanks
+    CHECK(parse_runtime(text) == Runtime::vllm_v0_sync);
+  }
+  CHECK(parse_runtime(" sglang") == parse_runtime("sglang "));
+  CHECK(parse_runtime(" sglang") == Runtime::sglang);
+  // Blanks alone on either side of '==' are no engine or version: the form is named, not an unknown engine " ".
+  CHECK_THAT(version_error_of(" ==0.5.4"), Catch::Contains("ENGINE==VERSION"));
+  CHECK_THAT(version_error_of("vllm==  "), Catch::Contains("ENGINE==VERSION"));
+}

@@ -28,7 +28,9 @@ std::string money(const spec::Scenario& base, double v, int decimals) {
 double value(const std::optional<double>& v) { return v ? *v : kNaN; }
 
 std::string slo_text(const spec::Scenario& base) {
-  if (base.slo.empty()) return "no latency target (capacity = the largest stable load)";
+  // "no latency target" only when none is set anywhere (analysis::has_slo): a tenant class's own SLO counts.
+  if (!analysis::has_slo(base)) return "no latency target (capacity = the largest stable load)";
+  if (base.slo.empty()) return "the latency targets of each tenant class (workload.classes[].slo)";
   std::string s;
   for (const auto& t : base.slo.targets) {
     std::string metric = spec::to_string(t.metric);

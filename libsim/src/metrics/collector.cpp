@@ -127,8 +127,10 @@ double attainment(std::int64_t good, std::int64_t ended) {
 bool slo_holds(const spec::SloSpec& slo, const LatencyHistogram& ttft, const LatencyHistogram& tpot,
                const LatencyHistogram& itl, const LatencyHistogram& e2e, double attainment, std::int64_t completed,
                std::int64_t lost) {
+  // Nothing finished: nothing was met, with or without a latency target (a run that served no request is never
+  // reported as meeting anything; without targets a served run meets its empty SLO vacuously).
+  if (completed == 0) return false;
   if (slo.empty()) return true;
-  if (completed == 0) return false;  // nothing finished: no evidence the SLO holds
   for (const auto& t : slo.targets) {
     const LatencyHistogram* h = nullptr;
     switch (t.metric) {

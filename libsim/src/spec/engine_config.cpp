@@ -85,7 +85,8 @@ const std::vector<std::string>& runtime_names() {
   return names;
 }
 
-Runtime parse_runtime(const std::string& s, const std::string& path) {
+Runtime parse_runtime(const std::string& text, const std::string& path) {
+  const std::string s = trim_runtime_text(text);  // blanks around the name: the one rule of spec/runtime_version.hpp
   if (is_engine_version(s)) return runtime_for_version(parse_engine_version(s, path), path).runtime;
   for (auto r : kRuntimes)
     if (s == to_string(r)) return r;

@@ -55,6 +55,14 @@ bool before(const std::vector<int>& a, std::initializer_list<int> b) {
 
 bool is_engine_version(const std::string& s) { return s.find("==") != std::string::npos; }
 
+std::string trim_runtime_text(const std::string& s) {
+  const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  std::size_t b = 0, e = s.size();
+  while (b < e && blank(s[b])) ++b;
+  while (e > b && blank(s[e - 1])) --e;
+  return s.substr(b, e - b);
+}
+
 EngineVersion parse_engine_version(const std::string& s, const std::string& path) {
   const auto eq = s.find("==");
   if (eq == std::string::npos || eq == 0 || eq + 2 >= s.size()) {
@@ -62,10 +70,15 @@ EngineVersion parse_engine_version(const std::string& s, const std::string& path
                                 s + "'");
   }
   EngineVersion v;
-  v.engine = s.substr(0, eq);
+  // Blanks around the engine or the version are dropped on both sides alike (trim_runtime_text).
+  v.engine = trim_runtime_text(s.substr(0, eq));
   for (char& c : v.engine) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (v.engine == "llamacpp" || v.engine == "llama-cpp") v.engine = "llama.cpp";
-  v.version = s.substr(eq + 2);
+  v.version = trim_runtime_text(s.substr(eq + 2));
+  if (v.engine.empty() || v.version.empty()) {
+    throw ConfigError(path, "expected ENGINE==VERSION (e.g. vllm==0.5.4, sglang==0.4.9, llama.cpp==b4000), got '" +
+                                s + "'");
+  }
   if (!v.version.empty() && v.version[0] == 'v') v.version.erase(0, 1);
   bool known = false;
   for (const auto& e : modelled_engines()) known = known || e == v.engine;

@@ -54,6 +54,10 @@ struct RuntimeForVersion {
 /// True when `s` has the form ENGINE==VERSION.
 bool is_engine_version(const std::string& s);
 
+/// `s` without the blanks around it: the one rule for engine.runtime's spaces (" vllm==0.5.4", "vllm == 0.5.4 " and
+/// "sglang " all read as written without them, in parse_engine_version and parse_runtime alike).
+std::string trim_runtime_text(const std::string& s);
+
 /// Parses "ENGINE==VERSION". ConfigError at `path` for a malformed string, an engine llmsim does not model
 /// (listing the ones it does) or a version without a number.
 EngineVersion parse_engine_version(const std::string& s, const std::string& path = "engine.runtime");
