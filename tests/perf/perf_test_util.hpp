@@ -1,10 +1,15 @@
 #pragma once
 // Helpers the perf tests share: one definition each (the sanitizer tree compiles the tests as unity batches, where
 // per-file copies in anonymous namespaces would collide).
+#include <catch2/catch.hpp>
+
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "llmsim/perf/cost_model.hpp"
+#include "llmsim/perf/provenance.hpp"
 #include "llmsim/spec/catalog.hpp"
 
 namespace llmsim::test {
@@ -24,6 +29,24 @@ inline double op(const perf::CostModel& cm, const perf::BatchShape& b, const std
   for (const auto& o : cm.breakdown(b).ops)
     if (o.name == name) return o.time_s;
   return 0;
+}
+
+/// Each (field, value) is in the provenance table with that value, from a public measurement that looked at no
+/// validation source's rows.
+inline void check_public_measurements(std::initializer_list<std::pair<const char*, double>> used) {
+  for (const auto& [field, value] : used) {
+    INFO(field);
+    bool found = false;
+    for (const auto& e : perf::constant_provenance())
+      if (e.field == field) {
+        found = true;
+        REQUIRE(e.value.has_value());
+        CHECK(*e.value == value);
+        CHECK(e.kind == perf::Provenance::public_measurement);
+        CHECK(e.looked_at.empty());
+      }
+    CHECK(found);
+  }
 }
 
 inline constexpr double KiB = 1024, MiB = 1024 * 1024;

@@ -73,21 +73,8 @@ TEST_CASE("FP8 linears on Ada take the measured kernel factor under vLLM 0.7+ an
     CHECK(perf::ada_fp8_gemm_compute_factor(fmt("fp8", g), today, cat.gpu(g), Runtime::vllm_v1) == 1.0);
   }
   // The provenance table carries the values in use, from a public measurement, no corpus row looked at.
-  const std::pair<const char*, double> used[] = {{"ada_fp8.vllm_cutlass_compute_factor", perf::kAdaFp8VllmCutlassCompute},
-                                                 {"ada_fp8.sglang_compute_factor", perf::kAdaFp8SglangCompute}};
-  for (const auto& [field, value] : used) {
-    INFO(field);
-    bool found = false;
-    for (const auto& e : perf::constant_provenance())
-      if (e.field == field) {
-        found = true;
-        REQUIRE(e.value.has_value());
-        CHECK(*e.value == value);
-        CHECK(e.kind == perf::Provenance::public_measurement);
-        CHECK(e.looked_at.empty());
-      }
-    CHECK(found);
-  }
+  test::check_public_measurements({{"ada_fp8.vllm_cutlass_compute_factor", perf::kAdaFp8VllmCutlassCompute},
+                                   {"ada_fp8.sglang_compute_factor", perf::kAdaFp8SglangCompute}});
 }
 
 TEST_CASE("an L40S's FP8 qkv and o GEMMs run at the rates sglang#6756 timed for vLLM's and SGLang's kernels",

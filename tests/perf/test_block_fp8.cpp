@@ -55,22 +55,9 @@ TEST_CASE("block-scaled FP8 linears take vLLM's block-FP8 kernel terms on Hopper
   CHECK(none(perf::block_fp8_linear_factors(block_fp8_format_on("fp8", "b200-180gb-sxm"), true,
                                             cat.gpu("b200-180gb-sxm"))));
   // The provenance table carries the values in use.
-  const std::pair<const char*, double> used[] = {{"block_fp8.linear_compute_factor", perf::kBlockFp8LinearCompute},
-                                                 {"block_fp8.linear_bandwidth_factor", perf::kBlockFp8LinearBandwidth},
-                                                 {"block_fp8.linear_extra_fixed_s", perf::kBlockFp8LinearExtraFixedS}};
-  for (const auto& [field, value] : used) {
-    INFO(field);
-    bool found = false;
-    for (const auto& e : perf::constant_provenance())
-      if (e.field == field) {
-        found = true;
-        REQUIRE(e.value.has_value());
-        CHECK(*e.value == value);
-        CHECK(e.kind == perf::Provenance::public_measurement);
-        CHECK(e.looked_at.empty());
-      }
-    CHECK(found);
-  }
+  test::check_public_measurements({{"block_fp8.linear_compute_factor", perf::kBlockFp8LinearCompute},
+                                   {"block_fp8.linear_bandwidth_factor", perf::kBlockFp8LinearBandwidth},
+                                   {"block_fp8.linear_extra_fixed_s", perf::kBlockFp8LinearExtraFixedS}});
 }
 
 TEST_CASE("DeepSeek-R1's TP-8 projections cost what sglang#5820 timed vLLM's block-FP8 kernels at", "[block_fp8]") {

@@ -22,22 +22,9 @@ bool truthy(const JsonView& v, std::string_view key) {
 int gemma4_sliding_layers(const JsonView& v, int layers) {
   // Gemma4TextConfig.__post_init__: without layer_types every 6th layer is full ((i + 1) % 6 == 0); either way the
   // last layer is forced to full_attention.
-  if (!v.has("layer_types") || v.json().at("layer_types").is_null()) {
-    return layers - layers / 6 - (layers % 6 != 0 ? 1 : 0);
-  }
-  const auto types = v["layer_types"].elements();
-  if (static_cast<int>(types.size()) != layers) {
-    v["layer_types"].fail("has " + std::to_string(types.size()) + " entries for " + std::to_string(layers) + " layers");
-  }
-  int sliding = 0;
-  for (const auto& t : types) {
-    const std::string s = t.as_string();
-    if (s == "sliding_attention") ++sliding;
-    else if (s != "full_attention")
-      t.fail("is '" + s + "': llmsim sizes full_attention and sliding_attention layers only");
-  }
-  if (types.back().as_string() != "full_attention") --sliding;  // transformers forces the last layer to full
-  return sliding;
+  const int typed = sliding_layers_from_types(v, layers);
+  if (typed < 0) return layers - layers / 6 - (layers % 6 != 0 ? 1 : 0);
+  return v["layer_types"].elements().back().as_string() != "full_attention" ? typed - 1 : typed;
 }
 
 void read_gemma4_text(const JsonView& v, ModelSpec& m) {

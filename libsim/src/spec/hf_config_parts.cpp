@@ -390,4 +390,23 @@ void read_deepseek_indexer(const JsonView& v, ModelSpec& m) {
                     "scores every cached token");
 }
 
+// Sliding layers from layer_types when given (each "full_attention" or "sliding_attention", one per layer).
+// Returns -1 when the config has no layer_types.
+int sliding_layers_from_types(const JsonView& v, int layers) {
+  if (!v.has("layer_types") || v.json().at("layer_types").is_null()) return -1;
+  const auto types = v["layer_types"].elements();
+  if (static_cast<int>(types.size()) != layers) {
+    v["layer_types"].fail("has " + std::to_string(types.size()) + " entries for " + std::to_string(layers) +
+                          " layers");
+  }
+  int sliding = 0;
+  for (const auto& t : types) {
+    const std::string s = t.as_string();
+    if (s == "sliding_attention") ++sliding;
+    else if (s != "full_attention")
+      t.fail("is '" + s + "': llmsim sizes full_attention and sliding_attention layers only");
+  }
+  return sliding;
+}
+
 }  // namespace llmsim::spec::hf

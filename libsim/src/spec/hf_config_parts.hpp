@@ -22,6 +22,10 @@ int positive_or(const JsonView& v, std::string_view key, int fallback);
 /// as a diff against those defaults); else required.
 int size_key(const JsonView& v, std::string_view key, int class_default);
 
+/// Sliding layers from layer_types when given (each "full_attention" or "sliding_attention", one per layer); -1
+/// when the config has no layer_types. ConfigError naming the entry otherwise.
+int sliding_layers_from_types(const JsonView& v, int layers);
+
 /// SigLIP vision tower without its pooling head (Gemma-3).
 i64 siglip_params(const JsonView& vision);
 /// Llama-4's vision tower, pixel-shuffle adapter and multi-modal projector into a text model of `text_hidden`.
