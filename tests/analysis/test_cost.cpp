@@ -3,6 +3,7 @@
 
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/engine/autoscaler.hpp"
 #include "llmsim/spec/catalog.hpp"
 
 using namespace llmsim;
@@ -44,11 +45,11 @@ TEST_CASE("hourly cost adds ops overhead and monthly extras", "[analysis][cost]"
   CHECK_THROWS_AS(analysis::hourly_cost(1.0, 1, c), ConfigError);
 }
 
-TEST_CASE("cold start: 80 GB over 1 Gbps is 640 s", "[analysis][cost]") {
-  CHECK(analysis::cold_start_s(80'000'000'000LL, 1.0) == Approx(640.0));
-  CHECK(analysis::cold_start_s(80'000'000'000LL, 10.0) == Approx(64.0));
-  CHECK(analysis::cold_start_s(16'000'000'000LL, 1.0) == Approx(128.0));
-  CHECK_THROWS_AS(analysis::cold_start_s(1, 0.0), ConfigError);
+TEST_CASE("cold start's weight load: 80 GB over 1 Gbps is 640 s", "[analysis][cost]") {
+  CHECK(engine::weight_load_s(80e9, 1.0) == Approx(640.0));
+  CHECK(engine::weight_load_s(80e9, 10.0) == Approx(64.0));
+  CHECK(engine::weight_load_s(16e9, 1.0) == Approx(128.0));
+  CHECK_THROWS_AS(engine::weight_load_s(1, 0.0), ConfigError);
 }
 
 TEST_CASE("replicas needed round up, include spares, and refuse zero capacity", "[analysis][cost]") {

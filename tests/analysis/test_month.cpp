@@ -112,7 +112,7 @@ TEST_CASE("the default scale-up delay is the cold start: weights over the load l
   a["load_gbps"] = 25;  // a local NVMe-class read
   a["engine_start_s"] = 30;
   CHECK(engine::scale_up_delay_s(make(ramp(a))) == Approx(bytes * 8 / 25e9 + 30));
-  CHECK(analysis::cold_start_s(static_cast<std::int64_t>(bytes), 1.0) == Approx(bytes * 8 / 1e9));
+  CHECK(engine::weight_load_s(bytes, 1.0) == Approx(bytes * 8 / 1e9));
 }
 
 TEST_CASE("bad autoscaler settings are ConfigErrors naming the field", "[analysis][month]") {

@@ -125,10 +125,6 @@ std::optional<double> fleet_cost_per_mtok(double fleet_hourly, int serving, doub
   return cost_per_mtok(fleet_hourly, serving * tokens_per_s_per_replica);
 }
 
-double cold_start_s(std::int64_t weight_bytes, double network_gbps) {
-  return engine::weight_load_s(static_cast<double>(weight_bytes), network_gbps);
-}
-
 std::string cold_start_basis(const spec::Scenario& sc) {
   const auto& a = sc.autoscaler;
   if (a && a->scale_up_delay_s) return "autoscaler.scale_up_delay_s";

@@ -79,7 +79,7 @@ EngineVersion parse_engine_version(const std::string& s, const std::string& path
     throw ConfigError(path, "expected ENGINE==VERSION (e.g. vllm==0.5.4, sglang==0.4.9, llama.cpp==b4000), got '" +
                                 s + "'");
   }
-  if (!v.version.empty() && v.version[0] == 'v') v.version.erase(0, 1);
+  if (v.version[0] == 'v') v.version.erase(0, 1);  // non-empty: checked above
   bool known = false;
   for (const auto& e : modelled_engines()) known = known || e == v.engine;
   if (!known) {

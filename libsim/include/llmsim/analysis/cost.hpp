@@ -62,11 +62,6 @@ void set_gpu(spec::Scenario& scenario, const std::string& gpu, std::optional<dou
 /// ConfigError for a path that is not a scenario field.
 Json apply_overrides(Json scenario, const std::vector<std::pair<std::string, Json>>& overrides);
 
-/// Seconds to download `weight_bytes` at `network_gbps` Gbit/s (80 GB over 1 Gbps = 640 s): the weights' part of a
-/// cold start (engine::cold_start_s, which every output quotes, adds the engine start). ConfigError when
-/// network_gbps <= 0.
-double cold_start_s(std::int64_t weight_bytes, double network_gbps);
-
 /// What engine::cold_start_s counted, for a reader beside the figure: "weights over 1 Gbps + engine start 60 s"
 /// (the link autoscaler.load_gbps or cost.network_gbps), or "autoscaler.scale_up_delay_s" when the user set it.
 std::string cold_start_basis(const spec::Scenario& scenario);
