@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -662,6 +663,11 @@ TEST_CASE("validation report", "[.validate]") {
     if (row_is_blind(r)) blind.push_back(r);
     else if (corpus_sets.count(r.set)) corpus_developed.push_back(r);
     else developed.push_back(r);
+  }
+  if (const char* tsv = std::getenv("LLMSIM_VALIDATE_TSV"); tsv && *tsv) {
+    std::vector<bool> is_blind;
+    for (const Row& r : rows) is_blind.push_back(row_is_blind(r));
+    write_rows_tsv(tsv, rows, is_blind);
   }
   print_blind_headline(stdout, blind);
   if (!corpus_developed.empty()) {
