@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 namespace llmsim::validation {
 
@@ -150,6 +151,28 @@ void print_rows(std::FILE* out, const std::vector<Row>& rows) {
                  std::get<0>(k).c_str(), std::get<1>(k).c_str(), std::get<2>(k).c_str(), std::get<3>(k), e.size(),
                  100 * median(a), 100 * percentile(a, 0.9), 100 * median(e));
   }
+}
+
+void write_rows_tsv(const std::string& path, const std::vector<Row>& rows, const std::vector<bool>& blind) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error("LLMSIM_VALIDATE_TSV: cannot write '" + path + "'");
+  std::fprintf(f, "set\twhere\tblind\tkind\tengine\truntime\tgpu\tmodel\tweights\tkv\ttp\tbatch\tinput\toutput\t"
+                  "context\tmetric\tmeasured\tpredicted\ttime_error\tscored\tnote\n");
+  auto clean = [](std::string s) {
+    std::replace(s.begin(), s.end(), '\t', ' ');
+    std::replace(s.begin(), s.end(), '\n', ' ');
+    return s;
+  };
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    std::fprintf(f, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%lld\t%lld\t%lld\t%.6g\t%s\t%.9g\t%.9g\t%.6g\t%d\t%s\n",
+                 clean(r.set).c_str(), clean(r.where).c_str(), blind[i] ? 1 : 0, to_string(r.kind), r.engine.c_str(),
+                 r.runtime.c_str(), r.gpu.c_str(), clean(r.model).c_str(), r.weights.c_str(), r.kv_dtype.c_str(), r.tp,
+                 static_cast<long long>(r.batch), static_cast<long long>(r.input), static_cast<long long>(r.output),
+                 r.context, r.metric.c_str(), r.measured, r.predicted, r.predicted > 0 ? r.time_error() : 0.0,
+                 r.scored ? 1 : 0, clean(r.note).c_str());
+  }
+  std::fclose(f);
 }
 
 void print_groups(std::FILE* out, const std::vector<GroupStats>& groups, const Bounds& b) {

@@ -55,6 +55,11 @@ struct Bounds {
   }
 };
 
+/// Every row as one tab-separated line (header first): set, where (file:line), blind, kind, engine, runtime, gpu,
+/// model, weights, kv, tp, batch, input, output, context, metric, measured, predicted, time error, scored, note.
+/// `make validate` writes it to the path in LLMSIM_VALIDATE_TSV when set (scripts/validate_slices.py reads it).
+void write_rows_tsv(const std::string& path, const std::vector<Row>& rows, const std::vector<bool>& blind);
+
 /// One message per violated bound ("bias: batch=64+ n=27 signed median +13.2% > 5%"); empty when all hold.
 std::vector<std::string> violations(const std::vector<GroupStats>& groups, const Bounds& bounds);
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -356,6 +357,53 @@ TEST_CASE("a CSV field in quotes may span lines (RFC 4180); the row keeps its fi
   CHECK(t.text(1, "a") == "2");
 }
 
+TEST_CASE("the residual dump writes one tab-separated line per row with its error and blind flag", "[validation]") {
+  Row fast;
+  fast.set = "src";
+  fast.where = "dir/run.jsonl:3:runs[0]";
+  fast.runtime = "vllm-v0";
+  fast.metric = "mean_tpot_ms";
+  fast.note = "a\tnote\nwith breaks";
+  fast.measured = 80;
+  fast.predicted = 60;  // llmsim faster: time error -25 %
+  Row tput = fast;
+  tput.metric = "output_throughput";
+  tput.higher_is_better = true;
+  tput.measured = 1000;
+  tput.predicted = 1250;  // more tokens/s predicted: also faster, -20 % on the time scale
+  tput.scored = false;
+  const fs::path file = fs::temp_directory_path() / ("llmsim_rows_" + std::to_string(::getpid()) + ".tsv");
+  write_rows_tsv(file.string(), {fast, tput}, {true, false});
+  std::ifstream in(file);
+  std::vector<std::vector<std::string>> lines;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> f;
+    std::size_t a = 0;
+    for (std::size_t b; (b = line.find('\t', a)) != std::string::npos; a = b + 1) f.push_back(line.substr(a, b - a));
+    f.push_back(line.substr(a));
+    lines.push_back(f);
+  }
+  fs::remove(file);
+  REQUIRE(lines.size() == 3);  // header + 2 rows: the note's tab and newline did not split its row
+  const auto col = [&](const std::string& name) {
+    const auto it = std::find(lines[0].begin(), lines[0].end(), name);
+    REQUIRE(it != lines[0].end());
+    return static_cast<std::size_t>(it - lines[0].begin());
+  };
+  for (const auto& l : lines) CHECK(l.size() == lines[0].size());
+  CHECK(lines[1][col("where")] == "dir/run.jsonl:3:runs[0]");
+  CHECK(lines[1][col("blind")] == "1");
+  CHECK(lines[2][col("blind")] == "0");
+  CHECK(lines[1][col("runtime")] == "vllm-v0");
+  CHECK(std::stod(lines[1][col("time_error")]) == Approx(-0.25));
+  CHECK(std::stod(lines[2][col("time_error")]) == Approx(-0.20));
+  CHECK(lines[1][col("scored")] == "1");
+  CHECK(lines[2][col("scored")] == "0");
+  CHECK(lines[1][col("note")] == "a note with breaks");
+  CHECK_THROWS_WITH(write_rows_tsv("/nonexistent-dir/rows.tsv", {fast}, {true}),
+                    Catch::Contains("LLMSIM_VALIDATE_TSV") && Catch::Contains("/nonexistent-dir/rows.tsv"));
+}
+
 TEST_CASE("a malformed set row is refused naming the file, line, column and value", "[validation]") {
   const std::string ok =
       "src,vllm,v1,vllm-v1,a100-80gb-sxm,1,1,llama-2-7b,fp16,fp16,1,5,200,,,,yes,output_tok_per_s,100,tok/s,,";
@@ -662,6 +710,11 @@ TEST_CASE("validation report", "[.validate]") {
     if (row_is_blind(r)) blind.push_back(r);
     else if (corpus_sets.count(r.set)) corpus_developed.push_back(r);
     else developed.push_back(r);
+  }
+  if (const char* tsv = std::getenv("LLMSIM_VALIDATE_TSV"); tsv && *tsv) {
+    std::vector<bool> is_blind;
+    for (const Row& r : rows) is_blind.push_back(row_is_blind(r));
+    write_rows_tsv(tsv, rows, is_blind);
   }
   print_blind_headline(stdout, blind);
   if (!corpus_developed.empty()) {

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Slice the residuals of `make validate` by any columns (docs/trust.md, "Fidelity against public measurements").
+
+    LLMSIM_VALIDATE_TSV=/tmp/rows.tsv build/bin/test_validation "[validate]" > /dev/null
+    scripts/validate_slices.py /tmp/rows.tsv --where runtime=vllm-v0 --by set family
+    scripts/validate_slices.py /tmp/rows.tsv --where set=livinfly-a100pcie-vllm091-sglang047 engine=vllm --by mode rate family
+
+Reads the TSV the validation report writes (tests/validation/report.hpp, write_rows_tsv): one row per measurement with
+its file:line ("where"), conditions, measured and predicted values and the time-scale error (+ = llmsim slower).
+Only scored engine rows of blind sources are sliced unless --all is given. Derived columns:
+  family  the metric's family: ttft, tpot, itl, e2e, latency, throughput, other
+  stat    mean / median / std / pNN / other (the metric's first word)
+  file    "where" without its line
+  rate, mode, dataset, num_prompts
+          for rows read from a JSON-lines serving file (SGLang bench_serving, `vllm bench serve --append-result`):
+          the line's request_rate, "offline" (rate inf) or "online", dataset_name and completed requests
+Each slice prints n, the signed median and the median |error|, as `make validate` groups them.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import statistics
+import sys
+
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "validation", "corpus")
+
+
+def family(metric):
+    for k in ("ttft", "tpot", "itl", "e2e", "latency", "throughput"):
+        if k in metric:
+            return k
+    return "other"
+
+
+_lines = {}
+
+
+def serve_line(where):
+    """The JSON object on the line a corpus row names ("dir/file.jsonl:N[:...]"), or None."""
+    parts = where.split(":")
+    if len(parts) < 2 or not parts[0].endswith(".jsonl") or not parts[1].isdigit():
+        return None
+    path = os.path.join(CORPUS, parts[0])
+    if path not in _lines:
+        try:
+            with open(path) as f:
+                _lines[path] = [json.loads(x) for x in f if x.strip()]
+        except (OSError, ValueError):
+            _lines[path] = []
+    n = int(parts[1])
+    return _lines[path][n - 1] if 0 < n <= len(_lines[path]) else None
+
+
+def derive(row):
+    row["family"] = family(row["metric"])
+    row["stat"] = row["metric"].split("_")[0]
+    row["file"] = row["where"].split(":")[0]
+    j = serve_line(row["where"])
+    rate = j.get("request_rate") if j else None
+    if isinstance(rate, str) or (isinstance(rate, float) and math.isinf(rate)):
+        rate = "inf"
+    row["rate"] = "-" if rate is None else str(rate)
+    row["mode"] = "-" if rate is None else ("offline" if rate == "inf" else "online")
+    row["dataset"] = str(j.get("dataset_name", "-")) if j else "-"
+    row["num_prompts"] = str(j.get("completed", "-")) if j else "-"
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("tsv")
+    ap.add_argument("--where", nargs="*", default=[], metavar="COL=VALUE", help="keep rows whose column equals VALUE")
+    ap.add_argument("--by", nargs="*", default=["set"], metavar="COL", help="columns to group by (default: set)")
+    ap.add_argument("--all", action="store_true", help="also unscored rows and development sources")
+    args = ap.parse_args()
+    with open(args.tsv, newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    if not rows:
+        sys.exit(f"{args.tsv}: no rows")
+    filters = []
+    for w in args.where:
+        if "=" not in w:
+            sys.exit(f"--where {w}: expected COL=VALUE")
+        filters.append(w.split("=", 1))
+    groups = {}
+    for r in rows:
+        if not args.all and (r["scored"] != "1" or r["blind"] != "1" or r["kind"] != "engine"):
+            continue
+        r = derive(r)
+        for col, val in filters:
+            if col not in r:
+                sys.exit(f"--where {col}: no such column (columns: {', '.join(sorted(r))})")
+        if any(r[col] != val for col, val in filters):
+            continue
+        for col in args.by:
+            if col not in r:
+                sys.exit(f"--by {col}: no such column (columns: {', '.join(sorted(r))})")
+        groups.setdefault(tuple(r[c] for c in args.by), []).append(float(r["time_error"]))
+    if not groups:
+        sys.exit("no rows match")
+    width = [max(len(c), *(len(k[i]) for k in groups)) for i, c in enumerate(args.by)]
+    print("  ".join(c.ljust(w) for c, w in zip(args.by, width)) + "      n   signed  median|err|")
+    allv = []
+    for k in sorted(groups):
+        e = groups[k]
+        allv += e
+        print("  ".join(v.ljust(w) for v, w in zip(k, width)) +
+              f"  {len(e):5d}  {100 * statistics.median(e):+6.1f}%  {100 * statistics.median(abs(x) for x in e):6.1f}%")
+    print(f"all: n {len(allv)}, signed {100 * statistics.median(allv):+.1f}%, "
+          f"median |err| {100 * statistics.median(abs(x) for x in allv):.1f}%")
+
+
+if __name__ == "__main__":
+    main()
