@@ -22,7 +22,7 @@ bool lossless_format(const std::string& weights, const std::string& kv_cache) {
   return sixteen_bit(weights) && (kv_cache.empty() || sixteen_bit(kv_cache) || kv_cache == "auto");
 }
 
-RankPick pick_winner(const std::vector<RankCandidate>& c) {
+RankPick pick_winner(const std::vector<RankCandidate>& c, std::string_view plain_order) {
   RankPick out;
   auto u = [&](std::size_t i) { return std::max(kMinRelativeTie, std::isfinite(c[i].rel_uncertainty) ? c[i].rel_uncertainty : 1.0); };
   // The plain order: value, then the secondary keys, then the earlier option.
@@ -63,7 +63,7 @@ RankPick pick_winner(const std::vector<RankCandidate>& c) {
     });
     out.note = "tie within the noise (±" + percent(noise) + ") between " + names + ": " + c[w].name + " wins" +
                (by_format ? " as the lossless format" : "") + (by_format && by_price ? ", then" : "") +
-               (by_price ? " as the cheaper card" : "") + (!by_format && !by_price ? " on the plain order" : "");
+               (by_price ? " as the cheaper card" : "") + (!by_format && !by_price ? " " + std::string(plain_order) : "");
   }
   return out;
 }
