@@ -73,6 +73,7 @@ TEST_CASE("search: equal bills are a tie, said, and go to the lower P95 TTFT onl
                                 {"seqs=512", 2190, 767, 47.7, 0.5}});
   REQUIRE(r.front.size() == 4);
   CHECK(winner_of(r).candidate.name == "seqs=256");
+  CHECK_THAT(r.reasons[0], Contains("seqs=256 is the cheapest at $2190/month"));  // the bill is the cheapest: said so
   CHECK(r.tied.size() == 4);
   CHECK_THAT(r.tie_note, Contains("tie within the noise (±2%) between") && Contains("seqs=512") &&
                              Contains("seqs=256 wins on the lower P95 TTFT"));
@@ -97,6 +98,9 @@ TEST_CASE("search: inside a tie the lossless format wins, then the cheaper card,
     CHECK(winner_of(r).candidate.name == "four-cheap");
     CHECK_THAT(r.tie_note, Contains("as the cheaper card"));
     CHECK(has_reason(r, "runner-up two-dear costs $990/month (-1%"));
+    CHECK_THAT(r.reasons[0], Contains("four-cheap wins at $1000/month, tied within the noise with the cheapest bill "
+                                      "(two-dear, $990"));
+    CHECK_FALSE(has_reason(r, "four-cheap is the cheapest"));
   }
   SECTION("bills 5% apart are no tie: the cheaper bill wins and nothing is said of a tie") {
     const auto r = assemble_ties({{"cheap", 1000, 900, 40, 2.0}, {"dear", 1050, 500, 39, 1.0}});

@@ -543,7 +543,14 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
   if (const std::string at = sized_at(plan); !at.empty()) r.reasons.push_back("sized at " + at);
   const auto& w = r.front[*r.winner];
   const auto& we = w.evaluation;
-  r.reasons.push_back(w.candidate.name + " is the cheapest at " + money(we.monthly_cost, cur) + "/month: " +
+  // A tie may go to a bill a little above the cheapest (the cheaper card, the lossless format): said, never "cheapest".
+  const auto& cheapest = r.front[0];
+  const std::string wins_at =
+      we.monthly_cost > cheapest.evaluation.monthly_cost
+          ? " wins at " + money(we.monthly_cost, cur) + "/month, tied within the noise with the cheapest bill (" +
+                cheapest.candidate.name + ", " + money(cheapest.evaluation.monthly_cost, cur) + "; the tie rule below)"
+          : " is the cheapest at " + money(we.monthly_cost, cur) + "/month";
+  r.reasons.push_back(w.candidate.name + wins_at + ": " +
                       std::to_string(we.replicas) + " replica(s) of " + std::to_string(w.candidate.gpus_per_replica) +
                       " GPU(s) at " + money2(w.candidate.price_per_gpu_hour, cur) + "/GPU-h, each carrying up to " +
                       format_fixed(we.capacity_qps, 2) + (slo_set ? " req/s within the SLO" : " req/s stably (no SLO set)") +
