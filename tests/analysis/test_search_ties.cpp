@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "llmsim/analysis/ranking.hpp"
 #include "llmsim/analysis/search.hpp"
 #include "scenarios.hpp"
 
@@ -110,4 +111,32 @@ TEST_CASE("search: inside a tie the lossless format wins, then the cheaper card,
     CHECK(analysis::to_json(r)["tied"].empty());
     CHECK(has_reason(r, "it buys lower latency"));
   }
+}
+
+TEST_CASE("pick_winner names what broke a tie: the format, the card, the caller's plain-order key, or the listing",
+          "[ranking][ties]") {
+  auto cand = [](const std::string& name, double v, double key, bool lossless, double price) {
+    analysis::RankCandidate c;
+    c.value = v;
+    c.tie_keys = {key};
+    c.lossless = lossless;
+    c.card_price = price;
+    c.name = name;
+    return c;
+  };
+  const std::string plain = "on the lower cost per token at the target load, the bill being equal";
+  // Same format, same card price, equal bills, different token costs: the caller's words for its key.
+  auto p = analysis::pick_winner({cand("a", 730, 0.354, true, 0.5), cand("b", 730, 0.353, true, 0.5)}, plain);
+  REQUIRE(p.winner);
+  CHECK(*p.winner == 1);
+  CHECK_THAT(p.note, Contains("b wins " + plain));
+  // Identical figures: the listing decides, and the note says so rather than naming a key that did not differ.
+  p = analysis::pick_winner({cand("fp16", 730, 0.353, true, 0.5), cand("bf16", 730, 0.353, true, 0.5)}, plain);
+  CHECK(*p.winner == 0);
+  CHECK_THAT(p.note, Contains("fp16 wins as the first listed (identical figures)"));
+  // The format, then the card price, come before any of those.
+  p = analysis::pick_winner({cand("awq", 725, 0.30, false, 0.5), cand("fp16", 730, 0.35, true, 0.5)}, plain);
+  CHECK(*p.winner == 1);
+  CHECK_THAT(p.note, Contains("fp16 wins as the lossless format"));
+  CHECK(p.note.find("plain order") == std::string::npos);
 }
