@@ -84,6 +84,7 @@ def _frame(result: dict) -> pd.DataFrame:
         row.update(m["point"])
         row.update({k: v for k, v in m.items() if k not in ("name", "point")})
         row["winner"] = winner is not None and m["name"] == winner["name"]
+        row["tied"] = m["name"] in result.get("tied", [])
         rows.append(row)
     frame = pd.DataFrame.from_records(rows)
     for c in ("monthly_cost", "capacity_qps_per_replica", "ttft_p95_ms", "tpot_p95_ms", "cost_per_mtok_output",
@@ -92,7 +93,7 @@ def _frame(result: dict) -> pd.DataFrame:
             frame[c] = pd.to_numeric(frame[c], errors="coerce").astype("float64")
     frame.attrs.update({"target_qps": result["target_qps"], "budget_per_month": result["budget_per_month"],
                         "currency": result["currency"], "counts": result["counts"], "reasons": result["reasons"],
-                        "winner": winner["name"] if winner else None})
+                        "winner": winner["name"] if winner else None, "tie_note": result.get("tie_note", "")})
     return frame
 
 
@@ -105,10 +106,11 @@ def search(scenario: Scenario, target_qps: float, *, budget: Optional[float] = N
     """The Pareto front (monthly cost vs P95 TTFT vs P95 TPOT at ``target_qps``) of the deployments that meet the
     scenario's SLO with bills within ``front_cost_ratio`` of the cheapest, as a DataFrame: one row per front member (``name``, the axis values, ``replicas``,
     ``num_gpus``, ``monthly_cost``, ``capacity_qps_per_replica``, ``ttft_p95_ms``, ``tpot_p95_ms``,
-    ``cost_per_mtok_output``, ``winner``), cheapest first; ``frame.attrs`` holds the counts (enumerated, pruned by
+    ``cost_per_mtok_output``, ``winner``, ``tied``: tied with the winner), cheapest first; ``frame.attrs`` holds the counts (enumerated, pruned by
     memory / budget / bound, simulated, screened — those whose capacity search gave up once their bill was
     shown over the branch-and-bound cutoff —, feasible, rechecked), the ``reasons`` (why the winner won, what the
-    runner-up lacks) and the ``winner``'s name.
+    runner-up lacks), the ``winner``'s name and the ``tie_note`` (bills within the noise are a tie, broken as
+    ``compare`` breaks one: the lossless format, then the cheaper card, then the lower bill and P95 TTFT; "" without a tie).
 
     ``axes``: ``{path: [values]}`` (or ``[(path, values), ...]``) replacing the default axes (engine.max_num_seqs,
     engine.max_num_batched_tokens); the default hardware.gpu axis (over ``gpus``, else the default cards) stays

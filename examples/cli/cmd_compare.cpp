@@ -45,10 +45,12 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
   const bool sessions = base.workload.sessions.has_value();
   const std::string qps = sessions ? "sessions/s" : "QPS";
   const std::string cur = base.cost.currency == "USD" ? "$" : base.cost.currency + " ";
+  // The column heads name the currency the cells are in ("HKD/month" over "HKD 14600"), never a "$" over another's.
+  const std::string unit = base.cost.currency == "USD" ? "$" : base.cost.currency;
   const bool owned = std::any_of(r.rows.begin(), r.rows.end(), [](const analysis::Row& row) { return row.owned_monthly_cost.has_value(); });
   const analysis::Row* winner = r.winner ? &r.rows[*r.winner] : nullptr;
   const bool quality = winner && analysis::is_4bit(winner->quant);  // a 4-bit option wins: show what it may cost in quality
-  std::vector<std::string> header{"option", "fits", "$/Mtok@target", "$/month", "replicas", "$/Mtok@cap"};
+  std::vector<std::string> header{"option", "fits", unit + "/Mtok@target", unit + "/month", "replicas", unit + "/Mtok@cap"};
   if (closed) header.insert(header.end(), {"max users", "req/s"});
   else header.push_back("max " + qps);
   header.insert(header.end(), {"goodput tok/s", "TTFT p95", "TPOT p95", "scale eff", "cap/GPU"});
@@ -57,7 +59,7 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
   const bool host_tier = sessions && std::any_of(doc["rows"].begin(), doc["rows"].end(),
                                                  [](const Json& row) { return !row["host_cache_hit_rate"].is_null(); });
   if (host_tier) header.push_back("host hit");
-  if (owned) header.insert(header.end(), {"owned $/month", "buy pays back"});
+  if (owned) header.insert(header.end(), {"owned " + unit + "/month", "buy pays back"});
   if (quality) header.push_back("quality (published)");
   header.push_back("note");
   Table t(header);
@@ -104,15 +106,15 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
   std::cout << "\n";
   t.print(std::cout);
   if (std::any_of(r.rows.begin(), r.rows.end(), [](const analysis::Row& row) { return row.autoscaled_bill.has_value(); }))
-    std::cout << "\nautoscaled: $/month and $/Mtok@target are each fleet's day simulated with the scenario's autoscaler "
+    std::cout << "\nautoscaled: " << unit << "/month and " << unit << "/Mtok@target are each fleet's day simulated with the scenario's autoscaler "
                  "(up to the replicas sized for the peak),\nbilled for the replica-hours it ran, not the fleet held all "
                  "month (the winner's `bill:` line below says which).\n";
-  std::cout << "\n$/Mtok@target and $/month: the fleet for the target load (" << target
+  std::cout << "\n" << unit << "/Mtok@target and " << unit << "/month: the fleet for the target load (" << target
             << "; the fleet simulated whole with its router, as long as the scenario's own run, and grown until\nit "
             << analysis::meets_slo_phrase(base) << "; spares and extras included, " << format_value(base.cost.hours_per_month)
             << " h/month), per million SLO-meeting output tokens\nat the steady state (simulate's figure divides by the "
             << "whole run, its drain included). "
-            << "$/Mtok@cap: one replica at its capacity,\nthe floor a fully loaded fleet approaches. "
+            << unit << "/Mtok@cap: one replica at its capacity,\nthe floor a fully loaded fleet approaches. "
             << (closed ? "max users = most concurrent closed-loop users one replica serves inside the SLO; req/s =\n"
                          "requests completed per second there. "
                        : sessions ? "max sessions/s = largest arrival rate of conversations one replica serves inside the SLO "

@@ -187,8 +187,14 @@ int run_memory(int argc, char** argv) {
     std::cout << "\n";
     if (plan.fits) {
       std::cout << "fits: yes. KV capacity " << plan.kv_capacity_tokens << " tokens (" << plan.kv_capacity_blocks
-                << " blocks of " << engine.block_size << "), " << plan.max_concurrent_seqs << " concurrent sequences of "
-                << plan.max_model_len << " tokens\n";
+                << " blocks of " << engine.block_size << "), " << plan.max_concurrent_seqs << " concurrent sequence"
+                << (plan.max_concurrent_seqs == 1 ? "" : "s") << " of " << plan.max_model_len << " tokens";
+      // The same pool at shorter contexts (memory::MemoryPlan::concurrent_seqs_at): "1 sequence of 50336" is not one user.
+      std::string shorter;
+      for (const auto& [tokens, seqs] : plan.concurrent_seqs_at)
+        shorter += (shorter.empty() ? "" : ", ") + std::to_string(seqs) + " of " + std::to_string(tokens);
+      if (!shorter.empty()) std::cout << "; at shorter contexts the same pool holds " << shorter;
+      std::cout << "\n";
     } else {
       std::cout << "fits: NO, cannot run because " << plan.reason << "\n";
     }

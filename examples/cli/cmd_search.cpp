@@ -1,4 +1,5 @@
 // `llmsim search`: the cheapest deployments meeting the scenario's SLO at a target load (analysis/search.hpp).
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <string_view>
@@ -40,11 +41,13 @@ void print_human(const analysis::SearchResult& r) {
             << c["pruned_bound"] << " by branch-and-bound, " << c["simulated"] << " simulated (" << c["screened"]
             << " screened out early, " << c["feasible"] << " feasible), front re-checked: " << c["rechecked"] << "\n";
   if (!r.front.empty()) {
-    std::cout << "Pareto front (monthly cost vs P95 TTFT vs P95 TPOT at the target):\n";
+    std::cout << "Pareto front (monthly cost vs P95 TTFT vs P95 TPOT at the target"
+              << (r.tied.empty() ? "" : "; * the winner, = tied with it") << "):\n";
     for (std::size_t i = 0; i < r.front.size(); ++i) {
       const auto& m = r.front[i];
       const auto& e = m.evaluation;
-      std::cout << (r.winner && *r.winner == i ? "* " : "  ") << m.candidate.name << ": " << cur
+      const bool tied = std::find(r.tied.begin(), r.tied.end(), i) != r.tied.end();
+      std::cout << (r.winner && *r.winner == i ? "* " : tied ? "= " : "  ") << m.candidate.name << ": " << cur
                 << fmt(e.monthly_cost, 0) << "/month, " << e.replicas << " x " << m.candidate.gpus_per_replica
                 << " GPU(s), capacity " << fmt(e.capacity_qps, 2) << " req/s per replica, TTFT p95 "
                 << fmt(e.ttft_p95_ms, 0) << " ms, TPOT p95 " << fmt(e.tpot_p95_ms, 1) << " ms\n";

@@ -158,6 +158,28 @@ TEST_CASE("compare leads with money at the target load and breaks equal bills by
   }
 }
 
+TEST_CASE("a tie neither the format nor the card breaks names the key that did, never 'the plain order'",
+          "[analysis][compare][ties]") {
+  // Guide audit (issue 29): "rtx4090-24gb fp16 wins on the plain order" — which was the token cost at the target,
+  // $0.353 against $0.354, under bills both $730. fp16 and bf16 on one card: equal bills, both lossless, one price.
+  Json j = test::chat_json("rtx4090-24gb");
+  spec::set_json_path(j, "cost.target_qps", 0.1);
+  const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
+  analysis::CompareOptions o = quick_compare({"rtx4090-24gb"});
+  o.quants = {"fp16", "bf16"};
+  const auto r = analysis::compare(base, o);
+  REQUIRE(r.rows.size() == 2);
+  REQUIRE(*r.rows[0].monthly_cost == *r.rows[1].monthly_cost);
+  REQUIRE(r.tied.size() == 2);
+  const auto& a = r.rows[0];
+  const auto& b = r.rows[1];
+  if (*a.cost_per_mtok_output_at_target != *b.cost_per_mtok_output_at_target)
+    CHECK_THAT(r.tie_note, Catch::Contains("wins on the lower cost per token at the target load, the bill being equal"));
+  else  // llmsim prices bf16 and fp16 alike: then the listed order decides, and the note says that, not a cost
+    CHECK_THAT(r.tie_note, Catch::Contains("rtx4090-24gb fp16 wins as the first listed (identical figures)"));
+  CHECK(r.tie_note.find("plain order") == std::string::npos);
+}
+
 TEST_CASE("compare says which options lie within the model's own error of the winner", "[analysis][compare][error_band]") {
   // A100 PCIe and SXM: the same die, bandwidth 1935 vs 2039 GB/s; rented at one price their bills differ by a few
   // percent, far inside the typical error of the A100/V1 regime (data/error_bands.json), so llmsim must not present

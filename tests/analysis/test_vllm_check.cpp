@@ -2,6 +2,7 @@
 // `vllm serve` command line, and the measured-vs-predicted check.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -412,4 +413,27 @@ TEST_CASE("a request_rate too small to simulate is blamed by name, not the repla
   }
   r.request_rate = 1e-6;  // 7e6 s of arrivals: long, but within the clock
   CHECK_NOTHROW(vllm_check_scenario(r, o, spec::Catalog::builtin(), notes));
+}
+
+TEST_CASE("check: a request_rate inf run is a burst, said so, never called unstable", "[messages]") {
+  // `vllm bench serve --request-rate inf` sends every request at t = 0: all 320 are in the system from the start
+  // whatever the server's speed, so the growth check's "grew by 160 over the last 160 arrivals" said nothing.
+  auto has = [](const VllmCheck& c, const std::string& text) {
+    return std::any_of(c.notes.begin(), c.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  const auto burst = check_h100(kH100_320);
+  CHECK(has(burst, "request_rate inf: all 3"));  // "all 320 requests" (those it simulates)
+  CHECK(has(burst, "requests were sent at once — a burst, not an overload"));
+  CHECK_FALSE(has(burst, "unstable"));
+  // The same rows at a finite rate far above what the server serves (changed here, not a measurement): a load with
+  // a rate, which the server falls behind, is still flagged.
+  auto r = read_vllm_result(data(kH100_320));
+  r.request_rate = 2000.0;
+  VllmCheckOptions o;
+  o.gpu = "h100-80gb-sxm";
+  o.model = "llama-3.1-8b";
+  o.vllm_args = kLambdaArgs;
+  const auto paced = check_vllm_result(r, o);
+  CHECK(has(paced, "the simulated run was unstable"));
+  CHECK_FALSE(has(paced, "a burst"));
 }

@@ -148,3 +148,14 @@ TEST_CASE("a tenant class's own SLO is an SLO in every header; a run that comple
   CHECK(Json::parse(served.out)["slo_met"].get<bool>());
   CHECK_THAT(test::run(none).out, Catch::Contains("SLO (none);"));
 }
+
+TEST_CASE("compare's money columns are headed in the scenario's currency, never '$' over another's", "[cli][said_once]") {
+  // Guide 002 prices in HK$: the cells read "HKD 7.073" and the heads read "$/Mtok@target" above them.
+  const auto r = test::run("compare " + kScenarios + "chat-8b.json --gpus rtx4090-24gb --set cost.currency=HKD "
+                           "--prices rtx4090-24gb=3.9 --requests 300 --replications 1 -q");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("HKD/Mtok@target") && Catch::Contains("HKD/month") && Catch::Contains("HKD/Mtok@cap"));
+  CHECK_THAT(r.out, Catch::Contains("HKD/Mtok@target and HKD/month: the fleet for the target load"));
+  CHECK(r.out.find("$/M") == std::string::npos);
+  CHECK(r.out.find("$/month") == std::string::npos);
+}

@@ -281,6 +281,17 @@ TEST_CASE("overload is flagged when clients time out and when a trace replays fa
       std::remove(path.c_str());
     }
   }
+  SECTION("a burst (every row at one instant, as `vllm bench serve --request-rate inf` sends) is a batch, not unstable") {
+    // 1,000 rows at t = 0: all in the system from the start whatever the server's speed. The growth check called
+    // it "grew by 500 over the last 500 arrivals"; it is judged as an offline batch is, not at all.
+    Json reqs = Json::array();
+    for (int k = 0; k < 1000; ++k) reqs.push_back({0.0, 512, 256});
+    Json w = {{"arrival", {{"process", "trace"}, {"requests", reqs}}}, {"num_requests", 1000}, {"warmup_requests", 0}};
+    const auto s = engine::simulate(make(llmsim::test::scenario(w))).summary;
+    CHECK(s.completed_requests == 1000);
+    CHECK_FALSE(s.unstable);
+    CHECK(s.reason.empty());  // the same 1,000 rows at 30 req/s are unstable (the section above)
+  }
 }
 
 TEST_CASE("the lifecycle refuses moves it does not have", "[lifecycle]") {

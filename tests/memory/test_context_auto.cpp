@@ -118,3 +118,30 @@ TEST_CASE("auto context of a fleet: each member fits its own, and requests are c
   CHECK(rs.max_model_len == rtx);
   CHECK(memory::context_note(rs) == "auto: the model's 131,072 does not fit");  // said of what the fleet runs
 }
+
+TEST_CASE("auto context: the pool's concurrency at shorter contexts is what a strict plan at that length says") {
+  // Guide 003: 8B FP16 on a 4090 leaves ~8 GB of KV — auto plans one sequence of ~50k tokens, which alone reads as
+  // one user; the same pool holds several chats of 8,192 tokens, exactly as `--max-model-len 8192` plans them.
+  for (const std::string model : {"llama-3.1-8b", "gemma-2-9b", "qwen2.5-14b"})
+    for (const std::string gpu : {"rtx4090-24gb", "a100-80gb-sxm"}) {
+      INFO(model << " on " << gpu);
+      const auto autofit = plan_context_case(model, gpu, model == "qwen2.5-14b" ? "awq-int4" : "fp16", {0, true});
+      REQUIRE(autofit.fits);
+      int listed = 0;
+      for (const auto& [tokens, seqs] : autofit.concurrent_seqs_at) {
+        CHECK(tokens < autofit.max_model_len);
+        const auto strict = plan_context_case(model, gpu, model == "qwen2.5-14b" ? "awq-int4" : "fp16", {tokens, false});
+        REQUIRE(strict.fits);
+        CHECK(seqs == strict.max_concurrent_seqs);
+        CHECK(seqs >= autofit.max_concurrent_seqs);
+        ++listed;
+      }
+      CHECK(listed == (autofit.max_model_len > 32768 ? 3 : autofit.max_model_len > 8192 ? 2 : autofit.max_model_len > 2048 ? 1 : 0));
+      CHECK(memory::to_json(autofit)["concurrent_seqs_at"].size() == autofit.concurrent_seqs_at.size());
+    }
+  const auto p = plan_context_case("llama-3.1-8b", "rtx4090-24gb", "fp16", {0, true});
+  CHECK(p.max_concurrent_seqs == 1);  // the longest context that fits: one sequence by construction
+  REQUIRE(p.concurrent_seqs_at.size() == 3);
+  CHECK(p.concurrent_seqs_at[1].first == 8192);
+  CHECK(p.concurrent_seqs_at[1].second >= 5);  // ~6.6 GB of KV at 128 KiB/token: ~6 chats of 8,192
+}

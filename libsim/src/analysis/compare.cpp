@@ -326,7 +326,22 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
                                                                       : std::numeric_limits<double>::quiet_NaN();
     points.emplace_back(v.value_or(std::numeric_limits<double>::quiet_NaN()), latency);
   }
-  const RankPick pick = pick_winner(candidates);
+  // The note names the key that decided inside a tie (never "the plain order"): the criterion itself when the tied
+  // values differ, else the first secondary key — e.g. equal bills went to a token $0.001/Mtok cheaper, said so.
+  const auto words = [](RankBy by) {
+    return by == RankBy::monthly_cost ? std::string("bill")
+           : by == RankBy::cost_per_mtok ? std::string("cost per token at the target load")
+                                        : std::string("cost per token at capacity");
+  };
+  bool equal_values = true;
+  {
+    const RankPick probe = pick_winner(candidates);
+    for (std::size_t i : probe.tied) equal_values = equal_values && *candidates[i].value == *candidates[probe.tied.front()].value;
+  }
+  const RankBy second = opt.rank_by == RankBy::cost_per_mtok ? RankBy::cost_per_mtok_at_capacity : RankBy::cost_per_mtok;
+  const RankPick pick = pick_winner(candidates, equal_values ? "on the lower " + words(second) + ", the " +
+                                                                   words(opt.rank_by) + " being equal"
+                                                             : "on the lower " + words(opt.rank_by));
   out.winner = pick.winner;
   if (pick.tied.size() > 1) out.tied = pick.tied;
   out.tie_note = pick.note;

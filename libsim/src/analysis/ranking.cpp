@@ -22,7 +22,7 @@ bool lossless_format(const std::string& weights, const std::string& kv_cache) {
   return sixteen_bit(weights) && (kv_cache.empty() || sixteen_bit(kv_cache) || kv_cache == "auto");
 }
 
-RankPick pick_winner(const std::vector<RankCandidate>& c) {
+RankPick pick_winner(const std::vector<RankCandidate>& c, std::string_view plain_order) {
   RankPick out;
   auto u = [&](std::size_t i) { return std::max(kMinRelativeTie, std::isfinite(c[i].rel_uncertainty) ? c[i].rel_uncertainty : 1.0); };
   // The plain order: value, then the secondary keys, then the earlier option.
@@ -61,9 +61,14 @@ RankPick pick_winner(const std::vector<RankCandidate>& c) {
     const bool by_price = std::any_of(out.tied.begin(), out.tied.end(), [&](std::size_t i) {
       return c[i].lossless == c[w].lossless && c[i].card_price != c[w].card_price;
     });
+    // Identical in every figure (bf16 beside fp16): the order they were listed in decides, said as such.
+    const bool identical = std::all_of(out.tied.begin(), out.tied.end(), [&](std::size_t i) {
+      return *c[i].value == *c[w].value && c[i].tie_keys == c[w].tie_keys;
+    });
+    const std::string plain = identical ? "as the first listed (identical figures)" : std::string(plain_order);
     out.note = "tie within the noise (±" + percent(noise) + ") between " + names + ": " + c[w].name + " wins" +
                (by_format ? " as the lossless format" : "") + (by_format && by_price ? ", then" : "") +
-               (by_price ? " as the cheaper card" : "") + (!by_format && !by_price ? " on the plain order" : "");
+               (by_price ? " as the cheaper card" : "") + (!by_format && !by_price ? " " + plain : "");
   }
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include "llmsim/analysis/capacity.hpp"
 #include "llmsim/analysis/cost.hpp"
+#include "llmsim/analysis/ranking.hpp"
 #include "llmsim/analysis/row.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/number.hpp"
@@ -517,11 +518,39 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
                         " feasible in the first pass");
     return r;
   }
-  r.winner = 0;
+  // The winner by compare's rule (analysis/ranking.hpp): bills within the noise are a tie, broken by the lossless
+  // format, then the cheaper card, then the lower bill and the lower P95 TTFT — said, never a silent ordering by
+  // a difference of milliseconds between percentiles that print alike.
+  std::vector<RankCandidate> ranked;
+  bool equal_bills = true;
+  for (const auto& m : r.front) {
+    RankCandidate c;
+    c.value = m.evaluation.monthly_cost;
+    c.tie_keys = {m.evaluation.ttft_p95_ms, m.evaluation.tpot_p95_ms};
+    c.lossless = m.evaluation.quality_caveat.empty();
+    c.card_price = m.candidate.price_per_gpu_hour;
+    c.name = m.candidate.name;
+    ranked.push_back(std::move(c));
+  }
+  for (std::size_t i : pick_winner(ranked).tied)  // the note names the plain order's deciding key
+    equal_bills = equal_bills && r.front[i].evaluation.monthly_cost == r.front[0].evaluation.monthly_cost;
+  const RankPick pick = pick_winner(ranked, equal_bills ? "on the lower P95 TTFT" : "on the lower bill");
+  r.winner = pick.winner.value_or(0);
+  if (pick.tied.size() > 1) {
+    for (std::size_t i : pick.tied) r.tied.push_back(i);
+    r.tie_note = pick.note;
+  }
   if (const std::string at = sized_at(plan); !at.empty()) r.reasons.push_back("sized at " + at);
-  const auto& w = r.front[0];
+  const auto& w = r.front[*r.winner];
   const auto& we = w.evaluation;
-  r.reasons.push_back(w.candidate.name + " is the cheapest at " + money(we.monthly_cost, cur) + "/month: " +
+  // A tie may go to a bill a little above the cheapest (the cheaper card, the lossless format): said, never "cheapest".
+  const auto& cheapest = r.front[0];
+  const std::string wins_at =
+      we.monthly_cost > cheapest.evaluation.monthly_cost
+          ? " wins at " + money(we.monthly_cost, cur) + "/month, tied within the noise with the cheapest bill (" +
+                cheapest.candidate.name + ", " + money(cheapest.evaluation.monthly_cost, cur) + "; the tie rule below)"
+          : " is the cheapest at " + money(we.monthly_cost, cur) + "/month";
+  r.reasons.push_back(w.candidate.name + wins_at + ": " +
                       std::to_string(we.replicas) + " replica(s) of " + std::to_string(w.candidate.gpus_per_replica) +
                       " GPU(s) at " + money2(w.candidate.price_per_gpu_hour, cur) + "/GPU-h, each carrying up to " +
                       format_fixed(we.capacity_qps, 2) + (slo_set ? " req/s within the SLO" : " req/s stably (no SLO set)") +
@@ -529,12 +558,16 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
                       format_fixed(we.ttft_p95_ms, 0) + " ms, P95 TPOT " + format_fixed(we.tpot_p95_ms, 1) + " ms" +
                       (we.quality_caveat.empty() ? std::string() : "; " + we.quality_caveat));
   if (!we.slo_headroom_note.empty()) r.reasons.push_back(w.candidate.name + ": " + we.slo_headroom_note);
-  // The runner-up: the next front member, else the cheapest other feasible configuration of the first pass.
+  if (!r.tie_note.empty()) r.reasons.push_back(r.tie_note);
+  // The runner-up: the first other front member, else the cheapest other feasible configuration of the first pass.
   const SearchCandidate* rc = nullptr;
   const SearchEvaluation* re = nullptr;
+  bool runner_tied = false;
   if (r.front.size() > 1) {
-    rc = &r.front[1].candidate;
-    re = &r.front[1].evaluation;
+    const std::size_t k = *r.winner == 0 ? 1 : 0;
+    rc = &r.front[k].candidate;
+    re = &r.front[k].evaluation;
+    runner_tied = std::find(r.tied.begin(), r.tied.end(), k) != r.tied.end();
   } else {
     for (std::size_t i = 0; i < first.size(); ++i) {
       if (!first[i] || !feasible(*first[i], options.budget_per_month) || plan.candidates[i].index == w.candidate.index) continue;
@@ -544,17 +577,16 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
   if (rc) {
     const double per_gpu_w = we.capacity_qps / (w.candidate.gpus_per_replica * w.candidate.price_per_gpu_hour);
     const double per_gpu_r = re->capacity_qps / (rc->gpus_per_replica * rc->price_per_gpu_hour);
-    const bool tie = re->monthly_cost == we.monthly_cost;  // the front's order then goes by P95 TTFT
     const bool faster = re->ttft_p95_ms < we.ttft_p95_ms || re->tpot_p95_ms < we.tpot_p95_ms;
-    std::string lacks = tie ? "it ties on the bill and the tie goes to the lower P95 TTFT (" + format_fixed(we.ttft_p95_ms, 0) +
-                                  " against its " + format_fixed(re->ttft_p95_ms, 0) + " ms; its P95 TPOT " +
-                                  format_fixed(re->tpot_p95_ms, 1) + " ms against " + format_fixed(we.tpot_p95_ms, 1) + ")"
+    std::string lacks = runner_tied ? "it is tied with the winner (the tie rule above): P95 TTFT " + format_fixed(re->ttft_p95_ms, 0) +
+                                  " ms against the winner's " + format_fixed(we.ttft_p95_ms, 0) + ", P95 TPOT " +
+                                  format_fixed(re->tpot_p95_ms, 1) + " ms against " + format_fixed(we.tpot_p95_ms, 1)
                         : faster ? "it buys lower latency (P95 TTFT " + format_fixed(re->ttft_p95_ms, 0) + " ms, TPOT " +
                                        format_fixed(re->tpot_p95_ms, 1) + " ms) at a higher bill"
                                  : "it is no faster at the target";
     const double extra = we.monthly_cost > 0 ? (re->monthly_cost / we.monthly_cost - 1) * 100 : 0;
-    r.reasons.push_back("runner-up " + rc->name + " costs " + money(re->monthly_cost, cur) + "/month (+" +
-                        format_fixed(extra, 0) + "%, " + std::to_string(re->replicas) + " replica(s) of " +
+    r.reasons.push_back("runner-up " + rc->name + " costs " + money(re->monthly_cost, cur) + "/month (" +
+                        (extra < 0 ? "" : "+") + format_fixed(extra, 0) + "%, " + std::to_string(re->replicas) + " replica(s) of " +
                         std::to_string(rc->gpus_per_replica) + " GPU(s)): it carries " + format_fixed(per_gpu_r, 2) +
                         " req/s per GPU-dollar-hour against the winner's " + format_fixed(per_gpu_w, 2) + "; " + lacks);
   } else {

@@ -93,6 +93,8 @@ Json to_json(const SearchResult& r) {
   };
   Json front = Json::array();
   for (const auto& m : r.front) front.push_back(member(m));
+  Json tied = Json::array();  // the names of the members tied with the winner (it included); empty without a tie
+  for (std::size_t i : r.tied) tied.push_back(r.front[i].candidate.name);
   return Json{{"target_qps", r.target_qps},
               {"budget_per_month", r.budget_per_month ? Json(*r.budget_per_month) : Json(nullptr)},
               {"currency", r.currency},
@@ -108,6 +110,8 @@ Json to_json(const SearchResult& r) {
                 {"rechecked", r.rechecked}}},
               {"front", front},
               {"winner", r.winner ? member(r.front[*r.winner]) : Json(nullptr)},
+              {"tied", tied},
+              {"tie_note", r.tie_note},
               {"reasons", r.reasons}};
 }
 

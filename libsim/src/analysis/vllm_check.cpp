@@ -324,6 +324,12 @@ spec::Scenario vllm_check_scenario(const VllmResult& given, const VllmCheckOptio
     }
     if (!(t <= spec::kMaxSimulatedSeconds)) too_slow(std::isnan(t) ? std::numeric_limits<double>::infinity() : t);
     w["arrival"] = {{"process", "trace"}, {"requests", reqs}};
+    if (!r.request_rate) {
+      notes.push_back("request_rate inf: all " + std::to_string(n) + " requests were sent at once — a burst, not an "
+                      "overload: the server works through one batch of " + std::to_string(n) + ", and the queue it "
+                      "starts with says nothing of stability (overload is judged only where arrivals have a rate); "
+                      "the duration is how long that batch took");
+    }
     if (r.request_rate && !sent) {
       notes.push_back("request_rate " + format_digits(*r.request_rate) + "/s: arrival times drawn like vLLM's client (Gamma, "
                       "burstiness " + format_digits(r.burstiness) + "), not the measured ones (the file does not record them)");

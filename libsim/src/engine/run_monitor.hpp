@@ -13,6 +13,9 @@
 //    growth check above is never judged): some window of the per-hour fleet table in which the fleet fell behind —
 //    fewer requests completed than entered by more than 5 % of those that entered and more than 3√n + 8 (the same
 //    noise bound), the rest still in the system, failed or timed out (check_windows);
+//  * not judged: closed loops and offline batches (they pace themselves), and a burst — a replayed trace whose rows all
+//    arrive at one instant (`vllm bench serve --request-rate inf`): every request is in the system from the start
+//    whatever the server's speed, so growth says nothing (Simulation::build);
 //  * the memory bound on requests in the system (SimulationOptions::max_in_system) and the clock's precise
 //    range (spec::kMaxSimulatedSeconds): the run stops, flagged incomplete.
 #include <cmath>

@@ -139,6 +139,13 @@ bool Simulation::build() {
     throw ConfigError("workload.warmup_requests", "must be < the " + std::to_string(arrivals) +
                                                       " requests the trace replays (its rows, at most num_requests), got " +
                                                       std::to_string(warmup_));
+  // A replayed trace whose rows all arrive at one instant (`vllm bench serve --request-rate inf`) is a burst: a batch
+  // sent at once, like an offline one. With no arrival rate there is nothing to fall behind — every request is in
+  // the system from the start whatever the server's speed, so the growth check would call any burst of 200 or more
+  // "unstable". It is judged as a batch is (not at all); its duration is the measure (RunMonitor).
+  if (open_loop && driver_->replay_rows() > 0 && w.effective_classes().size() == 1 && arrivals > 0 &&
+      driver_->trace().rows[static_cast<std::size_t>(arrivals - 1)].arrival_s == driver_->trace().rows.front().arrival_s)
+    open_loop = false;
   if (open_loop && arrivals >= 200) monitor_->watch_growth(arrivals);
   else if (open_loop && arrivals > 0) monitor_->watch_short(arrivals);  // too few for the growth check (run_monitor.hpp)
   return true;

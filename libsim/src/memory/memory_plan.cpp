@@ -284,6 +284,9 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   }
   plan.fits = true;
   plan.max_concurrent_seqs = pool_blocks / blocks_per_seq;
+  for (const int len : {2048, 8192, 32768})
+    if (len < plan.max_model_len)
+      plan.concurrent_seqs_at.emplace_back(len, pool_blocks / layout.blocks_for(len, engine.block_size, chunk));
   return plan;
 }
 
@@ -318,6 +321,8 @@ std::string describe_context(const MemoryPlan& plan) { return describe_context(p
 
 Json to_json(const MemoryPlan& plan) {
   const auto& g = plan.per_gpu;
+  Json at = Json::array();
+  for (const auto& [tokens, seqs] : plan.concurrent_seqs_at) at.push_back({{"tokens", tokens}, {"seqs", seqs}});
   return Json{{"fits", plan.fits},
               {"reason", plan.reason},
               {"params", plan.params},
@@ -326,6 +331,7 @@ Json to_json(const MemoryPlan& plan) {
               {"kv_capacity_tokens", plan.kv_capacity_tokens},
               {"kv_capacity_blocks", plan.kv_capacity_blocks},
               {"max_concurrent_seqs", plan.max_concurrent_seqs},
+              {"concurrent_seqs_at", at},
               {"longest_context_tokens", plan.longest_context_tokens},
               {"kv_sliding_window", plan.kv_sliding_window},
               {"kv_cache_groups", plan.kv_cache_groups},

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmsim::analysis {
@@ -35,7 +36,9 @@ struct RankPick {
 
 /// The best eligible candidate: the lowest value (then tie_keys, then the earlier); when others are
 /// indistinguishable from it, the tie goes to the lossless format, then to the cheaper card, then as above.
-RankPick pick_winner(const std::vector<RankCandidate>& candidates);
+/// `plain_order`: how the note names the plain order when neither the format nor the card price breaks the tie
+/// (search: "on the lower P95 TTFT").
+RankPick pick_winner(const std::vector<RankCandidate>& candidates, std::string_view plain_order = "on the plain order");
 
 /// True for weight formats and KV dtypes that keep 16 bits ("fp16", "bf16", "auto" resolved to them).
 bool lossless_format(const std::string& weights, const std::string& kv_cache);

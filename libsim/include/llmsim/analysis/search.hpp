@@ -147,7 +147,11 @@ struct SearchResult {
   std::int64_t enumerated = 0, invalid = 0, pruned_memory = 0, pruned_budget = 0, pruned_bound = 0, simulated = 0,
                screened = 0, feasible = 0, rechecked = 0;
   std::vector<SearchFrontMember> front;   ///< by monthly cost, then P95 TTFT
-  std::optional<std::size_t> winner;      ///< into front: the cheapest (then lowest P95 TTFT)
+  /// into front: the cheapest, by compare's rule (analysis/ranking.hpp): bills within the noise tie, and a tie goes
+  /// to the lossless format, then the cheaper card, then the lower bill, then the lower P95 TTFT
+  std::optional<std::size_t> winner;
+  std::vector<std::size_t> tied;          ///< into front: the members tied with the winner, it included (empty: none)
+  std::string tie_note;                   ///< how the tie was broken ("" without one); also in reasons
   std::vector<std::string> reasons;       ///< why the winner won, what the runner-up lacks
   std::string currency = "USD";
 };

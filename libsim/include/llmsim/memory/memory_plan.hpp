@@ -2,6 +2,8 @@
 // Layer 2: does the model fit, and how many KV-cache tokens remain per GPU?
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/spec/deployment.hpp"
@@ -50,6 +52,10 @@ struct MemoryPlan {
   std::int64_t kv_capacity_blocks = 0;     ///< of engine.block_size tokens
   std::int64_t max_concurrent_seqs = 0;    ///< sequences of max_model_len tokens that fit at once (sliding windows
                                            ///< counted as vLLM's "Maximum concurrency" does)
+  /// (tokens, sequences) at the shorter contexts 2,048, 8,192 and 32,768 below max_model_len: the one pool holds
+  /// more of them (the same per-sequence sum). Auto plans the longest context that fits, where one sequence is all
+  /// the pool holds: "1 sequence of 50,336 tokens" alone reads as one user, where it holds 6 chats of 8,192.
+  std::vector<std::pair<int, std::int64_t>> concurrent_seqs_at;
   std::int64_t longest_context_tokens = 0; ///< one sequence's limit: the KV pool or the model, whichever is less
   int max_model_len = 0;                   ///< the context planned for (auto: what fits)
   bool max_model_len_auto = false;         ///< planned under vLLM's --max-model-len auto
