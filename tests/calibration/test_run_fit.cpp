@@ -226,6 +226,39 @@ RealCardFit real_card(const std::string& card, bool figures, std::int64_t fit_re
   if (!rep.capacity_probe.empty())
     std::cout << "  capacity guard: " << rep.capacity_probe << " " << rep.capacity_base << " -> " << rep.capacity_fitted
               << " tok/s, " << rep.capacity_refused << " steps refused\n";
+  // Where the unseen error sits: each unseen run's values, uncalibrated -> fitted (signed relative errors), then the
+  // median and 90th percentile of |error| (numpy's linear interpolation), and the leave-one-out ones of the fitted runs.
+  std::vector<double> abs_before, abs_after;
+  for (const auto& u : unseen) {
+    const auto b = analysis::BenchPredictor(u).predict(base), a = analysis::BenchPredictor(u).predict(rep.profile);
+    std::cout << "  unseen " << u.name << ":";
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      std::cout << " " << u.measured[i].key << " " << b[i] / u.measured[i].value - 1 << " -> "
+                << a[i] / u.measured[i].value - 1;
+      abs_before.push_back(std::abs(b[i] / u.measured[i].value - 1));
+      abs_after.push_back(std::abs(a[i] / u.measured[i].value - 1));
+    }
+    std::cout << "\n";
+  }
+  auto percentile = [](std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    const double at = q * static_cast<double>(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(at);
+    return lo + 1 < v.size() ? v[lo] + (at - static_cast<double>(lo)) * (v[lo + 1] - v[lo]) : v[lo];
+  };
+  std::cout << "  unseen |error| median " << percentile(abs_before, 0.5) << " -> " << percentile(abs_after, 0.5)
+            << ", p90 " << percentile(abs_before, 0.9) << " -> " << percentile(abs_after, 0.9);
+  if (rep.profile.cross_validated_error)
+    std::cout << "; leave-one-out median " << rep.profile.cross_validated_error->median_abs << ", p90 "
+              << rep.profile.cross_validated_error->p90_abs;
+  std::cout << "\n";
+  for (const auto& row : rep.runs) {
+    std::cout << "  fitted " << row.run << ":";
+    for (std::size_t i = 0; i < row.measured.size(); ++i)
+      std::cout << " " << row.keys[i] << " " << row.before[i] / row.measured[i] - 1 << " -> "
+                << row.after[i] / row.measured[i] - 1;
+    std::cout << "\n";
+  }
   const bool guarded = !rep.capacity_probe.empty();
   if (!figures) return {before, after, rep.rms_before, rep.rms_after, guarded};
   // The same fields without the prior: a figure of docs/calibration.md, asserted nowhere, so only in the hidden
