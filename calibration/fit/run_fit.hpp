@@ -46,7 +46,8 @@ inline constexpr double kStepSimulated = 0.03;
 /// least-squares minimization", arXiv:1201.5885, sections 3-4): the second directional derivative of the residuals
 /// along the step v by a finite difference of h·v, h = 0.1 (their recommendation), but never a shift below 0.02 in log
 /// (ten times kStepModel, so that the Jacobian's own truncation error moves the second difference by at most a tenth);
-/// the accelerated step v + a/2 is refused when 2|a|/|v| exceeds alpha = 0.75 (their recommended bound).
+/// the step is v + a/2 while 2|a|/|v| <= alpha = 0.75 (their recommended bound), v alone beyond it (they refuse the
+/// trial there; run_fit_solver.cpp says why not here). Only where every run is priced by the cost model alone.
 /// Provenance: perf/provenance.cpp ("run_fit.geodesic_*").
 inline constexpr double kGeodesicH = 0.1;
 inline constexpr double kGeodesicMinStep = 0.02;
