@@ -42,6 +42,16 @@ inline constexpr double kConvergedChi2 = 0.01;
 /// ("run_fit.jacobian_step_*").
 inline constexpr double kStepModel = 2e-3;
 inline constexpr double kStepSimulated = 0.03;
+/// Geodesic acceleration (Transtrum & Sethna 2012, "Improvements to the Levenberg-Marquardt algorithm for nonlinear
+/// least-squares minimization", arXiv:1201.5885, sections 3-4): the second directional derivative of the residuals
+/// along the step v by a finite difference of h·v, h = 0.1 (their recommendation), but never a shift below 0.02 in log
+/// (ten times kStepModel, so that the Jacobian's own truncation error moves the second difference by at most a tenth);
+/// the step is v + a/2 while 2|a|/|v| <= alpha = 0.75 (their recommended bound), v alone beyond it (they refuse the
+/// trial there; run_fit_solver.cpp says why not here). Only where every run is priced by the cost model alone.
+/// Provenance: perf/provenance.cpp ("run_fit.geodesic_*").
+inline constexpr double kGeodesicH = 0.1;
+inline constexpr double kGeodesicMinStep = 0.02;
+inline constexpr double kGeodesicAlpha = 0.75;
 
 /// The most a fit to serving runs may set the serving path's fixed part to (HardwareProfile::api_server_s), seconds:
 /// 4x the largest public measurement of that path (vllm#54628: client TTFT less the server's own, 8-12 ms, on a WSL2

@@ -158,6 +158,9 @@ VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int m
   const double dof = std::max<double>(1.0, static_cast<double>(nd - x.size()));
   double cost = r.squaredNorm(), lambda = 1e-3;
   SolveStats st;
+  // Geodesic acceleration (Transtrum & Sethna 2012) where every run is priced by the cost model alone: a simulated
+  // run's values jump by ~1e-3 between step boundaries, which a second difference turns into noise.
+  const bool accelerate = std::none_of(use.begin(), use.end(), [&](int k) { return pb.simulated(k); });
   while (st.iterations < max_iter) {
     const MatrixXd J = pb.jacobian(x, r, use);
     const MatrixXd Afull = J.transpose() * J;
@@ -189,13 +192,47 @@ VectorXd solve(const Problem& pb, VectorXd x, const std::vector<int>& use, int m
     MatrixXd A0 = A;
     for (Eigen::Index j = 0; j < A0.rows(); ++j) A0(j, j) += 1e-12 * std::max(A(j, j), 1e-12) + 1e-14;
     const double promised = g.dot(A0.ldlt().solve(g));
+    MatrixXd JF(J.rows(), nf);
+    for (Eigen::Index a = 0; a < nf; ++a) JF.col(a) = J.col(free[static_cast<std::size_t>(a)]);
     bool improved = false;
     while (lambda < 1e7) {
       MatrixXd B = A;
       for (Eigen::Index j = 0; j < B.rows(); ++j) B(j, j) += lambda * std::max(A(j, j), 1e-12) + 1e-14;
-      const VectorXd d = B.ldlt().solve(g);
+      const auto Bf = B.ldlt();
+      VectorXd dx = -Bf.solve(g);  // the velocity v of Transtrum & Sethna: the Levenberg-Marquardt step
+      if (accelerate) {
+        // Geodesic acceleration: the residuals' second derivative along v, r''_v, by a finite difference, and the
+        // step's second-order part a = -B^-1 J' r''_v; the step is v + a/2 where 2|a|/|v| <= kGeodesicAlpha (the
+        // quadratic term small, norms scaled by diag(J'J) as the damping is), v alone otherwise (Transtrum & Sethna
+        // refuse the trial there and raise lambda: on the static batches' first, long steps that took the plain fit 8
+        // iterations instead of 3 to reach the valley). Along a curved valley the straight step v overshoots its
+        // floor and lambda grows; v + a/2 bends with it. Also when the shift h·v leaves the box: v alone.
+        const double vmax = dx.cwiseAbs().maxCoeff();
+        if (!(vmax > 0)) break;  // no descent direction left: no step lowers the cost
+        const double t = std::max(kGeodesicH * vmax, kGeodesicMinStep);
+        const VectorXd u = dx / vmax;
+        VectorXd xh = x;
+        bool inside = true;
+        for (Eigen::Index a = 0; a < nf; ++a) {
+          const auto f = free[static_cast<std::size_t>(a)];
+          xh[f] += t * u[a];
+          const auto& q = pb.params[static_cast<std::size_t>(f)];
+          inside = inside && xh[f] >= std::log(q.lo) && xh[f] <= std::log(q.hi);
+        }
+        if (inside) {
+          const VectorXd rh = pb.residuals(xh, use);
+          const VectorXd rpp = (2.0 / (t * t)) * (rh - r - t * (JF * u)) * (vmax * vmax);
+          const VectorXd acc = -Bf.solve(JF.transpose() * rpp);
+          auto scaled = [&](const VectorXd& y) {
+            double n2 = 0;
+            for (Eigen::Index a = 0; a < nf; ++a) n2 += std::max(A(a, a), 1e-12) * y[a] * y[a];
+            return std::sqrt(n2);
+          };
+          if (2 * scaled(acc) <= kGeodesicAlpha * scaled(dx)) dx += 0.5 * acc;
+        }
+      }
       VectorXd xn = x;
-      for (Eigen::Index a = 0; a < nf; ++a) xn[free[static_cast<std::size_t>(a)]] -= d[a];
+      for (Eigen::Index a = 0; a < nf; ++a) xn[free[static_cast<std::size_t>(a)]] += dx[a];
       pb.clamp(xn);
       const VectorXd rn = pb.residuals(xn, use);
       const double cn = rn.squaredNorm();

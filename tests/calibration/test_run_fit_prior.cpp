@@ -30,7 +30,10 @@ TEST_CASE("run fit: the prior holds what few runs cannot see at the base, and mo
   for (const auto& entry : {std::pair{"run_fit.prior_residual_scale", calibration::kPriorResidualScale},
                             std::pair{"run_fit.prior_sigma_kernel", calibration::kPriorSigmaKernel},
                             std::pair{"run_fit.prior_sigma_host", calibration::kPriorSigmaHost},
-                            std::pair{"run_fit.converged_chi2", calibration::kConvergedChi2}}) {
+                            std::pair{"run_fit.converged_chi2", calibration::kConvergedChi2},
+                            std::pair{"run_fit.geodesic_h", calibration::kGeodesicH},
+                            std::pair{"run_fit.geodesic_min_step", calibration::kGeodesicMinStep},
+                            std::pair{"run_fit.geodesic_alpha", calibration::kGeodesicAlpha}}) {
     const std::string field = entry.first;  // not a structured binding: clang 14 cannot capture one in a lambda
     const double value = entry.second;
     INFO(field);

@@ -137,14 +137,16 @@ void static_card(const std::string& id, unsigned seed, bool figures) {
   CHECK(after.p90 < before.p90);
   CHECK(after.median <= kStaticNoise);
   CHECK(after.p90 <= 2 * kStaticNoise);
-  // The fit and every leave-one-out refit converged (run_fit_solver.hpp's rule) well before the iteration limit. The
-  // prior's plain fit does not: without the prior the cost still falls along the directions the runs barely see
-  // (docs/calibration.md, "when a solve stops"), and the report says so.
+  // The fit and every leave-one-out refit converged (run_fit_solver.hpp's rule) well before the iteration limit. So
+  // does the prior's plain fit, whose minimum lies at the end of a long curved valley (weight streaming x the per-step
+  // host cost, the host cost at its lower bound): without geodesic acceleration it crawled along it and stopped at
+  // the limit on the H100 (docs/calibration.md, "when a solve stops").
   CHECK(rep.stopped_by == "converged");
   CHECK(rep.iterations < calibration::RunFitOptions{}.max_iterations / 4);
   CHECK(rep.cv_at_limit == 0);
   CHECK(rep.cv_iterations_max < calibration::RunFitOptions{}.max_iterations / 4);
-  CHECK_FALSE(rep.prior_fit_stopped_by.empty());
+  CHECK(rep.prior_fit_stopped_by == "converged");
+  CHECK(rep.prior_fit_iterations < calibration::RunFitOptions{}.max_iterations);
   // What prices batch 64's decode GEMMs (M = 64) is what the runs measured of the tensor cores elsewhere: within
   // 10 % of the card (the prior is 13.6 % off). Fitting M <= 128 apart, on runs that move it by < 1 % per e-fold,
   // kept the prior on the H100 (unconstrained) and drove it to its bound, 1.0 of peak, on the A100 (14 % and 57 %).

@@ -520,6 +520,22 @@ std::vector<ConstantProvenance> build() {
                 "TTFT jumps by ~1 % where a step's end crosses an arrival (llmsim's own H100 serving runs, 300-500 "
                 "requests, scanned in steps of 0.5 % of weight streaming), so the step spans several jumps",
                 {}, 0.03));
+  t.push_back(c("run_fit.geodesic_h", "all", P::public_measurement,
+                "Transtrum & Sethna 2012, 'Improvements to the Levenberg-Marquardt algorithm for nonlinear least-squares "
+                "minimization' (arXiv:1201.5885), geodesic acceleration: the second directional derivative of the "
+                "residuals along the step v by a finite difference of h v, h = 0.1 their recommendation. Not a "
+                "cost-model constant: the run fit's second-order step",
+                {}, 0.1));
+  t.push_back(c("run_fit.geodesic_min_step", "all", P::public_measurement,
+                "the smallest shift (in log of a field) of that finite difference: 10x run_fit.jacobian_step_model, so "
+                "that the forward-difference Jacobian's truncation error (step/2 of the second derivative) moves the "
+                "second difference by at most a tenth (Numerical Recipes 3rd ed. 5.7). Not a cost-model constant",
+                {}, 0.02));
+  t.push_back(c("run_fit.geodesic_alpha", "all", P::public_measurement,
+                "Transtrum & Sethna 2012 (arXiv:1201.5885) section 4: the accelerated step v + a/2 only while "
+                "2|a|/|v| <= alpha, alpha = 0.75 their recommendation (the quadratic term small against the linear "
+                "one). Not a cost-model constant",
+                {}, 0.75));
   t.push_back(c("run_fit.serving_path_max_s", "all", P::assumed,
                 "the upper bound of a fitted serving path (api_server_s): 4x the largest public measurement of the "
                 "HTTP + IPC path around an engine (vllm#54628: client TTFT less the server's own 8-12 ms, a WSL2 "
