@@ -49,9 +49,6 @@ void read_gemma4_text(const JsonView& v, ModelSpec& m) {
   m.full_k_eq_v = truthy(v, "attention_k_eq_v");
   if (m.full_k_eq_v) m.full_kv_heads = positive_or(v, "num_global_key_value_heads", m.num_kv_heads);
   m.qk_norm = true;             // q_norm, k_norm with weights of the layer's head_dim; v_norm has none
-  m.notes.push_back("the cost model prices the full-attention layers' attention (scores and KV reads) at the sliding "
-                    "layers' head shape (" + std::to_string(m.num_kv_heads) + " KV heads of " +
-                    std::to_string(m.head_dim) + "); their weights and KV memory use their own shape");
   m.bias_params_per_layer += 1;  // layer_scalar, loaded from the checkpoint
   if (truthy(v, "enable_moe_block")) {
     // Gemma4MoE beside the dense MLP in every layer: both see the same residual and their outputs are summed, so the
