@@ -231,3 +231,22 @@ TEST_CASE("issue 30: Gemma-4's full-attention layers attend at their own shape (
         Approx(full * 2 * 32 * 512 * p.prefill_attn_pairs).epsilon(1e-9));
   CHECK(own.iteration_time(p) > at_flat.iteration_time(p));
 }
+
+TEST_CASE("issue 30: Gemma-4 E2B runs its double-wide MLPs and per-layer-input linears, not its per-layer table") {
+  const auto m = spec::Catalog::builtin().model("gemma-4-e2b");
+  const CostModel cm = on("gemma-4-e2b", "l4-24gb", "bf16");
+  // One decode token runs 2 FLOPs per linear weight of the "effective" model: the attention (averaged over both
+  // shapes), the MLPs (20 of them double-wide), the per-layer gate and projection and per_layer_model_projection,
+  // the tied LM head. The 2.35 B-entry per-layer table is looked up, not multiplied. (The norms left in the count,
+  // q/k norms and the PLE norms, are under 0.01 %.)
+  const double linear = static_cast<double>(m.active_param_count() - m.embedding_params() -
+                                            m.num_layers * m.norm_params_per_layer() - m.hidden_size) +
+                        static_cast<double>(m.embedding_params());  // the LM head (tied) is a GEMM
+  CHECK(linear_flops(cm.breakdown(decode(1, 1024))) == Approx(2.0 * linear).epsilon(0.002));
+  // Without the double-wide layers the MLP FLOPs fall by 20 layers × 3 × 1536 × 6144 × 2.
+  spec::ModelSpec narrow = m;
+  narrow.double_wide_mlp_layers = 0;
+  const CostModel cn = on("gemma-4-e2b", "l4-24gb", "bf16", 1, &narrow);
+  CHECK(op_value(cm.breakdown(decode(1, 1024)), "mlp") - op_value(cn.breakdown(decode(1, 1024)), "mlp") ==
+        Approx(2.0 * 20 * 3 * 1536 * 6144).epsilon(1e-6));
+}

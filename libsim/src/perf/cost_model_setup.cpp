@@ -77,7 +77,19 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     // the q and KV latents.
     c->rotary_norm_elems = 2 * (c->heads + 1) * m.qk_rope_head_dim + 2 * (static_cast<double>(m.q_lora_rank) + m.kv_lora_rank);
   }
+  if (m.double_wide_mlp_layers > 0) {
+    // Gemma-4 E2B: the KV-shared layers' MLPs are 2 × intermediate_size wide; the MLP carries the per-layer average
+    // (weights, FLOPs, activation), as qkv_proj / o_proj do over two attention shapes.
+    c->inter *= 1.0 + static_cast<double>(m.double_wide_mlp_layers) / m.num_layers;
+  }
   c->mlp_params = 3.0 * c->hidden * c->inter;  // a dense layer's gated MLP (gate, up, down)
+  if (m.per_layer_input_size > 0) {
+    // Gemma-4 E2B/E4B's per-layer inputs: every layer's gate (hidden → size) and projection back (replicated on every
+    // rank) and its share of per_layer_model_projection (hidden → layers × size, column-parallel), run for every token
+    // beside the MLP. The table lookup (layers × size elements per token) is an embedding gather, not priced.
+    const double ple = m.per_layer_input_size;
+    c->mlp_params += 2.0 * m.hidden_size * ple + m.hidden_size * ple / t;
+  }
   c->dense_layers = m.num_layers;
   if (m.is_moe()) {
     c->experts = m.num_experts;
