@@ -291,7 +291,10 @@ ModelSpec model_spec_from_hf_config(const JsonView& v, std::string id) {
   m.id = std::move(id);
   m.architecture = architecture.empty() ? model_type : architecture;
   m.source = v.json();
-  m.validate(path);
+  // A multimodal wrapper's sizes come from its text_config: name the keys there (model.text_config.head_dim).
+  const bool wrapped = f && (f->kind == Kind::gemma3 || f->kind == Kind::gemma4 || f->kind == Kind::llama4 ||
+                             f->kind == Kind::mistral3 || f->kind == Kind::kimi_k25);
+  m.validate(wrapped ? v["text_config"].path() : path);
   return m;
 }
 
