@@ -128,6 +128,12 @@ TEST_CASE("Gemma-4: mismatched layer lists, zero or non-dividing shapes, and abs
     t["text_config"][k.key] = k.value;
     refused_naming(t, std::string("model.text_config.") + k.key);
   }
+  // Omitted sizes take Gemma4TextConfig's defaults (as transformers and vLLM do), not Llama's derivations.
+  c = malformed_base("gemma-4-e2b");
+  c["text_config"].erase("head_dim");
+  c["text_config"].erase("num_key_value_heads");
+  CHECK(read(c).head_dim == 256);  // not 1536 / 8
+  CHECK(read(c).num_kv_heads == 4);  // not the 8 query heads
   c = malformed_base("gemma-4-31b");
   c["vision_config"]["hidden_size"] = 1 << 30;
   CHECK_THROWS_WITH(read(c), Catch::Contains("model.vision_config") && Catch::Contains("implausibly large"));
