@@ -43,7 +43,8 @@ TEST_CASE("GLM-4.7-Flash: missing MoE/MLA keys are refused, not filled with a cl
                         Case{"num_experts_per_tok", 0}, Case{"kv_lora_rank", 0}, Case{"v_head_dim", -5},
                         Case{"moe_layer_freq", 0}, Case{"num_nextn_predict_layers", -1},
                         Case{"first_k_dense_replace", -1}, Case{"n_shared_experts", 1 << 30},
-                        Case{"q_lora_rank", "768"}, Case{"qk_rope_head_dim", 1.5}}) {
+                        Case{"q_lora_rank", "768"}, Case{"qk_rope_head_dim", 1.5}, Case{"q_lora_rank", 0},
+                        Case{"first_k_dense_replace", nullptr}}) {
     Json c = malformed_base("glm-4.7-flash");
     c[k.key] = k.value;
     refused_naming(c, std::string("model.") + k.key);

@@ -339,7 +339,8 @@ void read_deepseek(const JsonView& v, ModelSpec& m) {
   // piece is absent), so a config without them is refused rather than guessed.
   for (const char* key : {"q_lora_rank", "n_routed_experts"})
     if (!v.json().contains(key)) v[key].fail("missing: write it (null for none); llmsim will not guess a class default");
-  m.q_lora_rank = read_non_negative_int(v, "q_lora_rank", 0);
+  // null: a direct q_proj; a number is q_a_proj's width (DeepseekV2MLAAttention), so 0 would be a zero-width LoRA.
+  m.q_lora_rank = v.json().at("q_lora_rank").is_null() ? 0 : read_positive_int(v, "q_lora_rank");
   m.kv_lora_rank = read_positive_int(v, "kv_lora_rank");
   m.qk_nope_head_dim = read_positive_int(v, "qk_nope_head_dim");
   m.qk_rope_head_dim = read_positive_int(v, "qk_rope_head_dim");
@@ -354,6 +355,9 @@ void read_deepseek(const JsonView& v, ModelSpec& m) {
     for (const char* key : {"n_shared_experts", "first_k_dense_replace"})
       if (!v.json().contains(key))
         v[key].fail("missing: write it (null or 0 for none); llmsim will not guess a class default");
+    // vLLM compares the layer index with it (DeepseekV2DecoderLayer): a number, 0 for MoE from the first layer.
+    if (v.json().at("first_k_dense_replace").is_null())
+      v["first_k_dense_replace"].fail("is null: write the number of leading dense layers (0 for none)");
     m.experts_per_token = read_positive_int(v, "num_experts_per_tok");
     if (m.experts_per_token > m.num_experts)
       v["num_experts_per_tok"].fail("must be <= n_routed_experts (" + std::to_string(m.num_experts) + "), got " +
