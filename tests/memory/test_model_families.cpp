@@ -194,3 +194,25 @@ TEST_CASE("Gemma-4 31B: full layers' smaller KV pages hold twice the tokens, and
   CHECK(p.fits);
   CHECK(p.kv_bytes_per_token == Approx(50 * 16384.0 + 10 * 8192.0));
 }
+
+TEST_CASE("Gemma-4 E2B: only the 15 layers that own a cache hold KV; the per-layer table and towers are weights") {
+  const ModelSpec& m = cat().model("gemma-4-e2b");
+  // Layers 0-14 own their cache (12 sliding of 2 × 1 × 256, 3 full of 2 × 1 × 512); the 20 KV-shared ones read
+  // layers 13 and 14's (vLLM gives them no cache spec of their own).
+  const auto layout = kv_layout(m, ParallelConfig{1, 1}, 2.0, true);
+  CHECK(layout.layers == 15);
+  CHECK(layout.bytes_per_token_layer == 2048);  // the full layers' page sets the page size
+  CHECK(layout.sliding_block_scale == 2);
+  CHECK(layout.group_size == 3);
+  CHECK(layout.full_groups == 1);
+  CHECK(layout.sliding_groups == 4);
+  CHECK(memory::kv_bytes_of_context(m, 2.0, 32768) == Approx(3 * 2048.0 * 32768 + 12 * 1024.0 * 512));
+  // Everything vLLM loads is on the GPU in 16 bits: the text model, the per-layer embedding table (a
+  // VocabParallelEmbedding), the double-wide MLPs, and the vision and audio towers.
+  const double w = static_cast<double>(memory::weight_bytes(m, weight_format("fp16")));
+  CHECK(w == Approx(2.0 * static_cast<double>(m.param_count())).epsilon(0.001));
+  // A 4-bit format quantizes the linears, not the tables or the towers: at least the 2.35 B-entry table stays 16-bit.
+  const double w4 = static_cast<double>(memory::weight_bytes(m, weight_format("awq")));
+  CHECK(w4 > 2.0 * static_cast<double>(m.per_layer_embedding_params() + m.embedding_params() + m.audio_params));
+  CHECK(w4 < 0.75 * w);
+}

@@ -179,3 +179,74 @@ TEST_CASE("issue 30: DeepSeek-V3.2 decodes over its indexer's top 2048 tokens, p
   CHECK(op_value(long_v32, "attention_decode", true) < 0.25 * op_value(long_v3, "attention_decode", true));
   CHECK(op_value(long_v32, "attention_decode", true) > 61.0 * 16 * 32768 * 132);
 }
+
+TEST_CASE("issue 30: Gemma-4's full-attention layers attend at their own shape (512-wide heads, their KV heads)") {
+  // gemma-4-31b: 50 sliding layers of 16 KV heads × 256 (window 1024) and 10 full layers of 32 query heads × 512
+  // over num_global_key_value_heads = 4 KV heads (attention_k_eq_v; vLLM caches K and V for them). `flat` is the
+  // former pricing (the full layers' core at the sliding shape); `wide` a Gemma-4 without k_eq_v, whose full layers
+  // keep all 16 KV heads at 512 (Gemma4DecoderLayer), as E2B/E4B do.
+  const auto& cat = spec::Catalog::builtin();
+  spec::ModelSpec flat = cat.model("gemma-4-31b"), wide = flat;
+  flat.full_head_dim = 0;
+  flat.full_kv_heads = 0;
+  flat.full_k_eq_v = false;
+  wide.full_k_eq_v = false;
+  wide.full_kv_heads = 0;
+  const CostModel own = on("gemma-4-31b", "h100-80gb-sxm", "bf16");
+  const CostModel at_flat = on("gemma-4-31b", "h100-80gb-sxm", "bf16", 1, &flat);
+  const CostModel at_wide = on("gemma-4-31b", "h100-80gb-sxm", "bf16", 1, &wide);
+  // Decode of 8 sequences at 100k tokens: each full layer reads every cached token's K and V (+ the new token's),
+  // 2 × KV heads × d × 2 bytes: 8192 bytes at the own shape, 16384 at the sliding shape, 32768 without k_eq_v. The
+  // sliding layers read their window alike in all three, so the differences are the full layers' alone.
+  const int seqs = 8;
+  const double context = 100000, tokens = seqs * (context + 1) + seqs, full = 10;
+  const auto s_own = own.breakdown(decode(seqs, 100000)), s_flat = at_flat.breakdown(decode(seqs, 100000)),
+             s_wide = at_wide.breakdown(decode(seqs, 100000));
+  const auto bytes = [](const perf::StepCost& s) { return op_value(s, "attention_decode", true); };
+  CHECK(bytes(s_flat) - bytes(s_own) == Approx(full * tokens * (16384 - 8192)).epsilon(0.01));
+  CHECK(bytes(s_wide) - bytes(s_flat) == Approx(full * tokens * (32768 - 16384)).epsilon(0.01));
+  // FLOPs: 2 × (QK^T + PV) × 32 heads × d per query-key pair: twice the sliding shape's at d = 512, whatever the KV
+  // heads.
+  const double pairs = seqs * (context + 1);
+  CHECK(op_value(s_own, "attention_decode") - op_value(s_flat, "attention_decode") ==
+        Approx(full * 2 * pairs * 32 * 512).epsilon(1e-6));
+  CHECK(op_value(s_wide, "attention_decode") == Approx(op_value(s_own, "attention_decode")).epsilon(1e-9));
+  // Decode is memory-bound (8 FLOPs per byte at the own shape), so the step follows the bytes: with k_eq_v's 4 KV
+  // heads the long-context step is cheaper than the sliding shape priced it; a Gemma-4 without k_eq_v costs more.
+  CHECK(own.iteration_time(decode(seqs, 100000)) < at_flat.iteration_time(decode(seqs, 100000)));
+  CHECK(at_wide.iteration_time(decode(seqs, 100000)) > at_flat.iteration_time(decode(seqs, 100000)));
+  // The full layers' attention time scales with their bytes (1 : 2 : 4), so the step's increments keep that ratio.
+  const auto attn_t = [](const perf::StepCost& s) {
+    for (const auto& o : s.ops)
+      if (o.name == "attention_decode") return o.time_s;
+    return 0.0;
+  };
+  CHECK((attn_t(s_wide) - attn_t(s_flat)) / (attn_t(s_flat) - attn_t(s_own)) == Approx(2.0).epsilon(0.02));
+  // The bytes follow the tokens read, not a per-batch term: 16 sequences read twice what 8 do.
+  CHECK(bytes(own.breakdown(decode(16, 100000))) == Approx(2 * bytes(s_own)).epsilon(0.01));
+  // Prefill of 8000 tokens: the full layers' pairs cost 2 × 32 × (512 + 512) FLOPs, twice the sliding shape's.
+  BatchShape p;
+  p.add_prefill(8000, 0, true);
+  CHECK(op_value(own.breakdown(p), "attention_prefill") - op_value(at_flat.breakdown(p), "attention_prefill") ==
+        Approx(full * 2 * 32 * 512 * p.prefill_attn_pairs).epsilon(1e-9));
+  CHECK(own.iteration_time(p) > at_flat.iteration_time(p));
+}
+
+TEST_CASE("issue 30: Gemma-4 E2B runs its double-wide MLPs and per-layer-input linears, not its per-layer table") {
+  const auto m = spec::Catalog::builtin().model("gemma-4-e2b");
+  const CostModel cm = on("gemma-4-e2b", "l4-24gb", "bf16");
+  // One decode token runs 2 FLOPs per linear weight of the "effective" model: the attention (averaged over both
+  // shapes), the MLPs (20 of them double-wide), the per-layer gate and projection and per_layer_model_projection,
+  // the tied LM head. The 2.35 B-entry per-layer table is looked up, not multiplied. (The norms left in the count,
+  // q/k norms and the PLE norms, are under 0.01 %.)
+  const double linear = static_cast<double>(m.active_param_count() - m.embedding_params() -
+                                            m.num_layers * m.norm_params_per_layer() - m.hidden_size) +
+                        static_cast<double>(m.embedding_params());  // the LM head (tied) is a GEMM
+  CHECK(linear_flops(cm.breakdown(decode(1, 1024))) == Approx(2.0 * linear).epsilon(0.002));
+  // Without the double-wide layers the MLP FLOPs fall by 20 layers × 3 × 1536 × 6144 × 2.
+  spec::ModelSpec narrow = m;
+  narrow.double_wide_mlp_layers = 0;
+  const CostModel cn = on("gemma-4-e2b", "l4-24gb", "bf16", 1, &narrow);
+  CHECK(op_value(cm.breakdown(decode(1, 1024)), "mlp") - op_value(cn.breakdown(decode(1, 1024)), "mlp") ==
+        Approx(2.0 * 20 * 3 * 1536 * 6144).epsilon(1e-6));
+}

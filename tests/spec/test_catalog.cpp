@@ -29,7 +29,7 @@ TEST_CASE("builtin catalogue ships the GPUs and models of issue 2") {
     INFO(id);
     CHECK(cat.model(id).id == id);
   }
-  CHECK(cat.model_ids().size() == 42);  // + the fourteen of issue 30 (gpt-oss, Llama-4, Kimi-K2, ..., GLM-4.7-Flash, Kimi-K2.5, Gemma-4)
+  CHECK(cat.model_ids().size() == 44);  // + the sixteen of issue 30 (gpt-oss, Llama-4, Kimi-K2, ..., GLM-4.7-Flash, Kimi-K2.5, Gemma-4)
 }
 
 TEST_CASE("GPU figures follow the datasheet table") {

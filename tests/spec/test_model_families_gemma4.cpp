@@ -1,6 +1,6 @@
 // Gemma-4 (issue 30): the 31B dense and 26B-A4B MoE sizes against Google's model card, the full-attention layers'
 // own shape (global_head_dim, num_global_key_value_heads, K doubling as V), KV bytes per token with the sliding
-// layers capped at their window, and the E2B/E4B pieces llmsim refuses by name.
+// layers capped at their window, and E2B/E4B's per-layer embeddings, shared KV, double-wide MLPs and audio tower.
 #include <catch2/catch.hpp>
 
 #include "llmsim/core/error.hpp"
@@ -74,16 +74,107 @@ TEST_CASE("Gemma-4's layer pattern follows transformers' defaults when layer_typ
   CHECK(read(c).sliding_window == 512);  // Gemma4TextConfig's default
 }
 
-TEST_CASE("Gemma-4's on-device pieces and a non-causal config are refused by name") {
-  CHECK_THROWS_WITH(read(gemma4_26b_with("hidden_size_per_layer_input", 256)),
-                    Catch::Contains("model.text_config.hidden_size_per_layer_input") && Catch::Contains("E2B"));
-  CHECK_THROWS_WITH(read(gemma4_26b_with("num_kv_shared_layers", 20)),
-                    Catch::Contains("model.text_config.num_kv_shared_layers"));
+TEST_CASE("Gemma-4 E2B/E4B match Google's totals: per-layer embeddings, shared KV, audio and vision towers") {
+  // Google's Gemma 4 model card: E2B "2.3B effective (5.1B with embeddings)", E4B "8B with embeddings"; rounded
+  // numbers (4 %). "With embeddings" is everything loaded: the text model, its per-layer embedding table and the
+  // vision and audio towers (without the towers E2B would be 4.65 B, 9 % short).
+  const ModelSpec e2b = cat("gemma-4-e2b");
+  const ModelSpec e4b = cat("gemma-4-e4b");
+  CHECK(billions(e2b.param_count()) == Approx(5.1).epsilon(0.04));
+  CHECK(billions(e4b.param_count()) == Approx(8.0).epsilon(0.04));
+  // "Effective": the text model without the per-layer table (a lookup) and without the towers.
+  CHECK(billions(e2b.active_param_count()) == Approx(2.3).epsilon(0.04));
+  // The table: vocab_size_per_layer_input × layers × 256.
+  CHECK(e2b.per_layer_embedding_params() == 262144LL * 35 * 256);
+  CHECK(e4b.per_layer_embedding_params() == 262144LL * 42 * 256);
+  // The towers: ~150 M of vision (16 layers of 768) and ~300 M of audio (12 conformer layers of 1024), by hand:
+  // 24 h^2 + h (kernel 5 + 9) + head_dim 128 per audio layer, the subsampling convs and projections.
+  const std::int64_t h = 1024, layer = 24 * h * h + 14 * h + 128;
+  const std::int64_t subsample = 9 * 128 + 128 + 9 * 128 * 32 + 32 + 32 * 32 * h;
+  CHECK(e2b.audio_params == subsample + 12 * layer + h * 1536 + 1536 + 1536LL * 1536);
+  CHECK(e4b.audio_params == e2b.audio_params + 1536LL * (2560 - 1536));  // only the projection into the text differs
+  CHECK(billions(e2b.vision_params) == Approx(0.17).epsilon(0.02));
+  // E2B's last 20 layers take the KV of layers 13 (sliding) and 14 (full) and have double-wide MLPs.
+  CHECK(e2b.kv_shared_layers == 20);
+  CHECK(e2b.kv_shared_full_layers == 4);  // layers 19, 24, 29, 34
+  CHECK(e2b.kv_full_layers() == 3);
+  CHECK(e2b.kv_sliding_layers() == 12);
+  CHECK(e2b.double_wide_mlp_layers == 20);
+  CHECK(e4b.double_wide_mlp_layers == 0);
+  // KV per token, 16-bit: only the 15 (E4B: 24) layers with a cache of their own; full layers keep num_key_value_heads
+  // at 512 (no attention_k_eq_v).
+  CHECK(e2b.kv_bytes_per_token(2) == Approx(12 * 2 * 1 * 256 * 2.0 + 3 * 2 * 1 * 512 * 2.0));
+  CHECK(e4b.kv_cache_layers() == 24);
+  CHECK(e4b.kv_bytes_per_token(2) == Approx(20 * 2 * 2 * 256 * 2.0 + 4 * 2 * 2 * 512 * 2.0));
+}
+
+TEST_CASE("Gemma-4's KV sharing and per-layer inputs follow the config's values") {
+  Json c = to_json(cat("gemma-4-e2b"));
+  // Without sharing every layer keeps its KV, and use_double_wide_mlp widens nothing (vLLM widens shared layers only).
+  c["text_config"]["num_kv_shared_layers"] = 0;
+  const ModelSpec none = read(c);
+  CHECK(none.kv_cache_layers() == 35);
+  CHECK(none.double_wide_mlp_layers == 0);
+  CHECK(none.kv_bytes_per_token(2) > cat("gemma-4-e2b").kv_bytes_per_token(2));
+  // hidden_size_per_layer_input 0 turns the per-layer inputs off: the table and its linears go.
+  c["text_config"]["hidden_size_per_layer_input"] = 0;
+  CHECK(read(c).per_layer_embedding_params() == 0);
+  CHECK(read(c).per_layer_input_params() == 0);
+  // Absent, it is transformers' default 256, and the reader says so.
+  c["text_config"].erase("hidden_size_per_layer_input");
+  const ModelSpec dflt = read(c);
+  CHECK(dflt.per_layer_input_size == 256);
+  bool noted = false;
+  for (const auto& n : dflt.notes) noted = noted || n.find("hidden_size_per_layer_input absent") != std::string::npos;
+  CHECK(noted);
+}
+
+TEST_CASE("Gemma-4's malformed on-device keys and a non-causal config are refused by name") {
+  Json c = to_json(cat("gemma-4-e2b"));
+  for (const int n : {35, 36, 1000000}) {
+    c["text_config"]["num_kv_shared_layers"] = n;
+    CHECK_THROWS_WITH(read(c), Catch::Contains("model.text_config.num_kv_shared_layers"));
+  }
+  c["text_config"]["num_kv_shared_layers"] = -1;
+  CHECK_THROWS_WITH(read(c), Catch::Contains("model.text_config.num_kv_shared_layers"));
+  // Sharing reaches back to the only full layer that would be shared: the first 15 layers all slide.
+  c = to_json(cat("gemma-4-e2b"));
+  for (int i = 0; i < 15; ++i) c["text_config"]["layer_types"][i] = "sliding_attention";
+  c["text_config"]["num_kv_shared_layers"] = 20;
+  CHECK_THROWS_WITH(read(c), Catch::Contains("model.text_config.num_kv_shared_layers") &&
+                                 Catch::Contains("none of the first 15"));
+  c = to_json(cat("gemma-4-e2b"));
+  c["text_config"]["layer_types"].erase(0);  // 34 entries for 35 layers
+  CHECK_THROWS_WITH(read(c), Catch::Contains("model.text_config.layer_types") && Catch::Contains("34 entries"));
+  c = to_json(cat("gemma-4-e2b"));
+  c["text_config"]["hidden_size_per_layer_input"] = -256;
+  CHECK_THROWS_WITH(read(c), Catch::Contains("model.text_config.hidden_size_per_layer_input"));
+  c = to_json(cat("gemma-4-e2b"));
+  c["text_config"]["vocab_size_per_layer_input"] = 0;
+  CHECK_THROWS_WITH(read(c), Catch::Contains("model.text_config.vocab_size_per_layer_input"));
+  c = to_json(cat("gemma-4-e2b"));
+  c["text_config"]["use_double_wide_mlp"] = "yes";
+  CHECK_THROWS_WITH(read(c), Catch::Contains("model.text_config.use_double_wide_mlp"));
+  // The audio tower: an unknown key, a wrong type, channel lists of the wrong length or values, absurd sizes.
+  Json a = to_json(cat("gemma-4-e2b"));
+  a["audio_config"]["num_experts"] = 4;
+  CHECK_THROWS_WITH(read(a), Catch::Contains("model.audio_config.num_experts"));
+  a = to_json(cat("gemma-4-e2b"));
+  a["audio_config"]["model_type"] = "whisper";
+  CHECK_THROWS_WITH(read(a), Catch::Contains("model.audio_config.model_type"));
+  a = to_json(cat("gemma-4-e2b"));
+  a["audio_config"]["subsampling_conv_channels"] = Json::array({128});
+  CHECK_THROWS_WITH(read(a), Catch::Contains("model.audio_config.subsampling_conv_channels"));
+  a["audio_config"]["subsampling_conv_channels"] = Json::array({128, 0});
+  CHECK_THROWS_WITH(read(a), Catch::Contains("model.audio_config.subsampling_conv_channels"));
+  a = to_json(cat("gemma-4-e2b"));
+  a["audio_config"]["num_attention_heads"] = 7;
+  CHECK_THROWS_WITH(read(a), Catch::Contains("model.audio_config.num_attention_heads"));
+  a["audio_config"]["num_attention_heads"] = 8;
+  a["audio_config"]["hidden_size"] = 1 << 30;
+  CHECK_THROWS_WITH(read(a), Catch::Contains("model.audio_config") && Catch::Contains("implausibly large"));
   CHECK_THROWS_WITH(read(gemma4_26b_with("use_bidirectional_attention", "all")),
                     Catch::Contains("use_bidirectional_attention"));
-  Json audio = to_json(cat("gemma-4-26b-a4b"));
-  audio["audio_config"] = {{"model_type", "gemma4_audio"}, {"hidden_size", 1024}};
-  CHECK_THROWS_WITH(read(audio), Catch::Contains("model.audio_config") && Catch::Contains("audio tower"));
   Json vision = to_json(cat("gemma-4-31b"));
   vision["vision_config"]["num_global_experts"] = 4;  // a key that could change the tower's size
   CHECK_THROWS_WITH(read(vision), Catch::Contains("model.vision_config.num_global_experts"));

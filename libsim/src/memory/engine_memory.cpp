@@ -67,7 +67,10 @@ EngineMemory engine_memory(const spec::ModelSpec& m, const spec::GpuSpec& gpu, c
   }
   // The widest MLP of the model: a dense layer, or a MoE layer's routed experts (top-k per token, fused MoE's
   // intermediate caches) plus its shared experts.
-  double inter = m.is_moe() && m.dense_layers == 0 ? 0.0 : static_cast<double>(m.intermediate_size) / par.tp;
+  // Gemma-4 E2B's double-wide layers (use_double_wide_mlp) run 2 × intermediate_size.
+  double inter = m.is_moe() && m.dense_layers == 0
+                     ? 0.0
+                     : static_cast<double>(m.intermediate_size) * (m.double_wide_mlp_layers > 0 ? 2 : 1) / par.tp;
   if (m.is_moe()) {
     inter = std::max(inter, (static_cast<double>(m.expert_intermediate_size()) * m.experts_per_token +
                              m.shared_expert_intermediate_size) / par.tp);

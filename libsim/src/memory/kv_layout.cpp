@@ -58,10 +58,13 @@ KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, do
     k.bytes_per_token_layer = larger;
   }
   // Linear-attention layers (Qwen3-Next) hold no per-token KV: only the attention layers, spread through the model.
-  k.layers = m.attention_layers() / pp;
+  // Gemma-4's KV-shared layers (E2B/E4B) have no cache spec of their own in vLLM (kv_sharing_target_layer_name): they
+  // read an earlier layer's.
+  const int owners = m.kv_cache_layers();
+  k.layers = owners / pp;
   // Sliding layers are spread through the model (Gemma: every other, or 5 of 6), so a stage holds its share.
-  const int sliding = hybrid_manager && m.has_sliding_window()
-                          ? static_cast<int>(static_cast<std::int64_t>(m.sliding_layers) * k.layers / m.attention_layers())
+  const int sliding = hybrid_manager && m.has_sliding_window() && owners > 0
+                          ? static_cast<int>(static_cast<std::int64_t>(m.kv_sliding_layers()) * k.layers / owners)
                           : 0;
   const int full = k.layers - sliding;
   k.full_block_scale = full > 0 && sliding > 0 ? full_scale : 1;
@@ -99,7 +102,7 @@ double kv_bytes_of_context(const spec::ModelSpec& model, double bytes_per_elemen
   const double sliding_layer = static_cast<double>(model.kv_elements_per_token_per_layer()) * b + indexer;
   const double full_layer = static_cast<double>(model.full_kv_elements_per_token_per_layer()) * b + indexer;
   const double sliding = std::min<double>(n, model.sliding_window);
-  return full_layer * model.full_attention_layers() * n + sliding_layer * model.sliding_layers * sliding;
+  return full_layer * model.kv_full_layers() * n + sliding_layer * model.kv_sliding_layers() * sliding;
 }
 
 }  // namespace llmsim::memory

@@ -85,7 +85,19 @@ double embed_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp
   const double bits = quantized ? f.bits_per_weight : 16;
   // vocab-parallel under TP; a multimodal checkpoint's vision tower (16-bit, tp-sharded like the decoder's linears in
   // vLLM's SigLIP) sits on the first stage with the embedding.
-  return (static_cast<double>(m.embedding_params()) * bits / 8 + static_cast<double>(m.vision_params) * 2) / tp;
+  // Gemma-4 E2B/E4B: the per-layer embedding table is a VocabParallelEmbedding too (same bits, vocab-parallel), and
+  // the audio tower sits beside the vision tower.
+  return (static_cast<double>(m.embedding_params() + m.per_layer_embedding_params()) * bits / 8 +
+          static_cast<double>(m.vision_params + m.audio_params) * 2) /
+         tp;
+}
+
+// Gemma-4 E2B/E4B per layer on one GPU: the PLE gate and projection (ReplicatedLinear: whole on every rank), the
+// layer's share of per_layer_model_projection (ColumnParallelLinear: sharded), the norm; in the dense MLP's format.
+double per_layer_input_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp) {
+  if (m.per_layer_input_size <= 0) return 0;
+  const double h = m.hidden_size, ple = m.per_layer_input_size, bpw = (f.experts_only ? 16 : f.bits_per_weight) / 8;
+  return (2 * h * ple + h * ple / tp) * bpw + (h + ple / m.num_layers) * 2;
 }
 
 double head_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp) {
@@ -103,8 +115,11 @@ double gpu_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, c
   // Gemma-4's full layers (1 in 6) are spread through the model as the sliding ones are.
   const double full_share =
       m.has_full_layer_shape() ? static_cast<double>(m.full_attention_layers()) * stage / m.num_layers : 0;
+  // Gemma-4 E2B's double-wide MLPs are its last (KV-shared) layers: the last stage holds as many as fit in it.
+  const int wide = std::min(stage, m.double_wide_mlp_layers);
   const double layers = mixers + full_share * full_layer_extra_bytes(m, f, par.tp) +
-                        moe * mlp_bytes(m, f, par.tp, true) + (stage - moe) * mlp_bytes(m, f, par.tp, false);
+                        moe * mlp_bytes(m, f, par.tp, true) + (stage - moe + wide) * mlp_bytes(m, f, par.tp, false) +
+                        stage * per_layer_input_bytes(m, f, par.tp);
   const double e = embed_bytes(m, f, par.tp), hd = head_bytes(m, f, par.tp);
   // With pp > 1 the first stage holds the embeddings and the last the LM head; report the heavier one.
   return par.pp == 1 ? layers + e + hd : layers + std::max(e, hd);

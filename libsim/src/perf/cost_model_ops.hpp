@@ -165,6 +165,10 @@ struct CostModel::Constants {
   double moe_small_m_factor = 1, moe_small_m_tokens = 0;
   double kv_bytes_per_token_layer = 0;  // K+V of one token in one layer on this GPU, as prefill attention reads it
   double kv_cache_write_bytes = 0;      // what one new token writes into one layer's KV cache
+  // The full-attention layers' own attention core (Gemma-4: global_head_dim per head, num_global_key_value_heads):
+  // query/key and value head dims, KV bytes read and written per token and layer. The values above for every other
+  // model (setup copies them), which then price both layer kinds alike.
+  double full_qk_dim = 0, full_v_dim = 0, full_kv_bytes_per_token_layer = 0, full_kv_write_bytes = 0;
   // Hardware.
   double bw = 0, fp16_peak = 0;
   spec::DType gemm_dtype = spec::DType::fp16;
@@ -180,7 +184,8 @@ struct CostModel::Constants {
   /// The pre-Marlin kernels' bytes-in-flight bound (perf/quant_latency.hpp): the SM generation, SMs and SM clock.
   SmResidency sm_residency;
   double sm_count = 0, sm_clock_hz = 0;
-  DecodeAttentionModel attn_decode;
+  DecodeAttentionModel attn_decode;          ///< the full-attention layers' decode kernel (their own shape)
+  DecodeAttentionModel attn_decode_sliding;  ///< the sliding layers' (family_ops; the same shape but for Gemma-4)
   AllReduceModel allreduce;
   bool vocab_parallel = true;  ///< the runtime's TP shards embedding and LM head by vocabulary (RuntimeTraits)
   EngineOverheadModel overhead;
@@ -385,23 +390,27 @@ struct CostModel::Constants {
     return pt * heads * (prefill_qk_dim + prefill_v_dim) * kActBytes + kv * kv_bytes_per_token_layer +
            pt * kv_cache_write_bytes;
   }
+  /// The same for a full-attention layer at its own shape (full_qk_dim, full_kv_bytes_per_token_layer).
+  double full_prefill_bytes(double pt, double kv) const {
+    return pt * heads * (full_qk_dim + full_v_dim) * kActBytes + kv * full_kv_bytes_per_token_layer +
+           pt * full_kv_write_bytes;
+  }
 
   /// Prefill attention of the batch's chunks (as one op over the full-attention layers).
   Raw prefill_attention(const BatchShape& b) const {
     // Per query-key pair: QK^T over the query/key head dim and PV over the value head dim (MLA prefill runs full
     // heads of nope+rope and v_head_dim on the up-projected K/V; vLLM's compute-friendly path).
     const double pt = static_cast<double>(b.prefill_tokens);
-    const double bytes = prefill_bytes(pt, static_cast<double>(b.prefill_kv_tokens));
-    Raw r = attention(2.0 * heads * (prefill_qk_dim + prefill_v_dim) * b.prefill_attn_pairs, bytes, mem_eff,
-                      full_layers);
+    const double bytes = full_prefill_bytes(pt, static_cast<double>(b.prefill_kv_tokens));
+    Raw r = attention(2.0 * heads * (full_qk_dim + full_v_dim) * b.prefill_attn_pairs, bytes, mem_eff, full_layers);
     if (materialised_scores) {
       // The unified KV view: every query token scores every KV cell of the batch (masked ones too); the two
       // batched GEMMs then run at the attention rate and the score traffic is serialized between them.
       const double scores = heads * pt * static_cast<double>(b.prefill_kv_tokens);
-      const double tc = 2.0 * scores * (prefill_qk_dim + prefill_v_dim) / (fp16_peak * attn_prefill_eff);
+      const double tc = 2.0 * scores * (full_qk_dim + full_v_dim) / (fp16_peak * attn_prefill_eff);
       const double sb = materialised_score_bytes(scores, l2_bytes);
       r.time_s = (tc + bytes / (bw * mem_eff) + sb / (bw * mem_eff)) * full_layers;
-      r.flops = 2.0 * scores * (prefill_qk_dim + prefill_v_dim) * full_layers;
+      r.flops = 2.0 * scores * (full_qk_dim + full_v_dim) * full_layers;
       r.bytes = (bytes + sb) * full_layers;
       r.bound = Bound::memory;
       r.peak_fraction = r.bytes / r.time_s / bw;

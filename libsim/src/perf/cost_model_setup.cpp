@@ -77,7 +77,19 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     // the q and KV latents.
     c->rotary_norm_elems = 2 * (c->heads + 1) * m.qk_rope_head_dim + 2 * (static_cast<double>(m.q_lora_rank) + m.kv_lora_rank);
   }
+  if (m.double_wide_mlp_layers > 0) {
+    // Gemma-4 E2B: the KV-shared layers' MLPs are 2 × intermediate_size wide; the MLP carries the per-layer average
+    // (weights, FLOPs, activation), as qkv_proj / o_proj do over two attention shapes.
+    c->inter *= 1.0 + static_cast<double>(m.double_wide_mlp_layers) / m.num_layers;
+  }
   c->mlp_params = 3.0 * c->hidden * c->inter;  // a dense layer's gated MLP (gate, up, down)
+  if (m.per_layer_input_size > 0) {
+    // Gemma-4 E2B/E4B's per-layer inputs: every layer's gate (hidden → size) and projection back (replicated on every
+    // rank) and its share of per_layer_model_projection (hidden → layers × size, column-parallel), run for every token
+    // beside the MLP. The table lookup (layers × size elements per token) is an embedding gather, not priced.
+    const double ple = m.per_layer_input_size;
+    c->mlp_params += 2.0 * m.hidden_size * ple + m.hidden_size * ple / t;
+  }
   c->dense_layers = m.num_layers;
   if (m.is_moe()) {
     c->experts = m.num_experts;
@@ -253,8 +265,30 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
                                    ? AttentionShape{c->heads, 1.0, c->kv_latent, quant_.kv_bytes_per_element(),
                                                     static_cast<double>(m.kv_lora_rank), c->kv_latent}
                                    : AttentionShape{c->heads, c->kv_heads, c->head_dim, quant_.kv_bytes_per_element()};
-  c->attn_decode = DecodeAttentionModel(gpu_, profile_, shape, quant_.kv_dtype,
-                                        choose_decode_backend(gpu_, quant_.kv_dtype, runtime_, m.is_mla()), c->p);
+  const DecodeAttentionBackend backend = choose_decode_backend(gpu_, quant_.kv_dtype, runtime_, m.is_mla());
+  c->attn_decode_sliding = DecodeAttentionModel(gpu_, profile_, shape, quant_.kv_dtype, backend, c->p);
+  c->full_qk_dim = c->prefill_qk_dim;
+  c->full_v_dim = c->prefill_v_dim;
+  c->full_kv_bytes_per_token_layer = c->kv_bytes_per_token_layer;
+  c->full_kv_write_bytes = c->kv_cache_write_bytes;
+  if (m.has_full_layer_shape() && !m.is_mla() && !m.has_linear_attention()) {
+    // Gemma-4's full-attention layers run their own attention (Gemma4DecoderLayer builds their Gemma4Attention with
+    // global_head_dim and, with attention_k_eq_v, num_global_key_value_heads; vLLM caches both K and V for them): each
+    // query-key pair costs 2 × heads × (d + d) FLOPs at d = global_head_dim, and each cached token 2 × KV heads × d
+    // elements, read by prefill and by the decode kernel. The sliding layers keep head_dim × num_key_value_heads.
+    const double hd = m.full_layer_head_dim();
+    const int fkv = m.full_layer_kv_heads();
+    const double kv_full = fkv >= tp ? static_cast<double>(fkv / tp) : 1.0;  // fewer KV heads than GPUs: replicated
+    c->full_qk_dim = hd;
+    c->full_v_dim = hd;
+    c->full_kv_bytes_per_token_layer = 2.0 * kv_full * hd * quant_.kv_bytes_per_element();
+    c->full_kv_write_bytes = c->full_kv_bytes_per_token_layer;
+    c->attn_decode = DecodeAttentionModel(gpu_, profile_, AttentionShape{c->heads, kv_full, hd,
+                                                                         quant_.kv_bytes_per_element()},
+                                          quant_.kv_dtype, backend, c->p);
+  } else {
+    c->attn_decode = c->attn_decode_sliding;
+  }
   c->allreduce = AllReduceModel(gpu_, profile_, tp, runtime_traits(runtime_).allreduce);
   c->vocab_parallel = runtime_traits(runtime_).vocab_parallel;
   c->overhead = EngineOverheadModel(profile_, runtime_, cuda_graphs_, tp * pp);

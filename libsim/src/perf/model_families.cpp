@@ -68,7 +68,7 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
       // Sliding layers read at most the window per sequence: Σ min(c_i, W) <= min(Σ c_i, n·W), an upper bound
       // from the sums the batch carries (exact when every context is inside the window, or all beyond it).
       const double context = static_cast<double>(b.decode_context);
-      const DecodeAttentionCost s = attn_decode.per_layer(decode, std::min(context, decode * window));
+      const DecodeAttentionCost s = attn_decode_sliding.per_layer(decode, std::min(context, decode * window));
       Raw& r = ops[kAttnDecode];
       r.time_s += s.time_s * sliding_layers;
       r.flops += s.flops * sliding_layers;

@@ -65,8 +65,8 @@ void CostModel::Constants::verification_ops(const BatchShape& b, RawOps& ops, bo
   token_and_lm_ops(b.prefill_tokens + q, b.prefill_last_chunks + q, ops, use_table);
   batch_ops(b, ops);  // prefill chunks; the decode kernel over the decoders' KV; launches and CPU
   if (b.decode_seqs > 0) {
-    const Raw r = attention(2.0 * heads * (prefill_qk_dim + prefill_v_dim) * v.attn_pairs,
-                            prefill_bytes(v.queries, v.kv_tokens), mem_eff, full_layers);
+    const Raw r = attention(2.0 * heads * (full_qk_dim + full_v_dim) * v.attn_pairs,
+                            full_prefill_bytes(v.queries, v.kv_tokens), mem_eff, full_layers);
     Raw& a = ops[kAttnDecode];
     if (r.time_s > a.time_s) a = r;
     else a.flops = r.flops;

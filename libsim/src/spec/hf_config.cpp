@@ -31,12 +31,16 @@ struct Reader {
     m.hidden_size = key("hidden_size", 2304);
     m.num_layers = key("num_hidden_layers", 26);
     m.num_heads = key("num_attention_heads", 8);
-    m.num_kv_heads = v.has("num_key_value_heads") && !v.json().at("num_key_value_heads").is_null()
-                         ? read_positive_int(v, "num_key_value_heads")
-                         : (nested_defaults ? 4 : m.num_heads);
+    // Gemma4TextConfig's class defaults (num_key_value_heads 4, head_dim 256) fill what a gemma4_text config omits,
+    // not Llama's num_attention_heads and hidden_size / heads.
+    const bool gemma4 = f && f->kind == Kind::gemma4_text;
+    const bool has_kv = v.has("num_key_value_heads") && !v.json().at("num_key_value_heads").is_null();
+    m.num_kv_heads = has_kv ? read_positive_int(v, "num_key_value_heads") : (nested_defaults || gemma4 ? 4 : m.num_heads);
+    if (gemma4 && !has_kv) m.notes.push_back("num_key_value_heads absent: Gemma4TextConfig's default 4");
     if (v.has("head_dim") && !v.json().at("head_dim").is_null()) {
       m.head_dim = read_positive_int(v, "head_dim");
-    } else if (nested_defaults) {
+    } else if (nested_defaults || gemma4) {
+      if (gemma4) m.notes.push_back("head_dim absent: Gemma4TextConfig's default 256");
       m.head_dim = 256;
     } else if (f && f->kind == Kind::deepseek) {
       m.head_dim = 0;  // MLA: qk_nope_head_dim + qk_rope_head_dim, read_deepseek (GLM-4.7-Flash: 20 heads of 2048)
@@ -291,7 +295,10 @@ ModelSpec model_spec_from_hf_config(const JsonView& v, std::string id) {
   m.id = std::move(id);
   m.architecture = architecture.empty() ? model_type : architecture;
   m.source = v.json();
-  m.validate(path);
+  // A multimodal wrapper's sizes come from its text_config: name the keys there (model.text_config.head_dim).
+  const bool wrapped = f && (f->kind == Kind::gemma3 || f->kind == Kind::gemma4 || f->kind == Kind::llama4 ||
+                             f->kind == Kind::mistral3 || f->kind == Kind::kimi_k25);
+  m.validate(wrapped ? v["text_config"].path() : path);
   return m;
 }
 

@@ -27,14 +27,63 @@ int gemma4_sliding_layers(const JsonView& v, int layers) {
   return v["layer_types"].elements().back().as_string() != "full_attention" ? typed - 1 : typed;
 }
 
+namespace {
+
+/// Full-attention layers among layers [first, last) of a Gemma-4 text config of `layers` layers: layer_types when
+/// given (validated by the caller), else transformers' default ((i + 1) % 6 == 0, in closed form: no loop over a count
+/// read from the file); the last layer is full either way (Gemma4TextConfig.__post_init__).
+int gemma4_full_layers_in(const JsonView& v, int layers, int first, int last) {
+  if (first >= last) return 0;
+  const bool forced_last = last == layers;
+  if (v.has("layer_types") && !v.json().at("layer_types").is_null()) {
+    const auto types = v["layer_types"].elements();
+    int full = 0;
+    for (int i = first; i < last; ++i)
+      full += (forced_last && i == layers - 1) || types[static_cast<std::size_t>(i)].as_string() == "full_attention";
+    return full;
+  }
+  return last / 6 - first / 6 + (forced_last && layers % 6 != 0 ? 1 : 0);
+}
+
+/// E2B/E4B: per-layer input embeddings, KV shared by the last num_kv_shared_layers layers, double-wide MLPs there.
+void read_gemma4_on_device(const JsonView& v, ModelSpec& m) {
+  // Gemma4TextConfig defaults hidden_size_per_layer_input to 256 and vocab_size_per_layer_input to 262144; vLLM reads
+  // both from that config (Gemma4Model), so a config that omits them gets per-layer inputs.
+  if (!v.has("hidden_size_per_layer_input") || v.json().at("hidden_size_per_layer_input").is_null())
+    m.notes.push_back("hidden_size_per_layer_input absent: transformers' default 256 (per-layer input embeddings)");
+  m.per_layer_input_size = v.has("hidden_size_per_layer_input") && !v.json().at("hidden_size_per_layer_input").is_null()
+                               ? read_non_negative_int(v, "hidden_size_per_layer_input", 0)
+                               : 256;
+  if (m.per_layer_input_size > 0) m.per_layer_input_vocab = positive_or(v, "vocab_size_per_layer_input", 262144);
+  const int layers = m.num_layers;
+  const int shared = read_non_negative_int(v, "num_kv_shared_layers", 0);
+  if (shared > 0) {
+    if (shared >= layers)
+      v["num_kv_shared_layers"].fail("must be < num_hidden_layers (" + std::to_string(layers) + "), got " +
+                                     std::to_string(shared) + ": a shared layer reads an earlier layer's cache");
+    sliding_layers_from_types(v, layers);  // layer_types' length and values, before they are indexed
+    // Gemma4Attention (vLLM): a shared layer takes the cache of the last non-shared layer of its type; a type with no
+    // such layer fails there.
+    const int first = layers - shared;
+    const int shared_full = gemma4_full_layers_in(v, layers, first, layers);
+    const int owned_full = gemma4_full_layers_in(v, layers, 0, first);
+    if (shared_full > 0 && owned_full == 0)
+      v["num_kv_shared_layers"].fail("shares full-attention layers' KV, but none of the first " +
+                                     std::to_string(first) + " layers is a full-attention layer to share it");
+    if (shared - shared_full > 0 && first - owned_full == 0)
+      v["num_kv_shared_layers"].fail("shares sliding layers' KV, but none of the first " + std::to_string(first) +
+                                     " layers slides");
+    m.kv_shared_layers = shared;
+    m.kv_shared_full_layers = shared_full;
+    // Gemma4DecoderLayer: use_double_wide_mlp doubles intermediate_size in the KV-shared layers only.
+    if (v.boolean_or("use_double_wide_mlp", false)) m.double_wide_mlp_layers = shared;
+  }
+}
+
+}  // namespace
+
 void read_gemma4_text(const JsonView& v, ModelSpec& m) {
-  // The on-device sizes (E2B, E4B) add per-layer input embeddings (PLE), KV shared across the last
-  // num_kv_shared_layers layers and double-wide MLPs there, and an audio tower: not sized yet, refused by name.
-  if (read_non_negative_int(v, "hidden_size_per_layer_input", 0) > 0)
-    v["hidden_size_per_layer_input"].fail("is > 0: llmsim does not yet size Gemma-4's per-layer input embeddings "
-                                          "(E2B/E4B); a wrong size would be worse than none");
-  if (read_non_negative_int(v, "num_kv_shared_layers", 0) > 0)
-    v["num_kv_shared_layers"].fail("is > 0: llmsim does not yet size Gemma-4's KV shared across layers (E2B/E4B)");
+  read_gemma4_on_device(v, m);
   const std::string bidirectional = v.has("use_bidirectional_attention") &&
                                             !v.json().at("use_bidirectional_attention").is_null()
                                         ? v.string("use_bidirectional_attention")
@@ -49,9 +98,6 @@ void read_gemma4_text(const JsonView& v, ModelSpec& m) {
   m.full_k_eq_v = truthy(v, "attention_k_eq_v");
   if (m.full_k_eq_v) m.full_kv_heads = positive_or(v, "num_global_key_value_heads", m.num_kv_heads);
   m.qk_norm = true;             // q_norm, k_norm with weights of the layer's head_dim; v_norm has none
-  m.notes.push_back("the cost model prices the full-attention layers' attention (scores and KV reads) at the sliding "
-                    "layers' head shape (" + std::to_string(m.num_kv_heads) + " KV heads of " +
-                    std::to_string(m.head_dim) + "); their weights and KV memory use their own shape");
   m.bias_params_per_layer += 1;  // layer_scalar, loaded from the checkpoint
   if (truthy(v, "enable_moe_block")) {
     // Gemma4MoE beside the dense MLP in every layer: both see the same residual and their outputs are summed, so the
@@ -111,9 +157,65 @@ i64 gemma4_vision_params(const JsonView& v, i64 text_hidden) {
   return embed + layers * layer + standardize + h * text_hidden;
 }
 
+i64 gemma4_audio_params(const JsonView& v, i64 text_hidden) {
+  v.expect_object();
+  static const std::vector<const char*> keys = {
+      "model_type", "hidden_size", "num_hidden_layers", "num_attention_heads", "hidden_act",
+      "subsampling_conv_channels", "conv_kernel_size", "residual_weight", "attention_chunk_size",
+      "attention_context_left", "attention_context_right", "attention_logit_cap", "attention_invalid_logits_value",
+      "use_clipped_linears", "rms_norm_eps", "gradient_clipping", "output_proj_dims", "initializer_range",
+      "architectures", "dtype", "torch_dtype", "_name_or_path", "transformers_version"};
+  Problems p;
+  for (auto it = v.json().begin(); it != v.json().end(); ++it) {
+    if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return it.key() == k; }) == keys.end())
+      p.add(v.child_path(it.key()), "llmsim does not know what this key does to the size of a gemma4_audio tower, "
+                                    "so it cannot size it");
+  }
+  p.throw_if_any();
+  const std::string type = v.string_or("model_type", "gemma4_audio");
+  if (type != "gemma4_audio") v["model_type"].fail("llmsim sizes the gemma4_audio tower only, got '" + type + "'");
+  // Gemma4AudioConfig defaults (transformers).
+  const i64 h = size_key(v, "hidden_size", 1024), layers = size_key(v, "num_hidden_layers", 12);
+  const i64 heads = size_key(v, "num_attention_heads", 8), kernel = size_key(v, "conv_kernel_size", 5);
+  const i64 out = size_key(v, "output_proj_dims", 1536);
+  if (h % heads != 0)
+    v["num_attention_heads"].fail("must divide hidden_size (" + std::to_string(h) + "), got " + std::to_string(heads));
+  i64 ch0 = 128, ch1 = 32;
+  if (v.has("subsampling_conv_channels") && !v.json().at("subsampling_conv_channels").is_null()) {
+    const auto ch = v["subsampling_conv_channels"].elements();
+    if (ch.size() != 2)
+      v["subsampling_conv_channels"].fail("must list 2 channel counts (two conv layers), got " +
+                                          std::to_string(ch.size()));
+    const i64 c0 = ch[0].as_integer(), c1 = ch[1].as_integer();
+    if (c0 < 4 || c0 > (i64{1} << 20)) ch[0].fail("must be an integer in 4..2^20, got " + std::to_string(c0));
+    if (c1 < 1 || c1 > (i64{1} << 20)) ch[1].fail("must be an integer in 1..2^20, got " + std::to_string(c1));
+    ch0 = c0;
+    ch1 = c1;
+  }
+  const long double bound = static_cast<long double>(layers) * (24.0L * h * h + h * kernel) +
+                            static_cast<long double>(ch0) * ch1 * (9 + h) + static_cast<long double>(out) * (h + text_hidden);
+  if (bound > 1e13L)
+    v.fail("sizes allow " + format_value(static_cast<double>(bound)) + " parameters: implausibly large");
+  // Gemma4AudioSubSampleConvProjection: two 3×3 convs (1 → ch0 → ch1, no bias) with weight-only LayerNorms, and
+  // input_proj_linear ((ch0 / 4) × ch1 → hidden).
+  const i64 subsample = 9 * ch0 + ch0 + 9 * ch0 * ch1 + ch1 + (ch0 / 4) * ch1 * h;
+  // Gemma4AudioLayer (conformer): two feed-forwards (h → 4h → h, 2 RMSNorms each); attention q/k/v/post (h × h),
+  // relative_k_proj (h × h) and per_dim_scale (head_dim); the light conv (linear_start h → 2h, depthwise conv of
+  // conv_kernel_size, linear_end h × h, 2 RMSNorms); 3 RMSNorms.
+  const i64 layer = 2 * (8 * h * h + 2 * h) + 5 * h * h + h / heads + 3 * h * h + h * kernel + 2 * h + 3 * h;
+  // output_proj (h → output_proj_dims, biased) and Gemma4MultimodalEmbedder's embedding_projection (output_proj_dims →
+  // text hidden; its RMSNorm has no weight). Clipped linears' min/max scalars are not counted.
+  return subsample + layers * layer + h * out + out + out * text_hidden;
+}
+
 void read_gemma4_wrapper(const JsonView& v, ModelSpec& m) {
-  if (v.has("audio_config") && !v.json().at("audio_config").is_null())
-    v["audio_config"].fail("is set: llmsim does not yet size Gemma-4's audio tower (E2B/E4B)");
+  // Gemma4ForConditionalGeneration builds audio_tower + embed_audio only with an audio_config (E2B, E4B); loaded as
+  // the vision tower is, never run for text.
+  if (v.has("audio_config") && !v.json().at("audio_config").is_null()) {
+    m.audio_params = gemma4_audio_params(v["audio_config"], m.hidden_size);
+    m.notes.push_back("the audio tower and projector (" + format_value(static_cast<double>(m.audio_params) / 1e9) +
+                      " B parameters, 16-bit) are loaded and counted in memory; text requests never run them");
+  }
   if (!v.boolean_or("tie_word_embeddings", true))
     v["tie_word_embeddings"].fail("is false: vLLM's Gemma-4 always ties the LM head to the embedding");
   // Gemma4ForConditionalGeneration builds vision_tower + embed_vision only with a vision_config; vLLM loads them

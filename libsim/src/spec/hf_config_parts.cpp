@@ -334,7 +334,13 @@ void read_glm4_moe(const JsonView& v, ModelSpec& m) {
 void read_deepseek(const JsonView& v, ModelSpec& m) {
   // vllm/model_executor/models/deepseek_v2.py (V2, V2.5, V3, R1, V3.2, Kimi-K2): MLA attention; DeepseekV2MoE from
   // layer first_k_dense_replace on (every moe_layer_freq-th), with n_shared_experts × moe_intermediate_size shared.
-  m.q_lora_rank = read_non_negative_int(v, "q_lora_rank", 0);
+  // Keys whose absence would silently take a transformers class default that differs by family (q_lora_rank 1536 in
+  // DeepseekV3Config, the expert counts, first_k_dense_replace): every published config writes them (null where a
+  // piece is absent), so a config without them is refused rather than guessed.
+  for (const char* key : {"q_lora_rank", "n_routed_experts"})
+    if (!v.json().contains(key)) v[key].fail("missing: write it (null for none); llmsim will not guess a class default");
+  // null: a direct q_proj; a number is q_a_proj's width (DeepseekV2MLAAttention), so 0 would be a zero-width LoRA.
+  m.q_lora_rank = v.json().at("q_lora_rank").is_null() ? 0 : read_positive_int(v, "q_lora_rank");
   m.kv_lora_rank = read_positive_int(v, "kv_lora_rank");
   m.qk_nope_head_dim = read_positive_int(v, "qk_nope_head_dim");
   m.qk_rope_head_dim = read_positive_int(v, "qk_rope_head_dim");
@@ -343,9 +349,19 @@ void read_deepseek(const JsonView& v, ModelSpec& m) {
     v["qk_rope_head_dim"].fail("with qk_nope_head_dim exceeds 2^30");
   m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
   m.num_kv_heads = m.num_heads;  // prefill runs MHA on the up-projected K/V; the cache holds one latent per token
-  m.num_experts = read_non_negative_int(v, "n_routed_experts", 0);
+  // DeepseekV2DecoderLayer: n_routed_experts null means dense layers; 0 would build a MoE of no experts.
+  m.num_experts = v.json().at("n_routed_experts").is_null() ? 0 : read_positive_int(v, "n_routed_experts");
   if (m.num_experts > 0) {
+    for (const char* key : {"n_shared_experts", "first_k_dense_replace"})
+      if (!v.json().contains(key))
+        v[key].fail("missing: write it (null or 0 for none); llmsim will not guess a class default");
+    // vLLM compares the layer index with it (DeepseekV2DecoderLayer): a number, 0 for MoE from the first layer.
+    if (v.json().at("first_k_dense_replace").is_null())
+      v["first_k_dense_replace"].fail("is null: write the number of leading dense layers (0 for none)");
     m.experts_per_token = read_positive_int(v, "num_experts_per_tok");
+    if (m.experts_per_token > m.num_experts)
+      v["num_experts_per_tok"].fail("must be <= n_routed_experts (" + std::to_string(m.num_experts) + "), got " +
+                                    std::to_string(m.experts_per_token));
     m.moe_intermediate_size = read_positive_int(v, "moe_intermediate_size");
     const i64 shared = i64{read_non_negative_int(v, "n_shared_experts", 0)} * m.moe_intermediate_size;
     if (shared > (i64{1} << 30)) v["n_shared_experts"].fail("times moe_intermediate_size exceeds 2^30");

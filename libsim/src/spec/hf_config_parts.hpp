@@ -47,14 +47,16 @@ void read_glm4_moe(const JsonView& v, ModelSpec& m);
 /// DeepSeek-V2/V3 (and Kimi-K2): MLA, dense-first MoE with shared experts, MTP modules reported apart.
 void read_deepseek(const JsonView& v, ModelSpec& m);
 /// Gemma-4 text (hf_config_gemma.cpp): full layers' global_head_dim / num_global_key_value_heads / k_eq_v, qk
-/// norms, the MoE block beside the dense MLP (26B-A4B). Refuses the E2B/E4B pieces not sized (PLE, KV sharing).
+/// norms, the MoE block beside the dense MLP (26B-A4B), E2B/E4B's per-layer inputs, KV sharing, double-wide MLPs.
 void read_gemma4_text(const JsonView& v, ModelSpec& m);
 /// Sliding layers of a Gemma-4 text config (layer_types, or transformers' default of 5 in 6, last layer full).
 int gemma4_sliding_layers(const JsonView& v, int layers);
-/// The gemma4 wrapper around its text model: refuses audio_config and an untied head, sizes the vision tower.
+/// The gemma4 wrapper around its text model: refuses an untied head, sizes the vision and audio towers.
 void read_gemma4_wrapper(const JsonView& wrapper, ModelSpec& m);
 /// Gemma-4's vision tower (gemma4_vision) and its projector into a text model of `text_hidden`.
 i64 gemma4_vision_params(const JsonView& vision, i64 text_hidden);
+/// Gemma-4 E2B/E4B's audio tower (gemma4_audio, a conformer) and its projector into a text model of `text_hidden`.
+i64 gemma4_audio_params(const JsonView& audio, i64 text_hidden);
 /// DeepSeek-V3.2's sparse-attention indexer (index_n_heads, index_head_dim, index_topk).
 void read_deepseek_indexer(const JsonView& v, ModelSpec& m);
 

@@ -112,6 +112,18 @@ i64 ModelSpec::embedding_params() const { return i64{vocab_size} * hidden_size; 
 
 i64 ModelSpec::lm_head_params() const { return tie_word_embeddings ? 0 : i64{vocab_size} * hidden_size; }
 
+i64 ModelSpec::per_layer_embedding_params() const {
+  return i64{per_layer_input_vocab} * num_layers * per_layer_input_size;
+}
+
+i64 ModelSpec::per_layer_input_params() const {
+  if (per_layer_input_size <= 0) return 0;
+  const i64 h = hidden_size, ple = per_layer_input_size;
+  // Gemma4Model: per_layer_model_projection (h → layers × ple) and per_layer_projection_norm (ple); Gemma4DecoderLayer:
+  // per_layer_input_gate (h → ple), per_layer_projection (ple → h), post_per_layer_input_norm (h).
+  return h * num_layers * ple + ple + i64{num_layers} * (2 * h * ple + h);
+}
+
 i64 ModelSpec::param_count() const {
   const i64 dense = is_moe() ? dense_layers : num_layers;
   return i64{attention_layers()} * attention_params_per_layer() +
@@ -119,7 +131,8 @@ i64 ModelSpec::param_count() const {
          i64{linear_attention_layers} * linear_attention_params_per_layer() +
          i64{num_layers} * norm_params_per_layer() + dense * dense_mlp_params() +
          i64{moe_layers()} * moe_mlp_params() + embedding_params() + lm_head_params() + hidden_size +  // + final norm
-         vision_params;
+         i64{double_wide_mlp_layers} * dense_mlp_params() + per_layer_embedding_params() + per_layer_input_params() +
+         vision_params + audio_params;
 }
 
 i64 ModelSpec::active_param_count() const {
@@ -128,13 +141,15 @@ i64 ModelSpec::active_param_count() const {
          i64{full_attention_layers()} * full_attention_extra_params() +
          i64{linear_attention_layers} * linear_attention_params_per_layer() +
          i64{num_layers} * norm_params_per_layer() + dense * dense_mlp_params() +
-         i64{moe_layers()} * active_moe_mlp_params() + embedding_params() + lm_head_params() + hidden_size;
+         i64{moe_layers()} * active_moe_mlp_params() + embedding_params() + lm_head_params() + hidden_size +
+         i64{double_wide_mlp_layers} * dense_mlp_params() + per_layer_input_params();
 }
 
 double ModelSpec::kv_bytes_per_token(double bytes_per_element) const {
+  // Only layers with a KV cache of their own (Gemma-4's KV-shared layers read an earlier layer's).
   const i64 extra_per_layer = full_kv_elements_per_token_per_layer() - kv_elements_per_token_per_layer();
-  const double full_extra = static_cast<double>(full_attention_layers()) * static_cast<double>(extra_per_layer);
-  return static_cast<double>(attention_layers()) *
+  const double full_extra = static_cast<double>(kv_full_layers()) * static_cast<double>(extra_per_layer);
+  return static_cast<double>(kv_cache_layers()) *
              (static_cast<double>(kv_elements_per_token_per_layer()) * bytes_per_element +
               indexer_kv_bytes_per_token_per_layer()) +
          full_extra * bytes_per_element;
@@ -196,6 +211,8 @@ void ModelSpec::check_magnitude(Problems& p, const std::string& path) const {
                                   std::max(x(1), x(hidden_size))});
   const ld bound = x(num_layers) * 16 * widest * widest * (std::max(x(1), x(num_experts)) + 2) +
                    2 * x(vocab_size) * hidden_size + x(bias_params_per_layer) * num_layers + x(vision_params) +
+                   x(audio_params) + x(per_layer_input_vocab) * num_layers * per_layer_input_size +
+                   x(num_layers) * 3 * x(hidden_size) * per_layer_input_size +
                    x(moe_bias_params) * num_layers;
   constexpr ld kLimit = 1e17;  // int64 holds 9.2e18; the largest published model has ~2e12 parameters
   if (bound > kLimit)
@@ -255,6 +272,26 @@ void ModelSpec::validate(const std::string& path) const {
   if (sliding_layers + linear_attention_layers > num_layers) {
     p.add(path + ".sliding_layers", "must be <= num_hidden_layers (" + std::to_string(num_layers) + "), got " +
                                         std::to_string(sliding_layers));
+  }
+  non_negative("hidden_size_per_layer_input", per_layer_input_size);
+  non_negative("vocab_size_per_layer_input", per_layer_input_vocab);
+  non_negative("num_kv_shared_layers", kv_shared_layers);
+  non_negative("double_wide_mlp_layers", double_wide_mlp_layers);
+  if (audio_params < 0) p.add(path + ".audio_config", "parameters must be >= 0, got " + std::to_string(audio_params));
+  if (kv_shared_layers >= attention_layers() && kv_shared_layers > 0) {
+    p.add(path + ".num_kv_shared_layers", "must be < the attention layers (" + std::to_string(attention_layers()) +
+                                              "): a KV-shared layer reads an earlier layer's cache, got " +
+                                              std::to_string(kv_shared_layers));
+  }
+  if (kv_shared_full_layers < 0 || kv_shared_full_layers > kv_shared_layers || kv_full_layers() < 0 ||
+      kv_sliding_layers() < 0) {
+    p.add(path + ".num_kv_shared_layers", "shares " + std::to_string(kv_shared_full_layers) + " full-attention and " +
+                                              std::to_string(kv_shared_layers - kv_shared_full_layers) +
+                                              " sliding layers, more than the model has of each");
+  }
+  if (double_wide_mlp_layers > num_layers) {
+    p.add(path + ".use_double_wide_mlp", "widens " + std::to_string(double_wide_mlp_layers) + " layers of " +
+                                             std::to_string(num_layers));
   }
   non_negative("global_head_dim", full_head_dim);
   non_negative("num_global_key_value_heads", full_kv_heads);

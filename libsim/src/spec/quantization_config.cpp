@@ -30,6 +30,17 @@ std::int64_t int_or(const JsonView& v, const char* key, std::int64_t fallback) {
   return v.integer(key);
 }
 
+/// compressed-tensors' group size of a "group" strategy: QuantizationArgs requires a positive group_size there (its
+/// validator refuses a group strategy without one), so a missing, null or non-positive one is an error, not 128.
+std::int64_t ct_group_size(const JsonView& w, const std::string& strategy) {
+  if (strategy != "group") return -1;
+  if (!w.has("group_size") || w.json().at("group_size").is_null())
+    w["group_size"].fail("missing: the \"group\" strategy needs a group size");
+  const std::int64_t g = w.integer("group_size");
+  if (g < 1) w["group_size"].fail("must be > 0 with the \"group\" strategy, got " + std::to_string(g));
+  return g;
+}
+
 bool lm_head_in(const JsonView& v) { return v.has("lm_head") && !v.json().at("lm_head").is_null() && v.boolean("lm_head"); }
 
 void note_lm_head(const JsonView& qc, std::vector<std::string>& notes) {
@@ -135,11 +146,11 @@ CheckpointQuantization compressed_tensors(const JsonView& qc, std::vector<std::s
       if (gs != 16) w["group_size"].fail("is " + std::to_string(gs) + ": FP4 weights are modelled as NVFP4 (group 16)");
       f = acts && act_type == "float" ? "nvfp4" : "nvfp4-a16";
     } else if (type == "int" && bits == 8) {
-      const std::int64_t gs = strategy == "group" ? int_or(w, "group_size", 128) : -1;
+      const std::int64_t gs = ct_group_size(w, strategy);
       f = acts ? "w8a8" : group_format("int8", w.has("group_size") ? w["group_size"] : w, gs);
     } else if (type == "int" && bits == 4 && !acts) {
       const bool symmetric = !w.has("symmetric") || w.json().at("symmetric").is_null() || w.boolean("symmetric");
-      const std::int64_t gs = strategy == "group" ? int_or(w, "group_size", 128) : -1;
+      const std::int64_t gs = ct_group_size(w, strategy);
       // Asymmetric W4A16 stores a zero point per group as GPTQ does (+4/g bits).
       f = group_format(symmetric ? "w4a16" : "gptq-int4", w.has("group_size") ? w["group_size"] : w, gs);
     } else {

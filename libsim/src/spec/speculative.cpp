@@ -29,6 +29,12 @@ ModelSpec one_layer_of(const ModelSpec& target, bool moe, const std::string& id)
   m.mtp_layers = 0;
   m.mtp_params = 0;
   m.vision_params = 0;
+  m.audio_params = 0;
+  m.per_layer_input_size = 0;  // Gemma-4 E2B/E4B: no PLE, no KV sharing, no double-wide MLP in the draft layer
+  m.per_layer_input_vocab = 0;
+  m.kv_shared_layers = 0;
+  m.kv_shared_full_layers = 0;
+  m.double_wide_mlp_layers = 0;
   m.notes.clear();
   m.source = Json();
   if (moe && target.is_moe()) {

@@ -57,6 +57,17 @@ struct ModelSpec {
   int full_head_dim = 0;           ///< head_dim of the full-attention layers; 0 = head_dim
   int full_kv_heads = 0;           ///< KV heads of the full-attention layers; 0 = num_kv_heads
   bool full_k_eq_v = false;        ///< full-attention layers' checkpoint has no v_proj (vLLM still holds a V slot)
+  // Gemma-4 E2B/E4B (vllm/model_executor/models/gemma4.py, Gemma4Model and Gemma4DecoderLayer): per-layer input
+  // embeddings (PLE): a vocab_size_per_layer_input × (layers × per_layer_input_size) table that every token looks up
+  // once, a per_layer_model_projection (hidden → layers × per_layer_input_size) and, per layer, a gate (hidden → size),
+  // a projection back (size → hidden) and an RMSNorm; all on the GPU. KV sharing: the last num_kv_shared_layers
+  // layers attend over the cache of the last earlier layer of their type and keep none of their own; with
+  // use_double_wide_mlp their MLP is 2 × intermediate_size wide.
+  int per_layer_input_size = 0;    ///< hidden_size_per_layer_input; 0 = no PLE
+  int per_layer_input_vocab = 0;   ///< vocab_size_per_layer_input
+  int kv_shared_layers = 0;        ///< num_kv_shared_layers: attention layers without a KV cache of their own
+  int kv_shared_full_layers = 0;   ///< of them, full-attention layers (the rest slide)
+  int double_wide_mlp_layers = 0;  ///< layers whose dense MLP is 2 × intermediate_size
 
   // DeepSeek-V3.2's sparse-attention indexer (DSA): per layer wq_b (q_lora_rank -> index heads × dim), wk, k_norm
   // and weights_proj; its own FP8 key cache of index_head_dim + a 4-byte scale per 128 per token and layer.
@@ -78,6 +89,7 @@ struct ModelSpec {
   std::int64_t mtp_params = 0;     ///< their parameters as the checkpoint stores them (DeepSeek-V3: ~14 B)
   std::int64_t vision_params = 0;  ///< vision tower + projector of a multimodal checkpoint (loaded, 16-bit; text
                                    ///< requests never run it)
+  std::int64_t audio_params = 0;   ///< audio tower + projector (Gemma-4 E2B/E4B; loaded, 16-bit, never run for text)
   CheckpointQuantization quantization;  ///< from quantization_config; format "" = 16-bit checkpoint
   std::vector<std::string> notes;  ///< what llmsim assumed while reading the config (shown with the model)
   Json source;                     ///< the config it was read from (null for a spec built in code)
@@ -91,6 +103,12 @@ struct ModelSpec {
   /// Layers with a per-token K/V (or MLA latent) cache: every layer but the linear-attention ones.
   int attention_layers() const noexcept { return num_layers - linear_attention_layers; }
   int full_attention_layers() const noexcept { return attention_layers() - (has_sliding_window() ? sliding_layers : 0); }
+  /// Full-attention and sliding layers that keep a KV cache of their own (all of them but Gemma-4's KV-shared ones).
+  int kv_full_layers() const noexcept { return full_attention_layers() - kv_shared_full_layers; }
+  int kv_sliding_layers() const noexcept {
+    return (has_sliding_window() ? sliding_layers : 0) - (kv_shared_layers - kv_shared_full_layers);
+  }
+  int kv_cache_layers() const noexcept { return attention_layers() - kv_shared_layers; }
   int value_head_dim() const noexcept { return is_mla() ? v_head_dim : head_dim; }
   bool has_full_layer_shape() const noexcept { return full_head_dim > 0 || full_kv_heads > 0 || full_k_eq_v; }
   int full_layer_head_dim() const noexcept { return full_head_dim > 0 ? full_head_dim : head_dim; }
@@ -127,9 +145,16 @@ struct ModelSpec {
   std::int64_t active_mlp_params_per_layer() const;  ///< per token, of that layer
   std::int64_t norm_params_per_layer() const;         ///< RMSNorms + bias_params_per_layer (kept 16-bit)
   std::int64_t embedding_params() const;             ///< vocab × hidden
+  /// Gemma-4's per-layer embedding table (per_layer_input_vocab × layers × per_layer_input_size): looked up, never
+  /// multiplied; 0 without PLE.
+  std::int64_t per_layer_embedding_params() const;
+  /// The PLE linears and norms every token runs: per_layer_model_projection, its norm, and per layer the gate, the
+  /// projection back and post_per_layer_input_norm. 0 without PLE.
+  std::int64_t per_layer_input_params() const;
   std::int64_t lm_head_params() const;               ///< 0 when tied
   std::int64_t param_count() const;                  ///< everything vLLM loads, as published (no MTP layers)
-  std::int64_t active_param_count() const;           ///< per text token (MoE: routed experts only; no vision tower)
+  /// Per text token (MoE: routed experts only; no vision or audio tower, no PLE table: Gemma-4's "effective" count)
+  std::int64_t active_param_count() const;
   /// KV bytes per token for the whole model at full context: attention layers × kv_elements_per_token_per_layer ×
   /// bytes (2 × layers × kv_heads × head_dim × bytes for GQA/MHA), + the indexer's cache. Sliding layers count here
   /// too; what they actually keep is memory::KvLayout's business. Linear-attention layers hold no per-token KV.
