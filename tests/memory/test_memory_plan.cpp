@@ -259,10 +259,13 @@ TEST_CASE("the headroom must hold the CUDA context, communicators and graphs") {
 }
 
 TEST_CASE("inline ECC: a GDDR card with ECC on exposes 15/16 of its memory, and the KV cache shrinks by that", "[memory]") {
-  // nvidia-smi on an L40S with ECC on (as it ships): 46,068 of 49,152 MiB — the check bits live in the DRAM.
-  GpuSpec g = cat().gpu("l40s-48gb");
+  // nvidia-smi on an L40S, A40 or L20 with ECC on (as they ship): 46,068 of 49,152 MiB — the check bits live in the
+  // DRAM. The L20 has no measured CUDA-visible total in the catalogue (the L40S has: test_visible_memory.cpp), so
+  // its plan shows the rule.
+  GpuSpec g = cat().gpu("l20-48gb");
   REQUIRE(g.ecc);
   REQUIRE(g.inline_ecc);
+  REQUIRE(g.cuda_visible_memory_bytes == 0);
   const auto q = quant("fp16");
   const auto on = plan_memory(cat().model("llama-3.1-8b"), q, g, ParallelConfig{1, 1}, EngineConfig{}, 8192);
   g.ecc = false;  // nvidia-smi -e 0: the whole 48 GiB

@@ -38,9 +38,20 @@ TEST_CASE("llama-3.1-8b fp16 fits every new card, with KV in proportion to the m
   const double v2 = static_cast<double>(plan_on("llama-3.1-8b", "rtx5090d-v2-24gb", "fp16").kv_capacity_tokens);
   const double d = static_cast<double>(plan_on("llama-3.1-8b", "rtx5090d-32gb", "fp16").kv_capacity_tokens);
   CHECK(v2 / d < 0.6);
-  // L20: inline ECC leaves 45 of its 48 GiB, so an L20 holds the L40S's KV, not the RTX 6000 Ada's.
-  CHECK(plan_on("llama-3.1-8b", "l20-48gb", "fp16").kv_capacity_tokens ==
-        plan_on("llama-3.1-8b", "l40s-48gb", "fp16").kv_capacity_tokens);
+  // L20: inline ECC leaves 45 of its 48 GiB, so an L20 holds the L40S's KV by that rule, not the RTX 6000 Ada's; the
+  // L40S's measured CUDA-visible total (44.39 GiB) leaves it less.
+  {
+    GpuSpec l40s = cat().gpu("l40s-48gb");
+    REQUIRE(l40s.cuda_visible_memory_bytes > 0);
+    const std::int64_t measured = plan_on("llama-3.1-8b", "l40s-48gb", "fp16").kv_capacity_tokens;
+    l40s.cuda_visible_memory_bytes = 0;
+    Quantization q;
+    q.weights = format_for_gpu(weight_format("fp16"), l40s);
+    q.kv_dtype = DType::fp16;
+    const auto by_rule = memory::plan_memory(cat().model("llama-3.1-8b"), q, l40s, ParallelConfig{1, 1}, EngineConfig{}, 8192);
+    CHECK(plan_on("llama-3.1-8b", "l20-48gb", "fp16").kv_capacity_tokens == by_rule.kv_capacity_tokens);
+    CHECK(measured < by_rule.kv_capacity_tokens);
+  }
   // A B200 holds about 140 GB of KV beside an 8B model: over a million tokens at 128 KiB each.
   CHECK(plan_on("llama-3.1-8b", "b200-180gb-sxm", "fp16").kv_capacity_tokens > 1'000'000);
 }

@@ -68,6 +68,7 @@ GpuSpec GpuSpec::mig_slice(const std::string& profile_name) const {
     s.name = name + " (MIG " + p.name.substr(4) + ")";
     s.memory_bytes = p.memory_bytes > 0 ? p.memory_bytes
                                         : static_cast<std::int64_t>(std::llround(memory_bytes * bf));
+    s.cuda_visible_memory_bytes = 0;  // a slice reports its profile's memory (the whole card's total does not apply)
     s.memory_bandwidth = memory_bandwidth * bf;
     s.fp16_flops = fp16_flops * cf;
     s.bf16_flops = bf16_flops * cf;
@@ -117,6 +118,9 @@ void GpuSpec::validate(const std::string& path) const {
   positive("sm_count", sm_count);
   non_negative("l2_bytes", static_cast<double>(l2_bytes));
   non_negative("tdp_watts", tdp_watts);
+  if (cuda_visible_memory_bytes < 0 || cuda_visible_memory_bytes > memory_bytes)
+    p.add(path + ".cuda_visible_memory_bytes", "must be in 0..memory_bytes (" + std::to_string(memory_bytes) +
+                                                   "), got " + std::to_string(cuda_visible_memory_bytes));
   non_negative("idle_watts", idle_watts);
   if (tdp_watts > 0 && idle_watts > tdp_watts)
     p.add(path + ".idle_watts", "must be <= tdp_watts (" + format_value(tdp_watts) + "), got " + format_given(idle_watts));
@@ -175,7 +179,7 @@ GpuSpec gpu_spec_from_json(const JsonView& v) {
                 "l2_mib", "tdp_watts", "idle_watts", "pcie", "nvlink_gb_per_s", "nvlink_bridge_gb_per_s", "p2p", "ecc", "inline_ecc",
                 "mig_profiles", "price_per_hour", "price_is_placeholder", "purchase_price",
                 "purchase_price_is_placeholder", "source", "compute_fraction", "bandwidth_fraction", "boost_clock_mhz",
-                "sustained_tensor_clock_mhz"});
+                "sustained_tensor_clock_mhz", "cuda_visible_memory_mib"});
   GpuSpec g;
   g.id = v.string("id");
   g.name = v.string_or("name", g.id);
@@ -186,6 +190,15 @@ GpuSpec gpu_spec_from_json(const JsonView& v) {
   const double gib = v["memory_gib"].as_number_in(0, kMaxGiB);
   if (!(gib > 0)) v["memory_gib"].fail("must be > 0, got " + format_given(gib));
   g.memory_bytes = static_cast<std::int64_t>(std::llround(gib * kGiB));
+  // The total the CUDA driver reports, in MiB as torch and nvidia-smi print it; absent = not measured.
+  if (v.has("cuda_visible_memory_mib")) {
+    const double mib = v["cuda_visible_memory_mib"].as_number_in(0, kMaxGiB * 1024);
+    if (!(mib > 0)) v["cuda_visible_memory_mib"].fail("must be > 0, got " + format_given(mib));
+    g.cuda_visible_memory_bytes = static_cast<std::int64_t>(std::llround(mib * kMiB));
+    if (g.cuda_visible_memory_bytes > g.memory_bytes)
+      v["cuda_visible_memory_mib"].fail("must not exceed memory_gib x 1024 (" + format_given(gib * 1024) + "), got " +
+                                        format_given(mib));
+  }
   g.memory_bandwidth = v["memory_bandwidth_gb_per_s"].as_number_in(0, kMaxRate) * 1e9;
   auto t = v["tensor_tflops"];
   t.allow_only({"fp16", "bf16", "fp8", "int8", "int4", "fp4"});
@@ -245,6 +258,7 @@ Json to_json(const GpuSpec& g) {
   j["id"] = g.id;
   j["name"] = g.name;
   j["memory_gib"] = static_cast<double>(g.memory_bytes) / kGiB;
+  if (g.cuda_visible_memory_bytes > 0) j["cuda_visible_memory_mib"] = static_cast<double>(g.cuda_visible_memory_bytes) / kMiB;
   j["memory_bandwidth_gb_per_s"] = g.memory_bandwidth / 1e9;
   j["tensor_tflops"] = {{"fp16", g.fp16_flops / 1e12}, {"bf16", g.bf16_flops / 1e12}, {"fp8", g.fp8_flops / 1e12},
                         {"int8", g.int8_ops / 1e12},   {"int4", g.int4_ops / 1e12},

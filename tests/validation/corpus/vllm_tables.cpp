@@ -268,6 +268,10 @@ void zhjunqin(const Source& s, std::vector<Row>& out) {
     res["request_rate"] = t.number(k0, "request_rate");
     res["num_prompts"] = t.integer(k0, "num_prompts", 1);
     res["completed"] = t.integer(k0, "num_prompts", 1);
+    // benchmark_serving.py --dataset-name sharegpt (the table's dataset column): the page keeps only token totals,
+    // so each request's lengths are drawn from ShareGPT's distribution at the run's means, as for the other ShareGPT
+    // lines without lists (analysis/dataset_requests), not run in lockstep at the means.
+    if (t.text(k0, "dataset").rfind("sharegpt", 0) == 0) res["dataset_name"] = "sharegpt";
     bool copy_slip = false;
     double p50 = -1, p90 = -2;
     for (std::size_t k : ks) {

@@ -55,8 +55,15 @@ struct GpuSpec {
   bool inline_ecc = false;
   /// Share of the DRAM, capacity and stream, that carries data: 15/16 with inline ECC on, else 1.
   double ecc_data_fraction() const noexcept { return ecc && inline_ecc ? 15.0 / 16.0 : 1.0; }
-  /// Memory the driver exposes (what vLLM's torch.cuda.mem_get_info total sees): memory_bytes less inline ECC.
+  /// The total the CUDA driver reports (cudaMemGetInfo / torch.cuda.mem_get_info, vLLM's "total_gpu_memory"), where
+  /// measured (JSON `cuda_visible_memory_mib`); 0 = not measured. The driver keeps part of the DRAM for itself, so it
+  /// is below the capacity: 23.53 GiB of a 24 GiB card on 2025 drivers (docs/cost-model.md "Memory plan"). It
+  /// includes the inline-ECC share (a measured total already lacks it).
+  std::int64_t cuda_visible_memory_bytes = 0;
+  /// Memory the driver exposes (what vLLM's torch.cuda.mem_get_info total sees): the measured CUDA-visible total
+  /// where the catalogue has one, else memory_bytes less inline ECC.
   std::int64_t usable_memory_bytes() const noexcept {
+    if (cuda_visible_memory_bytes > 0) return cuda_visible_memory_bytes;
     return ecc_data_fraction() < 1.0 ? memory_bytes / 16 * 15 : memory_bytes;
   }
   std::vector<MigProfile> mig_profiles;

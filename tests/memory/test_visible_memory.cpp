@@ -1,0 +1,96 @@
+// The CUDA-visible total (issue 27): vLLM sizes its KV pool from the total the driver reports, which is below the
+// card's capacity; on a 24 GB card the difference is a tenth of an 8B model's pool.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "llmsim/core/error.hpp"
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/memory/memory_plan.hpp"
+#include "llmsim/spec/catalog.hpp"
+#include "memory_test_util.hpp"
+
+using namespace llmsim;
+using test::cat;
+
+namespace {
+constexpr double kVisMiB = 1024.0 * 1024.0;
+
+memory::MemoryPlan visible_plan(const spec::GpuSpec& g) {
+  spec::Quantization q;
+  q.weights = spec::format_for_gpu(spec::weight_format("bf16"), g);
+  q.kv_dtype = spec::DType::fp16;
+  spec::EngineConfig e;
+  e.max_num_batched_tokens = 2048;
+  e.max_num_seqs = 256;
+  e.gpu_memory_utilization = 0.9;
+  return memory::plan_memory(cat().model("llama-3.1-8b"), q, g, spec::ParallelConfig{1, 1}, e, 32768);
+}
+
+spec::GpuSpec visible_load(const std::string& extra) {
+  const Json doc = parse_json(R"({"id": "x", "memory_gib": 24, "memory_bandwidth_gb_per_s": 1000,
+    "tensor_tflops": {"fp16": 100}, "fp32_tflops": 50, "sm_count": 100)" + extra + "}",
+                              "gpu");
+  return spec::gpu_spec_from_json(JsonView(doc, "gpu"));
+}
+}  // namespace
+
+TEST_CASE("the KV pool is sized from the total the CUDA driver reports, not the card's capacity", "[memory]") {
+  const spec::GpuSpec g = cat().gpu("rtx4090-24gb");
+  REQUIRE(g.cuda_visible_memory_bytes == static_cast<std::int64_t>(24095 * kVisMiB));
+  spec::GpuSpec nominal = g;
+  nominal.cuda_visible_memory_bytes = 0;
+  const auto measured = visible_plan(g), full = visible_plan(nominal);
+  CHECK(measured.per_gpu.total_bytes == g.cuda_visible_memory_bytes);
+  CHECK(full.per_gpu.total_bytes == 24LL * 1024 * 1024 * 1024);
+  // vLLM's budget is total x gpu_memory_utilization; everything charged inside it is the same, so the pool loses
+  // 0.9 x the 481 MiB the driver keeps: 3,463 tokens of 128 KiB, to the block.
+  const double lost = 0.9 * (24576.0 - 24095.0) * kVisMiB / 131072.0;
+  CHECK(std::abs(static_cast<double>(full.kv_capacity_tokens - measured.kv_capacity_tokens) - lost) <= 16);
+  CHECK(full.kv_capacity_tokens - measured.kv_capacity_tokens > 3400);
+  // A tenth of the pool on a 24 GB card: 8B's pool is ~50k tokens of KV without it.
+  CHECK(static_cast<double>(measured.kv_capacity_tokens) / static_cast<double>(full.kv_capacity_tokens) < 0.94);
+}
+
+TEST_CASE("every catalogue card with a measured CUDA-visible total keeps it below its capacity", "[memory]") {
+  int measured = 0;
+  for (const auto& [id, g] : cat().gpus()) {
+    if (g.cuda_visible_memory_bytes == 0) {
+      CHECK(g.usable_memory_bytes() == (g.ecc && g.inline_ecc ? g.memory_bytes / 16 * 15 : g.memory_bytes));
+      continue;
+    }
+    ++measured;
+    INFO(id);
+    CHECK(g.usable_memory_bytes() == g.cuda_visible_memory_bytes);
+    // The driver keeps a few hundred MiB (and inline ECC its sixteenth): never more than ~10 %, never nothing.
+    CHECK(g.cuda_visible_memory_bytes < g.memory_bytes);
+    CHECK(static_cast<double>(g.cuda_visible_memory_bytes) > 0.9 * static_cast<double>(g.memory_bytes));
+  }
+  CHECK(measured >= 4);
+}
+
+TEST_CASE("cuda_visible_memory_mib is read, written back, dropped by a MIG slice, and refused when wrong",
+          "[memory]") {
+  const spec::GpuSpec g = visible_load(R"(, "cuda_visible_memory_mib": 24000)");
+  CHECK(g.cuda_visible_memory_bytes == static_cast<std::int64_t>(24000 * kVisMiB));
+  CHECK(g.usable_memory_bytes() == g.cuda_visible_memory_bytes);
+  const Json back = spec::to_json(g);
+  CHECK(back.at("cuda_visible_memory_mib").get<double>() == 24000);
+  CHECK(spec::gpu_spec_from_json(JsonView(back, "gpu")).cuda_visible_memory_bytes == g.cuda_visible_memory_bytes);
+  CHECK_FALSE(spec::to_json(visible_load("")).contains("cuda_visible_memory_mib"));
+  CHECK(visible_load("").usable_memory_bytes() == 24LL * 1024 * 1024 * 1024);
+
+  spec::GpuSpec mig = visible_load(R"(, "cuda_visible_memory_mib": 24000)");
+  spec::MigProfile p;
+  p.name = "mig-3g.12gb";
+  p.compute_slices = 3;
+  p.memory_slices = 4;
+  mig.mig_profiles.push_back(p);
+  CHECK(mig.mig_slice("mig-3g.12gb").usable_memory_bytes() == 12LL * 1024 * 1024 * 1024);
+
+  CHECK_THROWS_WITH(visible_load(R"(, "cuda_visible_memory_mib": 25000)"),
+                    Catch::Contains("cuda_visible_memory_mib") && Catch::Contains("25000"));
+  CHECK_THROWS_WITH(visible_load(R"(, "cuda_visible_memory_mib": 0)"), Catch::Contains("cuda_visible_memory_mib"));
+  CHECK_THROWS_WITH(visible_load(R"(, "cuda_visible_memory_mib": -5)"), Catch::Contains("cuda_visible_memory_mib"));
+  CHECK_THROWS_WITH(visible_load(R"(, "cuda_visible_memory_mib": "lots")"), Catch::Contains("cuda_visible_memory_mib"));
+}
