@@ -424,8 +424,10 @@ class Replica {
   /// by another); returns `own` less those published.
   std::int64_t publish_through(Seq& s, std::int64_t full, std::int64_t own);
   void release_shared(Seq& s);  ///< drops the references to the shared prefix or the cached hashed blocks
-  // Preempts the running tail; returns its growth demand this step (0/1) so the caller can lower its need.
-  std::int64_t preempt_tail(double now_s);
+  // Preempts the running tail; returns its growth demand this step (0/1) so the caller can lower its need. A
+  // recompute victim re-enters the waiting queue at its front (vLLM: `waiting.extendleft`, V1 `prepend_request`),
+  // or at its back with `to_back` (SGLang's retraction: `waiting_queue.extend(retracted_reqs)`).
+  std::int64_t preempt_tail(double now_s, bool to_back = false);
   void release_blocks(Seq& s);
   // Policies (schedule_v0.cpp, schedule_v1.cpp).
   void schedule_v1(double now_s, perf::BatchShape& shape);
@@ -440,6 +442,11 @@ class Replica {
   double sglang_ratio() const;
   /// SGLang's retraction before a decode step (retract_decode): true when requests were retracted.
   bool sglang_retract(double now_s);
+  /// SGLang's admission of an ignore_eos request with the radix cache disabled (add_one_req_ignore_eos): `s` (to
+  /// compute `extend` tokens now) fits when, walking the running requests, this batch's and `s` by output left,
+  /// the free tokens never fall to the reserve. `cur_rem_tokens`: free KV tokens less this batch's input. O(n log n)
+  /// for a batch's first candidate, O(n) for the next ones (n running requests).
+  bool sglang_exact_admits(const Seq& s, std::int64_t extend, double cur_rem_tokens);
   void begin_decode_step(perf::BatchShape& shape);  ///< adds every running decoder to this step
   bool grow_decoders(double now_s);  ///< allocates this step's growth, preempting as needed
   void swap_in(double now_s);
@@ -501,6 +508,10 @@ class Replica {
     std::int64_t full_running = 0;
     struct Long { std::int32_t seq; std::uint32_t stamp; std::int64_t finish; };
     std::vector<Long> longs;
+    /// The ignore_eos admission's (tokens left, tokens held) of the running requests and this batch's, sorted by
+    /// tokens left; `exact_built` while the batch in formation has filled it (sglang_exact_admits).
+    std::vector<std::pair<std::int64_t, std::int64_t>> exact;
+    bool exact_built = false;
   } sg_;
   SpeculativeTokens spec_;         ///< tokens per decode step under speculative decoding
   struct FinishEntry {

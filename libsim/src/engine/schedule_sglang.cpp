@@ -14,7 +14,9 @@
 //    engine is idle, and after a retraction to (tokens decoded + 20 × batch) / Σ max_new_tokens (at most 1);
 //  * before a decode step that does not fit the free KV, requests are retracted (recomputed later) until every
 //    remaining one has 20 tokens of room: SGLang takes the fewest output tokens first; llmsim the newest admitted,
-//    which is the same request unless outputs differ in length;
+//    which is the same request unless outputs differ in length. The retracted re-enter the waiting queue at its
+//    back (scheduler.py update_running_batch: `self.waiting_queue.extend(retracted_reqs)` in 0.3.x-0.4.x, the same
+//    through `_extend_requests_to_queue` later), so under a standing queue they wait for all of it;
 //  * the overlap scheduler (0.3.6+, perf/sglang_overlap.hpp) forms a batch while the step before it runs: only
 //    requests queued when that step started are admitted (plan_cutoff_s_, as vLLM V1's async scheduling).
 // A request's max_new_tokens is its output length (benchmarks set it so, with ignore_eos). The decode set's
@@ -62,7 +64,10 @@ bool Replica::sglang_retract(double now_s) {
   }
   const std::int64_t bs = kv_.block_size();
   // Retract until the step fits and every remaining decoder has kRetractDecodeSteps tokens of room.
-  while (n_dec_ > 0 && (need > kv_.free() || kv_.free() * bs < n_dec_ * sg::kRetractDecodeSteps)) need -= preempt_tail(now_s);
+  // The retracted go to the back of the waiting queue (update_running_batch: `waiting_queue.extend(retracted_reqs)`,
+  // `_extend_requests_to_queue` from 0.4.x on), behind every request waiting now.
+  while (n_dec_ > 0 && (need > kv_.free() || kv_.free() * bs < n_dec_ * sg::kRetractDecodeSteps))
+    need -= preempt_tail(now_s, /*to_back=*/true);
   if (n_dec_ > 0) {
     const std::int64_t decoded = output_sum_ - (finish_sum_ - n_dec_ * step_);
     sg_.ratio = std::min(1.0, static_cast<double>(decoded + sg::kRetractDecodeSteps * n_dec_) /
@@ -70,6 +75,40 @@ bool Replica::sglang_retract(double now_s) {
     sg_.ratio_step = step_;
   }
   kv_.allocate(need);
+  return true;
+}
+
+bool Replica::sglang_exact_admits(const Seq& s, std::int64_t extend, double cur_rem_tokens) {
+  // schedule_policy.py PrefillAdder.add_one_req_ignore_eos: (tokens_left, tokens_occupied) of the running batch, of
+  // this batch's requests and of the candidate, sorted by tokens_left (an ignore_eos request reserves its whole
+  // max_new_tokens: ratio 1.0); walking them, when the i-th finishes the n - i still running have each grown by
+  // its tokens_left, and the tokens of those finished before it are free again.
+  auto& st = sg_.exact;
+  auto state_of = [&](const Seq& q) -> std::pair<std::int64_t, std::int64_t> {
+    // tokens_left = max_new_tokens - len(output_ids), tokens_occupied = len(origin_input_ids) + len(output_ids).
+    const std::int64_t left = q.state == SeqState::decoding ? q.k0 + q.output - q.gen_base - step_ : q.output - q.generated;
+    return {left, q.input + q.output - left};
+  };
+  const auto own = state_of(s);
+  if (!sg_.exact_built) {
+    st.clear();
+    for (std::int32_t j = head_; j >= 0; j = (*pool_)[j].next) {
+      const auto x = state_of((*pool_)[j]);
+      if (x.first > 0) st.push_back(x);
+    }
+    std::sort(st.begin(), st.end());
+    sg_.exact_built = true;
+  }
+  if (own.first > 0) st.insert(std::upper_bound(st.begin(), st.end(), own), own);
+  const double cur = cur_rem_tokens - static_cast<double>(extend);
+  double freed = 0;
+  const auto n = static_cast<std::int64_t>(st.size());
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto bs = static_cast<double>(n - i);
+    const auto& [left, held] = st[static_cast<std::size_t>(i)];
+    if (cur + freed - static_cast<double>(left) * bs <= static_cast<double>(sg::kIgnoreEosReserveTokens) * bs) return false;
+    freed += static_cast<double>(held);
+  }
   return true;
 }
 
@@ -89,6 +128,12 @@ void Replica::schedule_sglang(double now_s, perf::BatchShape& shape) {
   // Reservations are taken against the free KV before this batch allocates (SGLang's adder counts them itself).
   const double free_tokens = static_cast<double>(kv_.free() * bs);
   double offset = 0;  // tokens this batch reserved, then the decoders' future output
+  double taken_input = 0;  // input tokens this batch computes (SGLang's cur_rem_token_offset)
+  // With the radix cache disabled SGLang admits ignore_eos requests by their exact future output
+  // (add_one_req's `req.sampling_params.ignore_eos and getattr(self.tree_cache, "disable", True)`): llmsim's
+  // requests run to their drawn output, as a benchmark's ignore_eos ones do.
+  const bool exact = !cfg_.prefix_caching;
+  sg_.exact_built = false;
   // The chunked request continues first with its next chunk (LLMSIM: it was admitted with its whole reservation).
   if (!chunked_partial_.empty()) {
     const std::int32_t i = chunked_partial_.front();
@@ -101,6 +146,7 @@ void Replica::schedule_sglang(double now_s, perf::BatchShape& shape) {
       add_prefill_chunk(i, chunk, shape);
       rem_chunk -= chunk;
       rem_input -= chunk;
+      taken_input += static_cast<double>(chunk);
       any = true;
       const bool last = s.prefilled == s.prefill_target;
       offset += static_cast<double>(chunk + (last ? std::min(s.output, sg::kClipMaxNewTokens) : 0));
@@ -136,11 +182,20 @@ void Replica::schedule_sglang(double now_s, perf::BatchShape& shape) {
       const std::int64_t max_new = std::min(s.output, sg::kClipMaxNewTokens);
       // NO_TOKEN. (llmsim: an idle engine skips the test, so a request whose prompt + clipped output exceeds the
       // whole pool still runs — SGLang would leave it waiting forever.)
-      if (running_ > 0 && static_cast<double>(extend + max_new) >= free_tokens - offset) {
-        sg_.full = true;
-        break;
+      if (exact) {
+        const double cur_rem = free_tokens - taken_input;
+        if (running_ > 0 && (static_cast<double>(extend) > std::min(cur_rem, free_tokens - offset) ||
+                             !sglang_exact_admits(s, extend, cur_rem))) {
+          sg_.full = true;
+          break;
+        }
+      } else {
+        if (running_ > 0 && static_cast<double>(extend + max_new) >= free_tokens - offset) {
+          sg_.full = true;
+          break;
+        }
+        if (extend > rem_input && any) break;  // the input budget is spent (the first request may exceed it)
       }
-      if (extend > rem_input && any) break;  // the input budget is spent (the first request may exceed it)
       const bool whole = extend <= rem_chunk;
       const std::int64_t chunk = whole ? extend : rem_chunk;
       if (!try_admit(i, now_s, chunk)) break;  // its first chunk's blocks do not fit (evictable cache counted)
@@ -149,6 +204,7 @@ void Replica::schedule_sglang(double now_s, perf::BatchShape& shape) {
       if (!whole) chunked_partial_.push_back(i);
       any = true;
       offset += static_cast<double>(chunk + (whole ? max_new : 0));
+      taken_input += static_cast<double>(chunk);
       rem_chunk -= chunk;
       rem_input -= chunk;
       if (free_tokens - offset <= 0) {  // budget_state NO_TOKEN
