@@ -444,9 +444,12 @@ class Replica {
   bool sglang_retract(double now_s);
   /// SGLang's admission of an ignore_eos request with the radix cache disabled (add_one_req_ignore_eos): `s` (to
   /// compute `extend` tokens now) fits when, walking the running requests, this batch's and `s` by output left,
-  /// the free tokens never fall to the reserve. `cur_rem_tokens`: free KV tokens less this batch's input. O(n log n)
-  /// for a batch's first candidate, O(n) for the next ones (n running requests).
-  bool sglang_exact_admits(const Seq& s, std::int64_t extend, double cur_rem_tokens);
+  /// the free tokens never fall to the reserve. `cur_rem_tokens`: free KV tokens less this batch's input;
+  /// `prefilling_left`, `prefilling`: output left and count of the running requests that do not decode (this
+  /// batch's and the chunked one). O(1) when the free tokens cover every request's whole output left (which
+  /// implies the walk passes); else O(n log n) for a batch's first walk and O(n) for the next (n running requests).
+  bool sglang_exact_admits(const Seq& s, std::int64_t extend, double cur_rem_tokens, double prefilling_left,
+                           std::int64_t prefilling);
   void begin_decode_step(perf::BatchShape& shape);  ///< adds every running decoder to this step
   bool grow_decoders(double now_s);  ///< allocates this step's growth, preempting as needed
   void swap_in(double now_s);
