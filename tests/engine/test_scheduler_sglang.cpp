@@ -172,8 +172,7 @@ TEST_CASE("SGLang: the decayed reservation overcommits and decode steps retract 
   CHECK(prefill_tokens > 300.0 * 300);
 }
 
-TEST_CASE("SGLang: retracted requests wait behind the whole queue; without the radix cache none are retracted",
-          "[sglang]") {
+TEST_CASE("SGLang: retracted requests wait behind the whole queue", "[sglang]") {
   // scheduler.py update_running_batch puts the retracted at the back of the waiting queue
   // (`waiting_queue.extend(retracted_reqs)`): with every request queued at t = 0 (FCFS), a retracted request is
   // re-admitted only after every request that had never run, so it finishes after the last first admission. The
@@ -205,17 +204,6 @@ TEST_CASE("SGLang: retracted requests wait behind the whole queue; without the r
   }
   std::nth_element(tpot.begin(), tpot.begin() + 150, tpot.end());
   CHECK(retracted_tpot > 3 * tpot[150]);
-
-  // --disable-radix-cache: add_one_req_ignore_eos admits by the requests' exact future output (llmsim's requests
-  // run to their drawn length, as a benchmark's ignore_eos ones do), so no decode step runs out of KV.
-  const auto exact = simulate(make(scenario(w, sglang({{"enable_prefix_caching", false}}), "rtx4090-24gb")), opt);
-  REQUIRE(exact.summary.complete);
-  CHECK(exact.summary.completed_requests == 300);
-  CHECK(exact.summary.preemptions == 0);
-  CHECK(exact.kv_blocks_in_use_at_end == 0);
-  // It still batches: the pool, not the walk, bounds the batch (a walk that refused all but one would not).
-  CHECK(exact.summary.batch.mean_seqs > 0.5 * r.summary.batch.mean_seqs);
-  CHECK(exact.summary.itl_ms.max < 0.5 * r.summary.itl_ms.max);
 }
 
 TEST_CASE("SGLang beside prefix caching, client timeouts and several replicas: counts conserved", "[sglang]") {

@@ -442,14 +442,6 @@ class Replica {
   double sglang_ratio() const;
   /// SGLang's retraction before a decode step (retract_decode): true when requests were retracted.
   bool sglang_retract(double now_s);
-  /// SGLang's admission of an ignore_eos request with the radix cache disabled (add_one_req_ignore_eos): `s` (to
-  /// compute `extend` tokens now) fits when, walking the running requests, this batch's and `s` by output left,
-  /// the free tokens never fall to the reserve. `cur_rem_tokens`: free KV tokens less this batch's input;
-  /// `prefilling_left`, `prefilling`: output left and count of the running requests that do not decode (this
-  /// batch's and the chunked one). O(1) when the free tokens cover every request's whole output left (which
-  /// implies the walk passes); else O(n log n) for a batch's first walk and O(n) for the next (n running requests).
-  bool sglang_exact_admits(const Seq& s, std::int64_t extend, double cur_rem_tokens, double prefilling_left,
-                           std::int64_t prefilling);
   void begin_decode_step(perf::BatchShape& shape);  ///< adds every running decoder to this step
   bool grow_decoders(double now_s);  ///< allocates this step's growth, preempting as needed
   void swap_in(double now_s);
@@ -511,10 +503,6 @@ class Replica {
     std::int64_t full_running = 0;
     struct Long { std::int32_t seq; std::uint32_t stamp; std::int64_t finish; };
     std::vector<Long> longs;
-    /// The ignore_eos admission's (tokens left, tokens held) of the running requests and this batch's, sorted by
-    /// tokens left; `exact_built` while the batch in formation has filled it (sglang_exact_admits).
-    std::vector<std::pair<std::int64_t, std::int64_t>> exact;
-    bool exact_built = false;
   } sg_;
   SpeculativeTokens spec_;         ///< tokens per decode step under speculative decoding
   struct FinishEntry {

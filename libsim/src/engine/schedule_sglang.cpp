@@ -78,50 +78,6 @@ bool Replica::sglang_retract(double now_s) {
   return true;
 }
 
-bool Replica::sglang_exact_admits(const Seq& s, std::int64_t extend, double cur_rem_tokens, double prefilling_left,
-                                  std::int64_t prefilling) {
-  // schedule_policy.py PrefillAdder.add_one_req_ignore_eos: (tokens_left, tokens_occupied) of the running batch, of
-  // this batch's requests and of the candidate, sorted by tokens_left (an ignore_eos request reserves its whole
-  // max_new_tokens: ratio 1.0); walking them, when the i-th finishes the n - i still running have each grown by
-  // its tokens_left, and the tokens of those finished before it are free again.
-  auto& st = sg_.exact;
-  auto state_of = [&](const Seq& q) -> std::pair<std::int64_t, std::int64_t> {
-    // tokens_left = max_new_tokens - len(output_ids), tokens_occupied = len(origin_input_ids) + len(output_ids).
-    const std::int64_t left = q.state == SeqState::decoding ? q.k0 + q.output - q.gen_base - step_ : q.output - q.generated;
-    return {left, q.input + q.output - left};
-  };
-  const auto own = state_of(s);
-  const double cur = cur_rem_tokens - static_cast<double>(extend);
-  const auto reserve = static_cast<double>(sg::kIgnoreEosReserveTokens);
-  // The walk's i-th test needs cur + (tokens of those before i) > (left_i + reserve) x (n - i); sorted by left,
-  // left_i x (n - i) <= Σ left, so free tokens above Σ left + reserve x n pass every test: no walk (O(1): the
-  // decoders' Σ left is the decode set's remaining output, finish_sum_ - n_dec_ x step_).
-  if (!sg_.exact_built && running_ - n_dec_ == prefilling) {
-    const double left_all = static_cast<double>(finish_sum_ - n_dec_ * step_) + prefilling_left +
-                            static_cast<double>(std::max<std::int64_t>(0, own.first));
-    if (cur - left_all > reserve * static_cast<double>(running_ + 1)) return true;
-  }
-  if (!sg_.exact_built) {
-    st.clear();
-    for (std::int32_t j = head_; j >= 0; j = (*pool_)[j].next) {
-      const auto x = state_of((*pool_)[j]);
-      if (x.first > 0) st.push_back(x);
-    }
-    std::sort(st.begin(), st.end());
-    sg_.exact_built = true;
-  }
-  if (own.first > 0) st.insert(std::upper_bound(st.begin(), st.end(), own), own);
-  double freed = 0;
-  const auto n = static_cast<std::int64_t>(st.size());
-  for (std::int64_t i = 0; i < n; ++i) {
-    const auto bs = static_cast<double>(n - i);
-    const auto& [left, held] = st[static_cast<std::size_t>(i)];
-    if (cur + freed - static_cast<double>(left) * bs <= reserve * bs) return false;
-    freed += static_cast<double>(held);
-  }
-  return true;
-}
-
 void Replica::schedule_sglang(double now_s, perf::BatchShape& shape) {
   const std::int64_t bs = kv_.block_size();
   if (running_ == 0) {  // idle: SGLang resets the ratio (self_check_during_idle) and the batch is not full
@@ -138,18 +94,6 @@ void Replica::schedule_sglang(double now_s, perf::BatchShape& shape) {
   // Reservations are taken against the free KV before this batch allocates (SGLang's adder counts them itself).
   const double free_tokens = static_cast<double>(kv_.free() * bs);
   double offset = 0;  // tokens this batch reserved, then the decoders' future output
-  double taken_input = 0;  // input tokens this batch computes (SGLang's cur_rem_token_offset)
-  double prefilling_left = 0;   // output left of the running requests that do not decode (ignore_eos admission)
-  std::int64_t prefilling = 0;
-  // With the radix cache disabled SGLang admits ignore_eos requests by their exact future output
-  // (add_one_req's `req.sampling_params.ignore_eos and getattr(self.tree_cache, "disable", True)`): llmsim's
-  // requests run to their drawn output, as a benchmark's ignore_eos ones do.
-  const bool exact = !cfg_.prefix_caching;
-  sg_.exact_built = false;
-  for (const std::int32_t j : chunked_partial_) {
-    prefilling_left += static_cast<double>((*pool_)[j].output - (*pool_)[j].generated);
-    ++prefilling;
-  }
   // The chunked request continues first with its next chunk (LLMSIM: it was admitted with its whole reservation).
   if (!chunked_partial_.empty()) {
     const std::int32_t i = chunked_partial_.front();
@@ -162,7 +106,6 @@ void Replica::schedule_sglang(double now_s, perf::BatchShape& shape) {
       add_prefill_chunk(i, chunk, shape);
       rem_chunk -= chunk;
       rem_input -= chunk;
-      taken_input += static_cast<double>(chunk);
       any = true;
       const bool last = s.prefilled == s.prefill_target;
       offset += static_cast<double>(chunk + (last ? std::min(s.output, sg::kClipMaxNewTokens) : 0));
@@ -198,31 +141,19 @@ void Replica::schedule_sglang(double now_s, perf::BatchShape& shape) {
       const std::int64_t max_new = std::min(s.output, sg::kClipMaxNewTokens);
       // NO_TOKEN. (llmsim: an idle engine skips the test, so a request whose prompt + clipped output exceeds the
       // whole pool still runs — SGLang would leave it waiting forever.)
-      if (exact) {
-        const double cur_rem = free_tokens - taken_input;
-        if (running_ > 0 && (static_cast<double>(extend) > std::min(cur_rem, free_tokens - offset) ||
-                             !sglang_exact_admits(s, extend, cur_rem, prefilling_left, prefilling))) {
-          sg_.full = true;
-          break;
-        }
-      } else {
-        if (running_ > 0 && static_cast<double>(extend + max_new) >= free_tokens - offset) {
-          sg_.full = true;
-          break;
-        }
-        if (extend > rem_input && any) break;  // the input budget is spent (the first request may exceed it)
+      if (running_ > 0 && static_cast<double>(extend + max_new) >= free_tokens - offset) {
+        sg_.full = true;
+        break;
       }
+      if (extend > rem_input && any) break;  // the input budget is spent (the first request may exceed it)
       const bool whole = extend <= rem_chunk;
       const std::int64_t chunk = whole ? extend : rem_chunk;
       if (!try_admit(i, now_s, chunk)) break;  // its first chunk's blocks do not fit (evictable cache counted)
       waiting_.pop_front();
-      prefilling_left += static_cast<double>(s.output - s.generated);
-      ++prefilling;
       add_prefill_chunk(i, chunk, shape);
       if (!whole) chunked_partial_.push_back(i);
       any = true;
       offset += static_cast<double>(chunk + (whole ? max_new : 0));
-      taken_input += static_cast<double>(chunk);
       rem_chunk -= chunk;
       rem_input -= chunk;
       if (free_tokens - offset <= 0) {  // budget_state NO_TOKEN

@@ -196,11 +196,6 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 sg + "managers/schedule_batch.py retract_decode: free KV until every remaining request has "
                 "global_config.retract_decode_steps = 20 tokens",
                 {}, static_cast<double>(spec::sglang::kRetractDecodeSteps)));
-  t.push_back(c("scheduler.ignore_eos_reserve_tokens", "sglang", P::engine_code,
-                sg + "managers/schedule_policy.py: IGNORE_EOS_RESERVE_TOKENS = 1, kept free per running request by "
-                "PrefillAdder.add_one_req_ignore_eos (taken when req.sampling_params.ignore_eos and the tree cache is "
-                "disabled: add_one_req's `getattr(self.tree_cache, \"disable\", True)`, i.e. --disable-radix-cache)",
-                {}, static_cast<double>(spec::sglang::kIgnoreEosReserveTokens)));
   t.push_back(c("scheduler.max_prefill_tokens", "sglang", P::engine_code,
                 sg + "server_args.py: max_prefill_tokens = 16384", {}, static_cast<double>(spec::sglang::kMaxPrefillTokens)));
   t.push_back(c("scheduler.chunked_prefill_size", "sglang", P::engine_code,

@@ -197,9 +197,6 @@ inline constexpr std::int64_t kClipMaxNewTokens = 4096;
 inline constexpr std::int64_t kRetractDecodeSteps = 20;
 /// server_args max_prefill_tokens: input tokens of one prefill batch (the first request may exceed it).
 inline constexpr std::int64_t kMaxPrefillTokens = 16384;
-/// schedule_policy.py IGNORE_EOS_RESERVE_TOKENS: the ignore_eos admission (radix cache disabled) keeps this many
-/// tokens per running request free at every point of its walk over the requests' exact future output.
-inline constexpr std::int64_t kIgnoreEosReserveTokens = 1;
 /// server_args._handle_speculative_decoding: with a speculative algorithm (EAGLE, EAGLE3, STANDALONE, NGRAM) an
 /// unset max_running_requests is 48 ("Max running requests is reset to 48 for speculative decoding").
 inline constexpr int kSpeculativeMaxRunningRequests = 48;
