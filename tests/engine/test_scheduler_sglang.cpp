@@ -176,6 +176,40 @@ TEST_CASE("SGLang: the decayed reservation overcommits and decode steps retract 
   CHECK(prefill_tokens > 300.0 * 300);
 }
 
+TEST_CASE("SGLang: retracted requests wait behind the whole queue", "[sglang]") {
+  // scheduler.py update_running_batch puts the retracted at the back of the waiting queue
+  // (`waiting_queue.extend(retracted_reqs)`): with every request queued at t = 0 (FCFS), a retracted request is
+  // re-admitted only after every request that had never run, so it finishes after the last first admission. The
+  // front (vLLM's place for a preempted request) would re-admit it as soon as KV frees.
+  SimulationOptions opt;
+  opt.record_requests = true;
+  const Json w = offline(300, {{"dist", "uniform"}, {"min", 200}, {"max", 3800}}, 300);
+  const auto r = simulate(make(scenario(w, sglang(), "rtx4090-24gb")), opt);
+  REQUIRE(r.summary.complete);
+  REQUIRE(r.summary.preemptions > 0);
+  double last_admission = 0;
+  for (const auto& q : r.requests) last_admission = std::max(last_admission, q.admitted_s);
+  int retracted = 0, retracted_early = 0;
+  for (const auto& q : r.requests) {
+    if (q.preemptions == 0) continue;
+    ++retracted;
+    if (q.first_token_s < 0.5 * last_admission) ++retracted_early;
+    CHECK(q.finish_s > last_admission);
+  }
+  CHECK(retracted > 0);
+  CHECK(retracted_early > 0);  // retracted while half the queue had still to run: not a vacuous check
+  // Their gaps: a retracted request's TPOT holds its wait behind the queue, several times a typical one.
+  std::vector<double> tpot;
+  double retracted_tpot = 0;
+  for (const auto& q : r.requests) {
+    const double t = (q.finish_s - q.first_token_s) / static_cast<double>(q.output_tokens - 1);
+    tpot.push_back(t);
+    if (q.preemptions > 0) retracted_tpot += t / retracted;
+  }
+  std::nth_element(tpot.begin(), tpot.begin() + 150, tpot.end());
+  CHECK(retracted_tpot > 3 * tpot[150]);
+}
+
 TEST_CASE("SGLang beside prefix caching, client timeouts and several replicas: counts conserved", "[sglang]") {
   const Json w = {{"arrival", {{"process", "poisson"}, {"rate", 4.0}}},
                   {"input_tokens", {{"dist", "uniform"}, {"min", 1100}, {"max", 1300}}},

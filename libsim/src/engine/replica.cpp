@@ -184,7 +184,7 @@ bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) 
   return true;
 }
 
-std::int64_t Replica::preempt_tail(double now_s) {
+std::int64_t Replica::preempt_tail(double now_s, bool to_back) {
   (void)now_s;
   const std::int32_t i = tail_;
   LLMSIM_CHECK(i >= 0, "preemption with nothing running");
@@ -241,12 +241,14 @@ std::int64_t Replica::preempt_tail(double now_s) {
     transition(s, SeqState::swapped);
     swapped_.push_back(i);
   } else {
-    // Recompute: forget the KV, re-prefill prompt + generated tokens later, from the front of the queue.
+    // Recompute: forget the KV, re-prefill prompt + generated tokens later, from the front of the queue (SGLang's
+    // retraction: from its back, behind every request waiting now).
     s.prefill_target = s.input + s.generated;
     s.prefilled = 0;
     s.remote_tokens = 0;  // a transferred KV is gone too: the decode replica recomputes it (as vLLM does)
     transition(s, SeqState::waiting);
-    waiting_.push_front(i);
+    if (to_back) waiting_.push_back(i);
+    else waiting_.push_front(i);
   }
   return demand;
 }

@@ -424,8 +424,10 @@ class Replica {
   /// by another); returns `own` less those published.
   std::int64_t publish_through(Seq& s, std::int64_t full, std::int64_t own);
   void release_shared(Seq& s);  ///< drops the references to the shared prefix or the cached hashed blocks
-  // Preempts the running tail; returns its growth demand this step (0/1) so the caller can lower its need.
-  std::int64_t preempt_tail(double now_s);
+  // Preempts the running tail; returns its growth demand this step (0/1) so the caller can lower its need. A
+  // recompute victim re-enters the waiting queue at its front (vLLM: `waiting.extendleft`, V1 `prepend_request`),
+  // or at its back with `to_back` (SGLang's retraction: `waiting_queue.extend(retracted_reqs)`).
+  std::int64_t preempt_tail(double now_s, bool to_back = false);
   void release_blocks(Seq& s);
   // Policies (schedule_v0.cpp, schedule_v1.cpp).
   void schedule_v1(double now_s, perf::BatchShape& shape);

@@ -14,7 +14,9 @@
 //    engine is idle, and after a retraction to (tokens decoded + 20 × batch) / Σ max_new_tokens (at most 1);
 //  * before a decode step that does not fit the free KV, requests are retracted (recomputed later) until every
 //    remaining one has 20 tokens of room: SGLang takes the fewest output tokens first; llmsim the newest admitted,
-//    which is the same request unless outputs differ in length;
+//    which is the same request unless outputs differ in length. The retracted re-enter the waiting queue at its
+//    back (scheduler.py update_running_batch: `self.waiting_queue.extend(retracted_reqs)` in 0.3.x-0.4.x, the same
+//    through `_extend_requests_to_queue` later), so under a standing queue they wait for all of it;
 //  * the overlap scheduler (0.3.6+, perf/sglang_overlap.hpp) forms a batch while the step before it runs: only
 //    requests queued when that step started are admitted (plan_cutoff_s_, as vLLM V1's async scheduling).
 // A request's max_new_tokens is its output length (benchmarks set it so, with ignore_eos). The decode set's
@@ -62,7 +64,10 @@ bool Replica::sglang_retract(double now_s) {
   }
   const std::int64_t bs = kv_.block_size();
   // Retract until the step fits and every remaining decoder has kRetractDecodeSteps tokens of room.
-  while (n_dec_ > 0 && (need > kv_.free() || kv_.free() * bs < n_dec_ * sg::kRetractDecodeSteps)) need -= preempt_tail(now_s);
+  // The retracted go to the back of the waiting queue (update_running_batch: `waiting_queue.extend(retracted_reqs)`,
+  // `_extend_requests_to_queue` from 0.4.x on), behind every request waiting now.
+  while (n_dec_ > 0 && (need > kv_.free() || kv_.free() * bs < n_dec_ * sg::kRetractDecodeSteps))
+    need -= preempt_tail(now_s, /*to_back=*/true);
   if (n_dec_ > 0) {
     const std::int64_t decoded = output_sum_ - (finish_sum_ - n_dec_ * step_);
     sg_.ratio = std::min(1.0, static_cast<double>(decoded + sg::kRetractDecodeSteps * n_dec_) /

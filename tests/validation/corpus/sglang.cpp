@@ -59,6 +59,11 @@ void livinfly(const Source& s, std::vector<Row>& out) {
           sr.options.scenario["engine"]["policy"] = "vllm-v0";
         }
         sr.options.vllm_args = "vllm serve MODEL";
+      } else {
+        // The SGLang server's own command line, as `llmsim check --sglang-args` reads it: the *_no files'
+        // --disable-radix-cache turns the radix cache off (its ignore_eos admission is not modelled: docs/engine.md
+        // "SGLang"); --enable-torch-compile is listed as not modelled.
+        sr.options.sglang_args = text(s, run, "server_command");
       }
       add_serve(out, sr, result_from_json(res, file + ":" + std::to_string(n)));
       Row c = sr.proto;
