@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -730,4 +731,22 @@ TEST_CASE("write the error-band table", "[.write_error_bands]") {
   const auto path = kSets.parent_path() / "error_bands.json";
   std::ofstream(path) << bands_text(band_groups(band_rows()));
   std::printf("wrote %s\n", path.string().c_str());
+}
+
+TEST_CASE("dump the corpus rows as TSV (LLMSIM_ROWS_TSV)", "[.dump_rows]") {
+  const char* path = std::getenv("LLMSIM_ROWS_TSV");
+  REQUIRE(path != nullptr);
+  std::ofstream out(path);
+  out << "set\twhere\tgpu\tmodel\tweights\tkv\truntime\ttp\tbatch\tinput\toutput\tcontext\tmetric\tmeasured\tpredicted\t"
+         "time_error\tscored\tblind\tnote\n";
+  const auto clean = [](std::string s) {
+    std::replace(s.begin(), s.end(), '\t', ' ');
+    std::replace(s.begin(), s.end(), '\n', ' ');
+    return s;
+  };
+  for (const Row& r : cached_corpus_rows())
+    out << r.set << '\t' << r.where << '\t' << r.gpu << '\t' << r.model << '\t' << r.weights << '\t' << r.kv_dtype << '\t'
+        << r.runtime << '\t' << r.tp << '\t' << r.batch << '\t' << r.input << '\t' << r.output << '\t' << r.context << '\t'
+        << r.metric << '\t' << r.measured << '\t' << r.predicted << '\t' << r.time_error() << '\t' << r.scored << '\t'
+        << row_is_blind(r) << '\t' << clean(r.note) << '\n';
 }
