@@ -21,17 +21,15 @@ spec::WeightFormat block_fp8_format_on(const std::string& w, const std::string& 
   return spec::format_for_gpu(spec::weight_format(w), spec::Catalog::builtin().gpu(gpu_id), "quant.weights");
 }
 
-/// DeepSeek-R1 at TP 8 on `gpu_id` with its FP8 weights, block-scaled as shipped or (block = false) per tensor, under
-/// `runtime`. Per-tensor FP8 under vLLM 0.6+ on Hopper takes CUTLASS sm90 scaled_mm's measured decode-size terms
-/// (perf/hopper_fp8); under SGLang it is the plain FP8 GEMM the block-FP8 factors were fitted against.
-CostModel deepseek_fp8(const std::string& gpu_id, bool block, perf::Runtime runtime = perf::Runtime::vllm_v1) {
+/// DeepSeek-R1 at TP 8 on `gpu_id` with its FP8 weights, block-scaled as shipped or (block = false) per tensor.
+CostModel deepseek_fp8(const std::string& gpu_id, bool block) {
   const auto& cat = spec::Catalog::builtin();
   spec::ModelSpec m = cat.model("deepseek-r1");
   m.quantization.block_scaled = block;
   spec::Quantization q;
   q.weights = spec::weight_format("fp8");
   const auto g = cat.gpu(gpu_id);
-  return CostModel(m, q, g, perf::default_profile(g), spec::ParallelConfig{8, 1}, true, 0, runtime);
+  return CostModel(m, q, g, perf::default_profile(g), spec::ParallelConfig{8, 1});
 }
 
 }  // namespace
@@ -66,9 +64,7 @@ TEST_CASE("DeepSeek-R1's TP-8 projections cost what sglang#5820 timed vLLM's blo
   // One decoding sequence on H200s (the GPU sglang#5820's author benchmarked on). o_proj on a TP-8 rank is
   // N 7168 x K 2048: #5820 times N 7168 x K 2304 at 18.4-19.2 us from 1 to 128 tokens. The qkv op is three kernels:
   // q_a (1536 x 7168, not published), kv_a (576 x 7168; 512 x 7168: 20.9 us) and q_b (3072 x 1536: 14.5 us).
-  const CostModel block = deepseek_fp8("h200-141gb-sxm", true);
-  const CostModel plain = deepseek_fp8("h200-141gb-sxm", false, perf::Runtime::sglang);
-  const CostModel plain_vllm = deepseek_fp8("h200-141gb-sxm", false);
+  const CostModel block = deepseek_fp8("h200-141gb-sxm", true), plain = deepseek_fp8("h200-141gb-sxm", false);
   const auto b = test::decode(1, 1000);
   const double layers = 61;
   const double o_us = test::op(block, b, "o_proj") / layers * 1e6;
@@ -76,21 +72,15 @@ TEST_CASE("DeepSeek-R1's TP-8 projections cost what sglang#5820 timed vLLM's blo
   // q_a (1536 x 7168) streams more than kv_a: at least kv_a's 20.9 us. The fit's median error is 13 %.
   const double qkv_us = test::op(block, b, "qkv_proj") / layers * 1e6;
   CHECK(qkv_us == Approx(14.5 + 20.9 + 20.9).epsilon(0.25));
-  // Per tensor, the same weights stream at the plain FP8 GEMM's rate: well under the block kernels' time.
+  // Per tensor, the same weights stream at the dense FP8 GEMM's rate: well under the block kernels' time.
   CHECK(test::op(plain, b, "o_proj") / layers * 1e6 < 0.6 * o_us);
-  // vLLM's per-tensor kernel at this size, as aiconfigurator timed it on an H100 (perf/hopper_fp8: ~10 us more per
-  // call than BF16), costs about what #5820 timed the block kernel at: two independent measurements that agree.
-  CHECK(test::op(plain_vllm, b, "o_proj") / layers * 1e6 == Approx(o_us).epsilon(0.25));
   // MLA's kv_b_proj keeps its path (absorbed into bf16 bmm's for decode).
   CHECK(test::op(block, b, "kv_b_proj") == test::op(plain, b, "kv_b_proj"));
 }
 
 TEST_CASE("the block-FP8 linears lengthen DeepSeek-R1's decode step and its prefill; per-tensor FP8 is unchanged",
           "[block_fp8]") {
-  // Against the plain FP8 GEMM (SGLang's runtime, both: without vLLM's sm90 scaled_mm terms), the block factors' own
-  // effect.
-  const CostModel block = deepseek_fp8("h200-141gb-sxm", true, perf::Runtime::sglang);
-  const CostModel plain = deepseek_fp8("h200-141gb-sxm", false, perf::Runtime::sglang);
+  const CostModel block = deepseek_fp8("h200-141gb-sxm", true), plain = deepseek_fp8("h200-141gb-sxm", false);
   // A 50-sequence decode step on a ~34 ms step: the attention projections' 4 block-FP8 kernels per layer at ~7 us more
   // each plus the slower weight stream: 2-4 ms over 61 layers (the shared experts' part sits in the mlp op with the
   // routed experts, whose block-FP8 fused-MoE rates are perf/moe_kernels').

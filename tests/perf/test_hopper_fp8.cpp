@@ -9,22 +9,30 @@
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/perf/hopper_fp8.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 #include "perf_test_util.hpp"
 
 using namespace llmsim;
 
 namespace {
 
+/// The quantised kernels of a vLLM release ("" = a runtime named without one: the current kernels).
+spec::QuantKernels sm90_release_kernels(const std::string& release) {
+  return release.empty() ? spec::QuantKernels{} : spec::quant_kernels_for(release, "test");
+}
+
 spec::WeightFormat sm90_format_on(const std::string& w, const std::string& gpu_id) {
   return spec::format_for_gpu(spec::weight_format(w), spec::Catalog::builtin().gpu(gpu_id), "quant.weights");
 }
 
-/// Llama-3.1-70B at TP 8 on H100s in `weights` under `runtime`: its MLP shard per GPU is gate_up N 7168 x K 8192 and
-/// down N 8192 x K 3584, two shapes of the table.
-perf::CostModel llama70b_tp8(const std::string& weights, spec::Runtime runtime) {
+/// Llama-3.1-70B at TP 8 on H100s in `weights` under `runtime` with vLLM 0.14.0's kernels: its MLP shard per GPU is
+/// gate_up N 7168 x K 8192 and down N 8192 x K 3584, two shapes of the table.
+perf::CostModel llama70b_tp8(const std::string& weights, spec::Runtime runtime,
+                             const std::string& release = "vllm==0.14.0") {
   const auto& cat = spec::Catalog::builtin();
   spec::Quantization q;
   q.weights = spec::weight_format(weights);
+  q.kernels = sm90_release_kernels(release);
   const auto g = cat.gpu("h100-80gb-sxm");
   return perf::CostModel(cat.model("llama-3.1-70b"), q, g, perf::default_profile(g), spec::ParallelConfig{8, 1}, true,
                          0, runtime);
@@ -32,13 +40,18 @@ perf::CostModel llama70b_tp8(const std::string& weights, spec::Runtime runtime) 
 
 }  // namespace
 
-TEST_CASE("vLLM's sm90 scaled_mm terms apply to per-tensor/token FP8 on Hopper under vLLM 0.6+ only", "[sm90_fp8]") {
+TEST_CASE("vLLM's sm90 scaled_mm terms apply to per-tensor/token FP8 on Hopper under vLLM 0.6-0.14 only",
+          "[sm90_fp8]") {
   const auto& cat = spec::Catalog::builtin();
+  const auto old = sm90_release_kernels("vllm==0.14.0");
+  for (const char* r : {"vllm==0.6.3", "vllm==0.10.1", "vllm==0.14.1"}) CHECK(sm90_release_kernels(r).sm90_fp8_slow_small_m);
+  // 0.19.0's table has the FP8 call within ~2 us of BF16 (the plain FP8 GEMM); 0.15-0.18 and no release take it.
+  for (const char* r : {"vllm==0.15.0", "vllm==0.19.0", ""}) CHECK_FALSE(sm90_release_kernels(r).sm90_fp8_slow_small_m);
   for (const char* g : {"h100-80gb-sxm", "h200-141gb-sxm"})
     for (const char* w : {"fp8", "fp8-dynamic"})
       for (auto rt : {spec::Runtime::vllm_v0, spec::Runtime::vllm_v1}) {
         INFO(g << " " << w << " " << spec::to_string(rt));
-        const auto f = perf::sm90_scaled_mm_factors(sm90_format_on(w, g), false, cat.gpu(g), rt);
+        const auto f = perf::sm90_scaled_mm_factors(sm90_format_on(w, g), false, cat.gpu(g), rt, old);
         CHECK(f.bandwidth == perf::kSm90ScaledMmBandwidth);
         CHECK(f.extra_fixed_s == perf::kSm90ScaledMmExtraFixedS);
       }
@@ -47,14 +60,17 @@ TEST_CASE("vLLM's sm90 scaled_mm terms apply to per-tensor/token FP8 on Hopper u
   const auto v1 = spec::Runtime::vllm_v1;
   // Block-scaled FP8 (its own kernels), 16-bit weights, SGLang and vLLM before 0.6 (not measured), FP8 Marlin on an
   // A100, CUTLASS 2.x on an L40S, Blackwell: untouched.
-  CHECK(none(perf::sm90_scaled_mm_factors(sm90_format_on("fp8", "h100-80gb-sxm"), true, h100, v1)));
-  CHECK(none(perf::sm90_scaled_mm_factors(sm90_format_on("bf16", "h100-80gb-sxm"), false, h100, v1)));
-  CHECK(none(perf::sm90_scaled_mm_factors(sm90_format_on("fp8", "h100-80gb-sxm"), false, h100, spec::Runtime::sglang)));
+  CHECK(none(perf::sm90_scaled_mm_factors(sm90_format_on("fp8", "h100-80gb-sxm"), true, h100, v1, old)));
+  CHECK(none(perf::sm90_scaled_mm_factors(sm90_format_on("bf16", "h100-80gb-sxm"), false, h100, v1, old)));
+  CHECK(none(perf::sm90_scaled_mm_factors(sm90_format_on("fp8", "h100-80gb-sxm"), false, h100, spec::Runtime::sglang, old)));
   CHECK(none(
-      perf::sm90_scaled_mm_factors(sm90_format_on("fp8", "h100-80gb-sxm"), false, h100, spec::Runtime::vllm_v0_sync)));
-  CHECK(none(perf::sm90_scaled_mm_factors(sm90_format_on("fp8", "a100-80gb-sxm"), false, cat.gpu("a100-80gb-sxm"), v1)));
-  CHECK(none(perf::sm90_scaled_mm_factors(sm90_format_on("fp8", "l40s-48gb"), false, cat.gpu("l40s-48gb"), v1)));
-  CHECK(none(perf::sm90_scaled_mm_factors(sm90_format_on("fp8", "b200-180gb-sxm"), false, cat.gpu("b200-180gb-sxm"), v1)));
+      perf::sm90_scaled_mm_factors(sm90_format_on("fp8", "h100-80gb-sxm"), false, h100, spec::Runtime::vllm_v0_sync, old)));
+  CHECK(none(perf::sm90_scaled_mm_factors(sm90_format_on("fp8", "a100-80gb-sxm"), false, cat.gpu("a100-80gb-sxm"), v1, old)));
+  CHECK(none(perf::sm90_scaled_mm_factors(sm90_format_on("fp8", "l40s-48gb"), false, cat.gpu("l40s-48gb"), v1, old)));
+  CHECK(none(perf::sm90_scaled_mm_factors(sm90_format_on("fp8", "b200-180gb-sxm"), false, cat.gpu("b200-180gb-sxm"), v1, old)));
+  // A current release: the plain FP8 GEMM.
+  CHECK(none(perf::sm90_scaled_mm_factors(sm90_format_on("fp8", "h100-80gb-sxm"), false, h100, v1,
+                                          sm90_release_kernels("vllm==0.19.0"))));
   test::check_public_measurements({{"sm90_fp8.scaled_mm_bandwidth_factor", perf::kSm90ScaledMmBandwidth},
                                    {"sm90_fp8.scaled_mm_extra_fixed_s", perf::kSm90ScaledMmExtraFixedS}});
 }
@@ -69,6 +85,8 @@ TEST_CASE("an FP8 70B MLP shard at decode sizes costs what vLLM's own linears to
   const auto b = test::decode(4, 1000);
   const double fp8_v0 = test::op(llama70b_tp8("fp8", spec::Runtime::vllm_v0), b, "mlp") / layers * 1e6;
   const double fp8_sglang = test::op(llama70b_tp8("fp8", spec::Runtime::sglang), b, "mlp") / layers * 1e6;
+  const double fp8_v019 = test::op(llama70b_tp8("fp8", spec::Runtime::vllm_v0, "vllm==0.19.0"), b, "mlp") / layers * 1e6;
+  CHECK(fp8_v019 == fp8_sglang);
   const double bf16 = test::op(llama70b_tp8("bf16", spec::Runtime::vllm_v0), b, "mlp") / layers * 1e6;
   INFO("fp8 vLLM " << fp8_v0 << " us, fp8 without the sm90 terms " << fp8_sglang << " us, bf16 " << bf16 << " us");
   CHECK(fp8_v0 + 3.0 == Approx(56.6).epsilon(0.15));

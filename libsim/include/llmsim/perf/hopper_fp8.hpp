@@ -21,6 +21,11 @@
 // tensor cores), Ada's CUTLASS 2.x kernels (perf/ada_fp8.hpp) and Blackwell are other kernels: untouched. Only the
 // vLLM runtimes of 0.6 and later (`vllm-v0`, `vllm-v1`), whose FP8 linears run CUTLASS's sm90 kernel; SGLang's
 // sgl-kernel FP8 GEMM (sglang#3047) and earlier vLLM releases are not measured here and keep the plain FP8 GEMM.
+// By release: the same collector on vLLM 0.19.0 (systems/data/h100_sxm/gemm/vllm/0.19.0, 4,290 FP8 / 5,258 BF16
+// shapes) gives FP8 a = 7.6 us, q = 0.97 against BF16 4.2 us, 0.92: 3.4 us more per call, less the quantisation
+// kernel ~2 us, and no slower stream, i.e. the plain FP8 GEMM the cost model already prices. So the terms apply to
+// releases before 0.15.0 (`spec::QuantKernels::sm90_fp8_slow_small_m`); 0.15-0.18 are unmeasured and, like a
+// runtime named without a release, take the 0.19.0 reading (no terms).
 // Above 64 tokens the same table has FP8 as slow as BF16 at 192-512 tokens (time ratio 1.04-1.08 for >= 64 MB
 // weights): a compute-side loss this file does not price (docs/cost-model.md).
 #include "llmsim/perf/runtime.hpp"
@@ -37,10 +42,12 @@ struct Sm90ScaledMmFactors {
 };
 
 /// The factors for `format` (as it runs on the GPU: spec::format_for_gpu) of a checkpoint that is (or not)
-/// block-scaled, on `gpu`, under `runtime`: the constants below for the FP8 tensor path of a per-tensor/channel/token
-/// checkpoint on a Hopper HBM part under vLLM V0 (0.6+) or V1; 1 and 0 otherwise.
+/// block-scaled, on `gpu`, under `runtime` and the release's `kernels`: the constants below for the FP8 tensor path of
+/// a per-tensor/channel/token checkpoint on a Hopper HBM part under vLLM V0 (0.6+) or V1 before 0.15.0; 1 and 0
+/// otherwise.
 Sm90ScaledMmFactors sm90_scaled_mm_factors(const spec::WeightFormat& format, bool block_scaled_checkpoint,
-                                           const spec::GpuSpec& gpu, Runtime runtime);
+                                           const spec::GpuSpec& gpu, Runtime runtime,
+                                           const spec::QuantKernels& kernels);
 
 /// The two constants above (provenance "sm90_fp8.*").
 inline constexpr double kSm90ScaledMmBandwidth = 0.92;
