@@ -212,6 +212,28 @@ TEST_CASE("at 6 and 8 NVSwitch GPUs the all-reduce costs no less at vLLM's 8 MiB
   CHECK(ar("h100-80gb-sxm", 4).time_s(8 * MiB - 16) > ar("h100-80gb-sxm", 4).time_s(8 * MiB));
 }
 
+TEST_CASE("NCCL's ring on 8 Hopper GPUs: large messages at nccl-tests' Ring bus bandwidth (issue 27, TP 8)") {
+  // NVIDIA/nccl-tests#212 (NCCL's maintainer, 2024-05-06, 8x H100 SXM): "NCCL can get an effective NVLink bandwidth of
+  // 370GB/s, which you can observe as BusBw [...] when running with NCCL_ALGO=RING"; NVLink SHARP (NVLS) reaches ~480
+  // GB/s on 8 GPUs, but vLLM sets NCCL_CUMEM_ENABLE=0 on import (nccl#1234) and NVLS allocates through cuMem, and
+  // SGLang turns NVLS off (sglang#631), so the ring is what a TP 8 prefill's all-reduce meets. llmsim's ring was fitted to Vidur's all-reduce timings
+  // (<= 512 MiB), not to this figure: it is a check from outside the fit that prefill-size all-reduces at TP 8 are
+  // not priced too fast (docs/cost-model.md, "Where the TP 8 bias sits").
+  for (const std::string id : {"h100-80gb-sxm", "h200-141gb-sxm"}) {
+    const auto g = gpu(id);
+    const perf::AllReduceModel nccl(g, perf::default_profile(g), 8, perf::AllReduceImpl::nccl);
+    for (double bytes : {256 * MiB, 1024 * MiB, 8192 * MiB}) {
+      INFO(id << " " << bytes / MiB << " MiB");
+      REQUIRE(nccl.algorithm(bytes) == AllReduceAlgorithm::nccl_ring);
+      const double busbw = bytes * 2.0 * 7 / 8 / nccl.time_s(bytes);  // nccl-tests' busBw of an all-reduce
+      CHECK(busbw == Approx(370e9).epsilon(0.1));
+      CHECK(busbw < 480e9);  // never above NVLS's peak
+    }
+    // A decode step's message (up to 256 sequences of a 16384-wide model: 8 MiB) stays on vLLM's custom kernel.
+    CHECK(ar(id, 8).algorithm(256 * 16384 * 2 - 16) != AllReduceAlgorithm::nccl_ring);
+  }
+}
+
 TEST_CASE("the vocabulary-parallel logits gather and the embedding all-reduce") {
   // NCCL's ring all-gather: (t-1)/t of the tensor in, at the LL protocol's latency for small ones.
   const auto a = ar("a100-80gb-sxm", 8);

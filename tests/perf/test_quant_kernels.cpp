@@ -82,11 +82,19 @@ TEST_CASE("a vLLM release maps to its quantised kernels at the boundaries read f
   CHECK(spec::quant_kernels_for(std::nullopt) == spec::QuantKernels{});
   CHECK(spec::quant_kernels_for(std::string("vllm-v0")) == spec::QuantKernels{});
   CHECK(qk_kernels("sglang==0.3.5") == spec::QuantKernels{});
-  CHECK(qk_kernels("vllm==0.13.0") == spec::QuantKernels{});
+  // vLLM 0.13.0 has today's kernels but for the sm90 FP8 linear at decode sizes (perf/hopper_fp8: 0.14.0's measured
+  // terms, before 0.15.0); 0.19.0 is today's.
+  spec::QuantKernels v0130 = qk_kernels("vllm==0.13.0");
+  CHECK(v0130.sm90_fp8_slow_small_m);
+  v0130.sm90_fp8_slow_small_m = false;
+  CHECK(v0130 == spec::QuantKernels{});
+  CHECK(qk_kernels("vllm==0.19.0") == spec::QuantKernels{});
   // vLLM 0.10.1 has today's GEMM kernels; only gpt-oss's MXFP4 experts ran Marlin on Hopper then (perf/moe_kernels).
   spec::QuantKernels v0101 = qk_kernels("vllm==0.10.1");
   CHECK_FALSE(v0101.mxfp4_hopper_triton);
   v0101.mxfp4_hopper_triton = true;
+  CHECK(v0101.sm90_fp8_slow_small_m);
+  v0101.sm90_fp8_slow_small_m = false;
   CHECK(v0101 == spec::QuantKernels{});
   // A malformed release is the runtime's error, at its path.
   CHECK_THROWS_WITH(spec::quant_kernels_for(std::string("vllm==x"), "engine.runtime"),

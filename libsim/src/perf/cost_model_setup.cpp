@@ -8,6 +8,7 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/ada_fp8.hpp"
 #include "llmsim/perf/block_fp8.hpp"
+#include "llmsim/perf/hopper_fp8.hpp"
 #include "llmsim/perf/moe_kernels.hpp"
 #include "llmsim/perf/speculative.hpp"
 
@@ -232,6 +233,11 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->dense_gemm.q_c *= block.compute;
     c->dense_gemm.q_bw *= block.bandwidth;
     c->dense_gemm.extra_fixed_s = block.extra_fixed_s;
+    // Per-tensor/channel/token FP8 on Hopper under vLLM before 0.15: a larger fixed cost per call and a slower weight
+    // stream than the 16-bit GEMM at decode sizes (perf/hopper_fp8.hpp).
+    const Sm90ScaledMmFactors sm90 = sm90_scaled_mm_factors(fmt, block_scaled, gpu_, runtime_, quant_.kernels);
+    c->dense_gemm.q_bw *= sm90.bandwidth;
+    c->dense_gemm.extra_fixed_s += sm90.extra_fixed_s;
     // FP8 on Ada: vLLM's CUTLASS 2.x sm89 kernel (0.7+) and SGLang's compute at their measured share of the FP8
     // curve's rate (perf/ada_fp8.hpp).
     c->dense_gemm.q_c *= ada_fp8_gemm_compute_factor(fmt, quant_.kernels, gpu_, runtime_);

@@ -7,6 +7,7 @@
 
 #include "llmsim/perf/ada_fp8.hpp"
 #include "llmsim/perf/block_fp8.hpp"
+#include "llmsim/perf/hopper_fp8.hpp"
 #include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/perf/eager_host.hpp"
 #include "llmsim/perf/gemm_tiles.hpp"
@@ -371,6 +372,19 @@ std::vector<ConstantProvenance> build() {
                 bfp8 + ": 0.52 of the GEMM weight stream", {}, kBlockFp8LinearBandwidth));
   t.push_back(c("block_fp8.linear_extra_fixed_s", "all", P::public_measurement,
                 bfp8 + ": 7 us per kernel beyond gemm_fixed_s", {}, kBlockFp8LinearExtraFixedS));
+  // --- Per-tensor/channel/token FP8 linears on Hopper under vLLM (perf/hopper_fp8.cpp): CUTLASS's sm90 scaled_mm.
+  const std::string sm90fp8 =
+      "ai-dynamo/aiconfigurator systems/data/h100_sxm/gemm/vllm/0.14.0/gemm_perf.parquet (vLLM 0.14.0's "
+      "RowParallelLinear on an H100 SXM under CUDA graphs, Fp8Config static per-tensor scales vs the unquantised "
+      "layer; collector/vllm/collect_gemm.py @3f82c6b20): at M 1-64, N and K 2048-16384, weights >= 8 MB, least squares "
+      "t = a + bytes / (3.10 TB/s x q): BF16 a 4.6 us q 0.99 (1,616 shapes), FP8 a 15.0 us q 0.91 (1,280 shapes, median "
+      "error 5.6 %); the FP8 call less the BF16 one, less the input-quantisation kernel the cost model prices (1.3 us "
+      "graph launch and its bytes) [D]; applied to releases before 0.15.0: the same collector on vLLM 0.19.0 "
+      "(systems/data/h100_sxm/gemm/vllm/0.19.0) gives FP8 a 7.6 us q 0.97 against BF16 4.2 us 0.92, the plain FP8 GEMM";
+  t.push_back(c("sm90_fp8.scaled_mm_bandwidth_factor", "hopper_hbm", P::public_measurement,
+                sm90fp8 + ": 0.91 / 0.99 = 0.92 of the GEMM weight stream", {}, kSm90ScaledMmBandwidth));
+  t.push_back(c("sm90_fp8.scaled_mm_extra_fixed_s", "hopper_hbm", P::public_measurement,
+                sm90fp8 + ": 15.0 - 4.6 - 1.4 = 9 us per kernel beyond gemm_fixed_s", {}, kSm90ScaledMmExtraFixedS));
   // --- FP8 linears on Ada (perf/ada_fp8.cpp): vLLM's CUTLASS 2.x sm89 kernel and SGLang's, measured on an L40S.
   const std::string afp8 =
       "sglang#6756 ('L40S FP8 Benchresult', 'Main (with L40S)', May 2025: sgl-kernel/benchmark/bench_fp8_gemm.py, "

@@ -128,6 +128,10 @@ QuantKernels vllm_quant_kernels(const std::vector<int>& n) {
   // FP4 Marlin. matmul_ogs split K at small M (fp32 partials) until vllm#30528 (2025-12-12, first in 0.13.0).
   k.mxfp4_hopper_triton = !before(n, {0, 12, 0});
   k.mxfp4_triton_split_k = k.mxfp4_hopper_triton && before(n, {0, 13, 0});
+  // Per-tensor/token FP8 on Hopper: vLLM 0.14.0's linear layer timed by aiconfigurator pays ~10 us more per call at
+  // decode sizes than BF16, 0.19.0's ~3 us (the FP8 linear path changed between them; which release is not
+  // established here): releases before 0.15.0 take the 0.14.0 terms (perf/hopper_fp8.hpp).
+  k.sm90_fp8_slow_small_m = before(n, {0, 15, 0});
   return k;
 }
 }  // namespace

@@ -49,6 +49,10 @@ struct QuantKernels {
   /// matmul_ogs splits K below ~32 tokens and writes fp32 partials (vLLM 0.12.x; vllm#30528 set split_k = 1 for
   /// sm90, first released in 0.13.0).
   bool mxfp4_triton_split_k = false;
+  /// Per-tensor/token FP8 linears on Hopper cost ~10 us more per call than BF16 and stream at 0.92 of its rate at
+  /// decode sizes in vLLM 0.14.0's linear layer, within ~2 us of BF16 in 0.19.0's (aiconfigurator's H100 tables;
+  /// perf/hopper_fp8.hpp): releases before 0.15.0 take the 0.14.0 measurement (0.15-0.18 unmeasured, taken as 0.19).
+  bool sm90_fp8_slow_small_m = false;
   bool operator==(const QuantKernels&) const = default;
 };
 
