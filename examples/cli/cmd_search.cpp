@@ -104,7 +104,7 @@ int run_search(int argc, char** argv) {
     po::variables_map vm;
     try {
       if (!parse_args(argc, argv, opts, vm,
-                      "usage: llmsim search SCENARIO.json --target-qps Q [--budget USD_PER_MONTH] [--gpus G1,G2,...] "
+                      "usage: llmsim search SCENARIO.json --target-qps Q [--budget PER_MONTH] [--gpus G1,G2,...] "
                       "[--axis PATH=[...] ...] [--set PATH=VALUE ...] [--vllm-args \"vllm serve ...\" | --sglang-args \"...\"] [--jobs N] [--json] [--out result.json]",
                       &pos)) {
         return kOk;

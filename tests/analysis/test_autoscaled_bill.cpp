@@ -14,6 +14,7 @@
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/row.hpp"
+#include "llmsim/core/number.hpp"
 #include "llmsim/engine/autoscaler.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
@@ -224,4 +225,24 @@ TEST_CASE("one cold start: simulate, capacity and the autoscaler quote the same 
     CHECK(row.summary->cost.cold_start_s == Approx(c.expected_s));
     CHECK(analysis::to_json(row)["cold_start_s"].get<double>() == Approx(c.expected_s));
   }
+}
+
+TEST_CASE("an autoscaled bill's words give its hours at the precision their size needs", "[analysis][sizing]") {
+  // The class: a zero presented as a result. A short autoscaled run (a few hundred requests, minutes of simulated
+  // time) billed thousands a month over "0.0 replica-hours billed" and "simulated for 0.03 h"; the hours are now
+  // printed with the digits they need, as simulate's fleet line prints them.
+  Json j = test::chat_json("rtx4090-24gb");
+  j["workload"]["arrival"]["rate"] = 4.0;
+  j["workload"]["num_requests"] = 200;
+  j["autoscaler"] = {{"min_replicas", 1}, {"max_replicas", 3}, {"queue_per_replica", 4}};
+  j["failures"] = {{"spares", 1}};
+  const auto row = analysis::evaluate_row(test::resolve_json(j), sized());
+  REQUIRE(row.autoscaled_bill);
+  const auto& b = *row.autoscaled_bill;
+  REQUIRE(b.replica_hours > 0);
+  REQUIRE(b.replica_hours < 0.1);
+  INFO(row.bill_basis);
+  CHECK(row.bill_basis.find(" 0.0 replica-hours") == std::string::npos);
+  CHECK(row.bill_basis.find(format_fixed(b.replica_hours, 4) + " replica-hours billed") != std::string::npos);
+  CHECK(row.bill_basis.find("simulated for " + format_fixed(b.period_hours, 4) + " h") != std::string::npos);
 }

@@ -303,6 +303,10 @@ TEST_CASE("search: the default card axis stays only where hardware.gpu places th
         V{split[0], split[1], "engine.max_num_seqs", "engine.max_num_batched_tokens"});
   CHECK(paths(analysis::default_search_axes_for(plain)) ==
         V{"hardware.gpu", "engine.max_num_seqs", "engine.max_num_batched_tokens"});
+  // An axis over the whole hardware section places the cards: the default card axis beside it would overwrite its
+  // gpu and name members by cards they did not run ("2xrtx4090-24gb hardware={gpu: rtx4090-24gb}", 1 GPU).
+  const analysis::SearchAxis hw{"hardware", {Json{{"gpu", "rtx4090-24gb"}, {"price_per_gpu_hour", 3.9}}}};
+  CHECK(paths(analysis::with_default_gpu_axis({hw, seqs}, {}, plain)) == V{"hardware", "engine.max_num_seqs"});
   // --gpus on pools would be ignored: an error naming it, from either entry.
   CHECK_THROWS_WITH(analysis::default_search_axes_for(disagg, {"l40s-48gb"}), Contains("--gpus") && Contains("disaggregation.decode.gpu"));
   CHECK_THROWS_WITH(analysis::with_default_gpu_axis({seqs}, {"l40s-48gb"}, disagg), Contains("--gpus"));
@@ -397,4 +401,21 @@ TEST_CASE("search: an axis never overrides a field the caller set on top of the 
   CHECK(paths(analysis::search_axes_for_sets(defaults, {}, {{"model", "llama-3.1-8b"}, {"quant.kv_cache", "fp8"}}, notes)) ==
         paths(defaults));
   CHECK(notes.empty());
+}
+
+TEST_CASE("search: two axes over one field are refused, not run under labels they did not set", "[search]") {
+  // The class: an axis beside one of its own fields (engine beside engine.max_num_seqs, hardware beside
+  // hardware.gpu) or the same path twice; the later overwrote the earlier, and the member "engine={max_num_seqs:
+  // 32} seqs=64" ran at 64. The sweep's rule (analysis::refuse_overlapping_paths), named at search.axes.
+  const Json base = {{"model", "llama-3.1-8b"}, {"hardware", {{"gpu", "a100-80gb-sxm"}}}};
+  analysis::SearchOptions o;
+  o.target_qps = 1;
+  o.axes = {{"engine", {Json{{"max_num_seqs", 32}}}}, {"engine.max_num_seqs", {64}}};
+  CHECK_THROWS_WITH(analysis::plan_search(base, o, spec::Catalog::builtin()),
+                    Contains("search.axes") && Contains("'engine' and 'engine.max_num_seqs' overlap"));
+  o.axes = {{"engine.max_num_seqs", {32}}, {"engine.max_num_seqs", {64}}};
+  CHECK_THROWS_WITH(analysis::plan_search(base, o, spec::Catalog::builtin()),
+                    Contains("search.axes") && Contains("'engine.max_num_seqs' is given twice"));
+  o.axes = {{"hardware.gpu", {"a100-80gb-sxm"}}, {"engine.max_num_seqs", {32, 64}}};
+  CHECK_NOTHROW(analysis::plan_search(base, o, spec::Catalog::builtin()));
 }

@@ -159,3 +159,15 @@ TEST_CASE("compare's money columns are headed in the scenario's currency, never 
   CHECK(r.out.find("$/M") == std::string::npos);
   CHECK(r.out.find("$/month") == std::string::npos);
 }
+
+TEST_CASE("search's runner-up line counts per GPU-hour in the scenario's currency, not in dollars", "[cli][said_once]") {
+  // The class: a money word of one currency over another's numbers. In HKD the runner-up line read "req/s per
+  // GPU-dollar-hour" over figures per HKD.
+  const auto r = test::run("search " + kScenarios + "chat-8b.json --gpus rtx4090-24gb --set cost.currency=HKD "
+                           "--set hardware.price_per_gpu_hour=3.9 --set hardware.gpu=rtx4090-24gb --target-qps 2 -q");
+  REQUIRE(r.code == 0);
+  REQUIRE_THAT(r.out, Catch::Contains("runner-up"));
+  CHECK_THAT(r.out, Catch::Contains("req/s per GPU-HKD-hour"));
+  CHECK(r.out.find("dollar") == std::string::npos);
+  CHECK(r.out.find('$') == std::string::npos);
+}

@@ -24,6 +24,12 @@ void scale_poisson(spec::Workload& w, double k) {
   for (auto& c : w.classes) scale(c.arrival);
 }
 
+// Hours at the precision their size needs, as simulate's fleet line prints them: a short run's 0.048 replica-hours
+// read "0.0 replica-hours billed" beside a bill of thousands a month (a 0 presented as a result).
+std::string hours_text(double h) {
+  return h == 0 ? std::string("0") : format_fixed(h, h < 0.1 ? 4 : h < 10 ? 2 : 1);
+}
+
 }  // namespace
 
 spec::ResolvedScenario autoscaled_bill_scenario(const spec::ResolvedScenario& s, int serving) {
@@ -71,13 +77,13 @@ std::optional<AutoscaledBill> autoscaled_bill(const spec::ResolvedScenario& s, i
   const auto& w = r.scenario.workload;
   const std::string run = !w.daily_profile.empty()
                               ? "the day's load curve simulated once (" + format_fixed(b.period_hours, 1) + " h; its other days repeat it)"
-                              : "the scenario's load simulated for " + format_fixed(b.period_hours, 2) + " h (" +
+                              : "the scenario's load simulated for " + hours_text(b.period_hours) + " h (" +
                                     std::to_string(sum.completed_requests) + " requests measured)";
   b.basis = "autoscaled: " + run + ", the autoscaler scaling between " + std::to_string(b.min_replicas) + " and " +
             std::to_string(b.max_replicas) + " replicas (the fleet sized for the peak)" +
             (b.spares > 0 ? " plus " + std::to_string(b.spares) + " hot spare(s) held throughout" : "") +
             (r.scenario.failures.empty() ? "" : ", the scenario's failures included") + "; " +
-            format_fixed(b.replica_hours, 1) + " replica-hours billed (at most " + std::to_string(b.peak_replicas) +
+            hours_text(b.replica_hours) + " replica-hours billed (at most " + std::to_string(b.peak_replicas) +
             " at once), scaled to " + format_value(s.scenario.cost.hours_per_month) + " h a month";
   if (!b.slo_met) b.basis += "; the autoscaled run misses the SLO (" + b.reason + ")";
   return b;

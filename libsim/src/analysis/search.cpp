@@ -9,6 +9,7 @@
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/ranking.hpp"
 #include "llmsim/analysis/row.hpp"
+#include "llmsim/analysis/sweep.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/number.hpp"
 #include "llmsim/memory/memory_plan.hpp"
@@ -190,7 +191,7 @@ std::vector<SearchAxis> with_default_gpu_axis(std::vector<SearchAxis> given, con
                                               const Json& base) {
   refuse_gpus_on_pools(gpus, base);
   const auto places_cards = [](const std::string& p) {
-    return p == "hardware.gpu" || p.starts_with("hardware.fleet") || p == "disaggregation" ||
+    return p == "hardware" || p == "hardware.gpu" || p.starts_with("hardware.fleet") || p == "disaggregation" ||
            (p.starts_with("disaggregation.") && (p.ends_with(".gpu") || p.ends_with("prefill") || p.ends_with("decode")));
   };
   if (is_disaggregated(base)) {  // the pools' split stays unless an axis sizes or places the pools itself
@@ -248,6 +249,13 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
         throw ConfigError("search.axes[" + std::to_string(i) + "] (" + axes[i].path + ")",
                           "a disaggregated scenario does not use hardware.gpu/tp/pp: its cards are the pools' "
                           "(axes over disaggregation.prefill.gpu, disaggregation.decode.gpu, .tp)");
+  // Two axes over one field (the same path twice, or a section beside one of its fields: hardware beside the default
+  // hardware.gpu) would overwrite each other, and members would be named by values they did not run (sweep's rule).
+  {
+    std::vector<std::string> paths;
+    for (const auto& a : axes) paths.push_back(a.path);
+    refuse_overlapping_paths(paths, "search.axes");
+  }
   // Every path must be a scenario field: try each on the base.
   std::int64_t total = 1;
   for (std::size_t i = 0; i < axes.size(); ++i) {
@@ -588,7 +596,7 @@ SearchResult assemble_search(const SearchPlan& plan, const std::vector<std::opti
     r.reasons.push_back("runner-up " + rc->name + " costs " + money(re->monthly_cost, cur) + "/month (" +
                         (extra < 0 ? "" : "+") + format_fixed(extra, 0) + "%, " + std::to_string(re->replicas) + " replica(s) of " +
                         std::to_string(rc->gpus_per_replica) + " GPU(s)): it carries " + format_fixed(per_gpu_r, 2) +
-                        " req/s per GPU-dollar-hour against the winner's " + format_fixed(per_gpu_w, 2) + "; " + lacks);
+                        " req/s per GPU-" + (cur == "USD" ? std::string("dollar") : cur) + "-hour against the winner's " + format_fixed(per_gpu_w, 2) + "; " + lacks);
   } else {
     r.reasons.push_back("no other configuration met the SLO at the target");
   }

@@ -119,12 +119,18 @@ void refuse_sets_on_axes(const Grid& grid, const std::vector<std::pair<std::stri
 }
 
 void refuse_overlapping_paths(const std::vector<std::string>& paths, const std::string& where) {
-  for (const auto& a : paths)
-    for (const auto& b : paths)
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    for (std::size_t j = 0; j < paths.size(); ++j) {
+      const std::string& a = paths[i];
+      const std::string& b = paths[j];
+      if (i < j && a == b)
+        throw ConfigError(where, "'" + a + "' is given twice: one would overwrite the other and rows would be labelled "
+                                 "with values they did not run; give it once");
       if (a.size() < b.size() && b.compare(0, a.size(), a) == 0 && b[a.size()] == '.')
         throw ConfigError(where, "'" + a + "' and '" + b + "' overlap: the second is a field of the first, so one "
                                  "would overwrite the other and rows would be labelled with values they did not run; "
-                                 "sweep one of them");
+                                 "vary one of them");
+    }
 }
 
 Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::vector<std::string>& axis_order) {
