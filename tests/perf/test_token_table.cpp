@@ -1,4 +1,4 @@
-// The cost model's token table is filled on first use, up to the largest step priced (perf/token_table.hpp): a row's
+// The cost model's token table is filled on first use, a row on the first step that reads it (perf/token_table.hpp): a row's
 // bits must not depend on when, in which order, or in which copy it was filled, nor differ from the direct path's.
 #include <catch2/catch.hpp>
 

@@ -343,6 +343,11 @@ BenchPredictor::BenchPredictor(const BenchRun& run, const spec::Catalog& catalog
       o.scenario = run.scenario;
       o.model = run.model;
       resolved_ = spec::resolve(vllm_check_scenario(*run.serve, o, catalog, notes), catalog);
+      try {
+        check_ = std::make_shared<const PreparedVllmCheck>(prepare_vllm_check(*run.serve, o, catalog));
+      } catch (const ConfigError&) {
+        // predict() makes the whole check and throws its error
+      }
     } else {
       resolved_ = spec::resolve(spec::scenario_from_json(JsonView(run.scenario, "")), catalog);
     }
@@ -374,7 +379,9 @@ std::vector<double> BenchPredictor::predict(const perf::HardwareProfile& profile
     o.scenario = run.scenario;
     o.scenario["hardware"]["gpu_profile"] = inline_profile;
     o.model = run.model;
-    const auto c = check_vllm_result(*run.serve, o, *catalog_);
+    // The scenario built once (check_), the profile set on it: the same simulation as the whole check's.
+    const auto c = check_ ? check_vllm_result(*run.serve, *check_, inline_profile)
+                          : check_vllm_result(*run.serve, o, *catalog_);
     if (!c.fits) throw ConfigError(run.name, "does not fit: " + c.reason);
     for (const auto& m : run.measured) {
       double p = std::nan("");

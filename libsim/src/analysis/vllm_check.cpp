@@ -404,19 +404,40 @@ VllmResult served_requests(const VllmResult& r, std::vector<std::string>& notes)
 }
 }  // namespace
 
-VllmCheck check_vllm_result(const VllmResult& measured, const VllmCheckOptions& o, const spec::Catalog& catalog) {
-  VllmCheck c;
+PreparedVllmCheck prepare_vllm_check(const VllmResult& measured, const VllmCheckOptions& o,
+                                     const spec::Catalog& catalog) {
+  PreparedVllmCheck p;
+  VllmCheck& c = p.check;
   c.source = measured.source;
   c.line = measured.line;
-  const VllmResult r = served_requests(measured, c.notes);
-  c.scenario = vllm_check_scenario(r, o, catalog, c.notes);
-  const auto resolved = spec::resolve(c.scenario, catalog);
+  p.served = served_requests(measured, c.notes);
+  c.scenario = vllm_check_scenario(p.served, o, catalog, c.notes);
+  p.resolved = spec::resolve(c.scenario, catalog);
+  const auto& resolved = p.resolved;
   // quant.weights "auto" shown as the format planned (the checkpoint's), with what resolving assumed.
   c.scenario.weights = resolved.scenario.weights;
   // ... and the engine knobs and GPU split resolving chose (the scenario keeps 0 = "the engine's default").
   c.scenario.engine = resolved.scenario.engine;
   c.scenario.hardware.parallel = resolved.scenario.hardware.parallel;
   c.notes.insert(c.notes.end(), resolved.notes.begin(), resolved.notes.end());
+  return p;
+}
+
+VllmCheck check_vllm_result(const VllmResult& measured, const VllmCheckOptions& o, const spec::Catalog& catalog) {
+  return check_vllm_result(measured, prepare_vllm_check(measured, o, catalog));
+}
+
+VllmCheck check_vllm_result(const VllmResult& measured, const PreparedVllmCheck& prepared,
+                            const std::string& gpu_profile) {
+  VllmCheck c = prepared.check;
+  const VllmResult& r = prepared.served;
+  spec::ResolvedScenario own;  // a copy only when the profile changes
+  if (!gpu_profile.empty()) {
+    own = prepared.resolved;
+    own.scenario.hardware.gpu_profile = gpu_profile;
+    c.scenario.hardware.gpu_profile = gpu_profile;
+  }
+  const spec::ResolvedScenario& resolved = gpu_profile.empty() ? prepared.resolved : own;
   engine::SimulationOptions opt;
   opt.record_requests = true;
   const auto result = evaluate(resolved, opt);

@@ -79,7 +79,7 @@ template <bool Serial>
   const std::int64_t tokens = batch.prefill_tokens + batch.decode_seqs;
   // lm rows <= tokens (a last chunk is a prefill chunk of >= 1 token), so both rows are in the table.
   const std::int64_t lm_rows = batch.prefill_last_chunks + batch.decode_seqs;
-  if (batch.spec_tokens == 0 && c.table_has(tokens) && c.table_path(tokens, batch.prefill_seqs == 0)) [[likely]] {
+  if (batch.spec_tokens == 0 && c.table_has(tokens, lm_rows) && c.table_path(tokens, batch.prefill_seqs == 0)) [[likely]] {
     TimesOnly out;
     c.table_ops_into(tokens, lm_rows, out);
     c.batch_ops_into(batch, out);
@@ -175,7 +175,7 @@ DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
   const Constants& c = *c_;
   // The table path of iteration_time (tokens = LM-head rows = decode_seqs), where every op but decode attention is
   // fixed.
-  if (!c.table_has(decode_seqs) || !c.table_path(decode_seqs, true)) return d;
+  if (!c.table_has(decode_seqs, decode_seqs) || !c.table_path(decode_seqs, true)) return d;
   static_assert(kNumOps - kAttnDecode - 1 == DecodeSteps::kAfter);
   BatchShape b;
   b.decode_seqs = decode_seqs;

@@ -533,7 +533,7 @@ struct CostModel::Constants {
 
   /// Token-only ops for `tokens` and `lm_rows` from the table when both fit it (bit-identical to computing them).
   void token_and_lm_ops(std::int64_t tokens, std::int64_t lm_rows, RawOps& ops, bool use_table) const {
-    if (!use_table || !table_has(std::max(tokens, lm_rows))) {
+    if (!use_table || !table_has(tokens, lm_rows)) {
       token_ops(static_cast<double>(tokens), ops);
       lm_ops(static_cast<double>(lm_rows), ops);
       return;
@@ -542,7 +542,7 @@ struct CostModel::Constants {
     table_ops_into(tokens, lm_rows, out);
   }
 
-  /// The table's token-only op times into `out` (table_has(max(tokens, lm_rows)) true); their bounds stay unset, as
+  /// The table's token-only op times into `out` (table_has(tokens, lm_rows) true); their bounds stay unset, as
   /// iteration_time never reads them.
   template <class Out>
   [[gnu::always_inline]] void table_ops_into(std::int64_t tokens, std::int64_t lm_rows, Out& out) const {
@@ -564,23 +564,22 @@ struct CostModel::Constants {
   /// the (k + 1)-token chunks (their FLOPs grow k + 1 times: where large batches turn verification compute-bound).
   void verification_ops(const BatchShape& b, RawOps& ops, bool use_table) const;
 
-  /// Whether table[0 .. n] is set, setting the missing rows first when n is within the table (the hot path's check:
-  /// one load and compare once the rows are there).
-  [[gnu::always_inline]] bool table_has(std::int64_t n) const {
-    return n < table.filled() || (n <= table.size() && fill_table(n));
+  /// Whether rows n and m of the table are set, setting a missing one first when it is within the table (the hot
+  /// path's check: two loads and compares once the rows are there).
+  [[gnu::always_inline]] bool table_has(std::int64_t n, std::int64_t m) const { return table_row(n) && table_row(m); }
+  [[gnu::always_inline]] bool table_row(std::int64_t n) const {
+    return n <= table.size() && (table.has(n) || fill_table(n));
   }
-  /// Sets table rows up to n (n <= table.size()), in order, under the table's lock; true.
+  /// Sets table row n (n <= table.size()) under the table's lock, unless another thread did; true.
   [[gnu::noinline]] bool fill_table(std::int64_t n) const {
     std::lock_guard<std::mutex> g(table.lock());
-    for (std::int64_t k = table.filled(); k <= n; ++k) {
-      RawOps ops{};
-      token_ops(static_cast<double>(k), ops);
-      lm_ops(static_cast<double>(k), ops);
-      table.set(k, TokenRow{ops[kQkv].time_s, ops[kOProj].time_s, ops[kMlp].time_s, ops[kNorms].time_s,
-                            ops[kAllReduce].time_s, ops[kPpTransfer].time_s, ops[kLmHead].time_s,
-                            ops[kSampling].time_s});
-      table.publish(k + 1);
-    }
+    if (table.has(n)) return true;
+    RawOps ops{};
+    token_ops(static_cast<double>(n), ops);
+    lm_ops(static_cast<double>(n), ops);
+    table.set(n, TokenRow{ops[kQkv].time_s, ops[kOProj].time_s, ops[kMlp].time_s, ops[kNorms].time_s,
+                          ops[kAllReduce].time_s, ops[kPpTransfer].time_s, ops[kLmHead].time_s, ops[kSampling].time_s});
+    table.publish(n);
     return true;
   }
 };

@@ -4,8 +4,11 @@
 // defaults) when it was built, though a simulation reads the rows of the step sizes it runs only: a serving run at
 // light load never steps past a few thousand tokens, a static batch of B sequences past B rows. A run fit builds a
 // cost model per run per profile it tries (thousands), and filling them was a quarter of the H200 serving fit's CPU
-// (`perf`: CostModel::Constants::gemm, issue 30). So the rows are filled as a prefix, on the first step that needs a
-// row past it, by the very functions the direct path calls: a row's bits do not depend on when it was filled.
+// (`perf`: CostModel::Constants::gemm, issue 30). So a row is filled on the first step that reads it, by the very
+// functions the direct path calls: a row's bits do not depend on when it was filled. Until 2026-12-07 the rows were
+// filled as a prefix (every row up to the largest step priced); a serving run's steps read a few hundred of those
+// thousands of rows (decode batches, and prompt chunks plus the decodes beside them), and filling the prefix was
+// still a fifth of the H200 serving fit (`perf`, CostModel::Constants::fill_table).
 #pragma once
 
 #include <atomic>
@@ -22,10 +25,10 @@ struct TokenRow {
   double lm_head = 0, sampling = 0;                                      // indexed by LM-head rows
 };
 
-/// Rows 0 .. size() of TokenRow, of which the first filled() are set. Storage for all rows is taken at reset() and
-/// not written (the pages a simulation never reaches are never touched); the owner fills rows in order under lock()
-/// and publishes them with publish(). Readers see a row below filled() complete (release/acquire), so one cost model
-/// may price steps from several threads. A copy holds the rows the original had filled.
+/// Rows 0 .. size() of TokenRow, each set on first use. Storage for all rows is taken at reset() and not written (the
+/// pages a simulation never reaches are never touched); a row's flag says it is set. The owner fills a row under
+/// lock() and publishes it with publish(n) (release); a reader that sees has(n) (acquire) sees the row complete, so
+/// one cost model may price steps from several threads. A copy holds the rows the original had set.
 class TokenTable {
  public:
   TokenTable() = default;
@@ -34,40 +37,49 @@ class TokenTable {
     if (this != &o) copy_from(o);
     return *this;
   }
-  ~TokenTable() { std::free(rows_); }
+  ~TokenTable() {
+    std::free(rows_);
+    std::free(set_);
+  }
 
-  /// Room for rows 0 .. size (none filled).
+  /// Room for rows 0 .. size (none set).
   void reset(std::int64_t size) {
     std::free(rows_);
+    std::free(set_);
     rows_ = nullptr;
+    set_ = nullptr;
     size_ = size;
-    filled_.store(0, std::memory_order_relaxed);
     if (size < 0) return;
-    rows_ = static_cast<TokenRow*>(std::malloc(sizeof(TokenRow) * static_cast<std::size_t>(size + 1)));
-    if (!rows_) throw std::bad_alloc();
+    const auto n = static_cast<std::size_t>(size + 1);
+    rows_ = static_cast<TokenRow*>(std::malloc(sizeof(TokenRow) * n));
+    set_ = static_cast<std::atomic<unsigned char>*>(std::calloc(n, sizeof(std::atomic<unsigned char>)));
+    if (!rows_ || !set_) throw std::bad_alloc();
   }
   /// The largest row index the table may hold (rows past it are priced directly).
   std::int64_t size() const noexcept { return size_; }
-  /// How many rows, from 0, are set.
-  std::int64_t filled() const noexcept { return filled_.load(std::memory_order_acquire); }
+  /// Whether row n (0 <= n <= size()) is set.
+  bool has(std::int64_t n) const noexcept { return set_[n].load(std::memory_order_acquire) != 0; }
   const TokenRow& operator[](std::int64_t n) const { return rows_[n]; }
 
-  /// The owner's fill: hold lock(), set rows filled() .. n with set(), then publish(n + 1).
+  /// The owner's fill: hold lock(), set row n with set() unless has(n), then publish(n).
   std::mutex& lock() const { return mutex_; }
   void set(std::int64_t n, const TokenRow& r) const { ::new (static_cast<void*>(rows_ + n)) TokenRow(r); }
-  void publish(std::int64_t rows) const { filled_.store(rows, std::memory_order_release); }
+  void publish(std::int64_t n) const { set_[n].store(1, std::memory_order_release); }
 
  private:
   void copy_from(const TokenTable& o) {
     std::lock_guard<std::mutex> g(o.mutex_);
     reset(o.size_);
-    const std::int64_t n = o.filled_.load(std::memory_order_relaxed);
-    for (std::int64_t i = 0; i < n; ++i) set(i, o.rows_[i]);
-    filled_.store(n, std::memory_order_relaxed);
+    for (std::int64_t i = 0; i <= o.size_; ++i)
+      if (o.set_[i].load(std::memory_order_relaxed)) {
+        set(i, o.rows_[i]);
+        set_[i].store(1, std::memory_order_relaxed);
+      }
   }
+  static_assert(sizeof(std::atomic<unsigned char>) == 1 && std::atomic<unsigned char>::is_always_lock_free);
   TokenRow* rows_ = nullptr;
+  std::atomic<unsigned char>* set_ = nullptr;  // calloc'd: all clear (an all-zero atomic<unsigned char> holds 0)
   std::int64_t size_ = -1;
-  mutable std::atomic<std::int64_t> filled_{0};
   mutable std::mutex mutex_;
 };
 

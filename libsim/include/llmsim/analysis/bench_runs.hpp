@@ -10,11 +10,13 @@
 // The runtime is the engine's release (engine.runtime "vllm==0.5.4": its kernels, host costs and scheduler) unless
 // "runtime" names one.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "llmsim/analysis/vllm_check.hpp"
 #include "llmsim/analysis/vllm_result.hpp"
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
@@ -94,6 +96,9 @@ class BenchPredictor {
   const BenchRun* run_;
   const spec::Catalog* catalog_;
   spec::ResolvedScenario resolved_;
+  /// A serving run's check, its scenario built from the file once (analysis/vllm_check.hpp); null when preparing it
+  /// failed, and then predict() reports that error, as it did.
+  std::shared_ptr<const PreparedVllmCheck> check_;
 };
 
 /// {"name", "result", "tool", "gpu", "model", "runtime", "batch", "input_len", "output_len", "requests",

@@ -64,6 +64,23 @@ spec::Scenario vllm_check_scenario(const VllmResult& result, const VllmCheckOpti
 VllmCheck check_vllm_result(const VllmResult& result, const VllmCheckOptions& options = {},
                             const spec::Catalog& catalog = spec::Catalog::builtin());
 
+/// check_vllm_result in two steps, for a caller that checks one result against many GPU profiles (a run fit predicts
+/// each serving run at every profile it tries): the file's scenario built and resolved once, then simulated per
+/// profile. Building the scenario from the file (its requests, the server's arguments) was a quarter of the H200
+/// serving fit's CPU (issue 30).
+struct PreparedVllmCheck {
+  VllmResult served;               ///< the result's requests that were served (failed ones left out)
+  VllmCheck check;                 ///< source, line, the scenario (engine knobs as resolved) and the notes so far
+  spec::ResolvedScenario resolved;
+};
+PreparedVllmCheck prepare_vllm_check(const VllmResult& result, const VllmCheckOptions& options = {},
+                                     const spec::Catalog& catalog = spec::Catalog::builtin());
+/// The prepared check simulated and compared: the same as check_vllm_result(result, options) with options.scenario's
+/// hardware.gpu_profile = `gpu_profile` (a file or an inline object's text; empty: the prepared scenario's own), as
+/// building and resolving a scenario does not read the profile.
+VllmCheck check_vllm_result(const VllmResult& result, const PreparedVllmCheck& prepared,
+                            const std::string& gpu_profile = "");
+
 /// {"source", "line", "fits", "reason", "scenario", "rows": [{"key", "measured", "predicted", "rel_error", "note"}],
 /// "notes"}; predicted and rel_error are null when not stated.
 Json to_json(const VllmCheck& check);

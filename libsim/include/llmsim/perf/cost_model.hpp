@@ -126,8 +126,8 @@ class CostModel {
   /// (perf/runtime.hpp).
   /// `table_tokens`: iteration_time's token-only ops (the GEMMs, norms, LM head) are tabulated for 0 .. table_tokens
   /// tokens (at most kMaxTableTokens, the default). Beyond it they are computed per call, with the same values (the
-  /// table is filled by the very functions: the same bits). The rows are filled on first use, up to the largest step
-  /// priced so far (perf/token_table.hpp), so a model pays for the step sizes it prices only.
+  /// table is filled by the very functions: the same bits). A row is filled on the first step that reads it
+  /// (perf/token_table.hpp), so a model pays for the step sizes it prices only.
   static constexpr std::int64_t kMaxTableTokens = 8192;
   CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuSpec gpu, HardwareProfile profile,
             spec::ParallelConfig parallel, bool cuda_graphs = true, double cpu_offload_bytes = 0,

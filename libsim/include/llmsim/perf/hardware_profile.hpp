@@ -120,7 +120,8 @@ HardwareProfile profile_from_json(const JsonView& v);
 HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base);
 /// The parsed document of hardware.gpu_profile `ref` (a file, or an inline object's text): a file is read once per
 /// process while its size and modification time stay the same (every simulation of a sweep or capacity search builds
-/// a cost model from it; perf/profile_cache.cpp). ConfigError as read_json_ref. Thread-safe.
+/// a cost model from it; perf/profile_cache.cpp), and an inline text parsed once while it is among the last few
+/// (a fit's runs are simulated at the same profile one after another). ConfigError as read_json_ref. Thread-safe.
 std::shared_ptr<const Json> profile_document(const std::string& ref);
 /// Profile files read from disk so far (profile_document's misses): what the tests count.
 std::int64_t profile_file_reads() noexcept;
