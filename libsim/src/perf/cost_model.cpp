@@ -10,7 +10,6 @@
 #include "cost_model_ops.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/async_scheduling.hpp"
-#include "llmsim/perf/lora_kernels.hpp"
 #include "llmsim/perf/served_model.hpp"
 #include "llmsim/perf/served_step_host.hpp"
 #include "llmsim/perf/speculative.hpp"
@@ -165,27 +164,6 @@ CostModel CostModel::with_host_per_seq_s(double extra_s) const {
   return m;
 }
 
-CostModel CostModel::with_lora(int slots, int rank) const {
-  if (slots < 1) throw ConfigError("engine.max_loras", "must be >= 1, got " + std::to_string(slots));
-  if (rank < 1) throw ConfigError("engine.max_lora_rank", "must be >= 1, got " + std::to_string(rank));
-  CostModel m = *this;
-  auto c = std::make_shared<Constants>(*c_);
-  // Attention on every layer; the gated MLP on the dense ones (MoE experts' LoRA is not priced: lora_kernels.hpp).
-  const LoraLayerTerms full = lora_layer_terms(model_, parallel_.tp, rank, true);
-  const LoraLayerTerms attn = lora_layer_terms(model_, parallel_.tp, rank, false);
-  const double layers = c->layers, dense = c->dense_layers, moe = layers - dense;
-  auto over_layers = [&](double LoraLayerTerms::*f) { return dense * full.*f + moe * attn.*f; };
-  c->lora_slots = slots;
-  c->lora_fixed_s = over_layers(&LoraLayerTerms::kernels) * c->gemm_fixed_s;
-  c->lora_adapter_bytes = over_layers(&LoraLayerTerms::adapter_bytes);
-  c->lora_token_bytes = over_layers(&LoraLayerTerms::bytes_per_token);
-  c->lora_token_flops = over_layers(&LoraLayerTerms::flops_per_token);
-  // Their launches count with the layer's other kernels (an eager step's host time; engine_overhead.hpp).
-  c->kernels_per_layer += over_layers(&LoraLayerTerms::kernels) / layers;
-  m.c_ = std::move(c);
-  return m;
-}
-
 double CostModel::iteration_time(const BatchShape& batch) const { return step_time<false>(batch, nullptr); }
 
 DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
@@ -321,7 +299,6 @@ CostModel make_cost_model(const spec::ResolvedScenario& rs) {
   // spec::resolve): decode batches above it run eagerly.
   if (e.cuda_graph_max_bs && target.runtime() == Runtime::sglang) target = target.with_max_graph_batch(*e.cuda_graph_max_bs);
   target = with_served_host(std::move(target), rs.scenario.engine, spec::offline_workload(rs.scenario.workload));
-  if (e.enable_lora) target = target.with_lora(e.max_loras, e.max_lora_rank);
   if (rs.speculation) target.set_proposer(make_proposer(target, *rs.speculation, rs.scenario.engine.cuda_graphs));
   return with_engine_async(std::move(target), rs.scenario.engine, hw.parallel.pp, rs.scenario.engine.speculative);
 }

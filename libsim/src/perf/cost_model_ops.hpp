@@ -26,11 +26,11 @@ namespace cost_detail {
 
 enum Op : int {
   kQkv, kAttnPrefill, kAttnDecode, kKvB, kOProj, kMlp, kNorms, kLmHead, kSampling, kAllReduce, kPpTransfer, kOffload,
-  kLora, kLaunch, kCpu, kProposer, kNumOps
+  kLaunch, kCpu, kProposer, kNumOps
 };
 inline constexpr std::array<const char*, kNumOps> kOpNames = {
     "qkv_proj", "attention_prefill", "attention_decode", "kv_b_proj", "o_proj", "mlp", "norms_rotary_act",
-    "lm_head", "sampling", "tp_allreduce", "pp_transfer", "weight_offload", "lora", "launch", "cpu", "proposer"};
+    "lm_head", "sampling", "tp_allreduce", "pp_transfer", "weight_offload", "launch", "cpu", "proposer"};
 
 /// One op's totals for the iteration (all layers); a plain struct so evaluation allocates nothing.
 struct Raw {
@@ -195,9 +195,6 @@ struct CostModel::Constants {
   double link_bw = 0, link_latency_s = 0;
   double kernels_per_layer = 0, kernels_per_iter = 0;
   double offload_bytes = 0, offload_s = 0, host_bw = 0;  // weights copied from host memory every iteration
-  /// vLLM's LoRA kernels (perf/lora_kernels.hpp; CostModel::with_lora), over all layers: their fixed time, one
-  /// adapter's bytes, the bytes and FLOPs per token; lora_slots = 0 without LoRA.
-  double lora_slots = 0, lora_fixed_s = 0, lora_adapter_bytes = 0, lora_token_bytes = 0, lora_token_flops = 0;
   /// table[n]: token-only op times for n tokens / n LM-head rows, n in [0, table.size()] (<= kTableTokens, the
   /// constructor's table_tokens), filled by the very functions evaluate() uses, so iteration_time's sum is
   /// bit-identical to the direct one; beyond it, computed per call. Rows are filled on first use (table_has).
@@ -458,20 +455,6 @@ struct CostModel::Constants {
       r.peak_fraction = offload_bytes / offload_s / host_bw;
       out.set(kOffload, r);
     }
-    if (lora_slots > 0) out.set(kLora, lora(b, seqs));
-  }
-
-  /// The LoRA shrink/expand kernels of a step: each adapter the batch uses read once (as many as its sequences, at
-  /// most the slots: every request is taken to name an adapter, spread over them), and the tokens' traffic.
-  Raw lora(const BatchShape& b, double seqs) const {
-    const double tokens = static_cast<double>(b.tokens());
-    Raw r;
-    r.bytes = std::min(lora_slots, seqs) * lora_adapter_bytes + tokens * lora_token_bytes;
-    r.flops = tokens * lora_token_flops;
-    r.time_s = lora_fixed_s + r.bytes / (bw * mem_eff);
-    r.bound = Bound::memory;
-    r.peak_fraction = r.bytes / r.time_s / bw;
-    return r;
   }
 
   /// The least time of a step of `seqs` sequences when the host's time overlaps the GPU's (cpu_overlaps): the

@@ -75,7 +75,7 @@ class DecodeSteps {
 
  private:
   friend class CostModel;
-  static constexpr int kAfter = 13;  ///< ops after decode attention (checked against the op table)
+  static constexpr int kAfter = 12;  ///< ops after decode attention (checked against the op table)
   double slow_time(std::int64_t decode_context) const;
   /// the table path's sum in op order (CostModel::step_time), with the one context-dependent term computed now from the split's `terms`.
   double time_with(const DecodeAttentionModel::SeqTerms& terms, double ctx) const {
@@ -166,10 +166,6 @@ class CostModel {
   /// A copy whose decode-only CUDA graphs replay decode batches of up to `n` sequences, larger ones eagerly (SGLang's
   /// cuda_graph_max_bs; make_cost_model applies the scenario's). ConfigError at engine.cuda_graph_max_bs for n < 1.
   CostModel with_max_graph_batch(int n) const;
-  /// A copy that runs vLLM's LoRA kernels (engine.enable_lora; perf/lora_kernels.hpp) with `slots` adapter slots
-  /// (max_loras) at `rank` (max_lora_rank): a shrink and an expand per wrapped linear and layer, each step. O(1) in
-  /// the batch. ConfigError at engine.max_loras / engine.max_lora_rank for values below 1.
-  CostModel with_lora(int slots, int rank) const;
   /// Seconds to move `bytes` between host and one GPU (swap-out/in of KV blocks).
   double host_transfer_time(double bytes) const;
 
