@@ -74,7 +74,7 @@ TEST_CASE("a MIG slice's price is said to be the card's share, not a catalogue p
     "hardware": {"gpu": "a100-80gb-sxm:mig-3g.40gb"}, "engine": {"max_model_len": 8192},
     "workload": {"arrival": {"process": "poisson", "rate": 1.0}, "num_requests": 60, "warmup_requests": 0, "seed": 3},
     "slo": {"ttft_ms": {"p95": 2000}}})");
-  const auto r = run("capacity '" + sc.string() + "' -q");
+  const auto r = run("capacity '" + sc.string() + "'");
   INFO(r.out);
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("3/7 of the") && Catch::Contains("itself a catalogue placeholder"));
