@@ -132,7 +132,7 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
               << (row.price_is_placeholder ? ", a catalogue placeholder in a pool: set its price_per_gpu_hour" : "") << "\n";
   else
     std::cout << "price: " << cur << fmt(rs.price_per_gpu_hour, 2) << " per GPU-hour (" << sc.cost.currency << ")"
-              << (rs.price_is_placeholder ? ", a catalogue placeholder: set hardware.price_per_gpu_hour or pass --price" : "")
+              << (rs.price_is_placeholder ? ", " + rs.gpu.price_label(true) + ": set hardware.price_per_gpu_hour or pass --price" : "")
               << "\n";
   if (!j["owned_monthly_cost"].is_null()) {
     std::cout << "owned: " << money(j["owned_monthly_cost"], 0) << "/month for the same fleet ("

@@ -44,9 +44,8 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
   // With workload.sessions the load is an arrival rate of conversations: every rate below is sessions/s.
   const bool sessions = base.workload.sessions.has_value();
   const std::string qps = sessions ? "sessions/s" : "QPS";
-  const std::string cur = base.cost.currency == "USD" ? "$" : base.cost.currency + " ";
-  // The column heads name the currency the cells are in ("HKD/month" over "HKD 14600"), never a "$" over another's.
-  const std::string unit = base.cost.currency == "USD" ? "$" : base.cost.currency;
+  const std::string cur = money_prefix(base.cost.currency);
+  const std::string unit = currency_unit(base.cost.currency);  // heads in the cells' currency (common.hpp)
   const bool owned = std::any_of(r.rows.begin(), r.rows.end(), [](const analysis::Row& row) { return row.owned_monthly_cost.has_value(); });
   const analysis::Row* winner = r.winner ? &r.rows[*r.winner] : nullptr;
   const bool quality = winner && analysis::is_4bit(winner->quant);  // a 4-bit option wins: show what it may cost in quality

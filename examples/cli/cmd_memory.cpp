@@ -24,7 +24,8 @@ const ServerOptionMap kMemoryServerOptions{
      {"quant.kv_cache", "kv-dtype"}, {"engine.max_model_len", "max-model-len"},
      {"engine.gpu_memory_utilization", "gpu-memory-utilization"},
      {"engine.max_num_batched_tokens", "max-num-batched-tokens"}, {"engine.max_num_seqs", "max-num-seqs"},
-     {"engine.block_size", "block-size"}, {"engine.cpu_offload_gb", "cpu-offload-gb"}},
+     {"engine.block_size", "block-size"}, {"engine.cpu_offload_gb", "cpu-offload-gb"},
+     {"engine.enable_lora", "enable-lora"}, {"engine.max_loras", "max-loras"}, {"engine.max_lora_rank", "max-lora-rank"}},
     "no-cuda-graphs"};
 
 int run_memory(int argc, char** argv) {
@@ -50,6 +51,9 @@ int run_memory(int argc, char** argv) {
         ("block-size", po::value<int>()->default_value(16), "KV block size in tokens")
         ("no-cuda-graphs", "plan without CUDA-graph memory (vLLM --enforce-eager)")
         ("cpu-offload-gb", po::value<double>()->default_value(0), "GiB of weights per GPU kept in host memory (vLLM --cpu-offload-gb)")
+        ("enable-lora", "plan vLLM's LoRA adapter slots (vLLM --enable-lora): their buffers come out of the KV cache")
+        ("max-loras", po::value<int>(), "LoRA adapter slots on the GPU (vLLM --max-loras, default 1; needs --enable-lora)")
+        ("max-lora-rank", po::value<int>(), "rank each slot is allocated at (vLLM --max-lora-rank, default 16; needs --enable-lora)")
         ("json", "print the plan as JSON");
     add_server_options(opts);
     po::variables_map vm;
@@ -98,6 +102,12 @@ int run_memory(int argc, char** argv) {
     engine.block_size = vm["block-size"].as<int>();
     engine.cuda_graphs = !vm.count("no-cuda-graphs");
     engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
+    engine.enable_lora = vm.count("enable-lora") > 0;
+    for (const char* flag : {"max-loras", "max-lora-rank"})
+      if (vm.count(flag) && !engine.enable_lora)
+        problems.add(std::string("--") + flag, "takes effect only with --enable-lora (as vLLM's); add it or leave this out");
+    if (vm.count("max-loras")) engine.max_loras = vm["max-loras"].as<int>();
+    if (vm.count("max-lora-rank")) engine.max_lora_rank = vm["max-lora-rank"].as<int>();
     if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb)) {
       problems.add("--cpu-offload-gb", "must be >= 0, got " + format_given(engine.cpu_offload_gb));
     }
@@ -164,6 +174,9 @@ int run_memory(int argc, char** argv) {
              fmt(100.0 * static_cast<double>(b) / static_cast<double>(g.total_bytes), 1) + "%"});
     };
     row("weights", g.weights_bytes);
+    if (g.lora_bytes > 0)
+      row("LoRA slots (max_loras " + std::to_string(engine.max_loras) + " x rank " + std::to_string(engine.max_lora_rank) + ")",
+          g.lora_bytes);
     row("activations (profiling peak)", g.activation_bytes);
     row("runtime", g.runtime_bytes);
     row("  CUDA context", g.cuda_context_bytes);

@@ -69,7 +69,15 @@ Json column(const RowRecord& r, const std::string& name) {
 void print_table(const analysis::Grid& grid, const std::vector<RowRecord>& rows) {
   std::vector<std::string> header = {"#"};
   for (const auto& p : grid.label_paths) header.push_back(p);
-  for (const char* h : {"fits", "SLO", "TTFT p95", "TPOT p95", "goodput tok/s", "$/Mtok out", "note"}) header.push_back(h);
+  // The cost head names the rows' currency (common.hpp's rule, as compare's heads); rows in several currencies
+  // (cost.currency as an axis) get a neutral head, each cell its own currency.
+  std::string currency;
+  for (const auto& r : rows) {
+    const std::string c = r.row.value("currency", std::string("USD"));
+    currency = currency.empty() || currency == c ? c : "mixed";
+  }
+  const std::string cost_head = currency == "mixed" ? "cost/Mtok out" : currency_unit(currency.empty() ? "USD" : currency) + "/Mtok out";
+  for (const std::string h : {"fits", "SLO", "TTFT p95", "TPOT p95", "goodput tok/s", cost_head.c_str(), "note"}) header.push_back(h);
   Table t(header);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Json& j = rows[i].row;
@@ -84,7 +92,9 @@ void print_table(const analysis::Grid& grid, const std::vector<RowRecord>& rows)
     cells.push_back(num(j["ttft_ms"]["p95"], 0));
     cells.push_back(num(j["tpot_ms"]["p95"], 1));
     cells.push_back(num(j["goodput_output_tps"], 0));
-    cells.push_back(j["cost_per_mtok_output_slo"].is_null() ? "-" : "$" + num(j["cost_per_mtok_output_slo"], 3));
+    cells.push_back(j["cost_per_mtok_output_slo"].is_null()
+                        ? "-"
+                        : money_prefix(j.value("currency", std::string("USD"))) + num(j["cost_per_mtok_output_slo"], 3));
     cells.push_back(j.value("reason", std::string()));
     t.add(cells);
   }

@@ -446,6 +446,10 @@ void Table::print(std::ostream& out) const {
   }
 }
 
+std::string currency_unit(const std::string& currency) { return currency == "USD" ? "$" : currency; }
+
+std::string money_prefix(const std::string& currency) { return currency == "USD" ? "$" : currency + " "; }
+
 std::string fmt(double v, int decimals) {
   if (std::isnan(v)) return "n/a";
   char buf[64];

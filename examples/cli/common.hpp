@@ -132,4 +132,10 @@ std::string fmt(double v, int decimals = 2);
 /// Bytes as GB (1e9) with 2 decimals: "28.03 GB".
 std::string fmt_gb(double bytes);
 
+/// How money is written in every table (compare, sweep): a column head names the currency its cells are in,
+/// "$/month" for USD and "HKD/month" for another code, never a "$" over another currency's numbers.
+std::string currency_unit(const std::string& currency);
+/// The prefix of a money cell: "$" for USD, else the code and a space ("HKD 14600").
+std::string money_prefix(const std::string& currency);
+
 }  // namespace llmsim::cli

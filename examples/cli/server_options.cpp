@@ -40,6 +40,10 @@ std::vector<std::string> server_options(const po::variables_map& vm, const Serve
     const auto opt = std::find_if(map.options.begin(), map.options.end(), [&](const auto& p) { return p.first == field; });
     if (opt == map.options.end())  // libsim's rule names a field this command has no option for
       throw InternalError("server_options: no option of the command for " + field);
+    if (leaf.second.is_boolean()) {  // an on/off flag (--enable-lora): only true has an option to give
+      if (leaf.second.get<bool>() && !vm.count(opt->second)) out.push_back("--" + opt->second);
+      continue;
+    }
     if (!given(opt->second)) {
       out.push_back("--" + opt->second);
       out.push_back(as_option_value(leaf.second));

@@ -383,8 +383,14 @@ TEST_CASE("a misspelled vLLM flag is an error with the flag it resembles; an unk
   CHECK_THROWS_WITH(spec::parse_vllm_serve_args("vllm serve m --max-num-seq 64"),
                     Catch::Contains("did you mean --max-num-seqs"));
   // Real flags llmsim does not model are kept for the notes, never refused.
-  const auto a = spec::parse_vllm_serve_args("vllm serve m --num-scheduler-steps 8 --enable-lora --seed 3");
-  CHECK(a.not_modelled == std::vector<std::string>{"--num-scheduler-steps 8", "--enable-lora"});
+  const auto a = spec::parse_vllm_serve_args("vllm serve m --num-scheduler-steps 8 --disable-custom-all-reduce --seed 3");
+  CHECK(a.not_modelled == std::vector<std::string>{"--num-scheduler-steps 8", "--disable-custom-all-reduce"});
+  // LoRA is modelled (memory/lora_memory.hpp): its flags become engine fields.
+  const auto lora = spec::parse_vllm_serve_args("vllm serve m --enable-lora --max-loras 4 --max-lora-rank 64");
+  CHECK(lora.not_modelled.empty());
+  CHECK(lora.engine_args["enable_lora"] == true);
+  CHECK(lora.engine_args["max_loras"] == 4);
+  CHECK(lora.engine_args["max_lora_rank"] == 64);
   CHECK(a.ignored == std::vector<std::string>{"--seed 3"});
   const auto b = spec::parse_vllm_serve_args("vllm serve m --gpu-memory-utilization 0.8 -tp 2");
   CHECK(b.engine_args["gpu_memory_utilization"] == 0.8);

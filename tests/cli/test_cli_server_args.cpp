@@ -105,9 +105,9 @@ TEST_CASE("--vllm-args sets what the server line says: scenario file < --vllm-ar
 
 TEST_CASE("--vllm-args lists the flags llmsim does not model and refuses a misspelled one") {
   const auto r = run("simulate " + server_scenario_file() + " --vllm-args " +
-                     quoted("vllm serve llama-3.1-8b --enable-lora --speculative-config '{}' --port 8000"));
+                     quoted("vllm serve llama-3.1-8b --disable-custom-all-reduce --speculative-config '{}' --port 8000"));
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("note: vLLM arguments llmsim does not model (ignored): --enable-lora"));
+  CHECK_THAT(r.out, Catch::Contains("note: vLLM arguments llmsim does not model (ignored): --disable-custom-all-reduce"));
   CHECK_THAT(r.out, Catch::Contains("--speculative-config"));
   CHECK_THAT(r.out, !Catch::Contains("--port"));  // a server option changes nothing: not noise
 

@@ -182,3 +182,24 @@ def test_step_is_the_same_iteration_from_the_cli_and_python(cli, engine):
     over = {"engine__policy": "vllm-v0"} if engine == "vllm-v0" else {} if engine == "vllm" else {"engine__runtime": engine}
     py = llmsim.step(gpu="a100-80gb-sxm", model="llama-3.1-8b", tp=2, decode_seqs=32, context=1024, **over)
     assert py == out
+
+
+def test_lora_slots_in_memory_as_the_cli_plans_them(cli):
+    """vLLM's LoRA slots (engine.enable_lora, max_loras, max_lora_rank) through one alias table: keywords, a server
+    line and the CLI's flags give the same plan; the slots come out of the KV pool (memory/lora_memory.cpp)."""
+    import json
+    import subprocess
+    need("memory")
+    args = ["--model", "llama-3.1-8b", "--gpu", "a100-80gb-sxm"]
+    out = json.loads(subprocess.run([cli, "memory", *args, "--enable-lora", "--max-loras", "4", "--max-lora-rank", "64",
+                                     "--json"], capture_output=True, text=True, check=True).stdout)
+    py = llmsim.memory(model="llama-3.1-8b", gpu="a100-80gb-sxm", enable_lora=True, max_loras=4, max_lora_rank=64)
+    line = llmsim.memory(gpu="a100-80gb-sxm",
+                         vllm_args="vllm serve llama-3.1-8b --enable-lora --max-loras 4 --max-lora-rank 64")
+    base = llmsim.memory(model="llama-3.1-8b", gpu="a100-80gb-sxm")
+    assert py == out == line
+    assert py["per_gpu"]["lora_bytes"] == 16 * 41_943_040 * 2  # 4 slots x (rank 64 = 4 x PEFT's rank-16 count), bf16
+    assert base["per_gpu"]["lora_bytes"] == 0
+    assert py["kv_capacity_tokens"] < base["kv_capacity_tokens"]
+    with pytest.raises(ValueError, match="max_lora_rank"):
+        llmsim.memory(model="llama-3.1-8b", gpu="a100-80gb-sxm", enable_lora=True, max_lora_rank=12)

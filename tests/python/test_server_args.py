@@ -46,9 +46,9 @@ def test_every_scenario_function_takes_vllm_args(small):
 def test_flags_not_modelled_are_warned_not_dropped(small):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        llmsim.simulate(small, vllm_args="vllm serve llama-3.1-8b --enable-lora --port 8000")
+        llmsim.simulate(small, vllm_args="vllm serve llama-3.1-8b --disable-custom-all-reduce --port 8000")
     texts = [str(w.message) for w in caught if issubclass(w.category, llmsim.ServerArgsWarning)]
-    assert texts == ["vLLM arguments llmsim does not model (ignored): --enable-lora"]
+    assert texts == ["vLLM arguments llmsim does not model (ignored): --disable-custom-all-reduce"]
 
 
 def test_sglang_args(small):

@@ -25,7 +25,7 @@ const CommandRule& memory_rule() {
   static const CommandRule r{
       {"model", "hardware.tp", "hardware.pp", "quant.weights", "quant.kv_cache", "engine.max_model_len",
        "engine.gpu_memory_utilization", "engine.max_num_batched_tokens", "engine.max_num_seqs", "engine.block_size",
-       "engine.cpu_offload_gb", "engine.cuda_graphs"},
+       "engine.cpu_offload_gb", "engine.cuda_graphs", "engine.enable_lora", "engine.max_loras", "engine.max_lora_rank"},
       {{"hardware.replicas", "the plan is one replica's; every data-parallel replica has the same"},
        {"engine.enable_prefix_caching", "cached prefixes share the same KV pool"},
        {"engine.async_scheduling", "scheduling, not memory"},

@@ -1,5 +1,6 @@
 #include "llmsim/core/number.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cmath>
@@ -31,6 +32,22 @@ std::string format_digits(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*g", digits, v);
   return buf;
+}
+
+namespace {
+// `v` to `digits` significant digits in fixed notation (the integer part whole).
+std::string significant_fixed(double v, int digits) {
+  if (v == 0 || !std::isfinite(v)) return format_digits(v, digits);
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  return format_fixed(v, std::max(0, digits - 1 - magnitude));
+}
+}  // namespace
+
+std::pair<std::string, std::string> format_distinct(double a, double b, int digits) {
+  for (int d = digits;; ++d) {
+    auto pair = std::make_pair(significant_fixed(a, d), significant_fixed(b, d));
+    if (pair.first != pair.second || a == b || d >= 6) return pair;
+  }
 }
 
 }  // namespace llmsim

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "llmsim/core/number.hpp"
 #include "llmsim/perf/async_scheduling.hpp"
 #include "simulation.hpp"
 
@@ -292,8 +293,9 @@ void Simulation::finish(double end_s) {
         what = " — the busiest hour offered ";
       }
     }
-    s.reason += what + format_value(offered) + " req/s against a saturation throughput of " +
-                format_value(s.saturation.throughput.requests_per_s) + " req/s";
+    // Rates are estimates: three significant digits, more only where the two would read alike.
+    const auto [offered_text, saturation_text] = format_distinct(offered, s.saturation.throughput.requests_per_s);
+    s.reason += what + offered_text + " req/s against a saturation throughput of " + saturation_text + " req/s";
   }
   if (const SessionDriver* sd = driver_->sessions()) {
     metrics::SessionSummary ss;

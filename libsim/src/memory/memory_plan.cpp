@@ -7,6 +7,7 @@
 #include "engine_memory.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/kv_layout.hpp"
+#include "llmsim/memory/lora_memory.hpp"
 #include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::memory {
@@ -184,7 +185,9 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const double budget = std::floor(total * engine.gpu_memory_utilization);
   const double shard = gpu_weight_bytes(model, quant.weights, parallel);
   const double offloaded = std::min(shard, engine.cpu_offload_gb * kGiB);
-  const double weights = shard - offloaded + proposer.weight_bytes_per_gpu;
+  // vLLM's LoRA slots are allocated with the model, before the profiling run: charged as the weights are.
+  const double lora = lora_bytes_per_gpu(model, parallel, engine);
+  const double weights = shard - offloaded + proposer.weight_bytes_per_gpu + lora;
   const i64 tokens = engine.max_num_batched_tokens;
   const bool multi_gpu = parallel.tp > 1 || parallel.pp > 1;
   const detail::EngineMemory em = detail::engine_memory(model, gpu, parallel, engine);
@@ -229,6 +232,7 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   pg.free_bytes = static_cast<i64>(std::llround(std::max(0.0, headroom - headroom_runtime)));
   pg.proposer_weights_bytes = static_cast<i64>(std::llround(proposer.weight_bytes_per_gpu));
   pg.linear_state_bytes = static_cast<i64>(std::llround(state));
+  pg.lora_bytes = static_cast<i64>(std::llround(lora));
 
   const std::string util = "gpu_memory_utilization " + format_value(engine.gpu_memory_utilization);
   const std::string of_gpu = " of the " + gb(total) + " " + gpu.id;
@@ -245,6 +249,9 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   if (weights > budget) {
     plan.reason = "weights need " + gb(weights) + per_gpu_note +
                   (proposer.weight_bytes_per_gpu > 0 ? " (" + gb(proposer.weight_bytes_per_gpu) + " of them the speculative proposer's)" : "") +
+                  (lora > 0 ? " (" + gb(lora) + " of them the LoRA slots: max_loras " + std::to_string(engine.max_loras) +
+                                  " x rank " + std::to_string(engine.max_lora_rank) + ")"
+                            : "") +
                   (offloaded > 0 ? " beside the offloaded " + gb(offloaded) : "") +
                   " but " + util + of_gpu + " allows " + gb(budget) + "; short by " + gb(weights - budget) +
                   " (engine.cpu_offload_gb can keep part in host memory, copied over PCIe every iteration)";
@@ -366,7 +373,8 @@ Json to_json(const MemoryPlan& plan) {
                 {"requested_bytes", g.requested_bytes},
                 {"free_bytes", g.free_bytes},
                 {"proposer_weights_bytes", g.proposer_weights_bytes},
-                {"linear_state_bytes", g.linear_state_bytes}}},
+                {"linear_state_bytes", g.linear_state_bytes},
+                {"lora_bytes", g.lora_bytes}}},
               {"linear_state_bytes_per_seq_per_gpu", plan.linear_state_bytes_per_seq_per_gpu},
               {"proposer_kv_bytes_per_token_per_gpu", plan.proposer_kv_bytes_per_token_per_gpu}};
 }

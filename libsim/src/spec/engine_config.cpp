@@ -149,6 +149,16 @@ void EngineConfig::validate(const std::string& path) const {
                                          "it out)");
     }
   }
+  if (!(max_loras >= 1 && max_loras <= 1024)) {
+    p.add(at("max_loras"), "must be in 1..1024 adapter slots, got " + std::to_string(max_loras));
+  }
+  if (std::find(std::begin(kLoraRanks), std::end(kLoraRanks), max_lora_rank) == std::end(kLoraRanks)) {
+    p.add(at("max_lora_rank"), "must be one of vLLM's ranks 1, 8, 16, 32, 64, 128, 256, 320, 512, got " +
+                                   std::to_string(max_lora_rank));
+  }
+  if (enable_lora && resolved_runtime() == Runtime::sglang) {
+    p.add(at("enable_lora"), "llmsim prices vLLM's LoRA buffers; runtime 'sglang' is not modelled with LoRA");
+  }
   if (max_concurrent_batches < 0) {
     p.add(at("max_concurrent_batches"), "must be >= 0 (0 = one per pipeline stage), got " +
                                             std::to_string(max_concurrent_batches));

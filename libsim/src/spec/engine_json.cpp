@@ -51,6 +51,14 @@ EngineConfig read_engine(const JsonView& v) {
   e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
   e.kv_offload_gb = v.number_or("kv_offload_gb", e.kv_offload_gb);
   if (v.has("cuda_graph_max_bs")) e.cuda_graph_max_bs = read_int(v, "cuda_graph_max_bs", 0);
+  e.enable_lora = v.boolean_or("enable_lora", e.enable_lora);
+  e.max_loras = read_int(v, "max_loras", e.max_loras);
+  e.max_lora_rank = read_int(v, "max_lora_rank", e.max_lora_rank);
+  // vLLM ignores --max-loras / --max-lora-rank without --enable-lora; here a slot count that changes nothing is
+  // refused rather than silently dropped.
+  for (const char* key : {"max_loras", "max_lora_rank"})
+    if (v.has(key) && !e.enable_lora)
+      v[key].fail("takes effect only with engine.enable_lora true (vLLM's --enable-lora); set it or leave this out");
   if (v.has("runtime")) {
     const std::string r = v.string("runtime");
     if (is_engine_version(r)) {
@@ -134,6 +142,11 @@ Json engine_json(const EngineConfig& e) {
   if (e.enable_prefix_caching) ej["enable_prefix_caching"] = *e.enable_prefix_caching;
   if (e.async_scheduling) ej["async_scheduling"] = *e.async_scheduling;
   if (e.cuda_graph_max_bs) ej["cuda_graph_max_bs"] = *e.cuda_graph_max_bs;  // written once set or resolved (SGLang)
+  if (e.enable_lora) {  // written once on: older outputs stay as they were
+    ej["enable_lora"] = true;
+    ej["max_loras"] = e.max_loras;
+    ej["max_lora_rank"] = e.max_lora_rank;
+  }
   if (e.runtime_release) {
     ej["runtime"] = *e.runtime_release;
   } else if (e.runtime) {

@@ -1,5 +1,6 @@
 #include "llmsim/spec/gpu_spec.hpp"
 
+#include <cstdio>
 #include <cmath>
 
 #include "llmsim/core/error.hpp"
@@ -87,6 +88,12 @@ GpuSpec GpuSpec::mig_slice(const std::string& profile_name) const {
     s.p2p = false;
     s.mig_profiles.clear();
     s.price_per_hour = price_per_hour * cf;
+    {
+      char card_price[32];
+      std::snprintf(card_price, sizeof card_price, "$%.2f/h", price_per_hour);
+      s.price_basis = std::to_string(p.compute_slices) + "/" + std::to_string(p.total_compute_slices) + " of the " +
+                      name + "'s " + card_price + " (the slice's share of its compute slices)";
+    }
     s.compute_fraction = compute_fraction * cf;
     s.bandwidth_fraction = bandwidth_fraction * bf;
     s.source = source + " MIG slice " + p.name + ": compute x" + format_value(cf) + ", memory and bandwidth x" +
@@ -95,6 +102,12 @@ GpuSpec GpuSpec::mig_slice(const std::string& profile_name) const {
   }
   if (mig_profiles.empty()) throw ConfigError("gpu", "'" + id + "' has no MIG profiles (asked for '" + profile_name + "')");
   throw ConfigError("gpu", unknown_name_message("MIG profile of " + id, profile_name, profile_names(*this)));
+}
+
+std::string GpuSpec::price_label(bool placeholder) const {
+  if (!placeholder) return "";
+  if (price_basis.empty()) return "a catalogue placeholder";
+  return price_basis + (price_is_placeholder ? ", itself a catalogue placeholder" : "");
 }
 
 void GpuSpec::validate(const std::string& path) const {

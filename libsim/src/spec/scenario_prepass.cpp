@@ -86,6 +86,10 @@ const std::vector<AliasRule>& rules() {
       {{"kv_offloading_size", "engine.kv_offload_gb", {"", "engine"}}, ArgKind::number},
       // SGLang's --cuda-graph-max-bs (sglang_args.cpp); vLLM has no such flag (engine.validate refuses it there).
       {{"cuda_graph_max_bs", "engine.cuda_graph_max_bs", {"", "engine"}}, ArgKind::integer},
+      // vLLM's LoRA (memory/lora_memory.hpp): the slots' buffers come out of the KV pool.
+      {{"enable_lora", "engine.enable_lora", {""}}, ArgKind::boolean},
+      {{"max_loras", "engine.max_loras", {""}}, ArgKind::integer},
+      {{"max_lora_rank", "engine.max_lora_rank", {""}}, ArgKind::integer},
       {{"kv_cache_dtype", "quant.kv_cache", {"", "engine", "quant"}}, ArgKind::kv_dtype},
       {{"quantization", "quant.weights", {"", "engine", "quant"}}, ArgKind::quantization},
       {{"dtype", "quant.weights", {"", "engine", "quant"}}, ArgKind::dtype},

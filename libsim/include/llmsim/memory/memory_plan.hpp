@@ -36,6 +36,9 @@ struct PerGpuMemory {
   std::int64_t free_bytes = 0;        ///< reserved by gpu_memory_utilization (the margin), never used
   std::int64_t proposer_weights_bytes = 0;  ///< speculative decoding's draft model / head on this GPU (beside weights_bytes)
   std::int64_t linear_state_bytes = 0;  ///< linear-attention state of max_num_seqs sequences, taken from the KV pool
+  /// vLLM's LoRA adapter slots (engine.enable_lora: max_loras × max_lora_rank; memory/lora_memory.hpp), beside
+  /// weights_bytes and charged as weights are, before the KV cache is sized.
+  std::int64_t lora_bytes = 0;
 };
 
 struct MemoryPlan {

@@ -61,6 +61,9 @@ struct SyntheticService {
   double cv = 1.0;      ///< coefficient of variation (lognormal only), in [1e-3, 100]
 };
 
+/// The ranks vLLM's LoRAConfig accepts for max_lora_rank (vllm/config/lora.py MaxLoRARanks, 0.11).
+inline constexpr int kLoraRanks[] = {1, 8, 16, 32, 64, 128, 256, 320, 512};
+
 /// engine.max_model_len = "auto" (also -1, as vLLM's CLI takes it).
 inline constexpr int kMaxModelLenAuto = -1;
 
@@ -127,6 +130,14 @@ struct EngineConfig {
   /// replayed from a CUDA graph; larger decode batches run eagerly. Unset = the release's default
   /// (sglang_cuda_graph_max_bs), which spec::resolve fills in for an SGLang engine.
   std::optional<int> cuda_graph_max_bs;
+  /// vLLM's LoRA (--enable-lora, JSON "engine.enable_lora"): GPU buffers for max_loras adapter slots of rank
+  /// max_lora_rank on every LoRA-capable linear, allocated before the KV profile, so they come out of the KV pool
+  /// (memory/lora_memory.hpp). Off by default, as in vLLM.
+  bool enable_lora = false;
+  /// Adapter slots on the GPU: vLLM's --max-loras (default 1), the most adapters one batch can use.
+  int max_loras = 1;
+  /// The rank every slot is allocated at: vLLM's --max-lora-rank (default 16; one of kLoraRanks).
+  int max_lora_rank = 16;
 
   /// Prompts are split into chunks (V1 always, sharing steps with decodes; the `chunked` policy; SGLang's
   /// chunked_prefill_size, in prefill-only steps).

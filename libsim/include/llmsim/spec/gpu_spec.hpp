@@ -69,6 +69,9 @@ struct GpuSpec {
   std::vector<MigProfile> mig_profiles;
   double price_per_hour = 0;             ///< default rental price, USD per GPU-hour
   bool price_is_placeholder = true;      ///< true: a rough market figure the user should override
+  /// How price_per_hour was derived from another entry's, when it was: a MIG slice's "3/7 of the NVIDIA A100 80GB
+  /// SXM's $1.79/h" (its share of the card's compute slices). Empty for a price of its own.
+  std::string price_basis;
   double purchase_price = 0;             ///< USD to buy one card (0 = none known: owned cost needs one given)
   bool purchase_price_is_placeholder = true;  ///< false only for a vendor list price (MSRP)
   std::string source;                    ///< where the figures come from (citations)
@@ -82,6 +85,10 @@ struct GpuSpec {
   double pcie_bandwidth() const;
   /// The spec of one MIG slice ("mig-3g.40gb"); ConfigError listing valid profiles when unknown.
   GpuSpec mig_slice(const std::string& profile_name) const;
+  /// What a price of this GPU is, for the line that prints it: "" for a price the user gave (`placeholder` false),
+  /// "a catalogue placeholder" for the catalogue's own rough figure, and for a derived one its derivation ("3/7 of
+  /// the NVIDIA A100 80GB SXM's $1.79/h, itself a catalogue placeholder").
+  std::string price_label(bool placeholder) const;
   /// Collects every problem (non-positive memory/bandwidth/peaks, ...) into one ConfigError at `path`.
   void validate(const std::string& path = "gpu") const;
 };
