@@ -35,9 +35,11 @@ std::string to_string(DecodeAttentionBackend b);
 
 /// The decode-attention backend a runtime selects for this GPU and KV dtype (vLLM: vllm/platforms/cuda.py and the
 /// attention selectors; the other runtimes: docs/cost-model.md "Runtimes"). `mla`: the model's attention is
-/// multi-head latent attention (DeepSeek), which vLLM runs on its MLA backends.
+/// multi-head latent attention (DeepSeek), which vLLM runs on its MLA backends. `hopper_fa3`: the release runs
+/// FlashAttention-3 on Hopper (spec::QuantKernels::hopper_flash_attn3, vLLM 0.7+); false (vLLM 0.6.x) decodes with
+/// FA2's split-KV kernel there, as 0.4.3-0.5.x did on every card.
 DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, Runtime runtime,
-                                             bool mla = false);
+                                             bool mla = false, bool hopper_fa3 = true);
 
 /// CUDA-core instructions to turn one stored KV element into fp16 for the attention math: 0 for fp16/bf16;
 /// for 8-bit KV one `cvt.f16x2.e4m3x2` per pair plus the scale on GPUs with FP8 hardware (sm ≥ 89), else
@@ -184,6 +186,11 @@ inline constexpr double kSplitCtasPerSm = 2;
 // allow up to 255), and at 255 a 128-thread CTA takes half of the 64 K register file: 2 per SM, which is what the
 // split heuristic above assumes. Shared memory, not registers, then decides on the 100 KiB parts.
 inline constexpr double kRegsPerThread = 255;
+// FlashAttention-2's forward on Hopper, the prefill kernel of vLLM before 0.7 there (flash_attn_varlen_func; FA3 from
+// vllm#12093): 327.9 TF of the H100 SXM's 989 (hdim 128, s = 8192) = 33 % (../shared/reference/gpus-and-efficiency.md
+// B4, S16; the FA3 paper's "FA2 reached only 35 % on H100"). The Hopper prior of attn_prefill_efficiency (0.5) lies
+// between FA2 and FA3, so a release on FA2 is capped at FA2's share.
+inline constexpr double kHopperPrefillEfficiency = 327.9 / 989.0;
 }  // namespace fa2_splitkv
 
 /// Resident CTAs per SM of FlashAttention-2's flash_fwd_splitkv_kernel at `head_dim` (rounded up to FA2's instances):
