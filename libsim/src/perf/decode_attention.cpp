@@ -76,7 +76,7 @@ std::string to_string(DecodeAttentionBackend b) {
 }
 
 DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, Runtime runtime,
-                                             bool mla, bool hopper_fa3) {
+                                             bool mla) {
   // MLA models: vLLM defaults to FlashMLA where it is supported (Hopper; it forces block size 64), else its Triton
   // MLA kernel (vllm/platforms/cuda.py, "we default to FlashMLA backend"). Other runtimes' MLA kernels are priced
   // the same way.
@@ -96,12 +96,12 @@ DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DTy
   if (spec::bytes_per_element(kv_dtype) >= 2) {
     // vLLM 0.4.3-0.5.x decoded with vllm-flash-attn 2.5's flash_attn_with_kvcache (FA2's split-KV kernel) on every
     // GPU; later releases moved to FA3 on Hopper (vllm#12093: persistent, one CTA per SM; first released in 0.7.0)
-    // and keep FA2 elsewhere. 0.6.x V0 still decoded with flash_attn_with_kvcache on Hopper: FA2's split-KV kernel.
+    // and keep FA2 elsewhere. 0.6.x V0 still decoded with FA2's split-KV kernel on Hopper, but is priced with FA3's
+    // parameters here: see cost_model_setup.cpp (vllm#8092's 0.6.x H100 runs read 11-13 % fast with FA2's price).
     if (runtime == Runtime::vllm_v0_sync) return DecodeAttentionBackend::flash_attn2_splitkv;
     const bool vllm_fa3 = runtime == Runtime::vllm_v1 || runtime == Runtime::vllm_v0;
-    if (vllm_fa3 && gpu_family(gpu) == GpuFamily::hopper_hbm)
-      return hopper_fa3 ? DecodeAttentionBackend::flash_attn3 : DecodeAttentionBackend::flash_attn2_splitkv;
-    return DecodeAttentionBackend::flash_attn;
+    return vllm_fa3 && gpu_family(gpu) == GpuFamily::hopper_hbm ? DecodeAttentionBackend::flash_attn3
+                                                                : DecodeAttentionBackend::flash_attn;
   }
   // Quantized KV: FlashAttention-2 has no low-precision KV path. vLLM V0 then falls back to xFormers + its own
   // PagedAttention kernels ("Cannot use FlashAttention-2 backend for FP8 KV cache"); V1 runs FA3 in FP8 on

@@ -227,8 +227,8 @@ std::vector<ConstantProvenance> build() {
   t.push_back(c("decode_attention.fa2_splitkv.release_range", "all", P::engine_code,
                 "vLLM decodes with vllm-flash-attn's FA2 flash_attn_with_kvcache from 0.4.3 (vllm#4907); FA3 is the "
                 "default on Hopper from 0.7.0 (vllm#12093, vllm#15231's description); modelled for the vllm-v0.5 "
-                "runtime (0.4.3-0.5.x) on every card and, for a named release before 0.7.0 (0.6.x, vllm-v0), on "
-                "Hopper (spec::QuantKernels::hopper_flash_attn3)"));
+                "runtime (0.4.3-0.5.x) only: 0.6.x on Hopper keeps FA3's decode price (with FA2's, vllm#8092's 0.6.x "
+                "H100 ShareGPT runs read 11-13 % fast); its prefill is capped at FA2's share (below)"));
   t.push_back(c("attn_prefill_efficiency.fa2_hopper_cap", "hopper_hbm", P::public_measurement,
                 "FlashAttention-2 fwd on H100 SXM (hdim 128, b=2, s=8192): 327.9 TF of 989 = 33 % (G§B4, S16; the FA3 "
                 "paper: FA2 reaches 35 % on H100); caps the prefill efficiency of a named vLLM release before 0.7.0 "

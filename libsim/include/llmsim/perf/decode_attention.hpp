@@ -35,11 +35,9 @@ std::string to_string(DecodeAttentionBackend b);
 
 /// The decode-attention backend a runtime selects for this GPU and KV dtype (vLLM: vllm/platforms/cuda.py and the
 /// attention selectors; the other runtimes: docs/cost-model.md "Runtimes"). `mla`: the model's attention is
-/// multi-head latent attention (DeepSeek), which vLLM runs on its MLA backends. `hopper_fa3`: the release runs
-/// FlashAttention-3 on Hopper (spec::QuantKernels::hopper_flash_attn3, vLLM 0.7+); false (vLLM 0.6.x) decodes with
-/// FA2's split-KV kernel there, as 0.4.3-0.5.x did on every card.
+/// multi-head latent attention (DeepSeek), which vLLM runs on its MLA backends.
 DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, Runtime runtime,
-                                             bool mla = false, bool hopper_fa3 = true);
+                                             bool mla = false);
 
 /// CUDA-core instructions to turn one stored KV element into fp16 for the attention math: 0 for fp16/bf16;
 /// for 8-bit KV one `cvt.f16x2.e4m3x2` per pair plus the scale on GPUs with FP8 hardware (sm ≥ 89), else
