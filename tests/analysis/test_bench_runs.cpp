@@ -544,3 +544,39 @@ TEST_CASE("bench runs: SGLang bench_one_batch_server records (real, selected by 
   CHECK(std::any_of(old.runs[0].notes_out.begin(), old.runs[0].notes_out.end(),
                     [](const std::string& n) { return n.find("not compared twice") != std::string::npos; }));
 }
+
+TEST_CASE("bench runs: vLLM's offline scripts before 0.6.4 keep chunked prefill off above 32K unless asked",
+          "[analysis][runs]") {
+  // benchmark_throughput.py / benchmark_latency.py of 0.6.3 passed enable_chunked_prefill=args.enable_chunked_prefill
+  // (a store_true flag) to LLM(...): absent, it is an explicit False, which V0's >32K rule (vllm#6666) leaves off.
+  // From vllm#9529 (0.6.4) the scripts take EngineArgs' flags and the rule applies as for `vllm serve`.
+  test::TempDir dir("benchruns-chunked");
+  dir.write("tput.json", R"({"elapsed_time": 20.0, "num_requests": 64, "total_num_tokens": 139264,
+                              "requests_per_second": 3.2, "tokens_per_second": 6963.2})");
+  const std::string tput = "python benchmark_throughput.py --backend vllm --model meta-llama/Llama-3.1-8B-Instruct "
+                           "--input-len=2048 --output-len=128 --max-model-len 91680 --num-prompts=64";
+  auto run_of = [&](const std::string& command, const std::string& version) {
+    const Json r{{"result", "tput.json"}, {"command", command}, {"engine_version", version}};
+    return analysis::parse_bench_runs(runs_json(Json::array({r})), (dir.path / "RUNS.json").string()).runs.at(0);
+  };
+  auto engine_of = [](const analysis::BenchRun& r) {
+    return spec::resolve(spec::scenario_from_json(JsonView(r.scenario, "")), spec::Catalog::builtin()).scenario.engine;
+  };
+  const auto old = run_of(tput, "0.6.3.post2.dev308+gb489fc3c");
+  CHECK(old.scenario["enable_chunked_prefill"] == false);
+  const auto old_engine = engine_of(old);
+  CHECK(old_engine.policy == spec::SchedulerPolicy::vllm_v0);  // prefill-first
+  CHECK(old_engine.max_num_batched_tokens == 91680);           // max(max_model_len, 2048)
+  // 0.6.4's script: the unset flag turns chunking on above 32K, at 0.6.4's 512-token budget.
+  const auto later = run_of(tput, "0.6.4");
+  CHECK_FALSE(later.scenario.contains("enable_chunked_prefill"));
+  CHECK(engine_of(later).policy == spec::SchedulerPolicy::chunked);
+  CHECK(engine_of(later).max_num_batched_tokens == 512);
+  // The script's own flag turns it on in 0.6.3 too; `vllm serve` runs are not the offline scripts.
+  const auto asked = run_of(tput + " --enable-chunked-prefill", "0.6.3");
+  CHECK(asked.scenario["enable_chunked_prefill"] == true);
+  CHECK(engine_of(asked).policy == spec::SchedulerPolicy::chunked);
+  // The larger profiling step of the unchunked run leaves a smaller KV pool (its activations come out of it).
+  const auto gpu = spec::Catalog::builtin().gpu("h100-80gb-sxm");
+  CHECK(analysis::BenchPredictor(old).predict(perf::default_profile(gpu)).at(0) > 0);
+}

@@ -10,6 +10,7 @@
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 #include "perf_test_util.hpp"
 
 using namespace llmsim;
@@ -401,4 +402,31 @@ TEST_CASE("vLLM's FA3 on Hopper pays the per-wave cost once: an MHA batch's deco
   INFO("attention per step: " << before_ms << " ms with a per-wave cost, " << after_ms << " ms persistent");
   CHECK(after_ms < 0.92 * before_ms);
   CHECK(after_ms > 0.80 * before_ms);
+}
+
+TEST_CASE("vLLM 0.6.x on Hopper prefills with FlashAttention-2 (FA3 from 0.7.0, vllm#12093), by release", "[mha]") {
+  using spec::DType;
+  auto cost = [](const std::string& gpu_id, const std::string& release) {
+    const auto g = gpu(gpu_id);
+    spec::Quantization q;
+    q.weights = spec::weight_format("bf16");
+    q.kv_dtype = DType::bf16;
+    q.kernels = spec::quant_kernels_for(release);
+    return perf::CostModel(spec::Catalog::builtin().model("llama-2-7b"), q, g, perf::default_profile(g),
+                           spec::ParallelConfig{}, true, 0, EngineGeneration::vllm_v0);
+  };
+  // Prefill: FA2's forward reaches 33 % of the H100's tensor peak (G§B4), below the Hopper prior of 0.5 that FA3
+  // releases keep: a long prompt's attention costs 0.5 / 0.33 as much compute.
+  const auto v063 = cost("h100-80gb-sxm", "vllm==0.6.3"), v070 = cost("h100-80gb-sxm", "vllm==0.7.0");
+  perf::BatchShape p;
+  p.add_prefill(8192, 0, true);
+  const double fa2 = test::op(v063, p, "attention_prefill"), fa3 = test::op(v070, p, "attention_prefill");
+  CHECK(fa2 / fa3 == Approx(0.5 / perf::fa2_splitkv::kHopperPrefillEfficiency).epsilon(0.02));
+  // Decode keeps FA3's parameters for 0.6.x (the split-KV price puts vllm#8092's 0.6.x H100 runs 11-13 % fast).
+  const auto b = decode(64, 1024);
+  CHECK(attention_ms(v063, b) == Approx(attention_ms(v070, b)));
+  // On an A100 both releases run FA2: the same prices.
+  const auto a063 = cost("a100-80gb-sxm", "vllm==0.6.3"), a070 = cost("a100-80gb-sxm", "vllm==0.7.0");
+  CHECK(test::op(a063, p, "attention_prefill") == Approx(test::op(a070, p, "attention_prefill")));
+  test::check_public_measurements({{"attn_prefill_efficiency.fa2_hopper_cap", perf::fa2_splitkv::kHopperPrefillEfficiency}});
 }

@@ -239,3 +239,32 @@ TEST_CASE("engine.runtime: blanks around a release or a name are one rule, leadi
   CHECK_THAT(version_error_of(" ==0.5.4"), Catch::Contains("ENGINE==VERSION"));
   CHECK_THAT(version_error_of("vllm==  "), Catch::Contains("ENGINE==VERSION"));
 }
+
+TEST_CASE("vLLM's offline benchmark scripts before 0.6.4 pass enable_chunked_prefill themselves", "[runtime_version]") {
+  // benchmark_latency.py / benchmark_throughput.py declared `--enable-chunked-prefill` as a store_true flag and called
+  // LLM(enable_chunked_prefill=args.enable_chunked_prefill) until vllm#9529 made them take EngineArgs' arguments.
+  CHECK(of("vllm==0.5.4").bench_scripts_pass_chunked_flag);
+  CHECK(of("vllm==0.6.3").bench_scripts_pass_chunked_flag);
+  CHECK(of("vllm==0.6.3.post2.dev308+gb489fc3c").bench_scripts_pass_chunked_flag);  // dstack's nightly
+  CHECK_FALSE(of("vllm==0.6.4").bench_scripts_pass_chunked_flag);
+  CHECK_FALSE(of("vllm==0.9.1").bench_scripts_pass_chunked_flag);
+  CHECK_FALSE(of("vllm==0.11.0").bench_scripts_pass_chunked_flag);  // V1 only: EngineArgs
+  CHECK_FALSE(of("sglang==0.4.9").bench_scripts_pass_chunked_flag);
+  CHECK(bench_scripts_pass_chunked_flag(std::string("vllm==0.6.3")));
+  CHECK_FALSE(bench_scripts_pass_chunked_flag(std::string("vllm==0.6.4")));
+  CHECK_FALSE(bench_scripts_pass_chunked_flag(std::nullopt));
+  CHECK_FALSE(bench_scripts_pass_chunked_flag(std::string("vllm-v0")));  // a runtime name: no release
+  CHECK_THROWS_WITH(bench_scripts_pass_chunked_flag(std::string("vllm==x"), "runs[0].engine_version"),
+                    Catch::Contains("runs[0].engine_version"));
+}
+
+TEST_CASE("FlashAttention-3 on Hopper from vLLM 0.7.0: earlier releases run FA2 there", "[runtime_version]") {
+  // vllm#12093 ("Flash Attention 3 Support"), first released in 0.7.0; a runtime name prices today's kernels.
+  CHECK_FALSE(of("vllm==0.5.4").quant_kernels.hopper_flash_attn3);
+  CHECK_FALSE(of("vllm==0.6.3").quant_kernels.hopper_flash_attn3);
+  CHECK_FALSE(of("vllm==0.6.6.post1").quant_kernels.hopper_flash_attn3);
+  CHECK(of("vllm==0.7.0").quant_kernels.hopper_flash_attn3);
+  CHECK(of("vllm==0.9.1").quant_kernels.hopper_flash_attn3);
+  CHECK(quant_kernels_for(std::string("vllm-v0")).hopper_flash_attn3);
+  CHECK(of("sglang==0.4.9").quant_kernels.hopper_flash_attn3);
+}

@@ -51,15 +51,22 @@ std::optional<double> predicted(const std::vector<const Row*>& rows, const std::
   return std::nullopt;
 }
 
-memory::MemoryPlan plan_405b(const std::string& weights) {
+memory::MemoryPlan plan_405b(const std::string& weights, std::int64_t budget = 0) {
   const auto& cat = spec::Catalog::builtin();
   spec::Quantization q;
   q.weights = spec::weight_format(weights);
   q.kv_dtype = spec::DType::bf16;
   spec::EngineConfig e;
   e.runtime = spec::Runtime::vllm_v0;
+  if (budget > 0) e.max_num_batched_tokens = budget;
   return memory::plan_memory(cat.model(kModel.string()), q, cat.gpu("h100-80gb-sxm"), spec::ParallelConfig{8, 1}, e,
                              91680);
+}
+
+const Row* offline_row(const std::string& file) {
+  for (const Row& r : dstack_rows())
+    if (r.where.find("/" + file + ":") != std::string::npos && r.scored && r.predicted > 0) return &r;
+  return nullptr;
 }
 
 }  // namespace
@@ -145,4 +152,46 @@ TEST_CASE("dstack's serving table: a row takes the serve files' prompts, and the
   }
   CHECK(copies == 3);
   CHECK(twins == 3);
+}
+
+TEST_CASE("dstack's offline runs: vLLM 0.6.3's benchmark scripts leave chunked prefill off, a 91,680-token profile",
+          "[validation]") {
+  // benchmark_latency.py / benchmark_throughput.py of 0.6.3 pass enable_chunked_prefill=False unless asked
+  // (spec::bench_scripts_pass_chunked_flag): the budget is max_model_len and V0's profiling run prefills 91,680 tokens,
+  // whose activations (~9 GiB per GPU) come out of the KV pool. `vllm serve` (the serve files) chunks at 512.
+  const auto chunked = plan_405b("fp8-dynamic+attn16", 512);
+  const auto unchunked = plan_405b("fp8-dynamic+attn16", 91680);
+  CHECK(unchunked.per_gpu.activation_bytes > 8.0 * (1 << 30));
+  CHECK(unchunked.kv_capacity_tokens < 0.5 * chunked.kv_capacity_tokens);
+  CHECK(unchunked.kv_capacity_tokens > 70000);   // two 32,784 + 2,048 sequences fit,
+  CHECK(unchunked.kv_capacity_tokens < 104496);  // three do not
+  // The source's own check (raw_data/gpu-usage.md, nvidia-smi under load): 70,690 MiB in use on GPUs 1-7 (GPU 0,
+  // which samples, 72,770). A chunked plan has nothing of its budget left unused once the pool is allocated (its
+  // 512-token activations are all it gives back), so it is in use at >= total - margin - activations at any moment;
+  // the unchunked plan's ~9 GiB of profiled activations are reserved again only by steps that large.
+  const double measured = 70690.0 * 1024 * 1024;
+  auto in_use_max = [](const memory::MemoryPlan& p) {
+    return static_cast<double>(p.per_gpu.total_bytes - p.per_gpu.free_bytes);
+  };
+  auto in_use_min = [&](const memory::MemoryPlan& p) {
+    return in_use_max(p) - static_cast<double>(p.per_gpu.activation_bytes);
+  };
+  CHECK(in_use_min(chunked) > measured);
+  CHECK(in_use_min(unchunked) < measured);
+  CHECK(measured < in_use_max(unchunked));
+  // The rows read that way: every offline row prefill-first, and the runs whose KV outgrows the pool preempt.
+  int latency_rows = 0;
+  for (const Row& r : dstack_rows()) {
+    if (r.where.find("/latency/") == std::string::npos || !r.scored) continue;
+    CHECK_THAT(r.note, Catch::Contains("prefill-first"));
+    ++latency_rows;
+  }
+  CHECK(latency_rows >= 3);
+  const Row* fits = offline_row("throughput/nvidia-throughput_test_ip2048_op2048_np16.json");
+  const Row* over = offline_row("throughput/nvidia-throughput_test_ip2048_op2048_np32.json");
+  REQUIRE(fits);
+  REQUIRE(over);
+  // 16 x 4096 tokens fit the pool, 32 x 4096 do not: the measured throughput barely rises (781 -> 911 tok/s), and
+  // neither does the prediction now (it rose 818 -> 1382 with the chunked reading's 240k-token pool).
+  CHECK(over->predicted / fits->predicted < 1.35);
 }

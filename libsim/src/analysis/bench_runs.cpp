@@ -14,6 +14,7 @@
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/quantization.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/sglang_args.hpp"
 
 namespace llmsim::analysis {
@@ -262,6 +263,12 @@ void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::
     args["kv_cache_dtype"] = f.string_or("kv_cache_dtype", "");
   if (f.has("weights") && !args.contains("quantization"))
     if (const auto w = weights_id(f.string_or("weights", ""))) args["quant"] = {{"weights", *w}};
+  // vLLM's offline scripts before 0.6.4 pass enable_chunked_prefill to LLM(...) themselves, False without their
+  // store_true flag, so the release's >32K rule does not turn chunking on for them (spec/runtime_version.hpp).
+  const bool offline_script = cmd.kind == spec::BenchKind::vllm_latency || cmd.kind == spec::BenchKind::vllm_throughput;
+  if (offline_script && base.engine == "vllm" && !args.contains("enable_chunked_prefill") &&
+      spec::bench_scripts_pass_chunked_flag(std::optional<std::string>(runtime_text), label + ".engine_version"))
+    args["enable_chunked_prefill"] = false;
 
   for (std::size_t k = 0; k < docs.size(); ++k) {
     const Doc& d = docs[k];

@@ -95,7 +95,9 @@ DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DTy
   }
   if (spec::bytes_per_element(kv_dtype) >= 2) {
     // vLLM 0.4.3-0.5.x decoded with vllm-flash-attn 2.5's flash_attn_with_kvcache (FA2's split-KV kernel) on every
-    // GPU; later releases moved to FA3 on Hopper (vllm#12093: persistent, one CTA per SM) and keep FA2 elsewhere.
+    // GPU; later releases moved to FA3 on Hopper (vllm#12093: persistent, one CTA per SM; first released in 0.7.0)
+    // and keep FA2 elsewhere. 0.6.x V0 still decoded with FA2's split-KV kernel on Hopper, but is priced with FA3's
+    // parameters here: see cost_model_setup.cpp (vllm#8092's 0.6.x H100 runs read 11-13 % fast with FA2's price).
     if (runtime == Runtime::vllm_v0_sync) return DecodeAttentionBackend::flash_attn2_splitkv;
     const bool vllm_fa3 = runtime == Runtime::vllm_v1 || runtime == Runtime::vllm_v0;
     return vllm_fa3 && gpu_family(gpu) == GpuFamily::hopper_hbm ? DecodeAttentionBackend::flash_attn3

@@ -228,7 +228,13 @@ std::vector<ConstantProvenance> build() {
   t.push_back(c("decode_attention.fa2_splitkv.release_range", "all", P::engine_code,
                 "vLLM decodes with vllm-flash-attn's FA2 flash_attn_with_kvcache from 0.4.3 (vllm#4907); FA3 is the "
                 "default on Hopper from 0.7.0 (vllm#12093, vllm#15231's description); modelled for the vllm-v0.5 "
-                "runtime (0.4.3-0.5.x) only"));
+                "runtime (0.4.3-0.5.x) only: 0.6.x on Hopper keeps FA3's decode price (with FA2's, vllm#8092's 0.6.x "
+                "H100 ShareGPT runs read 11-13 % fast); its prefill is capped at FA2's share (below)"));
+  t.push_back(c("attn_prefill_efficiency.fa2_hopper_cap", "hopper_hbm", P::public_measurement,
+                "FlashAttention-2 fwd on H100 SXM (hdim 128, b=2, s=8192): 327.9 TF of 989 = 33 % (G§B4, S16; the FA3 "
+                "paper: FA2 reaches 35 % on H100); caps the prefill efficiency of a named vLLM release before 0.7.0 "
+                "on Hopper (FA3 from vllm#12093)",
+                {}, fa2_splitkv::kHopperPrefillEfficiency));
   t.push_back(c("decode_attention.fa3.persistent_ctas_per_sm", "hopper_hbm", P::engine_code,
                 "vllm-project/flash-attention hopper/flash_fwd_launch_template.h: a persistent tile scheduler whenever "
                 "varlen (UsePersistentScheduler = !(Split && !Varlen) on sm90), grid = the SM count; "

@@ -101,6 +101,9 @@ void set_v0_defaults(RuntimeForVersion& r, const std::vector<int>& n, Runtime v0
   r.v0_chunked_budget = before(n, {0, 6, 5}) ? 512 : 2048;  // vllm#10544 (2024-11-21), first released in 0.6.5
   r.v0_long_context_chunked = !before(n, {0, 5, 4});        // vllm#6666 (2024-07-23)
   r.v0_running_by_arrival = before(n, {0, 5, 4});           // vllm#6867 (after 0.5.3) dropped the running sort
+  // benchmark_latency.py / benchmark_throughput.py before vllm#9529 (opened 2024-10-19, after 0.6.3.post1): their own
+  // `--enable-chunked-prefill` store_true flag, passed as LLM(enable_chunked_prefill=args.enable_chunked_prefill).
+  r.bench_scripts_pass_chunked_flag = before(n, {0, 6, 4});
 }
 }  // namespace
 
@@ -132,6 +135,10 @@ QuantKernels vllm_quant_kernels(const std::vector<int>& n) {
   // decode sizes than BF16, 0.19.0's ~3 us (the FP8 linear path changed between them; which release is not
   // established here): releases before 0.15.0 take the 0.14.0 terms (perf/hopper_fp8.hpp).
   k.sm90_fp8_slow_small_m = before(n, {0, 15, 0});
+  // FlashAttention-3 on Hopper: vllm#12093 ("[Kernel] Flash Attention 3 Support", opened 2025-01-15, after 0.6.6.post1
+  // of 2024-12-27) made vllm-flash-attn's FA3 the FlashAttention backend's kernel on sm90 (fa_version 3), first
+  // released in 0.7.0; 0.4.3-0.6.x ran FA2 there as on every other card (split-KV decode, varlen prefill).
+  k.hopper_flash_attn3 = !before(n, {0, 7, 0});
   return k;
 }
 }  // namespace
@@ -139,6 +146,11 @@ QuantKernels vllm_quant_kernels(const std::vector<int>& n) {
 QuantKernels quant_kernels_for(const std::optional<std::string>& release, const std::string& path) {
   if (!release || !is_engine_version(*release)) return {};
   return runtime_for_version(parse_engine_version(*release, path), path).quant_kernels;
+}
+
+bool bench_scripts_pass_chunked_flag(const std::optional<std::string>& release, const std::string& path) {
+  if (!release || !is_engine_version(*release)) return false;
+  return runtime_for_version(parse_engine_version(*release, path), path).bench_scripts_pass_chunked_flag;
 }
 
 bool release_has_cuda_graphs(const std::optional<std::string>& release, const std::string& path) {

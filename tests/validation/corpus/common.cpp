@@ -296,6 +296,9 @@ std::string kv_overflow(const Source& s, const StaticRun& r, std::int64_t batch,
   spec::EngineConfig e;
   e.runtime = r.runtime;
   e.cuda_graphs = r.cuda_graphs;
+  // The run's budget sets the profiling run's activation peak, which comes out of the pool (V0 without chunking
+  // profiles a whole max_model_len prompt).
+  if (r.max_batched_tokens > 0) e.max_num_batched_tokens = r.max_batched_tokens;
   const auto plan = memory::plan_memory(model, q, catalog.gpu(r.gpu, "gpu"), spec::ParallelConfig{r.tp, 1}, e,
                                         static_cast<int>(in + out));
   if (!plan.fits) return "does not fit: " + plan.reason;

@@ -11,6 +11,7 @@
 #include "csv_table.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 
 namespace llmsim::validation::corpus {
 
@@ -21,8 +22,14 @@ void dstack(const Source& s, std::vector<Row>& out) {
   // Meta's Llama-3.1-405B-FP8 is an fbgemm_fp8 checkpoint: per-channel weights, dynamic per-token activations, in
   // the MLPs only (its modules_to_not_convert keeps self_attn bf16): RUNS.json's "fp8-dynamic+attn16", read here as
   // the serve runs read it.
-  StaticRun st{"h100-80gb-sxm", model, weights_id(text(s, Json::object(), "weights")), "auto", 8, rel.runtime, 512,
-               rel.kernels, rel.cuda_graphs};
+  // Offline runs (benchmark_latency / benchmark_throughput): vLLM 0.6.3's scripts pass enable_chunked_prefill=False
+  // unless told otherwise, so max_model_len 91680 > 32K does not turn chunking on for them as it does for
+  // `vllm serve` (spec::bench_scripts_pass_chunked_flag): prefill-first, budget max(91680, 2048), and the profiling
+  // run of a 91,680-token step takes the KV pool's room.
+  const bool offline_unchunked = spec::bench_scripts_pass_chunked_flag(rel.text);
+  const std::int64_t offline_budget = offline_unchunked ? 91680 : 512;
+  StaticRun st{"h100-80gb-sxm", model, weights_id(text(s, Json::object(), "weights")), "auto", 8, rel.runtime,
+               offline_budget, rel.kernels, rel.cuda_graphs};
   // The serve files by request rate: the table's runs sent the same 1000 ShareGPT prompts (benchmark_serving.py's
   // default --seed 0 and --num-prompts 1000 on one dataset file; every row's total_input_tokens is the files'
   // 215196 and the files' input_lens agree request by request), so a row takes its prompt lengths from them.
@@ -56,7 +63,9 @@ void dstack(const Source& s, std::vector<Row>& out) {
           unscore(r, over);
         } else {
           r.predicted = static_timing(s, st, b, in, o).total_s();
-          r.note = "prefill in 512-token chunks (chunked prefill, on for max_model_len > 32K)";
+          r.note = offline_unchunked ? "prefill-first (benchmark_latency.py of 0.6.3 passes enable_chunked_prefill="
+                                       "False), budget 91680"
+                                     : "prefill in 512-token chunks (chunked prefill, on for max_model_len > 32K)";
         }
       } catch (const ConfigError& e) {
         unscore(r, e.what());
@@ -86,8 +95,9 @@ void dstack(const Source& s, std::vector<Row>& out) {
                      {"total_token_throughput", j.at("tokens_per_second").get<double>()},
                      {"request_throughput", j.at("requests_per_second").get<double>()}};
       ServeRun sr = serve_run(s, run, where);
-      sr.options.vllm_args = "vllm serve meta-llama/Llama-3.1-405B-FP8 --tensor-parallel-size 8 --max-model-len 91680 "
-                             "--enable-chunked-prefill --max-num-batched-tokens 512";  // 0.6.x defaults at > 32K
+      sr.options.vllm_args = "vllm serve meta-llama/Llama-3.1-405B-FP8 --tensor-parallel-size 8 --max-model-len 91680 ";
+      sr.options.vllm_args += offline_unchunked ? "--enable-chunked-prefill False"  // the script's explicit False
+                                                : "--enable-chunked-prefill --max-num-batched-tokens 512";
       add_serve(out, sr, res);
     } else if (kind == "serve_table") {
       // dstack's table of serving runs: every row a benchmark_serving result with its server flags in columns.

@@ -184,6 +184,11 @@ inline constexpr double kSplitCtasPerSm = 2;
 // allow up to 255), and at 255 a 128-thread CTA takes half of the 64 K register file: 2 per SM, which is what the
 // split heuristic above assumes. Shared memory, not registers, then decides on the 100 KiB parts.
 inline constexpr double kRegsPerThread = 255;
+// FlashAttention-2's forward on Hopper, the prefill kernel of vLLM before 0.7 there (flash_attn_varlen_func; FA3 from
+// vllm#12093): 327.9 TF of the H100 SXM's 989 (hdim 128, s = 8192) = 33 % (../shared/reference/gpus-and-efficiency.md
+// B4, S16; the FA3 paper's "FA2 reached only 35 % on H100"). The Hopper prior of attn_prefill_efficiency (0.5) lies
+// between FA2 and FA3, so a release on FA2 is capped at FA2's share.
+inline constexpr double kHopperPrefillEfficiency = 327.9 / 989.0;
 }  // namespace fa2_splitkv
 
 /// Resident CTAs per SM of FlashAttention-2's flash_fwd_splitkv_kernel at `head_dim` (rounded up to FA2's instances):

@@ -33,9 +33,10 @@ enum class Fp8Scales {
   dynamic_token,   ///< per-output-channel weight scales, per-token activation scales at run time ("fp8-dynamic")
 };
 
-/// Which kernels an engine release runs for the quantised formats, as far as they changed with the release (filled
-/// from the release by spec::runtime_for_version; the default is today's vLLM). The GPU's part of the choice (Marlin
-/// needs compute capability 8.0, CUTLASS FP8 on sm89 a CUDA 12.4 build) is made in perf/quant_kernels.hpp.
+/// Which kernels an engine release runs for the quantised formats (and, with them, Hopper's attention kernel), as far
+/// as they changed with the release (filled from the release by spec::runtime_for_version; the default is today's
+/// vLLM). The GPU's part of the choice (Marlin needs compute capability 8.0, CUTLASS FP8 on sm89 a CUDA 12.4 build,
+/// FA3 sm90) is made in perf/quant_kernels.hpp and perf/decode_attention.hpp.
 struct QuantKernels {
   bool awq_marlin = true;          ///< AWQ checkpoints repacked for awq_marlin (vLLM 0.5.3+, vllm#6612); else awq_gemm
   bool awq_dequant_large_m = true; ///< pre-Marlin AWQ dequantises + fp16 GEMM at >= 256 tokens (vLLM 0.3.0+, vllm#2566)
@@ -53,6 +54,10 @@ struct QuantKernels {
   /// decode sizes in vLLM 0.14.0's linear layer, within ~2 us of BF16 in 0.19.0's (aiconfigurator's H100 tables;
   /// perf/hopper_fp8.hpp): releases before 0.15.0 take the 0.14.0 measurement (0.15-0.18 unmeasured, taken as 0.19).
   bool sm90_fp8_slow_small_m = false;
+  /// vLLM's FlashAttention backend on Hopper (sm90) runs FlashAttention-3 (vllm#12093, "Flash Attention 3 Support",
+  /// opened 2025-01-15, first released in 0.7.0); before, vllm-flash-attn's FA2 kernels on every card: decode with
+  /// flash_attn_with_kvcache (FA2's split-KV kernel), prefill with flash_attn_varlen_func (FA2's forward).
+  bool hopper_flash_attn3 = true;
   bool operator==(const QuantKernels&) const = default;
 };
 

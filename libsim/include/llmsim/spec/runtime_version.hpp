@@ -42,6 +42,14 @@ struct RuntimeForVersion {
   /// victim took its arrival's place again; vllm#6867 ("simplify and improve scheduler", opened 2024-07-27, after
   /// 0.5.3.post1; taken as first released in 0.5.4, its merge date not read — no source here runs 0.5.4) dropped the sort, and from then a re-admitted victim rejoins at the tail, the next victim.
   bool v0_running_by_arrival = false;
+  /// The release's offline benchmark scripts (benchmarks/benchmark_latency.py, benchmark_throughput.py) declare their
+  /// own engine flags and pass them to LLM(...) by name: `--enable-chunked-prefill` is a store_true flag, so an absent
+  /// flag reaches EngineArgs as an explicit enable_chunked_prefill=False and V0's >32K rule (vllm#6666, which reads an
+  /// unset flag only) never turns chunking on for an offline run; the budget is then max(max_model_len, 2048) and the
+  /// profiling run prefills that many tokens. vllm#9529 ("Make benchmarks use EngineArgs", opened 2024-10-19, after
+  /// 0.6.3.post1; taken as first released in 0.6.4, its merge date not read here) made them take EngineArgs'
+  /// arguments, whose unset flag the rule reads. True for vLLM releases before 0.6.4.
+  bool bench_scripts_pass_chunked_flag = false;
   /// Whether the release can replay CUDA graphs at all: vLLM before 0.2.6 has none (vllm#1926, "Optimize model
   /// execution with CUDA graph", merged 2023-12-16 after 0.2.5 and first released in 0.2.6), so every step of those
   /// releases runs eagerly, as under --enforce-eager later.
@@ -75,6 +83,13 @@ QuantKernels quant_kernels_for(const std::optional<std::string>& release, const 
 /// release, a runtime name, or an engine whose graphs are not versioned. ConfigError as runtime_for_version for a
 /// malformed or unmodelled release.
 bool release_has_cuda_graphs(const std::optional<std::string>& release, const std::string& path = "engine.runtime");
+
+/// Whether an offline vLLM benchmark command (benchmark_latency.py / benchmark_throughput.py) of the release named in
+/// engine.runtime passes enable_chunked_prefill explicitly, False when the flag is absent
+/// (RuntimeForVersion::bench_scripts_pass_chunked_flag: vLLM before 0.6.4). False for no release, a runtime name or
+/// another engine. ConfigError as runtime_for_version for a malformed or unmodelled release.
+bool bench_scripts_pass_chunked_flag(const std::optional<std::string>& release,
+                                     const std::string& path = "engine.runtime");
 
 /// The version ranges, one line each ("vllm 0.2.0 - 0.4.2: vllm-v0-paged, ..."), for help texts and docs.
 std::vector<std::string> runtime_version_ranges();
