@@ -221,8 +221,10 @@ TEST_CASE("tight memory: 70B on four A100 40GB leaves what vLLM's worker leaves"
   REQUIRE(p.fits);
   CHECK(p.per_gpu.non_torch_bytes == 1LL << 30);
   CHECK(gb(p.per_gpu.activation_bytes) == Approx(0.62).epsilon(0.01));
-  CHECK(gb(p.per_gpu.kv_cache_bytes) > 1.4);
-  CHECK(gb(p.per_gpu.kv_cache_bytes) < 1.8);
+  // The A100 40GB's CUDA-visible 39.50 GiB (test_visible_memory.cpp) leaves 0.9 x 512 MiB less than its 40 GiB would
+  // (1.68 GB then).
+  CHECK(gb(p.per_gpu.kv_cache_bytes) > 1.0);
+  CHECK(gb(p.per_gpu.kv_cache_bytes) < 1.4);
   CHECK(p.kv_capacity_tokens < 22000);
   // Over PCIe NCCL opens fewer channels: 4 × 2 × 16 MiB.
   CHECK(plan("llama-3.1-8b", "l40s-48gb", "bf16", 2).per_gpu.non_torch_bytes == 128LL << 20);
@@ -276,6 +278,8 @@ TEST_CASE("inline ECC: a GDDR card with ECC on exposes 15/16 of its memory, and 
   // The KV cache loses gpu_memory_utilization × 3 GiB (weights and runtime do not change).
   CHECK(static_cast<double>(off.kv_capacity_tokens - on.kv_capacity_tokens) * on.kv_bytes_per_token_per_gpu ==
         Approx(0.9 * 3.0 * 1024 * 1024 * 1024).epsilon(0.01));
-  // HBM keeps its ECC bits out of band: an A100's plan sees its whole memory.
-  CHECK(plan("llama-3.1-8b", "a100-80gb-sxm", "fp16").per_gpu.total_bytes == 80LL * 1024 * 1024 * 1024);
+  // HBM keeps its ECC bits out of band: an A100's plan sees what its driver reports (79.32 GiB), not 15/16 of it.
+  const std::int64_t hbm = plan("llama-3.1-8b", "a100-80gb-sxm", "fp16").per_gpu.total_bytes;
+  CHECK(hbm == test::cat().gpu("a100-80gb-sxm").usable_memory_bytes());
+  CHECK(hbm > 80LL * 1024 * 1024 * 1024 / 16 * 15);
 }

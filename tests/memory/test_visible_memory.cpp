@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/json_view.hpp"
@@ -66,7 +69,7 @@ TEST_CASE("every catalogue card with a measured CUDA-visible total keeps it belo
     CHECK(g.cuda_visible_memory_bytes < g.memory_bytes);
     CHECK(static_cast<double>(g.cuda_visible_memory_bytes) > 0.9 * static_cast<double>(g.memory_bytes));
   }
-  CHECK(measured >= 4);
+  CHECK(measured >= 10);
 }
 
 TEST_CASE("cuda_visible_memory_mib is read, written back, dropped by a MIG slice, and refused when wrong",
@@ -93,4 +96,37 @@ TEST_CASE("cuda_visible_memory_mib is read, written back, dropped by a MIG slice
   CHECK_THROWS_WITH(visible_load(R"(, "cuda_visible_memory_mib": 0)"), Catch::Contains("cuda_visible_memory_mib"));
   CHECK_THROWS_WITH(visible_load(R"(, "cuda_visible_memory_mib": -5)"), Catch::Contains("cuda_visible_memory_mib"));
   CHECK_THROWS_WITH(visible_load(R"(, "cuda_visible_memory_mib": "lots")"), Catch::Contains("cuda_visible_memory_mib"));
+}
+
+TEST_CASE("the HBM cards carry the totals public vLLM lines read, about 1 % under their capacity", "[memory]") {
+  // data/gpus/README.md cites each: H200 139.81 GiB, A100 40GB 39.50 GiB, A100 80GB 79.32 GiB (a log rarely names
+  // the form factor; both carry the same HBM). The H100 SXM's 79.18 GiB waits on V0's profiling peak (cost-model.md).
+  const std::vector<std::pair<std::string, double>> measured = {
+      {"h200-141gb-sxm", 143165}, {"a100-40gb-sxm", 40448}, {"a100-40gb-pcie", 40448},
+      {"a100-80gb-sxm", 81224},   {"a100-80gb-pcie", 81224}};
+  for (const auto& [id, mib] : measured) {
+    INFO(id);
+    const spec::GpuSpec g = cat().gpu(id);
+    REQUIRE(g.cuda_visible_memory_bytes == static_cast<std::int64_t>(mib * kVisMiB));
+    const double share = static_cast<double>(g.cuda_visible_memory_bytes) / static_cast<double>(g.memory_bytes);
+    CHECK(share > 0.985);
+    CHECK(share < 0.995);
+  }
+  // Cards with no public line keep the capacity rule.
+  for (const char* id : {"h100-80gb-sxm", "h100-80gb-pcie", "h20-96gb", "b200-180gb-sxm"}) {
+    INFO(id);
+    CHECK(cat().gpu(id).cuda_visible_memory_bytes == 0);
+  }
+  // An A100 40GB's pool loses 0.9 x the 512 MiB the driver keeps: 3,686 tokens of Llama-3.1-8B's 128 KiB, to the
+  // block, a ~2 % smaller pool where a 24 GB card's is 7 % smaller.
+  const spec::GpuSpec a100 = cat().gpu("a100-40gb-sxm");
+  spec::GpuSpec nominal = a100;
+  nominal.cuda_visible_memory_bytes = 0;
+  const auto m = visible_plan(a100), full = visible_plan(nominal);
+  CHECK(m.per_gpu.total_bytes == a100.cuda_visible_memory_bytes);
+  const double lost = 0.9 * (40960.0 - 40448.0) * kVisMiB / 131072.0;
+  CHECK(std::abs(static_cast<double>(full.kv_capacity_tokens - m.kv_capacity_tokens) - lost) <= 16);
+  const double share = static_cast<double>(m.kv_capacity_tokens) / static_cast<double>(full.kv_capacity_tokens);
+  CHECK(share > 0.96);
+  CHECK(share < 0.99);
 }
