@@ -69,7 +69,8 @@ TEST_CASE("every catalogue card with a measured CUDA-visible total keeps it belo
     CHECK(g.cuda_visible_memory_bytes < g.memory_bytes);
     CHECK(static_cast<double>(g.cuda_visible_memory_bytes) > 0.9 * static_cast<double>(g.memory_bytes));
   }
-  CHECK(measured >= 10);
+  // 3090, 4090, 4090 D, A10, L40S, both A100 40GB, both A100 80GB (the H100's and H200's: measured, not set).
+  CHECK(measured >= 9);
 }
 
 TEST_CASE("cuda_visible_memory_mib is read, written back, dropped by a MIG slice, and refused when wrong",
