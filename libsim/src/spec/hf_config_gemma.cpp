@@ -126,13 +126,7 @@ i64 gemma4_vision_params(const JsonView& v, i64 text_hidden) {
       "position_embedding_size", "default_output_length", "use_clipped_linears", "standardize", "rms_norm_eps",
       "rope_parameters", "hidden_activation", "hidden_act", "max_position_embeddings", "attention_bias",
       "attention_dropout", "initializer_range", "dtype", "torch_dtype", "_name_or_path", "transformers_version"};
-  Problems p;
-  for (auto it = v.json().begin(); it != v.json().end(); ++it) {
-    if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return it.key() == k; }) == keys.end())
-      p.add(v.child_path(it.key()), "llmsim does not know what this key does to the size of a gemma4_vision tower, "
-                                    "so it cannot size it");
-  }
-  p.throw_if_any();
+  refuse_unknown_keys(v, keys, "a gemma4_vision tower");
   if (truthy(v, "attention_bias")) v["attention_bias"].fail("is true: llmsim sizes the bias-free gemma4_vision tower");
   const std::string type = v.string_or("model_type", "gemma4_vision");
   if (type != "gemma4_vision") v["model_type"].fail("llmsim sizes the gemma4_vision tower only, got '" + type + "'");
@@ -165,13 +159,7 @@ i64 gemma4_audio_params(const JsonView& v, i64 text_hidden) {
       "attention_context_left", "attention_context_right", "attention_logit_cap", "attention_invalid_logits_value",
       "use_clipped_linears", "rms_norm_eps", "gradient_clipping", "output_proj_dims", "initializer_range",
       "architectures", "dtype", "torch_dtype", "_name_or_path", "transformers_version"};
-  Problems p;
-  for (auto it = v.json().begin(); it != v.json().end(); ++it) {
-    if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return it.key() == k; }) == keys.end())
-      p.add(v.child_path(it.key()), "llmsim does not know what this key does to the size of a gemma4_audio tower, "
-                                    "so it cannot size it");
-  }
-  p.throw_if_any();
+  refuse_unknown_keys(v, keys, "a gemma4_audio tower");
   const std::string type = v.string_or("model_type", "gemma4_audio");
   if (type != "gemma4_audio") v["model_type"].fail("llmsim sizes the gemma4_audio tower only, got '" + type + "'");
   // Gemma4AudioConfig defaults (transformers).

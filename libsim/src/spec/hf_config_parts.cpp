@@ -39,19 +39,23 @@ int size_key(const JsonView& v, std::string_view key, int class_default) {
 /// Parameters of a SigLIP vision tower without its pooling head (transformers SiglipVisionModel; vLLM
 /// model_executor/models/siglip.py): patch conv + position embedding, per layer two LayerNorms, q/k/v/o with biases
 /// and a biased two-layer MLP, a final LayerNorm. Nested config: SiglipVisionConfig's defaults fill what it omits.
+void refuse_unknown_keys(const JsonView& v, const std::vector<const char*>& keys, std::string_view what) {
+  Problems p;
+  for (auto it = v.json().begin(); it != v.json().end(); ++it) {
+    if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return it.key() == k; }) == keys.end())
+      p.add(v.child_path(it.key()),
+            "llmsim does not know what this key does to the size of " + std::string(what) + ", so it cannot size it");
+  }
+  p.throw_if_any();
+}
+
 i64 siglip_params(const JsonView& v) {
   v.expect_object();
   static const std::vector<const char*> keys = {
       "hidden_size", "image_size", "intermediate_size", "model_type", "num_attention_heads", "num_hidden_layers",
       "patch_size", "vision_use_head", "num_channels", "hidden_act", "layer_norm_eps", "attention_dropout",
       "torch_dtype", "dtype", "initializer_range"};
-  Problems p;
-  for (auto it = v.json().begin(); it != v.json().end(); ++it) {
-    if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return it.key() == k; }) == keys.end())
-      p.add(v.child_path(it.key()), "llmsim does not know what this key does to the size of a SigLIP vision tower, so "
-                                    "it cannot size it");
-  }
-  p.throw_if_any();
+  refuse_unknown_keys(v, keys, "a SigLIP vision tower");
   const std::string type = v.string_or("model_type", "siglip_vision_model");
   if (type != "siglip_vision_model") v["model_type"].fail("llmsim sizes SigLIP vision towers only, got '" + type + "'");
   if (v.boolean_or("vision_use_head", false)) v["vision_use_head"].fail("the attention-pooling head is not sized by llmsim");
@@ -77,13 +81,7 @@ bool present(const JsonView& v, std::string_view key) {
 
 /// Refuses keys of a vision_config outside `keys` (a key llmsim does not understand could change the tower's size).
 void check_vision_keys(const JsonView& v, std::initializer_list<const char*> keys) {
-  Problems p;
-  for (auto it = v.json().begin(); it != v.json().end(); ++it) {
-    if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return it.key() == k; }) == keys.end())
-      p.add(v.child_path(it.key()), "llmsim does not know what this key does to the size of this vision tower, so "
-                                    "it cannot size it");
-  }
-  p.throw_if_any();
+  refuse_unknown_keys(v, std::vector<const char*>(keys), "this vision tower");
 }
 
 /// Checks the int64 products of `m`'s fields stay far from overflow before counting from them.

@@ -4,6 +4,7 @@
 // the vLLM model file it follows; docs/cost-model.md "Model families" has the table.
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/spec/model_spec.hpp"
@@ -21,6 +22,10 @@ int positive_or(const JsonView& v, std::string_view key, int fallback);
 /// Integer `key`, or the transformers class default when the config omits it (only where HF writes nested configs
 /// as a diff against those defaults); else required.
 int size_key(const JsonView& v, std::string_view key, int class_default);
+
+/// Refuses every key of `v` outside `keys`, naming each (a key llmsim does not understand could change the size of
+/// `what`, e.g. "a SigLIP vision tower").
+void refuse_unknown_keys(const JsonView& v, const std::vector<const char*>& keys, std::string_view what);
 
 /// Sliding layers from layer_types when given (each "full_attention" or "sliding_attention", one per layer); -1
 /// when the config has no layer_types. ConfigError naming the entry otherwise.
