@@ -80,6 +80,26 @@ TEST_CASE("random failures by MTBF/MTTR are seeded and reproducible; spares take
   CHECK(s.completed_requests == 800);
 }
 
+TEST_CASE("a repaired replica restores the hot spare it was replaced by, with an autoscaler too", "[failures]") {
+  // One serving place and one spare: a failure of the serving replica puts the spare in its place; the repair must
+  // make the repaired machine the spare, so two replicas stay billed all along (the failed one held while repaired).
+  // Under an autoscaler the repaired replica used to serve beside the spare, the autoscaler drained the surplus, and
+  // the spare pool stayed empty while the bill said a spare was held throughout (issue 29's second attack).
+  for (const bool autoscaled : {false, true}) {
+    INFO("autoscaled " << autoscaled);
+    Json j = fleet({{"outages", {{20, 10, 0}, {60, 10, 1}}}, {"spares", 1}}, 1);
+    if (autoscaled) j["autoscaler"] = {{"min_replicas", 1}, {"max_replicas", 1}, {"queue_per_replica", 64}};
+    const auto s = engine::simulate(make(j)).summary;
+    REQUIRE(s.complete);
+    CHECK(s.fleet.failures == 2);
+    const double span_h = s.fleet.hours.back().end_s / 3600;
+    CHECK(s.fleet.replica_hours == Approx(2 * span_h).epsilon(1e-9));
+    // Both outages were covered at once by the spare of the moment: one replica ready all along.
+    CHECK(s.fleet.ready_replica_hours == Approx(span_h).epsilon(1e-9));
+    CHECK(s.completed_requests == 800);
+  }
+}
+
 TEST_CASE("bad failure settings are ConfigErrors naming the field") {
   CHECK_THROWS_WITH(make(fleet({{"mtbf_h", -1}})), Catch::Contains("failures.mtbf_h") && Catch::Contains("-1"));
   CHECK_THROWS_WITH(make(fleet({{"mtbf_h", 10}, {"mttr_h", 0}})), Catch::Contains("failures.mttr_h"));

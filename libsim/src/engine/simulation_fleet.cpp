@@ -104,8 +104,15 @@ void Simulation::on_replica_up(std::int32_t target, double now_s) {
   const bool scheduled = target < 0;
   const std::int32_t g = scheduled ? -1 - target : target;
   if (fleet_->state(g) != GroupState::failed || !work_left()) return;
-  // Back in service, or in standby when the spares already fill the serving places.
-  const bool spare = !autoscaler_ && fleet_->ready() >= serving_;
+  // Back in service while fewer serve than needed (the fleet's serving places; under an autoscaler, what it wants
+  // now), else back in standby while the hot spares are short of failures.spares: a spare that took a failed
+  // replica's place is restored by its repair. (Sent to serve beside an autoscaler, the repaired replica was the
+  // surplus it drained, and the spare pool stayed empty while the bill said it was held throughout.)
+  std::int32_t standby = 0;
+  for (std::int32_t h = 0; h < fleet_->size(); ++h) standby += fleet_->state(h) == GroupState::standby;
+  const std::int32_t needed =
+      autoscaler_ ? std::max(rs_.scenario.autoscaler->min_replicas, autoscaler_->last_recommendation()) : serving_;
+  const bool spare = standby < rs_.scenario.failures.spares && fleet_->ready() + fleet_->starting() >= needed;
   fleet_->set(g, spare ? GroupState::standby : GroupState::ready);
   fleet_changed(now_s);
   dispatch_pending(now_s);
