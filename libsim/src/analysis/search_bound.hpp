@@ -16,6 +16,9 @@
 
 namespace llmsim::analysis::detail {
 
+/// Whether a base scenario is disaggregated: its pools' cards and split are what the search places (search_axes.cpp).
+bool is_disaggregated(const Json& base);
+
 /// Requests per second one replica (one deployment unit) cannot exceed within any SLO: the cost model's
 /// analytic bound (engine::replica_speed().requests_per_s_bound) of one batch with its share of the KV pool × the
 /// batches a pipeline-parallel replica runs at once (engine.max_concurrent_batches, 0 = pp: its stages overlap, each

@@ -1,7 +1,8 @@
 #pragma once
-// The provenance table's rows are written in two files (private to perf/): provenance.cpp holds the hardware
+// The provenance table's rows are written in four files (private to perf/): provenance.cpp holds the hardware
 // priors and kernel constants, provenance_engine.cpp the engines' behaviour (runtime traits, async and overlap
-// scheduling, scheduler defaults by release). One row builder for both.
+// scheduling, scheduler defaults by release), provenance_workload.cpp the datasets' lengths, provenance_calibration.cpp
+// a run fit's own settings. One row builder for all.
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,5 +24,7 @@ inline ConstantProvenance c(std::string field, std::string scope, P kind, std::s
 void add_engine_provenance(std::vector<ConstantProvenance>& t);
 /// The named datasets' length distributions (spec/dataset_lengths.hpp; provenance_workload.cpp).
 void add_workload_provenance(std::vector<ConstantProvenance>& t);
+/// A run fit's prior, stopping rule, steps and guards (calibration/fit/run_fit*.hpp; provenance_calibration.cpp).
+void add_run_fit_provenance(std::vector<ConstantProvenance>& t);
 
 }  // namespace llmsim::perf::provenance_rows
