@@ -64,8 +64,7 @@ bool Replica::sglang_retract(double now_s) {
   }
   const std::int64_t bs = kv_.block_size();
   // Retract until the step fits and every remaining decoder has kRetractDecodeSteps tokens of room.
-  // The retracted go to the back of the waiting queue (update_running_batch: `waiting_queue.extend(retracted_reqs)`,
-  // `_extend_requests_to_queue` from 0.4.x on), behind every request waiting now.
+  // The retracted go to the back of the waiting queue (the header's update_running_batch).
   while (n_dec_ > 0 && (need > kv_.free() || kv_.free() * bs < n_dec_ * sg::kRetractDecodeSteps))
     need -= preempt_tail(now_s, /*to_back=*/true);
   if (n_dec_ > 0) {
