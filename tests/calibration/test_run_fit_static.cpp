@@ -145,7 +145,11 @@ void static_card(const std::string& id, unsigned seed, bool figures) {
   CHECK(rep.iterations < calibration::RunFitOptions{}.max_iterations / 4);
   CHECK(rep.cv_at_limit == 0);
   CHECK(rep.cv_iterations_max < calibration::RunFitOptions{}.max_iterations / 4);
-  CHECK(rep.prior_fit_stopped_by == "converged");
+  // Since V0's eager prefills wait on the host's Python forward (perf/eager_host.hpp, issue 27), a batch-1 run of a
+  // short prompt costs max(the host's enqueue time, the GPU's work) in its prefill: the cost has a kink where the two
+  // cross, and the plain fit may stop there because no step lowers the cost (no_step) rather than by the rule. Either
+  // is a stop at a minimum; the iteration limit is not.
+  CHECK((rep.prior_fit_stopped_by == "converged" || rep.prior_fit_stopped_by == "no_step"));
   CHECK(rep.prior_fit_iterations < calibration::RunFitOptions{}.max_iterations);
   // What prices batch 64's decode GEMMs (M = 64) is what the runs measured of the tensor cores elsewhere: within
   // 10 % of the card (the prior is 13.6 % off). Fitting M <= 128 apart, on runs that move it by < 1 % per e-fold,

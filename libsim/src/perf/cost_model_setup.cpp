@@ -304,7 +304,7 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   }
   c->allreduce = AllReduceModel(gpu_, profile_, tp, runtime_traits(runtime_).allreduce);
   c->vocab_parallel = runtime_traits(runtime_).vocab_parallel;
-  c->overhead = EngineOverheadModel(profile_, runtime_, cuda_graphs_, tp * pp);
+  c->overhead = EngineOverheadModel(profile_, runtime_, cuda_graphs_, tp * pp, tp);
   c->link_bw = profile_.link_bandwidth > 0 ? profile_.link_bandwidth : 0.6 * gpu_.pcie_bandwidth();
   c->link_latency_s = profile_.link_latency_s;
   // Kernels per layer: qkv, rotary, KV-cache write, o, 2 fused add+norm, gate_up, act, down (+ 2 all-reduces,

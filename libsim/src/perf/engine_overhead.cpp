@@ -17,10 +17,11 @@ constexpr std::int64_t kV1MaxGraphTokens = 512;
 }  // namespace
 
 EngineOverheadModel::EngineOverheadModel(const HardwareProfile& profile, Runtime runtime, bool cuda_graphs,
-                                         int world_size)
+                                         int world_size, int tp)
     : runtime_(runtime),
       traits_(runtime_traits(runtime)),
       cuda_graphs_(cuda_graphs && traits_.graphs != GraphMode::none),
+      tp_(tp),
       eager_s_(profile.kernel_launch_s),
       graph_s_(profile.graph_launch_s) {
   switch (traits_.cpu) {
@@ -70,7 +71,7 @@ double EngineOverheadModel::launch_s(double kernels, double attention_kernels, s
     const double launches = graphed * graph_s_ + eager * eager_s_;
     // A step with no graph at all: the Python forward runs ahead of the GPU, which waits where it is the longer.
     if (graphed > 0 || !(traits_.eager_host_per_layer_s > 0)) return launches;
-    return eager_host_launch_s(launches, eager_forward_host_s(traits_, layers), gpu_busy_s);
+    return eager_host_launch_s(launches, eager_forward_host_s(traits_, layers, tp_), gpu_busy_s);
   }
   // The host enqueues while the GPU works: the GPU still pays its own gap per kernel, and waits for the host only
   // where enqueueing the eager kernels takes longer than the GPU's work.

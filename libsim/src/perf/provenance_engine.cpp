@@ -41,6 +41,28 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "= 0.31 ms per layer; read as the GPU's work (llmsim's A100 fp16 forward, 9.3 ms) plus the 1.5 ms the "
                 "graphs saved, 10.8 ms = 0.34 ms [D]",
                 {}, eager_host::kVllmV0PagedPerLayerS));
+  // The eager steps of V0 0.4.3-0.10 (prefills, mixed steps, decode batches above 256) and the eager all-reduce's
+  // Python call path at TP > 1 (perf/eager_host.hpp, issue 27).
+  for (const char* r : {"vllm-v0.5", "vllm-v0"})
+    t.push_back(c("runtime.eager_host_per_layer_s", r, P::assumed,
+                  "carried over from vllm#1440's vLLM 0.2.1 figure (vllm-v0-paged's row): no public A/B of an eager "
+                  "against a graphed step of 0.4.3-0.10 was found. Their model runner replays a graph only for "
+                  "decode-only batches (ModelRunner.execute_model: prefill_metadata is None and use_cuda_graph), and "
+                  "their decoder layer makes the same Python module calls as 0.2.1's, each linear through a "
+                  "quant_method.apply dispatch and the attention through a backend's forward (a torch.ops.vllm custom "
+                  "op from 0.6.2): not fewer per layer",
+                  {}, eager_host::kVllmV0PerLayerS));
+  t.push_back(c("eager_host.allreduce_host_s", "all", P::public_measurement,
+                "ai-dynamo/aiconfigurator collector/collect_all_reduce.py (benchmark_vllm_allreduce: vLLM 0.20.0's "
+                "tensor_model_parallel_all_reduce called eagerly in a loop on a cloned bf16 input, timed with CUDA "
+                "events, beside the same call replayed from a CUDA graph), campaign_checkpoints/<gpu>/"
+                "custom_allreduce_perf.txt @563b2c4, 256 B-1 MiB: eager medians 22.3 / 22.4 / 23.9 us at TP 2 / 4 / 8 "
+                "on 8 H100 SXM, 20.6 / 21.9 / 22.5 us on 8 H200 (19.7-20.5 on 8 B200), flat in the size, where the "
+                "graph replays take 4.5-5.5 us: the eager call is host-bound, ~22 us of Python call path per "
+                "all-reduce (the loop's input clone included: an upper bound by a few us). The A100 SXM machine of "
+                "the same collection reads 45.6-46.2 us (a slower host, not modelled). Two per decoder layer at TP > 1 "
+                "in an eager forward of vLLM V0 and SGLang (SGLang's parallel_state is vLLM's port: assumed the same) [D]",
+                {}, eager_host::kEagerAllReduceHostS));
   t.push_back(c("runtime.async_output_proc", "vllm-v0", P::engine_code,
                 "vLLM 0.6-0.10 V0 (PR #7049): LLMEngine.step / step_async append a step's output to ctx.output_queue "
                 "and run _process_model_outputs as the next step's async_callback, streamed when that step returns; "

@@ -72,6 +72,10 @@ RuntimeTraits runtime_traits(Runtime r) {
       t.api_server_s = kMultiprocFrontendS;
       t.served_step_per_seq_s = kMqEngineOutputPerSeqS;
       t.tokenise_per_token_s = kTokenisePerTokenS;
+      // Prefills, mixed steps and decode batches above 256 run the Python forward eagerly (perf/eager_host.hpp): the
+      // model runner of 0.6-0.10 replays a graph only for decode-only batches (ModelRunner.execute_model's
+      // prefill_metadata is None and use_cuda_graph), so 0.2.1's measured figure is carried over (kVllmV0PerLayerS).
+      t.eager_host_per_layer_s = eager_host::kVllmV0PerLayerS;
       break;
     case Runtime::vllm_v0_sync:
     case Runtime::vllm_v0_paged:
@@ -84,9 +88,11 @@ RuntimeTraits runtime_traits(Runtime r) {
       // The engine ran in the API server's process (no ZMQ hop, api_server_s 0), which still tokenised the prompt
       // (AsyncLLMEngine.add_request -> encode_request) before the engine saw it.
       t.tokenise_per_token_s = kTokenisePerTokenS;
-      // 0.2-0.4.2's eager steps (every step before 0.2.6's CUDA graphs; prefills after): the host enqueues the
-      // forward from Python while the GPU works, and the GPU waits where that is longer (perf/eager_host.hpp).
-      if (r == Runtime::vllm_v0_paged) t.eager_host_per_layer_s = eager_host::kVllmV0PagedPerLayerS;
+      // V0's eager steps (every step before 0.2.6's CUDA graphs; prefills, mixed steps and decode batches above 256
+      // after): the host enqueues the forward from Python while the GPU works, and the GPU waits where that is longer
+      // (perf/eager_host.hpp). 0.4.3-0.5.x carry 0.2.1's measured figure (kVllmV0PerLayerS: no A/B of theirs found).
+      t.eager_host_per_layer_s =
+          r == Runtime::vllm_v0_paged ? eager_host::kVllmV0PagedPerLayerS : eager_host::kVllmV0PerLayerS;
       break;
     case Runtime::sglang:
       // The scheduler drives the model runner from Python every step (as vLLM V1's loop: the V1 profile terms). The

@@ -12,8 +12,11 @@ namespace llmsim::perf {
 class EngineOverheadModel {
  public:
   EngineOverheadModel() = default;
-  /// `world_size`: the GPUs of one replica (TP × PP); above 1 the runtime's multiprocess executor terms apply.
-  EngineOverheadModel(const HardwareProfile& profile, Runtime runtime, bool cuda_graphs, int world_size = 1);
+  /// `world_size`: the GPUs of one replica (TP × PP); above 1 the runtime's multiprocess executor terms apply. `tp`:
+  /// the tensor-parallel degree; above 1 an eager forward's host time per layer includes its all-reduces' Python
+  /// (perf/eager_host.hpp).
+  EngineOverheadModel(const HardwareProfile& profile, Runtime runtime, bool cuda_graphs, int world_size = 1,
+                      int tp = 1);
 
   /// Launch time of an iteration with `kernels` kernels of which `attention_kernels` are attention kernels,
   /// `tokens` scheduled tokens, and no prefill when `decode_only`, for a step whose kernels keep the GPU busy for
@@ -56,6 +59,7 @@ class EngineOverheadModel {
   Runtime runtime_ = Runtime::vllm_v1;
   RuntimeTraits traits_;
   bool cuda_graphs_ = true;
+  int tp_ = 1;
   double eager_s_ = 0, graph_s_ = 0, per_iter_s_ = 0, per_seq_s_ = 0;
   /// Fraction of `kernels` that replay from a graph for this batch (the rest launch eagerly).
   double graph_kernels(double kernels, double attention_kernels, std::int64_t tokens, bool decode_only) const;
