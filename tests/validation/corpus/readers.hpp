@@ -30,6 +30,9 @@ void mtilyxuegao(const Source& s, std::vector<Row>& out);
 void xiongjiedai(const Source& s, std::vector<Row>& out);
 void llamacpp_prs(const Source& s, std::vector<Row>& out);
 
+// printed_serve.cpp: `vllm bench serve` console summaries printed in a page.
+void gpustack(const Source& s, std::vector<Row>& out);
+
 // traces.cpp
 void llmservingsim(const Source& s, std::vector<Row>& out);
 void mlenergy(const Source& s, std::vector<Row>& out);
