@@ -21,6 +21,7 @@ void pr3692(const Source& s, std::vector<Row>& out);
 void zjuici(const Source& s, std::vector<Row>& out);
 void zhjunqin(const Source& s, std::vector<Row>& out);
 void wangraying(const Source& s, std::vector<Row>& out);
+void dstack_r1(const Source& s, std::vector<Row>& out);
 
 // sglang.cpp
 void livinfly(const Source& s, std::vector<Row>& out);
