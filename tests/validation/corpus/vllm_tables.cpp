@@ -400,15 +400,11 @@ void dstack_r1(const Source& s, std::vector<Row>& out) {
           r.max_concurrency = static_cast<int>(t.integer(k, "max_concurrency", 1));
         if (!why.empty()) sr.unscored = why;
         add_serve(out, sr, r);
-        for (const char* key : {"total_output_tokens_retokenized", "concurrency"}) {
-          Row c = sr.proto;
-          c.metric = key;
-          c.measured = t.number(k, key);
-          unscore(c, key == std::string("concurrency")
-                         ? "mean requests in flight (SGLang's 'concurrency'): check_vllm_result does not state it"
-                         : "the client's re-tokenized output count: an input of the run, not a latency");
-          out.push_back(c);
-        }
+        Row c = sr.proto;
+        c.metric = "concurrency";
+        c.measured = t.number(k, "concurrency");
+        unscore(c, "mean requests in flight (SGLang's 'concurrency'): check_vllm_result does not state it");
+        out.push_back(c);
       } else {
         // benchmark_throughput.py: every prompt at once through LLM.generate (or sgl.Engine), fixed lengths.
         if (why.empty()) why = cond.value("offline_unscored", "");
