@@ -24,6 +24,8 @@ const std::map<std::string, Handler>& handlers() {
       {"anyscale-rayserve-gptoss-h100", anyscale},
       {"crusoe-l40s-fp8", crusoe},
       {"dstack-h100-405b-fp8", dstack},
+      {"dstack-h200-deepseek-r1", dstack_r1},
+      {"gpustack-perflab", gpustack},
       {"inference-sim-training-h100-vllm015", inference_sim},
       {"livinfly-a100pcie-vllm091-sglang047", livinfly},
       {"llamacpp-cuda-pr-tables", llamacpp_prs},

@@ -36,6 +36,7 @@ CsvTable::CsvTable(const std::filesystem::path& file) : file_(file) {
   if (!in) throw ConfigError(file.string(), "cannot be read");
   std::string line;
   if (!std::getline(in, line)) throw ConfigError(file.string(), "is empty (needs a header line)");
+  if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 byte-order mark (spreadsheet exports)
   header_ = split_csv_line(line);
   for (std::size_t n = 2; std::getline(in, line); ++n) {
     if (line.empty() || line == "\r") continue;

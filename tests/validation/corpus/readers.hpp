@@ -21,6 +21,7 @@ void pr3692(const Source& s, std::vector<Row>& out);
 void zjuici(const Source& s, std::vector<Row>& out);
 void zhjunqin(const Source& s, std::vector<Row>& out);
 void wangraying(const Source& s, std::vector<Row>& out);
+void dstack_r1(const Source& s, std::vector<Row>& out);
 
 // sglang.cpp
 void livinfly(const Source& s, std::vector<Row>& out);
@@ -29,6 +30,9 @@ void mtilyxuegao(const Source& s, std::vector<Row>& out);
 // llamacpp.cpp
 void xiongjiedai(const Source& s, std::vector<Row>& out);
 void llamacpp_prs(const Source& s, std::vector<Row>& out);
+
+// printed_serve.cpp: `vllm bench serve` console summaries printed in a page.
+void gpustack(const Source& s, std::vector<Row>& out);
 
 // traces.cpp
 void llmservingsim(const Source& s, std::vector<Row>& out);

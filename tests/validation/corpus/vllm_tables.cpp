@@ -1,5 +1,5 @@
-// Corpus readers of vLLM latency / throughput files and transcribed tables: dstack, vLLM PR 3692, zjuici, zhjunqin,
-// wangraying.
+// Corpus readers of vLLM latency / throughput files and transcribed tables: dstack (405B on H100, DeepSeek-R1 on
+// H200), vLLM PR 3692, zjuici, zhjunqin, wangraying.
 #include <cmath>
 #include <cstdio>
 #include <tuple>
@@ -330,6 +330,103 @@ void wangraying(const Source& s, std::vector<Row>& out) {
     if (policy != "FCFS" && policy != "fcfs")
       sr.unscored = "SGLang schedule policy '" + policy + "': llmsim schedules first come, first served";
     add_serve(out, sr, result_from_json(res, "policy " + policy));
+  }
+}
+
+
+/// dstack's DeepSeek-R1 study on 8x H200 and 8x MI300X: SGLang bench_serving summaries (online_results.csv, one row per
+/// run, the client's key names) and benchmark_throughput results (offline_results.csv). A row's GPU and backend
+/// columns name its engine and server in RUNS.json's source.servers ("gpu|backend", or "gpu|*" for a whole card);
+/// an entry with "unscored" keeps the row's values with that reason.
+void dstack_r1(const Source& s, std::vector<Row>& out) {
+  const Json& servers = s.top.at("source").at("servers");
+  static const std::map<std::string, std::string> rename = {
+      {"mean_e2e_latency_ms", "mean_e2el_ms"}, {"median_e2e_latency_ms", "median_e2el_ms"},
+      {"std_e2e_latency_ms", "std_e2el_ms"},   {"p99_e2e_latency_ms", "p99_e2el_ms"}};
+  static const std::vector<std::string> measured = {
+      "duration", "request_throughput", "input_throughput", "output_throughput", "mean_ttft_ms", "median_ttft_ms",
+      "std_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms", "std_tpot_ms", "p99_tpot_ms", "mean_itl_ms",
+      "median_itl_ms", "std_itl_ms", "p99_itl_ms", "mean_e2e_latency_ms", "median_e2e_latency_ms",
+      "std_e2e_latency_ms", "p99_e2e_latency_ms"};
+  const Json runs = runs_of(s);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Json& run = runs[i];
+    const std::string file = run.at("result").get<std::string>(), kind = run.value("kind", "");
+    if (kind != "online" && kind != "offline")
+      throw ConfigError((s.dir / "RUNS.json").string(), "runs[" + std::to_string(i) + "].kind: expected \"online\" or "
+                                                         "\"offline\", got \"" + kind + "\"");
+    const CsvTable t(s.dir / file);
+    for (std::size_t k = 0; k < t.rows(); ++k) {
+      const std::string gpu = t.text(k, "GPU"), backend = t.text(k, "backend");
+      const Json* sv = nullptr;
+      for (const std::string& key : {gpu + "|" + backend, gpu + "|*"})
+        if (servers.contains(key)) {
+          sv = &servers[key];
+          break;
+        }
+      if (!sv)
+        throw ConfigError(t.where(k), "GPU '" + gpu + "' with backend '" + backend +
+                                          "' has no entry in RUNS.json source.servers");
+      Json cond = *sv;
+      if (!cond.contains("gpu")) cond["gpu"] = gpu;
+      if (!cond.contains("engine")) cond["engine"] = backend;
+      ServeRun sr = serve_run(s, cond, file + ":" + t.where(k) + " (" + gpu + ", " + backend + ")");
+      std::string why = cond.value("unscored", "");
+      if (kind == "online") {
+        if (sr.proto.engine == "sglang") {
+          sr.options.sglang_args = cond.value("server_command", "");
+          sr.options.vllm_args.clear();
+          if (sr.options.sglang_args.find("--enable-dp-attention") != std::string::npos && why.empty())
+            why = "SGLang data-parallel attention (--enable-dp-attention) is not modelled";
+        }
+        Json res = {{"backend", "vllm"}, {"model_id", text(s, run, "hf_model")}, {"client", "sglang"}};
+        for (const auto& key : measured)
+          if (!t.text(k, key).empty()) res[rename.count(key) ? rename.at(key) : key] = t.number(k, key);
+        for (const char* key : {"completed", "total_input_tokens", "total_output_tokens"})
+          res[key] = t.integer(k, key, 0);
+        res["num_prompts"] = res["completed"];
+        const std::string dataset = t.text(k, "dataset_name");
+        if (dataset == "random") {
+          res["dataset_name"] = "random";
+          res["random_input_len"] = t.integer(k, "random_input_len", 1);
+          res["random_output_len"] = t.integer(k, "random_output_len", 1);
+          res["random_range_ratio"] = t.number(k, "random_range_ratio");
+        } else if (why.empty()) {
+          why = "SGLang's " + dataset + " dataset (groups of prompts sharing a system prompt, served from the prefix "
+                "cache) is not simulated";
+        }
+        analysis::VllmResult r = result_from_json(res, t.where(k));
+        if (!t.text(k, "max_concurrency").empty())
+          r.max_concurrency = static_cast<int>(t.integer(k, "max_concurrency", 1));
+        if (!why.empty()) sr.unscored = why;
+        add_serve(out, sr, r);
+        Row c = sr.proto;
+        c.metric = "concurrency";
+        c.measured = t.number(k, "concurrency");
+        unscore(c, "mean requests in flight (SGLang's 'concurrency'): check_vllm_result does not state it");
+        out.push_back(c);
+      } else {
+        // benchmark_throughput.py: every prompt at once through LLM.generate (or sgl.Engine), fixed lengths.
+        if (why.empty()) why = cond.value("offline_unscored", "");
+        const std::int64_t n = t.integer(k, "num_requests", 1), in = t.integer(k, "input_len", 1),
+                           o = t.integer(k, "output_len", 1);
+        analysis::VllmResult res;
+        res.source = file;
+        res.backend = "vllm";
+        res.model_id = text(s, run, "hf_model");
+        res.num_prompts = res.completed = n;
+        res.total_input_tokens = n * in;
+        res.total_output_tokens = n * o;
+        res.duration_s = t.number(k, "elapsed_time");
+        res.scalars = {{"duration", res.duration_s},
+                       {"total_token_throughput", t.number(k, "tokens_per_second")},
+                       {"request_throughput", t.number(k, "requests_per_second")}};
+        sr.options.vllm_args = cond.value("offline_command", "");
+        sr.options.scenario["engine"]["api_server"] = false;  // LLM.generate in the script's own process
+        if (!why.empty()) sr.unscored = why;
+        add_serve(out, sr, res);
+      }
+    }
   }
 }
 
