@@ -122,3 +122,12 @@ TEST_CASE("Mistral-3's real wrapper: a mistral text_config and a Pixtral tower, 
   CHECK(billions(m.vision_params) == Approx(0.44).epsilon(0.05));
   CHECK(m.quantization.format.empty());
 }
+
+TEST_CASE("Phi-4's real config: Phi3ForCausalLM at 14.7 B, its window as long as its context") {
+  // microsoft/phi-4 (transformers 4.47.0): sliding_window 16384 = max_position_embeddings, so no layer slides.
+  const ModelSpec m = real_checkpoint("phi-4");
+  CHECK(m.model_type == "phi3");
+  CHECK(billions(m.param_count()) == Approx(14.7).epsilon(0.02));  // Phi-4 technical report: 14B, 14.7 B in the card
+  CHECK(m.sliding_window == 0);
+  CHECK(m.kv_bytes_per_token(2.0) == Approx(40.0 * 2 * 10 * 128 * 2));
+}
