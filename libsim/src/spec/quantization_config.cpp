@@ -287,7 +287,8 @@ CheckpointQuantization modelopt_quantization(const JsonView& hq, std::vector<std
   if (algo == "W4A8_AWQ") {
     // INT4 weights (AWQ, group 128) with FP8 activations: the weights' bytes are AWQ's; llmsim runs them as W4A16.
     notes.push_back("ModelOpt W4A8_AWQ: INT4 weights with FP8 activations, planned as AWQ 4-bit weight-only (the same "
-                    "bytes; the FP8 activation path is not modelled)");
+                    "bytes; the FP8 activation path is not modelled). TensorRT-LLM serves this format; vLLM's ModelOpt "
+                    "loader does not list it (QUANT_ALGOS in modelopt.py)");
     return {"awq-int4" + attn16, "modelopt", "NVIDIA ModelOpt W4A8 AWQ (INT4 weights, FP8 activations)"};
   }
   if (algo == "MIXED_PRECISION") {
