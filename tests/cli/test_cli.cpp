@@ -158,7 +158,7 @@ TEST_CASE("llmsim catalog lists what ships") {
   CHECK(models.size() == 44);  // data/models (libsim/src/spec/CMakeLists.txt)
   r = run("catalog quants --json", false);
   REQUIRE(r.code == 0);
-  CHECK(llmsim::parse_json(r.out, "stdout")["weights"].size() == 19);  // + nvfp4*, mxfp4*, fp8-dynamic/-online
+  CHECK(llmsim::parse_json(r.out, "stdout")["weights"].size() == 20);  // + nvfp4*, mxfp4*, fp8-dynamic/-online
   r = run("catalog gpus --json", false);
   REQUIRE(r.code == 0);
   CHECK(llmsim::parse_json(r.out, "stdout").size() == 23);  // data/gpus (libsim/src/spec/CMakeLists.txt)

@@ -295,3 +295,26 @@ TEST_CASE("config.json as Python's json writes it: Infinity and NaN parse, the r
   CHECK_THAT(error, Catch::Contains("model_type") && Catch::Contains("nemotron_h") &&
                         !Catch::Contains("invalid JSON"));
 }
+
+TEST_CASE("Ministral 3: a ministral3 text_config is Mistral's layers, as vLLM's registry maps it") {
+  // vLLM registry: Ministral3ForCausalLM -> ("mistral", "MistralForCausalLM"); Mistral3ForConditionalGeneration builds
+  // its text model from that text_config. Refused before ("must be mistral").
+  Json ms = {{"architectures", {"Mistral3ForConditionalGeneration"}}, {"model_type", "mistral3"},
+             {"image_token_index", 10}, {"spatial_merge_size", 2}, {"vision_feature_layer", -1},
+             {"text_config", cat("mistral-small-24b").source},
+             {"vision_config", {{"model_type", "pixtral"}, {"hidden_size", 1024}, {"intermediate_size", 4096},
+                                {"num_hidden_layers", 24}, {"num_attention_heads", 16}, {"patch_size", 14},
+                                {"image_size", 1540}, {"head_dim", 64}, {"num_channels", 3}}}};
+  ms["text_config"].erase("architectures");
+  const std::int64_t as_mistral = read(ms).param_count();
+  ms["text_config"]["model_type"] = "ministral3";
+  ms["text_config"]["rope_parameters"] = {{"rope_type", "yarn"}, {"factor", 16.0}, {"rope_theta", 1e9},
+                                          {"original_max_position_embeddings", 16384}, {"llama_4_scaling_beta", 0.1}};
+  CHECK(read(ms).param_count() == as_mistral);
+  // A text-only Ministral3ForCausalLM checkpoint reads the same way.
+  Json flat = ms["text_config"];
+  flat["architectures"] = {"Ministral3ForCausalLM"};
+  CHECK(read(flat).param_count() == cat("mistral-small-24b").param_count());
+  ms["text_config"]["model_type"] = "llama";
+  CHECK_THROWS_WITH(read(ms), Catch::Contains("model.text_config.model_type") && Catch::Contains("ministral3"));
+}

@@ -8,7 +8,7 @@ using namespace llmsim;
 using namespace llmsim::spec;
 
 TEST_CASE("weight formats carry their real bits per weight") {
-  CHECK(weight_format_ids().size() == 19);  // + nvfp4, nvfp4-a16, mxfp4, mxfp4-experts (issue 30), fp8-dynamic/-online
+  CHECK(weight_format_ids().size() == 20);  // + nvfp4, nvfp4-a16, mxfp4, mxfp4-experts, nvfp4-experts (issue 30), fp8-dynamic/-online
   // The FP8 scale schemes share the bytes and tensor path; they differ in the kernels vLLM runs (perf/quant_kernels).
   CHECK(weight_format("fp8-dynamic").bits_per_weight == 8);
   CHECK(weight_format("fp8-dynamic").compute_dtype == DType::fp8);

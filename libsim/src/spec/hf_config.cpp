@@ -276,9 +276,12 @@ ModelSpec model_spec_from_hf_config(const JsonView& v, std::string id) {
     std::string text_type = text.string_or("model_type", text_type_expected);
     // vLLM builds Kimi-K2.5's text model as DeepseekV3 (kimi_k25.py); its text_config says kimi_k2 or deepseek_v3.
     if (kimi && text_type == "deepseek_v3") text_type = "kimi_k2";
-    if (text_type != text_type_expected)
-      text["model_type"].fail(std::string("must be ") + text_type_expected + ", got '" + text_type + "'");
-    m = read_text_model(text, find_by_model_type(text_type_expected), id, false);
+    // Ministral 3's wrapper holds a ministral3 text_config (Mistral's layers, read by its own family entry).
+    const bool ministral3 = f->kind == Kind::mistral3 && text_type == "ministral3";
+    if (text_type != text_type_expected && !ministral3)
+      text["model_type"].fail(std::string("must be ") + text_type_expected + (f->kind == Kind::mistral3 ? " or ministral3" : "") +
+                              ", got '" + text_type + "'");
+    m = read_text_model(text, find_by_model_type(ministral3 ? "ministral3" : text_type_expected), id, false);
     if (v.boolean_or("tie_word_embeddings", false) != m.tie_word_embeddings)
       v["tie_word_embeddings"].fail("differs from text_config's: llmsim will not guess which one loads");
     const JsonView vision = v["vision_config"];

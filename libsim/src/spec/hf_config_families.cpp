@@ -42,6 +42,9 @@ const std::vector<Family>& families() {
       {"llama", Kind::llama, {"LlamaForCausalLM"}, {"attention_bias", "mlp_bias", "sliding_window"}},
       // Mistral runs as Llama in vLLM; sliding_window applies to every layer (model-level window, cache_config).
       {"mistral", Kind::mistral, {"MistralForCausalLM"}, {"attention_bias", "mlp_bias", "sliding_window"}},
+      // Ministral 3 (Ministral-3-3B/8B/14B, Devstral-Small-2): Mistral's layers; the llama_4_scaling_beta in its
+      // rope_parameters scales attention, no weight. vLLM's registry: Ministral3ForCausalLM -> MistralForCausalLM.
+      {"ministral3", Kind::mistral, {"Ministral3ForCausalLM"}, {"attention_bias", "mlp_bias", "sliding_window"}},
       // InternLM (v1) runs as Llama in vLLM (registry: InternLMForCausalLM -> llama.py); its "bias" puts biases on
       // q, k, v and o as attention_bias does (llama.py: attention_bias or config.bias, "Support internlm/internlm-7b").
       {"internlm", Kind::llama, {"InternLMForCausalLM"}, {"bias", "mlp_bias"}},
@@ -101,8 +104,8 @@ const std::vector<Family>& families() {
        {"attention_bias", "sliding_window", "embd_pdrop", "resid_pdrop", "original_max_position_embeddings",
         "partial_rotary_factor", "interpolate_factor"},
        {{"mlp_bias", false}, {"lm_head_bias", false}, {"full_attn_mod", 1}}},
-      // Mistral Small 3.x (Mistral3ForConditionalGeneration): a mistral text_config, a Pixtral vision tower and
-      // the patch-merger projector (vllm/model_executor/models/mistral3.py).
+      // Mistral Small 3.x and Ministral 3 (Mistral3ForConditionalGeneration): a mistral or ministral3 text_config, a
+      // Pixtral vision tower and the patch-merger projector (vllm/model_executor/models/mistral3.py).
       {"mistral3", Kind::mistral3, {"Mistral3ForConditionalGeneration"},
        {"text_config", "vision_config", "image_token_index", "multimodal_projector_bias", "projector_hidden_act",
         "spatial_merge_size", "vision_feature_layer"}},

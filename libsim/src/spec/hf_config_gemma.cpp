@@ -125,7 +125,10 @@ i64 gemma4_vision_params(const JsonView& v, i64 text_hidden) {
       "num_key_value_heads", "head_dim", "global_head_dim", "patch_size", "pooling_kernel_size",
       "position_embedding_size", "default_output_length", "use_clipped_linears", "standardize", "rms_norm_eps",
       "rope_parameters", "hidden_activation", "hidden_act", "max_position_embeddings", "attention_bias",
-      "attention_dropout", "initializer_range", "dtype", "torch_dtype", "_name_or_path", "transformers_version"};
+      "attention_dropout", "initializer_range", "dtype", "torch_dtype", "_name_or_path", "transformers_version",
+      // Soft tokens per image and per video frame (nvidia/Gemma-4-31B-IT-NVFP4 writes 280 and 70): how many rows the
+      // parameter-free pooler emits, as default_output_length says, not a weight.
+      "image_seq_length", "video_seq_length"};
   refuse_unknown_keys(v, keys, "a gemma4_vision tower");
   if (truthy(v, "attention_bias")) v["attention_bias"].fail("is true: llmsim sizes the bias-free gemma4_vision tower");
   const std::string type = v.string_or("model_type", "gemma4_vision");

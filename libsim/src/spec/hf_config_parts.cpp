@@ -39,9 +39,43 @@ int size_key(const JsonView& v, std::string_view key, int class_default) {
 /// Parameters of a SigLIP vision tower without its pooling head (transformers SiglipVisionModel; vLLM
 /// model_executor/models/siglip.py): patch conv + position embedding, per layer two LayerNorms, q/k/v/o with biases
 /// and a biased two-layer MLP, a final LayerNorm. Nested config: SiglipVisionConfig's defaults fill what it omits.
+namespace {
+
+/// Attributes every transformers PretrainedConfig carries (configuration_utils.py, PretrainedConfig.__init__), which
+/// a sub-config serialized whole writes beside the tower's own keys (google/gemma-4-26B-A4B's vision_config: id2label,
+/// return_dict, chunk_size_feed_forward, ...). They name outputs, labels and tokens, none a weight; the two that could
+/// add weights are judged by value in base_key_changes_weights.
+bool pretrained_config_base_key(const std::string& key) {
+  static const std::set<std::string> k = {
+      "_name_or_path", "architectures", "transformers_version", "dtype", "torch_dtype", "return_dict",
+      "output_hidden_states", "output_attentions", "torchscript", "use_bfloat16", "tf_legacy_loss", "pruned_heads",
+      "tie_word_embeddings", "chunk_size_feed_forward", "is_encoder_decoder", "is_decoder",
+      "cross_attention_hidden_size", "add_cross_attention", "tie_encoder_decoder", "finetuning_task", "id2label",
+      "label2id", "num_labels", "tokenizer_class", "prefix", "bos_token_id", "pad_token_id", "eos_token_id",
+      "sep_token_id", "decoder_start_token_id", "task_specific_params", "problem_type"};
+  return k.count(key) > 0;
+}
+
+/// pruned_heads (heads removed from layers) and add_cross_attention (cross-attention blocks added) change the weights
+/// when set; their serialized defaults ({} and false) do not.
+bool base_key_changes_weights(const std::string& key, const Json& value) {
+  if (value.is_null()) return false;
+  if (key == "pruned_heads") return !value.empty();
+  if (key == "add_cross_attention") return !value.is_boolean() || value.get<bool>();
+  return false;
+}
+
+}  // namespace
+
 void refuse_unknown_keys(const JsonView& v, const std::vector<const char*>& keys, std::string_view what) {
   Problems p;
   for (auto it = v.json().begin(); it != v.json().end(); ++it) {
+    if (pretrained_config_base_key(it.key())) {
+      if (base_key_changes_weights(it.key(), it.value()))
+        p.add(v.child_path(it.key()), "is " + it.value().dump() + ": llmsim sizes " + std::string(what) +
+                                          " without pruned heads or added cross-attention");
+      continue;
+    }
     if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return it.key() == k; }) == keys.end())
       p.add(v.child_path(it.key()),
             "llmsim does not know what this key does to the size of " + std::string(what) + ", so it cannot size it");

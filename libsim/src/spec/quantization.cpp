@@ -124,6 +124,13 @@ std::vector<WeightFormat> make_formats() {
                           32, false, 16, false, DType::fp4, DType::fp16, 1.0, 1.0, 0, kMarlin4bitOps};
   mx_experts.experts_only = true;
   add(mx_experts);
+  // ModelOpt NVFP4 exports of MoE models that leave attention, the dense MLPs and the shared experts unquantized
+  // (their ignore / exclude_modules: nvidia/Gemma-4-26B-A4B-NVFP4, nvidia/Kimi-K2.6-NVFP4): only the routed experts
+  // are NVFP4, as gpt-oss's are MXFP4 (quantization_config.cpp, modelopt_quantization).
+  WeightFormat nv_experts{"nvfp4-experts", "NVFP4 routed experts, everything else BF16 (ModelOpt MoE exports)", 4.5,
+                          16, false, 16, false, DType::fp4, DType::fp16, 1.0, 1.0, 0, kMarlin4bitOps};
+  nv_experts.experts_only = true;
+  add(nv_experts);
   WeightFormat q4km{"gguf-q4_k_m", "llama.cpp GGUF Q4_K_M mixture (Q4_K + Q6_K)", 4.80, 256, true, 6.5625, true,
                     DType::fp16, DType::fp16, 1.0, 0.9, kGgufMaxFlops};
   q4km.gemv_ops_per_weight = 0.8 * 1.44 + 0.2 * 4.69;

@@ -3,6 +3,7 @@
 // selects: ../shared/reference/quantization.md §4 (awq/gptq → awq_marlin/gptq_marlin, compressed-tensors schemes,
 // fp8, bitsandbytes); bits per weight per format: its §1 (quantization.cpp).
 #include <algorithm>
+#include <cctype>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
@@ -23,6 +24,11 @@ std::string group_format(const std::string& base, const JsonView& at, std::int64
   if (g == 128) return base == "int8" ? "int8-g128" : base;
   if (g == 32 || g == 64) return base + "-g" + std::to_string(g);
   at.fail("is " + std::to_string(g) + ": vLLM's Marlin kernels (and llmsim) run group sizes -1, 32, 64 and 128 only");
+}
+
+std::string to_upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return s;
 }
 
 std::int64_t int_or(const JsonView& v, const char* key, std::int64_t fallback) {
@@ -212,49 +218,102 @@ CheckpointQuantization mxfp4(const JsonView& qc, std::vector<std::string>& notes
 
 CheckpointQuantization modelopt_quantization(const JsonView& hq, std::vector<std::string>& notes) {
   hq.expect_object();
-  // hf_quant_config.json nests the scheme under "quantization"; a config.json quantization_config with
-  // quant_method "modelopt" carries the same keys at its top level.
-  const JsonView q = hq.has("quantization") ? hq["quantization"] : hq;
+  // Two layouts, read as vLLM's ModelOptQuantConfigBase.from_config reads them (modelopt.py): hf_quant_config.json
+  // nests the scheme under "quantization" (quant_algo, kv_cache_quant_algo, exclude_modules); a config.json
+  // quantization_config of a ModelOpt export writes it flat (quant_algo, kv_cache_scheme, and "ignore" for the
+  // modules left unquantized: nvidia/Gemma-4-31B-IT-NVFP4, nvidia/Kimi-K2.5-NVFP4).
+  const bool nested = hq.has("quantization");
+  const JsonView q = nested ? hq["quantization"] : hq;
   q.expect_object();
-  const std::string algo = to_lower(q.string("quant_algo"));
-  if (q.has("kv_cache_quant_algo") && !q.json().at("kv_cache_quant_algo").is_null())
-    notes.push_back("the checkpoint carries an " + q.string("kv_cache_quant_algo") + " KV-cache scale: vLLM uses it "
-                    "when kv_cache_dtype is set to fp8; set quant.kv_cache to fp8 to plan it");
-  // exclude_modules naming whole self_attn modules ("...self_attn" or "...self_attn*"): attention projections stay
-  // 16-bit, the MLPs are in the format. Single projections (NVIDIA's DeepSeek NVFP4 keeps q_a/q_b/kv_a/kv_b but
-  // quantizes o_proj) are noted, not modelled.
-  std::string attn16, partial;
-  if (q.has("exclude_modules") && q.json().at("exclude_modules").is_array()) {
-    for (const auto& e : q.json().at("exclude_modules")) {
+  const std::string algo = to_upper(q.string("quant_algo"));
+  const char* const excluded_key = nested ? "exclude_modules" : "ignore";
+  const bool kv_fp8 = nested ? q.has("kv_cache_quant_algo") && !q.json().at("kv_cache_quant_algo").is_null()
+                             : q.has("kv_cache_scheme") && !q.json().at("kv_cache_scheme").is_null();
+  if (kv_fp8)
+    notes.push_back("the checkpoint carries an FP8 KV-cache scale: vLLM uses it when kv_cache_dtype is set to fp8; set "
+                    "quant.kv_cache to fp8 to plan it");
+  // Excluded modules naming whole self_attn modules ("...self_attn" or "...self_attn*"): attention projections stay
+  // 16-bit, the MLPs are in the format. With the dense MLP beside the experts (".mlp*", Gemma-4) or the shared
+  // experts ("shared_experts*", Kimi-K2.6) excluded too, only the routed experts are quantized (nvfp4-experts). Single
+  // projections (NVIDIA's DeepSeek NVFP4 keeps q_a/q_b/kv_a/kv_b but quantizes o_proj) are noted, not modelled.
+  std::string attn16, partial, mlp16;
+  if (q.has(excluded_key) && q.json().at(excluded_key).is_array()) {
+    for (const auto& e : q.json().at(excluded_key)) {
       if (!e.is_string()) continue;
       const std::string name = e.get<std::string>();
       const auto at = name.find("self_attn");
-      if (at == std::string::npos) continue;
+      if (at == std::string::npos) {
+        // A whole layer ("layers.61*") is not counted: NVIDIA's DeepSeek exports name the MTP layer so, which vLLM
+        // does not load; Kimi-K2.6's "layers.0*" (its dense first layer) comes with "shared_experts*", which is.
+        const bool mlp_part = name.find("shared_expert") != std::string::npos || name.ends_with(".mlp*") ||
+                              name.ends_with(".mlp");
+        if (mlp_part && mlp16.empty()) mlp16 = name;
+        continue;
+      }
       const std::string tail = name.substr(at + 9);
       if (tail.empty() || tail == "*") attn16 = "+attn16";
       else if (partial.empty()) partial = name;
     }
   }
-  if (!attn16.empty())
-    notes.push_back("hf_quant_config.json's exclude_modules keeps the attention modules unquantized: planned 16-bit, "
-                    "the MLPs in " + algo);
+  const std::string lower = to_lower(algo);
+  const std::string file = nested ? "hf_quant_config.json's exclude_modules" : "quantization_config.ignore";
+  const bool experts_only = !attn16.empty() && !mlp16.empty() && algo == "NVFP4";
+  if (experts_only)
+    notes.push_back(file + " keeps attention and the dense and shared MLPs unquantized (e.g. '" + mlp16 + "'): "
+                    "planned as nvfp4-experts, only the routed experts in NVFP4");
+  else if (!attn16.empty())
+    notes.push_back(file + " keeps the attention modules unquantized: planned 16-bit, the MLPs in " + lower);
   else if (!partial.empty())
-    notes.push_back("hf_quant_config.json's exclude_modules keeps some attention projections unquantized (e.g. '" +
-                    partial + "'); llmsim plans every decoder linear in " + algo + ", slightly fewer bytes than the "
-                    "checkpoint holds (those projections are a few percent of a MoE's weights)");
-  if (algo == "fp8") return {"fp8" + attn16, "modelopt", "NVIDIA ModelOpt FP8 (W8A8)"};
-  if (algo == "nvfp4") {
+    notes.push_back(file + " keeps some attention projections unquantized (e.g. '" + partial + "'); llmsim plans "
+                    "every decoder linear in " + lower + ", slightly fewer bytes than the checkpoint holds (those "
+                    "projections are a few percent of a MoE's weights)");
+  if (!experts_only && !mlp16.empty())
+    notes.push_back(file + " also keeps MLP parts unquantized (e.g. '" + mlp16 + "'); llmsim plans them in " + lower +
+                    ": fewer bytes than the checkpoint holds by their 16-bit share");
+  // The algorithms vLLM's ModelOpt loader accepts (QUANT_ALGOS in modelopt.py), and W4A8_AWQ (TensorRT-LLM's).
+  if (algo == "FP8") return {"fp8" + attn16, "modelopt", "NVIDIA ModelOpt FP8 (W8A8)"};
+  if (algo == "FP8_PER_CHANNEL_PER_TOKEN")
+    return {"fp8-dynamic" + attn16, "modelopt",
+            "NVIDIA ModelOpt FP8, per-channel weight scales, per-token activation scales"};
+  if (algo == "NVFP4" || algo == "W4A16_NVFP4") {
     const std::int64_t g = int_or(q, "group_size", 16);
     if (g != 16) q["group_size"].fail("is " + std::to_string(g) + ": NVFP4 is modelled with group 16");
+    if (algo == "W4A16_NVFP4")
+      return {"nvfp4-a16" + attn16, "modelopt", "NVIDIA ModelOpt W4A16 NVFP4 (FP4 weights, 16-bit activations)"};
+    if (experts_only)
+      return {"nvfp4-experts", "modelopt", "NVIDIA ModelOpt NVFP4 routed experts (attention and dense MLPs 16-bit)"};
     return {"nvfp4" + attn16, "modelopt", "NVIDIA ModelOpt NVFP4 (FP4 + FP8 scale per 16)"};
   }
-  if (algo == "w4a8_awq") {
+  if (algo == "W4A8_AWQ") {
     // INT4 weights (AWQ, group 128) with FP8 activations: the weights' bytes are AWQ's; llmsim runs them as W4A16.
     notes.push_back("ModelOpt W4A8_AWQ: INT4 weights with FP8 activations, planned as AWQ 4-bit weight-only (the same "
-                    "bytes; the FP8 activation path is not modelled)");
+                    "bytes; the FP8 activation path is not modelled). TensorRT-LLM serves this format; vLLM's ModelOpt "
+                    "loader does not list it (QUANT_ALGOS in modelopt.py)");
     return {"awq-int4" + attn16, "modelopt", "NVIDIA ModelOpt W4A8 AWQ (INT4 weights, FP8 activations)"};
   }
-  q["quant_algo"].fail(unknown_name_message("ModelOpt algorithm", algo, {"FP8", "NVFP4", "W4A8_AWQ"}) +
+  if (algo == "MIXED_PRECISION") {
+    // quantized_layers: one algorithm per module. llmsim plans one format per model: a checkpoint whose modules all
+    // name the same algorithm is that algorithm; a real mix is refused, naming the two.
+    if (!q.has("quantized_layers")) q.fail("MIXED_PRECISION without quantized_layers: llmsim cannot tell the formats");
+    const JsonView layers = q["quantized_layers"];
+    layers.expect_object();
+    std::string first;
+    for (auto it = layers.json().begin(); it != layers.json().end(); ++it) {
+      const std::string a = to_upper(layers[it.key()].string("quant_algo"));
+      if (first.empty()) first = a;
+      else if (a != first)
+        layers.fail("mixes " + first + " and " + a + " (e.g. '" + it.key() + "'): llmsim plans one weight format per "
+                    "model");
+    }
+    if (first.empty() || first == "MIXED_PRECISION") layers.fail("names no algorithm");
+    const Json one = {{"quantization", {{"quant_algo", first}}}};
+    CheckpointQuantization r = modelopt_quantization(JsonView(one, q.path()), notes);
+    r.format += attn16;
+    return r;
+  }
+  q["quant_algo"].fail(unknown_name_message("ModelOpt algorithm", algo,
+                                            {"FP8", "FP8_PER_CHANNEL_PER_TOKEN", "NVFP4", "W4A16_NVFP4", "W4A8_AWQ",
+                                             "MIXED_PRECISION"}) +
                        ": llmsim cannot tell how many bytes its weights take");
 }
 
