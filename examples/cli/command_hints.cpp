@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "llmsim/core/names.hpp"
+#include "llmsim/spec/vllm_args.hpp"
 
 namespace llmsim::cli {
 namespace {
@@ -71,6 +72,28 @@ std::string unknown_command_message(const std::string& given, const std::vector<
     if (hint.empty()) hint = "'llmsim --help' says what each command does";
   }
   return "unknown command '" + given + "'; " + hint + " (valid: " + list + ")";
+}
+
+std::string unknown_option_message(const std::string& given, const std::vector<std::string>& options) {
+  const std::string head = "unrecognised option '" + given + "'; ";
+  std::string name = given;
+  name.erase(0, name.find_first_not_of('-'));
+  if (const auto eq = name.find('='); eq != std::string::npos) name.resize(eq);
+  std::string underscored = name;
+  std::replace(underscored.begin(), underscored.end(), '-', '_');
+  const auto& vllm = spec::known_vllm_engine_flags();
+  const bool short_vllm = given == "-tp" || given == "-pp" || given == "-dp" || given == "-q";
+  const bool takes_vllm = std::find(options.begin(), options.end(), "vllm-args") != options.end();
+  const bool own = std::find(options.begin(), options.end(), name) != options.end();
+  if (!own && takes_vllm && (short_vllm || std::find(vllm.begin(), vllm.end(), underscored) != vllm.end()))
+    return head + "it is a vLLM server flag: give the server's command line as --vllm-args \"vllm serve MODEL " +
+           given + " ...\"";
+  if (const auto close = close_matches(name, options); !close.empty() && !name.empty()) {
+    std::string hint = "did you mean ";
+    for (std::size_t i = 0; i < close.size(); ++i) hint += (i ? ", '--" : "'--") + close[i] + "'";
+    return head + hint + "?";
+  }
+  return head + "'--help' lists this command's options";
 }
 
 }  // namespace llmsim::cli

@@ -11,4 +11,10 @@ namespace llmsim::cli {
 /// `llmsim --help`. `commands` are the names as typed (calibrate-fit).
 std::string unknown_command_message(const std::string& given, const std::vector<std::string>& commands);
 
+/// "unrecognised option '-tp'; <a next step>" for an option the command does not have. A vLLM server flag (-tp,
+/// --max-num-seqs, --kv-cache-dtype: spec::known_vllm_engine_flags) goes to --vllm-args when the command takes it
+/// (`options` holds "vllm-args"); else the command's own options the word misspells; else `--help`. `options` are
+/// the command's long option names without dashes.
+std::string unknown_option_message(const std::string& given, const std::vector<std::string>& options);
+
 }  // namespace llmsim::cli

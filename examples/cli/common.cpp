@@ -22,6 +22,7 @@
 #include "llmsim/analysis/server_args.hpp"
 #include "llmsim/analysis/sweep.hpp"
 #include "llmsim/core/error.hpp"
+#include "command_hints.hpp"
 #include "signals.hpp"
 
 namespace llmsim::cli {
@@ -215,6 +216,10 @@ bool parse_args(int argc, char** argv, const po::options_description& opts, po::
         why = "'" + given + "' is not a valid value for it";
     }
     throw ConfigError(e.get_option_name().empty() ? "arguments" : e.get_option_name(), why);
+  } catch (const po::unknown_option& e) {
+    std::vector<std::string> names;
+    for (const auto& o : all.options()) names.push_back(o->long_name());
+    throw ConfigError("arguments", unknown_option_message(e.get_option_name(), names));
   } catch (const po::error& e) {
     throw ConfigError("arguments", e.what());
   }

@@ -36,4 +36,9 @@ TEST_CASE("the caveat quotes the nearest model size, and says when there is none
   CHECK(analysis::is_4bit("awq-int4"));
   CHECK(analysis::is_4bit("gguf-q4_k_m"));
   CHECK_FALSE(analysis::is_4bit("fp8"));
+  // From the format's stored bits, not a list: the FP4 formats, their experts-only variants, a group-size variant
+  // and vLLM's names are 4-bit; 8-bit GGUF, 16-bit and a name that is no format are not.
+  for (const char* f : {"nvfp4", "nvfp4-a16", "nvfp4-experts", "mxfp4", "mxfp4-experts", "nf4", "gptq-int4", "awq-int4-g32", "awq"})
+    CHECK(analysis::is_4bit(f));
+  for (const char* f : {"gguf-q8_0", "int8", "w8a8", "bf16", "fp16", "no-such-format"}) CHECK_FALSE(analysis::is_4bit(f));
 }

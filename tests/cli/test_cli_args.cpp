@@ -416,6 +416,33 @@ TEST_CASE("every unknown command gets a next step: a misspelt command, the comma
   CHECK_THAT(r.out, Catch::Contains("'capacity'") && Catch::Contains("workload.days"));
 }
 
+TEST_CASE("every unknown option gets a next step: a vLLM server flag goes to --vllm-args, a typo its option") {
+  const std::string sc = scenario_file();
+  // vLLM's own flags, short and long, on commands that take --vllm-args but not the flag itself (issue 30's first
+  // row); `memory` has --tp, --max-num-seqs and other vLLM names of its own.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases{
+      {"simulate " + sc, {"-tp", "--max-num-seqs", "--kv-cache-dtype", "--enable-prefix-caching"}},
+      {"capacity " + sc, {"-tp", "--max-num-seqs"}},
+      {"compare " + sc, {"-tp", "--kv-cache-dtype"}},
+      {"memory --model llama-3-8b", {"--kv-cache-dtype", "--enable-prefix-caching"}}};
+  for (const auto& [cmd, flags] : cases) {
+    for (const auto& flag : flags) {
+      const auto r = run(cmd + " " + flag + " 2");
+      INFO("llmsim " << cmd << " " << flag << ": " << r.out);
+      CHECK(r.code == 2);
+      CHECK_THAT(r.out, Catch::Contains("unrecognised option '" + flag + "'; it is a vLLM server flag") &&
+                            Catch::Contains("--vllm-args \"vllm serve MODEL " + flag));
+    }
+  }
+  // A misspelling of the command's own option names it; a word that is neither says --help.
+  auto r = run("simulate " + sc + " --num-reqests 2");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("unrecognised option '--num-reqests'; did you mean '--num-requests'"));
+  r = run("simulate " + sc + " --xyzzy 2");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("unrecognised option '--xyzzy'; '--help' lists this command's options"));
+}
+
 TEST_CASE("a GPU profile fitted on another runtime is warned about on every command that prices with it") {
   // The committed public A100 profile, as `calibrate-fit --runs` writes it from vLLM 0.6.0 runs (runtime vllm-v0).
   const auto src = std::filesystem::path(LLMSIM_SOURCE_DIR) / "data/profiles/a100-80gb-sxm-public.json";

@@ -1,5 +1,8 @@
 #include "llmsim/analysis/quality.hpp"
 
+#include "llmsim/spec/quantization.hpp"
+#include "llmsim/core/error.hpp"
+
 #include <cmath>
 #include <cstdio>
 
@@ -63,7 +66,13 @@ const std::vector<QualityDelta>& quality_deltas() {
 }
 
 bool is_4bit(const std::string& format) {
-  return format == "awq-int4" || format == "gptq-int4" || format == "nf4" || format == "gguf-q4_k_m";
+  // From the format's own stored bits (spec/quantization), so a format added there (NVFP4, MXFP4, their experts-only
+  // variants, a group-size variant) is judged without a list here. A name that is not a format is not 4-bit.
+  try {
+    return spec::weight_format(spec::canonical_weight_format_id(format)).bits_per_weight < 5;
+  } catch (const ConfigError&) {
+    return false;
+  }
 }
 
 std::optional<QualityDelta> nearest_quality_delta(const std::string& format, double params) {

@@ -25,8 +25,9 @@ struct QualityDelta {
 /// The whole table, in a stable order (format, then model size).
 const std::vector<QualityDelta>& quality_deltas();
 
-/// True for formats storing weights in about 4 bits (AWQ, GPTQ, NF4, GGUF Q4_K_M): the ones whose quality cost a
-/// cost comparison must show when they win.
+/// True for formats storing weights in about 4 bits (AWQ, GPTQ, NF4, GGUF Q4_K_M, NVFP4, MXFP4 and their
+/// experts-only variants: under 5 stored bits per weight in spec::weight_format): the ones whose quality cost a cost
+/// comparison must show when they win. vLLM's names are accepted ("awq"); an unknown name is not 4-bit.
 bool is_4bit(const std::string& format);
 
 /// The published measurement for `format` nearest in size to a model of `params` parameters (log-distance); nullopt
