@@ -13,7 +13,14 @@ Only scored engine rows of blind sources are sliced unless --all is given. Deriv
   file    "where" without its line
   rate, mode, dataset, num_prompts
           for rows read from a JSON-lines serving file (SGLang bench_serving, `vllm bench serve --append-result`):
-          the line's request_rate, "offline" (rate inf) or "online", dataset_name and completed requests
+          the line's request_rate, "offline" (rate inf) or "online", dataset_name and completed requests; for rows
+          read from a printed `vllm bench serve` summary ("file.md:LINE", tests/validation/corpus/printed_serve.cpp):
+          "closed" (the block prints a maximum request concurrency) or "burst" (every prompt sent at once), its
+          mean input/output tokens per request to two/one digits ("220/200") and its successful requests
+  concurrency
+          a printed summary's "Maximum request concurrency" ("inf" where the block has none), else "-"
+  out_tps the measured output token throughput (tok/s) of the row's run, in decades and halves (<300, 300-1k,
+          1k-3k, 3k-10k, >=10k), where the run's summary or JSON line gives it, else "-"
 Each slice prints n, the signed median and the median |error|, as `make validate` groups them.
 """
 import argparse
@@ -53,6 +60,53 @@ def serve_line(where):
     return _lines[path][n - 1] if 0 < n <= len(_lines[path]) else None
 
 
+_blocks = {}
+
+
+def printed_block(where):
+    """The `vllm bench serve` summary printed at a corpus row's "dir/file.md:LINE[:...]": {label: value}, or None."""
+    parts = where.split(":")
+    if len(parts) < 2 or not parts[0].endswith(".md") or not parts[1].isdigit():
+        return None
+    path = os.path.join(CORPUS, parts[0])
+    if path not in _blocks:
+        try:
+            with open(path) as f:
+                _blocks[path] = f.read().splitlines()
+        except OSError:
+            _blocks[path] = []
+    lines, out = _blocks[path], {}
+    for line in lines[int(parts[1]) - 1:]:
+        line = line.strip()
+        if line.startswith("=====") and out:
+            break
+        if ":" in line:
+            k, v = line.rsplit(":", 1)
+            out[k.strip()] = v.strip()
+    return out or None
+
+
+def mean_lengths(b):
+    """A printed summary's mean input and output tokens per request, to two and one significant digits ("220/200")."""
+    try:
+        n = float(b["Successful requests"])
+        lens = (float(b["Total input tokens"]) / n, float(b["Total generated tokens"]) / n)
+    except (KeyError, ValueError, ZeroDivisionError):
+        return "-"
+    return f"{float(f'{lens[0]:.2g}'):g}/{float(f'{lens[1]:.1g}'):g}"
+
+
+def tps_bucket(v):
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        return "-"
+    for hi, name in ((300, "<300"), (1000, "300-1k"), (3000, "1k-3k"), (10000, "3k-10k")):
+        if v < hi:
+            return name
+    return ">=10k"
+
+
 def derive(row):
     row["family"] = family(row["metric"])
     row["stat"] = row["metric"].split("_")[0]
@@ -65,6 +119,16 @@ def derive(row):
     row["mode"] = "-" if rate is None else ("offline" if rate == "inf" else "online")
     row["dataset"] = str(j.get("dataset_name", "-")) if j else "-"
     row["num_prompts"] = str(j.get("completed", "-")) if j else "-"
+    row["concurrency"] = "-"
+    row["out_tps"] = tps_bucket(j.get("output_throughput")) if j else "-"
+    b = printed_block(row["where"]) if not j else None
+    if b:
+        conc = b.get("Maximum request concurrency")
+        row["concurrency"] = conc if conc else "inf"
+        row["mode"] = "closed" if conc else "burst"
+        row["num_prompts"] = b.get("Successful requests", "-")
+        row["dataset"] = mean_lengths(b)
+        row["out_tps"] = tps_bucket(b.get("Output token throughput (tok/s)"))
     return row
 
 
