@@ -146,6 +146,10 @@ TEST_CASE("simulate prices LoRA's kernels in its steps; memory and simulate plan
   const auto lonely = run("simulate " + sc + " --set workload.lora_adapters=2");
   CHECK(lonely.code == 2);
   CHECK_THAT(lonely.out, Catch::Contains("workload.lora_adapters") && Catch::Contains("enable_lora"));
+  // LoRA is vLLM's here: another runtime is refused by name.
+  const auto other = run("simulate " + sc + kLoraOn + " --set engine.runtime=lmdeploy-turbomind");
+  CHECK(other.code == 2);
+  CHECK_THAT(other.out, Catch::Contains("engine.enable_lora") && Catch::Contains("lmdeploy-turbomind"));
   const auto beyond = run("simulate " + sc + kLoraOn + " --set workload.lora_adapters=8");
   CHECK(beyond.code == 2);
   CHECK_THAT(beyond.out, Catch::Contains("workload.lora_adapters") && Catch::Contains("max_loras (4)") &&

@@ -122,9 +122,19 @@ TEST_CASE("the LoRA kernels' shapes are the memory plan's: one adapter's bytes a
         CHECK(t.adapter_bytes == Approx(memory::lora_slot_bytes_per_gpu(cat.model(id), {tp, 1}, rank)).epsilon(1e-12));
         CHECK(t.kernels == 8.0 * cat.model(id).num_layers);  // qkv, o, gate_up, down: a shrink and an expand each
         CHECK(t.launches == 1.5 * t.kernels);                // and the shrink buffer's zeroing
+        // vLLM V0 launches them per packed slice: qkv 3, o 1, gate_up 2, down 1.
+        const auto v0 = perf::lora_step_terms(cat.model(id), tp, rank, true);
+        CHECK(v0.kernels == 14.0 * cat.model(id).num_layers);
+        CHECK(v0.adapter_bytes == t.adapter_bytes);
+        CHECK(v0.bytes_per_token == t.bytes_per_token);
       }
     }
   }
+  // The cost model picks V0's per-slice launches by runtime: 14 kernels a layer at batch 1 instead of V1's 8.
+  const CostModel v1 = lora_base_model("llama-3.1-8b", "a100-80gb-sxm").with_lora(1, 16, 1);
+  const CostModel v0 = lora_base_model("llama-3.1-8b", "a100-80gb-sxm", 1, true, spec::Runtime::vllm_v0).with_lora(1, 16, 1);
+  const BatchShape one = test::decode(1, 500);
+  CHECK(test::op(v0, one, "lora") - test::op(v1, one, "lora") == Approx(6 * 32 * perf::kLoraKernelFixedS).epsilon(1e-6));
   // Llama-3-8B at rank 16, tp 1: PEFT's 41,943,040 parameters in bf16 (memory/lora_memory.cpp's check).
   CHECK(perf::lora_step_terms(cat.model("llama-3.1-8b"), 1, 16).adapter_bytes == 41943040.0 * 2);
 }

@@ -173,7 +173,8 @@ CostModel CostModel::with_lora(int slots, int rank, int adapters) const {
                                                     std::to_string(adapters));
   CostModel m = *this;
   auto c = std::make_shared<Constants>(*c_);
-  const LoraStepTerms t = lora_step_terms(model_, parallel_.tp, rank);
+  // vLLM V0 launches the kernels per packed slice, V1 once per linear (perf/lora_kernels.hpp).
+  const LoraStepTerms t = lora_step_terms(model_, parallel_.tp, rank, runtime_ != Runtime::vllm_v1);
   c->lora_adapters = adapters;
   c->lora_fixed_s = t.kernels * kLoraKernelFixedS;
   c->lora_adapter_bytes = t.adapter_bytes;

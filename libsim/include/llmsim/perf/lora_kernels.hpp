@@ -24,7 +24,7 @@ inline constexpr double kLoraKernelFixedS = 10e-6;
 /// vLLM's LoRA kernels over one step's layers on one GPU (tensor-parallel shard; every layer, as the cost model
 /// prices all layers on the critical path), for adapters padded to `rank` in the model's 16-bit dtype.
 struct LoraStepTerms {
-  double kernels = 0;          ///< shrink + expand per wrapped linear and layer (at kLoraKernelFixedS each)
+  double kernels = 0;          ///< shrink + expand per wrapped linear (V0: per slice) and layer, kLoraKernelFixedS each
   double launches = 0;         ///< those plus the shrink buffer's zeroing per linear: what an eager step launches
   double adapter_bytes = 0;    ///< one adapter's A and B (read once per adapter the step uses)
   double bytes_per_token = 0;  ///< the input read, the fp32 buffer zeroed, written and read, the output read and written
@@ -32,8 +32,12 @@ struct LoraStepTerms {
 };
 
 /// The terms of `model` under tensor parallelism `tp` at `rank`: attention linears on the attention layers, the
-/// gated MLP on the dense layers, the shared experts on the MoE layers. The routed experts' LoRA (FusedMoEWithLoRA's
-/// fused_moe_lora kernels) is not priced: their slots' memory is (memory/lora_memory.hpp).
-LoraStepTerms lora_step_terms(const spec::ModelSpec& model, int tp, int rank);
+/// gated MLP on the dense layers, the shared experts on the MoE layers. `per_slice`: vLLM V0's GPU wrapper, which
+/// launches a shrink and an expand (and zeroes a buffer) per packed slice (punica_gpu.add_shrink / add_expand loop
+/// over the slices: "TODO fuse these kernels"; 0.3-0.5's _apply_lora_packed_nslice likewise), so qkv costs 6
+/// kernels and gate_up 4; V1's lora_shrink / lora_expand take every slice in one launch (grid axis 1). The routed
+/// experts' LoRA (FusedMoEWithLoRA's fused_moe_lora kernels) is not priced: their slots' memory is
+/// (memory/lora_memory.hpp).
+LoraStepTerms lora_step_terms(const spec::ModelSpec& model, int tp, int rank, bool per_slice = false);
 
 }  // namespace llmsim::perf
