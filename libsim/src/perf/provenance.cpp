@@ -384,8 +384,9 @@ std::vector<ConstantProvenance> build() {
                 "vllm#32425 (vLLM's profile of gpt-oss-20b with one rank-16 adapter, <= 16 sequences, CUDA graphs): the "
                 "qkv_proj _lora_expand_kernel 14 us before the PR's block_n heuristic, 10 us after, the shrink faster; "
                 "its bytes (B of 5,120 x 16 and 16 rows) take < 0.2 us at HBM rates, so that is the kernel's fixed "
-                "time, taken for shrink and expand and every card (not measured per card); consistent with vllm#10062's "
-                "A100 40GB trace (Llama-2-7B, rank 64: bgmv_shrink + bgmv_expand_slice 7.2 s of a 35 s run)",
+                "time, taken for shrink and expand and every card (not measured per card); checked, not set, against "
+                "vllm#10062's vLLM 0.6 A100 40GB runs (Llama-2-7B, 96 ShareGPT prompts, rank 64: 28 s -> 35 s; "
+                "simulated x1.28, tests/cli/test_cli_lora.cpp)",
                 {}, kLoraKernelFixedS));
   // --- Per-tensor/channel/token FP8 linears on Hopper under vLLM (perf/hopper_fp8.cpp): CUTLASS's sm90 scaled_mm.
   const std::string sm90fp8 =
