@@ -29,6 +29,7 @@ const char* kUsage =
     "usage: llmsim step --model M --gpu G [--quant Q] [--kv-dtype D] [--tp N] [--pp N]\n"
     "                   [--prefill-tokens P --prefill-context C] [--decode-seqs B --context L]\n"
     "                   [--gpu-profile FILE] [--eager] [--engine vllm|RUNTIME] [--cpu-offload-gb G]\n"
+    "                   [--enable-lora [--max-loras N --max-lora-rank R --lora-adapters A]]\n"
     "                   [--vllm-args \"vllm serve M ...\" | --sglang-args \"...\"] [--json]\n\n"
     "Time of one serving-engine iteration: one prefill chunk of P tokens after C cached tokens, plus B\n"
     "sequences decoding one token each with L tokens of context. Prints the per-op roofline breakdown.";
@@ -39,7 +40,8 @@ const ServerOptionMap kStepServerOptions{
     analysis::PlanCommand::step,
     {{"model", "model"}, {"hardware.tp", "tp"}, {"hardware.pp", "pp"}, {"quant.weights", "quant"},
      {"quant.kv_cache", "kv-dtype"}, {"engine.cpu_offload_gb", "cpu-offload-gb"}, {"engine.runtime", "engine"},
-     {"engine.cuda_graph_max_bs", "cuda-graph-max-bs"}},
+     {"engine.cuda_graph_max_bs", "cuda-graph-max-bs"}, {"engine.enable_lora", "enable-lora"},
+     {"engine.max_loras", "max-loras"}, {"engine.max_lora_rank", "max-lora-rank"}},
     "eager"};
 
 int run_step(int argc, char** argv) {
@@ -66,6 +68,11 @@ int run_step(int argc, char** argv) {
       ("cuda-graph-max-bs", po::value<int>(),
        "SGLang's --cuda-graph-max-bs: the largest decode batch replayed from a CUDA graph (--engine sglang[==X]; "
        "default: the release's for the GPU and TP)")
+      ("enable-lora", "run vLLM's LoRA shrink/expand kernels in the step (vLLM --enable-lora; op 'lora')")
+      ("max-loras", po::value<int>(), "LoRA adapter slots (vLLM --max-loras, default 1; needs --enable-lora)")
+      ("max-lora-rank", po::value<int>(), "rank the slots are padded to (vLLM --max-lora-rank, default 16; needs --enable-lora)")
+      ("lora-adapters", po::value<int>(), "distinct adapters the step's requests use (workload.lora_adapters, default 1, "
+                                          "at most --max-loras; needs --enable-lora)")
       ("speculative", po::value<std::string>()->default_value(""),
        "speculative decoding: the verification step of --decode-seqs with its proposer (draft, ngram, eagle, mtp)")
       ("draft-model", po::value<std::string>()->default_value(""), "draft model id or config.json (--speculative draft)")
@@ -150,6 +157,26 @@ int run_step(int argc, char** argv) {
   // The engine's server, as a simulation prices it (perf/served_model.hpp): its host work per step, then (below,
   // after the proposer) async scheduling or SGLang's overlap scheduler — Python's llmsim.step() is the same.
   cm = perf::with_served_host(std::move(cm), engine, false);
+  // vLLM's LoRA kernels (perf/lora_kernels.hpp), as make_cost_model adds them for a scenario's engine.enable_lora.
+  for (const char* flag : {"max-loras", "max-lora-rank", "lora-adapters"})
+    if (vm.count(flag) && !vm.count("enable-lora"))
+      throw ConfigError(std::string("--") + flag, "takes effect only with --enable-lora (as vLLM's); add it or leave this out");
+  if (vm.count("enable-lora")) {
+    engine.enable_lora = true;
+    if (vm.count("max-loras")) engine.max_loras = vm["max-loras"].as<int>();
+    if (vm.count("max-lora-rank")) engine.max_lora_rank = vm["max-lora-rank"].as<int>();
+    const int adapters = vm.count("lora-adapters") ? vm["lora-adapters"].as<int>() : 1;
+    if (!(engine.max_loras >= 1 && engine.max_loras <= 1024))
+      throw ConfigError("--max-loras", "must be in 1..1024 adapter slots, got " + std::to_string(engine.max_loras));
+    if (std::find(std::begin(spec::kLoraRanks), std::end(spec::kLoraRanks), engine.max_lora_rank) == std::end(spec::kLoraRanks))
+      throw ConfigError("--max-lora-rank", "must be one of vLLM's ranks 1, 8, 16, 32, 64, 128, 256, 320, 512, got " +
+                                               std::to_string(engine.max_lora_rank));
+    if (!(adapters >= 1 && adapters <= engine.max_loras))
+      throw ConfigError("--lora-adapters", "must be in 1..--max-loras (" + std::to_string(engine.max_loras) +
+                                               "): more adapters than slots are swapped in from host memory, which "
+                                               "llmsim does not model; got " + std::to_string(adapters));
+    cm = cm.with_lora(engine.max_loras, engine.max_lora_rank, adapters);
+  }
   std::optional<spec::ResolvedSpeculation> speculation;
   const std::string method = vm["speculative"].as<std::string>();
   if (!method.empty() || !vm["num-speculative-tokens"].defaulted() || !vm["draft-model"].as<std::string>().empty()) {

@@ -203,3 +203,33 @@ def test_lora_slots_in_memory_as_the_cli_plans_them(cli):
     assert py["kv_capacity_tokens"] < base["kv_capacity_tokens"]
     with pytest.raises(ValueError, match="max_lora_rank"):
         llmsim.memory(model="llama-3.1-8b", gpu="a100-80gb-sxm", enable_lora=True, max_lora_rank=12)
+
+
+def test_lora_kernels_in_step_and_simulate_as_the_cli_prices_them(cli, small, tmp_path):
+    """vLLM's LoRA kernels (op 'lora', perf/lora_kernels.hpp): `llmsim step` and llmsim.step() give the same step,
+    `simulate` and llmsim.simulate() the same run, with the adapters the requests use (workload.lora_adapters)."""
+    import json
+    import subprocess
+    need("engine")
+    lora = dict(engine__enable_lora=True, engine__max_loras=4, engine__max_lora_rank=64)
+    out = json.loads(subprocess.run([cli, "step", "--model", "llama-3.1-8b", "--gpu", "h100-80gb-sxm", "--decode-seqs",
+                                     "16", "--context", "1000", "--enable-lora", "--max-loras", "4", "--max-lora-rank",
+                                     "64", "--lora-adapters", "4", "--json"],
+                                    capture_output=True, text=True, check=True).stdout)
+    py = llmsim.step(gpu="h100-80gb-sxm", model="llama-3.1-8b", decode_seqs=16, context=1000,
+                     workload__lora_adapters=4, **lora)
+    assert py == out
+    assert any(o["name"] == "lora" and o["time_ms"] > 1.0 for o in py["ops"])
+    plain = llmsim.step(gpu="h100-80gb-sxm", model="llama-3.1-8b", decode_seqs=16, context=1000)
+    assert all(o["name"] != "lora" for o in plain["ops"]) and plain["time_ms"] < py["time_ms"]
+    scenario = json.loads(json.dumps(small))
+    scenario["engine"].update(enable_lora=True, max_loras=4, max_lora_rank=64)
+    scenario["workload"]["lora_adapters"] = 2
+    path = tmp_path / "lora.json"
+    path.write_text(json.dumps(scenario))
+    cli_run = json.loads(subprocess.run([cli, "simulate", "--scenario", str(path), "--json"], capture_output=True,
+                                        text=True, check=True).stdout)
+    assert cli_run == llmsim.simulate(scenario).summary
+    assert cli_run["tpot_ms"]["p50"] > llmsim.simulate(small).summary["tpot_ms"]["p50"]
+    with pytest.raises(ValueError, match="lora_adapters"):
+        llmsim.simulate(small, workload__lora_adapters=2)

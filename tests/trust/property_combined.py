@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Property test of the engine where features meet (issue 29): hypothesis draws scenarios that combine prefix
-caching × client timeouts × several engines (replicas, pipeline parallel, a heterogeneous fleet) × an autoscaler ×
+caching × client timeouts × LoRA × several engines (replicas, pipeline parallel, a heterogeneous fleet) × an autoscaler ×
 replica failures × a daily profile × disaggregation × sessions (multi-turn conversations) × scheduling policies, and
 runs each through the CLI. Each run must:
 
@@ -61,6 +61,10 @@ def build(d) -> dict:
          "engine": {"max_model_len": 8192, "policy": d["policy"]},
          "hardware": {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": PRICE},
          "slo": {"ttft_ms": {"p95": 2000}, "tpot_ms": {"p95": 100}}}
+    if d["lora"]:  # vLLM's LoRA slots and kernels (perf/lora_kernels.hpp): slots, rank, adapters the requests use
+        slots, rank, adapters = d["lora"]
+        s["engine"].update(enable_lora=True, max_loras=slots, max_lora_rank=rank)
+        w["lora_adapters"] = adapters
     if d["policy"] == "vllm" and d["budget"]:
         s["engine"]["max_num_batched_tokens"] = d["budget"]
     layout = d["layout"]
@@ -92,7 +96,7 @@ PRICE = 2.0  # per GPU-hour, every layout but the fleet (whose members take the 
 GPUS_PER_REPLICA = {"single": 1, "replicas": 1, "pp": 2}
 
 REFUSED = {}  # field named by a refusal -> count (printed: how much of the draw ran)
-RAN = {"sessions": 0, "python": 0}  # runs that exercised these checks (printed)
+RAN = {"sessions": 0, "python": 0, "lora": 0}  # runs that exercised these checks (printed)
 
 
 def run(cmd, timeout):
@@ -206,6 +210,8 @@ def check_one(llmsim, tmp: Path, scenario: dict, timeout: float, sweep: bool, py
     problem = check_bill(s, scenario, layout, rows)
     if problem:
         return problem
+    if scenario["engine"].get("enable_lora"):
+        RAN["lora"] += 1
     if "sessions" in scenario["workload"]:
         RAN["sessions"] += 1
         problem = check_sessions(s)
@@ -274,6 +280,7 @@ def main() -> int:
         "sessions": st.one_of(st.none(), st.none(), st.sampled_from(["chat", "agent"])),
         "spares": st.booleans(),
         "autoscaler": st.one_of(st.none(), st.sampled_from([0.05, 1.0, 15.0])),
+        "lora": st.one_of(st.none(), st.none(), st.sampled_from([(1, 16, 1), (4, 64, 3)])),
         "failures": st.one_of(st.none(), st.tuples(st.sampled_from([1.0, 30.0]), st.sampled_from(["requeue", "fail"]),
                                                    st.integers(0, 3))),
     })
@@ -298,7 +305,7 @@ def main() -> int:
     refused = sum(REFUSED.values())
     print(f"combined property test: {tried} scenarios in {time.monotonic() - started:.0f} s: {tried - refused} ran, "
           f"{refused} refused by name ({', '.join(f'{k}: {v}' for k, v in sorted(REFUSED.items()))}); "
-          f"{RAN['sessions']} session workloads, {RAN['python']} compared with Python; {len(failures)} misbehaved")
+          f"{RAN['sessions']} session workloads, {RAN['lora']} with LoRA, {RAN['python']} compared with Python; {len(failures)} misbehaved")
     for scenario, problem in failures:
         print(f"FAIL {problem}\n     {json.dumps(scenario)}")
     return 1 if failures else 0

@@ -36,13 +36,14 @@ const CommandRule& memory_rule() {
   return r;
 }
 
-// step: the model, the split, the formats, CUDA graphs, the runtime (SGLang's). The memory and scheduling knobs only
+// step: the model, the split, the formats, CUDA graphs, the runtime (SGLang's), LoRA's kernels. The memory and scheduling knobs only
 // bound which batches fit (noted: memory plans with them).
 const CommandRule& step_rule() {
   static const std::string mem = "the memory check uses the default engine settings; {memory} plans with yours";
   static const CommandRule r{
       {"model", "hardware.tp", "hardware.pp", "quant.weights", "quant.kv_cache", "engine.cpu_offload_gb",
-       "engine.runtime", "engine.cuda_graphs", "engine.cuda_graph_max_bs"},
+       "engine.runtime", "engine.cuda_graphs", "engine.cuda_graph_max_bs", "engine.enable_lora", "engine.max_loras",
+       "engine.max_lora_rank"},
       {{"hardware.replicas", "one iteration runs on one replica"},
        {"engine.enable_prefix_caching", "the batch's cached context is {prefill_context}"},
        {"engine.async_scheduling", "scheduling, not one iteration's time"},

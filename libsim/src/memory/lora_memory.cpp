@@ -28,40 +28,57 @@ namespace {
 constexpr double kLoraBytesPerElement = 2.0;  // lora_dtype "auto": the model's fp16/bf16
 }  // namespace
 
-double lora_slot_bytes_per_gpu(const spec::ModelSpec& m, const spec::ParallelConfig& par, int rank) {
-  const double r = rank, h = m.hidden_size, tp = par.tp;
-  // A column-parallel linear of input `in` and output slices summing to `out`, in `slices` packed slices.
-  auto column = [&](double in, double out, int slices) { return slices * r * in + r * out / tp; };
-  // A row-parallel linear: input sharded, output whole.
-  auto row = [&](double in, double out) { return r * in / tp + out * r; };
-  double attention = 0;
+LoraLayerLinears lora_linears(const spec::ModelSpec& m, int tp_size) {
+  const double h = m.hidden_size, tp = tp_size;
+  // A column-parallel linear of input `in` and output slices summing to `out`: A whole, B sharded over tp.
+  auto column = [&](double in, double out, int slices) { return LoraLinear{in, out / tp, slices}; };
+  // A row-parallel linear: input (and A) sharded, output (and B) whole.
+  auto row = [&](double in, double out) { return LoraLinear{in / tp, out, 1}; };
+  LoraLayerLinears l;
   if (m.is_mla()) {
     // DeepseekV2MLAAttention: fused_qkv_a_proj (two slices, replicated), q_b_proj and kv_b_proj (column), o_proj (row);
-    // without q_lora_rank, q_proj is a column-parallel linear of the hidden size.
+    // without q_lora_rank, q_proj is a column-parallel linear of the hidden size and kv_a_proj_with_mqa replicated.
     const double heads = m.num_heads, qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
     const double kv_a = static_cast<double>(m.kv_lora_rank) + m.qk_rope_head_dim;
     if (m.q_lora_rank > 0) {
-      attention += 2 * r * h + r * (m.q_lora_rank + kv_a) + column(m.q_lora_rank, heads * qk, 1);
+      l.attention.push_back(LoraLinear{h, m.q_lora_rank + kv_a, 2});
+      l.attention.push_back(column(m.q_lora_rank, heads * qk, 1));
     } else {
-      attention += column(h, heads * qk, 1) + r * h + r * kv_a;
+      l.attention.push_back(column(h, heads * qk, 1));
+      l.attention.push_back(LoraLinear{h, kv_a, 1});
     }
-    attention += column(m.kv_lora_rank, heads * (m.qk_nope_head_dim + m.v_head_dim), 1) + row(heads * m.v_head_dim, h);
+    l.attention.push_back(column(m.kv_lora_rank, heads * (m.qk_nope_head_dim + m.v_head_dim), 1));
+    l.attention.push_back(row(heads * m.v_head_dim, h));
   } else {
     const double hd = m.head_dim, q = static_cast<double>(m.num_heads) * hd;
     // K and V are replicated when tp exceeds the KV heads: each rank's B slice is one head.
     const double kv_per_rank = std::max(1.0, static_cast<double>(m.num_kv_heads) / tp) * hd;
-    attention = 3 * r * h + r * (q / tp + 2 * kv_per_rank) + row(q, h);
+    l.attention.push_back(LoraLinear{h, q / tp + 2 * kv_per_rank, 3});  // qkv_proj: q, k, v
+    l.attention.push_back(row(q, h));                                     // o_proj
   }
-  const double dense_mlp = column(h, 2.0 * m.intermediate_size, 2) + row(m.intermediate_size, h);
-  double moe_mlp = 0;
+  l.dense_mlp = {column(h, 2.0 * m.intermediate_size, 2), row(m.intermediate_size, h)};
   if (m.is_moe()) {
     // FusedMoEWithLoRA: w13 (gate and up) and w2 per expert, sharded over tp as the experts' weights are; the shared
     // experts are a dense MLP of their own.
-    const double e = m.num_experts, ie = m.expert_intermediate_size();
-    moe_mlp = e * (column(h, 2 * ie, 2) + row(ie, h));
+    const double ie = m.expert_intermediate_size();
+    l.expert = {column(h, 2 * ie, 2), row(ie, h)};
     if (m.shared_expert_intermediate_size > 0)
-      moe_mlp += column(h, 2.0 * m.shared_expert_intermediate_size, 2) + row(m.shared_expert_intermediate_size, h);
+      l.shared_mlp = {column(h, 2.0 * m.shared_expert_intermediate_size, 2), row(m.shared_expert_intermediate_size, h)};
   }
+  return l;
+}
+
+double lora_params(const std::vector<LoraLinear>& linears, int rank) {
+  double per_rank = 0;
+  for (const LoraLinear& x : linears) per_rank += x.slices * x.in + x.out;
+  return rank * per_rank;
+}
+
+double lora_slot_bytes_per_gpu(const spec::ModelSpec& m, const spec::ParallelConfig& par, int rank) {
+  const LoraLayerLinears l = lora_linears(m, par.tp);
+  const double attention = lora_params(l.attention, rank), dense_mlp = lora_params(l.dense_mlp, rank);
+  const double moe_mlp =
+      m.is_moe() ? m.num_experts * lora_params(l.expert, rank) + lora_params(l.shared_mlp, rank) : 0.0;
   // The most loaded stage: as many MoE layers as the model has, up to the stage's layers (memory_plan.cpp's rule),
   // and its share of the attention layers.
   const int stage = m.num_layers / par.pp;

@@ -10,6 +10,7 @@
 #include "cost_model_ops.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/async_scheduling.hpp"
+#include "llmsim/perf/lora_kernels.hpp"
 #include "llmsim/perf/served_model.hpp"
 #include "llmsim/perf/served_step_host.hpp"
 #include "llmsim/perf/speculative.hpp"
@@ -164,6 +165,27 @@ CostModel CostModel::with_host_per_seq_s(double extra_s) const {
   return m;
 }
 
+CostModel CostModel::with_lora(int slots, int rank, int adapters) const {
+  if (slots < 1) throw ConfigError("engine.max_loras", "must be >= 1, got " + std::to_string(slots));
+  if (rank < 1) throw ConfigError("engine.max_lora_rank", "must be >= 1, got " + std::to_string(rank));
+  if (adapters < 1 || adapters > slots)
+    throw ConfigError("workload.lora_adapters", "must be in 1..max_loras (" + std::to_string(slots) + "), got " +
+                                                    std::to_string(adapters));
+  CostModel m = *this;
+  auto c = std::make_shared<Constants>(*c_);
+  // vLLM V0 launches the kernels per packed slice, V1 once per linear (perf/lora_kernels.hpp).
+  const LoraStepTerms t = lora_step_terms(model_, parallel_.tp, rank, runtime_ != Runtime::vllm_v1);
+  c->lora_adapters = adapters;
+  c->lora_fixed_s = t.kernels * kLoraKernelFixedS;
+  c->lora_adapter_bytes = t.adapter_bytes;
+  c->lora_token_bytes = t.bytes_per_token;
+  c->lora_token_flops = t.flops_per_token;
+  // Their launches count with the layer's other kernels (an eager step's host time; engine_overhead.hpp).
+  c->kernels_per_layer += t.launches / c->layers;
+  m.c_ = std::move(c);
+  return m;
+}
+
 double CostModel::iteration_time(const BatchShape& batch) const { return step_time<false>(batch, nullptr); }
 
 DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
@@ -299,6 +321,8 @@ CostModel make_cost_model(const spec::ResolvedScenario& rs) {
   // spec::resolve): decode batches above it run eagerly.
   if (e.cuda_graph_max_bs && target.runtime() == Runtime::sglang) target = target.with_max_graph_batch(*e.cuda_graph_max_bs);
   target = with_served_host(std::move(target), rs.scenario.engine, spec::offline_workload(rs.scenario.workload));
+  // vLLM's LoRA kernels, when the engine has LoRA slots: the adapters the requests use (default one).
+  if (e.enable_lora) target = target.with_lora(e.max_loras, e.max_lora_rank, rs.scenario.workload.lora_adapters.value_or(1));
   if (rs.speculation) target.set_proposer(make_proposer(target, *rs.speculation, rs.scenario.engine.cuda_graphs));
   return with_engine_async(std::move(target), rs.scenario.engine, hw.parallel.pp, rs.scenario.engine.speculative);
 }

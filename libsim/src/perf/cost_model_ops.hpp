@@ -24,12 +24,14 @@
 namespace llmsim::perf {
 namespace cost_detail {
 
+// kLora sits before kAttnDecode: DecodeSteps keeps every op before decode attention as one running sum, so an op
+// added here changes neither its kAfter nor the unrolled sum_after.
 enum Op : int {
-  kQkv, kAttnPrefill, kAttnDecode, kKvB, kOProj, kMlp, kNorms, kLmHead, kSampling, kAllReduce, kPpTransfer, kOffload,
+  kQkv, kLora, kAttnPrefill, kAttnDecode, kKvB, kOProj, kMlp, kNorms, kLmHead, kSampling, kAllReduce, kPpTransfer, kOffload,
   kLaunch, kCpu, kProposer, kNumOps
 };
 inline constexpr std::array<const char*, kNumOps> kOpNames = {
-    "qkv_proj", "attention_prefill", "attention_decode", "kv_b_proj", "o_proj", "mlp", "norms_rotary_act",
+    "qkv_proj", "lora", "attention_prefill", "attention_decode", "kv_b_proj", "o_proj", "mlp", "norms_rotary_act",
     "lm_head", "sampling", "tp_allreduce", "pp_transfer", "weight_offload", "launch", "cpu", "proposer"};
 
 /// One op's totals for the iteration (all layers); a plain struct so evaluation allocates nothing.
@@ -200,6 +202,10 @@ struct CostModel::Constants {
   double link_bw = 0, link_latency_s = 0;
   double kernels_per_layer = 0, kernels_per_iter = 0;
   double offload_bytes = 0, offload_s = 0, host_bw = 0;  // weights copied from host memory every iteration
+  /// vLLM's LoRA kernels (perf/lora_kernels.hpp; CostModel::with_lora), over all layers: the adapters a step can use
+  /// (min(workload.lora_adapters, max_loras); 0 without LoRA), the kernels' fixed time, one adapter's bytes, the
+  /// bytes and FLOPs per token.
+  double lora_adapters = 0, lora_fixed_s = 0, lora_adapter_bytes = 0, lora_token_bytes = 0, lora_token_flops = 0;
   /// table[n]: token-only op times for n tokens / n LM-head rows, n in [0, table.size()] (<= kTableTokens, the
   /// constructor's table_tokens), filled by the very functions evaluate() uses, so iteration_time's sum is
   /// bit-identical to the direct one; beyond it, computed per call. Rows are filled on first use (table_has).
@@ -445,6 +451,7 @@ struct CostModel::Constants {
   template <class Out>
   [[gnu::always_inline]] void batch_ops_into(const BatchShape& b, Out& out) const {
     const double seqs = static_cast<double>(b.prefill_seqs + b.decode_seqs);
+    if (lora_adapters > 0) [[unlikely]] out.set(kLora, lora(b, seqs));
     if (b.prefill_tokens > 0) out.set(kAttnPrefill, prefill_attention(b));
     if (b.decode_seqs > 0) out.set(kAttnDecode, decode_attention(b));
     // Sliding-window layers and MLA's kv_b_proj: kept out of line so the common path stays as short as it was.
@@ -464,6 +471,22 @@ struct CostModel::Constants {
       r.peak_fraction = offload_bytes / offload_s / host_bw;
       out.set(kOffload, r);
     }
+  }
+
+  /// vLLM's LoRA shrink and expand kernels of a step (perf/lora_kernels.hpp): each adapter the step uses read once
+  /// (as many as its sequences, at most lora_adapters: requests spread over the adapters), and every token the
+  /// linears run (a speculative step's verified ones too) through the shrink's input, fp32 buffer and the expand's
+  /// output; against their FLOPs at the 16-bit tensor rate (the smooth roofline), plus each kernel's fixed time.
+  Raw lora(const BatchShape& b, double seqs) const {
+    const double tokens = static_cast<double>(b.prefill_tokens + b.decode_seqs * (b.spec_tokens + 1));
+    Raw r;
+    r.bytes = std::min(lora_adapters, seqs) * lora_adapter_bytes + tokens * lora_token_bytes;
+    r.flops = tokens * lora_token_flops;
+    const double tm = r.bytes / (bw * mem_eff), tc = r.flops / (fp16_peak * fp16_eff.at(tokens));
+    r.time_s = lora_fixed_s + pnorm(tc, tm);
+    r.bound = tc > tm ? Bound::compute : Bound::memory;
+    r.peak_fraction = tc > tm ? r.flops / r.time_s / fp16_peak : r.bytes / r.time_s / bw;
+    return r;
   }
 
   /// The least time of a step of `seqs` sequences when the host's time overlaps the GPU's (cpu_overlaps): the

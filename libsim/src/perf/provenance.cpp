@@ -8,6 +8,7 @@
 #include "llmsim/perf/ada_fp8.hpp"
 #include "llmsim/perf/block_fp8.hpp"
 #include "llmsim/perf/hopper_fp8.hpp"
+#include "llmsim/perf/lora_kernels.hpp"
 #include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/perf/eager_host.hpp"
 #include "llmsim/perf/gemm_tiles.hpp"
@@ -378,6 +379,15 @@ std::vector<ConstantProvenance> build() {
                 bfp8 + ": 0.52 of the GEMM weight stream", {}, kBlockFp8LinearBandwidth));
   t.push_back(c("block_fp8.linear_extra_fixed_s", "all", P::public_measurement,
                 bfp8 + ": 7 us per kernel beyond gemm_fixed_s", {}, kBlockFp8LinearExtraFixedS));
+  // --- vLLM's LoRA shrink/expand kernels (perf/lora_kernels.hpp): their fixed time per kernel.
+  t.push_back(c("lora.kernel_fixed_s", "all", P::engine_code,
+                "vllm#32425 (vLLM's profile of gpt-oss-20b with one rank-16 adapter, <= 16 sequences, CUDA graphs): the "
+                "qkv_proj _lora_expand_kernel 14 us before the PR's block_n heuristic, 10 us after, the shrink faster; "
+                "its bytes (B of 5,120 x 16 and 16 rows) take < 0.2 us at HBM rates, so that is the kernel's fixed "
+                "time, taken for shrink and expand and every card (not measured per card); checked, not set, against "
+                "vllm#10062's vLLM 0.6 A100 40GB runs (Llama-2-7B, 96 ShareGPT prompts, rank 64: 28 s -> 35 s; "
+                "simulated x1.28, tests/cli/test_cli_lora.cpp)",
+                {}, kLoraKernelFixedS));
   // --- Per-tensor/channel/token FP8 linears on Hopper under vLLM (perf/hopper_fp8.cpp): CUTLASS's sm90 scaled_mm.
   const std::string sm90fp8 =
       "ai-dynamo/aiconfigurator systems/data/h100_sxm/gemm/vllm/0.14.0/gemm_perf.parquet (vLLM 0.14.0's "

@@ -156,8 +156,12 @@ void EngineConfig::validate(const std::string& path) const {
     p.add(at("max_lora_rank"), "must be one of vLLM's ranks 1, 8, 16, 32, 64, 128, 256, 320, 512, got " +
                                    std::to_string(max_lora_rank));
   }
-  if (enable_lora && resolved_runtime() == Runtime::sglang) {
-    p.add(at("enable_lora"), "llmsim prices vLLM's LoRA buffers; runtime 'sglang' is not modelled with LoRA");
+  const Runtime rt = resolved_runtime();
+  const bool vllm = rt == Runtime::vllm_v1 || rt == Runtime::vllm_v0 || rt == Runtime::vllm_v0_sync ||
+                    rt == Runtime::vllm_v0_paged;
+  if (enable_lora && !vllm) {
+    p.add(at("enable_lora"), "llmsim prices vLLM's LoRA buffers and kernels; runtime '" + to_string(resolved_runtime()) +
+                                 "' is not modelled with LoRA");
   }
   if (max_concurrent_batches < 0) {
     p.add(at("max_concurrent_batches"), "must be >= 0 (0 = one per pipeline stage), got " +

@@ -448,6 +448,18 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
     p.add("engine.max_num_seqs", "must be <= max_num_batched_tokens (" + std::to_string(e.max_num_batched_tokens) +
                                      ") so every running sequence can decode, got " + std::to_string(e.max_num_seqs));
   }
+  // The adapters the requests name run in vLLM's LoRA slots: without slots they name nothing vLLM serves, and more
+  // than the slots would be swapped in from host memory (max_cpu_loras), which llmsim does not model.
+  if (const auto& a = s.workload.lora_adapters) {
+    if (!e.enable_lora)
+      p.add("workload.lora_adapters", "takes effect only with engine.enable_lora true (vLLM's --enable-lora); set it or "
+                                      "leave this out");
+    else if (*a > e.max_loras)
+      p.add("workload.lora_adapters", "must be <= engine.max_loras (" + std::to_string(e.max_loras) +
+                                          "): more adapters than GPU slots are swapped in from host memory "
+                                          "(vLLM's max_cpu_loras), which llmsim does not model; got " +
+                                          std::to_string(*a));
+  }
   if (e.speculative) {
     collect([&] { r.speculation = resolve_speculation(*e.speculative, s.workload.speculative_acceptance_rate, m, catalog); });
     // Every decoder verifies k + 1 tokens per step; the engine runs all of them in every step (as without

@@ -357,6 +357,10 @@ void Workload::validate(const std::string& path) const {
     p.add(path + ".warmup_requests", "must be < num_requests (" + std::to_string(num_requests) + "), got " +
                                          std::to_string(warmup_requests));
   }
+  if (lora_adapters && !(*lora_adapters >= 1 && *lora_adapters <= 1024)) {
+    p.add(path + ".lora_adapters", "must be in 1..1024 adapters (vLLM's max_loras bound), got " +
+                                       std::to_string(*lora_adapters));
+  }
   if (speculative_acceptance_rate && !(*speculative_acceptance_rate >= 0 && *speculative_acceptance_rate <= 1)) {
     p.add(path + ".speculative_acceptance_rate",
           "must be a probability in [0, 1], got " + format_given(*speculative_acceptance_rate));

@@ -224,6 +224,7 @@ Workload read_workload(const JsonView& v) {
   }
   w.days = read_int(v, "days", w.days);
   if (v.has("speculative_acceptance_rate")) w.speculative_acceptance_rate = v.number("speculative_acceptance_rate");
+  if (v.has("lora_adapters")) w.lora_adapters = read_int(v, "lora_adapters", 1);
   if (v.has("sessions")) w.sessions = read_sessions(v["sessions"]);
   if (v.has("prompt_pool")) w.prompt_pool = read_prompt_pool(v["prompt_pool"]);
   if (v.has("dataset")) w.dataset = read_dataset(v["dataset"]);
@@ -345,6 +346,7 @@ Json workload_json(const Workload& w) {
   if (w.warmup_default && trace) wj.erase("warmup_requests");
   if (w.warm_cache) wj["warm_cache"] = true;
   if (w.speculative_acceptance_rate) wj["speculative_acceptance_rate"] = *w.speculative_acceptance_rate;
+  if (w.lora_adapters) wj["lora_adapters"] = *w.lora_adapters;
   if (!w.daily_profile.hourly.empty()) wj["daily_profile"] = w.daily_profile.hourly;
   else if (!w.daily_profile.csv.empty()) wj["daily_profile"] = Json{{"csv", w.daily_profile.csv}};
   else if (!w.daily_profile.points.empty()) {

@@ -1,10 +1,33 @@
 #pragma once
 // Layer 2: the GPU memory of vLLM's LoRA adapter slots (engine.enable_lora, max_loras, max_lora_rank).
+#include <vector>
+
 #include "llmsim/spec/deployment.hpp"
 #include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/model_spec.hpp"
 
 namespace llmsim::memory {
+
+/// One LoRA-wrapped linear as one GPU holds it: `slices` A panels of rank × `in` (one per packed checkpoint module:
+/// qkv three, gate_up two) and B of `out` × rank, `out` the slices' outputs together on this GPU.
+struct LoraLinear {
+  double in = 0, out = 0;
+  int slices = 1;
+};
+
+/// The wrapped linears of one layer on one GPU under tensor parallelism `tp`, by the part of the layer they sit in
+/// (vllm/lora/layers: column-parallel linears keep A whole and B sharded, row-parallel ones A sharded and B whole).
+/// The one list of shapes behind the slots' memory (here) and the kernels' time (perf/lora_kernels.hpp).
+struct LoraLayerLinears {
+  std::vector<LoraLinear> attention;   ///< an attention layer's (none on linear-attention mixers)
+  std::vector<LoraLinear> dense_mlp;   ///< a dense-MLP layer's gated MLP
+  std::vector<LoraLinear> expert;      ///< one routed expert of a MoE layer (FusedMoEWithLoRA)
+  std::vector<LoraLinear> shared_mlp;  ///< a MoE layer's shared experts (a dense MLP of their own); empty without
+};
+LoraLayerLinears lora_linears(const spec::ModelSpec& model, int tp);
+
+/// Parameters of one adapter of rank `rank` over `linears`: rank × Σ (slices × in + out).
+double lora_params(const std::vector<LoraLinear>& linears, int rank);
 
 /// Bytes one adapter slot of rank `rank` holds on one GPU (the most loaded pipeline stage): vLLM's
 /// create_lora_weights allocates, per LoRA-capable linear and per packed slice, lora_a of rank × input and lora_b of

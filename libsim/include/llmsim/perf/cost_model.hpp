@@ -27,7 +27,7 @@ std::string to_string(Bound b);
 
 /// One operator of the iteration, summed over all layers on the critical path.
 struct OpCost {
-  std::string name;      ///< "qkv_proj", "attention_prefill", "attention_decode", "kv_b_proj" (MLA), "o_proj", "mlp",
+  std::string name;      ///< "qkv_proj", "lora" (engine.enable_lora), "attention_prefill", "attention_decode", "kv_b_proj" (MLA), "o_proj", "mlp",
                          ///< "lm_head", "norms_rotary_act", "sampling", "tp_allreduce", "pp_transfer", "launch", "cpu"
   double time_s = 0;
   double flops = 0;
@@ -76,6 +76,7 @@ class DecodeSteps {
  private:
   friend class CostModel;
   static constexpr int kAfter = 12;  ///< ops after decode attention (checked against the op table)
+  static_assert(kAfter == 12, "sum_after unrolls exactly kAfter adds: write its cases anew with kAfter");
   double slow_time(std::int64_t decode_context) const;
   /// the table path's sum in op order (CostModel::step_time), with the one context-dependent term computed now from the split's `terms`.
   double time_with(const DecodeAttentionModel::SeqTerms& terms, double ctx) const {
@@ -166,6 +167,12 @@ class CostModel {
   /// A copy whose decode-only CUDA graphs replay decode batches of up to `n` sequences, larger ones eagerly (SGLang's
   /// cuda_graph_max_bs; make_cost_model applies the scenario's). ConfigError at engine.cuda_graph_max_bs for n < 1.
   CostModel with_max_graph_batch(int n) const;
+  /// A copy that runs vLLM's LoRA kernels (engine.enable_lora; perf/lora_kernels.hpp) for `slots` adapter slots
+  /// (max_loras) padded to `rank` (max_lora_rank), of which a step's requests use `adapters` (workload.lora_adapters,
+  /// at most `slots`): a shrink and an expand per wrapped linear and layer in every step, on the general path and on
+  /// decode_steps' alike; O(1) in the batch. ConfigError at engine.max_loras / engine.max_lora_rank /
+  /// workload.lora_adapters for values below 1 or adapters above the slots.
+  CostModel with_lora(int slots, int rank, int adapters) const;
   /// Seconds to move `bytes` between host and one GPU (swap-out/in of KV blocks).
   double host_transfer_time(double bytes) const;
 

@@ -139,6 +139,11 @@ struct Workload {
   /// Speculative decoding: probability that the target accepts each proposed token, in [0, 1]; unset = the
   /// method's cited default (spec::default_acceptance_rate). Ignored when engine.speculative is absent.
   std::optional<double> speculative_acceptance_rate;
+  /// LoRA (engine.enable_lora): how many distinct adapters the requests name, spread evenly over them; a step reads
+  /// the A and B of as many as it has sequences, up to this (perf/lora_kernels.hpp). Unset = 1 with LoRA on; at most
+  /// engine.max_loras (more would need vLLM's swapping from host memory, max_cpu_loras, which is not modelled).
+  /// Refused without engine.enable_lora.
+  std::optional<int> lora_adapters;
   /// Conversations instead of independent requests (spec/sessions.hpp): `arrival` is then the sessions' arrival
   /// process (sessions/s), input_tokens/output_tokens/prefix_* are unused and `classes` must be empty;
   /// num_requests and warmup_requests count turns (each turn is one request).
