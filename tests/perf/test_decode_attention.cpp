@@ -497,7 +497,7 @@ TEST_CASE("vLLM's FA3 with one MMA warp group (0.8.5+) streams at the HBM cap on
   CHECK(h20.time_s * 1e3 == Approx(9.3).epsilon(0.10));
   const auto h20_2wg = kernel("h20-96gb", 128, 16, DecodeAttentionBackend::flash_attn3).per_layer(128, 128 * 16383.0);
   CHECK(h20_2wg.time_s * 1e3 == Approx(15.97).epsilon(0.15));
-  test::check_public_measurements({{"decode_attention.fa3_1wg.cta_bandwidth", perf::fa3_1wg::kCtaBandwidth},
+  test::check_public_measurements({{"decode_attention.fa3_1wg.cta_bandwidth_ratio", perf::fa3_1wg::kCtaBandwidthRatio},
                                    {"decode_attention.fa3_1wg.tile_s", perf::fa3_1wg::kTileS}});
 }
 

@@ -192,7 +192,7 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
       // One 64-row tile per KV head (group <= 64), the same persistent grid, its own per-CTA rate and per-tile work.
       ctas_per_seq_ = shape_.kv_heads;
       persistent_ = true;
-      cta_bw_ = fa3_1wg::kCtaBandwidth;
+      cta_bw_ = profile.attn_decode_cta_bandwidth * fa3_1wg::kCtaBandwidthRatio;
       tile_s_ = fa3_1wg::kTileS;
       break;
     case DecodeAttentionBackend::flash_attn2_splitkv:

@@ -215,11 +215,14 @@ namespace fa3_1wg {
 // * per-CTA stream: one KV head at 131,072 tokens runs vLLM's 32 splits for CUDA graphs
 //   (VLLM_FLASH_ATTN_MAX_NUM_SPLITS_FOR_CUDA_GRAPH), 32 CTAs, at 0.77 TB/s: 24 GB/s per CTA, so the 132 CTAs of an
 //   H100 reach the 0.93 x 3.35 TB/s cap (3.0-3.17 TB/s measured from 512 tiles at >= 2048 tokens; 0.19.0's table the
-//   same) where FA#1572's upstream two-warp-group build read 1.8 TB/s at 512 tiles (13 GB/s per CTA, the profile's);
+//   same) where FA#1572's upstream two-warp-group build read 1.8 TB/s at 512 tiles (13 GB/s per CTA, the Hopper
+//   profile's attn_decode_cta_bandwidth). The kernel is priced as that profile rate times 24 / 13, so a fitted
+//   profile's per-CTA rate moves both FA3 tiles alike (the same issue's H20 run with the two tiles: 23.7 / 13.8 GB/s
+//   per CTA, a ratio of 1.72);
 // * per-tile work: with >= 1056 tiles of <= 16 tokens (8+ tiles per SM, the stream < 10 % of the time) the time beyond
 //   one call's fixed costs and the bytes at the cap is 3.16 us per tile per SM (median of 344 rows; 3.06 in the 0.19.0
 //   table, 3.28 in 0.24.0's FA3 rows), taken as 3.2 us.
-inline constexpr double kCtaBandwidth = 24e9;
+inline constexpr double kCtaBandwidthRatio = 24e9 / 13e9;  ///< over the profile's (two-warp-group) per-CTA rate
 inline constexpr double kTileS = 3.2e-6;
 inline constexpr double kMaxPackedRows = 64;  ///< the one-warp-group tile's rows (kBlockM = 64)
 }  // namespace fa3_1wg
