@@ -13,6 +13,7 @@
 #include "llmsim/perf/prefill_scores.hpp"
 #include "llmsim/perf/runtime.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 #include "perf_test_util.hpp"
 
 using namespace llmsim;
@@ -25,10 +26,11 @@ using perf::Runtime;
 namespace {
 
 perf::CostModel runtime_cost(const std::string& model, const std::string& gpu_id, Runtime r, int tp = 1,
-                     bool graphs = true) {
+                     bool graphs = true, const spec::QuantKernels& kernels = {}) {
   const auto g = gpu(gpu_id);
   spec::Quantization q;
   q.weights = spec::weight_format("fp16");
+  q.kernels = kernels;
   return perf::CostModel(spec::Catalog::builtin().model(model), q, g, perf::default_profile(g),
                          spec::ParallelConfig{tp, 1}, graphs, 0, r);
 }
@@ -54,7 +56,10 @@ TEST_CASE("runtime names: every one parses back, an unknown one is refused listi
 }
 
 TEST_CASE("vLLM before 0.6 processes every sequence's output between steps: +0.1 ms per sequence (RFC #6913)") {
-  const auto v0 = runtime_cost("llama-3.1-8b", "h100-80gb-sxm", Runtime::vllm_v0);
+  // vLLM 0.6.0 (the asynchronous output processor, #7049) against 0.5: 0.6.x's decode attention keeps FA3's
+  // two-warp-group price on Hopper (docs/cost-model.md "Runtimes by version").
+  const auto v0 = runtime_cost("llama-3.1-8b", "h100-80gb-sxm", Runtime::vllm_v0, 1, true,
+                               spec::quant_kernels_for(std::string("vllm==0.6.0")));
   const auto v05 = runtime_cost("llama-3.1-8b", "h100-80gb-sxm", Runtime::vllm_v0_sync);
   // #6913: _process_model_outputs took 0.2 ms at batch 1 and 3.4 ms at batch 32 — 0.1 ms per sequence.
   CHECK(op(v05, decode(1, 512), "cpu") - op(v0, decode(1, 512), "cpu") == Approx(0.1e-3));

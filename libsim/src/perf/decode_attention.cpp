@@ -64,6 +64,7 @@ std::string to_string(DecodeAttentionBackend b) {
   switch (b) {
     case DecodeAttentionBackend::flash_attn: return "flash-attn";
     case DecodeAttentionBackend::flash_attn3: return "flash-attn3";
+    case DecodeAttentionBackend::flash_attn3_1wg: return "flash-attn3-1wg";
     case DecodeAttentionBackend::flash_attn2_splitkv: return "flash-attn2-splitkv";
     case DecodeAttentionBackend::flash_attn_fp8: return "flash-attn3-fp8";
     case DecodeAttentionBackend::flashinfer: return "flashinfer";
@@ -76,7 +77,7 @@ std::string to_string(DecodeAttentionBackend b) {
 }
 
 DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, Runtime runtime,
-                                             bool mla) {
+                                             bool mla, bool fa3_one_mma_wg) {
   // MLA models: vLLM defaults to FlashMLA where it is supported (Hopper; it forces block size 64), else its Triton
   // MLA kernel (vllm/platforms/cuda.py, "we default to FlashMLA backend"). Other runtimes' MLA kernels are priced
   // the same way.
@@ -99,9 +100,10 @@ DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DTy
     // and keep FA2 elsewhere. 0.6.x V0 still decoded with FA2's split-KV kernel on Hopper, but is priced with FA3's
     // parameters here: see cost_model_setup.cpp (vllm#8092's 0.6.x H100 runs read 11-13 % fast with FA2's price).
     if (runtime == Runtime::vllm_v0_sync) return DecodeAttentionBackend::flash_attn2_splitkv;
+    // From vllm#16864 (0.8.5) the fork's FA3 decodes a 16-bit cache with one MMA warp group (fa3_1wg).
     const bool vllm_fa3 = runtime == Runtime::vllm_v1 || runtime == Runtime::vllm_v0;
-    return vllm_fa3 && gpu_family(gpu) == GpuFamily::hopper_hbm ? DecodeAttentionBackend::flash_attn3
-                                                                : DecodeAttentionBackend::flash_attn;
+    if (!vllm_fa3 || gpu_family(gpu) != GpuFamily::hopper_hbm) return DecodeAttentionBackend::flash_attn;
+    return fa3_one_mma_wg ? DecodeAttentionBackend::flash_attn3_1wg : DecodeAttentionBackend::flash_attn3;
   }
   // Quantized KV: FlashAttention-2 has no low-precision KV path. vLLM V0 then falls back to xFormers + its own
   // PagedAttention kernels ("Cannot use FlashAttention-2 backend for FP8 KV cache"); V1 runs FA3 in FP8 on
@@ -169,6 +171,14 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
   alu_rate_ = gpu.fp32_flops / 2.0;  // one FMA (2 FLOPs) per lane per instruction
   kv_bytes_per_token_ = shape_.kv_elements_per_head() * shape_.kv_bytes_per_element;
   const double group = shape_.heads / std::max(1.0, shape_.kv_heads);
+  // FA3's one-warp-group decode runs only where the fork's heuristic picks it (fa3_1wg): head_dim 64 or 128 (FA3
+  // rounds d to its instances 64, 96, 128, 192, 256; the one-warp-group tile exists for 64 and 128) and a KV head's
+  // query rows within 64. Other shapes run the two-warp-group kernel.
+  if (backend_ == DecodeAttentionBackend::flash_attn3_1wg) {
+    const double d = shape_.head_dim;
+    const bool one_wg_dim = (d <= 64 || (d > 96 && d <= 128)) && shape_.v_dim() == d;
+    if (!one_wg_dim || group > fa3_1wg::kMaxPackedRows) backend_ = DecodeAttentionBackend::flash_attn3;
+  }
   switch (backend_) {
     case DecodeAttentionBackend::flash_attn:
     case DecodeAttentionBackend::flash_attn3:
@@ -177,6 +187,13 @@ DecodeAttentionModel::DecodeAttentionModel(const spec::GpuSpec& gpu, const Hardw
       // in vLLM's fork is 64 rows at decode, vllm-project/flash-attention#63).
       ctas_per_seq_ = shape_.kv_heads * std::max(1.0, std::ceil(group / kMaxPackedHeads));
       persistent_ = backend_ == DecodeAttentionBackend::flash_attn3;
+      break;
+    case DecodeAttentionBackend::flash_attn3_1wg:
+      // One 64-row tile per KV head (group <= 64), the same persistent grid, its own per-CTA rate and per-tile work.
+      ctas_per_seq_ = shape_.kv_heads;
+      persistent_ = true;
+      cta_bw_ = profile.attn_decode_cta_bandwidth * fa3_1wg::kCtaBandwidthRatio;
+      tile_s_ = fa3_1wg::kTileS;
       break;
     case DecodeAttentionBackend::flash_attn2_splitkv:
       // FA2 packs a KV head's query heads into the rows of one M block at decode (mha_fwd_kvcache's
@@ -268,6 +285,8 @@ DecodeAttentionModel::SeqTerms DecodeAttentionModel::seq_terms(double seqs, doub
   // CUDA-core work: only the SMs that hold a CTA contribute.
   t.alu_rate = alu_rate_ * std::min(1.0, running / sms_);
   t.fixed_s = fixed_s_ * (splits > 1 ? 2.0 : 1.0) + t.waves * cta_s_;
+  // The busiest persistent CTA's tiles, each with its serial work (only flash_attn3_1wg prices it).
+  t.tiles_s = tile_s_ > 0 ? std::ceil(t.ctas / sms_) * tile_s_ : 0.0;
   return t;
 }
 

@@ -243,6 +243,26 @@ std::vector<ConstantProvenance> build() {
                 "flash-attn3, and flash-attn3-fp8 on Hopper). Checked, not set, against Dao-AILab/flash-attention#1572 "
                 "(H100 and H20, MHA 32/32, 16 sequences, 128-32000 tokens)",
                 {}, 1.0));
+  // FA3's one-MMA-warp-group decode (backend flash-attn3-1wg: vLLM 0.8.5+ on Hopper, 16-bit cache; fa3_1wg).
+  const std::string aic = "ai-dynamo/aiconfigurator systems/data/h100_sxm/attention/vllm/0.14.0/"
+                          "generation_attention_perf.parquet (vLLM's FlashAttentionImpl.forward under CUDA graphs, "
+                          "paged bf16 cache, collector/vllm/collect_attn.py @5ef50c9b9)";
+  t.push_back(c("decode_attention.fa3_1wg.cta_bandwidth_ratio", "hopper_hbm", P::public_measurement,
+                aic + ": one KV head at 131,072 tokens, run as vLLM's 32 CUDA-graph splits "
+                "(VLLM_FLASH_ATTN_MAX_NUM_SPLITS_FOR_CUDA_GRAPH), reads 0.77 TB/s = 24 GB/s per CTA; 132 of them reach "
+                "the 0.93 cap (3.0-3.17 TB/s measured from 512 tiles at >= 2048 tokens, the 0.19.0 table alike); over "
+                "the Hopper prior's 13 GB/s (FA#1572's two-warp-group build): 24 / 13. FA#1572's H20 run with both "
+                "tiles: 23.7 / 13.8 GB/s per CTA (1.72)",
+                {}, fa3_1wg::kCtaBandwidthRatio));
+  t.push_back(c("decode_attention.fa3_1wg.tile_s", "hopper_hbm", P::public_measurement,
+                aic + ": rows of >= 1056 tiles of <= 16 tokens, time beyond the call's fixed costs and the bytes at "
+                "the cap per tile per SM, median 3.16 us over 344 rows (0.19.0: 3.06, 0.24.0's FA3 rows: 3.28)",
+                {}, fa3_1wg::kTileS));
+  t.push_back(c("decode_attention.fa3_1wg.max_packed_rows", "hopper_hbm", P::engine_code,
+                "vllm-project/flash-attention hopper/tile_size.h tile_size_fwd_sm90(..., use_one_mma_wg): kBlockM = 64 "
+                "for head_dim 64 and 128 on a 16-bit cache (flash_fwd_launch_template.h Use_one_mma_wg), chosen when a "
+                "KV head's query rows fit the tile; vllm#16864 (merged 2025-04-24) first in 0.8.5",
+                {}, fa3_1wg::kMaxPackedRows));
   t.push_back(c("attn_decode_cta_s", "all", P::public_measurement,
                 "Vidur kernel timings (+6-8 us per wave of 108 CTAs on A100, +7 us per wave of 132 on H100); ONNX "
                 "Runtime FA2 H100 nvbench ~3 us per wave (microsoft/onnxruntime#21414)",

@@ -139,6 +139,10 @@ QuantKernels vllm_quant_kernels(const std::vector<int>& n) {
   // of 2024-12-27) made vllm-flash-attn's FA3 the FlashAttention backend's kernel on sm90 (fa_version 3), first
   // released in 0.7.0; 0.4.3-0.6.x ran FA2 there as on every other card (split-KV decode, varlen prefill).
   k.hopper_flash_attn3 = !before(n, {0, 7, 0});
+  // FA3's decode on one MMA warp group: vllm#16864 ("[Attention] FA3 decode perf improvement - single mma warp group
+  // support for head dim 128", merged 2025-04-24, four days before v0.8.5) bumped vllm-flash-attn to
+  // vllm-project/flash-attention#63; 0.8.5 is taken as its first release (the tag itself not read here).
+  k.hopper_fa3_one_mma_wg = !before(n, {0, 8, 5});
   return k;
 }
 }  // namespace

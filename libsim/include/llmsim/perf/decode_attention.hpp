@@ -20,8 +20,12 @@ namespace llmsim::perf {
 enum class DecodeAttentionBackend {
   flash_attn,       ///< FlashAttention-2 paged decode (Ampere/Ada; the non-persistent kernel Vidur timed on the H100):
                     ///< query heads of a KV head packed, one CTA per SM, a fixed cost per wave of CTAs
-  flash_attn3,      ///< FlashAttention-3 paged decode on Hopper (vLLM 0.7+, V0 and V1): query heads of a KV head packed;
-                    ///< persistent grid of one CTA per SM looping over the tiles, so the per-wave cost is paid once
+  flash_attn3,      ///< FlashAttention-3 paged decode on Hopper (vLLM 0.7-0.8.4, V0 and V1): query heads of a KV head
+                    ///< packed; persistent grid of one CTA per SM looping over the tiles, so the per-wave cost is paid
+                    ///< once; two MMA warp groups (a 128-row query tile)
+  flash_attn3_1wg,  ///< the same persistent FA3 decode as vLLM's fork runs it from 0.8.5 (vllm#16864): one MMA warp
+                    ///< group (a 64-row query tile) for a 16-bit cache at head_dim 64/128, streaming at the HBM cap with
+                    ///< one CTA per SM, a serial cost per tile overlapped with the next tile's stream (fa3_1wg below)
   flash_attn2_splitkv,  ///< FlashAttention-2's flash_fwd_splitkv_kernel as vLLM 0.4.3-0.5.x ran it on every GPU: a
                         ///< non-persistent grid (KV heads x sequences x splits) with as many CTAs per SM as fit
   flash_attn_fp8,   ///< FlashAttention-3 with an fp8 KV cache: fp8 tensor-core math, no conversion (Hopper)
@@ -35,9 +39,12 @@ std::string to_string(DecodeAttentionBackend b);
 
 /// The decode-attention backend a runtime selects for this GPU and KV dtype (vLLM: vllm/platforms/cuda.py and the
 /// attention selectors; the other runtimes: docs/cost-model.md "Runtimes"). `mla`: the model's attention is
-/// multi-head latent attention (DeepSeek), which vLLM runs on its MLA backends.
+/// multi-head latent attention (DeepSeek), which vLLM runs on its MLA backends. `fa3_one_mma_wg`: the release's FA3
+/// build decodes with one MMA warp group (spec::QuantKernels::hopper_fa3_one_mma_wg; today's vLLM does): FA3 on a
+/// 16-bit cache is then `flash_attn3_1wg` (DecodeAttentionModel falls back to `flash_attn3` for a shape the kernel
+/// does not run with one warp group).
 DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, Runtime runtime,
-                                             bool mla = false);
+                                             bool mla = false, bool fa3_one_mma_wg = true);
 
 /// CUDA-core instructions to turn one stored KV element into fp16 for the attention math: 0 for fp16/bf16;
 /// for 8-bit KV one `cvt.f16x2.e4m3x2` per pair plus the scale on GPUs with FP8 hardware (sm ≥ 89), else
@@ -89,6 +96,7 @@ class DecodeAttentionModel {
     double stream_bw = 0;  ///< bytes/s the running CTAs can stream
     double alu_rate = 0;   ///< CUDA-core instructions/s of the SMs that hold a CTA
     double fixed_s = 0;    ///< fixed and per-wave seconds
+    double tiles_s = 0;    ///< serial per-tile work of the busiest CTA, overlapped with the stream (flash_attn3_1wg)
   };
   /// A whole number of sequences whose terms do not depend on the context (the table per_layer reads), or nullptr:
   /// then time_s(terms, seqs, context) is per_layer(seqs, context).time_s for any context, inline.
@@ -124,7 +132,10 @@ class DecodeAttentionModel {
     const double kv_bytes = (tokens + seqs) * shape_.kv_heads * kv_bytes_per_token_;
     c.bytes = kv_bytes + t.qo_bytes + t.split_bytes;
     c.flops = 2.0 * tokens * shape_.heads * (shape_.head_dim + shape_.v_head_dim);
-    const double t_stream = c.bytes / t.stream_bw;
+    double t_stream = c.bytes / t.stream_bw;
+    // A persistent CTA's serial work per tile (Q load, softmax state, output write) hides under the stream of the next
+    // tile's K/V until the tiles get short (flash_attn3_1wg; 0 for the other backends).
+    if (t.tiles_s > 0) t_stream = pnorm(t_stream, t.tiles_s, p_);
     // CUDA-core work: converting low-precision K/V (per reading CTA) and, for the unpacked kernel, the dot
     // products themselves. A packed kernel on an fp16/bf16 cache has none (both rates 0, so ops = 0 exactly): the
     // engine plans every decode step through here, and the skipped products and division change no bit.
@@ -158,6 +169,7 @@ class DecodeAttentionModel {
   AttentionShape shape_;
   double split_slots_ = 1;  ///< the CTA count the split-KV rule tries to fill (FA2: 2 x SMs, hard-coded)
   double sms_ = 1, slots_ = 1, bw_cap_ = 0, cta_bw_ = 0, cta_s_ = 0, fixed_s_ = 0, p_ = 2;
+  double tile_s_ = 0;             ///< serial seconds per tile of a persistent CTA (flash_attn3_1wg; else 0)
   double convert_ops_ = 0;        ///< per K/V element, per CTA that reads it
   double alu_rate_ = 0;           ///< CUDA-core instructions/s of the whole GPU (FP32 FMA rate)
   double kv_bytes_per_token_ = 0; ///< K+V of one token for one KV head
@@ -190,6 +202,30 @@ inline constexpr double kRegsPerThread = 255;
 // between FA2 and FA3, so a release on FA2 is capped at FA2's share.
 inline constexpr double kHopperPrefillEfficiency = 327.9 / 989.0;
 }  // namespace fa2_splitkv
+
+namespace fa3_1wg {
+// FlashAttention-3's decode as vLLM's fork runs it from vllm#16864 (merged 2025-04-24, vllm-project/flash-attention#63
+// "Use single mma warp group for decode batches"; taken as first released in 0.8.5): when a KV head's packed query
+// rows fit 64 (seqlen_q x group <= 64), a 16-bit cache at head_dim 64 or 128 runs a 64-row query tile on one MMA warp
+// group instead of 128 rows on two (hopper/tile_size.h tile_size_fwd_sm90(..., use_one_mma_wg), Use_one_mma_wg in
+// hopper/flash_fwd_launch_template.h), still on the persistent grid of one CTA per SM. Its price, from vLLM's own
+// attention layer timed under CUDA graphs on an H100 SXM (ai-dynamo/aiconfigurator systems/data/h100_sxm/attention/
+// vllm/0.14.0/generation_attention_perf.parquet, collector/vllm/collect_attn.py @5ef50c9b9: FlashAttentionImpl.forward
+// on a paged bf16 cache, block 64, 1-2048 sequences x 2-131072 tokens, 1-64 query / 1-8 KV heads of 128) [D]:
+// * per-CTA stream: one KV head at 131,072 tokens runs vLLM's 32 splits for CUDA graphs
+//   (VLLM_FLASH_ATTN_MAX_NUM_SPLITS_FOR_CUDA_GRAPH), 32 CTAs, at 0.77 TB/s: 24 GB/s per CTA, so the 132 CTAs of an
+//   H100 reach the 0.93 x 3.35 TB/s cap (3.0-3.17 TB/s measured from 512 tiles at >= 2048 tokens; 0.19.0's table the
+//   same) where FA#1572's upstream two-warp-group build read 1.8 TB/s at 512 tiles (13 GB/s per CTA, the Hopper
+//   profile's attn_decode_cta_bandwidth). The kernel is priced as that profile rate times 24 / 13, so a fitted
+//   profile's per-CTA rate moves both FA3 tiles alike (the same issue's H20 run with the two tiles: 23.7 / 13.8 GB/s
+//   per CTA, a ratio of 1.72);
+// * per-tile work: with >= 1056 tiles of <= 16 tokens (8+ tiles per SM, the stream < 10 % of the time) the time beyond
+//   one call's fixed costs and the bytes at the cap is 3.16 us per tile per SM (median of 344 rows; 3.06 in the 0.19.0
+//   table, 3.28 in 0.24.0's FA3 rows), taken as 3.2 us.
+inline constexpr double kCtaBandwidthRatio = 24e9 / 13e9;  ///< over the profile's (two-warp-group) per-CTA rate
+inline constexpr double kTileS = 3.2e-6;
+inline constexpr double kMaxPackedRows = 64;  ///< the one-warp-group tile's rows (kBlockM = 64)
+}  // namespace fa3_1wg
 
 /// Resident CTAs per SM of FlashAttention-2's flash_fwd_splitkv_kernel at `head_dim` (rounded up to FA2's instances):
 /// 128 threads, shared memory for a 64-row Q tile and one K and one V tile of kBlockN rows (256 / 128 / 64 rows for

@@ -58,6 +58,10 @@ struct QuantKernels {
   /// opened 2025-01-15, first released in 0.7.0); before, vllm-flash-attn's FA2 kernels on every card: decode with
   /// flash_attn_with_kvcache (FA2's split-KV kernel), prefill with flash_attn_varlen_func (FA2's forward).
   bool hopper_flash_attn3 = true;
+  /// That FA3 decodes a 16-bit cache with one MMA warp group (a 64-row query tile) where a KV head's query rows fit 64
+  /// (vllm#16864, merged 2025-04-24, the vLLM side of vllm-project/flash-attention#63; taken as first released in
+  /// 0.8.5): it streams at the HBM cap with one CTA per SM (perf/decode_attention.hpp, fa3_1wg).
+  bool hopper_fa3_one_mma_wg = true;
   bool operator==(const QuantKernels&) const = default;
 };
 
