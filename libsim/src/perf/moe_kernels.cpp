@@ -70,13 +70,21 @@ double moe_expert_time_factor(Mxfp4MoeKernel kernel, const spec::QuantKernels& k
 }
 
 MoeGemmFactors moe_gemm_factors(const spec::WeightFormat& format, bool block_scaled_checkpoint,
-                                const spec::GpuSpec& gpu) {
+                                const spec::GpuSpec& gpu, Mxfp4MoeKernel mxfp4_kernel) {
   MoeGemmFactors f;
   const bool fp8_tensor_path = !format.weight_only && format.compute_dtype == spec::DType::fp8;
   if (block_scaled_checkpoint && fp8_tensor_path && gpu.tensor_peak(spec::DType::fp4) <= 0) {
     f.compute = kBlockFp8MoeCompute;
     f.bandwidth = kBlockFp8MoeBandwidth;
   }
+  // The 4-bit weight-only formats that dequantise with Marlin's bit tricks run their experts through the Marlin MoE
+  // kernel (fused_marlin_moe: GPTQ/AWQ MoE methods, FP4 Marlin for MXFP4/NVFP4 without FP4 tensor cores), unless an
+  // MXFP4 checkpoint's release runs triton_kernels' matmul_ogs on Hopper.
+  const bool marlin_moe = format.weight_only && format.dequant_alu_ops_per_weight > 0 && format.bits_per_weight < 5 &&
+                          (is_mxfp4(format) ? mxfp4_kernel == Mxfp4MoeKernel::marlin
+                                            : mxfp4_kernel == Mxfp4MoeKernel::none);
+  const bool hopper = gpu.fp8_flops > 0 && !(gpu.fp4_flops > 0) && !is_ada_fp8(gpu);
+  if (marlin_moe && hopper) f.compute = kMarlinMoeHopperCompute;
   return f;
 }
 

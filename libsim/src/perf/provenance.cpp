@@ -361,6 +361,16 @@ std::vector<ConstantProvenance> build() {
                 "fused-MoE terms: 0.15 of the dense FP8 rate (~190 TF at 4096 tokens), median error 5.5 % [D]. The "
                 "BF16 Mixtral kernel of the same benchmark is within -2...-18 % without any factor",
                 {}, 0.15));
+  t.push_back(c("moe.marlin_hopper_compute_factor", "all", P::public_measurement,
+                "aiconfigurator (ai-dynamo/aiconfigurator) systems/data/h100_sxm/moe/vllm/0.14.0/moe_perf.parquet, "
+                "kernel_source vllm_marlin_moe: vLLM 0.14's fused_marlin_moe (GPTQ int4, the Marlin MoE kernel that "
+                "FP4 Marlin shares) timed on an H100 SXM under CUDA graphs, balanced routing, six MoE shapes (hidden x "
+                "expert width, E, k, TP: 3072 x 1536, 256, 8, 2; 2048 x 768, 128, 8, 1; 7168 x 2048, 256, 8, 8; 4096 "
+                "x 1536, 128, 8, 4; 6144 x 2048, 256, 8, 8; 4096 x 14336, 8, 2, 8) at 2048-16384 tokens (e.g. 3.857 "
+                "ms per layer at 8192 tokens for the first, ~240 TF); least squares in log time of this cost model's "
+                "routed-expert op with the factor on the 4-bit Marlin q_c: 0.49, median error 6 %, largest 15 % [D]; "
+                "Hopper only (Ampere's mma.sync path is Marlin's native one)",
+                {}, 0.49));
   t.push_back(c("moe.block_fp8_bandwidth_factor", "all", P::public_measurement,
                 "vllm#24700 as moe.block_fp8_compute_factor: 0.75 of the GEMM weight stream at 8-128 tokens [D]", {},
                 0.75));
