@@ -137,9 +137,18 @@ TEST_CASE("block-scaled FP8 experts run vLLM's Triton fused MoE at vllm#24700's 
   const auto fp8 = moe_format_on("fp8", "h100-80gb-sxm");
   // DeepSeek-R1's checkpoint has weight_block_size [128, 128]: the reader records it.
   REQUIRE(cat.model("deepseek-r1").quantization.block_scaled);
-  const auto f = perf::moe_gemm_factors(fp8, true, h100);
+  // vLLM before 0.14.0 (QuantKernels::block_fp8_moe_slow): vllm#24700's reading; from 0.14.0 (and a runtime without a
+  // release, SGLang) aiconfigurator's vLLM 0.14.0 tables.
+  const auto f = perf::moe_gemm_factors(fp8, true, h100, perf::Mxfp4MoeKernel::none, true);
   CHECK(f.compute == 0.15);
   CHECK(f.bandwidth == 0.75);
+  const auto now = perf::moe_gemm_factors(fp8, true, h100);
+  CHECK(now.compute == perf::kBlockFp8MoeCompute);
+  CHECK(now.bandwidth == perf::kBlockFp8MoeBandwidth);
+  CHECK(kernels_of("vllm==0.8.4").block_fp8_moe_slow);
+  CHECK(kernels_of("vllm==0.13.0").block_fp8_moe_slow);
+  CHECK_FALSE(kernels_of("vllm==0.14.0").block_fp8_moe_slow);
+  CHECK_FALSE(spec::QuantKernels{}.block_fp8_moe_slow);
   // Per-tensor FP8 (a bf16 checkpoint quantised on load), other formats, and FP4-capable Blackwell: unchanged.
   CHECK(perf::moe_gemm_factors(fp8, false, h100).compute == 1.0);
   CHECK(perf::moe_gemm_factors(moe_format_on("bf16", "h100-80gb-sxm"), true, h100).bandwidth == 1.0);
@@ -159,6 +168,7 @@ TEST_CASE("the block-FP8 factors reproduce vllm#24700's H100 kernel times and sl
   qwen.quantization.block_scaled = true;
   spec::Quantization q;
   q.weights = spec::weight_format("fp8");
+  q.kernels = kernels_of("vllm==0.10.2");  // #24700's "Main": September 2025, before 0.14.0
   const CostModel cm(qwen, q, g, perf::default_profile(g), spec::ParallelConfig{1, 1});
   for (const auto& [tokens, measured_us] :
        {std::pair{16, 185.40}, {128, 273.72}, {1024, 536.33}, {4096, 1647.57}}) {
@@ -185,6 +195,59 @@ TEST_CASE("the block-FP8 factors reproduce vllm#24700's H100 kernel times and sl
   const double r = test::op(ds, step, "mlp") / test::op(dense_rate, step, "mlp");
   CHECK(r > 1.25);
   CHECK(r < 1.40);
+}
+
+TEST_CASE("from vLLM 0.14.0 block-FP8 experts run at aiconfigurator's measured H100/H200 rates; 0.8.4 keeps #24700's",
+          "[moe]") {
+  // aiconfigurator's vLLM 0.14.0 tables (fused_experts, 128 x 128 block scales, balanced routing, CUDA graphs), ms per
+  // call: DeepSeek-V3/R1's routed experts at TP 8 and Qwen3-30B-A3B's at TP 1. The routed-expert op per layer (plus the
+  // router GEMM, which the table leaves out) lands within 20 % under 0.14.0; under 0.8.4 (vllm#24700's reading) the
+  // large-M points read 1.5-2.4x slow, the small-M ones alike.
+  const auto& cat = spec::Catalog::builtin();
+  const auto layer_ms = [&](spec::ModelSpec m, const std::string& gpu_id, int tp, const std::string& release,
+                            std::int64_t tokens) {
+    m.shared_expert_intermediate_size = 0;
+    m.dense_layers = 0;
+    const auto g = cat.gpu(gpu_id);
+    spec::Quantization q;
+    q.weights = spec::format_for_gpu(spec::weight_format("fp8"), g, "quant.weights");
+    q.kernels = kernels_of(release);
+    const CostModel cm(m, q, g, perf::default_profile(g), spec::ParallelConfig{tp, 1});
+    return test::op(cm, test::decode(tokens, 1), "mlp") / m.moe_layers() * 1e3;
+  };
+  const spec::ModelSpec ds = cat.model("deepseek-r1");
+  spec::ModelSpec qwen = cat.model("qwen3-30b-a3b");
+  qwen.quantization = spec::CheckpointQuantization{"fp8", "fp8", "FP8 block [128, 128]"};
+  qwen.quantization.block_scaled = true;
+  struct Row {
+    const spec::ModelSpec* m;
+    const char* gpu;
+    int tp;
+    std::int64_t tokens;
+    double measured_ms;
+  };
+  for (const Row& r : {Row{&ds, "h200-141gb-sxm", 8, 256, 0.4295}, Row{&ds, "h200-141gb-sxm", 8, 2048, 0.7394},
+                       Row{&ds, "h200-141gb-sxm", 8, 8192, 2.3282}, Row{&ds, "h100-80gb-sxm", 8, 256, 0.6180},
+                       Row{&ds, "h100-80gb-sxm", 8, 8192, 2.4800}, Row{&qwen, "h100-80gb-sxm", 1, 4096, 0.9030},
+                       Row{&qwen, "h100-80gb-sxm", 1, 16384, 3.2790}}) {
+    INFO(r.m->id << " on " << r.gpu << ", TP " << r.tp << ", " << r.tokens << " tokens");
+    const double now = layer_ms(*r.m, r.gpu, r.tp, "vllm==0.14.0", r.tokens);
+    CHECK(now / r.measured_ms == Approx(1.0).margin(0.2));
+    const double before = layer_ms(*r.m, r.gpu, r.tp, "vllm==0.8.4", r.tokens);
+    if (r.tokens >= 2048) {
+      CHECK(before / now > 1.5);
+      CHECK(before / now < 2.45);  // at most the compute factors' ratio, 0.36 / 0.15
+    } else {
+      CHECK(before / now == Approx(1.0).margin(0.25));
+    }
+  }
+}
+
+TEST_CASE("the block-FP8 MoE factors have their provenances with the values in use", "[moe][provenance]") {
+  test::check_public_measurements({{"moe.block_fp8_compute_factor", perf::kBlockFp8MoeCompute},
+                                   {"moe.block_fp8_bandwidth_factor", perf::kBlockFp8MoeBandwidth},
+                                   {"moe.block_fp8_slow_compute_factor", perf::kBlockFp8MoeSlowCompute},
+                                   {"moe.block_fp8_slow_bandwidth_factor", perf::kBlockFp8MoeSlowBandwidth}});
 }
 
 TEST_CASE("gpt-oss's MXFP4 experts run the kernel of the release: Marlin through 0.11, Triton's matmul_ogs from 0.12",

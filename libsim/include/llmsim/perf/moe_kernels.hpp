@@ -80,8 +80,22 @@ struct MoeGemmFactors {
 /// native tensor path), Ada (not measured), Blackwell and Triton's `matmul_ogs`: no factor.
 /// Any other format, checkpoint or GPU: 1, 1. `format` is the format as it runs on the GPU (spec::format_for_gpu);
 /// `mxfp4_kernel` is mxfp4_moe_kernel's answer for it.
+/// Block-scaled FP8 under a release with spec::QuantKernels::block_fp8_moe_slow (vLLM before 0.14.0) takes vllm#24700's
+/// factors above; later releases and SGLang take kBlockFp8MoeCompute / kBlockFp8MoeBandwidth (aiconfigurator's vLLM
+/// 0.14.0 tables of six MoE shapes on the H100 and H200; docs/cost-model.md "MoE kernels").
 MoeGemmFactors moe_gemm_factors(const spec::WeightFormat& format, bool block_scaled_checkpoint,
-                                const spec::GpuSpec& gpu, Mxfp4MoeKernel mxfp4_kernel = Mxfp4MoeKernel::none);
+                                const spec::GpuSpec& gpu, Mxfp4MoeKernel mxfp4_kernel = Mxfp4MoeKernel::none,
+                                bool block_fp8_moe_slow = false);
+
+/// vLLM 0.14.0's block-FP8 Triton fused MoE (aiconfigurator systems/data/{h100_sxm,h200_sxm}/moe/vllm/0.14.0,
+/// `fused_experts` with block_shape [128, 128], balanced routing, CUDA graphs): 0.36 of the FP8 GEMM rate and 0.82 of
+/// its weight stream [D: least squares in log time over six shapes x two GPUs x 128-16384 tokens, median error 4.6 %,
+/// largest 14 %; tests/perf/test_moe_kernels.cpp]. vLLM 0.19.0's table reads the same within 2 %.
+inline constexpr double kBlockFp8MoeCompute = 0.36;
+inline constexpr double kBlockFp8MoeBandwidth = 0.82;
+/// vllm#24700's reading (releases before 0.14.0): see moe_gemm_factors.
+inline constexpr double kBlockFp8MoeSlowCompute = 0.15;
+inline constexpr double kBlockFp8MoeSlowBandwidth = 0.75;
 
 /// The compute-rate multiplier of vLLM's Marlin MoE kernel on Hopper [D: least squares in log time of this cost
 /// model's routed-expert op against aiconfigurator's vLLM 0.14.0 H100 `fused_marlin_moe` times at 2048-16384 tokens,
