@@ -137,9 +137,18 @@ TEST_CASE("block-scaled FP8 experts run vLLM's Triton fused MoE at vllm#24700's 
   const auto fp8 = moe_format_on("fp8", "h100-80gb-sxm");
   // DeepSeek-R1's checkpoint has weight_block_size [128, 128]: the reader records it.
   REQUIRE(cat.model("deepseek-r1").quantization.block_scaled);
-  const auto f = perf::moe_gemm_factors(fp8, true, h100);
+  // vLLM before 0.14.0 (QuantKernels::block_fp8_moe_slow): vllm#24700's reading; from 0.14.0 (and a runtime without a
+  // release, SGLang) aiconfigurator's vLLM 0.14.0 tables.
+  const auto f = perf::moe_gemm_factors(fp8, true, h100, perf::Mxfp4MoeKernel::none, true);
   CHECK(f.compute == 0.15);
   CHECK(f.bandwidth == 0.75);
+  const auto now = perf::moe_gemm_factors(fp8, true, h100);
+  CHECK(now.compute == perf::kBlockFp8MoeCompute);
+  CHECK(now.bandwidth == perf::kBlockFp8MoeBandwidth);
+  CHECK(kernels_of("vllm==0.8.4").block_fp8_moe_slow);
+  CHECK(kernels_of("vllm==0.13.0").block_fp8_moe_slow);
+  CHECK_FALSE(kernels_of("vllm==0.14.0").block_fp8_moe_slow);
+  CHECK_FALSE(spec::QuantKernels{}.block_fp8_moe_slow);
   // Per-tensor FP8 (a bf16 checkpoint quantised on load), other formats, and FP4-capable Blackwell: unchanged.
   CHECK(perf::moe_gemm_factors(fp8, false, h100).compute == 1.0);
   CHECK(perf::moe_gemm_factors(moe_format_on("bf16", "h100-80gb-sxm"), true, h100).bandwidth == 1.0);
@@ -159,6 +168,7 @@ TEST_CASE("the block-FP8 factors reproduce vllm#24700's H100 kernel times and sl
   qwen.quantization.block_scaled = true;
   spec::Quantization q;
   q.weights = spec::weight_format("fp8");
+  q.kernels = kernels_of("vllm==0.10.2");  // #24700's "Main": September 2025, before 0.14.0
   const CostModel cm(qwen, q, g, perf::default_profile(g), spec::ParallelConfig{1, 1});
   for (const auto& [tokens, measured_us] :
        {std::pair{16, 185.40}, {128, 273.72}, {1024, 536.33}, {4096, 1647.57}}) {
@@ -185,6 +195,59 @@ TEST_CASE("the block-FP8 factors reproduce vllm#24700's H100 kernel times and sl
   const double r = test::op(ds, step, "mlp") / test::op(dense_rate, step, "mlp");
   CHECK(r > 1.25);
   CHECK(r < 1.40);
+}
+
+TEST_CASE("from vLLM 0.14.0 block-FP8 experts run at aiconfigurator's measured H100/H200 rates; 0.8.4 keeps #24700's",
+          "[moe]") {
+  // aiconfigurator's vLLM 0.14.0 tables (fused_experts, 128 x 128 block scales, balanced routing, CUDA graphs), ms per
+  // call: DeepSeek-V3/R1's routed experts at TP 8 and Qwen3-30B-A3B's at TP 1. The routed-expert op per layer (plus the
+  // router GEMM, which the table leaves out) lands within 20 % under 0.14.0; under 0.8.4 (vllm#24700's reading) the
+  // large-M points read 1.5-2.4x slow, the small-M ones alike.
+  const auto& cat = spec::Catalog::builtin();
+  const auto layer_ms = [&](spec::ModelSpec m, const std::string& gpu_id, int tp, const std::string& release,
+                            std::int64_t tokens) {
+    m.shared_expert_intermediate_size = 0;
+    m.dense_layers = 0;
+    const auto g = cat.gpu(gpu_id);
+    spec::Quantization q;
+    q.weights = spec::format_for_gpu(spec::weight_format("fp8"), g, "quant.weights");
+    q.kernels = kernels_of(release);
+    const CostModel cm(m, q, g, perf::default_profile(g), spec::ParallelConfig{tp, 1});
+    return test::op(cm, test::decode(tokens, 1), "mlp") / m.moe_layers() * 1e3;
+  };
+  const spec::ModelSpec ds = cat.model("deepseek-r1");
+  spec::ModelSpec qwen = cat.model("qwen3-30b-a3b");
+  qwen.quantization = spec::CheckpointQuantization{"fp8", "fp8", "FP8 block [128, 128]"};
+  qwen.quantization.block_scaled = true;
+  struct Row {
+    const spec::ModelSpec* m;
+    const char* gpu;
+    int tp;
+    std::int64_t tokens;
+    double measured_ms;
+  };
+  for (const Row& r : {Row{&ds, "h200-141gb-sxm", 8, 256, 0.4295}, Row{&ds, "h200-141gb-sxm", 8, 2048, 0.7394},
+                       Row{&ds, "h200-141gb-sxm", 8, 8192, 2.3282}, Row{&ds, "h100-80gb-sxm", 8, 256, 0.6180},
+                       Row{&ds, "h100-80gb-sxm", 8, 8192, 2.4800}, Row{&qwen, "h100-80gb-sxm", 1, 4096, 0.9030},
+                       Row{&qwen, "h100-80gb-sxm", 1, 16384, 3.2790}}) {
+    INFO(r.m->id << " on " << r.gpu << ", TP " << r.tp << ", " << r.tokens << " tokens");
+    const double now = layer_ms(*r.m, r.gpu, r.tp, "vllm==0.14.0", r.tokens);
+    CHECK(now / r.measured_ms == Approx(1.0).margin(0.2));
+    const double before = layer_ms(*r.m, r.gpu, r.tp, "vllm==0.8.4", r.tokens);
+    if (r.tokens >= 2048) {
+      CHECK(before / now > 1.5);
+      CHECK(before / now < 2.45);  // at most the compute factors' ratio, 0.36 / 0.15
+    } else {
+      CHECK(before / now == Approx(1.0).margin(0.25));
+    }
+  }
+}
+
+TEST_CASE("the block-FP8 MoE factors have their provenances with the values in use", "[moe][provenance]") {
+  test::check_public_measurements({{"moe.block_fp8_compute_factor", perf::kBlockFp8MoeCompute},
+                                   {"moe.block_fp8_bandwidth_factor", perf::kBlockFp8MoeBandwidth},
+                                   {"moe.block_fp8_slow_compute_factor", perf::kBlockFp8MoeSlowCompute},
+                                   {"moe.block_fp8_slow_bandwidth_factor", perf::kBlockFp8MoeSlowBandwidth}});
 }
 
 TEST_CASE("gpt-oss's MXFP4 experts run the kernel of the release: Marlin through 0.11, Triton's matmul_ogs from 0.12",
@@ -235,6 +298,99 @@ TEST_CASE("vLLM 0.12's split-K matmul_ogs makes gpt-oss-120b's small batches vll
     CHECK(split.iteration_time(test::decode(n, 96)) == Approx(fixed.iteration_time(test::decode(n, 96))));
   }
   CHECK(perf::moe_expert_time_factor(perf::Mxfp4MoeKernel::marlin, kernels_of("vllm==0.12.0"), 8) == 1.0);
+}
+
+namespace {
+
+/// A MoE of routed experts only (no shared experts, dense layers or expert biases) of the given shape, on gpt-oss-120b's
+/// frame: the mlp op divided by the layers is then one fused-MoE call plus the router GEMM.
+spec::ModelSpec routed_moe_shape(int hidden, int expert_width, int experts, int top_k) {
+  spec::ModelSpec m = spec::Catalog::builtin().model("gpt-oss-120b");
+  m.hidden_size = hidden;
+  m.moe_intermediate_size = expert_width;
+  m.num_experts = experts;
+  m.experts_per_token = top_k;
+  m.moe_bias_params = 0;
+  m.shared_expert_intermediate_size = 0;
+  m.dense_layers = 0;
+  return m;
+}
+
+double marlin_moe_layer_ms(const spec::ModelSpec& m, const std::string& gpu_id, int tp, std::int64_t tokens) {
+  const auto g = spec::Catalog::builtin().gpu(gpu_id);
+  spec::Quantization q;
+  q.weights = spec::format_for_gpu(spec::weight_format("gptq-int4"), g, "quant.weights");
+  q.kernels = kernels_of("vllm==0.14.0");
+  const CostModel cm(m, q, g, perf::default_profile(g), spec::ParallelConfig{tp, 1});
+  return test::op(cm, test::decode(tokens, 1), "mlp") / m.moe_layers() * 1e3;
+}
+
+}  // namespace
+
+TEST_CASE("vLLM's Marlin MoE kernel on Hopper computes at aiconfigurator's measured H100 rate", "[moe]") {
+  // aiconfigurator's H100 SXM table of vLLM 0.14.0's fused_marlin_moe (GPTQ int4, balanced routing, CUDA graphs), ms
+  // per call. Large M is compute-bound: the cost model's 4-bit Marlin rate (the dense IST-DASLab kernel's) made these
+  // 1.7-1.9x too fast; with the Hopper factor each lands within 20 % (median 6 % over the six fitted shapes).
+  struct Row {
+    int hidden, width, experts, k, tp;
+    std::int64_t tokens;
+    double measured_ms;
+  };
+  for (const Row& r : {Row{3072, 1536, 256, 8, 2, 4096, 2.0088}, Row{3072, 1536, 256, 8, 2, 8192, 3.8566},
+                       Row{3072, 1536, 256, 8, 2, 16384, 7.5921}, Row{7168, 2048, 256, 8, 8, 4096, 1.9562},
+                       Row{7168, 2048, 256, 8, 8, 16384, 7.4258}, Row{2048, 768, 128, 8, 1, 8192, 2.7674},
+                       Row{4096, 14336, 8, 2, 8, 8192, 2.6829}}) {
+    INFO(r.hidden << " x " << r.width << ", E " << r.experts << " top " << r.k << ", TP " << r.tp << ", " << r.tokens
+                  << " tokens");
+    const double ms = marlin_moe_layer_ms(routed_moe_shape(r.hidden, r.width, r.experts, r.k), "h100-80gb-sxm", r.tp,
+                                          r.tokens);
+    CHECK(ms / r.measured_ms == Approx(1.0).margin(0.2));
+  }
+  // At decode sizes the kernel streams its weights as dense Marlin does: 8 tokens within 25 % of the table (0.114 ms;
+  // its balanced routing touches 64 experts where random routing touches 57), and the factor moves it by < 3 %.
+  const auto proxy = routed_moe_shape(3072, 1536, 256, 8);
+  CHECK(marlin_moe_layer_ms(proxy, "h100-80gb-sxm", 2, 8) / 0.1140 == Approx(1.0).margin(0.25));
+  // The factor: Hopper's Marlin MoE (GPTQ/AWQ int4, NVFP4 and MXFP4 on FP4 Marlin) only.
+  const auto& cat = spec::Catalog::builtin();
+  const auto h100 = cat.gpu("h100-80gb-sxm");
+  using K = perf::Mxfp4MoeKernel;
+  for (const char* w : {"gptq-int4", "awq-int4", "nvfp4"}) {
+    INFO(w);
+    CHECK(perf::moe_gemm_factors(moe_format_on(w, "h100-80gb-sxm"), false, h100).compute == perf::kMarlinMoeHopperCompute);
+    CHECK(perf::moe_gemm_factors(moe_format_on(w, "h200-141gb-sxm"), false, cat.gpu("h200-141gb-sxm")).compute ==
+          perf::kMarlinMoeHopperCompute);
+    // Ampere runs mma.sync natively, Ada is not measured: unchanged.
+    CHECK(perf::moe_gemm_factors(moe_format_on(w, "a100-80gb-sxm"), false, cat.gpu("a100-80gb-sxm")).compute == 1.0);
+    CHECK(perf::moe_gemm_factors(moe_format_on(w, "l40s-48gb"), false, cat.gpu("l40s-48gb")).compute == 1.0);
+  }
+  const auto mx = moe_format_on("mxfp4-experts", "h100-80gb-sxm");
+  CHECK(perf::moe_gemm_factors(mx, false, h100, K::marlin).compute == perf::kMarlinMoeHopperCompute);
+  CHECK(perf::moe_gemm_factors(mx, false, h100, K::triton).compute == 1.0);  // matmul_ogs (wgmma): not this kernel
+  // 16-bit and FP8 experts run the Triton fused MoE, int8 weight-only is not 4-bit Marlin: unchanged.
+  for (const char* w : {"bf16", "fp8"}) CHECK(perf::moe_gemm_factors(moe_format_on(w, "h100-80gb-sxm"), false, h100).compute == 1.0);
+}
+
+TEST_CASE("Hopper's Marlin MoE rate lengthens gpt-oss-120b's TP-4 prefill under vLLM 0.11, not its decode steps",
+          "[moe]") {
+  // Ray 2.51's vLLM 0.11.0 runs gpt-oss's experts on FP4 Marlin on H100s (see above): a 5000-token prefill's MoE op
+  // now runs at the measured kernel's rate (about 1.7x as long), the step 1.2-1.6x; a 64-sequence decode step's
+  // experts stream their weights as before (< 5 %). 0.13's matmul_ogs keeps the old rate (no public large-M figure).
+  const CostModel v011 = moe_cost_model("gpt-oss-120b", "h100-80gb-sxm", "mxfp4-experts", 4, "vllm==0.11.0");
+  const CostModel v013 = moe_cost_model("gpt-oss-120b", "h100-80gb-sxm", "mxfp4-experts", 4, "vllm==0.13.0");
+  perf::BatchShape prefill;
+  prefill.add_prefill(5000, 0, true);
+  const double moe = test::op(v011, prefill, "mlp") / test::op(v013, prefill, "mlp");
+  CHECK(moe > 1.5);
+  CHECK(moe < 2.1);
+  const double step = v011.iteration_time(prefill) / v013.iteration_time(prefill);
+  CHECK(step > 1.2);
+  CHECK(step < 1.6);
+  const auto d64 = test::decode(64, 5000);
+  CHECK(test::op(v011, d64, "mlp") / test::op(v013, d64, "mlp") == Approx(1.0).margin(0.12));
+}
+
+TEST_CASE("the Marlin MoE factor has its provenance with the value in use", "[moe][provenance]") {
+  test::check_public_measurements({{"moe.marlin_hopper_compute_factor", perf::kMarlinMoeHopperCompute}});
 }
 
 TEST_CASE("the MXFP4 backend's constants have provenances with the values in use", "[moe][provenance]") {

@@ -83,10 +83,14 @@ TEST_CASE("a vLLM release maps to its quantised kernels at the boundaries read f
   CHECK(spec::quant_kernels_for(std::string("vllm-v0")) == spec::QuantKernels{});
   CHECK(qk_kernels("sglang==0.3.5") == spec::QuantKernels{});
   // vLLM 0.13.0 has today's kernels but for the sm90 FP8 linear at decode sizes (perf/hopper_fp8: 0.14.0's measured
-  // terms, before 0.15.0); 0.19.0 is today's.
+  // terms, before 0.15.0) and the block-FP8 fused MoE (perf/moe_kernels: vllm#24700's reading before 0.14.0); 0.19.0
+  // is today's.
   spec::QuantKernels v0130 = qk_kernels("vllm==0.13.0");
   CHECK(v0130.sm90_fp8_slow_small_m);
   v0130.sm90_fp8_slow_small_m = false;
+  CHECK(v0130.block_fp8_moe_slow);
+  v0130.block_fp8_moe_slow = false;
+  CHECK_FALSE(qk_kernels("vllm==0.14.0").block_fp8_moe_slow);
   CHECK(v0130 == spec::QuantKernels{});
   CHECK(qk_kernels("vllm==0.19.0") == spec::QuantKernels{});
   // vLLM 0.10.1 has today's GEMM kernels; only gpt-oss's MXFP4 experts ran Marlin on Hopper then (perf/moe_kernels).
@@ -95,6 +99,8 @@ TEST_CASE("a vLLM release maps to its quantised kernels at the boundaries read f
   v0101.mxfp4_hopper_triton = true;
   CHECK(v0101.sm90_fp8_slow_small_m);
   v0101.sm90_fp8_slow_small_m = false;
+  CHECK(v0101.block_fp8_moe_slow);
+  v0101.block_fp8_moe_slow = false;
   CHECK(v0101 == spec::QuantKernels{});
   // A malformed release is the runtime's error, at its path.
   CHECK_THROWS_WITH(spec::quant_kernels_for(std::string("vllm==x"), "engine.runtime"),

@@ -220,7 +220,9 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->expert_run_inter = run.intermediate;
     c->expert_run_hidden = run.hidden;
     c->moe_combine_bytes = moe_combine_bytes_per_token(c->experts_per_token, c->hidden);
-    const MoeGemmFactors k = moe_gemm_factors(fmt, m.quantization.block_scaled && m.quantization.format == fmt.id, gpu_);
+    const MoeGemmFactors k =
+        moe_gemm_factors(fmt, m.quantization.block_scaled && m.quantization.format == fmt.id, gpu_, mx,
+                         quant_.kernels.block_fp8_moe_slow);
     c->moe_gemm.q_c *= k.compute;
     c->moe_gemm.q_bw *= k.bandwidth;
   }

@@ -13,10 +13,6 @@ double round_up(double x, double multiple) { return std::ceil(x / multiple) * mu
 
 bool is_mxfp4(const spec::WeightFormat& f) { return f.id.rfind("mxfp4", 0) == 0; }
 
-// vllm#24700 (H100 80GB HBM3, benchmark_moe.py, Qwen3-30B-A3B-FP8 TP 1, "Main" kernel times 44.5 us at 1 token ...
-// 273.7 us at 128 ... 1647.6 us at 4096) against this cost model's fused-MoE terms plus 10 us of its small kernels.
-constexpr double kBlockFp8MoeCompute = 0.15;
-constexpr double kBlockFp8MoeBandwidth = 0.75;
 
 }  // namespace
 
@@ -70,13 +66,23 @@ double moe_expert_time_factor(Mxfp4MoeKernel kernel, const spec::QuantKernels& k
 }
 
 MoeGemmFactors moe_gemm_factors(const spec::WeightFormat& format, bool block_scaled_checkpoint,
-                                const spec::GpuSpec& gpu) {
+                                const spec::GpuSpec& gpu, Mxfp4MoeKernel mxfp4_kernel, bool block_fp8_moe_slow) {
   MoeGemmFactors f;
   const bool fp8_tensor_path = !format.weight_only && format.compute_dtype == spec::DType::fp8;
   if (block_scaled_checkpoint && fp8_tensor_path && gpu.tensor_peak(spec::DType::fp4) <= 0) {
-    f.compute = kBlockFp8MoeCompute;
-    f.bandwidth = kBlockFp8MoeBandwidth;
+    // vllm#24700 (H100 80GB HBM3, benchmark_moe.py, Qwen3-30B-A3B-FP8 TP 1, "Main" kernel times 44.5 us at 1 token
+    // ... 273.7 us at 128 ... 1647.6 us at 4096) before 0.14.0; aiconfigurator's vLLM 0.14.0 tables from it.
+    f.compute = block_fp8_moe_slow ? kBlockFp8MoeSlowCompute : kBlockFp8MoeCompute;
+    f.bandwidth = block_fp8_moe_slow ? kBlockFp8MoeSlowBandwidth : kBlockFp8MoeBandwidth;
   }
+  // The 4-bit weight-only formats that dequantise with Marlin's bit tricks run their experts through the Marlin MoE
+  // kernel (fused_marlin_moe: GPTQ/AWQ MoE methods, FP4 Marlin for MXFP4/NVFP4 without FP4 tensor cores), unless an
+  // MXFP4 checkpoint's release runs triton_kernels' matmul_ogs on Hopper.
+  const bool marlin_moe = format.weight_only && format.dequant_alu_ops_per_weight > 0 && format.bits_per_weight < 5 &&
+                          (is_mxfp4(format) ? mxfp4_kernel == Mxfp4MoeKernel::marlin
+                                            : mxfp4_kernel == Mxfp4MoeKernel::none);
+  const bool hopper = gpu.fp8_flops > 0 && !(gpu.fp4_flops > 0) && !is_ada_fp8(gpu);
+  if (marlin_moe && hopper) f.compute = kMarlinMoeHopperCompute;
   return f;
 }
 

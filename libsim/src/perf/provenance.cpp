@@ -376,15 +376,42 @@ std::vector<ConstantProvenance> build() {
                 "vLLM FusedMoE: router GEMM, topk_softmax, moe_align_block_size, moe_sum beside gate_up, activation "
                 "and down",
                 {}, 4));
+  t.push_back(c("moe.marlin_hopper_compute_factor", "all", P::public_measurement,
+                "aiconfigurator (ai-dynamo/aiconfigurator) systems/data/h100_sxm/moe/vllm/0.14.0/moe_perf.parquet, "
+                "kernel_source vllm_marlin_moe: vLLM 0.14's fused_marlin_moe (GPTQ int4, the Marlin MoE kernel that "
+                "FP4 Marlin shares) timed on an H100 SXM under CUDA graphs, balanced routing, six MoE shapes (hidden x "
+                "expert width, E, k, TP: 3072 x 1536, 256, 8, 2; 2048 x 768, 128, 8, 1; 7168 x 2048, 256, 8, 8; 4096 "
+                "x 1536, 128, 8, 4; 6144 x 2048, 256, 8, 8; 4096 x 14336, 8, 2, 8) at 2048-16384 tokens (e.g. 3.857 "
+                "ms per layer at 8192 tokens for the first, ~240 TF); least squares in log time of this cost model's "
+                "routed-expert op with the factor on the 4-bit Marlin q_c: 0.49, median error 6 %, largest 15 % [D]; "
+                "Hopper only (Ampere's mma.sync path is Marlin's native one). SGLang 0.5.9's port on an H200 reads the "
+                "same (DeepSeek's int4 shape at 8192 tokens: 3.87 ms against vLLM's 3.78 ms on the H100)",
+                {}, 0.49));
   t.push_back(c("moe.block_fp8_compute_factor", "all", P::public_measurement,
-                "vllm#24700: vLLM's benchmark_moe.py on an H100 80GB HBM3, Qwen3-30B-A3B-FP8 (block [128, 128]) TP 1, "
-                "kernel times at 1-4096 tokens (44.5 us ... 1647.6 us); least squares in log time of this cost model's "
-                "fused-MoE terms: 0.15 of the dense FP8 rate (~190 TF at 4096 tokens), median error 5.5 % [D]. The "
-                "BF16 Mixtral kernel of the same benchmark is within -2...-18 % without any factor",
-                {}, 0.15));
+                "aiconfigurator (ai-dynamo/aiconfigurator) systems/data/{h100_sxm,h200_sxm}/moe/vllm/0.14.0/"
+                "moe_perf.parquet, kernel_source vllm_fused_moe, moe_dtype fp8_block: vLLM 0.14's fused_experts with "
+                "128 x 128 block scales (the Triton fused_moe_kernel) under CUDA graphs, balanced routing; six shapes "
+                "(hidden x expert width, E, k, TP: 7168 x 2048, 256, 8, 8 and 4 (DeepSeek-V3/R1); 6144 x 2048, 256, 8, "
+                "8; 4096 x 1536, 128, 8, 4; 3072 x 1536, 256, 8, 2; 2048 x 768, 128, 8, 1 (Qwen3-30B-A3B)) on the H100 "
+                "SXM and H200 at 128-16384 tokens, e.g. DeepSeek's TP-8 layer at 8192 tokens 2.48 ms (H100) / 2.33 ms "
+                "(H200); least squares in log time of this cost model's routed-expert op: 0.36 of the FP8 GEMM rate, "
+                "median error 4.6 %, largest 14 % over 96 points [D]; vLLM 0.19.0's tables read the same within 2 %. "
+                "vLLM from 0.14.0 and SGLang (its 0.5.9 H200 table is faster still: 1.89 ms)",
+                {}, 0.36));
   t.push_back(c("moe.block_fp8_bandwidth_factor", "all", P::public_measurement,
-                "vllm#24700 as moe.block_fp8_compute_factor: 0.75 of the GEMM weight stream at 8-128 tokens [D]", {},
-                0.75));
+                "as moe.block_fp8_compute_factor: 0.82 of the GEMM weight stream [D, the same fit]", {}, 0.82));
+  t.push_back(c("moe.block_fp8_slow_compute_factor", "all", P::public_measurement,
+                "vllm#24700: vLLM's benchmark_moe.py on an H100 80GB HBM3, Qwen3-30B-A3B-FP8 (block [128, 128]) TP 1, "
+                "'Main' (September 2025) kernel times at 1-4096 tokens (44.5 us ... 1647.6 us); least squares in log "
+                "time of this cost model's fused-MoE terms: 0.15 of the dense FP8 rate (~190 TF at 4096 tokens), "
+                "median error 5.5 % [D]. aiconfigurator's vLLM 0.14.0 table times the same shape 1.8x faster at 4096 "
+                "tokens and alike at <= 128: vLLM releases before 0.14.0 keep this reading (which release changed it "
+                "is not established). The BF16 Mixtral kernel of the same benchmark is within -2...-18 % without any "
+                "factor",
+                {}, 0.15));
+  t.push_back(c("moe.block_fp8_slow_bandwidth_factor", "all", P::public_measurement,
+                "vllm#24700 as moe.block_fp8_slow_compute_factor: 0.75 of the GEMM weight stream at 8-128 tokens [D]",
+                {}, 0.75));
   // --- Block-scaled FP8 linears (perf/block_fp8.cpp): vLLM's apply_w8a8_block_fp8_linear beside the fused MoE.
   const std::string bfp8 =
       "sglang#5820 (2025-04-28, 'test time interval' in us of vLLM's cutlass_scaled_mm with 128 x 128 block scales, "

@@ -263,7 +263,8 @@ WeightFormat format_for_gpu(const WeightFormat& format, const GpuSpec& gpu, cons
       w.description = format.description + " [" + gpu.id + " has no FP4 tensor cores: weight-only FP4 Marlin, "
                       "dequantised to 16 bits]";
       // Keeps the IST-DASLab kernel's 0.7: the measurement behind kMarlinComputeEfficiency is of dense W4A16 Marlin,
-      // and the FP4 path mostly feeds the Marlin MoE kernel (gpt-oss on Hopper), which has no public large-M figure.
+      // and the FP4 path mostly feeds the Marlin MoE kernel (gpt-oss on Hopper), whose measured rate on Hopper is a
+      // multiplier of its own on the routed experts (perf/moe_kernels: kMarlinMoeHopperCompute).
       w.dequant_compute_efficiency = 0.7;
     }
     return w;

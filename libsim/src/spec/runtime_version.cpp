@@ -135,6 +135,11 @@ QuantKernels vllm_quant_kernels(const std::vector<int>& n) {
   // decode sizes than BF16, 0.19.0's ~3 us (the FP8 linear path changed between them; which release is not
   // established here): releases before 0.15.0 take the 0.14.0 terms (perf/hopper_fp8.hpp).
   k.sm90_fp8_slow_small_m = before(n, {0, 15, 0});
+  // Block-FP8 fused MoE (Triton fused_moe_kernel with 128 x 128 block scales): vllm#24700's benchmark_moe of main in
+  // September 2025 (Qwen3-30B-A3B-FP8, H100) and aiconfigurator's vLLM 0.14.0 / 0.19.0 tables of the same shape agree
+  // at decode sizes and differ 1.8x at 4096 tokens; which change between them (a tuned config, the default configs of
+  // vllm#34846) is not established, so releases before 0.14.0 take the earlier reading (perf/moe_kernels.hpp).
+  k.block_fp8_moe_slow = before(n, {0, 14, 0});
   // FlashAttention-3 on Hopper: vllm#12093 ("[Kernel] Flash Attention 3 Support", opened 2025-01-15, after 0.6.6.post1
   // of 2024-12-27) made vllm-flash-attn's FA3 the FlashAttention backend's kernel on sm90 (fa_version 3), first
   // released in 0.7.0; 0.4.3-0.6.x ran FA2 there as on every other card (split-KV decode, varlen prefill).

@@ -71,8 +71,36 @@ struct MoeGemmFactors {
 /// (vllm#24700, Qwen3-30B-A3B-FP8, 1 to 4096 tokens) times it at 0.15 of the dense FP8 GEMM rate at large M and 0.75
 /// of its weight stream at small M [D: least squares in log time over the 18 batch sizes, median error 5.5 %]. Any
 /// other format, checkpoint or GPU: 1, 1. `format` is the format as it runs on the GPU (spec::format_for_gpu).
+/// vLLM's Marlin MoE kernel on Hopper (weight-only 4-bit experts: GPTQ/AWQ int4 through `fused_marlin_moe`, and
+/// gpt-oss's MXFP4 on FP4 Marlin while `mxfp4_kernel` is Marlin): the kernel is Ampere's `mma.sync` design with no
+/// `wgmma` path, and aiconfigurator's H100 SXM table of vLLM 0.14.0's `fused_marlin_moe` (GPTQ int4, six MoE shapes,
+/// 1-16384 tokens, `collector/vllm/collect_moe.py`) puts it at kMarlinMoeHopperCompute of the 4-bit Marlin compute
+/// rate this cost model gives dense W4A16 (docs/cost-model.md "MoE kernels"). Its weight stream at decode sizes is
+/// the dense Marlin one already (within 15 % at 8-256 tokens), so only q_c moves. Ampere (where `mma.sync` is the
+/// native tensor path), Ada (not measured), Blackwell and Triton's `matmul_ogs`: no factor.
+/// Any other format, checkpoint or GPU: 1, 1. `format` is the format as it runs on the GPU (spec::format_for_gpu);
+/// `mxfp4_kernel` is mxfp4_moe_kernel's answer for it.
+/// Block-scaled FP8 under a release with spec::QuantKernels::block_fp8_moe_slow (vLLM before 0.14.0) takes vllm#24700's
+/// factors above; later releases and SGLang take kBlockFp8MoeCompute / kBlockFp8MoeBandwidth (aiconfigurator's vLLM
+/// 0.14.0 tables of six MoE shapes on the H100 and H200; docs/cost-model.md "MoE kernels").
 MoeGemmFactors moe_gemm_factors(const spec::WeightFormat& format, bool block_scaled_checkpoint,
-                                const spec::GpuSpec& gpu);
+                                const spec::GpuSpec& gpu, Mxfp4MoeKernel mxfp4_kernel = Mxfp4MoeKernel::none,
+                                bool block_fp8_moe_slow = false);
+
+/// vLLM 0.14.0's block-FP8 Triton fused MoE (aiconfigurator systems/data/{h100_sxm,h200_sxm}/moe/vllm/0.14.0,
+/// `fused_experts` with block_shape [128, 128], balanced routing, CUDA graphs): 0.36 of the FP8 GEMM rate and 0.82 of
+/// its weight stream [D: least squares in log time over six shapes x two GPUs x 128-16384 tokens, median error 4.6 %,
+/// largest 14 %; tests/perf/test_moe_kernels.cpp]. vLLM 0.19.0's table reads the same within 2 %.
+inline constexpr double kBlockFp8MoeCompute = 0.36;
+inline constexpr double kBlockFp8MoeBandwidth = 0.82;
+/// vllm#24700's reading (releases before 0.14.0): see moe_gemm_factors.
+inline constexpr double kBlockFp8MoeSlowCompute = 0.15;
+inline constexpr double kBlockFp8MoeSlowBandwidth = 0.75;
+
+/// The compute-rate multiplier of vLLM's Marlin MoE kernel on Hopper [D: least squares in log time of this cost
+/// model's routed-expert op against aiconfigurator's vLLM 0.14.0 H100 `fused_marlin_moe` times at 2048-16384 tokens,
+/// six shapes; tests/perf/test_moe_kernels.cpp].
+inline constexpr double kMarlinMoeHopperCompute = 0.49;
 
 /// Kernels of one MoE layer besides gate_up, activation and down: the router GEMM, the top-k selection
 /// (`topk_softmax`), `moe_align_block_size` (sorting tokens by expert) and the combine (`moe_sum`).

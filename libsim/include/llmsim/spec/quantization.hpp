@@ -54,6 +54,10 @@ struct QuantKernels {
   /// decode sizes in vLLM 0.14.0's linear layer, within ~2 us of BF16 in 0.19.0's (aiconfigurator's H100 tables;
   /// perf/hopper_fp8.hpp): releases before 0.15.0 take the 0.14.0 measurement (0.15-0.18 unmeasured, taken as 0.19).
   bool sm90_fp8_slow_small_m = false;
+  /// Block-scaled FP8 experts (DeepSeek-V3/R1, Qwen3-FP8) in vLLM's Triton fused MoE at the rates vllm#24700 measured on
+  /// an H100 (main of September 2025: 0.15 of the FP8 GEMM rate at large M) rather than aiconfigurator's vLLM 0.14.0 /
+  /// 0.19.0 tables (0.36; perf/moe_kernels.hpp): releases before 0.14.0. Which release changed it is not established.
+  bool block_fp8_moe_slow = false;
   /// vLLM's FlashAttention backend on Hopper (sm90) runs FlashAttention-3 (vllm#12093, "Flash Attention 3 Support",
   /// opened 2025-01-15, first released in 0.7.0); before, vllm-flash-attn's FA2 kernels on every card: decode with
   /// flash_attn_with_kvcache (FA2's split-KV kernel), prefill with flash_attn_varlen_func (FA2's forward).
