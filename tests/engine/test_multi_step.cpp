@@ -186,12 +186,18 @@ TEST_CASE("multi-step: engines without it refuse num_scheduler_steps, naming the
                       Catch::Contains("engine.num_scheduler_steps") && Catch::Contains(why));
   };
   refused({{"policy", "vllm"}, {"num_scheduler_steps", 8}}, "V1");
-  refused({{"runtime", "vllm==0.9.2"}, {"num_scheduler_steps", 8}}, "V1");  // V1 by default from 0.8
+  refused({{"runtime", "vllm==0.9.2"}, {"policy", "vllm"}, {"num_scheduler_steps", 8}}, "V1");
+  refused({{"runtime", "vllm==0.10.1"}, {"num_scheduler_steps", 8}}, "V1");  // removed (vllm#22138): V1 only
   refused({{"runtime", "sglang==0.4.9"}, {"num_scheduler_steps", 8}}, "SGLang");
   refused({{"runtime", "vllm==0.5.4"}, {"num_scheduler_steps", 8}}, "0.6.0");
   refused({{"runtime", "vllm==0.6.3"}, {"policy", "chunked"}, {"num_scheduler_steps", 8}}, "chunked");
   refused({{"policy", "static"}, {"num_scheduler_steps", 8}}, "static");
   refused({{"policy", "vllm-v0"}, {"num_scheduler_steps", 0}}, "1..1024");
+  // vLLM 0.8-0.10 fall back to their V0 engine for it (EngineArgs._is_v1_supported_oracle) when no policy is named.
+  const auto fallback = make(test::scenario(w, {{"runtime", "vllm==0.9.2"}, {"num_scheduler_steps", 8}}));
+  CHECK(fallback.scenario.engine.policy == spec::SchedulerPolicy::vllm_v0);
+  CHECK(fallback.scenario.engine.resolved_runtime() == spec::Runtime::vllm_v0);
+  CHECK(make(test::scenario(w, {{"runtime", "vllm==0.9.2"}})).scenario.engine.policy == spec::SchedulerPolicy::vllm);
   // vLLM 0.8-0.10 with the V0 scheduler named, and a V0 scenario without a release, take it; 1 is everywhere fine.
   CHECK_NOTHROW(make(test::scenario(w, {{"runtime", "vllm==0.9.2"}, {"policy", "vllm-v0"}, {"num_scheduler_steps", 8}})));
   CHECK_NOTHROW(make(test::scenario(w, {{"policy", "vllm-v0"}, {"num_scheduler_steps", 8}})));

@@ -77,6 +77,13 @@ EngineConfig read_engine(const JsonView& v) {
         e.cuda_graphs = false;
       }
       if (rv.policy && !v.has("policy")) e.policy = *rv.policy;
+      // vLLM 0.8-0.10 fall back to their V0 engine for --num-scheduler-steps > 1 (EngineArgs._is_v1_supported_oracle:
+      // _raise_or_fallback("--num-scheduler-steps"), unless VLLM_USE_V1=1 is set), with V0's scheduler defaults.
+      if (!v.has("policy") && rv.v0_runtime && rv.v0_multi_step && e.policy == SchedulerPolicy::vllm &&
+          e.num_scheduler_steps > 1) {
+        e.policy = SchedulerPolicy::vllm_v0;
+        e.runtime = *rv.v0_runtime;
+      }
       // A V0 scheduler named with a release that ships V0 runs V0's engine (vLLM 0.8-0.10 with VLLM_USE_V1=0).
       if (v.has("policy") && rv.v0_runtime &&
           (e.policy == SchedulerPolicy::vllm_v0 || e.policy == SchedulerPolicy::chunked))

@@ -17,9 +17,9 @@ MultiStep multi_step_for(const EngineConfig& e, const std::string& path) {
                             "got " + n + " (leave it at 1)");
   if (e.policy == SchedulerPolicy::vllm)
     throw ConfigError(path, "vLLM V1 (policy 'vllm') has no multi-step scheduling: --num-scheduler-steps is the V0 "
-                            "engine's (vLLM 0.6.0-0.10.0; 0.8-0.10 fall back to V0 for it); got " + n +
-                            " (set engine.policy to 'vllm-v0', or engine.runtime to a release such as vllm==0.6.3, or "
-                            "leave it at 1)");
+                            "engine's (vLLM 0.6.0-0.10.0; 0.8-0.10 fall back to V0 for it when no policy is named); "
+                            "got " + n + " (set engine.policy to 'vllm-v0', or engine.runtime to a release from "
+                            "vllm==0.6.0 to vllm==0.10.0 without a policy, or leave it at 1)");
   if (e.policy == SchedulerPolicy::chunked)
     throw ConfigError(path, "multi-step with chunked prefill is not modelled: vLLM 0.6.3's multi-step + chunked "
                             "path (vllm#8645) schedules whole prompts within the token budget (it does not chunk "
