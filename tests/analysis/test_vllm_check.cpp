@@ -188,6 +188,8 @@ TEST_CASE("a `vllm serve` command line becomes vLLM-named scenario keys") {
   CHECK(a.engine_args["enforce_eager"] == true);
   CHECK(a.engine_args["swap_space"] == 16);
   CHECK(a.engine_args["num_scheduler_steps"] == 10);  // vLLM V0's multi-step scheduling (spec/multi_step.hpp)
+  CHECK(spec::parse_vllm_serve_args("vllm serve m --multi-step-stream-outputs False")
+            .engine_args["multi_step_stream_outputs"] == false);
   CHECK(a.not_modelled.empty());
   CHECK(a.ignored.size() == 3);  // --port 8000, --disable-log-requests, --served-model-name 'my model'
   // The patch parses as a scenario with the canonical fields.
@@ -395,8 +397,8 @@ TEST_CASE("a misspelled vLLM flag is an error with the flag it resembles; an unk
   CHECK_THROWS_WITH(spec::parse_vllm_serve_args("vllm serve m --max-num-seq 64"),
                     Catch::Contains("did you mean --max-num-seqs"));
   // Real flags llmsim does not model are kept for the notes, never refused.
-  const auto a = spec::parse_vllm_serve_args("vllm serve m --multi-step-stream-outputs False --disable-custom-all-reduce --seed 3");
-  CHECK(a.not_modelled == std::vector<std::string>{"--multi-step-stream-outputs False", "--disable-custom-all-reduce"});
+  const auto a = spec::parse_vllm_serve_args("vllm serve m --disable-sliding-window --disable-custom-all-reduce --seed 3");
+  CHECK(a.not_modelled == std::vector<std::string>{"--disable-sliding-window", "--disable-custom-all-reduce"});
   // LoRA is modelled (memory/lora_memory.hpp): its flags become engine fields.
   const auto lora = spec::parse_vllm_serve_args("vllm serve m --enable-lora --max-loras 4 --max-lora-rank 64");
   CHECK(lora.not_modelled.empty());

@@ -109,6 +109,17 @@ TEST_CASE("multi-step: 0.6.0 streams a window's tokens as one chunk; 0.6.3 strea
   // 0.6.3 (multi_step_stream_outputs on by default, vllm#9047): a sample per token, as single-step.
   CHECK(streamed.summary.itl_ms.count == 63);
   CHECK(streamed.requests.at(0).finish_s == Approx(q.finish_s).epsilon(1e-12));  // same steps, same end
+  // --multi-step-stream-outputs (engine.multi_step_stream_outputs) overrides the release's default either way.
+  auto with_flag = [](const char* release, bool stream) {
+    const Json w = {{"arrival", {{"process", "constant"}, {"rate", 1.0}}},
+                    {"input_tokens", {{"dist", "fixed"}, {"value", 510}}},
+                    {"output_tokens", {{"dist", "fixed"}, {"value", 64}}},
+                    {"num_requests", 1}, {"warmup_requests", 0}};
+    return engine::simulate(make(test::scenario(
+        w, {{"runtime", release}, {"num_scheduler_steps", 8}, {"multi_step_stream_outputs", stream}})));
+  };
+  CHECK(with_flag("vllm==0.6.3", false).summary.itl_ms.count == 8);
+  CHECK(with_flag("vllm==0.6.0", true).summary.itl_ms.count == 63);
 }
 
 TEST_CASE("multi-step: a request arriving inside a window waits for its end (TTFT up by up to a window)",

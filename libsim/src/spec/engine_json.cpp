@@ -48,6 +48,7 @@ EngineConfig read_engine(const JsonView& v) {
   e.api_server = v.boolean_or("api_server", e.api_server);
   if (v.has("async_scheduling")) e.async_scheduling = v.boolean("async_scheduling");
   e.num_scheduler_steps = read_int(v, "num_scheduler_steps", e.num_scheduler_steps);
+  if (v.has("multi_step_stream_outputs")) e.multi_step_stream_outputs = v.boolean("multi_step_stream_outputs");
   e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
   e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
   e.kv_offload_gb = v.number_or("kv_offload_gb", e.kv_offload_gb);
@@ -150,6 +151,7 @@ Json engine_json(const EngineConfig& e) {
   if (e.enable_prefix_caching) ej["enable_prefix_caching"] = *e.enable_prefix_caching;
   if (e.async_scheduling) ej["async_scheduling"] = *e.async_scheduling;
   if (e.num_scheduler_steps != 1) ej["num_scheduler_steps"] = e.num_scheduler_steps;  // written once set
+  if (e.multi_step_stream_outputs) ej["multi_step_stream_outputs"] = *e.multi_step_stream_outputs;
   if (e.cuda_graph_max_bs) ej["cuda_graph_max_bs"] = *e.cuda_graph_max_bs;  // written once set or resolved (SGLang)
   if (e.enable_lora) {  // written once on: older outputs stay as they were
     ej["enable_lora"] = true;

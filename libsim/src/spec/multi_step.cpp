@@ -42,6 +42,7 @@ MultiStep multi_step_for(const EngineConfig& e, const std::string& path) {
                               "scheduling from 0.6.0 (vllm#7000) until vllm#22138 removed it after 0.10.0; got " + n);
     m.stream_each_step = r.v0_multi_step_streams;
   }
+  if (e.multi_step_stream_outputs) m.stream_each_step = *e.multi_step_stream_outputs;  // --multi-step-stream-outputs
   return m;
 }
 

@@ -18,7 +18,8 @@ namespace llmsim::spec {
 struct MultiStep {
   int steps = 1;                 ///< forward steps per scheduler call (1 = off)
   /// The client receives every step's token as it is processed (multi_step_stream_outputs, default from 0.6.3,
-  /// vllm#9047); false = a window's tokens arrive together at its end (0.6.0-0.6.2).
+  /// vllm#9047; engine.multi_step_stream_outputs when set); false = a window's tokens arrive together at its end
+  /// (0.6.0-0.6.2).
   bool stream_each_step = true;
 };
 
