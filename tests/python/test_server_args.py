@@ -92,3 +92,19 @@ def test_a_blank_command_line_is_refused_everywhere_as_the_cli_does(small):
                                               "mean_ttft_ms": 12}, gpu="a100-80gb-sxm", model="llama-3.1-8b", **kw)):
             with pytest.raises(ValueError, match=f"{name}: an empty command line"):
                 call({name: "  "})
+
+
+def test_num_scheduler_steps_from_python_and_vllm_args(small):
+    """vLLM V0's multi-step scheduling (engine.num_scheduler_steps, docs/engine.md): the same C++ rule from a
+    scenario dict, the engine__ keyword and a server line; refused, naming the field, where the engine has none."""
+    small["engine"]["runtime"] = "vllm==0.6.0"
+    one = llmsim.simulate(small).summary
+    ten = llmsim.simulate(small, engine__num_scheduler_steps=10).summary
+    line = llmsim.simulate(small, vllm_args="vllm serve --num-scheduler-steps 10").summary
+    # 0.6.0 streams a window's tokens as one chunk: ITL per chunk, several decode steps long; TPOT per token.
+    assert ten["itl_ms"]["mean"] > 4 * one["itl_ms"]["mean"]
+    assert ten["tpot_ms"]["mean"] < one["tpot_ms"]["mean"]
+    assert line["itl_ms"]["mean"] == ten["itl_ms"]["mean"]
+    small["engine"]["runtime"] = "sglang"
+    with pytest.raises(llmsim.ConfigError, match=r"engine\.num_scheduler_steps: SGLang has no multi-step"):
+        llmsim.simulate(small, engine__num_scheduler_steps=4)

@@ -89,6 +89,8 @@ Generated random_scenario(std::uint32_t seed) {
   auto& eng = g.scenario["engine"];
   if (!chunks && eng["max_model_len"].get<int>() > eng["max_num_batched_tokens"].get<int>())
     eng["max_num_batched_tokens"] = eng["max_model_len"];
+  // vLLM V0's multi-step scheduling with the rest (docs/engine.md): drawn last, so the other scenarios keep their draws.
+  if (policy == "vllm-v0") eng["num_scheduler_steps"] = p.of<int>({1, 4, 10});
   return g;
 }
 

@@ -110,8 +110,13 @@ TEST_CASE("dstack's serving table: chunked prefill FALSE runs prefill-first, mul
         CHECK_FALSE(r->scored);
         CHECK_THAT(r->note, Catch::Contains("multi-step + chunked-prefill"));
       }
-      for (const Row* r : table_rows(t, at.at({steps, "FALSE", "512", rate})))
-        CHECK(r->note.find("multi-step") == std::string::npos);
+      const auto multi = table_rows(t, at.at({steps, "FALSE", "512", rate}));
+      for (const Row* r : multi) CHECK(r->note.find("multi-step") == std::string::npos);
+      // Multi-step with chunking off is simulated (docs/engine.md "Multi-step scheduling"): the window's later steps
+      // carry no scheduling CPU time, so the typical gap between tokens (this nightly streams every step) is shorter
+      // than single-step's, as measured (55-59 ms against 66-67 ms).
+      REQUIRE(predicted(multi, "median_itl_ms"));
+      CHECK(*predicted(multi, "median_itl_ms") < *predicted(off, "median_itl_ms"));
     }
   }
   CHECK(compared == 3);

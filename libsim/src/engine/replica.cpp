@@ -331,6 +331,10 @@ void Replica::begin_decode_step(perf::BatchShape& shape) {
 
 bool Replica::start_iteration(double now_s) {
   LLMSIM_CHECK(!busy_, "iteration started while one is in flight");
+  if (window_left_ > 0) {  // multi-step: the window's next step, without the scheduler (multi_step.cpp)
+    continue_window(now_s);
+    return true;
+  }
   if (!cancels_.empty()) apply_cancels();  // the boundary after the step in which their clients gave up
   perf::BatchShape shape;
   decode_step_ = false;
@@ -369,6 +373,7 @@ bool Replica::start_iteration(double now_s) {
   // A prefill-only replica's sampled token is discarded (the decode pool emits the first token).
   emitting_ = cfg_.prefill_only ? 0
                                 : (shape.decode_seqs - padding) * (decode_step_ ? step_tokens_ : 1) + shape.prefill_last_chunks;
+  if (window_left_ > 0) emitting_ = 0;  // a multi-step window opened: its tokens are counted at its end
   double proposer_s = 0;
   // A step planned now (from idle, or after an empty plan) has no step in flight to hide its host time behind.
   if (cfg_.async_scheduling && plan_cutoff_s_ == now_s) duration_s_ = cost_->serial_time(shape, &proposer_s);
@@ -430,6 +435,12 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       FreshGroup& g = fresh_[static_cast<std::size_t>(s.fresh_group)];
       g.time_s = now_s;
       g.silent = false;
+    } else if (window_left_ > 0 && !cfg_.window_streams_steps && s.fresh_group >= 0) {
+      // A multi-step window's first step delivered the first token; the window's other tokens come at its end, a
+      // gap from now (its group, taken by the window's first step).
+      FreshGroup& g = itl_groups_[static_cast<std::size_t>(s.fresh_group)];
+      g.time_s = now_s;
+      g.silent = false;
     }
   }
   first_pending_.clear();
@@ -448,15 +459,19 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
       transition(s, SeqState::done);
     }
   };
-  if (decode_step_) {
+  if (decode_step_ && window_left_ > 0) {
+    finish_window_step(now_s);  // multi-step: a window's step before its last (multi_step.cpp)
+  } else if (decode_step_) {
     emit_token_gaps(now_s);
+    // The steps this decode ended: its own, or a multi-step window's (whose requests leave together at its end).
+    const std::int64_t span = cfg_.scheduler_steps > 1 ? step_ - window_start_step_ : step_tokens_;
     while (!finish_heap_.empty() && finish_heap_.front().step <= step_) {
       const FinishEntry e = finish_heap_.front();
       std::pop_heap(finish_heap_.begin(), finish_heap_.end(), std::greater<>{});
       finish_heap_.pop_back();
       Seq& s = (*pool_)[e.seq];
       if (s.stamp != e.stamp || s.state != SeqState::decoding) continue;  // left the decode set meanwhile
-      LLMSIM_CHECK(e.step > step_ - step_tokens_, "a sequence missed its finishing step");
+      LLMSIM_CHECK(e.step > step_ - span, "a sequence missed its finishing step");
       // A step never emits more than the sequence's remaining output; the token of V0's extra step is dropped.
       emitting_ -= step_ - e.step + output_tail();
       finish_decoder(e.seq);

@@ -13,6 +13,7 @@
 // advances it by n, and the residues of the n positions it writes give the block demand.
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -238,6 +239,12 @@ struct ReplicaConfig {
   /// vLLM V0 before 0.5.4 (spec::RuntimeForVersion::v0_running_by_arrival): the running list is kept in arrival
   /// order, so a re-admitted or swapped-in victim rejoins at its arrival's place and the tail is the latest arrival.
   bool running_by_arrival = false;
+  /// vLLM V0's multi-step scheduling (spec/multi_step.hpp; multi_step.cpp): decode steps per scheduler call (1 = off);
+  /// whether the client receives each step's tokens as they come (else a window's at its end); and the cost model of a
+  /// window's steps after its first (the same GPU work, no per-step scheduling CPU time: set when scheduler_steps > 1).
+  std::int32_t scheduler_steps = 1;
+  bool window_streams_steps = true;
+  std::shared_ptr<const perf::CostModel> window_cost;
 };
 
 /// Accumulated over a replica's iterations, for MFU/MBU and the batch size reached.
@@ -383,10 +390,15 @@ class Replica {
   std::int64_t engine_output(const Seq& s) const { return s.output + output_tail(); }
   /// Tokens every decoder emits in the next decode step: 1, or under speculative decoding the expected count
   /// spread over steps deterministically (engine/speculative.hpp).
-  std::int64_t next_step_tokens() const noexcept { return cfg_.spec_tokens > 0 ? spec_.next() : 1; }
+  /// Under multi-step scheduling, while a decode window is being scheduled, the window's n tokens (its lookahead slots).
+  std::int64_t next_step_tokens() const noexcept { return cfg_.spec_tokens > 0 ? spec_.next() : 1 + lookahead_; }
   /// Blocks a decoder of phase `phase` needs when the token clock advances by `n` from step_.
   std::int64_t growth_of(std::int64_t phase, std::int64_t n) const;
-  std::int64_t decoding_own_blocks(const Seq& s) const { return kv_.blocks_for(tokens_now(s)) - s.prefix_blocks; }
+  /// A decoder's own blocks: those its tokens fill, and inside a multi-step window the lookahead slots the window
+  /// allocated ahead of them (multi_step.cpp).
+  std::int64_t decoding_own_blocks(const Seq& s) const {
+    return kv_.blocks_for(tokens_now(s) + window_reserved()) - s.prefix_blocks;
+  }
   // Admission of a waiting request with `first_chunk` tokens to compute now (whole prompt for V0 policies):
   // cache hits (shared prefix, own blocks kept since a preemption) are taken, blocks for the cached tokens plus
   // the chunk allocated, leaving the watermark free. False (nothing changed) when they do not fit.
@@ -443,6 +455,19 @@ class Replica {
   /// SGLang's retraction before a decode step (retract_decode): true when requests were retracted.
   bool sglang_retract(double now_s);
   void begin_decode_step(perf::BatchShape& shape);  ///< adds every running decoder to this step
+  // Multi-step scheduling (multi_step.cpp): a V0 decode step just scheduled opens a window of scheduler_steps steps;
+  // its later steps run without the scheduler; a step of it ends (finishing requests only at its last).
+  void open_window();
+  void continue_window(double now_s);
+  bool in_window() const noexcept { return window_left_ > 0; }
+  void finish_window_step(double now_s);
+  /// Token positions each decoder has allocated beyond its tokens: the open window's lookahead slots not yet used.
+  std::int64_t window_reserved() const noexcept { return window_end_step_ > step_ ? window_end_step_ - step_ : 0; }
+  const perf::DecodeSteps& window_decode_steps(std::int64_t n) {
+    perf::DecodeSteps& steps = window_steps_[n & 7];
+    if (steps.seqs() != n) steps = cfg_.window_cost->decode_steps(n);
+    return steps;
+  }
   bool grow_decoders(double now_s);  ///< allocates this step's growth, preempting as needed
   void swap_in(double now_s);
   void add_prefill_chunk(std::int32_t i, std::int64_t chunk, perf::BatchShape& shape);
@@ -574,6 +599,12 @@ class Replica {
     std::int64_t need[kMax] = {};
   };
   DecodeRun run_;
+  // Multi-step window (multi_step.cpp): steps still to run after the one in flight, the token clock before its first
+  // step and the one up to which its lookahead slots are allocated; step times of its later steps by decoder count.
+  std::int32_t window_left_ = 0;
+  std::int64_t window_start_step_ = 0, window_end_step_ = 0;
+  std::int64_t lookahead_ = 0;  ///< set while a window's decode step is scheduled: its n − 1 lookahead slots
+  perf::DecodeSteps window_steps_[8];
   /// Step times by decoder count, direct-mapped on the count's low bits: an admission and a completion move the count
   /// by one and back, so the few counts a replica's batch moves between stay cached.
   perf::DecodeSteps decode_steps_[8];

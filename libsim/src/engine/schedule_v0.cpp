@@ -35,10 +35,15 @@ void Replica::schedule_vllm_v0(double now_s, perf::BatchShape& shape) {
     if (any) return;
   }
   if (n_dec_ == 0 && swapped_.empty()) return;
+  // Multi-step scheduling (multi_step.cpp): the decoders' slots for the window's n tokens, allocated now
+  // (num_lookahead_slots = n − 1), the window's later steps running without the scheduler.
+  lookahead_ = cfg_.scheduler_steps - 1;
   const bool preempted = n_dec_ > 0 ? grow_decoders(now_s) : false;
   if (!preempted) swap_in(now_s);
+  lookahead_ = 0;
   if (n_dec_ == 0) return;
   begin_decode_step(shape);
+  if (cfg_.scheduler_steps > 1) open_window();
 }
 
 void Replica::schedule_chunked(double now_s, perf::BatchShape& shape) {

@@ -5,6 +5,7 @@
 #include "llmsim/spec/runtime_version.hpp"
 
 #include "simulation.hpp"
+#include "llmsim/spec/multi_step.hpp"
 #include "warm_cache_fill.hpp"
 
 namespace llmsim::engine::detail {
@@ -177,6 +178,11 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
     const auto release = spec::runtime_for_version(spec::parse_engine_version(*e.runtime_release));
     cfg.running_by_arrival = release.v0_running_by_arrival;
   }
+  // vLLM V0's multi-step scheduling (spec/multi_step.hpp refuses the engines without it; engine/multi_step.cpp).
+  const spec::MultiStep multi_step = spec::multi_step_for(e);
+  cfg.scheduler_steps = multi_step.steps;
+  cfg.window_streams_steps = multi_step.stream_each_step;
+  if (multi_step.steps > 1) cfg.window_cost = std::make_shared<const perf::CostModel>(cost.without_cpu_overhead());
   // Under pipeline parallel each virtual engine schedules its own requests in 1/k of the KV and swap space.
   const std::int64_t reserved = e.policy == spec::SchedulerPolicy::vllm ? 1 : 0;
   const std::int64_t kv_blocks = plan.kv_capacity_blocks / engines_per_group_ - reserved;

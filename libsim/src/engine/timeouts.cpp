@@ -44,7 +44,8 @@ std::int64_t Replica::cancel(std::int32_t i) {
     case SeqState::decoding:
       if (s.state == SeqState::decoding) produced = s.gen_base + (step_ - s.k0);
       cancels_.emplace_back(i, s.id);
-      if (!busy_) apply_cancels();  // no step in flight: the boundary is now
+      // No step in flight: the boundary is now (inside a multi-step window, its end: the batch is fixed until then).
+      if (!busy_ && window_left_ == 0) apply_cancels();
       return produced;
     default:
       throw InternalError("cancelling a request that is not held by a replica");

@@ -177,6 +177,19 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "taken as first in 0.5.4): policy.sort_by_priority(now, running_queue) with FCFS's priority "
                 "now - arrival_time (vllm/core/policy.py), then running_queue.pop() as the victim: the latest arrival "
                 "(engine/running_order.cpp)"));
+  // --- vLLM V0's multi-step scheduling (engine/multi_step.cpp, spec/multi_step.hpp; issue 28). No constant: the
+  // engine's own step times rearranged, release boundaries from the changelog.
+  t.push_back(c("engine.multi_step.window", "vllm-v0", P::engine_code,
+                "vllm/engine/llm_engine.py step (0.6-0.10): the scheduler is called only when the cached batch has no "
+                "remaining steps (_has_remaining_steps, _cache_scheduler_outputs_for_multi_step); vllm/core/"
+                "scheduler.py _append_slots with num_lookahead_slots = n - 1 for decodes, 0 for prefills "
+                "(vllm/sequence.py init_multi_step_from_lookahead_slots); MultiStepModelRunner advance_step on the GPU "
+                "with outputs pythonised while the next step runs: a window's later steps carry no scheduling CPU "
+                "time; MultiStepOutputProcessor truncates tokens after a stop (the batch stays fixed)"));
+  t.push_back(c("engine.multi_step.releases", "vllm-v0", P::engine_code,
+                "--num-scheduler-steps from vLLM 0.6.0 (vllm#7000, RFC vllm#6854) until vllm#22138 removed it (merged "
+                "2025-08-03, after 0.10.0); multi_step_stream_outputs (vllm#8335) on by default from vllm#9047 "
+                "(merged 2024-10-03, first in 0.6.3): before it a window's tokens reach the client at its end"));
   t.push_back(c("runtime.graphs", "sglang", P::engine_code, "SGLang: decode-only CUDA graphs (cuda_graph_max_bs)"));
   t.push_back(c("runtime.max_graph_batch", "sglang", P::engine_code,
                 "sgl-project/sglang python/sglang/srt/model_executor/cuda_graph_runner.py: the default capture list "

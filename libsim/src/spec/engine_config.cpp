@@ -163,6 +163,11 @@ void EngineConfig::validate(const std::string& path) const {
     p.add(at("enable_lora"), "llmsim prices vLLM's LoRA buffers and kernels; runtime '" + to_string(resolved_runtime()) +
                                  "' is not modelled with LoRA");
   }
+  // vLLM takes any n >= 1; 1024 bounds the lookahead slots a window reserves per sequence (engine/multi_step.cpp).
+  if (num_scheduler_steps < 1 || num_scheduler_steps > 1024) {
+    p.add(at("num_scheduler_steps"), "must be in 1..1024 (1 = one step per scheduler call), got " +
+                                         std::to_string(num_scheduler_steps));
+  }
   if (max_concurrent_batches < 0) {
     p.add(at("max_concurrent_batches"), "must be >= 0 (0 = one per pipeline stage), got " +
                                             std::to_string(max_concurrent_batches));

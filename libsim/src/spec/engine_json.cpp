@@ -47,6 +47,8 @@ EngineConfig read_engine(const JsonView& v) {
   e.cuda_graphs = v.boolean_or("cuda_graphs", e.cuda_graphs);
   e.api_server = v.boolean_or("api_server", e.api_server);
   if (v.has("async_scheduling")) e.async_scheduling = v.boolean("async_scheduling");
+  e.num_scheduler_steps = read_int(v, "num_scheduler_steps", e.num_scheduler_steps);
+  if (v.has("multi_step_stream_outputs")) e.multi_step_stream_outputs = v.boolean("multi_step_stream_outputs");
   e.max_concurrent_batches = read_int(v, "max_concurrent_batches", e.max_concurrent_batches);
   e.cpu_offload_gb = v.number_or("cpu_offload_gb", e.cpu_offload_gb);
   e.kv_offload_gb = v.number_or("kv_offload_gb", e.kv_offload_gb);
@@ -76,6 +78,13 @@ EngineConfig read_engine(const JsonView& v) {
         e.cuda_graphs = false;
       }
       if (rv.policy && !v.has("policy")) e.policy = *rv.policy;
+      // vLLM 0.8-0.10 fall back to their V0 engine for --num-scheduler-steps > 1 (EngineArgs._is_v1_supported_oracle:
+      // _raise_or_fallback("--num-scheduler-steps"), unless VLLM_USE_V1=1 is set), with V0's scheduler defaults.
+      if (!v.has("policy") && rv.v0_runtime && rv.v0_multi_step && e.policy == SchedulerPolicy::vllm &&
+          e.num_scheduler_steps > 1) {
+        e.policy = SchedulerPolicy::vllm_v0;
+        e.runtime = *rv.v0_runtime;
+      }
       // A V0 scheduler named with a release that ships V0 runs V0's engine (vLLM 0.8-0.10 with VLLM_USE_V1=0).
       if (v.has("policy") && rv.v0_runtime &&
           (e.policy == SchedulerPolicy::vllm_v0 || e.policy == SchedulerPolicy::chunked))
@@ -141,6 +150,8 @@ Json engine_json(const EngineConfig& e) {
   if (e.kv_offload_gb > 0) ej["kv_offload_gb"] = e.kv_offload_gb;  // written once set: older outputs stay as they were
   if (e.enable_prefix_caching) ej["enable_prefix_caching"] = *e.enable_prefix_caching;
   if (e.async_scheduling) ej["async_scheduling"] = *e.async_scheduling;
+  if (e.num_scheduler_steps != 1) ej["num_scheduler_steps"] = e.num_scheduler_steps;  // written once set
+  if (e.multi_step_stream_outputs) ej["multi_step_stream_outputs"] = *e.multi_step_stream_outputs;
   if (e.cuda_graph_max_bs) ej["cuda_graph_max_bs"] = *e.cuda_graph_max_bs;  // written once set or resolved (SGLang)
   if (e.enable_lora) {  // written once on: older outputs stay as they were
     ej["enable_lora"] = true;

@@ -104,6 +104,8 @@ void set_v0_defaults(RuntimeForVersion& r, const std::vector<int>& n, Runtime v0
   // benchmark_latency.py / benchmark_throughput.py before vllm#9529 (opened 2024-10-19, after 0.6.3.post1): their own
   // `--enable-chunked-prefill` store_true flag, passed as LLM(enable_chunked_prefill=args.enable_chunked_prefill).
   r.bench_scripts_pass_chunked_flag = before(n, {0, 6, 4});
+  r.v0_multi_step = !before(n, {0, 6, 0}) && before(n, {0, 10, 1});  // vllm#7000 (0.6.0) .. vllm#22138 (after 0.10.0)
+  r.v0_multi_step_streams = !before(n, {0, 6, 3});                     // vllm#9047 (2024-10-03), first in 0.6.3
 }
 }  // namespace
 

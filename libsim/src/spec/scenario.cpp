@@ -1,5 +1,7 @@
 #include "llmsim/spec/scenario.hpp"
 
+#include "llmsim/spec/multi_step.hpp"
+
 #include <cmath>
 #include <map>
 
@@ -430,6 +432,7 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
           sglang_cuda_graph_max_bs(r.gpu, s.engine.runtime_release, tp, s.engine.cuda_graph_max_bs);
   }
   const auto& e = r.scenario.engine;
+  (void)multi_step_for(e);  // --num-scheduler-steps on an engine without it: refused here, naming the field
   if (e.max_model_len > m.max_position_embeddings) {
     p.add("engine.max_model_len", "must be <= the model's max_position_embeddings (" +
                                       std::to_string(m.max_position_embeddings) + "), got " +

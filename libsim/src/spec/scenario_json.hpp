@@ -38,7 +38,7 @@ inline const std::vector<std::string> kFleetMemberKeys{"gpu", "gpu_profile", "tp
 inline const std::vector<std::string> kEngineKeys{"policy", "max_num_seqs", "max_num_batched_tokens", "block_size",
                                            "gpu_memory_utilization", "preemption", "max_model_len", "watermark",
                                            "swap_space_gb", "enable_prefix_caching", "cuda_graphs", "api_server", "max_concurrent_batches", "cpu_offload_gb",
-                                           "kv_offload_gb", "async_scheduling", "cuda_graph_max_bs", "enable_lora", "max_loras", "max_lora_rank",
+                                           "kv_offload_gb", "async_scheduling", "num_scheduler_steps", "multi_step_stream_outputs", "cuda_graph_max_bs", "enable_lora", "max_loras", "max_lora_rank",
                                            "runtime", "synthetic_service", "speculative"};
 inline const std::vector<std::string> kSpeculativeKeys{"method", "draft_model", "num_speculative_tokens"};
 inline const std::vector<std::string> kSyntheticKeys{"kind", "mean_s", "cv"};

@@ -81,6 +81,9 @@ const std::vector<AliasRule>& rules() {
       {{"max_model_len", "engine.max_model_len", {""}}, ArgKind::context_len},
       {{"enable_prefix_caching", "engine.enable_prefix_caching", {""}}, ArgKind::boolean},
       {{"async_scheduling", "engine.async_scheduling", {""}}, ArgKind::boolean},
+      // vLLM V0's multi-step scheduling (0.6.0 to 0.10.0; spec/multi_step.hpp refuses the runtimes without it).
+      {{"num_scheduler_steps", "engine.num_scheduler_steps", {""}}, ArgKind::integer},
+      {{"multi_step_stream_outputs", "engine.multi_step_stream_outputs", {""}}, ArgKind::boolean},
       {{"cpu_offload_gb", "engine.cpu_offload_gb", {""}}, ArgKind::number},
       // vLLM >= 0.11.1: --kv-offloading-size GiB (summed over TP ranks), backend "native" (OffloadingConnector).
       {{"kv_offloading_size", "engine.kv_offload_gb", {"", "engine"}}, ArgKind::number},

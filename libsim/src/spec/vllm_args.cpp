@@ -44,7 +44,7 @@ const std::set<std::string>& unmodelled_flags() {
   static const std::set<std::string> s{
       "disable_custom_all_reduce", "enable_expert_parallel", "disable_sliding_window",
       "disable_async_output_proc", "use_v2_block_manager", "enable_sleep_mode", "enable_eplb",
-      "multi_step_stream_outputs", "disable_cascade_attn", "enable_dbo"};
+      "disable_cascade_attn", "enable_dbo"};
   return s;
 }
 

@@ -106,6 +106,14 @@ struct EngineConfig {
   /// unset = the release's default (on from vLLM 0.14.0, vllm#27614; perf/async_scheduling.hpp says when vLLM
   /// turns it off and what it changes).
   std::optional<bool> async_scheduling;
+  /// vLLM V0's multi-step scheduling (`--num-scheduler-steps n`, JSON "engine.num_scheduler_steps", vLLM 0.6.0 to
+  /// 0.10.0): a scheduled decode batch runs n steps back to back (spec/multi_step.hpp says which runtimes take it;
+  /// engine/multi_step.cpp runs it). 1 = off, the default.
+  int num_scheduler_steps = 1;
+  /// vLLM's `--multi-step-stream-outputs` (JSON "engine.multi_step_stream_outputs"): whether a multi-step window streams
+  /// every step's tokens (true) or all of them at its end (false); unset = the release's default (on from 0.6.3,
+  /// vllm#9047; off before). Read only when num_scheduler_steps > 1.
+  std::optional<bool> multi_step_stream_outputs;
   /// Batches in flight under pipeline parallel, each from its own virtual engine with 1/k of the KV cache
   /// (vLLM v0's virtual engines): 0 = pp (one per stage), 1 = one batch at a time (stages idle (pp−1)/pp).
   int max_concurrent_batches = 0;

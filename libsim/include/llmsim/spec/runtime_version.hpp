@@ -50,6 +50,12 @@ struct RuntimeForVersion {
   /// 0.6.3.post1; taken as first released in 0.6.4, its merge date not read here) made them take EngineArgs'
   /// arguments, whose unset flag the rule reads. True for vLLM releases before 0.6.4.
   bool bench_scripts_pass_chunked_flag = false;
+  /// V0's multi-step scheduling (`--num-scheduler-steps`, spec/multi_step.hpp): from 0.6.0 (vllm#7000, "[core] Multi
+  /// Step Scheduling") until vllm#22138 removed it (merged 2025-08-03, after 0.10.0: first missing in 0.10.1).
+  bool v0_multi_step = false;
+  /// Multi-step streams every step's tokens (`multi_step_stream_outputs`, vllm#8335; on by default since vllm#9047,
+  /// merged 2024-10-03, first released in 0.6.3). Before, a window's tokens reach the client at its end.
+  bool v0_multi_step_streams = false;
   /// Whether the release can replay CUDA graphs at all: vLLM before 0.2.6 has none (vllm#1926, "Optimize model
   /// execution with CUDA graph", merged 2023-12-16 after 0.2.5 and first released in 0.2.6), so every step of those
   /// releases runs eagerly, as under --enforce-eager later.
