@@ -453,7 +453,7 @@ std::string money_prefix(const std::string& currency) { return currency == "USD"
 
 std::string fmt(double v, int decimals) {
   if (std::isnan(v)) return "n/a";
-  return format_fixed(v, decimals);  // core's rule: never cut short, scientific from 1e15 on
+  return format_fixed_nonzero(v, decimals);  // core's rule: never cut short, never a nonzero figure read as 0
 }
 
 std::string fmt_gb(double bytes) { return fmt(bytes / 1e9, 2) + " GB"; }

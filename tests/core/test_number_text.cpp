@@ -49,3 +49,20 @@ TEST_CASE("fixed notation stops where format_value's does, and the ordinary rate
   CHECK(format_distinct(1.23e-7, 0.5).first == "1.23e-07");
   CHECK(format_fixed(std::nan(""), 2) == "nan");
 }
+
+TEST_CASE("a figure that is not zero never reads as zero at a table's decimals") {
+  // simulate and capacity printed "offered 0.00 req/s", "goodput 0.00 req/s" and "target 0.00 QPS" for a day whose
+  // peak is 0.00038 req/s (attack8): a zero presented as a result.
+  for (int decimals = 0; decimals <= 3; ++decimals) {
+    for (int e = -12; e <= 6; ++e) {
+      const double v = 3.8 * std::pow(10.0, e);
+      const std::string text = format_fixed_nonzero(v, decimals);
+      INFO(v << " at " << decimals << " decimals: " << text);
+      CHECK(read_back(text) == Approx(v).epsilon(0.2));
+      CHECK(read_back(format_fixed_nonzero(-v, decimals)) == Approx(-v).epsilon(0.2));
+    }
+  }
+  CHECK(format_fixed_nonzero(0.00038, 2) == "0.00038");
+  CHECK(format_fixed_nonzero(0.0, 2) == "0.00");  // a zero is a zero
+  CHECK(format_fixed_nonzero(12.345, 2) == "12.35");  // the table's form wherever it shows the figure
+}

@@ -39,20 +39,23 @@ std::string format_digits(double v, int digits) {
   return buf;
 }
 
-namespace {
 // `v` to `digits` significant digits in fixed notation (the integer part whole); below 1e-4 (a fixed form of 1e-300
 // is 300 zeros) and from 1e15 on (format_fixed), scientific.
-std::string significant_fixed(double v, int digits) {
+std::string format_significant(double v, int digits) {
   if (v == 0 || !std::isfinite(v)) return format_digits(v, digits);
   const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
   if (magnitude < -4 || std::fabs(v) >= kFixedNotationLimit) return format_digits(v, digits);
   return format_fixed(v, std::max(0, digits - 1 - magnitude));
 }
-}  // namespace
+
+std::string format_fixed_nonzero(double v, int decimals) {
+  if (v != 0 && std::isfinite(v) && std::fabs(v) < 0.5 * std::pow(10.0, -decimals)) return format_significant(v, 2);
+  return format_fixed(v, decimals);
+}
 
 std::pair<std::string, std::string> format_distinct(double a, double b, int digits) {
   for (int d = digits;; ++d) {
-    auto pair = std::make_pair(significant_fixed(a, d), significant_fixed(b, d));
+    auto pair = std::make_pair(format_significant(a, d), format_significant(b, d));
     if (pair.first != pair.second || a == b || d >= 6) return pair;
   }
 }

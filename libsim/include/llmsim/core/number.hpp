@@ -21,6 +21,14 @@ inline constexpr double kFixedNotationLimit = 1e15;
 /// kFixedNotationLimit on, and for inf/nan, "%.6g" ("9.85761e+299"), never a figure cut short.
 std::string format_fixed(double v, int decimals);
 
+/// `v` to `digits` significant digits in fixed notation, all of an integer part ("1014"); below 1e-4 and from
+/// kFixedNotationLimit on, scientific ("1.2e-07").
+std::string format_significant(double v, int digits);
+
+/// format_fixed, except that a figure which is not zero never reads as one: a value that `decimals` would round to
+/// 0 ("0.00 req/s" for a peak of 0.00038 req/s) is given to 2 significant digits ("0.00038") instead.
+std::string format_fixed_nonzero(double v, int decimals);
+
 /// `v` to `digits` significant digits ("%.*g").
 std::string format_digits(double v, int digits = 3);
 
