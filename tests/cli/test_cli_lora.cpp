@@ -2,6 +2,10 @@
 // cost head in the scenario's currency, a MIG slice's derived price said as such.
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "cli_util.hpp"
 #include "llmsim/core/json_view.hpp"
 
@@ -79,4 +83,23 @@ TEST_CASE("a MIG slice's price is said to be the card's share, not a catalogue p
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("3/7 of the") && Catch::Contains("itself a catalogue placeholder"));
   CHECK(r.out.find("GPU-hour (USD), a catalogue placeholder") == std::string::npos);
+}
+
+TEST_CASE("memory names the option a bad engine value came from, LoRA's as the others", "[cli]") {
+  // --max-loras 0 read "engine.max_loras: must be in 1..1024" beside "--max-num-seqs: must be >= 1, got 0": the plan
+  // checks the engine under its scenario fields, and memory takes options (attack8).
+  const std::string vllm = "vllm serve llama-3.1-8b --enable-lora ";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--enable-lora --max-loras 0", "--max-loras: "},
+      {"--enable-lora --max-lora-rank 7", "--max-lora-rank: "},
+      {"--vllm-args " + single_quoted(vllm + "--max-loras 2000"), "--max-loras: "},
+      {"--vllm-args " + single_quoted(vllm + "--max-lora-rank 3"), "--max-lora-rank: "},
+      {"--block-size 2000", "--block-size: "}};
+  for (const auto& [args, named] : cases) {
+    const auto r = run("memory --model llama-3.1-8b --gpu a100-80gb-sxm " + args);  // stderr with stdout
+    INFO(args << "\n" << r.out);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("error: " + named) != std::string::npos);
+    CHECK(r.out.find("engine.") == std::string::npos);
+  }
 }
