@@ -120,7 +120,7 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
     std::cout << "\nbill: " << row.bill_basis << "\n";
     if (row.autoscaled_bill && !row.autoscaled_bill->slo_met)
       std::cout << "SLO NOT met on the autoscaled day billed: " << row.autoscaled_bill->reason
-                << " (the autoscaler adds replicas after the load has risen; the fleet held fixed at the peak meets it)\n";
+                << " (" << row.autoscaled_bill->miss_cause << ")\n";
   }
   std::cout << "cost at capacity: " << money(j["cost_per_hour"]) << "/h for one deployment, "
             << money(j["cost_per_mtok_output_slo"], 3) << " per million SLO-meeting output tokens ("

@@ -28,6 +28,28 @@ const ServerOptionMap kMemoryServerOptions{
      {"engine.enable_lora", "enable-lora"}, {"engine.max_loras", "max-loras"}, {"engine.max_lora_rank", "max-lora-rank"}},
     "no-cuda-graphs"};
 
+// The plan checks the engine under its scenario fields ("engine.max_loras: must be in 1..1024"); here they were
+// options (--max-loras, or --vllm-args' flag read as it), so the problems name those, as the checks above do
+// (attack8: --max-loras 0 read "engine.max_loras" beside "--max-num-seqs: must be >= 1").
+memory::MemoryPlan plan_with_option_names(const spec::ModelSpec& model, const spec::Quantization& quant,
+                                          const spec::GpuSpec& gpu, const spec::ParallelConfig& par,
+                                          const spec::EngineConfig& engine, const memory::ContextRequest& context) {
+  try {
+    return memory::plan_memory(model, quant, gpu, par, engine, context);
+  } catch (const ConfigError& e) {
+    std::vector<std::string> named;
+    for (std::string problem : e.problems()) {
+      for (const auto& [field, option] : kMemoryServerOptions.options)
+        if (problem.rfind(field + ":", 0) == 0) {
+          problem = "--" + option + problem.substr(field.size());
+          break;
+        }
+      named.push_back(std::move(problem));
+    }
+    throw ConfigError(named);
+  }
+}
+
 int run_memory(int argc, char** argv) {
   return guarded("memory", [&] {
     po::options_description opts("llmsim memory options");
@@ -136,7 +158,7 @@ int run_memory(int argc, char** argv) {
                                                std::to_string(max_model_len));
     }
     const int plan_len = max_model_len > 0 ? max_model_len : spec::default_max_model_len(model, engine);
-    const auto plan = memory::plan_memory(model, quant, gpu, par, engine, memory::ContextRequest{plan_len, max_model_len <= 0});
+    const auto plan = plan_with_option_names(model, quant, gpu, par, engine, memory::ContextRequest{plan_len, max_model_len <= 0});
 
     if (vm.count("json")) {
       Json j = memory::to_json(plan);

@@ -22,6 +22,7 @@
 #include "llmsim/analysis/server_args.hpp"
 #include "llmsim/analysis/sweep.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/number.hpp"
 #include "command_hints.hpp"
 #include "signals.hpp"
 
@@ -457,9 +458,7 @@ std::string money_prefix(const std::string& currency) { return currency == "USD"
 
 std::string fmt(double v, int decimals) {
   if (std::isnan(v)) return "n/a";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
+  return format_fixed_nonzero(v, decimals);  // core's rule: never cut short, never a nonzero figure read as 0
 }
 
 std::string fmt_gb(double bytes) { return fmt(bytes / 1e9, 2) + " GB"; }

@@ -127,7 +127,8 @@ void print_pool(const std::string& name, const metrics::PoolSummary& p);
 /// A heterogeneous fleet's members, each measured on its own replicas (nothing for other deployments).
 void print_fleet_pools(const metrics::Summary& s);
 
-/// Fixed-point formatting for tables: fmt(3.14159, 2) = "3.14".
+/// Fixed-point formatting for tables: fmt(3.14159, 2) = "3.14"; NaN "n/a"; a nonzero figure never reads as 0
+/// (fmt(0.00038, 2) = "0.00038", core format_fixed_nonzero).
 std::string fmt(double v, int decimals = 2);
 /// Bytes as GB (1e9) with 2 decimals: "28.03 GB".
 std::string fmt_gb(double bytes);

@@ -580,3 +580,20 @@ TEST_CASE("bench runs: vLLM's offline scripts before 0.6.4 keep chunked prefill 
   const auto gpu = spec::Catalog::builtin().gpu("h100-80gb-sxm");
   CHECK(analysis::BenchPredictor(old).predict(perf::default_profile(gpu)).at(0) > 0);
 }
+
+TEST_CASE("bench runs: an engine_version llmsim cannot read is named once, with the way out", "[analysis][runs]") {
+  // The release text was parsed under the run's path and the error wrapped again under the same path:
+  // "runs[0] (lat.json).engine_version: runs[0] (lat.json).engine_version: 'vllm==abc': ..." (attack8).
+  test::TempDir dir("benchruns-badversion");
+  dir.write("lat.json", test::vllm_latency_json(1.9));
+  for (const char* version : {"abc", "0.x", "0.1.0"}) {
+    const std::string e = runs_error_of(
+        dir, runs_json(Json::array({{{"result", "lat.json"}, {"command", kLatency}, {"engine_version", version}}})));
+    INFO(e);
+    const std::string field = "runs[0] (lat.json).engine_version";
+    REQUIRE(e.find(field) == 0);
+    CHECK(e.find(field, 1) == std::string::npos);
+    CHECK_THAT(e, Contains(version));
+    CHECK_THAT(e, Contains("or set \"runtime\""));
+  }
+}

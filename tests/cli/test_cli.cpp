@@ -121,7 +121,7 @@ TEST_CASE("bad inputs exit 2 naming the culprit") {
   CHECK_THAT(r.out, Catch::Contains("--quant: unknown quantization format 'awq_int4'; did you mean 'awq-int4'"));
   r = run("memory --model llama-3.1-8b --gpu rtx4090-24gb --tp 3");
   CHECK(r.code == 2);
-  CHECK_THAT(r.out, Catch::Contains("hardware.tp: must divide the model's num_attention_heads (32), got 3"));
+  CHECK_THAT(r.out, Catch::Contains("--tp: must divide the model's num_attention_heads (32), got 3"));  // the option given
   r = run("memory --model llama-3.1-8b --gpu rtx4090-24gb --max-model-len -5");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("--max-model-len"));

@@ -2,6 +2,10 @@
 // cost head in the scenario's currency, a MIG slice's derived price said as such.
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "cli_util.hpp"
 #include "llmsim/core/json_view.hpp"
 
@@ -40,7 +44,7 @@ TEST_CASE("memory plans vLLM's LoRA slots from its flags, from --vllm-args and s
   CHECK_THAT(alone.out, Catch::Contains("--max-loras") && Catch::Contains("--enable-lora"));
   const auto rank = run("memory --model llama-3.1-8b --gpu a100-80gb-sxm --enable-lora --max-lora-rank 12");
   CHECK(rank.code == 2);
-  CHECK_THAT(rank.out, Catch::Contains("max_lora_rank") && Catch::Contains("got 12"));
+  CHECK_THAT(rank.out, Catch::Contains("--max-lora-rank: ") && Catch::Contains("got 12"));
 }
 
 TEST_CASE("a scenario takes LoRA with vLLM's names through --set and --vllm-args alike", "[cli]") {
@@ -187,4 +191,23 @@ TEST_CASE("vllm#10062's A100 40GB runs: a rank-64 adapter lengthens the ShareGPT
   const double base = duration(""), lora = duration(" --set engine.enable_lora=true --set engine.max_lora_rank=64");
   INFO("base " << base << " s, LoRA " << lora << " s");
   CHECK(lora / base == Approx(35.0 / 28.0).epsilon(0.10));
+}
+
+TEST_CASE("memory names the option a bad engine value came from, LoRA's as the others", "[cli]") {
+  // --max-loras 0 read "engine.max_loras: must be in 1..1024" beside "--max-num-seqs: must be >= 1, got 0": the plan
+  // checks the engine under its scenario fields, and memory takes options (attack8).
+  const std::string vllm = "vllm serve llama-3.1-8b --enable-lora ";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--enable-lora --max-loras 0", "--max-loras: "},
+      {"--enable-lora --max-lora-rank 7", "--max-lora-rank: "},
+      {"--vllm-args " + single_quoted(vllm + "--max-loras 2000"), "--max-loras: "},
+      {"--vllm-args " + single_quoted(vllm + "--max-lora-rank 3"), "--max-lora-rank: "},
+      {"--block-size 2000", "--block-size: "}};
+  for (const auto& [args, named] : cases) {
+    const auto r = run("memory --model llama-3.1-8b --gpu a100-80gb-sxm " + args);  // stderr with stdout
+    INFO(args << "\n" << r.out);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("error: " + named) != std::string::npos);
+    CHECK(r.out.find("engine.") == std::string::npos);
+  }
 }

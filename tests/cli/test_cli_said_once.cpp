@@ -171,3 +171,18 @@ TEST_CASE("search's runner-up line counts per GPU-hour in the scenario's currenc
   CHECK(r.out.find("dollar") == std::string::npos);
   CHECK(r.out.find('$') == std::string::npos);
 }
+
+TEST_CASE("a day of a few requests prints its small rates, never 0.00", "[cli][said_once]") {
+  // A 0.0002 req/s base (a peak of 0.00038): its rates printed "0.00" in simulate's table and summary and in
+  // capacity's target line, next to a bill (attack8).
+  const std::string day = "'" + kScenarios + "month-autoscale.json' --set workload.arrival.rate=0.0002";
+  for (const std::string command : {"simulate", "capacity"}) {
+    const auto r = test::run(command + " " + day);
+    INFO(command << " (exit " << r.code << "):\n" << r.out.substr(0, 3000));
+    REQUIRE(r.code == 0);
+    static const std::regex zero_rate("\\b0\\.0+ (req/s|QPS)");
+    static const std::regex zero_row("\\n(offered|achieved over the run) +0\\.0+\\b");  // simulate's table
+    CHECK_FALSE(std::regex_search(r.out, zero_rate));
+    CHECK_FALSE(std::regex_search(r.out, zero_row));
+  }
+}

@@ -30,6 +30,28 @@ std::string hours_text(double h) {
   return h == 0 ? std::string("0") : format_fixed(h, h < 0.1 ? 4 : h < 10 ? 2 : 1);
 }
 
+// Why the autoscaled day missed the SLO, from the run that can tell: the same day with the autoscaler held at the
+// fleet sized (min_replicas = serving: it never scales; failures, spares and seed as billed). Only when that run
+// meets the SLO is the autoscaler's lag (replicas added after the load has risen) the cause. Before, the words said
+// so whatever happened: a 1-replica fleet whose hot spare and replica were down at once (failures) read "the
+// autoscaler adds replicas after the load has risen; the fleet held fixed at the peak meets it" (attack8).
+std::string miss_cause(const spec::ResolvedScenario& r, int serving, const engine::SimulationOptions& sim) {
+  const bool failures = !r.scenario.failures.empty();
+  if (r.scenario.autoscaler->min_replicas >= serving)
+    return "the autoscaler never scaled (min_replicas = max_replicas = " + std::to_string(serving) +
+           "), so its lag is not the cause: the day misses it with the fleet sized for the peak held fixed" +
+           (failures ? ", the scenario's failures included" : "");
+  spec::ResolvedScenario held = r;
+  held.scenario.autoscaler->min_replicas = serving;
+  const metrics::Summary fixed = evaluate(held, sim).summary;
+  if (fixed.fits && run_meets_slo(fixed))
+    return "the autoscaler adds replicas after the load has risen: the same day with the fleet sized for the peak "
+           "held fixed meets it";
+  return "the same day with the fleet sized for the peak held fixed misses it too (" +
+         slo_failures(held.scenario, fixed) + "): the autoscaler's lag is not the cause" +
+         (failures ? " (the scenario's failures are in both runs)" : "");
+}
+
 }  // namespace
 
 spec::ResolvedScenario autoscaled_bill_scenario(const spec::ResolvedScenario& s, int serving) {
@@ -73,7 +95,10 @@ std::optional<AutoscaledBill> autoscaled_bill(const spec::ResolvedScenario& s, i
   if (good_total > 0) b.cost_per_mtok_total = b.period_cost / good_total * 1e6;
   b.slo_attainment = sum.slo_attainment;
   b.slo_met = run_meets_slo(sum);
-  if (!b.slo_met) b.reason = slo_failures(r.scenario, sum);
+  if (!b.slo_met) {
+    b.reason = slo_failures(r.scenario, sum);
+    b.miss_cause = miss_cause(r, serving, sim);
+  }
   const auto& w = r.scenario.workload;
   const std::string run = !w.daily_profile.empty()
                               ? "the day's load curve simulated once (" + format_fixed(b.period_hours, 1) + " h; its other days repeat it)"
@@ -100,7 +125,7 @@ Json to_json(const std::optional<AutoscaledBill>& b) {
             {"cost_per_mtok_output", opt(v.cost_per_mtok_output)},
             {"cost_per_mtok_total", opt(v.cost_per_mtok_total)},
             {"slo_attainment", v.slo_attainment}, {"slo_met", v.slo_met},
-            {"reason", v.reason}};
+            {"reason", v.reason},               {"miss_cause", v.miss_cause}};
   if (!b)  // every key present, null without a bill
     for (auto& value : j) value = nullptr;
   return j;

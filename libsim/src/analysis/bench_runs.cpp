@@ -161,7 +161,7 @@ void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::
   } else if (!base.engine_version.empty()) {
     runtime_text = base.engine + "==" + base.engine_version;
     try {
-      base.runtime = spec::parse_runtime(runtime_text, label + ".engine_version");
+      base.runtime = spec::parse_runtime(runtime_text, "");  // the problem alone: the path is added once, below
     } catch (const ConfigError& e) {
       throw ConfigError(label + ".engine_version", std::string(e.what()) + "; or set \"runtime\"");
     }

@@ -284,8 +284,7 @@ void size_fleet(Row& row, const spec::ResolvedScenario& s, const CapacityResult&
     row.bill_basis = bill->basis + "; held fixed at the peak it would be " +
                      format_value(std::round(*row.fixed_monthly_cost)) + " " + cost.currency + "/month";
     if (!bill->slo_met && row.reason.empty())
-      row.reason = "the autoscaled day billed misses the SLO (" + bill->reason + "): the autoscaler adds replicas "
-                   "after the load has risen; the fleet sized for the peak, held fixed, meets it";
+      row.reason = "the autoscaled day billed misses the SLO (" + bill->reason + "): " + bill->miss_cause;
     row.autoscaled_bill = std::move(bill);
   } else if (s.scenario.autoscaler) {
     row.bill_basis += bill_autoscaler ? "; the autoscaler is not simulated for a unit of several engines (a fleet or disaggregated pools)"

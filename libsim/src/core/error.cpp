@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "llmsim/core/number.hpp"
+
 namespace llmsim {
 
 namespace {
@@ -103,7 +105,7 @@ std::string format_value(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[64];
-  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+  if (v == std::floor(v) && std::fabs(v) < kFixedNotationLimit) {
     std::snprintf(buf, sizeof buf, "%.0f", v);
   } else {
     std::snprintf(buf, sizeof buf, "%.6g", v);

@@ -15,6 +15,7 @@
 #include "llmsim/spec/pool.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 #include "scenario_json.hpp"
+#include "timed_events.hpp"
 
 namespace llmsim::spec {
 
@@ -249,6 +250,7 @@ void Scenario::validate() const {
   if (p.empty() && gpus > kMaxGpus)
     p.add("hardware.replicas", "tp x pp x replicas = " + std::to_string(gpus) + " GPUs, more than " +
                                    std::to_string(kMaxGpus) + ", got " + std::to_string(hardware.replicas) + " replicas");
+  if (p.empty()) detail::check_timed_events(*this, p);
   p.throw_if_any();
 }
 

@@ -7,6 +7,7 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/overloaded.hpp"
+#include "timed_events.hpp"
 
 namespace llmsim::spec {
 
@@ -470,6 +471,14 @@ double piecewise_count(const PiecewiseArrivals& a, double t) {
   const double rest = whole < static_cast<double>(a.periods) ? segments_count(a, t - whole * a.period_s, a.period_s) : 0;
   return whole * per_period + rest;
 }
+
+namespace detail {
+std::optional<double> arrival_span_s(const Workload& w) {
+  auto span = workload_span(w.effective_classes(), static_cast<double>(std::max<std::int64_t>(1, w.num_requests)));
+  if (w.horizon_s > 0) span = span ? std::min(*span, w.horizon_s) : w.horizon_s;
+  return span;
+}
+}  // namespace detail
 
 std::optional<double> offered_rate(const Workload& w) {
   const auto classes = w.effective_classes();

@@ -27,6 +27,9 @@ struct AutoscaledBill {
   double slo_attainment = 0;
   bool slo_met = false;                    ///< the run met the scenario's SLO and was stable
   std::string reason;                      ///< why not (slo_failures), "" when it met it (JSON "reason")
+  /// When it missed: whether the autoscaler is the cause, from the same day held at the fleet sized (it meets the
+  /// SLO: the scale-up lag is; it misses too: not), in words; "" when it met it (JSON "miss_cause")
+  std::string miss_cause;
   std::string basis;                       ///< what the bill assumes, in words (printed by every command)
 };
 
