@@ -150,6 +150,22 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "vllm#7957 on an A100 (0.6.0 RPC frontend before MQLLMEngine: 18 req/s LLM vs 15.5 req/s async, "
                 "~45 us per token)",
                 {}, 15e-6));
+  // Before 0.6 the OpenAI server streamed each step's outputs from coroutines on the engine's own event loop, between
+  // two steps (perf/inprocess_server.hpp, issues 27/28).
+  for (const char* r : {"vllm-v0.5", "vllm-v0-paged"}) {
+    t.push_back(c("runtime.served_step_per_seq_s", r, P::public_measurement,
+                  "vllm#6883 (frontend multiprocessing, RFC #6797; first released in 0.6.0), its table: "
+                  "Llama-3-8B-Instruct, 1 H100, 550 input / 150 output tokens, 10 QPS, chunked prefill: mean TPOT "
+                  "70.74 ms with the OpenAI server in the engine's process (main, 0.5.3-0.5.4) vs 57.35 ms split "
+                  "out (zmq + pickle), mean TTFT 687.69 vs 298.09 ms. Streaming requests by Little's law "
+                  "10 x (TTFT + 149 x TPOT): 112.3 vs 88.4. (13.39 ms - 140 us x 23.9 [the engine's own growth per "
+                  "sequence as llmsim prices a vllm-v0.5 step] + 15 us x 88.4 [the split engine's own pickle+send "
+                  "per output, vllm-v0's value]) / 112.3 = 101 us per streamed output per step, rounded to 100 us. "
+                  "Serialized: engine/async_llm_engine.py engine_step puts each RequestOutput into its AsyncStream, "
+                  "run_engine_loop yields (asyncio.sleep(0)) before the next engine_step, so the streaming coroutines "
+                  "run between two steps",
+                  {}, 100e-6));
+  }
   // Prompt tokenisation in the serving process (perf/serving_path.hpp, issue 27): every vLLM release's OpenAI server
   // (before 0.6 in the engine's own process) and SGLang's TokenizerManager tokenise the prompt before the engine sees it.
   for (const char* r : {"vllm-v1", "vllm-v0", "vllm-v0.5", "vllm-v0-paged", "sglang"}) {

@@ -2,6 +2,7 @@
 #include "llmsim/perf/runtime.hpp"
 
 #include "llmsim/perf/eager_host.hpp"
+#include "llmsim/perf/inprocess_server.hpp"
 
 #include <limits>
 
@@ -88,6 +89,9 @@ RuntimeTraits runtime_traits(Runtime r) {
       // The engine ran in the API server's process (no ZMQ hop, api_server_s 0), which still tokenised the prompt
       // (AsyncLLMEngine.add_request -> encode_request) before the engine saw it.
       t.tokenise_per_token_s = kTokenisePerTokenS;
+      // ... and streamed every step's outputs from coroutines on the engine's own event loop, between two steps
+      // (vllm#6883 / RFC #6797): perf/inprocess_server.hpp.
+      t.served_step_per_seq_s = inprocess_server_per_output_s(r);
       // V0's eager steps (every step before 0.2.6's CUDA graphs; prefills, mixed steps and decode batches above 256
       // after): the host enqueues the forward from Python while the GPU works, and the GPU waits where that is longer
       // (perf/eager_host.hpp). 0.4.3-0.5.x carry 0.2.1's measured figure (kVllmV0PerLayerS: no A/B of theirs found).

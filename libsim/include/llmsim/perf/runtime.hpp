@@ -74,7 +74,9 @@ struct RuntimeTraits {
   double engine_client_s = 0;
   /// Host time per sequence per step that serving through the runtime's OpenAI-compatible server adds to the
   /// engine's own step, serialized with the GPU like `cpu` (perf/served_step_host.hpp): vLLM V0's MQLLMEngine pickles
-  /// every step's RequestOutputs and sends them to the API server process over ZMQ. 0 = none or not modelled.
+  /// every step's RequestOutputs and sends them to the API server process over ZMQ; before 0.6 the server's streaming
+  /// coroutines ran on the engine's own event loop between steps (perf/inprocess_server.hpp). 0 = none or not
+  /// modelled.
   double served_step_per_seq_s = 0;
   /// With more than one GPU (TP or PP) the runtime drives its workers from another process and pays, every step, the
   /// pickling of the step's inputs broadcast to them and of the sampled output returned (vLLM V1's MultiprocExecutor:

@@ -1,0 +1,56 @@
+#pragma once
+// vLLM before 0.6.0 served from the engine's own process (issues 27 and 28; docs/cost-model.md "Pre-0.6: the API
+// server on the engine's event loop"). Until frontend multiprocessing (vllm#6883, RFC #6797, first released in
+// 0.6.0) `vllm.entrypoints.openai.api_server` built an AsyncLLMEngine in its own process and ran it as a task of the
+// same asyncio event loop (and the same GIL) as the HTTP server. Each step, AsyncLLMEngine.engine_step returns the
+// step's RequestOutputs and puts each into its request's AsyncStream (RequestTracker.process_request_output); that
+// wakes one streaming coroutine per running request (the OpenAI serving generator: the stream chunk's pydantic
+// objects, its JSON, the SSE write through starlette/uvicorn). run_engine_loop then yields (`await asyncio.sleep(0)`)
+// before it creates the next engine_step task, so those coroutines run between two steps, after the GPU's forward
+// (execute_model_async runs the worker in a thread only while the step itself runs): the per-output server work is
+// serialized with the engine's step like V0's own CPU time, and grows with the number of streaming requests. What
+// overlaps the GPU is per request (HTTP parsing and the prompt's tokenisation while execute_model's thread runs),
+// priced by perf/serving_path.hpp, not here. An offline LLM.generate run and a static batch have no stream
+// coroutines; 0.6+ V0 moved the server out (perf/served_step_host.hpp prices what its engine process keeps).
+#include "llmsim/perf/runtime.hpp"
+
+namespace llmsim::perf {
+
+namespace inprocess_server {
+/// vllm#6883's table (2024-07-29, robertgshaw2; Llama-3-8B-Instruct, 1 H100, sonnet prompts of 550 tokens, 150
+/// output tokens, Poisson 10 QPS for 60 s, chunked prefill): the OpenAI server in the engine's process (`main`,
+/// between 0.5.3 and 0.5.4) against the server in a process of its own (`zmq + pickle`, the PR), means in seconds.
+inline constexpr double kMainTpotS = 70.74e-3, kMainTtftS = 687.69e-3;
+inline constexpr double kSplitTpotS = 57.35e-3, kSplitTtftS = 298.09e-3;
+inline constexpr double kQps = 10, kOutputTokens = 150;
+/// The engine's own growth per sequence in the step between the two runs' batches, as llmsim prices a vllm-v0.5
+/// step: 0.1 ms of synchronous output processing (RFC #6913) + V0's 10 us per sequence + ~30 us of decode attention
+/// (a Llama-3-8B sequence's ~620 cached tokens × 128 KiB at ~2.7 TB/s); the step's GEMMs hold the 512-token
+/// chunked-prefill budget either way.
+inline constexpr double kEngineSlopeS = 140e-6;
+/// What the split run's engine process still does per output (pickle and send each RequestOutput over ZMQ): taken
+/// as vLLM 0.6+'s MQLLMEngine value (served_step_per_seq_s of vllm-v0).
+inline constexpr double kSplitPerOutputS = 15e-6;
+
+/// The derivation, as written in the provenance table: N = QPS × (TTFT + (output − 1) × TPOT) streaming requests
+/// in each run (Little's law: 112.3 in-process, 88.4 split); the in-process server's share of a step is what the
+/// split run saves once the engine's own growth with the larger batch is taken out and its own per-output sends
+/// are put back: (ΔTPOT − slope × ΔN + split × N_split) / N_main = 101 us per streamed output per step.
+constexpr double derived_per_output_s() {
+  const double n_main = kQps * (kMainTtftS + (kOutputTokens - 1) * kMainTpotS);
+  const double n_split = kQps * (kSplitTtftS + (kOutputTokens - 1) * kSplitTpotS);
+  return ((kMainTpotS - kSplitTpotS) - kEngineSlopeS * (n_main - n_split) + kSplitPerOutputS * n_split) / n_main;
+}
+
+/// Host seconds per streamed output per step that the OpenAI server adds to a pre-0.6 engine's step: the derivation
+/// above, rounded [D].
+inline constexpr double kPerOutputS = 100e-6;
+}  // namespace inprocess_server
+
+/// Seconds of serialized host time per sequence per step that the OpenAI server running in the engine's own process
+/// adds to a step of runtime `r`: inprocess_server::kPerOutputS for vLLM before 0.6.0 (vllm-v0.5: 0.4.3-0.5.x,
+/// vllm-v0-paged: 0.2-0.4.2), 0 for every other runtime. Which requests pay it is perf/served_step_host.hpp's rule
+/// (engine.api_server on, not offline, not a static batch, not the synthetic service).
+double inprocess_server_per_output_s(Runtime r);
+
+}  // namespace llmsim::perf
