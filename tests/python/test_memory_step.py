@@ -174,7 +174,7 @@ def test_memory_and_step_refuse_a_bad_server_line(fn, kw):
                                     "vllm==0.2.1", "vllm-v1"])
 def test_step_is_the_same_iteration_from_the_cli_and_python(cli, engine):
     """`llmsim step --engine E` and `llmsim.step()` on the same engine price one iteration as a simulation does: the
-    server's host work and async scheduling / SGLang's overlap scheduler (perf/served_model.hpp) in both. SGLang's
+    server's host work and async scheduling / SGLang's overlap scheduler (perf::make_cost_model, the one builder) in both. SGLang's
     overlap was in Python's and not the CLI's (8.46 vs 9.59 ms at TP 2 on an A100)."""
     import json
     import subprocess
