@@ -11,20 +11,9 @@ namespace llmsim::python {
 void register_memory(py::module_& m) {
   m.def("plan", [](const std::string& text) {
     Json doc = parse_text(text, "scenario");
-    spec::ResolvedScenario r = spec::resolve(spec::scenario_from_json(JsonView(doc, "")), spec::Catalog::builtin());
-    memory::MemoryPlan plan = memory::plan_memory(r);
-    Json out = memory::to_json(plan);
-    // The identity fields `llmsim memory --json` adds, so the two outputs compare equal.
-    const auto& par = r.scenario.hardware.parallel;
-    out["model"] = r.model.id;
-    out["gpu"] = r.gpu.id;
-    out["num_gpus"] = par.gpus();
-    out["tp"] = par.tp;
-    out["pp"] = par.pp;
-    out["quant"] = r.quant.weights.id;
-    out["kv_dtype"] = std::string(spec::to_string(r.quant.kv_dtype));
-    out["gpu_memory_utilization"] = r.scenario.engine.gpu_memory_utilization;
-    out["notes"] = r.notes;  // what resolving assumed (the checkpoint's quantization_config, MTP layers, ...)
+    spec::ResolvedScenario r = spec::resolve_unbilled(spec::scenario_from_json(JsonView(doc, "")), spec::Catalog::builtin());
+    // The document `llmsim memory --json` prints (memory::to_json of the scenario: one writer for both).
+    const Json out = memory::to_json(r, memory::plan_memory(r));
     return dump(out);
   }, py::arg("scenario"),
      "Memory plan of the scenario's replica as JSON text (`llmsim memory --json` fields), planned for the "

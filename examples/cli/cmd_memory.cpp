@@ -27,28 +27,9 @@ const ServerOptionMap kMemoryServerOptions{
      {"engine.block_size", "block-size"}, {"engine.cpu_offload_gb", "cpu-offload-gb"},
      {"engine.enable_lora", "enable-lora"}, {"engine.max_loras", "max-loras"}, {"engine.max_lora_rank", "max-lora-rank"}},
     "no-cuda-graphs"};
-
-// The plan checks the engine under its scenario fields ("engine.max_loras: must be in 1..1024"); here they were
-// options (--max-loras, or --vllm-args' flag read as it), so the problems name those, as the checks above do
-// (attack8: --max-loras 0 read "engine.max_loras" beside "--max-num-seqs: must be >= 1").
-memory::MemoryPlan plan_with_option_names(const spec::ModelSpec& model, const spec::Quantization& quant,
-                                          const spec::GpuSpec& gpu, const spec::ParallelConfig& par,
-                                          const spec::EngineConfig& engine, const memory::ContextRequest& context) {
-  try {
-    return memory::plan_memory(model, quant, gpu, par, engine, context);
-  } catch (const ConfigError& e) {
-    std::vector<std::string> named;
-    for (std::string problem : e.problems()) {
-      for (const auto& [field, option] : kMemoryServerOptions.options)
-        if (problem.rfind(field + ":", 0) == 0) {
-          problem = "--" + option + problem.substr(field.size());
-          break;
-        }
-      named.push_back(std::move(problem));
-    }
-    throw ConfigError(named);
-  }
-}
+// Fields set by memory's own options, beside those a server line sets.
+const std::vector<std::pair<std::string, std::string>> kMemoryFlags{{"hardware.gpu", "gpu"},
+                                                                    {"engine.cuda_graphs", "no-cuda-graphs"}};
 
 int run_memory(int argc, char** argv) {
   return guarded("memory", [&] {
@@ -116,62 +97,40 @@ int run_memory(int argc, char** argv) {
       else if (*n > 0)
         max_model_len = static_cast<int>(*n);
     }
-    spec::EngineConfig engine;
-    engine.gpu_memory_utilization = vm["gpu-memory-utilization"].as<double>();
-    // Unset knobs take the policy's defaults for the GPU below (spec::effective_engine), as a scenario does.
-    engine.max_num_batched_tokens = vm.count("max-num-batched-tokens") ? vm["max-num-batched-tokens"].as<int>() : 0;
-    engine.max_num_seqs = vm.count("max-num-seqs") ? vm["max-num-seqs"].as<int>() : 0;
-    engine.block_size = vm["block-size"].as<int>();
-    engine.cuda_graphs = !vm.count("no-cuda-graphs");
-    engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
-    engine.enable_lora = vm.count("enable-lora") > 0;
-    for (const char* flag : {"max-loras", "max-lora-rank"})
-      if (vm.count(flag) && !engine.enable_lora)
-        problems.add(std::string("--") + flag, "takes effect only with --enable-lora (as vLLM's); add it or leave this out");
-    if (vm.count("max-loras")) engine.max_loras = vm["max-loras"].as<int>();
-    if (vm.count("max-lora-rank")) engine.max_lora_rank = vm["max-lora-rank"].as<int>();
-    if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb)) {
-      problems.add("--cpu-offload-gb", "must be >= 0, got " + format_given(engine.cpu_offload_gb));
-    }
-    if (vm.count("max-num-batched-tokens")) positive("max-num-batched-tokens", engine.max_num_batched_tokens);
-    if (vm.count("max-num-seqs")) positive("max-num-seqs", engine.max_num_seqs);
-    positive("block-size", engine.block_size);
-    if (!(engine.gpu_memory_utilization > 0 && engine.gpu_memory_utilization <= 1)) {
-      problems.add("--gpu-memory-utilization", "must be in (0, 1], got " + format_given(engine.gpu_memory_utilization));
-    }
     problems.throw_if_any();
-
-    const spec::ModelSpec model = catalog.model(vm["model"].as<std::string>(), "--model");
-    // One GPU-option rule for every command: "2x…" sets the split unless --tp/--pp/--num-gpus say it (and agree).
-    const auto option = spec::parse_gpu_option(vm["gpu"].as<std::string>(), "--gpu");
-    const spec::ParallelConfig par = spec::split_for(option, {tp, pp}, "--tp");
-    const spec::GpuSpec gpu = spec::gpu_for(option, par.gpus(), catalog, "--gpu");
-    engine = spec::effective_engine(engine, gpu, false, &model);
-    spec::Quantization quant;
-    std::vector<std::string> notes = model.notes;
-    quant.weights = spec::format_for_gpu(spec::weight_format_for_model(model, vm["quant"].as<std::string>(), "--quant", notes),
-                                         gpu, "--quant");
-    quant.kv_dtype = spec::parse_kv_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");
-    if (max_model_len > model.max_position_embeddings) {
-      throw ConfigError("--max-model-len", "must be <= the model's max_position_embeddings (" +
-                                               std::to_string(model.max_position_embeddings) + "), got " +
-                                               std::to_string(max_model_len));
+    // The flags as the scenario they stand for, planned as Python's llmsim.memory() and a simulation of it plan a
+    // replica (spec::resolve: the policy's defaults for the GPU, the format on this card; memory::plan_memory), one
+    // document for both (memory::to_json). Problems name the flag that set the field.
+    Json engine{{"gpu_memory_utilization", vm["gpu-memory-utilization"].as<double>()},
+                {"block_size", vm["block-size"].as<int>()},
+                {"cpu_offload_gb", vm["cpu-offload-gb"].as<double>()}};
+    if (max_model_len > 0) engine["max_model_len"] = max_model_len;  // else vLLM's auto
+    if (vm.count("max-num-batched-tokens")) engine["max_num_batched_tokens"] = vm["max-num-batched-tokens"].as<int>();
+    if (vm.count("max-num-seqs")) engine["max_num_seqs"] = vm["max-num-seqs"].as<int>();
+    if (vm.count("no-cuda-graphs")) engine["cuda_graphs"] = false;
+    if (vm.count("enable-lora")) engine["enable_lora"] = true;
+    if (vm.count("max-loras")) engine["max_loras"] = vm["max-loras"].as<int>();
+    if (vm.count("max-lora-rank")) engine["max_lora_rank"] = vm["max-lora-rank"].as<int>();
+    const Json doc{{"model", vm["model"].as<std::string>()},
+                   {"quant", {{"weights", vm["quant"].as<std::string>()}, {"kv_cache", vm["kv-dtype"].as<std::string>()}}},
+                   {"hardware", {{"gpu", vm["gpu"].as<std::string>()}, {"tp", tp}, {"pp", pp}}},
+                   {"engine", engine}};
+    spec::ResolvedScenario r;
+    memory::MemoryPlan plan;
+    try {
+      r = spec::resolve_unbilled(spec::scenario_from_json(JsonView(doc, "")), catalog);
+      plan = memory::plan_memory(r);
+    } catch (const ConfigError& e) {
+      throw flag_named(e, kMemoryServerOptions, kMemoryFlags);
     }
-    const int plan_len = max_model_len > 0 ? max_model_len : spec::default_max_model_len(model, engine);
-    const auto plan = plan_with_option_names(model, quant, gpu, par, engine, memory::ContextRequest{plan_len, max_model_len <= 0});
-
+    const spec::ModelSpec& model = r.model;
+    const spec::GpuSpec& gpu = r.gpu;
+    const spec::ParallelConfig& par = r.scenario.hardware.parallel;
+    const spec::Quantization& quant = r.quant;
+    const spec::EngineConfig& e = r.scenario.engine;
+    const std::vector<std::string>& notes = r.notes;
     if (vm.count("json")) {
-      Json j = memory::to_json(plan);
-      j["model"] = model.id;
-      j["gpu"] = gpu.id;
-      j["num_gpus"] = par.gpus();
-      j["tp"] = par.tp;
-      j["pp"] = par.pp;
-      j["quant"] = quant.weights.id;
-      j["kv_dtype"] = std::string(spec::to_string(quant.kv_dtype));
-      j["gpu_memory_utilization"] = engine.gpu_memory_utilization;
-      j["notes"] = notes;
-      print_json(j);
+      print_json(memory::to_json(r, plan));
       return kOk;
     }
     const auto& g = plan.per_gpu;
@@ -197,7 +156,7 @@ int run_memory(int argc, char** argv) {
     };
     row("weights", g.weights_bytes);
     if (g.lora_bytes > 0)
-      row("LoRA slots (max_loras " + std::to_string(engine.max_loras) + " x rank " + std::to_string(engine.max_lora_rank) + ")",
+      row("LoRA slots (max_loras " + std::to_string(e.max_loras) + " x rank " + std::to_string(e.max_lora_rank) + ")",
           g.lora_bytes);
     row("activations (profiling peak)", g.activation_bytes);
     row("runtime", g.runtime_bytes);
@@ -207,12 +166,12 @@ int run_memory(int argc, char** argv) {
     const std::int64_t other = g.runtime_bytes - g.cuda_context_bytes - g.cuda_graph_bytes - g.comm_buffer_bytes;
     if (other > 0) row("  other non-torch", other);
     if (g.linear_state_bytes > 0)
-      row("linear-attention state (max_num_seqs " + std::to_string(engine.max_num_seqs) + ")", g.linear_state_bytes);
+      row("linear-attention state (max_num_seqs " + std::to_string(e.max_num_seqs) + ")", g.linear_state_bytes);
     row("KV cache", g.kv_cache_bytes);
     row("free (margin)", g.free_bytes);
     row("total", g.total_bytes);
     t.print(std::cout);
-    std::cout << "gpu_memory_utilization " << fmt(engine.gpu_memory_utilization, 2) << " x total = "
+    std::cout << "gpu_memory_utilization " << fmt(e.gpu_memory_utilization, 2) << " x total = "
               << fmt(static_cast<double>(g.requested_bytes) / 1e9, 2)
               << " GB shared by weights, activations, non-torch memory and the KV cache; the CUDA context"
               << (g.cuda_graph_bytes > 0 ? ", CUDA graphs" : "") << " and communicators use the rest (vLLM V1)\n";
@@ -222,7 +181,7 @@ int run_memory(int argc, char** argv) {
     std::cout << "\n";
     if (plan.fits) {
       std::cout << "fits: yes. KV capacity " << plan.kv_capacity_tokens << " tokens (" << plan.kv_capacity_blocks
-                << " blocks of " << engine.block_size << "), " << plan.max_concurrent_seqs << " concurrent sequence"
+                << " blocks of " << e.block_size << "), " << plan.max_concurrent_seqs << " concurrent sequence"
                 << (plan.max_concurrent_seqs == 1 ? "" : "s") << " of " << plan.max_model_len << " tokens";
       // The same pool at shorter contexts (memory::MemoryPlan::concurrent_seqs_at): "1 sequence of 50336" is not one user.
       std::string shorter;

@@ -1,9 +1,9 @@
 // `llmsim step`: the time of one engine iteration for a batch shape, with its per-op roofline breakdown.
-#include <algorithm>
-#include <cmath>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common.hpp"
 #include "server_options.hpp"
@@ -11,14 +11,7 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/cost_model.hpp"
-#include "llmsim/perf/hardware_profile.hpp"
-#include "llmsim/perf/served_model.hpp"
-#include "llmsim/perf/speculative.hpp"
 #include "llmsim/spec/catalog.hpp"
-#include "llmsim/spec/gpu_option.hpp"
-#include "llmsim/spec/engine_config.hpp"
-#include "llmsim/spec/runtime_version.hpp"
-#include "llmsim/spec/quantization.hpp"
 #include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::cli {
@@ -43,6 +36,11 @@ const ServerOptionMap kStepServerOptions{
      {"engine.cuda_graph_max_bs", "cuda-graph-max-bs"}, {"engine.enable_lora", "enable-lora"},
      {"engine.max_loras", "max-loras"}, {"engine.max_lora_rank", "max-lora-rank"}},
     "eager"};
+
+// Fields set by step's own options, beside those a server line sets (kStepServerOptions).
+const std::vector<std::pair<std::string, std::string>> kStepFlags{
+    {"hardware.gpu", "gpu"}, {"hardware.gpu_profile", "gpu-profile"}, {"engine.policy", "engine"},
+    {"engine.cuda_graphs", "eager"}, {"workload.lora_adapters", "lora-adapters"}};
 
 int run_step(int argc, char** argv) {
   po::options_description opts("step options");
@@ -86,124 +84,60 @@ int run_step(int argc, char** argv) {
   const analysis::StepLengths lengths{vm["prefill-tokens"].as<std::int64_t>(), vm["prefill-context"].as<std::int64_t>(),
                                       vm["decode-seqs"].as<std::int64_t>(), vm["context"].as<std::int64_t>()};
 
-  const auto& catalog = spec::Catalog::builtin();
-  const spec::ModelSpec model = catalog.model(vm["model"].as<std::string>(), "--model");
-  spec::ParallelConfig parallel{vm["tp"].as<int>(), vm["pp"].as<int>()};
-  if (parallel.tp < 1) throw ConfigError("--tp", "must be >= 1, got " + std::to_string(parallel.tp));
-  if (parallel.pp < 1) throw ConfigError("--pp", "must be >= 1, got " + std::to_string(parallel.pp));
-  // One GPU-option rule for every command: "2x…" sets the split unless --tp/--pp say it (and agree).
-  const auto option = spec::parse_gpu_option(vm["gpu"].as<std::string>(), "--gpu");
-  parallel = spec::split_for(option, parallel, "--tp");
-  const spec::GpuSpec gpu = spec::gpu_for(option, parallel.gpus(), catalog, "--gpu");
-  spec::Quantization quant;
-  std::vector<std::string> notes = model.notes;
-  quant.weights = spec::weight_format_for_model(model, vm["quant"].as<std::string>(), "--quant", notes);
-  quant.kv_dtype = spec::parse_kv_dtype(vm["kv-dtype"].as<std::string>(), "--kv-dtype");
-  perf::HardwareProfile profile = perf::default_profile(gpu);
-  const std::string profile_path = vm["gpu-profile"].as<std::string>();
-  if (!profile_path.empty()) {
-    profile = perf::load_profile(profile_path, profile);
-    const std::string parent = gpu.id.substr(0, gpu.id.find(':'));
-    if (profile.gpu_id != gpu.id && profile.gpu_id != parent)
-      throw ConfigError("--gpu-profile", "profile '" + profile_path + "' describes GPU '" + profile.gpu_id +
-                                             "' but --gpu is '" + gpu.id + "'");
-  }
-  // A release without CUDA graphs (vLLM before 0.2.6) runs every step eagerly, as --eager does.
-  const bool eager = vm["eager"].as<bool>() || !spec::release_has_cuda_graphs(vm["engine"].as<std::string>(), "--engine");
-  // The engine as a scenario's engine.runtime / engine.policy reads it (the release's runtime, policy and
-  // defaults: SGLang's scheduler and overlap, a vLLM release's V0 engine), so Python's llmsim.step() is the same.
+  // The flags as the scenario they stand for, resolved and priced as Python's llmsim.step() and a simulation of it
+  // price an iteration (analysis::step_of_scenario: perf::make_cost_model, the one builder), so `step` cannot charge
+  // another price than `simulate` for the same batch. Problems name the flag that set the field.
   const std::string engine_name = vm["engine"].as<std::string>();
-  spec::EngineConfig engine;
-  {
-    Json e = Json::object();
-    e[engine_name == "vllm" || engine_name == "vllm-v0" ? "policy" : "runtime"] = engine_name;
-    try {
-      engine = spec::scenario_from_json(JsonView(Json{{"engine", e}}, "")).engine;
-    } catch (const ConfigError& x) {
-      throw ConfigError("--engine", x.what());
-    }
-  }
-  engine.cuda_graphs = !eager;
-  // The knobs a scenario leaves unset take the policy's defaults for the GPU (spec::effective_engine), as in
-  // `memory` and `simulate`: the same activation peak, so the same KV room in all three.
-  engine.max_num_seqs = 0;
-  engine.max_num_batched_tokens = 0;
-  engine = spec::effective_engine(engine, gpu, false, &model);
-  const perf::Runtime generation = perf::runtime_of(engine);
-  // A profile fitted from one runtime's runs prices another only with a warning, as on every scenario command.
-  std::vector<std::string> warnings;
-  if (!profile_path.empty())
-    if (auto w = perf::runtime_mismatch(profile, generation)) warnings.push_back(std::move(*w));
-  for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
-  engine.cpu_offload_gb = vm["cpu-offload-gb"].as<double>();
-  if (!(engine.cpu_offload_gb >= 0) || !std::isfinite(engine.cpu_offload_gb))
-    throw ConfigError("--cpu-offload-gb", "must be >= 0, got " + format_given(engine.cpu_offload_gb));
-  // A release ("vllm==0.4.1") also names its quantised kernels (pre-Marlin AWQ/GPTQ, FP8 on Ada).
-  quant.kernels = spec::quant_kernels_for(engine_name, "--engine");
-  perf::CostModel cm(model, quant, gpu, profile, parallel, !eager, engine.cpu_offload_gb * 1024.0 * 1024.0 * 1024.0,
-                     generation);
-  // SGLang's decode CUDA-graph limit: the release's for this card and TP, or the one asked (the rule scenarios use).
-  std::optional<int> graph_bs;
-  if (vm.count("cuda-graph-max-bs")) {
-    graph_bs = vm["cuda-graph-max-bs"].as<int>();
-    if (*graph_bs < 1) throw ConfigError("--cuda-graph-max-bs", "must be >= 1, got " + std::to_string(*graph_bs));
-    if (generation != perf::Runtime::sglang)
-      throw ConfigError("--cuda-graph-max-bs", "is SGLang's; --engine '" + engine_name + "' does not take it");
-  }
-  if (generation == perf::Runtime::sglang)
-    cm = cm.with_max_graph_batch(spec::sglang_cuda_graph_max_bs(
-        gpu, spec::is_engine_version(engine_name) ? std::optional<std::string>(engine_name) : std::nullopt, parallel.tp,
-        graph_bs));
-  // The engine's server, as a simulation prices it (perf/served_model.hpp): its host work per step, then (below,
-  // after the proposer) async scheduling or SGLang's overlap scheduler — Python's llmsim.step() is the same.
-  cm = perf::with_served_host(std::move(cm), engine, false);
-  // vLLM's LoRA kernels (perf/lora_kernels.hpp), as make_cost_model adds them for a scenario's engine.enable_lora.
-  for (const char* flag : {"max-loras", "max-lora-rank", "lora-adapters"})
-    if (vm.count(flag) && !vm.count("enable-lora"))
-      throw ConfigError(std::string("--") + flag, "takes effect only with --enable-lora (as vLLM's); add it or leave this out");
-  if (vm.count("enable-lora")) {
-    engine.enable_lora = true;
-    if (vm.count("max-loras")) engine.max_loras = vm["max-loras"].as<int>();
-    if (vm.count("max-lora-rank")) engine.max_lora_rank = vm["max-lora-rank"].as<int>();
-    const int adapters = vm.count("lora-adapters") ? vm["lora-adapters"].as<int>() : 1;
-    if (!(engine.max_loras >= 1 && engine.max_loras <= 1024))
-      throw ConfigError("--max-loras", "must be in 1..1024 adapter slots, got " + std::to_string(engine.max_loras));
-    if (std::find(std::begin(spec::kLoraRanks), std::end(spec::kLoraRanks), engine.max_lora_rank) == std::end(spec::kLoraRanks))
-      throw ConfigError("--max-lora-rank", "must be one of vLLM's ranks 1, 8, 16, 32, 64, 128, 256, 320, 512, got " +
-                                               std::to_string(engine.max_lora_rank));
-    if (!(adapters >= 1 && adapters <= engine.max_loras))
-      throw ConfigError("--lora-adapters", "must be in 1..--max-loras (" + std::to_string(engine.max_loras) +
-                                               "): more adapters than slots are swapped in from host memory, which "
-                                               "llmsim does not model; got " + std::to_string(adapters));
-    cm = cm.with_lora(engine.max_loras, engine.max_lora_rank, adapters);
-  }
-  std::optional<spec::ResolvedSpeculation> speculation;
+  Json hardware{{"gpu", vm["gpu"].as<std::string>()}, {"tp", vm["tp"].as<int>()}, {"pp", vm["pp"].as<int>()}};
+  if (!vm["gpu-profile"].as<std::string>().empty()) hardware["gpu_profile"] = vm["gpu-profile"].as<std::string>();
+  // "vllm" and "vllm-v0" name the policy (vLLM V1 / V0); anything else a runtime or a release ("sglang==0.4.7").
+  Json engine{{engine_name == "vllm" || engine_name == "vllm-v0" ? "policy" : "runtime", engine_name},
+              {"cpu_offload_gb", vm["cpu-offload-gb"].as<double>()}};
+  if (vm["eager"].as<bool>()) engine["cuda_graphs"] = false;  // else the release's (none before vLLM 0.2.6)
+  if (vm.count("cuda-graph-max-bs")) engine["cuda_graph_max_bs"] = vm["cuda-graph-max-bs"].as<int>();
+  if (vm.count("enable-lora")) engine["enable_lora"] = true;
+  if (vm.count("max-loras")) engine["max_loras"] = vm["max-loras"].as<int>();
+  if (vm.count("max-lora-rank")) engine["max_lora_rank"] = vm["max-lora-rank"].as<int>();
+  Json workload = Json::object();
+  if (vm.count("lora-adapters")) workload["lora_adapters"] = vm["lora-adapters"].as<int>();
   const std::string method = vm["speculative"].as<std::string>();
   if (!method.empty() || !vm["num-speculative-tokens"].defaulted() || !vm["draft-model"].as<std::string>().empty()) {
     if (method.empty()) throw ConfigError("--speculative", "name the method (draft, ngram, eagle, mtp)");
-    spec::SpeculativeConfig sc;
-    sc.method = spec::parse_speculative_method(method, "--speculative");
-    sc.draft_model = vm["draft-model"].as<std::string>();
-    const int k = vm["num-speculative-tokens"].as<int>();
-    sc.num_speculative_tokens = k;
     // One step's cost does not depend on the acceptance rate (it sets how many tokens the step yields).
-    speculation = spec::resolve_speculation(sc, spec::default_acceptance_rate(sc.method).value_or(0.5), model, catalog);
-    cm.set_proposer(perf::make_proposer(cm, *speculation, !eager));
+    engine["speculative"] = {{"method", method}, {"num_speculative_tokens", vm["num-speculative-tokens"].as<int>()}};
+    if (!vm["draft-model"].as<std::string>().empty()) engine["speculative"]["draft_model"] = vm["draft-model"].as<std::string>();
   }
-
-  cm = perf::with_engine_async(std::move(cm), engine, parallel.pp,
-                               speculation ? std::optional<spec::SpeculativeConfig>(speculation->config) : std::nullopt);
-  // The same checks (lengths, context, memory, KV room) as Python's llmsim.step().
-  const perf::StepCost s = analysis::step_cost(cm, engine, lengths, analysis::StepNames::cli_flags,
-                                               speculation ? &*speculation : nullptr);
+  const Json doc{{"model", vm["model"].as<std::string>()},
+                 {"quant", {{"weights", vm["quant"].as<std::string>()}, {"kv_cache", vm["kv-dtype"].as<std::string>()}}},
+                 {"hardware", hardware},
+                 {"engine", engine},
+                 {"workload", workload}};
+  spec::ResolvedScenario r;
+  std::optional<analysis::ScenarioStep> priced;
+  try {
+    r = spec::resolve_unbilled(spec::scenario_from_json(JsonView(doc, "")), spec::Catalog::builtin());
+    priced = analysis::step_of_scenario(r, lengths, analysis::StepNames::cli_flags);
+  } catch (const ConfigError& e) {
+    throw flag_named(e, kStepServerOptions, kStepFlags);
+  }
+  const perf::CostModel& cm = priced->cm;
+  const perf::StepCost& s = priced->cost;
+  const spec::ModelSpec& model = r.model;
+  const spec::GpuSpec& gpu = r.gpu;
+  const spec::ParallelConfig& parallel = r.scenario.hardware.parallel;
+  const std::optional<spec::ResolvedSpeculation>& speculation = r.speculation;
+  const std::vector<std::string>& notes = r.notes;
+  if (priced->json.contains("warnings"))
+    for (const auto& w : priced->json["warnings"]) std::cerr << "warning: " << w.get<std::string>() << "\n";
+  if (vm["json"].as<bool>()) {  // the one writer Python's llmsim.step() uses too
+    print_json(priced->json);
+    return kOk;
+  }
+  const perf::Runtime generation = cm.runtime();
   const std::string backend = perf::to_string(cm.decode_attention_backend());
   const perf::AllReduceModel allreduce(gpu, cm.profile(), parallel.tp, perf::runtime_traits(generation).allreduce);
   const double step_tokens = static_cast<double>(s.tokens);
   const std::string ar = perf::to_string(allreduce.algorithm(step_tokens * model.hidden_size * 2));
-  if (vm["json"].as<bool>()) {  // the one writer Python's llmsim.step() uses too
-    print_json(analysis::step_json(s, cm, notes, warnings, speculation ? &*speculation : nullptr));
-    return kOk;
-  }
   std::cout << model.id << " on " << gpu.id << (parallel.gpus() > 1 ? " x" + std::to_string(parallel.gpus()) : "")
             << " (" << cm.quant().weights.id << ", GEMMs in " << spec::to_string(cm.gemm_dtype()) << ", tp "
             << parallel.tp << ", pp " << parallel.pp << "): prefill " << lengths.prefill_tokens << " tokens after "

@@ -66,4 +66,20 @@ bool parse_args_with_server(int argc, char** argv, const po::options_description
   return parse_args(static_cast<int>(args.size()), args.data(), opts, vm, usage);
 }
 
+ConfigError flag_named(const ConfigError& e, const ServerOptionMap& map,
+                       const std::vector<std::pair<std::string, std::string>>& more) {
+  std::vector<std::pair<std::string, std::string>> fields = more;
+  fields.insert(fields.end(), map.options.begin(), map.options.end());
+  std::vector<std::string> problems;
+  for (std::string p : e.problems()) {
+    for (const auto& [field, option] : fields)  // the field itself or one inside it ("model.hidden_size")
+      if (p.rfind(field, 0) == 0 && p.size() > field.size() && (p[field.size()] == ':' || p[field.size()] == '.')) {
+        p = "--" + option + p.substr(field.size());
+        break;
+      }
+    problems.push_back(std::move(p));
+  }
+  return ConfigError(std::move(problems));
+}
+
 }  // namespace llmsim::cli

@@ -3,9 +3,11 @@
 // read by the one parser of the scenario commands (analysis::server_arg_sets, vLLM's names mapped to scenario fields
 // by the scenario pre-pass), and each field it sets becomes the command's own option, as if it had been typed.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common.hpp"
+#include "llmsim/core/error.hpp"
 #include "llmsim/analysis/server_command.hpp"
 
 namespace llmsim::cli {
@@ -33,5 +35,11 @@ std::vector<std::string> server_options(const po::variables_map& vm, const Serve
 /// parse_args, then again with server_options appended when --vllm-args/--sglang-args gave any.
 bool parse_args_with_server(int argc, char** argv, const po::options_description& opts, po::variables_map& vm,
                             const std::string& usage, const ServerOptionMap& map);
+
+/// `e`, a problem of the scenario a command's options stand for, with each field named by the option that set it
+/// ("hardware.tp: ..." -> "--tp: ...", "model.hidden_size: ..." -> "--model.hidden_size: ..."): the fields of `map`
+/// and `more` (those only the command's own options set); a field no option sets keeps its scenario path.
+ConfigError flag_named(const ConfigError& e, const ServerOptionMap& map,
+                       const std::vector<std::pair<std::string, std::string>>& more);
 
 }  // namespace llmsim::cli

@@ -57,6 +57,33 @@ TEST_CASE("--cpu-offload-gb lets memory and step run a model larger than the car
   CHECK(run("step " + m70 + "--decode-seqs 1 --cpu-offload-gb -1").code == 2);
 }
 
+TEST_CASE("memory and step read their flags as a scenario: a GPU spec without a price plans and prices, flags named") {
+  // memory and step bill nothing (spec::resolve_unbilled): a card's spec file needs no price_per_hour there.
+  llmsim::Json gpu = llmsim::read_json_file((std::filesystem::path(LLMSIM_SOURCE_DIR) / "data/gpus/rtx4090-24gb.json").string());
+  gpu.erase("price_per_hour");
+  gpu.erase("purchase_price");
+  const auto unpriced = temp_file("unpriced-4090.json", gpu.dump());
+  auto r = run("memory --model llama-3.1-8b --gpu '" + unpriced.string() + "' --max-model-len 8192");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("fits: yes"));
+  r = run("step --model llama-3.1-8b --gpu '" + unpriced.string() + "' --decode-seqs 4 --context 100 --json", false);
+  REQUIRE(r.code == 0);
+  const llmsim::Json priced = llmsim::parse_json(run("step --model llama-3.1-8b --gpu rtx4090-24gb --decode-seqs 4 --context 100 --json",
+                                     false).out, "stdout");
+  CHECK(llmsim::parse_json(r.out, "stdout")["time_ms"] == priced["time_ms"]);
+  // A problem of the scenario the flags stand for names the flag that set its field.
+  r = run("step --model llama-3.1-8b --gpu rtx4090-24gb --decode-seqs 4 --context 100 --tp 3");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--tp: must divide the model's num_attention_heads (32), got 3"));
+  r = run("step --model llama-3.1-8b --gpu rtx4090-24gb --decode-seqs 4 --context 100 --max-lora-rank 12 --enable-lora");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--max-lora-rank: must be one of vLLM's ranks") && Catch::Contains("got 12"));
+  r = run("memory --model llama-3.1-8b --gpu rtx4090-24gb --block-size 0");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--block-size"));
+}
+
 TEST_CASE("step --engine vllm==X prices that release's quantised kernels (issue 27)") {
   // vLLM 0.5.2 and 0.5.3 share a runtime (vllm-v0.5); 0.5.3 repacks AWQ for Marlin, 0.5.2 runs awq_gemm and, at
   // 512 tokens, dequantises the weights and runs an fp16 GEMM: only the linear layers differ.
@@ -121,7 +148,7 @@ TEST_CASE("bad inputs exit 2 naming the culprit") {
   CHECK_THAT(r.out, Catch::Contains("--quant: unknown quantization format 'awq_int4'; did you mean 'awq-int4'"));
   r = run("memory --model llama-3.1-8b --gpu rtx4090-24gb --tp 3");
   CHECK(r.code == 2);
-  CHECK_THAT(r.out, Catch::Contains("--tp: must divide the model's num_attention_heads (32), got 3"));  // the option given
+  CHECK_THAT(r.out, Catch::Contains("--tp: must divide the model's num_attention_heads (32), got 3"));
   r = run("memory --model llama-3.1-8b --gpu rtx4090-24gb --max-model-len -5");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("--max-model-len"));

@@ -1,3 +1,5 @@
+import os
+
 import pytest
 
 import llmsim
@@ -172,7 +174,7 @@ def test_memory_and_step_refuse_a_bad_server_line(fn, kw):
                                     "vllm==0.2.1", "vllm-v1"])
 def test_step_is_the_same_iteration_from_the_cli_and_python(cli, engine):
     """`llmsim step --engine E` and `llmsim.step()` on the same engine price one iteration as a simulation does: the
-    server's host work and async scheduling / SGLang's overlap scheduler (perf/served_model.hpp) in both. SGLang's
+    server's host work and async scheduling / SGLang's overlap scheduler (perf::make_cost_model, the one builder) in both. SGLang's
     overlap was in Python's and not the CLI's (8.46 vs 9.59 ms at TP 2 on an A100)."""
     import json
     import subprocess
@@ -233,3 +235,48 @@ def test_lora_kernels_in_step_and_simulate_as_the_cli_prices_them(cli, small, tm
     assert cli_run["tpot_ms"]["p50"] > llmsim.simulate(small).summary["tpot_ms"]["p50"]
     with pytest.raises(ValueError, match="lora_adapters"):
         llmsim.simulate(small, workload__lora_adapters=2)
+
+
+_PROFILE = os.path.join(os.path.dirname(__file__), "..", "..", "data", "profiles", "a100-80gb-sxm-public.json")
+
+
+@pytest.mark.parametrize("flags,keywords", [
+    (["--engine", "vllm==0.15.1"], {"engine__runtime": "vllm==0.15.1"}),  # async scheduling on
+    (["--engine", "vllm==0.13.0"], {"engine__runtime": "vllm==0.13.0"}),  # and off
+    (["--engine", "sglang", "--cuda-graph-max-bs", "8"], {"engine__runtime": "sglang", "engine__cuda_graph_max_bs": 8}),
+    (["--eager", "--tp", "2"], {"engine__cuda_graphs": False, "tp": 2}),
+    (["--quant", "fp8"], {"quant": "fp8"}),  # runs weight-only on an A100 (spec::format_for_gpu), as simulate prices it
+    (["--cpu-offload-gb", "4"], {"engine__cpu_offload_gb": 4}),
+    (["--gpu-profile", _PROFILE], {"gpu_profile": _PROFILE}),
+    (["--engine", "vllm==0.15.1", "--speculative", "eagle", "--num-speculative-tokens", "3"],
+     {"engine__runtime": "vllm==0.15.1", "engine__speculative": {"method": "eagle", "num_speculative_tokens": 3}}),
+    (["--enable-lora", "--max-loras", "2", "--lora-adapters", "2", "--tp", "2"],
+     {"engine__enable_lora": True, "engine__max_loras": 2, "workload__lora_adapters": 2, "tp": 2}),
+])
+@pytest.mark.parametrize("batch", [dict(decode_seqs=48, context=900), dict(prefill_tokens=768, prefill_context=256)])
+def test_step_flags_price_what_the_scenario_prices(cli, flags, keywords, batch):
+    """`llmsim step`'s flags are read as the scenario they stand for and priced by libsim's one step
+    (analysis::step_of_scenario, the cost model a simulation builds): every flag gives llmsim.step()'s document."""
+    import json
+    import subprocess
+    lengths = [w for k, v in batch.items() for w in ("--" + k.replace("_", "-"), str(v))]
+    out = json.loads(subprocess.run([cli, "step", "--gpu", "a100-80gb-sxm", "--model", "llama-3.1-8b", *lengths, *flags,
+                                     "--json"], capture_output=True, text=True, check=True).stdout)
+    py = llmsim.step(gpu="a100-80gb-sxm", model="llama-3.1-8b", **batch, **keywords)
+    assert py == out
+
+
+def test_memory_and_step_need_no_price(tmp_path, small):
+    """memory() and step() bill nothing (spec::resolve_unbilled, as the CLI's memory and step): a GPU spec file
+    without price_per_hour plans and prices as the catalogue's card does."""
+    import json
+    gpu = json.loads(open(os.path.join(os.path.dirname(__file__), "..", "..", "data", "gpus", "rtx4090-24gb.json")).read())
+    del gpu["price_per_hour"]
+    path = tmp_path / "unpriced.json"
+    path.write_text(json.dumps(gpu))
+    plan = llmsim.memory(model="llama-3.1-8b", gpu=str(path), max_model_len=8192)
+    assert plan["fits"] and plan == llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb", max_model_len=8192)
+    step = llmsim.step(model="llama-3.1-8b", gpu=str(path), decode_seqs=4, context=100)
+    assert step == llmsim.step(model="llama-3.1-8b", gpu="rtx4090-24gb", decode_seqs=4, context=100)
+    with pytest.raises(ValueError, match="price_per_gpu_hour"):  # a simulation bills: there the price is needed
+        llmsim.simulate(dict(small, hardware={"gpu": str(path)}))

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/collective.hpp"
@@ -93,6 +94,14 @@ Json step_json(const perf::StepCost& s, const perf::CostModel& cm, const std::ve
                         {"num_speculative_tokens", speculation->config.num_speculative_tokens}};
   if (!warnings.empty()) j["warnings"] = warnings;
   return j;
+}
+
+ScenarioStep step_of_scenario(const spec::ResolvedScenario& r, const StepLengths& lengths, StepNames names) {
+  const spec::ResolvedSpeculation* speculation = r.speculation ? &*r.speculation : nullptr;
+  perf::CostModel cm = perf::make_cost_model(r);
+  perf::StepCost cost = step_cost(cm, r.scenario.engine, lengths, names, speculation);
+  Json json = step_json(cost, cm, r.notes, scenario_warnings(r), speculation);
+  return ScenarioStep{std::move(cm), std::move(cost), std::move(json)};
 }
 
 }  // namespace llmsim::analysis

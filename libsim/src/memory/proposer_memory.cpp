@@ -2,7 +2,8 @@
 // vLLM loads the drafter on every rank of the target's tensor-parallel group (draft_tensor_parallel_size defaults
 // to the target's) beside the model, before profiling, so its weights come out of the KV budget; V1 builds one
 // KV-cache config over the target's and the drafter's attention layers (gpu_model_runner.get_kv_cache_spec walks
-// every Attention layer of the forward context, the drafter's included), so each block holds both.
+// every Attention layer of the forward context, the drafter's included), so each block holds both. Also a resolved
+// scenario's plan (plan_memory) and its `llmsim memory --json` document.
 #include <algorithm>
 
 #include "llmsim/memory/memory_plan.hpp"
@@ -33,6 +34,21 @@ MemoryPlan plan_memory(const spec::ResolvedScenario& rs) {
   const ContextRequest context{rs.max_model_len_auto ? rs.max_model_len_wanted : rs.max_model_len, rs.max_model_len_auto};
   return plan_memory(rs.model, rs.quant, rs.gpu, rs.scenario.hardware.parallel, rs.scenario.engine, context,
                      proposer_memory(rs));
+}
+
+Json to_json(const spec::ResolvedScenario& r, const MemoryPlan& plan) {
+  Json out = to_json(plan);
+  const auto& par = r.scenario.hardware.parallel;
+  out["model"] = r.model.id;
+  out["gpu"] = r.gpu.id;
+  out["num_gpus"] = par.gpus();
+  out["tp"] = par.tp;
+  out["pp"] = par.pp;
+  out["quant"] = r.quant.weights.id;
+  out["kv_dtype"] = std::string(spec::to_string(r.quant.kv_dtype));
+  out["gpu_memory_utilization"] = r.scenario.engine.gpu_memory_utilization;
+  out["notes"] = r.notes;
+  return out;
 }
 
 void fit_context(spec::ResolvedScenario& rs) {

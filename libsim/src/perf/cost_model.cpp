@@ -11,7 +11,6 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/perf/async_scheduling.hpp"
 #include "llmsim/perf/lora_kernels.hpp"
-#include "llmsim/perf/served_model.hpp"
 #include "llmsim/perf/served_step_host.hpp"
 #include "llmsim/perf/speculative.hpp"
 #include "llmsim/spec/scenario.hpp"
@@ -295,6 +294,27 @@ Runtime engine_generation(spec::SchedulerPolicy policy) {
   return runtime_of(e);
 }
 
+namespace {
+
+// What the serving engine adds to a cost model built from the hardware and the runtime, in make_cost_model only
+// (every simulation, `llmsim step` and Python's llmsim.step() reach it through analysis::step_of_scenario): the
+// OpenAI server's host work per step (vLLM V0's MQLLMEngine, served_step_host.hpp; none for an offline run), applied
+// before the proposer is set (its passes pay it too), and async scheduling / SGLang's overlap scheduler where the
+// engine runs it (async_scheduling.hpp: a step costs max(GPU, host)), applied after.
+CostModel with_served_host(CostModel cm, const spec::EngineConfig& engine, bool offline) {
+  // Host work the OpenAI server's path adds to every engine step (vLLM V0's MQLLMEngine): perf/served_step_host.hpp.
+  if (const double served = served_step_host_per_seq_s(engine, offline); served > 0) return cm.with_host_per_seq_s(served);
+  return cm;
+}
+
+CostModel with_engine_async(CostModel cm, const spec::EngineConfig& engine, int pp,
+                            const std::optional<spec::SpeculativeConfig>& speculative) {
+  if (async_scheduling(engine, pp, speculative)) return cm.with_async_scheduling();
+  return cm;
+}
+
+}  // namespace
+
 CostModel make_cost_model(const spec::ResolvedScenario& rs) {
   const auto& hw = rs.scenario.hardware;
   HardwareProfile profile = default_profile(rs.gpu);
@@ -325,18 +345,6 @@ CostModel make_cost_model(const spec::ResolvedScenario& rs) {
   if (e.enable_lora) target = target.with_lora(e.max_loras, e.max_lora_rank, rs.scenario.workload.lora_adapters.value_or(1));
   if (rs.speculation) target.set_proposer(make_proposer(target, *rs.speculation, rs.scenario.engine.cuda_graphs));
   return with_engine_async(std::move(target), rs.scenario.engine, hw.parallel.pp, rs.scenario.engine.speculative);
-}
-
-CostModel with_served_host(CostModel cm, const spec::EngineConfig& engine, bool offline) {
-  // Host work the OpenAI server's path adds to every engine step (vLLM V0's MQLLMEngine): perf/served_step_host.hpp.
-  if (const double served = served_step_host_per_seq_s(engine, offline); served > 0) return cm.with_host_per_seq_s(served);
-  return cm;
-}
-
-CostModel with_engine_async(CostModel cm, const spec::EngineConfig& engine, int pp,
-                            const std::optional<spec::SpeculativeConfig>& speculative) {
-  if (async_scheduling(engine, pp, speculative)) return cm.with_async_scheduling();
-  return cm;
 }
 
 Json to_json(const StepCost& s) {

@@ -507,4 +507,9 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
   return r;
 }
 
+ResolvedScenario resolve_unbilled(Scenario s, const Catalog& catalog) {
+  if (!s.hardware.price_per_gpu_hour) s.hardware.price_per_gpu_hour = 0.0;
+  return resolve(s, catalog);
+}
+
 }  // namespace llmsim::spec

@@ -10,6 +10,10 @@
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/engine_config.hpp"
 
+namespace llmsim::spec {
+struct ResolvedScenario;
+}
+
 namespace llmsim::analysis {
 
 /// One prefill chunk of `prefill_tokens` after `prefill_context` cached tokens, plus `decode_seqs` sequences
@@ -35,5 +39,19 @@ perf::StepCost step_cost(const perf::CostModel& cm, const spec::EngineConfig& en
 /// decode_attention_backend, allreduce_algorithm, notes, speculative (with a proposer), warnings (when any).
 Json step_json(const perf::StepCost& cost, const perf::CostModel& cm, const std::vector<std::string>& notes,
                const std::vector<std::string>& warnings, const spec::ResolvedSpeculation* speculation = nullptr);
+
+/// One iteration of a resolved scenario's engine, priced by the cost model a simulation of that scenario steps on.
+struct ScenarioStep {
+  perf::CostModel cm;        ///< perf::make_cost_model(scenario): the one builder every simulation uses
+  perf::StepCost cost;       ///< step_cost on cm
+  Json json;                 ///< step_json with the scenario's notes and warnings (analysis::scenario_warnings)
+};
+
+/// `llmsim step` (its flags read as a scenario) and Python's `llmsim.step()`: the iteration of `lengths` on
+/// perf::make_cost_model(scenario) — the CUDA-graph limit, the served host work, LoRA, the proposer and async
+/// scheduling as `simulate` charges them, so the three faces cannot price one batch differently. ConfigErrors as
+/// step_cost's, lengths named by `names`.
+ScenarioStep step_of_scenario(const spec::ResolvedScenario& scenario, const StepLengths& lengths,
+                              StepNames names = StepNames::keywords);
 
 }  // namespace llmsim::analysis

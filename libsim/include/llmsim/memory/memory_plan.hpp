@@ -126,5 +126,9 @@ std::int64_t weight_bytes(const spec::ModelSpec& model, const spec::WeightFormat
 
 /// JSON with the contract fields of `llmsim memory --json`.
 Json to_json(const MemoryPlan& plan);
+/// The `llmsim memory --json` / Python llmsim.memory() document of a resolved scenario's `plan` (plan_memory):
+/// to_json(plan) with what was planned — model, gpu, num_gpus, tp, pp, quant, kv_dtype, gpu_memory_utilization and
+/// the notes of resolving (the checkpoint's quantization_config, MTP layers, ...). One writer for both faces.
+Json to_json(const spec::ResolvedScenario& scenario, const MemoryPlan& plan);
 
 }  // namespace llmsim::memory

@@ -124,4 +124,9 @@ int default_max_model_len(const ModelSpec& m, const EngineConfig& e);
 /// used: hardware.price_per_gpu_hour must be given. Throws ConfigError.
 ResolvedScenario resolve(const Scenario& s, const Catalog& catalog);
 
+/// resolve for the commands that bill nothing (`llmsim memory`, `llmsim step` and Python's memory() / step()): a GPU
+/// spec without a price, or a catalogue price in another currency, is no problem there. With no
+/// hardware.price_per_gpu_hour the hourly price is taken as 0; nothing these commands print reads it.
+ResolvedScenario resolve_unbilled(Scenario s, const Catalog& catalog);
+
 }  // namespace llmsim::spec

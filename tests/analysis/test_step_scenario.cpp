@@ -1,0 +1,83 @@
+// `llmsim step` and llmsim.step() price an iteration on the cost model a simulation of the same scenario steps on
+// (analysis::step_of_scenario -> perf::make_cost_model): for every runtime, async scheduling on and off, LoRA,
+// TP 2, speculative decoding and a fitted profile, the step's time is the engine's iteration_time for that batch.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "llmsim/analysis/step.hpp"
+#include "llmsim/perf/cost_model.hpp"
+#include "scenarios.hpp"
+
+using namespace llmsim;
+
+namespace {
+
+// The scenario with `engine` merged into its engine block (and `workload` into its workload block).
+spec::ResolvedScenario step_scenario(const Json& engine, const Json& hardware = Json::object(),
+                                     const Json& workload = Json::object()) {
+  Json j = test::chat_json("a100-80gb-sxm");
+  j["engine"].update(engine);
+  j["hardware"].update(hardware);
+  j["workload"].update(workload);
+  return test::resolve_json(j);
+}
+
+// The batch step_cost prices for the lengths, built here on its own (the engine's BatchShape).
+perf::BatchShape step_batch(const analysis::StepLengths& l, int spec_tokens) {
+  perf::BatchShape b;
+  if (l.prefill_tokens > 0) b.add_prefill(l.prefill_tokens, l.prefill_context, true);
+  for (std::int64_t i = 0; i < l.decode_seqs; ++i) b.add_decode(l.context);
+  b.spec_tokens = spec_tokens;
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("step prices an iteration as the scenario's engine does, whatever the runtime", "[step]") {
+  const std::string profile = std::string(LLMSIM_SOURCE_DIR) + "/data/profiles/a100-80gb-sxm-public.json";
+  struct Case {
+    const char* name;
+    Json engine, hardware, workload;
+  };
+  const std::vector<Case> cases{
+      {"vLLM V1", Json::object(), Json::object(), Json::object()},
+      {"vLLM V0", {{"policy", "vllm-v0"}}, Json::object(), Json::object()},
+      {"vLLM 0.6.3 (V0 served, host work)", {{"runtime", "vllm==0.6.3"}}, Json::object(), Json::object()},
+      {"async scheduling on", {{"runtime", "vllm==0.15.1"}}, Json::object(), Json::object()},
+      {"async scheduling off", {{"runtime", "vllm==0.15.1"}, {"async_scheduling", false}}, Json::object(), Json::object()},
+      {"SGLang overlap", {{"runtime", "sglang==0.4.7"}}, Json::object(), Json::object()},
+      {"SGLang, small graph limit", {{"runtime", "sglang"}, {"cuda_graph_max_bs", 8}}, Json::object(), Json::object()},
+      {"LoRA", {{"enable_lora", true}, {"max_loras", 4}, {"max_lora_rank", 64}}, Json::object(), {{"lora_adapters", 3}}},
+      {"TP 2", Json::object(), {{"tp", 2}}, Json::object()},
+      {"TP 2, SGLang", {{"runtime", "sglang==0.4.7"}}, {{"tp", 2}}, Json::object()},
+      {"eager", {{"cuda_graphs", false}}, Json::object(), Json::object()},
+      {"speculative (EAGLE) on 0.15.1", {{"runtime", "vllm==0.15.1"}, {"speculative", {{"method", "eagle"}, {"num_speculative_tokens", 3}}}},
+       Json::object(), Json::object()},
+      {"fitted profile", Json::object(), {{"gpu_profile", profile}}, Json::object()},
+  };
+  const std::vector<analysis::StepLengths> batches{{0, 0, 32, 1024}, {512, 0, 0, 0}, {256, 1024, 16, 700}};
+  bool some_async = false, some_lora = false, some_host = false;
+  for (const auto& c : cases) {
+    const spec::ResolvedScenario r = step_scenario(c.engine, c.hardware, c.workload);
+    const perf::CostModel engine = perf::make_cost_model(r);  // what the simulation's replicas step on
+    some_async = some_async || engine.async_scheduling();
+    for (const auto& l : batches) {
+      INFO(c.name << ": prefill " << l.prefill_tokens << " after " << l.prefill_context << ", decode " << l.decode_seqs
+                  << " at " << l.context);
+      const analysis::ScenarioStep s = analysis::step_of_scenario(r, l);
+      const int k = r.speculation ? r.speculation->config.num_speculative_tokens : 0;
+      const double want = engine.iteration_time(step_batch(l, k));
+      CHECK(s.cost.time_s == Approx(want).epsilon(1e-12));
+      CHECK(s.json["time_ms"].get<double>() == Approx(want * 1e3).epsilon(1e-12));
+      for (const auto& op : s.cost.ops) {
+        some_lora = some_lora || op.name == "lora";
+        some_host = some_host || op.name == "cpu";
+      }
+    }
+  }
+  // The cases reach the mechanisms they name (a case that stopped reaching one would make this test weaker).
+  CHECK(some_async);
+  CHECK(some_lora);
+  CHECK(some_host);
+}
