@@ -122,7 +122,10 @@ int run_memory(int argc, char** argv) {
     const spec::ModelSpec model = catalog.model(vm["model"].as<std::string>(), "--model");
     // One GPU-option rule for every command: "2x…" sets the split unless --tp/--pp/--num-gpus say it (and agree).
     const auto option = spec::parse_gpu_option(vm["gpu"].as<std::string>(), "--gpu");
-    const spec::ParallelConfig par = spec::split_for(option, {tp, pp}, "--tp");
+    // A tp or pp the user wrote (--tp/--pp/--num-gpus, or -tp in --vllm-args) counts, a 1 included.
+    const bool tp_given = vm.count("tp") > 0 || vm.count("num-gpus") > 0;
+    const bool pp_given = !vm["pp"].defaulted() || vm.count("num-gpus") > 0;
+    const spec::ParallelConfig par = spec::split_for(option, {tp, pp, tp_given, pp_given}, "--tp");
     const spec::GpuSpec gpu = spec::gpu_for(option, par.gpus(), catalog, "--gpu");
     engine = spec::effective_engine(engine, gpu, false, &model);
     spec::Quantization quant;

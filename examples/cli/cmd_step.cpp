@@ -88,7 +88,8 @@ int run_step(int argc, char** argv) {
 
   const auto& catalog = spec::Catalog::builtin();
   const spec::ModelSpec model = catalog.model(vm["model"].as<std::string>(), "--model");
-  spec::ParallelConfig parallel{vm["tp"].as<int>(), vm["pp"].as<int>()};
+  // A tp or pp the user wrote (--tp/--pp, or -tp in --vllm-args) counts, a 1 included.
+  spec::ParallelConfig parallel{vm["tp"].as<int>(), vm["pp"].as<int>(), !vm["tp"].defaulted(), !vm["pp"].defaulted()};
   if (parallel.tp < 1) throw ConfigError("--tp", "must be >= 1, got " + std::to_string(parallel.tp));
   if (parallel.pp < 1) throw ConfigError("--pp", "must be >= 1, got " + std::to_string(parallel.pp));
   // One GPU-option rule for every command: "2x…" sets the split unless --tp/--pp say it (and agree).
