@@ -210,7 +210,6 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
       } catch (const ConfigError& e) {
         throw ConfigError(axis.path(), e.what());  // a path that is not a scenario field
       }
-      refuse_section_axis_dropping_fields(base, key, std::vector<Json>(values.begin(), values.end()), axis.path());
       axes.emplace_back(key, std::vector<Json>(values.begin(), values.end()));
       out.label_paths.push_back(key);
       if (total > kMaxGridPoints / axes.back().second.size())
@@ -235,6 +234,8 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
         idx[a] = 0;
       }
     }
+    // After every point reads (a malformed value is reported as its point's error first).
+    for (const auto& [key, values] : axes) refuse_section_axis_dropping_fields(base, key, values, g.child_path(key));
     return out;
   }
 
@@ -263,13 +264,17 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
           } catch (const ConfigError& e) {  // named as parse_point names a point
             throw ConfigError("grid point " + std::to_string(n) + " (" + entries[n].path() + ")", e.what());
           }
-          refuse_section_axis_dropping_fields(base, path, {entries[n].json().at(path)}, entries[n].child_path(path));
           p.labels.emplace_back(path, entries[n].json().at(path));
         } else {
           p.labels.emplace_back(path, nullptr);
         }
       }
       p.scenario = parse_point(doc, n, p.labels);
+      // After the point reads (a malformed value is reported as the point's error first).
+      for (const auto& path : out.label_paths)
+        if (entries[n].has(path))
+          refuse_section_axis_dropping_fields(base, path, {entries[n].json().at(path)},
+                                              "grid point " + std::to_string(n) + " (" + entries[n].child_path(path) + ")");
       reprice(p, base);
       out.points.push_back(std::move(p));
     }
