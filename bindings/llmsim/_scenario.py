@@ -87,7 +87,10 @@ def to_text(scenario: Scenario, overrides: Mapping[str, Any] | None = None, vllm
         pairs = json.loads(sets)
         for note in notes:
             warnings.warn(note, ServerArgsWarning, stacklevel=3)
-    pairs += [[path, plain(value, path)] for path, value in (overrides or {}).items() if value is not None]
+    given = [[path, plain(value, path)] for path, value in (overrides or {}).items() if value is not None]
+    # The card is placed first: its count drops the tp/pp of 1 the scenario wrote for its own card
+    # (spec::set_json_path), never one the command line or a keyword gives beside it (that one counts).
+    pairs = [p for p in given if p[0] == "hardware.gpu"] + pairs + [p for p in given if p[0] != "hardware.gpu"]
     if not pairs:
         return text
     return _core.analysis.apply_overrides(text, json.dumps(pairs, allow_nan=False))

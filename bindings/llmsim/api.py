@@ -50,7 +50,9 @@ def _server_fields(command: str, vllm_args: Optional[str], sglang_args: Optional
 
 def _with_server(server: dict, overrides: dict) -> dict:
     """The server line's fields under the keyword arguments: a keyword given wins, as an option does on the CLI."""
-    out = dict(server)
+    # The card first (as to_text places it): its count drops the scenario's tp 1, never the server line's -tp 1.
+    out = {"hardware.gpu": overrides["hardware.gpu"]} if overrides.get("hardware.gpu") is not None else {}
+    out.update(server)
     out.update({k: v for k, v in overrides.items() if v is not None})
     return out
 

@@ -111,9 +111,14 @@ int run_memory(int argc, char** argv) {
     if (vm.count("enable-lora")) engine["enable_lora"] = true;
     if (vm.count("max-loras")) engine["max_loras"] = vm["max-loras"].as<int>();
     if (vm.count("max-lora-rank")) engine["max_lora_rank"] = vm["max-lora-rank"].as<int>();
+    // A tp or pp the user wrote (--tp/--pp/--num-gpus) counts against a counted GPU option, a 1 included; one not
+    // written is left to the option ("2x..." is one replica of two GPUs: spec::split_for).
+    Json hardware{{"gpu", vm["gpu"].as<std::string>()}};
+    if (vm.count("tp") || vm.count("num-gpus")) hardware["tp"] = tp;
+    if (!vm["pp"].defaulted() || vm.count("num-gpus")) hardware["pp"] = pp;
     const Json doc{{"model", vm["model"].as<std::string>()},
                    {"quant", {{"weights", vm["quant"].as<std::string>()}, {"kv_cache", vm["kv-dtype"].as<std::string>()}}},
-                   {"hardware", {{"gpu", vm["gpu"].as<std::string>()}, {"tp", tp}, {"pp", pp}}},
+                   {"hardware", hardware},
                    {"engine", engine}};
     spec::ResolvedScenario r;
     memory::MemoryPlan plan;

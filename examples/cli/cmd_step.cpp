@@ -88,7 +88,10 @@ int run_step(int argc, char** argv) {
   // price an iteration (analysis::step_of_scenario: perf::make_cost_model, the one builder), so `step` cannot charge
   // another price than `simulate` for the same batch. Problems name the flag that set the field.
   const std::string engine_name = vm["engine"].as<std::string>();
-  Json hardware{{"gpu", vm["gpu"].as<std::string>()}, {"tp", vm["tp"].as<int>()}, {"pp", vm["pp"].as<int>()}};
+  // A tp or pp the user wrote counts against a counted GPU option, a 1 included (spec::split_for).
+  Json hardware{{"gpu", vm["gpu"].as<std::string>()}};
+  if (!vm["tp"].defaulted()) hardware["tp"] = vm["tp"].as<int>();
+  if (!vm["pp"].defaulted()) hardware["pp"] = vm["pp"].as<int>();
   if (!vm["gpu-profile"].as<std::string>().empty()) hardware["gpu_profile"] = vm["gpu-profile"].as<std::string>();
   // "vllm" and "vllm-v0" name the policy (vLLM V1 / V0); anything else a runtime or a release ("sglang==0.4.7").
   Json engine{{engine_name == "vllm" || engine_name == "vllm-v0" ? "policy" : "runtime", engine_name},

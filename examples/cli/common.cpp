@@ -401,6 +401,29 @@ void add_gpu_options(po::options_description& opts) {
       ("price", po::value<double>(), "price per GPU-hour in cost.currency (overrides hardware.price_per_gpu_hour)");
 }
 
+namespace {
+
+// Whether this command line itself writes a scenario field (--set, or --vllm-args/--sglang-args): a tp of 1 written
+// beside --gpu 2x… counts (spec::split_for refuses it), while the file's, written for its own card, does not.
+bool command_line_writes(const po::variables_map& vm, const std::string& field) {
+  std::vector<std::pair<std::string, Json>> sets;
+  const std::string vllm = server_command_line(vm, "vllm-args"), sglang = server_command_line(vm, "sglang-args");
+  if (!vllm.empty() || !sglang.empty()) {
+    try {
+      sets = analysis::server_arg_sets(vllm, sglang, Json::object()).sets;
+    } catch (const ConfigError&) {  // the line was applied to the scenario already; its errors were reported there
+    }
+  }
+  if (vm.count("set"))
+    for (const auto& text : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_set(text));
+  for (const auto& [path, value] : sets)
+    for (const auto& f : spec::json_path_fields(path, value))
+      if (f == field) return true;
+  return false;
+}
+
+}  // namespace
+
 void apply_gpu_options(spec::Scenario& s, const po::variables_map& vm) {
   // Not silently ignored where the cards are elsewhere: the rule set_json_path applies to hardware.gpu.
   for (const char* flag : {"gpu", "price"})
@@ -414,7 +437,12 @@ void apply_gpu_options(spec::Scenario& s, const po::variables_map& vm) {
     if (!(*price >= 0) || !std::isfinite(*price)) throw ConfigError("--price", "must be >= 0, got " + format_given(*price));
     s.hardware.price_per_gpu_hour = price;
   }
-  if (vm.count("gpu")) analysis::set_gpu(s, vm["gpu"].as<std::string>(), price);
+  if (vm.count("gpu")) {
+    const spec::ParallelConfig before = s.hardware.parallel;
+    analysis::set_gpu(s, vm["gpu"].as<std::string>(), price);
+    if (command_line_writes(vm, "hardware.tp")) s.hardware.parallel.tp_given = before.tp_given;
+    if (command_line_writes(vm, "hardware.pp")) s.hardware.parallel.pp_given = before.pp_given;
+  }
 }
 
 void print_json(const Json& j) { std::cout << j.dump(2) << "\n"; }

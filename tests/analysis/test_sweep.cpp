@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "llmsim/analysis/fail_if.hpp"
+#include "llmsim/analysis/search.hpp"
 #include "llmsim/analysis/sweep.hpp"
 #include "llmsim/core/error.hpp"
 #include "scenarios.hpp"
@@ -164,4 +165,44 @@ TEST_CASE("options of a capacity search that does not run are refused, named as 
                                           Catch::Contains("given without capacity=True") &&
                                           Catch::Contains("they configure the per-point capacity search"));
   }
+}
+
+TEST_CASE("an axis over a whole section that would drop the base's fields is refused, in grids and searches",
+          "[analysis][sweep][search]") {
+  Json base = chat_json("rtx4090-24gb");
+  base["engine"]["enable_lora"] = true;
+  base["engine"]["max_loras"] = 2;
+  base["hardware"]["replicas"] = 2;
+  auto grid = [&](const std::string& axis) {
+    return analysis::parse_grid(R"({"base": )" + base.dump() + R"(, "grid": )" + axis + "}", "t");
+  };
+  // engine: the LoRA slots (and the context) would vanish from every point.
+  CHECK_THROWS_WITH(grid(R"({"engine": [{"max_num_seqs": 64}, {"max_num_seqs": 128}]})"),
+                    Catch::Contains("grid.engine: value 1 of the axis over the whole 'engine' section") &&
+                        Catch::Contains("enable_lora = true") && Catch::Contains("max_loras = 2") &&
+                        Catch::Contains("engine.max_num_seqs"));
+  // hardware: two replicas would become one (the base's price priced its own card: not counted on another card).
+  CHECK_THROWS_WITH(grid(R"({"hardware": [{"gpu": "a100-80gb-sxm"}]})"), Catch::Contains("replicas = 2") &&
+                                                                           !Catch::Contains("price_per_gpu_hour"));
+  CHECK_THROWS_WITH(grid(R"({"hardware": [{"gpu": "rtx4090-24gb", "replicas": 2}]})"),
+                    Catch::Contains("price_per_gpu_hour = 2.0"));  // same card: its price would be lost
+  CHECK_THROWS_WITH(grid(R"({"slo": [{"ttft_ms": {"p95": 500}}]})"), Catch::Contains("tpot_ms"));
+  // Every field the base sets, repeated (or left at its default), runs; a field path always did.
+  const auto full = grid(R"({"engine": [{"max_model_len": 8192, "enable_lora": true, "max_loras": 2,
+                                         "max_num_seqs": 64}]})");
+  CHECK(full.points.at(0).scenario.engine.max_loras == 2);
+  const auto moved = grid(R"({"hardware": [{"gpu": "a100-80gb-sxm", "replicas": 2}]})");
+  CHECK(moved.points.at(0).scenario.hardware.replicas == 2);
+  CHECK(grid(R"({"engine.max_num_seqs": [64, 128]})").points.at(1).scenario.engine.max_loras == 2);
+  // A list of per-point overrides over a base: the same rule.
+  CHECK_THROWS_WITH(analysis::parse_grid(R"({"base": )" + base.dump() +
+                                             R"(, "scenarios": [{"engine": {"max_num_seqs": 64}}]})", "t"),
+                    Catch::Contains("max_loras = 2"));
+  // search: the same rule at search.axes[i], before anything runs.
+  analysis::SearchOptions opt;
+  opt.target_qps = 1;
+  opt.axes = {{"engine", {Json::parse(R"({"max_num_seqs": 64})")}}, {"hardware.gpu", {"rtx4090-24gb"}}};
+  CHECK_THROWS_WITH(analysis::plan_search(base, opt, spec::Catalog::builtin()),
+                    Catch::Contains("search.axes[0] (engine): value 1 of the axis over the whole 'engine' section") &&
+                        Catch::Contains("max_loras = 2"));
 }

@@ -573,3 +573,56 @@ TEST_CASE("report on a session workload: hit rate and P95 TTFT per card, and wha
   CHECK_THAT(html, Catch::Contains("sessions: ") && Catch::Contains("preset chat"));  // the traffic names the mix
   CHECK_THAT(html, !Catch::Contains("input_tokens: "));  // not the request lengths sessions do not use
 }
+
+TEST_CASE("a tp of 1 given beside a 2x option is refused on every face; the file's tp 1 for its own card is not") {
+  const std::string two = "2xa100-80gb-sxm";
+  const std::string line = "--vllm-args 'vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 1'";
+  // memory and step: their own flags and a pasted server line.
+  auto r = run("memory --model llama-3.1-8b --gpu " + two + " --tp 1");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--tp: tp 1 x pp 1 contradicts gpu '2xa100-80gb-sxm'") &&
+                        Catch::Contains("one replica of 2 GPUs"));
+  r = run("memory --gpu " + two + " " + line);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("contradicts gpu '2xa100-80gb-sxm'"));
+  r = run("step --model llama-3.1-8b --gpu " + two + " --tp 1 --decode-seqs 8 --context 1024");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("contradicts gpu '2xa100-80gb-sxm'"));
+  // Not given, or given as the option's own split: TP 2.
+  for (const std::string flags : {"", " --pp 1", " --num-gpus 2", " --tp 2"}) {
+    r = run("memory --model llama-3.1-8b --gpu " + two + flags + " --json", false);
+    REQUIRE(r.code == 0);
+    CHECK(llmsim::parse_json(r.out, "stdout")["tp"] == 2);
+  }
+  // Scenario files: tp 1 beside the option in the file, by --set, or by --vllm-args beside --gpu: refused.
+  const auto both = temp_file("tp1-2x.json", chat_scenario("llama-3.1-8b", "fp16", R"({"gpu": "2xa100-80gb-sxm", "tp": 1})"));
+  r = run("simulate --scenario '" + both.string() + "'");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("hardware.tp: tp 1 x pp 1 contradicts gpu '2xa100-80gb-sxm'"));
+  const auto one = temp_file("tp1-a100.json", chat_scenario("llama-3.1-8b", "fp16", R"({"gpu": "a100-80gb-sxm", "tp": 1, "pp": 1})"));
+  const std::string sc = "--scenario '" + one.string() + "' ";
+  for (const std::string& extra : {"--gpu " + two + " --set hardware.tp=1", "--gpu " + two + " " + line,
+                                  "--set hardware.gpu=" + two + " --set hardware.tp=1"}) {
+    r = run("simulate " + sc + extra);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("contradicts gpu '2xa100-80gb-sxm'"));
+  }
+  // The file's tp 1 was written for its own card: placing a 2x option (--gpu, --set hardware.gpu) runs it at TP 2.
+  for (const std::string& extra : {"--gpu " + two, "--set hardware.gpu=" + two}) {
+    r = run("throughput " + sc + extra + " --json", false);
+    REQUIRE(r.code == 0);
+    CHECK(llmsim::parse_json(r.out, "stdout")["num_gpus"] == 2);
+  }
+  // compare and a sweep grid over 2x options on that file keep working.
+  r = run("compare " + sc + "--gpus " + two + ",a100-80gb-sxm -q --replications 1 --json", false);
+  CHECK(r.code == 0);
+  const auto grid = temp_file("grid-tp1.json", R"({"base": ")" + one.string() + R"(",
+      "grid": {"hardware.gpu": ["a100-80gb-sxm", "2xa100-80gb-sxm", "2xa100-80gb-sxm@pp"]}})");
+  const auto rows_file = grid.parent_path() / "rows-tp1.json";
+  r = run("sweep --grid '" + grid.string() + "' -q --out '" + rows_file.string() + "'");
+  REQUIRE(r.code == 0);
+  std::ifstream in(rows_file);
+  const auto rows = llmsim::parse_json(std::string(std::istreambuf_iterator<char>(in), {}), "rows");
+  REQUIRE(rows.size() == 3);
+  CHECK((rows[0]["tp"] == 1 && rows[1]["tp"] == 2 && rows[2]["pp"] == 2));
+}

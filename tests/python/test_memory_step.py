@@ -104,7 +104,7 @@ def test_step_rejects_negative_lengths():
 
 def test_gpu_option_strings_as_in_compare():
     """'2xcard' is tensor parallel 2, '2xcard@pp' a two-stage pipeline; both put half the weights on a GPU. libsim
-    parses them (one rule for every face); tp/pp left at 1 take the option's split, others must agree with it."""
+    parses them (one rule for every face); tp/pp not given take the option's split, given ones (1 too) must agree."""
     tp = llmsim.memory(model="llama-3.1-8b", gpu="2xrtx4090-24gb")
     pp = llmsim.memory(model="llama-3.1-8b", gpu="2xrtx4090-24gb@pp")
     assert pp == llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb", pp=2)
@@ -280,3 +280,29 @@ def test_memory_and_step_need_no_price(tmp_path, small):
     assert step == llmsim.step(model="llama-3.1-8b", gpu="rtx4090-24gb", decode_seqs=4, context=100)
     with pytest.raises(ValueError, match="price_per_gpu_hour"):  # a simulation bills: there the price is needed
         llmsim.simulate(dict(small, hardware={"gpu": str(path)}))
+
+
+def test_a_tp_of_1_beside_a_2x_option_is_refused_as_on_the_cli(cli):
+    """An explicit tp 1 (keyword, server line, or the scenario's hardware section) beside "2x…" is a ValueError naming
+    both, as on the CLI; a tp 1 the scenario wrote for its own card does not bind a gpu= that places two."""
+    import subprocess
+    two = "2xa100-80gb-sxm"
+    with pytest.raises(ValueError, match=r"hardware.tp: tp 1 x pp 1 contradicts gpu '2xa100-80gb-sxm'.*one replica"):
+        llmsim.memory(model="llama-3.1-8b", gpu=two, tp=1)
+    line = "vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 1"
+    with pytest.raises(ValueError, match="contradicts gpu '2xa100-80gb-sxm'"):
+        llmsim.memory(gpu=two, vllm_args=line)
+    cli_run = subprocess.run([cli, "memory", "--gpu", two, "--vllm-args", line], capture_output=True, text=True)
+    assert cli_run.returncode == 2 and "contradicts gpu '2xa100-80gb-sxm'" in cli_run.stderr
+    with pytest.raises(ValueError, match="contradicts"):
+        llmsim.step(model="llama-3.1-8b", gpu=two, tp=1, decode_seqs=8, context=1024)
+    with pytest.raises(ValueError, match="hardware.tp: tp 1 x pp 1 contradicts"):
+        llmsim.memory({"model": "llama-3.1-8b", "hardware": {"gpu": two, "tp": 1}})
+    own = {"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm", "tp": 1, "pp": 1}}
+    assert llmsim.memory(own, gpu=two)["tp"] == 2
+    assert llmsim.memory(own, gpu=two) == llmsim.memory(model="llama-3.1-8b", gpu=two)
+    with pytest.raises(ValueError, match="contradicts"):
+        llmsim.memory(own, gpu=two, tp=1)
+    with pytest.raises(ValueError, match="contradicts"):
+        llmsim.memory(own, gpu=two, vllm_args=line)
+    assert llmsim.memory(model="llama-3.1-8b", gpu=two, pp=1)["tp"] == 2

@@ -141,3 +141,31 @@ def test_an_unset_search_warmup_follows_the_search_requests_from_every_surface(c
         # The measured requests at capacity tell the warm-up apart (270 against 260 before), the rate alone may not.
         key = lambda r: (r["max_qps"], r["completed_requests"])  # noqa: E731
         assert [key(r) for r in rows] == [key(r) for r in python()], command
+
+
+def test_an_axis_over_a_whole_section_that_drops_base_fields_is_refused_as_on_the_cli(cli, tmp_path):
+    """A value of an axis over a whole section replaces it (as --set does); one that would drop a field the base
+    sets is a ValueError naming the fields, in expand_grid/sweep and search alike, with the CLI's message."""
+    need("analysis")
+    base = {"model": "llama-3.1-8b", "hardware": {"gpu": "rtx4090-24gb", "replicas": 2},
+            "engine": {"max_model_len": 8192, "enable_lora": True, "max_loras": 2},
+            "workload": {"arrival": {"process": "poisson", "rate": 2.0}, "num_requests": 200,
+                         "warmup_requests": 20},
+            "slo": {"ttft_ms": {"p95": 2000}}}
+    with pytest.raises(ValueError, match=r"whole 'engine' section.*enable_lora = true, max_loras = 2"):
+        llmsim.expand_grid(base, {"engine": [{"max_num_seqs": 64}]})
+    with pytest.raises(ValueError, match=r"whole 'hardware' section.*replicas = 2"):
+        llmsim.expand_grid(base, {"hardware": [{"gpu": "a100-80gb-sxm"}]})
+    with pytest.raises(ValueError, match=r"search.axes\[\d\] \(engine\): value 1 .*max_loras = 2"):
+        llmsim.search(base, 2, axes={"engine": [{"max_num_seqs": 64}]})
+    path = tmp_path / "lora.json"
+    path.write_text(json.dumps(base))
+    out = subprocess.run([cli, "search", str(path), "--target-qps", "2", "--axis", 'engine=[{"max_num_seqs":64}]'],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "whole 'engine' section" in out.stderr and "max_loras = 2" in out.stderr
+    # The fields as their own paths, or repeated in the value: kept.
+    points = llmsim.expand_grid(base, {"engine.max_num_seqs": [64, 128]})
+    assert len(points) == 2
+    kept = llmsim.expand_grid(base, {"engine": [{"max_model_len": 8192, "enable_lora": True, "max_loras": 2,
+                                                 "max_num_seqs": 64}]})
+    assert len(kept) == 1

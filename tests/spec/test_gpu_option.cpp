@@ -175,3 +175,86 @@ TEST_CASE("owned-hardware fields: bad values and fields in the wrong section nam
   CHECK(back.cost.pue == 1.4);
   CHECK(*back.hardware.purchase_price_per_gpu == 1500);
 }
+
+TEST_CASE("a tp or pp given as 1 counts against a counted GPU option; one not given takes the option's split",
+          "[spec][gpu_option]") {
+  const auto two = parse_gpu_option("2xa100-80gb-sxm");
+  const auto two_pp = parse_gpu_option("2xa100-80gb-sxm@pp");
+  // Not given: the option's split. Given 1 for the option's own 1: agrees.
+  CHECK(split_for(two, {1, 1}).tp == 2);
+  CHECK(split_for(two, {1, 1, false, true}).tp == 2);                        // pp 1 given: tp 2 x pp 1
+  CHECK(split_for(two_pp, {1, 1, true, false}).pp == 2);                     // tp 1 given: a pipeline of 2
+  // Given 1 where the option needs 2: refused, naming both and what a "2x" option means (one replica).
+  CHECK_THROWS_WITH(split_for(two, {1, 1, true, false}, "--tp"),
+                    Catch::Contains("--tp: tp 1 x pp 1 contradicts gpu '2xa100-80gb-sxm' (2 GPUs, tp 2, pp 1)") &&
+                        Catch::Contains("one replica of 2 GPUs: for 2 replicas of tp 1 x pp 1"));
+  CHECK_THROWS_WITH(split_for(two_pp, {1, 1, false, true}), Catch::Contains("tp 1 x pp 1 contradicts"));
+  CHECK_THROWS_AS(split_for(two, {1, 1, true, true}), ConfigError);
+  // A given tp never turns a tensor-parallel option into a pipeline; a given pp alone leaves tp = N / pp.
+  CHECK_THROWS_AS(split_for(parse_gpu_option("4xa100-80gb-sxm"), {2, 1, true, false}), ConfigError);
+  const auto pipe = split_for(parse_gpu_option("4xa100-80gb-sxm"), {1, 2, false, true});
+  CHECK((pipe.tp == 2 && pipe.pp == 2));
+  // No count: as given, whatever was written.
+  CHECK(split_for(parse_gpu_option("a100-80gb-sxm"), {1, 1, true, true}).gpus() == 1);
+}
+
+TEST_CASE("a scenario's explicit tp 1 beside a 2x option is refused wherever it is written", "[spec][gpu_option]") {
+  auto read = [](const char* text) {
+    Json j = Json::parse(text);
+    return scenario_from_json(JsonView(j, ""));
+  };
+  CHECK_THROWS_WITH(read(R"({"hardware": {"gpu": "2xa100-80gb-sxm", "tp": 1}})"),
+                    Catch::Contains("hardware.tp: tp 1 x pp 1 contradicts gpu '2xa100-80gb-sxm'"));
+  CHECK_THROWS_WITH(read(R"({"hardware": {"gpu": "2xa100-80gb-sxm@pp", "pp": 1}})"), Catch::Contains("contradicts"));
+  // vLLM's name for it, in the file or set as a path, is the same field.
+  CHECK_THROWS_WITH(read(R"({"hardware": {"gpu": "2xa100-80gb-sxm"}, "engine": {"tensor_parallel_size": 1}})"),
+                    Catch::Contains("contradicts"));
+  CHECK_THROWS_WITH(read(R"({"hardware": {"gpu": "2xa100-80gb-sxm"}, "tensor_parallel_size": 1})"),
+                    Catch::Contains("contradicts"));
+  CHECK_THROWS_WITH(read(R"({"disaggregation": {"prefill": {"gpu": "2xh100-80gb-sxm", "tp": 1},
+                                                "decode": {"gpu": "h100-80gb-sxm"},
+                                                "link": {"kind": "ethernet", "bandwidth_gbps": 100}}})"),
+                    Catch::Contains("disaggregation.prefill.tp: tp 1 x pp 1 contradicts"));
+  // Not written, or written as the option's own split: runs.
+  CHECK_NOTHROW(read(R"({"hardware": {"gpu": "2xa100-80gb-sxm"}})"));
+  CHECK_NOTHROW(read(R"({"hardware": {"gpu": "2xa100-80gb-sxm", "tp": 2, "pp": 1}})"));
+  CHECK_NOTHROW(read(R"({"hardware": {"gpu": "2xa100-80gb-sxm@pp", "tp": 1}})"));
+  const auto& cat = Catalog::builtin();
+  Json doc = Json::parse(R"({"model": "llama-3.1-8b", "hardware": {"gpu": "2xa100-80gb-sxm", "pp": 1}})");
+  CHECK(resolve(scenario_from_json(JsonView(doc, "")), cat).scenario.hardware.parallel.tp == 2);
+}
+
+TEST_CASE("placing a counted option drops the tp/pp of 1 written for the old card; a value given after it counts",
+          "[spec][gpu_option]") {
+  const auto& cat = Catalog::builtin();
+  auto tp_of = [&](const Json& d) { return resolve(scenario_from_json(JsonView(d, "")), cat).scenario.hardware.parallel.tp; };
+  Json doc = Json::parse(R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm", "tp": 1, "pp": 1}})");
+  Json placed = doc;
+  set_json_path(placed, "hardware.gpu", Json("2xa100-80gb-sxm"));  // a grid or search card axis, Python's gpu=
+  CHECK(tp_of(placed) == 2);
+  set_json_path(placed, "hardware.tp", Json(1));  // given beside the option (after it): counts
+  CHECK_THROWS_WITH(tp_of(placed), Catch::Contains("contradicts gpu '2xa100-80gb-sxm'"));
+  placed = doc;
+  set_json_path(placed, "hardware.gpu", Json("2xa100-80gb-sxm"));
+  set_json_path(placed, "engine.tensor_parallel_size", Json(1));
+  CHECK_THROWS_AS(tp_of(placed), ConfigError);
+  // A value other than 1 stays and must agree, as before.
+  placed = doc;
+  placed["hardware"]["tp"] = 4;
+  set_json_path(placed, "hardware.gpu", Json("2xa100-80gb-sxm"));
+  CHECK_THROWS_WITH(tp_of(placed), Catch::Contains("tp 4 x pp 1 contradicts"));
+  // A card without a count keeps what was written.
+  placed = doc;
+  set_json_path(placed, "hardware.gpu", Json("h100-80gb-sxm"));
+  CHECK(placed["hardware"]["tp"] == 1);
+  // Written back, a tp not given stays unwritten (reading it again gives no explicit 1), a given 1 stays given.
+  Json plain = Json::parse(R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm"}})");
+  Json again = to_json(scenario_from_json(JsonView(plain, "")));
+  CHECK_FALSE(again["hardware"].contains("tp"));
+  set_json_path(again, "hardware.gpu", Json("2xa100-80gb-sxm"));
+  CHECK(tp_of(again) == 2);
+  again = to_json(scenario_from_json(JsonView(doc, "")));
+  CHECK(again["hardware"]["tp"] == 1);
+  again["hardware"]["gpu"] = "2xa100-80gb-sxm";  // the file itself says both: refused
+  CHECK_THROWS_AS(tp_of(again), ConfigError);
+}

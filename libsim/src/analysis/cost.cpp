@@ -92,6 +92,17 @@ void set_gpu(spec::Scenario& s, const std::string& gpu, std::optional<double> pr
   hw.price_per_gpu_hour = price_on_gpu(hw.gpu, hw.price_per_gpu_hour, gpu, price);
   hw.purchase_price_per_gpu = price_on_gpu(hw.gpu, hw.purchase_price_per_gpu, gpu, purchase_price);
   hw.gpu = gpu;
+  // A count ("2xa100-80gb-sxm") places the split with the card, as spec::set_json_path does for hardware.gpu: a tp/pp
+  // of 1 written for the scenario's own card no longer counts as given (other values still must agree).
+  bool counted = false;
+  try {
+    counted = spec::parse_gpu_option(gpu).count_given;
+  } catch (const ConfigError&) {  // reported where the scenario is resolved
+  }
+  if (counted) {
+    hw.parallel.tp_given = hw.parallel.tp_given && hw.parallel.tp != 1;
+    hw.parallel.pp_given = hw.parallel.pp_given && hw.parallel.pp != 1;
+  }
 }
 
 Json apply_overrides(Json doc, const std::vector<std::pair<std::string, Json>>& overrides) {

@@ -132,6 +132,8 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
     } catch (const ConfigError& e) {
       throw ConfigError("search.axes[" + std::to_string(i) + "].path", e.what());
     }
+    refuse_section_axis_dropping_fields(base, axes[i].path, axes[i].values,
+                                        "search.axes[" + std::to_string(i) + "] (" + axes[i].path + ")");
     total *= static_cast<std::int64_t>(axes[i].values.size());
     if (total > kMaxConfigurations)
       throw ConfigError("search.axes", "the space has more than " + std::to_string(kMaxConfigurations) +

@@ -133,6 +133,43 @@ void refuse_overlapping_paths(const std::vector<std::string>& paths, const std::
     }
 }
 
+void refuse_section_axis_dropping_fields(const Json& base, const std::string& path, const std::vector<Json>& values,
+                                         const std::string& where) {
+  if (path.find('.') != std::string::npos || !base.is_object() || !base.contains(path) || !base[path].is_object())
+    return;
+  const Json& own = base[path];
+  static const Json defaults = [] {  // what an unwritten field reads as
+    Json d = spec::to_json(spec::Scenario{});
+    d["hardware"]["tp"] = 1;  // written back only when given (spec::to_json), read as 1 when not
+    d["hardware"]["pp"] = 1;
+    return d;
+  }();
+  const Json* fallback = defaults.contains(path) && defaults[path].is_object() ? &defaults[path] : nullptr;
+  const std::string base_gpu = own.contains("gpu") && own["gpu"].is_string() ? own["gpu"].get<std::string>() : "";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const Json& v = values[i];
+    if (!v.is_object()) continue;  // a value of another type is the scenario reader's error, naming the field
+    const std::string gpu = v.contains("gpu") && v["gpu"].is_string() ? v["gpu"].get<std::string>() : base_gpu;
+    std::vector<std::string> dropped;
+    for (auto it = own.begin(); it != own.end(); ++it) {
+      if (v.contains(it.key())) continue;
+      if (fallback && fallback->contains(it.key()) && (*fallback)[it.key()] == it.value()) continue;  // the default
+      const bool price = it.key() == "price_per_gpu_hour" || it.key() == "purchase_price_per_gpu";
+      if (path == "hardware" && price && it.value().is_number() && !price_on_gpu(base_gpu, it.value().get<double>(), gpu))
+        continue;  // priced the base's card, not this one
+      dropped.push_back(it.key() + " = " + it.value().dump());
+    }
+    if (dropped.empty()) continue;
+    std::string list;
+    for (const auto& d : dropped) list += (list.empty() ? "" : ", ") + d;
+    throw ConfigError(where, "value " + std::to_string(i + 1) + " of the axis over the whole '" + path +
+                                 "' section replaces it and would drop what the base sets there (" + list +
+                                 "): vary the fields as their own paths (e.g. " + path + "." +
+                                 (v.empty() ? std::string("<field>") : v.begin().key()) +
+                                 "), or repeat the base's fields in every value");
+  }
+}
+
 Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::vector<std::string>& axis_order) {
   Grid out;
   if (grid.json().is_array()) {  // a bare list of scenarios
@@ -197,6 +234,8 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
         idx[a] = 0;
       }
     }
+    // After every point reads (a malformed value is reported as its point's error first).
+    for (const auto& [key, values] : axes) refuse_section_axis_dropping_fields(base, key, values, g.child_path(key));
     return out;
   }
 
@@ -231,6 +270,11 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
         }
       }
       p.scenario = parse_point(doc, n, p.labels);
+      // After the point reads (a malformed value is reported as the point's error first).
+      for (const auto& path : out.label_paths)
+        if (entries[n].has(path))
+          refuse_section_axis_dropping_fields(base, path, {entries[n].json().at(path)},
+                                              "grid point " + std::to_string(n) + " (" + entries[n].child_path(path) + ")");
       reprice(p, base);
       out.points.push_back(std::move(p));
     }

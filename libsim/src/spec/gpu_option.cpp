@@ -87,12 +87,29 @@ ParallelConfig split_for(const GpuOption& o, ParallelConfig given, const std::st
     return given;
   }
   const ParallelConfig split = o.pipeline ? ParallelConfig{1, o.count} : ParallelConfig{o.count, 1};
-  if (given.gpus() == 1) return split;
-  if (given.gpus() == o.count && (!o.pipeline || given.tp == 1)) return given;
-  throw ConfigError(tp_path, "tp " + std::to_string(given.tp) + " x pp " + std::to_string(given.pp) +
+  // What the user wrote counts, a 1 included. A pp given alone leaves tp = N / pp ("2x…" with pp 2 is a pipeline,
+  // as before); a tp given alone leaves the option's pp.
+  // A value other than 1 was written by someone (a default is 1), so it counts whether or not the flag says so.
+  const bool tp_given = given.tp_given || given.tp != 1, pp_given = given.pp_given || given.pp != 1;
+  ParallelConfig want = given;
+  if (!tp_given && !pp_given) {
+    want.tp = split.tp;
+    want.pp = split.pp;
+  } else if (!tp_given) {
+    want.tp = !o.pipeline && given.pp >= 1 && o.count % given.pp == 0 ? o.count / given.pp : split.tp;
+  } else if (!pp_given) {
+    want.pp = split.pp;  // a given tp never turns the option into a pipeline: "2x…" with tp 1 is refused
+  }
+  if (want.gpus() == o.count && (!o.pipeline || want.tp == 1)) return want;
+  std::string hint;
+  if (want.gpus() < o.count && o.count % want.gpus() == 0)
+    hint = "; '" + o.text + "' is one replica of " + std::to_string(o.count) +
+           " GPUs: for " + std::to_string(o.count / want.gpus()) + " replicas of tp " + std::to_string(want.tp) +
+           " x pp " + std::to_string(want.pp) + " name the card without the count and set the replicas";
+  throw ConfigError(tp_path, "tp " + std::to_string(want.tp) + " x pp " + std::to_string(want.pp) +
                                       " contradicts gpu '" + o.text + "' (" + std::to_string(o.count) + " GPUs, tp " +
                                       std::to_string(split.tp) + ", pp " + std::to_string(split.pp) +
-                                      "); give one or make them agree");
+                                      "); give one or make them agree" + hint);
 }
 
 ParallelConfig split_for_count(int num_gpus, std::optional<int> tp, int pp, const std::string& path) {

@@ -85,6 +85,8 @@ Deployment read_pool_fields(const JsonView& v, const std::vector<std::string>& k
   d.gpu_profile = spec_ref(v, "gpu_profile", "");
   d.parallel.tp = read_int(v, "tp", 1);
   d.parallel.pp = read_int(v, "pp", 1);
+  d.parallel.tp_given = v.has("tp");
+  d.parallel.pp_given = v.has("pp");
   d.replicas = read_int(v, "replicas", 1);
   if (v.has("router")) d.router = parse_router(v.string("router"), v.child_path("router"));
   if (v.has("price_per_gpu_hour")) d.price_per_gpu_hour = v.number("price_per_gpu_hour");
@@ -95,9 +97,11 @@ Deployment read_pool_fields(const JsonView& v, const std::vector<std::string>& k
 Json member_json(const Deployment& h) {  ///< a fleet member: hardware_json without the router
   Json hw{{"gpu", spec_ref_json(h.gpu, "hardware.gpu")},
           {"gpu_profile", spec_ref_json(h.gpu_profile, "hardware.gpu_profile")},
-          {"tp", h.parallel.tp},
-          {"pp", h.parallel.pp},
           {"replicas", h.replicas}};
+  // tp / pp as given, or as a split other than the default: an unwritten 1 stays unwritten, so reading this back
+  // does not turn the default into a given 1 that contradicts a "2x…" option (split_for).
+  if (h.parallel.tp_given || h.parallel.tp != 1) hw["tp"] = h.parallel.tp;
+  if (h.parallel.pp_given || h.parallel.pp != 1) hw["pp"] = h.parallel.pp;
   if (h.price_per_gpu_hour) hw["price_per_gpu_hour"] = *h.price_per_gpu_hour;
   if (h.purchase_price_per_gpu) hw["purchase_price_per_gpu"] = *h.purchase_price_per_gpu;
   return hw;

@@ -6,6 +6,7 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
+#include "llmsim/spec/gpu_option.hpp"
 #include "llmsim/spec/scenario.hpp"
 #include "llmsim/spec/scenario_prepass.hpp"
 #include "scenario_json.hpp"
@@ -224,6 +225,23 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
     node = &child;
   }
   (*node)[parts.back()] = value;
+  // A GPU option with a count ("2xa100-80gb-sxm") places the card with its split: a tp/pp of 1 the document wrote
+  // for the one card it had is that card's default, not a split asked of the new option, so it is dropped (a later
+  // path may give it again, and then it counts: split_for). Other values stay and must agree, as before. Placing a
+  // card is this one path (a sweep grid or search card axis, Python's gpu=, --set hardware.gpu).
+  const bool gpu_path = (parts.size() == 2 && parts[0] == "hardware" && parts[1] == "gpu") ||
+                        (parts.size() == 3 && parts[0] == "disaggregation" && parts[2] == "gpu");
+  if (gpu_path && value.is_string()) {
+    bool counted = false;
+    try {
+      counted = parse_gpu_option(value.get<std::string>(), dotted_path).count_given;
+    } catch (const ConfigError&) {  // a bad option is reported where the scenario is read, naming the field
+    }
+    if (counted)
+      for (const char* key : {"tp", "pp"})
+        if (node->contains(key) && (*node)[key].is_number_integer() && (*node)[key].get<std::int64_t>() == 1)
+          node->erase(key);
+  }
   // The path replaces what the document had, including the field spelt with vLLM's name (`"max_num_seqs": 64` at
   // the top level when --set engine.max_num_seqs=100 or --vllm-args --max-num-seqs 100 arrives): left in place,
   // the pre-pass would see two spellings that disagree.

@@ -11,6 +11,10 @@ namespace llmsim::spec {
 struct ParallelConfig {
   int tp = 1;  ///< tensor_parallel_size
   int pp = 1;  ///< pipeline_parallel_size
+  /// Whether the user wrote tp / pp (a scenario's hardware.tp, --tp, --set, -tp in --vllm-args, Python's tp=), so
+  /// an explicit 1 is told from the default: split_for() holds a given 1 against a "2x…" GPU option (issue 29).
+  bool tp_given = false;
+  bool pp_given = false;
   int gpus() const noexcept { return tp * pp; }
 };
 

@@ -32,8 +32,10 @@ struct GpuOption {
 GpuOption parse_gpu_option(const std::string& text, const std::string& path = "hardware.gpu");
 
 /// The tensor × pipeline split of one replica: without a count prefix, `given` (the deployment's tp and pp) as it
-/// is; with one, the option's split (tp = N, or pp = N for "@pp") when `given` is 1 × 1, else `given` when it
-/// agrees (tp × pp = N, and tp = 1 for "@pp"). ConfigError at `tp_path` naming both when they contradict.
+/// is; with one, the option's split (tp = N, or pp = N for "@pp") when neither tp nor pp was given
+/// (ParallelConfig::tp_given / pp_given), else what was given (a pp alone leaves tp = N / pp, a tp alone the option's pp) when it
+/// agrees (tp × pp = N, and tp = 1 for "@pp"). A given 1 counts: "2x…" with tp 1 is refused, since the option is one
+/// replica of N GPUs (not N replicas). ConfigError at `tp_path` naming both when they contradict.
 ParallelConfig split_for(const GpuOption& option, ParallelConfig given, const std::string& tp_path = "hardware.tp");
 
 /// One replica's split from a GPU count (`llmsim memory --num-gpus`, Python `memory(num_gpus=)`): without `tp`,
