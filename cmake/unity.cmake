@@ -6,6 +6,8 @@
 # So a source's helpers in an anonymous namespace (or `static`) must not repeat a name used by another source of the
 # same target; the CI sanitizer tree (scripts/san_tree.sh) builds one object per file and keeps include hygiene.
 # Generated sources (the embedded catalogues and error bands) stay on their own: they change with data/ only.
+# A new source goes at the end of its target's list: inserted in the middle it moves every later source into another
+# batch, and so changes which functions the compiler can inline across files (the engine's step loop included).
 # llmsim_unity(target [batch]): an optional second argument overrides the batch size for one target whose few
 # sources are heavy (the calibration fitter: 8 sources, 3 of them Eigen, were one 26 s object, the last of `make run`).
 option(LLMSIM_UNITY "Compile the library, the CLI and the Python module as unity batches" ON)

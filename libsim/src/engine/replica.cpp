@@ -184,75 +184,6 @@ bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) 
   return true;
 }
 
-std::int64_t Replica::preempt_tail(double now_s, bool to_back) {
-  (void)now_s;
-  const std::int32_t i = tail_;
-  LLMSIM_CHECK(i >= 0, "preemption with nothing running");
-  Seq& s = (*pool_)[i];
-  const std::int64_t bs = kv_.block_size();
-  std::int64_t demand = 0;
-  std::int64_t tokens = 0;
-  const bool was_decoding = s.state == SeqState::decoding;
-  std::int64_t swap_blocks = 0;
-  bool swap = false;
-  // Recompute keeps the victim's full computed blocks in the cache when prefix caching is on (vLLM V1 frees
-  // them with their hashes): re-admitted before they are evicted, it re-prefills only the rest.
-  auto release_for_recompute = [&](std::int64_t computed, std::int64_t own_held) {
-    if (cfg_.prefix_caching && !s.finished) {
-      const std::int64_t full = std::clamp<std::int64_t>(computed / bs - s.prefix_blocks, 0, own_held);
-      s.cache_handle = kv_.cache_released(full);
-      s.cached_after = s.prefix_blocks;
-      kv_.release(own_held - full);
-      s.own_blocks = 0;
-      release_shared(s);
-    } else {
-      release_blocks(s);
-    }
-  };
-  if (was_decoding) {
-    demand = growth_of(phase_of(s), next_step_tokens());
-    tokens = tokens_now(s);
-    swap_blocks = decoding_own_blocks(s);
-    // Swap needs the whole KV private to the victim (a shared prefix would be recomputed instead).
-    swap = !s.finished && cfg_.swap && s.prefix_blocks == 0 && kv_.can_swap_out(swap_blocks);
-    if (swap) kv_.swap_out(swap_blocks);
-    else release_for_recompute(tokens, swap_blocks);  // uses the decode-state block count
-    leave_decoding(i);
-  } else {
-    release_for_recompute(s.prefilled, s.own_blocks);
-    auto it = std::find(chunked_partial_.begin(), chunked_partial_.end(), i);
-    if (it != chunked_partial_.end()) chunked_partial_.erase(it);
-  }
-  unlink(i);
-  if (s.finished) {  // static batching padding: its request is complete already
-    --static_done_;
-    transition(s, SeqState::done);
-    pool_->release(i);
-    return demand;
-  }
-  ++preemptions_;
-  ++s.preemptions;
-  preempted_this_step_ = true;
-  if (swap) {
-    // The victim's KV goes to host memory (PCIe time added to this step); it resumes decoding later.
-    swap_bytes_ += static_cast<double>(swap_blocks) * cfg_.block_bytes;
-    s.own_blocks = swap_blocks;
-    s.ctx0 = tokens;
-    transition(s, SeqState::swapped);
-    swapped_.push_back(i);
-  } else {
-    // Recompute: forget the KV, re-prefill prompt + generated tokens later, from the front of the queue (SGLang's
-    // retraction: from its back, behind every request waiting now).
-    s.prefill_target = s.input + s.generated;
-    s.prefilled = 0;
-    s.remote_tokens = 0;  // a transferred KV is gone too: the decode replica recomputes it (as vLLM does)
-    transition(s, SeqState::waiting);
-    if (to_back) waiting_.push_back(i);
-    else waiting_.push_front(i);
-  }
-  return demand;
-}
-
 bool Replica::grow_decoders(double now_s) {
   const std::int64_t n = next_step_tokens();
   std::int64_t need = 0;
@@ -264,24 +195,6 @@ bool Replica::grow_decoders(double now_s) {
   }
   kv_.allocate(need);
   return preempted;
-}
-
-void Replica::swap_in(double now_s) {
-  while (!swapped_.empty()) {
-    const std::int32_t i = swapped_.front();
-    Seq& s = (*pool_)[i];
-    if (running_ >= cfg_.max_num_seqs) break;
-    // Blocks its first decode step after resuming needs (its n positions from ctx0).
-    const std::int64_t growth = kv_.blocks_for(s.ctx0 + next_step_tokens()) - kv_.blocks_for(s.ctx0);
-    if (!kv_.can_admit(s.own_blocks + growth)) break;
-    swapped_.pop_front();
-    kv_.swap_in(s.own_blocks);
-    kv_.allocate(growth);
-    swap_bytes_ += static_cast<double>(s.own_blocks) * cfg_.block_bytes;
-    s.own_blocks = 0;
-    link_running(i);
-    start_decoding(i, now_s, true);
-  }
 }
 
 std::int64_t Replica::admit_chunked(double now_s, std::int64_t budget, bool whole_prompt, perf::BatchShape& shape) {

@@ -1,8 +1,9 @@
 #pragma once
-// The provenance table's rows are written in four files (private to perf/): provenance.cpp holds the hardware
-// priors and kernel constants, provenance_engine.cpp the engines' behaviour (runtime traits, async and overlap
-// scheduling, scheduler defaults by release), provenance_workload.cpp the datasets' lengths, provenance_calibration.cpp
-// a run fit's own settings. One row builder for all.
+// The provenance table's rows are written in five files (private to perf/): provenance.cpp holds the hardware
+// priors (memory, GEMM, attention, launches, links), provenance_kernels.cpp the kernels beyond them (fused MoE, FP8
+// linears, LoRA, MLA, the quantised kernels by release), provenance_engine.cpp the engines' behaviour (runtime
+// traits, async and overlap scheduling, scheduler defaults by release), provenance_workload.cpp the datasets'
+// lengths, provenance_calibration.cpp a run fit's own settings. One row builder for all.
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,6 +20,10 @@ inline ConstantProvenance c(std::string field, std::string scope, P kind, std::s
   return {std::move(field), std::move(scope), kind, std::move(source), std::move(looked_at), value};
 }
 
+/// The fused-MoE, block-scaled / Hopper / Ada FP8 linear, LoRA and MLA kernels' rows (provenance_kernels.cpp).
+void add_layer_kernel_provenance(std::vector<ConstantProvenance>& t);
+/// The quantised kernels by vLLM release and the pre-Marlin kernels' bytes-in-flight bound (provenance_kernels.cpp).
+void add_quant_kernel_provenance(std::vector<ConstantProvenance>& t);
 /// The rows of the engines' behaviour: runtime traits (perf/runtime.cpp), vLLM V1's async scheduling, SGLang's
 /// overlap scheduler, vLLM V0's and SGLang's scheduler defaults by release (provenance_engine.cpp).
 void add_engine_provenance(std::vector<ConstantProvenance>& t);
