@@ -5,6 +5,7 @@
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario.hpp"
+#include "scenario_error.hpp"
 
 using namespace llmsim;
 using namespace llmsim::spec;
@@ -26,14 +27,6 @@ const char* kDesignExample = R"({
 
 Json design() { return parse_json(kDesignExample, "design"); }
 
-std::string scenario_error_of(const Json& j) {
-  try {
-    scenario_from_json(JsonView(j, ""));
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
 }  // namespace
 
 TEST_CASE("DESIGN.md example parses with the values it states") {
@@ -93,48 +86,48 @@ TEST_CASE("to_json round-trips exactly") {
 TEST_CASE("unknown keys are rejected listing the valid ones") {
   Json j = design();
   j["engine"]["max_num_seq"] = 3;
-  const auto msg = scenario_error_of(j);
+  const auto msg = test::scenario_error_of(j);
   CHECK_THAT(msg, Catch::StartsWith("engine.max_num_seq"));
   CHECK_THAT(msg, Catch::Contains("did you mean 'max_num_seqs'"));
   j = design();
   j["modle"] = "x";
-  CHECK_THAT(scenario_error_of(j), Catch::Contains("valid: name, model"));
+  CHECK_THAT(test::scenario_error_of(j), Catch::Contains("valid: name, model"));
   j = design();
   j["workload"]["arrival"]["cv"] = 2;  // poisson has no cv
-  CHECK_THAT(scenario_error_of(j), Catch::StartsWith("workload.arrival.cv"));
+  CHECK_THAT(test::scenario_error_of(j), Catch::StartsWith("workload.arrival.cv"));
   j = design();
   j["workload"]["arrival"]["process"] = "poison";
-  CHECK_THAT(scenario_error_of(j), Catch::Contains("did you mean 'poisson'"));
+  CHECK_THAT(test::scenario_error_of(j), Catch::Contains("did you mean 'poisson'"));
 }
 
 TEST_CASE("bad values name the field and the value") {
   Json j = design();
   j["workload"]["output_tokens"]["value"] = -5;
-  auto msg = scenario_error_of(j);
+  auto msg = test::scenario_error_of(j);
   CHECK_THAT(msg, Catch::Contains("workload.output_tokens.value"));
   CHECK_THAT(msg, Catch::Contains("-5"));
   j = design();
   j["workload"]["arrival"]["rate"] = -3;
-  CHECK_THAT(scenario_error_of(j), Catch::Contains("workload.arrival.rate: must be > 0, got -3"));
+  CHECK_THAT(test::scenario_error_of(j), Catch::Contains("workload.arrival.rate: must be > 0, got -3"));
   j = design();
   j["engine"]["gpu_memory_utilization"] = 1.5;
-  CHECK_THAT(scenario_error_of(j), Catch::Contains("engine.gpu_memory_utilization"));
+  CHECK_THAT(test::scenario_error_of(j), Catch::Contains("engine.gpu_memory_utilization"));
   j = design();
   j["slo"]["ttft_ms"] = {{"p0", 100}};
-  CHECK_THAT(scenario_error_of(j), Catch::Contains("slo.ttft_ms.p0"));
+  CHECK_THAT(test::scenario_error_of(j), Catch::Contains("slo.ttft_ms.p0"));
   j = design();
   j["slo"]["ttft_ms"] = {{"p101", 100}};
-  CHECK_THAT(scenario_error_of(j), Catch::Contains("(0, 100]"));
+  CHECK_THAT(test::scenario_error_of(j), Catch::Contains("(0, 100]"));
   j = design();
   j["slo"]["ttft_ms"] = {{"95", 100}};
-  CHECK_THAT(scenario_error_of(j), Catch::Contains("percentile key"));
+  CHECK_THAT(test::scenario_error_of(j), Catch::Contains("percentile key"));
   j = design();
   j["hardware"]["tp"] = 0;
   j["workload"]["num_requests"] = 0;
-  msg = scenario_error_of(j);  // both problems in one error
+  msg = test::scenario_error_of(j);  // both problems in one error
   CHECK_THAT(msg, Catch::Contains("hardware.tp"));
   CHECK_THAT(msg, Catch::Contains("workload.num_requests"));
-  CHECK_THAT(scenario_error_of(parse_json("[1,2]", "t")), Catch::Contains("expected an object"));
+  CHECK_THAT(test::scenario_error_of(parse_json("[1,2]", "t")), Catch::Contains("expected an object"));
   CHECK_THROWS_AS(scenario_from_text("{\"model\": ", "t"), ConfigError);
 }
 
@@ -241,7 +234,7 @@ TEST_CASE("metrics.percentiles: extra percentiles to report, validated with the 
   auto err = [](const Json& metrics) {
     Json d = design();
     d["metrics"] = metrics;
-    return scenario_error_of(d);
+    return test::scenario_error_of(d);
   };
   CHECK_THAT(err({{"percentiles", {0}}}), Catch::Contains("metrics.percentiles[0]") && Catch::Contains("(0, 100)"));
   CHECK_THAT(err({{"percentiles", {50, 100}}}), Catch::Contains("metrics.percentiles[1]") && Catch::Contains("got 100"));

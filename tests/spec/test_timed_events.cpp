@@ -7,6 +7,7 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/scenario.hpp"
+#include "scenario_error.hpp"
 
 using namespace llmsim;
 using namespace llmsim::spec;
@@ -19,21 +20,12 @@ Json sparse_run(double rate) {
           {"workload", {{"arrival", {{"process", "poisson"}, {"rate", rate}}}, {"num_requests", 20}}}};
 }
 
-std::string timed_events_error(const Json& j) {
-  try {
-    scenario_from_json(JsonView(j, ""));
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 }  // namespace
 
 TEST_CASE("autoscaler evaluations and failures a run schedules are bounded, naming the field", "[spec][timed_events]") {
   Json scaled = sparse_run(1e-6);
   scaled["autoscaler"] = {{"min_replicas", 1}, {"max_replicas", 3}, {"interval_s", 0.01}, {"queue_per_replica", 16}};
-  const std::string e1 = timed_events_error(scaled);
+  const std::string e1 = test::scenario_error_of(scaled);
   INFO(e1);
   CHECK(e1.find("autoscaler.interval_s") == 0);
   CHECK(e1.find("evaluations") != std::string::npos);
@@ -41,7 +33,7 @@ TEST_CASE("autoscaler evaluations and failures a run schedules are bounded, nami
   Json failing = sparse_run(1e-7);  // 2e8 s: ~5.6e7 failures of 5 replicas every 18 s
   failing["hardware"]["replicas"] = 3;
   failing["failures"] = {{"mtbf_h", 0.005}, {"mttr_h", 0.002}, {"spares", 2}};
-  const std::string e2 = timed_events_error(failing);
+  const std::string e2 = test::scenario_error_of(failing);
   INFO(e2);
   CHECK(e2.find("failures.mtbf_h") == 0);
   CHECK(e2.find("5 replicas") != std::string::npos);  // 3 serving + 2 spares fail
@@ -49,12 +41,12 @@ TEST_CASE("autoscaler evaluations and failures a run schedules are bounded, nami
   // The same mechanisms over a run of ordinary length, or cut by a horizon, are accepted.
   for (Json ok : {scaled, failing}) {
     ok["workload"]["arrival"]["rate"] = 4.0;
-    CHECK(timed_events_error(ok).empty());
+    CHECK(test::scenario_error_of(ok).empty());
   }
   scaled["workload"]["horizon_s"] = 86400;
   failing["workload"]["horizon_s"] = 86400;
-  CHECK(timed_events_error(scaled).empty());
-  CHECK(timed_events_error(failing).empty());
+  CHECK(test::scenario_error_of(scaled).empty());
+  CHECK(test::scenario_error_of(failing).empty());
 }
 
 TEST_CASE("a month of an hourly-failing fleet behind a 1 s autoscaler is well within the bounds", "[spec][timed_events]") {
@@ -66,5 +58,5 @@ TEST_CASE("a month of an hourly-failing fleet behind a 1 s autoscaler is well wi
   month["workload"]["days"] = 30;
   month["autoscaler"] = {{"min_replicas", 1}, {"max_replicas", 100}, {"interval_s", 1}, {"queue_per_replica", 16}};  // 2.6e6 evaluations
   month["failures"] = {{"mtbf_h", 1}, {"mttr_h", 0.5}, {"spares", 4}};  // ~75,000 failures
-  CHECK(timed_events_error(month).empty());
+  CHECK(test::scenario_error_of(month).empty());
 }
