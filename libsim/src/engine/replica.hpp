@@ -285,11 +285,7 @@ class Replica {
   void finish_window_step(double now_s);
   /// Token positions each decoder has allocated beyond its tokens: the open window's lookahead slots not yet used.
   std::int64_t window_reserved() const noexcept { return window_end_step_ > step_ ? window_end_step_ - step_ : 0; }
-  const perf::DecodeSteps& window_decode_steps(std::int64_t n) {
-    perf::DecodeSteps& steps = window_steps_[n & 7];
-    if (steps.seqs() != n) steps = cfg_.window_cost->decode_steps(n);
-    return steps;
-  }
+  const perf::DecodeSteps& window_decode_steps(std::int64_t n) { return cached_steps(window_steps_, *cfg_.window_cost, n); }
   bool grow_decoders(double now_s);  ///< allocates this step's growth, preempting as needed
   void swap_in(double now_s);
   void add_prefill_chunk(std::int32_t i, std::int64_t chunk, perf::BatchShape& shape);
@@ -432,9 +428,12 @@ class Replica {
   perf::DecodeSteps decode_steps_[8];
   /// The step times of `n` decoders (n >= 1): a decode-only step's time is DecodeSteps::time, bit for bit
   /// iteration_time's (test_hot_path), without the op table walk.
-  const perf::DecodeSteps& decode_steps(std::int64_t n) {
-    perf::DecodeSteps& steps = decode_steps_[n & 7];
-    if (steps.seqs() != n) steps = cost_->decode_steps(n);
+  const perf::DecodeSteps& decode_steps(std::int64_t n) { return cached_steps(decode_steps_, *cost_, n); }
+  /// The one cache rule of both tables above (a window's steps are priced by the cost model without CPU time).
+  static const perf::DecodeSteps& cached_steps(perf::DecodeSteps (&cache)[8], const perf::CostModel& cost,
+                                               std::int64_t n) {
+    perf::DecodeSteps& steps = cache[n & 7];
+    if (steps.seqs() != n) steps = cost.decode_steps(n);
     return steps;
   }
 };
