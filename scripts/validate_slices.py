@@ -22,6 +22,14 @@ Only scored engine rows of blind sources are sliced unless --all is given. Deriv
   out_tps the measured output token throughput (tok/s) of the row's run, in decades and halves (<300, 300-1k,
           1k-3k, 3k-10k, >=10k), where the run's summary or JSON line gives it, else "-"
 Each slice prints n, the signed median and the median |error|, as `make validate` groups them.
+
+    scripts/validate_slices.py /tmp/rows.tsv --start-delay --where set=gpustack-perflab
+
+prints instead, per run of short replies (mean output <= 16 tokens, e.g. GPUStack's 1,000 x 128/4 bursts) that
+reports its duration T and mean TTFT, the delay before its first tokens flowed, D = 2 * mean TTFT - T, measured and
+predicted (docs/cost-model.md, "GPUStack's vLLM bursts read by hand"): a reply's few decode tokens ride the prefill
+steps, so first tokens leave in FIFO order from D to about T and their mean is (D + T) / 2. Every row of a run counts
+here, scored or not (its duration is a derived, unscored row).
 """
 import argparse
 import csv
@@ -132,12 +140,47 @@ def derive(row):
     return row
 
 
+MAX_SHORT_OUTPUT = 16  # tokens per request: decode rides the prefill steps (start_delays)
+
+
+def start_delays(rows, filters=()):
+    """Per run of short replies with a duration and a mean TTFT: T, D = 2 * mean TTFT - T (s), measured and predicted,
+    and the mean TPOT's measured / predicted ratio where the run reports it. Sorted by "where"."""
+    runs = {}
+    for r in rows:
+        r = derive(dict(r))
+        if any(r.get(col) != val for col, val in filters):
+            continue
+        try:
+            out, m, p = float(r["output"]), float(r["measured"]), float(r["predicted"])
+        except (KeyError, ValueError):
+            continue
+        if out > MAX_SHORT_OUTPUT:
+            continue
+        run = runs.setdefault(r["where"], {"where": r["where"], "set": r["set"], "engine": r["engine"],
+                                           "model": r["model"], "gpu": r["gpu"], "tp": r["tp"]})
+        run[r["metric"]] = (m, p)
+    table = []
+    for where in sorted(runs):
+        run = runs[where]
+        if "duration" not in run or "mean_ttft_ms" not in run or run["duration"][1] <= 0:
+            continue
+        (tm, tp), (fm, fp) = run["duration"], run["mean_ttft_ms"]
+        tpot = run.get("mean_tpot_ms")
+        table.append({k: run[k] for k in ("where", "set", "engine", "model", "gpu", "tp")} |
+                     {"T": tm, "T_pred": tp, "D": 2 * fm / 1000 - tm, "D_pred": 2 * fp / 1000 - tp,
+                      "tpot_ratio": tpot[0] / tpot[1] if tpot and tpot[1] > 0 else None})
+    return table
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("tsv")
     ap.add_argument("--where", nargs="*", default=[], metavar="COL=VALUE", help="keep rows whose column equals VALUE")
     ap.add_argument("--by", nargs="*", default=["set"], metavar="COL", help="columns to group by (default: set)")
     ap.add_argument("--all", action="store_true", help="also unscored rows and development sources")
+    ap.add_argument("--start-delay", action="store_true",
+                    help="per run of short replies: the delay before its first tokens, D = 2 * mean TTFT - T")
     args = ap.parse_args()
     with open(args.tsv, newline="") as f:
         rows = list(csv.DictReader(f, delimiter="\t"))
@@ -148,6 +191,21 @@ def main():
         if "=" not in w:
             sys.exit(f"--where {w}: expected COL=VALUE")
         filters.append(w.split("=", 1))
+    if args.start_delay:
+        known = derive(dict(rows[0]))
+        for col, _ in filters:
+            if col not in known:
+                sys.exit(f"--where {col}: no such column (columns: {', '.join(sorted(known))})")
+        table = start_delays(rows, filters)
+        if not table:
+            sys.exit(f"no run of replies of <= {MAX_SHORT_OUTPUT} tokens with a duration and a mean TTFT matches")
+        print(f"{'where':<48} {'engine':<7} {'model':<16} {'gpu':<15} tp  T meas  T pred  D meas  D pred  TPOT m/p")
+        for t in table:
+            ratio = f"{t['tpot_ratio']:.2f}" if t["tpot_ratio"] is not None else "-"
+            where = t["where"][len(t["set"]) + 1:] if t["where"].startswith(t["set"] + "/") else t["where"]
+            print(f"{where[:48]:<48} {t['engine'][:7]:<7} {t['model'][:16]:<16} {t['gpu'][:15]:<15} "
+                  f"{t['tp']:>2} {t['T']:7.2f} {t['T_pred']:7.2f} {t['D']:7.2f} {t['D_pred']:7.2f}  {ratio:>8}")
+        return
     groups = {}
     for r in rows:
         if not args.all and (r["scored"] != "1" or r["blind"] != "1" or r["kind"] != "engine"):

@@ -40,3 +40,27 @@ def test_a_row_of_no_serving_file_gets_dashes():
 def test_rate_buckets_are_half_decades():
     assert [vs.tps_bucket(v) for v in (13.5, 300, 2999.9, 9064.4, 11327.22, None, "x")] == \
         ["<300", "300-1k", "1k-3k", "3k-10k", ">=10k", "-", "-"]
+
+
+def test_start_delay_is_read_from_a_burst_of_short_replies_only():
+    # qwen3-14b/h100.md's 1,000 x 128/4 burst (T 22.72 s, mean TTFT 18,282.75 ms): its first tokens flowed from
+    # D = 2 * 18.28 - 22.72 = 13.85 s on (docs/cost-model.md, "GPUStack's vLLM bursts read by hand"); the same page's
+    # ShareGPT burst (about 200 output tokens a request) is no run of short replies and is left out.
+    base = {"set": "gpustack-perflab", "engine": "vllm", "model": "qwen3-14b", "gpu": "h100-80gb-sxm", "tp": "1"}
+    short, sharegpt = "gpustack-perflab/qwen3-14b/h100.md:396:runs[114]", "gpustack-perflab/qwen3-14b/h100.md:89:runs[105]"
+    rows = [dict(base, where=short, output="4", metric="duration", measured="22.72", predicted="5.459"),
+            dict(base, where=short, output="4", metric="mean_ttft_ms", measured="18282.75", predicted="2869.026"),
+            dict(base, where=short, output="4", metric="mean_tpot_ms", measured="525.31", predicted="298.788"),
+            dict(base, where=sharegpt, output="202", metric="duration", measured="63.53", predicted="35.386"),
+            dict(base, where=sharegpt, output="202", metric="mean_ttft_ms", measured="22141.21", predicted="4884.086")]
+    t = vs.start_delays(rows)
+    assert [x["where"] for x in t] == [short]
+    assert abs(t[0]["D"] - 13.8455) < 1e-9
+    assert abs(t[0]["D_pred"] - (2 * 2.869026 - 5.459)) < 1e-9
+    assert abs(t[0]["tpot_ratio"] - 525.31 / 298.788) < 1e-12
+    assert t[0]["T"] == 22.72 and t[0]["T_pred"] == 5.459
+    # --where filters on derived columns too: the printed block says this run is a burst, not a closed loop.
+    assert vs.start_delays(rows, [("mode", "closed")]) == []
+    assert len(vs.start_delays(rows, [("mode", "burst")])) == 1
+    # a run without its mean TTFT gives no delay
+    assert vs.start_delays([r for r in rows if r["metric"] != "mean_ttft_ms"]) == []
