@@ -188,6 +188,11 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "EngineArgs.create_engine_config (vllm#6666, 2024-07-23; from 0.5.4): chunked prefill left unset turns "
                 "on for max_model_len > 32K without a sliding window or speculative decoding",
                 {}, 32768));
+  t.push_back(c("engine.v0_mla_unchunked", "vllm-v0", P::engine_code,
+                "MLA models under V0 stay prefill-first above 32K: vllm#12642 (2025-02-01, in 0.7.1-0.7.3) VllmConfig "
+                "\"MLA is enabled; forcing chunked prefill and prefix caching to be disabled\"; after vllm#12639 "
+                "(merged 2025-02-21, first in the 0.7.4 nightlies and 0.8.0) EngineArgs._set_default_args_v0 "
+                "\"Chunked prefill not supported for Multimodal or MLA in V0\" (0.8-0.10)"));
   t.push_back(c("engine.v0_running_by_arrival", "vllm-v0", P::engine_code,
                 "vllm/core/scheduler.py _schedule_running before vllm#6867 (opened 2024-07-27, after 0.5.3.post1; "
                 "taken as first in 0.5.4): policy.sort_by_priority(now, running_queue) with FCFS's priority "

@@ -100,6 +100,10 @@ void set_v0_defaults(RuntimeForVersion& r, const std::vector<int>& n, Runtime v0
   r.v0_runtime = v0;
   r.v0_chunked_budget = before(n, {0, 6, 5}) ? 512 : 2048;  // vllm#10544 (2024-11-21), first released in 0.6.5
   r.v0_long_context_chunked = !before(n, {0, 5, 4});        // vllm#6666 (2024-07-23)
+  // MLA (vllm#12601, first in 0.7.1) without chunked prefill: forced off by vllm#12642 (0.7.1-0.7.3), then off by
+  // default in V0 after vllm#12639 (2025-02-21, after 0.7.3; `_set_default_args_v0` through 0.10).
+  r.v0_mla_unchunked = !before(n, {0, 7, 1});
+  r.v0_mla_forces_unchunked = !before(n, {0, 7, 1}) && before(n, {0, 7, 4});
   r.v0_running_by_arrival = before(n, {0, 5, 4});           // vllm#6867 (after 0.5.3) dropped the running sort
   // benchmark_latency.py / benchmark_throughput.py before vllm#9529 (opened 2024-10-19, after 0.6.3.post1): their own
   // `--enable-chunked-prefill` store_true flag, passed as LLM(enable_chunked_prefill=args.enable_chunked_prefill).

@@ -37,6 +37,16 @@ struct RuntimeForVersion {
   /// V0 turns chunked prefill on by itself when max_model_len > 32K (vllm#6666, 2024-07-23; from 0.5.4), to keep the
   /// profiling run of a whole longest prompt from taking the KV cache's memory.
   bool v0_long_context_chunked = false;
+  /// MLA models (DeepSeek-V2/V3/R1, `ModelSpec::is_mla`) under V0 run without chunked prefill unless the scenario
+  /// turns it on: vllm#12639 ("MLA with chunked prefill", merged 2025-02-21 after 0.7.3, first in the 0.7.4 nightlies
+  /// and 0.8.0) made MLA chunk but left V0's default off for it (EngineArgs `_set_default_args_v0`: "Chunked prefill
+  /// not supported for Multimodal or MLA in V0."), so vllm#6666's >32K rule does not turn it on. From 0.7.1, the
+  /// release MLA itself arrived in (vllm#12601); before it DeepSeek models ran without MLA.
+  bool v0_mla_unchunked = false;
+  /// 0.7.1-0.7.3: VllmConfig forced chunked prefill and prefix caching off for MLA whatever the scenario asked
+  /// (vllm#12642, 2025-02-01: "MLA is enabled; forcing chunked prefill and prefix caching to be disabled"), until
+  /// vllm#12639 removed the guard.
+  bool v0_mla_forces_unchunked = false;
   /// V0 before 0.5.4 re-sorted the running queue by arrival time (the FCFS policy's sort_by_priority) at every
   /// `_schedule_running`, so the preemption victim (`running_queue.pop()`) was the latest arrival and a re-admitted
   /// victim took its arrival's place again; vllm#6867 ("simplify and improve scheduler", opened 2024-07-27, after
