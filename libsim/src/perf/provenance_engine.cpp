@@ -60,8 +60,8 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "logits.div_(temperatures) (4 + 4), probs = torch.softmax(logits, dtype=float) (4 + 4), logprobs = "
                 "torch.log_softmax(logits, dtype=float) (4 + 4), greedy rows torch.argmax(logprobs[long_sample_indices]) "
                 "(the advanced index copies the rows: 4 + 4; argmax 4) = 42 bytes per logit, every pass counted once; "
-                "_get_ranks is skipped without logprobs (largest_num_logprobs == -1). V1's sampler (v1/sample/"
-                "sampler.py) and SGLang's cast and argmax the greedy rows: the default 8",
+                "_get_ranks is skipped without logprobs (largest_num_logprobs == -1). Other runtimes keep the "
+                "default 8 (fp32 logits written and read once; not re-examined here)",
                 {}, v0_sampler::kBytesPerLogit));
   t.push_back(c("eager_host.allreduce_host_s", "all", P::public_measurement,
                 "ai-dynamo/aiconfigurator collector/collect_all_reduce.py (benchmark_vllm_allreduce: vLLM 0.20.0's "

@@ -92,8 +92,8 @@ struct RuntimeTraits {
   /// runtime's eager steps are priced by their kernel launches alone.
   double eager_host_per_layer_s = 0;
   /// Bytes the sampler moves in GPU memory per logit (rows sampled x vocabulary) for a greedy request that asks for no
-  /// logprobs: the fp32 logits written and read once (V1's `logits.to(float32)` then argmax; SGLang's argmax) unless the
-  /// runtime's sampler makes more passes over them (vLLM V0: perf/v0_sampler.hpp).
+  /// logprobs: by default the fp32 logits written and read once; vLLM V0 0.6-0.10's sampler makes more passes over
+  /// them (perf/v0_sampler.hpp).
   double sampler_bytes_per_logit = 8;
 };
 

@@ -6,8 +6,9 @@
 // then `torch.softmax` and `torch.log_softmax` each write a full fp32 copy, and the greedy rows are sampled by
 // `torch.argmax(logprobs[long_sample_indices], dim=-1)`, whose advanced index first copies the selected rows. Only
 // the logprob ranks (`_get_ranks`) are skipped when no request asks for logprobs (`largest_num_logprobs == -1`).
-// vLLM V1's sampler (v1/sample/sampler.py) casts to fp32 and takes the argmax of the greedy rows without the
-// softmaxes, as SGLang's does: the 8 bytes per logit the cost model charges every runtime by default.
+// Every other runtime keeps the cost model's default of 8 bytes per logit (fp32 logits written and read once; V1's and
+// SGLang's samplers were not re-examined here, and vLLM 0.2-0.5's samplers, some of which also ranked the sampled token
+// over the vocabulary on every step, are not re-priced).
 #include "llmsim/perf/runtime.hpp"
 
 namespace llmsim::perf::v0_sampler {
@@ -21,7 +22,7 @@ inline constexpr double kSoftmaxBytes = 4 + 4;      ///< probs = torch.softmax(l
 inline constexpr double kLogSoftmaxBytes = 4 + 4;   ///< logprobs = torch.log_softmax(logits, dtype=float)
 inline constexpr double kGatherBytes = 4 + 4;       ///< logprobs[long_sample_indices]: the greedy rows copied
 inline constexpr double kArgmaxBytes = 4;           ///< torch.argmax(..., dim=-1): read once
-/// Their sum: 42 bytes per logit, against 8 for V1 and SGLang (RuntimeTraits::sampler_bytes_per_logit's default).
+/// Their sum: 42 bytes per logit, against the default 8 (RuntimeTraits::sampler_bytes_per_logit).
 inline constexpr double kBytesPerLogit =
     kCastBytes + kTemperatureBytes + kSoftmaxBytes + kLogSoftmaxBytes + kGatherBytes + kArgmaxBytes;
 
