@@ -85,8 +85,11 @@ TEST_CASE("V0 0.7 prefills at TP 8: a 70B short prompt waits on the host, a long
   CHECK(test::op(v0, p240, "launch") == Approx(host - busy).epsilon(1e-9));
   CHECK(v0.iteration_time(p240) == Approx(host + test::op(v0, p240, "cpu")).epsilon(1e-9));
   CHECK(host - busy > 5e-3);  // several milliseconds of a ~30 ms step
-  // The same GPU work (the ops other than launch and cpu do not depend on the runtime for an unquantised model).
-  CHECK(ehtp_busy(v1, p240) == Approx(busy).epsilon(1e-9));
+  // The same GPU work (the ops other than launch and cpu do not depend on the runtime for an unquantised model), but
+  // for V0's sampler, which makes more passes over the logits (perf/v0_sampler.hpp).
+  CHECK(test::op(v0, p240, "sampling") > test::op(v1, p240, "sampling"));
+  CHECK(ehtp_busy(v1, p240) - test::op(v1, p240, "sampling") ==
+        Approx(busy - test::op(v0, p240, "sampling")).epsilon(1e-9));
   // 4096 tokens: the GPU's work hides the host; only the eager launches' own cost remains, as before.
   const auto p4k = ehtp_prefill(4096);
   REQUIRE(ehtp_busy(v0, p4k) > host);

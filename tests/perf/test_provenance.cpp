@@ -50,6 +50,8 @@ std::vector<std::pair<std::string, double>> set_traits(const RuntimeTraits& t) {
   if (t.tokenise_per_token_s != d.tokenise_per_token_s) out.push_back({"tokenise_per_token_s", t.tokenise_per_token_s});
   if (t.eager_host_per_layer_s != d.eager_host_per_layer_s)
     out.push_back({"eager_host_per_layer_s", t.eager_host_per_layer_s});
+  if (t.sampler_bytes_per_logit != d.sampler_bytes_per_logit)
+    out.push_back({"sampler_bytes_per_logit", t.sampler_bytes_per_logit});
   return out;
 }
 

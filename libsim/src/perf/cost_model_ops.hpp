@@ -149,6 +149,7 @@ struct CostModel::Constants {
   DecodeAttentionModel attn_decode_sliding;  ///< the sliding layers' (family_ops; the same shape but for Gemma-4)
   AllReduceModel allreduce;
   bool vocab_parallel = true;  ///< the runtime's TP shards embedding and LM head by vocabulary (RuntimeTraits)
+  double sampler_bytes_per_logit = 8;  ///< the runtime's sampler passes over the logits (RuntimeTraits)
   EngineOverheadModel overhead;
   bool charge_cpu = true;  ///< false for a speculative proposer (its step's CPU time is the target's)
   /// vLLM V1's async scheduling (perf/async_scheduling.hpp): the host's per-step time runs while the GPU runs the
@@ -343,7 +344,8 @@ struct CostModel::Constants {
     // sampler (V1 and SGLang: all-gather, every rank samples; V0: gather to the driver) — an NCCL collective, not
     // the custom all-reduce. Charged to the LM head, whose output it is (its rows index the op table).
     if (tp > 1 && vocab_parallel) ops[kLmHead].time_s += allreduce.all_gather_time_s(lm_rows * vocab * kActBytes);
-    ops[kSampling] = stream(lm_rows * vocab * 4.0 * 2.0, lm_rows * vocab * 4.0, 1);  // fp32 logits, two passes
+    // The sampler's passes over the fp32 logits: 8 bytes per logit (written and read once), V0's 42 (v0_sampler.hpp).
+    ops[kSampling] = stream(lm_rows * vocab * sampler_bytes_per_logit, lm_rows * vocab * 4.0, 1);
   }
 
   /// The terms of sliding-window layers and of MLA (docs/cost-model.md, "Model families") added to `ops`.

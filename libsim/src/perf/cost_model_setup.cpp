@@ -307,6 +307,7 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   }
   c->allreduce = AllReduceModel(gpu_, profile_, tp, runtime_traits(runtime_).allreduce);
   c->vocab_parallel = runtime_traits(runtime_).vocab_parallel;
+  c->sampler_bytes_per_logit = runtime_traits(runtime_).sampler_bytes_per_logit;
   c->overhead = EngineOverheadModel(profile_, runtime_, cuda_graphs_, tp * pp, tp);
   c->link_bw = profile_.link_bandwidth > 0 ? profile_.link_bandwidth : 0.6 * gpu_.pcie_bandwidth();
   c->link_latency_s = profile_.link_latency_s;

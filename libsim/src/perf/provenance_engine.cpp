@@ -4,6 +4,7 @@
 #include "provenance_rows.hpp"
 
 #include "llmsim/perf/eager_host.hpp"
+#include "llmsim/perf/v0_sampler.hpp"
 #include "llmsim/spec/engine_config.hpp"
 
 namespace llmsim::perf::provenance_rows {
@@ -52,6 +53,16 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                   "quant_method.apply dispatch and the attention through a backend's forward (a torch.ops.vllm custom "
                   "op from 0.6.2): not fewer per layer",
                   {}, eager_host::kVllmV0PerLayerS));
+  // V0's sampler passes over the logits (perf/v0_sampler.hpp, issue 27).
+  t.push_back(c("runtime.sampler_bytes_per_logit", "vllm-v0", P::engine_code,
+                "vllm/model_executor/layers/sampler.py, V0's Sampler.forward in its 0.6-0.10 form (penalties from "
+                "layers/utils.py, the FlashInfer top-k/top-p path): logits.to(torch.float) (2 B read, 4 written), "
+                "logits.div_(temperatures) (4 + 4), probs = torch.softmax(logits, dtype=float) (4 + 4), logprobs = "
+                "torch.log_softmax(logits, dtype=float) (4 + 4), greedy rows torch.argmax(logprobs[long_sample_indices]) "
+                "(the advanced index copies the rows: 4 + 4; argmax 4) = 42 bytes per logit, every pass counted once; "
+                "_get_ranks is skipped without logprobs (largest_num_logprobs == -1). Other runtimes keep the "
+                "default 8 (fp32 logits written and read once; not re-examined here)",
+                {}, v0_sampler::kBytesPerLogit));
   t.push_back(c("eager_host.allreduce_host_s", "all", P::public_measurement,
                 "ai-dynamo/aiconfigurator collector/collect_all_reduce.py (benchmark_vllm_allreduce: vLLM 0.20.0's "
                 "tensor_model_parallel_all_reduce called eagerly in a loop on a cloned bf16 input, timed with CUDA "

@@ -3,6 +3,7 @@
 
 #include "llmsim/perf/eager_host.hpp"
 #include "llmsim/perf/inprocess_server.hpp"
+#include "llmsim/perf/v0_sampler.hpp"
 
 #include <limits>
 
@@ -77,6 +78,9 @@ RuntimeTraits runtime_traits(Runtime r) {
       // model runner of 0.6-0.10 replays a graph only for decode-only batches (ModelRunner.execute_model's
       // prefill_metadata is None and use_cuda_graph), so 0.2.1's measured figure is carried over (kVllmV0PerLayerS).
       t.eager_host_per_layer_s = eager_host::kVllmV0PerLayerS;
+      // The sampler casts, scales, softmaxes and log-softmaxes the whole fp32 logits before its argmax
+      // (perf/v0_sampler.hpp): 42 bytes per logit, not the default 8.
+      t.sampler_bytes_per_logit = v0_sampler::kBytesPerLogit;
       break;
     case Runtime::vllm_v0_sync:
     case Runtime::vllm_v0_paged:

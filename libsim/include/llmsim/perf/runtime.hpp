@@ -91,6 +91,10 @@ struct RuntimeTraits {
   /// (perf/eager_host.hpp): a step without a graph costs the longer of the GPU's work and this × layers. 0 = the
   /// runtime's eager steps are priced by their kernel launches alone.
   double eager_host_per_layer_s = 0;
+  /// Bytes the sampler moves in GPU memory per logit (rows sampled x vocabulary) for a greedy request that asks for no
+  /// logprobs: by default the fp32 logits written and read once; vLLM V0 0.6-0.10's sampler makes more passes over
+  /// them (perf/v0_sampler.hpp).
+  double sampler_bytes_per_logit = 8;
 };
 
 /// The traits of `r`; sources in docs/cost-model.md "Runtimes".
