@@ -224,6 +224,13 @@ TEST_CASE("help text wraps at spaces: no word is cut in two at any width") {
   for (const char* cmd : {"compare", "report"})
     CHECK_THAT(run(std::string(cmd) + " --help").out, Catch::Contains("cost_per_mtok_at_capacity"));
   CHECK_THAT(run("calibrate-fit --help").out, Catch::Contains("gemm_bw_eff_vs_m"));
+  // A usage written over several source lines is one form per "llmsim CMD" line, then its description: no blank
+  // line inside the usage, a further form under the first, the description from the left margin.
+  const auto step_help = run_shell("env COLUMNS=100 " + llmsim::test::cli() + " step --help").out;
+  CHECK(step_help.substr(0, step_help.find("\n\n")).find("[--json]") != std::string::npos);
+  CHECK_THAT(step_help, Catch::Contains("\n\nTime of one serving-engine iteration:"));
+  const auto fit_help = run_shell("env COLUMNS=100 " + llmsim::test::cli() + " calibrate-fit --help").out;
+  CHECK_THAT(fit_help, Catch::Contains("[--json]\n       llmsim calibrate-fit --runs RUNS.json"));
   for (const auto& cmd : commands()) {
     const auto wide = run_shell("env COLUMNS=100000 " + llmsim::test::cli() + " " + cmd + " --help");
     REQUIRE(wide.code == 0);
