@@ -61,13 +61,14 @@ std::vector<std::string> words_of(const std::string& text) {
   return out;
 }
 
-// The usage line wrapped at `width`, at spaces outside [...] groups and quotes, continued under its first argument.
-std::string usage_text(const std::string& usage, std::size_t width) {
+// One usage form ("usage: llmsim CMD ..." or a further "llmsim CMD ...") wrapped at `width`, at spaces outside
+// [...] groups and quotes, continued under its first argument; `lead` spaces before a further form (under "usage: ").
+std::string usage_form(const std::string& form, std::size_t width, std::size_t lead) {
   std::vector<std::string> parts;
   std::string cur;
   int depth = 0;
   char quote = 0;
-  for (const char c : usage) {
+  for (const char c : form) {
     if (quote) {
       quote = c == quote ? 0 : quote;
     } else if (c == '\'' || c == '"') {
@@ -84,12 +85,13 @@ std::string usage_text(const std::string& usage, std::size_t width) {
     cur += c;
   }
   if (!cur.empty()) parts.push_back(cur);
-  // "usage: llmsim CMD" stays together; continuation lines start under what follows it.
-  std::string line;
+  // "usage: llmsim CMD" (or "llmsim CMD") stays together; continuation lines start under what follows it.
+  const std::size_t head = !parts.empty() && parts[0] == "usage:" ? 3 : 2;
+  std::string line(lead, ' ');
   std::size_t indent = 0;
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i < 3) {
+    if (i < head) {
       line += (i ? " " : "") + parts[i];
       indent = line.size() + 1;
       continue;
@@ -101,6 +103,38 @@ std::string usage_text(const std::string& usage, std::size_t width) {
     line += " " + parts[i];
   }
   return out + line;
+}
+
+// The usage text wrapped at `width`: each form ("usage: llmsim CMD ...", a further "llmsim CMD ..." line; an indented
+// line continues the form above it, as a command's source writes a long usage over several lines) wrapped as one
+// line, then the description after a blank line as a paragraph. Before, the source's own line breaks went through
+// the form wrapper as parts of words: `step --help` printed blank lines inside its usage and its description cut
+// under the usage's indent, `calibrate-fit --help` its second form as " llmsim calibrate-fit" alone.
+std::string usage_text(const std::string& usage, std::size_t width) {
+  const auto blank = usage.find("\n\n");
+  std::vector<std::string> forms;
+  std::istringstream in(usage.substr(0, blank));
+  for (std::string l; std::getline(in, l);) {
+    const auto first = l.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    const std::string t = l.substr(first);
+    if (forms.empty() || t.rfind("usage:", 0) == 0 || t.rfind("llmsim ", 0) == 0) forms.push_back(t);
+    else forms.back() += " " + t;
+  }
+  std::string out;
+  for (std::size_t i = 0; i < forms.size(); ++i)
+    out += (i ? "\n" : "") + usage_form(forms[i], width, i ? std::string("usage: ").size() : 0);
+  if (blank == std::string::npos) return out;
+  std::string line;
+  out += "\n";
+  for (const auto& w : words_of(usage.substr(blank + 2))) {
+    if (!line.empty() && line.size() + 1 + w.size() > width) {
+      out += "\n" + line;
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + w;
+  }
+  return line.empty() ? out : out + "\n" + line;
 }
 
 std::string help_text(const po::options_description& opts, std::size_t width) {

@@ -23,6 +23,7 @@ const char* kUsage =
     "                   [--prefill-tokens P --prefill-context C] [--decode-seqs B --context L]\n"
     "                   [--gpu-profile FILE] [--eager] [--engine vllm|RUNTIME] [--cpu-offload-gb G]\n"
     "                   [--enable-lora [--max-loras N --max-lora-rank R --lora-adapters A]]\n"
+    "                   [--num-scheduler-steps N]\n"
     "                   [--vllm-args \"vllm serve M ...\" | --sglang-args \"...\"] [--json]\n\n"
     "Time of one serving-engine iteration: one prefill chunk of P tokens after C cached tokens, plus B\n"
     "sequences decoding one token each with L tokens of context. Prints the per-op roofline breakdown.";
@@ -34,7 +35,8 @@ const ServerOptionMap kStepServerOptions{
     {{"model", "model"}, {"hardware.tp", "tp"}, {"hardware.pp", "pp"}, {"quant.weights", "quant"},
      {"quant.kv_cache", "kv-dtype"}, {"engine.cpu_offload_gb", "cpu-offload-gb"}, {"engine.runtime", "engine"},
      {"engine.cuda_graph_max_bs", "cuda-graph-max-bs"}, {"engine.enable_lora", "enable-lora"},
-     {"engine.max_loras", "max-loras"}, {"engine.max_lora_rank", "max-lora-rank"}},
+     {"engine.max_loras", "max-loras"}, {"engine.max_lora_rank", "max-lora-rank"},
+     {"engine.num_scheduler_steps", "num-scheduler-steps"}},
     "eager"};
 
 // Fields set by step's own options, beside those a server line sets (kStepServerOptions).
@@ -71,6 +73,9 @@ int run_step(int argc, char** argv) {
       ("max-lora-rank", po::value<int>(), "rank the slots are padded to (vLLM --max-lora-rank, default 16; needs --enable-lora)")
       ("lora-adapters", po::value<int>(), "distinct adapters the step's requests use (workload.lora_adapters, default 1, "
                                           "at most --max-loras; needs --enable-lora)")
+      ("num-scheduler-steps", po::value<int>(),
+       "vLLM V0's multi-step window (--num-scheduler-steps N, 0.6.0-0.10.0; --engine vllm-v0 or such a release): "
+       "also prices the window's N - 1 later steps, which run on the GPU alone")
       ("speculative", po::value<std::string>()->default_value(""),
        "speculative decoding: the verification step of --decode-seqs with its proposer (draft, ngram, eagle, mtp)")
       ("draft-model", po::value<std::string>()->default_value(""), "draft model id or config.json (--speculative draft)")
@@ -101,6 +106,7 @@ int run_step(int argc, char** argv) {
   if (vm.count("enable-lora")) engine["enable_lora"] = true;
   if (vm.count("max-loras")) engine["max_loras"] = vm["max-loras"].as<int>();
   if (vm.count("max-lora-rank")) engine["max_lora_rank"] = vm["max-lora-rank"].as<int>();
+  if (vm.count("num-scheduler-steps")) engine["num_scheduler_steps"] = vm["num-scheduler-steps"].as<int>();
   Json workload = Json::object();
   if (vm.count("lora-adapters")) workload["lora_adapters"] = vm["lora-adapters"].as<int>();
   const std::string method = vm["speculative"].as<std::string>();
@@ -129,7 +135,6 @@ int run_step(int argc, char** argv) {
   const spec::GpuSpec& gpu = r.gpu;
   const spec::ParallelConfig& parallel = r.scenario.hardware.parallel;
   const std::optional<spec::ResolvedSpeculation>& speculation = r.speculation;
-  const std::vector<std::string>& notes = r.notes;
   if (priced->json.contains("warnings"))
     for (const auto& w : priced->json["warnings"]) std::cerr << "warning: " << w.get<std::string>() << "\n";
   if (vm["json"].as<bool>()) {  // the one writer Python's llmsim.step() uses too
@@ -153,7 +158,7 @@ int run_step(int argc, char** argv) {
               << speculation->config.num_speculative_tokens << ": each decoder verifies k + 1 tokens; 'proposer' is "
               << (speculation->proposer ? speculation->proposer->id : std::string("the CPU's n-gram lookup (no GPU time)"))
               << "\n";
-  for (const auto& n : notes) std::cout << "note: " << n << "\n";
+  for (const auto& n : priced->json["notes"]) std::cout << "note: " << n.get<std::string>() << "\n";
   std::cout << "profile: " << cm.profile().source << "\n\n";
   Table t({"op", "time ms", "share %", "GFLOP", "MB", "bound", "% of peak"});
   for (const auto& o : s.ops)
@@ -163,6 +168,12 @@ int run_step(int argc, char** argv) {
   t.print(std::cout);
   std::cout << "\niteration " << fmt(s.time_s * 1e3, 3) << " ms, bound by " << perf::to_string(s.bound) << ", "
             << fmt(static_cast<double>(s.tokens) / s.time_s, 1) << " tokens/s\n";
+  if (priced->json.contains("multi_step")) {
+    const Json& m = priced->json["multi_step"];
+    std::cout << "multi-step window of " << m["num_scheduler_steps"].get<int>() << ": first step "
+              << fmt(m["first_step_ms"].get<double>(), 3) << " ms, each later step " << fmt(m["later_step_ms"].get<double>(), 3)
+              << " ms, " << fmt(m["window_mean_step_ms"].get<double>(), 3) << " ms per step over the window\n";
+  }
   return kOk;
 }
 

@@ -81,3 +81,30 @@ TEST_CASE("step prices an iteration as the scenario's engine does, whatever the 
   CHECK(some_lora);
   CHECK(some_host);
 }
+
+TEST_CASE("step on a multi-step scenario prices the window's later steps as the engine runs them", "[step][multi_step]") {
+  // vLLM 0.6.3 V0 with --num-scheduler-steps 8 (max_model_len 8192: no automatic chunking): a decode batch opens a
+  // window whose later steps run on the cost model without its CPU time (ReplicaConfig::window_cost).
+  const spec::ResolvedScenario r = step_scenario({{"runtime", "vllm==0.6.3"}, {"max_model_len", 8192},
+                                                  {"num_scheduler_steps", 8}});
+  const perf::CostModel engine = perf::make_cost_model(r);
+  const analysis::StepLengths decode{0, 0, 16, 1024};
+  const analysis::ScenarioStep s = analysis::step_of_scenario(r, decode);
+  REQUIRE(s.json.contains("multi_step"));
+  const Json& m = s.json["multi_step"];
+  const double first = engine.iteration_time(step_batch(decode, 0));
+  const double later = engine.without_cpu_overhead().iteration_time(step_batch(decode, 0));
+  CHECK(m["num_scheduler_steps"] == 8);
+  CHECK(m["first_step_ms"].get<double>() == Approx(first * 1e3).epsilon(1e-12));
+  CHECK(s.json["time_ms"].get<double>() == Approx(first * 1e3).epsilon(1e-12));
+  CHECK(m["later_step_ms"].get<double>() == Approx(later * 1e3).epsilon(1e-12));
+  CHECK(later < first);  // the host's share of a small batch's step is gone from the later steps
+  CHECK(m["window_mean_step_ms"].get<double>() == Approx((first + 7 * later) / 8 * 1e3).epsilon(1e-12));
+  CHECK_THAT(s.json["notes"].dump(), Catch::Contains("engine.num_scheduler_steps 8"));
+  // A batch with a prefill runs one step (no window), said so; a single-step scenario has no such field.
+  const analysis::ScenarioStep p = analysis::step_of_scenario(r, {512, 0, 4, 100});
+  CHECK_FALSE(p.json.contains("multi_step"));
+  CHECK_THAT(p.json["notes"].dump(), Catch::Contains("runs alone"));
+  CHECK_FALSE(analysis::step_of_scenario(step_scenario({{"runtime", "vllm==0.6.3"}, {"max_model_len", 8192}}), decode)
+                  .json.contains("multi_step"));
+}

@@ -109,6 +109,26 @@ TEST_CASE("latency keys split as vLLM names them") {
   CHECK_FALSE(parse_vllm_latency_key("request_throughput"));
 }
 
+TEST_CASE("a printed `vllm bench serve` summary is refused as the console printout, with the file to give instead") {
+  // The block the client prints (vllm/benchmarks/serve.py), pasted into a file, with or without the command above it.
+  const std::string block = "============ Serving Benchmark Result ============\n"
+                            "Successful requests:                     100\n"
+                            "Benchmark duration (s):                  20.00\n"
+                            "Mean TTFT (ms):                          55.10\n"
+                            "==================================================\n";
+  for (const std::string& text : {block, "$ vllm bench serve --model m --request-rate 4\n" + block, "\n  " + block}) {
+    INFO(text);
+    const std::string e = check_error_of(text);
+    CHECK_THAT(e, Catch::StartsWith("bench.json: line "));
+    CHECK_THAT(e, Catch::Contains("prints on the console") && Catch::Contains("--save-result"));
+    CHECK_THAT(e, !Catch::Contains("invalid JSON"));
+  }
+  CHECK_THAT(check_error_of(block), Catch::StartsWith("bench.json: line 1 "));
+  CHECK_THAT(check_error_of("# run\n\n" + block), Catch::StartsWith("bench.json: line 3 "));
+  // A saved result whose text merely names the block (a note field) is read as JSON, as before.
+  CHECK_THAT(check_error_of(R"({"note": "Serving Benchmark Result", "completed": 3})"), Catch::Contains("missing 'duration'"));
+}
+
 TEST_CASE("malformed or foreign result files get an error naming the file and the field") {
   const std::string ok_head = R"("duration": 2, "completed": 3, "total_input_tokens": 10, "total_output_tokens": 20,
                                  "request_throughput": 1.5, "mean_ttft_ms": 12)";

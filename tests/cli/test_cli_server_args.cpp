@@ -224,6 +224,13 @@ TEST_CASE("help text wraps at spaces: no word is cut in two at any width") {
   for (const char* cmd : {"compare", "report"})
     CHECK_THAT(run(std::string(cmd) + " --help").out, Catch::Contains("cost_per_mtok_at_capacity"));
   CHECK_THAT(run("calibrate-fit --help").out, Catch::Contains("gemm_bw_eff_vs_m"));
+  // A usage written over several source lines is one form per "llmsim CMD" line, then its description: no blank
+  // line inside the usage, a further form under the first, the description from the left margin.
+  const auto step_help = run_shell("env COLUMNS=100 " + llmsim::test::cli() + " step --help").out;
+  CHECK(step_help.substr(0, step_help.find("\n\n")).find("[--json]") != std::string::npos);
+  CHECK_THAT(step_help, Catch::Contains("\n\nTime of one serving-engine iteration:"));
+  const auto fit_help = run_shell("env COLUMNS=100 " + llmsim::test::cli() + " calibrate-fit --help").out;
+  CHECK_THAT(fit_help, Catch::Contains("[--json]\n       llmsim calibrate-fit --runs RUNS.json"));
   for (const auto& cmd : commands()) {
     const auto wide = run_shell("env COLUMNS=100000 " + llmsim::test::cli() + " " + cmd + " --help");
     REQUIRE(wide.code == 0);
@@ -275,6 +282,14 @@ TEST_CASE("memory --vllm-args plans what the same options plan") {
   REQUIRE(noted.code == 0);
   CHECK_THAT(noted.out, Catch::Contains("--data-parallel-size does not apply to `llmsim memory`"));
   CHECK_THAT(noted.out, Catch::Contains("--enable-prefix-caching does not apply"));
+  // A vLLM 0.6 server line with multi-step scheduling (session 42's flags) plans as without them, noted.
+  const auto multi = run("memory --gpu a100-80gb-sxm --vllm-args " +
+                         quoted(line + " --num-scheduler-steps 8 --multi-step-stream-outputs false"));
+  REQUIRE(multi.code == 0);
+  CHECK_THAT(multi.out, Catch::Contains("--num-scheduler-steps does not apply to `llmsim memory`") &&
+                            Catch::Contains("--multi-step-stream-outputs does not apply"));
+  CHECK(server_json_of("memory --gpu a100-80gb-sxm --json --vllm-args " +
+                       quoted(line + " --num-scheduler-steps 8")) == args);
 }
 
 TEST_CASE("step --vllm-args / --sglang-args time what the same options time") {
@@ -289,6 +304,31 @@ TEST_CASE("step --vllm-args / --sglang-args time what the same options time") {
                                      quoted("python -m sglang.launch_server --model-path llama-3.1-8b --tp-size 2"));
   CHECK(sglang == server_json_of(batch + "--model llama-3.1-8b --tp 2 --engine sglang"));
   CHECK(sglang["engine"] != args["engine"]);
+}
+
+TEST_CASE("step --vllm-args with --num-scheduler-steps prices the multi-step window; streaming is noted") {
+  // vLLM V0: the window's later steps (multi_step.later_step_ms) below its first (time_ms, the host's work); the
+  // server line's flag and step's own option are one field.
+  const std::string batch = "step --gpu a100-80gb-sxm --decode-seqs 16 --context 1024 --engine vllm-v0 --json ";
+  const auto multi = server_json_of(batch + "--vllm-args " +
+                                    quoted("vllm serve llama-3.1-8b --num-scheduler-steps 8 "
+                                           "--multi-step-stream-outputs false"));
+  REQUIRE(multi.contains("multi_step"));
+  CHECK(multi["multi_step"]["num_scheduler_steps"] == 8);
+  CHECK(multi["multi_step"]["later_step_ms"].get<double>() < multi["time_ms"].get<double>());
+  CHECK(server_json_of(batch + "--model llama-3.1-8b --num-scheduler-steps 8")["multi_step"] == multi["multi_step"]);
+  const auto single = server_json_of(batch + "--vllm-args " + quoted("vllm serve llama-3.1-8b"));
+  CHECK_FALSE(single.contains("multi_step"));
+  CHECK(single["time_ms"] == multi["time_ms"]);
+  const auto text = run("step --gpu a100-80gb-sxm --decode-seqs 16 --context 1024 --engine vllm-v0 --model llama-3.1-8b "
+                        "--num-scheduler-steps 8");
+  CHECK(text.code == 0);
+  CHECK_THAT(text.out, Catch::Contains("multi-step window of 8: first step"));
+  // V1 has no multi-step: refused naming the field, as simulate refuses it.
+  const auto v1 = run("step --gpu a100-80gb-sxm --decode-seqs 16 --context 1024 --vllm-args " +
+                          quoted("vllm serve llama-3.1-8b --num-scheduler-steps 8"));
+  CHECK(v1.code == 2);
+  CHECK_THAT(v1.out, Catch::StartsWith("llmsim step: error: --num-scheduler-steps: vLLM V1"));
 }
 
 TEST_CASE("step: SGLang's CUDA-graph limit comes from the release or --cuda-graph-max-bs (issue 27)") {

@@ -203,6 +203,16 @@ TEST_CASE("multi-step: engines without it refuse num_scheduler_steps, naming the
   refused({{"runtime", "vllm==0.5.4"}, {"num_scheduler_steps", 8}}, "0.6.0");
   refused({{"runtime", "vllm==0.6.3"}, {"policy", "chunked"}, {"num_scheduler_steps", 8}}, "chunked");
   refused({{"policy", "static"}, {"num_scheduler_steps", 8}}, "static");
+  // A long context turns chunked prefill on by itself in V0 releases (vllm#6666): a release without the flag is
+  // refused for its release, not for a scheduler its defaults chose; a release with it says where 'chunked' came from.
+  refused({{"runtime", "vllm==0.5.4"}, {"max_model_len", 131072}, {"num_scheduler_steps", 8}}, "0.6.0");
+  CHECK_THROWS_WITH(make(test::scenario(w, {{"runtime", "vllm==0.5.4"}, {"max_model_len", 131072},
+                                            {"num_scheduler_steps", 8}})), !Catch::Contains("chunked"));
+  refused({{"runtime", "vllm==0.6.3"}, {"max_model_len", 131072}, {"num_scheduler_steps", 8}},
+          "turned on by itself for a context above 32K");
+  CHECK_NOTHROW(make(test::scenario(w, {{"runtime", "vllm==0.6.3"}, {"max_model_len", 32768}, {"num_scheduler_steps", 8}})));
+  CHECK_THROWS_WITH(make(test::scenario(w, {{"runtime", "vllm==0.6.3"}, {"policy", "chunked"}, {"num_scheduler_steps", 8}})),
+                    !Catch::Contains("by itself"));
   refused({{"policy", "vllm-v0"}, {"num_scheduler_steps", 0}}, "1..1024");
   // vLLM 0.8-0.10 fall back to their V0 engine for it (EngineArgs._is_v1_supported_oracle) when no policy is named.
   const auto fallback = make(test::scenario(w, {{"runtime", "vllm==0.9.2"}, {"num_scheduler_steps", 8}}));

@@ -306,3 +306,31 @@ def test_a_tp_of_1_beside_a_2x_option_is_refused_as_on_the_cli(cli):
     with pytest.raises(ValueError, match="contradicts"):
         llmsim.memory(own, gpu=two, vllm_args=line)
     assert llmsim.memory(model="llama-3.1-8b", gpu=two, pp=1)["tp"] == 2
+
+
+def test_step_of_a_multi_step_scenario_prices_its_window_as_the_cli_does(cli):
+    """vLLM V0's --num-scheduler-steps (engine.num_scheduler_steps): step prices a decode batch's window, its first
+    step (time_ms) and its later steps on the GPU alone (multi_step), from a scenario, a keyword or a server line,
+    as `llmsim step --vllm-args` does. Before, Python's step printed the first step's time as every step's and the
+    CLI refused the flag."""
+    import json
+    import subprocess
+    line = "vllm serve llama-3.1-8b --num-scheduler-steps 8"
+    args = ["--gpu", "a100-80gb-sxm", "--engine", "vllm-v0", "--decode-seqs", "16", "--context", "1024", "--json"]
+    out = json.loads(subprocess.run([cli, "step", *args, "--vllm-args", line], capture_output=True, text=True,
+                                    check=True).stdout)
+    py = llmsim.step(gpu="a100-80gb-sxm", engine__policy="vllm-v0", decode_seqs=16, context=1024, vllm_args=line)
+    assert py == out
+    scenario = {"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm"},
+                "engine": {"policy": "vllm-v0", "num_scheduler_steps": 8}}
+    assert llmsim.step(scenario, decode_seqs=16, context=1024) == out
+    # A release's scenario (vLLM 0.6.3, a context the >32K rule leaves unchunked) prices the same kind of window.
+    release = {"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm"},
+               "engine": {"runtime": "vllm==0.6.3", "max_model_len": 8192, "num_scheduler_steps": 8}}
+    assert llmsim.step(release, decode_seqs=16, context=1024)["multi_step"]["later_step_ms"] < out["time_ms"]
+    m = out["multi_step"]
+    assert m["num_scheduler_steps"] == 8
+    assert m["later_step_ms"] < m["first_step_ms"] == out["time_ms"]
+    assert m["window_mean_step_ms"] == pytest.approx((m["first_step_ms"] + 7 * m["later_step_ms"]) / 8)
+    single = llmsim.step(scenario, engine__num_scheduler_steps=1, decode_seqs=16, context=1024)
+    assert "multi_step" not in single and single["time_ms"] == out["time_ms"]

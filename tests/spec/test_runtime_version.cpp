@@ -156,6 +156,16 @@ TEST_CASE("a vLLM release's V0 scheduler defaults: budgets, long-context chunkin
   CHECK(llama31_new.policy == SchedulerPolicy::chunked);
   CHECK(llama31_new.max_num_batched_tokens == 2048);
   CHECK(resolved("llama-3.1-8b", R"({"runtime": "vllm==0.5.3"})").policy == SchedulerPolicy::vllm_v0);
+  // LoRA keeps the automatic chunking off in every release with the rule (EngineArgs: `not self.enable_lora`):
+  // prefill-first, the budget the context limit, as vLLM 0.6.3 runs Llama-3.1 with --enable-lora.
+  for (const std::string release : {"vllm==0.5.4", "vllm==0.6.0", "vllm==0.6.3", "vllm==0.7.3"}) {
+    INFO(release);
+    const auto lora = resolved("llama-3.1-8b", R"({"runtime": ")" + release + R"(", "enable_lora": true})");
+    CHECK(lora.policy == SchedulerPolicy::vllm_v0);
+    CHECK(lora.max_num_batched_tokens == 131072);
+    CHECK(resolved("llama-3.1-8b", R"({"runtime": ")" + release + R"(", "enable_lora": false})").policy ==
+          SchedulerPolicy::chunked);
+  }
   CHECK(resolved("llama-3.1-8b", R"({"runtime": "vllm==0.6.3", "max_model_len": 32768})").policy ==
         SchedulerPolicy::vllm_v0);
   // Chunked prefill the scenario sets off stays off above 32K (vllm#6666 turns on an unset flag only): prefill-first,

@@ -29,6 +29,9 @@ const CommandRule& memory_rule() {
       {{"hardware.replicas", "the plan is one replica's; every data-parallel replica has the same"},
        {"engine.enable_prefix_caching", "cached prefixes share the same KV pool"},
        {"engine.async_scheduling", "scheduling, not memory"},
+       {"engine.num_scheduler_steps", "scheduling, not memory: a multi-step window's lookahead slots come out of the "
+                                      "same KV pool"},
+       {"engine.multi_step_stream_outputs", "streaming to the client, not memory"},
        {"engine.preemption", "scheduling, not memory"},
        {"engine.swap_space_gb", "host memory for preempted sequences, not GPU memory"},
        {"engine.cuda_graph_max_bs", "SGLang's decode CUDA-graph limit prices time, not memory (graphs live in the "
@@ -36,15 +39,17 @@ const CommandRule& memory_rule() {
   return r;
 }
 
-// step: the model, the split, the formats, CUDA graphs, the runtime (SGLang's), LoRA's kernels. The memory and scheduling knobs only
+// step: the model, the split, the formats, CUDA graphs, the runtime (SGLang's), LoRA's kernels, V0's multi-step window
+// (its later steps' time). The memory and scheduling knobs only
 // bound which batches fit (noted: memory plans with them).
 const CommandRule& step_rule() {
   static const std::string mem = "the memory check uses the default engine settings; {memory} plans with yours";
   static const CommandRule r{
       {"model", "hardware.tp", "hardware.pp", "quant.weights", "quant.kv_cache", "engine.cpu_offload_gb",
        "engine.runtime", "engine.cuda_graphs", "engine.cuda_graph_max_bs", "engine.enable_lora", "engine.max_loras",
-       "engine.max_lora_rank"},
+       "engine.max_lora_rank", "engine.num_scheduler_steps"},
       {{"hardware.replicas", "one iteration runs on one replica"},
+       {"engine.multi_step_stream_outputs", "streaming to the client, not one iteration's time"},
        {"engine.enable_prefix_caching", "the batch's cached context is {prefill_context}"},
        {"engine.async_scheduling", "scheduling, not one iteration's time"},
        {"engine.preemption", "scheduling, not one iteration's time"},

@@ -8,6 +8,8 @@
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/runtime.hpp"
 #include "llmsim/spec/dtype.hpp"
+#include "llmsim/spec/multi_step.hpp"
+#include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::analysis {
 
@@ -96,11 +98,44 @@ Json step_json(const perf::StepCost& s, const perf::CostModel& cm, const std::ve
   return j;
 }
 
+namespace {
+
+/// vLLM V0's multi-step scheduling (spec::multi_step_for): a decode-only batch opens a window of n steps whose first
+/// is this step and whose n - 1 later steps advance on the GPU alone (the engine's ReplicaConfig::window_cost, the
+/// cost model without its per-step CPU time); a batch with a prefill runs one step, as the engine runs it. Without
+/// this a scenario with num_scheduler_steps > 1 printed the first step's time as every step's.
+void add_multi_step(Json& json, const spec::ResolvedScenario& r, const perf::CostModel& cm,
+                    const perf::StepCost& first, const StepLengths& l) {
+  const int n = spec::multi_step_for(r.scenario.engine).steps;
+  if (n <= 1) return;
+  const std::string steps = "engine.num_scheduler_steps " + std::to_string(n);
+  if (l.prefill_tokens > 0) {
+    json["notes"].push_back(steps + ": a step with a prefill runs alone (multi-step windows are decode-only); "
+                                    "time_ms is its time");
+    return;
+  }
+  perf::BatchShape batch;
+  batch.decode_seqs = l.decode_seqs;
+  batch.decode_context = l.decode_seqs * l.context;
+  const double later_s = cm.without_cpu_overhead().breakdown(batch).time_s;
+  const double mean_s = (first.time_s + (n - 1) * later_s) / n;
+  json["multi_step"] = {{"num_scheduler_steps", n},
+                        {"first_step_ms", first.time_s * 1e3},
+                        {"later_step_ms", later_s * 1e3},
+                        {"window_mean_step_ms", mean_s * 1e3}};
+  json["notes"].push_back(steps + ": time_ms is a window's first step (scheduling and input preparation on the "
+                                  "CPU); its " + std::to_string(n - 1) + " later steps run on the GPU alone "
+                                  "(multi_step.later_step_ms), window_mean_step_ms per step over the window");
+}
+
+}  // namespace
+
 ScenarioStep step_of_scenario(const spec::ResolvedScenario& r, const StepLengths& lengths, StepNames names) {
   const spec::ResolvedSpeculation* speculation = r.speculation ? &*r.speculation : nullptr;
   perf::CostModel cm = perf::make_cost_model(r);
   perf::StepCost cost = step_cost(cm, r.scenario.engine, lengths, names, speculation);
   Json json = step_json(cost, cm, r.notes, scenario_warnings(r), speculation);
+  add_multi_step(json, r, cm, cost, lengths);
   return ScenarioStep{std::move(cm), std::move(cost), std::move(json)};
 }
 

@@ -88,7 +88,22 @@ std::optional<VllmLatencyStat> parse_vllm_latency_key(const std::string& key) {
   return s;
 }
 
+// The console summary `vllm bench serve` prints (benchmark_serving.py's "Serving Benchmark Result" block) is not the
+// saved result: it lacks the request rate, the dataset and the per-request lengths a simulation of the run needs
+// (vllm/benchmarks/serve.py prints the block and writes the JSON only with --save-result). Say so, not "invalid JSON".
+static void refuse_printed_summary(std::string_view text, const std::string& source) {
+  const auto at = text.find("Serving Benchmark Result");
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (at == std::string_view::npos || first == std::string_view::npos || text[first] == '{' || text[first] == '[') return;
+  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+  throw ConfigError(source, "line " + std::to_string(line) + " is the summary `vllm bench serve` prints on the console "
+                            "('Serving Benchmark Result'), not its saved result: the printout lacks the request rate, "
+                            "dataset and request lengths the run is simulated from. Rerun the benchmark with "
+                            "--save-result (--result-dir DIR) and give llmsim check the JSON file it writes");
+}
+
 VllmResult parse_vllm_result(std::string_view text, const std::string& source) {
+  refuse_printed_summary(text, source);
   const Json doc = parse_json(python_literals_to_json(text), source);
   try {
     const JsonView v(doc, "");

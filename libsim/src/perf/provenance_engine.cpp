@@ -197,7 +197,9 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "from vllm#10544 (2024-11-21, first released in 0.6.5)"));
   t.push_back(c("engine.v0_long_context_chunked", "vllm-v0", P::engine_code,
                 "EngineArgs.create_engine_config (vllm#6666, 2024-07-23; from 0.5.4): chunked prefill left unset turns "
-                "on for max_model_len > 32K without a sliding window or speculative decoding",
+                "on for max_model_len > 32K without a sliding window, speculative decoding or LoRA (`not "
+                "self.enable_lora` beside `not self.enable_prompt_adapter` in that condition from 0.5.4 to V0's last "
+                "form)",
                 {}, 32768));
   t.push_back(c("engine.v0_mla_unchunked", "vllm-v0", P::engine_code,
                 "MLA models under V0 stay prefill-first above 32K: vllm#12642 (2025-02-01, in 0.7.1-0.7.3) VllmConfig "

@@ -219,11 +219,13 @@ EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool of
     // V0's default max_model_len is the model's own limit (vLLM derives it from the config).
     const int max_len = e.max_model_len > 0 ? e.max_model_len : model->max_position_embeddings;
     // EngineArgs.create_engine_config (vllm#6666): chunked prefill left unset turns on above 32K tokens of context,
-    // unless the model has a sliding window or speculative decoding is on; one the scenario set off stays off. MLA
-    // models stay unchunked from 0.7.1 (vllm#12642, then V0's default after vllm#12639: RuntimeForVersion).
+    // unless the model has a sliding window, speculative decoding is on or LoRA is enabled (`not self.enable_lora`
+    // in that condition from 0.5.4 to V0's last form, where it sits beside `not self.enable_prompt_adapter`); one the
+    // scenario set off stays off. MLA models stay unchunked from 0.7.1 (vllm#12642, then V0's default after
+    // vllm#12639: RuntimeForVersion).
     const bool mla_unchunked = release->v0_mla_unchunked && model->is_mla();
     if (!e.policy_given && release->v0_long_context_chunked && max_len > 32768 && !model->has_sliding_window() &&
-        !e.speculative && !mla_unchunked)
+        !e.speculative && !e.enable_lora && !mla_unchunked)
       r.policy = SchedulerPolicy::chunked;
     else
       tokens = vllm_v0_default_batched_tokens(max_len);

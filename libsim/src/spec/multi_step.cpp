@@ -20,28 +20,33 @@ MultiStep multi_step_for(const EngineConfig& e, const std::string& path) {
                             "engine's (vLLM 0.6.0-0.10.0; 0.8-0.10 fall back to V0 for it when no policy is named); "
                             "got " + n + " (set engine.policy to 'vllm-v0', or engine.runtime to a release from "
                             "vllm==0.6.0 to vllm==0.10.0 without a policy, or leave it at 1)");
-  if (e.policy == SchedulerPolicy::chunked)
-    throw ConfigError(path, "multi-step with chunked prefill is not modelled: vLLM 0.6.3's multi-step + chunked "
-                            "path (vllm#8645) schedules whole prompts within the token budget (it does not chunk "
-                            "them) and runs prefills and decodes n steps together; got " + n +
-                            " with policy 'chunked' (turn chunked prefill off, or leave num_scheduler_steps at 1)");
   if (e.policy == SchedulerPolicy::static_batching)
     throw ConfigError(path, "multi-step scheduling is vLLM V0's continuous batching; policy 'static' does not take "
                             "it (got " + n + ")");
+  // The release first: a release without the flag is refused for that, whatever scheduler its defaults chose.
+  if (e.runtime_release) {
+    const auto v = parse_engine_version(*e.runtime_release);
+    if (v.engine != "vllm" || !runtime_for_version(v).v0_multi_step)
+      throw ConfigError(path, "'" + *e.runtime_release + "' has no --num-scheduler-steps: vLLM V0 ran multi-step "
+                              "scheduling from 0.6.0 (vllm#7000) until vllm#22138 removed it after 0.10.0; got " + n);
+  }
+  if (e.policy == SchedulerPolicy::chunked)
+    throw ConfigError(path, "multi-step with chunked prefill is not modelled: vLLM 0.6.3's multi-step + chunked "
+                            "path (vllm#8645) schedules whole prompts within the token budget (it does not chunk "
+                            "them) and runs prefills and decodes n steps together; got " + n + " with policy 'chunked'" +
+                            (e.policy_given ? std::string(" (turn chunked prefill off, or leave num_scheduler_steps at 1)")
+                                            : std::string(", which the release turned on by itself for a context above "
+                                                          "32K tokens (vllm#6666; set engine.max_model_len to 32768 or "
+                                                          "less, or engine.policy to 'vllm-v0' as --enable-chunked-"
+                                                          "prefill false does, or leave num_scheduler_steps at 1)")));
   if (rt != Runtime::vllm_v0)
     throw ConfigError(path, "multi-step scheduling arrived with vLLM 0.6.0 (vllm#7000); runtime '" + to_string(rt) +
                             "' is an earlier V0 engine (got " + n + "; name a release from vllm==0.6.0 to 0.10.0)");
   if (e.speculative)
     throw ConfigError(path, "vLLM does not run speculative decoding with multi-step scheduling (got " + n +
                             " with engine.speculative set)");
-  if (e.runtime_release) {
-    const auto v = parse_engine_version(*e.runtime_release);
-    const auto r = runtime_for_version(v);
-    if (v.engine != "vllm" || !r.v0_multi_step)
-      throw ConfigError(path, "'" + *e.runtime_release + "' has no --num-scheduler-steps: vLLM V0 ran multi-step "
-                              "scheduling from 0.6.0 (vllm#7000) until vllm#22138 removed it after 0.10.0; got " + n);
-    m.stream_each_step = r.v0_multi_step_streams;
-  }
+  if (e.runtime_release)
+    m.stream_each_step = runtime_for_version(parse_engine_version(*e.runtime_release)).v0_multi_step_streams;
   if (e.multi_step_stream_outputs) m.stream_each_step = *e.multi_step_stream_outputs;  // --multi-step-stream-outputs
   return m;
 }
