@@ -160,3 +160,32 @@ TEST_CASE("DeepSeek-V4 and Nemotron-H are refused with the reason, never planned
   const Json c = {{"architectures", {"NemotronHForCausalLM"}}, {"hidden_size", 4096}};
   CHECK_THROWS_WITH(read(c), Catch::Contains("model.architectures[0]") && Catch::Contains("Mamba-2"));
 }
+
+TEST_CASE("MiniMax-M2's attn_type_list is judged by value: all softmax is its layout, a lightning layer is refused") {
+  const ModelSpec& m = cat("minimax-m2.5");
+  Json c = m.source;
+  c["attn_type_list"] = Json::array();
+  for (int i = 0; i < 62; ++i) c["attn_type_list"].push_back(1);
+  c["partial_rotary_factor"] = 0.5;  // NVIDIA's export writes it beside rotary_dim: no weight
+  CHECK(read(c).param_count() == m.param_count());
+  c["attn_type_list"][7] = 0;  // MiniMax-Text-01 / M1's lightning attention
+  CHECK_THROWS_WITH(read(c), Catch::Contains("model.attn_type_list[7]") && Catch::Contains("lightning"));
+  c["attn_type_list"].erase(0);
+  CHECK_THROWS_WITH(read(c), Catch::Contains("model.attn_type_list") && Catch::Contains("61 entries for 62"));
+}
+
+TEST_CASE("NVIDIA's NVFP4 exports of Qwen3.5-397B and MiniMax-M2.5 plan the bytes they hold") {
+  // nvidia/Qwen3.5-397B-A17B-NVFP4: the ignore list keeps self_attn*, linear_attn* (the DeltaNet layers), the
+  // shared experts and the vision tower 16-bit: only the routed experts are NVFP4.
+  const ModelSpec q = checkpoint_2026("qwen3.5-397b-a17b-nvfp4");
+  CHECK(q.param_count() == cat("qwen3.5-397b-a17b").param_count());
+  CHECK(q.quantization.format == "nvfp4-experts");
+  // nvidia/MiniMax-M2.5-NVFP4: self_attn* and the routers stay 16-bit, the experts (all its MLPs) NVFP4.
+  const ModelSpec mm = checkpoint_2026("minimax-m2.5-nvfp4");
+  CHECK(mm.param_count() == cat("minimax-m2.5").param_count());
+  CHECK(mm.quantization.format == "nvfp4+attn16");
+  // Its sliding_window is null: a window would be another layout, refused by name.
+  Json c = mm.source;
+  c["sliding_window"] = 4096;
+  CHECK_THROWS_WITH(read(c), Catch::Contains("model.sliding_window"));
+}

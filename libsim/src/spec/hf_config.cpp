@@ -55,7 +55,8 @@ struct Reader {
     // stands in as the (unused) dense width so the spec stays well-formed.
     const bool no_dense_width = f && std::string_view(f->model_type) == "qwen3_5_moe_text" &&
                                 (!v.has("intermediate_size") || v.json().at("intermediate_size").is_null());
-    m.intermediate_size = no_dense_width ? read_positive_int(v, "moe_intermediate_size") : key("intermediate_size", 9216);
+    m.intermediate_size =
+        no_dense_width ? read_positive_int(v, "moe_intermediate_size") : key("intermediate_size", 9216);
     m.vocab_size = key("vocab_size", 262208);
     m.max_position_embeddings = key("max_position_embeddings", 131072);
     const Kind k = f ? f->kind : Kind::generic;

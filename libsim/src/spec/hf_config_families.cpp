@@ -78,18 +78,19 @@ const std::vector<Family>& families() {
         "linear_key_head_dim", "linear_value_head_dim", "linear_num_key_heads", "linear_num_value_heads",
         "partial_rotary_factor"}},
       // Qwen3.5 (vllm/model_executor/models/qwen3_5.py, qwen3_5_moe.py): Qwen3-Next's hybrid layers (dense MLPs in
-      // Qwen3.5, Qwen3-Next's MoE in Qwen3.5-MoE) as the text_config of a Qwen3-VL-style wrapper (hf_config_recent.cpp).
+      // Qwen3.5, Qwen3-Next's MoE in Qwen3.5-MoE) as the text_config of a Qwen3-VL-style wrapper
+      // (hf_config_recent.cpp).
       // attn_output_gate is the gated attention Qwen3-Next always has: accepted at true only.
       {"qwen3_5_text", Kind::qwen3_next, {"Qwen3_5ForCausalLM"},
        {"attention_bias", "full_attention_interval", "linear_conv_kernel_dim", "linear_key_head_dim",
         "linear_value_head_dim", "linear_num_key_heads", "linear_num_value_heads", "mlp_only_layers",
-        "mtp_num_hidden_layers", "mamba_ssm_dtype"},
+        "mtp_num_hidden_layers", "mamba_ssm_dtype", "partial_rotary_factor"},
        {{"attn_output_gate", true}, {"mtp_use_dedicated_embeddings", false}}},
       {"qwen3_5_moe_text", Kind::qwen3_next, {"Qwen3_5MoeForCausalLM"},
        {"attention_bias", "full_attention_interval", "linear_conv_kernel_dim", "linear_key_head_dim",
         "linear_value_head_dim", "linear_num_key_heads", "linear_num_value_heads", "mlp_only_layers", "num_experts",
         "num_local_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
-        "decoder_sparse_step", "norm_topk_prob", "mtp_num_hidden_layers", "mamba_ssm_dtype"},
+        "decoder_sparse_step", "norm_topk_prob", "mtp_num_hidden_layers", "mamba_ssm_dtype", "partial_rotary_factor"},
        {{"attn_output_gate", true}, {"mtp_use_dedicated_embeddings", false}}},
       {"qwen3_5", Kind::qwen3_5, {"Qwen3_5ForConditionalGeneration"},
        {"text_config", "vision_config", "image_token_id", "video_token_id", "vision_start_token_id",
@@ -98,12 +99,14 @@ const std::vector<Family>& families() {
        {"text_config", "vision_config", "image_token_id", "video_token_id", "vision_start_token_id",
         "vision_end_token_id"}},
       // MiniMax-M2 / M2.1 / M2.5 (vllm/model_executor/models/minimax_m2.py; hf_config_recent.cpp, read_minimax_m2):
-      // full attention on every layer (no lightning attention), MoE everywhere. shared_intermediate_size 0 and
-      // qk_norm_type "per_layer" are the layout vLLM builds: accepted at those values only.
+      // full attention on every layer (no lightning attention: attn_type_list, where written, is all 1), MoE
+      // everywhere; partial_rotary_factor (like rotary_dim) ropes part of each head, no weight.
+      // shared_intermediate_size 0, qk_norm_type "per_layer" and sliding_window null (NVIDIA's export writes it) are
+      // the layout vLLM builds: accepted at those values only.
       {"minimax_m2", Kind::minimax_m2, {"MiniMaxM2ForCausalLM"},
        {"num_local_experts", "num_experts_per_tok", "rotary_dim", "use_qk_norm", "use_routing_bias", "scoring_func",
-        "use_mtp", "num_mtp_modules", "mtp_transformer_layers"},
-       {{"shared_intermediate_size", 0}, {"qk_norm_type", "per_layer"}}},
+        "use_mtp", "num_mtp_modules", "mtp_transformer_layers", "partial_rotary_factor", "attn_type_list"},
+       {{"shared_intermediate_size", 0}, {"qk_norm_type", "per_layer"}, {"sliding_window", nullptr}}},
       // vllm/model_executor/models/gpt_oss.py (hf_config_parts.cpp, read_gpt_oss).
       {"gpt_oss", Kind::gpt_oss, {"GptOssForCausalLM"},
        {"attention_bias", "sliding_window", "num_local_experts", "num_experts_per_tok", "experts_per_token",

@@ -22,14 +22,15 @@ i64 qwen3_vl_vision_params(const JsonView& v, i64 text_hidden) {
   // LayerNorm after the shuffle, of 4h).
   v.expect_object();
   refuse_unknown_keys(v, {"deepstack_visual_indexes", "depth", "hidden_act", "hidden_size", "in_channels",
-                          "initializer_range", "intermediate_size", "model_type", "num_heads", "num_position_embeddings",
-                          "out_hidden_size", "patch_size", "spatial_merge_size", "temporal_patch_size", "dtype",
-                          "torch_dtype"},
+                          "initializer_range", "intermediate_size", "model_type", "num_heads",
+                          "num_position_embeddings", "out_hidden_size", "patch_size", "spatial_merge_size",
+                          "temporal_patch_size", "dtype", "torch_dtype"},
                       "a Qwen3-VL vision tower");
   const i64 h = read_positive_int(v, "hidden_size"), inter = read_positive_int(v, "intermediate_size");
   const i64 depth = read_positive_int(v, "depth"), patch = read_positive_int(v, "patch_size");
   const i64 channels = positive_or(v, "in_channels", 3), temporal = positive_or(v, "temporal_patch_size", 2);
-  const i64 positions = read_positive_int(v, "num_position_embeddings"), merge = positive_or(v, "spatial_merge_size", 2);
+  const i64 positions = read_positive_int(v, "num_position_embeddings");
+  const i64 merge = positive_or(v, "spatial_merge_size", 2);
   const i64 out = read_positive_int(v, "out_hidden_size");
   if (out != text_hidden)
     v["out_hidden_size"].fail("is " + std::to_string(out) + " but the text model's hidden_size is " +
@@ -94,6 +95,18 @@ void read_minimax_m2(const JsonView& v, ModelSpec& m) {
   if (given(v, "rotary_dim")) {
     const int rotary = read_positive_int(v, "rotary_dim");
     if (rotary > m.head_dim) v["rotary_dim"].fail("exceeds head_dim (" + std::to_string(m.head_dim) + ")");
+  }
+  if (given(v, "attn_type_list")) {
+    // MiniMax's attention kinds per layer (MiniMax-Text-01 / M1: 0 = lightning linear attention, 1 = softmax).
+    // MiniMax-M2's exports write 1 for every layer, the only layout minimax_m2.py builds.
+    const auto types = v["attn_type_list"].elements();
+    if (static_cast<int>(types.size()) != m.num_layers)
+      v["attn_type_list"].fail("has " + std::to_string(types.size()) + " entries for " + std::to_string(m.num_layers) +
+                               " layers");
+    for (const auto& t : types)
+      if (t.as_integer() != 1)
+        t.fail("is " + std::to_string(t.as_integer()) + ": only 1 (softmax attention) is MiniMax-M2's layout; 0 marks "
+               "a lightning (linear) attention layer of MiniMax-Text-01 / M1, which llmsim does not model");
   }
   if (v.boolean_or("use_mtp", false)) {
     m.mtp_layers = read_non_negative_int(v, "num_mtp_modules", 0);
