@@ -216,3 +216,26 @@ TEST_CASE("Gemma-4 E2B: only the 15 layers that own a cache hold KV; the per-lay
   CHECK(w4 > 2.0 * static_cast<double>(m.per_layer_embedding_params() + m.embedding_params() + m.audio_params));
   CHECK(w4 < 0.75 * w);
 }
+
+TEST_CASE("issue 30: Qwen3.5-27B reserves an FP32 DeltaNet state per sequence; GLM-5 and MiniMax-M2.5 plans fit") {
+  EngineConfig e;
+  e.max_num_seqs = 64;
+  const auto p = family_plan("qwen3.5-27b", "h200-141gb-sxm", "bf16", 1, 32768, e);
+  REQUIRE(p.fits);
+  CHECK(p.kv_bytes_per_token_per_gpu == Approx(16.0 * 2 * 4 * 256 * 2));  // the 16 attention layers only
+  // 48 layers × (the BF16 conv window + the FP32 recurrent state): 153.9 MB per running sequence, × max_num_seqs.
+  const double state = 48.0 * (3.0 * (2 * 16 * 128 + 48 * 128) * 2 + 48.0 * 128 * 128 * 4);
+  CHECK(p.linear_state_bytes_per_seq_per_gpu == Approx(state));
+  CHECK(p.per_gpu.linear_state_bytes == Approx(64 * state).margin(1));
+  // Under tensor parallel the state is split by heads (16 key, 48 value heads).
+  const auto tp4 = family_plan("qwen3.5-27b", "h100-80gb-sxm", "bf16", 4, 32768, e);
+  CHECK(tp4.linear_state_bytes_per_seq_per_gpu == Approx(state / 4));
+  // GLM-5 in FP8 on 8 × H200 (744 B parameters, ~750 GB): the MLA latent and the indexer's keys on every rank.
+  const auto glm = family_plan("glm-5", "h200-141gb-sxm", "fp8", 8, 32768);
+  CHECK(glm.fits);
+  CHECK(glm.kv_bytes_per_token_per_gpu == Approx(78.0 * (576 * 2 + 132)));
+  // MiniMax-M2.5's FP8 checkpoint (229 GB) on 4 × H200: 2 of its 8 KV heads per rank.
+  const auto mm = family_plan("minimax-m2.5", "h200-141gb-sxm", "fp8", 4, 32768);
+  CHECK(mm.fits);
+  CHECK(mm.kv_bytes_per_token_per_gpu == Approx(62.0 * 2 * 2 * 128 * 2));
+}

@@ -250,3 +250,29 @@ TEST_CASE("issue 30: Gemma-4 E2B runs its double-wide MLPs and per-layer-input l
   CHECK(op_value(cm.breakdown(decode(1, 1024)), "mlp") - op_value(cn.breakdown(decode(1, 1024)), "mlp") ==
         Approx(2.0 * 20 * 3 * 1536 * 6144).epsilon(1e-6));
 }
+
+TEST_CASE("issue 30: Qwen3.5's decode reads its FP32 DeltaNet state on 48 layers; GLM-5 and MiniMax-M2.5 steps run") {
+  const auto m = spec::Catalog::builtin().model("qwen3.5-27b");
+  const CostModel cm = on("qwen3.5-27b", "h200-141gb-sxm", "bf16");
+  const int seqs = 16, context = 4096;
+  const auto s = cm.breakdown(decode(seqs, context));
+  const double kv = 16.0 * seqs * (context + 1) * 2 * 4 * 256 * 2;  // K and V of 4 KV heads × 256, BF16
+  // Read and written once per layer: the conv window in BF16, the 48 × 128 × 128 recurrent state in FP32.
+  const double per_layer = 3.0 * (2 * 16 * 128 + 48 * 128) * 2 + 48.0 * 128 * 128 * 4;
+  CHECK(op_value(s, "attention_decode", true) == Approx(kv + 48.0 * 2 * seqs * per_layer).epsilon(0.05));
+  // The projections run every layer's weights once (the vision tower never runs for text).
+  const double expected = 2.0 * static_cast<double>(m.active_param_count() - m.embedding_params() -
+                                                    m.num_layers * m.norm_params_per_layer() - m.hidden_size);
+  CHECK(linear_flops(cm.breakdown(decode(1, 1024))) == Approx(expected).epsilon(0.01));
+  // MiniMax-M2.5 (a MoE on every layer, no shared expert) decodes its active parameters, as the MoE families do.
+  const auto mm = spec::Catalog::builtin().model("minimax-m2.5");
+  const CostModel mc = on("minimax-m2.5", "h200-141gb-sxm", "fp8");
+  const double mm_active = 2.0 * static_cast<double>(mm.active_param_count() - mm.embedding_params() -
+                                                     mm.num_layers * mm.norm_params_per_layer() - mm.hidden_size);
+  CHECK(linear_flops(mc.breakdown(decode(1, 1024))) == Approx(mm_active).epsilon(0.01));
+  // GLM-5 runs as DeepSeek-V3.2 does: the MLA over the indexer's top 2048, the indexer's scan of every token.
+  const CostModel gc = on("glm-5", "h200-141gb-sxm", "fp8", 8);
+  const auto g = gc.breakdown(decode(8, 16384));
+  CHECK(g.time_s > 0);
+  CHECK(op_value(g, "attention_decode", true) > 0);
+}

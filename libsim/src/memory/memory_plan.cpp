@@ -16,7 +16,8 @@ namespace {
 using i64 = std::int64_t;
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kGiB = 1024.0 * kMiB;
-constexpr double kStateBytes = 2.0;  // linear-attention state in the model dtype (vLLM's mamba_cache_dtype "auto")
+constexpr double kStateBytes = 2.0;  // linear-attention state in the model dtype (vLLM's mamba_cache_dtype "auto");
+                                      // a recurrent state the config puts in FP32 (Qwen3.5) is ModelSpec's to say
 
 // Bytes of one decoder layer's mixer (attention, MLA or linear attention) on one GPU: tp-sharded linears in the
 // format (16-bit when the format quantizes routed experts only or keeps attention 16-bit), norms and biases 16-bit.
@@ -211,7 +212,8 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const double pool = budget - weights - act - in_budget_runtime - deficit;
   // Linear-attention layers (Qwen3-Next's gated DeltaNet) keep a fixed state per running sequence, not per token:
   // vLLM's hybrid KV-cache manager allocates it from the same pool, one state per request, so max_num_seqs running
-  // sequences take max_num_seqs states (in the model dtype; sharded by heads over tp, split over pp stages).
+  // sequences take max_num_seqs states (in the model dtype, Qwen3.5's recurrent part in FP32:
+  // ModelSpec::linear_state_bytes_per_layer; sharded by heads over tp, split over pp stages).
   const double state_per_seq =
       model.linear_state_bytes_per_sequence(kStateBytes) / parallel.tp / parallel.pp;
   const double state = state_per_seq * engine.max_num_seqs;

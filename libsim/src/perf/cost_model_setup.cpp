@@ -121,7 +121,7 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->qkv_params = (attn_layers * attn_qkv + lin * lin_in) / all;
     c->o_params = (attn_layers * c->o_params + lin * value * c->hidden) / all;
     c->linear_layers = lin;
-    c->linear_state_bytes = static_cast<double>(m.linear_state_elements_per_layer()) * kActBytes / t;
+    c->linear_state_bytes = m.linear_state_bytes_per_layer(kActBytes) / t;  // Qwen3.5: its FP32 recurrent state
     // Per token and layer: the delta-rule update and readout (~6 FLOPs per state element: decay, k·S, the rank-1
     // update, q·S) and the causal conv (2 × kernel per channel).
     const double nv = m.linear_num_value_heads / t;

@@ -51,7 +51,12 @@ struct Reader {
       }
       m.head_dim = m.hidden_size / m.num_heads;
     }
-    m.intermediate_size = key("intermediate_size", 9216);
+    // Qwen3.5-MoE's text config has no intermediate_size: every layer is a MoE (checked in read_qwen3_5_text). It
+    // stands in as the (unused) dense width so the spec stays well-formed.
+    const bool no_dense_width = f && std::string_view(f->model_type) == "qwen3_5_moe_text" &&
+                                (!v.has("intermediate_size") || v.json().at("intermediate_size").is_null());
+    m.intermediate_size =
+        no_dense_width ? read_positive_int(v, "moe_intermediate_size") : key("intermediate_size", 9216);
     m.vocab_size = key("vocab_size", 262208);
     m.max_position_embeddings = key("max_position_embeddings", 131072);
     const Kind k = f ? f->kind : Kind::generic;
@@ -187,9 +192,13 @@ ModelSpec read_text_model(const JsonView& v, const Family* f, std::string id, bo
   } else if (k == Kind::qwen3_next) {
     r.qwen_moe();
     read_qwen3_next(v, m);
+    if (std::string(f->model_type).rfind("qwen3_5", 0) == 0) read_qwen3_5_text(v, m);
+  } else if (k == Kind::minimax_m2) {
+    read_minimax_m2(v, m);
   } else if (k == Kind::deepseek) {
     read_deepseek(v, m);
-    if (std::string(f->model_type) == "deepseek_v32") read_deepseek_indexer(v, m);
+    const std::string type = f->model_type;
+    if (type == "deepseek_v32" || type == "glm_moe_dsa") read_deepseek_indexer(v, m);
   } else if (k == Kind::gpt_oss) {
     read_gpt_oss(v, m);
   } else if (k == Kind::llama4_text) {
@@ -218,12 +227,18 @@ ModelSpec model_spec_from_hf_config(const JsonView& v, std::string id) {
   const Family* f = nullptr;
   if (!model_type.empty()) {
     f = find_by_model_type(model_type);
+    if (const std::string why = refused_architecture(model_type); !why.empty())
+      v["model_type"].fail("is '" + model_type + "': llmsim cannot price this architecture honestly (" + why +
+                           "); a wrong size would be worse than none");
     if (!f) {
       v["model_type"].fail("llmsim cannot size this architecture (" +
                            unknown_name_message("model_type", model_type, family_names()) +
                            "); a wrong size would be worse than none");
     }
   } else if (!architecture.empty()) {
+    if (const std::string why = refused_architecture(architecture); !why.empty())
+      v["architectures"].elements().front().fail("is '" + architecture + "': llmsim cannot price this architecture "
+                                                 "honestly (" + why + "); a wrong size would be worse than none");
     f = find_by_architecture(architecture);
     if (!f) {
       std::vector<std::string> archs;
@@ -263,6 +278,27 @@ ModelSpec model_spec_from_hf_config(const JsonView& v, std::string id) {
     read_gemma4_wrapper(v, m);
     m.model_type = f->model_type;
     read_quantization(v, m);
+  } else if (f && f->kind == Kind::qwen3_5) {
+    // Qwen3.5 (vllm qwen3_5.py): the hybrid text model in text_config and the Qwen3-VL vision tower vLLM loads
+    // beside it (counted 16-bit, never run for text).
+    check_keys(v, f, {});
+    for (const char* key : {"text_config", "vision_config"})
+      if (!v.has(key)) v.fail(std::string("a ") + f->model_type + " config needs " + key);
+    const JsonView text = v["text_config"];
+    text.expect_object();
+    const std::string expected = std::string(f->model_type) + "_text";
+    const std::string text_type = text.string_or("model_type", expected);
+    if (text_type != expected) text["model_type"].fail("must be " + expected + ", got '" + text_type + "'");
+    m = read_text_model(text, find_by_model_type(expected), id, false);
+    // Qwen3_5Config writes tie_word_embeddings at the top; a text_config that omits it takes the wrapper's.
+    if (!text.has("tie_word_embeddings")) m.tie_word_embeddings = v.boolean_or("tie_word_embeddings", false);
+    if (v.boolean_or("tie_word_embeddings", false) != m.tie_word_embeddings)
+      v["tie_word_embeddings"].fail("differs from text_config's: llmsim will not guess which one loads");
+    m.vision_params = qwen3_vl_vision_params(v["vision_config"], m.hidden_size);
+    m.model_type = f->model_type;
+    m.notes.push_back("the vision tower and projector (" + format_value(static_cast<double>(m.vision_params) / 1e9) +
+                      " B parameters, 16-bit) are loaded and counted in memory; text requests never run them");
+    read_quantization(v, m);
   } else if (f && (f->kind == Kind::llama4 || f->kind == Kind::mistral3 || f->kind == Kind::kimi_k25)) {
     // Multimodal wrappers: the text model in text_config, a vision tower llmsim sizes from vision_config.
     const bool llama4 = f->kind == Kind::llama4, kimi = f->kind == Kind::kimi_k25;
@@ -300,6 +336,7 @@ ModelSpec model_spec_from_hf_config(const JsonView& v, std::string id) {
   m.source = v.json();
   // A multimodal wrapper's sizes come from its text_config: name the keys there (model.text_config.head_dim).
   const bool wrapped = f && (f->kind == Kind::gemma3 || f->kind == Kind::gemma4 || f->kind == Kind::llama4 ||
+                             f->kind == Kind::qwen3_5 ||
                              f->kind == Kind::mistral3 || f->kind == Kind::kimi_k25);
   m.validate(wrapped ? v["text_config"].path() : path);
   return m;

@@ -77,6 +77,36 @@ const std::vector<Family>& families() {
         "decoder_sparse_step", "mlp_only_layers", "norm_topk_prob", "full_attention_interval", "linear_conv_kernel_dim",
         "linear_key_head_dim", "linear_value_head_dim", "linear_num_key_heads", "linear_num_value_heads",
         "partial_rotary_factor"}},
+      // Qwen3.5 (vllm/model_executor/models/qwen3_5.py, qwen3_5_moe.py): Qwen3-Next's hybrid layers (dense MLPs in
+      // Qwen3.5, Qwen3-Next's MoE in Qwen3.5-MoE) as the text_config of a Qwen3-VL-style wrapper
+      // (hf_config_recent.cpp).
+      // attn_output_gate is the gated attention Qwen3-Next always has: accepted at true only.
+      {"qwen3_5_text", Kind::qwen3_next, {"Qwen3_5ForCausalLM"},
+       {"attention_bias", "full_attention_interval", "linear_conv_kernel_dim", "linear_key_head_dim",
+        "linear_value_head_dim", "linear_num_key_heads", "linear_num_value_heads", "mlp_only_layers",
+        "mtp_num_hidden_layers", "mamba_ssm_dtype", "partial_rotary_factor"},
+       {{"attn_output_gate", true}, {"mtp_use_dedicated_embeddings", false}}},
+      {"qwen3_5_moe_text", Kind::qwen3_next, {"Qwen3_5MoeForCausalLM"},
+       {"attention_bias", "full_attention_interval", "linear_conv_kernel_dim", "linear_key_head_dim",
+        "linear_value_head_dim", "linear_num_key_heads", "linear_num_value_heads", "mlp_only_layers", "num_experts",
+        "num_local_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
+        "decoder_sparse_step", "norm_topk_prob", "mtp_num_hidden_layers", "mamba_ssm_dtype", "partial_rotary_factor"},
+       {{"attn_output_gate", true}, {"mtp_use_dedicated_embeddings", false}}},
+      {"qwen3_5", Kind::qwen3_5, {"Qwen3_5ForConditionalGeneration"},
+       {"text_config", "vision_config", "image_token_id", "video_token_id", "vision_start_token_id",
+        "vision_end_token_id"}},
+      {"qwen3_5_moe", Kind::qwen3_5, {"Qwen3_5MoeForConditionalGeneration"},
+       {"text_config", "vision_config", "image_token_id", "video_token_id", "vision_start_token_id",
+        "vision_end_token_id"}},
+      // MiniMax-M2 / M2.1 / M2.5 (vllm/model_executor/models/minimax_m2.py; hf_config_recent.cpp, read_minimax_m2):
+      // full attention on every layer (no lightning attention: attn_type_list, where written, is all 1), MoE
+      // everywhere; partial_rotary_factor (like rotary_dim) ropes part of each head, no weight.
+      // shared_intermediate_size 0, qk_norm_type "per_layer" and sliding_window null (NVIDIA's export writes it) are
+      // the layout vLLM builds: accepted at those values only.
+      {"minimax_m2", Kind::minimax_m2, {"MiniMaxM2ForCausalLM"},
+       {"num_local_experts", "num_experts_per_tok", "rotary_dim", "use_qk_norm", "use_routing_bias", "scoring_func",
+        "use_mtp", "num_mtp_modules", "mtp_transformer_layers", "partial_rotary_factor", "attn_type_list"},
+       {{"shared_intermediate_size", 0}, {"qk_norm_type", "per_layer"}, {"sliding_window", nullptr}}},
       // vllm/model_executor/models/gpt_oss.py (hf_config_parts.cpp, read_gpt_oss).
       {"gpt_oss", Kind::gpt_oss, {"GptOssForCausalLM"},
        {"attention_bias", "sliding_window", "num_local_experts", "num_experts_per_tok", "experts_per_token",
@@ -127,6 +157,11 @@ const std::vector<Family>& families() {
       {"glm4_moe_lite", Kind::deepseek, {"Glm4MoeLiteForCausalLM"}, {}, {{"partial_rotary_factor", 1.0}}},
       // DeepSeek-V3.2: V3's layout + the sparse-attention indexer (hf_config_parts.cpp, read_deepseek_indexer).
       {"deepseek_v32", Kind::deepseek, {"DeepseekV32ForCausalLM"}, {"index_n_heads", "index_head_dim", "index_topk"}},
+      // GLM-5 (glm_moe_dsa): vLLM's registry maps GlmMoeDsaForCausalLM to deepseek_v2.py, a DeepseekV2ForCausalLM
+      // subclass with nothing of its own: DeepSeek-V3.2's MLA + DSA indexer + MoE. indexer_rope_interleave only
+      // changes how the indexer ropes its keys.
+      {"glm_moe_dsa", Kind::deepseek, {"GlmMoeDsaForCausalLM"},
+       {"index_n_heads", "index_head_dim", "index_topk", "indexer_rope_interleave"}},
       // vllm/model_executor/models/gemma.py / gemma2.py / gemma3.py: tied embeddings; Gemma-2/3 put RMSNorms before
       // and after both attention and MLP (4 per layer); Gemma-3 adds q_norm/k_norm.
       {"gemma", Kind::gemma, {"GemmaForCausalLM"}, {"attention_bias"}},

@@ -3,6 +3,7 @@
 // families added for issue 30 (gpt-oss, Llama-4, Qwen3-Next, GLM-4.5, DeepSeek-V3.2's indexer). Each layout cites
 // the vLLM model file it follows; docs/cost-model.md "Model families" has the table.
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -64,5 +65,16 @@ i64 gemma4_vision_params(const JsonView& vision, i64 text_hidden);
 i64 gemma4_audio_params(const JsonView& audio, i64 text_hidden);
 /// DeepSeek-V3.2's sparse-attention indexer (index_n_heads, index_head_dim, index_topk).
 void read_deepseek_indexer(const JsonView& v, ModelSpec& m);
+
+/// Qwen3.5's vision tower (Qwen3-VL's) and its patch mergers into a text model of `text_hidden`
+/// (hf_config_recent.cpp).
+i64 qwen3_vl_vision_params(const JsonView& vision, i64 text_hidden);
+/// Qwen3.5 text (qwen3_5_text, qwen3_5_moe_text), after read_qwen3_next: MTP layers, the recurrent state's dtype.
+void read_qwen3_5_text(const JsonView& v, ModelSpec& m);
+/// MiniMax-M2 (minimax_m2): every layer a MoE of intermediate_size experts, full-width q/k norms, routing bias.
+void read_minimax_m2(const JsonView& v, ModelSpec& m);
+/// Why llmsim refuses a model_type (or its architecture class) it knows it cannot price (DeepSeek-V4, Nemotron-H);
+/// "" for any other.
+std::string refused_architecture(const std::string& model_type);
 
 }  // namespace llmsim::spec::hf

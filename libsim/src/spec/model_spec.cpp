@@ -28,9 +28,19 @@ i64 ModelSpec::linear_state_elements_per_layer() const {
   // vllm/model_executor/models/qwen3_next.py (Qwen3NextGatedDeltaNet) and mamba_utils' gated_delta_net_state_shape:
   // conv state (conv_kernel − 1) × conv_dim with conv_dim = 2 × key heads × key_dim + value heads × value_dim;
   // temporal state value heads × key_dim × value_dim.
+  return linear_conv_state_elements_per_layer() + i64{linear_num_value_heads} * linear_key_head_dim * linear_value_head_dim;
+}
+
+i64 ModelSpec::linear_conv_state_elements_per_layer() const {
+  if (!has_linear_attention()) return 0;
   const i64 key = i64{linear_num_key_heads} * linear_key_head_dim, value = i64{linear_num_value_heads} * linear_value_head_dim;
-  const i64 conv = (i64{linear_conv_kernel_dim} - 1) * (2 * key + value);
-  return conv + i64{linear_num_value_heads} * linear_key_head_dim * linear_value_head_dim;
+  return (i64{linear_conv_kernel_dim} - 1) * (2 * key + value);
+}
+
+double ModelSpec::linear_state_bytes_per_layer(double bytes_per_element) const {
+  const auto conv = static_cast<double>(linear_conv_state_elements_per_layer());
+  const auto ssm = static_cast<double>(linear_state_elements_per_layer()) - conv;
+  return conv * bytes_per_element + ssm * (linear_ssm_state_bytes > 0 ? linear_ssm_state_bytes : bytes_per_element);
 }
 
 i64 ModelSpec::linear_attention_params_per_layer() const {
@@ -156,8 +166,7 @@ double ModelSpec::kv_bytes_per_token(double bytes_per_element) const {
 }
 
 double ModelSpec::linear_state_bytes_per_sequence(double bytes_per_element) const {
-  return static_cast<double>(linear_attention_layers) * static_cast<double>(linear_state_elements_per_layer()) *
-         bytes_per_element;
+  return static_cast<double>(linear_attention_layers) * linear_state_bytes_per_layer(bytes_per_element);
 }
 
 void ModelSpec::check_tensor_parallel(int tp, Problems& p, const std::string& path) const {

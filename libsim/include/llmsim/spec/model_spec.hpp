@@ -83,6 +83,10 @@ struct ModelSpec {
   int linear_key_head_dim = 0;
   int linear_value_head_dim = 0;
   int linear_conv_kernel_dim = 0;
+  /// Bytes per element of the recurrent (temporal) state; 0 = the model dtype's, as the conv window always is. Qwen3.5
+  /// writes mamba_ssm_dtype "float32" and vLLM keeps that state in FP32 (models/config.py,
+  /// Qwen3_5ForConditionalGenerationConfig: mamba_ssm_cache_dtype "auto" takes the config's mamba_ssm_dtype).
+  double linear_ssm_state_bytes = 0;
 
   int mtp_layers = 0;              ///< num_nextn_predict_layers: multi-token-prediction modules, not loaded by vLLM
                                    ///< unless speculative decoding runs them (not counted in the sizes below)
@@ -127,6 +131,11 @@ struct ModelSpec {
   /// Elements of the per-sequence state of one linear-attention layer: the conv window ((kernel − 1) × (2 key +
   /// value widths)) and the recurrent state (value heads × key_dim × value_dim). 0 without linear attention.
   std::int64_t linear_state_elements_per_layer() const;
+  /// Of them, the causal-conv window's ((kernel − 1) × conv channels), kept in the model dtype.
+  std::int64_t linear_conv_state_elements_per_layer() const;
+  /// Bytes of one sequence's state in one linear-attention layer: the conv window at `bytes_per_element` (the model
+  /// dtype), the recurrent state at linear_ssm_state_bytes when set (Qwen3.5: FP32), else at `bytes_per_element`.
+  double linear_state_bytes_per_layer(double bytes_per_element) const;
   /// Parameters of one linear-attention (gated DeltaNet) layer's mixer: in_proj_qkvz, in_proj_ba, conv1d, dt_bias,
   /// A_log, the gated norm and out_proj.
   std::int64_t linear_attention_params_per_layer() const;
