@@ -26,6 +26,11 @@ class ApiRenderLoop {
   void due(double now_s, std::vector<std::pair<std::int32_t, std::int32_t>>& out);
   /// Removes request `seq` (its client timed out while it waited on the loop); its engine, or -1 when not here.
   std::int32_t erase(std::int32_t seq);
+  /// Calls f(seq, engine) for every request on the loop (the lifecycle's holdings check counts them at their engine).
+  template <class F>
+  void each(F&& f) const {
+    for (const Item& it : items_) f(it.seq, it.engine);
+  }
   bool empty() const noexcept { return items_.empty(); }
   std::size_t size() const noexcept { return items_.size(); }
 
