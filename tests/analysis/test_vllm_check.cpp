@@ -477,3 +477,20 @@ TEST_CASE("check: a request_rate inf run is a burst, said so, never called unsta
   CHECK(has(paced, "the simulated run was unstable"));
   CHECK_FALSE(has(paced, "a burst"));
 }
+
+TEST_CASE("check: backend openai-chat sends to the chat endpoint; a scenario's own endpoint wins") {
+  VllmCheckOptions o;
+  o.gpu = "h100-80gb-sxm";
+  o.model = "llama-3.1-8b";
+  auto r = read_vllm_result(data(kConcurrency));
+  std::vector<std::string> notes;
+  CHECK(vllm_check_scenario(r, o, spec::Catalog::builtin(), notes).workload.endpoint == spec::Endpoint::completions);
+  r.backend = "openai-chat";
+  notes.clear();
+  CHECK(vllm_check_scenario(r, o, spec::Catalog::builtin(), notes).workload.endpoint ==
+        spec::Endpoint::chat_completions);
+  CHECK(std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.find("openai-chat") != std::string::npos; }));
+  o.scenario = Json{{"workload", {{"endpoint", "/v1/completions"}}}};
+  notes.clear();
+  CHECK(vllm_check_scenario(r, o, spec::Catalog::builtin(), notes).workload.endpoint == spec::Endpoint::completions);
+}

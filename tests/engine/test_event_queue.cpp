@@ -73,7 +73,7 @@ TEST_CASE("event queue pops in (time, phase, insertion) order, with tracked even
     const auto op = next() % 6;
     const double t = now + static_cast<double>(next() % 4) * 0.25;  // now itself, or a few quarter steps later
     if (op <= 2 || pending.empty()) {
-      auto kind = static_cast<EventKind>(next() % 9);
+      auto kind = static_cast<EventKind>(next() % 10);
       auto target = static_cast<std::int32_t>(next() % 1000);
       if (kind == EventKind::iteration_done) {
         target = static_cast<std::int32_t>(next() % 8);

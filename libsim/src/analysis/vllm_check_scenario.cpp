@@ -212,6 +212,13 @@ spec::Scenario vllm_check_scenario(const VllmResult& given, const VllmCheckOptio
   if (!w.is_object()) w = Json::object();
   w["num_requests"] = n;
   w["warmup_requests"] = 0;
+  // The client's endpoint: `--backend openai-chat` sends messages to /v1/chat/completions, which the server renders
+  // with the model's chat template first (perf/chat_render.hpp); the scenario's own setting wins.
+  if (r.backend == "openai-chat" && !w.contains("endpoint")) {
+    w["endpoint"] = spec::to_string(spec::Endpoint::chat_completions);
+    notes.push_back("backend 'openai-chat': the requests go to /v1/chat/completions (workload.endpoint), rendered "
+                    "with the model's chat template in the API server");
+  }
   const std::uint64_t seed = w.contains("seed") && w["seed"].is_number_unsigned() ? w["seed"].get<std::uint64_t>() : 1;
   auto length_values = [&](const std::vector<std::int64_t>& v) {
     Json vals = Json::array();

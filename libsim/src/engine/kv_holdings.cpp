@@ -68,7 +68,7 @@ void Simulation::check_holdings() const {
       LLMSIM_CHECK(s.own_blocks == 0 && s.prefix_blocks == 0, "a request that is free or done holds KV blocks");
       continue;
     }
-    if (s.engine < 0) {  // pending at the router (no replica ready)
+    if (s.engine < 0) {  // pending at the router (no replica ready), or rendering on an API server's loop
       LLMSIM_CHECK(s.state == SeqState::waiting && s.own_blocks == 0 && s.prefix_blocks == 0,
                    "a request no engine holds is not a waiting one without blocks");
       continue;
@@ -85,6 +85,9 @@ void Simulation::check_holdings() const {
     }
   }
   LLMSIM_CHECK(!disagg_ || pulls_held == disagg_->held_count(), "the prefill pool holds the KV of a request not reading it");
+  // A request rendering on its replica's API server loop (the chat render barrier) counts at the engine it will join.
+  for (const auto& loop : api_loops_)
+    loop.each([&](std::int32_t, std::int32_t e) { ++held[static_cast<std::size_t>(e)].counted; });
   for (std::size_t r = 0; r < replicas_.size(); ++r) {
     check_kv_holdings(replicas_[r].kv(), held[r], static_cast<std::int32_t>(r));
     if (held[r].counted != replicas_[r].outstanding())

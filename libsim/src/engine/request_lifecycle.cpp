@@ -168,10 +168,18 @@ bool Simulation::cancel_request(std::int32_t i, std::int64_t id, double now_s) {
   const double path_s = serving_path_.latency_s(s.input);  // the engine's deadline was the client's less this
   std::int64_t produced = 0;
   bool release = false;  // the slot is free to go now (else its holder releases it)
+  std::int32_t api_group = -1;  // the replica whose API server loop it left (the chat render barrier)
   if (synthetic_) {
     release = synthetic_->queue().erase(i);  // else in service: on_service_done discards it
   } else if (s.engine < 0) {
-    LLMSIM_CHECK(pending_.erase(i), "a timed-out request is neither routed nor pending");
+    // Still on its API server's loop (the chat render barrier), or waiting for a ready replica.
+    std::int32_t rendering = -1;
+    for (std::size_t g = 0; rendering < 0 && g < api_loops_.size(); ++g) rendering = api_loops_[g].erase(i);
+    if (rendering >= 0) {
+      --outstanding_[static_cast<std::size_t>(rendering)];
+      api_group = rendering / engines_per_group_;
+    }
+    else LLMSIM_CHECK(pending_.erase(i), "a timed-out request is neither routed nor pending");
     release = true;
   } else if (s.state == SeqState::handoff || s.state == SeqState::receiving) {
     // Disaggregation, its KV on the link: the transfer's end lets go of it (on_kv_arrived frees both sides' blocks).
@@ -189,6 +197,7 @@ bool Simulation::cancel_request(std::int32_t i, std::int64_t id, double now_s) {
     pool_.release(i);
   }
   if (engine >= 0 && !synthetic_) stop_if_drained(group, now_s);
+  if (api_group >= 0) stop_if_drained(api_group, now_s);
   // A closed-loop user or session moves on when its client gave up: the engine's deadline plus the request's serving
   // path (timeouts.hpp shortens the engine's by it).
   if (driver_->is_user(source)) source_moves_on(source, now_s + path_s, false);

@@ -19,6 +19,7 @@
 #include "llmsim/metrics/time_series.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/perf/serving_path.hpp"
+#include "api_render_loop.hpp"
 #include "autoscaler.hpp"
 #include "disaggregation.hpp"
 #include "failures.hpp"
@@ -72,6 +73,10 @@ class Simulation {
   /// The engine a new request goes to (router_, with session_affinity for session turns); -1 = none ready.
   std::int32_t route_turn(std::int32_t seq, bool session_start);
   void assign(std::int32_t seq, std::int32_t engine, double now_s);  ///< a routed request joins its engine
+  /// The chat render barrier (api_render_loop.hpp): a routed request waits on its replica's API server loop first;
+  /// it counts as outstanding at its engine (the router's view) from now on.
+  void api_admit(std::int32_t seq, std::int32_t engine, double now_s);
+  void on_api_handoff(std::int32_t group, double now_s);  ///< continuations due on group's loop join their engines
   void wake(std::int32_t engine, double now_s);  ///< an idle engine with work starts an iteration at now_s
   // Disaggregation (disaggregation.hpp): a prefilled request's KV leaves; it arrives at the decode pool.
   void on_prefilled(std::int32_t seq, std::int32_t prefill_replica, double now_s);
@@ -134,6 +139,10 @@ class Simulation {
   Autoscaler::Actions actions_;
   metrics::FleetMeter meter_;
   IndexRing pending_;                        ///< requests that arrived while no replica was ready
+  /// Per deployment replica, its API server's loop under the chat render barrier (perf/chat_render.hpp); empty
+  /// where the barrier is not priced.
+  std::vector<ApiRenderLoop> api_loops_;
+  std::vector<std::pair<std::int32_t, std::int32_t>> api_due_;  ///< on_api_handoff's scratch
   std::unique_ptr<FailureModel> failures_;
   std::unique_ptr<Disaggregation> disagg_;   ///< with scenario.disaggregation
   std::unique_ptr<Timeouts> timeouts_;       ///< when workload.timeout_s > 0

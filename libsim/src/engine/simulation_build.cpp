@@ -1,6 +1,7 @@
 // Building one run (the orchestrator's first step, simulator.cpp runs it): the workload driver, the replicas of each
 // pool with their scheduler, KV and cost model, or the synthetic servers; the router and the metrics observers.
 #include "llmsim/perf/runtime.hpp"
+#include "llmsim/perf/chat_render.hpp"
 #include "llmsim/perf/serving_path.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 
@@ -103,6 +104,14 @@ bool Simulation::build() {
                                                  static_cast<double>(e.max_num_seqs) * engines_per_group_);
     }
     if (!fs.empty()) failures_ = std::make_unique<FailureModel>(fs, groups, w.seed);
+    // The chat endpoint's render barrier (perf/chat_render.hpp): one API server event loop per deployment replica.
+    if (const double render_s = perf::chat_render_barrier_s(rs_); render_s > 0) {
+      if (failures_ || fs.spares > 0)
+        result_.summary.warnings.push_back("the chat endpoint's render barrier (vLLM " + *e.runtime_release +
+                                           ") is not simulated with replica failures");
+      else
+        api_loops_.assign(static_cast<std::size_t>(groups), ApiRenderLoop(render_s));
+    }
     if (as || failures_ || fs.spares > 0) router_->set_ready(&fleet_->ready_mask(), &fleet_->ready_list());
     // One iteration_done event per busy engine, tracked: a decode run cut short moves it, a failure removes it.
     events_.track(EventKind::iteration_done, replicas_.size());

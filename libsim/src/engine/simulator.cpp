@@ -122,6 +122,7 @@ void Simulation::on_arrival(std::int32_t si, double now_s) {
   } else {
     const std::int32_t r = route_turn(i, d.session_start);
     if (r < 0) pending_.push_back(i);  // no replica ready (scaled to zero, all starting): wait for one
+    else if (!api_loops_.empty()) api_admit(i, r, now_s);  // the chat render barrier: its API server's loop first
     else assign(i, r, now_s);
   }
   monitor_->after_arrival(issued_, w.num_requests, ledger_.in_system(), monitor_->needs_waiting(issued_) ? waiting_total() : 0);
@@ -139,6 +140,21 @@ std::int32_t Simulation::route_turn(std::int32_t i, bool session_start) {
   const std::int32_t r = router_->route_sticky(replicas_, session_home_[slot], rs_.scenario.engine.max_num_seqs);
   if (r >= 0) session_home_[slot] = r / engines_per_group_;
   return r;
+}
+
+void Simulation::api_admit(std::int32_t i, std::int32_t r, double now_s) {
+  const std::int32_t g = r / engines_per_group_;
+  ++outstanding_[static_cast<std::size_t>(r)];  // routed: the router counts it while it renders (assign takes it over)
+  events_.schedule(api_loops_[static_cast<std::size_t>(g)].arrive(i, r, now_s), EventKind::api_handoff, g);
+}
+
+void Simulation::on_api_handoff(std::int32_t g, double now_s) {
+  api_due_.clear();
+  api_loops_[static_cast<std::size_t>(g)].due(now_s, api_due_);
+  for (const auto& [i, r] : api_due_) {
+    --outstanding_[static_cast<std::size_t>(r)];
+    assign(i, r, now_s);
+  }
 }
 
 void Simulation::assign(std::int32_t i, std::int32_t r, double now_s) {
@@ -372,6 +388,8 @@ void Simulation::event_loop() {
       on_arrival(e.target, e.time_s);
     } else if (e.kind == EventKind::kv_transfer_done) {
       on_kv_arrived(e.target, e.time_s);
+    } else if (e.kind == EventKind::api_handoff) {
+      on_api_handoff(e.target, e.time_s);
     } else if (e.kind == EventKind::replica_start) {
       start_pending_[static_cast<std::size_t>(e.target)] = 0;
       start_replica(e.target, e.time_s);
@@ -391,6 +409,7 @@ void Simulation::event_loop() {
 #endif
   if (monitor_->complete()) {  // where every request is: nowhere — no engine holds one, or a KV block for one
     LLMSIM_CHECK(ledger_.in_system() == 0 && pending_.empty(), "a complete run with requests in the system");
+    for (const auto& loop : api_loops_) LLMSIM_CHECK(loop.empty(), "a complete run left a request on an API server's loop");
     for (const auto& r : replicas_)
       LLMSIM_CHECK(r.outstanding() == 0 && r.running() == 0 && r.waiting() == 0 && r.kv().used() == 0,
                    "a complete run left a request or its KV blocks on an engine");

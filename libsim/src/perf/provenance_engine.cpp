@@ -3,6 +3,8 @@
 // priors and kernel constants are in provenance.cpp; the table is read through constant_provenance().
 #include "provenance_rows.hpp"
 
+#include "llmsim/perf/chat_render.hpp"
+
 #include "llmsim/perf/eager_host.hpp"
 #include "llmsim/perf/v0_sampler.hpp"
 #include "llmsim/spec/engine_config.hpp"
@@ -143,6 +145,18 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                   "process_for_engine 0.5 ms, add_request to the EngineCore 1.0 ms)",
                   {}, 4e-3));
   }
+  // The chat endpoint's render barrier (perf/chat_render.hpp, issue 27): one Jinja parse of the chat template per
+  // /v1/chat/completions request on the API server's event loop, in the vLLM releases that do not cache it.
+  t.push_back(c("runtime.chat_template_parse_s", "vllm-v1", P::public_measurement,
+                "vllm#20065 ('Cached resolution for resolving chat templates', 2025-06-25): "
+                "resolve_chat_template_content_format -> _detect_content_format loaded and walked the Jinja template on "
+                "every /v1/chat/completions request; 'when we send 1000 requests to OpenAI server, it internally calls "
+                "this function 1000 times which results in 6-8 seconds delay before prompts actually are started to "
+                "process' (meta-llama Llama-3.1-8B-Instruct's template): the midpoint, 7 ms per request. vllm#19735 "
+                "(skipping that detection: 3x requests/s for Qwen3-0.6B at max_tokens 1 on an L20) bounds it from "
+                "the same side. vllm#25794 (0.11.0) added the same parse per request in resolve_chat_template_kwargs "
+                "(env.parse + meta.find_undeclared_variables; its review: 'it's called by each request')",
+                {}, kChatTemplateParseS));
   // An in-process AsyncLLM's hop to its EngineCore process (perf/serving_path.hpp, issue 27).
   t.push_back(c("runtime.engine_client_s", "vllm-v1", P::public_measurement,
                 "vllm#51349's frontend timings: process_for_engine 0.5 ms + add_request to the EngineCore 1.0 ms; "

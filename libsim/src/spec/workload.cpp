@@ -6,11 +6,22 @@
 #include <set>
 
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/names.hpp"
 #include "llmsim/core/overloaded.hpp"
 #include "timed_events.hpp"
 #include "workload_rate.hpp"
 
 namespace llmsim::spec {
+
+std::string to_string(Endpoint e) {
+  return e == Endpoint::chat_completions ? "/v1/chat/completions" : "/v1/completions";
+}
+
+Endpoint parse_endpoint(const std::string& s, const std::string& path) {
+  if (s == "/v1/completions" || s == "/completions") return Endpoint::completions;
+  if (s == "/v1/chat/completions" || s == "/chat/completions") return Endpoint::chat_completions;
+  throw ConfigError(path, unknown_name_message("endpoint", s, {"/v1/completions", "/v1/chat/completions"}));
+}
 
 // daily_profile.cpp
 void check_daily_profile(const DailyProfile& p, int days, const std::string& path, Problems& problems);

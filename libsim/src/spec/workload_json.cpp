@@ -195,6 +195,7 @@ Workload read_workload(const JsonView& v) {
   w.horizon_s = v.number_or("horizon_s", w.horizon_s);
   w.timeout_s = v.number_or("timeout_s", w.timeout_s);
   if (v.has("warm_cache")) w.warm_cache = v.boolean("warm_cache");
+  if (v.has("endpoint")) w.endpoint = parse_endpoint(v.string("endpoint"), v.child_path("endpoint"));
   if (v.has("seed")) {
     const auto& j = v["seed"].json();
     if (j.is_number_unsigned()) {
@@ -345,6 +346,7 @@ Json workload_json(const Workload& w) {
   for (const auto& c : w.classes) trace = trace || std::holds_alternative<TraceReplay>(c.arrival);
   if (w.warmup_default && trace) wj.erase("warmup_requests");
   if (w.warm_cache) wj["warm_cache"] = true;
+  if (w.endpoint != Endpoint::completions) wj["endpoint"] = to_string(w.endpoint);
   if (w.speculative_acceptance_rate) wj["speculative_acceptance_rate"] = *w.speculative_acceptance_rate;
   if (w.lora_adapters) wj["lora_adapters"] = *w.lora_adapters;
   if (!w.daily_profile.hourly.empty()) wj["daily_profile"] = w.daily_profile.hourly;

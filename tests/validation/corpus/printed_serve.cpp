@@ -123,7 +123,8 @@ void gpustack(const Source& s, std::vector<Row>& out) {
                                                            file + " (it prints " + std::to_string(blocks.size()) + ")");
     const PrintedBlock& block = blocks[static_cast<std::size_t>(b - 1)];
     const std::string where = file + ":" + std::to_string(block.line) + ":" + here;
-    Json res = {{"backend", "vllm"}, {"model_id", text(s, run, "hf_model")}};
+    // Every page's "Benchmark Script" runs `vllm bench serve --backend openai-chat --endpoint /v1/chat/completions`.
+    Json res = {{"backend", "openai-chat"}, {"model_id", text(s, run, "hf_model")}};
     std::vector<std::pair<std::string, double>> unknown;
     for (const auto& [label, v] : block.values) {
       const auto k = printed_keys().find(printed_lower(label));

@@ -15,10 +15,11 @@ namespace llmsim::engine {
 /// event runs first. Fleet events come last at a time: the autoscaler's evaluation (autoscale), a started
 /// replica becoming ready (replica_ready), a replica failing and coming back (replica_down, replica_up), then the
 /// client-timeout timer (timeout): a request whose last token comes at its deadline finished in time. A KV
-/// transfer ending (disaggregation) joins its decode replica's queue before idle replicas start at that time.
+/// transfer ending (disaggregation) joins its decode replica's queue before idle replicas start at that time, and so
+/// does a request an API server hands to its engine after its chat render (api_handoff, engine/api_render_loop.hpp).
 enum class EventKind : std::uint8_t {
-  iteration_done = 0, arrival = 1, kv_transfer_done = 2, replica_start = 3, autoscale = 4, replica_ready = 5,
-  replica_down = 6, replica_up = 7, timeout = 8
+  iteration_done = 0, arrival = 1, kv_transfer_done = 2, api_handoff = 3, replica_start = 4, autoscale = 5,
+  replica_ready = 6, replica_down = 7, replica_up = 8, timeout = 9
 };
 
 struct Event {

@@ -116,6 +116,18 @@ std::vector<std::string> runtime_version_ranges();
 /// conditions.
 bool async_scheduling_by_default(const std::optional<std::string>& release);
 
+/// Whether a vLLM V1 release parses the chat template's Jinja source (jinja2 `env.parse`, no cache) on every
+/// /v1/chat/completions request, synchronously in the API server's event loop (perf/chat_render.hpp):
+///  * 0.8.0-0.9.1: `resolve_chat_template_content_format` -> `_detect_content_format` per request (vllm#9919's
+///    content-format detection, from 0.6.4; V1 from 0.8.0) until vllm#20065 ("Cached resolution for resolving chat
+///    templates", opened 2025-06-25; taken as first released in 0.9.2, its merge date not read here) cached it;
+///  * 0.11.x: `resolve_chat_template_kwargs` -> `_resolve_chat_template_kwargs` per request, added uncached by
+///    vllm#25794 ("Add filtering for chat template kwargs", a security fix merged in the week to 2025-10-03 and taken
+///    as first released in 0.11.0; its review: "it's called by each request"); the 0.13-era chat_utils read here calls
+///    `_cached_resolve_chat_template_kwargs` (lru_cache); 0.12 not read, taken as cached.
+/// False for no release (a runtime name), other engines and every other vLLM release.
+bool chat_template_parsed_per_request(const std::optional<std::string>& release);
+
 /// Whether an SGLang release runs its overlap scheduler unless told otherwise (`--disable-overlap-schedule`):
 /// sglang#2067 ("Enable overlap by default", merged 2024-11-19) turned `--enable-overlap-schedule` on for the
 /// releases after 0.3.5; earlier ones ran the synchronous event loop. Unset (the `sglang` runtime without a

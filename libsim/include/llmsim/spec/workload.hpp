@@ -90,6 +90,14 @@ struct TenantClass {
 
 enum class TooLongPolicy { clip, reject };  ///< what happens to a request longer than max_model_len
 
+/// The OpenAI-compatible endpoint the client sends to (`vllm bench serve --endpoint`, JSON "workload.endpoint"):
+/// "/v1/completions" (a prompt, `--backend vllm` / `openai`) or "/v1/chat/completions" (messages the server renders
+/// with the model's chat template, `--backend openai-chat`; perf/chat_render.hpp).
+enum class Endpoint { completions, chat_completions };
+std::string to_string(Endpoint e);
+/// "/v1/completions" | "/v1/chat/completions" (also without the "/v1" prefix); ConfigError at `path` otherwise.
+Endpoint parse_endpoint(const std::string& s, const std::string& path = "workload.endpoint");
+
 /// A day's load shape: multipliers of each open-loop class's Poisson base rate, either 24 hourly values
 /// (`hourly`, JSON `"daily_profile": [24 numbers]`) or breakpoints (seconds into the day, multiplier) read from a
 /// CSV (`points`, JSON `{"csv": "file"}` with columns time_s,rate; the rate column is a multiplier of the base
@@ -134,6 +142,8 @@ struct Workload {
   /// replayed trace (the prompts' identities) and prefix caching.
   bool warm_cache = false;
   TooLongPolicy too_long = TooLongPolicy::clip;
+  /// The endpoint the requests are sent to; the chat endpoint renders each prompt in the API server first.
+  Endpoint endpoint = Endpoint::completions;
   DailyProfile daily_profile;           ///< empty = the arrival processes as given
   int days = 1;                         ///< the daily profile repeats this many days, then arrivals end
   /// Speculative decoding: probability that the target accepts each proposed token, in [0, 1]; unset = the
