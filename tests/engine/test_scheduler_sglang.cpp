@@ -274,6 +274,9 @@ TEST_CASE("SGLang: mem_fraction_static by release, GPU and parallel size, unless
         resolved("sglang==0.5.2", "h100-80gb-sxm", 1).scenario.engine.gpu_memory_utilization);
   CHECK(resolved("sglang==0.5.6.post2", "h100-80gb-sxm", 8).scenario.engine.gpu_memory_utilization ==
         Approx((h100_mib - 14848.0) / h100_mib).margin(5e-4));
+  // 0.5.3rc0 was cut before #10975 (sglang#10468, 2025-09-15): #7054's 9.5 + 0.5 GiB reserve on an 80 GB card.
+  CHECK(resolved("sglang==0.5.3rc0", "h100-80gb-sxm", 1).scenario.engine.gpu_memory_utilization ==
+        Approx((h100_mib - 10240.0) / h100_mib).margin(5e-4));
   // The step sizes the scenario names move it, and a card above 60 GiB keeps at least 10 GiB out: chunk 2048 and
   // 8 graphs would reserve 512 + 3072 + 16 + 128 MiB.
   CHECK(resolved("sglang==0.5.5", "h100-80gb-sxm", 1, {{"max_num_batched_tokens", 16384}})

@@ -231,7 +231,8 @@ SglangDefaults sglang_defaults(const GpuSpec& gpu, const std::optional<std::stri
 /// * 0.4.7.post1-0.5.2 (sglang#7054, 2025-06-10, after the 0.4.7 bump #7038): (capacity - reserve) / capacity,
 ///   capacity in MiB, the reserve by capacity: < 35 GiB 2.8 + parallel / 10 GiB, < 90 GiB 9.5 + parallel / 2, < 160
 ///   GiB 12 + parallel / 2, else 32; + 2 GiB with a draft model; rounded to 3 decimals;
-/// * 0.5.3 and later (sglang#10975, 2025-09-27, `_handle_gpu_memory_settings`): the reserve from the step sizes,
+/// * 0.5.3 and later (sglang#10975, 2025-09-27, `_handle_gpu_memory_settings`; 0.5.3rc0, cut on 2025-09-15, keeps
+///   the rule above): the reserve from the step sizes,
 ///   512 MiB + max(`chunk`, 2048) x 1.5 MiB + `graph_max_bs` x 2 MiB + parallel / 8 GiB, at least 10 GiB on cards
 ///   above 60 GiB, + 2 GiB with a draft model (chunk = chunked_prefill_size, graph_max_bs = cuda_graph_max_bs, both
 ///   as resolved: the release's defaults or the scenario's own).
