@@ -261,10 +261,31 @@ TEST_CASE("SGLang: mem_fraction_static by release, GPU and parallel size, unless
   REQUIRE(mib == 40960.0);
   CHECK(resolved("sglang==0.5.2", "a100-40gb-pcie", 2).scenario.engine.gpu_memory_utilization ==
         Approx((40960.0 - 10.5 * 1024) / 40960.0).margin(5e-4));
-  // Not applied: no release, 0.5.3+ (sglang#10975), a card above 80 GiB on the by-size rule, a fraction the scenario
-  // names (--mem-fraction-static).
+  // 0.5.3+ (sglang#10975, _handle_gpu_memory_settings): the reserve from the step sizes that function set. A 40 GB
+  // A100 (chunk 4096, 32 decode graphs): 512 + 4096 x 1.5 + 32 x 2 + 1/8 GiB = 6848 MiB out, (40960 - 6848) / 40960.
+  CHECK(resolved("sglang==0.5.3", "a100-40gb-pcie", 1).scenario.engine.gpu_memory_utilization ==
+        Approx((40960.0 - 6848.0) / 40960.0).margin(5e-4));
+  // An 80 GB card (chunk 8192, 256 graphs) at TP 1: 512 + 12288 + 512 + 128 = 13440 MiB; at TP 8 (512 graphs)
+  // 512 + 12288 + 1024 + 1024. Below 0.4.7.post1-0.5.2's 10 GiB reserve at TP 1: less KV than 0.5.2 left.
+  const auto h100 = resolved("sglang==0.5.5.post1", "h100-80gb-sxm", 1);
+  const double h100_mib = static_cast<double>(h100.gpu.memory_bytes) / (1024.0 * 1024.0);
+  CHECK(h100.scenario.engine.gpu_memory_utilization == Approx((h100_mib - 13440.0) / h100_mib).margin(5e-4));
+  CHECK(h100.scenario.engine.gpu_memory_utilization <
+        resolved("sglang==0.5.2", "h100-80gb-sxm", 1).scenario.engine.gpu_memory_utilization);
+  CHECK(resolved("sglang==0.5.6.post2", "h100-80gb-sxm", 8).scenario.engine.gpu_memory_utilization ==
+        Approx((h100_mib - 14848.0) / h100_mib).margin(5e-4));
+  // 0.5.3rc0 was cut before #10975 (sglang#10468, 2025-09-15): #7054's 9.5 + 0.5 GiB reserve on an 80 GB card.
+  CHECK(resolved("sglang==0.5.3rc0", "h100-80gb-sxm", 1).scenario.engine.gpu_memory_utilization ==
+        Approx((h100_mib - 10240.0) / h100_mib).margin(5e-4));
+  // The step sizes the scenario names move it, and a card above 60 GiB keeps at least 10 GiB out: chunk 2048 and
+  // 8 graphs would reserve 512 + 3072 + 16 + 128 MiB.
+  CHECK(resolved("sglang==0.5.5", "h100-80gb-sxm", 1, {{"max_num_batched_tokens", 16384}})
+            .scenario.engine.gpu_memory_utilization == Approx((h100_mib - 25728.0) / h100_mib).margin(5e-4));
+  CHECK(resolved("sglang==0.5.5", "h100-80gb-sxm", 1, {{"max_num_batched_tokens", 2048}, {"cuda_graph_max_bs", 8}})
+            .scenario.engine.gpu_memory_utilization == Approx((h100_mib - 10240.0) / h100_mib).margin(5e-4));
+  // Not applied: no release, a card above 80 GiB on the by-size rule, a fraction the scenario names
+  // (--mem-fraction-static).
   CHECK(resolved("sglang", "a100-40gb-pcie", 1).scenario.engine.gpu_memory_utilization == 0.90);
-  CHECK(resolved("sglang==0.5.3", "a100-40gb-pcie", 1).scenario.engine.gpu_memory_utilization == 0.90);
   CHECK(resolved("sglang==0.4.7", "h200-141gb-sxm", 1).scenario.engine.gpu_memory_utilization == 0.90);
   CHECK(resolved("sglang==0.4.7.post1", "a100-40gb-pcie", 1, {{"gpu_memory_utilization", 0.8}})
             .scenario.engine.gpu_memory_utilization == 0.8);

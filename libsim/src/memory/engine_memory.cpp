@@ -88,6 +88,15 @@ EngineMemory engine_memory(const spec::ModelSpec& m, const spec::GpuSpec& gpu, c
   // fraction and activations and graphs must fit the rest (gpu_memory_utilization plays mem_fraction_static).
   r.sglang = engine.resolved_runtime() == spec::Runtime::sglang;
   if (r.sglang) r.activation = 0;
+  // Which layers keep only their window. vLLM V1's hybrid KV-cache manager windows every sliding layer; V0 allocates
+  // every layer in full. SGLang's pool (mem_cache/memory_pool.py) is one MHA pool of every layer for every token
+  // unless model_config.is_hybrid_swa_model names the architecture — in 0.5.x Llama-4 and gpt-oss only (Gemma-2/3,
+  // Mistral's window: the attention kernel masks, the pool keeps all) — and server_args._handle_model_specific_
+  // adjustments sets disable_hybrid_swa_memory = True for GptOssForCausalLM from its day-0 support through at least
+  // commit 2fb32810 of 2026-01 (sglang#17630 reproduces its bug by deleting that line), so a gpt-oss token holds KV
+  // in all 36 (24) layers: twice the bytes vLLM V1 keeps at ShareGPT lengths. Llama-4's chunked layers keep the
+  // window plan (SGLang's SWA pool, sized by swa_full_tokens_ratio, is not modelled apart).
+  r.windowed_kv = !r.v0 && (!r.sglang || m.model_type.rfind("llama4", 0) == 0);
 
   const bool multi = par.tp > 1 || par.pp > 1;
   const bool nvlink = gpu.nvlink_bandwidth > 0;

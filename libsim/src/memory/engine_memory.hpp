@@ -15,6 +15,9 @@ struct EngineMemory {
   /// SGLang's accounting (runtime sglang): KV = total × mem_fraction_static − weights − what is in use at start
   /// (context, communicators); activations and graphs live in the rest, unprofiled (activation stays 0).
   bool sglang = false;
+  /// Sliding-window layers keep only their window (vLLM V1's hybrid KV-cache manager; SGLang's hybrid SWA pool for the
+  /// architectures that get one in its releases): false where every layer caches every token.
+  bool windowed_kv = false;
   double activation = 0;        ///< torch allocator peak increase of the profiling run (forward and sampler)
   double non_torch = 0;         ///< memory allocated outside PyTorch during that run (NCCL's lazy buffers)
   double comm_init = 0;         ///< NCCL communicators + custom all-reduce IPC buffers, set up at start

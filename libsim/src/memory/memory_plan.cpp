@@ -192,8 +192,9 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const i64 tokens = engine.max_num_batched_tokens;
   const bool multi_gpu = parallel.tp > 1 || parallel.pp > 1;
   const detail::EngineMemory em = detail::engine_memory(model, gpu, parallel, engine);
-  // vLLM V1's hybrid KV-cache manager gives sliding layers only their window; V0 allocates every layer in full.
-  const KvLayout layout = kv_layout(model, parallel, quant.kv_bytes_per_element(), !em.v0);
+  // vLLM V1's hybrid KV-cache manager gives sliding layers only their window; V0 and SGLang (but for Llama-4)
+  // allocate every layer in full (detail::engine_memory's windowed_kv).
+  const KvLayout layout = kv_layout(model, parallel, quant.kv_bytes_per_element(), em.windowed_kv);
   // The proposer's KV sits in the same blocks (one block table per request): each block costs its bytes too.
   const double target_kv_token = layout.bytes_per_token_all_groups();
   const double kv_share = target_kv_token / (target_kv_token + proposer.kv_bytes_per_token_per_gpu);

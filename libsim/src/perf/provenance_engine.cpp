@@ -293,12 +293,29 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 {}, 0.88));
   t.push_back(c("memory.mem_fraction_static.reserve", "sglang", P::engine_code,
                 sg + "server_args.py after PR sglang#7054 \"Simplify the heuristics for setting --mem-fraction-static\" "
-                "(merged 2025-06-10, after \"chore: bump v0.4.7\" #7038; until sglang#10975 of 2025-09-27): "
+                "(merged 2025-06-10, after \"chore: bump v0.4.7\" #7038; until sglang#10975 of 2025-09-27, 0.5.2): "
                 "mem_fraction_static = round((gpu_mem - reserved_mem) / gpu_mem, 3), gpu_mem in MiB, reserved_mem "
                 "(2.8 + n / 10) GiB below 35 GiB, (9.5 + n / 2) below 90 GiB (\"H100, A100. (chunked_prefill_size 8k, "
                 "cuda_graph_max_bs 160)\"), (12 + n / 2) below 160 GiB, else 32 GiB, n = tp x pp; + 2 GiB with a "
                 "speculative algorithm, + 4 GiB with DP attention (not modelled)",
                 {}, 9.5));
+  t.push_back(c("memory.mem_fraction_static.reserve_by_step", "sglang", P::engine_code,
+                sg + "server_args.py _handle_gpu_memory_settings after PR sglang#10975 \"Use more general heuristics to "
+                "set the default value of --mem-fraction-static\" (merged 2025-09-27; 0.5.3 on): reserved_mem = 512 "
+                "(\"Constant meta data\") + max(chunked_prefill_size, 2048) x 1.5 (\"For activation during large "
+                "prefill\") + cuda_graph_max_bs x 2 (\"For cuda graphs\") + tp x pp / 8 x 1024, in MiB; "
+                "max(reserved_mem, 10 x 1024) when gpu_mem > 60 x 1024; + 2048 with an EAGLE draft; "
+                "mem_fraction_static = round((gpu_mem - reserved_mem) / gpu_mem, 3) (spec::sglang_mem_fraction_static; "
+                "sglang#29092 reads 0.828 on an H100 in a 2026 tree with later terms); DP attention's terms not "
+                "modelled",
+                {}, 512.0));
+  t.push_back(c("memory.kv_pool.sglang_full_layers", "sglang", P::engine_code,
+                sg + "configs/model_config.py is_hybrid_swa_model: only Llama4ForConditionalGeneration and "
+                "GptOssForCausalLM (0.5.x) get the hybrid SWA pool; server_args.py _handle_model_specific_adjustments "
+                "sets disable_hybrid_swa_memory = True for GptOssForCausalLM (and Gemma-2/3) from gpt-oss's day-0 "
+                "support through at least commit 2fb32810 (2026-01: sglang#17630 enables the pool by deleting that "
+                "line): every other model's token pool caches every layer for every token, sliding windows masked in "
+                "the attention kernel only (memory::detail::engine_memory windowed_kv)"));
   t.push_back(c("scheduler.max_running_requests", "sglang", P::engine_code,
                 sg + "model_executor/model_runner.py: min(KV tokens / 2, request pool = clamp(KV tokens / context x 512, "
                 "2048, 4096)); 2048, the pool's floor, is taken (the reservation bounds the batch first)",

@@ -263,7 +263,8 @@ EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool of
 }
 
 std::optional<double> sglang_mem_fraction_static(const GpuSpec& gpu, const std::optional<std::string>& release,
-                                                 int parallel, bool speculative) {
+                                                 int parallel, bool speculative, std::int64_t chunk,
+                                                 int graph_max_bs) {
   if (!release || !is_engine_version(*release)) return std::nullopt;
   const EngineVersion v = parse_engine_version(*release);
   if (v.engine != "sglang" || v.numbers.empty() || v.numbers[0] != 0) return std::nullopt;
@@ -277,7 +278,21 @@ std::optional<double> sglang_mem_fraction_static(const GpuSpec& gpu, const std::
     if (mib > 80 * 1024) return std::nullopt;
     return parallel >= 16 ? 0.79 : parallel >= 8 ? 0.81 : parallel >= 4 ? 0.85 : parallel >= 2 ? 0.87 : 0.88;
   }
-  const bool reserve_rule = (minor == 4 && patch >= 7) || (minor == 5 && patch < 3);
+  // 0.5.3rc0 was cut before sglang#10975 ("chore: bump v0.5.3rc0", sglang#10468, merged 2025-09-15): #7054's rule.
+  const bool rc0_of_053 = minor == 5 && patch == 3 && v.version.find("rc0") != std::string::npos;
+  if (minor == 5 && patch >= 3 && !rc0_of_053) {
+    // 0.5.3+ (sglang#10975 "Use more general heuristics to set the default value of --mem-fraction-static", merged
+    // 2025-09-27; server_args._handle_gpu_memory_settings): the reserve follows the step sizes the same function set
+    // (activations of a chunked-prefill step, the decode CUDA graphs, a parallel-size term), floored at 10 GiB on
+    // cards above 60 GiB. An H100 SXM (81,559 MiB) at TP 1 with 8192 / 256: 512 + 12,288 + 512 + 128 = 13,440 MiB
+    // reserved, 0.835 (0.4.7.post1-0.5.2's rule gave 0.868, llmsim's unset 0.9).
+    double reserved = 512.0 + std::max<double>(static_cast<double>(chunk), 2048.0) * 1.5 + 2.0 * graph_max_bs +
+                      n / 8.0 * 1024.0;
+    if (mib > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
+    if (speculative) reserved += 2 * 1024;
+    return std::round((mib - reserved) / mib * 1000.0) / 1000.0;
+  }
+  const bool reserve_rule = (minor == 4 && patch >= 7) || (minor == 5 && patch < 3) || rc0_of_053;
   if (!reserve_rule) return std::nullopt;
   double reserved = mib < 35 * 1024   ? (2.8 + n / 10) * 1024
                     : mib < 90 * 1024  ? (9.5 + n / 2) * 1024

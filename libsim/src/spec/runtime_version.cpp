@@ -216,7 +216,8 @@ RuntimeForVersion runtime_for_version(const EngineVersion& v, const std::string&
             "step loop; SGLang's own scheduler (policy 'sglang': a prefill batch runs alone, decodes otherwise; "
             "admission reserves future output by new_token_ratio; chunked_prefill_size by GPU memory and release); the "
             "overlap scheduler from 0.3.6 (sglang#2067); mem_fraction_static by release (0.88 at TP 1 up to 0.4.7, "
-            "a reserve by GPU memory from 0.4.7.post1, sglang#7054)";
+            "a reserve by GPU memory from 0.4.7.post1, sglang#7054, by the chunk and graph sizes from 0.5.3, "
+            "sglang#10975)";
     r.policy = SchedulerPolicy::sglang;
     return r;
   }

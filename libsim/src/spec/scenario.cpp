@@ -426,16 +426,20 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
     const double kv_offload_gb = r.scenario.engine.kv_offload_gb;  // the GPU option's "+offload<G>", if any
     r.scenario.engine = effective_engine(s.engine, r.gpu, offline_workload(s.workload), &r.model);
     r.scenario.engine.kv_offload_gb = kv_offload_gb;
-    // An SGLang release's own mem_fraction_static, unless the scenario set the fraction (memory/engine_memory).
-    if (!s.engine.gpu_memory_utilization_given && r.scenario.engine.resolved_runtime() == Runtime::sglang) {
-      if (const auto f = sglang_mem_fraction_static(r.gpu, s.engine.runtime_release, tp * pp, s.engine.speculative.has_value()))
-        r.scenario.engine.gpu_memory_utilization = *f;
-    }
     // SGLang's decode CUDA-graph limit: the release's default for this card and TP, or the scenario's own
     // (--cuda-graph-max-bs), as the release honours it (perf: larger decode batches run eagerly).
     if (r.scenario.engine.resolved_runtime() == Runtime::sglang)
       r.scenario.engine.cuda_graph_max_bs =
           sglang_cuda_graph_max_bs(r.gpu, s.engine.runtime_release, tp, s.engine.cuda_graph_max_bs);
+    // An SGLang release's own mem_fraction_static, unless the scenario set the fraction (memory/engine_memory);
+    // from 0.5.3 it follows the chunk and graph sizes resolved above.
+    if (!s.engine.gpu_memory_utilization_given && r.scenario.engine.resolved_runtime() == Runtime::sglang) {
+      if (const auto f = sglang_mem_fraction_static(r.gpu, s.engine.runtime_release, tp * pp,
+                                                    s.engine.speculative.has_value(),
+                                                    r.scenario.engine.max_num_batched_tokens,
+                                                    r.scenario.engine.cuda_graph_max_bs.value_or(0)))
+        r.scenario.engine.gpu_memory_utilization = *f;
+    }
   }
   const auto& e = r.scenario.engine;
   (void)multi_step_for(e);  // --num-scheduler-steps on an engine without it: refused here, naming the field

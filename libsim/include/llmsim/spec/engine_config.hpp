@@ -230,11 +230,17 @@ SglangDefaults sglang_defaults(const GpuSpec& gpu, const std::optional<std::stri
 ///   (0.4.6-0.4.7 adjust larger cards for H20/H200; not applied);
 /// * 0.4.7.post1-0.5.2 (sglang#7054, 2025-06-10, after the 0.4.7 bump #7038): (capacity - reserve) / capacity,
 ///   capacity in MiB, the reserve by capacity: < 35 GiB 2.8 + parallel / 10 GiB, < 90 GiB 9.5 + parallel / 2, < 160
-///   GiB 12 + parallel / 2, else 32; + 2 GiB with a draft model; rounded to 3 decimals.
-/// nullopt where llmsim does not apply one (no release, another engine, 0.5.3 and later — sglang#10975 reworked the
-/// rule — and the cases above): gpu_memory_utilization keeps its value.
+///   GiB 12 + parallel / 2, else 32; + 2 GiB with a draft model; rounded to 3 decimals;
+/// * 0.5.3 and later (sglang#10975, 2025-09-27, `_handle_gpu_memory_settings`; 0.5.3rc0, cut on 2025-09-15, keeps
+///   the rule above): the reserve from the step sizes,
+///   512 MiB + max(`chunk`, 2048) x 1.5 MiB + `graph_max_bs` x 2 MiB + parallel / 8 GiB, at least 10 GiB on cards
+///   above 60 GiB, + 2 GiB with a draft model (chunk = chunked_prefill_size, graph_max_bs = cuda_graph_max_bs, both
+///   as resolved: the release's defaults or the scenario's own).
+/// nullopt where llmsim does not apply one (no release, another engine, and the cases above): gpu_memory_utilization
+/// keeps its value.
 std::optional<double> sglang_mem_fraction_static(const GpuSpec& gpu, const std::optional<std::string>& release,
-                                                 int parallel, bool speculative);
+                                                 int parallel, bool speculative, std::int64_t chunk = 0,
+                                                 int graph_max_bs = 0);
 
 /// The largest decode batch SGLang replays from a CUDA graph (cuda_graph_max_bs; larger decode batches run eagerly)
 /// for `release` on `gpu` at tensor parallel `tp` (sglang_graphs.cpp; docs/cost-model.md "SGLang's CUDA graphs"):
