@@ -344,6 +344,13 @@ std::string context_note(const spec::ResolvedScenario& rs) {
   return "auto: the model's limit";
 }
 
+std::string kv_capacity_note(const MemoryPlan& plan) {
+  if (plan.kv_sliding_window <= 0 || plan.kv_cache_groups <= 1) return "";
+  return "tokens at every layer's per-token cost (vLLM's \"GPU KV cache size\"), as the simulation charges them; the "
+         "sliding-window layers keep only their last " + grouped(plan.kv_sliding_window) +
+         " tokens, so vLLM holds a longer sequence in less: max_concurrent_seqs and concurrent_seqs_at count that way";
+}
+
 std::string describe_context(int max_model_len, const std::string& note) {
   return "max_model_len " + grouped(max_model_len) + (note.empty() ? "" : " (" + note + ")");
 }
@@ -361,6 +368,7 @@ Json to_json(const MemoryPlan& plan) {
               {"kv_bytes_per_token_per_gpu", plan.kv_bytes_per_token_per_gpu},
               {"kv_capacity_tokens", plan.kv_capacity_tokens},
               {"kv_capacity_blocks", plan.kv_capacity_blocks},
+              {"kv_capacity_note", kv_capacity_note(plan)},
               {"max_concurrent_seqs", plan.max_concurrent_seqs},
               {"concurrent_seqs_at", at},
               {"longest_context_tokens", plan.longest_context_tokens},
