@@ -219,7 +219,7 @@ DrawnRequest WorkloadDriver::draw(std::int32_t si) {
   Tenant& t = tenants_[static_cast<std::size_t>(r.tenant)];
   std::int64_t adapter = 0;
   if (kinds_[s] == Kind::trace) {
-    adapter = static_cast<std::int64_t>(next_row_) % adapters_;
+    if (adapters_ > 1) adapter = static_cast<std::int64_t>(next_row_) % adapters_;
     const auto& row = trace_.rows[next_row_++];
     r.input = row.input_tokens;
     r.output = row.output_tokens;
@@ -230,7 +230,7 @@ DrawnRequest WorkloadDriver::draw(std::int32_t si) {
     r.input = t.input->sample(t.input_rng);
     r.output = t.output->sample(t.output_rng);
   }
-  if (kinds_[s] != Kind::trace) adapter = drawn_++ % adapters_;
+  if (adapters_ > 1 && kinds_[s] != Kind::trace) adapter = drawn_++ % adapters_;  // no division on the common path
   if (t.prefix_groups > 0) {
     const auto g = boost::random::uniform_int_distribution<std::int64_t>(0, t.prefix_groups - 1)(t.prefix_rng);
     r.prefix_key = (static_cast<std::uint64_t>(r.tenant) << 32) | static_cast<std::uint64_t>(g);
