@@ -149,7 +149,10 @@ class Result:
         else:
             verdicts.append("stable")
         slo = s.get("slo_met")
-        if slo is not None:
+        if slo is None and s.get("slo_met_note"):  # no latency target: no verdict (libsim writes null and the note)
+            verdicts.append("no SLO set" if s.get("completed_requests")
+                            else "no SLO set, NOT met: no request completed")
+        elif slo is not None:
             # With no latency target there is nothing to meet (libsim's analysis::has_slo): said so, not "SLO met".
             if not self.scenario or _area("analysis").has_slo(json.dumps(self.scenario)):
                 verdicts.append("SLO met" if slo else "SLO NOT met")

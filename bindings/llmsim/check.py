@@ -30,7 +30,8 @@ def _frame(out: Mapping[str, Any]) -> pd.DataFrame:
              "note": r["note"]} for r in out["rows"]]
     df = pd.DataFrame(rows, columns=["key", "measured", "predicted", "rel_error", "note"])
     df.attrs.update(notes=out["notes"], scenario=out["scenario"], fits=out["fits"], reason=out["reason"],
-                    source=out["source"], line=out["line"])
+                    source=out["source"], line=out["line"], max_model_len=out["max_model_len"],
+                    max_model_len_note=out["max_model_len_note"])
     return df
 
 
@@ -49,7 +50,8 @@ def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_
     ``"python -m sglang.launch_server --model-path MODEL --tp 2"``, simulated on SGLang's runtime; not both); ``model`` a catalogue id or config.json overriding the file's
     ``model_id``. ``engine_version`` is the measured release (``"0.5.4"``, or ``"sglang==0.4.9"``): llmsim then
     prices that release's kernels and scheduler (docs/cost-model.md "Runtimes by version"). ``df.attrs`` holds ``notes`` (assumptions, what is not comparable), ``scenario`` (what was
-    simulated), ``fits``, ``reason``, ``source`` and ``line``; for several runs, ``runs``: those per run. Other
+    simulated), ``fits``, ``reason``, ``source``, ``line``, ``max_model_len`` (the context simulated: vLLM's auto
+    resolved to a number) and ``max_model_len_note`` (``"auto: ..."`` when it came from auto, else empty); for several runs, ``runs``: those per run. Other
     scenario fields: ``hardware__gpu=`` style keywords (``__`` for ``.``), applied to ``scenario``;
     ``workload__warm_cache=True`` is the CLI's ``--warm-cache`` (a server warm from an earlier run of the same
     prompts, docs/vllm.md "A warm server"). Bad input raises ValueError naming the file, line and field.

@@ -93,7 +93,8 @@ def compare_costs(frame: pd.DataFrame, *, target: Optional[str] = None, ax=None)
     currency = str(frame["currency"].iloc[0]) if "currency" in frame and len(frame) else "USD"
     ok = frame.dropna(subset=["monthly_cost", "cost_per_mtok_output_at_target"])
     if "meets_slo" in ok:
-        ok = ok[ok["meets_slo"].astype(bool)]
+        # null = no SLO set (nothing to meet; libsim's slo_met_note): kept, as the winner's rule keeps it
+        ok = ok[ok["meets_slo"].map(lambda v: v is None or v != v or bool(v))]
     # Cheapest at the top; equal bills ordered by the token cost at the target load, as the winner is.
     ok = ok.sort_values(["monthly_cost", "cost_per_mtok_output_at_target"], ascending=False, kind="stable")
     winner = ok["winner"].astype(bool) if "winner" in ok else pd.Series(False, index=ok.index)

@@ -8,6 +8,7 @@
 #include "common.hpp"
 #include "llmsim/analysis/vllm_check.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/memory/memory_plan.hpp"
 #include "output_file.hpp"
 #include "signals.hpp"
 
@@ -32,7 +33,8 @@ void print_human(const analysis::VllmResult& r, const analysis::VllmCheck& c) {
             << s.hardware.replicas << " x " << s.hardware.parallel.gpus() << " " << s.hardware.gpu << " (tp "
             << s.hardware.parallel.tp << ", pp " << s.hardware.parallel.pp << "), policy "
             << spec::to_string(s.engine.policy) << ", max_num_seqs " << s.engine.max_num_seqs
-            << ", max_num_batched_tokens " << s.engine.max_num_batched_tokens << "\n\n";
+            << ", max_num_batched_tokens " << s.engine.max_num_batched_tokens
+            << (c.max_model_len > 0 ? ", " + memory::describe_context(c.max_model_len, c.max_model_len_note) : "") << "\n\n";
   if (!c.fits) std::cout << "cannot run: " << c.reason << "\n\n";
   Table t({"metric", "measured", "predicted", "error", "note"});
   for (const auto& row : c.rows) {

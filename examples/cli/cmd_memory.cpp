@@ -185,8 +185,16 @@ int run_memory(int argc, char** argv) {
                 << " GB of weights in host memory, copied over PCIe in every iteration\n";
     std::cout << "\n";
     if (plan.fits) {
+      // With sliding-window layers the capacity counts tokens at every layer's cost, and long sequences take less:
+      // labelled, so "82,752 tokens" beside "2 sequences of 131,072" is not read as one quantity (memory::kv_capacity_note).
+      const bool windowed = !memory::kv_capacity_note(plan).empty();
       std::cout << "fits: yes. KV capacity " << plan.kv_capacity_tokens << " tokens (" << plan.kv_capacity_blocks
-                << " blocks of " << e.block_size << "), " << plan.max_concurrent_seqs << " concurrent sequence"
+                << " blocks of " << e.block_size << ")"
+                << (windowed ? " at every layer's cost per token, as the simulation charges them; the sliding-window "
+                               "layers keep only their last " + std::to_string(plan.kv_sliding_window) +
+                                   " tokens, so vLLM holds longer sequences in less:"
+                             : ",")
+                << " " << plan.max_concurrent_seqs << " concurrent sequence"
                 << (plan.max_concurrent_seqs == 1 ? "" : "s") << " of " << plan.max_model_len << " tokens";
       // The same pool at shorter contexts (memory::MemoryPlan::concurrent_seqs_at): "1 sequence of 50336" is not one user.
       std::string shorter;

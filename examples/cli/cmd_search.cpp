@@ -96,7 +96,7 @@ int run_search(int argc, char** argv) {
         ("budget", po::value<double>(), "drop configurations whose monthly bill exceeds this (cost.currency)")
         ("gpus", po::value<std::string>(), "comma-separated GPU options for the hardware.gpu axis (default: six cards x 1/2/4/8 GPUs, TP and PP)")
         ("axis", po::value<std::vector<std::string>>()->composing(),
-         "PATH=[v1,v2,...] (JSON list), repeatable: replaces the default axes (hardware.gpu stays unless an axis or the scenario places the cards: a pool, a fleet)")
+         "PATH=[v1,v2,...] (JSON list), repeatable: replaces the default axes (hardware.gpu stays unless an axis or the scenario places the cards: a pool, a fleet); an object value over a section merges into the base's (engine=[{\"max_num_seqs\":64}] keeps its other fields; null clears one)")
         ("jobs,j", po::value<int>()->default_value(1), "threads (the result does not depend on it)")
         ("json", "print the result as JSON instead of the text")
         ("out", po::value<std::string>(), "also write the JSON result to this file");

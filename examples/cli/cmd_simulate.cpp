@@ -163,8 +163,8 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   // With no latency target anywhere (analysis::has_slo, a class's own SLO counts) there is nothing to meet; a run that
   // completed nothing is not met either way (metrics: slo_met is false then).
   const bool slo_set = analysis::has_slo(sc);
-  std::cout << "\nSLO " << (slo_set ? (s.slo_met ? "met" : "NOT met")
-                           : s.completed_requests > 0 ? "(none)" : "(none set; NOT met: no request completed)")
+  std::cout << "\n" << (slo_set ? (s.slo_met ? "SLO met" : "SLO NOT met")
+                         : s.completed_requests > 0 ? "no SLO set" : "no SLO set; NOT met: no request completed")
             << "; attainment "
             << fmt(100 * s.slo_attainment, 1) << "%, goodput " << fmt(s.goodput_rps, 2) << " req/s, "
             << fmt(s.goodput_output_tps, 1) << " output tok/s\n";
@@ -213,7 +213,7 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   for (const auto& c : s.classes)
     std::cout << "  class " << c.name << ": " << c.completed_requests << " done, TTFT p95 " << fmt(c.ttft_ms.p95, 1)
               << " ms, TPOT p95 " << fmt(c.tpot_ms.p95, 1) << " ms, attainment " << fmt(100 * c.slo_attainment, 1)
-              << "%, SLO " << (c.slo_met ? "met" : "NOT met") << "\n";
+              << "%, " << (!s.slo_set ? "no SLO set" : c.slo_met ? "SLO met" : "SLO NOT met") << "\n";
 }
 
 int run_simulate(int argc, char** argv) {

@@ -88,7 +88,7 @@ void print_table(const analysis::Grid& grid, const std::vector<RowRecord>& rows)
     }
     const bool fits = j.value("fits", false);
     cells.push_back(fits ? "yes" : "no");
-    cells.push_back(!fits ? "-" : j.value("meets_slo", false) ? "met" : "missed");
+    cells.push_back(!fits ? "-" : j["meets_slo"].is_null() ? "no SLO set" : j["meets_slo"].get<bool>() ? "met" : "missed");
     cells.push_back(num(j["ttft_ms"]["p95"], 0));
     cells.push_back(num(j["tpot_ms"]["p95"], 1));
     cells.push_back(num(j["goodput_output_tps"], 0));

@@ -48,7 +48,8 @@ void add_set_option(po::options_description& opts) {
       ("set", po::value<std::vector<std::string>>()->composing(),
        "PATH=VALUE, repeatable: set a scenario field by its dotted path, after --vllm-args and before the other "
        "flags apply (--set workload.arrival.rate=8 --set hardware.gpu=a100-80gb-sxm); VALUE is JSON, else a plain "
-       "string");
+       "string. An object replaces the whole field (--set engine={...} clears the engine's other settings), where a "
+       "grid or --axis value merges into it");
 }
 
 std::string server_command_line(const po::variables_map& vm, const char* name) {

@@ -2,7 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include "llmsim/analysis/fail_if.hpp"
+#include "llmsim/analysis/row.hpp"
 #include "llmsim/core/error.hpp"
+#include "scenarios.hpp"
 
 using namespace llmsim;
 using analysis::CompareOp;
@@ -128,4 +130,41 @@ TEST_CASE("a field with no value in any row is an error, not a passing gate", "[
   CHECK_THAT(analysis::violations({cond}, some[0])[0], Catch::Contains("got no value"));
   CHECK(analysis::violations({cond}, some[0], /*allow_missing=*/true).empty());
   CHECK(analysis::violations({cond}, some[1]).size() == 1);
+}
+
+TEST_CASE("with no SLO set, slo_met and meets_slo have no verdict, and a gate on them is an error naming the field",
+          "[analysis][fail_if][slo]") {
+  // Issue 29: with no latency target slo_met read true (vacuous), so `--fail-if 'slo_met == false'` passed a CI job
+  // on a field that said nothing. The row now writes null with slo_met_note, and the gate is refused.
+  Json none = test::chat_json();
+  none["slo"] = Json::object();
+  none["workload"]["num_requests"] = 120;
+  none["workload"]["warmup_requests"] = 20;
+  const auto row = analysis::evaluate_row(test::resolve_json(none));
+  const auto flat = analysis::flatten(row);
+  auto at = [&](const std::string& key) {
+    for (const auto& [k, v] : flat)
+      if (k == key) return v;
+    FAIL("no column " << key);
+    return Json();
+  };
+  REQUIRE(row.fits);
+  CHECK(at("slo_met").is_null());
+  CHECK(at("meets_slo").is_null());
+  CHECK_THAT(at("slo_met_note").get<std::string>(), Catch::StartsWith("no SLO set"));
+  const auto schema = analysis::row_schema();
+  for (const char* text : {"slo_met == false", "meets_slo != true"}) {
+    const auto cond = parse_fail_if(text, schema);
+    CHECK_THROWS_WITH(analysis::require_values({cond}, {flat}),
+                      Catch::Contains(std::string("'") + text + "'") && Catch::Contains("has no verdict in row 0") &&
+                          Catch::Contains("(no SLO set: ") && Catch::Contains("slo.ttft_ms.p95"));
+  }
+  // Other fields of the same row gate as before; with an SLO the verdict is a bool again.
+  CHECK_NOTHROW(analysis::require_values({parse_fail_if("ttft_ms.p95 > 1e9", schema)}, {flat}));
+  const auto with_slo = analysis::flatten(analysis::evaluate_row(test::resolve_json(test::chat_json())));
+  for (const auto& [k, v] : with_slo) {
+    if (k == "slo_met" || k == "meets_slo") CHECK(v.is_boolean());
+    if (k == "slo_met_note") CHECK(v.is_null());
+  }
+  CHECK_NOTHROW(analysis::require_values({parse_fail_if("slo_met == false", schema)}, {with_slo}));
 }

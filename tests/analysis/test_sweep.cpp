@@ -167,8 +167,11 @@ TEST_CASE("options of a capacity search that does not run are refused, named as 
   }
 }
 
-TEST_CASE("an axis over a whole section that would drop the base's fields is refused, in grids and searches",
+TEST_CASE("an axis value over a whole section merges into the base's section, in grids, overrides and searches",
           "[analysis][sweep][search]") {
+  // Issue 29: `engine=[{"max_num_seqs": 64}]` replaced the section and silently dropped the base's LoRA slots and
+  // context (a 4090 of two replicas became one); then it was refused. Now a value merges field by field
+  // (spec::merge_json_path): what it gives replaces, what it leaves out stays, null clears.
   Json base = chat_json("rtx4090-24gb");
   base["engine"]["enable_lora"] = true;
   base["engine"]["max_loras"] = 2;
@@ -176,33 +179,74 @@ TEST_CASE("an axis over a whole section that would drop the base's fields is ref
   auto grid = [&](const std::string& axis) {
     return analysis::parse_grid(R"({"base": )" + base.dump() + R"(, "grid": )" + axis + "}", "t");
   };
-  // engine: the LoRA slots (and the context) would vanish from every point.
-  CHECK_THROWS_WITH(grid(R"({"engine": [{"max_num_seqs": 64}, {"max_num_seqs": 128}]})"),
-                    Catch::Contains("grid.engine: value 1 of the axis over the whole 'engine' section") &&
-                        Catch::Contains("enable_lora = true") && Catch::Contains("max_loras = 2") &&
-                        Catch::Contains("engine.max_num_seqs"));
-  // hardware: two replicas would become one (the base's price priced its own card: not counted on another card).
-  CHECK_THROWS_WITH(grid(R"({"hardware": [{"gpu": "a100-80gb-sxm"}]})"), Catch::Contains("replicas = 2") &&
-                                                                           !Catch::Contains("price_per_gpu_hour"));
-  CHECK_THROWS_WITH(grid(R"({"hardware": [{"gpu": "rtx4090-24gb", "replicas": 2}]})"),
-                    Catch::Contains("price_per_gpu_hour = 2.0"));  // same card: its price would be lost
-  CHECK_THROWS_WITH(grid(R"({"slo": [{"ttft_ms": {"p95": 500}}]})"), Catch::Contains("tpot_ms"));
-  // Every field the base sets, repeated (or left at its default), runs; a field path always did.
-  const auto full = grid(R"({"engine": [{"max_model_len": 8192, "enable_lora": true, "max_loras": 2,
-                                         "max_num_seqs": 64}]})");
-  CHECK(full.points.at(0).scenario.engine.max_loras == 2);
-  const auto moved = grid(R"({"hardware": [{"gpu": "a100-80gb-sxm", "replicas": 2}]})");
-  CHECK(moved.points.at(0).scenario.hardware.replicas == 2);
-  CHECK(grid(R"({"engine.max_num_seqs": [64, 128]})").points.at(1).scenario.engine.max_loras == 2);
+  const auto seqs = grid(R"({"engine": [{"max_num_seqs": 64}, {"max_num_seqs": 128}]})");
+  REQUIRE(seqs.points.size() == 2);
+  for (const auto& p : seqs.points) {
+    CHECK(p.scenario.engine.enable_lora);
+    CHECK(p.scenario.engine.max_loras == 2);
+    CHECK(p.scenario.engine.max_model_len == 8192);
+    CHECK(p.scenario.hardware.replicas == 2);
+  }
+  CHECK(seqs.points[0].scenario.engine.max_num_seqs == 64);
+  CHECK(seqs.points[1].scenario.engine.max_num_seqs == 128);
+  // The same points as the fields' own paths: one rule.
+  const auto paths = grid(R"({"engine.max_num_seqs": [64, 128]})");
+  CHECK(spec::to_json(paths.points[1].scenario) == spec::to_json(seqs.points[1].scenario));
+  // hardware: the replicas stay; the base's price priced its own card, so another card is billed at its own.
+  const auto moved = grid(R"({"hardware": [{"gpu": "a100-80gb-sxm"}, {"gpu": "rtx4090-24gb"},
+                                            {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": 3.5}]})");
+  CHECK(moved.points[0].scenario.hardware.replicas == 2);
+  CHECK(moved.points[0].scenario.hardware.gpu == "a100-80gb-sxm");
+  CHECK_FALSE(moved.points[0].scenario.hardware.price_per_gpu_hour.has_value());
+  CHECK(moved.points[1].scenario.hardware.price_per_gpu_hour == 2.0);  // same card: its price stays
+  CHECK(moved.points[2].scenario.hardware.price_per_gpu_hour == 3.5);
+  // Nested sections merge too; null clears a field (back to its default: no TPOT target).
+  const auto slo = grid(R"({"slo": [{"ttft_ms": {"p95": 500}}, {"tpot_ms": null}]})");
+  CHECK(slo.points[0].scenario.slo.targets.size() == 2);
+  CHECK(slo.points[1].scenario.slo.targets.size() == 1);
+  const auto cleared = grid(R"({"engine": [{"enable_lora": null, "max_loras": null}]})");
+  CHECK_FALSE(cleared.points[0].scenario.engine.enable_lora);
+  CHECK(cleared.points[0].scenario.engine.max_model_len == 8192);
+  // A null field is still checked against the schema; an unknown one named as any path is.
+  CHECK_THROWS_WITH(grid(R"({"engine": [{"max_num_seq": null}]})"), Catch::Contains("max_num_seq"));
+  CHECK_THROWS_WITH(grid(R"({"engine": [{"max_num_seq": 64}]})"), Catch::Contains("did you mean"));
+  // Ambiguous: a variant's kind changes and the base sets fields beside it; a merge cannot tell whether they carry
+  // over. Refused naming them and the two ways out; giving them (or null) runs.
+  CHECK_THROWS_WITH(grid(R"({"workload": [{"input_tokens": {"dist": "fixed", "value": 500}}]})"),
+                    Catch::Contains("workload.input_tokens.dist") && Catch::Contains("\"lognormal\"") &&
+                        Catch::Contains("mean = 800") && Catch::Contains("sigma = 0.8") &&
+                        Catch::Contains("null to clear them"));
+  CHECK_THROWS_WITH(grid(R"({"workload.arrival": [{"process": "gamma", "cv": 2}]})"),
+                    Catch::Contains("workload.arrival.process") && Catch::Contains("rate = 2.0"));
+  const auto gamma = grid(R"({"workload.arrival": [{"process": "gamma", "cv": 2, "rate": 2}]})");
+  CHECK(std::get<spec::GammaArrivals>(gamma.points[0].scenario.workload.arrival).cv == 2);
+  const auto fixed = grid(R"({"workload": [{"input_tokens": {"dist": "fixed", "value": 500, "mean": null,
+                                                             "sigma": null}}]})");
+  CHECK(std::get<spec::FixedLength>(fixed.points[0].scenario.workload.input_tokens).value == 500);
+  CHECK(fixed.points[0].scenario.workload.num_requests == 400);  // the rest of the workload kept
+  // A sweep's --set meets the fields a merged value writes, not its whole section: engine.block_size beside
+  // engine=[{"max_num_seqs": ...}] runs, engine.max_num_seqs is refused as before.
+  CHECK_NOTHROW(analysis::refuse_sets_on_axes(seqs, {{"engine.block_size", 32}}));
+  CHECK_THROWS_WITH(analysis::refuse_sets_on_axes(seqs, {{"engine.max_num_seqs", 32}}),
+                    Catch::Contains("overlaps the grid axis 'engine'"));
+  CHECK_THROWS_WITH(analysis::refuse_sets_on_axes(seqs, {{"engine", Json::object()}}),
+                    Catch::Contains("is an axis of this grid"));
   // A list of per-point overrides over a base: the same rule.
-  CHECK_THROWS_WITH(analysis::parse_grid(R"({"base": )" + base.dump() +
-                                             R"(, "scenarios": [{"engine": {"max_num_seqs": 64}}]})", "t"),
-                    Catch::Contains("max_loras = 2"));
-  // search: the same rule at search.axes[i], before anything runs.
+  const auto listed = analysis::parse_grid(R"({"base": )" + base.dump() +
+                                               R"(, "scenarios": [{"engine": {"max_num_seqs": 64}}]})", "t");
+  CHECK(listed.points.at(0).scenario.engine.max_loras == 2);
+  CHECK(listed.points.at(0).scenario.engine.max_num_seqs == 64);
+  // search: each candidate is the base with its values merged (the base's replicas are search's to size).
   analysis::SearchOptions opt;
   opt.target_qps = 1;
   opt.axes = {{"engine", {Json::parse(R"({"max_num_seqs": 64})")}}, {"hardware.gpu", {"rtx4090-24gb"}}};
+  const auto plan = analysis::plan_search(base, opt, spec::Catalog::builtin());
+  REQUIRE_FALSE(plan.candidates.empty());
+  CHECK(plan.candidates[0].scenario["engine"]["max_loras"] == 2);
+  CHECK(plan.candidates[0].scenario["engine"]["enable_lora"] == true);
+  CHECK(plan.candidates[0].scenario["engine"]["max_num_seqs"] == 64);
+  opt.axes = {{"workload", {Json::parse(R"({"input_tokens": {"dist": "fixed", "value": 500}})")}},
+              {"hardware.gpu", {"rtx4090-24gb"}}};
   CHECK_THROWS_WITH(analysis::plan_search(base, opt, spec::Catalog::builtin()),
-                    Catch::Contains("search.axes[0] (engine): value 1 of the axis over the whole 'engine' section") &&
-                        Catch::Contains("max_loras = 2"));
+                    Catch::Contains("search.axes[0] (workload) value 1") && Catch::Contains("mean = 800"));
 }

@@ -112,7 +112,9 @@ TEST_CASE("--set PATH=VALUE edits the scenario as editing the file would, on eve
        std::vector<std::tuple<std::string, std::string, std::string>>{
            {grid_file(), R"('workload.arrival={"process": "poisson", "rate": 9}')", "'workload.arrival' holds 'workload.arrival.rate'"},
            {grid_file(), "workload={}", "'workload' holds 'workload.arrival.rate'"},
-           {section_grid, "workload.arrival.rate=9", "'workload.arrival.rate' is a field of 'workload.arrival'"},
+           // An axis value over a section merges (spec::merge_json_path): it writes the fields it names.
+           {section_grid, "workload.arrival.rate=9",
+            "'workload.arrival.rate' overlaps the grid axis 'workload.arrival' (both set 'workload.arrival.rate')"},
            {section_grid, "max_num_seqs=4", "grid axis 'engine.max_num_seqs' (both set 'engine.max_num_seqs')"},
            {section_grid, "engine.max_num_seqs=4", "'engine.max_num_seqs' is an axis of this grid"}}) {
     r = run("sweep " + grid + " --set " + set);

@@ -306,3 +306,25 @@ TEST_CASE("llmsim check refuses counts no run can have before building them: siz
   }
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("llmsim check prints the context it simulated as a number, also when it came from vLLM's auto") {
+  // Issue 29: with max_model_len unset (vLLM's --max-model-len auto) `check --json` echoed -1, the value that asks
+  // for auto, not the context that ran. Now the number, and a note saying it came from auto; a given number is
+  // echoed as given, with no note.
+  const std::string file = kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model llama-3.1-8b ";
+  const std::string server = "--vllm-args 'vllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-num-seqs 256' ";
+  const auto j = check_cli("check " + file + server + "--json", "2>/dev/null");
+  REQUIRE(j.code == 0);
+  const auto doc = llmsim::parse_json(j.text, "stdout");
+  REQUIRE(doc["max_model_len"].is_number_integer());
+  const auto ctx = doc["max_model_len"].get<int>();
+  CHECK(ctx > 0);
+  CHECK(doc["scenario"]["engine"]["max_model_len"] == ctx);
+  CHECK_THAT(doc["max_model_len_note"].get<std::string>(), Catch::StartsWith("auto"));
+  const auto text = check_cli("check " + file + server, "2>/dev/null");
+  CHECK_THAT(text.text, Catch::Contains("max_model_len ") && Catch::Contains("(auto"));
+  const auto given = llmsim::parse_json(check_cli("check " + file + kArgs + " --json", "2>/dev/null").text, "stdout");
+  CHECK(given["max_model_len"] == 2048);
+  CHECK(given["scenario"]["engine"]["max_model_len"] == 2048);
+  CHECK(given["max_model_len_note"] == "");
+}

@@ -195,8 +195,9 @@ TEST_CASE("fleet meter: each arrival lands in floor(t / hour)'s bucket, at the e
 }
 
 TEST_CASE("collector: a run that completed nothing meets nothing, with or without an SLO") {
-  // With no SLO a run that served requests meets its empty SLO; one that served none is not reported as meeting
-  // anything (session 40's attack: slo_met was true with every request timed out and no SLO).
+  // With no SLO there is no verdict to write (issue 29: it read as met): the JSON has null and the note; the bool a
+  // caller reads inside llmsim still says a run that served none met nothing (session 40's attack: slo_met was true
+  // with every request timed out and no SLO).
   for (const bool with_slo : {false, true}) {
     INFO(with_slo);
     spec::SloSpec slo;
@@ -206,7 +207,14 @@ TEST_CASE("collector: a run that completed nothing meets nothing, with or withou
     const Summary empty = none.summarize(0, 1);
     REQUIRE(empty.completed_requests == 0);
     CHECK_FALSE(empty.slo_met);
-    CHECK_FALSE(to_json(empty)["slo_met"].get<bool>());
+    CHECK(empty.slo_set == with_slo);
+    if (with_slo) {
+      CHECK_FALSE(to_json(empty)["slo_met"].get<bool>());
+      CHECK(to_json(empty)["slo_met_note"].is_null());
+    } else {
+      CHECK(to_json(empty)["slo_met"].is_null());
+      CHECK_THAT(to_json(empty)["slo_met_note"].get<std::string>(), Catch::StartsWith("no SLO set"));
+    }
     Collector one({ClassInfo{"default", slo}}, slo);
     FinishedRequest r;
     r.finish_s = 1.0;

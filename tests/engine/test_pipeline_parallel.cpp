@@ -5,7 +5,9 @@
 #include <map>
 #include <vector>
 
+#include "../../libsim/src/engine/pipeline.hpp"
 #include "llmsim/engine/simulator.hpp"
+#include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/perf/serving_path.hpp"
 #include "llmsim/spec/catalog.hpp"
@@ -108,4 +110,64 @@ TEST_CASE("pipeline parallel: batches in flight above pp act as pp; negative is 
   REQUIRE(simulate(make_pp(2, 8, w)).summary.throughput.output_tokens_per_s ==
           simulate(make_pp(2, 2, w)).summary.throughput.output_tokens_per_s);
   REQUIRE_THROWS_WITH(simulate(make_pp(2, -1, w)), Catch::Contains("engine.max_concurrent_batches"));
+}
+
+TEST_CASE("pipeline parallel: layers split as vLLM's get_pp_indices does, an uneven split paced by its largest stage",
+          "[pipeline][pp_split]") {
+  // vllm/distributed/utils.py get_pp_indices (VLLM_PP_LAYER_PARTITION unset): num_layers / pp each, the remainder one
+  // more each to the stages before the last, from the second-to-last backwards. Its docstring's and tests' cases:
+  using V = std::vector<int>;
+  CHECK(spec::pp_stage_layers(32, 4) == V{8, 8, 8, 8});
+  CHECK(spec::pp_stage_layers(35, 2) == V{18, 17});  // Gemma-4 E2B over two stages
+  CHECK(spec::pp_stage_layers(22, 4) == V{5, 6, 6, 5});
+  CHECK(spec::pp_stage_layers(61, 4) == V{15, 15, 16, 15});
+  CHECK(spec::pp_stage_layers(5, 3) == V{2, 2, 1});
+  CHECK(spec::pp_stage_layers(4, 3) == V{1, 2, 1});
+  CHECK(spec::pp_stage_layers(3, 2) == V{2, 1});
+  CHECK(spec::largest_pp_stage(35, 2) == 18);
+  CHECK(spec::largest_pp_stage(32, 1) == 32);
+  // Each stage takes its layers' share of a pass: 18/35 and 17/35 of a 35 s pass. A second batch ready at once enters
+  // the first stage when the first batch leaves it (18 s) and leaves it at 36 s, after the second stage freed (35 s).
+  engine::detail::Pipeline uneven(V{18, 17});
+  const auto a = uneven.pass(0, 35), b = uneven.pass(0, 35);
+  CHECK(a.entry_s == 0);
+  CHECK(a.exit_s == Approx(35));
+  CHECK(b.entry_s == Approx(18));
+  CHECK(b.exit_s == Approx(53));  // 18 + 18 + 17: the larger stage paces it (an even split: 17.5 + 35 = 52.5)
+  engine::detail::Pipeline even(V{16, 16});
+  even.pass(0, 32);
+  CHECK(even.pass(0, 32).exit_s == Approx(48));
+  // End to end: llama-3.1-8b's 32 layers over 3 stages ([10, 11, 11]), which llmsim refused before, runs; a
+  // compute-bound load gains less than 3x from the overlap (the 11-layer stages pace it: at most 32/11).
+  Json w = closed_loop(48, 900);
+  w["input_tokens"]["value"] = 2048;
+  w["output_tokens"]["value"] = 2;
+  const auto overlapped = simulate(make_pp(3, 0, w)).summary;
+  const auto serial = simulate(make_pp(3, 1, w)).summary;
+  REQUIRE(overlapped.completed_requests == 900);
+  const double gain = overlapped.throughput.input_tokens_per_s / serial.throughput.input_tokens_per_s;
+  INFO("pp3 overlapped / one batch in flight: x" << gain);
+  CHECK(gain > 2.0);
+  CHECK(gain <= 32.0 / 11.0 + 1e-9);
+}
+
+TEST_CASE("pipeline parallel: Gemma-4 E2B (35 layers) over 2 stages plans its largest stage and serves",
+          "[pipeline][pp_split]") {
+  // llmsim refused pp 2 for 35 layers ("must divide"); vLLM serves it as [18, 17] (issue 29).
+  auto resolved = [](int pp) {
+    const Json j = {{"model", "gemma-4-e2b"}, {"hardware", {{"gpu", "rtx4090-24gb"}, {"pp", pp}}},
+                    {"engine", {{"max_model_len", 8192}, {"api_server", false}}},
+                    {"workload", closed_loop(8, 60)}};
+    return spec::resolve(spec::scenario_from_json(JsonView(j, "")), spec::Catalog::builtin());
+  };
+  const auto one = resolved(1), two = resolved(2);
+  const auto p1 = memory::plan_memory(one), p2 = memory::plan_memory(two);
+  REQUIRE(p2.fits);
+  // The largest stage holds 18 of 35 layers and the heavier end (embeddings or LM head): more than half the weights,
+  // less than all of them.
+  CHECK(p2.per_gpu.weights_bytes > p1.per_gpu.weights_bytes / 2);
+  CHECK(p2.per_gpu.weights_bytes < p1.per_gpu.weights_bytes);
+  const auto s = simulate(two).summary;
+  CHECK(s.fits);
+  CHECK(s.completed_requests == 60);
 }

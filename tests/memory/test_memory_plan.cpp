@@ -145,10 +145,16 @@ TEST_CASE("tp must divide the heads") {
   CHECK_THROWS_WITH(plan("llama-3.1-8b", "rtx4090-24gb", "fp16", 3), Catch::Contains("hardware.tp"));
   // 8 KV heads over tp 16 are replicated (vLLM), 64 query heads divide
   CHECK_NOTHROW(plan("llama-3.1-70b", "a100-80gb-sxm", "fp16", 16));
+  // pp need not divide the layers: 32 over 5 stages is vLLM's [6, 6, 7, 7, 6] (spec::pp_stage_layers), planned at
+  // its largest stage: between the 8 layers of pp 4 and the 4 of pp 8.
   EngineConfig e;
-  CHECK_THROWS_AS(plan_memory(cat().model("llama-3.1-8b"), quant("fp16"), cat().gpu("a100-80gb-sxm"),
-                              ParallelConfig{1, 5}, e, 8192),
-                  ConfigError);
+  auto weights = [&](int pp) {
+    return plan_memory(cat().model("llama-3.1-8b"), quant("fp16"), cat().gpu("a100-80gb-sxm"), ParallelConfig{1, pp}, e,
+                       8192)
+        .per_gpu.weights_bytes;
+  };
+  CHECK(weights(5) < weights(4));
+  CHECK(weights(5) > weights(8));
   CHECK_THROWS_WITH(plan("llama-3.1-8b", "rtx4090-24gb", "fp16", 1, -5), Catch::Contains("max_model_len"));
 }
 

@@ -107,7 +107,8 @@ def test_repr_with_no_slo_says_so_instead_of_slo_met(small):
     assert "SLO met" in repr(llmsim.simulate(tenant))  # a class's SLO is one to meet
     # Nothing completed (every request timed out) and no SLO: nothing was met, in the summary and the repr alike.
     lost = llmsim.simulate(dict(small, slo={}, workload=dict(small["workload"], timeout_s=0.001)))
-    assert lost.summary["completed_requests"] == 0 and lost.summary["slo_met"] is False
+    assert lost.summary["completed_requests"] == 0 and lost.summary["slo_met"] is None
+    assert lost.summary["slo_met_note"].startswith("no SLO set")
     assert "no SLO set, NOT met: no request completed" in repr(lost)
 
 

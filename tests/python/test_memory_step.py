@@ -334,3 +334,29 @@ def test_step_of_a_multi_step_scenario_prices_its_window_as_the_cli_does(cli):
     assert m["window_mean_step_ms"] == pytest.approx((m["first_step_ms"] + 7 * m["later_step_ms"]) / 8)
     single = llmsim.step(scenario, engine__num_scheduler_steps=1, decode_seqs=16, context=1024)
     assert "multi_step" not in single and single["time_ms"] == out["time_ms"]
+
+
+def test_memory_labels_the_windowed_capacity_beside_the_concurrency(cli):
+    """Gemma-4 E4B on an L4 (issue 29): "KV capacity 82,752 tokens" beside "2 concurrent sequences of 131,072
+    tokens" read as one quantity contradicting itself. The capacity counts tokens at every layer's cost (vLLM's "GPU
+    KV cache size", as the simulation charges them); the sliding-window layers keep only their last 512 tokens, so
+    vLLM holds long sequences in less. Both outputs say so (memory::kv_capacity_note); a model without windows has
+    one number and no label."""
+    import json
+    import subprocess
+    need("memory")
+    args = ["memory", "--model", "gemma-4-e4b", "--gpu", "l4-24gb"]
+    text = subprocess.run([cli, *args], capture_output=True, text=True, check=True).stdout
+    out = json.loads(subprocess.run([cli, *args, "--json"], capture_output=True, text=True, check=True).stdout)
+    assert out == llmsim.memory(model="gemma-4-e4b", gpu="l4-24gb")
+    assert out["kv_sliding_window"] > 0
+    # The two numbers that read as a contradiction are both there, and labelled.
+    assert out["max_concurrent_seqs"] * out["max_model_len"] > out["kv_capacity_tokens"]
+    assert "every layer's per-token cost" in out["kv_capacity_note"]
+    assert f"last {out['kv_sliding_window']:,} tokens" in out["kv_capacity_note"]
+    line = next(ln for ln in text.splitlines() if ln.startswith("fits: yes"))
+    assert f"KV capacity {out['kv_capacity_tokens']} tokens" in line
+    assert "at every layer's cost per token" in line and "so vLLM holds longer sequences in less:" in line
+    assert f"{out['max_concurrent_seqs']} concurrent sequence" in line
+    plain = llmsim.memory(model="llama-3.1-8b", gpu="l4-24gb")
+    assert plain["kv_capacity_note"] == ""

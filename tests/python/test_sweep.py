@@ -143,29 +143,35 @@ def test_an_unset_search_warmup_follows_the_search_requests_from_every_surface(c
         assert [key(r) for r in rows] == [key(r) for r in python()], command
 
 
-def test_an_axis_over_a_whole_section_that_drops_base_fields_is_refused_as_on_the_cli(cli, tmp_path):
-    """A value of an axis over a whole section replaces it (as --set does); one that would drop a field the base
-    sets is a ValueError naming the fields, in expand_grid/sweep and search alike, with the CLI's message."""
+def test_an_axis_value_over_a_whole_section_merges_into_the_base_as_on_the_cli(cli, tmp_path):
+    """A value of an axis over a whole section merges into the base's section field by field (libsim's
+    spec::merge_json_path; issue 29: it dropped the base's other fields, then was refused): the base's LoRA slots and
+    replicas stay, null clears a field, and only an ambiguous merge (a variant's kind changed with base fields beside
+    it) is a ValueError, with the CLI's message."""
     need("analysis")
     base = {"model": "llama-3.1-8b", "hardware": {"gpu": "rtx4090-24gb", "replicas": 2},
             "engine": {"max_model_len": 8192, "enable_lora": True, "max_loras": 2},
             "workload": {"arrival": {"process": "poisson", "rate": 2.0}, "num_requests": 200,
                          "warmup_requests": 20},
             "slo": {"ttft_ms": {"p95": 2000}}}
-    with pytest.raises(ValueError, match=r"whole 'engine' section.*enable_lora = true, max_loras = 2"):
-        llmsim.expand_grid(base, {"engine": [{"max_num_seqs": 64}]})
-    with pytest.raises(ValueError, match=r"whole 'hardware' section.*replicas = 2"):
-        llmsim.expand_grid(base, {"hardware": [{"gpu": "a100-80gb-sxm"}]})
-    with pytest.raises(ValueError, match=r"search.axes\[\d\] \(engine\): value 1 .*max_loras = 2"):
-        llmsim.search(base, 2, axes={"engine": [{"max_num_seqs": 64}]})
+    points = llmsim.expand_grid(base, {"engine": [{"max_num_seqs": 64}, {"max_loras": None, "enable_lora": None}]})
+    merged = [json.loads(text) for _, text in points]
+    assert merged[0]["engine"]["max_loras"] == 2 and merged[0]["engine"]["enable_lora"] is True
+    assert merged[0]["engine"]["max_num_seqs"] == 64 and merged[0]["engine"]["max_model_len"] == 8192
+    assert merged[0]["hardware"]["replicas"] == 2
+    assert merged[1]["engine"].get("enable_lora", False) is False
+    # The same as the field's own path.
+    by_path = llmsim.expand_grid(base, {"engine.max_num_seqs": [64]})
+    assert json.loads(by_path[0][1]) == merged[0]
+    moved = json.loads(llmsim.expand_grid(base, {"hardware": [{"gpu": "a100-80gb-sxm"}]})[0][1])
+    assert moved["hardware"]["replicas"] == 2 and moved["hardware"]["gpu"] == "a100-80gb-sxm"
+    ambiguous = {"workload.arrival": [{"process": "gamma", "cv": 2}]}
+    with pytest.raises(ValueError, match=r"workload\.arrival\.process.*rate = 2\.0.*null to clear them"):
+        llmsim.expand_grid(base, ambiguous)
+    with pytest.raises(ValueError, match=r"search.axes\[\d\] \(workload.arrival\) value 1.*rate = 2\.0"):
+        llmsim.search(base, 2, axes=ambiguous)
     path = tmp_path / "lora.json"
     path.write_text(json.dumps(base))
-    out = subprocess.run([cli, "search", str(path), "--target-qps", "2", "--axis", 'engine=[{"max_num_seqs":64}]'],
-                         capture_output=True, text=True)
-    assert out.returncode == 2 and "whole 'engine' section" in out.stderr and "max_loras = 2" in out.stderr
-    # The fields as their own paths, or repeated in the value: kept.
-    points = llmsim.expand_grid(base, {"engine.max_num_seqs": [64, 128]})
-    assert len(points) == 2
-    kept = llmsim.expand_grid(base, {"engine": [{"max_model_len": 8192, "enable_lora": True, "max_loras": 2,
-                                                 "max_num_seqs": 64}]})
-    assert len(kept) == 1
+    out = subprocess.run([cli, "search", str(path), "--target-qps", "2", "--axis",
+                          'workload.arrival=[{"process":"gamma","cv":2}]'], capture_output=True, text=True)
+    assert out.returncode == 2 and "workload.arrival.process" in out.stderr and "rate = 2.0" in out.stderr

@@ -105,7 +105,7 @@ void set_gpu(spec::Scenario& s, const std::string& gpu, std::optional<double> pr
   }
 }
 
-Json apply_overrides(Json doc, const std::vector<std::pair<std::string, Json>>& overrides) {
+Json apply_overrides(Json doc, const std::vector<std::pair<std::string, Json>>& overrides, OverrideRule rule) {
   auto gpu_of = [](const Json& d) {
     const Json* hw = d.is_object() && d.contains("hardware") ? &d["hardware"] : nullptr;
     return hw && hw->is_object() && hw->contains("gpu") && (*hw)["gpu"].is_string() ? (*hw)["gpu"].get<std::string>()
@@ -114,10 +114,18 @@ Json apply_overrides(Json doc, const std::vector<std::pair<std::string, Json>>& 
   const std::string base_gpu = gpu_of(doc);
   bool hardware_given = false, price_given = false, purchase_given = false;
   for (const auto& [path, value] : overrides) {
-    spec::set_json_path(doc, path, value);
-    hardware_given = hardware_given || path == "hardware";
-    price_given = price_given || (path == "hardware.price_per_gpu_hour" && !value.is_null());
-    purchase_given = purchase_given || (path == "hardware.purchase_price_per_gpu" && !value.is_null());
+    const bool merge = rule == OverrideRule::merge;
+    if (merge) spec::merge_json_path(doc, path, value);
+    else spec::set_json_path(doc, path, value);
+    // A merged hardware object prices the card only where it gives a price; a replacing one priced it (or left it
+    // to the catalogue) whole.
+    const auto gives = [&](const char* key) {
+      return path == "hardware" && value.is_object() && value.contains(key) && !value[key].is_null();
+    };
+    hardware_given = hardware_given || (path == "hardware" && !merge);
+    price_given = price_given || (path == "hardware.price_per_gpu_hour" && !value.is_null()) || gives("price_per_gpu_hour");
+    purchase_given = purchase_given || (path == "hardware.purchase_price_per_gpu" && !value.is_null()) ||
+                     gives("purchase_price_per_gpu");
   }
   if (hardware_given || !doc.contains("hardware") || !doc["hardware"].is_object()) return doc;
   Json& hw = doc["hardware"];

@@ -228,6 +228,17 @@ std::vector<std::string> violations(const std::vector<FailIf>& conditions,
 void require_values(const std::vector<FailIf>& conditions,
                     const std::vector<std::vector<std::pair<std::string, Json>>>& flat_rows, const std::string& path) {
   if (flat_rows.empty()) return;
+  // A verdict on the SLO where no SLO is set would pass or fail on a field that says nothing (issue 29): an error
+  // naming the field, whatever the other rows hold.
+  for (const auto& c : conditions) {
+    if (c.field != "slo_met" && c.field != "meets_slo") continue;
+    for (std::size_t i = 0; i < flat_rows.size(); ++i)
+      for (const auto& [key, value] : flat_rows[i])
+        if (key == "slo_met_note" && value.is_string())
+          throw ConfigError(path, "'" + c.text + "': '" + c.field + "' has no verdict in row " + std::to_string(i) + " (" +
+                                      value.get<std::string>() + "); set a latency target (slo.ttft_ms.p95, slo.tpot_ms.p95, ...) or bound "
+                                      "another field (unstable == true, ttft_ms.p95 > ...)");
+  }
   for (const auto& c : conditions) {
     bool any = false;
     for (const auto& row : flat_rows)

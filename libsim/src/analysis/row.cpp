@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "llmsim/analysis/capacity.hpp"
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/ownership.hpp"
@@ -42,6 +43,7 @@ Row row_identity(const spec::ResolvedScenario& s) {
   row.interconnect = s.interconnect;
   row.params = static_cast<double>(s.model.param_count());
   row.currency = s.scenario.cost.currency;
+  row.slo_set = has_slo(s.scenario);
   row.price_per_gpu_hour = s.price_per_gpu_hour;
   row.price_is_placeholder = s.price_is_placeholder;
   row.purchase_price_per_gpu = s.purchase_price_per_gpu;

@@ -35,7 +35,8 @@ std::optional<double> opt(const metrics::Summary* s, double v) {
 
 // Latency, goodput and per-token cost of one run; every key present, null without a run.
 void summary_fields(Json& j, const metrics::Summary* s) {
-  j["slo_met"] = s ? Json(s->slo_met && !s->unstable) : Json(nullptr);
+  j["slo_met"] = s && s->slo_set ? Json(s->slo_met && !s->unstable) : Json(nullptr);
+  j["slo_met_note"] = s && !s->slo_set ? Json(metrics::kNoSloNote) : Json(nullptr);
   j["slo_attainment"] = num(opt(s, s ? s->slo_attainment : 0));
   j["goodput_rps"] = num(opt(s, s ? s->goodput_rps : 0));
   j["goodput_output_tps"] = num(opt(s, s ? s->goodput_output_tps : 0));
@@ -83,7 +84,8 @@ Json to_json(const Row& r) {
   j["grid"] = grid;
   j["fits"] = r.fits;
   j["reason"] = r.reason;
-  j["meets_slo"] = r.meets_slo();
+  // No latency target: nothing to meet, written as null (slo_met_note says why), not as a vacuous true.
+  j["meets_slo"] = r.slo_set || !r.fits ? Json(r.meets_slo()) : Json(nullptr);
   j["unstable"] = s ? Json(s->unstable) : Json(nullptr);
   j["load_qps"] = s ? num(r.load_qps) : Json(nullptr);
   j["completed_requests"] = s ? Json(s->completed_requests) : Json(nullptr);
@@ -185,7 +187,7 @@ std::vector<std::string> row_columns(const std::vector<std::string>& label_paths
                                 "purchase_price_is_placeholder", "owned_cost_per_gpu_hour", "owned_monthly_cost",
                                 "owned_cost_per_mtok_output_at_target", "break_even_months", "owned_note",
                                 "quality_caveat", "busy_fraction", "cold_start_s", "completed_requests", "preemptions",
-                                "throughput", "slo_met", "slo_attainment", "goodput_rps", "goodput_output_tps",
+                                "throughput", "slo_met", "slo_met_note", "slo_attainment", "goodput_rps", "goodput_output_tps",
                                 "goodput_total_tps", "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "queue_ms",
                                 "kv_peak_used_fraction", "prefix_cache_hit_rate", "host_cache_hit_rate", "max_model_len", "max_model_len_note", "kv_transfer_ms", "decode_wait_ms", "spec_tokens_per_step",
                                 "mfu", "mbu", "at_target"};

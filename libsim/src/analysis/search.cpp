@@ -132,8 +132,15 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
     } catch (const ConfigError& e) {
       throw ConfigError("search.axes[" + std::to_string(i) + "].path", e.what());
     }
-    refuse_section_axis_dropping_fields(base, axes[i].path, axes[i].values,
-                                        "search.axes[" + std::to_string(i) + "] (" + axes[i].path + ")");
+    for (std::size_t v = 0; v < axes[i].values.size(); ++v) {  // a value merges into the base (its fields checked)
+      Json merged = base;
+      try {
+        spec::merge_json_path(merged, axes[i].path, axes[i].values[v]);
+      } catch (const ConfigError& e) {
+        throw ConfigError("search.axes[" + std::to_string(i) + "] (" + axes[i].path + ") value " + std::to_string(v + 1),
+                          e.what());
+      }
+    }
     total *= static_cast<std::int64_t>(axes[i].values.size());
     if (total > kMaxConfigurations)
       throw ConfigError("search.axes", "the space has more than " + std::to_string(kMaxConfigurations) +
@@ -178,7 +185,7 @@ SearchPlan plan_search(const Json& base, const SearchOptions& options, const spe
     overrides.emplace_back("cost.target_qps", options.target_qps);
     c.name = candidate_name(c.point);
     try {
-      c.scenario = apply_overrides(base, overrides);
+      c.scenario = apply_overrides(base, overrides, OverrideRule::merge);
       const spec::ResolvedScenario rs = spec::resolve(spec::scenario_from_json(JsonView(c.scenario, "")), catalog);
       // The plan the simulator would run: vLLM's auto context when max_model_len is unset, the proposer included.
       const auto mp = memory::plan_memory(rs);

@@ -48,7 +48,7 @@ std::vector<SearchAxis> search_axes_for_sets(std::vector<SearchAxis> axes, const
     // The fields an axis writes: its own (a vLLM name's, per value); the card axis also writes the split.
     std::vector<std::string> fields;
     for (const auto& v : axis.values)
-      for (auto& f : spec::json_path_fields(axis.path, v)) fields.push_back(std::move(f));
+      for (auto& f : spec::merged_json_fields(axis.path, v)) fields.push_back(std::move(f));  // an object merges
     if (fields.empty()) fields.push_back(axis.path);
     const bool cards = axis.path == "hardware.gpu";
     if (cards) {

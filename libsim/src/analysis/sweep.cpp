@@ -55,8 +55,11 @@ spec::Scenario parse_point(const Json& doc, std::size_t index, const std::vector
 // The base's price_per_gpu_hour priced the base's card: a point on another card that sets no price of its own is
 // billed at that card's catalogue price (price_on_gpu, as compare and --gpu do).
 void reprice(SweepPoint& p, const Json& base) {
-  for (const auto& [path, value] : p.labels)
-    if ((path == "hardware" || path == "hardware.price_per_gpu_hour") && !value.is_null()) return;
+  for (const auto& [path, value] : p.labels)  // a hardware object merges: it prices the card when it gives a price
+    if ((path == "hardware.price_per_gpu_hour" && !value.is_null()) ||
+        (path == "hardware" && value.is_object() && value.contains("price_per_gpu_hour") &&
+         !value["price_per_gpu_hour"].is_null()))
+      return;
   const Json hw = base.value("hardware", Json::object());
   // An inline GPU object is held as its compact text (spec::Deployment::gpu), so compare in that form.
   std::string base_gpu = spec::Deployment{}.gpu;
@@ -96,7 +99,7 @@ void refuse_sets_on_axes(const Grid& grid, const std::vector<std::pair<std::stri
       const std::string text = p.labels[k].second.dump();
       if (std::find(seen.begin(), seen.end(), text) != seen.end()) continue;
       seen.push_back(text);
-      for (auto& f : spec::json_path_fields(axis, p.labels[k].second)) axis_fields.push_back(std::move(f));
+      for (auto& f : spec::merged_json_fields(axis, p.labels[k].second)) axis_fields.push_back(std::move(f));
     }
     if (axis_fields.empty()) axis_fields.push_back(axis);
     for (const auto& [path, value] : sets)
@@ -131,43 +134,6 @@ void refuse_overlapping_paths(const std::vector<std::string>& paths, const std::
                                  "would overwrite the other and rows would be labelled with values they did not run; "
                                  "vary one of them");
     }
-}
-
-void refuse_section_axis_dropping_fields(const Json& base, const std::string& path, const std::vector<Json>& values,
-                                         const std::string& where) {
-  if (path.find('.') != std::string::npos || !base.is_object() || !base.contains(path) || !base[path].is_object())
-    return;
-  const Json& own = base[path];
-  static const Json defaults = [] {  // what an unwritten field reads as
-    Json d = spec::to_json(spec::Scenario{});
-    d["hardware"]["tp"] = 1;  // written back only when given (spec::to_json), read as 1 when not
-    d["hardware"]["pp"] = 1;
-    return d;
-  }();
-  const Json* fallback = defaults.contains(path) && defaults[path].is_object() ? &defaults[path] : nullptr;
-  const std::string base_gpu = own.contains("gpu") && own["gpu"].is_string() ? own["gpu"].get<std::string>() : "";
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const Json& v = values[i];
-    if (!v.is_object()) continue;  // a value of another type is the scenario reader's error, naming the field
-    const std::string gpu = v.contains("gpu") && v["gpu"].is_string() ? v["gpu"].get<std::string>() : base_gpu;
-    std::vector<std::string> dropped;
-    for (auto it = own.begin(); it != own.end(); ++it) {
-      if (v.contains(it.key())) continue;
-      if (fallback && fallback->contains(it.key()) && (*fallback)[it.key()] == it.value()) continue;  // the default
-      const bool price = it.key() == "price_per_gpu_hour" || it.key() == "purchase_price_per_gpu";
-      if (path == "hardware" && price && it.value().is_number() && !price_on_gpu(base_gpu, it.value().get<double>(), gpu))
-        continue;  // priced the base's card, not this one
-      dropped.push_back(it.key() + " = " + it.value().dump());
-    }
-    if (dropped.empty()) continue;
-    std::string list;
-    for (const auto& d : dropped) list += (list.empty() ? "" : ", ") + d;
-    throw ConfigError(where, "value " + std::to_string(i + 1) + " of the axis over the whole '" + path +
-                                 "' section replaces it and would drop what the base sets there (" + list +
-                                 "): vary the fields as their own paths (e.g. " + path + "." +
-                                 (v.empty() ? std::string("<field>") : v.begin().key()) +
-                                 "), or repeat the base's fields in every value");
-  }
 }
 
 Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::vector<std::string>& axis_order) {
@@ -206,7 +172,7 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
       if (axis.json().empty()) axis.fail("empty list: give at least one value");
       Json probe = base;
       try {
-        spec::set_json_path(probe, key, values.front());
+        spec::merge_json_path(probe, key, values.front());
       } catch (const ConfigError& e) {
         throw ConfigError(axis.path(), e.what());  // a path that is not a scenario field
       }
@@ -223,7 +189,7 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
       SweepPoint p;
       for (std::size_t a = 0; a < axes.size(); ++a) {
         const Json& value = axes[a].second[idx[a]];
-        spec::set_json_path(doc, axes[a].first, value);
+        spec::merge_json_path(doc, axes[a].first, value);  // an object over a section merges into the base's
         p.labels.emplace_back(axes[a].first, value);
       }
       p.scenario = parse_point(doc, n, p.labels);
@@ -234,8 +200,6 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
         idx[a] = 0;
       }
     }
-    // After every point reads (a malformed value is reported as its point's error first).
-    for (const auto& [key, values] : axes) refuse_section_axis_dropping_fields(base, key, values, g.child_path(key));
     return out;
   }
 
@@ -260,7 +224,7 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
       for (const auto& path : out.label_paths) {
         if (entries[n].has(path)) {
           try {
-            spec::set_json_path(doc, path, entries[n].json().at(path));
+            spec::merge_json_path(doc, path, entries[n].json().at(path));
           } catch (const ConfigError& e) {  // named as parse_point names a point
             throw ConfigError("grid point " + std::to_string(n) + " (" + entries[n].path() + ")", e.what());
           }
@@ -270,11 +234,6 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
         }
       }
       p.scenario = parse_point(doc, n, p.labels);
-      // After the point reads (a malformed value is reported as the point's error first).
-      for (const auto& path : out.label_paths)
-        if (entries[n].has(path))
-          refuse_section_axis_dropping_fields(base, path, {entries[n].json().at(path)},
-                                              "grid point " + std::to_string(n) + " (" + entries[n].child_path(path) + ")");
       reprice(p, base);
       out.points.push_back(std::move(p));
     }

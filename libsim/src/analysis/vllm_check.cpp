@@ -138,6 +138,8 @@ VllmCheck check_vllm_result(const VllmResult& measured, const PreparedVllmCheck&
   const auto result = evaluate(resolved, opt);
   c.fits = result.summary.fits;
   c.reason = result.summary.reason;
+  c.max_model_len = result.summary.fits ? result.summary.max_model_len : 0;
+  c.max_model_len_note = result.summary.max_model_len_note;
   if (result.summary.unstable) c.notes.push_back("the simulated run was unstable: " + metrics::unstable_cause(result.summary));
   // What the summary warns about (a GPU profile fitted on another runtime) is a note of the comparison too.
   for (const auto& w : result.summary.warnings) c.notes.push_back("warning: " + w);
@@ -283,8 +285,18 @@ Json to_json(const VllmCheck& c) {
                     {"rel_error", r.rel_error ? Json(*r.rel_error) : Json()},
                     {"note", r.note}});
   }
-  return Json{{"source", c.source}, {"line", c.line}, {"fits", c.fits},          {"reason", c.reason},
-              {"scenario", spec::to_json(c.scenario)},            {"rows", rows},
+  // The context as simulated, not the -1 that asks for vLLM's auto (issue 29): the number, and the note saying it
+  // came from auto (the scenario's own number is echoed as given).
+  Json scenario = spec::to_json(c.scenario);
+  if (c.max_model_len > 0 && c.scenario.engine.max_model_len_auto()) scenario["engine"]["max_model_len"] = c.max_model_len;
+  return Json{{"source", c.source},
+              {"line", c.line},
+              {"fits", c.fits},
+              {"reason", c.reason},
+              {"max_model_len", c.max_model_len > 0 ? Json(c.max_model_len) : Json(nullptr)},
+              {"max_model_len_note", c.max_model_len_note},
+              {"scenario", scenario},
+              {"rows", rows},
               {"notes", c.notes}};
 }
 

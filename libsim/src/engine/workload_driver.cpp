@@ -12,9 +12,16 @@
 
 namespace llmsim::engine::detail {
 
+std::uint64_t lora_key_salt(std::int64_t adapter) {
+  return KvBlockManager::chain_hash(0x4C6F5241'64617074ULL, static_cast<std::uint64_t>(adapter) + 1);  // "LoRAdapt"
+}
+
 WorkloadDriver::WorkloadDriver(const spec::ResolvedScenario& rs, int block_size, bool prefix_caching)
     : rs_(&rs), block_size_(block_size), prefix_caching_(prefix_caching) {
   const auto& w = rs.scenario.workload;
+  // vLLM keys a cached block by the request's adapter too (vllm/v1/core/kv_cache_utils.py: the LoRA name is one of
+  // the block hash's extra keys, _gen_lora_extra_hash_keys): a prefix cached under adapter A is no hit for B.
+  if (prefix_caching && rs.scenario.engine.enable_lora) adapters_ = std::max(1, w.lora_adapters.value_or(1));
   w.validate("workload");  // also run by resolve(); repeated here for scenarios changed after it (at_load)
   classes_ = w.effective_classes();
   const bool multi = !w.classes.empty();
@@ -58,8 +65,10 @@ WorkloadDriver::WorkloadDriver(const spec::ResolvedScenario& rs, int block_size,
         t.prefix_groups = 0;
         // Each row's ids chained as vLLM chains block hashes: a block's key names its whole prefix.
         chain_.resize(trace_.hash_ids.size());
-        for (const auto& row : trace_.rows) {
-          std::uint64_t h = 0;
+        for (std::size_t n = 0; n < trace_.rows.size(); ++n) {
+          const auto& row = trace_.rows[n];
+          // Row n's adapter (n mod adapters) starts its chain: every block key is then that adapter's own.
+          std::uint64_t h = adapters_ > 1 ? lora_key_salt(static_cast<std::int64_t>(n) % adapters_) : 0;
           for (std::int64_t k = row.hash_begin; k < row.hash_begin + row.hash_count; ++k)
             chain_[static_cast<std::size_t>(k)] = h = KvBlockManager::chain_hash(h, trace_.hash_ids[static_cast<std::size_t>(k)]);
         }
@@ -177,7 +186,24 @@ DrawnRequest WorkloadDriver::draw_session_turn(std::int32_t slot) {
     r.chain = d.keys->data();
     r.chain_blocks = static_cast<std::int32_t>(d.keys->size());
   }
+  if (adapters_ > 1) {  // a conversation keeps its first turn's adapter
+    const auto s = static_cast<std::size_t>(slot);
+    if (session_adapter_.size() <= s) session_adapter_.resize(s + 1, 0);
+    if (d.turn == 0) session_adapter_[s] = (sessions_->started() - 1) % adapters_;
+    key_by_adapter(r, session_adapter_[s]);
+  }
   return r;
+}
+
+void WorkloadDriver::key_by_adapter(DrawnRequest& r, std::int64_t adapter) {
+  const std::uint64_t salt = lora_key_salt(adapter);
+  if (r.prefix_len > 0) r.prefix_key = KvBlockManager::chain_hash(r.prefix_key, salt);
+  if (r.chain_blocks > 0) {  // per-block keys (a session turn, a pool prompt): copied, each moved by the salt
+    adapter_keys_.assign(r.chain, r.chain + r.chain_blocks);
+    for (auto& k : adapter_keys_) k = KvBlockManager::chain_hash(k, salt);
+    r.chain = adapter_keys_.data();
+  }
+  // A trace's chained hashes were seeded with its row's adapter when they were chained (the constructor).
 }
 
 DrawnRequest WorkloadDriver::draw(std::int32_t si) {
@@ -191,7 +217,9 @@ DrawnRequest WorkloadDriver::draw(std::int32_t si) {
   DrawnRequest r;
   r.tenant = kinds_[s] == Kind::offline ? offline_pick() : tenant_of_[s];
   Tenant& t = tenants_[static_cast<std::size_t>(r.tenant)];
+  std::int64_t adapter = 0;
   if (kinds_[s] == Kind::trace) {
+    if (adapters_ > 1) adapter = static_cast<std::int64_t>(next_row_) % adapters_;
     const auto& row = trace_.rows[next_row_++];
     r.input = row.input_tokens;
     r.output = row.output_tokens;
@@ -202,6 +230,7 @@ DrawnRequest WorkloadDriver::draw(std::int32_t si) {
     r.input = t.input->sample(t.input_rng);
     r.output = t.output->sample(t.output_rng);
   }
+  if (adapters_ > 1 && kinds_[s] != Kind::trace) adapter = drawn_++ % adapters_;  // no division on the common path
   if (t.prefix_groups > 0) {
     const auto g = boost::random::uniform_int_distribution<std::int64_t>(0, t.prefix_groups - 1)(t.prefix_rng);
     r.prefix_key = (static_cast<std::uint64_t>(r.tenant) << 32) | static_cast<std::uint64_t>(g);
@@ -228,6 +257,7 @@ DrawnRequest WorkloadDriver::draw(std::int32_t si) {
       }
     }
   }
+  if (adapters_ > 1) key_by_adapter(r, adapter);
   return r;
 }
 

@@ -106,6 +106,9 @@ class WorkloadDriver {
   std::optional<double> checked_or_end(std::int32_t source, std::optional<double> t);
   DrawnRequest draw_session_turn(std::int32_t slot);
   std::int32_t offline_pick();
+  /// A request of adapter `adapter` (LoRA with several adapters): its cache keys moved into that adapter's own
+  /// space, as vLLM's block hash carries the request's LoRA in its extra keys.
+  void key_by_adapter(DrawnRequest& r, std::int64_t adapter);
 
   const spec::ResolvedScenario* rs_;
   std::vector<spec::TenantClass> classes_;
@@ -126,6 +129,16 @@ class WorkloadDriver {
   std::unique_ptr<PromptPoolDriver> prompt_pool_;  ///< workload.prompt_pool: which prompt each request sends
   int block_size_ = 0;
   bool prefix_caching_ = false;
+  /// LoRA adapters the requests name (workload.lora_adapters with engine.enable_lora and prefix caching on; 1 =
+  /// nothing to key). The requests spread over them in turn: request n (a trace's row n) uses adapter n mod adapters_,
+  /// a session every turn its first's.
+  std::int64_t adapters_ = 1;
+  std::int64_t drawn_ = 0;                      ///< requests drawn outside sessions and traces (their adapter)
+  std::vector<std::int64_t> session_adapter_;   ///< per session slot
+  std::vector<std::uint64_t> adapter_keys_;     ///< a session turn's or pool prompt's keys in its adapter's space
 };
+
+/// The salt of LoRA adapter `adapter`'s cache keys (WorkloadDriver::key_by_adapter): distinct per adapter.
+std::uint64_t lora_key_salt(std::int64_t adapter);
 
 }  // namespace llmsim::engine::detail

@@ -103,7 +103,7 @@ EngineMemory engine_memory(const spec::ModelSpec& m, const spec::GpuSpec& gpu, c
   r.non_torch = multi ? (nvlink ? 32.0 : 4.0) * 2.0 * kNcclBytesPerChannelPeer : kSingleGpuNonTorch;
   r.comm_init = multi ? kCommInitBytes : 0.0;
   r.context = kCudaContextBytes;
-  if (engine.cuda_graphs) r.cuda_graphs = kGraphBaseBytes + kGraphBytesPerLayer * m.num_layers / par.pp;
+  if (engine.cuda_graphs) r.cuda_graphs = kGraphBaseBytes + kGraphBytesPerLayer * spec::largest_pp_stage(m.num_layers, par.pp);
   return r;
 }
 

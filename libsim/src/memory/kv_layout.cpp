@@ -61,7 +61,19 @@ KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, do
   // Gemma-4's KV-shared layers (E2B/E4B) have no cache spec of their own in vLLM (kv_sharing_target_layer_name): they
   // read an earlier layer's.
   const int owners = m.kv_cache_layers();
-  k.layers = owners / pp;
+  // The stage holding the most: vLLM splits the layers as spec::pp_stage_layers says, the KV-shared ones are the
+  // model's last (Gemma-4 E2B's 20 of 35: over pp 2 its first stage, layers 0-17, holds all 15 caches), and the
+  // owners are spread through the rest (Qwen3-Next's attention layers among its linear ones): a stage holds its
+  // share of the owners in its range.
+  const int region = m.num_layers - m.kv_shared_layers;  // where the owners are
+  k.layers = 0;
+  int begin = 0;
+  for (const int n : spec::pp_stage_layers(m.num_layers, pp)) {
+    const int in_region = std::max(0, std::min(begin + n, region) - begin);
+    if (region > 0)
+      k.layers = std::max(k.layers, static_cast<int>(static_cast<std::int64_t>(owners) * in_region / region));
+    begin += n;
+  }
   // Sliding layers are spread through the model (Gemma: every other, or 5 of 6), so a stage holds its share.
   const int sliding = hybrid_manager && m.has_sliding_window() && owners > 0
                           ? static_cast<int>(static_cast<std::int64_t>(m.kv_sliding_layers()) * k.layers / owners)

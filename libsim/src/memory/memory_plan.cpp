@@ -106,8 +106,9 @@ double head_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp)
   return static_cast<double>(m.lm_head_params()) * f.lm_head_bits / 8 / tp + 2.0 * m.hidden_size;  // + final norm
 }
 
-double gpu_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, const spec::ParallelConfig& par) {
-  const int stage = m.num_layers / par.pp;
+// The layers [begin, begin + stage) of one pipeline stage.
+double stage_layer_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, const spec::ParallelConfig& par,
+                         int begin, int stage) {
   // The most loaded stage holds as many MoE layers as there are (DeepSeek's dense layers are the first three), and
   // its share of the linear-attention layers (spread through the model: Qwen3-Next's 3 of 4).
   const int moe = std::min(stage, m.moe_layers());
@@ -117,14 +118,25 @@ double gpu_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, c
   // Gemma-4's full layers (1 in 6) are spread through the model as the sliding ones are.
   const double full_share =
       m.has_full_layer_shape() ? static_cast<double>(m.full_attention_layers()) * stage / m.num_layers : 0;
-  // Gemma-4 E2B's double-wide MLPs are its last (KV-shared) layers: the last stage holds as many as fit in it.
-  const int wide = std::min(stage, m.double_wide_mlp_layers);
-  const double layers = mixers + full_share * full_layer_extra_bytes(m, f, par.tp) +
-                        moe * mlp_bytes(m, f, par.tp, true) + (stage - moe + wide) * mlp_bytes(m, f, par.tp, false) +
-                        stage * per_layer_input_bytes(m, f, par.tp);
+  // Gemma-4 E2B's double-wide MLPs are its last (KV-shared) layers: the stage holds those of its range.
+  const int wide = std::max(0, std::min(begin + stage, m.num_layers) -
+                                   std::max(begin, m.num_layers - m.double_wide_mlp_layers));
+  return mixers + full_share * full_layer_extra_bytes(m, f, par.tp) + moe * mlp_bytes(m, f, par.tp, true) +
+         (stage - moe + wide) * mlp_bytes(m, f, par.tp, false) + stage * per_layer_input_bytes(m, f, par.tp);
+}
+
+double gpu_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, const spec::ParallelConfig& par) {
   const double e = embed_bytes(m, f, par.tp), hd = head_bytes(m, f, par.tp);
-  // With pp > 1 the first stage holds the embeddings and the last the LM head; report the heavier one.
-  return par.pp == 1 ? layers + e + hd : layers + std::max(e, hd);
+  if (par.pp <= 1) return stage_layer_bytes(m, f, par, 0, m.num_layers) + e + hd;
+  // With pp > 1 the first stage holds the embeddings and the last the LM head; vLLM's split (spec::pp_stage_layers)
+  // may give some stages one layer more: report the heaviest stage (with even stages, the heavier end).
+  const auto stages = spec::pp_stage_layers(m.num_layers, par.pp);
+  double heaviest = 0;
+  int begin = 0;
+  for (std::size_t k = 0; k < stages.size(); begin += stages[k++])
+    heaviest = std::max(heaviest, stage_layer_bytes(m, f, par, begin, stages[k]) + (k == 0 ? e : 0.0) +
+                                      (k + 1 == stages.size() ? hd : 0.0));
+  return heaviest;
 }
 
 std::string gb(double bytes) {
@@ -143,10 +155,7 @@ void check_inputs(const spec::ModelSpec& model, const spec::GpuSpec& gpu, const 
   if (par.pp < 1) p.add("hardware.pp", "must be >= 1, got " + std::to_string(par.pp));
   p.throw_if_any();
   model.check_tensor_parallel(par.tp, p, "hardware.tp");
-  if (model.num_layers % par.pp != 0) {
-    p.add("hardware.pp", "must divide the model's num_hidden_layers (" + std::to_string(model.num_layers) +
-                             "), got " + std::to_string(par.pp));
-  }
+  // An uneven split is vLLM's (spec::pp_stage_layers); the plan sizes its largest stage (gpu_weight_bytes, kv_layout).
   if (max_model_len < 0) {
     p.add("engine.max_model_len", "must be >= 0 (0 = the model's limit), got " + std::to_string(max_model_len));
   }
@@ -338,6 +347,13 @@ std::string context_note(const spec::ResolvedScenario& rs) {
   return "auto: the model's limit";
 }
 
+std::string kv_capacity_note(const MemoryPlan& plan) {
+  if (plan.kv_sliding_window <= 0 || plan.kv_cache_groups <= 1) return "";
+  return "tokens at every layer's per-token cost (vLLM's \"GPU KV cache size\"), as the simulation charges them; the "
+         "sliding-window layers keep only their last " + grouped(plan.kv_sliding_window) +
+         " tokens, so vLLM holds a longer sequence in less: max_concurrent_seqs and concurrent_seqs_at count that way";
+}
+
 std::string describe_context(int max_model_len, const std::string& note) {
   return "max_model_len " + grouped(max_model_len) + (note.empty() ? "" : " (" + note + ")");
 }
@@ -355,6 +371,7 @@ Json to_json(const MemoryPlan& plan) {
               {"kv_bytes_per_token_per_gpu", plan.kv_bytes_per_token_per_gpu},
               {"kv_capacity_tokens", plan.kv_capacity_tokens},
               {"kv_capacity_blocks", plan.kv_capacity_blocks},
+              {"kv_capacity_note", kv_capacity_note(plan)},
               {"max_concurrent_seqs", plan.max_concurrent_seqs},
               {"concurrent_seqs_at", at},
               {"longest_context_tokens", plan.longest_context_tokens},

@@ -215,6 +215,7 @@ Summary Collector::summarize(double start_s, double end_s) const {
   s.queue_ms = queue_.stats();
 
   s.slo_met = true;
+  s.slo_set = std::any_of(classes_.begin(), classes_.end(), [](const auto& c) { return !c.slo.empty(); });
   for (std::size_t i = 0; i < classes_.size(); ++i) {
     const auto& pc = per_class_[i];
     ClassSummary cs;

@@ -114,7 +114,9 @@ Json to_json(const Summary& s) {
   j["e2e_ms"] = to_json(s.e2e_ms);
   j["queue_ms"] = to_json(s.queue_ms);
   j["slo_attainment"] = s.slo_attainment;
-  j["slo_met"] = s.slo_met;
+  // With no latency target there is nothing to meet: null with the reason, never a vacuous true.
+  j["slo_met"] = s.slo_set ? Json(s.slo_met) : Json(nullptr);
+  j["slo_met_note"] = s.slo_set ? Json(nullptr) : Json(kNoSloNote);
   j["goodput_rps"] = s.goodput_rps;
   j["goodput_output_tps"] = s.goodput_output_tps;
   j["goodput_total_tps"] = s.goodput_total_tps;
@@ -230,7 +232,7 @@ Json to_json(const Summary& s) {
       classes.push_back({{"name", c.name},
                          {"completed_requests", c.completed_requests},
                          {"slo_attainment", c.slo_attainment},
-                         {"slo_met", c.slo_met},
+                         {"slo_met", s.slo_set ? Json(c.slo_met) : Json(nullptr)},
                          {"goodput_rps", c.goodput_rps},
                          {"ttft_ms", to_json(c.ttft_ms)},
                          {"tpot_ms", to_json(c.tpot_ms)},

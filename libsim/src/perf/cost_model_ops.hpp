@@ -159,6 +159,9 @@ struct CostModel::Constants {
   /// times_only_when_graphed(), set with it: the table path is exact for the steps that replay a graph.
   bool times_only_graphed = false;
   int tp = 1, pp = 1;
+  /// Layers of the largest pipeline stage (spec::pp_stage_layers, vLLM's split; layers / pp when pp divides them):
+  /// a stage's host time and weights are its own layers'.
+  double stage_layers = 0;
   double link_bw = 0, link_latency_s = 0;
   double kernels_per_layer = 0, kernels_per_iter = 0;
   double offload_bytes = 0, offload_s = 0, host_bw = 0;  // weights copied from host memory every iteration
@@ -479,7 +482,7 @@ struct CostModel::Constants {
     const double attn_kernels = (b.prefill_seqs > 0 ? 1 : 0) + (b.decode_seqs > 0 ? 1 : 0);
     const double kernels = layers * (kernels_per_layer + attn_kernels) + kernels_per_iter;
     return overhead.launch_s(kernels, layers * attn_kernels, b.prefill_tokens + b.decode_seqs, b.prefill_seqs == 0,
-                             gpu_busy_s, layers / pp);
+                             gpu_busy_s, stage_layers);
   }
 
   /// For a runtime whose host runs ahead of the GPU, the launch term depends on the GPU's work (all ops but the
@@ -493,7 +496,7 @@ struct CostModel::Constants {
   }
 
   double weights_per_gpu() const {
-    const double stage = layers / pp;
+    const double stage = stage_layers;
     // The most loaded stage holds as many MoE layers as there are (as the memory plan assumes).
     const double moe = std::min(stage, moe_layers);
     const double mlp = experts > 1 ? moe * (experts * expert_params + shared_params) + (stage - moe) * mlp_params

@@ -1,5 +1,6 @@
 #include "llmsim/spec/deployment.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "llmsim/core/error.hpp"
@@ -30,6 +31,19 @@ RouterPolicy parse_router(const std::string& s, const std::string& path) {
     names.push_back(to_string(r));
   }
   throw ConfigError(path, unknown_name_message("router policy", s, names));
+}
+
+std::vector<int> pp_stage_layers(int num_layers, int pp) {
+  pp = std::max(pp, 1);
+  std::vector<int> stages(static_cast<std::size_t>(pp), std::max(num_layers, 0) / pp);
+  const int remaining = std::max(num_layers, 0) % pp;  // < pp, so stages [pp-1-remaining, pp-2] get one more each
+  for (int i = 2; i < remaining + 2; ++i) ++stages[static_cast<std::size_t>(pp - i)];
+  return stages;
+}
+
+int largest_pp_stage(int num_layers, int pp) {
+  const auto stages = pp_stage_layers(num_layers, pp);
+  return *std::max_element(stages.begin(), stages.end());
 }
 
 void Deployment::validate(const std::string& path) const {

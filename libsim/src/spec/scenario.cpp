@@ -417,10 +417,8 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
   const auto& m = r.model;
   const int tp = r.scenario.hardware.parallel.tp, pp = r.scenario.hardware.parallel.pp;
   m.check_tensor_parallel(tp, p, "hardware.tp");
-  if (m.num_layers % pp != 0) {
-    p.add("hardware.pp", "must divide the model's num_hidden_layers (" + std::to_string(m.num_layers) + "), got " +
-                             std::to_string(pp));
-  }
+  // pp need not divide the layers: an uneven split is vLLM's (pp_stage_layers: get_pp_indices), priced at its
+  // slowest stage and sized at its largest.
   // Knobs left unset take the defaults of the engine the policy models (vLLM V1: by GPU and entry point).
   {
     const double kv_offload_gb = r.scenario.engine.kv_offload_gb;  // the GPU option's "+offload<G>", if any

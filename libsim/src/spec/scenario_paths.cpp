@@ -256,4 +256,82 @@ void set_json_path(Json& scenario, const std::string& dotted_path, const Json& v
   }
 }
 
+
+namespace {
+
+// A variant's kind field: when a merge changes it, the base's other fields may not mean the same under the new kind.
+const std::vector<std::string> kKindKeys{"process", "dist", "method", "kind"};
+
+// Values replaced whole by a merge, even when both sides are objects: an inline GPU spec or profile, the model.
+bool merged_whole(const std::string& dotted_path) {
+  const auto dot = dotted_path.rfind('.');
+  const std::string last = dot == std::string::npos ? dotted_path : dotted_path.substr(dot + 1);
+  return dotted_path == "model" || dotted_path == "name" || last == "gpu" || last == "gpu_profile";
+}
+
+// The node at a dotted path, nullptr when a component is absent or not an object.
+Json* node_at(Json& doc, const std::string& dotted_path) {
+  Json* node = &doc;
+  for (const auto& part : split_path(dotted_path)) {
+    if (!node->is_object() || !node->contains(part)) return nullptr;
+    node = &(*node)[part];
+  }
+  return node;
+}
+
+void erase_at(Json& doc, const std::string& dotted_path) {
+  const auto dot = dotted_path.rfind('.');
+  Json* holder = dot == std::string::npos ? &doc : node_at(doc, dotted_path.substr(0, dot));
+  if (holder && holder->is_object()) holder->erase(dot == std::string::npos ? dotted_path : dotted_path.substr(dot + 1));
+}
+
+}  // namespace
+
+std::vector<std::string> merged_json_fields(const std::string& dotted_path, const Json& value) {
+  if (!value.is_object() || value.empty() || merged_whole(dotted_path)) return json_path_fields(dotted_path, value);
+  std::vector<std::string> out;
+  for (auto it = value.begin(); it != value.end(); ++it)
+    for (auto& f : merged_json_fields(dotted_path + "." + it.key(), it.value())) out.push_back(std::move(f));
+  return out;
+}
+
+void merge_json_path(Json& scenario, const std::string& dotted_path, const Json& value) {
+  if (!scenario.is_object()) throw ConfigError("scenario", "expected a JSON object");
+  const Json* here = value.is_object() && !merged_whole(dotted_path) ? node_at(scenario, dotted_path) : nullptr;
+  if (!here || !here->is_object()) {
+    set_json_path(scenario, dotted_path, value);
+    return;
+  }
+  for (const auto& kind : kKindKeys) {
+    if (!value.contains(kind) || value[kind].is_null() || !here->contains(kind) || (*here)[kind] == value[kind]) continue;
+    std::string left;
+    for (auto it = here->begin(); it != here->end(); ++it)
+      if (it.key() != kind && !value.contains(it.key())) left += (left.empty() ? "" : ", ") + it.key() + " = " + it.value().dump();
+    if (left.empty()) continue;
+    throw ConfigError(dotted_path + "." + kind,
+                      "the value changes it from " + (*here)[kind].dump() + " to " + value[kind].dump() +
+                          " and leaves what the base sets beside it (" + left +
+                          "): a merge cannot tell whether that carries over to the new kind; write those fields in "
+                          "the value to keep them, or give them as null to clear them");
+  }
+  const Json patch = value;  // `value` may live inside `scenario`
+  for (auto it = patch.begin(); it != patch.end(); ++it) {
+    const std::string field = dotted_path + "." + it.key();
+    if (!it.value().is_null()) {
+      merge_json_path(scenario, field, it.value());
+      continue;
+    }
+    // null clears the field: the path is checked as any other, and a vLLM name clears the fields it stands for.
+    Json probe = Json::object();
+    set_json_path(probe, field, nullptr);
+    erase_at(scenario, field);
+    std::vector<std::string> fields;
+    try {
+      fields = json_path_fields(field, nullptr);
+    } catch (const ConfigError&) {
+    }
+    for (const auto& f : fields) erase_at(scenario, f);
+  }
+}
+
 }  // namespace llmsim::spec

@@ -31,6 +31,9 @@ struct Row {
   bool price_is_placeholder = true;                  ///< the catalogue's rough market figure, not a price given
 
   bool fits = true;
+  /// False when the scenario sets no latency target (has_slo): meets_slo and slo_met are then written as null with
+  /// slo_met_note, never as met.
+  bool slo_set = true;
   std::string reason;                                ///< why it cannot run (fits = false) or found no capacity
   /// Offered load (req/s) of `summary`: the scenario's rate in a sweep, max_qps in capacity/compare.
   std::optional<double> load_qps;

@@ -35,7 +35,8 @@ struct Grid {
 /// Largest grid expand_grid() accepts (a typo such as a 10^9-point product is an error, not a hang).
 inline constexpr std::size_t kMaxGridPoints = 1'000'000;
 
-/// Expands a grid object. `base_dir` resolves relative paths (base or list entries) before the cwd.
+/// Expands a grid object. `base_dir` resolves relative paths (base or list entries) before the cwd. An axis value
+/// (or a per-point override) applies by spec::merge_json_path: an object over a section merges into the base's.
 /// ConfigError for an empty grid or list, an unknown field path, a bad value (naming the point), more
 /// than kMaxGridPoints points, or two swept paths of which one lies inside the other ("workload.arrival" and
 /// "workload.arrival.rate": one would overwrite the other, and rows would be labelled with values they did not
@@ -50,14 +51,6 @@ Grid load_grid(const std::string& path);
 
 /// ConfigError at `where` when one of `paths` lies inside another (a path and one of its sub-fields).
 void refuse_overlapping_paths(const std::vector<std::string>& paths, const std::string& where = "grid");
-/// ConfigError at `where` when an axis over a whole section (`path` is one of the scenario's top-level sections:
-/// "engine", "hardware", ...) has a value that would drop a field the base's section sets to other than the default
-/// (an axis value replaces the section, as spec::set_json_path — and so `--set engine={...}` — does): the field
-/// would vanish from every point without a word (issue 29: LoRA slots lost, two 4090 replicas became one). The price
-/// fields of a hardware value on another card are not counted: they follow the card (price_on_gpu). Sweep grids and
-/// search axes (CLI and Python) call it on the base before expanding.
-void refuse_section_axis_dropping_fields(const Json& base, const std::string& path, const std::vector<Json>& values,
-                                         const std::string& where);
 /// ConfigError at `where` when an override (PATH, VALUE) touches a grid axis: the axis itself, a section holding it
 /// or a field inside it, vLLM names compared as the llmsim fields they set. `llmsim sweep --set` applies overrides to
 /// every point, so such an override would run every row at one value under labels saying otherwise.

@@ -48,6 +48,11 @@ struct VllmCheck {
   spec::Scenario scenario;          ///< what was simulated (to_json gives a scenario `llmsim simulate` runs)
   bool fits = true;
   std::string reason;               ///< why the configuration cannot run (fits = false)
+  /// The context simulated: engine.max_model_len resolved (vLLM's auto: the largest that fits, when the scenario
+  /// leaves it unset or "auto"), and how ("auto: the model's 131,072 does not fit"; "" when the scenario gave it).
+  /// to_json writes the number in the scenario it echoes, never the -1 that stands for auto. 0 when it did not fit.
+  int max_model_len = 0;
+  std::string max_model_len_note;
   std::vector<VllmCheckRow> rows;   ///< one per number in the file, in the file's order
   std::vector<std::string> notes;   ///< how the file became a scenario, and what is not comparable
 };

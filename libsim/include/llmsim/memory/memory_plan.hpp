@@ -103,6 +103,12 @@ std::string describe_context(const MemoryPlan& plan);
 std::string describe_context(int max_model_len, const std::string& note);
 /// The parenthesis of describe_context without the parentheses ("" when the user set the number).
 std::string context_note(const MemoryPlan& plan);
+/// What kv_capacity_tokens counts, where it differs from the tokens the pool holds ("" where they are one number):
+/// with sliding-window layers it counts tokens at every layer's cost (vLLM's "GPU KV cache size"), while those
+/// layers keep only their last kv_sliding_window tokens, so a longer sequence takes less and the pool holds more
+/// tokens than it says (Gemma-4 E4B on an L4: 82,752 tokens, yet 2 sequences of 131,072). `memory` prints it beside
+/// the capacity and to_json carries it (kv_capacity_note), so the two numbers never read as one quantity.
+std::string kv_capacity_note(const MemoryPlan& plan);
 
 /// Fits an auto context (vLLM's --max-model-len auto) of a resolved scenario, its fleet members and disaggregated
 /// pools: max_model_len becomes the largest that fits (unchanged when the wanted one fits, when set by the user,

@@ -250,6 +250,9 @@ struct Summary {
   /// (completed + failed + timed out + unfinished at the end; rejected ones never entered).
   double slo_attainment = 0;
   bool slo_met = true;                ///< every percentile target (and min_attainment) holds
+  /// False when no latency target is set (the scenario's slo and every class's are empty): slo_met is then vacuous,
+  /// and the JSON writes it as null with slo_met_note (docs/result-format.md), never as a met SLO.
+  bool slo_set = true;
   double goodput_rps = 0, goodput_output_tps = 0, goodput_total_tps = 0;
   KvStats kv;
   double mfu = 0, mbu = 0;            ///< model FLOPs / bandwidth utilisation over busy time
@@ -271,6 +274,8 @@ struct Summary {
 /// Every unstable run's `reason` begins with this label (the run monitor writes it: engine/run_monitor.hpp), so a
 /// reader that prints the reason as it is says "unstable" once.
 inline constexpr std::string_view kUnstableLabel = "unstable: ";
+/// What `slo_met_note` (result JSON, rows) and the tables say in place of a verdict when no latency target is set.
+inline constexpr const char* kNoSloNote = "no SLO set: no latency target in slo or any class, so nothing to meet";
 /// Why a run was unstable, without the label: for a reader that heads its own line with the word ("UNSTABLE: ",
 /// "the simulated run was unstable: "). The reason as it is when it carries no label; "" for a stable run.
 std::string unstable_cause(const Summary& s);

@@ -18,6 +18,16 @@ struct ParallelConfig {
   int gpus() const noexcept { return tp * pp; }
 };
 
+/// The layers of each pipeline stage, first to last, as vLLM splits `num_layers` over `pp` stages
+/// (vllm/distributed/utils.py get_pp_indices, VLLM_PP_LAYER_PARTITION unset): num_layers / pp each, and the
+/// remainder one more each to the stages before the last, from the second-to-last backwards (the last stage also runs
+/// the final norm and the LM head): 35 layers over 2 stages are [18, 17], 22 over 4 [5, 6, 6, 5]. The engine prices
+/// each stage's share of an iteration by its layers (the slowest stage paces the pipeline) and the memory plan sizes
+/// the largest stage. pp < 1 reads as 1; a stage may be empty when pp > num_layers (the cost model refuses that).
+std::vector<int> pp_stage_layers(int num_layers, int pp);
+/// The layers of the largest stage of pp_stage_layers (num_layers / pp rounded up).
+int largest_pp_stage(int num_layers, int pp);
+
 /// How a request picks a deployment replica. The speed-aware ones (weighted_least_outstanding,
 /// shortest_expected_delay) matter in a heterogeneous fleet (hardware.fleet); with equal replicas
 /// weighted_least_outstanding is least_outstanding. See docs/fleets.md.

@@ -71,6 +71,20 @@ Json to_json(const Scenario& s);     ///< round-trips through scenario_from_json
 /// Sets a dotted path ("hardware.gpu", "workload.arrival.rate") in a scenario JSON object, creating
 /// intermediate objects; ConfigError when the path is not a scenario field.
 void set_json_path(Json& scenario, const std::string& dotted_path, const Json& value);
+/// How a sweep grid axis, a search axis and a grid's per-point override apply a value (`--set` and Python's keyword
+/// overrides replace, through set_json_path): an object value over a field that holds an object in `scenario` (a
+/// section such as "engine", or "workload.arrival") is merged into it field by field, recursively — a field the value
+/// gives replaces the base's, a field it gives as null is cleared (back to its default), a field it leaves out is
+/// kept. A GPU spec ("gpu", "gpu_profile"), the model and arrays are values, replaced whole, as is any value that is
+/// not an object. Each field goes through set_json_path (its schema check, vLLM's names, a counted GPU option's
+/// split). ConfigError at the field when the value changes a variant's kind (workload.arrival.process,
+/// input_tokens.dist, engine.speculative.method, synthetic_service.kind) and leaves base fields it does not name: a
+/// merge cannot tell whether they carry over to the new kind (write them to keep them, null to clear them).
+void merge_json_path(Json& scenario, const std::string& dotted_path, const Json& value);
+/// The scenario fields merge_json_path(·, dotted_path, value) writes or clears: an object value's fields, recursively
+/// (each as json_path_fields names it), else json_path_fields(dotted_path, value). What a sweep's --set and a
+/// search's settings are checked against (an axis engine=[{"max_num_seqs": 64}] writes engine.max_num_seqs only).
+std::vector<std::string> merged_json_fields(const std::string& dotted_path, const Json& value);
 /// The scenario fields set_json_path(·, dotted_path, value) writes: the path itself, or for a vLLM name
 /// ("max_num_seqs", "engine.tensor_parallel_size") the llmsim fields it stands for. ConfigError for an empty component.
 std::vector<std::string> json_path_fields(const std::string& dotted_path, const Json& value);
