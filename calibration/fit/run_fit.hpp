@@ -9,6 +9,7 @@
 #include "llmsim/analysis/bench_runs.hpp"
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/perf/inprocess_server.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
 
 namespace llmsim::calibration {
@@ -58,6 +59,11 @@ inline constexpr double kGeodesicAlpha = 0.75;
 /// laptop at concurrency 8; tenstorrent/tt-inference-server#190: 4 ms). A TTFT gap beyond it is not HTTP and IPC, and
 /// the fit leaves the rest to other fields. Provenance: perf/provenance.cpp ("run_fit.serving_path_max_s").
 inline constexpr double kServingPathMaxS = 0.05;
+/// The most a fit to a pre-0.6 vLLM's served runs may set the in-process OpenAI server's cost per streamed output per
+/// step to (HardwareProfile::inprocess_server_per_output_s), seconds: 4x the one public measurement of it, vllm#6883's
+/// 100 us on an H100 host (perf/inprocess_server.hpp), as kServingPathMaxS is 4x its path's; more is not that server's
+/// streaming. Provenance: perf/provenance.cpp ("run_fit.inprocess_server_max_s").
+inline constexpr double kInprocessServerMaxS = 4 * perf::inprocess_server::kPerOutputS;
 
 /// When the fit holds the predicted capacity (calibration/fit/run_fit_capacity.hpp): `automatic` when every serving
 /// run ran below the server's capacity (none then says where capacity is), `on` always (a ConfigError when no serving

@@ -8,7 +8,9 @@
 
 #include "llmsim/core/number.hpp"
 #include "llmsim/perf/cost_model.hpp"
+#include "llmsim/perf/inprocess_server.hpp"
 #include "llmsim/perf/runtime.hpp"
+#include "llmsim/perf/served_step_host.hpp"
 #include "llmsim/perf/serving_path.hpp"
 
 namespace llmsim::calibration::detail {
@@ -74,11 +76,15 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
   std::set<spec::DType> dtypes;
   bool v1 = false, v0 = false, tp = false;
   double path_s = 0;  // the serving path's fixed part of the serving runs (one runtime: one value), 0 if none
+  double inproc_s = 0;  // the in-process server's cost per streamed output per step (vLLM < 0.6 served), 0 if none
   for (const auto& p : preds) {
     const auto& rs = p.resolved();
-    if (p.run().serve)
-      path_s = std::max(path_s, perf::serving_path(rs.scenario.engine, spec::offline_workload(rs.scenario.workload), base)
-                                    .fixed_s);
+    if (p.run().serve) {
+      const bool offline = spec::offline_workload(rs.scenario.workload);
+      path_s = std::max(path_s, perf::serving_path(rs.scenario.engine, offline, base).fixed_s);
+      if (perf::inprocess_server_per_output_s(perf::runtime_of(rs.scenario.engine)) > 0)
+        inproc_s = std::max(inproc_s, perf::served_step_host_per_seq_s(rs.scenario.engine, offline, base));
+    }
     const perf::CostModel cm(rs.model, rs.quant, rs.gpu, base, rs.scenario.hardware.parallel, true, 0,
                              perf::runtime_of(rs.scenario.engine));
     dtypes.insert(cm.gemm_dtype());
@@ -145,6 +151,17 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
     // fit, and gets no candidate.
     Param q{"api_server_s", "value", path_s, 0.01, std::max(1.0, kServingPathMaxS / path_s), {}};
     q.apply = [path_s](perf::HardwareProfile& p, double s) { p.api_server_s = path_s * s; };
+    q.prior_sigma = kPriorSigmaHost;
+    out.push_back(q);
+  }
+  if (inproc_s > 0) {
+    // vLLM before 0.6 streamed each step's outputs from coroutines on the engine's own event loop, between two steps
+    // (perf/inprocess_server.hpp): host time per streaming request per step, which the served runs' TPOT and, with the
+    // steps, their throughput and queued TTFT carry. A host cost, from 1 % of vllm#6883's 100 us (nothing, in effect)
+    // to kInprocessServerMaxS. Only served runs of such a release have it (an offline or static-batch run streams
+    // nothing; vLLM 0.6+'s engine process keeps MQLLMEngine's sourced value): no candidate otherwise.
+    Param q{"inprocess_server_per_output_s", "value", inproc_s, 0.01, std::max(1.0, kInprocessServerMaxS / inproc_s), {}};
+    q.apply = [inproc_s](perf::HardwareProfile& p, double s) { p.inprocess_server_per_output_s = inproc_s * s; };
     q.prior_sigma = kPriorSigmaHost;
     out.push_back(q);
   }

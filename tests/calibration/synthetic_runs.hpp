@@ -101,24 +101,32 @@ inline std::string vllm_serve_json(const ServeShape& s, double duration, double 
   return j.dump(1);
 }
 
-/// RUNS.json of vLLM 0.10.1 serving runs of llama-3.1-8b on `gpu`, each file's output throughput, mean TTFT and mean
-/// TPOT the ones `truth` predicts, and each TTFT `extra_ttft_s` longer: a per-request cost outside the GPU's steps
-/// (an HTTP server, tokenization) that no profile field prices. Returns the RUNS.json path.
+/// RUNS.json of vLLM `version` (0.10.1 unless given) serving runs of llama-3.1-8b on `gpu`, each file's output
+/// throughput, mean TTFT and mean TPOT the ones `truth` predicts, and each TTFT `extra_ttft_s` longer: a per-request
+/// cost outside the GPU's steps (an HTTP server, tokenization) that no profile field prices. Before 0.9 the client is
+/// benchmarks/benchmark_serving.py and the server `python3 -m vllm.entrypoints.openai.api_server` (as LambdaLabs ran
+/// 0.5.4). Returns the RUNS.json path.
 inline std::string synthetic_serve_runs(const TempDir& dir, const std::string& gpu, const std::vector<ServeShape>& shapes,
-                                        const perf::HardwareProfile& truth, double extra_ttft_s) {
+                                        const perf::HardwareProfile& truth, double extra_ttft_s,
+                                        const std::string& version = "0.10.1") {
+  const bool old = version.rfind("0.", 0) == 0 && std::stoi(version.substr(2)) < 9;
   Json runs = Json::array();
   for (const auto& s : shapes) {
     const std::string name = "serve_r" + std::to_string(static_cast<int>(s.rate * 100)) + "_n" +
                              std::to_string(s.prompts) + ".json";
     runs.push_back({{"result", name},
-                    {"command", "vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --num-prompts " +
+                    {"command", std::string(old ? "python3 benchmarks/benchmark_serving.py --backend vllm"
+                                                : "vllm bench serve") +
+                                    " --model meta-llama/Llama-3.1-8B-Instruct --num-prompts " +
                                     std::to_string(s.prompts) + " --request-rate " +
                                     (s.rate > 0 ? std::to_string(s.rate) : std::string("inf")) +
                                     " --save-result"},
-                    {"server_command", "vllm serve meta-llama/Llama-3.1-8B-Instruct"},
+                    {"server_command", std::string(old ? "python3 -m vllm.entrypoints.openai.api_server --model"
+                                                       : "vllm serve") +
+                                           " meta-llama/Llama-3.1-8B-Instruct"},
                     {"model", "llama-3.1-8b"},
                     {"engine", "vllm"},
-                    {"engine_version", "0.10.1"}});
+                    {"engine_version", version}});
     dir.write(name, vllm_serve_json(s, 100.0, s.prompts * s.out / 100.0, 50.0, 10.0));  // placeholder: rewritten
   }
   Json doc{{"format", "llmsim-runs"}, {"version", 1}, {"gpu", gpu}, {"runs", runs}};

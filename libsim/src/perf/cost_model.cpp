@@ -303,7 +303,9 @@ namespace {
 // engine runs it (async_scheduling.hpp: a step costs max(GPU, host)), applied after.
 CostModel with_served_host(CostModel cm, const spec::EngineConfig& engine, bool offline) {
   // Host work the OpenAI server's path adds to every engine step (vLLM V0's MQLLMEngine): perf/served_step_host.hpp.
-  if (const double served = served_step_host_per_seq_s(engine, offline); served > 0) return cm.with_host_per_seq_s(served);
+  // A profile fitted from a pre-0.6 vLLM's served runs may set the in-process server's part of it.
+  if (const double served = served_step_host_per_seq_s(engine, offline, cm.profile()); served > 0)
+    return cm.with_host_per_seq_s(served);
   return cm;
 }
 

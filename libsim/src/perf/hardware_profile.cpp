@@ -115,6 +115,8 @@ void HardwareProfile::validate(const std::string& path) const {
   in_range("custom_allreduce_bandwidth", custom_allreduce_bandwidth, 0, 1e13, false);
   in_range("host_bandwidth", host_bandwidth, 0, 1e13, false);
   if (api_server_s) in_range("api_server_s", *api_server_s, 0, 1.0, false);
+  if (inprocess_server_per_output_s)
+    in_range("inprocess_server_per_output_s", *inprocess_server_per_output_s, 0, 1e-1, false);
   check_curve(mem_bw_vs_bytes, path + ".mem_bw_vs_bytes", 1.5, p);
   check_curve(gemm_bw_eff_vs_m, path + ".gemm_bw_eff_vs_m", 1.5, p);
   for (const auto& [dt, c] : gemm_eff_vs_m)
@@ -341,7 +343,8 @@ HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base
                 "attn_decode_bw_efficiency", "attn_decode_cta_bandwidth", "attn_decode_cta_s", "attn_decode_fixed_s",
                 "kernel_launch_s", "graph_launch_s", "cpu_overhead_per_iter_s", "cpu_overhead_per_seq_s",
                 "v0_cpu_overhead_per_iter_s", "v0_cpu_overhead_per_seq_s", "link_bandwidth", "link_latency_s", "nccl_ll_step_s",
-                "custom_allreduce_latency_s", "custom_allreduce_bandwidth", "host_bandwidth", "api_server_s"});
+                "custom_allreduce_latency_s", "custom_allreduce_bandwidth", "host_bandwidth", "api_server_s",
+                "inprocess_server_per_output_s"});
   if (v.has("format")) {
     const std::string f = v.string("format");
     if (f != "llmsim-hardware-profile/1")
@@ -395,6 +398,8 @@ HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base
   p.custom_allreduce_bandwidth = v.number_or("custom_allreduce_bandwidth", p.custom_allreduce_bandwidth);
   p.host_bandwidth = v.number_or("host_bandwidth", p.host_bandwidth);
   if (v.has("api_server_s")) p.api_server_s = v["api_server_s"].as_number();
+  if (v.has("inprocess_server_per_output_s"))
+    p.inprocess_server_per_output_s = v["inprocess_server_per_output_s"].as_number();
   p.validate(v.path().empty() ? "profile" : v.path());
   return p;
 }
@@ -442,6 +447,8 @@ Json to_json(const HardwareProfile& p) {
   if (!p.engine_version.empty()) j["engine_version"] = p.engine_version;
   // Unset: the runtime's own serving path (written only when a profile sets it, e.g. a fit to serving runs).
   if (p.api_server_s) j["api_server_s"] = *p.api_server_s;
+  // Unset: the runtime's in-process server cost (written only when a fit to a pre-0.6 vLLM's served runs set it).
+  if (p.inprocess_server_per_output_s) j["inprocess_server_per_output_s"] = *p.inprocess_server_per_output_s;
   if (const auto& e = p.cross_validated_error) {
     j["cross_validated_error"] = {{"runs", e->runs}, {"values", e->values}, {"median_abs", e->median_abs},
                                   {"p90_abs", e->p90_abs}, {"signed_median", e->signed_median}};
@@ -458,6 +465,10 @@ std::optional<std::string> runtime_mismatch(const HardwareProfile& p, spec::Runt
          (p.api_server_s ? std::string(", and its fitted serving path (api_server_s) is not used: this runtime keeps "
                                        "its own")
                          : std::string()) +
+         (p.inprocess_server_per_output_s
+              ? std::string(", and its fitted in-process server cost (inprocess_server_per_output_s) is not used: this "
+                            "runtime keeps its own")
+              : std::string()) +
          " (set engine.runtime to match, or fit a profile from runs of this runtime)";
 }
 

@@ -59,6 +59,12 @@ void add_run_fit_provenance(std::vector<ConstantProvenance>& t) {
                 "laptop at concurrency 8; tenstorrent/tt-inference-server#190: 4 ms); a larger TTFT gap is not that "
                 "path. Not a cost-model constant: how far a run fit may move one",
                 {}, 0.05));
+  t.push_back(c("run_fit.inprocess_server_max_s", "all", P::assumed,
+                "the upper bound of a fitted in-process OpenAI server cost per streamed output per step "
+                "(inprocess_server_per_output_s, vLLM before 0.6): 4x its one public measurement, vllm#6883's 100 us "
+                "(runtime.served_step_per_seq_s of vllm-v0.5), as run_fit.serving_path_max_s is 4x its path's; more "
+                "is not that server's streaming. Not a cost-model constant: how far a run fit may move one",
+                {}, 400e-6));
   // --- The capacity guard of a run fit (calibration/fit/run_fit_capacity.hpp, issue 28): how far serving runs that
   // all ran below capacity may move the predicted capacity, and when a run counts as below capacity.
   t.push_back(c("run_fit.capacity_guard", "all", P::public_measurement,

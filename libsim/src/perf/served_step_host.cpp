@@ -2,6 +2,7 @@
 // perf/provenance.cpp (runtime.served_step_per_seq_s), the reasoning in docs/cost-model.md "Overheads".
 #include "llmsim/perf/served_step_host.hpp"
 
+#include "llmsim/perf/inprocess_server.hpp"
 #include "llmsim/perf/runtime.hpp"
 
 namespace llmsim::perf {
@@ -11,6 +12,16 @@ double served_step_host_per_seq_s(const spec::EngineConfig& engine, bool offline
   if (!engine.api_server || offline || engine.synthetic_service) return 0;
   if (engine.policy == spec::SchedulerPolicy::static_batching) return 0;
   return runtime_traits(runtime_of(engine)).served_step_per_seq_s;
+}
+
+double served_step_host_per_seq_s(const spec::EngineConfig& engine, bool offline, const HardwareProfile& profile) {
+  const double own = served_step_host_per_seq_s(engine, offline);
+  const Runtime r = runtime_of(engine);
+  // Only the in-process server's term is a profile field (vLLM 0.6+'s MQLLMEngine keeps its sourced value), and a
+  // profile fitted on another runtime does not price this one's (runtime_mismatch's note says so).
+  if (own > 0 && inprocess_server_per_output_s(r) > 0 && profile.inprocess_server_per_output_s && !runtime_mismatch(profile, r))
+    return *profile.inprocess_server_per_output_s;
+  return own;
 }
 
 }  // namespace llmsim::perf

@@ -89,6 +89,12 @@ struct HardwareProfile {
   /// was fitted on (`runtime`; any runtime when that is empty), another runtime keeps its own (runtime_mismatch
   /// says so).
   std::optional<double> api_server_s;
+  /// Host seconds per streamed output per step that vLLM before 0.6's OpenAI server, running on the engine's own event
+  /// loop, adds to each step (perf/inprocess_server.hpp; perf/served_step_host.hpp says which steps pay it). Unset: the
+  /// runtime's, inprocess_server::kPerOutputS (100 us, vllm#6883). `calibrate-fit --runs` fits it from served runs of
+  /// such a release; it prices only a runtime that has the in-process server and that the profile was fitted on
+  /// (`runtime`; any such runtime when that is empty).
+  std::optional<double> inprocess_server_per_output_s;
 
   /// Checks ranges; ConfigError at `path` naming each bad field and value.
   void validate(const std::string& path = "profile") const;
@@ -132,8 +138,8 @@ HardwareProfile load_profile(const std::string& path, const HardwareProfile& bas
 Json to_json(const HardwareProfile& p);
 
 /// The note for pricing runtime `runtime` with a profile fitted from another runtime's runs; nullopt when the
-/// profile names no runtime or the same one. A fitted serving path (api_server_s) is then not used, and the note
-/// says so.
+/// profile names no runtime or the same one. A fitted serving path (api_server_s) or in-process server cost
+/// (inprocess_server_per_output_s) is then not used, and the note says so.
 std::optional<std::string> runtime_mismatch(const HardwareProfile& p, spec::Runtime runtime);
 
 }  // namespace llmsim::perf

@@ -9,6 +9,7 @@
 // latency of the same path (HTTP, tokenisation, IPC) is perf/serving_path.hpp's. Before 0.6 (vllm-v0.5,
 // vllm-v0-paged) the server ran in the engine's process and its streaming coroutines ran between the engine's steps:
 // the same rule prices them with perf/inprocess_server.hpp's value.
+#include "llmsim/perf/hardware_profile.hpp"
 #include "llmsim/spec/engine_config.hpp"
 
 namespace llmsim::perf {
@@ -19,5 +20,11 @@ namespace llmsim::perf {
 /// call), an offline workload (`offline`: every prompt at t = 0 through LLM.generate, benchmark_throughput) and the
 /// synthetic service.
 double served_step_host_per_seq_s(const spec::EngineConfig& engine, bool offline);
+/// The same, with the in-process server's cost that `profile` sets (HardwareProfile::inprocess_server_per_output_s,
+/// fitted from a pre-0.6 vLLM's served runs) in place of the runtime's, where the runtime streams from the engine's
+/// own process (inprocess_server_per_output_s(runtime) > 0) and the profile was fitted on this runtime (or names
+/// none). The one rule of which per-step serving cost a simulation prices: make_cost_model calls it with the
+/// scenario's profile.
+double served_step_host_per_seq_s(const spec::EngineConfig& engine, bool offline, const HardwareProfile& profile);
 
 }  // namespace llmsim::perf
