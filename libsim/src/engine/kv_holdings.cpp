@@ -86,6 +86,7 @@ void Simulation::check_holdings() const {
   }
   LLMSIM_CHECK(!disagg_ || pulls_held == disagg_->held_count(), "the prefill pool holds the KV of a request not reading it");
   for (std::size_t r = 0; r < replicas_.size(); ++r) {
+    held[r].own += replicas_[r].state_blocks_held();  // the running list's linear-attention states
     check_kv_holdings(replicas_[r].kv(), held[r], static_cast<std::int32_t>(r));
     if (held[r].counted != replicas_[r].outstanding())
       throw InternalError("engine " + std::to_string(r) + " counts " + std::to_string(replicas_[r].outstanding()) +
