@@ -334,3 +334,23 @@ def test_step_of_a_multi_step_scenario_prices_its_window_as_the_cli_does(cli):
     assert m["window_mean_step_ms"] == pytest.approx((m["first_step_ms"] + 7 * m["later_step_ms"]) / 8)
     single = llmsim.step(scenario, engine__num_scheduler_steps=1, decode_seqs=16, context=1024)
     assert "multi_step" not in single and single["time_ms"] == out["time_ms"]
+
+
+def test_hybrid_state_is_pool_blocks_under_v1_cli_equals_python(cli):
+    """Issue 29: Qwen3.5-27B on one H200 at vLLM's default 1,024 sequences plans under V1 (the state of each running
+    sequence is blocks of the KV pool, nothing reserved for max_num_seqs); the CLI and Python report the same plan,
+    with the number of sequences whose state fits."""
+    import json
+    import subprocess
+    args = dict(model="qwen3.5-27b", gpu="h200-141gb-sxm", quant="fp16")
+    py = llmsim.memory(**args)
+    out = json.loads(subprocess.run([cli, "memory", "--model", "qwen3.5-27b", "--gpu", "h200-141gb-sxm", "--quant",
+                                     "fp16", "--json"], capture_output=True, text=True, check=True).stdout)
+    assert out == py
+    assert py["fits"], py["reason"]
+    assert py["per_gpu"]["linear_state_bytes"] == 0
+    assert 0 < py["linear_state_seqs_fit"] < 1024
+    assert py["mamba_cache_blocks"] >= 1024
+    text = subprocess.run([cli, "memory", "--model", "qwen3.5-27b", "--gpu", "h200-141gb-sxm", "--quant", "fp16"],
+                          capture_output=True, text=True, check=True).stdout
+    assert f"max_num_seqs 1024 -> {py['linear_state_seqs_fit']} sequences' state fit the pool" in text
