@@ -205,6 +205,11 @@ int run_memory(int argc, char** argv) {
     } else {
       std::cout << "fits: NO, cannot run because " << plan.reason << "\n";
     }
+    if (plan.linear_state_blocks_per_seq > 0 && plan.fits)
+      // vLLM V1 reserves nothing for max_num_seqs: a running sequence's state is blocks of the same pool.
+      std::cout << "linear-attention state: max_num_seqs " << e.max_num_seqs << " -> " << plan.linear_state_seqs_fit
+                << " sequences' state fit the pool (" << fmt(plan.linear_state_bytes_per_seq_per_gpu / 1e6, 1)
+                << " MB each" << (par.gpus() > 1 ? " per GPU" : "") << "; the scheduler admits as many as their state and KV fit)\n";
     if (plan.longest_context_tokens > 0)
       std::cout << "longest context one sequence can have: " << plan.longest_context_tokens << " tokens (model limit "
                 << model.max_position_embeddings << ")\n";

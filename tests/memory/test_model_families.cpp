@@ -2,6 +2,8 @@
 // type, vLLM's hybrid KV-cache groups for sliding-window layers, and checkpoints that fit or are refused.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/kv_layout.hpp"
 #include "llmsim/memory/memory_plan.hpp"
@@ -118,7 +120,7 @@ TEST_CASE("the memory plan counts sliding windows as vLLM's V1 does, and V0 in f
   CHECK(b.kv_bytes_per_token_per_gpu == 62.0 * 8192);
 }
 
-TEST_CASE("issue 30: Qwen3-Next's KV room per token counts its 12 attention layers; each sequence reserves its state") {
+TEST_CASE("issue 30: Qwen3-Next's KV room per token counts its 12 attention layers; its state is pool blocks under V1") {
   const auto g = cat().gpu("h200-141gb-sxm");
   Quantization q;
   q.weights = format_for_gpu(weight_format("fp8"), g);
@@ -133,20 +135,37 @@ TEST_CASE("issue 30: Qwen3-Next's KV room per token counts its 12 attention laye
   const auto d = plan_memory(dense, q, g, ParallelConfig{1, 1}, e, 32768);
   CHECK(p.kv_bytes_per_token_per_gpu == Approx(12.0 * 2 * 2 * 256 * 2));
   CHECK(d.kv_bytes_per_token_per_gpu == Approx(4 * p.kv_bytes_per_token_per_gpu));
-  // 36 layers × (3 × 8192 + 32 × 128 × 128) elements × 2 bytes ≈ 39.5 MB per sequence, × max_num_seqs.
-  const double state = 36.0 * (3 * 8192 + 32 * 128 * 128) * 2;
-  CHECK(p.linear_state_bytes_per_seq_per_gpu == Approx(state));
-  CHECK(p.per_gpu.linear_state_bytes == Approx(64 * state).margin(1));
-  // The state comes out of the pool: more running sequences, fewer KV tokens (at least the 448 more states' worth;
-  // max_num_seqs also sizes the sampler and CUDA graphs, a few percent more).
+  // 36 layers × (3 × 8192 + 32 × 128 × 128) elements × 2 bytes ≈ 39.5 MB per sequence; vLLM V1 pads each layer's
+  // state to the attention page at a block size raised to a multiple of 16 tokens (2 KV heads × 256 × 2 × 2 B =
+  // 2 KiB per token and layer: 32 KiB steps, 1,097,728 B -> 34 steps, 1.5 % more).
+  const double layer = (3 * 8192 + 32 * 128 * 128) * 2.0, state = 36 * layer;
+  const double page = std::ceil(layer / 32768) * 32768;
+  CHECK(p.linear_state_bytes_per_seq_per_gpu == Approx(36 * page));
+  // V1 reserves nothing for max_num_seqs: the state is blocks of the pool (llmsim's: 16 tokens × 12 layers × 2 KiB),
+  // charged per running sequence.
+  CHECK(p.per_gpu.linear_state_bytes == 0);
+  CHECK(p.linear_state_blocks_per_seq == static_cast<std::int64_t>(std::ceil(36 * page / (12.0 * 2048 * 16))));
+  CHECK(p.linear_state_seqs_fit == p.kv_capacity_blocks / p.linear_state_blocks_per_seq);
+  // vLLM's blocks: a page per layer of a 12-layer group (3 mamba groups per request).
+  CHECK(p.mamba_cache_blocks == static_cast<std::int64_t>(std::floor(p.per_gpu.kv_cache_bytes / (12.0 * page))));
+  // One sequence of 32,768 tokens holds its KV blocks and its state: what "concurrent sequences" divides by.
+  CHECK(p.max_concurrent_seqs == p.kv_capacity_blocks / (32768 / 16 + p.linear_state_blocks_per_seq));
+  // More running sequences no longer shrink the pool by their states (only max_num_seqs' sampler rows and graphs).
   e.max_num_seqs = 512;
   const auto more = plan_memory(next, q, g, ParallelConfig{1, 1}, e, 32768);
   const double states_in_tokens = 448 * state / p.kv_bytes_per_token_per_gpu;
-  CHECK(static_cast<double>(p.kv_capacity_tokens - more.kv_capacity_tokens) >= states_in_tokens);
-  CHECK(static_cast<double>(p.kv_capacity_tokens - more.kv_capacity_tokens) < 1.1 * states_in_tokens);
+  CHECK(static_cast<double>(p.kv_capacity_tokens - more.kv_capacity_tokens) < 0.1 * states_in_tokens);
   // Under tensor parallel the state is split by heads.
   const auto tp2 = plan_memory(next, q, g, ParallelConfig{2, 1}, EngineConfig{}, 32768);
-  CHECK(tp2.linear_state_bytes_per_seq_per_gpu == Approx(state / 2));
+  CHECK(tp2.linear_state_bytes_per_seq_per_gpu == Approx(36 * std::ceil(layer / 2 / 16384) * 16384));
+  // vLLM V0 (MambaCacheManager) allocated max_num_seqs states up front: reserved from the pool.
+  EngineConfig v0;
+  v0.max_num_seqs = 64;
+  v0.policy = SchedulerPolicy::vllm_v0;
+  v0.runtime = Runtime::vllm_v0;
+  const auto old = plan_memory(next, q, g, ParallelConfig{1, 1}, v0, 32768);
+  CHECK(old.per_gpu.linear_state_bytes == Approx(64 * state).margin(1));
+  CHECK(old.linear_state_blocks_per_seq == 0);
 }
 
 TEST_CASE("issue 30: gpt-oss's MXFP4 checkpoint keeps attention and embeddings 16-bit; ModelOpt NVFP4 at 4.5 bits") {
@@ -217,19 +236,22 @@ TEST_CASE("Gemma-4 E2B: only the 15 layers that own a cache hold KV; the per-lay
   CHECK(w4 < 0.75 * w);
 }
 
-TEST_CASE("issue 30: Qwen3.5-27B reserves an FP32 DeltaNet state per sequence; GLM-5 and MiniMax-M2.5 plans fit") {
+TEST_CASE("issue 30: Qwen3.5-27B holds an FP32 DeltaNet state per running sequence; GLM-5 and MiniMax-M2.5 plans fit") {
   EngineConfig e;
   e.max_num_seqs = 64;
   const auto p = family_plan("qwen3.5-27b", "h200-141gb-sxm", "bf16", 1, 32768, e);
   REQUIRE(p.fits);
   CHECK(p.kv_bytes_per_token_per_gpu == Approx(16.0 * 2 * 4 * 256 * 2));  // the 16 attention layers only
-  // 48 layers × (the BF16 conv window + the FP32 recurrent state): 153.9 MB per running sequence, × max_num_seqs.
-  const double state = 48.0 * (3.0 * (2 * 16 * 128 + 48 * 128) * 2 + 48.0 * 128 * 128 * 4);
-  CHECK(p.linear_state_bytes_per_seq_per_gpu == Approx(state));
-  CHECK(p.per_gpu.linear_state_bytes == Approx(64 * state).margin(1));
+  // 48 layers × (the BF16 conv window + the FP32 recurrent state): 153.9 MB per running sequence, each layer's state
+  // padded to a whole attention page of 16-token multiples (4 KiB per token and layer: 64 KiB steps).
+  const double layer = 3.0 * (2 * 16 * 128 + 48 * 128) * 2 + 48.0 * 128 * 128 * 4;
+  const double page = std::ceil(layer / 65536) * 65536;
+  CHECK(p.linear_state_bytes_per_seq_per_gpu == Approx(48 * page));
+  CHECK(p.linear_state_bytes_per_seq_per_gpu < 1.02 * 48 * layer);
+  CHECK(p.per_gpu.linear_state_bytes == 0);
   // Under tensor parallel the state is split by heads (16 key, 48 value heads).
   const auto tp4 = family_plan("qwen3.5-27b", "h100-80gb-sxm", "bf16", 4, 32768, e);
-  CHECK(tp4.linear_state_bytes_per_seq_per_gpu == Approx(state / 4));
+  CHECK(tp4.linear_state_bytes_per_seq_per_gpu == Approx(48 * std::ceil(layer / 4 / 16384) * 16384));
   // GLM-5 in FP8 on 8 × H200 (744 B parameters, ~750 GB): the MLA latent and the indexer's keys on every rank.
   const auto glm = family_plan("glm-5", "h200-141gb-sxm", "fp8", 8, 32768);
   CHECK(glm.fits);
@@ -238,4 +260,48 @@ TEST_CASE("issue 30: Qwen3.5-27B reserves an FP32 DeltaNet state per sequence; G
   const auto mm = family_plan("minimax-m2.5", "h200-141gb-sxm", "fp8", 4, 32768);
   CHECK(mm.fits);
   CHECK(mm.kv_bytes_per_token_per_gpu == Approx(62.0 * 2 * 2 * 128 * 2));
+}
+
+TEST_CASE("issue 29: Qwen3.5-27B on one H200 at vLLM's default 1,024 sequences plans under V1; the pool bounds them") {
+  // vLLM V1 takes each running request's DeltaNet state from the KV pool (MambaSpec blocks) and reserves nothing for
+  // max_num_seqs: the "lower max_num_seqs" refusal was V0's MambaCacheManager, not V1's.
+  EngineConfig e;
+  e.max_num_seqs = 1024;
+  e.max_num_batched_tokens = 8192;
+  const auto p = family_plan("qwen3.5-27b", "h200-141gb-sxm", "bf16", 1, 32768, e);
+  REQUIRE(p.fits);
+  INFO(p.reason);
+  // Fewer states fit than max_num_seqs asks for: the scheduler's admission is what bounds the running set.
+  CHECK(p.linear_state_seqs_fit > 100);
+  CHECK(p.linear_state_seqs_fit < 1024);
+  CHECK(p.linear_state_seqs_fit ==
+        p.kv_capacity_blocks / static_cast<std::int64_t>(std::ceil(p.linear_state_bytes_per_seq_per_gpu / (16.0 * 4096 * 16))));
+  // vLLM's startup check: max_num_seqs may not exceed its Mamba cache blocks (a page in each of 16 layers).
+  CHECK(p.mamba_cache_blocks >= 1024);
+  // V0 reserved the 1,024 states (158 GB): refused, as MambaCacheManager's allocation would fail there.
+  EngineConfig v0 = e;
+  v0.policy = SchedulerPolicy::vllm_v0;
+  v0.runtime = Runtime::vllm_v0;
+  const auto old = family_plan("qwen3.5-27b", "h200-141gb-sxm", "bf16", 1, 32768, v0);
+  CHECK_FALSE(old.fits);
+  CHECK_THAT(old.reason, Catch::Contains("lower max_num_seqs"));
+}
+
+TEST_CASE("issue 29: vLLM V1 refuses max_num_seqs above its Mamba cache blocks when CUDA graphs are on") {
+  // vllm#38270 (gpu_model_runner._check_and_update_cudagraph_mode): "max_num_seqs (N) exceeds available Mamba cache
+  // blocks (M)". Qwen3.5-27B on an H100: ~24 GB of pool, 16 layers × 3.2 MB per vLLM block -> a few hundred blocks.
+  EngineConfig e;
+  e.max_num_seqs = 1024;
+  const auto p = family_plan("qwen3.5-27b", "h100-80gb-sxm", "bf16", 1, 32768, e);
+  REQUIRE_FALSE(p.fits);
+  CHECK(p.mamba_cache_blocks > 0);
+  CHECK(p.mamba_cache_blocks < 1024);
+  CHECK_THAT(p.reason, Catch::Contains("max_num_seqs (1024) exceeds available Mamba cache blocks (" +
+                                       std::to_string(p.mamba_cache_blocks) + ")"));
+  // At that many sequences it starts; eager mode (no FULL decode graphs) has no such check.
+  e.max_num_seqs = p.mamba_cache_blocks;
+  CHECK(family_plan("qwen3.5-27b", "h100-80gb-sxm", "bf16", 1, 32768, e).fits);
+  e.max_num_seqs = 1024;
+  e.cuda_graphs = false;
+  CHECK(family_plan("qwen3.5-27b", "h100-80gb-sxm", "bf16", 1, 32768, e).fits);
 }

@@ -360,3 +360,23 @@ def test_memory_labels_the_windowed_capacity_beside_the_concurrency(cli):
     assert f"{out['max_concurrent_seqs']} concurrent sequence" in line
     plain = llmsim.memory(model="llama-3.1-8b", gpu="l4-24gb")
     assert plain["kv_capacity_note"] == ""
+
+
+def test_hybrid_state_is_pool_blocks_under_v1_cli_equals_python(cli):
+    """Issue 29: Qwen3.5-27B on one H200 at vLLM's default 1,024 sequences plans under V1 (the state of each running
+    sequence is blocks of the KV pool, nothing reserved for max_num_seqs); the CLI and Python report the same plan,
+    with the number of sequences whose state fits."""
+    import json
+    import subprocess
+    args = dict(model="qwen3.5-27b", gpu="h200-141gb-sxm", quant="fp16")
+    py = llmsim.memory(**args)
+    out = json.loads(subprocess.run([cli, "memory", "--model", "qwen3.5-27b", "--gpu", "h200-141gb-sxm", "--quant",
+                                     "fp16", "--json"], capture_output=True, text=True, check=True).stdout)
+    assert out == py
+    assert py["fits"], py["reason"]
+    assert py["per_gpu"]["linear_state_bytes"] == 0
+    assert 0 < py["linear_state_seqs_fit"] < 1024
+    assert py["mamba_cache_blocks"] >= 1024
+    text = subprocess.run([cli, "memory", "--model", "qwen3.5-27b", "--gpu", "h200-141gb-sxm", "--quant", "fp16"],
+                          capture_output=True, text=True, check=True).stdout
+    assert f"max_num_seqs 1024 -> {py['linear_state_seqs_fit']} sequences' state fit the pool" in text

@@ -89,6 +89,7 @@ void Simulation::check_holdings() const {
   for (const auto& loop : api_loops_)
     loop.each([&](std::int32_t, std::int32_t e) { ++held[static_cast<std::size_t>(e)].counted; });
   for (std::size_t r = 0; r < replicas_.size(); ++r) {
+    held[r].own += replicas_[r].state_blocks_held();  // the running list's linear-attention states
     check_kv_holdings(replicas_[r].kv(), held[r], static_cast<std::int32_t>(r));
     if (held[r].counted != replicas_[r].outstanding())
       throw InternalError("engine " + std::to_string(r) + " counts " + std::to_string(replicas_[r].outstanding()) +

@@ -47,6 +47,7 @@ void Replica::link_tail(std::int32_t i) {
   else head_ = i;
   tail_ = i;
   ++running_;
+  if (cfg_.state_blocks > 0) kv_.allocate(cfg_.state_blocks);  // its linear-attention state (admission checked it)
 }
 
 void Replica::unlink(std::int32_t i) {
@@ -57,6 +58,7 @@ void Replica::unlink(std::int32_t i) {
   else tail_ = s.prev;
   s.prev = s.next = -1;
   --running_;
+  if (cfg_.state_blocks > 0) kv_.release(cfg_.state_blocks);
 }
 
 // ---- decode set ----
@@ -158,7 +160,7 @@ bool Replica::try_admit(std::int32_t i, double now_s, std::int64_t first_chunk) 
   // first chunk shorter than the prefix needs no own block yet: none, never a negative count.
   const std::int64_t own = std::max<std::int64_t>(0, kv_.blocks_for(cached + chunk) - pb);
   const std::int64_t held = s.own_blocks;  // a waiting request holds none, but a pulled KV's (replica_handoff.cpp)
-  const std::int64_t cost = own + shared_cost - held;
+  const std::int64_t cost = own + shared_cost - held + cfg_.state_blocks;  // V1 hybrid: its state's blocks too
   if (!kv_.can_admit(cost)) return false;
   const std::int64_t taken = kv_.reclaim(s.cache_handle, own_hit) + held;  // own blocks kept since a preemption
   s.cache_handle = -1;

@@ -64,6 +64,10 @@ struct ReplicaConfig {
   /// vLLM V0's multi-step scheduling (spec/multi_step.hpp; multi_step.cpp): decode steps per scheduler call (1 = off);
   /// whether the client receives each step's tokens as they come (else a window's at its end); and the cost model of a
   /// window's steps after its first (the same GPU work, no per-step scheduling CPU time: set when scheduler_steps > 1).
+  /// vLLM V1's linear-attention state (Qwen3-Next, Qwen3.5; memory::MemoryPlan::linear_state_blocks_per_seq): KV
+  /// blocks every sequence in the running list holds beside its tokens' — taken when it joins the list, freed when
+  /// it leaves — so the pool, not max_num_seqs alone, bounds how many run. 0 = none.
+  std::int64_t state_blocks = 0;
   std::int32_t scheduler_steps = 1;
   bool window_streams_steps = true;
   std::shared_ptr<const perf::CostModel> window_cost;
@@ -145,6 +149,8 @@ class Replica {
   const SaturationTotals& saturation() const noexcept { return sat_; }
   /// Sequences in the running list (prefilling, decoding, static padding).
   std::int64_t running() const noexcept { return running_; }
+  /// Blocks the running list's linear-attention states hold (ReplicaConfig::state_blocks each).
+  std::int64_t state_blocks_held() const noexcept { return running_ * cfg_.state_blocks; }
   /// ∫ KV blocks used dt since the start of the run.
   const metrics::TimeIntegral& kv_integral() const noexcept { return kv_used_; }
   /// The moments of the inter-token gaps this replica's steps measured (the bins are the collector's).

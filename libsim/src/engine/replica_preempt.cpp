@@ -89,7 +89,7 @@ void Replica::swap_in(double now_s) {
     if (running_ >= cfg_.max_num_seqs) break;
     // Blocks its first decode step after resuming needs (its n positions from ctx0).
     const std::int64_t growth = kv_.blocks_for(s.ctx0 + next_step_tokens()) - kv_.blocks_for(s.ctx0);
-    if (!kv_.can_admit(s.own_blocks + growth)) break;
+    if (!kv_.can_admit(s.own_blocks + growth + cfg_.state_blocks)) break;
     swapped_.pop_front();
     kv_.swap_in(s.own_blocks);
     kv_.allocate(growth);

@@ -173,6 +173,7 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
   // Static batching re-runs a preempted request in a later batch, so it always recomputes.
   cfg.swap = e.preemption == spec::PreemptionMode::swap && e.policy != spec::SchedulerPolicy::static_batching;
   cfg.block_bytes = plan.kv_bytes_per_token_per_gpu * e.block_size;
+  cfg.state_blocks = plan.linear_state_blocks_per_seq;  // vLLM V1: each running sequence's state from the pool
   cfg.prefix_caching = e.prefix_caching();
   cfg.hash_block_tokens = driver_->hash_block_tokens();
   if (pool.speculation) {  // a pool's engine patch may turn speculation on or off for that pool alone

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "engine_memory.hpp"
+#include "linear_state.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/kv_layout.hpp"
 #include "llmsim/memory/lora_memory.hpp"
@@ -224,10 +225,20 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   // vLLM's hybrid KV-cache manager allocates it from the same pool, one state per request, so max_num_seqs running
   // sequences take max_num_seqs states (in the model dtype, Qwen3.5's recurrent part in FP32:
   // ModelSpec::linear_state_bytes_per_layer; sharded by heads over tp, split over pp stages).
+  // Linear-attention layers (Qwen3-Next's, Qwen3.5's gated DeltaNet) keep a fixed state per running sequence, not
+  // per token (in the model dtype, Qwen3.5's recurrent part in FP32: ModelSpec::linear_state_bytes_per_layer;
+  // sharded by heads over tp, split over pp stages). vLLM V1 holds it as blocks of the one KV pool, taken when a
+  // request is scheduled (linear_state.hpp): nothing is reserved, the pool bounds how many run. V0 (MambaCacheManager)
+  // and SGLang (its Mamba pool) allocate max_num_seqs states up front: reserved here before the KV blocks.
   const double state_per_seq =
       model.linear_state_bytes_per_sequence(kStateBytes) / parallel.tp / parallel.pp;
-  const double state = state_per_seq * engine.max_num_seqs;
-  plan.linear_state_bytes_per_seq_per_gpu = state_per_seq;
+  const bool state_in_pool = state_per_seq > 0 && !em.v0 && !em.sglang;
+  const detail::LinearStatePages pages =
+      state_in_pool ? detail::linear_state_pages(model, parallel, model.linear_state_bytes_per_layer(kStateBytes) / parallel.tp,
+                                                 layout.bytes_per_token_layer)
+                    : detail::LinearStatePages{};
+  const double state = state_in_pool ? 0.0 : state_per_seq * engine.max_num_seqs;
+  plan.linear_state_bytes_per_seq_per_gpu = state_in_pool ? pages.bytes_per_seq() : state_per_seq;
   const double kv_pool = pool - state;
 
   auto& pg = plan.per_gpu;
@@ -297,12 +308,22 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   // What one max_model_len sequence holds (vLLM's _check_enough_kv_cache_memory and max concurrency use the same
   // per-group sums, sliding groups capped at their window).
   const i64 chunk = engine.max_num_batched_tokens;
-  i64 blocks_per_seq = layout.blocks_for(plan.max_model_len, engine.block_size, chunk);
-  plan.longest_context_tokens = layout.longest_context(pool_blocks, engine.block_size, chunk, model.max_position_embeddings);
+  // V1: a sequence's state as blocks of this pool (whole blocks: the engine charges them at admission), counted in
+  // what one sequence needs as vLLM's _check_enough_kv_cache_memory and "Maximum concurrency" count MambaSpec's page.
+  const i64 state_blocks =
+      state_in_pool ? static_cast<i64>(std::ceil(pages.bytes_per_seq() / layout.pool_block_bytes(engine.block_size))) : 0;
+  plan.linear_state_blocks_per_seq = state_blocks;
+  if (state_in_pool) {
+    plan.linear_state_seqs_fit = pool_blocks / state_blocks;
+    plan.mamba_cache_blocks = std::max<i64>(0, static_cast<i64>(std::floor(kv_pool / pages.vllm_block_bytes())));
+  }
+  i64 blocks_per_seq = layout.blocks_for(plan.max_model_len, engine.block_size, chunk) + state_blocks;
+  plan.longest_context_tokens =
+      layout.longest_context(pool_blocks - state_blocks, engine.block_size, chunk, model.max_position_embeddings);
   if (context.auto_fit && pool_blocks < blocks_per_seq && plan.longest_context_tokens > 0) {
     // vLLM's --max-model-len auto: the largest context whose one sequence fits the pool.
     plan.max_model_len = static_cast<int>(std::min<i64>(plan.max_model_len, plan.longest_context_tokens));
-    blocks_per_seq = layout.blocks_for(plan.max_model_len, engine.block_size, chunk);
+    blocks_per_seq = layout.blocks_for(plan.max_model_len, engine.block_size, chunk) + state_blocks;
   }
   pg.kv_cache_bytes = static_cast<i64>(std::llround(kv_pool));
   plan.kv_capacity_blocks = blocks;
@@ -316,11 +337,21 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
                   "); lower max_model_len" + (context.auto_fit ? "" : " (or leave it unset: auto)");
     return plan;
   }
+  if (state_in_pool && engine.cuda_graphs && engine.max_num_seqs > plan.mamba_cache_blocks) {
+    // vLLM V1 with FULL decode CUDA graphs (the default cudagraph_mode) refuses at start when max_num_seqs exceeds
+    // the pool's blocks (gpu_model_runner._check_and_update_cudagraph_mode, vllm#38270, merged 2026-03-26): each
+    // decoding sequence needs one Mamba block in a captured batch.
+    plan.reason = "max_num_seqs (" + std::to_string(engine.max_num_seqs) + ") exceeds available Mamba cache blocks (" +
+                  std::to_string(plan.mamba_cache_blocks) + ") (vLLM refuses at CUDA graph capture: each decoding " +
+                  "sequence needs one); lower max_num_seqs to at most " + std::to_string(plan.mamba_cache_blocks) +
+                  " or increase gpu_memory_utilization";
+    return plan;
+  }
   plan.fits = true;
   plan.max_concurrent_seqs = pool_blocks / blocks_per_seq;
   for (const int len : {2048, 8192, 32768})
     if (len < plan.max_model_len)
-      plan.concurrent_seqs_at.emplace_back(len, pool_blocks / layout.blocks_for(len, engine.block_size, chunk));
+      plan.concurrent_seqs_at.emplace_back(len, pool_blocks / (layout.blocks_for(len, engine.block_size, chunk) + state_blocks));
   return plan;
 }
 
@@ -396,6 +427,9 @@ Json to_json(const MemoryPlan& plan) {
                 {"linear_state_bytes", g.linear_state_bytes},
                 {"lora_bytes", g.lora_bytes}}},
               {"linear_state_bytes_per_seq_per_gpu", plan.linear_state_bytes_per_seq_per_gpu},
+              {"linear_state_blocks_per_seq", plan.linear_state_blocks_per_seq},
+              {"linear_state_seqs_fit", plan.linear_state_seqs_fit},
+              {"mamba_cache_blocks", plan.mamba_cache_blocks},
               {"proposer_kv_bytes_per_token_per_gpu", plan.proposer_kv_bytes_per_token_per_gpu}};
 }
 

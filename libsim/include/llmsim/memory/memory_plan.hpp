@@ -35,7 +35,9 @@ struct PerGpuMemory {
                                         ///< charged to the budget and the KV cache share
   std::int64_t free_bytes = 0;        ///< reserved by gpu_memory_utilization (the margin), never used
   std::int64_t proposer_weights_bytes = 0;  ///< speculative decoding's draft model / head on this GPU (beside weights_bytes)
-  std::int64_t linear_state_bytes = 0;  ///< linear-attention state of max_num_seqs sequences, taken from the KV pool
+  /// Linear-attention state reserved up front for max_num_seqs sequences (vLLM V0's MambaCacheManager, SGLang's
+  /// Mamba pool); 0 under vLLM V1, which takes each running sequence's state from the pool as blocks.
+  std::int64_t linear_state_bytes = 0;
   /// vLLM's LoRA adapter slots (engine.enable_lora: max_loras × max_lora_rank; memory/lora_memory.hpp), beside
   /// weights_bytes and charged as weights are, before the KV cache is sized.
   std::int64_t lora_bytes = 0;
@@ -64,7 +66,18 @@ struct MemoryPlan {
   bool max_model_len_auto = false;         ///< planned under vLLM's --max-model-len auto
   int max_model_len_wanted = 0;            ///< auto: what it aimed for (the model's limit); 0 otherwise
   double proposer_kv_bytes_per_token_per_gpu = 0;  ///< part of kv_bytes_per_token_per_gpu: the proposer's own KV
-  double linear_state_bytes_per_seq_per_gpu = 0;   ///< one running sequence's linear-attention state (Qwen3-Next)
+  double linear_state_bytes_per_seq_per_gpu = 0;   ///< one running sequence's linear-attention state (Qwen3-Next;
+                                                   ///< V1: its pages, padded as vLLM pads them)
+  /// vLLM V1: pool blocks (of engine.block_size tokens, kv_capacity_blocks' unit) one running sequence's state takes;
+  /// the engine charges them when it admits the sequence and frees them when it leaves (0: no linear layers, or an
+  /// engine that reserves the states up front).
+  std::int64_t linear_state_blocks_per_seq = 0;
+  /// vLLM V1: sequences whose state alone fits the pool ("max_num_seqs 1024 -> N sequences' state fit"): the most that
+  /// can run at once, whatever their context.
+  std::int64_t linear_state_seqs_fit = 0;
+  /// vLLM V1: the pool's blocks as vLLM counts them (a page per layer of a KV-cache group): its "available Mamba cache
+  /// blocks", which max_num_seqs may not exceed when CUDA graphs are on.
+  std::int64_t mamba_cache_blocks = 0;
   PerGpuMemory per_gpu;
 };
 

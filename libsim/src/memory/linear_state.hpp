@@ -1,0 +1,26 @@
+#pragma once
+// How vLLM V1's hybrid KV-cache manager holds a linear-attention layer's state (Qwen3-Next, Qwen3.5's gated
+// DeltaNet): as blocks of the one KV pool (MambaSpec, mamba_cache_mode "none": one block per request and mamba
+// group), allocated when a request is scheduled and freed with it — nothing is reserved for max_num_seqs up front.
+// Private to the memory layer; docs/cost-model.md "Linear attention".
+#include "llmsim/spec/deployment.hpp"
+#include "llmsim/spec/model_spec.hpp"
+
+namespace llmsim::memory::detail {
+
+struct LinearStatePages {
+  int group_size = 0;       ///< layers per KV-cache group (kv_cache_utils._get_kv_cache_groups_uniform_page_size)
+  int mamba_groups = 0;     ///< groups of linear-attention layers: a request holds one block in each
+  double page_bytes = 0;    ///< one layer's page: the state padded to the attention page at vLLM's raised block size
+  /// vLLM's pool block (a page in each of group_size tensors): what "Mamba cache blocks" counts.
+  double vllm_block_bytes() const noexcept { return page_bytes * group_size; }
+  /// What one running request's state takes from the pool.
+  double bytes_per_seq() const noexcept { return vllm_block_bytes() * mamba_groups; }
+};
+
+/// The state pages of the most loaded pipeline stage. `state_bytes_per_layer`: one layer's state on one GPU;
+/// `attn_bytes_per_token_layer`: one attention layer's K+V of one token on one GPU. All zero without linear layers.
+LinearStatePages linear_state_pages(const spec::ModelSpec& model, const spec::ParallelConfig& parallel,
+                                    double state_bytes_per_layer, double attn_bytes_per_token_layer);
+
+}  // namespace llmsim::memory::detail
