@@ -40,6 +40,10 @@ void validate(const BatchShape& b) {
   nonneg("decode_seqs", static_cast<double>(b.decode_seqs));
   nonneg("decode_context", static_cast<double>(b.decode_context));
   nonneg("spec_tokens", static_cast<double>(b.spec_tokens));
+  nonneg("decode_max_context", static_cast<double>(b.decode_max_context));
+  if (b.decode_max_context > b.decode_context)
+    p.add("batch.decode_max_context", "must be <= decode_context (" + format_value(double(b.decode_context)) +
+                                          "), got " + format_given(double(b.decode_max_context)));
   if (b.prefill_tokens > 0 && b.prefill_seqs == 0)
     p.add("batch.prefill_seqs", "must be > 0 when prefill_tokens is " + format_value(double(b.prefill_tokens)));
   if (b.prefill_seqs > b.prefill_tokens)
@@ -79,7 +83,7 @@ template <bool Serial>
   const std::int64_t tokens = batch.prefill_tokens + batch.decode_seqs;
   // lm rows <= tokens (a last chunk is a prefill chunk of >= 1 token), so both rows are in the table.
   const std::int64_t lm_rows = batch.prefill_last_chunks + batch.decode_seqs;
-  if (batch.spec_tokens == 0 && c.table_has(tokens, lm_rows) && c.table_path(tokens, batch.prefill_seqs == 0)) [[likely]] {
+  if (batch.spec_tokens == 0 && c.table_has(tokens, lm_rows) && c.table_path(tokens, batch.prefill_seqs == 0, batch.decode_max_context)) [[likely]] {
     TimesOnly out;
     c.table_ops_into(tokens, lm_rows, out);
     c.batch_ops_into(batch, out);
@@ -187,20 +191,26 @@ CostModel CostModel::with_lora(int slots, int rank, int adapters) const {
 
 double CostModel::iteration_time(const BatchShape& batch) const { return step_time<false>(batch, nullptr); }
 
-DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
+std::int64_t CostModel::eager_decode_context() const noexcept { return c_->overhead.eager_decode_context(); }
+
+DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs, bool long_context) const {
   LLMSIM_CHECK(decode_seqs >= 1, "decode steps without a sequence");
   DecodeSteps d;
   d.model_ = this;
   d.seqs_ = decode_seqs;
   d.seqs_d_ = static_cast<double>(decode_seqs);
   const Constants& c = *c_;
+  // A sequence at or past the graphs' length (V0's max_seq_len_to_capture): every step is priced as iteration_time
+  // prices a batch whose longest context is that length, as any longer one (the rule is a threshold).
+  d.max_context_ = long_context ? c.overhead.eager_decode_context() : 0;
   // The table path of iteration_time (tokens = LM-head rows = decode_seqs), where every op but decode attention is
   // fixed.
-  if (!c.table_has(decode_seqs, decode_seqs) || !c.table_path(decode_seqs, true)) return d;
+  if (!c.table_has(decode_seqs, decode_seqs) || !c.table_path(decode_seqs, true, d.max_context_)) return d;
   static_assert(kNumOps - kAttnDecode - 1 == DecodeSteps::kAfter);
   BatchShape b;
   b.decode_seqs = decode_seqs;
-  b.decode_context = decode_seqs;  // any valid context: its attention term is replaced in time()
+  b.decode_context = std::max(decode_seqs, d.max_context_);  // any valid context: its attention term is replaced in time()
+  b.decode_max_context = d.max_context_;
   TimesOnly out;
   c.table_ops_into(decode_seqs, decode_seqs, out);
   c.batch_ops_into(b, out);
@@ -235,6 +245,7 @@ double DecodeSteps::slow_time(std::int64_t decode_context) const {
   BatchShape b;
   b.decode_seqs = seqs_;
   b.decode_context = decode_context;
+  b.decode_max_context = max_context_;
   return model_->iteration_time(b);
 }
 

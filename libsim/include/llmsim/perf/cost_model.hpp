@@ -72,6 +72,9 @@ class DecodeSteps {
   /// but the attention term and the sum.
   void times(std::int64_t first, std::int64_t stride, int n, double* __restrict out) const;
   std::int64_t seqs() const noexcept { return seqs_; }
+  /// Whether these are the steps of a batch holding a sequence past the CUDA graphs' length
+  /// (CostModel::eager_decode_context).
+  bool long_context() const noexcept { return max_context_ > 0; }
 
  private:
   friend class CostModel;
@@ -106,6 +109,7 @@ class DecodeSteps {
   const CostModel* model_ = nullptr;
   std::int64_t seqs_ = 0;
   double seqs_d_ = 0;
+  std::int64_t max_context_ = 0;     ///< the BatchShape::decode_max_context the steps are priced with
   /// Set on the table path of iteration_time; else time() calls iteration_time.
   const DecodeAttentionModel* attn_ = nullptr;
   /// The decode terms when the split does not depend on the context; else the last split's (a cache: a DecodeSteps
@@ -141,8 +145,12 @@ class CostModel {
   /// set): for the draft's share of GPU time.
   double iteration_time(const BatchShape& batch, double* proposer_s) const;
   /// Decode-only steps of `decode_seqs` sequences at any context (DecodeSteps): the engine's hot path between
-  /// admissions and completions. decode_seqs >= 1, no speculation.
-  DecodeSteps decode_steps(std::int64_t decode_seqs) const;
+  /// admissions and completions. decode_seqs >= 1, no speculation. `long_context`: one of the sequences holds at
+  /// least eager_decode_context() tokens (then > 0), so the steps run without their CUDA graph.
+  DecodeSteps decode_steps(std::int64_t decode_seqs, bool long_context = false) const;
+  /// The cached tokens from which one decode sequence makes a decode-only step run eagerly (vLLM V0's
+  /// max_seq_len_to_capture; perf/engine_overhead.hpp); 0 when no length does.
+  std::int64_t eager_decode_context() const noexcept;
   /// The same time with its per-op breakdown (for `llmsim step`).
   StepCost breakdown(const BatchShape& batch) const;
   /// Speculative decoding's GPU proposer (a draft model, an EAGLE head or MTP module as a one-layer model), whose
