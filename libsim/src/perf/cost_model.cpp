@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include "cost_model_ops.hpp"
 #include "llmsim/core/error.hpp"
@@ -205,8 +206,16 @@ DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs, bool long_context)
   d.max_context_ = long_context ? c.overhead.eager_decode_context() : 0;
   // The table path of iteration_time (tokens = LM-head rows = decode_seqs), where every op but decode attention is
   // fixed.
-  if (!c.table_has(decode_seqs, decode_seqs) || !c.table_path(decode_seqs, true, d.max_context_)) return d;
+  if (!c.table_has(decode_seqs, decode_seqs)) return d;
+  // A long batch of a runtime whose eager Python forward runs ahead of the GPU (V0): the direct path's ops are the
+  // table's (no family terms), only its launch term waits for their sum, so the steps keep the table too, with the
+  // launch term recomputed per step from that sum (time_with).
+  const bool eager_host = d.max_context_ > 0 && c.times_only_when_graphed() &&
+                          c.overhead.traits().eager_host_per_layer_s > 0 &&
+                          !c.overhead.replays_graph(decode_seqs, true, d.max_context_);
+  if (!eager_host && !c.table_path(decode_seqs, true, d.max_context_)) return d;
   static_assert(kNumOps - kAttnDecode - 1 == DecodeSteps::kAfter);
+  static_assert(kLaunch + 1 == kCpu && kCpu + 1 == kProposer && kProposer + 1 == kNumOps);
   BatchShape b;
   b.decode_seqs = decode_seqs;
   b.decode_context = std::max(decode_seqs, d.max_context_);  // any valid context: its attention term is replaced in time()
@@ -217,9 +226,18 @@ DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs, bool long_context)
   double t = 0;
   for (int i = 0; i < kAttnDecode; ++i) t += out.t[static_cast<std::size_t>(i)];
   d.before_ = t;
-  for (int i = kAttnDecode + 1; i < kNumOps; ++i) d.n_after_ += out.t[static_cast<std::size_t>(i)] != 0;
-  for (int i = kAttnDecode + 1, j = DecodeSteps::kAfter - d.n_after_; i < kNumOps; ++i)  // right-aligned (sum_after)
+  // The ops after decode attention that sum_after adds: all of them, or for an eager step those before the launch
+  // (the launch term, the CPU op and the proposer's 0 follow in time_with).
+  const int end = eager_host ? static_cast<int>(kLaunch) : static_cast<int>(kNumOps);
+  for (int i = kAttnDecode + 1; i < end; ++i) d.n_after_ += out.t[static_cast<std::size_t>(i)] != 0;
+  for (int i = kAttnDecode + 1, j = DecodeSteps::kAfter - d.n_after_; i < end; ++i)  // right-aligned (sum_after)
     if (out.t[static_cast<std::size_t>(i)] != 0) d.after_[j++] = out.t[static_cast<std::size_t>(i)];
+  if (eager_host) {
+    d.eager_host_ = true;
+    d.launches_ = c.launch(b, std::numeric_limits<double>::infinity());  // the launches' own price
+    d.host_s_ = c.launch(b, 0.0);  // the host's enqueue time (or the launches' price, when that is the larger)
+    d.cpu_ = out.t[kCpu];
+  }
   d.terms_ = c.attn_decode.context_free_terms(d.seqs_d_);  // nullptr: the split follows the context
   d.attn_ = &c.attn_decode;
   d.attn_layers_ = c.full_layers;

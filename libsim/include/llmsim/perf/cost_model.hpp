@@ -8,6 +8,7 @@
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/perf/batch_shape.hpp"
 #include "llmsim/perf/decode_attention.hpp"
+#include "llmsim/perf/eager_host.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
 #include "llmsim/perf/runtime.hpp"
 #include "llmsim/spec/deployment.hpp"
@@ -83,7 +84,14 @@ class DecodeSteps {
   double slow_time(std::int64_t decode_context) const;
   /// the table path's sum in op order (CostModel::step_time), with the one context-dependent term computed now from the split's `terms`.
   double time_with(const DecodeAttentionModel::SeqTerms& terms, double ctx) const {
-    const double t = sum_after(before_ + attn_->time_s(terms, seqs_d_, ctx) * attn_layers_);
+    double t = sum_after(before_ + attn_->time_s(terms, seqs_d_, ctx) * attn_layers_);
+    if (eager_host_) [[unlikely]] {
+      // An eager step whose Python forward runs ahead of the GPU (V0 past its graph length): after_ ends before the
+      // launch term, which waits for the host's remainder over the GPU's work summed so far (CostModel's
+      // finish_launch), then the CPU's serialized time — the direct path's values in its order.
+      t += eager_host_launch_s(launches_, host_s_, t);
+      t += cpu_;
+    }
     return t < host_floor_ ? host_floor_ : t;
   }
   /// t plus the ops after decode attention, in op order. The ops that take no time are left out (t > 0, and t + 0.0
@@ -122,6 +130,10 @@ class DecodeSteps {
   double after_[kAfter] = {};        ///< the ops after it that take time, in op order, at the array's end
   int n_after_ = 0;                  ///< how many of after_ are set
   double host_floor_ = 0;            ///< the host's time under async scheduling (the step's least time), else 0
+  /// Eager steps priced from the table (long_context on a runtime whose eager launch term waits for the GPU's work):
+  /// the launches' own price, the host's enqueue time (eager_host_launch_s' terms) and the CPU op, added after after_.
+  bool eager_host_ = false;
+  double launches_ = 0, host_s_ = 0, cpu_ = 0;
 };
 
 class CostModel {
