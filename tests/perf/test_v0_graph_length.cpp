@@ -150,3 +150,20 @@ TEST_CASE("a batch's longest context is checked against its sum", "[v0_graph_len
   b.decode_max_context = -1;
   CHECK_THROWS_WITH(v0.iteration_time(b), Catch::Contains("batch.decode_max_context"));
 }
+
+TEST_CASE("eager decode steps match iteration_time on MoE, MLA and sliding-window models too", "[v0_graph_length]") {
+  // The table-priced eager steps (dense models) and the direct fallback (family terms: MLA's kv_b_proj, sliding
+  // windows) give iteration_time's bits at and past the length.
+  const struct { const char* model; const char* gpu; int tp; } cases[] = {
+      {"qwen3-30b-a3b", "h100-80gb-sxm", 1}, {"gemma-2-9b", "a100-80gb-sxm", 1}, {"deepseek-r1", "h200-141gb-sxm", 8}};
+  for (const auto& k : cases) {
+    INFO(k.model);
+    const auto v0 = v0gl_model(k.model, k.gpu, k.tp, Runtime::vllm_v0);
+    const perf::DecodeSteps eager = v0.decode_steps(4, true);
+    for (const std::int64_t longest : {8192, 9000}) {
+      const perf::BatchShape b = v0gl_batch(longest);
+      CHECK(eager.time(b.decode_context) == v0.iteration_time(b));
+      CHECK(v0.iteration_time(b) > v0.iteration_time(v0gl_batch(8191)));
+    }
+  }
+}
