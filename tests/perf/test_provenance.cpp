@@ -31,6 +31,8 @@ std::vector<std::pair<std::string, double>> set_traits(const RuntimeTraits& t) {
   std::vector<std::pair<std::string, double>> out;
   if (t.graphs != d.graphs) out.push_back({"graphs", 0});
   if (t.max_graph_batch != d.max_graph_batch) out.push_back({"max_graph_batch", t.max_graph_batch});
+  if (t.max_graph_seq_len != d.max_graph_seq_len)
+    out.push_back({"max_graph_seq_len", static_cast<double>(t.max_graph_seq_len)});
   if (t.host_runs_ahead != d.host_runs_ahead) out.push_back({"host_runs_ahead", 0});
   if (t.cpu != d.cpu) out.push_back({"cpu", 0});
   if (t.cpu_per_iter_s != d.cpu_per_iter_s) out.push_back({"cpu_per_iter_s", t.cpu_per_iter_s});

@@ -9,7 +9,20 @@ namespace llmsim::analysis {
 
 namespace {
 constexpr std::int64_t kMaxTokens = std::numeric_limits<std::int32_t>::max();
+
+/// out[j] = the time of the decode step in which each of `batch` sequences holds context + j cached tokens, j in
+/// [0, n): the engine's decode steps, graphed while the context is under the runtime's graph length (vLLM V0's
+/// max_seq_len_to_capture, CostModel::eager_decode_context) and eager from the step it reaches it.
+void decode_steps_from(const perf::CostModel& model, std::int64_t batch, std::int64_t context, std::int64_t n,
+                       double* out) {
+  const std::int64_t limit = model.eager_decode_context();
+  const std::int64_t graphed = limit > 0 ? std::clamp<std::int64_t>(limit - context, 0, n) : n;
+  if (graphed > 0) model.decode_steps(batch).times(batch * context, batch, static_cast<int>(graphed), out);
+  if (graphed < n)
+    model.decode_steps(batch, true).times(batch * (context + graphed), batch, static_cast<int>(n - graphed),
+                                          out + graphed);
 }
+}  // namespace
 
 double StaticBatchTiming::output_tokens_per_s() const noexcept {
   const double t = total_s();
@@ -79,8 +92,7 @@ StaticBatchTiming static_batch(const perf::CostModel& model, std::int64_t batch,
   // (tests/analysis/test_static_batch.cpp), at a fraction of its cost (a run fit prices each batch thousands of times).
   if (output_tokens > 1) {
     t.decode_step_s.resize(static_cast<std::size_t>(output_tokens - 1));
-    model.decode_steps(batch).times(batch * input_tokens, batch, static_cast<int>(output_tokens - 1),
-                                    t.decode_step_s.data());
+    decode_steps_from(model, batch, input_tokens, output_tokens - 1, t.decode_step_s.data());
     for (const double s : t.decode_step_s) t.decode_s += s;
   }
   return t;
@@ -96,7 +108,7 @@ double decode_run_s(const perf::CostModel& model, std::int64_t batch, std::int64
   p.throw_if_any();
   // As static_batch's decode: the engine's decode steps, iteration_time's values bit for bit.
   std::vector<double> step(static_cast<std::size_t>(steps));
-  model.decode_steps(batch).times(batch * context, batch, static_cast<int>(steps), step.data());
+  decode_steps_from(model, batch, context, steps, step.data());
   double s = 0;
   for (const double x : step) s += x;
   return s;

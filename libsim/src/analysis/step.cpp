@@ -69,6 +69,7 @@ perf::StepCost step_cost(const perf::CostModel& cm, const spec::EngineConfig& en
   // All decode sequences share one context length: set the sums add_decode() would build (O(1) in decode_seqs).
   batch.decode_seqs = l.decode_seqs;
   batch.decode_context = l.decode_seqs * l.context;  // <= kv_needed, so in range
+  batch.decode_max_context = l.decode_seqs > 0 ? l.context : 0;
   if (speculation) batch.spec_tokens = speculation->config.num_speculative_tokens;
   perf::validate(batch);
   return cm.breakdown(batch);

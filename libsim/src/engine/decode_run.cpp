@@ -27,7 +27,11 @@ double Replica::plan_run(double now_s) {
   // The first live or stale finish entry: a stale one ends the run early (safe), the boundary then pops it.
   const std::int64_t next_finish = finish_heap_.empty() ? std::numeric_limits<std::int64_t>::max() : finish_heap_.front().step;
   if (next_finish <= step_) return first_end;  // a sequence finishes in the step in flight
-  const perf::DecodeSteps& steps = decode_steps(n_dec_);
+  // vLLM V0's graph length: the run's steps share the step in flight's graph or eager pricing; the step in which
+  // the longest context (growing a token per step) first reaches the length is an event-driven boundary.
+  const bool eager = long_context(longest_ctx_);
+  const std::int64_t cross = eager_ctx_ > 0 && !eager ? eager_ctx_ - longest_ctx_ : std::numeric_limits<std::int64_t>::max();
+  const perf::DecodeSteps& steps = decode_steps(n_dec_, eager);
   run_.end_s[0] = first_end;
   run_.duration_s[0] = duration_s_;
   std::int64_t free = kv_.free();
@@ -36,6 +40,7 @@ double Replica::plan_run(double now_s) {
   // how many steps the run holds, then their times at once, then their ends.
   for (; k < DecodeRun::kMax; ++k) {
     if (next_finish <= step_ + k - 1) break;  // a sequence finishes in step k − 1: its boundary is an event
+    if (k >= cross) break;  // step k's longest context (longest_ctx_ + k) reaches the graphs' length
     // grow_decoders at step k's start: the decoders whose next position opens a block (clock step_ + k).
     const std::int64_t need = phase_count_[static_cast<std::size_t>(mod_block(step_ + k))];
     if (need > free) break;  // it would preempt: an event-driven boundary

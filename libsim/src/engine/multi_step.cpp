@@ -47,11 +47,12 @@ void Replica::continue_window(double now_s) {
     step_ += 1;
     shape.decode_seqs = n_dec_;
     shape.decode_context = ctx_sum_;
+    shape.decode_max_context = longest_ctx_ = longest_context_now();
   }
   kv_used_.set(now_s, static_cast<double>(kv_.used()));
   saturated_ = !waiting_.empty() || !swapped_.empty();
   emitting_ = window_left_ == 0 ? n_dec_ * cfg_.scheduler_steps : 0;  // less the dropped tokens at the end
-  duration_s_ = window_decode_steps(n_dec_).time(ctx_sum_);
+  duration_s_ = window_decode_steps(n_dec_, long_context(shape.decode_max_context)).time(ctx_sum_);
   count_iteration(shape, now_s);
 }
 

@@ -15,6 +15,7 @@ Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaC
   LLMSIM_CHECK(cfg_.spec_tokens == 0 || (cfg_.spec_expected_tokens >= 1 && cfg_.spec_expected_tokens <= cfg_.spec_tokens + 1.0),
                "speculative decoding's expected tokens per step outside [1, k + 1]");
   finish_heap_.reserve(static_cast<std::size_t>(cfg_.max_num_seqs) + 16);
+  eager_ctx_ = cost.eager_decode_context();
   fresh_.reserve(64);
   itl_groups_.reserve(64);
   prefill_done_.reserve(static_cast<std::size_t>(cfg_.max_num_seqs) + 16);
@@ -82,6 +83,13 @@ void Replica::start_decoding(std::int32_t i, double /*now_s*/, bool fresh_group_
   if (s.measured) ++n_dec_measured_;
   ctx_sum_ += s.ctx0;
   ++phase_count_[static_cast<std::size_t>(phase_of(s))];
+  if (eager_ctx_ > 0) {
+    const SeqPool& pool = *pool_;
+    longest_.push(s.ctx0 - s.k0, i, s.stamp, n_dec_, [&pool](std::int32_t seq, std::uint32_t stamp) {
+      const Seq& q = pool[seq];
+      return q.stamp == stamp && q.state == SeqState::decoding;
+    });
+  }
   const std::int64_t out = engine_output(s);
   finish_sum_ += s.k0 + out - s.gen_base;
   output_sum_ += out;
@@ -239,6 +247,7 @@ void Replica::begin_decode_step(perf::BatchShape& shape) {
   step_ += step_tokens_;
   shape.decode_seqs = n_dec_;
   shape.decode_context = ctx_sum_;
+  shape.decode_max_context = longest_ctx_ = longest_context_now();
   shape.spec_tokens = cfg_.spec_tokens;
 }
 
@@ -293,7 +302,8 @@ bool Replica::start_iteration(double now_s) {
   // A step planned now (from idle, or after an empty plan) has no step in flight to hide its host time behind.
   if (cfg_.async_scheduling && plan_cutoff_s_ == now_s) duration_s_ = cost_->serial_time(shape, &proposer_s);
   else if (shape.spec_tokens > 0) duration_s_ = cost_->iteration_time(shape, &proposer_s);
-  else if (shape.prefill_seqs == 0) duration_s_ = decode_steps(shape.decode_seqs).time(shape.decode_context);
+  else if (shape.prefill_seqs == 0)
+    duration_s_ = decode_steps(shape.decode_seqs, long_context(shape.decode_max_context)).time(shape.decode_context);
   else duration_s_ = cost_->iteration_time(shape);
   const bool spec_step = shape.spec_tokens > 0 && shape.decode_seqs > 0;
   spec_plan_seqs_ = spec_step ? static_cast<double>(shape.decode_seqs - padding) : 0;

@@ -26,6 +26,7 @@
 #include "llmsim/perf/batch_shape.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/engine_config.hpp"
+#include "longest_context.hpp"
 #include "seq.hpp"
 #include "speculative.hpp"
 
@@ -291,7 +292,9 @@ class Replica {
   void finish_window_step(double now_s);
   /// Token positions each decoder has allocated beyond its tokens: the open window's lookahead slots not yet used.
   std::int64_t window_reserved() const noexcept { return window_end_step_ > step_ ? window_end_step_ - step_ : 0; }
-  const perf::DecodeSteps& window_decode_steps(std::int64_t n) { return cached_steps(window_steps_, *cfg_.window_cost, n); }
+  const perf::DecodeSteps& window_decode_steps(std::int64_t n, bool long_context) {
+    return cached_steps(window_steps_, *cfg_.window_cost, n, long_context);
+  }
   bool grow_decoders(double now_s);  ///< allocates this step's growth, preempting as needed
   void swap_in(double now_s);
   void add_prefill_chunk(std::int32_t i, std::int64_t chunk, perf::BatchShape& shape);
@@ -339,6 +342,23 @@ class Replica {
   std::int64_t step_tokens_ = 1;   ///< tokens per decoder in the decode step in flight
   std::int64_t n_dec_ = 0, n_dec_measured_ = 0, ctx_sum_ = 0;
   std::vector<std::int64_t> phase_count_;
+  /// vLLM V0's graph length (perf::CostModel::eager_decode_context; 0 = none, longest_ not kept): a decode step whose
+  /// longest context reaches it runs eagerly. longest_ctx_: the decode step in flight's longest context.
+  std::int64_t eager_ctx_ = 0, longest_ctx_ = 0;
+  LongestContext longest_;
+  /// The longest cached context among the decoders at the token clock before the decode step just begun (step_ less
+  /// its tokens), which is what that step reads; 0 when the replica keeps no longest_ or nobody decodes.
+  std::int64_t longest_context_now() {
+    if (eager_ctx_ == 0 || n_dec_ == 0) return 0;
+    const SeqPool& pool = *pool_;
+    const auto live = [&pool](std::int32_t seq, std::uint32_t stamp) {
+      const Seq& q = pool[seq];
+      return q.stamp == stamp && q.state == SeqState::decoding;
+    };
+    return longest_.max_origin(live) + step_ - step_tokens_;
+  }
+  /// Whether a decode step whose longest context is `longest` runs without its CUDA graph.
+  bool long_context(std::int64_t longest) const noexcept { return eager_ctx_ > 0 && longest >= eager_ctx_; }
   /// Σ over decoders of their finishing step (k0 + output − gen_base) and of their output: the remaining output of
   /// the decode set is finish_sum_ − n_dec_ × step_ (SGLang's admission reservation), kept in O(1).
   std::int64_t finish_sum_ = 0, output_sum_ = 0;
@@ -434,12 +454,15 @@ class Replica {
   perf::DecodeSteps decode_steps_[8];
   /// The step times of `n` decoders (n >= 1): a decode-only step's time is DecodeSteps::time, bit for bit
   /// iteration_time's (test_hot_path), without the op table walk.
-  const perf::DecodeSteps& decode_steps(std::int64_t n) { return cached_steps(decode_steps_, *cost_, n); }
+  /// `long_context`: a decoder holds at least eager_ctx_ tokens (long_context(); never true when eager_ctx_ is 0).
+  const perf::DecodeSteps& decode_steps(std::int64_t n, bool long_context) {
+    return cached_steps(decode_steps_, *cost_, n, long_context);
+  }
   /// The one cache rule of both tables above (a window's steps are priced by the cost model without CPU time).
   static const perf::DecodeSteps& cached_steps(perf::DecodeSteps (&cache)[8], const perf::CostModel& cost,
-                                               std::int64_t n) {
+                                               std::int64_t n, bool long_context) {
     perf::DecodeSteps& steps = cache[n & 7];
-    if (steps.seqs() != n) steps = cost.decode_steps(n);
+    if (steps.seqs() != n || steps.long_context() != long_context) steps = cost.decode_steps(n, long_context);
     return steps;
   }
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include "cost_model_ops.hpp"
 #include "llmsim/core/error.hpp"
@@ -40,6 +41,10 @@ void validate(const BatchShape& b) {
   nonneg("decode_seqs", static_cast<double>(b.decode_seqs));
   nonneg("decode_context", static_cast<double>(b.decode_context));
   nonneg("spec_tokens", static_cast<double>(b.spec_tokens));
+  nonneg("decode_max_context", static_cast<double>(b.decode_max_context));
+  if (b.decode_max_context > b.decode_context)
+    p.add("batch.decode_max_context", "must be <= decode_context (" + format_value(double(b.decode_context)) +
+                                          "), got " + format_given(double(b.decode_max_context)));
   if (b.prefill_tokens > 0 && b.prefill_seqs == 0)
     p.add("batch.prefill_seqs", "must be > 0 when prefill_tokens is " + format_value(double(b.prefill_tokens)));
   if (b.prefill_seqs > b.prefill_tokens)
@@ -79,7 +84,7 @@ template <bool Serial>
   const std::int64_t tokens = batch.prefill_tokens + batch.decode_seqs;
   // lm rows <= tokens (a last chunk is a prefill chunk of >= 1 token), so both rows are in the table.
   const std::int64_t lm_rows = batch.prefill_last_chunks + batch.decode_seqs;
-  if (batch.spec_tokens == 0 && c.table_has(tokens, lm_rows) && c.table_path(tokens, batch.prefill_seqs == 0)) [[likely]] {
+  if (batch.spec_tokens == 0 && c.table_has(tokens, lm_rows) && c.table_path(tokens, batch.prefill_seqs == 0, batch.decode_max_context)) [[likely]] {
     TimesOnly out;
     c.table_ops_into(tokens, lm_rows, out);
     c.batch_ops_into(batch, out);
@@ -187,29 +192,52 @@ CostModel CostModel::with_lora(int slots, int rank, int adapters) const {
 
 double CostModel::iteration_time(const BatchShape& batch) const { return step_time<false>(batch, nullptr); }
 
-DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs) const {
+std::int64_t CostModel::eager_decode_context() const noexcept { return c_->overhead.eager_decode_context(); }
+
+DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs, bool long_context) const {
   LLMSIM_CHECK(decode_seqs >= 1, "decode steps without a sequence");
   DecodeSteps d;
   d.model_ = this;
   d.seqs_ = decode_seqs;
   d.seqs_d_ = static_cast<double>(decode_seqs);
   const Constants& c = *c_;
+  // A sequence at or past the graphs' length (V0's max_seq_len_to_capture): every step is priced as iteration_time
+  // prices a batch whose longest context is that length, as any longer one (the rule is a threshold).
+  d.max_context_ = long_context ? c.overhead.eager_decode_context() : 0;
   // The table path of iteration_time (tokens = LM-head rows = decode_seqs), where every op but decode attention is
   // fixed.
-  if (!c.table_has(decode_seqs, decode_seqs) || !c.table_path(decode_seqs, true)) return d;
+  if (!c.table_has(decode_seqs, decode_seqs)) return d;
+  // A long batch of a runtime whose eager Python forward runs ahead of the GPU (V0): the direct path's ops are the
+  // table's (no family terms), only its launch term waits for their sum, so the steps keep the table too, with the
+  // launch term recomputed per step from that sum (time_with).
+  const bool eager_host = d.max_context_ > 0 && c.times_only_when_graphed() &&
+                          c.overhead.traits().eager_host_per_layer_s > 0 &&
+                          !c.overhead.replays_graph(decode_seqs, true, d.max_context_);
+  if (!eager_host && !c.table_path(decode_seqs, true, d.max_context_)) return d;
   static_assert(kNumOps - kAttnDecode - 1 == DecodeSteps::kAfter);
+  static_assert(kLaunch + 1 == kCpu && kCpu + 1 == kProposer && kProposer + 1 == kNumOps);
   BatchShape b;
   b.decode_seqs = decode_seqs;
-  b.decode_context = decode_seqs;  // any valid context: its attention term is replaced in time()
+  b.decode_context = std::max(decode_seqs, d.max_context_);  // any valid context: its attention term is replaced in time()
+  b.decode_max_context = d.max_context_;
   TimesOnly out;
   c.table_ops_into(decode_seqs, decode_seqs, out);
   c.batch_ops_into(b, out);
   double t = 0;
   for (int i = 0; i < kAttnDecode; ++i) t += out.t[static_cast<std::size_t>(i)];
   d.before_ = t;
-  for (int i = kAttnDecode + 1; i < kNumOps; ++i) d.n_after_ += out.t[static_cast<std::size_t>(i)] != 0;
-  for (int i = kAttnDecode + 1, j = DecodeSteps::kAfter - d.n_after_; i < kNumOps; ++i)  // right-aligned (sum_after)
+  // The ops after decode attention that sum_after adds: all of them, or for an eager step those before the launch
+  // (the launch term, the CPU op and the proposer's 0 follow in time_with).
+  const int end = eager_host ? static_cast<int>(kLaunch) : static_cast<int>(kNumOps);
+  for (int i = kAttnDecode + 1; i < end; ++i) d.n_after_ += out.t[static_cast<std::size_t>(i)] != 0;
+  for (int i = kAttnDecode + 1, j = DecodeSteps::kAfter - d.n_after_; i < end; ++i)  // right-aligned (sum_after)
     if (out.t[static_cast<std::size_t>(i)] != 0) d.after_[j++] = out.t[static_cast<std::size_t>(i)];
+  if (eager_host) {
+    d.eager_host_ = true;
+    d.launches_ = c.launch(b, std::numeric_limits<double>::infinity());  // the launches' own price
+    d.host_s_ = c.launch(b, 0.0);  // the host's enqueue time (or the launches' price, when that is the larger)
+    d.cpu_ = out.t[kCpu];
+  }
   d.terms_ = c.attn_decode.context_free_terms(d.seqs_d_);  // nullptr: the split follows the context
   d.attn_ = &c.attn_decode;
   d.attn_layers_ = c.full_layers;
@@ -235,6 +263,7 @@ double DecodeSteps::slow_time(std::int64_t decode_context) const {
   BatchShape b;
   b.decode_seqs = seqs_;
   b.decode_context = decode_context;
+  b.decode_max_context = max_context_;
   return model_->iteration_time(b);
 }
 

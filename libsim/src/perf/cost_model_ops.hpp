@@ -76,6 +76,7 @@ inline bool maybe_invalid(const BatchShape& b) {
   return (b.prefill_seqs < 0) | (b.prefill_tokens < 0) | !(b.prefill_attn_pairs >= 0) |
          !(b.prefill_attn_pairs <= std::numeric_limits<double>::max()) | (b.prefill_kv_tokens < 0) |
          (b.prefill_last_chunks < 0) | (b.decode_seqs < 0) | (b.decode_context < 0) | (b.spec_tokens < 0) |
+         (b.decode_max_context < 0) | (b.decode_max_context > b.decode_context) |
          ((b.prefill_tokens > 0) & (b.prefill_seqs == 0)) | (b.prefill_seqs > b.prefill_tokens) |
          (b.prefill_last_chunks > b.prefill_seqs) | (b.prefill_kv_tokens < b.prefill_tokens);
 }
@@ -473,8 +474,8 @@ struct CostModel::Constants {
     times_only_graphed = times_only_when_graphed();
   }
   /// Whether step_time may price a step of `tokens` tokens (decode-only when `decode_only`) from the table.
-  [[gnu::always_inline]] bool table_path(std::int64_t tokens, bool decode_only) const {
-    return times_only || (times_only_graphed && overhead.replays_graph(tokens, decode_only));
+  [[gnu::always_inline]] bool table_path(std::int64_t tokens, bool decode_only, std::int64_t longest_context) const {
+    return times_only || (times_only_graphed && overhead.replays_graph(tokens, decode_only, longest_context));
   }
 
   /// Launch time of batch `b` whose other kernels keep the GPU busy for `gpu_busy_s`.
@@ -482,7 +483,7 @@ struct CostModel::Constants {
     const double attn_kernels = (b.prefill_seqs > 0 ? 1 : 0) + (b.decode_seqs > 0 ? 1 : 0);
     const double kernels = layers * (kernels_per_layer + attn_kernels) + kernels_per_iter;
     return overhead.launch_s(kernels, layers * attn_kernels, b.prefill_tokens + b.decode_seqs, b.prefill_seqs == 0,
-                             gpu_busy_s, stage_layers);
+                             gpu_busy_s, stage_layers, b.decode_max_context);
   }
 
   /// For a runtime whose host runs ahead of the GPU, the launch term depends on the GPU's work (all ops but the

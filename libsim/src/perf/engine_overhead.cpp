@@ -48,10 +48,16 @@ EngineOverheadModel::EngineOverheadModel(const HardwareProfile& profile, Runtime
 }
 
 double EngineOverheadModel::graph_kernels(double kernels, double attention_kernels, std::int64_t tokens,
-                                          bool decode_only) const {
+                                          bool decode_only, std::int64_t longest_context) const {
   if (!cuda_graphs_) return 0;
   switch (traits_.graphs) {
-    case GraphMode::vllm_v0: return decode_only && tokens <= kV0MaxGraphBatch ? kernels : 0;
+    case GraphMode::vllm_v0:
+      // _use_captured_graph: decode-only, a captured batch size, and every sequence (context + the token decoded) no
+      // longer than max_seq_len_to_capture (runtime.cpp).
+      return decode_only && tokens <= kV0MaxGraphBatch &&
+                     !(traits_.max_graph_seq_len > 0 && longest_context + 1 > traits_.max_graph_seq_len)
+                 ? kernels
+                 : 0;
     case GraphMode::vllm_v1:
       if (tokens > kV1MaxGraphTokens) return 0;
       // Piecewise graphs leave attention outside (launched eagerly between the pieces); pure decode replays full
@@ -64,8 +70,8 @@ double EngineOverheadModel::graph_kernels(double kernels, double attention_kerne
 }
 
 double EngineOverheadModel::launch_s(double kernels, double attention_kernels, std::int64_t tokens, bool decode_only,
-                                     double gpu_busy_s, double layers) const {
-  const double graphed = graph_kernels(kernels, attention_kernels, tokens, decode_only);
+                                     double gpu_busy_s, double layers, std::int64_t longest_context) const {
+  const double graphed = graph_kernels(kernels, attention_kernels, tokens, decode_only, longest_context);
   const double eager = kernels - graphed;
   if (!traits_.host_runs_ahead) {
     const double launches = graphed * graph_s_ + eager * eager_s_;

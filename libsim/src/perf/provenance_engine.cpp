@@ -29,6 +29,14 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
     t.push_back(c("runtime.graphs", r, P::engine_code, "vLLM V0 CUDA graphs: decode-only batches of <= 256 sequences "
                                                        "(_BATCH_SIZES_TO_CAPTURE)"));
     t.push_back(c("runtime.cpu", r, P::engine_code, "the profile's V0 CPU terms (v0_cpu_overhead_*)"));
+    t.push_back(c("runtime.max_graph_seq_len", r, P::engine_code,
+                  "vLLM V0 replays a decode graph only while every sequence (cached tokens + the one decoded) is at "
+                  "most max_seq_len_to_capture = 8192 tokens long (EngineArgs default): worker/model_runner.py "
+                  "ModelInputForGPUBuilder._use_captured_graph, max_decode_seq_len <= max_seq_len_to_capture "
+                  "(0.6-0.10); _prepare_decode's max(context_lens) <= max_context_len_to_capture (8192) in "
+                  "0.2.6-0.4.x, context_len = seq_data.get_len() (the old name deprecated by mid-2024, vllm#4911); "
+                  "a longer batch runs the Python forward eagerly",
+                  {}, 8192));
   }
   // The eager steps of vLLM 0.2-0.4.2 (perf/eager_host.hpp, issue 27).
   t.push_back(c("runtime.cuda_graphs_from_release", "vllm-v0-paged", P::engine_code,

@@ -42,6 +42,14 @@ constexpr double kMultiprocExecutorIterS = 8e-6, kMultiprocExecutorSeqS = 2.7e-6
 // the server's own grows by ~2 us per prompt token (phase 2, single requests 1k-100k). vllm#10635: "long sequence
 // lengths (256K), tokenization can take a few hundred milliseconds". perf/serving_path.hpp.
 constexpr double kTokenisePerTokenS = 2e-6;
+// vLLM V0 replays a decode graph only while every sequence of the batch is at most max_seq_len_to_capture tokens long
+// (default 8192, EngineArgs / ModelConfig; clamped to max_model_len, which no sequence exceeds): 0.6-0.10's
+// ModelInputForGPUBuilder._use_captured_graph requires max_decode_seq_len <= max_seq_len_to_capture, where a decode
+// sequence's seq_len is seq_data.get_len() (its cached tokens plus the one being decoded); 0.2.6-0.4.x's
+// _prepare_decode the same test on max(context_lens) <= max_context_len_to_capture (8192), context_len being
+// seq_data.get_len() too (renamed max_seq_len_to_capture in mid-2024, the old name deprecated: vllm#4911). A longer
+// batch runs the model's Python forward eagerly, as a prefill does (perf/eager_host.hpp).
+constexpr std::int64_t kV0MaxSeqLenToCapture = 8192;
 }  // namespace
 
 std::string to_string(Runtime r) { return spec::to_string(r); }
@@ -65,6 +73,7 @@ RuntimeTraits runtime_traits(Runtime r) {
       break;
     case Runtime::vllm_v0:
       t.graphs = GraphMode::vllm_v0;
+      t.max_graph_seq_len = kV0MaxSeqLenToCapture;
       t.cpu = CpuCost::profile_v0;
       // 0.6's asynchronous output processor (#7049): LLMEngine.step appends the step's output to ctx.output_queue
       // and _process_model_outputs runs as the next step's async_callback, after that step's forward is launched;
@@ -84,6 +93,7 @@ RuntimeTraits runtime_traits(Runtime r) {
       break;
     case Runtime::vllm_v0_sync:
     case Runtime::vllm_v0_paged:
+      t.max_graph_seq_len = kV0MaxSeqLenToCapture;
       // Before 0.6's asynchronous output processor (vllm#6913, #7049) LLMEngine.step ran _process_model_outputs
       // after every step while the GPU waited: 0.2 ms at batch 1 and 3.4 ms at batch 32 on Llama-3-70B / 4 H100
       // (RFC #6913's profile) = 0.1 ms per sequence; RFC #6854 shows the same 5-13 ms decode bubbles.

@@ -23,6 +23,7 @@ BatchShape proposer_first_pass(const BatchShape& b) {
   f.spec_tokens = 0;
   f.decode_seqs = 0;
   f.decode_context = 0;
+  f.decode_max_context = 0;
   if (b.decode_seqs > 0) {
     f.prefill_seqs += b.decode_seqs;
     f.prefill_tokens += b.decode_seqs * q;

@@ -12,6 +12,9 @@ struct BatchShape {
   std::int64_t prefill_last_chunks = 0; ///< chunks that finish their prompt (they run the LM head)
   std::int64_t decode_seqs = 0;       ///< sequences decoding one token
   std::int64_t decode_context = 0;    ///< Σ context lengths (tokens already in the KV cache) of those
+  /// The longest of those contexts: a V0 decode step replays its CUDA graph only while every sequence fits the
+  /// captured length (perf/engine_overhead.hpp, RuntimeTraits::max_graph_seq_len). 0 = not given, taken as short.
+  std::int64_t decode_max_context = 0;
   /// Speculative decoding: tokens each decoding sequence proposes and the target verifies this step (k), so each
   /// scores k + 1 tokens (perf/speculative.hpp); 0 = plain decode.
   std::int64_t spec_tokens = 0;
@@ -26,6 +29,7 @@ struct BatchShape {
   void add_decode(std::int64_t context) {
     decode_seqs += 1;
     decode_context += context;
+    if (context > decode_max_context) decode_max_context = context;
   }
   /// Tokens through the target's linears: prefill tokens + (k + 1) per decoding sequence.
   std::int64_t tokens() const noexcept { return prefill_tokens + decode_seqs * (1 + spec_tokens); }

@@ -8,6 +8,7 @@
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/perf/batch_shape.hpp"
 #include "llmsim/perf/decode_attention.hpp"
+#include "llmsim/perf/eager_host.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
 #include "llmsim/perf/runtime.hpp"
 #include "llmsim/spec/deployment.hpp"
@@ -72,6 +73,9 @@ class DecodeSteps {
   /// but the attention term and the sum.
   void times(std::int64_t first, std::int64_t stride, int n, double* __restrict out) const;
   std::int64_t seqs() const noexcept { return seqs_; }
+  /// Whether these are the steps of a batch holding a sequence past the CUDA graphs' length
+  /// (CostModel::eager_decode_context).
+  bool long_context() const noexcept { return max_context_ > 0; }
 
  private:
   friend class CostModel;
@@ -80,7 +84,14 @@ class DecodeSteps {
   double slow_time(std::int64_t decode_context) const;
   /// the table path's sum in op order (CostModel::step_time), with the one context-dependent term computed now from the split's `terms`.
   double time_with(const DecodeAttentionModel::SeqTerms& terms, double ctx) const {
-    const double t = sum_after(before_ + attn_->time_s(terms, seqs_d_, ctx) * attn_layers_);
+    double t = sum_after(before_ + attn_->time_s(terms, seqs_d_, ctx) * attn_layers_);
+    if (eager_host_) [[unlikely]] {
+      // An eager step whose Python forward runs ahead of the GPU (V0 past its graph length): after_ ends before the
+      // launch term, which waits for the host's remainder over the GPU's work summed so far (CostModel's
+      // finish_launch), then the CPU's serialized time — the direct path's values in its order.
+      t += eager_host_launch_s(launches_, host_s_, t);
+      t += cpu_;
+    }
     return t < host_floor_ ? host_floor_ : t;
   }
   /// t plus the ops after decode attention, in op order. The ops that take no time are left out (t > 0, and t + 0.0
@@ -106,6 +117,7 @@ class DecodeSteps {
   const CostModel* model_ = nullptr;
   std::int64_t seqs_ = 0;
   double seqs_d_ = 0;
+  std::int64_t max_context_ = 0;     ///< the BatchShape::decode_max_context the steps are priced with
   /// Set on the table path of iteration_time; else time() calls iteration_time.
   const DecodeAttentionModel* attn_ = nullptr;
   /// The decode terms when the split does not depend on the context; else the last split's (a cache: a DecodeSteps
@@ -118,6 +130,10 @@ class DecodeSteps {
   double after_[kAfter] = {};        ///< the ops after it that take time, in op order, at the array's end
   int n_after_ = 0;                  ///< how many of after_ are set
   double host_floor_ = 0;            ///< the host's time under async scheduling (the step's least time), else 0
+  /// Eager steps priced from the table (long_context on a runtime whose eager launch term waits for the GPU's work):
+  /// the launches' own price, the host's enqueue time (eager_host_launch_s' terms) and the CPU op, added after after_.
+  bool eager_host_ = false;
+  double launches_ = 0, host_s_ = 0, cpu_ = 0;
 };
 
 class CostModel {
@@ -141,8 +157,12 @@ class CostModel {
   /// set): for the draft's share of GPU time.
   double iteration_time(const BatchShape& batch, double* proposer_s) const;
   /// Decode-only steps of `decode_seqs` sequences at any context (DecodeSteps): the engine's hot path between
-  /// admissions and completions. decode_seqs >= 1, no speculation.
-  DecodeSteps decode_steps(std::int64_t decode_seqs) const;
+  /// admissions and completions. decode_seqs >= 1, no speculation. `long_context`: one of the sequences holds at
+  /// least eager_decode_context() tokens (then > 0), so the steps run without their CUDA graph.
+  DecodeSteps decode_steps(std::int64_t decode_seqs, bool long_context = false) const;
+  /// The cached tokens from which one decode sequence makes a decode-only step run eagerly (vLLM V0's
+  /// max_seq_len_to_capture; perf/engine_overhead.hpp); 0 when no length does.
+  std::int64_t eager_decode_context() const noexcept;
   /// The same time with its per-op breakdown (for `llmsim step`).
   StepCost breakdown(const BatchShape& batch) const;
   /// Speculative decoding's GPU proposer (a draft model, an EAGLE head or MTP module as a one-layer model), whose

@@ -25,8 +25,10 @@ class EngineOverheadModel {
   /// or the part of the host's enqueue time the GPU's work does not cover, whichever is larger. A runtime whose
   /// Python forward runs ahead of the GPU (eager_host_per_layer_s, perf/eager_host.hpp) pays, on a step without a
   /// graph, at least the host's enqueue time of its `layers` beyond the GPU's work.
+  /// `longest_context`: the longest decode sequence's cached tokens (BatchShape::decode_max_context), which under
+  /// vLLM V0 decides whether a decode-only batch replays its graph (eager_decode_context).
   double launch_s(double kernels, double attention_kernels, std::int64_t tokens, bool decode_only,
-                  double gpu_busy_s, double layers = 0) const;
+                  double gpu_busy_s, double layers = 0, std::int64_t longest_context = 0) const;
   /// True when launch_s depends on gpu_busy_s (the caller then sums the GPU work first).
   bool launch_depends_on_gpu() const noexcept {
     return traits_.host_runs_ahead || traits_.eager_host_per_layer_s > 0;
@@ -49,8 +51,14 @@ class EngineOverheadModel {
   }
   /// Whether a step of `tokens` scheduled tokens (decode-only when `decode_only`) replays any kernel from a graph:
   /// then its launch term never waits on a per-layer eager host time (launch_s).
-  bool replays_graph(std::int64_t tokens, bool decode_only) const {
-    return graph_kernels(1.0, 0.0, tokens, decode_only) > 0;
+  bool replays_graph(std::int64_t tokens, bool decode_only, std::int64_t longest_context = 0) const {
+    return graph_kernels(1.0, 0.0, tokens, decode_only, longest_context) > 0;
+  }
+  /// The cached tokens from which one decode sequence makes a decode-only step run without its CUDA graph (vLLM V0:
+  /// a sequence of context + 1 tokens longer than max_seq_len_to_capture, RuntimeTraits::max_graph_seq_len); 0 when
+  /// no length does (other runtimes, or no graphs at all).
+  std::int64_t eager_decode_context() const noexcept {
+    return cuda_graphs_ && traits_.graphs == GraphMode::vllm_v0 ? traits_.max_graph_seq_len : 0;
   }
   Runtime runtime() const noexcept { return runtime_; }
   const RuntimeTraits& traits() const noexcept { return traits_; }
@@ -62,7 +70,8 @@ class EngineOverheadModel {
   int tp_ = 1;
   double eager_s_ = 0, graph_s_ = 0, per_iter_s_ = 0, per_seq_s_ = 0;
   /// Fraction of `kernels` that replay from a graph for this batch (the rest launch eagerly).
-  double graph_kernels(double kernels, double attention_kernels, std::int64_t tokens, bool decode_only) const;
+  double graph_kernels(double kernels, double attention_kernels, std::int64_t tokens, bool decode_only,
+                       std::int64_t longest_context) const;
 };
 
 }  // namespace llmsim::perf

@@ -39,6 +39,10 @@ enum class CpuCost {
 struct RuntimeTraits {
   GraphMode graphs = GraphMode::vllm_v1;
   int max_graph_batch = 0;       ///< decode_only: largest decode batch replayed from a graph
+  /// vllm_v0: a decode-only batch replays its graph only while its longest sequence (the tokens in its KV cache plus
+  /// the one being decoded) is at most this long; longer ones run the Python forward eagerly (vLLM V0's
+  /// max_seq_len_to_capture, before 0.5 max_context_len_to_capture). 0 = no such limit.
+  std::int64_t max_graph_seq_len = 0;
   /// The host enqueues kernels without waiting for the GPU within a step (a C++ loop or a compiled graph): eager
   /// launches overlap the GPU's work, which then waits only when the host is the slower of the two.
   bool host_runs_ahead = false;
