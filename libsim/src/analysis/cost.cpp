@@ -113,7 +113,10 @@ Json apply_overrides(Json doc, const std::vector<std::pair<std::string, Json>>& 
   };
   const std::string base_gpu = gpu_of(doc);
   bool hardware_given = false, price_given = false, purchase_given = false;
-  for (const auto& [path, value] : overrides) {
+  for (const auto& override_item : overrides) {
+    // Named references, not a structured binding: clang 14 (the sanitizer tree) refuses a lambda capturing one.
+    const auto& path = override_item.first;
+    const auto& value = override_item.second;
     const bool merge = rule == OverrideRule::merge;
     if (merge) spec::merge_json_path(doc, path, value);
     else spec::set_json_path(doc, path, value);
