@@ -165,8 +165,8 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   const bool slo_set = analysis::has_slo(sc);
   std::cout << "\n" << (slo_set ? (s.slo_met ? "SLO met" : "SLO NOT met")
                          : s.completed_requests > 0 ? "no SLO set" : "no SLO set; NOT met: no request completed")
-            << "; attainment "
-            << fmt(100 * s.slo_attainment, 1) << "%, goodput " << fmt(s.goodput_rps, 2) << " req/s, "
+            // No SLO: no attainment either (every request would "meet" it: 100 %, which says nothing).
+            << (s.slo_set ? "; attainment " + fmt(100 * s.slo_attainment, 1) + "%, " : std::string("; ")) << "goodput " << fmt(s.goodput_rps, 2) << " req/s, "
             << fmt(s.goodput_output_tps, 1) << " output tok/s\n";
   std::cout << "KV capacity " << s.kv.capacity_tokens << " tokens/replica" << (rs.fleet.empty() ? "" : " (the smallest member's)")
             << ", peak " << fmt(100 * s.kv.peak_used_fraction, 1)
@@ -206,14 +206,15 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
     for (const auto& h : f.hours) {
       const double a = h.slo_attainment();
       std::cout << std::setw(4) << static_cast<long long>(h.start_s / 3600) << std::setw(10) << h.arrivals << std::setw(8)
-                << (a >= 0 ? fmt(100 * a, 1) + "%" : std::string("-")) << "   " << fmt(h.replicas_billed, 2) << " / "
+                << (!s.slo_set ? std::string("no SLO") : a >= 0 ? fmt(100 * a, 1) + "%" : std::string("-")) << "   " << fmt(h.replicas_billed, 2) << " / "
                 << fmt(h.replicas_ready, 2) << "\n";
     }
   }
   for (const auto& c : s.classes)
     std::cout << "  class " << c.name << ": " << c.completed_requests << " done, TTFT p95 " << fmt(c.ttft_ms.p95, 1)
-              << " ms, TPOT p95 " << fmt(c.tpot_ms.p95, 1) << " ms, attainment " << fmt(100 * c.slo_attainment, 1)
-              << "%, " << (!s.slo_set ? "no SLO set" : c.slo_met ? "SLO met" : "SLO NOT met") << "\n";
+              << " ms, TPOT p95 " << fmt(c.tpot_ms.p95, 1) << " ms, "
+              << (s.slo_set ? "attainment " + fmt(100 * c.slo_attainment, 1) + "%, " : std::string())
+              << (!s.slo_set ? "no SLO set" : c.slo_met ? "SLO met" : "SLO NOT met") << "\n";
 }
 
 int run_simulate(int argc, char** argv) {

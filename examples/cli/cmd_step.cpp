@@ -9,6 +9,7 @@
 #include "server_options.hpp"
 #include "llmsim/analysis/step.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/core/number.hpp"
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/catalog.hpp"
@@ -23,7 +24,7 @@ const char* kUsage =
     "                   [--prefill-tokens P --prefill-context C] [--decode-seqs B --context L]\n"
     "                   [--gpu-profile FILE] [--eager] [--engine vllm|RUNTIME] [--cpu-offload-gb G]\n"
     "                   [--enable-lora [--max-loras N --max-lora-rank R --lora-adapters A]]\n"
-    "                   [--num-scheduler-steps N]\n"
+    "                   [--num-scheduler-steps N] [--max-model-len L]\n"
     "                   [--vllm-args \"vllm serve M ...\" | --sglang-args \"...\"] [--json]\n\n"
     "Time of one serving-engine iteration: one prefill chunk of P tokens after C cached tokens, plus B\n"
     "sequences decoding one token each with L tokens of context. Prints the per-op roofline breakdown.";
@@ -36,7 +37,7 @@ const ServerOptionMap kStepServerOptions{
      {"quant.kv_cache", "kv-dtype"}, {"engine.cpu_offload_gb", "cpu-offload-gb"}, {"engine.runtime", "engine"},
      {"engine.cuda_graph_max_bs", "cuda-graph-max-bs"}, {"engine.enable_lora", "enable-lora"},
      {"engine.max_loras", "max-loras"}, {"engine.max_lora_rank", "max-lora-rank"},
-     {"engine.num_scheduler_steps", "num-scheduler-steps"}},
+     {"engine.num_scheduler_steps", "num-scheduler-steps"}, {"engine.max_model_len", "max-model-len"}},
     "eager"};
 
 // Fields set by step's own options, beside those a server line sets (kStepServerOptions).
@@ -76,6 +77,9 @@ int run_step(int argc, char** argv) {
       ("num-scheduler-steps", po::value<int>(),
        "vLLM V0's multi-step window (--num-scheduler-steps N, 0.6.0-0.10.0; --engine vllm-v0 or such a release): "
        "also prices the window's N - 1 later steps, which run on the GPU alone")
+      ("max-model-len", po::value<std::string>(),
+       "the server's context (vLLM --max-model-len: a number, or auto): a V0 release chunks prefills by itself above "
+       "32K (vllm#6666), which decides whether --num-scheduler-steps applies; default: the release's auto")
       ("speculative", po::value<std::string>()->default_value(""),
        "speculative decoding: the verification step of --decode-seqs with its proposer (draft, ngram, eagle, mtp)")
       ("draft-model", po::value<std::string>()->default_value(""), "draft model id or config.json (--speculative draft)")
@@ -107,6 +111,11 @@ int run_step(int argc, char** argv) {
   if (vm.count("max-loras")) engine["max_loras"] = vm["max-loras"].as<int>();
   if (vm.count("max-lora-rank")) engine["max_lora_rank"] = vm["max-lora-rank"].as<int>();
   if (vm.count("num-scheduler-steps")) engine["num_scheduler_steps"] = vm["num-scheduler-steps"].as<int>();
+  if (vm.count("max-model-len")) {  // a number as a number; "auto" and anything else as written (spec's rule checks it)
+    const std::string len = vm["max-model-len"].as<std::string>();
+    const auto n = parse_number(len);
+    engine["max_model_len"] = n ? Json(*n) : Json(len);
+  }
   Json workload = Json::object();
   if (vm.count("lora-adapters")) workload["lora_adapters"] = vm["lora-adapters"].as<int>();
   const std::string method = vm["speculative"].as<std::string>();

@@ -168,3 +168,34 @@ TEST_CASE("with no SLO set, slo_met and meets_slo have no verdict, and a gate on
   }
   CHECK_NOTHROW(analysis::require_values({parse_fail_if("slo_met == false", schema)}, {with_slo}));
 }
+
+TEST_CASE("with no SLO set, slo_attainment has no value either, and a gate on it is an error naming the field",
+          "[analysis][fail_if][slo]") {
+  // Issue 29 (tidy): slo_met became null with no target, but slo_attainment still read 1.0 (every request "met" the
+  // empty SLO), so `--fail-if 'slo_attainment < 0.9'` passed a CI job on a share of nothing.
+  Json none = test::chat_json();
+  none["slo"] = Json::object();
+  none["workload"]["num_requests"] = 120;
+  none["workload"]["warmup_requests"] = 20;
+  const auto flat = analysis::flatten(analysis::evaluate_row(test::resolve_json(none)));
+  bool seen = false;
+  for (const auto& [k, v] : flat)
+    if (k == "slo_attainment" || k == "at_target.slo_attainment") {
+      INFO(k);
+      CHECK(v.is_null());
+      seen = seen || k == "slo_attainment";
+    }
+  CHECK(seen);
+  const auto schema = analysis::row_schema();
+  for (const char* text : {"slo_attainment < 0.9", "at_target.slo_attainment < 0.9"}) {
+    INFO(text);
+    CHECK_THROWS_WITH(analysis::require_values({parse_fail_if(text, schema)}, {flat}),
+                      Catch::Contains(std::string("'") + text + "'") && Catch::Contains("has no value in row 0") &&
+                          Catch::Contains("(no SLO set: "));
+  }
+  // With an SLO it is a number again, and the same gate checks it.
+  const auto with_slo = analysis::flatten(analysis::evaluate_row(test::resolve_json(test::chat_json())));
+  for (const auto& [k, v] : with_slo)
+    if (k == "slo_attainment") CHECK(v.is_number());
+  CHECK_NOTHROW(analysis::require_values({parse_fail_if("slo_attainment < 0.9", schema)}, {with_slo}));
+}

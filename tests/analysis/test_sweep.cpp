@@ -77,6 +77,20 @@ TEST_CASE("bad grids are clear errors", "[analysis][sweep]") {
   CHECK_THROWS_AS(analysis::run_sweep({}, 1), ConfigError);
 }
 
+TEST_CASE("a scenario given where a grid is expected says so, not only its first unknown field", "[analysis][sweep]") {
+  // attack9: `llmsim sweep SCENARIO.json` said "disaggregation: unknown field (valid: base, grid, ...)".
+  for (const char* text : {R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm"}, "workload": {}})",
+                           R"({"name": "x", "disaggregation": {}})"}) {
+    INFO(text);
+    CHECK_THROWS_WITH(analysis::parse_grid(text, "grid.json"),
+                      Catch::StartsWith("grid: this looks like a scenario, not a grid") &&
+                          Catch::Contains("llmsim simulate FILE") && Catch::Contains("wrap it as the grid's base"));
+  }
+  // A grid with a stray key is still refused by that key.
+  CHECK_THROWS_WITH(analysis::parse_grid(R"({"base": {}, "grid": {"workload.seed": [1]}, "model": "x"})", "grid.json"),
+                    Catch::Contains("model") && !Catch::Contains("looks like a scenario"));
+}
+
 TEST_CASE("explicit scenario lists and per-point overrides", "[analysis][sweep]") {
   Json base = chat_json();
   Json list = Json::object();

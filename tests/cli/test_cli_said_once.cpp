@@ -187,3 +187,25 @@ TEST_CASE("a day of a few requests prints its small rates, never 0.00", "[cli][s
     CHECK_FALSE(std::regex_search(r.out, zero_row));
   }
 }
+
+TEST_CASE("no SLO set: no attainment in simulate's JSON and text, and sweep's --fail-if on it is an error",
+          "[cli][said_once][slo]") {
+  // Issue 29 (tidy): slo_met was null with no target but slo_attainment read 1.0 ("attainment 100.0%"), and a CI gate
+  // 'slo_attainment < 0.9' passed on it.
+  const std::string none = "simulate '" + kScenarios + "chat-8b.json' --set 'slo={}' --set workload.num_requests=200 "
+                           "--set workload.warmup_requests=20 ";
+  const auto j = test::run(none + "--json");
+  REQUIRE(j.code == 0);
+  const Json r = Json::parse(j.out);
+  CHECK(r["slo_attainment"].is_null());
+  CHECK(r["steady_state"]["slo_attainment"].is_null());
+  CHECK_THAT(r["slo_met_note"].get<std::string>(), Catch::StartsWith("no SLO set"));
+  const auto text = test::run(none);
+  CHECK_THAT(text.out, Catch::Contains("\nno SLO set; goodput") && !Catch::Contains("attainment"));
+  const auto grid = test::temp_file("no-slo-grid.json",
+                                    R"({"base": ")" + kScenarios + R"(chat-8b.json", "grid": {"workload.seed": [1]}})");
+  const auto gate = test::run("sweep '" + grid.string() + "' --set 'slo={}' --set workload.num_requests=100 "
+                              "--set workload.warmup_requests=10 --fail-if 'slo_attainment < 0.9'");
+  CHECK(gate.code == 2);
+  CHECK_THAT(gate.out, Catch::Contains("'slo_attainment < 0.9': 'slo_attainment' has no value in row 0 (no SLO set"));
+}

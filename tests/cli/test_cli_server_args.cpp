@@ -331,6 +331,25 @@ TEST_CASE("step --vllm-args with --num-scheduler-steps prices the multi-step win
   CHECK_THAT(v1.out, Catch::StartsWith("llmsim step: error: --num-scheduler-steps: vLLM V1"));
 }
 
+TEST_CASE("step takes the server line's --max-model-len, which decides a V0 release's >32K chunking (issue 29)") {
+  // vLLM 0.6.3 chunks prefills by itself above a 32K context (vllm#6666), and multi-step does not run with chunking:
+  // the server line's --max-model-len 8192 keeps it unchunked. step dropped it, so the 128K model was refused.
+  const std::string batch = "step --gpu a100-80gb-sxm --decode-seqs 16 --context 1024 --engine vllm==0.6.3 --json ";
+  const auto line = server_json_of(batch + "--vllm-args " +
+                                   quoted("vllm serve llama-3.1-8b --max-model-len 8192 --num-scheduler-steps 8"));
+  REQUIRE(line.contains("multi_step"));
+  CHECK(line["multi_step"]["num_scheduler_steps"] == 8);
+  CHECK(server_json_of(batch + "--model llama-3.1-8b --max-model-len 8192 --num-scheduler-steps 8") == line);
+  // Without it the release's auto context is the model's 131,072: chunked, refused naming the rule.
+  const auto full = run("step --gpu a100-80gb-sxm --decode-seqs 16 --context 1024 --engine vllm==0.6.3 --vllm-args " +
+                        quoted("vllm serve llama-3.1-8b --num-scheduler-steps 8"));
+  CHECK(full.code == 2);
+  CHECK_THAT(full.out, Catch::Contains("32K"));
+  const auto bad = run(batch + "--model llama-3.1-8b --max-model-len many");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.out, Catch::StartsWith("llmsim step: error: --max-model-len: "));
+}
+
 TEST_CASE("step: SGLang's CUDA-graph limit comes from the release or --cuda-graph-max-bs (issue 27)") {
   // sglang==0.5.3 on a 40 GB A100 at TP 1 replays decode graphs up to 32: a batch of 33 runs eagerly unless the
   // server line (or the option) raises the limit; the same limit through either gives the same step.

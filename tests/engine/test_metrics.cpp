@@ -224,3 +224,32 @@ TEST_CASE("collector: a run that completed nothing meets nothing, with or withou
     CHECK(one.summarize(0, 1).slo_met);
   }
 }
+
+TEST_CASE("collector: with no SLO set, every attainment in the JSON is null, not a vacuous 1.0") {
+  // Issue 29 (tidy): slo_met became null with no target, but slo_attainment (overall, steady state, per class) still
+  // read 1.0: every request "met" an empty SLO. Written as null beside slo_met_note; with a target, numbers again.
+  for (const bool with_slo : {false, true}) {
+    INFO(with_slo);
+    spec::SloSpec slo;
+    if (with_slo) slo.targets.push_back({spec::SloMetric::ttft, 90, 1e9});
+    Collector c({ClassInfo{"a", slo}, ClassInfo{"b", slo}}, slo);
+    for (int i = 0; i < 4; ++i) {
+      FinishedRequest r;
+      r.tenant = i % 2;
+      r.arrival_s = 0.1 * i;
+      r.first_token_s = 0.1 * i + 0.05;
+      r.finish_s = 0.1 * i + 0.2;
+      r.output_tokens = 4;
+      c.on_request_finished(r);
+    }
+    const Json j = to_json(c.summarize(0, 1));
+    REQUIRE(j["completed_requests"] == 4);
+    CHECK(j["slo_attainment"].is_number() == with_slo);
+    CHECK(j["slo_attainment"].is_null() == !with_slo);
+    if (j.contains("steady_state") && j["steady_state"]["departures"].get<std::int64_t>() > 0)
+      CHECK(j["steady_state"]["slo_attainment"].is_null() == !with_slo);
+    REQUIRE(j["classes"].size() == 2);
+    for (const auto& k : j["classes"]) CHECK(k["slo_attainment"].is_null() == !with_slo);
+    if (with_slo) CHECK(j["slo_attainment"].get<double>() == 1.0);
+  }
+}

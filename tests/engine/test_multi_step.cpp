@@ -224,3 +224,20 @@ TEST_CASE("multi-step: engines without it refuse num_scheduler_steps, naming the
   CHECK_NOTHROW(make(test::scenario(w, {{"policy", "vllm-v0"}, {"num_scheduler_steps", 8}})));
   CHECK_NOTHROW(make(test::scenario(w, {{"policy", "vllm"}, {"num_scheduler_steps", 1}})));
 }
+
+TEST_CASE("multi-step: multi_step_stream_outputs without a window is refused naming that field", "[multi_step]") {
+  // It streams a window's tokens; with num_scheduler_steps 1 (any engine) it would change nothing, and was accepted
+  // and ignored (attack9): a setting silently dropped reads as if it were modelled.
+  const Json w = {{"arrival", {{"process", "constant"}, {"rate", 1.0}}}, {"num_requests", 4}};
+  for (const Json& engine : {Json{{"runtime", "vllm==0.6.3"}, {"multi_step_stream_outputs", false}},
+                             Json{{"policy", "vllm-v0"}, {"num_scheduler_steps", 1}, {"multi_step_stream_outputs", true}},
+                             Json{{"policy", "vllm"}, {"multi_step_stream_outputs", true}}}) {
+    INFO(engine.dump());
+    CHECK_THROWS_WITH(make(test::scenario(w, engine)),
+                      Catch::StartsWith("engine.multi_step_stream_outputs: ") &&
+                          Catch::Contains("multi-step scheduling is off (engine.num_scheduler_steps 1)"));
+  }
+  // With a window it is taken, either way.
+  CHECK_NOTHROW(make(test::scenario(
+      w, {{"runtime", "vllm==0.6.3"}, {"max_model_len", 8192}, {"num_scheduler_steps", 8}, {"multi_step_stream_outputs", false}})));
+}

@@ -112,6 +112,16 @@ def test_repr_with_no_slo_says_so_instead_of_slo_met(small):
     assert "no SLO set, NOT met: no request completed" in repr(lost)
 
 
+def test_no_slo_has_no_attainment_either(small):
+    # Issue 29 (tidy): slo_met was null with no target but slo_attainment read 1.0; now null too, as the CLI writes it.
+    need("analysis")
+    r = llmsim.simulate(dict(small, slo={}))
+    assert r.summary["completed_requests"] > 0
+    assert r.summary["slo_attainment"] is None and r.summary["slo_met"] is None
+    assert "attainment" not in repr(r)
+    assert isinstance(llmsim.simulate(small).summary["slo_attainment"], float)  # with its SLO, a number
+
+
 def test_latency_vs_load_marks_saturation_instead_of_drawing_it_as_latency(small):
     need("analysis")
     df = llmsim.sweep(long(small), {"workload.arrival.rate": [1, 2, SATURATING_RATE]}, progress=False, jobs=1)

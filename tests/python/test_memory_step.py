@@ -380,3 +380,17 @@ def test_hybrid_state_is_pool_blocks_under_v1_cli_equals_python(cli):
     text = subprocess.run([cli, "memory", "--model", "qwen3.5-27b", "--gpu", "h200-141gb-sxm", "--quant", "fp16"],
                           capture_output=True, text=True, check=True).stdout
     assert f"max_num_seqs 1024 -> {py['linear_state_seqs_fit']} sequences' state fit the pool" in text
+
+
+def test_step_takes_the_server_lines_max_model_len_as_the_cli_does(cli):
+    """A V0 release chunks prefills above 32K by itself (vllm#6666) and multi-step does not run chunked: the server
+    line's --max-model-len decides it. `llmsim step` dropped it (issue 29); Python and the CLI take it alike."""
+    import json
+    import subprocess
+    line = "vllm serve llama-3.1-8b --max-model-len 8192 --num-scheduler-steps 8"
+    args = ["--gpu", "a100-80gb-sxm", "--decode-seqs", "16", "--context", "1024", "--engine", "vllm==0.6.3", "--json"]
+    out = json.loads(subprocess.run([cli, "step", *args, "--vllm-args", line], capture_output=True, text=True,
+                                    check=True).stdout)
+    py = llmsim.step(gpu="a100-80gb-sxm", engine__runtime="vllm==0.6.3", vllm_args=line, decode_seqs=16, context=1024)
+    assert py == out
+    assert py["multi_step"]["num_scheduler_steps"] == 8

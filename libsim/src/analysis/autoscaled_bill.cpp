@@ -94,6 +94,7 @@ std::optional<AutoscaledBill> autoscaled_bill(const spec::ResolvedScenario& s, i
   if (good_output > 0) b.cost_per_mtok_output = b.period_cost / good_output * 1e6;
   if (good_total > 0) b.cost_per_mtok_total = b.period_cost / good_total * 1e6;
   b.slo_attainment = sum.slo_attainment;
+  b.slo_set = sum.slo_set;
   b.slo_met = run_meets_slo(sum);
   if (!b.slo_met) {
     b.reason = slo_failures(r.scenario, sum);
@@ -124,7 +125,9 @@ Json to_json(const std::optional<AutoscaledBill>& b) {
             {"period_cost", v.period_cost},     {"monthly_cost", v.monthly_cost},
             {"cost_per_mtok_output", opt(v.cost_per_mtok_output)},
             {"cost_per_mtok_total", opt(v.cost_per_mtok_total)},
-            {"slo_attainment", v.slo_attainment}, {"slo_met", v.slo_met},
+            // No SLO set: no attainment and no verdict (null), as in the run's own JSON.
+            {"slo_attainment", v.slo_set ? Json(v.slo_attainment) : Json(nullptr)},
+            {"slo_met", v.slo_set ? Json(v.slo_met) : Json(nullptr)},
             {"reason", v.reason},               {"miss_cause", v.miss_cause}};
   if (!b)  // every key present, null without a bill
     for (auto& value : j) value = nullptr;

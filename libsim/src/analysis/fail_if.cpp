@@ -230,12 +230,21 @@ void require_values(const std::vector<FailIf>& conditions,
   if (flat_rows.empty()) return;
   // A verdict on the SLO where no SLO is set would pass or fail on a field that says nothing (issue 29): an error
   // naming the field, whatever the other rows hold.
+  // The fields that are a verdict on the SLO or a share of it (slo_met, meets_slo, slo_attainment, also under
+  // at_target and autoscaled_bill): with no target every request "meets" it, so they are null with the note.
+  auto on_slo = [](const std::string& field) {
+    const std::string last = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
+    return last == "slo_met" || last == "meets_slo" || last == "slo_attainment";
+  };
   for (const auto& c : conditions) {
-    if (c.field != "slo_met" && c.field != "meets_slo") continue;
+    if (!on_slo(c.field)) continue;
     for (std::size_t i = 0; i < flat_rows.size(); ++i)
       for (const auto& [key, value] : flat_rows[i])
         if (key == "slo_met_note" && value.is_string())
-          throw ConfigError(path, "'" + c.text + "': '" + c.field + "' has no verdict in row " + std::to_string(i) + " (" +
+          throw ConfigError(path, "'" + c.text + "': '" + c.field +
+                                      (c.field.find("slo_attainment") != std::string::npos ? "' has no value in row "
+                                                                                           : "' has no verdict in row ") +
+                                      std::to_string(i) + " (" +
                                       value.get<std::string>() + "); set a latency target (slo.ttft_ms.p95, slo.tpot_ms.p95, ...) or bound "
                                       "another field (unstable == true, ttft_ms.p95 > ...)");
   }

@@ -37,7 +37,7 @@ std::optional<double> opt(const metrics::Summary* s, double v) {
 void summary_fields(Json& j, const metrics::Summary* s) {
   j["slo_met"] = s && s->slo_set ? Json(s->slo_met && !s->unstable) : Json(nullptr);
   j["slo_met_note"] = s && !s->slo_set ? Json(metrics::kNoSloNote) : Json(nullptr);
-  j["slo_attainment"] = num(opt(s, s ? s->slo_attainment : 0));
+  j["slo_attainment"] = s && s->slo_set ? num(opt(s, s->slo_attainment)) : Json(nullptr);  // no SLO: nothing to attain
   j["goodput_rps"] = num(opt(s, s ? s->goodput_rps : 0));
   j["goodput_output_tps"] = num(opt(s, s ? s->goodput_output_tps : 0));
   j["goodput_total_tps"] = num(opt(s, s ? s->goodput_total_tps : 0));

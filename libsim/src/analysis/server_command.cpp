@@ -40,14 +40,14 @@ const CommandRule& memory_rule() {
 }
 
 // step: the model, the split, the formats, CUDA graphs, the runtime (SGLang's), LoRA's kernels, V0's multi-step window
-// (its later steps' time). The memory and scheduling knobs only
+// (its later steps' time), the context (a V0 release's >32K automatic chunking decides whether multi-step applies). The memory and scheduling knobs only
 // bound which batches fit (noted: memory plans with them).
 const CommandRule& step_rule() {
   static const std::string mem = "the memory check uses the default engine settings; {memory} plans with yours";
   static const CommandRule r{
       {"model", "hardware.tp", "hardware.pp", "quant.weights", "quant.kv_cache", "engine.cpu_offload_gb",
        "engine.runtime", "engine.cuda_graphs", "engine.cuda_graph_max_bs", "engine.enable_lora", "engine.max_loras",
-       "engine.max_lora_rank", "engine.num_scheduler_steps"},
+       "engine.max_lora_rank", "engine.num_scheduler_steps", "engine.max_model_len"},
       {{"hardware.replicas", "one iteration runs on one replica"},
        {"engine.multi_step_stream_outputs", "streaming to the client, not one iteration's time"},
        {"engine.enable_prefix_caching", "the batch's cached context is {prefill_context}"},
@@ -56,7 +56,6 @@ const CommandRule& step_rule() {
        {"engine.swap_space_gb", "host memory, not one iteration's time"},
        {"engine.max_num_seqs", "the batch is the one you give; " + mem},
        {"engine.max_num_batched_tokens", "the batch is the one you give; " + mem},
-       {"engine.max_model_len", mem},
        {"engine.gpu_memory_utilization", mem},
        {"engine.block_size", mem}}};
   return r;

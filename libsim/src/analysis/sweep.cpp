@@ -143,6 +143,17 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
     wrapped["scenarios"] = grid.json();
     return expand_grid(JsonView(wrapped, grid.path()), base_dir, axis_order);
   }
+  // A scenario given where a grid is expected (`llmsim sweep SCENARIO.json`): say so, not just the first unknown field.
+  if (!grid.has("base") && !grid.has("grid") && !grid.has("scenarios")) {
+    const auto sections = spec::scenario_sections_in(grid.json());
+    if (!sections.empty()) {
+      std::string listed;
+      for (const auto& k : sections) listed += (listed.empty() ? "'" : ", '") + k + "'";
+      throw ConfigError(grid.path().empty() ? "grid" : grid.path(), "this looks like a scenario, not a grid (it has " + listed + " and no 'base', 'grid' or 'scenarios'); "
+                "use `llmsim simulate FILE` to run it, or wrap it as the grid's base: {\"base\": \"FILE\", \"grid\": "
+                "{\"workload.arrival.rate\": [1, 2, 4]}}");
+    }
+  }
   grid.allow_only({"base", "grid", "scenarios", "name", "description"});
   const bool has_grid = grid.has("grid"), has_list = grid.has("scenarios");
   if (has_grid && has_list) grid.fail("give either 'grid' (lists per field) or 'scenarios' (a list), not both");

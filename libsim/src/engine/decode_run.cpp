@@ -84,6 +84,7 @@ void Replica::commit_run_step(std::int64_t& grown) {
   work_.tokens += n;
   work_.decode_context += static_cast<double>(ctx_sum_ + n_dec_);
   work_.iterations += 1;
+  if (moe_) work_.expert_share += cost_->routed_expert_share(n);
   work_.seq_time += n * d;
   record_.start_s = now_s;
   record_.duration_s = d;

@@ -25,6 +25,7 @@ Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaC
   outstanding_ = outstanding;
   *outstanding_ = 0;
   kv_used_.set(0.0, 0.0);
+  moe_ = cost.routed_expert_share(1) > 0;
 }
 
 void Replica::enqueue(std::int32_t i) {
@@ -328,6 +329,7 @@ void Replica::count_iteration(const perf::BatchShape& shape, double now_s) {
   }
   work_.decode_context += static_cast<double>(shape.decode_context + shape.decode_seqs);
   work_.iterations += 1;
+  if (moe_) work_.expert_share += cost_->routed_expert_share(static_cast<double>(shape.tokens()));
   if (swap_bytes_ > 0) work_.swap_bytes += swap_bytes_;
   const std::int64_t seqs = shape.decode_seqs + shape.prefill_seqs;
   work_.seq_time += static_cast<double>(seqs) * duration_s_;

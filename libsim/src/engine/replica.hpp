@@ -79,6 +79,9 @@ struct WorkTotals {
   double busy_s = 0;
   double tokens = 0, prefill_tokens = 0, attn_pairs = 0, decode_context = 0, prefill_kv_tokens = 0;
   double iterations = 0, swap_bytes = 0;
+  /// MoE: Σ over iterations of the share of routed experts each ran (perf::CostModel::routed_expert_share), what MBU
+  /// counts of the experts' weights; 0 for a dense model.
+  double expert_share = 0;
   double seq_time = 0;        ///< Σ sequences in the iteration × its duration
   std::int64_t max_seqs = 0;  ///< most sequences in one iteration
   /// Speculative decoding: verification steps run, Σ decoders over them, tokens those decoders emitted (each
@@ -401,6 +404,7 @@ class Replica {
 
   // The iteration in flight.
   bool busy_ = false;
+  bool moe_ = false;              ///< routed experts: count each iteration's share of them (WorkTotals::expert_share)
   bool decode_step_ = false;
   bool preempted_this_step_ = false;
   bool saturated_ = false;        ///< requests were left waiting when this iteration was formed

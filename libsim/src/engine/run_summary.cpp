@@ -38,7 +38,7 @@ Utilization utilization(const RunFacts& f) {
   const auto& m = f.rs.model;
   // Model FLOPs: 2 per active parameter per token, plus attention (QKᵀ and PV, 2 FLOPs per MAC) over the
   // query-key pairs; bytes: weights once per iteration plus KV reads of decode and prefill attention.
-  double busy = 0, tokens = 0, pairs = 0, kv_tokens = 0, iters = 0, pass_s = 0;
+  double busy = 0, tokens = 0, pairs = 0, kv_tokens = 0, iters = 0, pass_s = 0, expert_share = 0;
   for (const auto& r : f.replicas) {
     const auto& w = r.work();
     busy += w.busy_s / f.engines_per_group;  // a replica's k concurrent batches share its GPUs
@@ -46,6 +46,7 @@ Utilization utilization(const RunFacts& f) {
     pairs += w.attn_pairs + w.decode_context;
     kv_tokens += w.decode_context + w.prefill_kv_tokens;
     iters += w.iterations;
+    expert_share += w.expert_share;
     pass_s += w.busy_s;
   }
   const double gpus = static_cast<double>(sc.hardware.parallel.gpus());
@@ -54,7 +55,10 @@ Utilization utilization(const RunFacts& f) {
   Utilization u;
   u.flops = 2.0 * static_cast<double>(m.active_param_count()) * tokens +
             4.0 * m.num_layers * static_cast<double>(m.num_heads) * m.head_dim * pairs;
-  u.bytes = static_cast<double>(memory::weight_bytes(m, f.rs.quant.weights)) * iters +
+  // The weights a pass streams (not the tables it gathers rows from, nor unused towers: memory::streamed_weight_bytes),
+  // of a MoE model's routed experts only the share each iteration ran (as the cost model prices their GEMMs).
+  const auto streamed = memory::streamed_weight_bytes(m, f.rs.quant.weights);
+  u.bytes = (streamed.bytes - streamed.routed_experts) * iters + streamed.routed_experts * expert_share +
             f.plan.kv_bytes_per_token * kv_tokens;
   if (peak > 0) u.flop_capacity = busy * gpus * peak;
   if (f.rs.gpu.memory_bandwidth > 0) u.byte_capacity = busy * gpus * f.rs.gpu.memory_bandwidth;

@@ -171,6 +171,23 @@ std::int64_t weight_bytes(const spec::ModelSpec& model, const spec::WeightFormat
   return static_cast<i64>(std::llround(gpu_weight_bytes(model, format, spec::ParallelConfig{})));
 }
 
+StreamedWeights streamed_weight_bytes(const spec::ModelSpec& model, const spec::WeightFormat& format) {
+  const spec::ParallelConfig one{};
+  // embed_bytes holds the gathered tables and the towers; a tied table is the LM head's operand, read in full.
+  const double gathered = embed_bytes(model, format, 1) -
+                          (model.tie_word_embeddings
+                               ? static_cast<double>(model.embedding_params()) *
+                                     (format.quantize_embeddings && !format.experts_only ? format.bits_per_weight : 16) / 8
+                               : 0.0);
+  StreamedWeights w;
+  w.bytes = gpu_weight_bytes(model, format, one) - gathered;
+  // mlp_bytes' routed term: every routed expert of every MoE layer, in the format.
+  if (model.is_moe())
+    w.routed_experts = static_cast<double>(model.moe_layers()) * model.num_experts * model.expert_intermediate_size() *
+                       3.0 * model.hidden_size * format.bits_per_weight / 8;
+  return w;
+}
+
 MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& quant, const spec::GpuSpec& gpu,
                        const spec::ParallelConfig& parallel, const spec::EngineConfig& engine, int max_model_len,
                        const ProposerMemory& proposer) {

@@ -104,7 +104,7 @@ Json to_json(const Summary& s) {
     ss["goodput_rps"] = or_null(s.steady_state.goodput_rps, has);
     ss["goodput_output_tps"] = or_null(s.steady_state.goodput_output_tps, has);
     ss["goodput_total_tps"] = or_null(s.steady_state.goodput_total_tps, has);
-    ss["slo_attainment"] = or_null(s.steady_state.slo_attainment, s.steady_state.departures > 0);
+    ss["slo_attainment"] = or_null(s.steady_state.slo_attainment, s.slo_set && s.steady_state.departures > 0);
     j["steady_state"] = std::move(ss);
   }
   j["drain"] = {{"duration_s", s.drain.duration_s}, {"completed_requests", s.drain.completed_requests}};
@@ -113,8 +113,9 @@ Json to_json(const Summary& s) {
   j["itl_ms"] = to_json(s.itl_ms);
   j["e2e_ms"] = to_json(s.e2e_ms);
   j["queue_ms"] = to_json(s.queue_ms);
-  j["slo_attainment"] = s.slo_attainment;
-  // With no latency target there is nothing to meet: null with the reason, never a vacuous true.
+  // With no latency target there is nothing to meet: no verdict and no attainment (every request would count as
+  // meeting it, 1.0), null with the reason, never a vacuous true.
+  j["slo_attainment"] = s.slo_set ? Json(s.slo_attainment) : Json(nullptr);
   j["slo_met"] = s.slo_set ? Json(s.slo_met) : Json(nullptr);
   j["slo_met_note"] = s.slo_set ? Json(nullptr) : Json(kNoSloNote);
   j["goodput_rps"] = s.goodput_rps;
@@ -171,7 +172,7 @@ Json to_json(const Summary& s) {
     const double a = h.slo_attainment();
     hours.push_back({{"start_s", h.start_s}, {"end_s", h.end_s}, {"arrivals", h.arrivals}, {"completed", h.completed},
                      {"good", h.good}, {"failed", h.failed}, {"timed_out", h.timed_out},
-                     {"rejected", h.rejected}, {"slo_attainment", a >= 0 ? Json(a) : Json(nullptr)}, {"replicas_billed", h.replicas_billed},
+                     {"rejected", h.rejected}, {"slo_attainment", a >= 0 && s.slo_set ? Json(a) : Json(nullptr)}, {"replicas_billed", h.replicas_billed},
                      {"replicas_ready", h.replicas_ready}});
   }
   j["fleet"] = {{"autoscaled", s.fleet.autoscaled},
@@ -231,7 +232,7 @@ Json to_json(const Summary& s) {
     for (const auto& c : s.classes) {
       classes.push_back({{"name", c.name},
                          {"completed_requests", c.completed_requests},
-                         {"slo_attainment", c.slo_attainment},
+                         {"slo_attainment", s.slo_set ? Json(c.slo_attainment) : Json(nullptr)},
                          {"slo_met", s.slo_set ? Json(c.slo_met) : Json(nullptr)},
                          {"goodput_rps", c.goodput_rps},
                          {"ttft_ms", to_json(c.ttft_ms)},

@@ -67,6 +67,11 @@ double CostModel::weight_bytes_per_gpu() const noexcept {
   return c_->weights_per_gpu();
 }
 
+double CostModel::routed_expert_share(double tokens) const noexcept {
+  if (!(c_->experts > 1) || !(tokens > 0)) return 0;
+  return experts_touched(c_->experts, c_->experts_per_token, tokens) / c_->experts;
+}
+
 // The one rule for a step's time, behind iteration_time and serial_time: which path prices it — the table (token-only
 // ops looked up, times only) or the ops computed directly (speculative verification, a batch past the table, ops the
 // table cannot stand for) — and how the host's time enters. Synchronous, or Serial without async scheduling: the ops

@@ -285,8 +285,7 @@ struct CostModel::Constants {
     ops[kQkv] = gemm(tokens, qkv_params, hidden, qkv_out, attn_gemm, layers, qkv_kernels, {qkv_out});
     ops[kOProj] = gemm(tokens, o_params, o_in, hidden, attn_gemm, layers, 1, {hidden});
     if (experts > 1) {
-      // Expected distinct experts touched when each of `tokens` picks k of E: E(1 - (1 - k/E)^T).
-      const double touched = experts * (1.0 - std::pow(1.0 - experts_per_token / experts, tokens));
+      const double touched = experts_touched(experts, experts_per_token, tokens);
       const double m_per_expert = touched > 0 ? tokens * experts_per_token / touched : 0;
       Raw e = gemm(m_per_expert, expert_run_params, expert_run_hidden + expert_run_inter,
                    2 * expert_run_inter + expert_run_hidden, moe_gemm, moe_layers * touched, 2);

@@ -9,7 +9,22 @@ namespace llmsim::spec {
 MultiStep multi_step_for(const EngineConfig& e, const std::string& path) {
   MultiStep m;
   m.steps = e.num_scheduler_steps;
-  if (m.steps <= 1) return m;
+  if (m.steps <= 1) {
+    // The flag streams a multi-step window's tokens; without a window it would change nothing, and a setting that is
+    // silently ignored reads as if it were modelled. vLLM's parser takes it only in the releases with multi-step
+    // (vllm#8335, 0.6.x, until vllm#22138 removed both after 0.10.0).
+    if (e.multi_step_stream_outputs) {
+      std::string field = path;
+      if (const auto at = field.rfind("num_scheduler_steps"); at != std::string::npos)
+        field.replace(at, std::string("num_scheduler_steps").size(), "multi_step_stream_outputs");
+      throw ConfigError(field, "streams the tokens of a multi-step window, but multi-step scheduling is off "
+                               "(engine.num_scheduler_steps " + std::to_string(m.steps) + "); got " +
+                               (*e.multi_step_stream_outputs ? "true" : "false") +
+                               " (set --num-scheduler-steps N > 1 on a vLLM V0 release from 0.6.0 to 0.10.0, or "
+                               "leave the flag out)");
+    }
+    return m;
+  }
   const std::string n = std::to_string(m.steps);
   const Runtime rt = e.resolved_runtime();
   if (e.policy == SchedulerPolicy::sglang || rt == Runtime::sglang)

@@ -334,4 +334,12 @@ void merge_json_path(Json& scenario, const std::string& dotted_path, const Json&
   }
 }
 
+std::vector<std::string> scenario_sections_in(const Json& doc) {
+  std::vector<std::string> out;
+  if (!doc.is_object()) return out;
+  for (const auto& key : kTopKeys)
+    if (key != "name" && doc.contains(key)) out.push_back(key);
+  return out;
+}
+
 }  // namespace llmsim::spec

@@ -26,6 +26,7 @@ struct AutoscaledBill {
   std::optional<double> cost_per_mtok_output, cost_per_mtok_total;  ///< the bill over the run's SLO-meeting tokens
   double slo_attainment = 0;
   bool slo_met = false;                    ///< the run met the scenario's SLO and was stable
+  bool slo_set = true;                     ///< the scenario sets a latency target; false: JSON attainment/slo_met null
   std::string reason;                      ///< why not (slo_failures), "" when it met it (JSON "reason")
   /// When it missed: whether the autoscaler is the cause, from the same day held at the fleet sized (it meets the
   /// SLO: the scale-up lag is; it misses too: not), in words; "" when it met it (JSON "miss_cause")

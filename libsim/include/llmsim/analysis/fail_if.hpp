@@ -51,8 +51,9 @@ std::vector<std::string> violations(const std::vector<FailIf>& conditions,
                                     bool allow_missing = false);
 
 /// ConfigError at `path` when a condition's field is null in every one of `flat_rows` (a bound that checks
-/// nothing, e.g. max_qps without a capacity search), naming the condition; also when a condition on slo_met or
-/// meets_slo meets a row whose scenario sets no SLO (its slo_met_note), naming the field and the row. Nothing to
+/// nothing, e.g. max_qps without a capacity search), naming the condition; also when a condition on slo_met,
+/// meets_slo or slo_attainment (at_target.*, autoscaled_bill.* too) meets a row whose scenario sets no SLO (its
+/// slo_met_note), naming the field and the row. Nothing to
 /// check in no rows.
 void require_values(const std::vector<FailIf>& conditions,
                     const std::vector<std::vector<std::pair<std::string, Json>>>& flat_rows,

@@ -142,6 +142,17 @@ MemoryPlan plan_memory(const spec::ResolvedScenario& scenario);
 
 /// Weight bytes of the whole model in this format (embeddings and LM head per the format's rules).
 std::int64_t weight_bytes(const spec::ModelSpec& model, const spec::WeightFormat& format);
+/// The weight bytes one forward pass reads from GPU memory, whole model in this format: every layer's linears and
+/// norms and the LM head (a tied embedding table is read whole as the head), not the tables a pass gathers only its
+/// tokens' rows from (an untied input embedding, Gemma-4 E2B/E4B's per-layer embeddings: vLLM's VocabParallelEmbedding
+/// forward is an embedding lookup) nor the vision and audio towers, which a text request never runs. What MBU counts
+/// per iteration; weight_bytes (resident) is what the memory holds. `routed_experts`: of those, a MoE model's routed
+/// experts, which a pass reads only for the experts its tokens pick (perf::experts_touched); 0 for a dense model.
+struct StreamedWeights {
+  double bytes = 0;           ///< everything a pass streams, all routed experts included
+  double routed_experts = 0;  ///< the routed experts' part of `bytes`
+};
+StreamedWeights streamed_weight_bytes(const spec::ModelSpec& model, const spec::WeightFormat& format);
 
 /// JSON with the contract fields of `llmsim memory --json`.
 Json to_json(const MemoryPlan& plan);

@@ -1,5 +1,6 @@
 #pragma once
 // Layer 3: the time of one engine iteration on a GPU, by a per-op roofline with measured efficiencies.
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,6 +23,13 @@ struct ResolvedScenario;
 }
 
 namespace llmsim::perf {
+
+/// Expected distinct routed experts a MoE layer runs when each of `tokens` picks `k` of `experts`:
+/// E(1 - (1 - k/E)^T). The one rule for the experts' GEMMs (their weights streamed once per touched expert) and for
+/// MBU's count of the expert bytes an iteration reads.
+inline double experts_touched(double experts, double k, double tokens) {
+  return experts * (1.0 - std::pow(1.0 - k / experts, tokens));
+}
 
 enum class Bound { compute, memory, communication, overhead };
 std::string to_string(Bound b);
@@ -205,6 +213,9 @@ class CostModel {
   spec::DType gemm_dtype() const noexcept;
   /// Weight bytes one GPU streams per iteration for a batch that touches every expert (linears + LM head).
   double weight_bytes_per_gpu() const noexcept;
+  /// The share of a MoE model's routed experts an iteration of `tokens` tokens runs (experts_touched / E); 0 for a
+  /// dense model.
+  double routed_expert_share(double tokens) const noexcept;
   Runtime runtime() const noexcept { return runtime_; }
   Runtime engine() const noexcept { return runtime_; }  ///< former name of runtime()
   /// The decode-attention backend the engine runs for this GPU and KV dtype.

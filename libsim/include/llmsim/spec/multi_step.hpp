@@ -27,7 +27,8 @@ struct MultiStep {
 /// num_scheduler_steps is 1. ConfigError at `path` (engine.num_scheduler_steps) when n > 1 on an engine without it:
 /// vLLM V1 (policy 'vllm'), SGLang, a V0 release before 0.6.0 or after 0.10.0, or a combination llmsim does not
 /// model (chunked prefill: vLLM 0.6.3's own multi-step + chunked path, vllm#8645, which does not chunk prompts;
-/// static batching; speculative decoding, which vLLM refuses with multi-step).
+/// static batching; speculative decoding, which vLLM refuses with multi-step). With n = 1, a set
+/// multi_step_stream_outputs is a ConfigError naming that field (it would change nothing).
 MultiStep multi_step_for(const EngineConfig& e, const std::string& path = "engine.num_scheduler_steps");
 
 }  // namespace llmsim::spec

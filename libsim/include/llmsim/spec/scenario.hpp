@@ -88,6 +88,9 @@ std::vector<std::string> merged_json_fields(const std::string& dotted_path, cons
 /// The scenario fields set_json_path(·, dotted_path, value) writes: the path itself, or for a vLLM name
 /// ("max_num_seqs", "engine.tensor_parallel_size") the llmsim fields it stands for. ConfigError for an empty component.
 std::vector<std::string> json_path_fields(const std::string& dotted_path, const Json& value);
+/// The scenario sections `doc` has at its top level (model, hardware, workload, ...; not `name`, which a grid file
+/// has too): what a reader expecting another document (a sweep's grid) names to say it was given a scenario.
+std::vector<std::string> scenario_sections_in(const Json& doc);
 /// The one rule for hardware's card fields (gpu, tp, pp, replicas, price_per_gpu_hour, ...) on a scenario whose
 /// cards are elsewhere (disaggregation pools, hardware.fleet), where they would change nothing: ConfigError at
 /// `where` saying where the cards are. set_json_path, analysis::set_gpu and the CLI's --gpu/--price share it.
