@@ -11,6 +11,7 @@
 #include "engine_test_util.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/engine/simulator.hpp"
+#include "llmsim/spec/multi_step.hpp"
 
 using namespace llmsim;
 using llmsim::test::make;
@@ -225,17 +226,26 @@ TEST_CASE("multi-step: engines without it refuse num_scheduler_steps, naming the
   CHECK_NOTHROW(make(test::scenario(w, {{"policy", "vllm"}, {"num_scheduler_steps", 1}})));
 }
 
-TEST_CASE("multi-step: multi_step_stream_outputs without a window is refused naming that field", "[multi_step]") {
-  // It streams a window's tokens; with num_scheduler_steps 1 (any engine) it would change nothing, and was accepted
-  // and ignored (attack9): a setting silently dropped reads as if it were modelled.
+TEST_CASE("multi-step: multi_step_stream_outputs without a window is ignored where vLLM takes it, refused elsewhere",
+          "[multi_step]") {
+  // It streams a window's tokens; with num_scheduler_steps 1 it changes nothing. vLLM 0.6.0-0.10.0's parser takes the
+  // flag and ignores it without --num-scheduler-steps: llmsim accepts it there (spec::multi_step_flag_ignored, and
+  // analysis::scenario_warnings says so), and refuses it, naming the field, where no vLLM parser has it.
   const Json w = {{"arrival", {{"process", "constant"}, {"rate", 1.0}}}, {"num_requests", 4}};
   for (const Json& engine : {Json{{"runtime", "vllm==0.6.3"}, {"multi_step_stream_outputs", false}},
-                             Json{{"policy", "vllm-v0"}, {"num_scheduler_steps", 1}, {"multi_step_stream_outputs", true}},
-                             Json{{"policy", "vllm"}, {"multi_step_stream_outputs", true}}}) {
+                             Json{{"policy", "vllm-v0"}, {"num_scheduler_steps", 1}, {"multi_step_stream_outputs", true}}}) {
+    INFO(engine.dump());
+    const auto r = make(test::scenario(w, engine));
+    CHECK(spec::multi_step_flag_ignored(r.scenario.engine));
+    CHECK(spec::multi_step_for(r.scenario.engine).steps == 1);
+  }
+  for (const Json& engine : {Json{{"policy", "vllm"}, {"multi_step_stream_outputs", true}},
+                             Json{{"runtime", "vllm==0.11.0"}, {"multi_step_stream_outputs", true}},
+                             Json{{"policy", "sglang"}, {"multi_step_stream_outputs", false}}}) {
     INFO(engine.dump());
     CHECK_THROWS_WITH(make(test::scenario(w, engine)),
                       Catch::StartsWith("engine.multi_step_stream_outputs: ") &&
-                          Catch::Contains("multi-step scheduling is off (engine.num_scheduler_steps 1)"));
+                          Catch::Contains("this engine has no multi-step scheduling (engine.num_scheduler_steps 1)"));
   }
   // With a window it is taken, either way.
   CHECK_NOTHROW(make(test::scenario(

@@ -4,6 +4,7 @@
 #include "llmsim/analysis/error_band.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
 #include "llmsim/perf/runtime.hpp"
+#include "llmsim/spec/multi_step.hpp"
 
 namespace llmsim::analysis {
 
@@ -21,6 +22,9 @@ std::vector<std::string> scenario_warnings(const spec::ResolvedScenario& scenari
 
 std::vector<std::string> scenario_warnings(const spec::Scenario& scenario) {
   std::vector<std::string> out;
+  if (spec::multi_step_flag_ignored(scenario.engine))
+    out.push_back("engine.multi_step_stream_outputs is set without multi-step scheduling (engine.num_scheduler_steps "
+                  "1): it streams a multi-step window's tokens, so vLLM ignores it here, and so does llmsim");
   // A profile fitted from one runtime's runs prices another only with a warning (perf::runtime_mismatch). The file is
   // read once while unchanged (perf::profile_document), not once per simulation.
   const auto& ref = scenario.hardware.gpu_profile;

@@ -6,21 +6,32 @@
 
 namespace llmsim::spec {
 
+bool multi_step_flag_ignored(const EngineConfig& e) {
+  if (!e.multi_step_stream_outputs || e.num_scheduler_steps > 1) return false;
+  if (e.runtime_release) {
+    const auto v = parse_engine_version(*e.runtime_release);
+    return v.engine == "vllm" && runtime_for_version(v).v0_multi_step;
+  }
+  return e.policy != SchedulerPolicy::sglang && e.resolved_runtime() == Runtime::vllm_v0;
+}
+
 MultiStep multi_step_for(const EngineConfig& e, const std::string& path) {
   MultiStep m;
   m.steps = e.num_scheduler_steps;
   if (m.steps <= 1) {
-    // The flag streams a multi-step window's tokens; without a window it would change nothing, and a setting that is
-    // silently ignored reads as if it were modelled. vLLM's parser takes it only in the releases with multi-step
-    // (vllm#8335, 0.6.x, until vllm#22138 removed both after 0.10.0).
-    if (e.multi_step_stream_outputs) {
+    // The flag streams a multi-step window's tokens; without a window it changes nothing. vLLM's parser has it only
+    // in the releases with multi-step (vllm#8335, 0.6.x, until vllm#22138 removed both after 0.10.0), and there
+    // accepts and ignores it without --num-scheduler-steps: so does llmsim (with a warning,
+    // analysis::scenario_warnings), since a key whose value changes nothing is no reason to refuse. Where no such
+    // parser exists (V1 named without a release, SGLang, a release outside 0.6-0.10) it is refused, naming it.
+    if (e.multi_step_stream_outputs && !multi_step_flag_ignored(e)) {
       std::string field = path;
       if (const auto at = field.rfind("num_scheduler_steps"); at != std::string::npos)
         field.replace(at, std::string("num_scheduler_steps").size(), "multi_step_stream_outputs");
-      throw ConfigError(field, "streams the tokens of a multi-step window, but multi-step scheduling is off "
-                               "(engine.num_scheduler_steps " + std::to_string(m.steps) + "); got " +
+      throw ConfigError(field, "streams the tokens of a multi-step window, and this engine has no multi-step "
+                               "scheduling (engine.num_scheduler_steps " + std::to_string(m.steps) + "); got " +
                                (*e.multi_step_stream_outputs ? "true" : "false") +
-                               " (set --num-scheduler-steps N > 1 on a vLLM V0 release from 0.6.0 to 0.10.0, or "
+                               " (only vLLM V0 releases from 0.6.0 to 0.10.0 take --multi-step-stream-outputs; "
                                "leave the flag out)");
     }
     return m;

@@ -28,7 +28,13 @@ struct MultiStep {
 /// vLLM V1 (policy 'vllm'), SGLang, a V0 release before 0.6.0 or after 0.10.0, or a combination llmsim does not
 /// model (chunked prefill: vLLM 0.6.3's own multi-step + chunked path, vllm#8645, which does not chunk prompts;
 /// static batching; speculative decoding, which vLLM refuses with multi-step). With n = 1, a set
-/// multi_step_stream_outputs is a ConfigError naming that field (it would change nothing).
+/// multi_step_stream_outputs is ignored where vLLM's parser takes and ignores it (multi_step_flag_ignored) and a
+/// ConfigError naming that field elsewhere.
 MultiStep multi_step_for(const EngineConfig& e, const std::string& path = "engine.num_scheduler_steps");
+
+/// Whether `e` sets multi_step_stream_outputs without a multi-step window on an engine whose vLLM parser takes the
+/// flag (V0 releases 0.6.0-0.10.0, or a V0 engine named without a release): vLLM ignores it there, and so does llmsim
+/// (analysis::scenario_warnings says so).
+bool multi_step_flag_ignored(const EngineConfig& e);
 
 }  // namespace llmsim::spec
