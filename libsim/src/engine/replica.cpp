@@ -474,40 +474,4 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
   }
 }
 
-void Replica::evict_all(double now_s, std::vector<std::int32_t>& out, std::vector<std::int64_t>& produced) {
-  auto take = [&](std::int32_t i) {
-    Seq& s = (*pool_)[i];
-    if (s.finished) {  // static-batching padding: reported when its last token came, only holding a slot
-      s.own_blocks = s.prefix_blocks = 0;
-      transition(s, SeqState::done);
-      pool_->release(i);
-      return;
-    }
-    evicted_from_engine(s, *outstanding_);
-    s.own_blocks = s.prefix_blocks = 0;  // its KV went with the replica's (the pool restarts fresh below)
-    produced.push_back(s.state == SeqState::decoding ? std::min(s.output, s.gen_base + (step_ - s.k0)) : s.generated);
-    out.push_back(i);
-  };
-  for (std::int32_t i = head_; i >= 0;) {
-    const std::int32_t next = (*pool_)[i].next;
-    take(i);
-    i = next;
-  }
-  for (; !waiting_.empty(); waiting_.pop_front()) take(waiting_.front());
-  for (; !swapped_.empty(); swapped_.pop_front()) take(swapped_.front());
-  // Every request it counted was running, waiting or swapped (a KV read in flight is disaggregation's, which
-  // failures do not combine with).
-  LLMSIM_DEEP_CHECK(*outstanding_ == 0, "a failed replica counted a request it did not hold");
-  // Restart empty, keeping what was measured so far.
-  Replica fresh(index_, record_.virtual_engine, cfg_, kv_initial_, *cost_, *pool_, *metrics_, outstanding_);
-  fresh.work_ = work_;
-  fresh.sat_ = sat_;
-  fresh.preemptions_ = preemptions_;
-  fresh.kv_used_ = kv_used_;
-  fresh.itl_ = itl_;
-  fresh.kv_used_.set(now_s, 0.0);
-  fresh.last_decode_end_s_ = now_s;
-  *this = std::move(fresh);
-}
-
 }  // namespace llmsim::engine::detail

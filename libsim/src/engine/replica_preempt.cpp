@@ -2,12 +2,15 @@
 // needs more KV blocks than are free, the tail of the running list (the last admitted) gives its blocks back, either
 // swapped to host memory (vLLM V0's preemption_mode swap) or released to be recomputed from the queue; swapped
 // sequences resume decoding when their blocks fit again. The demand that triggers it (grow_decoders) and the
-// policies that call it are replica.cpp and schedule_*.cpp.
+// policies that call it are replica.cpp and schedule_*.cpp. A failed replica's eviction of everything it holds
+// (evict_all) is here too.
 #include "replica.hpp"
 #include "request_lifecycle.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "llmsim/core/error.hpp"
 
@@ -98,6 +101,44 @@ void Replica::swap_in(double now_s) {
     link_running(i);
     start_decoding(i, now_s, true);
   }
+}
+
+// A failed replica gives everything back (failures, docs/engine.md "Failures"): every request it held, running,
+// waiting or swapped, is evicted with what it produced, and the replica restarts empty, keeping what was measured.
+void Replica::evict_all(double now_s, std::vector<std::int32_t>& out, std::vector<std::int64_t>& produced) {
+  auto take = [&](std::int32_t i) {
+    Seq& s = (*pool_)[i];
+    if (s.finished) {  // static-batching padding: reported when its last token came, only holding a slot
+      s.own_blocks = s.prefix_blocks = 0;
+      transition(s, SeqState::done);
+      pool_->release(i);
+      return;
+    }
+    evicted_from_engine(s, *outstanding_);
+    s.own_blocks = s.prefix_blocks = 0;  // its KV went with the replica's (the pool restarts fresh below)
+    produced.push_back(s.state == SeqState::decoding ? std::min(s.output, s.gen_base + (step_ - s.k0)) : s.generated);
+    out.push_back(i);
+  };
+  for (std::int32_t i = head_; i >= 0;) {
+    const std::int32_t next = (*pool_)[i].next;
+    take(i);
+    i = next;
+  }
+  for (; !waiting_.empty(); waiting_.pop_front()) take(waiting_.front());
+  for (; !swapped_.empty(); swapped_.pop_front()) take(swapped_.front());
+  // Every request it counted was running, waiting or swapped (a KV read in flight is disaggregation's, which
+  // failures do not combine with).
+  LLMSIM_DEEP_CHECK(*outstanding_ == 0, "a failed replica counted a request it did not hold");
+  // Restart empty, keeping what was measured so far.
+  Replica fresh(index_, record_.virtual_engine, cfg_, kv_initial_, *cost_, *pool_, *metrics_, outstanding_);
+  fresh.work_ = work_;
+  fresh.sat_ = sat_;
+  fresh.preemptions_ = preemptions_;
+  fresh.kv_used_ = kv_used_;
+  fresh.itl_ = itl_;
+  fresh.kv_used_.set(now_s, 0.0);
+  fresh.last_decode_end_s_ = now_s;
+  *this = std::move(fresh);
 }
 
 }  // namespace llmsim::engine::detail
