@@ -31,6 +31,14 @@ inline double op(const perf::CostModel& cm, const perf::BatchShape& b, const std
   return 0;
 }
 
+/// The step's GPU work: every op but the launch term and the CPU's serialized time.
+inline double gpu_busy(const perf::CostModel& cm, const perf::BatchShape& b) {
+  double busy = 0;
+  for (const auto& o : cm.breakdown(b).ops)
+    if (o.name != "launch" && o.name != "cpu") busy += o.time_s;
+  return busy;
+}
+
 /// Each (field, value) is in the provenance table with that value, from a public measurement that looked at no
 /// validation source's rows.
 inline void check_public_measurements(std::initializer_list<std::pair<const char*, double>> used) {

@@ -36,13 +36,6 @@ perf::BatchShape ehtp_prefill(std::int64_t tokens) {
   return b;
 }
 
-/// The step's GPU work: every op but the launch term and the CPU's serialized time.
-double ehtp_busy(const perf::CostModel& cm, const perf::BatchShape& b) {
-  double busy = 0;
-  for (const auto& o : cm.breakdown(b).ops)
-    if (o.name != "launch" && o.name != "cpu") busy += o.time_s;
-  return busy;
-}
 
 }  // namespace eager_host_tp_test
 
@@ -80,7 +73,7 @@ TEST_CASE("V0 0.7 prefills at TP 8: a 70B short prompt waits on the host, a long
   // 240 tokens (AccelMark's prompts): ~19 ms of GPU work against ~28 ms of host, so the step costs the host's time
   // plus V0's serialized CPU time; the launch term carries the wait.
   const auto p240 = ehtp_prefill(240);
-  const double busy = ehtp_busy(v0, p240);
+  const double busy = test::gpu_busy(v0, p240);
   REQUIRE(busy < host);
   CHECK(test::op(v0, p240, "launch") == Approx(host - busy).epsilon(1e-9));
   CHECK(v0.iteration_time(p240) == Approx(host + test::op(v0, p240, "cpu")).epsilon(1e-9));
@@ -88,11 +81,11 @@ TEST_CASE("V0 0.7 prefills at TP 8: a 70B short prompt waits on the host, a long
   // The same GPU work (the ops other than launch and cpu do not depend on the runtime for an unquantised model), but
   // for V0's sampler, which makes more passes over the logits (perf/v0_sampler.hpp).
   CHECK(test::op(v0, p240, "sampling") > test::op(v1, p240, "sampling"));
-  CHECK(ehtp_busy(v1, p240) - test::op(v1, p240, "sampling") ==
+  CHECK(test::gpu_busy(v1, p240) - test::op(v1, p240, "sampling") ==
         Approx(busy - test::op(v0, p240, "sampling")).epsilon(1e-9));
   // 4096 tokens: the GPU's work hides the host; only the eager launches' own cost remains, as before.
   const auto p4k = ehtp_prefill(4096);
-  REQUIRE(ehtp_busy(v0, p4k) > host);
+  REQUIRE(test::gpu_busy(v0, p4k) > host);
   CHECK(test::op(v0, p4k, "launch") == Approx(test::op(v1, p4k, "launch")).epsilon(1e-12));
   // A graphed decode step replays its graph: no host term, the same graph replays as V1's full decode graph.
   const auto d = test::decode(8, 600);
@@ -103,7 +96,7 @@ TEST_CASE("V0 0.7 prefills at TP 8: a 70B short prompt waits on the host, a long
   // TP 1, 8B, 240 tokens on an A100: ~0.5 ms of GPU work per layer against 0.31 ms of host: hidden.
   const auto small = ehtp_model("llama-3.1-8b", "a100-40gb-sxm", 1, Runtime::vllm_v0, rel);
   const auto small_v1 = ehtp_model("llama-3.1-8b", "a100-40gb-sxm", 1, Runtime::vllm_v1, rel);
-  REQUIRE(ehtp_busy(small, p240) > 32 * perf::eager_host::kVllmV0PerLayerS);
+  REQUIRE(test::gpu_busy(small, p240) > 32 * perf::eager_host::kVllmV0PerLayerS);
   // (V1 at 600 tokens: above its 512-token graphs, the same kernels launched eagerly.)
   CHECK(test::op(small, p240, "launch") == Approx(test::op(small_v1, ehtp_prefill(600), "launch")).epsilon(1e-12));
 }

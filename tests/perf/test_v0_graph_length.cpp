@@ -48,13 +48,6 @@ double v0gl_op(const perf::CostModel& cm, const perf::BatchShape& b, const char*
   return 0;
 }
 
-/// The step's GPU work: every op but the launch term and the CPU's serialized time.
-double v0gl_busy(const perf::CostModel& cm, const perf::BatchShape& b) {
-  double busy = 0;
-  for (const auto& o : cm.breakdown(b).ops)
-    if (o.name != "launch" && o.name != "cpu") busy += o.time_s;
-  return busy;
-}
 
 }  // namespace v0_graph_length_test
 
@@ -89,7 +82,7 @@ TEST_CASE("a V0 decode batch with one sequence past 8192 tokens runs eagerly and
   // Over it the host enqueues 80 layers from Python (0.31 ms + two 22 us eager all-reduces each) while the GPU's
   // ~6 ms of work runs: the step waits for the host's remainder.
   const double host = 80 * perf::eager_layer_host_s(perf::runtime_traits(Runtime::vllm_v0), 8);
-  const double busy = v0gl_busy(v0, over);
+  const double busy = test::gpu_busy(v0, over);
   REQUIRE(busy < host);
   CHECK(v0gl_op(v0, over, "launch") == Approx(host - busy).epsilon(1e-9));
   CHECK(t_over - t_under > 15e-3);
@@ -113,7 +106,7 @@ TEST_CASE("the graph length leaves V1 and SGLang alone, and an 8B V0 decode at T
   // Llama-3.1-8B on one H100: ~6 ms of GPU work at batch 4 against 32 × 0.31 = 9.9 ms of host.
   const auto v0 = v0gl_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::vllm_v0);
   const double host = 32 * perf::eager_host::kVllmV0PerLayerS;
-  const double busy = v0gl_busy(v0, v0gl_batch(8192));
+  const double busy = test::gpu_busy(v0, v0gl_batch(8192));
   REQUIRE(busy < host);
   CHECK(v0.iteration_time(v0gl_batch(8192)) - v0.iteration_time(v0gl_batch(8191)) > 0.5 * (host - busy));
 }

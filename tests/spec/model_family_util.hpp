@@ -1,7 +1,9 @@
-// Helpers shared by the model-family tests: a config read as the loader reads it, a catalogue model, billions.
+// Helpers shared by the model-family tests: a config read as the loader reads it, a catalogue model, a test
+// checkpoint folder, billions.
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/spec/catalog.hpp"
@@ -15,6 +17,11 @@ inline const spec::ModelSpec& cat(const char* id) {
   static thread_local spec::ModelSpec m;
   m = spec::Catalog::builtin().model(id);
   return m;
+}
+
+/// A checkpoint folder under tests/data/hf_checkpoints, read as the catalogue reads a config path.
+inline spec::ModelSpec checkpoint(const char* folder) {
+  return spec::Catalog::builtin().model(std::string(LLMSIM_SOURCE_DIR) + "/tests/data/hf_checkpoints/" + folder);
 }
 
 }  // namespace llmsim::test

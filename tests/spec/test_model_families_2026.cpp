@@ -20,10 +20,6 @@ using test::read;
 
 namespace {
 
-ModelSpec checkpoint_2026(const char* folder) {
-  return Catalog::builtin().model(std::string(LLMSIM_SOURCE_DIR) + "/tests/data/hf_checkpoints/" + folder);
-}
-
 // Active parameters as the publishers count them: without the input embedding (a row gather).
 double active_2026(const ModelSpec& m) { return billions(m.active_param_count() - m.embedding_params()); }
 
@@ -151,11 +147,11 @@ TEST_CASE("MiniMax-M2.5: full attention with full-width q/k norms, 256 experts t
 }
 
 TEST_CASE("DeepSeek-V4 and Nemotron-H are refused with the reason, never planned as a dense transformer") {
-  CHECK_THROWS_WITH(checkpoint_2026("deepseek-v4-flash"),
+  CHECK_THROWS_WITH(test::checkpoint("deepseek-v4-flash"),
                     Catch::Contains("model_type") && Catch::Contains("compress_ratios"));
-  CHECK_THROWS_WITH(checkpoint_2026("nemotron-h-56b-base-8k"),
+  CHECK_THROWS_WITH(test::checkpoint("nemotron-h-56b-base-8k"),
                     Catch::Contains("model_type") && Catch::Contains("hybrid_override_pattern"));
-  CHECK_THROWS_WITH(checkpoint_2026("nemotron-3-nano-30b-a3b"), Catch::Contains("Mamba-2"));
+  CHECK_THROWS_WITH(test::checkpoint("nemotron-3-nano-30b-a3b"), Catch::Contains("Mamba-2"));
   // Named by its architecture only, the same refusal.
   const Json c = {{"architectures", {"NemotronHForCausalLM"}}, {"hidden_size", 4096}};
   CHECK_THROWS_WITH(read(c), Catch::Contains("model.architectures[0]") && Catch::Contains("Mamba-2"));
@@ -177,11 +173,11 @@ TEST_CASE("MiniMax-M2's attn_type_list is judged by value: all softmax is its la
 TEST_CASE("NVIDIA's NVFP4 exports of Qwen3.5-397B and MiniMax-M2.5 plan the bytes they hold") {
   // nvidia/Qwen3.5-397B-A17B-NVFP4: the ignore list keeps self_attn*, linear_attn* (the DeltaNet layers), the
   // shared experts and the vision tower 16-bit: only the routed experts are NVFP4.
-  const ModelSpec q = checkpoint_2026("qwen3.5-397b-a17b-nvfp4");
+  const ModelSpec q = test::checkpoint("qwen3.5-397b-a17b-nvfp4");
   CHECK(q.param_count() == cat("qwen3.5-397b-a17b").param_count());
   CHECK(q.quantization.format == "nvfp4-experts");
   // nvidia/MiniMax-M2.5-NVFP4: self_attn* and the routers stay 16-bit, the experts (all its MLPs) NVFP4.
-  const ModelSpec mm = checkpoint_2026("minimax-m2.5-nvfp4");
+  const ModelSpec mm = test::checkpoint("minimax-m2.5-nvfp4");
   CHECK(mm.param_count() == cat("minimax-m2.5").param_count());
   CHECK(mm.quantization.format == "nvfp4+attn16");
   // Its sliding_window is null: a window would be another layout, refused by name.

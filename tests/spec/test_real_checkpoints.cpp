@@ -19,10 +19,6 @@ using test::read;
 
 namespace {
 
-ModelSpec real_checkpoint(const char* folder) {
-  return Catalog::builtin().model(std::string(LLMSIM_SOURCE_DIR) + "/tests/data/hf_checkpoints/" + folder);
-}
-
 bool has_note(const ModelSpec& m, const std::string& text) {
   for (const auto& n : m.notes)
     if (n.find(text) != std::string::npos) return true;
@@ -45,7 +41,7 @@ TEST_CASE("Gemma-4's real configs are read: towers serialized whole, soft-token 
   CHECK(billions(a4b.param_count() - a4b.vision_params) == Approx(25.2).epsilon(0.02));
   CHECK(billions(a4b.vision_params) == Approx(0.55).epsilon(0.1));
   // nvidia/Gemma-4-31B-IT-NVFP4: its vision_config adds image_seq_length / video_seq_length (soft tokens, no weight).
-  const ModelSpec g31 = real_checkpoint("gemma-4-31b-it-nvfp4");
+  const ModelSpec g31 = test::checkpoint("gemma-4-31b-it-nvfp4");
   CHECK(billions(g31.param_count() - g31.vision_params) == Approx(30.7).epsilon(0.02));
   CHECK(g31.param_count() == cat("gemma-4-31b").param_count());
   // A base attribute whose value would add or remove weights is still refused, naming it.
@@ -59,13 +55,13 @@ TEST_CASE("Gemma-4's real configs are read: towers serialized whole, soft-token 
 TEST_CASE("ModelOpt config.json quantization_config: 'ignore' names the 16-bit modules, as vLLM reads it") {
   // nvidia/Gemma-4-31B-IT-NVFP4: quant_method modelopt, quant_algo NVFP4, every layer's self_attn* in "ignore".
   // Before, only hf_quant_config.json's exclude_modules was read: all-NVFP4, the attention 3.6x too small.
-  const ModelSpec g31 = real_checkpoint("gemma-4-31b-it-nvfp4");
+  const ModelSpec g31 = test::checkpoint("gemma-4-31b-it-nvfp4");
   CHECK(g31.quantization.format == "nvfp4+attn16");
   CHECK(has_note(g31, "quantization_config.ignore keeps the attention modules unquantized"));
   CHECK(has_note(g31, "takes precedence"));  // config.json's block wins over hf_quant_config.json, as in vLLM
   // nvidia/Gemma-4-26B-A4B-NVFP4: attention, the dense MLP beside the experts (mlp*) and the router ignored: only
   // the routed experts are NVFP4.
-  const ModelSpec a4b = real_checkpoint("gemma-4-26b-a4b-nvfp4");
+  const ModelSpec a4b = test::checkpoint("gemma-4-26b-a4b-nvfp4");
   CHECK(a4b.quantization.format == "nvfp4-experts");
   CHECK(weight_format("nvfp4-experts").experts_only);
   CHECK(weight_format("nvfp4-experts").bits_per_weight == Approx(4.5));
@@ -77,13 +73,13 @@ TEST_CASE("ModelOpt config.json quantization_config: 'ignore' names the 16-bit m
 
 TEST_CASE("ModelOpt checkpoint directories: hf_quant_config.json alone, and a producer-only quantization_config") {
   // nvidia/Llama-3.1-70B-Instruct-FP8: config.json without quantization_config, hf_quant_config.json beside it.
-  const ModelSpec fp8 = real_checkpoint("llama-3.1-70b-instruct-fp8");
+  const ModelSpec fp8 = test::checkpoint("llama-3.1-70b-instruct-fp8");
   CHECK(fp8.quantization.format == "fp8");
   CHECK(billions(fp8.param_count()) == Approx(70.6).epsilon(0.02));  // Meta's Llama-3.1-70B card: 70.6 B
   CHECK(has_note(fp8, "weights as hf_quant_config.json says"));
   // A ModelOpt FP8 export of Qwen3-32B: flat quantization_config with a producer and no quant_method, its
   // kv_cache_scheme the string "FP8".
-  const ModelSpec qwen = real_checkpoint("qwen3-32b-fp8-static-pertensor");
+  const ModelSpec qwen = test::checkpoint("qwen3-32b-fp8-static-pertensor");
   CHECK(qwen.quantization.format == "fp8");
   CHECK(has_note(qwen, "FP8 KV-cache scale"));
   CHECK(billions(qwen.param_count()) == Approx(32.8).epsilon(0.02));  // Qwen3-32B card: 32.8 B
@@ -116,7 +112,7 @@ TEST_CASE("ModelOpt algorithms vLLM loads are planned at their bytes; a real mix
 
 TEST_CASE("Mistral-3's real wrapper: a mistral text_config and a Pixtral tower, 24 B") {
   // black-forest-labs/FLUX.2-dev's text encoder, a Mistral Small 3.x 24B config.json (transformers 4.57.1).
-  const ModelSpec m = real_checkpoint("mistral-small-3.2-24b-flux2-text-encoder");
+  const ModelSpec m = test::checkpoint("mistral-small-3.2-24b-flux2-text-encoder");
   CHECK(m.model_type == "mistral3");
   CHECK(billions(m.param_count()) == Approx(24.0).epsilon(0.04));  // "Mistral Small 3.1 (24B)", rounded
   CHECK(billions(m.vision_params) == Approx(0.44).epsilon(0.05));
@@ -125,7 +121,7 @@ TEST_CASE("Mistral-3's real wrapper: a mistral text_config and a Pixtral tower, 
 
 TEST_CASE("Phi-4's real config: Phi3ForCausalLM at 14.7 B, its window as long as its context") {
   // microsoft/phi-4 (transformers 4.47.0): sliding_window 16384 = max_position_embeddings, so no layer slides.
-  const ModelSpec m = real_checkpoint("phi-4");
+  const ModelSpec m = test::checkpoint("phi-4");
   CHECK(m.model_type == "phi3");
   CHECK(billions(m.param_count()) == Approx(14.7).epsilon(0.02));  // Phi-4 technical report: 14B, 14.7 B in the card
   CHECK(m.sliding_window == 0);
