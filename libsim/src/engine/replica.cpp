@@ -48,8 +48,7 @@ void Replica::link_tail(std::int32_t i) {
   if (tail_ >= 0) (*pool_)[tail_].next = i;
   else head_ = i;
   tail_ = i;
-  ++running_;
-  if (cfg_.state_blocks > 0) kv_.allocate(cfg_.state_blocks);  // its linear-attention state (admission checked it)
+  count_joined_running();  // its linear-attention state too (admission checked it)
 }
 
 void Replica::unlink(std::int32_t i) {

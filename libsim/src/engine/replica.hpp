@@ -210,6 +210,12 @@ class Replica {
   // Running list (admission order; the tail is the preemption victim).
   void link_tail(std::int32_t i);
   void unlink(std::int32_t i);
+  /// One more in the running list, however it was linked: each running sequence holds its linear-attention state
+  /// (ReplicaConfig::state_blocks, vLLM V1 hybrids), taken here and given back by unlink.
+  void count_joined_running() {
+    ++running_;
+    if (cfg_.state_blocks > 0) kv_.allocate(cfg_.state_blocks);
+  }
   // Decode set membership.
   void start_decoding(std::int32_t i, double now_s, bool fresh_group_member, bool silent_gap = false);
   void leave_decoding(std::int32_t i);

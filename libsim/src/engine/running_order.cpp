@@ -37,8 +37,7 @@ void Replica::link_running(std::int32_t i) {
     head_ = i;
   }
   (*pool_)[s.next].prev = i;  // s.next >= 0: the tail arrived after s, so s is not the tail
-  ++running_;
-  if (cfg_.state_blocks > 0) kv_.allocate(cfg_.state_blocks);
+  count_joined_running();
 }
 
 }  // namespace llmsim::engine::detail
