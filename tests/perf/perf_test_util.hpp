@@ -11,6 +11,7 @@
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/perf/provenance.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 
 namespace llmsim::test {
 
@@ -29,6 +30,19 @@ inline double op(const perf::CostModel& cm, const perf::BatchShape& b, const std
   for (const auto& o : cm.breakdown(b).ops)
     if (o.name == name) return o.time_s;
   return 0;
+}
+
+/// `model` on `gpu_id` at tensor parallel `tp` under `runtime`, with the quantised kernels of vLLM release `release`
+/// (e.g. "vllm==0.6.3") and the card's default profile; CUDA graphs on unless `graphs` is false.
+inline perf::CostModel release_model(const std::string& model, const std::string& gpu_id, int tp,
+                                     perf::Runtime runtime, const std::string& release, bool graphs = true) {
+  const auto g = gpu(gpu_id);
+  spec::Quantization q;
+  q.kernels = spec::quant_kernels_for(release);
+  spec::ParallelConfig par;
+  par.tp = tp;
+  return perf::CostModel(spec::Catalog::builtin().model(model), q, g, perf::default_profile(g), par, graphs, 0,
+                         runtime);
 }
 
 /// The step's GPU work: every op but the launch term and the CPU's serialized time.

@@ -19,17 +19,6 @@ using namespace llmsim;
 
 namespace eager_host_tp_test {
 
-perf::CostModel ehtp_model(const std::string& model, const std::string& gpu, int tp, perf::Runtime runtime,
-                           const std::string& release) {
-  const auto g = test::gpu(gpu);
-  spec::Quantization q;
-  q.kernels = spec::quant_kernels_for(release);
-  spec::ParallelConfig par;
-  par.tp = tp;
-  return perf::CostModel(spec::Catalog::builtin().model(model), q, g, perf::default_profile(g), par, true, 0,
-                         runtime);
-}
-
 perf::BatchShape ehtp_prefill(std::int64_t tokens) {
   perf::BatchShape b;
   b.add_prefill(tokens, 0, true);
@@ -67,8 +56,8 @@ TEST_CASE("an eager forward's host time per layer: the runtime's Python plus, at
 TEST_CASE("V0 0.7 prefills at TP 8: a 70B short prompt waits on the host, a long one and TP 1 8B do not",
           "[eager_host]") {
   const std::string rel = "vllm==0.7.3";
-  const auto v0 = ehtp_model("llama-3.1-70b", "h100-80gb-sxm", 8, Runtime::vllm_v0, rel);
-  const auto v1 = ehtp_model("llama-3.1-70b", "h100-80gb-sxm", 8, Runtime::vllm_v1, rel);
+  const auto v0 = test::release_model("llama-3.1-70b", "h100-80gb-sxm", 8, Runtime::vllm_v0, rel);
+  const auto v1 = test::release_model("llama-3.1-70b", "h100-80gb-sxm", 8, Runtime::vllm_v1, rel);
   const double host = 80 * perf::eager_layer_host_s(perf::runtime_traits(Runtime::vllm_v0), 8);
   // 240 tokens (AccelMark's prompts): ~19 ms of GPU work against ~28 ms of host, so the step costs the host's time
   // plus V0's serialized CPU time; the launch term carries the wait.
@@ -94,8 +83,8 @@ TEST_CASE("V0 0.7 prefills at TP 8: a 70B short prompt waits on the host, a long
   CHECK(v0_overhead.replays_graph(8, true));
   CHECK(test::op(v0, d, "launch") == Approx(test::op(v1, d, "launch")).epsilon(1e-12));
   // TP 1, 8B, 240 tokens on an A100: ~0.5 ms of GPU work per layer against 0.31 ms of host: hidden.
-  const auto small = ehtp_model("llama-3.1-8b", "a100-40gb-sxm", 1, Runtime::vllm_v0, rel);
-  const auto small_v1 = ehtp_model("llama-3.1-8b", "a100-40gb-sxm", 1, Runtime::vllm_v1, rel);
+  const auto small = test::release_model("llama-3.1-8b", "a100-40gb-sxm", 1, Runtime::vllm_v0, rel);
+  const auto small_v1 = test::release_model("llama-3.1-8b", "a100-40gb-sxm", 1, Runtime::vllm_v1, rel);
   REQUIRE(test::gpu_busy(small, p240) > 32 * perf::eager_host::kVllmV0PerLayerS);
   // (V1 at 600 tokens: above its 512-token graphs, the same kernels launched eagerly.)
   CHECK(test::op(small, p240, "launch") == Approx(test::op(small_v1, ehtp_prefill(600), "launch")).epsilon(1e-12));

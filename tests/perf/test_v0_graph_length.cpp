@@ -20,16 +20,8 @@ using namespace llmsim;
 
 namespace v0_graph_length_test {
 
-perf::CostModel v0gl_model(const std::string& model, const std::string& gpu, int tp, perf::Runtime runtime,
-                           bool graphs = true) {
-  const auto g = test::gpu(gpu);
-  spec::Quantization q;
-  q.kernels = spec::quant_kernels_for("vllm==0.6.3");
-  spec::ParallelConfig par;
-  par.tp = tp;
-  return perf::CostModel(spec::Catalog::builtin().model(model), q, g, perf::default_profile(g), par, graphs, 0,
-                         runtime);
-}
+/// The release whose quantised kernels these tests' cost models take (a V0 release with CUDA graphs).
+constexpr const char* kV0glRelease = "vllm==0.6.3";
 
 /// Four decoders holding Σ = 11,192 cached tokens, the longest `longest` long (the others share the rest).
 perf::BatchShape v0gl_batch(std::int64_t longest) {
@@ -61,17 +53,22 @@ TEST_CASE("V0's graph length is 8192 tokens from 0.2.6 to 0.10, and no other run
                           Runtime::lmdeploy_turbomind})
     CHECK(perf::runtime_traits(r).max_graph_seq_len == 0);
   // A sequence of 8192 cached tokens decodes its 8193rd: seq_len 8193 > 8192, eager.
-  CHECK(v0gl_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::vllm_v0).eager_decode_context() == 8192);
-  CHECK(v0gl_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::vllm_v0_sync).eager_decode_context() == 8192);
-  CHECK(v0gl_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::vllm_v1).eager_decode_context() == 0);
-  CHECK(v0gl_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::sglang).eager_decode_context() == 0);
+  CHECK(test::release_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::vllm_v0,
+                            kV0glRelease).eager_decode_context() == 8192);
+  CHECK(test::release_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::vllm_v0_sync,
+                            kV0glRelease).eager_decode_context() == 8192);
+  CHECK(test::release_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::vllm_v1,
+                            kV0glRelease).eager_decode_context() == 0);
+  CHECK(test::release_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::sglang,
+                            kV0glRelease).eager_decode_context() == 0);
   // Without graphs every step is eager already: no length to cross.
-  CHECK(v0gl_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::vllm_v0, false).eager_decode_context() == 0);
+  CHECK(test::release_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::vllm_v0, kV0glRelease,
+                            false).eager_decode_context() == 0);
 }
 
 TEST_CASE("a V0 decode batch with one sequence past 8192 tokens runs eagerly and waits on the host",
           "[v0_graph_length]") {
-  const auto v0 = v0gl_model("llama-3.1-70b", "h100-80gb-sxm", 8, Runtime::vllm_v0);
+  const auto v0 = test::release_model("llama-3.1-70b", "h100-80gb-sxm", 8, Runtime::vllm_v0, kV0glRelease);
   const perf::BatchShape under = v0gl_batch(8191), over = v0gl_batch(8192);
   REQUIRE(under.decode_context == over.decode_context);  // the same GPU work: only the longest sequence differs
   REQUIRE(under.decode_max_context == 8191);
@@ -96,7 +93,7 @@ TEST_CASE("a V0 decode batch with one sequence past 8192 tokens runs eagerly and
 TEST_CASE("the graph length leaves V1 and SGLang alone, and an 8B V0 decode at TP 1 pays the host's remainder",
           "[v0_graph_length]") {
   for (const Runtime r : {Runtime::vllm_v1, Runtime::sglang}) {
-    const auto m = v0gl_model("llama-3.1-70b", "h100-80gb-sxm", 8, r);
+    const auto m = test::release_model("llama-3.1-70b", "h100-80gb-sxm", 8, r, kV0glRelease);
     CHECK(m.iteration_time(v0gl_batch(8192)) == m.iteration_time(v0gl_batch(8191)));
     perf::BatchShape one_long, all_short;  // Σ 32,000 both: one sequence of 30,000 against four of 8,000
     for (const std::int64_t c : {1000, 500, 500, 30000}) one_long.add_decode(c);
@@ -104,7 +101,7 @@ TEST_CASE("the graph length leaves V1 and SGLang alone, and an 8B V0 decode at T
     CHECK(m.iteration_time(one_long) == m.iteration_time(all_short));
   }
   // Llama-3.1-8B on one H100: ~6 ms of GPU work at batch 4 against 32 × 0.31 = 9.9 ms of host.
-  const auto v0 = v0gl_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::vllm_v0);
+  const auto v0 = test::release_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::vllm_v0, kV0glRelease);
   const double host = 32 * perf::eager_host::kVllmV0PerLayerS;
   const double busy = test::gpu_busy(v0, v0gl_batch(8192));
   REQUIRE(busy < host);
@@ -113,7 +110,8 @@ TEST_CASE("the graph length leaves V1 and SGLang alone, and an 8B V0 decode at T
 
 TEST_CASE("the engine's decode steps price a long batch as iteration_time does, bit for bit", "[v0_graph_length]") {
   for (const char* model : {"llama-3.1-8b", "llama-3.1-70b"}) {
-    const auto v0 = v0gl_model(model, "h100-80gb-sxm", std::string(model) == "llama-3.1-8b" ? 1 : 8, Runtime::vllm_v0);
+    const auto v0 = test::release_model(model, "h100-80gb-sxm", std::string(model) == "llama-3.1-8b" ? 1 : 8,
+                                        Runtime::vllm_v0, kV0glRelease);
     const perf::DecodeSteps graphed = v0.decode_steps(4), eager = v0.decode_steps(4, true);
     CHECK_FALSE(graphed.long_context());
     CHECK(eager.long_context());
@@ -136,7 +134,7 @@ TEST_CASE("the engine's decode steps price a long batch as iteration_time does, 
 }
 
 TEST_CASE("a batch's longest context is checked against its sum", "[v0_graph_length]") {
-  const auto v0 = v0gl_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::vllm_v0);
+  const auto v0 = test::release_model("llama-3.1-8b", "h100-80gb-sxm", 1, Runtime::vllm_v0, kV0glRelease);
   perf::BatchShape b = v0gl_batch(8192);
   b.decode_max_context = b.decode_context + 1;
   CHECK_THROWS_WITH(v0.iteration_time(b), Catch::Contains("batch.decode_max_context"));
@@ -151,7 +149,7 @@ TEST_CASE("eager decode steps match iteration_time on MoE, MLA and sliding-windo
       {"qwen3-30b-a3b", "h100-80gb-sxm", 1}, {"gemma-2-9b", "a100-80gb-sxm", 1}, {"deepseek-r1", "h200-141gb-sxm", 8}};
   for (const auto& k : cases) {
     INFO(k.model);
-    const auto v0 = v0gl_model(k.model, k.gpu, k.tp, Runtime::vllm_v0);
+    const auto v0 = test::release_model(k.model, k.gpu, k.tp, Runtime::vllm_v0, kV0glRelease);
     const perf::DecodeSteps eager = v0.decode_steps(4, true);
     for (const std::int64_t longest : {8192, 9000}) {
       const perf::BatchShape b = v0gl_batch(longest);
