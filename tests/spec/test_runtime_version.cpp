@@ -278,3 +278,15 @@ TEST_CASE("FlashAttention-3 on Hopper from vLLM 0.7.0: earlier releases run FA2 
   CHECK(quant_kernels_for(std::string("vllm-v0")).hopper_flash_attn3);
   CHECK(of("sglang==0.4.9").quant_kernels.hopper_flash_attn3);
 }
+
+TEST_CASE("FlashMLA from the 0.7.4 nightlies: vLLM 0.7.1-0.7.3 predate it and decode MLA with Triton", "[runtime_version]") {
+  // DeepSeek released FlashMLA on 2025-02-24, after 0.7.3 (2025-02-20); vllm#13747 brought it to the 0.7.4 nightlies
+  // (dstack's 0.7.4.dev181 ran it) and 0.8.0. A runtime name prices today's kernels.
+  CHECK_FALSE(of("vllm==0.7.1").quant_kernels.hopper_flash_mla);
+  CHECK_FALSE(of("vllm==0.7.3").quant_kernels.hopper_flash_mla);
+  CHECK(of("vllm==0.7.4.dev181+gf35f8e22").quant_kernels.hopper_flash_mla);
+  CHECK(of("vllm==0.8.0").quant_kernels.hopper_flash_mla);
+  CHECK(of("vllm==0.8.4").quant_kernels.hopper_flash_mla);
+  CHECK(quant_kernels_for(std::string("vllm-v0")).hopper_flash_mla);
+  CHECK(of("sglang==0.4.3.post2").quant_kernels.hopper_flash_mla);
+}

@@ -282,7 +282,8 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
                                                     static_cast<double>(m.kv_lora_rank), c->kv_latent}
                                    : AttentionShape{c->heads, c->kv_heads, c->head_dim, quant_.kv_bytes_per_element()};
   const DecodeAttentionBackend backend = choose_decode_backend(gpu_, quant_.kv_dtype, runtime_, m.is_mla(),
-                                                               quant_.kernels.hopper_fa3_one_mma_wg);
+                                                               quant_.kernels.hopper_fa3_one_mma_wg,
+                                                               quant_.kernels.hopper_flash_mla);
   c->attn_decode_sliding = DecodeAttentionModel(gpu_, profile_, shape, quant_.kv_dtype, backend, c->p);
   c->full_qk_dim = c->prefill_qk_dim;
   c->full_v_dim = c->prefill_v_dim;

@@ -77,12 +77,12 @@ std::string to_string(DecodeAttentionBackend b) {
 }
 
 DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, Runtime runtime,
-                                             bool mla, bool fa3_one_mma_wg) {
+                                             bool mla, bool fa3_one_mma_wg, bool flash_mla) {
   // MLA models: vLLM defaults to FlashMLA where it is supported (Hopper; it forces block size 64), else its Triton
-  // MLA kernel (vllm/platforms/cuda.py, "we default to FlashMLA backend"). Other runtimes' MLA kernels are priced
-  // the same way.
-  if (mla) return hopper_class(gpu_family(gpu)) ? DecodeAttentionBackend::flash_mla
-                                                          : DecodeAttentionBackend::triton_mla;
+  // MLA kernel (vllm/platforms/cuda.py, "we default to FlashMLA backend"); releases before FlashMLA existed (0.7.1-
+  // 0.7.3, spec/runtime_version.cpp) run Triton MLA on Hopper too. Other runtimes' MLA kernels are priced the same way.
+  if (mla) return hopper_class(gpu_family(gpu)) && flash_mla ? DecodeAttentionBackend::flash_mla
+                                                             : DecodeAttentionBackend::triton_mla;
   switch (runtime) {
     case Runtime::vllm_v0_paged:
       // vLLM before 0.4.3 decoded with its own PagedAttention v1/v2 kernels whatever the KV dtype (flash-attn

@@ -154,6 +154,11 @@ QuantKernels vllm_quant_kernels(const std::vector<int>& n) {
   // support for head dim 128", merged 2025-04-24, four days before v0.8.5) bumped vllm-flash-attn to
   // vllm-project/flash-attention#63; 0.8.5 is taken as its first release (the tag itself not read here).
   k.hopper_fa3_one_mma_wg = !before(n, {0, 8, 5});
+  // FlashMLA on Hopper for MLA decode: DeepSeek released the kernel on 2025-02-24 (FlashMLA's first commit and README,
+  // Open Source Week day 1), four days after vLLM 0.7.3 (2025-02-20); vllm#13747 integrated it (LucasWilkinson's
+  // 8 x H200 DeepSeek-R1 numbers of 2025-02-25: offline 3000/1000 x 100, TRITON_MLA 2539.6 against FLASHMLA 2769.4
+  // total tokens/s), so the 0.7.4 nightlies after it and 0.8.0 on run it; 0.7.1-0.7.3 decode with Triton MLA.
+  k.hopper_flash_mla = !before(n, {0, 7, 4});
   return k;
 }
 }  // namespace

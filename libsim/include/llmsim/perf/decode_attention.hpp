@@ -33,7 +33,7 @@ enum class DecodeAttentionBackend {
   paged_unpacked,   ///< vLLM's PagedAttention v1/v2: one CTA per query head, CUDA-core dot products (V0, fp8 KV)
   turbomind,        ///< LMDeploy TurboMind v0.1 decoder attention: up to 4 query heads of a KV head per CTA, CUDA cores
   flash_mla,        ///< FlashMLA (Hopper): MQA over the MLA latent, 64 query heads per CTA
-  triton_mla,       ///< vLLM's Triton MLA decode (other GPUs): modelled with the packed kernel's parameters
+  triton_mla,       ///< vLLM's Triton MLA decode (other GPUs; Hopper before FlashMLA): the packed kernel's parameters
 };
 std::string to_string(DecodeAttentionBackend b);
 
@@ -42,9 +42,10 @@ std::string to_string(DecodeAttentionBackend b);
 /// multi-head latent attention (DeepSeek), which vLLM runs on its MLA backends. `fa3_one_mma_wg`: the release's FA3
 /// build decodes with one MMA warp group (spec::QuantKernels::hopper_fa3_one_mma_wg; today's vLLM does): FA3 on a
 /// 16-bit cache is then `flash_attn3_1wg` (DecodeAttentionModel falls back to `flash_attn3` for a shape the kernel
-/// does not run with one warp group).
+/// does not run with one warp group). `flash_mla`: the release has FlashMLA (spec::QuantKernels::hopper_flash_mla;
+/// vLLM 0.7.1-0.7.3 do not): an MLA model then decodes with it on Hopper, else with Triton MLA.
 DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DType kv_dtype, Runtime runtime,
-                                             bool mla = false, bool fa3_one_mma_wg = true);
+                                             bool mla = false, bool fa3_one_mma_wg = true, bool flash_mla = true);
 
 /// CUDA-core instructions to turn one stored KV element into fp16 for the attention math: 0 for fp16/bf16;
 /// for 8-bit KV one `cvt.f16x2.e4m3x2` per pair plus the scale on GPUs with FP8 hardware (sm ≥ 89), else

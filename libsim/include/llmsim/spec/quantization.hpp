@@ -66,6 +66,11 @@ struct QuantKernels {
   /// (vllm#16864, merged 2025-04-24, the vLLM side of vllm-project/flash-attention#63; taken as first released in
   /// 0.8.5): it streams at the HBM cap with one CTA per SM (perf/decode_attention.hpp, fa3_1wg).
   bool hopper_fa3_one_mma_wg = true;
+  /// MLA models (DeepSeek-V2/V3/R1) decode with FlashMLA on Hopper: DeepSeek published FlashMLA on 2025-02-24 and
+  /// vllm#13747 ("[Kernel] FlashMLA integration", 8 x H200 DeepSeek-R1 A/B of 2025-02-25) brought it to the 0.7.4
+  /// nightlies (dstack's 0.7.4.dev181 ran it with VLLM_ATTENTION_BACKEND=FLASHMLA), first released in 0.8.0. vLLM
+  /// 0.7.1-0.7.3 (2025-02-01 to 02-20, before FlashMLA existed) decode MLA with their Triton MLA kernel on every card.
+  bool hopper_flash_mla = true;
   bool operator==(const QuantKernels&) const = default;
 };
 
