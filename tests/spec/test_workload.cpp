@@ -61,7 +61,7 @@ TEST_CASE("offered_rate and with_rate keep the class mix") {
   CHECK(std::get<OnOffArrivals>(w2.classes[1].arrival).rate_on == Approx(20));
 
   Workload closed;
-  closed.arrival = ClosedLoop{4, 0};
+  closed.arrival = ClosedLoop{4, 0, {}};
   CHECK_FALSE(offered_rate(closed));
   CHECK(std::get<ClosedLoop>(with_rate(closed, 12.4).arrival).concurrency == 12);
   Workload trace;
@@ -96,4 +96,22 @@ TEST_CASE("percentile keys are read one way: digits and one '.', never what a nu
   }
   CHECK_THROWS_WITH(scenario_from_json(JsonView(Json{{"slo", {{"ttft_ms", {{"p150", 100}}}}}}, "")),
                     Catch::Contains("percentile must be in (0, 100], got 150"));
+}
+
+TEST_CASE("a closed loop's client start offsets parse, round-trip through the scenario's JSON, and are optional") {
+  const Workload w = parse_workload(
+      {{"arrival", {{"process", "closed"}, {"concurrency", 8}, {"start_offsets_s", {0.0, 3.5}}}}});
+  const auto& cl = std::get<ClosedLoop>(w.arrival);
+  REQUIRE(cl.start_offsets_s.size() == 2);
+  CHECK(cl.start_offsets_s[1] == 3.5);
+  Scenario s;
+  s.workload = w;
+  const Scenario back = scenario_from_json(JsonView(to_json(s), ""));
+  CHECK(std::get<ClosedLoop>(back.workload.arrival).start_offsets_s == cl.start_offsets_s);
+  // Without offsets the JSON is what it always was (no empty list written).
+  Scenario plain;
+  plain.workload.arrival = ClosedLoop{4, 0, {}};
+  CHECK_FALSE(to_json(plain)["workload"]["arrival"].contains("start_offsets_s"));
+  CHECK_THROWS_WITH(parse_workload({{"arrival", {{"process", "closed"}, {"concurrency", 1}, {"start_offsets_s", {0.0, 1.0}}}}}),
+                    Catch::Contains("workload.arrival.start_offsets_s"));
 }

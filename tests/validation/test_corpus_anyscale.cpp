@@ -143,3 +143,40 @@ TEST_CASE("anyscale: a client that lost many requests is unscored with the count
   const double failing_median = failing_measured[failing_measured.size() / 2];
   CHECK(std::abs(predicted - clean_measured) < std::abs(predicted - failing_median));
 }
+
+TEST_CASE("anyscale: the scored clients joined a fleet already loaded by their siblings, where llmsim starts every "
+          "client at once; at the same load, every client of a fleet started together measures a higher p99 TTFT",
+          "[validation]") {
+  // run_bm.sh starts the N clients together, but each runs its own sweep (4, 8, ..., 128) one concurrency after the
+  // other, so a client that lost fewer requests finishes each step later and starts the next one late. The five
+  // scored (few-loss) files are those clients: each started its run >= 8 s after the earliest sibling, later than any
+  // sibling did. The reader simulates the fleet from one start (all R x C requests at t = 0).
+  struct Case { int replicas, concurrency, clean_part; };
+  for (const Case c : {Case{8, 16, 1}, Case{8, 32, 1}, Case{8, 48, 1}, Case{8, 64, 1}, Case{4, 128, 2}}) {
+    INFO("x" << c.replicas << " conc" << c.concurrency);
+    const auto clients = ray_clients(c.replicas, c.concurrency);
+    double first = 1e9, latest_sibling = -1e9;
+    for (const auto& [part, r] : clients) first = std::min(first, corpus::client_start_s(r));
+    for (const auto& [part, r] : clients)
+      if (part != c.clean_part) latest_sibling = std::max(latest_sibling, corpus::client_start_s(r) - first);
+    const double clean = corpus::client_start_s(clients.at(c.clean_part)) - first;
+    CHECK(clean >= 8.0);
+    CHECK(clean > latest_sibling + 3.0);
+  }
+  // The same per-replica load (64 in flight per TP-4 replica, 5000/250) from clients that started within a second
+  // (x4) and from clients spread over 11 s (x8): every x4 client's p99 TTFT is above every x8 client's. The start-up
+  // wave of 64 x 5000-token prompts per replica is what the p99 of a 10-wave run measures.
+  const auto x4 = ray_clients(4, 64), x8 = ray_clients(8, 64);
+  double x4_spread = 0, x4_first = 1e9, x8_spread = 0, x8_first = 1e9;
+  for (const auto& [part, r] : x4) x4_first = std::min(x4_first, corpus::client_start_s(r));
+  for (const auto& [part, r] : x8) x8_first = std::min(x8_first, corpus::client_start_s(r));
+  for (const auto& [part, r] : x4) x4_spread = std::max(x4_spread, corpus::client_start_s(r) - x4_first);
+  for (const auto& [part, r] : x8) x8_spread = std::max(x8_spread, corpus::client_start_s(r) - x8_first);
+  CHECK(x4_spread <= 1.0);
+  CHECK(x8_spread >= 10.0);
+  double x4_low = 1e9, x8_high = 0;
+  for (const auto& [part, r] : x4) x4_low = std::min(x4_low, ray_stat(r, "p99_ttft_ms"));
+  for (const auto& [part, r] : x8) x8_high = std::max(x8_high, ray_stat(r, "p99_ttft_ms"));
+  CHECK(x4_low > x8_high);
+  CHECK(x4_low > 1.25 * x8_high);
+}

@@ -44,9 +44,9 @@ spec::Workload closed_loop(const spec::Workload& w, int users) {
   auto users_of = [&](std::size_t i) {
     return std::max(1, static_cast<int>(std::lround(users * (total > 0 ? weight[i] / total : 1.0 / weight.size()))));
   };
-  if (w.classes.empty()) out.arrival = spec::ClosedLoop{users, 0.0};
+  if (w.classes.empty()) out.arrival = spec::ClosedLoop{users, 0.0, {}};
   else
-    for (std::size_t i = 0; i < out.classes.size(); ++i) out.classes[i].arrival = spec::ClosedLoop{users_of(i), 0.0};
+    for (std::size_t i = 0; i < out.classes.size(); ++i) out.classes[i].arrival = spec::ClosedLoop{users_of(i), 0.0, {}};
   return out;
 }
 

@@ -234,8 +234,12 @@ spec::Scenario vllm_check_scenario(const VllmResult& given, const VllmCheckOptio
                     "earlier run of the same requests left it (least recently used first, bounded by the KV pool)");
   }
   if (r.max_concurrency && !r.request_rate) {
-    // The client's semaphore: C requests in flight, the next sent as one finishes — a closed loop.
-    w["arrival"] = {{"process", "closed"}, {"concurrency", *r.max_concurrency}, {"think_time_s", 0}};
+    // The client's semaphore: C requests in flight, the next sent as one finishes — a closed loop. Clients that
+    // started apart (start_offsets_s, given by the caller's scenario: the file records one client) keep their starts.
+    Json closed = {{"process", "closed"}, {"concurrency", *r.max_concurrency}, {"think_time_s", 0}};
+    if (w.contains("arrival") && w["arrival"].is_object() && w["arrival"].contains("start_offsets_s"))
+      closed["start_offsets_s"] = w["arrival"]["start_offsets_s"];
+    w["arrival"] = closed;
     if (r.lists_drawn) {
       // Lengths drawn from the dataset (the file lists none): the loop draws them as pairs at the file's means.
       w["dataset"] = {{"name", to_lower(r.dataset_name)},

@@ -435,8 +435,9 @@ SimulationResult Simulation::run() {
         schedule_fleet(failures_->time_to_failure(g), EventKind::replica_down, g);
   }
   for (std::int32_t i = 0; i < driver_->sources(); ++i) {
-    // Closed-loop users and offline runs send their first request at t = 0; other sources draw theirs.
-    if (driver_->is_user(i)) events_.schedule(0.0, EventKind::arrival, i);
+    // Closed-loop users send their first request at their client's start (t = 0 unless the loop names offsets),
+    // offline runs at t = 0; other sources draw theirs.
+    if (driver_->is_user(i)) events_.schedule(driver_->first_time(i).value_or(0.0), EventKind::arrival, i);
     else schedule_next(i, 0.0, false);
   }
   event_loop();

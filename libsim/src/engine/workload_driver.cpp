@@ -46,7 +46,14 @@ WorkloadDriver::WorkloadDriver(const spec::ResolvedScenario& rs, int block_size,
     const std::string apath = cpath + ".arrival";
     if (const auto* cl = std::get_if<spec::ClosedLoop>(&tc.arrival)) {
       t.think_s = cl->think_time_s;
+      const auto groups = static_cast<std::int64_t>(cl->start_offsets_s.size());
       for (int u = 0; u < cl->concurrency; ++u) {
+        // User u of N belongs to client u·G/N: G clients of N/G users each (sizes differ by at most one).
+        if (groups > 0 || !user_start_s_.empty()) {
+          user_start_s_.resize(kinds_.size(), 0.0);
+          user_start_s_.push_back(groups > 0 ? cl->start_offsets_s[static_cast<std::size_t>(u * groups / cl->concurrency)]
+                                             : 0.0);
+        }
         kinds_.push_back(Kind::user);
         tenant_of_.push_back(tenant);
         open_index_.push_back(-1);
@@ -128,6 +135,7 @@ std::optional<double> WorkloadDriver::checked(double t) const {
 std::optional<double> WorkloadDriver::first_time(std::int32_t si) {
   switch (kinds_[static_cast<std::size_t>(si)]) {
     case Kind::user:
+      return static_cast<std::size_t>(si) < user_start_s_.size() ? user_start_s_[static_cast<std::size_t>(si)] : 0.0;
     case Kind::offline: return 0.0;
     default: return next_time(si, 0.0);
   }

@@ -117,6 +117,9 @@ class WorkloadDriver {
   std::vector<std::int32_t> tenant_of_;   ///< per source (users: their class)
   std::vector<Open> open_;                ///< per open-loop source, indexed by open_index_
   std::vector<std::int32_t> open_index_;  ///< per source: index into open_ (-1 otherwise)
+  /// Per closed-loop user (a source of Kind::user), when its client starts (ClosedLoop::start_offsets_s); empty
+  /// when no loop names offsets: every user then starts at t = 0.
+  std::vector<double> user_start_s_;
   Trace trace_;
   std::vector<std::uint64_t> chain_;  ///< trace_.hash_ids chained (prefix caching on), per row as hash_ids
   std::size_t next_row_ = 0;

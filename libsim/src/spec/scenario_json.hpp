@@ -61,7 +61,7 @@ inline const std::map<std::string, std::vector<std::string>> kArrivalKeys{
     {"gamma", {"process", "rate", "cv"}},
     {"constant", {"process", "rate"}},
     {"onoff", {"process", "rate_on", "on_s", "off_s", "rate_off"}},
-    {"closed", {"process", "concurrency", "think_time_s"}},
+    {"closed", {"process", "concurrency", "think_time_s", "start_offsets_s"}},
     {"trace", {"process", "path", "time_scale", "requests", "format", "model", "log_type", "failed", "start_s",
                "duration_s", "start_row", "max_rows", "hash_block_tokens"}},
     {"offline", {"process", "weight"}},

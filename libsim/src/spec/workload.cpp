@@ -65,6 +65,13 @@ void check_arrival(const ArrivalSpec& a, const std::string& path, Problems& p) {
                                                       std::to_string(x.concurrency));
                    }
                    seconds("think_time_s", x.think_time_s, 0);
+                   if (x.start_offsets_s.size() > static_cast<std::size_t>(std::max(1, x.concurrency))) {
+                     p.add(path + ".start_offsets_s", "names " + std::to_string(x.start_offsets_s.size()) +
+                                                          " clients, more than the loop's " +
+                                                          std::to_string(x.concurrency) + " users (concurrency)");
+                   }
+                   for (std::size_t g = 0; g < x.start_offsets_s.size(); ++g)
+                     seconds(("start_offsets_s[" + std::to_string(g) + "]").c_str(), x.start_offsets_s[g], 0);
                  },
                  [&](const TraceReplay& x) {
                    if (x.path.empty() && x.requests.empty()) p.add(path + ".path", "must name a CSV trace file");

@@ -26,7 +26,10 @@ ArrivalSpec read_arrival(const JsonView& v) {
                          v.number_or("rate_off", d.rate_off)};
   }
   if (process == "closed") {
-    return ClosedLoop{read_int(v, "concurrency", ClosedLoop{}.concurrency), v.number_or("think_time_s", 0)};
+    ClosedLoop c{read_int(v, "concurrency", ClosedLoop{}.concurrency), v.number_or("think_time_s", 0), {}};
+    if (v.has("start_offsets_s"))
+      for (const auto& e : v["start_offsets_s"].elements()) c.start_offsets_s.push_back(e.as_number());
+    return c;
   }
   if (process == "offline") return OfflineArrivals{v.number_or("weight", 1.0)};
   if (process == "piecewise") {
@@ -260,7 +263,9 @@ Json arrival_json(const ArrivalSpec& a) {
                         {"rate_off", x.rate_off}};
           },
           [](const ClosedLoop& x) {
-            return Json{{"process", "closed"}, {"concurrency", x.concurrency}, {"think_time_s", x.think_time_s}};
+            Json j{{"process", "closed"}, {"concurrency", x.concurrency}, {"think_time_s", x.think_time_s}};
+            if (!x.start_offsets_s.empty()) j["start_offsets_s"] = x.start_offsets_s;
+            return j;
           },
           [](const TraceReplay& x) {
             Json j{{"process", "trace"}, {"path", x.path}, {"time_scale", x.time_scale}};

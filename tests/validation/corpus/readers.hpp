@@ -14,6 +14,9 @@ void accelmark_interactive(const Source& s, std::vector<Row>& out);
 void surajssd(const Source& s, std::vector<Row>& out);
 void simonmo(const Source& s, std::vector<Row>& out);
 void anyscale(const Source& s, std::vector<Row>& out);
+/// When a `vllm bench serve` client's run started, in seconds of its day: the file's `date` (YYYYMMDD-HHMMSS,
+/// written when the run ended, to the second) less its `duration`; ConfigError naming the file otherwise.
+double client_start_s(const analysis::VllmResult& r);
 
 // vllm_tables.cpp: vLLM latency / throughput files and transcribed tables.
 void dstack(const Source& s, std::vector<Row>& out);

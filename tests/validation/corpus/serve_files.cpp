@@ -1,5 +1,7 @@
 // Corpus readers of vLLM serve result files and serve tables: crusoe, wmx (sweep_table), AccelMark, surajssd,
 // simonmo, anyscale.
+#include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "corpus/common.hpp"
@@ -129,12 +131,39 @@ void simonmo(const Source& s, std::vector<Row>& out) {
   });
 }
 
+double client_start_s(const analysis::VllmResult& r) {
+  const std::string& d = r.date;
+  const bool digits = d.size() == 15 && d[8] == '-' &&
+                      std::all_of(d.begin(), d.end(), [](char c) { return c == '-' || (c >= '0' && c <= '9'); });
+  if (!digits) throw ConfigError(r.source + ": date", "expected YYYYMMDD-HHMMSS, got '" + d + "'");
+  if (!(r.duration_s > 0)) throw ConfigError(r.source + ": duration", "expected a duration > 0 s");
+  const double end =
+      std::stoi(d.substr(9, 2)) * 3600.0 + std::stoi(d.substr(11, 2)) * 60.0 + std::stoi(d.substr(13, 2));
+  return end - r.duration_s;
+}
+
+/// The start of each of a fleet's clients at one concurrency (`partN/concC.json` beside `file`, N = 1..parts),
+/// seconds after the earliest: run_bm.sh starts the clients together, but each walks its own sweep, so their runs at
+/// one concurrency start apart (a client that lost fewer requests ends each step later and starts the next late).
+std::vector<double> client_start_offsets(const Source& s, const std::string& file, int parts) {
+  const std::filesystem::path conc = std::filesystem::path(file).filename(),
+                              fleet = std::filesystem::path(file).parent_path().parent_path();
+  std::vector<double> starts;
+  for (int part = 1; part <= parts; ++part)
+    starts.push_back(client_start_s(
+        analysis::read_vllm_result((s.dir / fleet / ("part" + std::to_string(part)) / conc).string())));
+  const double first = *std::min_element(starts.begin(), starts.end());
+  for (double& x : starts) x -= first;
+  return starts;
+}
+
 /// Ray Serve LLM fleet (anyscale): R replicas of one TP4 vLLM engine behind Ray Serve's router, loaded by R parallel
 /// clients, each a closed loop of C requests in flight whose file is one `partN/concC.json`. Simulated as the
 /// fleet (hardware.replicas R, router power_of_two: Ray Serve's default request router, PowerOfTwoChoicesRequestRouter,
 /// sends each request to the less loaded of two replicas drawn at random) under the R clients' whole load
-/// (R x C in flight, R x completed requests); the latencies of one client's requests are the fleet's, its
-/// throughputs are the fleet's divided by R (every client sends the same load).
+/// (R x C in flight, R x completed requests), each client's closed loop from its own start (client_start_offsets);
+/// the latencies of one client's requests are the fleet's, its throughputs are the fleet's divided by R (every
+/// client sends the same load; the fleet's run also holds the seconds before a late client joined).
 ///
 /// A client that lost many requests (num_prompts - completed >= kDegradedLostShare of them; the cause is not in the
 /// file) is kept unscored, its predictions printed: its completed requests crossed a degraded path to the fleet.
@@ -160,6 +189,9 @@ void anyscale(const Source& s, std::vector<Row>& out) {
     if (!res.max_concurrency) sr.unscored = "the client's max_concurrency is not in the file";
     if (sr.unscored.empty()) {
       sr.options.scenario["hardware"] = {{"replicas", replicas}, {"router", "power_of_two"}};
+      // The clients' own starts (each a closed loop of C), not one start for all R x C.
+      sr.options.scenario["workload"]["arrival"] = {{"process", "closed"},
+                                                    {"start_offsets_s", client_start_offsets(s, file, parts)}};
       res.max_concurrency = *res.max_concurrency * parts;
       res.num_prompts *= parts;
       res.completed *= parts;

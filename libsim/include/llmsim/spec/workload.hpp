@@ -20,8 +20,16 @@ struct GammaArrivals { double rate = 1.0; double cv = 2.0; };   ///< inter-arriv
 struct ConstantArrivals { double rate = 1.0; };
 /// Poisson at rate_on for on_s seconds, then rate_off for off_s seconds, repeating.
 struct OnOffArrivals { double rate_on = 2.0; double on_s = 60; double off_s = 60; double rate_off = 0; };
-/// N users, each sends its next request think_time_s after its previous one finished.
-struct ClosedLoop { int concurrency = 1; double think_time_s = 0; };
+/// N users, each sends its next request think_time_s after its previous one finished. `start_offsets_s`, when given,
+/// splits the users into that many clients of (as near as possible) equal size — user u of N belongs to client
+/// u·G/N — and client g sends its first requests at start_offsets_s[g] instead of t = 0: parallel benchmark clients
+/// that did not start together (each `vllm bench serve` client's start is its result file's `date` less its
+/// `duration`). Empty: every user starts at t = 0.
+struct ClosedLoop {
+  int concurrency = 1;
+  double think_time_s = 0;
+  std::vector<double> start_offsets_s;
+};
 /// One request of an inline trace: arrival (s), prompt tokens (>= 1), output tokens (>= 0; 0 runs as 1).
 struct TraceRequest { double arrival_s = 0; std::int64_t input_tokens = 1, output_tokens = 1; };
 /// Trace file formats: `auto` tells them apart by content (a JSON line is Mooncake, a CSV header names its layout).
