@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "llmsim/analysis/result_notes.hpp"
+#include "llmsim/analysis/server_args.hpp"
 #include "llmsim/analysis/vllm_check.hpp"
 #include "llmsim/analysis/vllm_result.hpp"
 #include "llmsim/core/error.hpp"
@@ -192,6 +193,38 @@ TEST_CASE("check with an SGLang server's command line: server_arg_sets' override
   v.sglang_args = "python -m sglang.launch_server --tp-szie 2";
   CHECK_THAT(thrown_message([&] { check_vllm_result(vllm_file[0], v); }),
              Catch::Contains("--tp-szie: unknown SGLang flag; did you mean --tp-size?"));
+}
+
+TEST_CASE("a server's command line runs that server, whatever engine the scenario file chose", "[check][server_args]") {
+  // scenario file < command line: the file's runtime or scheduler of the other server does not survive the line.
+  const auto& cat = spec::Catalog::builtin();
+  const auto engine_of = [&](Json doc, const std::string& vllm, const std::string& sglang) {
+    std::vector<std::string> notes;
+    const Json out = apply_server_args(std::move(doc), vllm, sglang, notes, cat);
+    std::string all;
+    for (const auto& n : notes) all += n + "\n";
+    return std::pair{spec::scenario_from_json(JsonView(out, "")).engine, all};
+  };
+  Json doc = parse_json(R"({"model": "llama-3.1-8b", "engine": {"policy": "vllm", "max_model_len": 4096}})", "f");
+  // An SGLang line on a file written for vLLM (examples/scenarios/chat-8b.json names policy "vllm").
+  auto [e, notes] = engine_of(doc, "", "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct");
+  CHECK(e.resolved_runtime() == spec::Runtime::sglang);
+  CHECK(e.policy == spec::SchedulerPolicy::sglang);
+  CHECK(e.max_model_len == 4096);  // the file's other settings stay
+  CHECK_THAT(notes, Catch::Contains("engine.policy 'vllm' is vLLM's scheduler"));
+  doc["engine"]["policy"] = "vllm-v0";
+  CHECK(engine_of(doc, "", "python -m sglang.launch_server").first.policy == spec::SchedulerPolicy::sglang);
+  // A vLLM line on a file written for SGLang: vLLM's default runtime and scheduler.
+  doc["engine"] = {{"runtime", "sglang==0.4.6"}, {"policy", "sglang"}};
+  std::tie(e, notes) = engine_of(doc, "vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2", "");
+  CHECK(e.resolved_runtime() != spec::Runtime::sglang);
+  CHECK(e.policy == spec::EngineConfig{}.policy);
+  CHECK_THAT(notes, Catch::Contains("engine.runtime 'sglang==0.4.6' is SGLang's"));
+  // A scheduler of neither server (static batching), or of the line's own, stays as the file gave it.
+  doc["engine"] = {{"policy", "static"}};
+  CHECK(engine_of(doc, "", "python -m sglang.launch_server").first.policy == spec::SchedulerPolicy::static_batching);
+  doc["engine"] = {{"policy", "vllm-v0"}, {"runtime", "vllm==0.6.3.post1"}};
+  CHECK(engine_of(doc, "vllm serve m --max-num-seqs 8", "").first.policy == spec::SchedulerPolicy::vllm_v0);
 }
 
 TEST_CASE("a latency-only summary is compared on what it states", "[check][files]") {
