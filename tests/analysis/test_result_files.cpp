@@ -186,6 +186,15 @@ TEST_CASE("check with an SGLang server's command line: server_arg_sets' override
   v.engine_version = "0.4.7";  // a bare release of an SGLang server is SGLang's
   CHECK(check_vllm_result(vllm_file[0], v).scenario.engine.runtime_release == "sglang==0.4.7");
   // One server: both command lines, or a misspelled flag, are errors naming the flag.
+  // SGLang's client against a vLLM server (the vLLM line says so): vLLM, without a note that says SGLang.
+  VllmCheckOptions sv;
+  sv.gpu = "a100-40gb-pcie";
+  sv.model = "mistral-7b";
+  sv.vllm_args = "vllm serve mistralai/Mistral-7B-Instruct-v0.3 --max-num-seqs 24";
+  const auto vs = check_vllm_result(runs[0], sv);
+  CHECK(vs.scenario.engine.resolved_runtime() != spec::Runtime::sglang);
+  CHECK(vs.scenario.engine.policy == spec::EngineConfig{}.policy);
+  CHECK_FALSE(any_note(vs, "simulated on llmsim's SGLang runtime"));
   v.engine_version.clear();
   v.vllm_args = "vllm serve meta-llama/Meta-Llama-3-8B-Instruct";
   CHECK_THAT(thrown_message([&] { check_vllm_result(vllm_file[0], v); }), Catch::Contains("give one of them"));
