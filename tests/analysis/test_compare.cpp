@@ -229,3 +229,27 @@ TEST_CASE("compare refuses a workload whose load no capacity search can vary, be
     }
   }
 }
+
+TEST_CASE("compare's options take a tp set on top of the scenario, as --gpu does", "[analysis][compare][engine]") {
+  // `compare --gpus a100-80gb-sxm --vllm-args "vllm serve M -tp 2"` (or --set hardware.tp=2) compared one card:
+  // the listed options each ran on one card, the user's tp dropped without a word.
+  Json j = test::chat_json("a100-80gb-sxm", "llama-3.1-8b", "fp16");
+  j["hardware"]["tp"] = 2;
+  const spec::Scenario base = spec::scenario_from_json(JsonView(j, ""));
+  analysis::CompareOptions o = quick_compare({"a100-80gb-sxm"});
+  const auto r = analysis::compare(base, o);
+  REQUIRE(r.rows.size() == 1);
+  CHECK(r.rows[0].tp == 2);
+  CHECK(r.rows[0].num_gpus == 2);
+  // A counted option must agree with it (the error names both), as split_for rules for --gpu.
+  o.gpus = {"4xa100-80gb-sxm"};
+  CHECK_THROWS_WITH(analysis::compare(base, o), Catch::Contains("contradicts gpu '4xa100-80gb-sxm'"));
+  // A 1 written for the scenario's own card, or the count of its own option, is not set on top: one card each.
+  j["hardware"]["tp"] = 1;
+  o.gpus = {"2xa100-80gb-sxm"};
+  CHECK(analysis::compare(spec::scenario_from_json(JsonView(j, "")), o).rows[0].num_gpus == 2);
+  j["hardware"].erase("tp");
+  j["hardware"]["gpu"] = "2xa100-80gb-sxm";
+  o.gpus = {"h100-80gb-sxm"};
+  CHECK(analysis::compare(spec::scenario_from_json(JsonView(j, "")), o).rows[0].num_gpus == 1);
+}

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "llmsim/analysis/result_notes.hpp"
+#include "llmsim/analysis/server_args.hpp"
 #include "llmsim/analysis/vllm_check.hpp"
 #include "llmsim/analysis/vllm_result.hpp"
 #include "llmsim/core/error.hpp"
@@ -185,6 +186,15 @@ TEST_CASE("check with an SGLang server's command line: server_arg_sets' override
   v.engine_version = "0.4.7";  // a bare release of an SGLang server is SGLang's
   CHECK(check_vllm_result(vllm_file[0], v).scenario.engine.runtime_release == "sglang==0.4.7");
   // One server: both command lines, or a misspelled flag, are errors naming the flag.
+  // SGLang's client against a vLLM server (the vLLM line says so): vLLM, without a note that says SGLang.
+  VllmCheckOptions sv;
+  sv.gpu = "a100-40gb-pcie";
+  sv.model = "mistral-7b";
+  sv.vllm_args = "vllm serve mistralai/Mistral-7B-Instruct-v0.3 --max-num-seqs 24";
+  const auto vs = check_vllm_result(runs[0], sv);
+  CHECK(vs.scenario.engine.resolved_runtime() != spec::Runtime::sglang);
+  CHECK(vs.scenario.engine.policy == spec::EngineConfig{}.policy);
+  CHECK_FALSE(any_note(vs, "simulated on llmsim's SGLang runtime"));
   v.engine_version.clear();
   v.vllm_args = "vllm serve meta-llama/Meta-Llama-3-8B-Instruct";
   CHECK_THAT(thrown_message([&] { check_vllm_result(vllm_file[0], v); }), Catch::Contains("give one of them"));
@@ -192,6 +202,38 @@ TEST_CASE("check with an SGLang server's command line: server_arg_sets' override
   v.sglang_args = "python -m sglang.launch_server --tp-szie 2";
   CHECK_THAT(thrown_message([&] { check_vllm_result(vllm_file[0], v); }),
              Catch::Contains("--tp-szie: unknown SGLang flag; did you mean --tp-size?"));
+}
+
+TEST_CASE("a server's command line runs that server, whatever engine the scenario file chose", "[check][server_args]") {
+  // scenario file < command line: the file's runtime or scheduler of the other server does not survive the line.
+  const auto& cat = spec::Catalog::builtin();
+  const auto engine_of = [&](Json doc, const std::string& vllm, const std::string& sglang) {
+    std::vector<std::string> notes;
+    const Json out = apply_server_args(std::move(doc), vllm, sglang, notes, cat);
+    std::string all;
+    for (const auto& n : notes) all += n + "\n";
+    return std::pair{spec::scenario_from_json(JsonView(out, "")).engine, all};
+  };
+  Json doc = parse_json(R"({"model": "llama-3.1-8b", "engine": {"policy": "vllm", "max_model_len": 4096}})", "f");
+  // An SGLang line on a file written for vLLM (examples/scenarios/chat-8b.json names policy "vllm").
+  auto [e, notes] = engine_of(doc, "", "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct");
+  CHECK(e.resolved_runtime() == spec::Runtime::sglang);
+  CHECK(e.policy == spec::SchedulerPolicy::sglang);
+  CHECK(e.max_model_len == 4096);  // the file's other settings stay
+  CHECK_THAT(notes, Catch::Contains("engine.policy 'vllm' is vLLM's scheduler"));
+  doc["engine"]["policy"] = "vllm-v0";
+  CHECK(engine_of(doc, "", "python -m sglang.launch_server").first.policy == spec::SchedulerPolicy::sglang);
+  // A vLLM line on a file written for SGLang: vLLM's default runtime and scheduler.
+  doc["engine"] = {{"runtime", "sglang==0.4.6"}, {"policy", "sglang"}};
+  std::tie(e, notes) = engine_of(doc, "vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2", "");
+  CHECK(e.resolved_runtime() != spec::Runtime::sglang);
+  CHECK(e.policy == spec::EngineConfig{}.policy);
+  CHECK_THAT(notes, Catch::Contains("engine.runtime 'sglang==0.4.6' is SGLang's"));
+  // A scheduler of neither server (static batching), or of the line's own, stays as the file gave it.
+  doc["engine"] = {{"policy", "static"}};
+  CHECK(engine_of(doc, "", "python -m sglang.launch_server").first.policy == spec::SchedulerPolicy::static_batching);
+  doc["engine"] = {{"policy", "vllm-v0"}, {"runtime", "vllm==0.6.3.post1"}};
+  CHECK(engine_of(doc, "vllm serve m --max-num-seqs 8", "").first.policy == spec::SchedulerPolicy::vllm_v0);
 }
 
 TEST_CASE("a latency-only summary is compared on what it states", "[check][files]") {

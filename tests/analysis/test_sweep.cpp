@@ -1,6 +1,7 @@
 // Grid expansion, deterministic threaded sweeps, and --fail-if on real rows.
 #include <catch2/catch.hpp>
 
+#include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/fail_if.hpp"
 #include "llmsim/analysis/search.hpp"
 #include "llmsim/analysis/sweep.hpp"
@@ -54,6 +55,48 @@ TEST_CASE("a grid over hardware.gpu bills each card at its own price, not the ba
       "t");
   CHECK_FALSE(list.points[0].scenario.hardware.price_per_gpu_hour);
   CHECK(list.points[1].scenario.hardware.price_per_gpu_hour == 0.3);
+}
+
+TEST_CASE("a card moved in any section that prices one is billed at its own price, not the base's",
+          "[analysis][sweep][search][price]") {
+  // A disaggregated base prices its decode 4090s at $0.40/h: an A100 on a grid axis, a search candidate or a Python
+  // keyword must not inherit that price (it did: both decode cards cost the same in `search`).
+  Json base = chat_json();
+  base.erase("hardware");
+  base["workload"]["num_requests"] = 120;
+  base["workload"]["warmup_requests"] = 10;
+  base["disaggregation"] = Json::parse(R"({
+      "prefill": {"gpu": "a100-80gb-sxm", "replicas": 1, "price_per_gpu_hour": 1.8, "purchase_price_per_gpu": 15000},
+      "decode": {"gpu": "rtx4090-24gb", "replicas": 1, "price_per_gpu_hour": 0.4, "purchase_price_per_gpu": 1800},
+      "link": {"kind": "ethernet", "bandwidth_gbps": 100}})");
+  const auto& cat = spec::Catalog::builtin();
+  const auto pool_price = [](const spec::Scenario& s) { return s.disaggregation->decode.hardware.price_per_gpu_hour; };
+  const auto g = analysis::parse_grid(
+      R"({"base": )" + base.dump() + R"(, "grid": {"disaggregation.decode.gpu": ["rtx4090-24gb", "a100-80gb-sxm"]}})",
+      "t");
+  REQUIRE(g.points.size() == 2);
+  CHECK(pool_price(g.points[0].scenario) == 0.4);  // the base's own card keeps its price
+  CHECK_FALSE(pool_price(g.points[1].scenario));   // the A100: its catalogue price
+  CHECK_FALSE(g.points[1].scenario.disaggregation->decode.hardware.purchase_price_per_gpu);
+  CHECK(g.points[1].scenario.disaggregation->prefill.hardware.price_per_gpu_hour == 1.8);  // the other pool: as given
+  const auto rows = analysis::run_sweep(g.points, 1);
+  REQUIRE(rows[1].summary);
+  CHECK(rows[1].summary->cost.per_hour == Approx(1.8 + cat.gpu("a100-80gb-sxm").price_per_hour));
+  // A point that prices the moved card itself keeps its price (the field, or a merged pool object holding it).
+  const auto priced = analysis::parse_grid(
+      R"({"base": )" + base.dump() +
+          R"(, "grid": {"disaggregation.decode": [{"gpu": "a100-80gb-sxm", "price_per_gpu_hour": 1.1}]}})",
+      "t");
+  CHECK(pool_price(priced.points[0].scenario) == 1.1);
+  // Search's candidates and Python's keywords price through the same rule (analysis::apply_overrides).
+  const Json moved = analysis::apply_overrides(base, {{"disaggregation.decode.gpu", "h100-80gb-sxm"}},
+                                               analysis::OverrideRule::merge);
+  CHECK_FALSE(moved["disaggregation"]["decode"].contains("price_per_gpu_hour"));
+  CHECK(moved["disaggregation"]["prefill"]["price_per_gpu_hour"] == 1.8);
+  const Json kept = analysis::apply_overrides(
+      base, {{"disaggregation.decode.gpu", "h100-80gb-sxm"}, {"disaggregation.decode.price_per_gpu_hour", 2.2}});
+  CHECK(kept["disaggregation"]["decode"]["price_per_gpu_hour"] == 2.2);
+  CHECK_FALSE(kept["disaggregation"]["decode"].contains("purchase_price_per_gpu"));  // dropped: it priced the 4090
 }
 
 TEST_CASE("bad grids are clear errors", "[analysis][sweep]") {

@@ -1,10 +1,12 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <map>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario.hpp"
+#include "llmsim/spec/scenario_prepass.hpp"
 #include "scenario_error.hpp"
 
 using namespace llmsim;
@@ -218,6 +220,42 @@ TEST_CASE("a path may use vLLM's names: --set, grid axes and keyword overrides m
   // A value that is no KV dtype is refused when the scenario is read, naming llmsim's field.
   set_json_path(doc, "engine.kv_cache_dtype", Json("fp3"));
   CHECK_THROWS_WITH(scenario_from_json(JsonView(doc, "")), Catch::Contains("quant.kv_cache"));
+}
+
+TEST_CASE("a vLLM name set under a section it maps out of leaves that section's other fields", "[vocabulary]") {
+  // engine.tensor_parallel_size writes hardware.tp: the engine section it was written under must keep its
+  // max_model_len, enable_prefix_caching, ... (it was replaced by {} when the scenario named no runtime).
+  // Every alias whose field lives in another section than one it is accepted under, with a value it takes:
+  const std::map<std::string, Json> value{{"tensor_parallel_size", 2}, {"pipeline_parallel_size", 2},
+                                          {"data_parallel_size", 2},   {"kv_cache_dtype", "fp8"},
+                                          {"quantization", "awq"},     {"dtype", "bfloat16"},
+                                          {"kv_offloading_size", 4},   {"cuda_graph_max_bs", 64}};
+  int crossing = 0;
+  for (const auto& a : vllm_aliases()) {
+    const std::string target_section = a.target.substr(0, a.target.find('.'));
+    for (const auto& section : a.sections) {
+      if (section.empty() || section == target_section) continue;
+      ++crossing;
+      INFO(section + "." + a.name);
+      REQUIRE(value.count(a.name) == 1);  // a new crossing alias needs a value here
+      Json doc = design();
+      doc["engine"]["max_model_len"] = 4096;
+      doc["engine"]["enable_prefix_caching"] = true;
+      doc["quant"] = {{"weights", "fp16"}, {"kv_cache", "fp16"}};
+      doc["hardware"]["replicas"] = 1;
+      const Json before = doc;
+      set_json_path(doc, section + "." + a.name, value.at(a.name));
+      for (auto it = before[section].begin(); it != before[section].end(); ++it) {
+        const std::string field = section + "." + it.key();
+        if (field == a.target) continue;
+        INFO(field);
+        REQUIRE(doc[section].contains(it.key()));
+        CHECK(doc[section][it.key()] == it.value());
+      }
+      CHECK_NOTHROW(scenario_from_json(JsonView(doc, "")));
+    }
+  }
+  CHECK(crossing >= 5);
 }
 
 TEST_CASE("metrics.percentiles: extra percentiles to report, validated with the field named") {

@@ -17,7 +17,10 @@ runs each through the CLI. Each run must:
 * leave no KV block in use when complete, and flag a run whose clients mostly timed out as unstable;
 * give the same rows whatever `sweep --jobs` (every few examples: a two-seed sweep with 1 and 2 threads);
 * give the same summary from Python's `llmsim.simulate` as from the CLI (every few examples, when `--python DIR`
-  names the built module's directory).
+  names the built module's directory);
+* give the same run whether a setting is written by llmsim's field or by vLLM's name in `--set` (every few examples:
+  `engine.kv_cache_dtype` / `quant.kv_cache`, `max_num_seqs` / `engine.max_num_seqs`; an alias under a section it
+  maps out of once replaced that section, dropping the engine's max_model_len, LoRA and prefix caching).
 
     tests/trust/property_combined.py LLMSIM [--examples N] [--timeout S] [--python DIR]
 
@@ -96,7 +99,7 @@ PRICE = 2.0  # per GPU-hour, every layout but the fleet (whose members take the 
 GPUS_PER_REPLICA = {"single": 1, "replicas": 1, "pp": 2}
 
 REFUSED = {}  # field named by a refusal -> count (printed: how much of the draw ran)
-RAN = {"sessions": 0, "python": 0, "lora": 0}  # runs that exercised these checks (printed)
+RAN = {"sessions": 0, "python": 0, "lora": 0, "aliases": 0}  # runs that exercised these checks (printed)
 
 
 def run(cmd, timeout):
@@ -165,7 +168,24 @@ def check_python(scenario: dict, cli_summary: dict):
     return None
 
 
-def check_one(llmsim, tmp: Path, scenario: dict, timeout: float, sweep: bool, python: bool = False, layout: str = ""):
+def check_aliases(llmsim, f: Path, timeout: float, cli_summary: dict):
+    """The same run by vLLM's names in --set as by llmsim's fields."""
+    for ours, theirs in ((["--set", "quant.kv_cache=fp16"], ["--set", "engine.kv_cache_dtype=fp16"]),
+                         (["--set", "engine.max_num_seqs=48"], ["--set", "max_num_seqs=48"])):
+        got = []
+        for sets in (ours, theirs):
+            code, out, err = run([llmsim, "simulate", str(f), "--json"] + sets, timeout)
+            got.append((code, stable(json.loads(out)) if code == 0 else NAMED.search(err) and NAMED.search(err).group(1)))
+        if got[0] != got[1]:
+            a, b = (g[1] if isinstance(g[1], dict) else {} for g in got)
+            diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+            return f"{' '.join(theirs)} differs from {' '.join(ours)}: exit {got[1][0]} vs {got[0][0]}, fields {diff[:8]}"
+    RAN["aliases"] += 1
+    return None
+
+
+def check_one(llmsim, tmp: Path, scenario: dict, timeout: float, sweep: bool, python: bool = False, layout: str = "",
+              aliases: bool = False):
     """None when the run behaved; else the problem."""
     f, rows_csv = tmp / "s.json", tmp / "r.csv"
     f.write_text(json.dumps(scenario))
@@ -220,6 +240,10 @@ def check_one(llmsim, tmp: Path, scenario: dict, timeout: float, sweep: bool, py
     if python:
         RAN["python"] += 1
         problem = check_python(scenario, s)
+        if problem:
+            return problem
+    if aliases:
+        problem = check_aliases(llmsim, f, timeout, s)
         if problem:
             return problem
     entered = m + wu["arrivals"] - s["rejected_requests"] - wu["rejected"]
@@ -297,7 +321,8 @@ def main() -> int:
             tried += 1
             scenario = build(feat)
             problem = check_one(args.llmsim, tmp, scenario, args.timeout, tried % args.sweep_every == 0,
-                                bool(args.python) and tried % args.python_every == 0, feat["layout"])
+                                bool(args.python) and tried % args.python_every == 0, feat["layout"],
+                                tried % args.python_every == 1)
             if problem:
                 failures.append((scenario, problem))
 
@@ -305,7 +330,8 @@ def main() -> int:
     refused = sum(REFUSED.values())
     print(f"combined property test: {tried} scenarios in {time.monotonic() - started:.0f} s: {tried - refused} ran, "
           f"{refused} refused by name ({', '.join(f'{k}: {v}' for k, v in sorted(REFUSED.items()))}); "
-          f"{RAN['sessions']} session workloads, {RAN['lora']} with LoRA, {RAN['python']} compared with Python; {len(failures)} misbehaved")
+          f"{RAN['sessions']} session workloads, {RAN['lora']} with LoRA, {RAN['python']} compared with Python, "
+          f"{RAN['aliases']} by vLLM's names; {len(failures)} misbehaved")
     for scenario, problem in failures:
         print(f"FAIL {problem}\n     {json.dumps(scenario)}")
     return 1 if failures else 0

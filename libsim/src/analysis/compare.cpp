@@ -126,10 +126,23 @@ CompareResult compare(const spec::Scenario& base, const CompareOptions& opt, con
     const auto o = spec::parse_gpu_option(base.hardware.gpu);
     gpus.push_back({o, spec::split_for(o, base.hardware.parallel)});
   }
+  // A tp/pp the user set on top of the options (--set hardware.tp=2, the server line's -tp 2, a keyword, a value
+  // other than 1 in the file) applies to each listed option as it does to `--gpu` (set_gpu: a 1 written for the
+  // scenario's own card does not count): an option without a count takes it, a counted one must agree. Each ran on
+  // one card before, so `compare --gpus a100-80gb-sxm,h100-80gb-sxm --vllm-args "vllm serve M -tp 2"` silently
+  // compared single cards.
+  spec::ParallelConfig given{base.hardware.parallel.tp, base.hardware.parallel.pp};
+  given.tp_given = given.tp != 1;
+  given.pp_given = given.pp != 1;
+  // A count in the scenario's own option ("2xa100-80gb-sxm") is that card's split, not one set on top of it.
+  try {
+    if (spec::parse_gpu_option(base.hardware.gpu).count_given) given = {};
+  } catch (const ConfigError&) {  // an inline or unknown card: reported where the scenario is resolved
+  }
   for (const auto& t : opt.gpus) {
     const auto o = spec::parse_gpu_option(t, "--gpus");
     catalog.gpu(o.card, "--gpus");
-    gpus.push_back({o, spec::split_for(o, {1, 1}, "--gpus")});
+    gpus.push_back({o, spec::split_for(o, given, "--gpus")});
   }
   auto check_prices = [&](const std::map<std::string, double>& prices, const char* flag) {
     for (const auto& [id, price] : prices) {

@@ -105,40 +105,82 @@ void set_gpu(spec::Scenario& s, const std::string& gpu, std::optional<double> pr
   }
 }
 
-Json apply_overrides(Json doc, const std::vector<std::pair<std::string, Json>>& overrides, OverrideRule rule) {
-  auto gpu_of = [](const Json& d) {
-    const Json* hw = d.is_object() && d.contains("hardware") ? &d["hardware"] : nullptr;
-    return hw && hw->is_object() && hw->contains("gpu") && (*hw)["gpu"].is_string() ? (*hw)["gpu"].get<std::string>()
-                                                                                  : spec::Deployment{}.gpu;
-  };
-  const std::string base_gpu = gpu_of(doc);
-  bool hardware_given = false, price_given = false, purchase_given = false;
-  for (const auto& override_item : overrides) {
-    // Named references, not a structured binding: clang 14 (the sanitizer tree) refuses a lambda capturing one.
-    const auto& path = override_item.first;
-    const auto& value = override_item.second;
-    const bool merge = rule == OverrideRule::merge;
-    if (merge) spec::merge_json_path(doc, path, value);
-    else spec::set_json_path(doc, path, value);
-    // A merged hardware object prices the card only where it gives a price; a replacing one priced it (or left it
-    // to the catalogue) whole.
-    const auto gives = [&](const char* key) {
-      return path == "hardware" && value.is_object() && value.contains(key) && !value[key].is_null();
-    };
-    hardware_given = hardware_given || (path == "hardware" && !merge);
-    price_given = price_given || (path == "hardware.price_per_gpu_hour" && !value.is_null()) || gives("price_per_gpu_hour");
-    purchase_given = purchase_given || (path == "hardware.purchase_price_per_gpu" && !value.is_null()) ||
-                     gives("purchase_price_per_gpu");
+namespace {
+
+// The sections that name a card and price it: a colocated scenario's hardware and a disaggregated one's two pools.
+const std::vector<std::string>& card_sections() {
+  static const std::vector<std::string> s{"hardware", "disaggregation.prefill", "disaggregation.decode"};
+  return s;
+}
+
+const Json* node_at_path(const Json& doc, const std::string& dotted) {
+  const Json* j = &doc;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = dotted.find('.', start);
+    const std::string key = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!j->is_object() || !j->contains(key)) return nullptr;
+    j = &(*j)[key];
+    if (dot == std::string::npos) return j;
+    start = dot + 1;
   }
-  if (hardware_given || !doc.contains("hardware") || !doc["hardware"].is_object()) return doc;
-  Json& hw = doc["hardware"];
-  const std::string gpu = gpu_of(doc);
-  auto reprice = [&](const char* key, bool given) {
-    if (given || !hw.contains(key) || !hw[key].is_number()) return;
-    if (!price_on_gpu(base_gpu, hw[key].get<double>(), gpu)) hw.erase(key);
-  };
-  reprice("price_per_gpu_hour", price_given);
-  reprice("purchase_price_per_gpu", purchase_given);
+}
+
+/// The card a section names, as text (an inline GPU object as its compact JSON); hardware's default card when
+/// hardware names none; nullopt for a pool without one.
+std::optional<std::string> card_of(const Json* section, const std::string& name) {
+  if (section && section->is_object() && section->contains("gpu")) {
+    const Json& g = (*section)["gpu"];
+    if (g.is_string()) return g.get<std::string>();
+    if (g.is_object()) return g.dump();
+  }
+  if (name == "hardware") return spec::Deployment{}.gpu;
+  return std::nullopt;
+}
+
+/// Whether the overrides give `field` a price: the field itself (not null), or a section above it replaced whole
+/// (OverrideRule::replace) or merged with a value that holds the field.
+bool overrides_price(const std::vector<std::pair<std::string, Json>>& overrides, const std::string& field,
+                     OverrideRule rule) {
+  for (const auto& [path, value] : overrides) {
+    if (path == field) {
+      if (!value.is_null()) return true;
+      continue;
+    }
+    if (field.size() > path.size() && field.compare(0, path.size(), path) == 0 && field[path.size()] == '.') {
+      if (rule == OverrideRule::replace) return true;
+      const Json* v = node_at_path(value, field.substr(path.size() + 1));
+      if (v && !v->is_null()) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void reprice_moved_cards(Json& doc, const Json& base, const std::vector<std::pair<std::string, Json>>& overrides,
+                         OverrideRule rule) {
+  for (const auto& section : card_sections()) {
+    const Json* here = node_at_path(doc, section);
+    if (!here || !here->is_object()) continue;
+    const auto base_gpu = card_of(node_at_path(base, section), section);
+    const auto gpu = card_of(here, section);
+    if (!base_gpu || !gpu) continue;
+    Json& sec = *const_cast<Json*>(here);
+    for (const char* key : {"price_per_gpu_hour", "purchase_price_per_gpu"}) {
+      if (!sec.contains(key) || !sec[key].is_number() || overrides_price(overrides, section + "." + key, rule)) continue;
+      if (!price_on_gpu(*base_gpu, sec[key].get<double>(), *gpu)) sec.erase(key);
+    }
+  }
+}
+
+Json apply_overrides(Json doc, const std::vector<std::pair<std::string, Json>>& overrides, OverrideRule rule) {
+  const Json base = doc;
+  for (const auto& [path, value] : overrides) {
+    if (rule == OverrideRule::merge) spec::merge_json_path(doc, path, value);
+    else spec::set_json_path(doc, path, value);
+  }
+  reprice_moved_cards(doc, base, overrides, rule);
   return doc;
 }
 

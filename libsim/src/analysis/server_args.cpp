@@ -6,6 +6,7 @@
 #include "llmsim/analysis/vllm_check.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
+#include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/scenario.hpp"
 #include "llmsim/spec/sglang_args.hpp"
 #include "llmsim/spec/vllm_args.hpp"
@@ -34,6 +35,44 @@ std::string scenario_model(const std::string& name, const std::string& flag, con
                                 "or directory");
 }
 
+// The line names its server, and the command line outranks the scenario file: a runtime or scheduler the file chose
+// for the other server does not survive it. Without this, a `vllm serve` line on a file written for SGLang ran
+// SGLang's scheduler, and an SGLang line on a file naming policy "vllm" (examples/scenarios/chat-8b.json) ran vLLM
+// V1's scheduler "on runtime sglang". The policy `static` belongs to neither and stays; --set can name any.
+enum class SchedulerPolicyFamily { either, vllm, sglang };
+
+void drop_other_servers_engine(const Json& scenario, bool sglang_line, ServerArgSets& out) {
+  const Json* engine = scenario.is_object() && scenario.contains("engine") && scenario["engine"].is_object()
+                           ? &scenario["engine"]
+                           : nullptr;
+  const auto text = [&](const char* key) {
+    return engine && engine->contains(key) && (*engine)[key].is_string() ? (*engine)[key].get<std::string>()
+                                                                         : std::string();
+  };
+  const std::string line = sglang_line ? "the SGLang server line" : "the vLLM server line";
+  const std::string runtime = text("runtime");
+  if (!sglang_line && runtime.rfind("sglang", 0) == 0) {
+    out.sets.emplace_back("engine.runtime", nullptr);
+    out.notes.push_back("the scenario's engine.runtime '" + runtime + "' is SGLang's: " + line +
+                        " runs vLLM's default runtime instead (set engine.runtime to vllm==X.Y.Z for a release)");
+  }
+  const std::string policy = text("policy");
+  if (policy.empty()) return;
+  SchedulerPolicyFamily family = SchedulerPolicyFamily::either;
+  try {
+    const auto p = spec::parse_policy(policy);
+    if (p == spec::SchedulerPolicy::sglang) family = SchedulerPolicyFamily::sglang;
+    else if (p != spec::SchedulerPolicy::static_batching) family = SchedulerPolicyFamily::vllm;
+  } catch (const ConfigError&) {
+    return;  // reported with its path when the scenario is read
+  }
+  if (family == SchedulerPolicyFamily::either || (family == SchedulerPolicyFamily::sglang) == sglang_line) return;
+  out.sets.emplace_back("engine.policy", nullptr);
+  out.notes.push_back("the scenario's engine.policy '" + policy + "' is " + (sglang_line ? "vLLM" : "SGLang") +
+                      "'s scheduler: " + line + " runs its own server's (the runtime's default policy; set engine.policy " +
+                      "after it to choose one)");
+}
+
 }  // namespace
 
 ServerArgSets server_arg_sets(const std::string& vllm_args, const std::string& sglang_args, const Json& scenario,
@@ -55,6 +94,7 @@ ServerArgSets server_arg_sets(const std::string& vllm_args, const std::string& s
       now = scenario["engine"]["runtime"].get<std::string>();
     if (now.rfind(args.runtime, 0) != 0) out.sets.emplace_back("engine.runtime", args.runtime);
   }
+  drop_other_servers_engine(scenario, sglang, out);
   for (auto it = args.engine_args.begin(); it != args.engine_args.end(); ++it) out.sets.emplace_back(it.key(), it.value());
   if (!args.not_modelled.empty()) {
     std::string s;

@@ -52,23 +52,6 @@ spec::Scenario parse_point(const Json& doc, std::size_t index, const std::vector
   }
 }
 
-// The base's price_per_gpu_hour priced the base's card: a point on another card that sets no price of its own is
-// billed at that card's catalogue price (price_on_gpu, as compare and --gpu do).
-void reprice(SweepPoint& p, const Json& base) {
-  for (const auto& [path, value] : p.labels)  // a hardware object merges: it prices the card when it gives a price
-    if ((path == "hardware.price_per_gpu_hour" && !value.is_null()) ||
-        (path == "hardware" && value.is_object() && value.contains("price_per_gpu_hour") &&
-         !value["price_per_gpu_hour"].is_null()))
-      return;
-  const Json hw = base.value("hardware", Json::object());
-  // An inline GPU object is held as its compact text (spec::Deployment::gpu), so compare in that form.
-  std::string base_gpu = spec::Deployment{}.gpu;
-  if (hw.is_object() && hw.contains("gpu") && hw["gpu"].is_string()) base_gpu = hw["gpu"].get<std::string>();
-  if (hw.is_object() && hw.contains("gpu") && hw["gpu"].is_object()) base_gpu = hw["gpu"].dump();
-  auto& h = p.scenario.hardware;
-  h.price_per_gpu_hour = price_on_gpu(base_gpu, h.price_per_gpu_hour, h.gpu);
-}
-
 }  // namespace
 
 void refuse_capacity_options_without_capacity(bool capacity, const std::vector<std::string>& given,
@@ -203,8 +186,10 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
         spec::merge_json_path(doc, axes[a].first, value);  // an object over a section merges into the base's
         p.labels.emplace_back(axes[a].first, value);
       }
+      // The base's prices priced the base's cards: a point on another card (hardware.gpu, a disaggregated pool's gpu)
+      // that prices none of its own is billed at that card's catalogue price, as compare and --gpu bill it.
+      reprice_moved_cards(doc, base, p.labels, OverrideRule::merge);
       p.scenario = parse_point(doc, n, p.labels);
-      reprice(p, base);
       out.points.push_back(std::move(p));
       for (std::size_t a = axes.size(); a-- > 0;) {  // last axis varies fastest
         if (++idx[a] < axes[a].second.size()) break;
@@ -244,8 +229,10 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
           p.labels.emplace_back(path, nullptr);
         }
       }
+      // The base's prices priced the base's cards: a point on another card (hardware.gpu, a disaggregated pool's gpu)
+      // that prices none of its own is billed at that card's catalogue price, as compare and --gpu bill it.
+      reprice_moved_cards(doc, base, p.labels, OverrideRule::merge);
       p.scenario = parse_point(doc, n, p.labels);
-      reprice(p, base);
       out.points.push_back(std::move(p));
     }
     return out;

@@ -125,9 +125,10 @@ spec::Scenario vllm_check_scenario(const VllmResult& given, const VllmCheckOptio
     doc["engine"]["runtime"] = spec::is_engine_version(o.engine_version)
                                    ? o.engine_version
                                    : (sglang_server ? "sglang==" : "vllm==") + o.engine_version;
-  } else if (sglang_backend && !(doc.contains("engine") && doc["engine"].is_object() &&
-                                doc["engine"].contains("runtime"))) {
-    // The server was SGLang (backend "sglang" / "sglang-oai"): its runtime, unless the scenario names one.
+  } else if (sglang_backend && o.vllm_args.empty() &&
+             !(doc.contains("engine") && doc["engine"].is_object() && doc["engine"].contains("runtime"))) {
+    // The server was SGLang (backend "sglang" / "sglang-oai"): its runtime, unless the scenario names one or a vLLM
+    // server line says the server was vLLM (SGLang's client against vLLM; server_arg_sets runs the line's server).
     if (!doc.contains("engine") || !doc["engine"].is_object()) doc["engine"] = Json::object();
     doc["engine"]["runtime"] = "sglang";
     notes.push_back("backend '" + r.backend + "': simulated on llmsim's SGLang runtime");

@@ -73,8 +73,12 @@ std::optional<std::vector<std::pair<std::string, Json>>> alias_leaves(const std:
     }
     const Json canonical = normalize_vllm_names(JsonView(mini, dotted_path));
     std::vector<std::pair<std::string, Json>> leaves;
+    // A section the alias was written under but whose field lives elsewhere (engine.tensor_parallel_size ->
+    // hardware.tp) comes back empty: it is no leaf. Set as one, it would replace the document's whole section
+    // (its max_model_len, enable_lora, ...) with {}.
     std::function<void(const Json&, const std::string&)> walk = [&](const Json& j, const std::string& at) {
-      if (!j.is_object() || j.empty()) {
+      if (j.is_object() && j.empty()) return;
+      if (!j.is_object()) {
         leaves.emplace_back(at, j);
         return;
       }

@@ -56,14 +56,20 @@ void set_gpu(spec::Scenario& scenario, const std::string& gpu, std::optional<dou
              std::optional<double> purchase_price = std::nullopt);
 
 /// The scenario JSON object with dotted-path overrides applied (spec::set_json_path, in order), then repriced as
-/// set_gpu() does: when the overrides move it to another card without pricing it (hardware.price_per_gpu_hour /
-/// hardware.purchase_price_per_gpu, or a whole "hardware" object), the base's prices — which priced the base's card
-/// — are dropped so the new card's catalogue prices apply. What Python's keyword overrides and its sweep points use.
+/// set_gpu() does (reprice_moved_cards): when the overrides move it to another card without pricing it, the base's
+/// prices — which priced the base's card — are dropped so the new card's catalogue prices apply. What Python's keyword overrides and its sweep points use.
 /// ConfigError for a path that is not a scenario field. `rule` merge applies each value as an axis value
 /// (spec::merge_json_path: an object over a section merges into the base's; search's candidates), replace as `--set`.
 enum class OverrideRule { replace, merge };
 Json apply_overrides(Json scenario, const std::vector<std::pair<std::string, Json>>& overrides,
                      OverrideRule rule = OverrideRule::replace);
+/// The one repricing rule for overrides that move a card (Python keywords, search candidates, sweep grid points):
+/// in each section that names and prices a card — hardware, disaggregation.prefill, disaggregation.decode — a
+/// price_per_gpu_hour / purchase_price_per_gpu the base gave for its card is dropped when `doc` names another card
+/// there (price_on_gpu) and the overrides do not price it themselves (the field, or a section above it replaced
+/// whole or merged with the field in it).
+void reprice_moved_cards(Json& doc, const Json& base, const std::vector<std::pair<std::string, Json>>& overrides,
+                         OverrideRule rule);
 
 /// What engine::cold_start_s counted, for a reader beside the figure: "weights over 1 Gbps + engine start 60 s"
 /// (the link autoscaler.load_gbps or cost.network_gbps), or "autoscaler.scale_up_delay_s" when the user set it.
