@@ -64,6 +64,11 @@ inline constexpr double kServingPathMaxS = 0.05;
 /// 100 us on an H100 host (perf/inprocess_server.hpp), as kServingPathMaxS is 4x its path's; more is not that server's
 /// streaming. Provenance: perf/provenance.cpp ("run_fit.inprocess_server_max_s").
 inline constexpr double kInprocessServerMaxS = 4 * perf::inprocess_server::kPerOutputS;
+/// The most a fit to a pre-0.6 vLLM's served runs may set the in-process server's front part per request to
+/// (HardwareProfile::inprocess_server_per_request_s), seconds: 4x the value it is carried over from (vllm#51349's
+/// 0.5 ms, perf/inprocess_server.hpp), as kServingPathMaxS is 4x its path's. Provenance: perf/provenance.cpp
+/// ("run_fit.inprocess_request_max_s").
+inline constexpr double kInprocessRequestMaxS = 4 * perf::inprocess_server::kPerRequestS;
 
 /// When the fit holds the predicted capacity (calibration/fit/run_fit_capacity.hpp): `automatic` when every serving
 /// run ran below the server's capacity (none then says where capacity is), `on` always (a ConfigError when no serving

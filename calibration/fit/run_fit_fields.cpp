@@ -77,6 +77,7 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
   bool v1 = false, v0 = false, tp = false;
   double path_s = 0;  // the serving path's fixed part of the serving runs (one runtime: one value), 0 if none
   double inproc_s = 0;  // the in-process server's cost per streamed output per step (vLLM < 0.6 served), 0 if none
+  double front_s = 0;   // its front part per request on the engine's loop (vLLM < 0.6 served), 0 if none
   for (const auto& p : preds) {
     const auto& rs = p.resolved();
     if (p.run().serve) {
@@ -84,6 +85,7 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
       path_s = std::max(path_s, perf::serving_path(rs.scenario.engine, offline, base).fixed_s);
       if (perf::inprocess_server_per_output_s(perf::runtime_of(rs.scenario.engine)) > 0)
         inproc_s = std::max(inproc_s, perf::served_step_host_per_seq_s(rs.scenario.engine, offline, base));
+      front_s = std::max(front_s, perf::inprocess_front(rs.scenario.engine, offline, base).fixed_s);
     }
     const perf::CostModel cm(rs.model, rs.quant, rs.gpu, base, rs.scenario.hardware.parallel, true, 0,
                              perf::runtime_of(rs.scenario.engine));
@@ -162,6 +164,16 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
     // nothing; vLLM 0.6+'s engine process keeps MQLLMEngine's sourced value): no candidate otherwise.
     Param q{"inprocess_server_per_output_s", "value", inproc_s, 0.01, std::max(1.0, kInprocessServerMaxS / inproc_s), {}};
     q.apply = [inproc_s](perf::HardwareProfile& p, double s) { p.inprocess_server_per_output_s = inproc_s * s; };
+    q.prior_sigma = kPriorSigmaHost;
+    out.push_back(q);
+  }
+  if (front_s > 0) {
+    // ... and each request's handler ran its front part on that loop before the engine saw the request
+    // (perf/inprocess_server.hpp inprocess_front): a queue under a burst, which the served runs' TTFT carries in
+    // proportion to the requests sent together. A host cost, from 1 % of its carried-over 0.5 ms to
+    // kInprocessRequestMaxS; only served runs of such a release have it.
+    Param q{"inprocess_server_per_request_s", "value", front_s, 0.01, std::max(1.0, kInprocessRequestMaxS / front_s), {}};
+    q.apply = [front_s](perf::HardwareProfile& p, double s) { p.inprocess_server_per_request_s = front_s * s; };
     q.prior_sigma = kPriorSigmaHost;
     out.push_back(q);
   }

@@ -197,6 +197,9 @@ namespace {
 struct RealCardFit {
   double unseen_before = 0, unseen_after = 0, fitted_before = 0, fitted_after = 0;
   bool capacity_guarded = false;  ///< every fitted serving run below capacity: the capacity guard applied
+  /// The unseen values' |relative error|: median and 90th percentile (numpy's linear interpolation), uncalibrated and
+  /// fitted.
+  double median_before = 0, median_after = 0, p90_before = 0, p90_after = 0;
 };
 
 /// One card of data/calibration_runs: fitted on its runs of at most `fit_requests` requests (fields chosen by their
@@ -260,7 +263,10 @@ RealCardFit real_card(const std::string& card, bool figures, std::int64_t fit_re
     std::cout << "\n";
   }
   const bool guarded = !rep.capacity_probe.empty();
-  if (!figures) return {before, after, rep.rms_before, rep.rms_after, guarded};
+  const RealCardFit out{before, after, rep.rms_before, rep.rms_after, guarded,
+                        percentile(abs_before, 0.5), percentile(abs_after, 0.5),
+                        percentile(abs_before, 0.9), percentile(abs_after, 0.9)};
+  if (!figures) return out;
   // The same fields without the prior: a figure of docs/calibration.md, asserted nowhere, so only in the hidden
   // [calibration_figures] case.
   calibration::RunFitOptions plain;
@@ -269,7 +275,16 @@ RealCardFit real_card(const std::string& card, bool figures, std::int64_t fit_re
   const auto raw = calibration::fit_runs(fit, gpu, base, plain);
   std::cout << "  without the prior: leave-one-out " << raw.rms_cv << ", unseen RMS " << rms_error(unseen, raw.profile)
             << "\n";
-  return {before, after, rep.rms_before, rep.rms_after, guarded};
+  return out;
+}
+
+
+/// The fitted profile is no worse than the uncalibrated one on the runs it left out, by each of the unseen |error|'s
+/// median, 90th percentile and RMS: what a user wants from a fit (issue 28).
+void check_no_worse_unseen(const RealCardFit& r) {
+  CHECK(r.unseen_after <= r.unseen_before);
+  CHECK(r.median_after <= r.median_before);
+  CHECK(r.p90_after <= r.p90_before);
 }
 
 }  // namespace
@@ -290,6 +305,11 @@ TEST_CASE("run fit: public H100 SXM serving runs (vLLM 0.5.4), fitted on <= 80 p
   CHECK_FALSE(r.capacity_guarded);  // request rate inf: the runs measure the server at capacity
   CHECK(r.unseen_after < r.unseen_before);
   CHECK(r.fitted_after < r.fitted_before);
+  check_no_worse_unseen(r);
+  // With the in-process server's front part priced (its queue under a burst), the fit reaches the independent check's
+  // bar on the unseen runs (docs/calibration.md "Where the unseen error sits"): median <= 6 %, p90 <= 12 %.
+  CHECK(r.median_after <= 0.06);
+  CHECK(r.p90_after <= 0.12);
 }
 
 TEST_CASE("run fit: public A100 SXM serving runs (vLLM 0.6, multi-step), fitted on <= 80 prompts, predict 160 and 320 "
@@ -298,6 +318,7 @@ TEST_CASE("run fit: public A100 SXM serving runs (vLLM 0.6, multi-step), fitted 
   CHECK_FALSE(r.capacity_guarded);
   CHECK(r.unseen_after < r.unseen_before);
   CHECK(r.fitted_after < r.fitted_before);
+  check_no_worse_unseen(r);
 }
 
 // data/calibration_runs/datacrunch-h200-sxm: DataCrunch's SGLang rate sweep of Llama-3.3-70B on 4x H200 (TP 4), random
@@ -321,6 +342,7 @@ TEST_CASE("run fit: public H200 serving runs (SGLang, TP 4), fitted at 1-4 req/s
   CHECK(r.capacity_guarded);  // 1-4 req/s, all kept up: the capacity guard holds the fit
   CHECK(r.fitted_after < r.fitted_before);
   CHECK(r.unseen_after <= r.unseen_before * 1.01);
+  check_no_worse_unseen(r);
 }
 
 TEST_CASE("run fit: tensor-parallel runs constrain the all-reduce latency", "[calibration][runs]") {

@@ -9,6 +9,7 @@
 
 #include "engine_test_util.hpp"
 #include "llmsim/engine/simulator.hpp"
+#include "llmsim/perf/inprocess_server.hpp"
 #include "llmsim/perf/runtime.hpp"
 #include "llmsim/perf/serving_path.hpp"
 
@@ -103,12 +104,16 @@ TEST_CASE("no serving path where the request does not cross vLLM's multiprocess 
   CHECK(perf::serving_path_latency_s(engine({{"api_server", false}, {"runtime", "vllm==0.9.1"}, {"policy", "vllm-v0"}}),
                                      false, 1000) == 0);  // V0's AsyncLLMEngine runs in the caller's process
   CHECK(perf::serving_path_latency_s(engine({{"policy", "static"}}), false, 1000) == 0);   // one generate call
-  // Before 0.6 the engine ran inside the API server's process (no ZMQ hop), which still tokenised the prompt.
+  // Before 0.6 the engine ran inside the API server's process (no ZMQ hop), which still tokenised the prompt: on the
+  // engine's own event loop before the engine saw it (perf/inprocess_server.hpp inprocess_front, the one place that
+  // prices it), so the path after the engine carries none of it.
   for (const char* r : {"vllm==0.5.4", "vllm==0.4.2"}) {
     INFO(r);
     const perf::ServingPath p = perf::serving_path(engine({{"runtime", r}}), false);
     CHECK(p.fixed_s == 0);
-    CHECK(p.per_prompt_token_s == perf::runtime_traits(perf::Runtime::vllm_v1).tokenise_per_token_s);
+    CHECK(p.per_prompt_token_s == 0);
+    CHECK(perf::inprocess_front(engine({{"runtime", r}}), false).per_prompt_token_s ==
+          perf::runtime_traits(perf::Runtime::vllm_v1).tokenise_per_token_s);
   }
   // Engines whose serving paths are not measured pay nothing.
   for (const char* r : {"llama.cpp==b4000", "lmdeploy==0.1.0"}) {

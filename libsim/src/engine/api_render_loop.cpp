@@ -5,7 +5,7 @@
 
 namespace llmsim::engine::detail {
 
-double ApiRenderLoop::arrive(std::int32_t seq, std::int32_t engine, double now_s) {
+double ApiRenderLoop::arrive(std::int32_t seq, std::int32_t engine, double now_s, std::int64_t prompt_tokens) {
   // Requests whose render ended by now and whose continuation is still unresolved: no render can come between their
   // end and this arrival any more (an arrival in between would have resolved them), so everything queued before their
   // continuation is the renders queued so far: they run at busy_until_, whose hand-off event is already scheduled. A
@@ -14,7 +14,7 @@ double ApiRenderLoop::arrive(std::int32_t seq, std::int32_t engine, double now_s
     if (it->render_end > now_s) break;  // FIFO: later items end later
     it->handoff = busy_until_;
   }
-  const double end = std::max(now_s, busy_until_) + render_s_;
+  const double end = std::max(now_s, busy_until_) + render_s_ + per_token_s_ * static_cast<double>(prompt_tokens);
   busy_until_ = end;
   items_.push_back({seq, engine, end, -1});
   return end;

@@ -2,6 +2,7 @@
 // pool with their scheduler, KV and cost model, or the synthetic servers; the router and the metrics observers.
 #include "llmsim/perf/runtime.hpp"
 #include "llmsim/perf/chat_render.hpp"
+#include "llmsim/perf/inprocess_server.hpp"
 #include "llmsim/perf/serving_path.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 
@@ -111,6 +112,16 @@ bool Simulation::build() {
                                            ") is not simulated with replica failures");
       else
         api_loops_.assign(static_cast<std::size_t>(groups), ApiRenderLoop(render_s));
+    } else if (const perf::InprocessFront front =
+                   perf::inprocess_front(e, spec::offline_workload(w), pools_.front().cost->profile());
+               front.applies()) {
+      // vLLM before 0.6: each request's handler runs on the engine's own event loop first (perf/inprocess_server.hpp).
+      if (failures_ || fs.spares > 0)
+        result_.summary.warnings.push_back("the in-process OpenAI server's request handling (vLLM " +
+                                           e.runtime_release.value_or("before 0.6") +
+                                           ") is not simulated with replica failures");
+      else
+        api_loops_.assign(static_cast<std::size_t>(groups), ApiRenderLoop(front.fixed_s, front.per_prompt_token_s));
     }
     if (as || failures_ || fs.spares > 0) router_->set_ready(&fleet_->ready_mask(), &fleet_->ready_list());
     // One iteration_done event per busy engine, tracked: a decode run cut short moves it, a failure removes it.

@@ -145,7 +145,7 @@ std::int32_t Simulation::route_turn(std::int32_t i, bool session_start) {
 void Simulation::api_admit(std::int32_t i, std::int32_t r, double now_s) {
   const std::int32_t g = r / engines_per_group_;
   ++outstanding_[static_cast<std::size_t>(r)];  // routed: the router counts it while it renders (assign takes it over)
-  events_.schedule(api_loops_[static_cast<std::size_t>(g)].arrive(i, r, now_s), EventKind::api_handoff, g);
+  events_.schedule(api_loops_[static_cast<std::size_t>(g)].arrive(i, r, now_s, pool_[i].input), EventKind::api_handoff, g);
 }
 
 void Simulation::on_api_handoff(std::int32_t g, double now_s) {

@@ -117,6 +117,8 @@ void HardwareProfile::validate(const std::string& path) const {
   if (api_server_s) in_range("api_server_s", *api_server_s, 0, 1.0, false);
   if (inprocess_server_per_output_s)
     in_range("inprocess_server_per_output_s", *inprocess_server_per_output_s, 0, 1e-1, false);
+  if (inprocess_server_per_request_s)
+    in_range("inprocess_server_per_request_s", *inprocess_server_per_request_s, 0, 1.0, false);
   check_curve(mem_bw_vs_bytes, path + ".mem_bw_vs_bytes", 1.5, p);
   check_curve(gemm_bw_eff_vs_m, path + ".gemm_bw_eff_vs_m", 1.5, p);
   for (const auto& [dt, c] : gemm_eff_vs_m)
@@ -344,7 +346,7 @@ HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base
                 "kernel_launch_s", "graph_launch_s", "cpu_overhead_per_iter_s", "cpu_overhead_per_seq_s",
                 "v0_cpu_overhead_per_iter_s", "v0_cpu_overhead_per_seq_s", "link_bandwidth", "link_latency_s", "nccl_ll_step_s",
                 "custom_allreduce_latency_s", "custom_allreduce_bandwidth", "host_bandwidth", "api_server_s",
-                "inprocess_server_per_output_s"});
+                "inprocess_server_per_output_s", "inprocess_server_per_request_s"});
   if (v.has("format")) {
     const std::string f = v.string("format");
     if (f != "llmsim-hardware-profile/1")
@@ -400,6 +402,8 @@ HardwareProfile profile_from_json(const JsonView& v, const HardwareProfile& base
   if (v.has("api_server_s")) p.api_server_s = v["api_server_s"].as_number();
   if (v.has("inprocess_server_per_output_s"))
     p.inprocess_server_per_output_s = v["inprocess_server_per_output_s"].as_number();
+  if (v.has("inprocess_server_per_request_s"))
+    p.inprocess_server_per_request_s = v["inprocess_server_per_request_s"].as_number();
   p.validate(v.path().empty() ? "profile" : v.path());
   return p;
 }
@@ -449,6 +453,7 @@ Json to_json(const HardwareProfile& p) {
   if (p.api_server_s) j["api_server_s"] = *p.api_server_s;
   // Unset: the runtime's in-process server cost (written only when a fit to a pre-0.6 vLLM's served runs set it).
   if (p.inprocess_server_per_output_s) j["inprocess_server_per_output_s"] = *p.inprocess_server_per_output_s;
+  if (p.inprocess_server_per_request_s) j["inprocess_server_per_request_s"] = *p.inprocess_server_per_request_s;
   if (const auto& e = p.cross_validated_error) {
     j["cross_validated_error"] = {{"runs", e->runs}, {"values", e->values}, {"median_abs", e->median_abs},
                                   {"p90_abs", e->p90_abs}, {"signed_median", e->signed_median}};
@@ -468,6 +473,10 @@ std::optional<std::string> runtime_mismatch(const HardwareProfile& p, spec::Runt
          (p.inprocess_server_per_output_s
               ? std::string(", and its fitted in-process server cost (inprocess_server_per_output_s) is not used: this "
                             "runtime keeps its own")
+              : std::string()) +
+         (p.inprocess_server_per_request_s
+              ? std::string(", and its fitted in-process server front part (inprocess_server_per_request_s) is not "
+                            "used: this runtime keeps its own")
               : std::string()) +
          " (set engine.runtime to match, or fit a profile from runs of this runtime)";
 }

@@ -1,6 +1,7 @@
 // The OpenAI server's per-output work on a pre-0.6 vLLM engine's event loop; the value's derivation in
 // perf/inprocess_server.hpp and perf/provenance_engine.cpp (runtime.served_step_per_seq_s), the reasoning in
-// docs/cost-model.md "Pre-0.6: the API server on the engine's event loop".
+// docs/cost-model.md "Pre-0.6: the API server on the engine's event loop"; and each request's front part on that loop
+// (runtime.inprocess_server_per_request_s).
 #include "llmsim/perf/inprocess_server.hpp"
 
 namespace llmsim::perf {
@@ -17,6 +18,29 @@ double inprocess_server_per_output_s(Runtime r) {
     default:
       return 0;
   }
+}
+
+double inprocess_server_per_request_s(Runtime r) {
+  return inprocess_server_per_output_s(r) > 0 ? inprocess_server::kPerRequestS : 0;  // the same in-process server
+}
+
+InprocessFront inprocess_front(const spec::EngineConfig& engine, bool offline) {
+  // The requests that cross the OpenAI server (perf/serving_path.hpp's and perf/served_step_host.hpp's): an in-process
+  // caller of AsyncLLMEngine has no HTTP handler, LLM.generate and static batches no server at all.
+  if (!engine.api_server || offline || engine.synthetic_service) return {};
+  if (engine.policy == spec::SchedulerPolicy::static_batching) return {};
+  const Runtime r = runtime_of(engine);
+  const double fixed = inprocess_server_per_request_s(r);
+  if (!(fixed > 0)) return {};
+  return {fixed, runtime_traits(r).tokenise_per_token_s};
+}
+
+InprocessFront inprocess_front(const spec::EngineConfig& engine, bool offline, const HardwareProfile& profile) {
+  InprocessFront front = inprocess_front(engine, offline);
+  // A profile fitted on another runtime does not price this one's (runtime_mismatch's note says so).
+  if (front.applies() && profile.inprocess_server_per_request_s && !runtime_mismatch(profile, runtime_of(engine)))
+    front.fixed_s = *profile.inprocess_server_per_request_s;
+  return front;
 }
 
 }  // namespace llmsim::perf

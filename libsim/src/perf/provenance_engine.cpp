@@ -6,6 +6,7 @@
 #include "llmsim/perf/chat_render.hpp"
 
 #include "llmsim/perf/eager_host.hpp"
+#include "llmsim/perf/inprocess_server.hpp"
 #include "llmsim/perf/v0_sampler.hpp"
 #include "llmsim/spec/engine_config.hpp"
 
@@ -198,6 +199,20 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                   "run_engine_loop yields (asyncio.sleep(0)) before the next engine_step, so the streaming coroutines "
                   "run between two steps",
                   {}, 100e-6));
+  }
+  // Before 0.6 each request's handler ran its synchronous front part on the engine's own event loop, and handed the
+  // request to the engine only after the handlers queued meanwhile (perf/inprocess_server.hpp inprocess_front, issue 28).
+  for (const char* r : {"vllm-v0.5", "vllm-v0-paged"}) {
+    t.push_back(c("runtime.inprocess_server_per_request_s", r, P::assumed,
+                  "carried over from vLLM V1's API server: vllm#51349's frontend timings, process_for_engine 0.5 ms per "
+                  "request (the request's validation and processing for the engine, its prompt rendered and "
+                  "tokenised apart), the same handler work the pre-0.6 OpenAI server ran on the engine's event loop "
+                  "(serving_completion.py: the pydantic request, SamplingParams, _validate_prompt_and_tokenize's "
+                  "length check, AsyncLLMEngine.generate's setup; its tokenizer call is runtime.tokenise_per_token_s, "
+                  "run on the same loop: serving_engine.py calls self.tokenizer(prompt) synchronously until "
+                  "vllm#10635, 2024-11, 'blocking the asyncio event loop'). No measurement of 0.5's own handler found; "
+                  "calibrate-fit --runs fits it (inprocess_server_per_request_s)",
+                  {}, inprocess_server::kPerRequestS));
   }
   // Prompt tokenisation in the serving process (perf/serving_path.hpp, issue 27): every vLLM release's OpenAI server
   // (before 0.6 in the engine's own process) and SGLang's TokenizerManager tokenise the prompt before the engine sees it.

@@ -2,6 +2,7 @@
 // perf/provenance.cpp (runtime.api_server_s, runtime.engine_client_s, runtime.tokenise_per_token_s).
 #include "llmsim/perf/serving_path.hpp"
 
+#include "llmsim/perf/inprocess_server.hpp"
 #include "llmsim/perf/runtime.hpp"
 
 namespace llmsim::perf {
@@ -25,6 +26,9 @@ ServingPath serving_path(const spec::EngineConfig& engine, bool offline) {
   // In-process (a Python caller of the engine object, no HTTP): only the hop to an engine process of its own, where
   // the runtime has one (vLLM V1's AsyncLLM -> EngineCore). The caller may pass token ids: no tokenisation charged.
   if (!engine.api_server) return {t.engine_client_s, 0};
+  // vLLM before 0.6 tokenised on the engine's own event loop, before the engine saw the request: the loop queues it
+  // (perf/inprocess_server.hpp inprocess_front), and the path after the engine carries none of it.
+  if (inprocess_front(engine, offline).applies()) return {t.api_server_s, 0};
   return {t.api_server_s, t.tokenise_per_token_s};
 }
 

@@ -95,6 +95,10 @@ struct HardwareProfile {
   /// such a release; it prices only a runtime that has the in-process server and that the profile was fitted on
   /// (`runtime`; any such runtime when that is empty).
   std::optional<double> inprocess_server_per_output_s;
+  /// Seconds of a pre-0.6 vLLM's in-process OpenAI server's synchronous front part per request on the engine's event
+  /// loop, besides the prompt's tokenisation (perf/inprocess_server.hpp inprocess_front), fitted from served runs of
+  /// such a release (`calibrate-fit --runs`). Unset: inprocess_server::kPerRequestS. Used on the profile's runtime only.
+  std::optional<double> inprocess_server_per_request_s;
 
   /// Checks ranges; ConfigError at `path` naming each bad field and value.
   void validate(const std::string& path = "profile") const;
@@ -139,7 +143,7 @@ Json to_json(const HardwareProfile& p);
 
 /// The note for pricing runtime `runtime` with a profile fitted from another runtime's runs; nullopt when the
 /// profile names no runtime or the same one. A fitted serving path (api_server_s) or in-process server cost
-/// (inprocess_server_per_output_s) is then not used, and the note says so.
+/// (inprocess_server_per_output_s, inprocess_server_per_request_s) is then not used, and the note says so.
 std::optional<std::string> runtime_mismatch(const HardwareProfile& p, spec::Runtime runtime);
 
 }  // namespace llmsim::perf

@@ -9,10 +9,15 @@
 // before it creates the next engine_step task, so those coroutines run between two steps, after the GPU's forward
 // (execute_model_async runs the worker in a thread only while the step itself runs): the per-output server work is
 // serialized with the engine's step like V0's own CPU time, and grows with the number of streaming requests. What
-// overlaps the GPU is per request (HTTP parsing and the prompt's tokenisation while execute_model's thread runs),
-// priced by perf/serving_path.hpp, not here. An offline LLM.generate run and a static batch have no stream
+// overlaps the GPU is per request: each request's handler (HTTP parsing, the prompt's tokenisation) runs on the same
+// loop while execute_model's thread runs, and hands the request to the engine only in a continuation queued behind the
+// handlers the loop received meanwhile (inprocess_front below; engine/api_render_loop.hpp queues it). An offline LLM.generate run and a static batch have no stream
 // coroutines; 0.6+ V0 moved the server out (perf/served_step_host.hpp prices what its engine process keeps).
+#include <cstdint>
+
+#include "llmsim/perf/hardware_profile.hpp"
 #include "llmsim/perf/runtime.hpp"
+#include "llmsim/spec/engine_config.hpp"
 
 namespace llmsim::perf {
 
@@ -52,5 +57,41 @@ inline constexpr double kPerOutputS = 100e-6;
 /// vllm-v0-paged: 0.2-0.4.2), 0 for every other runtime. Which requests pay it is perf/served_step_host.hpp's rule
 /// (engine.api_server on, not offline, not a static batch, not the synthetic service).
 double inprocess_server_per_output_s(Runtime r);
+
+namespace inprocess_server {
+/// The handler's synchronous front part per request on the event loop, apart from the prompt's tokenisation (which is
+/// RuntimeTraits::tokenise_per_token_s per prompt token): FastAPI's parse of the JSON body into the pydantic request,
+/// its SamplingParams, the length check and AsyncLLMEngine.generate's setup. No measurement of 0.5's own handler was
+/// found; vllm#51349's frontend timings put the same work of vLLM V1's API server (process_for_engine: the request's
+/// validation and processing for the engine, its prompt already tokenised) at 0.5 ms per request [D]. A fit to served
+/// runs moves it (HardwareProfile::inprocess_server_per_request_s).
+inline constexpr double kPerRequestS = 0.5e-3;
+}  // namespace inprocess_server
+
+/// Seconds of synchronous front part per request (besides tokenisation) that the OpenAI server in the engine's own
+/// process runs on the engine's event loop: inprocess_server::kPerRequestS for vLLM before 0.6.0 (vllm-v0.5,
+/// vllm-v0-paged), 0 for every other runtime.
+double inprocess_server_per_request_s(Runtime r);
+
+/// The in-process server's front part of one scenario: what each request's handler runs on the event loop before its
+/// continuation hands the request to the engine (engine/api_render_loop.hpp queues it).
+struct InprocessFront {
+  double fixed_s = 0;             ///< inprocess_server_per_request_s, or the profile's fitted value
+  double per_prompt_token_s = 0;  ///< the prompt's tokenisation (RuntimeTraits::tokenise_per_token_s), on the loop
+  bool applies() const noexcept { return fixed_s > 0 || per_prompt_token_s > 0; }
+  /// Seconds of loop time for a request of `prompt_tokens` (>= 0) prompt tokens.
+  double cost_s(std::int64_t prompt_tokens) const noexcept {
+    return fixed_s + per_prompt_token_s * static_cast<double>(prompt_tokens);
+  }
+};
+
+/// The front part on the engine's loop where the runtime serves from the engine's own process
+/// (inprocess_server_per_request_s(runtime) > 0) and the request crosses its OpenAI server (engine.api_server, not
+/// offline, not a static batch, not the synthetic service); nothing otherwise. The one rule: perf/serving_path.hpp
+/// leaves the tokenisation out of the path exactly where this prices it.
+InprocessFront inprocess_front(const spec::EngineConfig& engine, bool offline);
+/// The same, with the fixed part that `profile` sets (HardwareProfile::inprocess_server_per_request_s, fitted from
+/// served runs) where the profile was fitted on this runtime (or names none).
+InprocessFront inprocess_front(const spec::EngineConfig& engine, bool offline, const HardwareProfile& profile);
 
 }  // namespace llmsim::perf
