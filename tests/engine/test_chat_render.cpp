@@ -54,7 +54,7 @@ double chat_mean_ttft_s(const engine::SimulationResult& r) {
   return sum / static_cast<double>(r.requests.size());
 }
 
-constexpr double kParse = perf::kChatTemplateParseS;
+constexpr double kParse = perf::kChatTemplateKwargsS;  // the scenarios' release, vllm==0.11.0
 
 }  // namespace
 
@@ -71,6 +71,29 @@ TEST_CASE("the releases that parse the chat template per request, read from vLLM
     CHECK_FALSE(spec::chat_template_parsed_per_request(std::string(v)));
   }
   CHECK_FALSE(spec::chat_template_parsed_per_request(std::nullopt));
+}
+
+TEST_CASE("0.11's per-request pass is the kwargs filter, 2.1x 0.9's content-format detection", "[chat_render]") {
+  CHECK(spec::chat_template_parse(std::string("vllm==0.9.1")) == spec::ChatTemplateParse::content_format_detection);
+  CHECK(spec::chat_template_parse(std::string("vllm==0.11.0")) == spec::ChatTemplateParse::template_kwargs_filter);
+  CHECK(spec::chat_template_parse(std::string("vllm==0.10.2")) == spec::ChatTemplateParse::none);
+  const auto barrier = [](const char* release) {
+    return perf::chat_render_barrier_s(make(chat_burst_scenario(1, {{"runtime", release}}, "/v1/chat/completions")));
+  };
+  CHECK(barrier("vllm==0.9.1") == Approx(perf::kChatTemplateParseS));
+  // vllm#25794's parse + find_undeclared_variables costs what vllm#20065's detection did, times the measured ratio;
+  // one rule, not the detection's 7 ms again.
+  CHECK(barrier("vllm==0.11.0") == Approx(perf::kChatTemplateParseS * perf::kTemplateKwargsOverDetection));
+  CHECK(barrier("vllm==0.11.0") > 2 * barrier("vllm==0.9.1"));
+  // An isolated request's TTFT over the completions endpoint's, on the same release: its release's pass.
+  const auto chat_over_plain = [](const char* release) {
+    const auto ttft = [&](const char* endpoint) {
+      return chat_mean_ttft_s(chat_burst_run(chat_burst_scenario(1, {{"runtime", release}}, endpoint)));
+    };
+    return ttft("/v1/chat/completions") - ttft("/v1/completions");
+  };
+  CHECK(chat_over_plain("vllm==0.9.1") == Approx(perf::kChatTemplateParseS).epsilon(1e-6));
+  CHECK(chat_over_plain("vllm==0.11.0") == Approx(perf::kChatTemplateKwargsS).epsilon(1e-6));
 }
 
 TEST_CASE("the chat rendering is a model fact: harmony for gpt-oss, its own encoder for DeepSeek-V3.2", "[chat_render]") {

@@ -26,6 +26,15 @@ ChatRendering chat_rendering(const spec::ModelSpec& model) {
   return ChatRendering::jinja;
 }
 
+double chat_template_parse_s(const std::optional<std::string>& release) {
+  switch (spec::chat_template_parse(release)) {
+    case spec::ChatTemplateParse::content_format_detection: return kChatTemplateParseS;
+    case spec::ChatTemplateParse::template_kwargs_filter: return kChatTemplateKwargsS;
+    case spec::ChatTemplateParse::none: return 0;
+  }
+  return 0;
+}
+
 double chat_render_barrier_s(const spec::ResolvedScenario& rs, std::string* why) {
   const auto& s = rs.scenario;
   const auto say = [&](const std::string& text) {
@@ -43,7 +52,7 @@ double chat_render_barrier_s(const spec::ResolvedScenario& rs, std::string* why)
   const ChatRendering r = chat_rendering(rs.model);
   if (r != ChatRendering::jinja) return say("the model renders with " + to_string(r) + ", not a Jinja template");
   if (why) *why = "vLLM " + *s.engine.runtime_release + " parses the Jinja chat template on every chat request";
-  return kChatTemplateParseS;
+  return chat_template_parse_s(s.engine.runtime_release);
 }
 
 }  // namespace llmsim::perf

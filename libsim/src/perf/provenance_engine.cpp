@@ -163,9 +163,18 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "this function 1000 times which results in 6-8 seconds delay before prompts actually are started to "
                 "process' (meta-llama Llama-3.1-8B-Instruct's template): the midpoint, 7 ms per request. vllm#19735 "
                 "(skipping that detection: 3x requests/s for Qwen3-0.6B at max_tokens 1 on an L20) bounds it from "
-                "the same side. vllm#25794 (0.11.0) added the same parse per request in resolve_chat_template_kwargs "
-                "(env.parse + meta.find_undeclared_variables; its review: 'it's called by each request')",
+                "the same side. Priced for 0.8.0-0.9.1; 0.11.x's per-request pass is another one "
+                "(runtime.chat_template_kwargs_over_detection)",
                 {}, kChatTemplateParseS));
+  t.push_back(c("runtime.chat_template_kwargs_over_detection", "vllm-v1", P::microbenchmark,
+                "scripts/jinja_parse_bench.py (jinja2 3.1.2, CPU time, best of 5): vllm#25794's per-request "
+                "_resolve_chat_template_kwargs (0.11.x: a new ImmutableSandboxedEnvironment, env.parse and "
+                "jinja2.meta.find_undeclared_variables, whose identifier tracking walks the template as Jinja's code "
+                "generator does) over 0.9's _detect_content_format (parse with the cached environment + the search "
+                "for a loop over message content) on the same template: a Llama-3.1 template (vLLM's "
+                "examples/tool_chat_template_llama3.1_json.jinja) 4.9 -> 10.4 ms (2.11), Qwen3's 4.7 -> 10.5 ms "
+                "(2.21). 0.11's cost = vllm#20065's 7 ms x 2.1 = 14.7 ms per request",
+                {}, kTemplateKwargsOverDetection));
   // An in-process AsyncLLM's hop to its EngineCore process (perf/serving_path.hpp, issue 27).
   t.push_back(c("runtime.engine_client_s", "vllm-v1", P::public_measurement,
                 "vllm#51349's frontend timings: process_for_engine 0.5 ms + add_request to the EngineCore 1.0 ms; "

@@ -250,13 +250,19 @@ bool async_scheduling_by_default(const std::optional<std::string>& release) {
   return v.engine == "vllm" && !before(v.numbers, {0, 14, 0});
 }
 
-bool chat_template_parsed_per_request(const std::optional<std::string>& release) {
-  if (!release || !is_engine_version(*release)) return false;
+ChatTemplateParse chat_template_parse(const std::optional<std::string>& release) {
+  if (!release || !is_engine_version(*release)) return ChatTemplateParse::none;
   const EngineVersion v = parse_engine_version(*release, "engine.runtime");
-  if (v.engine != "vllm") return false;
+  if (v.engine != "vllm") return ChatTemplateParse::none;
   const auto& n = v.numbers;
   // vllm#9919's per-request detection (V1 from 0.8.0) until vllm#20065 (0.9.2); vllm#25794 (0.11.0), cached by 0.13.
-  return (!before(n, {0, 8, 0}) && before(n, {0, 9, 2})) || (!before(n, {0, 11, 0}) && before(n, {0, 12, 0}));
+  if (!before(n, {0, 8, 0}) && before(n, {0, 9, 2})) return ChatTemplateParse::content_format_detection;
+  if (!before(n, {0, 11, 0}) && before(n, {0, 12, 0})) return ChatTemplateParse::template_kwargs_filter;
+  return ChatTemplateParse::none;
+}
+
+bool chat_template_parsed_per_request(const std::optional<std::string>& release) {
+  return chat_template_parse(release) != ChatTemplateParse::none;
 }
 
 bool sglang_overlap_by_default(const std::optional<std::string>& release) {

@@ -10,6 +10,7 @@
 // releases that parse the chat template's Jinja source on every request (`env.parse`, no cache): the content-format
 // detection of vllm#9919 until vllm#20065 cached it, and the template-kwargs filter of vllm#25794 (0.11.0). vllm#20065
 // measured that parse at 6-8 s per 1,000 requests, before the first prompt was processed.
+#include <optional>
 #include <string>
 
 #include "llmsim/spec/model_spec.hpp"
@@ -29,9 +30,22 @@ std::string to_string(ChatRendering r);
 /// template).
 ChatRendering chat_rendering(const spec::ModelSpec& model);
 
-/// vllm#20065's measurement of one Jinja parse of a chat template per /v1/chat/completions request: 6-8 s of delay
-/// before the first of 1,000 requests was processed (Llama-3.1-8B-Instruct's template), the midpoint per request.
+/// vllm#20065's measurement of 0.8.0-0.9.1's content-format detection (parse + AST search of the chat template) per
+/// /v1/chat/completions request: 6-8 s of delay before the first of 1,000 requests was processed
+/// (Llama-3.1-8B-Instruct's template), the midpoint per request.
 inline constexpr double kChatTemplateParseS = 7e-3;
+
+/// 0.11.x's template-kwargs filter (vllm#25794: a new sandboxed environment, `env.parse` and
+/// `jinja2.meta.find_undeclared_variables`, whose identifier tracking walks the whole template like Jinja's code
+/// generator) over the detection above, on the same template and host: 2.1 (scripts/jinja_parse_bench.py, jinja2 3.1.2,
+/// CPU time: a Llama-3.1 template, vLLM's examples/tool_chat_template_llama3.1_json.jinja, 4.9 -> 10.4 ms, 2.11;
+/// Qwen3's, 4.7 -> 10.5 ms, 2.21). It carries vllm#20065's measured cost to 0.11 on that report's host.
+inline constexpr double kTemplateKwargsOverDetection = 2.1;
+inline constexpr double kChatTemplateKwargsS = kChatTemplateParseS * kTemplateKwargsOverDetection;
+
+/// The release's per-request Jinja work on the API loop (seconds): kChatTemplateParseS for 0.8.0-0.9.1,
+/// kChatTemplateKwargsS for 0.11.x, 0 otherwise (spec::chat_template_parse).
+double chat_template_parse_s(const std::optional<std::string>& release);
 
 /// The API loop's synchronous work per request that the render barrier queues (seconds), or 0 where the barrier is not
 /// priced: the workload sends to /v1/chat/completions, the engine is vLLM V1 named by a release that parses the template

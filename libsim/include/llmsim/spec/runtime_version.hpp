@@ -128,6 +128,12 @@ bool async_scheduling_by_default(const std::optional<std::string>& release);
 /// False for no release (a runtime name), other engines and every other vLLM release.
 bool chat_template_parsed_per_request(const std::optional<std::string>& release);
 
+/// Which of the two per-request Jinja passes above a release runs (the work differs, so does its cost:
+/// perf/chat_render.hpp): none, 0.8.0-0.9.1's content-format detection (parse + a search of the AST), or 0.11.x's
+/// template-kwargs filter (a new sandboxed environment, parse + `jinja2.meta.find_undeclared_variables`).
+enum class ChatTemplateParse { none, content_format_detection, template_kwargs_filter };
+ChatTemplateParse chat_template_parse(const std::optional<std::string>& release);
+
 /// Whether an SGLang release runs its overlap scheduler unless told otherwise (`--disable-overlap-schedule`):
 /// sglang#2067 ("Enable overlap by default", merged 2024-11-19) turned `--enable-overlap-schedule` on for the
 /// releases after 0.3.5; earlier ones ran the synchronous event loop. Unset (the `sglang` runtime without a
