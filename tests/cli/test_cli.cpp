@@ -182,7 +182,7 @@ TEST_CASE("llmsim catalog lists what ships") {
   r = run("catalog models --json", false);
   REQUIRE(r.code == 0);
   const auto models = llmsim::parse_json(r.out, "stdout");
-  CHECK(models.size() == 50);  // data/models (libsim/src/spec/CMakeLists.txt)
+  CHECK(models.size() == 52);  // data/models (libsim/src/spec/CMakeLists.txt)
   r = run("catalog quants --json", false);
   REQUIRE(r.code == 0);
   CHECK(llmsim::parse_json(r.out, "stdout")["weights"].size() == 20);  // + nvfp4*, mxfp4*, fp8-dynamic/-online

@@ -394,3 +394,27 @@ def test_step_takes_the_server_lines_max_model_len_as_the_cli_does(cli):
     py = llmsim.step(gpu="a100-80gb-sxm", engine__runtime="vllm==0.6.3", vllm_args=line, decode_seqs=16, context=1024)
     assert py == out
     assert py["multi_step"]["num_scheduler_steps"] == 8
+
+
+def test_nemotron_h_mamba_hybrid_plans_and_steps_on_an_h100(cli):
+    """Issue 30: Nemotron-3-Nano (Mamba-2 + attention + MoE layers) from its real config: the KV per token counts its
+    6 attention layers, each running sequence holds its Mamba state as pool blocks, and a decode step's state traffic
+    does not grow with the context; the CLI and Python give the same plan."""
+    import json
+    import subprocess
+    args = dict(model="nemotron-3-nano-30b-a3b", gpu="h100-80gb-sxm", quant="fp16")
+    py = llmsim.memory(**args, engine__max_num_seqs=256)
+    out = json.loads(subprocess.run([cli, "memory", "--model", args["model"], "--gpu", args["gpu"], "--quant", "fp16",
+                                     "--max-num-seqs", "256", "--json"], capture_output=True, text=True,
+                                    check=True).stdout)
+    assert out == py
+    assert py["fits"], py["reason"]
+    assert py["kv_bytes_per_token"] == 6 * 2 * 2 * 128 * 2
+    assert py["linear_state_bytes_per_seq_per_gpu"] > 23 * 64 * 64 * 128 * 4  # FP32 SSM state on 23 layers
+    assert py["per_gpu"]["linear_state_bytes"] == 0
+    short = llmsim.step(**args, decode_seqs=32, context=2048)
+    long = llmsim.step(**args, decode_seqs=32, context=4096)
+    attn = {s: next(op for op in r["ops"] if op["name"] == "attention_decode") for s, r in (("s", short), ("l", long))}
+    kv_added = 6 * 32 * 2048 * 2 * 2 * 128 * 2
+    assert attn["l"]["bytes"] - attn["s"]["bytes"] == pytest.approx(kv_added, rel=0.05)
+    assert long["time_ms"] > short["time_ms"] > 0

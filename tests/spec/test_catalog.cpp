@@ -30,8 +30,8 @@ TEST_CASE("builtin catalogue ships the GPUs and models of issue 2") {
     CHECK(cat.model(id).id == id);
   }
   // + the sixteen of issue 30 (gpt-oss, Llama-4, Kimi-K2, ..., GLM-4.7-Flash, Kimi-K2.5, Gemma-4) and its six of 2026
-  // (Qwen3.5 27B / 35B-A3B / 122B-A10B / 397B-A17B, GLM-5, MiniMax-M2.5)
-  CHECK(cat.model_ids().size() == 50);
+  // (Qwen3.5 27B / 35B-A3B / 122B-A10B / 397B-A17B, GLM-5, MiniMax-M2.5), and Nemotron-H-56B and Nemotron-3-Nano
+  CHECK(cat.model_ids().size() == 52);
 }
 
 TEST_CASE("GPU figures follow the datasheet table") {

@@ -1,7 +1,7 @@
 // The families people deploy in 2026 (issue 30), each from its publisher's real config.json (data/models/README.md
 // and tests/data/hf_checkpoints/README.md cite the copies): Qwen3.5 (Qwen3-Next's gated-DeltaNet hybrid under a
 // Qwen3-VL tower, dense and MoE), GLM-5 (DeepSeek-V3.2's MLA + DSA layout), MiniMax-M2.5 (full attention, MoE), and
-// the architectures refused with the reason (DeepSeek-V4, Nemotron-H). Totals are the publishers' model cards.
+// the architecture refused with the reason (DeepSeek-V4). Totals are the publishers' model cards.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -146,15 +146,10 @@ TEST_CASE("MiniMax-M2.5: full attention with full-width q/k norms, 256 experts t
   CHECK_THROWS_WITH(read(c), Catch::Contains("model.qk_norm_type"));
 }
 
-TEST_CASE("DeepSeek-V4 and Nemotron-H are refused with the reason, never planned as a dense transformer") {
+TEST_CASE("DeepSeek-V4 is refused with the reason, never planned as a dense transformer") {
   CHECK_THROWS_WITH(test::checkpoint("deepseek-v4-flash"),
                     Catch::Contains("model_type") && Catch::Contains("compress_ratios"));
-  CHECK_THROWS_WITH(test::checkpoint("nemotron-h-56b-base-8k"),
-                    Catch::Contains("model_type") && Catch::Contains("hybrid_override_pattern"));
-  CHECK_THROWS_WITH(test::checkpoint("nemotron-3-nano-30b-a3b"), Catch::Contains("Mamba-2"));
-  // Named by its architecture only, the same refusal.
-  const Json c = {{"architectures", {"NemotronHForCausalLM"}}, {"hidden_size", 4096}};
-  CHECK_THROWS_WITH(read(c), Catch::Contains("model.architectures[0]") && Catch::Contains("Mamba-2"));
+  // Nemotron-H / Nemotron-3, refused here before, are sized now: test_model_families_nemotron.cpp.
 }
 
 TEST_CASE("MiniMax-M2's attn_type_list is judged by value: all softmax is its layout, a lightning layer is refused") {

@@ -52,11 +52,26 @@ perf::StepCost step_cost(const perf::CostModel& cm, const spec::EngineConfig& en
                       "a sequence of " + format_value(longest) + " tokens exceeds the " +
                           std::to_string(model.max_position_embeddings) + "-token context of " + model.id);
   // The batch must fit in the KV cache the memory plan leaves (planned, as vLLM does, for the longest sequence).
-  const memory::MemoryPlan plan =
-      memory::plan_memory(model, cm.quant(), gpu, cm.parallel(), engine, static_cast<int>(longest),
-                          speculation ? memory::proposer_memory(*speculation, cm.quant(), cm.parallel().tp)
-                                      : memory::ProposerMemory{});
+  const auto plan_with = [&](const spec::EngineConfig& e) {
+    return memory::plan_memory(model, cm.quant(), gpu, cm.parallel(), e, static_cast<int>(longest),
+                               speculation ? memory::proposer_memory(*speculation, cm.quant(), cm.parallel().tp)
+                                           : memory::ProposerMemory{});
+  };
+  memory::MemoryPlan plan = plan_with(engine);
+  if (!plan.fits && plan.mamba_cache_blocks > 0 && engine.cuda_graphs && engine.max_num_seqs > plan.mamba_cache_blocks) {
+    // A hybrid model (Qwen3.5, Nemotron-H) whose pool holds fewer Mamba blocks than the default max_num_seqs: vLLM
+    // refuses that server at start-up (memory_plan), but `step` prices the batch given, not a server's max_num_seqs.
+    // Plan the server that starts (max_num_seqs at the blocks); the batch's own sequences are checked below.
+    spec::EngineConfig e = engine;
+    e.max_num_seqs = static_cast<int>(plan.mamba_cache_blocks);
+    plan = plan_with(e);
+  }
   if (!plan.fits) throw ConfigError(names == StepNames::keywords ? "model" : "--model", "does not fit: " + plan.reason);
+  const std::int64_t seqs = l.decode_seqs + (l.prefill_tokens > 0 ? 1 : 0);
+  if (plan.linear_state_blocks_per_seq > 0 && seqs > plan.linear_state_seqs_fit)
+    throw ConfigError("batch", std::to_string(seqs) + " sequences need their linear-attention state but the pool of " +
+                                   gpu.id + " x" + std::to_string(cm.parallel().gpus()) + " holds " +
+                                   std::to_string(plan.linear_state_seqs_fit) + " for " + model.id);
   const double kv_needed = prefill_len + static_cast<double>(l.decode_seqs) * decode_len;
   if (kv_needed > static_cast<double>(plan.kv_capacity_tokens))
     throw ConfigError("batch", "needs " + format_value(kv_needed) + " KV-cache tokens but " + gpu.id + " x" +

@@ -28,11 +28,17 @@ double mixer_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp
   if (linear_attention) {
     // Qwen3NextGatedDeltaNet: in_proj_qkvz, in_proj_ba and out_proj sharded by heads; conv1d, dt_bias and A_log by
     // heads too (16-bit), the gated norm replicated.
+    // Mamba-2 (MambaMixer2): in_proj and out_proj sharded by heads (groups with them), conv1d (+ bias), A, D and
+    // dt_bias by heads (16-bit), the gated norm sharded (heads × head_dim / tp).
     const double key = static_cast<double>(m.linear_num_key_heads) * m.linear_key_head_dim;
     const double value = static_cast<double>(m.linear_num_value_heads) * m.linear_value_head_dim;
-    linear = (h * (2 * key + 2 * value) + h * 2 * m.linear_num_value_heads + value * h) / tp;
-    sixteen_bit += ((2 * key + value) * m.linear_conv_kernel_dim + 2.0 * m.linear_num_value_heads) / tp +
-                   m.linear_value_head_dim;
+    linear = (h * static_cast<double>(m.linear_in_proj_width()) + value * h) / tp;
+    const double conv = 2 * key + value;
+    sixteen_bit += m.linear_mamba2
+                       ? (conv * (m.linear_conv_kernel_dim + (m.linear_conv_bias ? 1 : 0)) +
+                          3.0 * m.linear_num_value_heads + value) / tp
+                       : (conv * m.linear_conv_kernel_dim + 2.0 * m.linear_num_value_heads) / tp +
+                             m.linear_value_head_dim;
   } else if (m.is_mla()) {
     // DeepseekV2MLAAttention: fused_qkv_a_proj / kv_a_proj_with_mqa are replicated on every rank (disable_tp); q_b (or
     // q_proj), kv_b and o are sharded by heads. V3.2's indexer (wq_b, wk, weights_proj) is replicated.
@@ -75,9 +81,10 @@ double full_layer_extra_bytes(const spec::ModelSpec& m, const spec::WeightFormat
 // layer's MLP in the format unless it quantizes routed experts only; router and biases 16-bit.
 double mlp_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp, bool moe) {
   const double h = m.hidden_size, bpw = f.bits_per_weight / 8, dense_bpw = (f.experts_only ? 16 : f.bits_per_weight) / 8;
-  if (!moe) return 3 * h * (static_cast<double>(m.intermediate_size) / tp) * dense_bpw;
-  const double routed = static_cast<double>(m.num_experts) * m.expert_intermediate_size() * 3 * h / tp;
-  const double shared = static_cast<double>(m.shared_expert_intermediate_size) * 3 * h / tp;
+  const double mats = m.mlp_matrices;  // gate, up, down; Nemotron-H's relu² MLPs and experts: up, down
+  if (!moe) return mats * h * (static_cast<double>(m.intermediate_size) / tp) * dense_bpw;
+  const double routed = static_cast<double>(m.num_experts) * m.expert_intermediate_size() * mats * h / tp;
+  const double shared = static_cast<double>(m.shared_expert_intermediate_size) * mats * h / tp;
   // The router stays 16-bit (quantization.md §2), as do expert biases (sharded with their experts).
   const double sixteen_bit = h * m.num_experts + (m.shared_expert_gate ? h : 0) + static_cast<double>(m.moe_bias_params) / tp;
   return routed * bpw + shared * dense_bpw + sixteen_bit * 2;
@@ -112,10 +119,15 @@ double stage_layer_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, 
                          int begin, int stage) {
   // The most loaded stage holds as many MoE layers as there are (DeepSeek's dense layers are the first three), and
   // its share of the linear-attention layers (spread through the model: Qwen3-Next's 3 of 4).
+  // Nemotron-H's single-block layers are spread through the model too: its MLP-only layers hold no mixer (their norm
+  // is counted with the MLP) and its mixer-only layers no MLP.
   const int moe = std::min(stage, m.moe_layers());
   const double linear_share = static_cast<double>(m.linear_attention_layers) * stage / m.num_layers;
+  const double mixer_free = static_cast<double>(m.mixer_free_layers) * stage / m.num_layers;
+  const double mlp_free = static_cast<double>(m.mlp_free_layers) * stage / m.num_layers;
   const double mixers = linear_share * mixer_bytes(m, f, par.tp, true) +
-                        (stage - linear_share) * mixer_bytes(m, f, par.tp, false);
+                        (stage - linear_share - mixer_free) * mixer_bytes(m, f, par.tp, false) +
+                        mixer_free * static_cast<double>(m.norm_params_per_layer()) * 2;
   // Gemma-4's full layers (1 in 6) are spread through the model as the sliding ones are.
   const double full_share =
       m.has_full_layer_shape() ? static_cast<double>(m.full_attention_layers()) * stage / m.num_layers : 0;
@@ -123,7 +135,8 @@ double stage_layer_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, 
   const int wide = std::max(0, std::min(begin + stage, m.num_layers) -
                                    std::max(begin, m.num_layers - m.double_wide_mlp_layers));
   return mixers + full_share * full_layer_extra_bytes(m, f, par.tp) + moe * mlp_bytes(m, f, par.tp, true) +
-         (stage - moe + wide) * mlp_bytes(m, f, par.tp, false) + stage * per_layer_input_bytes(m, f, par.tp);
+         (std::max(0.0, stage - moe - mlp_free) + wide) * mlp_bytes(m, f, par.tp, false) +
+         stage * per_layer_input_bytes(m, f, par.tp);
 }
 
 double gpu_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, const spec::ParallelConfig& par) {

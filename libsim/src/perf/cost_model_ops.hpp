@@ -98,9 +98,11 @@ struct CostModel::Constants {
   double expert_run_params = 0, expert_run_inter = 0, expert_run_hidden = 0, moe_combine_bytes = 0;
   double shared_params = 0, shared_inter = 0;  // a MoE layer's shared experts on this GPU (DeepSeek, Qwen2-MoE)
   double full_layers = 0, sliding_layers = 0, window = 0;
-  // Linear-attention layers (Qwen3-Next's gated DeltaNet) on this GPU: their per-sequence state (read and written
-  // every decode step; written per 64-token chunk in prefill) and FLOPs per token of the recurrence and conv.
+  // Linear-attention layers (Qwen3-Next's gated DeltaNet, Nemotron-H's Mamba-2) on this GPU: their per-sequence
+  // state (read and written every decode step; written per chunk of linear_chunk tokens in prefill) and FLOPs per
+  // token of the recurrence and conv (decode) and of the chunked scan (prefill).
   double linear_layers = 0, linear_state_bytes = 0, linear_flops_per_token = 0;
+  double linear_prefill_flops_per_token = 0, linear_chunk = 64;
   // DeepSeek-V3.2's indexer (DSA): FP8 key bytes per cached token and FLOPs per query-key pair it scores, per layer.
   double indexer_bytes_per_token = 0, indexer_flops_per_pair = 0;
   // MLA (DeepSeek): kv_b_proj's weights, run per decode token as the absorbed W_UK / W_UV and per prefill KV token as
@@ -109,6 +111,8 @@ struct CostModel::Constants {
   double kv_b_params = 0, prefill_qk_dim = 0, prefill_v_dim = 0, kv_latent = 0;
   double kv_rope_dim = 0;  // MLA: the rope part of the latent (k_pe), shared by every head
   double rotary_norm_elems = 0;  // per token per layer: rotary on q and k (+ MLA's latent RMSNorms)
+  double norm_act_elems = 0;     // per token per layer: the add+RMSNorms' reads and writes; 0 = two (8 × hidden)
+  double allreduces_per_layer = 2;  // o_proj's and down_proj's; Nemotron-H's single-block layers: one
   double act_inter = 0;  // per token per layer: gated-activation width (routed + shared experts, averaged over layers)
   double act_quant_bytes = 0;  // W8A8: bytes per token per layer the activation quantisation adds (setup)
   double lm_params = 0;
@@ -309,12 +313,12 @@ struct CostModel::Constants {
       ops[kMlp] = e;
     } else {
       // gate_up and down are two kernels with the same M: one roofline over both, two fixed costs.
-      ops[kMlp] = gemm(tokens, mlp_params, hidden + inter, 2 * inter + hidden, dense_gemm, layers, 2, mlp_grid());
+      ops[kMlp] = gemm(tokens, mlp_params, hidden + inter, 2 * inter + hidden, dense_gemm, dense_layers, 2, mlp_grid());
     }
 
     // Per token per layer: two fused add+RMSNorms (read 2h, write 2h each), rotary on q and k (read+write),
     // the gated activation (read 2I, write I); W8A8: each GEMM input read in 16 bits and written in 8 (its own kernel).
-    const double act_elems = 8 * hidden + rotary_norm_elems + 3 * act_inter;
+    const double act_elems = (norm_act_elems > 0 ? norm_act_elems : 8 * hidden) + rotary_norm_elems + 3 * act_inter;
     ops[kNorms] = stream(tokens * (act_elems * kActBytes + act_quant_bytes), tokens * act_elems, layers);
     ops[kNorms].time_s += stream(tokens * 6 * hidden * kActBytes, 0, 1).time_s;  // embedding gather + final norm
 
@@ -324,7 +328,7 @@ struct CostModel::Constants {
       // VocabParallelEmbedding looks up its vocabulary shard and all-reduces the result (zeros for other shards' ids).
       Raw& r = ops[kAllReduce];
       const double msg = tokens * hidden * kActBytes;
-      const double count = 2 * layers + (vocab_parallel && tokens > 0 ? 1 : 0);
+      const double count = allreduces_per_layer * layers + (vocab_parallel && tokens > 0 ? 1 : 0);
       r.time_s = count * allreduce.time_s(msg);
       r.bytes = count * allreduce.link_bytes(msg);
       r.bound = Bound::communication;
@@ -499,8 +503,10 @@ struct CostModel::Constants {
     const double stage = stage_layers;
     // The most loaded stage holds as many MoE layers as there are (as the memory plan assumes).
     const double moe = std::min(stage, moe_layers);
-    const double mlp = experts > 1 ? moe * (experts * expert_params + shared_params) + (stage - moe) * mlp_params
-                                   : stage * mlp_params;
+    const double mlp = experts > 1 ? moe * (experts * expert_params + shared_params) +
+                                         std::min(stage - moe, dense_layers) * mlp_params
+                                   : dense_layers < layers ? stage * mlp_params * dense_layers / layers  // Nemotron-H
+                                                           : stage * mlp_params;
     const double routed = experts > 1 ? moe * experts * expert_params : 0.0;
     return routed * format_gemm.bytes_per_param + (mlp - routed) * dense_gemm.bytes_per_param +
            stage * (qkv_params + o_params + kv_b_params) * attn_gemm.bytes_per_param +

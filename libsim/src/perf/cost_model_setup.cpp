@@ -61,6 +61,11 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->prefill_qk_dim = c->head_dim;
   c->prefill_v_dim = c->head_dim;
   c->rotary_norm_elems = 2 * (c->heads + c->kv_heads) * c->head_dim;  // rotary reads and writes q and k
+  // Nemotron-H: no rotary (NemotronHAttention takes no positions), and one fused add+RMSNorm per single-block layer.
+  if (!m.rotary) c->rotary_norm_elems = 0;
+  if (m.norms_per_layer == 1) c->norm_act_elems = 4 * c->hidden;
+  // Nemotron-H's layers are one block each: one RowParallelLinear (out_proj, o_proj or down_proj) all-reduces.
+  if (m.mixer_free_layers + m.mlp_free_layers == m.num_layers) c->allreduces_per_layer = 1;
   if (m.is_mla()) {
     // DeepseekV2MLAAttention on one rank: the replicated q_a + kv_a projection (hidden -> q_lora + kv_lora + rope),
     // q_b (or q_proj) and o_proj sharded by heads; kv_b_proj (kv_lora -> heads × (nope + v)) sharded by heads.
@@ -84,7 +89,7 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     // (weights, FLOPs, activation), as qkv_proj / o_proj do over two attention shapes.
     c->inter *= 1.0 + static_cast<double>(m.double_wide_mlp_layers) / m.num_layers;
   }
-  c->mlp_params = 3.0 * c->hidden * c->inter;  // a dense layer's gated MLP (gate, up, down)
+  c->mlp_params = m.mlp_matrices * c->hidden * c->inter;  // a dense layer's MLP: gate, up, down (relu²: up, down)
   if (m.per_layer_input_size > 0) {
     // Gemma-4 E2B/E4B's per-layer inputs: every layer's gate (hidden → size) and projection back (replicated on every
     // rank) and its share of per_layer_model_projection (hidden → layers × size, column-parallel), run for every token
@@ -92,7 +97,7 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     const double ple = m.per_layer_input_size;
     c->mlp_params += 2.0 * m.hidden_size * ple + m.hidden_size * ple / t;
   }
-  c->dense_layers = m.num_layers;
+  c->dense_layers = m.dense_mlp_layers();  // every layer but Nemotron-H's mixer-only ones
   if (m.is_moe()) {
     c->experts = m.num_experts;
     c->experts_per_token = std::max(1, m.experts_per_token);
@@ -100,36 +105,59 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
     c->dense_layers = m.dense_layers;
     c->moe_layers = m.moe_layers();
     c->expert_inter = m.expert_intermediate_size() / t;
-    c->expert_params = 3.0 * c->hidden * c->expert_inter;
+    c->expert_params = m.mlp_matrices * c->hidden * c->expert_inter;
     c->shared_inter = m.shared_expert_intermediate_size / t;
-    c->shared_params = 3.0 * c->hidden * c->shared_inter;
+    c->shared_params = m.mlp_matrices * c->hidden * c->shared_inter;
   }
   // The gated activation's width per token, averaged over the layer mix (routed experts per token + shared ones).
   c->act_inter = c->experts > 1 ? (c->dense_layers * c->inter + c->moe_layers * (c->expert_inter * c->experts_per_token +
                                                                                   c->shared_inter)) / c->layers
-                                : c->inter;
+                    : c->dense_layers < c->layers ? c->inter * c->dense_layers / c->layers  // Nemotron-H's MLP layers
+                                                  : c->inter;
   c->sliding_layers = m.has_sliding_window() ? m.sliding_layers : 0;
   c->full_layers = m.attention_layers() - c->sliding_layers;
   if (m.has_linear_attention()) {
     // Qwen3-Next: attention layers' q_proj also emits the output gate; the gated-DeltaNet layers project hidden ->
     // q, k, v, z (+ b, a) and back. qkv_proj / o_proj carry the per-layer average over both kinds (their weights and
     // GEMM FLOPs); the DeltaNet core is priced in family_ops.
+    // Nemotron-H: Mamba-2 layers (in_proj hidden -> z, x, B, C, dt; out_proj back), no gate on q; its MLP-only
+    // layers have no mixer and add nothing to the average.
     const double attn_layers = m.attention_layers(), lin = m.linear_attention_layers, all = m.num_layers;
-    const double attn_qkv = c->hidden * (2 * c->heads + 2 * c->kv_heads) * c->head_dim;
+    const double attn_qkv = c->hidden * ((m.attention_output_gate ? 2 : 1) * c->heads + 2 * c->kv_heads) * c->head_dim;
     const double key = static_cast<double>(m.linear_num_key_heads) * m.linear_key_head_dim / t;
     const double value = static_cast<double>(m.linear_num_value_heads) * m.linear_value_head_dim / t;
-    const double lin_in = c->hidden * (2 * key + 2 * value + 2.0 * m.linear_num_value_heads / t);
+    const double lin_in = c->hidden * static_cast<double>(m.linear_in_proj_width()) / t;
     c->qkv_params = (attn_layers * attn_qkv + lin * lin_in) / all;
     c->o_params = (attn_layers * c->o_params + lin * value * c->hidden) / all;
     c->linear_layers = lin;
-    c->linear_state_bytes = m.linear_state_bytes_per_layer(kActBytes) / t;  // Qwen3.5: its FP32 recurrent state
-    // Per token and layer: the delta-rule update and readout (~6 FLOPs per state element: decay, k·S, the rank-1
-    // update, q·S) and the causal conv (2 × kernel per channel).
-    const double nv = m.linear_num_value_heads / t;
-    c->linear_flops_per_token = 6.0 * nv * m.linear_key_head_dim * m.linear_value_head_dim +
-                                2.0 * (2 * key + value) * m.linear_conv_kernel_dim;
+    c->linear_state_bytes = m.linear_state_bytes_per_layer(kActBytes) / t;  // Qwen3.5, Nemotron-H: FP32 SSM state
+    const double nv = m.linear_num_value_heads / t, conv = 2.0 * (2 * key + value) * m.linear_conv_kernel_dim;
+    const double state = nv * m.linear_key_head_dim * m.linear_value_head_dim;  // state elements per token's layer
+    if (m.linear_mamba2) {
+      // Mamba-2 (docs/cost-model.md, "Mamba-2 layers"). Decode (selective_state_update): per state element the decay,
+      // the dt·x·B update and the C readout, ~5 FLOPs. Prefill (the SSD chunked scan of Dao & Gu 2024, §6, Listing 1:
+      // mamba_chunk_scan_combined) per token with chunks of Q: the intra-chunk C·Bᵀ scores (2·Q·state per group) and
+      // their product with x (2·Q·head_dim per head), the chunk state Bᵀ·x and the output C·h (2·state·head_dim per
+      // head each), full Q-wide tiles as the kernel computes them. The causal conv: 2 × kernel per channel.
+      const double q = m.linear_chunk_size > 0 ? m.linear_chunk_size : 128;
+      const double groups = m.linear_num_key_heads / t;
+      c->linear_flops_per_token = 5.0 * state + conv;
+      c->linear_prefill_flops_per_token = 2.0 * q * groups * m.linear_key_head_dim +
+                                          2.0 * q * nv * m.linear_value_head_dim + 4.0 * state + conv;
+      c->linear_chunk = q;
+    } else {
+      // Gated DeltaNet, per token and layer: the delta-rule update and readout (~6 FLOPs per state element: decay,
+      // k·S, the rank-1 update, q·S) and the causal conv (2 × kernel per channel).
+      c->linear_flops_per_token = 6.0 * state + conv;
+      c->linear_prefill_flops_per_token = c->linear_flops_per_token;
+      c->linear_chunk = 64;
+    }
   } else if (m.attention_output_gate) {
     c->qkv_params += c->hidden * c->heads * c->head_dim;
+  } else if (m.mixer_free_layers > 0) {
+    // A Nemotron-H pattern without Mamba layers: its MLP-only layers have no attention to average in.
+    c->qkv_params *= static_cast<double>(m.attention_layers()) / m.num_layers;
+    c->o_params *= static_cast<double>(m.attention_layers()) / m.num_layers;
   }
   if (m.has_full_layer_shape() && !m.is_mla() && !m.has_linear_attention()) {
     // Gemma-4: the full-attention layers' q/o use global_head_dim and their k (and the V slot vLLM fills with it)
@@ -212,7 +240,8 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->moe_gemm = fg;
   if (c->experts > 1) {
     const Mxfp4MoeKernel mx = mxfp4_moe_kernel(fmt, quant_.kernels, gpu_);
-    const ExpertLayout run = expert_layout(c->hidden, c->expert_inter, mx);
+    ExpertLayout run = expert_layout(c->hidden, c->expert_inter, mx);
+    run.matrices = m.mlp_matrices;
     if (moe_expert_time_factor(mx, quant_.kernels, 1) != 1.0) {
       c->moe_small_m_factor = moe_expert_time_factor(mx, quant_.kernels, 1);
       c->moe_small_m_tokens = kTritonSplitKMaxTokens;

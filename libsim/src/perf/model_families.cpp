@@ -84,14 +84,15 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
     }
   }
   if (linear_layers > 0) {
-    // Gated DeltaNet (vLLM's FLA kernels): prefill runs the chunked delta rule (64-token chunks: intra-chunk
-    // products plus a state update per chunk, whose state it writes), reading each sequence's state once and
+    // Gated DeltaNet (vLLM's FLA kernels) and Mamba-2 (its SSD kernels): prefill runs the chunked scan (64-token
+    // chunks for DeltaNet, chunk_size for Mamba-2: intra-chunk products plus a state per chunk, which it writes and
+    // reads back), reading each sequence's state once and
     // writing it back; decode runs the recurrence, reading and writing every sequence's state once per layer. The
     // weights are in qkv_proj / o_proj (averaged over the layer types); this is the core.
     if (b.prefill_tokens > 0) {
       const double pt = static_cast<double>(b.prefill_tokens), n = static_cast<double>(b.prefill_seqs);
-      fold(ops[kAttnPrefill], attention(pt * linear_flops_per_token,
-                                        (2 * n + 2 * pt / 64) * linear_state_bytes, mem_eff, linear_layers));
+      fold(ops[kAttnPrefill], attention(pt * linear_prefill_flops_per_token,
+                                        (2 * n + 2 * pt / linear_chunk) * linear_state_bytes, mem_eff, linear_layers));
     }
     if (b.decode_seqs > 0)
       fold(ops[kAttnDecode], attention(decode * linear_flops_per_token, 2 * decode * linear_state_bytes, mem_eff,

@@ -39,7 +39,9 @@ Catalog make_builtin() {
   }
   for (std::size_t i = 0; i < detail::kModelFilesCount; ++i) {
     const auto& f = detail::kModelFiles[i];
-    const Json doc = parse_json(f.text, std::string("data/models/") + f.name + ".json");
+    // The Hub's files as published: Python's json writes Infinity (Nemotron-H's time_step_limit), as a user's own
+    // config.json read below may carry it.
+    const Json doc = parse_json(python_literals_to_json(f.text), std::string("data/models/") + f.name + ".json");
     c.add_model(model_spec_from_hf_config(JsonView(doc, std::string("data/models/") + f.name), f.name));
   }
   return c;

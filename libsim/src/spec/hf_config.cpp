@@ -195,6 +195,8 @@ ModelSpec read_text_model(const JsonView& v, const Family* f, std::string id, bo
     if (std::string(f->model_type).rfind("qwen3_5", 0) == 0) read_qwen3_5_text(v, m);
   } else if (k == Kind::minimax_m2) {
     read_minimax_m2(v, m);
+  } else if (k == Kind::nemotron_h) {
+    read_nemotron_h(v, m);
   } else if (k == Kind::deepseek) {
     read_deepseek(v, m);
     const std::string type = f->model_type;

@@ -107,6 +107,23 @@ const std::vector<Family>& families() {
        {"num_local_experts", "num_experts_per_tok", "rotary_dim", "use_qk_norm", "use_routing_bias", "scoring_func",
         "use_mtp", "num_mtp_modules", "mtp_transformer_layers", "partial_rotary_factor", "attn_type_list"},
        {{"shared_intermediate_size", 0}, {"qk_norm_type", "per_layer"}, {"sliding_window", nullptr}}},
+      // Nemotron-H / Nemotron-3 (vllm/model_executor/models/nemotron_h.py; hf_config_nemotron.cpp, read_nemotron_h):
+      // single-block layers from hybrid_override_pattern (Mamba-2, attention, relu² MLP, MoE). The time_step_* keys
+      // set dt's initialisation and clamp, expand / time_step_rank are Mamba-1 leftovers MambaMixer2 ignores (it uses
+      // mamba_num_heads × mamba_head_dim), rescale_prenorm_residual / residual_in_fp32 are numerics, n_group /
+      // topk_group / routed_scaling_factor / norm_topk_prob route tokens: no weight in any. Biases and activations are
+      // accepted at the values vLLM's layers are built with only.
+      {"nemotron_h", Kind::nemotron_h, {"NemotronHForCausalLM"},
+       {"hybrid_override_pattern", "attention_head_dim", "mamba_num_heads", "mamba_head_dim", "n_groups",
+        "ssm_state_size", "conv_kernel", "chunk_size", "use_conv_bias", "mamba_ssm_cache_dtype", "expand",
+        "time_step_rank", "time_step_min", "time_step_max", "time_step_floor", "time_step_limit",
+        "rescale_prenorm_residual", "residual_in_fp32", "use_mamba_kernels", "num_logits_to_keep", "hidden_dropout",
+        "layer_norm_epsilon", "norm_eps", "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size",
+        "n_shared_experts", "moe_shared_expert_intermediate_size", "n_group", "topk_group", "routed_scaling_factor",
+        "norm_topk_prob", "partial_rotary_factor", "moe_latent_size", "num_nextn_predict_layers",
+        "mtp_hybrid_override_pattern"},
+       {{"attention_bias", false}, {"mlp_bias", false}, {"use_bias", false}, {"mamba_proj_bias", false},
+        {"mamba_hidden_act", "silu"}, {"mlp_hidden_act", "relu2"}, {"sliding_window", nullptr}}},
       // vllm/model_executor/models/gpt_oss.py (hf_config_parts.cpp, read_gpt_oss).
       {"gpt_oss", Kind::gpt_oss, {"GptOssForCausalLM"},
        {"attention_bias", "sliding_window", "num_local_experts", "num_experts_per_tok", "experts_per_token",

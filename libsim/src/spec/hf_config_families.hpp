@@ -13,7 +13,7 @@ namespace llmsim::spec::hf {
 
 enum class Kind { generic, llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, deepseek, gemma, gemma2,
                   gemma3_text, gemma3, gemma4_text, gemma4, gpt_oss, llama4_text, llama4, qwen3_next, glm4_moe,
-                  mistral3, kimi_k25, qwen3_5, minimax_m2 };
+                  mistral3, kimi_k25, qwen3_5, minimax_m2, nemotron_h };
 
 struct Family {
   const char* model_type;

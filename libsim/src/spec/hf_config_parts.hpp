@@ -73,6 +73,9 @@ i64 qwen3_vl_vision_params(const JsonView& vision, i64 text_hidden);
 void read_qwen3_5_text(const JsonView& v, ModelSpec& m);
 /// MiniMax-M2 (minimax_m2): every layer a MoE of intermediate_size experts, full-width q/k norms, routing bias.
 void read_minimax_m2(const JsonView& v, ModelSpec& m);
+/// Nemotron-H / Nemotron-3 (hf_config_nemotron.cpp): hybrid_override_pattern's single-block layers, Mamba-2 mixers
+/// as linear-attention layers, relu² MLPs and MoEs.
+void read_nemotron_h(const JsonView& v, ModelSpec& m);
 /// Why llmsim refuses a model_type (or its architecture class) it knows it cannot price (DeepSeek-V4, Nemotron-H);
 /// "" for any other.
 std::string refused_architecture(const std::string& model_type);

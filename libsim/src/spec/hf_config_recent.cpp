@@ -123,10 +123,6 @@ std::string refused_architecture(const std::string& model_type) {
            "uncompressed in a few layers) beside a sliding window, and uses hyper-connections (hc_mult), a grouped "
            "low-rank output projection (o_lora_rank, o_groups) and hash-routed layers (num_hash_layers): llmsim "
            "sizes none of these, so neither its weights nor its KV per token can be stated";
-  if (model_type == "nemotron_h" || model_type == "NemotronHForCausalLM")
-    return "Nemotron-H's layers are each one mixer or one MLP (hybrid_override_pattern: Mamba-2 'M', attention '*', "
-           "MLP '-', MoE 'E'), not llmsim's attention + MLP decoder layer, and its Mamba-2 mixers' parameters and "
-           "per-sequence state are not yet modelled";
   return "";
 }
 

@@ -43,15 +43,30 @@ double ModelSpec::linear_state_bytes_per_layer(double bytes_per_element) const {
   return conv * bytes_per_element + ssm * (linear_ssm_state_bytes > 0 ? linear_ssm_state_bytes : bytes_per_element);
 }
 
+i64 ModelSpec::linear_in_proj_width() const {
+  if (!has_linear_attention()) return 0;
+  const i64 key = i64{linear_num_key_heads} * linear_key_head_dim, value = i64{linear_num_value_heads} * linear_value_head_dim;
+  // MambaMixer2 (vllm/model_executor/layers/mamba/mamba_mixer2.py): in_proj emits the gate z and x (heads × head_dim
+  // each), B and C (groups × state each) and dt (one per head). Qwen3NextGatedDeltaNet: in_proj_qkvz (2 key + 2 value
+  // widths) and in_proj_ba (2 × value heads).
+  if (linear_mamba2) return 2 * value + 2 * key + linear_num_value_heads;
+  return 2 * key + 2 * value + 2 * i64{linear_num_value_heads};
+}
+
 i64 ModelSpec::linear_attention_params_per_layer() const {
   if (!has_linear_attention()) return 0;
-  // Qwen3NextGatedDeltaNet: in_proj_qkvz (hidden -> 2 key + 2 value widths), in_proj_ba (hidden -> 2 × value heads),
-  // conv1d (conv_dim × kernel, no bias), dt_bias and A_log (value heads), RMSNormGated (value_dim), out_proj
-  // (value width -> hidden).
   const i64 h = hidden_size, key = i64{linear_num_key_heads} * linear_key_head_dim;
-  const i64 value = i64{linear_num_value_heads} * linear_value_head_dim;
-  return h * (2 * key + 2 * value) + h * 2 * linear_num_value_heads + (2 * key + value) * linear_conv_kernel_dim +
-         2 * i64{linear_num_value_heads} + linear_value_head_dim + value * h;
+  const i64 value = i64{linear_num_value_heads} * linear_value_head_dim, conv = 2 * key + value;
+  if (linear_mamba2) {
+    // MambaMixer2: in_proj, conv1d over x, B, C (conv_dim × kernel, + conv_dim bias with use_conv_bias), A, D and
+    // dt_bias (one per head), the gated RMSNorm (heads × head_dim), out_proj (heads × head_dim -> hidden).
+    return h * linear_in_proj_width() + conv * linear_conv_kernel_dim + (linear_conv_bias ? conv : 0) +
+           3 * i64{linear_num_value_heads} + value + value * h;
+  }
+  // Qwen3NextGatedDeltaNet: in_proj_qkvz, in_proj_ba, conv1d (conv_dim × kernel, no bias), dt_bias and A_log (value
+  // heads), RMSNormGated (value_dim), out_proj (value width -> hidden).
+  return h * linear_in_proj_width() + conv * linear_conv_kernel_dim + 2 * i64{linear_num_value_heads} +
+         linear_value_head_dim + value * h;
 }
 
 i64 ModelSpec::attention_params_per_layer() const {
@@ -96,19 +111,21 @@ i64 ModelSpec::duplicated_v_params() const {
   return i64{full_attention_layers()} * hidden_size * full_layer_kv_heads() * full_layer_head_dim();
 }
 
-i64 ModelSpec::dense_mlp_params() const { return 3 * i64{hidden_size} * intermediate_size; }  // gate, up, down
+// gate, up, down (Nemotron-H's relu² MLP: up, down)
+i64 ModelSpec::dense_mlp_params() const { return i64{mlp_matrices} * hidden_size * intermediate_size; }
 
 i64 ModelSpec::moe_mlp_params() const {
   const i64 h = hidden_size;
-  const i64 routed = i64{num_experts} * 3 * h * expert_intermediate_size();
-  const i64 shared = 3 * h * shared_expert_intermediate_size;
+  const i64 routed = i64{num_experts} * mlp_matrices * h * expert_intermediate_size();
+  const i64 shared = i64{mlp_matrices} * h * shared_expert_intermediate_size;
   return routed + shared + h * num_experts + (shared_expert_gate ? h : 0) +  // + router (+ Qwen2-MoE's shared gate)
          moe_bias_params;
 }
 
 i64 ModelSpec::active_moe_mlp_params() const {
   const i64 h = hidden_size;
-  return i64{experts_per_token} * 3 * h * expert_intermediate_size() + 3 * h * shared_expert_intermediate_size +
+  return i64{experts_per_token} * mlp_matrices * h * expert_intermediate_size() +
+         i64{mlp_matrices} * h * shared_expert_intermediate_size +
          h * num_experts + (shared_expert_gate ? h : 0) + moe_bias_params;  // biases: all counted (negligible)
 }
 
@@ -135,7 +152,7 @@ i64 ModelSpec::per_layer_input_params() const {
 }
 
 i64 ModelSpec::param_count() const {
-  const i64 dense = is_moe() ? dense_layers : num_layers;
+  const i64 dense = dense_mlp_layers();
   return i64{attention_layers()} * attention_params_per_layer() +
          i64{full_attention_layers()} * full_attention_extra_params() +
          i64{linear_attention_layers} * linear_attention_params_per_layer() +
@@ -146,7 +163,7 @@ i64 ModelSpec::param_count() const {
 }
 
 i64 ModelSpec::active_param_count() const {
-  const i64 dense = is_moe() ? dense_layers : num_layers;
+  const i64 dense = dense_mlp_layers();
   return i64{attention_layers()} * attention_params_per_layer() +
          i64{full_attention_layers()} * full_attention_extra_params() +
          i64{linear_attention_layers} * linear_attention_params_per_layer() +
@@ -256,7 +273,9 @@ void ModelSpec::validate(const std::string& path) const {
         {"index_n_heads", index_n_heads}, {"index_head_dim", index_head_dim}, {"index_topk", index_topk},
         {"linear_attention_layers", linear_attention_layers}, {"linear_num_key_heads", linear_num_key_heads},
         {"linear_num_value_heads", linear_num_value_heads}, {"linear_key_head_dim", linear_key_head_dim},
-        {"linear_value_head_dim", linear_value_head_dim}, {"linear_conv_kernel_dim", linear_conv_kernel_dim}})
+        {"linear_value_head_dim", linear_value_head_dim}, {"linear_conv_kernel_dim", linear_conv_kernel_dim},
+        {"linear_chunk_size", linear_chunk_size}, {"mixer_free_layers", mixer_free_layers},
+        {"mlp_free_layers", mlp_free_layers}})
     non_negative(field, v);
   if (vision_params < 0) p.add(path + ".vision_config", "parameters must be >= 0, got " + std::to_string(vision_params));
   if (num_heads >= 1 && num_kv_heads >= 1 && num_heads % num_kv_heads != 0) {
@@ -273,7 +292,14 @@ void ModelSpec::validate(const std::string& path) const {
                                       std::to_string(dense_layers));
   }
   if (moe_bias_params < 0) p.add(path + ".moe_bias_params", "must be >= 0, got " + std::to_string(moe_bias_params));
-  if (linear_attention_layers >= num_layers && linear_attention_layers > 0) {
+  if (mlp_matrices != 2 && mlp_matrices != 3)
+    p.add(path + ".mlp_matrices", "must be 2 (up, down) or 3 (gate, up, down), got " + std::to_string(mlp_matrices));
+  if (mixer_free_layers + mlp_free_layers > num_layers || linear_attention_layers + mixer_free_layers > num_layers ||
+      dense_layers + mlp_free_layers > num_layers) {
+    p.add(path + ".hybrid_override_pattern", "has more mixer-only, MLP-only, linear and dense layers than the " +
+                                                 std::to_string(num_layers) + " layers");
+  }
+  if (attention_layers() < 1 && linear_attention_layers > 0) {
     p.add(path + ".layer_types", "needs at least one attention layer besides " +
                                      std::to_string(linear_attention_layers) + " linear-attention layers of " +
                                      std::to_string(num_layers));

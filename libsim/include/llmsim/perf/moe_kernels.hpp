@@ -14,8 +14,9 @@ namespace llmsim::perf {
 struct ExpertLayout {
   double hidden = 0;
   double intermediate = 0;
-  /// Parameters of one expert as stored and streamed: gate, up and down over the padded dimensions.
-  double params() const { return 3.0 * hidden * intermediate; }
+  double matrices = 3;  ///< gate, up and down; 2 for a non-gated expert (Nemotron-H's relu²: up and down)
+  /// Parameters of one expert as stored and streamed: its matrices over the padded dimensions.
+  double params() const { return matrices * hidden * intermediate; }
 };
 
 /// The kernel vLLM's get_mxfp4_backend (quantization/mxfp4.py) runs an MXFP4 checkpoint's experts on, by release

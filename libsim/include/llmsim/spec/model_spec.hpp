@@ -87,6 +87,22 @@ struct ModelSpec {
   /// writes mamba_ssm_dtype "float32" and vLLM keeps that state in FP32 (models/config.py,
   /// Qwen3_5ForConditionalGenerationConfig: mamba_ssm_cache_dtype "auto" takes the config's mamba_ssm_dtype).
   double linear_ssm_state_bytes = 0;
+  // Mamba-2 mixers (Nemotron-H, vLLM's MambaMixer2) as linear-attention layers, the fields mapped so that the state
+  // formulas above hold unchanged (mamba_utils' mamba2_state_shape: conv (kernel − 1) × (heads × head_dim + 2 × groups
+  // × state), temporal heads × head_dim × state): linear_num_key_heads = n_groups, linear_key_head_dim =
+  // ssm_state_size, linear_num_value_heads = mamba_num_heads, linear_value_head_dim = mamba_head_dim,
+  // linear_conv_kernel_dim = conv_kernel.
+  bool linear_mamba2 = false;
+  bool linear_conv_bias = false;   ///< conv1d has a bias (Mamba-2: use_conv_bias)
+  int linear_chunk_size = 0;       ///< tokens per chunk of the chunked prefill scan (Mamba-2: chunk_size); 0 = 64
+
+  // Nemotron-H (hybrid_override_pattern): a layer is ONE block, a mixer (Mamba-2 'M', attention '*') or an MLP ('-'
+  // dense, 'E' MoE), never both. 0 for the decoder layers of every other family (a mixer and an MLP each).
+  int mixer_free_layers = 0;       ///< layers that are an MLP or a MoE only
+  int mlp_free_layers = 0;         ///< layers that are a mixer only
+  bool rotary = true;              ///< attention applies rotary embeddings (Nemotron-H's does not: no positions)
+  int mlp_matrices = 3;            ///< weight matrices of an MLP or expert: 3 gated (gate, up, down), 2 plain (up, down:
+                                   ///< Nemotron-H's relu²)
 
   int mtp_layers = 0;              ///< num_nextn_predict_layers: multi-token-prediction modules, not loaded by vLLM
                                    ///< unless speculative decoding runs them (not counted in the sizes below)
@@ -102,10 +118,16 @@ struct ModelSpec {
   bool is_mla() const noexcept { return kv_lora_rank > 0; }
   bool has_sliding_window() const noexcept { return sliding_window > 0 && sliding_layers > 0; }
   int expert_intermediate_size() const noexcept { return moe_intermediate_size > 0 ? moe_intermediate_size : intermediate_size; }
-  int moe_layers() const noexcept { return is_moe() ? num_layers - dense_layers : 0; }
+  int moe_layers() const noexcept { return is_moe() ? num_layers - dense_layers - mlp_free_layers : 0; }
+  /// Layers with a dense MLP: MoE models' dense_layers; dense models' every layer but Nemotron-H's mixer-only ones.
+  int dense_mlp_layers() const noexcept { return is_moe() ? dense_layers : num_layers - mlp_free_layers; }
   bool has_linear_attention() const noexcept { return linear_attention_layers > 0; }
-  /// Layers with a per-token K/V (or MLA latent) cache: every layer but the linear-attention ones.
-  int attention_layers() const noexcept { return num_layers - linear_attention_layers; }
+  /// Layers with a per-token K/V (or MLA latent) cache: every layer but the linear-attention (and Nemotron-H's
+  /// MLP-only) ones.
+  int attention_layers() const noexcept { return num_layers - linear_attention_layers - mixer_free_layers; }
+  /// Input projection width of one linear-attention layer (hidden -> this): gated DeltaNet's q, k, v, z + b, a;
+  /// Mamba-2's x, z, B, C, dt (2 × heads × head_dim + 2 × groups × state + heads).
+  std::int64_t linear_in_proj_width() const;
   int full_attention_layers() const noexcept { return attention_layers() - (has_sliding_window() ? sliding_layers : 0); }
   /// Full-attention and sliding layers that keep a KV cache of their own (all of them but Gemma-4's KV-shared ones).
   int kv_full_layers() const noexcept { return full_attention_layers() - kv_shared_full_layers; }
@@ -136,8 +158,8 @@ struct ModelSpec {
   /// Bytes of one sequence's state in one linear-attention layer: the conv window at `bytes_per_element` (the model
   /// dtype), the recurrent state at linear_ssm_state_bytes when set (Qwen3.5: FP32), else at `bytes_per_element`.
   double linear_state_bytes_per_layer(double bytes_per_element) const;
-  /// Parameters of one linear-attention (gated DeltaNet) layer's mixer: in_proj_qkvz, in_proj_ba, conv1d, dt_bias,
-  /// A_log, the gated norm and out_proj.
+  /// Parameters of one linear-attention layer's mixer: gated DeltaNet's in_proj_qkvz, in_proj_ba, conv1d, dt_bias,
+  /// A_log, the gated norm and out_proj; Mamba-2's in_proj, conv1d (+ bias), dt_bias, A, D, the gated norm, out_proj.
   std::int64_t linear_attention_params_per_layer() const;
 
   // Parameter counts (elements).
@@ -147,7 +169,7 @@ struct ModelSpec {
   std::int64_t full_attention_extra_params() const;
   /// Parameters vLLM holds beyond the checkpoint's: the V slot k_eq_v layers fill with K's weights (all layers).
   std::int64_t duplicated_v_params() const;
-  std::int64_t dense_mlp_params() const;             ///< one dense gated MLP (gate, up, down) of intermediate_size
+  std::int64_t dense_mlp_params() const;             ///< one dense MLP of intermediate_size (mlp_matrices of them)
   std::int64_t moe_mlp_params() const;               ///< one MoE layer: routed + shared experts, router, shared gate
   std::int64_t active_moe_mlp_params() const;        ///< what one token runs of it: experts_per_token experts + shared + router
   std::int64_t mlp_params_per_layer() const;         ///< MoE models: a MoE layer's; dense models: dense_mlp_params()
