@@ -10,6 +10,7 @@
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/gpu_option.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::cli {
@@ -28,8 +29,8 @@ const ServerOptionMap kMemoryServerOptions{
      {"engine.enable_lora", "enable-lora"}, {"engine.max_loras", "max-loras"}, {"engine.max_lora_rank", "max-lora-rank"}},
     "no-cuda-graphs"};
 // Fields set by memory's own options, beside those a server line sets.
-const std::vector<std::pair<std::string, std::string>> kMemoryFlags{{"hardware.gpu", "gpu"},
-                                                                    {"engine.cuda_graphs", "no-cuda-graphs"}};
+const std::vector<std::pair<std::string, std::string>> kMemoryFlags{
+    {"hardware.gpu", "gpu"}, {"engine.cuda_graphs", "no-cuda-graphs"}, {"engine.runtime", "engine-version"}};
 
 int run_memory(int argc, char** argv) {
   return guarded("memory", [&] {
@@ -57,12 +58,15 @@ int run_memory(int argc, char** argv) {
         ("enable-lora", "plan vLLM's LoRA adapter slots (vLLM --enable-lora): their buffers come out of the KV cache")
         ("max-loras", po::value<int>(), "LoRA adapter slots on the GPU (vLLM --max-loras, default 1; needs --enable-lora)")
         ("max-lora-rank", po::value<int>(), "rank each slot is allocated at (vLLM --max-lora-rank, default 16; needs --enable-lora)")
+        ("engine-version", po::value<std::string>(),
+         "the engine release to plan as (0.7.4, vllm==0.8.4, sglang==0.4.9): that release's memory accounting (V0 "
+         "or V1, its profiling run) and scheduler defaults (engine.runtime)")
         ("json", "print the plan as JSON");
     add_server_options(opts);
     po::variables_map vm;
     if (!parse_args_with_server(argc, argv, opts, vm,
                                 "usage: llmsim memory --model M --gpu G [--num-gpus N --tp N] --quant Q [--kv-dtype D] "
-                                "[--max-model-len L] [--cpu-offload-gb G] [--vllm-args \"vllm serve M ...\" | "
+                                "[--max-model-len L] [--cpu-offload-gb G] [--engine-version V] [--vllm-args \"vllm serve M ...\" | "
                                 "--sglang-args \"...\"] [--json]",
                                 kMemoryServerOptions)) {
       return kOk;
@@ -111,6 +115,10 @@ int run_memory(int argc, char** argv) {
     if (vm.count("enable-lora")) engine["enable_lora"] = true;
     if (vm.count("max-loras")) engine["max_loras"] = vm["max-loras"].as<int>();
     if (vm.count("max-lora-rank")) engine["max_lora_rank"] = vm["max-lora-rank"].as<int>();
+    if (vm.count("engine-version")) {  // as `llmsim check --engine-version`: a bare version is vLLM's
+      const std::string v = vm["engine-version"].as<std::string>();
+      engine["runtime"] = spec::is_engine_version(v) ? v : "vllm==" + v;
+    }
     // A tp or pp the user wrote (--tp/--pp/--num-gpus) counts against a counted GPU option, a 1 included; one not
     // written is left to the option ("2x..." is one replica of two GPUs: spec::split_for).
     Json hardware{{"gpu", vm["gpu"].as<std::string>()}};
@@ -176,10 +184,18 @@ int run_memory(int argc, char** argv) {
     row("free (margin)", g.free_bytes);
     row("total", g.total_bytes);
     t.print(std::cout);
+    // Which runtime's accounting: V0 takes its snapshot before the communicators (charged in the budget), V1 after
+    // them; SGLang profiles nothing (memory/engine_memory.hpp).
+    const spec::Runtime rt = e.resolved_runtime();
+    const bool v0 = rt == spec::Runtime::vllm_v0 || rt == spec::Runtime::vllm_v0_sync || rt == spec::Runtime::vllm_v0_paged;
     std::cout << "gpu_memory_utilization " << fmt(e.gpu_memory_utilization, 2) << " x total = "
               << fmt(static_cast<double>(g.requested_bytes) / 1e9, 2)
-              << " GB shared by weights, activations, non-torch memory and the KV cache; the CUDA context"
-              << (g.cuda_graph_bytes > 0 ? ", CUDA graphs" : "") << " and communicators use the rest (vLLM V1)\n";
+              << " GB shared by weights, activations, non-torch memory"
+              << (v0 ? ", the communicators" : "") << " and the KV cache; the CUDA context"
+              << (v0 ? (g.cuda_graph_bytes > 0 ? " and CUDA graphs" : "")
+                     : (g.cuda_graph_bytes > 0 ? ", CUDA graphs and communicators" : " and communicators"))
+              << " use the rest (runtime " << spec::to_string(rt)
+              << (e.runtime_release ? ", " + *e.runtime_release : std::string()) << ")\n";
     if (g.offloaded_weights_bytes > 0)
       std::cout << "plus " << fmt(static_cast<double>(g.offloaded_weights_bytes) / 1e9, 2)
                 << " GB of weights in host memory, copied over PCIe in every iteration\n";

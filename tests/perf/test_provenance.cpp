@@ -188,3 +188,13 @@ TEST_CASE("SGLang's scheduler constants have provenances with the values in use"
   }
   CHECK(find("scheduler.chunked_prefill_size", "sglang") != nullptr);
 }
+
+TEST_CASE("the profiling run's fused-MoE chunk has its engine-code provenance", "[provenance]") {
+  // memory::detail::kFusedMoeChunkTokens (private to the memory layer; tests/memory/test_profile_run_peak.cpp checks
+  // that the cache stops growing there).
+  const ConstantProvenance* e = find("memory.profile_run.fused_moe_chunk", "vllm-v0");
+  REQUIRE(e != nullptr);
+  CHECK(e->kind == Provenance::engine_code);
+  REQUIRE(e->value.has_value());
+  CHECK(*e->value == 32768.0);
+}

@@ -55,27 +55,45 @@ EngineMemory engine_memory(const spec::ModelSpec& m, const spec::GpuSpec& gpu, c
   const double residual = 2 * t * h * 2;  // hidden states and residual, bf16
   double attn = 0;
   if (m.is_mla()) {
-    // MLA prefill (vLLM's compute-friendly path): q of nope+rope per head, the latent from kv_a, K/V up-projected
-    // per head by kv_b (k_pe broadcast to every head), and the attention output of v_head_dim per head.
+    // MLA prefill (vLLM's compute-friendly path, attention/backends/mla/utils.py of the 0.7.x V0 tree, MLACommonImpl
+    // forward / _forward_prefill; issue 27), the tensors alive when o_proj runs: q_a_proj's output and the normed
+    // q_c (2 × q_lora_rank), kv_a's latent + rope (kv_lora_rank + qk_rope) and the normed latent (kv_lora_rank),
+    // the layer's output buffer allocated before the prefill (hidden), q of nope+rope per head, kv_b's up-projected
+    // K/V per head (nope + v), K with k_pe broadcast per head and V zero-padded to the q/k head width (nope+rope
+    // each), the attention output sliced to v_head_dim and copied contiguous, and o_proj's output (hidden). The
+    // flash-attention output itself (nope+rope per head) is freed by then and smaller than o_proj's output.
     const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    attn = t * (heads * qk + m.kv_lora_rank + m.qk_rope_head_dim + heads * (qk + m.v_head_dim)) * 2 +
-           t * heads * m.v_head_dim * 2;
+    attn = t * 2 *
+           (2.0 * m.q_lora_rank + (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank + h + heads * qk +
+            heads * (m.qk_nope_head_dim + m.v_head_dim) + 2 * heads * qk + heads * m.v_head_dim + h);
   } else {
     const double q = heads * hd;
     const double kv = static_cast<double>(std::max(1, m.num_kv_heads / par.tp)) * hd;
     attn = t * (q + 2 * kv) * 2 + t * q * 2;  // qkv and attention output
   }
-  // The widest MLP of the model: a dense layer, or a MoE layer's routed experts (top-k per token, fused MoE's
-  // intermediate caches) plus its shared experts.
-  // Gemma-4 E2B's double-wide layers (use_double_wide_mlp) run 2 × intermediate_size.
-  double inter = m.is_moe() && m.dense_layers == 0
-                     ? 0.0
-                     : static_cast<double>(m.intermediate_size) * (m.double_wide_mlp_layers > 0 ? 2 : 1) / par.tp;
+  // The widest dense MLP of the model (gate_up and the activation's output). Gemma-4 E2B's double-wide layers
+  // (use_double_wide_mlp) run 2 × intermediate_size.
+  const double dense_inter = m.is_moe() && m.dense_layers == 0
+                                 ? 0.0
+                                 : static_cast<double>(m.intermediate_size) * (m.double_wide_mlp_layers > 0 ? 2 : 1) / par.tp;
+  double mlp = t * 2 * dense_inter * 2 + t * dense_inter * 2;
   if (m.is_moe()) {
-    inter = std::max(inter, (static_cast<double>(m.expert_intermediate_size()) * m.experts_per_token +
-                             m.shared_expert_intermediate_size) / par.tp);
+    // A MoE layer (vLLM's fused_moe.fused_experts_impl, issue 27): the shared experts' output is computed first and
+    // held (DeepseekV2MoE, Qwen2-MoE); the router's logits (bf16) and fp32 scores; then fused_experts walks the
+    // tokens in chunks of VLLM_FUSED_MOE_CHUNK_SIZE (32,768 in the 0.7.x envs.py) with one intermediate_cache13 of
+    // M × top_k × max(2 × I/tp, hidden) bf16 elements (cache1 and cache3 are views of it) and cache2 of
+    // M × top_k × I/tp. Its output is written in place; the routed scaling and the shared experts' sum then
+    // allocate two more token × hidden tensors while the input and residual are still held.
+    const double shared = m.shared_expert_intermediate_size > 0 ? 1.0 : 0.0;
+    const double chunk = std::min(t, static_cast<double>(kFusedMoeChunkTokens));
+    const double ie = static_cast<double>(m.expert_intermediate_size()) / par.tp;
+    const double caches = chunk * m.experts_per_token * (std::max(2 * ie, h) + ie) * 2;
+    const double shared_mlp = t * 3 * (m.shared_expert_intermediate_size / par.tp) * 2;  // its gate_up + activation
+    const double router = t * m.num_experts * (2 + 4);
+    const double in_experts = t * h * 2 * shared + router + caches;
+    const double after = t * h * 2 * (1 + 2 * shared);
+    mlp = std::max({mlp, shared_mlp, in_experts, after});
   }
-  const double mlp = t * 2 * inter * 2 + t * inter * 2;  // gate_up and the activation's output
   const double forward = residual + std::max(attn, mlp);
   // Sampler: bf16 logits gathered to the full vocabulary, their fp32 copy, fp32 probabilities and the fp32
   // exponential draw of random sampling = 14 bytes per (row, token); V0's dummy run asks for top-k/top-p, whose

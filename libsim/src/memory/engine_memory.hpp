@@ -10,6 +10,10 @@
 
 namespace llmsim::memory::detail {
 
+/// vLLM's fused MoE walks a step's tokens in chunks of VLLM_FUSED_MOE_CHUNK_SIZE, its intermediate caches sized for
+/// one chunk: the envs.py default 32768 in the 0.7.x trees (perf::constant_provenance "memory.profile_run.fused_moe_chunk").
+inline constexpr int kFusedMoeChunkTokens = 32768;
+
 struct EngineMemory {
   bool v0 = false;              ///< vLLM V0 accounting (engine.policy "vllm-v0"), else V1
   /// SGLang's accounting (runtime sglang): KV = total × mem_fraction_static − weights − what is in use at start

@@ -341,6 +341,18 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "sglang#29092 reads 0.828 on an H100 in a 2026 tree with later terms); DP attention's terms not "
                 "modelled",
                 {}, 512.0));
+  // vLLM's profiling-run peak of a MoE / MLA model (memory/engine_memory.cpp; issue 27, branch r1mem27).
+  t.push_back(c("memory.profile_run.fused_moe_chunk", "vllm-v0", P::engine_code,
+                "vllm-project/vllm vllm/envs.py (0.7.x trees): VLLM_FUSED_MOE_CHUNK_SIZE default \"32768\"; "
+                "model_executor/layers/fused_moe/fused_moe.py fused_experts_impl: M = min(tokens, CHUNK_SIZE), "
+                "intermediate_cache13 of M x top_k x max(N, K) elements (cache1 and cache3 views of it), cache2 of "
+                "M x top_k x N/2 (memory::detail::kFusedMoeChunkTokens)",
+                {}, 32768.0));
+  t.push_back(c("memory.profile_run.mla_prefill", "vllm-v0", P::engine_code,
+                "vllm-project/vllm vllm/attention/backends/mla/utils.py at 04644e3f (the 0.7.x V0 MLA backend): "
+                "MLACommonImpl.forward allocates the (tokens x hidden) output before _forward_prefill, which holds "
+                "kv_b_proj's per-head K/V, K with k_pe expanded and V padded to the q/k head dim while o_proj runs on "
+                "the sliced, contiguous attention output"));
   t.push_back(c("memory.kv_pool.sglang_full_layers", "sglang", P::engine_code,
                 sg + "configs/model_config.py is_hybrid_swa_model: only Llama4ForConditionalGeneration and "
                 "GptOssForCausalLM (0.5.x) get the hybrid SWA pool; server_args.py _handle_model_specific_adjustments "
