@@ -200,12 +200,28 @@ TEST_CASE("no SLO set: no attainment in simulate's JSON and text, and sweep's --
   CHECK(r["slo_attainment"].is_null());
   CHECK(r["steady_state"]["slo_attainment"].is_null());
   CHECK_THAT(r["slo_met_note"].get<std::string>(), Catch::StartsWith("no SLO set"));
+  // Goodput counts the requests that met the SLO: with none set every request did, and it read the throughput again
+  // under another name. Null beside the note, everywhere goodput is written (top level, steady state, vLLM's key).
+  CHECK(r["throughput"]["requests_per_s"].get<double>() > 0);
+  for (const char* k : {"goodput_rps", "goodput_output_tps", "goodput_total_tps", "request_goodput"}) {
+    INFO(k);
+    CHECK(r[k].is_null());
+  }
+  CHECK(r["steady_state"]["goodput_rps"].is_null());
+  CHECK(r["steady_state"]["goodput_output_tps"].is_null());
   const auto text = test::run(none);
-  CHECK_THAT(text.out, Catch::Contains("\nno SLO set; goodput") && !Catch::Contains("attainment"));
+  CHECK_THAT(text.out, Catch::Contains("\nno SLO set (nothing to meet, so no goodput)") &&
+                           !Catch::Contains("attainment") && !Catch::Contains("goodput 0"));
   const auto grid = test::temp_file("no-slo-grid.json",
                                     R"({"base": ")" + kScenarios + R"(chat-8b.json", "grid": {"workload.seed": [1]}})");
   const auto gate = test::run("sweep '" + grid.string() + "' --set 'slo={}' --set workload.num_requests=100 "
                               "--set workload.warmup_requests=10 --fail-if 'slo_attainment < 0.9'");
   CHECK(gate.code == 2);
   CHECK_THAT(gate.out, Catch::Contains("'slo_attainment < 0.9': 'slo_attainment' has no value in row 0 (no SLO set"));
+  // A gate on goodput with no SLO would hold or fail on the throughput: refused the same way, by every command.
+  const auto good_gate = test::run("sweep '" + grid.string() + "' --set 'slo={}' --set workload.num_requests=100 "
+                                   "--set workload.warmup_requests=10 --fail-if 'goodput_output_tps < 1'");
+  CHECK(good_gate.code == 2);
+  CHECK_THAT(good_gate.out,
+             Catch::Contains("'goodput_output_tps < 1': 'goodput_output_tps' has no value in row 0 (no SLO set"));
 }
