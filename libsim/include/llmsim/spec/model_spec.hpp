@@ -106,6 +106,11 @@ struct ModelSpec {
   bool has_linear_attention() const noexcept { return linear_attention_layers > 0; }
   /// Layers with a per-token K/V (or MLA latent) cache: every layer but the linear-attention ones.
   int attention_layers() const noexcept { return num_layers - linear_attention_layers; }
+  /// Linear-attention layers among layers [begin, end): Qwen3-Next / Qwen3.5 place an attention layer every
+  /// full_attention_interval-th layer (layer i is attention when (i + 1) % interval == 0, HF's
+  /// Qwen3NextConfig.layer_types), the interval being num_layers / attention layers; when that is not whole, the
+  /// range's share (floor) of the linear layers. What a pipeline stage holds (memory::kv_layout, linear_state_pages).
+  int linear_attention_layers_in(int begin, int end) const noexcept;
   int full_attention_layers() const noexcept { return attention_layers() - (has_sliding_window() ? sliding_layers : 0); }
   /// Full-attention and sliding layers that keep a KV cache of their own (all of them but Gemma-4's KV-shared ones).
   int kv_full_layers() const noexcept { return full_attention_layers() - kv_shared_full_layers; }
