@@ -225,3 +225,25 @@ TEST_CASE("no SLO set: no attainment in simulate's JSON and text, and sweep's --
   CHECK_THAT(good_gate.out,
              Catch::Contains("'goodput_output_tps < 1': 'goodput_output_tps' has no value in row 0 (no SLO set"));
 }
+
+TEST_CASE("memory reads VLLM_PP_LAYER_PARTITION from --vllm-args or --pp-layer-partition, and sizes the largest stage") {
+  // The pasted launch line's environment is part of what vLLM runs: "24,8" puts three quarters of Llama-3.1-8B's
+  // layers on the first GPU, so it holds more weights than vLLM's default [16, 16]; a split that does not add up is
+  // an error naming the field.
+  const std::string mem = "memory --gpu rtx4090-24gb --json --vllm-args ";
+  const auto even = test::run(mem + "'vllm serve meta-llama/Llama-3.1-8B -pp 2 --max-model-len 4096'", false);
+  const auto skew = test::run(mem + "'VLLM_PP_LAYER_PARTITION=24,8 vllm serve meta-llama/Llama-3.1-8B -pp 2 "
+                                    "--max-model-len 4096'", false);
+  const auto flag = test::run("memory --gpu rtx4090-24gb --json --model llama-3.1-8b --pp 2 --max-model-len 4096 "
+                              "--pp-layer-partition 24,8", false);
+  REQUIRE(even.code == 0);
+  REQUIRE(skew.code == 0);
+  REQUIRE(flag.code == 0);
+  const double w_even = Json::parse(even.out)["per_gpu"]["weights_bytes"].get<double>();
+  const double w_skew = Json::parse(skew.out)["per_gpu"]["weights_bytes"].get<double>();
+  CHECK(w_skew > 1.3 * w_even);
+  CHECK(Json::parse(flag.out)["per_gpu"]["weights_bytes"].get<double>() == w_skew);
+  const auto bad = test::run(mem + "'VLLM_PP_LAYER_PARTITION=16,8 vllm serve meta-llama/Llama-3.1-8B -pp 2'");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.out, Catch::Contains("hardware.pp_layer_partition") && Catch::Contains("sums to 24 layers"));
+}
