@@ -245,5 +245,5 @@ TEST_CASE("memory reads VLLM_PP_LAYER_PARTITION from --vllm-args or --pp-layer-p
   CHECK(Json::parse(flag.out)["per_gpu"]["weights_bytes"].get<double>() == w_skew);
   const auto bad = test::run(mem + "'VLLM_PP_LAYER_PARTITION=16,8 vllm serve meta-llama/Llama-3.1-8B -pp 2'");
   CHECK(bad.code == 2);
-  CHECK_THAT(bad.out, Catch::Contains("hardware.pp_layer_partition") && Catch::Contains("sums to 24 layers"));
+  CHECK_THAT(bad.out, Catch::Contains("pp-layer-partition") && Catch::Contains("sums to 24 layers"));
 }
