@@ -78,8 +78,12 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
   // The seeds' interval is the simulation's noise; the model's own error is the validation's (analysis/error_band).
   if (cap.at_capacity && cap.at_capacity->error_band.known)
     std::cout << "trust: capacity " << cap.at_capacity->error_band.throughput.text << "\n";
-  std::cout << "at capacity: goodput " << number(j["goodput_rps"], 2) << " req/s, " << number(j["goodput_output_tps"])
-            << " output tok/s; TTFT p95 " << number(j["ttft_ms"]["p95"]) << " ms, TPOT p95 "
+  // No latency target: no goodput (null in the JSON, slo_met_note says why), so the line says so instead of "-".
+  std::cout << "at capacity: "
+            << (j["goodput_rps"].is_null() ? std::string("no SLO set, so no goodput")
+                                           : "goodput " + number(j["goodput_rps"], 2) + " req/s, " +
+                                                 number(j["goodput_output_tps"]) + " output tok/s")
+            << "; TTFT p95 " << number(j["ttft_ms"]["p95"]) << " ms, TPOT p95 "
             << number(j["tpot_ms"]["p95"]) << " ms, E2E p95 " << number(j["e2e_ms"]["p95"]) << " ms\n";
   const bool closed = cap.closed_loop;
   if (row.replicas_needed) {

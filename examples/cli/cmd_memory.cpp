@@ -21,7 +21,8 @@ namespace {
 // memory knobs. The others do not change one replica's memory (noted), or need a scenario (refused).
 const ServerOptionMap kMemoryServerOptions{
     analysis::PlanCommand::memory,
-    {{"model", "model"}, {"hardware.tp", "tp"}, {"hardware.pp", "pp"}, {"quant.weights", "quant"},
+    {{"model", "model"}, {"hardware.tp", "tp"}, {"hardware.pp", "pp"},
+     {"hardware.pp_layer_partition", "pp-layer-partition"}, {"quant.weights", "quant"},
      {"quant.kv_cache", "kv-dtype"}, {"engine.max_model_len", "max-model-len"},
      {"engine.gpu_memory_utilization", "gpu-memory-utilization"},
      {"engine.max_num_batched_tokens", "max-num-batched-tokens"}, {"engine.max_num_seqs", "max-num-seqs"},
@@ -43,6 +44,8 @@ int run_memory(int argc, char** argv) {
         ("num-gpus", po::value<int>(), "GPUs of one replica (default tp x pp)")
         ("tp", po::value<int>(), "tensor parallel size (default num-gpus / pp)")
         ("pp", po::value<int>()->default_value(1), "pipeline parallel size")
+        ("pp-layer-partition", po::value<std::string>(), "layers of each pipeline stage, vLLM's VLLM_PP_LAYER_PARTITION "
+                                                         "(\"18,17\"; default: vLLM's split)")
         ("quant", po::value<std::string>()->default_value("auto"), "weight format (llmsim catalog quants; auto = the checkpoint's quantization_config, else fp16)")
         ("kv-dtype", po::value<std::string>()->default_value("fp16"),
          "KV-cache dtype: fp16, bf16, fp8, int8, int4, or vLLM's --kv-cache-dtype value (auto, fp8_e4m3, fp8_e5m2, bfloat16)")
@@ -124,6 +127,7 @@ int run_memory(int argc, char** argv) {
     Json hardware{{"gpu", vm["gpu"].as<std::string>()}};
     if (vm.count("tp") || vm.count("num-gpus")) hardware["tp"] = tp;
     if (!vm["pp"].defaulted() || vm.count("num-gpus")) hardware["pp"] = pp;
+    if (vm.count("pp-layer-partition")) hardware["pp_layer_partition"] = vm["pp-layer-partition"].as<std::string>();
     const Json doc{{"model", vm["model"].as<std::string>()},
                    {"quant", {{"weights", vm["quant"].as<std::string>()}, {"kv_cache", vm["kv-dtype"].as<std::string>()}}},
                    {"hardware", hardware},

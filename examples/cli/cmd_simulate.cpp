@@ -166,8 +166,11 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
   std::cout << "\n" << (slo_set ? (s.slo_met ? "SLO met" : "SLO NOT met")
                          : s.completed_requests > 0 ? "no SLO set" : "no SLO set; NOT met: no request completed")
             // No SLO: no attainment either (every request would "meet" it: 100 %, which says nothing).
-            << (s.slo_set ? "; attainment " + fmt(100 * s.slo_attainment, 1) + "%, " : std::string("; ")) << "goodput " << fmt(s.goodput_rps, 2) << " req/s, "
-            << fmt(s.goodput_output_tps, 1) << " output tok/s\n";
+            // nor goodput (the SLO-meeting rate would be the throughput again): the JSON writes null for both.
+            << (s.slo_set ? "; attainment " + fmt(100 * s.slo_attainment, 1) + "%, goodput " + fmt(s.goodput_rps, 2) +
+                                " req/s, " + fmt(s.goodput_output_tps, 1) + " output tok/s"
+                          : std::string(" (nothing to meet, so no goodput)"))
+            << "\n";
   std::cout << "KV capacity " << s.kv.capacity_tokens << " tokens/replica" << (rs.fleet.empty() ? "" : " (the smallest member's)")
             << ", peak " << fmt(100 * s.kv.peak_used_fraction, 1)
             << "%, mean " << fmt(100 * s.kv.mean_used_fraction, 1) << "%; MFU " << fmt(100 * s.mfu, 1) << "%, MBU "

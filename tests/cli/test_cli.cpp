@@ -506,6 +506,19 @@ TEST_CASE("simulate says the warm-up it left out, and an unset one scales with n
   const auto set = run("simulate '" + file.string() + "' --set workload.warmup_requests=0");
   REQUIRE(set.code == 0);
   CHECK_THAT(set.out, Catch::Contains("completed 100 requests in") && !Catch::Contains("warm-up"));
+  // A file that sets its warm-up explicitly (chat-8b.json: 100) keeps it under --num-requests 50, which leaves no
+  // measured request: the error says what to do (lower it by --set, or remove it to take the scaled default), and
+  // the advice works.
+  const auto chat = (std::filesystem::path(LLMSIM_SOURCE_DIR) / "examples/scenarios/chat-8b.json").string();
+  const auto small = run("simulate '" + chat + "' --num-requests 50");
+  CHECK(small.code == 2);
+  CHECK_THAT(small.out, Catch::Contains("workload.warmup_requests") &&
+                             Catch::Contains("--set workload.warmup_requests=5") &&
+                             Catch::Contains("remove it from the scenario") &&
+                             Catch::Contains("scales with num_requests"));
+  const auto advised = run("simulate '" + chat + "' --num-requests 50 --set workload.warmup_requests=5");
+  REQUIRE(advised.code == 0);
+  CHECK_THAT(advised.out, Catch::Contains("completed 45 requests after 5 warm-up requests (left out)"));
 }
 
 TEST_CASE("simulate with no measured sample prints no 0.0 ms latency and no rate") {

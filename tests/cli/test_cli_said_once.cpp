@@ -147,7 +147,9 @@ TEST_CASE("a tenant class's own SLO is an SLO in every header; a run that comple
   REQUIRE(served.code == 0);
   CHECK(Json::parse(served.out)["slo_met"].is_null());
   CHECK_THAT(Json::parse(served.out)["slo_met_note"].get<std::string>(), Catch::StartsWith("no SLO set"));
-  CHECK_THAT(test::run(none).out, Catch::Contains("\nno SLO set;") && !Catch::Contains("SLO met"));
+  // No verdict, and no goodput either (it would be the throughput again): said once, on the verdict's line.
+  CHECK_THAT(test::run(none).out,
+             Catch::Contains("\nno SLO set (nothing to meet, so no goodput)") && !Catch::Contains("SLO met"));
 }
 
 TEST_CASE("compare's money columns are headed in the scenario's currency, never '$' over another's", "[cli][said_once]") {
@@ -200,12 +202,50 @@ TEST_CASE("no SLO set: no attainment in simulate's JSON and text, and sweep's --
   CHECK(r["slo_attainment"].is_null());
   CHECK(r["steady_state"]["slo_attainment"].is_null());
   CHECK_THAT(r["slo_met_note"].get<std::string>(), Catch::StartsWith("no SLO set"));
+  // Goodput counts the requests that met the SLO: with none set every request did, and it read the throughput again
+  // under another name. Null beside the note, everywhere goodput is written (top level, steady state, vLLM's key).
+  CHECK(r["throughput"]["requests_per_s"].get<double>() > 0);
+  for (const char* k : {"goodput_rps", "goodput_output_tps", "goodput_total_tps", "request_goodput"}) {
+    INFO(k);
+    CHECK(r[k].is_null());
+  }
+  CHECK(r["steady_state"]["goodput_rps"].is_null());
+  CHECK(r["steady_state"]["goodput_output_tps"].is_null());
   const auto text = test::run(none);
-  CHECK_THAT(text.out, Catch::Contains("\nno SLO set; goodput") && !Catch::Contains("attainment"));
+  CHECK_THAT(text.out, Catch::Contains("\nno SLO set (nothing to meet, so no goodput)") &&
+                           !Catch::Contains("attainment") && !Catch::Contains("goodput 0"));
   const auto grid = test::temp_file("no-slo-grid.json",
                                     R"({"base": ")" + kScenarios + R"(chat-8b.json", "grid": {"workload.seed": [1]}})");
   const auto gate = test::run("sweep '" + grid.string() + "' --set 'slo={}' --set workload.num_requests=100 "
                               "--set workload.warmup_requests=10 --fail-if 'slo_attainment < 0.9'");
   CHECK(gate.code == 2);
   CHECK_THAT(gate.out, Catch::Contains("'slo_attainment < 0.9': 'slo_attainment' has no value in row 0 (no SLO set"));
+  // A gate on goodput with no SLO would hold or fail on the throughput: refused the same way, by every command.
+  const auto good_gate = test::run("sweep '" + grid.string() + "' --set 'slo={}' --set workload.num_requests=100 "
+                                   "--set workload.warmup_requests=10 --fail-if 'goodput_output_tps < 1'");
+  CHECK(good_gate.code == 2);
+  CHECK_THAT(good_gate.out,
+             Catch::Contains("'goodput_output_tps < 1': 'goodput_output_tps' has no value in row 0 (no SLO set"));
+}
+
+TEST_CASE("memory reads VLLM_PP_LAYER_PARTITION from --vllm-args or --pp-layer-partition, and sizes the largest stage") {
+  // The pasted launch line's environment is part of what vLLM runs: "24,8" puts three quarters of Llama-3.1-8B's
+  // layers on the first GPU, so it holds more weights than vLLM's default [16, 16]; a split that does not add up is
+  // an error naming the field.
+  const std::string mem = "memory --gpu rtx4090-24gb --json --vllm-args ";
+  const auto even = test::run(mem + "'vllm serve meta-llama/Llama-3.1-8B -pp 2 --max-model-len 4096'", false);
+  const auto skew = test::run(mem + "'VLLM_PP_LAYER_PARTITION=24,8 vllm serve meta-llama/Llama-3.1-8B -pp 2 "
+                                    "--max-model-len 4096'", false);
+  const auto flag = test::run("memory --gpu rtx4090-24gb --json --model llama-3.1-8b --pp 2 --max-model-len 4096 "
+                              "--pp-layer-partition 24,8", false);
+  REQUIRE(even.code == 0);
+  REQUIRE(skew.code == 0);
+  REQUIRE(flag.code == 0);
+  const double w_even = Json::parse(even.out)["per_gpu"]["weights_bytes"].get<double>();
+  const double w_skew = Json::parse(skew.out)["per_gpu"]["weights_bytes"].get<double>();
+  CHECK(w_skew > 1.3 * w_even);
+  CHECK(Json::parse(flag.out)["per_gpu"]["weights_bytes"].get<double>() == w_skew);
+  const auto bad = test::run(mem + "'VLLM_PP_LAYER_PARTITION=16,8 vllm serve meta-llama/Llama-3.1-8B -pp 2'");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.out, Catch::Contains("pp-layer-partition") && Catch::Contains("sums to 24 layers"));
 }

@@ -171,3 +171,57 @@ TEST_CASE("pipeline parallel: Gemma-4 E2B (35 layers) over 2 stages plans its la
   CHECK(s.fits);
   CHECK(s.completed_requests == 60);
 }
+
+TEST_CASE("VLLM_PP_LAYER_PARTITION: the given split is what the engine prices and the plan sizes; a bad one is an "
+          "error naming the field", "[pipeline][pp_split]") {
+  // vLLM's environment variable (vllm/distributed/utils.py get_pp_indices) sets each stage's layers: "24,8" puts
+  // three quarters of llama-3.1-8b's 32 layers on the first stage, so that stage paces the pipeline and holds the
+  // most weights, where vLLM's default split is [16, 16].
+  auto with = [](const Json& partition, const Json& workload, const char* where = "hardware") {
+    Json j = {{"model", "llama-3.1-8b"}, {"quant", {{"weights", "fp16"}, {"kv_cache", "fp16"}}},
+              {"hardware", {{"gpu", "rtx4090-24gb"}, {"pp", 2}}},
+              {"engine", {{"max_num_seqs", 64}, {"max_model_len", 4096}, {"api_server", false}}},
+              {"workload", workload}};
+    if (!partition.is_null()) {
+      if (std::string(where) == "hardware") j["hardware"]["pp_layer_partition"] = partition;
+      else j["VLLM_PP_LAYER_PARTITION"] = partition;  // as vLLM's environment names it, at the top level
+    }
+    return spec::resolve(spec::scenario_from_json(JsonView(j, "")), spec::Catalog::builtin());
+  };
+  Json w = closed_loop(32, 400);
+  w["input_tokens"]["value"] = 2048;
+  w["output_tokens"]["value"] = 2;
+  const auto even = with(nullptr, w), skewed = with("24,8", w), listed = with(Json::array({24, 8}), w);
+  const auto top = with("24, 8", w, "top");
+  using V = std::vector<int>;
+  CHECK(spec::pp_stage_layers(32, skewed.scenario.hardware.parallel) == V{24, 8});
+  CHECK(spec::pp_stage_layers(32, top.scenario.hardware.parallel) == V{24, 8});
+  CHECK(listed.scenario.hardware.parallel.layer_partition == V{24, 8});
+  CHECK(spec::largest_pp_stage(32, even.scenario.hardware.parallel) == 16);
+  // Sizing: the first stage's 24 layers (and the embeddings) are what one GPU holds.
+  const auto plan_even = memory::plan_memory(even), plan_skewed = memory::plan_memory(skewed);
+  CHECK(static_cast<double>(plan_skewed.per_gpu.weights_bytes) > 1.3 * static_cast<double>(plan_even.per_gpu.weights_bytes));
+  CHECK(plan_skewed.kv_capacity_tokens < plan_even.kv_capacity_tokens);
+  // Pricing: a compute-bound load through two overlapped stages is paced by the 24-layer one: at most 32/24 of one
+  // pass's rate against the even split's 2x, so it is slower by about 24/16.
+  const auto fast = simulate(even).summary, slow = simulate(skewed).summary;
+  REQUIRE(fast.completed_requests == 400);
+  REQUIRE(slow.completed_requests == 400);
+  const double ratio = fast.throughput.input_tokens_per_s / slow.throughput.input_tokens_per_s;
+  INFO("default split / 24,8: x" << ratio);
+  CHECK(ratio > 1.3);
+  CHECK(ratio < 1.6);
+  // The scenario writes it back as it read it.
+  CHECK(spec::to_json(skewed.scenario)["hardware"]["pp_layer_partition"] == Json::array({24, 8}));
+  // vLLM's checks (the count and the sum), and a stage with no layer, each an error naming the field.
+  for (const auto& [bad, says] : std::vector<std::pair<Json, std::string>>{
+           {"16,8", "sums to 24 layers but the model has 32"},
+           {"10,10,12", "has 3 stages but pipeline parallel is 2"},
+           {"32,0", "stage 1 has 0 layers"},
+           {"16;16", "invalid partition string '16;16'"},
+           {"", "invalid partition string"}}) {
+    INFO(bad.dump());
+    CHECK_THROWS_WITH(with(bad, w), Catch::Contains("hardware.pp_layer_partition") && Catch::Contains(says));
+  }
+  CHECK_THROWS_WITH(with("16,8", w, "top"), Catch::Contains("sums to 24 layers"));
+}

@@ -120,6 +120,16 @@ def test_no_slo_has_no_attainment_either(small):
     assert r.summary["slo_attainment"] is None and r.summary["slo_met"] is None
     assert "attainment" not in repr(r)
     assert isinstance(llmsim.simulate(small).summary["slo_attainment"], float)  # with its SLO, a number
+    # Nor goodput: the SLO-meeting rate was the throughput again under another name. Null in the summary, its steady
+    # state, vLLM's request_goodput and a sweep row alike (the CLI writes the same JSON); with an SLO, numbers again.
+    s = r.summary
+    assert s["throughput"]["requests_per_s"] > 0
+    for k in ("goodput_rps", "goodput_output_tps", "goodput_total_tps", "request_goodput"):
+        assert s[k] is None, k
+    assert s["steady_state"]["goodput_rps"] is None
+    assert isinstance(llmsim.simulate(small).summary["goodput_rps"], float)
+    row = llmsim.sweep(dict(small, slo={}), {"workload.seed": [1]}, progress=False, jobs=1)
+    assert row["goodput_output_tps"].isna().all() and row["throughput.output_tokens_per_s"].notna().all()
 
 
 def test_latency_vs_load_marks_saturation_instead_of_drawing_it_as_latency(small):

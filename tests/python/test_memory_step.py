@@ -418,3 +418,17 @@ def test_nemotron_h_mamba_hybrid_plans_and_steps_on_an_h100(cli):
     kv_added = 6 * 32 * 2048 * 2 * 2 * 128 * 2
     assert attn["l"]["bytes"] - attn["s"]["bytes"] == pytest.approx(kv_added, rel=0.05)
     assert long["time_ms"] > short["time_ms"] > 0
+
+
+def test_memory_reads_the_pp_layer_partition_as_the_cli_does():
+    # VLLM_PP_LAYER_PARTITION from a pasted launch line, or the scenario field: the largest stage is sized (CLI =
+    # Python: one rule in libsim, analysis::command_server_fields); a split that does not add up names the field.
+    line = "VLLM_PP_LAYER_PARTITION=24,8 vllm serve meta-llama/Llama-3.1-8B -pp 2 --max-model-len 4096"
+    skew = llmsim.memory(gpu="rtx4090-24gb", vllm_args=line)
+    even = llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb", pp=2, max_model_len=4096)
+    field = llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb", pp=2, max_model_len=4096,
+                          hardware__pp_layer_partition="24,8")
+    assert skew["per_gpu"]["weights_bytes"] > 1.3 * even["per_gpu"]["weights_bytes"]
+    assert field["per_gpu"]["weights_bytes"] == skew["per_gpu"]["weights_bytes"]
+    with pytest.raises(ValueError, match="pp_layer_partition"):
+        llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb", pp=2, hardware__pp_layer_partition="16,8")

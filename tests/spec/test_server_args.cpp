@@ -161,3 +161,28 @@ TEST_CASE("a vLLM switch set by path resolves against the document's release (en
   set_json_path(no_release, "enable_chunked_prefill", false);
   CHECK(scenario_from_json(JsonView(no_release, "")).engine.policy == SchedulerPolicy::vllm_v0);
 }
+
+TEST_CASE("VLLM_PP_LAYER_PARTITION before `vllm serve` becomes the scenario's layer split; a typo flag stays an error") {
+  // vLLM reads the split from its environment (vllm/distributed/utils.py get_pp_indices), so a pasted launch line
+  // carries it as an assignment before the program; the other variables are the shell's.
+  const auto args = parse_vllm_serve_args(
+      "CUDA_VISIBLE_DEVICES=0,1 VLLM_PP_LAYER_PARTITION=18,14 vllm serve meta-llama/Llama-3.1-8B -pp 2");
+  CHECK(args.engine_args["VLLM_PP_LAYER_PARTITION"] == "18,14");
+  CHECK_FALSE(args.engine_args.contains("CUDA_VISIBLE_DEVICES"));
+  Json doc = parse_json(R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm"}})", "test");
+  for (auto it = args.engine_args.begin(); it != args.engine_args.end(); ++it) doc[it.key()] = *it;
+  const Scenario s = scenario_from_json(JsonView(doc, ""));
+  CHECK(s.hardware.parallel.pp == 2);
+  CHECK(s.hardware.parallel.layer_partition == std::vector<int>{18, 14});
+  // As a path (--set), by either name.
+  Json by_path = parse_json(R"({"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm", "pp": 2}})", "test");
+  set_json_path(by_path, "hardware.pp_layer_partition", "20,12");
+  CHECK(scenario_from_json(JsonView(by_path, "")).hardware.parallel.layer_partition == std::vector<int>{20, 12});
+  set_json_path(by_path, "VLLM_PP_LAYER_PARTITION", "10,22");
+  CHECK(scenario_from_json(JsonView(by_path, "")).hardware.parallel.layer_partition == std::vector<int>{10, 22});
+  // It is an environment variable, not a flag: --vllm-pp-layer-partition is no vLLM flag.
+  const auto flagged = parse_vllm_serve_args("vllm serve m --VLLM_PP_LAYER_PARTITION 1,2");
+  CHECK_FALSE(flagged.engine_args.contains("VLLM_PP_LAYER_PARTITION"));
+  CHECK(std::find(known_vllm_engine_flags().begin(), known_vllm_engine_flags().end(), "VLLM_PP_LAYER_PARTITION") ==
+        known_vllm_engine_flags().end());
+}

@@ -230,11 +230,13 @@ void require_values(const std::vector<FailIf>& conditions,
   if (flat_rows.empty()) return;
   // A verdict on the SLO where no SLO is set would pass or fail on a field that says nothing (issue 29): an error
   // naming the field, whatever the other rows hold.
-  // The fields that are a verdict on the SLO or a share of it (slo_met, meets_slo, slo_attainment, also under
-  // at_target and autoscaled_bill): with no target every request "meets" it, so they are null with the note.
+  // The fields that are a verdict on the SLO or count what met it (slo_met, meets_slo, slo_attainment, goodput_*,
+  // also under at_target, steady_state and autoscaled_bill): with no target every request "meets" it, so they are
+  // null with the note.
   auto on_slo = [](const std::string& field) {
     const std::string last = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
-    return last == "slo_met" || last == "meets_slo" || last == "slo_attainment";
+    return last == "slo_met" || last == "meets_slo" || last == "slo_attainment" || last.rfind("goodput_", 0) == 0 ||
+           last == "request_goodput";
   };
   for (const auto& c : conditions) {
     if (!on_slo(c.field)) continue;
@@ -242,7 +244,8 @@ void require_values(const std::vector<FailIf>& conditions,
       for (const auto& [key, value] : flat_rows[i])
         if (key == "slo_met_note" && value.is_string())
           throw ConfigError(path, "'" + c.text + "': '" + c.field +
-                                      (c.field.find("slo_attainment") != std::string::npos ? "' has no value in row "
+                                      (c.field.find("slo_attainment") != std::string::npos || c.field.find("goodput") != std::string::npos
+                                           ? "' has no value in row "
                                                                                            : "' has no verdict in row ") +
                                       std::to_string(i) + " (" +
                                       value.get<std::string>() + "); set a latency target (slo.ttft_ms.p95, slo.tpot_ms.p95, ...) or bound "

@@ -38,9 +38,11 @@ void summary_fields(Json& j, const metrics::Summary* s) {
   j["slo_met"] = s && s->slo_set ? Json(s->slo_met && !s->unstable) : Json(nullptr);
   j["slo_met_note"] = s && !s->slo_set ? Json(metrics::kNoSloNote) : Json(nullptr);
   j["slo_attainment"] = s && s->slo_set ? num(opt(s, s->slo_attainment)) : Json(nullptr);  // no SLO: nothing to attain
-  j["goodput_rps"] = num(opt(s, s ? s->goodput_rps : 0));
-  j["goodput_output_tps"] = num(opt(s, s ? s->goodput_output_tps : 0));
-  j["goodput_total_tps"] = num(opt(s, s ? s->goodput_total_tps : 0));
+  // Goodput counts SLO-meeting requests: null with no target (slo_met_note), not the throughput again.
+  const bool good = s && s->slo_set;
+  j["goodput_rps"] = good ? num(s->goodput_rps) : Json(nullptr);
+  j["goodput_output_tps"] = good ? num(s->goodput_output_tps) : Json(nullptr);
+  j["goodput_total_tps"] = good ? num(s->goodput_total_tps) : Json(nullptr);
   j["ttft_ms"] = latency(s, &metrics::Summary::ttft_ms);
   j["tpot_ms"] = latency(s, &metrics::Summary::tpot_ms);
   j["itl_ms"] = latency(s, &metrics::Summary::itl_ms);

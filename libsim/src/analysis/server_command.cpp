@@ -23,8 +23,8 @@ struct CommandRule {
 // memory (noted), or need a scenario (refused).
 const CommandRule& memory_rule() {
   static const CommandRule r{
-      {"model", "hardware.tp", "hardware.pp", "quant.weights", "quant.kv_cache", "engine.max_model_len",
-       "engine.gpu_memory_utilization", "engine.max_num_batched_tokens", "engine.max_num_seqs", "engine.block_size",
+      {"model", "hardware.tp", "hardware.pp", "hardware.pp_layer_partition", "quant.weights", "quant.kv_cache",
+       "engine.max_model_len", "engine.gpu_memory_utilization", "engine.max_num_batched_tokens", "engine.max_num_seqs", "engine.block_size",
        "engine.cpu_offload_gb", "engine.cuda_graphs", "engine.enable_lora", "engine.max_loras", "engine.max_lora_rank"},
       {{"hardware.replicas", "the plan is one replica's; every data-parallel replica has the same"},
        {"engine.enable_prefix_caching", "cached prefixes share the same KV pool"},
@@ -118,8 +118,8 @@ CommandServerFields command_server_fields(PlanCommand command, const std::string
       throw ConfigError(flag, "--no-enable-chunked-prefill does not apply to " + n.command + "; run " +
                                   n.scenario_command + " with this command line");
     }
-    for (const auto& a : spec::vllm_aliases())
-      if (a.name == name) source.emplace_back(a.target, spec::dashed_flag(name));
+    for (const auto& a : spec::vllm_aliases())  // an environment variable (VLLM_...) is named as written
+      if (a.name == name) source.emplace_back(a.target, name.rfind("VLLM_", 0) == 0 ? name : spec::dashed_flag(name));
     doc[name] = value;
   }
   const Json fields = spec::normalize_vllm_names(JsonView(doc, flag));

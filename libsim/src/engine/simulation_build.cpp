@@ -215,7 +215,7 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
   const auto first = static_cast<std::int32_t>(pipelines_.size());
   replicas_.reserve(replicas_.size() + static_cast<std::size_t>(groups * engines_per_group_));
   for (int r = first; r < first + groups; ++r) {
-    pipelines_.emplace_back(spec::pp_stage_layers(pool.model.num_layers, sc.hardware.parallel.pp));
+    pipelines_.emplace_back(spec::pp_stage_layers(pool.model.num_layers, sc.hardware.parallel));
     for (int v = 0; v < engines_per_group_; ++v) {
       LLMSIM_CHECK(replicas_.size() < outstanding_.size(), "more engines than outstanding-count slots");
       replicas_.emplace_back(r, v, cfg, KvBlockManager(kv_blocks, e.block_size, e.watermark_or_default(), host_blocks),

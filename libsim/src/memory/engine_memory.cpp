@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "llmsim/spec/runtime_version.hpp"
+
 namespace llmsim::memory::detail {
 
 namespace {
@@ -115,13 +117,14 @@ EngineMemory engine_memory(const spec::ModelSpec& m, const spec::GpuSpec& gpu, c
   // in all 36 (24) layers: twice the bytes vLLM V1 keeps at ShareGPT lengths. Llama-4's chunked layers keep the
   // window plan (SGLang's SWA pool, sized by swa_full_tokens_ratio, is not modelled apart).
   r.windowed_kv = !r.v0 && (!r.sglang || m.model_type.rfind("llama4", 0) == 0);
+  r.kv_group_ratio = spec::hybrid_kv_group_ratio(engine.runtime_release);
 
   const bool multi = par.tp > 1 || par.pp > 1;
   const bool nvlink = gpu.nvlink_bandwidth > 0;
   r.non_torch = multi ? (nvlink ? 32.0 : 4.0) * 2.0 * kNcclBytesPerChannelPeer : kSingleGpuNonTorch;
   r.comm_init = multi ? kCommInitBytes : 0.0;
   r.context = kCudaContextBytes;
-  if (engine.cuda_graphs) r.cuda_graphs = kGraphBaseBytes + kGraphBytesPerLayer * spec::largest_pp_stage(m.num_layers, par.pp);
+  if (engine.cuda_graphs) r.cuda_graphs = kGraphBaseBytes + kGraphBytesPerLayer * spec::largest_pp_stage(m.num_layers, par);
   return r;
 }
 

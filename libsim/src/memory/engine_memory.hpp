@@ -22,6 +22,9 @@ struct EngineMemory {
   /// Sliding-window layers keep only their window (vLLM V1's hybrid KV-cache manager; SGLang's hybrid SWA pool for the
   /// architectures that get one in its releases): false where every layer caches every token.
   bool windowed_kv = false;
+  /// The release's KV-cache grouping threshold (spec::hybrid_kv_group_ratio: 0 before vLLM 0.12.0, 1.25 to 0.17.x,
+  /// 1.5 from 0.18.0 and with no release): kv_layout's sliding groups and linear_state_pages' state groups.
+  double kv_group_ratio = 1.5;
   double activation = 0;        ///< torch allocator peak increase of the profiling run (forward and sampler)
   double non_torch = 0;         ///< memory allocated outside PyTorch during that run (NCCL's lazy buffers)
   double comm_init = 0;         ///< NCCL communicators + custom all-reduce IPC buffers, set up at start

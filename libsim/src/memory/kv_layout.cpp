@@ -34,10 +34,17 @@ std::int64_t KvLayout::longest_context(std::int64_t pool_blocks, int block_size,
   return lo;
 }
 
+int hybrid_kv_group_size(int a, int b, double max_ratio) noexcept {
+  const int lo = std::min(a, b), hi = std::max(a, b);
+  if (lo < 1) return 0;
+  // Python's float comparison: 13 < 12 * 1.25 holds, 4 < 3 * 1.25 does (3.75: no), 17 < 12 * 1.5 holds.
+  return max_ratio > 0 && hi < max_ratio * lo ? hi : lo;
+}
+
 KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, double kv_bytes_per_element,
-                   bool hybrid_manager) {
+                   bool hybrid_manager, double group_ratio) {
   KvLayout k;
-  const int tp = std::max(1, par.tp), pp = std::max(1, par.pp);
+  const int tp = std::max(1, par.tp);
   // Per layer on one GPU: KV heads are sharded over tp (replicated when tp exceeds them); MLA's latent is one
   // "head" (MLAAttentionSpec, num_kv_heads 1) that every rank stores whole.
   const double elements = m.is_mla() ? static_cast<double>(m.kv_elements_per_token_per_layer())
@@ -68,9 +75,11 @@ KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, do
   const int region = m.num_layers - m.kv_shared_layers;  // where the owners are
   k.layers = 0;
   int begin = 0;
-  for (const int n : spec::pp_stage_layers(m.num_layers, pp)) {
+  for (const int n : spec::pp_stage_layers(m.num_layers, par)) {
     const int in_region = std::max(0, std::min(begin + n, region) - begin);
-    if (region > 0)
+    if (m.has_linear_attention() && m.kv_shared_layers == 0)  // which of the stage's layers are attention ones
+      k.layers = std::max(k.layers, n - m.linear_attention_layers_in(begin, begin + n));
+    else if (region > 0)
       k.layers = std::max(k.layers, static_cast<int>(static_cast<std::int64_t>(owners) * in_region / region));
     begin += n;
   }
@@ -90,9 +99,9 @@ KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, do
     return k;
   }
   // _get_kv_cache_groups_uniform_page_size: the group size is the smaller type's layer count, or the larger one's
-  // when it is less than 1.5× the smaller (fewer padding layers); each type is padded to whole groups.
-  const int lo = std::min(full, sliding), hi = std::max(full, sliding);
-  k.group_size = hi < 1.5 * lo ? hi : lo;
+  // when it is less than the release's ratio times the smaller (hybrid_kv_group_size); each type is padded to whole
+  // groups.
+  k.group_size = hybrid_kv_group_size(full, sliding, group_ratio);
   k.full_groups = static_cast<int>(cdiv(full, k.group_size));
   k.sliding_groups = static_cast<int>(cdiv(sliding, k.group_size));
   k.window = m.sliding_window;

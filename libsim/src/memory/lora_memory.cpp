@@ -81,7 +81,7 @@ double lora_slot_bytes_per_gpu(const spec::ModelSpec& m, const spec::ParallelCon
       m.is_moe() ? m.num_experts * lora_params(l.expert, rank) + lora_params(l.shared_mlp, rank) : 0.0;
   // The most loaded stage: as many MoE layers as the model has, up to the stage's layers (memory_plan.cpp's rule),
   // and its share of the attention layers.
-  const int stage = spec::largest_pp_stage(m.num_layers, par.pp);  // vLLM's split: its largest stage
+  const int stage = spec::largest_pp_stage(m.num_layers, par);  // vLLM's split: its largest stage
   const int moe = std::min(stage, m.moe_layers());
   const double attention_layers = static_cast<double>(m.attention_layers()) * stage / m.num_layers;
   const double params = attention_layers * attention + moe * moe_mlp + (stage - moe) * dense_mlp;

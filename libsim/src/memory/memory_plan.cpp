@@ -144,7 +144,7 @@ double gpu_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, c
   if (par.pp <= 1) return stage_layer_bytes(m, f, par, 0, m.num_layers) + e + hd;
   // With pp > 1 the first stage holds the embeddings and the last the LM head; vLLM's split (spec::pp_stage_layers)
   // may give some stages one layer more: report the heaviest stage (with even stages, the heavier end).
-  const auto stages = spec::pp_stage_layers(m.num_layers, par.pp);
+  const auto stages = spec::pp_stage_layers(m.num_layers, par);
   double heaviest = 0;
   int begin = 0;
   for (std::size_t k = 0; k < stages.size(); begin += stages[k++])
@@ -234,7 +234,7 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const detail::EngineMemory em = detail::engine_memory(model, gpu, parallel, engine);
   // vLLM V1's hybrid KV-cache manager gives sliding layers only their window; V0 and SGLang (but for Llama-4)
   // allocate every layer in full (detail::engine_memory's windowed_kv).
-  const KvLayout layout = kv_layout(model, parallel, quant.kv_bytes_per_element(), em.windowed_kv);
+  const KvLayout layout = kv_layout(model, parallel, quant.kv_bytes_per_element(), em.windowed_kv, em.kv_group_ratio);
   // The proposer's KV sits in the same blocks (one block table per request): each block costs its bytes too.
   const double target_kv_token = layout.bytes_per_token_all_groups();
   const double kv_share = target_kv_token / (target_kv_token + proposer.kv_bytes_per_token_per_gpu);
@@ -251,21 +251,18 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   // What the context and graphs do not find in the headroom comes out of the KV pool.
   const double deficit = std::max(0.0, headroom_runtime - headroom);
   const double pool = budget - weights - act - in_budget_runtime - deficit;
-  // Linear-attention layers (Qwen3-Next's gated DeltaNet) keep a fixed state per running sequence, not per token:
-  // vLLM's hybrid KV-cache manager allocates it from the same pool, one state per request, so max_num_seqs running
-  // sequences take max_num_seqs states (in the model dtype, Qwen3.5's recurrent part in FP32:
-  // ModelSpec::linear_state_bytes_per_layer; sharded by heads over tp, split over pp stages).
   // Linear-attention layers (Qwen3-Next's, Qwen3.5's gated DeltaNet) keep a fixed state per running sequence, not
   // per token (in the model dtype, Qwen3.5's recurrent part in FP32: ModelSpec::linear_state_bytes_per_layer;
-  // sharded by heads over tp, split over pp stages). vLLM V1 holds it as blocks of the one KV pool, taken when a
+  // sharded by heads over tp; a stage holds its own linear layers, the one with most sizes the plan:
+  // detail::largest_stage_linear_layers). vLLM V1 holds it as blocks of the one KV pool, taken when a
   // request is scheduled (linear_state.hpp): nothing is reserved, the pool bounds how many run. V0 (MambaCacheManager)
   // and SGLang (its Mamba pool) allocate max_num_seqs states up front: reserved here before the KV blocks.
-  const double state_per_seq =
-      model.linear_state_bytes_per_sequence(kStateBytes) / parallel.tp / parallel.pp;
+  const double state_per_seq = model.linear_state_bytes_per_layer(kStateBytes) *
+                               detail::largest_stage_linear_layers(model, parallel) / parallel.tp;
   const bool state_in_pool = state_per_seq > 0 && !em.v0 && !em.sglang;
   const detail::LinearStatePages pages =
       state_in_pool ? detail::linear_state_pages(model, parallel, model.linear_state_bytes_per_layer(kStateBytes) / parallel.tp,
-                                                 layout.bytes_per_token_layer)
+                                                 layout.bytes_per_token_layer, em.kv_group_ratio)
                     : detail::LinearStatePages{};
   const double state = state_in_pool ? 0.0 : state_per_seq * engine.max_num_seqs;
   plan.linear_state_bytes_per_seq_per_gpu = state_in_pool ? pages.bytes_per_seq() : state_per_seq;

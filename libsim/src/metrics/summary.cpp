@@ -101,9 +101,9 @@ Json to_json(const Summary& s) {
     ss["end_s"] = s.steady_state.end_s;
     ss["window_s"] = s.steady_state.window_s;
     ss["departures"] = s.steady_state.departures;
-    ss["goodput_rps"] = or_null(s.steady_state.goodput_rps, has);
-    ss["goodput_output_tps"] = or_null(s.steady_state.goodput_output_tps, has);
-    ss["goodput_total_tps"] = or_null(s.steady_state.goodput_total_tps, has);
+    ss["goodput_rps"] = or_null(s.steady_state.goodput_rps, has && s.slo_set);
+    ss["goodput_output_tps"] = or_null(s.steady_state.goodput_output_tps, has && s.slo_set);
+    ss["goodput_total_tps"] = or_null(s.steady_state.goodput_total_tps, has && s.slo_set);
     ss["slo_attainment"] = or_null(s.steady_state.slo_attainment, s.slo_set && s.steady_state.departures > 0);
     j["steady_state"] = std::move(ss);
   }
@@ -118,9 +118,11 @@ Json to_json(const Summary& s) {
   j["slo_attainment"] = s.slo_set ? Json(s.slo_attainment) : Json(nullptr);
   j["slo_met"] = s.slo_set ? Json(s.slo_met) : Json(nullptr);
   j["slo_met_note"] = s.slo_set ? Json(nullptr) : Json(kNoSloNote);
-  j["goodput_rps"] = s.goodput_rps;
-  j["goodput_output_tps"] = s.goodput_output_tps;
-  j["goodput_total_tps"] = s.goodput_total_tps;
+  // Goodput is the rate of SLO-meeting requests: with no target it would be the throughput again under another
+  // name, so null with the same note (issue 29).
+  j["goodput_rps"] = or_null(s.goodput_rps, s.slo_set);
+  j["goodput_output_tps"] = or_null(s.goodput_output_tps, s.slo_set);
+  j["goodput_total_tps"] = or_null(s.goodput_total_tps, s.slo_set);
   j["max_model_len"] = s.max_model_len;
   j["max_model_len_note"] = s.max_model_len_note;
   j["kv"] = {{"capacity_tokens", s.kv.capacity_tokens},
@@ -234,7 +236,7 @@ Json to_json(const Summary& s) {
                          {"completed_requests", c.completed_requests},
                          {"slo_attainment", s.slo_set ? Json(c.slo_attainment) : Json(nullptr)},
                          {"slo_met", s.slo_set ? Json(c.slo_met) : Json(nullptr)},
-                         {"goodput_rps", c.goodput_rps},
+                         {"goodput_rps", or_null(c.goodput_rps, s.slo_set)},
                          {"ttft_ms", to_json(c.ttft_ms)},
                          {"tpot_ms", to_json(c.tpot_ms)},
                          {"e2e_ms", to_json(c.e2e_ms)}});

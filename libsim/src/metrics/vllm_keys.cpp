@@ -35,7 +35,8 @@ void add_vllm_keys(Json& j, const Summary& s) {
   j["total_input_tokens"] = static_cast<std::int64_t>(std::llround(s.throughput.input_tokens_per_s * d));
   j["total_output_tokens"] = static_cast<std::int64_t>(std::llround(s.throughput.output_tokens_per_s * d));
   j["request_throughput"] = s.throughput.requests_per_s;
-  j["request_goodput"] = s.goodput_rps;
+  // vLLM writes request_goodput only with --goodput (None otherwise): null here without a latency target.
+  j["request_goodput"] = s.slo_set ? Json(s.goodput_rps) : Json(nullptr);
   j["output_throughput"] = s.throughput.output_tokens_per_s;
   j["total_token_throughput"] = s.throughput.total_tokens_per_s;
   add_metric(j, "ttft", s.ttft_ms);

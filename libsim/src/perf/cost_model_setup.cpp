@@ -48,7 +48,7 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->tp = tp;
   c->pp = pp;
   c->layers = m.num_layers;
-  c->stage_layers = spec::largest_pp_stage(m.num_layers, pp);
+  c->stage_layers = spec::largest_pp_stage(m.num_layers, parallel_);  // VLLM_PP_LAYER_PARTITION or vLLM's split
   c->hidden = m.hidden_size;
   c->head_dim = m.head_dim;
   c->heads = m.num_heads / t;

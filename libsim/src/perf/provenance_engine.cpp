@@ -360,6 +360,17 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "support through at least commit 2fb32810 (2026-01: sglang#17630 enables the pool by deleting that "
                 "line): every other model's token pool caches every layer for every token, sliding windows masked in "
                 "the attention kernel only (memory::detail::engine_memory windowed_kv)"));
+  t.push_back(c("memory.kv_cache_groups.max_ratio_0_12_to_0_17", "vllm-v1", P::engine_code,
+                "vllm/v1/core/kv_cache_utils.py _get_kv_cache_groups_uniform_page_size after vllm#29303 (\"Better layer "
+                "padding strategy for gpt-oss eagle\", opened 2025-11-24, after 0.11.2; taken as first released in "
+                "0.12.0): group_size = max_num_layers if max_num_layers < min_num_layers * 1.25, else min_num_layers; "
+                "earlier releases always min_num_layers (spec::hybrid_kv_group_ratio, memory::hybrid_kv_group_size)",
+                {}, 1.25));
+  t.push_back(c("memory.kv_cache_groups.max_ratio", "vllm-v1", P::engine_code,
+                "vllm/v1/core/kv_cache_utils.py after vllm#36684 (\"increase hybrid attention grouping threshold from "
+                "1.25 to 1.5\", merged 2026-03-10; taken as first released in 0.18.0): \"if max_num_layers < "
+                "min_num_layers * 1.5\"; also a runtime named without a release (spec::hybrid_kv_group_ratio)",
+                {}, 1.5));
   t.push_back(c("scheduler.max_running_requests", "sglang", P::engine_code,
                 sg + "model_executor/model_runner.py: min(KV tokens / 2, request pool = clamp(KV tokens / context x 512, "
                 "2048, 4096)); 2048, the pool's floor, is taken (the reservation bounds the batch first)",

@@ -1,7 +1,9 @@
 #include "llmsim/spec/deployment.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <stdexcept>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
@@ -44,6 +46,67 @@ std::vector<int> pp_stage_layers(int num_layers, int pp) {
 int largest_pp_stage(int num_layers, int pp) {
   const auto stages = pp_stage_layers(num_layers, pp);
   return *std::max_element(stages.begin(), stages.end());
+}
+
+std::vector<int> pp_stage_layers(int num_layers, const ParallelConfig& parallel) {
+  const int pp = std::max(parallel.pp, 1);
+  if (static_cast<int>(parallel.layer_partition.size()) == pp) return parallel.layer_partition;
+  return pp_stage_layers(num_layers, pp);
+}
+
+int largest_pp_stage(int num_layers, const ParallelConfig& parallel) {
+  const auto stages = pp_stage_layers(num_layers, parallel);
+  return *std::max_element(stages.begin(), stages.end());
+}
+
+std::vector<int> parse_layer_partition(const std::string& text, const std::string& path) {
+  // vllm/distributed/utils.py get_pp_indices: [int(layer) for layer in partition_list_str.split(",")].
+  std::vector<int> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
+    std::size_t used = 0;
+    long long v = 0;
+    bool ok = !item.empty() && (std::isdigit(static_cast<unsigned char>(item[0])) || item[0] == '-' || item[0] == '+');
+    if (ok) {
+      try {
+        v = std::stoll(item, &used);
+      } catch (const std::exception&) {
+        ok = false;
+      }
+    }
+    if (!ok || used != item.size() || v > 1000000 || v < -1000000)
+      throw ConfigError(path, "invalid partition string '" + text + "': expected comma-separated layer counts, one "
+                              "per pipeline stage (e.g. \"18,17\"), got '" + item + "'");
+    out.push_back(static_cast<int>(v));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+void check_layer_partition(const std::vector<int>& partition, int pp, int num_layers, const std::string& path,
+                           Problems& problems) {
+  if (partition.empty()) return;
+  std::string text;
+  long long sum = 0;
+  for (const int n : partition) {
+    text += (text.empty() ? "" : ",") + std::to_string(n);
+    sum += n;
+  }
+  if (static_cast<int>(partition.size()) != pp)
+    problems.add(path, "'" + text + "' has " + std::to_string(partition.size()) + " stages but pipeline parallel is " +
+                           std::to_string(pp) + " (vLLM: len(partitions) must match pp_size)");
+  for (std::size_t i = 0; i < partition.size(); ++i)
+    if (partition[i] < 1)
+      problems.add(path, "'" + text + "': stage " + std::to_string(i) + " has " + std::to_string(partition[i]) +
+                             " layers; every stage needs at least one");
+  if (sum != num_layers)
+    problems.add(path, "'" + text + "' sums to " + std::to_string(sum) + " layers but the model has " +
+                           std::to_string(num_layers) + " (vLLM: sum(partitions) must match num_hidden_layers)");
 }
 
 void Deployment::validate(const std::string& path) const {

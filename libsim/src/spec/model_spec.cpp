@@ -364,4 +364,18 @@ Json to_json(const ModelSpec& m) {
   return j;
 }
 
+int ModelSpec::linear_attention_layers_in(int begin, int end) const noexcept {
+  begin = std::max(begin, 0);
+  end = std::min(end, num_layers);
+  if (linear_attention_layers <= 0 || end <= begin) return 0;
+  const int attention = attention_layers();
+  if (attention > 0 && num_layers % attention == 0) {
+    const int interval = num_layers / attention;  // HF's full_attention_interval
+    // Attention layers i in [begin, end) with (i + 1) % interval == 0: multiples of interval in [begin + 1, end].
+    const int attention_in = end / interval - begin / interval;
+    return (end - begin) - attention_in;
+  }
+  return static_cast<int>(static_cast<std::int64_t>(linear_attention_layers) * (end - begin) / num_layers);
+}
+
 }  // namespace llmsim::spec

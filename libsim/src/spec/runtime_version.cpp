@@ -250,6 +250,16 @@ bool async_scheduling_by_default(const std::optional<std::string>& release) {
   return v.engine == "vllm" && !before(v.numbers, {0, 14, 0});
 }
 
+double hybrid_kv_group_ratio(const std::optional<std::string>& release) {
+  constexpr double kToday = 1.5;  // vllm#36684 (merged 2026-03-10; from 0.18.0)
+  if (!release || !is_engine_version(*release)) return kToday;
+  const EngineVersion v = parse_engine_version(*release, "engine.runtime");
+  if (v.engine != "vllm") return kToday;
+  if (before(v.numbers, {0, 12, 0})) return 0.0;  // the smallest type's count, always
+  if (before(v.numbers, {0, 18, 0})) return 1.25;  // vllm#29303 (opened 2025-11-24, after 0.11.2)
+  return kToday;
+}
+
 ChatTemplateParse chat_template_parse(const std::optional<std::string>& release) {
   if (!release || !is_engine_version(*release)) return ChatTemplateParse::none;
   const EngineVersion v = parse_engine_version(*release, "engine.runtime");

@@ -87,6 +87,15 @@ Deployment read_pool_fields(const JsonView& v, const std::vector<std::string>& k
   d.parallel.pp = read_int(v, "pp", 1);
   d.parallel.tp_given = v.has("tp");
   d.parallel.pp_given = v.has("pp");
+  // vLLM's VLLM_PP_LAYER_PARTITION: its text ("18,17") or the counts as an array; checked against the model in resolve.
+  if (v.has("pp_layer_partition") && !v["pp_layer_partition"].json().is_null()) {
+    const JsonView part = v["pp_layer_partition"];
+    if (part.json().is_array()) {
+      for (const auto& e : part.elements()) d.parallel.layer_partition.push_back(static_cast<int>(e.as_integer_in(-1000000, 1000000)));
+    } else {
+      d.parallel.layer_partition = parse_layer_partition(part.as_string(), part.path());
+    }
+  }
   d.replicas = read_int(v, "replicas", 1);
   if (v.has("router")) d.router = parse_router(v.string("router"), v.child_path("router"));
   if (v.has("price_per_gpu_hour")) d.price_per_gpu_hour = v.number("price_per_gpu_hour");
@@ -102,6 +111,7 @@ Json member_json(const Deployment& h) {  ///< a fleet member: hardware_json with
   // does not turn the default into a given 1 that contradicts a "2x…" option (split_for).
   if (h.parallel.tp_given || h.parallel.tp != 1) hw["tp"] = h.parallel.tp;
   if (h.parallel.pp_given || h.parallel.pp != 1) hw["pp"] = h.parallel.pp;
+  if (!h.parallel.layer_partition.empty()) hw["pp_layer_partition"] = h.parallel.layer_partition;
   if (h.price_per_gpu_hour) hw["price_per_gpu_hour"] = *h.price_per_gpu_hour;
   if (h.purchase_price_per_gpu) hw["purchase_price_per_gpu"] = *h.purchase_price_per_gpu;
   return hw;
@@ -417,6 +427,8 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
   const auto& m = r.model;
   const int tp = r.scenario.hardware.parallel.tp, pp = r.scenario.hardware.parallel.pp;
   m.check_tensor_parallel(tp, p, "hardware.tp");
+  // VLLM_PP_LAYER_PARTITION: one stage count per stage, each > 0, summing to the model's layers (get_pp_indices).
+  check_layer_partition(r.scenario.hardware.parallel.layer_partition, pp, m.num_layers, "hardware.pp_layer_partition", p);
   // pp need not divide the layers: an uneven split is vLLM's (pp_stage_layers: get_pp_indices), priced at its
   // slowest stage and sized at its largest.
   // Knobs left unset take the defaults of the engine the policy models (vLLM V1: by GPU and entry point).

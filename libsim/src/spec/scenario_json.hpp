@@ -31,7 +31,8 @@ inline const std::vector<std::string> kAutoscalerKeys{"min_replicas", "max_repli
 inline const std::vector<std::string> kQuantKeys{"weights", "kv_cache"};
 inline const std::vector<std::string> kHardwareKeys{"gpu",      "gpu_profile", "tp",
                                                    "pp",       "replicas",    "router",
-                                                   "price_per_gpu_hour", "purchase_price_per_gpu", "fleet"};
+                                                   "price_per_gpu_hour", "purchase_price_per_gpu", "fleet",
+                                                   "pp_layer_partition"};
 /// A member of hardware.fleet: a pool written like the hardware section, plus its engine overrides.
 inline const std::vector<std::string> kFleetMemberKeys{"gpu", "gpu_profile", "tp", "pp", "replicas",
                                                        "price_per_gpu_hour", "purchase_price_per_gpu", "engine"};

@@ -109,7 +109,7 @@ std::vector<std::string> json_path_fields(const std::string& dotted_path, const 
 
 namespace {
 const std::vector<std::string> kCardFields{"gpu", "gpu_profile", "tp", "pp", "replicas", "price_per_gpu_hour",
-                                           "purchase_price_per_gpu"};
+                                           "purchase_price_per_gpu", "pp_layer_partition"};
 }  // namespace
 
 void refuse_hardware_card_field(const std::string& field, bool disaggregated, bool fleet, const std::string& where) {

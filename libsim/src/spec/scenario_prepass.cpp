@@ -70,6 +70,9 @@ const std::vector<AliasRule>& rules() {
       {{"tensor_parallel_size", "hardware.tp", {"", "engine", "hardware"}}, ArgKind::integer},
       {{"pipeline_parallel_size", "hardware.pp", {"", "engine", "hardware"}}, ArgKind::integer},
       {{"data_parallel_size", "hardware.replicas", {"", "engine", "hardware"}}, ArgKind::integer},
+      // vLLM's environment variable (envs.py; vllm/distributed/utils.py get_pp_indices): the layers of each stage,
+      // "18,17". Written in a scenario as vLLM's environment names it, or before `vllm serve` in --vllm-args.
+      {{"VLLM_PP_LAYER_PARTITION", "hardware.pp_layer_partition", {"", "hardware"}}, ArgKind::string},
       {{"enable_chunked_prefill", "engine.policy", {"", "engine"}}, ArgKind::chunked_prefill},
       {{"enforce_eager", "engine.cuda_graphs", {"", "engine"}}, ArgKind::enforce_eager},
       {{"swap_space", "engine.swap_space_gb", {"", "engine"}}, ArgKind::number},

@@ -53,10 +53,14 @@ std::string dashed(std::string n) {
   return n;
 }
 
+// vLLM's environment variables among the aliases (VLLM_PP_LAYER_PARTITION) are no command-line flags.
+bool is_env_alias(const VllmAlias& a) { return a.name.rfind("VLLM_", 0) == 0; }
+
 /// The flag llmsim knows that `name` (not one it knows) is a misspelling of (core/names.hpp's rule).
 std::optional<std::string> typo_of(const std::string& name) {
   std::vector<std::string> known;
-  for (const auto& a : vllm_aliases()) known.push_back(a.name);
+  for (const auto& a : vllm_aliases())
+    if (!is_env_alias(a)) known.push_back(a.name);
   for (const auto* set : {&harmless_valued(), &harmless_flags(), &unmodelled_flags()}) known.insert(known.end(), set->begin(), set->end());
   std::string near = misspelling_of(name, known);
   if (near.empty()) return std::nullopt;
@@ -81,7 +85,7 @@ std::string flag_name(std::string_view token) {
 
 const VllmAlias* modelled(const std::string& name) {
   for (const auto& a : vllm_aliases()) {
-    if (a.name == name && std::find(a.sections.begin(), a.sections.end(), "") != a.sections.end()) return &a;
+    if (!is_env_alias(a) && a.name == name && std::find(a.sections.begin(), a.sections.end(), "") != a.sections.end()) return &a;
   }
   return nullptr;
 }
@@ -172,8 +176,13 @@ VllmServeArgs parse_vllm_serve_args(std::string_view command_line) {
   const auto t = split_command_line(command_line);
   VllmServeArgs out;
   std::size_t i = 0;
-  // Leading environment assignments and the program: VAR=x ... vllm serve | python -m <module>.
-  while (i < t.size() && t[i].find('=') != std::string::npos && !is_flag_token(t[i])) ++i;
+  // Leading environment assignments and the program: VAR=x ... vllm serve | python -m <module>. The variables that
+  // change what vLLM runs become scenario keys by their own name (scenario_prepass: VLLM_PP_LAYER_PARTITION); the
+  // rest are the shell's.
+  for (; i < t.size() && t[i].find('=') != std::string::npos && !is_flag_token(t[i]); ++i) {
+    const std::string var = t[i].substr(0, t[i].find('='));
+    if (var == "VLLM_PP_LAYER_PARTITION") out.engine_args[var] = t[i].substr(var.size() + 1);
+  }
   if (i < t.size() && (t[i] == "python" || t[i] == "python3")) {
     ++i;
     if (i + 1 < t.size() && t[i] == "-m") {
@@ -276,7 +285,7 @@ const std::vector<std::string>& known_vllm_engine_flags() {
   static const std::vector<std::string> all = [] {
     std::set<std::string> s(kOther.begin(), kOther.end());
     for (const auto& a : vllm_aliases())
-      if (std::find(a.sections.begin(), a.sections.end(), "") != a.sections.end()) s.insert(a.name);
+      if (!is_env_alias(a) && std::find(a.sections.begin(), a.sections.end(), "") != a.sections.end()) s.insert(a.name);
     s.insert(harmless_valued().begin(), harmless_valued().end());
     s.insert(harmless_flags().begin(), harmless_flags().end());
     s.insert(unmodelled_flags().begin(), unmodelled_flags().end());

@@ -271,8 +271,15 @@ void Workload::validate(const std::string& path) const {
   }
   if (warmup_requests < 0) p.add(path + ".warmup_requests", "must be >= 0, got " + std::to_string(warmup_requests));
   if (num_requests >= 1 && warmup_requests >= num_requests) {
-    p.add(path + ".warmup_requests", "must be < num_requests (" + std::to_string(num_requests) + "), got " +
-                                         std::to_string(warmup_requests));
+    // Say what to do (issue 29): a file's explicit warm-up outlives a smaller --num-requests / num_requests= override,
+    // which is not rescaled behind the user's back; the default (unset) is the one that scales.
+    p.add(path + ".warmup_requests",
+          "must be < num_requests (" + std::to_string(num_requests) + "), got " + std::to_string(warmup_requests) +
+              ": no request would be measured. Set warmup_requests below " + std::to_string(num_requests) +
+              " (e.g. --set workload.warmup_requests=" + std::to_string(default_warmup_requests(num_requests)) +
+              ", in Python workload__warmup_requests=" + std::to_string(default_warmup_requests(num_requests)) +
+              "), or remove it from the scenario to take the default, which scales with num_requests (min(100, "
+              "num_requests / 10): " + std::to_string(default_warmup_requests(num_requests)) + " here)");
   }
   if (lora_adapters && !(*lora_adapters >= 1 && *lora_adapters <= 1024)) {
     p.add(path + ".lora_adapters", "must be in 1..1024 adapters (vLLM's max_loras bound), got " +

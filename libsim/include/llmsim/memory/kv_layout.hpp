@@ -46,10 +46,17 @@ struct KvLayout {
                                std::int64_t limit) const noexcept;
 };
 
+/// vLLM V1's layers per KV-cache group for two attention types of `a` and `b` layers
+/// (`_get_kv_cache_groups_uniform_page_size`): the smaller count, or the larger when it is less than `max_ratio` times
+/// the smaller (0: never; the ratio by release is spec::hybrid_kv_group_ratio). The one rule for sliding-window
+/// groups (kv_layout) and linear-attention state groups (linear_state_pages). 0 when either count is < 1.
+int hybrid_kv_group_size(int a, int b, double max_ratio) noexcept;
+
 /// The layout of the most loaded pipeline stage. `hybrid_manager` false (vLLM V0, or
 /// --disable-hybrid-kv-cache-manager) gives every layer full-context KV, as those engines allocate it.
+/// `group_ratio`: the release's grouping threshold (spec::hybrid_kv_group_ratio; 1.5 = today's vLLM).
 KvLayout kv_layout(const spec::ModelSpec& model, const spec::ParallelConfig& parallel, double kv_bytes_per_element,
-                   bool hybrid_manager);
+                   bool hybrid_manager, double group_ratio = 1.5);
 
 }  // namespace llmsim::memory
 

@@ -275,7 +275,10 @@ struct Summary {
 /// reader that prints the reason as it is says "unstable" once.
 inline constexpr std::string_view kUnstableLabel = "unstable: ";
 /// What `slo_met_note` (result JSON, rows) and the tables say in place of a verdict when no latency target is set.
-inline constexpr const char* kNoSloNote = "no SLO set: no latency target in slo or any class, so nothing to meet";
+/// It stands for every field that counts the requests meeting the SLO: slo_met, slo_attainment and the goodput_*
+/// rates (and vLLM's request_goodput), all null then, since every request would "meet" an empty SLO.
+inline constexpr const char* kNoSloNote =
+    "no SLO set: no latency target in slo or any class, so nothing to meet (no SLO verdict, attainment or goodput)";
 /// Why a run was unstable, without the label: for a reader that heads its own line with the word ("UNSTABLE: ",
 /// "the simulated run was unstable: "). The reason as it is when it carries no label; "" for a stable run.
 std::string unstable_cause(const Summary& s);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "llmsim/core/error.hpp"
 #include "llmsim/core/json_view.hpp"
 
 namespace llmsim::spec {
@@ -15,6 +16,11 @@ struct ParallelConfig {
   /// an explicit 1 is told from the default: split_for() holds a given 1 against a "2x…" GPU option (issue 29).
   bool tp_given = false;
   bool pp_given = false;
+  /// vLLM's VLLM_PP_LAYER_PARTITION ("18,17": the layers of each pipeline stage, first to last; JSON
+  /// "hardware.pp_layer_partition", or the variable itself in a scenario or before `vllm serve` in --vllm-args).
+  /// Empty = vLLM's default split (pp_stage_layers). spec::resolve checks it against the model: pp entries, each > 0,
+  /// summing to num_layers (vllm/distributed/utils.py get_pp_indices raises on the count and the sum).
+  std::vector<int> layer_partition{};
   int gpus() const noexcept { return tp * pp; }
 };
 
@@ -25,8 +31,20 @@ struct ParallelConfig {
 /// each stage's share of an iteration by its layers (the slowest stage paces the pipeline) and the memory plan sizes
 /// the largest stage. pp < 1 reads as 1; a stage may be empty when pp > num_layers (the cost model refuses that).
 std::vector<int> pp_stage_layers(int num_layers, int pp);
+/// The layers of each stage as the deployment runs them: its layer_partition when it has one entry per stage
+/// (VLLM_PP_LAYER_PARTITION), else vLLM's default split above.
+std::vector<int> pp_stage_layers(int num_layers, const ParallelConfig& parallel);
 /// The layers of the largest stage of pp_stage_layers (num_layers / pp rounded up).
 int largest_pp_stage(int num_layers, int pp);
+/// The layers of the largest stage of the deployment's split (its layer_partition, if any).
+int largest_pp_stage(int num_layers, const ParallelConfig& parallel);
+/// VLLM_PP_LAYER_PARTITION's text ("18,17", spaces allowed) as layer counts; ConfigError at `path` naming the text
+/// when an entry is not an integer (vLLM: "Invalid partition string").
+std::vector<int> parse_layer_partition(const std::string& text, const std::string& path);
+/// Problems of a layer partition against the model (at `path`): not one entry per stage, an entry < 1, or a sum other
+/// than num_layers. Nothing for an empty partition.
+void check_layer_partition(const std::vector<int>& partition, int pp, int num_layers, const std::string& path,
+                           Problems& problems);
 
 /// How a request picks a deployment replica. The speed-aware ones (weighted_least_outstanding,
 /// shortest_expected_delay) matter in a heterogeneous fleet (hardware.fleet); with equal replicas

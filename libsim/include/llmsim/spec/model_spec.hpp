@@ -128,6 +128,11 @@ struct ModelSpec {
   /// Input projection width of one linear-attention layer (hidden -> this): gated DeltaNet's q, k, v, z + b, a;
   /// Mamba-2's x, z, B, C, dt (2 × heads × head_dim + 2 × groups × state + heads).
   std::int64_t linear_in_proj_width() const;
+  /// Linear-attention layers among layers [begin, end): Qwen3-Next / Qwen3.5 place an attention layer every
+  /// full_attention_interval-th layer (layer i is attention when (i + 1) % interval == 0, HF's
+  /// Qwen3NextConfig.layer_types), the interval being num_layers / attention layers; when that is not whole, the
+  /// range's share (floor) of the linear layers. What a pipeline stage holds (memory::kv_layout, linear_state_pages).
+  int linear_attention_layers_in(int begin, int end) const noexcept;
   int full_attention_layers() const noexcept { return attention_layers() - (has_sliding_window() ? sliding_layers : 0); }
   /// Full-attention and sliding layers that keep a KV cache of their own (all of them but Gemma-4's KV-shared ones).
   int kv_full_layers() const noexcept { return full_attention_layers() - kv_shared_full_layers; }

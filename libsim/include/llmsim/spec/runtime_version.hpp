@@ -116,6 +116,17 @@ std::vector<std::string> runtime_version_ranges();
 /// conditions.
 bool async_scheduling_by_default(const std::optional<std::string>& release);
 
+/// vLLM V1's hybrid KV-cache manager puts the layers of each attention type (full, sliding, linear) in groups of
+/// equal size (vllm/v1/core/kv_cache_utils.py `_get_kv_cache_groups_uniform_page_size`): the smallest type's layer
+/// count, or the largest type's when it is less than this ratio times the smallest (fewer padding layers). By release:
+///  * before 0.12.0: 0 (always the smallest; the 2025-06-02 FIXME "use the '1' in the n:1 pattern");
+///  * 0.12.0-0.17.x: 1.25 (vllm#29303, "Better layer padding strategy for gpt-oss eagle", opened 2025-11-24, after
+///    0.11.2: "if max_num_layers < min_num_layers * 1.25"; taken as first released in 0.12.0, the tag not read);
+///  * 0.18.0 on: 1.5 (vllm#36684, "increase hybrid attention grouping threshold from 1.25 to 1.5", merged
+///    2026-03-10; taken as first released in 0.18.0, the tag not read).
+/// No release (a runtime name) and other engines: 1.5, today's vLLM.
+double hybrid_kv_group_ratio(const std::optional<std::string>& release);
+
 /// Whether a vLLM V1 release parses the chat template's Jinja source (jinja2 `env.parse`, no cache) on every
 /// /v1/chat/completions request, synchronously in the API server's event loop (perf/chat_render.hpp):
 ///  * 0.8.0-0.9.1: `resolve_chat_template_content_format` -> `_detect_content_format` per request (vllm#9919's
