@@ -63,3 +63,17 @@ TEST_CASE("issue 30: Nemotron-H-56B needs two H100s in BF16; 10 layers of KV per
   const double layer = (3.0 * 20480 * 2 + 256.0 * 64 * 256 * 4) / 2;
   CHECK(two.linear_state_bytes_per_seq_per_gpu == Approx(6 * 10 * std::ceil(layer / 32768) * 32768));
 }
+
+TEST_CASE("issue 29/30: Nemotron-3-Nano over two pipeline stages caches KV on its stage's attention layers only") {
+  // A stage's cached layers are its share of the 6 attention layers: not its layers less the Mamba ones (which would
+  // count the 23 MoE-only layers as caches: 29 of 52).
+  const auto g = test::cat().gpu("h100-80gb-sxm");
+  Quantization q;
+  q.weights = format_for_gpu(weight_format("bf16"), g);
+  const auto one = nemotron_plan("nemotron-3-nano-30b-a3b", 1);
+  const auto pp2 = plan_memory(test::cat().model("nemotron-3-nano-30b-a3b"), q, g, ParallelConfig{1, 2}, {}, 32768);
+  INFO(pp2.reason);
+  REQUIRE(pp2.fits);
+  CHECK(pp2.kv_bytes_per_token_per_gpu >= 3.0 * 2 * 2 * 128 * 2);
+  CHECK(pp2.kv_bytes_per_token_per_gpu < one.kv_bytes_per_token_per_gpu);
+}

@@ -78,7 +78,7 @@ KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, do
   for (const int n : spec::pp_stage_layers(m.num_layers, par)) {
     const int in_region = std::max(0, std::min(begin + n, region) - begin);
     if (m.has_linear_attention() && m.kv_shared_layers == 0)  // which of the stage's layers are attention ones
-      k.layers = std::max(k.layers, n - m.linear_attention_layers_in(begin, begin + n));
+      k.layers = std::max(k.layers, m.attention_layers_in(begin, begin + n));
     else if (region > 0)
       k.layers = std::max(k.layers, static_cast<int>(static_cast<std::int64_t>(owners) * in_region / region));
     begin += n;

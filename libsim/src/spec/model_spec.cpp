@@ -369,13 +369,24 @@ int ModelSpec::linear_attention_layers_in(int begin, int end) const noexcept {
   end = std::min(end, num_layers);
   if (linear_attention_layers <= 0 || end <= begin) return 0;
   const int attention = attention_layers();
-  if (attention > 0 && num_layers % attention == 0) {
+  // The interval rule is Qwen3-Next's layout; Nemotron-H's pattern (with MLP-only layers) is not periodic.
+  if (mixer_free_layers == 0 && attention > 0 && num_layers % attention == 0) {
     const int interval = num_layers / attention;  // HF's full_attention_interval
     // Attention layers i in [begin, end) with (i + 1) % interval == 0: multiples of interval in [begin + 1, end].
     const int attention_in = end / interval - begin / interval;
     return (end - begin) - attention_in;
   }
   return static_cast<int>(static_cast<std::int64_t>(linear_attention_layers) * (end - begin) / num_layers);
+}
+
+int ModelSpec::attention_layers_in(int begin, int end) const noexcept {
+  begin = std::max(begin, 0);
+  end = std::min(end, num_layers);
+  if (end <= begin) return 0;
+  const int n = end - begin;
+  // Nemotron-H's MLP-only layers hold no cache either: the range's share of them (over the whole model, the count).
+  const int mlp_only = static_cast<int>(static_cast<std::int64_t>(mixer_free_layers) * n / num_layers);
+  return n - linear_attention_layers_in(begin, end) - mlp_only;
 }
 
 }  // namespace llmsim::spec

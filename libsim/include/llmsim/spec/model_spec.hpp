@@ -133,6 +133,9 @@ struct ModelSpec {
   /// Qwen3NextConfig.layer_types), the interval being num_layers / attention layers; when that is not whole, the
   /// range's share (floor) of the linear layers. What a pipeline stage holds (memory::kv_layout, linear_state_pages).
   int linear_attention_layers_in(int begin, int end) const noexcept;
+  /// Layers with a per-token cache among layers [begin, end): the range less its linear-attention layers and its share
+  /// of Nemotron-H's MLP-only ones (over the whole model, attention_layers()).
+  int attention_layers_in(int begin, int end) const noexcept;
   int full_attention_layers() const noexcept { return attention_layers() - (has_sliding_window() ? sliding_layers : 0); }
   /// Full-attention and sliding layers that keep a KV cache of their own (all of them but Gemma-4's KV-shared ones).
   int kv_full_layers() const noexcept { return full_attention_layers() - kv_shared_full_layers; }
