@@ -142,6 +142,9 @@ struct CostModel::Constants {
   double mem_eff = 0.85, gemm_fixed_s = 0, p = 2, attn_prefill_eff = 0.6;
   double alu_rate = 0;                 ///< CUDA-core instructions/s (FP32 FMA rate)
   bool materialised_scores = false;    ///< prefill attention as GEMM -> softmax -> GEMM (perf/prefill_scores.hpp)
+  /// vLLM's Triton unified kernel (perf/triton_unified_attention.hpp; 0 for every other prefill kernel): the L2 bytes it
+  /// reads per causal query-key pair and layer, and the L2's read bandwidth, which bound its prefill beside the FLOPs.
+  double prefill_l2_bytes_per_pair = 0, l2_bandwidth = 0;
   double l2_bytes = 0;
   double dequant_ops_per_weight = 0;   ///< CUDA-core instructions to dequantise one weight (weight-only formats)
   /// Issue-bound decode GEMV of the format (llama.cpp mul_mat_vec_q): thread-instructions per weight and per weight
@@ -264,6 +267,16 @@ struct CostModel::Constants {
     return roofline(pnorm(tc, tm), tc, tm, flops, bytes, fp16_peak, count);
   }
 
+  /// attention() for a prefill over `pairs` query-key pairs: on the Triton unified kernel (prefill_l2_bytes_per_pair
+  /// > 0) its K/V tile reads from the L2 (pairs × bytes per pair at l2_bandwidth) bound it with the DRAM stream.
+  Raw prefill_core(double flops, double bytes, double pairs, double count) const {
+    if (!(prefill_l2_bytes_per_pair > 0)) return attention(flops, bytes, mem_eff, count);
+    if (bytes <= 0 || count <= 0) return {};
+    const double tc = flops / (fp16_peak * attn_prefill_eff);
+    const double tm = std::max(bytes / (bw * mem_eff), pairs * prefill_l2_bytes_per_pair / l2_bandwidth);
+    return roofline(pnorm(tc, tm), tc, tm, flops, bytes, fp16_peak, count);
+  }
+
   /// Σ_{j=1..chunk} min(before + j, window): causal query-key pairs of one chunk after `before` cached tokens when
   /// each query sees at most `window` keys.
   static double windowed_pairs(double before, double chunk, double window) {
@@ -376,7 +389,8 @@ struct CostModel::Constants {
     // heads of nope+rope and v_head_dim on the up-projected K/V; vLLM's compute-friendly path).
     const double pt = static_cast<double>(b.prefill_tokens);
     const double bytes = full_prefill_bytes(pt, static_cast<double>(b.prefill_kv_tokens));
-    Raw r = attention(2.0 * heads * (full_qk_dim + full_v_dim) * b.prefill_attn_pairs, bytes, mem_eff, full_layers);
+    Raw r = prefill_core(2.0 * heads * (full_qk_dim + full_v_dim) * b.prefill_attn_pairs, bytes, b.prefill_attn_pairs,
+                         full_layers);
     if (materialised_scores) {
       // The unified KV view: every query token scores every KV cell of the batch (masked ones too); the two
       // batched GEMMs then run at the attention rate and the score traffic is serialized between them.

@@ -10,6 +10,7 @@
 #include "llmsim/perf/block_fp8.hpp"
 #include "llmsim/perf/hopper_fp8.hpp"
 #include "llmsim/perf/moe_kernels.hpp"
+#include "llmsim/perf/triton_unified_attention.hpp"
 #include "llmsim/perf/speculative.hpp"
 
 namespace llmsim::perf {
@@ -304,6 +305,15 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   c->sm_residency = perf::sm_residency(gpu_);
   c->sm_count = gpu_.sm_count;
   c->sm_clock_hz = perf::sm_clock_hz(gpu_);
+  // vLLM V1 prefills a model with attention sinks on its Triton unified kernel below Hopper (no FA2 build with sinks):
+  // Q-blocks of BLOCK_M = 16 rows hold 16 / (query heads per KV head) tokens, so each K/V tile read from the L2 serves
+  // that many query tokens, and the L2's read rate bounds the kernel (perf/triton_unified_attention.hpp).
+  if (vllm_triton_unified_prefill(m, gpu_, runtime_) && c->kv_heads > 0) {
+    const int per_kv = static_cast<int>(c->heads / c->kv_heads);
+    c->prefill_l2_bytes_per_pair =
+        triton_unified_l2_bytes_per_pair(c->kv_heads, c->head_dim, quant_.kv_bytes_per_element(), per_kv);
+    c->l2_bandwidth = c->sm_residency.l2_bytes_per_sm_clock * c->sm_count * c->sm_clock_hz;
+  }
   // MLA decode is MQA over the latent (vLLM's data-movement-friendly path): one KV "head" of kv_lora + rope elements
   // per token whose first kv_lora serve as V (mla_attention.py: "MQA with QK headdim = Lkv + R, V headdim = Lkv").
   const AttentionShape shape = m.is_mla()

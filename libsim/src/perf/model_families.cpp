@@ -38,8 +38,8 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
       const double n = static_cast<double>(b.prefill_seqs), chunk = pt / n, before = (kv_tokens - pt) / n;
       const double pairs = n * windowed_pairs(before, chunk, window);
       const double kv = n * (std::min(before, window) + chunk);
-      const Raw r = attention(2.0 * heads * (prefill_qk_dim + prefill_v_dim) * pairs, prefill_bytes(pt, kv), mem_eff,
-                              sliding_layers);
+      const Raw r = prefill_core(2.0 * heads * (prefill_qk_dim + prefill_v_dim) * pairs, prefill_bytes(pt, kv), pairs,
+                                 sliding_layers);
       if (ops[kAttnPrefill].time_s > 0) add(ops[kAttnPrefill], r);
       else ops[kAttnPrefill] = r;  // every layer slides (Mistral v0.1): its bound and peak fraction
     }

@@ -14,6 +14,7 @@
 #include "llmsim/perf/lora_kernels.hpp"
 #include "llmsim/perf/quant_kernels.hpp"
 #include "llmsim/perf/quant_latency.hpp"
+#include "llmsim/perf/triton_unified_attention.hpp"
 #include "llmsim/spec/quantization.hpp"
 
 namespace llmsim::perf::provenance_rows {
@@ -229,6 +230,17 @@ void add_layer_kernel_provenance(std::vector<ConstantProvenance>& t) {
                 "vLLM DeepseekV2MLAAttention: q_a_proj, kv_a_proj_with_mqa and q_b_proj (q_proj and kv_a_proj_with_mqa "
                 "without a query LoRA) are linear layers of their own",
                 {}, 3));
+  t.push_back(c("triton_unified_attention.backend", "all", P::engine_code,
+                "vllm/platforms/cuda.py (0.10.x): `if has_sink and not cls.is_device_capability(90): return "
+                "TRITON_ATTN_VLLM_V1`; 0.11+: FLASH_ATTN is invalid for sinks unless FA3 "
+                "(fa_utils.flash_attn_supports_sinks, sm90), FlashInfer only with its TRT-LLM kernels (sm100): gpt-oss "
+                "on Ampere / Ada prefills on triton_unified_attention"));
+  t.push_back(c("triton_unified_attention.block_m", "all", P::engine_code,
+                "vLLM unified_attention: BLOCK_M = 16 if num_queries_per_kv <= 16 else next_power_of_2(...), BLOCK_Q = "
+                "BLOCK_M // num_queries_per_kv; grid (q-blocks, KV heads); each program's tile loop reads the K and V "
+                "of every key up to its causal bound from global memory (gpt-oss: 8 query heads per KV head, 2 tokens "
+                "per Q-block); priced at the L2 read rate (quant_latency.l2_bytes_per_sm_clock)",
+                {}, kTritonUnifiedBlockM));
 }
 
 void add_quant_kernel_provenance(std::vector<ConstantProvenance>& t) {
