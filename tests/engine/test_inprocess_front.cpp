@@ -4,8 +4,8 @@
 // the engine only in a continuation queued behind the front parts the loop received meanwhile
 // (perf/inprocess_server.hpp inprocess_front, engine/api_render_loop.hpp; issues 27/28). A burst of N requests reaches
 // the engine after N front parts, an isolated request after its own; offline runs, an engine called in-process, vLLM
-// 0.6+ (the server in a process of its own) and static batches have no such loop; a profile fitted on the runtime sets
-// the fixed part.
+// 0.6.5+ (its tokenisation in a thread pool; 0.6.0-0.6.4: test_api_front06.cpp) and static batches have no such loop;
+// a profile fitted on the runtime sets the fixed part.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -83,7 +83,9 @@ TEST_CASE("the in-process server's front part: vLLM before 0.6 served through it
   CHECK(v05.per_prompt_token_s > 0);  // the runtime's tokenisation rate, run on the loop
   CHECK(front_cost_s() == Approx(perf::inprocess_server::kPerRequestS + kFrontPrompt * v05.per_prompt_token_s));
   CHECK(front({{"runtime", "vllm==0.4.0"}}).applies());  // vllm-v0-paged: the same server in the engine's process
-  CHECK_FALSE(front({{"runtime", "vllm==0.6.3"}}).applies());  // its own process since vllm#6883
+  // 0.6.0-0.6.4 run it on the API server's own loop (tests/engine/test_api_front06.cpp); 0.6.5 tokenises in a thread
+  // pool (vllm#10635).
+  CHECK_FALSE(front({{"runtime", "vllm==0.6.5"}}).applies());
   CHECK_FALSE(front({{"runtime", "vllm==0.10.1"}}).applies());
   CHECK_FALSE(front({{"api_server", false}}).applies());  // AsyncLLMEngine called in-process: no HTTP handler
   const auto rs = make(front_scenario(1, Json::object()));
@@ -118,15 +120,16 @@ TEST_CASE("a burst to vLLM 0.5.4's OpenAI server reaches the engine after every 
   CHECK(front_first_step_s(twice) == Approx(2 * n * c).epsilon(1e-9));
 }
 
-TEST_CASE("light load pays one front part; vLLM 0.6+ has no such loop", "[inprocess_front]") {
+TEST_CASE("light load pays one front part; vLLM 0.6.5+ has no such loop", "[inprocess_front]") {
   std::vector<double> times;
   for (int k = 0; k < 20; ++k) times.push_back(0.5 * k);  // 2 req/s: the loop is idle at every arrival
   const auto served = front_run(front_scenario(20, Json::object(), times));
   const auto slower = front_run(front_fitted(front_scenario(20, Json::object(), times), kFrontFitted));
   CHECK(front_mean_ttft_s(slower) - front_mean_ttft_s(served) ==
         Approx(kFrontFitted - perf::inprocess_server::kPerRequestS).epsilon(1e-6));
-  const auto v06 = front_run(front_scenario(100, {{"runtime", "vllm==0.6.3"}}));
-  CHECK(front_first_step_s(v06) < 1e-6);
+  // 0.6.5 tokenises in a thread pool (vllm#10635); 0.6.0-0.6.4 queue on the API server's loop (test_api_front06.cpp).
+  const auto v065 = front_run(front_scenario(100, {{"runtime", "vllm==0.6.5"}}));
+  CHECK(front_first_step_s(v065) < 1e-6);
 }
 
 TEST_CASE("a profile fitted on vLLM 0.5 sets the front part's fixed cost; one of another runtime does not",

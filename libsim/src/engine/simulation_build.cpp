@@ -115,9 +115,10 @@ bool Simulation::build() {
     } else if (const perf::InprocessFront front =
                    perf::inprocess_front(e, spec::offline_workload(w), pools_.front().cost->profile());
                front.applies()) {
-      // vLLM before 0.6: each request's handler runs on the engine's own event loop first (perf/inprocess_server.hpp).
+      // vLLM before 0.6.5: each request's handler runs on the server's event loop first (before 0.6 the engine's own;
+      // perf/inprocess_server.hpp).
       if (failures_ || fs.spares > 0)
-        result_.summary.warnings.push_back("the in-process OpenAI server's request handling (vLLM " +
+        result_.summary.warnings.push_back("the OpenAI server's request handling on its event loop (vLLM " +
                                            e.runtime_release.value_or("before 0.6") +
                                            ") is not simulated with replica failures");
       else

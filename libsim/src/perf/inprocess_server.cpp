@@ -4,6 +4,8 @@
 // (runtime.inprocess_server_per_request_s).
 #include "llmsim/perf/inprocess_server.hpp"
 
+#include "llmsim/spec/runtime_version.hpp"
+
 namespace llmsim::perf {
 
 static_assert(inprocess_server::derived_per_output_s() > 0.9 * inprocess_server::kPerOutputS &&
@@ -30,9 +32,14 @@ InprocessFront inprocess_front(const spec::EngineConfig& engine, bool offline) {
   if (!engine.api_server || offline || engine.synthetic_service) return {};
   if (engine.policy == spec::SchedulerPolicy::static_batching) return {};
   const Runtime r = runtime_of(engine);
-  const double fixed = inprocess_server_per_request_s(r);
-  if (!(fixed > 0)) return {};
-  return {fixed, runtime_traits(r).tokenise_per_token_s};
+  const double tokenise = runtime_traits(r).tokenise_per_token_s;
+  if (const double fixed = inprocess_server_per_request_s(r); fixed > 0) return {fixed, tokenise, 0};
+  // vLLM 0.6.0-0.6.4: the OpenAI server runs in a process of its own (MQLLMEngine, vllm#6883), but its handler still
+  // parses and tokenises on that process's event loop before the request is sent to the engine (vllm#10635, 0.6.5):
+  // the same front part, carved out of the runtime's post-engine path (api_server_s).
+  if (r == Runtime::vllm_v0 && spec::api_server_tokenises_on_loop(engine.runtime_release))
+    return {inprocess_server::kPerRequestS, tokenise, inprocess_server::kPerRequestS};
+  return {};
 }
 
 InprocessFront inprocess_front(const spec::EngineConfig& engine, bool offline, const HardwareProfile& profile) {

@@ -223,6 +223,20 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                   "calibrate-fit --runs fits it (inprocess_server_per_request_s)",
                   {}, inprocess_server::kPerRequestS));
   }
+  // vLLM 0.6.0-0.6.4: the API server in a process of its own still ran that front part on its event loop
+  // (perf/inprocess_server.hpp inprocess_front), carved out of runtime.api_server_s (the whole frontend's 4 ms).
+  t.push_back(c("runtime.inprocess_server_per_request_s", "vllm-v0", P::assumed,
+                "releases 0.6.0-0.6.4 only: the same handler and value as vllm-v0.5's row (vllm#51349's "
+                "process_for_engine, 0.5 ms): from 0.6.0 the OpenAI server runs in a process of its own (MQLLMEngine, "
+                "vllm#6883), but its create_completion (read at a 0.5.4-era snapshot; the 0.6.x embedding handler, "
+                "engine_client naming, has the same shape) awaits only get_tokenizer and the guided-decoding check, "
+                "which do not suspend without LoRA or guided decoding, then runs "
+                "list(_tokenize_prompt_input_or_inputs(...)), whose _normalize_prompt_text_to_input calls "
+                "tokenizer(prompt) on the event loop, and only then creates the engine_client.generate iterators; "
+                "vllm#10635 (opened 2024-11-25, after 0.6.4.post1; taken as first released in 0.6.5) moved the "
+                "tokenisation to a thread pool. The 0.5 ms is taken out of runtime.api_server_s (4 ms, the whole "
+                "frontend's) for these releases, so the serving path is 3.5 ms after the engine",
+                {}, inprocess_server::kPerRequestS));
   // Prompt tokenisation in the serving process (perf/serving_path.hpp, issue 27): every vLLM release's OpenAI server
   // (before 0.6 in the engine's own process) and SGLang's TokenizerManager tokenise the prompt before the engine sees it.
   for (const char* r : {"vllm-v1", "vllm-v0", "vllm-v0.5", "vllm-v0-paged", "sglang"}) {

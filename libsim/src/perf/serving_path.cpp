@@ -26,9 +26,11 @@ ServingPath serving_path(const spec::EngineConfig& engine, bool offline) {
   // In-process (a Python caller of the engine object, no HTTP): only the hop to an engine process of its own, where
   // the runtime has one (vLLM V1's AsyncLLM -> EngineCore). The caller may pass token ids: no tokenisation charged.
   if (!engine.api_server) return {t.engine_client_s, 0};
-  // vLLM before 0.6 tokenised on the engine's own event loop, before the engine saw the request: the loop queues it
-  // (perf/inprocess_server.hpp inprocess_front), and the path after the engine carries none of it.
-  if (inprocess_front(engine, offline).applies()) return {t.api_server_s, 0};
+  // vLLM before 0.6.5 tokenised on the server's event loop (before 0.6 the engine's own), before the engine saw the
+  // request: the loop queues it (perf/inprocess_server.hpp inprocess_front), and the path after the engine carries
+  // neither the tokenisation nor the handler's part of api_server_s that the loop prices.
+  if (const InprocessFront front = inprocess_front(engine, offline); front.applies())
+    return {t.api_server_s - front.from_path_s, 0};
   return {t.api_server_s, t.tokenise_per_token_s};
 }
 

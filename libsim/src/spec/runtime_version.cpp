@@ -275,6 +275,13 @@ bool chat_template_parsed_per_request(const std::optional<std::string>& release)
   return chat_template_parse(release) != ChatTemplateParse::none;
 }
 
+bool api_server_tokenises_on_loop(const std::optional<std::string>& release) {
+  if (!release || !is_engine_version(*release)) return false;
+  const EngineVersion v = parse_engine_version(*release, "engine.runtime");
+  // vllm#10635 (opened 2024-11-25, after 0.6.4.post1): the prompt's tokenisation moved off the event loop in 0.6.5.
+  return v.engine == "vllm" && before(v.numbers, {0, 6, 5});
+}
+
 bool sglang_overlap_by_default(const std::optional<std::string>& release) {
   if (!release || !is_engine_version(*release)) return true;
   const EngineVersion v = parse_engine_version(*release, "engine.runtime");

@@ -78,6 +78,10 @@ double inprocess_server_per_request_s(Runtime r);
 struct InprocessFront {
   double fixed_s = 0;             ///< inprocess_server_per_request_s, or the profile's fitted value
   double per_prompt_token_s = 0;  ///< the prompt's tokenisation (RuntimeTraits::tokenise_per_token_s), on the loop
+  /// The part of the runtime's own path after the engine (RuntimeTraits::api_server_s) that this front part is, so
+  /// perf/serving_path.hpp takes it out there: 0 before 0.6 (that runtime's api_server_s is 0), the carried-over
+  /// kPerRequestS for 0.6.0-0.6.4 (their api_server_s, 4 ms, is the whole frontend's, handler included).
+  double from_path_s = 0;
   bool applies() const noexcept { return fixed_s > 0 || per_prompt_token_s > 0; }
   /// Seconds of loop time for a request of `prompt_tokens` (>= 0) prompt tokens.
   double cost_s(std::int64_t prompt_tokens) const noexcept {
@@ -86,9 +90,14 @@ struct InprocessFront {
 };
 
 /// The front part on the engine's loop where the runtime serves from the engine's own process
-/// (inprocess_server_per_request_s(runtime) > 0) and the request crosses its OpenAI server (engine.api_server, not
-/// offline, not a static batch, not the synthetic service); nothing otherwise. The one rule: perf/serving_path.hpp
-/// leaves the tokenisation out of the path exactly where this prices it.
+/// (inprocess_server_per_request_s(runtime) > 0), and on the API server's own loop for vLLM 0.6.0-0.6.4 (runtime
+/// vllm-v0 with a release that spec::api_server_tokenises_on_loop: the server moved to a process of its own in 0.6.0,
+/// vllm#6883, but its handler still tokenised synchronously until vllm#10635; the same queue before the engine, the
+/// same 0.5 ms + tokenisation), where the request crosses its OpenAI server (engine.api_server, not offline, not a
+/// static batch, not the synthetic service); nothing otherwise. Either loop only delays the hand-off: the engine's
+/// steps are not stalled by it (before 0.6 the handlers ran while execute_model's thread ran the step; from 0.6 they
+/// are in another process). The one rule: perf/serving_path.hpp leaves the tokenisation and `from_path_s` out of
+/// the path exactly where this prices them.
 InprocessFront inprocess_front(const spec::EngineConfig& engine, bool offline);
 /// The same, with the fixed part that `profile` sets (HardwareProfile::inprocess_server_per_request_s, fitted from
 /// served runs) where the profile was fitted on this runtime (or names none).

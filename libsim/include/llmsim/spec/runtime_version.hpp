@@ -139,6 +139,16 @@ double hybrid_kv_group_ratio(const std::optional<std::string>& release);
 /// False for no release (a runtime name), other engines and every other vLLM release.
 bool chat_template_parsed_per_request(const std::optional<std::string>& release);
 
+/// Whether a vLLM release's OpenAI server tokenises the prompt synchronously on its asyncio event loop, inside the
+/// request's handler, before the handler hands the request to the engine: every vLLM release before 0.6.5.
+/// `serving_engine.py` called `tokenizer(prompt)` in `_normalize_prompt_text_to_input` (0.5.4-0.6.4; before it
+/// `_validate_prompt_and_tokenize`) until vllm#10635 ("don't block event loop in tokenization (preprocess) in OpenAI
+/// compatible server", opened 2024-11-25 after 0.6.4.post1 of 2024-11-17, approved the same day; taken as first
+/// released in 0.6.5, its merge date not read here) moved it to a thread pool. perf/inprocess_server.hpp prices the
+/// queue it makes (for 0.6.x, on the API server's own process: inprocess_front). False for no release (a runtime
+/// name), other engines and later releases.
+bool api_server_tokenises_on_loop(const std::optional<std::string>& release);
+
 /// Which of the two per-request Jinja passes above a release runs (the work differs, so does its cost:
 /// perf/chat_render.hpp): none, 0.8.0-0.9.1's content-format detection (parse + a search of the AST), or 0.11.x's
 /// template-kwargs filter (a new sandboxed environment, parse + `jinja2.meta.find_undeclared_variables`).
