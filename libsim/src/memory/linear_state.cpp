@@ -54,8 +54,9 @@ LinearStatePages linear_state_pages(const spec::ModelSpec& m, const spec::Parall
   int begin = 0;
   for (const int n : spec::pp_stage_layers(m.num_layers, par)) {
     const int linear = m.linear_attention_layers_in(begin, begin + n);
-    const LinearStatePages p =
-        stage_pages(linear, n - linear, state_bytes_per_layer, attn_bytes_per_token_layer, group_ratio);
+    // Its cached layers: not n - linear, which would count Nemotron-H's MLP-only layers as attention ones.
+    const LinearStatePages p = stage_pages(linear, m.attention_layers_in(begin, begin + n), state_bytes_per_layer,
+                                           attn_bytes_per_token_layer, group_ratio);
     if (p.bytes_per_seq() > best.bytes_per_seq()) best = p;
     begin += n;
   }
