@@ -1,7 +1,10 @@
 #pragma once
 // Helpers shared by the engine tests: a scenario from JSON, resolved against the built-in catalogue, and the
 // llama-3.1-8b scenario most tests start from.
+#include <algorithm>
+
 #include "llmsim/core/json_view.hpp"
+#include "llmsim/engine/simulator.hpp"
 #include "llmsim/perf/serving_path.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario.hpp"
@@ -26,6 +29,30 @@ inline Json scenario(const Json& workload, const Json& engine = Json::object(), 
 /// other runtimes. A request's client-side stamps (first token, finish) are the engine's plus this.
 inline double in_process_hop_s(const spec::ResolvedScenario& rs) {
   return perf::serving_path(rs.scenario.engine, false).latency_s(0);
+}
+
+/// A run that records its requests and iterations, one event per decode step (the front-of-engine tests read when
+/// the first step started and each request's TTFT).
+inline engine::SimulationResult recorded_run(const Json& scenario) {
+  engine::SimulationOptions opt;
+  opt.record_requests = true;
+  opt.record_iterations = true;
+  opt.decode_runs = false;
+  return engine::simulate(make(scenario), opt);
+}
+
+/// When the run's first engine step started.
+inline double first_step_s(const engine::SimulationResult& r) {
+  double t = 1e300;
+  for (const auto& it : r.iterations) t = std::min(t, it.start_s);
+  return t;
+}
+
+/// The mean of the recorded requests' first token less arrival.
+inline double mean_ttft_s(const engine::SimulationResult& r) {
+  double sum = 0;
+  for (const auto& q : r.requests) sum += q.first_token_s - q.arrival_s;
+  return sum / static_cast<double>(r.requests.size());
 }
 
 }  // namespace llmsim::test

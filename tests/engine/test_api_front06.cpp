@@ -34,26 +34,6 @@ Json f06_scenario(int n, const char* release, const Json& engine = Json::object(
   return s;
 }
 
-engine::SimulationResult f06_run(const Json& scenario) {
-  engine::SimulationOptions opt;
-  opt.record_requests = true;
-  opt.record_iterations = true;
-  opt.decode_runs = false;
-  return engine::simulate(make(scenario), opt);
-}
-
-double f06_first_step_s(const engine::SimulationResult& r) {
-  double t = 1e300;
-  for (const auto& it : r.iterations) t = std::min(t, it.start_s);
-  return t;
-}
-
-double f06_mean_ttft_s(const engine::SimulationResult& r) {
-  double sum = 0;
-  for (const auto& q : r.requests) sum += q.first_token_s - q.arrival_s;
-  return sum / static_cast<double>(r.requests.size());
-}
-
 perf::InprocessFront f06_front(const char* release, const Json& engine = Json::object()) {
   return perf::inprocess_front(make(f06_scenario(1, release, engine)).scenario.engine, false);
 }
@@ -96,27 +76,27 @@ TEST_CASE("a burst to vLLM 0.6.3's API server reaches the engine after every fro
           "[inprocess_front][api_front06]") {
   const int n = 100;
   const double c = f06_front("vllm==0.6.3").cost_s(kF06Prompt);
-  const auto served = f06_run(f06_scenario(n, "vllm==0.6.3"));
-  const auto direct = f06_run(f06_scenario(n, "vllm==0.6.3", {{"api_server", false}}));
+  const auto served = test::recorded_run(f06_scenario(n, "vllm==0.6.3"));
+  const auto direct = test::recorded_run(f06_scenario(n, "vllm==0.6.3", {{"api_server", false}}));
   REQUIRE(served.summary.completed_requests == n);
   REQUIRE(direct.summary.completed_requests == n);
   // Under the old rule the served burst's first step started at t = 0 too (the whole path was after the engine).
-  CHECK(f06_first_step_s(served) == Approx(n * c).epsilon(1e-9));
-  CHECK(f06_first_step_s(direct) < 1e-6);
+  CHECK(test::first_step_s(served) == Approx(n * c).epsilon(1e-9));
+  CHECK(test::first_step_s(direct) < 1e-6);
   // A profile fitted on vllm-v0 sets the fixed part; the loop is the API server's, so the engine's steps are the same
   // whatever it costs and every TTFT is N x the difference longer.
   const double fitted = 2e-3;
   Json slow = f06_scenario(n, "vllm==0.6.3");
   slow["hardware"]["gpu_profile"] = {{"gpu_id", "a100-80gb-sxm"}, {"runtime", "vllm-v0"},
                                      {"inprocess_server_per_request_s", fitted}};
-  const auto slower = f06_run(slow);
+  const auto slower = test::recorded_run(slow);
   REQUIRE(slower.summary.completed_requests == n);
   REQUIRE(served.iterations.size() == slower.iterations.size());
   for (std::size_t k = 0; k < served.iterations.size(); ++k)
     CHECK(served.iterations[k].duration_s == Approx(slower.iterations[k].duration_s).epsilon(1e-12));
-  CHECK(f06_mean_ttft_s(slower) - f06_mean_ttft_s(served) ==
+  CHECK(test::mean_ttft_s(slower) - test::mean_ttft_s(served) ==
         Approx(n * (fitted - perf::inprocess_server::kPerRequestS)).epsilon(1e-6));
   // A profile fitted on another runtime does not set it.
   slow["hardware"]["gpu_profile"]["runtime"] = "vllm-v0.5";
-  CHECK(f06_first_step_s(f06_run(slow)) == Approx(n * c).epsilon(1e-9));
+  CHECK(test::first_step_s(test::recorded_run(slow)) == Approx(n * c).epsilon(1e-9));
 }

@@ -34,26 +34,6 @@ Json chat_burst_scenario(int n, const Json& engine, const std::string& endpoint,
   return s;
 }
 
-engine::SimulationResult chat_burst_run(const Json& scenario) {
-  engine::SimulationOptions opt;
-  opt.record_requests = true;
-  opt.record_iterations = true;
-  opt.decode_runs = false;
-  return engine::simulate(make(scenario), opt);
-}
-
-double chat_first_step_s(const engine::SimulationResult& r) {
-  double t = 1e300;
-  for (const auto& it : r.iterations) t = std::min(t, it.start_s);
-  return t;
-}
-
-double chat_mean_ttft_s(const engine::SimulationResult& r) {
-  double sum = 0;
-  for (const auto& q : r.requests) sum += q.first_token_s - q.arrival_s;
-  return sum / static_cast<double>(r.requests.size());
-}
-
 constexpr double kParse = perf::kChatTemplateKwargsS;  // the scenarios' release, vllm==0.11.0
 
 }  // namespace
@@ -88,7 +68,7 @@ TEST_CASE("0.11's per-request pass is the kwargs filter, 2.1x 0.9's content-form
   // An isolated request's TTFT over the completions endpoint's, on the same release: its release's pass.
   const auto chat_over_plain = [](const char* release) {
     const auto ttft = [&](const char* endpoint) {
-      return chat_mean_ttft_s(chat_burst_run(chat_burst_scenario(1, {{"runtime", release}}, endpoint)));
+      return test::mean_ttft_s(test::recorded_run(chat_burst_scenario(1, {{"runtime", release}}, endpoint)));
     };
     return ttft("/v1/chat/completions") - ttft("/v1/completions");
   };
@@ -169,34 +149,34 @@ TEST_CASE("one API loop: a burst reaches the engine after every render, an isola
 
 TEST_CASE("a chat burst: no engine step before N renders, then the engine runs as before", "[chat_render]") {
   const int n = 200;
-  const auto chat = chat_burst_run(chat_burst_scenario(n, Json::object(), "/v1/chat/completions"));
-  const auto plain = chat_burst_run(chat_burst_scenario(n, Json::object(), "/v1/completions"));
+  const auto chat = test::recorded_run(chat_burst_scenario(n, Json::object(), "/v1/chat/completions"));
+  const auto plain = test::recorded_run(chat_burst_scenario(n, Json::object(), "/v1/completions"));
   REQUIRE(chat.summary.completed_requests == n);
   REQUIRE(plain.summary.completed_requests == n);
   // Nothing is computed during the delay: the first step starts once all N renders ran.
-  CHECK(chat_first_step_s(chat) == Approx(n * kParse).epsilon(1e-9));
-  CHECK(chat_first_step_s(plain) < 1e-6);
+  CHECK(test::first_step_s(chat) == Approx(n * kParse).epsilon(1e-9));
+  CHECK(test::first_step_s(plain) < 1e-6);
   // After it, the engine runs the same steps: every request's TTFT is N·c longer.
   REQUIRE(chat.iterations.size() == plain.iterations.size());
   for (std::size_t k = 0; k < chat.iterations.size(); ++k)
     CHECK(chat.iterations[k].duration_s == Approx(plain.iterations[k].duration_s).epsilon(1e-12));
-  CHECK(chat_mean_ttft_s(chat) - chat_mean_ttft_s(plain) == Approx(n * kParse).epsilon(1e-6));
+  CHECK(test::mean_ttft_s(chat) - test::mean_ttft_s(plain) == Approx(n * kParse).epsilon(1e-6));
 }
 
 TEST_CASE("light load pays about one render; completions, other releases, SGLang and gpt-oss pay none", "[chat_render]") {
   std::vector<double> times;
   for (int k = 0; k < 20; ++k) times.push_back(0.5 * k);  // 2 req/s: the loop is idle at every arrival
-  const auto chat = chat_burst_run(chat_burst_scenario(20, Json::object(), "/v1/chat/completions", times));
-  const auto plain = chat_burst_run(chat_burst_scenario(20, Json::object(), "/v1/completions", times));
-  CHECK(chat_mean_ttft_s(chat) - chat_mean_ttft_s(plain) == Approx(kParse).epsilon(1e-6));
+  const auto chat = test::recorded_run(chat_burst_scenario(20, Json::object(), "/v1/chat/completions", times));
+  const auto plain = test::recorded_run(chat_burst_scenario(20, Json::object(), "/v1/completions", times));
+  CHECK(test::mean_ttft_s(chat) - test::mean_ttft_s(plain) == Approx(kParse).epsilon(1e-6));
   for (const Json& e : {Json{{"runtime", "vllm==0.10.2"}}, Json{{"runtime", "sglang==0.5.5"}}}) {
     INFO(e.dump());
-    const auto a = chat_burst_run(chat_burst_scenario(50, e, "/v1/chat/completions"));
-    const auto b = chat_burst_run(chat_burst_scenario(50, e, "/v1/completions"));
-    CHECK(chat_mean_ttft_s(a) == chat_mean_ttft_s(b));
+    const auto a = test::recorded_run(chat_burst_scenario(50, e, "/v1/chat/completions"));
+    const auto b = test::recorded_run(chat_burst_scenario(50, e, "/v1/completions"));
+    CHECK(test::mean_ttft_s(a) == test::mean_ttft_s(b));
   }
-  const auto oss = chat_burst_run(chat_burst_scenario(50, Json::object(), "/v1/chat/completions", {}, "gpt-oss-20b"));
-  CHECK(chat_first_step_s(oss) < 1e-6);
+  const auto oss = test::recorded_run(chat_burst_scenario(50, Json::object(), "/v1/chat/completions", {}, "gpt-oss-20b"));
+  CHECK(test::first_step_s(oss) < 1e-6);
 }
 
 TEST_CASE("several replicas: each API server renders its own share of the burst", "[chat_render]") {
@@ -206,22 +186,22 @@ TEST_CASE("several replicas: each API server renders its own share of the burst"
     Json s = chat_burst_scenario(n, Json::object(), "/v1/chat/completions");
     s["hardware"]["replicas"] = 4;
     s["hardware"]["router"] = router;
-    const auto r = chat_burst_run(s);
+    const auto r = test::recorded_run(s);
     REQUIRE(r.summary.completed_requests == n);
-    CHECK(chat_first_step_s(r) == Approx(n / 4 * kParse).epsilon(1e-9));  // the router spreads the burst evenly
+    CHECK(test::first_step_s(r) == Approx(n / 4 * kParse).epsilon(1e-9));  // the router spreads the burst evenly
   }
 }
 
 TEST_CASE("a client timeout shorter than the burst's renders cancels requests still on the loop", "[chat_render]") {
   const int n = 200;  // renders end at 1.4 s; the clients give up at 0.5 s
-  const auto r = chat_burst_run(chat_burst_scenario(n, Json::object(), "/v1/chat/completions", {}, "llama-3.1-8b", 0.5));
+  const auto r = test::recorded_run(chat_burst_scenario(n, Json::object(), "/v1/chat/completions", {}, "llama-3.1-8b", 0.5));
   CHECK(r.summary.completed_requests == 0);
   CHECK(r.summary.timed_out_requests == n);
   CHECK(r.iterations.empty());  // none reached the engine
 }
 
 TEST_CASE("with prefix caching the burst still waits for its renders", "[chat_render]") {
-  const auto r = chat_burst_run(chat_burst_scenario(100, {{"enable_prefix_caching", true}}, "/v1/chat/completions"));
+  const auto r = test::recorded_run(chat_burst_scenario(100, {{"enable_prefix_caching", true}}, "/v1/chat/completions"));
   REQUIRE(r.summary.completed_requests == 100);
-  CHECK(chat_first_step_s(r) == Approx(100 * kParse).epsilon(1e-9));
+  CHECK(test::first_step_s(r) == Approx(100 * kParse).epsilon(1e-9));
 }

@@ -35,26 +35,6 @@ Json front_scenario(int n, const Json& engine, const std::vector<double>& times 
   return s;
 }
 
-engine::SimulationResult front_run(const Json& scenario) {
-  engine::SimulationOptions opt;
-  opt.record_requests = true;
-  opt.record_iterations = true;
-  opt.decode_runs = false;
-  return engine::simulate(make(scenario), opt);
-}
-
-double front_first_step_s(const engine::SimulationResult& r) {
-  double t = 1e300;
-  for (const auto& it : r.iterations) t = std::min(t, it.start_s);
-  return t;
-}
-
-double front_mean_ttft_s(const engine::SimulationResult& r) {
-  double sum = 0;
-  for (const auto& q : r.requests) sum += q.first_token_s - q.arrival_s;
-  return sum / static_cast<double>(r.requests.size());
-}
-
 /// The same scenario with a profile fitted on vLLM 0.5 that sets the front part's fixed cost to `fixed_s`.
 Json front_fitted(Json s, double fixed_s) {
   s["hardware"]["gpu_profile"] = {{"gpu_id", "a100-80gb-sxm"}, {"runtime", "vllm-v0.5"},
@@ -99,37 +79,37 @@ TEST_CASE("the in-process server's front part: vLLM before 0.6 served through it
 TEST_CASE("a burst to vLLM 0.5.4's OpenAI server reaches the engine after every front part", "[inprocess_front]") {
   const int n = 100;
   const double c = front_cost_s();
-  const auto served = front_run(front_scenario(n, Json::object()));
-  const auto direct = front_run(front_scenario(n, {{"api_server", false}}));
+  const auto served = test::recorded_run(front_scenario(n, Json::object()));
+  const auto direct = test::recorded_run(front_scenario(n, {{"api_server", false}}));
   REQUIRE(served.summary.completed_requests == n);
   REQUIRE(direct.summary.completed_requests == n);
-  CHECK(front_first_step_s(served) == Approx(n * c).epsilon(1e-9));
-  CHECK(front_first_step_s(direct) < 1e-6);
+  CHECK(test::first_step_s(served) == Approx(n * c).epsilon(1e-9));
+  CHECK(test::first_step_s(direct) < 1e-6);
   // After it the engine runs the same steps whatever the front part costs (the served steps carry the server's
   // streaming, an in-process caller's do not: the comparison is between two served runs): every request's TTFT is
   // N × the difference longer.
-  const auto slower = front_run(front_fitted(front_scenario(n, Json::object()), kFrontFitted));
+  const auto slower = test::recorded_run(front_fitted(front_scenario(n, Json::object()), kFrontFitted));
   REQUIRE(slower.summary.completed_requests == n);
   REQUIRE(served.iterations.size() == slower.iterations.size());
   for (std::size_t k = 0; k < served.iterations.size(); ++k)
     CHECK(served.iterations[k].duration_s == Approx(slower.iterations[k].duration_s).epsilon(1e-12));
-  CHECK(front_mean_ttft_s(slower) - front_mean_ttft_s(served) ==
+  CHECK(test::mean_ttft_s(slower) - test::mean_ttft_s(served) ==
         Approx(n * (kFrontFitted - perf::inprocess_server::kPerRequestS)).epsilon(1e-6));
   // The gap grows with the burst: twice the requests, twice the wait before the first step.
-  const auto twice = front_run(front_scenario(2 * n, Json::object()));
-  CHECK(front_first_step_s(twice) == Approx(2 * n * c).epsilon(1e-9));
+  const auto twice = test::recorded_run(front_scenario(2 * n, Json::object()));
+  CHECK(test::first_step_s(twice) == Approx(2 * n * c).epsilon(1e-9));
 }
 
 TEST_CASE("light load pays one front part; vLLM 0.6.5+ has no such loop", "[inprocess_front]") {
   std::vector<double> times;
   for (int k = 0; k < 20; ++k) times.push_back(0.5 * k);  // 2 req/s: the loop is idle at every arrival
-  const auto served = front_run(front_scenario(20, Json::object(), times));
-  const auto slower = front_run(front_fitted(front_scenario(20, Json::object(), times), kFrontFitted));
-  CHECK(front_mean_ttft_s(slower) - front_mean_ttft_s(served) ==
+  const auto served = test::recorded_run(front_scenario(20, Json::object(), times));
+  const auto slower = test::recorded_run(front_fitted(front_scenario(20, Json::object(), times), kFrontFitted));
+  CHECK(test::mean_ttft_s(slower) - test::mean_ttft_s(served) ==
         Approx(kFrontFitted - perf::inprocess_server::kPerRequestS).epsilon(1e-6));
   // 0.6.5 tokenises in a thread pool (vllm#10635); 0.6.0-0.6.4 queue on the API server's loop (test_api_front06.cpp).
-  const auto v065 = front_run(front_scenario(100, {{"runtime", "vllm==0.6.5"}}));
-  CHECK(front_first_step_s(v065) < 1e-6);
+  const auto v065 = test::recorded_run(front_scenario(100, {{"runtime", "vllm==0.6.5"}}));
+  CHECK(test::first_step_s(v065) < 1e-6);
 }
 
 TEST_CASE("a profile fitted on vLLM 0.5 sets the front part's fixed cost; one of another runtime does not",
@@ -139,8 +119,8 @@ TEST_CASE("a profile fitted on vLLM 0.5 sets the front part's fixed cost; one of
   const Json own = front_fitted(front_scenario(n, Json::object()), fitted);
   const auto rs = make(own);
   const double per_token = perf::inprocess_front(rs.scenario.engine, false).per_prompt_token_s;
-  CHECK(front_first_step_s(front_run(own)) == Approx(n * (fitted + kFrontPrompt * per_token)).epsilon(1e-9));
+  CHECK(test::first_step_s(test::recorded_run(own)) == Approx(n * (fitted + kFrontPrompt * per_token)).epsilon(1e-9));
   Json other = own;
   other["hardware"]["gpu_profile"]["runtime"] = "vllm-v1";
-  CHECK(front_first_step_s(front_run(other)) == Approx(n * front_cost_s()).epsilon(1e-9));
+  CHECK(test::first_step_s(test::recorded_run(other)) == Approx(n * front_cost_s()).epsilon(1e-9));
 }

@@ -40,7 +40,7 @@ TEST_CASE("an unstable run's reason quotes its offered and saturation rates to t
     std::smatch m;
     REQUIRE(std::regex_search(s.reason, m, quoted));
     // Three significant digits, or the whole integer part of a larger rate ("1014"), in fixed notation.
-    for (const std::string figure : {m[1].str(), m[2].str()}) {
+    for (const std::string& figure : {m[1].str(), m[2].str()}) {
       CHECK(figure.find('e') == std::string::npos);
       CHECK(significant_digits(figure) <= std::max<int>(3, static_cast<int>(figure.find('.') == std::string::npos ? figure.size() : figure.find('.'))));
     }
