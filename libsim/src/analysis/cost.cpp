@@ -113,8 +113,10 @@ const std::vector<std::string>& card_sections() {
   return s;
 }
 
-const Json* node_at_path(const Json& doc, const std::string& dotted) {
-  const Json* j = &doc;
+/// The node at a dotted path of `doc`, or nullptr (const or not, as `doc` is).
+template <class J>
+J* node_at_path(J& doc, const std::string& dotted) {
+  J* j = &doc;
   std::size_t start = 0;
   while (true) {
     const auto dot = dotted.find('.', start);
@@ -161,12 +163,12 @@ bool overrides_price(const std::vector<std::pair<std::string, Json>>& overrides,
 void reprice_moved_cards(Json& doc, const Json& base, const std::vector<std::pair<std::string, Json>>& overrides,
                          OverrideRule rule) {
   for (const auto& section : card_sections()) {
-    const Json* here = node_at_path(doc, section);
+    Json* here = node_at_path(doc, section);
     if (!here || !here->is_object()) continue;
     const auto base_gpu = card_of(node_at_path(base, section), section);
     const auto gpu = card_of(here, section);
     if (!base_gpu || !gpu) continue;
-    Json& sec = *const_cast<Json*>(here);
+    Json& sec = *here;
     for (const char* key : {"price_per_gpu_hour", "purchase_price_per_gpu"}) {
       if (!sec.contains(key) || !sec[key].is_number() || overrides_price(overrides, section + "." + key, rule)) continue;
       if (!price_on_gpu(*base_gpu, sec[key].get<double>(), *gpu)) sec.erase(key);

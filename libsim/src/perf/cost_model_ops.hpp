@@ -519,8 +519,7 @@ struct CostModel::Constants {
     const double moe = std::min(stage, moe_layers);
     const double mlp = experts > 1 ? moe * (experts * expert_params + shared_params) +
                                          std::min(stage - moe, dense_layers) * mlp_params
-                                   : dense_layers < layers ? stage * mlp_params * dense_layers / layers  // Nemotron-H
-                                                           : stage * mlp_params;
+                                   : stage * mlp_params * (dense_layers / layers);  // Nemotron-H: its MLP layers' share
     const double routed = experts > 1 ? moe * experts * expert_params : 0.0;
     return routed * format_gemm.bytes_per_param + (mlp - routed) * dense_gemm.bytes_per_param +
            stage * (qkv_params + o_params + kv_b_params) * attn_gemm.bytes_per_param +

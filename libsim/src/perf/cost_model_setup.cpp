@@ -113,8 +113,7 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   // The gated activation's width per token, averaged over the layer mix (routed experts per token + shared ones).
   c->act_inter = c->experts > 1 ? (c->dense_layers * c->inter + c->moe_layers * (c->expert_inter * c->experts_per_token +
                                                                                   c->shared_inter)) / c->layers
-                    : c->dense_layers < c->layers ? c->inter * c->dense_layers / c->layers  // Nemotron-H's MLP layers
-                                                  : c->inter;
+                    : c->inter * (c->dense_layers / c->layers);  // Nemotron-H: only its MLP layers have one
   c->sliding_layers = m.has_sliding_window() ? m.sliding_layers : 0;
   c->full_layers = m.attention_layers() - c->sliding_layers;
   if (m.has_linear_attention()) {
