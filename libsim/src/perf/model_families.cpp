@@ -85,10 +85,12 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
       r.peak_fraction = alu_bound ? r.flops / r.time_s / (2.0 * alu_rate) : r.bytes / r.time_s / bw;
     }
     if (sparse_mla_flops_per_token > 0) {
-      // The sparse kernel per decode token: every topk slot computed; the latents of min(context, topk) slots read
-      // (Σ min(c_i, topk) <= min(Σ c_i, n·topk), from the sums the batch carries).
+      // The sparse kernel per decode query (speculative verification: k + 1 a sequence): every topk slot computed;
+      // the latents of min(context, topk) slots read (Σ min(c_i, topk) <= min(Σ c_i, n·topk), from the sums the batch
+      // carries).
       const double context = static_cast<double>(b.decode_context);
-      fold(ops[kAttnDecode], sparse_mla(decode, std::min(context, decode * sparse_mla_topk)));
+      fold(ops[kAttnDecode], sparse_mla(decode * static_cast<double>(b.spec_tokens + 1),
+                                        std::min(context, decode * sparse_mla_topk)));
     }
     if (mla) {
       // Absorbed decode (vLLM's data-movement-friendly path): q_nope × W_UK into the latent, attention over the
