@@ -105,6 +105,11 @@ struct CostModel::Constants {
   double linear_prefill_flops_per_token = 0, linear_chunk = 64;
   // DeepSeek-V3.2's indexer (DSA): FP8 key bytes per cached token and FLOPs per query-key pair it scores, per layer.
   double indexer_bytes_per_token = 0, indexer_flops_per_pair = 0;
+  // vLLM's FLASHMLA_SPARSE (perf/sparse_mla.hpp; 0 elsewhere): FLOPs per query token and layer of the sparse kernel
+  // (every topk slot, padded heads), its rate as a fraction of fp16_peak, the query and output bytes per token (padded
+  // heads) and the latent bytes per KV token it gathers; the topk. Replaces the window pricing and the MHA prefill.
+  double sparse_mla_flops_per_token = 0, sparse_mla_eff = 0, sparse_mla_qo_bytes = 0, sparse_mla_latent_bytes = 0;
+  double sparse_mla_topk = 0;
   // MLA (DeepSeek): kv_b_proj's weights, run per decode token as the absorbed W_UK / W_UV and per prefill KV token as
   // the up-projection; the attention's query/key and value head dims as it runs.
   bool mla = false;
@@ -265,6 +270,17 @@ struct CostModel::Constants {
     const double tc = flops / (fp16_peak * attn_prefill_eff);
     const double tm = bytes / (bw * bw_eff);
     return roofline(pnorm(tc, tm), tc, tm, flops, bytes, fp16_peak, count);
+  }
+
+  /// vLLM's FLASHMLA_SPARSE kernel (perf/sparse_mla.hpp) for `tokens` query tokens gathering `latents` KV latents, over
+  /// every layer: its FLOPs at its own rate; the latents, padded queries and outputs, and each token's own latent
+  /// written to the cache at the memory rate.
+  Raw sparse_mla(double tokens, double latents) const {
+    if (tokens <= 0) return {};
+    const double flops = tokens * sparse_mla_flops_per_token;
+    const double bytes = tokens * (sparse_mla_qo_bytes + sparse_mla_latent_bytes) + latents * sparse_mla_latent_bytes;
+    const double tc = flops / (fp16_peak * sparse_mla_eff), tm = bytes / (bw * mem_eff);
+    return roofline(pnorm(tc, tm), tc, tm, flops, bytes, fp16_peak, layers);
   }
 
   /// attention() for a prefill over `pairs` query-key pairs: on the Triton unified kernel (prefill_l2_bytes_per_pair

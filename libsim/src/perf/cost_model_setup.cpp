@@ -10,6 +10,7 @@
 #include "llmsim/perf/block_fp8.hpp"
 #include "llmsim/perf/hopper_fp8.hpp"
 #include "llmsim/perf/moe_kernels.hpp"
+#include "llmsim/perf/sparse_mla.hpp"
 #include "llmsim/perf/triton_unified_attention.hpp"
 #include "llmsim/perf/speculative.hpp"
 
@@ -172,13 +173,26 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   if (m.is_mla() && m.index_topk > 0) {
     // DeepSeek-V3.2 (DSA): each query attends to the index_topk tokens its indexer selects — other tokens than a
     // window's, the same count of query-key pairs and latents read — so the MLA is priced as a window of index_topk
-    // on every layer (the KV cache still holds every token: the memory plan is unchanged). The indexer's own scoring
-    // pass over all cached tokens is added in family_ops.
+    // on every layer (the KV cache still holds every token: the memory plan is unchanged), except where vLLM's sparse
+    // kernel runs (below). The indexer's own scoring pass over all cached tokens is added in family_ops.
     c->sliding_layers = m.attention_layers();
     c->full_layers = 0;
     c->window = m.index_topk;
     c->indexer_bytes_per_token = m.indexer_kv_bytes_per_token_per_layer();
     c->indexer_flops_per_pair = 2.0 * m.index_n_heads * m.index_head_dim;
+    if (vllm_flashmla_sparse(m, gpu_, runtime_)) {
+      // vLLM's FLASHMLA_SPARSE (perf/sparse_mla.hpp): every token, prefill and decode, runs FlashMLA's sparse kernel
+      // in MQA mode over the latent (576 query/key, 512 value; the absorbed W_UK / W_UV, no up-projection of the
+      // context) on all index_topk slots and the padded heads, whatever the context: no window, no MHA prefill.
+      const int padded = flashmla_sparse_padded_heads(static_cast<int>(c->heads), gpu_);
+      c->sliding_layers = 0;
+      c->sparse_mla_topk = m.index_topk;
+      c->sparse_mla_flops_per_token =
+          sparse_mla_flops_per_token(padded, m.index_topk, c->kv_latent, static_cast<double>(m.kv_lora_rank));
+      c->sparse_mla_eff = flashmla_sparse_efficiency(gpu_);
+      c->sparse_mla_qo_bytes = padded * (c->kv_latent + m.kv_lora_rank) * kActBytes;
+      c->sparse_mla_latent_bytes = c->kv_latent * quant_.kv_bytes_per_element();
+    }
   }
   c->lm_params = c->vocab * c->hidden / t;
 

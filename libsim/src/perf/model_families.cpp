@@ -43,7 +43,14 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
       if (ops[kAttnPrefill].time_s > 0) add(ops[kAttnPrefill], r);
       else ops[kAttnPrefill] = r;  // every layer slides (Mistral v0.1): its bound and peak fraction
     }
-    if (mla) {
+    if (sparse_mla_flops_per_token > 0) {
+      // vLLM's FLASHMLA_SPARSE (perf/sparse_mla.hpp): the prefill tokens run the absorbed path as decode tokens do
+      // (q_nope x W_UK into the latent, the output x W_UV: kv_b_proj's weights once, 2 FLOPs per weight per token)
+      // and the sparse kernel over every topk slot; it gathers each KV token's latent from the paged cache (read once
+      // per chunk: its queries share their context), reads the padded queries and writes the padded outputs.
+      add(ops[kKvB], gemm(pt, kv_b_params, heads * prefill_qk_dim, heads * prefill_v_dim, kv_b_gemm, layers, 2));
+      fold(ops[kAttnPrefill], sparse_mla(pt, kv_tokens));
+    } else if (mla) {
       // kv_b_proj up-projects the latent of every KV token the chunks attend to (vLLM computes the cached context's
       // K/V chunk by chunk in _compute_prefill_context): the latent without k_pe in, k_nope and v per head out.
       const double nope = prefill_qk_dim - kv_rope_dim, context = kv_tokens - pt;
@@ -76,6 +83,14 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
       const bool alu_bound = (full_layers > 0 && r.bound == Bound::compute) || s.alu_bound;
       r.bound = alu_bound ? Bound::compute : Bound::memory;
       r.peak_fraction = alu_bound ? r.flops / r.time_s / (2.0 * alu_rate) : r.bytes / r.time_s / bw;
+    }
+    if (sparse_mla_flops_per_token > 0) {
+      // The sparse kernel per decode query (speculative verification: k + 1 a sequence): every topk slot computed;
+      // the latents of min(context, topk) slots read (Σ min(c_i, topk) <= min(Σ c_i, n·topk), from the sums the batch
+      // carries).
+      const double context = static_cast<double>(b.decode_context);
+      fold(ops[kAttnDecode], sparse_mla(decode * static_cast<double>(b.spec_tokens + 1),
+                                        std::min(context, decode * sparse_mla_topk)));
     }
     if (mla) {
       // Absorbed decode (vLLM's data-movement-friendly path): q_nope × W_UK into the latent, attention over the

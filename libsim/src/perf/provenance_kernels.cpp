@@ -14,6 +14,7 @@
 #include "llmsim/perf/lora_kernels.hpp"
 #include "llmsim/perf/quant_kernels.hpp"
 #include "llmsim/perf/quant_latency.hpp"
+#include "llmsim/perf/sparse_mla.hpp"
 #include "llmsim/perf/triton_unified_attention.hpp"
 #include "llmsim/spec/quantization.hpp"
 
@@ -241,6 +242,34 @@ void add_layer_kernel_provenance(std::vector<ConstantProvenance>& t) {
                 "of every key up to its causal bound from global memory (gpt-oss: 8 query heads per KV head, 2 tokens "
                 "per Q-block); priced at the L2 read rate (quant_latency.l2_bytes_per_sm_clock)",
                 {}, kTritonUnifiedBlockM));
+  // --- vLLM's sparse MLA for DeepSeek-V3.2's DSA (perf/sparse_mla.hpp).
+  const std::string sparse = "vllm-project/vllm vllm/v1/attention/backends/mla/flashmla_sparse.py @60191e18 ";
+  t.push_back(c("sparse_mla.backend", "vllm-v1", P::engine_code,
+                sparse + "FlashMLASparseBackend (compute capability 9.x, 10.x), forward_mqa: `the kernels want to use "
+                         "MQA 576/512 approach for both prefill and decode`; with the bf16 cache (the default since "
+                         "vllm#27121, 2025-10-17: `auto` no longer selects fp8_ds_mla) _forward_bf16_kv runs "
+                         "flash_mla_sparse_fwd on every token, prefill and decode, over the indexer's topk_indices_buffer "
+                         "(index_topk columns, -1 where the context is shorter)"));
+  t.push_back(c("sparse_mla.head_tile_sm90", "vllm-v1", P::engine_code,
+                sparse + "FlashMLASparseImpl.prefill_padding = 128 on sm100 else 64; _bf16_flash_mla_kernel pads "
+                         "num_heads to it when num_heads % padding != 0 (TP 8 of DeepSeek-V3.2: 16 -> 64)",
+                {}, kSparseMlaHeadTileSm90));
+  t.push_back(c("sparse_mla.head_tile_sm100", "vllm-v1", P::engine_code, sparse + "as head_tile_sm90, on Blackwell",
+                {}, kSparseMlaHeadTileSm100));
+  t.push_back(c("sparse_mla.all_topk_slots", "all", P::engine_code,
+                "deepseek-ai/FlashMLA csrc/kernels/sm90/prefill/sparse/phase1.cuh @02aaec71: without topk_length "
+                "(vLLM 0.13 passes none) num_topk_blocks = topk / B_TOPK; invalid indices (-1) skip their cp.async "
+                "loads and are masked to -inf (mask_rP), their QK^T and PV tiles are computed; the grid is "
+                "(h_q / B_H) x s_q"));
+  t.push_back(c("sparse_mla.efficiency_sm90", "all", P::microbenchmark,
+                "deepseek-ai/FlashMLA README @066b5ba6: sparse MLA prefill `up to 640 TFlops in forward computation on "
+                "H800 SXM5 with CUDA 12.8` (tests/test_flash_mla_sparse_prefill.py), over H800 SXM5's 989.4 dense BF16 "
+                "TFLOPS",
+                {}, 640.0 / 989.4));
+  t.push_back(c("sparse_mla.efficiency_sm100", "all", P::microbenchmark,
+                "deepseek-ai/FlashMLA README @066b5ba6: sparse MLA prefill `up to 1450 TFlops on B200, CUDA 12.9`, over "
+                "B200's 2,250 dense BF16 TFLOPS",
+                {}, 1450.0 / 2250.0));
 }
 
 void add_quant_kernel_provenance(std::vector<ConstantProvenance>& t) {

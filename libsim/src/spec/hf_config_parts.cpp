@@ -434,8 +434,9 @@ void read_deepseek_indexer(const JsonView& v, ModelSpec& m) {
   m.notes.push_back("sparse attention (DSA): the indexer's weights and FP8 key cache (" +
                     format_value(m.indexer_kv_bytes_per_token_per_layer()) +
                     " B per token and layer) are counted; each query attends to the indexer's top " +
-                    std::to_string(m.index_topk) + " tokens (priced as a window of that size) after the indexer "
-                    "scores every cached token");
+                    std::to_string(m.index_topk) + " tokens after the indexer scores every cached token (vLLM on "
+                    "Hopper/Blackwell: every token computes all " + std::to_string(m.index_topk) +
+                    " slots at heads padded to 64/128, perf/sparse_mla; other runtimes: a window of that size)");
 }
 
 // Sliding layers from layer_types when given (each "full_attention" or "sliding_attention", one per layer).
