@@ -3,6 +3,7 @@
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/error_band.hpp"
 #include "llmsim/perf/hardware_profile.hpp"
+#include "llmsim/perf/moe_kernels.hpp"
 #include "llmsim/perf/runtime.hpp"
 #include "llmsim/spec/multi_step.hpp"
 
@@ -16,8 +17,15 @@ engine::SimulationResult evaluate(const spec::ResolvedScenario& scenario, const 
   return result;
 }
 
+std::optional<std::string> unmodelled_engine_path(const spec::ResolvedScenario& scenario) {
+  return perf::sglang_mxfp4_unmodelled_path(scenario.quant.weights, scenario.gpu,
+                                            scenario.scenario.engine.resolved_runtime());
+}
+
 std::vector<std::string> scenario_warnings(const spec::ResolvedScenario& scenario) {
-  return scenario_warnings(scenario.scenario);
+  std::vector<std::string> out = scenario_warnings(scenario.scenario);
+  if (auto path = unmodelled_engine_path(scenario)) out.push_back(std::move(*path));
+  return out;
 }
 
 std::vector<std::string> scenario_warnings(const spec::Scenario& scenario) {

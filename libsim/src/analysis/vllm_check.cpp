@@ -140,6 +140,7 @@ VllmCheck check_vllm_result(const VllmResult& measured, const PreparedVllmCheck&
   c.reason = result.summary.reason;
   c.max_model_len = result.summary.fits ? result.summary.max_model_len : 0;
   c.max_model_len_note = result.summary.max_model_len_note;
+  c.not_modelled = unmodelled_engine_path(resolved).value_or("");
   if (result.summary.unstable) c.notes.push_back("the simulated run was unstable: " + metrics::unstable_cause(result.summary));
   // What the summary warns about (a GPU profile fitted on another runtime) is a note of the comparison too.
   for (const auto& w : result.summary.warnings) c.notes.push_back("warning: " + w);

@@ -36,6 +36,18 @@ Mxfp4MoeKernel mxfp4_moe_kernel(const spec::WeightFormat& format, const spec::Qu
   return hopper && kernels.mxfp4_hopper_triton ? Mxfp4MoeKernel::triton : Mxfp4MoeKernel::marlin;
 }
 
+std::optional<std::string> sglang_mxfp4_unmodelled_path(const spec::WeightFormat& format, const spec::GpuSpec& gpu,
+                                                        spec::Runtime runtime) {
+  if (runtime != spec::Runtime::sglang || !is_mxfp4(format)) return std::nullopt;
+  const bool hopper = gpu.fp8_flops > 0 && !(gpu.fp4_flops > 0) && !is_ada_fp8(gpu);
+  if (hopper || gpu.fp4_flops > 0) return std::nullopt;
+  return "SGLang serves the MXFP4 experts (" + format.id + ") on " + gpu.id +
+         " through triton_kernels' matmul_ogs with the weights upcast inside the kernel (StridedLayout below sm90) and "
+         "attention through its Triton backend (server_args.py, GptOssForCausalLM: moe_runner_backend "
+         "'triton_kernel', attention_backend 'triton' below sm90): a path llmsim does not model (it prices vLLM's FP4 "
+         "Marlin MoE there, which vLLM runs on this card), so the prediction is not validated for this run";
+}
+
 ExpertLayout expert_layout(double hidden, double intermediate_per_gpu, Mxfp4MoeKernel kernel) {
   ExpertLayout e{hidden, intermediate_per_gpu};
   if (hidden <= 0 || intermediate_per_gpu <= 0) return e;

@@ -140,6 +140,7 @@ void add_serve(std::vector<Row>& out, const ServeRun& run, const analysis::VllmR
     try {
       check = analysis::check_vllm_result(result, run.options);
       if (!check->fits) skip = "llmsim says the configuration does not fit: " + check->reason;
+      else if (!check->not_modelled.empty()) skip = check->not_modelled;
       // The runtime the run was priced as: the release's, or its V0 engine when a V0 scheduler was named with a
       // release that ships both (vLLM 0.8-0.10 with VLLM_USE_V1=0).
       base.runtime = spec::to_string(check->scenario.engine.resolved_runtime());

@@ -55,6 +55,9 @@ struct VllmCheck {
   std::string max_model_len_note;
   std::vector<VllmCheckRow> rows;   ///< one per number in the file, in the file's order
   std::vector<std::string> notes;   ///< how the file became a scenario, and what is not comparable
+  /// An engine path the run took that llmsim does not model (unmodelled_engine_path; also among the notes as a
+  /// warning): the predictions are shown but not validated. Empty where the path is modelled.
+  std::string not_modelled;
 };
 
 /// The scenario of a result: options.scenario, then the vLLM arguments, then the model (options.model,

@@ -2,8 +2,10 @@
 // What vLLM's fused-MoE layer runs beyond the two expert GEMMs and their activation (issue 27, docs/cost-model.md
 // "MoE kernels"): the expert weights as its MXFP4 kernels lay them out (padded), the kernel that sums each token's
 // top-k expert outputs, and the kernels of one MoE layer. Every number here is read from vLLM's code; none is fitted.
+#include <optional>
 #include <string>
 
+#include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
 #include "llmsim/spec/quantization.hpp"
 
@@ -31,6 +33,19 @@ std::string to_string(Mxfp4MoeKernel k);
 /// `format` as it runs on `gpu` (spec::format_for_gpu) under the release's `kernels`.
 Mxfp4MoeKernel mxfp4_moe_kernel(const spec::WeightFormat& format, const spec::QuantKernels& kernels,
                                 const spec::GpuSpec& gpu);
+
+/// SGLang serves an MXFP4 checkpoint's experts (gpt-oss) on a card with neither FP4 nor Hopper's tensor cores (A100,
+/// Ada, ...) on a path llmsim does not price; the reason, to be said to the user and to keep such a run's measurements
+/// unscored (docs/trust.md), or nothing where llmsim prices the path. SGLang 0.5.x, server_args.py
+/// `_handle_model_specific_adjustments`, branch `GptOssForCausalLM`: moe_runner_backend "flashinfer_mxfp4" on
+/// Blackwell, else "triton_kernel" (ep_size 1, triton_kernels importable), and attention_backend "trtllm_mha" on sm100,
+/// "fa3" on sm90, else "triton"; quantization/mxfp4.py runs MXFP4 experts through FlashInfer or triton_kernels'
+/// matmul_ogs only (`apply` raises NotImplementedError otherwise), whose make_default_matmul_mxfp4_w_layout keeps a
+/// StridedLayout below sm90 (the weights upcast inside the kernel). vLLM runs FP4 Marlin there (get_mxfp4_backend:
+/// Triton only on sm90-sm100), which is what this cost model prices, and its Triton attention model is vLLM's unified
+/// kernel, not SGLang's Triton backend. On Hopper SGLang's path is the one llmsim prices (matmul_ogs, FA3 with sinks).
+std::optional<std::string> sglang_mxfp4_unmodelled_path(const spec::WeightFormat& format, const spec::GpuSpec& gpu,
+                                                        spec::Runtime runtime);
 
 /// vLLM's Mxfp4MoEMethod.create_weights pads the experts of an MXFP4 checkpoint (gpt-oss) to what its kernel needs:
 /// * FP4 Marlin: "the moe marlin kernel requires that for each linear n % 256 == 0 and k % 128 == 0" — intermediate
