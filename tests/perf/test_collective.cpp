@@ -128,9 +128,16 @@ TEST_CASE("the custom kernel's constants are the ones recorded in the provenance
     const double k4 = ampere ? recorded("collective.custom_two_shot_factor_ampere", scope)
                              : recorded("collective.custom_two_shot_factor_tp4", scope);
     const double k8 = ampere ? k4 : recorded("collective.custom_two_shot_factor_tp6_up", scope);
-    const double sync8 = ampere ? recorded("collective.custom_two_shot_sync_ampere_tp6_up", scope) : 0.0;
+    // Hopper's one stage has its own measured latency, and its two stages the synchronisation that keeps their fitted
+    // fixed cost; the A100's two stages synchronise 3 us more at TP 8 only.
+    const double sync_hopper = ampere ? 0.0 : recorded("collective.custom_two_shot_sync_hopper", "hopper_hbm");
+    const double sync8 = ampere ? recorded("collective.custom_two_shot_sync_ampere_tp6_up", scope) : sync_hopper;
+    if (!ampere) {
+      CHECK(p.custom_allreduce_latency_s == Approx(recorded("custom_allreduce_latency_s", "hopper_hbm")));
+      CHECK(2 * p.custom_allreduce_latency_s + sync_hopper == Approx(12e-6));
+    }
     CHECK(k4 > 0);
-    CHECK(ar(id, 4).time_s(s2) == Approx(2 * p.custom_allreduce_latency_s + k4 * s2 / b_peer));
+    CHECK(ar(id, 4).time_s(s2) == Approx(2 * p.custom_allreduce_latency_s + sync_hopper + k4 * s2 / b_peer));
     CHECK(ar(id, 8).time_s(s2) == Approx(2 * p.custom_allreduce_latency_s + sync8 + k8 * s2 / b_peer));
   }
 }
@@ -269,4 +276,66 @@ TEST_CASE("the vocabulary-parallel logits gather and the embedding all-reduce") 
   CHECK(gather > 0);
   CHECK(lm8 > gather);
   CHECK(lm8 - gather < lm1);
+}
+
+TEST_CASE("Hopper's one stage at decode sizes against vLLM's all-reduce on 8 H100 and 8 H200 GPUs (issue 27)") {
+  // ai-dynamo/aiconfigurator campaign_checkpoints/h100_sxm/custom_allreduce_perf.txt (@67f90e7) and
+  // campaign_checkpoints/h200_sxm/custom_allreduce_perf.txt (@77a06bf): vLLM 0.20.0's tensor_model_parallel_all_reduce
+  // replayed from a CUDA graph (collector/network/collect_all_reduce.py; its message_size counts bf16 elements, so
+  // bytes = 2 x message_size), us. Below 256 KiB at TP 8 (512 KiB at TP 4, any size here at TP 2) that is still the
+  // custom one-stage kernel on sm90: csrc/custom_all_reduce.cuh's dispatch is 0.4's, and 0.20's symmetric-memory
+  // caps on sm90 (CUSTOM_ALL_REDUCE_MAX_SIZES["9.0"]: 64 MiB / 32 MiB / 256 KiB at TP 2 / 4 / 8) lie above these
+  // sizes. A decode step's message: one to eight sequences of a 7168-16384-wide model, 14-256 KiB.
+  struct Point {
+    const char* gpu;
+    int tp;
+    double bytes, us;
+  };
+  const Point points[] = {
+      {"h100-80gb-sxm", 2, 16 * KiB, 4.50},  {"h100-80gb-sxm", 2, 32 * KiB, 4.45},  {"h100-80gb-sxm", 2, 64 * KiB, 4.55},
+      {"h100-80gb-sxm", 2, 128 * KiB, 4.76}, {"h100-80gb-sxm", 4, 16 * KiB, 4.91},  {"h100-80gb-sxm", 4, 32 * KiB, 4.91},
+      {"h100-80gb-sxm", 4, 64 * KiB, 5.26},  {"h100-80gb-sxm", 4, 128 * KiB, 5.82}, {"h100-80gb-sxm", 8, 16 * KiB, 5.22},
+      {"h100-80gb-sxm", 8, 32 * KiB, 5.52},  {"h100-80gb-sxm", 8, 64 * KiB, 6.32},  {"h100-80gb-sxm", 8, 128 * KiB, 7.80},
+      {"h200-141gb-sxm", 2, 16 * KiB, 4.55}, {"h200-141gb-sxm", 2, 32 * KiB, 4.55}, {"h200-141gb-sxm", 2, 64 * KiB, 4.72},
+      {"h200-141gb-sxm", 2, 128 * KiB, 4.80}, {"h200-141gb-sxm", 4, 16 * KiB, 4.77}, {"h200-141gb-sxm", 4, 32 * KiB, 4.92},
+      {"h200-141gb-sxm", 4, 64 * KiB, 5.32}, {"h200-141gb-sxm", 4, 128 * KiB, 5.84}, {"h200-141gb-sxm", 8, 16 * KiB, 5.27},
+      {"h200-141gb-sxm", 8, 32 * KiB, 5.71}, {"h200-141gb-sxm", 8, 64 * KiB, 6.52}, {"h200-141gb-sxm", 8, 128 * KiB, 8.00},
+  };
+  for (const auto& pt : points) {
+    INFO(pt.gpu << " tp" << pt.tp << " " << pt.bytes / KiB << " KiB");
+    REQUIRE(ar(pt.gpu, pt.tp).algorithm(pt.bytes) == AllReduceAlgorithm::custom_one_shot);
+    // Within 12 %; vllm#24111's 6 us fixed cost read all 24 points 6-37 % dear (mean +24 %).
+    CHECK(ar(pt.gpu, pt.tp).time_s(pt.bytes) * 1e6 == Approx(pt.us).epsilon(0.12));
+  }
+  // The same at vLLM 0.14.0 (aiconfigurator's H100 table, docs/cost-model.md): TP 8 32 / 64 / 128 KiB 5.4 / 6.3 / 7.7 us.
+  CHECK(ar("h100-80gb-sxm", 8).time_s(32 * KiB) * 1e6 == Approx(5.4).epsilon(0.12));
+  CHECK(ar("h100-80gb-sxm", 8).time_s(128 * KiB) * 1e6 == Approx(7.7).epsilon(0.12));
+  // The H200 has the H100's NVLink 4 and NVSwitch (the two files agree within 5 % at 16-128 KiB): priced the same.
+  for (double s = 16 * KiB; s < 8 * MiB; s *= 2) {
+    INFO(s / KiB << " KiB");
+    CHECK(ar("h200-141gb-sxm", 8).time_s(s) == Approx(ar("h100-80gb-sxm", 8).time_s(s)));
+  }
+  // The two stages keep the fixed cost vllm#24111's factors were fitted with (2 x 6 us): the one stage's smaller
+  // latency does not make them cheaper (the test case above holds them to #24111's two-stage timings).
+  const auto g = gpu("h100-80gb-sxm");
+  const auto p = perf::default_profile(g);
+  const double b_peer = 0.83 * g.nvlink_bandwidth;
+  CHECK(ar("h100-80gb-sxm", 4).time_s(1 * MiB) == Approx(12e-6 + 2.8 * MiB / b_peer));
+  CHECK(ar("h100-80gb-sxm", 8).time_s(1 * MiB) == Approx(12e-6 + 2.2 * MiB / b_peer));
+  CHECK(ar("h100-80gb-sxm", 8).time_s(16 * KiB) == Approx(p.custom_allreduce_latency_s + 7 * 16 * KiB / b_peer));
+  // In a step: a Llama-3.1-70B decode of one sequence at TP 8 on H100s runs 2L + 1 = 161 all-reduces of 16 KiB,
+  // 161 x 5.22 us = 0.84 ms measured; at the former 6 us fixed cost llmsim priced them at 1.02 ms.
+  spec::Quantization q;
+  q.weights = spec::weight_format("bf16");
+  const auto& model = spec::Catalog::builtin().model("llama-3.1-70b");
+  const perf::CostModel cm(model, q, g, p, spec::ParallelConfig{8, 1});
+  perf::BatchShape b;
+  b.decode_seqs = 1;
+  b.decode_context = 512;
+  double comm = 0;
+  for (const auto& o : cm.breakdown(b).ops)
+    if (o.name == "tp_allreduce") comm = o.time_s;
+  REQUIRE(model.hidden_size * 2.0 == 16 * KiB);
+  CHECK(comm * 1e3 == Approx(161 * 5.22e-3).epsilon(0.05));
+  CHECK(comm * 1e3 < 0.95 * 161 * (6.0 + 7 * 16 * KiB / b_peer * 1e6) * 1e-3);
 }

@@ -49,6 +49,11 @@ constexpr double kTwoShotFactorTp4 = 2.8, kTwoShotFactorTp6Up = 2.2;
 // TP6 on Ampere is not measured and takes TP8's.
 constexpr double kPeerReadFractionHopper = 0.83, kPeerReadFractionAmpere = 0.69;
 constexpr double kTwoShotFactorAmpere = 1.5, kTwoShotSyncAmpereTp6Up = 3e-6;
+// Hopper's one stage pays 4.8 us fixed at decode sizes (the default profile's custom_allreduce_latency_s: vLLM 0.20.0
+// under CUDA graphs on 8 H100 / 8 H200, hardware_profile.cpp), where vllm#24111's 0.5-4 MiB timings, which the two
+// stages' factors k were fitted to, had 6 us: the two stages keep their fitted fixed cost 2 x 6 us, i.e. 2 x 1.2 us
+// of synchronisation beyond two one-stage latencies (their own barriers: csrc/custom_all_reduce.cuh).
+constexpr double kTwoShotSyncHopper = 2.4e-6;
 
 bool name_contains(const std::string& s, std::string_view part) { return to_lower(s).find(part) != std::string::npos; }
 
@@ -117,6 +122,7 @@ AllReduceModel::AllReduceModel(const spec::GpuSpec& gpu, const HardwareProfile& 
   custom_s_ = profile.custom_allreduce_latency_s;
   // The measured Ampere kernel (A100 over NVSwitch); GDDR cards' NVLink bridges keep the prior.
   ampere_nvlink_ = link_ == TpLink::nvlink && gpu_family(gpu) == GpuFamily::ampere_hbm;
+  hopper_nvlink_ = link_ == TpLink::nvlink && gpu_family(gpu) == GpuFamily::hopper_hbm;
   if (profile.custom_allreduce_bandwidth > 0) {
     peer_bw_ = profile.custom_allreduce_bandwidth;
   } else {
@@ -133,7 +139,10 @@ double AllReduceModel::two_shot_factor() const {
   return tp_ <= 4 ? kTwoShotFactorTp4 : kTwoShotFactorTp6Up;
 }
 
-double AllReduceModel::two_shot_sync_s() const { return ampere_nvlink_ && tp_ > 4 ? kTwoShotSyncAmpereTp6Up : 0.0; }
+double AllReduceModel::two_shot_sync_s() const {
+  if (hopper_nvlink_) return kTwoShotSyncHopper;
+  return ampere_nvlink_ && tp_ > 4 ? kTwoShotSyncAmpereTp6Up : 0.0;
+}
 
 AllReduceAlgorithm AllReduceModel::algorithm(double bytes) const {
   if (tp_ < 2) return AllReduceAlgorithm::none;

@@ -283,8 +283,13 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
   // (patched 4090 P2P, A40 P2P on: 40-50 bidirectional) = ~0.75 (B5). Latency per ring step: tens of us
   // (B5; Vidur pairwise NVLink 2-GPU all-reduce of small messages 7-60 us) [D].
   // vLLM's custom all-reduce: ~6 us fixed on NVLink [D] (H100 one stage, vllm-project/vllm#24111: TP2 0.5 MB 7 us;
-  // TP4 0.5/1/2/4 MB 10/15/22/38 us = 6 us + peer reads; B300 16-256 KiB 7-9 us, #37756); over PCIe P2P the flag
-  // round trips cross PCIe: 10 us assumed [D]. The peer-read bandwidth is derived in collective.cpp.
+  // TP4 0.5/1/2/4 MB 10/15/22/38 us = 6 us + peer reads; B300 16-256 KiB 7-9 us, #37756; A100 5.4-6.0 us, collective.cpp);
+  // over PCIe P2P the flag round trips cross PCIe: 10 us assumed [D]. The peer-read bandwidth is derived in
+  // collective.cpp. Hopper (sm90) at decode sizes: 4.8 us, the least-squares fixed cost of vLLM 0.20.0's one stage
+  // under CUDA graphs on 8 H100 and 8 H200 at TP 2/4/8, 16-128 KiB (24 points, ai-dynamo/aiconfigurator
+  // campaign_checkpoints/{h100_sxm,h200_sxm}/custom_allreduce_perf.txt; 4.4 / 4.7 / 5.1 us by world size), with the
+  // peers read at B_peer as above; vLLM 0.14.0's H100 table agrees within 0.3 us. 6 us read those 24 points 6-37 %
+  // dear. The two stages keep #24111's 2 x 6 us (collective.cpp) [D].
   // NCCL over NVLink for the messages serving sends (8-512 MiB, prefill chunks): Vidur's all-reduce timings
   // (vidur/profiling/network/{a100,h100}_{dgx,pairwise_nvlink}, CUDA-graph replays, message = its "size" in
   // bytes as Vidur's own predictor reads it) fit t = α + 2(n-1)/n·S/busbw with busbw 171/190/188 GB/s on A100
@@ -302,7 +307,7 @@ HardwareProfile default_profile(const spec::GpuSpec& gpu) {
     const bool hopper = hopper_class(fam);
     p.link_bandwidth = (hopper ? 0.9 : 0.65) * gpu.nvlink_bandwidth;
     p.link_latency_s = hopper ? 4e-6 : 11e-6;
-    p.custom_allreduce_latency_s = 6e-6;
+    p.custom_allreduce_latency_s = fam == Family::hopper_hbm ? 4.8e-6 : 6e-6;
   } else if (gpu.p2p) {
     p.link_bandwidth = 0.75 * pcie;
     p.link_latency_s = 12e-6;

@@ -222,6 +222,16 @@ std::vector<ConstantProvenance> build() {
   t.push_back(c("custom_allreduce_latency_s", "all", P::engine_code,
                 "vLLM custom all-reduce one stage on NVLink ~6 us (vllm#24111: TP2 0.5 MB 7 us; #37756); over PCIe "
                 "P2P 10 us assumed"));
+  t.push_back(c("custom_allreduce_latency_s", "hopper_hbm", P::public_measurement,
+                "vLLM 0.20.0's one stage under CUDA graphs on 8 H100 / 8 H200, TP 2/4/8, 16-128 KiB (24 points): "
+                "least-squares fixed cost with B_peer 0.83 of NVLink, 4.8 us (4.4/4.7/5.1 by world size; "
+                "ai-dynamo/aiconfigurator campaign_checkpoints/{h100_sxm,h200_sxm}/custom_allreduce_perf.txt "
+                "@67f90e7/@77a06bf); vLLM 0.14.0's H100 table within 0.3 us; vllm#24111's 6 us read them 6-37 % dear",
+                {}, 4.8e-6));
+  t.push_back(c("collective.custom_two_shot_sync_hopper", "hopper_hbm", P::public_measurement,
+                "the two stages keep the 2 x 6 us fixed cost their factors k were fitted with (vllm#24111, H100 "
+                "0.5-4 MiB): 2 x (6 - 4.8) us beyond two one-stage latencies",
+                {}, 2.4e-6));
   t.push_back(c("custom_allreduce_bandwidth", "all", P::datasheet,
                 "0 = derived from the link in perf/collective.cpp (peer reads at the NVLink / PCIe rate)", {}, 0.0));
   t.push_back(c("collective.custom_peer_read_fraction", "all", P::public_measurement,

@@ -58,6 +58,7 @@ class AllReduceModel {
   double ag_call_s_ = 0, ag_ll_call_s_ = 0;  ///< the same two protocols' fixed costs for a ring all-gather
   double peer_bw_ = 1, custom_s_ = 0;
   bool ampere_nvlink_ = false;  ///< A100s over NVSwitch: the two stages' measured Ampere constants (collective.cpp)
+  bool hopper_nvlink_ = false;  ///< sm90 over NVLink: the two stages keep vllm#24111's fixed cost (collective.cpp)
   /// The custom two-stage kernel's bytes factor k and its synchronisation beyond 2 × custom_s_ (collective.cpp).
   double two_shot_factor() const;
   double two_shot_sync_s() const;
