@@ -7,6 +7,7 @@
 #include "engine_memory.hpp"
 #include "linear_state.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/memory/expert_layout.hpp"
 #include "llmsim/memory/kv_layout.hpp"
 #include "llmsim/memory/lora_memory.hpp"
 #include "llmsim/spec/scenario.hpp"
@@ -78,12 +79,17 @@ double full_layer_extra_bytes(const spec::ModelSpec& m, const spec::WeightFormat
 }
 
 // Bytes of one layer's MLP on one GPU: a MoE layer's routed experts in the format, its shared experts and a dense
-// layer's MLP in the format unless it quantizes routed experts only; router and biases 16-bit.
-double mlp_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp, bool moe) {
+// layer's MLP in the format unless it quantizes routed experts only; router and biases 16-bit. An MXFP4
+// checkpoint's routed experts are held as `mxfp4` (the kernel vLLM picks) pads them: Mxfp4MoEMethod.create_weights
+// allocates w13/w2 (and their block scales) at the padded shape, and the Marlin repack keeps it (expert_layout.hpp).
+double mlp_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp, bool moe,
+                 Mxfp4MoeKernel mxfp4 = Mxfp4MoeKernel::none) {
   const double h = m.hidden_size, bpw = f.bits_per_weight / 8, dense_bpw = (f.experts_only ? 16 : f.bits_per_weight) / 8;
   const double mats = m.mlp_matrices;  // gate, up, down; Nemotron-H's relu² MLPs and experts: up, down
   if (!moe) return mats * h * (static_cast<double>(m.intermediate_size) / tp) * dense_bpw;
-  const double routed = static_cast<double>(m.num_experts) * m.expert_intermediate_size() * mats * h / tp;
+  ExpertLayout expert = expert_layout(h, static_cast<double>(m.expert_intermediate_size()) / tp, mxfp4);
+  expert.matrices = mats;
+  const double routed = static_cast<double>(m.num_experts) * expert.params();
   const double shared = static_cast<double>(m.shared_expert_intermediate_size) * mats * h / tp;
   // The router stays 16-bit (quantization.md §2), as do expert biases (sharded with their experts).
   const double sixteen_bit = h * m.num_experts + (m.shared_expert_gate ? h : 0) + static_cast<double>(m.moe_bias_params) / tp;
@@ -116,7 +122,7 @@ double head_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, int tp)
 
 // The layers [begin, begin + stage) of one pipeline stage.
 double stage_layer_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, const spec::ParallelConfig& par,
-                         int begin, int stage) {
+                         int begin, int stage, Mxfp4MoeKernel mxfp4) {
   // The most loaded stage holds as many MoE layers as there are (DeepSeek's dense layers are the first three), and
   // its share of the linear-attention layers (spread through the model: Qwen3-Next's 3 of 4).
   // Nemotron-H's single-block layers are spread through the model too: its MLP-only layers hold no mixer (their norm
@@ -134,21 +140,41 @@ double stage_layer_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, 
   // Gemma-4 E2B's double-wide MLPs are its last (KV-shared) layers: the stage holds those of its range.
   const int wide = std::max(0, std::min(begin + stage, m.num_layers) -
                                    std::max(begin, m.num_layers - m.double_wide_mlp_layers));
-  return mixers + full_share * full_layer_extra_bytes(m, f, par.tp) + moe * mlp_bytes(m, f, par.tp, true) +
+  return mixers + full_share * full_layer_extra_bytes(m, f, par.tp) + moe * mlp_bytes(m, f, par.tp, true, mxfp4) +
          (std::max(0.0, stage - moe - mlp_free) + wide) * mlp_bytes(m, f, par.tp, false) +
          stage * per_layer_input_bytes(m, f, par.tp);
 }
 
-double gpu_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, const spec::ParallelConfig& par) {
+// The kernel whose padded shape an MXFP4 checkpoint's routed experts are held in on `gpu` under the release's
+// kernels (memory/expert_layout); none for other formats, and for a card the format cannot run on at all (the cost
+// model refuses that scenario by name; the memory plan alone still answers with the checkpoint's shape). SGLang picks
+// its own backend: server_args sets moe_runner_backend "triton_kernel" for GPT-OSS off Blackwell (ep_size 1,
+// triton_kernels importable: its images ship it), FlashInfer's MXFP4 MoE on Blackwell; its Mxfp4MoEMethod pads as
+// vLLM's does for those kernels (width to 64; both to 256), so the same layouts apply.
+Mxfp4MoeKernel held_mxfp4_kernel(const spec::ModelSpec& model, const spec::Quantization& quant,
+                                 const spec::GpuSpec& gpu, const spec::EngineConfig& engine) {
+  if (!model.is_moe() || quant.weights.id.rfind("mxfp4", 0) != 0) return Mxfp4MoeKernel::none;
+  const spec::DType fallback = quant.weights.fallback_compute_dtype;
+  if (!(gpu.tensor_peak(quant.weights.compute_dtype) > 0) && !(gpu.tensor_peak(fallback) > 0))
+    return Mxfp4MoeKernel::none;
+  const Mxfp4MoeKernel vllm =
+      mxfp4_moe_kernel(spec::format_for_gpu(quant.weights, gpu, "quant.weights"), quant.kernels, gpu);
+  if (engine.resolved_runtime() == spec::Runtime::sglang && vllm != Mxfp4MoeKernel::flashinfer)
+    return Mxfp4MoeKernel::triton;
+  return vllm;
+}
+
+double gpu_weight_bytes(const spec::ModelSpec& m, const spec::WeightFormat& f, const spec::ParallelConfig& par,
+                        Mxfp4MoeKernel mxfp4 = Mxfp4MoeKernel::none) {
   const double e = embed_bytes(m, f, par.tp), hd = head_bytes(m, f, par.tp);
-  if (par.pp <= 1) return stage_layer_bytes(m, f, par, 0, m.num_layers) + e + hd;
+  if (par.pp <= 1) return stage_layer_bytes(m, f, par, 0, m.num_layers, mxfp4) + e + hd;
   // With pp > 1 the first stage holds the embeddings and the last the LM head; vLLM's split (spec::pp_stage_layers)
   // may give some stages one layer more: report the heaviest stage (with even stages, the heavier end).
   const auto stages = spec::pp_stage_layers(m.num_layers, par);
   double heaviest = 0;
   int begin = 0;
   for (std::size_t k = 0; k < stages.size(); begin += stages[k++])
-    heaviest = std::max(heaviest, stage_layer_bytes(m, f, par, begin, stages[k]) + (k == 0 ? e : 0.0) +
+    heaviest = std::max(heaviest, stage_layer_bytes(m, f, par, begin, stages[k], mxfp4) + (k == 0 ? e : 0.0) +
                                       (k + 1 == stages.size() ? hd : 0.0));
   return heaviest;
 }
@@ -224,7 +250,7 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   // PyTorch meanwhile); CUDA context, communicators (V1) and CUDA graphs live in the remaining headroom.
   const double total = static_cast<double>(gpu.usable_memory_bytes());  // inline ECC's check bits are not exposed
   const double budget = std::floor(total * engine.gpu_memory_utilization);
-  const double shard = gpu_weight_bytes(model, quant.weights, parallel);
+  const double shard = gpu_weight_bytes(model, quant.weights, parallel, held_mxfp4_kernel(model, quant, gpu, engine));
   const double offloaded = std::min(shard, engine.cpu_offload_gb * kGiB);
   // vLLM's LoRA slots are allocated with the model, before the profiling run: charged as the weights are.
   const double lora = lora_bytes_per_gpu(model, parallel, engine);

@@ -37,23 +37,7 @@ Curve scaled(const Curve& c, double f) {
 
 using Family = GpuFamily;
 
-bool contains(const std::string& s, std::string_view part) { return to_lower(s).find(part) != std::string::npos; }
-
 }  // namespace
-
-// HBM data-centre parts are recognised by name (and by having MIG, which until Blackwell only HBM parts offered:
-// the GDDR7 RTX PRO 6000 Blackwell has MIG too, so an "RTX" card is GDDR whatever its MIG profiles); Hopper by HBM
-// plus an FP8 tensor path, Blackwell by HBM plus an FP4 one. Everything else is a GDDR GeForce/workstation card.
-GpuFamily gpu_family(const spec::GpuSpec& gpu) {
-  const bool rtx = contains(gpu.id, "rtx") || contains(gpu.name, "rtx");
-  bool hbm = !rtx && (!gpu.mig_profiles.empty() || gpu.compute_fraction < 1.0 || gpu.bandwidth_fraction < 1.0);
-  for (std::string_view k : {"a100", "a800", "a30", "h100", "h800", "h200", "h20", "gh200", "b200", "b300", "mi300"}) {
-    hbm = hbm || contains(gpu.id, k) || contains(gpu.name, k);
-  }
-  if (!hbm) return Family::gddr;
-  if (gpu.fp4_flops > 0) return Family::blackwell_hbm;
-  return gpu.fp8_flops > 0 ? Family::hopper_hbm : Family::ampere_hbm;
-}
 
 // NVIDIA's architecture whitepapers: the GA100 SM has 64 FP32 cores in 4 partitions; the GA102, AD102 and GH100 SMs
 // have 128 (GA102/AD102 pair a dedicated FP32 datapath with an FP32/INT32 one); each partition's scheduler issues one

@@ -105,7 +105,9 @@ void add_layer_kernel_provenance(std::vector<ConstantProvenance>& t) {
                 "vLLM Mxfp4MoEMethod.create_weights, Mxfp4Backend.MARLIN (FP4 Marlin MoE, vllm#22428, 0.10.2 on; vLLM's "
                 "Hopper/Ampere default while triton_kernels was not a dependency, added by vllm#27370 / #28788 after "
                 "0.11.0): 'the moe marlin kernel requires that for each linear n % 256 == 0 and k % 128 == 0': "
-                "round_up(intermediate_size_per_partition, 128), round_up(hidden_size, 256)",
+                "round_up(intermediate_size_per_partition, 128), round_up(hidden_size, 256); w13/w2 and their scales are "
+                "allocated (torch.zeros) at the padded shape and prepare_moe_fp4_layer_for_marlin keeps it, so the "
+                "padding is resident: the memory plan holds it too (memory/expert_layout)",
                 {}, 128));
   t.push_back(c("moe.mxfp4_triton_padding", "all", P::engine_code,
                 "vLLM Mxfp4MoEMethod.create_weights, CUDA `else` branch (Mxfp4Backend.TRITON, triton_kernels' "

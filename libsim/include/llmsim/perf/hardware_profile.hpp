@@ -12,6 +12,7 @@
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/spec/dtype.hpp"
 #include "llmsim/spec/engine_config.hpp"
+#include "llmsim/spec/gpu_family.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
 
 namespace llmsim::perf {
@@ -104,13 +105,9 @@ struct HardwareProfile {
   void validate(const std::string& path = "profile") const;
 };
 
-/// The GPU families whose kernels and defaults differ: HBM data-centre Ampere (A100/A800/A30, anything with
-/// MIG but no FP8), Hopper-class HBM parts with FP8 tensor cores (H100/H200/H20/GH200), Blackwell HBM parts with
-/// FP4 tensor cores (B200, GB200: Hopper's priors carried over except where a Blackwell measurement differs,
-/// docs/cost-model.md "Blackwell HBM"), and everything else (GDDR GeForce/workstation/inference cards: 3090, 4090,
-/// 5090, L4, L20, L40S, A10, RTX 6000 Ada, RTX PRO 6000 Blackwell — the last has MIG but is GDDR).
-enum class GpuFamily { ampere_hbm, hopper_hbm, gddr, blackwell_hbm };
-GpuFamily gpu_family(const spec::GpuSpec& gpu);
+/// The GPU families whose kernels and defaults differ (the rule lives in spec/gpu_family: the memory plan reads it too).
+using spec::GpuFamily;
+using spec::gpu_family;
 /// Hopper and Blackwell HBM parts: FP8 tensor cores, NVSwitch boards with NVLS, FA3/FlashMLA-class decode kernels
 /// (the code paths that test for "Hopper" apply to both).
 inline bool hopper_class(GpuFamily f) { return f == GpuFamily::hopper_hbm || f == GpuFamily::blackwell_hbm; }
