@@ -61,6 +61,9 @@ TEST_CASE("vLLM 0.7.x keeps R1's absorbed W_Q_UK and W_UV_O in FP8 beside the ra
       static_cast<double>(old.per_gpu.weights_bytes + old.per_gpu.mla_absorbed_weights_bytes) / kMlaGiB;
   CHECK(weights_gib == Approx(83.88).epsilon(0.01));
   CHECK(static_cast<double>(old.per_gpu.weights_bytes) / kMlaGiB < 0.95 * 83.88);
+  // `llmsim memory --json` (and the Python package) name the term.
+  CHECK(memory::to_json(old)["per_gpu"]["mla_absorbed_weights_bytes"].get<std::int64_t>() == 61LL * 78643200LL);
+  CHECK(memory::to_json(old)["kv_mla_entries_aligned"].get<bool>());
   // A 16-bit checkpoint keeps the absorbed pair in bf16 (no requantisation): twice their FP8 bytes.
   const memory::MemoryPlan bf16 = r1_release_plan("vllm==0.7.4", "bf16");
   CHECK(bf16.per_gpu.mla_absorbed_weights_bytes - old.per_gpu.mla_absorbed_weights_bytes ==
