@@ -157,6 +157,7 @@ int run_memory(int argc, char** argv) {
     std::cout << "params " << fmt(static_cast<double>(plan.params) / 1e9, 2) << " B; KV cache "
               << fmt(plan.kv_bytes_per_token, 0) << " bytes per token (" << fmt(plan.kv_bytes_per_token / 1024, 1)
               << " KiB), " << fmt(plan.kv_bytes_per_token_per_gpu, 0) << " per GPU"
+              << (plan.kv_mla_entries_aligned ? " (MLA entries padded to 256 bytes: vLLM V0 0.7.2-0.7.x)" : "")
               << (plan.kv_sliding_window > 0 ? "; sliding-window layers keep " + std::to_string(plan.kv_sliding_window) +
                                                     " tokens (" + std::to_string(plan.kv_cache_groups) + " KV-cache groups)"
                                               : std::string())
@@ -172,6 +173,8 @@ int run_memory(int argc, char** argv) {
              fmt(100.0 * static_cast<double>(b) / static_cast<double>(g.total_bytes), 1) + "%"});
     };
     row("weights", g.weights_bytes);
+    if (g.mla_absorbed_weights_bytes > 0)
+      row("MLA absorbed decode weights (W_Q_UK, W_UV_O; vLLM 0.7.1-0.7.x)", g.mla_absorbed_weights_bytes);
     if (g.lora_bytes > 0)
       row("LoRA slots (max_loras " + std::to_string(e.max_loras) + " x rank " + std::to_string(e.max_lora_rank) + ")",
           g.lora_bytes);

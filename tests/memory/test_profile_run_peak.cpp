@@ -43,10 +43,10 @@ TEST_CASE("V0 0.7.4 profiles R1's whole 163,840-token prefill: MLA's per-head K/
   CHECK(act > 15.0e9);
   // The KV pool comes down accordingly, toward what vLLM itself reported for the same model, card and V0 profiling
   // (vllm#14842, 2025-03-14, `VLLM_USE_V1=0 vllm serve DeepSeek-R1 --tensor-parallel-size 8` on 8 × H200: 5,266
-  // blocks of 64 tokens × 4,497,408 bytes = 22.06 GiB per GPU). Not a validation source; llmsim still plans more
-  // because the terms it lacks all take memory away: the H200's CUDA-visible 139.8 GiB (141 here), the absorbed
-  // W_Q_UK / W_UV_O copies until vllm#14770, the out-of-place all-reduce and ~1.4 GiB more non-torch memory than
-  // charged (vllm#13074's TP-8 log reads 2.53 GiB). Before: 38.9 GiB (+76 %).
+  // blocks of 64 tokens × 4,497,408 bytes = 22.06 GiB per GPU, after vllm#14770). Not a validation source; llmsim
+  // still plans more because the terms it lacks all take memory away: the H200's CUDA-visible 139.8 GiB (141 here)
+  // and more non-torch memory than charged (docs/cost-model.md: NCCL's NVLS buffers). The absorbed W_Q_UK / W_UV_O
+  // copies that 0.7.4 keeps beside those bytes are charged (test_mla_release_memory.cpp). Before: 38.9 GiB (+76 %).
   const double pool_gib = static_cast<double>(p.per_gpu.kv_cache_bytes) / kPeakGiB;
   CHECK(pool_gib > 22.06);
   CHECK(pool_gib < 1.5 * 22.06);

@@ -43,10 +43,28 @@ bool is_v0(const spec::EngineConfig& e) {
 }
 }  // namespace
 
+double mla_absorbed_weight_bytes(const spec::ModelSpec& m, const spec::ParallelConfig& par,
+                                 const spec::EngineConfig& engine, const spec::WeightFormat& f) {
+  if (!m.is_mla() || !spec::mla_absorbed_weights(engine.runtime_release)) return 0;
+  // MLACommonImpl.process_weights_after_loading (attention/backends/mla/utils.py of the 0.7.x trees): an FP8
+  // checkpoint's W_Q_UK and W_UV_O are requantised with its own group shape (scaled_quantize; the block scales, 1 fp32
+  // per 128 x 128, are left out: 0.02 %); anything else is kept in the activation dtype.
+  const bool fp8 = f.compute_dtype == spec::DType::fp8 && f.bits_per_weight <= 8 && !f.experts_only && !f.attention_16bit;
+  const double absorbed = fp8 ? 1.0 : 2.0;
+  const double heads = static_cast<double>(m.num_heads) / par.tp, lora = m.kv_lora_rank, h = m.hidden_size;
+  const double lq = m.q_lora_rank > 0 ? static_cast<double>(m.q_lora_rank) : h;
+  const double per_layer = (lq * heads * lora + heads * lora * h) * absorbed +
+                           (lq * heads * m.qk_rope_head_dim + lora * heads * (m.qk_nope_head_dim + m.v_head_dim)) * 2;
+  return per_layer * spec::largest_pp_stage(m.num_layers, par);
+}
+
 EngineMemory engine_memory(const spec::ModelSpec& m, const spec::GpuSpec& gpu, const spec::ParallelConfig& par,
-                           const spec::EngineConfig& engine) {
+                           const spec::EngineConfig& engine, const spec::WeightFormat& weights) {
   EngineMemory r;
   r.v0 = is_v0(engine);
+  r.mla_absorbed_weights = mla_absorbed_weight_bytes(m, par, engine, weights);
+  // V0's CacheEngine._align_cache: use_mla on CUDA (every llmsim card) with VLLM_CUDA_MEM_ALIGN_KV_CACHE on.
+  r.mla_kv_entries_aligned = r.v0 && m.is_mla() && spec::mla_kv_entries_aligned(engine.runtime_release);
   // Profiling run (gpu_model_runner.profile_run / V0 model_runner.profile_run): one forward over
   // max_num_batched_tokens tokens spread over min(max_num_seqs, tokens) requests, then the sampler over those
   // requests' last hidden states. Freed tensors return to PyTorch's cache, so the peak is the larger of the two

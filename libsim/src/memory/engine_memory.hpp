@@ -7,6 +7,7 @@
 #include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/gpu_spec.hpp"
 #include "llmsim/spec/model_spec.hpp"
+#include "llmsim/spec/quantization.hpp"
 
 namespace llmsim::memory::detail {
 
@@ -30,6 +31,12 @@ struct EngineMemory {
   double comm_init = 0;         ///< NCCL communicators + custom all-reduce IPC buffers, set up at start
   double context = 0;           ///< CUDA context and the kernel images loaded at start
   double cuda_graphs = 0;       ///< captured after the KV cache is sized, in the headroom
+  /// MLA's absorbed decode weights kept beside the raw ones (spec::mla_absorbed_weights: vLLM 0.7.1-0.7.x): weights,
+  /// in vLLM's "model weights take", charged before the KV cache is sized.
+  double mla_absorbed_weights = 0;
+  /// V0's CacheEngine pads each MLA cache entry to 256 bytes in the model dtype (spec::mla_kv_entries_aligned: vLLM
+  /// 0.7.2-0.7.x): the number of blocks is counted at the padded size.
+  bool mla_kv_entries_aligned = false;
   /// Charged against total × gpu_memory_utilization (V0 also charges comm_init; V1 takes its snapshot after it).
   double in_budget() const {
     if (sglang) return context + comm_init + non_torch;
@@ -44,6 +51,14 @@ struct EngineMemory {
 };
 
 EngineMemory engine_memory(const spec::ModelSpec& model, const spec::GpuSpec& gpu, const spec::ParallelConfig& par,
-                           const spec::EngineConfig& engine);
+                           const spec::EngineConfig& engine, const spec::WeightFormat& weights);
+
+/// Bytes on one GPU of MLA's absorbed decode weights where the release keeps them (spec::mla_absorbed_weights), else 0:
+/// per MLA layer of the largest pipeline stage, W_Q_UK (q_lora_rank — the hidden size without a q LoRA — × heads/tp ×
+/// kv_lora_rank) and W_UV_O (heads/tp × kv_lora_rank × hidden) in FP8 for an FP8 checkpoint (16-bit otherwise),
+/// W_QR (q_lora_rank × heads/tp × qk_rope_head_dim) and the dequantised kv_b_proj that W_UK / W_UV view
+/// (kv_lora_rank × heads/tp × (qk_nope + v)) in 16 bits.
+double mla_absorbed_weight_bytes(const spec::ModelSpec& model, const spec::ParallelConfig& par,
+                                 const spec::EngineConfig& engine, const spec::WeightFormat& weights);
 
 }  // namespace llmsim::memory::detail

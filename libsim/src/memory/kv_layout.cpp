@@ -42,13 +42,15 @@ int hybrid_kv_group_size(int a, int b, double max_ratio) noexcept {
 }
 
 KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, double kv_bytes_per_element,
-                   bool hybrid_manager, double group_ratio) {
+                   bool hybrid_manager, double group_ratio, bool mla_entries_aligned) {
   KvLayout k;
   const int tp = std::max(1, par.tp);
   // Per layer on one GPU: KV heads are sharded over tp (replicated when tp exceeds them); MLA's latent is one
   // "head" (MLAAttentionSpec, num_kv_heads 1) that every rank stores whole.
-  const double elements = m.is_mla() ? static_cast<double>(m.kv_elements_per_token_per_layer())
-                                     : 2.0 * std::max(1, m.num_kv_heads / tp) * m.head_dim;
+  double elements = m.is_mla() ? static_cast<double>(m.kv_elements_per_token_per_layer())
+                               : 2.0 * std::max(1, m.num_kv_heads / tp) * m.head_dim;
+  // vllm#12676's align_to_256bytes(entry, model dtype): 256-byte multiples of 2-byte elements.
+  if (m.is_mla() && mla_entries_aligned) elements = std::ceil(elements / 128.0) * 128.0;
   // DeepSeek-V3.2's indexer keeps its own FP8 key per token and layer beside the latent (same block table).
   k.bytes_per_token_layer = elements * kv_bytes_per_element + m.indexer_kv_bytes_per_token_per_layer();
   // Gemma-4: the full layers' own shape; the page is the larger type's, the smaller type's blocks hold more tokens

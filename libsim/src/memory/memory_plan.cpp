@@ -254,13 +254,15 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const double offloaded = std::min(shard, engine.cpu_offload_gb * kGiB);
   // vLLM's LoRA slots are allocated with the model, before the profiling run: charged as the weights are.
   const double lora = lora_bytes_per_gpu(model, parallel, engine);
-  const double weights = shard - offloaded + proposer.weight_bytes_per_gpu + lora;
   const i64 tokens = engine.max_num_batched_tokens;
   const bool multi_gpu = parallel.tp > 1 || parallel.pp > 1;
-  const detail::EngineMemory em = detail::engine_memory(model, gpu, parallel, engine);
+  const detail::EngineMemory em = detail::engine_memory(model, gpu, parallel, engine, quant.weights);
+  // MLA's absorbed decode weights (vLLM 0.7.1-0.7.x) sit beside the raw ones in "model weights take".
+  const double weights = shard - offloaded + proposer.weight_bytes_per_gpu + lora + em.mla_absorbed_weights;
   // vLLM V1's hybrid KV-cache manager gives sliding layers only their window; V0 and SGLang (but for Llama-4)
   // allocate every layer in full (detail::engine_memory's windowed_kv).
-  const KvLayout layout = kv_layout(model, parallel, quant.kv_bytes_per_element(), em.windowed_kv, em.kv_group_ratio);
+  const KvLayout layout = kv_layout(model, parallel, quant.kv_bytes_per_element(), em.windowed_kv, em.kv_group_ratio,
+                                    em.mla_kv_entries_aligned);
   // The proposer's KV sits in the same blocks (one block table per request): each block costs its bytes too.
   const double target_kv_token = layout.bytes_per_token_all_groups();
   const double kv_share = target_kv_token / (target_kv_token + proposer.kv_bytes_per_token_per_gpu);
@@ -309,6 +311,8 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   pg.proposer_weights_bytes = static_cast<i64>(std::llround(proposer.weight_bytes_per_gpu));
   pg.linear_state_bytes = static_cast<i64>(std::llround(state));
   pg.lora_bytes = static_cast<i64>(std::llround(lora));
+  pg.mla_absorbed_weights_bytes = static_cast<i64>(std::llround(em.mla_absorbed_weights));
+  plan.kv_mla_entries_aligned = em.mla_kv_entries_aligned;
 
   const std::string util = "gpu_memory_utilization " + format_value(engine.gpu_memory_utilization);
   const std::string of_gpu = " of the " + gb(total) + " " + gpu.id;
@@ -478,7 +482,9 @@ Json to_json(const MemoryPlan& plan) {
                 {"free_bytes", g.free_bytes},
                 {"proposer_weights_bytes", g.proposer_weights_bytes},
                 {"linear_state_bytes", g.linear_state_bytes},
-                {"lora_bytes", g.lora_bytes}}},
+                {"lora_bytes", g.lora_bytes},
+                {"mla_absorbed_weights_bytes", g.mla_absorbed_weights_bytes}}},
+              {"kv_mla_entries_aligned", plan.kv_mla_entries_aligned},
               {"linear_state_bytes_per_seq_per_gpu", plan.linear_state_bytes_per_seq_per_gpu},
               {"linear_state_blocks_per_seq", plan.linear_state_blocks_per_seq},
               {"linear_state_seqs_fit", plan.linear_state_seqs_fit},

@@ -367,6 +367,23 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "MLACommonImpl.forward allocates the (tokens x hidden) output before _forward_prefill, which holds "
                 "kv_b_proj's per-head K/V, K with k_pe expanded and V padded to the q/k head dim while o_proj runs on "
                 "the sliced, contiguous attention output"));
+  // vLLM 0.7.x's MLA memory that later releases dropped (memory/engine_memory.cpp, kv_layout.cpp; issue 27, r1pool31).
+  t.push_back(c("memory.weights.mla_absorbed", "vllm-v0", P::engine_code,
+                "vllm-project/vllm vllm/attention/backends/mla/utils.py at 04644e3f (a 0.7.4 nightly) "
+                "MLACommonImpl.process_weights_after_loading: with VLLM_MLA_PERFORM_MATRIX_ABSORPTION (default on) "
+                "keeps W_Q_UK (q_lora x heads*kv_lora) and W_UV_O (heads*kv_lora x hidden) requantised to FP8 for an "
+                "FP8 checkpoint (scaled_quantize, VLLM_MLA_DISABLE_REQUANTIZATION off), else in the activation dtype, "
+                "W_QR in the activation dtype and W_UK/W_UV as views of the dequantised kv_b_proj, beside q_proj, "
+                "kv_b_proj and o_proj; from vllm#12528 (2025-01-30, 0.7.1) until vllm#14770 (2025-03-13, 0.8.0). "
+                "Checked, not set from it: a public vLLM 0.7.3 V0 log of DeepSeek-R1 at TP 8 on H200 reads "
+                "'model weights take 83.88GiB' (llmsim: 79.27 + 4.47 GiB)",
+                {}, 1.0));
+  t.push_back(c("memory.kv_pool.mla_entry_alignment", "vllm-v0", P::engine_code,
+                "vllm-project/vllm vllm/worker/cache_engine.py after vllm#12676 (2025-02-04, 0.7.2): _align_cache "
+                "(use_mla, CUDA, VLLM_CUDA_MEM_ALIGN_KV_CACHE default 1); get_cache_block_size pads the entry with "
+                "align_to_256bytes(num_heads * head_size, model dtype): 576 -> 640 elements; removed by vllm#14842 "
+                "(2025-03-15, 0.8.0), whose 8 x H200 R1 log reads 4,739 blocks padded against 5,266 unpadded",
+                {}, 256.0));
   t.push_back(c("memory.kv_pool.sglang_full_layers", "sglang", P::engine_code,
                 sg + "configs/model_config.py is_hybrid_swa_model: only Llama4ForConditionalGeneration and "
                 "GptOssForCausalLM (0.5.x) get the hybrid SWA pool; server_args.py _handle_model_specific_adjustments "

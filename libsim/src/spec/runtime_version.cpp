@@ -260,6 +260,28 @@ double hybrid_kv_group_ratio(const std::optional<std::string>& release) {
   return kToday;
 }
 
+namespace {
+// The vLLM release of engine.runtime, or nothing for a runtime name or another engine.
+std::optional<std::vector<int>> vllm_release_numbers(const std::optional<std::string>& release) {
+  if (!release || !is_engine_version(*release)) return std::nullopt;
+  const EngineVersion v = parse_engine_version(*release, "engine.runtime");
+  if (v.engine != "vllm") return std::nullopt;
+  return v.numbers;
+}
+}  // namespace
+
+bool mla_absorbed_weights(const std::optional<std::string>& release) {
+  const auto n = vllm_release_numbers(release);
+  // vllm#12528 (committed 2025-01-30, first in 0.7.1) .. vllm#14770 (committed 2025-03-13, first in 0.8.0).
+  return n && !before(*n, {0, 7, 1}) && before(*n, {0, 8, 0});
+}
+
+bool mla_kv_entries_aligned(const std::optional<std::string>& release) {
+  const auto n = vllm_release_numbers(release);
+  // vllm#12676 (committed 2025-02-04, first in 0.7.2) .. vllm#14842 (committed 2025-03-15, first in 0.8.0).
+  return n && !before(*n, {0, 7, 2}) && before(*n, {0, 8, 0});
+}
+
 ChatTemplateParse chat_template_parse(const std::optional<std::string>& release) {
   if (!release || !is_engine_version(*release)) return ChatTemplateParse::none;
   const EngineVersion v = parse_engine_version(*release, "engine.runtime");

@@ -55,8 +55,11 @@ int hybrid_kv_group_size(int a, int b, double max_ratio) noexcept;
 /// The layout of the most loaded pipeline stage. `hybrid_manager` false (vLLM V0, or
 /// --disable-hybrid-kv-cache-manager) gives every layer full-context KV, as those engines allocate it.
 /// `group_ratio`: the release's grouping threshold (spec::hybrid_kv_group_ratio; 1.5 = today's vLLM).
+/// `mla_entries_aligned`: vLLM V0's CacheEngine of 0.7.2-0.7.x pads an MLA entry to a multiple of 256 bytes in the
+/// 16-bit model dtype (`align_to_256bytes`, vllm#12676: 576 -> 640 elements) and counts blocks at that size
+/// (`get_cache_block_size`), each element in the cache dtype (spec::mla_kv_entries_aligned).
 KvLayout kv_layout(const spec::ModelSpec& model, const spec::ParallelConfig& parallel, double kv_bytes_per_element,
-                   bool hybrid_manager, double group_ratio = 1.5);
+                   bool hybrid_manager, double group_ratio = 1.5, bool mla_entries_aligned = false);
 
 }  // namespace llmsim::memory
 

@@ -41,6 +41,9 @@ struct PerGpuMemory {
   /// vLLM's LoRA adapter slots (engine.enable_lora: max_loras × max_lora_rank; memory/lora_memory.hpp), beside
   /// weights_bytes and charged as weights are, before the KV cache is sized.
   std::int64_t lora_bytes = 0;
+  /// MLA's absorbed decode weights W_Q_UK / W_UV_O (and W_QR, the dequantised kv_b) that vLLM 0.7.1-0.7.x keeps beside
+  /// the raw projections (spec::mla_absorbed_weights), beside weights_bytes and charged as weights are.
+  std::int64_t mla_absorbed_weights_bytes = 0;
 };
 
 struct MemoryPlan {
@@ -50,6 +53,9 @@ struct MemoryPlan {
   double kv_bytes_per_token = 0;           ///< whole model at full context (all layers, all KV heads; MLA: latent)
   double kv_bytes_per_token_per_gpu = 0;   ///< what the KV pool charges a token on this GPU under TP/PP (every
                                            ///< KV-cache group holds it: sliding layers and group padding included)
+  /// MLA entries padded to 256 bytes (vLLM V0 0.7.2-0.7.x, spec::mla_kv_entries_aligned): kv_bytes_per_token_per_gpu
+  /// counts the padded entry, kv_bytes_per_token the latent itself.
+  bool kv_mla_entries_aligned = false;
   int kv_sliding_window = 0;               ///< window of the sliding-window KV groups (0 = none; kv_layout.hpp)
   int kv_cache_groups = 1;                 ///< vLLM's KV-cache groups (1 unless full and sliding layers mix)
   std::int64_t kv_capacity_tokens = 0;     ///< tokens the KV pool holds (per replica) when every group holds them

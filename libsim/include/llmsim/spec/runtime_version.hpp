@@ -127,6 +127,23 @@ bool async_scheduling_by_default(const std::optional<std::string>& release);
 /// No release (a runtime name) and other engines: 1.5, today's vLLM.
 double hybrid_kv_group_ratio(const std::optional<std::string>& release);
 
+/// Whether a vLLM release keeps MLA's absorbed decode weights beside the raw ones (memory/engine_memory.cpp):
+/// `MLACommonImpl.process_weights_after_loading` (attention/backends/mla, V0 and V1 alike) with
+/// VLLM_MLA_PERFORM_MATRIX_ABSORPTION (default on) materialises W_Q_UK = W_UQ·W_UK (q_lora_rank × heads·kv_lora_rank)
+/// and W_UV_O = W_UV·W_O (heads·kv_lora_rank × hidden), requantised to FP8 for an FP8 checkpoint
+/// (VLLM_MLA_DISABLE_REQUANTIZATION off), and W_QR (q_lora_rank × heads·rope) in the activation dtype, while q_proj,
+/// kv_b_proj and o_proj stay for the prefill. From 0.7.1 (vllm#12528, "MLA decode optimizations", committed
+/// 2025-01-30) until vllm#14770 ("MLA get rid of materialization", committed 2025-03-13, first released in 0.8.0).
+/// False for no release (a runtime name) and other engines.
+bool mla_absorbed_weights(const std::optional<std::string>& release);
+
+/// Whether V0's CacheEngine pads every MLA cache entry to a multiple of 256 bytes in the model dtype (576 -> 640
+/// elements for DeepSeek's 512 + 64 latent), counted in `get_cache_block_size` and so in the number of blocks:
+/// vllm#12676 ("Mem align KV caches for CUDA devices", committed 2025-02-04, first released in 0.7.2;
+/// VLLM_CUDA_MEM_ALIGN_KV_CACHE default on) until vllm#14842 ("Get rid of mla cache alignment", committed
+/// 2025-03-15, first released in 0.8.0). False for no release and other engines; V0's only (V1 allocates its own).
+bool mla_kv_entries_aligned(const std::optional<std::string>& release);
+
 /// Whether a vLLM V1 release parses the chat template's Jinja source (jinja2 `env.parse`, no cache) on every
 /// /v1/chat/completions request, synchronously in the API server's event loop (perf/chat_render.hpp):
 ///  * 0.8.0-0.9.1: `resolve_chat_template_content_format` -> `_detect_content_format` per request (vllm#9919's
