@@ -234,7 +234,8 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const detail::EngineMemory em = detail::engine_memory(model, gpu, parallel, engine);
   // vLLM V1's hybrid KV-cache manager gives sliding layers only their window; V0 and SGLang (but for Llama-4)
   // allocate every layer in full (detail::engine_memory's windowed_kv).
-  const KvLayout layout = kv_layout(model, parallel, quant.kv_bytes_per_element(), em.windowed_kv, em.kv_group_ratio);
+  const KvLayout layout = kv_layout(model, parallel, quant.kv_bytes_per_element(), em.windowed_kv, em.kv_group_ratio,
+                                    em.kv_groups_whole_model);
   // The proposer's KV sits in the same blocks (one block table per request): each block costs its bytes too.
   const double target_kv_token = layout.bytes_per_token_all_groups();
   const double kv_share = target_kv_token / (target_kv_token + proposer.kv_bytes_per_token_per_gpu);
@@ -262,7 +263,8 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const bool state_in_pool = state_per_seq > 0 && !em.v0 && !em.sglang;
   const detail::LinearStatePages pages =
       state_in_pool ? detail::linear_state_pages(model, parallel, model.linear_state_bytes_per_layer(kStateBytes) / parallel.tp,
-                                                 layout.bytes_per_token_layer, em.kv_group_ratio)
+                                                 layout.bytes_per_token_layer, em.kv_group_ratio,
+                                                 em.kv_groups_whole_model)
                     : detail::LinearStatePages{};
   const double state = state_in_pool ? 0.0 : state_per_seq * engine.max_num_seqs;
   plan.linear_state_bytes_per_seq_per_gpu = state_in_pool ? pages.bytes_per_seq() : state_per_seq;

@@ -260,6 +260,12 @@ double hybrid_kv_group_ratio(const std::optional<std::string>& release) {
   return kToday;
 }
 
+bool kv_groups_whole_model(const std::optional<std::string>& release) {
+  if (!release || !is_engine_version(*release)) return true;
+  const EngineVersion v = parse_engine_version(*release, "engine.runtime");
+  return v.engine != "vllm" || !before(v.numbers, {0, 11, 0});  // vllm#23974
+}
+
 ChatTemplateParse chat_template_parse(const std::optional<std::string>& release) {
   if (!release || !is_engine_version(*release)) return ChatTemplateParse::none;
   const EngineVersion v = parse_engine_version(*release, "engine.runtime");

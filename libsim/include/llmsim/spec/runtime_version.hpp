@@ -127,6 +127,17 @@ bool async_scheduling_by_default(const std::optional<std::string>& release);
 /// No release (a runtime name) and other engines: 1.5, today's vLLM.
 double hybrid_kv_group_ratio(const std::optional<std::string>& release);
 
+/// Whether vLLM V1 decides a hybrid model's KV-cache groups on the whole model and projects them onto each pipeline
+/// stage (vllm/v1/core/kv_cache_utils.py `get_kv_cache_configs`: the specs of every worker merged, `get_kv_cache_groups`
+/// on the merge, each type's layers dealt round-robin into its groups, `layers[i::num_groups]`, and
+/// `_project_kv_cache_groups_to_worker`; a stage's tensors are the most layers one group has there), rather than on
+/// each stage's own layers (`get_kv_cache_config` per worker, then `unify_kv_cache_configs`). vllm#23974 ("[Hybrid
+/// Allocator] Support Pipeline Parallel", opened 2025-08-30, updated 2025-09-10, after the 0.10.2 branch): taken as
+/// first released in 0.11.0, the tag not read. True from 0.11.0, with no release (today's vLLM) and for other
+/// engines (whose plans do not group); false for earlier vLLM releases.
+bool kv_groups_whole_model(const std::optional<std::string>& release);
+
+
 /// Whether a vLLM V1 release parses the chat template's Jinja source (jinja2 `env.parse`, no cache) on every
 /// /v1/chat/completions request, synchronously in the API server's event loop (perf/chat_render.hpp):
 ///  * 0.8.0-0.9.1: `resolve_chat_template_content_format` -> `_detect_content_format` per request (vllm#9919's
