@@ -1,0 +1,61 @@
+// Issue 29's leftovers through the real binary: step reads VLLM_PP_LAYER_PARTITION as memory does; "auto" under a
+// vLLM release without it is planned with a note naming the number to pass; a sweep whose split is set on top of a
+// card axis labels its rows with the split they ran; a scenario comes from a pipe or standard input, read once.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+
+#include "cli_util.hpp"
+#include "llmsim/core/json_view.hpp"
+
+using namespace llmsim;
+
+namespace {
+
+// A short scenario file in this process's scratch folder.
+std::string leftover_scenario_file() {
+  const auto path = test::scratch_dir() / "leftover_scenario.json";
+  std::ofstream(path) << R"({"model": "llama-3.1-8b", "hardware": {"gpu": "rtx4090-24gb"},
+    "engine": {"max_model_len": 8192},
+    "workload": {"arrival": {"process": "poisson", "rate": 1.0}, "num_requests": 20, "warmup_requests": 2}})";
+  return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("step takes --pp-layer-partition as memory does: one parser, get_pp_indices' checks, the largest stage") {
+  const std::string step = "step --model llama-3.1-8b --gpu rtx4090-24gb --pp 2 --decode-seqs 8 --context 1024 --json ";
+  const auto even = test::run(step, false);
+  const auto skew = test::run(step + "--pp-layer-partition 24,8", false);
+  const auto line = test::run("step --gpu rtx4090-24gb --decode-seqs 8 --context 1024 --json --vllm-args "
+                              "'VLLM_PP_LAYER_PARTITION=24,8 vllm serve meta-llama/Llama-3.1-8B -pp 2'", false);
+  REQUIRE(even.code == 0);
+  REQUIRE(skew.code == 0);
+  REQUIRE(line.code == 0);
+  CHECK(Json::parse(even.out)["pp_stage_layers"] == Json::array({16, 16}));
+  CHECK(Json::parse(skew.out)["pp_stage_layers"] == Json::array({24, 8}));
+  CHECK(Json::parse(line.out)["pp_stage_layers"] == Json::array({24, 8}));  // the environment of the pasted line
+  // The partition sizes the memory check: Qwen2.5-32B AWQ fits two 4090s split evenly at 8 x 8,192 tokens, not with
+  // 60 of its 64 layers on the first card.
+  const std::string big = "step --model qwen2.5-32b --quant awq-int4 --gpu rtx4090-24gb --pp 2 --decode-seqs 8 "
+                          "--context 8192 ";
+  CHECK(test::run(big).code == 0);
+  const auto crowded = test::run(big + "--pp-layer-partition 60,4");
+  CHECK(crowded.code == 2);
+  CHECK_THAT(crowded.out, Catch::Contains("KV-cache tokens"));
+  // vLLM's get_pp_indices refusals, naming the flag.
+  const auto sum = test::run(step + "--pp-layer-partition 16,8");
+  CHECK(sum.code == 2);
+  CHECK_THAT(sum.out, Catch::Contains("--pp-layer-partition") && Catch::Contains("sums to 24 layers"));
+  const auto count = test::run(step + "--pp-layer-partition 16,8,8");
+  CHECK(count.code == 2);
+  CHECK_THAT(count.out, Catch::Contains("3 stages but pipeline parallel is 2"));
+  const auto text = test::run(step + "--pp-layer-partition 16,x");
+  CHECK(text.code == 2);
+  CHECK_THAT(text.out, Catch::Contains("invalid partition string '16,x'"));
+}
+
