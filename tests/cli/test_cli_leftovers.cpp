@@ -59,3 +59,22 @@ TEST_CASE("step takes --pp-layer-partition as memory does: one parser, get_pp_in
   CHECK_THAT(text.out, Catch::Contains("invalid partition string '16,x'"));
 }
 
+TEST_CASE("memory --max-model-len auto under a vLLM release without auto: planned, and the number to pass said") {
+  const std::string mem = "memory --model llama-3.1-8b --gpu rtx4090-24gb --json ";
+  const auto old = test::run(mem + "--max-model-len auto --engine-version 0.8.4", false);
+  REQUIRE(old.code == 0);
+  const Json j = Json::parse(old.out);
+  REQUIRE(j["fits"].get<bool>());
+  const std::string pass = "pass --max-model-len " + std::to_string(j["max_model_len"].get<int>());
+  CHECK_THAT(j["max_model_len_note"].get<std::string>(),
+             Catch::Contains("vLLM 0.8.4 has no --max-model-len auto (from 0.14.0) and would refuse it: " + pass));
+  // -1 is the same request; a release with auto, or the context left unset (the default), has no such note.
+  const auto minus = test::run(mem + "--max-model-len -1 --engine-version 0.8.4", false);
+  CHECK_THAT(Json::parse(minus.out)["max_model_len_note"].get<std::string>(), Catch::Contains(pass));
+  for (const std::string args : {"--max-model-len auto --engine-version 0.14.0", "--engine-version 0.8.4"}) {
+    const auto r = test::run(mem + args, false);
+    REQUIRE(r.code == 0);
+    CHECK(Json::parse(r.out)["max_model_len_note"].get<std::string>().find("refuse") == std::string::npos);
+  }
+}
+

@@ -392,6 +392,12 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "dealt into its groups as layers[i::num_groups], _project_kv_cache_groups_to_worker; a worker's tensors "
                 "are its largest projected group; earlier releases group each worker's own layers "
                 "(spec::kv_groups_whole_model, memory::hybrid_kv_groups)"));
+  t.push_back(c("engine.max_model_len_auto_from", "vllm-v1", P::engine_code,
+                "vllm#29431 (\"Add `--max-model-len auto` to auto-fit context to available memory\", opened "
+                "2025-11-25: kv_cache_utils._auto_fit_max_model_len when original_max_model_len == -1) and vllm#31260 "
+                "(2025-12-24: -1 accepted again after vllm#30695); taken as first released working in 0.14.0: an "
+                "earlier release's result notes that it would refuse auto and the number to pass "
+                "(spec::vllm_release_without_auto_context, memory::context_note)"));
   t.push_back(c("scheduler.max_running_requests", "sglang", P::engine_code,
                 sg + "model_executor/model_runner.py: min(KV tokens / 2, request pool = clamp(KV tokens / context x 512, "
                 "2048, 4096)); 2048, the pool's floor, is taken (the reservation bounds the batch first)",

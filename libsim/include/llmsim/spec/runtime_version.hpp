@@ -137,6 +137,16 @@ double hybrid_kv_group_ratio(const std::optional<std::string>& release);
 /// engines (whose plans do not group); false for earlier vLLM releases.
 bool kv_groups_whole_model(const std::optional<std::string>& release);
 
+/// The first vLLM release that takes `--max-model-len auto` (or -1): fit the context to the KV cache instead of
+/// refusing to start. vllm#29431 ("Add `--max-model-len auto` to auto-fit context to available memory", opened
+/// 2025-11-25) added it; vllm#31260 (2025-12-24, "Fix `max_model_len=\"auto\"` handling") repaired -1 after
+/// vllm#30695 had started refusing it, so 0.14.0 is taken as the first release where it works (the tags not read).
+/// Earlier releases have no auto: "auto" is no integer for their argument parser, and -1 is no context length.
+inline constexpr const char* kMaxModelLenAutoSince = "0.14.0";
+/// The vLLM release of `release` ("vllm==0.8.4" -> "0.8.4") when it is older than kMaxModelLenAutoSince, so that
+/// engine.max_model_len "auto" (-1) would be refused by it; nullopt for later releases, no release (a runtime name)
+/// and other engines. ConfigError as runtime_for_version for a malformed release.
+std::optional<std::string> vllm_release_without_auto_context(const std::optional<std::string>& release);
 
 /// Whether a vLLM V1 release parses the chat template's Jinja source (jinja2 `env.parse`, no cache) on every
 /// /v1/chat/completions request, synchronously in the API server's event loop (perf/chat_render.hpp):
