@@ -118,6 +118,7 @@ void apply_sets(analysis::Grid& grid, const po::variables_map& vm) {
   if (vm.count("set"))
     for (const auto& text : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_set(text));
   analysis::refuse_sets_on_axes(grid, sets, "--set");
+  std::vector<std::pair<std::string, Json>> applied = sets;  // everything set on top, for the rows' labels
   for (std::size_t i = 0; i < grid.points.size(); ++i) {
     Json doc = spec::to_json(grid.points[i].scenario);
     if (server) {  // scenario < server command line < --set, at every point
@@ -125,10 +126,13 @@ void apply_sets(analysis::Grid& grid, const po::variables_map& vm) {
       analysis::refuse_sets_on_axes(grid, s.sets, vllm.empty() ? "--sglang-args" : "--vllm-args");
       if (i == 0) print_notes(s.notes);
       for (const auto& [path, value] : s.sets) spec::set_json_path(doc, path, value);
+      if (i == 0) applied.insert(applied.end(), s.sets.begin(), s.sets.end());
     }
     for (const auto& [path, value] : sets) spec::set_json_path(doc, path, value);
     grid.points[i].scenario = spec::scenario_from_json(JsonView(doc, ""));
   }
+  // A split set on top of a card axis: the rows say the tp and pp they ran (analysis::label_split_of_sets).
+  analysis::label_split_of_sets(grid, applied);
 }
 
 void add_progress_options(po::options_description& opts) {

@@ -78,3 +78,35 @@ TEST_CASE("memory --max-model-len auto under a vLLM release without auto: planne
   }
 }
 
+TEST_CASE("sweep: a split set on top of a card axis labels each row with the tp and pp it ran") {
+  const auto grid = test::scratch_dir() / "leftover_card_grid.json";
+  std::ofstream(grid) << R"({"base": {"model": "llama-3.1-8b", "hardware": {"gpu": "a100-80gb-sxm"},
+    "workload": {"arrival": {"process": "poisson", "rate": 1.0}, "num_requests": 20}},
+    "grid": {"hardware.gpu": ["a100-80gb-sxm", "2xa100-80gb-sxm@pp"]}})";
+  const std::string sweep = "sweep '" + grid.string() + "' -q ";
+  // No split set: the card labels say it all.
+  const auto plain = test::run(sweep + "--out '" + (test::scratch_dir() / "plain.json").string() + "'");
+  REQUIRE(plain.code == 0);
+  const Json p = Json::parse(test::read_file(test::scratch_dir() / "plain.json"));
+  CHECK_FALSE(p[0]["grid"].contains("hardware.tp"));
+  // pp 2 on top: "a100-80gb-sxm" ran on two cards as a pipeline, which its label alone does not say.
+  for (const std::string set : {"--set hardware.pp=2", "--set engine.pipeline_parallel_size=2",
+                                "--vllm-args 'vllm serve meta-llama/Llama-3.1-8B -pp 2'"}) {
+    INFO(set);
+    const auto out = test::scratch_dir() / "split.json";
+    const auto r = test::run(sweep + set + " --out '" + out.string() + "'");
+    REQUIRE(r.code == 0);
+    const Json rows = Json::parse(test::read_file(out));
+    REQUIRE(rows.size() == 2);
+    for (const auto& row : rows) {
+      CHECK(row["grid"]["hardware.tp"] == row["tp"]);  // the label is the split the row ran
+      CHECK(row["grid"]["hardware.pp"] == row["pp"]);
+      CHECK(row["pp"] == 2);
+    }
+  }
+  const auto text = test::run(sweep + "--set engine.tensor_parallel_size=2 --set hardware.gpu=a100-80gb-sxm");
+  CHECK(text.code == 2);  // the card is the axis: a set on it is refused as before
+  const auto table = test::run(sweep + "--set hardware.pp=2");
+  CHECK_THAT(table.out, Catch::Contains("hardware.tp") && Catch::Contains("hardware.pp"));
+}
+
