@@ -1,4 +1,5 @@
 #include "common.hpp"
+#include "scenario_input.hpp"
 
 #include <unistd.h>
 
@@ -31,7 +32,8 @@ namespace llmsim::cli {
 void add_scenario_options(po::options_description& opts, po::positional_options_description& positional,
                           const char* what) {
   opts.add_options()("scenario", po::value<std::string>()->required(),
-                     (std::string(what) + " (or as the first argument)").c_str());
+                     (std::string(what) + " (or as the first argument; - reads it from standard input, and a pipe "
+                                          "such as <(jq ... s.json) is read once to its end)").c_str());
   positional.add("scenario", 1);
   add_set_option(opts);
 }
@@ -104,8 +106,10 @@ void apply_sets(Json& scenario, const po::variables_map& vm) {
   }
 }
 
-Json load_scenario(const po::variables_map& vm) {
-  Json doc = apply_server_args(read_json_file(vm["scenario"].as<std::string>()), vm);
+Json load_scenario(const po::variables_map& vm) { return load_scenario(read_scenario_json(vm["scenario"].as<std::string>()), vm); }
+
+Json load_scenario(Json file, const po::variables_map& vm) {
+  Json doc = apply_server_args(std::move(file), vm);
   apply_sets(doc, vm);
   return doc;
 }

@@ -110,3 +110,35 @@ TEST_CASE("sweep: a split set on top of a card axis labels each row with the tp 
   CHECK_THAT(table.out, Catch::Contains("hardware.tp") && Catch::Contains("hardware.pp"));
 }
 
+TEST_CASE("simulate reads its scenario from standard input or a pipe, once, and an empty stream is an error") {
+  const std::string file = leftover_scenario_file();
+  const auto direct = test::run("simulate '" + file + "' --json", false);
+  REQUIRE(direct.code == 0);
+  const double ttft = Json::parse(direct.out)["ttft_ms"]["p95"].get<double>();
+  auto same = [&](const test::Run& r) {
+    REQUIRE(r.code == 0);
+    CHECK(Json::parse(r.out)["ttft_ms"]["p95"].get<double>() == ttft);
+  };
+  same(test::run("simulate - --json < '" + file + "'", false));                       // redirected
+  same(test::run_shell("cat '" + file + "' | " + test::cli() + " simulate - --json 2>/dev/null"));  // a pipe
+  same(test::run_shell("bash -c \"" + test::cli() + " simulate <(cat '" + file + "') --json\" 2>/dev/null"));
+  // --set applies to a scenario from standard input as to a file's.
+  const auto set = test::run("simulate - --json --set engine.max_model_len=4096 < '" + file + "'", false);
+  REQUIRE(set.code == 0);
+  CHECK(Json::parse(set.out)["max_model_len"] == 4096);
+  // Empty: a clear error at once, never a wait.
+  const auto empty = test::run("simulate - < /dev/null");
+  CHECK(empty.code == 2);
+  CHECK_THAT(empty.out, Catch::Contains("standard input") && Catch::Contains("is empty"));
+  const auto blank = test::run_shell("printf '  \\n' | " + test::cli() + " simulate - 2>&1");
+  CHECK(blank.code == 2);
+  CHECK_THAT(blank.out, Catch::Contains("is empty"));
+  // A named FIFO nobody writes to is an empty stream, said at once (not after the 60 s idle limit).
+  const auto fifo = test::scratch_dir() / "leftover_fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto none = test::run("simulate '" + fifo.string() + "'");
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
+  CHECK(none.code == 2);
+  CHECK_THAT(none.out, Catch::Contains("leftover_fifo") && Catch::Contains("is empty"));
+}
