@@ -56,9 +56,10 @@ std::string read_whole_stream(int fd, bool nonblocking, const std::string& name)
   return text;
 }
 
-std::string nonempty_scenario(std::string text, const std::string& name, const char* kind) {
+// `what`: how the stream ended empty ("is empty", "is a FIFO (pipe) that ended with no bytes ...").
+std::string nonempty_scenario(std::string text, const std::string& name, const char* what) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw ConfigError(name, std::string("is empty (") + kind + "): expected a scenario's JSON; pipe it in, e.g. "
+    throw ConfigError(name, std::string(what) + ": expected a scenario's JSON; pipe it in, e.g. "
                             "`llmsim simulate - < scenario.json` or `llmsim simulate <(cat scenario.json)`");
   return text;
 }
@@ -76,7 +77,7 @@ std::string read_scenario_text(const std::string& path) {
         static_cast<std::size_t>(st.st_size) > kMaxJsonFileBytes)
       throw ConfigError(name, "is more than the " + std::to_string(kMaxJsonFileBytes >> 20) +
                                   " MiB a scenario may have");
-    return nonempty_scenario(read_whole_stream(STDIN_FILENO, false, name), name, "no bytes before its end");
+    return nonempty_scenario(read_whole_stream(STDIN_FILENO, false, name), name, "is empty");
   }
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode)) {
@@ -87,7 +88,8 @@ std::string read_scenario_text(const std::string& path) {
       int fd;
       ~Closer() { ::close(fd); }
     } closer{fd};
-    return nonempty_scenario(read_whole_stream(fd, true, name), name, "a pipe with no bytes before its end");
+    return nonempty_scenario(read_whole_stream(fd, true, name), name,
+                             "is a FIFO (pipe) that ended empty (no writer, or one that wrote nothing)");
   }
   return read_text_file(path, "");
 }

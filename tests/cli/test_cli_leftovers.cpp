@@ -140,5 +140,5 @@ TEST_CASE("simulate reads its scenario from standard input or a pipe, once, and 
   const auto none = test::run("simulate '" + fifo.string() + "'");
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
   CHECK(none.code == 2);
-  CHECK_THAT(none.out, Catch::Contains("leftover_fifo") && Catch::Contains("is empty"));
+  CHECK_THAT(none.out, Catch::Contains("leftover_fifo") && Catch::Contains("is a FIFO (pipe) that ended empty"));
 }
