@@ -15,9 +15,10 @@ namespace llmsim::memory {
 
 struct KvLayout {
   double bytes_per_token_layer = 0;  ///< K+V (MLA: the latent) of one token in one layer on this GPU
-  int layers = 0;                    ///< attention layers on this GPU's pipeline stage
+  int layers = 0;                    ///< attention layers (with a cache of their own) on the most loaded stage
   int window = 0;                    ///< sliding window of the sliding groups (0 = none)
-  int group_size = 0;                ///< layers per KV-cache group (padding included)
+  int group_size = 0;                ///< tensors of the most loaded stage: the most layers one KV-cache group has on
+                                     ///< it (padding included; the group size itself when pp = 1: hybrid_kv_groups)
   int full_groups = 0;               ///< groups of full-attention layers
   int sliding_groups = 0;            ///< groups of sliding-window layers
   // Gemma-4's full layers cache fewer bytes per token than its sliding ones (num_global_key_value_heads ×
