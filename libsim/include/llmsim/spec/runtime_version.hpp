@@ -132,9 +132,9 @@ double hybrid_kv_group_ratio(const std::optional<std::string>& release);
 /// on the merge, each type's layers dealt round-robin into its groups, `layers[i::num_groups]`, and
 /// `_project_kv_cache_groups_to_worker`; a stage's tensors are the most layers one group has there), rather than on
 /// each stage's own layers (`get_kv_cache_config` per worker, then `unify_kv_cache_configs`). vllm#23974 ("[Hybrid
-/// Allocator] Support Pipeline Parallel", opened 2025-08-30, updated 2025-09-10, after the 0.10.2 branch): taken as
-/// first released in 0.11.0, the tag not read. True from 0.11.0, with no release (today's vLLM) and for other
-/// engines (whose plans do not group); false for earlier vLLM releases.
+/// Allocator] Support Pipeline Parallel", opened 2025-08-30, updated 2025-09-10): taken as first released in 0.11.0,
+/// neither its merge date nor the tags read. True from 0.11.0, with no release (today's vLLM) and for other engines
+/// (whose plans do not group); false for earlier vLLM releases.
 bool kv_groups_whole_model(const std::optional<std::string>& release);
 
 /// The first vLLM release that takes `--max-model-len auto` (or -1): fit the context to the KV cache instead of
