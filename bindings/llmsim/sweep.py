@@ -54,7 +54,7 @@ def _callback(bar):
     return update
 
 
-def expand_grid(base: Scenario, grid: Grid) -> List[Point]:
+def expand_grid(base: Scenario, grid: Grid, sets: Optional[Sequence[Tuple[str, Any]]] = None) -> List[Point]:
     """The sweep's points. ``grid`` is either ``{dotted path: [values]}`` (cartesian product, last path
     varying fastest — the CLI's order) or a list: with a ``base``, of ``{dotted path: value}`` overrides of
     it; without one (``base=None``), of whole scenarios (dicts or JSON file paths). Values may be numpy arrays.
@@ -71,7 +71,10 @@ def expand_grid(base: Scenario, grid: Grid) -> List[Point]:
                 raise ValueError(f"grid.{p}: expected a non-empty list of values, got {v!r}")
             axes[str(p)] = values
         doc = {"base": load(base if base is not None else {}), "grid": axes}
-        return [tuple(p) for p in _area("analysis").expand_grid(json.dumps(doc, allow_nan=False), list(axes))]
+        # ``sets``: (path, value) pairs set on the base (sweep's overrides, its server line): a tensor or pipeline
+        # split among them adds the hardware.tp / hardware.pp labels a card axis needs (libsim's rule).
+        return [tuple(p) for p in _area("analysis").expand_grid(json.dumps(doc, allow_nan=False), list(axes),
+                                                                json.dumps(list(sets or []), allow_nan=False))]
     items = plain(grid, "grid") if type(grid).__module__ == "numpy" else grid
     if isinstance(items, (str, bytes)) or not isinstance(items, Sequence) or len(items) == 0:
         raise ValueError("grid: expected {path: [values]} or a non-empty list of scenarios/overrides")
@@ -129,6 +132,12 @@ def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Gr
                              "a list of scenarios: sweep([scenario, ...])")
         base, grid = None, base
     over, capacity_options = split_overrides(capacity_options)
+    sets: List[Tuple[str, Any]] = []  # what is set on the base, for the rows' split labels
+    if (vllm_args or sglang_args) and isinstance(grid, Mapping):
+        pairs, _ = _area("analysis").server_arg_sets(json.dumps(load(base if base is not None else {}), allow_nan=False),
+                                                     vllm_args or "", sglang_args or "")
+        sets += [tuple(p) for p in json.loads(pairs)]
+    sets += list(over.items())
     if over or vllm_args or sglang_args:
         whole = not isinstance(grid, Mapping) and (
             base is None or not all(isinstance(item, Mapping) for item in grid))
@@ -139,7 +148,7 @@ def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Gr
     # Capacity options without capacity=True are refused by analysis::refuse_capacity_options_without_capacity
     # (the CLI's rule for --rel-tol without --capacity), in the sweep call below: before any point runs.
     analysis = _area("analysis")
-    points = expand_grid(base, grid)
+    points = expand_grid(base, grid, sets)
     found = scenario_warnings([text for _, text in points])
     bar = _tqdm(progress, len(points), "sweep")
     try:

@@ -288,10 +288,16 @@ void register_analysis(py::module_& m) {
      "load, on `jobs` threads with the GIL released; Ctrl-C stops it. progress(done, total) restarts at 0 for the "
      "latency phase.");
 
-  m.def("expand_grid", [](const std::string& grid_text, const std::vector<std::string>& axis_order) {
+  m.def("expand_grid", [](const std::string& grid_text, const std::vector<std::string>& axis_order,
+                          const std::string& split_sets) {
     // The CLI's grid rules (cartesian order, overlapping axes refused, per-card repricing) for Python's grids.
     const Json doc = parse_text(grid_text, "grid");
-    const analysis::Grid grid = analysis::expand_grid(JsonView(doc, ""), "", axis_order);
+    analysis::Grid grid = analysis::expand_grid(JsonView(doc, ""), "", axis_order);
+    // What the caller set on the base (keyword overrides, a server line): a split among them labels the rows with
+    // the split each ran, as `llmsim sweep --set` does (analysis::label_split_of_sets).
+    std::vector<std::pair<std::string, Json>> sets;
+    for (const auto& pair : parse_text(split_sets, "split_sets")) sets.emplace_back(pair.at(0).get<std::string>(), pair.at(1));
+    analysis::label_split_of_sets(grid, sets);
     py::list out;
     for (const auto& p : grid.points) {
       Json labels = Json::array();
@@ -299,7 +305,7 @@ void register_analysis(py::module_& m) {
       out.append(py::make_tuple(dump(labels), dump(spec::to_json(p.scenario))));
     }
     return out;
-  }, py::arg("grid"), py::arg("axis_order") = std::vector<std::string>{},
+  }, py::arg("grid"), py::arg("axis_order") = std::vector<std::string>{}, py::arg("split_sets") = std::string("[]"),
      "Points of a grid object ({\"base\": {...}, \"grid\": {...}} or {\"base\": {...}, \"scenarios\": [...]}) as "
      "[(labels JSON, scenario JSON text)], exactly as `llmsim sweep` expands them.");
 

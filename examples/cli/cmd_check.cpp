@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "common.hpp"
+#include "scenario_input.hpp"
 #include "llmsim/analysis/vllm_check.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/memory_plan.hpp"
@@ -121,7 +122,7 @@ int run_check(int argc, char** argv) {
     }
     const auto results = analysis::read_vllm_results(vm["vllm-result"].as<std::string>());
     analysis::VllmCheckOptions o;
-    if (vm.count("scenario")) o.scenario = read_json_file(vm["scenario"].as<std::string>());
+    if (vm.count("scenario")) o.scenario = read_scenario_json(vm["scenario"].as<std::string>());
     o.vllm_args = server_command_line(vm, "vllm-args");
     o.sglang_args = server_command_line(vm, "sglang-args");
     if (vm.count("model")) o.model = vm["model"].as<std::string>();

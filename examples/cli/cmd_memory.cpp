@@ -97,12 +97,17 @@ int run_memory(int argc, char** argv) {
       }
     }
     int max_model_len = spec::kMaxModelLenAuto;
+    bool auto_named = false;  // --max-model-len auto or -1 written out (not the default, not 0 = unset)
     if (const std::string len = vm["max-model-len"].as<std::string>(); to_lower(len) != "auto") {
       const auto n = parse_number(len);
       if (!n || *n != std::floor(*n) || *n < spec::kMaxModelLenAuto || *n > 2147483647.0)
         problems.add("--max-model-len", "must be a number of tokens >= 1 or auto (-1; 0 = unset = auto), got " + len);
       else if (*n > 0)
         max_model_len = static_cast<int>(*n);
+      else
+        auto_named = *n < 0;
+    } else {
+      auto_named = !vm["max-model-len"].defaulted();
     }
     problems.throw_if_any();
     // The flags as the scenario they stand for, planned as Python's llmsim.memory() and a simulation of it plan a
@@ -112,6 +117,9 @@ int run_memory(int argc, char** argv) {
                 {"block_size", vm["block-size"].as<int>()},
                 {"cpu_offload_gb", vm["cpu-offload-gb"].as<double>()}};
     if (max_model_len > 0) engine["max_model_len"] = max_model_len;  // else vLLM's auto
+    // "auto" or -1 written out asks for vLLM's auto by name (a release without it would refuse it: the plan says so);
+    // left out, or 0, it is the planner's default.
+    else if (auto_named) engine["max_model_len"] = "auto";
     if (vm.count("max-num-batched-tokens")) engine["max_num_batched_tokens"] = vm["max-num-batched-tokens"].as<int>();
     if (vm.count("max-num-seqs")) engine["max_num_seqs"] = vm["max-num-seqs"].as<int>();
     if (vm.count("no-cuda-graphs")) engine["cuda_graphs"] = false;

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "common.hpp"
+#include "scenario_input.hpp"
 #include "output_file.hpp"
 #include "signals.hpp"
 #include "llmsim/analysis/search.hpp"
@@ -113,7 +114,8 @@ int run_search(int argc, char** argv) {
       refuse_old_json_file(argc, argv);
       throw;
     }
-    const Json doc = load_scenario(vm);
+    const Json file = read_scenario_json(vm["scenario"].as<std::string>());  // once: it may be a pipe
+    const Json doc = load_scenario(file, vm);
     print_scenario_warnings(spec::scenario_from_json(JsonView(doc, "")));
     analysis::SearchOptions o;
     o.target_qps = vm["target-qps"].as<double>();
@@ -139,7 +141,7 @@ int run_search(int argc, char** argv) {
       std::vector<std::pair<std::string, Json>> sets;
       const std::string vllm = server_command_line(vm, "vllm-args"), sglang = server_command_line(vm, "sglang-args");
       if (!vllm.empty() || !sglang.empty())
-        sets = analysis::server_arg_sets(vllm, sglang, read_json_file(vm["scenario"].as<std::string>())).sets;
+        sets = analysis::server_arg_sets(vllm, sglang, file).sets;
       if (vm.count("set"))
         for (const auto& text : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_set(text));
       std::vector<std::string> given, notes;

@@ -20,7 +20,7 @@ namespace llmsim::cli {
 namespace {
 
 const char* kUsage =
-    "usage: llmsim step --model M --gpu G [--quant Q] [--kv-dtype D] [--tp N] [--pp N]\n"
+    "usage: llmsim step --model M --gpu G [--quant Q] [--kv-dtype D] [--tp N] [--pp N] [--pp-layer-partition S]\n"
     "                   [--prefill-tokens P --prefill-context C] [--decode-seqs B --context L]\n"
     "                   [--gpu-profile FILE] [--eager] [--engine vllm|RUNTIME] [--cpu-offload-gb G]\n"
     "                   [--enable-lora [--max-loras N --max-lora-rank R --lora-adapters A]]\n"
@@ -33,7 +33,8 @@ const char* kUsage =
 // the runtime (SGLang's). The memory and scheduling knobs only bound which batches fit (noted: `llmsim memory`).
 const ServerOptionMap kStepServerOptions{
     analysis::PlanCommand::step,
-    {{"model", "model"}, {"hardware.tp", "tp"}, {"hardware.pp", "pp"}, {"quant.weights", "quant"},
+    {{"model", "model"}, {"hardware.tp", "tp"}, {"hardware.pp", "pp"},
+     {"hardware.pp_layer_partition", "pp-layer-partition"}, {"quant.weights", "quant"},
      {"quant.kv_cache", "kv-dtype"}, {"engine.cpu_offload_gb", "cpu-offload-gb"}, {"engine.runtime", "engine"},
      {"engine.cuda_graph_max_bs", "cuda-graph-max-bs"}, {"engine.enable_lora", "enable-lora"},
      {"engine.max_loras", "max-loras"}, {"engine.max_lora_rank", "max-lora-rank"},
@@ -56,6 +57,8 @@ int run_step(int argc, char** argv) {
       ("kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache dtype (fp16, fp8, int8, ...)")
       ("tp", po::value<int>()->default_value(1), "tensor-parallel size")
       ("pp", po::value<int>()->default_value(1), "pipeline-parallel size")
+      ("pp-layer-partition", po::value<std::string>(), "layers of each pipeline stage, vLLM's VLLM_PP_LAYER_PARTITION "
+                                                       "(\"18,17\"; default: vLLM's split): the largest stage is priced")
       ("prefill-tokens", po::value<std::int64_t>()->default_value(0), "tokens of the prefill chunk")
       ("prefill-context", po::value<std::int64_t>()->default_value(0), "tokens already cached before the chunk")
       ("decode-seqs", po::value<std::int64_t>()->default_value(0), "sequences decoding one token")
@@ -101,6 +104,9 @@ int run_step(int argc, char** argv) {
   Json hardware{{"gpu", vm["gpu"].as<std::string>()}};
   if (!vm["tp"].defaulted()) hardware["tp"] = vm["tp"].as<int>();
   if (!vm["pp"].defaulted()) hardware["pp"] = vm["pp"].as<int>();
+  // The scenario's field, read and checked as `memory` reads it (spec::parse_layer_partition when read,
+  // spec::check_layer_partition against the model and pp when resolved: vLLM's get_pp_indices).
+  if (vm.count("pp-layer-partition")) hardware["pp_layer_partition"] = vm["pp-layer-partition"].as<std::string>();
   if (!vm["gpu-profile"].as<std::string>().empty()) hardware["gpu_profile"] = vm["gpu-profile"].as<std::string>();
   // "vllm" and "vllm-v0" name the policy (vLLM V1 / V0); anything else a runtime or a release ("sglang==0.4.7").
   Json engine{{engine_name == "vllm" || engine_name == "vllm-v0" ? "policy" : "runtime", engine_name},

@@ -1,4 +1,5 @@
 #include "common.hpp"
+#include "scenario_input.hpp"
 
 #include <unistd.h>
 
@@ -31,7 +32,8 @@ namespace llmsim::cli {
 void add_scenario_options(po::options_description& opts, po::positional_options_description& positional,
                           const char* what) {
   opts.add_options()("scenario", po::value<std::string>()->required(),
-                     (std::string(what) + " (or as the first argument)").c_str());
+                     (std::string(what) + " (or as the first argument; - reads it from standard input, and a pipe "
+                                          "such as <(jq ... s.json) is read once to its end)").c_str());
   positional.add("scenario", 1);
   add_set_option(opts);
 }
@@ -104,8 +106,10 @@ void apply_sets(Json& scenario, const po::variables_map& vm) {
   }
 }
 
-Json load_scenario(const po::variables_map& vm) {
-  Json doc = apply_server_args(read_json_file(vm["scenario"].as<std::string>()), vm);
+Json load_scenario(const po::variables_map& vm) { return load_scenario(read_scenario_json(vm["scenario"].as<std::string>()), vm); }
+
+Json load_scenario(Json file, const po::variables_map& vm) {
+  Json doc = apply_server_args(std::move(file), vm);
   apply_sets(doc, vm);
   return doc;
 }
@@ -118,6 +122,7 @@ void apply_sets(analysis::Grid& grid, const po::variables_map& vm) {
   if (vm.count("set"))
     for (const auto& text : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_set(text));
   analysis::refuse_sets_on_axes(grid, sets, "--set");
+  std::vector<std::pair<std::string, Json>> applied = sets;  // everything set on top, for the rows' labels
   for (std::size_t i = 0; i < grid.points.size(); ++i) {
     Json doc = spec::to_json(grid.points[i].scenario);
     if (server) {  // scenario < server command line < --set, at every point
@@ -125,10 +130,13 @@ void apply_sets(analysis::Grid& grid, const po::variables_map& vm) {
       analysis::refuse_sets_on_axes(grid, s.sets, vllm.empty() ? "--sglang-args" : "--vllm-args");
       if (i == 0) print_notes(s.notes);
       for (const auto& [path, value] : s.sets) spec::set_json_path(doc, path, value);
+      if (i == 0) applied.insert(applied.end(), s.sets.begin(), s.sets.end());
     }
     for (const auto& [path, value] : sets) spec::set_json_path(doc, path, value);
     grid.points[i].scenario = spec::scenario_from_json(JsonView(doc, ""));
   }
+  // A split set on top of a card axis: the rows say the tp and pp they ran (analysis::label_split_of_sets).
+  analysis::label_split_of_sets(grid, applied);
 }
 
 void add_progress_options(po::options_description& opts) {

@@ -42,9 +42,12 @@ bool parse_args(int argc, char** argv, const po::options_description& opts, po::
 /// once), and --set PATH=VALUE (repeatable). Adds both options to `opts` and the argument to `positional`.
 void add_scenario_options(po::options_description& opts, po::positional_options_description& positional,
                           const char* what = "scenario JSON file");
-/// Reads the scenario file, applies --vllm-args/--sglang-args, then every --set in order (then the command applies its
-/// named flags): scenario file < server command line < --set.
+/// Reads the scenario file (read_scenario_json: "-" or a pipe too, read once), applies --vllm-args/--sglang-args, then
+/// every --set in order (then the command applies its named flags): scenario file < server command line < --set.
 Json load_scenario(const po::variables_map& vm);
+/// The same for a scenario file already read (`file`: read_scenario_json's document), for a command that needs the
+/// file as written too (search): a pipe can be read only once.
+Json load_scenario(Json file, const po::variables_map& vm);
 /// Adds --vllm-args, --sglang-args and --set PATH=VALUE (repeatable) alone, for commands whose input is not one
 /// scenario (sweep).
 void add_set_option(po::options_description& opts);

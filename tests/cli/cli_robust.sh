@@ -50,8 +50,8 @@ PY
 expect 2 "/dev/zero as a scenario (was read whole until bad_alloc)" "$llmsim" simulate --scenario /dev/zero
 contains err "'/dev/zero' is a character device, expected a file" "the device is named"
 mkfifo fifo
-expect 2 "a FIFO as a scenario (open() blocked forever)" "$llmsim" simulate --scenario fifo
-contains err "is a FIFO" "the FIFO is named"
+expect 2 "a FIFO nobody writes to as a scenario (open() blocked forever; now read as an empty stream)" "$llmsim" simulate --scenario fifo
+contains err "is a FIFO (pipe) that ended empty" "the FIFO is named"
 expect 2 "a directory as a scenario (was 'empty input')" "$llmsim" simulate --scenario "$tmp"
 contains err "is a directory, expected a file" "the directory is named"
 printf '{"model": "llama-3.1-8b",\n "model": "qwen2.5-14b"}' >dup.json

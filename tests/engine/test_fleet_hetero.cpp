@@ -129,6 +129,25 @@ TEST_CASE("bad fleets name hardware.fleet[i]", "[fleet]") {
   CHECK_THAT(r.summary.reason, Contains("hardware.fleet[0]"));
 }
 
+TEST_CASE("a fleet member without a card, or with an unknown one, is named with its field", "[fleet]") {
+  // A member that names no card ran on the Deployment's default card, an A100 nobody asked for.
+  Json missing = fleet_json("round_robin");
+  missing["hardware"]["fleet"][1].erase("gpu");
+  CHECK_THROWS_WITH(test::make(missing), Contains("hardware.fleet[1].gpu: required") && Contains("llmsim catalog gpus"));
+  // A misspelt card: the member's field by its place in the file, and the close names.
+  Json typo = fleet_json("round_robin");
+  typo["hardware"]["fleet"][1]["gpu"] = "a100-80gb-sxn";
+  CHECK_THROWS_WITH(test::make(typo), Contains("hardware.fleet[1].gpu: unknown GPU 'a100-80gb-sxn'") &&
+                                          Contains("did you mean 'a100-80gb-sxm'"));
+  // So is the card of a counted option, and a member's other fields (its tp).
+  Json counted = fleet_json("round_robin");
+  counted["hardware"]["fleet"][0]["gpu"] = "2xrtx4090-24gx";
+  CHECK_THROWS_WITH(test::make(counted), Contains("hardware.fleet[0].gpu") && Contains("did you mean 'rtx4090-24gb'"));
+  Json tp = fleet_json("round_robin");
+  tp["hardware"]["fleet"][0]["tp"] = 3;  // 32 heads do not split over 3 GPUs
+  CHECK_THROWS_WITH(test::make(tp), Contains("hardware.fleet[0].tp"));
+}
+
 TEST_CASE("a fleet round-trips through its JSON", "[fleet]") {
   const auto s = spec::scenario_from_json(JsonView(fleet_json("shortest_expected_delay"), ""));
   const auto back = spec::scenario_from_json(JsonView(spec::to_json(s), ""));

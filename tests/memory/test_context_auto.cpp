@@ -2,10 +2,13 @@
 // does; a number set by the user keeps the strict check. Checked over the catalogue's models, cards and formats.
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <string>
 
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/core/json_view.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/scenario.hpp"
 #include "memory_test_util.hpp"
 
@@ -144,4 +147,59 @@ TEST_CASE("auto context: the pool's concurrency at shorter contexts is what a st
   REQUIRE(p.concurrent_seqs_at.size() == 3);
   CHECK(p.concurrent_seqs_at[1].first == 8192);
   CHECK(p.concurrent_seqs_at[1].second >= 5);  // ~6.6 GB of KV at 128 KiB/token: ~6 chats of 8,192
+}
+
+TEST_CASE("auto context named under a vLLM release without it: planned, and the note says what to pass instead") {
+  // --max-model-len auto / -1 came with vllm#29431 and works from 0.14.0 (vllm#31260); 0.8.4 refuses it. llmsim plans
+  // it all the same (its default) and says which number that release needs: the fitted context, which passes the
+  // strict check (a number is planned strictly).
+  CHECK(spec::vllm_release_without_auto_context(std::string("vllm==0.8.4")) == std::optional<std::string>("0.8.4"));
+  CHECK(spec::vllm_release_without_auto_context(std::string("vllm==0.13.0")) == std::optional<std::string>("0.13.0"));
+  CHECK_FALSE(spec::vllm_release_without_auto_context(std::string("vllm==0.14.0")));
+  CHECK_FALSE(spec::vllm_release_without_auto_context(std::nullopt));
+  CHECK_FALSE(spec::vllm_release_without_auto_context(std::string("sglang==0.4.9")));
+
+  const auto& cat = test::cat();
+  const auto g = cat.gpu("rtx4090-24gb");
+  const auto m = cat.model("llama-3.1-8b");  // 131,072 tokens do not fit beside 16 GB of weights
+  spec::Quantization q;
+  q.weights = spec::format_for_gpu(spec::weight_format("fp16"), g);
+  auto plan_at = [&](const char* release, int max_model_len, memory::ContextRequest context) {
+    spec::EngineConfig e = spec::effective_engine(spec::EngineConfig{}, g, false);
+    e.runtime_release = release;
+    e.max_model_len = max_model_len;
+    return memory::plan_memory(m, q, g, spec::ParallelConfig{1, 1}, e, context);
+  };
+  const memory::ContextRequest wanted{m.max_position_embeddings, true};
+  const auto old = plan_at("vllm==0.8.4", spec::kMaxModelLenAuto, wanted);
+  REQUIRE(old.fits);
+  REQUIRE(old.max_model_len < m.max_position_embeddings);
+  CHECK(old.auto_context_refused_by == "0.8.4");
+  const std::string note = memory::context_note(old);
+  CHECK_THAT(note, Catch::StartsWith("auto: the model's 131,072 does not fit"));
+  CHECK_THAT(note, Catch::Contains("vLLM 0.8.4 has no --max-model-len auto (from 0.14.0) and would refuse it: pass "
+                                   "--max-model-len " + std::to_string(old.max_model_len)));
+  // That number is what the release needs: planned strictly, it fits, with the same pool.
+  const auto strict = plan_at("vllm==0.8.4", old.max_model_len, {old.max_model_len, false});
+  CHECK(strict.fits);
+  CHECK(strict.kv_capacity_tokens == old.kv_capacity_tokens);
+  // A release with auto, or auto left unset (the planner's default, not a flag vLLM sees): no such note.
+  CHECK(plan_at("vllm==0.14.0", spec::kMaxModelLenAuto, wanted).auto_context_refused_by.empty());
+  const auto unset = plan_at("vllm==0.8.4", 0, wanted);
+  CHECK(unset.auto_context_refused_by.empty());
+  CHECK(memory::context_note(unset).find("refuse") == std::string::npos);
+  CHECK(memory::context_note(unset) == memory::context_note(plan_at("vllm==0.14.0", spec::kMaxModelLenAuto, wanted)));
+
+  // Through a scenario, as simulate reports it (the fitted scenario's note).
+  Json doc = {{"model", "llama-3.1-8b"},
+              {"hardware", {{"gpu", "rtx4090-24gb"}}},
+              {"engine", {{"runtime", "vllm==0.8.4"}, {"max_model_len", "auto"}}},
+              {"workload", {{"arrival", {{"process", "poisson"}, {"rate", 1.0}}}, {"num_requests", 10}}}};
+  spec::ResolvedScenario rs = spec::resolve(spec::scenario_from_json(JsonView(doc, "")), cat);
+  memory::fit_context(rs);
+  CHECK_THAT(memory::context_note(rs), Catch::Contains("pass --max-model-len " + std::to_string(rs.max_model_len)));
+  doc["engine"]["runtime"] = "vllm==0.14.0";
+  rs = spec::resolve(spec::scenario_from_json(JsonView(doc, "")), cat);
+  memory::fit_context(rs);
+  CHECK(memory::context_note(rs).find("refuse") == std::string::npos);
 }

@@ -2,6 +2,8 @@
 // pipeline stage holds of a hybrid model's linear-attention state (its own layers, not the model's divided by pp).
 #include <catch2/catch.hpp>
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "llmsim/memory/kv_layout.hpp"
@@ -80,10 +82,16 @@ TEST_CASE("linear-attention state under pipeline parallel: each stage's own line
   const auto even = stage_plan(m, 2, {}), skewed = stage_plan(m, 2, {40, 24});
   REQUIRE(even.linear_state_bytes_per_seq_per_gpu > 0);
   CHECK(skewed.linear_state_bytes_per_seq_per_gpu == Approx(even.linear_state_bytes_per_seq_per_gpu * 30.0 / 24.0));
-  // The same with the default uneven split: pp 3's middle stage holds 17 linear layers, 17 of the 48 pages
-  // (5 attention layers: groups of 5, 4 of them, 20 pages with padding) against pp 1's 48.
+  // The default uneven split [21, 22, 21]: the middle stage holds 17 linear layers (linear indices 16-32) and 5
+  // attention ones. Today's vLLM groups the whole model (48 + 16: groups of 16, 3 linear ones dealt round-robin), so
+  // that stage's linear layers fall 6, 6, 5 into the 3 groups: 6 tensors, 3 x 6 = 18 pages per request against pp
+  // 1's 48. Before 0.11.0 each stage grouped its own 17 + 5 layers: groups of 5, 4 linear ones, 20 pages.
   const auto one = stage_plan(m, 1, {}), three = stage_plan(m, 3, {});
-  CHECK(three.linear_state_bytes_per_seq_per_gpu == Approx(one.linear_state_bytes_per_seq_per_gpu * 20.0 / 48.0));
+  CHECK(three.linear_state_bytes_per_seq_per_gpu == Approx(one.linear_state_bytes_per_seq_per_gpu * 18.0 / 48.0));
+  spec::EngineConfig v010;
+  v010.runtime_release = "vllm==0.10.1";
+  CHECK(stage_plan(m, 3, {}, v010).linear_state_bytes_per_seq_per_gpu ==
+        Approx(stage_plan(m, 1, {}, v010).linear_state_bytes_per_seq_per_gpu * 20.0 / 48.0));
   // vLLM V0 / SGLang reserve max_num_seqs states up front: the stage with most linear layers sets it too.
   spec::EngineConfig v0;
   v0.max_num_seqs = 64;
@@ -95,4 +103,67 @@ TEST_CASE("linear-attention state under pipeline parallel: each stage's own line
         Approx(static_cast<double>(v0_one.per_gpu.linear_state_bytes) * 17.0 / 48.0).epsilon(1e-6));
   CHECK(static_cast<double>(stage_plan(m, 2, {40, 24}, v0).per_gpu.linear_state_bytes) ==
         Approx(static_cast<double>(v0_one.per_gpu.linear_state_bytes) * 30.0 / 48.0).epsilon(1e-6));
+}
+
+TEST_CASE("pipeline parallel: vLLM from 0.11.0 decides the KV-cache groups on the whole model, then projects them") {
+  // vllm#23974 (kv_cache_utils.get_kv_cache_configs): the groups come from the merged specs of every stage; each
+  // stage allocates as many tensors as the most layers one group has on it.
+  CHECK(spec::kv_groups_whole_model(std::string("vllm==0.10.2")) == false);
+  CHECK(spec::kv_groups_whole_model(std::string("vllm==0.11.0")) == true);
+  CHECK(spec::kv_groups_whole_model(std::nullopt) == true);
+
+  // The stage projection on its own: 10 full + 20 sliding layers over two stages of 5 + 10: groups of 10 (1 full,
+  // 2 sliding), each stage holding 5 layers of each group: 5 tensors. Stage by stage gives the same here.
+  using memory::KvTypeCounts;
+  const std::vector<KvTypeCounts> even{{5, 10, 0}, {5, 10, 0}};
+  const auto whole = memory::hybrid_kv_groups(even, 0, true);
+  CHECK(whole.groups == KvTypeCounts{1, 2, 0});
+  CHECK(whole.tensors == 5);
+  CHECK(memory::hybrid_kv_groups(even, 0, false).tensors == 5);
+
+  // Gemma-2 9B (vllm#23883's case, bge-multilingual-gemma2's body): 42 layers alternating, 21 full and 21 sliding;
+  // pp 2 puts 10 of one type and 11 of the other on each stage. Under 0.11 (groups of the smaller count, ratio 0) the
+  // whole model's 21 + 21 make 2 groups of 21, each stage holding 11 of one: 2 x 11 = 22 layer-pages per token inside
+  // the window. Grouped stage by stage (0.10.x) a stage's 11 + 10 make groups of 10 (2 + 1): 3 x 10 = 30.
+  const spec::ModelSpec g2 = cat().model("gemma-2-9b");
+  REQUIRE(g2.num_layers == 42);
+  REQUIRE(g2.kv_sliding_layers() == 21);
+  const auto stages = memory::kv_stage_counts(g2, spec::ParallelConfig{1, 2}, true, true);
+  REQUIRE(stages.size() == 2);
+  CHECK(stages[0][memory::kv_full] + stages[1][memory::kv_full] == 21);  // the counts add up to the model's
+  CHECK(stages[0][memory::kv_sliding] + stages[1][memory::kv_sliding] == 21);
+  CHECK(stages[0][memory::kv_full] + stages[0][memory::kv_sliding] == 21);
+  const auto g11 = memory::kv_layout(g2, spec::ParallelConfig{1, 2}, 2.0, true, 0.0, true);
+  CHECK(g11.full_groups == 1);
+  CHECK(g11.sliding_groups == 1);
+  CHECK(g11.group_size == 11);
+  const auto g10 = memory::kv_layout(g2, spec::ParallelConfig{1, 2}, 2.0, true, 0.0, false);
+  CHECK(g10.groups() == 3);
+  CHECK(g10.group_size == 10);
+  // Through the plan: the release picks the rule, and a token costs 22 / 30 of the pages it cost before.
+  auto at = [&](const spec::ModelSpec& m, const char* release, std::vector<int> partition = {}) {
+    spec::EngineConfig e;
+    e.runtime_release = release;
+    return stage_plan(m, 2, std::move(partition), e);
+  };
+  const auto p11 = at(g2, "vllm==0.11.0"), p10 = at(g2, "vllm==0.10.2");
+  CHECK(p11.kv_cache_groups == 2);
+  CHECK(p10.kv_cache_groups == 3);
+  CHECK(p11.kv_bytes_per_token_per_gpu == Approx(p10.kv_bytes_per_token_per_gpu * 22.0 / 30.0));
+  CHECK(p11.kv_bytes_per_token_per_gpu == Approx(22.0 * 2 * 8 * 256 * 2));  // 8 KV heads of 256, 16-bit
+
+  // Qwen3-Next (36 gated-DeltaNet + 12 attention layers, one every fourth) over VLLM_PP_LAYER_PARTITION=26,22: the
+  // first stage holds 20 linear and 6 attention layers. Whole model: groups of 12 (3 linear, 1 attention); the stage's
+  // 20 linear layers fall 7, 7, 6 into the linear groups: 7 tensors, a request's state 3 x 7 = 21 pages and a token
+  // 7 attention pages. Stage by stage (0.10.x): groups of 6, 4 linear ones: 24 pages of state, 6 per token.
+  const spec::ModelSpec qn = cat().model("qwen3-next-80b-a3b");
+  REQUIRE(qn.linear_attention_layers == 36);
+  CHECK(qn.linear_attention_layers_in(0, 26) == 20);
+  const auto q11 = at(qn, "vllm==0.11.0", {26, 22}), q10 = at(qn, "vllm==0.10.2", {26, 22});
+  REQUIRE(q10.linear_state_bytes_per_seq_per_gpu > 0);
+  CHECK(q11.linear_state_bytes_per_seq_per_gpu == Approx(q10.linear_state_bytes_per_seq_per_gpu * 21.0 / 24.0));
+  CHECK(q11.kv_bytes_per_token_per_gpu == Approx(q10.kv_bytes_per_token_per_gpu * 7.0 / 6.0));
+  // An even split holds 18 + 6 per stage: 6 tensors either way, the rules agree.
+  CHECK(at(qn, "vllm==0.11.0").linear_state_bytes_per_seq_per_gpu ==
+        Approx(at(qn, "vllm==0.10.2").linear_state_bytes_per_seq_per_gpu));
 }

@@ -175,3 +175,16 @@ def test_an_axis_value_over_a_whole_section_merges_into_the_base_as_on_the_cli(c
     out = subprocess.run([cli, "search", str(path), "--target-qps", "2", "--axis",
                           'workload.arrival=[{"process":"gamma","cv":2}]'], capture_output=True, text=True)
     assert out.returncode == 2 and "workload.arrival.process" in out.stderr and "rate = 2.0" in out.stderr
+
+
+def test_a_split_set_on_the_base_of_a_card_axis_labels_rows_with_the_split_they_ran(base):
+    # pp 2 set by keyword or by a server line, over a card axis: "a100-80gb-sxm" ran on two cards, which its label
+    # alone does not say; the rows gain hardware.tp / hardware.pp labels (libsim's rule, as `llmsim sweep --set`).
+    small = dict(base, model="llama-3.1-8b")
+    cards = {"hardware.gpu": ["a100-80gb-sxm", "2xa100-80gb-sxm@pp"]}
+    plain = llmsim.sweep(small, cards, jobs=1, progress=False)
+    assert "hardware.tp" not in plain.columns
+    for kwargs in ({"hardware__pp": 2}, {"vllm_args": "vllm serve meta-llama/Llama-3.1-8B -pp 2"}):
+        frame = llmsim.sweep(small, cards, jobs=1, progress=False, **kwargs)
+        assert list(frame["hardware.pp"]) == list(frame["pp"]) == [2, 2]
+        assert list(frame["hardware.tp"]) == list(frame["tp"]) == [1, 1]

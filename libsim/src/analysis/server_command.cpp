@@ -39,14 +39,14 @@ const CommandRule& memory_rule() {
   return r;
 }
 
-// step: the model, the split, the formats, CUDA graphs, the runtime (SGLang's), LoRA's kernels, V0's multi-step window
+// step: the model, the split (VLLM_PP_LAYER_PARTITION's largest stage is priced), the formats, CUDA graphs, the runtime (SGLang's), LoRA's kernels, V0's multi-step window
 // (its later steps' time), the context (a V0 release's >32K automatic chunking decides whether multi-step applies). The memory and scheduling knobs only
 // bound which batches fit (noted: memory plans with them).
 const CommandRule& step_rule() {
   static const std::string mem = "the memory check uses the default engine settings; {memory} plans with yours";
   static const CommandRule r{
-      {"model", "hardware.tp", "hardware.pp", "quant.weights", "quant.kv_cache", "engine.cpu_offload_gb",
-       "engine.runtime", "engine.cuda_graphs", "engine.cuda_graph_max_bs", "engine.enable_lora", "engine.max_loras",
+      {"model", "hardware.tp", "hardware.pp", "hardware.pp_layer_partition", "quant.weights", "quant.kv_cache",
+       "engine.cpu_offload_gb", "engine.runtime", "engine.cuda_graphs", "engine.cuda_graph_max_bs", "engine.enable_lora", "engine.max_loras",
        "engine.max_lora_rank", "engine.num_scheduler_steps", "engine.max_model_len"},
       {{"hardware.replicas", "one iteration runs on one replica"},
        {"engine.multi_step_stream_outputs", "streaming to the client, not one iteration's time"},

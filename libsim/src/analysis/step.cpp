@@ -144,6 +144,22 @@ void add_multi_step(Json& json, const spec::ResolvedScenario& r, const perf::Cos
                                   "(multi_step.later_step_ms), window_mean_step_ms per step over the window");
 }
 
+/// Pipeline parallel: the stages' layers (VLLM_PP_LAYER_PARTITION, hardware.pp_layer_partition, or vLLM's split:
+/// spec::pp_stage_layers) and what time_ms is under them.
+void add_pipeline_stages(Json& json, const spec::ResolvedScenario& r) {
+  const auto& par = r.scenario.hardware.parallel;
+  if (par.pp <= 1) return;
+  const std::vector<int> stages = spec::pp_stage_layers(r.model.num_layers, par);
+  json["pp_stage_layers"] = stages;
+  std::string list;
+  for (const int n : stages) list += (list.empty() ? "" : ", ") + std::to_string(n);
+  json["notes"].push_back("pipeline stages [" + list + "] of " + std::to_string(r.model.num_layers) + " layers (" +
+                          (par.layer_partition.empty() ? "vLLM's split" : "VLLM_PP_LAYER_PARTITION") +
+                          "): time_ms is one batch's pass through every stage; the largest, " +
+                          std::to_string(spec::largest_pp_stage(r.model.num_layers, par)) +
+                          " layers, paces a pipeline of micro-batches and its weights are what the memory check sizes");
+}
+
 }  // namespace
 
 ScenarioStep step_of_scenario(const spec::ResolvedScenario& r, const StepLengths& lengths, StepNames names) {
@@ -152,6 +168,7 @@ ScenarioStep step_of_scenario(const spec::ResolvedScenario& r, const StepLengths
   perf::StepCost cost = step_cost(cm, r.scenario.engine, lengths, names, speculation);
   Json json = step_json(cost, cm, r.notes, scenario_warnings(r), speculation);
   add_multi_step(json, r, cm, cost, lengths);
+  add_pipeline_stages(json, r);
   return ScenarioStep{std::move(cm), std::move(cost), std::move(json)};
 }
 

@@ -7,6 +7,7 @@
 
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/spec/gpu_option.hpp"
 
 namespace llmsim::analysis {
 
@@ -68,23 +69,31 @@ bool fields_overlap(const std::string& a, const std::string& b) {
   return a.compare(0, n, b, 0, n) == 0 && (a.size() == b.size() || (a.size() > n ? a[n] : b[n]) == '.');
 }
 
+namespace {
+// The llmsim fields grid axis `k` writes over its values, so that a vLLM name (max_num_seqs) meets its field
+// (engine.max_num_seqs), and a section (workload.arrival) meets its fields (workload.arrival.rate).
+std::vector<std::string> axis_fields_of(const Grid& grid, std::size_t k) {
+  const std::string& axis = grid.label_paths[k];
+  std::vector<std::string> fields;
+  std::vector<std::string> seen;  // the fields a vLLM name writes can depend on its value (dtype, quantization)
+  for (const auto& p : grid.points) {
+    if (k >= p.labels.size() || p.labels[k].second.is_null()) continue;
+    const std::string text = p.labels[k].second.dump();
+    if (std::find(seen.begin(), seen.end(), text) != seen.end()) continue;
+    seen.push_back(text);
+    for (auto& f : spec::merged_json_fields(axis, p.labels[k].second)) fields.push_back(std::move(f));
+  }
+  if (fields.empty()) fields.push_back(axis);
+  return fields;
+}
+}  // namespace
+
 void refuse_sets_on_axes(const Grid& grid, const std::vector<std::pair<std::string, Json>>& sets,
                          const std::string& where) {
-  // Compared as the llmsim fields they write, so that a vLLM name (max_num_seqs) meets its field
-  // (engine.max_num_seqs), and a section (workload.arrival) meets its fields (workload.arrival.rate).
   const auto overlap = [](const std::string& a, const std::string& b) { return fields_overlap(a, b); };
   for (std::size_t k = 0; k < grid.label_paths.size(); ++k) {
     const std::string& axis = grid.label_paths[k];
-    std::vector<std::string> axis_fields;
-    std::vector<std::string> seen;  // the fields a vLLM name writes can depend on its value (dtype, quantization)
-    for (const auto& p : grid.points) {
-      if (k >= p.labels.size() || p.labels[k].second.is_null()) continue;
-      const std::string text = p.labels[k].second.dump();
-      if (std::find(seen.begin(), seen.end(), text) != seen.end()) continue;
-      seen.push_back(text);
-      for (auto& f : spec::merged_json_fields(axis, p.labels[k].second)) axis_fields.push_back(std::move(f));
-    }
-    if (axis_fields.empty()) axis_fields.push_back(axis);
+    const std::vector<std::string> axis_fields = axis_fields_of(grid, k);
     for (const auto& [path, value] : sets)
       for (const auto& set_field : spec::json_path_fields(path, value))
         for (const auto& axis_field : axis_fields)
@@ -101,6 +110,39 @@ void refuse_sets_on_axes(const Grid& grid, const std::vector<std::pair<std::stri
                                                ")") +
                            ": it would override the axis in every row, and rows would be labelled with values they "
                            "did not run; change the axis's values in the grid instead");
+  }
+}
+
+void label_split_of_sets(Grid& grid, const std::vector<std::pair<std::string, Json>>& sets) {
+  bool split_set = false;
+  for (const auto& [path, value] : sets)
+    for (const auto& f : spec::json_path_fields(path, value))
+      split_set = split_set || fields_overlap(f, "hardware.tp") || fields_overlap(f, "hardware.pp");
+  if (!split_set) return;
+  // Only where the rows differ in their card: a GPU option ("a100-80gb-sxm", "2xa100-80gb-sxm@pp") reads as a count
+  // and a split that the set replaced. Whole scenarios of a list each name theirs.
+  bool card_axis = false;
+  for (std::size_t k = 0; k < grid.label_paths.size(); ++k) {
+    if (grid.label_paths[k] == "scenario") card_axis = true;
+    for (const auto& f : axis_fields_of(grid, k)) card_axis = card_axis || fields_overlap(f, "hardware.gpu");
+  }
+  if (!card_axis) return;
+  for (const std::string field : {"hardware.tp", "hardware.pp"}) {
+    if (std::find(grid.label_paths.begin(), grid.label_paths.end(), field) != grid.label_paths.end()) continue;
+    grid.label_paths.push_back(field);
+    for (auto& p : grid.points) {
+      // The split the point runs: its GPU option's, given its tp and pp (spec::split_for, what resolve applies); the
+      // scenario's own where that is a contradiction resolve reports, or a fleet (whose members carry theirs).
+      const auto& h = p.scenario.hardware;
+      spec::ParallelConfig split = h.parallel;
+      if (h.fleet.empty()) {
+        try {
+          split = spec::split_for(spec::parse_gpu_option(h.gpu), h.parallel);
+        } catch (const ConfigError&) {
+        }
+      }
+      p.labels.emplace_back(field, field == "hardware.tp" ? split.tp : split.pp);
+    }
   }
 }
 

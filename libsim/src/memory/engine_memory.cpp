@@ -136,6 +136,7 @@ EngineMemory engine_memory(const spec::ModelSpec& m, const spec::GpuSpec& gpu, c
   // window plan (SGLang's SWA pool, sized by swa_full_tokens_ratio, is not modelled apart).
   r.windowed_kv = !r.v0 && (!r.sglang || m.model_type.rfind("llama4", 0) == 0);
   r.kv_group_ratio = spec::hybrid_kv_group_ratio(engine.runtime_release);
+  r.kv_groups_whole_model = spec::kv_groups_whole_model(engine.runtime_release);
 
   const bool multi = par.tp > 1 || par.pp > 1;
   const bool nvlink = gpu.nvlink_bandwidth > 0;

@@ -26,6 +26,9 @@ struct EngineMemory {
   /// The release's KV-cache grouping threshold (spec::hybrid_kv_group_ratio: 0 before vLLM 0.12.0, 1.25 to 0.17.x,
   /// 1.5 from 0.18.0 and with no release): kv_layout's sliding groups and linear_state_pages' state groups.
   double kv_group_ratio = 1.5;
+  /// Whether the release decides the KV-cache groups on the whole model and projects them onto each pipeline stage
+  /// (spec::kv_groups_whole_model: vLLM 0.11.0 on, vllm#23974) rather than on each stage's own layers.
+  bool kv_groups_whole_model = true;
   double activation = 0;        ///< torch allocator peak increase of the profiling run (forward and sampler)
   double non_torch = 0;         ///< memory allocated outside PyTorch during that run (NCCL's lazy buffers)
   double comm_init = 0;         ///< NCCL communicators + custom all-reduce IPC buffers, set up at start

@@ -41,8 +41,82 @@ int hybrid_kv_group_size(int a, int b, double max_ratio) noexcept {
   return max_ratio > 0 && hi < max_ratio * lo ? hi : lo;
 }
 
+KvGroups hybrid_kv_groups(const std::vector<KvTypeCounts>& stages, double max_ratio, bool whole_model) {
+  // _get_kv_cache_groups_uniform_page_size on the given counts: the group size (one type: all its layers), and each
+  // type padded to whole groups.
+  auto grouped = [&](const KvTypeCounts& n) {
+    KvGroups g;
+    int types = 0, lo = 0, hi = 0;
+    for (const int c : n) {
+      if (c <= 0) continue;
+      lo = types == 0 ? c : std::min(lo, c);
+      hi = std::max(hi, c);
+      ++types;
+    }
+    if (types == 0) return g;
+    const int size = types == 1 ? hi : hybrid_kv_group_size(lo, hi, max_ratio);
+    for (std::size_t t = 0; t < n.size(); ++t) g.groups[t] = n[t] > 0 ? static_cast<int>(cdiv(n[t], size)) : 0;
+    return g;
+  };
+  // A stage's tensors: the most layers one group has there (round-robin dealing: cdiv(c, groups) of a type's c).
+  auto tensors = [](const KvGroups& g, const KvTypeCounts& c) {
+    int most = 0;
+    for (std::size_t t = 0; t < c.size(); ++t)
+      if (g.groups[t] > 0) most = std::max(most, static_cast<int>(cdiv(c[t], g.groups[t])));
+    return most;
+  };
+  if (whole_model) {
+    KvTypeCounts totals{};
+    for (const auto& s : stages)
+      for (std::size_t t = 0; t < s.size(); ++t) totals[t] += s[t];
+    KvGroups g = grouped(totals);
+    for (const auto& s : stages) g.tensors = std::max(g.tensors, tensors(g, s));
+    return g;
+  }
+  KvGroups best;
+  for (const auto& s : stages) {
+    KvGroups g = grouped(s);
+    g.tensors = tensors(g, s);
+    if (static_cast<std::int64_t>(g.tensors) * g.total() > static_cast<std::int64_t>(best.tensors) * best.total())
+      best = g;
+  }
+  return best;
+}
+
+std::vector<KvTypeCounts> kv_stage_counts(const spec::ModelSpec& m, const spec::ParallelConfig& par, bool sliding,
+                                          bool linear) {
+  // Linear-attention layers (Qwen3-Next) hold no per-token KV: only the attention layers, at the model's interval.
+  // Gemma-4's KV-shared layers (E2B/E4B) have no cache spec of their own in vLLM (kv_sharing_target_layer_name): they
+  // are the model's last (E2B's 20 of 35: over pp 2 its first stage, layers 0-17, holds all 15 caches), the owners
+  // spread through the rest. Sliding layers are spread through the owners (Gemma: every other, or 5 of 6).
+  const int owners = m.kv_cache_layers();
+  const int region = m.num_layers - m.kv_shared_layers;  // where the owners are
+  const bool periodic = m.has_linear_attention() && m.kv_shared_layers == 0;
+  const int sliding_total = sliding && m.has_sliding_window() ? std::max(0, m.kv_sliding_layers()) : 0;
+  // Running totals over layers [0, x).
+  auto owners_before = [&](int x) -> int {
+    if (periodic) return m.attention_layers_in(0, x);
+    if (region <= 0) return 0;
+    return static_cast<int>(static_cast<std::int64_t>(owners) * std::min(x, region) / region);
+  };
+  auto sliding_before = [&](int x) -> int {
+    return owners > 0 ? static_cast<int>(static_cast<std::int64_t>(sliding_total) * owners_before(x) / owners) : 0;
+  };
+  auto linear_before = [&](int x) -> int { return linear ? m.linear_attention_layers_in(0, x) : 0; };
+  std::vector<KvTypeCounts> out;
+  int begin = 0;
+  for (const int n : spec::pp_stage_layers(m.num_layers, par)) {
+    const int end = begin + n;
+    const int own = owners_before(end) - owners_before(begin);
+    const int slide = sliding_before(end) - sliding_before(begin);
+    out.push_back(KvTypeCounts{own - slide, slide, linear_before(end) - linear_before(begin)});
+    begin = end;
+  }
+  return out;
+}
+
 KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, double kv_bytes_per_element,
-                   bool hybrid_manager, double group_ratio, bool mla_entries_aligned) {
+                   bool hybrid_manager, double group_ratio, bool whole_model, bool mla_entries_aligned) {
   KvLayout k;
   const int tp = std::max(1, par.tp);
   // Per layer on one GPU: KV heads are sharded over tp (replicated when tp exceeds them); MLA's latent is one
@@ -66,47 +140,21 @@ KvLayout kv_layout(const spec::ModelSpec& m, const spec::ParallelConfig& par, do
       (full < k.bytes_per_token_layer ? full_scale : sliding_scale) = whole;
     k.bytes_per_token_layer = larger;
   }
-  // Linear-attention layers (Qwen3-Next) hold no per-token KV: only the attention layers, spread through the model.
-  // Gemma-4's KV-shared layers (E2B/E4B) have no cache spec of their own in vLLM (kv_sharing_target_layer_name): they
-  // read an earlier layer's.
-  const int owners = m.kv_cache_layers();
-  // The stage holding the most: vLLM splits the layers as spec::pp_stage_layers says, the KV-shared ones are the
-  // model's last (Gemma-4 E2B's 20 of 35: over pp 2 its first stage, layers 0-17, holds all 15 caches), and the
-  // owners are spread through the rest (Qwen3-Next's attention layers among its linear ones): a stage holds its
-  // share of the owners in its range.
-  const int region = m.num_layers - m.kv_shared_layers;  // where the owners are
+  // Each stage's layers of each type (kv_stage_counts); the hybrid manager also groups the linear layers, whose state
+  // pages share the pool (so their groups' layer counts can set a stage's tensors).
+  const std::vector<KvTypeCounts> stages = kv_stage_counts(m, par, hybrid_manager, hybrid_manager);
   k.layers = 0;
-  int begin = 0;
-  for (const int n : spec::pp_stage_layers(m.num_layers, par)) {
-    const int in_region = std::max(0, std::min(begin + n, region) - begin);
-    if (m.has_linear_attention() && m.kv_shared_layers == 0)  // which of the stage's layers are attention ones
-      k.layers = std::max(k.layers, m.attention_layers_in(begin, begin + n));
-    else if (region > 0)
-      k.layers = std::max(k.layers, static_cast<int>(static_cast<std::int64_t>(owners) * in_region / region));
-    begin += n;
-  }
-  // Sliding layers are spread through the model (Gemma: every other, or 5 of 6), so a stage holds its share.
-  const int sliding = hybrid_manager && m.has_sliding_window() && owners > 0
-                          ? static_cast<int>(static_cast<std::int64_t>(m.kv_sliding_layers()) * k.layers / owners)
-                          : 0;
-  const int full = k.layers - sliding;
-  k.full_block_scale = full > 0 && sliding > 0 ? full_scale : 1;
-  k.sliding_block_scale = full > 0 && sliding > 0 ? sliding_scale : 1;
-  if (sliding == 0 || full == 0) {
-    // One attention type: one group of every layer (a model whose layers all slide keeps only the window).
-    k.group_size = k.layers;
-    k.full_groups = full > 0 ? 1 : 0;
-    k.sliding_groups = sliding > 0 ? 1 : 0;
-    k.window = sliding > 0 ? m.sliding_window : 0;
-    return k;
-  }
-  // _get_kv_cache_groups_uniform_page_size: the group size is the smaller type's layer count, or the larger one's
-  // when it is less than the release's ratio times the smaller (hybrid_kv_group_size); each type is padded to whole
-  // groups.
-  k.group_size = hybrid_kv_group_size(full, sliding, group_ratio);
-  k.full_groups = static_cast<int>(cdiv(full, k.group_size));
-  k.sliding_groups = static_cast<int>(cdiv(sliding, k.group_size));
-  k.window = m.sliding_window;
+  for (const auto& s : stages) k.layers = std::max(k.layers, s[kv_full] + s[kv_sliding]);
+  // vLLM's groups (hybrid_kv_groups): decided on the whole model and projected onto the stages from 0.11.0
+  // (vllm#23974), on each stage's own layers before.
+  const KvGroups g = hybrid_kv_groups(stages, group_ratio, whole_model);
+  k.full_groups = g.groups[kv_full];
+  k.sliding_groups = g.groups[kv_sliding];
+  k.group_size = k.groups() > 0 ? g.tensors : 0;
+  k.window = k.sliding_groups > 0 ? m.sliding_window : 0;
+  const bool both = k.full_groups > 0 && k.sliding_groups > 0;
+  k.full_block_scale = both ? full_scale : 1;
+  k.sliding_block_scale = both ? sliding_scale : 1;
   return k;
 }
 

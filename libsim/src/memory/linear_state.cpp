@@ -16,22 +16,23 @@ constexpr int kKernelBlockAlignment = 16;
 }  // namespace
 
 namespace {
-// One stage's pages: `linear` and `attention` layers of it on this GPU.
-LinearStatePages stage_pages(int linear, int attention, double state_bytes_per_layer, double attn_bytes_per_token_layer,
-                             double group_ratio) {
+// The pages of the stages in `stages` grouped together (hybrid_kv_groups): one layer's state padded to the attention
+// page at vLLM's raised block size when the model has attention layers.
+LinearStatePages grouped_pages(const std::vector<KvTypeCounts>& stages, double state_bytes_per_layer,
+                               double attn_bytes_per_token_layer, double group_ratio, bool whole_model) {
   LinearStatePages p;
-  if (linear <= 0 || state_bytes_per_layer <= 0) return p;
-  if (attention > 0 && attn_bytes_per_token_layer > 0) {
+  if (state_bytes_per_layer <= 0) return p;
+  const KvGroups g = hybrid_kv_groups(stages, group_ratio, whole_model);
+  if (g.groups[kv_linear] == 0) return p;
+  const bool attention = g.groups[kv_full] + g.groups[kv_sliding] > 0;
+  if (attention && attn_bytes_per_token_layer > 0) {
     const double align_page = kKernelBlockAlignment * attn_bytes_per_token_layer;
     p.page_bytes = std::ceil(state_bytes_per_layer / align_page) * align_page;
-    // _get_kv_cache_groups_uniform_page_size: the release's rule (hybrid_kv_group_size, one with kv_layout's); each
-    // type padded to whole groups.
-    p.group_size = hybrid_kv_group_size(linear, attention, group_ratio);
   } else {
     p.page_bytes = state_bytes_per_layer;
-    p.group_size = linear;
   }
-  p.mamba_groups = (linear + p.group_size - 1) / p.group_size;
+  p.group_size = g.tensors;
+  p.mamba_groups = g.groups[kv_linear];
   return p;
 }
 }  // namespace
@@ -47,18 +48,19 @@ int largest_stage_linear_layers(const spec::ModelSpec& m, const spec::ParallelCo
 
 LinearStatePages linear_state_pages(const spec::ModelSpec& m, const spec::ParallelConfig& par,
                                     double state_bytes_per_layer, double attn_bytes_per_token_layer,
-                                    double group_ratio) {
-  // Each stage holds its own linear and attention layers (the uneven split or VLLM_PP_LAYER_PARTITION, and which of
-  // its layers are linear: ModelSpec::linear_attention_layers_in); the stage whose state takes most sizes the plan.
+                                    double group_ratio, bool whole_model) {
+  // Each stage's linear and attention layers (the uneven split or VLLM_PP_LAYER_PARTITION, which of its layers are
+  // linear by the model's interval: kv_stage_counts, kv_layout's). From vLLM 0.11.0 the groups are the whole model's,
+  // projected onto the stages (a request holds a block in each of the model's linear groups; a block is a page in each
+  // of the most loaded stage's tensors); before, each stage grouped its own layers and the stage whose state takes
+  // most sizes the plan.
+  const std::vector<KvTypeCounts> stages = kv_stage_counts(m, par, true, true);
+  if (whole_model) return grouped_pages(stages, state_bytes_per_layer, attn_bytes_per_token_layer, group_ratio, true);
   LinearStatePages best;
-  int begin = 0;
-  for (const int n : spec::pp_stage_layers(m.num_layers, par)) {
-    const int linear = m.linear_attention_layers_in(begin, begin + n);
-    // Its cached layers: not n - linear, which would count Nemotron-H's MLP-only layers as attention ones.
-    const LinearStatePages p = stage_pages(linear, m.attention_layers_in(begin, begin + n), state_bytes_per_layer,
-                                           attn_bytes_per_token_layer, group_ratio);
+  for (const auto& s : stages) {
+    const LinearStatePages p =
+        grouped_pages({s}, state_bytes_per_layer, attn_bytes_per_token_layer, group_ratio, false);
     if (p.bytes_per_seq() > best.bytes_per_seq()) best = p;
-    begin += n;
   }
   return best;
 }

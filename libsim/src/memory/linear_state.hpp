@@ -18,14 +18,16 @@ struct LinearStatePages {
   double bytes_per_seq() const noexcept { return vllm_block_bytes() * mamba_groups; }
 };
 
-/// The state pages of the pipeline stage whose state takes most per request: each stage's own linear and attention
+/// The state pages one request holds on the most loaded pipeline stage, from each stage's own linear and attention
 /// layers (its layers by the split, VLLM_PP_LAYER_PARTITION included; which of them are linear by the model's
-/// interval), not the model's divided by pp. `state_bytes_per_layer`: one layer's state on one GPU;
-/// `attn_bytes_per_token_layer`: one attention layer's K+V of one token on one GPU; `group_ratio`: the release's
-/// grouping threshold (spec::hybrid_kv_group_ratio). All zero without linear layers.
+/// interval), not the model's divided by pp. `whole_model` (vLLM from 0.11.0, spec::kv_groups_whole_model): the
+/// groups are the whole model's, projected onto the stages (memory::hybrid_kv_groups); else each stage's own.
+/// `state_bytes_per_layer`: one layer's state on one GPU; `attn_bytes_per_token_layer`: one attention layer's K+V of
+/// one token on one GPU; `group_ratio`: the release's grouping threshold (spec::hybrid_kv_group_ratio). All zero
+/// without linear layers.
 LinearStatePages linear_state_pages(const spec::ModelSpec& model, const spec::ParallelConfig& parallel,
                                     double state_bytes_per_layer, double attn_bytes_per_token_layer,
-                                    double group_ratio = 1.5);
+                                    double group_ratio = 1.5, bool whole_model = true);
 /// Linear-attention layers on the stage that holds most of them (what an up-front state reservation per sequence
 /// is sized by: vLLM V0's MambaCacheManager, SGLang's pool).
 int largest_stage_linear_layers(const spec::ModelSpec& model, const spec::ParallelConfig& parallel);

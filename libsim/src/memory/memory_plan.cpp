@@ -10,6 +10,7 @@
 #include "llmsim/memory/expert_layout.hpp"
 #include "llmsim/memory/kv_layout.hpp"
 #include "llmsim/memory/lora_memory.hpp"
+#include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::memory {
@@ -243,6 +244,9 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   plan.max_model_len = max_model_len > 0 ? max_model_len : model.max_position_embeddings;
   plan.max_model_len_auto = context.auto_fit;
   plan.max_model_len_wanted = context.auto_fit ? plan.max_model_len : 0;
+  // "auto" (-1) named under a vLLM release that has none: planned all the same, the note says what to pass instead.
+  if (context.auto_fit && engine.max_model_len == spec::kMaxModelLenAuto)
+    plan.auto_context_refused_by = spec::vllm_release_without_auto_context(engine.runtime_release).value_or("");
   plan.kv_bytes_per_token = model.kv_bytes_per_token(quant.kv_bytes_per_element());
 
   // vLLM's worker (V1 gpu_worker.determine_available_memory; V0 worker.determine_num_available_blocks): KV bytes =
@@ -262,7 +266,7 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   // vLLM V1's hybrid KV-cache manager gives sliding layers only their window; V0 and SGLang (but for Llama-4)
   // allocate every layer in full (detail::engine_memory's windowed_kv).
   const KvLayout layout = kv_layout(model, parallel, quant.kv_bytes_per_element(), em.windowed_kv, em.kv_group_ratio,
-                                    em.mla_kv_entries_aligned);
+                                    em.kv_groups_whole_model, em.mla_kv_entries_aligned);
   // The proposer's KV sits in the same blocks (one block table per request): each block costs its bytes too.
   const double target_kv_token = layout.bytes_per_token_all_groups();
   const double kv_share = target_kv_token / (target_kv_token + proposer.kv_bytes_per_token_per_gpu);
@@ -290,7 +294,8 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const bool state_in_pool = state_per_seq > 0 && !em.v0 && !em.sglang;
   const detail::LinearStatePages pages =
       state_in_pool ? detail::linear_state_pages(model, parallel, model.linear_state_bytes_per_layer(kStateBytes) / parallel.tp,
-                                                 layout.bytes_per_token_layer, em.kv_group_ratio)
+                                                 layout.bytes_per_token_layer, em.kv_group_ratio,
+                                                 em.kv_groups_whole_model)
                     : detail::LinearStatePages{};
   const double state = state_in_pool ? 0.0 : state_per_seq * engine.max_num_seqs;
   plan.linear_state_bytes_per_seq_per_gpu = state_in_pool ? pages.bytes_per_seq() : state_per_seq;
@@ -420,19 +425,33 @@ std::string grouped(std::int64_t n) {
 }
 }  // namespace
 
+namespace {
+// What a vLLM release without --max-model-len auto does with it, and the number that plans the same context there.
+std::string refused_auto(const std::string& version, int fitted, bool fits) {
+  return "; vLLM " + version + " has no --max-model-len auto (from " + spec::kMaxModelLenAutoSince +
+         ") and would refuse it" + (fits ? ": pass --max-model-len " + std::to_string(fitted) : "");
+}
+}  // namespace
+
 std::string context_note(const MemoryPlan& plan) {
   if (!plan.max_model_len_auto) return "";
-  if (!plan.fits) return "auto";
+  const std::string refused =
+      plan.auto_context_refused_by.empty() ? "" : refused_auto(plan.auto_context_refused_by, plan.max_model_len, plan.fits);
+  if (!plan.fits) return "auto" + refused;
   if (plan.max_model_len < plan.max_model_len_wanted)
-    return "auto: the model's " + grouped(plan.max_model_len_wanted) + " does not fit";
-  return "auto: the model's limit";
+    return "auto: the model's " + grouped(plan.max_model_len_wanted) + " does not fit" + refused;
+  return "auto: the model's limit" + refused;
 }
 
 std::string context_note(const spec::ResolvedScenario& rs) {
   if (!rs.max_model_len_auto) return "";
+  const auto& e = rs.scenario.engine;
+  const std::optional<std::string> old =
+      e.max_model_len == spec::kMaxModelLenAuto ? spec::vllm_release_without_auto_context(e.runtime_release) : std::nullopt;
+  const std::string refused = old ? refused_auto(*old, rs.max_model_len, true) : "";
   if (rs.max_model_len < rs.max_model_len_wanted)
-    return "auto: the model's " + grouped(rs.max_model_len_wanted) + " does not fit";
-  return "auto: the model's limit";
+    return "auto: the model's " + grouped(rs.max_model_len_wanted) + " does not fit" + refused;
+  return "auto: the model's limit" + refused;
 }
 
 std::string kv_capacity_note(const MemoryPlan& plan) {

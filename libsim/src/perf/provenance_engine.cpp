@@ -402,6 +402,19 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "1.25 to 1.5\", merged 2026-03-10; taken as first released in 0.18.0): \"if max_num_layers < "
                 "min_num_layers * 1.5\"; also a runtime named without a release (spec::hybrid_kv_group_ratio)",
                 {}, 1.5));
+  t.push_back(c("memory.kv_cache_groups.whole_model_from", "vllm-v1", P::engine_code,
+                "vllm/v1/core/kv_cache_utils.py get_kv_cache_configs after vllm#23974 (\"[Hybrid Allocator] Support "
+                "Pipeline Parallel\", opened 2025-08-30, updated 2025-09-10; taken as first released in 0.11.0): the "
+                "KV cache specs of every worker merged, get_kv_cache_groups on the whole model, each type's layers "
+                "dealt into its groups as layers[i::num_groups], _project_kv_cache_groups_to_worker; a worker's tensors "
+                "are its largest projected group; earlier releases group each worker's own layers "
+                "(spec::kv_groups_whole_model, memory::hybrid_kv_groups)"));
+  t.push_back(c("engine.max_model_len_auto_from", "vllm-v1", P::engine_code,
+                "vllm#29431 (\"Add `--max-model-len auto` to auto-fit context to available memory\", opened "
+                "2025-11-25: kv_cache_utils._auto_fit_max_model_len when original_max_model_len == -1) and vllm#31260 "
+                "(2025-12-24: -1 accepted again after vllm#30695); taken as first released working in 0.14.0: an "
+                "earlier release's result notes that it would refuse auto and the number to pass "
+                "(spec::vllm_release_without_auto_context, memory::context_note)"));
   t.push_back(c("scheduler.max_running_requests", "sglang", P::engine_code,
                 sg + "model_executor/model_runner.py: min(KV tokens / 2, request pool = clamp(KV tokens / context x 512, "
                 "2048, 4096)); 2048, the pool's floor, is taken (the reservation bounds the batch first)",

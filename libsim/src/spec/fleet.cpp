@@ -24,7 +24,11 @@ ResolvedScenario resolve_fleet(const Scenario& s, const Catalog& catalog) {
     try {
       members.push_back(resolve_pool(base, m.hardware, m.engine ? &*m.engine : nullptr, catalog));
     } catch (const ConfigError& e) {
-      for (const auto& x : e.problems()) p.add(at, x);
+      // The member's own fields by their place in the file ("hardware.gpu: unknown GPU ..." is
+      // "hardware.fleet[1].gpu: ..."); other problems under the member's name.
+      const std::string hw = "hardware.";
+      for (const auto& x : e.problems())
+        x.compare(0, hw.size(), hw) == 0 ? p.add("", at + "." + x.substr(hw.size())) : p.add(at, x);
     }
   }
   // Sessions and prompt pools key each engine block of a request once, and a shared prefix is counted in blocks,

@@ -282,6 +282,19 @@ bool mla_kv_entries_aligned(const std::optional<std::string>& release) {
   return n && !before(*n, {0, 7, 2}) && before(*n, {0, 8, 0});
 }
 
+bool kv_groups_whole_model(const std::optional<std::string>& release) {
+  if (!release || !is_engine_version(*release)) return true;
+  const EngineVersion v = parse_engine_version(*release, "engine.runtime");
+  return v.engine != "vllm" || !before(v.numbers, {0, 11, 0});  // vllm#23974
+}
+
+std::optional<std::string> vllm_release_without_auto_context(const std::optional<std::string>& release) {
+  if (!release || !is_engine_version(*release)) return std::nullopt;
+  const EngineVersion v = parse_engine_version(*release, "engine.runtime");
+  if (v.engine != "vllm" || !before(v.numbers, {0, 14, 0})) return std::nullopt;  // vllm#29431, vllm#31260
+  return v.version;
+}
+
 ChatTemplateParse chat_template_parse(const std::optional<std::string>& release) {
   if (!release || !is_engine_version(*release)) return ChatTemplateParse::none;
   const EngineVersion v = parse_engine_version(*release, "engine.runtime");

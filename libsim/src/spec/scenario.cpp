@@ -167,6 +167,11 @@ Deployment read_hardware(const JsonView& v) {
   if (f.json().empty()) f.fail("must name at least one pool");
   for (const JsonView& m : f.elements()) {
     m.expect_object();
+    // A member names its card: a Deployment's default card would stand in for it silently.
+    if (!m.has("gpu"))
+      throw ConfigError(m.child_path("gpu"),
+                        "required: the card this pool runs on (a catalogue id such as 'rtx4090-24gb', a GPU option "
+                        "such as '2xa100-80gb-sxm', or a GPU spec file; `llmsim catalog gpus` lists the ids)");
     FleetMember member;
     member.hardware = read_pool_fields(m, kFleetMemberKeys);
     member.hardware.router = d.router;

@@ -56,6 +56,12 @@ void refuse_overlapping_paths(const std::vector<std::string>& paths, const std::
 /// every point, so such an override would run every row at one value under labels saying otherwise.
 void refuse_sets_on_axes(const Grid& grid, const std::vector<std::pair<std::string, Json>>& sets,
                          const std::string& where = "--set");
+/// After overrides (`llmsim sweep --set`, a server line's -tp/-pp) set the tensor or pipeline split of every point of a
+/// grid whose axis names the card (hardware.gpu, or whole scenarios): appends the label columns hardware.tp and
+/// hardware.pp holding the split each point runs (spec::split_for on its GPU option), so that a row labelled
+/// "a100-80gb-sxm" that ran on 2 GPUs at tp 2 says tp 2, not the one card its label names. Nothing otherwise; a
+/// column already an axis is left as it is (such a set is refused by refuse_sets_on_axes).
+void label_split_of_sets(Grid& grid, const std::vector<std::pair<std::string, Json>>& sets);
 
 /// Options of the per-point capacity search (`given`, named as the caller spells them: "--rel-tol", "rel_tol") while
 /// no search runs (`capacity` false) are a ConfigError naming them, never ignored silently. `capacity_flag` is how the

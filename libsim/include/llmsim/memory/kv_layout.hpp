@@ -4,7 +4,9 @@
 // equal size, the last group of a type padded (vllm/v1/core/kv_cache_utils.py, _get_kv_cache_groups_uniform_page_size);
 // all groups draw blocks of the same size from one pool, and a sliding group frees the blocks that leave its window
 // (SlidingWindowManager). MLA keeps one latent per token that every tensor-parallel rank holds whole.
+#include <array>
 #include <cstdint>
+#include <vector>
 
 #include "llmsim/spec/deployment.hpp"
 #include "llmsim/spec/model_spec.hpp"
@@ -13,9 +15,10 @@ namespace llmsim::memory {
 
 struct KvLayout {
   double bytes_per_token_layer = 0;  ///< K+V (MLA: the latent) of one token in one layer on this GPU
-  int layers = 0;                    ///< attention layers on this GPU's pipeline stage
+  int layers = 0;                    ///< attention layers (with a cache of their own) on the most loaded stage
   int window = 0;                    ///< sliding window of the sliding groups (0 = none)
-  int group_size = 0;                ///< layers per KV-cache group (padding included)
+  int group_size = 0;                ///< tensors of the most loaded stage: the most layers one KV-cache group has on
+                                     ///< it (padding included; the group size itself when pp = 1: hybrid_kv_groups)
   int full_groups = 0;               ///< groups of full-attention layers
   int sliding_groups = 0;            ///< groups of sliding-window layers
   // Gemma-4's full layers cache fewer bytes per token than its sliding ones (num_global_key_value_heads ×
@@ -52,14 +55,46 @@ struct KvLayout {
 /// groups (kv_layout) and linear-attention state groups (linear_state_pages). 0 when either count is < 1.
 int hybrid_kv_group_size(int a, int b, double max_ratio) noexcept;
 
+/// Layer types of vLLM V1's hybrid KV-cache manager: full attention, sliding-window attention, linear-attention state.
+enum KvType { kv_full = 0, kv_sliding = 1, kv_linear = 2 };
+using KvTypeCounts = std::array<int, 3>;  ///< layers of each KvType
+
+/// vLLM V1's KV-cache groups of a hybrid model and the tensors one pipeline stage allocates for them.
+struct KvGroups {
+  KvTypeCounts groups{};  ///< groups of each type; every request holds a block table in each
+  int tensors = 0;        ///< on the most loaded stage: the most layers one group has there (a pool block is a page in
+                          ///< each tensor, padding included)
+  int total() const noexcept { return groups[0] + groups[1] + groups[2]; }
+};
+
+/// The groups of the layer types held per pipeline stage (`stages[s][type]`, stages in order). `whole_model` (vLLM
+/// from 0.11.0, spec::kv_groups_whole_model): the group size is decided on the whole model's counts
+/// (hybrid_kv_group_size), each type's layers are dealt round-robin into its cdiv(count, size) groups
+/// (`layers[i::num_groups]`), and a stage's tensors are the most layers one group has there: a stage holding c layers
+/// of a type in n groups gives that type cdiv(c, n) (its layers of the type are consecutive in the type's order).
+/// Otherwise each stage groups its own layers (get_kv_cache_config per worker) and the stage with most pages per
+/// token is returned. One type present: one group of all its layers.
+KvGroups hybrid_kv_groups(const std::vector<KvTypeCounts>& stages, double max_ratio, bool whole_model);
+
 /// The layout of the most loaded pipeline stage. `hybrid_manager` false (vLLM V0, or
-/// --disable-hybrid-kv-cache-manager) gives every layer full-context KV, as those engines allocate it.
-/// `group_ratio`: the release's grouping threshold (spec::hybrid_kv_group_ratio; 1.5 = today's vLLM).
+/// --disable-hybrid-kv-cache-manager) gives every layer full-context KV, as those engines allocate it; true also
+/// counts linear-attention layers into the groups (their state is blocks of the same pool: linear_state.hpp).
+/// `group_ratio`: the release's grouping threshold (spec::hybrid_kv_group_ratio; 1.5 = today's vLLM);
+/// `whole_model`: groups decided on the whole model (spec::kv_groups_whole_model; true = today's vLLM).
 /// `mla_entries_aligned`: vLLM V0's CacheEngine of 0.7.2-0.7.x pads an MLA entry to a multiple of 256 bytes in the
 /// 16-bit model dtype (`align_to_256bytes`, vllm#12676: 576 -> 640 elements) and counts blocks at that size
 /// (`get_cache_block_size`), each element in the cache dtype (spec::mla_kv_entries_aligned).
 KvLayout kv_layout(const spec::ModelSpec& model, const spec::ParallelConfig& parallel, double kv_bytes_per_element,
-                   bool hybrid_manager, double group_ratio = 1.5, bool mla_entries_aligned = false);
+                   bool hybrid_manager, double group_ratio = 1.5, bool whole_model = true,
+                   bool mla_entries_aligned = false);
+
+/// Layers of each KvType on each pipeline stage (vLLM's split, VLLM_PP_LAYER_PARTITION included): the layers that own
+/// a KV cache (Gemma-4's KV-shared ones do not), split into sliding and full by the model's share of each, and the
+/// linear-attention layers by the model's interval (ModelSpec::linear_attention_layers_in). Counts are differences of
+/// running totals, so they add up to the model's. `sliding` false counts sliding layers as full; `linear` false leaves
+/// the linear ones out.
+std::vector<KvTypeCounts> kv_stage_counts(const spec::ModelSpec& model, const spec::ParallelConfig& parallel,
+                                          bool sliding, bool linear);
 
 }  // namespace llmsim::memory
 

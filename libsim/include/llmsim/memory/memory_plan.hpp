@@ -71,6 +71,10 @@ struct MemoryPlan {
   int max_model_len = 0;                   ///< the context planned for (auto: what fits)
   bool max_model_len_auto = false;         ///< planned under vLLM's --max-model-len auto
   int max_model_len_wanted = 0;            ///< auto: what it aimed for (the model's limit); 0 otherwise
+  /// The scenario asked for "auto" (-1) by name under a vLLM release that has no auto
+  /// (spec::vllm_release_without_auto_context: "0.8.4"); "" otherwise. The plan fits the context all the same (the
+  /// planner's default); context_note says that release would refuse it and which number to pass instead.
+  std::string auto_context_refused_by;
   double proposer_kv_bytes_per_token_per_gpu = 0;  ///< part of kv_bytes_per_token_per_gpu: the proposer's own KV
   double linear_state_bytes_per_seq_per_gpu = 0;   ///< one running sequence's linear-attention state (Qwen3-Next;
                                                    ///< V1: its pages, padded as vLLM pads them)
@@ -120,7 +124,10 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
 std::string describe_context(const MemoryPlan& plan);
 /// The same from a run's summary fields (metrics::Summary::max_model_len, max_model_len_note).
 std::string describe_context(int max_model_len, const std::string& note);
-/// The parenthesis of describe_context without the parentheses ("" when the user set the number).
+/// The parenthesis of describe_context without the parentheses ("" when the user set the number). Under a vLLM
+/// release without `--max-model-len auto` (plan.auto_context_refused_by) it adds that the release would refuse it and
+/// the number to pass: "auto: the model's limit; vLLM 0.8.4 has no --max-model-len auto (from 0.14.0) and would
+/// refuse it: pass --max-model-len 8192".
 std::string context_note(const MemoryPlan& plan);
 /// What kv_capacity_tokens counts, where it differs from the tokens the pool holds ("" where they are one number):
 /// with sliding-window layers it counts tokens at every layer's cost (vLLM's "GPU KV cache size"), while those

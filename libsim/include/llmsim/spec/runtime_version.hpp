@@ -144,6 +144,27 @@ bool mla_absorbed_weights(const std::optional<std::string>& release);
 /// 2025-03-15, first released in 0.8.0). False for no release and other engines; V0's only (V1 allocates its own).
 bool mla_kv_entries_aligned(const std::optional<std::string>& release);
 
+/// Whether vLLM V1 decides a hybrid model's KV-cache groups on the whole model and projects them onto each pipeline
+/// stage (vllm/v1/core/kv_cache_utils.py `get_kv_cache_configs`: the specs of every worker merged, `get_kv_cache_groups`
+/// on the merge, each type's layers dealt round-robin into its groups, `layers[i::num_groups]`, and
+/// `_project_kv_cache_groups_to_worker`; a stage's tensors are the most layers one group has there), rather than on
+/// each stage's own layers (`get_kv_cache_config` per worker, then `unify_kv_cache_configs`). vllm#23974 ("[Hybrid
+/// Allocator] Support Pipeline Parallel", opened 2025-08-30, updated 2025-09-10): taken as first released in 0.11.0,
+/// neither its merge date nor the tags read. True from 0.11.0, with no release (today's vLLM) and for other engines
+/// (whose plans do not group); false for earlier vLLM releases.
+bool kv_groups_whole_model(const std::optional<std::string>& release);
+
+/// The first vLLM release that takes `--max-model-len auto` (or -1): fit the context to the KV cache instead of
+/// refusing to start. vllm#29431 ("Add `--max-model-len auto` to auto-fit context to available memory", opened
+/// 2025-11-25) added it; vllm#31260 (2025-12-24, "Fix `max_model_len=\"auto\"` handling") repaired -1 after
+/// vllm#30695 had started refusing it, so 0.14.0 is taken as the first release where it works (the tags not read).
+/// Earlier releases have no auto: "auto" is no integer for their argument parser, and -1 is no context length.
+inline constexpr const char* kMaxModelLenAutoSince = "0.14.0";
+/// The vLLM release of `release` ("vllm==0.8.4" -> "0.8.4") when it is older than kMaxModelLenAutoSince, so that
+/// engine.max_model_len "auto" (-1) would be refused by it; nullopt for later releases, no release (a runtime name)
+/// and other engines. ConfigError as runtime_for_version for a malformed release.
+std::optional<std::string> vllm_release_without_auto_context(const std::optional<std::string>& release);
+
 /// Whether a vLLM V1 release parses the chat template's Jinja source (jinja2 `env.parse`, no cache) on every
 /// /v1/chat/completions request, synchronously in the API server's event loop (perf/chat_render.hpp):
 ///  * 0.8.0-0.9.1: `resolve_chat_template_content_format` -> `_detect_content_format` per request (vllm#9919's
