@@ -119,8 +119,7 @@ int run_memory(int argc, char** argv) {
     if (vm.count("max-loras")) engine["max_loras"] = vm["max-loras"].as<int>();
     if (vm.count("max-lora-rank")) engine["max_lora_rank"] = vm["max-lora-rank"].as<int>();
     if (vm.count("engine-version")) {  // as `llmsim check --engine-version`: a bare version is vLLM's
-      const std::string v = vm["engine-version"].as<std::string>();
-      engine["runtime"] = spec::is_engine_version(v) ? v : "vllm==" + v;
+      engine["runtime"] = spec::release_from_flag(vm["engine-version"].as<std::string>(), "vllm", "--engine-version");
     }
     // A tp or pp the user wrote (--tp/--pp/--num-gpus) counts against a counted GPU option, a 1 included; one not
     // written is left to the option ("2x..." is one replica of two GPUs: spec::split_for).

@@ -122,9 +122,8 @@ spec::Scenario vllm_check_scenario(const VllmResult& given, const VllmCheckOptio
   const bool sglang_server = sglang_backend || !o.sglang_args.empty();  // an SGLang command line says so too
   if (!o.engine_version.empty()) {
     if (!doc.contains("engine") || !doc["engine"].is_object()) doc["engine"] = Json::object();
-    doc["engine"]["runtime"] = spec::is_engine_version(o.engine_version)
-                                   ? o.engine_version
-                                   : (sglang_server ? "sglang==" : "vllm==") + o.engine_version;
+    doc["engine"]["runtime"] = spec::release_from_flag(o.engine_version, sglang_server ? "sglang" : "vllm",
+                                                       "--engine-version");
   } else if (sglang_backend && o.vllm_args.empty() &&
              !(doc.contains("engine") && doc["engine"].is_object() && doc["engine"].contains("runtime"))) {
     // The server was SGLang (backend "sglang" / "sglang-oai"): its runtime, unless the scenario names one or a vLLM
