@@ -474,3 +474,38 @@ def test_engine_version_refuses_a_runtime_name_naming_what_was_given(cli, comman
     p = subprocess.run([cli, command, *args, "--engine-version", "sglang"], capture_output=True, text=True)
     assert p.returncode == 2
     assert "--engine-version" in p.stderr and "got 'sglang'" in p.stderr and "vllm==sglang" not in p.stderr
+
+
+def test_every_catalogue_model_is_reached_by_its_published_name():
+    """data/models/README.md names the checkpoint each catalogue model was taken from; a server line naming that
+    checkpoint must be sized as one of its row's models (analysis::catalogue_model_for, one rule for --vllm-args,
+    check and Python). attack11: both Nemotron entries, Llama 4, Mistral-Small-2501 and Qwen3-Next-Thinking were
+    refused as "not a catalogue model"."""
+    import pathlib
+    import re
+    import warnings
+    catalogue = set(llmsim.catalog.models().index)
+    readme = (pathlib.Path(__file__).parents[2] / "data" / "models" / "README.md").read_text()
+    checked = 0
+    for line in readme.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        short = [i.strip() for i in cells[0].split("/")] if len(cells) > 1 else []
+        if not short or short[0] not in catalogue:
+            continue
+        # "qwen2.5-7b / 14b / 32b": the other ids replace the first one's trailing parts.
+        first = short[0].split("-")
+        row = {short[0]} | {"-".join(first[:k] + [o]) for o in short[1:] for k in range(1, len(first))} & catalogue
+        for name in re.findall(r"[\w.\-]+/[\w.\-{},]+", cells[1]):
+            name = name.rstrip(",.")
+            m = re.match(r"(.*)\{([^}]*)\}(.*)", name)
+            for full in ([m.group(1) + o + m.group(3) for o in m.group(2).split(",")] if m else [name]):
+                with warnings.catch_warnings(record=True) as said:
+                    warnings.simplefilter("always")
+                    try:
+                        llmsim.memory(gpu="h200-141gb-sxm", vllm_args=f"vllm serve {full}")
+                    except llmsim.ConfigError as e:
+                        pytest.fail(f"{full}: {e}")
+                got = re.search(r"catalogue model '([^']+)'", " ".join(str(w.message) for w in said))
+                assert got and got.group(1) in row, (full, got and got.group(1), row)
+                checked += 1
+    assert checked >= 45
