@@ -101,8 +101,10 @@ def check_server_lines(vllm_args: Optional[str], sglang_args: Optional[str]) -> 
     ``--vllm-args ""``): an unset variable would drop the server's settings without a word."""
     for name, line in (("vllm_args", vllm_args), ("sglang_args", sglang_args)):
         if isinstance(line, str) and not line.strip():
-            raise ConfigError(f"{name}: an empty command line: give the server's own (\"vllm serve MODEL "
-                              f"--max-num-seqs 128 ...\"), or leave it out (None)")
+            example = ("python -m sglang.launch_server --model-path MODEL --max-running-requests 128 ..."
+                       if name == "sglang_args" else "vllm serve MODEL --max-num-seqs 128 ...")
+            raise ConfigError(f"{name}: an empty command line: give the server's own (\"{example}\"), "
+                              f"or leave it out (None)")
 
 
 class ScenarioWarning(UserWarning):

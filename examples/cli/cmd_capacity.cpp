@@ -90,7 +90,8 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
     // A session workload's rate is sessions/s (its turns' req/s are several times it): say which.
     const std::string rate_unit = sessions ? " sessions/s" : " QPS";
     std::cout << "target " << (closed ? std::to_string(*row.target_concurrency) + " users" : fmt(row.target_qps, 2) + rate_unit)
-              << ": " << money(j["cost_per_mtok_output_at_target"], 3) << " per million SLO-meeting output tokens, "
+              << ": " << money(j["cost_per_mtok_output_at_target"], 3) << " per million "
+              << metrics::priced_output_tokens(j["slo_met_note"].is_null()) << ", "
               << money(j["monthly_cost"], 0) << "/month for ";
     // The bill's own basis: an autoscaled fleet is billed for the replica-hours its simulated run held, not the
     // sized fleet held all month (that is the "held fixed" figure on the bill line).
@@ -127,7 +128,8 @@ void print_human(const spec::ResolvedScenario& rs, const analysis::Row& row) {
                 << " (" << row.autoscaled_bill->miss_cause << ")\n";
   }
   std::cout << "cost at capacity: " << money(j["cost_per_hour"]) << "/h for one deployment, "
-            << money(j["cost_per_mtok_output_slo"], 3) << " per million SLO-meeting output tokens ("
+            << money(j["cost_per_mtok_output_slo"], 3) << " per million "
+            << metrics::priced_output_tokens(j["slo_met_note"].is_null()) << " ("
             << money(j["cost_per_mtok_total_slo"], 3) << " per million total): the floor a fully loaded fleet approaches; "
             << "cold start " << number(j["cold_start_s"], 0) << " s (" << analysis::cold_start_basis(sc) << ")\n";
   if (sc.disaggregation)  // each pool's price is on its line above

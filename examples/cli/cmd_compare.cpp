@@ -111,7 +111,8 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
   std::cout << "\n" << unit << "/Mtok@target and " << unit << "/month: the fleet for the target load (" << target
             << "; the fleet simulated whole with its router, as long as the scenario's own run, and grown until\nit "
             << analysis::meets_slo_phrase(base) << "; spares and extras included, " << format_value(base.cost.hours_per_month)
-            << " h/month), per million SLO-meeting output tokens\nat the steady state (simulate's figure divides by the "
+            << " h/month), per million " << metrics::priced_output_tokens(analysis::has_slo(base))
+            << "\nat the steady state (simulate's figure divides by the "
             << "whole run, its drain included). "
             << unit << "/Mtok@cap: one replica at its capacity,\nthe floor a fully loaded fleet approaches. "
             << (closed ? "max users = most concurrent closed-loop users one replica serves inside the SLO; req/s =\n"

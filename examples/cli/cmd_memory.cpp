@@ -52,7 +52,8 @@ int run_memory(int argc, char** argv) {
         ("max-model-len", po::value<std::string>()->default_value("auto"), "context length to plan for: a number (vLLM's strict check: "
                                                                           "does not fit when one such sequence's KV does not), or auto (also -1; "
                                                                           "the model's limit if it fits, else the largest that does)")
-        ("gpu-memory-utilization", po::value<double>()->default_value(0.90), "fraction of GPU memory the engine may use")
+        ("gpu-memory-utilization", po::value<double>(), "fraction of GPU memory the engine may use (default 0.90, vLLM's; "
+                                                         "an SGLang release's own mem_fraction_static by card and tp)")
         ("max-num-batched-tokens", po::value<int>(), "token budget of one iteration (sets the activation peak; default: vLLM V1's for the GPU, as in a scenario)")
         ("max-num-seqs", po::value<int>(), "most sequences in one batch (sampler rows; default: vLLM V1's for the GPU)")
         ("block-size", po::value<int>()->default_value(16), "KV block size in tokens")
@@ -113,9 +114,13 @@ int run_memory(int argc, char** argv) {
     // The flags as the scenario they stand for, planned as Python's llmsim.memory() and a simulation of it plan a
     // replica (spec::resolve: the policy's defaults for the GPU, the format on this card; memory::plan_memory), one
     // document for both (memory::to_json). Problems name the flag that set the field.
-    Json engine{{"gpu_memory_utilization", vm["gpu-memory-utilization"].as<double>()},
-                {"block_size", vm["block-size"].as<int>()},
-                {"cpu_offload_gb", vm["cpu-offload-gb"].as<double>()}};
+    // A flag enters the document only when given: one left out takes the scenario format's default and the
+    // release's own (SGLang's mem_fraction_static by release, card and tp: spec::resolve), as simulate and Python's
+    // llmsim.memory() plan it. The flags' shown defaults are vLLM's, which that rule gives for vLLM.
+    Json engine = Json::object();
+    if (vm.count("gpu-memory-utilization")) engine["gpu_memory_utilization"] = vm["gpu-memory-utilization"].as<double>();
+    if (!vm["block-size"].defaulted()) engine["block_size"] = vm["block-size"].as<int>();
+    if (!vm["cpu-offload-gb"].defaulted()) engine["cpu_offload_gb"] = vm["cpu-offload-gb"].as<double>();
     if (max_model_len > 0) engine["max_model_len"] = max_model_len;  // else vLLM's auto
     // "auto" or -1 written out asks for vLLM's auto by name (a release without it would refuse it: the plan says so);
     // left out, or 0, it is the planner's default.
@@ -127,8 +132,7 @@ int run_memory(int argc, char** argv) {
     if (vm.count("max-loras")) engine["max_loras"] = vm["max-loras"].as<int>();
     if (vm.count("max-lora-rank")) engine["max_lora_rank"] = vm["max-lora-rank"].as<int>();
     if (vm.count("engine-version")) {  // as `llmsim check --engine-version`: a bare version is vLLM's
-      const std::string v = vm["engine-version"].as<std::string>();
-      engine["runtime"] = spec::is_engine_version(v) ? v : "vllm==" + v;
+      engine["runtime"] = spec::release_from_flag(vm["engine-version"].as<std::string>(), "vllm", "--engine-version");
     }
     // A tp or pp the user wrote (--tp/--pp/--num-gpus) counts against a counted GPU option, a 1 included; one not
     // written is left to the option ("2x..." is one replica of two GPUs: spec::split_for).

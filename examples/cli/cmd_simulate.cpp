@@ -186,8 +186,9 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
             << ", " << cur << fmt(s.cost.monthly, 0) << "/month" << (placeholder_price(rs) ? " (placeholder price)" : "") << "; "
             << (s.cost.per_mtok_output_slo > 0 ? cur + fmt(s.cost.per_mtok_output_slo, 3)
                                                : std::string("n/a (no request met the SLO)"))
-            << " per million SLO-meeting output tokens"
-            << (f_autoscaled(s) ? " (the run's bill below)" : " (hourly price / SLO-meeting tokens per hour)")
+            << " per million " << metrics::priced_output_tokens(s.slo_set)
+            << (f_autoscaled(s) ? " (the run's bill below)"
+                                : s.slo_set ? " (hourly price / SLO-meeting tokens per hour)" : " (hourly price / tokens per hour)")
             << "; cold start " << fmt(s.cost.cold_start_s, 0) << " s"
             << " (" << analysis::cold_start_basis(sc) << (sc.autoscaler ? "; the autoscaler's start delay)" : ")") << "\n";
   // The run's own bill (fleet.replica_hours), which the line above leads with for an autoscaled fleet.
@@ -201,7 +202,7 @@ void print_human(const spec::ResolvedScenario& rs, const metrics::Summary& s) {
       std::cout << ", " << f.scale_ups << " starts of " << fmt(f.scale_up_delay_s, 0) << " s, " << f.scale_downs << " stops";
     std::cout << "; bill " << cur << fmt(s.cost.period, 2) << " (" << cur << fmt(s.cost.period_monthly, 0) << "/month), "
               << (s.cost.period_per_mtok_output_slo > 0 ? cur + fmt(s.cost.period_per_mtok_output_slo, 3) : std::string("n/a"))
-              << " per million SLO-meeting output tokens"
+              << " per million " << metrics::priced_output_tokens(s.slo_set)
               << (f.autoscaled ? "" : " over the run (its replica-hours, the drain after the last arrival included)") << "\n";
   }
   if (f.hours.size() > 1 && f.autoscaled) {

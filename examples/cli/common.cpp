@@ -21,6 +21,7 @@
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/analysis/server_args.hpp"
+#include "llmsim/analysis/server_command.hpp"
 #include "llmsim/analysis/sweep.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/number.hpp"
@@ -59,8 +60,8 @@ std::string server_command_line(const po::variables_map& vm, const char* name) {
   const std::string v = vm[name].as<std::string>();
   // Given but blank (an unset shell variable): the server's settings would be dropped without a word.
   if (v.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw ConfigError(std::string("--") + name, "an empty command line: give the server's own (\"vllm serve MODEL "
-                                                "--max-num-seqs 128 ...\"), or leave the flag out");
+    throw ConfigError(std::string("--") + name,
+                      analysis::empty_server_line_problem(std::string(name) == "sglang-args", "leave the flag out"));
   return v;
 }
 

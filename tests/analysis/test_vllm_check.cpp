@@ -189,6 +189,20 @@ TEST_CASE("numpy's percentile (linear interpolation) and HF names to catalogue i
   CHECK(catalogue_model_for("mistralai/Mistral-7B-Instruct-v0.3", cat) == "mistral-7b-v0.3");
   CHECK(catalogue_model_for("mistralai/Mistral-7B-Instruct-v0.1", cat) == "mistral-7b");
   CHECK(catalogue_model_for("Qwen/Qwen3-30B-A3B-AWQ", cat) == "qwen3-30b-a3b");
+  // Published names with a publisher prefix, a dtype, a tuning label, a release date or shape labels (attack11: the
+  // Nemotron entries added last session were reachable by no name their checkpoints are served under).
+  CHECK(catalogue_model_for("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", cat) == "nemotron-3-nano-30b-a3b");
+  CHECK(catalogue_model_for("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", cat) == "nemotron-3-nano-30b-a3b");
+  CHECK(catalogue_model_for("nvidia/Nemotron-H-56B-Base-8K", cat) == "nemotron-h-56b");
+  CHECK(catalogue_model_for("Qwen/Qwen3-Next-80B-A3B-Thinking", cat) == "qwen3-next-80b-a3b");
+  CHECK(catalogue_model_for("mistralai/Mistral-Small-24B-Instruct-2501", cat) == "mistral-small-24b");
+  CHECK(catalogue_model_for("Qwen/Qwen3-235B-A22B-Instruct-2507", cat) == "qwen3-235b-a22b");
+  CHECK(catalogue_model_for("meta-llama/Llama-4-Scout-17B-16E-Instruct", cat) == "llama-4-scout");
+  CHECK(catalogue_model_for("meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", cat) == "llama-4-maverick");
+  CHECK(catalogue_model_for("microsoft/Phi-3-medium-4k-instruct", cat) == "phi-3-medium-4k");  // its 4k is its id's
+  // A different model whose name begins like a catalogue one is still no match (no prefix matching).
+  CHECK_FALSE(catalogue_model_for("deepseek-ai/DeepSeek-R1-Distill-Llama-8B", cat).has_value());
+  CHECK_FALSE(catalogue_model_for("nvidia/NVIDIA-Nemotron-Nano-9B-v2", cat).has_value());
 }
 
 TEST_CASE("a `vllm serve` command line becomes vLLM-named scenario keys") {

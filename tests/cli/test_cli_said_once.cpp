@@ -214,6 +214,17 @@ TEST_CASE("no SLO set: no attainment in simulate's JSON and text, and sweep's --
   const auto text = test::run(none);
   CHECK_THAT(text.out, Catch::Contains("\nno SLO set (nothing to meet, so no goodput)") &&
                            !Catch::Contains("attainment") && !Catch::Contains("goodput 0"));
+  // Nor are the priced tokens "SLO-meeting" (attack11): with no target the cost per million counts every finished
+  // request's output (metrics::priced_output_tokens), in simulate's and capacity's lines alike; with the file's SLO
+  // the words stay.
+  CHECK_THAT(text.out, !Catch::Contains("SLO-meeting") && Catch::Contains("per million output tokens (no SLO set"));
+  const auto cap = test::run("capacity '" + kScenarios + "chat-8b.json' --set 'slo={}' --requests 150 --replications 1 "
+                             "--target-qps 3");
+  REQUIRE(cap.code == 0);
+  CHECK_THAT(cap.out, !Catch::Contains("SLO-meeting") && Catch::Contains("per million output tokens (no SLO set"));
+  const auto with_slo = test::run("simulate '" + kScenarios + "chat-8b.json' --set workload.num_requests=200 "
+                                  "--set workload.warmup_requests=20");
+  CHECK_THAT(with_slo.out, Catch::Contains("per million SLO-meeting output tokens"));
   const auto grid = test::temp_file("no-slo-grid.json",
                                     R"({"base": ")" + kScenarios + R"(chat-8b.json", "grid": {"workload.seed": [1]}})");
   const auto gate = test::run("sweep '" + grid.string() + "' --set 'slo={}' --set workload.num_requests=100 "

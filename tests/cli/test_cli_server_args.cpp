@@ -126,6 +126,10 @@ TEST_CASE("--vllm-args lists the flags llmsim does not model and refuses a missp
       const auto blank = run(cmd + " " + flag + " ' '");
       CHECK(blank.code == 2);
       CHECK_THAT(blank.out, Catch::Contains(std::string(flag) + ": an empty command line"));
+      // Its example is that server's own line (attack11: an SGLang flag was shown `vllm serve ...`).
+      const bool sglang = std::string(flag) == "--sglang-args";
+      CHECK_THAT(blank.out, Catch::Contains(sglang ? "sglang.launch_server" : "vllm serve MODEL") &&
+                                !Catch::Contains(sglang ? "vllm serve" : "sglang.launch_server"));
     }
   }
   const auto check_blank = run("check '" + std::string(LLMSIM_SOURCE_DIR) +

@@ -432,3 +432,80 @@ def test_memory_reads_the_pp_layer_partition_as_the_cli_does():
     assert field["per_gpu"]["weights_bytes"] == skew["per_gpu"]["weights_bytes"]
     with pytest.raises(ValueError, match="pp_layer_partition"):
         llmsim.memory(model="llama-3.1-8b", gpu="rtx4090-24gb", pp=2, hardware__pp_layer_partition="16,8")
+
+
+@pytest.mark.parametrize("release", ["vllm==0.5.4", "vllm==0.7.4", "vllm==0.11.0", "sglang==0.4.9", "sglang==0.5.3"])
+def test_memory_engine_version_plans_as_python_and_simulate_do(cli, release):
+    """A flag memory shows a default for enters the plan only when given (attack11): `--engine-version sglang==X`
+    planned SGLang at vLLM's 0.90 while Python's memory() and simulate took the release's own mem_fraction_static
+    (0.836 on one H100 at 0.5.3): a KV pool 10 % larger than the engine keeps. Every release kind, CLI = Python."""
+    import json
+    import subprocess
+
+    def run(*extra):
+        p = subprocess.run([cli, "memory", "--model", "llama-3.1-8b", "--gpu", "h100-80gb-sxm", "--json",
+                            "--engine-version", release, *extra], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)
+    out = run()
+    assert out == llmsim.memory(model="llama-3.1-8b", gpu="h100-80gb-sxm", engine__runtime=release)
+    sim = llmsim.simulate({"model": "llama-3.1-8b", "hardware": {"gpu": "h100-80gb-sxm"},
+                           "engine": {"runtime": release},
+                           "workload": {"arrival": {"process": "poisson", "rate": 1.0}, "num_requests": 5,
+                                        "input_tokens": {"dist": "fixed", "value": 100},
+                                        "output_tokens": {"dist": "fixed", "value": 10}}}).summary
+    assert out["kv_capacity_tokens"] == sim["kv"]["capacity_tokens"]
+    if release.startswith("sglang"):
+        assert out["gpu_memory_utilization"] < 0.9  # the release's own fraction, not vLLM's default
+    # A fraction written on the command line is the user's, whatever the release.
+    assert run("--gpu-memory-utilization", "0.9")["gpu_memory_utilization"] == 0.9
+
+
+@pytest.mark.parametrize("command", ["memory", "check"])
+def test_engine_version_refuses_a_runtime_name_naming_what_was_given(cli, command):
+    """--engine-version takes a release; a runtime name ("sglang") was read as vLLM's version "vllm==sglang" and
+    refused at engine.runtime quoting text the user never wrote (attack11): now the flag and the text given."""
+    import pathlib
+    import subprocess
+    args = {"memory": ["--model", "llama-3.1-8b", "--gpu", "h100-80gb-sxm"],
+            "check": ["--vllm-result", str(pathlib.Path(__file__).parents[1] / "data" / "vllm_results" /
+                                           "lambdalabs-a100-llama3-8b-np80.json"),
+                      "--gpu", "a100-80gb-sxm", "--model", "llama-3.1-8b"]}[command]
+    p = subprocess.run([cli, command, *args, "--engine-version", "sglang"], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert "--engine-version" in p.stderr and "got 'sglang'" in p.stderr and "vllm==sglang" not in p.stderr
+
+
+def test_every_catalogue_model_is_reached_by_its_published_name():
+    """data/models/README.md names the checkpoint each catalogue model was taken from; a server line naming that
+    checkpoint must be sized as one of its row's models (analysis::catalogue_model_for, one rule for --vllm-args,
+    check and Python). attack11: both Nemotron entries, Llama 4, Mistral-Small-2501 and Qwen3-Next-Thinking were
+    refused as "not a catalogue model"."""
+    import pathlib
+    import re
+    import warnings
+    catalogue = set(llmsim.catalog.models().index)
+    readme = (pathlib.Path(__file__).parents[2] / "data" / "models" / "README.md").read_text()
+    checked = 0
+    for line in readme.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        short = [i.strip() for i in cells[0].split("/")] if len(cells) > 1 else []
+        if not short or short[0] not in catalogue:
+            continue
+        # "qwen2.5-7b / 14b / 32b": the other ids replace the first one's trailing parts.
+        first = short[0].split("-")
+        row = {short[0]} | {"-".join(first[:k] + [o]) for o in short[1:] for k in range(1, len(first))} & catalogue
+        for name in re.findall(r"[\w.\-]+/[\w.\-{},]+", cells[1]):
+            name = name.rstrip(",.")
+            m = re.match(r"(.*)\{([^}]*)\}(.*)", name)
+            for full in ([m.group(1) + o + m.group(3) for o in m.group(2).split(",")] if m else [name]):
+                with warnings.catch_warnings(record=True) as said:
+                    warnings.simplefilter("always")
+                    try:
+                        llmsim.memory(gpu="h200-141gb-sxm", vllm_args=f"vllm serve {full}")
+                    except llmsim.ConfigError as e:
+                        pytest.fail(f"{full}: {e}")
+                got = re.search(r"catalogue model '([^']+)'", " ".join(str(w.message) for w in said))
+                assert got and got.group(1) in row, (full, got and got.group(1), row)
+                checked += 1
+    assert checked >= 45

@@ -90,8 +90,10 @@ def test_a_blank_command_line_is_refused_everywhere_as_the_cli_does(small):
                      lambda kw: llmsim.check({"duration": 2, "completed": 3, "total_input_tokens": 10,
                                               "total_output_tokens": 20, "request_throughput": 1.5,
                                               "mean_ttft_ms": 12}, gpu="a100-80gb-sxm", model="llama-3.1-8b", **kw)):
-            with pytest.raises(ValueError, match=f"{name}: an empty command line"):
+            with pytest.raises(ValueError, match=f"{name}: an empty command line") as e:
                 call({name: "  "})
+            # The example is that server's own line (attack11: an SGLang keyword was shown `vllm serve ...`).
+            assert ("sglang.launch_server" in str(e.value)) == (name == "sglang_args")
 
 
 def test_num_scheduler_steps_from_python_and_vllm_args(small):

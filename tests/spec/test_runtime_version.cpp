@@ -290,3 +290,27 @@ TEST_CASE("FlashMLA from the 0.7.4 nightlies: vLLM 0.7.1-0.7.3 predate it and de
   CHECK(quant_kernels_for(std::string("vllm-v0")).hopper_flash_mla);
   CHECK(of("sglang==0.4.3.post2").quant_kernels.hopper_flash_mla);
 }
+
+TEST_CASE("--engine-version: a bare version is the engine's, ENGINE==VERSION as written, a runtime name refused naming it",
+          "[runtime_version]") {
+  // One rule for `memory --engine-version`, `check --engine-version` and Python's engine_version= (attack11: a runtime
+  // name such as "sglang" became "vllm==sglang" and was refused at engine.runtime quoting text nobody wrote).
+  CHECK(release_from_flag("0.7.4", "vllm", "--engine-version") == "vllm==0.7.4");
+  CHECK(release_from_flag(" v0.6.3 ", "vllm", "--engine-version") == "vllm==v0.6.3");
+  CHECK(release_from_flag("0.4.9", "sglang", "--engine-version") == "sglang==0.4.9");
+  CHECK(release_from_flag("sglang==0.5.3", "vllm", "--engine-version") == "sglang==0.5.3");
+  CHECK(runtime_for_version(parse_engine_version(release_from_flag("v0.6.3", "vllm", "x"))).runtime == Runtime::vllm_v0);
+  for (const std::string bad : {"sglang", "vllm-v0", "abc", "", "v"}) {
+    INFO(bad);
+    try {
+      (void)release_from_flag(bad, "vllm", "--engine-version");
+      FAIL("accepted");
+    } catch (const ConfigError& e) {
+      const std::string what = e.what();
+      CHECK(e.path() == "--engine-version");
+      CHECK_THAT(what, Catch::Contains("got '" + bad + "'"));
+      CHECK_THAT(what, !Catch::Contains("'vllm==" + bad + "'"));  // not the text it was turned into
+      CHECK_THAT(what, Catch::Contains("ENGINE==VERSION"));
+    }
+  }
+}

@@ -191,6 +191,24 @@ TEST_CASE("vLLM values llmsim cannot map say why, at the user's path") {
   CHECK_THAT(prepass_error_of("[1, 2]"), Catch::Contains("object"));
 }
 
+TEST_CASE("a bad value set by vLLM's name is named once, as written (--set, grid axes, keywords, server lines)") {
+  // attack11: the alias pass viewed its one-key document at the written path, so the key came twice:
+  // "max_num_seqs.max_num_seqs: expected an integer", "engine.kv_cache_dtype.engine.kv_cache_dtype: ...".
+  for (const auto& [path, value] : std::vector<std::pair<std::string, Json>>{
+           {"max_num_seqs", "abc"}, {"tensor_parallel_size", 1.5},
+           {"engine.kv_cache_dtype", Json::array({1})}, {"max_model_len", "abc"}}) {
+    INFO(path);
+    Json doc = Json::parse(R"({"model": "llama-3.1-8b"})");
+    try {
+      set_json_path(doc, path, value);
+      FAIL("accepted");
+    } catch (const ConfigError& e) {
+      CHECK(e.path() == path);
+      CHECK_THAT(std::string(e.what()), Catch::StartsWith(path + ": ") && !Catch::Contains(path + "." + path));
+    }
+  }
+}
+
 TEST_CASE("an inline trace replays given requests and round-trips") {
   const Scenario s = parse(R"({"workload": {"arrival": {"process": "trace",
                                                          "requests": [[0, 10, 5], [0.5, 20, 0]]}}})");

@@ -18,6 +18,8 @@ runs each through the CLI. Each run must:
 * give the same rows whatever `sweep --jobs` (every few examples: a two-seed sweep with 1 and 2 threads);
 * give the same summary from Python's `llmsim.simulate` as from the CLI (every few examples, when `--python DIR`
   names the built module's directory);
+* hold all of this where the last sessions' features meet the others: a vLLM release's own front (0.5.4, 0.6.3,
+  0.11.0, some on the chat endpoint), an uneven `hardware.pp_layer_partition`, closed-loop clients that start apart;
 * give the same run whether a setting is written by llmsim's field or by vLLM's name in `--set` (every few examples:
   `engine.kv_cache_dtype` / `quant.kv_cache`, `max_num_seqs` / `engine.max_num_seqs`; an alias under a section it
   maps out of once replaced that section, dropping the engine's max_model_len, LoRA and prefix caching).
@@ -86,6 +88,19 @@ def build(d) -> dict:
     if d["autoscaler"] and layout != "disagg":
         s["autoscaler"] = {"min_replicas": 1, "max_replicas": 3, "queue_per_replica": 8,
                            "interval_s": d["autoscaler"], "scale_down_delay_s": 30, "scale_up_delay_s": 5}
+    # The last sessions' features meet the others (attack11): a release's own front (vLLM before 0.6 tokenises on the
+    # engine's loop, 0.6.0-0.6.4 on the API server's, 0.11 parses the chat template per request), an uneven
+    # VLLM_PP_LAYER_PARTITION, and closed-loop clients that start apart (workload.arrival.start_offsets_s).
+    if d["release"]:
+        s["engine"]["runtime"] = d["release"]
+        s["engine"].pop("policy")
+        s["engine"].pop("max_num_batched_tokens", None)
+        if d["chat"]:
+            w["endpoint"] = "/v1/chat/completions"
+    if layout == "pp" and d["split"]:
+        s["hardware"]["pp_layer_partition"] = d["split"]
+    if d["offsets"] and not d["sessions"] and not d["daily"]:
+        w["arrival"] = {"process": "closed", "concurrency": 6, "start_offsets_s": d["offsets"]}
     if d["failures"] and layout != "disagg":
         mtbf_s, on_failure, retries = d["failures"]
         s["failures"] = {"mtbf_h": mtbf_s / 3600, "mttr_h": 5 / 3600, "on_failure": on_failure,
@@ -100,6 +115,7 @@ GPUS_PER_REPLICA = {"single": 1, "replicas": 1, "pp": 2}
 
 REFUSED = {}  # field named by a refusal -> count (printed: how much of the draw ran)
 RAN = {"sessions": 0, "python": 0, "lora": 0, "aliases": 0}  # runs that exercised these checks (printed)
+DRAWN = {"release": 0, "split": 0, "offsets": 0}  # scenarios drawn with these features (printed)
 
 
 def run(cmd, timeout):
@@ -307,6 +323,10 @@ def main() -> int:
         "lora": st.one_of(st.none(), st.none(), st.sampled_from([(1, 16, 1), (4, 64, 3)])),
         "failures": st.one_of(st.none(), st.tuples(st.sampled_from([1.0, 30.0]), st.sampled_from(["requeue", "fail"]),
                                                    st.integers(0, 3))),
+        "release": st.sampled_from([None, None, "vllm==0.5.4", "vllm==0.6.3", "vllm==0.11.0"]),
+        "chat": st.booleans(),
+        "split": st.sampled_from([None, [20, 12], "9,23"]),
+        "offsets": st.sampled_from([None, None, [0, 3.0], [0.5, 0, 7.0]]),
     })
     started = time.monotonic()
     failures, tried = [], 0
@@ -320,6 +340,9 @@ def main() -> int:
             nonlocal tried
             tried += 1
             scenario = build(feat)
+            DRAWN["release"] += "runtime" in scenario["engine"]
+            DRAWN["split"] += "pp_layer_partition" in scenario.get("hardware", {})
+            DRAWN["offsets"] += "start_offsets_s" in scenario["workload"]["arrival"]
             problem = check_one(args.llmsim, tmp, scenario, args.timeout, tried % args.sweep_every == 0,
                                 bool(args.python) and tried % args.python_every == 0, feat["layout"],
                                 tried % args.python_every == 1)
@@ -331,7 +354,8 @@ def main() -> int:
     print(f"combined property test: {tried} scenarios in {time.monotonic() - started:.0f} s: {tried - refused} ran, "
           f"{refused} refused by name ({', '.join(f'{k}: {v}' for k, v in sorted(REFUSED.items()))}); "
           f"{RAN['sessions']} session workloads, {RAN['lora']} with LoRA, {RAN['python']} compared with Python, "
-          f"{RAN['aliases']} by vLLM's names; {len(failures)} misbehaved")
+          f"{RAN['aliases']} by vLLM's names; drawn with a release {DRAWN['release']}, a layer split {DRAWN['split']}, "
+          f"client start offsets {DRAWN['offsets']}; {len(failures)} misbehaved")
     for scenario, problem in failures:
         print(f"FAIL {problem}\n     {json.dumps(scenario)}")
     return 1 if failures else 0

@@ -88,13 +88,19 @@ std::string with_names(std::string text, const Names& n) {
 
 std::vector<std::string> command_server_field_names(PlanCommand command) { return rule_of(command).uses; }
 
+std::string empty_server_line_problem(bool sglang, const std::string& leave) {
+  return std::string("an empty command line: give the server's own (") +
+         (sglang ? "\"python -m sglang.launch_server --model-path MODEL --max-running-requests 128 ...\""
+                 : "\"vllm serve MODEL --max-num-seqs 128 ...\"") +
+         "), or " + leave;
+}
+
 CommandServerFields command_server_fields(PlanCommand command, const std::string& vllm, const std::string& sglang,
                                           ServerFace face) {
   const Names n = names_of(command, face);
   for (const auto& [line, name] : {std::pair{&vllm, &n.vllm}, std::pair{&sglang, &n.sglang}})
     if (!line->empty() && line->find_first_not_of(" \t\r\n") == std::string::npos)
-      throw ConfigError(*name, "an empty command line: give the server's own (\"vllm serve MODEL --max-num-seqs 128 "
-                               "...\"), or leave it out");
+      throw ConfigError(*name, empty_server_line_problem(line == &sglang, "leave it out"));
   CommandServerFields out;
   if (vllm.empty() && sglang.empty()) return out;
   const std::string flag = vllm.empty() ? n.sglang : n.vllm;

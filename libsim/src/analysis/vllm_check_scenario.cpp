@@ -61,17 +61,38 @@ std::string quant_in_name(const std::string& hf_name) {
   return "";
 }
 
-/// The last path part of a model name without "meta-", "-instruct", quantization suffixes and (unless
-/// keep_version) versions: "Mistral-7B-Instruct-v0.3" -> "mistral-7b-v0.3", or "mistral-7b" without its version.
-std::string reduced_name(const std::string& hf_name, bool keep_version = false) {
+bool all_digits(const std::string& t) {
+  return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+/// The last path part of a model name without its publisher's prefix ("meta-", "nvidia-"), the tuning and release
+/// labels ("-instruct", "-thinking", a release date "-2501"), dtype and quantization suffixes and (unless
+/// keep_version) versions: "Mistral-7B-Instruct-v0.3" -> "mistral-7b-v0.3", or "mistral-7b" without its version;
+/// "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16" -> "nemotron-3-nano-30b-a3b". With `shape_labels` also the labels some
+/// publishers add to the shape: a context length ("Nemotron-H-56B-Base-8K") and Llama 4's active size and expert
+/// count ("Llama-4-Scout-17B-16E") — a second pass, so "Phi-3-medium-4k" keeps the 4k its catalogue id has.
+std::string reduced_name(const std::string& hf_name, bool keep_version = false, bool shape_labels = false) {
   std::string n = base_name(hf_name);
-  if (n.rfind("meta-", 0) == 0) n = n.substr(5);
-  static const std::vector<std::string> drop{"instruct", "chat", "hf", "it", "base", "fp8", "dynamic", "awq",
-                                             "gptq", "int4", "int8", "w8a8", "w4a16", "bnb", "4bit", "nf4"};
+  for (const char* prefix : {"meta-", "nvidia-"})
+    if (n.rfind(prefix, 0) == 0) n = n.substr(std::string(prefix).size());
+  static const std::vector<std::string> drop{"instruct", "chat", "hf", "it", "base", "thinking", "bf16", "fp16",
+                                             "fp8", "dynamic", "awq", "gptq", "int4", "int8", "w8a8", "w4a16", "bnb",
+                                             "4bit", "nf4"};
+  const auto tokens = split(n, '-');
   std::string kept;
-  for (const auto& t : split(n, '-')) {
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& t = tokens[i];
     const bool version = t.size() > 1 && t[0] == 'v' && std::isdigit(static_cast<unsigned char>(t[1]));
-    if (std::find(drop.begin(), drop.end(), t) != drop.end() || (version && !keep_version)) continue;
+    const bool date = t.size() == 4 && all_digits(t) && i > 0;  // Mistral's and Qwen's "-2501", "-2507"
+    const auto count_then = [&](std::size_t at, char unit) {
+      return at < tokens.size() && tokens[at].size() > 1 && tokens[at].back() == unit &&
+             all_digits(tokens[at].substr(0, tokens[at].size() - 1));
+    };
+    const bool context = shape_labels && count_then(i, 'k');
+    const bool experts = shape_labels && (count_then(i, 'e') || (count_then(i, 'b') && count_then(i + 1, 'e')));
+    if (std::find(drop.begin(), drop.end(), t) != drop.end() || (version && !keep_version) || date || context ||
+        experts)
+      continue;
     kept += (kept.empty() ? "" : "-") + t;
   }
   return kept;
@@ -81,9 +102,11 @@ std::string reduced_name(const std::string& hf_name, bool keep_version = false) 
 std::optional<std::string> catalogue_model_for(const std::string& hf_name, const spec::Catalog& catalog) {
   if (catalog.models().count(base_name(hf_name))) return base_name(hf_name);
   // The versioned name first: Mistral-7B v0.3 (32768-token vocabulary, no sliding window) is not v0.1.
-  for (const bool keep_version : {true, false}) {
-    const std::string r = reduced_name(hf_name, keep_version);
-    if (catalog.models().count(r)) return r;
+  for (const bool shape_labels : {false, true}) {
+    for (const bool keep_version : {true, false}) {
+      const std::string r = reduced_name(hf_name, keep_version, shape_labels);
+      if (catalog.models().count(r)) return r;
+    }
   }
   return std::nullopt;
 }
@@ -122,9 +145,8 @@ spec::Scenario vllm_check_scenario(const VllmResult& given, const VllmCheckOptio
   const bool sglang_server = sglang_backend || !o.sglang_args.empty();  // an SGLang command line says so too
   if (!o.engine_version.empty()) {
     if (!doc.contains("engine") || !doc["engine"].is_object()) doc["engine"] = Json::object();
-    doc["engine"]["runtime"] = spec::is_engine_version(o.engine_version)
-                                   ? o.engine_version
-                                   : (sglang_server ? "sglang==" : "vllm==") + o.engine_version;
+    doc["engine"]["runtime"] = spec::release_from_flag(o.engine_version, sglang_server ? "sglang" : "vllm",
+                                                       "--engine-version");
   } else if (sglang_backend && o.vllm_args.empty() &&
              !(doc.contains("engine") && doc["engine"].is_object() && doc["engine"].contains("runtime"))) {
     // The server was SGLang (backend "sglang" / "sglang-oai"): its runtime, unless the scenario names one or a vLLM

@@ -63,6 +63,16 @@ std::string trim_runtime_text(const std::string& s) {
   return s.substr(b, e - b);
 }
 
+std::string release_from_flag(const std::string& given, const std::string& engine, const std::string& path) {
+  const std::string t = trim_runtime_text(given);
+  if (is_engine_version(t)) return t;
+  const auto digit = [&](std::size_t i) { return i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) != 0; };
+  if (digit(0) || (!t.empty() && t[0] == 'v' && digit(1))) return engine + "==" + t;
+  throw ConfigError(path, "expected a release: a version (0.7.4, read as " + engine +
+                              "'s) or ENGINE==VERSION (vllm==0.8.4, sglang==0.4.9), got '" + given + "'" +
+                              (t.empty() ? std::string() : "; a runtime name is not a release: give its version"));
+}
+
 EngineVersion parse_engine_version(const std::string& s, const std::string& path) {
   const auto eq = s.find("==");
   if (eq == std::string::npos || eq == 0 || eq + 2 >= s.size()) {

@@ -71,7 +71,9 @@ std::optional<std::vector<std::pair<std::string, Json>>> alias_leaves(const std:
       runtime = &(*scenario)["engine"]["runtime"];
       mini["engine"]["runtime"] = *runtime;
     }
-    const Json canonical = normalize_vllm_names(JsonView(mini, dotted_path));
+    // `mini` is a document root: its paths are the written ones (a view at dotted_path named a bad value's field
+    // twice, "max_num_seqs.max_num_seqs", in --set, grid axes, Python keywords and server lines: attack11).
+    const Json canonical = normalize_vllm_names(JsonView(mini, ""));
     std::vector<std::pair<std::string, Json>> leaves;
     // A section the alias was written under but whose field lives elsewhere (engine.tensor_parallel_size ->
     // hardware.tp) comes back empty: it is no leaf. Set as one, it would replace the document's whole section

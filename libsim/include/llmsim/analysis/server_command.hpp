@@ -35,4 +35,9 @@ CommandServerFields command_server_fields(PlanCommand command, const std::string
 /// The scenario fields `command` reads from a server line (what command_server_fields may return).
 std::vector<std::string> command_server_field_names(PlanCommand command);
 
+/// The problem of a server command line given blank (an unset shell variable would drop the server's settings without
+/// a word), with that server's own example: `vllm serve ...` for a vLLM line, SGLang's launcher for an SGLang one.
+/// `leave` says how to leave it out ("leave the flag out", "leave it out (None)"). One text for every face.
+std::string empty_server_line_problem(bool sglang, const std::string& leave);
+
 }  // namespace llmsim::analysis

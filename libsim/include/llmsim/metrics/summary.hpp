@@ -279,6 +279,12 @@ inline constexpr std::string_view kUnstableLabel = "unstable: ";
 /// rates (and vLLM's request_goodput), all null then, since every request would "meet" an empty SLO.
 inline constexpr const char* kNoSloNote =
     "no SLO set: no latency target in slo or any class, so nothing to meet (no SLO verdict, attainment or goodput)";
+/// The tokens a cost per million divides by, as the outputs say it: "SLO-meeting output tokens", or with no latency
+/// target "output tokens (no SLO set: every finished request counts)" — cost_per_mtok_*_slo then prices all of them
+/// (docs/analysis.md), and calling them SLO-meeting would claim a target nobody set (attack11).
+inline std::string priced_output_tokens(bool slo_set) {
+  return slo_set ? "SLO-meeting output tokens" : "output tokens (no SLO set: every finished request counts)";
+}
 /// Why a run was unstable, without the label: for a reader that heads its own line with the word ("UNSTABLE: ",
 /// "the simulated run was unstable: "). The reason as it is when it carries no label; "" for a stable run.
 std::string unstable_cause(const Summary& s);

@@ -78,6 +78,11 @@ struct RuntimeForVersion {
 /// True when `s` has the form ENGINE==VERSION.
 bool is_engine_version(const std::string& s);
 
+/// A release as a command line's --engine-version (Python's engine_version=) gives it: "ENGINE==VERSION" as written,
+/// a bare version as `engine`'s ("0.7.4" -> "vllm==0.7.4", "v0.7.4" too). Anything else (a runtime name such as
+/// "sglang" or "vllm-v0", empty text) is a ConfigError at `path` saying what a release is, quoting what was given.
+std::string release_from_flag(const std::string& given, const std::string& engine, const std::string& path);
+
 /// `s` without the blanks around it: the one rule for engine.runtime's spaces (" vllm==0.5.4", "vllm == 0.5.4 " and
 /// "sglang " all read as written without them, in parse_engine_version and parse_runtime alike).
 std::string trim_runtime_text(const std::string& s);
