@@ -49,6 +49,14 @@ MoeGemmFactors moe_gemm_factors(const spec::WeightFormat& format, bool block_sca
                                             : mxfp4_kernel == Mxfp4MoeKernel::none);
   const bool hopper = gpu.fp8_flops > 0 && !(gpu.fp4_flops > 0) && !is_ada_fp8(gpu);
   if (marlin_moe && hopper) f.compute = kMarlinMoeHopperCompute;
+  // Ampere (BF16 tensor cores, no FP8 ones): vLLM's Fp8MoEMethod sets use_marlin below compute capability 8.9 and runs
+  // an FP8 checkpoint's experts (block-scaled or not) through fused_marlin_moe with float8_e4m3fn weights, the same
+  // kernel as GPTQ/AWQ int4's; both take the kernel's measured A100 rate. FP4 Marlin (MXFP4/NVFP4) is left as it is.
+  const bool ampere = has_marlin_capability(gpu) && !(gpu.fp8_flops > 0);
+  const bool fp8_marlin_moe = format.weight_only && format.id.rfind("fp8", 0) == 0;
+  const bool int_marlin_moe =
+      marlin_moe && mxfp4_kernel == Mxfp4MoeKernel::none && format.id.find("fp4") == std::string::npos;
+  if (ampere && (fp8_marlin_moe || int_marlin_moe)) f.compute = kMarlinMoeAmpereCompute;
   return f;
 }
 

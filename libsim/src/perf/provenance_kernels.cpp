@@ -147,6 +147,17 @@ void add_layer_kernel_provenance(std::vector<ConstantProvenance>& t) {
                 "Hopper only (Ampere's mma.sync path is Marlin's native one). SGLang 0.5.9's port on an H200 reads the "
                 "same (DeepSeek's int4 shape at 8192 tokens: 3.87 ms against vLLM's 3.78 ms on the H100)",
                 {}, 0.49));
+  t.push_back(c("moe.marlin_ampere_compute_factor", "all", P::public_measurement,
+                "aiconfigurator (ai-dynamo/aiconfigurator) aic-core/.../systems/data/a100_sxm/moe/sglang/0.5.10/"
+                "moe_perf.parquet, kernel_source sglang_marlin_moe (int4_wo): SGLang 0.5.10's port of vLLM's Marlin MoE "
+                "kernel timed on an A100 SXM 80GB, balanced routing, three MoE shapes (hidden x expert width, E, k, TP: "
+                "3072 x 1536, 256, 8, 2; 2048 x 768, 128, 8, 1; 4096 x 1536, 128, 8, 1) at 2048-16384 tokens (e.g. "
+                "35.16 ms per layer for the last at 16384 tokens, ~141 TF); its h100_sxm twin matches vLLM 0.14.0's "
+                "vllm_marlin_moe at the same shapes within 8 %. Geometric mean of this cost model's routed-expert op "
+                "over the table's time without the factor: 0.79 (0.74-0.88) [D]. Applied to the Marlin MoE on Ampere: "
+                "GPTQ/AWQ int4 experts and an FP8 checkpoint's weight-only experts (vLLM fp8.py Fp8MoEMethod: "
+                "use_marlin = not has_device_capability(89), fused_marlin_moe with float8_e4m3fn)",
+                {}, 0.79));
   t.push_back(c("moe.block_fp8_compute_factor", "all", P::public_measurement,
                 "aiconfigurator (ai-dynamo/aiconfigurator) systems/data/{h100_sxm,h200_sxm}/moe/vllm/0.14.0/"
                 "moe_perf.parquet, kernel_source vllm_fused_moe, moe_dtype fp8_block: vLLM 0.14's fused_experts with "

@@ -69,6 +69,8 @@ struct MoeGemmFactors {
 /// rate this cost model gives dense W4A16 (docs/cost-model.md "MoE kernels"). Its weight stream at decode sizes is
 /// the dense Marlin one already (within 15 % at 8-256 tokens), so only q_c moves. Ampere (where `mma.sync` is the
 /// native tensor path), Ada (not measured), Blackwell and Triton's `matmul_ogs`: no factor.
+/// On Ampere the Marlin MoE kernel (int4 GPTQ/AWQ, and FP8 checkpoints' weight-only experts) takes
+/// kMarlinMoeAmpereCompute; FP4 Marlin (MXFP4/NVFP4) there is not moved.
 /// Any other format, checkpoint or GPU: 1, 1. `format` is the format as it runs on the GPU (spec::format_for_gpu);
 /// `mxfp4_kernel` is mxfp4_moe_kernel's answer for it.
 /// Block-scaled FP8 under a release with spec::QuantKernels::block_fp8_moe_slow (vLLM before 0.14.0) takes vllm#24700's
@@ -92,6 +94,15 @@ inline constexpr double kBlockFp8MoeSlowBandwidth = 0.75;
 /// model's routed-expert op against aiconfigurator's vLLM 0.14.0 H100 `fused_marlin_moe` times at 2048-16384 tokens,
 /// six shapes; tests/perf/test_moe_kernels.cpp].
 inline constexpr double kMarlinMoeHopperCompute = 0.49;
+
+/// The compute-rate multiplier of the same Marlin MoE kernel on Ampere (sm80/86: BF16 tensor cores, no FP8 ones), where
+/// it runs GPTQ/AWQ int4 experts and, from vLLM 0.10 (Fp8MoEMethod.use_marlin below compute capability 8.9), the
+/// experts of an FP8 checkpoint (per-tensor or 128 x 128 block scales, fused_marlin_moe with float8_e4m3fn weights):
+/// aiconfigurator's A100 SXM table of SGLang 0.5.10's port of the kernel (`sglang_marlin_moe`, int4, balanced routing;
+/// its H100 twin matches vLLM 0.14.0's `vllm_marlin_moe` within 8 % at the same shapes) reads 0.74-0.88 of this cost
+/// model's dense-Marlin rate at 2048-16384 tokens [D: geometric mean over three shapes x four sizes;
+/// tests/perf/test_moe_kernels.cpp]. Not FP4 Marlin (MXFP4/NVFP4 experts): their pricing is kept as it is.
+inline constexpr double kMarlinMoeAmpereCompute = 0.79;
 
 /// Kernels of one MoE layer besides gate_up, activation and down: the router GEMM, the top-k selection
 /// (`topk_softmax`), `moe_align_block_size` (sorting tokens by expert) and the combine (`moe_sum`).
