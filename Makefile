@@ -60,7 +60,10 @@ bench: build
 	@scripts/bench.sh $(BUILD)
 
 # Measure a real card: make calibrate GPU=rtx4090-24gb OUT=raw.json (then: llmsim calibrate-fit raw.json -o profile.json)
+# The calibration programs for every architecture (LLMSIM_CUDA_ARCHITECTURES): the default build of a tree with the tests
+# compiles them for the first only, as a check (calibration/CMakeLists.txt).
 calibrate: build
+	@cmake --build $(BUILD) -j $(JOBS) --target calibration_programs -- --no-print-directory -s
 	@calibration/run_all.sh $(BUILD) $(GPU) $(OUT)
 
 # A fresh clone of the committed tree, pip-installed offline into a venv and imported (minutes; see the script).

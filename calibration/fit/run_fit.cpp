@@ -75,9 +75,18 @@ std::vector<std::vector<double>> predict_runs(const std::vector<analysis::BenchR
 
 namespace {
 
+/// How much of a fit fit_runs_with computes. report: all of it. rank: what `--fields auto` ranks a candidate group by
+/// and nothing else, i.e. rms_before and rms_cv (and median_before, median_cv, prior_scale, runs[k].before and
+/// .cross_validated): the prior's plain fit, which sets s, and the leave-one-out refits, which read only s and the
+/// start, never the fit of all runs. That fit, its Jacobian, standard errors, fields and fitted profile are left
+/// out: `--fields auto` needs them for its chosen groups only, and fits those once more at `report` (issue 30:
+/// every candidate was fitted in full, a fifth of the H200 run fit's CPU). The values are the same either way: every
+/// prediction is a deterministic function of the run and the profile's text (PredictionCache), whichever fit made it.
+enum class FitDepth { report, rank };
+
 RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu,
                            const perf::HardwareProfile& base, const RunFitOptions& o,
-                           const std::shared_ptr<detail::PredictionCache>& cache);
+                           const std::shared_ptr<detail::PredictionCache>& cache, FitDepth depth = FitDepth::report);
 
 /// fields = {"auto"}: forward selection over groups of fields (a curve's M ranges are one group) by the
 /// leave-one-run-out RMS error: start from no field (the base profile's error), add the group that lowers it most,
@@ -112,11 +121,9 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
   std::string first_error;
   std::vector<std::string> chosen, path;
   double best = INFINITY;
-  RunFitReport best_rep;
   bool have = false;
   while (true) {
     std::string pick;
-    RunFitReport pick_rep;
     double pick_cv = INFINITY;
     for (const auto& g : groups) {
       if (std::find(chosen.begin(), chosen.end(), g) != chosen.end()) continue;
@@ -125,12 +132,11 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
       t.fields.push_back(g);
       t.cross_validate = true;
       try {
-        RunFitReport r = fit_runs_with(runs, gpu, base, t, cache);
+        const RunFitReport r = fit_runs_with(runs, gpu, base, t, cache, FitDepth::rank);
         if (!have) best = std::min(best, r.rms_before);  // no field fitted: the base profile's error
         if (r.rms_cv < pick_cv) {
           pick_cv = r.rms_cv;
           pick = g;
-          pick_rep = std::move(r);
         }
       } catch (const ConfigError& e) {
         // too few runs for this group with the others: not a candidate
@@ -141,7 +147,6 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
     chosen.push_back(pick);
     path.push_back(pick + " (leave-one-out RMS " + std::to_string(pick_cv) + ")");
     best = pick_cv;
-    best_rep = std::move(pick_rep);
     have = true;
   }
   if (!have && !std::isfinite(best))
@@ -150,6 +155,12 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
     throw ConfigError("fields", "auto: no field lowers the leave-one-run-out error of the base profile (RMS " +
                                     std::to_string(best) + "): these runs cannot improve it");
   }
+  // The chosen groups fitted in full: the report the ranking would have kept (its plain fit and leave-one-out refits
+  // are the cache's already; the fit of all runs and its Jacobian are what this adds).
+  RunFitOptions t = o;
+  t.fields = chosen;
+  t.cross_validate = true;
+  RunFitReport best_rep = fit_runs_with(runs, gpu, base, t, cache, FitDepth::report);
   std::string p;
   for (const auto& x : path) p += (p.empty() ? "" : ", then ") + x;
   best_rep.notes.insert(best_rep.notes.begin(), "fields chosen by leave-one-run-out error (from " +
@@ -159,7 +170,7 @@ RunFitReport fit_runs_auto(const std::vector<analysis::BenchRun>& runs, const sp
 
 RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const spec::GpuSpec& gpu,
                            const perf::HardwareProfile& base, const RunFitOptions& o,
-                           const std::shared_ptr<detail::PredictionCache>& cache) {
+                           const std::shared_ptr<detail::PredictionCache>& cache, FitDepth depth) {
   if (runs.empty()) throw ConfigError("runs", "no runs: nothing to fit");
   if (!(o.prior_scale >= 0) || !std::isfinite(o.prior_scale))
     throw ConfigError("--prior-scale (Python prior_scale=)",
@@ -308,77 +319,83 @@ RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const sp
     s = std::min(s, scatter);
     pb.prior_scale = s;
   }
-  detail::SolveStats main_fit;
-  const VectorXd x = solve(pb, start, every, o.max_iterations, &main_fit);
-  rep.iterations = main_fit.iterations;
-  rep.stopped_by = main_fit.stop;
-  if (main_fit.stop == "limit")
-    rep.notes.push_back("the fit stopped at max_iterations (" + std::to_string(o.max_iterations) +
-                        ") with its cost still falling: not converged");
-  rep.profile = pb.profile(x);
+  // The fit of all runs, and what the report says of its fields (FitDepth::rank stops before them: x stays at the
+  // start, which nothing it computes reads).
+  VectorXd x = start;
+  if (depth == FitDepth::report) {
+    detail::SolveStats main_fit;
+    x = solve(pb, start, every, o.max_iterations, &main_fit);
+    rep.iterations = main_fit.iterations;
+    rep.stopped_by = main_fit.stop;
+    if (main_fit.stop == "limit")
+      rep.notes.push_back("the fit stopped at max_iterations (" + std::to_string(o.max_iterations) +
+                          ") with its cost still falling: not converged");
+    rep.profile = pb.profile(x);
 
-  // Standard errors and correlations from the Jacobian at the solution: which fields the runs can tell apart is for
-  // the runs' rows alone to say (the prior's rows would separate every pair); the standard errors include the prior.
-  const Eigen::Index nd = pb.data_rows(every);
-  const VectorXd r_all = pb.residuals(x, every);
-  const VectorXd r = r_all.head(nd);
-  const MatrixXd J = pb.jacobian(x, r_all, every).topRows(nd);
-  const MatrixXd A = J.transpose() * J;
-  // The prior's rows: (s / σ_j)² on the diagonal of the normal equations.
-  VectorXd w2(p);
-  for (Eigen::Index j = 0; j < p; ++j)
-    w2[j] = std::pow(s / kept[static_cast<std::size_t>(j)].prior_sigma, 2);
-  Eigen::SelfAdjointEigenSolver<MatrixXd> eig(A);
-  const double top = eig.eigenvalues().maxCoeff();
-  MatrixXd cov = MatrixXd::Zero(p, p);
-  for (Eigen::Index k = 0; k < p; ++k) {
-    const double l = eig.eigenvalues()[k];
-    const VectorXd v = eig.eigenvectors().col(k);
-    if (l > 1e-10 * top) {
-      cov += v * v.transpose() / l;
-    } else {
-      // A direction the runs do not see: the fields in it are inseparable (only their combination is fitted).
-      for (Eigen::Index a = 0; a < p; ++a)
-        for (Eigen::Index b = a + 1; b < p; ++b)
-          if (std::abs(v[a]) > 0.3 && std::abs(v[b]) > 0.3)
-            rep.correlated.push_back({kept[static_cast<std::size_t>(a)].field, kept[static_cast<std::size_t>(b)].field,
-                                      v[a] * v[b] > 0 ? -1.0 : 1.0});
+    // Standard errors and correlations from the Jacobian at the solution: which fields the runs can tell apart is for
+    // the runs' rows alone to say (the prior's rows would separate every pair); the standard errors include the prior.
+    const Eigen::Index nd = pb.data_rows(every);
+    const VectorXd r_all = pb.residuals(x, every);
+    const VectorXd r = r_all.head(nd);
+    const MatrixXd J = pb.jacobian(x, r_all, every).topRows(nd);
+    const MatrixXd A = J.transpose() * J;
+    // The prior's rows: (s / σ_j)² on the diagonal of the normal equations.
+    VectorXd w2(p);
+    for (Eigen::Index j = 0; j < p; ++j)
+      w2[j] = std::pow(s / kept[static_cast<std::size_t>(j)].prior_sigma, 2);
+    Eigen::SelfAdjointEigenSolver<MatrixXd> eig(A);
+    const double top = eig.eigenvalues().maxCoeff();
+    MatrixXd cov = MatrixXd::Zero(p, p);
+    for (Eigen::Index k = 0; k < p; ++k) {
+      const double l = eig.eigenvalues()[k];
+      const VectorXd v = eig.eigenvectors().col(k);
+      if (l > 1e-10 * top) {
+        cov += v * v.transpose() / l;
+      } else {
+        // A direction the runs do not see: the fields in it are inseparable (only their combination is fitted).
+        for (Eigen::Index a = 0; a < p; ++a)
+          for (Eigen::Index b = a + 1; b < p; ++b)
+            if (std::abs(v[a]) > 0.3 && std::abs(v[b]) > 0.3)
+              rep.correlated.push_back({kept[static_cast<std::size_t>(a)].field,
+                                        kept[static_cast<std::size_t>(b)].field, v[a] * v[b] > 0 ? -1.0 : 1.0});
+      }
     }
-  }
-  const double dof = std::max<double>(1.0, static_cast<double>(r.size() - p));
-  const double sigma2 = r.squaredNorm() / dof;
-  // With the prior the normal equations are A + diag(w²): invertible, and its inverse is the posterior covariance.
-  const MatrixXd post = s > 0 ? MatrixXd((A + MatrixXd(w2.asDiagonal())).inverse()) : cov;
-  for (Eigen::Index a = 0; a < p; ++a) {
-    for (Eigen::Index b = a + 1; b < p; ++b) {
-      const double c = cov(a, b) / std::sqrt(std::max(cov(a, a) * cov(b, b), 1e-300));
-      const bool listed = std::any_of(rep.correlated.begin(), rep.correlated.end(), [&](const FieldPair& q) {
-        return q.a == kept[static_cast<std::size_t>(a)].field && q.b == kept[static_cast<std::size_t>(b)].field;
-      });
-      if (std::abs(c) >= 0.95 && !listed)
-        rep.correlated.push_back({kept[static_cast<std::size_t>(a)].field, kept[static_cast<std::size_t>(b)].field, c});
+    const double dof = std::max<double>(1.0, static_cast<double>(r.size() - p));
+    const double sigma2 = r.squaredNorm() / dof;
+    // With the prior the normal equations are A + diag(w²): invertible, and its inverse is the posterior covariance.
+    const MatrixXd post = s > 0 ? MatrixXd((A + MatrixXd(w2.asDiagonal())).inverse()) : cov;
+    for (Eigen::Index a = 0; a < p; ++a) {
+      for (Eigen::Index b = a + 1; b < p; ++b) {
+        const double c = cov(a, b) / std::sqrt(std::max(cov(a, a) * cov(b, b), 1e-300));
+        const bool listed = std::any_of(rep.correlated.begin(), rep.correlated.end(), [&](const FieldPair& q) {
+          return q.a == kept[static_cast<std::size_t>(a)].field && q.b == kept[static_cast<std::size_t>(b)].field;
+        });
+        if (std::abs(c) >= 0.95 && !listed)
+          rep.correlated.push_back(
+              {kept[static_cast<std::size_t>(a)].field, kept[static_cast<std::size_t>(b)].field, c});
+      }
     }
-  }
-  for (Eigen::Index j = 0; j < p; ++j) {
-    const Param& q = kept[static_cast<std::size_t>(j)];
-    RunFitField f;
-    f.field = q.field;
-    f.value_kind = q.kind;
-    f.base = q.base;
-    f.fitted = q.base * std::exp(x[j]);
-    f.lower = q.base * q.lo;
-    f.upper = q.base * q.hi;
-    f.at_bound = std::abs(x[j] - std::log(q.lo)) < 1e-6 || std::abs(x[j] - std::log(q.hi)) < 1e-6;
-    f.runs = kept_runs[static_cast<std::size_t>(j)];
-    f.std_error = std::sqrt(std::max(0.0, sigma2 * post(j, j)));
-    f.prior_sigma = q.prior_sigma;
-    f.data_share = s > 0 ? A(j, j) / (A(j, j) + w2[j]) : 1.0;
-    rep.fields.push_back(f);
-    if (f.at_bound) rep.notes.push_back(q.field + " stopped at its bound (" + std::to_string(f.fitted) + ")");
-    if (f.data_share < 0.5)
-      rep.notes.push_back(q.field + ": the runs weigh " + format_fixed(100 * f.data_share, 0) +
-                          " % of its estimate, the prior the rest: it stays near the base (x" +
-                          format_fixed(f.fitted / f.base, 3) + ")");
+    for (Eigen::Index j = 0; j < p; ++j) {
+      const Param& q = kept[static_cast<std::size_t>(j)];
+      RunFitField f;
+      f.field = q.field;
+      f.value_kind = q.kind;
+      f.base = q.base;
+      f.fitted = q.base * std::exp(x[j]);
+      f.lower = q.base * q.lo;
+      f.upper = q.base * q.hi;
+      f.at_bound = std::abs(x[j] - std::log(q.lo)) < 1e-6 || std::abs(x[j] - std::log(q.hi)) < 1e-6;
+      f.runs = kept_runs[static_cast<std::size_t>(j)];
+      f.std_error = std::sqrt(std::max(0.0, sigma2 * post(j, j)));
+      f.prior_sigma = q.prior_sigma;
+      f.data_share = s > 0 ? A(j, j) / (A(j, j) + w2[j]) : 1.0;
+      rep.fields.push_back(f);
+      if (f.at_bound) rep.notes.push_back(q.field + " stopped at its bound (" + std::to_string(f.fitted) + ")");
+      if (f.data_share < 0.5)
+        rep.notes.push_back(q.field + ": the runs weigh " + format_fixed(100 * f.data_share, 0) +
+                            " % of its estimate, the prior the rest: it stays near the base (x" +
+                            format_fixed(f.fitted / f.base, 3) + ")");
+    }
   }
 
   // Per run: before (the base profile), after, and left out of the fit.
@@ -390,7 +407,7 @@ RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const sp
     for (const auto& v : runs[k].measured) row.keys.push_back(v.key);
     row.measured = pb.measured[k];
     row.before = pb.predict(VectorXd::Zero(p), static_cast<int>(k));  // the base (with its curves' range points)
-    row.after = pb.predict(x, static_cast<int>(k));
+    if (depth == FitDepth::report) row.after = pb.predict(x, static_cast<int>(k));
     if (o.cross_validate) {
       std::vector<int> rest;
       for (int i : every)
@@ -409,25 +426,13 @@ RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const sp
     row.error_after = rms(row.after, row.measured);
     for (std::size_t i = 0; i < row.measured.size(); ++i) {
       all_b.push_back(row.before[i] / row.measured[i] - 1);
-      all_a.push_back(row.after[i] / row.measured[i] - 1);
+      if (depth == FitDepth::report) all_a.push_back(row.after[i] / row.measured[i] - 1);
       if (o.cross_validate) all_cv.push_back(row.cross_validated[i] / row.measured[i] - 1);
     }
     run_b.push_back(row.error_before);
     run_a.push_back(row.error_after);
     run_cv.push_back(row.error_cv);
     rep.runs.push_back(std::move(row));
-  }
-  (void)base_profile;
-  if (pb.guard) {
-    rep.capacity_probe = pb.guard->probe_name();
-    rep.capacity_base = pb.guard->base_capacity();
-    rep.capacity_fitted = pb.guard->capacity(rep.profile, pb.key_of(rep.profile));
-    rep.capacity_refused = pb.guard->refused() - refused_before;
-    if (rep.capacity_refused > 0)
-      rep.notes.push_back("capacity guard held: " + std::to_string(rep.capacity_refused) +
-                          " steps refused (leave-one-out refits included); predicted capacity " +
-                          format_fixed(rep.capacity_base, 0) + " -> " + format_fixed(rep.capacity_fitted, 0) +
-                          " output tokens/s");
   }
   auto vrms = [](const std::vector<double>& v) {
     double s = 0;
@@ -442,6 +447,19 @@ RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const sp
   rep.median_cv = median(run_cv);
   rep.cross_validated = o.cross_validate;
   rep.prior_scale = s;
+  if (depth == FitDepth::rank) return rep;  // what the ranking reads: rms_before and rms_cv
+  (void)base_profile;
+  if (pb.guard) {
+    rep.capacity_probe = pb.guard->probe_name();
+    rep.capacity_base = pb.guard->base_capacity();
+    rep.capacity_fitted = pb.guard->capacity(rep.profile, pb.key_of(rep.profile));
+    rep.capacity_refused = pb.guard->refused() - refused_before;
+    if (rep.capacity_refused > 0)
+      rep.notes.push_back("capacity guard held: " + std::to_string(rep.capacity_refused) +
+                          " steps refused (leave-one-out refits included); predicted capacity " +
+                          format_fixed(rep.capacity_base, 0) + " -> " + format_fixed(rep.capacity_fitted, 0) +
+                          " output tokens/s");
+  }
   if (o.cross_validate) rep.profile.cross_validated_error = cross_validated_error(all_cv, static_cast<int>(runs.size()));
 
   std::set<std::string> versions;
