@@ -245,13 +245,14 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
       "as vllm#8125/#8335's 1,000-prompt runs): served vs offline LLM.generate 14.9 vs 34.8 req/s single-step, 33.3 vs "
       "42.9 req/s with 8 scheduler steps, which 'only stream 1/8 tokens'. A served request costs the engine c_r + "
       "outputs x c_o more: (38.38 ms - 6.72 ms) / (197.52 x 7/8) = c_o";
-  t.push_back(c("runtime.served_step_per_seq_s", "vllm-v0 (0.6.0-0.6.1)", P::public_measurement,
-                rpc_table + " = 183 us per streamed output (rounded to 180 us; MQLLMEngine's 15 us from 0.6.2, "
+  t.push_back(c("runtime.rpc_frontend_per_output_s", "vllm-v0", P::public_measurement,
+                "releases 0.6.0-0.6.1 only, in place of runtime.served_step_per_seq_s: " + rpc_table +
+                " = 183 us per streamed output (rounded to 180 us; MQLLMEngine's 15 us from 0.6.2, "
                 "vllm#8157): rpc/server.py pickles and sends every RequestOutput from a task per request on "
                 "AsyncLLMEngine's event loop",
                 {}, rpc_frontend::kPerOutputS));
-  t.push_back(c("runtime.rpc_frontend_per_request_s", "vllm-v0 (0.6.0-0.6.1)", P::public_measurement,
-                rpc_table + " = 183 us, then c_r = 6.72 ms - 197.52 / 8 x 183 us = 2.20 ms per request (rounded to "
+  t.push_back(c("runtime.rpc_frontend_per_request_s", "vllm-v0", P::public_measurement,
+                "releases 0.6.0-0.6.1 only: " + rpc_table + " = 183 us, then c_r = 6.72 ms - 197.52 / 8 x 183 us = 2.20 ms per request (rounded to "
                 "2.2 ms): the RPC server's task and cloudpickle.loads, AsyncLLMEngine's AsyncStream and "
                 "add_request_async (engine_step adds every new request before its step). Priced ahead of the "
                 "engine's first step, on the front part's queue (perf/inprocess_server.hpp inprocess_front), added to "

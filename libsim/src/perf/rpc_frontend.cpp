@@ -1,6 +1,6 @@
 // vLLM 0.6.0-0.6.1's RPC frontend around AsyncLLMEngine: its two costs derived from vllm#8092's table
-// (perf/rpc_frontend.hpp), the reasoning in docs/cost-model.md, provenance runtime.served_step_per_seq_s and
-// runtime.rpc_frontend_per_request_s (vllm-v0 0.6.0-0.6.1).
+// (perf/rpc_frontend.hpp), the reasoning in docs/cost-model.md, provenance runtime.rpc_frontend_per_output_s and
+// runtime.rpc_frontend_per_request_s (vllm-v0, releases 0.6.0-0.6.1).
 #include "llmsim/perf/rpc_frontend.hpp"
 
 #include "llmsim/perf/runtime.hpp"
