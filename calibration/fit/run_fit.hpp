@@ -66,7 +66,9 @@ inline constexpr double kServingPathMaxS = 0.05;
 inline constexpr double kInprocessServerMaxS = 4 * perf::inprocess_server::kPerOutputS;
 /// The most a fit to a pre-0.6 vLLM's served runs may set the in-process server's front part per request to
 /// (HardwareProfile::inprocess_server_per_request_s), seconds: 4x the value it is carried over from (vllm#51349's
-/// 0.5 ms, perf/inprocess_server.hpp), as kServingPathMaxS is 4x its path's. Provenance: perf/provenance.cpp
+/// 0.5 ms, perf/inprocess_server.hpp), as kServingPathMaxS is 4x its path's; on vLLM 0.6.0-0.6.1, whose front part
+/// carries the RPC frontend's per-request time as well (perf/rpc_frontend.hpp), the fit's bound is 4x that whole
+/// value (the ratio kInprocessRequestMaxS / kPerRequestS). Provenance: perf/provenance.cpp
 /// ("run_fit.inprocess_request_max_s").
 inline constexpr double kInprocessRequestMaxS = 4 * perf::inprocess_server::kPerRequestS;
 

@@ -170,9 +170,12 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
   if (front_s > 0) {
     // ... and each request's handler ran its front part on that loop before the engine saw the request
     // (perf/inprocess_server.hpp inprocess_front): a queue under a burst, which the served runs' TTFT carries in
-    // proportion to the requests sent together. A host cost, from 1 % of its carried-over 0.5 ms to
-    // kInprocessRequestMaxS; only served runs of such a release have it.
-    Param q{"inprocess_server_per_request_s", "value", front_s, 0.01, std::max(1.0, kInprocessRequestMaxS / front_s), {}};
+    // proportion to the requests sent together. A host cost, from 1 % of the runtime's own value to 4x it
+    // (kInprocessRequestMaxS over the carried-over 0.5 ms: 2 ms where that is all, 10.8 ms on 0.6.0-0.6.1, whose
+    // front part carries the RPC frontend's 2.2 ms as well, perf/rpc_frontend.hpp); only served runs of such a
+    // release have it.
+    Param q{"inprocess_server_per_request_s", "value", front_s, 0.01,
+            kInprocessRequestMaxS / perf::inprocess_server::kPerRequestS, {}};
     q.apply = [front_s](perf::HardwareProfile& p, double s) { p.inprocess_server_per_request_s = front_s * s; };
     q.prior_sigma = kPriorSigmaHost;
     out.push_back(q);

@@ -457,6 +457,11 @@ TEST_CASE("run fit: docs/calibration.md's fit-level variants on the unseen error
   unseen_variant(a100, {"api_server_s"}, calibration::kPriorResidualScale);
   unseen_variant(a100, {"api_server_s", "gemm_eff_vs_m"}, calibration::kPriorResidualScale);
   unseen_variant(a100, {"gemm_eff_vs_m"}, 1.0);  // s = the runs' own scatter, not capped at 5 %
+  // 0.6.0's front part on the API server's loop as the field (docs/calibration.md, fit28f): alone, and with the GEMMs.
+  unseen_variant(a100, {"inprocess_server_per_request_s"}, calibration::kPriorResidualScale);
+  unseen_variant(a100, {"inprocess_server_per_request_s", "gemm_eff_vs_m"}, calibration::kPriorResidualScale);
+  unseen_variant(a100, {"inprocess_server_per_request_s", "gemm_eff_vs_m", "gemm_bw_eff_vs_m"},
+                 calibration::kPriorResidualScale);
   unseen_variant(h100, {"gemm_bw_eff_vs_m", "gemm_eff_vs_m", "attn_decode", "attn_prefill", "v0_cpu"},
                  calibration::kPriorResidualScale);
   unseen_variant(h100, {"gemm_eff_vs_m", "v0_cpu_overhead_per_seq_s"}, 1.0);

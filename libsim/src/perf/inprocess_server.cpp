@@ -4,6 +4,7 @@
 // (runtime.inprocess_server_per_request_s).
 #include "llmsim/perf/inprocess_server.hpp"
 
+#include "llmsim/perf/rpc_frontend.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 
 namespace llmsim::perf {
@@ -37,8 +38,11 @@ InprocessFront inprocess_front(const spec::EngineConfig& engine, bool offline) {
   // vLLM 0.6.0-0.6.4: the OpenAI server runs in a process of its own (MQLLMEngine, vllm#6883), but its handler still
   // parses and tokenises on that process's event loop before the request is sent to the engine (vllm#10635, 0.6.5):
   // the same front part, carved out of the runtime's post-engine path (api_server_s).
+  // 0.6.0-0.6.1 add the RPC frontend's engine time per request (perf/rpc_frontend.hpp), which a burst meets ahead of
+  // the engine's first step as well; it is not part of the path after the engine.
   if (r == Runtime::vllm_v0 && spec::api_server_tokenises_on_loop(engine.runtime_release))
-    return {inprocess_server::kPerRequestS, tokenise, inprocess_server::kPerRequestS};
+    return {inprocess_server::kPerRequestS + (through_rpc_frontend(engine, offline) ? rpc_frontend::kPerRequestS : 0),
+            tokenise, inprocess_server::kPerRequestS};
   return {};
 }
 

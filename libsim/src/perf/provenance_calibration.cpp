@@ -69,8 +69,9 @@ void add_run_fit_provenance(std::vector<ConstantProvenance>& t) {
                 "the upper bound of a fitted in-process OpenAI server front part per request "
                 "(inprocess_server_per_request_s, vLLM before 0.6): 4x the value it is carried over from, vllm#51349's "
                 "process_for_engine 0.5 ms (runtime.inprocess_server_per_request_s of vllm-v0.5), as "
-                "run_fit.serving_path_max_s is 4x its path's; more is not that handler's work. Not a cost-model "
-                "constant: how far a run fit may move one",
+                "run_fit.serving_path_max_s is 4x its path's; more is not that handler's work. On vLLM 0.6.0-0.6.1 "
+                "the same 4x of the runtime's whole front part (0.5 ms + the RPC frontend's 2.2 ms, "
+                "runtime.rpc_frontend_per_request_s). Not a cost-model constant: how far a run fit may move one",
                 {}, 2e-3));
   // --- The capacity guard of a run fit (calibration/fit/run_fit_capacity.hpp, issue 28): how far serving runs that
   // all ran below capacity may move the predicted capacity, and when a run counts as below capacity.

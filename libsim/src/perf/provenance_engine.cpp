@@ -7,6 +7,7 @@
 
 #include "llmsim/perf/eager_host.hpp"
 #include "llmsim/perf/inprocess_server.hpp"
+#include "llmsim/perf/rpc_frontend.hpp"
 #include "llmsim/perf/v0_sampler.hpp"
 #include "llmsim/spec/engine_config.hpp"
 
@@ -237,6 +238,27 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "tokenisation to a thread pool. The 0.5 ms is taken out of runtime.api_server_s (4 ms, the whole "
                 "frontend's) for these releases, so the serving path is 3.5 ms after the engine",
                 {}, inprocess_server::kPerRequestS));
+  // vLLM 0.6.0-0.6.1: the RPC frontend around AsyncLLMEngine (perf/rpc_frontend.hpp, issue 28), before MQLLMEngine.
+  const std::string rpc_table =
+      "vllm#8092's table (2024-09-02, 0.6.0's server: the OpenAI server over AsyncEngineRPCClient/Server around "
+      "AsyncLLMEngine, rpc/client.py and rpc/server.py; 1 H100, Llama-3.1-8B, ShareGPT, 197.52 output tokens per request "
+      "as vllm#8125/#8335's 1,000-prompt runs): served vs offline LLM.generate 14.9 vs 34.8 req/s single-step, 33.3 vs "
+      "42.9 req/s with 8 scheduler steps, which 'only stream 1/8 tokens'. A served request costs the engine c_r + "
+      "outputs x c_o more: (38.38 ms - 6.72 ms) / (197.52 x 7/8) = c_o";
+  t.push_back(c("runtime.rpc_frontend_per_output_s", "vllm-v0", P::public_measurement,
+                "releases 0.6.0-0.6.1 only, in place of runtime.served_step_per_seq_s: " + rpc_table +
+                " = 183 us per streamed output (rounded to 180 us; MQLLMEngine's 15 us from 0.6.2, "
+                "vllm#8157): rpc/server.py pickles and sends every RequestOutput from a task per request on "
+                "AsyncLLMEngine's event loop",
+                {}, rpc_frontend::kPerOutputS));
+  t.push_back(c("runtime.rpc_frontend_per_request_s", "vllm-v0", P::public_measurement,
+                "releases 0.6.0-0.6.1 only: " + rpc_table + " = 183 us, then c_r = 6.72 ms - 197.52 / 8 x 183 us = 2.20 ms per request (rounded to "
+                "2.2 ms): the RPC server's task and cloudpickle.loads, AsyncLLMEngine's AsyncStream and "
+                "add_request_async (engine_step adds every new request before its step). Priced ahead of the "
+                "engine's first step, on the front part's queue (perf/inprocess_server.hpp inprocess_front), added to "
+                "runtime.inprocess_server_per_request_s; where in the request's life the rest of it falls is not "
+                "measured",
+                {}, rpc_frontend::kPerRequestS));
   // Prompt tokenisation in the serving process (perf/serving_path.hpp, issue 27): every vLLM release's OpenAI server
   // (before 0.6 in the engine's own process) and SGLang's TokenizerManager tokenise the prompt before the engine sees it.
   for (const char* r : {"vllm-v1", "vllm-v0", "vllm-v0.5", "vllm-v0-paged", "sglang"}) {

@@ -3,6 +3,7 @@
 #include "llmsim/perf/served_step_host.hpp"
 
 #include "llmsim/perf/inprocess_server.hpp"
+#include "llmsim/perf/rpc_frontend.hpp"
 #include "llmsim/perf/runtime.hpp"
 
 namespace llmsim::perf {
@@ -11,6 +12,9 @@ double served_step_host_per_seq_s(const spec::EngineConfig& engine, bool offline
   // The same requests as perf/serving_path.hpp's: those that cross the API server.
   if (!engine.api_server || offline || engine.synthetic_service) return 0;
   if (engine.policy == spec::SchedulerPolicy::static_batching) return 0;
+  // vLLM 0.6.0-0.6.1's RPC frontend pickles and sends every output from a coroutine per request of AsyncLLMEngine's
+  // loop, where MQLLMEngine (the runtime's value) sends one list per step: perf/rpc_frontend.hpp.
+  if (through_rpc_frontend(engine, offline)) return rpc_frontend::kPerOutputS;
   return runtime_traits(runtime_of(engine)).served_step_per_seq_s;
 }
 

@@ -327,6 +327,13 @@ bool api_server_tokenises_on_loop(const std::optional<std::string>& release) {
   return v.engine == "vllm" && before(v.numbers, {0, 6, 5});
 }
 
+bool vllm_rpc_frontend(const std::optional<std::string>& release) {
+  if (!release || !is_engine_version(*release)) return false;
+  const EngineVersion v = parse_engine_version(*release, "engine.runtime");
+  // vllm#6883's RPC frontend from 0.6.0 (the V0 runtime's first release) until vllm#8157's MQLLMEngine (0.6.2).
+  return v.engine == "vllm" && !before(v.numbers, {0, 6, 0}) && before(v.numbers, {0, 6, 2});
+}
+
 bool sglang_overlap_by_default(const std::optional<std::string>& release) {
   if (!release || !is_engine_version(*release)) return true;
   const EngineVersion v = parse_engine_version(*release, "engine.runtime");

@@ -192,6 +192,13 @@ bool chat_template_parsed_per_request(const std::optional<std::string>& release)
 /// name), other engines and later releases.
 bool api_server_tokenises_on_loop(const std::optional<std::string>& release);
 
+/// Whether a vLLM release's OpenAI server drives the engine through 0.6.0's RPC frontend (AsyncEngineRPCClient ->
+/// AsyncEngineRPCServer around AsyncLLMEngine, vllm/entrypoints/openai/rpc/): 0.6.0 and 0.6.1.x. vllm#8157
+/// (MQLLMEngine, opened 2024-09-04, after 0.6.0) replaced it; taken as first released in 0.6.2 (its merge date not read
+/// here; 0.6.1.post2 is of 2024-09-13). perf/rpc_frontend.hpp prices it. False for no release (a runtime name), other
+/// engines and other releases.
+bool vllm_rpc_frontend(const std::optional<std::string>& release);
+
 /// Which of the two per-request Jinja passes above a release runs (the work differs, so does its cost:
 /// perf/chat_render.hpp): none, 0.8.0-0.9.1's content-format detection (parse + a search of the AST), or 0.11.x's
 /// template-kwargs filter (a new sandboxed environment, parse + `jinja2.meta.find_undeclared_variables`).
