@@ -21,6 +21,17 @@ std::int64_t KvLayout::blocks_for(std::int64_t context, int block_size, std::int
   return full_groups * full + sliding_groups * sliding;
 }
 
+std::int64_t KvLayout::blocks_held(std::int64_t computed, std::int64_t new_tokens, int block_size) const noexcept {
+  const std::int64_t end = std::max<std::int64_t>(0, computed) + std::max<std::int64_t>(0, new_tokens);
+  if (end <= 0 || block_size <= 0) return 0;
+  const std::int64_t full = cdiv(end, std::int64_t{block_size} * full_block_scale);
+  const std::int64_t sliding_block = std::int64_t{block_size} * sliding_block_scale;
+  std::int64_t sliding = cdiv(end, sliding_block);
+  // remove_skipped_blocks: the blocks wholly before the first token the next query still attends to are freed.
+  if (window > 0) sliding -= std::max<std::int64_t>(0, computed - window + 1) / sliding_block;
+  return full_groups * full + sliding_groups * sliding;
+}
+
 std::int64_t KvLayout::longest_context(std::int64_t pool_blocks, int block_size, std::int64_t chunk,
                                        std::int64_t limit) const noexcept {
   if (groups() == 0 || block_size <= 0 || blocks_for(1, block_size, chunk) > pool_blocks) return 0;

@@ -43,6 +43,15 @@ struct KvLayout {
   /// every sliding group only those still inside the window, window − 1 + `chunk` tokens plus one (vLLM's
   /// SlidingWindowSpec.max_memory_usage_bytes with chunk = max_num_batched_tokens).
   std::int64_t blocks_for(std::int64_t context, int block_size, std::int64_t chunk) const noexcept;
+  /// Pool blocks one running sequence holds in vLLM V1 when `computed` tokens are in its cache and `new_tokens` more
+  /// are scheduled (a prefill chunk, or a decode step's 1): every full group a block per block_size tokens of
+  /// computed + new, every sliding group only the blocks from the one holding token computed − window + 1 on, as
+  /// KVCacheManager.allocate_slots first calls remove_skipped_blocks(request, num_computed_tokens) and then allocates
+  /// for the new tokens (vllm/v1/core/single_type_kv_cache_manager.py, SlidingWindowManager: last_useful_token =
+  /// num_computed_tokens − sliding_window + 1, blocks [0, last_useful_token // block_size) freed). A decoder far past
+  /// the window holds cdiv(window, block) or one more block per sliding group, whatever its length. Never more than
+  /// blocks_for(computed + new_tokens, block_size, new_tokens); the same as it inside the window.
+  std::int64_t blocks_held(std::int64_t computed, std::int64_t new_tokens, int block_size) const noexcept;
   /// The longest context one sequence can reach in `pool_blocks` blocks (0 when not even one token fits; capped at
   /// `limit` when sliding groups alone make length free).
   std::int64_t longest_context(std::int64_t pool_blocks, int block_size, std::int64_t chunk,
