@@ -31,7 +31,7 @@ def test_calibrate_small_runs_predicts_large_ones_better(tmp_path):
     # The fields fields=["auto"] picks on these four runs by their leave-one-out error (tests/calibration runs the
     # selection itself; here the fit and the DataFrames are under test).
     fit = llmsim.calibrate(subset(tmp_path, A100, lambda n: n <= 80),
-                           fields=["attn_prefill_efficiency", "v0_cpu_overhead_per_iter_s"])
+                           fields=["gemm_bw_eff_vs_m"])
     assert fit.profile["gpu_id"] == "a100-80gb-sxm"
     assert fit.profile["runtime"] == "vllm-v0"
     assert fit.profile["engine_version"] == "vllm 0.6.0"
