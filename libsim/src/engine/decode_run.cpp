@@ -82,6 +82,7 @@ void Replica::commit_run_step(std::int64_t& grown) {
   const auto n = static_cast<double>(n_dec_);
   work_.busy_s += d;
   work_.tokens += n;
+  work_.output_tokens += n;  // finish_iteration's emitted tokens: every decoder's, none finishes
   work_.decode_context += static_cast<double>(ctx_sum_ + n_dec_);
   work_.iterations += 1;
   if (moe_) work_.expert_share += cost_->routed_expert_share(n);

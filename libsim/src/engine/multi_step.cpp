@@ -51,6 +51,7 @@ void Replica::continue_window(double now_s) {
   }
   kv_used_.set(now_s, static_cast<double>(kv_.used()));
   saturated_ = !waiting_.empty() || !swapped_.empty();
+  sat_prefill_share_ = 0;  // decode only
   emitting_ = window_left_ == 0 ? n_dec_ * cfg_.scheduler_steps : 0;  // less the dropped tokens at the end
   duration_s_ = window_decode_steps(n_dec_, long_context(shape.decode_max_context)).time(ctx_sum_);
   count_iteration(shape, now_s);

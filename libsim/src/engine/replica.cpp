@@ -300,11 +300,21 @@ bool Replica::start_iteration(double now_s) {
   if (window_left_ > 0) emitting_ = 0;  // a multi-step window opened: its tokens are counted at its end
   double proposer_s = 0;
   // A step planned now (from idle, or after an empty plan) has no step in flight to hide its host time behind.
-  if (cfg_.async_scheduling && plan_cutoff_s_ == now_s) duration_s_ = cost_->serial_time(shape, &proposer_s);
-  else if (shape.spec_tokens > 0) duration_s_ = cost_->iteration_time(shape, &proposer_s);
-  else if (shape.prefill_seqs == 0)
-    duration_s_ = decode_steps(shape.decode_seqs, long_context(shape.decode_max_context)).time(shape.decode_context);
-  else duration_s_ = cost_->iteration_time(shape);
+  const bool serial = cfg_.async_scheduling && plan_cutoff_s_ == now_s;
+  duration_s_ = step_time(shape, serial, &proposer_s);
+  // A saturated step's share of time spent on prompts (SaturationTotals::prefill_s): what its prefill chunks added
+  // to the decode step the running sequences take anyway (vLLM schedules running requests before waiting ones).
+  // Priced only for saturated steps that mix both, so the decode-only hot path pays nothing.
+  sat_prefill_share_ = 0;
+  if (saturated_ && shape.prefill_seqs > 0) {
+    sat_prefill_share_ = 1;
+    if (shape.decode_seqs > 0) {
+      perf::BatchShape decodes = shape;
+      decodes.prefill_seqs = decodes.prefill_tokens = decodes.prefill_kv_tokens = decodes.prefill_last_chunks = 0;
+      decodes.prefill_attn_pairs = 0;
+      sat_prefill_share_ = std::clamp(1.0 - step_time(decodes, serial, nullptr) / duration_s_, 0.0, 1.0);
+    }
+  }
   const bool spec_step = shape.spec_tokens > 0 && shape.decode_seqs > 0;
   spec_plan_seqs_ = spec_step ? static_cast<double>(shape.decode_seqs - padding) : 0;
   spec_plan_proposer_s_ = spec_step ? proposer_s : 0;
@@ -312,6 +322,14 @@ bool Replica::start_iteration(double now_s) {
   if (swap_bytes_ > 0 || load_bytes_ > 0) duration_s_ += cost_->host_transfer_time(swap_bytes_ + load_bytes_);
   count_iteration(shape, now_s);
   return true;
+}
+
+double Replica::step_time(const perf::BatchShape& shape, bool serial, double* proposer_s) {
+  if (serial) return cost_->serial_time(shape, proposer_s);
+  if (shape.spec_tokens > 0) return cost_->iteration_time(shape, proposer_s);
+  if (shape.prefill_seqs == 0)
+    return decode_steps(shape.decode_seqs, long_context(shape.decode_max_context)).time(shape.decode_context);
+  return cost_->iteration_time(shape);
 }
 
 void Replica::count_iteration(const perf::BatchShape& shape, double now_s) {
@@ -463,12 +481,14 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
   prefill_done_.clear();
   if (is_static && running_ > 0 && static_done_ == running_) release_static_batch();
   kv_used_.set(now_s, static_cast<double>(kv_.used()));
+  work_.output_tokens += static_cast<double>(emitting_);
   if (saturated_) {
     const double elapsed = now_s - record_.start_s;  // under pipeline parallel, includes waits at busy stages
     sat_.time_s += elapsed;
     sat_.iterations += 1;
     sat_.output_tokens += static_cast<double>(emitting_);
     sat_.prefill_tokens += static_cast<double>(record_.prefill_tokens);
+    if (sat_prefill_share_ > 0) sat_.prefill_s += sat_prefill_share_ * elapsed;
     sat_.seq_time += static_cast<double>(record_.prefill_seqs + record_.decode_seqs) * elapsed;
   }
 }

@@ -78,6 +78,7 @@ struct ReplicaConfig {
 struct WorkTotals {
   double busy_s = 0;
   double tokens = 0, prefill_tokens = 0, attn_pairs = 0, decode_context = 0, prefill_kv_tokens = 0;
+  double output_tokens = 0;  ///< tokens emitted (as SaturationTotals::output_tokens), every request's
   double iterations = 0, swap_bytes = 0;
   /// MoE: Σ over iterations of the share of routed experts each ran (perf::CostModel::routed_expert_share), what MBU
   /// counts of the experts' weights; 0 for a dense model.
@@ -103,6 +104,9 @@ struct SaturationTotals {
   double time_s = 0, iterations = 0;
   double output_tokens = 0;   ///< tokens emitted (decodes and completed prefills; static padding excluded)
   double prefill_tokens = 0;  ///< prompt tokens computed (recomputation included: it is work done)
+  /// The seconds of those iterations spent on prompts: in a step that also decodes, its time less the time the same
+  /// decodes alone take (perf::CostModel), the rest of the step being the decodes'; all of a prefill-only step.
+  double prefill_s = 0;
   double seq_time = 0;        ///< Σ sequences × duration
 };
 
@@ -315,6 +319,9 @@ class Replica {
   void apply_cancels();  ///< at the iteration boundary: running requests whose client timed out leave
   /// start_iteration's accounting of the iteration just formed (`shape`, duration_s_ set): totals and record.
   void count_iteration(const perf::BatchShape& shape, double now_s);
+  /// The cost model's time for `shape` on the path this replica prices it (serial: planned from idle under async
+  /// scheduling); `proposer_s` as CostModel::iteration_time's (nullptr: not wanted).
+  double step_time(const perf::BatchShape& shape, bool serial, double* proposer_s);
   /// finish_iteration's inter-token gaps of a decode step ending at `now_s`: every decoder emitted one token, the
   /// gaps grouped by when each got its previous token. Inline: a decode run commits a step without a call.
   void emit_token_gaps(double now_s) {
@@ -414,6 +421,7 @@ class Replica {
   bool decode_step_ = false;
   bool preempted_this_step_ = false;
   bool saturated_ = false;        ///< requests were left waiting when this iteration was formed
+  double sat_prefill_share_ = 0;  ///< of a saturated iteration's time, its prompts' (SaturationTotals::prefill_s)
   std::int64_t emitting_ = 0;     ///< sequences emitting a real token in this iteration
   /// A speculative decode step in flight: its sequences and proposer time, added to work_ when it completes, as its
   /// tokens are (a step planned and never completed — the run cut at its horizon — counted steps without tokens:

@@ -103,24 +103,52 @@ void fill_kv(metrics::Summary& sum, const RunFacts& f) {
 // Share of the engines' busy time that must have been saturated for the saturation rate to be reported.
 constexpr double kMinSaturatedShare = 0.05;
 
+}  // namespace
+
+double saturated_request_rate(const SaturationTotals& t, double prompt_computed, double emitted,
+                              const metrics::Throughput& run) {
+  // A saturated server's service rate is the work it completes per busy second, counted in requests: 1 / the
+  // seconds one request's work takes at the saturated steps' pace. A request's work is its output's decode steps
+  // and its prompt's prefill, so those seconds are (mean output) × (decode seconds per output token emitted) +
+  // (prompt tokens computed per request) × (prefill seconds per prompt token computed), each pace from the
+  // saturated steps alone (SaturationTotals::prefill_s splits their time) and each length from the whole run:
+  // prompt tokens computed per request = the run's computed per emitted token × mean output (prefix-cache hits
+  // computed nothing, recomputation after preemption twice). Over a long saturated stretch the steps' prompt and
+  // output mix is the run's, and this is output tokens/s / mean output; in a short one whose steps admit a backlog's
+  // prompts ahead of their outputs (the 4090's KV-bound transient, docs/engine.md) it counts the prompts' work too
+  // instead of reading the rate from the output side alone (2.34 req/s under an achieved 2.96).
+  if (!(run.requests_per_s > 0) || !(run.output_tokens_per_s > 0) || !(t.output_tokens > 0) || !(t.time_s > 0)) return 0;
+  const double mean_output = run.output_tokens_per_s / run.requests_per_s;
+  const double prefill_s = std::clamp(t.prefill_s, 0.0, t.time_s);
+  double per_request_s = (t.time_s - prefill_s) / t.output_tokens * mean_output;
+  if (prefill_s > 0 && t.prefill_tokens > 0 && emitted > 0)
+    per_request_s += prefill_s / t.prefill_tokens * (prompt_computed / emitted * mean_output);
+  return per_request_s > 0 ? 1.0 / per_request_s : 0.0;
+}
+
+namespace {
+
 void fill_batch_and_saturation(metrics::Summary& sum, const RunFacts& f) {
   // Each engine (a replica, or one of a pipeline's batches in flight) serves its iterations back to back, so
   // its rate while saturated is what it emitted then over the time those iterations took; the deployment's is
   // that rate times the engines that served, as if all were saturated at once (an autoscaler's replicas never
   // started, spares never called, serve nothing and add nothing).
-  double busy = 0, seq_time = 0;
+  double busy = 0, seq_time = 0, prompt_computed = 0, emitted = 0;
   SaturationTotals t;
   std::int64_t served = 0;
   for (const auto& r : f.replicas) {
     busy += r.work().busy_s;
     if (r.work().busy_s > 0) ++served;
     seq_time += r.work().seq_time;
+    prompt_computed += r.work().prefill_tokens;
+    emitted += r.work().output_tokens;
     sum.batch.max_seqs = std::max(sum.batch.max_seqs, r.work().max_seqs);
     const auto& s = r.saturation();
     t.time_s += s.time_s;
     t.iterations += s.iterations;
     t.output_tokens += s.output_tokens;
     t.prefill_tokens += s.prefill_tokens;
+    t.prefill_s += s.prefill_s;
     t.seq_time += s.seq_time;
   }
   if (busy > 0) sum.batch.mean_seqs = seq_time / busy;
@@ -136,13 +164,7 @@ void fill_batch_and_saturation(metrics::Summary& sum, const RunFacts& f) {
   sat.throughput.input_tokens_per_s = t.prefill_tokens / t.time_s * engines;
   sat.throughput.total_tokens_per_s = sat.throughput.input_tokens_per_s + sat.throughput.output_tokens_per_s;
   sat.mean_batch = t.seq_time / t.time_s;
-  // Requests per second follow from the output side: a request is done when its output is, so the engine
-  // completes output rate / mean output length. Over a long saturated stretch the prompt side agrees (input
-  // rate / mean prompt length); in a short one the prompts run ahead (a batch filling up, a spike's backlog
-  // being admitted), which input_tokens_per_s shows. Completions counted inside the saturated iterations would
-  // tilt with those transients (a batch filling up completes nothing yet).
-  const auto& run = sum.throughput;
-  if (run.requests_per_s > 0) sat.throughput.requests_per_s = sat.throughput.output_tokens_per_s / (run.output_tokens_per_s / run.requests_per_s);
+  sat.throughput.requests_per_s = saturated_request_rate(t, prompt_computed, emitted, sum.throughput) * engines;
 }
 
 void fill_speculative(metrics::Summary& sum, const RunFacts& f) {

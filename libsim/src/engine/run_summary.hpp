@@ -31,9 +31,18 @@ std::string engine_label(const spec::EngineConfig& e, int pp);
 /// Fills summary.mfu/mbu, kv, batch and saturation (summary.duration_s must be set).
 void fill_engine(metrics::Summary& summary, const RunFacts& facts);
 
+/// Requests per second of one engine while saturated (× the engines for a deployment): 1 / the seconds a request's
+/// work takes at the saturated steps' pace — mean output × their decode seconds per token emitted + prompt tokens
+/// computed per request × their prefill seconds per prompt token (SaturationTotals::prefill_s). `prompt_computed`
+/// and `emitted`: the whole run's prompt tokens computed and tokens emitted, every request's (their ratio sets the
+/// prompt tokens a request costs); `run`: the measured requests' achieved rates (mean output). 0 when nothing was
+/// emitted while saturated or no request completed.
+double saturated_request_rate(const SaturationTotals& t, double prompt_computed, double emitted,
+                              const metrics::Throughput& run);
+
 /// A disaggregated pool's or a fleet member's entry from `measured`, the run's summary with fill_engine applied to the
-/// pool's replicas alone; `rs` the pool's scenario. Its saturation rate is the output side's (a prefill pool, which
-/// emits none, replaces it).
+/// pool's replicas alone; `rs` the pool's scenario. Its saturation rate is saturated_request_rate's (a prefill pool,
+/// which emits none, replaces it with its prompt side).
 metrics::PoolSummary pool_summary(std::string role, const spec::ResolvedScenario& rs, const metrics::Summary& measured);
 
 /// A heterogeneous fleet (after fill_engine over all its replicas): its MFU, MBU and busy fraction from each member's

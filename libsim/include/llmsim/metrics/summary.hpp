@@ -83,9 +83,11 @@ struct OfferedLoad {
 /// batch at its token budget, max_num_seqs or KV limit). Rates are per deployment: the per-engine rate over
 /// those iterations times the engines (replicas × batches in flight). All 0 when never saturated (JSON null).
 struct Saturation {
-  /// Output tokens emitted and prompt tokens computed in those iterations, per second of them; requests/s =
-  /// output tokens/s / the run's mean output length. Over a long saturated stretch input tokens/s / mean prompt
-  /// length agrees; in a short one (a spike's backlog, a batch filling up) the prompt side runs ahead.
+  /// Output tokens emitted and prompt tokens computed in those iterations, per second of them; requests/s = the
+  /// work they completed per second in requests: 1 / (mean output × their decode seconds per output token + prompt
+  /// tokens computed per request × their prefill seconds per prompt token), docs/engine.md. Over a long saturated
+  /// stretch that is output tokens/s / mean output; in a short one (a spike's backlog, a batch filling up) the
+  /// prompt side runs ahead, and its work is counted.
   Throughput throughput;
   double time_s = 0;                  ///< summed over engines
   double busy_fraction = 0;           ///< of the engines' busy time
