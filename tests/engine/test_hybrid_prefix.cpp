@@ -120,3 +120,14 @@ TEST_CASE("hybrid prefix caching: a full-attention model keeps 16-token hits und
     CHECK(hits >= 20.0 * 4992);
   }
 }
+
+TEST_CASE("hybrid prefix caching: a host KV tier on a release without it is refused, naming the field",
+          "[hybrid_prefix]") {
+  Json j = test::scenario({{"arrival", {{"process", "offline"}}}, {"num_requests", 4}},
+                          {{"enable_prefix_caching", true}, {"kv_offload_gb", 64}, {"runtime", "vllm==0.11.0"}},
+                          "h200-141gb-sxm");
+  j["model"] = "nemotron-3-nano-30b-a3b";
+  CHECK_THROWS_WITH(test::make(j), Catch::Contains("engine.kv_offload_gb") && Catch::Contains("vLLM 0.11.0"));
+  j["engine"]["runtime"] = "vllm==0.11.1";
+  CHECK_NOTHROW(test::make(j));
+}
