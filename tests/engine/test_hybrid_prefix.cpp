@@ -5,6 +5,7 @@
 // its 16-token blocks.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -71,12 +72,16 @@ TEST_CASE("hybrid prefix caching: Nemotron-3-Nano has no hits before vLLM 0.11.1
     const auto r = shared_prefix_run("nemotron-3-nano-30b-a3b", "h200-141gb-sxm", old);
     CHECK_FALSE(r.rs.scenario.engine.prefix_caching());
     CHECK(notes_prefix_off(r.rs, std::string(old).substr(6)));
+    // The run says so too.
+    REQUIRE(!r.result.summary.warnings.empty());
+    CHECK(std::count(r.result.summary.warnings.begin(), r.result.summary.warnings.end(), r.rs.prefix_caching_off) == 1);
     CHECK(r.result.summary.completed_requests == 24);
     CHECK(r.result.summary.kv.prefix_cache_hit_tokens == 0);
   }
   const auto r = shared_prefix_run("nemotron-3-nano-30b-a3b", "h200-141gb-sxm", "vllm==0.12.0");
   CHECK(r.rs.scenario.engine.prefix_caching());
   CHECK_FALSE(notes_prefix_off(r.rs, "0.12.0"));
+  CHECK(r.rs.prefix_caching_off.empty());
   const std::int64_t g = r.plan.hybrid_prefix_block_tokens;
   CAPTURE(g);
   REQUIRE(g > 16);

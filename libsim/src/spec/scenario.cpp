@@ -467,9 +467,10 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
       if (r.scenario.engine.kv_offload_gb > 0)
         p.add("engine.kv_offload_gb", "a host KV tier holds prefix-cache blocks, and " + why);
       if (s.workload.warm_cache) p.add("workload.warm_cache", "a warm cache is the prefix cache's content, and " + why);
-      r.notes.push_back("prefix caching is off: vLLM " + off->release + " disables it for a hybrid (" +
-                        (m.linear_mamba2 ? "Mamba-2" : "gated DeltaNet") + ") model; from vLLM " + off->first_with +
-                        " it caches whole hybrid blocks");
+      r.prefix_caching_off = "prefix caching is off: vLLM " + off->release + " disables it for a hybrid (" +
+                             (m.linear_mamba2 ? "Mamba-2" : "gated DeltaNet") + ") model; from vLLM " +
+                             off->first_with + " it caches whole hybrid blocks";
+      r.notes.push_back(r.prefix_caching_off);
     }
   }
   const auto& e = r.scenario.engine;
