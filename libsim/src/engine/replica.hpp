@@ -38,6 +38,9 @@ struct ReplicaConfig {
   bool swap = false;
   double block_bytes = 0;  ///< per GPU, for swap transfer times
   bool prefix_caching = false;
+  /// A hybrid model's prefix-cache hit granule in blocks (memory::MemoryPlan::hybrid_prefix_block_tokens over
+  /// block_size, rounded up): vLLM caches whole blocks of its raised attention block size; 1 otherwise.
+  std::int64_t prefix_granule_blocks = 1;
   int hash_block_tokens = 0;  ///< prompt tokens per block hash of a block-hash trace (Seq::chain), else 0
   /// Host KV tier (engine.kv_offload_gb, engine/kv_host_tier.hpp): its blocks (0 = none) and the bytes one block
   /// has on all the replica's GPUs together (for the bytes moved; transfer times use block_bytes, per GPU).

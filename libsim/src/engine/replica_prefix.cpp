@@ -71,25 +71,31 @@ std::int64_t Replica::cached_tokens(const Seq& s, std::int64_t* prefix_blocks, s
   if (!cfg_.prefix_caching) return 0;
   const std::int64_t bs = kv_.block_size();
   // A hit is whole blocks and never covers the prompt's last token: its logits must be computed.
-  const std::int64_t max_blocks = (s.prefill_target - 1) / bs;
+  // A hybrid model's hit is whole blocks of vLLM's raised block size (g of llmsim's blocks; 1 for others).
+  const std::int64_t g = cfg_.prefix_granule_blocks;
+  const std::int64_t max_blocks = (s.prefill_target - 1) / bs, hit_max = max_blocks / g * g;
   std::int64_t chain = 0;  // cached blocks from the start of the sequence
   bool unbroken = true;
   if (s.chain) {
-    chain = *prefix_blocks = hashed_hit(s, max_blocks, shared_cost);
+    chain = *prefix_blocks = hashed_hit(s, hit_max, shared_cost);
+    if (g > 1 && chain % g != 0) chain = *prefix_blocks = hashed_hit(s, chain / g * g, shared_cost);
     unbroken = chain == s.cached_after;  // the own entry continues the blocks it held when preempted
   } else if (s.prefix_len > 0 && s.prefix_len <= max_blocks) {
     *prefix_blocks = s.prefix_len;  // referenced whole; its resident part is the hit
     *shared_cost = kv_.prefix_cost(s.prefix_key, s.prefix_len);
-    chain = std::min(kv_.prefix_resident(s.prefix_key), s.prefix_len);
+    // (A hybrid model's hit: the resident part's whole hybrid blocks.)
+    chain = std::min(kv_.prefix_resident(s.prefix_key), s.prefix_len) / g * g;
     unbroken = chain == s.prefix_len;  // blocks after an evicted one cannot be matched (chained hashes)
   }
   if (unbroken && s.cache_handle >= 0) {
-    *own_blocks = std::min(kv_.entry_resident(s.cache_handle), max_blocks - chain);
+    const std::int64_t own = std::min(kv_.entry_resident(s.cache_handle), max_blocks - chain);
+    *own_blocks = std::max<std::int64_t>(0, (chain + own) / g * g - chain);
     chain += *own_blocks;
   }
   // The host tier continues a hashed GPU hit (vLLM's connector looks up the blocks after the GPU's computed ones).
   if (s.chain && *own_blocks == 0 && host_.enabled()) {
-    const std::int64_t loaded = host_hit(s, chain, std::min(max_blocks, s.input / bs));
+    const std::int64_t loaded =
+        std::max<std::int64_t>(0, (chain + host_hit(s, chain, std::min(max_blocks, s.input / bs))) / g * g - chain);
     if (host_blocks) *host_blocks = loaded;
     chain += loaded;
   }

@@ -44,6 +44,7 @@ bool Simulation::build() {
 
   serving_path_ = perf::serving_path(e, spec::offline_workload(w));
   driver_ = std::make_unique<WorkloadDriver>(rs_, e.block_size, !synthetic && e.prefix_caching());
+  if (!front.prefix_caching_off.empty()) result_.summary.warnings.push_back(front.prefix_caching_off);
   collector_ = std::make_unique<metrics::Collector>(driver_->class_infos(), sc.slo, sc.metrics.percentiles);
   if (driver_->sessions()) {
     if (disagg_) throw ConfigError("workload.sessions", "sessions with disaggregation are not modelled yet: the decode pool "
@@ -187,6 +188,8 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
   cfg.block_bytes = plan.kv_bytes_per_token_per_gpu * e.block_size;
   cfg.state_blocks = plan.linear_state_blocks_per_seq;  // vLLM V1: each running sequence's state from the pool
   cfg.prefix_caching = e.prefix_caching();
+  if (plan.hybrid_prefix_block_tokens > e.block_size)
+    cfg.prefix_granule_blocks = (plan.hybrid_prefix_block_tokens + e.block_size - 1) / e.block_size;
   cfg.hash_block_tokens = driver_->hash_block_tokens();
   if (pool.speculation) {  // a pool's engine patch may turn speculation on or off for that pool alone
     cfg.spec_tokens = pool.speculation->config.num_speculative_tokens;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace llmsim::memory::detail {
 
@@ -63,6 +64,13 @@ LinearStatePages linear_state_pages(const spec::ModelSpec& m, const spec::Parall
     if (p.bytes_per_seq() > best.bytes_per_seq()) best = p;
   }
   return best;
+}
+
+int hybrid_prefix_block_tokens(double state_bytes_per_layer, double attn_bytes_per_token_layer, int mamba_chunk) {
+  if (!(state_bytes_per_layer > 0) || !(attn_bytes_per_token_layer > 0)) return 0;
+  const double tokens = std::ceil(state_bytes_per_layer / attn_bytes_per_token_layer);  // attn_tokens_per_mamba_state
+  const int unit = mamba_chunk > 0 ? std::lcm(mamba_chunk, kKernelBlockAlignment) : kKernelBlockAlignment;
+  return static_cast<int>(std::ceil(tokens / unit)) * unit;
 }
 
 }  // namespace llmsim::memory::detail

@@ -28,6 +28,16 @@ struct LinearStatePages {
 LinearStatePages linear_state_pages(const spec::ModelSpec& model, const spec::ParallelConfig& parallel,
                                     double state_bytes_per_layer, double attn_bytes_per_token_layer,
                                     double group_ratio = 1.5, bool whole_model = true);
+/// vLLM V1's attention block size for a hybrid model served with prefix caching, in tokens: a prefix-cache hit is
+/// whole blocks of it (vllm#40696: "only fully completed blocks are cached", 528 tokens for Qwen3.5-4B).
+/// HybridAttentionMambaModelConfig.verify_and_update_config (vllm/model_executor/models/config.py; later
+/// Platform._align_hybrid_block_size): the tokens of attention K/V one layer's state fills,
+/// cdiv(mamba_page, attn_page_1_token), rounded up to a multiple of the Mamba-2 SSD kernel's chunk (lcm(chunk, 16),
+/// `mamba_chunk` > 0: Mamba-2's "all" mode, vllm#25752) or of the kernel alignment, 16 (`mamba_chunk` 0: gated
+/// DeltaNet's "align" mode, vllm#30877). `state_bytes_per_layer`: one layer's state on one GPU;
+/// `attn_bytes_per_token_layer`: one attention layer's K+V of one token on one GPU. 0 when either is 0.
+int hybrid_prefix_block_tokens(double state_bytes_per_layer, double attn_bytes_per_token_layer, int mamba_chunk);
+
 /// Linear-attention layers on the stage that holds most of them (what an up-front state reservation per sequence
 /// is sized by: vLLM V0's MambaCacheManager, SGLang's pool).
 int largest_stage_linear_layers(const spec::ModelSpec& model, const spec::ParallelConfig& parallel);

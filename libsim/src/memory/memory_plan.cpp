@@ -375,6 +375,11 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   const i64 state_blocks =
       state_in_pool ? static_cast<i64>(std::ceil(pages.bytes_per_seq() / layout.pool_block_bytes(engine.block_size))) : 0;
   plan.linear_state_blocks_per_seq = state_blocks;
+  // Mamba-2 layers cache their state per chunk-aligned block ("all" mode); gated DeltaNet's at the aligned block.
+  if (state_in_pool && engine.prefix_caching())
+    plan.hybrid_prefix_block_tokens = detail::hybrid_prefix_block_tokens(
+        model.linear_state_bytes_per_layer(kStateBytes) / parallel.tp, layout.bytes_per_token_layer,
+        model.linear_mamba2 ? model.linear_chunk_size : 0);
   if (state_in_pool) {
     plan.linear_state_seqs_fit = pool_blocks / state_blocks;
     plan.mamba_cache_blocks = std::max<i64>(0, static_cast<i64>(std::floor(kv_pool / pages.vllm_block_bytes())));

@@ -298,6 +298,16 @@ bool kv_groups_whole_model(const std::optional<std::string>& release) {
   return v.engine != "vllm" || !before(v.numbers, {0, 11, 0});  // vllm#23974
 }
 
+std::optional<HybridPrefixCachingOff> vllm_release_without_hybrid_prefix_caching(
+    const std::optional<std::string>& release, bool mamba2) {
+  if (!release || !is_engine_version(*release)) return std::nullopt;
+  const EngineVersion v = parse_engine_version(*release, "engine.runtime");
+  const bool off = mamba2 ? before(v.numbers, {0, 11, 1})   // vllm#25752
+                          : before(v.numbers, {0, 14, 0});  // vllm#30877
+  if (v.engine != "vllm" || !off) return std::nullopt;
+  return HybridPrefixCachingOff{v.version, mamba2 ? "0.11.1" : "0.14.0"};
+}
+
 std::optional<std::string> vllm_release_without_auto_context(const std::optional<std::string>& release) {
   if (!release || !is_engine_version(*release)) return std::nullopt;
   const EngineVersion v = parse_engine_version(*release, "engine.runtime");

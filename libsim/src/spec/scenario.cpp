@@ -456,6 +456,23 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
         r.scenario.engine.gpu_memory_utilization = *f;
     }
   }
+  // A vLLM release before hybrid prefix caching turns it off for this model (spec::
+  // vllm_release_without_hybrid_prefix_caching): the run has no hits, and says so.
+  if (m.has_linear_attention() && r.scenario.engine.prefix_caching() &&
+      r.scenario.engine.resolved_runtime() != Runtime::sglang) {
+    if (const auto off = vllm_release_without_hybrid_prefix_caching(s.engine.runtime_release, m.linear_mamba2)) {
+      r.scenario.engine.enable_prefix_caching = false;
+      const std::string why = "vLLM " + off->release + " disables prefix caching for a hybrid model (from " +
+                              off->first_with + " it has it)";
+      if (r.scenario.engine.kv_offload_gb > 0)
+        p.add("engine.kv_offload_gb", "a host KV tier holds prefix-cache blocks, and " + why);
+      if (s.workload.warm_cache) p.add("workload.warm_cache", "a warm cache is the prefix cache's content, and " + why);
+      r.prefix_caching_off = "prefix caching is off: vLLM " + off->release + " disables it for a hybrid (" +
+                             (m.linear_mamba2 ? "Mamba-2" : "gated DeltaNet") + ") model; from vLLM " +
+                             off->first_with + " it caches whole hybrid blocks";
+      r.notes.push_back(r.prefix_caching_off);
+    }
+  }
   const auto& e = r.scenario.engine;
   (void)multi_step_for(e);  // --num-scheduler-steps on an engine without it: refused here, naming the field
   if (e.max_model_len > m.max_position_embeddings) {

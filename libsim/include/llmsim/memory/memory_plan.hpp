@@ -82,6 +82,9 @@ struct MemoryPlan {
   /// the engine charges them when it admits the sequence and frees them when it leaves (0: no linear layers, or an
   /// engine that reserves the states up front).
   std::int64_t linear_state_blocks_per_seq = 0;
+  /// vLLM V1, a hybrid model with prefix caching on: the attention block size vLLM forces for it
+  /// (detail::hybrid_prefix_block_tokens), the granule of a prefix-cache hit; 0 otherwise.
+  std::int64_t hybrid_prefix_block_tokens = 0;
   /// vLLM V1: sequences whose state alone fits the pool ("max_num_seqs 1024 -> N sequences' state fit"): the most that
   /// can run at once, whatever their context.
   std::int64_t linear_state_seqs_fit = 0;

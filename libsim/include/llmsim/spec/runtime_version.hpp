@@ -170,6 +170,25 @@ inline constexpr const char* kMaxModelLenAutoSince = "0.14.0";
 /// and other engines. ConfigError as runtime_for_version for a malformed release.
 std::optional<std::string> vllm_release_without_auto_context(const std::optional<std::string>& release);
 
+/// The first vLLM releases that serve a hybrid model (Mamba-2 or gated-DeltaNet layers beside attention) with prefix
+/// caching. Before them `MambaModelConfig.verify_and_update_config` (vllm/model_executor/models/config.py, read at a
+/// 0.11.0-line commit) sets `cache_config.enable_prefix_caching = False` for every hybrid or Mamba model ("Hybrid or
+/// mamba-based model detected: disabling prefix caching since it is not yet supported"), and V0 refused it too.
+///  * Mamba-2 (Nemotron-H, Nemotron-3-Nano): vllm#25752 ("[V1] [Hybrid] Mamba2 Automatic Prefix Caching", in review
+///    2025-10-03, after 0.11.0's release): taken as first released in 0.11.1, the tag not read. Later code enables it
+///    only where `model_config.supports_mamba_prefix_caching`, else "without support for prefix caching: disabling".
+///  * gated DeltaNet (Qwen3-Next, Qwen3.5): vllm#30877 (`--mamba-cache-mode align`, opened mid-December 2025, after
+///    0.13.0's branch): taken as first released in 0.14.0, the tag not read.
+/// The vLLM release of `release` ("vllm==0.11.0" -> "0.11.0") and the first with it, when it turns prefix caching off for a hybrid model
+/// (`mamba2`: Mamba-2 layers, first with it in 0.11.1; else gated DeltaNet, in 0.14.0); nullopt for later releases, no release
+/// (a runtime name: today's vLLM) and other engines. ConfigError as runtime_for_version for a malformed release.
+struct HybridPrefixCachingOff {
+  std::string release;     ///< the release that turns it off ("0.11.0")
+  std::string first_with;  ///< the first release with it for this kind of layer ("0.11.1")
+};
+std::optional<HybridPrefixCachingOff> vllm_release_without_hybrid_prefix_caching(
+    const std::optional<std::string>& release, bool mamba2);
+
 /// Whether a vLLM V1 release parses the chat template's Jinja source (jinja2 `env.parse`, no cache) on every
 /// /v1/chat/completions request, synchronously in the API server's event loop (perf/chat_render.hpp):
 ///  * 0.8.0-0.9.1: `resolve_chat_template_content_format` -> `_detect_content_format` per request (vllm#9919's

@@ -116,6 +116,9 @@ struct ResolvedScenario {
   /// What resolving assumed that the user should know: the model's own notes (hf_config) and a quant.weights that
   /// overrides the checkpoint's quantization_config.
   std::vector<std::string> notes;
+  /// Why resolving turned prefix caching off (a vLLM release before hybrid prefix caching on a hybrid model:
+  /// spec::vllm_release_without_hybrid_prefix_caching), also in `notes`; the run warns it. "" otherwise.
+  std::string prefix_caching_off;
   /// engine.speculative resolved: its proposer model and acceptance rate (absent = no speculative decoding).
   std::optional<ResolvedSpeculation> speculation;
   /// With scenario.disaggregation: the prefill pool [0] and the decode pool [1], each resolved by resolve_pool()
