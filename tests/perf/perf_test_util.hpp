@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -53,9 +54,10 @@ inline double gpu_busy(const perf::CostModel& cm, const perf::BatchShape& b) {
   return busy;
 }
 
-/// Each (field, value) is in the provenance table with that value, from a public measurement that looked at no
-/// validation source's rows.
-inline void check_public_measurements(std::initializer_list<std::pair<const char*, double>> used) {
+/// Each (field, value) is in the provenance table with that value (exactly, or to Approx's precision where `approx`),
+/// set while looking at no validation source's rows; `kind`, when given, is the provenance each must have.
+inline void check_provenance_values(std::initializer_list<std::pair<const char*, double>> used,
+                                    std::optional<perf::Provenance> kind = std::nullopt, bool approx = false) {
   for (const auto& [field, value] : used) {
     INFO(field);
     bool found = false;
@@ -63,12 +65,19 @@ inline void check_public_measurements(std::initializer_list<std::pair<const char
       if (e.field == field) {
         found = true;
         REQUIRE(e.value.has_value());
-        CHECK(*e.value == value);
-        CHECK(e.kind == perf::Provenance::public_measurement);
+        if (approx) CHECK(*e.value == Approx(value));
+        else CHECK(*e.value == value);
+        if (kind) CHECK(e.kind == *kind);
         CHECK(e.looked_at.empty());
       }
     CHECK(found);
   }
+}
+
+/// Each (field, value) is in the provenance table with that value, from a public measurement that looked at no
+/// validation source's rows.
+inline void check_public_measurements(std::initializer_list<std::pair<const char*, double>> used) {
+  check_provenance_values(used, perf::Provenance::public_measurement);
 }
 
 inline constexpr double KiB = 1024, MiB = 1024 * 1024;
