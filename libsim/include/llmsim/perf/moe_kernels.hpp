@@ -26,7 +26,7 @@ using memory::to_string;
 /// `_handle_model_specific_adjustments`, branch `GptOssForCausalLM`: moe_runner_backend "flashinfer_mxfp4" on
 /// Blackwell, else "triton_kernel" (ep_size 1, triton_kernels importable), and attention_backend "trtllm_mha" on sm100,
 /// "fa3" on sm90, else "triton"; quantization/mxfp4.py runs MXFP4 experts through FlashInfer or triton_kernels'
-/// matmul_ogs only (`apply` raises NotImplementedError otherwise), whose make_default_matmul_mxfp4_w_layout keeps a
+/// matmul_ogs only (its `apply` refuses every other backend), whose make_default_matmul_mxfp4_w_layout keeps a
 /// StridedLayout below sm90 (the weights upcast inside the kernel). vLLM runs FP4 Marlin there (get_mxfp4_backend:
 /// Triton only on sm90-sm100), which is what this cost model prices, and its Triton attention model is vLLM's unified
 /// kernel, not SGLang's Triton backend. On Hopper SGLang's path is the one llmsim prices (matmul_ogs, FA3 with sinks).
