@@ -1,21 +1,14 @@
+// A scenario read from and written as JSON: the top level, the hardware (or fleet) and cost sections; the
+// workload's and engine's sections are workload_json.cpp's and engine_json.cpp's. The scenario's rules across
+// sections are scenario_validate.cpp's, its resolution against the catalogue scenario_resolve.cpp's.
 #include "llmsim/spec/scenario.hpp"
 
-#include "llmsim/spec/multi_step.hpp"
-
-#include <cmath>
 #include <map>
 
 #include "llmsim/core/error.hpp"
-#include "llmsim/core/overloaded.hpp"
 #include "llmsim/core/names.hpp"
-#include "llmsim/spec/catalog.hpp"
-#include "llmsim/spec/fleet.hpp"
 #include "llmsim/spec/scenario_prepass.hpp"
-#include "llmsim/spec/gpu_option.hpp"
-#include "llmsim/spec/pool.hpp"
-#include "llmsim/spec/runtime_version.hpp"
 #include "scenario_json.hpp"
-#include "timed_events.hpp"
 
 namespace llmsim::spec {
 
@@ -62,9 +55,6 @@ void check_misplaced(const JsonView& v, const std::vector<std::string>& own, con
       throw ConfigError(v.child_path(it.key()), "belongs under " + std::string(other_name) + " (" + other_name + "." +
                                                     it.key() + "), not " + v.path());
 }
-
-constexpr double kMaxUsd = 1e15;           // ten times world GDP per year (USD): any larger amount is an input error
-constexpr std::int64_t kMaxGpus = 10'000'000;
 
 // A spec named by id or file, or given inline as an object (kept as its compact text, see is_inline_json()).
 std::string spec_ref(const JsonView& v, std::string_view key, std::string fallback) {
@@ -135,21 +125,6 @@ CostSpec read_cost(const JsonView& v) {
   c.hosting_per_gpu_month = v.number_or("hosting_per_gpu_month", c.hosting_per_gpu_month);
   return c;
 }
-
-// The deployment's own monthly bill (the cost layer's formula bounded from above: no spare, no fleet sizing) must
-// be a finite amount in range; a price of 1e308 $/h printed "$inf/month" before. Names the price that caused it.
-void check_monthly_bill(const Scenario& s, double price) {
-  const auto& c = s.cost;
-  const double gpus = static_cast<double>(s.hardware.parallel.tp) * s.hardware.parallel.pp * s.hardware.replicas;
-  const double monthly = price * gpus * (1 + c.ops_overhead_fraction) * c.hours_per_month + c.storage_per_month +
-                         c.network_per_month;
-  if (monthly <= kMaxUsd) return;
-  const std::string field = s.hardware.price_per_gpu_hour ? "hardware.price_per_gpu_hour" : "hardware.gpu.price_per_hour";
-  throw ConfigError(field, format_value(price) + " " + c.currency + " per GPU-hour makes the monthly bill of " +
-                               std::to_string(static_cast<std::int64_t>(gpus)) + " GPU(s) " + format_value(monthly) +
-                               " " + c.currency + ", more than " + format_value(kMaxUsd));
-}
-
 }  // namespace
 
 namespace detail {
@@ -197,81 +172,6 @@ Json hardware_json(const Deployment& d) {
 }
 
 }  // namespace detail
-
-void CostSpec::validate(const std::string& path) const {
-  Problems p;
-  auto non_negative = [&](const char* f, double v) {
-    if (!(v >= 0) || !std::isfinite(v)) p.add(path + "." + f, "must be >= 0, got " + format_given(v));
-  };
-  non_negative("storage_per_month", storage_per_month);
-  non_negative("network_per_month", network_per_month);
-  non_negative("ops_overhead_fraction", ops_overhead_fraction);
-  non_negative("spare_fraction", spare_fraction);
-  non_negative("target_qps", target_qps);
-  // Upper bounds keep what is computed from these (monthly bills, fleet sizes) finite and in range; each is far
-  // beyond any real deployment (the busiest public LLM services serve ~1e5 requests/s).
-  auto at_most = [&](const char* f, double v, double hi, const char* why) {
-    if (v > hi) p.add(path + "." + f, "must be <= " + format_value(hi) + " (" + why + "), got " + format_given(v));
-  };
-  at_most("storage_per_month", storage_per_month, kMaxUsd, "USD");
-  at_most("network_per_month", network_per_month, kMaxUsd, "USD");
-  at_most("ops_overhead_fraction", ops_overhead_fraction, 100, "+10000%");
-  at_most("spare_fraction", spare_fraction, 100, "100 spare replicas per serving one");
-  at_most("target_qps", target_qps, 1e9, "requests/s; the fleet size for it must fit in a count");
-  if (!(hours_per_month > 0 && hours_per_month <= 744)) {
-    p.add(path + ".hours_per_month", "must be in (0, 744], got " + format_given(hours_per_month));
-  }
-  if (!(network_gbps > 0) || !std::isfinite(network_gbps)) {
-    p.add(path + ".network_gbps", "must be > 0, got " + format_given(network_gbps));
-  }
-  bool code = currency.size() == 3;
-  for (char ch : currency) code = code && ch >= 'A' && ch <= 'Z';
-  if (!code) p.add(path + ".currency", "must be an ISO 4217 code of three capital letters (USD, HKD, CNY), got '" +
-                                           currency + "'");
-  if (electricity_per_kwh) non_negative("electricity_per_kwh", *electricity_per_kwh);
-  if (!(pue >= 1 && pue <= 5)) p.add(path + ".pue", "must be in [1, 5] (total facility power / IT power), got " +
-                                                        format_value(pue));
-  if (!(depreciation_years > 0 && depreciation_years <= 30))
-    p.add(path + ".depreciation_years", "must be in (0, 30], got " + format_given(depreciation_years));
-  non_negative("hosting_per_gpu_month", hosting_per_gpu_month);
-  // Owned-cost inputs multiply into bills: bounded like the others (in any currency: 1e6 per kWh is ~1e5 USD in the
-  // weakest currencies, far beyond any tariff), so a bill stays finite.
-  if (electricity_per_kwh) at_most("electricity_per_kwh", *electricity_per_kwh, 1e6, "per kWh");
-  at_most("hosting_per_gpu_month", hosting_per_gpu_month, 1e12, "per GPU-month");
-  p.throw_if_any();
-}
-
-void Scenario::validate() const {
-  Problems p;
-  auto collect = [&](auto&& fn) { p.collect(fn); };
-  if (model.empty()) p.add("model", "must name a model");
-  collect([&] {
-    if (to_lower(weights) != kAutoWeights) weight_format(weights, "quant.weights");
-  });
-  collect([&] { parse_kv_dtype(kv_cache, "quant.kv_cache"); });
-  collect([&] { hardware.validate("hardware"); });
-  collect([&] { engine.validate("engine"); });
-  collect([&] { workload.validate("workload"); });
-  collect([&] { slo.validate("slo"); });
-  collect([&] { metrics.validate("metrics"); });
-  collect([&] { cost.validate("cost"); });
-  if (autoscaler) collect([&] { autoscaler->validate("autoscaler"); });
-  collect([&] { failures.validate("failures"); });
-  if (disaggregation) collect([&] { disaggregation->validate("disaggregation"); });
-  // A warm cache is the prefix cache's content (engine/warm_cache.hpp): rules across sections.
-  if (workload.warm_cache && !engine.prefix_caching())
-    p.add("workload.warm_cache", "a warm cache is the prefix cache's content: it needs prefix caching "
-                                 "(engine.enable_prefix_caching true; vLLM V1's default)");
-  if (workload.warm_cache && disaggregation)
-    p.add("workload.warm_cache", "a warm cache with disaggregation is not modelled");
-  // Derived counts: each factor is bounded, their product too (an int product of tp, pp and replicas overflowed).
-  const std::int64_t gpus = std::int64_t{hardware.parallel.tp} * hardware.parallel.pp * hardware.replicas;
-  if (p.empty() && gpus > kMaxGpus)
-    p.add("hardware.replicas", "tp x pp x replicas = " + std::to_string(gpus) + " GPUs, more than " +
-                                   std::to_string(kMaxGpus) + ", got " + std::to_string(hardware.replicas) + " replicas");
-  if (p.empty()) detail::check_timed_events(*this, p);
-  p.throw_if_any();
-}
 
 Scenario scenario_from_json(const JsonView& in) {
   const Json doc = prepare_scenario_json(in);  // vLLM's names -> canonical, then merged onto the defaults
@@ -333,223 +233,6 @@ Json to_json(const Scenario& s) {
   if (!s.failures.empty() || s.failures.spares > 0) j["failures"] = to_json(s.failures);
   if (s.disaggregation) j["disaggregation"] = to_json(*s.disaggregation);
   return j;
-}
-
-int default_max_model_len(const ModelSpec& m, const EngineConfig& e) {
-  // vLLM refuses max_num_batched_tokens < max_model_len without chunked prefill.
-  return e.chunked_prefill() ? m.max_position_embeddings : std::min(m.max_position_embeddings, e.max_num_batched_tokens);
-}
-
-namespace {
-
-// Each pool resolved as its own scenario; resolve()'s "hardware.tp" / "engine.max_num_seqs" become the pool's
-// "disaggregation.decode.tp" / "disaggregation.decode.engine.max_num_seqs".
-std::vector<ResolvedScenario> resolve_disaggregation(const Scenario& s, const Catalog& catalog) {
-  std::vector<ResolvedScenario> pools;
-  Problems p;
-  for (const char* role : {"prefill", "decode"}) {
-    const PoolSpec& pool = std::string(role) == "prefill" ? s.disaggregation->prefill : s.disaggregation->decode;
-    const std::string at = std::string("disaggregation.") + role;
-    try {
-      pools.push_back(resolve_pool(s, pool.hardware, &pool.engine, catalog));
-    } catch (const ConfigError& e) {
-      for (auto x : e.problems()) {
-        if (x.rfind("hardware.", 0) == 0) x = at + x.substr(8);
-        else if (x.rfind("engine.", 0) == 0) x = at + "." + x;
-        else if (x.rfind("hardware:", 0) == 0) x = at + x.substr(8);
-        p.add("", x);
-      }
-    }
-  }
-  p.throw_if_any();
-  return pools;
-}
-
-}  // namespace
-
-ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
-  s.validate();
-  if (!s.hardware.fleet.empty()) return resolve_fleet(s, catalog);
-  ResolvedScenario r;
-  r.scenario = s;
-  Problems p;
-  auto collect = [&](auto&& fn) { p.collect(fn); };
-  collect([&] { r.model = catalog.model(s.model, "model"); });
-  collect([&] {
-    const GpuOption option = parse_gpu_option(s.hardware.gpu, "hardware.gpu");
-    r.scenario.hardware.parallel = split_for(option, s.hardware.parallel, "hardware.tp");
-    r.gpu = gpu_for(option, r.scenario.hardware.parallel.gpus(), catalog, "hardware.gpu");
-    r.interconnect = interconnect(r.gpu, r.scenario.hardware.parallel.gpus(), option.nvlink_bridge);
-    if (option.kv_offload_gb > 0) {  // "+offload<G>": the option's host KV tier (the engine field says the same)
-      if (s.engine.kv_offload_gb > 0 && s.engine.kv_offload_gb != option.kv_offload_gb)
-        throw ConfigError("hardware.gpu", "'" + s.hardware.gpu + "' gives a " + std::to_string(option.kv_offload_gb) +
-                                              " GiB host KV tier but engine.kv_offload_gb is " +
-                                              format_given(s.engine.kv_offload_gb) + " (give one of them)");
-      r.scenario.engine.kv_offload_gb = option.kv_offload_gb;
-      r.scenario.engine.validate();  // the tier needs prefix caching
-    }
-  });
-  p.throw_if_any();
-  r.notes = r.model.notes;
-  const WeightFormat format = weight_format_for_model(r.model, s.weights, "quant.weights", r.notes);
-  // The resolved scenario names the format it runs (an "auto" resolves to the checkpoint's), so resolving it again
-  // gives the same plan and every output shows the format used.
-  r.scenario.weights = format.id;
-  r.quant.weights = format_for_gpu(format, r.gpu, "quant.weights");
-  r.quant.kv_dtype = parse_kv_dtype(s.kv_cache, "quant.kv_cache");
-  // A named release ("vllm==0.4.1") runs that release's quantised kernels (pre-Marlin AWQ/GPTQ, FP8 on Ada).
-  r.quant.kernels = quant_kernels_for(s.engine.runtime_release, "engine.runtime");
-  // An FP8/INT8/INT4 KV cache needs no tensor path: vLLM stores FP8 KV on Ampere too and dequantises it in
-  // the attention kernel [quantization.md §7], so any GPU accepts any KV dtype.
-  // Catalogue prices are USD; in another currency only the user's own figures can be used (no exchange rates).
-  const bool usd = s.cost.currency == "USD";
-  if (s.hardware.price_per_gpu_hour) {
-    r.price_per_gpu_hour = *s.hardware.price_per_gpu_hour;
-    r.price_is_placeholder = false;
-  } else if (usd && !(r.gpu.price_per_hour > 0)) {
-    // A GPU spec file without a price would be billed nothing and win every comparison on cost.
-    p.add("hardware.price_per_gpu_hour", "the GPU spec of " + r.gpu.id +
-                                             " has no price_per_hour: give the price per GPU-hour here (or --price / "
-                                             "--prices), or add price_per_hour to the spec file (0 only when set here)");
-  } else if (usd) {
-    r.price_per_gpu_hour = r.gpu.price_per_hour;
-    r.price_is_placeholder = r.gpu.price_is_placeholder;
-  } else {
-    p.add("hardware.price_per_gpu_hour",
-          "cost.currency is " + s.cost.currency + " but the catalogue's price of " + r.gpu.id + " ($" +
-              format_value(r.gpu.price_per_hour) + "/h) is in USD; give the price per GPU-hour in " + s.cost.currency +
-              " (llmsim assumes no exchange rate)");
-  }
-  if (s.hardware.purchase_price_per_gpu) {
-    r.purchase_price_per_gpu = s.hardware.purchase_price_per_gpu;
-    r.purchase_price_is_placeholder = false;
-  } else if (usd && r.gpu.purchase_price > 0) {
-    r.purchase_price_per_gpu = r.gpu.purchase_price;
-    r.purchase_price_is_placeholder = r.gpu.purchase_price_is_placeholder;
-  }
-  check_monthly_bill(r.scenario, r.price_per_gpu_hour);
-
-  const auto& m = r.model;
-  const int tp = r.scenario.hardware.parallel.tp, pp = r.scenario.hardware.parallel.pp;
-  m.check_tensor_parallel(tp, p, "hardware.tp");
-  // VLLM_PP_LAYER_PARTITION: one stage count per stage, each > 0, summing to the model's layers (get_pp_indices).
-  check_layer_partition(r.scenario.hardware.parallel.layer_partition, pp, m.num_layers, "hardware.pp_layer_partition", p);
-  // pp need not divide the layers: an uneven split is vLLM's (pp_stage_layers: get_pp_indices), priced at its
-  // slowest stage and sized at its largest.
-  // Knobs left unset take the defaults of the engine the policy models (vLLM V1: by GPU and entry point).
-  {
-    const double kv_offload_gb = r.scenario.engine.kv_offload_gb;  // the GPU option's "+offload<G>", if any
-    r.scenario.engine = effective_engine(s.engine, r.gpu, offline_workload(s.workload), &r.model);
-    r.scenario.engine.kv_offload_gb = kv_offload_gb;
-    // SGLang's decode CUDA-graph limit: the release's default for this card and TP, or the scenario's own
-    // (--cuda-graph-max-bs), as the release honours it (perf: larger decode batches run eagerly).
-    if (r.scenario.engine.resolved_runtime() == Runtime::sglang)
-      r.scenario.engine.cuda_graph_max_bs =
-          sglang_cuda_graph_max_bs(r.gpu, s.engine.runtime_release, tp, s.engine.cuda_graph_max_bs);
-    // An SGLang release's own mem_fraction_static, unless the scenario set the fraction (memory/engine_memory);
-    // from 0.5.3 it follows the chunk and graph sizes resolved above.
-    if (!s.engine.gpu_memory_utilization_given && r.scenario.engine.resolved_runtime() == Runtime::sglang) {
-      if (const auto f = sglang_mem_fraction_static(r.gpu, s.engine.runtime_release, tp * pp,
-                                                    s.engine.speculative.has_value(),
-                                                    r.scenario.engine.max_num_batched_tokens,
-                                                    r.scenario.engine.cuda_graph_max_bs.value_or(0)))
-        r.scenario.engine.gpu_memory_utilization = *f;
-    }
-  }
-  // A vLLM release before hybrid prefix caching turns it off for this model (spec::
-  // vllm_release_without_hybrid_prefix_caching): the run has no hits, and says so.
-  if (m.has_linear_attention() && r.scenario.engine.prefix_caching() &&
-      r.scenario.engine.resolved_runtime() != Runtime::sglang) {
-    if (const auto off = vllm_release_without_hybrid_prefix_caching(s.engine.runtime_release, m.linear_mamba2)) {
-      r.scenario.engine.enable_prefix_caching = false;
-      const std::string why = "vLLM " + off->release + " disables prefix caching for a hybrid model (from " +
-                              off->first_with + " it has it)";
-      if (r.scenario.engine.kv_offload_gb > 0)
-        p.add("engine.kv_offload_gb", "a host KV tier holds prefix-cache blocks, and " + why);
-      if (s.workload.warm_cache) p.add("workload.warm_cache", "a warm cache is the prefix cache's content, and " + why);
-      r.prefix_caching_off = "prefix caching is off: vLLM " + off->release + " disables it for a hybrid (" +
-                             (m.linear_mamba2 ? "Mamba-2" : "gated DeltaNet") + ") model; from vLLM " +
-                             off->first_with + " it caches whole hybrid blocks";
-      r.notes.push_back(r.prefix_caching_off);
-    }
-  }
-  const auto& e = r.scenario.engine;
-  (void)multi_step_for(e);  // --num-scheduler-steps on an engine without it: refused here, naming the field
-  if (e.max_model_len > m.max_position_embeddings) {
-    p.add("engine.max_model_len", "must be <= the model's max_position_embeddings (" +
-                                      std::to_string(m.max_position_embeddings) + "), got " +
-                                      std::to_string(e.max_model_len));
-  }
-  r.max_model_len = e.max_model_len > 0 ? e.max_model_len : default_max_model_len(m, e);
-  r.max_model_len_auto = e.max_model_len_auto();
-  r.max_model_len_wanted = r.max_model_len_auto ? r.max_model_len : 0;
-  if (!e.chunked_prefill() && e.max_model_len > 0 && e.max_num_batched_tokens < e.max_model_len) {
-    p.add("engine.max_num_batched_tokens",
-          "must be >= max_model_len (" + std::to_string(e.max_model_len) + ") unless prefills are chunked (policy "
-          "'vllm' or 'chunked'), got " +
-              std::to_string(e.max_num_batched_tokens));
-  }
-  if (e.max_num_seqs > e.max_num_batched_tokens) {
-    p.add("engine.max_num_seqs", "must be <= max_num_batched_tokens (" + std::to_string(e.max_num_batched_tokens) +
-                                     ") so every running sequence can decode, got " + std::to_string(e.max_num_seqs));
-  }
-  // The adapters the requests name run in vLLM's LoRA slots: without slots they name nothing vLLM serves, and more
-  // than the slots would be swapped in from host memory (max_cpu_loras), which llmsim does not model.
-  if (const auto& a = s.workload.lora_adapters) {
-    if (!e.enable_lora)
-      p.add("workload.lora_adapters", "takes effect only with engine.enable_lora true (vLLM's --enable-lora); set it or "
-                                      "leave this out");
-    else if (*a > e.max_loras)
-      p.add("workload.lora_adapters", "must be <= engine.max_loras (" + std::to_string(e.max_loras) +
-                                          "): more adapters than GPU slots are swapped in from host memory "
-                                          "(vLLM's max_cpu_loras), which llmsim does not model; got " +
-                                          std::to_string(*a));
-  }
-  if (e.speculative) {
-    collect([&] { r.speculation = resolve_speculation(*e.speculative, s.workload.speculative_acceptance_rate, m, catalog); });
-    // Every decoder verifies k + 1 tokens per step; the engine runs all of them in every step (as without
-    // speculation), so the token budget must hold them (vLLM would shorten some proposals instead).
-    const std::int64_t need = static_cast<std::int64_t>(e.max_num_seqs) * (e.speculative->num_speculative_tokens + 1);
-    if (need > e.max_num_batched_tokens)
-      p.add("engine.speculative.num_speculative_tokens",
-            "max_num_seqs (" + std::to_string(e.max_num_seqs) + ") x (k + 1) = " + std::to_string(need) +
-                " verified tokens exceed max_num_batched_tokens (" + std::to_string(e.max_num_batched_tokens) +
-                "); lower k or max_num_seqs, or raise max_num_batched_tokens");
-  }
-  // Lengths that can never fit the context.
-  const auto classes = s.workload.effective_classes();
-  for (std::size_t i = 0; i < classes.size(); ++i) {
-    const auto& c = classes[i];
-    const std::string cp = s.workload.classes.empty() ? "workload" : "workload.classes[" + std::to_string(i) + "]";
-    auto min_len = [](const LengthDist& d) -> std::int64_t {
-      if (auto* f = std::get_if<FixedLength>(&d)) return f->value;
-      if (auto* u = std::get_if<UniformLength>(&d)) return u->min;
-      if (auto* n = std::get_if<NormalLength>(&d)) return n->min;
-      return 1;
-    };
-    const auto in_min = min_len(c.input_tokens), out_min = min_len(c.output_tokens);
-    if (in_min >= r.max_model_len) {
-      p.add(cp + ".input_tokens", "every prompt is at least " + std::to_string(in_min) +
-                                      " tokens, leaving no room to generate within max_model_len " +
-                                      std::to_string(r.max_model_len));
-    } else if (in_min + out_min > r.max_model_len && s.workload.too_long == TooLongPolicy::reject) {
-      p.add(cp + ".output_tokens", "every request needs at least " + std::to_string(in_min + out_min) +
-                                       " tokens > max_model_len " + std::to_string(r.max_model_len) +
-                                       " and workload.too_long is 'reject'");
-    }
-    if (c.prefix_tokens >= r.max_model_len) {
-      p.add(cp + ".prefix_tokens", "must be < max_model_len (" + std::to_string(r.max_model_len) + "), got " +
-                                       std::to_string(c.prefix_tokens));
-    }
-  }
-  p.throw_if_any();
-  if (s.disaggregation) r.disagg_pools = resolve_disaggregation(s, catalog);
-  return r;
-}
-
-ResolvedScenario resolve_unbilled(Scenario s, const Catalog& catalog) {
-  if (!s.hardware.price_per_gpu_hour) s.hardware.price_per_gpu_hour = 0.0;
-  return resolve(s, catalog);
 }
 
 }  // namespace llmsim::spec

@@ -1,6 +1,6 @@
 #pragma once
 // Private to the spec layer: the scenario's JSON field lists and the per-section readers and writers shared by
-// scenario.cpp (top level, hardware, cost, set_json_path, resolve), workload_json.cpp and engine_json.cpp.
+// scenario.cpp (top level, hardware, cost), scenario_paths.cpp (set_json_path), workload_json.cpp and engine_json.cpp.
 #include <map>
 #include <string>
 #include <string_view>
