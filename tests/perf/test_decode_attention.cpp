@@ -138,7 +138,7 @@ TEST_CASE("fp8 KV: the backend and its dequantisation path decide, not only the 
   // vllm/platforms/cuda.py: FlashAttention-2 has no fp8 KV; V0 falls back to PagedAttention, V1 runs FA3 in FP8 on
   // Hopper and FlashInfer elsewhere.
   CHECK(perf::choose_decode_backend(gpu("a100-80gb-sxm"), DType::fp16, EngineGeneration::vllm_v1) ==
-        DecodeAttentionBackend::flash_attn);
+        DecodeAttentionBackend::flash_attn2_splitkv);
   CHECK(perf::choose_decode_backend(gpu("a100-80gb-sxm"), DType::fp8, EngineGeneration::vllm_v0) ==
         DecodeAttentionBackend::paged_unpacked);
   CHECK(perf::choose_decode_backend(gpu("a100-80gb-sxm"), DType::fp8, EngineGeneration::vllm_v1) ==
@@ -400,7 +400,7 @@ TEST_CASE("vLLM's FA3 on Hopper pays the per-wave cost once: an MHA batch's deco
   CHECK(perf::choose_decode_backend(gpu("h200-141gb-sxm"), DType::bf16, EngineGeneration::vllm_v0, false, false) ==
         DecodeAttentionBackend::flash_attn3);
   CHECK(perf::choose_decode_backend(gpu("a100-80gb-sxm"), DType::bf16, EngineGeneration::vllm_v1) ==
-        DecodeAttentionBackend::flash_attn);
+        DecodeAttentionBackend::flash_attn2_splitkv);
   CHECK(perf::choose_decode_backend(gpu("b200-180gb-sxm"), DType::bf16, EngineGeneration::vllm_v1) ==
         DecodeAttentionBackend::flash_attn);
   // Per layer the difference is the waves beyond the first: Llama-2-7B (32 KV heads) at 64 x 1024 is 2048 tiles, 16
@@ -516,10 +516,10 @@ TEST_CASE("FA3's one-warp-group decode by release and shape: vLLM 0.8.5+, 16-bit
   CHECK(perf::choose_decode_backend(h100, DType::bf16, EngineGeneration::vllm_v0, false, true) ==
         DecodeAttentionBackend::flash_attn3_1wg);
   // FP8 keeps the two-warp-group kernel (tile_size_fwd_sm90 has no one-warp-group tile for 8-bit elements); the
-  // A100 runs FA2; MLA its own kernels; vLLM 0.5 FA2's split-KV kernel.
+  // A100 runs FA2's split-KV kernel; MLA its own kernels; vLLM 0.5 FA2's split-KV kernel.
   CHECK(perf::choose_decode_backend(h100, DType::fp8, EngineGeneration::vllm_v1) == DecodeAttentionBackend::flash_attn_fp8);
   CHECK(perf::choose_decode_backend(gpu("a100-80gb-sxm"), DType::bf16, EngineGeneration::vllm_v1) ==
-        DecodeAttentionBackend::flash_attn);
+        DecodeAttentionBackend::flash_attn2_splitkv);
   CHECK(perf::choose_decode_backend(h100, DType::bf16, EngineGeneration::vllm_v1, true) ==
         DecodeAttentionBackend::flash_mla);
   CHECK(perf::choose_decode_backend(h100, DType::bf16, EngineGeneration::vllm_v0_sync) ==

@@ -100,9 +100,17 @@ DecodeAttentionBackend choose_decode_backend(const spec::GpuSpec& gpu, spec::DTy
     // and keep FA2 elsewhere. 0.6.x V0 still decoded with FA2's split-KV kernel on Hopper, but is priced with FA3's
     // parameters here: see cost_model_setup.cpp (vllm#8092's 0.6.x H100 runs read 11-13 % fast with FA2's price).
     if (runtime == Runtime::vllm_v0_sync) return DecodeAttentionBackend::flash_attn2_splitkv;
+    const bool vllm_fa = runtime == Runtime::vllm_v1 || runtime == Runtime::vllm_v0;
+    // Later releases kept that kernel below Hopper: the fork's FA2 API forces the split-KV kernel whenever the cache
+    // is paged (vllm-project/flash-attention csrc/flash_attn/flash_api.cpp: mha_varlen_fwd, which V1 and V0's prefill
+    // path call, ends in run_mha_fwd(params, stream, /*force_split_kernel=*/paged_KV) after packing a KV head's query
+    // heads (seqlenq_ngroups_swapped) and set_params_splitkv; mha_fwd_kvcache, V0's decode call, runs the same kernel).
+    // Checked against vLLM 0.14.0's attention layer timed on an A100 SXM (aiconfigurator; docs/cost-model.md).
+    const GpuFamily fam = gpu_family(gpu);
+    if (vllm_fa && (fam == GpuFamily::ampere_hbm || fam == GpuFamily::gddr))
+      return DecodeAttentionBackend::flash_attn2_splitkv;
     // From vllm#16864 (0.8.5) the fork's FA3 decodes a 16-bit cache with one MMA warp group (fa3_1wg).
-    const bool vllm_fa3 = runtime == Runtime::vllm_v1 || runtime == Runtime::vllm_v0;
-    if (!vllm_fa3 || gpu_family(gpu) != GpuFamily::hopper_hbm) return DecodeAttentionBackend::flash_attn;
+    if (!vllm_fa || fam != GpuFamily::hopper_hbm) return DecodeAttentionBackend::flash_attn;
     return fa3_one_mma_wg ? DecodeAttentionBackend::flash_attn3_1wg : DecodeAttentionBackend::flash_attn3;
   }
   // Quantized KV: FlashAttention-2 has no low-precision KV path. vLLM V0 then falls back to xFormers + its own

@@ -18,15 +18,17 @@
 namespace llmsim::perf {
 
 enum class DecodeAttentionBackend {
-  flash_attn,       ///< FlashAttention-2 paged decode (Ampere/Ada; the non-persistent kernel Vidur timed on the H100):
-                    ///< query heads of a KV head packed, one CTA per SM, a fixed cost per wave of CTAs
+  flash_attn,       ///< FlashAttention-2-class paged decode with one CTA per SM (the non-persistent kernel Vidur timed on
+                    ///< the H100; other runtimes' FA2-class kernels): query heads of a KV head packed, a fixed cost per
+                    ///< wave of CTAs
   flash_attn3,      ///< FlashAttention-3 paged decode on Hopper (vLLM 0.7-0.8.4, V0 and V1): query heads of a KV head
                     ///< packed; persistent grid of one CTA per SM looping over the tiles, so the per-wave cost is paid
                     ///< once; two MMA warp groups (a 128-row query tile)
   flash_attn3_1wg,  ///< the same persistent FA3 decode as vLLM's fork runs it from 0.8.5 (vllm#16864): one MMA warp
                     ///< group (a 64-row query tile) for a 16-bit cache at head_dim 64/128, streaming at the HBM cap with
                     ///< one CTA per SM, a serial cost per tile overlapped with the next tile's stream (fa3_1wg below)
-  flash_attn2_splitkv,  ///< FlashAttention-2's flash_fwd_splitkv_kernel as vLLM 0.4.3-0.5.x ran it on every GPU: a
+  flash_attn2_splitkv,  ///< FlashAttention-2's flash_fwd_splitkv_kernel as vLLM 0.4.3-0.5.x ran it on every GPU (and
+                        ///< every later V0/V1 release below Hopper: the fork forces it for a paged cache): a
                         ///< non-persistent grid (KV heads x sequences x splits) with as many CTAs per SM as fit
   flash_attn_fp8,   ///< FlashAttention-3 with an fp8 KV cache: fp8 tensor-core math, no conversion (Hopper)
   flashinfer,       ///< FlashInfer batch decode, GQA packed, KV converted to fp16 in the kernel (V1, fp8 KV)
