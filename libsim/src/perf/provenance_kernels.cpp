@@ -315,6 +315,12 @@ void add_quant_kernel_provenance(std::vector<ConstantProvenance>& t) {
                 "N = 8192, K = 21760 (an A100; not a corpus or reserved source): the q_c with which llmsim's Marlin / "
                 "fp16 GEMM there is their mean 1/0.85 [D]; was 0.7 from the IST-DASLab kernel (vllm#2497)",
                 {}, spec::kMarlinComputeEfficiency));
+  t.push_back(c("quant.fp8_marlin_dequant_ops_per_weight", "all", P::engine_code,
+                "vllm-project/vllm csrc/quantization/gptq_marlin/dequant.h dequant<half2|nv_bfloat162, kFE4M3fn>: "
+                "(q & 0x80008000) | ((q & 0x7F007F00) >> s) twice with q <<= 8 between (7 integer instructions) and "
+                "one __hmul2 per pair (exponent bias, or the group scale with the bias folded in) per int32 of 4 FP8 "
+                "weights: 9 / 4 [D]; was INT8's prmt path (1.0)",
+                {}, spec::kFp8MarlinDequantOpsPerWeight));
   t.push_back(c("quant.marlin_compute_efficiency_hopper", "hopper_hbm", P::assumed,
                 "the former Marlin q_c (IST-DASLab kernel's 141 TFLOP/s plateau on an A100, vllm#2497) kept on Hopper and "
                 "Blackwell: Marlin issues mma.sync, not wgmma, and no public large-M Marlin/Machete figure on those cards "

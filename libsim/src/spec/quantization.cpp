@@ -254,10 +254,11 @@ WeightFormat format_for_gpu(const WeightFormat& format, const GpuSpec& gpu, cons
                      " tensor cores: runs weight-only on " + std::string(to_string(format.fallback_compute_dtype)) + "]";
     w.compute_dtype = format.fallback_compute_dtype;
     w.weight_only = true;
-    // FP8-Marlin streams 8-bit weights like the INT8 Marlin path and dequantises with the same bit tricks.
+    // FP8-Marlin streams 8-bit weights like the INT8 Marlin path; it dequantises with bit masks, shifts and a
+    // half2 multiply per pair (kFp8MarlinDequantOpsPerWeight), not INT8's prmt trick.
     w.dequant_bw_efficiency = std::min(w.dequant_bw_efficiency, 1.0);
     w.dequant_compute_efficiency = std::min(w.dequant_compute_efficiency, kMarlinComputeEfficiency);
-    w.dequant_alu_ops_per_weight = std::max(w.dequant_alu_ops_per_weight, 1.0);
+    w.dequant_alu_ops_per_weight = std::max(w.dequant_alu_ops_per_weight, kFp8MarlinDequantOpsPerWeight);
     if (format.compute_dtype == DType::fp4) {
       // Pre-Blackwell FP4: vLLM's FP4 Marlin (W4A16), as the other 4-bit Marlin formats.
       w.description = format.description + " [" + gpu.id + " has no FP4 tensor cores: weight-only FP4 Marlin, "

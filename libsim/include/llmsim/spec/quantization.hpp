@@ -133,6 +133,16 @@ struct Quantization {
 /// GPTQ/AWQ checkpoints since gptq_marlin (0.4.2) replaced it.
 inline constexpr double kMarlinComputeEfficiency = 0.86;
 
+/// CUDA-core instructions FP8-Marlin (vLLM's weight-only W8A16 path for FP8 checkpoints below compute capability 8.9)
+/// spends to dequantise one FP8 E4M3 weight to 16 bits. vLLM's Marlin `dequant<..., kFE4M3fn>` (csrc/quantization/
+/// gptq_marlin/dequant.h) turns an int32 of 4 weights into two half2/bfloat162 with `(q & 0x80008000) | ((q &
+/// 0x7F007F00) >> s)` twice and a `q <<= 8` between (an AND, a shift and a LOP3 each: 7 integer instructions), then
+/// one `__hmul2` per pair: the exponent-bias multiply, or the group scale with the bias folded into it (2). 9 per 4
+/// weights = 2.25 [D], counted as the 4-bit path's are. It is not the INT8 path's trick (GPTQ-Int8: 2 `prmt` + 2
+/// `__hsub2` per 4 weights, 1.0), which FP8-Marlin was priced at before; the 4-bit kernels' 2.25 also covers their
+/// addressing, which this count leaves out, so it is a floor.
+inline constexpr double kFp8MarlinDequantOpsPerWeight = 2.25;
+
 /// vLLM's names for a format (its --quantization and --dtype values: awq, awq_marlin, gptq, gptq_marlin,
 /// bitsandbytes, fbgemm_fp8, mxfp4, modelopt_fp4, bfloat16, float16, half) are accepted too
 /// (canonical_weight_format_id).
