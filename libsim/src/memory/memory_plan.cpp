@@ -275,6 +275,8 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   plan.proposer_kv_bytes_per_token_per_gpu = proposer.kv_bytes_per_token_per_gpu;
   plan.kv_sliding_window = layout.sliding_groups > 0 ? layout.window : 0;
   plan.kv_cache_groups = layout.groups();
+  if (layout.window > 0 && layout.full_block_scale == 1 && layout.sliding_block_scale == 1)
+    plan.kv_sliding_groups = layout.sliding_groups;
   const double act = em.activation;
   const double comm = em.non_torch * (multi_gpu ? 1.0 : 0.0) + em.comm_init;
   const double in_budget_runtime = em.in_budget() - act;
