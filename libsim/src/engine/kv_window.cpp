@@ -20,6 +20,22 @@
 
 namespace llmsim::engine::detail {
 
+void Replica::window_init() {
+  // A decoder passes its window_base within window_blocks × block_size clocks of joining (its context is at least its
+  // shared prefix's and one more token).
+  LLMSIM_CHECK(cfg_.window_blocks >= 1, "sliding-window groups without a window");
+  window_past_.assign(static_cast<std::size_t>(kv_.block_size()), 0);  // decoders past their window_base, by phase
+  window_ring_.assign(static_cast<std::size_t>(cfg_.window_blocks * kv_.block_size() + 2), 0);  // the others, by clock
+}
+
+std::int64_t Replica::window_clock(const Seq& s) const noexcept {
+  return s.k0 + 1 - s.ctx0 + static_cast<std::int64_t>(s.window_base) * kv_.block_size();  // a clock of its phase
+}
+
+std::int64_t Replica::window_credit_of(const Seq& s) const noexcept {
+  return cfg_.window_pages * std::max<std::int64_t>(0, kv_.blocks_for(tokens_now(s)) - s.window_base);
+}
+
 void Replica::window_join(Seq& s) {
   s.window_base = static_cast<std::int32_t>(cfg_.window_blocks + s.prefix_blocks);
   kv_.add_window_credit(window_credit_of(s));
@@ -50,14 +66,26 @@ std::int64_t Replica::window_freed(std::int64_t n) const {
   return past * cfg_.window_pages;
 }
 
-void Replica::window_commit(std::int64_t n, std::int64_t pages) {
-  const auto ring = static_cast<std::int64_t>(window_ring_.size());
-  for (std::int64_t t = step_ + 1; t <= step_ + n; ++t) {
-    auto& arrivals = window_ring_[static_cast<std::size_t>(t % ring)];
-    window_past_[static_cast<std::size_t>(mod_block(t))] += arrivals;
-    arrivals = 0;
+bool Replica::grow_windowed(double now_s, std::int64_t n, std::int64_t need) {
+  // The pages this step's blocks free past the window come first (remove_skipped_blocks before allocate_slots).
+  bool preempted = false;
+  std::int64_t freed = window_freed(n);
+  while (need > kv_.free_with_credit(freed)) {
+    need -= preempt_tail(now_s);
+    preempted = true;
+    freed = window_freed(n);  // the victim's blocks are no longer among them
   }
-  kv_.add_window_credit(pages);
+  if (n_dec_ > 0) {  // begin_decode_step takes the step's n tokens next: the ring's arrivals by then are past
+    const auto ring = static_cast<std::int64_t>(window_ring_.size());
+    for (std::int64_t t = step_ + 1; t <= step_ + n; ++t) {
+      auto& arrivals = window_ring_[static_cast<std::size_t>(t % ring)];
+      window_past_[static_cast<std::size_t>(mod_block(t))] += arrivals;
+      arrivals = 0;
+    }
+    kv_.add_window_credit(freed);
+  }
+  kv_.allocate(need);
+  return preempted;
 }
 
 }  // namespace llmsim::engine::detail

@@ -26,11 +26,7 @@ Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaC
   *outstanding_ = 0;
   kv_used_.set(0.0, 0.0);
   moe_ = cost.routed_expert_share(1) > 0;
-  if (windowed()) {  // kv_window.cpp: a decoder passes its window_base within window_blocks × block_size clocks
-    LLMSIM_CHECK(cfg_.window_blocks >= 1 && kv_.groups() >= 1, "sliding-window groups without a window");
-    window_past_.assign(static_cast<std::size_t>(kv_.block_size()), 0);
-    window_ring_.assign(static_cast<std::size_t>(cfg_.window_blocks * kv_.block_size() + 2), 0);
-  }
+  if (windowed()) window_init();
 }
 
 void Replica::enqueue(std::int32_t i) {
@@ -205,18 +201,8 @@ bool Replica::grow_decoders(double now_s) {
   const std::int64_t n = next_step_tokens();
   std::int64_t need = 0;
   for (std::int64_t t = step_ + 1; t <= step_ + n; ++t) need += phase_count_[static_cast<std::size_t>(mod_block(t))];
+  if (windowed()) return grow_windowed(now_s, n, need);
   bool preempted = false;
-  if (windowed()) {  // the pages this step's blocks free past the window come first (remove_skipped_blocks)
-    std::int64_t freed = window_freed(n);
-    while (need > kv_.free_with_credit(freed)) {
-      need -= preempt_tail(now_s);
-      preempted = true;
-      freed = window_freed(n);
-    }
-    if (n_dec_ > 0) window_commit(n, freed);  // begin_decode_step takes the step's n tokens next
-    kv_.allocate(need);
-    return preempted;
-  }
   while (need > kv_.free()) {
     need -= preempt_tail(now_s);
     preempted = true;
