@@ -225,10 +225,13 @@ int run_memory(int argc, char** argv) {
       const bool windowed = !memory::kv_capacity_note(plan).empty();
       std::cout << "fits: yes. KV capacity " << plan.kv_capacity_tokens << " tokens (" << plan.kv_capacity_blocks
                 << " blocks of " << e.block_size << ")"
-                << (windowed ? " at every layer's cost per token, as the simulation charges them; the sliding-window "
-                               "layers keep only their last " + std::to_string(plan.kv_sliding_window) +
-                                   " tokens, so vLLM holds longer sequences in less:"
-                             : ",")
+                << (windowed ? std::string(" at every layer's cost per token (") +
+                                   (plan.kv_sliding_groups > 0 ? "the simulation frees a decoder's blocks past the "
+                                                                 "window as vLLM V1 does"
+                                                               : "as the simulation charges them") +
+                                   "); the sliding-window layers keep only their last " +
+                                   std::to_string(plan.kv_sliding_window) + " tokens, so vLLM holds longer sequences in less:"
+                             : std::string(","))
                 << " " << plan.max_concurrent_seqs << " concurrent sequence"
                 << (plan.max_concurrent_seqs == 1 ? "" : "s") << " of " << plan.max_model_len << " tokens";
       // The same pool at shorter contexts (memory::MemoryPlan::concurrent_seqs_at): "1 sequence of 50336" is not one user.

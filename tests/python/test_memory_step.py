@@ -339,7 +339,7 @@ def test_step_of_a_multi_step_scenario_prices_its_window_as_the_cli_does(cli):
 def test_memory_labels_the_windowed_capacity_beside_the_concurrency(cli):
     """Gemma-4 E4B on an L4 (issue 29): "KV capacity 82,752 tokens" beside "2 concurrent sequences of 131,072
     tokens" read as one quantity contradicting itself. The capacity counts tokens at every layer's cost (vLLM's "GPU
-    KV cache size", as the simulation charges them); the sliding-window layers keep only their last 512 tokens, so
+    KV cache size"; Gemma-4's scaled blocks are charged so by the simulation); the sliding-window layers keep only their last 512 tokens, so
     vLLM holds long sequences in less. Both outputs say so (memory::kv_capacity_note); a model without windows has
     one number and no label."""
     import json

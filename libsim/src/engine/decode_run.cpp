@@ -35,6 +35,7 @@ double Replica::plan_run(double now_s) {
   run_.end_s[0] = first_end;
   run_.duration_s[0] = duration_s_;
   std::int64_t free = kv_.free();
+  std::int64_t freed_sum = 0, grown_sum = 0;  // windowed(): the run's credited pages and blocks so far
   std::int32_t k = 1;
   // Step k starts when step k − 1 ends; step_ is the token clock of step 0 (begin_decode_step advanced it). First
   // how many steps the run holds, then their times at once, then their ends.
@@ -43,6 +44,18 @@ double Replica::plan_run(double now_s) {
     if (k >= cross) break;  // step k's longest context (longest_ctx_ + k) reaches the graphs' length
     // grow_decoders at step k's start: the decoders whose next position opens a block (clock step_ + k).
     const std::int64_t need = phase_count_[static_cast<std::size_t>(mod_block(step_ + k))];
+    if (windowed()) {  // kv_window.cpp: the pages past-window decoders free first; a decoder passing its window
+      // base in step k is an event-driven boundary (window_commit moves it).
+      const auto ring = static_cast<std::int64_t>(window_ring_.size());
+      if (window_ring_[static_cast<std::size_t>((step_ + k) % ring)] > 0) break;
+      const std::int64_t freed = window_past_[static_cast<std::size_t>(mod_block(step_ + k))] * cfg_.window_pages;
+      if (need > kv_.free_with_credit(freed_sum + freed) - grown_sum) break;
+      freed_sum += freed;
+      grown_sum += need;
+      run_.freed[k] = freed;
+      run_.need[k] = need;
+      continue;
+    }
     if (need > free) break;  // it would preempt: an event-driven boundary
     free -= need;
     run_.need[k] = need;
@@ -58,7 +71,7 @@ double Replica::plan_run(double now_s) {
   return run_.end_s[k - 1];
 }
 
-void Replica::commit_run_step(std::int64_t& grown) {
+void Replica::commit_run_step(std::int64_t& grown, std::int64_t& freed) {
   const std::int32_t k = run_.at++;
   const double now_s = run_.end_s[k - 1];
   // finish_iteration of a decode-only step in which no sequence finishes (plan_run saw to that): the gaps, and the
@@ -71,9 +84,11 @@ void Replica::commit_run_step(std::int64_t& grown) {
   // whole against the event-per-step path, bit for bit. Its blocks are added to `grown`, which catch_up allocates
   // once for all the steps it commits.
   grown += run_.need[k];
+  freed += run_.freed[k];
   itl_old_measured_ = n_dec_measured_;  // fresh_ is empty inside a run (nothing joins the decode set)
   step_ += 1;
-  const std::int64_t used_blocks = kv_.used() + grown;  // as if each step had allocated its own
+  // As if each step had allocated its own (and credited the pages its sliding groups freed: KvBlockManager::held).
+  const std::int64_t used_blocks = kv_.used() + grown - (kv_.window_credit() + freed) / kv_.groups();
   const double used = static_cast<double>(used_blocks);
   kv_used_.set(now_s, used);
   emitting_ = n_dec_;
@@ -96,11 +111,12 @@ std::int32_t Replica::catch_up(double now_s) {
   // The steps' KV growth is allocated once at the end: nothing in between looks at the cache, and evicting for n1
   // blocks then n2 takes the same blocks, in the same LRU order, as evicting for n1 + n2 (the blocks fit: planned).
   std::int32_t started = 0;
-  std::int64_t grown = 0;
+  std::int64_t grown = 0, freed = 0;
   while (run_.at < run_.steps && run_.end_s[run_.at - 1] <= now_s) {
-    commit_run_step(grown);
+    commit_run_step(grown, freed);
     ++started;
   }
+  if (freed > 0) kv_.add_window_credit(freed);  // before the growth, as grow_decoders does
   kv_.allocate(grown);
   return started;
 }

@@ -71,11 +71,11 @@ void KvBlockManager::lru_remove(std::int32_t id) {
 void KvBlockManager::evict_for(std::int64_t blocks) {
   // Raw free blocks exclude cached ones; evict from the least recently released entry, deepest blocks first
   // (a prefix cut short still hits on the blocks before the cut), until `blocks` fit.
-  while (capacity_ - used_ - cached_unreferenced_ < blocks) {
+  while (capacity_ + credit_blocks_ - used_ - cached_unreferenced_ < blocks) {
     LLMSIM_CHECK(lru_head_ >= 0 && cached_unreferenced_ > 0, "cached block accounting out of step");
     const std::int32_t id = lru_head_;
     Entry& e = entries_[static_cast<std::size_t>(id)];
-    const std::int64_t take = std::min(e.resident, blocks - (capacity_ - used_ - cached_unreferenced_));
+    const std::int64_t take = std::min(e.resident, blocks - (capacity_ + credit_blocks_ - used_ - cached_unreferenced_));
     if (e.hashed) {  // a run of a chain: its deepest blocks go (kv_block_chains.cpp)
       evict_run(id, take);
       continue;
@@ -101,6 +101,23 @@ void KvBlockManager::allocate_evicting(std::int64_t blocks) {
 void KvBlockManager::release(std::int64_t blocks) {
   LLMSIM_CHECK(blocks >= 0 && blocks <= used_, "KV release of more blocks than held");
   used_ -= blocks;
+}
+
+void KvBlockManager::set_groups(int groups) {
+  LLMSIM_CHECK(groups >= 1 && credit_pages_ == 0, "KV-cache groups set on a pool in use, or fewer than one");
+  groups_ = groups;
+}
+
+void KvBlockManager::add_window_credit(std::int64_t pages) {
+  LLMSIM_CHECK(pages >= 0, "a negative window credit");
+  credit_pages_ += pages;
+  credit_blocks_ = credit_pages_ / groups_;
+}
+
+void KvBlockManager::take_window_credit(std::int64_t pages) {
+  LLMSIM_CHECK(pages >= 0 && pages <= credit_pages_, "taking back more window credit than given");
+  credit_pages_ -= pages;
+  credit_blocks_ = credit_pages_ / groups_;
 }
 
 void KvBlockManager::swap_out(std::int64_t blocks) {

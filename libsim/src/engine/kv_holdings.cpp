@@ -36,6 +36,9 @@ void check_kv_holdings(const KvBlockManager& kv, KvHoldings& held, std::int32_t 
   if (kv.used() != held.own + shared)
     throw InternalError(at + std::to_string(kv.used()) + " in use, but its requests hold " + std::to_string(held.own) +
                         " own + " + std::to_string(shared) + " shared (a block leaked, or was freed twice)");
+  if (kv.window_credit() != held.window_credit)
+    throw InternalError(at + std::to_string(kv.window_credit()) + " sliding-window pages credited, but its decoders " +
+                        "freed " + std::to_string(held.window_credit));
 }
 
 void Replica::add_holding(const Seq& s, std::int64_t own, std::int64_t prefix, KvHoldings& out) const {
@@ -55,6 +58,7 @@ void Replica::add_holding(const Seq& s, KvHoldings& out) const {
   } else {
     add_holding(s, s.state == SeqState::decoding ? decoding_own_blocks(s) : s.own_blocks, s.prefix_blocks, out);
   }
+  if (windowed() && s.state == SeqState::decoding) out.window_credit += window_credit_of(s);
   if (!s.finished && s.state != SeqState::handoff) ++out.counted;
 }
 

@@ -21,10 +21,12 @@ struct KvHoldings {
   std::vector<std::uint64_t> prefixes;  ///< named shared prefixes referenced (one entry per reference)
   std::vector<std::uint64_t> blocks;    ///< hashed blocks referenced (one entry per reference)
   std::int64_t counted = 0;             ///< requests that count at this engine (routed, not finished, not handed off)
+  std::int64_t window_credit = 0;       ///< pages its decoders' sliding groups freed (Replica::window_credit_of)
 };
 
 /// InternalError naming `engine` when `kv` does not match `held`: blocks in use != own + the distinct shared blocks
-/// referenced, or a referenced shared block that `kv` does not have referenced. Sorts `held`'s key lists.
+/// referenced, a referenced shared block that `kv` does not have referenced, or a window credit other than the
+/// decoders' (kv_window.cpp). Sorts `held`'s key lists.
 void check_kv_holdings(const KvBlockManager& kv, KvHoldings& held, std::int32_t engine);
 
 }  // namespace llmsim::engine::detail

@@ -49,7 +49,7 @@ void Replica::continue_window(double now_s) {
     shape.decode_context = ctx_sum_;
     shape.decode_max_context = longest_ctx_ = longest_context_now();
   }
-  kv_used_.set(now_s, static_cast<double>(kv_.used()));
+  kv_used_.set(now_s, static_cast<double>(kv_.held()));
   saturated_ = !waiting_.empty() || !swapped_.empty();
   sat_prefill_share_ = 0;  // decode only
   emitting_ = window_left_ == 0 ? n_dec_ * cfg_.scheduler_steps : 0;  // less the dropped tokens at the end

@@ -26,6 +26,7 @@ Replica::Replica(std::int32_t index, std::int32_t virtual_engine, const ReplicaC
   *outstanding_ = 0;
   kv_used_.set(0.0, 0.0);
   moe_ = cost.routed_expert_share(1) > 0;
+  if (windowed()) window_init();
 }
 
 void Replica::enqueue(std::int32_t i) {
@@ -83,6 +84,7 @@ void Replica::start_decoding(std::int32_t i, double /*now_s*/, bool fresh_group_
   if (s.measured) ++n_dec_measured_;
   ctx_sum_ += s.ctx0;
   ++phase_count_[static_cast<std::size_t>(phase_of(s))];
+  if (windowed()) window_join(s);
   if (eager_ctx_ > 0) {
     const SeqPool& pool = *pool_;
     longest_.push(s.ctx0 - s.k0, i, s.stamp, n_dec_, [&pool](std::int32_t seq, std::uint32_t stamp) {
@@ -114,6 +116,7 @@ void Replica::start_decoding(std::int32_t i, double /*now_s*/, bool fresh_group_
 void Replica::leave_decoding(std::int32_t i) {
   Seq& s = (*pool_)[i];
   LLMSIM_CHECK(s.state == SeqState::decoding, "leaving the decode set without being in it");
+  if (windowed()) window_leave(s);
   ++s.stamp;
   --n_dec_;
   if (s.measured) --n_dec_measured_;
@@ -198,6 +201,7 @@ bool Replica::grow_decoders(double now_s) {
   const std::int64_t n = next_step_tokens();
   std::int64_t need = 0;
   for (std::int64_t t = step_ + 1; t <= step_ + n; ++t) need += phase_count_[static_cast<std::size_t>(mod_block(t))];
+  if (windowed()) return grow_windowed(now_s, n, need);
   bool preempted = false;
   while (need > kv_.free()) {
     need -= preempt_tail(now_s);
@@ -287,7 +291,7 @@ bool Replica::start_iteration(double now_s) {
     }
     if (!preempted_this_step_) break;
   }
-  kv_used_.set(now_s, static_cast<double>(kv_.used()));
+  kv_used_.set(now_s, static_cast<double>(kv_.held()));
   if (shape.empty()) return false;
   // Requests left waiting: the batch is at a limit (token budget, max_num_seqs, KV blocks, or a static batch
   // still running), so this iteration runs at the replica's saturation rate.
@@ -357,7 +361,7 @@ void Replica::count_iteration(const perf::BatchShape& shape, double now_s) {
   record_.prefill_seqs = static_cast<std::int32_t>(shape.prefill_seqs);
   record_.decode_seqs = static_cast<std::int32_t>(shape.decode_seqs);
   record_.waiting = static_cast<std::int32_t>(waiting_.size());
-  record_.kv_blocks_used = kv_.used();
+  record_.kv_blocks_used = kv_.held();
 }
 
 void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished) {
@@ -480,7 +484,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
   }
   prefill_done_.clear();
   if (is_static && running_ > 0 && static_done_ == running_) release_static_batch();
-  kv_used_.set(now_s, static_cast<double>(kv_.used()));
+  kv_used_.set(now_s, static_cast<double>(kv_.held()));
   work_.output_tokens += static_cast<double>(emitting_);
   if (saturated_) {
     const double elapsed = now_s - record_.start_s;  // under pipeline parallel, includes waits at busy stages

@@ -72,6 +72,9 @@ struct ReplicaConfig {
   /// blocks every sequence in the running list holds beside its tokens' — taken when it joins the list, freed when
   /// it leaves — so the pool, not max_num_seqs alone, bounds how many run. 0 = none.
   std::int64_t state_blocks = 0;
+  /// vLLM V1's sliding-window groups (kv_window.cpp; 0 = none): pages a block past the window frees (one per sliding
+  /// group), and the blocks a decoder keeps in each sliding group (cdiv(window, block_size) + 1).
+  std::int64_t window_pages = 0, window_blocks = 0;
   std::int32_t scheduler_steps = 1;
   bool window_streams_steps = true;
   std::shared_ptr<const perf::CostModel> window_cost;
@@ -312,6 +315,15 @@ class Replica {
     return cached_steps(window_steps_, *cfg_.window_cost, n, long_context);
   }
   bool grow_decoders(double now_s);  ///< allocates this step's growth, preempting as needed
+  // Sliding-window groups (kv_window.cpp, which says how; ReplicaConfig::window_pages > 0).
+  bool windowed() const noexcept { return cfg_.window_pages > 0; }
+  std::int64_t window_clock(const Seq& s) const noexcept;      ///< the clock of its first block past window_base
+  std::int64_t window_credit_of(const Seq& s) const noexcept;  ///< the pages its sliding groups freed
+  void window_init();
+  void window_join(Seq& s);          ///< start_decoding: its credit, and where it is counted
+  void window_leave(const Seq& s);   ///< leave_decoding: the credit back, and out of the counts
+  std::int64_t window_freed(std::int64_t n) const;  ///< pages freed at clocks step_ + 1 .. step_ + n
+  bool grow_windowed(double now_s, std::int64_t n, std::int64_t need);  ///< grow_decoders with the window credit
   void swap_in(double now_s);
   void add_prefill_chunk(std::int32_t i, std::int64_t chunk, perf::BatchShape& shape);
   /// Admits waiting requests from the head while budget and max_num_seqs allow, each with a chunk of the budget
@@ -337,7 +349,7 @@ class Replica {
     ctx_sum_ += n_dec_ * step_tokens_;
   }
   /// A decode run's next boundary (decode_run.cpp); adds its KV growth to `grown` (catch_up allocates it).
-  void commit_run_step(std::int64_t& grown);
+  void commit_run_step(std::int64_t& grown, std::int64_t& freed);
 
   std::int32_t index_;
   ReplicaConfig cfg_;
@@ -361,6 +373,7 @@ class Replica {
   std::int64_t step_tokens_ = 1;   ///< tokens per decoder in the decode step in flight
   std::int64_t n_dec_ = 0, n_dec_measured_ = 0, ctx_sum_ = 0;
   std::vector<std::int64_t> phase_count_;
+  std::vector<std::int64_t> window_past_, window_ring_;  ///< windowed(): kv_window.cpp
   /// vLLM V0's graph length (perf::CostModel::eager_decode_context; 0 = none, longest_ not kept): a decode step whose
   /// longest context reaches it runs eagerly. longest_ctx_: the decode step in flight's longest context.
   std::int64_t eager_ctx_ = 0, longest_ctx_ = 0;
@@ -462,6 +475,7 @@ class Replica {
     std::int32_t at = 0;     ///< started
     double end_s[kMax] = {}, duration_s[kMax] = {};
     std::int64_t need[kMax] = {};
+    std::int64_t freed[kMax] = {};  ///< pages the sliding groups free at step k (windowed())
   };
   DecodeRun run_;
   // Multi-step window (multi_step.cpp): steps still to run after the one in flight, the token clock before its first

@@ -12,7 +12,7 @@ void Replica::release_handoff(std::int32_t i, double now_s) {
   LLMSIM_CHECK(s.state == SeqState::handoff, "releasing the KV of a request that was not handed off");
   release_blocks(s);
   transition(s, SeqState::waiting);
-  kv_used_.set(now_s, static_cast<double>(kv_.used()));
+  kv_used_.set(now_s, static_cast<double>(kv_.held()));
 }
 
 HeldKv Replica::detach_handoff(std::int32_t i) {
@@ -33,7 +33,7 @@ void Replica::release_held(std::int32_t i, const HeldKv& held, double now_s) {
   s.prefix_blocks = held.prefix;
   release_shared(s);
   s.prefix_blocks = decode_prefix;
-  kv_used_.set(now_s, static_cast<double>(kv_.used()));
+  kv_used_.set(now_s, static_cast<double>(kv_.held()));
 }
 
 bool Replica::start_pull(std::int32_t i, double now_s) {
@@ -57,7 +57,7 @@ void Replica::drop_received(std::int32_t i, double now_s) {
   kv_.release(s.own_blocks);
   s.own_blocks = 0;
   leave_engine(s, SeqState::waiting, *outstanding_);  // out of the read; the caller ends it (done, slot released)
-  kv_used_.set(now_s, static_cast<double>(kv_.used()));
+  kv_used_.set(now_s, static_cast<double>(kv_.held()));
 }
 
 void Replica::kv_received(std::int32_t i) {

@@ -6,7 +6,7 @@ double Router::group_kv_fraction(const std::vector<Replica>& replicas, std::int3
   std::int64_t used = 0, cap = 0;
   for (std::int32_t v = 0; v < per_group_; ++v) {
     const auto& kv = replicas[static_cast<std::size_t>(g * per_group_ + v)].kv();
-    used += kv.used();
+    used += kv.held();
     cap += kv.capacity();
   }
   return static_cast<double>(used) / static_cast<double>(cap);

@@ -266,7 +266,7 @@ void Simulation::finish(double end_s) {
   if (!synthetic_) {
     for (const auto& r : replicas_) {
       s.preemptions += r.preemptions();
-      result_.kv_blocks_in_use_at_end += r.kv().used();
+      result_.kv_blocks_in_use_at_end += r.kv().held();
     }
     if (disagg_) {
       disagg_->summarize(s, plan_, replicas_, kv_integral_at_window_, peak_kv_fraction_, end_s);

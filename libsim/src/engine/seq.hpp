@@ -67,6 +67,9 @@ struct alignas(64) Seq {
   std::int32_t chain_blocks = 0;
   std::int32_t first_cached = -1;
   std::int32_t chain_tip = -1;  ///< the KV cache's segment holding its last referenced hashed block (a hint)
+  /// Sliding-window groups (Replica::window_join): set when it starts decoding, the blocks it keeps in every group —
+  /// its shared prefix and the sliding window's — before its own blocks free sliding pages.
+  std::int32_t window_base = 0;
 
   /// The same request started again from scratch (a client's retry after its replica failed): its identity and
   /// what it asked for, with no engine progress — a new stream, a new first token. A block-hash trace's prompt

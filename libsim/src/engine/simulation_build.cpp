@@ -216,13 +216,22 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
   const auto host_blocks = static_cast<std::int64_t>(std::min(host, 4e18));
   cfg.replica_block_bytes = cfg.block_bytes * sc.hardware.parallel.tp * sc.hardware.parallel.pp;
   cfg.host_tier_blocks = host_tier_blocks(e.kv_offload_gb, cfg.replica_block_bytes, engines_per_group_);
+  // vLLM V1's sliding-window groups free the blocks that left the window (kv_window.cpp); a pool block is a page in
+  // each of the plan's groups. V0 and SGLang keep every layer's blocks (their plans have no sliding groups, but
+  // SGLang's Llama-4, whose pool the engine does not split).
+  KvBlockManager kv(kv_blocks, e.block_size, e.watermark_or_default(), host_blocks);
+  if (e.policy == spec::SchedulerPolicy::vllm && plan.kv_sliding_groups > 0 && plan.kv_sliding_window > 0) {
+    cfg.window_pages = plan.kv_sliding_groups;
+    cfg.window_blocks = (plan.kv_sliding_window + e.block_size - 1) / e.block_size + 1;
+    kv.set_groups(plan.kv_cache_groups);
+  }
   const auto first = static_cast<std::int32_t>(pipelines_.size());
   replicas_.reserve(replicas_.size() + static_cast<std::size_t>(groups * engines_per_group_));
   for (int r = first; r < first + groups; ++r) {
     pipelines_.emplace_back(spec::pp_stage_layers(pool.model.num_layers, sc.hardware.parallel));
     for (int v = 0; v < engines_per_group_; ++v) {
       LLMSIM_CHECK(replicas_.size() < outstanding_.size(), "more engines than outstanding-count slots");
-      replicas_.emplace_back(r, v, cfg, KvBlockManager(kv_blocks, e.block_size, e.watermark_or_default(), host_blocks),
+      replicas_.emplace_back(r, v, cfg, kv,
                              cost, pool_, *collector_, &outstanding_[replicas_.size()]);
     }
   }

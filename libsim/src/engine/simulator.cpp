@@ -29,7 +29,7 @@ void Simulation::sample_state(double now_s) {
   for (const auto& r : replicas_) {
     waiting += r.waiting();
     running += r.running();
-    used += r.kv().used();
+    used += r.kv().held();
     cap += r.kv().capacity();
   }
   series_->on_state(now_s, static_cast<double>(waiting), static_cast<double>(running),

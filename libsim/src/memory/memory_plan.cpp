@@ -275,6 +275,8 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
   plan.proposer_kv_bytes_per_token_per_gpu = proposer.kv_bytes_per_token_per_gpu;
   plan.kv_sliding_window = layout.sliding_groups > 0 ? layout.window : 0;
   plan.kv_cache_groups = layout.groups();
+  if (layout.window > 0 && layout.full_block_scale == 1 && layout.sliding_block_scale == 1)
+    plan.kv_sliding_groups = layout.sliding_groups;
   const double act = em.activation;
   const double comm = em.non_torch * (multi_gpu ? 1.0 : 0.0) + em.comm_init;
   const double in_budget_runtime = em.in_budget() - act;
@@ -362,8 +364,9 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
     return plan;
   }
   // The pool is cut into blocks of a page per layer of a group (kv_layout.hpp); V1's block pool keeps one null block
-  // that no request can use (vllm/v1/core/block_pool.py). The engine charges every group per token, as vLLM's "GPU KV
-  // cache size" counts (num_blocks // groups × block_size): exact inside the window, conservative beyond it.
+  // that no request can use (vllm/v1/core/block_pool.py). The engine's block is a page in every group, as vLLM's "GPU
+  // KV cache size" counts (num_blocks // groups × block_size); under V1 a decoder past the window gives its sliding
+  // groups' pages back (kv_sliding_groups; engine/kv_window.cpp).
   const i64 pool_blocks = std::max<i64>(
       0, static_cast<i64>(std::floor(kv_pool * kv_share / layout.pool_block_bytes(engine.block_size))) - (em.v0 ? 0 : 1));
   const i64 blocks = static_cast<i64>(std::floor(static_cast<double>(pool_blocks) / layout.groups_per_token()));
@@ -462,9 +465,11 @@ std::string context_note(const spec::ResolvedScenario& rs) {
 
 std::string kv_capacity_note(const MemoryPlan& plan) {
   if (plan.kv_sliding_window <= 0 || plan.kv_cache_groups <= 1) return "";
-  return "tokens at every layer's per-token cost (vLLM's \"GPU KV cache size\"), as the simulation charges them; the "
-         "sliding-window layers keep only their last " + grouped(plan.kv_sliding_window) +
-         " tokens, so vLLM holds a longer sequence in less: max_concurrent_seqs and concurrent_seqs_at count that way";
+  return "tokens at every layer's per-token cost (vLLM's \"GPU KV cache size\"); the sliding-window layers keep only "
+         "their last " + grouped(plan.kv_sliding_window) + " tokens, so vLLM holds a longer sequence in less (" +
+         (plan.kv_sliding_groups > 0 ? "the simulation frees a decoder's blocks past the window as vLLM V1 does"
+                                     : "the simulation charges every layer for every token") +
+         "): max_concurrent_seqs and concurrent_seqs_at count that way";
 }
 
 std::string describe_context(int max_model_len, const std::string& note) {

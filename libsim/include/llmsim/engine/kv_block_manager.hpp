@@ -35,10 +35,12 @@ class KvBlockManager {
   std::int64_t capacity() const noexcept { return capacity_; }
   /// Blocks held by sequences (own and referenced cache entries).
   std::int64_t used() const noexcept { return used_; }
-  /// Blocks available to an allocation (unreferenced cached blocks count: they can be evicted).
-  std::int64_t free() const noexcept { return capacity_ - used_; }
+  /// Blocks available to an allocation (unreferenced cached blocks count: they can be evicted), the pages sliding
+  /// groups freed included (window credit, below).
+  std::int64_t free() const noexcept { return capacity_ - used_ + credit_blocks_; }
   std::int64_t watermark_blocks() const noexcept { return watermark_; }
-  double used_fraction() const noexcept { return static_cast<double>(used_) / static_cast<double>(capacity_); }
+  /// Of the pool, the share held: blocks used less the pages sliding groups freed (held()).
+  double used_fraction() const noexcept { return static_cast<double>(held()) / static_cast<double>(capacity_); }
   /// Unreferenced blocks whose content is still cached (evictable).
   std::int64_t cached_free() const noexcept { return cached_unreferenced_; }
 
@@ -49,7 +51,7 @@ class KvBlockManager {
   /// Takes `blocks` (evicting cached blocks as needed); InternalError if they are not free.
   void allocate(std::int64_t blocks) {
     // Hot path (every decode step that crosses a block boundary): raw free blocks suffice, nothing to evict.
-    if (blocks >= 0 && blocks <= capacity_ - used_ - cached_unreferenced_) {
+    if (blocks >= 0 && blocks <= capacity_ + credit_blocks_ - used_ - cached_unreferenced_) {
       used_ += blocks;
       if (used_ > peak_used_) peak_used_ = used_;
       return;
@@ -57,6 +59,26 @@ class KvBlockManager {
     allocate_evicting(blocks);
   }
   void release(std::int64_t blocks);
+
+  // ---- sliding-window groups (vLLM V1's hybrid KV-cache manager; docs/engine.md "Sliding-window groups") ----
+  // A block of this pool is `block_size` tokens in every KV-cache group: a page in each of groups() groups
+  // (memory::KvLayout). Sequences are charged whole blocks, as if every group held every token; a sliding group
+  // frees the pages of blocks that left its window (SlidingWindowManager.remove_skipped_blocks), which the replica
+  // counts here as a credit of pages. Every allocation may use it (free() adds its whole blocks), and held() is what
+  // the pool really holds. groups 1 and no credit: the plain pool.
+  void set_groups(int groups);
+  int groups() const noexcept { return groups_; }
+  /// Pages sliding groups freed from the sequences now holding blocks (given back by take_window_credit when one
+  /// leaves or is preempted).
+  std::int64_t window_credit() const noexcept { return credit_pages_; }
+  void add_window_credit(std::int64_t pages);
+  void take_window_credit(std::int64_t pages);
+  /// free() if `extra_pages` more pages were credited (a step's planned growth).
+  std::int64_t free_with_credit(std::int64_t extra_pages) const noexcept {
+    return capacity_ - used_ + (credit_pages_ + extra_pages) / groups_;
+  }
+  /// Blocks the pool holds: used() less the credited pages, in whole blocks.
+  std::int64_t held() const noexcept { return used_ - credit_blocks_; }
 
   // Host swap space.
   bool can_swap_out(std::int64_t blocks) const noexcept { return host_used_ + blocks <= host_capacity_; }
@@ -204,6 +226,8 @@ class KvBlockManager {
   std::int64_t block_mask_ = -1;
   std::int64_t watermark_;
   std::int64_t used_ = 0, peak_used_ = 0;
+  int groups_ = 1;                                     ///< pages per block (set_groups)
+  std::int64_t credit_pages_ = 0, credit_blocks_ = 0;  ///< window credit, and its whole blocks (credit / groups)
   std::int64_t cached_unreferenced_ = 0;  ///< resident blocks of unreferenced entries (evictable)
   std::int64_t host_capacity_, host_used_ = 0;
   std::vector<Entry> entries_;

@@ -58,6 +58,10 @@ struct MemoryPlan {
   bool kv_mla_entries_aligned = false;
   int kv_sliding_window = 0;               ///< window of the sliding-window KV groups (0 = none; kv_layout.hpp)
   int kv_cache_groups = 1;                 ///< vLLM's KV-cache groups (1 unless full and sliding layers mix)
+  /// Of those, the sliding-window groups whose blocks a sequence past the window frees (vLLM V1's
+  /// SlidingWindowManager; the engine's window credit, docs/engine.md "Sliding-window groups"). 0 without them, and
+  /// for Gemma-4's scaled blocks (a block of one type holds more tokens: not modelled by the engine).
+  int kv_sliding_groups = 0;
   std::int64_t kv_capacity_tokens = 0;     ///< tokens the KV pool holds (per replica) when every group holds them
                                            ///< (vLLM's "GPU KV cache size"); sequences past the window take less
   std::int64_t kv_capacity_blocks = 0;     ///< of engine.block_size tokens
