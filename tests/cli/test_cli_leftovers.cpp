@@ -142,3 +142,36 @@ TEST_CASE("simulate reads its scenario from standard input or a pipe, once, and 
   CHECK(none.code == 2);
   CHECK_THAT(none.out, Catch::Contains("leftover_fifo") && Catch::Contains("is a FIFO (pipe) that ended empty"));
 }
+
+TEST_CASE("a sweep's grid and check's benchmark result stream in as a scenario does; standard input is read once") {
+  // attack12: `jq ... grid.json | llmsim sweep -` and `llmsim check <(jq ... runs.jsonl)` were refused ("is a FIFO
+  // (named pipe), expected a file"; "no such file '-'") while every scenario argument streamed.
+  const std::string file = leftover_scenario_file();
+  const auto grid = test::scratch_dir() / "leftover_grid.json";
+  std::ofstream(grid) << R"({"base": ")" + file + R"(", "grid": {"engine.max_num_seqs": [16, 32]}})";
+  const std::string a = (test::scratch_dir() / "leftover_grid_a.csv").string();
+  const std::string b = (test::scratch_dir() / "leftover_grid_b.csv").string();
+  const std::string c = (test::scratch_dir() / "leftover_grid_c.csv").string();
+  REQUIRE(test::run("sweep '" + grid.string() + "' -q --out '" + a + "'").code == 0);
+  REQUIRE(test::run("sweep - -q --out '" + b + "' < '" + grid.string() + "'").code == 0);
+  REQUIRE(test::run_shell("bash -c \"" + test::cli() + " sweep <(cat '" + grid.string() + "') -q --out '" + c +
+                          "'\" 2>&1").code == 0);
+  auto text = [](const std::string& p) { return test::read_file(p); };
+  CHECK(text(b) == text(a));
+  CHECK(text(c) == text(a));
+  const std::string result =
+      std::string(LLMSIM_SOURCE_DIR) + "/tests/data/vllm_results/lambdalabs-h100-llama3-8b-v0.5.4-np80.json";
+  const std::string check = " --gpu h100-80gb-sxm --model llama-3.1-8b --engine-version 0.5.4 --json";
+  const auto direct = test::run("check '" + result + "'" + check, false);
+  const auto piped = test::run("check -" + check + " < '" + result + "'", false);
+  REQUIRE(direct.code == 0);
+  REQUIRE(piped.code == 0);
+  CHECK(Json::parse(piped.out)["rows"] == Json::parse(direct.out)["rows"]);
+  // Two arguments cannot both be standard input: said at once, naming the second.
+  const auto twice = test::run("check - --scenario -" + check + " < '" + result + "'");
+  CHECK(twice.code == 2);
+  CHECK_THAT(twice.out, Catch::Contains("--scenario") && Catch::Contains("standard input"));
+  const auto empty = test::run("sweep - < /dev/null");
+  CHECK(empty.code == 2);
+  CHECK_THAT(empty.out, Catch::Contains("standard input") && Catch::Contains("is empty"));
+}
