@@ -46,8 +46,9 @@ std::string base_name(const std::string& hf_name) {
   return slash == std::string::npos ? n : n.substr(slash + 1);
 }
 
-/// The weight format a checkpoint name announces ("...-FP8", "...-AWQ", "...-GPTQ-Int4"), or "".
-std::string quant_in_name(const std::string& hf_name) {
+}  // namespace
+
+std::string weight_format_in_name(const std::string& hf_name) {
   const auto tokens = split(base_name(hf_name), '-');
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const auto& t = tokens[i];
@@ -60,6 +61,8 @@ std::string quant_in_name(const std::string& hf_name) {
   }
   return "";
 }
+
+namespace {
 
 bool all_digits(const std::string& t) {
   return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
@@ -196,7 +199,7 @@ spec::Scenario vllm_check_scenario(const VllmResult& given, const VllmCheckOptio
   const bool quant_given = (doc.contains("quant") && doc["quant"].is_object() && doc["quant"].contains("weights")) ||
                            doc.contains("quantization") || doc.contains("dtype");
   if (!quant_given && (!doc.contains("quant") || doc["quant"].is_object())) {
-    const std::string q = quant_in_name(hf_name);
+    const std::string q = weight_format_in_name(hf_name);
     if (!q.empty()) {
       doc["quant"]["weights"] = q;
       notes.push_back("weights '" + q + "' from the checkpoint name '" + hf_name + "'");

@@ -97,6 +97,10 @@ Json to_json(const VllmCheck& check);
 /// "llama-3.1-8b": the last path part, lower case, without a "meta-" prefix, "-instruct"/"-chat"/"-hf"
 /// and quantization suffixes), or nullopt when the catalogue has no such id.
 std::optional<std::string> catalogue_model_for(const std::string& hf_name, const spec::Catalog& catalog);
+/// The weight format a checkpoint name announces ("...-FP8" fp8, "...-FP8-dynamic", "...-AWQ" awq-int4,
+/// "...-GPTQ-Int4", "...-W8A8", "...-bnb-4bit"), or "": vLLM reads the checkpoint's quantization_config, which a name
+/// matched to a catalogue model (catalogue_model_for) does not carry, so the name stands for it (check, server lines).
+std::string weight_format_in_name(const std::string& hf_name);
 
 /// A row's rel_error by vLLM's key (nullopt when the file does not state the key or llmsim cannot predict it).
 std::optional<double> check_error(const VllmCheck& check, const std::string& key);
