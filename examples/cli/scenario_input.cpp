@@ -111,7 +111,11 @@ std::string read_scenario_text(const std::string& path) {
 }
 
 Json read_scenario_json(const std::string& path) {
-  return parse_json(read_scenario_text(path), path == "-" ? "standard input" : path);
+  Json doc = parse_json(read_scenario_text(path), path == "-" ? "standard input" : path);
+  // A scenario's root has no field path to name: its type error names the argument ("expected an object, got
+  // array" named nothing).
+  if (!doc.is_object()) JsonView(doc, path == "-" ? "scenario (standard input)" : "scenario '" + printable(path) + "'").expect_object();
+  return doc;
 }
 
 }  // namespace llmsim::cli

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli_util.hpp"
 #include "llmsim/core/json_view.hpp"
@@ -174,4 +176,26 @@ TEST_CASE("a sweep's grid and check's benchmark result stream in as a scenario d
   const auto empty = test::run("sweep - < /dev/null");
   CHECK(empty.code == 2);
   CHECK_THAT(empty.out, Catch::Contains("standard input") && Catch::Contains("is empty"));
+}
+
+TEST_CASE("a document whose root is no object names the file or argument it came from") {
+  // attack12: `simulate arr.json` with [] said "error: expected an object, got array" (no file, no field), as did a
+  // runs file ([] or 42) and a grid holding a number.
+  const auto arr = test::scratch_dir() / "leftover_root_array.json";
+  const auto num = test::scratch_dir() / "leftover_root_number.json";
+  std::ofstream(arr) << "[]";
+  std::ofstream(num) << "42";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"simulate '" + arr.string() + "'", "scenario '"},
+      {"simulate - < '" + num.string() + "'", "scenario (standard input)"},
+      {"sweep '" + num.string() + "'", "grid ("},
+      {"calibrate-fit --runs '" + arr.string() + "' -o /dev/null", "runs file '"},
+      {"calibrate-fit --runs '" + num.string() + "' -o /dev/null", "runs file '"}};
+  for (const auto& [args, named] : cases) {
+    const auto r = test::run(args);
+    INFO(args);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains(named) && Catch::Contains("expected an object"));
+    CHECK_THAT(r.out, Catch::Contains("leftover_root_") || Catch::Contains("standard input"));
+  }
 }
