@@ -114,7 +114,8 @@ Json read_scenario_json(const std::string& path) {
   Json doc = parse_json(read_scenario_text(path), path == "-" ? "standard input" : path);
   // A scenario's root has no field path to name: its type error names the argument ("expected an object, got
   // array" named nothing).
-  if (!doc.is_object()) JsonView(doc, path == "-" ? "scenario (standard input)" : "scenario '" + printable(path) + "'").expect_object();
+  if (!doc.is_object())
+    JsonView(doc, path == "-" ? "scenario (standard input)" : "scenario '" + printable(path) + "'").expect_object();
   return doc;
 }
 
