@@ -135,6 +135,30 @@ def dotted(overrides: Mapping[str, Any]) -> dict:
     return {str(k).replace("__", "."): v for k, v in overrides.items()}
 
 
+def with_keywords(named: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict:
+    """The scenario paths a function's own keywords set (``gpu`` is ``hardware.gpu``, None when not given) with its
+    ``__`` keywords (``dotted(overrides)``) over them. One field is one value: given both ways
+    (``gpu_memory_utilization`` and ``engine__gpu_memory_utilization``) with two values is a ConfigError naming the field; one not given (None)
+    never hides the other. (Splatting both into one call raised Python's TypeError "got multiple values for keyword
+    argument 'engine.gpu_memory_utilization'" even when the named keyword was left unset.)"""
+    out = dict(named)
+    for path, value in dotted(overrides).items():
+        given = out.get(path)
+        if value is None:
+            out.setdefault(path, None)
+            continue
+        if given is not None:
+            try:
+                same = plain(given, path) == plain(value, path)
+            except ConfigError:
+                same = False
+            if not same:
+                raise ConfigError(f"{path}: given twice, as a keyword ({given!r}) and as "
+                                  f"{path.replace('.', '__')} ({value!r}); give it once")
+        out[path] = value
+    return out
+
+
 def split_overrides(kwargs: Mapping[str, Any]) -> "tuple[dict, dict]":
     """``(dotted overrides, the rest)``: for functions whose other keyword arguments are options (compare's and
     sweep's capacity options), a name with ``__`` is a scenario path, any other name an option."""

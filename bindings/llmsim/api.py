@@ -9,8 +9,8 @@ import pandas as pd
 
 from . import _core
 from ._frames import fleet_hours_frame, records_frame, rows_frame
-from ._scenario import (ConfigError, Scenario, ServerArgsWarning, check_server_lines, dotted, normalize,
-                        to_text)
+from ._scenario import (ConfigError, Scenario, ServerArgsWarning, check_server_lines, normalize, to_text,
+                        with_keywords)
 
 
 def _area(name: str):
@@ -80,9 +80,10 @@ def memory(scenario: Optional[Scenario] = None, *, model: Optional[str] = None, 
         tp = tp if tp is not None else server.get("hardware.tp")
         pp = pp if pp is not None else server.get("hardware.pp")
         tp, pp = _core.spec.split_for_count(int(num_gpus), None if tp is None else int(tp), int(pp or 1))
-    text = to_text(scenario or {}, _with_server(server, _overrides(model, gpu, quant, kv_dtype, tp, pp, max_model_len, **{
-        "engine.gpu_memory_utilization": gpu_memory_utilization,
-        "engine.max_num_batched_tokens": max_num_batched_tokens}, **dotted(overrides))))
+    text = to_text(scenario or {}, _with_server(server, with_keywords(_overrides(
+        model, gpu, quant, kv_dtype, tp, pp, max_model_len, **{
+            "engine.gpu_memory_utilization": gpu_memory_utilization,
+            "engine.max_num_batched_tokens": max_num_batched_tokens}), overrides)))
     return json.loads(_area("memory").plan(text))
 
 
@@ -98,8 +99,8 @@ def step(scenario: Optional[Scenario] = None, *, prefill_tokens: int = 0, prefil
     line, read as ``llmsim step --vllm-args`` reads it (model, split, formats, ``--enforce-eager``, SGLang's
     runtime; a keyword given here wins)."""
     server = _server_fields("step", vllm_args, sglang_args)
-    text = to_text(scenario or {}, _with_server(server, _overrides(model, gpu, quant, kv_dtype, tp, pp, **{
-        "hardware.gpu_profile": gpu_profile}, **dotted(overrides))))
+    text = to_text(scenario or {}, _with_server(server, with_keywords(_overrides(
+        model, gpu, quant, kv_dtype, tp, pp, **{"hardware.gpu_profile": gpu_profile}), overrides)))
     return json.loads(_area("step").step(text, int(prefill_tokens), int(prefill_context), int(decode_seqs),
                                          int(context)))
 
@@ -190,8 +191,8 @@ def simulate(scenario: Scenario, *, record_requests: bool = False, record_iterat
 
     ``vllm_args`` / ``sglang_args``: a server's command line (``"vllm serve MODEL -tp 2 --max-num-seqs 128"``), as
     the CLI's ``--vllm-args`` / ``--sglang-args``: scenario < command line < keyword overrides."""
-    over = {"workload.seed": seed, "workload.num_requests": num_requests, "quant.weights": quant,
-            "hardware.gpu": gpu, **dotted(overrides)}
+    over = with_keywords({"workload.seed": seed, "workload.num_requests": num_requests, "quant.weights": quant,
+                          "hardware.gpu": gpu}, overrides)
     text = to_text(scenario, over, vllm_args, sglang_args)
     window = -1.0 if time_series is None or time_series is False else 0.0 if time_series is True else float(time_series)
     if time_series is not None and time_series is not False and time_series is not True and not window >= 0:

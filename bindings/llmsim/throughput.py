@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from ._scenario import Scenario, dotted, to_text
+from ._scenario import Scenario, to_text, with_keywords
 from .api import _area
 
 
@@ -24,5 +24,5 @@ def throughput(scenario: Scenario, *, num_requests: Optional[int] = None, gpu: O
     if num_requests is not None and (int(num_requests) != num_requests or num_requests < 1):
         raise ValueError(f"num_requests: must be a whole number >= 1, got {num_requests!r}")
     # libsim applies the overrides: a GPU option ("2xrtx4090-24gb@pp") and the price of the card it moves to.
-    text = to_text(scenario, {"quant.weights": quant, "hardware.gpu": gpu, **dotted(overrides)}, vllm_args, sglang_args)
+    text = to_text(scenario, with_keywords({"quant.weights": quant, "hardware.gpu": gpu}, overrides), vllm_args, sglang_args)
     return json.loads(_area("analysis").throughput(text, int(num_requests or 0)))

@@ -96,7 +96,7 @@ int run_check(int argc, char** argv) {
     opts.add_options()
         ("vllm-result", po::value<std::string>()->required(),
          "result of `vllm bench serve --save-result` (or benchmark_serving.py), one run per line with "
-         "--append-result, or SGLang `bench_serving`'s output (JSON lines)")
+         "--append-result, or SGLang `bench_serving`'s output (JSON lines); - or a pipe streams it")
         ("run", po::value<int>(), "the run on this line of a JSON-lines file (default: every run, one table row each)")
         ("scenario", po::value<std::string>(), "a (partial) scenario to start from: GPU, price, engine knobs")
         ("vllm-args", po::value<std::string>(), "the measured server's command line: \"vllm serve MODEL -tp 2 ...\"")
@@ -120,7 +120,14 @@ int run_check(int argc, char** argv) {
                     &pos)) {
       return static_cast<int>(kOk);
     }
-    const auto results = analysis::read_vllm_results(vm["vllm-result"].as<std::string>());
+    // The result (and --scenario) may be streamed as a scenario is: a file, a pipe or "-", standard input once.
+    const std::string result_arg = vm["vllm-result"].as<std::string>();
+    if (vm.count("scenario"))
+      refuse_second_stdin("--scenario", vm["scenario"].as<std::string>(), "--vllm-result", result_arg);
+    const auto results =
+        is_stream_argument(result_arg)
+            ? analysis::parse_vllm_results(read_scenario_text(result_arg), stream_argument_name(result_arg))
+            : analysis::read_vllm_results(result_arg);
     analysis::VllmCheckOptions o;
     if (vm.count("scenario")) o.scenario = read_scenario_json(vm["scenario"].as<std::string>());
     o.vllm_args = server_command_line(vm, "vllm-args");

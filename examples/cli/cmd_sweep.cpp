@@ -15,6 +15,7 @@
 #include "llmsim/analysis/sweep_journal.hpp"
 #include "llmsim/core/error.hpp"
 #include "output_file.hpp"
+#include "scenario_input.hpp"
 #include "signals.hpp"
 
 namespace llmsim::cli {
@@ -140,7 +141,7 @@ int run_sweep(int argc, char** argv) {
     po::positional_options_description pos;
     pos.add("grid", 1);
     opts.add_options()
-        ("grid", po::value<std::string>()->required(), "grid JSON file (or as the first argument): {\"base\": ..., \"grid\": {path: [values]}} or {\"scenarios\": [...]}")
+        ("grid", po::value<std::string>()->required(), "grid JSON file (or as the first argument; - or a pipe streams it): {\"base\": ..., \"grid\": {path: [values]}} or {\"scenarios\": [...]}")
         ("out", po::value<std::string>(), "write the rows to results.csv or results.json (rows also go to results.csv.partial as they finish)")
         ("resume", "continue an interrupted sweep from the rows in its --out file's .partial journal")
         ("jobs,j", po::value<int>()->default_value(1), "threads (rows and results do not depend on it)")
@@ -163,7 +164,12 @@ int run_sweep(int argc, char** argv) {
                     &pos)) {
       return kOk;
     }
-    analysis::Grid grid = analysis::load_grid(vm["grid"].as<std::string>());
+    // A grid is a scenario with axes: read from a file, a pipe or "-" as a scenario is (relative paths in a streamed
+    // grid are the working directory's).
+    const std::string grid_arg = vm["grid"].as<std::string>();
+    analysis::Grid grid = is_stream_argument(grid_arg)
+                              ? analysis::parse_grid(read_scenario_text(grid_arg), stream_argument_name(grid_arg))
+                              : analysis::load_grid(grid_arg);
     apply_sets(grid, vm);  // every point, before anything runs
     for (const auto& p : grid.points) {
       std::string where;

@@ -16,8 +16,6 @@ namespace llmsim::cli {
 
 namespace {
 
-std::string scenario_arg_name(const std::string& path) { return path == "-" ? "standard input" : "'" + printable(path) + "'"; }
-
 // Reads `fd` to its end. A non-blocking descriptor (a FIFO opened O_NONBLOCK) is read first and polled only when its
 // writer is quiet, so a FIFO nobody writes to ends at once (read gives 0: no writer) instead of waiting; a blocking
 // one (standard input) is polled before each read, so a writer that never writes cannot hold the command forever.
@@ -59,15 +57,33 @@ std::string read_whole_stream(int fd, bool nonblocking, const std::string& name)
 // `what`: how the stream ended empty ("is empty", "is a FIFO (pipe) that ended with no bytes ...").
 std::string nonempty_scenario(std::string text, const std::string& name, const char* what) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw ConfigError(name, std::string(what) + ": expected a scenario's JSON; pipe it in, e.g. "
-                            "`llmsim simulate - < scenario.json` or `llmsim simulate <(cat scenario.json)`");
+    throw ConfigError(name, std::string(what) +
+                                ": expected a JSON document (a scenario, a grid, a benchmark result); pipe it in, e.g. "
+                                "`llmsim simulate - < scenario.json` or `llmsim simulate <(cat scenario.json)`");
   return text;
 }
 
 }  // namespace
 
+std::string stream_argument_name(const std::string& path) {
+  return path == "-" ? "standard input" : "'" + printable(path) + "'";
+}
+
+bool is_stream_argument(const std::string& path) {
+  if (path == "-") return true;
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+void refuse_second_stdin(const std::string& option, const std::string& path, const std::string& other_option,
+                         const std::string& other_path) {
+  if (path == "-" && other_path == "-")
+    throw ConfigError(option, "'-' (standard input) is already " + other_option +
+                                  "'s: standard input holds one document; give this one as a file or a pipe (<(...))");
+}
+
 std::string read_scenario_text(const std::string& path) {
-  const std::string name = scenario_arg_name(path);
+  const std::string name = stream_argument_name(path);
   if (path == "-") {
     if (::isatty(STDIN_FILENO))
       throw ConfigError(name, "is a terminal: pipe or redirect the scenario into it (`llmsim simulate - < "
@@ -95,7 +111,12 @@ std::string read_scenario_text(const std::string& path) {
 }
 
 Json read_scenario_json(const std::string& path) {
-  return parse_json(read_scenario_text(path), path == "-" ? "standard input" : path);
+  Json doc = parse_json(read_scenario_text(path), path == "-" ? "standard input" : path);
+  // A scenario's root has no field path to name: its type error names the argument ("expected an object, got
+  // array" named nothing).
+  if (!doc.is_object())
+    JsonView(doc, path == "-" ? "scenario (standard input)" : "scenario '" + printable(path) + "'").expect_object();
+  return doc;
 }
 
 }  // namespace llmsim::cli

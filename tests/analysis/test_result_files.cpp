@@ -236,6 +236,38 @@ TEST_CASE("a server's command line runs that server, whatever engine the scenari
   CHECK(engine_of(doc, "vllm serve m --max-num-seqs 8", "").first.policy == spec::SchedulerPolicy::vllm_v0);
 }
 
+TEST_CASE("a server line's quantized checkpoint name sizes its weights as check's does", "[check][server_args]") {
+  // attack12: `--vllm-args "vllm serve neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8"` on memory, simulate and every
+  // scenario command sized catalogue llama-3.1-8b at fp16 (16 GB of weights vLLM never loads); check read the name's
+  // format. One rule now (weight_format_in_name in server_arg_sets): the line's --quantization wins, the line
+  // outranks the scenario's quant.weights, a plain name or a file keeps what it had.
+  const auto& cat = spec::Catalog::builtin();
+  const auto weights_of = [&](const std::string& scenario, const std::string& line) {
+    std::vector<std::string> notes;
+    const Json out = apply_server_args(parse_json(scenario, "f"), line, "", notes, cat);
+    return spec::scenario_from_json(JsonView(out, "")).weights;
+  };
+  const std::string bare = R"({"engine": {"max_model_len": 4096}})";
+  const std::string fp16 = R"({"quant": {"weights": "fp16"}, "engine": {"max_model_len": 4096}})";
+  CHECK(weights_of(bare, "vllm serve neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8") == "fp8");
+  CHECK(weights_of(fp16, "vllm serve neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8") == "fp8");
+  CHECK(weights_of(bare, "vllm serve neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8-dynamic") == "fp8-dynamic");
+  CHECK(weights_of(bare, "vllm serve hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4 --dtype half") == "awq-int4");
+  CHECK(weights_of(bare, "vllm serve hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4 -q awq") == "awq-int4");
+  CHECK(weights_of(bare, "vllm serve neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8 --quantization fp8") == "fp8");
+  CHECK(weights_of(bare, "vllm serve meta-llama/Llama-3.1-8B-Instruct") == spec::Scenario{}.weights);
+  CHECK(weights_of(fp16, "vllm serve meta-llama/Llama-3.1-8B-Instruct") == "fp16");
+  // check reads the line by the same rule: --dtype half beside an AWQ checkpoint is its activation type (check
+  // counted any --dtype as the weights given and sized the AWQ run at fp16).
+  const auto result = parse_vllm_results(R"({"backend": "vllm", "completed": 10, "duration": 10, "total_input_tokens":
+      1000, "total_output_tokens": 1000, "request_rate": 1.0, "mean_ttft_ms": 50, "mean_tpot_ms": 10})", "r.json");
+  VllmCheckOptions o;
+  o.gpu = "h100-80gb-sxm";
+  o.vllm_args = "vllm serve hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4 --dtype half";
+  std::vector<std::string> notes;
+  CHECK(vllm_check_scenario(result.at(0), o, cat, notes).weights == "awq-int4");
+}
+
 TEST_CASE("a latency-only summary is compared on what it states", "[check][files]") {
   // The real 80-prompt run with its duration and throughputs deleted.
   Json doc = parse_json(slurp(result_path(kH100Np80)), "f");

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli_util.hpp"
 #include "llmsim/core/json_view.hpp"
@@ -141,4 +143,59 @@ TEST_CASE("simulate reads its scenario from standard input or a pipe, once, and 
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
   CHECK(none.code == 2);
   CHECK_THAT(none.out, Catch::Contains("leftover_fifo") && Catch::Contains("is a FIFO (pipe) that ended empty"));
+}
+
+TEST_CASE("a sweep's grid and check's benchmark result stream in as a scenario does; standard input is read once") {
+  // attack12: `jq ... grid.json | llmsim sweep -` and `llmsim check <(jq ... runs.jsonl)` were refused ("is a FIFO
+  // (named pipe), expected a file"; "no such file '-'") while every scenario argument streamed.
+  const std::string file = leftover_scenario_file();
+  const auto grid = test::scratch_dir() / "leftover_grid.json";
+  std::ofstream(grid) << R"({"base": ")" + file + R"(", "grid": {"engine.max_num_seqs": [16, 32]}})";
+  const std::string a = (test::scratch_dir() / "leftover_grid_a.csv").string();
+  const std::string b = (test::scratch_dir() / "leftover_grid_b.csv").string();
+  const std::string c = (test::scratch_dir() / "leftover_grid_c.csv").string();
+  REQUIRE(test::run("sweep '" + grid.string() + "' -q --out '" + a + "'").code == 0);
+  REQUIRE(test::run("sweep - -q --out '" + b + "' < '" + grid.string() + "'").code == 0);
+  REQUIRE(test::run_shell("bash -c \"" + test::cli() + " sweep <(cat '" + grid.string() + "') -q --out '" + c +
+                          "'\" 2>&1").code == 0);
+  auto text = [](const std::string& p) { return test::read_file(p); };
+  CHECK(text(b) == text(a));
+  CHECK(text(c) == text(a));
+  const std::string result =
+      std::string(LLMSIM_SOURCE_DIR) + "/tests/data/vllm_results/lambdalabs-h100-llama3-8b-v0.5.4-np80.json";
+  const std::string check = " --gpu h100-80gb-sxm --model llama-3.1-8b --engine-version 0.5.4 --json";
+  const auto direct = test::run("check '" + result + "'" + check, false);
+  const auto piped = test::run("check -" + check + " < '" + result + "'", false);
+  REQUIRE(direct.code == 0);
+  REQUIRE(piped.code == 0);
+  CHECK(Json::parse(piped.out)["rows"] == Json::parse(direct.out)["rows"]);
+  // Two arguments cannot both be standard input: said at once, naming the second.
+  const auto twice = test::run("check - --scenario -" + check + " < '" + result + "'");
+  CHECK(twice.code == 2);
+  CHECK_THAT(twice.out, Catch::Contains("--scenario") && Catch::Contains("standard input"));
+  const auto empty = test::run("sweep - < /dev/null");
+  CHECK(empty.code == 2);
+  CHECK_THAT(empty.out, Catch::Contains("standard input") && Catch::Contains("is empty"));
+}
+
+TEST_CASE("a document whose root is no object names the file or argument it came from") {
+  // attack12: `simulate arr.json` with [] said "error: expected an object, got array" (no file, no field), as did a
+  // runs file ([] or 42) and a grid holding a number.
+  const auto arr = test::scratch_dir() / "leftover_root_array.json";
+  const auto num = test::scratch_dir() / "leftover_root_number.json";
+  std::ofstream(arr) << "[]";
+  std::ofstream(num) << "42";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"simulate '" + arr.string() + "'", "scenario '"},
+      {"simulate - < '" + num.string() + "'", "scenario (standard input)"},
+      {"sweep '" + num.string() + "'", "grid ("},
+      {"calibrate-fit --runs '" + arr.string() + "' -o /dev/null", "runs file '"},
+      {"calibrate-fit --runs '" + num.string() + "' -o /dev/null", "runs file '"}};
+  for (const auto& [args, named] : cases) {
+    const auto r = test::run(args);
+    INFO(args);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains(named) && Catch::Contains("expected an object"));
+    CHECK_THAT(r.out, Catch::Contains("leftover_root_") || Catch::Contains("standard input"));
+  }
 }

@@ -71,3 +71,25 @@ def test_simulate_overrides_set_nested_fields(s):
     r = llmsim.simulate(s, engine__max_num_seqs=8, workload__arrival__rate=0.5)
     assert r.scenario["engine"]["max_num_seqs"] == 8
     assert r.scenario["workload"]["arrival"]["rate"] == 0.5
+
+
+@pytest.mark.parametrize("fn, named, path, value, other", [
+    ("memory", "gpu_memory_utilization", "engine__gpu_memory_utilization", 0.8, 0.7),
+    ("memory", "max_num_batched_tokens", "engine__max_num_batched_tokens", 4096, 2048),
+    ("memory", "gpu", "hardware__gpu", H100, "a100-80gb-sxm"),
+    ("step", "gpu", "hardware__gpu", H100, "a100-80gb-sxm"),
+    ("throughput", "quant", "quant__weights", "fp8", "fp16"),
+])
+def test_a_field_by_its_keyword_or_its_path_is_one_field(fn, named, path, value, other):
+    """attack12: memory(engine__gpu_memory_utilization=0.8) raised Python's TypeError "got multiple values for keyword
+    argument 'engine.gpu_memory_utilization'" (the named keyword, unset, splatted beside it); simulate and throughput
+    let the path silently win over a different named value. Either spelling alone gives the same answer; both with
+    two values is a ValueError naming the field."""
+    base = {"memory": dict(model="llama-3.1-8b", gpu=H100),
+            "step": dict(model="llama-3.1-8b", gpu=H100, decode_seqs=8, context=512),
+            "throughput": dict(scenario=dict(SMALL, workload=dict(SMALL["workload"], num_requests=20)))}[fn]
+    call = {"memory": llmsim.memory, "step": llmsim.step, "throughput": llmsim.throughput}[fn]
+    by_path = call(**{**base, path: value})
+    assert call(**{**base, named: value}) == by_path
+    with pytest.raises(ValueError, match=path.replace("__", ".")):
+        call(**{**base, named: value, path: other})

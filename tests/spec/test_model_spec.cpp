@@ -6,6 +6,7 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/published_name.hpp"
 
 using namespace llmsim;
 using namespace llmsim::spec;
@@ -94,4 +95,20 @@ TEST_CASE("incomplete or malformed configs name the field") {
   const auto m = Catalog::builtin().model(path);
   CHECK(m.hidden_size == 1024);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a --model / model naming no file but a published checkpoint says which catalogue model it is") {
+  // attack12: `memory --model meta-llama/Llama-3.1-8B-Instruct` said only "no such file" while `vllm serve` with that
+  // name sizes catalogue llama-3.1-8b (spec::catalogue_model_for, one rule with server lines and check).
+  const auto& cat = Catalog::builtin();
+  CHECK_THROWS_WITH(cat.model("meta-llama/Llama-3.1-8B-Instruct", "--model"),
+                    Catch::Contains("--model") && Catch::Contains("catalogue model 'llama-3.1-8b'") &&
+                        !Catch::Contains("weights '"));
+  CHECK_THROWS_WITH(cat.model("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", "model"),
+                    Catch::Contains("catalogue model 'llama-3.1-8b' with fp8 weights") &&
+                        Catch::Contains("the weights 'fp8'"));
+  CHECK_THROWS_WITH(cat.model("org/not-a-model", "model"),
+                    Catch::Contains("no such file") && !Catch::Contains("catalogue model"));
+  CHECK(weight_format_in_name("hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4") == "awq-int4");
+  CHECK(weight_format_in_name("meta-llama/Llama-3.1-8B-Instruct").empty());
 }

@@ -115,3 +115,20 @@ TEST_CASE("a closed loop's client start offsets parse, round-trip through the sc
   CHECK_THROWS_WITH(parse_workload({{"arrival", {{"process", "closed"}, {"concurrency", 1}, {"start_offsets_s", {0.0, 1.0}}}}}),
                     Catch::Contains("workload.arrival.start_offsets_s"));
 }
+
+TEST_CASE("with_rate under a closed loop's client count keeps the clients its users land in (capacity's bisection)") {
+  // attack12: capacity, compare and sweep --capacity size a closed loop by its concurrency from 1 up; with four
+  // clients (start_offsets_s) the runs below four users were refused ("names 4 clients, more than the loop's 1
+  // users") although the scenario itself was valid. User u of N joins client u·G/N, so the clients kept are those.
+  const Workload w = parse_workload(
+      {{"arrival", {{"process", "closed"}, {"concurrency", 8}, {"start_offsets_s", {0.0, 1.0, 2.0, 3.0}}}}});
+  const std::vector<std::pair<double, std::vector<double>>> cases{
+      {1, {0.0}}, {2, {0.0, 2.0}}, {3, {0.0, 1.0, 2.0}}, {4, {0.0, 1.0, 2.0, 3.0}}, {16, {0.0, 1.0, 2.0, 3.0}}};
+  for (const auto& [users, kept] : cases) {
+    const Workload at = with_rate(w, users);
+    const auto& cl = std::get<ClosedLoop>(at.arrival);
+    CHECK(cl.concurrency == static_cast<int>(users));
+    CHECK(cl.start_offsets_s == kept);
+    CHECK_NOTHROW(at.validate("workload"));
+  }
+}

@@ -303,8 +303,9 @@ void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::
 BenchRuns parse_bench_runs(std::string_view text, const std::string& path, const std::string& gpu_override,
                            bool skip_unreadable) {
   const Json doc = parse_json(text, path);
+  // The root has no field path to name: its type error names the file (attack12: "expected an object, got array").
+  if (!doc.is_object()) JsonView(doc, "runs file '" + path + "'").expect_object();
   const JsonView root(doc, "");
-  root.expect_object();
   root.allow_only({"format", "version", "gpu", "source", "runs", "notes", "engine", "engine_version", "vllm_version",
                    "runtime", "model", "hf_model", "weights", "kv_cache_dtype", "tp", "pp", "gpus", "table"});
   if (root.has("format") && root.string("format") != kRunsFormat)

@@ -86,7 +86,16 @@ ServerArgSets server_arg_sets(const std::string& vllm_args, const std::string& s
   const spec::VllmServeArgs args =
       sglang ? spec::parse_sglang_server_args(sglang_args) : spec::parse_vllm_serve_args(vllm_args);
   out.model_arg = args.model;
-  if (!args.model.empty() && !model_given) out.sets.emplace_back("model", scenario_model(args.model, flag, catalog, out.notes));
+  std::string name_format;  // the weight format a quantized checkpoint's name announces
+  if (!args.model.empty() && !model_given) {
+    const std::string model = scenario_model(args.model, flag, catalog, out.notes);
+    out.sets.emplace_back("model", model);
+    // A quantized checkpoint matched to a catalogue model by name: vLLM loads it in the format its
+    // quantization_config names, which the name announces (check's rule, weight_format_in_name); the line's own
+    // --quantization wins, and the line outranks the scenario's quant.weights as every flag of it does.
+    if (model != args.model && !args.engine_args.contains("quantization"))
+      name_format = weight_format_in_name(args.model);
+  }
   if (!args.runtime.empty()) {
     std::string now;
     if (scenario.is_object() && scenario.contains("engine") && scenario["engine"].is_object() &&
@@ -96,6 +105,12 @@ ServerArgSets server_arg_sets(const std::string& vllm_args, const std::string& s
   }
   drop_other_servers_engine(scenario, sglang, out);
   for (auto it = args.engine_args.begin(); it != args.engine_args.end(); ++it) out.sets.emplace_back(it.key(), it.value());
+  // After the flags: --dtype beside a quantized checkpoint is its activation type (vLLM runs the AWQ checkpoint
+  // under --dtype half), not 16-bit weights.
+  if (!name_format.empty()) {
+    out.sets.emplace_back("quant.weights", name_format);
+    out.notes.push_back("weights '" + name_format + "' from the checkpoint name '" + args.model + "'");
+  }
   if (!args.not_modelled.empty()) {
     std::string s;
     for (const auto& f : args.not_modelled) s += (s.empty() ? "" : ", ") + f;

@@ -292,6 +292,8 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
 
 Grid parse_grid(std::string_view text, const std::string& source, const std::string& base_dir) {
   const Json doc = parse_json(text, source);  // ConfigError for bad syntax, with the source and offset
+  // A grid is an object or a bare list of scenarios; the root has no field path, so its type error names the source.
+  if (!doc.is_object() && !doc.is_array()) JsonView(doc, "grid (" + source + ")").expect_object();
   std::vector<std::string> order;
   if (doc.is_object() && doc.contains("grid") && doc["grid"].is_object()) {
     // Only the key order is taken from this second, order-keeping parse.

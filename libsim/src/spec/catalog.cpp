@@ -1,4 +1,5 @@
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/published_name.hpp"
 
 #include <filesystem>
 
@@ -122,6 +123,19 @@ ModelSpec Catalog::model(const std::string& id_or_file, const std::string& path)
     // A config.json, or a checkpoint directory / Hub snapshot holding one, read as vLLM does: config.json, and
     // NVIDIA ModelOpt's hf_quant_config.json beside it when config.json carries no quantization_config.
     std::error_code ec;
+    // No such file, but a published checkpoint name ("meta-llama/Llama-3.1-8B-Instruct", as `vllm serve` takes it):
+    // say which catalogue model it is a checkpoint of, rather than only that no file has that name.
+    if (!std::filesystem::exists(id_or_file, ec)) {
+      if (const auto known = catalogue_model_for(id_or_file, *this)) {
+        const std::string format = weight_format_in_name(id_or_file);
+        const std::string weights = format.empty() ? "" : " with " + format + " weights";
+        const std::string name_both = format.empty() ? "" : " and the weights '" + format + "'";
+        throw ConfigError(path, "no such file '" + printable(id_or_file) + "'; as a published checkpoint it is " +
+                                    "catalogue model '" + *known + "'" + weights + ": name the model '" + *known +
+                                    "'" + name_both + ", or give the server's command line (`vllm serve " +
+                                    printable(id_or_file) + "`), which reads the name so");
+      }
+    }
     std::string config = id_or_file, id;
     if (std::filesystem::is_directory(id_or_file, ec)) {
       std::string dir = id_or_file;

@@ -189,8 +189,18 @@ Workload with_rate(const Workload& w, double rate) {
     for (const auto& c : classes) total += std::get<ClosedLoop>(c.arrival).concurrency;
     each([&](ArrivalSpec& a, std::size_t i) {
       const double share = std::get<ClosedLoop>(classes[i].arrival).concurrency / total;
-      std::get<ClosedLoop>(a).concurrency =
+      auto& loop = std::get<ClosedLoop>(a);
+      loop.concurrency =
           std::max(1, static_cast<int>(std::lround(std::min(rate * share, static_cast<double>(kMaxUsers)))));
+      // Fewer users than the scenario's clients (start_offsets_s): the clients no user lands in are gone. User u of
+      // N joins client u·G/N (engine::WorkloadDriver), so the N clients kept are those, each user keeping its start.
+      const auto groups = static_cast<std::int64_t>(loop.start_offsets_s.size());
+      if (groups > loop.concurrency) {
+        std::vector<double> kept;
+        for (std::int64_t u = 0; u < loop.concurrency; ++u)
+          kept.push_back(loop.start_offsets_s[static_cast<std::size_t>(u * groups / loop.concurrency)]);
+        loop.start_offsets_s = std::move(kept);
+      }
     });
     return out;
   }

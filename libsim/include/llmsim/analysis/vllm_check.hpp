@@ -13,6 +13,7 @@
 #include "llmsim/analysis/vllm_result.hpp"
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/spec/catalog.hpp"
+#include "llmsim/spec/published_name.hpp"
 #include "llmsim/spec/scenario.hpp"
 
 namespace llmsim::analysis {
@@ -93,10 +94,10 @@ VllmCheck check_vllm_result(const VllmResult& result, const PreparedVllmCheck& p
 /// "notes"}; predicted and rel_error are null when not stated.
 Json to_json(const VllmCheck& check);
 
-/// The catalogue id a Hugging Face model name stands for ("meta-llama/Meta-Llama-3.1-8B-Instruct" ->
-/// "llama-3.1-8b": the last path part, lower case, without a "meta-" prefix, "-instruct"/"-chat"/"-hf"
-/// and quantization suffixes), or nullopt when the catalogue has no such id.
-std::optional<std::string> catalogue_model_for(const std::string& hf_name, const spec::Catalog& catalog);
+/// A published checkpoint name read as a catalogue model and its format: spec/published_name.hpp (one rule for
+/// server lines, check, runs files and --model).
+using spec::catalogue_model_for;
+using spec::weight_format_in_name;
 
 /// A row's rel_error by vLLM's key (nullopt when the file does not state the key or llmsim cannot predict it).
 std::optional<double> check_error(const VllmCheck& check, const std::string& key);
