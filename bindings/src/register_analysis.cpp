@@ -70,6 +70,31 @@ analysis::VllmCheckOptions check_options(const std::string& scenario_text, const
   return o;
 }
 
+// Sweep points of [(labels JSON, scenario JSON text)], each with its screening verdict when given (SweepPoint::cannot_run).
+std::vector<analysis::SweepPoint> sweep_points(const std::vector<std::pair<std::string, std::string>>& points,
+                                               const std::vector<std::string>& cannot_run) {
+  if (!cannot_run.empty() && cannot_run.size() != points.size())
+    throw ConfigError("cannot_run", "expected one entry per point (" + std::to_string(points.size()) + "), got " +
+                                        std::to_string(cannot_run.size()));
+  std::vector<analysis::SweepPoint> parsed;
+  parsed.reserve(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    std::vector<std::pair<std::string, Json>> labels;
+    Json doc;
+    try {
+      for (const auto& pair : parse_text(points[i].first, "labels")) labels.emplace_back(pair.at(0).get<std::string>(), pair.at(1));
+      doc = parse_text(points[i].second, "scenario");
+    } catch (const ConfigError& e) {
+      // named as run_sweep names its points
+      throw ConfigError(std::vector<std::string>{"grid point " + std::to_string(i) + ": " + e.what()});
+    }
+    // A scenario that does not read is judged with the whole grid (analysis::screen_points), as `llmsim sweep` does.
+    parsed.push_back(analysis::sweep_point(doc, std::move(labels)));
+    if (!cannot_run.empty()) parsed.back().cannot_run = cannot_run[i];
+  }
+  return parsed;
+}
+
 // A flattened row (CSV columns, as `llmsim sweep --out x.csv` writes them) as JSON [[column, value], ...].
 std::string flat_row(const analysis::Row& row) {
   Json out = Json::array();
@@ -289,10 +314,20 @@ void register_analysis(py::module_& m) {
      "latency phase.");
 
   m.def("expand_grid", [](const std::string& grid_text, const std::vector<std::string>& axis_order,
-                          const std::string& split_sets) {
+                          const std::string& split_sets, const std::string& before_sets) {
     // The CLI's grid rules (cartesian order, overlapping axes refused, per-card repricing) for Python's grids.
     const Json doc = parse_text(grid_text, "grid");
-    analysis::Grid grid = analysis::expand_grid(JsonView(doc, ""), "", axis_order);
+    analysis::Grid grid = analysis::expand_grid(JsonView(doc, ""), "", axis_order, before_sets.empty());
+    if (!before_sets.empty()) {
+      // The same grid on the base before what was set on it: a point that read there and not here contradicts
+      // what was set (its row cannot run), as `llmsim sweep --set` judges it (analysis::judge_sets).
+      const Json before_doc = parse_text(before_sets, "grid");
+      const analysis::Grid before = analysis::expand_grid(JsonView(before_doc, ""), "", axis_order, false);
+      std::vector<bool> read_before(grid.points.size(), false);
+      for (std::size_t i = 0; i < grid.points.size() && i < before.points.size(); ++i)
+        read_before[i] = before.points[i].problem.empty();
+      analysis::judge_sets(grid, read_before);
+    }
     // What the caller set on the base (keyword overrides, a server line): a split among them labels the rows with
     // the split each ran, as `llmsim sweep --set` does (analysis::label_split_of_sets).
     std::vector<std::pair<std::string, Json>> sets;
@@ -302,15 +337,31 @@ void register_analysis(py::module_& m) {
     for (const auto& p : grid.points) {
       Json labels = Json::array();
       for (const auto& [path, value] : p.labels) labels.push_back(Json::array({path, value}));
-      out.append(py::make_tuple(dump(labels), dump(spec::to_json(p.scenario))));
+      // A point whose values contradict each other keeps its document as written: its row cannot run.
+      out.append(py::make_tuple(dump(labels), dump(p.problem.empty() ? spec::to_json(p.scenario) : p.written),
+                                p.cannot_run));
     }
     return out;
   }, py::arg("grid"), py::arg("axis_order") = std::vector<std::string>{}, py::arg("split_sets") = std::string("[]"),
+     py::arg("before_sets") = std::string(),
      "Points of a grid object ({\"base\": {...}, \"grid\": {...}} or {\"base\": {...}, \"scenarios\": [...]}) as "
-     "[(labels JSON, scenario JSON text)], exactly as `llmsim sweep` expands them.");
+     "[(labels JSON, scenario JSON text, cannot_run)], exactly as `llmsim sweep` expands them. `before_sets`: the same "
+     "grid on the base before `split_sets` were set on it: a point contradicting them has its reason in cannot_run "
+     "(analysis::judge_sets), for sweep(cannot_run=...).");
+
+  m.def("screen_points", [](const std::vector<std::pair<std::string, std::string>>& points,
+                            const std::vector<std::string>& cannot_run) {
+    const std::vector<analysis::SweepPoint> parsed = sweep_points(points, cannot_run);
+    py::gil_scoped_release nogil;
+    return analysis::screen_points(parsed);
+  }, py::arg("points"), py::arg("cannot_run") = std::vector<std::string>{},
+     "analysis::screen_points of [(labels JSON, scenario JSON text)]: per point \"\" or the reason its values "
+     "contradict each other (a fits = false row); a bad value raises ValueError naming the point. Python's Dask "
+     "sweep screens the whole grid with it before sending chunks.");
 
   m.def("sweep", [](const std::vector<std::pair<std::string, std::string>>& points, bool capacity,
-                    const py::dict& capacity_opts, int jobs, const py::object& progress) {
+                    const py::dict& capacity_opts, int jobs, const py::object& progress,
+                    const std::vector<std::string>& cannot_run) {
     analysis::SweepOptions opt;
     opt.row.capacity = capacity;
     std::vector<std::string> given;
@@ -328,20 +379,7 @@ void register_analysis(py::module_& m) {
     run_interruptible(
         cancel, warnings,
         [&] {
-          std::vector<analysis::SweepPoint> parsed(points.size());
-          for (std::size_t i = 0; i < points.size(); ++i) {
-            try {
-              for (const auto& pair : parse_text(points[i].first, "labels")) {
-                parsed[i].labels.emplace_back(pair.at(0).get<std::string>(), pair.at(1));
-              }
-              Json doc = parse_text(points[i].second, "scenario");
-              parsed[i].scenario = spec::scenario_from_json(JsonView(doc, ""));
-            } catch (const ConfigError& e) {
-              // named as run_sweep names its points
-              throw ConfigError(std::vector<std::string>{"grid point " + std::to_string(i) + ": " + e.what()});
-            }
-          }
-          analysis::run_sweep(parsed, jobs, report, opt);
+          analysis::run_sweep(sweep_points(points, cannot_run), jobs, report, opt);
           return true;
         },
         [&](py::error_already_set& e) {  // KeyboardInterrupt.partial_rows: [(point, flat row JSON), ...]
@@ -354,10 +392,11 @@ void register_analysis(py::module_& m) {
     for (const auto& row : finished) out.append(row ? py::object(py::str(*row)) : py::object(py::none()));
     return out;
   }, py::arg("points"), py::arg("capacity"), py::arg("capacity_options"), py::arg("jobs"),
-     py::arg("progress") = py::none(),
+     py::arg("progress") = py::none(), py::arg("cannot_run") = std::vector<std::string>{},
      "Flattened rows of [(labels JSON [[path, value], ...], scenario JSON text)], in point order, on `jobs` "
      "threads with the GIL released. Ctrl-C stops it: the KeyboardInterrupt carries `partial_rows`, the "
-     "[(point, row)] that had finished.");
+     "[(point, row)] that had finished. `cannot_run`: the whole grid's screen_points verdicts for these points "
+     "(a chunk of it), else the points are screened among themselves.");
 
   m.def("check_vllm", [](const std::string& result_text, const std::string& source, const std::string& scenario_text,
                          const std::string& vllm_args, const std::string& model, const std::string& gpu,
