@@ -226,6 +226,22 @@ void register_analysis(py::module_& m) {
      "A server command line (one of vllm_args, sglang_args) as ([[path, value], ...] JSON text to apply before the "
      "keyword overrides, [notes]): analysis::server_arg_sets, the rule of the CLI's --vllm-args/--sglang-args.");
 
+  m.def("apply_server_line", [](const std::string& text, const std::string& vllm_args, const std::string& sglang_args) {
+    const Json doc = parse_text(text, "scenario");
+    const auto line = analysis::server_arg_sets(vllm_args, sglang_args, doc);
+    return std::make_pair(dump(analysis::apply_server_sets(doc, line)), line.notes);
+  }, py::arg("scenario"), py::arg("vllm_args"), py::arg("sglang_args"),
+     "(scenario JSON text with the server line applied, [notes]): analysis::server_arg_sets then apply_server_sets "
+     "(a value a field refuses is a ValueError naming the flag typed), the CLI's --vllm-args/--sglang-args.");
+
+  m.def("check_server_fields", [](const std::string& result, const std::string& scenario, const std::string& vllm_args,
+                                   const std::string& sglang_args, const std::vector<std::string>& later) {
+    const auto line = analysis::server_arg_sets(vllm_args, sglang_args, parse_text(scenario, "scenario"));
+    analysis::check_server_fields(parse_text(result, "scenario"), line, later);
+  }, py::arg("result"), py::arg("scenario"), py::arg("vllm_args"), py::arg("sglang_args"), py::arg("later"),
+     "analysis::check_server_fields: `result` (the scenario after the line and the keyword overrides `later`) read; a "
+     "problem on a field the line set is a ValueError naming the flag typed (--max-num-seqs, not engine.max_num_seqs).");
+
   m.def("command_server_fields", [](const std::string& command, const std::string& vllm_args, const std::string& sglang_args) {
     if (command != "memory" && command != "step") throw ConfigError("command", "expected memory or step, got " + command);
     const auto r = analysis::command_server_fields(

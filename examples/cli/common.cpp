@@ -71,14 +71,6 @@ void print_notes(const std::vector<std::string>& notes) {
 }
 }  // namespace
 
-Json apply_server_args(Json scenario, const po::variables_map& vm) {
-  std::vector<std::string> notes;
-  scenario = analysis::apply_server_args(std::move(scenario), server_command_line(vm, "vllm-args"),
-                                         server_command_line(vm, "sglang-args"), notes);
-  print_notes(notes);
-  return scenario;
-}
-
 std::pair<std::string, Json> parse_set(const std::string& text, const std::string& flag) {
   const auto eq = text.find('=');
   if (eq == std::string::npos) throw ConfigError(flag, "expected PATH=VALUE, got '" + text + "'");
@@ -110,8 +102,16 @@ void apply_sets(Json& scenario, const po::variables_map& vm) {
 Json load_scenario(const po::variables_map& vm) { return load_scenario(read_scenario_json(vm["scenario"].as<std::string>()), vm); }
 
 Json load_scenario(Json file, const po::variables_map& vm) {
-  Json doc = apply_server_args(std::move(file), vm);
+  const auto line = analysis::server_arg_sets(server_command_line(vm, "vllm-args"), server_command_line(vm, "sglang-args"), file);
+  print_notes(line.notes);
+  Json doc = analysis::apply_server_sets(std::move(file), line);
   apply_sets(doc, vm);
+  // A bad value the server line gave (--max-num-seqs 0) is named by the flag the user typed, not the scenario field
+  // it became; a field --set gave again keeps its name.
+  std::vector<std::string> later;
+  if (vm.count("set"))
+    for (const auto& text : vm["set"].as<std::vector<std::string>>()) later.push_back(parse_set(text).first);
+  analysis::check_server_fields(doc, line, later);
   return doc;
 }
 
