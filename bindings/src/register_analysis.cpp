@@ -234,6 +234,13 @@ void register_analysis(py::module_& m) {
      "(scenario JSON text with the server line applied, [notes]): analysis::server_arg_sets then apply_server_sets "
      "(a value a field refuses is a ValueError naming the flag typed), the CLI's --vllm-args/--sglang-args.");
 
+  m.def("output_wording", [](bool slo_set) {
+    return std::make_pair(metrics::priced_output_tokens(slo_set), metrics::capacity_bound(slo_set));
+  }, py::arg("slo_set"),
+     "(the tokens a cost per million divides by, how max_qps is bounded) as every output says them: \"SLO-meeting "
+     "output tokens\" / \"inside the SLO\", or with no latency target set the words that say so "
+     "(metrics::priced_output_tokens, metrics::capacity_bound).");
+
   m.def("check_server_fields", [](const std::string& result, const std::string& scenario, const std::string& vllm_args,
                                    const std::string& sglang_args, const std::vector<std::string>& later) {
     const auto line = analysis::server_arg_sets(vllm_args, sglang_args, parse_text(scenario, "scenario"));
