@@ -78,22 +78,28 @@ def to_text(scenario: Scenario, overrides: Mapping[str, Any] | None = None, vllm
     scenario < the command line < the keyword overrides. Flags llmsim does not model are named in a
     ``ServerArgsWarning``; an unknown or misspelled flag is a ValueError with the flag it resembles."""
     text = json.dumps(load(scenario), allow_nan=False)
-    pairs = []
     check_server_lines(vllm_args, sglang_args)
-    if vllm_args or sglang_args:
-        if not isinstance(vllm_args or "", str) or not isinstance(sglang_args or "", str):
-            raise ConfigError("vllm_args/sglang_args: expected the command line as one string")
-        sets, notes = _core.analysis.server_arg_sets(text, vllm_args or "", sglang_args or "")
-        pairs = json.loads(sets)
-        for note in notes:
-            warnings.warn(note, ServerArgsWarning, stacklevel=3)
+    line = bool(vllm_args or sglang_args)
+    if line and (not isinstance(vllm_args or "", str) or not isinstance(sglang_args or "", str)):
+        raise ConfigError("vllm_args/sglang_args: expected the command line as one string")
     given = [[path, plain(value, path)] for path, value in (overrides or {}).items() if value is not None]
     # The card is placed first: its count drops the tp/pp of 1 the scenario wrote for its own card
     # (spec::set_json_path), never one the command line or a keyword gives beside it (that one counts).
-    pairs = [p for p in given if p[0] == "hardware.gpu"] + pairs + [p for p in given if p[0] != "hardware.gpu"]
-    if not pairs:
-        return text
-    return _core.analysis.apply_overrides(text, json.dumps(pairs, allow_nan=False))
+    card = [p for p in given if p[0] == "hardware.gpu"]
+    rest = [p for p in given if p[0] != "hardware.gpu"]
+    if card:
+        text = _core.analysis.apply_overrides(text, json.dumps(card, allow_nan=False))
+    before = text
+    if line:
+        # libsim applies the line (analysis::apply_server_sets): a value a field refuses names the flag typed.
+        text, notes = _core.analysis.apply_server_line(text, vllm_args or "", sglang_args or "")
+        for note in notes:
+            warnings.warn(note, ServerArgsWarning, stacklevel=3)
+    if rest:
+        text = _core.analysis.apply_overrides(text, json.dumps(rest, allow_nan=False))
+    if line:  # a bad value the line gave is named by the flag typed (libsim's rule, as the CLI's)
+        _core.analysis.check_server_fields(text, before, vllm_args or "", sglang_args or "", [p for p, _ in given])
+    return text
 
 
 def check_server_lines(vllm_args: Optional[str], sglang_args: Optional[str]) -> None:

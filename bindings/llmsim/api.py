@@ -72,8 +72,9 @@ def memory(scenario: Optional[Scenario] = None, *, model: Optional[str] = None, 
 
     ``vllm_args`` / ``sglang_args``: a server's command line (``"vllm serve MODEL -tp 2 --max-model-len 8192"``),
     read as ``llmsim memory --vllm-args`` reads it (the same rule in libsim): its model, split, formats and memory
-    knobs; a keyword given here wins. Flags that do not change the plan are named in a ``ServerArgsWarning``;
-    a misspelt flag, a flag the plan cannot use or an SGLang server is a ValueError.
+    knobs, and an SGLang line's server (SGLang's accounting, as a scenario with ``engine.runtime`` "sglang"); a
+    keyword given here wins. Flags that do not change the plan are named in a ``ServerArgsWarning``; a misspelt flag
+    or a flag the plan cannot use is a ValueError.
     """
     server = _server_fields("memory", vllm_args, sglang_args)
     if num_gpus is not None:  # libsim's rule: tp = num_gpus / pp unless tp is given, then they must agree

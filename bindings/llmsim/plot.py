@@ -11,6 +11,17 @@ import pandas as pd
 _GB = 1e9
 
 
+def _slo_words(frame: pd.DataFrame):
+    """(the tokens a cost per million divides by, how max_qps is bounded) for a frame of rows, in libsim's words
+    (``metrics::priced_output_tokens``, ``metrics::capacity_bound``): "SLO-meeting output tokens" / "inside the SLO",
+    or, when the rows' scenario sets no latency target (their ``slo_met_note``), words that do not claim one."""
+    from . import _core
+    note = frame["slo_met_note"].notna() if "slo_met_note" in frame else pd.Series(False, index=frame.index)
+    ran = frame["fits"].fillna(False).astype(bool) if "fits" in frame else pd.Series(True, index=frame.index)
+    slo_set = not (len(frame) > 0 and note.any() and (note | ~ran).all())
+    return _core.analysis.output_wording(slo_set)
+
+
 def _axes(ax):
     if ax is None:
         import matplotlib.pyplot as plt
@@ -60,8 +71,8 @@ def latency_vs_load(frame: pd.DataFrame, *, x: str = "workload.arrival.rate", y:
 
 def cost_vs_capacity(frame: pd.DataFrame, *, x: str = "max_qps", y: str = "cost_per_mtok_output_slo",
                      label: Optional[str] = None, ax=None):
-    """Cost per million SLO-meeting output tokens against capacity; lower right is better. Options that
-    cannot run are listed in the title rather than drawn at zero."""
+    """Cost per million SLO-meeting output tokens (every finished request's when no SLO is set) against capacity;
+    lower right is better. Options that cannot run are listed in the title rather than drawn at zero."""
     ax = _axes(ax)
     ok = frame.dropna(subset=[x, y])
     ax.scatter(ok[x], ok[y])
@@ -86,7 +97,7 @@ def _money(v: float, currency: str, decimals: int = 0) -> str:
 def compare_costs(frame: pd.DataFrame, *, target: Optional[str] = None, ax=None):
     """The buyer's answer from a ``llmsim.compare`` frame (or ``llmsim compare --out`` rows): one bar per option, the
     monthly bill for the target load (``monthly_cost``), each labelled with its $ per million SLO-meeting output
-    tokens at the target load, its replicas and its $/Mtok at capacity; the winner filled and marked. The title
+    tokens (every finished request's when no SLO is set) at the target load, its replicas and its $/Mtok at capacity; the winner filled and marked. The title
     names the target and says "placeholder prices" when any option was priced at a catalogue placeholder; options
     that cannot run or miss the SLO are listed below the axes rather than drawn at zero."""
     ax = _axes(ax)
@@ -232,7 +243,7 @@ def compare(frame: pd.DataFrame, *, target: Optional[str] = None, title: Optiona
     """The buyer's answer from a ``llmsim.compare`` frame as one Figure: on top, the monthly bill for the target load
     per option (``compare_costs``: winner filled and marked, $/Mtok at the target and at capacity, replicas, options
     that cannot run listed, "placeholder prices" said when they are); below, cost per million SLO-meeting output
-    tokens against capacity per replica (``cost_vs_capacity``), the winner ringed. Returns the Figure."""
+    tokens (every finished one's when no SLO is set) against capacity per replica (``cost_vs_capacity``), the winner ringed. Returns the Figure."""
     import matplotlib.pyplot as plt
     if not isinstance(frame, pd.DataFrame) or "monthly_cost" not in frame.columns:
         raise ValueError("compare: expected the frame llmsim.compare returns (it has a monthly_cost column)")
@@ -245,8 +256,11 @@ def compare(frame: pd.DataFrame, *, target: Optional[str] = None, title: Optiona
         right.scatter([w["max_qps"]], [w["cost_per_mtok_output_slo"]], s=220, facecolors="none",
                       edgecolors="tab:green", linewidths=2, label=f"winner: {w['name']}")
         right.legend(fontsize="small", loc="best")
-    right.set_xlabel("capacity per replica (max QPS inside the SLO)")
-    right.set_ylabel("per Mtok SLO-meeting output\nat capacity")
+    # No latency target set: the rows' max_qps is the largest stable load and every finished token is priced, so the
+    # labels say that rather than claim an SLO (libsim's words, as the CLI prints them).
+    tokens, bound = _slo_words(frame)
+    right.set_xlabel(f"capacity per replica (the largest QPS it serves {bound})")
+    right.set_ylabel(f"per million {tokens.split(' (')[0]}\nat capacity")
     if title:
         fig.suptitle(title)
     # Fixed margins: tight_layout would make room for compare_costs' wide "not shown" note and squash the axes.

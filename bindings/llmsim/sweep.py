@@ -60,7 +60,17 @@ def expand_grid(base: Scenario, grid: Grid, sets: Optional[Sequence[Tuple[str, A
     it; without one (``base=None``), of whole scenarios (dicts or JSON file paths). Values may be numpy arrays.
     Grids and override lists are expanded by the C++ core exactly as ``llmsim sweep`` expands them (overlapping
     paths such as ``workload.arrival`` and ``workload.arrival.rate`` are refused; a point on another card is
-    billed at that card's price). Bad paths or values raise ValueError naming the path and the point."""
+    billed at that card's price). Bad paths or values raise ValueError naming the path and the point; a point whose
+    values only contradict each other (a ``2x...@pp`` card with a tp axis's 2) is kept as written: its sweep row
+    cannot run."""
+    return [(labels, text) for labels, text, _ in _expand(base, grid, sets)]
+
+
+def _expand(base: Scenario, grid: Grid, sets: Optional[Sequence[Tuple[str, Any]]] = None,
+            before: Optional[Scenario] = None) -> List[Tuple[str, str, str]]:
+    """expand_grid's points with each one's verdict (``analysis::judge_sets``: why it cannot run, else "").
+    ``before``: the base before ``sets`` were set on it, so that a point contradicting them is a row that cannot
+    run, as ``llmsim sweep --set`` judges it."""
     if isinstance(grid, Mapping):
         if not grid:
             raise ValueError("grid: empty (give at least one field path with a list of values)")
@@ -71,29 +81,33 @@ def expand_grid(base: Scenario, grid: Grid, sets: Optional[Sequence[Tuple[str, A
                 raise ValueError(f"grid.{p}: expected a non-empty list of values, got {v!r}")
             axes[str(p)] = values
         doc = {"base": load(base if base is not None else {}), "grid": axes}
+        before_text = "" if before is None else json.dumps({"base": load(before), "grid": axes}, allow_nan=False)
         # ``sets``: (path, value) pairs set on the base (sweep's overrides, its server line): a tensor or pipeline
         # split among them adds the hardware.tp / hardware.pp labels a card axis needs (libsim's rule).
         return [tuple(p) for p in _area("analysis").expand_grid(json.dumps(doc, allow_nan=False), list(axes),
-                                                                json.dumps(list(sets or []), allow_nan=False))]
+                                                                json.dumps(list(sets or []), allow_nan=False),
+                                                                before_text)]
     items = plain(grid, "grid") if type(grid).__module__ == "numpy" else grid
     if isinstance(items, (str, bytes)) or not isinstance(items, Sequence) or len(items) == 0:
         raise ValueError("grid: expected {path: [values]} or a non-empty list of scenarios/overrides")
     if base is not None and all(isinstance(item, Mapping) for item in items):
         doc = {"base": load(base), "scenarios": [plain(item, f"grid[{i}]") for i, item in enumerate(items)]}
         return [tuple(p) for p in _area("analysis").expand_grid(json.dumps(doc, allow_nan=False), [])]
-    points: List[Point] = []
+    points: List[Tuple[str, str, str]] = []
     for item in items:
         try:
-            points.append(("[]", to_text(item)))
+            points.append(("[]", to_text(item), ""))
         except ValueError as e:
             raise ValueError(f"grid point {len(points)}: {e}") from None
     return points
 
 
-def _run_chunk(points: List[Point], capacity: bool, capacity_options: dict) -> List[str]:
-    """One chunk on a Dask worker: the same C++ sweep, one thread (the cluster supplies the parallelism)."""
+def _run_chunk(points: List[Point], cannot_run: List[str], capacity: bool, capacity_options: dict) -> List[str]:
+    """One chunk on a Dask worker: the same C++ sweep, one thread (the cluster supplies the parallelism).
+    ``cannot_run``: the whole grid's verdicts for these points (``analysis::screen_points``), since a chunk alone
+    cannot tell a contradiction between a point's values from a bad value."""
     from llmsim import _core as core  # imported on the worker
-    return core.analysis.sweep(points, capacity, capacity_options, 1)
+    return core.analysis.sweep(points, capacity, capacity_options, 1, None, cannot_run)
 
 
 def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Grid] = None,
@@ -138,25 +152,29 @@ def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Gr
                                                      vllm_args or "", sglang_args or "")
         sets += [tuple(p) for p in json.loads(pairs)]
     sets += list(over.items())
+    before = None  # the base before the overrides: a point that contradicts them is a row that cannot run
     if over or vllm_args or sglang_args:
         whole = not isinstance(grid, Mapping) and (
             base is None or not all(isinstance(item, Mapping) for item in grid))
         if whole:  # a list of whole scenarios: each gets the overrides
             grid = [json.loads(to_text(item, over, vllm_args, sglang_args)) for item in grid]
         else:
+            before = load(base if base is not None else {})
             base = json.loads(to_text(base if base is not None else {}, over, vllm_args, sglang_args))
     # Capacity options without capacity=True are refused by analysis::refuse_capacity_options_without_capacity
     # (the CLI's rule for --rel-tol without --capacity), in the sweep call below: before any point runs.
     analysis = _area("analysis")
-    points = expand_grid(base, grid, sets)
-    found = scenario_warnings([text for _, text in points])
+    expanded = _expand(base, grid, sets, before)
+    points = [(labels, text) for labels, text, _ in expanded]
+    verdicts = [verdict for _, _, verdict in expanded]
+    found = scenario_warnings([text for (_, text), verdict in zip(points, verdicts) if not verdict])
     bar = _tqdm(progress, len(points), "sweep")
     try:
         if client is None:
             jobs = jobs or os.cpu_count() or 1
-            flat = analysis.sweep(points, capacity, capacity_options, int(jobs), _callback(bar))
+            flat = analysis.sweep(points, capacity, capacity_options, int(jobs), _callback(bar), verdicts)
         else:
-            flat = _on_dask(client, points, capacity, capacity_options, chunk_size, bar)
+            flat = _on_dask(client, points, verdicts, capacity, capacity_options, chunk_size, bar)
     except KeyboardInterrupt as e:
         # What had finished, as a frame indexed by grid point, so an interrupted sweep loses no computed row.
         finished = getattr(e, "partial_rows", None)
@@ -171,14 +189,19 @@ def sweep(base: Union[Optional[Scenario], Sequence[Scenario]], grid: Optional[Gr
     return frame
 
 
-def _on_dask(client, points: List[Point], capacity: bool, capacity_options: dict, chunk_size: Optional[int],
-             bar) -> List[str]:
+def _on_dask(client, points: List[Point], verdicts: List[str], capacity: bool, capacity_options: dict,
+             chunk_size: Optional[int], bar) -> List[str]:
     from distributed import as_completed
     if chunk_size is None:  # a few chunks per worker thread balance load without drowning the scheduler
         threads = sum(client.nthreads().values()) or 1
         chunk_size = max(1, -(-len(points) // (4 * threads)))
+    # The whole grid is screened here (a bad value raises before any chunk leaves; points whose values contradict
+    # each other become rows that cannot run), and each chunk carries its points' verdicts.
+    verdicts = _area("analysis").screen_points(points, verdicts)
     chunks = [points[i:i + chunk_size] for i in range(0, len(points), chunk_size)]
-    futures = client.map(_run_chunk, chunks, capacity=capacity, capacity_options=capacity_options, pure=False)
+    chunk_verdicts = [verdicts[i:i + chunk_size] for i in range(0, len(points), chunk_size)]
+    futures = client.map(_run_chunk, chunks, chunk_verdicts, capacity=capacity, capacity_options=capacity_options,
+                         pure=False)
     index = {f.key: i for i, f in enumerate(futures)}
     results: List[Optional[List[str]]] = [None] * len(chunks)
     try:

@@ -70,6 +70,31 @@ analysis::VllmCheckOptions check_options(const std::string& scenario_text, const
   return o;
 }
 
+// Sweep points of [(labels JSON, scenario JSON text)], each with its screening verdict when given (SweepPoint::cannot_run).
+std::vector<analysis::SweepPoint> sweep_points(const std::vector<std::pair<std::string, std::string>>& points,
+                                               const std::vector<std::string>& cannot_run) {
+  if (!cannot_run.empty() && cannot_run.size() != points.size())
+    throw ConfigError("cannot_run", "expected one entry per point (" + std::to_string(points.size()) + "), got " +
+                                        std::to_string(cannot_run.size()));
+  std::vector<analysis::SweepPoint> parsed;
+  parsed.reserve(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    std::vector<std::pair<std::string, Json>> labels;
+    Json doc;
+    try {
+      for (const auto& pair : parse_text(points[i].first, "labels")) labels.emplace_back(pair.at(0).get<std::string>(), pair.at(1));
+      doc = parse_text(points[i].second, "scenario");
+    } catch (const ConfigError& e) {
+      // named as run_sweep names its points
+      throw ConfigError(std::vector<std::string>{"grid point " + std::to_string(i) + ": " + e.what()});
+    }
+    // A scenario that does not read is judged with the whole grid (analysis::screen_points), as `llmsim sweep` does.
+    parsed.push_back(analysis::sweep_point(doc, std::move(labels)));
+    if (!cannot_run.empty()) parsed.back().cannot_run = cannot_run[i];
+  }
+  return parsed;
+}
+
 // A flattened row (CSV columns, as `llmsim sweep --out x.csv` writes them) as JSON [[column, value], ...].
 std::string flat_row(const analysis::Row& row) {
   Json out = Json::array();
@@ -201,6 +226,29 @@ void register_analysis(py::module_& m) {
      "A server command line (one of vllm_args, sglang_args) as ([[path, value], ...] JSON text to apply before the "
      "keyword overrides, [notes]): analysis::server_arg_sets, the rule of the CLI's --vllm-args/--sglang-args.");
 
+  m.def("apply_server_line", [](const std::string& text, const std::string& vllm_args, const std::string& sglang_args) {
+    const Json doc = parse_text(text, "scenario");
+    const auto line = analysis::server_arg_sets(vllm_args, sglang_args, doc);
+    return std::make_pair(dump(analysis::apply_server_sets(doc, line)), line.notes);
+  }, py::arg("scenario"), py::arg("vllm_args"), py::arg("sglang_args"),
+     "(scenario JSON text with the server line applied, [notes]): analysis::server_arg_sets then apply_server_sets "
+     "(a value a field refuses is a ValueError naming the flag typed), the CLI's --vllm-args/--sglang-args.");
+
+  m.def("output_wording", [](bool slo_set) {
+    return std::make_pair(metrics::priced_output_tokens(slo_set), metrics::capacity_bound(slo_set));
+  }, py::arg("slo_set"),
+     "(the tokens a cost per million divides by, how max_qps is bounded) as every output says them: \"SLO-meeting "
+     "output tokens\" / \"inside the SLO\", or with no latency target set the words that say so "
+     "(metrics::priced_output_tokens, metrics::capacity_bound).");
+
+  m.def("check_server_fields", [](const std::string& result, const std::string& scenario, const std::string& vllm_args,
+                                   const std::string& sglang_args, const std::vector<std::string>& later) {
+    const auto line = analysis::server_arg_sets(vllm_args, sglang_args, parse_text(scenario, "scenario"));
+    analysis::check_server_fields(parse_text(result, "scenario"), line, later);
+  }, py::arg("result"), py::arg("scenario"), py::arg("vllm_args"), py::arg("sglang_args"), py::arg("later"),
+     "analysis::check_server_fields: `result` (the scenario after the line and the keyword overrides `later`) read; a "
+     "problem on a field the line set is a ValueError naming the flag typed (--max-num-seqs, not engine.max_num_seqs).");
+
   m.def("command_server_fields", [](const std::string& command, const std::string& vllm_args, const std::string& sglang_args) {
     if (command != "memory" && command != "step") throw ConfigError("command", "expected memory or step, got " + command);
     const auto r = analysis::command_server_fields(
@@ -289,10 +337,20 @@ void register_analysis(py::module_& m) {
      "latency phase.");
 
   m.def("expand_grid", [](const std::string& grid_text, const std::vector<std::string>& axis_order,
-                          const std::string& split_sets) {
+                          const std::string& split_sets, const std::string& before_sets) {
     // The CLI's grid rules (cartesian order, overlapping axes refused, per-card repricing) for Python's grids.
     const Json doc = parse_text(grid_text, "grid");
-    analysis::Grid grid = analysis::expand_grid(JsonView(doc, ""), "", axis_order);
+    analysis::Grid grid = analysis::expand_grid(JsonView(doc, ""), "", axis_order, before_sets.empty());
+    if (!before_sets.empty()) {
+      // The same grid on the base before what was set on it: a point that read there and not here contradicts
+      // what was set (its row cannot run), as `llmsim sweep --set` judges it (analysis::judge_sets).
+      const Json before_doc = parse_text(before_sets, "grid");
+      const analysis::Grid before = analysis::expand_grid(JsonView(before_doc, ""), "", axis_order, false);
+      std::vector<bool> read_before(grid.points.size(), false);
+      for (std::size_t i = 0; i < grid.points.size() && i < before.points.size(); ++i)
+        read_before[i] = before.points[i].problem.empty();
+      analysis::judge_sets(grid, read_before);
+    }
     // What the caller set on the base (keyword overrides, a server line): a split among them labels the rows with
     // the split each ran, as `llmsim sweep --set` does (analysis::label_split_of_sets).
     std::vector<std::pair<std::string, Json>> sets;
@@ -302,15 +360,31 @@ void register_analysis(py::module_& m) {
     for (const auto& p : grid.points) {
       Json labels = Json::array();
       for (const auto& [path, value] : p.labels) labels.push_back(Json::array({path, value}));
-      out.append(py::make_tuple(dump(labels), dump(spec::to_json(p.scenario))));
+      // A point whose values contradict each other keeps its document as written: its row cannot run.
+      out.append(py::make_tuple(dump(labels), dump(p.problem.empty() ? spec::to_json(p.scenario) : p.written),
+                                p.cannot_run));
     }
     return out;
   }, py::arg("grid"), py::arg("axis_order") = std::vector<std::string>{}, py::arg("split_sets") = std::string("[]"),
+     py::arg("before_sets") = std::string(),
      "Points of a grid object ({\"base\": {...}, \"grid\": {...}} or {\"base\": {...}, \"scenarios\": [...]}) as "
-     "[(labels JSON, scenario JSON text)], exactly as `llmsim sweep` expands them.");
+     "[(labels JSON, scenario JSON text, cannot_run)], exactly as `llmsim sweep` expands them. `before_sets`: the same "
+     "grid on the base before `split_sets` were set on it: a point contradicting them has its reason in cannot_run "
+     "(analysis::judge_sets), for sweep(cannot_run=...).");
+
+  m.def("screen_points", [](const std::vector<std::pair<std::string, std::string>>& points,
+                            const std::vector<std::string>& cannot_run) {
+    const std::vector<analysis::SweepPoint> parsed = sweep_points(points, cannot_run);
+    py::gil_scoped_release nogil;
+    return analysis::screen_points(parsed);
+  }, py::arg("points"), py::arg("cannot_run") = std::vector<std::string>{},
+     "analysis::screen_points of [(labels JSON, scenario JSON text)]: per point \"\" or the reason its values "
+     "contradict each other (a fits = false row); a bad value raises ValueError naming the point. Python's Dask "
+     "sweep screens the whole grid with it before sending chunks.");
 
   m.def("sweep", [](const std::vector<std::pair<std::string, std::string>>& points, bool capacity,
-                    const py::dict& capacity_opts, int jobs, const py::object& progress) {
+                    const py::dict& capacity_opts, int jobs, const py::object& progress,
+                    const std::vector<std::string>& cannot_run) {
     analysis::SweepOptions opt;
     opt.row.capacity = capacity;
     std::vector<std::string> given;
@@ -328,20 +402,7 @@ void register_analysis(py::module_& m) {
     run_interruptible(
         cancel, warnings,
         [&] {
-          std::vector<analysis::SweepPoint> parsed(points.size());
-          for (std::size_t i = 0; i < points.size(); ++i) {
-            try {
-              for (const auto& pair : parse_text(points[i].first, "labels")) {
-                parsed[i].labels.emplace_back(pair.at(0).get<std::string>(), pair.at(1));
-              }
-              Json doc = parse_text(points[i].second, "scenario");
-              parsed[i].scenario = spec::scenario_from_json(JsonView(doc, ""));
-            } catch (const ConfigError& e) {
-              // named as run_sweep names its points
-              throw ConfigError(std::vector<std::string>{"grid point " + std::to_string(i) + ": " + e.what()});
-            }
-          }
-          analysis::run_sweep(parsed, jobs, report, opt);
+          analysis::run_sweep(sweep_points(points, cannot_run), jobs, report, opt);
           return true;
         },
         [&](py::error_already_set& e) {  // KeyboardInterrupt.partial_rows: [(point, flat row JSON), ...]
@@ -354,10 +415,11 @@ void register_analysis(py::module_& m) {
     for (const auto& row : finished) out.append(row ? py::object(py::str(*row)) : py::object(py::none()));
     return out;
   }, py::arg("points"), py::arg("capacity"), py::arg("capacity_options"), py::arg("jobs"),
-     py::arg("progress") = py::none(),
+     py::arg("progress") = py::none(), py::arg("cannot_run") = std::vector<std::string>{},
      "Flattened rows of [(labels JSON [[path, value], ...], scenario JSON text)], in point order, on `jobs` "
      "threads with the GIL released. Ctrl-C stops it: the KeyboardInterrupt carries `partial_rows`, the "
-     "[(point, row)] that had finished.");
+     "[(point, row)] that had finished. `cannot_run`: the whole grid's screen_points verdicts for these points "
+     "(a chunk of it), else the points are screened among themselves.");
 
   m.def("check_vllm", [](const std::string& result_text, const std::string& source, const std::string& scenario_text,
                          const std::string& vllm_args, const std::string& model, const std::string& gpu,

@@ -108,6 +108,7 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
     std::cout << "\nautoscaled: " << unit << "/month and " << unit << "/Mtok@target are each fleet's day simulated with the scenario's autoscaler "
                  "(up to the replicas sized for the peak),\nbilled for the replica-hours it ran, not the fleet held all "
                  "month (the winner's `bill:` line below says which).\n";
+  const std::string bound = metrics::capacity_bound(analysis::has_slo(base));
   std::cout << "\n" << unit << "/Mtok@target and " << unit << "/month: the fleet for the target load (" << target
             << "; the fleet simulated whole with its router, as long as the scenario's own run, and grown until\nit "
             << analysis::meets_slo_phrase(base) << "; spares and extras included, " << format_value(base.cost.hours_per_month)
@@ -115,11 +116,11 @@ void print_table(const analysis::CompareResult& r, const spec::Scenario& base) {
             << "\nat the steady state (simulate's figure divides by the "
             << "whole run, its drain included). "
             << unit << "/Mtok@cap: one replica at its capacity,\nthe floor a fully loaded fleet approaches. "
-            << (closed ? "max users = most concurrent closed-loop users one replica serves inside the SLO; req/s =\n"
+            << (closed ? "max users = most concurrent closed-loop users one replica serves " + bound + "; req/s =\n"
                          "requests completed per second there. "
-                       : sessions ? "max sessions/s = largest arrival rate of conversations one replica serves inside the SLO "
-                                    "(each brings its turns as requests). "
-                                  : "max QPS = largest arrival rate (req/s) one replica serves inside the SLO. ")
+                       : sessions ? "max sessions/s = largest arrival rate of conversations one replica serves " + bound +
+                                    " (each brings its turns as requests). "
+                                  : "max QPS = largest arrival rate (req/s) one replica serves " + bound + ". ")
             << "goodput, TTFT/TPOT at that capacity" << (sessions ? "; hit rate = prefix-cache hit rate there (cached / prompt tokens)" : "")
             << (host_tier ? "; host hit = prompt tokens loaded from the host KV tier (+offload<G>) / prompt tokens" : "")
             << ".\n"

@@ -27,7 +27,8 @@ const ServerOptionMap kMemoryServerOptions{
      {"engine.gpu_memory_utilization", "gpu-memory-utilization"},
      {"engine.max_num_batched_tokens", "max-num-batched-tokens"}, {"engine.max_num_seqs", "max-num-seqs"},
      {"engine.block_size", "block-size"}, {"engine.cpu_offload_gb", "cpu-offload-gb"},
-     {"engine.enable_lora", "enable-lora"}, {"engine.max_loras", "max-loras"}, {"engine.max_lora_rank", "max-lora-rank"}},
+     {"engine.enable_lora", "enable-lora"}, {"engine.max_loras", "max-loras"}, {"engine.max_lora_rank", "max-lora-rank"},
+     {"engine.runtime", "engine"}},
     "no-cuda-graphs"};
 // Fields set by memory's own options, beside those a server line sets.
 const std::vector<std::pair<std::string, std::string>> kMemoryFlags{
@@ -62,15 +63,18 @@ int run_memory(int argc, char** argv) {
         ("enable-lora", "plan vLLM's LoRA adapter slots (vLLM --enable-lora): their buffers come out of the KV cache")
         ("max-loras", po::value<int>(), "LoRA adapter slots on the GPU (vLLM --max-loras, default 1; needs --enable-lora)")
         ("max-lora-rank", po::value<int>(), "rank each slot is allocated at (vLLM --max-lora-rank, default 16; needs --enable-lora)")
+        ("engine", po::value<std::string>(),
+         "the server whose memory accounting to plan: vllm (default: V1's) or sglang (no profiling run; the KV pool "
+         "is mem_fraction_static x total minus what is in use, by release, card and tp); --sglang-args sets it")
         ("engine-version", po::value<std::string>(),
          "the engine release to plan as (0.7.4, vllm==0.8.4, sglang==0.4.9): that release's memory accounting (V0 "
-         "or V1, its profiling run) and scheduler defaults (engine.runtime)")
+         "or V1, its profiling run) and scheduler defaults (engine.runtime); a bare version is --engine's release")
         ("json", "print the plan as JSON");
     add_server_options(opts);
     po::variables_map vm;
     if (!parse_args_with_server(argc, argv, opts, vm,
                                 "usage: llmsim memory --model M --gpu G [--num-gpus N --tp N] --quant Q [--kv-dtype D] "
-                                "[--max-model-len L] [--cpu-offload-gb G] [--engine-version V] [--vllm-args \"vllm serve M ...\" | "
+                                "[--max-model-len L] [--cpu-offload-gb G] [--engine vllm|sglang] [--engine-version V] [--vllm-args \"vllm serve M ...\" | "
                                 "--sglang-args \"...\"] [--json]",
                                 kMemoryServerOptions)) {
       return kOk;
@@ -131,9 +135,19 @@ int run_memory(int argc, char** argv) {
     if (vm.count("enable-lora")) engine["enable_lora"] = true;
     if (vm.count("max-loras")) engine["max_loras"] = vm["max-loras"].as<int>();
     if (vm.count("max-lora-rank")) engine["max_lora_rank"] = vm["max-lora-rank"].as<int>();
-    if (vm.count("engine-version")) {  // as `llmsim check --engine-version`: a bare version is vLLM's
-      engine["runtime"] = spec::release_from_flag(vm["engine-version"].as<std::string>(), "vllm", "--engine-version");
+    // The server: vLLM (V1 unless a release says otherwise) or SGLang (--engine sglang, an SGLang line). A bare
+    // --engine-version is that server's release, as `llmsim check --engine-version` reads one beside an SGLang line.
+    std::string server = "vllm";
+    if (vm.count("engine")) {
+      server = to_lower(vm["engine"].as<std::string>());
+      if (server != "vllm" && server != "sglang")
+        throw ConfigError("--engine", "expected vllm or sglang, got '" + vm["engine"].as<std::string>() +
+                                          "' (a release: --engine-version 0.4.9)");
     }
+    if (vm.count("engine-version"))
+      engine["runtime"] = spec::release_from_flag(vm["engine-version"].as<std::string>(), server, "--engine-version");
+    else if (server == "sglang")
+      engine["runtime"] = "sglang";
     // A tp or pp the user wrote (--tp/--pp/--num-gpus) counts against a counted GPU option, a 1 included; one not
     // written is left to the option ("2x..." is one replica of two GPUs: spec::split_for).
     Json hardware{{"gpu", vm["gpu"].as<std::string>()}};

@@ -232,6 +232,10 @@ int run_sweep(int argc, char** argv) {
     }
 
     std::vector<RowRecord> records(grid.points.size());
+    if (!done.empty()) {  // which points contradict themselves is the whole grid's verdict, not the rest's
+      const std::vector<std::string> verdicts = analysis::screen_points(grid.points);
+      for (std::size_t i = 0; i < grid.points.size(); ++i) grid.points[i].cannot_run = verdicts[i];
+    }
     std::vector<analysis::SweepPoint> todo;
     std::vector<std::size_t> todo_index;
     for (std::size_t i = 0; i < grid.points.size(); ++i) {

@@ -71,14 +71,6 @@ void print_notes(const std::vector<std::string>& notes) {
 }
 }  // namespace
 
-Json apply_server_args(Json scenario, const po::variables_map& vm) {
-  std::vector<std::string> notes;
-  scenario = analysis::apply_server_args(std::move(scenario), server_command_line(vm, "vllm-args"),
-                                         server_command_line(vm, "sglang-args"), notes);
-  print_notes(notes);
-  return scenario;
-}
-
 std::pair<std::string, Json> parse_set(const std::string& text, const std::string& flag) {
   const auto eq = text.find('=');
   if (eq == std::string::npos) throw ConfigError(flag, "expected PATH=VALUE, got '" + text + "'");
@@ -110,8 +102,16 @@ void apply_sets(Json& scenario, const po::variables_map& vm) {
 Json load_scenario(const po::variables_map& vm) { return load_scenario(read_scenario_json(vm["scenario"].as<std::string>()), vm); }
 
 Json load_scenario(Json file, const po::variables_map& vm) {
-  Json doc = apply_server_args(std::move(file), vm);
+  const auto line = analysis::server_arg_sets(server_command_line(vm, "vllm-args"), server_command_line(vm, "sglang-args"), file);
+  print_notes(line.notes);
+  Json doc = analysis::apply_server_sets(std::move(file), line);
   apply_sets(doc, vm);
+  // A bad value the server line gave (--max-num-seqs 0) is named by the flag the user typed, not the scenario field
+  // it became; a field --set gave again keeps its name.
+  std::vector<std::string> later;
+  if (vm.count("set"))
+    for (const auto& text : vm["set"].as<std::vector<std::string>>()) later.push_back(parse_set(text).first);
+  analysis::check_server_fields(doc, line, later);
   return doc;
 }
 
@@ -124,8 +124,12 @@ void apply_sets(analysis::Grid& grid, const po::variables_map& vm) {
     for (const auto& text : vm["set"].as<std::vector<std::string>>()) sets.push_back(parse_set(text));
   analysis::refuse_sets_on_axes(grid, sets, "--set");
   std::vector<std::pair<std::string, Json>> applied = sets;  // everything set on top, for the rows' labels
+  std::vector<bool> read_before(grid.points.size());
   for (std::size_t i = 0; i < grid.points.size(); ++i) {
-    Json doc = spec::to_json(grid.points[i].scenario);
+    const analysis::SweepPoint& point = grid.points[i];
+    read_before[i] = point.problem.empty();
+    // A point whose values contradict each other keeps its document as written (analysis::SweepPoint::problem).
+    Json doc = read_before[i] ? spec::to_json(point.scenario) : point.written;
     if (server) {  // scenario < server command line < --set, at every point
       const auto s = analysis::server_arg_sets(vllm, sglang, doc);
       analysis::refuse_sets_on_axes(grid, s.sets, vllm.empty() ? "--sglang-args" : "--vllm-args");
@@ -134,8 +138,11 @@ void apply_sets(analysis::Grid& grid, const po::variables_map& vm) {
       if (i == 0) applied.insert(applied.end(), s.sets.begin(), s.sets.end());
     }
     for (const auto& [path, value] : sets) spec::set_json_path(doc, path, value);
-    grid.points[i].scenario = spec::scenario_from_json(JsonView(doc, ""));
+    grid.points[i] = analysis::sweep_point(doc, std::move(grid.points[i].labels));
   }
+  // A point that read before and does not now contradicts what was set (a "2x...@pp" card under --set hardware.tp=2):
+  // its row cannot run; a value bad on its own is an error naming the point.
+  analysis::judge_sets(grid, read_before);
   // A split set on top of a card axis: the rows say the tp and pp they ran (analysis::label_split_of_sets).
   analysis::label_split_of_sets(grid, applied);
 }

@@ -51,9 +51,6 @@ Json load_scenario(Json file, const po::variables_map& vm);
 /// Adds --vllm-args, --sglang-args and --set PATH=VALUE (repeatable) alone, for commands whose input is not one
 /// scenario (sweep).
 void add_set_option(po::options_description& opts);
-/// `scenario` with --vllm-args or --sglang-args applied (analysis::apply_server_args); its notes (flags not
-/// modelled, the catalogue model a Hugging Face name matched) go to stderr as "note: ..." lines.
-Json apply_server_args(Json scenario, const po::variables_map& vm);
 /// The value of --vllm-args / --sglang-args (`name` without dashes), "" when not given; ConfigError naming the flag
 /// when it is given blank (an unset shell variable would drop the server's settings without a word).
 std::string server_command_line(const po::variables_map& vm, const char* name);

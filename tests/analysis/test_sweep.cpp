@@ -307,3 +307,54 @@ TEST_CASE("an axis value over a whole section merges into the base's section, in
   CHECK_THROWS_WITH(analysis::plan_search(base, opt, spec::Catalog::builtin()),
                     Catch::Contains("search.axes[0] (workload) value 1") && Catch::Contains("mean = 800"));
 }
+
+TEST_CASE("a point whose values contradict each other is a row that cannot run; a value bad everywhere is an error",
+          "[analysis][sweep]") {
+  // "2x...@pp" is a pipeline of two cards (tp 2 would need four); "2x..." is tp 2 (tp 1 would need one card). Each
+  // value runs in another point, so only those two rows cannot run, with the reason; the grid does not fail.
+  Json base = chat_json();
+  base["model"] = "llama-3.1-8b";
+  base["workload"]["num_requests"] = 30;
+  base["workload"]["warmup_requests"] = 0;
+  const std::string cards = R"(["rtx4090-24gb", "2xrtx4090-24gb@pp", "2xrtx4090-24gb"])";
+  const auto g = analysis::parse_grid(
+      R"({"base": )" + base.dump() + R"(, "grid": {"hardware.gpu": )" + cards + R"(, "hardware.tp": [1, 2]}})", "t");
+  REQUIRE(g.points.size() == 6);
+  const auto rows = analysis::run_sweep(g.points, 2);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const bool impossible = i == 3 || i == 4;
+    INFO("point " << i << ": " << rows[i].reason);
+    CHECK(rows[i].fits == !impossible);
+    CHECK(rows[i].labels == g.points[i].labels);
+    if (impossible) {
+      CHECK(rows[i].reason.rfind("cannot run: hardware.tp: tp ", 0) == 0);
+      CHECK(rows[i].reason.find("contradicts gpu '" + rows[i].labels[0].second.get<std::string>() + "'") != std::string::npos);
+      CHECK_FALSE(rows[i].summary);
+    } else {
+      CHECK(rows[i].summary);
+    }
+  }
+  // The whole grid's verdicts, as a part of it run elsewhere carries them (Python's Dask chunks, a resumed sweep).
+  const auto verdicts = analysis::screen_points(g.points);
+  CHECK(verdicts[3] == rows[3].reason);
+  CHECK(verdicts[0].empty());
+  // A value no point can run with is an error naming the first point that carries it, before anything runs.
+  const auto typo = analysis::parse_grid(
+      R"({"base": )" + base.dump() + R"(, "grid": {"hardware.gpu": ["rtx4090-24gb", "nope-gpu"], "hardware.tp": [1, 2]}})", "t");
+  CHECK_THROWS_WITH(analysis::run_sweep(typo.points, 1),
+                    Catch::Contains("grid point 2 (hardware.gpu=\"nope-gpu\", hardware.tp=1)") &&
+                        Catch::Contains("unknown GPU"));
+  // What is set on top of every point (--set hardware.tp=2): the card that cannot take it is refused, not the grid.
+  auto on_top = analysis::parse_grid(R"({"base": )" + base.dump() + R"(, "grid": {"hardware.gpu": )" + cards + "}}", "t");
+  std::vector<bool> read_before;
+  for (auto& p : on_top.points) {
+    read_before.push_back(p.problem.empty());
+    Json doc = spec::to_json(p.scenario);
+    spec::set_json_path(doc, "hardware.tp", 2);
+    p = analysis::sweep_point(doc, p.labels);
+  }
+  analysis::judge_sets(on_top, read_before);
+  CHECK(on_top.points[0].cannot_run.empty());
+  CHECK(on_top.points[1].cannot_run.find("contradicts gpu '2xrtx4090-24gb@pp'") != std::string::npos);
+  CHECK(on_top.points[2].cannot_run.empty());
+}

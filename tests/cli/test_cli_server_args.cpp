@@ -387,8 +387,25 @@ TEST_CASE("memory and step refuse a misspelled, unusable or blank server command
     CHECK(no_model.code == 2);
     CHECK_THAT(no_model.out, Catch::Contains("--model"));
   }
-  const auto sglang = run("memory --gpu a100-80gb-sxm --sglang-args " +
-                          quoted("python -m sglang.launch_server --model-path llama-3.1-8b"));
-  CHECK(sglang.code == 2);
-  CHECK_THAT(sglang.out, Catch::Contains("--sglang-args: an SGLang server"));
+}
+
+TEST_CASE("memory plans an SGLang server line with SGLang's accounting, as check and the scenario commands take it") {
+  // Before, `memory --sglang-args` was refused while check, step and the scenario commands took the line. Now the line
+  // is read by the same parser and its server plans the pool (no profiling run: SGLang's rule), the options given
+  // winning as with --vllm-args; the same plan as --engine sglang with the options typed.
+  const std::string line = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 --context-length 8192";
+  const llmsim::Json plan = server_json_of("memory --gpu h100-80gb-sxm --json --sglang-args " + quoted(line));
+  CHECK(plan["tp"] == 2);
+  CHECK(plan["max_model_len"] == 8192);
+  CHECK(plan["per_gpu"]["activation_bytes"] == 0);  // SGLang runs no profiling pass
+  CHECK(server_json_of("memory --gpu h100-80gb-sxm --json --model qwen3-8b --tp 2 --max-model-len 8192 --engine sglang") ==
+        plan);
+  CHECK(server_json_of("memory --gpu h100-80gb-sxm --json --model qwen3-8b --tp 2 --max-model-len 8192") != plan);
+  // A bare --engine-version beside the line is SGLang's release (as `llmsim check` reads it).
+  const auto release = run("memory --gpu h100-80gb-sxm --engine-version 0.4.9 --sglang-args " + quoted(line));
+  REQUIRE(release.code == 0);
+  CHECK_THAT(release.out, Catch::Contains("runtime sglang, sglang==0.4.9"));
+  const auto bad = run("memory --gpu h100-80gb-sxm --model qwen3-8b --engine tgi");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.out, Catch::Contains("--engine: expected vllm or sglang, got 'tgi'"));
 }

@@ -167,6 +167,23 @@ def test_compare_plot_is_a_figure_with_the_winner_the_bill_and_placeholder_price
         llmsim.plot.compare(pd.DataFrame({"x": [1]}))
 
 
+def test_plot_labels_claim_an_slo_only_where_one_is_set(small):
+    # The class: a label that says "SLO-meeting" or "inside the SLO" on rows whose scenario sets no latency target
+    # (their slo_met_note). Their max_qps is the largest stable load and every finished token is priced, and the
+    # labels say so in libsim's words (the CLI's compare legend uses the same ones).
+    need("analysis")
+    with_slo = dict(small, cost={"target_qps": 1.0})
+    kw = dict(gpus=["a100-80gb-sxm"], quants=["fp16"], replications=1, num_requests=150)
+    for scenario, slo in ((with_slo, True), ({k: v for k, v in with_slo.items() if k != "slo"}, False)):
+        frame = llmsim.compare(scenario, **kw)
+        assert frame["slo_met_note"].notna().all() == (not slo)
+        cost = llmsim.plot.compare(frame).axes[1]
+        labels = cost.get_xlabel() + " " + cost.get_ylabel()
+        assert ("SLO-meeting" in labels) == slo and ("inside the SLO" in labels) == slo
+        if not slo:
+            assert "no SLO set" in cost.get_xlabel() and "output tokens" in cost.get_ylabel()
+
+
 def test_timeline_plot_shows_queue_batch_and_kv_over_time(small):
     need("analysis")
     res = llmsim.simulate(long(small), rate=SATURATING_RATE, time_series=True)

@@ -165,9 +165,26 @@ def test_memory_and_step_refuse_a_bad_server_line(fn, kw):
         f(gpu="a100-80gb-sxm", vllm_args="vllm serve llama-3.1-8b --kv-offloading-size 16", **kw)
     with pytest.raises(ValueError, match=r"vllm_args/sglang_args"):
         f(gpu="a100-80gb-sxm", vllm_args=["vllm", "serve"], **kw)
-    if fn == "memory":
-        with pytest.raises(ValueError, match=r"sglang_args: an SGLang server"):
-            f(gpu="a100-80gb-sxm", sglang_args="python -m sglang.launch_server --model-path llama-3.1-8b")
+
+
+def test_memory_plans_an_sglang_line_as_the_cli_does(cli):
+    """An SGLang server line is planned with SGLang's accounting (it was refused): the CLI's JSON and Python's dict are
+    equal, and equal to the plan of a scenario on the SGLang runtime with the same settings."""
+    import json
+    import subprocess
+    import warnings
+    line = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 2 --mem-fraction-static 0.8 --context-length 8192"
+    out = json.loads(subprocess.run([cli, "memory", "--gpu", "h100-80gb-sxm", "--sglang-args", line, "--json"],
+                                    capture_output=True, text=True, check=True).stdout)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        py = llmsim.memory(gpu="h100-80gb-sxm", sglang_args=line)
+    assert py == out
+    assert (py["tp"], py["max_model_len"], py["gpu_memory_utilization"]) == (2, 8192, 0.8)
+    scenario = {"model": "qwen3-8b", "hardware": {"gpu": "h100-80gb-sxm", "tp": 2},
+                "engine": {"runtime": "sglang", "gpu_memory_utilization": 0.8, "max_model_len": 8192}}
+    assert llmsim.memory(scenario) == py
+    assert llmsim.memory(scenario, engine__runtime="vllm-v1") != py
 
 
 @pytest.mark.parametrize("engine", ["vllm", "vllm-v0", "sglang", "sglang==0.3.5", "sglang==0.4.3", "vllm==0.5.4",

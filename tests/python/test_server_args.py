@@ -110,3 +110,37 @@ def test_num_scheduler_steps_from_python_and_vllm_args(small):
     small["engine"]["runtime"] = "sglang"
     with pytest.raises(llmsim.ConfigError, match=r"engine\.num_scheduler_steps: SGLang has no multi-step"):
         llmsim.simulate(small, engine__num_scheduler_steps=4)
+
+
+@pytest.mark.parametrize("flag,named", [
+    ("--max-num-seqs 0", r"--max-num-seqs \(engine\.max_num_seqs\): must be >= 1, got 0"),
+    ("-tp 0", r"-tp \(hardware\.tp\): must be in 1\.\.1024, got 0"),
+    ("--gpu-memory-utilization 1.5", r"--gpu-memory-utilization \(engine\.gpu_memory_utilization\): must be in"),
+    ("--kv-cache-dtype fp7", r"--kv-cache-dtype \(quant\.kv_cache\): unknown KV-cache dtype 'fp7'"),
+    ("--max-model-len abc", r"--max-model-len: expected a number of tokens or auto, got 'abc'"),
+    ("--quantization foo", r"--quantization: unknown vLLM quantization method 'foo'"),
+    ("--max-num-seqs abc", r"--max-num-seqs: expected an integer, got 'abc'"),
+])
+def test_a_bad_value_on_a_server_line_is_named_by_the_flag_typed(small, cli, tmp_path, flag, named):
+    # The class: a value the line gave that its scenario field refuses, whether the field refuses it as it is set
+    # (--quantization foo) or when the scenario is read (--max-num-seqs 0). It was named by the field alone
+    # ("engine.max_num_seqs: must be >= 1"), a name the user never typed. The same words from the CLI and Python.
+    line = "vllm serve meta-llama/Llama-3.1-8B-Instruct " + flag
+    with pytest.raises(ValueError, match=named):
+        llmsim.simulate(small, vllm_args=line)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(small))
+    out = subprocess.run([cli, "simulate", str(path), "--vllm-args", line], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert __import__("re").search(named, out.stderr), out.stderr
+    # A field the keyword overrides (or --set) give again keeps its own name: the value refused is theirs.
+    if flag == "--max-num-seqs 0":
+        with pytest.raises(ValueError, match=r"^engine\.max_num_seqs: must be >= 1, got -1"):
+            llmsim.simulate(small, vllm_args=line, engine__max_num_seqs=-1)
+        assert llmsim.simulate(small, vllm_args=line, engine__max_num_seqs=8).scenario["engine"]["max_num_seqs"] == 8
+
+
+def test_a_bad_value_on_an_sglang_line_is_named_by_its_flag(small):
+    with pytest.raises(ValueError, match=r"--max-running-requests \(engine\.max_num_seqs\): must be >= 1"):
+        llmsim.simulate(small, sglang_args="python -m sglang.launch_server --model-path llama-3.1-8b "
+                                           "--max-running-requests 0")

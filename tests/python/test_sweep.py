@@ -188,3 +188,48 @@ def test_a_split_set_on_the_base_of_a_card_axis_labels_rows_with_the_split_they_
         frame = llmsim.sweep(small, cards, jobs=1, progress=False, **kwargs)
         assert list(frame["hardware.pp"]) == list(frame["pp"]) == [2, 2]
         assert list(frame["hardware.tp"]) == list(frame["tp"]) == [1, 1]
+
+
+def test_a_card_axis_that_contradicts_a_split_refuses_only_its_rows_from_cli_and_python(base, cli, tmp_path,
+                                                                                        dask_client):
+    # The class: a point whose values contradict each other (a counted card "2x...@pp" is a pipeline of two, so tp 2
+    # would need four; "2x..." is tp 2, so tp 1 would need one) while each value runs in another point. Before, the
+    # whole sweep failed on the first such point; now those rows cannot run, with the reason, and the rest run.
+    # A split set on top (keyword, server line, --set) is the same contradiction.
+    need("analysis")
+    small = dict(base, model="llama-3.1-8b")
+    cards = ["rtx4090-24gb", "2xrtx4090-24gb@pp", "2xrtx4090-24gb"]
+    grid = {"hardware.gpu": cards, "hardware.tp": [1, 2]}
+    impossible = {("2xrtx4090-24gb@pp", 2), ("2xrtx4090-24gb", 1)}
+    frame = llmsim.sweep(small, grid, jobs=1, progress=False)
+    for _, row in frame.iterrows():
+        bad = (row["hardware.gpu"], row["hardware.tp"]) in impossible
+        assert bool(row["fits"]) is not bad
+        if bad:
+            assert row["reason"].startswith("cannot run: hardware.tp: tp ") and "contradicts gpu '2xrtx4090-24gb" in row["reason"]
+            assert np.isnan(row["throughput.output_tokens_per_s"])
+        else:
+            assert row["throughput.output_tokens_per_s"] > 0
+    # Threads, Dask chunks (each chunk carries the whole grid's verdict) and the CLI give the same rows.
+    pd.testing.assert_frame_equal(llmsim.sweep(small, grid, jobs=2, progress=False), frame)
+    pd.testing.assert_frame_equal(llmsim.sweep(small, grid, client=dask_client, chunk_size=1, progress=False), frame)
+    grid_file = tmp_path / "grid.json"
+    grid_file.write_text(json.dumps({"base": small, "grid": grid}))
+    out = subprocess.run([cli, "sweep", str(grid_file), "--json"], check=True, capture_output=True, text=True)
+    assert [r["fits"] for r in json.loads(out.stdout)] == list(frame["fits"])
+    # Set on top of a card axis: only the card that cannot take it is refused.
+    cards_only = {"hardware.gpu": cards}
+    for kwargs in ({"hardware__tp": 2}, {"vllm_args": "vllm serve meta-llama/Llama-3.1-8B -tp 2"}):
+        on_top = llmsim.sweep(small, cards_only, jobs=1, progress=False, **kwargs)
+        assert list(on_top["fits"]) == [True, False, True]
+        assert "with what is set on every point" in on_top["reason"][1]
+    cards_file = tmp_path / "cards.json"
+    cards_file.write_text(json.dumps({"base": small, "grid": cards_only}))
+    out = subprocess.run([cli, "sweep", str(cards_file), "--set", "hardware.tp=2", "--json"], check=True,
+                         capture_output=True, text=True)
+    assert [r["fits"] for r in json.loads(out.stdout)] == [True, False, True]
+    # A value that runs nowhere is still an error naming the point, before anything runs.
+    with pytest.raises(ValueError, match=r"grid point 2 .*unknown GPU 'nope-gpu'"):
+        llmsim.sweep(small, {"hardware.gpu": ["rtx4090-24gb", "nope-gpu"], "hardware.tp": [1, 2]}, progress=False)
+    with pytest.raises(ValueError, match="unknown GPU 'nope-gpu'"):
+        llmsim.sweep(small, {"hardware.gpu": ["rtx4090-24gb", "nope-gpu"]}, progress=False, hardware__tp=2)

@@ -1,13 +1,16 @@
 // Server command lines as scenario overrides (server_args.hpp).
 #include "llmsim/analysis/server_args.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
+#include "llmsim/analysis/search.hpp"
 #include "llmsim/analysis/vllm_check.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
 #include "llmsim/spec/engine_config.hpp"
 #include "llmsim/spec/scenario.hpp"
+#include "llmsim/spec/scenario_prepass.hpp"
 #include "llmsim/spec/sglang_args.hpp"
 #include "llmsim/spec/vllm_args.hpp"
 
@@ -111,6 +114,13 @@ ServerArgSets server_arg_sets(const std::string& vllm_args, const std::string& s
     out.sets.emplace_back("quant.weights", name_format);
     out.notes.push_back("weights '" + name_format + "' from the checkpoint name '" + args.model + "'");
   }
+  // The flag typed for each field the line set, under the vLLM name (a problem the pre-pass reports) and the scenario
+  // field it becomes (one the scenario reports).
+  for (const auto& [name, typed] : args.flags) {
+    out.flags.emplace_back(name, typed);
+    for (const auto& a : spec::vllm_aliases())
+      if (a.name == name && a.target != name) out.flags.emplace_back(a.target, typed);
+  }
   if (!args.not_modelled.empty()) {
     std::string s;
     for (const auto& f : args.not_modelled) s += (s.empty() ? "" : ", ") + f;
@@ -119,10 +129,48 @@ ServerArgSets server_arg_sets(const std::string& vllm_args, const std::string& s
   return out;
 }
 
+ConfigError name_server_flags(const ConfigError& e, const ServerArgSets& line, const std::vector<std::string>& later) {
+  std::vector<std::string> problems;
+  bool renamed = false;
+  for (std::string p : e.problems()) {
+    for (const auto& [field, flag] : line.flags) {
+      const bool at = p.rfind(field, 0) == 0 && p.size() > field.size() &&
+                      (p[field.size()] == ':' || p[field.size()] == '.' || p[field.size()] == '[');
+      if (!at || std::any_of(later.begin(), later.end(), [&](const std::string& l) { return fields_overlap(l, field); }))
+        continue;
+      // The vLLM name (no section) says no more than the flag; a scenario field is said beside it.
+      p = flag + (field.find('.') == std::string::npos ? std::string() : " (" + field + ")") + p.substr(field.size());
+      renamed = true;
+      break;
+    }
+    problems.push_back(std::move(p));
+  }
+  return renamed ? ConfigError(std::move(problems)) : e;
+}
+
+Json apply_server_sets(Json doc, const ServerArgSets& line) {
+  try {
+    for (const auto& [path, value] : line.sets) spec::set_json_path(doc, path, value);
+  } catch (const ConfigError& e) {
+    throw name_server_flags(e, line);
+  }
+  return doc;
+}
+
+void check_server_fields(const Json& doc, const ServerArgSets& line, const std::vector<std::string>& later) {
+  if (line.flags.empty()) return;
+  try {
+    spec::scenario_from_json(JsonView(doc, ""));
+  } catch (const ConfigError& e) {
+    const ConfigError named = name_server_flags(e, line, later);
+    if (named.problems() != e.problems()) throw named;
+  }
+}
+
 Json apply_server_args(Json scenario, const std::string& vllm_args, const std::string& sglang_args,
                        std::vector<std::string>& notes, const spec::Catalog& catalog) {
   auto r = server_arg_sets(vllm_args, sglang_args, scenario, catalog);
-  for (const auto& [path, value] : r.sets) spec::set_json_path(scenario, path, value);
+  scenario = apply_server_sets(std::move(scenario), r);
   notes.insert(notes.end(), r.notes.begin(), r.notes.end());
   return scenario;
 }

@@ -19,13 +19,16 @@ struct CommandRule {
   std::vector<std::pair<std::string, std::string>> not_applying;
 };
 
-// memory: the model, the split, the formats and the engine's memory knobs. The others do not change one replica's
-// memory (noted), or need a scenario (refused).
+// memory: the model, the split, the formats, the engine's memory knobs and (an SGLang line) the server. The others do
+// not change one replica's memory (noted), or need a scenario (refused).
 const CommandRule& memory_rule() {
   static const CommandRule r{
       {"model", "hardware.tp", "hardware.pp", "hardware.pp_layer_partition", "quant.weights", "quant.kv_cache",
        "engine.max_model_len", "engine.gpu_memory_utilization", "engine.max_num_batched_tokens", "engine.max_num_seqs", "engine.block_size",
-       "engine.cpu_offload_gb", "engine.cuda_graphs", "engine.enable_lora", "engine.max_loras", "engine.max_lora_rank"},
+       "engine.cpu_offload_gb", "engine.cuda_graphs", "engine.enable_lora", "engine.max_loras", "engine.max_lora_rank",
+       // An SGLang line's server: its own accounting (memory/engine_memory.cpp: no profiling pass, the pool from
+       // mem_fraction_static by release, card and tp), as a scenario on the SGLang runtime is planned.
+       "engine.runtime"},
       {{"hardware.replicas", "the plan is one replica's; every data-parallel replica has the same"},
        {"engine.enable_prefix_caching", "cached prefixes share the same KV pool"},
        {"engine.async_scheduling", "scheduling, not memory"},
@@ -147,10 +150,6 @@ CommandServerFields command_server_fields(PlanCommand command, const std::string
     // Named copies, not a structured binding: the lambda below captures `field` (clang 14 refuses a binding).
     const std::string& field = leaf.first;
     const Json& value = leaf.second;
-    if (field == "engine.runtime" && command == PlanCommand::memory)
-      throw ConfigError(flag, "an SGLang server (engine.runtime " + value.dump() + ") cannot be used by " + n.command +
-                                  " (it plans vLLM's engine); leave it out, or run " + n.scenario_command +
-                                  " with this command line");
     if (std::find(rule.uses.begin(), rule.uses.end(), field) != rule.uses.end()) {
       // --enforce-eager is the one engine.cuda_graphs value that changes anything (graphs are the default).
       if (field == "engine.cuda_graphs" && value != false) continue;

@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
 
+#include "llmsim/analysis/capacity.hpp"
 #include "llmsim/analysis/cost.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/gpu_option.hpp"
@@ -44,16 +48,101 @@ std::string label_text(const std::vector<std::pair<std::string, Json>>& labels) 
   return s;
 }
 
-spec::Scenario parse_point(const Json& doc, std::size_t index, const std::vector<std::pair<std::string, Json>>& labels) {
-  try {
-    return spec::scenario_from_json(JsonView(doc, ""));
-  } catch (const ConfigError& e) {
-    throw ConfigError("grid point " + std::to_string(index) + (labels.empty() ? "" : " (" + label_text(labels) + ")"),
-                      e.what());
+// A scenario holding what a document names plainly (name, model, formats, card, split): the identity of the row of a
+// point whose document does not read as a scenario.
+spec::Scenario written_identity(const Json& doc) {
+  spec::Scenario s;
+  if (!doc.is_object()) return s;
+  const auto text = [](const Json& j, const char* key, std::string& out) {
+    if (j.is_object() && j.contains(key) && j[key].is_string()) out = j[key].get<std::string>();
+  };
+  const auto count = [](const Json& j, const char* key, int& out) {
+    if (j.is_object() && j.contains(key) && j[key].is_number_integer()) {
+      const auto v = j[key].get<std::int64_t>();
+      if (v >= 1 && v <= 100000) out = static_cast<int>(v);
+    }
+  };
+  text(doc, "name", s.name);
+  text(doc, "model", s.model);
+  if (doc.contains("quant")) {
+    text(doc["quant"], "weights", s.weights);
+    text(doc["quant"], "kv_cache", s.kv_cache);
   }
+  if (doc.contains("hardware")) {
+    const Json& h = doc["hardware"];
+    text(h, "gpu", s.hardware.gpu);
+    count(h, "tp", s.hardware.parallel.tp);
+    count(h, "pp", s.hardware.parallel.pp);
+    count(h, "replicas", s.hardware.replicas);
+  }
+  return s;
+}
+
+// The screening's rule (screen_points) over why each point does not read or resolve (`failed`, nullopt where it
+// does): the reason of each point whose values contradict each other, "" elsewhere; a ConfigError for the first point
+// carrying a value that runs nowhere.
+std::vector<std::string> judge_points(const std::vector<SweepPoint>& points,
+                                      const std::vector<std::optional<std::string>>& failed) {
+  // The values that run somewhere: a label's path -> its values in points that read and resolve.
+  std::map<std::string, std::set<std::string>> runs;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (!failed[i] && points[i].cannot_run.empty())
+      for (const auto& [path, value] : points[i].labels) runs[path].insert(value.dump());
+  std::vector<std::string> reasons(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!points[i].cannot_run.empty()) {
+      reasons[i] = points[i].cannot_run;
+      continue;
+    }
+    if (!failed[i]) continue;
+    const auto& labels = points[i].labels;
+    // A contradiction between the point's values, when each of them runs elsewhere in the grid; a value that runs
+    // nowhere is bad on its own (a typo in point 900 fails in milliseconds, not after 899 simulations).
+    const bool combination = !labels.empty() && std::all_of(labels.begin(), labels.end(), [&](const auto& l) {
+      const auto it = runs.find(l.first);
+      return it != runs.end() && it->second.count(l.second.dump()) > 0;
+    });
+    if (!combination)
+      throw ConfigError("grid point " + std::to_string(i) + (labels.empty() ? "" : " (" + label_text(labels) + ")"),
+                        *failed[i]);
+    reasons[i] = "cannot run: " + *failed[i];  // the row's labels name the values
+  }
+  return reasons;
+}
+
+// expand_grid's check: a point whose document does not read is kept only when its values contradict each other,
+// with its reason (SweepPoint::cannot_run).
+void judge_documents(std::vector<SweepPoint>& points) {
+  std::vector<std::optional<std::string>> failed(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (!points[i].problem.empty()) failed[i] = points[i].problem;
+  const std::vector<std::string> reasons = judge_points(points, failed);
+  for (std::size_t i = 0; i < points.size(); ++i) points[i].cannot_run = reasons[i];
 }
 
 }  // namespace
+
+SweepPoint sweep_point(const Json& doc, std::vector<std::pair<std::string, Json>> labels) {
+  SweepPoint p;
+  p.labels = std::move(labels);
+  try {
+    p.scenario = spec::scenario_from_json(JsonView(doc, ""));
+  } catch (const ConfigError& e) {
+    p.problem = e.what();
+    p.written = doc;
+    p.scenario = written_identity(doc);
+  }
+  return p;
+}
+
+void judge_sets(Grid& grid, const std::vector<bool>& read_before) {
+  for (std::size_t i = 0; i < grid.points.size(); ++i) {
+    SweepPoint& p = grid.points[i];
+    if (!p.problem.empty() && i < read_before.size() && read_before[i] && p.cannot_run.empty())
+      p.cannot_run = "cannot run: " + p.problem + " (with what is set on every point)";
+  }
+  judge_documents(grid.points);
+}
 
 void refuse_capacity_options_without_capacity(bool capacity, const std::vector<std::string>& given,
                                               const std::string& capacity_flag) {
@@ -161,12 +250,13 @@ void refuse_overlapping_paths(const std::vector<std::string>& paths, const std::
     }
 }
 
-Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::vector<std::string>& axis_order) {
+Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::vector<std::string>& axis_order,
+                 bool judge) {
   Grid out;
   if (grid.json().is_array()) {  // a bare list of scenarios
     Json wrapped = Json::object();
     wrapped["scenarios"] = grid.json();
-    return expand_grid(JsonView(wrapped, grid.path()), base_dir, axis_order);
+    return expand_grid(JsonView(wrapped, grid.path()), base_dir, axis_order, judge);
   }
   // A scenario given where a grid is expected (`llmsim sweep SCENARIO.json`): say so, not just the first unknown field.
   if (!grid.has("base") && !grid.has("grid") && !grid.has("scenarios")) {
@@ -231,13 +321,13 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
       // The base's prices priced the base's cards: a point on another card (hardware.gpu, a disaggregated pool's gpu)
       // that prices none of its own is billed at that card's catalogue price, as compare and --gpu bill it.
       reprice_moved_cards(doc, base, p.labels, OverrideRule::merge);
-      p.scenario = parse_point(doc, n, p.labels);
-      out.points.push_back(std::move(p));
+      out.points.push_back(sweep_point(doc, std::move(p.labels)));
       for (std::size_t a = axes.size(); a-- > 0;) {  // last axis varies fastest
         if (++idx[a] < axes[a].second.size()) break;
         idx[a] = 0;
       }
     }
+    if (judge) judge_documents(out.points);
     return out;
   }
 
@@ -263,7 +353,7 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
         if (entries[n].has(path)) {
           try {
             spec::merge_json_path(doc, path, entries[n].json().at(path));
-          } catch (const ConfigError& e) {  // named as parse_point names a point
+          } catch (const ConfigError& e) {  // named as judge_points names a point
             throw ConfigError("grid point " + std::to_string(n) + " (" + entries[n].path() + ")", e.what());
           }
           p.labels.emplace_back(path, entries[n].json().at(path));
@@ -274,9 +364,9 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
       // The base's prices priced the base's cards: a point on another card (hardware.gpu, a disaggregated pool's gpu)
       // that prices none of its own is billed at that card's catalogue price, as compare and --gpu bill it.
       reprice_moved_cards(doc, base, p.labels, OverrideRule::merge);
-      p.scenario = parse_point(doc, n, p.labels);
-      out.points.push_back(std::move(p));
+      out.points.push_back(sweep_point(doc, std::move(p.labels)));
     }
+    if (judge) judge_documents(out.points);
     return out;
   }
   out.label_paths = {"scenario"};
@@ -284,9 +374,9 @@ Grid expand_grid(const JsonView& grid, const std::string& base_dir, const std::v
     const Json doc = load_scenario_json(entries[n], base_dir);
     SweepPoint p;
     p.labels.emplace_back("scenario", entries[n].json().is_string() ? entries[n].json() : Json(doc.value("name", std::to_string(n))));
-    p.scenario = parse_point(doc, n, p.labels);
-    out.points.push_back(std::move(p));
+    out.points.push_back(sweep_point(doc, std::move(p.labels)));
   }
+  if (judge) judge_documents(out.points);
   return out;
 }
 
@@ -311,6 +401,61 @@ Grid load_grid(const std::string& path) {
   return parse_grid(read_text_file(path, "grid file"), path, fs::path(path).parent_path().string());
 }
 
+namespace {
+
+// Every point resolved (nullopt where it does not read, does not resolve or was marked), with the screening's
+// verdicts in `cannot_run` (screen_points).
+std::vector<std::optional<spec::ResolvedScenario>> resolve_points(const std::vector<SweepPoint>& points,
+                                                                  const spec::Catalog& catalog,
+                                                                  std::vector<std::string>& cannot_run) {
+  std::vector<std::optional<spec::ResolvedScenario>> resolved(points.size());
+  std::vector<std::optional<std::string>> failed(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!points[i].cannot_run.empty()) continue;
+    if (!points[i].problem.empty()) {
+      failed[i] = points[i].problem;
+      continue;
+    }
+    try {
+      resolved[i] = spec::resolve(points[i].scenario, catalog);
+    } catch (const ConfigError& e) {
+      failed[i] = e.what();
+    }
+  }
+  cannot_run = judge_points(points, failed);
+  return resolved;
+}
+
+// A row for a point that could not be resolved: what its scenario names, as written.
+Row unresolved_row(const SweepPoint& p, const std::string& reason) {
+  const spec::Scenario& s = p.scenario;
+  Row row;
+  row.model = s.model;
+  row.gpu = s.hardware.gpu;
+  row.quant = s.weights;
+  row.kv_cache = s.kv_cache;
+  row.policy = spec::to_string(s.engine.policy);
+  row.tp = s.hardware.parallel.tp;
+  row.pp = s.hardware.parallel.pp;
+  row.replicas = s.hardware.replicas;
+  row.num_gpus = s.hardware.gpus_total();
+  row.currency = s.cost.currency;
+  row.slo_set = has_slo(s);
+  row.name = !s.name.empty() ? s.name : row.gpu + " " + row.quant;
+  row.fits = false;
+  row.reason = reason;
+  row.labels = p.labels;
+  return row;
+}
+
+}  // namespace
+
+std::vector<std::string> screen_points(const std::vector<SweepPoint>& points, const spec::Catalog& catalog) {
+  std::vector<std::string> cannot_run;
+  resolve_points(points, catalog, cannot_run);
+  return cannot_run;
+}
+
 std::vector<Row> run_sweep(const std::vector<SweepPoint>& points, int jobs, const Progress& progress,
                            const SweepOptions& options) {
   if (points.empty()) throw ConfigError("grid", "empty grid: nothing to run");
@@ -318,18 +463,10 @@ std::vector<Row> run_sweep(const std::vector<SweepPoint>& points, int jobs, cons
   const spec::Catalog& catalog = options.catalog ? *options.catalog : spec::Catalog::builtin();
   if (options.row.capacity) options.row.capacity_options.validate();
 
-  // Resolve everything first: a typo in point 900 should fail in milliseconds, not after 899 simulations.
-  std::vector<spec::ResolvedScenario> resolved;
-  resolved.reserve(points.size());
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    try {
-      resolved.push_back(spec::resolve(points[i].scenario, catalog));
-    } catch (const ConfigError& e) {
-      throw ConfigError("grid point " + std::to_string(i) +
-                            (points[i].labels.empty() ? "" : " (" + label_text(points[i].labels) + ")"),
-                        e.what());
-    }
-  }
+  // Resolve everything first: a typo in point 900 should fail in milliseconds, not after 899 simulations. A point
+  // whose values only contradict each other is a row that cannot run (screen_points).
+  std::vector<std::string> cannot_run;
+  const std::vector<std::optional<spec::ResolvedScenario>> resolved = resolve_points(points, catalog, cannot_run);
 
   std::vector<Row> rows(points.size());
   ParallelHooks hooks;
@@ -340,12 +477,16 @@ std::vector<Row> run_sweep(const std::vector<SweepPoint>& points, int jobs, cons
   parallel_for(
       points.size(), jobs,
       [&](std::size_t i) {
+        if (!resolved[i]) {
+          rows[i] = unresolved_row(points[i], cannot_run[i]);
+          return;
+        }
         Row row;
         try {
-          row = evaluate_row(resolved[i], options.row);
+          row = evaluate_row(*resolved[i], options.row);
         } catch (const ConfigError& e) {
           // The engine refused this combination (e.g. a split the model does not allow): a row that cannot run.
-          row = row_identity(resolved[i]);
+          row = row_identity(*resolved[i]);
           row.fits = false;
           row.reason = std::string("cannot run: ") + e.what();
         }

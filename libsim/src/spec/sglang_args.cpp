@@ -245,6 +245,7 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std:
       } else {
         if (!value) fail(what, flag, "expected a value");
         out.engine_args[a->vllm_name] = engine_arg_value(a->vllm_name, located(what, flag), *value);
+        out.flags[a->vllm_name] = flag;
         // SGLang's -1 turns chunked prefill off (a prompt waits for a batch it fits whole); llmsim always chunks.
         if (a->name == "chunked_prefill_size" && out.engine_args[a->vllm_name].get<long long>() <= 0)
           fail(what, flag, "'" + *value + "' turns chunked prefill off, which llmsim's SGLang scheduler does "

@@ -181,7 +181,10 @@ VllmServeArgs parse_vllm_serve_args(std::string_view command_line) {
   // rest are the shell's.
   for (; i < t.size() && t[i].find('=') != std::string::npos && !is_flag_token(t[i]); ++i) {
     const std::string var = t[i].substr(0, t[i].find('='));
-    if (var == "VLLM_PP_LAYER_PARTITION") out.engine_args[var] = t[i].substr(var.size() + 1);
+    if (var == "VLLM_PP_LAYER_PARTITION") {
+      out.engine_args[var] = t[i].substr(var.size() + 1);
+      out.flags[var] = var;
+    }
   }
   if (i < t.size() && (t[i] == "python" || t[i] == "python3")) {
     ++i;
@@ -242,9 +245,11 @@ VllmServeArgs parse_vllm_serve_args(std::string_view command_line) {
           b = *w;
         }
         out.engine_args[name] = negated ? !b : b;
+        out.flags[name] = flag;
       } else {
         if (!value) throw ConfigError(flag, "expected a value");
         out.engine_args[name] = typed_value(*a, flag, *value);
+        out.flags[name] = flag;
       }
     } else {
       const std::string shown = flag + (value ? " " + *value : "");

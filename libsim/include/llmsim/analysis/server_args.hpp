@@ -22,6 +22,9 @@ struct ServerArgSets {
   /// The model as the command line names it (a Hugging Face name, a catalogue id or a path); "" = none given.
   /// `sets` holds what it became in the scenario; `llmsim check` also reads a quantisation from this name.
   std::string model_arg;
+  /// A field the line set (a scenario path, or the vLLM name a problem may be reported under) -> the flag the user
+  /// typed for it ("engine.max_num_seqs" -> "--max-num-seqs"): name_server_flags.
+  std::vector<std::pair<std::string, std::string>> flags;
 };
 
 /// The overrides of one server command line: `vllm_args` or `sglang_args` (one of them, or neither; "" = not
@@ -32,6 +35,21 @@ struct ServerArgSets {
 /// reported (model_arg), neither looked up nor set.
 ServerArgSets server_arg_sets(const std::string& vllm_args, const std::string& sglang_args, const Json& scenario,
                               const spec::Catalog& catalog = spec::Catalog::builtin(), bool model_given = false);
+
+/// `e`, a problem of a scenario a server line was applied to, with each field the line set named by the flag the
+/// user typed, the field beside it: "--max-num-seqs (engine.max_num_seqs): must be >= 1, got 0" where the scenario
+/// said "engine.max_num_seqs: ...". A field set again after the line (`later`: --set paths, Python's keyword
+/// overrides) keeps its own name.
+ConfigError name_server_flags(const ConfigError& e, const ServerArgSets& line, const std::vector<std::string>& later = {});
+
+/// Reads `doc` (the scenario after the line and what was set after it) as a scenario; when it does not read and a
+/// problem is on a field the line set, throws name_server_flags' error, so that a bad value on a server command
+/// line (`--max-num-seqs 0`) is named by the flag typed. Otherwise nothing: the caller reads the scenario itself.
+void check_server_fields(const Json& doc, const ServerArgSets& line, const std::vector<std::string>& later = {});
+
+/// `doc` with the line's overrides applied (spec::set_json_path each); a value a field refuses as it is set
+/// (--max-model-len abc, --quantization foo) is a ConfigError naming the flag typed (name_server_flags).
+Json apply_server_sets(Json doc, const ServerArgSets& line);
 
 /// `scenario` with server_arg_sets' overrides applied (its notes appended to `notes`).
 Json apply_server_args(Json scenario, const std::string& vllm_args, const std::string& sglang_args,

@@ -28,7 +28,7 @@ struct CommandServerFields {
 
 /// The fields of `vllm_args` or `sglang_args` (one of them; "" = not given; both empty: no fields) that `command`
 /// uses. ConfigError naming the argument: both given, blank, an unknown or misspelled flag (with the suggestion), a
-/// flag the command cannot use (a scenario field it does not read, an SGLang server for `memory`).
+/// flag the command cannot use (a scenario field it does not read).
 CommandServerFields command_server_fields(PlanCommand command, const std::string& vllm_args,
                                           const std::string& sglang_args, ServerFace face);
 

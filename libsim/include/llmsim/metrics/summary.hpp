@@ -287,6 +287,9 @@ inline constexpr const char* kNoSloNote =
 inline std::string priced_output_tokens(bool slo_set) {
   return slo_set ? "SLO-meeting output tokens" : "output tokens (no SLO set: every finished request counts)";
 }
+/// How the largest load a replica serves (max_qps) is bounded, as the outputs say it: "inside the SLO", or with no
+/// latency target "stably (no SLO set)": the capacity search then finds the largest load whose queue stays bounded.
+inline std::string capacity_bound(bool slo_set) { return slo_set ? "inside the SLO" : "stably (no SLO set)"; }
 /// Why a run was unstable, without the label: for a reader that heads its own line with the word ("UNSTABLE: ",
 /// "the simulated run was unstable: "). The reason as it is when it carries no label; "" for a stable run.
 std::string unstable_cause(const Summary& s);

@@ -2,6 +2,7 @@
 // A `vllm serve ...` command line (or `python -m vllm.entrypoints.openai.api_server ...`) as scenario JSON.
 // The flags llmsim models become vLLM-named scenario keys, which the scenario pre-pass maps to the canonical
 // fields (scenario_prepass.hpp holds that one table); the others are reported, never dropped silently.
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,9 @@ struct VllmServeArgs {
   /// The engine.runtime the server itself implies: "sglang" for an SGLang command line (sglang_args.hpp), "" for
   /// vLLM (whose release the scenario or --set names; the default is V1).
   std::string runtime;
+  /// vLLM's name of each modelled flag -> the flag as the user typed it ("tensor_parallel_size" -> "-tp", an SGLang
+  /// line's "--tp-size"), so that a problem with its value names what the user wrote (analysis::name_server_flags).
+  std::map<std::string, std::string> flags;
 };
 
 /// Splits a shell command line the way a POSIX shell would for plain words, '...' and "..." quotes,
