@@ -22,6 +22,7 @@
 #include "llmsim/core/rng.hpp"
 #include "llmsim/engine/simulator.hpp"
 #include "llmsim/spec/runtime_version.hpp"
+#include "llmsim/spec/v0_running_order.hpp"
 #include "llmsim/spec/workload.hpp"
 
 namespace llmsim::analysis {
@@ -337,6 +338,13 @@ spec::Scenario vllm_check_scenario(const VllmResult& given, const VllmCheckOptio
     notes.push_back("simulated as " + *s.engine.runtime_release + ": runtime '" +
                     spec::to_string(s.engine.resolved_runtime()) + "', policy '" + spec::to_string(s.engine.policy) +
                     "'; the client's warm-up request is not simulated");
+    if (s.engine.policy == spec::SchedulerPolicy::chunked &&
+        spec::v0_prefills_ahead_of_decodes(s.engine.runtime_release))
+      notes.push_back("vLLM 0.5.4-0.5.5's chunked prefill puts the prompts it admitted ahead of the running decodes "
+                      "(fixed by vllm#7874 in 0.6.0): under load a prompt carried over with part of its chunk takes the "
+                      "budget first and the decoders behind it skip that step, which llmsim does not simulate (every "
+                      "decoder decodes every step), so the predicted ITL/TPOT tails (p99, std) and mean ITL read short "
+                      "for a loaded run");
   } else if (sglang_server) {
     notes.push_back("simulated with policy '" + spec::to_string(s.engine.policy) + "' on runtime '" +
                     spec::to_string(s.engine.resolved_runtime()) + "'; the client's warm-up request is not simulated");
