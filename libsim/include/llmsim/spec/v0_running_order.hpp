@@ -1,6 +1,6 @@
 #pragma once
 // vLLM V0's chunked-prefill scheduler by release: where the prompts it admitted go in the running queue. The one rule;
-// `llmsim check` (analysis/vllm_check_scenario.cpp) reads it. Not simulated (docs/engine.md, `chunked`).
+// the engine (engine/v0_walk.cpp) and `llmsim check` (analysis/vllm_check_scenario.cpp) read it; docs/engine.md, `chunked`.
 //
 // `_schedule_chunked_prefill` (vllm/core/scheduler.py) walks the running queue from its head, every entry taking its
 // tokens from the step's budget (a decoder one, a partly prefilled prompt min(rest, budget left)), and stops at the
@@ -13,7 +13,8 @@
 // that the budget no longer covers skip that step (their inter-token gap spans two steps). vllm#7874 ("Fix #7592 vllm
 // 0.5.4 enable_chunked_prefill throughput is slightly lower than 0.5.3~0.5.0", merged 2024-09-02, first in 0.6.0)
 // moved the new prompts behind the decodes ("Once chunked prefill is enabled, the policy is changed to prioritize
-// decode requests"), which llmsim's `chunked` policy schedules (every decoder decodes every step).
+// decode requests"), which llmsim's `chunked` policy schedules for every other release (every decoder decodes every
+// step).
 #include <optional>
 #include <string>
 
