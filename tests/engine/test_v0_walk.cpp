@@ -83,3 +83,40 @@ TEST_CASE("vLLM 0.6.0's chunked walk serves the decoders first: no decoder skips
     CHECK(r.summary.itl_ms.max < 1.5 * longest * 1e3);
   }
 }
+
+TEST_CASE("vLLM 0.5.5's chunked walk keeps its books under preemption, timeouts and failures", "[scheduler_v0][v0_walk]") {
+  // Prompts of 1500 tokens under a 512-token budget: one is carried over in most steps, so decoders skip often.
+  const Json w = {{"arrival", {{"process", "poisson"}, {"rate", 12}}},
+                  {"input_tokens", {{"dist", "uniform"}, {"min", 200}, {"max", 3000}}},
+                  {"output_tokens", {{"dist", "uniform"}, {"min", 1}, {"max", 400}}},
+                  {"num_requests", 1500},
+                  {"warmup_requests", 0}};
+  const Json base = {{"runtime", "vllm==0.5.5"}, {"policy", "chunked"}, {"max_num_batched_tokens", 512}};
+  Json kv_bound = base;  // short of KV: preemptions (recompute, and swap)
+  kv_bound["max_num_seqs"] = 512;
+  kv_bound["gpu_memory_utilization"] = 0.3;
+  Json swap = kv_bound;
+  swap["preemption"] = "swap";
+  for (const Json& e : {base, kv_bound, swap}) {
+    for (const bool timeouts : {false, true}) {
+      for (const bool failures : {false, true}) {
+        Json j = scenario(w, e);
+        if (timeouts) j["workload"]["timeout_s"] = 8;
+        if (failures) {
+          j["hardware"]["replicas"] = 2;
+          j["failures"] = {{"mtbf_h", 0.01}, {"mttr_h", 0.002}};
+        }
+        INFO(j["engine"].dump() << " timeouts " << timeouts << " failures " << failures);
+        const auto r = engine::simulate(make(j));
+        const auto& s = r.summary;
+        REQUIRE(s.complete);
+        CHECK(s.rejected_requests + s.completed_requests + s.timed_out_requests + s.failed_requests == 1500);
+        CHECK(r.kv_blocks_in_use_at_end == 0);
+        if (!timeouts && !failures) CHECK(s.completed_requests == 1500);
+        if (timeouts) CHECK(s.timed_out_requests > 0);  // the cases are not vacuous
+        if (e.contains("gpu_memory_utilization")) CHECK(s.preemptions > 0);
+        if (failures) CHECK(s.requeued_requests + s.failed_requests > 0);
+      }
+    }
+  }
+}
