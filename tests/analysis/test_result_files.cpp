@@ -369,6 +369,29 @@ TEST_CASE("a run older than the simulated runtime gets a hint to name its releas
   CHECK_FALSE(version_hint(current, check_vllm_result(current, h100()).scenario));
 }
 
+TEST_CASE("a vLLM 0.5.4-0.5.5 chunked-prefill run is told its decodes may skip steps (vllm#7874)", "[check][files]") {
+  const auto r = read_vllm_result(result_path(kH100Np80));
+  auto o = h100();
+  o.vllm_args += " --enable-chunked-prefill";
+  const std::string note = "puts the prompts it admitted ahead of the running decodes";
+  o.engine_version = "0.5.5";
+  const auto c = check_vllm_result(r, o);
+  REQUIRE(c.scenario.engine.policy == spec::SchedulerPolicy::chunked);
+  CHECK(any_note(c, note));
+  CHECK(any_note(c, "vllm#7874"));
+  o.engine_version = "0.5.4";
+  CHECK(any_note(check_vllm_result(r, o), note));
+  // 0.6.0 has the fix (decodes first, as llmsim schedules); 0.5.3 re-sorted the running queue by arrival.
+  o.engine_version = "0.6.0";
+  CHECK_FALSE(any_note(check_vllm_result(r, o), note));
+  o.engine_version = "0.5.3";
+  CHECK_FALSE(any_note(check_vllm_result(r, o), note));
+  // Without chunked prefill (prefill-first steps) there is no running-queue budget walk to cut.
+  auto plain = h100();
+  plain.engine_version = "0.5.5";
+  CHECK_FALSE(any_note(check_vllm_result(r, plain), note));
+}
+
 TEST_CASE("a result built field by field (totals only) keeps its mean lengths", "[check][files]") {
   // Callers that fill VllmResult themselves (the validation corpus) set the totals, not mean_input_len.
   VllmResult r = read_vllm_result(result_path(kH100Np80));

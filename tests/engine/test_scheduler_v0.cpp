@@ -82,17 +82,20 @@ Json v0_release_chunked_trace(const char* release, const Json& requests) {
 TEST_CASE("V0 before 0.5.4 keeps the running queue in arrival order: a re-admitted victim is not the next victim",
           "[scheduler_v0]") {
   // vllm/core/scheduler.py before vllm#6867 sorted the running queue by arrival (FCFS sort_by_priority) in every
-  // _schedule_running and preempted running_queue.pop(), the latest arrival; from 0.5.4 a re-admitted victim is
-  // appended to the running queue and is the next victim. 0.5.3 and 0.5.4 share their kernels and defaults here, so
-  // that order is the only difference between the two runs.
+  // _schedule_running and preempted running_queue.pop(), the latest arrival; after it a re-admitted victim is
+  // appended to the running queue and is the next victim. Under chunked prefill that append is 0.6.0's (vllm#7874
+  // put the new prompts behind the decodes; 0.5.4-0.5.5 put them ahead, test_v0_walk.cpp), so 0.5.3 is compared
+  // with 0.6.0 here.
   SimulationOptions opt;
   opt.record_requests = true;
-  const auto probe = simulate(make(v0_release_chunked_trace("vllm==0.5.4", Json::array({Json::array({0.0, 16, 1})}))), opt);
+  const auto probe = simulate(make(v0_release_chunked_trace("vllm==0.6.0", Json::array({Json::array({0.0, 16, 1})}))), opt);
   const std::int64_t blocks = probe.summary.kv.capacity_tokens / 16;
+  const auto probe3 = simulate(make(v0_release_chunked_trace("vllm==0.5.3", Json::array({Json::array({0.0, 16, 1})}))), opt);
+  REQUIRE(probe3.summary.kv.capacity_tokens == probe.summary.kv.capacity_tokens);  // the same KV pool in both runs
   // n prompts of 4096 tokens (256 blocks; the first finishes early and frees room), a filler F and a short B, last
   // in the queue, that does not fit. As in the test above, the first decode step preempts F (the newest) and
   // admits B behind it; F returns when the first prompt finishes, so the running queue holds B then F by admission
-  // but F then B by arrival. The next step short of blocks preempts the tail: F again from 0.5.4, B before it.
+  // but F then B by arrival. The next step short of blocks preempts the tail: F again in 0.6.0, B before 0.5.4.
   const std::int64_t n = (blocks - 2 - 60) / 256;
   const std::int64_t filler = blocks - 2 - n * 256;
   REQUIRE(n >= 4);
@@ -110,12 +113,12 @@ TEST_CASE("V0 before 0.5.4 keeps the running queue in arrival order: a re-admitt
     return r;
   };
   const auto sorted = run("vllm==0.5.3");
-  const auto appended = run("vllm==0.5.4");
+  const auto appended = run("vllm==0.6.0");
   const auto& f3 = sorted.requests[static_cast<std::size_t>(n)];
   const auto& b3 = sorted.requests.back();
   const auto& f4 = appended.requests[static_cast<std::size_t>(n)];
   const auto& b4 = appended.requests.back();
-  INFO("0.5.3: F " << f3.preemptions << ", B " << b3.preemptions << "; 0.5.4: F " << f4.preemptions << ", B "
+  INFO("0.5.3: F " << f3.preemptions << ", B " << b3.preemptions << "; 0.6.0: F " << f4.preemptions << ", B "
                    << b4.preemptions);
   // Both runs: F is the first victim and B is admitted in that step (the case is not vacuous).
   REQUIRE(f3.preemptions >= 1);

@@ -6,6 +6,7 @@
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/scenario.hpp"
+#include "llmsim/spec/v0_running_order.hpp"
 
 using namespace llmsim;
 using namespace llmsim::spec;
@@ -125,6 +126,14 @@ TEST_CASE("a vLLM release's V0 scheduler defaults: budgets, long-context chunkin
   CHECK(of("vllm==0.5.3").v0_running_by_arrival);
   CHECK_FALSE(of("vllm==0.5.4").v0_running_by_arrival);
   CHECK_FALSE(of("vllm==0.9.1").v0_running_by_arrival);
+  // vllm#6867 (0.5.4) .. vllm#7874 (0.6.0): chunked prefill's new prompts ahead of the running decodes.
+  CHECK_FALSE(v0_prefills_ahead_of_decodes(std::string("vllm==0.5.3")));
+  CHECK(v0_prefills_ahead_of_decodes(std::string("vllm==0.5.4")));
+  CHECK(v0_prefills_ahead_of_decodes(std::string("vllm==0.5.5")));
+  CHECK_FALSE(v0_prefills_ahead_of_decodes(std::string("vllm==0.6.0")));
+  CHECK_FALSE(v0_prefills_ahead_of_decodes(std::string("vllm==0.6.3.post2.dev308+gb489fc3c")));
+  CHECK_FALSE(v0_prefills_ahead_of_decodes(std::string("sglang==0.5.4")));
+  CHECK_FALSE(v0_prefills_ahead_of_decodes(std::nullopt));
   CHECK(of("vllm==0.6.3").v0_runtime == Runtime::vllm_v0);
   CHECK(of("vllm==0.5.5").v0_runtime == Runtime::vllm_v0_sync);
   CHECK(of("vllm==0.9.1").v0_runtime == Runtime::vllm_v0);

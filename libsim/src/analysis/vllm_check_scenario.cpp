@@ -23,6 +23,7 @@
 #include "llmsim/engine/simulator.hpp"
 #include "llmsim/spec/published_name.hpp"
 #include "llmsim/spec/runtime_version.hpp"
+#include "llmsim/spec/v0_running_order.hpp"
 #include "llmsim/spec/workload.hpp"
 
 namespace llmsim::analysis {
@@ -254,6 +255,12 @@ spec::Scenario vllm_check_scenario(const VllmResult& given, const VllmCheckOptio
     notes.push_back("simulated as " + *s.engine.runtime_release + ": runtime '" +
                     spec::to_string(s.engine.resolved_runtime()) + "', policy '" + spec::to_string(s.engine.policy) +
                     "'; the client's warm-up request is not simulated");
+    if (s.engine.policy == spec::SchedulerPolicy::chunked &&
+        spec::v0_prefills_ahead_of_decodes(s.engine.runtime_release))
+      notes.push_back("vLLM 0.5.4-0.5.5's chunked prefill puts the prompts it admitted ahead of the running decodes "
+                      "(fixed by vllm#7874 in 0.6.0): under load a prompt carried over with part of its chunk takes the "
+                      "budget first and the decoders behind it skip that step (a gap of two steps); simulated in that order "
+                      "(engine/v0_walk.cpp), it is what lengthens the ITL/TPOT tails (p99, std) of a loaded run");
   } else if (sglang_server) {
     notes.push_back("simulated with policy '" + spec::to_string(s.engine.policy) + "' on runtime '" +
                     spec::to_string(s.engine.resolved_runtime()) + "'; the client's warm-up request is not simulated");

@@ -483,6 +483,7 @@ void Replica::finish_iteration(double now_s, std::vector<std::int32_t>& finished
     }
   }
   prefill_done_.clear();
+  if (!skipped_.empty()) rejoin_skipped();  // V0 0.5.4-0.5.5: the decoders this step's walk skipped (v0_walk.cpp)
   if (is_static && running_ > 0 && static_done_ == running_) release_static_batch();
   kv_used_.set(now_s, static_cast<double>(kv_.held()));
   work_.output_tokens += static_cast<double>(emitting_);

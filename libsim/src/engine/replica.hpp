@@ -4,7 +4,8 @@
 // static; schedule_sglang.cpp: SGLang), with the bookkeeping that keeps every iteration O(1) in the batch size (private to the engine).
 //
 // Decode bookkeeping without touching every sequence each step: all decoding sequences of a replica decode
-// in every decode iteration (max_num_batched_tokens >= max_num_seqs), so a sequence that started decoding
+// in every decode iteration (max_num_batched_tokens >= max_num_seqs; vLLM 0.5.4-0.5.5's chunked walk takes the
+// decoders it skips out of the set for that step, v0_walk.cpp), so a sequence that started decoding
 // after decode step k0 with ctx0 tokens in its KV cache has ctx0 + (k − k0) tokens after step k. It needs a
 // new block in step k iff (k − k0 − 1 + ctx0) % block_size == 0, i.e. iff k ≡ k0 + 1 − ctx0 (mod block_size):
 // counting sequences per residue gives each step's block demand in O(1). Finishing steps are known in advance
@@ -65,6 +66,10 @@ struct ReplicaConfig {
   /// vLLM V0 before 0.5.4 (spec::RuntimeForVersion::v0_running_by_arrival): the running list is kept in arrival
   /// order, so a re-admitted or swapped-in victim rejoins at its arrival's place and the tail is the latest arrival.
   bool running_by_arrival = false;
+  /// vLLM V0 0.5.4-0.5.5 under chunked prefill (spec::v0_prefills_ahead_of_decodes): the running list is V0's walk
+  /// order, new prompts ahead of the decodes, and the decoders the token budget no longer covers skip the step
+  /// (v0_walk.cpp).
+  bool prefills_ahead_of_decodes = false;
   /// vLLM V0's multi-step scheduling (spec/multi_step.hpp; multi_step.cpp): decode steps per scheduler call (1 = off);
   /// whether the client receives each step's tokens as they come (else a window's at its end); and the cost model of a
   /// window's steps after its first (the same GPU work, no per-step scheduling CPU time: set when scheduler_steps > 1).
@@ -288,6 +293,16 @@ class Replica {
   // recompute victim re-enters the waiting queue at its front (vLLM: `waiting.extendleft`, V1 `prepend_request`),
   // or at its back with `to_back` (SGLang's retraction: `waiting_queue.extend(retracted_reqs)`).
   std::int64_t preempt_tail(double now_s, bool to_back = false);
+  // vLLM 0.5.4-0.5.5's chunked walk (v0_walk.cpp; ReplicaConfig::prefills_ahead_of_decodes). Before the decode step
+  // (after the decoders' growth): reads the head block, and when the budget ends before the last decoders, takes
+  // them out of the decode set for this step (their growth block freed) and moves the list's unserved tail to its
+  // head. Then the partial prompts' chunks in walk order (returns the budget left), the list's order after
+  // admission (`admitted_after`: the tail before it), and the skipped decoders' return at the step's end.
+  void v0_walk_cut(bool preempted);
+  std::int64_t v0_walk_prefills(std::int64_t budget, perf::BatchShape& shape);
+  void v0_walk_order(std::int32_t admitted_after);
+  void rejoin_skipped();
+  void move_after(std::int32_t i, std::int32_t anchor);  ///< within the running list (-1: to its head)
   void release_blocks(Seq& s);
   // Policies (schedule_v0.cpp, schedule_v1.cpp).
   void schedule_v1(double now_s, perf::BatchShape& shape);
@@ -452,6 +467,11 @@ class Replica {
   std::vector<PendingFirst> first_pending_;
   std::vector<std::int32_t> chunked_partial_;  ///< chunked policy: partially prefilled, admission order
   std::vector<std::int32_t> victims_;          ///< chunked policy: this step's recompute victims, set aside (scratch)
+  /// V0 0.5.4-0.5.5 walk (v0_walk.cpp): decoders skipping the step in flight (slot, stamp after leaving); partial
+  /// prompts served this step and those left unserved (scratch); the last entry of the head block moved this step.
+  std::vector<std::pair<std::int32_t, std::uint32_t>> skipped_;
+  std::vector<std::int32_t> walk_served_, walk_left_;
+  std::int32_t walk_anchor_ = -1;
   std::vector<std::int32_t> pulls_;        ///< pull reads started by the last start_iteration
   /// Running requests timed out during the iteration in flight: (slot, request id), the id telling a slot reused
   /// meanwhile apart from the request that was cancelled.

@@ -25,6 +25,7 @@ std::int64_t Replica::preempt_tail(double now_s, bool to_back) {
   std::int64_t demand = 0;
   std::int64_t tokens = 0;
   const bool was_decoding = s.state == SeqState::decoding;
+  s.walk_lead = false;  // leaves the walk's head block (v0_walk.cpp)
   std::int64_t swap_blocks = 0;
   bool swap = false;
   // Recompute keeps the victim's full computed blocks in the cache when prefix caching is on (vLLM V1 frees
@@ -106,6 +107,7 @@ void Replica::swap_in(double now_s) {
 // A failed replica gives everything back (failures, docs/engine.md "Failures"): every request it held, running,
 // waiting or swapped, is evicted with what it produced, and the replica restarts empty, keeping what was measured.
 void Replica::evict_all(double now_s, std::vector<std::int32_t>& out, std::vector<std::int64_t>& produced) {
+  if (!skipped_.empty()) rejoin_skipped();  // decoders the lost step's walk skipped hold what they produced
   auto take = [&](std::int32_t i) {
     Seq& s = (*pool_)[i];
     if (s.finished) {  // static-batching padding: reported when its last token came, only holding a slot

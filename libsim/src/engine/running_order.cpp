@@ -6,6 +6,8 @@
 // dropped that sort as the queues "are always sorted by first-come-first-serve order", which a re-admitted victim
 // breaks. Under that older rule a re-admitted (or swapped-in) victim takes its arrival's place, so preemption falls
 // on the newest arrivals rather than on the same request again.
+// Under chunked prefill in 0.5.4-0.5.5 the list is V0's walk order instead (new prompts ahead of the decodes;
+// v0_walk.cpp reorders it each step), so a re-admitted victim leads it there.
 #include "replica.hpp"
 
 namespace llmsim::engine::detail {

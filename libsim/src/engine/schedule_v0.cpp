@@ -54,17 +54,24 @@ void Replica::schedule_chunked(double now_s, perf::BatchShape& shape) {
   // take the blocks they freed (vllm/core/scheduler.py, 0.4-0.10).
   const std::int64_t queued = waiting();
   bool preempted = n_dec_ > 0 ? grow_decoders(now_s) : false;
+  // vLLM 0.5.4-0.5.5: the walk's order decides which decoders the budget covers (v0_walk.cpp).
+  const bool walk = cfg_.prefills_ahead_of_decodes;
+  if (walk) v0_walk_cut(preempted);
   if (!preempted) swap_in(now_s);
   if (n_dec_ > 0) {
     begin_decode_step(shape);
   }
   std::int64_t budget = cfg_.max_num_batched_tokens - n_dec_ * (1 + cfg_.spec_tokens);  // 1 + k per decoder
-  for (std::size_t k = 0; k < chunked_partial_.size() && budget > 0; ++k) {
-    const std::int32_t i = chunked_partial_[k];
-    const Seq& s = (*pool_)[i];
-    const std::int64_t chunk = std::min(s.prefill_target - s.prefilled, budget);
-    add_prefill_chunk(i, chunk, shape);
-    budget -= chunk;
+  if (walk) {
+    budget = v0_walk_prefills(budget, shape);
+  } else {
+    for (std::size_t k = 0; k < chunked_partial_.size() && budget > 0; ++k) {
+      const std::int32_t i = chunked_partial_[k];
+      const Seq& s = (*pool_)[i];
+      const std::int64_t chunk = std::min(s.prefill_target - s.prefilled, budget);
+      add_prefill_chunk(i, chunk, shape);
+      budget -= chunk;
+    }
   }
   // This step's recompute victims (pushed to the front by preempt_tail) wait aside while the queue behind them
   // is admitted, then return to the front in their order.
@@ -76,7 +83,9 @@ void Replica::schedule_chunked(double now_s, perf::BatchShape& shape) {
       waiting_.pop_front();
     }
   }
+  const std::int32_t admitted_after = tail_;
   admit_chunked(now_s, budget, /*whole_prompt=*/true, shape);  // V0 allocates the whole prompt at admission
+  if (walk) v0_walk_order(admitted_after);
   for (auto it = victims_.rbegin(); victims > 0 && it != victims_.rend(); ++it) waiting_.push_front(*it);
 }
 

@@ -60,6 +60,10 @@ struct alignas(64) Seq {
   /// Disaggregation, pull: queued at a decode replica whose KV is still on the prefill replica; admission
   /// allocates blocks for it and starts the read (Replica::start_pull) instead of computing.
   bool kv_pending = false;
+  /// vLLM 0.5.4-0.5.5's chunked walk (v0_walk.cpp): in the head block of the running list that leads the next walk
+  /// (skipped by the last step or admitted by it); a decoder skipping the step in flight (out of the decode set).
+  bool walk_lead = false;
+  bool walk_skip = false;
   // Sessions (session_driver.hpp): the turn's index in its session (-1 = not a session turn), the blocks its chain
   // covers (prompt + reply: a finished turn publishes its reply's full blocks too, for the next turn to hit), and
   // the prompt tokens its first admission found cached (-1 = not admitted yet).

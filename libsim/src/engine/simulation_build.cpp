@@ -4,6 +4,7 @@
 #include "llmsim/perf/chat_render.hpp"
 #include "llmsim/perf/inprocess_server.hpp"
 #include "llmsim/perf/serving_path.hpp"
+#include "llmsim/spec/v0_running_order.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 
 #include "simulation.hpp"
@@ -208,6 +209,11 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
   cfg.scheduler_steps = multi_step.steps;
   cfg.window_streams_steps = multi_step.stream_each_step;
   if (multi_step.steps > 1) cfg.window_cost = std::make_shared<const perf::CostModel>(cost.without_cpu_overhead());
+  // vLLM 0.5.4-0.5.5's chunked walk (spec/v0_running_order.hpp; engine/v0_walk.cpp): one token per step per decoder
+  // and a synchronous output step, which the releases' chunked prefill has (no speculative or multi-step with it).
+  cfg.prefills_ahead_of_decodes = e.policy == spec::SchedulerPolicy::chunked &&
+                                  spec::v0_prefills_ahead_of_decodes(e.runtime_release) && cfg.spec_tokens == 0 &&
+                                  !cfg.first_token_after_next_step && !cfg.async_scheduling && cfg.scheduler_steps == 1 && !prefill_only;
   // Under pipeline parallel each virtual engine schedules its own requests in 1/k of the KV and swap space.
   const std::int64_t reserved = e.policy == spec::SchedulerPolicy::vllm ? 1 : 0;
   const std::int64_t kv_blocks = plan.kv_capacity_blocks / engines_per_group_ - reserved;

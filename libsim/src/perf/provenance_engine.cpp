@@ -293,6 +293,11 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "taken as first in 0.5.4): policy.sort_by_priority(now, running_queue) with FCFS's priority "
                 "now - arrival_time (vllm/core/policy.py), then running_queue.pop() as the victim: the latest arrival "
                 "(engine/running_order.cpp)"));
+  t.push_back(c("engine.v0_prefills_ahead_of_decodes", "vllm-v0", P::engine_code,
+                "vllm/core/scheduler.py _schedule_chunked_prefill in 0.5.4-0.5.5 (spec::v0_prefills_ahead_of_decodes): "
+                "self.running.extend(prefills.seq_groups) before the running decodes, and _schedule_running's walk "
+                "breaks at the first group the budget cannot serve; vllm#7874 (merged 2024-09-02, first in 0.6.0) put "
+                "new prompts behind the decodes. Simulated for those releases (engine/v0_walk.cpp)"));
   // --- vLLM V0's multi-step scheduling (engine/multi_step.cpp, spec/multi_step.hpp; issue 28). No constant: the
   // engine's own step times rearranged, release boundaries from the changelog.
   t.push_back(c("engine.multi_step.window", "vllm-v0", P::engine_code,
