@@ -171,9 +171,9 @@ TEST_CASE("issue 30: DeepSeek-V3.2 decodes over its indexer's top 2048 tokens, p
   const CostModel v32 = on("deepseek-v3.2", "h200-141gb-sxm", "fp8", 8);
   // Inside 2048 tokens vLLM's sparse kernel (perf/sparse_mla.hpp) reads the latents V3's dense one does (1,152 bytes
   // each), beside its 16 heads' queries and outputs padded to 64 and each token's new latent; the indexer adds its
-  // 132-byte keys.
+  // 132-byte keys and the FP32 logit per key that DeepGEMM writes and the top-k reads (perf/dsa_indexer.hpp).
   const auto short_v32 = v32.breakdown(decode(16, 1024));
-  const double indexer = 61.0 * 16 * 1024 * 132;
+  const double indexer = 61.0 * 16 * 1024 * (132 + 8);
   CHECK(op_value(short_v32, "attention_decode", true) ==
         Approx(61.0 * 16 * (64 * (576 + 512) * 2 + 1152 + 1024 * 1152) + indexer).epsilon(1e-9));
   // At 32k tokens V3 reads 32k latents per sequence, V3.2 2048 of them and 32k indexer keys.

@@ -70,12 +70,13 @@ TEST_CASE("sparse MLA: a decode token computes all 2048 slots at 64 heads, howev
     CHECK(sparse_op(cm, decode(16, context), "attention_decode") - indexer ==
           Approx(kLayers * 16 * kSparseTokenFlops).epsilon(1e-9));
   }
-  // Its latents are read only for the valid slots: min(context, 2048) per sequence (1,152 bytes each, bf16).
+  // Its latents are read only for the valid slots: min(context, 2048) per sequence (1,152 bytes each, bf16); the
+  // indexer reads every context token's 132-byte key and writes an FP32 logit its top-k reads (perf/dsa_indexer.hpp).
   const double b256 = sparse_op(cm, decode(16, 256), "attention_decode", true);
   const double b1024 = sparse_op(cm, decode(16, 1024), "attention_decode", true);
   const double b4096 = sparse_op(cm, decode(16, 4096), "attention_decode", true);
-  CHECK(b1024 - b256 == Approx(kLayers * 16 * 768 * (1152 + 132)).epsilon(1e-9));
-  CHECK(b4096 - b1024 == Approx(kLayers * 16 * (1024 * 1152 + 3072 * 132)).epsilon(1e-9));
+  CHECK(b1024 - b256 == Approx(kLayers * 16 * 768 * (1152 + 132 + 8)).epsilon(1e-9));
+  CHECK(b4096 - b1024 == Approx(kLayers * 16 * (1024 * 1152 + 3072 * (132 + 8))).epsilon(1e-9));
 }
 
 TEST_CASE("sparse MLA: prefill runs the absorbed path and the sparse kernel, no up-projection of the context") {

@@ -103,8 +103,9 @@ struct CostModel::Constants {
   // token of the recurrence and conv (decode) and of the chunked scan (prefill).
   double linear_layers = 0, linear_state_bytes = 0, linear_flops_per_token = 0;
   double linear_prefill_flops_per_token = 0, linear_chunk = 64;
-  // DeepSeek-V3.2's indexer (DSA): FP8 key bytes per cached token and FLOPs per query-key pair it scores, per layer.
-  double indexer_bytes_per_token = 0, indexer_flops_per_pair = 0;
+  // DeepSeek-V3.2's indexer (DSA): FP8 key bytes per cached token and FLOPs per query-key pair it scores, per layer;
+  // the FLOP/s its logits run at and the logit bytes per pair (perf/dsa_indexer.hpp, set in setup).
+  double indexer_bytes_per_token = 0, indexer_flops_per_pair = 0, indexer_rate = 0, indexer_logit_bytes = 0;
   // vLLM's FLASHMLA_SPARSE (perf/sparse_mla.hpp; 0 elsewhere): FLOPs per query token and layer of the sparse kernel
   // (every topk slot, padded heads), its rate as a fraction of fp16_peak, the query and output bytes per token (padded
   // heads) and the latent bytes per KV token it gathers; the topk. Replaces the window pricing and the MHA prefill.

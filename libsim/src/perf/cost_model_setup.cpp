@@ -10,6 +10,7 @@
 #include "llmsim/perf/block_fp8.hpp"
 #include "llmsim/perf/hopper_fp8.hpp"
 #include "llmsim/perf/moe_kernels.hpp"
+#include "llmsim/perf/dsa_indexer.hpp"
 #include "llmsim/perf/sparse_mla.hpp"
 #include "llmsim/perf/triton_unified_attention.hpp"
 #include "llmsim/perf/speculative.hpp"
@@ -307,6 +308,13 @@ CostModel::CostModel(spec::ModelSpec model, spec::Quantization quant, spec::GpuS
   // decode price on Hopper is examined first (docs/cost-model.md "dstack's 405B FP8 runs").
   const bool hopper_fa2 = !quant_.kernels.hopper_flash_attn3 && gpu_family(gpu_) == GpuFamily::hopper_hbm;
   if (hopper_fa2) c->attn_prefill_eff = std::min(c->attn_prefill_eff, fa2_splitkv::kHopperPrefillEfficiency);
+  if (c->indexer_flops_per_pair > 0) {
+    // DSA's indexer logits (perf/dsa_indexer.hpp): DeepGEMM's FP8 MQA-logits kernels under vLLM, with the FP32 logits
+    // written and read by the top-k; elsewhere priced as fp16 prefill attention (SGLang's NSA backend is not read).
+    const bool deepgemm = vllm_deepgemm_indexer(m, gpu_, runtime_);
+    c->indexer_rate = deepgemm ? deepgemm_mqa_logits_rate(gpu_) : c->fp16_peak * c->attn_prefill_eff;
+    c->indexer_logit_bytes = deepgemm ? kIndexerLogitBytesPerPair : 0.0;
+  }
   c->alu_rate = gpu_.fp32_flops / 2.0;
   c->materialised_scores = runtime_traits(runtime_).materialises_prefill_scores;
   c->l2_bytes = static_cast<double>(gpu_.l2_bytes);

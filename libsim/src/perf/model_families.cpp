@@ -17,16 +17,20 @@ void CostModel::Constants::family_ops(const BatchShape& b, RawOps& ops) const {
     }
   };
   if (indexer_flops_per_pair > 0) {
-    // DSA's lightning indexer scores every cached token for every query (FP8 MQA, priced on the fp16 attention path:
-    // an upper bound) and reads its key cache; the sparse MLA then attends to the top-k (the window above).
+    // DSA's lightning indexer scores every cached token for every query (perf/dsa_indexer.hpp: DeepGEMM's FP8
+    // MQA-logits kernels under vLLM, the fp16 attention rate elsewhere), reads its key cache and writes the FP32
+    // logits its top-k reads; the sparse MLA then attends to the top-k.
+    const auto indexer = [&](double pairs, double keys) {
+      const double flops = indexer_flops_per_pair * pairs;
+      const double bytes = keys * indexer_bytes_per_token + pairs * indexer_logit_bytes;
+      const double tc = flops / indexer_rate, tm = bytes / (bw * mem_eff);
+      return roofline(pnorm(tc, tm), tc, tm, flops, bytes, fp16_peak, layers);
+    };
     if (b.prefill_tokens > 0)
-      fold(ops[kAttnPrefill], attention(indexer_flops_per_pair * b.prefill_attn_pairs,
-                                        static_cast<double>(b.prefill_kv_tokens) * indexer_bytes_per_token, mem_eff,
-                                        layers));
+      fold(ops[kAttnPrefill], indexer(b.prefill_attn_pairs, static_cast<double>(b.prefill_kv_tokens)));
     if (b.decode_seqs > 0) {
       const double context = static_cast<double>(b.decode_context);
-      fold(ops[kAttnDecode], attention(indexer_flops_per_pair * context, context * indexer_bytes_per_token, mem_eff,
-                                       layers));
+      fold(ops[kAttnDecode], indexer(context, context));
     }
   }
   if (b.prefill_tokens > 0) {

@@ -14,6 +14,7 @@
 #include "llmsim/perf/lora_kernels.hpp"
 #include "llmsim/perf/quant_kernels.hpp"
 #include "llmsim/perf/quant_latency.hpp"
+#include "llmsim/perf/dsa_indexer.hpp"
 #include "llmsim/perf/sparse_mla.hpp"
 #include "llmsim/perf/triton_unified_attention.hpp"
 #include "llmsim/spec/quantization.hpp"
@@ -283,6 +284,25 @@ void add_layer_kernel_provenance(std::vector<ConstantProvenance>& t) {
                 "deepseek-ai/FlashMLA README @066b5ba6: sparse MLA prefill `up to 1450 TFlops on B200, CUDA 12.9`, over "
                 "B200's 2,250 dense BF16 TFLOPS",
                 {}, 1450.0 / 2250.0));
+  // --- DeepSeek-V3.2's lightning indexer on DeepGEMM's FP8 MQA-logits kernels (perf/dsa_indexer.hpp).
+  t.push_back(c("dsa_indexer.backend", "vllm-v1", P::engine_code,
+                "vllm-project/vllm vllm/v1/attention/backends/mla/indexer.py @60191e18 (DeepseekV32IndexerBackend: "
+                "block 64, 128 FP8 bytes + 4 scale bytes a token, DeepGEMM's get_paged_mqa_logits_metadata) and "
+                "sparse_attn_indexer: per prefill chunk cp_gather_indexer_k_quant_cache "
+                "(the FP8 keys + fp32 scales), deep_gemm.fp8_mqa_logits (FP32 logits over each query's "
+                "[cu_seqlen_ks, cu_seqlen_ke) keys) and top_k_per_row_prefill; per decode step "
+                "deep_gemm.fp8_paged_mqa_logits over the paged indexer cache and "
+                "top_k_per_row_decode; DeepGEMM ships sm90 / sm100 kernels only (deepseek-ai/DeepGEMM#200, 80ceeb2)"));
+  t.push_back(c("dsa_indexer.mqa_logits_efficiency", "all", P::microbenchmark,
+                "deepseek-ai/DeepGEMM tests/test_attention.py test_mqa_logits @v2.1.1.post3 (FLOPs = 2 x valid pairs x "
+                "64 heads x 128), run on a Hopper card and posted in sgl-project/sglang#11989 (2026-01-21): S=2048, "
+                "CP=0 (causal, ks=0): 1004 / 1081 / 1126 / 1144 TFLOPS at SKV = 4096 / 8192 / 16384 / 32768; the "
+                "16,384 figure over 1,979 dense FP8 TFLOPS. Blackwell: the same share, assumed (no public sm100 figure)",
+                {}, kMqaLogitsEfficiency));
+  t.push_back(c("dsa_indexer.logit_bytes_per_pair", "vllm-v1", P::engine_code,
+                "vllm-project/vllm sparse_attn_indexer: fp8_mqa_logits / fp8_paged_mqa_logits write one FP32 logit per "
+                "scored (query, key) pair; top_k_per_row_prefill / _decode read each row's valid span (one pass counted)",
+                {}, kIndexerLogitBytesPerPair));
 }
 
 void add_quant_kernel_provenance(std::vector<ConstantProvenance>& t) {
