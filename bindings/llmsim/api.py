@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import json
 import warnings
-from typing import Any, Mapping, Optional, Sequence, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
 
 from . import _core
 from ._frames import fleet_hours_frame, records_frame, rows_frame
 from ._scenario import (ConfigError, Scenario, ServerArgsWarning, check_server_lines, normalize, to_text,
                         with_keywords)
+
+if TYPE_CHECKING:  # pandas (and numpy) load inside the functions that use them: `import llmsim` stays light
+    import pandas as pd
 
 
 def _area(name: str):
@@ -192,6 +193,7 @@ def simulate(scenario: Scenario, *, record_requests: bool = False, record_iterat
 
     ``vllm_args`` / ``sglang_args``: a server's command line (``"vllm serve MODEL -tp 2 --max-num-seqs 128"``), as
     the CLI's ``--vllm-args`` / ``--sglang-args``: scenario < command line < keyword overrides."""
+    import pandas as pd
     over = with_keywords({"workload.seed": seed, "workload.num_requests": num_requests, "quant.weights": quant,
                           "hardware.gpu": gpu}, overrides)
     text = to_text(scenario, over, vllm_args, sglang_args)
