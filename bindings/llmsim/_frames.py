@@ -8,6 +8,7 @@ verdict); and nested names are joined with ``sep`` — "." by default (``ttft_ms
 """
 from __future__ import annotations
 
+import json
 import numbers
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
@@ -86,6 +87,12 @@ def rows_frame(rows: Iterable[Mapping[str, Any]], sep: str = ".") -> pd.DataFram
 def records_frame(columns: Mapping[str, Any]) -> pd.DataFrame:
     import pandas as pd
     return pd.DataFrame(dict(columns))
+
+
+def series_frame(series_json: str) -> pd.DataFrame:
+    """The run's time-series windows (``simulate(..., time_series=...)``; JSON rows from the C++ core), one row each."""
+    import pandas as pd
+    return pd.DataFrame(json.loads(series_json))
 
 
 def fleet_hours_frame(summary: Mapping[str, Any]) -> pd.DataFrame:

@@ -6,7 +6,7 @@ import warnings
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
 
 from . import _core
-from ._frames import fleet_hours_frame, records_frame, rows_frame
+from ._frames import fleet_hours_frame, records_frame, rows_frame, series_frame
 from ._scenario import (ConfigError, Scenario, ServerArgsWarning, check_server_lines, normalize, to_text,
                         with_keywords)
 
@@ -193,7 +193,6 @@ def simulate(scenario: Scenario, *, record_requests: bool = False, record_iterat
 
     ``vllm_args`` / ``sglang_args``: a server's command line (``"vllm serve MODEL -tp 2 --max-num-seqs 128"``), as
     the CLI's ``--vllm-args`` / ``--sglang-args``: scenario < command line < keyword overrides."""
-    import pandas as pd
     over = with_keywords({"workload.seed": seed, "workload.num_requests": num_requests, "quant.weights": quant,
                           "hardware.gpu": gpu}, overrides)
     text = to_text(scenario, over, vllm_args, sglang_args)
@@ -207,4 +206,4 @@ def simulate(scenario: Scenario, *, record_requests: bool = False, record_iterat
         series = "[]"
     return Result(json.loads(summary), records_frame(req) if record_requests else None,
                   records_frame(it) if record_iterations else None, json.loads(text),
-                  pd.DataFrame(json.loads(series)) if window >= 0 else None)
+                  series_frame(series) if window >= 0 else None)
