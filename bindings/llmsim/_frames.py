@@ -8,11 +8,13 @@ verdict); and nested names are joined with ``sep`` — "." by default (``ttft_ms
 """
 from __future__ import annotations
 
+import json
 import numbers
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:  # pandas (and numpy) load inside the functions that use them: `import llmsim` stays light
+    import pandas as pd
+
 
 SEPARATORS = (".", "_")
 
@@ -24,6 +26,7 @@ def check_sep(sep: str) -> str:
 
 
 def _kind(values: list) -> str:
+    import numpy as np
     present = [v for v in values if v is not None and not (isinstance(v, float) and np.isnan(v))]
     if not present:
         return "number"  # no row has a value: missing numbers, NaN (pandas' own missing-value convention)
@@ -37,6 +40,8 @@ def _kind(values: list) -> str:
 def typed(frame: pd.DataFrame) -> pd.DataFrame:
     """The frame with each column in its value type: numbers (with None) -> float64/NaN (int64 when every row has a
     whole number), booleans -> bool (nullable "boolean" when some are missing); strings stay objects."""
+    import numpy as np
+    import pandas as pd
     out = {}
     for name in frame.columns:
         col = frame[name]
@@ -72,6 +77,7 @@ def named(frame: pd.DataFrame, sep: str = ".") -> pd.DataFrame:
 def rows_frame(rows: Iterable[Mapping[str, Any]], sep: str = ".") -> pd.DataFrame:
     """One row per object; nested objects become columns joined by ``sep`` ("ttft_ms.p95"). Absent numbers (a
     configuration that does not fit) are NaN, never 0 and never None."""
+    import pandas as pd
     rows = list(rows)
     if not rows:
         return pd.DataFrame()
@@ -79,13 +85,21 @@ def rows_frame(rows: Iterable[Mapping[str, Any]], sep: str = ".") -> pd.DataFram
 
 
 def records_frame(columns: Mapping[str, Any]) -> pd.DataFrame:
+    import pandas as pd
     return pd.DataFrame(dict(columns))
+
+
+def series_frame(series_json: str) -> pd.DataFrame:
+    """The run's time-series windows (``simulate(..., time_series=...)``; JSON rows from the C++ core), one row each."""
+    import pandas as pd
+    return pd.DataFrame(json.loads(series_json))
 
 
 def fleet_hours_frame(summary: Mapping[str, Any]) -> pd.DataFrame:
     """The per-hour fleet table the engine computed (``summary["fleet"]["hours"]``), one row per hour: arrivals,
     completed, good, failed, timed_out, slo_attainment (NaN when nothing ended), replicas_billed and replicas_ready,
     with ``hour`` = start_s / 3600. Empty when the run did not fit."""
+    import pandas as pd
     hours = summary.get("fleet", {}).get("hours", [])
     frame = pd.DataFrame(hours)
     if not frame.empty:

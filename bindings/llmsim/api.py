@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import json
 import warnings
-from typing import Any, Mapping, Optional, Sequence, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
 
 from . import _core
-from ._frames import fleet_hours_frame, records_frame, rows_frame
+from ._frames import fleet_hours_frame, records_frame, rows_frame, series_frame
 from ._scenario import (ConfigError, Scenario, ServerArgsWarning, check_server_lines, normalize, to_text,
                         with_keywords)
+
+if TYPE_CHECKING:  # pandas (and numpy) load inside the functions that use them: `import llmsim` stays light
+    import pandas as pd
 
 
 def _area(name: str):
@@ -205,4 +206,4 @@ def simulate(scenario: Scenario, *, record_requests: bool = False, record_iterat
         series = "[]"
     return Result(json.loads(summary), records_frame(req) if record_requests else None,
                   records_frame(it) if record_iterations else None, json.loads(text),
-                  pd.DataFrame(json.loads(series)) if window >= 0 else None)
+                  series_frame(series) if window >= 0 else None)

@@ -14,11 +14,12 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Optional, Sequence, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Union
 
 from .api import _area
+
+if TYPE_CHECKING:  # pandas (and numpy) load inside the functions that use them: `import llmsim` stays light
+    import pandas as pd
 
 PathLike = Union[str, os.PathLike]
 
@@ -43,6 +44,7 @@ class Calibration:
 
 
 def _runs_frame(report: Dict[str, Any]) -> pd.DataFrame:
+    import pandas as pd
     rows = []
     for r in report["runs"]:
         for i, key in enumerate(r["keys"]):
@@ -74,6 +76,7 @@ def calibrate(runs: PathLike, *, raw: Optional[PathLike] = None, gpu: Optional[s
     or "off" (report["capacity_guard"] says whether it applied). Bad input (an unknown
     file type, a command that does not match its file, a run that does not fit, too few runs for a field) raises
     ValueError naming the run and the field."""
+    import pandas as pd
     if not Path(runs).is_file():
         raise ValueError(f"runs: no such file '{runs}'")
     out = json.loads(_area("calibration").fit_runs(str(runs), str(raw) if raw else "", gpu or "",
@@ -90,6 +93,7 @@ def predict_runs(runs: PathLike, profile: Union[None, Dict[str, Any], PathLike] 
                  gpu: Optional[str] = None) -> pd.DataFrame:
     """Every measured value of RUNS.json beside its prediction with ``profile`` (a dict, a profile file, or None
     for the GPU's default profile): columns run, key, measured, predicted, error."""
+    import pandas as pd
     if profile is None:
         text = ""
     else:

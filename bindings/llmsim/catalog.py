@@ -4,12 +4,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Mapping, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Mapping, Union
 
 from . import _core
 from ._scenario import plain
+
+if TYPE_CHECKING:  # pandas (and numpy) load inside the functions that use them: `import llmsim` stays light
+    import pandas as pd
 
 Source = Union[Mapping[str, Any], str, os.PathLike]
 
@@ -28,12 +29,14 @@ def gpus() -> pd.DataFrame:
     NVLink bridge of PCIe cards), board power under load and idle, the SM clock the tensor peaks are quoted at and
     the lower one a power-limited board holds under sustained tensor work (MHz; NaN where not stated), MIG profiles,
     the placeholder hourly price and the purchase price (USD; NaN where none is known)."""
+    import pandas as pd
     frame = pd.DataFrame(json.loads(_core.spec.gpus()))
     return frame.set_index("id", drop=False).rename_axis(None)
 
 
 def models() -> pd.DataFrame:
     """One row per built-in model (index: id): parameters, KV bytes per token, and the HF config fields."""
+    import pandas as pd
     rows = json.loads(_core.spec.models())
     frame = pd.json_normalize(rows, sep=".")
     return frame.set_index("id", drop=False).rename_axis(None)
@@ -41,6 +44,7 @@ def models() -> pd.DataFrame:
 
 def quants() -> pd.DataFrame:
     """One row per weight format (index: id): bits per weight with metadata, compute path."""
+    import pandas as pd
     frame = pd.DataFrame(json.loads(_core.spec.quants()))
     return frame.set_index("id", drop=False).rename_axis(None)
 
@@ -49,6 +53,7 @@ def quality() -> pd.DataFrame:
     """Published accuracy/perplexity deltas of quantized models against their 16-bit originals (format, model,
     metric, baseline, quantized, delta, source). llmsim does not model output quality: this is the table its
     compare caveat quotes wherever a quantized option wins."""
+    import pandas as pd
     return pd.DataFrame(json.loads(_core.analysis.quality()))
 
 

@@ -12,18 +12,20 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Mapping, Optional, Union
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
 
 from ._scenario import Scenario, check_server_lines, dotted, plain, to_text
 from .api import _area
+
+if TYPE_CHECKING:  # pandas (and numpy) load inside the functions that use them: `import llmsim` stays light
+    import pandas as pd
 
 VllmResult = Union[str, os.PathLike, Mapping[str, Any]]
 
 
 def _frame(out: Mapping[str, Any]) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
     rows = [{"key": r["key"], "measured": float(r["measured"]),
              "predicted": np.nan if r["predicted"] is None else float(r["predicted"]),
              "rel_error": np.nan if r["rel_error"] is None else float(r["rel_error"]),
@@ -56,6 +58,7 @@ def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_
     ``workload__warm_cache=True`` is the CLI's ``--warm-cache`` (a server warm from an earlier run of the same
     prompts, docs/vllm.md "A warm server"). Bad input raises ValueError naming the file, line and field.
     """
+    import pandas as pd
     if isinstance(vllm_result, Mapping):
         # numpy scalars and arrays as plain numbers (a NaN or an object JSON cannot hold: ValueError naming the key)
         text, source = json.dumps(plain(dict(vllm_result), "vllm_result"), allow_nan=False), "vllm_result"

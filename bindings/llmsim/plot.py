@@ -3,10 +3,12 @@ None) and return the Axes; ``compare`` and ``timeline`` build a whole figure and
 shows or saves anything."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:  # pandas (and numpy) load inside the functions that use them: `import llmsim` stays light
+    import numpy as np
+    import pandas as pd
+
 
 _GB = 1e9
 
@@ -15,6 +17,7 @@ def _slo_words(frame: pd.DataFrame):
     """(the tokens a cost per million divides by, how max_qps is bounded) for a frame of rows, in libsim's words
     (``metrics::priced_output_tokens``, ``metrics::capacity_bound``): "SLO-meeting output tokens" / "inside the SLO",
     or, when the rows' scenario sets no latency target (their ``slo_met_note``), words that do not claim one."""
+    import pandas as pd
     from . import _core
     note = frame["slo_met_note"].notna() if "slo_met_note" in frame else pd.Series(False, index=frame.index)
     ran = frame["fits"].fillna(False).astype(bool) if "fits" in frame else pd.Series(True, index=frame.index)
@@ -43,6 +46,7 @@ def latency_vs_load(frame: pd.DataFrame, *, x: str = "workload.arrival.rate", y:
     queue grew for the whole run, so their percentiles measure the run's length, not a latency) are not drawn as
     latencies: each line stops at its last stable load and an "x" on the axis's top edge marks each saturated load,
     labelled "saturated"."""
+    import pandas as pd
     ax = _axes(ax)
     x, y = _col(frame, x), _col(frame, y)
     groups = frame.groupby(by, sort=False) if by else [(None, frame)]
@@ -100,6 +104,7 @@ def compare_costs(frame: pd.DataFrame, *, target: Optional[str] = None, ax=None)
     tokens (every finished request's when no SLO is set) at the target load, its replicas and its $/Mtok at capacity; the winner filled and marked. The title
     names the target and says "placeholder prices" when any option was priced at a catalogue placeholder; options
     that cannot run or miss the SLO are listed below the axes rather than drawn at zero."""
+    import pandas as pd
     ax = _axes(ax)
     currency = str(frame["currency"].iloc[0]) if "currency" in frame and len(frame) else "USD"
     ok = frame.dropna(subset=["monthly_cost", "cost_per_mtok_output_at_target"])
@@ -146,6 +151,7 @@ _MEMORY_TERMS = ["weights_bytes", "kv_cache_bytes", "activation_bytes", "runtime
 def memory_breakdown(plans: Mapping[str, Mapping[str, Any]], *, ax=None):
     """Stacked bars (GB per GPU) of weights, KV pool, activations, runtime and margin, one bar per plan
     (``{label: llmsim.memory(...)}``); a hatched bar marks a plan that does not fit."""
+    import numpy as np
     ax = _axes(ax)
     labels = list(plans)
     bottom = np.zeros(len(labels))
@@ -165,6 +171,7 @@ def memory_breakdown(plans: Mapping[str, Mapping[str, Any]], *, ax=None):
 
 
 def _per_request(requests: pd.DataFrame, metric: str) -> np.ndarray:
+    import numpy as np
     r = requests[~requests["warmup"]] if "warmup" in requests else requests
     if "outcome" in r:  # latencies are the completed requests' (failed, timed-out, unfinished rows have none)
         r = r[r["outcome"] == "completed"]
@@ -186,6 +193,7 @@ def latency_cdf(results: Mapping[str, Any], *, metric: str = "ttft", sla_ms: Opt
     """Empirical CDF of a per-request latency (ttft, tpot, e2e, queue) for each ``{label: Result}`` run
     with ``record_requests=True``. (Token-level ITL gaps are summarised in ``summary['itl_ms']``; the records
     hold per-request times, whose mean gap is the TPOT.)"""
+    import numpy as np
     ax = _axes(ax)
     for label, res in results.items():
         req = getattr(res, "requests", res)
@@ -244,6 +252,7 @@ def compare(frame: pd.DataFrame, *, target: Optional[str] = None, title: Optiona
     per option (``compare_costs``: winner filled and marked, $/Mtok at the target and at capacity, replicas, options
     that cannot run listed, "placeholder prices" said when they are); below, cost per million SLO-meeting output
     tokens (every finished one's when no SLO is set) against capacity per replica (``cost_vs_capacity``), the winner ringed. Returns the Figure."""
+    import pandas as pd
     import matplotlib.pyplot as plt
     if not isinstance(frame, pd.DataFrame) or "monthly_cost" not in frame.columns:
         raise ValueError("compare: expected the frame llmsim.compare returns (it has a monthly_cost column)")
@@ -273,6 +282,8 @@ def timeline(result: Any, *, title: Optional[str] = None):
     most per window, with arrivals), the batch (sequences running), and the KV cache in use (mean and peak fraction
     of the pool) — from ``simulate(..., time_series=True)``. ``result`` is that Result or its ``time_series`` frame.
     A run that saturated says so in the title. Returns the Figure."""
+    import numpy as np
+    import pandas as pd
     import matplotlib.pyplot as plt
     frame = getattr(result, "time_series", result)
     if frame is None or not isinstance(frame, pd.DataFrame) or len(frame) == 0:

@@ -10,14 +10,15 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from typing import Any, List, Mapping, Optional, Sequence, Tuple
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Tuple
 
 from . import _core
 from ._core import ConfigError
 from ._scenario import ServerArgsWarning, Scenario, dotted, plain, scenario_warnings, to_text
 from .api import _area
+
+if TYPE_CHECKING:  # pandas (and numpy) load inside the functions that use them: `import llmsim` stays light
+    import pandas as pd
 
 
 def _number(value: Any, name: str) -> float:
@@ -77,6 +78,7 @@ def _on_dask(client, candidates: List[str], options: str, final_check: bool, chu
 
 
 def _frame(result: dict) -> pd.DataFrame:
+    import pandas as pd
     rows = []
     winner = result.get("winner")
     for m in result["front"]:

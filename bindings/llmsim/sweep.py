@@ -9,14 +9,15 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _core
 from ._frames import check_sep, named, typed
 from ._scenario import Scenario, dotted, load, plain, scenario_warnings, split_overrides, to_text
 from .api import _area
+
+if TYPE_CHECKING:  # pandas (and numpy) load inside the functions that use them: `import llmsim` stays light
+    import pandas as pd
 
 Grid = Union[Mapping[str, Sequence[Any]], Sequence[Union[Scenario, Mapping[str, Any]]]]
 Point = Tuple[str, str]  # (labels JSON [[path, value], ...], scenario JSON text)
@@ -24,6 +25,7 @@ Point = Tuple[str, str]  # (labels JSON [[path, value], ...], scenario JSON text
 
 def _frame(flat_rows: Iterable[str], index: Optional[List[int]] = None, sep: str = ".") -> pd.DataFrame:
     """Flattened C++ rows as a typed frame (numbers float64 with NaN, never None; see _frames)."""
+    import pandas as pd
     rows = [json.loads(r) for r in flat_rows]
     if not rows:
         return pd.DataFrame()

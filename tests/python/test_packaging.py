@@ -55,6 +55,47 @@ print("ok")
     assert out.stdout.strip() == "ok"
 
 
+def test_import_llmsim_loads_no_pandas_until_a_frame_is_built():
+    # `import llmsim` (every `python -m llmsim`, every test process) cost ~250 ms of CPU loading pandas up front;
+    # frames and plots import pandas/numpy where they build them (issue 30). A summary needs neither.
+    code = f"""
+import json, sys
+import llmsim
+heavy = [m for m in ("pandas", "numpy", "matplotlib", "tqdm", "distributed") if m in sys.modules]
+assert not heavy, heavy
+base = json.loads({json.dumps(SMALL)!r})
+base["workload"]["num_requests"] = 20
+r = llmsim.simulate(base)
+done = r.summary["completed_requests"]
+assert done > 0 and "pandas" not in sys.modules, r
+frame = r.to_frame()
+assert "pandas" in sys.modules and len(frame) == 1 and frame["completed_requests"].iloc[0] == done
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_without_pandas_import_works_and_a_frame_names_pandas():
+    # pandas is a dependency, but a missing one now surfaces where a frame is built, as Python's own ImportError
+    # naming pandas (what `import llmsim` raised before), not as a failed import of the whole package.
+    code = """
+import sys
+sys.modules["pandas"] = None  # import pandas now raises ImportError
+import llmsim
+assert llmsim.memory(model="llama-3.1-8b", gpu="a100-80gb-sxm")["fits"]
+try:
+    llmsim.catalog.gpus()
+except ImportError as e:
+    assert "pandas" in str(e), e
+    print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
 def test_typing_marker_and_stubs_cover_the_compiled_module():
     # PEP 561: py.typed beside the package, and _core.pyi naming every area and function the module has.
     import ast
