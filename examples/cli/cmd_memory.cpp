@@ -254,6 +254,7 @@ int run_memory(int argc, char** argv) {
         shorter += (shorter.empty() ? "" : ", ") + std::to_string(seqs) + " of " + std::to_string(tokens);
       if (!shorter.empty()) std::cout << "; at shorter contexts the same pool holds " << shorter;
       std::cout << "\n";
+      if (const std::string unit = memory::kv_unit_note(r); !unit.empty()) std::cout << "(" << unit << ")\n";
     } else {
       std::cout << "fits: NO, cannot run because " << plan.reason << "\n";
     }

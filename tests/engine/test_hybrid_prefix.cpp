@@ -75,6 +75,8 @@ TEST_CASE("hybrid prefix caching: Nemotron-3-Nano has no hits before vLLM 0.11.1
     // The run says so too.
     REQUIRE(!r.result.summary.warnings.empty());
     CHECK(std::count(r.result.summary.warnings.begin(), r.result.summary.warnings.end(), r.rs.prefix_caching_off) == 1);
+    // ... and beside the empty hit rate (a sweep row's prefix_cache_note), so a row says why its cell is empty.
+    CHECK(r.result.summary.prefix_cache_note == r.rs.prefix_caching_off);
     CHECK(r.result.summary.completed_requests == 24);
     CHECK(r.result.summary.kv.prefix_cache_hit_tokens == 0);
   }
@@ -82,6 +84,7 @@ TEST_CASE("hybrid prefix caching: Nemotron-3-Nano has no hits before vLLM 0.11.1
   CHECK(r.rs.scenario.engine.prefix_caching());
   CHECK_FALSE(notes_prefix_off(r.rs, "0.12.0"));
   CHECK(r.rs.prefix_caching_off.empty());
+  CHECK(r.result.summary.prefix_cache_note.empty());
   const std::int64_t g = r.plan.hybrid_prefix_block_tokens;
   CAPTURE(g);
   REQUIRE(g > 16);

@@ -187,6 +187,23 @@ def test_memory_plans_an_sglang_line_as_the_cli_does(cli):
     assert llmsim.memory(scenario, engine__runtime="vllm-v1") != py
 
 
+def test_memory_of_an_sglang_line_speaks_of_what_the_user_typed():
+    """SGLang's radix cache is on unless --disable-radix-cache: no note about a --enable-prefix-caching nobody typed
+    (there was one); a typed flag is named as written; the block count is labelled as llmsim's unit (kv_unit_note)."""
+    import warnings
+    line = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plan = llmsim.memory(gpu="h100-80gb-sxm", sglang_args=line)
+    assert not [w for w in caught if "prefix-caching" in str(w.message) or "does not apply" in str(w.message)]
+    assert "--page-size" in plan["kv_unit_note"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        llmsim.memory(gpu="h100-80gb-sxm", sglang_args=line + " --disable-radix-cache")
+    assert any("--disable-radix-cache does not apply" in str(w.message) for w in caught)
+    assert llmsim.memory(model="qwen3-8b", gpu="h100-80gb-sxm")["kv_unit_note"] == ""
+
+
 @pytest.mark.parametrize("engine", ["vllm", "vllm-v0", "sglang", "sglang==0.3.5", "sglang==0.4.3", "vllm==0.5.4",
                                     "vllm==0.2.1", "vllm-v1"])
 def test_step_is_the_same_iteration_from_the_cli_and_python(cli, engine):

@@ -110,6 +110,7 @@ Json to_json(const Row& r) {
                                  : Json(nullptr);
   j["max_model_len"] = s && s->max_model_len > 0 ? Json(s->max_model_len) : Json(nullptr);
   j["max_model_len_note"] = s ? s->max_model_len_note : std::string();
+  j["prefix_cache_note"] = s ? s->prefix_cache_note : std::string();
   // Disaggregated runs: the KV transfer and the decode pool's admission wait (null otherwise); speculative
   // decoding: tokens a decoder emitted per step (null when off).
   const metrics::DisaggregationSummary* d = s && s->disaggregation ? &*s->disaggregation : nullptr;
@@ -191,7 +192,7 @@ std::vector<std::string> row_columns(const std::vector<std::string>& label_paths
                                 "quality_caveat", "busy_fraction", "cold_start_s", "completed_requests", "preemptions",
                                 "throughput", "slo_met", "slo_met_note", "slo_attainment", "goodput_rps", "goodput_output_tps",
                                 "goodput_total_tps", "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "queue_ms",
-                                "kv_peak_used_fraction", "prefix_cache_hit_rate", "host_cache_hit_rate", "max_model_len", "max_model_len_note", "kv_transfer_ms", "decode_wait_ms", "spec_tokens_per_step",
+                                "kv_peak_used_fraction", "prefix_cache_hit_rate", "prefix_cache_note", "host_cache_hit_rate", "max_model_len", "max_model_len_note", "kv_transfer_ms", "decode_wait_ms", "spec_tokens_per_step",
                                 "mfu", "mbu", "at_target"};
   std::vector<std::string> row_keys;
   for (const char* key : order) {

@@ -132,7 +132,21 @@ CommandServerFields command_server_fields(PlanCommand command, const std::string
     doc[name] = value;
   }
   const Json fields = spec::normalize_vllm_names(JsonView(doc, flag));
+  // What the user typed for a field: a note speaks of that flag. A field the line implies without a flag (SGLang's
+  // radix cache is on unless --disable-radix-cache) is no flag of the user's and earns no note.
+  auto typed = [&](const std::string& field) {
+    for (const auto& [f, t] : sets.flags)
+      if (f == field) return t;
+    return std::string();
+  };
+  auto is_path_set = [&](const std::string& field) {
+    for (const auto& [f, src] : source)
+      if (f == field && src == field) return true;
+    return false;
+  };
   auto from = [&](const std::string& field) {
+    // An SGLang flag is named as typed (--disable-radix-cache, not the vLLM name it maps to); a vLLM one by its long name.
+    if (const std::string t = typed(field); !t.empty() && !sglang.empty()) return t;
     std::string s;
     for (const auto& [f, src] : source)
       if (f == field && s.find(src) == std::string::npos) s += (s.empty() ? "" : " / ") + src;
@@ -159,6 +173,7 @@ CommandServerFields command_server_fields(PlanCommand command, const std::string
     const auto na = std::find_if(rule.not_applying.begin(), rule.not_applying.end(),
                                  [&](const auto& p) { return p.first == field; });
     if (na != rule.not_applying.end()) {
+      if (typed(field).empty() && !is_path_set(field)) continue;  // implied by the line, not typed
       out.notes.push_back(from(field) + " does not apply to " + n.command + " (" + with_names(na->second, n) + ")");
       continue;
     }

@@ -186,6 +186,8 @@ void Disaggregation::summarize(metrics::Summary& s, const memory::MemoryPlan& pr
   d.decode_wait_ms = decode_wait_ms_.stats();
   if (transfers_ > 0) d.mean_transfer_mb = bytes_sum_ / transfers_ / 1e6;
   double slowest = -1;
+  metrics::Saturation bounding;  // the saturation of the pool with the lowest rate (the pool that bounds the deployment)
+  bool prefill_bounds = false;
   for (int k = 0; k < 2; ++k) {
     const bool pre = k == 0;
     const auto& pool = pre ? prefill() : decode();
@@ -203,8 +205,11 @@ void Disaggregation::summarize(metrics::Summary& s, const memory::MemoryPlan& pr
       out.saturation_requests_per_s = run.requests_per_s > 0 && run.input_tokens_per_s > 0
                                           ? ps.saturation.throughput.input_tokens_per_s / (run.input_tokens_per_s / run.requests_per_s)
                                           : 0;
-    if (out.saturation_requests_per_s > 0 && (slowest < 0 || out.saturation_requests_per_s < slowest))
+    if (out.saturation_requests_per_s > 0 && (slowest < 0 || out.saturation_requests_per_s < slowest)) {
       slowest = out.saturation_requests_per_s;
+      bounding = ps.saturation;
+      prefill_bounds = pre;
+    }
     if (!pre) {  // the decode pool's engine fields stand for the run's (TPOT, batch and KV use are made there)
       s.mfu = ps.mfu;
       s.mbu = ps.mbu;
@@ -214,8 +219,21 @@ void Disaggregation::summarize(metrics::Summary& s, const memory::MemoryPlan& pr
     }
     d.pools.push_back(out);
   }
-  // The deployment saturates at its slower pool.
-  if (slowest > 0) s.saturation.throughput.requests_per_s = slowest;
+  // The deployment saturates at its slower pool: its saturation is that pool's, one quantity wherever it is printed
+  // (the run's saturation row, the UNSTABLE reason, the pool's saturates-at). A prefill pool that bounds it is quoted
+  // whole: the time, iterations and batch of its waiting iterations, at its request rate, whose tokens are those
+  // requests' mean prompt and output (a prefill replica emits no output of its own). Decode bounding keeps decode's.
+  if (slowest > 0) {
+    if (prefill_bounds) {
+      const auto& run = s.throughput;
+      s.saturation = bounding;
+      auto& rate = s.saturation.throughput;
+      rate.input_tokens_per_s = run.requests_per_s > 0 ? slowest * run.input_tokens_per_s / run.requests_per_s : 0;
+      rate.output_tokens_per_s = run.requests_per_s > 0 ? slowest * run.output_tokens_per_s / run.requests_per_s : 0;
+      rate.total_tokens_per_s = rate.input_tokens_per_s + rate.output_tokens_per_s;
+    }
+    s.saturation.throughput.requests_per_s = slowest;
+  }
   double busy = 0, gpus = 0;
   for (const auto& p : d.pools) {
     busy += p.busy_fraction * static_cast<double>(p.gpus);

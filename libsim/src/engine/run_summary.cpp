@@ -342,6 +342,7 @@ void Simulation::finish(double end_s) {
   }
   // What the build warned (Simulation::build: a path not simulated, prefix caching a release turned off) comes first.
   s.warnings.insert(s.warnings.begin(), result_.summary.warnings.begin(), result_.summary.warnings.end());
+  s.prefix_cache_note = result_.summary.prefix_cache_note;
   result_.summary = std::move(s);
   if (opt_.record_requests) record_unfinished(end_s);
   if (series_) result_.time_series = series_->windows(end_s);

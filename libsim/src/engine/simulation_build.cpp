@@ -45,7 +45,10 @@ bool Simulation::build() {
 
   serving_path_ = perf::serving_path(e, spec::offline_workload(w));
   driver_ = std::make_unique<WorkloadDriver>(rs_, e.block_size, !synthetic && e.prefix_caching());
-  if (!front.prefix_caching_off.empty()) result_.summary.warnings.push_back(front.prefix_caching_off);
+  if (!front.prefix_caching_off.empty()) {
+    result_.summary.warnings.push_back(front.prefix_caching_off);
+    result_.summary.prefix_cache_note = front.prefix_caching_off;
+  }
   collector_ = std::make_unique<metrics::Collector>(driver_->class_infos(), sc.slo, sc.metrics.percentiles);
   if (driver_->sessions()) {
     if (disagg_) throw ConfigError("workload.sessions", "sessions with disaggregation are not modelled yet: the decode pool "

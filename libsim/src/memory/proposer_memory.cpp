@@ -36,6 +36,19 @@ MemoryPlan plan_memory(const spec::ResolvedScenario& rs) {
                      proposer_memory(rs));
 }
 
+// SGLang's token pool is token-granular (server_args.py page_size 1 by default; shared/reference/serving-engines.md,
+// docs/engine.md "page size 1 (llmsim keeps block_size)"), and --kv-cache-dtype auto keeps the model's dtype (SGLang's
+// docs/backend/server_arguments.md: "kv_cache_dtype: defaults to the dtype").
+std::string kv_unit_note(const spec::ResolvedScenario& r) {
+  const auto& e = r.scenario.engine;
+  if (e.resolved_runtime() != spec::Runtime::sglang) return "";
+  std::string note = "blocks of " + std::to_string(e.block_size) +
+                     " are llmsim's KV unit: SGLang's token pool allocates by --page-size (1 token unless given)";
+  if (r.quant.kv_dtype == spec::DType::fp16)
+    note += "; a 16-bit KV cache is SGLang's --kv-cache-dtype auto, the model's dtype (fp16 or bf16, 2 bytes)";
+  return note;
+}
+
 Json to_json(const spec::ResolvedScenario& r, const MemoryPlan& plan) {
   Json out = to_json(plan);
   const auto& par = r.scenario.hardware.parallel;
@@ -48,6 +61,7 @@ Json to_json(const spec::ResolvedScenario& r, const MemoryPlan& plan) {
   out["kv_dtype"] = std::string(spec::to_string(r.quant.kv_dtype));
   out["gpu_memory_utilization"] = r.scenario.engine.gpu_memory_utilization;
   out["notes"] = r.notes;
+  out["kv_unit_note"] = kv_unit_note(r);
   return out;
 }
 

@@ -183,6 +183,7 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std:
   bool radix_disabled = false, dp_attention = false;
   std::optional<std::string> dp_shown;
   std::optional<long long> graph_bs_max;  // the largest size of --cuda-graph-bs
+  std::string graph_bs_flag;               // as typed
   std::string last_bare;  // the bare flag just read: a word after it is a value it does not take
   for (; i < t.size(); ++i) {
     const std::string& tok = t[i];
@@ -221,6 +222,7 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std:
     } else if (name == "cuda_graph_bs") {
       // nargs="+": the sizes to capture, as separate words (1 2 4 8) or, as SGLang's docs write them, 1,2,4,8.
       if (!value) fail(what, flag, "expected one or more batch sizes");
+      graph_bs_flag = flag;
       std::vector<std::string> words{*value};
       while (i + 1 < t.size() && !is_flag_token(t[i + 1])) words.push_back(t[++i]);
       for (const auto& w : words) {
@@ -237,11 +239,14 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std:
       }
     } else if (sglang_overlap_flags().count(name)) {
       out.engine_args["async_scheduling"] = name == "enable_overlap_schedule";
+      out.flags["async_scheduling"] = flag;
     } else if (const SglangAlias* a = name.empty() ? nullptr : alias_of(name)) {
       if (a->vllm_name == "enable_prefix_caching") {
         radix_disabled = true;
+        out.flags[a->vllm_name] = flag;  // typed: a note or a problem names it, the implied default has none
       } else if (a->vllm_name == "enforce_eager") {
         out.engine_args["enforce_eager"] = true;
+        out.flags[a->vllm_name] = flag;
       } else {
         if (!value) fail(what, flag, "expected a value");
         out.engine_args[a->vllm_name] = engine_arg_value(a->vllm_name, located(what, flag), *value);
@@ -270,6 +275,7 @@ VllmServeArgs parse_sglang_server_args(std::string_view command_line, const std:
     const auto asked = out.engine_args.find("cuda_graph_max_bs");
     out.engine_args["cuda_graph_max_bs"] =
         asked == out.engine_args.end() ? *graph_bs_max : std::min(*graph_bs_max, asked->get<long long>());
+    if (!out.flags.count("cuda_graph_max_bs")) out.flags["cuda_graph_max_bs"] = graph_bs_flag;
   }
   // SGLang's radix cache is on unless disabled: prefix caching, as llmsim models it.
   out.engine_args["enable_prefix_caching"] = !radix_disabled;

@@ -174,6 +174,12 @@ struct StreamedWeights {
 };
 StreamedWeights streamed_weight_bytes(const spec::ModelSpec& model, const spec::WeightFormat& format);
 
+/// What the plan's KV units stand for on the scenario's server, where they are llmsim's and not the server's: under
+/// SGLang, kv_capacity_blocks counts llmsim's blocks of engine.block_size while SGLang's token pool allocates by
+/// --page-size (1 token by default, server_args.py), and a 16-bit KV cache is --kv-cache-dtype auto (the model's
+/// dtype); "" under vLLM, whose block and dtype the plan's are. JSON "kv_unit_note", printed by `llmsim memory`.
+std::string kv_unit_note(const spec::ResolvedScenario& scenario);
+
 /// JSON with the contract fields of `llmsim memory --json`.
 Json to_json(const MemoryPlan& plan);
 /// The `llmsim memory --json` / Python llmsim.memory() document of a resolved scenario's `plan` (plan_memory):

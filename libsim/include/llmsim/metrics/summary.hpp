@@ -221,6 +221,10 @@ struct Summary {
   /// why (memory::context_note: "auto: the model's 131,072 does not fit"; "" when the user set it).
   int max_model_len = 0;
   std::string max_model_len_note;
+  /// Why the prefix cache made no lookups although the scenario asked for it (spec::ResolvedScenario::
+  /// prefix_caching_off: "prefix caching is off: vLLM 0.10.2 disables it for a hybrid ..."); "" otherwise. Also one
+  /// of `warnings`; a sweep row carries it beside its empty prefix_cache_hit_rate.
+  std::string prefix_cache_note;
   /// What the user must know about how the run was priced (a calibrated profile fitted on another runtime);
   /// JSON "warnings", present only when not empty.
   std::vector<std::string> warnings;
