@@ -6,6 +6,7 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/names.hpp"
+#include "release_order.hpp"
 
 namespace llmsim::spec {
 
@@ -40,16 +41,8 @@ std::vector<int> numeric_parts(std::string v) {
   return out;
 }
 
-/// a < b on (major, minor, patch), missing parts = 0.
-bool before(const std::vector<int>& a, std::initializer_list<int> b) {
-  std::size_t i = 0;
-  for (int x : b) {
-    const int y = i < a.size() ? a[i] : 0;
-    if (y != x) return y < x;
-    ++i;
-  }
-  return false;
-}
+/// a < b on (major, minor, patch), missing parts = 0 (release_order.hpp).
+bool before(const std::vector<int>& a, std::initializer_list<int> b) { return detail::release_before(a, b); }
 
 }  // namespace
 

@@ -3,21 +3,9 @@
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/runtime_version.hpp"
+#include "release_order.hpp"
 
 namespace llmsim::spec {
-
-namespace {
-/// a < b on (major, minor, patch), missing parts = 0.
-bool release_before(const std::vector<int>& a, std::initializer_list<int> b) {
-  std::size_t i = 0;
-  for (int x : b) {
-    const int y = i < a.size() ? a[i] : 0;
-    if (y != x) return y < x;
-    ++i;
-  }
-  return false;
-}
-}  // namespace
 
 bool v0_prefills_ahead_of_decodes(const std::optional<std::string>& release) {
   if (!release || !is_engine_version(*release)) return false;
@@ -25,7 +13,7 @@ bool v0_prefills_ahead_of_decodes(const std::optional<std::string>& release) {
   if (v.engine != "vllm") return false;
   // vllm#6867 (0.5.4) made the append order the walk order; vllm#7874 (merged 2024-09-02, first in 0.6.0) put the
   // new prompts behind the decodes.
-  return !release_before(v.numbers, {0, 5, 4}) && release_before(v.numbers, {0, 6, 0});
+  return !detail::release_before(v.numbers, {0, 5, 4}) && detail::release_before(v.numbers, {0, 6, 0});
 }
 
 }  // namespace llmsim::spec
