@@ -133,7 +133,9 @@ ConfigError name_server_flags(const ConfigError& e, const ServerArgSets& line, c
   std::vector<std::string> problems;
   bool renamed = false;
   for (std::string p : e.problems()) {
-    for (const auto& [field, flag] : line.flags) {
+    for (const auto& typed : line.flags) {
+      const std::string& field = typed.first;  // not a structured binding: Clang 14 cannot capture one in the lambda
+      const std::string& flag = typed.second;
       const bool at = p.rfind(field, 0) == 0 && p.size() > field.size() &&
                       (p[field.size()] == ':' || p[field.size()] == '.' || p[field.size()] == '[');
       if (!at || std::any_of(later.begin(), later.end(), [&](const std::string& l) { return fields_overlap(l, field); }))
