@@ -250,6 +250,7 @@ class Replica {
   /// A decoder's own blocks: those its tokens fill, and inside a multi-step window the lookahead slots the window
   /// allocated ahead of them (multi_step.cpp).
   std::int64_t decoding_own_blocks(const Seq& s) const {
+    if (s.walk_skip) [[unlikely]] return s.own_blocks;  // a decoder V0 0.5.4-0.5.5's walk skipped (v0_walk.cpp)
     return kv_.blocks_for(tokens_now(s) + window_reserved()) - s.prefix_blocks;
   }
   // Admission of a waiting request with `first_chunk` tokens to compute now (whole prompt for V0 policies):

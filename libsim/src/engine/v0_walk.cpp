@@ -78,9 +78,11 @@ void Replica::v0_walk_cut(bool preempted) {
     if (s.state == SeqState::decoding) {
       const std::int64_t growth = growth_of(phase_of(s), n);
       const std::int64_t ctx = tokens_now(s);
+      const std::int64_t held = decoding_own_blocks(s);  // before this step's growth, which it gives back
       leave_decoding(i);
       s.ctx0 = ctx;
       kv_.release(growth);
+      s.own_blocks = held;  // what it holds until it rejoins (decoding_own_blocks reads it while walk_skip)
       s.walk_skip = true;
       skipped_.emplace_back(i, s.stamp);
     } else if (s.state == SeqState::prefill) {
