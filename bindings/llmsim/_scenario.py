@@ -49,6 +49,22 @@ def plain(value: Any, path: str = "") -> Any:
     raise ConfigError(f"{where}: a {type(value).__name__} is not representable as JSON")
 
 
+_INT64 = (-(2 ** 63), 2 ** 63 - 1)
+
+
+def whole(value: Any, name: str, low: int = _INT64[0]) -> int:
+    """An integer argument (numpy integers, and floats that are whole numbers such as 1e12) as an int; ConfigError
+    naming ``name`` with the range it takes for anything else: 1.5 is not truncated to 1, NaN, a bool or a number
+    past a 64-bit integer is not passed on to fail without the argument's name."""
+    v = value.tolist() if type(value).__module__ == "numpy" and callable(getattr(value, "tolist", None)) else value
+    if isinstance(v, float) and not math.isfinite(v):
+        v = None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not v.is_integer()) \
+            or not low <= v <= _INT64[1]:
+        raise ConfigError(f"{name}: expected a whole number from {low} to {_INT64[1]}, got {value!r}")
+    return int(v)
+
+
 def read_json(path: Union[str, os.PathLike], what: str) -> Any:
     """A JSON file, read and strictly parsed by the C++ core (ConfigError naming ``what``)."""
     return json.loads(_core.spec.read_json(os.fspath(path), what))

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Union
 
 from . import _core
 from ._frames import fleet_hours_frame, records_frame, rows_frame, series_frame
-from ._scenario import (ConfigError, Scenario, ServerArgsWarning, check_server_lines, normalize, to_text,
+from ._scenario import (ConfigError, Scenario, ServerArgsWarning, check_server_lines, normalize, to_text, whole,
                         with_keywords)
 
 if TYPE_CHECKING:  # pandas (and numpy) load inside the functions that use them: `import llmsim` stays light
@@ -81,7 +81,8 @@ def memory(scenario: Optional[Scenario] = None, *, model: Optional[str] = None, 
     if num_gpus is not None:  # libsim's rule: tp = num_gpus / pp unless tp is given, then they must agree
         tp = tp if tp is not None else server.get("hardware.tp")
         pp = pp if pp is not None else server.get("hardware.pp")
-        tp, pp = _core.spec.split_for_count(int(num_gpus), None if tp is None else int(tp), int(pp or 1))
+        tp, pp = _core.spec.split_for_count(whole(num_gpus, "num_gpus"), None if tp is None else whole(tp, "tp"),
+                                            whole(pp or 1, "pp"))
     text = to_text(scenario or {}, _with_server(server, with_keywords(_overrides(
         model, gpu, quant, kv_dtype, tp, pp, max_model_len, **{
             "engine.gpu_memory_utilization": gpu_memory_utilization,
@@ -103,8 +104,9 @@ def step(scenario: Optional[Scenario] = None, *, prefill_tokens: int = 0, prefil
     server = _server_fields("step", vllm_args, sglang_args)
     text = to_text(scenario or {}, _with_server(server, with_keywords(_overrides(
         model, gpu, quant, kv_dtype, tp, pp, **{"hardware.gpu_profile": gpu_profile}), overrides)))
-    return json.loads(_area("step").step(text, int(prefill_tokens), int(prefill_context), int(decode_seqs),
-                                         int(context)))
+    return json.loads(_area("step").step(text, whole(prefill_tokens, "prefill_tokens"),
+                                         whole(prefill_context, "prefill_context"),
+                                         whole(decode_seqs, "decode_seqs"), whole(context, "context")))
 
 
 class Result:

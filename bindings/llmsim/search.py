@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Tuple
 
 from . import _core
 from ._core import ConfigError
-from ._scenario import ServerArgsWarning, Scenario, dotted, plain, scenario_warnings, to_text
+from ._scenario import ServerArgsWarning, Scenario, dotted, plain, scenario_warnings, to_text, whole
 from .api import _area
 
 if TYPE_CHECKING:  # pandas (and numpy) load inside the functions that use them: `import llmsim` stays light
@@ -39,8 +39,8 @@ def _options(target_qps, budget, axes, gpus, jobs, wave, front_cost_ratio, scree
         else:
             items = [tuple(a) for a in axes]
         axis_list = [[str(p), plain(v, f"axes.{p}")] for p, v in items]
-    doc = {"target_qps": _number(target_qps, "target_qps"), "axes": axis_list, "jobs": int(_number(jobs, "jobs")),
-           "wave": int(_number(wave, "wave")), "front_cost_ratio": _number(front_cost_ratio, "front_cost_ratio")}
+    doc = {"target_qps": _number(target_qps, "target_qps"), "axes": axis_list, "jobs": whole(jobs, "jobs"),
+           "wave": whole(wave, "wave"), "front_cost_ratio": _number(front_cost_ratio, "front_cost_ratio")}
     if budget is not None:
         doc["budget_per_month"] = _number(budget, "budget")
     if screen:

@@ -185,6 +185,44 @@ std::string help_text(const po::options_description& opts, std::size_t width) {
 
 constexpr const char* kExtra = "llmsim-extra-arguments";  // collects arguments beyond the positional ones
 
+/// The range of an integer option's type ("-2147483648..2147483647"), empty for an option that is no integer.
+template <typename T>
+std::string integer_range_if(const po::value_semantic* v) {
+  if (!dynamic_cast<const po::typed_value<T>*>(v)) return {};
+  return std::to_string(std::numeric_limits<T>::min()) + ".." + std::to_string(std::numeric_limits<T>::max());
+}
+std::string integer_range(const po::options_description& all, const std::string& option) {
+  std::string name = option;
+  name.erase(0, name.find_first_not_of('-'));
+  const auto* d = all.find_nothrow(name, false);
+  if (!d) return {};
+  const po::value_semantic* v = d->semantic().get();
+  for (const auto& r : {integer_range_if<int>(v), integer_range_if<long>(v), integer_range_if<long long>(v),
+                        integer_range_if<unsigned>(v), integer_range_if<unsigned long>(v),
+                        integer_range_if<unsigned long long>(v)})
+    if (!r.empty()) return r;
+  return {};
+}
+
+/// Why `given` is no value of an integer option whose type holds `range`: a number in another form (1e12, 1.5) says
+/// which whole number it is, or that it is none, or that it is past the type's range; anything else says the option
+/// takes a whole number. The command's own checks then say the range that makes sense for it.
+std::string not_an_integer(const std::string& given, const std::string& range) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(given.c_str(), &end);
+  const bool number = end && end != given.c_str() && *end == '\0' && std::isfinite(v) && errno != ERANGE;
+  const std::string takes = "this option takes a whole number in digits (" + range + ")";
+  if (!number) return "'" + given + "' is not a whole number: " + takes;
+  if (v != std::floor(v)) return "'" + given + "' is not a whole number: " + takes;
+  const double lo = std::strtod(range.substr(0, range.find("..")).c_str(), nullptr);
+  const double hi = std::strtod(range.substr(range.find("..") + 2).c_str(), nullptr);
+  if (v < lo || v >= hi || given.find_first_of(".eE") == std::string::npos)
+    return "'" + given + "' is out of range: " + takes;
+  return "'" + given + "' is not written in digits: " + takes + "; write it as " +
+         std::to_string(static_cast<long long>(v));
+}
+
 }  // namespace
 
 bool parse_args(int argc, char** argv, const po::options_description& opts, po::variables_map& vm,
@@ -239,8 +277,11 @@ bool parse_args(int argc, char** argv, const po::options_description& opts, po::
       errno = 0;
       char* end = nullptr;
       const double v = std::strtod(given.c_str(), &end);
+      const std::string range = integer_range(all, e.get_option_name());
       if (end && *end == '\0' && errno == ERANGE && std::isinf(v))
         why = "the number " + given + " is out of range: expected a finite number";
+      else if (!range.empty())
+        why = not_an_integer(given, range);
       else
         why = "'" + given + "' is not a valid value for it";
     }

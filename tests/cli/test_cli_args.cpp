@@ -386,12 +386,35 @@ TEST_CASE("an option value of the wrong type or past a double's range names the 
   CHECK_THAT(r.out, Catch::Contains("error: --rate: the number 1e999 is out of range"));
   r = run("simulate " + sc + " --seed abc");
   CHECK(r.code == 2);
-  CHECK_THAT(r.out, Catch::Contains("error: --seed: 'abc' is not a valid value"));
+  CHECK_THAT(r.out, Catch::Contains("error: --seed: 'abc' is not a whole number"));
   // The run fit's prior scale, through the CLI: its flag, with the value as given.
   const auto runs = std::filesystem::path(LLMSIM_SOURCE_DIR) / "data/calibration_runs/lambdalabs-a100-80gb-sxm/RUNS.json";
   r = run("calibrate-fit --runs '" + runs.string() + "' --no-cross-validate --out /dev/null --prior-scale -1");
   CHECK(r.code == 2);
   CHECK_THAT(r.out, Catch::Contains("error: --prior-scale (Python prior_scale=): ") && Catch::Contains("got -1"));
+}
+
+TEST_CASE("an integer option given another number says it takes a whole number and which; step says its range") {
+  // Issue 29: `step --context 1e12` said only "'1e12' is not a valid value for it". Every integer option of every
+  // command: a number in another form is named as the whole number it is (or is not), with the type's range.
+  const std::string sc = scenario_file();
+  auto r = run("step --model llama-3.1-8b --gpu a100-80gb-sxm --decode-seqs 1 --context 1e12");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("error: --context: '1e12' is not written in digits") &&
+                        Catch::Contains("write it as 1000000000000"));
+  r = run("simulate " + sc + " --seed 2.5");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("error: --seed: '2.5' is not a whole number: this option takes a whole number"));
+  r = run("simulate " + sc + " --num-requests 1e30");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("error: --num-requests: '1e30' is out of range"));
+  // Written in digits, past the model: the valid range, not only the limit.
+  r = run("step --model llama-3.1-8b --gpu a100-80gb-sxm --decode-seqs 1 --context 1000000000000");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("error: --context:") && Catch::Contains("--context must be in 1..131071"));
+  r = run("step --model llama-3.1-8b --gpu a100-80gb-sxm --prefill-tokens 100000 --prefill-context 100000");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--prefill-context + --prefill-tokens must be at most 131072"));
 }
 
 TEST_CASE("every unknown command gets a next step: a misspelt command, the command for the word, or --help") {

@@ -92,3 +92,20 @@ def test_bad_grids():
         llmsim.sweep(SMALL, {"hardware.gpux": ["rtx4090-24gb"]}, progress=False)
     with pytest.raises(ValueError, match="capacity"):
         llmsim.capacity(SMALL, rel_tol=-1)
+
+
+def test_integer_arguments_are_whole_numbers_named_with_their_range():
+    """Issue 29 (`step --context 1e12`): an integer argument was passed through int(): 1.5 ran as 1, NaN or 1e30 failed
+    without the argument's name. A whole float (1e12) is the number it is; the step then says its valid range."""
+    import numpy as np
+    step = dict(model="llama-3.1-8b", gpu="a100-80gb-sxm", decode_seqs=1)
+    with pytest.raises(ValueError, match=r"context: .*context must be in 1\.\.131071"):
+        llmsim.step(**step, context=1e12)
+    for bad in (1.5, math.nan, 1e30, True, "1000"):
+        with pytest.raises(ValueError, match=r"^context: expected a whole number from"):
+            llmsim.step(**step, context=bad)
+    assert llmsim.step(**step, context=np.int64(1024)) == llmsim.step(**step, context=1024.0)
+    with pytest.raises(ValueError, match="^decode_seqs: expected a whole number"):
+        llmsim.step(model="llama-3.1-8b", gpu="a100-80gb-sxm", decode_seqs=2.5, context=100)
+    with pytest.raises(ValueError, match="^num_gpus: expected a whole number"):
+        llmsim.memory(model="llama-3.1-8b", gpu="a100-80gb-sxm", num_gpus=1.5)

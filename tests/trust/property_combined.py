@@ -12,7 +12,7 @@ runs each through the CLI. Each run must:
   measured failed + timed out + rejected ones; finished + in-progress sessions >= the measured sessions started;
 * bill what was simulated: `cost.period` = the GPU-hour price × GPUs per replica × `fleet.replica_hours`, over
   `cost.period_hours` = the run's end, and a fixed deployment (no autoscaler) holds every replica and hot spare
-  the whole period;
+  the whole period; a heterogeneous fleet and a disaggregated pair bill each member's GPUs at its own price;
 * record every request that entered (`--requests-csv`): one row each, the outcome counts equal to the summary's;
 * leave no KV block in use when complete, and flag a run whose clients mostly timed out as unstable;
 * give the same rows whatever `sweep --jobs` (every few examples: a two-seed sweep with 1 and 2 threads);
@@ -79,10 +79,13 @@ def build(d) -> dict:
     elif layout == "pp":
         s["hardware"]["gpu"] = "2xa100-80gb-sxm@pp"
     elif layout == "fleet":
-        s["hardware"] = {"router": d["router"], "fleet": [{"gpu": "rtx4090-24gb", "replicas": 1},
-                                                          {"gpu": "a100-80gb-sxm", "replicas": d["replicas"]}]}
+        s["hardware"] = {"router": d["router"],
+                         "fleet": [{"gpu": "rtx4090-24gb", "replicas": 1, "price_per_gpu_hour": PRICE_4090},
+                                   {"gpu": "a100-80gb-sxm", "replicas": d["replicas"], "price_per_gpu_hour": PRICE}]}
     elif layout == "disagg":
-        s["disaggregation"] = {"prefill": {"replicas": 1}, "decode": {"replicas": d["replicas"]},
+        # Each pool its card and price (a pool reads no `hardware`: docs/disaggregation.md).
+        pool = {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": PRICE}
+        s["disaggregation"] = {"prefill": dict(pool, replicas=1), "decode": dict(pool, replicas=d["replicas"]),
                                "link": {"kind": "ethernet", "bandwidth_gbps": d["link_gbps"]},
                                "transfer": d["transfer"]}
     if d["autoscaler"] and layout != "disagg":
@@ -110,11 +113,26 @@ def build(d) -> dict:
     return s
 
 
-PRICE = 2.0  # per GPU-hour, every layout but the fleet (whose members take the catalog's prices)
+PRICE = 2.0  # per GPU-hour of an A100, every layout
+PRICE_4090 = 0.5  # per GPU-hour of the fleet's RTX 4090
 GPUS_PER_REPLICA = {"single": 1, "replicas": 1, "pp": 2}
 
+
+def held_price_per_hour(scenario: dict, layout: str):
+    """(price per hour, replicas held) of a fleet or disaggregated deployment with no autoscaler, from its members' or
+    pools' own cards and prices; None for the other layouts."""
+    if "autoscaler" in scenario:
+        return None
+    if layout == "fleet":
+        members = scenario["hardware"]["fleet"]
+    elif layout == "disagg":
+        members = [scenario["disaggregation"]["prefill"], scenario["disaggregation"]["decode"]]
+    else:
+        return None
+    return (sum(m["price_per_gpu_hour"] * m["replicas"] for m in members), sum(m["replicas"] for m in members))
+
 REFUSED = {}  # field named by a refusal -> count (printed: how much of the draw ran)
-RAN = {"sessions": 0, "python": 0, "lora": 0, "aliases": 0}  # runs that exercised these checks (printed)
+RAN = {"sessions": 0, "python": 0, "lora": 0, "aliases": 0, "member_bills": 0}  # runs that exercised these checks (printed)
 DRAWN = {"release": 0, "split": 0, "offsets": 0}  # scenarios drawn with these features (printed)
 
 
@@ -129,9 +147,22 @@ def run(cmd, timeout):
 def check_bill(s: dict, scenario: dict, layout: str, rows: list):
     """None when the run's bill is what it simulated (layouts of one GPU type at PRICE); else the problem."""
     cost, fleet = s.get("cost"), s.get("fleet")
-    if not cost or not fleet or layout not in GPUS_PER_REPLICA:
+    if not cost or not fleet:
         return None
     hours, period_h = fleet["replica_hours"], cost["period_hours"]
+    held = held_price_per_hour(scenario, layout)
+    if held is not None:  # a fleet or a P:D pair: every member at its own price, all held the whole period
+        per_hour, replicas = held
+        if abs(cost["per_hour"] - per_hour) > 1e-9 * per_hour:
+            return f"bill: cost.per_hour {cost['per_hour']} != the members' GPUs at their own prices, {per_hour}"
+        if abs(cost["period"] - per_hour * period_h) > 1e-6 * per_hour * period_h + 1e-12:
+            return f"bill: cost.period {cost['period']} != {per_hour}/h x cost.period_hours {period_h}"
+        if abs(hours - replicas * period_h) > 1e-9 + 1e-9 * hours:
+            return f"bill: {replicas} replica(s) held billed {hours} replica-h over {period_h} h"
+        RAN["member_bills"] += 1
+        return None
+    if layout not in GPUS_PER_REPLICA:
+        return None
     want = PRICE * GPUS_PER_REPLICA[layout] * hours
     if abs(cost["period"] - want) > 1e-6 * max(want, 1e-9) + 1e-12:
         return f"bill: cost.period {cost['period']} != {PRICE}/GPU-h x {GPUS_PER_REPLICA[layout]} GPU(s) x {hours} replica-h"
@@ -354,7 +385,7 @@ def main() -> int:
     print(f"combined property test: {tried} scenarios in {time.monotonic() - started:.0f} s: {tried - refused} ran, "
           f"{refused} refused by name ({', '.join(f'{k}: {v}' for k, v in sorted(REFUSED.items()))}); "
           f"{RAN['sessions']} session workloads, {RAN['lora']} with LoRA, {RAN['python']} compared with Python, "
-          f"{RAN['aliases']} by vLLM's names; drawn with a release {DRAWN['release']}, a layer split {DRAWN['split']}, "
+          f"{RAN['aliases']} by vLLM's names, {RAN['member_bills']} fleet/P:D bills by member; drawn with a release {DRAWN['release']}, a layer split {DRAWN['split']}, "
           f"client start offsets {DRAWN['offsets']}; {len(failures)} misbehaved")
     for scenario, problem in failures:
         print(f"FAIL {problem}\n     {json.dumps(scenario)}")

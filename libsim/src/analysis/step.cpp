@@ -46,11 +46,18 @@ perf::StepCost step_cost(const perf::CostModel& cm, const spec::EngineConfig& en
   const double prefill_len = static_cast<double>(l.prefill_context) + static_cast<double>(l.prefill_tokens);
   const double decode_len = static_cast<double>(l.context) + 1;
   const double longest = std::max(prefill_len, decode_len);
-  if (longest > model.max_position_embeddings)
-    throw ConfigError(name(prefill_len >= decode_len ? (l.prefill_context > 0 ? "prefill_context" : "prefill_tokens")
-                                                     : "context"),
-                      "a sequence of " + format_value(longest) + " tokens exceeds the " +
-                          std::to_string(model.max_position_embeddings) + "-token context of " + model.id);
+  if (longest > model.max_position_embeddings) {
+    // The valid range with the limit (a decoding sequence holds its context and the token it decodes; a chunk its
+    // cached tokens and its own).
+    const auto n = static_cast<std::int64_t>(model.max_position_embeddings);
+    const bool decode = prefill_len < decode_len;
+    const std::string range =
+        decode ? name("context") + " must be in 1.." + std::to_string(n - 1) + " (it and the token decoded fit)"
+               : name("prefill_context") + " + " + name("prefill_tokens") + " must be at most " + std::to_string(n);
+    throw ConfigError(name(!decode ? (l.prefill_context > 0 ? "prefill_context" : "prefill_tokens") : "context"),
+                      "a sequence of " + format_value(longest) + " tokens exceeds the " + std::to_string(n) +
+                          "-token context of " + model.id + ": " + range);
+  }
   // The batch must fit in the KV cache the memory plan leaves (planned, as vLLM does, for the longest sequence).
   const auto plan_with = [&](const spec::EngineConfig& e) {
     return memory::plan_memory(model, cm.quant(), gpu, cm.parallel(), e, static_cast<int>(longest),
