@@ -104,6 +104,21 @@ inline constexpr double kMarlinMoeHopperCompute = 0.49;
 /// tests/perf/test_moe_kernels.cpp]. Not FP4 Marlin (MXFP4/NVFP4 experts): their pricing is kept as it is.
 inline constexpr double kMarlinMoeAmpereCompute = 0.79;
 
+/// FP4 Marlin MoE (MXFP4 experts on vLLM's FP4 Marlin: gpt-oss on Hopper through vLLM 0.11 and on Ampere/Ada in every
+/// release; NVFP4 experts without FP4 tensor cores) against the int4 Marlin MoE whose measured rate sets the card's
+/// factor (kMarlinMoeHopperCompute, kMarlinMoeAmpereCompute): the same `fused_marlin_moe` kernel template, but its FP4
+/// E2M1 weights dequantise through a longer bit-manipulation sequence than int4's magic-number trick and take a scale
+/// per 32 (MXFP4) or 16 (NVFP4) weights instead of per 128. aiconfigurator's H100 SXM tables of vLLM 0.24.0 time both in
+/// one release (`moe_perf.parquet`: kernel_source vllm_compressedtensorsw4a4mxfp4moe_marlin_marlinexperts_situ_as_silu,
+/// w4a16_mxfp4, 3584 x 3072, E 896, top 16, TP 1; and vllm_compressedtensorswna16marlinmoe_marlin_marlinexperts,
+/// int4_wo, 7168 x 2048, E 384, top 8, TP 1; balanced routing): over this cost model's time for each, FP4 reads slower
+/// than int4 by the factor below at 2048-16384 tokens [D: geometric mean of the per-size ratio of ratios;
+/// tests/perf/test_moe_kernels.cpp], and alike at 32-512 tokens (the weight stream: no factor there). Applied as a
+/// multiplier on the card's Marlin MoE compute factor on Hopper (measured there) and on Ampere (the same kernel; the
+/// A100's CUDA-core to tensor-core rate, 19.5 to 312 TF, is the H100's 67 to 989 within 10 %, so dequantisation weighs
+/// alike).
+inline constexpr double kFp4MarlinMoeCompute = 0.80;
+
 /// Kernels of one MoE layer besides gate_up, activation and down: the router GEMM, the top-k selection
 /// (`topk_softmax`), `moe_align_block_size` (sorting tokens by expert) and the combine (`moe_sum`).
 inline constexpr int kMoeExtraKernelsPerLayer = 4;
