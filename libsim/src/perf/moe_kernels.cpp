@@ -55,7 +55,8 @@ MoeGemmFactors moe_gemm_factors(const spec::WeightFormat& format, bool block_sca
   if (marlin_moe && hopper) f.compute = kMarlinMoeHopperCompute * fp4;
   // Ampere (BF16 tensor cores, no FP8 ones): vLLM's Fp8MoEMethod sets use_marlin below compute capability 8.9 and runs
   // an FP8 checkpoint's experts (block-scaled or not) through fused_marlin_moe with float8_e4m3fn weights, the same
-  // kernel as GPTQ/AWQ int4's; both take the kernel's measured A100 rate. FP4 Marlin (MXFP4/NVFP4) is left as it is.
+  // kernel as GPTQ/AWQ int4's; both take the kernel's measured A100 rate, and FP4 Marlin (MXFP4/NVFP4) with its FP4
+  // factor on top.
   const bool ampere = has_marlin_capability(gpu) && !(gpu.fp8_flops > 0);
   const bool fp8_marlin_moe = format.weight_only && format.id.rfind("fp8", 0) == 0;
   const bool int_marlin_moe =

@@ -70,7 +70,7 @@ struct MoeGemmFactors {
 /// the dense Marlin one already (within 15 % at 8-256 tokens), so only q_c moves. Ampere (where `mma.sync` is the
 /// native tensor path), Ada (not measured), Blackwell and Triton's `matmul_ogs`: no factor.
 /// On Ampere the Marlin MoE kernel (int4 GPTQ/AWQ, and FP8 checkpoints' weight-only experts) takes
-/// kMarlinMoeAmpereCompute; FP4 Marlin (MXFP4/NVFP4) there is not moved.
+/// kMarlinMoeAmpereCompute. FP4 Marlin (MXFP4/NVFP4 experts) takes kFp4MarlinMoeCompute on top of the card's factor.
 /// Any other format, checkpoint or GPU: 1, 1. `format` is the format as it runs on the GPU (spec::format_for_gpu);
 /// `mxfp4_kernel` is mxfp4_moe_kernel's answer for it.
 /// Block-scaled FP8 under a release with spec::QuantKernels::block_fp8_moe_slow (vLLM before 0.14.0) takes vllm#24700's
@@ -101,7 +101,7 @@ inline constexpr double kMarlinMoeHopperCompute = 0.49;
 /// aiconfigurator's A100 SXM table of SGLang 0.5.10's port of the kernel (`sglang_marlin_moe`, int4, balanced routing;
 /// its H100 twin matches vLLM 0.14.0's `vllm_marlin_moe` within 8 % at the same shapes) reads 0.74-0.88 of this cost
 /// model's dense-Marlin rate at 2048-16384 tokens [D: geometric mean over three shapes x four sizes;
-/// tests/perf/test_moe_kernels.cpp]. Not FP4 Marlin (MXFP4/NVFP4 experts): their pricing is kept as it is.
+/// tests/perf/test_moe_kernels.cpp]. FP4 Marlin (MXFP4/NVFP4 experts) takes it too, times kFp4MarlinMoeCompute.
 inline constexpr double kMarlinMoeAmpereCompute = 0.79;
 
 /// FP4 Marlin MoE (MXFP4 experts on vLLM's FP4 Marlin: gpt-oss on Hopper through vLLM 0.11 and on Ampere/Ada in every
