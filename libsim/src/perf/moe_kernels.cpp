@@ -48,15 +48,20 @@ MoeGemmFactors moe_gemm_factors(const spec::WeightFormat& format, bool block_sca
                           (is_mxfp4(format) ? mxfp4_kernel == Mxfp4MoeKernel::marlin
                                             : mxfp4_kernel == Mxfp4MoeKernel::none);
   const bool hopper = gpu.fp8_flops > 0 && !(gpu.fp4_flops > 0) && !is_ada_fp8(gpu);
-  if (marlin_moe && hopper) f.compute = kMarlinMoeHopperCompute;
+  // FP4 Marlin (MXFP4/NVFP4 experts: the same Marlin MoE kernel with FP4 E2M1 weights and a scale per 16/32) computes
+  // slower than the int4 variant that set the card's factor: kFp4MarlinMoeCompute on top of it.
+  const bool fp4_marlin_moe = marlin_moe && format.id.find("fp4") != std::string::npos;
+  const double fp4 = fp4_marlin_moe ? kFp4MarlinMoeCompute : 1.0;
+  if (marlin_moe && hopper) f.compute = kMarlinMoeHopperCompute * fp4;
   // Ampere (BF16 tensor cores, no FP8 ones): vLLM's Fp8MoEMethod sets use_marlin below compute capability 8.9 and runs
   // an FP8 checkpoint's experts (block-scaled or not) through fused_marlin_moe with float8_e4m3fn weights, the same
-  // kernel as GPTQ/AWQ int4's; both take the kernel's measured A100 rate. FP4 Marlin (MXFP4/NVFP4) is left as it is.
+  // kernel as GPTQ/AWQ int4's; both take the kernel's measured A100 rate, and FP4 Marlin (MXFP4/NVFP4) with its FP4
+  // factor on top.
   const bool ampere = has_marlin_capability(gpu) && !(gpu.fp8_flops > 0);
   const bool fp8_marlin_moe = format.weight_only && format.id.rfind("fp8", 0) == 0;
   const bool int_marlin_moe =
       marlin_moe && mxfp4_kernel == Mxfp4MoeKernel::none && format.id.find("fp4") == std::string::npos;
-  if (ampere && (fp8_marlin_moe || int_marlin_moe)) f.compute = kMarlinMoeAmpereCompute;
+  if (ampere && (fp8_marlin_moe || int_marlin_moe || fp4_marlin_moe)) f.compute = kMarlinMoeAmpereCompute * fp4;
   return f;
 }
 

@@ -265,7 +265,8 @@ WeightFormat format_for_gpu(const WeightFormat& format, const GpuSpec& gpu, cons
                       "dequantised to 16 bits]";
       // Keeps the IST-DASLab kernel's 0.7: the measurement behind kMarlinComputeEfficiency is of dense W4A16 Marlin,
       // and the FP4 path mostly feeds the Marlin MoE kernel (gpt-oss on Hopper), whose measured rate on Hopper is a
-      // multiplier of its own on the routed experts (perf/moe_kernels: kMarlinMoeHopperCompute).
+      // multiplier of its own on the routed experts (perf/moe_kernels: kMarlinMoeHopperCompute, times
+      // kFp4MarlinMoeCompute for the FP4 variant of that kernel).
       w.dequant_compute_efficiency = 0.7;
     }
     return w;

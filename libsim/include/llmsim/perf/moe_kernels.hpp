@@ -70,7 +70,7 @@ struct MoeGemmFactors {
 /// the dense Marlin one already (within 15 % at 8-256 tokens), so only q_c moves. Ampere (where `mma.sync` is the
 /// native tensor path), Ada (not measured), Blackwell and Triton's `matmul_ogs`: no factor.
 /// On Ampere the Marlin MoE kernel (int4 GPTQ/AWQ, and FP8 checkpoints' weight-only experts) takes
-/// kMarlinMoeAmpereCompute; FP4 Marlin (MXFP4/NVFP4) there is not moved.
+/// kMarlinMoeAmpereCompute. FP4 Marlin (MXFP4/NVFP4 experts) takes kFp4MarlinMoeCompute on top of the card's factor.
 /// Any other format, checkpoint or GPU: 1, 1. `format` is the format as it runs on the GPU (spec::format_for_gpu);
 /// `mxfp4_kernel` is mxfp4_moe_kernel's answer for it.
 /// Block-scaled FP8 under a release with spec::QuantKernels::block_fp8_moe_slow (vLLM before 0.14.0) takes vllm#24700's
@@ -101,8 +101,23 @@ inline constexpr double kMarlinMoeHopperCompute = 0.49;
 /// aiconfigurator's A100 SXM table of SGLang 0.5.10's port of the kernel (`sglang_marlin_moe`, int4, balanced routing;
 /// its H100 twin matches vLLM 0.14.0's `vllm_marlin_moe` within 8 % at the same shapes) reads 0.74-0.88 of this cost
 /// model's dense-Marlin rate at 2048-16384 tokens [D: geometric mean over three shapes x four sizes;
-/// tests/perf/test_moe_kernels.cpp]. Not FP4 Marlin (MXFP4/NVFP4 experts): their pricing is kept as it is.
+/// tests/perf/test_moe_kernels.cpp]. FP4 Marlin (MXFP4/NVFP4 experts) takes it too, times kFp4MarlinMoeCompute.
 inline constexpr double kMarlinMoeAmpereCompute = 0.79;
+
+/// FP4 Marlin MoE (MXFP4 experts on vLLM's FP4 Marlin: gpt-oss on Hopper through vLLM 0.11 and on Ampere/Ada in every
+/// release; NVFP4 experts without FP4 tensor cores) against the int4 Marlin MoE whose measured rate sets the card's
+/// factor (kMarlinMoeHopperCompute, kMarlinMoeAmpereCompute): the same `fused_marlin_moe` kernel template, but its FP4
+/// E2M1 weights dequantise through a longer bit-manipulation sequence than int4's magic-number trick and take a scale
+/// per 32 (MXFP4) or 16 (NVFP4) weights instead of per 128. aiconfigurator's H100 SXM tables of vLLM 0.24.0 time both in
+/// one release (`moe_perf.parquet`: kernel_source vllm_compressedtensorsw4a4mxfp4moe_marlin_marlinexperts_situ_as_silu,
+/// w4a16_mxfp4, 3584 x 3072, E 896, top 16, TP 1; and vllm_compressedtensorswna16marlinmoe_marlin_marlinexperts,
+/// int4_wo, 7168 x 2048, E 384, top 8, TP 1; balanced routing): over this cost model's time for each, FP4 reads slower
+/// than int4 by the factor below at 2048-16384 tokens [D: geometric mean of the per-size ratio of ratios;
+/// tests/perf/test_moe_kernels.cpp], and alike at 32-512 tokens (the weight stream: no factor there). Applied as a
+/// multiplier on the card's Marlin MoE compute factor on Hopper (measured there) and on Ampere (the same kernel; the
+/// A100's CUDA-core to tensor-core rate, 19.5 to 312 TF, is the H100's 67 to 989 within 10 %, so dequantisation weighs
+/// alike).
+inline constexpr double kFp4MarlinMoeCompute = 0.80;
 
 /// Kernels of one MoE layer besides gate_up, activation and down: the router GEMM, the top-k selection
 /// (`topk_softmax`), `moe_align_block_size` (sorting tokens by expert) and the combine (`moe_sum`).
