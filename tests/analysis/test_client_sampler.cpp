@@ -88,6 +88,36 @@ TEST_CASE("SGLang's random dataset is reproduced where the line's totals confirm
   CHECK(other.output_lens == on.output_lens);
 }
 
+TEST_CASE("SGLang 0.4.0's client totals a request drawn with 0 output tokens as 0: still replayed", "[client_sampler]") {
+  // DataCrunch's H200 sweep (data/calibration_runs/datacrunch-h200-sxm, bench_serving of the 0.4.0 image): the lines
+  // of 1,200, 2,400 and 3,200 prompts draw 3, 2 and 2 requests of 0 output tokens, and their total_output_tokens
+  // count those as 0 (607,936 where counting them as the server's one token gives 607,939). Before, only the latter
+  // total confirmed the draws, so these lines fell back to every request at the mean lengths.
+  const auto file = std::filesystem::path(LLMSIM_DATA_DIR) / "calibration_runs" / "datacrunch-h200-sxm" /
+                    "llama_3_3_70b_output_online.jsonl";
+  const auto runs = read_vllm_results(file.string());
+  for (const auto& [line, zeros] : {std::pair{3, 3}, {4, 2}, {5, 2}}) {
+    const VllmResult r = pick_vllm_run(runs, line);
+    INFO("line " << line);
+    REQUIRE(r.input_lens.size() == static_cast<std::size_t>(r.completed));
+    CHECK(r.failed == 0);
+    CHECK(sampler_sum(r.input_lens) == r.total_input_tokens);
+    // The server answers each with one token, and the simulation sends it so.
+    CHECK(std::count(r.output_lens.begin(), r.output_lens.end(), 0) == 0);
+    CHECK(sampler_sum(r.output_lens) == r.total_output_tokens + zeros);
+    CHECK(r.arrivals_s.size() == r.input_lens.size());
+  }
+  // A total that neither convention gives is still refused.
+  VllmResult off = pick_vllm_run(runs, 3);
+  off.input_lens.clear();
+  off.output_lens.clear();
+  off.arrivals_s.clear();
+  off.lists_from.clear();
+  off.total_output_tokens += 1;  // 607,937: neither 607,936 nor 607,939
+  CHECK_FALSE(reproduce_sglang_random(off));
+  CHECK(off.input_lens.empty());
+}
+
 TEST_CASE("check replays SGLang's sampled requests: their lengths spread the per-request latencies",
           "[client_sampler]") {
   const VllmResult on = sampler_run("Mistral-7B-Instruct/vllm_online_Mistral-7B-Instruct.jsonl", 1);

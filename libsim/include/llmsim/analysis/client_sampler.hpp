@@ -15,7 +15,8 @@ inline constexpr std::uint32_t kSglangBenchSeed = 1;
 /// and lists_from when `r` is such a run without per-request lists and the draws give its total_input_tokens and
 /// total_output_tokens exactly; returns whether it did. Requests drawn with 0 output tokens: a vLLM server
 /// refuses max_tokens 0 (they are the run's failures, left out of `completed` and the totals), SGLang's server
-/// answers them with one token (counted).
+/// answers them with one token (simulated so), which the client's total counts as 1 or, in older bench_serving
+/// releases that total the lengths asked for, as 0: either total confirms the draws.
 bool reproduce_sglang_random(VllmResult& r);
 
 }  // namespace llmsim::analysis
