@@ -87,8 +87,10 @@ void Replica::commit_run_step(std::int64_t& grown, std::int64_t& freed) {
   freed += run_.freed[k];
   itl_old_measured_ = n_dec_measured_;  // fresh_ is empty inside a run (nothing joins the decode set)
   step_ += 1;
-  // As if each step had allocated its own (and credited the pages its sliding groups freed: KvBlockManager::held).
-  const std::int64_t used_blocks = kv_.used() + grown - (kv_.window_credit() + freed) / kv_.groups();
+  // As if each step had allocated its own (and credited the pages its sliding groups freed: KvBlockManager::held;
+  // without sliding groups no credit, and no division per step).
+  std::int64_t used_blocks = kv_.used() + grown;
+  if (windowed()) used_blocks -= (kv_.window_credit() + freed) / kv_.groups();
   const double used = static_cast<double>(used_blocks);
   kv_used_.set(now_s, used);
   emitting_ = n_dec_;
