@@ -33,6 +33,7 @@ NOTEBOOKS = [
     "a_month_4090_vs_a100.ipynb",
     "cheapest_70b_at_10qps.ipynb",
     "what_48gb_buys.ipynb",
+    "vllm_user.ipynb",
 ]
 
 # Notebooks whose prose draws conclusions from their tables: each must carry "claims" cells that assert them.
@@ -44,6 +45,7 @@ CLAIMS = {
     "a_month_4090_vs_a100.ipynb",
     "cheapest_70b_at_10qps.ipynb",
     "what_48gb_buys.ipynb",
+    "vllm_user.ipynb",
 }
 
 

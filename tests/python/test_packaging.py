@@ -113,3 +113,47 @@ def test_typing_marker_and_stubs_cover_the_compiled_module():
         assert names <= declared[area], f"_core.pyi lacks {sorted(names - declared[area])} of _core.{area}"
     for error in ("Error", "ConfigError", "CalibrationDataError", "InternalError"):
         assert error in declared
+
+
+def _pybind_parameters(doc: str) -> list:
+    """(name, has_default) of each parameter in pybind11's signature line "f(a: str, b: int = 0) -> str"."""
+    inner = doc[doc.index("(") + 1:doc.rindex(") ->")]
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(inner):
+        depth += ch in "[({"
+        depth -= ch in "])}"
+        if ch == "," and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    parts.append(inner[start:])
+    return [(p.split(":")[0].strip(), "=" in p) for p in parts if p.strip()]
+
+
+def test_stubs_match_the_compiled_signatures():
+    # What editors complete from _core.pyi is what the module takes: every function's parameters by name, in order,
+    # with a default exactly where the compiled function has one (pybind11's signature line, from its py::arg names).
+    import ast
+    tree = ast.parse((Path(llmsim.__file__).resolve().parent / "_core.pyi").read_text())
+    stubs = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for f in node.body:
+                if isinstance(f, ast.FunctionDef):
+                    args = f.args.args
+                    if args and args[0].arg == "self":
+                        continue
+                    first_default = len(args) - len(f.args.defaults)
+                    stubs[(node.name, f.name)] = [(a.arg, i >= first_default) for i, a in enumerate(args)]
+    checked = 0
+    for area in llmsim._core.areas:
+        module = getattr(llmsim._core, area)
+        for name in dir(module):
+            fn = getattr(module, name)
+            if name.startswith("_") or isinstance(fn, type):
+                continue
+            doc = (fn.__doc__ or "").split("\n")[0]
+            assert doc.startswith(name + "("), f"_core.{area}.{name}: no signature line ({doc!r})"
+            assert stubs.get((area, name)) == _pybind_parameters(doc), (
+                f"_core.pyi {area}.{name} declares {stubs.get((area, name))}, the module takes {doc}")
+            checked += 1
+    assert checked >= 40

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "llmsim/core/error.hpp"
 #include "llmsim/spec/catalog.hpp"
 
@@ -136,6 +138,25 @@ TEST_CASE("the cards buyers compare now (issue 30) load with their datasheet num
   CHECK(g5090.fp4_flops == Approx(1676e12));
   for (const char* id : {"rtx4090-24gb", "a100-80gb-sxm", "h100-80gb-sxm", "h200-141gb-sxm", "l40s-48gb"})
     CHECK(cat.gpu(id).fp4_flops == 0);
+}
+
+TEST_CASE("the China-market cards sit under the US export cap their datasheets were cut to, their base cards above it") {
+  // US export rule (15 CFR 774, ECCN 3A090, Oct 2023): total processing performance TPP = 2 x MacTOPS x bit length,
+  // i.e. the dense tensor TOPS of a path x its operand width, for the card's highest path; 4800 or more is controlled.
+  // H20, L20, RTX 4090 D and 5090 D exist because their base parts exceed it: each entry's peaks, from its cited
+  // source, must land under it, and the 4090's and 5090's over it (a number mistyped past the cap fails here).
+  const auto tpp = [](const GpuSpec& g) {
+    return std::max({g.fp16_flops * 16, g.bf16_flops * 16, g.fp8_flops * 8, g.int8_ops * 8, g.int4_ops * 4,
+                     g.fp4_flops * 4}) / 1e12;
+  };
+  const auto& cat = Catalog::builtin();
+  for (const char* id : {"h20-96gb", "l20-48gb", "rtx4090d-24gb", "rtx5090d-32gb", "rtx5090d-v2-24gb"}) {
+    INFO(id);
+    CHECK(tpp(cat.gpu(id)) < 4800);
+  }
+  CHECK(tpp(cat.gpu("rtx4090-24gb")) > 4800);
+  CHECK(tpp(cat.gpu("rtx5090-32gb")) > 4800);
+  CHECK(tpp(cat.gpu("h100-80gb-sxm")) > 4800);
 }
 
 TEST_CASE("MIG slices scale memory, compute and bandwidth") {

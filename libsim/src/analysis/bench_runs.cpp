@@ -30,7 +30,7 @@ std::string model_of(const std::string& given, const std::string& hf, const std:
   if (!given.empty()) return given;
   if (hf.empty()) throw ConfigError(where + ".model", "the command names no model (--model); set \"model\"");
   if (const auto id = catalogue_model_for(hf, catalog)) return *id;
-  if (hf.find('/') == std::string::npos || hf.ends_with(".json")) return hf;
+  if (hf.find('/') == std::string::npos || hf.ends_with(".json") || spec::local_checkpoint(hf)) return hf;
   throw ConfigError(where + ".model", "'" + hf + "' is not a catalogue model; set \"model\" to a catalogue id "
                                       "(llmsim catalog models) or the checkpoint's config.json");
 }

@@ -76,6 +76,38 @@ void drop_other_servers_engine(const Json& scenario, bool sglang_line, ServerArg
                       "after it to choose one)");
 }
 
+// vLLM's --quantization beside a checkpoint that names its own method: the method vLLM's quantization_config reader
+// resolves a name to (the Marlin kernels are AWQ's and GPTQ's; ModelOpt's FP4 and compressed-tensors' spelling).
+std::string quant_method_family(std::string m) {
+  m = to_lower(m);
+  if (m == "awq_marlin") return "awq";
+  if (m == "gptq_marlin") return "gptq";
+  if (m == "modelopt_fp4") return "modelopt";
+  if (m == "compressed_tensors") return "compressed-tensors";
+  return m;
+}
+
+// A server line's --quantization on a checkpoint directory or config.json that carries its own quantization: vLLM
+// checks the two name one method and loads the checkpoint's scheme (ModelConfig._verify_quantization: "Quantization
+// method specified in the model config (X) does not match the quantization method specified in the `quantization`
+// argument (Y)"). The same method: the flag adds nothing, and the checkpoint's format (its group size, its ignore list)
+// stands -- `vllm serve DIR --quantization modelopt` was refused as "depends on the checkpoint". Another: refused as
+// vLLM refuses it. True when the flag is to be dropped.
+bool quantization_is_the_checkpoints(const spec::VllmServeArgs& args, const std::string& model, const std::string& flag,
+                                     const spec::Catalog& catalog, std::vector<std::string>& notes) {
+  if (!args.engine_args.contains("quantization") || !args.engine_args["quantization"].is_string() ||
+      !spec::local_checkpoint(model))
+    return false;
+  const std::string given = args.engine_args["quantization"].get<std::string>();
+  const spec::CheckpointQuantization own = catalog.model(model).quantization;
+  if (own.method.empty()) return false;  // a 16-bit checkpoint: --quantization fp8 quantizes it online, as in vLLM
+  if (quant_method_family(given) != quant_method_family(own.method))
+    throw ConfigError(flag, "--quantization '" + given + "' does not match the checkpoint's own method '" + own.method + "' (" +
+                          own.description + "); vLLM refuses the pair: drop --quantization or name '" + own.method + "'");
+  notes.push_back("--quantization " + given + ": the checkpoint's own method, loaded as it says (" + own.description + ")");
+  return true;
+}
+
 }  // namespace
 
 ServerArgSets server_arg_sets(const std::string& vllm_args, const std::string& sglang_args, const Json& scenario,
@@ -86,13 +118,17 @@ ServerArgSets server_arg_sets(const std::string& vllm_args, const std::string& s
     throw ConfigError("--vllm-args", "given with --sglang-args: a scenario runs on one server; give one of them");
   const bool sglang = !sglang_args.empty();
   const std::string flag = sglang ? "--sglang-args" : "--vllm-args";
-  const spec::VllmServeArgs args =
+  spec::VllmServeArgs args =
       sglang ? spec::parse_sglang_server_args(sglang_args) : spec::parse_vllm_serve_args(vllm_args);
   out.model_arg = args.model;
   std::string name_format;  // the weight format a quantized checkpoint's name announces
   if (!args.model.empty() && !model_given) {
     const std::string model = scenario_model(args.model, flag, catalog, out.notes);
     out.sets.emplace_back("model", model);
+    if (quantization_is_the_checkpoints(args, model, flag, catalog, out.notes)) {
+      args.engine_args.erase("quantization");
+      args.flags.erase("quantization");
+    }
     // A quantized checkpoint matched to a catalogue model by name: vLLM loads it in the format its
     // quantization_config names, which the name announces (check's rule, weight_format_in_name); the line's own
     // --quantization wins, and the line outranks the scenario's quant.weights as every flag of it does.

@@ -99,8 +99,8 @@ spec::Scenario vllm_check_scenario(const VllmResult& given, const VllmCheckOptio
         notes.push_back("model '" + hf_name + "' is sized as catalogue model '" + *id +
                         "' (matched by name; --model ID or a config.json overrides)");
       }
-    } else if (hf_name.find('/') == std::string::npos || hf_name.ends_with(".json")) {
-      doc["model"] = hf_name;  // a catalogue id or a config.json path as given
+    } else if (hf_name.find('/') == std::string::npos || hf_name.ends_with(".json") || spec::local_checkpoint(hf_name)) {
+      doc["model"] = hf_name;  // a catalogue id, a config.json path or a checkpoint directory as given
     } else {
       std::string msg = "'" + hf_name + "' is not a catalogue model";
       const auto close = close_matches(spec::published_reduced_name(hf_name), catalog.model_ids());

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,15 @@ std::string published_base_name(const std::string& hf_name) {
   return slash == std::string::npos ? n : n.substr(slash + 1);
 }
 
+bool local_checkpoint(const std::string& name) {
+  if (name.empty()) return false;
+  std::error_code ec;
+  const std::filesystem::path p(name);
+  return std::filesystem::is_regular_file(p, ec) || std::filesystem::is_regular_file(p / "config.json", ec);
+}
+
 std::string weight_format_in_name(const std::string& hf_name) {
+  if (local_checkpoint(hf_name)) return "";
   const auto tokens = split(published_base_name(hf_name), '-');
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const auto& t = tokens[i];
@@ -89,6 +98,7 @@ std::string published_reduced_name(const std::string& hf_name, bool keep_version
 }
 
 std::optional<std::string> catalogue_model_for(const std::string& hf_name, const Catalog& catalog) {
+  if (local_checkpoint(hf_name)) return std::nullopt;
   if (catalog.models().count(published_base_name(hf_name))) return published_base_name(hf_name);
   // The versioned name first: Mistral-7B v0.3 (32768-token vocabulary, no sliding window) is not v0.1.
   for (const bool shape_labels : {false, true}) {
