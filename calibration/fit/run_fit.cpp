@@ -381,9 +381,10 @@ RunFitReport fit_runs_with(const std::vector<analysis::BenchRun>& runs, const sp
       f.field = q.field;
       f.value_kind = q.kind;
       f.base = q.base;
-      f.fitted = q.base * std::exp(x[j]);
-      f.lower = q.base * q.lo;
-      f.upper = q.base * q.hi;
+      // A field with an offset (Param::offset): its own value, the multiplier applying to it and the offset together.
+      f.fitted = (q.base + q.offset) * std::exp(x[j]) - q.offset;
+      f.lower = (q.base + q.offset) * q.lo - q.offset;
+      f.upper = (q.base + q.offset) * q.hi - q.offset;
       f.at_bound = std::abs(x[j] - std::log(q.lo)) < 1e-6 || std::abs(x[j] - std::log(q.hi)) < 1e-6;
       f.runs = kept_runs[static_cast<std::size_t>(j)];
       f.std_error = std::sqrt(std::max(0.0, sigma2 * post(j, j)));

@@ -78,6 +78,9 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
   double path_s = 0;  // the serving path's fixed part of the serving runs (one runtime: one value), 0 if none
   double inproc_s = 0;  // the in-process server's cost per streamed output per step (vLLM < 0.6 served), 0 if none
   double front_s = 0;   // its front part per request on the engine's loop (vLLM < 0.6 served), 0 if none
+  // The per-sequence host cost V0 runtimes add to the profile's (before 0.6: the synchronous output processing,
+  // perf/runtime.cpp; one runtime per fit, so one value), 0 if none.
+  double v0_sync_per_seq = 0;
   for (const auto& p : preds) {
     const auto& rs = p.resolved();
     if (p.run().serve) {
@@ -90,9 +93,11 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
     const perf::CostModel cm(rs.model, rs.quant, rs.gpu, base, rs.scenario.hardware.parallel, true, 0,
                              perf::runtime_of(rs.scenario.engine));
     dtypes.insert(cm.gemm_dtype());
-    const auto cpu = perf::runtime_traits(perf::runtime_of(rs.scenario.engine)).cpu;
+    const auto traits = perf::runtime_traits(perf::runtime_of(rs.scenario.engine));
+    const auto cpu = traits.cpu;
     v1 = v1 || cpu == perf::CpuCost::profile_v1;
     v0 = v0 || cpu == perf::CpuCost::profile_v0;
+    if (cpu == perf::CpuCost::profile_v0) v0_sync_per_seq = std::max(v0_sync_per_seq, traits.sync_output_per_seq_s);
     tp = tp || rs.scenario.hardware.parallel.tp > 1;
   }
   const perf::HardwareProfile b = base;
@@ -144,7 +149,19 @@ std::vector<Param> candidates(perf::HardwareProfile& base, const std::vector<ana
   }
   if (v0) {
     time("v0_cpu_overhead_per_iter_s", b.v0_cpu_overhead_per_iter_s, &perf::HardwareProfile::v0_cpu_overhead_per_iter_s);
-    time("v0_cpu_overhead_per_seq_s", b.v0_cpu_overhead_per_seq_s, &perf::HardwareProfile::v0_cpu_overhead_per_seq_s);
+    // The per-sequence host cost a step pays is the profile's field plus the runtime's synchronous output processing
+    // (vLLM before 0.6: 100 us per sequence, RFC #6913, against the field's 10 us). The multiplier scales the two
+    // together, so that the prior's factor 2 (σ = ln 2) is a factor 2 of the cost the runs see, not of a tenth of it
+    // (a card whose whole cost is twice the runtime's then asked a 12-fold move of the field, 3.6 σ: the prior held
+    // it). The field goes from 1 % of itself (the runtime's part left) to 100 times itself, as before.
+    const double v = b.v0_cpu_overhead_per_seq_s, off = v0_sync_per_seq;
+    if (v > 0) {
+      Param q{"v0_cpu_overhead_per_seq_s", "value", v, (off + 0.01 * v) / (v + off), (off + 100 * v) / (v + off), {}};
+      q.apply = [v, off](perf::HardwareProfile& p, double s) { p.v0_cpu_overhead_per_seq_s = (v + off) * s - off; };
+      q.prior_sigma = kPriorSigmaHost;
+      q.offset = off;
+      out.push_back(q);
+    }
   }
   if (path_s > 0) {
     // The serving path's fixed part per request (HTTP, IPC, detokenising: perf/serving_path.hpp), which TTFT and E2E

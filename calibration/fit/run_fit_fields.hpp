@@ -28,6 +28,9 @@ struct Param {
   double lo_m = 0, hi_m = 0;
   /// σ of the field's log-normal prior (run_fit.hpp): a kernel's efficiency or rate, or a host/latency cost.
   double prior_sigma = kPriorSigmaHost;
+  /// What the runtime adds to the field and the runs see with it (kind "value"): the multiplier scales the sum, so
+  /// that the field is (base + offset) × multiplier − offset and its prior is one on the whole cost. 0: the field alone.
+  double offset = 0;
 };
 
 /// The candidate fields: those the cost model of these runs reads. `base` gets the points its GEMM curves are
