@@ -46,7 +46,7 @@ TEST_CASE("ignore_eos: check's flag, then the scenario's, then the client's defa
     const auto s = vllm_check_scenario(r, o, spec::Catalog::builtin(), notes);
     bool noted = false;
     for (const auto& n : notes) noted = noted || n.find("ignore_eos") != std::string::npos;
-    CHECK(noted);  // how it was decided is among the notes
+    CHECK(noted == !(o.scenario.contains("workload") && !o.ignore_eos));  // decided by flag or default: noted
     return s.workload.ignore_eos;
   };
   VllmCheckOptions o;
