@@ -56,7 +56,10 @@ def check(vllm_result: VllmResult, *, scenario: Optional[Scenario] = None, vllm_
     resolved to a number) and ``max_model_len_note`` (``"auto: ..."`` when it came from auto, else empty); for several runs, ``runs``: those per run. Other
     scenario fields: ``hardware__gpu=`` style keywords (``__`` for ``.``), applied to ``scenario``;
     ``workload__warm_cache=True`` is the CLI's ``--warm-cache`` (a server warm from an earlier run of the same
-    prompts, docs/vllm.md "A warm server"). Bad input raises ValueError naming the file, line and field.
+    prompts, docs/vllm.md "A warm server"); ``workload__ignore_eos=True``/``False`` is ``--ignore-eos`` /
+    ``--disable-ignore-eos`` (whether the client sent ignore_eos; unset: SGLang's bench_serving did, vLLM's client
+    did not — SGLang's admission with the radix cache off reads it, docs/engine.md "SGLang"). Bad input raises
+    ValueError naming the file, line and field.
     """
     import pandas as pd
     if isinstance(vllm_result, Mapping):

@@ -109,6 +109,10 @@ int run_check(int argc, char** argv) {
         ("warm-cache",
          "the server's prefix cache already held the run's prompts (an earlier run with the same prompts and seed on the "
          "same server): simulated from that warm cache (workload.warm_cache)")
+        ("ignore-eos", "the client sent ignore_eos with every request (vllm bench serve --ignore-eos; SGLang's "
+                       "bench_serving by default): workload.ignore_eos")
+        ("disable-ignore-eos", "the client did not send ignore_eos (bench_serving --disable-ignore-eos; vLLM's client "
+                               "by default)")
         ("json", "print the comparison as JSON")
         ("scenario-out", po::value<std::string>(), "also write the simulated scenario here (runs with `llmsim simulate`)");
     po::positional_options_description pos;
@@ -116,7 +120,7 @@ int run_check(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_args(argc, argv, opts, vm,
                     "usage: llmsim check --vllm-result BENCH.json --gpu ID [--run LINE] [--vllm-args \"vllm serve MODEL ...\" | --sglang-args \"python -m sglang.launch_server ...\"] "
-                    "[--scenario F] [--model ID] [--engine-version V] [--warm-cache] [--json] [--scenario-out F]",
+                    "[--scenario F] [--model ID] [--engine-version V] [--warm-cache] [--ignore-eos | --disable-ignore-eos] [--json] [--scenario-out F]",
                     &pos)) {
       return static_cast<int>(kOk);
     }
@@ -136,6 +140,10 @@ int run_check(int argc, char** argv) {
     if (vm.count("gpu")) o.gpu = vm["gpu"].as<std::string>();
     if (vm.count("engine-version")) o.engine_version = vm["engine-version"].as<std::string>();
     o.warm_cache = vm.count("warm-cache") > 0;
+    if (vm.count("ignore-eos") && vm.count("disable-ignore-eos"))
+      throw ConfigError("--ignore-eos", "given with --disable-ignore-eos: the client either sent ignore_eos or did not");
+    if (vm.count("ignore-eos")) o.ignore_eos = true;
+    if (vm.count("disable-ignore-eos")) o.ignore_eos = false;
     if (results.size() > 1 && !vm.count("run")) {
       if (vm.count("scenario-out"))
         throw ConfigError("--scenario-out", "the file holds " + std::to_string(results.size()) +

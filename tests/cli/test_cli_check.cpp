@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -327,4 +328,54 @@ TEST_CASE("llmsim check prints the context it simulated as a number, also when i
   CHECK(given["max_model_len"] == 2048);
   CHECK(given["scenario"]["engine"]["max_model_len"] == 2048);
   CHECK(given["max_model_len_note"] == "");
+}
+
+TEST_CASE("workload.ignore_eos: from the scenario file, --set, and check's client default or flags", "[ignore_eos]") {
+  // SGLang 0.4.7 with the radix cache off, outputs of 200-3800 tokens at once on a 24 GB card: requests that stop at
+  // EOS are admitted by new_token_ratio, which decays and over-admits (retractions); requests that ignore EOS by the
+  // exact walk (add_one_req_ignore_eos), which retracts nothing (tests/engine/test_sglang_ignore_eos.cpp).
+  llmsim::Json sc = {{"model", "llama-3.1-8b"}, {"hardware", {{"gpu", "rtx4090-24gb"}}},
+                     {"engine", {{"runtime", "sglang==0.4.7"}, {"enable_prefix_caching", false}, {"block_size", 1},
+                                 {"max_model_len", 8192}, {"api_server", false}}},
+                     {"workload", {{"arrival", {{"process", "offline"}}}, {"input_tokens", {{"dist", "fixed"}, {"value", 300}}},
+                                   {"output_tokens", {{"dist", "uniform"}, {"min", 200}, {"max", 3800}}},
+                                   {"num_requests", 300}, {"warmup_requests", 0}}}};
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string plain = (dir / "llmsim_eos_plain.json").string();
+  const std::string eos = (dir / "llmsim_eos_file.json").string();
+  { std::ofstream(plain) << sc.dump(); }
+  sc["workload"]["ignore_eos"] = true;
+  { std::ofstream(eos) << sc.dump(); }
+  auto simulate = [](const std::string& args) {
+    const auto r = check_cli("simulate " + args + " --json", "2>/dev/null");
+    REQUIRE(r.code == 0);
+    return llmsim::parse_json(r.text, "stdout");
+  };
+  const auto from_plain = simulate(plain);
+  const auto from_file = simulate(eos);
+  const auto from_set = simulate(plain + " --set workload.ignore_eos=true");
+  CHECK(from_plain["preemptions"].get<long long>() > 0);
+  CHECK(from_file["preemptions"] == 0);
+  CHECK(from_set == from_file);
+  const auto bad = check_cli("simulate " + plain + " --set workload.ignore_eos=1");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.text, Catch::Contains("workload.ignore_eos"));
+
+  // check: SGLang's bench_serving sends ignore_eos unless --disable-ignore-eos; vLLM's client only with --ignore-eos.
+  auto stated = [](const std::string& args) {
+    const auto r = check_cli("check " + args + " --json", "2>/dev/null");
+    REQUIRE(r.code == 0);
+    const auto doc = llmsim::parse_json(r.text, "stdout");
+    return doc["scenario"]["workload"].value("ignore_eos", false);
+  };
+  const std::string sglang = kData + "livinfly-a100pcie-sglang047-mistral7b-online.jsonl --gpu a100-40gb-pcie "
+                             "--model mistral-7b --run 1";
+  const std::string vllm = kData + "lambdalabs-h100-llama3-8b-v0.5.4-np80.json --gpu h100-80gb-sxm --model llama-3.1-8b " + kArgs;
+  CHECK(stated(sglang));
+  CHECK_FALSE(stated(sglang + " --disable-ignore-eos"));
+  CHECK_FALSE(stated(vllm));
+  CHECK(stated(vllm + " --ignore-eos"));
+  const auto both = check_cli("check " + sglang + " --ignore-eos --disable-ignore-eos");
+  CHECK(both.code == 2);
+  CHECK_THAT(both.text, Catch::Contains("--ignore-eos") && Catch::Contains("--disable-ignore-eos"));
 }

@@ -176,6 +176,7 @@ TEST_CASE("SGLang's scheduler constants have provenances with the values in use"
       {"scheduler.new_token_ratio_decay_steps", sg::kNewTokenRatioDecaySteps},
       {"scheduler.clip_max_new_tokens", static_cast<double>(sg::kClipMaxNewTokens)},
       {"scheduler.retract_decode_steps", static_cast<double>(sg::kRetractDecodeSteps)},
+      {"scheduler.ignore_eos_reserve_tokens", static_cast<double>(sg::kIgnoreEosReserveTokens)},
       {"scheduler.max_prefill_tokens", static_cast<double>(sg::kMaxPrefillTokens)},
       {"scheduler.max_running_requests", static_cast<double>(spec::SglangDefaults{}.max_running_requests)}};
   for (const auto& [field, value] : used) {

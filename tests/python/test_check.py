@@ -134,3 +134,31 @@ def test_check_takes_an_sglang_server_command_line():
     with pytest.raises(ValueError, match="give one of them"):
         llmsim.check(sglang, run=1, gpu="a100-40gb-pcie", model="mistral-7b", sglang_args=line,
                      vllm_args="vllm serve mistral-7b")
+
+
+def test_check_states_ignore_eos_from_the_client_or_the_keyword():
+    """SGLang's bench_serving sends ignore_eos by default; ``workload__ignore_eos=`` states it (the CLI's
+    --ignore-eos / --disable-ignore-eos); vLLM's client does not unless told."""
+    sg = DATA / "livinfly-a100pcie-sglang047-mistral7b-online.jsonl"
+    df = llmsim.check(sg, gpu="a100-40gb-pcie", model="mistral-7b", run=1)
+    assert df.attrs["scenario"]["workload"].get("ignore_eos") is True
+    off = llmsim.check(sg, gpu="a100-40gb-pcie", model="mistral-7b", run=1, workload__ignore_eos=False)
+    assert off.attrs["scenario"]["workload"].get("ignore_eos", False) is False
+    vl = llmsim.check(H100, gpu="h100-80gb-sxm", model="llama-3.1-8b", vllm_args=ARGS)
+    assert vl.attrs["scenario"]["workload"].get("ignore_eos", False) is False
+    on = llmsim.check(H100, gpu="h100-80gb-sxm", model="llama-3.1-8b", vllm_args=ARGS, workload__ignore_eos=True)
+    assert on.attrs["scenario"]["workload"]["ignore_eos"] is True
+
+
+def test_simulate_reads_ignore_eos_for_sglang_without_the_radix_cache():
+    """The scenario field drives SGLang's exact admission (no retraction) where the ratio path retracts."""
+    sc = {"model": "llama-3.1-8b", "hardware": {"gpu": "rtx4090-24gb"},
+          "engine": {"runtime": "sglang==0.4.7", "enable_prefix_caching": False, "block_size": 1,
+                     "max_model_len": 8192, "api_server": False},
+          "workload": {"arrival": {"process": "offline"}, "input_tokens": {"dist": "fixed", "value": 300},
+                       "output_tokens": {"dist": "uniform", "min": 200, "max": 3800},
+                       "num_requests": 300, "warmup_requests": 0}}
+    ratio = llmsim.simulate(sc)
+    walk = llmsim.simulate(sc, workload__ignore_eos=True)
+    assert ratio["preemptions"] > 0
+    assert walk["preemptions"] == 0

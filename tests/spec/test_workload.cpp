@@ -132,3 +132,20 @@ TEST_CASE("with_rate under a closed loop's client count keeps the clients its us
     CHECK_NOTHROW(at.validate("workload"));
   }
 }
+
+TEST_CASE("workload.ignore_eos: read, written back, false unless stated, a boolean", "[workload][ignore_eos]") {
+  Json doc = {{"model", "llama-3.1-8b"}, {"hardware", {{"gpu", "a100-80gb-sxm"}}}, {"workload", Json::object()}};
+  CHECK_FALSE(scenario_from_json(JsonView(doc, "")).workload.ignore_eos);
+  doc["workload"]["ignore_eos"] = true;
+  const Scenario s = scenario_from_json(JsonView(doc, ""));
+  CHECK(s.workload.ignore_eos);
+  CHECK(to_json(s)["workload"]["ignore_eos"] == true);
+  CHECK(scenario_from_json(JsonView(to_json(s), "")).workload.ignore_eos);
+  // --set's path: the same field.
+  Json set = doc;
+  set["workload"].erase("ignore_eos");
+  set_json_path(set, "workload.ignore_eos", true);
+  CHECK(scenario_from_json(JsonView(set, "")).workload.ignore_eos);
+  doc["workload"]["ignore_eos"] = "yes";
+  CHECK_THROWS_WITH(scenario_from_json(JsonView(doc, "")), Catch::Contains("workload.ignore_eos"));
+}

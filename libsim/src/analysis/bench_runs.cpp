@@ -16,6 +16,7 @@
 #include "llmsim/spec/quantization.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/sglang_args.hpp"
+#include "llmsim/spec/sglang_admission.hpp"
 
 namespace llmsim::analysis {
 
@@ -288,6 +289,10 @@ void read_run(const JsonView& r, const JsonView& root, std::size_t i, const fs::
     std::string hf = engine.model.empty() && run.serve ? run.serve->model_id : engine.model;
     if (hf.empty()) hf = f.string_or("hf_model", "");
     run.model = model_of(f.string_or("model", ""), hf, label, catalog);
+    // Whether the client sent ignore_eos, from its command line (SGLang's bench_serving: unless
+    // --disable-ignore-eos; vLLM's: with --ignore-eos): workload.ignore_eos, which SGLang's admission reads.
+    if (run.serve)
+      if (const auto eos = spec::client_ignores_eos(base.command)) s["workload"]["ignore_eos"] = *eos;
     s["model"] = run.model;
     s["hardware"] = {{"gpu", run.gpu}};
     s["engine"] = {{"runtime", run_runtime}};

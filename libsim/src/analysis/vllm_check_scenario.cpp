@@ -174,6 +174,21 @@ spec::Scenario vllm_check_scenario(const VllmResult& given, const VllmCheckOptio
     notes.push_back("warm cache (--warm-cache): the server's prefix cache holds the run's prompts at the start, as an "
                     "earlier run of the same requests left it (least recently used first, bounded by the KV pool)");
   }
+  // Whether the client sent ignore_eos: --ignore-eos/--disable-ignore-eos, else the scenario's, else the client's
+  // default (SGLang's server plans on it with the radix cache off: spec/sglang_admission.hpp).
+  if (o.ignore_eos) {
+    w["ignore_eos"] = *o.ignore_eos;
+    notes.push_back(std::string("ignore_eos ") + (*o.ignore_eos ? "sent" : "not sent") +
+                    " with every request, as the command states (workload.ignore_eos)");
+  } else if (!w.contains("ignore_eos")) {
+    const bool sglang_client = r.client == "sglang";
+    w["ignore_eos"] = sglang_client;
+    notes.push_back(sglang_client ? "ignore_eos sent with every request: SGLang's bench_serving does unless "
+                                    "--disable-ignore-eos, which its file does not record (--disable-ignore-eos states "
+                                    "it; workload.ignore_eos)"
+                                  : "ignore_eos not sent: vLLM's client sends it only with --ignore-eos, which its file "
+                                    "does not record (--ignore-eos states it; workload.ignore_eos)");
+  }
   if (r.max_concurrency && !r.request_rate) {
     // The client's semaphore: C requests in flight, the next sent as one finishes — a closed loop. Clients that
     // started apart (start_offsets_s, given by the caller's scenario: the file records one client) keep their starts.

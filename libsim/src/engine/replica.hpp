@@ -268,6 +268,10 @@ class Replica {
   double sglang_ratio() const;
   /// SGLang's retraction before a decode step (retract_decode): true when requests were retracted.
   bool sglang_retract(double now_s);
+  /// SGLang's ignore_eos admission (schedule_sglang_eos.cpp): whether `cand`, computing `extend` tokens, passes
+  /// add_one_req_ignore_eos's early exit and walk, with `cur_rem` tokens free less this batch's inputs and `rem_total`
+  /// less the ratio reservations too. Its first call of a batch (sg_.eos_built false) lists the running requests.
+  bool sglang_eos_admits(const Seq& cand, std::int64_t extend, double cur_rem, double rem_total);
   void begin_decode_step(perf::BatchShape& shape);  ///< adds every running decoder to this step
   // Multi-step scheduling (multi_step.cpp): a V0 decode step just scheduled opens a window of scheduler_steps steps;
   // its later steps run without the scheduler; a step of it ends (finishing requests only at its last).
@@ -370,6 +374,10 @@ class Replica {
     std::int64_t full_running = 0;
     struct Long { std::int32_t seq; std::uint32_t stamp; std::int64_t finish; };
     std::vector<Long> longs;
+    /// The ignore_eos walk's (tokens left, tokens held) of the batch being formed, in SGLang's order (its
+    /// req_states: listed and sorted at the batch's first candidate, each later one inserted); scratch.
+    std::vector<std::pair<std::int64_t, std::int64_t>> eos_states;
+    bool eos_built = false;
   } sg_;
   SpeculativeTokens spec_;         ///< tokens per decode step under speculative decoding
   struct FinishEntry {

@@ -7,6 +7,7 @@
 
 #include "llmsim/perf/cost_model.hpp"
 #include "llmsim/spec/engine_config.hpp"
+#include "llmsim/spec/sglang_admission.hpp"
 
 namespace llmsim::engine::detail {
 
@@ -43,6 +44,9 @@ struct ReplicaConfig {
   /// vLLM V0 before 0.5.4 (spec::RuntimeForVersion::v0_running_by_arrival): the running list is kept in arrival
   /// order, so a re-admitted or swapped-in victim rejoins at its arrival's place and the tail is the latest arrival.
   bool running_by_arrival = false;
+  /// SGLang with the radix cache off and requests that ignore EOS (spec/sglang_admission.hpp): admission by the
+  /// walk over the running requests' exact future tokens (schedule_sglang_eos.cpp) instead of new_token_ratio.
+  spec::SglangEosAdmission sglang_eos;
   /// vLLM V0 0.5.4-0.5.5 under chunked prefill (spec::v0_prefills_ahead_of_decodes): the running list is V0's walk
   /// order, new prompts ahead of the decodes, and the decoders the token budget no longer covers skip the step
   /// (v0_walk.cpp).

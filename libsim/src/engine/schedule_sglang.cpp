@@ -17,6 +17,8 @@
 //    which is the same request unless outputs differ in length. The retracted re-enter the waiting queue at its
 //    back (scheduler.py update_running_batch: `self.waiting_queue.extend(retracted_reqs)` in 0.3.x-0.4.x, the same
 //    through `_extend_requests_to_queue` later), so under a standing queue they wait for all of it;
+//  * with the radix cache off and requests that ignore EOS (workload.ignore_eos), admission is add_one_req_ignore_eos:
+//    a walk over the running requests' exact future tokens (schedule_sglang_eos.cpp, spec/sglang_admission.hpp);
 //  * the overlap scheduler (0.3.6+, perf/sglang_overlap.hpp) forms a batch while the step before it runs: only
 //    requests queued when that step started are admitted (plan_cutoff_s_, as vLLM V1's async scheduling).
 // A request's max_new_tokens is its output length (benchmarks set it so, with ignore_eos). The decode set's
@@ -93,6 +95,9 @@ void Replica::schedule_sglang(double now_s, perf::BatchShape& shape) {
   // Reservations are taken against the free KV before this batch allocates (SGLang's adder counts them itself).
   const double free_tokens = static_cast<double>(kv_.free() * bs);
   double offset = 0;  // tokens this batch reserved, then the decoders' future output
+  double inputs = 0;  // tokens this batch computes (cur_rem_token_offset): the ignore_eos walk's free pool is less them
+  sg_.eos_built = false;  // the ignore_eos walk lists the running requests afresh for each batch (a new PrefillAdder)
+  const bool eos_walk = cfg_.sglang_eos.walk != spec::SglangEosWalk::none;
   // The chunked request continues first with its next chunk (LLMSIM: it was admitted with its whole reservation).
   if (!chunked_partial_.empty()) {
     const std::int32_t i = chunked_partial_.front();
@@ -105,6 +110,7 @@ void Replica::schedule_sglang(double now_s, perf::BatchShape& shape) {
       add_prefill_chunk(i, chunk, shape);
       rem_chunk -= chunk;
       rem_input -= chunk;
+      inputs += static_cast<double>(chunk);
       any = true;
       const bool last = s.prefilled == s.prefill_target;
       offset += static_cast<double>(chunk + (last ? std::min(s.output, sg::kClipMaxNewTokens) : 0));
@@ -140,11 +146,20 @@ void Replica::schedule_sglang(double now_s, perf::BatchShape& shape) {
       const std::int64_t max_new = std::min(s.output, sg::kClipMaxNewTokens);
       // NO_TOKEN. (llmsim: an idle engine skips the test, so a request whose prompt + clipped output exceeds the
       // whole pool still runs — SGLang would leave it waiting forever.)
-      if (running_ > 0 && static_cast<double>(extend + max_new) >= free_tokens - offset) {
-        sg_.full = true;
-        break;
+      if (eos_walk) {
+        // add_one_req_ignore_eos (schedule_sglang_eos.cpp): the exact walk instead of the ratio's estimate, and no
+        // input-budget test before admission (budget_state after it ends the batch).
+        if (running_ > 0 && !sglang_eos_admits(s, extend, free_tokens - inputs, free_tokens - offset)) {
+          sg_.full = true;
+          break;
+        }
+      } else {
+        if (running_ > 0 && static_cast<double>(extend + max_new) >= free_tokens - offset) {
+          sg_.full = true;
+          break;
+        }
+        if (extend > rem_input && any) break;  // the input budget is spent (the first request may exceed it)
       }
-      if (extend > rem_input && any) break;  // the input budget is spent (the first request may exceed it)
       const bool whole = extend <= rem_chunk;
       const std::int64_t chunk = whole ? extend : rem_chunk;
       if (!try_admit(i, now_s, chunk)) break;  // its first chunk's blocks do not fit (evictable cache counted)
@@ -153,6 +168,7 @@ void Replica::schedule_sglang(double now_s, perf::BatchShape& shape) {
       if (!whole) chunked_partial_.push_back(i);
       any = true;
       offset += static_cast<double>(chunk + (whole ? max_new : 0));
+      inputs += static_cast<double>(chunk);
       rem_chunk -= chunk;
       rem_input -= chunk;
       if (free_tokens - offset <= 0) {  // budget_state NO_TOKEN

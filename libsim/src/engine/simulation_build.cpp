@@ -207,6 +207,8 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
     const auto release = spec::runtime_for_version(spec::parse_engine_version(*e.runtime_release));
     cfg.running_by_arrival = release.v0_running_by_arrival;
   }
+  // SGLang with the radix cache off admits requests that ignore EOS by their exact future (schedule_sglang_eos.cpp).
+  cfg.sglang_eos = spec::sglang_eos_admission(e, sc.workload);
   // vLLM V0's multi-step scheduling (spec/multi_step.hpp refuses the engines without it; engine/multi_step.cpp).
   const spec::MultiStep multi_step = spec::multi_step_for(e);
   cfg.scheduler_steps = multi_step.steps;

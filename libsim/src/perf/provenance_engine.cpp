@@ -352,6 +352,10 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 sg + "managers/schedule_batch.py retract_decode: free KV until every remaining request has "
                 "global_config.retract_decode_steps = 20 tokens",
                 {}, static_cast<double>(spec::sglang::kRetractDecodeSteps)));
+  t.push_back(c("scheduler.ignore_eos_reserve_tokens", "sglang", P::engine_code,
+                sg + "managers/schedule_policy.py: IGNORE_EOS_RESERVE_TOKENS = 1, add_one_req_ignore_eos refuses when "
+                "min_free_tokens <= it x bs (the 0.4.7 tree; 0.3.x-0.4.5's walk has no reserve: spec/sglang_admission)",
+                {}, static_cast<double>(spec::sglang::kIgnoreEosReserveTokens)));
   t.push_back(c("scheduler.max_prefill_tokens", "sglang", P::engine_code,
                 sg + "server_args.py: max_prefill_tokens = 16384", {}, static_cast<double>(spec::sglang::kMaxPrefillTokens)));
   t.push_back(c("scheduler.chunked_prefill_size", "sglang", P::engine_code,

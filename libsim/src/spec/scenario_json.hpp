@@ -46,7 +46,7 @@ inline const std::vector<std::string> kSyntheticKeys{"kind", "mean_s", "cv"};
 inline const std::vector<std::string> kWorkloadKeys{"arrival", "input_tokens", "output_tokens", "prefix_tokens", "prefix_groups",
                                              "classes", "num_requests", "warmup_requests", "horizon_s", "timeout_s", "seed", "too_long",
                                              "daily_profile", "days", "speculative_acceptance_rate", "lora_adapters",
-                                             "sessions", "prompt_pool", "warm_cache", "dataset", "endpoint"};
+                                             "sessions", "prompt_pool", "warm_cache", "dataset", "endpoint", "ignore_eos"};
 inline const std::vector<std::string> kDatasetKeys{"name", "input_mean", "output_mean"};
 inline const std::vector<std::string> kPromptPoolKeys{"groups", "prompts_per_group", "system_tokens", "shuffle"};
 inline const std::vector<std::string> kSessionKeys{"preset", "turns", "system_tokens", "system_prompts", "user_tokens",

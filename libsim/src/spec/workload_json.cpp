@@ -198,6 +198,7 @@ Workload read_workload(const JsonView& v) {
   w.horizon_s = v.number_or("horizon_s", w.horizon_s);
   w.timeout_s = v.number_or("timeout_s", w.timeout_s);
   if (v.has("warm_cache")) w.warm_cache = v.boolean("warm_cache");
+  if (v.has("ignore_eos")) w.ignore_eos = v.boolean("ignore_eos");
   if (v.has("endpoint")) w.endpoint = parse_endpoint(v.string("endpoint"), v.child_path("endpoint"));
   if (v.has("seed")) {
     const auto& j = v["seed"].json();
@@ -351,6 +352,7 @@ Json workload_json(const Workload& w) {
   for (const auto& c : w.classes) trace = trace || std::holds_alternative<TraceReplay>(c.arrival);
   if (w.warmup_default && trace) wj.erase("warmup_requests");
   if (w.warm_cache) wj["warm_cache"] = true;
+  if (w.ignore_eos) wj["ignore_eos"] = true;
   if (w.endpoint != Endpoint::completions) wj["endpoint"] = to_string(w.endpoint);
   if (w.speculative_acceptance_rate) wj["speculative_acceptance_rate"] = *w.speculative_acceptance_rate;
   if (w.lora_adapters) wj["lora_adapters"] = *w.lora_adapters;

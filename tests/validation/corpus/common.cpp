@@ -12,6 +12,7 @@
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/quantization.hpp"
 #include "llmsim/spec/runtime_version.hpp"
+#include "llmsim/spec/sglang_admission.hpp"
 #include "repo_sets.hpp"
 
 namespace llmsim::validation::corpus {
@@ -256,6 +257,8 @@ ServeRun serve_run(const Source& s, const Json& run, const std::string& where) {
   sr.options.engine_version = rel.text;
   // A run served from the prefix cache an earlier run of the same prompts left (the README states the evidence).
   sr.options.warm_cache = run.is_object() && run.value("warm_cache", false);
+  // Whether the client sent ignore_eos, as its command states (SGLang's admission with the radix cache off reads it).
+  if (const std::string cmd = text(s, run, "command", ""); !cmd.empty()) sr.options.ignore_eos = spec::client_ignores_eos(cmd);
   const std::string kv = text(s, run, "kv_cache_dtype", "auto");
   sr.options.scenario["quant"] = quant(r.weights, kv == "auto" ? "auto" : kv);
   const std::string server = text(s, run, "server_command");

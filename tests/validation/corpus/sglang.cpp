@@ -61,8 +61,9 @@ void livinfly(const Source& s, std::vector<Row>& out) {
         sr.options.vllm_args = "vllm serve MODEL";
       } else {
         // The SGLang server's own command line, as `llmsim check --sglang-args` reads it: the *_no files'
-        // --disable-radix-cache turns the radix cache off (its ignore_eos admission is not modelled: docs/engine.md
-        // "SGLang"); --enable-torch-compile is listed as not modelled.
+        // --disable-radix-cache turns the radix cache off, so bench_serving's ignore_eos requests (serve_run reads
+        // the command) are admitted by add_one_req_ignore_eos (docs/engine.md "SGLang"); --enable-torch-compile is
+        // listed as not modelled.
         sr.options.sglang_args = text(s, run, "server_command");
       }
       add_serve(out, sr, result_from_json(res, file + ":" + std::to_string(n)));

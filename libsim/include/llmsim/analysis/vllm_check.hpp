@@ -33,6 +33,11 @@ struct VllmCheckOptions {
   /// The server's prefix cache held the run's prompts when it began (an earlier run with the same prompts on the
   /// same server): workload.warm_cache. Needs the file's requests replayed in order (not a max_concurrency loop).
   bool warm_cache = false;
+  /// The client sent ignore_eos with every request (workload.ignore_eos; spec/sglang_admission.hpp), as the command
+  /// stated it (`check --ignore-eos` / `--disable-ignore-eos`; spec::client_ignores_eos reads a command line). Unset:
+  /// the scenario's workload.ignore_eos when it states one, else the client's default: SGLang's bench_serving sends
+  /// it (unless --disable-ignore-eos, which its file does not record), vLLM's client does not (unless --ignore-eos).
+  std::optional<bool> ignore_eos;
 };
 
 struct VllmCheckRow {

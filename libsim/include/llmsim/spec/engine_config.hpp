@@ -214,6 +214,9 @@ inline constexpr double kNewTokenRatioDecaySteps = 600;
 inline constexpr std::int64_t kClipMaxNewTokens = 4096;
 /// global_config.retract_decode_steps: retraction frees KV until every remaining request has this many tokens.
 inline constexpr std::int64_t kRetractDecodeSteps = 20;
+/// schedule_policy.py IGNORE_EOS_RESERVE_TOKENS (0.4.6+): tokens each still-running request must keep in hand at
+/// every finish of the ignore_eos admission walk (spec/sglang_admission.hpp).
+inline constexpr std::int64_t kIgnoreEosReserveTokens = 1;
 /// server_args max_prefill_tokens: input tokens of one prefill batch (the first request may exceed it).
 inline constexpr std::int64_t kMaxPrefillTokens = 16384;
 /// server_args._handle_speculative_decoding: with a speculative algorithm (EAGLE, EAGLE3, STANDALONE, NGRAM) an

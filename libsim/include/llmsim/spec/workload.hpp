@@ -149,6 +149,11 @@ struct Workload {
   /// blocks in the earlier run's release order, capacity-bounded by the KV pool (engine/warm_cache.hpp). Needs a
   /// replayed trace (the prompts' identities) and prefix caching.
   bool warm_cache = false;
+  /// The client asked the server to ignore the end-of-sequence token, so every request generates exactly its
+  /// output_tokens (its max_tokens): SGLang's `bench_serving` sends it unless --disable-ignore-eos, `vllm bench
+  /// serve` only with --ignore-eos. A server that knows it may plan on it: SGLang with the radix cache off admits
+  /// such requests by their exact future KV (spec/sglang_admission.hpp). Default false (traffic that stops at EOS).
+  bool ignore_eos = false;
   TooLongPolicy too_long = TooLongPolicy::clip;
   /// The endpoint the requests are sent to; the chat endpoint renders each prompt in the API server first.
   Endpoint endpoint = Endpoint::completions;
