@@ -27,6 +27,7 @@ Json scenario(double tpot_ms, bool disaggregated) {
               {"input_tokens", {{"dist", "fixed"}, {"value", 2048}}},
               {"output_tokens", {{"dist", "fixed"}, {"value", 128}}}}},
             {"slo", {{"ttft_ms", {{"p95", 2000}}}, {"tpot_ms", {{"p95", tpot_ms}}}}}};
+  if (disaggregated) j.erase("hardware");  // the pools are the deployment (one prefill, one decode replica)
   if (disaggregated)
     j["disaggregation"] = {{"prefill", {{"gpu", "a100-80gb-sxm"}}},
                            {"decode", {{"gpu", "a100-80gb-sxm"}}},

@@ -278,6 +278,7 @@ TEST_CASE("search: the default card axis stays only where hardware.gpu places th
   // refused with "set disaggregation.<pool>.gpu instead" — the axis it had been given.
   const Json plain = {{"model", "llama-3.1-8b"}, {"hardware", {{"gpu", "a100-80gb-sxm"}}}};
   Json disagg = plain;
+  disagg.erase("hardware");  // the pools are the deployment
   disagg["disaggregation"] = {{"prefill", {{"gpu", "h100-80gb-sxm"}}}, {"decode", {{"gpu", "a100-80gb-sxm"}}}};
   Json fleet = plain;
   fleet["hardware"] = {{"fleet", Json::array({{{"gpu", "rtx4090-24gb"}, {"replicas", 1}}})}};

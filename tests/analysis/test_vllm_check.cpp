@@ -508,3 +508,30 @@ TEST_CASE("check: backend openai-chat sends to the chat endpoint; a scenario's o
   notes.clear();
   CHECK(vllm_check_scenario(r, o, spec::Catalog::builtin(), notes).workload.endpoint == spec::Endpoint::completions);
 }
+
+TEST_CASE("check: a release that predates the model's architecture is refused, stated by the file or the flag",
+          "[architecture]") {
+  // spec/architecture_release.hpp: vLLM serves DeepSeek-V3 from 0.6.6 (vllm#11559). A file that states 0.6.3 cannot
+  // have run it; neither can a run the user names as 0.6.3.
+  VllmResult r = read_vllm_result(data(kH100_80));
+  VllmCheckOptions o;
+  o.gpu = "8xh200-141gb-sxm";
+  o.model = "deepseek-v3";
+  std::vector<std::string> notes;
+  r.version = "0.6.3";
+  CHECK_THROWS_WITH(vllm_check_scenario(r, o, spec::Catalog::builtin(), notes),
+                    Catch::Contains("the release the result file states") &&
+                        Catch::Contains("vllm==0.6.3 predates 'deepseek-v3'") && Catch::Contains("from 0.6.6"));
+  r.version = "0.6.6";
+  CHECK_NOTHROW(vllm_check_scenario(r, o, spec::Catalog::builtin(), notes));
+  // A local build may carry a backport: a note, not a refusal.
+  r.version = "0.6.3+cu121.vendor";
+  notes.clear();
+  CHECK_NOTHROW(vllm_check_scenario(r, o, spec::Catalog::builtin(), notes));
+  CHECK(std::any_of(notes.begin(), notes.end(),
+                    [](const std::string& n) { return n.find("local build") != std::string::npos; }));
+  // The release named by the flag: refused where the scenario is resolved.
+  r.version.clear();
+  o.engine_version = "0.6.3";
+  CHECK_THROWS_WITH(check_vllm_result(r, o), Catch::Contains("engine.runtime: vllm==0.6.3 predates 'deepseek-v3'"));
+}

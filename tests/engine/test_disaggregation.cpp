@@ -28,6 +28,7 @@ Json disagg(double gbps, const char* transfer = "after_prefill", int input = 204
             {"num_requests", n},
             {"warmup_requests", 0}};
   Json j = test::scenario(w);
+  j.erase("hardware");  // the pools are the deployment: hardware beside them is refused
   j["disaggregation"] = {{"prefill", {{"gpu", "a100-80gb-sxm"}}},
                          {"decode", {{"gpu", "rtx4090-24gb"}}},
                          {"link", {{"kind", "ethernet"}, {"bandwidth_gbps", gbps}, {"latency_us", 20}}},

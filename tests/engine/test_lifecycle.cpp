@@ -127,6 +127,7 @@ TEST_CASE("timeouts with an autoscaler and with disaggregation", "[lifecycle][ti
   for (const auto& [transfer, load] : std::vector<std::pair<const char*, Json>>{
            {"after_prefill", w}, {"layerwise", w}, {"after_prefill", impatient}, {"layerwise", impatient}}) {
     Json dis = llmsim::test::scenario(load, {{"max_num_batched_tokens", 512}});
+    dis.erase("hardware");  // the pools are the deployment
     dis["disaggregation"] = {{"prefill", {{"replicas", 1}}}, {"decode", {{"replicas", 3}}},
                              {"link", {{"kind", "ethernet"}, {"bandwidth_gbps", 1}}}, {"transfer", transfer}};
     cases.push_back(dis);

@@ -182,6 +182,7 @@ TEST_CASE("prompt pool and sessions on a fleet or disaggregated pools: one block
   // 16 failed the same internal check).
   auto disagg = [&](int prefill_block) {
     Json s = test::scenario(pool);
+    s.erase("hardware");  // the pools are the deployment
     s["engine"]["max_model_len"] = 8192;
     s["disaggregation"] = {{"prefill", {{"gpu", "a100-80gb-sxm"}, {"engine", {{"block_size", prefill_block}}}}},
                            {"decode", {{"gpu", "a100-80gb-sxm"}}},

@@ -114,7 +114,8 @@ TEST_CASE("issue 27: the window credit applies to vLLM V1's sliding groups only"
   CHECK(memory::plan_memory(test::make(base)).kv_sliding_groups == 1);
   // V0 and SGLang allocate every layer in full (their plans have no sliding groups; the engine credits nothing).
   Json v0 = base;
-  v0["engine"]["runtime"] = "vllm==0.8.5";
+  // V0 by its runtime name: no vLLM release before 0.10.1 serves gpt-oss (spec/architecture_release.hpp).
+  v0["engine"]["runtime"] = "vllm-v0";
   v0["engine"]["policy"] = "vllm-v0";
   CHECK(memory::plan_memory(test::make(v0)).kv_sliding_groups == 0);
   Json sg = base;

@@ -85,6 +85,7 @@ def build(d) -> dict:
     elif layout == "disagg":
         # Each pool its card and price (a pool reads no `hardware`: docs/disaggregation.md).
         pool = {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": PRICE}
+        del s["hardware"]  # hardware beside the pools is refused (docs/disaggregation.md)
         s["disaggregation"] = {"prefill": dict(pool, replicas=1), "decode": dict(pool, replicas=d["replicas"]),
                                "link": {"kind": "ethernet", "bandwidth_gbps": d["link_gbps"]},
                                "transfer": d["transfer"]}

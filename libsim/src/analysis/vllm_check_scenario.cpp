@@ -21,6 +21,7 @@
 #include "llmsim/core/number.hpp"
 #include "llmsim/core/rng.hpp"
 #include "llmsim/engine/simulator.hpp"
+#include "llmsim/spec/architecture_release.hpp"
 #include "llmsim/spec/published_name.hpp"
 #include "llmsim/spec/runtime_version.hpp"
 #include "llmsim/spec/v0_running_order.hpp"
@@ -265,6 +266,22 @@ spec::Scenario vllm_check_scenario(const VllmResult& given, const VllmCheckOptio
                o.scenario["hardware"].contains("gpu"))) {
     throw ConfigError("--gpu", "the vLLM result does not record which GPU ran it: name it (--gpu ID, or "
                                "hardware.gpu in the scenario)");
+  }
+  // The release the file states could not have served a model its architecture postdates: refused as a scenario
+  // naming that release is (spec/architecture_release.hpp), whatever release the simulation is told to price.
+  if (!r.version.empty()) {
+    const std::string stated = std::string(sglang_server ? "sglang==" : "vllm==") + r.version;
+    std::optional<spec::ModelSpec> model;
+    try {
+      (void)spec::parse_engine_version(stated, "version");
+      model = catalog.model(s.model, "model");
+    } catch (const ConfigError&) {
+      // A version llmsim cannot place, or a model resolve() reports in its own words: nothing to compare here.
+    }
+    if (model) {
+      if (auto note = spec::check_release_serves(*model, stated, "version (the release the result file states)"))
+        notes.push_back(*note);
+    }
   }
   if (s.engine.runtime_release) {
     notes.push_back("simulated as " + *s.engine.runtime_release + ": runtime '" +

@@ -446,6 +446,13 @@ void add_engine_provenance(std::vector<ConstantProvenance>& t) {
                 "(2025-12-24: -1 accepted again after vllm#30695); taken as first released working in 0.14.0: an "
                 "earlier release's result notes that it would refuse auto and the number to pass "
                 "(spec::vllm_release_without_auto_context, memory::context_note)"));
+  t.push_back(c("spec.architecture_first_release", "all", P::engine_code,
+                "the first vLLM and SGLang release serving each catalogued architecture (spec/architecture_release.cpp, "
+                "one row per Hugging Face architecture, each with its PR, release notes or maintainer's word, or a "
+                "bound from the model's publication date): DeepseekV3ForCausalLM vLLM 0.6.6 (vllm#11559) / SGLang 0.4.1 "
+                "(its release notes, sglang#2585); DeepseekV32ForCausalLM vLLM 0.11.0 / SGLang no earlier than 0.5.2; "
+                "GptOssForCausalLM vLLM 0.10.1 / SGLang 0.5.0 (sglang#8833); a release before it is refused "
+                "(spec::check_release_serves)"));
   t.push_back(c("scheduler.max_running_requests", "sglang", P::engine_code,
                 sg + "model_executor/model_runner.py: min(KV tokens / 2, request pool = clamp(KV tokens / context x 512, "
                 "2048, 4096)); 2048, the pool's floor, is taken (the reservation bounds the batch first)",

@@ -125,6 +125,23 @@ CostSpec read_cost(const JsonView& v) {
   c.hosting_per_gpu_month = v.number_or("hosting_per_gpu_month", c.hosting_per_gpu_month);
   return c;
 }
+// With disaggregation the pools are the deployment and `hardware` is not used (docs/disaggregation.md): a field
+// written there would be dropped without a word (the pools ran on the default card at its price). Each one is an
+// error naming the pool fields that say it, as a fleet refuses them and --gpu / --price / --set do.
+void refuse_hardware_beside_pools(const JsonView& hw) {
+  if (!hw.json().is_object()) hw.fail("must be an object; with disaggregation leave it out (the pools are the deployment)");
+  Problems p;
+  for (auto it = hw.json().begin(); it != hw.json().end(); ++it) {
+    const std::string field = it.key();
+    const bool pool_field = field != "fleet";
+    p.add(hw.child_path(field),
+          "not used with disaggregation: each pool is its own deployment" +
+              (pool_field ? " (write it as disaggregation.prefill." + field + " and disaggregation.decode." + field + ")"
+                          : std::string(" (a fleet and disaggregation are not modelled together)")));
+  }
+  p.throw_if_any();
+}
+
 }  // namespace
 
 namespace detail {
@@ -195,8 +212,10 @@ Scenario scenario_from_json(const JsonView& in) {
   if (v.has("cost")) s.cost = read_cost(v["cost"]);
   if (v.has("autoscaler") && !v["autoscaler"].json().is_null()) s.autoscaler = autoscaler_from_json(v["autoscaler"]);
   if (v.has("failures")) s.failures = failures_from_json(v["failures"]);
-  if (v.has("disaggregation") && !v["disaggregation"].json().is_null())
+  if (v.has("disaggregation") && !v["disaggregation"].json().is_null()) {
+    if (v.has("hardware")) refuse_hardware_beside_pools(v["hardware"]);
     s.disaggregation = disaggregation_from_json(v["disaggregation"]);
+  }
   s.validate();
   return s;
 }
@@ -211,7 +230,8 @@ Json to_json(const Scenario& s) {
   j["name"] = s.name;
   j["model"] = spec_ref_json(s.model, "model");
   j["quant"] = {{"weights", s.weights}, {"kv_cache", s.kv_cache}};
-  j["hardware"] = hardware_json(s.hardware);
+  // With disaggregation the pools are the deployment: `hardware` is not written (reading it back would refuse it).
+  if (!s.disaggregation) j["hardware"] = hardware_json(s.hardware);
   j["engine"] = engine_json(s.engine);
   j["workload"] = workload_json(s.workload);
   j["slo"] = slo_json(s.slo);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "llmsim/core/error.hpp"
+#include "llmsim/spec/architecture_release.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/fleet.hpp"
 #include "llmsim/spec/gpu_option.hpp"
@@ -75,6 +76,8 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
   });
   p.throw_if_any();
   r.notes = r.model.notes;
+  // A release before the model's architecture could not have loaded it (spec/architecture_release.hpp).
+  if (auto note = check_release_serves(r.model, s.engine.runtime_release, "engine.runtime")) r.notes.push_back(*note);
   const WeightFormat format = weight_format_for_model(r.model, s.weights, "quant.weights", r.notes);
   // The resolved scenario names the format it runs (an "auto" resolves to the checkpoint's), so resolving it again
   // gives the same plan and every output shows the format used.
