@@ -79,3 +79,31 @@ def test_bad_files_name_the_file_and_the_field(tmp_path, content, needle):
     p.write_text(content)
     r = subprocess.run([sys.executable, SCRIPT, str(p)], capture_output=True, text=True)
     assert r.returncode != 0 and str(p) in r.stderr and needle in r.stderr
+
+
+# scripts/whatif_handoff.py: the burst re-run with a staggered hand-off (what-if only; the binary is not needed here).
+WHATIF = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "whatif_handoff.py")
+wspec = importlib.util.spec_from_file_location("whatif_handoff", WHATIF)
+whatif_handoff = importlib.util.module_from_spec(wspec)
+wspec.loader.exec_module(whatif_handoff)
+
+
+def test_the_whatif_staggers_the_burst_in_send_order_and_leaves_the_scenario_alone():
+    sc = {"workload": {"arrival": {"process": "trace", "requests": [[0.0, 10, 5], [0.0, 20, 6], [0.0, 30, 7]]}}}
+    s = whatif_handoff.staggered(sc, 0.1, 0.002)
+    assert [r[0] for r in s["workload"]["arrival"]["requests"]] == pytest.approx([0.1, 0.102, 0.104])
+    assert [r[1:] for r in s["workload"]["arrival"]["requests"]] == [[10, 5], [20, 6], [30, 7]]
+    assert sc["workload"]["arrival"]["requests"][2][0] == 0.0  # a copy
+    with pytest.raises(SystemExit, match="for a burst"):
+        whatif_handoff.staggered({"workload": {"arrival": {"requests": [[0.0, 1, 1], [0.5, 1, 1]]}}}, 0, 0.001)
+    with pytest.raises(SystemExit, match="no inline trace"):
+        whatif_handoff.staggered({"workload": {}}, 0, 0.001)
+
+
+def test_the_whatif_times_ttft_from_the_send_and_tpot_as_the_clients_do():
+    rows = [{"outcome": "completed", "warmup": "0", "first_token_s": "0.2", "finish_s": "1.2", "output_tokens": "11"},
+            {"outcome": "completed", "warmup": "0", "first_token_s": "0.4", "finish_s": "0.4", "output_tokens": "1"},
+            {"outcome": "failed", "warmup": "0", "first_token_s": "9", "finish_s": "9", "output_tokens": "3"}]
+    t = whatif_handoff.tails(rows)
+    assert t["mean_ttft_ms"] == pytest.approx(300.0)  # both completed requests, from t = 0
+    assert t["mean_tpot_ms"] == pytest.approx(100.0) and t["std_tpot_ms"] == 0  # the 1-token reply has no TPOT
