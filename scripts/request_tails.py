@@ -12,8 +12,9 @@ then `llmsim simulate S.json --requests-csv R.csv`). It prints, for the measurem
           times the first tokens came out. They are split into waves where two consecutive first tokens lie more
           than --wave-gap ms apart (default 20): the wave sizes and times, and the share of the TTFT variance
           between waves. Waves are engine steps that took whatever had reached the engine when they started; a
-          first token alone ahead of the first wave and waves that grow step by step are the signature of a
-          frontend handing the burst to the engine one request at a time (its per-request cost ~ the requests a
+          first token alone ahead of the first wave, waves that grow step by step and TTFT rising with the send
+          order (Spearman's rank correlation with the request's index in the file, printed) are the signature of
+          a frontend handing the burst to the engine one request at a time (its per-request cost ~ the requests a
           wave took over the previous wave's length); llmsim's simulation of the same burst is the comparison;
   itl     (measured only, when the file has `itls`): the pooled gaps' median, mean, std, p99; the long gaps
           (> --long x the median: default 2) by count, share of the pooled variance, position in the request
@@ -49,7 +50,7 @@ def load_measured(path):
     ok = [i for i in range(n) if not errors[i] and isinstance(d["ttfts"][i], (int, float)) and d["ttfts"][i] > 0]
     reqs = []
     for i in ok:
-        r = {"ttft": d["ttfts"][i] * 1e3, "input": (d.get("input_lens") or [None] * n)[i],
+        r = {"index": i, "ttft": d["ttfts"][i] * 1e3, "input": (d.get("input_lens") or [None] * n)[i],
              "output": (d.get("output_lens") or [None] * n)[i]}
         if "itls" in d:
             gaps = d["itls"][i]
@@ -81,7 +82,8 @@ def load_sim(path):
         if r["outcome"] != "completed" or r["warmup"] == "1":
             continue
         try:
-            reqs.append({"ttft": (float(r["first_token_s"]) - float(r["arrival_s"])) * 1e3,
+            reqs.append({"index": int(r["id"]) if "id" in r else len(reqs),
+                         "ttft": (float(r["first_token_s"]) - float(r["arrival_s"])) * 1e3,
                          "input": int(r["input_tokens"]), "output": int(r["output_tokens"])})
         except ValueError:
             raise SystemExit(f"{path}:{line}: a number column does not parse")
@@ -118,6 +120,34 @@ def length_fit(reqs):
     return {"ms_per_1k": sxy / sxx * 1e3, "r2": sxy * sxy / (sxx * syy), "prompt_min": lo, "prompt_max": hi}
 
 
+def ranks(xs):
+    """Average ranks (ties share theirs), for a rank correlation."""
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    r = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2
+        i = j + 1
+    return r
+
+
+def send_order_correlation(reqs):
+    """Spearman's rank correlation of TTFT with the send index: near 1 when the requests of a burst reached the engine
+    one at a time in the order the client sent them (a FIFO in front of the engine), near 0 when all at once."""
+    if len(reqs) < 3:
+        return None
+    a, b = ranks([r["index"] for r in reqs]), ranks([r["ttft"] for r in reqs])
+    ma, mb = statistics.fmean(a), statistics.fmean(b)
+    sab = sum((x - ma) * (y - mb) for x, y in zip(a, b))
+    saa = sum((x - ma) ** 2 for x in a)
+    sbb = sum((y - mb) ** 2 for y in b)
+    return sab / math.sqrt(saa * sbb) if saa > 0 and sbb > 0 else 0.0
+
+
 def waves(ttfts, gap_ms):
     """Sorted first-token times split where consecutive ones lie more than gap_ms apart."""
     s = sorted(ttfts)
@@ -144,6 +174,7 @@ def ttft_block(reqs, burst, gap_ms):
         w, between = waves(t, gap_ms)
         b["waves"] = w
         b["between_wave_share"] = between
+        b["send_order_rank_correlation"] = send_order_correlation(reqs)
     return b
 
 
@@ -202,7 +233,8 @@ def fmt_ttft(name, b):
         shown = ", ".join(f"{x['n']} @ {x['first']:.0f}-{x['last']:.0f}" for x in w[:8])
         more = f" (+{len(w) - 8} more)" if len(w) > 8 else ""
         s += (f"\n  {'':9s} {len(w)} wave(s) of first tokens (requests @ ms): {shown}{more}; "
-              f"between-wave share of the TTFT variance {100 * b['between_wave_share']:.0f} %")
+              f"between-wave share of the TTFT variance {100 * b['between_wave_share']:.0f} %; "
+              f"rank correlation of TTFT with the send order {b['send_order_rank_correlation']:+.2f}")
     return s
 
 

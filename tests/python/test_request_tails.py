@@ -30,6 +30,11 @@ def test_a_staggered_burst_shows_its_waves_and_a_lone_first_token(tmp_path):
     assert [w["n"] for w in t["waves"]] == [1, 3, 5]
     assert t["waves"][0]["first"] == pytest.approx(185.0)
     assert t["between_wave_share"] > 0.95  # the spread is between the waves, not within them
+    assert t["send_order_rank_correlation"] == pytest.approx(1.0)  # reached the engine in the order sent
+    # Sent in the reverse order of their first tokens: the rank correlation says so.
+    p_rev = write(tmp_path, {"request_rate": "inf", "ttfts": ttfts[::-1]}, "rev.json")
+    assert request_tails.main([p_rev, "--json"])["measured"]["ttft"]["send_order_rank_correlation"] == \
+        pytest.approx(-1.0)
     # The same TTFTs from a Poisson run are not read as waves.
     p2 = write(tmp_path, {"request_rate": 4.0, "ttfts": ttfts}, "p.json")
     assert "waves" not in request_tails.main([p2, "--json"])["measured"]["ttft"]
