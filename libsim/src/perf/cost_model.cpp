@@ -116,7 +116,9 @@ template <bool Serial>
     if (in_line) ops[kCpu].time_s = host;
     double t = 0;
     for (const auto& o : ops) t += o.time_s;
-    return in_line ? t : std::max(t, host);
+    // Overlapped, the host's loop runs its CPU work after an eager step's forward enqueue (overlap_host; a step on
+    // the table path above replays a graph or has no eager host time, so its host is host_floor's alone).
+    return in_line ? t : std::max(t, c.overlap_host(batch));
   };
   return direct();
 }
@@ -290,7 +292,7 @@ StepCost CostModel::breakdown(const BatchShape& batch) const {
     r.bound = first.bound;
     r.peak_fraction = r.time_s > 0 ? r.bytes / r.time_s / gpu_.memory_bandwidth : 0;
   }
-  if (const double host = c_->host_floor(static_cast<double>(batch.prefill_seqs + batch.decode_seqs)); host > 0) {
+  if (const double host = c_->overlap_host(batch); host > 0) {
     // Async scheduling: the host's time shows only where it outlasts the GPU's work (iteration_time's max).
     double gpu = 0;
     for (int i = 0; i < kNumOps; ++i) gpu += ops[i].time_s;

@@ -17,6 +17,7 @@
 #include "llmsim/perf/decode_attention.hpp"
 #include "llmsim/perf/engine_overhead.hpp"
 #include "llmsim/perf/gemm_tiles.hpp"
+#include "llmsim/perf/overlap_launch_wait.hpp"
 #include "cost_ops.hpp"
 #include "gemm_path.hpp"
 #include "llmsim/perf/prefill_scores.hpp"
@@ -434,6 +435,15 @@ struct CostModel::Constants {
   /// The least time of a step of `seqs` sequences when the host's time overlaps the GPU's (cpu_overlaps): the
   /// host's own; 0 otherwise. The step is max(the summed ops, this).
   double host_floor(double seqs) const { return cpu_overlaps && charge_cpu ? overhead.cpu_s(seqs) : 0.0; }
+  /// The same for batch `b`, the loop's CPU work after the step's eager forward enqueue when it replays no graph
+  /// (perf/overlap_launch_wait.hpp): the overlap loop processes the previous batch's result only once this step's
+  /// forward is enqueued. host_floor where the step replays a graph or the runtime's eager host time is not priced.
+  double overlap_host(const BatchShape& b) const {
+    const double cpu = host_floor(static_cast<double>(b.prefill_seqs + b.decode_seqs));
+    if (!(cpu_overlaps && charge_cpu)) return cpu;
+    return overlap_loop_host_s(cpu, overhead.eager_enqueue_s(b.prefill_tokens + b.decode_seqs, b.prefill_seqs == 0,
+                                                             stage_layers, b.decode_max_context));
+  }
 
   /// TimesOnly may stand for RawOps: batches without family terms (sliding windows, MLA), whose launch term does not
   /// wait for the GPU's work (finish_launch).

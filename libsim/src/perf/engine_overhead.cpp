@@ -84,4 +84,11 @@ double EngineOverheadModel::launch_s(double kernels, double attention_kernels, s
   return std::max(kernels * graph_s_, graphed * graph_s_ + eager * eager_s_ - gpu_busy_s);
 }
 
+double EngineOverheadModel::eager_enqueue_s(std::int64_t tokens, bool decode_only, double layers,
+                                            std::int64_t longest_context) const {
+  if (traits_.host_runs_ahead || !(traits_.eager_host_per_layer_s > 0)) return 0;
+  if (graph_kernels(1.0, 0.0, tokens, decode_only, longest_context) > 0) return 0;
+  return eager_forward_host_s(traits_, layers, tp_);
+}
+
 }  // namespace llmsim::perf

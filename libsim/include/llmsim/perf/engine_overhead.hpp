@@ -35,6 +35,12 @@ class EngineOverheadModel {
   }
   /// CPU time serialized with the GPU for `seqs` sequences in the batch.
   double cpu_s(double seqs) const { return per_iter_s_ + per_seq_s_ * seqs; }
+  /// Host seconds to enqueue the Python forward of `layers` decoder layers of a step that replays no graph (`tokens`
+  /// scheduled, decode-only when `decode_only`), for a runtime whose eager host time is priced per layer
+  /// (eager_host_per_layer_s, perf/eager_host.hpp); 0 for a step that replays a graph and for other runtimes. The
+  /// same condition as launch_s's wait on the host.
+  double eager_enqueue_s(std::int64_t tokens, bool decode_only, double layers,
+                         std::int64_t longest_context = 0) const;
   /// A copy whose CPU time grows by `extra_s` more per sequence (host work the serving path adds to each step,
   /// perf/served_step_host.hpp).
   EngineOverheadModel with_extra_per_seq_s(double extra_s) const {
