@@ -211,7 +211,9 @@ int run_memory(int argc, char** argv) {
     if (g.comm_buffer_bytes > 0) row("  NCCL / all-reduce buffers", g.comm_buffer_bytes);
     const std::int64_t other = g.runtime_bytes - g.cuda_context_bytes - g.cuda_graph_bytes - g.comm_buffer_bytes;
     if (other > 0) row("  other non-torch", other);
-    if (g.linear_state_bytes > 0)
+    if (g.linear_state_bytes > 0 && plan.linear_state_slots > 0)
+      row("Mamba state pool (" + std::to_string(plan.linear_state_slots) + " slots)", g.linear_state_bytes);
+    else if (g.linear_state_bytes > 0)
       row("linear-attention state (max_num_seqs " + std::to_string(e.max_num_seqs) + ")", g.linear_state_bytes);
     row("KV cache", g.kv_cache_bytes);
     row("free (margin)", g.free_bytes);
@@ -263,6 +265,22 @@ int run_memory(int argc, char** argv) {
       std::cout << "linear-attention state: max_num_seqs " << e.max_num_seqs << " -> " << plan.linear_state_seqs_fit
                 << " sequences' state fit the pool (" << fmt(plan.linear_state_bytes_per_seq_per_gpu / 1e6, 1)
                 << " MB each" << (par.gpus() > 1 ? " per GPU" : "") << "; the scheduler admits as many as their state and KV fit)\n";
+    if (plan.linear_state_slots > 0) {
+      // SGLang's Mamba pool (memory/sglang_mamba_pool.hpp): how it was split off and what it caps.
+      const double ratio = plan.linear_state_memory_ratio;
+      std::cout << "Mamba state pool (SGLang): " << plan.linear_state_slots << " slots of "
+                << fmt(plan.linear_state_bytes_per_seq_per_gpu / 1e6, 1) << " MB"
+                << (par.gpus() > 1 ? " per GPU" : "") << ", "
+                << (ratio > 0 ? "the radix cache's share " + fmt(ratio, 2) + "/(1+" + fmt(ratio, 2) +
+                                    ") of the memory left after the weights (mamba_full_memory_ratio)"
+                              : std::string("one per running request (radix cache off: max_running_requests)"))
+                << "; running requests capped at " << plan.max_running_requests
+                << (ratio > 0 ? " (the lesser of max_running_requests " + std::to_string(e.max_num_seqs) +
+                                    " and slots / " + std::to_string(spec::sglang::kMambaSlotsPerRunningRequest) + " = " +
+                                    std::to_string(plan.linear_state_slots / spec::sglang::kMambaSlotsPerRunningRequest) + ")"
+                              : std::string())
+                << "\n";
+    }
     if (plan.longest_context_tokens > 0)
       std::cout << "longest context one sequence can have: " << plan.longest_context_tokens << " tokens (model limit "
                 << model.max_position_embeddings << ")\n";
