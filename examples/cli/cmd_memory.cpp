@@ -29,10 +29,11 @@ const ServerOptionMap kMemoryServerOptions{
      {"engine.block_size", "block-size"}, {"engine.cpu_offload_gb", "cpu-offload-gb"},
      {"engine.enable_lora", "enable-lora"}, {"engine.max_loras", "max-loras"}, {"engine.max_lora_rank", "max-lora-rank"},
      {"engine.runtime", "engine"}},
-    "no-cuda-graphs"};
+    "no-cuda-graphs", "no-prefix-caching"};
 // Fields set by memory's own options, beside those a server line sets.
 const std::vector<std::pair<std::string, std::string>> kMemoryFlags{
-    {"hardware.gpu", "gpu"}, {"engine.cuda_graphs", "no-cuda-graphs"}, {"engine.runtime", "engine-version"}};
+    {"hardware.gpu", "gpu"}, {"engine.cuda_graphs", "no-cuda-graphs"}, {"engine.enable_prefix_caching", "no-prefix-caching"},
+    {"engine.runtime", "engine-version"}};
 
 int run_memory(int argc, char** argv) {
   return guarded("memory", [&] {
@@ -59,6 +60,8 @@ int run_memory(int argc, char** argv) {
         ("max-num-seqs", po::value<int>(), "most sequences in one batch (sampler rows; default: vLLM V1's for the GPU)")
         ("block-size", po::value<int>()->default_value(16), "KV block size in tokens")
         ("no-cuda-graphs", "plan without CUDA-graph memory (vLLM --enforce-eager)")
+        ("no-prefix-caching", "plan with prefix caching off (SGLang --disable-radix-cache: a hybrid model's Mamba pool is "
+                              "then max_running_requests states, 512 unset)")
         ("cpu-offload-gb", po::value<double>()->default_value(0), "GiB of weights per GPU kept in host memory (vLLM --cpu-offload-gb)")
         ("enable-lora", "plan vLLM's LoRA adapter slots (vLLM --enable-lora): their buffers come out of the KV cache")
         ("max-loras", po::value<int>(), "LoRA adapter slots on the GPU (vLLM --max-loras, default 1; needs --enable-lora)")
@@ -132,6 +135,7 @@ int run_memory(int argc, char** argv) {
     if (vm.count("max-num-batched-tokens")) engine["max_num_batched_tokens"] = vm["max-num-batched-tokens"].as<int>();
     if (vm.count("max-num-seqs")) engine["max_num_seqs"] = vm["max-num-seqs"].as<int>();
     if (vm.count("no-cuda-graphs")) engine["cuda_graphs"] = false;
+    if (vm.count("no-prefix-caching")) engine["enable_prefix_caching"] = false;
     if (vm.count("enable-lora")) engine["enable_lora"] = true;
     if (vm.count("max-loras")) engine["max_loras"] = vm["max-loras"].as<int>();
     if (vm.count("max-lora-rank")) engine["max_lora_rank"] = vm["max-lora-rank"].as<int>();

@@ -65,7 +65,7 @@ TEST_CASE("SGLang's Mamba pool: Nemotron-3-Nano fits one H100 with the radix cac
   const double kv = static_cast<double>(g.kv_cache_bytes);
   CHECK(kv >= rest / 1.9 - 1);
   CHECK(kv < rest / 1.9 + kNanoSlot);
-  CHECK(static_cast<double>(p.kv_capacity_tokens) == Approx(kv / (6.0 * 2 * 128 * 2 * 2)).margin(16));
+  CHECK(static_cast<double>(p.kv_capacity_tokens) == Approx(kv / (6.0 * 2 * 128 * 2 * 2)).margin(32));  // whole blocks
   // Releases with the Mamba-2 radix cache (sglang#13584, 0.5.6) plan the same; 0.5.5 does not (below).
   CHECK(smp_plan("nemotron-3-nano-30b-a3b", "sglang==0.5.6", 2048).linear_state_slots == p.linear_state_slots);
 }
