@@ -29,10 +29,11 @@ const ServerOptionMap kMemoryServerOptions{
      {"engine.block_size", "block-size"}, {"engine.cpu_offload_gb", "cpu-offload-gb"},
      {"engine.enable_lora", "enable-lora"}, {"engine.max_loras", "max-loras"}, {"engine.max_lora_rank", "max-lora-rank"},
      {"engine.runtime", "engine"}},
-    "no-cuda-graphs"};
+    "no-cuda-graphs", "no-prefix-caching"};
 // Fields set by memory's own options, beside those a server line sets.
 const std::vector<std::pair<std::string, std::string>> kMemoryFlags{
-    {"hardware.gpu", "gpu"}, {"engine.cuda_graphs", "no-cuda-graphs"}, {"engine.runtime", "engine-version"}};
+    {"hardware.gpu", "gpu"}, {"engine.cuda_graphs", "no-cuda-graphs"}, {"engine.enable_prefix_caching", "no-prefix-caching"},
+    {"engine.runtime", "engine-version"}};
 
 int run_memory(int argc, char** argv) {
   return guarded("memory", [&] {
@@ -59,6 +60,8 @@ int run_memory(int argc, char** argv) {
         ("max-num-seqs", po::value<int>(), "most sequences in one batch (sampler rows; default: vLLM V1's for the GPU)")
         ("block-size", po::value<int>()->default_value(16), "KV block size in tokens")
         ("no-cuda-graphs", "plan without CUDA-graph memory (vLLM --enforce-eager)")
+        ("no-prefix-caching", "plan with prefix caching off (SGLang --disable-radix-cache: a hybrid model's Mamba pool is "
+                              "then max_running_requests states, 512 unset)")
         ("cpu-offload-gb", po::value<double>()->default_value(0), "GiB of weights per GPU kept in host memory (vLLM --cpu-offload-gb)")
         ("enable-lora", "plan vLLM's LoRA adapter slots (vLLM --enable-lora): their buffers come out of the KV cache")
         ("max-loras", po::value<int>(), "LoRA adapter slots on the GPU (vLLM --max-loras, default 1; needs --enable-lora)")
@@ -132,6 +135,7 @@ int run_memory(int argc, char** argv) {
     if (vm.count("max-num-batched-tokens")) engine["max_num_batched_tokens"] = vm["max-num-batched-tokens"].as<int>();
     if (vm.count("max-num-seqs")) engine["max_num_seqs"] = vm["max-num-seqs"].as<int>();
     if (vm.count("no-cuda-graphs")) engine["cuda_graphs"] = false;
+    if (vm.count("no-prefix-caching")) engine["enable_prefix_caching"] = false;
     if (vm.count("enable-lora")) engine["enable_lora"] = true;
     if (vm.count("max-loras")) engine["max_loras"] = vm["max-loras"].as<int>();
     if (vm.count("max-lora-rank")) engine["max_lora_rank"] = vm["max-lora-rank"].as<int>();
@@ -211,7 +215,9 @@ int run_memory(int argc, char** argv) {
     if (g.comm_buffer_bytes > 0) row("  NCCL / all-reduce buffers", g.comm_buffer_bytes);
     const std::int64_t other = g.runtime_bytes - g.cuda_context_bytes - g.cuda_graph_bytes - g.comm_buffer_bytes;
     if (other > 0) row("  other non-torch", other);
-    if (g.linear_state_bytes > 0)
+    if (g.linear_state_bytes > 0 && plan.linear_state_slots > 0)
+      row("Mamba state pool (" + std::to_string(plan.linear_state_slots) + " slots)", g.linear_state_bytes);
+    else if (g.linear_state_bytes > 0)
       row("linear-attention state (max_num_seqs " + std::to_string(e.max_num_seqs) + ")", g.linear_state_bytes);
     row("KV cache", g.kv_cache_bytes);
     row("free (margin)", g.free_bytes);
@@ -263,6 +269,22 @@ int run_memory(int argc, char** argv) {
       std::cout << "linear-attention state: max_num_seqs " << e.max_num_seqs << " -> " << plan.linear_state_seqs_fit
                 << " sequences' state fit the pool (" << fmt(plan.linear_state_bytes_per_seq_per_gpu / 1e6, 1)
                 << " MB each" << (par.gpus() > 1 ? " per GPU" : "") << "; the scheduler admits as many as their state and KV fit)\n";
+    if (plan.linear_state_slots > 0) {
+      // SGLang's Mamba pool (memory/sglang_mamba_pool.hpp): how it was split off and what it caps.
+      const double ratio = plan.linear_state_memory_ratio;
+      std::cout << "Mamba state pool (SGLang): " << plan.linear_state_slots << " slots of "
+                << fmt(plan.linear_state_bytes_per_seq_per_gpu / 1e6, 1) << " MB"
+                << (par.gpus() > 1 ? " per GPU" : "") << ", "
+                << (ratio > 0 ? "the radix cache's share " + fmt(ratio, 2) + "/(1+" + fmt(ratio, 2) +
+                                    ") of the memory left after the weights (mamba_full_memory_ratio)"
+                              : std::string("one per running request (radix cache off: max_running_requests)"))
+                << "; running requests capped at " << plan.max_running_requests
+                << (ratio > 0 ? " (the lesser of max_running_requests " + std::to_string(e.max_num_seqs) +
+                                    " and slots / " + std::to_string(spec::sglang::kMambaSlotsPerRunningRequest) + " = " +
+                                    std::to_string(plan.linear_state_slots / spec::sglang::kMambaSlotsPerRunningRequest) + ")"
+                              : std::string())
+                << "\n";
+    }
     if (plan.longest_context_tokens > 0)
       std::cout << "longest context one sequence can have: " << plan.longest_context_tokens << " tokens (model limit "
                 << model.max_position_embeddings << ")\n";

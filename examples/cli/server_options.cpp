@@ -37,6 +37,10 @@ std::vector<std::string> server_options(const po::variables_map& vm, const Serve
       if (!given(map.eager_option)) out.push_back("--" + map.eager_option);
       continue;
     }
+    if (field == "engine.enable_prefix_caching" && !map.no_prefix_caching_option.empty()) {  // SGLang implies true
+      if (leaf.second == false && !given(map.no_prefix_caching_option)) out.push_back("--" + map.no_prefix_caching_option);
+      continue;
+    }
     const auto opt = std::find_if(map.options.begin(), map.options.end(), [&](const auto& p) { return p.first == field; });
     if (opt == map.options.end())  // libsim's rule names a field this command has no option for
       throw InternalError("server_options: no option of the command for " + field);

@@ -20,6 +20,9 @@ struct ServerOptionMap {
   std::vector<std::pair<std::string, std::string>> options;
   /// The option that says "no CUDA graphs" (engine.cuda_graphs false, vLLM's --enforce-eager).
   std::string eager_option;
+  /// The option that says "no prefix caching" (engine.enable_prefix_caching false: SGLang's --disable-radix-cache);
+  /// empty where the command does not read it.
+  std::string no_prefix_caching_option = {};
 };
 
 /// Adds --vllm-args and --sglang-args (without --set) to a command that takes no scenario.

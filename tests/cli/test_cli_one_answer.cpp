@@ -25,15 +25,21 @@ TEST_CASE("memory's notes name only flags the user typed; SGLang's implied radix
   REQUIRE(plain.code == 0);
   CHECK_THAT(plain.out, !Catch::Contains("--enable-prefix-caching"));
   CHECK_THAT(plain.out, !Catch::Contains("does not apply"));
-  // Typed, the note names the flag as written.
+  // Typed, a flag memory does not read is named as written.
+  const auto graphs = test::run(sglang_memory("Qwen/Qwen3-8B --cuda-graph-max-bs 8"));
+  REQUIRE(graphs.code == 0);
+  CHECK_THAT(graphs.out, Catch::Contains("--cuda-graph-max-bs does not apply to `llmsim memory`"));
+  // --disable-radix-cache is read (a hybrid model's Mamba pool depends on it, memory/sglang_mamba_pool.hpp): no note,
+  // no mention of vLLM's name for it, and a dense model's plan is the same either way.
   const auto off = test::run(sglang_memory("Qwen/Qwen3-8B --disable-radix-cache"));
   REQUIRE(off.code == 0);
-  CHECK_THAT(off.out, Catch::Contains("--disable-radix-cache does not apply to `llmsim memory`"));
+  CHECK_THAT(off.out, !Catch::Contains("does not apply"));
   CHECK_THAT(off.out, !Catch::Contains("--enable-prefix-caching"));
-  // vLLM's own flag, typed, is still named.
-  const auto vllm = test::run("memory --gpu h100-80gb-sxm --vllm-args 'vllm serve Qwen/Qwen3-8B --enable-prefix-caching'");
+  CHECK(off.out == plain.out);
+  // vLLM's own flag, typed and not read by memory, is still named.
+  const auto vllm = test::run("memory --gpu h100-80gb-sxm --vllm-args 'vllm serve Qwen/Qwen3-8B --no-async-scheduling'");
   REQUIRE(vllm.code == 0);
-  CHECK_THAT(vllm.out, Catch::Contains("--enable-prefix-caching does not apply to `llmsim memory`"));
+  CHECK_THAT(vllm.out, Catch::Contains("async-scheduling does not apply to `llmsim memory`"));
 }
 
 TEST_CASE("memory under SGLang labels the block count as llmsim's unit and the 16-bit KV as --kv-cache-dtype auto") {

@@ -178,7 +178,11 @@ TEST_CASE("SGLang's scheduler constants have provenances with the values in use"
       {"scheduler.retract_decode_steps", static_cast<double>(sg::kRetractDecodeSteps)},
       {"scheduler.ignore_eos_reserve_tokens", static_cast<double>(sg::kIgnoreEosReserveTokens)},
       {"scheduler.max_prefill_tokens", static_cast<double>(sg::kMaxPrefillTokens)},
-      {"scheduler.max_running_requests", static_cast<double>(spec::SglangDefaults{}.max_running_requests)}};
+      {"scheduler.max_running_requests", static_cast<double>(spec::SglangDefaults{}.max_running_requests)},
+      {"memory.sglang_mamba.max_mamba_cache_size", static_cast<double>(sg::kMaxMambaCacheSize)},
+      {"memory.sglang_mamba.full_memory_ratio", sg::kMambaFullMemoryRatio},
+      {"memory.sglang_mamba.slots_per_running_request", static_cast<double>(sg::kMambaSlotsPerRunningRequest)},
+      {"memory.sglang_mamba.ssm_state_bytes", sg::kMambaSsmStateBytes}};
   for (const auto& [field, value] : used) {
     INFO(field);
     const ConstantProvenance* e = find(field, "sglang");

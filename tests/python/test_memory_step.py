@@ -149,9 +149,10 @@ def test_memory_and_step_take_a_server_line_as_the_cli_does(cli):
     # Flags that do not change the answer are said (a ServerArgsWarning), as the CLI says them on stderr.
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        llmsim.memory(gpu="a100-80gb-sxm", vllm_args=line + " -dp 2 --enable-prefix-caching")
+        llmsim.memory(gpu="a100-80gb-sxm", vllm_args=line + " -dp 2 --no-async-scheduling")
     said = " ".join(str(w.message) for w in caught)
-    assert "--data-parallel-size does not apply to `llmsim.memory()`" in said and "--enable-prefix-caching" in said
+    # (--enable-prefix-caching is read: a hybrid model's state depends on it.)
+    assert "--data-parallel-size does not apply to `llmsim.memory()`" in said and "async-scheduling" in said
 
 
 @pytest.mark.parametrize("fn,kw", [("memory", {}), ("step", {"decode_seqs": 8, "context": 512})])
@@ -199,8 +200,14 @@ def test_memory_of_an_sglang_line_speaks_of_what_the_user_typed():
     assert "--page-size" in plan["kv_unit_note"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        llmsim.memory(gpu="h100-80gb-sxm", sglang_args=line + " --disable-radix-cache")
-    assert any("--disable-radix-cache does not apply" in str(w.message) for w in caught)
+        llmsim.memory(gpu="h100-80gb-sxm", sglang_args=line + " --cuda-graph-max-bs 8")
+    assert any("--cuda-graph-max-bs does not apply" in str(w.message) for w in caught)
+    # --disable-radix-cache is read (a hybrid model's Mamba pool depends on it); a dense model plans the same.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        off = llmsim.memory(gpu="h100-80gb-sxm", sglang_args=line + " --disable-radix-cache")
+    assert not [w for w in caught if "does not apply" in str(w.message)]
+    assert off == plan
     assert llmsim.memory(model="qwen3-8b", gpu="h100-80gb-sxm")["kv_unit_note"] == ""
 
 
@@ -414,6 +421,34 @@ def test_hybrid_state_is_pool_blocks_under_v1_cli_equals_python(cli):
     text = subprocess.run([cli, "memory", "--model", "qwen3.5-27b", "--gpu", "h200-141gb-sxm", "--quant", "fp16"],
                           capture_output=True, text=True, check=True).stdout
     assert f"max_num_seqs 1024 -> {py['linear_state_seqs_fit']} sequences' state fit the pool" in text
+
+
+def test_sglang_mamba_pool_cli_equals_python(cli):
+    """Issue 29: under SGLang Nemotron-3-Nano's Mamba states are a pool of slots sized by the radix cache's share of
+    the memory left after the weights (0.9 / 1.9), running requests capped at a third of the slots; the old rule
+    reserved 2,048 states (100.5 GB) and said it does not fit one H100. The CLI and Python report the same plan, and
+    the text names the split and the cap."""
+    import json
+    import subprocess
+    line = "python -m sglang.launch_server --model-path nemotron-3-nano-30b-a3b"
+    args = ["--gpu", "h100-80gb-sxm", "--sglang-args", line]
+    py = llmsim.memory(gpu="h100-80gb-sxm", sglang_args=line)
+    out = json.loads(subprocess.run([cli, "memory", *args, "--json"], capture_output=True, text=True,
+                                    check=True).stdout)
+    assert out == py
+    assert py["fits"], py["reason"]
+    assert py["linear_state_memory_ratio"] == 0.9
+    slots = py["linear_state_slots"]
+    assert slots > 3
+    assert py["max_running_requests"] == slots // 3
+    assert py["per_gpu"]["linear_state_bytes"] > 0
+    text = subprocess.run([cli, "memory", *args], capture_output=True, text=True, check=True).stdout
+    assert f"Mamba state pool (SGLang): {slots} slots" in text
+    assert f"running requests capped at {slots // 3}" in text
+    # --disable-radix-cache with --max-running-requests 16: 16 slots, 16 running.
+    off = llmsim.memory(gpu="h100-80gb-sxm", sglang_args=line + " --disable-radix-cache --max-running-requests 16")
+    assert off["fits"], off["reason"]
+    assert (off["linear_state_slots"], off["max_running_requests"], off["linear_state_memory_ratio"]) == (16, 16, 0)
 
 
 def test_step_takes_the_server_lines_max_model_len_as_the_cli_does(cli):

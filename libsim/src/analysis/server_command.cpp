@@ -26,11 +26,14 @@ const CommandRule& memory_rule() {
       {"model", "hardware.tp", "hardware.pp", "hardware.pp_layer_partition", "quant.weights", "quant.kv_cache",
        "engine.max_model_len", "engine.gpu_memory_utilization", "engine.max_num_batched_tokens", "engine.max_num_seqs", "engine.block_size",
        "engine.cpu_offload_gb", "engine.cuda_graphs", "engine.enable_lora", "engine.max_loras", "engine.max_lora_rank",
+       // The radix cache / prefix caching sizes a hybrid model's state: SGLang's Mamba pool by its memory ratio or by
+       // max_running_requests (memory/sglang_mamba_pool.hpp), vLLM V1's hybrid block size; a dense model's plan is
+       // the same either way.
+       "engine.enable_prefix_caching",
        // An SGLang line's server: its own accounting (memory/engine_memory.cpp: no profiling pass, the pool from
        // mem_fraction_static by release, card and tp), as a scenario on the SGLang runtime is planned.
        "engine.runtime"},
       {{"hardware.replicas", "the plan is one replica's; every data-parallel replica has the same"},
-       {"engine.enable_prefix_caching", "cached prefixes share the same KV pool"},
        {"engine.async_scheduling", "scheduling, not memory"},
        {"engine.num_scheduler_steps", "scheduling, not memory: a multi-step window's lookahead slots come out of the "
                                       "same KV pool"},

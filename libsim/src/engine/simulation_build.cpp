@@ -69,6 +69,10 @@ bool Simulation::build() {
   } else {
     if (!plan_pools()) return false;
     plan_ = pools_.front().plan;
+    // The running requests one engine takes: max_num_seqs, or SGLang's Mamba-pool cap below it.
+    const std::int64_t running = plan_.max_running_requests > 0
+                                     ? std::min<std::int64_t>(e.max_num_seqs, plan_.max_running_requests)
+                                     : e.max_num_seqs;
     // A profile fitted from serving runs may set the path's fixed part (HardwareProfile::api_server_s): the scenario's
     // profile (the front pool's) prices it, on the runtime it was fitted on.
     serving_path_ = perf::serving_path(e, spec::offline_workload(w), pools_.front().cost->profile());
@@ -107,7 +111,7 @@ bool Simulation::build() {
     for (std::int32_t g = serving_; g < groups; ++g) fleet_->set(g, GroupState::standby);
     if (as) {
       autoscaler_ = std::make_unique<Autoscaler>(*as, scale_up_delay_s(rs_),
-                                                 static_cast<double>(e.max_num_seqs) * engines_per_group_);
+                                                 static_cast<double>(running) * engines_per_group_);
     }
     if (!fs.empty()) failures_ = std::make_unique<FailureModel>(fs, groups, w.seed);
     // The chat endpoint's render barrier (perf/chat_render.hpp): one API server event loop per deployment replica.
@@ -137,7 +141,7 @@ bool Simulation::build() {
     // steps (KV-aware routing, disaggregation's transfers) or where steps overlap (pipeline parallel).
     runs_ = opt_.decode_runs && !opt_.record_iterations && !series_ && !disagg_ && engines_per_group_ == 1 &&
             front.scenario.hardware.router != spec::RouterPolicy::least_kv;
-    slots = e.max_num_seqs;
+    slots = running;
     servers = static_cast<std::int64_t>(replicas_.size());
   }
   // The client's clock: its last token reaches it the serving path after the engine produced it, so the engine must
@@ -185,7 +189,9 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
   ReplicaConfig cfg;
   cfg.prefill_only = prefill_only;
   cfg.policy = e.policy;
-  cfg.max_num_seqs = e.max_num_seqs;
+  // SGLang's Mamba pool may cap the running requests below max_running_requests (memory/sglang_mamba_pool.hpp).
+  cfg.max_num_seqs = plan.max_running_requests > 0 ? std::min<std::int64_t>(e.max_num_seqs, plan.max_running_requests)
+                                                   : e.max_num_seqs;
   cfg.max_num_batched_tokens = e.max_num_batched_tokens;
   // Static batching re-runs a preempted request in a later batch, so it always recomputes.
   cfg.swap = e.preemption == spec::PreemptionMode::swap && e.policy != spec::SchedulerPolicy::static_batching;

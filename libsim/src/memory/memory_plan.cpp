@@ -6,6 +6,7 @@
 
 #include "engine_memory.hpp"
 #include "linear_state.hpp"
+#include "sglang_mamba_pool.hpp"
 #include "llmsim/core/error.hpp"
 #include "llmsim/memory/expert_layout.hpp"
 #include "llmsim/memory/kv_layout.hpp"
@@ -300,8 +301,11 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
                                                  layout.bytes_per_token_layer, em.kv_group_ratio,
                                                  em.kv_groups_whole_model)
                     : detail::LinearStatePages{};
-  const double state = state_in_pool ? 0.0 : state_per_seq * engine.max_num_seqs;
-  plan.linear_state_bytes_per_seq_per_gpu = state_in_pool ? pages.bytes_per_seq() : state_per_seq;
+  // SGLang: its Mamba pool, by the radix cache's memory ratio or by max_running_requests (sglang_mamba_pool.hpp).
+  const detail::SglangMambaPool mamba = em.sglang ? detail::sglang_mamba_pool(model, parallel, engine, pool) : detail::SglangMambaPool{};
+  const double state = state_in_pool ? 0.0 : em.sglang ? mamba.bytes : state_per_seq * engine.max_num_seqs;
+  plan.linear_state_bytes_per_seq_per_gpu = state_in_pool ? pages.bytes_per_seq() : em.sglang ? mamba.bytes_per_slot : state_per_seq;
+  detail::record_sglang_mamba_pool(plan, mamba, engine);
   const double kv_pool = pool - state;
 
   auto& pg = plan.per_gpu;
@@ -351,6 +355,7 @@ MemoryPlan plan_memory(const spec::ModelSpec& model, const spec::Quantization& q
                   " that " + util + of_gpu + " allows; short by " + gb(weights + act - budget);
     return plan;
   }
+  if (plan.reason = detail::sglang_mamba_pool_refusal(mamba, pool); !plan.reason.empty()) return plan;
   if (state > 0 && pool > 0 && kv_pool <= 0) {
     plan.reason = "the linear-attention state of max_num_seqs " + std::to_string(engine.max_num_seqs) +
                   " sequences needs " + gb(state) + per_gpu_note + " (" + gb(state_per_seq) + " each) but " +

@@ -103,6 +103,9 @@ Json to_json(const MemoryPlan& plan) {
               {"linear_state_blocks_per_seq", plan.linear_state_blocks_per_seq},
               {"linear_state_seqs_fit", plan.linear_state_seqs_fit},
               {"mamba_cache_blocks", plan.mamba_cache_blocks},
+              {"linear_state_slots", plan.linear_state_slots},
+              {"linear_state_memory_ratio", plan.linear_state_memory_ratio},
+              {"max_running_requests", plan.max_running_requests},
               {"proposer_kv_bytes_per_token_per_gpu", plan.proposer_kv_bytes_per_token_per_gpu}};
 }
 

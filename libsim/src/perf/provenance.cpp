@@ -272,6 +272,7 @@ std::vector<ConstantProvenance> build() {
   provenance_rows::add_layer_kernel_provenance(t);
   provenance_rows::add_engine_provenance(t);
   provenance_rows::add_workload_provenance(t);
+  provenance_rows::add_memory_pool_provenance(t);
   // --- Blackwell HBM (B200, GB200): Hopper's priors carried over. No Blackwell measurement was fitted; these public
   // ones say the Hopper fractions hold: MAMF (stas00/ml-engineering compute/accelerator/README.md) BF16 77.6 % of
   // the B200's 2250 TF and FP8 76.3 % of 4500 against the H100's 80.3 % / 70.9 % (GB200 72.9 % / 72.3 %); Azure ND

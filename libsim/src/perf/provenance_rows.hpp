@@ -1,9 +1,10 @@
 #pragma once
-// The provenance table's rows are written in five files (private to perf/): provenance.cpp holds the hardware
+// The provenance table's rows are written in six files (private to perf/): provenance.cpp holds the hardware
 // priors (memory, GEMM, attention, launches, links), provenance_kernels.cpp the kernels beyond them (fused MoE, FP8
 // linears, LoRA, MLA, the quantised kernels by release), provenance_engine.cpp the engines' behaviour (runtime
 // traits, async and overlap scheduling, scheduler defaults by release), provenance_workload.cpp the datasets'
-// lengths, provenance_calibration.cpp a run fit's own settings. One row builder for all.
+// lengths, provenance_memory.cpp SGLang's Mamba pool, provenance_calibration.cpp a run fit's own settings. One row
+// builder for all.
 #include <optional>
 #include <string>
 #include <utility>
@@ -29,6 +30,9 @@ void add_quant_kernel_provenance(std::vector<ConstantProvenance>& t);
 void add_engine_provenance(std::vector<ConstantProvenance>& t);
 /// The named datasets' length distributions (spec/dataset_lengths.hpp; provenance_workload.cpp).
 void add_workload_provenance(std::vector<ConstantProvenance>& t);
+/// The memory plan's engine constants beyond kernels and schedulers: SGLang's Mamba state pool
+/// (memory/sglang_mamba_pool.hpp; provenance_memory.cpp).
+void add_memory_pool_provenance(std::vector<ConstantProvenance>& t);
 /// A run fit's prior, stopping rule, steps and guards (calibration/fit/run_fit*.hpp; provenance_calibration.cpp).
 void add_run_fit_provenance(std::vector<ConstantProvenance>& t);
 

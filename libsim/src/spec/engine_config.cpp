@@ -208,6 +208,12 @@ EngineConfig effective_engine(const EngineConfig& e, const GpuSpec& gpu, bool of
     // With speculative decoding SGLang starts with 48 running requests unless told otherwise (its 2048 would make
     // every decoder's k + 1 verified tokens overflow the chunk budget: a scenario refused for a knob it never set).
     seqs = e.speculative ? sglang::kSpeculativeMaxRunningRequests : d.max_running_requests;
+    // A hybrid model without the radix cache (--disable-radix-cache, or a release that forces it off): the model runner
+    // sizes the Mamba pool at max_running_requests, 512 when unset, and caps the running requests there
+    // (memory/sglang_mamba_pool.hpp).
+    if (!e.speculative && model && model->has_linear_attention() &&
+        (!e.prefix_caching() || sglang_release_without_hybrid_radix_cache(e.runtime_release, model->linear_mamba2)))
+      seqs = sglang::kMaxMambaCacheSize;
   }
   // A V0 scheduler with a vLLM release: that release's V0 defaults (spec/runtime_version.hpp).
   std::optional<RuntimeForVersion> release;

@@ -301,6 +301,16 @@ std::optional<HybridPrefixCachingOff> vllm_release_without_hybrid_prefix_caching
   return HybridPrefixCachingOff{v.version, mamba2 ? "0.11.1" : "0.14.0"};
 }
 
+std::optional<HybridPrefixCachingOff> sglang_release_without_hybrid_radix_cache(const std::optional<std::string>& release,
+                                                                               bool mamba2) {
+  if (!release || !is_engine_version(*release)) return std::nullopt;
+  const EngineVersion v = parse_engine_version(*release, "engine.runtime");
+  const bool off = mamba2 ? before(v.numbers, {0, 5, 6})   // sglang#13584
+                          : before(v.numbers, {0, 5, 4});  // sglang#11214
+  if (v.engine != "sglang" || !off) return std::nullopt;
+  return HybridPrefixCachingOff{v.version, mamba2 ? "0.5.6" : "0.5.4"};
+}
+
 std::optional<std::string> vllm_release_without_auto_context(const std::optional<std::string>& release) {
   if (!release || !is_engine_version(*release)) return std::nullopt;
   const EngineVersion v = parse_engine_version(*release, "engine.runtime");

@@ -160,6 +160,21 @@ ResolvedScenario resolve(const Scenario& s, const Catalog& catalog) {
       r.notes.push_back(r.prefix_caching_off);
     }
   }
+  // An SGLang release that forces the radix cache off for a hybrid model (spec::
+  // sglang_release_without_hybrid_radix_cache): no hits, and its Mamba pool is sized by max_running_requests.
+  if (m.has_linear_attention() && r.scenario.engine.prefix_caching() &&
+      r.scenario.engine.resolved_runtime() == Runtime::sglang) {
+    if (const auto off = sglang_release_without_hybrid_radix_cache(s.engine.runtime_release, m.linear_mamba2)) {
+      r.scenario.engine.enable_prefix_caching = false;
+      if (s.workload.warm_cache)
+        p.add("workload.warm_cache", "a warm cache is the radix cache's content, and SGLang " + off->release +
+                                         " disables it for a hybrid model (from " + off->first_with + " it has it)");
+      r.prefix_caching_off = "the radix cache is off: SGLang " + off->release + " disables it for a hybrid (" +
+                             (m.linear_mamba2 ? "Mamba-2" : "gated DeltaNet") + ") model; from SGLang " +
+                             off->first_with + " its Mamba radix cache keeps states beside the tree";
+      r.notes.push_back(r.prefix_caching_off);
+    }
+  }
   const auto& e = r.scenario.engine;
   (void)multi_step_for(e);  // --num-scheduler-steps on an engine without it: refused here, naming the field
   if (e.max_model_len > m.max_position_embeddings) {

@@ -95,6 +95,16 @@ struct MemoryPlan {
   /// vLLM V1: the pool's blocks as vLLM counts them (a page per layer of a KV-cache group): its "available Mamba cache
   /// blocks", which max_num_seqs may not exceed when CUDA graphs are on.
   std::int64_t mamba_cache_blocks = 0;
+  /// SGLang: the state slots of its Mamba pool (max_mamba_cache_size), reserved at start beside the token pool
+  /// (per_gpu.linear_state_bytes); 0 without linear layers and under vLLM.
+  std::int64_t linear_state_slots = 0;
+  /// SGLang with its radix cache on: mamba_full_memory_ratio, the states' share r / (1 + r) of the memory left after
+  /// the weights; 0 when the pool is sized by max_running_requests (radix cache off) or under vLLM.
+  double linear_state_memory_ratio = 0;
+  /// The most requests the engine runs at once: engine.max_num_seqs, or less where SGLang's Mamba pool caps it
+  /// (slots / 3 with the radix cache: each running request may hold its state, its tree copy and a fork). The
+  /// simulation's scheduler runs at most this many.
+  std::int64_t max_running_requests = 0;
   PerGpuMemory per_gpu;
 };
 

@@ -222,6 +222,19 @@ inline constexpr std::int64_t kMaxPrefillTokens = 16384;
 /// server_args._handle_speculative_decoding: with a speculative algorithm (EAGLE, EAGLE3, STANDALONE, NGRAM) an
 /// unset max_running_requests is 48 ("Max running requests is reset to 48 for speculative decoding").
 inline constexpr int kSpeculativeMaxRunningRequests = 48;
+/// The Mamba state pool of a hybrid model (Qwen3-Next, Nemotron-H; memory/sglang_mamba_pool.hpp), read from
+/// model_runner's handle_max_mamba_cache / init_memory_pool (0.5.4-0.5.8 line):
+/// * with the radix cache off, the pool holds max_running_requests states, or 512 when unset (max_mamba_cache_size's
+///   default; before sglang#11214 the same rule for every hybrid, its radix cache forced off);
+/// * with it on, the states take rest x r / (1 + r) of the memory left after the weights, r = mamba_full_memory_ratio
+///   (0.9 from sglang#11679; its 0.2 of sglang#11214 was on main for two days, in no release), and running requests
+///   are capped at the slots / 3 (MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO: a running request's state, its
+///   radix-tree copy and a fork);
+/// * the recurrent (SSM) state in FP32 (server_args mamba_ssm_dtype "float32") unless the checkpoint names its own.
+inline constexpr int kMaxMambaCacheSize = 512;
+inline constexpr double kMambaFullMemoryRatio = 0.9;
+inline constexpr int kMambaSlotsPerRunningRequest = 3;
+inline constexpr double kMambaSsmStateBytes = 4;
 }  // namespace sglang
 
 /// `release` is the engine release ("sglang==0.4.7"; empty = the newest line modelled, 0.5.3+).

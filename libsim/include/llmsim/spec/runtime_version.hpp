@@ -188,6 +188,16 @@ struct HybridPrefixCachingOff {
 };
 std::optional<HybridPrefixCachingOff> vllm_release_without_hybrid_prefix_caching(
     const std::optional<std::string>& release, bool mamba2);
+/// The SGLang counterpart: releases whose model runner forces the radix cache off for a hybrid model ("Hybrid GDN
+/// model detected, disable radix cache"; its Mamba pool then holds max_running_requests states, or 512:
+/// memory/sglang_mamba_pool.hpp).
+///  * gated DeltaNet (Qwen3-Next): sglang#11214 ("Support mamba radix cache v0", merged 2025-10-13, after 0.5.3 of
+///    early October): taken as first released in 0.5.4, the tag not read.
+///  * Mamba-2 (Nemotron-H, Nemotron-3-Nano): sglang#13584 ("Enable RadixCache for Mamba2 models", opened 2025-11-19,
+///    after 0.5.5): taken as first released in 0.5.6, the tag not read.
+/// nullopt for later releases, no release (a runtime name: the newest line modelled) and other engines.
+std::optional<HybridPrefixCachingOff> sglang_release_without_hybrid_radix_cache(const std::optional<std::string>& release,
+                                                                               bool mamba2);
 
 /// Whether a vLLM V1 release parses the chat template's Jinja source (jinja2 `env.parse`, no cache) on every
 /// /v1/chat/completions request, synchronously in the API server's event loop (perf/chat_render.hpp):
