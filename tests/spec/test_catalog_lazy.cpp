@@ -16,7 +16,7 @@ using namespace llmsim::spec;
 
 namespace {
 
-detail::EmbeddedFile lazy_builtin_file(const detail::EmbeddedFile* files, std::size_t n, const std::string& name) {
+spec::detail::EmbeddedFile lazy_builtin_file(const spec::detail::EmbeddedFile* files, std::size_t n, const std::string& name) {
   for (std::size_t i = 0; i < n; ++i)
     if (files[i].name == name) return files[i];
   FAIL("no embedded file " << name);
@@ -27,17 +27,17 @@ detail::EmbeddedFile lazy_builtin_file(const detail::EmbeddedFile* files, std::s
 
 TEST_CASE("every shipped data file reads, under its file's name: a listing reads them all") {
   const auto& cat = Catalog::builtin();
-  REQUIRE(cat.gpus().size() == detail::kGpuFilesCount);
-  REQUIRE(cat.models().size() == detail::kModelFilesCount);
-  for (std::size_t i = 0; i < detail::kGpuFilesCount; ++i) {
-    const std::string name = detail::kGpuFiles[i].name;
+  REQUIRE(cat.gpus().size() == spec::detail::kGpuFilesCount);
+  REQUIRE(cat.models().size() == spec::detail::kModelFilesCount);
+  for (std::size_t i = 0; i < spec::detail::kGpuFilesCount; ++i) {
+    const std::string name = spec::detail::kGpuFiles[i].name;
     INFO(name);
     CHECK(cat.has_gpu(name));
     CHECK(cat.gpus().at(name).id == name);
     CHECK(to_json(cat.gpu(name)).dump() == to_json(cat.gpus().at(name)).dump());
   }
-  for (std::size_t i = 0; i < detail::kModelFilesCount; ++i) {
-    const std::string name = detail::kModelFiles[i].name;
+  for (std::size_t i = 0; i < spec::detail::kModelFilesCount; ++i) {
+    const std::string name = spec::detail::kModelFiles[i].name;
     INFO(name);
     CHECK(cat.has_model(name));
     CHECK(cat.models().at(name).id == name);
@@ -49,13 +49,13 @@ TEST_CASE("every shipped data file reads, under its file's name: a listing reads
 
 TEST_CASE("a bad data file fails only where it is read, each time, naming the file; the entries beside it work") {
   // Before, the whole catalogue was read at its first use: one bad file failed every command.
-  const detail::EmbeddedFile gpus[] = {
-      lazy_builtin_file(detail::kGpuFiles, detail::kGpuFilesCount, "rtx4090-24gb"),
+  const spec::detail::EmbeddedFile gpus[] = {
+      lazy_builtin_file(spec::detail::kGpuFiles, spec::detail::kGpuFilesCount, "rtx4090-24gb"),
       {"broken-card", R"({"id": "broken-card", "name": "a card without figures"})"}};
-  const detail::EmbeddedFile models[] = {
-      lazy_builtin_file(detail::kModelFiles, detail::kModelFilesCount, "llama-3.1-8b"),
+  const spec::detail::EmbeddedFile models[] = {
+      lazy_builtin_file(spec::detail::kModelFiles, spec::detail::kModelFilesCount, "llama-3.1-8b"),
       {"broken-model", R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096})"}};
-  const Catalog cat = detail::catalog_of_files(gpus, 2, models, 2);
+  const Catalog cat = spec::detail::catalog_of_files(gpus, 2, models, 2);
 
   CHECK(cat.gpu("rtx4090-24gb").id == "rtx4090-24gb");
   CHECK(cat.gpu("RTX4090-24GB").id == "rtx4090-24gb");  // case-insensitive, as before
@@ -90,9 +90,9 @@ TEST_CASE("a bad data file fails only where it is read, each time, naming the fi
 TEST_CASE("threads looking up a fresh catalogue at once each read the same entries") {
   // The Python module and sweeps run threads on Catalog::builtin(): the first lookups of an entry race to read it.
   const Catalog cat =
-      detail::catalog_of_files(detail::kGpuFiles, detail::kGpuFilesCount, detail::kModelFiles, detail::kModelFilesCount);
+      spec::detail::catalog_of_files(spec::detail::kGpuFiles, spec::detail::kGpuFilesCount, spec::detail::kModelFiles, spec::detail::kModelFilesCount);
   std::vector<std::string> ids;
-  for (std::size_t i = 0; i < detail::kModelFilesCount; ++i) ids.push_back(detail::kModelFiles[i].name);
+  for (std::size_t i = 0; i < spec::detail::kModelFilesCount; ++i) ids.push_back(spec::detail::kModelFiles[i].name);
   constexpr int kThreads = 6;
   std::vector<std::vector<std::string>> seen(kThreads);
   std::vector<std::thread> threads;
@@ -101,8 +101,8 @@ TEST_CASE("threads looking up a fresh catalogue at once each read the same entri
       for (std::size_t k = 0; k < ids.size(); ++k) {
         const std::string& id = ids[(k * 7 + static_cast<std::size_t>(t) * 11) % ids.size()];  // each its own order
         seen[t].push_back(id + " " + to_json(cat.model(id)).dump());
-        if (k % 5 == 0) (void)cat.has_gpu(detail::kGpuFiles[k % detail::kGpuFilesCount].name);
-        if (k % 9 == 0) (void)cat.gpu(detail::kGpuFiles[(k + t) % detail::kGpuFilesCount].name);
+        if (k % 5 == 0) (void)cat.has_gpu(spec::detail::kGpuFiles[k % spec::detail::kGpuFilesCount].name);
+        if (k % 9 == 0) (void)cat.gpu(spec::detail::kGpuFiles[(k + t) % spec::detail::kGpuFilesCount].name);
       }
       if (t == 0) (void)cat.gpus();  // a listing in the middle of the others' lookups
     });
@@ -116,5 +116,5 @@ TEST_CASE("threads looking up a fresh catalogue at once each read the same entri
     std::sort(seen[t].begin(), seen[t].end());
     CHECK(seen[t] == expected);
   }
-  CHECK(cat.gpus().size() == detail::kGpuFilesCount);
+  CHECK(cat.gpus().size() == spec::detail::kGpuFilesCount);
 }
