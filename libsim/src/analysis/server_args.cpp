@@ -22,7 +22,7 @@ namespace {
 // catalogue id, config.json or checkpoint directory as given.
 std::string scenario_model(const std::string& name, const std::string& flag, const spec::Catalog& catalog,
                            std::vector<std::string>& notes) {
-  if (catalog.models().count(name)) return name;
+  if (catalog.has_model(name)) return name;
   if (const auto id = catalogue_model_for(name, catalog)) {
     notes.push_back("model '" + name + "' is sized as catalogue model '" + *id + "' (matched by name)");
     return *id;

@@ -29,36 +29,126 @@ std::string file_stem(const std::string& path) {
   throw ConfigError(problems);
 }
 
-Catalog make_builtin() {
-  Catalog c;
-  for (std::size_t i = 0; i < detail::kGpuFilesCount; ++i) {
-    const auto& f = detail::kGpuFiles[i];
-    const Json doc = parse_json(f.text, std::string("data/gpus/") + f.name + ".json");
-    GpuSpec g = gpu_spec_from_json(JsonView(doc, std::string("data/gpus/") + f.name));
-    LLMSIM_CHECK(g.id == f.name, "data/gpus file name and id differ: " + std::string(f.name));
-    c.add_gpu(std::move(g));
+// One embedded data file, read as a user's own file is: errors name "data/gpus/<id>", and a file's id is its name.
+GpuSpec read_gpu_file(const std::string& name, const char* text) {
+  const Json doc = parse_json(text, "data/gpus/" + name + ".json");
+  GpuSpec g = gpu_spec_from_json(JsonView(doc, "data/gpus/" + name));
+  LLMSIM_CHECK(g.id == name, "data/gpus file name and id differ: " + name);
+  g.validate("gpu");
+  return g;
+}
+
+ModelSpec read_model_file(const std::string& name, const char* text) {
+  // The Hub's files as published: Python's json writes Infinity (Nemotron-H's time_step_limit), as a user's own
+  // config.json read below may carry it.
+  const Json doc = parse_json(python_literals_to_json(text), "data/models/" + name + ".json");
+  ModelSpec m = model_spec_from_hf_config(JsonView(doc, "data/models/" + name), name);
+  m.validate("model");
+  LLMSIM_CHECK(m.id == name, "data/models file name and id differ: " + name);
+  return m;
+}
+
+// The entry `id` of `read`, reading it from `unread` first (then it moves over); nullopt when neither has it. A file
+// that fails to read throws and stays unread.
+template <class Spec, class Reader>
+std::optional<Spec> find_entry(std::map<std::string, Spec>& read, std::map<std::string, const char*>& unread,
+                               const std::string& id, Reader reader) {
+  if (auto it = read.find(id); it != read.end()) return it->second;
+  const auto u = unread.find(id);
+  if (u == unread.end()) return std::nullopt;
+  Spec spec = reader(id, u->second);
+  unread.erase(u);
+  return read.emplace(id, std::move(spec)).first->second;
+}
+
+template <class Spec, class Reader>
+void read_entries(std::map<std::string, Spec>& read, std::map<std::string, const char*>& unread, Reader reader) {
+  while (!unread.empty()) {
+    const auto u = unread.begin();
+    Spec spec = reader(u->first, u->second);
+    read.emplace(u->first, std::move(spec));
+    unread.erase(u);
   }
-  for (std::size_t i = 0; i < detail::kModelFilesCount; ++i) {
-    const auto& f = detail::kModelFiles[i];
-    // The Hub's files as published: Python's json writes Infinity (Nemotron-H's time_step_limit), as a user's own
-    // config.json read below may carry it.
-    const Json doc = parse_json(python_literals_to_json(f.text), std::string("data/models/") + f.name + ".json");
-    c.add_model(model_spec_from_hf_config(JsonView(doc, std::string("data/models/") + f.name), f.name));
-  }
-  return c;
 }
 
 }  // namespace
 
+namespace detail {
+
+Catalog catalog_of_files(const EmbeddedFile* gpus, std::size_t gpu_count, const EmbeddedFile* models,
+                         std::size_t model_count) {
+  Catalog c;
+  for (std::size_t i = 0; i < gpu_count; ++i) c.unread_gpus_.emplace(gpus[i].name, gpus[i].text);
+  for (std::size_t i = 0; i < model_count; ++i) c.unread_models_.emplace(models[i].name, models[i].text);
+  return c;
+}
+
+}  // namespace detail
+
 const Catalog& Catalog::builtin() {
-  // Built once, immutable afterwards; function-local static initialisation is thread-safe.
-  static const Catalog catalog = make_builtin();
+  // The file list once (function-local static initialisation is thread-safe); entries are read as they are used.
+  static const Catalog catalog =
+      detail::catalog_of_files(detail::kGpuFiles, detail::kGpuFilesCount, detail::kModelFiles, detail::kModelFilesCount);
   return catalog;
+}
+
+Catalog::Catalog(const Catalog& other) {
+  const std::lock_guard<std::mutex> lock(other.mutex_);
+  gpus_ = other.gpus_;
+  models_ = other.models_;
+  unread_gpus_ = other.unread_gpus_;
+  unread_models_ = other.unread_models_;
+}
+
+Catalog& Catalog::operator=(const Catalog& other) {
+  if (this == &other) return *this;
+  const std::scoped_lock lock(mutex_, other.mutex_);
+  gpus_ = other.gpus_;
+  models_ = other.models_;
+  unread_gpus_ = other.unread_gpus_;
+  unread_models_ = other.unread_models_;
+  return *this;
+}
+
+std::optional<GpuSpec> Catalog::find_gpu(const std::string& id) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return find_entry(gpus_, unread_gpus_, id, read_gpu_file);
+}
+
+std::optional<ModelSpec> Catalog::find_model(const std::string& id) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return find_entry(models_, unread_models_, id, read_model_file);
+}
+
+bool Catalog::has_gpu(const std::string& id) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return gpus_.count(id) || unread_gpus_.count(id);
+}
+
+bool Catalog::has_model(const std::string& id) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return models_.count(id) || unread_models_.count(id);
+}
+
+const std::map<std::string, GpuSpec>& Catalog::gpus() const {
+  // Once all are read nothing writes the maps again (only add_gpu/add_model, not const), so the reference stays valid
+  // for readers without the lock.
+  const std::lock_guard<std::mutex> lock(mutex_);
+  read_entries(gpus_, unread_gpus_, read_gpu_file);
+  return gpus_;
+}
+
+const std::map<std::string, ModelSpec>& Catalog::models() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  read_entries(models_, unread_models_, read_model_file);
+  return models_;
 }
 
 void Catalog::add_gpu(GpuSpec gpu) {
   gpu.validate("gpu");
   std::string id = gpu.id;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  unread_gpus_.erase(id);
   gpus_[id] = std::move(gpu);
 }
 
@@ -66,6 +156,8 @@ void Catalog::add_model(ModelSpec model) {
   model.validate("model");
   if (model.id.empty()) throw ConfigError("model.id", "must not be empty");
   std::string id = model.id;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  unread_models_.erase(id);
   models_[id] = std::move(model);
 }
 
@@ -89,15 +181,15 @@ GpuSpec Catalog::gpu(const std::string& id_or_file, const std::string& path) con
   }
   const auto colon = id_or_file.find(':');
   const std::string base = id_or_file.substr(0, colon);
-  auto it = gpus_.find(base);
-  if (it == gpus_.end()) it = gpus_.find(to_lower(base));
-  if (it == gpus_.end()) throw ConfigError(path, unknown_name_message("GPU", base, gpu_ids()));
-  if (colon == std::string::npos) return it->second;
+  auto found = find_gpu(base);
+  if (!found) found = find_gpu(to_lower(base));
+  if (!found) throw ConfigError(path, unknown_name_message("GPU", base, gpu_ids()));
+  if (colon == std::string::npos) return std::move(*found);
   const std::string profile = to_lower(id_or_file.substr(colon + 1));
   std::vector<std::string> names;
-  for (const auto& m : it->second.mig_profiles) names.push_back(m.name);
+  for (const auto& m : found->mig_profiles) names.push_back(m.name);
   for (const auto& n : names) {
-    if (n == profile) return it->second.mig_slice(n);
+    if (n == profile) return found->mig_slice(n);
   }
   if (names.empty()) throw ConfigError(path, "'" + base + "' has no MIG profiles (asked for '" + profile + "')");
   throw ConfigError(path, unknown_name_message("MIG profile of " + base, profile, names));
@@ -117,7 +209,7 @@ ModelSpec Catalog::model(const std::string& id_or_file, const std::string& path)
   // A bare folder name ("Qwen3-8B", as `vllm serve Qwen3-8B` reads a local folder) is a path when it is no catalogue
   // id and holds a config.json.
   std::error_code folder_ec;
-  const bool local_folder = !models_.count(id_or_file) &&
+  const bool local_folder = !has_model(id_or_file) &&
                             std::filesystem::is_regular_file(std::filesystem::path(id_or_file) / "config.json", folder_ec);
   if (looks_like_path(id_or_file) || local_folder) {
     // A config.json, or a checkpoint directory / Hub snapshot holding one, read as vLLM does: config.json, and
@@ -172,21 +264,21 @@ ModelSpec Catalog::model(const std::string& id_or_file, const std::string& path)
     }
     return m;
   }
-  auto it = models_.find(id_or_file);
-  if (it == models_.end()) it = models_.find(to_lower(id_or_file));
-  if (it == models_.end()) throw ConfigError(path, unknown_name_message("model", id_or_file, model_ids()));
-  return it->second;
+  auto found = find_model(id_or_file);
+  if (!found) found = find_model(to_lower(id_or_file));
+  if (!found) throw ConfigError(path, unknown_name_message("model", id_or_file, model_ids()));
+  return std::move(*found);
 }
 
 std::vector<std::string> Catalog::gpu_ids() const {
   std::vector<std::string> out;
-  for (const auto& [id, g] : gpus_) out.push_back(id);
+  for (const auto& [id, g] : gpus()) out.push_back(id);
   return out;
 }
 
 std::vector<std::string> Catalog::model_ids() const {
   std::vector<std::string> out;
-  for (const auto& [id, m] : models_) out.push_back(id);
+  for (const auto& [id, m] : models()) out.push_back(id);
   return out;
 }
 

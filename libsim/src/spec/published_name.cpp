@@ -99,12 +99,12 @@ std::string published_reduced_name(const std::string& hf_name, bool keep_version
 
 std::optional<std::string> catalogue_model_for(const std::string& hf_name, const Catalog& catalog) {
   if (local_checkpoint(hf_name)) return std::nullopt;
-  if (catalog.models().count(published_base_name(hf_name))) return published_base_name(hf_name);
+  if (catalog.has_model(published_base_name(hf_name))) return published_base_name(hf_name);
   // The versioned name first: Mistral-7B v0.3 (32768-token vocabulary, no sliding window) is not v0.1.
   for (const bool shape_labels : {false, true}) {
     for (const bool keep_version : {true, false}) {
       const std::string r = published_reduced_name(hf_name, keep_version, shape_labels);
-      if (catalog.models().count(r)) return r;
+      if (catalog.has_model(r)) return r;
     }
   }
   return std::nullopt;
