@@ -6,6 +6,8 @@
 #include <string>
 
 #include "llmsim/analysis/step.hpp"
+#include "llmsim/memory/engine_kv.hpp"
+#include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/cost_model.hpp"
 #include "scenarios.hpp"
 
@@ -107,4 +109,36 @@ TEST_CASE("step on a multi-step scenario prices the window's later steps as the 
   CHECK_THAT(p.json["notes"].dump(), Catch::Contains("runs alone"));
   CHECK_FALSE(analysis::step_of_scenario(step_scenario({{"runtime", "vllm==0.6.3"}, {"max_model_len", 8192}}), decode)
                   .json.contains("multi_step"));
+}
+
+TEST_CASE("step counts a batch's KV blocks as the engine does: past the window, the window's", "[step]") {
+  // gpt-oss-120b on one H100 under vLLM V1: one full and one sliding KV-cache group (window 128). A 400-token decoder
+  // holds 26 blocks of 16 in the full group and 9 in the sliding one (KvLayout::blocks_held, the engine's window
+  // credit), not 26 in each: the pool holds more such decoders than its token capacity reads.
+  const auto rs = test::resolve_json(test::chat_json("h100-80gb-sxm", "gpt-oss-120b", "mxfp4-experts"));
+  const auto cm = perf::make_cost_model(rs);
+  const auto plan = memory::plan_memory(rs);
+  REQUIRE(plan.fits);
+  REQUIRE(plan.kv_cache_groups == 2);
+  REQUIRE(plan.kv_sliding_groups == 1);
+  const auto charged = memory::engine_kv_layout(plan, rs.scenario.engine);
+  REQUIRE(charged.blocks_held(400, 1, 16) == 26 + 9);
+  const std::int64_t fit = plan.kv_capacity_blocks * 2 / 35;  // the most 400-token decoders the pool's blocks hold
+  CHECK(fit * 401 > plan.kv_capacity_tokens);                  // refused when every group held every token
+  CHECK(analysis::step_cost(cm, rs.scenario.engine, {0, 0, fit, 400}).time_s > 0);
+  CHECK_THROWS_WITH(analysis::step_cost(cm, rs.scenario.engine, {0, 0, fit + 1, 400}),
+                    Catch::StartsWith("batch: needs"));
+  // With a prefill chunk beside them, its blocks count too (the window behind its first token and the chunk).
+  const std::int64_t chunk_blocks = charged.blocks_held(0, 2048, 16);
+  CHECK(chunk_blocks == 2 * 128);
+  const std::int64_t beside = (plan.kv_capacity_blocks * 2 - chunk_blocks) / 35;
+  CHECK(analysis::step_cost(cm, rs.scenario.engine, {2048, 0, beside, 400}).time_s > 0);
+  CHECK_THROWS_WITH(analysis::step_cost(cm, rs.scenario.engine, {2048, 0, beside + 1, 400}),
+                    Catch::StartsWith("batch: needs"));
+  CHECK_THROWS_WITH(analysis::step_cost(cm, rs.scenario.engine, {0, 0, std::int64_t{1} << 62, 400}),
+                    Catch::StartsWith("batch: needs"));  // no int64 overflow on the way
+  // Another scheduler (V0's, SGLang's) keeps every layer's blocks: no credit, the token capacity decides.
+  spec::EngineConfig v0 = rs.scenario.engine;
+  v0.policy = spec::SchedulerPolicy::vllm_v0;
+  CHECK(memory::engine_kv_layout(plan, v0).sliding_groups == 0);
 }

@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <boost/random/uniform_int_distribution.hpp>
+#include <cstdint>
+#include <limits>
 
 #include "llmsim/core/error.hpp"
 #include "llmsim/core/rng.hpp"
@@ -166,4 +168,62 @@ TEST_CASE("DecodeSteps::times plans a run with time()'s bits, through the split 
   }
   CHECK(differ == 0);
   CHECK(steps > 50000);
+}
+
+TEST_CASE("DecodeSteps skips the split rule from the context where the split settles, in any order of calls") {
+  // FA2's split-KV decode on an A100 under vLLM V1 (2 CTAs per SM: the split rule fills 0.8 x 216 slots): 16 sequences
+  // x 8 KV heads = 128 CTAs split by the context, yet floor(216 / 128) = 1 is the cap, reached from the first step
+  // (bench_engine's 16-sequence case: settled from context 0, the split rule never runs); 4 sequences (32 CTAs) split
+  // 6 ways once each holds > 5 x 128 tokens, settled from the least such context met.
+  const auto& cat = spec::Catalog::builtin();
+  const auto g = cat.gpu("a100-80gb-sxm");
+  const CostModel cm(cat.model("llama-3.1-8b"), spec::Quantization{}, g, perf::default_profile(g),
+                     spec::ParallelConfig{1, 1});
+  REQUIRE(cm.decode_attention_backend() == perf::DecodeAttentionBackend::flash_attn2_splitkv);
+  const auto at = [&](std::int64_t n, std::int64_t ctx) {
+    BatchShape b;
+    b.decode_seqs = n;
+    b.decode_context = ctx;
+    return cm.iteration_time(b);
+  };
+  constexpr auto never = std::numeric_limits<std::int64_t>::max();
+  const auto sixteen = cm.decode_steps(16);
+  CHECK(sixteen.settled_from() == 0);
+  CHECK(sixteen.time(16 * 300) == at(16, 16 * 300));
+  CHECK(sixteen.time(0) == at(16, 0));
+  const auto four = cm.decode_steps(4);
+  CHECK(four.time(4 * 100) == at(4, 4 * 100));  // 1 split: not yet settled
+  CHECK(four.settled_from() == never);
+  CHECK(four.time(4 * 5000) == at(4, 4 * 5000));  // 6 splits, the cap
+  CHECK(four.settled_from() == 4 * 5000);
+  CHECK(four.time(4 * 100) == at(4, 4 * 100));  // back below: the split's cache holds 1 split again...
+  CHECK(four.time(4 * 6000) == at(4, 4 * 6000));  // ...and the settled terms are still the 6 splits'
+  CHECK(four.time(4 * 700) == at(4, 4 * 700));    // 6 splits, lower than settled_from: found settled again
+  CHECK(four.settled_from() == 4 * 700);
+  CHECK(four.time(4 * 650) == at(4, 4 * 650));  // the same 6 splits lower still: settled from there
+  CHECK(four.settled_from() == 4 * 650);
+  CHECK(four.time(4 * 9000) == at(4, 4 * 9000));
+  // Contexts in a random order, on every backend's split rule (V1's FA2 and FA3, V0's PagedAttention, TurboMind).
+  using R = spec::Runtime;
+  auto rng = rng_stream(47, "split-order");
+  boost::random::uniform_int_distribution<std::int64_t> tokens(0, 9000);
+  std::int64_t steps = 0, differ = 0;
+  for (const R runtime : {R::vllm_v1, R::vllm_v0_paged, R::lmdeploy_turbomind})
+    for (const char* gpu : {"a100-80gb-sxm", "h100-80gb-sxm", "rtx4090-24gb"}) {
+      const auto gg = cat.gpu(gpu);
+      const CostModel m(cat.model("llama-3.1-8b"), spec::Quantization{}, gg, perf::default_profile(gg),
+                        spec::ParallelConfig{1, 1}, true, 0, runtime);
+      for (const std::int64_t n : {1, 2, 4, 7, 16}) {
+        const auto ds = m.decode_steps(n);
+        for (int k = 0; k < 200; ++k) {
+          BatchShape b;
+          b.decode_seqs = n;
+          b.decode_context = n * tokens(rng);
+          differ += ds.time(b.decode_context) != m.iteration_time(b);
+          ++steps;
+        }
+      }
+    }
+  CHECK(differ == 0);
+  CHECK(steps == 3 * 3 * 5 * 200);
 }

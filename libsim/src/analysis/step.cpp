@@ -4,6 +4,7 @@
 
 #include "llmsim/analysis/evaluate.hpp"
 #include "llmsim/core/error.hpp"
+#include "llmsim/memory/engine_kv.hpp"
 #include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/collective.hpp"
 #include "llmsim/perf/runtime.hpp"
@@ -79,8 +80,25 @@ perf::StepCost step_cost(const perf::CostModel& cm, const spec::EngineConfig& en
     throw ConfigError("batch", std::to_string(seqs) + " sequences need their linear-attention state but the pool of " +
                                    gpu.id + " x" + std::to_string(cm.parallel().gpus()) + " holds " +
                                    std::to_string(plan.linear_state_seqs_fit) + " for " + model.id);
+  // Past the window a decoder's sliding-window groups hold only a handful of blocks (vLLM V1): the batch is counted in
+  // the pool's pages as the engine charges it (memory::engine_kv_layout, KvLayout::blocks_held).
+  const memory::KvLayout charged = memory::engine_kv_layout(plan, engine);
+  if (charged.sliding_groups > 0) {
+    const int bs = engine.block_size;
+    const double per_decoder = static_cast<double>(charged.blocks_held(l.context, 1, bs));
+    const double pages = static_cast<double>(l.decode_seqs) * per_decoder +
+                         static_cast<double>(charged.blocks_held(l.prefill_context, l.prefill_tokens, bs));
+    const double pool = static_cast<double>(plan.kv_capacity_blocks) * charged.groups();
+    if (pages > pool)
+      throw ConfigError("batch", "needs " + format_value(pages) + " KV-cache blocks of " + std::to_string(bs) +
+                                     " tokens over its " + std::to_string(charged.groups()) +
+                                     " KV-cache groups (sliding-window: " + std::to_string(charged.sliding_groups) +
+                                     ", holding the last " + std::to_string(charged.window) + " tokens) but " + gpu.id +
+                                     " x" + std::to_string(cm.parallel().gpus()) + " holds " + format_value(pool) +
+                                     " for " + model.id);
+  }
   const double kv_needed = prefill_len + static_cast<double>(l.decode_seqs) * decode_len;
-  if (kv_needed > static_cast<double>(plan.kv_capacity_tokens))
+  if (charged.sliding_groups == 0 && kv_needed > static_cast<double>(plan.kv_capacity_tokens))
     throw ConfigError("batch", "needs " + format_value(kv_needed) + " KV-cache tokens but " + gpu.id + " x" +
                                    std::to_string(cm.parallel().gpus()) + " holds " +
                                    std::to_string(plan.kv_capacity_tokens) + " for " + model.id + " (" +

@@ -1,5 +1,6 @@
 // Building one run (the orchestrator's first step, simulator.cpp runs it): the workload driver, the replicas of each
 // pool with their scheduler, KV and cost model, or the synthetic servers; the router and the metrics observers.
+#include "llmsim/memory/engine_kv.hpp"
 #include "llmsim/perf/runtime.hpp"
 #include "llmsim/perf/chat_render.hpp"
 #include "llmsim/perf/inprocess_server.hpp"
@@ -237,9 +238,9 @@ void Simulation::build_pool_replicas(const spec::ResolvedScenario& pool, const m
   // each of the plan's groups. V0 and SGLang keep every layer's blocks (their plans have no sliding groups, but
   // SGLang's Llama-4, whose pool the engine does not split).
   KvBlockManager kv(kv_blocks, e.block_size, e.watermark_or_default(), host_blocks);
-  if (e.policy == spec::SchedulerPolicy::vllm && plan.kv_sliding_groups > 0 && plan.kv_sliding_window > 0) {
-    cfg.window_pages = plan.kv_sliding_groups;
-    cfg.window_blocks = (plan.kv_sliding_window + e.block_size - 1) / e.block_size + 1;
+  if (const memory::KvLayout charged = memory::engine_kv_layout(plan, e); charged.sliding_groups > 0) {
+    cfg.window_pages = charged.sliding_groups;
+    cfg.window_blocks = (charged.window + e.block_size - 1) / e.block_size + 1;
     kv.set_groups(plan.kv_cache_groups);
   }
   const auto first = static_cast<std::int32_t>(pipelines_.size());

@@ -245,7 +245,13 @@ DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs, bool long_context)
     d.host_s_ = c.launch(b, 0.0);  // the host's enqueue time (or the launches' price, when that is the larger)
     d.cpu_ = out.t[kCpu];
   }
-  d.terms_ = c.attn_decode.context_free_terms(d.seqs_d_);  // nullptr: the split follows the context
+  if (const auto* terms = c.attn_decode.context_free_terms(d.seqs_d_)) {  // the split never follows the context
+    d.settled_terms_ = *terms;
+    d.settled_from_ = 0;
+  } else if (c.attn_decode.split_settled(d.seqs_d_, 0.0)) {  // at its cap from the first token (the rule's cap of 1)
+    d.settled_terms_ = c.attn_decode.terms_for_split(d.seqs_d_, c.attn_decode.split_for(d.seqs_d_, 0.0));
+    d.settled_from_ = 0;
+  }
   d.attn_ = &c.attn_decode;
   d.attn_layers_ = c.full_layers;
   d.host_floor_ = c.host_floor(d.seqs_d_);
@@ -253,17 +259,13 @@ DecodeSteps CostModel::decode_steps(std::int64_t decode_seqs, bool long_context)
 }
 
 void DecodeSteps::times(std::int64_t first, std::int64_t stride, int n, double* __restrict out) const {
-  const DecodeAttentionModel::SeqTerms* terms = terms_;
   int k = 0;
-  if (n > 0 && attn_ && !terms && first >= 0 && stride >= 0) {
-    out[k++] = time(first);  // caches the split's terms
-    if (attn_->split_settled(seqs_d_, static_cast<double>(first))) terms = &split_terms_;  // time() would reuse them
-  }
-  if (!attn_ || !terms || first < 0 || stride < 0) {
-    for (; k < n; ++k) out[k] = time(first + k * stride);
+  if (attn_ && first >= 0 && stride >= 0) {  // the contexts only grow: once past settled_from_ they stay past it
+    for (; k < n && first + k * stride < settled_from_; ++k) out[k] = time(first + k * stride);  // may settle it
+    for (; k < n; ++k) out[k] = time_with(settled_terms_, static_cast<double>(first + k * stride));
     return;
   }
-  for (; k < n; ++k) out[k] = time_with(*terms, static_cast<double>(first + k * stride));
+  for (; k < n; ++k) out[k] = time(first + k * stride);
 }
 
 double DecodeSteps::slow_time(std::int64_t decode_context) const {

@@ -1,7 +1,9 @@
 #pragma once
 // Layer 3: the time of one engine iteration on a GPU, by a per-op roofline with measured efficiencies.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,22 +67,17 @@ class DecodeSteps {
   double time(std::int64_t decode_context) const {
     if (!attn_ || decode_context < 0) return slow_time(decode_context);
     const auto ctx = static_cast<double>(decode_context);
-    const DecodeAttentionModel::SeqTerms* terms = terms_;
-    if (!terms) {  // the split follows the context: its terms cached by split, which changes rarely step to step
-      const double split = attn_->split_for(seqs_d_, ctx);
-      if (split != split_) {
-        split_terms_ = attn_->terms_for_split(seqs_d_, split);
-        split_ = split;
-      }
-      terms = &split_terms_;
-    }
-    return time_with(*terms, ctx);
+    if (decode_context >= settled_from_) return time_with(settled_terms_, ctx);  // the split no longer changes
+    return time_with(split_terms(ctx, decode_context), ctx);
   }
   /// out[k] = time(first + k · stride) for k in [0, n), bit for bit: a run of decode steps planned at once (stride
   /// >= 0). Once the decode terms no longer follow the context (most batches from the start), the loop holds nothing
   /// but the attention term and the sum.
   void times(std::int64_t first, std::int64_t stride, int n, double* __restrict out) const;
   std::int64_t seqs() const noexcept { return seqs_; }
+  /// The context from which time() reads the settled split's terms without the split rule (0 when the split never
+  /// follows the context; the int64 maximum until a call finds it settled).
+  std::int64_t settled_from() const noexcept { return settled_from_; }
   /// Whether these are the steps of a batch holding a sequence past the CUDA graphs' length
   /// (CostModel::eager_decode_context).
   bool long_context() const noexcept { return max_context_ > 0; }
@@ -90,6 +87,22 @@ class DecodeSteps {
   static constexpr int kAfter = 12;  ///< ops after decode attention (checked against the op table)
   static_assert(kAfter == 12, "sum_after unrolls exactly kAfter adds: write its cases anew with kAfter");
   double slow_time(std::int64_t decode_context) const;
+  /// The decode terms of the split at `ctx`, below settled_from_: cached by split, which changes rarely step to step.
+  /// The split that reaches its cap (DecodeAttentionModel::split_settled) is the split of every longer context: its
+  /// terms are kept as settled_terms_ and time() reads them from the least such context met on, without the split rule.
+  const DecodeAttentionModel::SeqTerms& split_terms(double ctx, std::int64_t decode_context) const {
+    const double split = attn_->split_for(seqs_d_, ctx);
+    if (split != split_) {
+      split_terms_ = attn_->terms_for_split(seqs_d_, split);
+      split_ = split;
+      split_settled_ = attn_->split_settled(seqs_d_, ctx);  // a function of the split alone (is it the cap?)
+    }
+    if (split_settled_) {  // decode_context < settled_from_ here: settled from this context on
+      settled_terms_ = split_terms_;
+      settled_from_ = decode_context;
+    }
+    return split_terms_;
+  }
   /// the table path's sum in op order (CostModel::step_time), with the one context-dependent term computed now from the split's `terms`.
   double time_with(const DecodeAttentionModel::SeqTerms& terms, double ctx) const {
     double t = sum_after(before_ + attn_->time_s(terms, seqs_d_, ctx) * attn_layers_);
@@ -128,11 +141,13 @@ class DecodeSteps {
   std::int64_t max_context_ = 0;     ///< the BatchShape::decode_max_context the steps are priced with
   /// Set on the table path of iteration_time; else time() calls iteration_time.
   const DecodeAttentionModel* attn_ = nullptr;
-  /// The decode terms when the split does not depend on the context; else the last split's (a cache: a DecodeSteps
-  /// belongs to one caller).
-  const DecodeAttentionModel::SeqTerms* terms_ = nullptr;
+  /// The decode terms from settled_from_ on, where the split no longer follows the context (from 0 when it never
+  /// does: the model's per-count table); below it the last split's terms (caches: a DecodeSteps belongs to one caller).
+  mutable DecodeAttentionModel::SeqTerms settled_terms_;
+  mutable std::int64_t settled_from_ = std::numeric_limits<std::int64_t>::max();
   mutable DecodeAttentionModel::SeqTerms split_terms_;
   mutable double split_ = -1;
+  mutable bool split_settled_ = false;  ///< split_ is its cap: settled
   double attn_layers_ = 0;           ///< layers the decode kernel runs in
   double before_ = 0;                ///< the running sum of the ops before decode attention, in op order
   double after_[kAfter] = {};        ///< the ops after it that take time, in op order, at the array's end
