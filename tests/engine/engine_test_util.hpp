@@ -5,6 +5,7 @@
 
 #include "llmsim/core/json_view.hpp"
 #include "llmsim/engine/simulator.hpp"
+#include "llmsim/memory/memory_plan.hpp"
 #include "llmsim/perf/serving_path.hpp"
 #include "llmsim/spec/catalog.hpp"
 #include "llmsim/spec/scenario.hpp"
@@ -53,6 +54,34 @@ inline double mean_ttft_s(const engine::SimulationResult& r) {
   double sum = 0;
   for (const auto& q : r.requests) sum += q.first_token_s - q.arrival_s;
   return sum / static_cast<double>(r.requests.size());
+}
+
+/// An offline burst's plan, result and the most sequences any step ran (the hybrid-state and Mamba-cap tests).
+struct OfflineBurst {
+  memory::MemoryPlan plan;
+  engine::SimulationResult result;
+  std::int64_t most_running = 0;
+};
+
+/// An offline burst of `n` prompts of `input` tokens, `output` each, on `model`; the engine at its defaults but for
+/// `engine`.
+inline OfflineBurst offline_burst(const char* model, const char* gpu, int n, int input, int output,
+                                  const Json& engine) {
+  const Json w = {{"arrival", {{"process", "offline"}}},
+                  {"input_tokens", {{"dist", "fixed"}, {"value", input}}},
+                  {"output_tokens", {{"dist", "fixed"}, {"value", output}}},
+                  {"num_requests", n}, {"warmup_requests", 0}};
+  Json j = scenario(w, engine, gpu);
+  j["model"] = model;
+  const auto rs = make(j);
+  OfflineBurst r;
+  r.plan = memory::plan_memory(rs);
+  engine::SimulationOptions opt;
+  opt.record_iterations = true;
+  r.result = engine::simulate(rs, opt);
+  for (const auto& it : r.result.iterations)
+    r.most_running = std::max<std::int64_t>(r.most_running, it.prefill_seqs + it.decode_seqs);
+  return r;
 }
 
 }  // namespace llmsim::test

@@ -12,36 +12,11 @@
 
 using namespace llmsim;
 
-namespace {
-struct HybridRun {
-  memory::MemoryPlan plan;
-  engine::SimulationResult result;
-  std::int64_t most_running = 0;
-};
-
-// An offline burst of `n` prompts of `input` tokens, `output` each, on `model`, engine at vLLM's defaults but for `engine`.
-HybridRun hybrid_burst(const char* model, const char* gpu, int n, int input, int output, const Json& engine) {
-  const Json w = {{"arrival", {{"process", "offline"}}},
-                  {"input_tokens", {{"dist", "fixed"}, {"value", input}}},
-                  {"output_tokens", {{"dist", "fixed"}, {"value", output}}},
-                  {"num_requests", n}, {"warmup_requests", 0}};
-  Json j = test::scenario(w, engine, gpu);
-  j["model"] = model;
-  const auto rs = test::make(j);
-  HybridRun r;
-  r.plan = memory::plan_memory(rs);
-  engine::SimulationOptions opt;
-  opt.record_iterations = true;
-  r.result = engine::simulate(rs, opt);
-  for (const auto& it : r.result.iterations)
-    r.most_running = std::max<std::int64_t>(r.most_running, it.prefill_seqs + it.decode_seqs);
-  return r;
-}
-}  // namespace
-
 TEST_CASE("issue 29: Qwen3.5-27B on one H200 at 1,024 sequences runs as many as the pool holds states for") {
-  const auto r = hybrid_burst("qwen3.5-27b", "h200-141gb-sxm", 1500, 256, 64,
-                              {{"max_num_seqs", 1024}, {"max_num_batched_tokens", 8192}, {"max_model_len", 32768}});
+  const auto r = test::offline_burst("qwen3.5-27b", "h200-141gb-sxm", 1500, 256, 64,
+                                     {{"max_num_seqs", 1024},
+                                      {"max_num_batched_tokens", 8192},
+                                      {"max_model_len", 32768}});
   REQUIRE(r.plan.fits);
   REQUIRE(r.result.summary.fits);
   CHECK(r.result.summary.completed_requests == 1500);
@@ -58,8 +33,8 @@ TEST_CASE("issue 29: Qwen3.5-27B on one H200 at 1,024 sequences runs as many as 
 
 TEST_CASE("issue 29: Qwen3-Next on two H200s: the running set is bounded by state and KV together") {
   // Long replies keep every admitted request running: the pool, not the arrivals, decides how many run.
-  const auto r = hybrid_burst("qwen3-next-80b-a3b", "2xh200-141gb-sxm", 1200, 4096, 2048,
-                              {{"max_num_seqs", 1024}, {"max_model_len", 16384}, {"cuda_graphs", false}});
+  const auto r = test::offline_burst("qwen3-next-80b-a3b", "2xh200-141gb-sxm", 1200, 4096, 2048,
+                                     {{"max_num_seqs", 1024}, {"max_model_len", 16384}, {"cuda_graphs", false}});
   REQUIRE(r.plan.fits);
   CHECK(r.result.summary.completed_requests == 1200);
   CHECK(r.result.kv_blocks_in_use_at_end == 0);

@@ -12,29 +12,9 @@
 using namespace llmsim;
 
 namespace {
-struct MambaCapRun {
-  memory::MemoryPlan plan;
-  engine::SimulationResult result;
-  std::int64_t most_running = 0;
-};
-
 // An offline burst of `n` prompts of 256 tokens, 32 out, on Nemotron-3-Nano / one H100 under SGLang `engine`.
-MambaCapRun mamba_cap_burst(int n, const Json& engine) {
-  const Json w = {{"arrival", {{"process", "offline"}}},
-                  {"input_tokens", {{"dist", "fixed"}, {"value", 256}}},
-                  {"output_tokens", {{"dist", "fixed"}, {"value", 32}}},
-                  {"num_requests", n}, {"warmup_requests", 0}};
-  Json j = test::scenario(w, engine, "h100-80gb-sxm");
-  j["model"] = "nemotron-3-nano-30b-a3b";
-  const auto rs = test::make(j);
-  MambaCapRun r;
-  r.plan = memory::plan_memory(rs);
-  engine::SimulationOptions opt;
-  opt.record_iterations = true;
-  r.result = engine::simulate(rs, opt);
-  for (const auto& it : r.result.iterations)
-    r.most_running = std::max<std::int64_t>(r.most_running, it.prefill_seqs + it.decode_seqs);
-  return r;
+test::OfflineBurst mamba_cap_burst(int n, const Json& engine) {
+  return test::offline_burst("nemotron-3-nano-30b-a3b", "h100-80gb-sxm", n, 256, 32, engine);
 }
 }  // namespace
 
