@@ -63,16 +63,21 @@ struct OfflineBurst {
   std::int64_t most_running = 0;
 };
 
-/// An offline burst of `n` prompts of `input` tokens, `output` each, on `model`; the engine at its defaults but for
-/// `engine`.
-inline OfflineBurst offline_burst(const char* model, const char* gpu, int n, int input, int output,
-                                  const Json& engine) {
+/// The scenario of an offline burst of `n` prompts of `input` tokens, `output` each, on `model`; the engine at its
+/// defaults but for `engine`.
+inline Json offline_burst_scenario(const char* model, const char* gpu, int n, int input, int output,
+                                   const Json& engine) {
   const Json w = {{"arrival", {{"process", "offline"}}},
                   {"input_tokens", {{"dist", "fixed"}, {"value", input}}},
                   {"output_tokens", {{"dist", "fixed"}, {"value", output}}},
                   {"num_requests", n}, {"warmup_requests", 0}};
   Json j = scenario(w, engine, gpu);
   j["model"] = model;
+  return j;
+}
+
+/// Plans and runs scenario `j` with its iterations recorded.
+inline OfflineBurst run_burst(const Json& j) {
   const auto rs = make(j);
   OfflineBurst r;
   r.plan = memory::plan_memory(rs);
@@ -82,6 +87,11 @@ inline OfflineBurst offline_burst(const char* model, const char* gpu, int n, int
   for (const auto& it : r.result.iterations)
     r.most_running = std::max<std::int64_t>(r.most_running, it.prefill_seqs + it.decode_seqs);
   return r;
+}
+
+inline OfflineBurst offline_burst(const char* model, const char* gpu, int n, int input, int output,
+                                  const Json& engine) {
+  return run_burst(offline_burst_scenario(model, gpu, n, input, output, engine));
 }
 
 }  // namespace llmsim::test

@@ -17,35 +17,7 @@ using namespace llmsim;
 
 namespace {
 
-struct SwaRun {
-  memory::MemoryPlan plan;
-  engine::SimulationResult result;
-  std::int64_t most_running = 0;
-};
-
 std::int64_t swa_cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-Json swa_burst_scenario(const char* model, const char* gpu, int n, int input, int output, const Json& engine) {
-  const Json w = {{"arrival", {{"process", "offline"}}},
-                  {"input_tokens", {{"dist", "fixed"}, {"value", input}}},
-                  {"output_tokens", {{"dist", "fixed"}, {"value", output}}},
-                  {"num_requests", n}, {"warmup_requests", 0}};
-  Json j = test::scenario(w, engine, gpu);
-  j["model"] = model;
-  return j;
-}
-
-SwaRun swa_run(const Json& j) {
-  const auto rs = test::make(j);
-  SwaRun r;
-  r.plan = memory::plan_memory(rs);
-  engine::SimulationOptions opt;
-  opt.record_iterations = true;
-  r.result = engine::simulate(rs, opt);
-  for (const auto& it : r.result.iterations)
-    r.most_running = std::max<std::int64_t>(r.most_running, it.prefill_seqs + it.decode_seqs);
-  return r;
-}
 
 /// Sequences of `input` + up to `output` tokens that vLLM V1's pool of the plan holds at once, by KvLayout's rule:
 /// at most pages ÷ the least one holds (its prompt's full-group blocks, the window's in each sliding group), at least
@@ -71,9 +43,9 @@ SwaBounds swa_bounds(const memory::MemoryPlan& plan, const memory::KvLayout& l, 
 TEST_CASE("issue 27: gpt-oss-120b on vLLM V1 runs as many 2,000-token sequences as its sliding window allows") {
   // Replies long enough that admission (4 prompts a step) outruns completions: the pool, not the budget, binds.
   const int input = 2000, output = 600, budget = 8192;
-  const Json j = swa_burst_scenario("gpt-oss-120b", "h200-141gb-sxm", 1500, input, output,
-                                    {{"max_num_seqs", 1024}, {"max_num_batched_tokens", budget}, {"max_model_len", 8192}});
-  const auto r = swa_run(j);
+  const Json j = test::offline_burst_scenario("gpt-oss-120b", "h200-141gb-sxm", 1500, input, output,
+      {{"max_num_seqs", 1024}, {"max_num_batched_tokens", budget}, {"max_model_len", 8192}});
+  const auto r = test::run_burst(j);
   REQUIRE(r.plan.fits);
   const auto l = memory::kv_layout(test::make(j).model, spec::ParallelConfig{1, 1}, 2.0, true);
   REQUIRE(l.full_groups == 1);
@@ -91,9 +63,9 @@ TEST_CASE("issue 27: gpt-oss-120b on vLLM V1 runs as many 2,000-token sequences 
 
 TEST_CASE("issue 27: Gemma-3-27B's five sliding groups of six free their blocks past the 1,024-token window") {
   const int input = 3000, output = 64, budget = 8192;
-  const Json j = swa_burst_scenario("gemma-3-27b", "h200-141gb-sxm", 800, input, output,
-                                    {{"max_num_seqs", 1024}, {"max_num_batched_tokens", budget}, {"max_model_len", 8192}});
-  const auto r = swa_run(j);
+  const Json j = test::offline_burst_scenario("gemma-3-27b", "h200-141gb-sxm", 800, input, output,
+      {{"max_num_seqs", 1024}, {"max_num_batched_tokens", budget}, {"max_model_len", 8192}});
+  const auto r = test::run_burst(j);
   REQUIRE(r.plan.fits);
   const auto l = memory::kv_layout(test::make(j).model, spec::ParallelConfig{1, 1}, 2.0, true);
   REQUIRE(l.full_groups == 1);
@@ -110,7 +82,8 @@ TEST_CASE("issue 27: Gemma-3-27B's five sliding groups of six free their blocks 
 }
 
 TEST_CASE("issue 27: the window credit applies to vLLM V1's sliding groups only") {
-  const Json base = swa_burst_scenario("gpt-oss-120b", "h200-141gb-sxm", 10, 500, 10, {{"max_model_len", 8192}});
+  const Json base =
+      test::offline_burst_scenario("gpt-oss-120b", "h200-141gb-sxm", 10, 500, 10, {{"max_model_len", 8192}});
   CHECK(memory::plan_memory(test::make(base)).kv_sliding_groups == 1);
   // V0 and SGLang allocate every layer in full (their plans have no sliding groups; the engine credits nothing).
   Json v0 = base;
@@ -122,7 +95,7 @@ TEST_CASE("issue 27: the window credit applies to vLLM V1's sliding groups only"
   sg["engine"]["runtime"] = "sglang";
   CHECK(memory::plan_memory(test::make(sg)).kv_sliding_groups == 0);
   // A dense model: nothing slides, so the engine's pool is the plain one (the same path as before).
-  const Json dense = swa_burst_scenario("llama-3.1-8b", "a100-80gb-sxm", 10, 500, 10, {});
+  const Json dense = test::offline_burst_scenario("llama-3.1-8b", "a100-80gb-sxm", 10, 500, 10, {});
   const auto p = memory::plan_memory(test::make(dense));
   CHECK(p.kv_sliding_groups == 0);
   CHECK(p.kv_cache_groups == 1);
